@@ -1,0 +1,334 @@
+//! What the commands do, without any command-line parsing: the binary maps its flags
+//! onto these option structs, tests call the same functions.
+
+use crate::config::{self, reader::nearest_hint, AnalysisConfig, ConfigError};
+use crate::model::Compiled;
+use crate::report::{self, frame, markdown, plot, write::WriteError, ScenarioResult};
+use crate::sim::{self, Budget, Progress};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by the Ctrl-C handler; the engine stops at the next chunk and nothing is written.
+pub static STOP: AtomicBool = AtomicBool::new(false);
+
+pub const DEFAULT_TRIALS: u64 = 10_000_000;
+pub const DEFAULT_SEED: u64 = 2026;
+pub const DEFAULT_MAX_TRIALS: u64 = 1_000_000_000;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AppError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("{file}: no scenario `{name}`{hint}; `rollsim list {file}` shows them all")]
+    UnknownScenario {
+        file: String,
+        name: String,
+        hint: String,
+    },
+    #[error("{0}")]
+    BadOption(String),
+    #[error("writing {0}")]
+    Write(#[from] WriteError),
+    #[error("building the table: {0}")]
+    Table(#[from] polars::error::PolarsError),
+    #[error("interrupted: no output was written")]
+    Interrupted,
+    #[error("{0}")]
+    Threads(String),
+}
+
+impl AppError {
+    /// 2 for bad input, 130 for Ctrl-C, 1 for anything else.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            AppError::Config(_) | AppError::UnknownScenario { .. } | AppError::BadOption(_) => 2,
+            AppError::Interrupted => 130,
+            _ => 1,
+        }
+    }
+}
+
+/// Output formats besides the charts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Csv,
+    Parquet,
+    Json,
+    Md,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub config: PathBuf,
+    pub scenarios: Vec<String>,
+    pub trials: Option<u64>,
+    pub seed: Option<u64>,
+    pub threads: Option<usize>,
+    pub precision: Option<f64>,
+    pub max_trials: u64,
+    pub out: Option<PathBuf>,
+    pub sets: Vec<String>,
+    pub formats: Vec<Format>,
+    pub plots: bool,
+    pub quiet: bool,
+}
+
+impl RunOptions {
+    pub fn new(config: impl Into<PathBuf>) -> Self {
+        RunOptions {
+            config: config.into(),
+            scenarios: Vec::new(),
+            trials: None,
+            seed: None,
+            threads: None,
+            precision: None,
+            max_trials: DEFAULT_MAX_TRIALS,
+            out: None,
+            sets: Vec::new(),
+            formats: vec![Format::Csv, Format::Md],
+            plots: true,
+            quiet: false,
+        }
+    }
+}
+
+/// The default output directory of a config: `reports/<file stem>`.
+pub fn default_out(config: &Path) -> PathBuf {
+    let stem = config
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("report");
+    Path::new("reports").join(stem)
+}
+
+/// Check the scenario selection against the config; empty = all, in file order.
+pub fn select(cfg: &AnalysisConfig, wanted: &[String]) -> Result<Vec<String>, AppError> {
+    let names = cfg.scenario_names();
+    if wanted.is_empty() {
+        return Ok(names);
+    }
+    let mut out = Vec::new();
+    for w in wanted {
+        if !names.contains(w) {
+            return Err(AppError::UnknownScenario {
+                file: cfg.file.display().to_string(),
+                name: w.clone(),
+                hint: nearest_hint(w, names.iter().map(String::as_str)),
+            });
+        }
+        if !out.contains(w) {
+            out.push(w.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, AppError> {
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        b = b.num_threads(t);
+    }
+    b.build().map_err(|e| AppError::Threads(e.to_string()))
+}
+
+/// Run one compiled scenario through the engine.
+pub fn simulate(
+    c: &Compiled,
+    seed: u64,
+    budget: Budget,
+    quiet: bool,
+    stop: &AtomicBool,
+) -> Result<sim::Histogram, AppError> {
+    let progress = Progress::new(&c.name, quiet);
+    let widest = |h: &sim::Histogram| report::widest_half_width(c, h);
+    let h = sim::run(c.trial.as_ref(), seed, budget, &widest, &progress, stop);
+    progress.finish();
+    h.map_err(|_| AppError::Interrupted)
+}
+
+/// Everything `rollsim run` computes, before anything is written.
+pub struct RunOutput {
+    pub results: Vec<ScenarioResult>,
+    pub out: PathBuf,
+}
+
+/// Load, validate and simulate; writes nothing.
+pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
+    let cfg = config::load(&opts.config, &opts.sets)?;
+    let names = select(&cfg, &opts.scenarios)?;
+    if let Some(eps) = opts.precision {
+        if !(eps > 0.0 && eps < 0.5) {
+            return Err(AppError::BadOption(format!(
+                "--precision {eps}: expected a half-width between 0 and 0.5, e.g. 0.001"
+            )));
+        }
+    }
+    let budget = match (opts.precision, opts.trials.or(cfg.run.trials)) {
+        (Some(eps), _) => Budget::Precision {
+            eps,
+            max_trials: opts.max_trials,
+        },
+        (None, Some(n)) => Budget::Trials(n),
+        (None, None) => Budget::Trials(DEFAULT_TRIALS),
+    };
+    if budget == Budget::Trials(0) {
+        return Err(AppError::BadOption("--trials must be at least 1".into()));
+    }
+    let seed = opts.seed.or(cfg.run.seed).unwrap_or(DEFAULT_SEED);
+    let pool = thread_pool(opts.threads)?;
+    let stem = opts
+        .config
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("config")
+        .to_string();
+    let mut results = Vec::new();
+    for name in &names {
+        let c = cfg.compile(name).expect("selected names exist");
+        let hist = pool.install(|| simulate(&c, seed, budget, opts.quiet, &STOP))?;
+        results.push(report::summarize(&c, &hist, seed, &stem, cfg.system_name()));
+    }
+    Ok(RunOutput {
+        results,
+        out: opts
+            .out
+            .clone()
+            .unwrap_or_else(|| default_out(&opts.config)),
+    })
+}
+
+/// Write tables and charts of `results` into `dir`; returns the files written.
+pub fn write_reports(
+    results: &[ScenarioResult],
+    dir: &Path,
+    formats: &[Format],
+    plots: bool,
+) -> Result<Vec<PathBuf>, AppError> {
+    std::fs::create_dir_all(dir).map_err(|e| WriteError::io(dir, e))?;
+    let mut written = Vec::new();
+    let mut dist = frame::distribution(results)?;
+    let mut summ = frame::summary(results)?;
+    let check = || {
+        if STOP.load(Ordering::Relaxed) {
+            Err(AppError::Interrupted)
+        } else {
+            Ok(())
+        }
+    };
+    for f in formats {
+        check()?;
+        let (ext, write): (&str, fn(&mut _, &Path) -> Result<(), WriteError>) = match f {
+            Format::Csv => ("csv", report::csv::write),
+            Format::Parquet => ("parquet", report::parquet::write),
+            Format::Json => ("json", report::json::write),
+            Format::Md => continue,
+        };
+        for (df, stem) in [(&mut dist, "distribution"), (&mut summ, "summary")] {
+            let p = dir.join(format!("{stem}.{ext}"));
+            write(df, &p)?;
+            written.push(p);
+        }
+    }
+    if plots {
+        check()?;
+        let charts: Result<Vec<Vec<PathBuf>>, WriteError> = results
+            .par_iter()
+            .map(|r| plot::scenario_charts(r, dir))
+            .collect();
+        written.extend(charts?.into_iter().flatten());
+    }
+    Ok(written)
+}
+
+/// `rollsim run`: returns the Markdown printed to stdout (empty without `md`).
+pub fn run(opts: &RunOptions) -> Result<String, AppError> {
+    let out = compute(opts)?;
+    write_reports(&out.results, &out.out, &opts.formats, opts.plots)?;
+    Ok(if opts.formats.contains(&Format::Md) {
+        markdown::full(&out.results)
+    } else {
+        String::new()
+    })
+}
+
+/// `rollsim list`: one scenario per line, its name first, then a tab and what it is.
+pub fn list(config: &Path, sets: &[String]) -> Result<String, AppError> {
+    let cfg = config::load(config, sets)?;
+    Ok(cfg
+        .scenarios()
+        .into_iter()
+        .map(|(n, d)| format!("{n}\t{d}\n"))
+        .collect())
+}
+
+/// `rollsim check`: validate and compile every scenario (exact distributions included).
+pub fn check(config: &Path, sets: &[String]) -> Result<String, AppError> {
+    let cfg = config::load(config, sets)?;
+    let names = cfg.scenario_names();
+    let mut exact = 0;
+    for n in &names {
+        let c = cfg.compile(n).expect("listed names exist");
+        if let Some(e) = &c.exact {
+            crate::exact::check_pmf(e, 1e-9).map_err(|m| {
+                AppError::BadOption(format!("scenario `{n}`: exact distribution invalid: {m}"))
+            })?;
+            exact += 1;
+        }
+    }
+    Ok(format!(
+        "{}: ok ({} system, {} scenarios, {} with exact distributions)\n",
+        config.display(),
+        cfg.system_name(),
+        names.len(),
+        exact
+    ))
+}
+
+/// Where the shipped configs are: `./configs` if present, else the source tree's.
+pub fn shipped_configs() -> Result<Vec<PathBuf>, AppError> {
+    let local = Path::new("configs");
+    let dir = if local.is_dir() {
+        local.to_path_buf()
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("configs")
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| AppError::BadOption(format!("{}: {e}", dir.display())))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Plain `rollsim`: every shipped config, every scenario, into `reports/<stem>/`, with a
+/// fixed seed; returns the headline table.
+pub fn run_all(
+    quiet: bool,
+    trials: Option<u64>,
+    threads: Option<usize>,
+) -> Result<String, AppError> {
+    let mut all = Vec::new();
+    let mut outputs = Vec::new();
+    for cfg in shipped_configs()? {
+        let mut opts = RunOptions::new(&cfg);
+        opts.quiet = quiet;
+        opts.trials = trials;
+        opts.threads = threads;
+        opts.formats = vec![Format::Csv, Format::Parquet];
+        let out = compute(&opts)?;
+        outputs.push(out);
+    }
+    for out in &outputs {
+        write_reports(
+            &out.results,
+            &out.out,
+            &[Format::Csv, Format::Parquet],
+            true,
+        )?;
+        all.extend(out.results.iter().cloned());
+    }
+    Ok(markdown::headlines(&all))
+}

@@ -1,0 +1,90 @@
+//! Command-line flags (clap derive). No logic: `main` maps these onto `rollsim::app`.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Monte Carlo and exact probabilities for tabletop dice games.
+///
+/// Without a command, runs every shipped config (configs/*.toml) into reports/ with a
+/// fixed seed and prints a one-line summary per scenario.
+#[derive(Parser, Debug)]
+#[command(name = "rollsim", version, about, long_about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Trials per scenario for the default run [default: 10000000]
+    #[arg(short = 'n', long, global = false, value_parser = clap::value_parser!(u64).range(1..))]
+    pub trials: Option<u64>,
+    /// Worker threads [default: one per core]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// No progress bar
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Simulate scenarios of a config: tables, charts and a Markdown summary
+    Run(RunArgs),
+    /// List the scenarios of a config, one per line: NAME<TAB>description
+    List(ConfigArgs),
+    /// Validate a config (and compute every exact distribution) without simulating
+    Check(ConfigArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ConfigArgs {
+    /// The TOML config file, e.g. configs/rush.toml
+    pub config: PathBuf,
+    /// Override a config value for this run, e.g. --set units.orc.strength=2 (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The TOML config file, e.g. configs/rush.toml
+    pub config: PathBuf,
+    /// Scenario to run (repeatable or comma-separated) [default: all of them]
+    #[arg(short, long = "scenario", value_name = "NAME", value_delimiter = ',')]
+    pub scenarios: Vec<String>,
+    /// Trials per scenario [default: the config's [run] trials, else 10000000]
+    #[arg(short = 'n', long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub trials: Option<u64>,
+    /// Master seed: same seed, same numbers, for any thread count [default: the config's, else 2026]
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads [default: one per core]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Run until every reported probability's 95% CI half-width is at most EPS (e.g. 0.001), instead of a fixed count
+    #[arg(long, value_name = "EPS", conflicts_with = "trials")]
+    pub precision: Option<f64>,
+    /// Cap on trials per scenario under --precision
+    #[arg(long, default_value_t = 1_000_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_trials: u64,
+    /// Output directory [default: reports/<config name>]
+    #[arg(short, long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Override a config value for this run, e.g. --set units.orc.strength=2 (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Table formats (comma-separated); md prints Markdown tables to stdout
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "csv,md")]
+    pub format: Vec<FormatArg>,
+    /// Skip the PNG charts
+    #[arg(long)]
+    pub no_plots: bool,
+    /// No progress bar
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatArg {
+    Csv,
+    Parquet,
+    Json,
+    Md,
+}

@@ -1,0 +1,340 @@
+//! TOML -> validated, typed configuration.
+//!
+//! The file is parsed once into a table (kept in file order) and once into a spanned
+//! tree used only to turn a key path into `line:column` for error messages. `--set`
+//! overrides are applied to the table before validation; an error in an overridden
+//! value is reported against the `--set` that introduced it, not against the file.
+//! Validation reads the table by hand rather than through serde so that every error
+//! knows its full key path and the valid names at that place.
+
+pub mod reader;
+pub mod rush;
+
+use reader::{nearest_hint, Reader};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use toml::{Table, Value};
+
+/// Where a bad value came from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Origin {
+    File { line: usize, column: usize },
+    Set(String),
+}
+
+/// A configuration problem, rendered as
+/// `FILE:LINE:COL: key `a.b.c`: what was expected (did you mean `x`?)`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    #[error("{file}: cannot read the config: {source}")]
+    Read {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}:{column}: invalid TOML: {message}")]
+    Syntax {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{}", render_invalid(.file, .origin, .key, .message))]
+    Invalid {
+        file: String,
+        origin: Origin,
+        key: String,
+        message: String,
+    },
+    #[error("--set {arg}: {message}")]
+    BadSet { arg: String, message: String },
+}
+
+fn render_invalid(file: &str, origin: &Origin, key: &str, message: &str) -> String {
+    match origin {
+        Origin::File { line, column } => format!("{file}:{line}:{column}: key `{key}`: {message}"),
+        Origin::Set(arg) => format!("--set {arg} (for {file}): key `{key}`: {message}"),
+    }
+}
+
+/// A problem found while reading the table: the key path and what was wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    pub path: Vec<String>,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn new(path: &[String], message: impl Into<String>) -> Self {
+        Problem {
+            path: path.to_vec(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The game systems a config can name in `system = "..."`.
+pub const SYSTEMS: &[&str] = &["rush"];
+
+/// Defaults for a run that the config may carry in `[run]`; the CLI overrides them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunDefaults {
+    pub trials: Option<u64>,
+    pub seed: Option<u64>,
+}
+
+/// A validated config, ready to compile scenarios from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnalysisConfig {
+    pub file: PathBuf,
+    pub title: String,
+    pub run: RunDefaults,
+    pub system: SystemConfig,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SystemConfig {
+    Rush(rush::RushConfig),
+}
+
+impl AnalysisConfig {
+    pub fn system_name(&self) -> &'static str {
+        match self.system {
+            SystemConfig::Rush(_) => "rush",
+        }
+    }
+
+    /// Scenario names with their one-line descriptions, in file order.
+    pub fn scenarios(&self) -> Vec<(String, String)> {
+        match &self.system {
+            SystemConfig::Rush(c) => c
+                .scenarios
+                .iter()
+                .map(|(n, s)| {
+                    (
+                        n.clone(),
+                        crate::rules::rush::compile(n, s, &c.rules).description,
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    pub fn scenario_names(&self) -> Vec<String> {
+        match &self.system {
+            SystemConfig::Rush(c) => c.scenarios.iter().map(|(n, _)| n.clone()).collect(),
+        }
+    }
+
+    /// Compile one scenario by name.
+    pub fn compile(&self, name: &str) -> Option<crate::model::Compiled> {
+        match &self.system {
+            SystemConfig::Rush(c) => c
+                .scenarios
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(n, s)| crate::rules::rush::compile(n, s, &c.rules)),
+        }
+    }
+}
+
+/// Load and validate a config file, applying `--set KEY=VALUE` overrides.
+pub fn load(path: &Path, sets: &[String]) -> Result<AnalysisConfig, ConfigError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        file: file.clone(),
+        source,
+    })?;
+    load_str(&text, &file, sets)
+}
+
+/// As [`load`], from text (`file` names it in messages).
+pub fn load_str(text: &str, file: &str, sets: &[String]) -> Result<AnalysisConfig, ConfigError> {
+    let mut table: Table = text.parse().map_err(|e: toml::de::Error| {
+        let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+        ConfigError::Syntax {
+            file: file.into(),
+            line,
+            column,
+            message: e.message().trim().to_string(),
+        }
+    })?;
+    let mut overridden: Vec<(Vec<String>, String)> = Vec::new();
+    for arg in sets {
+        let path = apply_set(&mut table, arg)?;
+        overridden.push((path, arg.clone()));
+    }
+    validate(&table, file).map_err(|p| {
+        let origin = overridden
+            .iter()
+            .rev()
+            .find(|(path, _)| p.path.starts_with(path) || path.starts_with(&p.path))
+            .map(|(_, arg)| Origin::Set(arg.clone()))
+            .unwrap_or_else(|| {
+                let (line, column) = locate(text, &p.path);
+                Origin::File { line, column }
+            });
+        ConfigError::Invalid {
+            file: file.into(),
+            origin,
+            key: p.path.join("."),
+            message: p.message,
+        }
+    })
+}
+
+fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
+    let root = Reader::root(table);
+    root.only(&["system", "title", "run", "rules", "units", "scenarios"])?;
+    let system = root.string_req("system")?;
+    let title = root.string_opt("title")?.unwrap_or_default();
+    let mut run = RunDefaults::default();
+    if let Some(r) = root.table_opt("run")? {
+        r.only(&["trials", "seed"])?;
+        run.trials = r.u64_opt("trials")?;
+        if run.trials == Some(0) {
+            return Err(r.problem("trials", "expected a positive number of trials, found 0"));
+        }
+        run.seed = r.u64_opt("seed")?;
+    }
+    let system = match system.as_str() {
+        "rush" => SystemConfig::Rush(rush::read(&root)?),
+        other => {
+            return Err(root.problem(
+                "system",
+                format!(
+                    "unknown game system `{other}`; expected one of {}{}",
+                    reader::list(SYSTEMS),
+                    nearest_hint(other, SYSTEMS.iter().copied())
+                ),
+            ))
+        }
+    };
+    Ok(AnalysisConfig {
+        file: PathBuf::from(file),
+        title,
+        run,
+        system,
+    })
+}
+
+/// Apply one `KEY=VALUE`; returns the key path. Every table on the way must exist
+/// (a misspelt unit or scenario is an error with the nearest name), except the optional
+/// sections `[run]` and `[rules]`; the last key may be new, and validation judges it.
+fn apply_set(table: &mut Table, arg: &str) -> Result<Vec<String>, ConfigError> {
+    let bad = |message: String| ConfigError::BadSet {
+        arg: arg.into(),
+        message,
+    };
+    let (key, raw) = arg
+        .split_once('=')
+        .ok_or_else(|| bad("expected KEY=VALUE, e.g. `units.orc.strength=2`".into()))?;
+    let path: Vec<String> = key
+        .trim()
+        .split('.')
+        .map(|s| s.trim().to_string())
+        .collect();
+    if path.iter().any(|s| s.is_empty()) {
+        return Err(bad(format!(
+            "`{key}` is not a key path like `units.orc.strength`"
+        )));
+    }
+    let value = parse_value(raw.trim());
+    let mut here = table;
+    for (depth, seg) in path[..path.len() - 1].iter().enumerate() {
+        if depth == 0 && !here.contains_key(seg) && (seg == "rules" || seg == "run") {
+            here.insert(seg.clone(), Value::Table(Table::new()));
+        }
+        let names: Vec<String> = here.keys().cloned().collect();
+        match here.get_mut(seg) {
+            Some(Value::Table(t)) => here = t,
+            Some(_) => {
+                return Err(bad(format!(
+                    "`{}` is not a table",
+                    path[..=depth].join(".")
+                )))
+            }
+            None => {
+                let at = if depth == 0 {
+                    "at the top level".to_string()
+                } else {
+                    format!("in `{}`", path[..depth].join("."))
+                };
+                return Err(bad(format!(
+                    "there is no `{seg}` {at}{}",
+                    nearest_hint(seg, names.iter().map(String::as_str))
+                )));
+            }
+        }
+    }
+    here.insert(path[path.len() - 1].clone(), value);
+    Ok(path)
+}
+
+/// A `--set` value: TOML if it parses (`2`, `true`, `"x"`), else a bare string (`guard`).
+fn parse_value(raw: &str) -> Value {
+    format!("v = {raw}")
+        .parse::<Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| Value::String(raw.to_string()))
+}
+
+/// 1-based line and column (in characters) of byte offset `at`.
+pub fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let at = at.min(text.len());
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// The position of the deepest part of `path` present in the file: the key itself if
+/// it is there, else the table that should have held it.
+fn locate(text: &str, path: &[String]) -> (usize, usize) {
+    use toml::de::{DeTable, DeValue};
+    let Ok(doc) = DeTable::parse(text) else {
+        return (1, 1);
+    };
+    let mut best = 0usize;
+    let mut table = doc.get_ref();
+    for seg in path {
+        let Some((k, v)) = table
+            .iter()
+            .find(|(k, _)| k.get_ref().as_ref() == seg.as_str())
+        else {
+            break;
+        };
+        best = k.span().start;
+        match v.get_ref() {
+            DeValue::Table(t) => table = t,
+            _ => break,
+        }
+    }
+    line_col(text, best)
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.join("."), self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_from_one() {
+        assert_eq!(line_col("a\nbc\n", 3), (2, 2));
+        assert_eq!(line_col("abc", 0), (1, 1));
+    }
+
+    #[test]
+    fn set_values_parse_as_toml_or_bare_strings() {
+        assert_eq!(parse_value("2"), Value::Integer(2));
+        assert_eq!(parse_value("true"), Value::Boolean(true));
+        assert_eq!(parse_value("guard"), Value::String("guard".into()));
+        assert_eq!(parse_value("\"4+\""), Value::String("4+".into()));
+    }
+}

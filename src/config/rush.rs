@@ -1,0 +1,397 @@
+//! `system = "rush"`: `[rules]`, `[units.ID]` and `[scenarios.NAME]`.
+
+use super::reader::{list, nearest_hint, Reader};
+use super::Problem;
+use crate::rules::rush::{
+    throw_dice, CatchPool, DoubleRule, Escalation, Response, Role, Rules, Scenario, Side, Unit,
+};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RushConfig {
+    pub rules: Rules,
+    pub units: Vec<Unit>,
+    pub scenarios: Vec<(String, Scenario)>,
+}
+
+/// Scenario kinds and the keys each one takes (besides `kind` and `description`).
+pub const KINDS: &[(&str, &[&str])] = &[
+    (
+        "dash",
+        &["unit", "dashes", "then_evade", "threat", "extra_dice"],
+    ),
+    ("evade", &["unit", "prior_tests", "threat", "extra_dice"]),
+    ("pick_up", &["unit", "sprinted", "threat", "extra_dice"]),
+    ("stand_up", &["unit", "threat", "extra_dice"]),
+    (
+        "throw",
+        &[
+            "unit",
+            "range",
+            "moved",
+            "strike_hex",
+            "threat",
+            "extra_dice",
+        ],
+    ),
+    (
+        "pass",
+        &[
+            "thrower",
+            "catcher",
+            "range",
+            "moved",
+            "threat",
+            "catcher_threat",
+            "extra_dice",
+            "catcher_extra_dice",
+        ],
+    ),
+    (
+        "slam",
+        &[
+            "attacker",
+            "defender",
+            "response",
+            "moved_adjacent",
+            "from_front",
+            "threat",
+            "defender_threat",
+            "extra_dice",
+            "defender_extra_dice",
+        ],
+    ),
+    (
+        "steal",
+        &[
+            "attacker",
+            "defender",
+            "response",
+            "from_front",
+            "threat",
+            "defender_threat",
+            "extra_dice",
+            "defender_extra_dice",
+        ],
+    ),
+    ("armour", &["unit", "hits", "extra_dice"]),
+];
+
+const UNIT_KEYS: &[&str] = &[
+    "name", "move", "strength", "speed", "skill", "armour", "role",
+];
+const RULE_KEYS: &[&str] = &[
+    "explode_on",
+    "double_rule",
+    "escalation",
+    "catch_pool",
+    "threat_cap",
+    "base_dice",
+];
+/// Largest pool a test may reach; keeps the exact engine and histograms small.
+pub const MAX_DICE: i64 = 60;
+
+pub fn read(root: &Reader) -> Result<RushConfig, Problem> {
+    let rules = match root.table_opt("rules")? {
+        Some(r) => read_rules(&r)?,
+        None => Rules::default(),
+    };
+    let units_r = root.table_opt("units")?.ok_or_else(|| {
+        root.problem("units", "missing table `[units.ID]` with at least one unit")
+    })?;
+    let mut units = Vec::new();
+    for (id, r) in units_r.tables() {
+        units.push(read_unit(&id, &r?)?);
+    }
+    if units.is_empty() {
+        return Err(root.problem("units", "expected at least one unit"));
+    }
+    let sc_r = root.table_opt("scenarios")?.ok_or_else(|| {
+        root.problem(
+            "scenarios",
+            "missing table `[scenarios.NAME]` with at least one scenario",
+        )
+    })?;
+    let mut scenarios = Vec::new();
+    for (name, r) in sc_r.tables() {
+        if name.is_empty()
+            || name
+                .chars()
+                .any(|c| c.is_whitespace() || c == '/' || c == ',')
+        {
+            return Err(sc_r.problem(
+                &name,
+                "a scenario name must not be empty or contain spaces, `/` or `,`",
+            ));
+        }
+        let s = read_scenario(&r?, &units, &rules)?;
+        scenarios.push((name, s));
+    }
+    if scenarios.is_empty() {
+        return Err(root.problem("scenarios", "expected at least one scenario"));
+    }
+    Ok(RushConfig {
+        rules,
+        units,
+        scenarios,
+    })
+}
+
+fn read_rules(r: &Reader) -> Result<Rules, Problem> {
+    r.only(RULE_KEYS)?;
+    let mut rules = Rules::default();
+    if let Some(e) = r.i64_opt("explode_on")? {
+        if e != 0 && !(2..=6).contains(&e) {
+            return Err(r.problem(
+                "explode_on",
+                format!("expected 0 (off) or a face from 2 to 6, found {e}"),
+            ));
+        }
+        rules.explode_on = e as u8;
+    }
+    if let Some(d) = r.choice_opt("double_rule", &["twice", "margin2"])? {
+        rules.double_rule = if d == "twice" {
+            DoubleRule::Twice
+        } else {
+            DoubleRule::Margin2
+        };
+    }
+    if let Some(e) = r.choice_opt("escalation", &["shared", "per_test"])? {
+        rules.escalation = if e == "shared" {
+            Escalation::Shared
+        } else {
+            Escalation::PerTest
+        };
+    }
+    if let Some(c) = r.choice_opt("catch_pool", &["throw_successes", "three_plus_throw"])? {
+        rules.catch_pool = if c == "throw_successes" {
+            CatchPool::ThrowSuccesses
+        } else {
+            CatchPool::ThreePlusThrow
+        };
+    }
+    if let Some(t) = r.int_in("threat_cap", 0, 10)? {
+        rules.threat_cap = t as u32;
+    }
+    if let Some(b) = r.int_in("base_dice", 0, 20)? {
+        rules.base_dice = b as u32;
+    }
+    Ok(rules)
+}
+
+/// A stat: an integer 2..=6 or a string "2+".."6+".
+fn stat(r: &Reader, key: &str) -> Result<u8, Problem> {
+    let bad = |found: String| {
+        r.problem(
+            key,
+            format!("expected a target from 2+ to 6+ (write 4 or \"4+\"), found {found}"),
+        )
+    };
+    match r.table.get(key) {
+        None => Err(r.problem(key, "missing stat (a target from 2+ to 6+)")),
+        Some(toml::Value::Integer(i)) if (2..=6).contains(i) => Ok(*i as u8),
+        Some(toml::Value::Integer(i)) => Err(bad(i.to_string())),
+        Some(toml::Value::String(s)) => match s.trim().trim_end_matches('+').parse::<i64>() {
+            Ok(i) if (2..=6).contains(&i) => Ok(i as u8),
+            _ => Err(bad(format!("\"{s}\""))),
+        },
+        Some(v) => Err(bad(format!("{v}"))),
+    }
+}
+
+fn read_unit(id: &str, r: &Reader) -> Result<Unit, Problem> {
+    r.only(UNIT_KEYS)?;
+    let role = match r
+        .choice_opt("role", &["striker", "jack", "guard"])?
+        .as_deref()
+    {
+        Some("striker") => Role::Striker,
+        Some("guard") => Role::Guard,
+        Some(_) => Role::Jack,
+        None => return Err(r.problem("role", "missing key: one of `striker`, `jack`, `guard`")),
+    };
+    Ok(Unit {
+        id: id.to_string(),
+        name: r.string_opt("name")?.unwrap_or_else(|| id.to_string()),
+        movement: r.int_in("move", 0, 99)?.unwrap_or(5) as u32,
+        strength: stat(r, "strength")?,
+        speed: stat(r, "speed")?,
+        skill: stat(r, "skill")?,
+        armour: stat(r, "armour")?,
+        role,
+    })
+}
+
+fn unit_ref(r: &Reader, key: &str, units: &[Unit]) -> Result<Unit, Problem> {
+    let id = r.string_req(key)?;
+    units.iter().find(|u| u.id == id).cloned().ok_or_else(|| {
+        let ids: Vec<&str> = units.iter().map(|u| u.id.as_str()).collect();
+        r.problem(
+            key,
+            format!(
+                "no unit `{id}`{}; the units are {}",
+                nearest_hint(&id, ids.iter().copied()),
+                list(&ids)
+            ),
+        )
+    })
+}
+
+fn side(
+    r: &Reader,
+    unit: &str,
+    threat: &str,
+    extra: &str,
+    units: &[Unit],
+) -> Result<Side, Problem> {
+    Ok(Side {
+        unit: unit_ref(r, unit, units)?,
+        threat: r.int_in(threat, 0, 6)?.unwrap_or(0) as u32,
+        extra_dice: r.int_in(extra, -MAX_DICE, MAX_DICE)?.unwrap_or(0) as i32,
+    })
+}
+
+fn flag(r: &Reader, key: &str) -> Result<bool, Problem> {
+    Ok(r.bool_opt(key)?.unwrap_or(false))
+}
+
+fn response(r: &Reader) -> Result<Response, Problem> {
+    let resp = match r.choice_opt("response", &["slamback", "dodge"])?.as_deref() {
+        Some("dodge") => Response::Dodge,
+        Some(_) => Response::Slamback,
+        None => return Err(r.problem("response", "missing key: `slamback` or `dodge`")),
+    };
+    if resp == Response::Slamback && !r.bool_opt("from_front")?.unwrap_or(true) {
+        return Err(r.problem(
+            "response",
+            "a Slamback answers only an action from the front (from_front = false): use `dodge`",
+        ));
+    }
+    Ok(resp)
+}
+
+fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, Problem> {
+    let names: Vec<&str> = KINDS.iter().map(|(k, _)| *k).collect();
+    let kind = r
+        .choice_opt("kind", &names)?
+        .ok_or_else(|| r.problem("kind", format!("missing key: one of {}", list(&names))))?;
+    let keys = KINDS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, ks)| *ks)
+        .unwrap_or(&[]);
+    let mut allowed = vec!["kind", "description"];
+    allowed.extend_from_slice(keys);
+    for k in r.table.keys() {
+        if !allowed.contains(&k.as_str()) {
+            return Err(r.problem(
+                k,
+                format!(
+                    "unknown key for a `{kind}` scenario{}; it takes {}",
+                    nearest_hint(k, allowed.iter().copied()),
+                    list(&allowed)
+                ),
+            ));
+        }
+    }
+    let one = |r: &Reader| side(r, "unit", "threat", "extra_dice", units);
+    let range = |r: &Reader| -> Result<u32, Problem> {
+        let v = r.int_in("range", 1, 9)?;
+        v.map(|v| v as u32)
+            .filter(|&v| throw_dice(v).is_some())
+            .ok_or_else(|| r.problem("range", "missing key: the throw's range in hexes, 1 to 9"))
+    };
+    let sc = match kind.as_str() {
+        "dash" => Scenario::Dash {
+            side: one(r)?,
+            dashes: r
+                .int_in("dashes", 1, 12)?
+                .ok_or_else(|| r.problem("dashes", "missing key: how many Dashes (1 to 12)"))?
+                as u32,
+            then_evade: flag(r, "then_evade")?,
+        },
+        "evade" => Scenario::Evade {
+            side: one(r)?,
+            prior_tests: r.int_in("prior_tests", 0, 12)?.unwrap_or(0) as u32,
+        },
+        "pick_up" => Scenario::PickUp {
+            side: one(r)?,
+            sprinted: flag(r, "sprinted")?,
+        },
+        "stand_up" => Scenario::StandUp { side: one(r)? },
+        "throw" => Scenario::Throw {
+            side: one(r)?,
+            range: range(r)?,
+            moved: flag(r, "moved")?,
+            strike_hex: flag(r, "strike_hex")?,
+        },
+        "pass" => Scenario::Pass {
+            thrower: side(r, "thrower", "threat", "extra_dice", units)?,
+            catcher: side(r, "catcher", "catcher_threat", "catcher_extra_dice", units)?,
+            range: range(r)?,
+            moved: flag(r, "moved")?,
+        },
+        "slam" => Scenario::Slam {
+            attacker: side(r, "attacker", "threat", "extra_dice", units)?,
+            defender: side(
+                r,
+                "defender",
+                "defender_threat",
+                "defender_extra_dice",
+                units,
+            )?,
+            response: response(r)?,
+            moved_adjacent: flag(r, "moved_adjacent")?,
+        },
+        "steal" => Scenario::Steal {
+            attacker: side(r, "attacker", "threat", "extra_dice", units)?,
+            defender: side(
+                r,
+                "defender",
+                "defender_threat",
+                "defender_extra_dice",
+                units,
+            )?,
+            response: response(r)?,
+        },
+        _ => Scenario::Armour {
+            side: one(r)?,
+            hits: r
+                .int_in("hits", 0, MAX_DICE)?
+                .ok_or_else(|| r.problem("hits", "missing key: the hits to check against"))?
+                as u32,
+        },
+    };
+    check_pool_sizes(r, &sc, rules)?;
+    Ok(sc)
+}
+
+/// Refuse pools past [`MAX_DICE`] (extra_dice is the only way to get there).
+fn check_pool_sizes(r: &Reader, sc: &Scenario, rules: &Rules) -> Result<(), Problem> {
+    let big = |s: &Side| s.extra_dice as i64 + rules.base_dice as i64 + 2 > MAX_DICE;
+    let sides: Vec<&Side> = match sc {
+        Scenario::Dash { side, .. }
+        | Scenario::Evade { side, .. }
+        | Scenario::PickUp { side, .. }
+        | Scenario::StandUp { side }
+        | Scenario::Throw { side, .. }
+        | Scenario::Armour { side, .. } => vec![side],
+        Scenario::Pass {
+            thrower, catcher, ..
+        } => vec![thrower, catcher],
+        Scenario::Slam {
+            attacker, defender, ..
+        }
+        | Scenario::Steal {
+            attacker, defender, ..
+        } => {
+            vec![attacker, defender]
+        }
+    };
+    if sides.iter().any(|s| big(s)) {
+        return Err(r.problem(
+            "extra_dice",
+            format!("pools are limited to {MAX_DICE} dice"),
+        ));
+    }
+    Ok(())
+}

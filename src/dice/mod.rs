@@ -1,0 +1,256 @@
+//! Dice primitives for the Monte Carlo path.
+//!
+//! Every die is rolled: a group of up to five d6 is drawn as one uniform number in
+//! `0..6^k` and its faces are read through a lookup table, and up to 24 dice share one
+//! `u64` from the generator. Draws are exactly uniform (Lemire's rejection on the whole
+//! word), so no bias creeps in however many dice a word carries. Nothing here allocates.
+
+use rand::Rng as _;
+use rand::SeedableRng;
+pub use rand_xoshiro::Xoshiro256PlusPlus as Rng;
+
+/// Faces of the dice this module rolls (the rush system uses d6 throughout).
+pub const SIDES: u32 = 6;
+/// Dice read from one table lookup: 6^5 = 7776 entries per threshold, 7.6 KiB.
+const GROUP: u32 = 5;
+/// Dice drawn from one `u64`: 6^24 < 2^64 < 6^25.
+pub const DICE_PER_WORD: u32 = 24;
+/// A face threshold of 7 never succeeds: used for "this pool does not explode".
+pub const NEVER: u8 = 7;
+
+const POW6: [u64; 25] = {
+    let mut p = [1u64; 25];
+    let mut i = 1;
+    while i < 25 {
+        p[i] = p[i - 1] * 6;
+        i += 1;
+    }
+    p
+};
+
+/// `2^64 mod 6^k`: a word whose low product falls below this is redrawn, which makes
+/// the high product exactly uniform over `0..6^k` (Lemire 2019).
+const REJECT: [u64; 25] = {
+    let mut r = [0u64; 25];
+    let mut i = 0;
+    while i < 25 {
+        r[i] = POW6[i].wrapping_neg() % POW6[i];
+        i += 1;
+    }
+    r
+};
+
+/// `COUNT_GE[t - 2][x]`: how many of the five dice encoded by `x` (base 6, face = digit
+/// + 1) show `t` or more. A group of fewer than five dice has zero high digits, i.e.
+/// faces of 1, which no threshold in 2..=7 counts.
+static COUNT_GE: [[u8; 7776]; 6] = {
+    let mut t = [[0u8; 7776]; 6];
+    let mut thr = 0;
+    while thr < 6 {
+        let mut x = 0;
+        while x < 7776 {
+            let mut v = x;
+            let mut n = 0u8;
+            let mut d = 0;
+            while d < GROUP {
+                let face = (v % 6) as u8 + 1;
+                if face >= thr as u8 + 2 {
+                    n += 1;
+                }
+                v /= 6;
+                d += 1;
+            }
+            t[thr][x] = n;
+            x += 1;
+        }
+        thr += 1;
+    }
+    t
+};
+
+/// A pool of d6 as one test rolls it: `dice` dice, each a success at `success_on` or
+/// more, each showing `explode_on` or more adds one more die (which may explode again).
+/// Successes saturate at `cap`, the same cap the exact engine uses, so both paths report
+/// the same (tiny, stated) mass in the top bucket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pool {
+    pub dice: u32,
+    pub success_on: u8,
+    pub explode_on: u8,
+    pub cap: u32,
+}
+
+/// Extra successes an exploding pool may show above its dice before the top bucket:
+/// the chance of reaching it is below 1e-13 for any pool this tool accepts.
+pub const EXPLODE_HEADROOM: u32 = 24;
+
+impl Pool {
+    /// A pool of `dice` d6 succeeding on `target`+; `explode_on` = 0 turns explosions off.
+    pub fn new(dice: u32, target: u8, explode_on: u8) -> Self {
+        let exploding = explode_on != 0;
+        let explode_on = if exploding { explode_on } else { NEVER };
+        Pool {
+            dice,
+            // A face that explodes is also a success (RULES.md section 1).
+            success_on: target.min(explode_on),
+            explode_on,
+            cap: if exploding {
+                dice + EXPLODE_HEADROOM
+            } else {
+                dice
+            },
+        }
+    }
+
+    pub fn exploding(&self) -> bool {
+        self.explode_on != NEVER
+    }
+
+    /// Roll the pool; the number of successes, at most `cap`.
+    #[inline]
+    pub fn roll(&self, rng: &mut Rng) -> u32 {
+        let (mut succ, mut extra) = roll_counts(rng, self.dice, self.success_on, self.explode_on);
+        // Each explosion rolls one more die; the loop ends with probability 1 and at
+        // the latest once the top bucket is reached.
+        while extra > 0 && succ < self.cap {
+            let (s, e) = roll_counts(rng, extra, self.success_on, self.explode_on);
+            succ += s;
+            extra = e;
+        }
+        succ.min(self.cap)
+    }
+}
+
+/// A uniform word whose product with `6^k` has an exactly uniform high half.
+#[inline(always)]
+fn word_for(rng: &mut Rng, k: u32) -> u64 {
+    let n = POW6[k as usize];
+    let reject = REJECT[k as usize];
+    loop {
+        let r = rng.next_u64();
+        if r.wrapping_mul(n) >= reject {
+            return r;
+        }
+    }
+}
+
+/// Roll `dice` d6 and count faces `>= a` and faces `>= b` (b = 7 skips the second count).
+#[inline(always)]
+pub fn roll_counts(rng: &mut Rng, dice: u32, a: u8, b: u8) -> (u32, u32) {
+    let ta = &COUNT_GE[(a - 2) as usize];
+    let mut na = 0u32;
+    let mut nb = 0u32;
+    let mut left = dice;
+    while left > 0 {
+        let k = left.min(DICE_PER_WORD);
+        left -= k;
+        // The digits read off by chained multiplications are exactly the base-6^5
+        // digits of floor(r * 6^k / 2^64), which the rejection made uniform.
+        let mut r = word_for(rng, k);
+        let mut rem = k;
+        while rem > 0 {
+            let g = rem.min(GROUP);
+            rem -= g;
+            let m = r as u128 * POW6[g as usize] as u128;
+            r = m as u64;
+            let x = (m >> 64) as usize;
+            na += ta[x] as u32;
+            if b != NEVER {
+                nb += COUNT_GE[(b - 2) as usize][x] as u32;
+            }
+        }
+    }
+    (na, nb)
+}
+
+/// Roll one die with `sides` faces (1..=sides), exactly uniform.
+#[inline]
+pub fn roll_die(rng: &mut Rng, sides: u32) -> u32 {
+    let n = sides as u64;
+    let reject = n.wrapping_neg() % n;
+    loop {
+        let m = rng.next_u64() as u128 * n as u128;
+        if (m as u64) >= reject {
+            return (m >> 64) as u32 + 1;
+        }
+    }
+}
+
+/// splitmix64 finaliser: decorrelates nearby integers (seed, chunk index).
+#[inline]
+pub fn mix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The generator of chunk `chunk` under master seed `seed`: a pure function of both, so
+/// any thread may run any chunk and the merged histogram is the same.
+pub fn chunk_rng(seed: u64, chunk: u64) -> Rng {
+    let mut bytes = [0u8; 32];
+    let mut z = mix64(seed ^ mix64(chunk.wrapping_add(0x5851_F42D_4C95_7F2D)));
+    for b in bytes.chunks_mut(8) {
+        z = mix64(z);
+        b.copy_from_slice(&z.to_le_bytes());
+    }
+    Rng::from_seed(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_count_faces() {
+        // x = 0 is five 1s; x = 7775 is five 6s.
+        assert_eq!(COUNT_GE[0][0], 0);
+        assert_eq!(COUNT_GE[4][7775], 5);
+        // digits (low first) 3,0,5 -> faces 4,1,6: two at 4+, one at 6+.
+        let x = 3 + 6 * 5 * 6;
+        assert_eq!(COUNT_GE[2][x], 2);
+        assert_eq!(COUNT_GE[4][x], 1);
+    }
+
+    #[test]
+    fn reject_thresholds() {
+        assert_eq!(REJECT[1], (u64::MAX % 6 + 1) % 6);
+        assert!(POW6[24] < u64::MAX / 6 + 1);
+    }
+
+    #[test]
+    fn zero_dice_score_zero() {
+        let mut rng = chunk_rng(1, 0);
+        assert_eq!(Pool::new(0, 4, 6).roll(&mut rng), 0);
+        assert_eq!(roll_counts(&mut rng, 0, 2, NEVER), (0, 0));
+    }
+
+    #[test]
+    fn faces_are_uniform() {
+        // 600k single dice: each face count within 4.5 SE of 100k.
+        let mut rng = chunk_rng(7, 3);
+        let mut c = [0u32; 7];
+        for _ in 0..600_000 {
+            c[roll_die(&mut rng, 6) as usize] += 1;
+        }
+        let se = (600_000.0f64 * (1.0 / 6.0) * (5.0 / 6.0)).sqrt();
+        for (face, &n) in c.iter().enumerate().skip(1) {
+            assert!(
+                ((n as f64) - 100_000.0).abs() < 4.5 * se,
+                "face {face}: {n}"
+            );
+        }
+    }
+
+    #[test]
+    fn big_pools_span_words() {
+        // 30 dice at 2+: every die but 1s succeeds; mean 25, sd sqrt(30*5/36).
+        let mut rng = chunk_rng(9, 9);
+        let pool = Pool::new(30, 2, 0);
+        let n = 100_000;
+        let sum: u64 = (0..n).map(|_| pool.roll(&mut rng) as u64).sum();
+        let mean = sum as f64 / n as f64;
+        let se = (30.0f64 * 5.0 / 36.0).sqrt() / (n as f64).sqrt();
+        assert!((mean - 25.0).abs() < 4.5 * se, "mean {mean}");
+    }
+}

@@ -1,0 +1,57 @@
+//! Thin binary: parse flags, hand them to `rollsim::app`, map errors to exit codes
+//! (0 ok, 2 bad input, 130 interrupted, 1 anything else).
+
+mod cli;
+
+use clap::Parser;
+use cli::{Cli, Command, FormatArg};
+use rollsim::app::{self, AppError, Format, RunOptions};
+use std::io::Write;
+use std::sync::atomic::Ordering;
+
+fn main() {
+    let cli = Cli::parse();
+    let _ = ctrlc::set_handler(|| app::STOP.store(true, Ordering::SeqCst));
+    match run(cli) {
+        Ok(text) => {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::exit(e.exit_code());
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<String, AppError> {
+    match cli.command {
+        None => app::run_all(cli.quiet, cli.trials, cli.threads.map(|t| t as usize)),
+        Some(Command::List(a)) => app::list(&a.config, &a.sets),
+        Some(Command::Check(a)) => app::check(&a.config, &a.sets),
+        Some(Command::Run(a)) => {
+            let mut o = RunOptions::new(a.config);
+            o.scenarios = a.scenarios;
+            o.trials = a.trials;
+            o.seed = a.seed;
+            o.threads = a.threads.map(|t| t as usize);
+            o.precision = a.precision;
+            o.max_trials = a.max_trials;
+            o.out = a.out;
+            o.sets = a.sets;
+            o.formats = a
+                .format
+                .into_iter()
+                .map(|f| match f {
+                    FormatArg::Csv => Format::Csv,
+                    FormatArg::Parquet => Format::Parquet,
+                    FormatArg::Json => Format::Json,
+                    FormatArg::Md => Format::Md,
+                })
+                .collect();
+            o.plots = !a.no_plots;
+            o.quiet = a.quiet;
+            app::run(&o)
+        }
+    }
+}

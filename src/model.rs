@@ -1,0 +1,158 @@
+//! What a rules module hands to the engine and the reports: a compiled scenario.
+//!
+//! A trial returns one small integer, its *state* (e.g. the pair of success counts of an
+//! opposed test and the turns out of play that followed). The engine only counts states;
+//! every metric a designer sees is a function of the state, applied after the run. This
+//! keeps the hot loop to one histogram increment per trial, and lets the exact engine
+//! produce a PMF over the same states so both paths go through the same metric maps.
+
+use crate::dice::Rng;
+
+/// One Monte Carlo trial of a scenario: roll the dice as the rules say, return the state.
+pub trait Trial: Sync + Send {
+    /// Number of distinct states; `sample` returns values below it.
+    fn states(&self) -> usize;
+    fn sample(&self, rng: &mut Rng) -> usize;
+}
+
+/// The engine's view of a trial: one virtual call per chunk, the per-trial loop
+/// monomorphised and inlined for each scenario kind.
+pub trait Sampler: Sync + Send {
+    fn states(&self) -> usize;
+    fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64]);
+}
+
+impl<T: Trial> Sampler for T {
+    fn states(&self) -> usize {
+        Trial::states(self)
+    }
+
+    #[inline(never)]
+    fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64]) {
+        for _ in 0..trials {
+            let s = self.sample(rng);
+            hist[s] += 1;
+        }
+    }
+}
+
+/// A quantity reported for a scenario, e.g. "result" or "target_turns_out_of_play".
+#[derive(Clone, Debug)]
+pub struct Metric {
+    pub name: String,
+    /// What the value means, in words a designer reads on a chart.
+    pub description: String,
+    /// One label per value index, e.g. "0", "1", ... or "draw", "win".
+    pub labels: Vec<String>,
+    /// Numeric metrics have a mean and an "at least k" chart; categorical ones do not.
+    pub numeric: bool,
+    /// For each state, the value index of this metric.
+    pub map: Vec<u16>,
+}
+
+impl Metric {
+    /// A numeric metric whose value `v` is labelled by the number itself.
+    pub fn numeric(name: &str, description: &str, values: usize, map: Vec<u16>) -> Self {
+        Metric {
+            name: name.into(),
+            description: description.into(),
+            labels: (0..values).map(|v| v.to_string()).collect(),
+            numeric: true,
+            map,
+        }
+    }
+
+    pub fn categorical(name: &str, description: &str, labels: &[&str], map: Vec<u16>) -> Self {
+        Metric {
+            name: name.into(),
+            description: description.into(),
+            labels: labels.iter().map(|s| s.to_string()).collect(),
+            numeric: false,
+            map,
+        }
+    }
+
+    /// Push a distribution over states through this metric.
+    pub fn project_f64(&self, states: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; self.labels.len()];
+        for (s, &p) in states.iter().enumerate() {
+            out[self.map[s] as usize] += p;
+        }
+        out
+    }
+
+    /// Push state counts through this metric.
+    pub fn project_counts(&self, states: &[u64]) -> Vec<u64> {
+        let mut out = vec![0u64; self.labels.len()];
+        for (s, &c) in states.iter().enumerate() {
+            out[self.map[s] as usize] += c;
+        }
+        out
+    }
+}
+
+/// The event a one-line summary reports for a scenario, e.g. P(slammer wins).
+#[derive(Clone, Debug)]
+pub struct Headline {
+    pub label: String,
+    pub metric: usize,
+    /// Value indices of `metric` that make up the event.
+    pub values: Vec<usize>,
+}
+
+/// A scenario ready to run: how to sample it, what to report, and its exact distribution.
+pub struct Compiled {
+    pub name: String,
+    pub description: String,
+    pub trial: Box<dyn Sampler>,
+    pub metrics: Vec<Metric>,
+    pub headline: Headline,
+    /// Exact PMF over the states, where the rules allow one.
+    pub exact: Option<Vec<f64>>,
+    /// Exact probability of states that sit in a saturated top bucket (exploding pools
+    /// capped for a fixed-size histogram), reported instead of dropped.
+    pub capped_mass: f64,
+}
+
+/// Encode a tuple of small values as one state index (mixed radix, last fastest).
+#[derive(Clone, Debug)]
+pub struct Radix(pub Vec<usize>);
+
+impl Radix {
+    pub fn size(&self) -> usize {
+        self.0.iter().product()
+    }
+
+    #[inline]
+    pub fn encode(&self, digits: &[usize]) -> usize {
+        let mut s = 0;
+        for (d, &r) in digits.iter().zip(&self.0) {
+            debug_assert!(*d < r);
+            s = s * r + d;
+        }
+        s
+    }
+
+    pub fn decode(&self, mut s: usize) -> Vec<usize> {
+        let mut out = vec![0; self.0.len()];
+        for i in (0..self.0.len()).rev() {
+            out[i] = s % self.0[i];
+            s /= self.0[i];
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radix_round_trips() {
+        let r = Radix(vec![3, 4, 5]);
+        for s in 0..r.size() {
+            assert_eq!(r.encode(&r.decode(s)), s);
+        }
+        assert_eq!(r.encode(&[1, 2, 3]), 20 + 10 + 3);
+    }
+}

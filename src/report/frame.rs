@@ -1,0 +1,79 @@
+//! The result model as polars DataFrames: the one place that decides the table columns
+//! of shared/DESIGN.md.
+
+use super::ScenarioResult;
+use polars::prelude::*;
+
+/// `scenario,metric,value,count,trials,probability,ci_low,ci_high,exact`
+pub fn distribution(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
+    let mut scenario = Vec::new();
+    let mut metric = Vec::new();
+    let mut value = Vec::new();
+    let mut count = Vec::new();
+    let mut trials = Vec::new();
+    let mut probability = Vec::new();
+    let mut ci_low = Vec::new();
+    let mut ci_high = Vec::new();
+    let mut exact: Vec<Option<f64>> = Vec::new();
+    for r in results {
+        for m in &r.metrics {
+            for row in &m.rows {
+                scenario.push(r.name.clone());
+                metric.push(m.name.clone());
+                value.push(row.label.clone());
+                count.push(row.count);
+                trials.push(r.trials);
+                probability.push(row.probability);
+                ci_low.push(row.ci_low);
+                ci_high.push(row.ci_high);
+                exact.push(row.exact);
+            }
+        }
+    }
+    df!(
+        "scenario" => scenario,
+        "metric" => metric,
+        "value" => value,
+        "count" => count,
+        "trials" => trials,
+        "probability" => probability,
+        "ci_low" => ci_low,
+        "ci_high" => ci_high,
+        "exact" => exact,
+    )
+}
+
+/// `scenario,metric,mean,mean_ci_low,mean_ci_high,exact_mean,trials,seed`; categorical
+/// metrics have no mean and leave those cells empty.
+pub fn summary(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
+    let mut scenario = Vec::new();
+    let mut metric = Vec::new();
+    let mut mean: Vec<Option<f64>> = Vec::new();
+    let mut lo: Vec<Option<f64>> = Vec::new();
+    let mut hi: Vec<Option<f64>> = Vec::new();
+    let mut exact_mean: Vec<Option<f64>> = Vec::new();
+    let mut trials = Vec::new();
+    let mut seed = Vec::new();
+    for r in results {
+        for m in &r.metrics {
+            scenario.push(r.name.clone());
+            metric.push(m.name.clone());
+            mean.push(m.mean);
+            lo.push(m.mean_ci.map(|c| c.0));
+            hi.push(m.mean_ci.map(|c| c.1));
+            exact_mean.push(m.exact_mean);
+            trials.push(r.trials);
+            seed.push(r.seed);
+        }
+    }
+    df!(
+        "scenario" => scenario,
+        "metric" => metric,
+        "mean" => mean,
+        "mean_ci_low" => lo,
+        "mean_ci_high" => hi,
+        "exact_mean" => exact_mean,
+        "trials" => trials,
+        "seed" => seed,
+    )
+}

@@ -1,0 +1,113 @@
+//! Markdown tables for the terminal (and for pasting into a design doc).
+
+use super::ScenarioResult;
+use std::fmt::Write as _;
+
+fn pct(p: f64) -> String {
+    format!("{:.2}%", p * 100.0)
+}
+
+fn opt_pct(p: Option<f64>) -> String {
+    p.map(pct).unwrap_or_else(|| "-".into())
+}
+
+fn z(z: Option<f64>) -> String {
+    z.map(|z| format!("{z:.2}")).unwrap_or_else(|| "-".into())
+}
+
+/// Thousands separators, for trial counts.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// One row per scenario: its headline probability, Monte Carlo and exact.
+pub fn headlines(results: &[ScenarioResult]) -> String {
+    let mut s = String::new();
+    s.push_str("| config | scenario | headline | Monte Carlo | 95% CI | exact | max \\|z\\| |\n");
+    s.push_str("|---|---|---|---:|---|---:|---:|\n");
+    for r in results {
+        let h = &r.headline;
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} .. {} | {} | {} |",
+            r.config,
+            r.name,
+            h.label,
+            pct(h.probability),
+            pct(h.ci_low),
+            pct(h.ci_high),
+            opt_pct(h.exact),
+            z(r.max_abs_z())
+        );
+    }
+    s
+}
+
+/// Every metric of every scenario as its own table.
+pub fn full(results: &[ScenarioResult]) -> String {
+    let mut s = String::new();
+    for r in results {
+        let _ = writeln!(s, "### {}\n", r.name);
+        let _ = writeln!(
+            s,
+            "{}  \n{} trials, seed {}{}\n",
+            r.description,
+            thousands(r.trials),
+            r.seed,
+            if r.capped_mass > 0.0 {
+                format!(
+                    ", exact mass in the capped top bucket {:.1e}",
+                    r.capped_mass
+                )
+            } else {
+                String::new()
+            }
+        );
+        for m in &r.metrics {
+            let _ = write!(s, "**{}** ({})", m.name, m.description);
+            if let (Some(mean), Some((lo, hi))) = (m.mean, m.mean_ci) {
+                let _ = write!(s, ": mean {mean:.4} [{lo:.4}, {hi:.4}]");
+                if let Some(e) = m.exact_mean {
+                    let _ = write!(s, ", exact {e:.4}");
+                }
+            }
+            s.push_str(
+                "\n\n| value | P (Monte Carlo) | 95% CI | exact | z |\n|---|---:|---|---:|---:|\n",
+            );
+            for row in &m.rows {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} .. {} | {} | {} |",
+                    row.label,
+                    pct(row.probability),
+                    pct(row.ci_low),
+                    pct(row.ci_high),
+                    opt_pct(row.exact),
+                    z(row.z)
+                );
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_groups() {
+        assert_eq!(thousands(10_000_000), "10,000,000");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+    }
+}

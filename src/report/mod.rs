@@ -1,0 +1,211 @@
+//! The result model and everything that turns it into files and text.
+//!
+//! `summarize` is the one place where counts become probabilities, intervals and
+//! agreement scores; `frame` is the one place where results become DataFrames; each
+//! exporter and each chart kind has its own file.
+
+pub mod csv;
+pub mod frame;
+pub mod json;
+pub mod markdown;
+pub mod parquet;
+pub mod plot;
+pub mod write;
+
+use crate::model::Compiled;
+use crate::sim::Histogram;
+use crate::stats::{mean_ci, mean_sd, wilson, z95, z_mean, z_proportion};
+use serde::Serialize;
+
+/// Probability of one value of one metric.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ValueRow {
+    pub label: String,
+    pub count: u64,
+    pub probability: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub exact: Option<f64>,
+    /// Standard errors between the Monte Carlo estimate and the exact value.
+    pub z: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct MetricResult {
+    pub name: String,
+    pub description: String,
+    pub numeric: bool,
+    pub rows: Vec<ValueRow>,
+    pub mean: Option<f64>,
+    pub mean_ci: Option<(f64, f64)>,
+    pub exact_mean: Option<f64>,
+    /// Standard errors between the Monte Carlo mean and the exact mean.
+    pub mean_z: Option<f64>,
+    /// The largest |z| over this metric's values.
+    pub max_abs_z: Option<f64>,
+}
+
+impl MetricResult {
+    /// P(value >= row k) per row, from counts; with the exact tail where known.
+    pub fn at_least(&self, trials: u64) -> Vec<(f64, (f64, f64), Option<f64>)> {
+        let mut out = Vec::with_capacity(self.rows.len());
+        let mut count = 0u64;
+        let mut exact = Some(0.0);
+        for r in self.rows.iter().rev() {
+            count += r.count;
+            exact = exact.zip(r.exact).map(|(a, b)| a + b);
+            out.push((
+                count as f64 / trials as f64,
+                wilson(count, trials, z95()),
+                exact.map(|e: f64| e.min(1.0)),
+            ));
+        }
+        out.reverse();
+        out
+    }
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HeadlineResult {
+    pub label: String,
+    pub probability: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub exact: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ScenarioResult {
+    pub config: String,
+    pub system: String,
+    pub name: String,
+    pub description: String,
+    pub trials: u64,
+    pub seed: u64,
+    pub metrics: Vec<MetricResult>,
+    pub headline: HeadlineResult,
+    /// Exact probability that an exploding pool reached its top bucket.
+    pub capped_mass: f64,
+}
+
+impl ScenarioResult {
+    /// The largest |z| over all metrics (None without an exact distribution).
+    pub fn max_abs_z(&self) -> Option<f64> {
+        self.metrics
+            .iter()
+            .filter_map(|m| m.max_abs_z)
+            .fold(None, |a: Option<f64>, z| Some(a.map_or(z, |a| a.max(z))))
+    }
+}
+
+/// Exact values below this are shown as zero and trailing ones are trimmed.
+const NEGLIGIBLE: f64 = 1e-15;
+
+/// Turn a histogram over states into per-metric distributions with CIs and agreement.
+pub fn summarize(
+    c: &Compiled,
+    hist: &Histogram,
+    seed: u64,
+    config: &str,
+    system: &str,
+) -> ScenarioResult {
+    let n = hist.trials;
+    let z = z95();
+    let metrics: Vec<MetricResult> = c
+        .metrics
+        .iter()
+        .map(|m| {
+            let counts = m.project_counts(&hist.counts);
+            let exact = c.exact.as_ref().map(|e| m.project_f64(e));
+            let mut rows: Vec<ValueRow> = counts
+                .iter()
+                .enumerate()
+                .map(|(v, &k)| {
+                    let (lo, hi) = wilson(k, n, z);
+                    let ex = exact.as_ref().map(|e| e[v]);
+                    ValueRow {
+                        label: m.labels[v].clone(),
+                        count: k,
+                        probability: k as f64 / n as f64,
+                        ci_low: lo,
+                        ci_high: hi,
+                        exact: ex,
+                        z: ex.map(|p| z_proportion(k, n, p.clamp(0.0, 1.0))),
+                    }
+                })
+                .collect();
+            if m.numeric {
+                while rows.len() > 1 {
+                    let last = &rows[rows.len() - 1];
+                    if last.count == 0 && last.exact.unwrap_or(0.0) < NEGLIGIBLE {
+                        rows.pop();
+                    } else {
+                        break;
+                    }
+                }
+            }
+            let max_abs_z = exact.as_ref().map(|_| {
+                rows.iter()
+                    .filter_map(|r| r.z)
+                    .fold(0.0f64, |a, z| a.max(z.abs()))
+            });
+            let (mean, mean_ci_v, exact_mean, mean_z) = if m.numeric {
+                let values: Vec<f64> = (0..counts.len()).map(|v| v as f64).collect();
+                let (mean, sd) = mean_sd(&values, &counts);
+                let ex_mean = exact
+                    .as_ref()
+                    .map(|e| e.iter().enumerate().map(|(v, p)| v as f64 * p).sum::<f64>());
+                let mz = exact.as_ref().map(|e| z_mean(mean, n, &values, e));
+                (Some(mean), Some(mean_ci(mean, sd, n, z)), ex_mean, mz)
+            } else {
+                (None, None, None, None)
+            };
+            MetricResult {
+                name: m.name.clone(),
+                description: m.description.clone(),
+                numeric: m.numeric,
+                rows,
+                mean,
+                mean_ci: mean_ci_v,
+                exact_mean,
+                mean_z,
+                max_abs_z,
+            }
+        })
+        .collect();
+    let h = &c.headline;
+    let counts = c.metrics[h.metric].project_counts(&hist.counts);
+    let k: u64 = h.values.iter().map(|&v| counts[v]).sum();
+    let (lo, hi) = wilson(k, n, z);
+    let exact = c.exact.as_ref().map(|e| {
+        let p = c.metrics[h.metric].project_f64(e);
+        h.values.iter().map(|&v| p[v]).sum()
+    });
+    ScenarioResult {
+        config: config.into(),
+        system: system.into(),
+        name: c.name.clone(),
+        description: c.description.clone(),
+        trials: n,
+        seed,
+        metrics,
+        headline: HeadlineResult {
+            label: h.label.clone(),
+            probability: k as f64 / n as f64,
+            ci_low: lo,
+            ci_high: hi,
+            exact,
+        },
+        capped_mass: c.capped_mass,
+    }
+}
+
+/// The widest 95% half-width over every probability a scenario reports.
+pub fn widest_half_width(c: &Compiled, hist: &Histogram) -> f64 {
+    let z = z95();
+    c.metrics
+        .iter()
+        .flat_map(|m| m.project_counts(&hist.counts))
+        .map(|k| crate::stats::wilson_half_width(k, hist.trials, z))
+        .fold(0.0, f64::max)
+}

@@ -1,0 +1,26 @@
+//! "At least k": P(value >= k) for k = 1, 2, ..., the question designers actually ask
+//! ("how often do I get 2 or more successes?").
+
+use super::{draw_bars, Bars};
+use crate::report::write::WriteError;
+use crate::report::{MetricResult, ScenarioResult};
+use std::path::Path;
+
+pub fn draw(r: &ScenarioResult, m: &MetricResult, path: &Path) -> Result<(), WriteError> {
+    let tail = m.at_least(r.trials);
+    let bars = Bars {
+        title: format!("{}: {} at least k", r.name, m.name.replace('_', " ")),
+        subtitle: format!("{} (seed {})", r.description, r.seed),
+        x_desc: "k",
+        y_desc: "probability of k or more",
+        labels: m
+            .rows
+            .iter()
+            .skip(1)
+            .map(|row| format!("≥{}", row.label))
+            .collect(),
+        values: tail.into_iter().skip(1).collect(),
+        trials: r.trials,
+    };
+    draw_bars(&bars, path)
+}

@@ -1,0 +1,859 @@
+//! `rush`: the hex sports game of seed 004 (shared/RULES.md section 1).
+//!
+//! Success-counting d6 pools. Modifiers change the number of dice, never the target.
+//! Every scenario kind below has a sampler that rolls the dice literally and an exact
+//! distribution over the same states.
+
+use crate::dice::{Pool, Rng};
+use crate::exact::{pool_pmf, Pmf};
+use crate::model::{Compiled, Headline, Metric, Radix, Trial};
+
+/// A unit's role; each grants +1 die on its own tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Striker,
+    Jack,
+    Guard,
+}
+
+/// When an opposed win is a "double".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DoubleRule {
+    /// `w >= 2 * l` (with `w > l`): the seed's "twice"; 1 vs 0 is a double.
+    Twice,
+    /// `w - l >= 2`.
+    Margin2,
+}
+
+/// How (123) tests of one action count towards the successes needed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Escalation {
+    /// Every (123) test of the action counts (a Dash then an Evade: the Evade needs 2).
+    Shared,
+    /// Each kind of test counts on its own.
+    PerTest,
+}
+
+/// The Catch pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CatchPool {
+    /// The Throw's successes (seed 004).
+    ThrowSuccesses,
+    /// The usual 3 dice plus the Throw's successes (variant).
+    ThreePlusThrow,
+}
+
+/// Rule switches a designer can set in `[rules]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rules {
+    /// 0 = off; otherwise a die showing this or more is a success and rolls one more die.
+    pub explode_on: u8,
+    pub double_rule: DoubleRule,
+    pub escalation: Escalation,
+    pub catch_pool: CatchPool,
+    /// Most dice threatening enemies can take away (seed: 2).
+    pub threat_cap: u32,
+    /// Base pool of most tests (seed: 3).
+    pub base_dice: u32,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            explode_on: 0,
+            double_rule: DoubleRule::Twice,
+            escalation: Escalation::Shared,
+            catch_pool: CatchPool::ThrowSuccesses,
+            threat_cap: 2,
+            base_dice: 3,
+        }
+    }
+}
+
+/// A stat line. Stats are the target number (4 means 4+).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unit {
+    pub id: String,
+    pub name: String,
+    pub movement: u32,
+    pub strength: u8,
+    pub speed: u8,
+    pub skill: u8,
+    pub armour: u8,
+    pub role: Role,
+}
+
+/// Every dice test of RULES.md section 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Test {
+    Dash,
+    Evade,
+    PickUp,
+    Slam,
+    Slamback,
+    Dodge,
+    Steal,
+    Throw,
+    Catch,
+    StandUp,
+    Armour,
+}
+
+impl Test {
+    pub fn stat(self, u: &Unit) -> u8 {
+        match self {
+            Test::Slam | Test::Slamback => u.strength,
+            Test::Dash | Test::Evade | Test::Dodge | Test::Steal | Test::StandUp => u.speed,
+            Test::PickUp | Test::Throw | Test::Catch => u.skill,
+            Test::Armour => u.armour,
+        }
+    }
+
+    /// The role that gets +1 die on this test.
+    pub fn bonus_role(self) -> Role {
+        match self {
+            Test::Slam | Test::Slamback | Test::Armour => Role::Guard,
+            _ => Role::Striker,
+        }
+    }
+
+    /// The armour check is the one test that threats do not touch.
+    pub fn threatened(self) -> bool {
+        self != Test::Armour
+    }
+}
+
+/// One side of a test: who rolls and what bears on the pool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Side {
+    pub unit: Unit,
+    /// Enemies threatening the unit's hex.
+    pub threat: u32,
+    /// Designer's extra dice (negative to take away), e.g. "what is +1 die worth?".
+    pub extra_dice: i32,
+}
+
+impl Side {
+    /// Dice for `test`, given the test's base pool and its situational modifiers.
+    /// Clamped at 0: a 0-die test scores 0 successes.
+    pub fn dice(&self, test: Test, base: u32, situational: i32, rules: &Rules) -> u32 {
+        let mut n = base as i64 + self.extra_dice as i64 + situational as i64;
+        if self.unit.role == test.bonus_role() {
+            n += 1;
+        }
+        if test.threatened() {
+            n -= self.threat.min(rules.threat_cap) as i64;
+        }
+        n.max(0) as u32
+    }
+
+    pub fn pool(&self, test: Test, base: u32, situational: i32, rules: &Rules) -> Pool {
+        Pool::new(
+            self.dice(test, base, situational, rules),
+            test.stat(&self.unit),
+            rules.explode_on,
+        )
+    }
+}
+
+/// Which test answers a Slam or a Steal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Response {
+    /// Strength; only against an action from the front. Its double knocks the actor down.
+    Slamback,
+    /// Speed; its double gives a free 1-hex move.
+    Dodge,
+}
+
+/// Throw range bands: 1-3 hexes 3 dice, 4-6 two, 7-9 one.
+pub fn throw_dice(range: u32) -> Option<u32> {
+    match range {
+        1..=3 => Some(3),
+        4..=6 => Some(2),
+        7..=9 => Some(1),
+        _ => None,
+    }
+}
+
+/// A validated scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scenario {
+    /// `dashes` Dashes in one action (the k-th needs k successes), optionally an Evade.
+    Dash {
+        side: Side,
+        dashes: u32,
+        then_evade: bool,
+    },
+    /// An Evade after `prior_tests` earlier (123) tests of the same action.
+    Evade {
+        side: Side,
+        prior_tests: u32,
+    },
+    PickUp {
+        side: Side,
+        sprinted: bool,
+    },
+    StandUp {
+        side: Side,
+    },
+    Throw {
+        side: Side,
+        range: u32,
+        moved: bool,
+        strike_hex: bool,
+    },
+    /// Throw then Catch, the Catch pool chained from the Throw's successes.
+    Pass {
+        thrower: Side,
+        catcher: Side,
+        range: u32,
+        moved: bool,
+    },
+    Slam {
+        attacker: Side,
+        defender: Side,
+        response: Response,
+        moved_adjacent: bool,
+    },
+    Steal {
+        attacker: Side,
+        defender: Side,
+        response: Response,
+    },
+    /// An armour check against a given number of hits.
+    Armour {
+        side: Side,
+        hits: u32,
+    },
+}
+
+/// The opposed-test result labels, in state order.
+fn opposed_labels(response: Response) -> [&'static str; 5] {
+    match response {
+        Response::Slamback => ["draw", "win", "double", "slamback win", "slamback double"],
+        Response::Dodge => ["draw", "win", "double", "dodge win", "dodge double"],
+    }
+}
+
+fn describe_pool(p: &Pool, stat: u8) -> String {
+    format!(
+        "{} {} at {}+",
+        p.dice,
+        if p.dice == 1 { "die" } else { "dice" },
+        stat
+    )
+}
+
+/// Compile a scenario into a sampler, its metrics and its exact distribution.
+pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
+    let b = rules.base_dice;
+    match sc {
+        Scenario::Dash {
+            side,
+            dashes,
+            then_evade,
+        } => {
+            let pool = side.pool(Test::Dash, b, 0, rules);
+            let mut needs: Vec<u32> = (1..=*dashes).collect();
+            let mut pools = vec![pool; *dashes as usize];
+            if *then_evade {
+                let evade = side.pool(Test::Evade, b, 0, rules);
+                needs.push(match rules.escalation {
+                    Escalation::Shared => dashes + 1,
+                    Escalation::PerTest => 1,
+                });
+                pools.push(evade);
+            }
+            let what = if *then_evade {
+                format!("{dashes} Dash(es) then an Evade")
+            } else {
+                format!("a chain of {dashes} Dash(es)")
+            };
+            let desc = format!(
+                "{} makes {what}: {} per test, needing {:?} successes; a failed test = falls over",
+                side.unit.name,
+                describe_pool(&pool, side.unit.speed),
+                needs
+            );
+            chain(name, desc, pools, needs)
+        }
+        Scenario::Evade { side, prior_tests } => {
+            let pool = side.pool(Test::Evade, b, 0, rules);
+            let need = match rules.escalation {
+                Escalation::Shared => prior_tests + 1,
+                Escalation::PerTest => 1,
+            };
+            let desc = format!(
+                "{} evades (after {prior_tests} earlier (123) tests): {}, needs {need}",
+                side.unit.name,
+                describe_pool(&pool, side.unit.speed)
+            );
+            chain(name, desc, vec![pool], vec![need])
+        }
+        Scenario::PickUp { side, sprinted } => {
+            let pool = side.pool(Test::PickUp, b, -(*sprinted as i32), rules);
+            let desc = format!(
+                "{} picks up the ball: {}",
+                side.unit.name,
+                describe_pool(&pool, side.unit.skill)
+            );
+            graded(
+                name,
+                desc,
+                pool,
+                ["ball scatters", "picked up", "picked up + free action"],
+                "P(picks up)",
+            )
+        }
+        Scenario::StandUp { side } => {
+            let pool = side.pool(Test::StandUp, b, 0, rules);
+            let desc = format!(
+                "{} stands up: {}",
+                side.unit.name,
+                describe_pool(&pool, side.unit.speed)
+            );
+            graded(
+                name,
+                desc,
+                pool,
+                ["stays down", "stands", "stands + free action"],
+                "P(stands)",
+            )
+        }
+        Scenario::Throw {
+            side,
+            range,
+            moved,
+            strike_hex,
+        } => {
+            let base = throw_dice(*range).unwrap_or(0);
+            let pool = side.pool(
+                Test::Throw,
+                base,
+                -(*moved as i32) - (*strike_hex as i32),
+                rules,
+            );
+            let desc = format!(
+                "{} throws {range} hexes{}: {}",
+                side.unit.name,
+                if *strike_hex {
+                    " at the Strike hex"
+                } else {
+                    ""
+                },
+                describe_pool(&pool, side.unit.skill)
+            );
+            let trial = Single(pool);
+            let cap = pool.cap as usize;
+            let map: Vec<u16> = (0..=cap).map(|s| (s >= 1) as u16).collect();
+            Compiled {
+                name: name.into(),
+                description: desc,
+                trial: Box::new(trial),
+                metrics: vec![
+                    Metric::categorical(
+                        "result",
+                        "0 successes = inaccurate (scatters), 1+ = accurate",
+                        &["inaccurate", "accurate"],
+                        map,
+                    ),
+                    successes_metric("throw_successes", cap),
+                ],
+                headline: Headline {
+                    label: "P(accurate)".into(),
+                    metric: 0,
+                    values: vec![1],
+                },
+                exact: Some(pool_pmf(&pool).0),
+                capped_mass: capped(&pool_pmf(&pool), &pool),
+            }
+        }
+        Scenario::Pass {
+            thrower,
+            catcher,
+            range,
+            moved,
+        } => pass(name, thrower, catcher, *range, *moved, rules),
+        Scenario::Slam {
+            attacker,
+            defender,
+            response,
+            moved_adjacent,
+        } => {
+            let a = attacker.pool(Test::Slam, b, *moved_adjacent as i32, rules);
+            opposed(name, "slams", attacker, defender, a, *response, rules)
+        }
+        Scenario::Steal {
+            attacker,
+            defender,
+            response,
+        } => {
+            let a = attacker.pool(Test::Steal, b, 0, rules);
+            opposed(name, "steals from", attacker, defender, a, *response, rules)
+        }
+        Scenario::Armour { side, hits } => {
+            let pool = side.pool(Test::Armour, b, 0, rules);
+            let cap = pool.cap as usize;
+            let desc = format!(
+                "{} takes {hits} hits: armour check {}",
+                side.unit.name,
+                describe_pool(&pool, side.unit.armour)
+            );
+            let turns: Vec<u16> = (0..=cap)
+                .map(|s| hits.saturating_sub(s as u32) as u16)
+                .collect();
+            let pmf = pool_pmf(&pool);
+            Compiled {
+                name: name.into(),
+                description: desc,
+                trial: Box::new(Single(pool)),
+                metrics: vec![
+                    Metric::numeric(
+                        "turns_out_of_play",
+                        "hits not cancelled by armour successes (0 = only knocked down)",
+                        *hits as usize + 1,
+                        turns,
+                    ),
+                    successes_metric("armour_successes", cap),
+                ],
+                headline: Headline {
+                    label: "P(0 turns out)".into(),
+                    metric: 0,
+                    values: vec![0],
+                },
+                exact: Some(pmf.0.clone()),
+                capped_mass: capped(&pmf, &pool),
+            }
+        }
+    }
+}
+
+/// Probability that a pool sits in its saturated top bucket (0 without explosions).
+fn capped(pmf: &Pmf, pool: &Pool) -> f64 {
+    if pool.exploding() {
+        pmf.p(pool.cap as usize)
+    } else {
+        0.0
+    }
+}
+
+fn successes_metric(name: &str, cap: usize) -> Metric {
+    Metric::numeric(
+        name,
+        "successes rolled",
+        cap + 1,
+        (0..=cap as u16).collect(),
+    )
+}
+
+/// A (1) test graded 0 / 1 / 2+ successes.
+fn graded(name: &str, desc: String, pool: Pool, labels: [&str; 3], headline: &str) -> Compiled {
+    let cap = pool.cap as usize;
+    let map: Vec<u16> = (0..=cap).map(|s| s.min(2) as u16).collect();
+    let pmf = pool_pmf(&pool);
+    Compiled {
+        name: name.into(),
+        description: desc,
+        trial: Box::new(Single(pool)),
+        metrics: vec![
+            Metric::categorical("result", "0 successes / 1 / 2 or more", &labels, map),
+            successes_metric("successes", cap),
+        ],
+        headline: Headline {
+            label: headline.into(),
+            metric: 0,
+            values: vec![1, 2],
+        },
+        capped_mass: capped(&pmf, &pool),
+        exact: Some(pmf.0),
+    }
+}
+
+/// One pool; the state is its successes.
+struct Single(Pool);
+
+impl Trial for Single {
+    fn states(&self) -> usize {
+        self.0.cap as usize + 1
+    }
+    #[inline]
+    fn sample(&self, rng: &mut Rng) -> usize {
+        self.0.roll(rng) as usize
+    }
+}
+
+/// Consecutive (123) tests of one action; the state is how many passed before the first
+/// failure (the unit falls over in that hex) or all of them.
+struct Chain {
+    pools: Vec<Pool>,
+    needs: Vec<u32>,
+}
+
+impl Trial for Chain {
+    fn states(&self) -> usize {
+        self.pools.len() + 1
+    }
+    #[inline]
+    fn sample(&self, rng: &mut Rng) -> usize {
+        for (i, (p, &need)) in self.pools.iter().zip(&self.needs).enumerate() {
+            if p.roll(rng) < need {
+                return i;
+            }
+        }
+        self.pools.len()
+    }
+}
+
+fn chain(name: &str, desc: String, pools: Vec<Pool>, needs: Vec<u32>) -> Compiled {
+    let k = pools.len();
+    let mut exact = vec![0.0; k + 1];
+    let mut reach = 1.0;
+    let mut capped_mass = 0.0;
+    for (i, (p, &need)) in pools.iter().zip(&needs).enumerate() {
+        let pmf = pool_pmf(p);
+        capped_mass += reach * capped(&pmf, p);
+        let pass = pmf.at_least(need as usize);
+        exact[i] = reach * (1.0 - pass);
+        reach *= pass;
+    }
+    exact[k] = reach;
+    let fell: Vec<u16> = (0..=k).map(|s| (s == k) as u16).collect();
+    Compiled {
+        name: name.into(),
+        description: desc,
+        trial: Box::new(Chain { pools, needs }),
+        metrics: vec![
+            Metric::categorical(
+                "result",
+                "whether every test of the action passed",
+                &["falls over", "stays up"],
+                fell,
+            ),
+            Metric::numeric(
+                "tests_passed",
+                "tests passed before the first failure",
+                k + 1,
+                (0..=k as u16).collect(),
+            ),
+        ],
+        headline: Headline {
+            label: "P(stays up)".into(),
+            metric: 0,
+            values: vec![1],
+        },
+        exact: Some(exact),
+        capped_mass,
+    }
+}
+
+/// Is `w` successes against `l` (with `w > l`) a double?
+#[inline]
+pub fn is_double(rule: DoubleRule, w: u32, l: u32) -> bool {
+    match rule {
+        DoubleRule::Twice => w >= 2 * l,
+        DoubleRule::Margin2 => w - l >= 2,
+    }
+}
+
+/// The opposed-test outcome in state order: draw, win, double, lose, lose to a double.
+#[inline]
+pub fn classify(rule: DoubleRule, a: u32, d: u32) -> usize {
+    if a == d {
+        0
+    } else if a > d {
+        1 + is_double(rule, a, d) as usize
+    } else {
+        3 + is_double(rule, d, a) as usize
+    }
+}
+
+/// Slam or Steal against Slamback or Dodge, through to the armour check.
+/// State: (actor successes, responder successes, turns out of play of whoever was
+/// knocked down).
+struct Opposed {
+    a: Pool,
+    d: Pool,
+    /// Armour of the responder (knocked down by the actor's double).
+    d_armour: Pool,
+    /// Armour of the actor (knocked down by a Slamback double).
+    a_armour: Pool,
+    rule: DoubleRule,
+    responder_knocks_down: bool,
+    /// Whether the actor's double knocks down (Slam yes, Steal takes the ball instead).
+    actor_knocks_down: bool,
+    radix: [usize; 3],
+}
+
+impl Trial for Opposed {
+    fn states(&self) -> usize {
+        self.radix.iter().product()
+    }
+    #[inline]
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let a = self.a.roll(rng);
+        let d = self.d.roll(rng);
+        let turns = match classify(self.rule, a, d) {
+            2 if self.actor_knocks_down => (a - d).saturating_sub(self.d_armour.roll(rng)),
+            4 if self.responder_knocks_down => (d - a).saturating_sub(self.a_armour.roll(rng)),
+            _ => 0,
+        };
+        (a as usize * self.radix[1] + d as usize) * self.radix[2] + turns as usize
+    }
+}
+
+fn opposed(
+    name: &str,
+    verb: &str,
+    attacker: &Side,
+    defender: &Side,
+    a: Pool,
+    response: Response,
+    rules: &Rules,
+) -> Compiled {
+    let b = rules.base_dice;
+    let slam = verb == "slams";
+    let (rtest, rstat) = match response {
+        Response::Slamback => (Test::Slamback, defender.unit.strength),
+        Response::Dodge => (Test::Dodge, defender.unit.speed),
+    };
+    let d = defender.pool(rtest, b, 0, rules);
+    let d_armour = defender.pool(Test::Armour, b, 0, rules);
+    let a_armour = attacker.pool(Test::Armour, b, 0, rules);
+    let (ca, cd) = (a.cap as usize, d.cap as usize);
+    let radix = [ca + 1, cd + 1, ca.max(cd) + 1];
+    let rx = Radix(radix.to_vec());
+    let responder_knocks_down = response == Response::Slamback;
+    let actor_knocks_down = slam;
+
+    // Exact: independent pools, then the armour check of whoever a double knocked down.
+    let (pa, pd) = (pool_pmf(&a), pool_pmf(&d));
+    let (arm_d, arm_a) = (pool_pmf(&d_armour), pool_pmf(&a_armour));
+    let mut exact = vec![0.0; rx.size()];
+    for (x, &p1) in pa.0.iter().enumerate() {
+        for (y, &p2) in pd.0.iter().enumerate() {
+            let p = p1 * p2;
+            if p == 0.0 {
+                continue;
+            }
+            let class = classify(rules.double_rule, x as u32, y as u32);
+            let armour = match class {
+                2 if actor_knocks_down => Some((x - y, &arm_d)),
+                4 if responder_knocks_down => Some((y - x, &arm_a)),
+                _ => None,
+            };
+            match armour {
+                Some((hits, arm)) => {
+                    for (s, &q) in arm.0.iter().enumerate() {
+                        exact[rx.encode(&[x, y, hits.saturating_sub(s)])] += p * q;
+                    }
+                }
+                None => exact[rx.encode(&[x, y, 0])] += p,
+            }
+        }
+    }
+    let capped_mass = 1.0 - (1.0 - capped(&pa, &a)) * (1.0 - capped(&pd, &d));
+
+    let states = rx.size();
+    let mut result = Vec::with_capacity(states);
+    let (mut a_turns, mut d_turns) = (Vec::with_capacity(states), Vec::with_capacity(states));
+    let (mut a_succ, mut d_succ) = (Vec::with_capacity(states), Vec::with_capacity(states));
+    for s in 0..states {
+        let v = rx.decode(s);
+        let class = classify(rules.double_rule, v[0] as u32, v[1] as u32);
+        result.push(class as u16);
+        a_succ.push(v[0] as u16);
+        d_succ.push(v[1] as u16);
+        d_turns.push(if class == 2 { v[2] as u16 } else { 0 });
+        a_turns.push(if class == 4 { v[2] as u16 } else { 0 });
+    }
+    let (actor, target) = if slam {
+        ("slammer", "target")
+    } else {
+        ("stealer", "target")
+    };
+    let effects = match (slam, response) {
+        (true, Response::Slamback) => "win = push back; double = push back, knock down, armour check; slamback win = slammer pushed back; slamback double = slammer knocked down, armour check",
+        (true, Response::Dodge) => "win = push back; double = push back, knock down, armour check; dodge win = turn to face; dodge double = free 1-hex move",
+        (false, Response::Slamback) => "win = ball scatters; double = stealer takes the ball; slamback win = stealer pushed back; slamback double = stealer knocked down, armour check",
+        (false, Response::Dodge) => "win = ball scatters; double = stealer takes the ball; dodge win = turn to face; dodge double = free 1-hex move",
+    };
+    let mut metrics = vec![
+        Metric::categorical(
+            "result",
+            &format!("draw = both turn to face; {effects}"),
+            &opposed_labels(response),
+            result,
+        ),
+        Metric::numeric(
+            &format!("{actor}_successes"),
+            "successes rolled",
+            ca + 1,
+            a_succ,
+        ),
+        Metric::numeric(
+            &format!("{target}_successes"),
+            "successes rolled",
+            cd + 1,
+            d_succ,
+        ),
+    ];
+    if actor_knocks_down {
+        metrics.push(Metric::numeric(
+            &format!("{target}_turns_out_of_play"),
+            "turns the target spends out of play (0 when not knocked down or all hits saved)",
+            radix[2],
+            d_turns,
+        ));
+    }
+    if responder_knocks_down {
+        metrics.push(Metric::numeric(
+            &format!("{actor}_turns_out_of_play"),
+            "turns the actor spends out of play after a slamback double",
+            radix[2],
+            a_turns,
+        ));
+    }
+    let desc = format!(
+        "{} {verb} {}: {} vs {} {}",
+        attacker.unit.name,
+        defender.unit.name,
+        describe_pool(
+            &a,
+            if slam {
+                attacker.unit.strength
+            } else {
+                attacker.unit.speed
+            }
+        ),
+        match response {
+            Response::Slamback => "slamback",
+            Response::Dodge => "dodge",
+        },
+        describe_pool(&d, rstat),
+    );
+    Compiled {
+        name: name.into(),
+        description: desc,
+        trial: Box::new(Opposed {
+            a,
+            d,
+            d_armour,
+            a_armour,
+            rule: rules.double_rule,
+            responder_knocks_down,
+            actor_knocks_down,
+            radix,
+        }),
+        metrics,
+        headline: Headline {
+            label: format!("P({actor} wins)"),
+            metric: 0,
+            values: vec![1, 2],
+        },
+        exact: Some(exact),
+        capped_mass,
+    }
+}
+
+/// Throw then Catch. State: (throw successes, catch successes); no Catch is rolled after
+/// an inaccurate throw.
+struct PassTrial {
+    throw: Pool,
+    /// The Catch pool for each number of throw successes.
+    catch: Vec<Pool>,
+    catch_states: usize,
+}
+
+impl Trial for PassTrial {
+    fn states(&self) -> usize {
+        (self.throw.cap as usize + 1) * self.catch_states
+    }
+    #[inline]
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let t = self.throw.roll(rng) as usize;
+        let c = if t == 0 {
+            0
+        } else {
+            self.catch[t].roll(rng) as usize
+        };
+        t * self.catch_states + c
+    }
+}
+
+fn pass(
+    name: &str,
+    thrower: &Side,
+    catcher: &Side,
+    range: u32,
+    moved: bool,
+    rules: &Rules,
+) -> Compiled {
+    let base = throw_dice(range).unwrap_or(0);
+    let throw = thrower.pool(Test::Throw, base, -(moved as i32), rules);
+    let ct = throw.cap as usize;
+    let catch: Vec<Pool> = (0..=ct as u32)
+        .map(|t| {
+            let base = match rules.catch_pool {
+                CatchPool::ThrowSuccesses => t,
+                CatchPool::ThreePlusThrow => rules.base_dice + t,
+            };
+            catcher.pool(Test::Catch, base, 0, rules)
+        })
+        .collect();
+    let catch_states = catch.iter().map(|p| p.cap as usize + 1).max().unwrap_or(1);
+    let rx = Radix(vec![ct + 1, catch_states]);
+    let pt = pool_pmf(&throw);
+    let mut exact = vec![0.0; rx.size()];
+    let mut capped_mass = capped(&pt, &throw);
+    exact[rx.encode(&[0, 0])] = pt.p(0);
+    for t in 1..=ct {
+        let pc = pool_pmf(&catch[t]);
+        capped_mass += pt.p(t) * capped(&pc, &catch[t]);
+        for (c, &q) in pc.0.iter().enumerate() {
+            exact[rx.encode(&[t, c])] += pt.p(t) * q;
+        }
+    }
+    let mut result = Vec::new();
+    let mut tsucc = Vec::new();
+    for s in 0..rx.size() {
+        let v = rx.decode(s);
+        result.push(if v[0] == 0 { 0 } else { 1 + v[1].min(2) } as u16);
+        tsucc.push(v[0] as u16);
+    }
+    let desc = format!(
+        "{} passes {range} hexes to {}: throw {}, catch with {} dice at {}+",
+        thrower.unit.name,
+        catcher.unit.name,
+        describe_pool(&throw, thrower.unit.skill),
+        match rules.catch_pool {
+            CatchPool::ThrowSuccesses => "the throw's successes as",
+            CatchPool::ThreePlusThrow => "3 + the throw's successes as",
+        },
+        catcher.unit.skill
+    );
+    Compiled {
+        name: name.into(),
+        description: desc,
+        trial: Box::new(PassTrial {
+            throw,
+            catch,
+            catch_states,
+        }),
+        metrics: vec![
+            Metric::categorical(
+                "result",
+                "throw 0 = inaccurate; catch 0 = scatters, 1 = caught, 2+ = caught + free Run or Throw",
+                &["inaccurate", "dropped", "caught", "caught + free action"],
+                result,
+            ),
+            Metric::numeric("throw_successes", "successes rolled", ct + 1, tsucc),
+        ],
+        headline: Headline {
+            label: "P(caught)".into(),
+            metric: 0,
+            values: vec![2, 3],
+        },
+        exact: Some(exact),
+        capped_mass,
+    }
+}

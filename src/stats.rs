@@ -1,0 +1,140 @@
+//! Confidence intervals and Monte Carlo vs exact agreement.
+//!
+//! Costs: every function here is O(1) except the ones over a distribution, which are
+//! O(number of values); none allocates beyond its result.
+
+use statrs::distribution::{ContinuousCDF, Normal};
+use std::sync::OnceLock;
+
+/// Two-sided normal quantile for a 95% interval (1.959963984540054).
+pub fn z95() -> f64 {
+    static Z: OnceLock<f64> = OnceLock::new();
+    *Z.get_or_init(|| {
+        Normal::new(0.0, 1.0)
+            .expect("standard normal")
+            .inverse_cdf(0.975)
+    })
+}
+
+/// Wilson score interval for `k` successes in `n` trials. Unlike the Wald interval it
+/// stays inside [0, 1] and is honest for probabilities near 0 or 1.
+pub fn wilson(k: u64, n: u64, z: f64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let n = n as f64;
+    let p = k as f64 / n;
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Half-width of the Wilson interval: what `--precision` compares against.
+pub fn wilson_half_width(k: u64, n: u64, z: f64) -> f64 {
+    let (lo, hi) = wilson(k, n, z);
+    (hi - lo) / 2.0
+}
+
+/// Mean and standard deviation of a value distribution given as counts per value.
+pub fn mean_sd(values: &[f64], counts: &[u64]) -> (f64, f64) {
+    let n: u64 = counts.iter().sum();
+    if n == 0 {
+        return (f64::NAN, f64::NAN);
+    }
+    let n = n as f64;
+    let mean = values
+        .iter()
+        .zip(counts)
+        .map(|(v, &c)| v * c as f64)
+        .sum::<f64>()
+        / n;
+    let var = values
+        .iter()
+        .zip(counts)
+        .map(|(v, &c)| (v - mean).powi(2) * c as f64)
+        .sum::<f64>()
+        / (n - 1.0).max(1.0);
+    (mean, var.sqrt())
+}
+
+/// Normal-approximation CI for a mean from `n` trials (n is in the millions here, so the
+/// t and normal quantiles agree to many digits).
+pub fn mean_ci(mean: f64, sd: f64, n: u64, z: f64) -> (f64, f64) {
+    let half = z * sd / (n as f64).sqrt();
+    (mean - half, mean + half)
+}
+
+/// How many standard errors an observed proportion lies from the exact `p`, using the
+/// exact variance p(1-p)/n. An exact 0 or 1 admits no deviation at all.
+pub fn z_proportion(k: u64, n: u64, p: f64) -> f64 {
+    let phat = k as f64 / n as f64;
+    let var = p * (1.0 - p) / n as f64;
+    if var <= 0.0 {
+        return if (phat - p).abs() < 1e-15 {
+            0.0
+        } else {
+            f64::INFINITY
+        };
+    }
+    (phat - p) / var.sqrt()
+}
+
+/// Standard errors between an observed mean and the exact mean of distribution `pmf`
+/// over `values`.
+pub fn z_mean(observed: f64, n: u64, values: &[f64], pmf: &[f64]) -> f64 {
+    let mu: f64 = values.iter().zip(pmf).map(|(v, p)| v * p).sum();
+    let var: f64 = values
+        .iter()
+        .zip(pmf)
+        .map(|(v, p)| (v - mu).powi(2) * p)
+        .sum();
+    if var <= 0.0 {
+        return if (observed - mu).abs() < 1e-12 {
+            0.0
+        } else {
+            f64::INFINITY
+        };
+    }
+    (observed - mu) / (var / n as f64).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn z95_is_the_normal_quantile() {
+        assert!((z95() - 1.959_963_984_540_054).abs() < 1e-9);
+    }
+
+    #[test]
+    fn wilson_reference_values() {
+        // Wilson 95% for 8/10 (Newcombe 1998, table I): 0.4902 .. 0.9433
+        let (lo, hi) = wilson(8, 10, z95());
+        assert!(
+            (lo - 0.4902).abs() < 1e-4 && (hi - 0.9433).abs() < 1e-4,
+            "{lo} {hi}"
+        );
+        // 0/10: 0 .. 0.2775
+        let (lo, hi) = wilson(0, 10, z95());
+        assert_eq!(lo, 0.0);
+        assert!((hi - 0.2775).abs() < 1e-4);
+    }
+
+    #[test]
+    fn mean_sd_small() {
+        let (m, sd) = mean_sd(&[0.0, 1.0, 2.0], &[1, 2, 1]);
+        assert_eq!(m, 1.0);
+        assert!((sd - (2.0f64 / 3.0).sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn z_scores() {
+        assert_eq!(z_proportion(50, 100, 0.5), 0.0);
+        assert!((z_proportion(60, 100, 0.5) - 2.0).abs() < 1e-12);
+        assert_eq!(z_proportion(0, 100, 0.0), 0.0);
+        assert!(z_proportion(1, 100, 0.0).is_infinite());
+    }
+}

@@ -1,0 +1,179 @@
+//! The literal rules of RULES.md section 1 and exact values worked out by hand.
+
+use crate::util::{close, exact_of, rush_config};
+use rollsim::exact::check_pmf;
+use rollsim::rules::rush::{classify, is_double, DoubleRule, Role, Rules, Side, Test, Unit};
+
+fn unit(role: Role) -> Unit {
+    Unit {
+        id: "u".into(),
+        name: "U".into(),
+        movement: 5,
+        strength: 4,
+        speed: 4,
+        skill: 4,
+        armour: 4,
+        role,
+    }
+}
+
+fn side(role: Role, threat: u32) -> Side {
+    Side {
+        unit: unit(role),
+        threat,
+        extra_dice: 0,
+    }
+}
+
+#[test]
+fn one_success_against_none_is_a_double() {
+    assert!(is_double(DoubleRule::Twice, 1, 0));
+    assert_eq!(classify(DoubleRule::Twice, 1, 0), 2);
+    assert_eq!(classify(DoubleRule::Twice, 0, 1), 4);
+    // the margin2 reading: 1 vs 0 is a plain win, 3 vs 1 a double, 3 vs 2 a win
+    assert_eq!(classify(DoubleRule::Margin2, 1, 0), 1);
+    assert_eq!(classify(DoubleRule::Margin2, 3, 1), 2);
+    assert_eq!(classify(DoubleRule::Twice, 3, 2), 1);
+    assert_eq!(classify(DoubleRule::Twice, 2, 2), 0);
+}
+
+#[test]
+fn guard_gets_one_more_die_on_slam_slamback_and_armour_only() {
+    let r = Rules::default();
+    let g = side(Role::Guard, 0);
+    let j = side(Role::Jack, 0);
+    let s = side(Role::Striker, 0);
+    for t in [Test::Slam, Test::Slamback, Test::Armour] {
+        assert_eq!(g.dice(t, 3, 0, &r), 4, "{t:?}");
+        assert_eq!(j.dice(t, 3, 0, &r), 3, "{t:?}");
+        assert_eq!(s.dice(t, 3, 0, &r), 3, "{t:?}");
+    }
+    for t in [
+        Test::Dash,
+        Test::Evade,
+        Test::PickUp,
+        Test::Steal,
+        Test::Dodge,
+        Test::Throw,
+        Test::Catch,
+        Test::StandUp,
+    ] {
+        assert_eq!(g.dice(t, 3, 0, &r), 3, "{t:?}");
+        assert_eq!(s.dice(t, 3, 0, &r), 4, "{t:?}");
+    }
+}
+
+#[test]
+fn threats_cap_at_minus_two_and_spare_the_armour_check() {
+    let r = Rules::default();
+    assert_eq!(side(Role::Jack, 1).dice(Test::Dash, 3, 0, &r), 2);
+    assert_eq!(side(Role::Jack, 2).dice(Test::Dash, 3, 0, &r), 1);
+    assert_eq!(side(Role::Jack, 5).dice(Test::Dash, 3, 0, &r), 1);
+    assert_eq!(side(Role::Jack, 5).dice(Test::Armour, 3, 0, &r), 3);
+    let loose = Rules {
+        threat_cap: 3,
+        ..Rules::default()
+    };
+    assert_eq!(side(Role::Jack, 5).dice(Test::Dash, 3, 0, &loose), 0);
+}
+
+#[test]
+fn a_zero_die_pool_scores_zero() {
+    // Human Jack throwing 8 hexes (1 die), having moved (-1), two threats: clamped to 0.
+    let cfg = rush_config(
+        "[scenarios.t]\nkind = \"throw\"\nunit = \"human_jack\"\nrange = 8\nmoved = true\nthreat = 2\n",
+    );
+    let c = cfg.compile("t").unwrap();
+    close(exact_of(&c, "result", "inaccurate"), 1.0);
+    let h = crate::util::simulate(&c, 100_000, 5, 2);
+    assert_eq!(h.counts[0], 100_000);
+}
+
+#[test]
+fn the_kth_dash_needs_k_successes() {
+    // Human Striker: 4 dice at 4+ (p = 1/2). P(>=k of 4): 15/16, 11/16, 5/16, 1/16.
+    let cfg = rush_config("[scenarios.d]\nkind = \"dash\"\nunit = \"human_striker\"\ndashes = 4\n");
+    let c = cfg.compile("d").unwrap();
+    let e = c.exact.as_ref().unwrap();
+    let p = [15.0 / 16.0, 11.0 / 16.0, 5.0 / 16.0, 1.0 / 16.0];
+    close(e[0], 1.0 - p[0]);
+    close(e[1], p[0] * (1.0 - p[1]));
+    close(e[2], p[0] * p[1] * (1.0 - p[2]));
+    close(e[3], p[0] * p[1] * p[2] * (1.0 - p[3]));
+    close(e[4], p[0] * p[1] * p[2] * p[3]);
+}
+
+#[test]
+fn escalation_shared_and_per_test() {
+    // Goblin (Spd 3+, Jack): 3 dice at 3+ (p = 2/3). Two Dashes then an Evade.
+    let text = "[scenarios.d]\nkind = \"dash\"\nunit = \"goblin\"\ndashes = 2\nthen_evade = true\n";
+    let shared = rush_config(text).compile("d").unwrap();
+    let p1 = 1.0 - (1.0f64 / 3.0).powi(3); // >= 1 of 3
+    let p2 = 20.0 / 27.0; // >= 2 of 3: 3*(4/27) + 8/27
+    let p3 = 8.0 / 27.0;
+    close(shared.exact.as_ref().unwrap()[3], p1 * p2 * p3);
+    // per_test: the Evade counts on its own and needs 1 success.
+    let per = crate::util::rush_config_with(text, &["rules.escalation=per_test"]);
+    close(
+        per.compile("d").unwrap().exact.as_ref().unwrap()[3],
+        p1 * p2 * p1,
+    );
+}
+
+#[test]
+fn three_dice_against_three_by_hand() {
+    // Two Jacks, 3 dice at 4+ each (p = 1/2): counts C(3,k)/8 each side.
+    // draw = (1+9+9+1)/64; double (w >= 2l, w > l): (1,0),(2,0),(3,0),(2,1),(3,1)
+    //   = (3+3+1+9+3)/64 = 19/64; plain win: (3,2) = 3/64.
+    let cfg = rush_config(
+        "[scenarios.s]\nkind = \"slam\"\nattacker = \"human_jack\"\ndefender = \"human_jack\"\nresponse = \"slamback\"\n",
+    );
+    let c = cfg.compile("s").unwrap();
+    close(exact_of(&c, "result", "draw"), 20.0 / 64.0);
+    close(exact_of(&c, "result", "double"), 19.0 / 64.0);
+    close(exact_of(&c, "result", "win"), 3.0 / 64.0);
+    close(exact_of(&c, "result", "slamback double"), 19.0 / 64.0);
+    check_pmf(c.exact.as_ref().unwrap(), 1e-12).unwrap();
+}
+
+#[test]
+fn armour_check_by_hand() {
+    // Human Guard, 3 hits: 4 dice at 4+; turns = 3 - successes, at least 0.
+    let cfg = rush_config("[scenarios.a]\nkind = \"armour\"\nunit = \"human_guard\"\nhits = 3\n");
+    let c = cfg.compile("a").unwrap();
+    close(exact_of(&c, "turns_out_of_play", "3"), 1.0 / 16.0);
+    close(exact_of(&c, "turns_out_of_play", "2"), 4.0 / 16.0);
+    close(exact_of(&c, "turns_out_of_play", "1"), 6.0 / 16.0);
+    close(exact_of(&c, "turns_out_of_play", "0"), 5.0 / 16.0);
+}
+
+#[test]
+fn pass_chains_the_throw_into_the_catch_by_hand() {
+    // Striker throws 3 hexes: 4 dice at 4+. Jack catches with the throw's successes at 4+.
+    // P(caught) = sum_t C(4,t)/16 * (1 - 2^-t) = (2 + 4.5 + 3.5 + 15/16)/16 = 175/256.
+    let cfg = rush_config(
+        "[scenarios.p]\nkind = \"pass\"\nthrower = \"human_striker\"\ncatcher = \"human_jack\"\nrange = 3\n",
+    );
+    let c = cfg.compile("p").unwrap();
+    close(exact_of(&c, "result", "inaccurate"), 1.0 / 16.0);
+    close(
+        exact_of(&c, "result", "caught") + exact_of(&c, "result", "caught + free action"),
+        175.0 / 256.0,
+    );
+}
+
+#[test]
+fn slam_armour_chain_by_hand() {
+    // Jack (3 dice at 4+) slams a Jack who dodges; only the slammer's double knocks down.
+    // 3 vs 0 (1/64): 3 hits, armour 3 dice at 4+: 3 turns out with P(0 successes) = 1/8.
+    // 3 turns needs hits 3 and no armour success: (1/8 * 1/8) * 1/8 = 1/512.
+    let cfg = rush_config(
+        "[scenarios.s]\nkind = \"slam\"\nattacker = \"human_jack\"\ndefender = \"human_jack\"\nresponse = \"dodge\"\n",
+    );
+    let c = cfg.compile("s").unwrap();
+    close(exact_of(&c, "target_turns_out_of_play", "3"), 1.0 / 512.0);
+    assert!(c
+        .metrics
+        .iter()
+        .all(|m| m.name != "slammer_turns_out_of_play"));
+}

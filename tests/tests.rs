@@ -1,0 +1,7 @@
+//! One integration test binary with a module per area (ripgrep's layout).
+
+mod agreement;
+mod cli;
+mod determinism;
+mod rush_rules;
+mod util;

@@ -1,0 +1,71 @@
+//! Helpers shared by the test modules.
+
+use rollsim::config::{self, AnalysisConfig};
+use rollsim::model::Compiled;
+use rollsim::sim::{self, Budget, Histogram, Progress};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn shipped(name: &str) -> PathBuf {
+    root().join("configs").join(name)
+}
+
+pub fn load(name: &str) -> AnalysisConfig {
+    config::load(&shipped(name), &[]).expect("shipped config loads")
+}
+
+/// A config from text, with the boilerplate units every rush test uses.
+pub fn rush_config(extra: &str) -> AnalysisConfig {
+    rush_config_with(extra, &[])
+}
+
+/// As [`rush_config`], with `--set` overrides.
+pub fn rush_config_with(extra: &str, sets: &[&str]) -> AnalysisConfig {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let base = std::fs::read_to_string(shipped("rush.toml")).unwrap();
+    // keep [run], [rules] and the units; replace the scenarios
+    let head = base.split("[scenarios.").next().unwrap();
+    config::load_str(&format!("{head}\n{extra}"), "test.toml", &sets).expect("test config loads")
+}
+
+pub fn simulate(c: &Compiled, trials: u64, seed: u64, threads: usize) -> Histogram {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let stop = AtomicBool::new(false);
+    pool.install(|| {
+        sim::run(
+            c.trial.as_ref(),
+            seed,
+            Budget::Trials(trials),
+            &|_| 0.0,
+            &Progress::hidden(),
+            &stop,
+        )
+    })
+    .unwrap()
+}
+
+/// The exact probability of value `label` of metric `metric`.
+pub fn exact_of(c: &Compiled, metric: &str, label: &str) -> f64 {
+    let m = c.metrics.iter().find(|m| m.name == metric).expect("metric");
+    let v = m.labels.iter().position(|l| l == label).expect("label");
+    m.project_f64(c.exact.as_ref().expect("exact"))[v]
+}
+
+pub fn close(a: f64, b: f64) {
+    assert!((a - b).abs() < 1e-12, "{a} != {b}");
+}
+
+pub fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+pub fn exists(p: &Path) -> bool {
+    p.exists()
+}

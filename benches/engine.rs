@@ -1,1 +1,77 @@
-fn main() {}
+//! Throughput of the Monte Carlo engine on the reference case: Slam vs Slamback,
+//! 5 dice at 3+ (Orc, moved adjacent) against 4 dice at 4+ (Human Guard), armour check
+//! included, through the same compiled scenario and engine the CLI uses.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use rollsim::config;
+use rollsim::dice::chunk_rng;
+use rollsim::sim::{self, Budget, Progress, CHUNK};
+use std::hint::black_box;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+fn load(file: &str, scenario: &str) -> rollsim::model::Compiled {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("configs")
+        .join(file);
+    let cfg = config::load(&path, &[]).expect("shipped config");
+    cfg.compile(scenario).expect("scenario")
+}
+
+fn one_core(c: &mut Criterion) {
+    let mut g = c.benchmark_group("one_core_chunk");
+    g.throughput(Throughput::Elements(CHUNK));
+    for (file, scenario) in [
+        ("rush.toml", "slam-orc-vs-human-guard"),
+        ("rush.toml", "dash-chain-striker"),
+        ("rush.toml", "pass-striker-to-jack"),
+        ("rush-exploding.toml", "slam-orc-vs-human-guard"),
+    ] {
+        let sc = load(file, scenario);
+        let mut hist = vec![0u64; sc.trial.states()];
+        let mut i = 0u64;
+        g.bench_function(format!("{file}/{scenario}"), |b| {
+            b.iter(|| {
+                let mut rng = chunk_rng(42, i);
+                i += 1;
+                sc.trial.run_chunk(&mut rng, CHUNK, &mut hist);
+                black_box(&hist);
+            })
+        });
+    }
+    g.finish();
+}
+
+fn threads(c: &mut Criterion) {
+    let sc = load("rush.toml", "slam-orc-vs-human-guard");
+    let trials = CHUNK * 256; // 16.8M trials per iteration
+    let mut g = c.benchmark_group("engine_run");
+    g.throughput(Throughput::Elements(trials));
+    g.sample_size(10);
+    for t in [1usize, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .unwrap();
+        let stop = AtomicBool::new(false);
+        g.bench_function(format!("slam_5v4_{t}_threads"), |b| {
+            b.iter(|| {
+                pool.install(|| {
+                    sim::run(
+                        sc.trial.as_ref(),
+                        7,
+                        Budget::Trials(trials),
+                        &|_| 0.0,
+                        &Progress::hidden(),
+                        &stop,
+                    )
+                    .unwrap()
+                })
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, one_core, threads);
+criterion_main!(benches);

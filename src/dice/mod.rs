@@ -106,9 +106,19 @@ impl Pool {
         self.explode_on != NEVER
     }
 
+    /// Whether one table lookup rolls the whole pool (five dice or fewer, no explosions).
+    pub fn small(&self) -> bool {
+        self.dice <= GROUP && !self.exploding()
+    }
+
     /// Roll the pool; the number of successes, at most `cap`.
     #[inline]
     pub fn roll(&self, rng: &mut Rng) -> u32 {
+        if self.small() {
+            let r = word_for(rng, self.dice);
+            let x = ((r as u128 * POW6[self.dice as usize] as u128) >> 64) as usize;
+            return COUNT_GE[(self.success_on - 2) as usize][x] as u32;
+        }
         let (mut succ, mut extra) = roll_counts(rng, self.dice, self.success_on, self.explode_on);
         // Each explosion rolls one more die; the loop ends with probability 1 and at
         // the latest once the top bucket is reached.
@@ -118,6 +128,42 @@ impl Pool {
             extra = e;
         }
         succ.min(self.cap)
+    }
+}
+
+/// Up to four small pools (five dice or fewer each, no explosions) rolled from a single
+/// `u64`: at most 20 dice, so one exactly uniform draw over `0..6^dice` covers them all.
+#[derive(Clone, Debug)]
+pub struct Packed4 {
+    pow: [u64; 4],
+    table: [u8; 4],
+    dice: u32,
+}
+
+impl Packed4 {
+    /// `None` if a pool is too big or explodes (the caller then rolls pool by pool).
+    pub fn new(pools: [&Pool; 4]) -> Option<Self> {
+        if !pools.iter().all(|p| p.small()) {
+            return None;
+        }
+        Some(Packed4 {
+            pow: pools.map(|p| POW6[p.dice as usize]),
+            table: pools.map(|p| p.success_on - 2),
+            dice: pools.iter().map(|p| p.dice).sum(),
+        })
+    }
+
+    /// Successes of each pool.
+    #[inline(always)]
+    pub fn roll(&self, rng: &mut Rng) -> [u32; 4] {
+        let mut r = word_for(rng, self.dice);
+        let mut out = [0u32; 4];
+        for i in 0..4 {
+            let m = r as u128 * self.pow[i] as u128;
+            r = m as u64;
+            out[i] = COUNT_GE[self.table[i] as usize][(m >> 64) as usize] as u32;
+        }
+        out
     }
 }
 
@@ -240,6 +286,35 @@ mod tests {
                 "face {face}: {n}"
             );
         }
+    }
+
+    #[test]
+    fn packed_pools_match_their_means() {
+        // 5 dice at 3+, 4 at 4+, 0 dice, 3 at 6+: means 10/3, 2, 0, 1/2.
+        let pools = [
+            Pool::new(5, 3, 0),
+            Pool::new(4, 4, 0),
+            Pool::new(0, 4, 0),
+            Pool::new(3, 6, 0),
+        ];
+        let packed = Packed4::new([&pools[0], &pools[1], &pools[2], &pools[3]]).unwrap();
+        let mut rng = chunk_rng(3, 1);
+        let n = 200_000;
+        let mut sums = [0u64; 4];
+        for _ in 0..n {
+            for (s, v) in sums.iter_mut().zip(packed.roll(&mut rng)) {
+                *s += v as u64;
+            }
+        }
+        let expect = [10.0 / 3.0, 2.0, 0.0, 0.5];
+        let var = [5.0 * 2.0 / 9.0, 1.0, 0.0, 3.0 * 5.0 / 36.0];
+        for i in 0..4 {
+            let mean = sums[i] as f64 / n as f64;
+            let se = (var[i] / n as f64).sqrt();
+            assert!((mean - expect[i]).abs() <= 4.5 * se, "pool {i}: {mean}");
+        }
+        assert!(Packed4::new([&Pool::new(6, 4, 0), &pools[1], &pools[2], &pools[3]]).is_none());
+        assert!(Packed4::new([&Pool::new(3, 4, 6), &pools[1], &pools[2], &pools[3]]).is_none());
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! Every scenario kind below has a sampler that rolls the dice literally and an exact
 //! distribution over the same states.
 
-use crate::dice::{Pool, Rng};
+use crate::dice::{Packed4, Pool, Rng};
 use crate::exact::{pool_pmf, Pmf};
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
 
@@ -582,6 +582,33 @@ struct Opposed {
     /// Whether the actor's double knocks down (Slam yes, Steal takes the ball instead).
     actor_knocks_down: bool,
     radix: [usize; 3],
+    /// All four pools from one draw, when they are small enough.
+    packed: Option<Packed4>,
+    /// For the packed path, per (a, d) with a, d <= 5: the state of (a, d, 0) in the low
+    /// 16 bits, the hits in bits 16..24, whose armour applies in bits 24..: 0 none,
+    /// 1 the responder's, 2 the actor's. Replaces the outcome branches with one lookup.
+    outcome: [u32; 36],
+}
+
+impl Opposed {
+    fn outcome_table(&self) -> [u32; 36] {
+        let mut t = [0u32; 36];
+        for a in 0..6u32 {
+            for d in 0..6u32 {
+                let base = (a as usize * self.radix[1] + d as usize) * self.radix[2];
+                if a as usize >= self.radix[0] || d as usize >= self.radix[1] {
+                    continue; // unreachable for these pools
+                }
+                let (hits, which) = match classify(self.rule, a, d) {
+                    2 if self.actor_knocks_down => (a - d, 1),
+                    4 if self.responder_knocks_down => (d - a, 2),
+                    _ => (0, 0),
+                };
+                t[(a * 6 + d) as usize] = base as u32 | hits << 16 | which << 24;
+            }
+        }
+        t
+    }
 }
 
 impl Trial for Opposed {
@@ -590,6 +617,13 @@ impl Trial for Opposed {
     }
     #[inline]
     fn sample(&self, rng: &mut Rng) -> usize {
+        if let Some(p) = &self.packed {
+            let [a, d, d_arm, a_arm] = p.roll(rng);
+            let e = self.outcome[(a * 6 + d) as usize];
+            let hits = (e >> 16) & 0xff;
+            let arm = [0, d_arm, a_arm][(e >> 24) as usize];
+            return (e & 0xffff) as usize + hits.saturating_sub(arm) as usize;
+        }
         let a = self.a.roll(rng);
         let d = self.d.roll(rng);
         let turns = match classify(self.rule, a, d) {
@@ -734,15 +768,21 @@ fn opposed(
     Compiled {
         name: name.into(),
         description: desc,
-        trial: Box::new(Opposed {
-            a,
-            d,
-            d_armour,
-            a_armour,
-            rule: rules.double_rule,
-            responder_knocks_down,
-            actor_knocks_down,
-            radix,
+        trial: Box::new({
+            let mut o = Opposed {
+                a,
+                d,
+                d_armour,
+                a_armour,
+                rule: rules.double_rule,
+                responder_knocks_down,
+                actor_knocks_down,
+                radix,
+                packed: Packed4::new([&a, &d, &d_armour, &a_armour]),
+                outcome: [0; 36],
+            };
+            o.outcome = o.outcome_table();
+            o
         }),
         metrics,
         headline: Headline {

@@ -59,6 +59,29 @@ fn pct_label(p: f64) -> String {
 /// Draw `bars` into a PNG at `path`, atomically.
 pub fn draw_bars(bars: &Bars, path: &Path) -> Result<(), WriteError> {
     fonts();
+    // The CSV keeps every value down to 1e-15; a chart stops where bars become invisible.
+    let mut keep = bars.values.len();
+    while keep > 2
+        && bars.values[keep - 1].0 < 5e-4
+        && bars.values[keep - 1].2.unwrap_or(0.0) < 5e-4
+    {
+        keep -= 1;
+    }
+    let trimmed;
+    let bars = if keep < bars.values.len() {
+        trimmed = Bars {
+            title: bars.title.clone(),
+            subtitle: bars.subtitle.clone(),
+            x_desc: bars.x_desc,
+            y_desc: bars.y_desc,
+            labels: bars.labels[..keep].to_vec(),
+            values: bars.values[..keep].to_vec(),
+            trials: bars.trials,
+        };
+        &trimmed
+    } else {
+        bars
+    };
     let tmp = temp_path(path);
     let result = draw_into(bars, &tmp).map_err(|e| WriteError::encode(path, e));
     finish(&tmp, path, result)
@@ -93,12 +116,14 @@ fn draw_into(b: &Bars, path: &Path) -> Result<(), Box<dyn std::error::Error + Se
         .margin_bottom(10)
         .x_label_area_size(70)
         .y_label_area_size(80)
-        .build_cartesian_2d((0..n).into_segmented(), 0f64..ymax)?;
+        .build_cartesian_2d((0..n - 1).into_segmented(), 0f64..ymax)?;
     let label_font = (FONT, if n > 16 { 13 } else { 16 });
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .light_line_style(RGBColor(235, 235, 235))
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(RGBColor(225, 225, 225))
+        .y_labels(11)
         .x_labels(n as usize + 1)
         .x_label_style(label_font)
         .y_label_style((FONT, 15))

@@ -3,7 +3,7 @@
 //! Costs: every function here is O(1) except the ones over a distribution, which are
 //! O(number of values); none allocates beyond its result.
 
-use statrs::distribution::{ContinuousCDF, Normal};
+use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, Normal};
 use std::sync::OnceLock;
 
 /// Two-sided normal quantile for a 95% interval (1.959963984540054).
@@ -28,7 +28,18 @@ pub fn wilson(k: u64, n: u64, z: f64) -> (f64, f64) {
     let denom = 1.0 + z2 / n;
     let centre = (p + z2 / (2.0 * n)) / denom;
     let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
-    ((centre - half).max(0.0), (centre + half).min(1.0))
+    // At k = 0 (k = n) the bound is exactly 0 (1); rounding would leave ~1e-17.
+    let lo = if k == 0 {
+        0.0
+    } else {
+        (centre - half).max(0.0)
+    };
+    let hi = if p == 1.0 {
+        1.0
+    } else {
+        (centre + half).min(1.0)
+    };
+    (lo, hi)
 }
 
 /// Half-width of the Wilson interval: what `--precision` compares against.
@@ -66,8 +77,15 @@ pub fn mean_ci(mean: f64, sd: f64, n: u64, z: f64) -> (f64, f64) {
     (mean - half, mean + half)
 }
 
+/// Expected count below which the normal approximation is replaced by the exact
+/// binomial tail: one event where 0.02 were expected is a 2% event, not "6.9 SE".
+const SMALL_COUNT: f64 = 20.0;
+
 /// How many standard errors an observed proportion lies from the exact `p`, using the
-/// exact variance p(1-p)/n. An exact 0 or 1 admits no deviation at all.
+/// exact variance p(1-p)/n. Where the expected count (of events or non-events) is small,
+/// the exact one-sided binomial tail is converted into the normal deviate with the same
+/// tail, so |z| < 4.5 means the same thing for rare and common values. An exact 0 or 1
+/// admits no deviation at all.
 pub fn z_proportion(k: u64, n: u64, p: f64) -> f64 {
     let phat = k as f64 / n as f64;
     let var = p * (1.0 - p) / n as f64;
@@ -78,7 +96,21 @@ pub fn z_proportion(k: u64, n: u64, p: f64) -> f64 {
             f64::INFINITY
         };
     }
-    (phat - p) / var.sqrt()
+    let normal_z = (phat - p) / var.sqrt();
+    if n as f64 * p.min(1.0 - p) >= SMALL_COUNT {
+        return normal_z;
+    }
+    let (Ok(b), Ok(normal)) = (Binomial::new(p, n), Normal::new(0.0, 1.0)) else {
+        return normal_z;
+    };
+    if k as f64 > n as f64 * p {
+        // P(X >= k)
+        let tail = (1.0 - b.cdf(k - 1)).clamp(1e-300, 0.5);
+        -normal.inverse_cdf(tail)
+    } else {
+        // P(X <= k)
+        normal.inverse_cdf(b.cdf(k).clamp(1e-300, 0.5))
+    }
 }
 
 /// Standard errors between an observed mean and the exact mean of distribution `pmf`
@@ -136,5 +168,12 @@ mod tests {
         assert!((z_proportion(60, 100, 0.5) - 2.0).abs() < 1e-12);
         assert_eq!(z_proportion(0, 100, 0.0), 0.0);
         assert!(z_proportion(1, 100, 0.0).is_infinite());
+        // rare values use the exact tail: 1 event where 0.02 were expected has
+        // P(X >= 1) = 1 - e^-0.02 ~ 0.0198, a 2.06 SE event, not 7.
+        let z = z_proportion(1, 1_000_000, 2e-8);
+        assert!((z - 2.058).abs() < 0.01, "{z}");
+        // 0 events where 10 expected: P(X = 0) = e^-10 = 4.54e-5 -> z = -3.91
+        let z = z_proportion(0, 1_000_000, 1e-5);
+        assert!((z + 3.914).abs() < 0.01, "{z}");
     }
 }

@@ -1,1 +1,337 @@
-//! (in progress)
+//! The binary as a designer meets it: the happy path, and every kind of bad input
+//! answered with a located message, exit code 2 and no output written.
+
+use crate::util::{shipped, tempdir};
+use assert_cmd::Command;
+use std::path::Path;
+
+fn rollsim() -> Command {
+    Command::cargo_bin("rollsim").unwrap()
+}
+
+const CONTRACT_DIST: &str = "scenario,metric,value,count,trials,probability,ci_low,ci_high,exact";
+const CONTRACT_SUMMARY: &str =
+    "scenario,metric,mean,mean_ci_low,mean_ci_high,exact_mean,trials,seed";
+
+#[test]
+fn run_writes_every_format_and_chart() {
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    let a = rollsim()
+        .args(["run", shipped("rush.toml").to_str().unwrap()])
+        .args([
+            "-s",
+            "slam-orc-vs-human-guard",
+            "-s",
+            "throw-long",
+            "-n",
+            "200000",
+            "--quiet",
+        ])
+        .args([
+            "--format",
+            "csv,parquet,json,md",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let stdout = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(stdout.contains("### slam-orc-vs-human-guard"));
+    assert!(stdout.contains("| value | P (Monte Carlo) | 95% CI | exact | z |"));
+    let dist = std::fs::read_to_string(out.join("distribution.csv")).unwrap();
+    assert_eq!(dist.lines().next().unwrap(), CONTRACT_DIST);
+    assert!(dist.contains("slam-orc-vs-human-guard,result,double,"));
+    let summ = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert_eq!(summ.lines().next().unwrap(), CONTRACT_SUMMARY);
+    for f in [
+        "distribution.parquet",
+        "summary.parquet",
+        "distribution.json",
+        "summary.json",
+    ] {
+        assert!(std::fs::metadata(out.join(f)).unwrap().len() > 100, "{f}");
+    }
+    let json = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(json.starts_with('[') && json.contains("\"exact_mean\""));
+    for png in [
+        "slam-orc-vs-human-guard/result.png",
+        "slam-orc-vs-human-guard/target_turns_out_of_play.png",
+        "slam-orc-vs-human-guard/target_turns_out_of_play_at_least.png",
+        "throw-long/result.png",
+    ] {
+        let bytes = std::fs::read(out.join(png)).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{png}");
+        assert!(bytes.len() > 10_000, "{png} has content");
+    }
+    // no temporary files left behind
+    for e in std::fs::read_dir(&out).unwrap() {
+        let name = e.unwrap().file_name().into_string().unwrap();
+        assert!(!name.starts_with('.'), "{name}");
+    }
+}
+
+#[test]
+fn list_prints_one_scenario_per_line_name_first() {
+    let a = rollsim()
+        .args(["list", shipped("rush.toml").to_str().unwrap()])
+        .assert()
+        .success();
+    let out = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    let names: Vec<&str> = out.lines().map(|l| l.split('\t').next().unwrap()).collect();
+    assert_eq!(names.len(), 23);
+    assert_eq!(names[0], "dash-chain-striker");
+    assert!(names.contains(&"slam-orc-vs-human-guard"));
+}
+
+#[test]
+fn check_validates_and_reports() {
+    let a = rollsim()
+        .args(["check", shipped("rush-exploding.toml").to_str().unwrap()])
+        .assert()
+        .success();
+    let out = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(
+        out.contains("ok (rush system, 23 scenarios, 23 with exact distributions)"),
+        "{out}"
+    );
+}
+
+/// Run with a broken config and check: exit 2, every expected fragment in stderr, and
+/// an existing report left exactly as it was.
+fn refuses(config_text: Option<&str>, args: &[&str], expect: &[&str]) {
+    let dir = tempdir();
+    let cfg = dir.path().join("bad.toml");
+    match config_text {
+        Some(t) => std::fs::write(&cfg, t).unwrap(),
+        None => std::fs::copy(shipped("rush.toml"), &cfg)
+            .map(|_| ())
+            .unwrap(),
+    }
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("distribution.csv"), "previous report").unwrap();
+    let mut cmd = rollsim();
+    cmd.arg("run")
+        .arg(&cfg)
+        .args(["-n", "1000", "-q", "-o"])
+        .arg(&out)
+        .args(args);
+    let a = cmd.assert().code(2);
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    for e in expect {
+        assert!(err.contains(e), "expected `{e}` in:\n{err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("distribution.csv")).unwrap(),
+        "previous report"
+    );
+    assert_eq!(
+        std::fs::read_dir(&out).unwrap().count(),
+        1,
+        "nothing else written"
+    );
+}
+
+fn shipped_with(from: &str, to: &str) -> String {
+    let t = std::fs::read_to_string(shipped("rush.toml")).unwrap();
+    assert!(t.contains(from), "{from}");
+    t.replacen(from, to, 1)
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+#[test]
+fn unknown_key_is_located_with_the_nearest_name() {
+    let t = shipped_with("strength = 3\n", "strenght = 3\n");
+    let line = line_of(&t, "strenght");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            &format!("bad.toml:{line}:1: key `units.orc.strenght`"),
+            "did you mean `strength`?",
+        ],
+    );
+}
+
+#[test]
+fn misspelt_unit_is_located_with_the_nearest_name() {
+    let t = shipped_with("attacker = \"orc\"", "attacker = \"ork\"");
+    let line = line_of(&t, "\"ork\"");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            &format!("bad.toml:{line}:1: key `scenarios.slam-orc-vs-human-guard.attacker`"),
+            "no unit `ork` (did you mean `orc`?)",
+        ],
+    );
+}
+
+#[test]
+fn misspelt_scenario_kind_and_value_names() {
+    let t = shipped_with("kind = \"slam\"", "kind = \"slma\"");
+    refuses(
+        Some(&t),
+        &[],
+        &["unknown value `slma` (did you mean `slam`?)"],
+    );
+    let t = shipped_with("response = \"slamback\"", "response = \"slamabck\"");
+    refuses(Some(&t), &[], &["did you mean `slamback`?"]);
+    let t = shipped_with("role = \"guard\"", "role = \"gaurd\"");
+    refuses(
+        Some(&t),
+        &[],
+        &["key `units.human_guard.role`", "did you mean `guard`?"],
+    );
+}
+
+#[test]
+fn misspelt_scenario_on_the_command_line() {
+    refuses(
+        None,
+        &["-s", "slam-orc-vs-human-gaurd"],
+        &["no scenario `slam-orc-vs-human-gaurd` (did you mean `slam-orc-vs-human-guard`?)"],
+    );
+}
+
+#[test]
+fn stat_outside_two_to_six_plus() {
+    let t = shipped_with("strength = 3\n", "strength = 7\n");
+    let line = line_of(&t, "strength = 7");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            &format!("bad.toml:{line}:1: key `units.orc.strength`"),
+            "expected a target from 2+ to 6+",
+            "found 7",
+        ],
+    );
+    let t = shipped_with("strength = 3\n", "strength = \"1+\"\n");
+    refuses(Some(&t), &[], &["found \"1+\""]);
+}
+
+#[test]
+fn zero_or_negative_trials() {
+    refuses(None, &["-n", "0"], &["--trials"]);
+    refuses(None, &["--trials=-5"], &["--trials"]);
+    let t = shipped_with("trials = 10_000_000", "trials = 0");
+    refuses(
+        Some(&t),
+        &[],
+        &["key `run.trials`", "positive number of trials"],
+    );
+    let t = shipped_with("trials = 10_000_000", "trials = -3");
+    refuses(Some(&t), &[], &["key `run.trials`", "non-negative"]);
+}
+
+#[test]
+fn unreadable_file() {
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    let a = rollsim()
+        .args(["run", "/nonexistent/rush.toml", "-o"])
+        .arg(&out)
+        .assert()
+        .code(2);
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("/nonexistent/rush.toml: cannot read the config"),
+        "{err}"
+    );
+    assert!(!Path::new(&out).exists());
+}
+
+#[test]
+fn set_key_that_does_not_exist() {
+    refuses(
+        None,
+        &["--set", "units.orc.strenght=2"],
+        &[
+            "--set units.orc.strenght=2",
+            "key `units.orc.strenght`",
+            "did you mean `strength`?",
+        ],
+    );
+    refuses(
+        None,
+        &["--set", "units.ork.strength=2"],
+        &[
+            "--set units.ork.strength=2",
+            "no `ork` in `units` (did you mean `orc`?)",
+        ],
+    );
+    refuses(
+        None,
+        &["--set", "units.orc.strength"],
+        &["expected KEY=VALUE"],
+    );
+    refuses(
+        None,
+        &["--set", "units.orc.strength=9"],
+        &["--set units.orc.strength=9", "found 9"],
+    );
+}
+
+#[test]
+fn set_overrides_a_value() {
+    let dir = tempdir();
+    let a = rollsim()
+        .args(["run", shipped("rush.toml").to_str().unwrap()])
+        .args([
+            "-s",
+            "slam-orc-vs-human-guard",
+            "-n",
+            "1000",
+            "-q",
+            "--no-plots",
+            "--format",
+            "md",
+        ])
+        .args([
+            "--set",
+            "units.orc.strength=\"2+\"",
+            "--set",
+            "scenarios.slam-orc-vs-human-guard.moved_adjacent=false",
+        ])
+        .arg("-o")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let out = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(
+        out.contains("4 dice at 2+ vs slamback 4 dice at 4+"),
+        "{out}"
+    );
+}
+
+#[test]
+fn toml_syntax_error_is_located() {
+    let t = shipped_with("move = 5\n", "move = = 5\n");
+    let line = line_of(&t, "move = = 5");
+    refuses(
+        Some(&t),
+        &[],
+        &[&format!("bad.toml:{line}:"), "invalid TOML"],
+    );
+}
+
+#[test]
+fn key_that_does_not_apply_to_the_kind() {
+    let t = shipped_with("moved_adjacent = true       # 5 dice", "range = 3 # 5 dice");
+    refuses(Some(&t), &[], &["unknown key for a `slam` scenario"]);
+    let t = shipped_with(
+        "response = \"slamback\"\nmoved_adjacent = true",
+        "response = \"slamback\"\nfrom_front = false",
+    );
+    refuses(
+        Some(&t),
+        &[],
+        &["Slamback answers only an action from the front"],
+    );
+}

@@ -3,7 +3,7 @@
 use rollsim::config::{self, AnalysisConfig};
 use rollsim::model::Compiled;
 use rollsim::sim::{self, Budget, Histogram, Progress};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 pub fn root() -> PathBuf {
@@ -64,8 +64,4 @@ pub fn close(a: f64, b: f64) {
 
 pub fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
-}
-
-pub fn exists(p: &Path) -> bool {
-    p.exists()
 }

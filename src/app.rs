@@ -199,6 +199,9 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
     })
 }
 
+/// An exporter writes one DataFrame to one file.
+type Exporter = fn(&mut polars::prelude::DataFrame, &Path) -> Result<(), WriteError>;
+
 /// Write tables and charts of `results` into `dir`; returns the files written.
 pub fn write_reports(
     results: &[ScenarioResult],
@@ -219,7 +222,7 @@ pub fn write_reports(
     };
     for f in formats {
         check()?;
-        let (ext, write): (&str, fn(&mut _, &Path) -> Result<(), WriteError>) = match f {
+        let (ext, write): (&str, Exporter) = match f {
             Format::Csv => ("csv", report::csv::write),
             Format::Parquet => ("parquet", report::parquet::write),
             Format::Json => ("json", report::json::write),

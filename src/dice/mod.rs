@@ -40,8 +40,8 @@ const REJECT: [u64; 25] = {
     r
 };
 
-/// `COUNT_GE[t - 2][x]`: how many of the five dice encoded by `x` (base 6, face = digit
-/// + 1) show `t` or more. A group of fewer than five dice has zero high digits, i.e.
+/// `COUNT_GE[t - 2][x]`: how many of the five dice encoded by `x` (base 6, a face is its
+/// digit plus one) show `t` or more. A group of fewer than five dice has zero high digits, i.e.
 /// faces of 1, which no threshold in 2..=7 counts.
 static COUNT_GE: [[u8; 7776]; 6] = {
     let mut t = [[0u8; 7776]; 6];
@@ -260,7 +260,7 @@ mod tests {
 
     #[test]
     fn reject_thresholds() {
-        assert_eq!(REJECT[1], (u64::MAX % 6 + 1) % 6);
+        assert_eq!(REJECT[1], u64::MAX % 6 + 1); // 2^64 mod 6 = 4
         // 24 dice fit in one word, 25 would not.
         assert!(POW6[24].checked_mul(6).is_none());
     }

@@ -90,7 +90,8 @@ pub fn draw_bars(bars: &Bars, path: &Path) -> Result<(), WriteError> {
 fn draw_into(b: &Bars, path: &Path) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE)?;
-    let (head, body) = root.split_vertically(78);
+    // The legend lives in the header, so it can never cover a bar or its label.
+    let (head, body) = root.split_vertically(108);
     head.draw(&Text::new(
         b.title.clone(),
         (24, 12),
@@ -101,6 +102,20 @@ fn draw_into(b: &Bars, path: &Path) -> Result<(), Box<dyn std::error::Error + Se
         (24, 48),
         (FONT, 16).into_font().color(&RGBColor(70, 70, 70)),
     ))?;
+    let legend_font = (FONT, 15).into_font().color(&BLACK);
+    head.draw(&Rectangle::new([(26, 78), (42, 92)], BAR.filled()))?;
+    let mc = format!(
+        "Monte Carlo, {} trials (whiskers: 95% CI)",
+        super::markdown::thousands(b.trials)
+    );
+    head.draw(&Text::new(mc, (50, 77), legend_font.clone()))?;
+    if b.values.iter().any(|v| v.2.is_some()) {
+        head.draw(&Polygon::new(
+            vec![(420, 78), (427, 85), (420, 92), (413, 85)],
+            EXACT.filled(),
+        ))?;
+        head.draw(&Text::new("exact".to_string(), (434, 77), legend_font))?;
+    }
 
     let n = b.values.len().max(1) as i32;
     let top = b
@@ -143,12 +158,7 @@ fn draw_into(b: &Bars, path: &Path) -> Result<(), Box<dyn std::error::Error + Se
                 .style(BAR.mix(0.85).filled())
                 .margin(if n > 16 { 3 } else { 12 })
                 .data(b.values.iter().enumerate().map(|(i, v)| (i as i32, v.0))),
-        )?
-        .label(format!(
-            "Monte Carlo, {} trials (whiskers: 95% CI)",
-            super::markdown::thousands(b.trials)
-        ))
-        .legend(|(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], BAR.filled()));
+        )?;
     chart.draw_series(b.values.iter().enumerate().map(|(i, (p, (lo, hi), _))| {
         ErrorBar::new_vertical(
             SegmentValue::CenterOf(i as i32),
@@ -159,25 +169,15 @@ fn draw_into(b: &Bars, path: &Path) -> Result<(), Box<dyn std::error::Error + Se
             10,
         )
     }))?;
-    if b.values.iter().any(|v| v.2.is_some()) {
-        chart
-            .draw_series(b.values.iter().enumerate().filter_map(|(i, (_, _, e))| {
-                e.map(|e| {
-                    EmptyElement::at((SegmentValue::CenterOf(i as i32), e))
-                        + Polygon::new(
-                            vec![(0, -7), (7, 0), (0, 7), (-7, 0)],
-                            EXACT.filled().stroke_width(1),
-                        )
-                })
-            }))?
-            .label("exact")
-            .legend(|(x, y)| {
-                Polygon::new(
-                    vec![(x + 8, y - 7), (x + 15, y), (x + 8, y + 7), (x + 1, y)],
-                    EXACT.filled(),
+    chart.draw_series(b.values.iter().enumerate().filter_map(|(i, (_, _, e))| {
+        e.map(|e| {
+            EmptyElement::at((SegmentValue::CenterOf(i as i32), e))
+                + Polygon::new(
+                    vec![(0, -7), (7, 0), (0, 7), (-7, 0)],
+                    EXACT.filled().stroke_width(1),
                 )
-            });
-    }
+        })
+    }))?;
     if n <= 16 {
         chart.draw_series(b.values.iter().enumerate().map(|(i, (p, (_, hi), _))| {
             Text::new(
@@ -192,13 +192,6 @@ fn draw_into(b: &Bars, path: &Path) -> Result<(), Box<dyn std::error::Error + Se
             )
         }))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(RGBColor(200, 200, 200))
-        .label_font((FONT, 15))
-        .draw()?;
     root.present()?;
     Ok(())
 }

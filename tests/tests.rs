@@ -3,5 +3,6 @@
 mod agreement;
 mod cli;
 mod determinism;
+mod fuzz;
 mod rush_rules;
 mod util;

@@ -261,7 +261,7 @@ mod tests {
     #[test]
     fn reject_thresholds() {
         assert_eq!(REJECT[1], u64::MAX % 6 + 1); // 2^64 mod 6 = 4
-        // 24 dice fit in one word, 25 would not.
+                                                 // 24 dice fit in one word, 25 would not.
         assert!(POW6[24].checked_mul(6).is_none());
     }
 

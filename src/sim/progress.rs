@@ -55,7 +55,7 @@ impl Progress {
                 ProgressDrawTarget::stderr(),
             );
             let style = ProgressStyle::with_template(
-                "{prefix:>24} [{bar:30}] {human_pos}/{human_len} trials, {per_sec}, eta {eta}",
+                "{prefix:>24} [{bar:30}] {human_pos}/{human_len} trials {msg}",
             )
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> ");
@@ -63,6 +63,12 @@ impl Progress {
             bar.set_prefix(self.label.clone());
             bar
         });
+        // Rate and ETA from the run's own start: indicatif's estimator would only see
+        // the time since the bar appeared.
+        let secs = self.start.elapsed().as_secs_f64();
+        let rate = done as f64 / secs;
+        let left = self.total.load(Ordering::Relaxed).saturating_sub(done) as f64 / rate;
+        bar.set_message(format!("({:.1}M/s, {:.0}s left)", rate / 1e6, left.ceil()));
         bar.set_position(done);
     }
 

@@ -152,13 +152,12 @@ fn draw_into(b: &Bars, path: &Path) -> Result<(), Box<dyn std::error::Error + Se
         .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
         .draw()?;
 
-    chart
-        .draw_series(
-            Histogram::vertical(&chart)
-                .style(BAR.mix(0.85).filled())
-                .margin(if n > 16 { 3 } else { 12 })
-                .data(b.values.iter().enumerate().map(|(i, v)| (i as i32, v.0))),
-        )?;
+    chart.draw_series(
+        Histogram::vertical(&chart)
+            .style(BAR.mix(0.85).filled())
+            .margin(if n > 16 { 3 } else { 12 })
+            .data(b.values.iter().enumerate().map(|(i, v)| (i as i32, v.0))),
+    )?;
     chart.draw_series(b.values.iter().enumerate().map(|(i, (p, (lo, hi), _))| {
         ErrorBar::new_vertical(
             SegmentValue::CenterOf(i as i32),

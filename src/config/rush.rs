@@ -269,6 +269,21 @@ fn response(r: &Reader) -> Result<Response, Problem> {
     Ok(resp)
 }
 
+/// The two sides and the response of an opposed test (Slam, Steal).
+fn duel(r: &Reader, units: &[Unit]) -> Result<(Side, Side, Response), Problem> {
+    Ok((
+        side(r, "attacker", "threat", "extra_dice", units)?,
+        side(
+            r,
+            "defender",
+            "defender_threat",
+            "defender_extra_dice",
+            units,
+        )?,
+        response(r)?,
+    ))
+}
+
 fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, Problem> {
     let names: Vec<&str> = KINDS.iter().map(|(k, _)| *k).collect();
     let kind = r
@@ -330,29 +345,23 @@ fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, 
             range: range(r)?,
             moved: flag(r, "moved")?,
         },
-        "slam" => Scenario::Slam {
-            attacker: side(r, "attacker", "threat", "extra_dice", units)?,
-            defender: side(
-                r,
-                "defender",
-                "defender_threat",
-                "defender_extra_dice",
-                units,
-            )?,
-            response: response(r)?,
-            moved_adjacent: flag(r, "moved_adjacent")?,
-        },
-        "steal" => Scenario::Steal {
-            attacker: side(r, "attacker", "threat", "extra_dice", units)?,
-            defender: side(
-                r,
-                "defender",
-                "defender_threat",
-                "defender_extra_dice",
-                units,
-            )?,
-            response: response(r)?,
-        },
+        "slam" => {
+            let (attacker, defender, response) = duel(r, units)?;
+            Scenario::Slam {
+                attacker,
+                defender,
+                response,
+                moved_adjacent: flag(r, "moved_adjacent")?,
+            }
+        }
+        "steal" => {
+            let (attacker, defender, response) = duel(r, units)?;
+            Scenario::Steal {
+                attacker,
+                defender,
+                response,
+            }
+        }
         _ => Scenario::Armour {
             side: one(r)?,
             hits: r

@@ -5,4 +5,5 @@ mod cli;
 mod determinism;
 mod fuzz;
 mod rush_rules;
+mod snapshots;
 mod util;

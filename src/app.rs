@@ -150,6 +150,7 @@ pub fn simulate(
 
 /// Everything `rollsim run` computes, before anything is written.
 pub struct RunOutput {
+    pub title: String,
     pub results: Vec<ScenarioResult>,
     pub out: PathBuf,
 }
@@ -191,6 +192,7 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
         results.push(report::summarize(&c, &hist, seed, &stem, cfg.system_name()));
     }
     Ok(RunOutput {
+        title: cfg.title.clone(),
         results,
         out: opts
             .out
@@ -250,7 +252,12 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     let out = compute(opts)?;
     write_reports(&out.results, &out.out, &opts.formats, opts.plots)?;
     Ok(if opts.formats.contains(&Format::Md) {
-        markdown::full(&out.results)
+        let title = if out.title.is_empty() {
+            String::new()
+        } else {
+            format!("## {}\n\n", out.title)
+        };
+        title + &markdown::full(&out.results)
     } else {
         String::new()
     })

@@ -177,3 +177,22 @@ fn slam_armour_chain_by_hand() {
         .iter()
         .all(|m| m.name != "slammer_turns_out_of_play"));
 }
+
+#[test]
+fn pick_up_then_throw_by_hand() {
+    // Striker: Pick Up 4 dice at 4+, 2+ successes = 11/16; the free Throw at 3 hexes after
+    // moving: 4 - 1 = 3 dice at 4+, accurate = 7/8. Together 77/128.
+    let cfg = rush_config(
+        "[scenarios.p]\nkind = \"pick_up_throw\"\nunit = \"human_striker\"\nrange = 3\nmoved = true\ndescription = \"scoop\"\n",
+    );
+    let c = cfg.compile("p").unwrap();
+    close(exact_of(&c, "result", "throw accurate"), 77.0 / 128.0);
+    close(exact_of(&c, "result", "ball scatters"), 1.0 / 16.0);
+    close(exact_of(&c, "result", "picked up, no throw"), 4.0 / 16.0);
+    assert!(
+        c.description
+            .starts_with("scoop: Human Striker picks up (4 dice at 4+)"),
+        "{}",
+        c.description
+    );
+}

@@ -110,19 +110,14 @@ impl AnalysisConfig {
             SystemConfig::Rush(c) => c
                 .scenarios
                 .iter()
-                .map(|(n, s)| {
-                    (
-                        n.clone(),
-                        crate::rules::rush::compile(n, s, &c.rules).description,
-                    )
-                })
+                .map(|s| (s.name.clone(), s.compile(&c.rules).description))
                 .collect(),
         }
     }
 
     pub fn scenario_names(&self) -> Vec<String> {
         match &self.system {
-            SystemConfig::Rush(c) => c.scenarios.iter().map(|(n, _)| n.clone()).collect(),
+            SystemConfig::Rush(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
         }
     }
 
@@ -132,8 +127,8 @@ impl AnalysisConfig {
             SystemConfig::Rush(c) => c
                 .scenarios
                 .iter()
-                .find(|(n, _)| n == name)
-                .map(|(n, s)| crate::rules::rush::compile(n, s, &c.rules)),
+                .find(|s| s.name == name)
+                .map(|s| s.compile(&c.rules)),
         }
     }
 }

@@ -10,7 +10,27 @@ use crate::rules::rush::{
 pub struct RushConfig {
     pub rules: Rules,
     pub units: Vec<Unit>,
-    pub scenarios: Vec<(String, Scenario)>,
+    pub scenarios: Vec<Named>,
+}
+
+/// A scenario with its name and the designer's own description, if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Named {
+    pub name: String,
+    pub description: Option<String>,
+    pub scenario: Scenario,
+}
+
+impl Named {
+    /// Compile, putting the designer's description in front of the generated one (which
+    /// says what is rolled).
+    pub fn compile(&self, rules: &Rules) -> crate::model::Compiled {
+        let mut c = crate::rules::rush::compile(&self.name, &self.scenario, rules);
+        if let Some(d) = &self.description {
+            c.description = format!("{d}: {}", c.description);
+        }
+        c
+    }
 }
 
 /// Scenario kinds and the keys each one takes (besides `kind` and `description`).
@@ -22,6 +42,18 @@ pub const KINDS: &[(&str, &[&str])] = &[
     ("evade", &["unit", "prior_tests", "threat", "extra_dice"]),
     ("pick_up", &["unit", "sprinted", "threat", "extra_dice"]),
     ("stand_up", &["unit", "threat", "extra_dice"]),
+    (
+        "pick_up_throw",
+        &[
+            "unit",
+            "sprinted",
+            "range",
+            "moved",
+            "strike_hex",
+            "threat",
+            "extra_dice",
+        ],
+    ),
     (
         "throw",
         &[
@@ -123,8 +155,13 @@ pub fn read(root: &Reader) -> Result<RushConfig, Problem> {
                 "a scenario name must not be empty or contain spaces, `/` or `,`",
             ));
         }
-        let s = read_scenario(&r?, &units, &rules)?;
-        scenarios.push((name, s));
+        let r = r?;
+        let scenario = read_scenario(&r, &units, &rules)?;
+        scenarios.push(Named {
+            name,
+            description: r.string_opt("description")?,
+            scenario,
+        });
     }
     if scenarios.is_empty() {
         return Err(root.problem("scenarios", "expected at least one scenario"));
@@ -333,6 +370,13 @@ fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, 
             sprinted: flag(r, "sprinted")?,
         },
         "stand_up" => Scenario::StandUp { side: one(r)? },
+        "pick_up_throw" => Scenario::PickUpThrow {
+            side: one(r)?,
+            sprinted: flag(r, "sprinted")?,
+            range: range(r)?,
+            moved: flag(r, "moved")?,
+            strike_hex: flag(r, "strike_hex")?,
+        },
         "throw" => Scenario::Throw {
             side: one(r)?,
             range: range(r)?,
@@ -381,6 +425,7 @@ fn check_pool_sizes(r: &Reader, sc: &Scenario, rules: &Rules) -> Result<(), Prob
         Scenario::Dash { side, .. }
         | Scenario::Evade { side, .. }
         | Scenario::PickUp { side, .. }
+        | Scenario::PickUpThrow { side, .. }
         | Scenario::StandUp { side }
         | Scenario::Throw { side, .. }
         | Scenario::Armour { side, .. } => vec![side],

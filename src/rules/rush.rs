@@ -196,6 +196,15 @@ pub enum Scenario {
     StandUp {
         side: Side,
     },
+    /// Pick Up, and with 2+ successes the free Throw (RULES.md's "Pick Up then Throw").
+    PickUpThrow {
+        side: Side,
+        sprinted: bool,
+        range: u32,
+        /// Whether the unit moved this action before the Throw (-1 die).
+        moved: bool,
+        strike_hex: bool,
+    },
     Throw {
         side: Side,
         range: u32,
@@ -319,6 +328,23 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 ["stays down", "stands", "stands + free action"],
                 "P(stands)",
             )
+        }
+        Scenario::PickUpThrow {
+            side,
+            sprinted,
+            range,
+            moved,
+            strike_hex,
+        } => {
+            let pick = side.pool(Test::PickUp, b, -(*sprinted as i32), rules);
+            let base = throw_dice(*range).unwrap_or(0);
+            let throw = side.pool(
+                Test::Throw,
+                base,
+                -(*moved as i32) - (*strike_hex as i32),
+                rules,
+            );
+            pick_up_throw(name, side, pick, throw, *range)
         }
         Scenario::Throw {
             side,
@@ -789,6 +815,80 @@ fn opposed(
             label: format!("P({actor} wins)"),
             metric: 0,
             values: vec![1, 2],
+        },
+        exact: Some(exact),
+        capped_mass,
+    }
+}
+
+/// Pick Up, then the free Throw that 2+ successes give. State: (pick-up successes
+/// folded to 0 / 1 / 2+, throw successes); no Throw is rolled below 2.
+struct PickThrow {
+    pick: Pool,
+    throw: Pool,
+}
+
+impl Trial for PickThrow {
+    fn states(&self) -> usize {
+        3 * (self.throw.cap as usize + 1)
+    }
+    #[inline]
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let p = self.pick.roll(rng).min(2) as usize;
+        let t = if p == 2 {
+            self.throw.roll(rng) as usize
+        } else {
+            0
+        };
+        p * (self.throw.cap as usize + 1) + t
+    }
+}
+
+fn pick_up_throw(name: &str, side: &Side, pick: Pool, throw: Pool, range: u32) -> Compiled {
+    let rx = Radix(vec![3, throw.cap as usize + 1]);
+    let (pp, pt) = (pool_pmf(&pick), pool_pmf(&throw));
+    let mut exact = vec![0.0; rx.size()];
+    exact[rx.encode(&[0, 0])] = pp.p(0);
+    exact[rx.encode(&[1, 0])] = pp.p(1);
+    let p2 = pp.at_least(2);
+    for (t, &q) in pt.0.iter().enumerate() {
+        exact[rx.encode(&[2, t])] += p2 * q;
+    }
+    let capped_mass = capped(&pp, &pick) + p2 * capped(&pt, &throw);
+    let mut result = Vec::new();
+    let mut tsucc = Vec::new();
+    for s in 0..rx.size() {
+        let v = rx.decode(s);
+        result.push(match v[0] {
+            0 => 0,
+            1 => 1,
+            _ => 2 + (v[1] >= 1) as u16,
+        });
+        tsucc.push(v[1] as u16);
+    }
+    let desc = format!(
+        "{} picks up ({}), then with 2+ throws {range} hexes ({})",
+        side.unit.name,
+        describe_pool(&pick, side.unit.skill),
+        describe_pool(&throw, side.unit.skill)
+    );
+    Compiled {
+        name: name.into(),
+        description: desc,
+        trial: Box::new(PickThrow { pick, throw }),
+        metrics: vec![
+            Metric::categorical(
+                "result",
+                "pick up 0 = scatters; 1 = picked up, action ends; 2+ = free Throw, 0 = inaccurate, 1+ = accurate",
+                &["ball scatters", "picked up, no throw", "throw inaccurate", "throw accurate"],
+                result,
+            ),
+            Metric::numeric("throw_successes", "successes rolled (0 when no throw)", rx.0[1], tsucc),
+        ],
+        headline: Headline {
+            label: "P(accurate throw)".into(),
+            metric: 0,
+            values: vec![3],
         },
         exact: Some(exact),
         capped_mass,

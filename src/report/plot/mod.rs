@@ -97,10 +97,20 @@ fn draw_into(b: &Bars, path: &Path) -> Result<(), Box<dyn std::error::Error + Se
         (24, 12),
         (FONT, 26).into_font().style(FontStyle::Bold).color(&BLACK),
     ))?;
+    // Fit the subtitle to the width: a smaller font first, then an ellipsis.
+    let chars = b.subtitle.chars().count();
+    let (size, max_chars) = if chars <= 125 { (16, 125) } else { (13, 155) };
+    let subtitle = if chars > max_chars {
+        let mut t: String = b.subtitle.chars().take(max_chars - 1).collect();
+        t.push('…');
+        t
+    } else {
+        b.subtitle.clone()
+    };
     head.draw(&Text::new(
-        b.subtitle.clone(),
+        subtitle,
         (24, 48),
-        (FONT, 16).into_font().color(&RGBColor(70, 70, 70)),
+        (FONT, size).into_font().color(&RGBColor(70, 70, 70)),
     ))?;
     let legend_font = (FONT, 15).into_font().color(&BLACK);
     head.draw(&Rectangle::new([(26, 78), (42, 92)], BAR.filled()))?;

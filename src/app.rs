@@ -331,6 +331,7 @@ pub fn run_all(
         let out = compute(&opts)?;
         outputs.push(out);
     }
+    let mut dirs = Vec::new();
     for out in &outputs {
         write_reports(
             &out.results,
@@ -339,6 +340,14 @@ pub fn run_all(
             true,
         )?;
         all.extend(out.results.iter().cloned());
+        dirs.push(out.out.display().to_string());
     }
-    Ok(markdown::headlines(&all))
+    let (trials, seed) = all.first().map_or((0, 0), |r| (r.trials, r.seed));
+    Ok(format!(
+        "{} scenarios, {} trials each, seed {seed}; tables and charts in {}\n\n{}",
+        all.len(),
+        markdown::thousands(trials),
+        dirs.join(", "),
+        markdown::headlines(&all)
+    ))
 }

@@ -196,3 +196,13 @@ fn pick_up_then_throw_by_hand() {
         c.description
     );
 }
+
+#[test]
+fn descriptions_say_when_dice_explode() {
+    let cfg = crate::util::rush_config_with(
+        "[scenarios.s]\nkind = \"stand_up\"\nunit = \"orc\"\n",
+        &["rules.explode_on=6"],
+    );
+    let c = cfg.compile("s").unwrap();
+    assert_eq!(c.description, "Orc stands up: 3 dice at 4+, 6s explode");
+}

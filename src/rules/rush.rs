@@ -245,8 +245,13 @@ fn opposed_labels(response: Response) -> [&'static str; 5] {
 }
 
 fn describe_pool(p: &Pool, stat: u8) -> String {
+    let explode = if p.exploding() {
+        format!(", {}s explode", p.explode_on)
+    } else {
+        String::new()
+    };
     format!(
-        "{} {} at {}+",
+        "{} {} at {}+{explode}",
         p.dice,
         if p.dice == 1 { "die" } else { "dice" },
         stat

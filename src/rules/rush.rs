@@ -147,6 +147,17 @@ impl Side {
         n.max(0) as u32
     }
 
+    /// The Throw: dice by range band, -1 if the unit moved this action, -1 at the Strike hex.
+    pub fn throw_pool(&self, range: u32, moved: bool, strike_hex: bool, rules: &Rules) -> Pool {
+        let base = throw_dice(range).unwrap_or(0);
+        self.pool(
+            Test::Throw,
+            base,
+            -(moved as i32) - (strike_hex as i32),
+            rules,
+        )
+    }
+
     pub fn pool(&self, test: Test, base: u32, situational: i32, rules: &Rules) -> Pool {
         Pool::new(
             self.dice(test, base, situational, rules),
@@ -342,13 +353,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             strike_hex,
         } => {
             let pick = side.pool(Test::PickUp, b, -(*sprinted as i32), rules);
-            let base = throw_dice(*range).unwrap_or(0);
-            let throw = side.pool(
-                Test::Throw,
-                base,
-                -(*moved as i32) - (*strike_hex as i32),
-                rules,
-            );
+            let throw = side.throw_pool(*range, *moved, *strike_hex, rules);
             pick_up_throw(name, side, pick, throw, *range)
         }
         Scenario::Throw {
@@ -357,13 +362,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             moved,
             strike_hex,
         } => {
-            let base = throw_dice(*range).unwrap_or(0);
-            let pool = side.pool(
-                Test::Throw,
-                base,
-                -(*moved as i32) - (*strike_hex as i32),
-                rules,
-            );
+            let pool = side.throw_pool(*range, *moved, *strike_hex, rules);
             let desc = format!(
                 "{} throws {range} hexes{}: {}",
                 side.unit.name,
@@ -933,8 +932,7 @@ fn pass(
     moved: bool,
     rules: &Rules,
 ) -> Compiled {
-    let base = throw_dice(range).unwrap_or(0);
-    let throw = thrower.pool(Test::Throw, base, -(moved as i32), rules);
+    let throw = thrower.throw_pool(range, moved, false, rules);
     let ct = throw.cap as usize;
     let catch: Vec<Pool> = (0..=ct as u32)
         .map(|t| {

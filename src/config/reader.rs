@@ -59,10 +59,6 @@ impl<'a> Reader<'a> {
         }
     }
 
-    pub fn path(&self) -> &[String] {
-        &self.path
-    }
-
     /// Entries of this table, each value that is a table as a reader of its own.
     pub fn tables(&self) -> Vec<(String, Result<Reader<'a>, Problem>)> {
         self.table

@@ -39,10 +39,6 @@ impl Pmf {
         self.0.iter().enumerate().map(|(i, p)| i as f64 * p).sum()
     }
 
-    pub fn total(&self) -> f64 {
-        self.0.iter().sum()
-    }
-
     /// The distribution of X + Y for independent X, Y, with every sum at or above `cap`
     /// folded into `cap`. Folding commutes with addition of non-negative values
     /// (min(min(a,c) + min(b,c), c) = min(a + b, c)), so capped pools convolve exactly.
@@ -58,11 +54,6 @@ impl Pmf {
             }
         }
         Pmf(out)
-    }
-
-    /// Independent sum without a cap.
-    pub fn convolve(&self, other: &Pmf) -> Pmf {
-        self.convolve_capped(other, usize::MAX - 1)
     }
 }
 

@@ -16,7 +16,7 @@ fn agree(file: &str) {
         let exact = c
             .exact
             .as_ref()
-            .expect("every rush scenario has an exact distribution");
+            .expect("every scenario has an exact distribution");
         check_pmf(exact, 1e-9).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(
             c.capped_mass < 1e-12,
@@ -24,7 +24,7 @@ fn agree(file: &str) {
             c.capped_mass
         );
         let h = simulate(&c, TRIALS, 1000 + i as u64, 2);
-        let r = summarize(&c, &h, 1000 + i as u64, file, "rush");
+        let r = summarize(&c, &h, 1000 + i as u64, file, cfg.system_name());
         for m in &r.metrics {
             for row in &m.rows {
                 let z = row.z.unwrap();
@@ -52,6 +52,11 @@ fn rush_monte_carlo_agrees_with_exact() {
 #[test]
 fn rush_exploding_monte_carlo_agrees_with_exact() {
     agree("rush-exploding.toml");
+}
+
+#[test]
+fn dozen_monte_carlo_agrees_with_exact() {
+    agree("dozen.toml");
 }
 
 #[test]

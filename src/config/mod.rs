@@ -7,6 +7,7 @@
 //! Validation reads the table by hand rather than through serde so that every error
 //! knows its full key path and the valid names at that place.
 
+pub mod dozen;
 pub mod reader;
 pub mod rush;
 
@@ -74,7 +75,7 @@ impl Problem {
 }
 
 /// The game systems a config can name in `system = "..."`.
-pub const SYSTEMS: &[&str] = &["rush"];
+pub const SYSTEMS: &[&str] = &["rush", "dozen"];
 
 /// Defaults for a run that the config may carry in `[run]`; the CLI overrides them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -95,12 +96,14 @@ pub struct AnalysisConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SystemConfig {
     Rush(rush::RushConfig),
+    Dozen(dozen::DozenConfig),
 }
 
 impl AnalysisConfig {
     pub fn system_name(&self) -> &'static str {
         match self.system {
             SystemConfig::Rush(_) => "rush",
+            SystemConfig::Dozen(_) => "dozen",
         }
     }
 
@@ -112,12 +115,18 @@ impl AnalysisConfig {
                 .iter()
                 .map(|s| (s.name.clone(), s.compile(&c.rules).description))
                 .collect(),
+            SystemConfig::Dozen(c) => c
+                .scenarios
+                .iter()
+                .map(|s| (s.name.clone(), s.compile(&c.rules).description))
+                .collect(),
         }
     }
 
     pub fn scenario_names(&self) -> Vec<String> {
         match &self.system {
             SystemConfig::Rush(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
+            SystemConfig::Dozen(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
         }
     }
 
@@ -125,6 +134,11 @@ impl AnalysisConfig {
     pub fn compile(&self, name: &str) -> Option<crate::model::Compiled> {
         match &self.system {
             SystemConfig::Rush(c) => c
+                .scenarios
+                .iter()
+                .find(|s| s.name == name)
+                .map(|s| s.compile(&c.rules)),
+            SystemConfig::Dozen(c) => c
                 .scenarios
                 .iter()
                 .find(|s| s.name == name)
@@ -180,7 +194,6 @@ pub fn load_str(text: &str, file: &str, sets: &[String]) -> Result<AnalysisConfi
 
 fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
     let root = Reader::root(table);
-    root.only(&["system", "title", "run", "rules", "units", "scenarios"])?;
     let system = root.string_req("system")?;
     let title = root.string_opt("title")?.unwrap_or_default();
     let mut run = RunDefaults::default();
@@ -194,6 +207,7 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
     }
     let system = match system.as_str() {
         "rush" => SystemConfig::Rush(rush::read(&root)?),
+        "dozen" => SystemConfig::Dozen(dozen::read(&root)?),
         other => {
             return Err(root.problem(
                 "system",
@@ -211,6 +225,40 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
         run,
         system,
     })
+}
+
+/// Scenario names become file and folder names and CSV values.
+fn check_scenario_name(tables: &Reader, name: &str) -> Result<(), Problem> {
+    if name.is_empty()
+        || name
+            .chars()
+            .any(|c| c.is_whitespace() || c == '/' || c == ',')
+    {
+        return Err(tables.problem(
+            name,
+            "a scenario name must not be empty or contain spaces, `/` or `,`",
+        ));
+    }
+    Ok(())
+}
+
+/// Refuse any key a scenario of `kind` does not take (`kind` and `description` always).
+fn check_kind_keys(r: &Reader, kind: &str, keys: &[&str]) -> Result<(), Problem> {
+    let mut allowed = vec!["kind", "description"];
+    allowed.extend_from_slice(keys);
+    for k in r.table.keys() {
+        if !allowed.contains(&k.as_str()) {
+            return Err(r.problem(
+                k,
+                format!(
+                    "unknown key for a `{kind}` scenario{}; it takes {}",
+                    nearest_hint(k, allowed.iter().copied()),
+                    reader::list(&allowed)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Apply one `KEY=VALUE`; returns the key path. Every table on the way must exist

@@ -123,6 +123,7 @@ const RULE_KEYS: &[&str] = &[
 pub const MAX_DICE: i64 = 60;
 
 pub fn read(root: &Reader) -> Result<RushConfig, Problem> {
+    root.only(&["system", "title", "run", "rules", "units", "scenarios"])?;
     let rules = match root.table_opt("rules")? {
         Some(r) => read_rules(&r)?,
         None => Rules::default(),
@@ -145,16 +146,7 @@ pub fn read(root: &Reader) -> Result<RushConfig, Problem> {
     })?;
     let mut scenarios = Vec::new();
     for (name, r) in sc_r.tables() {
-        if name.is_empty()
-            || name
-                .chars()
-                .any(|c| c.is_whitespace() || c == '/' || c == ',')
-        {
-            return Err(sc_r.problem(
-                &name,
-                "a scenario name must not be empty or contain spaces, `/` or `,`",
-            ));
-        }
+        super::check_scenario_name(&sc_r, &name)?;
         let r = r?;
         let scenario = read_scenario(&r, &units, &rules)?;
         scenarios.push(Named {
@@ -331,20 +323,7 @@ fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, 
         .find(|(k, _)| *k == kind)
         .map(|(_, ks)| *ks)
         .unwrap_or(&[]);
-    let mut allowed = vec!["kind", "description"];
-    allowed.extend_from_slice(keys);
-    for k in r.table.keys() {
-        if !allowed.contains(&k.as_str()) {
-            return Err(r.problem(
-                k,
-                format!(
-                    "unknown key for a `{kind}` scenario{}; it takes {}",
-                    nearest_hint(k, allowed.iter().copied()),
-                    list(&allowed)
-                ),
-            ));
-        }
-    }
+    super::check_kind_keys(r, &kind, keys)?;
     let one = |r: &Reader| side(r, "unit", "threat", "extra_dice", units);
     let range = |r: &Reader| -> Result<u32, Problem> {
         let v = r.int_in("range", 1, 9)?;

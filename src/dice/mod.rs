@@ -5,6 +5,8 @@
 //! `u64` from the generator. Draws are exactly uniform (Lemire's rejection on the whole
 //! word), so no bias creeps in however many dice a word carries. Nothing here allocates.
 
+pub mod d12;
+
 use rand::Rng as _;
 use rand::SeedableRng;
 pub use rand_xoshiro::Xoshiro256PlusPlus as Rng;

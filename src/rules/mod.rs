@@ -2,4 +2,5 @@
 //! [`crate::model::Compiled`] scenarios: a sampler that rolls the dice and, where the
 //! rules allow, the exact distribution over the same states.
 
+pub mod dozen;
 pub mod rush;

@@ -1,0 +1,450 @@
+//! `system = "dozen"`: `[rules]`, `[characters.ID]` and `[scenarios.NAME]`.
+
+use super::reader::{list, nearest_hint, Reader};
+use super::Problem;
+use crate::dice::d12::MAX_POOL;
+use crate::rules::dozen::{
+    Ability, Character, Contestant, Difficulty, Mode, Rules, Scenario, SecondCharge,
+};
+use toml::Value;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DozenConfig {
+    pub rules: Rules,
+    pub characters: Vec<Character>,
+    pub scenarios: Vec<Named>,
+}
+
+/// A scenario with its name and the designer's own description, if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Named {
+    pub name: String,
+    pub description: Option<String>,
+    pub scenario: Scenario,
+}
+
+impl Named {
+    pub fn compile(&self, rules: &Rules) -> crate::model::Compiled {
+        let mut c = crate::rules::dozen::compile(&self.name, &self.scenario, rules);
+        if let Some(d) = &self.description {
+            c.description = format!("{d}: {}", c.description);
+        }
+        c
+    }
+}
+
+/// Scenario kinds and the keys each one takes (besides `kind` and `description`).
+pub const KINDS: &[(&str, &[&str])] = &[
+    (
+        "terrain",
+        &["character", "mode", "difficulty", "start_height"],
+    ),
+    ("fall", &["character", "height"]),
+    ("jump", &["character", "distance", "drop"]),
+    (
+        "melee",
+        &[
+            "attacker",
+            "defender",
+            "attacker_extra_dice",
+            "defender_extra_dice",
+        ],
+    ),
+    (
+        "conflict",
+        &["character", "skill", "ability", "difficulty", "extra_dice"],
+    ),
+    (
+        "opposed_conflict",
+        &[
+            "character",
+            "skill",
+            "ability",
+            "difficulty",
+            "extra_dice",
+            "opponent",
+            "opponent_skill",
+            "opponent_ability",
+            "opponent_difficulty",
+            "opponent_extra_dice",
+        ],
+    ),
+    ("duel", &["a", "b", "bag", "max_activations"]),
+];
+
+const CHARACTER_KEYS: &[&str] = &[
+    "name", "dx", "co", "st", "ch", "aw", "mv", "weapon", "armour", "skills",
+];
+const RULE_KEYS: &[&str] = &["natural_fail", "second_charge"];
+const SECOND_CHARGE: &[&str] = &["after_win", "always", "never"];
+/// Highest ability score and skill level; 12 is the die's top face.
+pub const MAX_SCORE: i64 = 12;
+/// Longest duel a config may ask for: keeps the state table under ~10^5 entries.
+pub const MAX_ACTIVATIONS: i64 = 2000;
+/// Deepest fall or gap, in squares.
+pub const MAX_HEIGHT: i64 = 60;
+
+pub fn read(root: &Reader) -> Result<DozenConfig, Problem> {
+    root.only(&["system", "title", "run", "rules", "characters", "scenarios"])?;
+    let rules = match root.table_opt("rules")? {
+        Some(r) => read_rules(&r)?,
+        None => Rules::default(),
+    };
+    let chars_r = root.table_opt("characters")?.ok_or_else(|| {
+        root.problem(
+            "characters",
+            "missing table `[characters.ID]` with at least one character",
+        )
+    })?;
+    let mut characters = Vec::new();
+    for (id, r) in chars_r.tables() {
+        characters.push(read_character(&id, &r?)?);
+    }
+    if characters.is_empty() {
+        return Err(root.problem("characters", "expected at least one character"));
+    }
+    let sc_r = root.table_opt("scenarios")?.ok_or_else(|| {
+        root.problem(
+            "scenarios",
+            "missing table `[scenarios.NAME]` with at least one scenario",
+        )
+    })?;
+    let mut scenarios = Vec::new();
+    for (name, r) in sc_r.tables() {
+        super::check_scenario_name(&sc_r, &name)?;
+        let r = r?;
+        let scenario = read_scenario(&r, &characters)?;
+        scenarios.push(Named {
+            name,
+            description: r.string_opt("description")?,
+            scenario,
+        });
+    }
+    if scenarios.is_empty() {
+        return Err(root.problem("scenarios", "expected at least one scenario"));
+    }
+    Ok(DozenConfig {
+        rules,
+        characters,
+        scenarios,
+    })
+}
+
+fn read_rules(r: &Reader) -> Result<Rules, Problem> {
+    r.only(RULE_KEYS)?;
+    let mut rules = Rules::default();
+    if let Some(n) = r.int_in("natural_fail", 0, 12)? {
+        rules.natural_fail = n as u32;
+    }
+    if let Some(s) = r.choice_opt("second_charge", SECOND_CHARGE)? {
+        rules.second_charge = match s.as_str() {
+            "always" => SecondCharge::Always,
+            "never" => SecondCharge::Never,
+            _ => SecondCharge::AfterWin,
+        };
+    }
+    Ok(rules)
+}
+
+fn score(r: &Reader, key: &str, lo: i64, what: &str) -> Result<u32, Problem> {
+    r.int_in(key, lo, MAX_SCORE)?
+        .map(|v| v as u32)
+        .ok_or_else(|| r.problem(key, format!("missing key: {what}, {lo} to {MAX_SCORE}")))
+}
+
+fn read_character(id: &str, r: &Reader) -> Result<Character, Problem> {
+    r.only(CHARACTER_KEYS)?;
+    let mut skills = Vec::new();
+    if let Some(s) = r.table_opt("skills")? {
+        for (k, v) in s.table {
+            match v {
+                Value::Integer(l) if (0..=MAX_SCORE).contains(l) => {
+                    skills.push((k.clone(), *l as u32))
+                }
+                Value::Integer(l) => {
+                    return Err(s.problem(
+                        k,
+                        format!("expected a skill level from 0 to {MAX_SCORE}, found {l}"),
+                    ))
+                }
+                _ => {
+                    return Err(s.problem(
+                        k,
+                        format!("expected a skill level (an integer from 0 to {MAX_SCORE})"),
+                    ))
+                }
+            }
+        }
+    }
+    Ok(Character {
+        id: id.to_string(),
+        name: r.string_opt("name")?.unwrap_or_else(|| id.to_string()),
+        dx: score(r, "dx", 1, "dexterity DX")?,
+        co: score(r, "co", 1, "constitution CO")?,
+        st: score(r, "st", 1, "strength ST")?,
+        ch: score(r, "ch", 1, "charisma CH")?,
+        aw: score(r, "aw", 1, "awareness AW")?,
+        mv: score(r, "mv", 0, "move MV in squares")?,
+        weapon: r.int_in("weapon", 0, MAX_SCORE)?.unwrap_or(0) as u32,
+        armour: r.int_in("armour", 0, MAX_SCORE)?.unwrap_or(0) as u32,
+        skills,
+    })
+}
+
+fn character(r: &Reader, key: &str, chars: &[Character]) -> Result<Character, Problem> {
+    let id = r.string_opt(key)?.ok_or_else(|| {
+        r.problem(
+            key,
+            "missing key: the id of a character (a `[characters.ID]` table)",
+        )
+    })?;
+    chars.iter().find(|c| c.id == id).cloned().ok_or_else(|| {
+        let ids: Vec<&str> = chars.iter().map(|c| c.id.as_str()).collect();
+        r.problem(
+            key,
+            format!(
+                "no character `{id}`{}; the characters are {}",
+                nearest_hint(&id, ids.iter().copied()),
+                list(&ids)
+            ),
+        )
+    })
+}
+
+fn difficulty(r: &Reader, key: &str, default: Option<Difficulty>) -> Result<Difficulty, Problem> {
+    match r.choice_opt(key, Difficulty::NAMES)? {
+        Some(s) => Ok(Difficulty::from_name(&s).expect("checked by choice_opt")),
+        None => default.ok_or_else(|| {
+            r.problem(
+                key,
+                format!("missing key: one of {}", list(Difficulty::NAMES)),
+            )
+        }),
+    }
+}
+
+fn extra(r: &Reader, key: &str) -> Result<i32, Problem> {
+    Ok(r.int_in(key, -(MAX_POOL as i64), MAX_POOL as i64)?
+        .unwrap_or(0) as i32)
+}
+
+/// A pool of more than [`MAX_POOL`] dice is refused at the key that made it.
+fn check_pool(r: &Reader, key: &str, dice: u32) -> Result<(), Problem> {
+    if dice > MAX_POOL {
+        return Err(r.problem(
+            key,
+            format!("this makes a pool of {dice} d12; at most {MAX_POOL} are supported"),
+        ));
+    }
+    Ok(())
+}
+
+/// Skill, ability, difficulty and extra dice of one side of a conflict.
+fn contestant(
+    r: &Reader,
+    who: Character,
+    prefix: &str,
+    difficulty_default: Option<Difficulty>,
+) -> Result<Contestant, Problem> {
+    let key = |k: &str| format!("{prefix}{k}");
+    let skill_key = key("skill");
+    let skill = r.string_opt(&skill_key)?.ok_or_else(|| {
+        r.problem(
+            &skill_key,
+            "missing key: the skill whose level gives the dice",
+        )
+    })?;
+    if !who.skills.iter().any(|(n, _)| *n == skill) {
+        let names: Vec<&str> = who.skills.iter().map(|(n, _)| n.as_str()).collect();
+        return Err(r.problem(
+            &skill_key,
+            format!(
+                "{} has no skill `{skill}`{}; their skills are {}",
+                who.name,
+                nearest_hint(&skill, names.iter().copied()),
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    list(&names)
+                }
+            ),
+        ));
+    }
+    let ability_key = key("ability");
+    let ability = r
+        .choice_opt(&ability_key, Ability::NAMES)?
+        .and_then(|a| Ability::from_name(&a))
+        .ok_or_else(|| {
+            r.problem(
+                &ability_key,
+                format!(
+                    "missing key: the ability rolled against, one of {}",
+                    list(Ability::NAMES)
+                ),
+            )
+        })?;
+    let c = Contestant {
+        who,
+        skill,
+        ability,
+        difficulty: difficulty(r, &key("difficulty"), difficulty_default)?,
+        extra_dice: extra(r, &key("extra_dice"))?,
+    };
+    check_pool(r, &key("extra_dice"), c.dice())?;
+    Ok(c)
+}
+
+fn read_scenario(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
+    let names: Vec<&str> = KINDS.iter().map(|(k, _)| *k).collect();
+    let kind = r
+        .choice_opt("kind", &names)?
+        .ok_or_else(|| r.problem("kind", format!("missing key: one of {}", list(&names))))?;
+    let keys = KINDS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, ks)| *ks)
+        .unwrap_or(&[]);
+    super::check_kind_keys(r, &kind, keys)?;
+    let height = |key: &str, what: &str| -> Result<u32, Problem> {
+        match r.i64_opt(key)? {
+            Some(h) if h < 0 => Err(r.problem(
+                key,
+                format!("expected a {what} of 0 or more squares, found {h}"),
+            )),
+            Some(h) if h > MAX_HEIGHT => Err(r.problem(
+                key,
+                format!("expected a {what} of at most {MAX_HEIGHT} squares, found {h}"),
+            )),
+            Some(h) => Ok(h as u32),
+            None => Ok(0),
+        }
+    };
+    Ok(match kind.as_str() {
+        "terrain" => {
+            let mode = match r
+                .choice_opt("mode", &["wade", "climb"])?
+                .ok_or_else(|| r.problem("mode", "missing key: `wade` or `climb`"))?
+                .as_str()
+            {
+                "climb" => Mode::Climb,
+                _ => Mode::Wade,
+            };
+            if mode == Mode::Wade && r.table.contains_key("start_height") {
+                return Err(r.problem(
+                    "start_height",
+                    "only a climb can fall: `start_height` needs mode = \"climb\"",
+                ));
+            }
+            Scenario::Terrain {
+                who: character(r, "character", chars)?,
+                mode,
+                difficulty: difficulty(r, "difficulty", None)?,
+                start_height: height("start_height", "height")?,
+            }
+        }
+        "fall" => {
+            if !r.table.contains_key("height") {
+                return Err(r.problem("height", "missing key: the height fallen, in squares"));
+            }
+            Scenario::Fall {
+                who: character(r, "character", chars)?,
+                height: height("height", "height")?,
+            }
+        }
+        "jump" => {
+            let who = character(r, "character", chars)?;
+            let distance = r.i64_opt("distance")?.ok_or_else(|| {
+                r.problem("distance", "missing key: the jump's length in squares")
+            })?;
+            if distance < 1 || distance > who.mv as i64 {
+                return Err(r.problem(
+                    "distance",
+                    format!(
+                        "{} (MV {}) can jump 1 to {} squares, found {distance}",
+                        who.name, who.mv, who.mv
+                    ),
+                ));
+            }
+            let distance = distance as u32;
+            Scenario::Jump {
+                who,
+                distance,
+                drop: height("drop", "drop")?,
+            }
+        }
+        "melee" => {
+            let attacker = character(r, "attacker", chars)?;
+            let defender = character(r, "defender", chars)?;
+            let (ae, de) = (
+                extra(r, "attacker_extra_dice")?,
+                extra(r, "defender_extra_dice")?,
+            );
+            let dice = |c: &Character, e: i32| (c.skill("melee") as i32 + e).max(0) as u32;
+            check_pool(r, "attacker_extra_dice", dice(&attacker, ae))?;
+            check_pool(r, "defender_extra_dice", dice(&defender, de))?;
+            Scenario::Melee {
+                attacker,
+                defender,
+                attacker_extra_dice: ae,
+                defender_extra_dice: de,
+            }
+        }
+        "conflict" => {
+            let who = character(r, "character", chars)?;
+            Scenario::Conflict(contestant(r, who, "", None)?)
+        }
+        "opposed_conflict" => {
+            let who = character(r, "character", chars)?;
+            let opp = character(r, "opponent", chars)?;
+            let active = contestant(r, who, "", Some(Difficulty::Hard))?;
+            let opponent = contestant(r, opp, "opponent_", Some(Difficulty::Hard))?;
+            for (c, key) in [(&active, "difficulty"), (&opponent, "opponent_difficulty")] {
+                if c.difficulty == Difficulty::VeryEasy {
+                    return Err(r.problem(
+                        key,
+                        "an opposed conflict compares rolls, so both sides roll: `very_easy` (no roll) does not apply",
+                    ));
+                }
+            }
+            Scenario::Opposed { active, opponent }
+        }
+        _ => {
+            let a = character(r, "a", chars)?;
+            let b = character(r, "b", chars)?;
+            let bag = match r.table.get("bag") {
+                None => [1, 1],
+                Some(Value::Array(v))
+                    if v.len() == 2
+                        && v.iter()
+                            .all(|x| matches!(x.as_integer(), Some(1..=100))) =>
+                {
+                    [
+                        v[0].as_integer().unwrap_or(1) as u32,
+                        v[1].as_integer().unwrap_or(1) as u32,
+                    ]
+                }
+                Some(_) => {
+                    return Err(r.problem(
+                        "bag",
+                        "expected two counts from 1 to 100, the dice of `a` and of `b` in the bag, e.g. [1, 1]",
+                    ))
+                }
+            };
+            let max = r
+                .int_in("max_activations", 1, MAX_ACTIVATIONS)?
+                .unwrap_or(DEFAULT_MAX_ACTIVATIONS) as u32;
+            for (c, key) in [(&a, "a"), (&b, "b")] {
+                check_pool(r, key, c.skill("melee"))?;
+            }
+            Scenario::Duel {
+                a,
+                b,
+                bag,
+                max_activations: max,
+            }
+        }
+    })
+}
+
+/// Activations after which a duel stops as unfinished, unless the config says.
+pub const DEFAULT_MAX_ACTIVATIONS: i64 = 300;

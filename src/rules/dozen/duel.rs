@@ -1,0 +1,444 @@
+//! The duel to casualty: two characters, activations drawn from the dice bag, each
+//! activation a charge and (by `second_charge`) a second one, until one has 0 HP.
+//!
+//! Exactly, the duel is an absorbing Markov chain over (HP of A, HP of B). One charge's
+//! outcome is the order-statistics hit distribution of [`super::melee::hits`] pushed
+//! through the armour roll; an activation chains up to two charges and stops at a
+//! casualty. Stepping the chain one activation at a time gives both the absorption
+//! probabilities and the distribution of the duel's length. A duel longer than
+//! `max_activations` is stopped and its mass reported, so two characters who cannot
+//! hurt each other end with every trial "unfinished" instead of a hang.
+
+use super::melee::{hits, melee_dice, resolve};
+use super::{injured, Character, Rules, SecondCharge};
+use crate::dice::d12::{Pool, Stream};
+use crate::dice::{roll_die, Rng};
+use crate::exact::binomial;
+use crate::model::{Compiled, Headline, Metric, Trial};
+
+/// One charge's effect: `win[j]` = P(the attacker wins and the defender loses j HP),
+/// `lose[j]` = P(the defender wins and the attacker loses j HP), `none` = no hits.
+#[derive(Clone, Debug)]
+pub struct Charge {
+    pub win: Vec<f64>,
+    pub lose: Vec<f64>,
+    pub none: f64,
+}
+
+/// The targets of one character charging another.
+#[derive(Clone, Copy, Debug)]
+struct Fighter {
+    dice: u32,
+    target: u32,
+    /// Effective armour class.
+    ac: u32,
+    hp: u32,
+}
+
+fn fighter(c: &Character, rules: &Rules) -> Fighter {
+    Fighter {
+        dice: melee_dice(c, 0),
+        target: rules.target(c.melee_target() as i32),
+        ac: rules.target(c.ac() as i32),
+        hp: c.hp(),
+    }
+}
+
+fn charge(att: &Fighter, def: &Fighter) -> Charge {
+    let h = hits(att.dice, att.target, def.dice, def.target);
+    let through = |k: usize, ac: u32| binomial(k as u32, 1.0 - ac as f64 / 12.0).0;
+    let mut win = vec![0.0; att.dice as usize + 1];
+    for (k, &p) in h.win.iter().enumerate().skip(1) {
+        for (j, q) in through(k, def.ac).into_iter().enumerate() {
+            win[j] += p * q;
+        }
+    }
+    let mut lose = vec![0.0; def.dice as usize + 1];
+    for (k, &p) in h.lose.iter().enumerate().skip(1) {
+        for (j, q) in through(k, att.ac).into_iter().enumerate() {
+            lose[j] += p * q;
+        }
+    }
+    Charge {
+        win,
+        lose,
+        none: h.none,
+    }
+}
+
+/// The end states of one activation by the side with `hx` HP against the side with `hy`,
+/// with `orders` orders left: ((hx', hy'), p), accumulated into `out`.
+fn activation(
+    c: &Charge,
+    second: SecondCharge,
+    (hx, hy): (u32, u32),
+    orders: u32,
+    p: f64,
+    out: &mut Vec<((u32, u32), f64)>,
+) {
+    let again_after_win = orders > 1 && second != SecondCharge::Never;
+    let again_otherwise = orders > 1 && second == SecondCharge::Always;
+    for (j, &q) in c.win.iter().enumerate() {
+        let y = hy.saturating_sub(j as u32);
+        if q == 0.0 {
+            continue;
+        }
+        if y > 0 && again_after_win {
+            activation(c, second, (hx, y), orders - 1, p * q, out);
+        } else {
+            out.push(((hx, y), p * q));
+        }
+    }
+    for (j, &q) in c.lose.iter().enumerate() {
+        let x = hx.saturating_sub(j as u32);
+        if q == 0.0 {
+            continue;
+        }
+        if x > 0 && again_otherwise {
+            activation(c, second, (x, hy), orders - 1, p * q, out);
+        } else {
+            out.push(((x, hy), p * q));
+        }
+    }
+    if c.none > 0.0 {
+        if again_otherwise {
+            activation(c, second, (hx, hy), orders - 1, p * c.none, out);
+        } else {
+            out.push(((hx, hy), p * c.none));
+        }
+    }
+}
+
+/// A duel's end: (activations, or None if stopped unfinished; HP of A; HP of B).
+pub type End = (Option<usize>, usize, usize);
+
+/// How duel states are numbered: finished duels by (activations, end), end in
+/// `0..ha` = A won with end + 1 HP left, `ha..ha+hb` = B won with end - ha + 1 left;
+/// then the unfinished ones by (HP of A, HP of B), both at least 1.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    pub ha: usize,
+    pub hb: usize,
+    pub max: usize,
+}
+
+impl Layout {
+    pub fn states(&self) -> usize {
+        self.max * (self.ha + self.hb) + self.ha * self.hb
+    }
+    #[inline]
+    pub fn finished(&self, t: usize, a_left: usize, b_left: usize) -> usize {
+        let end = if b_left == 0 {
+            a_left - 1
+        } else {
+            self.ha + b_left - 1
+        };
+        (t - 1) * (self.ha + self.hb) + end
+    }
+    #[inline]
+    pub fn unfinished(&self, a_left: usize, b_left: usize) -> usize {
+        self.max * (self.ha + self.hb) + (a_left - 1) * self.hb + (b_left - 1)
+    }
+    pub fn decode(&self, s: usize) -> End {
+        let width = self.ha + self.hb;
+        if s < self.max * width {
+            let (t, end) = (s / width + 1, s % width);
+            if end < self.ha {
+                (Some(t), end + 1, 0)
+            } else {
+                (Some(t), 0, end - self.ha + 1)
+            }
+        } else {
+            let u = s - self.max * width;
+            (None, u / self.hb + 1, u % self.hb + 1)
+        }
+    }
+}
+
+/// Mass below which the chain stops: the remainder (at most this) stays "unfinished".
+const NEGLIGIBLE_MASS: f64 = 1e-200;
+
+/// The exact distribution over [`Layout`] states.
+pub fn exact(a: &Character, b: &Character, bag: [u32; 2], max: u32, rules: &Rules) -> Vec<f64> {
+    let (fa, fb) = (fighter(a, rules), fighter(b, rules));
+    let lay = Layout {
+        ha: fa.hp as usize,
+        hb: fb.hp as usize,
+        max: max as usize,
+    };
+    let (ca, cb) = (charge(&fa, &fb), charge(&fb, &fa));
+    let pa = bag[0] as f64 / (bag[0] + bag[1]) as f64;
+    // Transient state (x, y), x, y >= 1, at index (x - 1) * hb + (y - 1). Each
+    // transition goes to a transient state or ends the duel: (target, is_end, p).
+    let idx = |x: u32, y: u32| (x as usize - 1) * lay.hb + (y as usize - 1);
+    let mut trans: Vec<Vec<(usize, bool, f64)>> = Vec::with_capacity(lay.ha * lay.hb);
+    let mut buf = Vec::new();
+    for x in 1..=fa.hp {
+        for y in 1..=fb.hp {
+            let mut t: Vec<(usize, bool, f64)> = Vec::new();
+            let mut push = |nx: u32, ny: u32, p: f64| {
+                let (target, end) = if nx == 0 || ny == 0 {
+                    (lay.finished(1, nx as usize, ny as usize), true)
+                } else {
+                    (idx(nx, ny), false)
+                };
+                match t.iter_mut().find(|e| e.0 == target && e.1 == end) {
+                    Some(e) => e.2 += p,
+                    None => t.push((target, end, p)),
+                }
+            };
+            buf.clear();
+            activation(&ca, rules.second_charge, (x, y), 2, pa, &mut buf);
+            for &((nx, ny), p) in &buf {
+                push(nx, ny, p);
+            }
+            buf.clear();
+            activation(&cb, rules.second_charge, (y, x), 2, 1.0 - pa, &mut buf);
+            for &((ny, nx), p) in &buf {
+                push(nx, ny, p);
+            }
+            trans.push(t);
+        }
+    }
+    let mut out = vec![0.0; lay.states()];
+    let mut dist = vec![0.0; lay.ha * lay.hb];
+    dist[idx(fa.hp, fb.hp)] = 1.0;
+    let mut next = vec![0.0; dist.len()];
+    let width = lay.ha + lay.hb;
+    for t in 0..lay.max {
+        next.iter_mut().for_each(|v| *v = 0.0);
+        for (s, &w) in dist.iter().enumerate() {
+            if w == 0.0 {
+                continue;
+            }
+            for &(target, end, p) in &trans[s] {
+                if end {
+                    // `target` was numbered for activation 1; shift to activation t + 1.
+                    out[t * width + target] += w * p;
+                } else {
+                    next[target] += w * p;
+                }
+            }
+        }
+        std::mem::swap(&mut dist, &mut next);
+        if dist.iter().sum::<f64>() < NEGLIGIBLE_MASS {
+            break;
+        }
+    }
+    for x in 1..=lay.ha {
+        for y in 1..=lay.hb {
+            out[lay.unfinished(x, y)] += dist[(x - 1) * lay.hb + (y - 1)];
+        }
+    }
+    out
+}
+
+struct DuelTrial {
+    pools: [Pool; 2],
+    ac: [u32; 2],
+    hp: [u32; 2],
+    /// Dice of A in the bag and all dice in it.
+    bag_a: u32,
+    bag_all: u32,
+    second: SecondCharge,
+    lay: Layout,
+}
+
+impl DuelTrial {
+    /// One charge by `x` on `y`: whether `x` won, and HP left.
+    #[inline]
+    fn charge(&self, s: &mut Stream, rng: &mut Rng, x: usize, hp: &mut [u32; 2]) -> bool {
+        let y = 1 - x;
+        let xa = self.pools[x].roll(s, rng);
+        let xd = self.pools[y].roll(s, rng);
+        let (code, k) = resolve(xa, xd, self.pools[x].dice);
+        if k == 0 {
+            return false;
+        }
+        let (won, hit) = if code <= self.pools[x].dice {
+            (true, y)
+        } else {
+            (false, x)
+        };
+        let lost = s.count_above(rng, k, self.ac[hit]);
+        hp[hit] = hp[hit].saturating_sub(lost);
+        won
+    }
+}
+
+impl Trial for DuelTrial {
+    fn states(&self) -> usize {
+        self.lay.states()
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let mut s = Stream::new();
+        let mut hp = self.hp;
+        for t in 1..=self.lay.max {
+            // Draw a die from the bag; a d12 face does when the bag divides 12.
+            let draw = if 12 % self.bag_all == 0 {
+                (s.face(rng) - 1) / (12 / self.bag_all)
+            } else {
+                roll_die(rng, self.bag_all) - 1
+            };
+            let x = if draw < self.bag_a { 0 } else { 1 };
+            let won = self.charge(&mut s, rng, x, &mut hp);
+            let again = match self.second {
+                SecondCharge::AfterWin => won,
+                SecondCharge::Always => true,
+                SecondCharge::Never => false,
+            };
+            if hp[0] > 0 && hp[1] > 0 && again {
+                self.charge(&mut s, rng, x, &mut hp);
+            }
+            if hp[0] == 0 || hp[1] == 0 {
+                return self.lay.finished(t, hp[0] as usize, hp[1] as usize);
+            }
+        }
+        self.lay.unfinished(hp[0] as usize, hp[1] as usize)
+    }
+}
+
+fn describe(c: &Character, rules: &Rules) -> String {
+    let f = fighter(c, rules);
+    format!(
+        "{} (ST{} {}d12, AC {}, {} HP)",
+        c.name,
+        c.melee_target(),
+        f.dice,
+        c.ac(),
+        f.hp
+    )
+}
+
+pub fn compile(
+    name: &str,
+    a: &Character,
+    b: &Character,
+    bag: [u32; 2],
+    max: u32,
+    rules: &Rules,
+) -> Compiled {
+    let (fa, fb) = (fighter(a, rules), fighter(b, rules));
+    let lay = Layout {
+        ha: fa.hp as usize,
+        hb: fb.hp as usize,
+        max: max as usize,
+    };
+    let exact = exact(a, b, bag, max, rules);
+    let decoded: Vec<End> = (0..lay.states()).map(|s| lay.decode(s)).collect();
+    let field =
+        |f: &dyn Fn(&End) -> usize| -> Vec<u16> { decoded.iter().map(|d| f(d) as u16).collect() };
+    let winner = |d: &End| match d {
+        (None, _, _) => 2,
+        (_, _, 0) => 0,
+        _ => 1,
+    };
+    let mut activations = Metric::numeric(
+        "activations",
+        &format!("activations until a casualty; >{max} = stopped unfinished"),
+        lay.max + 2,
+        field(&|d| d.0.unwrap_or(lay.max + 1)),
+    );
+    activations.labels[lay.max + 1] = format!(">{max}");
+    let a_name = format!("{} wins", a.name);
+    let b_name = format!("{} wins", b.name);
+    let metrics = vec![
+        Metric::categorical(
+            "winner",
+            &format!("the other side is a casualty (0 HP); unfinished = still standing after {max} activations"),
+            &[&a_name, &b_name, "unfinished"],
+            field(&winner),
+        ),
+        activations,
+        Metric::numeric(
+            "a_hp_left",
+            &format!("{}'s HP at the end (of {})", a.name, fa.hp),
+            lay.ha + 1,
+            field(&|d| d.1),
+        ),
+        Metric::numeric(
+            "b_hp_left",
+            &format!("{}'s HP at the end (of {})", b.name, fb.hp),
+            lay.hb + 1,
+            field(&|d| d.2),
+        ),
+        Metric::numeric(
+            "winner_hp_left",
+            "the winner's HP at the end (0 if unfinished)",
+            lay.ha.max(lay.hb) + 1,
+            field(&|d| match winner(d) {
+                0 => d.1,
+                1 => d.2,
+                _ => 0,
+            }),
+        ),
+        Metric::categorical(
+            "winner_injured",
+            "injured = HP below half of the starting HP",
+            &["no", "yes", "no winner"],
+            field(&|d| match winner(d) {
+                0 => injured(d.1 as u32, fa.hp) as usize,
+                1 => injured(d.2 as u32, fb.hp) as usize,
+                _ => 2,
+            }),
+        ),
+    ];
+    let capped_mass = (1..=lay.ha)
+        .flat_map(|x| (1..=lay.hb).map(move |y| (x, y)))
+        .map(|(x, y)| exact[lay.unfinished(x, y)])
+        .sum();
+    let second = match rules.second_charge {
+        SecondCharge::AfterWin => "a second charge after a win",
+        SecondCharge::Always => "always a second charge",
+        SecondCharge::Never => "one charge",
+    };
+    Compiled {
+        name: name.into(),
+        description: format!(
+            "{} vs {}: bag {}:{}, {second} per activation",
+            describe(a, rules),
+            describe(b, rules),
+            bag[0],
+            bag[1]
+        ),
+        trial: Box::new(DuelTrial {
+            pools: [Pool::new(fa.dice, fa.target), Pool::new(fb.dice, fb.target)],
+            ac: [fa.ac, fb.ac],
+            hp: [fa.hp, fb.hp],
+            bag_a: bag[0],
+            bag_all: bag[0] + bag[1],
+            second: rules.second_charge,
+            lay,
+        }),
+        metrics,
+        headline: Headline {
+            label: format!("P({} wins)", a.name),
+            metric: 0,
+            values: vec![0],
+        },
+        exact: Some(exact),
+        capped_mass,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_round_trips() {
+        let lay = Layout {
+            ha: 3,
+            hb: 4,
+            max: 5,
+        };
+        for s in 0..lay.states() {
+            let (t, a, b) = lay.decode(s);
+            let back = match t {
+                Some(t) => lay.finished(t, a, b),
+                None => lay.unfinished(a, b),
+            };
+            assert_eq!(back, s);
+        }
+    }
+}

@@ -1,0 +1,524 @@
+//! The melee charge and opposed conflicts: "face to face" cancellation.
+//!
+//! Both sides roll d12 at or under their target; a surviving die at or under the
+//! opponent's highest surviving die is cancelled, and the charging (active) side wins
+//! ties. Whatever still stands hits, and only one side can hit: the attacker when its
+//! top die is at least the defender's (and it has one), the defender when its top die is
+//! higher.
+//!
+//! Exact distributions never enumerate the 12^(n+m) rolls. They condition on one side's
+//! highest surviving die (an order statistic, with the count of its successes where the
+//! joint is wanted); given that, the other side's dice are independent and each falls in
+//! one of three bands (failed, cancelled, hitting), so its hits are binomial or
+//! multinomial. 12 dice against 12 is a few thousand terms.
+
+use super::{condition_metric, contest_target, describe_contest, Character, Contestant, Rules};
+use crate::dice::d12::{count_ge, successes, top, Pool, Stream};
+use crate::dice::Rng;
+use crate::exact::binomial;
+use crate::model::{Compiled, Headline, Metric, Radix, Trial};
+
+/// Hits of one charge, exactly: `win[k]` = P(the attacker scores k hits), k >= 1;
+/// `lose[k]` = P(the defender scores k hits); `none` = P(no die stands).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hits {
+    pub win: Vec<f64>,
+    pub lose: Vec<f64>,
+    pub none: f64,
+}
+
+/// P(highest surviving die = v) for v in 0..=12 (0: no die succeeded), for `n` dice at
+/// effective target `t`: P(max <= v) = (P(fail) + v/12)^n.
+fn top_pmf(n: u32, t: u32) -> [f64; 13] {
+    let q = 1.0 - t as f64 / 12.0;
+    let mut out = [0.0; 13];
+    let mut below = q.powi(n as i32);
+    out[0] = below;
+    for (v, o) in out.iter_mut().enumerate().take(t as usize + 1).skip(1) {
+        let upto = (q + v as f64 / 12.0).powi(n as i32);
+        *o = upto - below;
+        below = upto;
+    }
+    out
+}
+
+/// Hits of a charge by order statistics: condition on the defender's top die v; the
+/// attacker's hits are its dice in `max(v, 1)..=ta`, Binomial(n, that band / 12). And
+/// the same with the roles swapped for the defender's hits (band `u+1..=td`).
+pub fn hits(n: u32, ta: u32, m: u32, td: u32) -> Hits {
+    let mut win = vec![0.0; n as usize + 1];
+    let mut lose = vec![0.0; m as usize + 1];
+    let (top_a, top_d) = (top_pmf(n, ta), top_pmf(m, td));
+    for (v, &pv) in top_d.iter().enumerate() {
+        if pv == 0.0 {
+            continue;
+        }
+        let band = (ta + 1).saturating_sub((v as u32).max(1));
+        for (k, &p) in binomial(n, band as f64 / 12.0).0.iter().enumerate().skip(1) {
+            win[k] += pv * p;
+        }
+    }
+    for (u, &pu) in top_a.iter().enumerate() {
+        if pu == 0.0 {
+            continue;
+        }
+        let band = td.saturating_sub(u as u32);
+        for (k, &p) in binomial(m, band as f64 / 12.0).0.iter().enumerate().skip(1) {
+            lose[k] += pu * p;
+        }
+    }
+    Hits {
+        win,
+        lose,
+        none: top_a[0] * top_d[0],
+    }
+}
+
+/// P(count = i and top = u) of `n` dice at effective target `t`, as `[i][u]`.
+fn count_top(n: u32, t: u32) -> Vec<[f64; 13]> {
+    let q = 1.0 - t as f64 / 12.0;
+    let mut out = vec![[0.0; 13]; n as usize + 1];
+    out[0][0] = q.powi(n as i32);
+    for (i, row) in out.iter_mut().enumerate().skip(1) {
+        let c = choose(n, i as u32) * q.powi((n - i as u32) as i32);
+        for (u, cell) in row.iter_mut().enumerate().take(t as usize + 1).skip(1) {
+            let hi = (u as f64 / 12.0).powi(i as i32);
+            let lo = ((u - 1) as f64 / 12.0).powi(i as i32);
+            *cell = c * (hi - lo);
+        }
+    }
+    out
+}
+
+fn choose(n: u32, k: u32) -> f64 {
+    (0..k).fold(1.0, |acc, j| acc * (n - j) as f64 / (j + 1) as f64)
+}
+
+/// Multinomial P(f, b, k) of `n` dice over bands with probabilities (pf, pb, pk).
+fn trinomial(n: u32, pf: f64, pb: f64, pk: f64) -> Vec<Vec<f64>> {
+    // [b][k] with f = n - b - k.
+    let mut out = vec![vec![0.0; n as usize + 1]; n as usize + 1];
+    for b in 0..=n {
+        for k in 0..=n - b {
+            let f = n - b - k;
+            out[b as usize][k as usize] = choose(n, b)
+                * choose(n - b, k)
+                * pf.powi(f as i32)
+                * pb.powi(b as i32)
+                * pk.powi(k as i32);
+        }
+    }
+    out
+}
+
+/// The joint exact distribution of one cancellation over (attacker successes i,
+/// defender successes s, outcome), outcome 0 = no die stands, k in 1..=n = the
+/// attacker hits k times, n + k = the defender hits k times.
+pub fn face_to_face(n: u32, ta: u32, m: u32, td: u32) -> (Radix, Vec<f64>) {
+    let rx = Radix(vec![n as usize + 1, m as usize + 1, (n + m) as usize + 1]);
+    let mut out = vec![0.0; rx.size()];
+    let (qa, qd) = (1.0 - ta as f64 / 12.0, 1.0 - td as f64 / 12.0);
+    // The attacker hits: condition on the defender's (successes s, top v); the
+    // attacker's dice fail, fall below v (cancelled) or reach v (hit).
+    for (s, row) in count_top(m, td).iter().enumerate() {
+        for (v, &p) in row.iter().enumerate() {
+            if p == 0.0 {
+                continue;
+            }
+            let from = (v as u32).max(1);
+            let pb = from.min(ta + 1).saturating_sub(1) as f64 / 12.0;
+            let pk = (ta + 1).saturating_sub(from) as f64 / 12.0;
+            let tri = trinomial(n, qa, pb, pk);
+            for (b, ks) in tri.iter().enumerate() {
+                for (k, &q) in ks.iter().enumerate().skip(1) {
+                    if q > 0.0 {
+                        out[rx.encode(&[b + k, s, k])] += p * q;
+                    }
+                }
+            }
+        }
+    }
+    // The defender hits: condition on the attacker's (successes i, top u); the
+    // defender's dice fail, are at most u (cancelled) or above u (hit).
+    for (i, row) in count_top(n, ta).iter().enumerate() {
+        for (u, &p) in row.iter().enumerate() {
+            if p == 0.0 {
+                continue;
+            }
+            let pb = (u as u32).min(td) as f64 / 12.0;
+            let pk = td.saturating_sub(u as u32) as f64 / 12.0;
+            let tri = trinomial(m, qd, pb, pk);
+            for (b, ks) in tri.iter().enumerate() {
+                for (k, &q) in ks.iter().enumerate().skip(1) {
+                    if q > 0.0 {
+                        out[rx.encode(&[i, b + k, n as usize + k])] += p * q;
+                    }
+                }
+            }
+        }
+    }
+    out[0] += qa.powi(n as i32) * qd.powi(m as i32);
+    (rx, out)
+}
+
+/// Resolve one cancellation from packed rolls: (outcome code as in [`face_to_face`],
+/// hits).
+#[inline(always)]
+pub fn resolve(xa: u64, xd: u64, n: u32) -> (u32, u32) {
+    let (ma, md) = (top(xa), top(xd));
+    if ma >= md && ma > 0 {
+        let k = count_ge(xa, md);
+        (k, k)
+    } else if md > ma {
+        let k = count_ge(xd, ma + 1);
+        (n + k, k)
+    } else {
+        (0, 0)
+    }
+}
+
+/// One charge through armour. State: (attacker successes, defender successes, outcome,
+/// HP lost by the side hit).
+struct MeleeTrial {
+    a: Pool,
+    d: Pool,
+    /// Effective armour class of the attacker and the defender.
+    a_ac: u32,
+    d_ac: u32,
+    radix: [usize; 4],
+}
+
+impl Trial for MeleeTrial {
+    fn states(&self) -> usize {
+        self.radix.iter().product()
+    }
+    #[inline]
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let mut s = Stream::new();
+        let xa = self.a.roll(&mut s, rng);
+        let xd = self.d.roll(&mut s, rng);
+        let (code, hits) = resolve(xa, xd, self.a.dice);
+        let ac = if code > self.a.dice {
+            self.a_ac
+        } else {
+            self.d_ac
+        };
+        let lost = s.count_above(rng, hits, ac);
+        let [_, r1, r2, r3] = self.radix;
+        ((successes(xa) as usize * r1 + successes(xd) as usize) * r2 + code as usize) * r3
+            + lost as usize
+    }
+}
+
+/// Melee dice of a character in a charge: its melee level plus `extra`, at least 0.
+pub fn melee_dice(c: &Character, extra: i32) -> u32 {
+    (c.skill("melee") as i32 + extra).max(0) as u32
+}
+
+fn describe_melee(c: &Character, dice: u32) -> String {
+    if c.weapon > 0 {
+        format!(
+            "ST{} ({} + weapon {}) {dice}d12",
+            c.melee_target(),
+            c.st,
+            c.weapon
+        )
+    } else {
+        format!("ST{} {dice}d12", c.melee_target())
+    }
+}
+
+pub fn compile_melee(
+    name: &str,
+    attacker: &Character,
+    defender: &Character,
+    a_extra: i32,
+    d_extra: i32,
+    rules: &Rules,
+) -> Compiled {
+    let (n, m) = (melee_dice(attacker, a_extra), melee_dice(defender, d_extra));
+    let ta = rules.target(attacker.melee_target() as i32);
+    let td = rules.target(defender.melee_target() as i32);
+    let a_ac = rules.target(attacker.ac() as i32);
+    let d_ac = rules.target(defender.ac() as i32);
+    let (rx, ftf) = face_to_face(n, ta, m, td);
+    let most = n.max(m) as usize;
+    let radix = [
+        n as usize + 1,
+        m as usize + 1,
+        (n + m) as usize + 1,
+        most + 1,
+    ];
+    let full = Radix(radix.to_vec());
+    let mut exact = vec![0.0; full.size()];
+    let lost_d: Vec<Vec<f64>> = (0..=n)
+        .map(|k| binomial(k, 1.0 - d_ac as f64 / 12.0).0)
+        .collect();
+    let lost_a: Vec<Vec<f64>> = (0..=m)
+        .map(|k| binomial(k, 1.0 - a_ac as f64 / 12.0).0)
+        .collect();
+    for (st, &p) in ftf.iter().enumerate() {
+        if p == 0.0 {
+            continue;
+        }
+        let v = rx.decode(st);
+        let code = v[2];
+        let pmf = if code == 0 {
+            &lost_d[0]
+        } else if code <= n as usize {
+            &lost_d[code]
+        } else {
+            &lost_a[code - n as usize]
+        };
+        for (l, &q) in pmf.iter().enumerate() {
+            exact[full.encode(&[v[0], v[1], code, l])] += p * q;
+        }
+    }
+    let states: Vec<Vec<usize>> = (0..full.size()).map(|s| full.decode(s)).collect();
+    let side = |code: usize| -> u16 {
+        if code == 0 {
+            0
+        } else if code <= n as usize {
+            1
+        } else {
+            2
+        }
+    };
+    let field = |f: &dyn Fn(&[usize]) -> usize| -> Vec<u16> {
+        states.iter().map(|v| f(v) as u16).collect()
+    };
+    let nn = n as usize;
+    let hits_on_d = |v: &[usize]| if side(v[2]) == 1 { v[2] } else { 0 };
+    let hits_on_a = |v: &[usize]| if side(v[2]) == 2 { v[2] - nn } else { 0 };
+    let lost_by_d: Vec<u32> = states
+        .iter()
+        .map(|v| if side(v[2]) == 1 { v[3] as u32 } else { 0 })
+        .collect();
+    let lost_by_a: Vec<u32> = states
+        .iter()
+        .map(|v| if side(v[2]) == 2 { v[3] as u32 } else { 0 })
+        .collect();
+    let metrics = vec![
+        Metric::categorical(
+            "result",
+            "the winner pushes the loser 1 square; ties go to the attacker",
+            &["no hits", "attacker wins", "defender wins"],
+            field(&|v| side(v[2]) as usize),
+        ),
+        Metric::numeric(
+            "attacker_successes",
+            "attacker's dice at or under its melee target, before cancellation",
+            nn + 1,
+            field(&|v| v[0]),
+        ),
+        Metric::numeric(
+            "defender_successes",
+            "defender's dice at or under its melee target, before cancellation",
+            m as usize + 1,
+            field(&|v| v[1]),
+        ),
+        Metric::numeric(
+            "hits_on_defender",
+            "attacker's dice still standing after cancellation",
+            nn + 1,
+            field(&hits_on_d),
+        ),
+        Metric::numeric(
+            "hits_on_attacker",
+            "defender's dice still standing after cancellation",
+            m as usize + 1,
+            field(&hits_on_a),
+        ),
+        Metric::numeric(
+            "armour_saves",
+            "hits saved by the armour roll (d12 <= armour class)",
+            most + 1,
+            field(&|v| (hits_on_d(v) + hits_on_a(v)).saturating_sub(v[3])),
+        ),
+        Metric::numeric(
+            "defender_hp_lost",
+            &format!("HP the defender loses (armour class {})", defender.ac()),
+            nn + 1,
+            lost_by_d.iter().map(|&l| l as u16).collect(),
+        ),
+        Metric::numeric(
+            "attacker_hp_lost",
+            &format!("HP the attacker loses (armour class {})", attacker.ac()),
+            m as usize + 1,
+            lost_by_a.iter().map(|&l| l as u16).collect(),
+        ),
+        condition_metric("defender_condition", defender, &lost_by_d),
+        condition_metric("attacker_condition", attacker, &lost_by_a),
+    ];
+    Compiled {
+        name: name.into(),
+        description: format!(
+            "{} charges {}: {} vs {}, AC {} vs {}",
+            attacker.name,
+            defender.name,
+            describe_melee(attacker, n),
+            describe_melee(defender, m),
+            attacker.ac(),
+            defender.ac()
+        ),
+        trial: Box::new(MeleeTrial {
+            a: Pool::new(n, ta),
+            d: Pool::new(m, td),
+            a_ac,
+            d_ac,
+            radix,
+        }),
+        metrics,
+        headline: Headline {
+            label: "P(attacker wins)".into(),
+            metric: 0,
+            values: vec![1],
+        },
+        exact: Some(exact),
+        capped_mass: 0.0,
+    }
+}
+
+/// An opposed conflict. State: (active successes, opponent successes, outcome).
+struct OpposedTrial {
+    a: Pool,
+    d: Pool,
+    radix: [usize; 3],
+}
+
+impl Trial for OpposedTrial {
+    fn states(&self) -> usize {
+        self.radix.iter().product()
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let mut s = Stream::new();
+        let xa = self.a.roll(&mut s, rng);
+        let xd = self.d.roll(&mut s, rng);
+        let (code, _) = resolve(xa, xd, self.a.dice);
+        (successes(xa) as usize * self.radix[1] + successes(xd) as usize) * self.radix[2]
+            + code as usize
+    }
+}
+
+/// Opposed conflicts need a roll on both sides: the caller refuses "very easy".
+pub fn compile_opposed(
+    name: &str,
+    active: &Contestant,
+    opponent: &Contestant,
+    rules: &Rules,
+) -> Compiled {
+    let (n, m) = (active.dice(), opponent.dice());
+    let ta = contest_target(active, rules).unwrap_or(0);
+    let td = contest_target(opponent, rules).unwrap_or(0);
+    let (rx, exact) = face_to_face(n, ta, m, td);
+    let states: Vec<Vec<usize>> = (0..rx.size()).map(|s| rx.decode(s)).collect();
+    let nn = n as usize;
+    let field = |f: &dyn Fn(&[usize]) -> usize| -> Vec<u16> {
+        states.iter().map(|v| f(v) as u16).collect()
+    };
+    let metrics = vec![
+        Metric::categorical(
+            "result",
+            "dice at or under the other side's highest success are cancelled; ties go to the active side",
+            &["neither", "active wins", "opponent wins"],
+            field(&|v| match v[2] {
+                0 => 0,
+                c if c <= nn => 1,
+                _ => 2,
+            }),
+        ),
+        Metric::numeric(
+            "active_successes",
+            "active side's successes before cancellation",
+            nn + 1,
+            field(&|v| v[0]),
+        ),
+        Metric::numeric(
+            "opponent_successes",
+            "opponent's successes before cancellation",
+            m as usize + 1,
+            field(&|v| v[1]),
+        ),
+        Metric::numeric(
+            "active_net_successes",
+            "active side's dice still standing after cancellation",
+            nn + 1,
+            field(&|v| if v[2] <= nn { v[2] } else { 0 }),
+        ),
+        Metric::numeric(
+            "opponent_net_successes",
+            "opponent's dice still standing after cancellation",
+            m as usize + 1,
+            field(&|v| v[2].saturating_sub(nn)),
+        ),
+    ];
+    Compiled {
+        name: name.into(),
+        description: format!(
+            "{} ({}) against {} ({})",
+            active.who.name,
+            describe_contest(active),
+            opponent.who.name,
+            describe_contest(opponent)
+        ),
+        trial: Box::new(OpposedTrial {
+            a: Pool::new(n, ta),
+            d: Pool::new(m, td),
+            radix: [nn + 1, m as usize + 1, (n + m) as usize + 1],
+        }),
+        metrics,
+        headline: Headline {
+            label: "P(active side wins)".into(),
+            metric: 0,
+            values: vec![1],
+        },
+        exact: Some(exact),
+        capped_mass: 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_statistics_match_the_joint() {
+        for (n, ta, m, td) in [(3, 7, 3, 5), (1, 11, 4, 2), (0, 5, 2, 5), (5, 0, 2, 9)] {
+            let h = hits(n, ta, m, td);
+            let (rx, j) = face_to_face(n, ta, m, td);
+            let mut win = vec![0.0; n as usize + 1];
+            let mut lose = vec![0.0; m as usize + 1];
+            let mut none = 0.0;
+            for (s, &p) in j.iter().enumerate() {
+                let c = rx.decode(s)[2];
+                if c == 0 {
+                    none += p;
+                } else if c <= n as usize {
+                    win[c] += p;
+                } else {
+                    lose[c - n as usize] += p;
+                }
+            }
+            assert!((none - h.none).abs() < 1e-14);
+            for (k, (x, y)) in win.iter().zip(&h.win).enumerate().skip(1) {
+                assert!((x - y).abs() < 1e-14, "{n} {ta} {m} {td} win {k}");
+            }
+            for (x, y) in lose.iter().zip(&h.lose).skip(1) {
+                assert!((x - y).abs() < 1e-14);
+            }
+            let total: f64 = j.iter().sum();
+            assert!((total - 1.0).abs() < 1e-12, "{total}");
+        }
+    }
+
+    #[test]
+    fn one_die_each_by_hand() {
+        // 1d12 at 6 vs 1d12 at 6: the attacker hits when it succeeds and the defender
+        // fails (6/12 * 6/12) or both succeed and a >= d (21/144): 57/144.
+        let h = hits(1, 6, 1, 6);
+        assert!((h.win[1] - 57.0 / 144.0).abs() < 1e-15);
+        // The defender hits when both succeed and d > a (15/144) or only it does (36/144).
+        assert!((h.lose[1] - 51.0 / 144.0).abs() < 1e-15);
+        assert!((h.none - 36.0 / 144.0).abs() < 1e-15);
+    }
+}

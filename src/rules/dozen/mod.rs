@@ -1,0 +1,757 @@
+//! `dozen`: the "Dozen Die" d12 roll-under skirmish RPG of seed 001 (shared/RULES.md
+//! section 4).
+//!
+//! Every test rolls d12 and succeeds at or under a target; a natural 12 always fails
+//! (`natural_fail`). Each scenario kind has a sampler that rolls the dice as the rules
+//! say and an exact distribution over the same states: closed forms for single tests,
+//! order statistics for the melee cancellation ([`melee`]) and an absorbing Markov chain
+//! for the duel ([`duel`]).
+
+pub mod duel;
+pub mod melee;
+
+use crate::dice::d12::{self, effective_target, Stream};
+use crate::dice::Rng;
+use crate::exact::binomial;
+use crate::model::{Compiled, Headline, Metric, Radix, Trial};
+
+/// When an activation's second order is another charge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SecondCharge {
+    /// Only after the first charge won (seed: "a winning attacker with an order left
+    /// may charge again").
+    AfterWin,
+    /// Always, while both stand (the loser charges back in with its second order).
+    Always,
+    /// Never: one charge per activation.
+    Never,
+}
+
+/// Rule switches a designer can set in `[rules]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rules {
+    /// A face of this or more always fails (seed: 12); 0 turns the rule off.
+    pub natural_fail: u32,
+    pub second_charge: SecondCharge,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            natural_fail: 12,
+            second_charge: SecondCharge::AfterWin,
+        }
+    }
+}
+
+impl Rules {
+    /// The face a test of `target` succeeds at or under.
+    pub fn target(&self, target: i32) -> u32 {
+        effective_target(target, self.natural_fail)
+    }
+}
+
+/// The abilities a conflict can be rolled against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ability {
+    Dx,
+    Co,
+    St,
+    Ch,
+    Aw,
+}
+
+impl Ability {
+    pub const NAMES: &'static [&'static str] = &["dx", "co", "st", "ch", "aw"];
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "dx" => Ability::Dx,
+            "co" => Ability::Co,
+            "st" => Ability::St,
+            "ch" => Ability::Ch,
+            "aw" => Ability::Aw,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+/// A character's stat line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Character {
+    pub id: String,
+    pub name: String,
+    pub dx: u32,
+    pub co: u32,
+    pub st: u32,
+    pub ch: u32,
+    pub aw: u32,
+    pub mv: u32,
+    /// Skill levels by name (melee, endurance, turn_undead, ...).
+    pub skills: Vec<(String, u32)>,
+    /// Added to ST for the melee target (a sword is +3).
+    pub weapon: u32,
+    /// Added to DX for the armour class (leather is +1).
+    pub armour: u32,
+}
+
+impl Character {
+    pub fn skill(&self, name: &str) -> u32 {
+        self.skills
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |(_, l)| *l)
+    }
+
+    /// HP = CO + Endurance level.
+    pub fn hp(&self) -> u32 {
+        self.co + self.skill("endurance")
+    }
+
+    /// Armour class = DX + armour bonus.
+    pub fn ac(&self) -> u32 {
+        self.dx + self.armour
+    }
+
+    /// Melee target = ST + weapon bonus.
+    pub fn melee_target(&self) -> u32 {
+        self.st + self.weapon
+    }
+
+    pub fn ability(&self, a: Ability) -> u32 {
+        match a {
+            Ability::Dx => self.dx,
+            Ability::Co => self.co,
+            Ability::St => self.st,
+            Ability::Ch => self.ch,
+            Ability::Aw => self.aw,
+        }
+    }
+}
+
+/// Difficulty of terrain and of conflicts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Difficulty {
+    VeryEasy,
+    Easy,
+    Normal,
+    Hard,
+    VeryHard,
+}
+
+impl Difficulty {
+    pub const NAMES: &'static [&'static str] =
+        &["very_easy", "easy", "normal", "hard", "very_hard"];
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        let i = Self::NAMES.iter().position(|n| *n == s)?;
+        Some(
+            [
+                Difficulty::VeryEasy,
+                Difficulty::Easy,
+                Difficulty::Normal,
+                Difficulty::Hard,
+                Difficulty::VeryHard,
+            ][i],
+        )
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// Added to the ability; `None` for very easy (no test: automatic success).
+    pub fn modifier(self) -> Option<i32> {
+        match self {
+            Difficulty::VeryEasy => None,
+            Difficulty::Easy => Some(6),
+            Difficulty::Normal => Some(3),
+            Difficulty::Hard => Some(0),
+            Difficulty::VeryHard => Some(-1),
+        }
+    }
+}
+
+/// Wading is horizontal difficult terrain, climbing vertical.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Wade,
+    Climb,
+}
+
+/// One side of a skill test: who rolls, which skill's level gives the dice, which
+/// ability (plus the difficulty modifier) is the target.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Contestant {
+    pub who: Character,
+    pub skill: String,
+    pub ability: Ability,
+    pub difficulty: Difficulty,
+    pub extra_dice: i32,
+}
+
+impl Contestant {
+    pub fn dice(&self) -> u32 {
+        (self.who.skill(&self.skill) as i32 + self.extra_dice).max(0) as u32
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scenario {
+    /// One move through difficult terrain; a climb may fall from `start_height`.
+    Terrain {
+        who: Character,
+        mode: Mode,
+        difficulty: Difficulty,
+        start_height: u32,
+    },
+    Fall {
+        who: Character,
+        height: u32,
+    },
+    /// A jump of `distance` squares over a gap `drop` squares deep.
+    Jump {
+        who: Character,
+        distance: u32,
+        drop: u32,
+    },
+    /// One charge: the attacker's melee dice against the defender's, then armour.
+    Melee {
+        attacker: Character,
+        defender: Character,
+        attacker_extra_dice: i32,
+        defender_extra_dice: i32,
+    },
+    Conflict(Contestant),
+    /// The active side wins ties, as a charging attacker does.
+    Opposed {
+        active: Contestant,
+        opponent: Contestant,
+    },
+    /// Activations until one is a casualty.
+    Duel {
+        a: Character,
+        b: Character,
+        /// Dice of each side in the bag; each activation draws one.
+        bag: [u32; 2],
+        max_activations: u32,
+    },
+}
+
+/// The single-die success probability at an effective target.
+pub fn p_success(target: u32) -> f64 {
+    target as f64 / 12.0
+}
+
+pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
+    match sc {
+        Scenario::Terrain {
+            who,
+            mode,
+            difficulty,
+            start_height,
+        } => terrain(name, who, *mode, *difficulty, *start_height, rules),
+        Scenario::Fall { who, height } => fall(name, who, *height, rules),
+        Scenario::Jump {
+            who,
+            distance,
+            drop,
+        } => jump(name, who, *distance, *drop, rules),
+        Scenario::Melee {
+            attacker,
+            defender,
+            attacker_extra_dice,
+            defender_extra_dice,
+        } => melee::compile_melee(
+            name,
+            attacker,
+            defender,
+            *attacker_extra_dice,
+            *defender_extra_dice,
+            rules,
+        ),
+        Scenario::Conflict(c) => conflict(name, c, rules),
+        Scenario::Opposed { active, opponent } => {
+            melee::compile_opposed(name, active, opponent, rules)
+        }
+        Scenario::Duel {
+            a,
+            b,
+            bag,
+            max_activations,
+        } => duel::compile(name, a, b, *bag, *max_activations, rules),
+    }
+}
+
+/// "unhurt", "hurt", "injured" (HP below half of the start) or "casualty" (HP 0).
+pub const CONDITIONS: [&str; 4] = ["unhurt", "hurt", "injured", "casualty"];
+
+/// Injured: HP left below half of the starting HP (5 HP: injured at 2; 4 HP: at 1).
+pub fn injured(hp_left: u32, hp: u32) -> bool {
+    2 * hp_left < hp
+}
+
+/// The condition index (into [`CONDITIONS`]) after losing `lost` of `hp`.
+pub fn condition(lost: u32, hp: u32) -> u16 {
+    let left = hp.saturating_sub(lost);
+    if lost == 0 {
+        0
+    } else if left == 0 {
+        3
+    } else if injured(left, hp) {
+        2
+    } else {
+        1
+    }
+}
+
+fn condition_metric(name: &str, who: &Character, lost_of_state: &[u32]) -> Metric {
+    let hp = who.hp();
+    Metric::categorical(
+        name,
+        &format!(
+            "{} with {hp} HP: injured below half ({} HP or less), casualty at 0",
+            who.name,
+            hp.saturating_sub(1) / 2
+        ),
+        &CONDITIONS,
+        lost_of_state.iter().map(|&l| condition(l, hp)).collect(),
+    )
+}
+
+/// HP lost in a fall from `height` squares: none from 1; from 2 or more, one d12 per
+/// square and each die above max(DX, CO) (or a natural fail) costs 1 HP. No armour.
+pub fn fall_pmf(who: &Character, height: u32, rules: &Rules) -> Vec<f64> {
+    if height < 2 {
+        let mut v = vec![0.0; height as usize + 1];
+        v[0] = 1.0;
+        return v;
+    }
+    let keep = rules.target(who.dx.max(who.co) as i32);
+    binomial(height, 1.0 - p_success(keep)).0
+}
+
+/// Roll a fall as the rules say.
+#[inline]
+pub fn roll_fall(s: &mut Stream, rng: &mut Rng, height: u32, keep: u32) -> u32 {
+    if height < 2 {
+        0
+    } else {
+        s.count_above(rng, height, keep)
+    }
+}
+
+fn hp_metric(name: &str, description: &str, values: usize, map: Vec<u16>) -> Metric {
+    Metric::numeric(name, description, values, map)
+}
+
+/// Squares moved after the terrain test (RULES.md 4, "Terrain movement").
+pub fn squares(difficulty: Difficulty, mv: u32, face: u32, success: bool) -> u32 {
+    match difficulty {
+        Difficulty::VeryEasy => mv,
+        Difficulty::Easy | Difficulty::Normal => {
+            if success {
+                mv
+            } else {
+                mv.div_ceil(2)
+            }
+        }
+        Difficulty::Hard => {
+            if success {
+                face.min(mv)
+            } else {
+                1.min(mv)
+            }
+        }
+        Difficulty::VeryHard => {
+            if success {
+                face.min(mv)
+            } else {
+                0
+            }
+        }
+    }
+}
+
+/// The terrain roll of one face: (squares, fell). A climb falls when it fails by more
+/// than double: the face is above twice the (unclamped) target.
+pub fn terrain_outcome(
+    who: &Character,
+    mode: Mode,
+    difficulty: Difficulty,
+    face: u32,
+    rules: &Rules,
+) -> (u32, bool) {
+    let Some(m) = difficulty.modifier() else {
+        return (who.mv, false);
+    };
+    let raw = who.dx as i32 + m;
+    let success = face <= rules.target(raw);
+    let fell = mode == Mode::Climb && !success && face as i32 > 2 * raw;
+    if fell {
+        (0, true)
+    } else {
+        (squares(difficulty, who.mv, face, success), false)
+    }
+}
+
+struct TerrainTrial {
+    who: Character,
+    mode: Mode,
+    difficulty: Difficulty,
+    rules: Rules,
+    height: u32,
+    keep: u32,
+    radix: Radix,
+}
+
+impl Trial for TerrainTrial {
+    fn states(&self) -> usize {
+        self.radix.size()
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        if self.difficulty == Difficulty::VeryEasy {
+            return self.radix.encode(&[self.who.mv as usize, 0, 0]);
+        }
+        let mut s = Stream::new();
+        let face = s.face(rng);
+        let (sq, fell) = terrain_outcome(&self.who, self.mode, self.difficulty, face, &self.rules);
+        let lost = if fell {
+            roll_fall(&mut s, rng, self.height, self.keep)
+        } else {
+            0
+        };
+        self.radix
+            .encode(&[sq as usize, fell as usize, lost as usize])
+    }
+}
+
+fn terrain(
+    name: &str,
+    who: &Character,
+    mode: Mode,
+    difficulty: Difficulty,
+    start_height: u32,
+    rules: &Rules,
+) -> Compiled {
+    let height = if mode == Mode::Climb { start_height } else { 0 };
+    let radix = Radix(vec![who.mv as usize + 1, 2, height as usize + 1]);
+    let fall = fall_pmf(who, height, rules);
+    let mut exact = vec![0.0; radix.size()];
+    if difficulty == Difficulty::VeryEasy {
+        exact[radix.encode(&[who.mv as usize, 0, 0])] = 1.0;
+    } else {
+        for face in 1..=12 {
+            let (sq, fell) = terrain_outcome(who, mode, difficulty, face, rules);
+            if fell {
+                for (l, &p) in fall.iter().enumerate() {
+                    exact[radix.encode(&[sq as usize, 1, l])] += p / 12.0;
+                }
+            } else {
+                exact[radix.encode(&[sq as usize, 0, 0])] += 1.0 / 12.0;
+            }
+        }
+    }
+    let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
+    let verb = match mode {
+        Mode::Wade => "wades",
+        Mode::Climb => "climbs",
+    };
+    let test = match difficulty.modifier() {
+        None => "no test".to_string(),
+        Some(m) => format!(
+            "d12 <= DX{} = {}",
+            if m == 0 {
+                String::new()
+            } else {
+                format!("{m:+}")
+            },
+            who.dx as i32 + m
+        ),
+    };
+    let mut metrics = vec![Metric::numeric(
+        "squares",
+        &format!("squares moved with MV {}", who.mv),
+        who.mv as usize + 1,
+        states.iter().map(|v| v[0] as u16).collect(),
+    )];
+    let mut headline = Headline {
+        label: format!("P(full MV {})", who.mv),
+        metric: 0,
+        values: vec![who.mv as usize],
+    };
+    if mode == Mode::Climb {
+        metrics.push(Metric::categorical(
+            "fell",
+            "a failed climb falls when the roll is above twice the target",
+            &["no", "yes"],
+            states.iter().map(|v| v[1] as u16).collect(),
+        ));
+        let lost: Vec<u32> = states.iter().map(|v| v[2] as u32).collect();
+        metrics.push(hp_metric(
+            "hp_lost",
+            &format!("HP lost falling from height {height}"),
+            height as usize + 1,
+            lost.iter().map(|&l| l as u16).collect(),
+        ));
+        metrics.push(condition_metric("condition", who, &lost));
+        headline = Headline {
+            label: "P(fall)".into(),
+            metric: 1,
+            values: vec![1],
+        };
+    }
+    let desc = format!(
+        "{} {verb} {} terrain{}: {test}",
+        who.name,
+        difficulty.name().replace('_', " "),
+        if mode == Mode::Climb {
+            format!(" from height {height}")
+        } else {
+            String::new()
+        }
+    );
+    Compiled {
+        name: name.into(),
+        description: desc,
+        trial: Box::new(TerrainTrial {
+            who: who.clone(),
+            mode,
+            difficulty,
+            rules: rules.clone(),
+            height,
+            keep: rules.target(who.dx.max(who.co) as i32),
+            radix,
+        }),
+        metrics,
+        headline,
+        exact: Some(exact),
+        capped_mass: 0.0,
+    }
+}
+
+struct FallTrial {
+    height: u32,
+    keep: u32,
+}
+
+impl Trial for FallTrial {
+    fn states(&self) -> usize {
+        self.height as usize + 1
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let mut s = Stream::new();
+        roll_fall(&mut s, rng, self.height, self.keep) as usize
+    }
+}
+
+fn fall(name: &str, who: &Character, height: u32, rules: &Rules) -> Compiled {
+    let keep = rules.target(who.dx.max(who.co) as i32);
+    let lost: Vec<u32> = (0..=height).collect();
+    Compiled {
+        name: name.into(),
+        description: format!(
+            "{} falls {height} square{}: {}",
+            who.name,
+            if height == 1 { "" } else { "s" },
+            if height < 2 {
+                "no damage from 1 square or less".to_string()
+            } else {
+                format!(
+                    "{height}d12, each above max(DX, CO) = {} costs 1 HP",
+                    who.dx.max(who.co)
+                )
+            }
+        ),
+        trial: Box::new(FallTrial { height, keep }),
+        metrics: vec![
+            hp_metric(
+                "hp_lost",
+                "HP lost (no armour roll)",
+                height as usize + 1,
+                lost.iter().map(|&l| l as u16).collect(),
+            ),
+            condition_metric("condition", who, &lost),
+        ],
+        headline: Headline {
+            label: "P(any HP lost)".into(),
+            metric: 0,
+            values: (1..=height as usize).collect(),
+        },
+        exact: Some(fall_pmf(who, height, rules)),
+        capped_mass: 0.0,
+    }
+}
+
+/// Whether a jump of `distance` needs a test: above half MV (rounded half up) it does.
+pub fn jump_needs_test(mv: u32, distance: u32) -> bool {
+    distance > mv.div_ceil(2)
+}
+
+struct JumpTrial {
+    test: Option<u32>,
+    drop: u32,
+    keep: u32,
+}
+
+impl Trial for JumpTrial {
+    fn states(&self) -> usize {
+        2 * (self.drop as usize + 1)
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let Some(t) = self.test else {
+            return self.drop as usize + 1; // made it, no damage
+        };
+        let mut s = Stream::new();
+        if s.face(rng) <= t {
+            self.drop as usize + 1
+        } else {
+            roll_fall(&mut s, rng, self.drop, self.keep) as usize
+        }
+    }
+}
+
+fn jump(name: &str, who: &Character, distance: u32, drop: u32, rules: &Rules) -> Compiled {
+    let test = jump_needs_test(who.mv, distance).then(|| rules.target(who.dx as i32 + 3));
+    let radix = Radix(vec![2, drop as usize + 1]);
+    let mut exact = vec![0.0; radix.size()];
+    let p = test.map_or(1.0, p_success);
+    exact[radix.encode(&[1, 0])] = p;
+    for (l, &q) in fall_pmf(who, drop, rules).iter().enumerate() {
+        exact[radix.encode(&[0, l])] += (1.0 - p) * q;
+    }
+    let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
+    let lost: Vec<u32> = states.iter().map(|v| v[1] as u32).collect();
+    Compiled {
+        name: name.into(),
+        description: format!(
+            "{} (MV {}) jumps {distance} square{} over a {drop}-square drop: {}",
+            who.name,
+            who.mv,
+            if distance == 1 { "" } else { "s" },
+            match test {
+                None => "automatic up to half MV".to_string(),
+                Some(_) => format!("d12 <= DX+3 = {}, failure falls into the gap", who.dx + 3),
+            }
+        ),
+        trial: Box::new(JumpTrial {
+            test,
+            drop,
+            keep: rules.target(who.dx.max(who.co) as i32),
+        }),
+        metrics: vec![
+            Metric::categorical(
+                "result",
+                "a failed jump falls into the gap",
+                &["fell", "made it"],
+                states.iter().map(|v| v[0] as u16).collect(),
+            ),
+            hp_metric(
+                "hp_lost",
+                &format!("HP lost falling {drop} squares"),
+                drop as usize + 1,
+                lost.iter().map(|&l| l as u16).collect(),
+            ),
+            condition_metric("condition", who, &lost),
+        ],
+        headline: Headline {
+            label: "P(made it)".into(),
+            metric: 0,
+            values: vec![1],
+        },
+        exact: Some(exact),
+        capped_mass: 0.0,
+    }
+}
+
+struct ConflictTrial {
+    pool: Option<d12::Pool>,
+    dice: u32,
+}
+
+impl Trial for ConflictTrial {
+    fn states(&self) -> usize {
+        self.dice as usize + 1
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        match &self.pool {
+            None => self.dice as usize,
+            Some(p) => d12::successes(p.roll(&mut Stream::new(), rng)) as usize,
+        }
+    }
+}
+
+/// The target of a contestant's dice, `None` when the difficulty needs no roll.
+pub fn contest_target(c: &Contestant, rules: &Rules) -> Option<u32> {
+    c.difficulty
+        .modifier()
+        .map(|m| rules.target(c.who.ability(c.ability) as i32 + m))
+}
+
+/// "CH 4+3 = 7, 3d12" style.
+fn describe_contest(c: &Contestant) -> String {
+    let a = c.who.ability(c.ability);
+    let ab = c.ability.name().to_uppercase();
+    match c.difficulty.modifier() {
+        None => format!("{} {}d12, very easy: automatic", c.skill, c.dice()),
+        Some(0) => format!("{} {}d12 <= {ab} {a}", c.skill, c.dice()),
+        Some(m) => format!(
+            "{} {}d12 <= {ab} {a}{m:+} = {}",
+            c.skill,
+            c.dice(),
+            a as i32 + m
+        ),
+    }
+}
+
+fn conflict(name: &str, c: &Contestant, rules: &Rules) -> Compiled {
+    let n = c.dice();
+    let target = contest_target(c, rules);
+    let exact = match target {
+        None => {
+            let mut v = vec![0.0; n as usize + 1];
+            v[n as usize] = 1.0;
+            v
+        }
+        Some(t) => binomial(n, p_success(t)).0,
+    };
+    let map: Vec<u16> = (0..=n as u16).collect();
+    Compiled {
+        name: name.into(),
+        description: format!(
+            "{}: {} ({})",
+            c.who.name,
+            describe_contest(c),
+            c.difficulty.name().replace('_', " ")
+        ),
+        trial: Box::new(ConflictTrial {
+            pool: target.map(|t| d12::Pool::new(n, t)),
+            dice: n,
+        }),
+        metrics: vec![
+            Metric::numeric(
+                "successes",
+                "dice at or under the target",
+                n as usize + 1,
+                map.clone(),
+            ),
+            Metric::categorical(
+                "result",
+                "succeeded = at least one success",
+                &["failed", "succeeded"],
+                map.iter().map(|&k| (k > 0) as u16).collect(),
+            ),
+        ],
+        headline: Headline {
+            label: "P(at least one success)".into(),
+            metric: 1,
+            values: vec![1],
+        },
+        exact: Some(exact),
+        capped_mass: 0.0,
+    }
+}

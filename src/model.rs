@@ -112,6 +112,8 @@ pub struct Compiled {
     /// Exact probability of states that sit in a saturated top bucket (exploding pools
     /// capped for a fixed-size histogram), reported instead of dropped.
     pub capped_mass: f64,
+    /// What `capped_mass` is, for the report; `None`: the top bucket of a capped pool.
+    pub capped_note: Option<String>,
 }
 
 /// Encode a tuple of small values as one state index (mixed radix, last fastest).

@@ -335,3 +335,114 @@ fn key_that_does_not_apply_to_the_kind() {
         &["Slamback answers only an action from the front"],
     );
 }
+
+fn dozen_with(from: &str, to: &str) -> String {
+    let t = std::fs::read_to_string(shipped("dozen.toml")).unwrap();
+    assert!(t.contains(from), "{from}");
+    t.replacen(from, to, 1)
+}
+
+#[test]
+fn dozen_ability_and_skill_level_out_of_range() {
+    let t = dozen_with("dx = 5 ", "dx = 13 ");
+    let line = line_of(&t, "dx = 13");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            &format!("bad.toml:{line}:1: key `characters.thief.dx`"),
+            "expected an integer from 1 to 12, found 13",
+        ],
+    );
+    let t = dozen_with("melee = 2, endurance = 2 }", "melee = 20, endurance = 2 }");
+    let line = line_of(&t, "melee = 20");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            &format!("bad.toml:{line}:"),
+            "key `characters.fighter.skills.melee`",
+            "expected a skill level from 0 to 12, found 20",
+        ],
+    );
+}
+
+#[test]
+fn dozen_misspelt_difficulty_character_and_skill() {
+    let t = dozen_with("difficulty = \"hard\"", "difficulty = \"hrad\"");
+    let line = line_of(&t, "\"hrad\"");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            &format!("bad.toml:{line}:1: key `scenarios.fighter-wades-quicksand.difficulty`"),
+            "unknown value `hrad` (did you mean `hard`?)",
+            "`very_easy`, `easy`, `normal`, `hard`, `very_hard`",
+        ],
+    );
+    let t = dozen_with("a = \"fighter\"", "a = \"figther\"");
+    refuses(
+        Some(&t),
+        &[],
+        &["no character `figther` (did you mean `fighter`?)"],
+    );
+    let t = dozen_with("skill = \"turn_undead\"", "skill = \"turn_undaed\"");
+    refuses(
+        Some(&t),
+        &[],
+        &["Temple Knight has no skill `turn_undaed` (did you mean `turn_undead`?)"],
+    );
+}
+
+#[test]
+fn dozen_height_below_zero_and_jump_beyond_mv() {
+    let t = dozen_with("\nheight = 4", "\nheight = -1");
+    let line = line_of(&t, "height = -1");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            &format!("bad.toml:{line}:1: key `scenarios.thief-falls-4.height`"),
+            "expected a height of 0 or more squares, found -1",
+        ],
+    );
+    let t = dozen_with("distance = 4", "distance = 5");
+    refuses(
+        Some(&t),
+        &[],
+        &["Thief (MV 4) can jump 1 to 4 squares, found 5"],
+    );
+}
+
+#[test]
+fn dozen_duel_nobody_can_win_is_reported_not_hung() {
+    let dir = tempdir();
+    let cfg = dir.path().join("stalemate.toml");
+    let t = std::fs::read_to_string(shipped("dozen.toml")).unwrap();
+    let head = t.split("[scenarios.").next().unwrap();
+    std::fs::write(
+        &cfg,
+        format!(
+            "{head}\n[characters.pacifist]\ndx = 3\nco = 3\nst = 3\nch = 3\naw = 3\nmv = 3\n\n\
+             [scenarios.stalemate]\nkind = \"duel\"\na = \"pacifist\"\nb = \"pacifist\"\nmax_activations = 40\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let a = rollsim()
+        .arg("run")
+        .arg(&cfg)
+        .args(["-n", "100000", "-q", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(
+        stdout.contains("exact probability of no casualty within 40 activations 1.0e0"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("| unfinished | 100.00% |"), "{stdout}");
+    let dist = std::fs::read_to_string(out.join("distribution.csv")).unwrap();
+    assert!(dist.contains("stalemate,activations,>40,100000,100000,1.0,"));
+    assert!(out.join("stalemate/winner.png").exists());
+}

@@ -3,6 +3,7 @@
 mod agreement;
 mod cli;
 mod determinism;
+mod dozen_rules;
 mod fuzz;
 mod rush_rules;
 mod snapshots;

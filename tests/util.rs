@@ -32,6 +32,19 @@ pub fn rush_config_with(extra: &str, sets: &[&str]) -> AnalysisConfig {
     config::load_str(&format!("{head}\n{extra}"), "test.toml", &sets).expect("test config loads")
 }
 
+/// A config from text after the `[rules]` and characters of configs/dozen.toml.
+pub fn dozen_config(extra: &str) -> AnalysisConfig {
+    dozen_config_with(extra, &[])
+}
+
+/// As [`dozen_config`], with `--set` overrides.
+pub fn dozen_config_with(extra: &str, sets: &[&str]) -> AnalysisConfig {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let base = std::fs::read_to_string(shipped("dozen.toml")).unwrap();
+    let head = base.split("[scenarios.").next().unwrap();
+    config::load_str(&format!("{head}\n{extra}"), "test.toml", &sets).expect("test config loads")
+}
+
 pub fn simulate(c: &Compiled, trials: u64, seed: u64, threads: usize) -> Histogram {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

@@ -121,6 +121,20 @@ pub fn successes(x: Packed) -> u32 {
     (x & 0xf) as u32
 }
 
+/// Pack given faces: every face at or under `target` survives, and counts towards
+/// each value 1..=face. The tables are built from this, so a test may state dice.
+pub fn pack(faces: &[u32], target: u32) -> Packed {
+    let mut e = 0u64;
+    for &face in faces {
+        if (1..=target).contains(&face) {
+            for w in 1..=face {
+                e += 1 << (4 * (w - 1));
+            }
+        }
+    }
+    e
+}
+
 /// A pool of `dice` d12 that succeed at or under `target` (after the natural fail).
 #[derive(Clone, Debug)]
 pub struct Pool {
@@ -140,19 +154,13 @@ impl Pool {
         let mut table = vec![0u64; 12 + 144 + 1728];
         for k in 1..=GROUP {
             for x in 0..POW12[k as usize] as usize {
+                let mut faces = [0u32; GROUP as usize];
                 let mut v = x;
-                let mut e = 0u64;
-                for _ in 0..k {
-                    let face = (v % 12) as u32 + 1;
+                for f in faces.iter_mut().take(k as usize) {
+                    *f = (v % 12) as u32 + 1;
                     v /= 12;
-                    if face <= target {
-                        // One more die at or above every value 1..=face.
-                        for w in 1..=face {
-                            e += 1 << (4 * (w - 1));
-                        }
-                    }
                 }
-                table[OFFSET[k as usize] + x] = e;
+                table[OFFSET[k as usize] + x] = pack(&faces[..k as usize], target);
             }
         }
         Pool {

@@ -51,6 +51,11 @@ pub fn headlines(results: &[ScenarioResult]) -> String {
     s
 }
 
+/// Numeric metrics with more values than this print only their likelier ones.
+const LONG_TABLE: usize = 25;
+/// In a long table, values below this probability (Monte Carlo and exact) are folded.
+const FOLD_BELOW: f64 = 5e-4;
+
 /// Every metric of every scenario as its own table.
 pub fn full(results: &[ScenarioResult]) -> String {
     let mut s = String::new();
@@ -63,10 +68,7 @@ pub fn full(results: &[ScenarioResult]) -> String {
             thousands(r.trials),
             r.seed,
             if r.capped_mass > 0.0 {
-                format!(
-                    ", exact mass in the capped top bucket {:.1e}",
-                    r.capped_mass
-                )
+                format!(", {} {:.1e}", r.capped_note, r.capped_mass)
             } else {
                 String::new()
             }
@@ -82,7 +84,17 @@ pub fn full(results: &[ScenarioResult]) -> String {
             s.push_str(
                 "\n\n| value | P (Monte Carlo) | 95% CI | exact | z |\n|---|---:|---|---:|---:|\n",
             );
+            // A long numeric tail (a duel's length) is folded into one line; the CSV
+            // keeps every value.
+            let long = m.numeric && m.rows.len() > LONG_TABLE;
+            let (mut folded, mut folded_p, mut folded_exact) = (0usize, 0.0, Some(0.0));
             for row in &m.rows {
+                if long && row.probability < FOLD_BELOW && row.exact.unwrap_or(0.0) < FOLD_BELOW {
+                    folded += 1;
+                    folded_p += row.probability;
+                    folded_exact = folded_exact.zip(row.exact).map(|(a, b)| a + b);
+                    continue;
+                }
                 let _ = writeln!(
                     s,
                     "| {} | {} | {} .. {} | {} | {} |",
@@ -92,6 +104,15 @@ pub fn full(results: &[ScenarioResult]) -> String {
                     pct(row.ci_high),
                     opt_pct(row.exact),
                     z(row.z)
+                );
+            }
+            if folded > 0 {
+                let _ = writeln!(
+                    s,
+                    "| {folded} other values, each below {} (in the CSV) | {} | | {} | |",
+                    pct(FOLD_BELOW),
+                    pct(folded_p),
+                    opt_pct(folded_exact)
                 );
             }
             s.push('\n');

@@ -84,8 +84,11 @@ pub struct ScenarioResult {
     pub seed: u64,
     pub metrics: Vec<MetricResult>,
     pub headline: HeadlineResult,
-    /// Exact probability that an exploding pool reached its top bucket.
+    /// Exact probability that an exploding pool reached its top bucket, or that a
+    /// duel was stopped unfinished.
     pub capped_mass: f64,
+    /// What `capped_mass` is, in words.
+    pub capped_note: String,
 }
 
 impl ScenarioResult {
@@ -197,6 +200,10 @@ pub fn summarize(
             exact,
         },
         capped_mass: c.capped_mass,
+        capped_note: c
+            .capped_note
+            .clone()
+            .unwrap_or_else(|| "exact mass in the capped top bucket".into()),
     }
 }
 

@@ -396,6 +396,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 },
                 exact: Some(pool_pmf(&pool).0),
                 capped_mass: capped(&pool_pmf(&pool), &pool),
+                capped_note: None,
             }
         }
         Scenario::Pass {
@@ -453,6 +454,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 },
                 exact: Some(pmf.0.clone()),
                 capped_mass: capped(&pmf, &pool),
+                capped_note: None,
             }
         }
     }
@@ -495,6 +497,7 @@ fn graded(name: &str, desc: String, pool: Pool, labels: [&str; 3], headline: &st
             values: vec![1, 2],
         },
         capped_mass: capped(&pmf, &pool),
+        capped_note: None,
         exact: Some(pmf.0),
     }
 }
@@ -573,6 +576,7 @@ fn chain(name: &str, desc: String, pools: Vec<Pool>, needs: Vec<u32>) -> Compile
         },
         exact: Some(exact),
         capped_mass,
+        capped_note: None,
     }
 }
 
@@ -822,6 +826,7 @@ fn opposed(
         },
         exact: Some(exact),
         capped_mass,
+        capped_note: None,
     }
 }
 
@@ -896,6 +901,7 @@ fn pick_up_throw(name: &str, side: &Side, pick: Pool, throw: Pool, range: u32) -
         },
         exact: Some(exact),
         capped_mass,
+        capped_note: None,
     }
 }
 
@@ -998,5 +1004,6 @@ fn pass(
         },
         exact: Some(exact),
         capped_mass,
+        capped_note: None,
     }
 }

@@ -340,8 +340,15 @@ pub fn compile(
         field(&|d| d.0.unwrap_or(lay.max + 1)),
     );
     activations.labels[lay.max + 1] = format!(">{max}");
-    let a_name = format!("{} wins", a.name);
-    let b_name = format!("{} wins", b.name);
+    // The same character may duel itself: then the labels say which side.
+    let (a_name, b_name) = if a.name == b.name {
+        (
+            format!("{} (a) wins", a.name),
+            format!("{} (b) wins", b.name),
+        )
+    } else {
+        (format!("{} wins", a.name), format!("{} wins", b.name))
+    };
     let metrics = vec![
         Metric::categorical(
             "winner",
@@ -388,14 +395,14 @@ pub fn compile(
         .map(|(x, y)| exact[lay.unfinished(x, y)])
         .sum();
     let second = match rules.second_charge {
-        SecondCharge::AfterWin => "a second charge after a win",
-        SecondCharge::Always => "always a second charge",
-        SecondCharge::Never => "one charge",
+        SecondCharge::AfterWin => "charge, again after a win",
+        SecondCharge::Always => "charge twice",
+        SecondCharge::Never => "charge once",
     };
     Compiled {
         name: name.into(),
         description: format!(
-            "{} vs {}: bag {}:{}, {second} per activation",
+            "{} vs {}: bag {}:{}; each activation: {second}",
             describe(a, rules),
             describe(b, rules),
             bag[0],
@@ -418,6 +425,9 @@ pub fn compile(
         },
         exact: Some(exact),
         capped_mass,
+        capped_note: Some(format!(
+            "exact probability of no casualty within {max} activations"
+        )),
     }
 }
 

@@ -376,6 +376,7 @@ pub fn compile_melee(
         },
         exact: Some(exact),
         capped_mass: 0.0,
+        capped_note: None,
     }
 }
 
@@ -474,6 +475,7 @@ pub fn compile_opposed(
         },
         exact: Some(exact),
         capped_mass: 0.0,
+        capped_note: None,
     }
 }
 

@@ -331,8 +331,23 @@ pub fn fall_pmf(who: &Character, height: u32, rules: &Rules) -> Vec<f64> {
         v[0] = 1.0;
         return v;
     }
-    let keep = rules.target(who.dx.max(who.co) as i32);
+    let keep = fall_keep(who, rules);
     binomial(height, 1.0 - p_success(keep)).0
+}
+
+/// The highest face a falling die may show without costing HP: max(DX, CO), less a
+/// natural fail.
+pub fn fall_keep(who: &Character, rules: &Rules) -> u32 {
+    rules.target(who.dx.max(who.co) as i32)
+}
+
+/// HP lost to given fall dice (`faces.len()` is the height).
+pub fn fall_hp_lost(faces: &[u32], keep: u32) -> u32 {
+    if faces.len() < 2 {
+        0
+    } else {
+        faces.iter().filter(|&&f| f > keep).count() as u32
+    }
 }
 
 /// Roll a fall as the rules say.
@@ -524,13 +539,14 @@ fn terrain(
             difficulty,
             rules: rules.clone(),
             height,
-            keep: rules.target(who.dx.max(who.co) as i32),
+            keep: fall_keep(who, rules),
             radix,
         }),
         metrics,
         headline,
         exact: Some(exact),
         capped_mass: 0.0,
+        capped_note: None,
     }
 }
 
@@ -550,7 +566,7 @@ impl Trial for FallTrial {
 }
 
 fn fall(name: &str, who: &Character, height: u32, rules: &Rules) -> Compiled {
-    let keep = rules.target(who.dx.max(who.co) as i32);
+    let keep = fall_keep(who, rules);
     let lost: Vec<u32> = (0..=height).collect();
     Compiled {
         name: name.into(),
@@ -584,6 +600,7 @@ fn fall(name: &str, who: &Character, height: u32, rules: &Rules) -> Compiled {
         },
         exact: Some(fall_pmf(who, height, rules)),
         capped_mass: 0.0,
+        capped_note: None,
     }
 }
 
@@ -641,7 +658,7 @@ fn jump(name: &str, who: &Character, distance: u32, drop: u32, rules: &Rules) ->
         trial: Box::new(JumpTrial {
             test,
             drop,
-            keep: rules.target(who.dx.max(who.co) as i32),
+            keep: fall_keep(who, rules),
         }),
         metrics: vec![
             Metric::categorical(
@@ -665,6 +682,7 @@ fn jump(name: &str, who: &Character, distance: u32, drop: u32, rules: &Rules) ->
         },
         exact: Some(exact),
         capped_mass: 0.0,
+        capped_note: None,
     }
 }
 
@@ -753,5 +771,6 @@ fn conflict(name: &str, c: &Contestant, rules: &Rules) -> Compiled {
         },
         exact: Some(exact),
         capped_mass: 0.0,
+        capped_note: None,
     }
 }

@@ -1,0 +1,294 @@
+//! `dozen` (RULES.md section 4): every worked example of the seed, hand-worked exact
+//! values, and the duel's Markov chain against closed forms.
+
+use crate::util::{close, dozen_config, exact_of, load, simulate};
+use rollsim::config::SystemConfig;
+use rollsim::dice::d12::{pack, successes};
+use rollsim::exact::check_pmf;
+use rollsim::report::summarize;
+use rollsim::rules::dozen::melee::{face_to_face, hits, resolve};
+use rollsim::rules::dozen::{
+    condition, fall_hp_lost, fall_keep, injured, terrain_outcome, Character, Difficulty, Mode,
+    Rules,
+};
+
+fn character(id: &str) -> Character {
+    let cfg = load("dozen.toml");
+    let SystemConfig::Dozen(d) = &cfg.system else {
+        panic!("dozen.toml is a dozen config")
+    };
+    d.characters.iter().find(|c| c.id == id).unwrap().clone()
+}
+
+#[test]
+fn seed_fall_2_4_5_8_costs_the_thief_1_hp() {
+    // DX 5, CO 3 falls 4 squares: 2, 4 and 5 are at most max(DX, CO) = 5; 8 is above.
+    let thief = character("thief");
+    assert_eq!((thief.dx, thief.co), (5, 3));
+    let keep = fall_keep(&thief, &Rules::default());
+    assert_eq!(keep, 5);
+    assert_eq!(fall_hp_lost(&[2, 4, 5, 8], keep), 1);
+    // One square: no damage whatever the die.
+    assert_eq!(fall_hp_lost(&[12], keep), 0);
+}
+
+#[test]
+fn seed_melee_5_and_1_against_5_is_one_attacker_hit() {
+    // ST7 2d12 rolls 5 and 1; the defender rolls 5. The attacker wins the tie: its 5
+    // stands, the defender's 5 and the attacker's 1 are cancelled.
+    let a = pack(&[5, 1], 7);
+    let d = pack(&[5], 7);
+    assert_eq!(resolve(a, d, 2), (1, 1));
+    // Dice above the target fail first: 5 and 8 at ST7 leave only the 5.
+    assert_eq!(successes(pack(&[5, 8], 7)), 1);
+    // The seed's second example: 3 against 4 and 5 is two hits on the 3.
+    assert_eq!(resolve(pack(&[3], 7), pack(&[4, 5], 7), 1), (1 + 2, 2));
+}
+
+#[test]
+fn seed_hard_terrain_mv3_dx4_moves_3_2_or_1() {
+    let f = character("fighter");
+    assert_eq!((f.mv, f.dx), (3, 4));
+    let r = Rules::default();
+    let go = |face| terrain_outcome(&f, Mode::Wade, Difficulty::Hard, face, &r).0;
+    assert_eq!(go(4), 3); // success, min(4, MV 3)
+    assert_eq!(go(2), 2); // success, the roll
+    assert_eq!(go(5), 1); // failure
+    assert_eq!(go(12), 1);
+    // Very hard: DX - 1 = 3; roll 2 moves 2, failure does not move.
+    let vh = |face| terrain_outcome(&f, Mode::Wade, Difficulty::VeryHard, face, &r).0;
+    assert_eq!((vh(2), vh(4)), (2, 0));
+    // Easy and normal failures move half MV rounded half up: MV 3 -> 2.
+    assert_eq!(
+        terrain_outcome(&f, Mode::Wade, Difficulty::Normal, 8, &r).0,
+        2
+    );
+    assert_eq!(
+        terrain_outcome(&f, Mode::Wade, Difficulty::Easy, 11, &r).0,
+        2
+    );
+}
+
+#[test]
+fn seed_injured_at_2_of_5_hp_and_1_of_4() {
+    assert!(injured(2, 5) && !injured(3, 5));
+    assert!(injured(1, 4) && !injured(2, 4));
+    // The condition the charts show: 5 HP losing 3 is injured, losing 5 a casualty.
+    assert_eq!(condition(3, 5), 2);
+    assert_eq!(condition(2, 5), 1);
+    assert_eq!(condition(5, 5), 3);
+    assert_eq!(condition(0, 5), 0);
+    // The seed's characters: CO 3 + endurance 2 = 5 HP; the dwarf CO 4 alone = 4.
+    assert_eq!(character("fighter").hp(), 5);
+    assert_eq!(character("dwarf").hp(), 4);
+    assert_eq!(character("dwarf").ac(), 4); // DX 3 + leather 1
+    assert_eq!(character("fighter").melee_target(), 7); // ST 4 + sword 3
+}
+
+#[test]
+fn seed_turn_undead_1_4_7_is_two_successes() {
+    let k = character("temple_knight");
+    assert_eq!((k.skill("turn_undead"), k.ch), (3, 4));
+    assert_eq!(successes(pack(&[1, 4, 7], 4)), 2);
+}
+
+#[test]
+fn seed_climbing_fall_at_dx4_on_9_not_8_and_never_at_target_9() {
+    let r = Rules::default();
+    let f = character("fighter"); // DX 4, hard climb: target 4
+    let climb = |face| terrain_outcome(&f, Mode::Climb, Difficulty::Hard, face, &r);
+    assert_eq!(climb(9), (0, true));
+    assert_eq!(climb(8), (1, false)); // fails, moves 1, does not fall
+    assert_eq!(climb(5), (1, false));
+    // DX 3, easy climb: target 9; even a 12 (which always fails) is not above 18.
+    let d = character("dwarf");
+    assert_eq!(d.dx, 3);
+    for face in 1..=12 {
+        assert!(!terrain_outcome(&d, Mode::Climb, Difficulty::Easy, face, &r).1);
+    }
+    assert_eq!(
+        terrain_outcome(&d, Mode::Climb, Difficulty::Easy, 12, &r),
+        (1, false) // failure: half of MV 2
+    );
+}
+
+#[test]
+fn shipped_seed_scenarios_have_the_hand_worked_values() {
+    let cfg = load("dozen.toml");
+    // Thief falls 4: each die hurts with 7/12; P(exactly 1 HP) = 4 (7/12) (5/12)^3.
+    let c = cfg.compile("thief-falls-4").unwrap();
+    close(
+        exact_of(&c, "hp_lost", "1"),
+        4.0 * 7.0 / 12.0 * (5.0f64 / 12.0).powi(3),
+    );
+    // Fighter on the inn wall: falls on 9..12 (4/12), then 3d12 above 4 (8/12 each).
+    let c = cfg.compile("fighter-climbs-inn-wall").unwrap();
+    close(exact_of(&c, "fell", "yes"), 4.0 / 12.0);
+    close(exact_of(&c, "squares", "3"), 2.0 / 12.0); // a 3 or a 4 moves the full MV 3
+    close(exact_of(&c, "squares", "1"), 5.0 / 12.0); // a 1, or a failure of 5..8
+    close(
+        exact_of(&c, "hp_lost", "3"),
+        4.0 / 12.0 * (8.0f64 / 12.0).powi(3),
+    );
+    // Dwarf on the rock slope cannot fall.
+    let c = cfg.compile("dwarf-climbs-rock-slope").unwrap();
+    close(exact_of(&c, "fell", "yes"), 0.0);
+    // Turn Undead 3 at CH 4: P(2 successes) = 3 (4/12)^2 (8/12).
+    let c = cfg.compile("knight-turns-undead").unwrap();
+    close(exact_of(&c, "successes", "2"), 3.0 / 9.0 * 2.0 / 3.0);
+    // Jump 3 at MV 3, DX 4: d12 <= 7.
+    let c = cfg.compile("fighter-jumps-3").unwrap();
+    close(exact_of(&c, "result", "made it"), 7.0 / 12.0);
+}
+
+#[test]
+fn melee_exact_by_hand_one_die_each() {
+    // Fighter-like 1d12 at 7 against 1d12 at 6 (natural 12 irrelevant): the attacker
+    // hits if it succeeds and the defender fails (7 * 6) or both succeed and a >= d
+    // (sum over d = 1..6 of (7 - d + 1) = 27): 69/144.
+    let h = hits(1, 7, 1, 6);
+    close(h.win[1], 69.0 / 144.0);
+    // The defender hits when only it succeeds (5 * 6) or both and d > a (15): 45/144.
+    close(h.lose[1], 45.0 / 144.0);
+    close(h.none, 30.0 / 144.0);
+    let (_, joint) = face_to_face(12, 11, 12, 11);
+    check_pmf(&joint, 1e-12).unwrap();
+}
+
+#[test]
+fn duel_between_equals_is_a_coin_and_its_length_geometric() {
+    // Two 1-HP characters with one die at 6 and AC 1. Per activation by X: X kills with
+    // w = 57/144 * 11/12, dies with l = 51/144 * 11/12; a won-but-saved first charge
+    // (57/144 * 1/12) charges again. The duel is symmetric, so P(A wins) = 1/2, and
+    // it ends in each activation with e = (w + l)(1 + s): a geometric length.
+    let cfg = dozen_config(
+        r#"
+[characters.one]
+dx = 1
+co = 1
+st = 6
+ch = 1
+aw = 1
+mv = 1
+skills = { melee = 1 }
+
+[characters.two]
+dx = 1
+co = 1
+st = 6
+ch = 1
+aw = 1
+mv = 1
+skills = { melee = 1 }
+
+[scenarios.equal]
+kind = "duel"
+a = "one"
+b = "two"
+"#,
+    );
+    let c = cfg.compile("equal").unwrap();
+    let (w, l, s) = (
+        57.0 / 144.0 * 11.0 / 12.0,
+        51.0 / 144.0 * 11.0 / 12.0,
+        57.0 / 144.0 / 12.0,
+    );
+    let e: f64 = (w + l) * (1.0 + s);
+    close(exact_of(&c, "winner", "one wins"), 0.5);
+    for t in 1..6 {
+        close(
+            exact_of(&c, "activations", &t.to_string()),
+            (1.0 - e).powi(t - 1) * e,
+        );
+    }
+    assert!(c.capped_mass < 1e-30);
+    // Monte Carlo agrees.
+    let h = simulate(&c, 1 << 20, 77, 2);
+    let r = summarize(&c, &h, 77, "test.toml", "dozen");
+    assert!(r.max_abs_z().unwrap() < 4.5, "{:?}", r.max_abs_z());
+}
+
+#[test]
+fn a_duel_nobody_can_win_stops_at_the_cap_and_says_so() {
+    let cfg = dozen_config(
+        r#"
+[characters.pacifist]
+dx = 3
+co = 3
+st = 3
+ch = 3
+aw = 3
+mv = 3
+
+[scenarios.stalemate]
+kind = "duel"
+a = "pacifist"
+b = "thief"
+max_activations = 50
+"#,
+    );
+    let mut c = cfg.compile("stalemate").unwrap();
+    // The thief has one melee die; the pacifist none, so the thief can still win.
+    assert!(c.capped_mass > 0.0 && c.capped_mass < 1.0);
+    let cfg = dozen_config(
+        r#"
+[characters.pacifist]
+dx = 3
+co = 3
+st = 3
+ch = 3
+aw = 3
+mv = 3
+
+[scenarios.stalemate]
+kind = "duel"
+a = "pacifist"
+b = "pacifist"
+max_activations = 50
+"#,
+    );
+    c = cfg.compile("stalemate").unwrap();
+    close(c.capped_mass, 1.0);
+    close(exact_of(&c, "winner", "unfinished"), 1.0);
+    close(exact_of(&c, "activations", ">50"), 1.0);
+    let h = simulate(&c, 1 << 16, 1, 2);
+    let r = summarize(&c, &h, 1, "test.toml", "dozen");
+    assert_eq!(r.headline.probability, 0.0);
+    assert_eq!(r.metrics[0].rows[2].count, 1 << 16);
+}
+
+#[test]
+fn second_charge_rule_switches() {
+    // With one charge per activation the duel is longer than with a charge after a win,
+    // and "always" is shorter still.
+    let mean = |rule: &str| {
+        let cfg = crate::util::dozen_config_with(
+            "[scenarios.d]\nkind = \"duel\"\na = \"fighter\"\nb = \"dwarf\"\n",
+            &[&format!("rules.second_charge={rule}")],
+        );
+        let c = cfg.compile("d").unwrap();
+        let m = &c.metrics[1];
+        m.project_f64(c.exact.as_ref().unwrap())
+            .iter()
+            .enumerate()
+            .map(|(t, p)| t as f64 * p)
+            .sum::<f64>()
+    };
+    let (never, after, always) = (mean("never"), mean("after_win"), mean("always"));
+    assert!(never > after && after > always, "{never} {after} {always}");
+}
+
+#[test]
+fn natural_fail_switches_off() {
+    // A target of 12 with natural_fail = 0 always succeeds; with 12, a 12 fails.
+    let base = "[scenarios.t]\nkind = \"conflict\"\ncharacter = \"temple_knight\"\nskill = \"turn_undead\"\nability = \"ch\"\ndifficulty = \"easy\"\n";
+    let on = crate::util::dozen_config_with(base, &["characters.temple_knight.ch=6"]);
+    let off = crate::util::dozen_config_with(
+        base,
+        &["characters.temple_knight.ch=6", "rules.natural_fail=0"],
+    );
+    let c_on = on.compile("t").unwrap();
+    let c_off = off.compile("t").unwrap();
+    close(exact_of(&c_on, "successes", "3"), (11.0f64 / 12.0).powi(3));
+    close(exact_of(&c_off, "successes", "3"), 1.0);
+}

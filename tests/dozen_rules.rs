@@ -292,3 +292,48 @@ fn natural_fail_switches_off() {
     close(exact_of(&c_on, "successes", "3"), (11.0f64 / 12.0).powi(3));
     close(exact_of(&c_off, "successes", "3"), 1.0);
 }
+
+#[test]
+fn big_pools_take_the_generic_path_and_agree_too() {
+    // More than three dice a side leaves the one-word fast path: 5 against 4, and an
+    // opposed conflict of 7 against 6, still agree with the exact distribution.
+    let cfg = dozen_config(
+        r#"
+[scenarios.big-melee]
+kind = "melee"
+attacker = "fighter"
+defender = "dwarf"
+attacker_extra_dice = 3
+defender_extra_dice = 2
+
+[scenarios.big-opposed]
+kind = "opposed_conflict"
+character = "thief"
+skill = "sneak"
+ability = "dx"
+extra_dice = 5
+opponent = "dwarf"
+opponent_skill = "spot"
+opponent_ability = "aw"
+opponent_difficulty = "normal"
+opponent_extra_dice = 4
+"#,
+    );
+    for (i, name) in ["big-melee", "big-opposed"].iter().enumerate() {
+        let c = cfg.compile(name).unwrap();
+        check_pmf(c.exact.as_ref().unwrap(), 1e-12).unwrap();
+        let h = simulate(&c, 1 << 20, 90 + i as u64, 2);
+        let r = summarize(&c, &h, 1, "test.toml", "dozen");
+        for m in &r.metrics {
+            assert!(
+                m.max_abs_z.unwrap() < 4.5,
+                "{name} {}: {:?}",
+                m.name,
+                m.max_abs_z
+            );
+            if let Some(z) = m.mean_z {
+                assert!(z.abs() < 4.5, "{name} {} mean z {z}", m.name);
+            }
+        }
+    }
+}

@@ -57,3 +57,43 @@ proptest! {
         let _ = load_str(&text, "fuzz.toml", &[]);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Any stat line the loader accepts compiles every dozen scenario to a valid PMF
+    /// whose states every metric can label (the generic paths included: big pools).
+    #[test]
+    fn dozen_random_stats_compile_to_valid_pmfs(
+        stats in proptest::collection::vec(1i64..=12, 16),
+        levels in proptest::collection::vec(0i64..=12, 8),
+        natural_fail in 0i64..=12,
+        second in 0usize..3,
+    ) {
+        let ids = ["thief", "temple_knight", "fighter", "dwarf"];
+        let mut sets = vec![
+            format!("rules.natural_fail={natural_fail}"),
+            format!("rules.second_charge={}", ["after_win", "always", "never"][second]),
+        ];
+        for (i, id) in ids.iter().enumerate() {
+            sets.push(format!("characters.{id}.dx={}", stats[4 * i]));
+            sets.push(format!("characters.{id}.co={}", stats[4 * i + 1]));
+            sets.push(format!("characters.{id}.st={}", stats[4 * i + 2]));
+            sets.push(format!("characters.{id}.weapon={}", stats[4 * i + 3] - 1));
+            sets.push(format!("characters.{id}.skills.melee={}", levels[2 * i]));
+            sets.push(format!("characters.{id}.skills.endurance={}", levels[2 * i + 1]));
+        }
+        let text = std::fs::read_to_string(crate::util::shipped("dozen.toml")).unwrap();
+        let cfg = load_str(&text, "fuzz.toml", &sets).unwrap();
+        for name in cfg.scenario_names() {
+            let c = cfg.compile(&name).unwrap();
+            let exact = c.exact.as_ref().unwrap();
+            prop_assert_eq!(exact.len(), c.trial.states());
+            rollsim::exact::check_pmf(exact, 1e-9).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
+            for m in &c.metrics {
+                prop_assert_eq!(m.map.len(), exact.len());
+                prop_assert!(m.map.iter().all(|&v| (v as usize) < m.labels.len()), "{} {}", name, m.name);
+            }
+        }
+    }
+}

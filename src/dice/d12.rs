@@ -96,6 +96,56 @@ impl Stream {
     }
 }
 
+/// A word whose first `k` base-12 digits (k <= 17) are exactly uniform: the rejection
+/// threshold for `12^k` is tiny for small `k` (under 1e-9 for 9 digits), so a caller that
+/// needs few dice per trial almost never redraws.
+#[inline(always)]
+pub fn word(rng: &mut Rng, k: u32) -> u64 {
+    let n = POW12[k as usize];
+    let reject = n.wrapping_neg() % n;
+    loop {
+        let r = rng.next_u64();
+        if r.wrapping_mul(n) >= reject {
+            return r;
+        }
+    }
+}
+
+/// The next three digits of a word from [`word`], and the rest of the word.
+#[inline(always)]
+pub fn next3(r: u64) -> (usize, u64) {
+    let m = r as u128 * 1728;
+    ((m >> 64) as usize, m as u64)
+}
+
+/// For three dice `x` (0..1728) of which only the first `dice` count: their packed
+/// successes at or under `target`. Rolling a fixed three and reading the first `dice`
+/// keeps the hot loop free of data-dependent branches.
+pub fn group3_table(dice: u32, target: u32) -> Box<[Packed]> {
+    (0..1728usize)
+        .map(|x| pack(&faces3(x)[..dice.min(3) as usize], target))
+        .collect()
+}
+
+/// For three dice `x`: how many of the first `k` (row k) show more than `target`.
+pub fn above3_table(target: u32) -> Box<[u8]> {
+    (0..4usize)
+        .flat_map(|k| {
+            (0..1728usize)
+                .map(move |x| faces3(x)[..k].iter().filter(|&&f| f > target).count() as u8)
+        })
+        .collect()
+}
+
+/// The faces of three dice `x` in 0..1728, first die most significant (as drawn).
+fn faces3(x: usize) -> [u32; 3] {
+    [
+        (x / 144) as u32 + 1,
+        (x / 12 % 12) as u32 + 1,
+        (x % 12) as u32 + 1,
+    ]
+}
+
 /// The packed "successes at or above v" of a pool: nibble `v - 1` counts the dice that
 /// succeeded with a face of at least `v`.
 pub type Packed = u64;
@@ -106,12 +156,11 @@ pub fn top(x: Packed) -> u32 {
     (67 - x.leading_zeros()) / 4
 }
 
-/// Surviving dice with a face of at least `v` (v = 0 counts them all; v > 12 none).
+/// Surviving dice with a face of at least `v` (v = 0 counts them all; v = 13 none:
+/// nibble 12 is always empty).
 #[inline(always)]
 pub fn count_ge(x: Packed, v: u32) -> u32 {
-    if v > 12 {
-        return 0;
-    }
+    debug_assert!(v <= 13);
     ((x >> (4 * v.max(1).saturating_sub(1))) & 0xf) as u32
 }
 

@@ -13,7 +13,9 @@
 //! multinomial. 12 dice against 12 is a few thousand terms.
 
 use super::{condition_metric, contest_target, describe_contest, Character, Contestant, Rules};
-use crate::dice::d12::{count_ge, successes, top, Pool, Stream};
+use crate::dice::d12::{
+    above3_table, count_ge, group3_table, next3, successes, top, word, Pool, Stream,
+};
 use crate::dice::Rng;
 use crate::exact::binomial;
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
@@ -162,19 +164,15 @@ pub fn face_to_face(n: u32, ta: u32, m: u32, td: u32) -> (Radix, Vec<f64>) {
 }
 
 /// Resolve one cancellation from packed rolls: (outcome code as in [`face_to_face`],
-/// hits).
+/// hits). Branch-free: which side wins is as unpredictable as the dice.
 #[inline(always)]
 pub fn resolve(xa: u64, xd: u64, n: u32) -> (u32, u32) {
     let (ma, md) = (top(xa), top(xd));
-    if ma >= md && ma > 0 {
-        let k = count_ge(xa, md);
-        (k, k)
-    } else if md > ma {
-        let k = count_ge(xd, ma + 1);
-        (n + k, k)
-    } else {
-        (0, 0)
-    }
+    let a_wins = ((ma >= md) & (ma > 0)) as u32;
+    let d_wins = (md > ma) as u32;
+    let ka = count_ge(xa, md);
+    let kd = count_ge(xd, ma + 1);
+    (a_wins * ka + d_wins * (n + kd), a_wins * ka + d_wins * kd)
 }
 
 /// One charge through armour. State: (attacker successes, defender successes, outcome,
@@ -186,6 +184,27 @@ struct MeleeTrial {
     a_ac: u32,
     d_ac: u32,
     radix: [usize; 4],
+    small: Option<Small>,
+}
+
+/// Three dice a side or fewer: one word per trial gives three groups of three dice (the
+/// attacker's, the defender's, the armour roll), each read through a table. A side with
+/// fewer dice reads only its first ones, and the armour roll only as many as there are
+/// hits, so every die that counts is rolled and nothing branches on the dice.
+struct Small {
+    a: Box<[u64]>,
+    d: Box<[u64]>,
+    /// Row `side * 4 + hits`: armour failures among the first `hits` of three dice, for
+    /// the defender's armour class (side 0) and the attacker's (side 1).
+    above: Box<[u8]>,
+}
+
+impl MeleeTrial {
+    #[inline(always)]
+    fn encode(&self, sa: u32, sd: u32, code: u32, lost: u32) -> usize {
+        let [_, r1, r2, r3] = self.radix;
+        ((sa as usize * r1 + sd as usize) * r2 + code as usize) * r3 + lost as usize
+    }
 }
 
 impl Trial for MeleeTrial {
@@ -194,6 +213,17 @@ impl Trial for MeleeTrial {
     }
     #[inline]
     fn sample(&self, rng: &mut Rng) -> usize {
+        if let Some(t) = &self.small {
+            let r = word(rng, 9);
+            let (ia, r) = next3(r);
+            let (id, r) = next3(r);
+            let (iarm, _) = next3(r);
+            let (xa, xd) = (t.a[ia], t.d[id]);
+            let (code, hits) = resolve(xa, xd, self.a.dice);
+            let side = (code > self.a.dice) as usize;
+            let lost = t.above[(side * 4 + hits as usize) * 1728 + iarm];
+            return self.encode(successes(xa), successes(xd), code, lost as u32);
+        }
         let mut s = Stream::new();
         let xa = self.a.roll(&mut s, rng);
         let xd = self.d.roll(&mut s, rng);
@@ -204,9 +234,7 @@ impl Trial for MeleeTrial {
             self.d_ac
         };
         let lost = s.count_above(rng, hits, ac);
-        let [_, r1, r2, r3] = self.radix;
-        ((successes(xa) as usize * r1 + successes(xd) as usize) * r2 + code as usize) * r3
-            + lost as usize
+        self.encode(successes(xa), successes(xd), code, lost)
     }
 }
 
@@ -290,13 +318,14 @@ pub fn compile_melee(
     let nn = n as usize;
     let hits_on_d = |v: &[usize]| if side(v[2]) == 1 { v[2] } else { 0 };
     let hits_on_a = |v: &[usize]| if side(v[2]) == 2 { v[2] - nn } else { 0 };
+    // HP lost never exceeds the hits; the min only tidies states no roll reaches.
     let lost_by_d: Vec<u32> = states
         .iter()
-        .map(|v| if side(v[2]) == 1 { v[3] as u32 } else { 0 })
+        .map(|v| v[3].min(hits_on_d(v)) as u32)
         .collect();
     let lost_by_a: Vec<u32> = states
         .iter()
-        .map(|v| if side(v[2]) == 2 { v[3] as u32 } else { 0 })
+        .map(|v| v[3].min(hits_on_a(v)) as u32)
         .collect();
     let metrics = vec![
         Metric::categorical(
@@ -367,6 +396,11 @@ pub fn compile_melee(
             a_ac,
             d_ac,
             radix,
+            small: (n <= 3 && m <= 3).then(|| Small {
+                a: group3_table(n, ta),
+                d: group3_table(m, td),
+                above: [above3_table(d_ac), above3_table(a_ac)].concat().into(),
+            }),
         }),
         metrics,
         headline: Headline {

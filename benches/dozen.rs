@@ -1,0 +1,139 @@
+//! `dozen` (issue #3): Monte Carlo melee 3d12 vs 3d12 on one core through the generic
+//! engine, the exact melee cancellation for 12 dice against 12, and the exact duel of
+//! two 10-HP characters.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use rollsim::config::{self, SystemConfig};
+use rollsim::rules::dozen::{duel, melee, Rules};
+use rollsim::sim::{self, Budget, Progress};
+use std::hint::black_box;
+use std::sync::atomic::AtomicBool;
+
+const CONFIG: &str = r#"
+system = "dozen"
+
+[characters.three]
+dx = 4
+co = 10
+st = 5
+ch = 3
+aw = 3
+mv = 3
+weapon = 2
+skills = { melee = 3 }
+
+[characters.other]
+dx = 3
+co = 10
+st = 4
+ch = 3
+aw = 3
+mv = 3
+weapon = 2
+armour = 1
+skills = { melee = 3 }
+
+[characters.twelve]
+dx = 4
+co = 10
+st = 7
+ch = 3
+aw = 3
+mv = 3
+skills = { melee = 12 }
+
+[scenarios.melee-3v3]
+kind = "melee"
+attacker = "three"
+defender = "other"
+
+[scenarios.melee-12v12]
+kind = "melee"
+attacker = "twelve"
+defender = "twelve"
+
+[scenarios.duel-10hp]
+kind = "duel"
+a = "three"
+b = "other"
+"#;
+
+fn cfg() -> config::AnalysisConfig {
+    config::load_str(CONFIG, "bench.toml", &[]).expect("bench config")
+}
+
+fn monte_carlo(c: &mut Criterion) {
+    let cfg = cfg();
+    let sc = cfg.compile("melee-3v3").unwrap();
+    let trials = 1u64 << 24;
+    let mut g = c.benchmark_group("dozen_mc");
+    g.throughput(Throughput::Elements(trials));
+    g.sample_size(10);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let stop = AtomicBool::new(false);
+    g.bench_function("melee_3v3_1_thread", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                sim::run(
+                    sc.trial.as_ref(),
+                    7,
+                    Budget::Trials(trials),
+                    &|_| 0.0,
+                    &Progress::hidden(),
+                    &stop,
+                )
+                .unwrap()
+            })
+        })
+    });
+    let duel = cfg.compile("duel-10hp").unwrap();
+    let trials = 1u64 << 20;
+    g.throughput(Throughput::Elements(trials));
+    g.bench_function("duel_10hp_1_thread", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                sim::run(
+                    duel.trial.as_ref(),
+                    7,
+                    Budget::Trials(trials),
+                    &|_| 0.0,
+                    &Progress::hidden(),
+                    &stop,
+                )
+                .unwrap()
+            })
+        })
+    });
+    g.finish();
+}
+
+fn exact(c: &mut Criterion) {
+    let cfg = cfg();
+    let SystemConfig::Dozen(d) = &cfg.system else {
+        unreachable!()
+    };
+    let ch = |id: &str| d.characters.iter().find(|c| c.id == id).unwrap().clone();
+    let rules = Rules::default();
+    let mut g = c.benchmark_group("dozen_exact");
+    g.bench_function("melee_hits_12v12", |b| {
+        b.iter(|| melee::hits(black_box(12), 7, 12, 7))
+    });
+    g.bench_function("melee_face_to_face_12v12", |b| {
+        b.iter(|| melee::face_to_face(black_box(12), 7, 12, 7))
+    });
+    let (a, bb) = (ch("three"), ch("other"));
+    assert_eq!((a.hp(), bb.hp()), (10, 10));
+    g.bench_function("duel_10hp_vs_10hp", |b| {
+        b.iter(|| duel::exact(black_box(&a), &bb, [1, 1], 300, &rules))
+    });
+    g.bench_function("compile_melee_12v12_with_armour_and_metrics", |b| {
+        b.iter(|| cfg.compile(black_box("melee-12v12")).unwrap())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, monte_carlo, exact);
+criterion_main!(benches);

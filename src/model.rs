@@ -48,6 +48,9 @@ pub struct Metric {
     pub numeric: bool,
     /// For each state, the value index of this metric.
     pub map: Vec<u16>,
+    /// Whether it gets charts of its own (false for metrics that only feed a
+    /// scenario-level chart, such as a duel's wins by activation).
+    pub chart: bool,
 }
 
 impl Metric {
@@ -59,6 +62,7 @@ impl Metric {
             labels: (0..values).map(|v| v.to_string()).collect(),
             numeric: true,
             map,
+            chart: true,
         }
     }
 
@@ -69,6 +73,7 @@ impl Metric {
             labels: labels.iter().map(|s| s.to_string()).collect(),
             numeric: false,
             map,
+            chart: true,
         }
     }
 
@@ -89,6 +94,20 @@ impl Metric {
         }
         out
     }
+}
+
+/// A chart drawn from several metrics of one scenario, beside the per-metric ones.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Chart {
+    /// A race to an end: for each side, a metric whose value 0 means "this side did not
+    /// finish it" and value t >= 1 "finished it at step t"; drawn as the probability
+    /// that each side has won by each step.
+    Race {
+        file: String,
+        title: String,
+        x_desc: String,
+        sides: Vec<(String, usize)>,
+    },
 }
 
 /// The event a one-line summary reports for a scenario, e.g. P(slammer wins).
@@ -114,6 +133,8 @@ pub struct Compiled {
     pub capped_mass: f64,
     /// What `capped_mass` is, for the report; `None`: the top bucket of a capped pool.
     pub capped_note: Option<String>,
+    /// Scenario-level charts.
+    pub charts: Vec<Chart>,
 }
 
 /// Encode a tuple of small values as one state index (mixed radix, last fastest).

@@ -446,3 +446,60 @@ fn dozen_duel_nobody_can_win_is_reported_not_hung() {
     assert!(dist.contains("stalemate,activations,>40,100000,100000,1.0,"));
     assert!(out.join("stalemate/winner.png").exists());
 }
+
+#[test]
+fn dozen_run_writes_csv_and_charts_for_every_scenario() {
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    rollsim()
+        .args(["run", shipped("dozen.toml").to_str().unwrap()])
+        .args(["-n", "20000", "-q", "--format", "csv", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let list = rollsim()
+        .args(["list", shipped("dozen.toml").to_str().unwrap()])
+        .assert()
+        .success();
+    let names: Vec<String> = String::from_utf8(list.get_output().stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| l.split('\t').next().unwrap().to_string())
+        .collect();
+    assert!(names.len() >= 20);
+    let dist = std::fs::read_to_string(out.join("distribution.csv")).unwrap();
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    for name in &names {
+        assert!(
+            dist.contains(&format!("\n{name},")),
+            "{name} in distribution.csv"
+        );
+        assert!(
+            summary.contains(&format!("\n{name},")),
+            "{name} in summary.csv"
+        );
+        let pngs = std::fs::read_dir(out.join(name))
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "png")
+            })
+            .count();
+        assert!(pngs >= 1, "{name}: {pngs} charts");
+    }
+    for png in [
+        "duel-fighter-vs-dwarf/duel.png",
+        "duel-fighter-vs-dwarf/winner.png",
+        "duel-fighter-vs-dwarf/activations.png",
+        "fighter-charges-dwarf/defender_hp_lost.png",
+    ] {
+        let bytes = std::fs::read(out.join(png)).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{png}");
+        assert!(bytes.len() > 10_000, "{png} has content");
+    }
+    // The race metrics feed duel.png only.
+    assert!(!out.join("duel-fighter-vs-dwarf/a_wins_at.png").exists());
+}

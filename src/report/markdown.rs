@@ -51,8 +51,6 @@ pub fn headlines(results: &[ScenarioResult]) -> String {
     s
 }
 
-/// Numeric metrics with more values than this print only their likelier ones.
-const LONG_TABLE: usize = 25;
 /// In a long table, values below this probability (Monte Carlo and exact) are folded.
 const FOLD_BELOW: f64 = 5e-4;
 
@@ -84,9 +82,9 @@ pub fn full(results: &[ScenarioResult]) -> String {
             s.push_str(
                 "\n\n| value | P (Monte Carlo) | 95% CI | exact | z |\n|---|---:|---|---:|---:|\n",
             );
-            // A long numeric tail (a duel's length) is folded into one line; the CSV
+            // A long tail (a duel's length) is folded into one line; the CSV
             // keeps every value.
-            let long = m.numeric && m.rows.len() > LONG_TABLE;
+            let long = m.rows.len() > super::LONG_METRIC;
             let (mut folded, mut folded_p, mut folded_exact) = (0usize, 0.0, Some(0.0));
             for row in &m.rows {
                 if long && row.probability < FOLD_BELOW && row.exact.unwrap_or(0.0) < FOLD_BELOW {

@@ -41,6 +41,9 @@ pub struct MetricResult {
     pub exact_mean: Option<f64>,
     /// Standard errors between the Monte Carlo mean and the exact mean.
     pub mean_z: Option<f64>,
+    /// Whether the metric gets charts of its own.
+    #[serde(skip)]
+    pub chart: bool,
     /// The largest |z| over this metric's values.
     pub max_abs_z: Option<f64>,
 }
@@ -89,6 +92,9 @@ pub struct ScenarioResult {
     pub capped_mass: f64,
     /// What `capped_mass` is, in words.
     pub capped_note: String,
+    /// Scenario-level charts (beside one per metric).
+    #[serde(skip)]
+    pub charts: Vec<crate::model::Chart>,
 }
 
 impl ScenarioResult {
@@ -100,6 +106,9 @@ impl ScenarioResult {
             .fold(None, |a: Option<f64>, z| Some(a.map_or(z, |a| a.max(z))))
     }
 }
+
+/// Metrics with more values than this lose their zero tail like numeric ones.
+pub const LONG_METRIC: usize = 25;
 
 /// Exact values below this are shown as zero and trailing ones are trimmed.
 const NEGLIGIBLE: f64 = 1e-15;
@@ -137,7 +146,9 @@ pub fn summarize(
                     }
                 })
                 .collect();
-            if m.numeric {
+            // Zero tails of numeric and of long metrics say nothing; a zero among a
+            // few named outcomes ("unfinished: 0%") does.
+            if m.numeric || rows.len() > LONG_METRIC {
                 while rows.len() > 1 {
                     let last = &rows[rows.len() - 1];
                     if last.count == 0 && last.exact.unwrap_or(0.0) < NEGLIGIBLE {
@@ -173,6 +184,7 @@ pub fn summarize(
                 exact_mean,
                 mean_z,
                 max_abs_z,
+                chart: m.chart,
             }
         })
         .collect();
@@ -204,6 +216,7 @@ pub fn summarize(
             .capped_note
             .clone()
             .unwrap_or_else(|| "exact mass in the capped top bucket".into()),
+        charts: c.charts.clone(),
     }
 }
 

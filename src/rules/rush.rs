@@ -397,6 +397,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 exact: Some(pool_pmf(&pool).0),
                 capped_mass: capped(&pool_pmf(&pool), &pool),
                 capped_note: None,
+                charts: Vec::new(),
             }
         }
         Scenario::Pass {
@@ -455,6 +456,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 exact: Some(pmf.0.clone()),
                 capped_mass: capped(&pmf, &pool),
                 capped_note: None,
+                charts: Vec::new(),
             }
         }
     }
@@ -498,6 +500,7 @@ fn graded(name: &str, desc: String, pool: Pool, labels: [&str; 3], headline: &st
         },
         capped_mass: capped(&pmf, &pool),
         capped_note: None,
+        charts: Vec::new(),
         exact: Some(pmf.0),
     }
 }
@@ -577,6 +580,7 @@ fn chain(name: &str, desc: String, pools: Vec<Pool>, needs: Vec<u32>) -> Compile
         exact: Some(exact),
         capped_mass,
         capped_note: None,
+        charts: Vec::new(),
     }
 }
 
@@ -827,6 +831,7 @@ fn opposed(
         exact: Some(exact),
         capped_mass,
         capped_note: None,
+        charts: Vec::new(),
     }
 }
 
@@ -902,6 +907,7 @@ fn pick_up_throw(name: &str, side: &Side, pick: Pool, throw: Pool, range: u32) -
         exact: Some(exact),
         capped_mass,
         capped_note: None,
+        charts: Vec::new(),
     }
 }
 
@@ -1005,5 +1011,6 @@ fn pass(
         exact: Some(exact),
         capped_mass,
         capped_note: None,
+        charts: Vec::new(),
     }
 }

@@ -8,10 +8,11 @@ use std::path::Path;
 
 pub fn draw(r: &ScenarioResult, m: &MetricResult, path: &Path) -> Result<(), WriteError> {
     let tail = m.at_least(r.trials);
+    let x_desc = format!("k ({})", m.name.replace('_', " "));
     let bars = Bars {
         title: format!("{}: {} at least k", r.name, m.name.replace('_', " ")),
         subtitle: format!("{} (seed {})", r.description, r.seed),
-        x_desc: "k",
+        x_desc: &x_desc,
         y_desc: "probability of k or more",
         labels: m
             .rows

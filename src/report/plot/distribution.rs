@@ -6,14 +6,30 @@ use crate::report::{MetricResult, ScenarioResult};
 use std::path::Path;
 
 pub fn draw(r: &ScenarioResult, m: &MetricResult, path: &Path) -> Result<(), WriteError> {
+    // Leading values that cannot happen (exactly 0, such as a duel over in 0
+    // activations) are left off a numeric chart; its axis labels say where it starts.
+    let skip = if m.numeric {
+        m.rows
+            .iter()
+            .take(m.rows.len().saturating_sub(2))
+            .take_while(|row| row.count == 0 && row.exact == Some(0.0))
+            .count()
+    } else {
+        0
+    };
+    let rows = &m.rows[skip..];
+    let x_desc = if m.numeric {
+        m.name.replace('_', " ")
+    } else {
+        "outcome".to_string()
+    };
     let bars = Bars {
         title: format!("{}: {}", r.name, m.name.replace('_', " ")),
         subtitle: format!("{} (seed {})", r.description, r.seed),
-        x_desc: if m.numeric { "value" } else { "outcome" },
+        x_desc: &x_desc,
         y_desc: "probability",
-        labels: m.rows.iter().map(|row| row.label.clone()).collect(),
-        values: m
-            .rows
+        labels: rows.iter().map(|row| row.label.clone()).collect(),
+        values: rows
             .iter()
             .map(|row| (row.probability, (row.ci_low, row.ci_high), row.exact))
             .collect(),

@@ -4,6 +4,7 @@
 
 pub mod at_least;
 pub mod distribution;
+pub mod race;
 
 use super::write::{finish, temp_path, WriteError};
 use super::ScenarioResult;
@@ -14,10 +15,10 @@ use std::sync::Once;
 
 static FONT_REGULAR: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
 static FONT_BOLD: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans-Bold.ttf");
-const FONT: &str = "sans-serif";
+pub(crate) const FONT: &str = "sans-serif";
 
 /// Register the embedded fonts once per process.
-fn fonts() {
+pub(crate) fn fonts() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // The bytes are a known-good TTF compiled in; a failure here is a build defect
@@ -27,10 +28,10 @@ fn fonts() {
     });
 }
 
-const WIDTH: u32 = 1100;
-const HEIGHT: u32 = 650;
-const BAR: RGBColor = RGBColor(76, 114, 176);
-const EXACT: RGBColor = RGBColor(221, 132, 82);
+pub(crate) const WIDTH: u32 = 1100;
+pub(crate) const HEIGHT: u32 = 650;
+pub(crate) const BAR: RGBColor = RGBColor(76, 114, 176);
+pub(crate) const EXACT: RGBColor = RGBColor(221, 132, 82);
 
 /// What a bar chart shows.
 pub struct Bars<'a> {
@@ -91,40 +92,21 @@ fn draw_into(b: &Bars, path: &Path) -> Result<(), Box<dyn std::error::Error + Se
     let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE)?;
     // The legend lives in the header, so it can never cover a bar or its label.
-    let (head, body) = root.split_vertically(108);
-    head.draw(&Text::new(
-        b.title.clone(),
-        (24, 12),
-        (FONT, 26).into_font().style(FontStyle::Bold).color(&BLACK),
-    ))?;
-    // Fit the subtitle to the width: a smaller font first, then an ellipsis.
-    let chars = b.subtitle.chars().count();
-    let (size, max_chars) = if chars <= 125 { (16, 125) } else { (13, 155) };
-    let subtitle = if chars > max_chars {
-        let mut t: String = b.subtitle.chars().take(max_chars - 1).collect();
-        t.push('…');
-        t
-    } else {
-        b.subtitle.clone()
-    };
-    head.draw(&Text::new(
-        subtitle,
-        (24, 48),
-        (FONT, size).into_font().color(&RGBColor(70, 70, 70)),
-    ))?;
+    let (head, body, legend_y) = header(&root, &b.title, &b.subtitle)?;
     let legend_font = (FONT, 15).into_font().color(&BLACK);
-    head.draw(&Rectangle::new([(26, 78), (42, 92)], BAR.filled()))?;
+    let y = legend_y;
+    head.draw(&Rectangle::new([(26, y + 1), (42, y + 15)], BAR.filled()))?;
     let mc = format!(
         "Monte Carlo, {} trials (whiskers: 95% CI)",
         super::markdown::thousands(b.trials)
     );
-    head.draw(&Text::new(mc, (50, 77), legend_font.clone()))?;
+    head.draw(&Text::new(mc, (50, y), legend_font.clone()))?;
     if b.values.iter().any(|v| v.2.is_some()) {
         head.draw(&Polygon::new(
-            vec![(420, 78), (427, 85), (420, 92), (413, 85)],
+            vec![(420, y + 1), (427, y + 8), (420, y + 15), (413, y + 8)],
             EXACT.filled(),
         ))?;
-        head.draw(&Text::new("exact".to_string(), (434, 77), legend_font))?;
+        head.draw(&Text::new("exact".to_string(), (434, y), legend_font))?;
     }
 
     let n = b.values.len().max(1) as i32;
@@ -205,6 +187,73 @@ fn draw_into(b: &Bars, path: &Path) -> Result<(), Box<dyn std::error::Error + Se
     Ok(())
 }
 
+pub(crate) type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
+pub(crate) type DrawResult<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+/// The subtitle in lines that fit the width: one line at 16 px, else up to two at
+/// 14 px broken between words, the second ending in an ellipsis if it still overflows.
+fn subtitle_lines(subtitle: &str) -> (u32, Vec<String>) {
+    const ONE: usize = 125;
+    const TWO: usize = 140;
+    if subtitle.chars().count() <= ONE {
+        return (16, vec![subtitle.to_string()]);
+    }
+    let mut lines = vec![String::new()];
+    for word in subtitle.split(' ') {
+        let last = lines.last_mut().expect("one line at least");
+        if !last.is_empty() && last.chars().count() + 1 + word.chars().count() > TWO {
+            lines.push(word.to_string());
+        } else {
+            if !last.is_empty() {
+                last.push(' ');
+            }
+            last.push_str(word);
+        }
+    }
+    let fit = |t: &str| -> String {
+        if t.chars().count() <= TWO {
+            t.to_string()
+        } else {
+            let mut f: String = t.chars().take(TWO - 1).collect();
+            f.push('…');
+            f
+        }
+    };
+    let first = fit(&lines[0]);
+    let rest = fit(&lines[1..].join(" "));
+    let lines = if rest.is_empty() {
+        vec![first]
+    } else {
+        vec![first, rest]
+    };
+    (14, lines)
+}
+
+/// Title and subtitle; returns the header area, the chart area and the y of the legend
+/// row in the header.
+pub(crate) fn header<'a>(
+    root: &Area<'a>,
+    title: &str,
+    subtitle: &str,
+) -> DrawResult<(Area<'a>, Area<'a>, i32)> {
+    let (size, lines) = subtitle_lines(subtitle);
+    let legend_y = 46 + 19 * lines.len() as i32 + 12;
+    let (head, body) = root.split_vertically(legend_y as u32 + 31);
+    head.draw(&Text::new(
+        title.to_string(),
+        (24, 12),
+        (FONT, 26).into_font().style(FontStyle::Bold).color(&BLACK),
+    ))?;
+    for (i, line) in lines.into_iter().enumerate() {
+        head.draw(&Text::new(
+            line,
+            (24, 46 + 19 * i as i32),
+            (FONT, size).into_font().color(&RGBColor(70, 70, 70)),
+        ))?;
+    }
+    Ok((head, body, legend_y))
+}
+
 /// File name for a metric's chart: `DIR/SCENARIO/METRIC[suffix].png`.
 pub fn chart_path(dir: &Path, scenario: &str, metric: &str, suffix: &str) -> PathBuf {
     dir.join(scenario).join(format!("{metric}{suffix}.png"))
@@ -215,7 +264,7 @@ pub fn scenario_charts(r: &ScenarioResult, dir: &Path) -> Result<Vec<PathBuf>, W
     let sub = dir.join(&r.name);
     std::fs::create_dir_all(&sub).map_err(|e| WriteError::io(&sub, e))?;
     let mut out = Vec::new();
-    for m in &r.metrics {
+    for m in r.metrics.iter().filter(|m| m.chart) {
         let p = chart_path(dir, &r.name, &m.name, "");
         distribution::draw(r, m, &p)?;
         out.push(p);
@@ -225,5 +274,36 @@ pub fn scenario_charts(r: &ScenarioResult, dir: &Path) -> Result<Vec<PathBuf>, W
             out.push(p);
         }
     }
+    for c in &r.charts {
+        match c {
+            crate::model::Chart::Race { file, .. } => {
+                let p = chart_path(dir, &r.name, file, "");
+                race::draw(r, c, &p)?;
+                out.push(p);
+            }
+        }
+    }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::subtitle_lines;
+
+    #[test]
+    fn subtitles_wrap_to_two_lines_at_most() {
+        assert_eq!(subtitle_lines("short").1, vec!["short"]);
+        let long = "word ".repeat(40);
+        let (size, lines) = subtitle_lines(long.trim());
+        assert_eq!((size, lines.len()), (14, 2));
+        assert!(lines.iter().all(|l| l.chars().count() <= 140));
+        let one_word = "x".repeat(300);
+        let (_, lines) = subtitle_lines(&one_word);
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].ends_with('…'));
+        let huge = "word ".repeat(100);
+        let (_, lines) = subtitle_lines(huge.trim());
+        assert_eq!(lines.len(), 2);
+        assert!(lines[1].ends_with('…'));
+    }
 }

@@ -14,7 +14,7 @@ use super::{injured, Character, Rules, SecondCharge};
 use crate::dice::d12::{Pool, Stream};
 use crate::dice::{roll_die, Rng};
 use crate::exact::binomial;
-use crate::model::{Compiled, Headline, Metric, Trial};
+use crate::model::{Chart, Compiled, Headline, Metric, Trial};
 
 /// One charge's effect: `win[j]` = P(the attacker wins and the defender loses j HP),
 /// `lose[j]` = P(the defender wins and the attacker loses j HP), `none` = no hits.
@@ -349,7 +349,7 @@ pub fn compile(
     } else {
         (format!("{} wins", a.name), format!("{} wins", b.name))
     };
-    let metrics = vec![
+    let mut metrics = vec![
         Metric::categorical(
             "winner",
             &format!("the other side is a casualty (0 HP); unfinished = still standing after {max} activations"),
@@ -390,6 +390,32 @@ pub fn compile(
             }),
         ),
     ];
+    let race = Chart::Race {
+        file: "duel".into(),
+        title: "who has won by each activation".into(),
+        x_desc: "activations".into(),
+        sides: vec![
+            (a_name.clone(), metrics.len()),
+            (b_name.clone(), metrics.len() + 1),
+        ],
+    };
+    // Wins by activation, for the race chart: "no" or the activation of the win.
+    let won_at = |side: usize, who: &str| {
+        let mut labels = vec!["no".to_string()];
+        labels.extend((1..=lay.max).map(|t| t.to_string()));
+        Metric {
+            name: format!("{who}_wins_at"),
+            description: format!("the activation at which {who} wins (no = does not win)"),
+            labels,
+            numeric: false,
+            map: field(&|d| match (winner(d), d.0) {
+                (w, Some(t)) if w == side => t,
+                _ => 0,
+            }),
+            chart: false,
+        }
+    };
+    metrics.extend([won_at(0, "a"), won_at(1, "b")]);
     let capped_mass = (1..=lay.ha)
         .flat_map(|x| (1..=lay.hb).map(move |y| (x, y)))
         .map(|(x, y)| exact[lay.unfinished(x, y)])
@@ -428,6 +454,7 @@ pub fn compile(
         capped_note: Some(format!(
             "exact probability of no casualty within {max} activations"
         )),
+        charts: vec![race],
     }
 }
 

@@ -411,6 +411,7 @@ pub fn compile_melee(
         exact: Some(exact),
         capped_mass: 0.0,
         capped_note: None,
+        charts: Vec::new(),
     }
 }
 
@@ -510,6 +511,7 @@ pub fn compile_opposed(
         exact: Some(exact),
         capped_mass: 0.0,
         capped_note: None,
+        charts: Vec::new(),
     }
 }
 

@@ -547,6 +547,7 @@ fn terrain(
         exact: Some(exact),
         capped_mass: 0.0,
         capped_note: None,
+        charts: Vec::new(),
     }
 }
 
@@ -601,6 +602,7 @@ fn fall(name: &str, who: &Character, height: u32, rules: &Rules) -> Compiled {
         exact: Some(fall_pmf(who, height, rules)),
         capped_mass: 0.0,
         capped_note: None,
+        charts: Vec::new(),
     }
 }
 
@@ -683,6 +685,7 @@ fn jump(name: &str, who: &Character, distance: u32, drop: u32, rules: &Rules) ->
         exact: Some(exact),
         capped_mass: 0.0,
         capped_note: None,
+        charts: Vec::new(),
     }
 }
 
@@ -772,5 +775,6 @@ fn conflict(name: &str, c: &Contestant, rules: &Rules) -> Compiled {
         exact: Some(exact),
         capped_mass: 0.0,
         capped_note: None,
+        charts: Vec::new(),
     }
 }

@@ -1,0 +1,168 @@
+//! A race to an end, such as a duel to casualty: the probability that each side has won
+//! by each step, stacked. The bands' heights at the right edge are P(each side wins);
+//! how fast they rise is the length of the fight. Monte Carlo is drawn as bands, the
+//! exact values as dots on their edges.
+
+use super::{fonts, header, DrawResult, BAR, EXACT, FONT, HEIGHT, WIDTH};
+use crate::model::Chart;
+use crate::report::write::{finish, temp_path, WriteError};
+use crate::report::ScenarioResult;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::path::Path;
+
+/// One side: its label, P(won by step t) from Monte Carlo and exactly, t = 0, 1, ...
+struct Side {
+    label: String,
+    mc: Vec<f64>,
+    exact: Option<Vec<f64>>,
+}
+
+fn cumulative(r: &ScenarioResult, label: &str, metric: usize, steps: usize) -> Side {
+    let m = &r.metrics[metric];
+    let (mut mc, mut ex) = (vec![0.0; steps + 1], Some(vec![0.0; steps + 1]));
+    for t in 1..=steps {
+        let row = m.rows.get(t);
+        mc[t] = mc[t - 1] + row.map_or(0.0, |x| x.probability);
+        if let Some(e) = ex.as_mut() {
+            match row.map_or(Some(0.0), |x| x.exact) {
+                Some(p) => e[t] = e[t - 1] + p,
+                None => ex = None,
+            }
+        }
+    }
+    Side {
+        label: label.to_string(),
+        mc,
+        exact: ex,
+    }
+}
+
+/// A percentage that does not round a near-certainty up to 100%.
+fn share(p: f64) -> String {
+    if p > 0.999 && p < 1.0 {
+        format!("{:.2}%", p * 100.0)
+    } else {
+        format!("{:.1}%", p * 100.0)
+    }
+}
+
+pub fn draw(r: &ScenarioResult, chart: &Chart, path: &Path) -> Result<(), WriteError> {
+    fonts();
+    let tmp = temp_path(path);
+    let result = draw_into(r, chart, &tmp).map_err(|e| WriteError::encode(path, e));
+    finish(&tmp, path, result)
+}
+
+fn draw_into(r: &ScenarioResult, chart: &Chart, path: &Path) -> DrawResult<()> {
+    let Chart::Race {
+        title,
+        x_desc,
+        sides,
+        ..
+    } = chart;
+    let longest = sides
+        .iter()
+        .map(|(_, i)| r.metrics[*i].rows.len().saturating_sub(1))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let all: Vec<Side> = sides
+        .iter()
+        .map(|(l, i)| cumulative(r, l, *i, longest))
+        .collect();
+    // Stop the axis once all but 0.05% of the races are over (or at the last step).
+    let total = |t: usize| -> f64 {
+        all.iter()
+            .map(|s| s.exact.as_ref().map_or(s.mc[t], |e| e[t]))
+            .sum()
+    };
+    let finished = total(longest);
+    let steps = (1..=longest)
+        .find(|&t| finished - total(t) < 5e-4)
+        .unwrap_or(longest)
+        .max(3)
+        .min(longest);
+
+    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (head, body, y) = header(
+        &root,
+        &format!("{}: {title}", r.name),
+        &format!("{} (seed {})", r.description, r.seed),
+    )?;
+    let colours = [BAR, RGBColor(85, 168, 104)];
+    let legend = (FONT, 15).into_font().color(&BLACK);
+    let mut x = 26;
+    for (s, c) in all.iter().zip(colours) {
+        head.draw(&Rectangle::new([(x, y + 1), (x + 16, y + 15)], c.filled()))?;
+        let text = format!("{} by then", s.label);
+        head.draw(&Text::new(text.clone(), (x + 24, y), legend.clone()))?;
+        x += 24 + 9 * text.chars().count() as i32 + 20;
+    }
+    head.draw(&Text::new(
+        format!(
+            "(Monte Carlo, {} trials)",
+            super::super::markdown::thousands(r.trials)
+        ),
+        (x, y),
+        legend.clone(),
+    ))?;
+    if all.iter().any(|s| s.exact.is_some()) {
+        let ex = x + 260;
+        head.draw(&Circle::new((ex, y + 8), 5, EXACT.filled()))?;
+        head.draw(&Text::new("exact".to_string(), (ex + 12, y), legend))?;
+    }
+
+    let mut ch = ChartBuilder::on(&body)
+        .margin_left(20)
+        .margin_right(30)
+        .margin_bottom(10)
+        .x_label_area_size(70)
+        .y_label_area_size(80)
+        .build_cartesian_2d(0f64..steps as f64, 0f64..1.0)?;
+    ch.configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(RGBColor(225, 225, 225))
+        .x_labels(steps.min(30) + 1)
+        .y_labels(11)
+        .x_label_style((FONT, 15))
+        .y_label_style((FONT, 15))
+        .axis_desc_style((FONT, 17))
+        .x_desc(x_desc.as_str())
+        .y_desc("probability of having won")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| format!("{:.0}%", v * 100.0))
+        .draw()?;
+
+    // Bands stacked bottom-up: side k spans from the sum of the sides below to that
+    // plus its own.
+    let mut below = vec![0.0; steps + 1];
+    let mut below_exact = vec![0.0; steps + 1];
+    for (s, c) in all.iter().zip(colours) {
+        let top: Vec<f64> = (0..=steps).map(|t| below[t] + s.mc[t]).collect();
+        let mut poly: Vec<(f64, f64)> = (0..=steps).map(|t| (t as f64, top[t])).collect();
+        poly.extend((0..=steps).rev().map(|t| (t as f64, below[t])));
+        ch.draw_series(std::iter::once(Polygon::new(poly, c.mix(0.8).filled())))?;
+        let end = s.mc[steps];
+        if end > 0.03 {
+            ch.draw_series(std::iter::once(Text::new(
+                format!("{} {}", s.label, share(s.mc[longest])),
+                (steps as f64 * 0.98, below[steps] + end / 2.0),
+                TextStyle::from((FONT, 17).into_font().style(FontStyle::Bold))
+                    .color(&WHITE)
+                    .pos(Pos::new(HPos::Right, VPos::Center)),
+            )))?;
+        }
+        if let Some(e) = &s.exact {
+            let tops: Vec<f64> = (0..=steps).map(|t| below_exact[t] + e[t]).collect();
+            ch.draw_series(
+                (1..=steps).map(|t| Circle::new((t as f64, tops[t]), 4, EXACT.filled())),
+            )?;
+            below_exact = tops;
+        }
+        below = top;
+    }
+    root.present()?;
+    Ok(())
+}

@@ -9,9 +9,9 @@
 //! `max_activations` is stopped and its mass reported, so two characters who cannot
 //! hurt each other end with every trial "unfinished" instead of a hang.
 
-use super::melee::{hits, melee_dice, resolve};
+use super::melee::{hits, melee_dice, resolve, Small};
 use super::{injured, Character, Rules, SecondCharge};
-use crate::dice::d12::{Pool, Stream};
+use crate::dice::d12::{next3, word, Pool, Stream};
 use crate::dice::{roll_die, Rng};
 use crate::exact::binomial;
 use crate::model::{Chart, Compiled, Headline, Metric, Trial};
@@ -242,6 +242,9 @@ struct DuelTrial {
     bag_all: u32,
     second: SecondCharge,
     lay: Layout,
+    /// Table paths for A charging B and B charging A, when both roll three dice or
+    /// fewer.
+    small: Option<[Small; 2]>,
 }
 
 impl DuelTrial {
@@ -266,11 +269,61 @@ impl DuelTrial {
     }
 }
 
+impl DuelTrial {
+    /// The table path: per activation one word gives the bag draw and the first
+    /// charge, another the second charge. The second charge is always rolled and its HP
+    /// loss counts only when the rules call for it, so the loop's only branch on the
+    /// dice is the end of the duel.
+    #[inline]
+    fn sample_small(&self, small: &[Small; 2], rng: &mut Rng) -> usize {
+        // The side each face of the bag die draws (no division in the loop).
+        let per = 12 / self.bag_all;
+        let side: [u8; 12] = std::array::from_fn(|d| (d as u32 / per >= self.bag_a) as u8);
+        let mut hp = self.hp;
+        for t in 1..=self.lay.max {
+            let r = word(rng, 10);
+            let m = r as u128 * 12;
+            let x = side[(m >> 64) as usize] as usize;
+            let (ia, r) = next3(m as u64);
+            let (id, r) = next3(r);
+            let (iarm, _) = next3(r);
+            let (_, _, code, lost) = small[x].charge(ia, id, iarm);
+            let n = self.pools[x].dice;
+            let won = (code > 0) & (code <= n);
+            let hit = x ^ won as usize;
+            hp[hit] = hp[hit].saturating_sub(lost);
+            let again = match self.second {
+                SecondCharge::AfterWin => won,
+                SecondCharge::Always => true,
+                SecondCharge::Never => false,
+            } & (hp[0] > 0)
+                & (hp[1] > 0);
+            let r = word(rng, 9);
+            let (ia, r) = next3(r);
+            let (id, r) = next3(r);
+            let (iarm, _) = next3(r);
+            let (_, _, code, lost) = small[x].charge(ia, id, iarm);
+            let won = (code > 0) & (code <= n);
+            let hit = x ^ won as usize;
+            hp[hit] = hp[hit].saturating_sub(lost * again as u32);
+            if hp[0] == 0 || hp[1] == 0 {
+                return self.lay.finished(t, hp[0] as usize, hp[1] as usize);
+            }
+        }
+        self.lay.unfinished(hp[0] as usize, hp[1] as usize)
+    }
+}
+
 impl Trial for DuelTrial {
     fn states(&self) -> usize {
         self.lay.states()
     }
     fn sample(&self, rng: &mut Rng) -> usize {
+        if let Some(small) = &self.small {
+            if 12 % self.bag_all == 0 {
+                return self.sample_small(small, rng);
+            }
+        }
         let mut s = Stream::new();
         let mut hp = self.hp;
         for t in 1..=self.lay.max {
@@ -442,6 +495,11 @@ pub fn compile(
             bag_all: bag[0] + bag[1],
             second: rules.second_charge,
             lay,
+            small: Small::new(fa.dice, fa.target, fb.dice, fb.target, fa.ac, fb.ac)
+                .zip(Small::new(
+                    fb.dice, fb.target, fa.dice, fa.target, fb.ac, fa.ac,
+                ))
+                .map(|(a, b)| [a, b]),
         }),
         metrics,
         headline: Headline {

@@ -187,16 +187,41 @@ struct MeleeTrial {
     small: Option<Small>,
 }
 
-/// Three dice a side or fewer: one word per trial gives three groups of three dice (the
-/// attacker's, the defender's, the armour roll), each read through a table. A side with
-/// fewer dice reads only its first ones, and the armour roll only as many as there are
-/// hits, so every die that counts is rolled and nothing branches on the dice.
-struct Small {
+/// Three dice a side or fewer: three groups of three dice (the attacker's, the
+/// defender's, the armour roll), each read through a table. A side with fewer dice reads
+/// only its first ones, and the armour roll only as many as there are hits, so every die
+/// that counts is rolled and nothing branches on the dice.
+pub struct Small {
+    n: u32,
     a: Box<[u64]>,
     d: Box<[u64]>,
     /// Row `side * 4 + hits`: armour failures among the first `hits` of three dice, for
     /// the defender's armour class (side 0) and the attacker's (side 1).
     above: Box<[u8]>,
+}
+
+impl Small {
+    /// `None` unless both sides roll three dice or fewer. Targets and armour classes
+    /// are effective ones.
+    pub fn new(n: u32, ta: u32, m: u32, td: u32, a_ac: u32, d_ac: u32) -> Option<Self> {
+        (n <= 3 && m <= 3).then(|| Small {
+            n,
+            a: group3_table(n, ta),
+            d: group3_table(m, td),
+            above: [above3_table(d_ac), above3_table(a_ac)].concat().into(),
+        })
+    }
+
+    /// One charge from three groups of three dice: (packed attacker roll, packed
+    /// defender roll, outcome code, HP lost by the side hit).
+    #[inline(always)]
+    pub fn charge(&self, ia: usize, id: usize, iarm: usize) -> (u64, u64, u32, u32) {
+        let (xa, xd) = (self.a[ia], self.d[id]);
+        let (code, hits) = resolve(xa, xd, self.n);
+        let side = (code > self.n) as usize;
+        let lost = self.above[(side * 4 + hits as usize) * 1728 + iarm];
+        (xa, xd, code, lost as u32)
+    }
 }
 
 impl MeleeTrial {
@@ -218,11 +243,8 @@ impl Trial for MeleeTrial {
             let (ia, r) = next3(r);
             let (id, r) = next3(r);
             let (iarm, _) = next3(r);
-            let (xa, xd) = (t.a[ia], t.d[id]);
-            let (code, hits) = resolve(xa, xd, self.a.dice);
-            let side = (code > self.a.dice) as usize;
-            let lost = t.above[(side * 4 + hits as usize) * 1728 + iarm];
-            return self.encode(successes(xa), successes(xd), code, lost as u32);
+            let (xa, xd, code, lost) = t.charge(ia, id, iarm);
+            return self.encode(successes(xa), successes(xd), code, lost);
         }
         let mut s = Stream::new();
         let xa = self.a.roll(&mut s, rng);
@@ -396,11 +418,7 @@ pub fn compile_melee(
             a_ac,
             d_ac,
             radix,
-            small: (n <= 3 && m <= 3).then(|| Small {
-                a: group3_table(n, ta),
-                d: group3_table(m, td),
-                above: [above3_table(d_ac), above3_table(a_ac)].concat().into(),
-            }),
+            small: Small::new(n, ta, m, td, a_ac, d_ac),
         }),
         metrics,
         headline: Headline {

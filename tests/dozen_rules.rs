@@ -337,3 +337,62 @@ opponent_extra_dice = 4
         }
     }
 }
+
+#[test]
+fn duels_off_the_table_path_and_uneven_bags_agree() {
+    // Four melee dice, or a bag of 2:3 dice (5 does not divide 12), take the generic
+    // sampler; a 1:2 bag stays on the table path. All agree with the Markov chain.
+    let cfg = dozen_config(
+        r#"
+[scenarios.big]
+kind = "duel"
+a = "fighter"
+b = "dwarf"
+
+[scenarios.bag-2-3]
+kind = "duel"
+a = "fighter"
+b = "temple_knight"
+bag = [2, 3]
+
+[scenarios.bag-1-2]
+kind = "duel"
+a = "thief"
+b = "temple_knight"
+bag = [1, 2]
+"#,
+    );
+    let big = crate::util::dozen_config_with(
+        "[scenarios.big]\nkind = \"duel\"\na = \"fighter\"\nb = \"dwarf\"\n",
+        &["characters.fighter.skills.melee=4"],
+    );
+    let cases = [
+        big.compile("big").unwrap(),
+        cfg.compile("bag-2-3").unwrap(),
+        cfg.compile("bag-1-2").unwrap(),
+    ];
+    for (i, c) in cases.iter().enumerate() {
+        check_pmf(c.exact.as_ref().unwrap(), 1e-12).unwrap();
+        let h = simulate(c, 1 << 19, 300 + i as u64, 2);
+        let r = summarize(c, &h, 1, "test.toml", "dozen");
+        for m in &r.metrics {
+            assert!(
+                m.max_abs_z.unwrap() < 4.5,
+                "{} {}: {:?}",
+                c.name,
+                m.name,
+                m.max_abs_z
+            );
+            if let Some(z) = m.mean_z {
+                assert!(z.abs() < 4.5, "{} {} mean z {z}", c.name, m.name);
+            }
+        }
+    }
+    // The bag weights the activations: with B holding 2 of 3 dice, B wins more often
+    // than with an even bag.
+    let even =
+        dozen_config("[scenarios.e]\nkind = \"duel\"\na = \"thief\"\nb = \"temple_knight\"\n");
+    let p_even = exact_of(&even.compile("e").unwrap(), "winner", "Thief wins");
+    let p_12 = exact_of(&cases[2], "winner", "Thief wins");
+    assert!(p_12 < p_even, "{p_12} {p_even}");
+}

@@ -15,21 +15,15 @@ pub struct DozenConfig {
     pub scenarios: Vec<Named>,
 }
 
-/// A scenario with its name and the designer's own description, if any.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Named {
-    pub name: String,
-    pub description: Option<String>,
-    pub scenario: Scenario,
-}
+pub type Named = super::Named<Scenario>;
 
 impl Named {
     pub fn compile(&self, rules: &Rules) -> crate::model::Compiled {
-        let mut c = crate::rules::dozen::compile(&self.name, &self.scenario, rules);
-        if let Some(d) = &self.description {
-            c.description = format!("{d}: {}", c.description);
-        }
-        c
+        self.describe(crate::rules::dozen::compile(
+            &self.name,
+            &self.scenario,
+            rules,
+        ))
     }
 }
 
@@ -90,39 +84,10 @@ pub fn read(root: &Reader) -> Result<DozenConfig, Problem> {
         Some(r) => read_rules(&r)?,
         None => Rules::default(),
     };
-    let chars_r = root.table_opt("characters")?.ok_or_else(|| {
-        root.problem(
-            "characters",
-            "missing table `[characters.ID]` with at least one character",
-        )
+    let characters = super::entries(root, "characters", "character", "ID", |_, id, r| {
+        read_character(id, &r)
     })?;
-    let mut characters = Vec::new();
-    for (id, r) in chars_r.tables() {
-        characters.push(read_character(&id, &r?)?);
-    }
-    if characters.is_empty() {
-        return Err(root.problem("characters", "expected at least one character"));
-    }
-    let sc_r = root.table_opt("scenarios")?.ok_or_else(|| {
-        root.problem(
-            "scenarios",
-            "missing table `[scenarios.NAME]` with at least one scenario",
-        )
-    })?;
-    let mut scenarios = Vec::new();
-    for (name, r) in sc_r.tables() {
-        super::check_scenario_name(&sc_r, &name)?;
-        let r = r?;
-        let scenario = read_scenario(&r, &characters)?;
-        scenarios.push(Named {
-            name,
-            description: r.string_opt("description")?,
-            scenario,
-        });
-    }
-    if scenarios.is_empty() {
-        return Err(root.problem("scenarios", "expected at least one scenario"));
-    }
+    let scenarios = super::scenarios(root, |r| read_scenario(r, &characters))?;
     Ok(DozenConfig {
         rules,
         characters,

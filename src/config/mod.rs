@@ -227,6 +227,65 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
     })
 }
 
+/// A scenario with its name and the designer's own description, if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Named<S> {
+    pub name: String,
+    pub description: Option<String>,
+    pub scenario: S,
+}
+
+impl<S> Named<S> {
+    /// Put the designer's description in front of the generated one (which says what
+    /// is rolled).
+    fn describe(&self, mut c: crate::model::Compiled) -> crate::model::Compiled {
+        if let Some(d) = &self.description {
+            c.description = format!("{d}: {}", c.description);
+        }
+        c
+    }
+}
+
+/// Every `[KEY.ID]` table in file order, each read by `read(id, table)`; at least one.
+/// `what` names one entry in messages ("unit"), `id` the placeholder ("ID", "NAME").
+fn entries<'a, T>(
+    root: &Reader<'a>,
+    key: &str,
+    what: &str,
+    id: &str,
+    mut read: impl FnMut(&Reader<'a>, &str, Reader<'a>) -> Result<T, Problem>,
+) -> Result<Vec<T>, Problem> {
+    let tables = root.table_opt(key)?.ok_or_else(|| {
+        root.problem(
+            key,
+            format!("missing table `[{key}.{id}]` with at least one {what}"),
+        )
+    })?;
+    let mut out = Vec::new();
+    for (name, r) in tables.tables() {
+        out.push(read(&tables, &name, r?)?);
+    }
+    if out.is_empty() {
+        return Err(root.problem(key, format!("expected at least one {what}")));
+    }
+    Ok(out)
+}
+
+/// The `[scenarios.NAME]` tables, each read by `read`.
+fn scenarios<'a, S>(
+    root: &Reader<'a>,
+    mut read: impl FnMut(&Reader<'a>) -> Result<S, Problem>,
+) -> Result<Vec<Named<S>>, Problem> {
+    entries(root, "scenarios", "scenario", "NAME", |tables, name, r| {
+        check_scenario_name(tables, name)?;
+        Ok(Named {
+            name: name.to_string(),
+            description: r.string_opt("description")?,
+            scenario: read(&r)?,
+        })
+    })
+}
+
 /// Scenario names become file and folder names and CSV values.
 fn check_scenario_name(tables: &Reader, name: &str) -> Result<(), Problem> {
     if name.is_empty()

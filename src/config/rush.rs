@@ -13,23 +13,15 @@ pub struct RushConfig {
     pub scenarios: Vec<Named>,
 }
 
-/// A scenario with its name and the designer's own description, if any.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Named {
-    pub name: String,
-    pub description: Option<String>,
-    pub scenario: Scenario,
-}
+pub type Named = super::Named<Scenario>;
 
 impl Named {
-    /// Compile, putting the designer's description in front of the generated one (which
-    /// says what is rolled).
     pub fn compile(&self, rules: &Rules) -> crate::model::Compiled {
-        let mut c = crate::rules::rush::compile(&self.name, &self.scenario, rules);
-        if let Some(d) = &self.description {
-            c.description = format!("{d}: {}", c.description);
-        }
-        c
+        self.describe(crate::rules::rush::compile(
+            &self.name,
+            &self.scenario,
+            rules,
+        ))
     }
 }
 
@@ -128,36 +120,8 @@ pub fn read(root: &Reader) -> Result<RushConfig, Problem> {
         Some(r) => read_rules(&r)?,
         None => Rules::default(),
     };
-    let units_r = root.table_opt("units")?.ok_or_else(|| {
-        root.problem("units", "missing table `[units.ID]` with at least one unit")
-    })?;
-    let mut units = Vec::new();
-    for (id, r) in units_r.tables() {
-        units.push(read_unit(&id, &r?)?);
-    }
-    if units.is_empty() {
-        return Err(root.problem("units", "expected at least one unit"));
-    }
-    let sc_r = root.table_opt("scenarios")?.ok_or_else(|| {
-        root.problem(
-            "scenarios",
-            "missing table `[scenarios.NAME]` with at least one scenario",
-        )
-    })?;
-    let mut scenarios = Vec::new();
-    for (name, r) in sc_r.tables() {
-        super::check_scenario_name(&sc_r, &name)?;
-        let r = r?;
-        let scenario = read_scenario(&r, &units, &rules)?;
-        scenarios.push(Named {
-            name,
-            description: r.string_opt("description")?,
-            scenario,
-        });
-    }
-    if scenarios.is_empty() {
-        return Err(root.problem("scenarios", "expected at least one scenario"));
-    }
+    let units = super::entries(root, "units", "unit", "ID", |_, id, r| read_unit(id, &r))?;
+    let scenarios = super::scenarios(root, |r| read_scenario(r, &units, &rules))?;
     Ok(RushConfig {
         rules,
         units,

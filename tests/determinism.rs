@@ -9,6 +9,9 @@ fn histograms_are_identical_for_1_2_and_5_threads() {
         ("rush.toml", "slam-orc-vs-human-guard"),
         ("rush.toml", "pass-striker-to-jack"),
         ("rush-exploding.toml", "dash-chain-striker"),
+        ("dozen.toml", "duel-fighter-vs-dwarf"),
+        ("dozen.toml", "fighter-charges-dwarf"),
+        ("dozen.toml", "fighter-climbs-inn-wall"),
     ] {
         let c = load(file).compile(name).unwrap();
         let one = simulate(&c, 1_000_003, 99, 1);

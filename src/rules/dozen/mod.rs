@@ -524,7 +524,7 @@ fn terrain(
         "{} {verb} {} terrain{}: {test}",
         who.name,
         difficulty.name().replace('_', " "),
-        if mode == Mode::Climb {
+        if mode == Mode::Climb && height > 0 {
             format!(" from height {height}")
         } else {
             String::new()

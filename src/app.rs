@@ -111,6 +111,19 @@ pub fn select(cfg: &AnalysisConfig, wanted: &[String]) -> Result<Vec<String>, Ap
     }
     let mut out = Vec::new();
     for w in wanted {
+        // A profile's name selects all its points.
+        let prefix = format!("{w}@");
+        let members: Vec<&String> = names.iter().filter(|n| n.starts_with(&prefix)).collect();
+        if !names.contains(w) && !members.is_empty() {
+            out.extend(
+                members
+                    .into_iter()
+                    .filter(|m| !out.contains(*m))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+            continue;
+        }
         if !names.contains(w) {
             return Err(AppError::UnknownScenario {
                 file: cfg.file.display().to_string(),
@@ -241,6 +254,12 @@ pub fn write_reports(
         let charts: Result<Vec<Vec<PathBuf>>, WriteError> = results
             .par_iter()
             .map(|r| plot::scenario_charts(r, dir))
+            .collect();
+        written.extend(charts?.into_iter().flatten());
+        let groups = plot::profile::groups(results);
+        let charts: Result<Vec<Vec<PathBuf>>, WriteError> = groups
+            .par_iter()
+            .map(|(name, members)| plot::profile::draw(name, members, dir))
             .collect();
         written.extend(charts?.into_iter().flatten());
     }

@@ -110,6 +110,18 @@ pub enum Chart {
     },
 }
 
+/// One point of a profile: scenarios sharing a group name are drawn together, each at
+/// `x` on its `series` line (e.g. distance 4, "Aim (optimal)").
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    pub name: String,
+    /// What the whole profile is, for its charts.
+    pub label: String,
+    pub x_desc: String,
+    pub x: f64,
+    pub series: String,
+}
+
 /// The event a one-line summary reports for a scenario, e.g. P(slammer wins).
 #[derive(Clone, Debug)]
 pub struct Headline {
@@ -135,6 +147,8 @@ pub struct Compiled {
     pub capped_note: Option<String>,
     /// Scenario-level charts.
     pub charts: Vec<Chart>,
+    /// The profile this scenario is a point of, if any.
+    pub group: Option<Group>,
 }
 
 /// Encode a tuple of small values as one state index (mixed radix, last fastest).

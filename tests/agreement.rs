@@ -55,6 +55,11 @@ fn rush_exploding_monte_carlo_agrees_with_exact() {
 }
 
 #[test]
+fn descent_monte_carlo_agrees_with_exact() {
+    agree("descent.toml");
+}
+
+#[test]
 fn dozen_monte_carlo_agrees_with_exact() {
     agree("dozen.toml");
 }

@@ -503,3 +503,137 @@ fn dozen_run_writes_csv_and_charts_for_every_scenario() {
     // The race metrics feed duel.png only.
     assert!(!out.join("duel-fighter-vs-dwarf/a_wins_at.png").exists());
 }
+
+fn descent_with(from: &str, to: &str) -> String {
+    let t = std::fs::read_to_string(shipped("descent.toml")).unwrap();
+    assert!(t.contains(from), "{from}");
+    t.replacen(from, to, 1)
+}
+
+#[test]
+fn descent_bad_dice_weapons_and_power_dice() {
+    let t = descent_with(
+        "faces = [\"3H\", \"3H\", \"2H S\", \"2H S\", \"R1 2H\", \"R1 1H\"]",
+        "faces = []",
+    );
+    let line = line_of(&t, "faces = []");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            &format!("bad.toml:{line}:1: key `dice.green.faces`"),
+            "a die needs at least one face",
+        ],
+    );
+    let t = descent_with("dice = [\"red\", \"white\"]", "dice = [\"red\", \"whte\"]");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            "key `weapons.broadsword.dice`",
+            "no die `whte` (did you mean `white`?)",
+        ],
+    );
+    let t = descent_with("power_dice = 2\n", "power_dice = 6\n");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            "key `heroes.fighter.power_dice`",
+            "expected an integer from 0 to 5, found 6",
+        ],
+    );
+    let t = descent_with("{ cost = 1, damage = 1 }", "{ cost = -1, damage = 1 }");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            "key `weapons.broadsword.surges`",
+            "surge ability 1: the cost must be at least 1 surge, found -1",
+        ],
+    );
+    let t = descent_with("faces = [\"X\", \"4H\"", "faces = [\"X\", \"4Q\"");
+    refuses(Some(&t), &[], &["face 2 (\"4Q\"): unknown token `4Q`"]);
+}
+
+#[test]
+fn descent_melee_attack_beyond_distance_one() {
+    let t = descent_with(
+        "weapon = \"broadsword\"\ntarget = \"beastman\"\nobjective = \"kill\"\n",
+        "weapon = \"broadsword\"\ntarget = \"beastman\"\nobjective = \"kill\"\ndistance = 3\n",
+    );
+    let line = line_of(&t, "distance = 3");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            &format!("bad.toml:{line}:1: key `scenarios.broadsword-vs-beastman.distance`"),
+            "Broadsword is a melee weapon: it attacks adjacent targets only (distance 1), found 3",
+        ],
+    );
+}
+
+#[test]
+fn descent_run_writes_csv_and_charts_for_every_scenario() {
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    rollsim()
+        .args(["run", shipped("descent.toml").to_str().unwrap()])
+        .args(["-n", "20000", "-q", "--format", "csv", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let dist = std::fs::read_to_string(out.join("distribution.csv")).unwrap();
+    let config = std::fs::read_to_string(shipped("descent.toml")).unwrap();
+    let mut profiles = 0;
+    for line in config.lines() {
+        let Some(name) = line
+            .strip_prefix("[scenarios.")
+            .and_then(|l| l.strip_suffix(']'))
+        else {
+            continue;
+        };
+        let pngs: Vec<String> = std::fs::read_dir(out.join(name))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|f| f.ends_with(".png"))
+            .collect();
+        if dist.contains(&format!("\n{name},")) {
+            assert!(pngs.len() >= 3, "{name}: {pngs:?}");
+        } else {
+            // A profile: its points are in the tables, its charts in its folder.
+            profiles += 1;
+            assert!(dist.contains(&format!("\n{name}@")), "{name} points");
+            assert!(
+                pngs.iter().any(|p| p.starts_with("damage_vs_")),
+                "{name}: {pngs:?}"
+            );
+            assert!(pngs.iter().any(|p| p.starts_with("probabilities_vs_")));
+        }
+    }
+    assert!(profiles >= 4);
+    for weapon in ["crossbow", "longbow", "fire-staff"] {
+        let p = out.join(format!("{weapon}-range/damage_vs_distance.png"));
+        let bytes = std::fs::read(&p).unwrap();
+        assert!(bytes.len() > 10_000, "{}", p.display());
+    }
+    // `-s PROFILE` selects all its points.
+    let out2 = dir.path().join("out2");
+    rollsim()
+        .args(["run", shipped("descent.toml").to_str().unwrap()])
+        .args([
+            "-s",
+            "crossbow-range",
+            "-n",
+            "20000",
+            "-q",
+            "--format",
+            "csv",
+            "-o",
+        ])
+        .arg(&out2)
+        .assert()
+        .success();
+    let dist = std::fs::read_to_string(out2.join("distribution.csv")).unwrap();
+    assert!(dist.contains("crossbow-range@d1,") && dist.contains("crossbow-range@d10+aim,"));
+}

@@ -2,6 +2,7 @@
 
 mod agreement;
 mod cli;
+mod descent_rules;
 mod determinism;
 mod dozen_rules;
 mod fuzz;

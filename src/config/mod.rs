@@ -7,6 +7,7 @@
 //! Validation reads the table by hand rather than through serde so that every error
 //! knows its full key path and the valid names at that place.
 
+pub mod descent;
 pub mod dozen;
 pub mod reader;
 pub mod rush;
@@ -75,7 +76,7 @@ impl Problem {
 }
 
 /// The game systems a config can name in `system = "..."`.
-pub const SYSTEMS: &[&str] = &["rush", "dozen"];
+pub const SYSTEMS: &[&str] = &["rush", "dozen", "descent"];
 
 /// Defaults for a run that the config may carry in `[run]`; the CLI overrides them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -97,6 +98,7 @@ pub struct AnalysisConfig {
 pub enum SystemConfig {
     Rush(rush::RushConfig),
     Dozen(dozen::DozenConfig),
+    Descent(descent::DescentConfig),
 }
 
 impl AnalysisConfig {
@@ -104,6 +106,7 @@ impl AnalysisConfig {
         match self.system {
             SystemConfig::Rush(_) => "rush",
             SystemConfig::Dozen(_) => "dozen",
+            SystemConfig::Descent(_) => "descent",
         }
     }
 
@@ -120,6 +123,11 @@ impl AnalysisConfig {
                 .iter()
                 .map(|s| (s.name.clone(), s.compile(&c.rules).description))
                 .collect(),
+            SystemConfig::Descent(c) => c
+                .scenarios
+                .iter()
+                .map(|s| (s.name.clone(), s.compile().description))
+                .collect(),
         }
     }
 
@@ -127,6 +135,7 @@ impl AnalysisConfig {
         match &self.system {
             SystemConfig::Rush(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
             SystemConfig::Dozen(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
+            SystemConfig::Descent(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
         }
     }
 
@@ -143,6 +152,11 @@ impl AnalysisConfig {
                 .iter()
                 .find(|s| s.name == name)
                 .map(|s| s.compile(&c.rules)),
+            SystemConfig::Descent(c) => c
+                .scenarios
+                .iter()
+                .find(|s| s.name == name)
+                .map(|s| s.compile()),
         }
     }
 }
@@ -208,6 +222,7 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
     let system = match system.as_str() {
         "rush" => SystemConfig::Rush(rush::read(&root)?),
         "dozen" => SystemConfig::Dozen(dozen::read(&root)?),
+        "descent" => SystemConfig::Descent(descent::read(&root)?),
         other => {
             return Err(root.problem(
                 "system",

@@ -95,6 +95,9 @@ pub struct ScenarioResult {
     /// Scenario-level charts (beside one per metric).
     #[serde(skip)]
     pub charts: Vec<crate::model::Chart>,
+    /// The profile this scenario is a point of.
+    #[serde(skip)]
+    pub group: Option<crate::model::Group>,
 }
 
 impl ScenarioResult {
@@ -217,6 +220,7 @@ pub fn summarize(
             .clone()
             .unwrap_or_else(|| "exact mass in the capped top bucket".into()),
         charts: c.charts.clone(),
+        group: c.group.clone(),
     }
 }
 

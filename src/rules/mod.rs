@@ -2,5 +2,6 @@
 //! [`crate::model::Compiled`] scenarios: a sampler that rolls the dice and, where the
 //! rules allow, the exact distribution over the same states.
 
+pub mod descent;
 pub mod dozen;
 pub mod rush;

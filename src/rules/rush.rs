@@ -398,6 +398,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 capped_mass: capped(&pool_pmf(&pool), &pool),
                 capped_note: None,
                 charts: Vec::new(),
+                group: None,
             }
         }
         Scenario::Pass {
@@ -457,6 +458,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 capped_mass: capped(&pmf, &pool),
                 capped_note: None,
                 charts: Vec::new(),
+                group: None,
             }
         }
     }
@@ -501,6 +503,7 @@ fn graded(name: &str, desc: String, pool: Pool, labels: [&str; 3], headline: &st
         capped_mass: capped(&pmf, &pool),
         capped_note: None,
         charts: Vec::new(),
+        group: None,
         exact: Some(pmf.0),
     }
 }
@@ -581,6 +584,7 @@ fn chain(name: &str, desc: String, pools: Vec<Pool>, needs: Vec<u32>) -> Compile
         capped_mass,
         capped_note: None,
         charts: Vec::new(),
+        group: None,
     }
 }
 
@@ -832,6 +836,7 @@ fn opposed(
         capped_mass,
         capped_note: None,
         charts: Vec::new(),
+        group: None,
     }
 }
 
@@ -908,6 +913,7 @@ fn pick_up_throw(name: &str, side: &Side, pick: Pool, throw: Pool, range: u32) -
         capped_mass,
         capped_note: None,
         charts: Vec::new(),
+        group: None,
     }
 }
 
@@ -1012,5 +1018,6 @@ fn pass(
         capped_mass,
         capped_note: None,
         charts: Vec::new(),
+        group: None,
     }
 }

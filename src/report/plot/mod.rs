@@ -4,6 +4,7 @@
 
 pub mod at_least;
 pub mod distribution;
+pub mod profile;
 pub mod race;
 
 use super::write::{finish, temp_path, WriteError};
@@ -261,6 +262,10 @@ pub fn chart_path(dir: &Path, scenario: &str, metric: &str, suffix: &str) -> Pat
 
 /// Every chart of one scenario; returns the files written.
 pub fn scenario_charts(r: &ScenarioResult, dir: &Path) -> Result<Vec<PathBuf>, WriteError> {
+    // A profile's points are drawn together (see `profile`), not one by one.
+    if r.group.is_some() {
+        return Ok(Vec::new());
+    }
     let sub = dir.join(&r.name);
     std::fs::create_dir_all(&sub).map_err(|e| WriteError::io(&sub, e))?;
     let mut out = Vec::new();

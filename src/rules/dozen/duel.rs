@@ -513,6 +513,7 @@ pub fn compile(
             "exact probability of no casualty within {max} activations"
         )),
         charts: vec![race],
+        group: None,
     }
 }
 

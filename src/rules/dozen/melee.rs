@@ -430,6 +430,7 @@ pub fn compile_melee(
         capped_mass: 0.0,
         capped_note: None,
         charts: Vec::new(),
+        group: None,
     }
 }
 
@@ -530,6 +531,7 @@ pub fn compile_opposed(
         capped_mass: 0.0,
         capped_note: None,
         charts: Vec::new(),
+        group: None,
     }
 }
 

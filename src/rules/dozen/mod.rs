@@ -548,6 +548,7 @@ fn terrain(
         capped_mass: 0.0,
         capped_note: None,
         charts: Vec::new(),
+        group: None,
     }
 }
 
@@ -603,6 +604,7 @@ fn fall(name: &str, who: &Character, height: u32, rules: &Rules) -> Compiled {
         capped_mass: 0.0,
         capped_note: None,
         charts: Vec::new(),
+        group: None,
     }
 }
 
@@ -686,6 +688,7 @@ fn jump(name: &str, who: &Character, distance: u32, drop: u32, rules: &Rules) ->
         capped_mass: 0.0,
         capped_note: None,
         charts: Vec::new(),
+        group: None,
     }
 }
 
@@ -776,5 +779,6 @@ fn conflict(name: &str, c: &Contestant, rules: &Rules) -> Compiled {
         capped_mass: 0.0,
         capped_note: None,
         charts: Vec::new(),
+        group: None,
     }
 }

@@ -1,0 +1,549 @@
+//! `system = "descent"`: `[rules]`, `[dice.ID]`, `[weapons.ID]`, `[heroes.ID]`,
+//! `[monsters.ID]` and `[scenarios.NAME]`. A `profile` scenario expands into one attack
+//! per distance (or power-dice count), with and without Aim, named `NAME@d4` and
+//! `NAME@d4+aim`.
+
+use super::reader::{list, nearest_hint, Reader};
+use super::{Named, Problem};
+use crate::model::Group;
+use crate::rules::descent::{
+    Attack, Die, Face, Hero, Monster, Objective, Policy, SurgeAbility, Weapon, MAX_ATTACK_DICE,
+};
+use toml::Value;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DescentConfig {
+    pub dice: Vec<Die>,
+    pub weapons: Vec<Weapon>,
+    pub heroes: Vec<Hero>,
+    pub monsters: Vec<Monster>,
+    pub scenarios: Vec<Named<Attack>>,
+}
+
+impl Named<Attack> {
+    pub fn compile(&self) -> crate::model::Compiled {
+        self.describe(crate::rules::descent::compile(&self.name, &self.scenario))
+    }
+}
+
+/// Scenario kinds and the keys each one takes (besides `kind` and `description`).
+pub const KINDS: &[(&str, &[&str])] = &[
+    (
+        "attack",
+        &[
+            "hero",
+            "weapon",
+            "target",
+            "distance",
+            "aim",
+            "dodge",
+            "objective",
+            "wounds",
+            "power_dice",
+        ],
+    ),
+    (
+        "profile",
+        &[
+            "hero",
+            "weapon",
+            "target",
+            "over",
+            "from",
+            "to",
+            "distance",
+            "aim",
+            "objective",
+            "wounds",
+            "power_dice",
+        ],
+    ),
+];
+
+/// Most power dice an attack may add (RULES.md section 2).
+pub const MAX_POWER_DICE: i64 = 5;
+/// Longest distance a config may ask for, in spaces.
+pub const MAX_DISTANCE: i64 = 30;
+/// Most initial rolls the re-roll policy table may cover.
+const MAX_ROLLS: usize = 1 << 21;
+
+pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
+    root.only(&[
+        "system",
+        "title",
+        "run",
+        "rules",
+        "dice",
+        "weapons",
+        "heroes",
+        "monsters",
+        "scenarios",
+    ])?;
+    let mut power = "black".to_string();
+    if let Some(r) = root.table_opt("rules")? {
+        r.only(&["power_die"])?;
+        if let Some(p) = r.string_opt("power_die")? {
+            power = p;
+        }
+    }
+    let dice = super::entries(root, "dice", "die", "ID", |_, id, r| read_die(id, &r))?;
+    if !dice.iter().any(|d| d.name == power) {
+        let names: Vec<&str> = dice.iter().map(|d| d.name.as_str()).collect();
+        let rules = root.table_opt("rules")?;
+        let at = rules.as_ref().unwrap_or(root);
+        return Err(at.problem(
+            "power_die",
+            format!(
+                "no die `{power}`{} for the power dice; the dice are {}",
+                nearest_hint(&power, names.iter().copied()),
+                list(&names)
+            ),
+        ));
+    }
+    let power_die = dice
+        .iter()
+        .find(|d| d.name == power)
+        .cloned()
+        .expect("checked");
+    let weapons = super::entries(root, "weapons", "weapon", "ID", |_, id, r| {
+        read_weapon(id, &r, &dice)
+    })?;
+    let heroes = super::entries(root, "heroes", "hero", "ID", |_, id, r| {
+        r.only(&["name", "power_dice"])?;
+        Ok(Hero {
+            id: id.to_string(),
+            name: r.string_opt("name")?.unwrap_or_else(|| id.to_string()),
+            power_dice: r.int_in("power_dice", 0, MAX_POWER_DICE)?.unwrap_or(0) as u8,
+        })
+    })?;
+    let monsters = super::entries(root, "monsters", "monster", "ID", |_, id, r| {
+        r.only(&["name", "armour", "wounds"])?;
+        Ok(Monster {
+            id: id.to_string(),
+            name: r.string_opt("name")?.unwrap_or_else(|| id.to_string()),
+            armour: r.int_in("armour", 0, 20)?.unwrap_or(0) as u8,
+            wounds: r
+                .int_in("wounds", 1, 100)?
+                .ok_or_else(|| r.problem("wounds", "missing key: the monster's wounds, 1 to 100"))?
+                as u8,
+        })
+    })?;
+    let world = World {
+        weapons: &weapons,
+        heroes: &heroes,
+        monsters: &monsters,
+        power_die: &power_die,
+    };
+    let mut scenarios: Vec<Named<Attack>> = Vec::new();
+    for named in super::scenarios(root, |r| read_scenario(r, &world))? {
+        let Named {
+            name,
+            description,
+            scenario,
+        } = named;
+        for (suffix, attack) in scenario {
+            scenarios.push(Named {
+                name: format!("{name}{suffix}"),
+                description: description.clone(),
+                scenario: attack,
+            });
+        }
+    }
+    Ok(DescentConfig {
+        dice,
+        weapons,
+        heroes,
+        monsters,
+        scenarios,
+    })
+}
+
+fn read_die(id: &str, r: &Reader) -> Result<Die, Problem> {
+    r.only(&["faces"])?;
+    let faces = match r.table.get("faces") {
+        Some(Value::Array(v)) => v,
+        Some(_) => {
+            return Err(r.problem(
+                "faces",
+                "expected an array of faces, e.g. [\"X\", \"R1 2H\", \"R2 1H S\"]",
+            ))
+        }
+        None => return Err(r.problem("faces", "missing key: the die's faces")),
+    };
+    if faces.is_empty() {
+        return Err(r.problem("faces", "a die needs at least one face"));
+    }
+    if faces.len() > 20 {
+        return Err(r.problem("faces", "at most 20 faces per die"));
+    }
+    let mut out = Vec::new();
+    for (i, f) in faces.iter().enumerate() {
+        let text = f.as_str().ok_or_else(|| {
+            r.problem(
+                "faces",
+                format!("face {}: expected a string such as \"R1 2H\"", i + 1),
+            )
+        })?;
+        out.push(
+            Face::parse(text)
+                .map_err(|e| r.problem("faces", format!("face {} (\"{text}\"): {e}", i + 1)))?,
+        );
+    }
+    Ok(Die {
+        name: id.to_string(),
+        faces: out,
+    })
+}
+
+fn read_weapon(id: &str, r: &Reader, dice: &[Die]) -> Result<Weapon, Problem> {
+    r.only(&["name", "dice", "type", "pierce", "surges"])?;
+    let names: Vec<&str> = dice.iter().map(|d| d.name.as_str()).collect();
+    let list_of = match r.table.get("dice") {
+        Some(Value::Array(v)) if !v.is_empty() => v,
+        Some(_) => {
+            return Err(r.problem(
+                "dice",
+                format!(
+                    "expected a non-empty array of die names from {}",
+                    list(&names)
+                ),
+            ))
+        }
+        None => {
+            return Err(r.problem(
+                "dice",
+                "missing key: the weapon's dice, e.g. [\"red\", \"blue\"]",
+            ))
+        }
+    };
+    let mut wd = Vec::new();
+    for v in list_of {
+        let name = v.as_str().unwrap_or_default();
+        let die = dice.iter().find(|d| d.name == name).ok_or_else(|| {
+            r.problem(
+                "dice",
+                format!(
+                    "no die `{name}`{}; the dice are {}",
+                    nearest_hint(name, names.iter().copied()),
+                    list(&names)
+                ),
+            )
+        })?;
+        wd.push(die.clone());
+    }
+    let melee = r
+        .choice_opt("type", &["melee", "ranged", "magic"])?
+        .ok_or_else(|| r.problem("type", "missing key: `melee`, `ranged` or `magic`"))?
+        == "melee";
+    let mut surges = Vec::new();
+    match r.table.get("surges") {
+        None => {}
+        Some(Value::Array(v)) => {
+            for (i, s) in v.iter().enumerate() {
+                let Value::Table(t) = s else {
+                    return Err(r.problem(
+                        "surges",
+                        format!("surge ability {}: expected a table such as {{ cost = 1, damage = 1 }}", i + 1),
+                    ));
+                };
+                surges.push(read_surge(r, i, t)?);
+            }
+        }
+        Some(_) => {
+            return Err(r.problem(
+                "surges",
+                "expected an array of abilities, e.g. [{ cost = 1, damage = 1 }, { cost = 2, pierce = 2, once = true }]",
+            ))
+        }
+    }
+    Ok(Weapon {
+        id: id.to_string(),
+        name: r.string_opt("name")?.unwrap_or_else(|| id.to_string()),
+        dice: wd,
+        melee,
+        pierce: r.int_in("pierce", 0, 20)?.unwrap_or(0) as u8,
+        surges,
+    })
+}
+
+fn read_surge(r: &Reader, i: usize, t: &toml::Table) -> Result<SurgeAbility, Problem> {
+    let at = |msg: String| r.problem("surges", format!("surge ability {}: {msg}", i + 1));
+    let allowed = ["cost", "damage", "range", "pierce", "once"];
+    for k in t.keys() {
+        if !allowed.contains(&k.as_str()) {
+            return Err(at(format!(
+                "unknown key `{k}`{}; expected {}",
+                nearest_hint(k, allowed.iter().copied()),
+                list(&allowed)
+            )));
+        }
+    }
+    let int = |k: &str, lo: i64, hi: i64| -> Result<u8, Problem> {
+        match t.get(k) {
+            None => Ok(0),
+            Some(Value::Integer(v)) if (lo..=hi).contains(v) => Ok(*v as u8),
+            Some(Value::Integer(v)) => {
+                Err(at(format!("`{k}` must be from {lo} to {hi}, found {v}")))
+            }
+            Some(_) => Err(at(format!("`{k}` must be an integer"))),
+        }
+    };
+    let cost = match t.get("cost") {
+        None => return Err(at("missing `cost` (surges spent, 1 or more)".into())),
+        Some(Value::Integer(c)) if *c < 1 => {
+            return Err(at(format!("the cost must be at least 1 surge, found {c}")))
+        }
+        _ => int("cost", 1, 10)?,
+    };
+    let a = SurgeAbility {
+        cost,
+        damage: int("damage", 0, 20)?,
+        range: int("range", 0, 20)?,
+        pierce: int("pierce", 0, 20)?,
+        once: match t.get("once") {
+            None => false,
+            Some(Value::Boolean(b)) => *b,
+            Some(_) => return Err(at("`once` must be true or false".into())),
+        },
+    };
+    if a.damage == 0 && a.range == 0 && a.pierce == 0 {
+        return Err(at(
+            "it buys nothing: give it `damage`, `range` or `pierce`".into()
+        ));
+    }
+    Ok(a)
+}
+
+/// What scenarios refer to by id.
+struct World<'a> {
+    weapons: &'a [Weapon],
+    heroes: &'a [Hero],
+    monsters: &'a [Monster],
+    power_die: &'a Die,
+}
+
+fn by_id<'a, T>(
+    r: &Reader,
+    key: &str,
+    what: &str,
+    items: &'a [T],
+    id_of: impl Fn(&T) -> &str,
+) -> Result<&'a T, Problem> {
+    let id = r
+        .string_opt(key)?
+        .ok_or_else(|| r.problem(key, format!("missing key: the id of a {what}")))?;
+    items.iter().find(|x| id_of(x) == id).ok_or_else(|| {
+        let ids: Vec<&str> = items.iter().map(&id_of).collect();
+        r.problem(
+            key,
+            format!(
+                "no {what} `{id}`{}; the {what}s are {}",
+                nearest_hint(&id, ids.iter().copied()),
+                list(&ids)
+            ),
+        )
+    })
+}
+
+fn policy(r: &Reader, key: &str) -> Result<Option<Policy>, Problem> {
+    Ok(r.choice_opt(key, Policy::NAMES)?
+        .and_then(|p| Policy::from_name(&p)))
+}
+
+/// The attacks a scenario stands for, each with its name suffix ("" for a plain one).
+fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Attack)>, Problem> {
+    let names: Vec<&str> = KINDS.iter().map(|(k, _)| *k).collect();
+    let kind = r
+        .choice_opt("kind", &names)?
+        .ok_or_else(|| r.problem("kind", format!("missing key: one of {}", list(&names))))?;
+    let keys = KINDS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, ks)| *ks)
+        .unwrap_or(&[]);
+    super::check_kind_keys(r, &kind, keys)?;
+    let hero = by_id(r, "hero", "hero", w.heroes, |h| &h.id)?.clone();
+    let weapon = by_id(r, "weapon", "weapon", w.weapons, |x| &x.id)?.clone();
+    let target = by_id(r, "target", "monster", w.monsters, |m| &m.id)?.clone();
+    let objective = match r.choice_opt("objective", &["damage", "kill"])?.as_deref() {
+        Some("kill") => Objective::Kill,
+        _ => Objective::Damage,
+    };
+    let wounds = r
+        .int_in("wounds", 1, 100)?
+        .map_or(target.wounds, |v| v as u8);
+    let power_dice = r
+        .int_in("power_dice", 0, MAX_POWER_DICE)?
+        .map_or(hero.power_dice, |v| v as u8);
+    let attack =
+        |distance: u8, power_dice: u8, aim: Option<Policy>, dodge: Option<Policy>| Attack {
+            hero: hero.clone(),
+            weapon: weapon.clone(),
+            power_die: w.power_die.clone(),
+            power_dice,
+            target: target.clone(),
+            wounds,
+            distance,
+            aim,
+            dodge,
+            objective,
+            group: None,
+        };
+    let distance = |r: &Reader, default: Option<i64>| -> Result<u8, Problem> {
+        let d = r
+            .int_in("distance", 1, MAX_DISTANCE)?
+            .or(default)
+            .ok_or_else(|| {
+                r.problem(
+                    "distance",
+                    "missing key: the distance to the target in spaces (1 = adjacent)",
+                )
+            })?;
+        if weapon.melee && d > 1 {
+            return Err(r.problem(
+                "distance",
+                format!(
+                    "{} is a melee weapon: it attacks adjacent targets only (distance 1), found {d}",
+                    weapon.name
+                ),
+            ));
+        }
+        Ok(d as u8)
+    };
+    let out = if kind == "attack" {
+        vec![(
+            String::new(),
+            attack(
+                distance(r, if weapon.melee { Some(1) } else { None })?,
+                power_dice,
+                policy(r, "aim")?,
+                policy(r, "dodge")?,
+            ),
+        )]
+    } else {
+        let over = r
+            .choice_opt("over", &["distance", "power_dice"])?
+            .unwrap_or_else(|| "distance".into());
+        let by_distance = over == "distance";
+        if by_distance && weapon.melee {
+            return Err(r.problem(
+                "over",
+                format!(
+                    "{} is a melee weapon: it has no distance profile; use over = \"power_dice\"",
+                    weapon.name
+                ),
+            ));
+        }
+        if by_distance && r.table.contains_key("distance") {
+            return Err(r.problem(
+                "distance",
+                "a distance profile sets the distances with `from` and `to`",
+            ));
+        }
+        let (lo, hi) = if by_distance {
+            (1, MAX_DISTANCE)
+        } else {
+            (0, MAX_POWER_DICE)
+        };
+        let from = r.int_in("from", lo, hi)?.unwrap_or(lo);
+        let to = r
+            .int_in("to", lo, hi)?
+            .unwrap_or(if by_distance { 10 } else { MAX_POWER_DICE });
+        if to < from {
+            return Err(r.problem(
+                "to",
+                format!("expected `to` at least `from` ({from}), found {to}"),
+            ));
+        }
+        let aim = policy(r, "aim")?.unwrap_or(Policy::Optimal);
+        let label = r
+            .string_opt("description")?
+            .unwrap_or_else(|| format!("{} with {} at {}", hero.name, weapon.name, target.name));
+        let fixed = if by_distance {
+            1
+        } else {
+            distance(r, Some(1))?
+        };
+        let mut out = Vec::new();
+        for x in from..=to {
+            for with_aim in [false, true] {
+                let (d, p) = if by_distance {
+                    (x as u8, power_dice)
+                } else {
+                    (fixed, x as u8)
+                };
+                let mut a = attack(d, p, with_aim.then_some(aim), None);
+                a.group = Some(Group {
+                    name: r.key_path("").get(1).cloned().unwrap_or_default(),
+                    label: label.clone(),
+                    x_desc: if by_distance {
+                        "distance".into()
+                    } else {
+                        "power dice".into()
+                    },
+                    x: x as f64,
+                    series: if with_aim {
+                        format!("Aim ({})", aim.name())
+                    } else {
+                        "no Aim".into()
+                    },
+                });
+                let suffix = format!(
+                    "@{}{x}{}",
+                    if by_distance { "d" } else { "p" },
+                    if with_aim { "+aim" } else { "" }
+                );
+                out.push((suffix, a));
+            }
+        }
+        out
+    };
+    for (_, a) in &out {
+        check_dice(r, a)?;
+    }
+    Ok(out)
+}
+
+/// The sampler reads all dice of an attack from one word and the policy table covers
+/// every initial roll: refuse attacks beyond those limits with the reason.
+fn check_dice(r: &Reader, a: &Attack) -> Result<(), Problem> {
+    let dice = a.dice();
+    let key = if r.table.contains_key("power_dice") {
+        "power_dice"
+    } else {
+        "weapon"
+    };
+    if dice.len() > MAX_ATTACK_DICE {
+        return Err(r.problem(
+            key,
+            format!(
+                "{} dice in one attack; at most {MAX_ATTACK_DICE} are supported",
+                dice.len()
+            ),
+        ));
+    }
+    let sides = dice[0].faces.len();
+    if let Some(d) = dice.iter().find(|d| d.faces.len() != sides) {
+        return Err(r.problem(
+            "weapon",
+            format!(
+                "the dice of one attack must have the same number of faces: `{}` has {}, `{}` {}",
+                dice[0].name,
+                sides,
+                d.name,
+                d.faces.len()
+            ),
+        ));
+    }
+    let rolls = (sides as u128).pow(dice.len() as u32);
+    if rolls > MAX_ROLLS as u128 || (sides as u128).pow(2 * dice.len() as u32) >= 1u128 << 64 {
+        return Err(r.problem(
+            key,
+            format!(
+                "{} dice of {sides} faces are too many rolls to tabulate the re-roll policy",
+                dice.len()
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,241 @@
+//! A profile: scenarios that are points of one group (an attack at distance 1..10, with
+//! and without Aim) drawn as lines against their `x`. One chart of the expected value of
+//! the first numeric metric (damage), one of the probability of chosen outcomes (a miss,
+//! a kill). Monte Carlo points carry 95% CI whiskers; exact values are the lines.
+
+use super::{fonts, header, DrawResult, FONT, HEIGHT, WIDTH};
+use crate::report::write::{finish, temp_path, WriteError};
+use crate::report::ScenarioResult;
+use crate::stats::{wilson, z95};
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// Series colours, in order of first appearance.
+const COLOURS: [RGBColor; 4] = [
+    RGBColor(76, 114, 176),
+    RGBColor(221, 132, 82),
+    RGBColor(85, 168, 104),
+    RGBColor(196, 78, 82),
+];
+
+const NOTE: &str = "lines: exact, points: Monte Carlo with 95% CI";
+
+/// One line: (x, Monte Carlo value, (ci low, ci high), exact) per point.
+type Line = (String, Vec<(f64, f64, (f64, f64), Option<f64>)>);
+
+/// Every group of `results`: its name and members in order of appearance.
+pub fn groups(results: &[ScenarioResult]) -> Vec<(String, Vec<&ScenarioResult>)> {
+    let mut out: Vec<(String, Vec<&ScenarioResult>)> = Vec::new();
+    for r in results {
+        let Some(g) = &r.group else { continue };
+        match out.iter_mut().find(|(n, _)| *n == g.name) {
+            Some((_, v)) => v.push(r),
+            None => out.push((g.name.clone(), vec![r])),
+        }
+    }
+    out
+}
+
+fn series<'a>(members: &[&'a ScenarioResult]) -> Vec<(String, Vec<&'a ScenarioResult>)> {
+    let mut out: Vec<(String, Vec<&ScenarioResult>)> = Vec::new();
+    for &r in members {
+        let s = r
+            .group
+            .as_ref()
+            .map(|g| g.series.clone())
+            .unwrap_or_default();
+        match out.iter_mut().find(|(n, _)| *n == s) {
+            Some((_, v)) => v.push(r),
+            None => out.push((s, vec![r])),
+        }
+    }
+    out
+}
+
+/// The charts of one group, into `DIR/GROUP/`.
+pub fn draw(
+    name: &str,
+    members: &[&ScenarioResult],
+    dir: &Path,
+) -> Result<Vec<PathBuf>, WriteError> {
+    fonts();
+    let sub = dir.join(name);
+    std::fs::create_dir_all(&sub).map_err(|e| WriteError::io(&sub, e))?;
+    let first = members[0];
+    let x_desc = first
+        .group
+        .as_ref()
+        .map(|g| g.x_desc.clone())
+        .unwrap_or_default();
+    let desc = first
+        .group
+        .as_ref()
+        .map(|g| g.label.clone())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    let ser = series(members);
+    // Expected value of the first numeric metric (damage).
+    if let Some(mi) = first.metrics.iter().position(|m| m.numeric) {
+        let metric = first.metrics[mi].name.clone();
+        let lines: Vec<Line> = ser
+            .iter()
+            .map(|(s, rs)| {
+                let pts = rs
+                    .iter()
+                    .map(|r| {
+                        let m = &r.metrics[mi];
+                        let x = r.group.as_ref().map_or(0.0, |g| g.x);
+                        (
+                            x,
+                            m.mean.unwrap_or(0.0),
+                            m.mean_ci.unwrap_or((0.0, 0.0)),
+                            m.exact_mean,
+                        )
+                    })
+                    .collect();
+                (s.clone(), pts)
+            })
+            .collect();
+        let p = sub.join(format!("{metric}_vs_{}.png", x_desc.replace(' ', "_")));
+        let title = format!("{name}: expected {metric} against {x_desc}");
+        let subtitle = format!("{desc}; {NOTE} (seed {})", first.seed);
+        write(
+            &p,
+            &title,
+            &subtitle,
+            &x_desc,
+            &format!("expected {metric}"),
+            &lines,
+            false,
+        )?;
+        out.push(p);
+    }
+    // P(the attack does not hit): every outcome of `result` but the last ("hit");
+    // and for every other categorical metric its last outcome (kill: "killed").
+    let mut lines: Vec<Line> = Vec::new();
+    for (mi, m) in first.metrics.iter().enumerate().filter(|(_, m)| !m.numeric) {
+        let (label, values): (String, Vec<usize>) = if mi == 0 && m.rows.len() > 2 {
+            let misses: Vec<usize> = (0..m.rows.len() - 1).collect();
+            let names: Vec<&str> = misses.iter().map(|&v| m.rows[v].label.as_str()).collect();
+            (names.join(" or "), misses)
+        } else {
+            (
+                m.rows[m.rows.len() - 1].label.clone(),
+                vec![m.rows.len() - 1],
+            )
+        };
+        for (s, rs) in &ser {
+            let pts = rs
+                .iter()
+                .map(|r| {
+                    let rows = &r.metrics[mi].rows;
+                    let count: u64 = values.iter().map(|&v| rows[v].count).sum();
+                    let exact = values.iter().map(|&v| rows[v].exact).sum::<Option<f64>>();
+                    let x = r.group.as_ref().map_or(0.0, |g| g.x);
+                    let p = count as f64 / r.trials as f64;
+                    (x, p, wilson(count, r.trials, z95()), exact)
+                })
+                .collect();
+            lines.push((format!("P({label}), {s}"), pts));
+        }
+    }
+    if !lines.is_empty() {
+        let p = sub.join(format!("probabilities_vs_{}.png", x_desc.replace(' ', "_")));
+        let title = format!("{name}: P(no hit) and P(kill) against {x_desc}");
+        let subtitle = format!("{desc}; {NOTE} (seed {})", first.seed);
+        write(&p, &title, &subtitle, &x_desc, "probability", &lines, true)?;
+        out.push(p);
+    }
+    Ok(out)
+}
+
+fn write(
+    path: &Path,
+    title: &str,
+    subtitle: &str,
+    x_desc: &str,
+    y_desc: &str,
+    lines: &[Line],
+    percent: bool,
+) -> Result<(), WriteError> {
+    let tmp = temp_path(path);
+    let result = draw_into(&tmp, title, subtitle, x_desc, y_desc, lines, percent)
+        .map_err(|e| WriteError::encode(path, e));
+    finish(&tmp, path, result)
+}
+
+fn draw_into(
+    path: &Path,
+    title: &str,
+    subtitle: &str,
+    x_desc: &str,
+    y_desc: &str,
+    lines: &[Line],
+    percent: bool,
+) -> DrawResult<()> {
+    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (head, body, y) = header(&root, title, subtitle)?;
+    let legend = (FONT, 15).into_font().color(&BLACK);
+    let mut x = 26;
+    for (i, (label, _)) in lines.iter().enumerate() {
+        let c = COLOURS[i % COLOURS.len()];
+        head.draw(&PathElement::new(
+            vec![(x, y + 8), (x + 24, y + 8)],
+            c.stroke_width(3),
+        ))?;
+        head.draw(&Text::new(label.clone(), (x + 30, y), legend.clone()))?;
+        x += 30 + 8 * label.chars().count() as i32 + 24;
+    }
+    let xs = lines.iter().flat_map(|l| l.1.iter().map(|p| p.0));
+    let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    let top = lines
+        .iter()
+        .flat_map(|l| l.1.iter().map(|p| p.2 .1.max(p.3.unwrap_or(0.0))))
+        .fold(0.0f64, f64::max);
+    let ymax = if percent {
+        (top * 1.1).clamp(0.05, 1.0)
+    } else {
+        (top * 1.15).max(1.0)
+    };
+    let mut ch = ChartBuilder::on(&body)
+        .margin_left(20)
+        .margin_right(30)
+        .margin_bottom(10)
+        .x_label_area_size(60)
+        .y_label_area_size(80)
+        .build_cartesian_2d((x0 - 0.5)..(x1 + 0.5), 0f64..ymax)?;
+    ch.configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(RGBColor(225, 225, 225))
+        .x_labels(((x1 - x0) as usize + 1).min(30))
+        .y_labels(11)
+        .x_label_style((FONT, 15))
+        .y_label_style((FONT, 15))
+        .axis_desc_style((FONT, 17))
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| {
+            if percent {
+                format!("{:.0}%", v * 100.0)
+            } else {
+                format!("{v:.1}")
+            }
+        })
+        .draw()?;
+    for (i, (_, pts)) in lines.iter().enumerate() {
+        let c = COLOURS[i % COLOURS.len()];
+        let exact: Vec<(f64, f64)> = pts.iter().filter_map(|p| p.3.map(|e| (p.0, e))).collect();
+        if !exact.is_empty() {
+            ch.draw_series(std::iter::once(PathElement::new(exact, c.stroke_width(2))))?;
+        }
+        ch.draw_series(
+            pts.iter()
+                .map(|p| ErrorBar::new_vertical(p.0, p.2 .0, p.1, p.2 .1, c.stroke_width(2), 8)),
+        )?;
+        ch.draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 4, c.filled())))?;
+    }
+    root.present()?;
+    Ok(())
+}

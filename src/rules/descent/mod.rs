@@ -1,0 +1,535 @@
+//! `descent`: Descent: Journeys in the Dark (1st edition) attacks, seeds 000 and 002
+//! (shared/RULES.md section 2).
+//!
+//! Custom-faced dice; an attack misses on any miss face or when its range falls short of
+//! the distance; surges buy the weapon's abilities and power-die faces offer +1 damage or
+//! +1 range; armour less pierce comes off the damage. Aim and Dodge re-roll a subset of
+//! the dice once, chosen by a policy; the `optimal` one is computed exactly over every
+//! subset ([`policy`]).
+//!
+//! Everything after the roll depends only on the dice's summed faces, so a face is packed
+//! into one word of byte-wide fields ([`pack`]) that add without carries, and the best
+//! use of surges and power-die choices is tabulated once per scenario ([`Resolver`]).
+
+pub mod policy;
+
+use crate::dice::Rng;
+use crate::model::{Compiled, Group, Headline, Metric, Trial};
+use rand::Rng as _;
+
+/// One face of a custom die.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Face {
+    pub miss: bool,
+    pub range: u8,
+    pub damage: u8,
+    pub surge: u8,
+    /// A power-die face offering +1 damage or +1 range, chosen after the roll.
+    pub choice: bool,
+}
+
+impl Face {
+    /// Parse a face: space-separated `X` (miss), `R<n>` (range), `<n>H` (damage), `S` or
+    /// `<n>S` (surges), `H|R` (+1 damage or +1 range); `blank` or an empty string.
+    pub fn parse(text: &str) -> Result<Face, String> {
+        let mut f = Face::default();
+        let num = |s: &str, tok: &str| -> Result<u8, String> {
+            if s.is_empty() {
+                return Ok(1);
+            }
+            s.parse::<u8>()
+                .ok()
+                .filter(|&n| n <= 20)
+                .ok_or_else(|| format!("`{tok}`: expected a number from 0 to 20"))
+        };
+        for tok in text.split_whitespace() {
+            let up = tok.to_ascii_uppercase();
+            match up.as_str() {
+                "X" => f.miss = true,
+                "BLANK" | "-" => {}
+                "H|R" | "R|H" | "+1H|+1R" => f.choice = true,
+                _ if up.starts_with('R') => f.range += num(&up[1..], tok)?,
+                _ if up.ends_with('H') => f.damage += num(&up[..up.len() - 1], tok)?,
+                _ if up.ends_with('S') => f.surge += num(&up[..up.len() - 1], tok)?,
+                _ => {
+                    return Err(format!(
+                        "unknown token `{tok}`: a face is made of `X` (miss), `R2` (range), `3H` (damage), `S` or `2S` (surges), `H|R` (+1 damage or +1 range) or `blank`"
+                    ))
+                }
+            }
+        }
+        Ok(f)
+    }
+
+    /// "R1 3H S" style.
+    pub fn label(&self) -> String {
+        let mut parts = Vec::new();
+        if self.miss {
+            parts.push("X".to_string());
+        }
+        if self.range > 0 {
+            parts.push(format!("R{}", self.range));
+        }
+        if self.damage > 0 {
+            parts.push(format!("{}H", self.damage));
+        }
+        match self.surge {
+            0 => {}
+            1 => parts.push("S".into()),
+            n => parts.push(format!("{n}S")),
+        }
+        if self.choice {
+            parts.push("H|R".into());
+        }
+        if parts.is_empty() {
+            "blank".into()
+        } else {
+            parts.join(" ")
+        }
+    }
+}
+
+/// A custom die: its faces, each equally likely.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Die {
+    pub name: String,
+    pub faces: Vec<Face>,
+}
+
+/// What one surge ability buys, for `cost` surges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SurgeAbility {
+    pub cost: u8,
+    pub damage: u8,
+    pub range: u8,
+    pub pierce: u8,
+    /// Usable once per attack (else as often as surges allow).
+    pub once: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Weapon {
+    pub id: String,
+    pub name: String,
+    pub dice: Vec<Die>,
+    /// Melee attacks hit adjacent targets only; range does not matter.
+    pub melee: bool,
+    pub pierce: u8,
+    pub surges: Vec<SurgeAbility>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hero {
+    pub id: String,
+    pub name: String,
+    pub power_dice: u8,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Monster {
+    pub id: String,
+    pub name: String,
+    pub armour: u8,
+    pub wounds: u8,
+}
+
+/// Which dice an Aim or a Dodge re-rolls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    KeepAll,
+    /// Aim: re-roll the dice showing a miss. Dodge: unless the attack already misses,
+    /// make the attacker re-roll his best dice: every die showing more damage than its
+    /// average face.
+    MissesOnly,
+    /// The subset that maximises (Aim) or minimises (Dodge) the objective's expectation.
+    Optimal,
+}
+
+impl Policy {
+    pub const NAMES: &'static [&'static str] = &["keep_all", "misses_only", "optimal"];
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "keep_all" => Policy::KeepAll,
+            "misses_only" => Policy::MissesOnly,
+            "optimal" => Policy::Optimal,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+/// What the optimal policy optimises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Objective {
+    /// Expected damage.
+    Damage,
+    /// P(damage >= the target's remaining wounds).
+    Kill,
+}
+
+/// The re-roll of an attack: by whom and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reroll {
+    None,
+    Aim(Policy),
+    Dodge(Policy),
+}
+
+/// One attack as a scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attack {
+    pub hero: Hero,
+    pub weapon: Weapon,
+    pub power_die: Die,
+    pub power_dice: u8,
+    pub target: Monster,
+    /// Remaining wounds the kill is judged against.
+    pub wounds: u8,
+    pub distance: u8,
+    pub aim: Option<Policy>,
+    pub dodge: Option<Policy>,
+    pub objective: Objective,
+    /// Set when the attack is one point of a profile (distance or power dice).
+    pub group: Option<Group>,
+}
+
+impl Attack {
+    /// Aim and Dodge on the same attack cancel (seed 000).
+    pub fn reroll(&self) -> Reroll {
+        match (self.aim, self.dodge) {
+            (Some(p), None) => Reroll::Aim(p),
+            (None, Some(p)) => Reroll::Dodge(p),
+            _ => Reroll::None,
+        }
+    }
+
+    /// The weapon's dice, then the power dice.
+    pub fn dice(&self) -> Vec<Die> {
+        let mut d = self.weapon.dice.clone();
+        d.extend((0..self.power_dice).map(|_| self.power_die.clone()));
+        d
+    }
+}
+
+/// A face as byte-wide fields of one word: miss, range, damage, surge, choice. Sums of
+/// up to 255 per field add without carries.
+pub fn pack(f: &Face) -> u64 {
+    f.miss as u64
+        | (f.range as u64) << 8
+        | (f.damage as u64) << 16
+        | (f.surge as u64) << 24
+        | (f.choice as u64) << 32
+}
+
+#[inline(always)]
+fn field(x: u64, i: u32) -> usize {
+    ((x >> (8 * i)) & 0xff) as usize
+}
+
+/// Outcome states: 0 = a miss face, 1 = out of range, 2 + k = a hit for k damage.
+pub const MISS: usize = 0;
+pub const OUT_OF_RANGE: usize = 1;
+
+/// The best use of surges and power-die choices for every summed roll, tabulated.
+#[derive(Clone, Debug)]
+pub struct Resolver {
+    /// Range counts up to the distance (more does not help); 0 for melee.
+    rcap: usize,
+    scap: usize,
+    ccap: usize,
+    dcap: usize,
+    /// State for (range, surge, choice, damage), ranges and surges capped.
+    table: Vec<u16>,
+    pub states: usize,
+}
+
+impl Resolver {
+    pub fn new(a: &Attack) -> Self {
+        let dice = a.dice();
+        let max = |f: fn(&Face) -> u8| -> usize {
+            dice.iter()
+                .map(|d| d.faces.iter().map(|x| f(x) as usize).max().unwrap_or(0))
+                .sum()
+        };
+        let rcap = if a.weapon.melee {
+            0
+        } else {
+            a.distance as usize
+        };
+        let (scap, ccap, dcap) = (max(|f| f.surge), max(|f| f.choice as u8), max(|f| f.damage));
+        let armour = a.target.armour.saturating_sub(a.weapon.pierce) as i32;
+        let mut best = vec![None; (rcap + 1) * (scap + 1) * (ccap + 1)];
+        let mut top = 0i32;
+        for r in 0..=rcap {
+            for s in 0..=scap {
+                for c in 0..=ccap {
+                    let g = best_bonus(&a.weapon, r, s, c, rcap, armour);
+                    if let Some(g) = g {
+                        top = top.max(g);
+                    }
+                    best[(r * (scap + 1) + s) * (ccap + 1) + c] = g;
+                }
+            }
+        }
+        let most = (dcap as i32 + top - armour).max(0) as usize;
+        let mut table = vec![0u16; best.len() * (dcap + 1)];
+        for (i, g) in best.iter().enumerate() {
+            for d in 0..=dcap {
+                table[i * (dcap + 1) + d] = match g {
+                    None => OUT_OF_RANGE as u16,
+                    Some(g) => (2 + (d as i32 + g - armour).max(0)) as u16,
+                };
+            }
+        }
+        Resolver {
+            rcap,
+            scap,
+            ccap,
+            dcap,
+            table,
+            states: 3 + most,
+        }
+    }
+
+    /// The state of a summed roll.
+    #[inline(always)]
+    pub fn state(&self, sum: u64) -> usize {
+        if field(sum, 0) > 0 {
+            return MISS;
+        }
+        let r = field(sum, 1).min(self.rcap);
+        let d = field(sum, 2);
+        let s = field(sum, 3).min(self.scap);
+        let c = field(sum, 4);
+        debug_assert!(d <= self.dcap && c <= self.ccap);
+        self.table[((r * (self.scap + 1) + s) * (self.ccap + 1) + c) * (self.dcap + 1) + d] as usize
+    }
+
+    /// A summed roll with range and surges capped, so that equal outcomes compare equal.
+    pub fn canonical(&self, sum: u64) -> u64 {
+        if field(sum, 0) > 0 {
+            return 1;
+        }
+        let r = field(sum, 1).min(self.rcap) as u64;
+        let s = field(sum, 3).min(self.scap) as u64;
+        (sum & !(0xff << 8) & !(0xff << 24)) | r << 8 | s << 24
+    }
+}
+
+/// The most "damage equivalent" surges and `choices` power-die choices can add while
+/// the range reaches `need` (from `range` rolled): extra damage plus the armour that
+/// pierce removes (at most `armour`). `None` if the range cannot be reached.
+fn best_bonus(
+    w: &Weapon,
+    range: usize,
+    surges: usize,
+    choices: usize,
+    need: usize,
+    armour: i32,
+) -> Option<i32> {
+    let mut best: Option<i32> = None;
+    // Every way to use the abilities: counts per ability within the surges.
+    fn walk(
+        w: &Weapon,
+        i: usize,
+        left: usize,
+        acc: (usize, i32, i32),
+        out: &mut dyn FnMut(usize, i32, i32),
+    ) {
+        if i == w.surges.len() {
+            out(acc.0, acc.1, acc.2);
+            return;
+        }
+        let a = &w.surges[i];
+        let cost = a.cost.max(1) as usize;
+        let most = if a.once { 1 } else { left / cost };
+        for k in 0..=most.min(left / cost) {
+            walk(
+                w,
+                i + 1,
+                left - k * cost,
+                (
+                    acc.0 + k * a.range as usize,
+                    acc.1 + (k * a.damage as usize) as i32,
+                    acc.2 + (k * a.pierce as usize) as i32,
+                ),
+                out,
+            );
+        }
+    }
+    walk(w, 0, surges, (0, 0, 0), &mut |sr, sd, sp| {
+        // Power-die choices go to range first, just enough, then to damage.
+        let short = need.saturating_sub(range + sr);
+        if short > choices {
+            return;
+        }
+        let g = sd + (choices - short) as i32 + sp.min(armour);
+        best = Some(best.map_or(g, |b: i32| b.max(g)));
+    });
+    best
+}
+
+/// Sample an attack: roll, re-roll by the precomputed policy, resolve.
+pub struct AttackTrial {
+    /// Packed faces of each die, indexed die * faces + face.
+    faces: Vec<u64>,
+    sides: u64,
+    dice: usize,
+    /// Re-roll mask per initial roll (index: faces as base-`sides` digits, first die
+    /// most significant); empty when nothing is re-rolled.
+    policy: Vec<u16>,
+    resolver: Resolver,
+    /// 2^64 mod sides^(2 * dice): one word gives the roll and any re-rolls.
+    reject: u64,
+    pow: u64,
+}
+
+impl Trial for AttackTrial {
+    fn states(&self) -> usize {
+        self.resolver.states
+    }
+    #[inline]
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let mut r = loop {
+            let r = rng.next_u64();
+            if r.wrapping_mul(self.pow) >= self.reject {
+                break r;
+            }
+        };
+        let mut digit = || {
+            let m = r as u128 * self.sides as u128;
+            r = m as u64;
+            (m >> 64) as usize
+        };
+        let n = self.sides as usize;
+        let mut shown = [0usize; 8];
+        let mut idx = 0usize;
+        let mut sum = 0u64;
+        for (i, s) in shown.iter_mut().enumerate().take(self.dice) {
+            *s = digit();
+            idx = idx * n + *s;
+            sum += self.faces[i * n + *s];
+        }
+        if !self.policy.is_empty() {
+            let mask = self.policy[idx];
+            for (i, &s) in shown.iter().enumerate().take(self.dice) {
+                if mask >> i & 1 == 1 {
+                    sum -= self.faces[i * n + s];
+                    sum += self.faces[i * n + digit()];
+                }
+            }
+        }
+        self.resolver.state(sum)
+    }
+}
+
+/// Dice an attack may roll in all (weapon and power dice): keeps the policy table at
+/// most 6^8 entries.
+pub const MAX_ATTACK_DICE: usize = 8;
+
+pub fn compile(name: &str, a: &Attack) -> Compiled {
+    let dice = a.dice();
+    let resolver = Resolver::new(a);
+    let plan = policy::plan(a, &resolver);
+    let sides = dice[0].faces.len() as u64;
+    let pow = sides.pow(2 * dice.len() as u32);
+    let faces: Vec<u64> = dice.iter().flat_map(|d| d.faces.iter().map(pack)).collect();
+    let states = resolver.states;
+    let dmg = |s: usize| s.saturating_sub(2);
+    let wounds = a.wounds as usize;
+    let metrics = vec![
+        Metric::categorical(
+            "result",
+            "miss = a miss face; out of range = range plus range surges and choices short of the distance",
+            &["miss", "out of range", "hit"],
+            (0..states).map(|s| s.min(2) as u16).collect(),
+        ),
+        Metric::numeric(
+            "damage",
+            &format!(
+                "wounds dealt after armour {} - pierce {} (0 on a miss)",
+                a.target.armour, a.weapon.pierce
+            ),
+            states - 2,
+            (0..states).map(|s| dmg(s) as u16).collect(),
+        ),
+        Metric::categorical(
+            "kill",
+            &format!("killed = damage at least the {} remaining wounds", a.wounds),
+            &["survives", "killed"],
+            (0..states).map(|s| (dmg(s) >= wounds && s >= 2) as u16).collect(),
+        ),
+    ];
+    let orders = match a.reroll() {
+        Reroll::None if a.aim.is_some() => "Aim and Dodge cancel".to_string(),
+        Reroll::None => "no re-roll".to_string(),
+        Reroll::Aim(p) => format!("Aim ({})", p.name()),
+        Reroll::Dodge(p) => format!("Dodge ({})", p.name()),
+    };
+    let dice_names: Vec<String> = a.weapon.dice.iter().map(|d| d.name.clone()).collect();
+    let description = format!(
+        "{} with {} ({}{}{}) at {} (armour {}, {} wounds), distance {}: {orders}",
+        a.hero.name,
+        a.weapon.name,
+        dice_names.join(" + "),
+        if a.power_dice > 0 {
+            format!(" + {} power", a.power_dice)
+        } else {
+            String::new()
+        },
+        if a.weapon.pierce > 0 {
+            format!(", pierce {}", a.weapon.pierce)
+        } else {
+            String::new()
+        },
+        a.target.name,
+        a.target.armour,
+        a.wounds,
+        a.distance,
+    );
+    Compiled {
+        name: name.into(),
+        description,
+        trial: Box::new(AttackTrial {
+            faces,
+            sides,
+            dice: dice.len(),
+            policy: plan.masks,
+            resolver,
+            reject: pow.wrapping_neg() % pow,
+            pow,
+        }),
+        metrics,
+        headline: Headline {
+            label: "P(kill)".into(),
+            metric: 2,
+            values: vec![1],
+        },
+        exact: Some(plan.exact),
+        capped_mass: 0.0,
+        capped_note: None,
+        charts: Vec::new(),
+        group: a.group.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faces_parse_and_print() {
+        let f = Face::parse("R1 3H S").unwrap();
+        assert_eq!((f.range, f.damage, f.surge, f.miss), (1, 3, 1, false));
+        assert_eq!(f.label(), "R1 3H S");
+        assert!(Face::parse("X").unwrap().miss);
+        assert!(Face::parse("H|R").unwrap().choice);
+        assert_eq!(Face::parse("").unwrap(), Face::default());
+        assert_eq!(Face::parse("2S").unwrap().surge, 2);
+        assert!(Face::parse("3Q").is_err());
+    }
+}

@@ -1,0 +1,382 @@
+//! Exact attack distributions and the re-roll policies, Aim and Dodge.
+//!
+//! Dice with the same faces are interchangeable, and faces with the same packed value
+//! are too (the white die shows "R3 1H S" twice), so a roll is enumerated as a count of
+//! each value per kind of die, weighted by its multinomial probability: 3 weapon dice and
+//! 5 power dice are 2,520 rolls instead of 1.7 million. For each, a re-roll is a number
+//! of dice to re-roll per value; its worth is the expectation of the objective over the
+//! re-rolled dice's summed faces (a sparse distribution, cached per set of re-rolled
+//! dice). `optimal` takes the best of every re-roll (the worst, for a Dodge); the others
+//! follow their rule. The choice per roll then becomes a re-roll mask per die for the
+//! sampler, so the Monte Carlo trial only looks the mask up.
+
+use super::{pack, Attack, Objective, Policy, Reroll, Resolver, MISS};
+use std::collections::HashMap;
+
+/// What the sampler and the reports need: a re-roll mask per initial roll (empty if
+/// nothing is ever re-rolled) and the exact distribution over states.
+pub struct Plan {
+    pub masks: Vec<u16>,
+    pub exact: Vec<f64>,
+}
+
+/// A kind of die: its distinct packed faces and their probabilities.
+struct Kind {
+    values: Vec<u64>,
+    p: Vec<f64>,
+    /// For each face index, its value index.
+    face_value: Vec<usize>,
+    /// Values "better than average" (damage above the die's mean), for Dodge's rule.
+    good: Vec<bool>,
+    miss: Vec<bool>,
+}
+
+/// Sparse distribution over summed (canonical) packed faces.
+type Sparse = Vec<(u64, f64)>;
+
+fn add(res: &Resolver, a: &Sparse, b: &Sparse) -> Sparse {
+    let mut m: HashMap<u64, f64> = HashMap::new();
+    for &(x, p) in a {
+        for &(y, q) in b {
+            *m.entry(res.canonical(x + y)).or_default() += p * q;
+        }
+    }
+    let mut v: Sparse = m.into_iter().collect();
+    v.sort_unstable_by_key(|e| e.0);
+    v
+}
+
+/// All count vectors of `k` dice over `v` values, in a fixed order.
+fn compositions(k: usize, v: usize) -> Vec<Vec<u8>> {
+    if v == 1 {
+        return vec![vec![k as u8]];
+    }
+    let mut out = Vec::new();
+    for first in 0..=k {
+        for mut rest in compositions(k - first, v - 1) {
+            rest.insert(0, first as u8);
+            out.push(rest);
+        }
+    }
+    out
+}
+
+fn choose(n: usize, k: usize) -> f64 {
+    (0..k).fold(1.0, |acc, j| acc * (n - j) as f64 / (j + 1) as f64)
+}
+
+struct Setup<'a> {
+    res: &'a Resolver,
+    kinds: Vec<Kind>,
+    /// Kind of each die, in roll order.
+    die_kind: Vec<usize>,
+    objective: Objective,
+    wounds: usize,
+    /// Distribution of the summed faces of a set of re-rolled dice (count per kind).
+    cache: HashMap<Vec<u8>, Sparse>,
+    /// Worth of (kept sum, re-rolled counts).
+    worth: HashMap<(u64, Vec<u8>), f64>,
+}
+
+impl Setup<'_> {
+    fn objective(&self, state: usize) -> f64 {
+        let dmg = state.saturating_sub(2) as f64;
+        match self.objective {
+            Objective::Damage => dmg,
+            Objective::Kill => (state >= 2 && state - 2 >= self.wounds) as u8 as f64,
+        }
+    }
+
+    fn rerolled(&mut self, counts: &[u8]) -> Sparse {
+        if let Some(s) = self.cache.get(counts) {
+            return s.clone();
+        }
+        let mut acc: Sparse = vec![(0, 1.0)];
+        for (k, &c) in counts.iter().enumerate() {
+            let one: Sparse = self.kinds[k]
+                .values
+                .iter()
+                .zip(&self.kinds[k].p)
+                .map(|(&v, &p)| (self.res.canonical(v), p))
+                .collect();
+            for _ in 0..c {
+                acc = add(self.res, &acc, &one);
+            }
+        }
+        self.cache.insert(counts.to_vec(), acc.clone());
+        acc
+    }
+
+    /// Expected objective when `kept` stays and `counts` dice per kind are re-rolled.
+    fn worth(&mut self, kept: u64, counts: &[u8]) -> f64 {
+        let key = (self.res.canonical(kept), counts.to_vec());
+        if let Some(&w) = self.worth.get(&key) {
+            return w;
+        }
+        let w = self
+            .rerolled(counts)
+            .iter()
+            .map(|&(a, p)| p * self.objective(self.res.state(kept + a)))
+            .sum();
+        self.worth.insert(key, w);
+        w
+    }
+}
+
+/// Every re-roll choice of one canonical roll: per kind and value, how many to re-roll.
+fn options(roll: &[Vec<u8>]) -> Vec<Vec<Vec<u8>>> {
+    let mut out: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
+    for counts in roll {
+        let mut next = Vec::new();
+        for prefix in &out {
+            let mut per: Vec<Vec<u8>> = vec![Vec::new()];
+            for &c in counts {
+                per = per
+                    .into_iter()
+                    .flat_map(|p| {
+                        (0..=c).map(move |j| {
+                            let mut q = p.clone();
+                            q.push(j);
+                            q
+                        })
+                    })
+                    .collect();
+            }
+            for p in per {
+                let mut q = prefix.clone();
+                q.push(p);
+                next.push(q);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+pub fn plan(a: &Attack, res: &Resolver) -> Plan {
+    let dice = a.dice();
+    let mut kinds: Vec<Kind> = Vec::new();
+    let mut kind_faces: Vec<Vec<u64>> = Vec::new();
+    let mut die_kind = Vec::new();
+    for d in &dice {
+        let packed: Vec<u64> = d.faces.iter().map(pack).collect();
+        let k = match kind_faces.iter().position(|f| *f == packed) {
+            Some(k) => k,
+            None => {
+                let mut values: Vec<u64> = Vec::new();
+                let mut face_value = Vec::new();
+                for &f in &packed {
+                    let c = res.canonical(f);
+                    let i = values.iter().position(|&v| v == c).unwrap_or_else(|| {
+                        values.push(c);
+                        values.len() - 1
+                    });
+                    face_value.push(i);
+                }
+                let n = packed.len() as f64;
+                let mut p = vec![0.0; values.len()];
+                for &i in &face_value {
+                    p[i] += 1.0 / n;
+                }
+                let mean: f64 = d.faces.iter().map(|f| f.damage as f64).sum::<f64>() / n;
+                let good = values
+                    .iter()
+                    .map(|&v| (((v >> 16) & 0xff) as f64) > mean && v & 0xff == 0)
+                    .collect();
+                let miss = values.iter().map(|&v| v & 0xff != 0).collect();
+                kinds.push(Kind {
+                    values,
+                    p,
+                    face_value,
+                    good,
+                    miss,
+                });
+                kind_faces.push(packed);
+                kinds.len() - 1
+            }
+        };
+        die_kind.push(k);
+    }
+    let per_kind: Vec<usize> = (0..kinds.len())
+        .map(|k| die_kind.iter().filter(|&&x| x == k).count())
+        .collect();
+    let mut s = Setup {
+        res,
+        kinds,
+        die_kind,
+        objective: a.objective,
+        wounds: a.wounds as usize,
+        cache: HashMap::new(),
+        worth: HashMap::new(),
+    };
+    let reroll = a.reroll();
+    let mut exact = vec![0.0; res.states];
+
+    // Every canonical roll: a composition of each kind's dice over its values.
+    let mut rolls: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
+    for (k, &count) in per_kind.iter().enumerate() {
+        let comps = compositions(count, s.kinds[k].values.len());
+        rolls = rolls
+            .into_iter()
+            .flat_map(|r| {
+                comps.iter().map(move |c| {
+                    let mut r = r.clone();
+                    r.push(c.clone());
+                    r
+                })
+            })
+            .collect();
+    }
+    let mut decisions: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
+    for roll in rolls {
+        let mut prob = 1.0;
+        for (k, counts) in roll.iter().enumerate() {
+            let mut left = per_kind[k];
+            for (v, &c) in counts.iter().enumerate() {
+                prob *= choose(left, c as usize) * s.kinds[k].p[v].powi(c as i32);
+                left -= c as usize;
+            }
+        }
+        if prob == 0.0 {
+            continue;
+        }
+        let sum_of = |roll: &[Vec<u8>], take: &[Vec<u8>], s: &Setup| -> u64 {
+            let mut kept = 0u64;
+            for (k, counts) in roll.iter().enumerate() {
+                for (v, &c) in counts.iter().enumerate() {
+                    kept += (c - take[k][v]) as u64 * s.kinds[k].values[v];
+                }
+            }
+            kept
+        };
+        let none: Vec<Vec<u8>> = roll.iter().map(|c| vec![0; c.len()]).collect();
+        let shows_miss = roll.iter().enumerate().any(|(k, c)| {
+            c.iter()
+                .enumerate()
+                .any(|(v, &n)| n > 0 && s.kinds[k].miss[v])
+        });
+        let rule = |good: &dyn Fn(usize, usize) -> bool| -> Vec<Vec<u8>> {
+            roll.iter()
+                .enumerate()
+                .map(|(k, c)| {
+                    c.iter()
+                        .enumerate()
+                        .map(|(v, &n)| if good(k, v) { n } else { 0 })
+                        .collect()
+                })
+                .collect()
+        };
+        let take: Vec<Vec<u8>> = match reroll {
+            Reroll::None | Reroll::Aim(Policy::KeepAll) | Reroll::Dodge(Policy::KeepAll) => {
+                none.clone()
+            }
+            Reroll::Aim(Policy::MissesOnly) => rule(&|k, v| s.kinds[k].miss[v]),
+            Reroll::Dodge(Policy::MissesOnly) if shows_miss => none.clone(),
+            Reroll::Dodge(Policy::MissesOnly) => rule(&|k, v| s.kinds[k].good[v]),
+            // A kept miss face makes the attack miss: Dodge keeps it, for nothing is
+            // lower; Aim re-rolls it, for nothing is lower than keeping it.
+            Reroll::Dodge(Policy::Optimal) if shows_miss => none.clone(),
+            Reroll::Aim(Policy::Optimal) | Reroll::Dodge(Policy::Optimal) => {
+                let aim = matches!(reroll, Reroll::Aim(_));
+                let mut best: Option<(f64, Vec<Vec<u8>>)> = None;
+                for opt in options(&roll) {
+                    if aim
+                        && roll.iter().enumerate().any(|(k, c)| {
+                            c.iter()
+                                .enumerate()
+                                .any(|(v, &n)| s.kinds[k].miss[v] && opt[k][v] != n)
+                        })
+                    {
+                        continue;
+                    }
+                    let kept = sum_of(&roll, &opt, &s);
+                    let counts: Vec<u8> = opt.iter().map(|o| o.iter().sum()).collect();
+                    let w = s.worth(kept, &counts);
+                    // Strictly better only: ties keep the earlier choice (fewer re-rolls).
+                    let better = match &best {
+                        None => true,
+                        Some((b, _)) => {
+                            if aim {
+                                w > *b + 1e-12
+                            } else {
+                                w < *b - 1e-12
+                            }
+                        }
+                    };
+                    if better {
+                        best = Some((w, opt));
+                    }
+                }
+                best.map(|b| b.1).unwrap_or(none.clone())
+            }
+        };
+        let kept = sum_of(&roll, &take, &s);
+        let counts: Vec<u8> = take.iter().map(|o| o.iter().sum()).collect();
+        for (x, p) in s.rerolled(&counts) {
+            exact[res.state(kept + x)] += prob * p;
+        }
+        if take != none {
+            decisions.insert(roll.concat(), take.concat());
+        }
+    }
+    debug_assert!(exact[MISS] >= 0.0);
+    Plan {
+        masks: if decisions.is_empty() {
+            Vec::new()
+        } else {
+            masks(
+                &dice.iter().map(|d| d.faces.len()).collect::<Vec<_>>(),
+                &s,
+                &decisions,
+            )
+        },
+        exact,
+    }
+}
+
+/// The re-roll mask of every initial roll (faces as digits, first die most significant).
+fn masks(sides: &[usize], s: &Setup, decisions: &HashMap<Vec<u8>, Vec<u8>>) -> Vec<u16> {
+    let n = sides.len();
+    let total: usize = sides.iter().product();
+    let offsets: Vec<usize> = s
+        .kinds
+        .iter()
+        .scan(0, |acc, k| {
+            let o = *acc;
+            *acc += k.values.len();
+            Some(o)
+        })
+        .collect();
+    let width: usize = s.kinds.iter().map(|k| k.values.len()).sum();
+    let mut out = vec![0u16; total];
+    let mut key = vec![0u8; width];
+    let mut faces = vec![0usize; n];
+    for (idx, slot) in out.iter_mut().enumerate() {
+        let mut x = idx;
+        for i in (0..n).rev() {
+            faces[i] = x % sides[i];
+            x /= sides[i];
+        }
+        key.iter_mut().for_each(|c| *c = 0);
+        let value_slot = |i: usize, face: usize| {
+            offsets[s.die_kind[i]] + s.kinds[s.die_kind[i]].face_value[face]
+        };
+        for (i, &face) in faces.iter().enumerate() {
+            key[value_slot(i, face)] += 1;
+        }
+        if let Some(take) = decisions.get(&key[..]) {
+            // Re-roll the first dice (in roll order) showing each value to re-roll.
+            let mut left = take.clone();
+            let mut mask = 0u16;
+            for (i, &face) in faces.iter().enumerate() {
+                let v = value_slot(i, face);
+                if left[v] > 0 {
+                    left[v] -= 1;
+                    mask |= 1 << i;
+                }
+            }
+            *slot = mask;
+        }
+    }
+    out
+}

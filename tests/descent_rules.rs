@@ -1,0 +1,268 @@
+//! `descent` (RULES.md section 2): hand-checked exact values, the ordering of the re-roll
+//! policies for every shipped weapon, Aim + Dodge cancelling, and pierce.
+
+use crate::util::{close, exact_of, load, simulate};
+use rollsim::config::{load_str, SystemConfig};
+use rollsim::report::summarize;
+use rollsim::rules::descent::{self, Attack, Objective, Policy};
+
+fn shipped() -> rollsim::config::descent::DescentConfig {
+    let SystemConfig::Descent(d) = load("descent.toml").system else {
+        panic!("descent.toml is a descent config")
+    };
+    d
+}
+
+/// An attack from the shipped parts: `weapon` by `hero` at `target`.
+fn attack(weapon: &str, power_dice: u8, target: &str, distance: u8) -> Attack {
+    let d = shipped();
+    Attack {
+        hero: d.heroes[0].clone(),
+        weapon: d.weapons.iter().find(|w| w.id == weapon).unwrap().clone(),
+        power_die: d.dice.iter().find(|x| x.name == "black").unwrap().clone(),
+        power_dice,
+        target: d.monsters.iter().find(|m| m.id == target).unwrap().clone(),
+        wounds: d.monsters.iter().find(|m| m.id == target).unwrap().wounds,
+        distance,
+        aim: None,
+        dodge: None,
+        objective: Objective::Damage,
+        group: None,
+    }
+}
+
+fn exact(a: &Attack) -> Vec<f64> {
+    descent::compile("t", a).exact.unwrap()
+}
+
+/// (P(miss face), P(out of range), expected damage, P(kill)).
+fn summary(a: &Attack) -> (f64, f64, f64, f64) {
+    let e = exact(a);
+    let mean = e
+        .iter()
+        .enumerate()
+        .skip(2)
+        .map(|(s, p)| (s - 2) as f64 * p)
+        .sum();
+    let kill = e
+        .iter()
+        .enumerate()
+        .skip(2 + a.wounds as usize)
+        .map(|(_, p)| p)
+        .sum();
+    (e[0], e[1], mean, kill)
+}
+
+const BLUE_ALONE: &str = r#"
+system = "descent"
+[dice.blue]
+faces = ["X", "R1 2H", "R2 2H", "R3 1H S", "R3 1H S", "R4 S"]
+[dice.black]
+faces = ["H|R", "H|R", "H|R", "S", "S", "blank"]
+[weapons.sling]
+dice = ["blue"]
+type = "ranged"
+[weapons.fist]
+dice = ["blue"]
+type = "melee"
+[weapons.spiked_fist]
+dice = ["blue"]
+type = "melee"
+surges = [{ cost = 1, damage = 1 }]
+[heroes.h]
+power_dice = 0
+[monsters.dummy]
+armour = 0
+wounds = 2
+"#;
+
+fn blue(scenarios: &str) -> rollsim::config::AnalysisConfig {
+    load_str(&format!("{BLUE_ALONE}\n{scenarios}"), "test.toml", &[]).unwrap()
+}
+
+#[test]
+fn the_blue_die_alone_misses_one_time_in_six() {
+    let c = load("descent.toml")
+        .compile("bare-hands-vs-skeleton")
+        .unwrap();
+    close(exact_of(&c, "result", "miss"), 1.0 / 6.0);
+    close(exact_of(&c, "result", "out of range"), 0.0);
+}
+
+#[test]
+fn a_lone_blue_die_reaches_range_3_half_the_time() {
+    // Faces R3, R3, R4 reach 3; X, R1, R2 do not (the miss face has no range either).
+    let cfg = blue(
+        "[scenarios.s]\nkind = \"attack\"\nhero = \"h\"\nweapon = \"sling\"\ntarget = \"dummy\"\ndistance = 3\n",
+    );
+    let c = cfg.compile("s").unwrap();
+    close(exact_of(&c, "result", "hit"), 3.0 / 6.0);
+    close(exact_of(&c, "result", "miss"), 1.0 / 6.0);
+    close(exact_of(&c, "result", "out of range"), 2.0 / 6.0);
+    // Distance 5 needs the R4 face and a power die's +1 range: 1/6 * 3/6.
+    let cfg = blue(
+        "[scenarios.s]\nkind = \"attack\"\nhero = \"h\"\nweapon = \"sling\"\ntarget = \"dummy\"\ndistance = 5\npower_dice = 1\n",
+    );
+    close(
+        exact_of(&cfg.compile("s").unwrap(), "result", "hit"),
+        1.0 / 12.0,
+    );
+}
+
+#[test]
+fn surges_and_the_optimal_aim_by_hand() {
+    // One surge buys +1 damage: faces deal 0, 2, 2, 2 (R3 1H S: 1 + 1), 2, 1 -> 9/6.
+    let cfg = blue(
+        "[scenarios.s]\nkind = \"attack\"\nhero = \"h\"\nweapon = \"spiked_fist\"\ntarget = \"dummy\"\n",
+    );
+    let c = cfg.compile("s").unwrap();
+    let mean: f64 = exact_of(&c, "damage", "1") + 2.0 * exact_of(&c, "damage", "2");
+    close(mean, 9.0 / 6.0);
+    // The plain fist averages (0 + 2 + 2 + 1 + 1 + 0) / 6 = 1. The optimal Aim re-rolls
+    // what shows less than that (X, and R4 S with no damage) and keeps the rest (a 1 ties,
+    // and ties keep): (2 + 2 + 1 + 1) / 6 + 2/6 * 1 = 4/3.
+    let cfg = blue(
+        "[scenarios.s]\nkind = \"attack\"\nhero = \"h\"\nweapon = \"fist\"\ntarget = \"dummy\"\naim = \"optimal\"\n",
+    );
+    let c = cfg.compile("s").unwrap();
+    let e = c.exact.as_ref().unwrap();
+    let mean: f64 = e
+        .iter()
+        .enumerate()
+        .skip(2)
+        .map(|(s, p)| (s - 2) as f64 * p)
+        .sum();
+    close(mean, 4.0 / 3.0);
+    // misses_only re-rolls the X alone: 1 + 1/6 * 1 = 7/6.
+    let cfg = blue(
+        "[scenarios.s]\nkind = \"attack\"\nhero = \"h\"\nweapon = \"fist\"\ntarget = \"dummy\"\naim = \"misses_only\"\n",
+    );
+    let e = cfg.compile("s").unwrap().exact.unwrap();
+    let mean: f64 = e
+        .iter()
+        .enumerate()
+        .skip(2)
+        .map(|(s, p)| (s - 2) as f64 * p)
+        .sum();
+    close(mean, 7.0 / 6.0);
+}
+
+#[test]
+fn aim_policies_are_ordered_for_every_shipped_weapon() {
+    // optimal >= misses_only >= keep_all for the objective optimal maximises; the Dodge
+    // the other way round; at several distances and power dice.
+    for w in shipped().weapons {
+        let distances: Vec<u8> = if w.melee { vec![1] } else { vec![1, 3, 5, 7] };
+        for &d in &distances {
+            for power in [0u8, 2] {
+                for objective in [Objective::Damage, Objective::Kill] {
+                    let mut a = attack(&w.id, power, "beastman", d);
+                    a.objective = objective;
+                    let score = |s: (f64, f64, f64, f64)| match objective {
+                        Objective::Damage => s.2,
+                        Objective::Kill => s.3,
+                    };
+                    let with = |aim: Option<Policy>, dodge: Option<Policy>| {
+                        let mut b = a.clone();
+                        b.aim = aim;
+                        b.dodge = dodge;
+                        score(summary(&b))
+                    };
+                    let none = with(None, None);
+                    let keep = with(Some(Policy::KeepAll), None);
+                    let misses = with(Some(Policy::MissesOnly), None);
+                    let best = with(Some(Policy::Optimal), None);
+                    let what = format!("{} d{d} p{power} {objective:?}", w.id);
+                    assert!((keep - none).abs() < 1e-12, "{what}");
+                    assert!(misses >= keep - 1e-12, "{what}: {misses} < {keep}");
+                    assert!(best >= misses - 1e-12, "{what}: {best} < {misses}");
+                    let dodge = with(None, Some(Policy::Optimal));
+                    let dodge_rule = with(None, Some(Policy::MissesOnly));
+                    assert!(dodge <= none + 1e-12, "{what}: dodge {dodge} > {none}");
+                    assert!(
+                        dodge <= dodge_rule + 1e-12,
+                        "{what}: {dodge} > {dodge_rule}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn aim_and_dodge_together_are_the_no_order_distribution() {
+    for w in shipped().weapons {
+        let d = if w.melee { 1 } else { 4 };
+        let plain = attack(&w.id, 2, "ogre", d);
+        let mut both = plain.clone();
+        both.aim = Some(Policy::Optimal);
+        both.dodge = Some(Policy::Optimal);
+        assert_eq!(exact(&plain), exact(&both), "{}", w.id);
+        both.aim = Some(Policy::MissesOnly);
+        assert_eq!(exact(&plain), exact(&both), "{}", w.id);
+    }
+    let cfg = load("descent.toml");
+    assert_eq!(
+        cfg.compile("broadsword-vs-beastman").unwrap().exact,
+        cfg.compile("broadsword-vs-beastman-aim-dodge")
+            .unwrap()
+            .exact
+    );
+}
+
+#[test]
+fn pierce_never_makes_damage_exceed_the_no_armour_case() {
+    for w in shipped().weapons {
+        let d = if w.melee { 1 } else { 3 };
+        let mut bare = attack(&w.id, 2, "ogre", d);
+        bare.target.armour = 0;
+        bare.weapon.pierce = 0;
+        let free = exact(&bare);
+        for armour in [1u8, 2, 4] {
+            for pierce in 0u8..=6 {
+                let mut a = bare.clone();
+                a.target.armour = armour;
+                a.weapon.pierce = pierce;
+                let e = exact(&a);
+                // P(damage >= k) never above the unarmoured P(damage >= k).
+                let tail = |v: &[f64], k: usize| v.iter().skip(2 + k).sum::<f64>();
+                for k in 1..e.len().saturating_sub(2) {
+                    assert!(
+                        tail(&e, k) <= tail(&free, k) + 1e-12,
+                        "{} armour {armour} pierce {pierce} k {k}",
+                        w.id
+                    );
+                }
+                if pierce >= armour {
+                    // All armour pierced: exactly the unarmoured damage.
+                    for k in 1..free.len() - 2 {
+                        assert!((tail(&e, k) - tail(&free, k)).abs() < 1e-12, "{}", w.id);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn monte_carlo_plays_the_policy_die_by_die() {
+    // The optimal Aim and Dodge sampled with the precomputed masks match the exact
+    // distribution, including 3 weapon dice and 5 power dice (8 dice, the limit).
+    let mut a = attack("longbow", 5, "ogre", 6);
+    a.aim = Some(Policy::Optimal);
+    let mut b = attack("broadsword", 3, "beastman", 1);
+    b.dodge = Some(Policy::Optimal);
+    b.objective = Objective::Kill;
+    for (i, x) in [a, b].iter().enumerate() {
+        let c = descent::compile("t", x);
+        rollsim::exact::check_pmf(c.exact.as_ref().unwrap(), 1e-9).unwrap();
+        let h = simulate(&c, 1 << 20, 40 + i as u64, 2);
+        let r = summarize(&c, &h, 1, "test.toml", "descent");
+        assert!(r.max_abs_z().unwrap() < 4.5, "{i}: {:?}", r.max_abs_z());
+        for m in &r.metrics {
+            if let Some(z) = m.mean_z {
+                assert!(z.abs() < 4.5, "{i} {} mean z {z}", m.name);
+            }
+        }
+    }
+}

@@ -361,11 +361,18 @@ pub fn run_all(
         all.extend(out.results.iter().cloned());
         dirs.push(out.out.display().to_string());
     }
-    let (trials, seed) = all.first().map_or((0, 0), |r| (r.trials, r.seed));
+    let seed = all.first().map_or(0, |r| r.seed);
+    // Configs may set their own trial counts in [run].
+    let lo = all.iter().map(|r| r.trials).min().unwrap_or(0);
+    let hi = all.iter().map(|r| r.trials).max().unwrap_or(0);
+    let trials = if lo == hi {
+        markdown::thousands(lo)
+    } else {
+        format!("{} to {}", markdown::thousands(lo), markdown::thousands(hi))
+    };
     Ok(format!(
-        "{} scenarios, {} trials each, seed {seed}; tables and charts in {}\n\n{}",
+        "{} scenarios, {trials} trials each, seed {seed}; tables and charts in {}\n\n{}",
         all.len(),
-        markdown::thousands(trials),
         dirs.join(", "),
         markdown::headlines(&all)
     ))

@@ -2,12 +2,12 @@
 //! one core through the generic engine (the policy is tabulated once per scenario), and
 //! the exact plan (every roll's best re-roll) for 3 + 2 and for 3 + 5 dice.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rollsim::config;
-use rollsim::sim::{self, Budget, Progress};
 use std::hint::black_box;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 
 fn cfg(sets: &[&str]) -> config::AnalysisConfig {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/descent.toml");
@@ -21,25 +21,9 @@ fn monte_carlo(c: &mut Criterion) {
     let mut g = c.benchmark_group("descent_mc");
     g.throughput(Throughput::Elements(trials));
     g.sample_size(10);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let stop = AtomicBool::new(false);
+    let pool = common::pool(1);
     g.bench_function("fire_staff_3_dice_2_power_optimal_aim_1_thread", |b| {
-        b.iter(|| {
-            pool.install(|| {
-                sim::run(
-                    sc.trial.as_ref(),
-                    7,
-                    Budget::Trials(trials),
-                    &|_| 0.0,
-                    &Progress::hidden(),
-                    &stop,
-                )
-                .unwrap()
-            })
-        })
+        b.iter(|| common::run(&pool, sc.trial.as_ref(), trials))
     });
     g.finish();
 }

@@ -2,12 +2,12 @@
 //! engine, the exact melee cancellation for 12 dice against 12, and the exact duel of
 //! two 10-HP characters.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rollsim::config::{self, SystemConfig};
 use rollsim::rules::dozen::{duel, melee, Rules};
-use rollsim::sim::{self, Budget, Progress};
 use std::hint::black_box;
-use std::sync::atomic::AtomicBool;
 
 const CONFIG: &str = r#"
 system = "dozen"
@@ -69,43 +69,15 @@ fn monte_carlo(c: &mut Criterion) {
     let mut g = c.benchmark_group("dozen_mc");
     g.throughput(Throughput::Elements(trials));
     g.sample_size(10);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let stop = AtomicBool::new(false);
+    let pool = common::pool(1);
     g.bench_function("melee_3v3_1_thread", |b| {
-        b.iter(|| {
-            pool.install(|| {
-                sim::run(
-                    sc.trial.as_ref(),
-                    7,
-                    Budget::Trials(trials),
-                    &|_| 0.0,
-                    &Progress::hidden(),
-                    &stop,
-                )
-                .unwrap()
-            })
-        })
+        b.iter(|| common::run(&pool, sc.trial.as_ref(), trials))
     });
     let duel = cfg.compile("duel-10hp").unwrap();
     let trials = 1u64 << 20;
     g.throughput(Throughput::Elements(trials));
     g.bench_function("duel_10hp_1_thread", |b| {
-        b.iter(|| {
-            pool.install(|| {
-                sim::run(
-                    duel.trial.as_ref(),
-                    7,
-                    Budget::Trials(trials),
-                    &|_| 0.0,
-                    &Progress::hidden(),
-                    &stop,
-                )
-                .unwrap()
-            })
-        })
+        b.iter(|| common::run(&pool, duel.trial.as_ref(), trials))
     });
     g.finish();
 }

@@ -2,13 +2,14 @@
 //! 5 dice at 3+ (Orc, moved adjacent) against 4 dice at 4+ (Human Guard), armour check
 //! included, through the same compiled scenario and engine the CLI uses.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rollsim::config;
 use rollsim::dice::chunk_rng;
-use rollsim::sim::{self, Budget, Progress, CHUNK};
+use rollsim::sim::CHUNK;
 use std::hint::black_box;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 
 fn load(file: &str, scenario: &str) -> rollsim::model::Compiled {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -49,25 +50,9 @@ fn threads(c: &mut Criterion) {
     g.throughput(Throughput::Elements(trials));
     g.sample_size(10);
     for t in [1usize, 2] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build()
-            .unwrap();
-        let stop = AtomicBool::new(false);
+        let pool = common::pool(t);
         g.bench_function(format!("slam_5v4_{t}_threads"), |b| {
-            b.iter(|| {
-                pool.install(|| {
-                    sim::run(
-                        sc.trial.as_ref(),
-                        7,
-                        Budget::Trials(trials),
-                        &|_| 0.0,
-                        &Progress::hidden(),
-                        &stop,
-                    )
-                    .unwrap()
-                })
-            })
+            b.iter(|| common::run(&pool, sc.trial.as_ref(), trials))
         });
     }
     g.finish();

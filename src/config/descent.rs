@@ -352,16 +352,7 @@ fn policy(r: &Reader, key: &str) -> Result<Option<Policy>, Problem> {
 
 /// The attacks a scenario stands for, each with its name suffix ("" for a plain one).
 fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Attack)>, Problem> {
-    let names: Vec<&str> = KINDS.iter().map(|(k, _)| *k).collect();
-    let kind = r
-        .choice_opt("kind", &names)?
-        .ok_or_else(|| r.problem("kind", format!("missing key: one of {}", list(&names))))?;
-    let keys = KINDS
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map(|(_, ks)| *ks)
-        .unwrap_or(&[]);
-    super::check_kind_keys(r, &kind, keys)?;
+    let kind = super::read_kind(r, KINDS)?;
     let hero = by_id(r, "hero", "hero", w.heroes, |h| &h.id)?.clone();
     let weapon = by_id(r, "weapon", "weapon", w.weapons, |x| &x.id)?.clone();
     let target = by_id(r, "target", "monster", w.monsters, |m| &m.id)?.clone();

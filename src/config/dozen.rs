@@ -260,16 +260,7 @@ fn contestant(
 }
 
 fn read_scenario(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
-    let names: Vec<&str> = KINDS.iter().map(|(k, _)| *k).collect();
-    let kind = r
-        .choice_opt("kind", &names)?
-        .ok_or_else(|| r.problem("kind", format!("missing key: one of {}", list(&names))))?;
-    let keys = KINDS
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map(|(_, ks)| *ks)
-        .unwrap_or(&[]);
-    super::check_kind_keys(r, &kind, keys)?;
+    let kind = super::read_kind(r, KINDS)?;
     let height = |key: &str, what: &str| -> Result<u32, Problem> {
         match r.i64_opt(key)? {
             Some(h) if h < 0 => Err(r.problem(

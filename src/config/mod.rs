@@ -316,6 +316,25 @@ fn check_scenario_name(tables: &Reader, name: &str) -> Result<(), Problem> {
     Ok(())
 }
 
+/// A scenario's `kind`, one of `kinds` (each with the keys it takes); any other key is
+/// refused with the nearest one the kind takes.
+fn read_kind(r: &Reader, kinds: &[(&str, &[&str])]) -> Result<String, Problem> {
+    let names: Vec<&str> = kinds.iter().map(|(k, _)| *k).collect();
+    let kind = r.choice_opt("kind", &names)?.ok_or_else(|| {
+        r.problem(
+            "kind",
+            format!("missing key: one of {}", reader::list(&names)),
+        )
+    })?;
+    let keys = kinds
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, ks)| *ks)
+        .unwrap_or(&[]);
+    check_kind_keys(r, &kind, keys)?;
+    Ok(kind)
+}
+
 /// Refuse any key a scenario of `kind` does not take (`kind` and `description` always).
 fn check_kind_keys(r: &Reader, kind: &str, keys: &[&str]) -> Result<(), Problem> {
     let mut allowed = vec!["kind", "description"];

@@ -278,16 +278,7 @@ fn duel(r: &Reader, units: &[Unit]) -> Result<(Side, Side, Response), Problem> {
 }
 
 fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, Problem> {
-    let names: Vec<&str> = KINDS.iter().map(|(k, _)| *k).collect();
-    let kind = r
-        .choice_opt("kind", &names)?
-        .ok_or_else(|| r.problem("kind", format!("missing key: one of {}", list(&names))))?;
-    let keys = KINDS
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map(|(_, ks)| *ks)
-        .unwrap_or(&[]);
-    super::check_kind_keys(r, &kind, keys)?;
+    let kind = super::read_kind(r, KINDS)?;
     let one = |r: &Reader| side(r, "unit", "threat", "extra_dice", units);
     let range = |r: &Reader| -> Result<u32, Problem> {
         let v = r.int_in("range", 1, 9)?;

@@ -228,6 +228,8 @@ pub fn write_reports(
     let mut written = Vec::new();
     let mut dist = frame::distribution(results)?;
     let mut summ = frame::summary(results)?;
+    let decisions = report::decision_rows(results);
+    let mut dec = frame::decisions(&decisions)?;
     let check = || {
         if STOP.load(Ordering::Relaxed) {
             Err(AppError::Interrupted)
@@ -248,6 +250,11 @@ pub fn write_reports(
             write(df, &p)?;
             written.push(p);
         }
+        if !decisions.is_empty() {
+            let p = dir.join(format!("decisions.{ext}"));
+            write(&mut dec, &p)?;
+            written.push(p);
+        }
     }
     if plots {
         check()?;
@@ -256,12 +263,29 @@ pub fn write_reports(
             .map(|r| plot::scenario_charts(r, dir))
             .collect();
         written.extend(charts?.into_iter().flatten());
-        let groups = plot::profile::groups(results);
+        let groups: Vec<_> = plot::profile::groups(results)
+            .into_iter()
+            .filter(|(_, members)| !members[0].group.as_ref().is_some_and(|g| g.choice))
+            .collect();
         let charts: Result<Vec<Vec<PathBuf>>, WriteError> = groups
             .par_iter()
             .map(|(name, members)| plot::profile::draw(name, members, dir))
             .collect();
         written.extend(charts?.into_iter().flatten());
+        for (name, members) in plot::profile::groups(results) {
+            let Some(g) = members[0].group.as_ref().filter(|g| g.choice) else {
+                continue;
+            };
+            let rows: Vec<&report::DecisionRow> =
+                decisions.iter().filter(|r| r.decision == name).collect();
+            written.push(plot::decision::draw(
+                &name,
+                &g.label,
+                members[0].seed,
+                &rows,
+                dir,
+            )?);
+        }
     }
     Ok(written)
 }
@@ -276,7 +300,9 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
         } else {
             format!("## {}\n\n", out.title)
         };
-        title + &markdown::full(&out.results)
+        title
+            + &markdown::full(&out.results)
+            + &markdown::decisions(&report::decision_rows(&out.results))
     } else {
         String::new()
     })

@@ -111,7 +111,8 @@ pub enum Chart {
 }
 
 /// One point of a profile: scenarios sharing a group name are drawn together, each at
-/// `x` on its `series` line (e.g. distance 4, "Aim (optimal)").
+/// `x` on its `series` line (e.g. distance 4, "Aim (optimal)"); or one choice of a
+/// decision table (`choice`: x = 0, 1, ... and the series is the choice's name).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group {
     pub name: String,
@@ -120,6 +121,8 @@ pub struct Group {
     pub x_desc: String,
     pub x: f64,
     pub series: String,
+    /// A decision table: `x` numbers the choices, `series` names them.
+    pub choice: bool,
 }
 
 /// The event a one-line summary reports for a scenario, e.g. P(slammer wins).

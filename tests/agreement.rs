@@ -60,6 +60,11 @@ fn descent_monte_carlo_agrees_with_exact() {
 }
 
 #[test]
+fn skirmish_monte_carlo_agrees_with_exact() {
+    agree("skirmish.toml");
+}
+
+#[test]
 fn dozen_monte_carlo_agrees_with_exact() {
     agree("dozen.toml");
 }

@@ -637,3 +637,107 @@ fn descent_run_writes_csv_and_charts_for_every_scenario() {
     let dist = std::fs::read_to_string(out2.join("distribution.csv")).unwrap();
     assert!(dist.contains("crossbow-range@d1,") && dist.contains("crossbow-range@d10+aim,"));
 }
+
+fn skirmish_with(from: &str, to: &str) -> String {
+    let t = std::fs::read_to_string(shipped("skirmish.toml")).unwrap();
+    assert!(t.contains(from), "{from}");
+    t.replacen(from, to, 1)
+}
+
+#[test]
+fn skirmish_forbidden_reactions_and_bad_units() {
+    let t = skirmish_with("reaction = \"counter_charge\"", "reaction = \"cast_spell\"");
+    let line = line_of(&t, "cast_spell");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            &format!("bad.toml:{line}:1: key `scenarios.cavalry-charges-archers-close.reaction`"),
+            "spells may never be cast as a reaction (seed 003)",
+        ],
+    );
+    let t = skirmish_with(
+        "reaction = \"counter_charge\"",
+        "reaction = \"shield_wall\"",
+    );
+    refuses(
+        Some(&t),
+        &[],
+        &["Archers has no shields: only units with shields may form a shield wall"],
+    );
+    let t = skirmish_with("target_value = 7\n", "target_value = -1\n");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            "key `units.archers.target_value`",
+            "a target value cannot be negative, found -1",
+        ],
+    );
+    // Spearmen with one model and one attack die: a shield wall would halve it to 0.
+    let t = skirmish_with(
+        "name = \"Spearmen\"\nmodels = 10\n",
+        "name = \"Spearmen\"\nmodels = 1\n",
+    );
+    refuses(
+        Some(&t),
+        &[],
+        &["a shield wall halves Spearmen's 1 attack dice (rounding down) to 0"],
+    );
+    let t = skirmish_with("reaction = \"none\"", "reaction = \"dodge\"");
+    refuses(
+        Some(&t),
+        &[],
+        &[
+            "unknown reaction `dodge`",
+            "`counter_charge`, `defend`, `shield_wall`",
+        ],
+    );
+}
+
+#[test]
+fn skirmish_run_writes_csv_png_and_decision_tables() {
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    let a = rollsim()
+        .args(["run", shipped("skirmish.toml").to_str().unwrap()])
+        .args(["-n", "20000", "-q", "--format", "csv,md", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(stdout.contains("### decision: archers-shot-at"), "{stdout}");
+    assert!(stdout.contains("| go to ground |"));
+    let dec = std::fs::read_to_string(out.join("decisions.csv")).unwrap();
+    assert_eq!(
+        dec.lines().next().unwrap(),
+        "decision,choice,scenario,quantity,estimate,ci_low,ci_high,exact"
+    );
+    assert!(dec.contains(
+        "spearmen-charged-by-cavalry,shield wall,spearmen-charged-by-cavalry@shield_wall,expected casualties_on_target,"
+    ));
+    for d in [
+        "archers-shot-at",
+        "skirmishers-shot-at",
+        "spearmen-charged-by-cavalry",
+        "spearmen-charged-by-warband",
+    ] {
+        let bytes = std::fs::read(out.join(d).join("decision.png")).unwrap();
+        assert!(bytes.len() > 10_000, "{d}");
+    }
+    for s in [
+        "archers-volley",
+        "archers-flee-test",
+        "archers-vs-skirmishers-firefight",
+    ] {
+        assert!(
+            out.join(s).join("casualties_on_target.png").exists()
+                || out.join(s).join("result.png").exists()
+                || out.join(s).join("outcome.png").exists(),
+            "{s}"
+        );
+    }
+    assert!(std::fs::read_to_string(out.join("distribution.csv"))
+        .unwrap()
+        .contains("\narchers-shot-at@run,"));
+}

@@ -7,5 +7,6 @@ mod determinism;
 mod dozen_rules;
 mod fuzz;
 mod rush_rules;
+mod skirmish_rules;
 mod snapshots;
 mod util;

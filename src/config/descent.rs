@@ -478,6 +478,7 @@ fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Attack)>, Problem
                     } else {
                         "no Aim".into()
                     },
+                    choice: false,
                 });
                 let suffix = format!(
                     "@{}{x}{}",

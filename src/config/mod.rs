@@ -11,6 +11,7 @@ pub mod descent;
 pub mod dozen;
 pub mod reader;
 pub mod rush;
+pub mod skirmish;
 
 use reader::{nearest_hint, Reader};
 use std::fmt;
@@ -76,7 +77,7 @@ impl Problem {
 }
 
 /// The game systems a config can name in `system = "..."`.
-pub const SYSTEMS: &[&str] = &["rush", "dozen", "descent"];
+pub const SYSTEMS: &[&str] = &["rush", "dozen", "descent", "skirmish"];
 
 /// Defaults for a run that the config may carry in `[run]`; the CLI overrides them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -99,6 +100,7 @@ pub enum SystemConfig {
     Rush(rush::RushConfig),
     Dozen(dozen::DozenConfig),
     Descent(descent::DescentConfig),
+    Skirmish(skirmish::SkirmishConfig),
 }
 
 impl AnalysisConfig {
@@ -107,6 +109,7 @@ impl AnalysisConfig {
             SystemConfig::Rush(_) => "rush",
             SystemConfig::Dozen(_) => "dozen",
             SystemConfig::Descent(_) => "descent",
+            SystemConfig::Skirmish(_) => "skirmish",
         }
     }
 
@@ -128,6 +131,11 @@ impl AnalysisConfig {
                 .iter()
                 .map(|s| (s.name.clone(), s.compile().description))
                 .collect(),
+            SystemConfig::Skirmish(c) => c
+                .scenarios
+                .iter()
+                .map(|s| (s.name.clone(), s.compile(&c.rules).description))
+                .collect(),
         }
     }
 
@@ -136,6 +144,7 @@ impl AnalysisConfig {
             SystemConfig::Rush(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
             SystemConfig::Dozen(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
             SystemConfig::Descent(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
+            SystemConfig::Skirmish(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
         }
     }
 
@@ -157,6 +166,11 @@ impl AnalysisConfig {
                 .iter()
                 .find(|s| s.name == name)
                 .map(|s| s.compile()),
+            SystemConfig::Skirmish(c) => c
+                .scenarios
+                .iter()
+                .find(|s| s.name == name)
+                .map(|s| s.compile(&c.rules)),
         }
     }
 }
@@ -223,6 +237,7 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
         "rush" => SystemConfig::Rush(rush::read(&root)?),
         "dozen" => SystemConfig::Dozen(dozen::read(&root)?),
         "descent" => SystemConfig::Descent(descent::read(&root)?),
+        "skirmish" => SystemConfig::Skirmish(skirmish::read(&root)?),
         other => {
             return Err(root.problem(
                 "system",

@@ -77,3 +77,18 @@ pub fn summary(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
         "seed" => seed,
     )
 }
+
+/// `decision,choice,scenario,quantity,estimate,ci_low,ci_high,exact`: the decision
+/// tables, one row per (decision, choice, quantity).
+pub fn decisions(rows: &[super::DecisionRow]) -> PolarsResult<DataFrame> {
+    df!(
+        "decision" => rows.iter().map(|r| r.decision.clone()).collect::<Vec<_>>(),
+        "choice" => rows.iter().map(|r| r.choice.clone()).collect::<Vec<_>>(),
+        "scenario" => rows.iter().map(|r| r.scenario.clone()).collect::<Vec<_>>(),
+        "quantity" => rows.iter().map(|r| r.quantity.clone()).collect::<Vec<_>>(),
+        "estimate" => rows.iter().map(|r| r.estimate).collect::<Vec<_>>(),
+        "ci_low" => rows.iter().map(|r| r.ci_low).collect::<Vec<_>>(),
+        "ci_high" => rows.iter().map(|r| r.ci_high).collect::<Vec<_>>(),
+        "exact" => rows.iter().map(|r| r.exact).collect::<Vec<_>>(),
+    )
+}

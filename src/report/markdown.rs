@@ -119,6 +119,63 @@ pub fn full(results: &[ScenarioResult]) -> String {
     s
 }
 
+/// Each decision as a table: one row per choice, one column per quantity.
+pub fn decisions(rows: &[super::DecisionRow]) -> String {
+    let mut s = String::new();
+    let mut names: Vec<&str> = Vec::new();
+    for r in rows {
+        if !names.contains(&r.decision.as_str()) {
+            names.push(&r.decision);
+        }
+    }
+    for name in names {
+        let mine: Vec<&super::DecisionRow> = rows.iter().filter(|r| r.decision == name).collect();
+        let mut quantities: Vec<&str> = Vec::new();
+        let mut choices: Vec<&str> = Vec::new();
+        for r in &mine {
+            if !quantities.contains(&r.quantity.as_str()) {
+                quantities.push(&r.quantity);
+            }
+            if !choices.contains(&r.choice.as_str()) {
+                choices.push(&r.choice);
+            }
+        }
+        let _ = writeln!(s, "### decision: {name}\n");
+        let _ = writeln!(
+            s,
+            "| choice | {} |",
+            quantities.join(" | ").replace('_', " ")
+        );
+        let _ = writeln!(s, "|---|{}", "---:|".repeat(quantities.len()));
+        for c in choices {
+            let cells: Vec<String> = quantities
+                .iter()
+                .map(|q| {
+                    mine.iter()
+                        .find(|r| r.choice == c && r.quantity == *q)
+                        .map(|r| {
+                            let v = |x: f64| {
+                                if r.expected {
+                                    format!("{x:.3}")
+                                } else {
+                                    pct(x)
+                                }
+                            };
+                            match r.exact {
+                                Some(e) => format!("{} (exact {})", v(r.estimate), v(e)),
+                                None => v(r.estimate),
+                            }
+                        })
+                        .unwrap_or_default()
+                })
+                .collect();
+            let _ = writeln!(s, "| {c} | {} |", cells.join(" | "));
+        }
+        s.push('\n');
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -224,6 +224,63 @@ pub fn summarize(
     }
 }
 
+/// One cell of a decision table: a quantity (an expected count, or the probability of a
+/// categorical metric's last outcome, such as "broken") for one choice.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecisionRow {
+    pub decision: String,
+    pub choice: String,
+    pub scenario: String,
+    pub quantity: String,
+    pub estimate: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub exact: Option<f64>,
+    /// An expectation (true) or a probability.
+    pub expected: bool,
+}
+
+/// The decision tables of `results`: every scenario that is one choice of a decision.
+pub fn decision_rows(results: &[ScenarioResult]) -> Vec<DecisionRow> {
+    let mut out = Vec::new();
+    for r in results {
+        let Some(g) = r.group.as_ref().filter(|g| g.choice) else {
+            continue;
+        };
+        for m in &r.metrics {
+            let row = |quantity: String, est: f64, ci: (f64, f64), exact, expected| DecisionRow {
+                decision: g.name.clone(),
+                choice: g.series.clone(),
+                scenario: r.name.clone(),
+                quantity,
+                estimate: est,
+                ci_low: ci.0,
+                ci_high: ci.1,
+                exact,
+                expected,
+            };
+            if let (true, Some(mean), Some(ci)) = (m.numeric, m.mean, m.mean_ci) {
+                out.push(row(
+                    format!("expected {}", m.name),
+                    mean,
+                    ci,
+                    m.exact_mean,
+                    true,
+                ));
+            } else if let Some(last) = m.rows.last().filter(|_| !m.numeric) {
+                out.push(row(
+                    format!("P({} = {})", m.name, last.label),
+                    last.probability,
+                    (last.ci_low, last.ci_high),
+                    last.exact,
+                    false,
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// The widest 95% half-width over every probability a scenario reports.
 pub fn widest_half_width(c: &Compiled, hist: &Histogram) -> f64 {
     let z = z95();

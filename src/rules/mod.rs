@@ -5,3 +5,4 @@
 pub mod descent;
 pub mod dozen;
 pub mod rush;
+pub mod skirmish;

@@ -3,6 +3,7 @@
 //! bar renderer below (bars = Monte Carlo, whiskers = 95% CI, diamonds = exact).
 
 pub mod at_least;
+pub mod decision;
 pub mod distribution;
 pub mod profile;
 pub mod race;

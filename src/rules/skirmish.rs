@@ -1,0 +1,907 @@
+//! `skirmish`: the unit wargame of seed 003 (shared/RULES.md section 3).
+//!
+//! Seed 003 gives actions and modifiers but not the dice, so the resolution is config:
+//! each attack die hits when `1dS + to-hit modifiers >= target value`, each hit makes a
+//! defence die that saves at `defence` or better, and unsaved hits are casualties (at most
+//! the models the unit has). An action and its reaction resolve simultaneously: both
+//! sides roll at full strength and casualties come off afterwards, so the two sides'
+//! casualties of one exchange are independent, each a binomial count of "hit and not
+//! saved" dice. A unit that took casualties may have to pass a morale test or break.
+//! Several rounds are a Markov chain over the models left and who broke.
+
+use crate::dice::{roll_die, Rng};
+use crate::exact::binomial;
+use crate::model::{Compiled, Group, Headline, Metric, Radix, Trial};
+
+/// How a test's die is read: pass at or under the number, or at or over it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sense {
+    AtMost,
+    AtLeast,
+}
+
+/// When a unit takes a morale test after an exchange.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BreakTest {
+    /// After any exchange in which it took casualties.
+    Casualties,
+    /// Never (morale only through the `morale` scenarios).
+    Never,
+}
+
+/// How a charge or defend bonus counts in combat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CombatBonus {
+    /// Added to the to-hit roll.
+    ToHit,
+    /// Extra attack dice.
+    Dice,
+}
+
+/// The dice resolution a config chooses (seed 003 does not give one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rules {
+    /// Faces of every die (default 10).
+    pub die: u32,
+    /// A roll of this or more always hits (0: off).
+    pub natural_hit: u32,
+    /// A roll of this or less always misses (0: off).
+    pub natural_miss: u32,
+    /// Whether hits get a defence roll.
+    pub saves: bool,
+    pub morale_sense: Sense,
+    pub break_test: BreakTest,
+    /// Taken off the morale number per casualty of the exchange (per token for tokens).
+    pub casualty_modifier: i32,
+    pub combat_bonus: CombatBonus,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            die: 10,
+            natural_hit: 0,
+            natural_miss: 0,
+            saves: true,
+            morale_sense: Sense::AtMost,
+            break_test: BreakTest::Casualties,
+            casualty_modifier: 1,
+            combat_bonus: CombatBonus::ToHit,
+        }
+    }
+}
+
+impl Rules {
+    /// P(an attack die hits): `1dS + modifier >= target`, naturals first.
+    pub fn p_hit(&self, modifier: i32, target: i32) -> f64 {
+        let hits = (1..=self.die)
+            .filter(|&r| self.hits(r, modifier, target))
+            .count();
+        hits as f64 / self.die as f64
+    }
+
+    #[inline]
+    pub fn hits(&self, roll: u32, modifier: i32, target: i32) -> bool {
+        if self.natural_miss > 0 && roll <= self.natural_miss {
+            return false;
+        }
+        if self.natural_hit > 0 && roll >= self.natural_hit {
+            return true;
+        }
+        roll as i32 + modifier >= target
+    }
+
+    /// P(a defence die saves): `defence` or better.
+    pub fn p_save(&self, defence: u32) -> f64 {
+        if !self.saves {
+            return 0.0;
+        }
+        (1..=self.die).filter(|&r| r >= defence).count() as f64 / self.die as f64
+    }
+
+    /// P(a morale test passes) with `penalty` taken off the morale number.
+    pub fn p_morale(&self, morale: i32, penalty: i32) -> f64 {
+        (1..=self.die)
+            .filter(|&r| self.morale_passes(r, morale, penalty))
+            .count() as f64
+            / self.die as f64
+    }
+
+    #[inline]
+    pub fn morale_passes(&self, roll: u32, morale: i32, penalty: i32) -> bool {
+        match self.morale_sense {
+            Sense::AtMost => roll as i32 <= morale - penalty,
+            Sense::AtLeast => roll as i32 >= morale + penalty,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unit {
+    pub id: String,
+    pub name: String,
+    pub models: u32,
+    /// Attack dice per model.
+    pub attack_dice: u32,
+    /// To-hit modifier when shooting.
+    pub shoot: i32,
+    /// To-hit modifier in combat.
+    pub fight: i32,
+    pub target_value: i32,
+    /// Saves at this or better.
+    pub defence: u32,
+    /// Cover bonus where the unit stands (added to its target value unless it runs).
+    pub cover: i32,
+    pub shields: bool,
+    pub charge_bonus: i32,
+    pub defend_bonus: i32,
+    pub morale: i32,
+    pub moves: u32,
+    pub run: u32,
+}
+
+impl Unit {
+    pub fn pool(&self) -> u32 {
+        self.models * self.attack_dice
+    }
+}
+
+/// A shooting target's reaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShotReaction {
+    None,
+    ShootBack,
+    GoToGround,
+    Run,
+}
+
+impl ShotReaction {
+    pub const NAMES: &'static [&'static str] = &["none", "shoot_back", "go_to_ground", "run"];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        let i = Self::NAMES.iter().position(|n| *n == s)?;
+        Some(
+            [
+                ShotReaction::None,
+                ShotReaction::ShootBack,
+                ShotReaction::GoToGround,
+                ShotReaction::Run,
+            ][i],
+        )
+    }
+}
+
+/// A charged unit's reaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChargeReaction {
+    /// No reaction: the target breaks and flees (seed 003).
+    None,
+    CounterCharge,
+    Defend,
+    ShieldWall,
+}
+
+impl ChargeReaction {
+    pub const NAMES: &'static [&'static str] = &["none", "counter_charge", "defend", "shield_wall"];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        let i = Self::NAMES.iter().position(|n| *n == s)?;
+        Some(
+            [
+                ChargeReaction::None,
+                ChargeReaction::CounterCharge,
+                ChargeReaction::Defend,
+                ChargeReaction::ShieldWall,
+            ][i],
+        )
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scenario {
+    /// `shooter` shoots `target`, which reacts.
+    Shoot {
+        shooter: Unit,
+        target: Unit,
+        aimed: bool,
+        reaction: ShotReaction,
+        group: Option<Group>,
+    },
+    /// `charger` charges `target`, which reacts; `over_half`: the enemy was over half its
+    /// standard move away when the charge was declared (the bonuses apply).
+    Charge {
+        charger: Unit,
+        target: Unit,
+        reaction: ChargeReaction,
+        over_half: bool,
+        group: Option<Group>,
+    },
+    /// A rally or flee test of `unit` with `tokens` morale tokens.
+    Morale {
+        unit: Unit,
+        rally: bool,
+        tokens: u32,
+    },
+    /// Rounds of shooting: each round `a` shoots with `b` reacting, then `b` shoots with
+    /// `a` reacting, casualties off after each exchange, until a side is gone or broken.
+    Firefight {
+        a: Unit,
+        b: Unit,
+        a_reaction: ShotReaction,
+        b_reaction: ShotReaction,
+        rounds: u32,
+    },
+}
+
+/// One side's attack in an exchange: dice, per-die P(hit), the defender's P(save) and
+/// whether it re-rolls failed saves, and the most casualties it can cause.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Attack {
+    pub dice: u32,
+    pub modifier: i32,
+    pub target: i32,
+    pub defence: u32,
+    pub reroll_saves: bool,
+    pub cap: u32,
+}
+
+impl Attack {
+    /// P(one die causes a casualty): it hits and the save fails (twice with a re-roll).
+    pub fn p_casualty(&self, rules: &Rules) -> f64 {
+        let fail = 1.0 - rules.p_save(self.defence);
+        let fail = if self.reroll_saves { fail * fail } else { fail };
+        rules.p_hit(self.modifier, self.target) * fail
+    }
+
+    /// Casualties, exactly: Binomial(dice, p) folded at `cap` (the models there are).
+    pub fn pmf(&self, rules: &Rules) -> Vec<f64> {
+        let b = binomial(self.dice, self.p_casualty(rules)).0;
+        let mut out = vec![0.0; self.cap as usize + 1];
+        for (k, p) in b.into_iter().enumerate() {
+            out[k.min(self.cap as usize)] += p;
+        }
+        out
+    }
+
+    /// Roll it: each die to hit, each hit a save (re-rolled once if failed and allowed).
+    pub fn roll(&self, rules: &Rules, rng: &mut Rng) -> u32 {
+        let mut n = 0;
+        for _ in 0..self.dice {
+            if !rules.hits(roll_die(rng, rules.die), self.modifier, self.target) {
+                continue;
+            }
+            let saved = |rng: &mut Rng| rules.saves && roll_die(rng, rules.die) >= self.defence;
+            if saved(rng) || (self.reroll_saves && saved(rng)) {
+                continue;
+            }
+            n += 1;
+        }
+        n.min(self.cap)
+    }
+}
+
+/// The target value of `u` when shot at, after its reaction: cover unless it runs, -2
+/// when running, +2 gone to ground.
+pub fn shot_target_value(u: &Unit, reaction: ShotReaction) -> i32 {
+    match reaction {
+        ShotReaction::Run => u.target_value - 2,
+        ShotReaction::GoToGround => u.target_value + u.cover + 2,
+        _ => u.target_value + u.cover,
+    }
+}
+
+/// Both attacks of a shooting exchange: the shot, and the return fire if any.
+pub fn shoot_attacks(
+    shooter: &Unit,
+    target: &Unit,
+    aimed: bool,
+    reaction: ShotReaction,
+) -> (Attack, Option<Attack>) {
+    let shot = Attack {
+        dice: shooter.pool(),
+        modifier: shooter.shoot + if aimed { 2 } else { 0 },
+        target: shot_target_value(target, reaction),
+        defence: target.defence,
+        reroll_saves: false,
+        cap: target.models,
+    };
+    let back = (reaction == ShotReaction::ShootBack).then(|| Attack {
+        dice: target.pool(),
+        modifier: target.shoot,
+        target: shooter.target_value + shooter.cover,
+        defence: shooter.defence,
+        reroll_saves: false,
+        cap: shooter.models,
+    });
+    (shot, back)
+}
+
+/// Both attacks of a charge: the charger's, and the target's unless it flees.
+pub fn charge_attacks(
+    charger: &Unit,
+    target: &Unit,
+    reaction: ChargeReaction,
+    over_half: bool,
+    rules: &Rules,
+) -> (Attack, Option<Attack>) {
+    let bonus = |b: i32| if over_half { b } else { 0 };
+    let with = |u: &Unit, b: i32| -> (u32, i32) {
+        match rules.combat_bonus {
+            CombatBonus::ToHit => (u.pool(), u.fight + b),
+            CombatBonus::Dice => ((u.pool() as i32 + b).max(0) as u32, u.fight),
+        }
+    };
+    let (dice, modifier) = with(charger, bonus(charger.charge_bonus));
+    let shield_wall = reaction == ChargeReaction::ShieldWall;
+    let attack = Attack {
+        dice,
+        modifier,
+        target: target.target_value,
+        defence: target.defence,
+        reroll_saves: shield_wall,
+        cap: target.models,
+    };
+    let back = match reaction {
+        ChargeReaction::None => None,
+        r => {
+            let b = match r {
+                ChargeReaction::CounterCharge => bonus(target.charge_bonus),
+                ChargeReaction::Defend => bonus(target.defend_bonus),
+                _ => 0,
+            };
+            let (mut dice, modifier) = with(target, b);
+            if shield_wall {
+                dice /= 2; // halved, rounded down
+            }
+            Some(Attack {
+                dice,
+                modifier,
+                target: charger.target_value,
+                defence: charger.defence,
+                reroll_saves: false,
+                cap: charger.models,
+            })
+        }
+    };
+    (attack, back)
+}
+
+/// P(broken | casualties) for a unit that took `c` casualties in an exchange.
+fn p_break(u: &Unit, c: usize, rules: &Rules) -> f64 {
+    if c == 0 || rules.break_test == BreakTest::Never || c as u32 >= u.models {
+        return 0.0;
+    }
+    1.0 - rules.p_morale(u.morale, rules.casualty_modifier * c as i32)
+}
+
+fn breaks(u: &Unit, c: u32, rules: &Rules, rng: &mut Rng) -> bool {
+    if c == 0 || rules.break_test == BreakTest::Never || c >= u.models {
+        return false;
+    }
+    !rules.morale_passes(
+        roll_die(rng, rules.die),
+        u.morale,
+        rules.casualty_modifier * c as i32,
+    )
+}
+
+/// A single exchange. State: (casualties on the target, casualties on the actor, target
+/// broken, actor broken). A unit wiped out is not "broken": it is gone.
+struct Exchange {
+    rules: Rules,
+    act: Attack,
+    back: Option<Attack>,
+    actor: Unit,
+    target: Unit,
+    /// The target flees without a fight (a charge met with no reaction).
+    flees: bool,
+    radix: Radix,
+}
+
+impl Trial for Exchange {
+    fn states(&self) -> usize {
+        self.radix.size()
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        if self.flees {
+            return self.radix.encode(&[0, 0, 1, 0]);
+        }
+        // Simultaneous: both attacks are rolled at full strength before anything comes off.
+        let on_target = self.act.roll(&self.rules, rng);
+        let on_actor = self.back.map_or(0, |b| b.roll(&self.rules, rng));
+        let tb = breaks(&self.target, on_target, &self.rules, rng);
+        let ab = breaks(&self.actor, on_actor, &self.rules, rng);
+        self.radix.encode(&[
+            on_target as usize,
+            on_actor as usize,
+            tb as usize,
+            ab as usize,
+        ])
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn exchange(
+    name: &str,
+    description: String,
+    actor: &Unit,
+    target: &Unit,
+    act: Attack,
+    back: Option<Attack>,
+    flees: bool,
+    rules: &Rules,
+    group: Option<Group>,
+    actor_role: &str,
+) -> Compiled {
+    let radix = Radix(vec![
+        target.models as usize + 1,
+        actor.models as usize + 1,
+        2,
+        2,
+    ]);
+    let mut exact = vec![0.0; radix.size()];
+    if flees {
+        exact[radix.encode(&[0, 0, 1, 0])] = 1.0;
+    } else {
+        let pt = act.pmf(rules);
+        let pa = back.map_or(vec![1.0], |b| b.pmf(rules));
+        for (ct, &p) in pt.iter().enumerate() {
+            for (ca, &q) in pa.iter().enumerate() {
+                let (bt, ba) = (p_break(target, ct, rules), p_break(actor, ca, rules));
+                for (tb, x) in [(0, 1.0 - bt), (1, bt)] {
+                    for (ab, y) in [(0, 1.0 - ba), (1, ba)] {
+                        exact[radix.encode(&[ct, ca, tb, ab])] += p * q * x * y;
+                    }
+                }
+            }
+        }
+    }
+    let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
+    let field = |i: usize| -> Vec<u16> { states.iter().map(|v| v[i] as u16).collect() };
+    let metrics = vec![
+        Metric::numeric(
+            "casualties_on_target",
+            &format!("models {} loses (of {})", target.name, target.models),
+            target.models as usize + 1,
+            field(0),
+        ),
+        Metric::numeric(
+            &format!("casualties_on_{actor_role}"),
+            &format!("models {} loses (of {})", actor.name, actor.models),
+            actor.models as usize + 1,
+            field(1),
+        ),
+        Metric::categorical(
+            "target_morale",
+            "after casualties the target tests morale; a wiped-out unit is gone, not broken",
+            &["holds", "broken"],
+            field(2),
+        ),
+        Metric::categorical(
+            &format!("{actor_role}_morale"),
+            "after casualties it tests morale",
+            &["holds", "broken"],
+            field(3),
+        ),
+    ];
+    Compiled {
+        name: name.into(),
+        description,
+        trial: Box::new(Exchange {
+            rules: rules.clone(),
+            act,
+            back,
+            actor: actor.clone(),
+            target: target.clone(),
+            flees,
+            radix,
+        }),
+        metrics,
+        headline: Headline {
+            label: "P(target takes casualties)".into(),
+            metric: 0,
+            values: (1..=target.models as usize).collect(),
+        },
+        exact: Some(exact),
+        capped_mass: 0.0,
+        capped_note: None,
+        charts: Vec::new(),
+        group,
+    }
+}
+
+fn describe_attack(a: &Attack, rules: &Rules) -> String {
+    format!(
+        "{}d{} +{} vs {} (hit {:.0}%), save {}+{}",
+        a.dice,
+        rules.die,
+        a.modifier,
+        a.target,
+        100.0 * rules.p_hit(a.modifier, a.target),
+        a.defence,
+        if a.reroll_saves { " re-rolled" } else { "" }
+    )
+    .replace("+-", "-")
+}
+
+struct MoraleTrial {
+    rules: Rules,
+    morale: i32,
+    penalty: i32,
+}
+
+impl Trial for MoraleTrial {
+    fn states(&self) -> usize {
+        2
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        self.rules
+            .morale_passes(roll_die(rng, self.rules.die), self.morale, self.penalty)
+            as usize
+    }
+}
+
+/// Firefight state: (models of a, models of b, status) with status 0 both fighting,
+/// 1 a broke, 2 b broke; a side at 0 models is gone.
+struct FirefightTrial {
+    rules: Rules,
+    a: Unit,
+    b: Unit,
+    a_reaction: ShotReaction,
+    b_reaction: ShotReaction,
+    rounds: u32,
+    radix: Radix,
+}
+
+/// The attacks of one exchange in a firefight between the survivors.
+fn firefight_attacks(
+    x: &Unit,
+    y: &Unit,
+    mx: u32,
+    my: u32,
+    reaction: ShotReaction,
+) -> (Attack, Option<Attack>) {
+    let (xs, ys) = (
+        Unit {
+            models: mx,
+            ..x.clone()
+        },
+        Unit {
+            models: my,
+            ..y.clone()
+        },
+    );
+    shoot_attacks(&xs, &ys, false, reaction)
+}
+
+impl FirefightTrial {
+    /// One exchange by `x` (0 = a) on the other: returns the new (ma, mb, status).
+    fn exchange(&self, rng: &mut Rng, x: usize, m: [u32; 2]) -> ([u32; 2], u32) {
+        let y = 1 - x;
+        let units = [&self.a, &self.b];
+        let reaction = if x == 0 {
+            self.b_reaction
+        } else {
+            self.a_reaction
+        };
+        let (act, back) = firefight_attacks(units[x], units[y], m[x], m[y], reaction);
+        let on_y = act.roll(&self.rules, rng);
+        let on_x = back.map_or(0, |b| b.roll(&self.rules, rng));
+        let mut next = m;
+        next[y] -= on_y;
+        next[x] -= on_x;
+        let with = |u: &Unit, models: u32| Unit {
+            models,
+            ..u.clone()
+        };
+        let yb = breaks(&with(units[y], m[y]), on_y, &self.rules, rng);
+        let xb = breaks(&with(units[x], m[x]), on_x, &self.rules, rng);
+        // Status 1: a broke, 2: b broke. When both break, the side shot at counts.
+        let side_status = |side: usize| side as u32 + 1;
+        let status = if yb {
+            side_status(y)
+        } else if xb {
+            side_status(x)
+        } else {
+            0
+        };
+        (next, status)
+    }
+}
+
+impl Trial for FirefightTrial {
+    fn states(&self) -> usize {
+        self.radix.size()
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let mut m = [self.a.models, self.b.models];
+        for _ in 0..self.rounds {
+            for x in 0..2 {
+                if m[0] == 0 || m[1] == 0 {
+                    return self.radix.encode(&[m[0] as usize, m[1] as usize, 0]);
+                }
+                let (next, status) = self.exchange(rng, x, m);
+                m = next;
+                if status != 0 && m[0] > 0 && m[1] > 0 {
+                    return self
+                        .radix
+                        .encode(&[m[0] as usize, m[1] as usize, status as usize]);
+                }
+            }
+        }
+        self.radix.encode(&[m[0] as usize, m[1] as usize, 0])
+    }
+}
+
+/// Exactly: the distribution over (models of a, models of b, status) after the rounds.
+fn firefight_exact(f: &FirefightTrial) -> Vec<f64> {
+    let rules = &f.rules;
+    let mut dist = vec![0.0; f.radix.size()];
+    dist[f
+        .radix
+        .encode(&[f.a.models as usize, f.b.models as usize, 0])] = 1.0;
+    let units = [&f.a, &f.b];
+    for _ in 0..f.rounds {
+        for x in 0..2 {
+            let y = 1 - x;
+            let mut next = vec![0.0; dist.len()];
+            for (s, &p) in dist.iter().enumerate() {
+                if p == 0.0 {
+                    continue;
+                }
+                let v = f.radix.decode(s);
+                let m = [v[0] as u32, v[1] as u32];
+                if v[2] != 0 || m[0] == 0 || m[1] == 0 {
+                    next[s] += p; // over: a side gone or broken
+                    continue;
+                }
+                let reaction = if x == 0 { f.b_reaction } else { f.a_reaction };
+                let (act, back) = firefight_attacks(units[x], units[y], m[x], m[y], reaction);
+                let py = act.pmf(rules);
+                let px = back.map_or(vec![1.0], |b| b.pmf(rules));
+                for (cy, &q) in py.iter().enumerate() {
+                    for (cx, &r) in px.iter().enumerate() {
+                        let mut n = m;
+                        n[y] -= cy as u32;
+                        n[x] -= cx as u32;
+                        let with = |u: &Unit, models: u32| Unit {
+                            models,
+                            ..u.clone()
+                        };
+                        let yb = p_break(&with(units[y], m[y]), cy, rules);
+                        let xb = p_break(&with(units[x], m[x]), cx, rules);
+                        // Status as the sampler reads it: the side shot at breaking wins
+                        // the tie when both break.
+                        let broke_y = yb;
+                        let broke_x_only = (1.0 - yb) * xb;
+                        let none = (1.0 - yb) * (1.0 - xb);
+                        let status_y = if y == 1 { 2 } else { 1 };
+                        let status_x = if x == 1 { 2 } else { 1 };
+                        for (status, w) in
+                            [(0, none), (status_y, broke_y), (status_x, broke_x_only)]
+                        {
+                            if w == 0.0 {
+                                continue;
+                            }
+                            let st = if n[0] == 0 || n[1] == 0 { 0 } else { status };
+                            next[f.radix.encode(&[n[0] as usize, n[1] as usize, st])] +=
+                                p * q * r * w;
+                        }
+                    }
+                }
+            }
+            dist = next;
+        }
+    }
+    dist
+}
+
+pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
+    match sc {
+        Scenario::Shoot {
+            shooter,
+            target,
+            aimed,
+            reaction,
+            group,
+        } => {
+            let (act, back) = shoot_attacks(shooter, target, *aimed, *reaction);
+            let description = format!(
+                "{} shoots {}{}: {}; reaction {}{}",
+                shooter.name,
+                target.name,
+                if *aimed { " (aimed, +2)" } else { "" },
+                describe_attack(&act, rules),
+                reaction.name().replace('_', " "),
+                back.map_or(String::new(), |b| format!(
+                    ": {}",
+                    describe_attack(&b, rules)
+                ))
+            );
+            exchange(
+                name,
+                description,
+                shooter,
+                target,
+                act,
+                back,
+                false,
+                rules,
+                group.clone(),
+                "shooter",
+            )
+        }
+        Scenario::Charge {
+            charger,
+            target,
+            reaction,
+            over_half,
+            group,
+        } => {
+            let (act, back) = charge_attacks(charger, target, *reaction, *over_half, rules);
+            let flees = *reaction == ChargeReaction::None;
+            let description = format!(
+                "{} charges {}{}: {}; reaction {}{}",
+                charger.name,
+                target.name,
+                if *over_half {
+                    " from over half a move"
+                } else {
+                    ""
+                },
+                describe_attack(&act, rules),
+                reaction.name().replace('_', " "),
+                match back {
+                    Some(b) => format!(": {}", describe_attack(&b, rules)),
+                    None => " (the target breaks and flees)".into(),
+                }
+            );
+            exchange(
+                name,
+                description,
+                charger,
+                target,
+                act,
+                back,
+                flees,
+                rules,
+                group.clone(),
+                "charger",
+            )
+        }
+        Scenario::Morale {
+            unit,
+            rally,
+            tokens,
+        } => {
+            let penalty = rules.casualty_modifier * *tokens as i32;
+            let p = rules.p_morale(unit.morale, penalty);
+            let labels: [&str; 2] = if *rally {
+                ["stays broken", "rallies"]
+            } else {
+                ["flees", "holds"]
+            };
+            Compiled {
+                name: name.into(),
+                description: format!(
+                    "{} {} test: 1d{} {} morale {}{}",
+                    unit.name,
+                    if *rally { "rally" } else { "flee" },
+                    rules.die,
+                    match rules.morale_sense {
+                        Sense::AtMost => "<=",
+                        Sense::AtLeast => ">=",
+                    },
+                    unit.morale,
+                    if penalty != 0 {
+                        format!(", {tokens} morale token(s): {penalty:+}")
+                    } else {
+                        String::new()
+                    }
+                ),
+                trial: Box::new(MoraleTrial {
+                    rules: rules.clone(),
+                    morale: unit.morale,
+                    penalty,
+                }),
+                metrics: vec![Metric::categorical(
+                    "result",
+                    "the morale test",
+                    &labels,
+                    vec![0, 1],
+                )],
+                headline: Headline {
+                    label: format!("P({})", labels[1]),
+                    metric: 0,
+                    values: vec![1],
+                },
+                exact: Some(vec![1.0 - p, p]),
+                capped_mass: 0.0,
+                capped_note: None,
+                charts: Vec::new(),
+                group: None,
+            }
+        }
+        Scenario::Firefight {
+            a,
+            b,
+            a_reaction,
+            b_reaction,
+            rounds,
+        } => {
+            let radix = Radix(vec![a.models as usize + 1, b.models as usize + 1, 3]);
+            let trial = FirefightTrial {
+                rules: rules.clone(),
+                a: a.clone(),
+                b: b.clone(),
+                a_reaction: *a_reaction,
+                b_reaction: *b_reaction,
+                rounds: *rounds,
+                radix: radix.clone(),
+            };
+            let exact = firefight_exact(&trial);
+            let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
+            let outcome = |v: &[usize]| -> u16 {
+                match (v[0], v[1], v[2]) {
+                    (0, 0, _) => 3,
+                    (_, 0, _) | (_, _, 2) => 0,
+                    (0, _, _) | (_, _, 1) => 1,
+                    _ => 2,
+                }
+            };
+            let a_wins = format!("{} wins", a.name);
+            let b_wins = format!("{} wins", b.name);
+            Compiled {
+                name: name.into(),
+                description: format!(
+                    "{} and {} exchange fire for {rounds} round(s): {} reacts with {}, {} with {}",
+                    a.name,
+                    b.name,
+                    b.name,
+                    b_reaction.name().replace('_', " "),
+                    a.name,
+                    a_reaction.name().replace('_', " ")
+                ),
+                trial: Box::new(trial),
+                metrics: vec![
+                    Metric::categorical(
+                        "outcome",
+                        "a side wins when the other is wiped out or broken; neither = both still fighting",
+                        &[&a_wins, &b_wins, "neither", "both wiped out"][..],
+                        states.iter().map(|v| outcome(v)).collect(),
+                    ),
+                    Metric::numeric(
+                        "a_models_left",
+                        &format!("{}'s models at the end (of {})", a.name, a.models),
+                        a.models as usize + 1,
+                        states.iter().map(|v| v[0] as u16).collect(),
+                    ),
+                    Metric::numeric(
+                        "b_models_left",
+                        &format!("{}'s models at the end (of {})", b.name, b.models),
+                        b.models as usize + 1,
+                        states.iter().map(|v| v[1] as u16).collect(),
+                    ),
+                ],
+                headline: Headline {
+                    label: format!("P({a_wins})"),
+                    metric: 0,
+                    values: vec![0],
+                },
+                exact: Some(exact),
+                capped_mass: 0.0,
+                capped_note: None,
+                charts: Vec::new(),
+                group: None,
+            }
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! `skirmish` (RULES.md section 3): each modifier by hand, the simultaneity of an action
+//! and its reaction, morale, and the decision tables.
+
+use crate::util::{close, exact_of, load, simulate};
+use rollsim::config::{load_str, SystemConfig};
+use rollsim::report::summarize;
+use rollsim::rules::skirmish::{
+    charge_attacks, shoot_attacks, ChargeReaction, Rules, ShotReaction, Unit,
+};
+
+fn unit(id: &str) -> Unit {
+    let SystemConfig::Skirmish(s) = load("skirmish.toml").system else {
+        panic!("skirmish.toml is a skirmish config")
+    };
+    s.units.iter().find(|u| u.id == id).unwrap().clone()
+}
+
+fn mean(c: &rollsim::model::Compiled, metric: &str) -> f64 {
+    let m = c.metrics.iter().find(|m| m.name == metric).unwrap();
+    m.project_f64(c.exact.as_ref().unwrap())
+        .iter()
+        .enumerate()
+        .map(|(v, p)| v as f64 * p)
+        .sum()
+}
+
+#[test]
+fn aim_adds_two_to_hit() {
+    // Archers (shoot +1) at spearmen (target value 7) on a d10: 6+ hits (5/10); aimed 4+
+    // (7/10). Spearmen save on 8+ (3/10), so a die kills with 0.5 * 0.7 or 0.7 * 0.7.
+    let r = Rules::default();
+    let (a, s) = (unit("archers"), unit("spearmen"));
+    let (plain, _) = shoot_attacks(&a, &s, false, ShotReaction::None);
+    let (aimed, _) = shoot_attacks(&a, &s, true, ShotReaction::None);
+    close(r.p_hit(plain.modifier, plain.target), 0.5);
+    close(r.p_hit(aimed.modifier, aimed.target), 0.7);
+    let cfg = load("skirmish.toml");
+    close(
+        mean(
+            &cfg.compile("archers-volley").unwrap(),
+            "casualties_on_target",
+        ),
+        3.5,
+    );
+    close(
+        mean(
+            &cfg.compile("archers-aimed-volley").unwrap(),
+            "casualties_on_target",
+        ),
+        4.9,
+    );
+}
+
+#[test]
+fn run_takes_two_off_and_loses_cover_go_to_ground_adds_two() {
+    // Skirmishers: target value 8, cover 1. Standing 9, running 8 - 2 = 6 (no cover),
+    // gone to ground 9 + 2 = 11.
+    let (a, s) = (unit("archers"), unit("skirmishers"));
+    let tv = |x| shoot_attacks(&a, &s, false, x).0.target;
+    assert_eq!(tv(ShotReaction::None), 9);
+    assert_eq!(tv(ShotReaction::ShootBack), 9);
+    assert_eq!(tv(ShotReaction::Run), 6);
+    assert_eq!(tv(ShotReaction::GoToGround), 11);
+    // Gone to ground, archers (+1) need a 10: 1/10, and a save of 10 fails 9/10 of the
+    // time: 10 dice kill Binomial(10, 0.09), at most the 6 skirmishers there are.
+    let cfg = load("skirmish.toml");
+    let b = rollsim::exact::binomial(10, 0.09).0;
+    let capped: f64 = b.iter().enumerate().map(|(k, p)| k.min(6) as f64 * p).sum();
+    assert!((capped - 0.9).abs() < 1e-5);
+    close(
+        mean(
+            &cfg.compile("skirmishers-shot-at@go_to_ground").unwrap(),
+            "casualties_on_target",
+        ),
+        capped,
+    );
+}
+
+#[test]
+fn shield_wall_rerolls_failed_saves_and_halves_attack_dice_rounding_down() {
+    let r = Rules::default();
+    let (cav, spear) = (unit("cavalry"), unit("spearmen"));
+    let (att, back) = charge_attacks(&cav, &spear, ChargeReaction::ShieldWall, true, &r);
+    assert!(att.reroll_saves);
+    assert_eq!(back.unwrap().dice, 5); // 10 halved
+                                       // Cavalry: 5 models x 2 dice, fight 1 + charge 2 against 7: 4+ hits (7/10); the
+                                       // spearmen's save (8+) fails 7/10, twice with the re-roll: 0.7 * 0.49 per die.
+    close(att.p_casualty(&r), 0.7 * 0.49);
+    let cfg = load("skirmish.toml");
+    close(
+        mean(
+            &cfg.compile("spearmen-charged-by-cavalry@shield_wall")
+                .unwrap(),
+            "casualties_on_target",
+        ),
+        10.0 * 0.343,
+    );
+    // 7 attack dice halve to 3.
+    let seven = Unit {
+        models: 7,
+        ..spear.clone()
+    };
+    let (_, back) = charge_attacks(&cav, &seven, ChargeReaction::ShieldWall, true, &r);
+    assert_eq!(back.unwrap().dice, 3);
+    // Defend adds the defend bonus (2) when the charger came from over half a move.
+    let (_, d) = charge_attacks(&cav, &spear, ChargeReaction::Defend, true, &r);
+    let (_, close_in) = charge_attacks(&cav, &spear, ChargeReaction::Defend, false, &r);
+    assert_eq!((d.unwrap().modifier, close_in.unwrap().modifier), (3, 1));
+}
+
+#[test]
+fn a_unit_wiped_out_by_the_reaction_still_deals_its_full_attack() {
+    // A lone skirmisher shoots the archers, who shoot back: the skirmisher is very likely
+    // killed, but its shot is rolled in full all the same. Its casualties do not depend
+    // on its own fate: P(archers lose k | skirmisher dead) = P(archers lose k).
+    let cfg = load_str(
+        &std::fs::read_to_string(crate::util::shipped("skirmish.toml")).unwrap(),
+        "test.toml",
+        &[
+            "units.skirmishers.models=1".into(),
+            "units.skirmishers.attack_dice=3".into(),
+        ],
+    )
+    .unwrap();
+    let c = cfg.compile("archers-shot-at@shoot_back").unwrap();
+    let e = c.exact.as_ref().unwrap();
+    let on_target = &c.metrics[0];
+    let on_shooter = &c.metrics[1];
+    let mut joint = [[0.0f64; 2]; 11];
+    for (s, &p) in e.iter().enumerate() {
+        joint[on_target.map[s] as usize][on_shooter.map[s] as usize] += p;
+    }
+    let dead: f64 = joint.iter().map(|j| j[1]).sum();
+    assert!(dead > 0.5, "the reaction kills the lone shooter: {dead}");
+    // The skirmisher's 3 dice at target value 7 (+0): 7+ hits, archers save on 9+.
+    let p: f64 = 0.4 * 0.8;
+    let binom = |k: i32| {
+        let c = [1.0, 3.0, 3.0, 1.0][k as usize];
+        c * p.powi(k) * (1.0 - p).powi(3 - k)
+    };
+    for k in 0..=3 {
+        close(joint[k as usize][1] / dead, binom(k));
+        close(joint[k as usize][0] / (1.0 - dead), binom(k));
+    }
+    // Monte Carlo agrees.
+    let h = simulate(&c, 1 << 19, 5, 2);
+    let r = summarize(&c, &h, 5, "test.toml", "skirmish");
+    assert!(r.max_abs_z().unwrap() < 4.5);
+}
+
+#[test]
+fn morale_tests_by_hand() {
+    // Archers, morale 7, two tokens: pass on 5 or less, 50%. Warband rally, morale 6: 60%.
+    let cfg = load("skirmish.toml");
+    close(
+        exact_of(
+            &cfg.compile("archers-flee-test").unwrap(),
+            "result",
+            "holds",
+        ),
+        0.5,
+    );
+    close(
+        exact_of(&cfg.compile("warband-rally").unwrap(), "result", "rallies"),
+        0.6,
+    );
+    // A charge met with no reaction: the target breaks and flees, no dice.
+    let c = cfg.compile("cavalry-charges-archers").unwrap();
+    close(exact_of(&c, "target_morale", "broken"), 1.0);
+    // After losing 2 of 10 models, the archers pass on 7 - 2 = 5 or less.
+    let r = Rules::default();
+    close(1.0 - r.p_morale(7, 2), 0.5);
+}
+
+#[test]
+fn decision_tables_cover_every_reaction() {
+    let cfg = load("skirmish.toml");
+    let names = cfg.scenario_names();
+    for r in ["none", "shoot_back", "go_to_ground", "run"] {
+        assert!(names.contains(&format!("archers-shot-at@{r}")), "{r}");
+    }
+    for r in ["counter_charge", "defend", "shield_wall"] {
+        assert!(
+            names.contains(&format!("spearmen-charged-by-cavalry@{r}")),
+            "{r}"
+        );
+    }
+    // Going to ground saves the most models; shooting back costs the shooter models.
+    let m = |n: &str, metric: &str| mean(&cfg.compile(n).unwrap(), metric);
+    assert!(
+        m("archers-shot-at@go_to_ground", "casualties_on_target")
+            < m("archers-shot-at@none", "casualties_on_target")
+    );
+    assert!(m("archers-shot-at@shoot_back", "casualties_on_shooter") > 0.0);
+    close(m("archers-shot-at@none", "casualties_on_shooter"), 0.0);
+}
+
+#[test]
+fn firefight_rounds_agree_and_sum_to_one() {
+    let cfg = load("skirmish.toml");
+    let c = cfg.compile("archers-vs-skirmishers-firefight").unwrap();
+    rollsim::exact::check_pmf(c.exact.as_ref().unwrap(), 1e-9).unwrap();
+    // One round with nobody reacting and no morale: each side's losses are exactly one
+    // volley's, a's first (b shoots with the survivors).
+    let one = load_str(
+        &std::fs::read_to_string(crate::util::shipped("skirmish.toml")).unwrap(),
+        "test.toml",
+        &[
+            "scenarios.archers-vs-skirmishers-firefight.rounds=1".into(),
+            "scenarios.archers-vs-skirmishers-firefight.a_reaction=none".into(),
+            "scenarios.archers-vs-skirmishers-firefight.b_reaction=none".into(),
+            "rules.break_test=never".into(),
+        ],
+    )
+    .unwrap();
+    let c1 = one.compile("archers-vs-skirmishers-firefight").unwrap();
+    // The archers' volley: 10 dice, 8+ to hit (3/10), 10 to save: kills 0.27 each, at
+    // most the 6 skirmishers. P(no skirmisher lost) = 0.73^10.
+    close(exact_of(&c1, "b_models_left", "6"), 0.73f64.powi(10));
+    let h = simulate(&c, 1 << 19, 9, 2);
+    let r = summarize(&c, &h, 9, "test.toml", "skirmish");
+    assert!(r.max_abs_z().unwrap() < 4.5, "{:?}", r.max_abs_z());
+}

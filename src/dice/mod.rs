@@ -224,6 +224,70 @@ pub fn roll_die(rng: &mut Rng, sides: u32) -> u32 {
     }
 }
 
+/// Dice of one size read many to a word: the most faces whose product fits in 64 bits,
+/// from a word made exactly uniform over them (Lemire's rejection), as with the d6 pools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Faces {
+    sides: u64,
+    per_word: u32,
+    pow: u64,
+    reject: u64,
+}
+
+impl Faces {
+    pub fn new(sides: u32) -> Self {
+        let sides = sides.max(2) as u64;
+        let (mut pow, mut per_word) = (sides, 1u32);
+        while let Some(p) = pow.checked_mul(sides) {
+            pow = p;
+            per_word += 1;
+        }
+        Faces {
+            sides,
+            per_word,
+            pow,
+            reject: pow.wrapping_neg() % pow,
+        }
+    }
+
+    /// A fresh stream of these dice (start one per trial).
+    pub fn stream(&self) -> FaceStream {
+        FaceStream {
+            spec: *self,
+            r: 0,
+            left: 0,
+        }
+    }
+}
+
+/// Faces drawn one at a time from exactly uniform words.
+#[derive(Clone, Copy, Debug)]
+pub struct FaceStream {
+    spec: Faces,
+    r: u64,
+    left: u32,
+}
+
+impl FaceStream {
+    /// One face, 1..=sides.
+    #[inline]
+    pub fn roll(&mut self, rng: &mut Rng) -> u32 {
+        if self.left == 0 {
+            self.r = loop {
+                let r = rng.next_u64();
+                if r.wrapping_mul(self.spec.pow) >= self.spec.reject {
+                    break r;
+                }
+            };
+            self.left = self.spec.per_word;
+        }
+        let m = self.r as u128 * self.spec.sides as u128;
+        self.r = m as u64;
+        self.left -= 1;
+        (m >> 64) as u32 + 1
+    }
+}
+
 /// splitmix64 finaliser: decorrelates nearby integers (seed, chunk index).
 #[inline]
 pub fn mix64(mut z: u64) -> u64 {
@@ -318,6 +382,23 @@ mod tests {
         }
         assert!(Packed4::new([&Pool::new(6, 4, 0), &pools[1], &pools[2], &pools[3]]).is_none());
         assert!(Packed4::new([&Pool::new(3, 4, 6), &pools[1], &pools[2], &pools[3]]).is_none());
+    }
+
+    #[test]
+    fn face_streams_are_uniform() {
+        // 19 d10 to a word; 1M faces, each within 4.5 SE of 100k.
+        let f = Faces::new(10);
+        assert_eq!(f.per_word, 19);
+        let mut rng = chunk_rng(11, 4);
+        let mut s = f.stream();
+        let mut c = [0u32; 11];
+        for _ in 0..1_000_000 {
+            c[s.roll(&mut rng) as usize] += 1;
+        }
+        let se = (1e6f64 * 0.1 * 0.9).sqrt();
+        for (face, &n) in c.iter().enumerate().skip(1) {
+            assert!((n as f64 - 1e5).abs() < 4.5 * se, "face {face}: {n}");
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! saved" dice. A unit that took casualties may have to pass a morale test or break.
 //! Several rounds are a Markov chain over the models left and who broke.
 
-use crate::dice::{roll_die, Rng};
+use crate::dice::{FaceStream, Faces, Rng};
 use crate::exact::binomial;
 use crate::model::{Compiled, Group, Headline, Metric, Radix, Trial};
 
@@ -272,13 +272,13 @@ impl Attack {
     }
 
     /// Roll it: each die to hit, each hit a save (re-rolled once if failed and allowed).
-    pub fn roll(&self, rules: &Rules, rng: &mut Rng) -> u32 {
+    pub fn roll(&self, rules: &Rules, d: &mut FaceStream, rng: &mut Rng) -> u32 {
         let mut n = 0;
         for _ in 0..self.dice {
-            if !rules.hits(roll_die(rng, rules.die), self.modifier, self.target) {
+            if !rules.hits(d.roll(rng), self.modifier, self.target) {
                 continue;
             }
-            let saved = |rng: &mut Rng| rules.saves && roll_die(rng, rules.die) >= self.defence;
+            let mut saved = |rng: &mut Rng| rules.saves && d.roll(rng) >= self.defence;
             if saved(rng) || (self.reroll_saves && saved(rng)) {
                 continue;
             }
@@ -382,15 +382,11 @@ fn p_break(u: &Unit, c: usize, rules: &Rules) -> f64 {
     1.0 - rules.p_morale(u.morale, rules.casualty_modifier * c as i32)
 }
 
-fn breaks(u: &Unit, c: u32, rules: &Rules, rng: &mut Rng) -> bool {
+fn breaks(u: &Unit, c: u32, rules: &Rules, d: &mut FaceStream, rng: &mut Rng) -> bool {
     if c == 0 || rules.break_test == BreakTest::Never || c >= u.models {
         return false;
     }
-    !rules.morale_passes(
-        roll_die(rng, rules.die),
-        u.morale,
-        rules.casualty_modifier * c as i32,
-    )
+    !rules.morale_passes(d.roll(rng), u.morale, rules.casualty_modifier * c as i32)
 }
 
 /// A single exchange. State: (casualties on the target, casualties on the actor, target
@@ -415,10 +411,11 @@ impl Trial for Exchange {
             return self.radix.encode(&[0, 0, 1, 0]);
         }
         // Simultaneous: both attacks are rolled at full strength before anything comes off.
-        let on_target = self.act.roll(&self.rules, rng);
-        let on_actor = self.back.map_or(0, |b| b.roll(&self.rules, rng));
-        let tb = breaks(&self.target, on_target, &self.rules, rng);
-        let ab = breaks(&self.actor, on_actor, &self.rules, rng);
+        let d = &mut Faces::new(self.rules.die).stream();
+        let on_target = self.act.roll(&self.rules, d, rng);
+        let on_actor = self.back.map_or(0, |b| b.roll(&self.rules, d, rng));
+        let tb = breaks(&self.target, on_target, &self.rules, d, rng);
+        let ab = breaks(&self.actor, on_actor, &self.rules, d, rng);
         self.radix.encode(&[
             on_target as usize,
             on_actor as usize,
@@ -543,9 +540,8 @@ impl Trial for MoraleTrial {
         2
     }
     fn sample(&self, rng: &mut Rng) -> usize {
-        self.rules
-            .morale_passes(roll_die(rng, self.rules.die), self.morale, self.penalty)
-            as usize
+        let roll = Faces::new(self.rules.die).stream().roll(rng);
+        self.rules.morale_passes(roll, self.morale, self.penalty) as usize
     }
 }
 
@@ -584,7 +580,13 @@ fn firefight_attacks(
 
 impl FirefightTrial {
     /// One exchange by `x` (0 = a) on the other: returns the new (ma, mb, status).
-    fn exchange(&self, rng: &mut Rng, x: usize, m: [u32; 2]) -> ([u32; 2], u32) {
+    fn exchange(
+        &self,
+        d: &mut FaceStream,
+        rng: &mut Rng,
+        x: usize,
+        m: [u32; 2],
+    ) -> ([u32; 2], u32) {
         let y = 1 - x;
         let units = [&self.a, &self.b];
         let reaction = if x == 0 {
@@ -593,8 +595,8 @@ impl FirefightTrial {
             self.a_reaction
         };
         let (act, back) = firefight_attacks(units[x], units[y], m[x], m[y], reaction);
-        let on_y = act.roll(&self.rules, rng);
-        let on_x = back.map_or(0, |b| b.roll(&self.rules, rng));
+        let on_y = act.roll(&self.rules, d, rng);
+        let on_x = back.map_or(0, |b| b.roll(&self.rules, d, rng));
         let mut next = m;
         next[y] -= on_y;
         next[x] -= on_x;
@@ -602,8 +604,8 @@ impl FirefightTrial {
             models,
             ..u.clone()
         };
-        let yb = breaks(&with(units[y], m[y]), on_y, &self.rules, rng);
-        let xb = breaks(&with(units[x], m[x]), on_x, &self.rules, rng);
+        let yb = breaks(&with(units[y], m[y]), on_y, &self.rules, d, rng);
+        let xb = breaks(&with(units[x], m[x]), on_x, &self.rules, d, rng);
         // Status 1: a broke, 2: b broke. When both break, the side shot at counts.
         let side_status = |side: usize| side as u32 + 1;
         let status = if yb {
@@ -623,12 +625,13 @@ impl Trial for FirefightTrial {
     }
     fn sample(&self, rng: &mut Rng) -> usize {
         let mut m = [self.a.models, self.b.models];
+        let d = &mut Faces::new(self.rules.die).stream();
         for _ in 0..self.rounds {
             for x in 0..2 {
                 if m[0] == 0 || m[1] == 0 {
                     return self.radix.encode(&[m[0] as usize, m[1] as usize, 0]);
                 }
-                let (next, status) = self.exchange(rng, x, m);
+                let (next, status) = self.exchange(d, rng, x, m);
                 m = next;
                 if status != 0 && m[0] > 0 && m[1] > 0 {
                     return self

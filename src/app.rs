@@ -138,7 +138,7 @@ pub fn select(cfg: &AnalysisConfig, wanted: &[String]) -> Result<Vec<String>, Ap
     Ok(out)
 }
 
-fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, AppError> {
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, AppError> {
     let mut b = rayon::ThreadPoolBuilder::new();
     if let Some(t) = threads {
         b = b.num_threads(t);

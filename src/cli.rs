@@ -31,6 +31,69 @@ pub enum Command {
     List(ConfigArgs),
     /// Validate a config (and compute every exact distribution) without simulating
     Check(ConfigArgs),
+    /// Matchup matrix: one scenario for every attacker x defender pair (CSV, Markdown, heatmap)
+    Compare(CompareArgs),
+    /// One scenario as one or two config keys step through a range (line chart or heatmap)
+    Sweep(SweepArgs),
+    /// What one step is worth: each side's +1 die and one better step of each stat
+    Sensitivity(BalanceArgs),
+    /// The smallest change to either side that brings P(win) closest to 50%
+    Equalize(BalanceArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub common: BalanceArgs,
+    /// KEY=LO..HI[:STEP], once or twice: `attacker.strength=2..6` (the attacker's entry), `distance=1..10` (the scenario's key) or any config path
+    #[arg(long, value_name = "KEY=LO..HI[:STEP]", required = true)]
+    pub vary: Vec<String>,
+}
+
+/// Options every balance command shares.
+#[derive(Args, Debug)]
+pub struct BalanceArgs {
+    /// The TOML config file, e.g. configs/rush.toml
+    pub config: PathBuf,
+    /// The scenario to vary (its name from `rollsim list`)
+    #[arg(short, long = "scenario", value_name = "NAME")]
+    pub scenario: String,
+    /// What to read off it: METRIC=VALUE[,VALUE] (a probability, e.g. result=double) or a numeric METRIC (its mean) [default: the scenario's headline]
+    #[arg(short, long, value_name = "METRIC[=VALUES]")]
+    pub metric: Option<String>,
+    /// Trials per point [default: the config's [run] trials, else 10000000]
+    #[arg(short = 'n', long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub trials: Option<u64>,
+    /// Exact distributions only, no Monte Carlo (fast; every shipped scenario has one)
+    #[arg(long)]
+    pub exact_only: bool,
+    /// Master seed [default: the config's, else 2026]
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads [default: one per core]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Output directory [default: reports/<config name>/<command>]
+    #[arg(short, long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Override a config value, e.g. --set units.orc.strength=2 (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Skip the PNG charts
+    #[arg(long)]
+    pub no_plots: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub common: BalanceArgs,
+    /// Attacker-side ids (comma-separated) [default: every entry of the table the scenario's first side names]
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub attackers: Vec<String>,
+    /// Defender-side ids (comma-separated) [default: every entry of the table the second side names]
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub defenders: Vec<String>,
 }
 
 #[derive(Args, Debug)]

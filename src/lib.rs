@@ -6,6 +6,7 @@
 //! them for the binary; the core never sees command-line parsing.
 
 pub mod app;
+pub mod balance;
 pub mod config;
 pub mod dice;
 pub mod exact;

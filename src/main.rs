@@ -6,6 +6,10 @@ mod cli;
 use clap::Parser;
 use cli::{Cli, Command, FormatArg};
 use rollsim::app::{self, AppError, Format, RunOptions};
+use rollsim::balance::compare::{self, CompareOptions};
+use rollsim::balance::equalize::{self, EqualizeOptions};
+use rollsim::balance::sensitivity::{self, SensitivityOptions};
+use rollsim::balance::sweep::{self, SweepOptions};
 use std::io::Write;
 use std::sync::atomic::Ordering;
 
@@ -29,6 +33,58 @@ fn run(cli: Cli) -> Result<String, AppError> {
         None => app::run_all(cli.quiet, cli.trials, cli.threads.map(|t| t as usize)),
         Some(Command::List(a)) => app::list(&a.config, &a.sets),
         Some(Command::Check(a)) => app::check(&a.config, &a.sets),
+        Some(Command::Compare(a)) => {
+            let c = a.common;
+            let mut o = CompareOptions::new(c.config, &c.scenario);
+            o.attackers = a.attackers;
+            o.defenders = a.defenders;
+            o.metric = c.metric;
+            o.seed = c.seed;
+            o.trials = c.trials;
+            o.exact_only = c.exact_only;
+            o.threads = c.threads.map(|t| t as usize);
+            o.out = c.out;
+            o.sets = c.sets;
+            o.plots = !c.no_plots;
+            compare::run(&o)
+        }
+        Some(Command::Sweep(a)) => {
+            let c = a.common;
+            sweep::run(&SweepOptions {
+                config: c.config,
+                scenario: c.scenario,
+                vary: a.vary,
+                metric: c.metric,
+                seed: c.seed,
+                trials: c.trials,
+                exact_only: c.exact_only,
+                threads: c.threads.map(|t| t as usize),
+                out: c.out,
+                sets: c.sets,
+                plots: !c.no_plots,
+            })
+        }
+        Some(Command::Sensitivity(c)) => sensitivity::run(&SensitivityOptions {
+            config: c.config,
+            scenario: c.scenario,
+            seed: c.seed,
+            trials: c.trials,
+            exact_only: c.exact_only,
+            threads: c.threads.map(|t| t as usize),
+            out: c.out,
+            sets: c.sets,
+            plots: !c.no_plots,
+        }),
+        Some(Command::Equalize(c)) => equalize::run(&EqualizeOptions {
+            config: c.config,
+            scenario: c.scenario,
+            seed: c.seed,
+            trials: c.trials,
+            exact_only: c.exact_only,
+            threads: c.threads.map(|t| t as usize),
+            out: c.out,
+            sets: c.sets,
+        }),
         Some(Command::Run(a)) => {
             let mut o = RunOptions::new(a.config);
             o.scenarios = a.scenarios;

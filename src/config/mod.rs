@@ -220,6 +220,17 @@ pub fn load_str(text: &str, file: &str, sets: &[String]) -> Result<AnalysisConfi
     })
 }
 
+/// Validate an already parsed (and possibly edited) table, e.g. a balance variant.
+/// Errors carry the key path; there is no text to give a line.
+pub fn load_table(table: &Table, file: &str) -> Result<AnalysisConfig, ConfigError> {
+    validate(table, file).map_err(|p| ConfigError::Invalid {
+        file: file.into(),
+        origin: Origin::Set("(balance variant)".into()),
+        key: p.path.join("."),
+        message: p.message,
+    })
+}
+
 fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
     let root = Reader::root(table);
     let system = root.string_req("system")?;
@@ -372,7 +383,7 @@ fn check_kind_keys(r: &Reader, kind: &str, keys: &[&str]) -> Result<(), Problem>
 /// Apply one `KEY=VALUE`; returns the key path. Every table on the way must exist
 /// (a misspelt unit or scenario is an error with the nearest name), except the optional
 /// sections `[run]` and `[rules]`; the last key may be new, and validation judges it.
-fn apply_set(table: &mut Table, arg: &str) -> Result<Vec<String>, ConfigError> {
+pub fn apply_set(table: &mut Table, arg: &str) -> Result<Vec<String>, ConfigError> {
     let bad = |message: String| ConfigError::BadSet {
         arg: arg.into(),
         message,

@@ -92,3 +92,57 @@ pub fn decisions(rows: &[super::DecisionRow]) -> PolarsResult<DataFrame> {
         "exact" => rows.iter().map(|r| r.exact).collect::<Vec<_>>(),
     )
 }
+
+/// A matchup matrix, long: `attacker,defender,estimate,ci_low,ci_high,exact,trials,seed`.
+pub fn matrix_long(m: &crate::balance::compare::Matrix) -> PolarsResult<DataFrame> {
+    let (mut a, mut d, mut est, mut lo, mut hi, mut ex) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::<Option<f64>>::new(),
+    );
+    for ((id, _), row) in m.attackers.iter().zip(&m.cells) {
+        for ((did, _), c) in m.defenders.iter().zip(row) {
+            a.push(id.clone());
+            d.push(did.clone());
+            est.push(c.estimate);
+            lo.push(c.ci.0);
+            hi.push(c.ci.1);
+            ex.push(c.exact);
+        }
+    }
+    let n = a.len();
+    df!(
+        "attacker" => a,
+        "defender" => d,
+        "estimate" => est,
+        "ci_low" => lo,
+        "ci_high" => hi,
+        "exact" => ex,
+        "trials" => vec![m.trials.unwrap_or(0); n],
+        "seed" => vec![m.seed; n],
+    )
+}
+
+/// A matchup matrix, wide: `attacker` then one column of estimates per defender.
+pub fn matrix_wide(m: &crate::balance::compare::Matrix) -> PolarsResult<DataFrame> {
+    let mut cols: Vec<Column> = vec![Column::new(
+        "attacker".into(),
+        m.attackers
+            .iter()
+            .map(|(id, _)| id.clone())
+            .collect::<Vec<_>>(),
+    )];
+    for (j, (id, _)) in m.defenders.iter().enumerate() {
+        cols.push(Column::new(
+            id.as_str().into(),
+            m.cells
+                .iter()
+                .map(|row| row[j].estimate)
+                .collect::<Vec<_>>(),
+        ));
+    }
+    DataFrame::new(m.attackers.len(), cols)
+}

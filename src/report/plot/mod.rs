@@ -5,8 +5,11 @@
 pub mod at_least;
 pub mod decision;
 pub mod distribution;
+pub mod heatmap;
 pub mod profile;
 pub mod race;
+pub mod sensitivity;
+pub mod sweep;
 
 use super::write::{finish, temp_path, WriteError};
 use super::ScenarioResult;

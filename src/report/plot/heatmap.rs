@@ -1,0 +1,222 @@
+//! Heatmaps: a matchup matrix (attackers x defenders) or a two-key sweep. Each cell is
+//! coloured by its value and carries the value as text (dark text on light cells, light
+//! on dark); a colour bar on the right gives the scale.
+
+use super::{fonts, header, DrawResult, FONT, HEIGHT, WIDTH};
+use crate::balance::compare::Matrix;
+use crate::report::markdown::thousands;
+use crate::report::write::{finish, temp_path, WriteError};
+use plotters::prelude::*;
+use std::path::Path;
+
+/// What a heatmap shows.
+pub struct Heat {
+    pub title: String,
+    pub subtitle: String,
+    pub rows: Vec<String>,
+    pub cols: Vec<String>,
+    pub row_desc: String,
+    pub col_desc: String,
+    /// `values[row][col]`
+    pub values: Vec<Vec<f64>>,
+    /// Text in each cell.
+    pub text: Vec<Vec<String>>,
+    /// Colour scale ends.
+    pub range: (f64, f64),
+    pub percent: bool,
+}
+
+/// A sequential colour from pale yellow (low) through orange to dark purple (high).
+fn colour(t: f64) -> RGBColor {
+    let stops = [
+        (255.0, 247.0, 188.0),
+        (254.0, 196.0, 79.0),
+        (236.0, 112.0, 20.0),
+        (153.0, 52.0, 4.0),
+        (73.0, 0.0, 106.0),
+    ];
+    let t = t.clamp(0.0, 1.0) * (stops.len() - 1) as f64;
+    let i = (t.floor() as usize).min(stops.len() - 2);
+    let f = t - i as f64;
+    let (a, b) = (stops[i], stops[i + 1]);
+    let mix = |x: f64, y: f64| (x + (y - x) * f).round() as u8;
+    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+pub fn draw(h: &Heat, path: &Path) -> Result<(), WriteError> {
+    fonts();
+    let tmp = temp_path(path);
+    let result = draw_into(h, &tmp).map_err(|e| WriteError::encode(path, e));
+    finish(&tmp, path, result)
+}
+
+fn draw_into(h: &Heat, path: &Path) -> DrawResult<()> {
+    let height = HEIGHT.max(220 + 46 * h.rows.len() as u32);
+    let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (_head, body, _) = header(&root, &h.title, &h.subtitle)?;
+    let (grid, bar) = body.split_horizontally(WIDTH - 130);
+    let label_w = h
+        .rows
+        .iter()
+        .map(|r| r.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 26) as u32
+        * 9
+        + 40;
+    let nr = h.rows.len().max(1);
+    let nc = h.cols.len().max(1);
+    let mut ch = ChartBuilder::on(&grid)
+        .margin_left(10)
+        .margin_right(10)
+        .margin_top(10)
+        .x_label_area_size(70)
+        .y_label_area_size(label_w)
+        .build_cartesian_2d(0f64..nc as f64, 0f64..nr as f64)?;
+    let rows = h.rows.clone();
+    let cols = h.cols.clone();
+    ch.configure_mesh()
+        .disable_mesh()
+        .x_labels(nc * 2 + 1)
+        .y_labels(nr * 2 + 1)
+        .x_label_style((FONT, if nc > 8 { 12 } else { 15 }))
+        .y_label_style((FONT, 15))
+        .axis_desc_style((FONT, 17))
+        .x_desc(h.col_desc.as_str())
+        .y_desc(h.row_desc.as_str())
+        .x_label_formatter(&|v| {
+            let i = v - 0.5;
+            if (i - i.round()).abs() < 1e-6 && i >= 0.0 && (i as usize) < cols.len() {
+                cols[i as usize].clone()
+            } else {
+                String::new()
+            }
+        })
+        .y_label_formatter(&|v| {
+            // Row 0 at the top.
+            let i = v - 0.5;
+            if (i - i.round()).abs() < 1e-6 && i >= 0.0 && (i as usize) < rows.len() {
+                rows[rows.len() - 1 - i as usize].clone()
+            } else {
+                String::new()
+            }
+        })
+        .draw()?;
+    let (lo, hi) = h.range;
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    for (r, row) in h.values.iter().enumerate() {
+        let y = (nr - 1 - r) as f64;
+        for (c, &v) in row.iter().enumerate() {
+            let t = (v - lo) / span;
+            ch.draw_series(std::iter::once(Rectangle::new(
+                [(c as f64 + 0.02, y + 0.02), (c as f64 + 0.98, y + 0.98)],
+                colour(t).filled(),
+            )))?;
+            let ink = if t > 0.55 { WHITE } else { BLACK };
+            let size = if nc > 8 { 13 } else { 17 };
+            ch.draw_series(std::iter::once(Text::new(
+                h.text[r][c].clone(),
+                (c as f64 + 0.5, y + 0.5),
+                TextStyle::from((FONT, size).into_font()).color(&ink).pos(
+                    plotters::style::text_anchor::Pos::new(
+                        plotters::style::text_anchor::HPos::Center,
+                        plotters::style::text_anchor::VPos::Center,
+                    ),
+                ),
+            )))?;
+        }
+    }
+    // The colour bar.
+    let mut cb = ChartBuilder::on(&bar)
+        .margin_top(20)
+        .margin_bottom(80)
+        .margin_right(20)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..1.0, lo..(lo + span))?;
+    let percent = h.percent;
+    cb.configure_mesh()
+        .disable_mesh()
+        .disable_x_axis()
+        .y_labels(6)
+        .y_label_style((FONT, 13))
+        .y_label_formatter(&|v| {
+            if percent {
+                format!("{:.0}%", v * 100.0)
+            } else {
+                format!("{v:.2}")
+            }
+        })
+        .draw()?;
+    let steps = 100;
+    for i in 0..steps {
+        let a = lo + span * i as f64 / steps as f64;
+        let b = lo + span * (i + 1) as f64 / steps as f64;
+        cb.draw_series(std::iter::once(Rectangle::new(
+            [(0.0, a), (1.0, b)],
+            colour(i as f64 / (steps - 1) as f64).filled(),
+        )))?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+/// A matchup matrix: probabilities on a 0..100% scale, means on their own range.
+pub fn matrix(m: &Matrix, path: &Path) -> Result<(), WriteError> {
+    let values: Vec<Vec<f64>> = m
+        .cells
+        .iter()
+        .map(|r| r.iter().map(|c| c.estimate).collect())
+        .collect();
+    let (lo, hi) = if m.probability {
+        (0.0, 1.0)
+    } else {
+        let all = values.iter().flatten();
+        (
+            all.clone().fold(f64::MAX, |a, &b| a.min(b)).min(0.0),
+            all.fold(f64::MIN, |a, &b| a.max(b)),
+        )
+    };
+    let text = m
+        .cells
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|c| {
+                    if m.probability {
+                        format!("{:.1}%", c.estimate * 100.0)
+                    } else {
+                        format!("{:.2}", c.estimate)
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let heat = Heat {
+        title: format!("{}: {} by matchup", m.scenario, m.what),
+        subtitle: format!(
+            "{} ({}) against {} ({}); {}",
+            m.attacker.key,
+            m.attacker.table,
+            m.defender.key,
+            m.defender.table,
+            match m.trials {
+                Some(n) => format!(
+                    "Monte Carlo, {} trials per pair, seed {} (the CSV has CIs and exact values)",
+                    thousands(n),
+                    m.seed
+                ),
+                None => "exact".into(),
+            }
+        ),
+        rows: m.attackers.iter().map(|a| a.1.clone()).collect(),
+        cols: m.defenders.iter().map(|d| d.1.clone()).collect(),
+        row_desc: m.attacker.key.clone(),
+        col_desc: m.defender.key.clone(),
+        values,
+        text,
+        range: (lo, hi.max(lo + 1e-9)),
+        percent: m.probability,
+    };
+    draw(&heat, path)
+}

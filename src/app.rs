@@ -358,6 +358,46 @@ pub fn shipped_configs() -> Result<Vec<PathBuf>, AppError> {
     Ok(files)
 }
 
+/// Trials per pair of a gallery matrix: enough for CIs under a percentage point, fast.
+const GALLERY_TRIALS: u64 = 1_000_000;
+
+/// The gallery's matchup matrix of a config: its first scenario with two sides, the
+/// first an attacker (attacker, a, shooter, charger or weapon), every entry against every
+/// entry; `None` if it has no such scenario.
+fn gallery_matrix(
+    config: &Path,
+    out: &Path,
+    trials: Option<u64>,
+) -> Result<Option<(crate::balance::compare::Matrix, Vec<PathBuf>)>, AppError> {
+    use crate::balance::{compare, Pick, Source};
+    let source = Source::load(config, &[])?;
+    let firsts = ["attacker", "a", "shooter", "charger", "weapon"];
+    let chosen = source.base.run.matrix.clone();
+    let Some(scenario) = chosen.or_else(|| {
+        source.base.scenario_names().into_iter().find(|n| {
+            source
+                .roles(n)
+                .map(|r| r.len() >= 2 && firsts.contains(&r[0].key.as_str()))
+                .unwrap_or(false)
+        })
+    }) else {
+        return Ok(None);
+    };
+    let (seed, n) = crate::balance::budget(&source, None, trials, false);
+    let n = n.map(|n| n.min(GALLERY_TRIALS));
+    let m = compare::matrix(
+        &source,
+        &scenario,
+        (&[], &[]),
+        &Pick::Headline,
+        seed,
+        n,
+        true,
+    )?;
+    let files = compare::write(&m, &out.join("compare"), true)?;
+    Ok(Some((m, files)))
+}
+
 /// Plain `rollsim`: every shipped config, every scenario, into `reports/<stem>/`, with a
 /// fixed seed; returns the headline table.
 pub fn run_all(
@@ -377,7 +417,9 @@ pub fn run_all(
         outputs.push(out);
     }
     let mut dirs = Vec::new();
-    for out in &outputs {
+    let mut sections = Vec::new();
+    let pool = thread_pool(threads)?;
+    for (cfg, out) in shipped_configs()?.iter().zip(&outputs) {
         write_reports(
             &out.results,
             &out.out,
@@ -386,7 +428,26 @@ pub fn run_all(
         )?;
         all.extend(out.results.iter().cloned());
         dirs.push(out.out.display().to_string());
+        let matrix = pool.install(|| gallery_matrix(cfg, &out.out, trials))?;
+        sections.push(report::gallery::Section {
+            stem: cfg
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("config")
+                .to_string(),
+            system: out
+                .results
+                .first()
+                .map(|r| r.system.clone())
+                .unwrap_or_default(),
+            title: out.title.clone(),
+            dir: out.out.clone(),
+            results: out.results.clone(),
+            matrix,
+        });
     }
+    let gallery = report::gallery::write(Path::new("reports"), &sections)?;
+    dirs.push(gallery[0].display().to_string());
     let seed = all.first().map_or(0, |r| r.seed);
     // Configs may set their own trial counts in [run].
     let lo = all.iter().map(|r| r.trials).min().unwrap_or(0);

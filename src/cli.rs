@@ -39,6 +39,33 @@ pub enum Command {
     Sensitivity(BalanceArgs),
     /// The smallest change to either side that brings P(win) closest to 50%
     Equalize(BalanceArgs),
+    /// One metric of several scenarios side by side (units, or variants of a config)
+    Overlay(OverlayArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct OverlayArgs {
+    /// Entries CONFIG:SCENARIO[:KEY=VALUE;...], e.g. configs/rush.toml:slam-orc-vs-human-guard configs/rush-exploding.toml:slam-orc-vs-human-guard, or ...:slam-orc-vs-human-guard:attacker=goblin
+    #[arg(required = true, num_args = 2..)]
+    pub entries: Vec<String>,
+    /// The metric to set side by side [default: the headline's]
+    #[arg(short, long)]
+    pub metric: Option<String>,
+    /// Trials per entry [default: each config's [run] trials, else 10000000]
+    #[arg(short = 'n', long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub trials: Option<u64>,
+    /// Master seed [default: each config's, else 2026]
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads [default: one per core]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Output directory [default: reports/overlay]
+    #[arg(short, long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Skip the PNG chart
+    #[arg(long)]
+    pub no_plots: bool,
 }
 
 #[derive(Args, Debug)]

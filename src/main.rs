@@ -8,6 +8,7 @@ use cli::{Cli, Command, FormatArg};
 use rollsim::app::{self, AppError, Format, RunOptions};
 use rollsim::balance::compare::{self, CompareOptions};
 use rollsim::balance::equalize::{self, EqualizeOptions};
+use rollsim::balance::overlay::{self, OverlayOptions};
 use rollsim::balance::sensitivity::{self, SensitivityOptions};
 use rollsim::balance::sweep::{self, SweepOptions};
 use std::io::Write;
@@ -74,6 +75,15 @@ fn run(cli: Cli) -> Result<String, AppError> {
             out: c.out,
             sets: c.sets,
             plots: !c.no_plots,
+        }),
+        Some(Command::Overlay(a)) => overlay::run(&OverlayOptions {
+            entries: a.entries,
+            metric: a.metric,
+            seed: a.seed,
+            trials: a.trials,
+            threads: a.threads.map(|t| t as usize),
+            out: a.out,
+            plots: !a.no_plots,
         }),
         Some(Command::Equalize(c)) => equalize::run(&EqualizeOptions {
             config: c.config,

@@ -741,3 +741,160 @@ fn skirmish_run_writes_csv_png_and_decision_tables() {
         .unwrap()
         .contains("\narchers-shot-at@run,"));
 }
+
+#[test]
+fn the_default_run_writes_the_gallery() {
+    let dir = tempdir();
+    let a = rollsim()
+        .current_dir(dir.path())
+        .args(["-n", "20000", "-q"])
+        .assert()
+        .success();
+    let stdout = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(stdout.contains("reports/index.md"), "{stdout}");
+    let md = std::fs::read_to_string(dir.path().join("reports/index.md")).unwrap();
+    for config in ["rush", "rush-exploding", "dozen", "descent", "skirmish"] {
+        assert!(
+            md.contains(&format!("({config}/distribution.csv)")),
+            "{config}"
+        );
+        assert!(
+            md.contains(&format!("({config}/compare/matrix-")),
+            "{config} matrix"
+        );
+    }
+    // Every chart the run wrote is linked from the gallery.
+    let mut pngs = 0;
+    for e in walk(&dir.path().join("reports")) {
+        let rel = e
+            .strip_prefix(dir.path().join("reports"))
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel.ends_with(".png") && !rel.contains("/compare/") {
+            pngs += 1;
+            assert!(md.contains(&format!("({rel})")), "{rel} not in index.md");
+        }
+    }
+    assert!(pngs > 300, "{pngs} charts");
+    let html = std::fs::read_to_string(dir.path().join("reports/index.html")).unwrap();
+    assert!(html.starts_with("<!doctype html>"));
+    assert!(html.matches("data:image/png;base64,").count() >= 5 + 60);
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn compare_sweep_sensitivity_equalize_and_overlay_from_the_command_line() {
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    let rush = shipped("rush.toml");
+    let a = rollsim()
+        .args([
+            "compare",
+            rush.to_str().unwrap(),
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--exact-only",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let md = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(
+        md.contains("| Orc | 83.6% | 83.6% | 72.1% | 54.9% | 91.2% |"),
+        "{md}"
+    );
+    let wide =
+        std::fs::read_to_string(out.join("matrix-slam-orc-vs-human-guard-wide.csv")).unwrap();
+    assert_eq!(
+        wide.lines().next().unwrap(),
+        "attacker,human_striker,human_jack,human_guard,orc,goblin"
+    );
+    assert!(out.join("matrix-slam-orc-vs-human-guard.png").exists());
+    let a = rollsim()
+        .args([
+            "compare",
+            rush.to_str().unwrap(),
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--metric",
+            "result=doubel",
+            "--exact-only",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .code(2);
+    assert!(String::from_utf8_lossy(&a.get_output().stderr)
+        .contains("has no value `doubel` (did you mean `double`?)"));
+    rollsim()
+        .args([
+            "sweep",
+            rush.to_str().unwrap(),
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--vary",
+            "attacker.strength=2..6",
+            "--vary",
+            "defender.strength=2..6",
+            "--exact-only",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(out
+        .join("sweep-slam-orc-vs-human-guard-attacker_strength-defender_strength.png")
+        .exists());
+    let a = rollsim()
+        .args([
+            "sensitivity",
+            rush.to_str().unwrap(),
+            "-s",
+            "pick-up-striker",
+            "--exact-only",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(String::from_utf8_lossy(&a.get_output().stdout).contains("+1 die"));
+    assert!(out.join("sensitivity-pick-up-striker.png").exists());
+    let a = rollsim()
+        .args([
+            "equalize",
+            rush.to_str().unwrap(),
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--exact-only",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(String::from_utf8_lossy(&a.get_output().stdout)
+        .contains("Closest to 50%: **attacker Orc: strength 3+ -> 4+** gives 50.00%"));
+    let exploding = shipped("rush-exploding.toml");
+    rollsim()
+        .arg("overlay")
+        .arg(format!("{}:slam-orc-vs-human-guard", rush.display()))
+        .arg(format!("{}:slam-orc-vs-human-guard", exploding.display()))
+        .args(["-n", "100000", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(out.join("overlay-result.png").exists() && out.join("overlay-result.csv").exists());
+}

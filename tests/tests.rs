@@ -1,6 +1,7 @@
 //! One integration test binary with a module per area (ripgrep's layout).
 
 mod agreement;
+mod balance;
 mod cli;
 mod descent_rules;
 mod determinism;

@@ -5,6 +5,7 @@
 
 pub mod compare;
 pub mod equalize;
+pub mod overlay;
 pub mod sensitivity;
 pub mod sweep;
 

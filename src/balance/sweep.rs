@@ -20,6 +20,18 @@ pub struct Vary {
     path: String,
 }
 
+impl Vary {
+    /// The side and key within its entry, for `attacker.strength`.
+    pub fn side(&self) -> Option<(Role, String)> {
+        self.side.clone()
+    }
+
+    /// The `--set` path otherwise.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+}
+
 /// Parse `KEY=LO..HI[:STEP]` against `scenario`.
 pub fn parse(source: &Source, scenario: &str, s: &str) -> Result<Vary, AppError> {
     let bad = |why: &str| AppError::BadOption(format!("--vary {s}: {why}"));

@@ -405,7 +405,7 @@ fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Attack)>, Problem
         vec![(
             String::new(),
             attack(
-                distance(r, if weapon.melee { Some(1) } else { None })?,
+                distance(r, Some(1))?,
                 power_dice,
                 policy(r, "aim")?,
                 policy(r, "dodge")?,

@@ -84,6 +84,8 @@ pub const SYSTEMS: &[&str] = &["rush", "dozen", "descent", "skirmish"];
 pub struct RunDefaults {
     pub trials: Option<u64>,
     pub seed: Option<u64>,
+    /// The scenario whose matchup matrix the gallery shows.
+    pub matrix: Option<String>,
 }
 
 /// A validated config, ready to compile scenarios from.
@@ -237,12 +239,13 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
     let title = root.string_opt("title")?.unwrap_or_default();
     let mut run = RunDefaults::default();
     if let Some(r) = root.table_opt("run")? {
-        r.only(&["trials", "seed"])?;
+        r.only(&["trials", "seed", "matrix"])?;
         run.trials = r.u64_opt("trials")?;
         if run.trials == Some(0) {
             return Err(r.problem("trials", "expected a positive number of trials, found 0"));
         }
         run.seed = r.u64_opt("seed")?;
+        run.matrix = r.string_opt("matrix")?;
     }
     let system = match system.as_str() {
         "rush" => SystemConfig::Rush(rush::read(&root)?),
@@ -260,6 +263,28 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
             ))
         }
     };
+    let names = match &system {
+        SystemConfig::Rush(c) => c
+            .scenarios
+            .iter()
+            .map(|s| s.name.clone())
+            .collect::<Vec<_>>(),
+        SystemConfig::Dozen(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
+        SystemConfig::Descent(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
+        SystemConfig::Skirmish(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
+    };
+    if let Some(m) = &run.matrix {
+        if !names.contains(m) {
+            let run_r = root.table_opt("run")?.expect("read above");
+            return Err(run_r.problem(
+                "matrix",
+                format!(
+                    "no scenario `{m}`{}",
+                    nearest_hint(m, names.iter().map(String::as_str))
+                ),
+            ));
+        }
+    }
     Ok(AnalysisConfig {
         file: PathBuf::from(file),
         title,

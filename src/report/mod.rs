@@ -6,6 +6,7 @@
 
 pub mod csv;
 pub mod frame;
+pub mod gallery;
 pub mod json;
 pub mod markdown;
 pub mod parquet;

@@ -6,6 +6,7 @@ pub mod at_least;
 pub mod decision;
 pub mod distribution;
 pub mod heatmap;
+pub mod overlay;
 pub mod profile;
 pub mod race;
 pub mod sensitivity;

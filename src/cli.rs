@@ -41,6 +41,8 @@ pub enum Command {
     Equalize(BalanceArgs),
     /// One metric of several scenarios side by side (units, or variants of a config)
     Overlay(OverlayArgs),
+    /// Add up the parts of `run --shard K/N` into the output of a single run
+    Merge(MergeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -169,6 +171,25 @@ pub struct RunArgs {
     /// No progress bar
     #[arg(short, long)]
     pub quiet: bool,
+    /// Run only shard K of N (its share of the chunks) and write DIR/part-K-of-N.json for `rollsim merge`
+    #[arg(long, value_name = "K/N", conflicts_with = "precision")]
+    pub shard: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The part files of every shard (part-K-of-N.json)
+    #[arg(required = true)]
+    pub parts: Vec<PathBuf>,
+    /// Output directory
+    #[arg(short, long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Table formats (comma-separated); md prints Markdown tables to stdout
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "csv,md")]
+    pub format: Vec<FormatArg>,
+    /// Skip the PNG charts
+    #[arg(long)]
+    pub no_plots: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,5 +13,6 @@ pub mod exact;
 pub mod model;
 pub mod report;
 pub mod rules;
+pub mod shard;
 pub mod sim;
 pub mod stats;

@@ -29,6 +29,15 @@ fn main() {
     }
 }
 
+fn format(f: FormatArg) -> Format {
+    match f {
+        FormatArg::Csv => Format::Csv,
+        FormatArg::Parquet => Format::Parquet,
+        FormatArg::Json => Format::Json,
+        FormatArg::Md => Format::Md,
+    }
+}
+
 fn run(cli: Cli) -> Result<String, AppError> {
     match cli.command {
         None => app::run_all(cli.quiet, cli.trials, cli.threads.map(|t| t as usize)),
@@ -105,19 +114,19 @@ fn run(cli: Cli) -> Result<String, AppError> {
             o.max_trials = a.max_trials;
             o.out = a.out;
             o.sets = a.sets;
-            o.formats = a
-                .format
-                .into_iter()
-                .map(|f| match f {
-                    FormatArg::Csv => Format::Csv,
-                    FormatArg::Parquet => Format::Parquet,
-                    FormatArg::Json => Format::Json,
-                    FormatArg::Md => Format::Md,
-                })
-                .collect();
+            o.formats = a.format.into_iter().map(format).collect();
             o.plots = !a.no_plots;
             o.quiet = a.quiet;
-            app::run(&o)
+            match a.shard {
+                Some(s) => rollsim::shard::run(&o, rollsim::shard::parse_shard(&s)?),
+                None => app::run(&o),
+            }
         }
+        Some(Command::Merge(a)) => rollsim::shard::merge(
+            &a.parts,
+            &a.out,
+            &a.format.into_iter().map(format).collect::<Vec<_>>(),
+            !a.no_plots,
+        ),
     }
 }

@@ -7,6 +7,7 @@ mod descent_rules;
 mod determinism;
 mod dozen_rules;
 mod fuzz;
+mod reliability;
 mod rush_rules;
 mod skirmish_rules;
 mod snapshots;

@@ -52,11 +52,50 @@ fn run_range(
     progress: &Progress,
     stop: &AtomicBool,
 ) -> Vec<u64> {
+    let chunks: Vec<u64> = (from / CHUNK..to.div_ceil(CHUNK)).collect();
+    run_chunks(sampler, seed, from, to, &chunks, progress, stop)
+}
+
+/// The chunks of a `trials`-trial run that shard `k` of `n` (1-based) runs: every n-th,
+/// starting at chunk k - 1, so shards of a run are about equal whatever its size.
+pub fn shard_chunks(trials: u64, k: u64, n: u64) -> Vec<u64> {
+    (0..trials.div_ceil(CHUNK))
+        .filter(|c| c % n == k - 1)
+        .collect()
+}
+
+/// Run shard `k` of `n` of a `trials`-trial run: the counts of its chunks alone. The
+/// counts of all `n` shards add up to the single run's, bit for bit.
+pub fn run_shard(
+    sampler: &dyn Sampler,
+    seed: u64,
+    trials: u64,
+    (k, n): (u64, u64),
+    progress: &Progress,
+    stop: &AtomicBool,
+) -> Result<(Vec<u64>, Vec<u64>), SimError> {
+    let chunks = shard_chunks(trials, k, n);
+    let counts = run_chunks(sampler, seed, 0, trials, &chunks, progress, stop);
+    if stop.load(Ordering::Relaxed) {
+        return Err(SimError::Interrupted);
+    }
+    Ok((counts, chunks))
+}
+
+/// Run the listed chunks, clipped to trials `from..to`.
+fn run_chunks(
+    sampler: &dyn Sampler,
+    seed: u64,
+    from: u64,
+    to: u64,
+    chunks: &[u64],
+    progress: &Progress,
+    stop: &AtomicBool,
+) -> Vec<u64> {
     let states = sampler.states();
-    let first = from / CHUNK;
-    let last = to.div_ceil(CHUNK);
-    (first..last)
-        .into_par_iter()
+    chunks
+        .par_iter()
+        .copied()
         .fold(
             || vec![0u64; states],
             |mut hist, chunk| {

@@ -1,0 +1,312 @@
+//! Shards for clusters: `rollsim run --shard K/N` runs only its share of the chunks and
+//! writes a part (counts and what they belong to); `rollsim merge` adds the parts of all
+//! N shards into exactly the output of a single run with the same seed. Chunk `c` always
+//! draws from the generator of (seed, c), so where it ran does not matter.
+
+use crate::app::{self, AppError, Format, RunOptions};
+use crate::config;
+use crate::report::{self, markdown, write::atomic, write::WriteError};
+use crate::sim::{self, Histogram, Progress, CHUNK};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Bumped when the part layout changes.
+pub const FORMAT: u32 = 1;
+
+/// One shard's results.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Part {
+    pub format: u32,
+    /// rollsim's version: counts from different versions may not be comparable.
+    pub version: String,
+    pub config_file: String,
+    pub config_text: String,
+    pub sets: Vec<String>,
+    /// FNV-1a of the config text and the overrides.
+    pub config_hash: String,
+    pub seed: u64,
+    pub trials: u64,
+    /// [K, N]
+    pub shard: [u64; 2],
+    pub scenarios: Vec<PartScenario>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PartScenario {
+    pub name: String,
+    pub chunks: Vec<u64>,
+    pub counts: Vec<u64>,
+}
+
+/// FNV-1a, 64 bits, as hex.
+pub fn hash(text: &str, sets: &[String]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text
+        .bytes()
+        .chain(sets.iter().flat_map(|s| s.bytes().chain([0])))
+    {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// Parse `K/N` (1 <= K <= N).
+pub fn parse_shard(s: &str) -> Result<(u64, u64), AppError> {
+    let bad = || {
+        AppError::BadOption(format!(
+            "--shard {s}: expected K/N with 1 <= K <= N, e.g. 2/8"
+        ))
+    };
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (k, n): (u64, u64) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if k == 0 || n == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+/// `rollsim run --shard K/N`: run this shard's chunks of every selected scenario and
+/// write `DIR/part-K-of-N.json`.
+pub fn run(opts: &RunOptions, (k, n): (u64, u64)) -> Result<String, AppError> {
+    if opts.precision.is_some() {
+        return Err(AppError::BadOption(
+            "--shard runs a fixed number of trials: drop --precision (and give -n)".into(),
+        ));
+    }
+    let text =
+        std::fs::read_to_string(&opts.config).map_err(|source| config::ConfigError::Read {
+            file: opts.config.display().to_string(),
+            source,
+        })?;
+    let file = opts.config.display().to_string();
+    let cfg = config::load_str(&text, &file, &opts.sets)?;
+    let names = app::select(&cfg, &opts.scenarios)?;
+    let trials = opts
+        .trials
+        .or(cfg.run.trials)
+        .unwrap_or(app::DEFAULT_TRIALS);
+    let seed = opts.seed.or(cfg.run.seed).unwrap_or(app::DEFAULT_SEED);
+    let pool = app::thread_pool(opts.threads)?;
+    let mut scenarios = Vec::new();
+    for name in &names {
+        let c = cfg.compile(name).expect("selected names exist");
+        let progress = Progress::new(name, opts.quiet);
+        let (counts, chunks) = pool
+            .install(|| {
+                sim::run_shard(
+                    c.trial.as_ref(),
+                    seed,
+                    trials,
+                    (k, n),
+                    &progress,
+                    &app::STOP,
+                )
+            })
+            .map_err(|_| AppError::Interrupted)?;
+        progress.finish();
+        scenarios.push(PartScenario {
+            name: name.clone(),
+            chunks,
+            counts,
+        });
+    }
+    let part = Part {
+        format: FORMAT,
+        version: env!("CARGO_PKG_VERSION").into(),
+        config_hash: hash(&text, &opts.sets),
+        config_file: file,
+        config_text: text,
+        sets: opts.sets.clone(),
+        seed,
+        trials,
+        shard: [k, n],
+        scenarios,
+    };
+    let dir = opts
+        .out
+        .clone()
+        .unwrap_or_else(|| app::default_out(&opts.config));
+    std::fs::create_dir_all(&dir).map_err(|e| WriteError::io(&dir, e))?;
+    let path = dir.join(format!("part-{k}-of-{n}.json"));
+    let json = serde_json::to_vec(&part).map_err(|e| WriteError::encode(&path, e))?;
+    atomic(&path, |w| {
+        w.write_all(&json).map_err(|e| WriteError::io(&path, e))
+    })?;
+    Ok(format!(
+        "shard {k}/{n}: {} scenario(s), {} of {} chunks each; wrote {}\n",
+        part.scenarios.len(),
+        part.scenarios.first().map_or(0, |s| s.chunks.len()),
+        trials.div_ceil(CHUNK),
+        path.display()
+    ))
+}
+
+fn read(path: &Path) -> Result<Part, AppError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        AppError::BadOption(format!("{}: cannot read the part: {e}", path.display()))
+    })?;
+    let part: Part = serde_json::from_slice(&bytes).map_err(|e| {
+        AppError::BadOption(format!("{}: not a rollsim part ({e})", path.display()))
+    })?;
+    if part.format != FORMAT {
+        return Err(AppError::BadOption(format!(
+            "{}: part format {}, this rollsim reads format {FORMAT}",
+            path.display(),
+            part.format
+        )));
+    }
+    Ok(part)
+}
+
+/// `rollsim merge PARTS -o DIR`: check the parts belong together and cover every chunk
+/// exactly once, add them up and write what a single run would have written.
+pub fn merge(
+    parts: &[PathBuf],
+    out: &Path,
+    formats: &[Format],
+    plots: bool,
+) -> Result<String, AppError> {
+    if parts.is_empty() {
+        return Err(AppError::BadOption(
+            "merge: give the part files to merge".into(),
+        ));
+    }
+    let loaded: Vec<(PathBuf, Part)> = parts
+        .iter()
+        .map(|p| read(p).map(|x| (p.clone(), x)))
+        .collect::<Result<_, _>>()?;
+    let (first_path, first) = &loaded[0];
+    for (p, x) in &loaded[1..] {
+        let differ = |what: &str, a: String, b: String| {
+            AppError::BadOption(format!(
+                "{} and {} come from different runs: {what} {a} vs {b}",
+                first_path.display(),
+                p.display()
+            ))
+        };
+        if x.version != first.version {
+            return Err(differ(
+                "rollsim version",
+                first.version.clone(),
+                x.version.clone(),
+            ));
+        }
+        if x.config_hash != first.config_hash {
+            return Err(differ(
+                "config (hash)",
+                first.config_hash.clone(),
+                x.config_hash.clone(),
+            ));
+        }
+        if x.seed != first.seed {
+            return Err(differ("seed", first.seed.to_string(), x.seed.to_string()));
+        }
+        if x.trials != first.trials {
+            return Err(differ(
+                "trials",
+                first.trials.to_string(),
+                x.trials.to_string(),
+            ));
+        }
+        let names = |q: &Part| {
+            q.scenarios
+                .iter()
+                .map(|s| s.name.clone())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        if names(x) != names(first) {
+            return Err(differ("scenarios", names(first), names(x)));
+        }
+    }
+    let cfg = config::load_str(&first.config_text, &first.config_file, &first.sets)?;
+    let total = first.trials.div_ceil(CHUNK);
+    let stem = Path::new(&first.config_file)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("config")
+        .to_string();
+    let mut results = Vec::new();
+    for (i, sc) in first.scenarios.iter().enumerate() {
+        let c = cfg.compile(&sc.name).ok_or_else(|| {
+            AppError::BadOption(format!(
+                "the parts name scenario `{}`, which the config lacks",
+                sc.name
+            ))
+        })?;
+        let mut owner: BTreeMap<u64, &Path> = BTreeMap::new();
+        let mut counts = vec![0u64; c.trial.states()];
+        for (p, x) in &loaded {
+            let s = &x.scenarios[i];
+            if s.counts.len() != counts.len() {
+                return Err(AppError::BadOption(format!(
+                    "{}: scenario `{}` has {} states, the config {}",
+                    p.display(),
+                    s.name,
+                    s.counts.len(),
+                    counts.len()
+                )));
+            }
+            for &ch in &s.chunks {
+                if ch >= total {
+                    return Err(AppError::BadOption(format!(
+                        "{}: chunk {ch} is past the run's {total} chunks",
+                        p.display()
+                    )));
+                }
+                if let Some(other) = owner.insert(ch, p) {
+                    return Err(AppError::BadOption(format!(
+                        "chunk {ch} of `{}` is in both {} and {}: a shard was given twice",
+                        s.name,
+                        other.display(),
+                        p.display()
+                    )));
+                }
+            }
+            for (a, b) in counts.iter_mut().zip(&s.counts) {
+                *a += b;
+            }
+        }
+        if owner.len() as u64 != total {
+            let missing: Vec<u64> = (0..total).filter(|c| !owner.contains_key(c)).collect();
+            let n = first.shard[1];
+            let shards: std::collections::BTreeSet<u64> =
+                missing.iter().map(|c| c % n + 1).collect();
+            return Err(AppError::BadOption(format!(
+                "{} of {total} chunks of `{}` are in no part (the first: {}); missing shard(s) {} of {n}",
+                missing.len(),
+                sc.name,
+                missing[0],
+                shards.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
+            )));
+        }
+        let h = Histogram {
+            counts,
+            trials: first.trials,
+        };
+        results.push(report::summarize(
+            &c,
+            &h,
+            first.seed,
+            &stem,
+            cfg.system_name(),
+        ));
+    }
+    app::write_reports(&results, out, formats, plots)?;
+    Ok(if formats.contains(&Format::Md) {
+        let title = if cfg.title.is_empty() {
+            String::new()
+        } else {
+            format!("## {}\n\n", cfg.title)
+        };
+        title + &markdown::full(&results) + &markdown::decisions(&report::decision_rows(&results))
+    } else {
+        String::new()
+    })
+}

@@ -33,10 +33,11 @@ pub struct Part {
     pub scenarios: Vec<PartScenario>,
 }
 
+/// A scenario's counts over its shard's chunks: every N-th chunk from chunk K - 1
+/// ([`sim::shard_chunks`]), so the part needs no list of them.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct PartScenario {
     pub name: String,
-    pub chunks: Vec<u64>,
     pub counts: Vec<u64>,
 }
 
@@ -97,7 +98,7 @@ pub fn run(opts: &RunOptions, (k, n): (u64, u64)) -> Result<String, AppError> {
     for name in &names {
         let c = cfg.compile(name).expect("selected names exist");
         let progress = Progress::new(name, opts.quiet);
-        let (counts, chunks) = pool
+        let counts = pool
             .install(|| {
                 sim::run_shard(
                     c.trial.as_ref(),
@@ -112,7 +113,6 @@ pub fn run(opts: &RunOptions, (k, n): (u64, u64)) -> Result<String, AppError> {
         progress.finish();
         scenarios.push(PartScenario {
             name: name.clone(),
-            chunks,
             counts,
         });
     }
@@ -141,7 +141,7 @@ pub fn run(opts: &RunOptions, (k, n): (u64, u64)) -> Result<String, AppError> {
     Ok(format!(
         "shard {k}/{n}: {} scenario(s), {} of {} chunks each; wrote {}\n",
         part.scenarios.len(),
-        part.scenarios.first().map_or(0, |s| s.chunks.len()),
+        sim::shard_len(trials, k, n),
         trials.div_ceil(CHUNK),
         path.display()
     ))
@@ -225,8 +225,40 @@ pub fn merge(
             return Err(differ("scenarios", names(first), names(x)));
         }
     }
+    // Every shard K of N exactly once: then every chunk is counted exactly once.
+    let n = first.shard[1];
+    let mut owner: BTreeMap<u64, &Path> = BTreeMap::new();
+    for (p, x) in &loaded {
+        if x.shard[1] != n {
+            return Err(AppError::BadOption(format!(
+                "{} is shard {}/{}, {} shard {}/{n}: parts of one run share N",
+                p.display(),
+                x.shard[0],
+                x.shard[1],
+                first_path.display(),
+                first.shard[0]
+            )));
+        }
+        if let Some(other) = owner.insert(x.shard[0], p) {
+            return Err(AppError::BadOption(format!(
+                "shard {}/{n} is both {} and {}: a shard was given twice",
+                x.shard[0],
+                other.display(),
+                p.display()
+            )));
+        }
+    }
+    let missing: Vec<String> = (1..=n)
+        .filter(|k| !owner.contains_key(k) && sim::shard_len(first.trials, *k, n) > 0)
+        .map(|k| k.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(AppError::BadOption(format!(
+            "missing shard(s) {} of {n}: their chunks are in no part",
+            missing.join(", ")
+        )));
+    }
     let cfg = config::load_str(&first.config_text, &first.config_file, &first.sets)?;
-    let total = first.trials.div_ceil(CHUNK);
     let stem = Path::new(&first.config_file)
         .file_stem()
         .and_then(|s| s.to_str())
@@ -240,7 +272,6 @@ pub fn merge(
                 sc.name
             ))
         })?;
-        let mut owner: BTreeMap<u64, &Path> = BTreeMap::new();
         let mut counts = vec![0u64; c.trial.states()];
         for (p, x) in &loaded {
             let s = &x.scenarios[i];
@@ -253,38 +284,9 @@ pub fn merge(
                     counts.len()
                 )));
             }
-            for &ch in &s.chunks {
-                if ch >= total {
-                    return Err(AppError::BadOption(format!(
-                        "{}: chunk {ch} is past the run's {total} chunks",
-                        p.display()
-                    )));
-                }
-                if let Some(other) = owner.insert(ch, p) {
-                    return Err(AppError::BadOption(format!(
-                        "chunk {ch} of `{}` is in both {} and {}: a shard was given twice",
-                        s.name,
-                        other.display(),
-                        p.display()
-                    )));
-                }
-            }
             for (a, b) in counts.iter_mut().zip(&s.counts) {
                 *a += b;
             }
-        }
-        if owner.len() as u64 != total {
-            let missing: Vec<u64> = (0..total).filter(|c| !owner.contains_key(c)).collect();
-            let n = first.shard[1];
-            let shards: std::collections::BTreeSet<u64> =
-                missing.iter().map(|c| c % n + 1).collect();
-            return Err(AppError::BadOption(format!(
-                "{} of {total} chunks of `{}` are in no part (the first: {}); missing shard(s) {} of {n}",
-                missing.len(),
-                sc.name,
-                missing[0],
-                shards.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
-            )));
         }
         let h = Histogram {
             counts,

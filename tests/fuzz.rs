@@ -97,3 +97,106 @@ proptest! {
         }
     }
 }
+
+/// 10^5 mutated configs of every shipped system and `--set` arguments: each gives Ok or a
+/// located error, never a panic (issue #7). Deterministic (a fixed xorshift stream), spread
+/// over the cores.
+#[test]
+fn fuzz_100k_inputs_never_panic() {
+    use rayon::prelude::*;
+    let configs: Vec<String> = [
+        "rush.toml",
+        "rush-exploding.toml",
+        "dozen.toml",
+        "descent.toml",
+        "skirmish.toml",
+    ]
+    .iter()
+    .map(|f| std::fs::read_to_string(crate::util::shipped(f)).unwrap())
+    .collect();
+    const EXTRA: &[&str] = &[
+        "-3",
+        "13",
+        "0",
+        "100",
+        "-1",
+        "\"\"",
+        "\"X\"",
+        "[]",
+        "[1]",
+        "[1, 2, 3]",
+        "{}",
+        "{ cost = 0 }",
+        "true",
+        "2..6",
+        "\"H|R\"",
+        "\"R99 99H\"",
+        "nan",
+        "inf",
+        "1e309",
+        "\"4+\"",
+        "\"very hard\"",
+        "\n[scenarios.z]\nkind = \"duel\"\n",
+        "\n[characters.q]\n",
+        "\n[dice.e]\nfaces = []\n",
+        "\n[units.u]\nmodels = 0\n",
+        "shields = true",
+        "reaction = \"shield_wall\"",
+    ];
+    let n = 100_000u64;
+    let panics: Vec<u64> = (0..n)
+        .into_par_iter()
+        .filter(|&i| {
+            let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ i.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            let mut next = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            let text = &configs[(next() % configs.len() as u64) as usize];
+            let at = (next() % text.len() as u64) as usize;
+            let at = (0..=at).rev().find(|&j| text.is_char_boundary(j)).unwrap();
+            let cut = (next() % 24) as usize;
+            let end = (at + cut).min(text.len());
+            let end = (end..=text.len())
+                .find(|&j| text.is_char_boundary(j))
+                .unwrap();
+            let tok = EXTRA[(next() % EXTRA.len() as u64) as usize];
+            let mutated = format!("{}{}{}", &text[..at], tok, &text[end..]);
+            let sets: Vec<String> = if i % 4 == 0 {
+                // A --set on a real path with a hostile value.
+                let keys = [
+                    "units.orc.strength",
+                    "characters.fighter.dx",
+                    "heroes.mage.power_dice",
+                    "units.spearmen.models",
+                    "rules.die",
+                    "scenarios.x.distance",
+                    "run.trials",
+                ];
+                vec![format!(
+                    "{}={}",
+                    keys[(next() % keys.len() as u64) as usize],
+                    tok
+                )]
+            } else {
+                Vec::new()
+            };
+            std::panic::catch_unwind(|| {
+                if let Ok(cfg) = load_str(&mutated, "fuzz.toml", &sets) {
+                    // What loads must compile: compile the first scenario too.
+                    if let Some(name) = cfg.scenario_names().first() {
+                        let _ = cfg.compile(name);
+                    }
+                }
+            })
+            .is_err()
+        })
+        .collect();
+    assert!(
+        panics.is_empty(),
+        "panics at inputs {:?}",
+        &panics[..panics.len().min(10)]
+    );
+}

@@ -1,6 +1,7 @@
 //! One integration test binary with a module per area (ripgrep's layout).
 
 mod agreement;
+mod bad_configs;
 mod balance;
 mod cli;
 mod descent_rules;

@@ -52,16 +52,30 @@ fn run_range(
     progress: &Progress,
     stop: &AtomicBool,
 ) -> Vec<u64> {
-    let chunks: Vec<u64> = (from / CHUNK..to.div_ceil(CHUNK)).collect();
-    run_chunks(sampler, seed, from, to, &chunks, progress, stop)
+    // A range, not a list: memory stays flat however many chunks (10^12 trials are
+    // 1.5 x 10^7 chunks).
+    run_chunks(
+        sampler,
+        seed,
+        from,
+        to,
+        (from / CHUNK..to.div_ceil(CHUNK)).into_par_iter(),
+        progress,
+        stop,
+    )
 }
 
 /// The chunks of a `trials`-trial run that shard `k` of `n` (1-based) runs: every n-th,
 /// starting at chunk k - 1, so shards of a run are about equal whatever its size.
-pub fn shard_chunks(trials: u64, k: u64, n: u64) -> Vec<u64> {
-    (0..trials.div_ceil(CHUNK))
-        .filter(|c| c % n == k - 1)
-        .collect()
+pub fn shard_chunks(trials: u64, k: u64, n: u64) -> impl ParallelIterator<Item = u64> {
+    (0..shard_len(trials, k, n))
+        .into_par_iter()
+        .map(move |j| k - 1 + j * n)
+}
+
+/// How many chunks shard `k` of `n` runs.
+pub fn shard_len(trials: u64, k: u64, n: u64) -> u64 {
+    (trials.div_ceil(CHUNK) + n - k) / n
 }
 
 /// Run shard `k` of `n` of a `trials`-trial run: the counts of its chunks alone. The
@@ -73,29 +87,34 @@ pub fn run_shard(
     (k, n): (u64, u64),
     progress: &Progress,
     stop: &AtomicBool,
-) -> Result<(Vec<u64>, Vec<u64>), SimError> {
-    let chunks = shard_chunks(trials, k, n);
-    let counts = run_chunks(sampler, seed, 0, trials, &chunks, progress, stop);
+) -> Result<Vec<u64>, SimError> {
+    let counts = run_chunks(
+        sampler,
+        seed,
+        0,
+        trials,
+        shard_chunks(trials, k, n),
+        progress,
+        stop,
+    );
     if stop.load(Ordering::Relaxed) {
         return Err(SimError::Interrupted);
     }
-    Ok((counts, chunks))
+    Ok(counts)
 }
 
-/// Run the listed chunks, clipped to trials `from..to`.
+/// Run the given chunks, clipped to trials `from..to`.
 fn run_chunks(
     sampler: &dyn Sampler,
     seed: u64,
     from: u64,
     to: u64,
-    chunks: &[u64],
+    chunks: impl ParallelIterator<Item = u64>,
     progress: &Progress,
     stop: &AtomicBool,
 ) -> Vec<u64> {
     let states = sampler.states();
     chunks
-        .par_iter()
-        .copied()
         .fold(
             || vec![0u64; states],
             |mut hist, chunk| {
@@ -163,6 +182,25 @@ pub fn run(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn shards_cover_every_chunk_once_even_at_10_to_the_12() {
+        use rayon::prelude::*;
+        let trials = 1_000_000_000_000u64;
+        let total = trials.div_ceil(CHUNK);
+        let n = 7;
+        let lens: Vec<u64> = (1..=n).map(|k| shard_len(trials, k, n)).collect();
+        assert_eq!(lens.iter().sum::<u64>(), total);
+        // Small runs: the chunk lists partition 0..total exactly.
+        for trials in [1, CHUNK, CHUNK * 10 + 1] {
+            let mut all: Vec<u64> = (1..=n)
+                .flat_map(|k| shard_chunks(trials, k, n).collect::<Vec<_>>())
+                .collect();
+            all.sort();
+            assert_eq!(all, (0..trials.div_ceil(CHUNK)).collect::<Vec<_>>());
+        }
+        assert_eq!(shard_chunks(1, 3, 4).count(), 0);
+    }
+
     use super::*;
     use crate::dice::{roll_die, Rng};
     use crate::model::Trial;

@@ -1,0 +1,70 @@
+//! Broken configs and the exact message each must produce (issue #7): one shipped config
+//! with one change, loaded as `test.toml`. Every message names the file, line and column,
+//! the key, what was expected and, for a misspelt name, the nearest valid one.
+
+use crate::util::shipped;
+use rollsim::config::load_str;
+
+/// (shipped config, text to replace, replacement, the whole error message)
+const CASES: &[(&str, &str, &str, &str)] = &[
+    ("rush.toml", "strength = 3\n", "strenght = 3\n", "test.toml:59:1: key `units.orc.strenght`: unknown key (did you mean `strength`?); expected one of `name`, `move`, `strength`, `speed`, `skill`, `armour`, `role`"),
+    ("rush.toml", "strength = 3\n", "strength = 7\n", "test.toml:59:1: key `units.orc.strength`: expected a target from 2+ to 6+ (write 4 or \"4+\"), found 7"),
+    ("rush.toml", "strength = 3\n", "strength = \"1+\"\n", "test.toml:59:1: key `units.orc.strength`: expected a target from 2+ to 6+ (write 4 or \"4+\"), found \"1+\""),
+    ("rush.toml", "role = \"guard\"", "role = \"gaurd\"", "test.toml:54:1: key `units.human_guard.role`: unknown value `gaurd` (did you mean `guard`?); expected one of `striker`, `jack`, `guard`"),
+    ("rush.toml", "attacker = \"orc\"", "attacker = \"ork\"", "test.toml:135:1: key `scenarios.slam-orc-vs-human-guard.attacker`: no unit `ork` (did you mean `orc`?); the units are `human_striker`, `human_jack`, `human_guard`, `orc`, `goblin`"),
+    ("rush.toml", "kind = \"slam\"", "kind = \"slma\"", "test.toml:134:1: key `scenarios.slam-orc-vs-human-guard.kind`: unknown value `slma` (did you mean `slam`?); expected one of `dash`, `evade`, `pick_up`, `stand_up`, `pick_up_throw`, `throw`, `pass`, `slam`, `steal`, `armour`"),
+    ("rush.toml", "response = \"slamback\"", "response = \"slamabck\"", "test.toml:137:1: key `scenarios.slam-orc-vs-human-guard.response`: unknown value `slamabck` (did you mean `slamback`?); expected one of `slamback`, `dodge`"),
+    ("rush.toml", "system = \"rush\"", "system = \"rusj\"", "test.toml:8:1: key `system`: unknown game system `rusj`; expected one of `rush`, `dozen`, `descent`, `skirmish` (did you mean `rush`?)"),
+    ("rush.toml", "explode_on = 0 ", "explode_on = 1 ", "test.toml:19:1: key `rules.explode_on`: expected 0 (off) or a face from 2 to 6, found 1"),
+    ("rush.toml", "double_rule = \"twice\"", "double_rule = \"thrice\"", "test.toml:20:1: key `rules.double_rule`: unknown value `thrice` (did you mean `twice`?); expected one of `twice`, `margin2`"),
+    ("rush.toml", "threat_cap = 2 ", "threat_cap = 11 ", "test.toml:23:1: key `rules.threat_cap`: expected an integer from 0 to 10, found 11"),
+    ("rush.toml", "trials = 10_000_000", "trials = 0", "test.toml:13:1: key `run.trials`: expected a positive number of trials, found 0"),
+    ("rush.toml", "trials = 10_000_000", "trials = -5", "test.toml:13:1: key `run.trials`: expected a non-negative integer, found -5"),
+    ("rush.toml", "[scenarios.slam-orc-vs-human-guard]\nkind = \"slam\"", "[scenarios.slam-orc-vs-human-guard]\nextra_dice = 100\nkind = \"slam\"", "test.toml:134:1: key `scenarios.slam-orc-vs-human-guard.extra_dice`: expected an integer from -60 to 60, found 100"),
+    ("rush.toml", "move = 5\n", "move = \"fast\"\n", "test.toml:31:1: key `units.human_striker.move`: expected an integer, found a string"),
+    ("rush.toml", "[units.orc]", "[units.orc]\ncolour = \"green\"", "test.toml:57:1: key `units.orc.colour`: unknown key (did you mean `armour`?); expected one of `name`, `move`, `strength`, `speed`, `skill`, `armour`, `role`"),
+    ("dozen.toml", "dx = 5 ", "dx = 13 ", "test.toml:30:1: key `characters.thief.dx`: expected an integer from 1 to 12, found 13"),
+    ("dozen.toml", "dx = 5 ", "dx = 0 ", "test.toml:30:1: key `characters.thief.dx`: expected an integer from 1 to 12, found 0"),
+    ("dozen.toml", "melee = 2, endurance = 2 }", "melee = 20, endurance = 2 }", "test.toml:59:12: key `characters.fighter.skills.melee`: expected a skill level from 0 to 12, found 20"),
+    ("dozen.toml", "difficulty = \"hard\"", "difficulty = \"hrad\"", "test.toml:99:1: key `scenarios.fighter-wades-quicksand.difficulty`: unknown value `hrad` (did you mean `hard`?); expected one of `very_easy`, `easy`, `normal`, `hard`, `very_hard`"),
+    ("dozen.toml", "\nheight = 4", "\nheight = -1", "test.toml:175:1: key `scenarios.thief-falls-4.height`: expected a height of 0 or more squares, found -1"),
+    ("dozen.toml", "distance = 4", "distance = 5", "test.toml:186:1: key `scenarios.thief-jumps-rooftops.distance`: Thief (MV 4) can jump 1 to 4 squares, found 5"),
+    ("dozen.toml", "a = \"fighter\"", "a = \"figther\"", "test.toml:252:1: key `scenarios.duel-fighter-vs-dwarf.a`: no character `figther` (did you mean `fighter`?); the characters are `thief`, `temple_knight`, `fighter`, `fighter_no_sword`, `dwarf`"),
+    ("dozen.toml", "skill = \"turn_undead\"", "skill = \"turn_undaed\"", "test.toml:229:1: key `scenarios.knight-turns-undead.skill`: Temple Knight has no skill `turn_undaed` (did you mean `turn_undead`?); their skills are `melee`, `endurance`, `turn_undead`"),
+    ("dozen.toml", "mode = \"wade\"", "mode = \"swim\"", "test.toml:98:1: key `scenarios.fighter-wades-quicksand.mode`: unknown value `swim`; expected one of `wade`, `climb`"),
+    ("dozen.toml", "second_charge = \"after_win\"", "second_charge = \"sometimes\"", "test.toml:21:1: key `rules.second_charge`: unknown value `sometimes`; expected one of `after_win`, `always`, `never`"),
+    ("dozen.toml", "natural_fail = 12 ", "natural_fail = 13 ", "test.toml:20:1: key `rules.natural_fail`: expected an integer from 0 to 12, found 13"),
+    ("dozen.toml", "b = \"dwarf\"", "b = \"dwarf\"\nbag = [1]", "test.toml:254:1: key `scenarios.duel-fighter-vs-dwarf.bag`: expected two counts from 1 to 100, the dice of `a` and of `b` in the bag, e.g. [1, 1]"),
+    ("dozen.toml", "b = \"dwarf\"", "b = \"dwarf\"\nmax_activations = 0", "test.toml:254:1: key `scenarios.duel-fighter-vs-dwarf.max_activations`: expected an integer from 1 to 2000, found 0"),
+    ("descent.toml", "faces = [\"3H\", \"3H\", \"2H S\", \"2H S\", \"R1 2H\", \"R1 1H\"]", "faces = []", "test.toml:41:1: key `dice.green.faces`: a die needs at least one face"),
+    ("descent.toml", "dice = [\"red\", \"white\"]", "dice = [\"red\", \"whte\"]", "test.toml:64:1: key `weapons.broadsword.dice`: no die `whte` (did you mean `white`?); the dice are `red`, `blue`, `white`, `green`, `yellow`, `black`"),
+    ("descent.toml", "power_dice = 2\n", "power_dice = 6\n", "test.toml:90:1: key `heroes.fighter.power_dice`: expected an integer from 0 to 5, found 6"),
+    ("descent.toml", "{ cost = 1, damage = 1 }", "{ cost = -1, damage = 1 }", "test.toml:66:1: key `weapons.broadsword.surges`: surge ability 1: the cost must be at least 1 surge, found -1"),
+    ("descent.toml", "faces = [\"X\", \"4H\"", "faces = [\"X\", \"4Q\"", "test.toml:32:1: key `dice.red.faces`: face 2 (\"4Q\"): unknown token `4Q`: a face is made of `X` (miss), `R2` (range), `3H` (damage), `S` or `2S` (surges), `H|R` (+1 damage or +1 range) or `blank`"),
+    ("descent.toml", "weapon = \"broadsword\"\ntarget = \"beastman\"\nobjective = \"kill\"\n", "weapon = \"broadsword\"\ntarget = \"beastman\"\nobjective = \"kill\"\ndistance = 3\n", "test.toml:152:1: key `scenarios.broadsword-vs-beastman.distance`: Broadsword is a melee weapon: it attacks adjacent targets only (distance 1), found 3"),
+    ("descent.toml", "power_die = \"black\"", "power_die = \"blak\"", "test.toml:26:1: key `rules.power_die`: no die `blak` (did you mean `black`?) for the power dice; the dice are `red`, `blue`, `white`, `green`, `yellow`, `black`"),
+    ("descent.toml", "aim = \"optimal\"", "aim = \"best\"", "test.toml:160:1: key `scenarios.broadsword-vs-beastman-aim.aim`: unknown value `best`; expected one of `keep_all`, `misses_only`, `optimal`"),
+    ("skirmish.toml", "reaction = \"counter_charge\"", "reaction = \"cast_spell\"", "test.toml:154:1: key `scenarios.cavalry-charges-archers-close.reaction`: `cast_spell` cannot be a reaction here: spells may never be cast as a reaction (seed 003)"),
+    ("skirmish.toml", "reaction = \"counter_charge\"", "reaction = \"shield_wall\"", "test.toml:154:1: key `scenarios.cavalry-charges-archers-close.reaction`: Archers has no shields: only units with shields may form a shield wall (set `shields = true` on the unit)"),
+    ("skirmish.toml", "target_value = 7\n", "target_value = -1\n", "test.toml:39:1: key `units.archers.target_value`: a target value cannot be negative, found -1"),
+    ("skirmish.toml", "name = \"Spearmen\"\nmodels = 10\n", "name = \"Spearmen\"\nmodels = 1\n", "test.toml:123:1: key `scenarios.spearmen-charged-by-cavalry.target`: a shield wall halves Spearmen's 1 attack dice (rounding down) to 0"),
+    ("skirmish.toml", "die = 10 ", "die = 1 ", "test.toml:22:1: key `rules.die`: expected an integer from 2 to 100, found 1"),
+    ("skirmish.toml", "rounds = 3", "rounds = 0", "test.toml:176:1: key `scenarios.archers-vs-skirmishers-firefight.rounds`: expected an integer from 1 to 20, found 0"),
+];
+
+#[test]
+fn every_broken_config_gets_its_exact_message() {
+    assert!(CASES.len() >= 30, "{} cases", CASES.len());
+    for (file, from, to, message) in CASES {
+        let text = std::fs::read_to_string(shipped(file)).unwrap();
+        assert!(
+            text.contains(from),
+            "{file}: `{from}` is not in the shipped config"
+        );
+        let broken = text.replacen(from, to, 1);
+        let err = load_str(&broken, "test.toml", &[])
+            .err()
+            .unwrap_or_else(|| panic!("{file}: `{to}` was accepted"));
+        assert_eq!(err.to_string(), *message, "{file}: {from} -> {to}");
+    }
+}

@@ -134,8 +134,9 @@ fn refuses(config_text: Option<&str>, args: &[&str], expect: &[&str]) {
     );
 }
 
-fn shipped_with(from: &str, to: &str) -> String {
-    let t = std::fs::read_to_string(shipped("rush.toml")).unwrap();
+/// A shipped config with its first `from` replaced by `to`.
+fn edited(file: &str, from: &str, to: &str) -> String {
+    let t = std::fs::read_to_string(shipped(file)).unwrap();
     assert!(t.contains(from), "{from}");
     t.replacen(from, to, 1)
 }
@@ -146,7 +147,7 @@ fn line_of(text: &str, needle: &str) -> usize {
 
 #[test]
 fn unknown_key_is_located_with_the_nearest_name() {
-    let t = shipped_with("strength = 3\n", "strenght = 3\n");
+    let t = edited("rush.toml", "strength = 3\n", "strenght = 3\n");
     let line = line_of(&t, "strenght");
     refuses(
         Some(&t),
@@ -160,7 +161,7 @@ fn unknown_key_is_located_with_the_nearest_name() {
 
 #[test]
 fn misspelt_unit_is_located_with_the_nearest_name() {
-    let t = shipped_with("attacker = \"orc\"", "attacker = \"ork\"");
+    let t = edited("rush.toml", "attacker = \"orc\"", "attacker = \"ork\"");
     let line = line_of(&t, "\"ork\"");
     refuses(
         Some(&t),
@@ -174,15 +175,19 @@ fn misspelt_unit_is_located_with_the_nearest_name() {
 
 #[test]
 fn misspelt_scenario_kind_and_value_names() {
-    let t = shipped_with("kind = \"slam\"", "kind = \"slma\"");
+    let t = edited("rush.toml", "kind = \"slam\"", "kind = \"slma\"");
     refuses(
         Some(&t),
         &[],
         &["unknown value `slma` (did you mean `slam`?)"],
     );
-    let t = shipped_with("response = \"slamback\"", "response = \"slamabck\"");
+    let t = edited(
+        "rush.toml",
+        "response = \"slamback\"",
+        "response = \"slamabck\"",
+    );
     refuses(Some(&t), &[], &["did you mean `slamback`?"]);
-    let t = shipped_with("role = \"guard\"", "role = \"gaurd\"");
+    let t = edited("rush.toml", "role = \"guard\"", "role = \"gaurd\"");
     refuses(
         Some(&t),
         &[],
@@ -201,7 +206,7 @@ fn misspelt_scenario_on_the_command_line() {
 
 #[test]
 fn stat_outside_two_to_six_plus() {
-    let t = shipped_with("strength = 3\n", "strength = 7\n");
+    let t = edited("rush.toml", "strength = 3\n", "strength = 7\n");
     let line = line_of(&t, "strength = 7");
     refuses(
         Some(&t),
@@ -212,7 +217,7 @@ fn stat_outside_two_to_six_plus() {
             "found 7",
         ],
     );
-    let t = shipped_with("strength = 3\n", "strength = \"1+\"\n");
+    let t = edited("rush.toml", "strength = 3\n", "strength = \"1+\"\n");
     refuses(Some(&t), &[], &["found \"1+\""]);
 }
 
@@ -220,13 +225,13 @@ fn stat_outside_two_to_six_plus() {
 fn zero_or_negative_trials() {
     refuses(None, &["-n", "0"], &["--trials"]);
     refuses(None, &["--trials=-5"], &["--trials"]);
-    let t = shipped_with("trials = 10_000_000", "trials = 0");
+    let t = edited("rush.toml", "trials = 10_000_000", "trials = 0");
     refuses(
         Some(&t),
         &[],
         &["key `run.trials`", "positive number of trials"],
     );
-    let t = shipped_with("trials = 10_000_000", "trials = -3");
+    let t = edited("rush.toml", "trials = 10_000_000", "trials = -3");
     refuses(Some(&t), &[], &["key `run.trials`", "non-negative"]);
 }
 
@@ -312,7 +317,7 @@ fn set_overrides_a_value() {
 
 #[test]
 fn toml_syntax_error_is_located() {
-    let t = shipped_with("move = 5\n", "move = = 5\n");
+    let t = edited("rush.toml", "move = 5\n", "move = = 5\n");
     let line = line_of(&t, "move = = 5");
     refuses(
         Some(&t),
@@ -323,9 +328,14 @@ fn toml_syntax_error_is_located() {
 
 #[test]
 fn key_that_does_not_apply_to_the_kind() {
-    let t = shipped_with("moved_adjacent = true       # 5 dice", "range = 3 # 5 dice");
+    let t = edited(
+        "rush.toml",
+        "moved_adjacent = true       # 5 dice",
+        "range = 3 # 5 dice",
+    );
     refuses(Some(&t), &[], &["unknown key for a `slam` scenario"]);
-    let t = shipped_with(
+    let t = edited(
+        "rush.toml",
         "response = \"slamback\"\nmoved_adjacent = true",
         "response = \"slamback\"\nfrom_front = false",
     );
@@ -336,15 +346,9 @@ fn key_that_does_not_apply_to_the_kind() {
     );
 }
 
-fn dozen_with(from: &str, to: &str) -> String {
-    let t = std::fs::read_to_string(shipped("dozen.toml")).unwrap();
-    assert!(t.contains(from), "{from}");
-    t.replacen(from, to, 1)
-}
-
 #[test]
 fn dozen_ability_and_skill_level_out_of_range() {
-    let t = dozen_with("dx = 5 ", "dx = 13 ");
+    let t = edited("dozen.toml", "dx = 5 ", "dx = 13 ");
     let line = line_of(&t, "dx = 13");
     refuses(
         Some(&t),
@@ -354,7 +358,11 @@ fn dozen_ability_and_skill_level_out_of_range() {
             "expected an integer from 1 to 12, found 13",
         ],
     );
-    let t = dozen_with("melee = 2, endurance = 2 }", "melee = 20, endurance = 2 }");
+    let t = edited(
+        "dozen.toml",
+        "melee = 2, endurance = 2 }",
+        "melee = 20, endurance = 2 }",
+    );
     let line = line_of(&t, "melee = 20");
     refuses(
         Some(&t),
@@ -369,7 +377,11 @@ fn dozen_ability_and_skill_level_out_of_range() {
 
 #[test]
 fn dozen_misspelt_difficulty_character_and_skill() {
-    let t = dozen_with("difficulty = \"hard\"", "difficulty = \"hrad\"");
+    let t = edited(
+        "dozen.toml",
+        "difficulty = \"hard\"",
+        "difficulty = \"hrad\"",
+    );
     let line = line_of(&t, "\"hrad\"");
     refuses(
         Some(&t),
@@ -380,13 +392,17 @@ fn dozen_misspelt_difficulty_character_and_skill() {
             "`very_easy`, `easy`, `normal`, `hard`, `very_hard`",
         ],
     );
-    let t = dozen_with("a = \"fighter\"", "a = \"figther\"");
+    let t = edited("dozen.toml", "a = \"fighter\"", "a = \"figther\"");
     refuses(
         Some(&t),
         &[],
         &["no character `figther` (did you mean `fighter`?)"],
     );
-    let t = dozen_with("skill = \"turn_undead\"", "skill = \"turn_undaed\"");
+    let t = edited(
+        "dozen.toml",
+        "skill = \"turn_undead\"",
+        "skill = \"turn_undaed\"",
+    );
     refuses(
         Some(&t),
         &[],
@@ -396,7 +412,7 @@ fn dozen_misspelt_difficulty_character_and_skill() {
 
 #[test]
 fn dozen_height_below_zero_and_jump_beyond_mv() {
-    let t = dozen_with("\nheight = 4", "\nheight = -1");
+    let t = edited("dozen.toml", "\nheight = 4", "\nheight = -1");
     let line = line_of(&t, "height = -1");
     refuses(
         Some(&t),
@@ -406,7 +422,7 @@ fn dozen_height_below_zero_and_jump_beyond_mv() {
             "expected a height of 0 or more squares, found -1",
         ],
     );
-    let t = dozen_with("distance = 4", "distance = 5");
+    let t = edited("dozen.toml", "distance = 4", "distance = 5");
     refuses(
         Some(&t),
         &[],
@@ -504,15 +520,10 @@ fn dozen_run_writes_csv_and_charts_for_every_scenario() {
     assert!(!out.join("duel-fighter-vs-dwarf/a_wins_at.png").exists());
 }
 
-fn descent_with(from: &str, to: &str) -> String {
-    let t = std::fs::read_to_string(shipped("descent.toml")).unwrap();
-    assert!(t.contains(from), "{from}");
-    t.replacen(from, to, 1)
-}
-
 #[test]
 fn descent_bad_dice_weapons_and_power_dice() {
-    let t = descent_with(
+    let t = edited(
+        "descent.toml",
         "faces = [\"3H\", \"3H\", \"2H S\", \"2H S\", \"R1 2H\", \"R1 1H\"]",
         "faces = []",
     );
@@ -525,7 +536,11 @@ fn descent_bad_dice_weapons_and_power_dice() {
             "a die needs at least one face",
         ],
     );
-    let t = descent_with("dice = [\"red\", \"white\"]", "dice = [\"red\", \"whte\"]");
+    let t = edited(
+        "descent.toml",
+        "dice = [\"red\", \"white\"]",
+        "dice = [\"red\", \"whte\"]",
+    );
     refuses(
         Some(&t),
         &[],
@@ -534,7 +549,7 @@ fn descent_bad_dice_weapons_and_power_dice() {
             "no die `whte` (did you mean `white`?)",
         ],
     );
-    let t = descent_with("power_dice = 2\n", "power_dice = 6\n");
+    let t = edited("descent.toml", "power_dice = 2\n", "power_dice = 6\n");
     refuses(
         Some(&t),
         &[],
@@ -543,7 +558,11 @@ fn descent_bad_dice_weapons_and_power_dice() {
             "expected an integer from 0 to 5, found 6",
         ],
     );
-    let t = descent_with("{ cost = 1, damage = 1 }", "{ cost = -1, damage = 1 }");
+    let t = edited(
+        "descent.toml",
+        "{ cost = 1, damage = 1 }",
+        "{ cost = -1, damage = 1 }",
+    );
     refuses(
         Some(&t),
         &[],
@@ -552,13 +571,18 @@ fn descent_bad_dice_weapons_and_power_dice() {
             "surge ability 1: the cost must be at least 1 surge, found -1",
         ],
     );
-    let t = descent_with("faces = [\"X\", \"4H\"", "faces = [\"X\", \"4Q\"");
+    let t = edited(
+        "descent.toml",
+        "faces = [\"X\", \"4H\"",
+        "faces = [\"X\", \"4Q\"",
+    );
     refuses(Some(&t), &[], &["face 2 (\"4Q\"): unknown token `4Q`"]);
 }
 
 #[test]
 fn descent_melee_attack_beyond_distance_one() {
-    let t = descent_with(
+    let t = edited(
+        "descent.toml",
         "weapon = \"broadsword\"\ntarget = \"beastman\"\nobjective = \"kill\"\n",
         "weapon = \"broadsword\"\ntarget = \"beastman\"\nobjective = \"kill\"\ndistance = 3\n",
     );
@@ -638,15 +662,13 @@ fn descent_run_writes_csv_and_charts_for_every_scenario() {
     assert!(dist.contains("crossbow-range@d1,") && dist.contains("crossbow-range@d10+aim,"));
 }
 
-fn skirmish_with(from: &str, to: &str) -> String {
-    let t = std::fs::read_to_string(shipped("skirmish.toml")).unwrap();
-    assert!(t.contains(from), "{from}");
-    t.replacen(from, to, 1)
-}
-
 #[test]
 fn skirmish_forbidden_reactions_and_bad_units() {
-    let t = skirmish_with("reaction = \"counter_charge\"", "reaction = \"cast_spell\"");
+    let t = edited(
+        "skirmish.toml",
+        "reaction = \"counter_charge\"",
+        "reaction = \"cast_spell\"",
+    );
     let line = line_of(&t, "cast_spell");
     refuses(
         Some(&t),
@@ -656,7 +678,8 @@ fn skirmish_forbidden_reactions_and_bad_units() {
             "spells may never be cast as a reaction (seed 003)",
         ],
     );
-    let t = skirmish_with(
+    let t = edited(
+        "skirmish.toml",
         "reaction = \"counter_charge\"",
         "reaction = \"shield_wall\"",
     );
@@ -665,7 +688,7 @@ fn skirmish_forbidden_reactions_and_bad_units() {
         &[],
         &["Archers has no shields: only units with shields may form a shield wall"],
     );
-    let t = skirmish_with("target_value = 7\n", "target_value = -1\n");
+    let t = edited("skirmish.toml", "target_value = 7\n", "target_value = -1\n");
     refuses(
         Some(&t),
         &[],
@@ -675,7 +698,8 @@ fn skirmish_forbidden_reactions_and_bad_units() {
         ],
     );
     // Spearmen with one model and one attack die: a shield wall would halve it to 0.
-    let t = skirmish_with(
+    let t = edited(
+        "skirmish.toml",
         "name = \"Spearmen\"\nmodels = 10\n",
         "name = \"Spearmen\"\nmodels = 1\n",
     );
@@ -684,7 +708,11 @@ fn skirmish_forbidden_reactions_and_bad_units() {
         &[],
         &["a shield wall halves Spearmen's 1 attack dice (rounding down) to 0"],
     );
-    let t = skirmish_with("reaction = \"none\"", "reaction = \"dodge\"");
+    let t = edited(
+        "skirmish.toml",
+        "reaction = \"none\"",
+        "reaction = \"dodge\"",
+    );
     refuses(
         Some(&t),
         &[],

@@ -2,7 +2,7 @@
 //! expected value of each quantity side by side (casualties dealt and suffered). Bars are
 //! Monte Carlo with 95% CI whiskers, diamonds the exact values.
 
-use super::{fonts, header, DrawResult, EXACT, FONT, HEIGHT, WIDTH};
+use super::{fonts, grouped_bar, header, DrawResult, EXACT, FONT, HEIGHT, WIDTH};
 use crate::report::write::{finish, temp_path, WriteError};
 use crate::report::DecisionRow;
 use plotters::prelude::*;
@@ -125,24 +125,15 @@ fn draw_into(
             };
             let left = ci as f64 - 0.35 + qi as f64 * width;
             let mid = left + width / 2.0;
-            ch.draw_series(std::iter::once(Rectangle::new(
-                [(left + 0.02, 0.0), (left + width - 0.02, r.estimate)],
-                c.mix(0.85).filled(),
-            )))?;
-            ch.draw_series(std::iter::once(ErrorBar::new_vertical(
-                mid,
-                r.ci_low,
+            grouped_bar(
+                &mut ch,
+                (left + 0.02, left + width - 0.02),
                 r.estimate,
-                r.ci_high,
-                BLACK.stroke_width(2),
-                8,
-            )))?;
-            if let Some(e) = r.exact {
-                ch.draw_series(std::iter::once(
-                    EmptyElement::at((mid, e))
-                        + Polygon::new(vec![(0, -7), (7, 0), (0, 7), (-7, 0)], EXACT.filled()),
-                ))?;
-            }
+                (r.ci_low, r.ci_high),
+                r.exact,
+                c,
+                7,
+            )?;
             ch.draw_series(std::iter::once(Text::new(
                 format!("{:.2}", r.estimate),
                 (mid, r.ci_high + top * 0.02),

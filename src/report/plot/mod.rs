@@ -260,6 +260,49 @@ pub(crate) fn header<'a>(
     Ok((head, body, legend_y))
 }
 
+/// A chart with f64 axes on a bitmap.
+pub(crate) type Plane<'a, 'b> = ChartContext<
+    'a,
+    BitMapBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// One bar of a grouped bar chart: from 0 to `estimate` between `left` and `right`, its
+/// 95% CI whisker and, if known, its exact value as a diamond of half-size `size`.
+pub(crate) fn grouped_bar(
+    ch: &mut Plane,
+    (left, right): (f64, f64),
+    estimate: f64,
+    (lo, hi): (f64, f64),
+    exact: Option<f64>,
+    colour: RGBColor,
+    size: i32,
+) -> DrawResult<()> {
+    let mid = (left + right) / 2.0;
+    ch.draw_series(std::iter::once(Rectangle::new(
+        [(left, 0.0), (right, estimate)],
+        colour.mix(0.85).filled(),
+    )))?;
+    ch.draw_series(std::iter::once(ErrorBar::new_vertical(
+        mid,
+        lo,
+        estimate,
+        hi,
+        BLACK.stroke_width(if size > 5 { 2 } else { 1 }),
+        size as u32 + 1,
+    )))?;
+    if let Some(e) = exact {
+        ch.draw_series(std::iter::once(
+            EmptyElement::at((mid, e))
+                + Polygon::new(
+                    vec![(0, -size), (size, 0), (0, size), (-size, 0)],
+                    EXACT.filled(),
+                ),
+        ))?;
+    }
+    Ok(())
+}
+
 /// File name for a metric's chart: `DIR/SCENARIO/METRIC[suffix].png`.
 pub fn chart_path(dir: &Path, scenario: &str, metric: &str, suffix: &str) -> PathBuf {
     dir.join(scenario).join(format!("{metric}{suffix}.png"))

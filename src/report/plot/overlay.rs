@@ -1,7 +1,7 @@
 //! Side by side: one metric's distribution for several entries, grouped by value, one
 //! colour per entry (bars = Monte Carlo with 95% CI whiskers, diamonds = exact).
 
-use super::{fonts, header, DrawResult, EXACT, FONT, HEIGHT, WIDTH};
+use super::{fonts, grouped_bar, header, DrawResult, FONT, HEIGHT, WIDTH};
 use crate::report::markdown::thousands;
 use crate::report::write::{finish, temp_path, WriteError};
 use plotters::prelude::*;
@@ -112,25 +112,15 @@ fn draw_into(
                 continue;
             };
             let left = i as f64 - 0.4 + k as f64 * width;
-            let mid = left + width / 2.0;
-            ch.draw_series(std::iter::once(Rectangle::new(
-                [(left + 0.01, 0.0), (left + width - 0.01, r.probability)],
-                c.mix(0.85).filled(),
-            )))?;
-            ch.draw_series(std::iter::once(ErrorBar::new_vertical(
-                mid,
-                r.ci_low,
+            grouped_bar(
+                &mut ch,
+                (left + 0.01, left + width - 0.01),
                 r.probability,
-                r.ci_high,
-                BLACK.stroke_width(1),
-                6,
-            )))?;
-            if let Some(e) = r.exact {
-                ch.draw_series(std::iter::once(
-                    EmptyElement::at((mid, e))
-                        + Polygon::new(vec![(0, -5), (5, 0), (0, 5), (-5, 0)], EXACT.filled()),
-                ))?;
-            }
+                (r.ci_low, r.ci_high),
+                r.exact,
+                c,
+                5,
+            )?;
         }
     }
     root.present()?;

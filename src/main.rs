@@ -4,13 +4,14 @@
 mod cli;
 
 use clap::Parser;
-use cli::{Cli, Command, FormatArg};
+use cli::{BalanceArgs, Cli, Command, FormatArg};
 use rollsim::app::{self, AppError, Format, RunOptions};
 use rollsim::balance::compare::{self, CompareOptions};
-use rollsim::balance::equalize::{self, EqualizeOptions};
+use rollsim::balance::equalize;
 use rollsim::balance::overlay::{self, OverlayOptions};
-use rollsim::balance::sensitivity::{self, SensitivityOptions};
+use rollsim::balance::sensitivity;
 use rollsim::balance::sweep::{self, SweepOptions};
+use rollsim::balance::Options;
 use std::io::Write;
 use std::sync::atomic::Ordering;
 
@@ -38,53 +39,34 @@ fn format(f: FormatArg) -> Format {
     }
 }
 
+fn balance(c: BalanceArgs) -> Options {
+    let mut o = Options::new(c.config, &c.scenario);
+    o.metric = c.metric;
+    o.seed = c.seed;
+    o.trials = c.trials;
+    o.exact_only = c.exact_only;
+    o.threads = c.threads.map(|t| t as usize);
+    o.out = c.out;
+    o.sets = c.sets;
+    o.plots = !c.no_plots;
+    o
+}
+
 fn run(cli: Cli) -> Result<String, AppError> {
     match cli.command {
         None => app::run_all(cli.quiet, cli.trials, cli.threads.map(|t| t as usize)),
         Some(Command::List(a)) => app::list(&a.config, &a.sets),
         Some(Command::Check(a)) => app::check(&a.config, &a.sets),
-        Some(Command::Compare(a)) => {
-            let c = a.common;
-            let mut o = CompareOptions::new(c.config, &c.scenario);
-            o.attackers = a.attackers;
-            o.defenders = a.defenders;
-            o.metric = c.metric;
-            o.seed = c.seed;
-            o.trials = c.trials;
-            o.exact_only = c.exact_only;
-            o.threads = c.threads.map(|t| t as usize);
-            o.out = c.out;
-            o.sets = c.sets;
-            o.plots = !c.no_plots;
-            compare::run(&o)
-        }
-        Some(Command::Sweep(a)) => {
-            let c = a.common;
-            sweep::run(&SweepOptions {
-                config: c.config,
-                scenario: c.scenario,
-                vary: a.vary,
-                metric: c.metric,
-                seed: c.seed,
-                trials: c.trials,
-                exact_only: c.exact_only,
-                threads: c.threads.map(|t| t as usize),
-                out: c.out,
-                sets: c.sets,
-                plots: !c.no_plots,
-            })
-        }
-        Some(Command::Sensitivity(c)) => sensitivity::run(&SensitivityOptions {
-            config: c.config,
-            scenario: c.scenario,
-            seed: c.seed,
-            trials: c.trials,
-            exact_only: c.exact_only,
-            threads: c.threads.map(|t| t as usize),
-            out: c.out,
-            sets: c.sets,
-            plots: !c.no_plots,
+        Some(Command::Compare(a)) => compare::run(&CompareOptions {
+            common: balance(a.common),
+            attackers: a.attackers,
+            defenders: a.defenders,
         }),
+        Some(Command::Sweep(a)) => sweep::run(&SweepOptions {
+            common: balance(a.common),
+            vary: a.vary,
+        }),
+        Some(Command::Sensitivity(c)) => sensitivity::run(&balance(c)),
         Some(Command::Overlay(a)) => overlay::run(&OverlayOptions {
             entries: a.entries,
             metric: a.metric,
@@ -94,16 +76,7 @@ fn run(cli: Cli) -> Result<String, AppError> {
             out: a.out,
             plots: !a.no_plots,
         }),
-        Some(Command::Equalize(c)) => equalize::run(&EqualizeOptions {
-            config: c.config,
-            scenario: c.scenario,
-            seed: c.seed,
-            trials: c.trials,
-            exact_only: c.exact_only,
-            threads: c.threads.map(|t| t as usize),
-            out: c.out,
-            sets: c.sets,
-        }),
+        Some(Command::Equalize(c)) => equalize::run(&balance(c)),
         Some(Command::Run(a)) => {
             let mut o = RunOptions::new(a.config);
             o.scenarios = a.scenarios;

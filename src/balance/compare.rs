@@ -1,49 +1,19 @@
 //! `rollsim compare`: one scenario for every attacker x defender pair, as a matchup
 //! matrix (CSV long and wide, Markdown, heatmap).
 
-use super::{budget, measure, out_dir, Cell, Pick, Role, Source};
-use crate::app::{self, AppError};
+use super::{measure, out_dir, wrote, Cell, Options, Pick, Role, Source};
+use crate::app::AppError;
 use crate::report::{frame, markdown::thousands, plot, write::WriteError};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
+/// `rollsim compare`: the common options and the two sides' ids.
 #[derive(Clone, Debug)]
 pub struct CompareOptions {
-    pub config: PathBuf,
-    pub scenario: String,
+    pub common: Options,
     /// Ids for the attacker side; empty: every entry of its table.
     pub attackers: Vec<String>,
     pub defenders: Vec<String>,
-    /// `--metric` as `Pick::parse` reads it; None: the headline.
-    pub metric: Option<String>,
-    pub seed: Option<u64>,
-    pub trials: Option<u64>,
-    pub exact_only: bool,
-    pub threads: Option<usize>,
-    pub out: Option<PathBuf>,
-    pub sets: Vec<String>,
-    pub plots: bool,
-    pub quiet: bool,
-}
-
-impl CompareOptions {
-    pub fn new(config: impl Into<PathBuf>, scenario: &str) -> Self {
-        CompareOptions {
-            config: config.into(),
-            scenario: scenario.into(),
-            attackers: Vec::new(),
-            defenders: Vec::new(),
-            metric: None,
-            seed: None,
-            trials: None,
-            exact_only: false,
-            threads: None,
-            out: None,
-            sets: Vec::new(),
-            plots: true,
-            quiet: true,
-        }
-    }
 }
 
 /// A matchup matrix: rows attackers, columns defenders.
@@ -216,32 +186,22 @@ pub fn write(m: &Matrix, dir: &Path, plots: bool) -> Result<Vec<PathBuf>, AppErr
 
 /// `rollsim compare`: compute, write, return the Markdown.
 pub fn run(o: &CompareOptions) -> Result<String, AppError> {
-    let source = Source::load(&o.config, &o.sets)?;
-    let pick = Pick::parse(o.metric.as_deref());
-    let (seed, trials) = budget(&source, o.seed, o.trials, o.exact_only);
-    let pool = app::thread_pool(o.threads)?;
-    let m = pool.install(|| {
+    let c = &o.common;
+    let p = c.prepare()?;
+    let m = p.pool.install(|| {
         matrix(
-            &source,
-            &o.scenario,
+            &p.source,
+            &c.scenario,
             (&o.attackers, &o.defenders),
-            &pick,
-            seed,
-            trials,
-            o.quiet,
+            &p.pick,
+            p.seed,
+            p.trials,
+            true,
         )
     })?;
-    let dir = out_dir(&source, &o.out, "compare");
-    let files = write(&m, &dir, o.plots)?;
-    Ok(format!(
-        "{}wrote {}\n",
-        markdown(&m),
-        files
-            .iter()
-            .map(|f| f.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    ))
+    let dir = out_dir(&p.source, &c.out, "compare");
+    let files = write(&m, &dir, c.plots)?;
+    Ok(format!("{}{}", markdown(&m), wrote(&files)))
 }
 
 /// Matrices of several scenarios at once (the gallery), in parallel over scenarios.

@@ -1,11 +1,10 @@
 //! The equalizer: for a matchup, the smallest change to either side (dice, or a stat step)
 //! that brings the headline probability (P(win)) closest to 50%.
 
-use super::{budget, exact_value, measure, out_dir, steps, Pick, Source};
+use super::{exact_value, measure, out_dir, steps, wrote, Options, Pick, Source};
 use crate::app::{self, AppError};
 use crate::report::{csv, write::WriteError};
 use polars::prelude::*;
-use std::path::PathBuf;
 
 /// One tried change and where it puts the headline probability.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,24 +68,14 @@ pub fn candidates(
     Ok((base.headline.label, p0, out))
 }
 
-pub struct EqualizeOptions {
-    pub config: PathBuf,
-    pub scenario: String,
-    pub seed: Option<u64>,
-    pub trials: Option<u64>,
-    pub exact_only: bool,
-    pub threads: Option<usize>,
-    pub out: Option<PathBuf>,
-    pub sets: Vec<String>,
-}
-
-pub fn run(o: &EqualizeOptions) -> Result<String, AppError> {
-    let source = Source::load(&o.config, &o.sets)?;
-    source.scenario(&o.scenario)?;
-    let (seed, trials) = budget(&source, o.seed, o.trials, o.exact_only);
-    let pool = app::thread_pool(o.threads)?;
-    let (label, p0, c) = pool.install(|| candidates(&source, &o.scenario, seed, trials))?;
-    let dir = out_dir(&source, &o.out, "equalize");
+/// `rollsim equalize` (reads the headline; `metric` unused).
+pub fn run(o: &Options) -> Result<String, AppError> {
+    let p = o.prepare()?;
+    let (source, seed, trials) = (&p.source, p.seed, p.trials);
+    let (label, p0, c) = p
+        .pool
+        .install(|| candidates(source, &o.scenario, seed, trials))?;
+    let dir = out_dir(source, &o.out, "equalize");
     std::fs::create_dir_all(&dir).map_err(|e| WriteError::io(&dir, e))?;
     let mut df = df!(
         "change" => c.iter().map(|x| x.change.clone()).collect::<Vec<_>>(),
@@ -112,6 +101,7 @@ pub fn run(o: &EqualizeOptions) -> Result<String, AppError> {
     for x in c.iter().take(10) {
         s.push_str(&format!("| {} | {:.2}% |\n", x.change, x.p * 100.0));
     }
-    s.push_str(&format!("\nwrote {}\n", path.display()));
+    s.push('\n');
+    s.push_str(&wrote(&[path]));
     Ok(s)
 }

@@ -203,6 +203,76 @@ pub fn exact_value(c: &Compiled, pick: &Pick) -> Option<f64> {
     })
 }
 
+/// What every balance command is told: the config, the scenario, what to read and how.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub config: PathBuf,
+    pub scenario: String,
+    /// `--metric` as [`Pick::parse`] reads it; None: the headline.
+    pub metric: Option<String>,
+    pub seed: Option<u64>,
+    pub trials: Option<u64>,
+    pub exact_only: bool,
+    pub threads: Option<usize>,
+    pub out: Option<PathBuf>,
+    pub sets: Vec<String>,
+    pub plots: bool,
+}
+
+impl Options {
+    /// Defaults: the headline, the config's seed and trials, charts on.
+    pub fn new(config: impl Into<PathBuf>, scenario: &str) -> Self {
+        Options {
+            config: config.into(),
+            scenario: scenario.into(),
+            metric: None,
+            seed: None,
+            trials: None,
+            exact_only: false,
+            threads: None,
+            out: None,
+            sets: Vec::new(),
+            plots: true,
+        }
+    }
+
+    /// Load the config, check the scenario, settle seed and trials, build the pool.
+    pub fn prepare(&self) -> Result<Prepared, AppError> {
+        let source = Source::load(&self.config, &self.sets)?;
+        source.scenario(&self.scenario)?;
+        let (seed, trials) = budget(&source, self.seed, self.trials, self.exact_only);
+        Ok(Prepared {
+            pick: Pick::parse(self.metric.as_deref()),
+            pool: app::thread_pool(self.threads)?,
+            source,
+            seed,
+            trials,
+        })
+    }
+}
+
+/// A balance command ready to compute.
+pub struct Prepared {
+    pub source: Source,
+    pub pick: Pick,
+    pub seed: u64,
+    /// None: exact only.
+    pub trials: Option<u64>,
+    pub pool: rayon::ThreadPool,
+}
+
+/// "wrote a, b" for a command's stdout.
+pub fn wrote(files: &[PathBuf]) -> String {
+    format!(
+        "wrote {}\n",
+        files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
 /// The scenario keys that name a unit (or character, weapon, monster), per system, with
 /// the table they name, in the order compare reads them: attacker first.
 const ROLES: &[(&str, &str, &str)] = &[

@@ -2,11 +2,10 @@
 //! better step of each stat, and the change it makes to the headline probability and to
 //! each numeric metric's mean ("what is +1 die worth?").
 
-use super::{budget, exact_value, measure, out_dir, steps, Pick, Source};
+use super::{exact_value, measure, out_dir, steps, wrote, Options, Pick, Source};
 use crate::app::{self, AppError};
 use crate::report::{csv, plot, write::WriteError};
 use polars::prelude::*;
-use std::path::PathBuf;
 
 /// One change and its effect on one quantity.
 #[derive(Clone, Debug, PartialEq)]
@@ -99,25 +98,12 @@ pub fn markdown(scenario: &str, headline: &str, rows: &[Row]) -> String {
     s
 }
 
-pub struct SensitivityOptions {
-    pub config: PathBuf,
-    pub scenario: String,
-    pub seed: Option<u64>,
-    pub trials: Option<u64>,
-    pub exact_only: bool,
-    pub threads: Option<usize>,
-    pub out: Option<PathBuf>,
-    pub sets: Vec<String>,
-    pub plots: bool,
-}
-
-pub fn run(o: &SensitivityOptions) -> Result<String, AppError> {
-    let source = Source::load(&o.config, &o.sets)?;
-    source.scenario(&o.scenario)?;
-    let (seed, trials) = budget(&source, o.seed, o.trials, o.exact_only);
-    let pool = app::thread_pool(o.threads)?;
-    let (headline, rows) = pool.install(|| rows(&source, &o.scenario, seed, trials))?;
-    let dir = out_dir(&source, &o.out, "sensitivity");
+/// `rollsim sensitivity` (reads the headline and every numeric mean; `metric` unused).
+pub fn run(o: &Options) -> Result<String, AppError> {
+    let p = o.prepare()?;
+    let (source, seed, trials) = (&p.source, p.seed, p.trials);
+    let (headline, rows) = p.pool.install(|| rows(source, &o.scenario, seed, trials))?;
+    let dir = out_dir(source, &o.out, "sensitivity");
     std::fs::create_dir_all(&dir).map_err(|e| WriteError::io(&dir, e))?;
     let mut df = df!(
         "change" => rows.iter().map(|r| r.change.clone()).collect::<Vec<_>>(),
@@ -154,12 +140,8 @@ pub fn run(o: &SensitivityOptions) -> Result<String, AppError> {
         files.push(png);
     }
     Ok(format!(
-        "{}wrote {}\n",
+        "{}{}",
         markdown(&o.scenario, &headline, &rows),
-        files
-            .iter()
-            .map(|f| f.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
+        wrote(&files)
     ))
 }

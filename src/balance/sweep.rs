@@ -1,11 +1,10 @@
 //! `rollsim sweep`: one scenario as one or two config keys step through a range. One key
 //! draws a line with its 95% band (and the exact line); two keys a heatmap.
 
-use super::{budget, measure, out_dir, Cell, Pick, Role, Source};
-use crate::app::{self, AppError};
+use super::{measure, out_dir, wrote, Cell, Options, Pick, Role, Source};
+use crate::app::AppError;
 use crate::report::{csv, markdown::thousands, plot, write::WriteError};
 use polars::prelude::*;
-use std::path::PathBuf;
 use toml::Value;
 
 /// A key and the values it takes.
@@ -159,23 +158,16 @@ pub fn sweep(
     })
 }
 
+/// `rollsim sweep`: the common options and one or two `KEY=LO..HI[:STEP]`.
 pub struct SweepOptions {
-    pub config: PathBuf,
-    pub scenario: String,
+    pub common: Options,
     pub vary: Vec<String>,
-    pub metric: Option<String>,
-    pub seed: Option<u64>,
-    pub trials: Option<u64>,
-    pub exact_only: bool,
-    pub threads: Option<usize>,
-    pub out: Option<PathBuf>,
-    pub sets: Vec<String>,
-    pub plots: bool,
 }
 
 pub fn run(o: &SweepOptions) -> Result<String, AppError> {
-    let source = Source::load(&o.config, &o.sets)?;
-    source.scenario(&o.scenario)?;
+    let c = &o.common;
+    let p = c.prepare()?;
+    let (source, seed, trials) = (&p.source, p.seed, p.trials);
     if o.vary.is_empty() || o.vary.len() > 2 {
         return Err(AppError::BadOption(
             "--vary: give one or two keys, e.g. --vary attacker.strength=2..6".into(),
@@ -184,17 +176,16 @@ pub fn run(o: &SweepOptions) -> Result<String, AppError> {
     let keys = o
         .vary
         .iter()
-        .map(|v| parse(&source, &o.scenario, v))
+        .map(|v| parse(source, &c.scenario, v))
         .collect::<Result<Vec<_>, _>>()?;
-    let pick = Pick::parse(o.metric.as_deref());
-    let (seed, trials) = budget(&source, o.seed, o.trials, o.exact_only);
-    let pool = app::thread_pool(o.threads)?;
-    let s = pool.install(|| sweep(&source, &o.scenario, keys, &pick, seed, trials))?;
-    let dir = out_dir(&source, &o.out, "sweep");
+    let s = p
+        .pool
+        .install(|| sweep(source, &c.scenario, keys, &p.pick, seed, trials))?;
+    let dir = out_dir(source, &c.out, "sweep");
     std::fs::create_dir_all(&dir).map_err(|e| WriteError::io(&dir, e))?;
     let stem = format!(
         "sweep-{}-{}",
-        o.scenario,
+        c.scenario,
         s.keys
             .iter()
             .map(|k| k.key.replace('.', "_"))
@@ -244,7 +235,7 @@ pub fn run(o: &SweepOptions) -> Result<String, AppError> {
         ),
         None => "exact".into(),
     };
-    if o.plots {
+    if c.plots {
         let png = dir.join(format!("{stem}.png"));
         plot::sweep::draw(&s, &how, &png)?;
         files.push(png);
@@ -291,13 +282,7 @@ pub fn run(o: &SweepOptions) -> Result<String, AppError> {
             ));
         }
     }
-    md.push_str(&format!(
-        "\nwrote {}\n",
-        files
-            .iter()
-            .map(|f| f.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    ));
+    md.push('\n');
+    md.push_str(&wrote(&files));
     Ok(md)
 }

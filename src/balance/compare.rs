@@ -104,6 +104,12 @@ pub fn matrix(
         }
         cells.push(row);
     }
+    // A headline names the first pair's attacker ("P(Thief wins)"): say the row side.
+    if *pick == Pick::Headline {
+        if let Some((_, first)) = rows.first() {
+            what = what.replace(first.as_str(), &format!("{} (row)", ar.key));
+        }
+    }
     Ok(Matrix {
         config: source.stem(),
         scenario: scenario.into(),

@@ -21,8 +21,13 @@ use toml::{Table, Value};
 /// Where a bad value came from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Origin {
-    File { line: usize, column: usize },
+    File {
+        line: usize,
+        column: usize,
+    },
     Set(String),
+    /// A variant a balance command made of the file (a changed stat, a swapped unit).
+    Variant,
 }
 
 /// A configuration problem, rendered as
@@ -57,6 +62,7 @@ fn render_invalid(file: &str, origin: &Origin, key: &str, message: &str) -> Stri
     match origin {
         Origin::File { line, column } => format!("{file}:{line}:{column}: key `{key}`: {message}"),
         Origin::Set(arg) => format!("--set {arg} (for {file}): key `{key}`: {message}"),
+        Origin::Variant => format!("{file}, as changed: key `{key}`: {message}"),
     }
 }
 
@@ -227,7 +233,7 @@ pub fn load_str(text: &str, file: &str, sets: &[String]) -> Result<AnalysisConfi
 pub fn load_table(table: &Table, file: &str) -> Result<AnalysisConfig, ConfigError> {
     validate(table, file).map_err(|p| ConfigError::Invalid {
         file: file.into(),
-        origin: Origin::Set("(balance variant)".into()),
+        origin: Origin::Variant,
         key: p.path.join("."),
         message: p.message,
     })

@@ -70,7 +70,11 @@ const CHARACTER_KEYS: &[&str] = &[
     "name", "dx", "co", "st", "ch", "aw", "mv", "weapon", "armour", "skills",
 ];
 const RULE_KEYS: &[&str] = &["natural_fail", "second_charge"];
-const SECOND_CHARGE: &[&str] = &["after_win", "always", "never"];
+const SECOND_CHARGE: &[(&str, SecondCharge)] = &[
+    ("after_win", SecondCharge::AfterWin),
+    ("always", SecondCharge::Always),
+    ("never", SecondCharge::Never),
+];
 /// Highest ability score and skill level; 12 is the die's top face.
 pub const MAX_SCORE: i64 = 12;
 /// Longest duel a config may ask for: keeps the state table under ~10^5 entries.
@@ -101,12 +105,8 @@ fn read_rules(r: &Reader) -> Result<Rules, Problem> {
     if let Some(n) = r.int_in("natural_fail", 0, 12)? {
         rules.natural_fail = n as u32;
     }
-    if let Some(s) = r.choice_opt("second_charge", SECOND_CHARGE)? {
-        rules.second_charge = match s.as_str() {
-            "always" => SecondCharge::Always,
-            "never" => SecondCharge::Never,
-            _ => SecondCharge::AfterWin,
-        };
+    if let Some(s) = r.pick("second_charge", SECOND_CHARGE)? {
+        rules.second_charge = s;
     }
     Ok(rules)
 }

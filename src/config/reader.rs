@@ -168,6 +168,14 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// One of the named `options` (a string), as its value; the nearest name on a miss.
+    pub fn pick<T: Copy>(&self, key: &str, options: &[(&str, T)]) -> Result<Option<T>, Problem> {
+        let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+        Ok(self
+            .choice_opt(key, &names)?
+            .and_then(|s| options.iter().find(|(n, _)| *n == s).map(|(_, v)| *v)))
+    }
+
     pub fn table_opt(&self, key: &str) -> Result<Option<Reader<'a>>, Problem> {
         match self.table.get(key) {
             None => Ok(None),

@@ -141,26 +141,32 @@ fn read_rules(r: &Reader) -> Result<Rules, Problem> {
         }
         rules.explode_on = e as u8;
     }
-    if let Some(d) = r.choice_opt("double_rule", &["twice", "margin2"])? {
-        rules.double_rule = if d == "twice" {
-            DoubleRule::Twice
-        } else {
-            DoubleRule::Margin2
-        };
+    if let Some(d) = r.pick(
+        "double_rule",
+        &[
+            ("twice", DoubleRule::Twice),
+            ("margin2", DoubleRule::Margin2),
+        ],
+    )? {
+        rules.double_rule = d;
     }
-    if let Some(e) = r.choice_opt("escalation", &["shared", "per_test"])? {
-        rules.escalation = if e == "shared" {
-            Escalation::Shared
-        } else {
-            Escalation::PerTest
-        };
+    if let Some(e) = r.pick(
+        "escalation",
+        &[
+            ("shared", Escalation::Shared),
+            ("per_test", Escalation::PerTest),
+        ],
+    )? {
+        rules.escalation = e;
     }
-    if let Some(c) = r.choice_opt("catch_pool", &["throw_successes", "three_plus_throw"])? {
-        rules.catch_pool = if c == "throw_successes" {
-            CatchPool::ThrowSuccesses
-        } else {
-            CatchPool::ThreePlusThrow
-        };
+    if let Some(c) = r.pick(
+        "catch_pool",
+        &[
+            ("throw_successes", CatchPool::ThrowSuccesses),
+            ("three_plus_throw", CatchPool::ThreePlusThrow),
+        ],
+    )? {
+        rules.catch_pool = c;
     }
     if let Some(t) = r.int_in("threat_cap", 0, 10)? {
         rules.threat_cap = t as u32;

@@ -115,29 +115,29 @@ fn read_rules(r: &Reader) -> Result<Rules, Problem> {
     rules.natural_hit = r.int_in("natural_hit", 0, die)?.unwrap_or(0) as u32;
     rules.natural_miss = r.int_in("natural_miss", 0, die)?.unwrap_or(0) as u32;
     rules.saves = r.bool_opt("saves")?.unwrap_or(true);
-    if let Some(m) = r.choice_opt("morale", &["at_most", "at_least"])? {
-        rules.morale_sense = if m == "at_most" {
-            Sense::AtMost
-        } else {
-            Sense::AtLeast
-        };
+    if let Some(m) = r.pick(
+        "morale",
+        &[("at_most", Sense::AtMost), ("at_least", Sense::AtLeast)],
+    )? {
+        rules.morale_sense = m;
     }
-    if let Some(b) = r.choice_opt("break_test", &["casualties", "never"])? {
-        rules.break_test = if b == "never" {
-            BreakTest::Never
-        } else {
-            BreakTest::Casualties
-        };
+    if let Some(b) = r.pick(
+        "break_test",
+        &[
+            ("casualties", BreakTest::Casualties),
+            ("never", BreakTest::Never),
+        ],
+    )? {
+        rules.break_test = b;
     }
     if let Some(c) = r.int_in("casualty_modifier", 0, 10)? {
         rules.casualty_modifier = c as i32;
     }
-    if let Some(c) = r.choice_opt("combat_bonus", &["to_hit", "dice"])? {
-        rules.combat_bonus = if c == "dice" {
-            CombatBonus::Dice
-        } else {
-            CombatBonus::ToHit
-        };
+    if let Some(c) = r.pick(
+        "combat_bonus",
+        &[("to_hit", CombatBonus::ToHit), ("dice", CombatBonus::Dice)],
+    )? {
+        rules.combat_bonus = c;
     }
     Ok(rules)
 }

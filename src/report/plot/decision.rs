@@ -2,18 +2,11 @@
 //! expected value of each quantity side by side (casualties dealt and suffered). Bars are
 //! Monte Carlo with 95% CI whiskers, diamonds the exact values.
 
-use super::{fonts, grouped_bar, header, DrawResult, EXACT, FONT, HEIGHT, WIDTH};
+use super::{fonts, grouped_bar, header, DrawResult, EXACT, FONT, HEIGHT, SERIES, WIDTH};
 use crate::report::write::{finish, temp_path, WriteError};
 use crate::report::DecisionRow;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
-
-const COLOURS: [RGBColor; 4] = [
-    RGBColor(76, 114, 176),
-    RGBColor(196, 78, 82),
-    RGBColor(85, 168, 104),
-    RGBColor(129, 114, 179),
-];
 
 /// `DIR/DECISION/decision.png` from the expectation rows of one decision.
 pub fn draw(
@@ -62,7 +55,7 @@ fn draw_into(
     for (i, q) in quantities.iter().enumerate() {
         head.draw(&Rectangle::new(
             [(x, y + 1), (x + 16, y + 15)],
-            COLOURS[i % COLOURS.len()].filled(),
+            SERIES[i % SERIES.len()].filled(),
         ))?;
         let text = q.replace('_', " ");
         head.draw(&Text::new(text.clone(), (x + 22, y), legend.clone()))?;
@@ -115,7 +108,7 @@ fn draw_into(
         .draw()?;
     let width = 0.7 / quantities.len().max(1) as f64;
     for (qi, q) in quantities.iter().enumerate() {
-        let c = COLOURS[qi % COLOURS.len()];
+        let c = SERIES[qi % SERIES.len()];
         for (ci, choice) in choices.iter().enumerate() {
             let Some(r) = rows
                 .iter()

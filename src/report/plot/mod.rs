@@ -38,6 +38,14 @@ pub(crate) const WIDTH: u32 = 1100;
 pub(crate) const HEIGHT: u32 = 650;
 pub(crate) const BAR: RGBColor = RGBColor(76, 114, 176);
 pub(crate) const EXACT: RGBColor = RGBColor(221, 132, 82);
+/// Colours of the series of multi-series charts, in order; none is the exact orange.
+pub(crate) const SERIES: [RGBColor; 5] = [
+    BAR,
+    RGBColor(85, 168, 104),
+    RGBColor(196, 78, 82),
+    RGBColor(129, 114, 179),
+    RGBColor(204, 185, 116),
+];
 
 /// What a bar chart shows.
 pub struct Bars<'a> {

@@ -1,19 +1,11 @@
 //! Side by side: one metric's distribution for several entries, grouped by value, one
 //! colour per entry (bars = Monte Carlo with 95% CI whiskers, diamonds = exact).
 
-use super::{fonts, grouped_bar, header, DrawResult, FONT, HEIGHT, WIDTH};
+use super::{fonts, grouped_bar, header, DrawResult, FONT, HEIGHT, SERIES, WIDTH};
 use crate::report::markdown::thousands;
 use crate::report::write::{finish, temp_path, WriteError};
 use plotters::prelude::*;
 use std::path::Path;
-
-const COLOURS: [RGBColor; 5] = [
-    RGBColor(76, 114, 176),
-    RGBColor(85, 168, 104),
-    RGBColor(196, 78, 82),
-    RGBColor(129, 114, 179),
-    RGBColor(204, 185, 116),
-];
 
 pub fn draw(
     metric: &str,
@@ -53,7 +45,7 @@ fn draw_into(
         let x = 26 + i as i32 * share;
         head.draw(&Rectangle::new(
             [(x, y + 1), (x + 16, y + 15)],
-            COLOURS[i % COLOURS.len()].filled(),
+            SERIES[i % SERIES.len()].filled(),
         ))?;
         let short: String = if label.chars().count() > fits {
             label
@@ -106,7 +98,7 @@ fn draw_into(
         .draw()?;
     let width = 0.8 / rows.len().max(1) as f64;
     for (k, (_, m, _)) in rows.iter().enumerate() {
-        let c = COLOURS[k % COLOURS.len()];
+        let c = SERIES[k % SERIES.len()];
         for (i, v) in values.iter().enumerate() {
             let Some(r) = m.rows.iter().find(|r| &r.label == v) else {
                 continue;

@@ -3,20 +3,12 @@
 //! the first numeric metric (damage), one of the probability of chosen outcomes (a miss,
 //! a kill). Monte Carlo points carry 95% CI whiskers; exact values are the lines.
 
-use super::{fonts, header, DrawResult, FONT, HEIGHT, WIDTH};
+use super::{fonts, header, DrawResult, FONT, HEIGHT, SERIES, WIDTH};
 use crate::report::write::{finish, temp_path, WriteError};
 use crate::report::ScenarioResult;
 use crate::stats::{wilson, z95};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
-
-/// Series colours, in order of first appearance.
-const COLOURS: [RGBColor; 4] = [
-    RGBColor(76, 114, 176),
-    RGBColor(221, 132, 82),
-    RGBColor(85, 168, 104),
-    RGBColor(196, 78, 82),
-];
 
 const NOTE: &str = "lines: exact, points: Monte Carlo with 95% CI";
 
@@ -179,7 +171,7 @@ fn draw_into(
     let legend = (FONT, 15).into_font().color(&BLACK);
     let mut x = 26;
     for (i, (label, _)) in lines.iter().enumerate() {
-        let c = COLOURS[i % COLOURS.len()];
+        let c = SERIES[i % SERIES.len()];
         head.draw(&PathElement::new(
             vec![(x, y + 8), (x + 24, y + 8)],
             c.stroke_width(3),
@@ -225,7 +217,7 @@ fn draw_into(
         })
         .draw()?;
     for (i, (_, pts)) in lines.iter().enumerate() {
-        let c = COLOURS[i % COLOURS.len()];
+        let c = SERIES[i % SERIES.len()];
         let exact: Vec<(f64, f64)> = pts.iter().filter_map(|p| p.3.map(|e| (p.0, e))).collect();
         if !exact.is_empty() {
             ch.draw_series(std::iter::once(PathElement::new(exact, c.stroke_width(2))))?;

@@ -3,7 +3,7 @@
 //! how fast they rise is the length of the fight. Monte Carlo is drawn as bands, the
 //! exact values as dots on their edges.
 
-use super::{fonts, header, DrawResult, BAR, EXACT, FONT, HEIGHT, WIDTH};
+use super::{fonts, header, DrawResult, EXACT, FONT, HEIGHT, SERIES, WIDTH};
 use crate::model::Chart;
 use crate::report::write::{finish, temp_path, WriteError};
 use crate::report::ScenarioResult;
@@ -91,7 +91,7 @@ fn draw_into(r: &ScenarioResult, chart: &Chart, path: &Path) -> DrawResult<()> {
         &format!("{}: {title}", r.name),
         &format!("{} (seed {})", r.description, r.seed),
     )?;
-    let colours = [BAR, RGBColor(85, 168, 104)];
+    let colours = [SERIES[0], SERIES[1]];
     let legend = (FONT, 15).into_font().color(&BLACK);
     let mut x = 26;
     for (s, c) in all.iter().zip(colours) {

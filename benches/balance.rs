@@ -20,13 +20,12 @@ fn matrix(c: &mut Criterion) {
                 &Pick::Headline,
                 7,
                 Some(10_000_000),
-                true,
             )
             .unwrap()
         })
     });
     g.bench_function("exact_only", |b| {
-        b.iter(|| compare::matrix(&source, sc, (&[], &[]), &Pick::Headline, 7, None, true).unwrap())
+        b.iter(|| compare::matrix(&source, sc, (&[], &[]), &Pick::Headline, 7, None).unwrap())
     });
     g.finish();
 }

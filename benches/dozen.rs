@@ -5,8 +5,9 @@
 mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rollsim::config::{self, SystemConfig};
-use rollsim::rules::dozen::{duel, melee, Rules};
+use rollsim::config;
+use rollsim::systems::dozen::config::DozenConfig;
+use rollsim::systems::dozen::rules::{duel, melee, Rules};
 use std::hint::black_box;
 
 const CONFIG: &str = r#"
@@ -84,9 +85,7 @@ fn monte_carlo(c: &mut Criterion) {
 
 fn exact(c: &mut Criterion) {
     let cfg = cfg();
-    let SystemConfig::Dozen(d) = &cfg.system else {
-        unreachable!()
-    };
+    let d = cfg.typed::<DozenConfig>().expect("a dozen config");
     let ch = |id: &str| d.characters.iter().find(|c| c.id == id).unwrap().clone();
     let rules = Rules::default();
     let mut g = c.benchmark_group("dozen_exact");

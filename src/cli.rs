@@ -37,8 +37,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// What one step is worth: each side's +1 die and one better step of each stat
     Sensitivity(BalanceArgs),
-    /// The smallest change to either side that brings P(win) closest to 50%
-    Equalize(BalanceArgs),
+    /// The smallest change to either side that brings P(win) (or --metric) closest to 50% (or --target)
+    Equalize(EqualizeArgs),
     /// One metric of several scenarios side by side (units, or variants of a config)
     Overlay(OverlayArgs),
     /// Add up the parts of `run --shard K/N` into the output of a single run
@@ -47,7 +47,7 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct OverlayArgs {
-    /// Entries CONFIG:SCENARIO[:KEY=VALUE;...], e.g. configs/rush.toml:slam-orc-vs-human-guard configs/rush-exploding.toml:slam-orc-vs-human-guard, or ...:slam-orc-vs-human-guard:attacker=goblin
+    /// Entries CONFIG:SCENARIO[:KEY=VALUE;...], e.g. configs/A.toml:SCENARIO configs/B.toml:SCENARIO, or configs/A.toml:SCENARIO:attacker=goblin; a group name stands for all its members
     #[arg(required = true, num_args = 2..)]
     pub entries: Vec<String>,
     /// The metric to set side by side [default: the headline's]
@@ -82,9 +82,9 @@ pub struct SweepArgs {
 /// Options every balance command shares.
 #[derive(Args, Debug)]
 pub struct BalanceArgs {
-    /// The TOML config file, e.g. configs/rush.toml
+    /// The TOML config file, e.g. configs/NAME.toml
     pub config: PathBuf,
-    /// The scenario to vary (its name from `rollsim list`)
+    /// The scenario: a name `rollsim list` prints, or a group (a profile or decision table, e.g. NAME for NAME@d4, NAME@d5, ...) for one result per member
     #[arg(short, long = "scenario", value_name = "NAME")]
     pub scenario: String,
     /// What to read off it: METRIC=VALUE[,VALUE] (a probability, e.g. result=double) or a numeric METRIC (its mean) [default: the scenario's headline]
@@ -123,11 +123,32 @@ pub struct CompareArgs {
     /// Defender-side ids (comma-separated) [default: every entry of the table the second side names]
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub defenders: Vec<String>,
+    /// `fixed`: the response the scenario names; `best`: in each cell the defender picks the response (Slamback or Dodge, a reaction, a decision table's choice) worst for the attacker, named in the cell
+    #[arg(long, value_enum, default_value = "fixed")]
+    pub response: ResponseArg,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResponseArg {
+    Fixed,
+    Best,
+}
+
+#[derive(Args, Debug)]
+pub struct EqualizeArgs {
+    #[command(flatten)]
+    pub common: BalanceArgs,
+    /// The value to bring the measure to [default: 0.5 for a probability; a mean needs one]
+    #[arg(long, value_name = "VALUE")]
+    pub target: Option<f64>,
+    /// Also try two changes at once (one step on each of two knobs)
+    #[arg(long)]
+    pub pairs: bool,
 }
 
 #[derive(Args, Debug)]
 pub struct ConfigArgs {
-    /// The TOML config file, e.g. configs/rush.toml
+    /// The TOML config file, e.g. configs/NAME.toml
     pub config: PathBuf,
     /// Override a config value for this run, e.g. --set units.orc.strength=2 (repeatable)
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -136,7 +157,7 @@ pub struct ConfigArgs {
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The TOML config file, e.g. configs/rush.toml
+    /// The TOML config file, e.g. configs/NAME.toml
     pub config: PathBuf,
     /// Scenario to run (repeatable or comma-separated) [default: all of them]
     #[arg(short, long = "scenario", value_name = "NAME", value_delimiter = ',')]

@@ -4,13 +4,12 @@
 mod cli;
 
 use clap::Parser;
-use cli::{BalanceArgs, Cli, Command, FormatArg};
-use rollsim::app::{self, AppError, Format, RunOptions};
-use rollsim::balance::compare::{self, CompareOptions};
-use rollsim::balance::equalize;
-use rollsim::balance::overlay::{self, OverlayOptions};
-use rollsim::balance::sensitivity;
-use rollsim::balance::sweep::{self, SweepOptions};
+use cli::{BalanceArgs, Cli, Command, FormatArg, ResponseArg};
+use rollsim::app::{self, balance as run_balance, AppError, Format, RunOptions};
+use rollsim::balance::compare::CompareOptions;
+use rollsim::balance::equalize::EqualizeOptions;
+use rollsim::balance::overlay::OverlayOptions;
+use rollsim::balance::sweep::SweepOptions;
 use rollsim::balance::Options;
 use std::io::Write;
 use std::sync::atomic::Ordering;
@@ -57,17 +56,18 @@ fn run(cli: Cli) -> Result<String, AppError> {
         None => app::run_all(cli.quiet, cli.trials, cli.threads.map(|t| t as usize)),
         Some(Command::List(a)) => app::list(&a.config, &a.sets),
         Some(Command::Check(a)) => app::check(&a.config, &a.sets),
-        Some(Command::Compare(a)) => compare::run(&CompareOptions {
+        Some(Command::Compare(a)) => run_balance::compare(&CompareOptions {
             common: balance(a.common),
             attackers: a.attackers,
             defenders: a.defenders,
+            best_response: a.response == ResponseArg::Best,
         }),
-        Some(Command::Sweep(a)) => sweep::run(&SweepOptions {
+        Some(Command::Sweep(a)) => run_balance::sweep(&SweepOptions {
             common: balance(a.common),
             vary: a.vary,
         }),
-        Some(Command::Sensitivity(c)) => sensitivity::run(&balance(c)),
-        Some(Command::Overlay(a)) => overlay::run(&OverlayOptions {
+        Some(Command::Sensitivity(c)) => run_balance::sensitivity(&balance(c)),
+        Some(Command::Overlay(a)) => run_balance::overlay(&OverlayOptions {
             entries: a.entries,
             metric: a.metric,
             seed: a.seed,
@@ -76,7 +76,11 @@ fn run(cli: Cli) -> Result<String, AppError> {
             out: a.out,
             plots: !a.no_plots,
         }),
-        Some(Command::Equalize(c)) => equalize::run(&balance(c)),
+        Some(Command::Equalize(a)) => run_balance::equalize(&EqualizeOptions {
+            common: balance(a.common),
+            target: a.target,
+            pairs: a.pairs,
+        }),
         Some(Command::Run(a)) => {
             let mut o = RunOptions::new(a.config);
             o.scenarios = a.scenarios;
@@ -91,11 +95,11 @@ fn run(cli: Cli) -> Result<String, AppError> {
             o.plots = !a.no_plots;
             o.quiet = a.quiet;
             match a.shard {
-                Some(s) => rollsim::shard::run(&o, rollsim::shard::parse_shard(&s)?),
+                Some(s) => rollsim::app::shard::run(&o, rollsim::app::shard::parse_shard(&s)?),
                 None => app::run(&o),
             }
         }
-        Some(Command::Merge(a)) => rollsim::shard::merge(
+        Some(Command::Merge(a)) => rollsim::app::shard::merge(
             &a.parts,
             &a.out,
             &a.format.into_iter().map(format).collect::<Vec<_>>(),

@@ -32,7 +32,6 @@ fn matrix_cells_are_the_single_runs() {
         &Pick::Headline,
         seed,
         Some(n),
-        true,
     )
     .unwrap();
     assert_eq!((m.cells.len(), m.cells[0].len()), (2, 3));
@@ -49,16 +48,18 @@ fn matrix_cells_are_the_single_runs() {
             let c = cfg.compile(sc).unwrap();
             let h = app::simulate(&c, seed, Budget::Trials(n), true, &app::STOP).unwrap();
             let r = summarize(&c, &h, seed, "rush", "rush");
-            assert_eq!(m.cells[i][j].estimate, r.headline.probability, "{a} v {d}");
-            assert_eq!(m.cells[i][j].exact, r.headline.exact, "{a} v {d}");
+            let cell = m.cells[i][j].value.as_ref().unwrap();
+            assert_eq!(cell.estimate, r.headline.probability, "{a} v {d}");
+            assert_eq!(cell.exact, r.headline.exact, "{a} v {d}");
         }
     }
     // The diagonal of identical units from the same side is symmetric: an orc slamming
     // an orc is the orc's usual slam (it moved adjacent: +1 die), not 50%.
-    let exact = compare::matrix(&s, sc, (&[], &[]), &Pick::Headline, seed, None, true).unwrap();
+    let exact = compare::matrix(&s, sc, (&[], &[]), &Pick::Headline, seed, None).unwrap();
     assert_eq!(exact.cells.len(), 5);
     for row in &exact.cells {
         for c in row {
+            let c = c.value.as_ref().unwrap();
             assert_eq!(c.ci.0, c.ci.1, "exact-only cells have no interval");
         }
     }
@@ -69,10 +70,12 @@ fn sweep_points_match_their_exact_values() {
     let s = source("rush.toml", &[]);
     let sc = "slam-orc-vs-human-guard";
     let v = sweep::parse(&s, sc, "attacker.strength=2..6").unwrap();
-    let r = sweep::sweep(&s, sc, vec![v], &Pick::Headline, 5, Some(300_000)).unwrap();
-    assert_eq!(r.cells.len(), 5);
-    for (k, row) in r.cells.iter().enumerate() {
-        let c = &row[0];
+    let t = s.target(sc).unwrap();
+    let r = sweep::sweep(&s, &t, vec![v], &Pick::Headline, 5, Some(300_000)).unwrap();
+    let cells = &r.series[0].cells;
+    assert_eq!(cells.len(), 5);
+    for (k, row) in cells.iter().enumerate() {
+        let c = row[0].as_ref().unwrap();
         let exact = c.exact.unwrap();
         // Monte Carlo within 4.5 standard errors of the exact value at every point.
         let se = (exact * (1.0 - exact) / 300_000.0).sqrt();
@@ -88,14 +91,17 @@ fn sweep_points_match_their_exact_values() {
         assert!((direct - exact).abs() < 1e-15);
     }
     // Better strength (a lower target) never lowers P(slammer wins).
-    for w in r.cells.windows(2) {
-        assert!(w[0][0].exact.unwrap() >= w[1][0].exact.unwrap());
+    let exact = |c: &rollsim::balance::Slot| c.as_ref().unwrap().exact.unwrap();
+    for w in cells.windows(2) {
+        assert!(exact(&w[0][0]) >= exact(&w[1][0]));
     }
     // An orc against an orc: changing the attacker's strength leaves the defender's.
     let s2 = source("rush.toml", &[&format!("scenarios.{sc}.defender=orc")]);
     let v = sweep::parse(&s2, sc, "attacker.strength=2..3").unwrap();
-    let r2 = sweep::sweep(&s2, sc, vec![v], &Pick::Headline, 5, None).unwrap();
-    assert!(r2.cells[0][0].estimate > r2.cells[1][0].estimate);
+    let t2 = s2.target(sc).unwrap();
+    let r2 = sweep::sweep(&s2, &t2, vec![v], &Pick::Headline, 5, None).unwrap();
+    let c2 = &r2.series[0].cells;
+    assert!(exact(&c2[0][0]) > exact(&c2[1][0]));
     // A scenario key.
     let d = source("descent.toml", &[]);
     let v = sweep::parse(&d, "crossbow-vs-ogre", "distance=1..10:3").unwrap();
@@ -109,7 +115,12 @@ fn sensitivity_more_dice_never_lower_a_one_success_test() {
     // raise P(success).
     let s = source("rush.toml", &[]);
     for sc in ["pick-up-striker", "stand-up-striker"] {
-        let (headline, rows) = sensitivity::rows(&s, sc, 1, None).unwrap();
+        let t = s.target(sc).unwrap();
+        let rows = sensitivity::rows(&s, &t, &Pick::Headline, 1, None)
+            .unwrap()
+            .rows;
+        let headline = rows[0].quantity.clone();
+        assert!(headline.starts_with("P("), "{headline}");
         let dice: Vec<_> = rows
             .iter()
             .filter(|r| r.quantity == headline && r.change.contains("+1 die"))
@@ -161,17 +172,20 @@ fn equalizer_by_hand() {
     let path = dir.path().join("equals.toml");
     std::fs::write(&path, DUEL_OF_EQUALS).unwrap();
     let s = Source::load(&path, &[]).unwrap();
-    let (label, p0, c) = equalize::candidates(&s, "m", 1, None).unwrap();
-    assert_eq!(label, "P(attacker wins)");
-    assert!((p0 - 57.0 / 144.0).abs() < 1e-15);
+    let t = s.target("m").unwrap();
+    let e = equalize::equalize(&s, &t, &Pick::Headline, None, false, 1, None).unwrap();
+    let e = &e[0];
+    let c = &e.candidates;
+    assert_eq!(e.what, "P(attacker wins)");
+    assert!((e.now - 57.0 / 144.0).abs() < 1e-15);
     let best = &c[0];
     assert_eq!(best.change, "defender right: -1 die");
-    assert!((best.p - 0.5).abs() < 1e-15);
+    assert!((best.value - 0.5).abs() < 1e-15);
     // Melee level 1 -> 0 is the same change by another name; taking 2 or 3 dice from a
     // 1-die pool also leaves none: just as even, but larger steps.
     let even: Vec<&str> = c
         .iter()
-        .filter(|x| (x.p - 0.5).abs() < 1e-12)
+        .filter(|x| (x.value - 0.5).abs() < 1e-12)
         .map(|x| x.change.as_str())
         .collect();
     assert_eq!(
@@ -183,7 +197,184 @@ fn equalizer_by_hand() {
             "defender right: -3 dice"
         ]
     );
-    let st = |change: &str| c.iter().find(|x| x.change == change).unwrap().p;
+    let st = |change: &str| c.iter().find(|x| x.change == change).unwrap().value;
     assert!((st("attacker left: st 6 -> 7") - 69.0 / 144.0).abs() < 1e-15);
     assert!((st("attacker left: st 6 -> 8") - 81.0 / 144.0).abs() < 1e-15);
+}
+
+/// Two units per side whose Slams roll one die each (base_dice = 1, all Jacks, no
+/// threat), so every cell is a product of two single-die chances.
+const ONE_DIE_SLAMS: &str = r#"
+system = "rush"
+[rules]
+base_dice = 1
+[units.a1]
+strength = 4
+speed = 4
+skill = 4
+armour = 4
+role = "jack"
+[units.a2]
+strength = 2
+speed = 4
+skill = 4
+armour = 4
+role = "jack"
+[units.d1]
+strength = 6
+speed = 3
+skill = 4
+armour = 4
+role = "jack"
+[units.d2]
+strength = 2
+speed = 6
+skill = 4
+armour = 4
+role = "jack"
+[scenarios.s]
+kind = "slam"
+attacker = "a1"
+defender = "d1"
+response = "slamback"
+"#;
+
+#[test]
+fn best_response_matrix_by_hand() {
+    // One die each: the slammer wins (1 success against 0) exactly when its die succeeds
+    // and the defender's fails. Slamback rolls the defender's strength, Dodge its speed.
+    // a1 succeeds 1/2, a2 5/6. d1: Slamback fails 5/6, Dodge 2/6 -> Dodge. d2: Slamback
+    // fails 1/6, Dodge 5/6 -> Slamback. So the cells are 1/2*2/6, 1/2*1/6, 5/6*2/6 and
+    // 5/6*1/6, with the choice named in each.
+    let dir = tempdir();
+    let path = dir.path().join("one-die.toml");
+    std::fs::write(&path, ONE_DIE_SLAMS).unwrap();
+    let s = Source::load(&path, &[]).unwrap();
+    let t = s.target("s").unwrap();
+    let ids = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let (rows, cols) = (ids(&["a1", "a2"]), ids(&["d1", "d2"]));
+    let ms = compare::matrices(&s, &t, (&rows, &cols), &Pick::Headline, 1, None, true).unwrap();
+    assert_eq!(ms.len(), 1);
+    let want = [
+        [(1.0 / 6.0, "dodge"), (1.0 / 12.0, "slamback")],
+        [(10.0 / 36.0, "dodge"), (5.0 / 36.0, "slamback")],
+    ];
+    for (i, row) in want.iter().enumerate() {
+        for (j, &(p, r)) in row.iter().enumerate() {
+            let c = &ms[0].cells[i][j];
+            let v = c.value.as_ref().unwrap().estimate;
+            assert!((v - p).abs() < 1e-15, "{i},{j}: {v} != {p}");
+            assert_eq!(c.response.as_deref(), Some(r), "{i},{j}");
+        }
+    }
+    // Without --response best the scenario's Slamback stands: a1 against d1 is 1/2*5/6.
+    let fixed = compare::matrices(&s, &t, (&rows, &cols), &Pick::Headline, 1, None, false).unwrap();
+    let v = fixed[0].cells[0][0].value.as_ref().unwrap().estimate;
+    assert!((v - 5.0 / 12.0).abs() < 1e-15);
+    assert_eq!(fixed[0].cells[0][0].response, None);
+}
+
+#[test]
+fn metric_changes_what_every_command_measures() {
+    let s = source("rush.toml", &[]);
+    let sc = "slam-orc-vs-human-guard";
+    let t = s.target(sc).unwrap();
+    let head = Pick::Headline;
+    let double = Pick::parse(Some("result=double"));
+    let cell = |p: &Pick| {
+        let ms = compare::matrices(&s, &t, (&[], &[]), p, 1, None, false).unwrap();
+        ms[0].cells[3][2].value.as_ref().unwrap().estimate
+    };
+    // The Orc against the Human Guard: P(win or double) against P(double) alone.
+    let (a, b) = (cell(&head), cell(&double));
+    assert!(
+        (a - 0.72067).abs() < 1e-4 && (b - 0.4738).abs() < 1e-3,
+        "{a} {b}"
+    );
+    // Sensitivity measures the asked metric only.
+    let rows = sensitivity::rows(&s, &t, &double, 1, None).unwrap().rows;
+    assert!(rows.iter().all(|r| r.quantity == "P(result = double)"));
+    let headline_rows = sensitivity::rows(&s, &t, &head, 1, None).unwrap().rows;
+    let strength = |rows: &[rollsim::report::analysis::SensitivityRow]| {
+        rows.iter()
+            .find(|r| r.change == "attacker Orc: strength 3+ -> 2+" && r.quantity.starts_with('P'))
+            .unwrap()
+            .delta
+    };
+    assert!((strength(&rows) - strength(&headline_rows)).abs() > 1e-3);
+    // The equalizer brings the asked metric to the target.
+    let e = equalize::equalize(&s, &t, &double, Some(0.3), false, 1, None).unwrap();
+    assert_eq!(e[0].what, "P(result = double)");
+    assert!((e[0].now - b).abs() < 1e-12);
+    assert!((e[0].candidates[0].value - 0.3).abs() < (e[0].now - 0.3).abs());
+    // A mean needs a target.
+    let mean = Pick::parse(Some("target_turns_out_of_play"));
+    assert!(equalize::equalize(&s, &t, &mean, None, false, 1, None).is_err());
+    assert!(equalize::equalize(&s, &t, &mean, Some(0.5), true, 1, None).is_ok());
+}
+
+#[test]
+fn groups_and_their_members_are_names_every_command_takes() {
+    let d = source("descent.toml", &[]);
+    // A member of a distance profile: its own table is the profile's.
+    let m = d.target("crossbow-range@d4").unwrap();
+    assert_eq!(
+        (m.table.as_str(), m.members.len(), m.group),
+        ("crossbow-range", 1, false)
+    );
+    // The profile itself: every point, in list order.
+    let g = d.target("crossbow-range").unwrap();
+    assert!(g.group && g.members.len() >= 10);
+    assert!(g.members.iter().all(|x| x.starts_with("crossbow-range@")));
+    // A profile sweep: one line per member; the melee weapons' impossible distances do
+    // not stop a matrix, they leave blank cells with the reason.
+    let v = sweep::parse(&d, &g.table, "target.armour=0..3").unwrap();
+    let sw = sweep::sweep(&d, &g, vec![v], &Pick::Headline, 1, None).unwrap();
+    assert_eq!(sw.series.len(), g.members.len());
+    // More armour never raises P(kill), on any line.
+    for ser in &sw.series {
+        let p: Vec<f64> = ser
+            .cells
+            .iter()
+            .map(|r| r[0].as_ref().unwrap().estimate)
+            .collect();
+        assert!(p.windows(2).all(|w| w[1] <= w[0] + 1e-12), "{}", ser.label);
+    }
+    let ms = compare::matrices(&d, &m, (&[], &[]), &Pick::Headline, 1, None, false).unwrap();
+    let blank = ms[0]
+        .cells
+        .iter()
+        .flatten()
+        .filter_map(|c| c.value.as_ref().err())
+        .collect::<Vec<_>>();
+    assert!(!blank.is_empty() && blank.iter().all(|e| e.contains("melee weapon")));
+    // descent's extra die is a power die, and says so.
+    let steps = rollsim::balance::steps(&d, "crossbow-vs-ogre", 1).unwrap();
+    assert!(
+        steps.iter().any(|s| s.label.ends_with("+1 power die")),
+        "{steps:?}"
+    );
+    // A skirmish decision table as a group.
+    let k = source("skirmish.toml", &[]);
+    let dec = k.target("archers-shot-at").unwrap();
+    assert!(
+        dec.group
+            && dec
+                .members
+                .contains(&"archers-shot-at@shoot_back".to_string())
+    );
+    assert!(k.target("archers-shot-at@shoot_back").is_ok());
+    let err = k.target("archers-shot-et").unwrap_err().to_string();
+    assert!(err.contains("did you mean `archers-shot-at`"), "{err}");
+}
+
+#[test]
+fn a_written_name_cannot_collide_with_a_generated_member() {
+    let text = std::fs::read_to_string(shipped("descent.toml")).unwrap()
+        + "\n[scenarios.\"crossbow-range@d4\"]\nkind = \"attack\"\nhero = \"fighter\"\nweapon = \"crossbow\"\ntarget = \"ogre\"\n";
+    let e = rollsim::config::load_str(&text, "d.toml", &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`@` is reserved"), "{e}");
+    assert!(e.starts_with("d.toml:"), "{e}");
 }

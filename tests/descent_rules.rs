@@ -2,15 +2,16 @@
 //! policies for every shipped weapon, Aim + Dodge cancelling, and pierce.
 
 use crate::util::{close, exact_of, load, simulate};
-use rollsim::config::{load_str, SystemConfig};
+use rollsim::config::load_str;
 use rollsim::report::summarize;
-use rollsim::rules::descent::{self, Attack, Objective, Policy};
+use rollsim::systems::descent::config::DescentConfig;
+use rollsim::systems::descent::rules::{self as descent, Attack, Objective, Policy};
 
-fn shipped() -> rollsim::config::descent::DescentConfig {
-    let SystemConfig::Descent(d) = load("descent.toml").system else {
-        panic!("descent.toml is a descent config")
-    };
-    d
+fn shipped() -> DescentConfig {
+    load("descent.toml")
+        .typed::<DescentConfig>()
+        .expect("descent.toml is a descent config")
+        .clone()
 }
 
 /// An attack from the shipped parts: `weapon` by `hero` at `target`.

@@ -2,21 +2,21 @@
 //! values, and the duel's Markov chain against closed forms.
 
 use crate::util::{close, dozen_config, exact_of, load, simulate};
-use rollsim::config::SystemConfig;
-use rollsim::dice::d12::{pack, successes};
 use rollsim::exact::check_pmf;
 use rollsim::report::summarize;
-use rollsim::rules::dozen::melee::{face_to_face, hits, resolve};
-use rollsim::rules::dozen::{
+use rollsim::systems::dozen::config::DozenConfig;
+use rollsim::systems::dozen::d12::{pack, successes};
+use rollsim::systems::dozen::rules::melee::{face_to_face, hits, resolve};
+use rollsim::systems::dozen::rules::{
     condition, fall_hp_lost, fall_keep, injured, terrain_outcome, Character, Difficulty, Mode,
     Rules,
 };
 
 fn character(id: &str) -> Character {
     let cfg = load("dozen.toml");
-    let SystemConfig::Dozen(d) = &cfg.system else {
-        panic!("dozen.toml is a dozen config")
-    };
+    let d = cfg
+        .typed::<DozenConfig>()
+        .expect("dozen.toml is a dozen config");
     d.characters.iter().find(|c| c.id == id).unwrap().clone()
 }
 

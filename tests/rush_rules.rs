@@ -2,7 +2,9 @@
 
 use crate::util::{close, exact_of, rush_config};
 use rollsim::exact::check_pmf;
-use rollsim::rules::rush::{classify, is_double, DoubleRule, Role, Rules, Side, Test, Unit};
+use rollsim::systems::rush::rules::{
+    classify, is_double, DoubleRule, Role, Rules, Side, Test, Unit,
+};
 
 fn unit(role: Role) -> Unit {
     Unit {

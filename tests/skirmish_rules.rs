@@ -2,16 +2,18 @@
 //! and its reaction, morale, and the decision tables.
 
 use crate::util::{close, exact_of, load, simulate};
-use rollsim::config::{load_str, SystemConfig};
+use rollsim::config::load_str;
 use rollsim::report::summarize;
-use rollsim::rules::skirmish::{
+use rollsim::systems::skirmish::config::SkirmishConfig;
+use rollsim::systems::skirmish::rules::{
     charge_attacks, shoot_attacks, ChargeReaction, Rules, ShotReaction, Unit,
 };
 
 fn unit(id: &str) -> Unit {
-    let SystemConfig::Skirmish(s) = load("skirmish.toml").system else {
-        panic!("skirmish.toml is a skirmish config")
-    };
+    let cfg = load("skirmish.toml");
+    let s = cfg
+        .typed::<SkirmishConfig>()
+        .expect("skirmish.toml is a skirmish config");
     s.units.iter().find(|u| u.id == id).unwrap().clone()
 }
 

@@ -1,52 +1,34 @@
 //! `rollsim compare`: one scenario for every attacker x defender pair, as a matchup
-//! matrix (CSV long and wide, Markdown, heatmap).
+//! matrix; on a group, one matrix per member. With `--response best` the defender picks,
+//! in each cell, the response that is worst for the attacker (the lowest value of what is
+//! measured, which for every headline is the row side's success).
 
-use super::{measure, out_dir, wrote, Cell, Options, Pick, Role, Source};
-use crate::app::AppError;
-use crate::report::{frame, markdown::thousands, plot, write::WriteError};
+use super::{compile, measure, Options, Pick, Role, Source, Target};
+use crate::error::AppError;
+use crate::report::analysis::{Axis, Matrix, MatrixCell, Slot};
 use rayon::prelude::*;
-use std::path::{Path, PathBuf};
 
-/// `rollsim compare`: the common options and the two sides' ids.
+/// `rollsim compare`: the common options, the two sides' ids, and the response rule.
 #[derive(Clone, Debug)]
 pub struct CompareOptions {
     pub common: Options,
     /// Ids for the attacker side; empty: every entry of its table.
     pub attackers: Vec<String>,
     pub defenders: Vec<String>,
-}
-
-/// A matchup matrix: rows attackers, columns defenders.
-#[derive(Clone, Debug)]
-pub struct Matrix {
-    pub config: String,
-    pub scenario: String,
-    /// What each cell is, e.g. "P(slammer wins)".
-    pub what: String,
-    pub probability: bool,
-    pub attacker: Role,
-    pub defender: Role,
-    /// (id, display name)
-    pub attackers: Vec<(String, String)>,
-    pub defenders: Vec<(String, String)>,
-    pub cells: Vec<Vec<Cell>>,
-    pub trials: Option<u64>,
-    pub seed: u64,
+    /// The defender chooses its best response per cell.
+    pub best_response: bool,
 }
 
 /// Check the chosen ids against the role's table, naming the nearest on a miss.
-fn sides(
-    source: &Source,
-    role: &Role,
-    chosen: &[String],
-) -> Result<Vec<(String, String)>, AppError> {
+fn axis(source: &Source, role: &Role, chosen: &[String]) -> Result<Axis, AppError> {
     let all = source.ids(&role.table);
     let ids = if chosen.is_empty() {
         all.clone()
     } else {
         chosen.to_vec()
     };
-    ids.into_iter()
+    let entries = ids
+        .into_iter()
         .map(|id| {
             if all.contains(&id) {
                 Ok((id.clone(), source.display(&role.table, &id)))
@@ -63,162 +45,275 @@ fn sides(
                 )))
             }
         })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Axis {
+        key: role.key.clone(),
+        table: role.table.clone(),
+        entries,
+    })
+}
+
+/// The responses the defender of scenario table `table` may choose: (label, `--set`s).
+/// For a decision group they are its members; else each choice of the system's response
+/// keys (a choice the scenario's kind refuses is dropped when it is tried).
+fn responses(source: &Source, table: &str) -> Vec<(String, String)> {
+    source
+        .knobs()
+        .responses
+        .iter()
+        .flat_map(|k| {
+            k.choices
+                .iter()
+                .map(move |c| (c.to_string(), format!("scenarios.{table}.{}={c}", k.key)))
+        })
         .collect()
 }
 
-/// Compute the matrix (writes nothing).
+/// Whether the members of `target` are the choices of a decision table.
+fn is_decision(source: &Source, target: &Target) -> Result<bool, AppError> {
+    if !target.group {
+        return Ok(false);
+    }
+    let c = compile(&source.with(&[])?, &target.members[0])?;
+    Ok(c.group.is_some_and(|g| g.choice))
+}
+
+/// Every matrix `compare` draws for `target`: one per member, or with `best` on a
+/// decision table one matrix whose cells take the defender's best choice.
+pub fn matrices(
+    source: &Source,
+    target: &Target,
+    sides: (&[String], &[String]),
+    pick: &Pick,
+    seed: u64,
+    trials: Option<u64>,
+    best: bool,
+) -> Result<Vec<Matrix>, AppError> {
+    // A decision's member under --response best stands for the whole decision.
+    let group;
+    let target = if best && !target.group && target.members[0] != target.table {
+        group = source.target(&target.table)?;
+        if is_decision(source, &group)? {
+            &group
+        } else {
+            target
+        }
+    } else {
+        target
+    };
+    if best && is_decision(source, target)? {
+        let choices: Vec<(String, String)> = target
+            .members
+            .iter()
+            .map(|m| {
+                let label = m.rsplit('@').next().unwrap_or(m).to_string();
+                (label, m.clone())
+            })
+            .collect();
+        return Ok(vec![build(
+            source,
+            target,
+            &target.name,
+            sides,
+            pick,
+            seed,
+            trials,
+            Responses::Members(&choices),
+        )?]);
+    }
+    target
+        .members
+        .iter()
+        .map(|m| {
+            let rs;
+            let how = if best {
+                rs = responses(source, &target.table);
+                // Only the choices the scenario's kind takes count.
+                let base = source.with(&[]);
+                let takes =
+                    |set: &String| base.is_ok() && source.with(std::slice::from_ref(set)).is_ok();
+                if !rs.iter().any(|(_, set)| takes(set)) {
+                    return Err(AppError::BadOption(format!(
+                        "--response best: scenario `{m}` has no response for the defender to choose"
+                    )));
+                }
+                Responses::Sets(&rs)
+            } else {
+                Responses::Fixed
+            };
+            build(source, target, m, sides, pick, seed, trials, how)
+        })
+        .collect()
+}
+
+/// How a cell's defender responds.
+#[derive(Clone, Copy)]
+enum Responses<'a> {
+    /// As the scenario says.
+    Fixed,
+    /// The best of these (label, `--set`).
+    Sets(&'a [(String, String)]),
+    /// The best of these (label, member name).
+    Members(&'a [(String, String)]),
+}
+
+/// Compute one matrix of `member` (writes nothing).
 pub fn matrix(
     source: &Source,
-    scenario: &str,
+    member: &str,
+    sides: (&[String], &[String]),
+    pick: &Pick,
+    seed: u64,
+    trials: Option<u64>,
+) -> Result<Matrix, AppError> {
+    let target = source.target(member)?;
+    build(
+        source,
+        &target,
+        member,
+        sides,
+        pick,
+        seed,
+        trials,
+        Responses::Fixed,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build(
+    source: &Source,
+    target: &Target,
+    member: &str,
     (attackers, defenders): (&[String], &[String]),
     pick: &Pick,
     seed: u64,
     trials: Option<u64>,
-    quiet: bool,
+    how: Responses,
 ) -> Result<Matrix, AppError> {
-    let roles = source.roles(scenario)?;
+    let table = &target.table;
+    let roles = source.roles(table)?;
     if roles.len() < 2 {
         return Err(AppError::BadOption(format!(
-            "scenario `{scenario}` has {} side(s) (keys {}); a matchup needs two, such as an attacker and a defender",
+            "scenario `{member}` has {} side(s) (keys {}); a matchup needs two, such as an attacker and a defender",
             roles.len(),
             roles.iter().map(|r| format!("`{}`", r.key)).collect::<Vec<_>>().join(", ")
         )));
     }
     let (ar, dr) = (roles[0].clone(), roles[1].clone());
-    let rows = sides(source, &ar, attackers)?;
-    let cols = sides(source, &dr, defenders)?;
-    let set = |role: &Role, id: &str| format!("scenarios.{scenario}.{}={id}", role.key);
-    let mut what = String::new();
-    let mut cells = Vec::new();
-    for (a, _) in &rows {
-        let mut row = Vec::new();
-        for (d, _) in &cols {
-            let cfg = source
-                .with(&[set(&ar, a), set(&dr, d)])
-                .map_err(|e| AppError::BadOption(format!("{a} against {d}: {e}")))?;
-            let c = cfg.compile(scenario).expect("checked scenario");
-            if what.is_empty() {
-                what = pick.describe(&c)?;
+    let rows = axis(source, &ar, attackers)?;
+    let cols = axis(source, &dr, defenders)?;
+    // What is measured, from the scenario as written: a bad --metric fails here, once.
+    let first = match how {
+        Responses::Members(m) => m[0].1.clone(),
+        _ => member.to_string(),
+    };
+    let mut what = pick.describe(&compile(&source.with(&[])?, &first)?)?;
+    let set = |role: &Role, id: &str| format!("scenarios.{table}.{}={id}", role.key);
+    // One cell under one response: a config or scenario the rules refuse is a blank
+    // with its reason; an interrupt or an unmeasurable pick stops the run.
+    let one = |sets: Vec<String>, name: &str| -> Result<Slot, AppError> {
+        let cfg = match source.with(&sets) {
+            Ok(c) => c,
+            Err(e) => return Ok(Err(e.to_string())),
+        };
+        let c = match compile(&cfg, name) {
+            Ok(c) => c,
+            Err(e) => return Ok(Err(e.to_string())),
+        };
+        Ok(Ok(measure(&c, pick, seed, trials, true)?))
+    };
+    let pairs: Vec<(usize, usize)> = (0..rows.entries.len())
+        .flat_map(|i| (0..cols.entries.len()).map(move |j| (i, j)))
+        .collect();
+    let cells: Vec<MatrixCell> = pairs
+        .par_iter()
+        .map(|&(i, j)| {
+            let base = vec![set(&ar, &rows.entries[i].0), set(&dr, &cols.entries[j].0)];
+            let tries: Vec<(Option<String>, Vec<String>, String)> = match how {
+                Responses::Fixed => vec![(None, base, member.to_string())],
+                Responses::Sets(rs) => rs
+                    .iter()
+                    .map(|(label, s)| {
+                        let mut sets = base.clone();
+                        sets.push(s.clone());
+                        (Some(label.clone()), sets, member.to_string())
+                    })
+                    .collect(),
+                Responses::Members(ms) => ms
+                    .iter()
+                    .map(|(label, m)| (Some(label.clone()), base.clone(), m.clone()))
+                    .collect(),
+            };
+            let mut best: Option<MatrixCell> = None;
+            let mut reason = String::new();
+            for (label, sets, name) in tries {
+                match one(sets, &name)? {
+                    Ok(c) => {
+                        if best.as_ref().is_none_or(|b| match &b.value {
+                            Ok(bc) => c.estimate < bc.estimate,
+                            Err(_) => true,
+                        }) {
+                            best = Some(MatrixCell {
+                                value: Ok(c),
+                                response: label,
+                            });
+                        }
+                    }
+                    Err(e) => {
+                        if reason.is_empty() {
+                            reason = e;
+                        }
+                    }
+                }
             }
-            row.push(measure(&c, pick, seed, trials, quiet)?);
-        }
-        cells.push(row);
+            Ok(best.unwrap_or(MatrixCell {
+                value: Err(reason),
+                response: None,
+            }))
+        })
+        .collect::<Result<_, AppError>>()?;
+    let mut grid = Vec::new();
+    let mut it = cells.into_iter();
+    for _ in 0..rows.entries.len() {
+        grid.push(it.by_ref().take(cols.entries.len()).collect::<Vec<_>>());
     }
-    // A headline names the first pair's attacker ("P(Thief wins)"): say the row side.
+    if let Some(MatrixCell { value: Err(e), .. }) = grid
+        .iter()
+        .flatten()
+        .all(|c| c.value.is_err())
+        .then(|| grid[0][0].clone())
+    {
+        return Err(AppError::BadOption(format!("no pair can be computed: {e}")));
+    }
+    // A headline names the scenario's own attacker ("P(Thief wins)"): say the row side.
     if *pick == Pick::Headline {
-        if let Some((_, first)) = rows.first() {
-            what = what.replace(first.as_str(), &format!("{} (row)", ar.key));
-        }
+        let first = source.display(&ar.table, &ar.id);
+        what = what.replace(first.as_str(), &format!("{} (row)", ar.key));
     }
+    let response = match how {
+        Responses::Fixed => None,
+        Responses::Sets(_) => Some(format!(
+            "the defender's best {}",
+            source
+                .knobs()
+                .responses
+                .iter()
+                .map(|k| k.key)
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )),
+        Responses::Members(_) => Some("the defender's best choice".into()),
+    };
     Ok(Matrix {
         config: source.stem(),
-        scenario: scenario.into(),
+        scenario: member.into(),
         what,
         probability: pick.is_probability(),
-        attacker: ar,
-        defender: dr,
-        attackers: rows,
-        defenders: cols,
-        cells,
+        rows,
+        cols,
+        cells: grid,
+        response,
         trials,
         seed,
     })
-}
-
-/// The Markdown table: a row per attacker, a column per defender.
-pub fn markdown(m: &Matrix) -> String {
-    let fmt = |v: f64| {
-        if m.probability {
-            format!("{:.1}%", v * 100.0)
-        } else {
-            format!("{v:.3}")
-        }
-    };
-    let mut s = format!(
-        "### {}: {} ({} rows, {} columns; {})\n\n| {} \\ {} |",
-        m.scenario,
-        m.what,
-        m.attacker.key,
-        m.defender.key,
-        match m.trials {
-            Some(n) => format!(
-                "{} trials per pair, seed {}; exact in parentheses",
-                thousands(n),
-                m.seed
-            ),
-            None => "exact".into(),
-        },
-        m.attacker.key,
-        m.defender.key
-    );
-    for (_, name) in &m.defenders {
-        s.push_str(&format!(" {name} |"));
-    }
-    s.push_str("\n|---|");
-    s.push_str(&"---:|".repeat(m.defenders.len()));
-    s.push('\n');
-    for ((_, name), row) in m.attackers.iter().zip(&m.cells) {
-        s.push_str(&format!("| {name} |"));
-        for c in row {
-            match (m.trials, c.exact) {
-                (Some(_), Some(e)) => s.push_str(&format!(" {} ({}) |", fmt(c.estimate), fmt(e))),
-                _ => s.push_str(&format!(" {} |", fmt(c.estimate))),
-            }
-        }
-        s.push('\n');
-    }
-    s.push('\n');
-    s
-}
-
-/// Write `NAME.csv` (long), `NAME-wide.csv` and `NAME.png` into `dir`.
-pub fn write(m: &Matrix, dir: &Path, plots: bool) -> Result<Vec<PathBuf>, AppError> {
-    std::fs::create_dir_all(dir).map_err(|e| WriteError::io(dir, e))?;
-    let stem = format!("matrix-{}", m.scenario);
-    let mut out = Vec::new();
-    let long = dir.join(format!("{stem}.csv"));
-    crate::report::csv::write(&mut frame::matrix_long(m)?, &long)?;
-    out.push(long);
-    let wide = dir.join(format!("{stem}-wide.csv"));
-    crate::report::csv::write(&mut frame::matrix_wide(m)?, &wide)?;
-    out.push(wide);
-    if plots {
-        let png = dir.join(format!("{stem}.png"));
-        plot::heatmap::matrix(m, &png)?;
-        out.push(png);
-    }
-    Ok(out)
-}
-
-/// `rollsim compare`: compute, write, return the Markdown.
-pub fn run(o: &CompareOptions) -> Result<String, AppError> {
-    let c = &o.common;
-    let p = c.prepare()?;
-    let m = p.pool.install(|| {
-        matrix(
-            &p.source,
-            &c.scenario,
-            (&o.attackers, &o.defenders),
-            &p.pick,
-            p.seed,
-            p.trials,
-            true,
-        )
-    })?;
-    let dir = out_dir(&p.source, &c.out, "compare");
-    let files = write(&m, &dir, c.plots)?;
-    Ok(format!("{}{}", markdown(&m), wrote(&files)))
-}
-
-/// Matrices of several scenarios at once (the gallery), in parallel over scenarios.
-pub fn many(
-    source: &Source,
-    scenarios: &[String],
-    seed: u64,
-    trials: Option<u64>,
-) -> Vec<Result<Matrix, AppError>> {
-    scenarios
-        .par_iter()
-        .map(|s| matrix(source, s, (&[], &[]), &Pick::Headline, seed, trials, true))
-        .collect()
 }

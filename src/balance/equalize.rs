@@ -1,107 +1,122 @@
-//! The equalizer: for a matchup, the smallest change to either side (dice, or a stat step)
-//! that brings the headline probability (P(win)) closest to 50%.
+//! The equalizer: for a matchup (or each member of a group), the smallest change to either
+//! side (dice, a stat step, or with `pairs` two of them at once) that brings what is
+//! measured closest to a target (50% by default).
 
-use super::{exact_value, measure, out_dir, steps, wrote, Options, Pick, Source};
-use crate::app::{self, AppError};
-use crate::report::{csv, write::WriteError};
-use polars::prelude::*;
+use super::{compile, exact_value, measure, steps, Options, Pick, Source, Step, Target};
+use crate::engine;
+use crate::error::AppError;
+use crate::model::Compiled;
+use crate::report::analysis::{Candidate, Equalized};
 
-/// One tried change and where it puts the headline probability.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Candidate {
-    pub change: String,
-    /// Steps taken (1 = one die or one stat step).
-    pub size: i64,
-    pub p: f64,
+/// `rollsim equalize`: the common options, the target value and whether to try pairs.
+#[derive(Clone, Debug)]
+pub struct EqualizeOptions {
+    pub common: Options,
+    /// What to bring the value to; None: 0.5 for a probability (a mean needs one).
+    pub target: Option<f64>,
+    /// Also try two changes at once (one step each, on different knobs).
+    pub pairs: bool,
 }
 
-/// Every change of 1 to 3 dice or 1 to 2 stat steps, for or against each side, sorted
-/// best first: closest to 50%, then smallest.
-pub fn candidates(
-    source: &Source,
-    scenario: &str,
-    seed: u64,
-    trials: Option<u64>,
-) -> Result<(String, f64, Vec<Candidate>), AppError> {
-    let base = source.with(&[])?.compile(scenario).ok_or_else(|| {
-        AppError::BadOption(format!("no scenario `{scenario}` in {}", source.file))
-    })?;
-    let p_of = |c: &crate::model::Compiled| -> Result<f64, AppError> {
-        match (trials, exact_value(c, &Pick::Headline)) {
-            (None, Some(e)) => Ok(e),
-            _ => Ok(measure(
-                c,
-                &Pick::Headline,
-                seed,
-                trials.or(Some(app::DEFAULT_TRIALS)),
-                true,
-            )?
-            .estimate),
-        }
-    };
-    let p0 = p_of(&base)?;
+fn value(c: &Compiled, p: &Pick, seed: u64, trials: Option<u64>) -> Result<f64, AppError> {
+    match (trials, exact_value(c, p)) {
+        (None, Some(e)) => Ok(e),
+        _ => Ok(measure(c, p, seed, trials.or(Some(engine::DEFAULT_TRIALS)), true)?.estimate),
+    }
+}
+
+/// The changes tried: 1 to 3 dice or 1 to 2 stat steps, for or against each side; with
+/// `pairs`, every two single steps on different knobs.
+fn tried(source: &Source, table: &str, pairs: bool) -> Result<Vec<Step>, AppError> {
     let mut out = Vec::new();
     for by in [-3i64, -2, -1, 1, 2, 3] {
-        for step in steps(source, scenario, by)? {
+        for step in steps(source, table, by)? {
             if step.what != "dice" && by.abs() > 2 {
                 continue;
             }
-            let c = step
-                .apply(source, scenario)?
-                .compile(scenario)
-                .expect("exists");
-            out.push(Candidate {
-                change: step.label.clone(),
-                size: by.abs(),
-                p: p_of(&c)?,
-            });
+            out.push(step);
         }
     }
-    out.sort_by(|a, b| {
-        let (da, db) = ((a.p - 0.5).abs(), (b.p - 0.5).abs());
-        if (da - db).abs() > 1e-12 {
-            da.total_cmp(&db)
-        } else {
-            a.size.cmp(&b.size)
+    if pairs {
+        let ones: Vec<Step> = [-1i64, 1]
+            .iter()
+            .map(|&by| steps(source, table, by))
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        for (i, a) in ones.iter().enumerate() {
+            for b in &ones[i + 1..] {
+                if (&a.role.key, &a.what) != (&b.role.key, &b.what) {
+                    out.push(a.and(b));
+                }
+            }
         }
-    });
-    Ok((base.headline.label, p0, out))
+    }
+    Ok(out)
 }
 
-/// `rollsim equalize` (reads the headline; `metric` unused).
-pub fn run(o: &Options) -> Result<String, AppError> {
-    let p = o.prepare()?;
-    let (source, seed, trials) = (&p.source, p.seed, p.trials);
-    let (label, p0, c) = p
-        .pool
-        .install(|| candidates(source, &o.scenario, seed, trials))?;
-    let dir = out_dir(source, &o.out, "equalize");
-    std::fs::create_dir_all(&dir).map_err(|e| WriteError::io(&dir, e))?;
-    let mut df = df!(
-        "change" => c.iter().map(|x| x.change.clone()).collect::<Vec<_>>(),
-        "steps" => c.iter().map(|x| x.size).collect::<Vec<_>>(),
-        "probability" => c.iter().map(|x| x.p).collect::<Vec<_>>(),
-        "distance_from_even" => c.iter().map(|x| (x.p - 0.5).abs()).collect::<Vec<_>>(),
-    )?;
-    let path = dir.join(format!("equalize-{}.csv", o.scenario));
-    csv::write(&mut df, &path)?;
-    let mut s = format!(
-        "### {}: the equalizer\n\n{label} now: {:.2}%.\n\n",
-        o.scenario,
-        p0 * 100.0
-    );
-    match c.first() {
-        Some(best) => s.push_str(&format!(
-            "Closest to 50%: **{}** gives {:.2}%.\n\n| change | {label} |\n|---|---:|\n",
-            best.change,
-            best.p * 100.0
-        )),
-        None => s.push_str("No change to try: the scenario has no dice or stats to step.\n\n"),
+/// Every member's candidates, sorted best first: closest to the target, then smallest.
+pub fn equalize(
+    source: &Source,
+    target: &Target,
+    pick: &Pick,
+    goal: Option<f64>,
+    pairs: bool,
+    seed: u64,
+    trials: Option<u64>,
+) -> Result<Vec<Equalized>, AppError> {
+    let goal = match (goal, pick.is_probability()) {
+        (Some(g), true) if !(0.0..=1.0).contains(&g) => {
+            return Err(AppError::BadOption(format!(
+                "--target {g}: a probability target is between 0 and 1, e.g. 0.5"
+            )))
+        }
+        (Some(g), _) => g,
+        (None, true) => 0.5,
+        (None, false) => {
+            return Err(AppError::BadOption(
+                "equalize on a mean needs --target VALUE (e.g. --target 3)".into(),
+            ))
+        }
+    };
+    let base_cfg = source.with(&[])?;
+    let changes = tried(source, &target.table, pairs)?;
+    let mut out = Vec::new();
+    for member in &target.members {
+        let base = compile(&base_cfg, member)?;
+        let what = pick.describe(&base)?;
+        let now = value(&base, pick, seed, trials)?;
+        let mut candidates = Vec::new();
+        for step in &changes {
+            let Ok(c) = step
+                .apply(source, &target.table)
+                .and_then(|cfg| compile(&cfg, member))
+            else {
+                continue;
+            };
+            candidates.push(Candidate {
+                change: step.label.clone(),
+                size: step.by.abs(),
+                value: value(&c, pick, seed, trials)?,
+            });
+        }
+        candidates.sort_by(|a, b| {
+            let (da, db) = ((a.value - goal).abs(), (b.value - goal).abs());
+            if (da - db).abs() > 1e-12 {
+                da.total_cmp(&db)
+            } else {
+                a.size.cmp(&b.size)
+            }
+        });
+        out.push(Equalized {
+            scenario: member.clone(),
+            what,
+            probability: pick.is_probability(),
+            target: goal,
+            now,
+            candidates,
+        });
     }
-    for x in c.iter().take(10) {
-        s.push_str(&format!("| {} | {:.2}% |\n", x.change, x.p * 100.0));
-    }
-    s.push('\n');
-    s.push_str(&wrote(&[path]));
-    Ok(s)
+    Ok(out)
 }

@@ -1,7 +1,8 @@
-//! Balance analysis across configs and systems: matchup matrices, sweeps, sensitivity
-//! and the equalizer. All of them re-validate one config under different `--set`
-//! overrides and run (or compute exactly) the same compiled scenarios `rollsim run` does,
-//! so a cell of a matrix is the number `rollsim run --set ...` prints for that pair.
+//! Balance analysis: matchup matrices, sweeps, sensitivity, the equalizer and overlays.
+//! Every command works through the system's [`Knobs`] (its sides, stats and dice), edits
+//! the config table and re-validates it, and compiles the same scenarios `rollsim run`
+//! does, so a cell of a matrix is the number `rollsim run --set ...` prints for that
+//! pair. Results go to [`crate::report::analysis`]; nothing here writes a file.
 
 pub mod compare;
 pub mod equalize;
@@ -9,11 +10,14 @@ pub mod overlay;
 pub mod sensitivity;
 pub mod sweep;
 
-use crate::app::{self, AppError};
 use crate::config::{self, reader::nearest_hint, AnalysisConfig};
+use crate::engine;
+use crate::error::AppError;
 use crate::model::Compiled;
 use crate::report;
+pub use crate::report::analysis::{Cell, Slot};
 use crate::sim::Budget;
+use crate::systems::{Knobs, Shown};
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 
@@ -107,15 +111,6 @@ impl Pick {
     }
 }
 
-/// One measured number: Monte Carlo with its 95% CI, and the exact value if known. In
-/// exact-only mode the estimate is the exact value and the interval has no width.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Cell {
-    pub estimate: f64,
-    pub ci: (f64, f64),
-    pub exact: Option<f64>,
-}
-
 /// Measure `pick` on `c`: simulate with `trials` (None: exact only).
 pub fn measure(
     c: &Compiled,
@@ -138,7 +133,7 @@ pub fn measure(
             exact: Some(e),
         });
     };
-    let h = app::simulate(c, seed, Budget::Trials(n), quiet, &app::STOP)?;
+    let h = engine::simulate(c, seed, Budget::Trials(n), quiet, &engine::STOP)?;
     let r = report::summarize(c, &h, seed, "", "");
     let metric = |name: &str| r.metrics.iter().find(|m| m.name == *name);
     Ok(match pick {
@@ -148,7 +143,9 @@ pub fn measure(
             exact: r.headline.exact,
         },
         Pick::Mean { metric: name } => {
-            let m = metric(name).expect("checked by describe");
+            let Some(m) = metric(name) else {
+                return Err(AppError::BadOption(format!("no metric `{name}`")));
+            };
             Cell {
                 estimate: m.mean.unwrap_or(0.0),
                 ci: m.mean_ci.unwrap_or((0.0, 0.0)),
@@ -159,7 +156,9 @@ pub fn measure(
             metric: name,
             values,
         } => {
-            let m = c.metrics.iter().find(|m| m.name == *name).expect("checked");
+            let Some(m) = c.metrics.iter().find(|m| m.name == *name) else {
+                return Err(AppError::BadOption(format!("no metric `{name}`")));
+            };
             let idx: Vec<usize> = values
                 .iter()
                 .filter_map(|v| m.labels.iter().position(|l| l == v))
@@ -207,6 +206,7 @@ pub fn exact_value(c: &Compiled, pick: &Pick) -> Option<f64> {
 #[derive(Clone, Debug)]
 pub struct Options {
     pub config: PathBuf,
+    /// A scenario, a group member (`crossbow-range@d4`) or a group (`crossbow-range`).
     pub scenario: String,
     /// `--metric` as [`Pick::parse`] reads it; None: the headline.
     pub metric: Option<String>,
@@ -236,15 +236,17 @@ impl Options {
         }
     }
 
-    /// Load the config, check the scenario, settle seed and trials, build the pool.
+    /// Load the config, resolve the scenario or group, settle seed and trials, build the
+    /// pool.
     pub fn prepare(&self) -> Result<Prepared, AppError> {
         let source = Source::load(&self.config, &self.sets)?;
-        source.scenario(&self.scenario)?;
+        let target = source.target(&self.scenario)?;
         let (seed, trials) = budget(&source, self.seed, self.trials, self.exact_only);
         Ok(Prepared {
             pick: Pick::parse(self.metric.as_deref()),
-            pool: app::thread_pool(self.threads)?,
+            pool: engine::thread_pool(self.threads)?,
             source,
+            target,
             seed,
             trials,
         })
@@ -254,6 +256,7 @@ impl Options {
 /// A balance command ready to compute.
 pub struct Prepared {
     pub source: Source,
+    pub target: Target,
     pub pick: Pick,
     pub seed: u64,
     /// None: exact only.
@@ -261,49 +264,29 @@ pub struct Prepared {
     pub pool: rayon::ThreadPool,
 }
 
-/// "wrote a, b" for a command's stdout.
-pub fn wrote(files: &[PathBuf]) -> String {
-    format!(
-        "wrote {}\n",
-        files
-            .iter()
-            .map(|f| f.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
-}
-
-/// The scenario keys that name a unit (or character, weapon, monster), per system, with
-/// the table they name, in the order compare reads them: attacker first.
-const ROLES: &[(&str, &str, &str)] = &[
-    ("rush", "attacker", "units"),
-    ("rush", "defender", "units"),
-    ("rush", "thrower", "units"),
-    ("rush", "catcher", "units"),
-    ("rush", "unit", "units"),
-    ("dozen", "attacker", "characters"),
-    ("dozen", "defender", "characters"),
-    ("dozen", "a", "characters"),
-    ("dozen", "b", "characters"),
-    ("dozen", "character", "characters"),
-    ("dozen", "opponent", "characters"),
-    ("descent", "weapon", "weapons"),
-    ("descent", "target", "monsters"),
-    ("descent", "hero", "heroes"),
-    ("skirmish", "shooter", "units"),
-    ("skirmish", "charger", "units"),
-    ("skirmish", "a", "units"),
-    ("skirmish", "target", "units"),
-    ("skirmish", "b", "units"),
-    ("skirmish", "unit", "units"),
-];
-
 /// A scenario key that names an entry of a table: `attacker` -> `units.orc`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Role {
     pub key: String,
     pub table: String,
     pub id: String,
+}
+
+/// A change to the entry one side names: (side, key within the entry, new value).
+pub type SideChange = (Role, String, Value);
+
+/// What a name given to a balance command stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    /// As given.
+    pub name: String,
+    /// The `[scenarios.NAME]` table that defines it (and that variants edit).
+    pub table: String,
+    /// The scenarios to compile: the scenario itself, one member, or every member of a
+    /// group, in `rollsim list` order.
+    pub members: Vec<String>,
+    /// Whether the name is a group (a profile or decision table).
+    pub group: bool,
 }
 
 /// A config loaded once and re-validated under overrides.
@@ -336,6 +319,45 @@ impl Source {
         })
     }
 
+    /// The system's knobs.
+    pub fn knobs(&self) -> &'static Knobs {
+        self.base.system.knobs()
+    }
+
+    /// Resolve a scenario name, a group member or a group name, as `rollsim list` prints
+    /// them.
+    pub fn target(&self, name: &str) -> Result<Target, AppError> {
+        let infos = self.base.scenarios();
+        if let Some(i) = infos.iter().find(|i| i.name == name) {
+            return Ok(Target {
+                name: name.into(),
+                table: i.table.clone(),
+                members: vec![i.name.clone()],
+                group: false,
+            });
+        }
+        let members: Vec<String> = infos
+            .iter()
+            .filter(|i| i.member && i.table == name)
+            .map(|i| i.name.clone())
+            .collect();
+        if !members.is_empty() {
+            return Ok(Target {
+                name: name.into(),
+                table: name.into(),
+                members,
+                group: true,
+            });
+        }
+        let mut names: Vec<String> = infos.iter().map(|i| i.name.clone()).collect();
+        names.extend(infos.iter().filter(|i| i.member).map(|i| i.table.clone()));
+        Err(AppError::UnknownScenario {
+            file: self.file.clone(),
+            name: name.to_string(),
+            hint: nearest_hint(name, names.iter().map(String::as_str)),
+        })
+    }
+
     /// The config with these overrides on top of the command line's.
     pub fn with(&self, extra: &[String]) -> Result<AnalysisConfig, AppError> {
         let mut sets = self.sets.clone();
@@ -344,14 +366,15 @@ impl Source {
     }
 
     /// A variant: the command line's overrides, then `sets`, then `sides`: changes to
-    /// the entry one side of `scenario` names, as (role, key within the entry, value).
-    /// When both sides name the same entry (an orc against an orc), the changed side gets
-    /// its own copy, so a change to the attacker leaves the defender as it was.
+    /// the entry one side of the scenario table `scenario` names, as (role, key within
+    /// the entry, value). When both sides name the same entry (an orc against an orc),
+    /// the changed side gets its own copy, so a change to the attacker leaves the
+    /// defender as it was.
     pub fn variant(
         &self,
         scenario: &str,
         sets: &[String],
-        sides: &[(Role, String, Value)],
+        sides: &[SideChange],
     ) -> Result<AnalysisConfig, AppError> {
         let mut t = self.table.clone();
         for s in self.sets.iter().chain(sets) {
@@ -362,11 +385,14 @@ impl Source {
             let shared = roles.iter().any(|r| r.key != role.key && r.id == role.id);
             let id = if shared {
                 let copy = format!("{}_as_{}", role.id, role.key);
-                let entries = t
-                    .get_mut(&role.table)
-                    .and_then(Value::as_table_mut)
-                    .expect("roles name existing tables");
-                let mut e = entries.get(&role.id).cloned().expect("role ids exist");
+                let entries = t.get_mut(&role.table).and_then(Value::as_table_mut);
+                let entry = entries.as_ref().and_then(|e| e.get(&role.id)).cloned();
+                let (Some(entries), Some(mut e)) = (entries, entry) else {
+                    return Err(AppError::BadOption(format!(
+                        "`{}` names `{}`, which is not in `[{}]`",
+                        role.key, role.id, role.table
+                    )));
+                };
                 if let Value::Table(et) = &mut e {
                     if !et.contains_key("name") {
                         et.insert("name".into(), Value::String(role.id.clone()));
@@ -404,43 +430,36 @@ impl Source {
         }
     }
 
-    /// An integer key of the scenario itself.
+    /// An integer key of a scenario table.
     pub fn scenario_int(&self, scenario: &str, key: &str) -> Option<i64> {
         self.scenario(scenario).ok()?.get(key)?.as_integer()
     }
 
-    /// Check a scenario name (a plain scenario, not a profile's point).
+    /// The `[scenarios.NAME]` table called `name`.
     pub fn scenario(&self, name: &str) -> Result<&Table, AppError> {
-        match self
-            .table
+        self.table
             .get("scenarios")
             .and_then(Value::as_table)
             .and_then(|t| t.get(name))
             .and_then(Value::as_table)
-        {
-            Some(t) => Ok(t),
-            None => {
-                let names = self.base.scenario_names();
-                Err(AppError::UnknownScenario {
-                    file: self.file.clone(),
-                    name: name.to_string(),
-                    hint: nearest_hint(name, names.iter().map(String::as_str)),
-                })
-            }
-        }
+            .ok_or_else(|| AppError::UnknownScenario {
+                file: self.file.clone(),
+                name: name.to_string(),
+                hint: nearest_hint(name, self.base.scenario_names().iter().map(String::as_str)),
+            })
     }
 
-    /// The keys of scenario `name` that name entries of a table, attacker first.
+    /// The keys of scenario table `name` that name entries of a table, attacker first.
     pub fn roles(&self, name: &str) -> Result<Vec<Role>, AppError> {
         let sc = self.scenario(name)?;
-        let system = self.base.system_name();
-        Ok(ROLES
+        Ok(self
+            .knobs()
+            .roles
             .iter()
-            .filter(|(s, _, _)| *s == system)
-            .filter_map(|(_, key, table)| {
-                sc.get(*key).and_then(Value::as_str).map(|id| Role {
-                    key: key.to_string(),
-                    table: table.to_string(),
+            .filter_map(|r| {
+                sc.get(r.key).and_then(Value::as_str).map(|id| Role {
+                    key: r.key.to_string(),
+                    table: r.table.to_string(),
                     id: id.to_string(),
                 })
             })
@@ -479,10 +498,19 @@ impl Source {
     }
 }
 
+/// Compile `name` from a variant, or say why it does not exist there.
+pub fn compile(cfg: &AnalysisConfig, name: &str) -> Result<Compiled, AppError> {
+    cfg.compile(name).ok_or_else(|| AppError::UnknownScenario {
+        file: cfg.file.display().to_string(),
+        name: name.to_string(),
+        hint: nearest_hint(name, cfg.scenario_names().iter().map(String::as_str)),
+    })
+}
+
 /// Where a balance command writes: `--out`, else `reports/<config>/<what>`.
 pub fn out_dir(source: &Source, out: &Option<PathBuf>, what: &str) -> PathBuf {
     out.clone()
-        .unwrap_or_else(|| app::default_out(&source.path).join(what))
+        .unwrap_or_else(|| engine::default_out(&source.path).join(what))
 }
 
 /// The seed and trials a balance command uses: the flags, else the config's, else the
@@ -493,224 +521,23 @@ pub fn budget(
     trials: Option<u64>,
     exact_only: bool,
 ) -> (u64, Option<u64>) {
-    let seed = seed.or(source.base.run.seed).unwrap_or(app::DEFAULT_SEED);
+    let seed = seed
+        .or(source.base.run.seed)
+        .unwrap_or(engine::DEFAULT_SEED);
     let trials = if exact_only {
         None
     } else {
         Some(
             trials
                 .or(source.base.run.trials)
-                .unwrap_or(app::DEFAULT_TRIALS),
+                .unwrap_or(engine::DEFAULT_TRIALS),
         )
     };
     (seed, trials)
 }
 
-/// A stat a side's entry carries: which table, which key, which way is better, bounds.
-struct Stat {
-    system: &'static str,
-    table: &'static str,
-    key: &'static str,
-    /// +1 if a higher number is better for its owner, -1 if lower is (rush targets).
-    better: i64,
-    lo: i64,
-    hi: i64,
-}
-
-const STATS: &[Stat] = &[
-    Stat {
-        system: "rush",
-        table: "units",
-        key: "strength",
-        better: -1,
-        lo: 2,
-        hi: 6,
-    },
-    Stat {
-        system: "rush",
-        table: "units",
-        key: "speed",
-        better: -1,
-        lo: 2,
-        hi: 6,
-    },
-    Stat {
-        system: "rush",
-        table: "units",
-        key: "skill",
-        better: -1,
-        lo: 2,
-        hi: 6,
-    },
-    Stat {
-        system: "rush",
-        table: "units",
-        key: "armour",
-        better: -1,
-        lo: 2,
-        hi: 6,
-    },
-    Stat {
-        system: "dozen",
-        table: "characters",
-        key: "dx",
-        better: 1,
-        lo: 1,
-        hi: 12,
-    },
-    Stat {
-        system: "dozen",
-        table: "characters",
-        key: "co",
-        better: 1,
-        lo: 1,
-        hi: 12,
-    },
-    Stat {
-        system: "dozen",
-        table: "characters",
-        key: "st",
-        better: 1,
-        lo: 1,
-        hi: 12,
-    },
-    Stat {
-        system: "dozen",
-        table: "characters",
-        key: "ch",
-        better: 1,
-        lo: 1,
-        hi: 12,
-    },
-    Stat {
-        system: "dozen",
-        table: "characters",
-        key: "aw",
-        better: 1,
-        lo: 1,
-        hi: 12,
-    },
-    Stat {
-        system: "dozen",
-        table: "characters",
-        key: "weapon",
-        better: 1,
-        lo: 0,
-        hi: 12,
-    },
-    Stat {
-        system: "dozen",
-        table: "characters",
-        key: "armour",
-        better: 1,
-        lo: 0,
-        hi: 12,
-    },
-    Stat {
-        system: "dozen",
-        table: "characters",
-        key: "skills.melee",
-        better: 1,
-        lo: 0,
-        hi: 12,
-    },
-    Stat {
-        system: "dozen",
-        table: "characters",
-        key: "skills.endurance",
-        better: 1,
-        lo: 0,
-        hi: 12,
-    },
-    Stat {
-        system: "descent",
-        table: "weapons",
-        key: "pierce",
-        better: 1,
-        lo: 0,
-        hi: 20,
-    },
-    Stat {
-        system: "descent",
-        table: "monsters",
-        key: "armour",
-        better: 1,
-        lo: 0,
-        hi: 20,
-    },
-    Stat {
-        system: "descent",
-        table: "monsters",
-        key: "wounds",
-        better: 1,
-        lo: 1,
-        hi: 100,
-    },
-    Stat {
-        system: "skirmish",
-        table: "units",
-        key: "attack_dice",
-        better: 1,
-        lo: 0,
-        hi: 10,
-    },
-    Stat {
-        system: "skirmish",
-        table: "units",
-        key: "shoot",
-        better: 1,
-        lo: -20,
-        hi: 20,
-    },
-    Stat {
-        system: "skirmish",
-        table: "units",
-        key: "fight",
-        better: 1,
-        lo: -20,
-        hi: 20,
-    },
-    Stat {
-        system: "skirmish",
-        table: "units",
-        key: "target_value",
-        better: 1,
-        lo: 0,
-        hi: 50,
-    },
-    Stat {
-        system: "skirmish",
-        table: "units",
-        key: "defence",
-        better: -1,
-        lo: 1,
-        hi: 11,
-    },
-    Stat {
-        system: "skirmish",
-        table: "units",
-        key: "models",
-        better: 1,
-        lo: 1,
-        hi: 100,
-    },
-];
-
-/// Scenario keys that add dice to one side: (system, side key, dice key, lo, hi).
-const DICE: &[(&str, &str, &str, i64, i64)] = &[
-    ("rush", "attacker", "extra_dice", -60, 60),
-    ("rush", "unit", "extra_dice", -60, 60),
-    ("rush", "thrower", "extra_dice", -60, 60),
-    ("rush", "defender", "defender_extra_dice", -60, 60),
-    ("rush", "catcher", "catcher_extra_dice", -60, 60),
-    ("dozen", "attacker", "attacker_extra_dice", -15, 15),
-    ("dozen", "defender", "defender_extra_dice", -15, 15),
-    ("dozen", "character", "extra_dice", -15, 15),
-    ("dozen", "opponent", "opponent_extra_dice", -15, 15),
-    ("descent", "weapon", "power_dice", 0, 5),
-];
-
-/// One change to try on one side: `by` steps in the direction that helps that side.
+/// One change to try on one side (or two changes at once): `by` steps in the direction
+/// that helps that side.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
     pub role: Role,
@@ -721,56 +548,63 @@ pub struct Step {
     /// E.g. "attacker Orc: strength 3+ -> 2+".
     pub label: String,
     sets: Vec<String>,
-    sides: Vec<(Role, String, Value)>,
+    sides: Vec<SideChange>,
 }
 
 impl Step {
-    /// The config with this change.
+    /// The config with this change, made to scenario table `scenario`.
     pub fn apply(&self, source: &Source, scenario: &str) -> Result<AnalysisConfig, AppError> {
         source.variant(scenario, &self.sets, &self.sides)
+    }
+
+    /// Both changes at once (`size` adds up).
+    pub fn and(&self, other: &Step) -> Step {
+        let mut s = self.clone();
+        s.label = format!("{} and {}", self.label, other.label);
+        s.by = self.by.abs() + other.by.abs();
+        s.what = format!("{}+{}", self.what, other.what);
+        s.sets.extend(other.sets.iter().cloned());
+        s.sides.extend(other.sides.iter().cloned());
+        s
     }
 }
 
 /// Every change of `by` steps (in each side's favour; negative: against it) to the sides
-/// of `scenario`: its dice and each stat of the entry it names, within their bounds.
+/// of scenario table `scenario`: its dice and each stat of the entry it names, within
+/// the bounds the system validates.
 pub fn steps(source: &Source, scenario: &str, by: i64) -> Result<Vec<Step>, AppError> {
-    let system = source.base.system_name();
+    let knobs = source.knobs();
+    let roles = source.roles(scenario)?;
     let mut out = Vec::new();
-    for role in source.roles(scenario)? {
+    for role in &roles {
         let name = source.display(&role.table, &role.id);
-        for &(_, side, key, lo, hi) in DICE.iter().filter(|d| d.0 == system && d.1 == role.key) {
+        for d in knobs.dice.iter().filter(|d| d.side == role.key) {
+            let fallback = d.default_from.and_then(|(from, key)| {
+                let r = roles.iter().find(|r| r.key == from)?;
+                source.int_of(&r.table, &r.id, key)
+            });
             let now = source
-                .scenario_int(scenario, key)
-                .unwrap_or(if system == "descent" {
-                    source
-                        .roles(scenario)?
-                        .iter()
-                        .find(|r| r.key == "hero")
-                        .and_then(|h| source.int_of("heroes", &h.id, "power_dice"))
-                        .unwrap_or(0)
-                } else {
-                    0
-                });
+                .scenario_int(scenario, d.key)
+                .or(fallback)
+                .unwrap_or(0);
             let new = now + by;
-            if (lo..=hi).contains(&new) {
+            if (d.lo..=d.hi).contains(&new) {
                 out.push(Step {
                     role: role.clone(),
                     what: "dice".into(),
                     by,
                     label: format!(
-                        "{side} {name}: {:+} {}",
+                        "{} {name}: {:+} {}",
+                        role.key,
                         by,
-                        if by.abs() == 1 { "die" } else { "dice" }
+                        if by.abs() == 1 { d.noun.0 } else { d.noun.1 }
                     ),
-                    sets: vec![format!("scenarios.{scenario}.{key}={new}")],
+                    sets: vec![format!("scenarios.{scenario}.{}={new}", d.key)],
                     sides: Vec::new(),
                 });
             }
         }
-        for st in STATS
-            .iter()
-            .filter(|s| s.system == system && s.table == role.table)
-        {
+        for st in knobs.stats.iter().filter(|s| s.table == role.table) {
             let Some(now) = source.int_of(&role.table, &role.id, st.key) else {
                 continue;
             };
@@ -778,12 +612,9 @@ pub fn steps(source: &Source, scenario: &str, by: i64) -> Result<Vec<Step>, AppE
             if !(st.lo..=st.hi).contains(&new) {
                 continue;
             }
-            let show = |v: i64| {
-                if system == "rush" {
-                    format!("{v}+")
-                } else {
-                    v.to_string()
-                }
+            let show = |v: i64| match st.shown {
+                Shown::Target => format!("{v}+"),
+                Shown::Plain => v.to_string(),
             };
             out.push(Step {
                 role: role.clone(),

@@ -1,11 +1,13 @@
-//! `rollsim sweep`: one scenario as one or two config keys step through a range. One key
-//! draws a line with its 95% band (and the exact line); two keys a heatmap.
+//! `rollsim sweep`: a scenario (or every member of a group) as one or two config keys step
+//! through a range.
 
-use super::{measure, out_dir, wrote, Cell, Options, Pick, Role, Source};
-use crate::app::AppError;
-use crate::report::{csv, markdown::thousands, plot, write::WriteError};
-use polars::prelude::*;
+use super::{compile, measure, Options, Pick, Role, Source, Target};
+use crate::error::AppError;
+use crate::report::analysis::{Slot, Sweep, SweepKey, SweepSeries};
 use toml::Value;
+
+/// Most values one key may take: bounds the work before anything is allocated.
+pub const MAX_VALUES: i128 = 200;
 
 /// A key and the values it takes.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,7 +33,8 @@ impl Vary {
     }
 }
 
-/// Parse `KEY=LO..HI[:STEP]` against `scenario`.
+/// Parse `KEY=LO..HI[:STEP]` against scenario table `scenario`. The number of values is
+/// checked before any is made.
 pub fn parse(source: &Source, scenario: &str, s: &str) -> Result<Vary, AppError> {
     let bad = |why: &str| AppError::BadOption(format!("--vary {s}: {why}"));
     let (key, range) = s.split_once('=').ok_or_else(|| {
@@ -58,11 +61,17 @@ pub fn parse(source: &Source, scenario: &str, s: &str) -> Result<Vary, AppError>
     if step <= 0 || hi < lo {
         return Err(bad("expected LO <= HI and a positive step"));
     }
-    let values: Vec<i64> = (lo..=hi).step_by(step as usize).collect();
-    if values.len() > 200 {
-        return Err(bad("at most 200 values per key"));
+    let count = (hi as i128 - lo as i128) / step as i128 + 1;
+    if count > MAX_VALUES {
+        return Err(bad(&format!(
+            "{count} values; at most {MAX_VALUES} per key"
+        )));
     }
+    let values: Vec<i64> = (0..count as i64).map(|i| lo + i * step).collect();
     let key = key.trim().to_string();
+    if key.is_empty() {
+        return Err(bad("the key is empty"));
+    }
     let roles = source.roles(scenario)?;
     let (first, rest) = key.split_once('.').unwrap_or((&key, ""));
     let (side, path) = match roles.iter().find(|r| r.key == first) {
@@ -78,19 +87,7 @@ pub fn parse(source: &Source, scenario: &str, s: &str) -> Result<Vary, AppError>
     })
 }
 
-/// The sweep's results: `cells[i][j]` at the i-th value of the first key and the j-th of
-/// the second (one column without a second key).
-#[derive(Clone, Debug)]
-pub struct Sweep {
-    pub scenario: String,
-    pub what: String,
-    pub probability: bool,
-    pub keys: Vec<Vary>,
-    pub cells: Vec<Vec<Cell>>,
-    pub trials: Option<u64>,
-    pub seed: u64,
-}
-
+/// The config at one point of the sweep.
 fn at(
     source: &Source,
     scenario: &str,
@@ -116,9 +113,11 @@ fn at(
     })
 }
 
+/// Every point of the sweep for every member of `target`. A point the rules refuse is a
+/// blank with its reason; if every point is refused, the first reason is the error.
 pub fn sweep(
     source: &Source,
-    scenario: &str,
+    target: &Target,
     keys: Vec<Vary>,
     pick: &Pick,
     seed: u64,
@@ -128,31 +127,64 @@ pub fn sweep(
         Some(k) => k.values.iter().map(|&x| Some(x)).collect(),
         None => vec![None],
     };
-    let mut what = String::new();
-    let mut cells = Vec::new();
+    let base = source.with(&[])?;
+    let what = pick.describe(&compile(&base, &target.members[0])?)?;
+    let mut series: Vec<SweepSeries> = target
+        .members
+        .iter()
+        .map(|m| SweepSeries {
+            label: m.clone(),
+            cells: Vec::new(),
+        })
+        .collect();
+    let mut first_error: Option<String> = None;
+    let mut any = false;
     for &x in &keys[0].values {
-        let mut row = Vec::new();
+        let mut rows: Vec<Vec<Slot>> = vec![Vec::new(); series.len()];
         for y in &second {
             let mut pts = vec![(&keys[0], x)];
             if let (Some(k), Some(y)) = (keys.get(1), y) {
                 pts.push((k, *y));
             }
-            let c = at(source, scenario, &pts)?
-                .compile(scenario)
-                .expect("exists");
-            if what.is_empty() {
-                what = pick.describe(&c)?;
+            let cfg = at(source, &target.table, &pts);
+            for (row, member) in rows.iter_mut().zip(&target.members) {
+                let slot = match &cfg {
+                    Err(e) => Err(e.to_string()),
+                    Ok(cfg) => match compile(cfg, member) {
+                        Err(e) => Err(e.to_string()),
+                        Ok(c) => Ok(measure(&c, pick, seed, trials, true)?),
+                    },
+                };
+                match &slot {
+                    Ok(_) => any = true,
+                    Err(e) => {
+                        first_error.get_or_insert_with(|| e.clone());
+                    }
+                }
+                row.push(slot);
             }
-            row.push(measure(&c, pick, seed, trials, true)?);
         }
-        cells.push(row);
+        for (s, row) in series.iter_mut().zip(rows) {
+            s.cells.push(row);
+        }
+    }
+    if !any {
+        return Err(AppError::BadOption(
+            first_error.unwrap_or_else(|| "no point can be computed".into()),
+        ));
     }
     Ok(Sweep {
-        scenario: scenario.into(),
+        scenario: target.name.clone(),
         what,
         probability: pick.is_probability(),
-        keys,
-        cells,
+        keys: keys
+            .into_iter()
+            .map(|k| SweepKey {
+                key: k.key,
+                values: k.values,
+            })
+            .collect(),
+        series,
         trials,
         seed,
     })
@@ -162,127 +194,4 @@ pub fn sweep(
 pub struct SweepOptions {
     pub common: Options,
     pub vary: Vec<String>,
-}
-
-pub fn run(o: &SweepOptions) -> Result<String, AppError> {
-    let c = &o.common;
-    let p = c.prepare()?;
-    let (source, seed, trials) = (&p.source, p.seed, p.trials);
-    if o.vary.is_empty() || o.vary.len() > 2 {
-        return Err(AppError::BadOption(
-            "--vary: give one or two keys, e.g. --vary attacker.strength=2..6".into(),
-        ));
-    }
-    let keys = o
-        .vary
-        .iter()
-        .map(|v| parse(source, &c.scenario, v))
-        .collect::<Result<Vec<_>, _>>()?;
-    let s = p
-        .pool
-        .install(|| sweep(source, &c.scenario, keys, &p.pick, seed, trials))?;
-    let dir = out_dir(source, &c.out, "sweep");
-    std::fs::create_dir_all(&dir).map_err(|e| WriteError::io(&dir, e))?;
-    let stem = format!(
-        "sweep-{}-{}",
-        c.scenario,
-        s.keys
-            .iter()
-            .map(|k| k.key.replace('.', "_"))
-            .collect::<Vec<_>>()
-            .join("-")
-    );
-    // The table: one row per point.
-    let mut cols: Vec<Column> = Vec::new();
-    let n2 = s.cells[0].len();
-    let k1: Vec<i64> = s.keys[0]
-        .values
-        .iter()
-        .flat_map(|&x| std::iter::repeat_n(x, n2))
-        .collect();
-    cols.push(Column::new(s.keys[0].key.as_str().into(), k1));
-    if let Some(k) = s.keys.get(1) {
-        let k2: Vec<i64> = (0..s.keys[0].values.len())
-            .flat_map(|_| k.values.clone())
-            .collect();
-        cols.push(Column::new(k.key.as_str().into(), k2));
-    }
-    let flat: Vec<&Cell> = s.cells.iter().flatten().collect();
-    cols.push(Column::new(
-        "estimate".into(),
-        flat.iter().map(|c| c.estimate).collect::<Vec<_>>(),
-    ));
-    cols.push(Column::new(
-        "ci_low".into(),
-        flat.iter().map(|c| c.ci.0).collect::<Vec<_>>(),
-    ));
-    cols.push(Column::new(
-        "ci_high".into(),
-        flat.iter().map(|c| c.ci.1).collect::<Vec<_>>(),
-    ));
-    cols.push(Column::new(
-        "exact".into(),
-        flat.iter().map(|c| c.exact).collect::<Vec<_>>(),
-    ));
-    let mut df = DataFrame::new(flat.len(), cols)?;
-    let csv_path = dir.join(format!("{stem}.csv"));
-    csv::write(&mut df, &csv_path)?;
-    let mut files = vec![csv_path];
-    let how = match trials {
-        Some(n) => format!(
-            "Monte Carlo, {} trials per point, seed {seed}",
-            thousands(n)
-        ),
-        None => "exact".into(),
-    };
-    if c.plots {
-        let png = dir.join(format!("{stem}.png"));
-        plot::sweep::draw(&s, &how, &png)?;
-        files.push(png);
-    }
-    let f = |v: f64| {
-        if s.probability {
-            format!("{:.2}%", v * 100.0)
-        } else {
-            format!("{v:.3}")
-        }
-    };
-    let mut md = format!(
-        "### {}: {} as {} ({how})\n\n",
-        s.scenario,
-        s.what,
-        s.keys
-            .iter()
-            .map(|k| k.key.clone())
-            .collect::<Vec<_>>()
-            .join(" and ")
-    );
-    md.push_str(&format!(
-        "| {} | {} | 95% CI | exact |\n|---|{}---:|---|---:|\n",
-        s.keys
-            .iter()
-            .map(|k| k.key.clone())
-            .collect::<Vec<_>>()
-            .join(" | "),
-        s.what,
-        if s.keys.len() > 1 { "---|" } else { "" }
-    ));
-    for (i, row) in s.cells.iter().enumerate() {
-        for (j, c) in row.iter().enumerate() {
-            let mut keys = s.keys[0].values[i].to_string();
-            if let Some(k) = s.keys.get(1) {
-                keys.push_str(&format!(" | {}", k.values[j]));
-            }
-            md.push_str(&format!(
-                "| {keys} | {} | {} .. {} | {} |\n",
-                f(c.estimate),
-                f(c.ci.0),
-                f(c.ci.1),
-                c.exact.map(f).unwrap_or("-".into())
-            ));
-        }
-    }
-    md.push('\n');
-    md.push_str(&wrote(&files));
-    Ok(md)
 }

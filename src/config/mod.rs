@@ -7,15 +7,13 @@
 //! Validation reads the table by hand rather than through serde so that every error
 //! knows its full key path and the valid names at that place.
 
-pub mod descent;
-pub mod dozen;
 pub mod reader;
-pub mod rush;
-pub mod skirmish;
 
+use crate::systems::{self, Loaded, ScenarioInfo, System};
 use reader::{nearest_hint, Reader};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use toml::{Table, Value};
 
 /// Where a bad value came from.
@@ -82,9 +80,6 @@ impl Problem {
     }
 }
 
-/// The game systems a config can name in `system = "..."`.
-pub const SYSTEMS: &[&str] = &["rush", "dozen", "descent", "skirmish"];
-
 /// Defaults for a run that the config may carry in `[run]`; the CLI overrides them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunDefaults {
@@ -95,91 +90,37 @@ pub struct RunDefaults {
 }
 
 /// A validated config, ready to compile scenarios from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct AnalysisConfig {
     pub file: PathBuf,
     pub title: String,
     pub run: RunDefaults,
-    pub system: SystemConfig,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum SystemConfig {
-    Rush(rush::RushConfig),
-    Dozen(dozen::DozenConfig),
-    Descent(descent::DescentConfig),
-    Skirmish(skirmish::SkirmishConfig),
+    pub system: &'static dyn System,
+    pub loaded: Arc<dyn Loaded>,
 }
 
 impl AnalysisConfig {
     pub fn system_name(&self) -> &'static str {
-        match self.system {
-            SystemConfig::Rush(_) => "rush",
-            SystemConfig::Dozen(_) => "dozen",
-            SystemConfig::Descent(_) => "descent",
-            SystemConfig::Skirmish(_) => "skirmish",
-        }
+        self.system.name()
     }
 
-    /// Scenario names with their one-line descriptions, in file order.
-    pub fn scenarios(&self) -> Vec<(String, String)> {
-        match &self.system {
-            SystemConfig::Rush(c) => c
-                .scenarios
-                .iter()
-                .map(|s| (s.name.clone(), s.compile(&c.rules).description))
-                .collect(),
-            SystemConfig::Dozen(c) => c
-                .scenarios
-                .iter()
-                .map(|s| (s.name.clone(), s.compile(&c.rules).description))
-                .collect(),
-            SystemConfig::Descent(c) => c
-                .scenarios
-                .iter()
-                .map(|s| (s.name.clone(), s.compile().description))
-                .collect(),
-            SystemConfig::Skirmish(c) => c
-                .scenarios
-                .iter()
-                .map(|s| (s.name.clone(), s.compile(&c.rules).description))
-                .collect(),
-        }
+    /// Every scenario (groups expanded) with its table and description, in file order.
+    pub fn scenarios(&self) -> Vec<ScenarioInfo> {
+        self.loaded.scenarios()
     }
 
     pub fn scenario_names(&self) -> Vec<String> {
-        match &self.system {
-            SystemConfig::Rush(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
-            SystemConfig::Dozen(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
-            SystemConfig::Descent(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
-            SystemConfig::Skirmish(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
-        }
+        self.scenarios().into_iter().map(|s| s.name).collect()
     }
 
     /// Compile one scenario by name.
     pub fn compile(&self, name: &str) -> Option<crate::model::Compiled> {
-        match &self.system {
-            SystemConfig::Rush(c) => c
-                .scenarios
-                .iter()
-                .find(|s| s.name == name)
-                .map(|s| s.compile(&c.rules)),
-            SystemConfig::Dozen(c) => c
-                .scenarios
-                .iter()
-                .find(|s| s.name == name)
-                .map(|s| s.compile(&c.rules)),
-            SystemConfig::Descent(c) => c
-                .scenarios
-                .iter()
-                .find(|s| s.name == name)
-                .map(|s| s.compile()),
-            SystemConfig::Skirmish(c) => c
-                .scenarios
-                .iter()
-                .find(|s| s.name == name)
-                .map(|s| s.compile(&c.rules)),
-        }
+        self.loaded.compile(name)
+    }
+
+    /// The system's own typed config, for tests and benches of one system.
+    pub fn typed<T: 'static>(&self) -> Option<&T> {
+        self.loaded.as_any().downcast_ref::<T>()
     }
 }
 
@@ -253,32 +194,20 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
         run.seed = r.u64_opt("seed")?;
         run.matrix = r.string_opt("matrix")?;
     }
-    let system = match system.as_str() {
-        "rush" => SystemConfig::Rush(rush::read(&root)?),
-        "dozen" => SystemConfig::Dozen(dozen::read(&root)?),
-        "descent" => SystemConfig::Descent(descent::read(&root)?),
-        "skirmish" => SystemConfig::Skirmish(skirmish::read(&root)?),
-        other => {
-            return Err(root.problem(
-                "system",
-                format!(
-                    "unknown game system `{other}`; expected one of {}{}",
-                    reader::list(SYSTEMS),
-                    nearest_hint(other, SYSTEMS.iter().copied())
-                ),
-            ))
-        }
-    };
-    let names = match &system {
-        SystemConfig::Rush(c) => c
-            .scenarios
-            .iter()
-            .map(|s| s.name.clone())
-            .collect::<Vec<_>>(),
-        SystemConfig::Dozen(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
-        SystemConfig::Descent(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
-        SystemConfig::Skirmish(c) => c.scenarios.iter().map(|s| s.name.clone()).collect(),
-    };
+    let system = systems::find(&system).ok_or_else(|| {
+        let known = systems::names();
+        root.problem(
+            "system",
+            format!(
+                "unknown game system `{system}`; expected one of {}{}",
+                reader::list(&known),
+                nearest_hint(&system, known.iter().copied())
+            ),
+        )
+    })?;
+    let loaded: Arc<dyn Loaded> = Arc::from(system.load(&root)?);
+    let infos = loaded.scenarios();
+    let names: Vec<String> = infos.iter().map(|s| s.name.clone()).collect();
     if let Some(m) = &run.matrix {
         if !names.contains(m) {
             let run_r = root.table_opt("run")?.expect("read above");
@@ -296,6 +225,7 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
         title,
         run,
         system,
+        loaded,
     })
 }
 
@@ -303,6 +233,8 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Named<S> {
     pub name: String,
+    /// The `[scenarios.NAME]` table it was read from (a group's name for its members).
+    pub table: String,
     pub description: Option<String>,
     pub scenario: S,
 }
@@ -310,7 +242,7 @@ pub struct Named<S> {
 impl<S> Named<S> {
     /// Put the designer's description in front of the generated one (which says what
     /// is rolled).
-    fn describe(&self, mut c: crate::model::Compiled) -> crate::model::Compiled {
+    pub fn describe(&self, mut c: crate::model::Compiled) -> crate::model::Compiled {
         if let Some(d) = &self.description {
             c.description = format!("{d}: {}", c.description);
         }
@@ -320,7 +252,7 @@ impl<S> Named<S> {
 
 /// Every `[KEY.ID]` table in file order, each read by `read(id, table)`; at least one.
 /// `what` names one entry in messages ("unit"), `id` the placeholder ("ID", "NAME").
-fn entries<'a, T>(
+pub fn entries<'a, T>(
     root: &Reader<'a>,
     key: &str,
     what: &str,
@@ -344,7 +276,7 @@ fn entries<'a, T>(
 }
 
 /// The `[scenarios.NAME]` tables, each read by `read`.
-fn scenarios<'a, S>(
+pub fn scenarios<'a, S>(
     root: &Reader<'a>,
     mut read: impl FnMut(&Reader<'a>) -> Result<S, Problem>,
 ) -> Result<Vec<Named<S>>, Problem> {
@@ -352,13 +284,16 @@ fn scenarios<'a, S>(
         check_scenario_name(tables, name)?;
         Ok(Named {
             name: name.to_string(),
+            table: name.to_string(),
             description: r.string_opt("description")?,
             scenario: read(&r)?,
         })
     })
 }
 
-/// Scenario names become file and folder names and CSV values.
+/// Scenario names become file and folder names and CSV values; `@` is kept for the
+/// members a profile or decision table generates (`NAME@d4`), so that a name the
+/// designer writes can never collide with a generated one.
 fn check_scenario_name(tables: &Reader, name: &str) -> Result<(), Problem> {
     if name.is_empty()
         || name
@@ -370,12 +305,27 @@ fn check_scenario_name(tables: &Reader, name: &str) -> Result<(), Problem> {
             "a scenario name must not be empty or contain spaces, `/` or `,`",
         ));
     }
+    if name.contains('@') {
+        return Err(tables.problem(
+            name,
+            "`@` is reserved for the members of a profile or decision table (`NAME@d4`); choose a name without it",
+        ));
+    }
     Ok(())
+}
+
+/// A kind [`read_kind`] accepted that the system's reader has no arm for: a bug in the
+/// system's tables, refused rather than silently read as another kind.
+pub fn unknown_kind(r: &Reader, kind: &str) -> Problem {
+    r.problem(
+        "kind",
+        format!("kind `{kind}` is listed but has no reader (a bug in rollsim: please report it)"),
+    )
 }
 
 /// A scenario's `kind`, one of `kinds` (each with the keys it takes); any other key is
 /// refused with the nearest one the kind takes.
-fn read_kind(r: &Reader, kinds: &[(&str, &[&str])]) -> Result<String, Problem> {
+pub fn read_kind(r: &Reader, kinds: &[(&str, &[&str])]) -> Result<String, Problem> {
     let names: Vec<&str> = kinds.iter().map(|(k, _)| *k).collect();
     let kind = r.choice_opt("kind", &names)?.ok_or_else(|| {
         r.problem(

@@ -5,13 +5,11 @@
 //! `u64` from the generator. Draws are exactly uniform (Lemire's rejection on the whole
 //! word), so no bias creeps in however many dice a word carries. Nothing here allocates.
 
-pub mod d12;
-
 use rand::Rng as _;
 use rand::SeedableRng;
 pub use rand_xoshiro::Xoshiro256PlusPlus as Rng;
 
-/// Faces of the dice this module rolls (the rush system uses d6 throughout).
+/// Faces of the dice this module rolls (d6 pools).
 pub const SIDES: u32 = 6;
 /// Dice read from one table lookup: 6^5 = 7776 entries per threshold, 7.6 KiB.
 const GROUP: u32 = 5;

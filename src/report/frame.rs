@@ -1,8 +1,14 @@
 //! The result model as polars DataFrames: the one place that decides the table columns
 //! of shared/DESIGN.md.
 
-use super::ScenarioResult;
+use super::analysis::{Candidate, Equalized, Matrix, SensitivityRow, Sweep};
+use super::{MetricResult, ScenarioResult};
 use polars::prelude::*;
+
+/// A table, as the exporters take it: the rest of rollsim names polars only through these.
+pub type Frame = DataFrame;
+/// An error building a table.
+pub type FrameError = PolarsError;
 
 /// `scenario,metric,value,count,trials,probability,ci_low,ci_high,exact`
 pub fn distribution(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
@@ -93,56 +99,183 @@ pub fn decisions(rows: &[super::DecisionRow]) -> PolarsResult<DataFrame> {
     )
 }
 
-/// A matchup matrix, long: `attacker,defender,estimate,ci_low,ci_high,exact,trials,seed`.
-pub fn matrix_long(m: &crate::balance::compare::Matrix) -> PolarsResult<DataFrame> {
-    let (mut a, mut d, mut est, mut lo, mut hi, mut ex) = (
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::<Option<f64>>::new(),
-    );
-    for ((id, _), row) in m.attackers.iter().zip(&m.cells) {
-        for ((did, _), c) in m.defenders.iter().zip(row) {
+/// A matchup matrix, long (attacker = the row side, defender = the column side):
+/// `scenario,attacker,defender,estimate,ci_low,ci_high,exact,
+/// response,note,trials,seed`; an impossible pair has empty numbers and its reason in
+/// `note`, and `response` is the defender's choice under `--response best`.
+pub fn matrix_long(m: &Matrix) -> PolarsResult<DataFrame> {
+    let mut a = Vec::new();
+    let mut d = Vec::new();
+    let mut est = Vec::<Option<f64>>::new();
+    let mut lo = Vec::<Option<f64>>::new();
+    let mut hi = Vec::<Option<f64>>::new();
+    let mut ex = Vec::<Option<f64>>::new();
+    let mut resp = Vec::<Option<String>>::new();
+    let mut note = Vec::<Option<String>>::new();
+    for ((id, _), row) in m.rows.entries.iter().zip(&m.cells) {
+        for ((did, _), c) in m.cols.entries.iter().zip(row) {
             a.push(id.clone());
             d.push(did.clone());
-            est.push(c.estimate);
-            lo.push(c.ci.0);
-            hi.push(c.ci.1);
-            ex.push(c.exact);
+            resp.push(c.response.clone());
+            match &c.value {
+                Ok(c) => {
+                    est.push(Some(c.estimate));
+                    lo.push(Some(c.ci.0));
+                    hi.push(Some(c.ci.1));
+                    ex.push(c.exact);
+                    note.push(None);
+                }
+                Err(e) => {
+                    est.push(None);
+                    lo.push(None);
+                    hi.push(None);
+                    ex.push(None);
+                    note.push(Some(e.clone()));
+                }
+            }
         }
     }
     let n = a.len();
     df!(
+        "scenario" => vec![m.scenario.clone(); n],
         "attacker" => a,
         "defender" => d,
         "estimate" => est,
         "ci_low" => lo,
         "ci_high" => hi,
         "exact" => ex,
+        "response" => resp,
+        "note" => note,
         "trials" => vec![m.trials.unwrap_or(0); n],
         "seed" => vec![m.seed; n],
     )
 }
 
-/// A matchup matrix, wide: `attacker` then one column of estimates per defender.
-pub fn matrix_wide(m: &crate::balance::compare::Matrix) -> PolarsResult<DataFrame> {
+/// A matchup matrix, wide: the row side's ids, then one column of estimates per column
+/// entry (empty where the pair is impossible).
+pub fn matrix_wide(m: &Matrix) -> PolarsResult<DataFrame> {
     let mut cols: Vec<Column> = vec![Column::new(
         "attacker".into(),
-        m.attackers
+        m.rows
+            .entries
             .iter()
             .map(|(id, _)| id.clone())
             .collect::<Vec<_>>(),
     )];
-    for (j, (id, _)) in m.defenders.iter().enumerate() {
+    for (j, (id, _)) in m.cols.entries.iter().enumerate() {
         cols.push(Column::new(
             id.as_str().into(),
             m.cells
                 .iter()
-                .map(|row| row[j].estimate)
+                .map(|row| row[j].value.as_ref().ok().map(|c| c.estimate))
                 .collect::<Vec<_>>(),
         ));
     }
-    DataFrame::new(m.attackers.len(), cols)
+    DataFrame::new(m.rows.entries.len(), cols)
+}
+
+/// A sweep, one row per point and member: the keys, `scenario`, the cell and a `note`.
+pub fn sweep(s: &Sweep) -> PolarsResult<DataFrame> {
+    let n1 = s.keys[0].values.len();
+    let n2 = s.keys.get(1).map_or(1, |k| k.values.len());
+    let mut k1 = Vec::new();
+    let mut k2 = Vec::new();
+    let mut member = Vec::new();
+    let mut est = Vec::<Option<f64>>::new();
+    let mut lo = Vec::<Option<f64>>::new();
+    let mut hi = Vec::<Option<f64>>::new();
+    let mut ex = Vec::<Option<f64>>::new();
+    let mut note = Vec::<Option<String>>::new();
+    for ser in &s.series {
+        for i in 0..n1 {
+            for j in 0..n2 {
+                k1.push(s.keys[0].values[i]);
+                if let Some(k) = s.keys.get(1) {
+                    k2.push(k.values[j]);
+                }
+                member.push(ser.label.clone());
+                match &ser.cells[i][j] {
+                    Ok(c) => {
+                        est.push(Some(c.estimate));
+                        lo.push(Some(c.ci.0));
+                        hi.push(Some(c.ci.1));
+                        ex.push(c.exact);
+                        note.push(None);
+                    }
+                    Err(e) => {
+                        est.push(None);
+                        lo.push(None);
+                        hi.push(None);
+                        ex.push(None);
+                        note.push(Some(e.clone()));
+                    }
+                }
+            }
+        }
+    }
+    let rows = member.len();
+    let mut cols = vec![Column::new("scenario".into(), member)];
+    cols.push(Column::new(s.keys[0].key.as_str().into(), k1));
+    if let Some(k) = s.keys.get(1) {
+        cols.push(Column::new(k.key.as_str().into(), k2));
+    }
+    cols.push(Column::new("estimate".into(), est));
+    cols.push(Column::new("ci_low".into(), lo));
+    cols.push(Column::new("ci_high".into(), hi));
+    cols.push(Column::new("exact".into(), ex));
+    cols.push(Column::new("note".into(), note));
+    DataFrame::new(rows, cols)
+}
+
+/// Sensitivity rows: `scenario,change,side,quantity,before,after,change_in_value`.
+pub fn sensitivity(rows: &[SensitivityRow]) -> PolarsResult<DataFrame> {
+    df!(
+        "scenario" => rows.iter().map(|r| r.scenario.clone()).collect::<Vec<_>>(),
+        "change" => rows.iter().map(|r| r.change.clone()).collect::<Vec<_>>(),
+        "side" => rows.iter().map(|r| r.side.clone()).collect::<Vec<_>>(),
+        "quantity" => rows.iter().map(|r| r.quantity.clone()).collect::<Vec<_>>(),
+        "before" => rows.iter().map(|r| r.base).collect::<Vec<_>>(),
+        "after" => rows.iter().map(|r| r.changed).collect::<Vec<_>>(),
+        "change_in_value" => rows.iter().map(|r| r.delta).collect::<Vec<_>>(),
+    )
+}
+
+/// Equalizer candidates: `scenario,change,steps,value,distance_from_target`.
+pub fn equalize(all: &[Equalized]) -> PolarsResult<DataFrame> {
+    let rows: Vec<(&Equalized, &Candidate)> = all
+        .iter()
+        .flat_map(|e| e.candidates.iter().map(move |c| (e, c)))
+        .collect();
+    df!(
+        "scenario" => rows.iter().map(|(e, _)| e.scenario.clone()).collect::<Vec<_>>(),
+        "change" => rows.iter().map(|(_, c)| c.change.clone()).collect::<Vec<_>>(),
+        "steps" => rows.iter().map(|(_, c)| c.size).collect::<Vec<_>>(),
+        "value" => rows.iter().map(|(_, c)| c.value).collect::<Vec<_>>(),
+        "distance_from_target" => rows.iter().map(|(e, c)| (c.value - e.target).abs()).collect::<Vec<_>>(),
+    )
+}
+
+/// Overlay rows: `entry,value,probability,ci_low,ci_high,exact`, one per entry and value
+/// (the union of values, in order of first appearance).
+pub fn overlay(rows: &[(String, MetricResult, u64)], values: &[String]) -> PolarsResult<DataFrame> {
+    let (mut ent, mut val, mut p, mut lo, mut hi, mut ex) = (
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        Vec::<Option<f64>>::new(),
+    );
+    for (label, m, _) in rows {
+        for v in values {
+            let r = m.rows.iter().find(|r| &r.label == v);
+            ent.push(label.clone());
+            val.push(v.clone());
+            p.push(r.map_or(0.0, |r| r.probability));
+            lo.push(r.map_or(0.0, |r| r.ci_low));
+            hi.push(r.map_or(0.0, |r| r.ci_high));
+            ex.push(r.and_then(|r| r.exact));
+        }
+    }
+    df!("entry" => ent, "value" => val, "probability" => p, "ci_low" => lo, "ci_high" => hi, "exact" => ex)
 }

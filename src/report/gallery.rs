@@ -5,7 +5,7 @@
 
 use super::write::{atomic, WriteError};
 use super::ScenarioResult;
-use crate::balance::compare::Matrix;
+use crate::report::analysis::Matrix;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,67 @@
 //! Markdown tables for the terminal (and for pasting into a design doc).
 
-use super::ScenarioResult;
+use super::analysis::{how, Equalized, Matrix, SensitivityRow, Sweep};
+use super::{MetricResult, ScenarioResult};
 use std::fmt::Write as _;
+
+/// Column alignment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// A Markdown table: every table rollsim prints is built here, so that they all escape
+/// cells and align columns the same way.
+#[derive(Clone, Debug)]
+pub struct Table {
+    head: Vec<(String, Align)>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new<S: Into<String>>(head: impl IntoIterator<Item = (S, Align)>) -> Self {
+        Table {
+            head: head.into_iter().map(|(h, a)| (h.into(), a)).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// A row; missing cells are left empty, extra ones dropped.
+    pub fn row<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) {
+        let mut r: Vec<String> = cells.into_iter().map(Into::into).collect();
+        r.resize(self.head.len(), String::new());
+        self.rows.push(r);
+    }
+
+    /// A `|` inside a cell would end it: escape it.
+    fn cell(s: &str) -> String {
+        s.replace('|', "\\|").replace('\n', " ")
+    }
+
+    pub fn render(&self) -> String {
+        let mut s = String::from("|");
+        for (h, _) in &self.head {
+            let _ = write!(s, " {} |", Self::cell(h));
+        }
+        s.push_str("\n|");
+        for (_, a) in &self.head {
+            s.push_str(match a {
+                Align::Left => "---|",
+                Align::Right => "---:|",
+            });
+        }
+        s.push('\n');
+        for r in &self.rows {
+            s.push('|');
+            for c in r {
+                let _ = write!(s, " {} |", Self::cell(c));
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
 
 fn pct(p: f64) -> String {
     format!("{:.2}%", p * 100.0)
@@ -30,25 +90,29 @@ pub fn thousands(n: u64) -> String {
 
 /// One row per scenario: its headline probability, Monte Carlo and exact.
 pub fn headlines(results: &[ScenarioResult]) -> String {
-    let mut s = String::new();
-    s.push_str("| config | scenario | headline | Monte Carlo | 95% CI | exact | max \\|z\\| |\n");
-    s.push_str("|---|---|---|---:|---|---:|---:|\n");
+    use Align::*;
+    let mut t = Table::new([
+        ("config", Left),
+        ("scenario", Left),
+        ("headline", Left),
+        ("Monte Carlo", Right),
+        ("95% CI", Left),
+        ("exact", Right),
+        ("max |z|", Right),
+    ]);
     for r in results {
         let h = &r.headline;
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} .. {} | {} | {} |",
-            r.config,
-            r.name,
-            h.label,
+        t.row([
+            r.config.clone(),
+            r.name.clone(),
+            h.label.clone(),
             pct(h.probability),
-            pct(h.ci_low),
-            pct(h.ci_high),
+            format!("{} .. {}", pct(h.ci_low), pct(h.ci_high)),
             opt_pct(h.exact),
-            z(r.max_abs_z())
-        );
+            z(r.max_abs_z()),
+        ]);
     }
-    s
+    t.render()
 }
 
 /// In a long table, values below this probability (Monte Carlo and exact) are folded.
@@ -79,9 +143,14 @@ pub fn full(results: &[ScenarioResult]) -> String {
                     let _ = write!(s, ", exact {e:.4}");
                 }
             }
-            s.push_str(
-                "\n\n| value | P (Monte Carlo) | 95% CI | exact | z |\n|---|---:|---|---:|---:|\n",
-            );
+            s.push_str("\n\n");
+            let mut t = Table::new([
+                ("value", Align::Left),
+                ("P (Monte Carlo)", Align::Right),
+                ("95% CI", Align::Left),
+                ("exact", Align::Right),
+                ("z", Align::Right),
+            ]);
             // A long tail (a duel's length) is folded into one line; the CSV
             // keeps every value.
             let long = m.rows.len() > super::LONG_METRIC;
@@ -93,26 +162,26 @@ pub fn full(results: &[ScenarioResult]) -> String {
                     folded_exact = folded_exact.zip(row.exact).map(|(a, b)| a + b);
                     continue;
                 }
-                let _ = writeln!(
-                    s,
-                    "| {} | {} | {} .. {} | {} | {} |",
-                    row.label,
+                t.row([
+                    row.label.clone(),
                     pct(row.probability),
-                    pct(row.ci_low),
-                    pct(row.ci_high),
+                    format!("{} .. {}", pct(row.ci_low), pct(row.ci_high)),
                     opt_pct(row.exact),
-                    z(row.z)
-                );
+                    z(row.z),
+                ]);
             }
             if folded > 0 {
-                let _ = writeln!(
-                    s,
-                    "| {folded} other values, each below {} (in the CSV) | {} | | {} | |",
-                    pct(FOLD_BELOW),
+                t.row([
+                    format!(
+                        "{folded} other values, each below {} (in the CSV)",
+                        pct(FOLD_BELOW)
+                    ),
                     pct(folded_p),
-                    opt_pct(folded_exact)
-                );
+                    String::new(),
+                    opt_pct(folded_exact),
+                ]);
             }
+            s.push_str(&t.render());
             s.push('\n');
         }
     }
@@ -141,12 +210,13 @@ pub fn decisions(rows: &[super::DecisionRow]) -> String {
             }
         }
         let _ = writeln!(s, "### decision: {name}\n");
-        let _ = writeln!(
-            s,
-            "| choice | {} |",
-            quantities.join(" | ").replace('_', " ")
+        let mut t = Table::new(
+            std::iter::once(("choice".to_string(), Align::Left)).chain(
+                quantities
+                    .iter()
+                    .map(|q| (q.replace('_', " "), Align::Right)),
+            ),
         );
-        let _ = writeln!(s, "|---|{}", "---:|".repeat(quantities.len()));
         for c in choices {
             let cells: Vec<String> = quantities
                 .iter()
@@ -169,10 +239,286 @@ pub fn decisions(rows: &[super::DecisionRow]) -> String {
                         .unwrap_or_default()
                 })
                 .collect();
-            let _ = writeln!(s, "| {c} | {} |", cells.join(" | "));
+            t.row(std::iter::once(c.to_string()).chain(cells));
         }
+        s.push_str(&t.render());
         s.push('\n');
     }
+    s
+}
+
+/// A probability as a percentage or a mean with three decimals.
+fn value(v: f64, probability: bool) -> String {
+    if probability {
+        format!("{:.2}%", v * 100.0)
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// A matchup matrix: a row per attacker, a column per defender; exact values in
+/// parentheses, the defender's choice in brackets, an impossible pair as "-".
+pub fn matrix(m: &Matrix) -> String {
+    let mut s = format!(
+        "### {}: {} ({} rows, {} columns{}; {})\n\n",
+        m.scenario,
+        m.what,
+        m.rows.key,
+        m.cols.key,
+        m.response
+            .as_ref()
+            .map_or(String::new(), |r| format!(", {r} in brackets")),
+        match m.trials {
+            Some(_) => format!(
+                "{}; exact in parentheses",
+                how(m.trials, m.seed, "per pair")
+            ),
+            None => "exact".into(),
+        }
+    );
+    let mut t = Table::new(
+        std::iter::once((format!("{} \\ {}", m.rows.key, m.cols.key), Align::Left)).chain(
+            m.cols
+                .entries
+                .iter()
+                .map(|(_, name)| (name.clone(), Align::Right)),
+        ),
+    );
+    let mut blanks = Vec::new();
+    for ((_, name), row) in m.rows.entries.iter().zip(&m.cells) {
+        let cells = row.iter().zip(&m.cols.entries).map(|(c, (_, col))| {
+            // One decimal: a matrix is read at a glance.
+            let f = |v: f64| {
+                if m.probability {
+                    format!("{:.1}%", v * 100.0)
+                } else {
+                    format!("{v:.3}")
+                }
+            };
+            let mut v = match (&c.value, m.trials) {
+                (Ok(c), Some(_)) => match c.exact {
+                    Some(e) => format!("{} ({})", f(c.estimate), f(e)),
+                    None => f(c.estimate),
+                },
+                (Ok(c), None) => f(c.estimate),
+                (Err(e), _) => {
+                    blanks.push(format!("{name} against {col}: {e}"));
+                    "-".into()
+                }
+            };
+            if let Some(r) = &c.response {
+                v.push_str(&format!(" [{}]", r.replace('_', " ")));
+            }
+            v
+        });
+        t.row(std::iter::once(name.clone()).chain(cells.collect::<Vec<_>>()));
+    }
+    s.push_str(&t.render());
+    if !blanks.is_empty() {
+        s.push_str("\n\"-\": cannot be computed:\n\n");
+        for b in blanks {
+            let _ = writeln!(s, "- {b}");
+        }
+    }
+    s.push('\n');
+    s
+}
+
+/// A sweep: one row per point, one value column per member.
+pub fn sweep(sw: &Sweep) -> String {
+    let keys: Vec<&str> = sw.keys.iter().map(|k| k.key.as_str()).collect();
+    let mut s = format!(
+        "### {}: {} as {} ({})\n\n",
+        sw.scenario,
+        sw.what,
+        keys.join(" and "),
+        how(sw.trials, sw.seed, "per point")
+    );
+    let mut head: Vec<(String, Align)> =
+        keys.iter().map(|k| (k.to_string(), Align::Right)).collect();
+    let one = sw.series.len() == 1;
+    for ser in &sw.series {
+        let name = if one {
+            sw.what.clone()
+        } else {
+            ser.label.clone()
+        };
+        head.push((name, Align::Right));
+        if sw.trials.is_some() {
+            head.push(("95% CI".into(), Align::Left));
+            head.push(("exact".into(), Align::Right));
+        }
+    }
+    let mut t = Table::new(head);
+    let n2 = sw.keys.get(1).map_or(1, |k| k.values.len());
+    for i in 0..sw.keys[0].values.len() {
+        for j in 0..n2 {
+            let mut row = vec![sw.keys[0].values[i].to_string()];
+            if let Some(k) = sw.keys.get(1) {
+                row.push(k.values[j].to_string());
+            }
+            for ser in &sw.series {
+                match &ser.cells[i][j] {
+                    Ok(c) => {
+                        row.push(value(c.estimate, sw.probability));
+                        if sw.trials.is_some() {
+                            row.push(format!(
+                                "{} .. {}",
+                                value(c.ci.0, sw.probability),
+                                value(c.ci.1, sw.probability)
+                            ));
+                            row.push(c.exact.map_or("-".into(), |e| value(e, sw.probability)));
+                        }
+                    }
+                    Err(_) => {
+                        row.push("-".into());
+                        if sw.trials.is_some() {
+                            row.push(String::new());
+                            row.push(String::new());
+                        }
+                    }
+                }
+            }
+            t.row(row);
+        }
+    }
+    s.push_str(&t.render());
+    let refused = sw
+        .series
+        .iter()
+        .flat_map(|ser| ser.cells.iter().flatten())
+        .filter(|c| c.is_err())
+        .count();
+    if let Some(Err(e)) = sw
+        .series
+        .iter()
+        .flat_map(|ser| ser.cells.iter().flatten())
+        .find(|c| c.is_err())
+    {
+        let _ = writeln!(
+            s,
+            "\n{refused} point(s) cannot be computed (\"-\", reasons in the CSV), e.g. {e}"
+        );
+    }
+    s.push('\n');
+    s
+}
+
+/// Sensitivity: one table per scenario or member.
+pub fn sensitivity(rows: &[SensitivityRow], refused: &[(String, String)]) -> String {
+    let mut s = String::new();
+    let mut names: Vec<&str> = Vec::new();
+    for r in rows {
+        if !names.contains(&r.scenario.as_str()) {
+            names.push(&r.scenario);
+        }
+    }
+    for name in names {
+        let _ = writeln!(s, "### {name}: what one step is worth\n");
+        let mut t = Table::new([
+            ("change", Align::Left),
+            ("quantity", Align::Left),
+            ("before", Align::Right),
+            ("after", Align::Right),
+            ("change", Align::Right),
+        ]);
+        for r in rows.iter().filter(|r| r.scenario == name) {
+            let d = if r.probability {
+                format!("{:+.2} pts", r.delta * 100.0)
+            } else {
+                format!("{:+.3}", r.delta)
+            };
+            t.row([
+                r.change.clone(),
+                r.quantity.clone(),
+                value(r.base, r.probability),
+                value(r.changed, r.probability),
+                d,
+            ]);
+        }
+        s.push_str(&t.render());
+        s.push('\n');
+    }
+    for (change, why) in refused {
+        let _ = writeln!(s, "- not tried: {change}: {why}");
+    }
+    if !refused.is_empty() {
+        s.push('\n');
+    }
+    s
+}
+
+/// The equalizer: per scenario or member, the value now, the best change and the ten
+/// closest.
+pub fn equalize(all: &[Equalized]) -> String {
+    let mut s = String::new();
+    for e in all {
+        let v = |x: f64| value(x, e.probability);
+        // The target as a designer wrote it: 50%, not 50.00%.
+        let target = if e.probability && (e.target * 100.0).fract() == 0.0 {
+            format!("{:.0}%", e.target * 100.0)
+        } else if e.probability {
+            v(e.target)
+        } else {
+            format!("{}", e.target)
+        };
+        let _ = writeln!(
+            s,
+            "### {}: the equalizer\n\n{} now: {}.\n",
+            e.scenario,
+            e.what,
+            v(e.now)
+        );
+        match e.candidates.first() {
+            Some(best) => {
+                let _ = writeln!(
+                    s,
+                    "Closest to {target}: **{}** gives {}.\n",
+                    best.change,
+                    v(best.value)
+                );
+            }
+            None => s.push_str("No change to try: the scenario has no dice or stats to step.\n\n"),
+        }
+        let mut t = Table::new([
+            ("change", Align::Left),
+            ("steps", Align::Right),
+            (e.what.as_str(), Align::Right),
+        ]);
+        for c in e.candidates.iter().take(10) {
+            t.row([c.change.clone(), c.size.to_string(), v(c.value)]);
+        }
+        s.push_str(&t.render());
+        s.push('\n');
+    }
+    s
+}
+
+/// An overlay: one row per value, one column per entry.
+pub fn overlay(metric: &str, rows: &[(String, MetricResult, u64)], values: &[String]) -> String {
+    let mut s = format!("### {metric}, side by side\n\n");
+    let mut t = Table::new(
+        std::iter::once(("value".to_string(), Align::Left))
+            .chain(rows.iter().map(|(label, _, n)| {
+                (format!("{label} ({} trials)", thousands(*n)), Align::Right)
+            })),
+    );
+    for v in values {
+        let cells = rows
+            .iter()
+            .map(|(_, m, _)| match m.rows.iter().find(|r| &r.label == v) {
+                Some(r) => format!(
+                    "{:.2}%{}",
+                    r.probability * 100.0,
+                    r.exact
+                        .map_or(String::new(), |e| format!(" ({:.2}%)", e * 100.0))
+                ),
+                None => "-".into(),
+            });
+        t.row(std::iter::once(v.clone()).chain(cells.collect::<Vec<_>>()));
+    }
+    s.push_str(&t.render());
+    s.push_str("\nexact in parentheses\n");
     s
 }
 

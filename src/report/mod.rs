@@ -4,6 +4,7 @@
 //! agreement scores; `frame` is the one place where results become DataFrames; each
 //! exporter and each chart kind has its own file.
 
+pub mod analysis;
 pub mod csv;
 pub mod frame;
 pub mod gallery;

@@ -3,7 +3,7 @@
 //! on dark); a colour bar on the right gives the scale.
 
 use super::{fonts, header, DrawResult, FONT, HEIGHT, WIDTH};
-use crate::balance::compare::Matrix;
+use crate::report::analysis::Matrix;
 use crate::report::markdown::thousands;
 use crate::report::write::{finish, temp_path, WriteError};
 use plotters::prelude::*;
@@ -17,8 +17,8 @@ pub struct Heat {
     pub cols: Vec<String>,
     pub row_desc: String,
     pub col_desc: String,
-    /// `values[row][col]`
-    pub values: Vec<Vec<f64>>,
+    /// `values[row][col]`; None: a cell that cannot be computed, drawn grey.
+    pub values: Vec<Vec<Option<f64>>>,
     /// Text in each cell.
     pub text: Vec<Vec<String>>,
     /// Colour scale ends.
@@ -108,12 +108,17 @@ fn draw_into(h: &Heat, path: &Path) -> DrawResult<()> {
     for (r, row) in h.values.iter().enumerate() {
         let y = (nr - 1 - r) as f64;
         for (c, &v) in row.iter().enumerate() {
-            let t = (v - lo) / span;
+            let (fill, ink) = match v {
+                Some(v) => {
+                    let t = (v - lo) / span;
+                    (colour(t), if t > 0.55 { WHITE } else { BLACK })
+                }
+                None => (RGBColor(225, 225, 225), RGBColor(90, 90, 90)),
+            };
             ch.draw_series(std::iter::once(Rectangle::new(
                 [(c as f64 + 0.02, y + 0.02), (c as f64 + 0.98, y + 0.98)],
-                colour(t).filled(),
+                fill.filled(),
             )))?;
-            let ink = if t > 0.55 { WHITE } else { BLACK };
             let size = if nc > 8 { 13 } else { 17 };
             ch.draw_series(std::iter::once(Text::new(
                 h.text[r][c].clone(),
@@ -161,45 +166,72 @@ fn draw_into(h: &Heat, path: &Path) -> DrawResult<()> {
     Ok(())
 }
 
-/// A matchup matrix: probabilities on a 0..100% scale, means on their own range.
-pub fn matrix(m: &Matrix, path: &Path) -> Result<(), WriteError> {
-    let values: Vec<Vec<f64>> = m
-        .cells
-        .iter()
-        .map(|r| r.iter().map(|c| c.estimate).collect())
-        .collect();
-    let (lo, hi) = if m.probability {
-        (0.0, 1.0)
-    } else {
-        let all = values.iter().flatten();
-        (
-            all.clone().fold(f64::MAX, |a, &b| a.min(b)).min(0.0),
-            all.fold(f64::MIN, |a, &b| a.max(b)),
-        )
+/// The colour scale of some values: 0..100% for probabilities, else their own range.
+pub fn range(values: &[Vec<Option<f64>>], percent: bool) -> (f64, f64) {
+    if percent {
+        return (0.0, 1.0);
+    }
+    let all = values.iter().flatten().flatten();
+    let lo = all.clone().fold(f64::MAX, |a, &b| a.min(b)).min(0.0);
+    let hi = all.fold(f64::MIN, |a, &b| a.max(b));
+    (lo, hi.max(lo + 1e-9))
+}
+
+/// A cell's text: the value, and the defender's choice when it chose.
+fn cell_text(v: Option<f64>, percent: bool, note: Option<&str>) -> String {
+    let mut s = match v {
+        Some(v) if percent => format!("{:.1}%", v * 100.0),
+        Some(v) => format!("{v:.2}"),
+        None => "n/a".into(),
     };
-    let text = m
+    if let Some(n) = note {
+        s.push_str(&format!(" {}", n.replace('_', " ")));
+    }
+    s
+}
+
+/// Text for a grid of values.
+pub fn texts(values: &[Vec<Option<f64>>], percent: bool) -> Vec<Vec<String>> {
+    values
+        .iter()
+        .map(|r| r.iter().map(|&v| cell_text(v, percent, None)).collect())
+        .collect()
+}
+
+/// A matchup matrix: probabilities on a 0..100% scale, means on their own range; an
+/// impossible pair is a grey "n/a" cell, a chosen response is named in its cell.
+pub fn matrix(m: &Matrix, path: &Path) -> Result<(), WriteError> {
+    let values: Vec<Vec<Option<f64>>> = m
         .cells
         .iter()
         .map(|r| {
             r.iter()
-                .map(|c| {
-                    if m.probability {
-                        format!("{:.1}%", c.estimate * 100.0)
-                    } else {
-                        format!("{:.2}", c.estimate)
-                    }
-                })
+                .map(|c| c.value.as_ref().ok().map(|c| c.estimate))
+                .collect()
+        })
+        .collect();
+    let text = m
+        .cells
+        .iter()
+        .zip(&values)
+        .map(|(r, vs)| {
+            r.iter()
+                .zip(vs)
+                .map(|(c, &v)| cell_text(v, m.probability, c.response.as_deref()))
                 .collect()
         })
         .collect();
     let heat = Heat {
         title: format!("{}: {} by matchup", m.scenario, m.what),
         subtitle: format!(
-            "{} ({}) against {} ({}); {}",
-            m.attacker.key,
-            m.attacker.table,
-            m.defender.key,
-            m.defender.table,
+            "{} ({}) against {} ({}){}; {}",
+            m.rows.key,
+            m.rows.table,
+            m.cols.key,
+            m.cols.table,
+            m.response
+                .as_ref()
+                .map_or(String::new(), |r| format!(", {r} in each cell")),
             match m.trials {
                 Some(n) => format!(
                     "Monte Carlo, {} trials per pair, seed {} (the CSV has CIs and exact values)",
@@ -209,13 +241,13 @@ pub fn matrix(m: &Matrix, path: &Path) -> Result<(), WriteError> {
                 None => "exact".into(),
             }
         ),
-        rows: m.attackers.iter().map(|a| a.1.clone()).collect(),
-        cols: m.defenders.iter().map(|d| d.1.clone()).collect(),
-        row_desc: m.attacker.key.clone(),
-        col_desc: m.defender.key.clone(),
+        rows: m.rows.entries.iter().map(|a| a.1.clone()).collect(),
+        cols: m.cols.entries.iter().map(|d| d.1.clone()).collect(),
+        row_desc: m.rows.key.clone(),
+        col_desc: m.cols.key.clone(),
+        range: range(&values, m.probability),
         values,
         text,
-        range: (lo, hi.max(lo + 1e-9)),
         percent: m.probability,
     };
     draw(&heat, path)

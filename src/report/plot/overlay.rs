@@ -9,7 +9,7 @@ use std::path::Path;
 
 pub fn draw(
     metric: &str,
-    rows: &[crate::balance::overlay::Shown],
+    rows: &[(String, crate::report::MetricResult, u64)],
     values: &[String],
     path: &Path,
 ) -> Result<(), WriteError> {
@@ -21,7 +21,7 @@ pub fn draw(
 
 fn draw_into(
     metric: &str,
-    rows: &[crate::balance::overlay::Shown],
+    rows: &[(String, crate::report::MetricResult, u64)],
     values: &[String],
     path: &Path,
 ) -> DrawResult<()> {

@@ -1,5 +1,5 @@
 //! What one step is worth: one horizontal bar per change (a die, a stat step), its length
-//! the change in a probability, in percentage points; gains right, losses left.
+//! the change in a probability (percentage points) or a mean; gains right, losses left.
 
 use super::{fonts, header, DrawResult, FONT, WIDTH};
 use crate::report::write::{finish, temp_path, WriteError};
@@ -11,12 +11,16 @@ pub fn draw(
     subtitle: &str,
     x_desc: &str,
     bars: &[(String, f64)],
+    percent: bool,
     path: &Path,
 ) -> Result<(), WriteError> {
     fonts();
     let tmp = temp_path(path);
+    // Probabilities are drawn in percentage points, means as they are.
+    let scale = if percent { 100.0 } else { 1.0 };
+    let bars: Vec<(String, f64)> = bars.iter().map(|(l, d)| (l.clone(), d * scale)).collect();
     let result =
-        draw_into(title, subtitle, x_desc, bars, &tmp).map_err(|e| WriteError::encode(path, e));
+        draw_into(title, subtitle, x_desc, &bars, &tmp).map_err(|e| WriteError::encode(path, e));
     finish(&tmp, path, result)
 }
 
@@ -31,11 +35,7 @@ fn draw_into(
     let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
     root.fill(&WHITE)?;
     let (_, body, _) = header(&root, title, subtitle)?;
-    let top = bars
-        .iter()
-        .map(|b| (b.1 * 100.0).abs())
-        .fold(0.5f64, f64::max)
-        * 1.2;
+    let top = bars.iter().map(|b| b.1.abs()).fold(1e-3f64, f64::max) * 1.2;
     let n = bars.len().max(1);
     let labels: Vec<String> = bars.iter().map(|b| b.0.clone()).collect();
     let label_w = labels
@@ -75,7 +75,7 @@ fn draw_into(
         .draw()?;
     for (i, (_, d)) in bars.iter().enumerate() {
         let y = (n - 1 - i) as f64;
-        let v = d * 100.0;
+        let v = *d;
         let c = if v >= 0.0 {
             RGBColor(76, 114, 176)
         } else {

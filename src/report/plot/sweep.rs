@@ -1,101 +1,116 @@
-//! A sweep: one key as a line (Monte Carlo points with a shaded 95% band, the exact
-//! values as a line), two keys as a heatmap.
+//! A sweep: one key as lines (Monte Carlo points with a shaded 95% band, the exact values
+//! as a line; one colour per member of a group), two keys as a heatmap per member.
 
 use super::heatmap::{self, Heat};
-use super::{fonts, header, DrawResult, EXACT, FONT, HEIGHT, WIDTH};
-use crate::balance::sweep::Sweep;
+use super::{fonts, header, DrawResult, BAR, EXACT, FONT, HEIGHT, SERIES, WIDTH};
+use crate::report::analysis::{Cell, Sweep};
 use crate::report::write::{finish, temp_path, WriteError};
 use plotters::prelude::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-pub fn draw(s: &Sweep, how: &str, path: &Path) -> Result<(), WriteError> {
-    let title = format!(
-        "{}: {} against {}",
-        s.scenario,
-        s.what,
-        s.keys
-            .iter()
-            .map(|k| k.key.clone())
-            .collect::<Vec<_>>()
-            .join(" and ")
-    );
+/// Draw the sweep into `dir` as `STEM.png` (one key), or one `STEM[-MEMBER].png` heatmap
+/// per member (two keys); returns the files.
+pub fn draw(s: &Sweep, how: &str, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, WriteError> {
+    let keys = s
+        .keys
+        .iter()
+        .map(|k| k.key.clone())
+        .collect::<Vec<_>>()
+        .join(" and ");
     if let Some(k2) = s.keys.get(1) {
-        let values: Vec<Vec<f64>> = s
-            .cells
-            .iter()
-            .map(|r| r.iter().map(|c| c.estimate).collect())
-            .collect();
-        let all = values.iter().flatten();
-        let (lo, hi) = if s.probability {
-            (0.0, 1.0)
-        } else {
-            (
-                all.clone().fold(f64::MAX, |a, &b| a.min(b)).min(0.0),
-                all.fold(f64::MIN, |a, &b| a.max(b)),
-            )
-        };
-        let heat = Heat {
-            title,
-            subtitle: format!("{how}; rows {}, columns {}", s.keys[0].key, k2.key),
-            rows: s.keys[0].values.iter().map(|v| v.to_string()).collect(),
-            cols: k2.values.iter().map(|v| v.to_string()).collect(),
-            row_desc: s.keys[0].key.clone(),
-            col_desc: k2.key.clone(),
-            text: s
+        let mut out = Vec::new();
+        for ser in &s.series {
+            let values: Vec<Vec<Option<f64>>> = ser
                 .cells
                 .iter()
                 .map(|r| {
                     r.iter()
-                        .map(|c| {
-                            if s.probability {
-                                format!("{:.1}%", c.estimate * 100.0)
-                            } else {
-                                format!("{:.2}", c.estimate)
-                            }
-                        })
+                        .map(|c| c.as_ref().ok().map(|c| c.estimate))
                         .collect()
                 })
-                .collect(),
-            values,
-            range: (lo, hi.max(lo + 1e-9)),
-            percent: s.probability,
-        };
-        return heatmap::draw(&heat, path);
+                .collect();
+            let (file, name) = if s.series.len() == 1 {
+                (format!("{stem}.png"), s.scenario.clone())
+            } else {
+                (format!("{stem}-{}.png", ser.label), ser.label.clone())
+            };
+            let heat = Heat {
+                title: format!("{name}: {} against {keys}", s.what),
+                subtitle: format!("{how}; rows {}, columns {}", s.keys[0].key, k2.key),
+                rows: s.keys[0].values.iter().map(|v| v.to_string()).collect(),
+                cols: k2.values.iter().map(|v| v.to_string()).collect(),
+                row_desc: s.keys[0].key.clone(),
+                col_desc: k2.key.clone(),
+                text: heatmap::texts(&values, s.probability),
+                range: heatmap::range(&values, s.probability),
+                values,
+                percent: s.probability,
+            };
+            let path = dir.join(file);
+            heatmap::draw(&heat, &path)?;
+            out.push(path);
+        }
+        return Ok(out);
     }
     fonts();
-    let tmp = temp_path(path);
-    let result = line(s, &title, how, &tmp).map_err(|e| WriteError::encode(path, e));
-    finish(&tmp, path, result)
+    let path = dir.join(format!("{stem}.png"));
+    let title = format!("{}: {} against {keys}", s.scenario, s.what);
+    let tmp = temp_path(&path);
+    let result = lines(s, &title, how, &tmp).map_err(|e| WriteError::encode(&path, e));
+    finish(&tmp, &path, result)?;
+    Ok(vec![path])
 }
 
-fn line(s: &Sweep, title: &str, how: &str, path: &Path) -> DrawResult<()> {
+fn lines(s: &Sweep, title: &str, how: &str, path: &Path) -> DrawResult<()> {
     let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE)?;
     let (head, body, y) = header(&root, title, how)?;
-    let blue = RGBColor(76, 114, 176);
     let legend = (FONT, 15).into_font().color(&BLACK);
-    head.draw(&Rectangle::new(
-        [(26, y + 1), (50, y + 15)],
-        blue.mix(0.25).filled(),
-    ))?;
-    head.draw(&Text::new(
-        "Monte Carlo with its 95% band".to_string(),
-        (58, y),
-        legend.clone(),
-    ))?;
-    head.draw(&PathElement::new(
-        vec![(330, y + 8), (360, y + 8)],
-        EXACT.stroke_width(3),
-    ))?;
-    head.draw(&Text::new("exact".to_string(), (368, y), legend))?;
+    let one = s.series.len() == 1;
+    let colour = |i: usize| if one { BAR } else { SERIES[i % SERIES.len()] };
+    // The legend: each member's colour (the band and points), then the exact line.
+    let mut x = 26;
+    for (i, ser) in s.series.iter().enumerate() {
+        let label = if one {
+            "Monte Carlo with its 95% band".to_string()
+        } else {
+            ser.label.clone()
+        };
+        head.draw(&Rectangle::new(
+            [(x, y + 1), (x + 24, y + 15)],
+            colour(i).mix(0.6).filled(),
+        ))?;
+        head.draw(&Text::new(label.clone(), (x + 30, y), legend.clone()))?;
+        x += 50 + 8 * label.chars().count() as i32;
+    }
+    if one {
+        head.draw(&PathElement::new(
+            vec![(x, y + 8), (x + 30, y + 8)],
+            EXACT.stroke_width(3),
+        ))?;
+        head.draw(&Text::new("exact".to_string(), (x + 38, y), legend))?;
+    } else {
+        head.draw(&Text::new(
+            "(lines exact; points and bands Monte Carlo)".to_string(),
+            (x, y),
+            legend,
+        ))?;
+    }
     let xs: Vec<f64> = s.keys[0].values.iter().map(|&v| v as f64).collect();
-    let pts: Vec<(f64, &crate::balance::Cell)> = xs
+    let series: Vec<Vec<(f64, &Cell)>> = s
+        .series
         .iter()
-        .copied()
-        .zip(s.cells.iter().map(|r| &r[0]))
+        .map(|ser| {
+            xs.iter()
+                .copied()
+                .zip(ser.cells.iter().map(|r| r[0].as_ref().ok()))
+                .filter_map(|(x, c)| c.map(|c| (x, c)))
+                .collect()
+        })
         .collect();
-    let top = pts
+    let top = series
         .iter()
+        .flatten()
         .map(|(_, c)| c.ci.1.max(c.exact.unwrap_or(0.0)))
         .fold(0.0f64, f64::max);
     let ymax = if s.probability {
@@ -132,23 +147,31 @@ fn line(s: &Sweep, title: &str, how: &str, path: &Path) -> DrawResult<()> {
             }
         })
         .draw()?;
-    let mut band: Vec<(f64, f64)> = pts.iter().map(|(x, c)| (*x, c.ci.1)).collect();
-    band.extend(pts.iter().rev().map(|(x, c)| (*x, c.ci.0)));
-    ch.draw_series(std::iter::once(Polygon::new(band, blue.mix(0.25).filled())))?;
-    let exact: Vec<(f64, f64)> = pts
-        .iter()
-        .filter_map(|(x, c)| c.exact.map(|e| (*x, e)))
-        .collect();
-    if !exact.is_empty() {
-        ch.draw_series(std::iter::once(PathElement::new(
-            exact,
-            EXACT.stroke_width(3),
-        )))?;
+    for (i, pts) in series.iter().enumerate() {
+        if pts.is_empty() {
+            continue;
+        }
+        let c = colour(i);
+        let mut band: Vec<(f64, f64)> = pts.iter().map(|(x, c)| (*x, c.ci.1)).collect();
+        band.extend(pts.iter().rev().map(|(x, c)| (*x, c.ci.0)));
+        ch.draw_series(std::iter::once(Polygon::new(band, c.mix(0.25).filled())))?;
+        let exact: Vec<(f64, f64)> = pts
+            .iter()
+            .filter_map(|(x, c)| c.exact.map(|e| (*x, e)))
+            .collect();
+        if !exact.is_empty() {
+            // One line: the exact colour; several: each member's own colour.
+            let line = if one { EXACT } else { c };
+            ch.draw_series(std::iter::once(PathElement::new(
+                exact,
+                line.stroke_width(if one { 3 } else { 2 }),
+            )))?;
+        }
+        ch.draw_series(
+            pts.iter()
+                .map(|(x, p)| Circle::new((*x, p.estimate), 4, c.filled())),
+        )?;
     }
-    ch.draw_series(
-        pts.iter()
-            .map(|(x, c)| Circle::new((*x, c.estimate), 4, blue.filled())),
-    )?;
     root.present()?;
     Ok(())
 }

@@ -1,54 +1,20 @@
 //! What the commands do, without any command-line parsing: the binary maps its flags
 //! onto these option structs, tests call the same functions.
 
-use crate::config::{self, reader::nearest_hint, AnalysisConfig, ConfigError};
-use crate::model::Compiled;
+pub mod balance;
+pub mod shard;
+
+use crate::config::{self, reader::nearest_hint, AnalysisConfig};
 use crate::report::{self, frame, markdown, plot, write::WriteError, ScenarioResult};
-use crate::sim::{self, Budget, Progress};
+use crate::sim::Budget;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
-/// Set by the Ctrl-C handler; the engine stops at the next chunk and nothing is written.
-pub static STOP: AtomicBool = AtomicBool::new(false);
-
-pub const DEFAULT_TRIALS: u64 = 10_000_000;
-pub const DEFAULT_SEED: u64 = 2026;
-pub const DEFAULT_MAX_TRIALS: u64 = 1_000_000_000;
-
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum AppError {
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    #[error("{file}: no scenario `{name}`{hint}; `rollsim list {file}` shows them all")]
-    UnknownScenario {
-        file: String,
-        name: String,
-        hint: String,
-    },
-    #[error("{0}")]
-    BadOption(String),
-    #[error("writing {0}")]
-    Write(#[from] WriteError),
-    #[error("building the table: {0}")]
-    Table(#[from] polars::error::PolarsError),
-    #[error("interrupted: no output was written")]
-    Interrupted,
-    #[error("{0}")]
-    Threads(String),
-}
-
-impl AppError {
-    /// 2 for bad input, 130 for Ctrl-C, 1 for anything else.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            AppError::Config(_) | AppError::UnknownScenario { .. } | AppError::BadOption(_) => 2,
-            AppError::Interrupted => 130,
-            _ => 1,
-        }
-    }
-}
+pub use crate::engine::{
+    default_out, simulate, thread_pool, DEFAULT_MAX_TRIALS, DEFAULT_SEED, DEFAULT_TRIALS, STOP,
+};
+pub use crate::error::AppError;
 
 /// Output formats besides the charts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,71 +60,39 @@ impl RunOptions {
     }
 }
 
-/// The default output directory of a config: `reports/<file stem>`.
-pub fn default_out(config: &Path) -> PathBuf {
-    let stem = config
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("report");
-    Path::new("reports").join(stem)
-}
-
-/// Check the scenario selection against the config; empty = all, in file order.
+/// Check the scenario selection against the config; empty = all, in file order. A
+/// group's name (a profile, a decision table) selects all its members.
 pub fn select(cfg: &AnalysisConfig, wanted: &[String]) -> Result<Vec<String>, AppError> {
-    let names = cfg.scenario_names();
+    let infos = cfg.scenarios();
     if wanted.is_empty() {
-        return Ok(names);
+        return Ok(infos.into_iter().map(|i| i.name).collect());
     }
-    let mut out = Vec::new();
+    let mut out: Vec<String> = Vec::new();
     for w in wanted {
-        // A profile's name selects all its points.
-        let prefix = format!("{w}@");
-        let members: Vec<&String> = names.iter().filter(|n| n.starts_with(&prefix)).collect();
-        if !names.contains(w) && !members.is_empty() {
-            out.extend(
-                members
-                    .into_iter()
-                    .filter(|m| !out.contains(*m))
-                    .cloned()
-                    .collect::<Vec<_>>(),
-            );
-            continue;
-        }
-        if !names.contains(w) {
+        let picked: Vec<&str> = match infos.iter().find(|i| &i.name == w) {
+            Some(i) => vec![i.name.as_str()],
+            None => infos
+                .iter()
+                .filter(|i| i.member && &i.table == w)
+                .map(|i| i.name.as_str())
+                .collect(),
+        };
+        if picked.is_empty() {
+            let mut names: Vec<&str> = infos.iter().map(|i| i.name.as_str()).collect();
+            names.extend(infos.iter().filter(|i| i.member).map(|i| i.table.as_str()));
             return Err(AppError::UnknownScenario {
                 file: cfg.file.display().to_string(),
                 name: w.clone(),
-                hint: nearest_hint(w, names.iter().map(String::as_str)),
+                hint: nearest_hint(w, names),
             });
         }
-        if !out.contains(w) {
-            out.push(w.clone());
+        for p in picked {
+            if !out.iter().any(|o| o == p) {
+                out.push(p.to_string());
+            }
         }
     }
     Ok(out)
-}
-
-pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, AppError> {
-    let mut b = rayon::ThreadPoolBuilder::new();
-    if let Some(t) = threads {
-        b = b.num_threads(t);
-    }
-    b.build().map_err(|e| AppError::Threads(e.to_string()))
-}
-
-/// Run one compiled scenario through the engine.
-pub fn simulate(
-    c: &Compiled,
-    seed: u64,
-    budget: Budget,
-    quiet: bool,
-    stop: &AtomicBool,
-) -> Result<sim::Histogram, AppError> {
-    let progress = Progress::new(&c.name, quiet);
-    let widest = |h: &sim::Histogram| report::widest_half_width(c, h);
-    let h = sim::run(c.trial.as_ref(), seed, budget, &widest, &progress, stop);
-    progress.finish();
-    h.map_err(|_| AppError::Interrupted)
 }
 
 /// Everything `rollsim run` computes, before anything is written.
@@ -200,7 +134,7 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
         .to_string();
     let mut results = Vec::new();
     for name in &names {
-        let c = cfg.compile(name).expect("selected names exist");
+        let c = crate::balance::compile(&cfg, name)?;
         let hist = pool.install(|| simulate(&c, seed, budget, opts.quiet, &STOP))?;
         results.push(report::summarize(&c, &hist, seed, &stem, cfg.system_name()));
     }
@@ -215,7 +149,7 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
 }
 
 /// An exporter writes one DataFrame to one file.
-type Exporter = fn(&mut polars::prelude::DataFrame, &Path) -> Result<(), WriteError>;
+type Exporter = fn(&mut frame::Frame, &Path) -> Result<(), WriteError>;
 
 /// Write tables and charts of `results` into `dir`; returns the files written.
 pub fn write_reports(
@@ -314,7 +248,10 @@ pub fn list(config: &Path, sets: &[String]) -> Result<String, AppError> {
     Ok(cfg
         .scenarios()
         .into_iter()
-        .map(|(n, d)| format!("{n}\t{d}\n"))
+        .map(|s| {
+            let d = cfg.loaded.describe(&s.name).unwrap_or_default();
+            format!("{}\t{d}\n", s.name)
+        })
         .collect())
 }
 
@@ -324,7 +261,7 @@ pub fn check(config: &Path, sets: &[String]) -> Result<String, AppError> {
     let names = cfg.scenario_names();
     let mut exact = 0;
     for n in &names {
-        let c = cfg.compile(n).expect("listed names exist");
+        let c = crate::balance::compile(&cfg, n)?;
         if let Some(e) = &c.exact {
             crate::exact::check_pmf(e, 1e-9).map_err(|m| {
                 AppError::BadOption(format!("scenario `{n}`: exact distribution invalid: {m}"))
@@ -361,40 +298,31 @@ pub fn shipped_configs() -> Result<Vec<PathBuf>, AppError> {
 /// Trials per pair of a gallery matrix: enough for CIs under a percentage point, fast.
 const GALLERY_TRIALS: u64 = 1_000_000;
 
-/// The gallery's matchup matrix of a config: its first scenario with two sides, the
-/// first an attacker (attacker, a, shooter, charger or weapon), every entry against every
-/// entry; `None` if it has no such scenario.
+/// The gallery's matchup matrix of a config: its `[run] matrix` scenario, else its first
+/// scenario with two sides, every entry against every entry; `None` if it has none.
 fn gallery_matrix(
     config: &Path,
     out: &Path,
     trials: Option<u64>,
-) -> Result<Option<(crate::balance::compare::Matrix, Vec<PathBuf>)>, AppError> {
+) -> Result<Option<(crate::report::analysis::Matrix, Vec<PathBuf>)>, AppError> {
     use crate::balance::{compare, Pick, Source};
     let source = Source::load(config, &[])?;
-    let firsts = ["attacker", "a", "shooter", "charger", "weapon"];
     let chosen = source.base.run.matrix.clone();
     let Some(scenario) = chosen.or_else(|| {
-        source.base.scenario_names().into_iter().find(|n| {
-            source
-                .roles(n)
-                .map(|r| r.len() >= 2 && firsts.contains(&r[0].key.as_str()))
-                .unwrap_or(false)
+        source.base.scenarios().into_iter().find_map(|i| {
+            let two = source
+                .roles(&i.table)
+                .map(|r| r.len() >= 2)
+                .unwrap_or(false);
+            two.then_some(i.name)
         })
     }) else {
         return Ok(None);
     };
     let (seed, n) = crate::balance::budget(&source, None, trials, false);
     let n = n.map(|n| n.min(GALLERY_TRIALS));
-    let m = compare::matrix(
-        &source,
-        &scenario,
-        (&[], &[]),
-        &Pick::Headline,
-        seed,
-        n,
-        true,
-    )?;
-    let files = compare::write(&m, &out.join("compare"), true)?;
+    let m = compare::matrix(&source, &scenario, (&[], &[]), &Pick::Headline, seed, n)?;
+    let files = balance::write_matrix(&m, &out.join("compare"), true)?;
     Ok(Some((m, files)))
 }
 

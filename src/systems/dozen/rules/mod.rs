@@ -10,10 +10,10 @@
 pub mod duel;
 pub mod melee;
 
-use crate::dice::d12::{self, effective_target, Stream};
 use crate::dice::Rng;
 use crate::exact::binomial;
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
+use crate::systems::dozen::d12::{self, effective_target, Stream};
 
 /// When an activation's second order is another charge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

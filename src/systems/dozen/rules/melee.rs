@@ -13,12 +13,12 @@
 //! multinomial. 12 dice against 12 is a few thousand terms.
 
 use super::{condition_metric, contest_target, describe_contest, Character, Contestant, Rules};
-use crate::dice::d12::{
-    above3_table, count_ge, group3_table, next3, successes, top, word, Pool, Stream,
-};
 use crate::dice::Rng;
 use crate::exact::binomial;
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
+use crate::systems::dozen::d12::{
+    above3_table, count_ge, group3_table, next3, successes, top, word, Pool, Stream,
+};
 
 /// Hits of one charge, exactly: `win[k]` = P(the attacker scores k hits), k >= 1;
 /// `lose[k]` = P(the defender scores k hits); `none` = P(no die stands).

@@ -11,10 +11,10 @@
 
 use super::melee::{hits, melee_dice, resolve, Small};
 use super::{injured, Character, Rules, SecondCharge};
-use crate::dice::d12::{next3, word, Pool, Stream};
 use crate::dice::{roll_die, Rng};
 use crate::exact::binomial;
 use crate::model::{Chart, Compiled, Headline, Metric, Trial};
+use crate::systems::dozen::d12::{next3, word, Pool, Stream};
 
 /// One charge's effect: `win[j]` = P(the attacker wins and the defender loses j HP),
 /// `lose[j]` = P(the defender wins and the attacker loses j HP), `none` = no hits.

@@ -8,7 +8,7 @@
 //! surviving face of a pool is the highest non-zero nibble: exactly what the melee
 //! cancellation rule needs, without sorting.
 
-use super::Rng;
+use crate::dice::Rng;
 use rand::Rng as _;
 
 /// Faces drawn from one word: 12^17 < 2^64 < 12^18.

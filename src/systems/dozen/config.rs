@@ -1,9 +1,9 @@
 //! `system = "dozen"`: `[rules]`, `[characters.ID]` and `[scenarios.NAME]`.
 
-use super::reader::{list, nearest_hint, Reader};
-use super::Problem;
-use crate::dice::d12::MAX_POOL;
-use crate::rules::dozen::{
+use crate::config::reader::{list, nearest_hint, Reader};
+use crate::config::Problem;
+use crate::systems::dozen::d12::MAX_POOL;
+use crate::systems::dozen::rules::{
     Ability, Character, Contestant, Difficulty, Mode, Rules, Scenario, SecondCharge,
 };
 use toml::Value;
@@ -15,11 +15,11 @@ pub struct DozenConfig {
     pub scenarios: Vec<Named>,
 }
 
-pub type Named = super::Named<Scenario>;
+pub type Named = crate::config::Named<Scenario>;
 
 impl Named {
     pub fn compile(&self, rules: &Rules) -> crate::model::Compiled {
-        self.describe(crate::rules::dozen::compile(
+        self.describe(crate::systems::dozen::rules::compile(
             &self.name,
             &self.scenario,
             rules,
@@ -88,10 +88,10 @@ pub fn read(root: &Reader) -> Result<DozenConfig, Problem> {
         Some(r) => read_rules(&r)?,
         None => Rules::default(),
     };
-    let characters = super::entries(root, "characters", "character", "ID", |_, id, r| {
+    let characters = crate::config::entries(root, "characters", "character", "ID", |_, id, r| {
         read_character(id, &r)
     })?;
-    let scenarios = super::scenarios(root, |r| read_scenario(r, &characters))?;
+    let scenarios = crate::config::scenarios(root, |r| read_scenario(r, &characters))?;
     Ok(DozenConfig {
         rules,
         characters,
@@ -260,7 +260,7 @@ fn contestant(
 }
 
 fn read_scenario(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
-    let kind = super::read_kind(r, KINDS)?;
+    let kind = crate::config::read_kind(r, KINDS)?;
     let height = |key: &str, what: &str| -> Result<u32, Problem> {
         match r.i64_opt(key)? {
             Some(h) if h < 0 => Err(r.problem(
@@ -364,7 +364,7 @@ fn read_scenario(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
             }
             Scenario::Opposed { active, opponent }
         }
-        _ => {
+        "duel" => {
             let a = character(r, "a", chars)?;
             let b = character(r, "b", chars)?;
             let bag = match r.table.get("bag") {
@@ -399,6 +399,7 @@ fn read_scenario(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
                 max_activations: max,
             }
         }
+        other => return Err(crate::config::unknown_kind(r, other)),
     })
 }
 

@@ -3,10 +3,10 @@
 //! exchange per reaction the target may choose, named `NAME@go_to_ground` and so on, and
 //! is reported as a decision table.
 
-use super::reader::{list, nearest_hint, Reader};
-use super::{Named, Problem};
+use crate::config::reader::{list, nearest_hint, Reader};
+use crate::config::{Named, Problem};
 use crate::model::Group;
-use crate::rules::skirmish::{
+use crate::systems::skirmish::rules::{
     BreakTest, ChargeReaction, CombatBonus, Rules, Scenario, Sense, ShotReaction, Unit,
 };
 
@@ -19,7 +19,7 @@ pub struct SkirmishConfig {
 
 impl Named<Scenario> {
     pub fn compile(&self, rules: &Rules) -> crate::model::Compiled {
-        self.describe(crate::rules::skirmish::compile(
+        self.describe(crate::systems::skirmish::rules::compile(
             &self.name,
             &self.scenario,
             rules,
@@ -39,6 +39,12 @@ pub const KINDS: &[(&str, &[&str])] = &[
         &["a", "b", "a_reaction", "b_reaction", "rounds"],
     ),
 ];
+
+/// Ranges of the unit stats a balance command may step.
+pub const ATTACK_DICE: (i64, i64) = (0, 10);
+pub const SKILL: (i64, i64) = (-20, 20);
+pub const TARGET_VALUE: (i64, i64) = (0, 50);
+pub const MODELS: (i64, i64) = (1, 100);
 
 const UNIT_KEYS: &[&str] = &[
     "name",
@@ -76,14 +82,15 @@ pub fn read(root: &Reader) -> Result<SkirmishConfig, Problem> {
         Some(r) => read_rules(&r)?,
         None => Rules::default(),
     };
-    let units = super::entries(root, "units", "unit", "ID", |_, id, r| {
+    let units = crate::config::entries(root, "units", "unit", "ID", |_, id, r| {
         read_unit(id, &r, &rules)
     })?;
     let mut scenarios = Vec::new();
-    for named in super::scenarios(root, |r| read_scenario(r, &units))? {
+    for named in crate::config::scenarios(root, |r| read_scenario(r, &units))? {
         for (suffix, sc) in named.scenario {
             scenarios.push(Named {
                 name: format!("{}{suffix}", named.name),
+                table: named.name.clone(),
                 description: named.description.clone(),
                 scenario: sc,
             });
@@ -160,14 +167,16 @@ fn read_unit(id: &str, r: &Reader, rules: &Rules) -> Result<Unit, Problem> {
     Ok(Unit {
         id: id.to_string(),
         name: r.string_opt("name")?.unwrap_or_else(|| id.to_string()),
-        models: req("models", 1, 100, "the unit's models")? as u32,
-        attack_dice: r.int_in("attack_dice", 0, 10)?.unwrap_or(1) as u32,
-        shoot: r.int_in("shoot", -20, 20)?.unwrap_or(0) as i32,
-        fight: r.int_in("fight", -20, 20)?.unwrap_or(0) as i32,
+        models: req("models", MODELS.0, MODELS.1, "the unit's models")? as u32,
+        attack_dice: r
+            .int_in("attack_dice", ATTACK_DICE.0, ATTACK_DICE.1)?
+            .unwrap_or(1) as u32,
+        shoot: r.int_in("shoot", SKILL.0, SKILL.1)?.unwrap_or(0) as i32,
+        fight: r.int_in("fight", SKILL.0, SKILL.1)?.unwrap_or(0) as i32,
         target_value: req(
             "target_value",
-            0,
-            50,
+            TARGET_VALUE.0,
+            TARGET_VALUE.1,
             "the number an attack roll must reach",
         )? as i32,
         defence: req(
@@ -268,7 +277,7 @@ fn group(r: &Reader, label: String, choice: &str, index: usize) -> Group {
 
 /// The scenarios one table stands for, each with its name suffix ("" for a plain one).
 fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem> {
-    let kind = super::read_kind(r, KINDS)?;
+    let kind = crate::config::read_kind(r, KINDS)?;
     let flag = |k: &str, d: bool| -> Result<bool, Problem> { Ok(r.bool_opt(k)?.unwrap_or(d)) };
     Ok(match kind.as_str() {
         "shoot" => {
@@ -391,7 +400,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
                 },
             )]
         }
-        _ => {
+        "firefight" => {
             let shot = |k: &str| -> Result<ShotReaction, Problem> {
                 let x = reaction(r, k, ShotReaction::NAMES, ShotReaction::from_name)?
                     .unwrap_or(ShotReaction::None);
@@ -417,5 +426,6 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
                 },
             )]
         }
+        other => return Err(crate::config::unknown_kind(r, other)),
     })
 }

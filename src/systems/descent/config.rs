@@ -3,10 +3,10 @@
 //! per distance (or power-dice count), with and without Aim, named `NAME@d4` and
 //! `NAME@d4+aim`.
 
-use super::reader::{list, nearest_hint, Reader};
-use super::{Named, Problem};
+use crate::config::reader::{list, nearest_hint, Reader};
+use crate::config::{Named, Problem};
 use crate::model::Group;
-use crate::rules::descent::{
+use crate::systems::descent::rules::{
     Attack, Die, Face, Hero, Monster, Objective, Policy, SurgeAbility, Weapon, MAX_ATTACK_DICE,
 };
 use toml::Value;
@@ -22,7 +22,10 @@ pub struct DescentConfig {
 
 impl Named<Attack> {
     pub fn compile(&self) -> crate::model::Compiled {
-        self.describe(crate::rules::descent::compile(&self.name, &self.scenario))
+        self.describe(crate::systems::descent::rules::compile(
+            &self.name,
+            &self.scenario,
+        ))
     }
 }
 
@@ -62,6 +65,10 @@ pub const KINDS: &[(&str, &[&str])] = &[
 
 /// Most power dice an attack may add (RULES.md section 2).
 pub const MAX_POWER_DICE: i64 = 5;
+/// Highest armour, pierce and wounds an entry may have.
+pub const MAX_ARMOUR: i64 = 20;
+pub const MAX_PIERCE: i64 = 20;
+pub const MAX_WOUNDS: i64 = 100;
 /// Longest distance a config may ask for, in spaces.
 pub const MAX_DISTANCE: i64 = 30;
 /// Most initial rolls the re-roll policy table may cover.
@@ -86,7 +93,7 @@ pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
             power = p;
         }
     }
-    let dice = super::entries(root, "dice", "die", "ID", |_, id, r| read_die(id, &r))?;
+    let dice = crate::config::entries(root, "dice", "die", "ID", |_, id, r| read_die(id, &r))?;
     if !dice.iter().any(|d| d.name == power) {
         let names: Vec<&str> = dice.iter().map(|d| d.name.as_str()).collect();
         let rules = root.table_opt("rules")?;
@@ -105,10 +112,10 @@ pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
         .find(|d| d.name == power)
         .cloned()
         .expect("checked");
-    let weapons = super::entries(root, "weapons", "weapon", "ID", |_, id, r| {
+    let weapons = crate::config::entries(root, "weapons", "weapon", "ID", |_, id, r| {
         read_weapon(id, &r, &dice)
     })?;
-    let heroes = super::entries(root, "heroes", "hero", "ID", |_, id, r| {
+    let heroes = crate::config::entries(root, "heroes", "hero", "ID", |_, id, r| {
         r.only(&["name", "power_dice"])?;
         Ok(Hero {
             id: id.to_string(),
@@ -116,16 +123,18 @@ pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
             power_dice: r.int_in("power_dice", 0, MAX_POWER_DICE)?.unwrap_or(0) as u8,
         })
     })?;
-    let monsters = super::entries(root, "monsters", "monster", "ID", |_, id, r| {
+    let monsters = crate::config::entries(root, "monsters", "monster", "ID", |_, id, r| {
         r.only(&["name", "armour", "wounds"])?;
         Ok(Monster {
             id: id.to_string(),
             name: r.string_opt("name")?.unwrap_or_else(|| id.to_string()),
-            armour: r.int_in("armour", 0, 20)?.unwrap_or(0) as u8,
-            wounds: r
-                .int_in("wounds", 1, 100)?
-                .ok_or_else(|| r.problem("wounds", "missing key: the monster's wounds, 1 to 100"))?
-                as u8,
+            armour: r.int_in("armour", 0, MAX_ARMOUR)?.unwrap_or(0) as u8,
+            wounds: r.int_in("wounds", 1, MAX_WOUNDS)?.ok_or_else(|| {
+                r.problem(
+                    "wounds",
+                    format!("missing key: the monster's wounds, 1 to {MAX_WOUNDS}"),
+                )
+            })? as u8,
         })
     })?;
     let world = World {
@@ -135,15 +144,17 @@ pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
         power_die: &power_die,
     };
     let mut scenarios: Vec<Named<Attack>> = Vec::new();
-    for named in super::scenarios(root, |r| read_scenario(r, &world))? {
+    for named in crate::config::scenarios(root, |r| read_scenario(r, &world))? {
         let Named {
             name,
             description,
             scenario,
+            ..
         } = named;
         for (suffix, attack) in scenario {
             scenarios.push(Named {
                 name: format!("{name}{suffix}"),
+                table: name.clone(),
                 description: description.clone(),
                 scenario: attack,
             });
@@ -261,7 +272,7 @@ fn read_weapon(id: &str, r: &Reader, dice: &[Die]) -> Result<Weapon, Problem> {
         name: r.string_opt("name")?.unwrap_or_else(|| id.to_string()),
         dice: wd,
         melee,
-        pierce: r.int_in("pierce", 0, 20)?.unwrap_or(0) as u8,
+        pierce: r.int_in("pierce", 0, MAX_PIERCE)?.unwrap_or(0) as u8,
         surges,
     })
 }
@@ -345,14 +356,18 @@ fn by_id<'a, T>(
     })
 }
 
+/// An Aim or Dodge order: one of the policies, or `none` (the same as leaving it out, so
+/// that a balance command can switch an order off).
 fn policy(r: &Reader, key: &str) -> Result<Option<Policy>, Problem> {
-    Ok(r.choice_opt(key, Policy::NAMES)?
+    let mut names = vec!["none"];
+    names.extend_from_slice(Policy::NAMES);
+    Ok(r.choice_opt(key, &names)?
         .and_then(|p| Policy::from_name(&p)))
 }
 
 /// The attacks a scenario stands for, each with its name suffix ("" for a plain one).
 fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Attack)>, Problem> {
-    let kind = super::read_kind(r, KINDS)?;
+    let kind = crate::config::read_kind(r, KINDS)?;
     let hero = by_id(r, "hero", "hero", w.heroes, |h| &h.id)?.clone();
     let weapon = by_id(r, "weapon", "weapon", w.weapons, |x| &x.id)?.clone();
     let target = by_id(r, "target", "monster", w.monsters, |m| &m.id)?.clone();
@@ -361,7 +376,7 @@ fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Attack)>, Problem
         _ => Objective::Damage,
     };
     let wounds = r
-        .int_in("wounds", 1, 100)?
+        .int_in("wounds", 1, MAX_WOUNDS)?
         .map_or(target.wounds, |v| v as u8);
     let power_dice = r
         .int_in("power_dice", 0, MAX_POWER_DICE)?

@@ -1,8 +1,8 @@
 //! `system = "rush"`: `[rules]`, `[units.ID]` and `[scenarios.NAME]`.
 
-use super::reader::{list, nearest_hint, Reader};
-use super::Problem;
-use crate::rules::rush::{
+use crate::config::reader::{list, nearest_hint, Reader};
+use crate::config::Problem;
+use crate::systems::rush::rules::{
     throw_dice, CatchPool, DoubleRule, Escalation, Response, Role, Rules, Scenario, Side, Unit,
 };
 
@@ -13,11 +13,11 @@ pub struct RushConfig {
     pub scenarios: Vec<Named>,
 }
 
-pub type Named = super::Named<Scenario>;
+pub type Named = crate::config::Named<Scenario>;
 
 impl Named {
     pub fn compile(&self, rules: &Rules) -> crate::model::Compiled {
-        self.describe(crate::rules::rush::compile(
+        self.describe(crate::systems::rush::rules::compile(
             &self.name,
             &self.scenario,
             rules,
@@ -111,6 +111,9 @@ const RULE_KEYS: &[&str] = &[
     "threat_cap",
     "base_dice",
 ];
+/// The range of a stat (a target to roll on a d6).
+pub const STAT_LO: i64 = 2;
+pub const STAT_HI: i64 = 6;
 /// Largest pool a test may reach; keeps the exact engine and histograms small.
 pub const MAX_DICE: i64 = 60;
 
@@ -120,8 +123,8 @@ pub fn read(root: &Reader) -> Result<RushConfig, Problem> {
         Some(r) => read_rules(&r)?,
         None => Rules::default(),
     };
-    let units = super::entries(root, "units", "unit", "ID", |_, id, r| read_unit(id, &r))?;
-    let scenarios = super::scenarios(root, |r| read_scenario(r, &units, &rules))?;
+    let units = crate::config::entries(root, "units", "unit", "ID", |_, id, r| read_unit(id, &r))?;
+    let scenarios = crate::config::scenarios(root, |r| read_scenario(r, &units, &rules))?;
     Ok(RushConfig {
         rules,
         units,
@@ -187,10 +190,10 @@ fn stat(r: &Reader, key: &str) -> Result<u8, Problem> {
     };
     match r.table.get(key) {
         None => Err(r.problem(key, "missing stat (a target from 2+ to 6+)")),
-        Some(toml::Value::Integer(i)) if (2..=6).contains(i) => Ok(*i as u8),
+        Some(toml::Value::Integer(i)) if (STAT_LO..=STAT_HI).contains(i) => Ok(*i as u8),
         Some(toml::Value::Integer(i)) => Err(bad(i.to_string())),
         Some(toml::Value::String(s)) => match s.trim().trim_end_matches('+').parse::<i64>() {
-            Ok(i) if (2..=6).contains(&i) => Ok(i as u8),
+            Ok(i) if (STAT_LO..=STAT_HI).contains(&i) => Ok(i as u8),
             _ => Err(bad(format!("\"{s}\""))),
         },
         Some(v) => Err(bad(format!("{v}"))),
@@ -284,7 +287,7 @@ fn duel(r: &Reader, units: &[Unit]) -> Result<(Side, Side, Response), Problem> {
 }
 
 fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, Problem> {
-    let kind = super::read_kind(r, KINDS)?;
+    let kind = crate::config::read_kind(r, KINDS)?;
     let one = |r: &Reader| side(r, "unit", "threat", "extra_dice", units);
     let range = |r: &Reader| -> Result<u32, Problem> {
         let v = r.int_in("range", 1, 9)?;
@@ -346,13 +349,14 @@ fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, 
                 response,
             }
         }
-        _ => Scenario::Armour {
+        "armour" => Scenario::Armour {
             side: one(r)?,
             hits: r
                 .int_in("hits", 0, MAX_DICE)?
                 .ok_or_else(|| r.problem("hits", "missing key: the hits to check against"))?
                 as u32,
         },
+        other => return Err(crate::config::unknown_kind(r, other)),
     };
     check_pool_sizes(r, &sc, rules)?;
     Ok(sc)

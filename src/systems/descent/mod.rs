@@ -1,0 +1,98 @@
+//! `descent`: Descent: Journeys in the Dark (1st edition) attacks of seeds 000 and 002
+//! (RULES.md section 2): custom-faced dice, range, surges, power dice, Aim and Dodge,
+//! and distance profiles.
+
+pub mod config;
+pub mod rules;
+
+use super::{DiceKnob, Knobs, Loaded, ResponseKnob, RoleKnob, ScenarioInfo, Shown, StatKnob};
+use crate::config::{reader::Reader, Problem};
+use config::{DescentConfig, MAX_ARMOUR, MAX_PIERCE, MAX_POWER_DICE, MAX_WOUNDS};
+
+pub struct Descent;
+
+static KNOBS: Knobs = Knobs {
+    roles: &[
+        RoleKnob {
+            key: "weapon",
+            table: "weapons",
+        },
+        RoleKnob {
+            key: "target",
+            table: "monsters",
+        },
+        RoleKnob {
+            key: "hero",
+            table: "heroes",
+        },
+    ],
+    stats: &[
+        StatKnob {
+            table: "weapons",
+            key: "pierce",
+            better: 1,
+            lo: 0,
+            hi: MAX_PIERCE,
+            shown: Shown::Plain,
+        },
+        StatKnob {
+            table: "monsters",
+            key: "armour",
+            better: 1,
+            lo: 0,
+            hi: MAX_ARMOUR,
+            shown: Shown::Plain,
+        },
+        StatKnob {
+            table: "monsters",
+            key: "wounds",
+            better: 1,
+            lo: 1,
+            hi: MAX_WOUNDS,
+            shown: Shown::Plain,
+        },
+    ],
+    // Power dice are the attacker's only extra dice; the hero carries how many it rolls.
+    dice: &[DiceKnob {
+        side: "weapon",
+        key: "power_dice",
+        lo: 0,
+        hi: MAX_POWER_DICE,
+        noun: ("power die", "power dice"),
+        default_from: Some(("hero", "power_dice")),
+    }],
+    // The target's Dodge order: none, or a re-roll policy.
+    responses: &[ResponseKnob {
+        key: "dodge",
+        choices: &["none", "keep_all", "misses_only", "optimal"],
+    }],
+};
+
+impl super::System for Descent {
+    fn name(&self) -> &'static str {
+        "descent"
+    }
+
+    fn load(&self, root: &Reader) -> Result<Box<dyn Loaded>, Problem> {
+        Ok(Box::new(config::read(root)?))
+    }
+
+    fn knobs(&self) -> &'static Knobs {
+        &KNOBS
+    }
+}
+
+impl Loaded for DescentConfig {
+    fn scenarios(&self) -> Vec<ScenarioInfo> {
+        super::infos(&self.scenarios)
+    }
+
+    fn compile(&self, name: &str) -> Option<crate::model::Compiled> {
+        let s = self.scenarios.iter().find(|s| s.name == name)?;
+        Some(s.compile())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,154 @@
+//! One folder per game system, each behind [`System`], and the one registry list.
+//!
+//! What a system *is* lives in its folder: how its config tables are read, its rules
+//! (a sampler and an exact distribution per scenario kind), its own dice code and its
+//! [`Knobs`] (the sides of a scenario, the stats a balance command may step, what "+1
+//! die" means). Nothing outside `systems/` names a system; adding one is a folder and a
+//! line in [`REGISTRY`].
+
+pub mod descent;
+pub mod dozen;
+pub mod rush;
+pub mod skirmish;
+
+use crate::config::{reader::Reader, Problem};
+use crate::model::Compiled;
+use std::any::Any;
+use std::fmt;
+
+/// Every system a config can name in `system = "..."`, in the order `--help` lists them.
+pub static REGISTRY: &[&dyn System] = &[
+    &rush::Rush,
+    &dozen::Dozen,
+    &descent::Descent,
+    &skirmish::Skirmish,
+];
+
+/// The system called `name`.
+pub fn find(name: &str) -> Option<&'static dyn System> {
+    REGISTRY.iter().copied().find(|s| s.name() == name)
+}
+
+/// The registered systems' names.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|s| s.name()).collect()
+}
+
+/// A game system: reads its part of a config and says what can be tuned.
+pub trait System: Sync {
+    /// The name a config gives in `system = "..."`.
+    fn name(&self) -> &'static str;
+    /// Read and validate the config's tables (everything but `system`, `title`, `run`).
+    fn load(&self, root: &Reader) -> Result<Box<dyn Loaded>, Problem>;
+    /// What the balance commands may turn.
+    fn knobs(&self) -> &'static Knobs;
+}
+
+impl fmt::Debug for dyn System {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "System({})", self.name())
+    }
+}
+
+/// One scenario as `rollsim list` prints it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioInfo {
+    /// The name runs use (`crossbow-range@d4` for a profile's point).
+    pub name: String,
+    /// The `[scenarios.NAME]` table it comes from: a profile or decision table's name for
+    /// its members, else the scenario's own name.
+    pub table: String,
+    /// Whether it is one member of a group (a profile's point, a decision's choice).
+    pub member: bool,
+}
+
+/// A validated config of one system.
+pub trait Loaded: Send + Sync + fmt::Debug {
+    /// Every scenario in file order, groups expanded into their members. Cheap: every
+    /// load and every balance variant asks for it, so it compiles nothing.
+    fn scenarios(&self) -> Vec<ScenarioInfo>;
+    /// What scenario `name` is, in a line (for `rollsim list`).
+    fn describe(&self, name: &str) -> Option<String> {
+        self.compile(name).map(|c| c.description)
+    }
+    /// Compile one scenario by its (expanded) name.
+    fn compile(&self, name: &str) -> Option<Compiled>;
+    /// For tests and benches that reach into one system's typed config.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// The sides, stats and dice a balance command may turn in one system.
+#[derive(Debug)]
+pub struct Knobs {
+    /// Scenario keys that name an entry of a table, in the order compare reads them: the
+    /// attacker (row) side first.
+    pub roles: &'static [RoleKnob],
+    pub stats: &'static [StatKnob],
+    pub dice: &'static [DiceKnob],
+    /// Scenario keys the defending side chooses (Slamback or Dodge, a reaction), for
+    /// `compare --response best`.
+    pub responses: &'static [ResponseKnob],
+}
+
+/// `attacker` names an entry of `units`.
+#[derive(Clone, Copy, Debug)]
+pub struct RoleKnob {
+    pub key: &'static str,
+    pub table: &'static str,
+}
+
+/// How a stat is shown: `3` or a target `3+`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shown {
+    Plain,
+    Target,
+}
+
+/// An integer stat of a table's entries.
+#[derive(Clone, Copy, Debug)]
+pub struct StatKnob {
+    pub table: &'static str,
+    /// Key within the entry (dotted for a nested table: `skills.melee`).
+    pub key: &'static str,
+    /// +1 if a higher number is better for its owner, -1 if lower is (a target to roll).
+    pub better: i64,
+    pub lo: i64,
+    pub hi: i64,
+    pub shown: Shown,
+}
+
+/// A scenario key that adds dice to one side.
+#[derive(Clone, Copy, Debug)]
+pub struct DiceKnob {
+    /// The role key of the side it helps.
+    pub side: &'static str,
+    /// The scenario key.
+    pub key: &'static str,
+    pub lo: i64,
+    pub hi: i64,
+    /// What one step adds, singular and plural: ("die", "dice"), ("power die", "power dice").
+    pub noun: (&'static str, &'static str),
+    /// Where the count comes from when the scenario does not set it: a key of another
+    /// role's entry (a hero that carries its own power dice), else 0.
+    pub default_from: Option<(&'static str, &'static str)>,
+}
+
+/// A choice of the defending side.
+#[derive(Clone, Copy, Debug)]
+pub struct ResponseKnob {
+    /// The scenario key (`response`, `reaction`).
+    pub key: &'static str,
+    pub choices: &'static [&'static str],
+}
+
+/// [`ScenarioInfo`]s of a system's named scenarios.
+pub fn infos<S>(scenarios: &[crate::config::Named<S>]) -> Vec<ScenarioInfo> {
+    scenarios
+        .iter()
+        .map(|s| ScenarioInfo {
+            name: s.name.clone(),
+            table: s.table.clone(),
+            member: s.name != s.table,
+        })
+        .collect()
+}

@@ -17,6 +17,8 @@ pub enum AppError {
     },
     #[error("{0}")]
     BadOption(String),
+    #[error(transparent)]
+    Compile(#[from] crate::config::CompileError),
     #[error("writing {0}")]
     Write(#[from] WriteError),
     #[error("building the table: {0}")]
@@ -31,7 +33,10 @@ impl AppError {
     /// 2 for bad input, 130 for Ctrl-C, 1 for anything else.
     pub fn exit_code(&self) -> i32 {
         match self {
-            AppError::Config(_) | AppError::UnknownScenario { .. } | AppError::BadOption(_) => 2,
+            AppError::Config(_)
+            | AppError::UnknownScenario { .. }
+            | AppError::BadOption(_)
+            | AppError::Compile(crate::config::CompileError::Unknown { .. }) => 2,
             AppError::Interrupted => 130,
             _ => 1,
         }

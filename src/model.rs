@@ -154,6 +154,69 @@ pub struct Compiled {
     pub group: Option<Group>,
 }
 
+/// A compiled scenario whose parts do not fit together (a metric map of the wrong length,
+/// a value past its labels, an exact PMF that does not sum to 1): a bug in a rules module,
+/// caught before a wrong number is reported.
+#[derive(Debug, thiserror::Error)]
+#[error("scenario `{scenario}`: {problem} (a bug in rollsim: please report it)")]
+pub struct InvalidScenario {
+    pub scenario: String,
+    pub problem: String,
+}
+
+impl Compiled {
+    /// Check that the metric maps, the headline and the exact PMF fit the sampler's
+    /// states. Every compile goes through this (`AnalysisConfig::compile`).
+    pub fn check(&self) -> Result<(), InvalidScenario> {
+        let bad = |problem: String| InvalidScenario {
+            scenario: self.name.clone(),
+            problem,
+        };
+        let states = self.trial.states();
+        for m in &self.metrics {
+            if m.map.len() != states {
+                return Err(bad(format!(
+                    "metric `{}` maps {} states, the sampler has {states}",
+                    m.name,
+                    m.map.len()
+                )));
+            }
+            if let Some(v) = m.map.iter().find(|&&v| v as usize >= m.labels.len()) {
+                return Err(bad(format!(
+                    "metric `{}` maps a state to value {v} of {}",
+                    m.name,
+                    m.labels.len()
+                )));
+            }
+        }
+        let Some(h) = self.metrics.get(self.headline.metric) else {
+            return Err(bad(format!(
+                "the headline reads metric {} of {}",
+                self.headline.metric,
+                self.metrics.len()
+            )));
+        };
+        if let Some(v) = self.headline.values.iter().find(|&&v| v >= h.labels.len()) {
+            return Err(bad(format!(
+                "the headline reads value {v} of `{}`, which has {}",
+                h.name,
+                h.labels.len()
+            )));
+        }
+        if let Some(e) = &self.exact {
+            if e.len() != states {
+                return Err(bad(format!(
+                    "the exact PMF has {} states, the sampler {states}",
+                    e.len()
+                )));
+            }
+            crate::exact::check_pmf(e, 1e-9)
+                .map_err(|m| bad(format!("the exact PMF is not a distribution: {m}")))?;
+        }
+        Ok(())
+    }
+}
+
 /// Encode a tuple of small values as one state index (mixed radix, last fastest).
 #[derive(Clone, Debug)]
 pub struct Radix(pub Vec<usize>);
@@ -186,6 +249,62 @@ impl Radix {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two states, a fair coin.
+    struct Coin;
+    impl Trial for Coin {
+        fn states(&self) -> usize {
+            2
+        }
+        fn sample(&self, rng: &mut Rng) -> usize {
+            use rand::Rng as _;
+            (rng.next_u64() & 1) as usize
+        }
+    }
+
+    fn coin(map: Vec<u16>, exact: Vec<f64>) -> Compiled {
+        Compiled {
+            name: "coin".into(),
+            description: String::new(),
+            trial: Box::new(Coin),
+            metrics: vec![Metric::categorical("side", "", &["heads", "tails"], map)],
+            headline: Headline {
+                label: "P(heads)".into(),
+                metric: 0,
+                values: vec![0],
+            },
+            exact: Some(exact),
+            capped_mass: 0.0,
+            capped_note: None,
+            charts: Vec::new(),
+            group: None,
+        }
+    }
+
+    #[test]
+    fn check_refuses_what_would_be_a_silent_bug() {
+        assert!(coin(vec![0, 1], vec![0.5, 0.5]).check().is_ok());
+        let e = coin(vec![0], vec![0.5, 0.5])
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("maps 1 states, the sampler has 2"), "{e}");
+        let e = coin(vec![0, 2], vec![0.5, 0.5])
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("value 2 of 2"), "{e}");
+        let e = coin(vec![0, 1], vec![0.5, 0.4])
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a distribution: total is 0.9"), "{e}");
+        let e = coin(vec![0, 1], vec![1.0]).check().unwrap_err().to_string();
+        assert!(e.contains("exact PMF has 1 states"), "{e}");
+        let mut c = coin(vec![0, 1], vec![0.5, 0.5]);
+        c.headline.values = vec![5];
+        assert!(c.check().is_err());
+    }
 
     #[test]
     fn radix_round_trips() {

@@ -926,3 +926,87 @@ fn compare_sweep_sensitivity_equalize_and_overlay_from_the_command_line() {
         .success();
     assert!(out.join("overlay-result.png").exists() && out.join("overlay-result.csv").exists());
 }
+
+#[test]
+fn groups_and_best_responses_from_the_command_line() {
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    let descent = shipped("descent.toml");
+    // A profile sweep with two keys: one heatmap per member.
+    let a = rollsim()
+        .args(["sweep", descent.to_str().unwrap(), "-s", "crossbow-range"])
+        .args(["--set", "scenarios.crossbow-range.to=2"])
+        .args([
+            "--vary",
+            "target.armour=0..2",
+            "--vary",
+            "target.wounds=5..6",
+        ])
+        .args(["--exact-only", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let md = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(
+        md.contains("| target.armour | target.wounds | d1 | d1+aim | d2 | d2+aim |"),
+        "{md}"
+    );
+    for m in ["d1", "d1+aim", "d2", "d2+aim"] {
+        let png =
+            format!("sweep-crossbow-range-target_armour-target_wounds-crossbow-range@{m}.png");
+        assert!(out.join(&png).exists(), "{png}");
+    }
+    // A best-response matrix names the choice in each cell and in the CSV.
+    let skirmish = shipped("skirmish.toml");
+    let a = rollsim()
+        .args([
+            "compare",
+            skirmish.to_str().unwrap(),
+            "-s",
+            "archers-shot-at",
+        ])
+        .args(["--response", "best", "--exact-only", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let md = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(md.contains("| Archers | 93.6% [go to ground] |"), "{md}");
+    let csv = std::fs::read_to_string(out.join("matrix-archers-shot-at-best.csv")).unwrap();
+    assert!(
+        csv.lines().nth(1).unwrap().contains(",go_to_ground,"),
+        "{csv}"
+    );
+    // A matrix over a profile's member leaves the melee weapons blank, with the reason.
+    let a = rollsim()
+        .args([
+            "compare",
+            descent.to_str().unwrap(),
+            "-s",
+            "crossbow-range@d3",
+        ])
+        .args(["--exact-only", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let md = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(md.contains("| Bare hands | - | - | - |"), "{md}");
+    assert!(
+        md.contains("is a melee weapon: it has no distance profile"),
+        "{md}"
+    );
+    // A response on a scenario that has none is bad input, said plainly.
+    let rush = shipped("rush.toml");
+    let a = rollsim()
+        .args([
+            "compare",
+            rush.to_str().unwrap(),
+            "-s",
+            "pass-striker-to-jack",
+        ])
+        .args(["--response", "best", "--exact-only", "-o"])
+        .arg(&out)
+        .assert()
+        .code(2);
+    assert!(String::from_utf8_lossy(&a.get_output().stderr)
+        .contains("has no response for the defender to choose"));
+}

@@ -266,11 +266,12 @@ pub fn merge(
         .to_string();
     let mut results = Vec::new();
     for (i, sc) in first.scenarios.iter().enumerate() {
-        let c = cfg.compile(&sc.name).ok_or_else(|| {
-            AppError::BadOption(format!(
+        let c = cfg.compile(&sc.name).map_err(|e| match e {
+            config::CompileError::Unknown { .. } => AppError::BadOption(format!(
                 "the parts name scenario `{}`, which the config lacks",
                 sc.name
-            ))
+            )),
+            other => AppError::Compile(other),
         })?;
         let mut counts = vec![0u64; c.trial.states()];
         for (p, x) in &loaded {

@@ -500,10 +500,13 @@ impl Source {
 
 /// Compile `name` from a variant, or say why it does not exist there.
 pub fn compile(cfg: &AnalysisConfig, name: &str) -> Result<Compiled, AppError> {
-    cfg.compile(name).ok_or_else(|| AppError::UnknownScenario {
-        file: cfg.file.display().to_string(),
-        name: name.to_string(),
-        hint: nearest_hint(name, cfg.scenario_names().iter().map(String::as_str)),
+    cfg.compile(name).map_err(|e| match e {
+        config::CompileError::Unknown { name, hint } => AppError::UnknownScenario {
+            file: cfg.file.display().to_string(),
+            name,
+            hint,
+        },
+        other => AppError::Compile(other),
     })
 }
 

@@ -113,15 +113,33 @@ impl AnalysisConfig {
         self.scenarios().into_iter().map(|s| s.name).collect()
     }
 
-    /// Compile one scenario by name.
-    pub fn compile(&self, name: &str) -> Option<crate::model::Compiled> {
-        self.loaded.compile(name)
+    /// Compile one scenario by name, checked ([`crate::model::Compiled::check`]).
+    pub fn compile(&self, name: &str) -> Result<crate::model::Compiled, CompileError> {
+        let c = self
+            .loaded
+            .compile(name)
+            .ok_or_else(|| CompileError::Unknown {
+                name: name.to_string(),
+                hint: nearest_hint(name, self.scenario_names().iter().map(String::as_str)),
+            })?;
+        c.check()?;
+        Ok(c)
     }
 
     /// The system's own typed config, for tests and benches of one system.
     pub fn typed<T: 'static>(&self) -> Option<&T> {
         self.loaded.as_any().downcast_ref::<T>()
     }
+}
+
+/// Why a scenario could not be compiled.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompileError {
+    #[error("no scenario `{name}`{hint}")]
+    Unknown { name: String, hint: String },
+    #[error(transparent)]
+    Invalid(#[from] crate::model::InvalidScenario),
 }
 
 /// Load and validate a config file, applying `--set KEY=VALUE` overrides.

@@ -336,17 +336,20 @@ pub fn sweep(sw: &Sweep) -> String {
     );
     let mut head: Vec<(String, Align)> =
         keys.iter().map(|k| (k.to_string(), Align::Right)).collect();
+    // One scenario: its value, CI and exact value; a group: one column per member, the
+    // exact value in parentheses (the CSV has every CI).
     let one = sw.series.len() == 1;
+    let prefix = format!("{}@", sw.scenario);
     for ser in &sw.series {
-        let name = if one {
-            sw.what.clone()
+        if one {
+            head.push((sw.what.clone(), Align::Right));
+            if sw.trials.is_some() {
+                head.push(("95% CI".into(), Align::Left));
+                head.push(("exact".into(), Align::Right));
+            }
         } else {
-            ser.label.clone()
-        };
-        head.push((name, Align::Right));
-        if sw.trials.is_some() {
-            head.push(("95% CI".into(), Align::Left));
-            head.push(("exact".into(), Align::Right));
+            let short = ser.label.strip_prefix(&prefix).unwrap_or(&ser.label);
+            head.push((short.to_string(), Align::Right));
         }
     }
     let mut t = Table::new(head);
@@ -358,25 +361,22 @@ pub fn sweep(sw: &Sweep) -> String {
                 row.push(k.values[j].to_string());
             }
             for ser in &sw.series {
-                match &ser.cells[i][j] {
-                    Ok(c) => {
-                        row.push(value(c.estimate, sw.probability));
-                        if sw.trials.is_some() {
-                            row.push(format!(
-                                "{} .. {}",
-                                value(c.ci.0, sw.probability),
-                                value(c.ci.1, sw.probability)
-                            ));
-                            row.push(c.exact.map_or("-".into(), |e| value(e, sw.probability)));
-                        }
+                let v = |x: f64| value(x, sw.probability);
+                match (&ser.cells[i][j], one, sw.trials) {
+                    (Ok(c), true, Some(_)) => {
+                        row.push(v(c.estimate));
+                        row.push(format!("{} .. {}", v(c.ci.0), v(c.ci.1)));
+                        row.push(c.exact.map_or("-".into(), v));
                     }
-                    Err(_) => {
-                        row.push("-".into());
-                        if sw.trials.is_some() {
-                            row.push(String::new());
-                            row.push(String::new());
-                        }
+                    (Ok(c), false, Some(_)) => row.push(match c.exact {
+                        Some(e) => format!("{} ({})", v(c.estimate), v(e)),
+                        None => v(c.estimate),
+                    }),
+                    (Ok(c), _, None) => row.push(v(c.estimate)),
+                    (Err(_), true, Some(_)) => {
+                        row.extend(["-".to_string(), String::new(), String::new()])
                     }
+                    (Err(_), _, _) => row.push("-".into()),
                 }
             }
             t.row(row);

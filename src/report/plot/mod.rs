@@ -47,6 +47,21 @@ pub(crate) const SERIES: [RGBColor; 5] = [
     RGBColor(204, 185, 116),
 ];
 
+/// Ten distinguishable colours for charts with more lines than [`SERIES`] has (Paul
+/// Tol's "muted" scheme, safe for colour-blind readers), none of them the exact orange.
+pub(crate) const WIDE: [RGBColor; 10] = [
+    RGBColor(51, 34, 136),
+    RGBColor(136, 204, 238),
+    RGBColor(68, 170, 153),
+    RGBColor(17, 119, 51),
+    RGBColor(153, 153, 51),
+    RGBColor(221, 204, 119),
+    RGBColor(204, 102, 119),
+    RGBColor(136, 34, 85),
+    RGBColor(170, 68, 153),
+    RGBColor(0, 0, 0),
+];
+
 /// What a bar chart shows.
 pub struct Bars<'a> {
     pub title: String,

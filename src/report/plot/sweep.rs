@@ -2,7 +2,7 @@
 //! as a line; one colour per member of a group), two keys as a heatmap per member.
 
 use super::heatmap::{self, Heat};
-use super::{fonts, header, DrawResult, BAR, EXACT, FONT, HEIGHT, SERIES, WIDTH};
+use super::{fonts, header, DrawResult, BAR, EXACT, FONT, HEIGHT, SERIES, WIDE, WIDTH};
 use crate::report::analysis::{Cell, Sweep};
 use crate::report::write::{finish, temp_path, WriteError};
 use plotters::prelude::*;
@@ -67,32 +67,37 @@ fn lines(s: &Sweep, title: &str, how: &str, path: &Path) -> DrawResult<()> {
     let (head, body, y) = header(&root, title, how)?;
     let legend = (FONT, 15).into_font().color(&BLACK);
     let one = s.series.len() == 1;
-    let colour = |i: usize| if one { BAR } else { SERIES[i % SERIES.len()] };
-    // The legend: each member's colour (the band and points), then the exact line.
-    let mut x = 26;
-    for (i, ser) in s.series.iter().enumerate() {
-        let label = if one {
-            "Monte Carlo with its 95% band".to_string()
+    let colour = |i: usize| {
+        if one {
+            BAR
+        } else if s.series.len() <= SERIES.len() {
+            SERIES[i]
         } else {
-            ser.label.clone()
-        };
-        head.draw(&Rectangle::new(
-            [(x, y + 1), (x + 24, y + 15)],
-            colour(i).mix(0.6).filled(),
-        ))?;
-        head.draw(&Text::new(label.clone(), (x + 30, y), legend.clone()))?;
-        x += 50 + 8 * label.chars().count() as i32;
-    }
+            WIDE[i % WIDE.len()]
+        }
+    };
+    // A group's members are named by what follows the group's name: `d4+aim`.
+    let prefix = format!("{}@", s.scenario);
+    let short = |l: &str| l.strip_prefix(&prefix).unwrap_or(l).to_string();
     if one {
+        head.draw(&Rectangle::new(
+            [(26, y + 1), (50, y + 15)],
+            BAR.mix(0.25).filled(),
+        ))?;
+        head.draw(&Text::new(
+            "Monte Carlo with its 95% band".to_string(),
+            (58, y),
+            legend.clone(),
+        ))?;
         head.draw(&PathElement::new(
-            vec![(x, y + 8), (x + 30, y + 8)],
+            vec![(330, y + 8), (360, y + 8)],
             EXACT.stroke_width(3),
         ))?;
-        head.draw(&Text::new("exact".to_string(), (x + 38, y), legend))?;
+        head.draw(&Text::new("exact".to_string(), (368, y), legend))?;
     } else {
         head.draw(&Text::new(
-            "(lines exact; points and bands Monte Carlo)".to_string(),
-            (x, y),
+            "one line per member: lines exact, points Monte Carlo (95% CIs in the CSV)".to_string(),
+            (26, y),
             legend,
         ))?;
     }
@@ -152,25 +157,40 @@ fn lines(s: &Sweep, title: &str, how: &str, path: &Path) -> DrawResult<()> {
             continue;
         }
         let c = colour(i);
-        let mut band: Vec<(f64, f64)> = pts.iter().map(|(x, c)| (*x, c.ci.1)).collect();
-        band.extend(pts.iter().rev().map(|(x, c)| (*x, c.ci.0)));
-        ch.draw_series(std::iter::once(Polygon::new(band, c.mix(0.25).filled())))?;
+        if one {
+            let mut band: Vec<(f64, f64)> = pts.iter().map(|(x, c)| (*x, c.ci.1)).collect();
+            band.extend(pts.iter().rev().map(|(x, c)| (*x, c.ci.0)));
+            ch.draw_series(std::iter::once(Polygon::new(band, c.mix(0.25).filled())))?;
+        }
         let exact: Vec<(f64, f64)> = pts
             .iter()
             .filter_map(|(x, c)| c.exact.map(|e| (*x, e)))
             .collect();
-        if !exact.is_empty() {
-            // One line: the exact colour; several: each member's own colour.
-            let line = if one { EXACT } else { c };
-            ch.draw_series(std::iter::once(PathElement::new(
-                exact,
-                line.stroke_width(if one { 3 } else { 2 }),
-            )))?;
+        // One line: the exact colour; several: each member's own colour.
+        let line = if one { EXACT } else { c };
+        let drawn = ch.draw_series(std::iter::once(PathElement::new(
+            exact,
+            line.stroke_width(if one { 3 } else { 2 }),
+        )))?;
+        if !one {
+            drawn
+                .label(short(&s.series[i].label))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3))
+                });
         }
         ch.draw_series(
             pts.iter()
                 .map(|(x, p)| Circle::new((*x, p.estimate), 4, c.filled())),
         )?;
+    }
+    if !one {
+        ch.configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(200, 200, 200))
+            .label_font((FONT, 14))
+            .draw()?;
     }
     root.present()?;
     Ok(())

@@ -94,7 +94,15 @@ pub fn markdown(root: &Path, sections: &[Section]) -> String {
             }
             s.push('\n');
         }
-        let _ = writeln!(s, "### Scenarios\n\n| scenario | headline | Monte Carlo | exact | charts |\n|---|---|---:|---:|---|");
+        let _ = writeln!(s, "### Scenarios\n");
+        use super::markdown::{Align, Table};
+        let mut t = Table::new([
+            ("scenario", Align::Left),
+            ("headline", Align::Left),
+            ("Monte Carlo", Align::Right),
+            ("exact", Align::Right),
+            ("charts", Align::Left),
+        ]);
         let mut seen = Vec::new();
         for r in &sec.results {
             let (folder, files) = charts(&sec.dir, r);
@@ -114,15 +122,15 @@ pub fn markdown(root: &Path, sections: &[Section]) -> String {
                     .collect::<Vec<_>>()
                     .join(" · ")
             };
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {links} |",
-                r.name,
-                r.headline.label,
+            t.row([
+                r.name.clone(),
+                r.headline.label.clone(),
                 pct(r.headline.probability),
-                r.headline.exact.map(pct).unwrap_or_else(|| "-".into())
-            );
+                r.headline.exact.map(pct).unwrap_or_else(|| "-".into()),
+                links,
+            ]);
         }
+        s.push_str(&t.render());
         s.push('\n');
     }
     s

@@ -92,6 +92,16 @@ impl Loaded for DescentConfig {
         Some(s.compile())
     }
 
+    /// Without compiling: an attack's policy table is the costly part of a compile.
+    fn describe(&self, name: &str) -> Option<String> {
+        let s = self.scenarios.iter().find(|s| s.name == name)?;
+        let generated = rules::describe(&s.scenario);
+        Some(match &s.description {
+            Some(d) => format!("{d}: {generated}"),
+            None => generated,
+        })
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }

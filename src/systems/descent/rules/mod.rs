@@ -431,6 +431,38 @@ impl Trial for AttackTrial {
 /// most 6^8 entries.
 pub const MAX_ATTACK_DICE: usize = 8;
 
+/// What an attack is, in a line: cheap (no policy table, no exact distribution), for
+/// `rollsim list`.
+pub fn describe(a: &Attack) -> String {
+    let orders = match a.reroll() {
+        Reroll::None if a.aim.is_some() => "Aim and Dodge cancel".to_string(),
+        Reroll::None => "no re-roll".to_string(),
+        Reroll::Aim(p) => format!("Aim ({})", p.name()),
+        Reroll::Dodge(p) => format!("Dodge ({})", p.name()),
+    };
+    let dice_names: Vec<String> = a.weapon.dice.iter().map(|d| d.name.clone()).collect();
+    format!(
+        "{} with {} ({}{}{}) at {} (armour {}, {} wounds), distance {}: {orders}",
+        a.hero.name,
+        a.weapon.name,
+        dice_names.join(" + "),
+        if a.power_dice > 0 {
+            format!(" + {} power", a.power_dice)
+        } else {
+            String::new()
+        },
+        if a.weapon.pierce > 0 {
+            format!(", pierce {}", a.weapon.pierce)
+        } else {
+            String::new()
+        },
+        a.target.name,
+        a.target.armour,
+        a.wounds,
+        a.distance,
+    )
+}
+
 pub fn compile(name: &str, a: &Attack) -> Compiled {
     let dice = a.dice();
     let resolver = Resolver::new(a);
@@ -464,33 +496,7 @@ pub fn compile(name: &str, a: &Attack) -> Compiled {
             (0..states).map(|s| (dmg(s) >= wounds && s >= 2) as u16).collect(),
         ),
     ];
-    let orders = match a.reroll() {
-        Reroll::None if a.aim.is_some() => "Aim and Dodge cancel".to_string(),
-        Reroll::None => "no re-roll".to_string(),
-        Reroll::Aim(p) => format!("Aim ({})", p.name()),
-        Reroll::Dodge(p) => format!("Dodge ({})", p.name()),
-    };
-    let dice_names: Vec<String> = a.weapon.dice.iter().map(|d| d.name.clone()).collect();
-    let description = format!(
-        "{} with {} ({}{}{}) at {} (armour {}, {} wounds), distance {}: {orders}",
-        a.hero.name,
-        a.weapon.name,
-        dice_names.join(" + "),
-        if a.power_dice > 0 {
-            format!(" + {} power", a.power_dice)
-        } else {
-            String::new()
-        },
-        if a.weapon.pierce > 0 {
-            format!(", pierce {}", a.weapon.pierce)
-        } else {
-            String::new()
-        },
-        a.target.name,
-        a.target.armour,
-        a.wounds,
-        a.distance,
-    );
+    let description = describe(a);
     Compiled {
         name: name.into(),
         description,

@@ -378,3 +378,31 @@ fn a_written_name_cannot_collide_with_a_generated_member() {
     assert!(e.contains("`@` is reserved"), "{e}");
     assert!(e.starts_with("d.toml:"), "{e}");
 }
+
+#[test]
+fn a_decision_is_read_after_the_defenders_best_choice() {
+    // Sensitivity and the equalizer on a decision table read each variant after the
+    // target's best reaction: the base value is the lowest headline among the choices.
+    let k = source("skirmish.toml", &[]);
+    let t = k.target("archers-shot-at").unwrap();
+    let cfg = k.with(&[]).unwrap();
+    let lowest = t
+        .members
+        .iter()
+        .map(|m| rollsim::balance::exact_value(&cfg.compile(m).unwrap(), &Pick::Headline).unwrap())
+        .fold(f64::MAX, f64::min);
+    let rows = sensitivity::rows(&k, &t, &Pick::Headline, 1, None)
+        .unwrap()
+        .rows;
+    assert!(rows
+        .iter()
+        .all(|r| r.scenario == "archers-shot-at (best choice)"));
+    assert!(
+        (rows[0].base - lowest).abs() < 1e-15,
+        "{} {lowest}",
+        rows[0].base
+    );
+    let e = equalize::equalize(&k, &t, &Pick::Headline, None, false, 1, None).unwrap();
+    assert_eq!(e.len(), 1);
+    assert!((e[0].now - lowest).abs() < 1e-15);
+}

@@ -132,8 +132,14 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
     let mut files = vec![csv_path];
     if o.plots {
         let method = how(p.trials, p.seed, "each");
-        for member in &p.target.members {
-            let mine: Vec<_> = r.rows.iter().filter(|x| &x.scenario == member).collect();
+        let mut labels: Vec<&str> = Vec::new();
+        for row in &r.rows {
+            if !labels.contains(&row.scenario.as_str()) {
+                labels.push(&row.scenario);
+            }
+        }
+        for member in labels {
+            let mine: Vec<_> = r.rows.iter().filter(|x| x.scenario == member).collect();
             let Some(first) = mine.first() else { continue };
             let quantity = first.quantity.clone();
             let bars: Vec<(String, f64)> = mine
@@ -141,7 +147,9 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
                 .filter(|x| x.quantity == quantity)
                 .map(|x| (x.change.clone(), x.delta))
                 .collect();
-            let png = dir.join(format!("sensitivity-{member}.png"));
+            // A decision's label is "NAME (best choice)": its file is NAME's.
+            let stem = member.split(' ').next().unwrap_or(member);
+            let png = dir.join(format!("sensitivity-{stem}.png"));
             let unit = if first.probability {
                 "percentage points"
             } else {

@@ -3,7 +3,7 @@
 //! in each cell, the response that is worst for the attacker (the lowest value of what is
 //! measured, which for every headline is the row side's success).
 
-use super::{compile, measure, Options, Pick, Role, Source, Target};
+use super::{compile, is_decision, measure, Options, Pick, Role, Source, Target};
 use crate::error::AppError;
 use crate::report::analysis::{Axis, Matrix, MatrixCell, Slot};
 use rayon::prelude::*;
@@ -67,15 +67,6 @@ fn responses(source: &Source, table: &str) -> Vec<(String, String)> {
                 .map(move |c| (c.to_string(), format!("scenarios.{table}.{}={c}", k.key)))
         })
         .collect()
-}
-
-/// Whether the members of `target` are the choices of a decision table.
-fn is_decision(source: &Source, target: &Target) -> Result<bool, AppError> {
-    if !target.group {
-        return Ok(false);
-    }
-    let c = compile(&source.with(&[])?, &target.members[0])?;
-    Ok(c.group.is_some_and(|g| g.choice))
 }
 
 /// Every matrix `compare` draws for `target`: one per member, or with `best` on a

@@ -2,7 +2,7 @@
 //! side (dice, a stat step, or with `pairs` two of them at once) that brings what is
 //! measured closest to a target (50% by default).
 
-use super::{compile, exact_value, measure, steps, Options, Pick, Source, Step, Target};
+use super::{choose, exact_value, measure, steps, units, Options, Pick, Source, Step, Target};
 use crate::engine;
 use crate::error::AppError;
 use crate::model::Compiled;
@@ -82,23 +82,24 @@ pub fn equalize(
     };
     let base_cfg = source.with(&[])?;
     let changes = tried(source, &target.table, pairs)?;
+    let by = |c: &Compiled| value(c, pick, seed, trials);
     let mut out = Vec::new();
-    for member in &target.members {
-        let base = compile(&base_cfg, member)?;
+    for (label, unit) in units(source, target)? {
+        let (base, _) = choose(&base_cfg, &unit, by)?;
         let what = pick.describe(&base)?;
-        let now = value(&base, pick, seed, trials)?;
+        let now = by(&base)?;
         let mut candidates = Vec::new();
         for step in &changes {
-            let Ok(c) = step
+            let Ok((c, _)) = step
                 .apply(source, &target.table)
-                .and_then(|cfg| compile(&cfg, member))
+                .and_then(|cfg| choose(&cfg, &unit, by))
             else {
                 continue;
             };
             candidates.push(Candidate {
                 change: step.label.clone(),
                 size: step.by.abs(),
-                value: value(&c, pick, seed, trials)?,
+                value: by(&c)?,
             });
         }
         candidates.sort_by(|a, b| {
@@ -110,7 +111,7 @@ pub fn equalize(
             }
         });
         out.push(Equalized {
-            scenario: member.clone(),
+            scenario: label,
             what,
             probability: pick.is_probability(),
             target: goal,

@@ -510,6 +510,55 @@ pub fn compile(cfg: &AnalysisConfig, name: &str) -> Result<Compiled, AppError> {
     })
 }
 
+/// Whether the members of `target` are the choices of a decision table.
+pub fn is_decision(source: &Source, target: &Target) -> Result<bool, AppError> {
+    if !target.group {
+        return Ok(false);
+    }
+    let c = compile(&source.with(&[])?, &target.members[0])?;
+    Ok(c.group.is_some_and(|g| g.choice))
+}
+
+/// What a per-scenario result is read from: each member on its own, or for a decision
+/// table all its choices at once (the defender then takes the one worst for the
+/// attacker). Each unit: its label and its scenarios.
+pub fn units(source: &Source, target: &Target) -> Result<Vec<(String, Vec<String>)>, AppError> {
+    Ok(if is_decision(source, target)? {
+        vec![(
+            format!("{} (best choice)", target.name),
+            target.members.clone(),
+        )]
+    } else {
+        target
+            .members
+            .iter()
+            .map(|m| (m.clone(), vec![m.clone()]))
+            .collect()
+    })
+}
+
+/// Compile a unit from `cfg`: its one scenario, or the choice with the lowest `pick`
+/// (measured as `value` measures it) with its name.
+pub fn choose(
+    cfg: &AnalysisConfig,
+    unit: &[String],
+    value: impl Fn(&Compiled) -> Result<f64, AppError>,
+) -> Result<(Compiled, Option<String>), AppError> {
+    if let [one] = unit {
+        return Ok((compile(cfg, one)?, None));
+    }
+    let mut best: Option<(f64, Compiled, String)> = None;
+    for name in unit {
+        let c = compile(cfg, name)?;
+        let v = value(&c)?;
+        if best.as_ref().is_none_or(|(b, _, _)| v < *b) {
+            best = Some((v, c, name.clone()));
+        }
+    }
+    let (_, c, name) = best.ok_or_else(|| AppError::BadOption("no choice to take".into()))?;
+    Ok((c, Some(name)))
+}
+
 /// Where a balance command writes: `--out`, else `reports/<config>/<what>`.
 pub fn out_dir(source: &Source, out: &Option<PathBuf>, what: &str) -> PathBuf {
     out.clone()

@@ -2,7 +2,7 @@
 //! side's +1 die and one better step of each stat, and the change it makes to what is
 //! measured: the headline and each numeric metric's mean, or the `--metric` asked for.
 
-use super::{compile, exact_value, measure, steps, Pick, Source, Target};
+use super::{choose, exact_value, measure, steps, units, Pick, Source, Target};
 use crate::engine;
 use crate::error::AppError;
 use crate::model::Compiled;
@@ -23,7 +23,8 @@ fn value(c: &Compiled, p: &Pick, seed: u64, trials: Option<u64>) -> Result<f64, 
     }
 }
 
-/// Each step in each side's favour, for each member of `target`, on each quantity.
+/// Each step in each side's favour, for each member of `target` (a decision table: after
+/// the defender's best choice, which may change with the step), on each quantity.
 pub fn rows(
     source: &Source,
     target: &Target,
@@ -33,8 +34,10 @@ pub fn rows(
 ) -> Result<Sensitivity, AppError> {
     let base_cfg = source.with(&[])?;
     let mut out = Sensitivity::default();
-    for member in &target.members {
-        let base = compile(&base_cfg, member)?;
+    // The defender of a decision chooses by what is measured (the headline by default).
+    let by = |c: &Compiled| value(c, pick, seed, trials);
+    for (label, unit) in units(source, target)? {
+        let (base, _) = choose(&base_cfg, &unit, by)?;
         let picks: Vec<(String, Pick)> = if *pick == Pick::Headline {
             std::iter::once((base.headline.label.clone(), Pick::Headline))
                 .chain(base.metrics.iter().filter(|m| m.numeric).map(|m| {
@@ -56,9 +59,9 @@ pub fn rows(
         for step in steps(source, &target.table, 1)? {
             let c = match step
                 .apply(source, &target.table)
-                .and_then(|cfg| compile(&cfg, member))
+                .and_then(|cfg| choose(&cfg, &unit, by))
             {
-                Ok(c) => c,
+                Ok((c, _)) => c,
                 Err(e) => {
                     out.refused.push((step.label.clone(), e.to_string()));
                     continue;
@@ -67,7 +70,7 @@ pub fn rows(
             for ((q, p), &b) in picks.iter().zip(&before) {
                 let v = value(&c, p, seed, trials)?;
                 out.rows.push(SensitivityRow {
-                    scenario: member.clone(),
+                    scenario: label.clone(),
                     change: step.label.clone(),
                     side: step.role.key.clone(),
                     quantity: q.clone(),

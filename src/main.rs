@@ -3,7 +3,7 @@
 
 mod cli;
 
-use clap::Parser;
+use clap::Parser as _;
 use cli::{BalanceArgs, Cli, Command, FormatArg, ResponseArg};
 use rollsim::app::{self, balance as run_balance, AppError, Format, RunOptions};
 use rollsim::balance::compare::CompareOptions;
@@ -14,14 +14,39 @@ use rollsim::balance::Options;
 use std::io::Write;
 use std::sync::atomic::Ordering;
 
-fn main() {
-    let cli = Cli::parse();
-    let _ = ctrlc::set_handler(|| app::STOP.store(true, Ordering::SeqCst));
-    match run(cli) {
-        Ok(text) => {
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(text.as_bytes());
+/// Print to stdout; a write error is an error (exit 1), except a closed pipe
+/// (`rollsim list ... | head`), which ends quietly.
+fn print(text: &str) {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            eprintln!("error: writing to standard output: {e}");
+            std::process::exit(1);
         }
+    }
+}
+
+fn main() {
+    // Ctrl-C and SIGTERM: the work stops at the next check and nothing is put in place.
+    let _ = ctrlc::set_handler(|| app::STOP.store(true, Ordering::SeqCst));
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // --help and --version go to stdout (checked like any output), usage errors
+            // to stderr with clap's exit code.
+            let text = e.render().to_string();
+            if e.use_stderr() {
+                eprint!("{text}");
+            } else {
+                print(&text);
+            }
+            std::process::exit(e.exit_code());
+        }
+    };
+    match run(cli) {
+        Ok(text) => print(&text),
         Err(e) => {
             eprintln!("error: {e:#}");
             std::process::exit(e.exit_code());

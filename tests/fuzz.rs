@@ -200,3 +200,283 @@ fn fuzz_100k_inputs_never_panic() {
         &panics[..panics.len().min(10)]
     );
 }
+
+/// Random commands on random, sometimes broken, configs (issue #12): every command the
+/// binary has, through the same library calls, with hostile names, metrics, ranges,
+/// precisions and overrides. Each call answers or fails with a bad-input error (exit 2),
+/// never a panic and never an internal error.
+mod commands {
+    use rollsim::app::{self, balance as run_balance, AppError, Format, RunOptions};
+    use rollsim::balance::compare::CompareOptions;
+    use rollsim::balance::equalize::EqualizeOptions;
+    use rollsim::balance::overlay::OverlayOptions;
+    use rollsim::balance::sweep::SweepOptions;
+    use rollsim::balance::Options;
+    use std::path::{Path, PathBuf};
+
+    const CONFIGS: &[&str] = &[
+        "rush.toml",
+        "rush-exploding.toml",
+        "dozen.toml",
+        "descent.toml",
+        "skirmish.toml",
+    ];
+    const NAMES: &[&str] = &[
+        "",
+        "..",
+        ".",
+        "x@d4",
+        "=1+2",
+        "a/b",
+        "crossbow-range@d99",
+        "\u{0}",
+    ];
+    const METRICS: &[&str] = &[
+        "result=double",
+        "result=win,double",
+        "damage",
+        "kill=killed",
+        "kill",
+        "result",
+        "target_turns_out_of_play",
+        "nope",
+        "result=nope",
+        "=",
+        "damage=1",
+    ];
+    const VARY: &[&str] = &[
+        "attacker.strength=2..6",
+        "defender.strength=6..2",
+        "attacker.strength=0..9223372036854775807",
+        "distance=1..10:3",
+        "distance=1..",
+        "target.armour=0..3",
+        "extra_dice=-70..70",
+        "weapon.pierce=0..2",
+        "a.st=1..12",
+        "shooter.shoot=-1..1",
+        "units.orc.strength=2..3",
+        "x=1..2",
+        "=1..2",
+        "attacker.=1..2",
+        "power_dice=0..6",
+        "hero.power_dice=0..5",
+    ];
+    const SETS: &[&str] = &[
+        "units.orc.strength=2",
+        "units.orc.strength=\"+3\"",
+        "system=dozen",
+        "run.trials=0",
+        "rules.explode_on=6",
+        "rules.base_dice=0",
+        "characters.fighter.dx=13",
+        "heroes.mage.power_dice=5",
+        "units.archers.models=1",
+        "scenarios.slam-orc-vs-human-guard.extra_dice=60",
+        "a.b.c=1",
+        "=",
+    ];
+    const TOKENS: &[&str] = &[
+        "-3",
+        "13",
+        "0",
+        "\"\"",
+        "[]",
+        "{}",
+        "true",
+        "\"4+\"",
+        "\n[scenarios.z]\nkind = \"duel\"\n",
+        "1e309",
+    ];
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+            xs[self.below(xs.len())]
+        }
+        fn chance(&mut self, one_in: u64) -> bool {
+            self.next().is_multiple_of(one_in)
+        }
+    }
+
+    /// Case `i`: Err(what) if it panicked or failed as a bug would.
+    pub fn case(i: u64, dir: &Path) -> Result<(), String> {
+        let mut r = Rng(0x9E37_79B9_7F4A_7C15 ^ i.wrapping_mul(0xBF58_476D_1CE4_E5B9) | 1);
+        let file = r.pick(CONFIGS);
+        let shipped = crate::util::shipped(file);
+        let config: PathBuf = if r.chance(3) {
+            let text = std::fs::read_to_string(&shipped).unwrap();
+            let at = r.below(text.len());
+            let at = (0..=at).rev().find(|&j| text.is_char_boundary(j)).unwrap();
+            let end = (at + r.below(24)).min(text.len());
+            let end = (end..=text.len())
+                .find(|&j| text.is_char_boundary(j))
+                .unwrap();
+            let p = dir.join(format!("c{i}.toml"));
+            let tok = r.pick(TOKENS);
+            std::fs::write(&p, format!("{}{}{}", &text[..at], tok, &text[end..])).unwrap();
+            p
+        } else {
+            shipped
+        };
+        let names: Vec<String> = rollsim::balance::Source::load(&config, &[])
+            .map(|s| {
+                let infos = s.base.scenarios();
+                let mut n: Vec<String> = infos.iter().map(|i| i.name.clone()).collect();
+                n.extend(infos.iter().filter(|i| i.member).map(|i| i.table.clone()));
+                n
+            })
+            .unwrap_or_default();
+        let name = if !names.is_empty() && !r.chance(8) {
+            names[r.below(names.len())].clone()
+        } else {
+            r.pick(NAMES).to_string()
+        };
+        let sets: Vec<String> = if r.chance(5) {
+            vec![r.pick(SETS).to_string()]
+        } else {
+            vec![]
+        };
+        let out = dir.join(format!("o{i}"));
+        let trials = Some(1 + r.next() % 3000);
+        let metric = if r.chance(3) {
+            Some(r.pick(METRICS).to_string())
+        } else {
+            None
+        };
+        let mut common = Options::new(&config, &name);
+        common.metric = metric.clone();
+        common.trials = trials;
+        common.exact_only = r.chance(2);
+        common.threads = Some(1);
+        common.out = Some(out.clone());
+        common.sets = sets.clone();
+        common.plots = r.chance(20);
+        let what = format!("case {i}: {file} -s {name:?} sets {sets:?} metric {metric:?}");
+        let call = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+            || -> Result<String, AppError> {
+                match r.below(9) {
+                    0 => app::list(&config, &sets),
+                    1 => app::check(&config, &sets),
+                    2 | 3 => {
+                        let mut o = RunOptions::new(&config);
+                        o.scenarios = vec![name.clone()];
+                        o.trials = trials;
+                        o.threads = Some(1);
+                        o.quiet = true;
+                        o.out = Some(out.clone());
+                        o.sets = sets.clone();
+                        o.plots = r.chance(20);
+                        o.formats = [Format::Csv, Format::Json, Format::Md, Format::Parquet]
+                            .into_iter()
+                            .filter(|_| r.chance(2))
+                            .collect();
+                        if r.chance(4) {
+                            o.trials = None;
+                            o.precision = Some([0.1, 1e-12, -1.0, 0.6, f64::NAN][r.below(5)]);
+                            o.max_trials = 1 + r.next() % 5000;
+                        }
+                        app::run(&o)
+                    }
+                    4 => run_balance::compare(&CompareOptions {
+                        common,
+                        attackers: if r.chance(4) {
+                            vec![r.pick(NAMES).to_string()]
+                        } else {
+                            vec![]
+                        },
+                        defenders: vec![],
+                        best_response: r.chance(2),
+                    }),
+                    5 => {
+                        let mut vary = vec![r.pick(VARY).to_string()];
+                        if r.chance(3) {
+                            vary.push(r.pick(VARY).to_string());
+                        }
+                        run_balance::sweep(&SweepOptions { common, vary })
+                    }
+                    6 => run_balance::sensitivity(&common),
+                    7 => run_balance::equalize(&EqualizeOptions {
+                        common,
+                        target: if r.chance(2) {
+                            Some([0.5, 2.0, -1.0, 0.0][r.below(4)])
+                        } else {
+                            None
+                        },
+                        pairs: r.chance(4),
+                    }),
+                    _ => {
+                        let entry = format!("{}:{name}", config.display());
+                        let other = if r.chance(2) {
+                            format!("{entry}:{}", r.pick(SETS))
+                        } else {
+                            entry.clone()
+                        };
+                        run_balance::overlay(&OverlayOptions {
+                            entries: vec![entry, other],
+                            metric,
+                            seed: None,
+                            trials,
+                            threads: Some(1),
+                            out: Some(out.clone()),
+                            plots: false,
+                        })
+                    }
+                }
+            },
+        ));
+        let _ = std::fs::remove_dir_all(&out);
+        match call {
+            Err(_) => Err(format!("{what}: panicked")),
+            Ok(Err(e)) if e.exit_code() != 2 => Err(format!("{what}: exit {}: {e}", e.exit_code())),
+            Ok(_) => Ok(()),
+        }
+    }
+
+    /// Cases `from..to` over the cores; every failure, sorted.
+    pub fn run(from: u64, to: u64) -> Vec<String> {
+        use rayon::prelude::*;
+        let dir = crate::util::tempdir();
+        let mut bad: Vec<String> = (from..to)
+            .into_par_iter()
+            .filter_map(|i| case(i, dir.path()).err())
+            .collect();
+        bad.sort();
+        bad
+    }
+}
+
+/// A fixed slice of the command fuzz, always on.
+#[test]
+fn fuzz_commands_slice_never_panics() {
+    let bad = commands::run(0, 300);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The whole command fuzz: `FUZZ_CASES=100000 cargo test --release -- --ignored fuzz_commands_full`.
+#[test]
+#[ignore]
+fn fuzz_commands_full() {
+    let n: u64 = std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    let t0 = std::time::Instant::now();
+    let bad = commands::run(0, n);
+    eprintln!("{n} command cases in {:.0} s", t0.elapsed().as_secs_f64());
+    assert!(
+        bad.is_empty(),
+        "{} failures:\n{}",
+        bad.len(),
+        bad[..bad.len().min(30)].join("\n")
+    );
+}

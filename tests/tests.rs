@@ -8,6 +8,7 @@ mod descent_rules;
 mod determinism;
 mod dozen_rules;
 mod fuzz;
+mod hostile;
 mod layers;
 mod reliability;
 mod rush_rules;

@@ -5,6 +5,7 @@ pub mod balance;
 pub mod shard;
 
 use crate::config::{self, reader::nearest_hint, AnalysisConfig};
+use crate::report::stage::Staging;
 use crate::report::{self, frame, markdown, plot, write::WriteError, ScenarioResult};
 use crate::sim::Budget;
 use rayon::prelude::*;
@@ -68,6 +69,7 @@ pub fn select(cfg: &AnalysisConfig, wanted: &[String]) -> Result<Vec<String>, Ap
         return Ok(infos.into_iter().map(|i| i.name).collect());
     }
     let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for w in wanted {
         let picked: Vec<&str> = match infos.iter().find(|i| &i.name == w) {
             Some(i) => vec![i.name.as_str()],
@@ -87,7 +89,7 @@ pub fn select(cfg: &AnalysisConfig, wanted: &[String]) -> Result<Vec<String>, Ap
             });
         }
         for p in picked {
-            if !out.iter().any(|o| o == p) {
+            if seen.insert(p.to_string()) {
                 out.push(p.to_string());
             }
         }
@@ -136,7 +138,21 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
     for name in &names {
         let c = crate::balance::compile(&cfg, name)?;
         let hist = pool.install(|| simulate(&c, seed, budget, opts.quiet, &STOP))?;
-        results.push(report::summarize(&c, &hist, seed, &stem, cfg.system_name()));
+        let mut r = report::summarize(&c, &hist, seed, &stem, cfg.system_name());
+        if let Budget::Precision { eps, max_trials } = budget {
+            let widest = report::widest_half_width(&c, &hist);
+            if widest > eps {
+                let note = format!(
+                    "precision {eps} not reached: stopped at the cap of {} trials (--max-trials), where the widest 95% CI half-width is {widest:.2e}",
+                    markdown::thousands(max_trials.min(hist.trials))
+                );
+                if !opts.quiet {
+                    eprintln!("warning: {}: {note}", c.name);
+                }
+                r.note = Some(note);
+            }
+        }
+        results.push(r);
     }
     Ok(RunOutput {
         title: cfg.title.clone(),
@@ -164,13 +180,7 @@ pub fn write_reports(
     let mut summ = frame::summary(results)?;
     let decisions = report::decision_rows(results);
     let mut dec = frame::decisions(&decisions)?;
-    let check = || {
-        if STOP.load(Ordering::Relaxed) {
-            Err(AppError::Interrupted)
-        } else {
-            Ok(())
-        }
-    };
+    let check = stop_check;
     for f in formats {
         check()?;
         let (ext, write): (&str, Exporter) = match f {
@@ -224,10 +234,29 @@ pub fn write_reports(
     Ok(written)
 }
 
-/// `rollsim run`: returns the Markdown printed to stdout (empty without `md`).
+/// Ctrl-C or SIGTERM so far: stop before anything is put in place.
+pub fn stop_check() -> Result<(), AppError> {
+    if STOP.load(Ordering::SeqCst) {
+        Err(AppError::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+/// `rollsim run`: returns the Markdown printed to stdout (empty without `md`). The
+/// output folder is locked for the whole run and replaced as a whole at the end.
 pub fn run(opts: &RunOptions) -> Result<String, AppError> {
+    let target = opts
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out(&opts.config));
+    // Check the config first: a bad one must not touch (or lock) the output folder.
+    config::load(&opts.config, &opts.sets)?;
+    let stage = Staging::begin(&target)?;
     let out = compute(opts)?;
-    write_reports(&out.results, &out.out, &opts.formats, opts.plots)?;
+    write_reports(&out.results, stage.dir(), &opts.formats, opts.plots)?;
+    stop_check()?;
+    stage.commit()?;
     Ok(if opts.formats.contains(&Format::Md) {
         let title = if out.title.is_empty() {
             String::new()
@@ -249,7 +278,7 @@ pub fn list(config: &Path, sets: &[String]) -> Result<String, AppError> {
         .scenarios()
         .into_iter()
         .map(|s| {
-            let d = cfg.loaded.describe(&s.name).unwrap_or_default();
+            let d = cfg.describe(&s.name).unwrap_or_default();
             format!("{}\t{d}\n", s.name)
         })
         .collect())
@@ -261,6 +290,7 @@ pub fn check(config: &Path, sets: &[String]) -> Result<String, AppError> {
     let names = cfg.scenario_names();
     let mut exact = 0;
     for n in &names {
+        stop_check()?;
         let c = crate::balance::compile(&cfg, n)?;
         if let Some(e) = &c.exact {
             crate::exact::check_pmf(e, 1e-9).map_err(|m| {
@@ -348,15 +378,26 @@ pub fn run_all(
     let mut sections = Vec::new();
     let pool = thread_pool(threads)?;
     for (cfg, out) in shipped_configs()?.iter().zip(&outputs) {
+        // Each config's folder is written as a whole (tables, charts and its matrix).
+        let stage = Staging::begin(&out.out)?;
         write_reports(
             &out.results,
-            &out.out,
+            stage.dir(),
             &[Format::Csv, Format::Parquet],
             true,
         )?;
+        let matrix = pool.install(|| gallery_matrix(cfg, stage.dir(), trials))?;
+        stop_check()?;
+        let matrix = matrix.map(|(m, files)| {
+            let moved = files
+                .iter()
+                .map(|f| out.out.join(f.strip_prefix(stage.dir()).unwrap_or(f)))
+                .collect::<Vec<_>>();
+            (m, moved)
+        });
+        stage.commit()?;
         all.extend(out.results.iter().cloned());
         dirs.push(out.out.display().to_string());
-        let matrix = pool.install(|| gallery_matrix(cfg, &out.out, trials))?;
         sections.push(report::gallery::Section {
             stem: cfg
                 .file_stem()

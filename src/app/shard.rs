@@ -5,6 +5,7 @@
 
 use crate::app::{self, AppError, Format, RunOptions};
 use crate::config;
+use crate::report::stage::Staging;
 use crate::report::{self, markdown, write::atomic, write::WriteError};
 use crate::sim::{self, Histogram, Progress, CHUNK};
 use serde::{Deserialize, Serialize};
@@ -12,8 +13,8 @@ use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-/// Bumped when the part layout changes.
-pub const FORMAT: u32 = 1;
+/// Bumped when the part layout changes (2: parts carry a checksum).
+pub const FORMAT: u32 = 2;
 
 /// One shard's results.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -31,6 +32,35 @@ pub struct Part {
     /// [K, N]
     pub shard: [u64; 2],
     pub scenarios: Vec<PartScenario>,
+    /// FNV-1a of the part's JSON with this field empty: an edited or damaged part is
+    /// refused.
+    pub checksum: String,
+}
+
+impl Part {
+    /// The checksum of everything else in the part.
+    pub fn content_hash(&self) -> Result<String, serde_json::Error> {
+        let mut bare = self.clone();
+        bare.checksum = String::new();
+        let json = serde_json::to_string(&bare)?;
+        Ok(hash(&json, &[]))
+    }
+}
+
+/// Trials in shard `k` of `n`: its chunks, the run's last chunk short when the trials do
+/// not fill it. None when `k`/`n` is not a shard of the run.
+pub fn shard_trials(trials: u64, k: u64, n: u64) -> Option<u64> {
+    let chunks = trials.div_ceil(CHUNK);
+    if k == 0 || k > n || n > chunks.max(1) {
+        return None;
+    }
+    let len = sim::shard_len(trials, k, n);
+    let mut t = len.checked_mul(CHUNK)?;
+    // The last chunk, index chunks - 1, belongs to shard ((chunks - 1) % n) + 1.
+    if chunks > 0 && (chunks - 1) % n + 1 == k {
+        t -= chunks * CHUNK - trials;
+    }
+    Some(t)
 }
 
 /// A scenario's counts over its shard's chunks: every N-th chunk from chunk K - 1
@@ -54,6 +84,9 @@ pub fn hash(text: &str, sets: &[String]) -> String {
     format!("{h:016x}")
 }
 
+/// Most shards a run may be split into (and a merge will read).
+pub const MAX_SHARDS: u64 = 1 << 20;
+
 /// Parse `K/N` (1 <= K <= N).
 pub fn parse_shard(s: &str) -> Result<(u64, u64), AppError> {
     let bad = || {
@@ -68,6 +101,12 @@ pub fn parse_shard(s: &str) -> Result<(u64, u64), AppError> {
     );
     if k == 0 || n == 0 || k > n {
         return Err(bad());
+    }
+    // More shards than this many would each hold nothing worth a process.
+    if n > MAX_SHARDS {
+        return Err(AppError::BadOption(format!(
+            "--shard {s}: at most {MAX_SHARDS} shards"
+        )));
     }
     Ok((k, n))
 }
@@ -116,7 +155,13 @@ pub fn run(opts: &RunOptions, (k, n): (u64, u64)) -> Result<String, AppError> {
             counts,
         });
     }
-    let part = Part {
+    let chunks = trials.div_ceil(CHUNK);
+    if n > chunks {
+        return Err(AppError::BadOption(format!(
+            "--shard {k}/{n}: {trials} trials are {chunks} chunk(s) of {CHUNK}; use at most {chunks} shards"
+        )));
+    }
+    let mut part = Part {
         format: FORMAT,
         version: env!("CARGO_PKG_VERSION").into(),
         config_hash: hash(&text, &opts.sets),
@@ -127,7 +172,11 @@ pub fn run(opts: &RunOptions, (k, n): (u64, u64)) -> Result<String, AppError> {
         trials,
         shard: [k, n],
         scenarios,
+        checksum: String::new(),
     };
+    part.checksum = part
+        .content_hash()
+        .map_err(|e| AppError::BadOption(format!("encoding the part: {e}")))?;
     let dir = opts
         .out
         .clone()
@@ -154,12 +203,48 @@ fn read(path: &Path) -> Result<Part, AppError> {
     let part: Part = serde_json::from_slice(&bytes).map_err(|e| {
         AppError::BadOption(format!("{}: not a rollsim part ({e})", path.display()))
     })?;
+    let bad = |why: String| AppError::BadOption(format!("{}: {why}", path.display()));
     if part.format != FORMAT {
-        return Err(AppError::BadOption(format!(
-            "{}: part format {}, this rollsim reads format {FORMAT}",
-            path.display(),
+        return Err(bad(format!(
+            "part format {}, this rollsim reads format {FORMAT}",
             part.format
         )));
+    }
+    let sum = part
+        .content_hash()
+        .map_err(|e| bad(format!("cannot re-encode the part: {e}")))?;
+    if sum != part.checksum {
+        return Err(bad(format!(
+            "the checksum does not match the content ({} stored, {sum} now): the part was edited or damaged",
+            part.checksum
+        )));
+    }
+    let config = hash(&part.config_text, &part.sets);
+    if config != part.config_hash {
+        return Err(bad(format!(
+            "the config text and --sets hash to {config}, the part says {}: it was edited",
+            part.config_hash
+        )));
+    }
+    let [k, n] = part.shard;
+    let Some(expected) = shard_trials(part.trials, k, n).filter(|_| n <= MAX_SHARDS) else {
+        return Err(bad(format!(
+            "shard {k}/{n} is not a shard of a {}-trial run",
+            part.trials
+        )));
+    };
+    for sc in &part.scenarios {
+        let total = sc
+            .counts
+            .iter()
+            .try_fold(0u64, |a, &c| a.checked_add(c))
+            .ok_or_else(|| bad(format!("scenario `{}`: the counts overflow", sc.name)))?;
+        if total != expected {
+            return Err(bad(format!(
+                "scenario `{}`: the counts add up to {total}, shard {k}/{n} ran {expected} trials",
+                sc.name
+            )));
+        }
     }
     Ok(part)
 }
@@ -179,7 +264,10 @@ pub fn merge(
     }
     let loaded: Vec<(PathBuf, Part)> = parts
         .iter()
-        .map(|p| read(p).map(|x| (p.clone(), x)))
+        .map(|p| {
+            app::stop_check()?;
+            read(p).map(|x| (p.clone(), x))
+        })
         .collect::<Result<_, _>>()?;
     let (first_path, first) = &loaded[0];
     for (p, x) in &loaded[1..] {
@@ -253,9 +341,19 @@ pub fn merge(
         .map(|k| k.to_string())
         .collect();
     if !missing.is_empty() {
+        let shown = missing
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        let more = if missing.len() > 10 {
+            format!(" and {} more", missing.len() - 10)
+        } else {
+            String::new()
+        };
         return Err(AppError::BadOption(format!(
-            "missing shard(s) {} of {n}: their chunks are in no part",
-            missing.join(", ")
+            "missing shard(s) {shown}{more} of {n}: their chunks are in no part"
         )));
     }
     let cfg = config::load_str(&first.config_text, &first.config_file, &first.sets)?;
@@ -286,7 +384,9 @@ pub fn merge(
                 )));
             }
             for (a, b) in counts.iter_mut().zip(&s.counts) {
-                *a += b;
+                *a = a.checked_add(*b).ok_or_else(|| {
+                    AppError::BadOption(format!("scenario `{}`: the counts overflow", s.name))
+                })?;
             }
         }
         let h = Histogram {
@@ -301,7 +401,11 @@ pub fn merge(
             cfg.system_name(),
         ));
     }
-    app::write_reports(&results, out, formats, plots)?;
+    app::stop_check()?;
+    let stage = Staging::begin(out)?;
+    app::write_reports(&results, stage.dir(), formats, plots)?;
+    app::stop_check()?;
+    stage.commit()?;
     Ok(if formats.contains(&Format::Md) {
         let title = if cfg.title.is_empty() {
             String::new()

@@ -209,6 +209,7 @@ fn build(
         };
         let c = match compile(&cfg, name) {
             Ok(c) => c,
+            Err(AppError::Interrupted) => return Err(AppError::Interrupted),
             Err(e) => return Ok(Err(e.to_string())),
         };
         Ok(Ok(measure(&c, pick, seed, trials, true)?))

@@ -90,11 +90,13 @@ pub fn equalize(
         let now = by(&base)?;
         let mut candidates = Vec::new();
         for step in &changes {
-            let Ok((c, _)) = step
+            let (c, _) = match step
                 .apply(source, &target.table)
                 .and_then(|cfg| choose(&cfg, &unit, by))
-            else {
-                continue;
+            {
+                Ok(x) => x,
+                Err(AppError::Interrupted) => return Err(AppError::Interrupted),
+                Err(_) => continue,
             };
             candidates.push(Candidate {
                 change: step.label.clone(),

@@ -120,6 +120,10 @@ pub fn measure(
     quiet: bool,
 ) -> Result<Cell, AppError> {
     pick.describe(c)?;
+    // Ctrl-C: stop between cells too, not only inside a simulation.
+    if engine::STOP.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(AppError::Interrupted);
+    }
     let Some(n) = trials else {
         let e = exact_value(c, pick).ok_or_else(|| {
             AppError::BadOption(format!(
@@ -498,8 +502,12 @@ impl Source {
     }
 }
 
-/// Compile `name` from a variant, or say why it does not exist there.
+/// Compile `name` from a variant, or say why it does not exist there. Every variant
+/// passes here, so Ctrl-C is checked here too.
 pub fn compile(cfg: &AnalysisConfig, name: &str) -> Result<Compiled, AppError> {
+    if engine::STOP.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(AppError::Interrupted);
+    }
     cfg.compile(name).map_err(|e| match e {
         config::CompileError::Unknown { name, hint } => AppError::UnknownScenario {
             file: cfg.file.display().to_string(),

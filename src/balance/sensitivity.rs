@@ -62,6 +62,7 @@ pub fn rows(
                 .and_then(|cfg| choose(&cfg, &unit, by))
             {
                 Ok((c, _)) => c,
+                Err(AppError::Interrupted) => return Err(AppError::Interrupted),
                 Err(e) => {
                     out.refused.push((step.label.clone(), e.to_string()));
                     continue;

@@ -151,6 +151,7 @@ pub fn sweep(
                 let slot = match &cfg {
                     Err(e) => Err(e.to_string()),
                     Ok(cfg) => match compile(cfg, member) {
+                        Err(AppError::Interrupted) => return Err(AppError::Interrupted),
                         Err(e) => Err(e.to_string()),
                         Ok(c) => Ok(measure(&c, pick, seed, trials, true)?),
                     },

@@ -38,11 +38,13 @@ pub enum ConfigError {
         file: String,
         source: std::io::Error,
     },
-    #[error("{file}:{line}:{column}: invalid TOML: {message}")]
+    #[error("{file}:{line}:{column}: {}invalid TOML: {message}", .key.as_ref().map_or(String::new(), |k| format!("key `{k}`: ")))]
     Syntax {
         file: String,
         line: usize,
         column: usize,
+        /// The key on the line of the error, where there is one.
+        key: Option<String>,
         message: String,
     },
     #[error("{}", render_invalid(.file, .origin, .key, .message))]
@@ -97,6 +99,8 @@ pub struct AnalysisConfig {
     pub run: RunDefaults,
     pub system: &'static dyn System,
     pub loaded: Arc<dyn Loaded>,
+    /// Each scenario's position in `loaded.scenarios()`, by name.
+    index: Arc<std::collections::HashMap<String, usize>>,
 }
 
 impl AnalysisConfig {
@@ -116,14 +120,20 @@ impl AnalysisConfig {
     /// Compile one scenario by name, checked ([`crate::model::Compiled::check`]).
     pub fn compile(&self, name: &str) -> Result<crate::model::Compiled, CompileError> {
         let c = self
-            .loaded
-            .compile(name)
+            .index
+            .get(name)
+            .and_then(|&i| self.loaded.compile(i))
             .ok_or_else(|| CompileError::Unknown {
                 name: name.to_string(),
                 hint: nearest_hint(name, self.scenario_names().iter().map(String::as_str)),
             })?;
         c.check()?;
         Ok(c)
+    }
+
+    /// What scenario `name` is, in a line, without compiling where the system can.
+    pub fn describe(&self, name: &str) -> Option<String> {
+        self.index.get(name).and_then(|&i| self.loaded.describe(i))
     }
 
     /// The system's own typed config, for tests and benches of one system.
@@ -160,6 +170,7 @@ pub fn load_str(text: &str, file: &str, sets: &[String]) -> Result<AnalysisConfi
             file: file.into(),
             line,
             column,
+            key: key_on_line(text, line),
             message: e.message().trim().to_string(),
         }
     })?;
@@ -225,7 +236,21 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
     })?;
     let loaded: Arc<dyn Loaded> = Arc::from(system.load(&root)?);
     let infos = loaded.scenarios();
+    if infos.len() > MAX_SCENARIOS {
+        return Err(root.problem(
+            "scenarios",
+            format!(
+                "{} scenarios (profiles and decisions expanded); at most {MAX_SCENARIOS}",
+                infos.len()
+            ),
+        ));
+    }
     let names: Vec<String> = infos.iter().map(|s| s.name.clone()).collect();
+    let index: std::collections::HashMap<String, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.clone(), i))
+        .collect();
     if let Some(m) = &run.matrix {
         if !names.contains(m) {
             let run_r = root.table_opt("run")?.expect("read above");
@@ -244,8 +269,13 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
         run,
         system,
         loaded,
+        index: Arc::new(index),
     })
 }
+
+/// Most scenarios one config may hold (after expansion): bounds the work of every
+/// command before it starts.
+pub const MAX_SCENARIOS: usize = 100_000;
 
 /// A scenario with its name and the designer's own description, if any.
 #[derive(Clone, Debug, PartialEq)]
@@ -285,6 +315,9 @@ pub fn entries<'a, T>(
     })?;
     let mut out = Vec::new();
     for (name, r) in tables.tables() {
+        if key != "scenarios" {
+            check_name(&tables, &name, what)?;
+        }
         out.push(read(&tables, &name, r?)?);
     }
     if out.is_empty() {
@@ -299,7 +332,7 @@ pub fn scenarios<'a, S>(
     mut read: impl FnMut(&Reader<'a>) -> Result<S, Problem>,
 ) -> Result<Vec<Named<S>>, Problem> {
     entries(root, "scenarios", "scenario", "NAME", |tables, name, r| {
-        check_scenario_name(tables, name)?;
+        check_name(tables, name, "scenario")?;
         Ok(Named {
             name: name.to_string(),
             table: name.to_string(),
@@ -309,24 +342,58 @@ pub fn scenarios<'a, S>(
     })
 }
 
-/// Scenario names become file and folder names and CSV values; `@` is kept for the
-/// members a profile or decision table generates (`NAME@d4`), so that a name the
-/// designer writes can never collide with a generated one.
-fn check_scenario_name(tables: &Reader, name: &str) -> Result<(), Problem> {
-    if name.is_empty()
-        || name
-            .chars()
-            .any(|c| c.is_whitespace() || c == '/' || c == ',')
-    {
-        return Err(tables.problem(
-            name,
-            "a scenario name must not be empty or contain spaces, `/` or `,`",
-        ));
+/// Longest name a config may give a scenario or an entry: with the suffixes and file
+/// names rollsim adds, paths stay far below file systems' limits.
+pub const MAX_NAME: usize = 64;
+
+/// Folders a report writes beside its scenarios' folders: no scenario may take them.
+const RESERVED: &[&str] = &["compare", "sweep", "sensitivity", "equalize", "overlay"];
+
+/// The one check of a name a designer writes that becomes a file or folder name or a CSV
+/// cell (scenario names, ids of units, characters, weapons, ...): letters and digits,
+/// then also `-` and `_`; at most [`MAX_NAME`] characters. So no name can climb out of
+/// the output folder (`..`), hide (`.x`), collide with a report file (`summary.csv`) or
+/// start a spreadsheet formula (`=1+2`). `@` is kept for the members a profile or
+/// decision table generates (`NAME@d4`), so a written name never collides with one.
+pub fn check_name(at: &Reader, name: &str, what: &str) -> Result<(), Problem> {
+    let shown: String = name
+        .chars()
+        .take(MAX_NAME + 1)
+        .collect::<String>()
+        .escape_debug()
+        .to_string();
+    let fail = |why: String| Err(at.problem(name, format!("{what} `{shown}`: {why}")));
+    let mut chars = name.chars();
+    match chars.next() {
+        None => return fail("a name cannot be empty".into()),
+        Some(c) if !c.is_alphanumeric() => {
+            return fail(format!(
+                "a name starts with a letter or a digit, not `{}`",
+                c.escape_debug()
+            ))
+        }
+        _ => {}
     }
     if name.contains('@') {
-        return Err(tables.problem(
-            name,
-            "`@` is reserved for the members of a profile or decision table (`NAME@d4`); choose a name without it",
+        return fail(
+            "`@` is reserved for the members of a profile or decision table (`NAME@d4`); choose a name without it".into(),
+        );
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_alphanumeric() || *c == '-' || *c == '_'))
+    {
+        return fail(format!(
+            "a name has only letters, digits, `-` and `_`, not `{}`",
+            c.escape_debug()
+        ));
+    }
+    if name.chars().count() > MAX_NAME {
+        return fail(format!("a name has at most {MAX_NAME} characters"));
+    }
+    if RESERVED.contains(&name.to_lowercase().as_str()) {
+        return fail(format!(
+            "`{name}` is the name of a folder reports write; choose another"
         ));
     }
     Ok(())
@@ -400,6 +467,11 @@ pub fn apply_set(table: &mut Table, arg: &str) -> Result<Vec<String>, ConfigErro
             "`{key}` is not a key path like `units.orc.strength`"
         )));
     }
+    if path.len() == 1 && path[0] == "system" {
+        return Err(bad(
+            "the game system belongs to the config file: it cannot be changed with --set; write a config of that system".into(),
+        ));
+    }
     let value = parse_value(raw.trim());
     let mut here = table;
     for (depth, seg) in path[..path.len() - 1].iter().enumerate() {
@@ -439,6 +511,15 @@ fn parse_value(raw: &str) -> Value {
         .ok()
         .and_then(|mut t| t.remove("v"))
         .unwrap_or_else(|| Value::String(raw.to_string()))
+}
+
+/// The key a `key = value` line sets (a duplicate key, a number too large), for messages
+/// about TOML the parser refused.
+fn key_on_line(text: &str, line: usize) -> Option<String> {
+    let l = text.lines().nth(line.checked_sub(1)?)?;
+    let (k, _) = l.split_once('=')?;
+    let k = k.trim().trim_matches('"');
+    (!k.is_empty() && !k.starts_with('[') && !k.starts_with('#')).then(|| k.to_string())
 }
 
 /// 1-based line and column (in characters) of byte offset `at`.

@@ -135,6 +135,9 @@ pub fn full(results: &[ScenarioResult]) -> String {
                 String::new()
             }
         );
+        if let Some(n) = &r.note {
+            let _ = writeln!(s, "**Note:** {n}\n");
+        }
         for m in &r.metrics {
             let _ = write!(s, "**{}** ({})", m.name, m.description);
             if let (Some(mean), Some((lo, hi))) = (m.mean, m.mean_ci) {

@@ -12,6 +12,7 @@ pub mod json;
 pub mod markdown;
 pub mod parquet;
 pub mod plot;
+pub mod stage;
 pub mod write;
 
 use crate::model::Compiled;
@@ -100,6 +101,9 @@ pub struct ScenarioResult {
     /// The profile this scenario is a point of.
     #[serde(skip)]
     pub group: Option<crate::model::Group>,
+    /// What the reader must know about this run (a precision target not reached).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl ScenarioResult {
@@ -223,6 +227,7 @@ pub fn summarize(
             .unwrap_or_else(|| "exact mass in the capped top bucket".into()),
         charts: c.charts.clone(),
         group: c.group.clone(),
+        note: None,
     }
 }
 

@@ -15,6 +15,8 @@ pub enum WriteError {
     },
     #[error("{path}: {message}")]
     Encode { path: String, message: String },
+    #[error("{path}: another rollsim run is writing this folder; wait for it to finish or choose another -o")]
+    Busy { path: String },
 }
 
 impl WriteError {
@@ -33,12 +35,39 @@ impl WriteError {
     }
 }
 
-/// A temporary name in the same directory, keeping the extension (plotters picks the
-/// image format from it).
-pub fn temp_path(path: &Path) -> PathBuf {
+/// A new, empty temporary file in the same directory, keeping the extension (plotters
+/// picks the image format from it). The name carries a random part and the file is
+/// created exclusively, so a file or link planted under the name is refused, never
+/// followed.
+pub fn temp_path(path: &Path) -> Result<PathBuf, WriteError> {
+    let tmp = temp_name(path);
+    create_new(&tmp)?;
+    Ok(tmp)
+}
+
+fn temp_name(path: &Path) -> PathBuf {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(COUNT.fetch_add(1, Ordering::Relaxed));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, "tmp"));
-    path.with_file_name(format!(".{stem}.{}.partial.{ext}", std::process::id()))
+    path.with_file_name(format!(
+        ".{stem}.{}-{:016x}.partial.{ext}",
+        std::process::id(),
+        h.finish()
+    ))
+}
+
+/// Create a new file, never opening one that exists (a planted file or symbolic link
+/// under the temporary name is refused, not followed).
+pub fn create_new(path: &Path) -> Result<File, WriteError> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| WriteError::io(path, e))
 }
 
 /// Write `path` through `fill`, atomically.
@@ -46,9 +75,9 @@ pub fn atomic<F>(path: &Path, fill: F) -> Result<(), WriteError>
 where
     F: FnOnce(&mut BufWriter<File>) -> Result<(), WriteError>,
 {
-    let tmp = temp_path(path);
+    let tmp = temp_name(path);
     let result = (|| {
-        let f = File::create(&tmp).map_err(|e| WriteError::io(&tmp, e))?;
+        let f = create_new(&tmp)?;
         let mut w = BufWriter::new(f);
         fill(&mut w)?;
         w.flush().map_err(|e| WriteError::io(&tmp, e))?;
@@ -60,7 +89,10 @@ where
 /// Rename `tmp` onto `path` if `result` is Ok, else remove `tmp`.
 pub fn finish(tmp: &Path, path: &Path, result: Result<(), WriteError>) -> Result<(), WriteError> {
     match result {
-        Ok(()) => std::fs::rename(tmp, path).map_err(|e| WriteError::io(path, e)),
+        Ok(()) => std::fs::rename(tmp, path).map_err(|e| {
+            let _ = std::fs::remove_file(tmp);
+            WriteError::io(path, e)
+        }),
         Err(e) => {
             let _ = std::fs::remove_file(tmp);
             Err(e)

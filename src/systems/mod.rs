@@ -67,12 +67,13 @@ pub trait Loaded: Send + Sync + fmt::Debug {
     /// Every scenario in file order, groups expanded into their members. Cheap: every
     /// load and every balance variant asks for it, so it compiles nothing.
     fn scenarios(&self) -> Vec<ScenarioInfo>;
-    /// What scenario `name` is, in a line (for `rollsim list`).
-    fn describe(&self, name: &str) -> Option<String> {
-        self.compile(name).map(|c| c.description)
+    /// What the `i`-th scenario of [`Loaded::scenarios`] is, in a line (for `rollsim list`).
+    fn describe(&self, i: usize) -> Option<String> {
+        self.compile(i).map(|c| c.description)
     }
-    /// Compile one scenario by its (expanded) name.
-    fn compile(&self, name: &str) -> Option<Compiled>;
+    /// Compile the `i`-th scenario of [`Loaded::scenarios`] (callers look names up in an
+    /// index, so that compiling every scenario of a large config stays linear).
+    fn compile(&self, i: usize) -> Option<Compiled>;
     /// For tests and benches that reach into one system's typed config.
     fn as_any(&self) -> &dyn Any;
 }

@@ -20,7 +20,7 @@ pub fn draw(
     let sub = dir.join(name);
     std::fs::create_dir_all(&sub).map_err(|e| WriteError::io(&sub, e))?;
     let path = sub.join("decision.png");
-    let tmp = temp_path(&path);
+    let tmp = temp_path(&path)?;
     let result = draw_into(&tmp, name, label, seed, rows).map_err(|e| WriteError::encode(&path, e));
     finish(&tmp, &path, result)?;
     Ok(path)

@@ -45,7 +45,7 @@ fn colour(t: f64) -> RGBColor {
 
 pub fn draw(h: &Heat, path: &Path) -> Result<(), WriteError> {
     fonts();
-    let tmp = temp_path(path);
+    let tmp = temp_path(path)?;
     let result = draw_into(h, &tmp).map_err(|e| WriteError::encode(path, e));
     finish(&tmp, path, result)
 }

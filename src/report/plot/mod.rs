@@ -112,7 +112,7 @@ pub fn draw_bars(bars: &Bars, path: &Path) -> Result<(), WriteError> {
     } else {
         bars
     };
-    let tmp = temp_path(path);
+    let tmp = temp_path(path)?;
     let result = draw_into(bars, &tmp).map_err(|e| WriteError::encode(path, e));
     finish(&tmp, path, result)
 }

@@ -14,7 +14,7 @@ pub fn draw(
     path: &Path,
 ) -> Result<(), WriteError> {
     fonts();
-    let tmp = temp_path(path);
+    let tmp = temp_path(path)?;
     let result = draw_into(metric, rows, values, &tmp).map_err(|e| WriteError::encode(path, e));
     finish(&tmp, path, result)
 }

@@ -150,7 +150,7 @@ fn write(
     lines: &[Line],
     percent: bool,
 ) -> Result<(), WriteError> {
-    let tmp = temp_path(path);
+    let tmp = temp_path(path)?;
     let result = draw_into(&tmp, title, subtitle, x_desc, y_desc, lines, percent)
         .map_err(|e| WriteError::encode(path, e));
     finish(&tmp, path, result)

@@ -49,7 +49,7 @@ fn share(p: f64) -> String {
 
 pub fn draw(r: &ScenarioResult, chart: &Chart, path: &Path) -> Result<(), WriteError> {
     fonts();
-    let tmp = temp_path(path);
+    let tmp = temp_path(path)?;
     let result = draw_into(r, chart, &tmp).map_err(|e| WriteError::encode(path, e));
     finish(&tmp, path, result)
 }

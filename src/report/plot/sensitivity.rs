@@ -15,7 +15,7 @@ pub fn draw(
     path: &Path,
 ) -> Result<(), WriteError> {
     fonts();
-    let tmp = temp_path(path);
+    let tmp = temp_path(path)?;
     // Probabilities are drawn in percentage points, means as they are.
     let scale = if percent { 100.0 } else { 1.0 };
     let bars: Vec<(String, f64)> = bars.iter().map(|(l, d)| (l.clone(), d * scale)).collect();

@@ -55,7 +55,7 @@ pub fn draw(s: &Sweep, how: &str, dir: &Path, stem: &str) -> Result<Vec<PathBuf>
     fonts();
     let path = dir.join(format!("{stem}.png"));
     let title = format!("{}: {} against {keys}", s.scenario, s.what);
-    let tmp = temp_path(&path);
+    let tmp = temp_path(&path)?;
     let result = lines(s, &title, how, &tmp).map_err(|e| WriteError::encode(&path, e));
     finish(&tmp, &path, result)?;
     Ok(vec![path])

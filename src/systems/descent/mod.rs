@@ -87,14 +87,14 @@ impl Loaded for DescentConfig {
         super::infos(&self.scenarios)
     }
 
-    fn compile(&self, name: &str) -> Option<crate::model::Compiled> {
-        let s = self.scenarios.iter().find(|s| s.name == name)?;
+    fn compile(&self, i: usize) -> Option<crate::model::Compiled> {
+        let s = self.scenarios.get(i)?;
         Some(s.compile())
     }
 
     /// Without compiling: an attack's policy table is the costly part of a compile.
-    fn describe(&self, name: &str) -> Option<String> {
-        let s = self.scenarios.iter().find(|s| s.name == name)?;
+    fn describe(&self, i: usize) -> Option<String> {
+        let s = self.scenarios.get(i)?;
         let generated = rules::describe(&s.scenario);
         Some(match &s.description {
             Some(d) => format!("{d}: {generated}"),

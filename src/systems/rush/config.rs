@@ -192,10 +192,20 @@ fn stat(r: &Reader, key: &str) -> Result<u8, Problem> {
         None => Err(r.problem(key, "missing stat (a target from 2+ to 6+)")),
         Some(toml::Value::Integer(i)) if (STAT_LO..=STAT_HI).contains(i) => Ok(*i as u8),
         Some(toml::Value::Integer(i)) => Err(bad(i.to_string())),
-        Some(toml::Value::String(s)) => match s.trim().trim_end_matches('+').parse::<i64>() {
-            Ok(i) if (STAT_LO..=STAT_HI).contains(&i) => Ok(i as u8),
-            _ => Err(bad(format!("\"{s}\""))),
-        },
+        // Exactly `4` or `4+`: not `+4`, not `4++`.
+        Some(toml::Value::String(s)) => {
+            let t = s.trim();
+            let digits = t.strip_suffix('+').unwrap_or(t);
+            match digits.parse::<i64>() {
+                Ok(i)
+                    if digits.bytes().all(|b| b.is_ascii_digit())
+                        && (STAT_LO..=STAT_HI).contains(&i) =>
+                {
+                    Ok(i as u8)
+                }
+                _ => Err(bad(format!("\"{s}\""))),
+            }
+        }
         Some(v) => Err(bad(format!("{v}"))),
     }
 }
@@ -362,34 +372,30 @@ fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, 
     Ok(sc)
 }
 
-/// Refuse pools past [`MAX_DICE`] (extra_dice is the only way to get there).
+/// Refuse pools past [`MAX_DICE`] at the key that made them (extra_dice is the only way
+/// to get there).
 fn check_pool_sizes(r: &Reader, sc: &Scenario, rules: &Rules) -> Result<(), Problem> {
     let big = |s: &Side| s.extra_dice as i64 + rules.base_dice as i64 + 2 > MAX_DICE;
-    let sides: Vec<&Side> = match sc {
+    let sides: Vec<(&Side, &str)> = match sc {
         Scenario::Dash { side, .. }
         | Scenario::Evade { side, .. }
         | Scenario::PickUp { side, .. }
         | Scenario::PickUpThrow { side, .. }
         | Scenario::StandUp { side }
         | Scenario::Throw { side, .. }
-        | Scenario::Armour { side, .. } => vec![side],
+        | Scenario::Armour { side, .. } => vec![(side, "extra_dice")],
         Scenario::Pass {
             thrower, catcher, ..
-        } => vec![thrower, catcher],
+        } => vec![(thrower, "extra_dice"), (catcher, "catcher_extra_dice")],
         Scenario::Slam {
             attacker, defender, ..
         }
         | Scenario::Steal {
             attacker, defender, ..
-        } => {
-            vec![attacker, defender]
-        }
+        } => vec![(attacker, "extra_dice"), (defender, "defender_extra_dice")],
     };
-    if sides.iter().any(|s| big(s)) {
-        return Err(r.problem(
-            "extra_dice",
-            format!("pools are limited to {MAX_DICE} dice"),
-        ));
+    if let Some((_, key)) = sides.iter().find(|(s, _)| big(s)) {
+        return Err(r.problem(key, format!("pools are limited to {MAX_DICE} dice")));
     }
     Ok(())
 }

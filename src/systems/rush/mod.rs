@@ -85,8 +85,8 @@ impl Loaded for RushConfig {
         super::infos(&self.scenarios)
     }
 
-    fn compile(&self, name: &str) -> Option<crate::model::Compiled> {
-        let s = self.scenarios.iter().find(|s| s.name == name)?;
+    fn compile(&self, i: usize) -> Option<crate::model::Compiled> {
+        let s = self.scenarios.get(i)?;
         Some(s.compile(&self.rules))
     }
 

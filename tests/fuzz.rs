@@ -468,7 +468,10 @@ mod commands {
                 .collect();
             handles
                 .into_iter()
-                .flat_map(|h| h.join().unwrap_or_else(|_| vec!["a fuzz thread died".into()]))
+                .flat_map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| vec!["a fuzz thread died".into()])
+                })
                 .collect()
         });
         bad.sort();
@@ -491,7 +494,10 @@ fn fuzz_commands_full() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(100_000);
-    let from: u64 = std::env::var("FUZZ_FROM").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let from: u64 = std::env::var("FUZZ_FROM")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let t0 = std::time::Instant::now();
     let bad = commands::run(from, from + n);
     eprintln!("{n} command cases in {:.0} s", t0.elapsed().as_secs_f64());

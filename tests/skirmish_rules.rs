@@ -223,3 +223,105 @@ fn firefight_rounds_agree_and_sum_to_one() {
     let r = summarize(&c, &h, 9, "test.toml", "skirmish");
     assert!(r.max_abs_z().unwrap() < 4.5, "{:?}", r.max_abs_z());
 }
+
+/// Two identical units (archers' stats) of `models` each, trading fire for one round.
+fn twins(models: u32, morale: u32) -> rollsim::config::AnalysisConfig {
+    let text = std::fs::read_to_string(crate::util::shipped("skirmish.toml")).unwrap();
+    let head = text.split("\n[units.").next().unwrap();
+    let unit = |id: &str| {
+        format!(
+            "[units.{id}]\nname = \"{id}\"\nmodels = {models}\nshoot = 1\ntarget_value = 7\ndefence = 9\nmorale = {morale}\n\n"
+        )
+    };
+    let cfg = format!(
+        "{head}\n{}{}[scenarios.duel]\nkind = \"firefight\"\na = \"red\"\nb = \"blue\"\na_reaction = \"shoot_back\"\nb_reaction = \"shoot_back\"\nrounds = 1\n",
+        unit("red"),
+        unit("blue")
+    );
+    load_str(&cfg, "twins.toml", &[]).unwrap()
+}
+
+#[test]
+fn a_symmetric_firefight_is_even_and_both_can_be_out() {
+    // One model each that never breaks (morale 20 on a d10): a shot kills with
+    // p = P(hit on 6+) x P(save on 9+ fails) = 0.5 x 0.8 = 0.4, and return fire is
+    // simultaneous. Each of the round's two exchanges ends the fight with both dead
+    // (p^2), one side dead (p(1-p) each) or goes on ((1-p)^2), so
+    // P(red wins) = P(blue wins) = p(1-p)(1 + (1-p)^2) and P(both out) = p^2(1 + (1-p)^2).
+    let c = twins(1, 20).compile("duel").unwrap();
+    let p: f64 = 0.4;
+    let go_on = (1.0 - p) * (1.0 - p);
+    close(
+        exact_of(&c, "outcome", "red wins"),
+        p * (1.0 - p) * (1.0 + go_on),
+    );
+    close(
+        exact_of(&c, "outcome", "blue wins"),
+        p * (1.0 - p) * (1.0 + go_on),
+    );
+    close(exact_of(&c, "outcome", "both out"), p * p * (1.0 + go_on));
+    close(exact_of(&c, "outcome", "neither"), go_on * go_on);
+    // Five models with morale: both sides can break in the same exchange. Still even,
+    // and "both out" is its own outcome, not a win for the side that shot.
+    let c = twins(5, 7).compile("duel").unwrap();
+    let (red, blue, both) = (
+        exact_of(&c, "outcome", "red wins"),
+        exact_of(&c, "outcome", "blue wins"),
+        exact_of(&c, "outcome", "both out"),
+    );
+    assert!((red - blue).abs() < 1e-12, "{red} {blue}");
+    assert!(both > 0.05, "{both}");
+    // Monte Carlo plays it literally: within 4.5 standard errors of each exact value.
+    let n = 400_000;
+    let h = simulate(&c, n, 9, 2);
+    let r = summarize(&c, &h, 9, "t", "skirmish");
+    let m = r.metrics.iter().find(|m| m.name == "outcome").unwrap();
+    for row in &m.rows {
+        let e = row.exact.unwrap();
+        let se = (e * (1.0 - e) / n as f64).sqrt().max(1e-9);
+        assert!(
+            (row.probability - e).abs() < 4.5 * se,
+            "{}: {} vs {e}",
+            row.label,
+            row.probability
+        );
+    }
+}
+
+#[test]
+fn decision_tables_show_wiped_out_and_broken_apart() {
+    // One archer shot at by ten: it is often wiped out, which is not holding.
+    let text = std::fs::read_to_string(crate::util::shipped("skirmish.toml")).unwrap();
+    let head = text.split("\n[scenarios.").next().unwrap();
+    let cfg = format!(
+        "{head}\n[units.lone]\nname = \"Lone archer\"\nmodels = 1\nshoot = 1\ntarget_value = 7\ndefence = 9\nmorale = 7\n\n[scenarios.lone-shot-at]\nkind = \"shoot_decision\"\nshooter = \"archers\"\ntarget = \"lone\"\n"
+    );
+    let cfg = load_str(&cfg, "lone.toml", &[]).unwrap();
+    let c = cfg.compile("lone-shot-at@none").unwrap();
+    let wiped = exact_of(&c, "target_morale", "wiped out");
+    let holds = exact_of(&c, "target_morale", "holds");
+    let broken = exact_of(&c, "target_morale", "broken");
+    // Wiped out exactly when the one model is a casualty.
+    close(wiped, 1.0 - exact_of(&c, "casualties_on_target", "0"));
+    close(holds + broken + wiped, 1.0);
+    assert!(wiped > 0.5 && holds < 0.5, "{wiped} {holds}");
+    // The decision table has both rows for each choice.
+    let names = cfg.scenario_names();
+    let results: Vec<_> = names
+        .iter()
+        .map(|n| {
+            let c = cfg.compile(n).unwrap();
+            let h = simulate(&c, 20_000, 1, 1);
+            summarize(&c, &h, 1, "t", "skirmish")
+        })
+        .collect();
+    let rows = rollsim::report::decision_rows(&results);
+    for choice in ["none", "go to ground"] {
+        for q in ["P(target_morale = broken)", "P(target_morale = wiped out)"] {
+            assert!(
+                rows.iter().any(|r| r.choice == choice && r.quantity == q),
+                "{choice}: {q}"
+            );
+        }
+    }
+}

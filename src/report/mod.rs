@@ -274,14 +274,17 @@ pub fn decision_rows(results: &[ScenarioResult]) -> Vec<DecisionRow> {
                     m.exact_mean,
                     true,
                 ));
-            } else if let Some(last) = m.rows.last().filter(|_| !m.numeric) {
-                out.push(row(
-                    format!("P({} = {})", m.name, last.label),
-                    last.probability,
-                    (last.ci_low, last.ci_high),
-                    last.exact,
-                    false,
-                ));
+            } else if !m.numeric {
+                // Every value but the first (`holds`): P(broken) and P(wiped out) apart.
+                for v in m.rows.iter().skip(1) {
+                    out.push(row(
+                        format!("P({} = {})", m.name, v.label),
+                        v.probability,
+                        (v.ci_low, v.ci_high),
+                        v.exact,
+                        false,
+                    ));
+                }
             }
         }
     }

@@ -463,6 +463,19 @@ fn exchange(
     }
     let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
     let field = |i: usize| -> Vec<u16> { states.iter().map(|v| v[i] as u16).collect() };
+    // A unit that lost every model is wiped out, whatever its (moot) morale test said.
+    let morale = |casualties: usize, test: usize, models: u32| -> Vec<u16> {
+        states
+            .iter()
+            .map(|v| {
+                if v[casualties] >= models as usize {
+                    2
+                } else {
+                    v[test] as u16
+                }
+            })
+            .collect()
+    };
     let metrics = vec![
         Metric::numeric(
             "casualties_on_target",
@@ -478,15 +491,15 @@ fn exchange(
         ),
         Metric::categorical(
             "target_morale",
-            "after casualties the target tests morale; a wiped-out unit is gone, not broken",
-            &["holds", "broken"],
-            field(2),
+            "after casualties the target tests morale; a wiped-out unit is gone, not holding",
+            &["holds", "broken", "wiped out"],
+            morale(0, 2, target.models),
         ),
         Metric::categorical(
             &format!("{actor_role}_morale"),
-            "after casualties it tests morale",
-            &["holds", "broken"],
-            field(3),
+            "after casualties it tests morale; a wiped-out unit is gone, not holding",
+            &["holds", "broken", "wiped out"],
+            morale(1, 3, actor.models),
         ),
     ];
     Compiled {
@@ -545,8 +558,10 @@ impl Trial for MoraleTrial {
     }
 }
 
-/// Firefight state: (models of a, models of b, status) with status 0 both fighting,
-/// 1 a broke, 2 b broke; a side at 0 models is gone.
+/// Firefight state: (models of a, models of b, status) with status 0 nobody broke, 1 a
+/// broke, 2 b broke, 3 both broke in the same simultaneous exchange; a side at 0 models
+/// is gone. A side is out when it is gone or broke; when both are out after the same
+/// exchange, neither won.
 struct FirefightTrial {
     rules: Rules,
     a: Unit,
@@ -606,17 +621,16 @@ impl FirefightTrial {
         };
         let yb = breaks(&with(units[y], m[y]), on_y, &self.rules, d, rng);
         let xb = breaks(&with(units[x], m[x]), on_x, &self.rules, d, rng);
-        // Status 1: a broke, 2: b broke. When both break, the side shot at counts.
-        let side_status = |side: usize| side as u32 + 1;
-        let status = if yb {
-            side_status(y)
-        } else if xb {
-            side_status(x)
-        } else {
-            0
-        };
-        (next, status)
+        let mut broke = [false; 2];
+        broke[y] = yb;
+        broke[x] = xb;
+        (next, status_of(broke))
     }
+}
+
+/// The status digit of who broke: 1 a, 2 b, 3 both.
+fn status_of(broke: [bool; 2]) -> u32 {
+    broke[0] as u32 + 2 * broke[1] as u32
 }
 
 impl Trial for FirefightTrial {
@@ -633,7 +647,7 @@ impl Trial for FirefightTrial {
                 }
                 let (next, status) = self.exchange(d, rng, x, m);
                 m = next;
-                if status != 0 && m[0] > 0 && m[1] > 0 {
+                if status != 0 || m[0] == 0 || m[1] == 0 {
                     return self
                         .radix
                         .encode(&[m[0] as usize, m[1] as usize, status as usize]);
@@ -681,22 +695,20 @@ fn firefight_exact(f: &FirefightTrial) -> Vec<f64> {
                         };
                         let yb = p_break(&with(units[y], m[y]), cy, rules);
                         let xb = p_break(&with(units[x], m[x]), cx, rules);
-                        // Status as the sampler reads it: the side shot at breaking wins
-                        // the tie when both break.
-                        let broke_y = yb;
-                        let broke_x_only = (1.0 - yb) * xb;
-                        let none = (1.0 - yb) * (1.0 - xb);
-                        let status_y = if y == 1 { 2 } else { 1 };
-                        let status_x = if x == 1 { 2 } else { 1 };
-                        for (status, w) in
-                            [(0, none), (status_y, broke_y), (status_x, broke_x_only)]
-                        {
-                            if w == 0.0 {
-                                continue;
+                        // Both break tests, as the sampler rolls them.
+                        for (by, wy) in [(false, 1.0 - yb), (true, yb)] {
+                            for (bx, wx) in [(false, 1.0 - xb), (true, xb)] {
+                                let w = wy * wx;
+                                if w == 0.0 {
+                                    continue;
+                                }
+                                let mut broke = [false; 2];
+                                broke[y] = by;
+                                broke[x] = bx;
+                                let st = status_of(broke) as usize;
+                                next[f.radix.encode(&[n[0] as usize, n[1] as usize, st])] +=
+                                    p * q * r * w;
                             }
-                            let st = if n[0] == 0 || n[1] == 0 { 0 } else { status };
-                            next[f.radix.encode(&[n[0] as usize, n[1] as usize, st])] +=
-                                p * q * r * w;
                         }
                     }
                 }
@@ -840,7 +852,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             b_reaction,
             rounds,
         } => {
-            let radix = Radix(vec![a.models as usize + 1, b.models as usize + 1, 3]);
+            let radix = Radix(vec![a.models as usize + 1, b.models as usize + 1, 4]);
             let trial = FirefightTrial {
                 rules: rules.clone(),
                 a: a.clone(),
@@ -852,12 +864,15 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             };
             let exact = firefight_exact(&trial);
             let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
+            // Out: gone, or broke. Both out after one simultaneous exchange: nobody won.
             let outcome = |v: &[usize]| -> u16 {
-                match (v[0], v[1], v[2]) {
-                    (0, 0, _) => 3,
-                    (_, 0, _) | (_, _, 2) => 0,
-                    (0, _, _) | (_, _, 1) => 1,
-                    _ => 2,
+                let a_out = v[0] == 0 || v[2] & 1 == 1;
+                let b_out = v[1] == 0 || v[2] & 2 == 2;
+                match (a_out, b_out) {
+                    (false, true) => 0,
+                    (true, false) => 1,
+                    (false, false) => 2,
+                    (true, true) => 3,
                 }
             };
             let a_wins = format!("{} wins", a.name);
@@ -877,8 +892,8 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 metrics: vec![
                     Metric::categorical(
                         "outcome",
-                        "a side wins when the other is wiped out or broken; neither = both still fighting",
-                        &[&a_wins, &b_wins, "neither", "both wiped out"][..],
+                        "a side wins when the other is wiped out or broken and it is not; both out = both wiped out or broken in the same simultaneous exchange; neither = both still fighting",
+                        &[&a_wins, &b_wins, "neither", "both out"][..],
                         states.iter().map(|v| outcome(v)).collect(),
                     ),
                     Metric::numeric(

@@ -208,3 +208,45 @@ fn descriptions_say_when_dice_explode() {
     let c = cfg.compile("s").unwrap();
     assert_eq!(c.description, "Orc stands up: 3 dice at 4+, 6s explode");
 }
+
+#[test]
+fn the_best_response_is_the_lower_of_slamback_and_dodge() {
+    // The Striker answers the Orc's Slam with whichever response gives the Orc the lower
+    // chance: Slamback (4 dice at 4+) or Dodge (4 + 1 Striker dice at 4+). Each variant
+    // written out by hand gives the same numbers.
+    let scen = |response: &str| {
+        format!(
+            "[scenarios.s]\nkind = \"slam\"\nattacker = \"orc\"\ndefender = \"human_striker\"\nresponse = \"{response}\"\nmoved_adjacent = true\n"
+        )
+    };
+    let p = |response: &str| {
+        let c = crate::util::rush_config(&scen(response))
+            .compile("s")
+            .unwrap();
+        let e = c.exact.clone().unwrap();
+        let m = c.metrics[c.headline.metric].project_f64(&e);
+        (
+            c.headline.values.iter().map(|&v| m[v]).sum::<f64>(),
+            c.description,
+        )
+    };
+    let (slamback, _) = p("slamback");
+    let (dodge, _) = p("dodge");
+    let (best, description) = p("best");
+    assert!(dodge < slamback, "{dodge} {slamback}");
+    assert_eq!(best, dodge);
+    assert!(
+        description.contains("the defender's best response is a Dodge (Slamback would give 83.6%)"),
+        "{description}"
+    );
+    // From behind only a Dodge is allowed, and `best` respects that.
+    let behind = crate::util::rush_config(&scen("best").replace(
+        "moved_adjacent = true",
+        "moved_adjacent = true\nfrom_front = false",
+    ));
+    let d = behind.compile("s").unwrap().description;
+    assert!(
+        d.ends_with("the defender's best response is a Dodge"),
+        "{d}"
+    );
+}

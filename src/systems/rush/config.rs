@@ -266,23 +266,39 @@ fn flag(r: &Reader, key: &str) -> Result<bool, Problem> {
     Ok(r.bool_opt(key)?.unwrap_or(false))
 }
 
-fn response(r: &Reader) -> Result<Response, Problem> {
-    let resp = match r.choice_opt("response", &["slamback", "dodge"])?.as_deref() {
+/// A response as written, and for `best` the responses the defender may choose from.
+type Answer = (Response, Vec<Response>);
+
+/// The response, and for `best` the responses the defender may choose from (a Slamback
+/// only answers an action from the front).
+fn response(r: &Reader) -> Result<Answer, Problem> {
+    let front = r.bool_opt("from_front")?.unwrap_or(true);
+    let resp = match r
+        .choice_opt("response", &["slamback", "dodge", "best"])?
+        .as_deref()
+    {
         Some("dodge") => Response::Dodge,
+        Some("best") if front => {
+            return Ok((
+                Response::Slamback,
+                vec![Response::Slamback, Response::Dodge],
+            ))
+        }
+        Some("best") => return Ok((Response::Dodge, vec![Response::Dodge])),
         Some(_) => Response::Slamback,
-        None => return Err(r.problem("response", "missing key: `slamback` or `dodge`")),
+        None => return Err(r.problem("response", "missing key: `slamback`, `dodge` or `best`")),
     };
-    if resp == Response::Slamback && !r.bool_opt("from_front")?.unwrap_or(true) {
+    if resp == Response::Slamback && !front {
         return Err(r.problem(
             "response",
-            "a Slamback answers only an action from the front (from_front = false): use `dodge`",
+            "a Slamback answers only an action from the front (from_front = false): use `dodge` or `best`",
         ));
     }
-    Ok(resp)
+    Ok((resp, Vec::new()))
 }
 
 /// The two sides and the response of an opposed test (Slam, Steal).
-fn duel(r: &Reader, units: &[Unit]) -> Result<(Side, Side, Response), Problem> {
+fn duel(r: &Reader, units: &[Unit]) -> Result<(Side, Side, Answer), Problem> {
     Ok((
         side(r, "attacker", "threat", "extra_dice", units)?,
         side(
@@ -343,20 +359,22 @@ fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, 
             moved: flag(r, "moved")?,
         },
         "slam" => {
-            let (attacker, defender, response) = duel(r, units)?;
+            let (attacker, defender, (response, best_of)) = duel(r, units)?;
             Scenario::Slam {
                 attacker,
                 defender,
                 response,
                 moved_adjacent: flag(r, "moved_adjacent")?,
+                best_of,
             }
         }
         "steal" => {
-            let (attacker, defender, response) = duel(r, units)?;
+            let (attacker, defender, (response, best_of)) = duel(r, units)?;
             Scenario::Steal {
                 attacker,
                 defender,
                 response,
+                best_of,
             }
         }
         "armour" => Scenario::Armour {

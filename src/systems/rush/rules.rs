@@ -176,6 +176,80 @@ pub enum Response {
     Dodge,
 }
 
+/// The response names, for descriptions.
+fn response_name(r: Response) -> &'static str {
+    match r {
+        Response::Slamback => "Slamback",
+        Response::Dodge => "Dodge",
+    }
+}
+
+/// `response = "best"`: the defender knows the odds and answers with the response that
+/// gives the actor the lower chance to win (exactly computed); the dice are then rolled
+/// for that response, as the rules say. None when the scenario fixes its response.
+fn best_response(name: &str, sc: &Scenario, rules: &Rules) -> Option<Compiled> {
+    let with = |r: Response| match sc {
+        Scenario::Slam {
+            attacker,
+            defender,
+            moved_adjacent,
+            ..
+        } => Scenario::Slam {
+            attacker: attacker.clone(),
+            defender: defender.clone(),
+            response: r,
+            moved_adjacent: *moved_adjacent,
+            best_of: Vec::new(),
+        },
+        Scenario::Steal {
+            attacker, defender, ..
+        } => Scenario::Steal {
+            attacker: attacker.clone(),
+            defender: defender.clone(),
+            response: r,
+            best_of: Vec::new(),
+        },
+        other => other.clone(),
+    };
+    let choices = match sc {
+        Scenario::Slam { best_of, .. } | Scenario::Steal { best_of, .. } => best_of,
+        _ => return None,
+    };
+    let headline = |c: &Compiled| -> f64 {
+        let p = c.metrics[c.headline.metric].project_f64(c.exact.as_deref().unwrap_or(&[]));
+        c.headline.values.iter().filter_map(|&v| p.get(v)).sum()
+    };
+    let mut tried: Vec<(Response, Compiled, f64)> = choices
+        .iter()
+        .map(|&r| {
+            let c = compile(name, &with(r), rules);
+            let p = headline(&c);
+            (r, c, p)
+        })
+        .collect();
+    // The lowest chance for the actor; the first listed on a tie.
+    let best =
+        (0..tried.len()).min_by(|&i, &j| tried[i].2.total_cmp(&tried[j].2).then(i.cmp(&j)))?;
+    let others: Vec<String> = tried
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != best)
+        .map(|(_, (r, _, p))| format!("{} would give {:.1}%", response_name(*r), 100.0 * p))
+        .collect();
+    let (r, mut c, _) = tried.swap_remove(best);
+    c.description = format!(
+        "{}; the defender's best response is a {}{}",
+        c.description,
+        response_name(r),
+        if others.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", others.join(", "))
+        }
+    );
+    Some(c)
+}
+
 /// Throw range bands: 1-3 hexes 3 dice, 4-6 two, 7-9 one.
 pub fn throw_dice(range: u32) -> Option<u32> {
     match range {
@@ -234,11 +308,15 @@ pub enum Scenario {
         defender: Side,
         response: Response,
         moved_adjacent: bool,
+        /// `response = "best"`: the responses the defender may choose from (it takes the
+        /// one worst for the slammer); empty: `response` as written.
+        best_of: Vec<Response>,
     },
     Steal {
         attacker: Side,
         defender: Side,
         response: Response,
+        best_of: Vec<Response>,
     },
     /// An armour check against a given number of hits.
     Armour {
@@ -271,6 +349,9 @@ fn describe_pool(p: &Pool, stat: u8) -> String {
 
 /// Compile a scenario into a sampler, its metrics and its exact distribution.
 pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
+    if let Some(c) = best_response(name, sc, rules) {
+        return c;
+    }
     let b = rules.base_dice;
     match sc {
         Scenario::Dash {
@@ -412,6 +493,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             defender,
             response,
             moved_adjacent,
+            ..
         } => {
             let a = attacker.pool(Test::Slam, b, *moved_adjacent as i32, rules);
             opposed(name, "slams", attacker, defender, a, *response, rules)
@@ -420,6 +502,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             attacker,
             defender,
             response,
+            ..
         } => {
             let a = attacker.pool(Test::Steal, b, 0, rules);
             opposed(name, "steals from", attacker, defender, a, *response, rules)

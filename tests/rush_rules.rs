@@ -250,3 +250,43 @@ fn the_best_response_is_the_lower_of_slamback_and_dodge() {
         "{d}"
     );
 }
+
+#[test]
+fn each_hex_of_a_dash_chain_has_its_own_threat() {
+    // A Striker (3 + 1 dice at 4+) Dashes out of an open hex (threat 0: 4 dice, needs 1)
+    // and then out of a hex two enemies threaten (2 dice, needs 2): it stays up with
+    // (1 - 1/16) x 1/4 = 15/64. With one threat on every hex the same chain is
+    // (1 - 1/8) x P(2 of 3 dice) = 7/8 x 1/2 = 7/16.
+    let scen = |threat: &str| {
+        format!("[scenarios.d]\nkind = \"dash\"\nunit = \"human_striker\"\ndashes = 2\n{threat}\n")
+    };
+    let stays = |threat: &str| {
+        let c = crate::util::rush_config(&scen(threat))
+            .compile("d")
+            .unwrap();
+        exact_of(&c, "result", "stays up")
+    };
+    crate::util::close(stays("threats = [0, 2]"), 15.0 / 64.0);
+    crate::util::close(stays("threat = 1"), 7.0 / 16.0);
+    // Then an Evade: its own hex's threat too (third entry).
+    let c = crate::util::rush_config(
+        &scen("threats = [0, 0, 2]").replace("dashes = 2", "dashes = 2\nthen_evade = true"),
+    )
+    .compile("d")
+    .unwrap();
+    // 4 dice need 1 (15/16), 4 need 2 (11/16), then 2 dice need 3: impossible.
+    crate::util::close(exact_of(&c, "result", "stays up"), 0.0);
+    // One threat per test, no more, no less, and not beside `threat`.
+    for bad in [
+        "threats = [0]",
+        "threats = [0, 7]",
+        "threats = [0, 1]\nthreat = 1",
+    ] {
+        let text = std::fs::read_to_string(crate::util::shipped("rush.toml")).unwrap();
+        let head = text.split("\n[scenarios.").next().unwrap();
+        assert!(
+            rollsim::config::load_str(&format!("{head}\n{}", scen(bad)), "t.toml", &[]).is_err(),
+            "{bad}"
+        );
+    }
+}

@@ -29,7 +29,14 @@ impl Named {
 pub const KINDS: &[(&str, &[&str])] = &[
     (
         "dash",
-        &["unit", "dashes", "then_evade", "threat", "extra_dice"],
+        &[
+            "unit",
+            "dashes",
+            "then_evade",
+            "threat",
+            "threats",
+            "extra_dice",
+        ],
     ),
     ("evade", &["unit", "prior_tests", "threat", "extra_dice"]),
     ("pick_up", &["unit", "sprinted", "threat", "extra_dice"]),
@@ -262,6 +269,37 @@ fn side(
     })
 }
 
+/// `threats = [0, 1, 2]`: the threat on each hex a chain leaves, one per test.
+fn hex_threats(r: &Reader, tests: usize) -> Result<Vec<u32>, Problem> {
+    let Some(v) = r.table.get("threats") else {
+        return Ok(Vec::new());
+    };
+    let expected = format!(
+        "an array of {tests} threats from 0 to 6, one per test of the chain (the Dashes, then the Evade), e.g. [0, 1, 2]"
+    );
+    let arr = v
+        .as_array()
+        .ok_or_else(|| r.problem("threats", format!("expected {expected}")))?;
+    if arr.len() != tests {
+        return Err(r.problem(
+            "threats",
+            format!("{} threats given; expected {expected}", arr.len()),
+        ));
+    }
+    if r.table.contains_key("threat") {
+        return Err(r.problem(
+            "threats",
+            "give `threat` (every hex) or `threats` (each hex), not both",
+        ));
+    }
+    arr.iter()
+        .map(|x| match x.as_integer() {
+            Some(t) if (0..=6).contains(&t) => Ok(t as u32),
+            _ => Err(r.problem("threats", format!("expected {expected}, found {x}"))),
+        })
+        .collect()
+}
+
 fn flag(r: &Reader, key: &str) -> Result<bool, Problem> {
     Ok(r.bool_opt(key)?.unwrap_or(false))
 }
@@ -322,14 +360,19 @@ fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, 
             .ok_or_else(|| r.problem("range", "missing key: the throw's range in hexes, 1 to 9"))
     };
     let sc = match kind.as_str() {
-        "dash" => Scenario::Dash {
-            side: one(r)?,
-            dashes: r
+        "dash" => {
+            let dashes = r
                 .int_in("dashes", 1, 12)?
                 .ok_or_else(|| r.problem("dashes", "missing key: how many Dashes (1 to 12)"))?
-                as u32,
-            then_evade: flag(r, "then_evade")?,
-        },
+                as u32;
+            let then_evade = flag(r, "then_evade")?;
+            Scenario::Dash {
+                side: one(r)?,
+                dashes,
+                then_evade,
+                hex_threats: hex_threats(r, dashes as usize + then_evade as usize)?,
+            }
+        }
         "evade" => Scenario::Evade {
             side: one(r)?,
             prior_tests: r.int_in("prior_tests", 0, 12)?.unwrap_or(0) as u32,

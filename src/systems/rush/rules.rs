@@ -268,6 +268,9 @@ pub enum Scenario {
         side: Side,
         dashes: u32,
         then_evade: bool,
+        /// The threat on each hex the chain leaves, one per Dash (and one for the Evade);
+        /// empty: the side's `threat` on every test.
+        hex_threats: Vec<u32>,
     },
     /// An Evade after `prior_tests` earlier (123) tests of the same action.
     Evade {
@@ -358,12 +361,20 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             side,
             dashes,
             then_evade,
+            hex_threats,
         } => {
+            // Each test with the threat of its own hex, where the designer gave them.
+            let at = |i: usize| Side {
+                threat: hex_threats.get(i).copied().unwrap_or(side.threat),
+                ..side.clone()
+            };
             let pool = side.pool(Test::Dash, b, 0, rules);
             let mut needs: Vec<u32> = (1..=*dashes).collect();
-            let mut pools = vec![pool; *dashes as usize];
+            let mut pools: Vec<Pool> = (0..*dashes as usize)
+                .map(|i| at(i).pool(Test::Dash, b, 0, rules))
+                .collect();
             if *then_evade {
-                let evade = side.pool(Test::Evade, b, 0, rules);
+                let evade = at(*dashes as usize).pool(Test::Evade, b, 0, rules);
                 needs.push(match rules.escalation {
                     Escalation::Shared => dashes + 1,
                     Escalation::PerTest => 1,
@@ -375,12 +386,23 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             } else {
                 format!("a chain of {dashes} Dash(es)")
             };
-            let desc = format!(
-                "{} makes {what}: {} per test, needing {:?} successes; a failed test = falls over",
-                side.unit.name,
-                describe_pool(&pool, side.unit.speed),
-                needs
-            );
+            let desc = if hex_threats.is_empty() {
+                format!(
+                    "{} makes {what}: {} per test, needing {:?} successes; a failed test = falls over",
+                    side.unit.name,
+                    describe_pool(&pool, side.unit.speed),
+                    needs
+                )
+            } else {
+                format!(
+                    "{} makes {what} past threats {:?}: dice {:?} at {}+, needing {:?} successes; a failed test = falls over",
+                    side.unit.name,
+                    hex_threats,
+                    pools.iter().map(|p| p.dice).collect::<Vec<_>>(),
+                    side.unit.speed,
+                    needs
+                )
+            };
             chain(name, desc, pools, needs)
         }
         Scenario::Evade { side, prior_tests } => {

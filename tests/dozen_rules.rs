@@ -396,3 +396,57 @@ bag = [1, 2]
     let p_12 = exact_of(&cases[2], "winner", "Thief wins");
     assert!(p_12 < p_even, "{p_12} {p_even}");
 }
+
+#[test]
+fn a_bag_drawn_without_replacement_alternates_within_a_round() {
+    // A cannot be hurt (armour class 24 on a d12 with natural fails off), B has 1 HP, one
+    // charge per activation (second_charge = never): an activation ends the duel when A's
+    // charge gets a hit through (qa) or B's charge loses and A's hit gets through (qb),
+    // both read off the independent `melee` scenarios. With replacement every activation
+    // is A's with 1/2: P(end at 1) = m = (qa + qb)/2, P(end at 2) = (1 - m) m. Without
+    // replacement the round is A then B or B then A: P(end at 2) =
+    // ((1 - qa) qb + (1 - qb) qa) / 2.
+    let config = |draw: &str| {
+        let text = format!(
+            "system = \"dozen\"\n[rules]\nnatural_fail = 0\nsecond_charge = \"never\"\nbag_draw = \"{draw}\"\n\
+             [characters.a]\ndx = 12\nco = 3\nst = 8\nch = 1\naw = 1\nmv = 3\narmour = 12\nskills = {{ melee = 2 }}\n\
+             [characters.b]\ndx = 1\nco = 1\nst = 6\nch = 1\naw = 1\nmv = 3\nskills = {{ melee = 1 }}\n\
+             [scenarios.d]\nkind = \"duel\"\na = \"a\"\nb = \"b\"\nbag = [1, 1]\nmax_activations = 40\n\
+             [scenarios.a-charges]\nkind = \"melee\"\nattacker = \"a\"\ndefender = \"b\"\n\
+             [scenarios.b-charges]\nkind = \"melee\"\nattacker = \"b\"\ndefender = \"a\"\n"
+        );
+        rollsim::config::load_str(&text, "bag.toml", &[]).unwrap()
+    };
+    let (with, without) = (config("with_replacement"), config("without_replacement"));
+    let qa = 1.0 - exact_of(&with.compile("a-charges").unwrap(), "defender_hp_lost", "0");
+    let qb = 1.0 - exact_of(&with.compile("b-charges").unwrap(), "attacker_hp_lost", "0");
+    assert!(qa > 0.1 && qb > 0.01 && (qa - qb).abs() > 0.02, "{qa} {qb}");
+    let m = (qa + qb) / 2.0;
+    let (dw, dn) = (with.compile("d").unwrap(), without.compile("d").unwrap());
+    close(exact_of(&dw, "activations", "1"), m);
+    close(exact_of(&dn, "activations", "1"), m);
+    close(exact_of(&dw, "activations", "2"), (1.0 - m) * m);
+    close(
+        exact_of(&dn, "activations", "2"),
+        ((1.0 - qa) * qb + (1.0 - qb) * qa) / 2.0,
+    );
+    // A new round starts with the full bag: from the third activation on, as at the start.
+    let survive = 1.0 - m - exact_of(&dn, "activations", "2");
+    close(exact_of(&dn, "activations", "3"), survive * m);
+    close(exact_of(&dn, "winner", "a wins"), 1.0);
+    // Monte Carlo rolls the bag as the rules say: within 4.5 standard errors.
+    let n = 200_000;
+    let h = simulate(&dn, n, 4, 2);
+    let r = summarize(&dn, &h, 4, "t", "dozen");
+    let metric = r.metrics.iter().find(|x| x.name == "activations").unwrap();
+    for row in metric.rows.iter().take(6) {
+        let e = row.exact.unwrap();
+        let se = (e * (1.0 - e) / n as f64).sqrt().max(1e-9);
+        assert!(
+            (row.probability - e).abs() < 4.5 * se,
+            "{}: {} vs {e}",
+            row.label,
+            row.probability
+        );
+    }
+}

@@ -4,7 +4,7 @@ use crate::config::reader::{list, nearest_hint, Reader};
 use crate::config::Problem;
 use crate::systems::dozen::d12::MAX_POOL;
 use crate::systems::dozen::rules::{
-    Ability, Character, Contestant, Difficulty, Mode, Rules, Scenario, SecondCharge,
+    Ability, BagDraw, Character, Contestant, Difficulty, Mode, Rules, Scenario, SecondCharge,
 };
 use toml::Value;
 
@@ -69,7 +69,7 @@ pub const KINDS: &[(&str, &[&str])] = &[
 const CHARACTER_KEYS: &[&str] = &[
     "name", "dx", "co", "st", "ch", "aw", "mv", "weapon", "armour", "skills",
 ];
-const RULE_KEYS: &[&str] = &["natural_fail", "second_charge"];
+const RULE_KEYS: &[&str] = &["natural_fail", "second_charge", "bag_draw"];
 const SECOND_CHARGE: &[(&str, SecondCharge)] = &[
     ("after_win", SecondCharge::AfterWin),
     ("always", SecondCharge::Always),
@@ -104,6 +104,15 @@ fn read_rules(r: &Reader) -> Result<Rules, Problem> {
     let mut rules = Rules::default();
     if let Some(n) = r.int_in("natural_fail", 0, 12)? {
         rules.natural_fail = n as u32;
+    }
+    if let Some(b) = r.pick(
+        "bag_draw",
+        &[
+            ("with_replacement", BagDraw::WithReplacement),
+            ("without_replacement", BagDraw::WithoutReplacement),
+        ],
+    )? {
+        rules.bag_draw = b;
     }
     if let Some(s) = r.pick("second_charge", SECOND_CHARGE)? {
         rules.second_charge = s;

@@ -10,7 +10,7 @@
 //! hurt each other end with every trial "unfinished" instead of a hang.
 
 use super::melee::{hits, melee_dice, resolve, Small};
-use super::{injured, Character, Rules, SecondCharge};
+use super::{injured, BagDraw, Character, Rules, SecondCharge};
 use crate::dice::{roll_die, Rng};
 use crate::exact::binomial;
 use crate::model::{Chart, Compiled, Headline, Metric, Trial};
@@ -167,42 +167,78 @@ pub fn exact(a: &Character, b: &Character, bag: [u32; 2], max: u32, rules: &Rule
         max: max as usize,
     };
     let (ca, cb) = (charge(&fa, &fb), charge(&fb, &fa));
-    let pa = bag[0] as f64 / (bag[0] + bag[1]) as f64;
-    // Transient state (x, y), x, y >= 1, at index (x - 1) * hb + (y - 1). Each
-    // transition goes to a transient state or ends the duel: (target, is_end, p).
-    let idx = |x: u32, y: u32| (x as usize - 1) * lay.hb + (y as usize - 1);
-    let mut trans: Vec<Vec<(usize, bool, f64)>> = Vec::with_capacity(lay.ha * lay.hb);
+    // The bag's state between activations: with replacement one state (the full bag);
+    // without, the dice of A and of B still in it this round (never both 0: an empty bag
+    // is refilled at once).
+    let without = rules.bag_draw == BagDraw::WithoutReplacement;
+    let bags: Vec<(u32, u32)> = if without {
+        (0..=bag[0])
+            .flat_map(|ra| (0..=bag[1]).map(move |rb| (ra, rb)))
+            .filter(|&(ra, rb)| ra + rb > 0)
+            .collect()
+    } else {
+        vec![(bag[0], bag[1])]
+    };
+    let bag_index = |ra: u32, rb: u32| {
+        if without {
+            bags.iter().position(|&b| b == (ra, rb)).unwrap_or(0)
+        } else {
+            0
+        }
+    };
+    let nb = bags.len();
+    // After drawing from (ra, rb): the bag left, refilled when empty.
+    let after = |ra: u32, rb: u32| {
+        if !without || ra + rb == 0 {
+            bag_index(bag[0], bag[1])
+        } else {
+            bag_index(ra, rb)
+        }
+    };
+    // Transient state (x, y, bag), x, y >= 1. Each transition goes to a transient state
+    // or ends the duel: (target, is_end, p).
+    let idx = |x: u32, y: u32, k: usize| ((x as usize - 1) * lay.hb + (y as usize - 1)) * nb + k;
+    let mut trans: Vec<Vec<(usize, bool, f64)>> = Vec::with_capacity(lay.ha * lay.hb * nb);
     let mut buf = Vec::new();
     for x in 1..=fa.hp {
         for y in 1..=fb.hp {
-            let mut t: Vec<(usize, bool, f64)> = Vec::new();
-            let mut push = |nx: u32, ny: u32, p: f64| {
-                let (target, end) = if nx == 0 || ny == 0 {
-                    (lay.finished(1, nx as usize, ny as usize), true)
-                } else {
-                    (idx(nx, ny), false)
+            for &(ra, rb) in &bags {
+                let mut t: Vec<(usize, bool, f64)> = Vec::new();
+                let mut push = |nx: u32, ny: u32, k: usize, p: f64| {
+                    let (target, end) = if nx == 0 || ny == 0 {
+                        (lay.finished(1, nx as usize, ny as usize), true)
+                    } else {
+                        (idx(nx, ny, k), false)
+                    };
+                    match t.iter_mut().find(|e| e.0 == target && e.1 == end) {
+                        Some(e) => e.2 += p,
+                        None => t.push((target, end, p)),
+                    }
                 };
-                match t.iter_mut().find(|e| e.0 == target && e.1 == end) {
-                    Some(e) => e.2 += p,
-                    None => t.push((target, end, p)),
+                let pa = ra as f64 / (ra + rb) as f64;
+                if ra > 0 {
+                    let k = after(ra - 1, rb);
+                    buf.clear();
+                    activation(&ca, rules.second_charge, (x, y), 2, pa, &mut buf);
+                    for &((nx, ny), p) in &buf {
+                        push(nx, ny, k, p);
+                    }
                 }
-            };
-            buf.clear();
-            activation(&ca, rules.second_charge, (x, y), 2, pa, &mut buf);
-            for &((nx, ny), p) in &buf {
-                push(nx, ny, p);
+                if rb > 0 {
+                    let k = after(ra, rb - 1);
+                    buf.clear();
+                    activation(&cb, rules.second_charge, (y, x), 2, 1.0 - pa, &mut buf);
+                    for &((ny, nx), p) in &buf {
+                        push(nx, ny, k, p);
+                    }
+                }
+                trans.push(t);
             }
-            buf.clear();
-            activation(&cb, rules.second_charge, (y, x), 2, 1.0 - pa, &mut buf);
-            for &((ny, nx), p) in &buf {
-                push(nx, ny, p);
-            }
-            trans.push(t);
         }
     }
     let mut out = vec![0.0; lay.states()];
-    let mut dist = vec![0.0; lay.ha * lay.hb];
-    dist[idx(fa.hp, fb.hp)] = 1.0;
+    let mut dist = vec![0.0; lay.ha * lay.hb * nb];
+    dist[idx(fa.hp, fb.hp, bag_index(bag[0], bag[1]))] = 1.0;
     let mut next = vec![0.0; dist.len()];
     let width = lay.ha + lay.hb;
     for t in 0..lay.max {
@@ -227,7 +263,9 @@ pub fn exact(a: &Character, b: &Character, bag: [u32; 2], max: u32, rules: &Rule
     }
     for x in 1..=lay.ha {
         for y in 1..=lay.hb {
-            out[lay.unfinished(x, y)] += dist[(x - 1) * lay.hb + (y - 1)];
+            for k in 0..nb {
+                out[lay.unfinished(x, y)] += dist[idx(x as u32, y as u32, k)];
+            }
         }
     }
     out
@@ -240,6 +278,8 @@ struct DuelTrial {
     /// Dice of A in the bag and all dice in it.
     bag_a: u32,
     bag_all: u32,
+    /// A round empties the bag before it is refilled.
+    without: bool,
     second: SecondCharge,
     lay: Layout,
     /// Table paths for A charging B and B charging A, when both roll three dice or
@@ -320,20 +360,39 @@ impl Trial for DuelTrial {
     }
     fn sample(&self, rng: &mut Rng) -> usize {
         if let Some(small) = &self.small {
-            if 12 % self.bag_all == 0 {
+            if 12 % self.bag_all == 0 && !self.without {
                 return self.sample_small(small, rng);
             }
         }
         let mut s = Stream::new();
         let mut hp = self.hp;
+        // Dice of A and of B still in the bag this round (without replacement).
+        let (mut ra, mut rb) = (self.bag_a, self.bag_all - self.bag_a);
         for t in 1..=self.lay.max {
-            // Draw a die from the bag; a d12 face does when the bag divides 12.
-            let draw = if 12 % self.bag_all == 0 {
-                (s.face(rng) - 1) / (12 / self.bag_all)
+            let x = if self.without {
+                if ra + rb == 0 {
+                    (ra, rb) = (self.bag_a, self.bag_all - self.bag_a);
+                }
+                let x = if roll_die(rng, ra + rb) <= ra { 0 } else { 1 };
+                if x == 0 {
+                    ra -= 1;
+                } else {
+                    rb -= 1;
+                }
+                x
             } else {
-                roll_die(rng, self.bag_all) - 1
+                // Draw a die from the bag; a d12 face does when the bag divides 12.
+                let draw = if 12 % self.bag_all == 0 {
+                    (s.face(rng) - 1) / (12 / self.bag_all)
+                } else {
+                    roll_die(rng, self.bag_all) - 1
+                };
+                if draw < self.bag_a {
+                    0
+                } else {
+                    1
+                }
             };
-            let x = if draw < self.bag_a { 0 } else { 1 };
             let won = self.charge(&mut s, rng, x, &mut hp);
             let again = match self.second {
                 SecondCharge::AfterWin => won,
@@ -493,6 +552,7 @@ pub fn compile(
             hp: [fa.hp, fb.hp],
             bag_a: bag[0],
             bag_all: bag[0] + bag[1],
+            without: rules.bag_draw == BagDraw::WithoutReplacement,
             second: rules.second_charge,
             lay,
             small: Small::new(fa.dice, fa.target, fb.dice, fb.target, fa.ac, fb.ac)

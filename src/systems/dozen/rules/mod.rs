@@ -33,6 +33,17 @@ pub struct Rules {
     /// A face of this or more always fails (seed: 12); 0 turns the rule off.
     pub natural_fail: u32,
     pub second_charge: SecondCharge,
+    /// How a duel draws activations from the dice bag.
+    pub bag_draw: BagDraw,
+}
+
+/// The seed draws "a die from the bag" without saying whether it goes back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BagDraw {
+    /// Every activation draws from the full bag (the shipped reading).
+    WithReplacement,
+    /// A round empties the bag: each die is drawn once, then the bag is refilled.
+    WithoutReplacement,
 }
 
 impl Default for Rules {
@@ -40,6 +51,7 @@ impl Default for Rules {
         Rules {
             natural_fail: 12,
             second_charge: SecondCharge::AfterWin,
+            bag_draw: BagDraw::WithReplacement,
         }
     }
 }

@@ -325,3 +325,61 @@ fn decision_tables_show_wiped_out_and_broken_apart() {
         }
     }
 }
+
+#[test]
+fn combat_goes_on_round_after_round() {
+    // Two lone fighters (fight 0 against target value 7 on a d10: 4/10; save 9+: 2/10, so
+    // a blow kills with p = 0.32), no charge bonuses, morale that never breaks. Each round
+    // both strike at once: the charger wins in round t with ((1-p)^2)^(t-1) p (1-p), both
+    // fall together with ((1-p)^2)^(t-1) p^2, and after 3 rounds both still stand with
+    // (1-p)^6.
+    let text = std::fs::read_to_string(crate::util::shipped("skirmish.toml")).unwrap();
+    let head = text.split("\n[units.").next().unwrap();
+    let unit = |id: &str| {
+        format!("[units.{id}]\nname = \"{id}\"\nmodels = 1\nfight = 0\ntarget_value = 7\ndefence = 9\nmorale = 20\n\n")
+    };
+    let cfg = format!(
+        "{head}\n{}{}[scenarios.c]\nkind = \"combat\"\ncharger = \"red\"\ntarget = \"blue\"\nreaction = \"defend\"\nover_half = false\nrounds = 3\n",
+        unit("red"),
+        unit("blue")
+    );
+    let c = load_str(&cfg, "combat.toml", &[])
+        .unwrap()
+        .compile("c")
+        .unwrap();
+    let p: f64 = 0.32;
+    let go_on = (1.0 - p) * (1.0 - p);
+    let by3 = 1.0 + go_on + go_on * go_on;
+    close(exact_of(&c, "outcome", "red wins"), p * (1.0 - p) * by3);
+    close(exact_of(&c, "outcome", "blue wins"), p * (1.0 - p) * by3);
+    close(exact_of(&c, "outcome", "both out"), p * p * by3);
+    close(exact_of(&c, "outcome", "still fighting"), go_on.powi(3));
+    close(exact_of(&c, "rounds", "2"), go_on * (1.0 - go_on));
+    close(
+        exact_of(&c, "charger_wins_at", "3"),
+        go_on * go_on * p * (1.0 - p),
+    );
+    // The shipped combat: Monte Carlo within 4.5 standard errors of exact.
+    let cfg = load("skirmish.toml");
+    let c = cfg.compile("warband-charges-spearmen-combat").unwrap();
+    let n = 200_000;
+    let h = simulate(&c, n, 5, 2);
+    let r = summarize(&c, &h, 5, "t", "skirmish");
+    for m in r
+        .metrics
+        .iter()
+        .filter(|m| m.name == "outcome" || m.name == "rounds")
+    {
+        for row in &m.rows {
+            let e = row.exact.unwrap();
+            let se = (e * (1.0 - e) / n as f64).sqrt().max(1e-9);
+            assert!(
+                (row.probability - e).abs() < 4.5 * se,
+                "{} {}: {} vs {e}",
+                m.name,
+                row.label,
+                row.probability
+            );
+        }
+    }
+}

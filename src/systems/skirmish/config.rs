@@ -38,6 +38,10 @@ pub const KINDS: &[(&str, &[&str])] = &[
         "firefight",
         &["a", "b", "a_reaction", "b_reaction", "rounds"],
     ),
+    (
+        "combat",
+        &["charger", "target", "reaction", "over_half", "rounds"],
+    ),
 ];
 
 /// Ranges of the unit stats a balance command may step.
@@ -419,6 +423,40 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
                     b: unit(r, "b", units)?,
                     a_reaction: shot("a_reaction")?,
                     b_reaction: shot("b_reaction")?,
+                    rounds: r
+                        .int_in("rounds", 1, 20)?
+                        .ok_or_else(|| r.problem("rounds", "missing key: rounds, 1 to 20"))?
+                        as u32,
+                },
+            )]
+        }
+        "combat" => {
+            let target = unit(r, "target", units)?;
+            let reaction = reaction(
+                r,
+                "reaction",
+                ChargeReaction::NAMES,
+                ChargeReaction::from_name,
+            )?
+            .ok_or_else(|| {
+                r.problem(
+                    "reaction",
+                    format!(
+                        "missing key: one of {} (a charged unit must react or flee: `none`)",
+                        list(ChargeReaction::NAMES)
+                    ),
+                )
+            })?;
+            if reaction == ChargeReaction::ShieldWall {
+                check_shield_wall(r, "reaction", &target)?;
+            }
+            vec![(
+                String::new(),
+                Scenario::Combat {
+                    charger: unit(r, "charger", units)?,
+                    target,
+                    reaction,
+                    over_half: flag("over_half", true)?,
                     rounds: r
                         .int_in("rounds", 1, 20)?
                         .ok_or_else(|| r.problem("rounds", "missing key: rounds, 1 to 20"))?

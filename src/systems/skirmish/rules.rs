@@ -11,7 +11,7 @@
 
 use crate::dice::{FaceStream, Faces, Rng};
 use crate::exact::binomial;
-use crate::model::{Compiled, Group, Headline, Metric, Radix, Trial};
+use crate::model::{Chart, Compiled, Group, Headline, Metric, Radix, Trial};
 
 /// How a test's die is read: pass at or under the number, or at or over it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -237,6 +237,17 @@ pub enum Scenario {
         b: Unit,
         a_reaction: ShotReaction,
         b_reaction: ShotReaction,
+        rounds: u32,
+    },
+    /// A charge, then combat round after round while both stay in contact: the first
+    /// round is the charge exchange (its bonuses, its reaction), later rounds both strike
+    /// simultaneously without bonuses; casualties and break tests after each round, until
+    /// a side is gone or broken, or `rounds` have passed.
+    Combat {
+        charger: Unit,
+        target: Unit,
+        reaction: ChargeReaction,
+        over_half: bool,
         rounds: u32,
     },
 }
@@ -719,6 +730,274 @@ fn firefight_exact(f: &FirefightTrial) -> Vec<f64> {
     dist
 }
 
+/// Combat state: (models of the charger, models of the target, who broke as in a
+/// firefight, the round it ended in: 0 = still fighting after the last round).
+struct CombatTrial {
+    rules: Rules,
+    charger: Unit,
+    target: Unit,
+    reaction: ChargeReaction,
+    over_half: bool,
+    rounds: u32,
+    radix: Radix,
+}
+
+impl CombatTrial {
+    /// The two attacks of round `t` (1: the charge) between the survivors.
+    fn attacks(&self, t: u32, m: [u32; 2]) -> (Attack, Option<Attack>) {
+        let c = Unit {
+            models: m[0],
+            ..self.charger.clone()
+        };
+        let g = Unit {
+            models: m[1],
+            ..self.target.clone()
+        };
+        if t == 1 {
+            charge_attacks(&c, &g, self.reaction, self.over_half, &self.rules)
+        } else {
+            // Combat goes on: both strike back at full strength, no charge bonuses.
+            charge_attacks(&c, &g, ChargeReaction::CounterCharge, false, &self.rules)
+        }
+    }
+
+    fn flees(&self) -> bool {
+        self.reaction == ChargeReaction::None
+    }
+}
+
+impl Trial for CombatTrial {
+    fn states(&self) -> usize {
+        self.radix.size()
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let mut m = [self.charger.models, self.target.models];
+        if self.flees() {
+            return self.radix.encode(&[m[0] as usize, m[1] as usize, 2, 1]);
+        }
+        let d = &mut Faces::new(self.rules.die).stream();
+        let units = [&self.charger, &self.target];
+        for t in 1..=self.rounds {
+            let (act, back) = self.attacks(t, m);
+            let on_target = act.roll(&self.rules, d, rng);
+            let on_charger = back.map_or(0, |b| b.roll(&self.rules, d, rng));
+            let hits = [on_charger, on_target];
+            let mut broke = [false; 2];
+            for x in 0..2 {
+                let u = Unit {
+                    models: m[x],
+                    ..units[x].clone()
+                };
+                broke[x] = breaks(&u, hits[x], &self.rules, d, rng);
+            }
+            m = [m[0] - on_charger, m[1] - on_target];
+            let status = status_of(broke);
+            if status != 0 || m[0] == 0 || m[1] == 0 {
+                return self.radix.encode(&[
+                    m[0] as usize,
+                    m[1] as usize,
+                    status as usize,
+                    t as usize,
+                ]);
+            }
+        }
+        self.radix.encode(&[m[0] as usize, m[1] as usize, 0, 0])
+    }
+}
+
+/// Exactly: the chain over the survivors, round by round.
+fn combat_exact(f: &CombatTrial) -> Vec<f64> {
+    let rules = &f.rules;
+    let mut out = vec![0.0; f.radix.size()];
+    let (mc, mt) = (f.charger.models, f.target.models);
+    if f.flees() {
+        out[f.radix.encode(&[mc as usize, mt as usize, 2, 1])] = 1.0;
+        return out;
+    }
+    let units = [&f.charger, &f.target];
+    // Still fighting: (models of the charger, of the target) -> probability.
+    let mut live = vec![vec![0.0; mt as usize + 1]; mc as usize + 1];
+    live[mc as usize][mt as usize] = 1.0;
+    for t in 1..=f.rounds {
+        let mut next = vec![vec![0.0; mt as usize + 1]; mc as usize + 1];
+        for (a, row) in live.iter().enumerate() {
+            for (b, &p) in row.iter().enumerate() {
+                if p == 0.0 {
+                    continue;
+                }
+                let m = [a as u32, b as u32];
+                let (act, back) = f.attacks(t, m);
+                let on_target = act.pmf(rules);
+                let on_charger = back.map_or(vec![1.0], |x| x.pmf(rules));
+                for (ct, &q) in on_target.iter().enumerate() {
+                    for (cc, &r) in on_charger.iter().enumerate() {
+                        let with = |x: usize| Unit {
+                            models: m[x],
+                            ..units[x].clone()
+                        };
+                        let pb = [p_break(&with(0), cc, rules), p_break(&with(1), ct, rules)];
+                        let n = [a - cc, b - ct];
+                        for (b0, w0) in [(false, 1.0 - pb[0]), (true, pb[0])] {
+                            for (b1, w1) in [(false, 1.0 - pb[1]), (true, pb[1])] {
+                                let w = p * q * r * w0 * w1;
+                                if w == 0.0 {
+                                    continue;
+                                }
+                                let st = status_of([b0, b1]) as usize;
+                                if st != 0 || n[0] == 0 || n[1] == 0 {
+                                    out[f.radix.encode(&[n[0], n[1], st, t as usize])] += w;
+                                } else {
+                                    next[n[0]][n[1]] += w;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        live = next;
+    }
+    for (a, row) in live.iter().enumerate() {
+        for (b, &p) in row.iter().enumerate() {
+            if p > 0.0 {
+                out[f.radix.encode(&[a, b, 0, 0])] += p;
+            }
+        }
+    }
+    out
+}
+
+fn compile_combat(
+    name: &str,
+    charger: &Unit,
+    target: &Unit,
+    reaction: ChargeReaction,
+    over_half: bool,
+    rounds: u32,
+    rules: &Rules,
+) -> Compiled {
+    let radix = Radix(vec![
+        charger.models as usize + 1,
+        target.models as usize + 1,
+        4,
+        rounds as usize + 1,
+    ]);
+    let trial = CombatTrial {
+        rules: rules.clone(),
+        charger: charger.clone(),
+        target: target.clone(),
+        reaction,
+        over_half,
+        rounds,
+        radix: radix.clone(),
+    };
+    let exact = combat_exact(&trial);
+    let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
+    // 0: the charger wins, 1: the target wins, 2: still fighting, 3: both out.
+    let outcome = |v: &[usize]| -> usize {
+        let c_out = v[0] == 0 || v[2] & 1 == 1;
+        let t_out = v[1] == 0 || v[2] & 2 == 2;
+        match (c_out, t_out) {
+            (false, true) => 0,
+            (true, false) => 1,
+            (false, false) => 2,
+            (true, true) => 3,
+        }
+    };
+    let c_wins = format!("{} wins", charger.name);
+    let t_wins = format!("{} wins", target.name);
+    let won_at = |side: usize, who: &str| {
+        let mut labels = vec!["no".to_string()];
+        labels.extend((1..=rounds).map(|t| t.to_string()));
+        Metric {
+            name: format!("{who}_wins_at"),
+            description: format!("the round in which the {who} wins (no = it does not)"),
+            labels,
+            numeric: false,
+            map: states
+                .iter()
+                .map(|v| if outcome(v) == side { v[3] as u16 } else { 0 })
+                .collect(),
+            chart: false,
+        }
+    };
+    let mut ended = Metric::numeric(
+        "rounds",
+        &format!("rounds until a side is gone or broken; >{rounds} = still fighting"),
+        rounds as usize + 2,
+        states
+            .iter()
+            .map(|v| {
+                if v[3] == 0 {
+                    rounds as u16 + 1
+                } else {
+                    v[3] as u16
+                }
+            })
+            .collect(),
+    );
+    ended.labels[rounds as usize + 1] = format!(">{rounds}");
+    let mut metrics = vec![
+        Metric::categorical(
+            "outcome",
+            "a side wins when the other is wiped out or broken and it is not; both out = both in the same round",
+            &[&c_wins, &t_wins, "still fighting", "both out"][..],
+            states.iter().map(|v| outcome(v) as u16).collect(),
+        ),
+        ended,
+        Metric::numeric(
+            "charger_models_left",
+            &format!("{}'s models at the end (of {})", charger.name, charger.models),
+            charger.models as usize + 1,
+            states.iter().map(|v| v[0] as u16).collect(),
+        ),
+        Metric::numeric(
+            "target_models_left",
+            &format!("{}'s models at the end (of {})", target.name, target.models),
+            target.models as usize + 1,
+            states.iter().map(|v| v[1] as u16).collect(),
+        ),
+    ];
+    let race = Chart::Race {
+        file: "combat".into(),
+        title: "who has won by each round".into(),
+        x_desc: "rounds".into(),
+        sides: vec![
+            (c_wins.clone(), metrics.len()),
+            (t_wins.clone(), metrics.len() + 1),
+        ],
+    };
+    metrics.extend([won_at(0, "charger"), won_at(1, "target")]);
+    let capped_mass = states
+        .iter()
+        .zip(&exact)
+        .filter(|(v, _)| outcome(v) == 2)
+        .map(|(_, p)| p)
+        .sum();
+    Compiled {
+        name: name.into(),
+        description: format!(
+            "{} charges {} ({}{}), then combat for up to {rounds} round(s) in all",
+            charger.name,
+            target.name,
+            reaction.name().replace('_', " "),
+            if over_half { "" } else { ", no charge bonuses" }
+        ),
+        trial: Box::new(trial),
+        metrics,
+        headline: Headline {
+            label: format!("P({c_wins})"),
+            metric: 0,
+            values: vec![0],
+        },
+        exact: Some(exact),
+        capped_mass,
+        capped_note: Some(format!("exact P(still fighting after {rounds} rounds)")),
+        charts: vec![race],
+        group: None,
+    }
+}
+
 pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
     match sc {
         Scenario::Shoot {
@@ -845,6 +1124,13 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 group: None,
             }
         }
+        Scenario::Combat {
+            charger,
+            target,
+            reaction,
+            over_half,
+            rounds,
+        } => compile_combat(name, charger, target, *reaction, *over_half, *rounds, rules),
         Scenario::Firefight {
             a,
             b,

@@ -267,3 +267,72 @@ fn monte_carlo_plays_the_policy_die_by_die() {
         }
     }
 }
+
+#[test]
+fn an_overlord_turn_adds_up_the_wounds_of_its_attacks() {
+    // One die with faces miss, 1 and 2 damage (range 1): each attack deals 0, 1 or 2
+    // with 1/3 each. Two attacks on a target with 3 wounds and no armour: it dies with
+    // P(1+2, 2+1, 2+2) = 3/9, and takes 2 wounds on average.
+    let text = r#"
+system = "descent"
+[rules]
+power_die = "p"
+[dice.d]
+faces = ["X", "R1 1H", "R1 2H"]
+[dice.p]
+faces = ["X", "R1 1H", "R1 2H"]
+[weapons.claw]
+dice = ["d"]
+type = "melee"
+[heroes.none]
+power_dice = 0
+[monsters.hero]
+name = "Hero"
+armour = 0
+wounds = 3
+[scenarios.t]
+kind = "turn"
+hero = "none"
+weapon = "claw"
+attacks = 2
+target = "hero"
+[scenarios.t-dodge]
+kind = "turn"
+hero = "none"
+weapon = "claw"
+attacks = 2
+target = "hero"
+dodge = "misses_only"
+"#;
+    let cfg = load_str(text, "turn.toml", &[]).unwrap();
+    let c = cfg.compile("t").unwrap();
+    close(exact_of(&c, "fate", "dies"), 1.0 / 3.0);
+    close(exact_of(&c, "damage", "4"), 1.0 / 9.0);
+    assert_eq!(c.headline.label, "P(Hero dies)");
+    // The Dodge lasts for both attacks and only ever lowers the chance to die.
+    let d = cfg.compile("t-dodge").unwrap();
+    assert!(exact_of(&d, "fate", "dies") < 1.0 / 3.0);
+    // The shipped turns: Monte Carlo within 4.5 standard errors, and the Dodge helps.
+    let shipped = load("descent.toml");
+    let (plain, dodge) = (
+        shipped.compile("beastmen-turn").unwrap(),
+        shipped.compile("beastmen-turn-dodge").unwrap(),
+    );
+    assert!(exact_of(&dodge, "fate", "dies") < exact_of(&plain, "fate", "dies"));
+    for c in [&plain, &dodge] {
+        let n = 300_000;
+        let h = simulate(c, n, 3, 2);
+        let r = summarize(c, &h, 3, "t", "descent");
+        let m = r.metrics.iter().find(|m| m.name == "fate").unwrap();
+        for row in &m.rows {
+            let e = row.exact.unwrap();
+            let se = (e * (1.0 - e) / n as f64).sqrt().max(1e-9);
+            assert!(
+                (row.probability - e).abs() < 4.5 * se,
+                "{}: {} vs {e}",
+                row.label,
+                row.probability
+            );
+        }
+    }
+}

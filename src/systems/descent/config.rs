@@ -17,15 +17,27 @@ pub struct DescentConfig {
     pub weapons: Vec<Weapon>,
     pub heroes: Vec<Hero>,
     pub monsters: Vec<Monster>,
-    pub scenarios: Vec<Named<Attack>>,
+    pub scenarios: Vec<Named<Scenario>>,
 }
 
-impl Named<Attack> {
+/// One scenario: an attack, or an overlord turn of several attacks on one target.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scenario {
+    Attack(Box<Attack>),
+    /// The attacks of one turn (the first carries any Aim) and the target's wounds left.
+    Turn {
+        attacks: Vec<Attack>,
+        wounds: u8,
+    },
+}
+
+impl Named<Scenario> {
     pub fn compile(&self) -> crate::model::Compiled {
-        self.describe(crate::systems::descent::rules::compile(
-            &self.name,
-            &self.scenario,
-        ))
+        use crate::systems::descent::rules;
+        self.describe(match &self.scenario {
+            Scenario::Attack(a) => rules::compile(&self.name, a),
+            Scenario::Turn { attacks, wounds } => rules::compile_turn(&self.name, attacks, *wounds),
+        })
     }
 }
 
@@ -41,6 +53,20 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "aim",
             "dodge",
             "objective",
+            "wounds",
+            "power_dice",
+        ],
+    ),
+    (
+        "turn",
+        &[
+            "hero",
+            "weapon",
+            "target",
+            "attacks",
+            "distance",
+            "aim",
+            "dodge",
             "wounds",
             "power_dice",
         ],
@@ -69,6 +95,8 @@ pub const MAX_POWER_DICE: i64 = 5;
 pub const MAX_ARMOUR: i64 = 20;
 pub const MAX_PIERCE: i64 = 20;
 pub const MAX_WOUNDS: i64 = 100;
+/// Most attacks one turn may make.
+pub const MAX_TURN_ATTACKS: i64 = 12;
 /// Longest distance a config may ask for, in spaces.
 pub const MAX_DISTANCE: i64 = 30;
 /// Most initial rolls the re-roll policy table may cover.
@@ -143,7 +171,7 @@ pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
         monsters: &monsters,
         power_die: &power_die,
     };
-    let mut scenarios: Vec<Named<Attack>> = Vec::new();
+    let mut scenarios: Vec<Named<Scenario>> = Vec::new();
     for named in crate::config::scenarios(root, |r| read_scenario(r, &world))? {
         let Named {
             name,
@@ -366,7 +394,7 @@ fn policy(r: &Reader, key: &str) -> Result<Option<Policy>, Problem> {
 }
 
 /// The attacks a scenario stands for, each with its name suffix ("" for a plain one).
-fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Attack)>, Problem> {
+fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Scenario)>, Problem> {
     let kind = crate::config::read_kind(r, KINDS)?;
     let hero = by_id(r, "hero", "hero", w.heroes, |h| &h.id)?.clone();
     let weapon = by_id(r, "weapon", "weapon", w.weapons, |x| &x.id)?.clone();
@@ -416,6 +444,29 @@ fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Attack)>, Problem
         }
         Ok(d as u8)
     };
+    if kind == "turn" {
+        let n = r.int_in("attacks", 1, MAX_TURN_ATTACKS)?.ok_or_else(|| {
+            r.problem(
+                "attacks",
+                format!("missing key: how many attacks the turn makes, 1 to {MAX_TURN_ATTACKS}"),
+            )
+        })? as usize;
+        let aim = policy(r, "aim")?;
+        let dodge = policy(r, "dodge")?;
+        let d = distance(r, Some(1))?;
+        // The Aim is spent on the first attack; the Dodge lasts for every one. Each
+        // attack's re-roll policy works on its own damage.
+        let attacks: Vec<Attack> = (0..n)
+            .map(|i| Attack {
+                objective: Objective::Damage,
+                ..attack(d, power_dice, if i == 0 { aim } else { None }, dodge)
+            })
+            .collect();
+        for a in &attacks {
+            check_dice(r, a)?;
+        }
+        return Ok(vec![(String::new(), Scenario::Turn { attacks, wounds })]);
+    }
     let out = if kind == "attack" {
         vec![(
             String::new(),
@@ -508,7 +559,10 @@ fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Attack)>, Problem
     for (_, a) in &out {
         check_dice(r, a)?;
     }
-    Ok(out)
+    Ok(out
+        .into_iter()
+        .map(|(s, a)| (s, Scenario::Attack(Box::new(a))))
+        .collect())
 }
 
 /// The sampler reads all dice of an attack from one word and the policy table covers

@@ -95,7 +95,10 @@ impl Loaded for DescentConfig {
     /// Without compiling: an attack's policy table is the costly part of a compile.
     fn describe(&self, i: usize) -> Option<String> {
         let s = self.scenarios.get(i)?;
-        let generated = rules::describe(&s.scenario);
+        let generated = match &s.scenario {
+            config::Scenario::Attack(a) => rules::describe(a),
+            config::Scenario::Turn { .. } => return Some(s.compile().description),
+        };
         Some(match &s.description {
             Some(d) => format!("{d}: {generated}"),
             None => generated,

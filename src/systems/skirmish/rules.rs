@@ -968,12 +968,6 @@ fn compile_combat(
         ],
     };
     metrics.extend([won_at(0, "charger"), won_at(1, "target")]);
-    let capped_mass = states
-        .iter()
-        .zip(&exact)
-        .filter(|(v, _)| outcome(v) == 2)
-        .map(|(_, p)| p)
-        .sum();
     Compiled {
         name: name.into(),
         description: format!(
@@ -991,8 +985,9 @@ fn compile_combat(
             values: vec![0],
         },
         exact: Some(exact),
-        capped_mass,
-        capped_note: Some(format!("exact P(still fighting after {rounds} rounds)")),
+        // Still fighting after the last round is an outcome of its own, not a cut.
+        capped_mass: 0.0,
+        capped_note: None,
         charts: vec![race],
         group: None,
     }

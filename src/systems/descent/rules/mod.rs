@@ -463,14 +463,141 @@ pub fn describe(a: &Attack) -> String {
     )
 }
 
-pub fn compile(name: &str, a: &Attack) -> Compiled {
+/// An attack's sampler and its exact distribution over the sampler's states.
+fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>) {
     let dice = a.dice();
     let resolver = Resolver::new(a);
     let plan = policy::plan(a, &resolver);
     let sides = dice[0].faces.len() as u64;
     let pow = sides.pow(2 * dice.len() as u32);
     let faces: Vec<u64> = dice.iter().flat_map(|d| d.faces.iter().map(pack)).collect();
-    let states = resolver.states;
+    (
+        AttackTrial {
+            faces,
+            sides,
+            dice: dice.len(),
+            policy: plan.masks,
+            resolver,
+            reject: pow.wrapping_neg() % pow,
+            pow,
+        },
+        plan.exact,
+    )
+}
+
+/// Several attacks on one target in one turn: each rolled as its own attack (its Aim,
+/// the target's Dodge that lasts for all of them), the wounds added up.
+struct TurnTrial {
+    attacks: Vec<AttackTrial>,
+}
+
+impl Trial for TurnTrial {
+    fn states(&self) -> usize {
+        // Total damage: each attack's states less miss and out of range.
+        1 + self
+            .attacks
+            .iter()
+            .map(|a| a.resolver.states.saturating_sub(3))
+            .sum::<usize>()
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        self.attacks
+            .iter()
+            .map(|a| a.sample(rng).saturating_sub(2))
+            .sum()
+    }
+}
+
+/// An overlord turn: `attacks` on the same target, the wounds added up. `attacks[0]`
+/// carries the Aim (an Aim is spent on one attack); the Dodge order is on every attack
+/// (it lasts until the hero's next turn).
+pub fn compile_turn(name: &str, attacks: &[Attack], wounds: u8) -> Compiled {
+    let built: Vec<(AttackTrial, Vec<f64>)> = attacks.iter().map(sampler).collect();
+    // Each attack's damage distribution, convolved.
+    let mut total = vec![1.0];
+    for (t, e) in &built {
+        let mut d = vec![0.0; t.resolver.states.saturating_sub(2).max(1)];
+        for (s, &p) in e.iter().enumerate() {
+            d[s.saturating_sub(2)] += p;
+        }
+        let mut next = vec![0.0; total.len() + d.len() - 1];
+        for (i, &p) in total.iter().enumerate() {
+            for (j, &q) in d.iter().enumerate() {
+                next[i + j] += p * q;
+            }
+        }
+        total = next;
+    }
+    let trial = TurnTrial {
+        attacks: built.into_iter().map(|(t, _)| t).collect(),
+    };
+    let states = trial.states();
+    total.resize(states, 0.0);
+    let a = &attacks[0];
+    let w = wounds as usize;
+    let metrics = vec![
+        Metric::numeric(
+            "damage",
+            &format!(
+                "wounds dealt by the {} attacks in all, after armour {}",
+                attacks.len(),
+                a.target.armour
+            ),
+            states,
+            (0..states).map(|s| s as u16).collect(),
+        ),
+        Metric::categorical(
+            "fate",
+            &format!("dies = the attacks deal at least the {wounds} remaining wounds"),
+            &["survives", "dies"],
+            (0..states).map(|s| (s >= w) as u16).collect(),
+        ),
+    ];
+    let dodge = a.dodge.map_or("no Dodge".to_string(), |p| {
+        format!("Dodge ({}) on every attack", p.name())
+    });
+    let aim = a.aim.map_or(String::new(), |p| {
+        format!(", Aim ({}) on the first", p.name())
+    });
+    Compiled {
+        name: name.into(),
+        description: format!(
+            "{} attacks with {} ({}{}) at {} (armour {}, {wounds} wounds), distance {}: {dodge}{aim}",
+            attacks.len(),
+            a.weapon.name,
+            a.weapon
+                .dice
+                .iter()
+                .map(|d| d.name.clone())
+                .collect::<Vec<_>>()
+                .join(" + "),
+            if a.power_dice > 0 {
+                format!(" + {} power", a.power_dice)
+            } else {
+                String::new()
+            },
+            a.target.name,
+            a.target.armour,
+            a.distance
+        ),
+        trial: Box::new(trial),
+        metrics,
+        headline: Headline {
+            label: format!("P({} dies)", a.target.name),
+            metric: 1,
+            values: vec![1],
+        },
+        exact: Some(total),
+        capped_mass: 0.0,
+        capped_note: None,
+        charts: Vec::new(),
+        group: None,
+    }
+}
+
+pub fn compile(name: &str, a: &Attack) -> Compiled {
+    let (trial, exact) = sampler(a);
+    let states = trial.resolver.states;
     let dmg = |s: usize| s.saturating_sub(2);
     let wounds = a.wounds as usize;
     let metrics = vec![
@@ -500,22 +627,14 @@ pub fn compile(name: &str, a: &Attack) -> Compiled {
     Compiled {
         name: name.into(),
         description,
-        trial: Box::new(AttackTrial {
-            faces,
-            sides,
-            dice: dice.len(),
-            policy: plan.masks,
-            resolver,
-            reject: pow.wrapping_neg() % pow,
-            pow,
-        }),
+        trial: Box::new(trial),
         metrics,
         headline: Headline {
             label: "P(kill)".into(),
             metric: 2,
             values: vec![1],
         },
-        exact: Some(plan.exact),
+        exact: Some(exact),
         capped_mass: 0.0,
         capped_note: None,
         charts: Vec::new(),

@@ -91,6 +91,12 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
         .iter()
         .map(|v| sweep::parse(&p.source, &p.target.table, v))
         .collect::<Result<Vec<_>, _>>()?;
+    if keys.len() == 2 && keys[0].key == keys[1].key {
+        return Err(AppError::BadOption(format!(
+            "--vary {}: the same key twice; give two different keys",
+            keys[0].key
+        )));
+    }
     let s = p
         .pool
         .install(|| sweep::sweep(&p.source, &p.target, keys, &p.pick, p.seed, p.trials))?;

@@ -126,11 +126,21 @@ pub fn pool_pmf(pool: &Pool) -> Pmf {
     for _ in 0..pool.dice {
         acc = acc.convolve_capped(&die, cap);
     }
+    // Over every state the sampler can report, even for a pool of 0 dice (found by the
+    // command fuzz: a 1-entry PMF beside a 25-state sampler).
+    acc.0.resize(cap + 1, 0.0);
     acc
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_exploding_pool_of_no_dice_covers_every_state() {
+        let p = super::pool_pmf(&crate::dice::Pool::new(0, 4, 6));
+        assert_eq!(p.0.len(), 25);
+        assert_eq!(p.0[0], 1.0);
+    }
+
     use super::*;
 
     #[test]

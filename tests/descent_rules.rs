@@ -320,19 +320,6 @@ dodge = "misses_only"
     );
     assert!(exact_of(&dodge, "fate", "dies") < exact_of(&plain, "fate", "dies"));
     for c in [&plain, &dodge] {
-        let n = 300_000;
-        let h = simulate(c, n, 3, 2);
-        let r = summarize(c, &h, 3, "t", "descent");
-        let m = r.metrics.iter().find(|m| m.name == "fate").unwrap();
-        for row in &m.rows {
-            let e = row.exact.unwrap();
-            let se = (e * (1.0 - e) / n as f64).sqrt().max(1e-9);
-            assert!(
-                (row.probability - e).abs() < 4.5 * se,
-                "{}: {} vs {e}",
-                row.label,
-                row.probability
-            );
-        }
+        crate::util::assert_agrees(c, &["fate"], 300_000, 3);
     }
 }

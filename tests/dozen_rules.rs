@@ -435,18 +435,5 @@ fn a_bag_drawn_without_replacement_alternates_within_a_round() {
     close(exact_of(&dn, "activations", "3"), survive * m);
     close(exact_of(&dn, "winner", "a wins"), 1.0);
     // Monte Carlo rolls the bag as the rules say: within 4.5 standard errors.
-    let n = 200_000;
-    let h = simulate(&dn, n, 4, 2);
-    let r = summarize(&dn, &h, 4, "t", "dozen");
-    let metric = r.metrics.iter().find(|x| x.name == "activations").unwrap();
-    for row in metric.rows.iter().take(6) {
-        let e = row.exact.unwrap();
-        let se = (e * (1.0 - e) / n as f64).sqrt().max(1e-9);
-        assert!(
-            (row.probability - e).abs() < 4.5 * se,
-            "{}: {} vs {e}",
-            row.label,
-            row.probability
-        );
-    }
+    crate::util::assert_agrees(&dn, &["activations"], 200_000, 4);
 }

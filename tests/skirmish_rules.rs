@@ -272,20 +272,7 @@ fn a_symmetric_firefight_is_even_and_both_can_be_out() {
     assert!((red - blue).abs() < 1e-12, "{red} {blue}");
     assert!(both > 0.05, "{both}");
     // Monte Carlo plays it literally: within 4.5 standard errors of each exact value.
-    let n = 400_000;
-    let h = simulate(&c, n, 9, 2);
-    let r = summarize(&c, &h, 9, "t", "skirmish");
-    let m = r.metrics.iter().find(|m| m.name == "outcome").unwrap();
-    for row in &m.rows {
-        let e = row.exact.unwrap();
-        let se = (e * (1.0 - e) / n as f64).sqrt().max(1e-9);
-        assert!(
-            (row.probability - e).abs() < 4.5 * se,
-            "{}: {} vs {e}",
-            row.label,
-            row.probability
-        );
-    }
+    crate::util::assert_agrees(&c, &["outcome"], 400_000, 9);
 }
 
 #[test]
@@ -360,26 +347,8 @@ fn combat_goes_on_round_after_round() {
         go_on * go_on * p * (1.0 - p),
     );
     // The shipped combat: Monte Carlo within 4.5 standard errors of exact.
-    let cfg = load("skirmish.toml");
-    let c = cfg.compile("warband-charges-spearmen-combat").unwrap();
-    let n = 200_000;
-    let h = simulate(&c, n, 5, 2);
-    let r = summarize(&c, &h, 5, "t", "skirmish");
-    for m in r
-        .metrics
-        .iter()
-        .filter(|m| m.name == "outcome" || m.name == "rounds")
-    {
-        for row in &m.rows {
-            let e = row.exact.unwrap();
-            let se = (e * (1.0 - e) / n as f64).sqrt().max(1e-9);
-            assert!(
-                (row.probability - e).abs() < 4.5 * se,
-                "{} {}: {} vs {e}",
-                m.name,
-                row.label,
-                row.probability
-            );
-        }
-    }
+    let c = load("skirmish.toml")
+        .compile("warband-charges-spearmen-combat")
+        .unwrap();
+    crate::util::assert_agrees(&c, &["outcome", "rounds"], 200_000, 5);
 }

@@ -78,3 +78,28 @@ pub fn close(a: f64, b: f64) {
 pub fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
+
+/// Monte Carlo (`n` trials, `seed`) within 4.5 standard errors of the exact value, for
+/// every value of each metric named in `metrics`.
+pub fn assert_agrees(c: &Compiled, metrics: &[&str], n: u64, seed: u64) {
+    let h = simulate(c, n, seed, 2);
+    let r = rollsim::report::summarize(c, &h, seed, "t", "t");
+    for m in r
+        .metrics
+        .iter()
+        .filter(|m| metrics.contains(&m.name.as_str()))
+    {
+        for row in &m.rows {
+            let e = row.exact.expect("an exact value");
+            let se = (e * (1.0 - e) / n as f64).sqrt().max(1e-9);
+            assert!(
+                (row.probability - e).abs() < 4.5 * se,
+                "{} {} {}: {} vs {e}",
+                c.name,
+                m.name,
+                row.label,
+                row.probability
+            );
+        }
+    }
+}

@@ -99,6 +99,27 @@ pub fn decisions(rows: &[super::DecisionRow]) -> PolarsResult<DataFrame> {
     )
 }
 
+/// The columns of measured cells: empty numbers and the reason where a cell is blank.
+#[derive(Default)]
+struct SlotColumns {
+    estimate: Vec<Option<f64>>,
+    ci_low: Vec<Option<f64>>,
+    ci_high: Vec<Option<f64>>,
+    exact: Vec<Option<f64>>,
+    note: Vec<Option<String>>,
+}
+
+impl SlotColumns {
+    fn push(&mut self, s: &super::analysis::Slot) {
+        let c = s.as_ref().ok();
+        self.estimate.push(c.map(|c| c.estimate));
+        self.ci_low.push(c.map(|c| c.ci.0));
+        self.ci_high.push(c.map(|c| c.ci.1));
+        self.exact.push(c.and_then(|c| c.exact));
+        self.note.push(s.as_ref().err().cloned());
+    }
+}
+
 /// A matchup matrix, long (attacker = the row side, defender = the column side):
 /// `scenario,attacker,defender,estimate,ci_low,ci_high,exact,
 /// response,note,trials,seed`; an impossible pair has empty numbers and its reason in
@@ -106,33 +127,14 @@ pub fn decisions(rows: &[super::DecisionRow]) -> PolarsResult<DataFrame> {
 pub fn matrix_long(m: &Matrix) -> PolarsResult<DataFrame> {
     let mut a = Vec::new();
     let mut d = Vec::new();
-    let mut est = Vec::<Option<f64>>::new();
-    let mut lo = Vec::<Option<f64>>::new();
-    let mut hi = Vec::<Option<f64>>::new();
-    let mut ex = Vec::<Option<f64>>::new();
     let mut resp = Vec::<Option<String>>::new();
-    let mut note = Vec::<Option<String>>::new();
+    let mut cols = SlotColumns::default();
     for ((id, _), row) in m.rows.entries.iter().zip(&m.cells) {
         for ((did, _), c) in m.cols.entries.iter().zip(row) {
             a.push(id.clone());
             d.push(did.clone());
             resp.push(c.response.clone());
-            match &c.value {
-                Ok(c) => {
-                    est.push(Some(c.estimate));
-                    lo.push(Some(c.ci.0));
-                    hi.push(Some(c.ci.1));
-                    ex.push(c.exact);
-                    note.push(None);
-                }
-                Err(e) => {
-                    est.push(None);
-                    lo.push(None);
-                    hi.push(None);
-                    ex.push(None);
-                    note.push(Some(e.clone()));
-                }
-            }
+            cols.push(&c.value);
         }
     }
     let n = a.len();
@@ -140,12 +142,12 @@ pub fn matrix_long(m: &Matrix) -> PolarsResult<DataFrame> {
         "scenario" => vec![m.scenario.clone(); n],
         "attacker" => a,
         "defender" => d,
-        "estimate" => est,
-        "ci_low" => lo,
-        "ci_high" => hi,
-        "exact" => ex,
+        "estimate" => cols.estimate,
+        "ci_low" => cols.ci_low,
+        "ci_high" => cols.ci_high,
+        "exact" => cols.exact,
         "response" => resp,
-        "note" => note,
+        "note" => cols.note,
         "trials" => vec![m.trials.unwrap_or(0); n],
         "seed" => vec![m.seed; n],
     )
@@ -181,11 +183,7 @@ pub fn sweep(s: &Sweep) -> PolarsResult<DataFrame> {
     let mut k1 = Vec::new();
     let mut k2 = Vec::new();
     let mut member = Vec::new();
-    let mut est = Vec::<Option<f64>>::new();
-    let mut lo = Vec::<Option<f64>>::new();
-    let mut hi = Vec::<Option<f64>>::new();
-    let mut ex = Vec::<Option<f64>>::new();
-    let mut note = Vec::<Option<String>>::new();
+    let mut cols_in = SlotColumns::default();
     for ser in &s.series {
         for i in 0..n1 {
             for j in 0..n2 {
@@ -194,22 +192,7 @@ pub fn sweep(s: &Sweep) -> PolarsResult<DataFrame> {
                     k2.push(k.values[j]);
                 }
                 member.push(ser.label.clone());
-                match &ser.cells[i][j] {
-                    Ok(c) => {
-                        est.push(Some(c.estimate));
-                        lo.push(Some(c.ci.0));
-                        hi.push(Some(c.ci.1));
-                        ex.push(c.exact);
-                        note.push(None);
-                    }
-                    Err(e) => {
-                        est.push(None);
-                        lo.push(None);
-                        hi.push(None);
-                        ex.push(None);
-                        note.push(Some(e.clone()));
-                    }
-                }
+                cols_in.push(&ser.cells[i][j]);
             }
         }
     }
@@ -219,11 +202,11 @@ pub fn sweep(s: &Sweep) -> PolarsResult<DataFrame> {
     if let Some(k) = s.keys.get(1) {
         cols.push(Column::new(k.key.as_str().into(), k2));
     }
-    cols.push(Column::new("estimate".into(), est));
-    cols.push(Column::new("ci_low".into(), lo));
-    cols.push(Column::new("ci_high".into(), hi));
-    cols.push(Column::new("exact".into(), ex));
-    cols.push(Column::new("note".into(), note));
+    cols.push(Column::new("estimate".into(), cols_in.estimate));
+    cols.push(Column::new("ci_low".into(), cols_in.ci_low));
+    cols.push(Column::new("ci_high".into(), cols_in.ci_high));
+    cols.push(Column::new("exact".into(), cols_in.exact));
+    cols.push(Column::new("note".into(), cols_in.note));
     DataFrame::new(rows, cols)
 }
 

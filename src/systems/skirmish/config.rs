@@ -279,6 +279,30 @@ fn group(r: &Reader, label: String, choice: &str, index: usize) -> Group {
     }
 }
 
+/// The charged unit and its reaction (a shield wall needs shields).
+fn charged(r: &Reader, units: &[Unit]) -> Result<(Unit, ChargeReaction), Problem> {
+    let target = unit(r, "target", units)?;
+    let reaction = reaction(
+        r,
+        "reaction",
+        ChargeReaction::NAMES,
+        ChargeReaction::from_name,
+    )?
+    .ok_or_else(|| {
+        r.problem(
+            "reaction",
+            format!(
+                "missing key: one of {} (a charged unit must react or flee: `none`)",
+                list(ChargeReaction::NAMES)
+            ),
+        )
+    })?;
+    if reaction == ChargeReaction::ShieldWall {
+        check_shield_wall(r, "reaction", &target)?;
+    }
+    Ok((target, reaction))
+}
+
 /// The scenarios one table stands for, each with its name suffix ("" for a plain one).
 fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem> {
     let kind = crate::config::read_kind(r, KINDS)?;
@@ -300,25 +324,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
             )]
         }
         "charge" => {
-            let target = unit(r, "target", units)?;
-            let reaction = reaction(
-                r,
-                "reaction",
-                ChargeReaction::NAMES,
-                ChargeReaction::from_name,
-            )?
-            .ok_or_else(|| {
-                r.problem(
-                    "reaction",
-                    format!(
-                        "missing key: one of {} (a charged unit must react or flee: `none`)",
-                        list(ChargeReaction::NAMES)
-                    ),
-                )
-            })?;
-            if reaction == ChargeReaction::ShieldWall {
-                check_shield_wall(r, "reaction", &target)?;
-            }
+            let (target, reaction) = charged(r, units)?;
             vec![(
                 String::new(),
                 Scenario::Charge {
@@ -431,25 +437,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
             )]
         }
         "combat" => {
-            let target = unit(r, "target", units)?;
-            let reaction = reaction(
-                r,
-                "reaction",
-                ChargeReaction::NAMES,
-                ChargeReaction::from_name,
-            )?
-            .ok_or_else(|| {
-                r.problem(
-                    "reaction",
-                    format!(
-                        "missing key: one of {} (a charged unit must react or flee: `none`)",
-                        list(ChargeReaction::NAMES)
-                    ),
-                )
-            })?;
-            if reaction == ChargeReaction::ShieldWall {
-                check_shield_wall(r, "reaction", &target)?;
-            }
+            let (target, reaction) = charged(r, units)?;
             vec![(
                 String::new(),
                 Scenario::Combat {

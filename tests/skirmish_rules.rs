@@ -352,3 +352,59 @@ fn combat_goes_on_round_after_round() {
         .unwrap();
     crate::util::assert_agrees(&c, &["outcome", "rounds"], 200_000, 5);
 }
+
+#[test]
+fn a_turn_of_actions_follows_the_ready_and_aim_markers() {
+    // Ten shooters (shoot +1) at a target of 100 models (target value 7, saves on 8+):
+    // a plain shot kills with 5/10 x 7/10 = 0.35 a die, an aimed one with 7/10 x 7/10 =
+    // 0.49. Make ready, aim, shoot: 10 x 0.49 = 4.9 expected casualties. Make ready,
+    // shoot, shoot: 2 x 10 x 0.35 = 7. If the target shoots back, the first volley's
+    // return fire takes the ready marker and the second shot is lost: 3.5.
+    let text = std::fs::read_to_string(crate::util::shipped("skirmish.toml")).unwrap();
+    let head = text.split("\n[units.").next().unwrap();
+    let scen = |name: &str, plan: &str, reaction: &str| {
+        format!("[scenarios.{name}]\nkind = \"volley\"\nshooter = \"s\"\ntarget = \"t\"\nplan = {plan}\nreaction = \"{reaction}\"\n\n")
+    };
+    let cfg =
+        format!(
+        "{head}\n[units.s]\nmodels = 10\nshoot = 1\ntarget_value = 7\ndefence = 8\nmorale = 7\n\n\
+         [units.t]\nmodels = 100\nshoot = 1\ntarget_value = 7\ndefence = 8\nmorale = 7\n\n{}{}{}",
+        scen("aim", "[\"make_ready\", \"aim\", \"shoot\"]", "none"),
+        scen("twice", "[\"make_ready\", \"shoot\", \"shoot\"]", "none"),
+        scen("back", "[\"make_ready\", \"shoot\", \"shoot\"]", "shoot_back"),
+    );
+    let cfg = load_str(&cfg, "volley.toml", &[]).unwrap();
+    for (name, expected) in [("aim", 4.9), ("twice", 7.0), ("back", 3.5)] {
+        let c = cfg.compile(name).unwrap();
+        assert!(
+            (mean(&c, "casualties_on_target") - expected).abs() < 1e-9,
+            "{name}"
+        );
+    }
+    assert!(cfg
+        .compile("back")
+        .unwrap()
+        .description
+        .contains("no ready marker for the shot at step 3"));
+    // Monte Carlo plays the markers out the same way.
+    crate::util::assert_agrees(
+        &cfg.compile("back").unwrap(),
+        &["casualties_on_target"],
+        200_000,
+        6,
+    );
+    // A shot or an aim without a ready marker is refused at load.
+    for (plan, why) in [
+        ("[\"shoot\"]", "the shot at step 1 has no ready marker"),
+        (
+            "[\"aim\", \"shoot\"]",
+            "the aim at step 1 has no ready marker",
+        ),
+        ("[\"make_ready\", \"sholt\"]", "did you mean `shoot`"),
+    ] {
+        let bad = std::fs::read_to_string(crate::util::shipped("skirmish.toml")).unwrap()
+            + &format!("\n[scenarios.bad]\nkind = \"volley\"\nshooter = \"archers\"\ntarget = \"spearmen\"\nplan = {plan}\n");
+        let e = load_str(&bad, "bad.toml", &[]).unwrap_err().to_string();
+        assert!(e.contains(why), "{plan}: {e}");
+    }
+}

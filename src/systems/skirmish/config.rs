@@ -7,7 +7,8 @@ use crate::config::reader::{list, nearest_hint, Reader};
 use crate::config::{Named, Problem};
 use crate::model::Group;
 use crate::systems::skirmish::rules::{
-    BreakTest, ChargeReaction, CombatBonus, Rules, Scenario, Sense, ShotReaction, Unit,
+    plan_shots, Action, BreakTest, ChargeReaction, CombatBonus, Rules, Scenario, Sense,
+    ShotReaction, Unit,
 };
 
 #[derive(Clone, Debug, PartialEq)]
@@ -42,6 +43,7 @@ pub const KINDS: &[(&str, &[&str])] = &[
         "combat",
         &["charger", "target", "reaction", "over_half", "rounds"],
     ),
+    ("volley", &["shooter", "target", "plan", "reaction"]),
 ];
 
 /// Ranges of the unit stats a balance command may step.
@@ -449,6 +451,73 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
                         .int_in("rounds", 1, 20)?
                         .ok_or_else(|| r.problem("rounds", "missing key: rounds, 1 to 20"))?
                         as u32,
+                },
+            )]
+        }
+        "volley" => {
+            let expected = format!(
+                "a list of 1 to 6 actions, each one of {}, e.g. [\"make_ready\", \"aim\", \"shoot\"]",
+                list(Action::NAMES)
+            );
+            let arr = match r.table.get("plan") {
+                Some(toml::Value::Array(a)) if (1..=6).contains(&a.len()) => a,
+                Some(_) => return Err(r.problem("plan", format!("expected {expected}"))),
+                None => return Err(r.problem("plan", format!("missing key: {expected}"))),
+            };
+            let mut plan = Vec::new();
+            for v in arr {
+                let name = v.as_str().unwrap_or_default();
+                plan.push(Action::from_name(name).ok_or_else(|| {
+                    r.problem(
+                        "plan",
+                        format!(
+                            "unknown action `{name}`{}; expected {expected}",
+                            nearest_hint(name, Action::NAMES.iter().copied())
+                        ),
+                    )
+                })?);
+            }
+            let reaction = reaction(r, "reaction", ShotReaction::NAMES, ShotReaction::from_name)?
+                .unwrap_or(ShotReaction::None);
+            if reaction == ShotReaction::Run {
+                return Err(r.problem(
+                    "reaction",
+                    "a unit shot at over a whole turn stays: `none`, `shoot_back` or `go_to_ground`",
+                ));
+            }
+            // Aim needs a ready marker (seed 003).
+            let mut ready = false;
+            for (i, a) in plan.iter().enumerate() {
+                match a {
+                    Action::MakeReady => ready = true,
+                    Action::Aim if !ready => return Err(r.problem(
+                        "plan",
+                        format!(
+                            "the aim at step {} has no ready marker: `make_ready` first (seed 003)",
+                            i + 1
+                        ),
+                    )),
+                    _ => {}
+                }
+            }
+            // Without any return fire a shot lacks a marker only by the plan's own order.
+            let (shots, lost) = plan_shots(&plan, ShotReaction::None);
+            if let Some(step) = lost.first() {
+                return Err(r.problem(
+                    "plan",
+                    format!("the shot at step {step} has no ready marker: `make_ready` first (seed 003)"),
+                ));
+            }
+            if shots.is_empty() {
+                return Err(r.problem("plan", "the plan never shoots: add `shoot`"));
+            }
+            vec![(
+                String::new(),
+                Scenario::Volley {
+                    shooter: unit(r, "shooter", units)?,
+                    target: unit(r, "target", units)?,
+                    plan,
+                    reaction,
                 },
             )]
         }

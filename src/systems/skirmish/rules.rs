@@ -250,6 +250,60 @@ pub enum Scenario {
         over_half: bool,
         rounds: u32,
     },
+    /// A turn of shooting actions by one unit at one target (`make_ready`, `aim`, `shoot`),
+    /// the target answering every shot with `reaction`. Markers follow seed 003: a unit
+    /// shoots only with a ready marker, an aim marker adds +2 to its next shot, and a unit
+    /// that is attacked (shot back at) loses both.
+    Volley {
+        shooter: Unit,
+        target: Unit,
+        plan: Vec<Action>,
+        reaction: ShotReaction,
+    },
+}
+
+/// A shooting action of a turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    MakeReady,
+    Aim,
+    Shoot,
+}
+
+impl Action {
+    pub const NAMES: &'static [&'static str] = &["make_ready", "aim", "shoot"];
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "make_ready" => Action::MakeReady,
+            "aim" => Action::Aim,
+            "shoot" => Action::Shoot,
+            _ => return None,
+        })
+    }
+}
+
+/// The shots a plan makes (aimed or not), the markers played out: a shot without a ready
+/// marker cannot be made and is listed as lost (its step, 1-based).
+pub fn plan_shots(plan: &[Action], reaction: ShotReaction) -> (Vec<bool>, Vec<usize>) {
+    let (mut ready, mut aim) = (false, false);
+    let (mut shots, mut lost) = (Vec::new(), Vec::new());
+    for (i, a) in plan.iter().enumerate() {
+        match a {
+            Action::MakeReady => ready = true,
+            Action::Aim => aim = ready,
+            Action::Shoot if !ready => lost.push(i + 1),
+            Action::Shoot => {
+                shots.push(aim);
+                aim = false;
+                // Shot back at: attacked, so both markers go.
+                if reaction == ShotReaction::ShootBack {
+                    ready = false;
+                }
+            }
+        }
+    }
+    (shots, lost)
 }
 
 /// One side's attack in an exchange: dice, per-die P(hit), the defender's P(save) and
@@ -730,6 +784,173 @@ fn firefight_exact(f: &FirefightTrial) -> Vec<f64> {
     dist
 }
 
+/// A turn of shots: state (casualties on the target, casualties on the shooter).
+struct VolleyTrial {
+    rules: Rules,
+    shooter: Unit,
+    target: Unit,
+    shots: Vec<bool>,
+    reaction: ShotReaction,
+    radix: Radix,
+}
+
+impl VolleyTrial {
+    fn attacks(&self, aimed: bool, m: [u32; 2]) -> (Attack, Option<Attack>) {
+        let s = Unit {
+            models: m[0],
+            ..self.shooter.clone()
+        };
+        let t = Unit {
+            models: m[1],
+            ..self.target.clone()
+        };
+        shoot_attacks(&s, &t, aimed, self.reaction)
+    }
+}
+
+impl Trial for VolleyTrial {
+    fn states(&self) -> usize {
+        self.radix.size()
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let d = &mut Faces::new(self.rules.die).stream();
+        let mut m = [self.shooter.models, self.target.models];
+        for &aimed in &self.shots {
+            if m[0] == 0 || m[1] == 0 {
+                break;
+            }
+            let (act, back) = self.attacks(aimed, m);
+            let on_target = act.roll(&self.rules, d, rng);
+            let on_shooter = back.map_or(0, |b| b.roll(&self.rules, d, rng));
+            m = [m[0] - on_shooter, m[1] - on_target];
+        }
+        self.radix.encode(&[
+            (self.target.models - m[1]) as usize,
+            (self.shooter.models - m[0]) as usize,
+        ])
+    }
+}
+
+fn volley_exact(f: &VolleyTrial) -> Vec<f64> {
+    let (ms, mt) = (f.shooter.models as usize, f.target.models as usize);
+    // (shooter models, target models) -> probability
+    let mut dist = vec![vec![0.0; mt + 1]; ms + 1];
+    dist[ms][mt] = 1.0;
+    for &aimed in &f.shots {
+        let mut next = vec![vec![0.0; mt + 1]; ms + 1];
+        for (a, row) in dist.iter().enumerate() {
+            for (b, &p) in row.iter().enumerate() {
+                if p == 0.0 {
+                    continue;
+                }
+                if a == 0 || b == 0 {
+                    next[a][b] += p;
+                    continue;
+                }
+                let (act, back) = f.attacks(aimed, [a as u32, b as u32]);
+                let pt = act.pmf(&f.rules);
+                let ps = back.map_or(vec![1.0], |x| x.pmf(&f.rules));
+                for (ct, &q) in pt.iter().enumerate() {
+                    for (cs, &r) in ps.iter().enumerate() {
+                        next[a - cs][b - ct] += p * q * r;
+                    }
+                }
+            }
+        }
+        dist = next;
+    }
+    let mut out = vec![0.0; f.radix.size()];
+    for (a, row) in dist.iter().enumerate() {
+        for (b, &p) in row.iter().enumerate() {
+            out[f.radix.encode(&[mt - b, ms - a])] += p;
+        }
+    }
+    out
+}
+
+fn compile_volley(
+    name: &str,
+    shooter: &Unit,
+    target: &Unit,
+    plan: &[Action],
+    reaction: ShotReaction,
+    rules: &Rules,
+) -> Compiled {
+    let (shots, lost) = plan_shots(plan, reaction);
+    let radix = Radix(vec![
+        target.models as usize + 1,
+        shooter.models as usize + 1,
+    ]);
+    let trial = VolleyTrial {
+        rules: rules.clone(),
+        shooter: shooter.clone(),
+        target: target.clone(),
+        shots: shots.clone(),
+        reaction,
+        radix: radix.clone(),
+    };
+    let exact = volley_exact(&trial);
+    let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
+    let field = |i: usize| -> Vec<u16> { states.iter().map(|v| v[i] as u16).collect() };
+    let steps: Vec<&str> = plan.iter().map(|a| Action::NAMES[*a as usize]).collect();
+    let description = format!(
+        "{} takes {} at {} ({} reacts with {}): {} shot(s){}{}",
+        shooter.name,
+        steps.join(", ").replace('_', " "),
+        target.name,
+        target.name,
+        reaction.name().replace('_', " "),
+        shots.len(),
+        match shots.iter().filter(|&&a| a).count() {
+            0 => String::new(),
+            n => format!(" ({n} aimed, +2)"),
+        },
+        if lost.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; no ready marker for the shot at step {} (the return fire took it, or none was made)",
+                lost.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+            )
+        }
+    );
+    Compiled {
+        name: name.into(),
+        description,
+        trial: Box::new(trial),
+        metrics: vec![
+            Metric::numeric(
+                "casualties_on_target",
+                &format!(
+                    "models {} loses over the turn (of {})",
+                    target.name, target.models
+                ),
+                target.models as usize + 1,
+                field(0),
+            ),
+            Metric::numeric(
+                "casualties_on_shooter",
+                &format!(
+                    "models {} loses to return fire (of {})",
+                    shooter.name, shooter.models
+                ),
+                shooter.models as usize + 1,
+                field(1),
+            ),
+        ],
+        headline: Headline {
+            label: "P(target takes casualties)".into(),
+            metric: 0,
+            values: (1..=target.models as usize).collect(),
+        },
+        exact: Some(exact),
+        capped_mass: 0.0,
+        capped_note: None,
+        charts: Vec::new(),
+        group: None,
+    }
+}
+
 /// Combat state: (models of the charger, models of the target, who broke as in a
 /// firefight, the round it ended in: 0 = still fighting after the last round).
 struct CombatTrial {
@@ -1126,6 +1347,12 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             over_half,
             rounds,
         } => compile_combat(name, charger, target, *reaction, *over_half, *rounds, rules),
+        Scenario::Volley {
+            shooter,
+            target,
+            plan,
+            reaction,
+        } => compile_volley(name, shooter, target, plan, *reaction, rules),
         Scenario::Firefight {
             a,
             b,

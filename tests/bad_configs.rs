@@ -44,12 +44,12 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("descent.toml", "weapon = \"broadsword\"\ntarget = \"beastman\"\nobjective = \"kill\"\n", "weapon = \"broadsword\"\ntarget = \"beastman\"\nobjective = \"kill\"\ndistance = 3\n", "test.toml:165:1: key `scenarios.broadsword-vs-beastman.distance`: Broadsword is a melee weapon: it attacks adjacent targets only (distance 1), found 3"),
     ("descent.toml", "power_die = \"black\"", "power_die = \"blak\"", "test.toml:26:1: key `rules.power_die`: no die `blak` (did you mean `black`?) for the power dice; the dice are `red`, `blue`, `white`, `green`, `yellow`, `black`"),
     ("descent.toml", "aim = \"optimal\"", "aim = \"best\"", "test.toml:173:1: key `scenarios.broadsword-vs-beastman-aim.aim`: unknown value `best`; expected one of `none`, `keep_all`, `misses_only`, `optimal`"),
-    ("skirmish.toml", "reaction = \"counter_charge\"", "reaction = \"cast_spell\"", "test.toml:156:1: key `scenarios.cavalry-charges-archers-close.reaction`: `cast_spell` cannot be a reaction here: spells may never be cast as a reaction (seed 003)"),
-    ("skirmish.toml", "reaction = \"counter_charge\"", "reaction = \"shield_wall\"", "test.toml:156:1: key `scenarios.cavalry-charges-archers-close.reaction`: Archers has no shields: only units with shields may form a shield wall (set `shields = true` on the unit)"),
+    ("skirmish.toml", "reaction = \"counter_charge\"", "reaction = \"cast_spell\"", "test.toml:157:1: key `scenarios.cavalry-charges-archers-close.reaction`: `cast_spell` cannot be a reaction here: spells may never be cast as a reaction (seed 003)"),
+    ("skirmish.toml", "reaction = \"counter_charge\"", "reaction = \"shield_wall\"", "test.toml:157:1: key `scenarios.cavalry-charges-archers-close.reaction`: Archers has no shields: only units with shields may form a shield wall (set `shields = true` on the unit)"),
     ("skirmish.toml", "target_value = 7\n", "target_value = -1\n", "test.toml:39:1: key `units.archers.target_value`: a target value cannot be negative, found -1"),
-    ("skirmish.toml", "name = \"Spearmen\"\nmodels = 10\n", "name = \"Spearmen\"\nmodels = 1\n", "test.toml:125:1: key `scenarios.spearmen-charged-by-cavalry.target`: a shield wall halves Spearmen's 1 attack dice (rounding down) to 0"),
+    ("skirmish.toml", "name = \"Spearmen\"\nmodels = 10\n", "name = \"Spearmen\"\nmodels = 1\n", "test.toml:126:1: key `scenarios.spearmen-charged-by-cavalry.target`: a shield wall halves Spearmen's 1 attack dice (rounding down) to 0"),
     ("skirmish.toml", "die = 10 ", "die = 1 ", "test.toml:22:1: key `rules.die`: expected an integer from 2 to 100, found 1"),
-    ("skirmish.toml", "rounds = 3", "rounds = 0", "test.toml:178:1: key `scenarios.archers-vs-skirmishers-firefight.rounds`: expected an integer from 1 to 20, found 0"),
+    ("skirmish.toml", "rounds = 3", "rounds = 0", "test.toml:179:1: key `scenarios.archers-vs-skirmishers-firefight.rounds`: expected an integer from 1 to 20, found 0"),
 ];
 
 #[test]

@@ -490,13 +490,15 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
             for (i, a) in plan.iter().enumerate() {
                 match a {
                     Action::MakeReady => ready = true,
-                    Action::Aim if !ready => return Err(r.problem(
-                        "plan",
-                        format!(
+                    Action::Aim if !ready => {
+                        return Err(r.problem(
+                            "plan",
+                            format!(
                             "the aim at step {} has no ready marker: `make_ready` first (seed 003)",
                             i + 1
                         ),
-                    )),
+                        ))
+                    }
                     _ => {}
                 }
             }

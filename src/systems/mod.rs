@@ -6,6 +6,25 @@
 //! die" means). Nothing outside `systems/` names a system; adding one is a folder and a
 //! line in [`REGISTRY`].
 
+/// `Loaded` for a config whose `scenarios` compile against its `rules` (most systems).
+macro_rules! loaded_with_rules {
+    ($config:ty) => {
+        impl $crate::systems::Loaded for $config {
+            fn scenarios(&self) -> Vec<$crate::systems::ScenarioInfo> {
+                $crate::systems::infos(&self.scenarios)
+            }
+
+            fn compile(&self, i: usize) -> Option<$crate::model::Compiled> {
+                Some(self.scenarios.get(i)?.compile(&self.rules))
+            }
+
+            fn as_any(&self) -> &dyn std::any::Any {
+                self
+            }
+        }
+    };
+}
+
 pub mod descent;
 pub mod dozen;
 pub mod rush;

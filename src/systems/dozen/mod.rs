@@ -5,7 +5,7 @@ pub mod config;
 pub mod d12;
 pub mod rules;
 
-use super::{DiceKnob, Knobs, Loaded, RoleKnob, ScenarioInfo, Shown, StatKnob};
+use super::{DiceKnob, Knobs, Loaded, RoleKnob, Shown, StatKnob};
 use crate::config::{reader::Reader, Problem};
 use config::{DozenConfig, MAX_SCORE};
 use d12::MAX_POOL;
@@ -84,17 +84,4 @@ impl super::System for Dozen {
     }
 }
 
-impl Loaded for DozenConfig {
-    fn scenarios(&self) -> Vec<ScenarioInfo> {
-        super::infos(&self.scenarios)
-    }
-
-    fn compile(&self, i: usize) -> Option<crate::model::Compiled> {
-        let s = self.scenarios.get(i)?;
-        Some(s.compile(&self.rules))
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-}
+loaded_with_rules!(DozenConfig);

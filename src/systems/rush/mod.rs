@@ -4,7 +4,7 @@
 pub mod config;
 pub mod rules;
 
-use super::{DiceKnob, Knobs, Loaded, ResponseKnob, RoleKnob, ScenarioInfo, Shown, StatKnob};
+use super::{DiceKnob, Knobs, Loaded, ResponseKnob, RoleKnob, Shown, StatKnob};
 use crate::config::{reader::Reader, Problem};
 use config::{RushConfig, MAX_DICE, STAT_HI, STAT_LO};
 
@@ -80,17 +80,4 @@ impl super::System for Rush {
     }
 }
 
-impl Loaded for RushConfig {
-    fn scenarios(&self) -> Vec<ScenarioInfo> {
-        super::infos(&self.scenarios)
-    }
-
-    fn compile(&self, i: usize) -> Option<crate::model::Compiled> {
-        let s = self.scenarios.get(i)?;
-        Some(s.compile(&self.rules))
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-}
+loaded_with_rules!(RushConfig);

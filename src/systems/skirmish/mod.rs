@@ -4,7 +4,7 @@
 pub mod config;
 pub mod rules;
 
-use super::{Knobs, Loaded, ResponseKnob, RoleKnob, ScenarioInfo, Shown, StatKnob};
+use super::{Knobs, Loaded, ResponseKnob, RoleKnob, Shown, StatKnob};
 use crate::config::{reader::Reader, Problem};
 use config::{SkirmishConfig, ATTACK_DICE, MODELS, SKILL, TARGET_VALUE};
 
@@ -75,17 +75,4 @@ impl super::System for Skirmish {
     }
 }
 
-impl Loaded for SkirmishConfig {
-    fn scenarios(&self) -> Vec<ScenarioInfo> {
-        super::infos(&self.scenarios)
-    }
-
-    fn compile(&self, i: usize) -> Option<crate::model::Compiled> {
-        let s = self.scenarios.get(i)?;
-        Some(s.compile(&self.rules))
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-}
+loaded_with_rules!(SkirmishConfig);

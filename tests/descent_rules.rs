@@ -323,3 +323,63 @@ dodge = "misses_only"
         crate::util::assert_agrees(c, &["fate"], 300_000, 3);
     }
 }
+
+#[test]
+fn fatigue_splits_by_hand() {
+    // The weapon's die misses half the time and else deals 1; every power die adds 1.
+    // Two attacks with k and 2 - k power dice at 3 wounds, no armour:
+    //   0+2: 0 or 1, then 0 or 3: dies when the second hits, 1/2;
+    //   1+1: 0 or 2 each: dies when both hit, 1/4;
+    //   2+0: 1/2 as 0+2. Expected wounds 2 in every split.
+    let text = r#"
+system = "descent"
+[rules]
+power_die = "p"
+[dice.d]
+faces = ["X", "R1 1H"]
+[dice.p]
+faces = ["1H", "1H"]
+[weapons.club]
+dice = ["d"]
+type = "melee"
+[heroes.h]
+power_dice = 0
+[monsters.m]
+name = "Troll"
+armour = 0
+wounds = 3
+[scenarios.f]
+kind = "fatigue"
+hero = "h"
+weapon = "club"
+target = "m"
+fatigue = 2
+"#;
+    let cfg = load_str(text, "fatigue.toml", &[]).unwrap();
+    let names: Vec<String> = cfg.scenarios().iter().map(|s| s.name.clone()).collect();
+    assert_eq!(names, ["f@0+2", "f@1+1", "f@2+0"]);
+    for (name, dies) in [("f@0+2", 0.5), ("f@1+1", 0.25), ("f@2+0", 0.5)] {
+        let c = cfg.compile(name).unwrap();
+        close(exact_of(&c, "fate", "dies"), dies);
+        let e = c.exact.as_ref().unwrap();
+        close(e.iter().enumerate().map(|(s, p)| s as f64 * p).sum(), 2.0);
+        assert_eq!(c.headline.label, "P(Troll dies)");
+        assert_eq!(c.group.as_ref().unwrap().name, "f");
+    }
+    // More than 5 power dice on one attack is impossible: 8 fatigue splits 3+5 .. 5+3.
+    let cfg = load_str(&text.replace("fatigue = 2", "fatigue = 8"), "f.toml", &[]).unwrap();
+    let names: Vec<String> = cfg.scenarios().iter().map(|s| s.name.clone()).collect();
+    assert_eq!(names, ["f@3+5", "f@4+4", "f@5+3"]);
+    // The shipped split: Monte Carlo within 4.5 standard errors for every member, and
+    // spending it all on one attack beats 2+2 against the ogre.
+    let shipped = load("descent.toml");
+    let even = shipped.compile("fighter-fatigue-split@2+2").unwrap();
+    let all = shipped.compile("fighter-fatigue-split@4+0").unwrap();
+    assert!(exact_of(&all, "fate", "dies") > exact_of(&even, "fate", "dies") + 0.03);
+    for s in 0..=4 {
+        let c = shipped
+            .compile(&format!("fighter-fatigue-split@{s}+{}", 4 - s))
+            .unwrap();
+        crate::util::assert_agrees(&c, &["fate", "damage"], 200_000, 7 + s);
+    }
+}

@@ -105,6 +105,7 @@ pub fn draw(
     // P(the attack does not hit): every outcome of `result` but the last ("hit");
     // and for every other categorical metric its last outcome (kill: "killed").
     let mut lines: Vec<Line> = Vec::new();
+    let mut named: Vec<String> = Vec::new();
     for (mi, m) in first.metrics.iter().enumerate().filter(|(_, m)| !m.numeric) {
         let (label, values): (String, Vec<usize>) = if mi == 0 && m.rows.len() > 2 {
             let misses: Vec<usize> = (0..m.rows.len() - 1).collect();
@@ -116,6 +117,7 @@ pub fn draw(
                 vec![m.rows.len() - 1],
             )
         };
+        named.push(format!("P({label})"));
         for (s, rs) in &ser {
             let pts = rs
                 .iter()
@@ -133,7 +135,7 @@ pub fn draw(
     }
     if !lines.is_empty() {
         let p = sub.join(format!("probabilities_vs_{}.png", x_desc.replace(' ', "_")));
-        let title = format!("{name}: P(no hit) and P(kill) against {x_desc}");
+        let title = format!("{name}: {} against {x_desc}", named.join(" and "));
         let subtitle = format!("{desc}; {NOTE} (seed {})", first.seed);
         write(&p, &title, &subtitle, &x_desc, "probability", &lines, true)?;
         out.push(p);

@@ -72,6 +72,12 @@ pub const KINDS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "fatigue",
+        &[
+            "hero", "weapon", "target", "fatigue", "distance", "aim", "dodge", "wounds",
+        ],
+    ),
+    (
         "profile",
         &[
             "hero",
@@ -466,6 +472,58 @@ fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Scenario)>, Probl
             check_dice(r, a)?;
         }
         return Ok(vec![(String::new(), Scenario::Turn { attacks, wounds })]);
+    }
+    if kind == "fatigue" {
+        // Two attacks (a Battle order) and the fatigue to spend on power dice across
+        // them: one member per split, named by the power dice of each attack. The second
+        // attack spends what the first left, so a split fixed in advance is also the
+        // best the hero can do after seeing the first roll.
+        let fatigue = r.int_in("fatigue", 0, 2 * MAX_POWER_DICE)?.ok_or_else(|| {
+            r.problem(
+                "fatigue",
+                format!(
+                    "missing key: the fatigue to spend on power dice over the two attacks, 0 to {}",
+                    2 * MAX_POWER_DICE
+                ),
+            )
+        })? as u8;
+        let aim = policy(r, "aim")?;
+        let dodge = policy(r, "dodge")?;
+        let d = distance(r, Some(1))?;
+        let label = r
+            .string_opt("description")?
+            .unwrap_or_else(|| format!("{} spends {fatigue} fatigue over two attacks", hero.name));
+        let first_most = fatigue.min(MAX_POWER_DICE as u8);
+        let first_least = fatigue.saturating_sub(MAX_POWER_DICE as u8);
+        let mut out = Vec::new();
+        for first in first_least..=first_most {
+            let second = fatigue - first;
+            let group = Group {
+                name: r.key_path("").get(1).cloned().unwrap_or_default(),
+                label: label.clone(),
+                x_desc: "power dice on the first attack".into(),
+                x: first as f64,
+                series: format!("{fatigue} fatigue"),
+                choice: false,
+            };
+            let attacks: Vec<Attack> = [first, second]
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| Attack {
+                    objective: Objective::Damage,
+                    group: Some(group.clone()),
+                    ..attack(d, p, if i == 0 { aim } else { None }, dodge)
+                })
+                .collect();
+            for a in &attacks {
+                check_dice(r, a)?;
+            }
+            out.push((
+                format!("@{first}+{second}"),
+                Scenario::Turn { attacks, wounds },
+            ));
+        }
+        return Ok(out);
     }
     let out = if kind == "attack" {
         vec![(

@@ -553,6 +553,17 @@ pub fn compile_turn(name: &str, attacks: &[Attack], wounds: u8) -> Compiled {
             (0..states).map(|s| (s >= w) as u16).collect(),
         ),
     ];
+    // Power dice: one count when every attack rolls the same, else each attack's.
+    let power = if attacks.iter().all(|x| x.power_dice == a.power_dice) {
+        if a.power_dice > 0 {
+            format!(" + {} power", a.power_dice)
+        } else {
+            String::new()
+        }
+    } else {
+        let each: Vec<String> = attacks.iter().map(|x| x.power_dice.to_string()).collect();
+        format!(" + {} power dice", each.join(" / "))
+    };
     let dodge = a.dodge.map_or("no Dodge".to_string(), |p| {
         format!("Dodge ({}) on every attack", p.name())
     });
@@ -571,11 +582,7 @@ pub fn compile_turn(name: &str, attacks: &[Attack], wounds: u8) -> Compiled {
                 .map(|d| d.name.clone())
                 .collect::<Vec<_>>()
                 .join(" + "),
-            if a.power_dice > 0 {
-                format!(" + {} power", a.power_dice)
-            } else {
-                String::new()
-            },
+            power,
             a.target.name,
             a.target.armour,
             a.distance
@@ -591,7 +598,7 @@ pub fn compile_turn(name: &str, attacks: &[Attack], wounds: u8) -> Compiled {
         capped_mass: 0.0,
         capped_note: None,
         charts: Vec::new(),
-        group: None,
+        group: a.group.clone(),
     }
 }
 

@@ -437,3 +437,98 @@ fn a_bag_drawn_without_replacement_alternates_within_a_round() {
     // Monte Carlo rolls the bag as the rules say: within 4.5 standard errors.
     crate::util::assert_agrees(&dn, &["activations"], 200_000, 4);
 }
+
+#[test]
+fn an_injured_character_loses_the_draws_of_its_green_dice() {
+    // A cannot be hurt (armour class 24 on a d12 with natural fails off). B has 3 HP, so
+    // is injured at 1, and its one die in the bag is green; one charge per activation.
+    // Each activation is A's with 1/2 and takes j HP off B with pa[j] (the `melee`
+    // scenario a-charges), else B's and costs B j HP with pb[j] (b-charges: B loses when
+    // A wins), unless B is injured, when the green draw is lost. The test steps this
+    // three-state chain itself and compares when the duel ends.
+    let config = |rule: &str, b_skills: &str| {
+        let text = format!(
+            "system = \"dozen\"\n[rules]\nnatural_fail = 0\nsecond_charge = \"never\"\ninjured_green = \"{rule}\"\n\
+             [characters.a]\ndx = 12\nco = 3\nst = 8\nch = 1\naw = 1\nmv = 3\narmour = 12\nskills = {{ melee = 2 }}\n\
+             [characters.b]\ndx = 1\nco = 3\nst = 6\nch = 1\naw = 1\nmv = 3\nskills = {{ {b_skills} }}\n\
+             [scenarios.d]\nkind = \"duel\"\na = \"a\"\nb = \"b\"\nbag = [1, 1]\ngreen = [0, 1]\nmax_activations = 60\n\
+             [scenarios.a-charges]\nkind = \"melee\"\nattacker = \"a\"\ndefender = \"b\"\n\
+             [scenarios.b-charges]\nkind = \"melee\"\nattacker = \"b\"\ndefender = \"a\"\n"
+        );
+        rollsim::config::load_str(&text, "green.toml", &[]).unwrap()
+    };
+    let rule = config("cannot_activate", "melee = 1");
+    let lost = |c: &rollsim::model::Compiled, metric: &str| -> Vec<f64> {
+        (0..=3)
+            .map(|j| {
+                c.metrics
+                    .iter()
+                    .find(|m| m.name == metric)
+                    .and_then(|m| m.labels.iter().position(|l| *l == j.to_string()))
+                    .map_or(0.0, |_| exact_of(c, metric, &j.to_string()))
+            })
+            .collect()
+    };
+    let pa = lost(&rule.compile("a-charges").unwrap(), "defender_hp_lost");
+    let pb = lost(&rule.compile("b-charges").unwrap(), "attacker_hp_lost");
+    let chain = |green_lost: bool| -> Vec<f64> {
+        // Mass on B's HP 1..=3; the end's mass per activation.
+        let mut hp = [0.0, 0.0, 0.0, 1.0];
+        let mut ends = Vec::new();
+        for _ in 0..12 {
+            let mut next = [0.0; 4];
+            for h in 1..=3usize {
+                for (j, (&a, &b)) in pa.iter().zip(&pb).enumerate() {
+                    next[h.saturating_sub(j)] += hp[h] * 0.5 * a;
+                    let b_acts = !(green_lost && 2 * h < 3);
+                    if b_acts {
+                        next[h.saturating_sub(j)] += hp[h] * 0.5 * b;
+                    }
+                }
+                if green_lost && 2 * h < 3 {
+                    next[h] += hp[h] * 0.5;
+                }
+            }
+            ends.push(next[0]);
+            next[0] = 0.0;
+            hp = next;
+        }
+        ends
+    };
+    let check = |cfg: &rollsim::config::AnalysisConfig, green_lost: bool| {
+        let d = cfg.compile("d").unwrap();
+        for (t, e) in chain(green_lost).into_iter().enumerate() {
+            close(exact_of(&d, "activations", &(t + 1).to_string()), e);
+        }
+        d
+    };
+    let d = check(&rule, true);
+    // Switched off, or cancelled by the toughness skill: B's green die always acts.
+    let off = check(&config("can_activate", "melee = 1"), false);
+    let tough = check(
+        &config("cannot_activate", "melee = 1, toughness = 1"),
+        false,
+    );
+    assert_eq!(off.exact, tough.exact);
+    // The rule draws the duel out (lost draws count as activations).
+    let mean = |c: &rollsim::model::Compiled| {
+        (1..=12)
+            .map(|t| t as f64 * exact_of(c, "activations", &t.to_string()))
+            .sum::<f64>()
+    };
+    assert!(mean(&d) > mean(&off) + 0.05, "{} {}", mean(&d), mean(&off));
+    // Monte Carlo draws the colours and skips the lost activations as the rules say.
+    crate::util::assert_agrees(&d, &["activations", "b_hp_left"], 200_000, 5);
+    // Drawn without replacement, too.
+    let path = crate::util::shipped("dozen.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let sets = ["rules.bag_draw=without_replacement".to_string()];
+    let w = rollsim::config::load_str(&text, "dozen.toml", &sets).unwrap();
+    let c = w.compile("duel-fighter-vs-dwarf-green-dice").unwrap();
+    crate::util::assert_agrees(&c, &["winner", "activations"], 200_000, 8);
+    // The shipped pair: Monte Carlo agrees on the green bag.
+    let c = load("dozen.toml")
+        .compile("duel-fighter-vs-dwarf-green-dice")
+        .unwrap();
+    crate::util::assert_agrees(&c, &["winner", "activations"], 200_000, 6);
+}

@@ -4,7 +4,8 @@ use crate::config::reader::{list, nearest_hint, Reader};
 use crate::config::Problem;
 use crate::systems::dozen::d12::MAX_POOL;
 use crate::systems::dozen::rules::{
-    Ability, BagDraw, Character, Contestant, Difficulty, Mode, Rules, Scenario, SecondCharge,
+    Ability, BagDraw, Character, Contestant, Difficulty, InjuredGreen, Mode, Rules, Scenario,
+    SecondCharge,
 };
 use toml::Value;
 
@@ -63,13 +64,13 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "opponent_extra_dice",
         ],
     ),
-    ("duel", &["a", "b", "bag", "max_activations"]),
+    ("duel", &["a", "b", "bag", "green", "max_activations"]),
 ];
 
 const CHARACTER_KEYS: &[&str] = &[
     "name", "dx", "co", "st", "ch", "aw", "mv", "weapon", "armour", "skills",
 ];
-const RULE_KEYS: &[&str] = &["natural_fail", "second_charge", "bag_draw"];
+const RULE_KEYS: &[&str] = &["natural_fail", "second_charge", "bag_draw", "injured_green"];
 const SECOND_CHARGE: &[(&str, SecondCharge)] = &[
     ("after_win", SecondCharge::AfterWin),
     ("always", SecondCharge::Always),
@@ -113,6 +114,15 @@ fn read_rules(r: &Reader) -> Result<Rules, Problem> {
         ],
     )? {
         rules.bag_draw = b;
+    }
+    if let Some(g) = r.pick(
+        "injured_green",
+        &[
+            ("cannot_activate", InjuredGreen::CannotActivate),
+            ("can_activate", InjuredGreen::CanActivate),
+        ],
+    )? {
+        rules.injured_green = g;
     }
     if let Some(s) = r.pick("second_charge", SECOND_CHARGE)? {
         rules.second_charge = s;
@@ -395,6 +405,29 @@ fn read_scenario(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
                     ))
                 }
             };
+            let green = match r.table.get("green") {
+                None => [0, 0],
+                Some(Value::Array(v))
+                    if v.len() == 2
+                        && v.iter().zip(bag).all(|(x, n)| {
+                            x.as_integer().is_some_and(|g| (0..=n as i64).contains(&g))
+                        }) =>
+                {
+                    [
+                        v[0].as_integer().unwrap_or(0) as u32,
+                        v[1].as_integer().unwrap_or(0) as u32,
+                    ]
+                }
+                Some(_) => {
+                    return Err(r.problem(
+                        "green",
+                        format!(
+                            "expected two counts, how many of the dice of `a` (0 to {}) and of `b` (0 to {}) are green, e.g. [1, 0]",
+                            bag[0], bag[1]
+                        ),
+                    ))
+                }
+            };
             let max = r
                 .int_in("max_activations", 1, MAX_ACTIVATIONS)?
                 .unwrap_or(DEFAULT_MAX_ACTIVATIONS) as u32;
@@ -405,6 +438,7 @@ fn read_scenario(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
                 a,
                 b,
                 bag,
+                green,
                 max_activations: max,
             }
         }

@@ -10,7 +10,7 @@
 //! hurt each other end with every trial "unfinished" instead of a hang.
 
 use super::melee::{hits, melee_dice, resolve, Small};
-use super::{injured, BagDraw, Character, Rules, SecondCharge};
+use super::{injured, BagDraw, Character, InjuredGreen, Rules, SecondCharge};
 use crate::dice::{roll_die, Rng};
 use crate::exact::binomial;
 use crate::model::{Chart, Compiled, Headline, Metric, Trial};
@@ -158,8 +158,41 @@ impl Layout {
 /// Mass below which the chain stops: the remainder (at most this) stays "unfinished".
 const NEGLIGIBLE_MASS: f64 = 1e-200;
 
+/// A duel's dice bag: each side's dice, and how many of them are green.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bag {
+    pub dice: [u32; 2],
+    pub green: [u32; 2],
+}
+
+impl Bag {
+    pub fn new(dice: [u32; 2], green: [u32; 2]) -> Self {
+        Bag { dice, green }
+    }
+
+    /// Dice by kind: A's green, A's other, B's green, B's other.
+    fn kinds(&self) -> [u32; 4] {
+        [
+            self.green[0],
+            self.dice[0] - self.green[0],
+            self.green[1],
+            self.dice[1] - self.green[1],
+        ]
+    }
+}
+
+/// Whether a side with `hp` of `start` HP loses the activation a green die gives it.
+fn green_lost(rules: &Rules, tough: bool, hp: u32, start: u32) -> bool {
+    rules.injured_green == InjuredGreen::CannotActivate && !tough && injured(hp, start)
+}
+
+/// The `toughness` skill cancels the injured character's green-dice rule (seed 001).
+fn tough(c: &Character) -> bool {
+    c.skill("toughness") > 0
+}
+
 /// The exact distribution over [`Layout`] states.
-pub fn exact(a: &Character, b: &Character, bag: [u32; 2], max: u32, rules: &Rules) -> Vec<f64> {
+pub fn exact(a: &Character, b: &Character, bag: Bag, max: u32, rules: &Rules) -> Vec<f64> {
     let (fa, fb) = (fighter(a, rules), fighter(b, rules));
     let lay = Layout {
         ha: fa.hp as usize,
@@ -167,32 +200,41 @@ pub fn exact(a: &Character, b: &Character, bag: [u32; 2], max: u32, rules: &Rule
         max: max as usize,
     };
     let (ca, cb) = (charge(&fa, &fb), charge(&fb, &fa));
+    let (ta, tb) = (tough(a), tough(b));
     // The bag's state between activations: with replacement one state (the full bag);
-    // without, the dice of A and of B still in it this round (never both 0: an empty bag
+    // without, the dice of each kind still in it this round (never all 0: an empty bag
     // is refilled at once).
     let without = rules.bag_draw == BagDraw::WithoutReplacement;
-    let bags: Vec<(u32, u32)> = if without {
-        (0..=bag[0])
-            .flat_map(|ra| (0..=bag[1]).map(move |rb| (ra, rb)))
-            .filter(|&(ra, rb)| ra + rb > 0)
-            .collect()
-    } else {
-        vec![(bag[0], bag[1])]
-    };
-    let bag_index = |ra: u32, rb: u32| {
-        if without {
-            bags.iter().position(|&b| b == (ra, rb)).unwrap_or(0)
-        } else {
-            0
+    let full = bag.kinds();
+    let bags: Vec<[u32; 4]> = if without {
+        let mut v = vec![[0u32; 4]];
+        for (k, &n) in full.iter().enumerate() {
+            v = v
+                .into_iter()
+                .flat_map(|b| {
+                    (0..=n).map(move |c| {
+                        let mut b = b;
+                        b[k] = c;
+                        b
+                    })
+                })
+                .collect();
         }
+        v.retain(|b| b.iter().sum::<u32>() > 0);
+        v
+    } else {
+        vec![full]
     };
+    let bag_index = |b: [u32; 4]| bags.iter().position(|&x| x == b).unwrap_or(0);
     let nb = bags.len();
-    // After drawing from (ra, rb): the bag left, refilled when empty.
-    let after = |ra: u32, rb: u32| {
-        if !without || ra + rb == 0 {
-            bag_index(bag[0], bag[1])
+    // After drawing a die of kind `k` from `b`: the bag left, refilled when empty.
+    let after = |b: [u32; 4], k: usize| {
+        let mut left = b;
+        left[k] -= 1;
+        if !without || left.iter().sum::<u32>() == 0 {
+            bag_index(full)
         } else {
-            bag_index(ra, rb)
+            bag_index(left)
         }
     };
     // Transient state (x, y, bag), x, y >= 1. Each transition goes to a transient state
@@ -202,7 +244,7 @@ pub fn exact(a: &Character, b: &Character, bag: [u32; 2], max: u32, rules: &Rule
     let mut buf = Vec::new();
     for x in 1..=fa.hp {
         for y in 1..=fb.hp {
-            for &(ra, rb) in &bags {
+            for &b in &bags {
                 let mut t: Vec<(usize, bool, f64)> = Vec::new();
                 let mut push = |nx: u32, ny: u32, k: usize, p: f64| {
                     let (target, end) = if nx == 0 || ny == 0 {
@@ -215,21 +257,34 @@ pub fn exact(a: &Character, b: &Character, bag: [u32; 2], max: u32, rules: &Rule
                         None => t.push((target, end, p)),
                     }
                 };
-                let pa = ra as f64 / (ra + rb) as f64;
-                if ra > 0 {
-                    let k = after(ra - 1, rb);
-                    buf.clear();
-                    activation(&ca, rules.second_charge, (x, y), 2, pa, &mut buf);
-                    for &((nx, ny), p) in &buf {
-                        push(nx, ny, k, p);
+                let total = b.iter().sum::<u32>() as f64;
+                for (kind, &n) in b.iter().enumerate() {
+                    if n == 0 {
+                        continue;
                     }
-                }
-                if rb > 0 {
-                    let k = after(ra, rb - 1);
-                    buf.clear();
-                    activation(&cb, rules.second_charge, (y, x), 2, 1.0 - pa, &mut buf);
-                    for &((ny, nx), p) in &buf {
-                        push(nx, ny, k, p);
+                    let p = n as f64 / total;
+                    let next = after(b, kind);
+                    let green = kind % 2 == 0;
+                    if kind < 2 {
+                        if green && green_lost(rules, ta, x, fa.hp) {
+                            push(x, y, next, p);
+                            continue;
+                        }
+                        buf.clear();
+                        activation(&ca, rules.second_charge, (x, y), 2, p, &mut buf);
+                        for &((nx, ny), q) in &buf {
+                            push(nx, ny, next, q);
+                        }
+                    } else {
+                        if green && green_lost(rules, tb, y, fb.hp) {
+                            push(x, y, next, p);
+                            continue;
+                        }
+                        buf.clear();
+                        activation(&cb, rules.second_charge, (y, x), 2, p, &mut buf);
+                        for &((ny, nx), q) in &buf {
+                            push(nx, ny, next, q);
+                        }
                     }
                 }
                 trans.push(t);
@@ -238,7 +293,7 @@ pub fn exact(a: &Character, b: &Character, bag: [u32; 2], max: u32, rules: &Rule
     }
     let mut out = vec![0.0; lay.states()];
     let mut dist = vec![0.0; lay.ha * lay.hb * nb];
-    dist[idx(fa.hp, fb.hp, bag_index(bag[0], bag[1]))] = 1.0;
+    dist[idx(fa.hp, fb.hp, bag_index(full))] = 1.0;
     let mut next = vec![0.0; dist.len()];
     let width = lay.ha + lay.hb;
     for t in 0..lay.max {
@@ -278,6 +333,10 @@ struct DuelTrial {
     /// Dice of A in the bag and all dice in it.
     bag_a: u32,
     bag_all: u32,
+    /// The bag's dice by kind: A's green, A's other, B's green, B's other.
+    kinds: [u32; 4],
+    /// Per side: an injured character loses a green die's activation.
+    green_lost: [bool; 2],
     /// A round empties the bag before it is refilled.
     without: bool,
     second: SecondCharge,
@@ -360,26 +419,31 @@ impl Trial for DuelTrial {
     }
     fn sample(&self, rng: &mut Rng) -> usize {
         if let Some(small) = &self.small {
-            if 12 % self.bag_all == 0 && !self.without {
+            if 12 % self.bag_all == 0 && !self.without && self.kinds[0] + self.kinds[2] == 0 {
                 return self.sample_small(small, rng);
             }
         }
         let mut s = Stream::new();
         let mut hp = self.hp;
-        // Dice of A and of B still in the bag this round (without replacement).
-        let (mut ra, mut rb) = (self.bag_a, self.bag_all - self.bag_a);
+        // The kind of die a draw numbered `d` (from 0) picks out of `bag`.
+        let kind_of = |bag: &[u32; 4], mut d: u32| {
+            let mut k = 0;
+            while d >= bag[k] {
+                d -= bag[k];
+                k += 1;
+            }
+            k
+        };
+        // Dice of each kind still in the bag this round (without replacement).
+        let mut left = self.kinds;
         for t in 1..=self.lay.max {
-            let x = if self.without {
-                if ra + rb == 0 {
-                    (ra, rb) = (self.bag_a, self.bag_all - self.bag_a);
+            let kind = if self.without {
+                if left.iter().sum::<u32>() == 0 {
+                    left = self.kinds;
                 }
-                let x = if roll_die(rng, ra + rb) <= ra { 0 } else { 1 };
-                if x == 0 {
-                    ra -= 1;
-                } else {
-                    rb -= 1;
-                }
-                x
+                let k = kind_of(&left, roll_die(rng, left.iter().sum()) - 1);
+                left[k] -= 1;
+                k
             } else {
                 // Draw a die from the bag; a d12 face does when the bag divides 12.
                 let draw = if 12 % self.bag_all == 0 {
@@ -387,12 +451,13 @@ impl Trial for DuelTrial {
                 } else {
                     roll_die(rng, self.bag_all) - 1
                 };
-                if draw < self.bag_a {
-                    0
-                } else {
-                    1
-                }
+                kind_of(&self.kinds, draw)
             };
+            let x = kind / 2;
+            if kind % 2 == 0 && self.green_lost[x] && injured(hp[x], self.hp[x]) {
+                // An injured character cannot activate with a green die: a lost draw.
+                continue;
+            }
             let won = self.charge(&mut s, rng, x, &mut hp);
             let again = match self.second {
                 SecondCharge::AfterWin => won,
@@ -426,7 +491,7 @@ pub fn compile(
     name: &str,
     a: &Character,
     b: &Character,
-    bag: [u32; 2],
+    bag: Bag,
     max: u32,
     rules: &Rules,
 ) -> Compiled {
@@ -447,7 +512,7 @@ pub fn compile(
     };
     let mut activations = Metric::numeric(
         "activations",
-        &format!("activations until a casualty; >{max} = stopped unfinished"),
+        &format!("activations (dice drawn from the bag, a lost green draw too) until a casualty; >{max} = stopped unfinished"),
         lay.max + 2,
         field(&|d| d.0.unwrap_or(lay.max + 1)),
     );
@@ -532,6 +597,15 @@ pub fn compile(
         .flat_map(|x| (1..=lay.hb).map(move |y| (x, y)))
         .map(|(x, y)| exact[lay.unfinished(x, y)])
         .sum();
+    let green = if bag.green == [0, 0] {
+        String::new()
+    } else {
+        let rule = match rules.injured_green {
+            InjuredGreen::CannotActivate => "an injured character cannot activate with one",
+            InjuredGreen::CanActivate => "the injured rule switched off",
+        };
+        format!(" ({}:{} green: {rule})", bag.green[0], bag.green[1])
+    };
     let second = match rules.second_charge {
         SecondCharge::AfterWin => "charge, again after a win",
         SecondCharge::Always => "charge twice",
@@ -540,18 +614,23 @@ pub fn compile(
     Compiled {
         name: name.into(),
         description: format!(
-            "{} vs {}: bag {}:{}; each activation: {second}",
+            "{} vs {}: bag {}:{}{green}; each activation: {second}",
             describe(a, rules),
             describe(b, rules),
-            bag[0],
-            bag[1]
+            bag.dice[0],
+            bag.dice[1]
         ),
         trial: Box::new(DuelTrial {
             pools: [Pool::new(fa.dice, fa.target), Pool::new(fb.dice, fb.target)],
             ac: [fa.ac, fb.ac],
             hp: [fa.hp, fb.hp],
-            bag_a: bag[0],
-            bag_all: bag[0] + bag[1],
+            bag_a: bag.dice[0],
+            bag_all: bag.dice[0] + bag.dice[1],
+            kinds: bag.kinds(),
+            green_lost: [
+                rules.injured_green == InjuredGreen::CannotActivate && !tough(a),
+                rules.injured_green == InjuredGreen::CannotActivate && !tough(b),
+            ],
             without: rules.bag_draw == BagDraw::WithoutReplacement,
             second: rules.second_charge,
             lay,

@@ -35,6 +35,16 @@ pub struct Rules {
     pub second_charge: SecondCharge,
     /// How a duel draws activations from the dice bag.
     pub bag_draw: BagDraw,
+    /// Whether an injured character may activate with a green die (seed 001: no).
+    pub injured_green: InjuredGreen,
+}
+
+/// Seed 001: "an injured character cannot activate with green dice"; the `toughness`
+/// skill cancels it. A switch, so a designer can measure what the rule is worth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InjuredGreen {
+    CannotActivate,
+    CanActivate,
 }
 
 /// The seed draws "a die from the bag" without saying whether it goes back.
@@ -52,6 +62,7 @@ impl Default for Rules {
             natural_fail: 12,
             second_charge: SecondCharge::AfterWin,
             bag_draw: BagDraw::WithReplacement,
+            injured_green: InjuredGreen::CannotActivate,
         }
     }
 }
@@ -250,6 +261,8 @@ pub enum Scenario {
         b: Character,
         /// Dice of each side in the bag; each activation draws one.
         bag: [u32; 2],
+        /// How many of each side's dice are green.
+        green: [u32; 2],
         max_activations: u32,
     },
 }
@@ -294,8 +307,16 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             a,
             b,
             bag,
+            green,
             max_activations,
-        } => duel::compile(name, a, b, *bag, *max_activations, rules),
+        } => duel::compile(
+            name,
+            a,
+            b,
+            duel::Bag::new(*bag, *green),
+            *max_activations,
+            rules,
+        ),
     }
 }
 

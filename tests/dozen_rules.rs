@@ -532,3 +532,31 @@ fn an_injured_character_loses_the_draws_of_its_green_dice() {
         .unwrap();
     crate::util::assert_agrees(&c, &["winner", "activations"], 200_000, 6);
 }
+
+#[test]
+fn running_past_two_archers_by_hand() {
+    // Each archer rolls 2d12 hitting at or under DX 4 (hard: +0); the thief (AC 5) saves
+    // a hit at or under 5. A die costs 1 HP with p = 4/12 * 7/12 = 7/36, so the 4 dice
+    // lose Binomial(4, 7/36) HP, and the thief (3 HP) falls with P(3 or 4).
+    let c = load("dozen.toml")
+        .compile("thief-runs-past-two-archers")
+        .unwrap();
+    let p: f64 = 7.0 / 36.0;
+    let q = 1.0 - p;
+    close(exact_of(&c, "hp_lost", "0"), q.powi(4));
+    close(exact_of(&c, "hp_lost", "1"), 4.0 * p * q.powi(3));
+    let casualty = 4.0 * p.powi(3) * q + p.powi(4);
+    close(exact_of(&c, "condition", "casualty"), casualty);
+    close(exact_of(&c, "condition", "injured"), 6.0 * p * p * q * q);
+    assert_eq!(c.headline.label, "P(Thief gets past)");
+    crate::util::assert_agrees(&c, &["hp_lost", "condition"], 400_000, 9);
+    // A very easy shot hits with every die (no roll): only armour is rolled.
+    let easy = dozen_config(
+        "[characters.archer]\ndx = 4\nco = 3\nst = 3\nch = 2\naw = 4\nmv = 3\nskills = { shoot = 2 }\n\
+         [scenarios.r]\nkind = \"run_past\"\ncharacter = \"thief\"\nshooters = [\"archer\"]\ndifficulty = \"very_easy\"\n",
+    )
+    .compile("r")
+    .unwrap();
+    close(exact_of(&easy, "hp_lost", "2"), (7.0f64 / 12.0).powi(2));
+    crate::util::assert_agrees(&easy, &["hp_lost"], 200_000, 10);
+}

@@ -64,6 +64,10 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "opponent_extra_dice",
         ],
     ),
+    (
+        "run_past",
+        &["character", "shooters", "skill", "ability", "difficulty"],
+    ),
     ("duel", &["a", "b", "bag", "green", "max_activations"]),
 ];
 
@@ -383,6 +387,68 @@ fn read_scenario(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
             }
             Scenario::Opposed { active, opponent }
         }
+        "run_past" => {
+            let runner = character(r, "character", chars)?;
+            let ids = match r.table.get("shooters") {
+                Some(Value::Array(v))
+                    if (1..=MAX_SHOOTERS).contains(&v.len())
+                        && v.iter().all(|x| x.is_str()) =>
+                {
+                    v.iter()
+                        .filter_map(|x| x.as_str().map(str::to_string))
+                        .collect::<Vec<_>>()
+                }
+                _ => {
+                    return Err(r.problem(
+                        "shooters",
+                        format!("expected a list of 1 to {MAX_SHOOTERS} character ids, the shooters with loaded weapons, e.g. [\"archer\", \"archer\"]"),
+                    ))
+                }
+            };
+            let skill = r.string_opt("skill")?.unwrap_or_else(|| "shoot".into());
+            let ability = r
+                .choice_opt("ability", Ability::NAMES)?
+                .and_then(|a| Ability::from_name(&a))
+                .unwrap_or(Ability::Dx);
+            let difficulty = difficulty(r, "difficulty", Some(Difficulty::Normal))?;
+            let mut shooters = Vec::new();
+            for id in &ids {
+                let who = chars.iter().find(|c| c.id == *id).ok_or_else(|| {
+                    let names: Vec<&str> = chars.iter().map(|c| c.id.as_str()).collect();
+                    r.problem(
+                        "shooters",
+                        format!(
+                            "no character `{id}`{}; the characters are {}",
+                            nearest_hint(id, names.iter().copied()),
+                            list(&names)
+                        ),
+                    )
+                })?;
+                if who.skill(&skill) == 0 {
+                    let key = if r.table.contains_key("skill") {
+                        "skill"
+                    } else {
+                        "shooters"
+                    };
+                    return Err(r.problem(
+                        key,
+                        format!(
+                            "{} has no `{skill}` skill to shoot with; give it a level (skills = {{ {skill} = 2 }}) or name the skill with `skill`",
+                            who.name
+                        ),
+                    ));
+                }
+                check_pool(r, "shooters", who.skill(&skill))?;
+                shooters.push(Contestant {
+                    who: who.clone(),
+                    skill: skill.clone(),
+                    ability,
+                    difficulty,
+                    extra_dice: 0,
+                });
+            }
+            Scenario::RunPast { runner, shooters }
+        }
         "duel" => {
             let a = character(r, "a", chars)?;
             let b = character(r, "b", chars)?;
@@ -445,6 +511,9 @@ fn read_scenario(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
         other => return Err(crate::config::unknown_kind(r, other)),
     })
 }
+
+/// Most shooters one run past may draw.
+pub const MAX_SHOOTERS: usize = 8;
 
 /// Activations after which a duel stops as unfinished, unless the config says.
 pub const DEFAULT_MAX_ACTIVATIONS: i64 = 300;

@@ -9,6 +9,7 @@
 
 pub mod duel;
 pub mod melee;
+pub mod reaction;
 
 use crate::dice::Rng;
 use crate::exact::binomial;
@@ -255,6 +256,11 @@ pub enum Scenario {
         active: Contestant,
         opponent: Contestant,
     },
+    /// A character moving in sight of shooters with loaded weapons: each shoots once.
+    RunPast {
+        runner: Character,
+        shooters: Vec<Contestant>,
+    },
     /// Activations until one is a casualty.
     Duel {
         a: Character,
@@ -303,6 +309,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
         Scenario::Opposed { active, opponent } => {
             melee::compile_opposed(name, active, opponent, rules)
         }
+        Scenario::RunPast { runner, shooters } => reaction::compile(name, runner, shooters, rules),
         Scenario::Duel {
             a,
             b,

@@ -1,0 +1,115 @@
+//! Reactions (seed 001, "Reaktio"): a character moves in sight of enemies with loaded
+//! missile weapons, and each of them shoots at it as a free reaction. A shot unloads the
+//! weapon until the shooter reloads on its own activation (every weapon is reloaded at
+//! the start of a round), so each shooter fires once at a character running past.
+//!
+//! The seed names the shooting roll but not its dice, so it is read as a conflict: the
+//! shooter rolls its shooting skill's level in d12, each die at or under the ability plus
+//! the difficulty modifier hits, and the target defends each hit with its armour class,
+//! as in melee: a d12 at or under it saves, else 1 HP. A character hit but still standing
+//! finishes its activation; injury counts only after it (the seed).
+//!
+//! Every die is independent, so the HP lost is a sum of binomials: exact by convolution.
+
+use super::{condition, contest_target, Character, Contestant, Rules, CONDITIONS};
+use crate::dice::Rng;
+use crate::exact::binomial;
+use crate::model::{Compiled, Headline, Metric, Trial};
+use crate::systems::dozen::d12::Stream;
+
+/// A character running past `shooters`, each firing once.
+struct RunPastTrial {
+    /// Per shooter: dice and the face a die hits at or under (12 = every die).
+    shots: Vec<(u32, u32)>,
+    /// The runner's armour class as a d12 target.
+    ac: u32,
+}
+
+impl Trial for RunPastTrial {
+    fn states(&self) -> usize {
+        1 + self.shots.iter().map(|s| s.0 as usize).sum::<usize>()
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let mut s = Stream::new();
+        let mut lost = 0;
+        for &(dice, target) in &self.shots {
+            for _ in 0..dice {
+                if s.face(rng) <= target && s.face(rng) > self.ac {
+                    lost += 1;
+                }
+            }
+        }
+        lost
+    }
+}
+
+pub fn compile(name: &str, runner: &Character, shooters: &[Contestant], rules: &Rules) -> Compiled {
+    let ac = rules.target(runner.ac() as i32);
+    let shots: Vec<(u32, u32)> = shooters
+        .iter()
+        .map(|c| (c.dice(), contest_target(c, rules).unwrap_or(12)))
+        .collect();
+    let trial = RunPastTrial { shots, ac };
+    let states = trial.states();
+    // Each die costs 1 HP with P(hit) * P(armour fails).
+    let mut exact = vec![1.0];
+    for &(dice, target) in &trial.shots {
+        let one = binomial(dice, target as f64 / 12.0 * (1.0 - ac as f64 / 12.0)).0;
+        let mut next = vec![0.0; exact.len() + one.len() - 1];
+        for (i, &p) in exact.iter().enumerate() {
+            for (j, &q) in one.iter().enumerate() {
+                next[i + j] += p * q;
+            }
+        }
+        exact = next;
+    }
+    let hp = runner.hp();
+    let lost: Vec<u32> = (0..states as u32).collect();
+    let shooters_text: Vec<String> = shooters
+        .iter()
+        .map(|c| {
+            let t = contest_target(c, rules).map_or("every die hits".to_string(), |t| {
+                format!("hits at or under {t}")
+            });
+            format!("{} ({} {}d12, {t})", c.who.name, c.skill, c.dice())
+        })
+        .collect();
+    Compiled {
+        name: name.into(),
+        description: format!(
+            "{} ({hp} HP, AC {}) moves in sight of {}; each shoots once, each hit saved on a d12 at or under the AC",
+            runner.name,
+            runner.ac(),
+            shooters_text.join(" and ")
+        ),
+        trial: Box::new(trial),
+        metrics: vec![
+            Metric::numeric(
+                "hp_lost",
+                "HP lost to the shots after armour",
+                states,
+                lost.iter().map(|&l| l as u16).collect(),
+            ),
+            Metric::categorical(
+                "condition",
+                &format!(
+                    "{} with {hp} HP after the shots: injured below half ({} HP or less), casualty at 0",
+                    runner.name,
+                    hp.saturating_sub(1) / 2
+                ),
+                &CONDITIONS,
+                lost.iter().map(|&l| condition(l, hp)).collect(),
+            ),
+        ],
+        headline: Headline {
+            label: format!("P({} gets past)", runner.name),
+            metric: 1,
+            values: vec![0, 1, 2],
+        },
+        exact: Some(exact),
+        capped_mass: 0.0,
+        capped_note: None,
+        charts: Vec::new(),
+        group: None,
+    }
+}

@@ -560,3 +560,62 @@ fn running_past_two_archers_by_hand() {
     close(exact_of(&easy, "hp_lost", "2"), (7.0f64 / 12.0).powi(2));
     crate::util::assert_agrees(&easy, &["hp_lost"], 200_000, 10);
 }
+
+#[test]
+fn a_push_over_a_drop_chains_into_a_fall() {
+    // The side hit is pushed 1 square; with a drop of 4 behind the dwarf he falls 4
+    // squares when the fighter wins, and each fall die above max(DX 3, CO 4) = 4 costs
+    // 1 HP: P(4 fall HP) = P(fighter wins) * (8/12)^4, and on average the fall adds
+    // P(fighter wins) * 4 * 8/12 HP to what the charge costs him.
+    let cfg = load("dozen.toml");
+    let bridge = cfg.compile("fighter-pushes-dwarf-off-bridge").unwrap();
+    let plain = dozen_config(
+        "[scenarios.m]\nkind = \"melee\"\nattacker = \"fighter\"\ndefender = \"dwarf\"\n",
+    )
+    .compile("m")
+    .unwrap();
+    let win = exact_of(&plain, "result", "attacker wins");
+    close(exact_of(&bridge, "result", "attacker wins"), win);
+    close(
+        exact_of(&bridge, "fall_hp_lost", "4"),
+        win * (8.0f64 / 12.0).powi(4),
+    );
+    close(
+        exact_of(&bridge, "fall_hp_lost", "0"),
+        1.0 - win + win * (4.0f64 / 12.0).powi(4),
+    );
+    let mean = |c: &rollsim::model::Compiled, metric: &str| {
+        let m = c.metrics.iter().find(|m| m.name == metric).unwrap();
+        (0..m.labels.len())
+            .map(|v| v as f64 * exact_of(c, metric, &v.to_string()))
+            .sum::<f64>()
+    };
+    close(
+        mean(&bridge, "defender_hp_lost"),
+        mean(&plain, "defender_hp_lost") + win * 4.0 * 8.0 / 12.0,
+    );
+    // The attacker never falls: nothing is behind him.
+    close(
+        mean(&bridge, "attacker_hp_lost"),
+        mean(&plain, "attacker_hp_lost"),
+    );
+    crate::util::assert_agrees(
+        &bridge,
+        &["fall_hp_lost", "defender_hp_lost", "defender_condition"],
+        400_000,
+        11,
+    );
+    // A drop behind the attacker: it falls when the defender wins.
+    let back = dozen_config(
+        "[scenarios.m]\nkind = \"melee\"\nattacker = \"fighter\"\ndefender = \"dwarf\"\nattacker_drop = 3\n",
+    )
+    .compile("m")
+    .unwrap();
+    let lose = exact_of(&plain, "result", "defender wins");
+    // The fighter keeps at or under max(DX 4, CO 3) = 4.
+    close(
+        exact_of(&back, "fall_hp_lost", "3"),
+        lose * (8.0f64 / 12.0).powi(3),
+    );
+    crate::util::assert_agrees(&back, &["fall_hp_lost", "attacker_hp_lost"], 200_000, 12);
+}

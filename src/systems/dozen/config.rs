@@ -43,6 +43,8 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "defender",
             "attacker_extra_dice",
             "defender_extra_dice",
+            "attacker_drop",
+            "defender_drop",
         ],
     ),
     (
@@ -366,6 +368,10 @@ fn read_scenario(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
                 defender,
                 attacker_extra_dice: ae,
                 defender_extra_dice: de,
+                drops: [
+                    height("attacker_drop", "drop")?,
+                    height("defender_drop", "drop")?,
+                ],
             }
         }
         "conflict" => {

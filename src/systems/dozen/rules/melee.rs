@@ -12,7 +12,10 @@
 //! one of three bands (failed, cancelled, hitting), so its hits are binomial or
 //! multinomial. 12 dice against 12 is a few thousand terms.
 
-use super::{condition_metric, contest_target, describe_contest, Character, Contestant, Rules};
+use super::{
+    condition_metric, contest_target, describe_contest, fall_keep, fall_pmf, roll_fall, Character,
+    Contestant, Rules,
+};
 use crate::dice::Rng;
 use crate::exact::binomial;
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
@@ -183,8 +186,12 @@ struct MeleeTrial {
     /// Effective armour class of the attacker and the defender.
     a_ac: u32,
     d_ac: u32,
-    radix: [usize; 4],
+    radix: [usize; 5],
     small: Option<Small>,
+    /// Drop behind the attacker and the defender, and the face each falling die keeps
+    /// HP at or under: the side hit is pushed over the edge.
+    drops: [u32; 2],
+    keeps: [u32; 2],
 }
 
 /// Three dice a side or fewer: three groups of three dice (the attacker's, the
@@ -226,9 +233,23 @@ impl Small {
 
 impl MeleeTrial {
     #[inline(always)]
-    fn encode(&self, sa: u32, sd: u32, code: u32, lost: u32) -> usize {
-        let [_, r1, r2, r3] = self.radix;
-        ((sa as usize * r1 + sd as usize) * r2 + code as usize) * r3 + lost as usize
+    fn encode(&self, sa: u32, sd: u32, code: u32, lost: u32, fell: u32) -> usize {
+        let [_, r1, r2, r3, r4] = self.radix;
+        (((sa as usize * r1 + sd as usize) * r2 + code as usize) * r3 + lost as usize) * r4
+            + fell as usize
+    }
+
+    /// The fall of the side a charge's outcome `code` pushes, rolled die by die.
+    #[inline]
+    fn fall(&self, rng: &mut Rng, code: u32) -> u32 {
+        if code == 0 {
+            return 0;
+        }
+        let side = (code <= self.a.dice) as usize;
+        if self.drops[side] < 2 {
+            return 0;
+        }
+        roll_fall(&mut Stream::new(), rng, self.drops[side], self.keeps[side])
     }
 }
 
@@ -244,7 +265,8 @@ impl Trial for MeleeTrial {
             let (id, r) = next3(r);
             let (iarm, _) = next3(r);
             let (xa, xd, code, lost) = t.charge(ia, id, iarm);
-            return self.encode(successes(xa), successes(xd), code, lost);
+            let fell = self.fall(rng, code);
+            return self.encode(successes(xa), successes(xd), code, lost, fell);
         }
         let mut s = Stream::new();
         let xa = self.a.roll(&mut s, rng);
@@ -256,7 +278,8 @@ impl Trial for MeleeTrial {
             self.d_ac
         };
         let lost = s.count_above(rng, hits, ac);
-        self.encode(successes(xa), successes(xd), code, lost)
+        let fell = self.fall(rng, code);
+        self.encode(successes(xa), successes(xd), code, lost, fell)
     }
 }
 
@@ -282,11 +305,22 @@ pub fn compile_melee(
     name: &str,
     attacker: &Character,
     defender: &Character,
-    a_extra: i32,
-    d_extra: i32,
+    (a_extra, d_extra): (i32, i32),
+    drops: [u32; 2],
     rules: &Rules,
 ) -> Compiled {
     let (n, m) = (melee_dice(attacker, a_extra), melee_dice(defender, d_extra));
+    // A fall from under 2 squares costs nothing, so only a real drop adds a dimension.
+    let falls = [
+        fall_pmf(attacker, drops[0], rules),
+        fall_pmf(defender, drops[1], rules),
+    ];
+    let fall_most = drops
+        .iter()
+        .filter(|&&d| d >= 2)
+        .max()
+        .copied()
+        .unwrap_or(0) as usize;
     let ta = rules.target(attacker.melee_target() as i32);
     let td = rules.target(defender.melee_target() as i32);
     let a_ac = rules.target(attacker.ac() as i32);
@@ -298,6 +332,7 @@ pub fn compile_melee(
         m as usize + 1,
         (n + m) as usize + 1,
         most + 1,
+        fall_most + 1,
     ];
     let full = Radix(radix.to_vec());
     let mut exact = vec![0.0; full.size()];
@@ -320,8 +355,19 @@ pub fn compile_melee(
         } else {
             &lost_a[code - n as usize]
         };
+        // The side hit is pushed: over a drop of 2 or more it falls.
+        let fall: &[f64] = if code == 0 {
+            &[1.0]
+        } else if code <= n as usize {
+            &falls[1]
+        } else {
+            &falls[0]
+        };
+        let fall: &[f64] = if fall_most == 0 { &[1.0] } else { fall };
         for (l, &q) in pmf.iter().enumerate() {
-            exact[full.encode(&[v[0], v[1], code, l])] += p * q;
+            for (f, &r) in fall.iter().enumerate() {
+                exact[full.encode(&[v[0], v[1], code, l, f])] += p * q * r;
+            }
         }
     }
     let states: Vec<Vec<usize>> = (0..full.size()).map(|s| full.decode(s)).collect();
@@ -340,16 +386,31 @@ pub fn compile_melee(
     let nn = n as usize;
     let hits_on_d = |v: &[usize]| if side(v[2]) == 1 { v[2] } else { 0 };
     let hits_on_a = |v: &[usize]| if side(v[2]) == 2 { v[2] - nn } else { 0 };
-    // HP lost never exceeds the hits; the min only tidies states no roll reaches.
+    // HP lost never exceeds the hits (or a fall its drop); the min only tidies states no
+    // roll reaches. A fall counts for the side the charge pushed.
     let lost_by_d: Vec<u32> = states
         .iter()
-        .map(|v| v[3].min(hits_on_d(v)) as u32)
+        .map(|v| {
+            let fell = if side(v[2]) == 1 {
+                v[4].min(drops[1] as usize)
+            } else {
+                0
+            };
+            (v[3].min(hits_on_d(v)) + fell) as u32
+        })
         .collect();
     let lost_by_a: Vec<u32> = states
         .iter()
-        .map(|v| v[3].min(hits_on_a(v)) as u32)
+        .map(|v| {
+            let fell = if side(v[2]) == 2 {
+                v[4].min(drops[0] as usize)
+            } else {
+                0
+            };
+            (v[3].min(hits_on_a(v)) + fell) as u32
+        })
         .collect();
-    let metrics = vec![
+    let mut metrics = vec![
         Metric::categorical(
             "result",
             "the winner pushes the loser 1 square; ties go to the attacker",
@@ -388,23 +449,62 @@ pub fn compile_melee(
         ),
         Metric::numeric(
             "defender_hp_lost",
-            &format!("HP the defender loses (armour class {})", defender.ac()),
-            nn + 1,
+            &format!(
+                "HP the defender loses (armour class {}){}",
+                defender.ac(),
+                if drops[1] >= 2 {
+                    ", the fall included"
+                } else {
+                    ""
+                }
+            ),
+            nn + 1 + if drops[1] >= 2 { drops[1] as usize } else { 0 },
             lost_by_d.iter().map(|&l| l as u16).collect(),
         ),
         Metric::numeric(
             "attacker_hp_lost",
-            &format!("HP the attacker loses (armour class {})", attacker.ac()),
-            m as usize + 1,
+            &format!(
+                "HP the attacker loses (armour class {}){}",
+                attacker.ac(),
+                if drops[0] >= 2 {
+                    ", the fall included"
+                } else {
+                    ""
+                }
+            ),
+            m as usize + 1 + if drops[0] >= 2 { drops[0] as usize } else { 0 },
             lost_by_a.iter().map(|&l| l as u16).collect(),
         ),
         condition_metric("defender_condition", defender, &lost_by_d),
         condition_metric("attacker_condition", attacker, &lost_by_a),
     ];
+    if fall_most > 0 {
+        metrics.insert(
+            8,
+            Metric::numeric(
+                "fall_hp_lost",
+                "HP lost falling: the side hit is pushed 1 square over the drop behind it",
+                fall_most + 1,
+                field(&|v| if side(v[2]) == 0 { 0 } else { v[4] }),
+            ),
+        );
+    }
+    let edge = |who: &Character, d: u32| {
+        (d >= 2).then(|| format!("{} has a drop of {d} behind", who.name))
+    };
+    let edges: Vec<String> = [edge(attacker, drops[0]), edge(defender, drops[1])]
+        .into_iter()
+        .flatten()
+        .collect();
+    let edges = if edges.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", edges.join(", "))
+    };
     Compiled {
         name: name.into(),
         description: format!(
-            "{} charges {}: {} vs {}, AC {} vs {}",
+            "{} charges {}: {} vs {}, AC {} vs {}{edges}",
             attacker.name,
             defender.name,
             describe_melee(attacker, n),
@@ -419,6 +519,8 @@ pub fn compile_melee(
             d_ac,
             radix,
             small: Small::new(n, ta, m, td, a_ac, d_ac),
+            drops,
+            keeps: [fall_keep(attacker, rules), fall_keep(defender, rules)],
         }),
         metrics,
         headline: Headline {

@@ -249,6 +249,9 @@ pub enum Scenario {
         defender: Character,
         attacker_extra_dice: i32,
         defender_extra_dice: i32,
+        /// Squares of drop behind the attacker and the defender: the side hit is pushed
+        /// 1 square, over the edge, and falls this far.
+        drops: [u32; 2],
     },
     Conflict(Contestant),
     /// The active side wins ties, as a charging attacker does.
@@ -297,12 +300,13 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             defender,
             attacker_extra_dice,
             defender_extra_dice,
+            drops,
         } => melee::compile_melee(
             name,
             attacker,
             defender,
-            *attacker_extra_dice,
-            *defender_extra_dice,
+            (*attacker_extra_dice, *defender_extra_dice),
+            *drops,
             rules,
         ),
         Scenario::Conflict(c) => conflict(name, c, rules),

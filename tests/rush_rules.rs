@@ -290,3 +290,53 @@ fn each_hex_of_a_dash_chain_has_its_own_threat() {
         );
     }
 }
+
+#[test]
+fn a_whole_play_to_the_strike_hex_by_hand() {
+    let cfg = crate::util::load("rush.toml");
+    // The jack picks up (3 dice at 4+: 0 with 1/8, 1 with 3/8, 2+ with 1/2), passes 4
+    // hexes in the free action (2 dice: 0 with 1/4, 1 with 1/2, 2 with 1/4), the striker
+    // catches with the throw's successes + 1 (striker): after 1, 2 dice (0: 1/4,
+    // 1: 1/2, 2+: 1/4); after 2, 3 dice (1/8, 3/8, 1/2), and throws 2 hexes at the
+    // Strike hex in its free action: 3 dice - 1 (Strike hex) + 1 (striker), 7/8.
+    let c = cfg.compile("play-jack-picks-up-passes-to-striker").unwrap();
+    close(exact_of(&c, "result", "pick up scatters"), 1.0 / 8.0);
+    close(exact_of(&c, "result", "picked up, action ends"), 3.0 / 8.0);
+    close(exact_of(&c, "result", "pass inaccurate"), 0.5 * 0.25);
+    close(
+        exact_of(&c, "result", "catch dropped"),
+        0.5 * (0.5 * 0.25 + 0.25 / 8.0),
+    );
+    close(
+        exact_of(&c, "result", "caught, action ends"),
+        0.5 * (0.5 * 0.5 + 0.25 * 3.0 / 8.0),
+    );
+    let on = 0.5 * (0.5 * 0.25 + 0.25 * 0.5);
+    close(exact_of(&c, "result", "Strike!"), on * 7.0 / 8.0);
+    assert_eq!(c.headline.label, "P(Strike)");
+    crate::util::assert_agrees(&c, &["result"], 400_000, 13);
+    // The striker Dashes twice (4 dice need 1: 15/16; then threat 1, 3 dice need 2:
+    // 1/2), picks up with 4 dice (2+: 11/16) and throws 3 hexes at the Strike hex with
+    // 3 dice (7/8): 1155/4096.
+    let s = cfg.compile("play-striker-dashes-picks-up-strikes").unwrap();
+    close(
+        exact_of(&s, "result", "falls over dashing"),
+        1.0 - 15.0 / 32.0,
+    );
+    close(exact_of(&s, "result", "Strike!"), 1155.0 / 4096.0);
+    crate::util::assert_agrees(&s, &["result"], 400_000, 14);
+    // Without a Pick Up the carrier throws in the action it dashed in: -1 die.
+    let moved = rush_config(
+        "[scenarios.p]\nkind = \"play\"\nunit = \"human_striker\"\ndashes = 1\nstrike_range = 3\n",
+    )
+    .compile("p")
+    .unwrap();
+    // Dash 15/16, then 3 - 1 (moved) - 1 (Strike hex) + 1 = 2 dice: 3/4.
+    close(exact_of(&moved, "result", "Strike!"), 15.0 / 16.0 * 0.75);
+    // Exploding sixes: Monte Carlo still agrees, and the exact play gains.
+    let boom = crate::util::load_with("rush.toml", &["rules.explode_on=6"])
+        .compile("play-jack-picks-up-passes-to-striker")
+        .unwrap();
+    assert!(exact_of(&boom, "result", "Strike!") > on * 7.0 / 8.0);
+    crate::util::assert_agrees(&boom, &["result"], 400_000, 15);
+}

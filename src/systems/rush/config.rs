@@ -105,6 +105,24 @@ pub const KINDS: &[(&str, &[&str])] = &[
         ],
     ),
     ("armour", &["unit", "hits", "extra_dice"]),
+    (
+        "play",
+        &[
+            "unit",
+            "dashes",
+            "threat",
+            "threats",
+            "extra_dice",
+            "pick_up",
+            "sprinted",
+            "moved",
+            "catcher",
+            "pass_range",
+            "catcher_threat",
+            "catcher_extra_dice",
+            "strike_range",
+        ],
+    ),
 ];
 
 const UNIT_KEYS: &[&str] = &[
@@ -270,7 +288,9 @@ fn side(
 }
 
 /// `threats = [0, 1, 2]`: the threat on each hex a chain leaves, one per test.
-fn hex_threats(r: &Reader, tests: usize) -> Result<Vec<u32>, Problem> {
+/// `threats`, one per test of a chain. `exclusive`: `threat` may not be given too (in a
+/// play it may: there it is the threat where the move ends).
+fn hex_threats(r: &Reader, tests: usize, exclusive: bool) -> Result<Vec<u32>, Problem> {
     let Some(v) = r.table.get("threats") else {
         return Ok(Vec::new());
     };
@@ -286,7 +306,7 @@ fn hex_threats(r: &Reader, tests: usize) -> Result<Vec<u32>, Problem> {
             format!("{} threats given; expected {expected}", arr.len()),
         ));
     }
-    if r.table.contains_key("threat") {
+    if exclusive && r.table.contains_key("threat") {
         return Err(r.problem(
             "threats",
             "give `threat` (every hex) or `threats` (each hex), not both",
@@ -370,7 +390,7 @@ fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, 
                 side: one(r)?,
                 dashes,
                 then_evade,
-                hex_threats: hex_threats(r, dashes as usize + then_evade as usize)?,
+                hex_threats: hex_threats(r, dashes as usize + then_evade as usize, true)?,
             }
         }
         "evade" => Scenario::Evade {
@@ -420,6 +440,49 @@ fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, 
                 best_of,
             }
         }
+        "play" => {
+            let dashes = r.int_in("dashes", 0, 12)?.unwrap_or(0) as u32;
+            let strike_range = r.int_in("strike_range", 1, 9)?.ok_or_else(|| {
+                r.problem(
+                    "strike_range",
+                    "missing key: the range of the Throw at the Strike hex, 1 to 9 hexes",
+                )
+            })? as u32;
+            let pass = match r.string_opt("catcher")? {
+                None => {
+                    if r.table.contains_key("pass_range") {
+                        return Err(r.problem(
+                            "pass_range",
+                            "a pass needs a `catcher`: the unit the ball is thrown to",
+                        ));
+                    }
+                    None
+                }
+                Some(_) => Some((
+                    side(r, "catcher", "catcher_threat", "catcher_extra_dice", units)?,
+                    r.int_in("pass_range", 1, 9)?.ok_or_else(|| {
+                        r.problem(
+                            "pass_range",
+                            "missing key: the range of the pass, 1 to 9 hexes",
+                        )
+                    })? as u32,
+                )),
+            };
+            let pick_up = flag(r, "pick_up")?;
+            Scenario::Play(Box::new(crate::systems::rush::play::Play {
+                carrier: one(r)?,
+                dashes,
+                hex_threats: hex_threats(r, dashes as usize, false)?,
+                pick_up,
+                sprinted: flag(r, "sprinted")?,
+                moved: match r.table.get("moved") {
+                    Some(_) => flag(r, "moved")?,
+                    None => dashes > 0,
+                },
+                pass,
+                strike_range,
+            }))
+        }
         "armour" => Scenario::Armour {
             side: one(r)?,
             hits: r
@@ -454,6 +517,13 @@ fn check_pool_sizes(r: &Reader, sc: &Scenario, rules: &Rules) -> Result<(), Prob
         | Scenario::Steal {
             attacker, defender, ..
         } => vec![(attacker, "extra_dice"), (defender, "defender_extra_dice")],
+        Scenario::Play(p) => {
+            let mut v = vec![(&p.carrier, "extra_dice")];
+            if let Some((c, _)) = &p.pass {
+                v.push((c, "catcher_extra_dice"));
+            }
+            v
+        }
     };
     if let Some((_, key)) = sides.iter().find(|(s, _)| big(s)) {
         return Err(r.problem(key, format!("pools are limited to {MAX_DICE} dice")));

@@ -2,6 +2,7 @@
 //! opposed Slams and Steals, exploding sixes as a rule switch.
 
 pub mod config;
+pub mod play;
 pub mod rules;
 
 use super::{DiceKnob, Knobs, Loaded, ResponseKnob, RoleKnob, Shown, StatKnob};

@@ -326,6 +326,8 @@ pub enum Scenario {
         side: Side,
         hits: u32,
     },
+    /// A whole play, from the Dashes to the Throw at the Strike hex.
+    Play(Box<super::play::Play>),
 }
 
 /// The opposed-test result labels, in state order.
@@ -529,6 +531,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             let a = attacker.pool(Test::Steal, b, 0, rules);
             opposed(name, "steals from", attacker, defender, a, *response, rules)
         }
+        Scenario::Play(play) => super::play::compile(name, play, rules),
         Scenario::Armour { side, hits } => {
             let pool = side.pool(Test::Armour, b, 0, rules);
             let cap = pool.cap as usize;

@@ -383,3 +383,88 @@ fatigue = 2
         crate::util::assert_agrees(&c, &["fate", "damage"], 200_000, 7 + s);
     }
 }
+
+#[test]
+fn defence_dice_and_the_iron_shield_by_hand() {
+    // The attack hits with h = 1/3 for 2 damage (armour 0). The defence die shows 0, 1
+    // or 2 blocks: damage 2 with h/3, 1 with h/3. The Iron Shield re-rolls the blank
+    // (below the average of 1): blocks 0 with 1/9, 1 and 2 with 4/9 each, so damage 2
+    // with h/9 and 1 with 4h/9. An Aim for the kill re-rolls a miss: 1 - (2/3)^2 to hit.
+    let text = r#"
+system = "descent"
+[rules]
+power_die = "p"
+[dice.d]
+faces = ["X", "R1 2H", "X"]
+[dice.p]
+faces = ["R1 2H", "X", "X"]
+[dice.g]
+faces = ["blank", "B", "2B"]
+[weapons.w]
+dice = ["d"]
+type = "melee"
+[heroes.h]
+power_dice = 0
+[monsters.plain]
+armour = 0
+wounds = 2
+defence = ["g"]
+[monsters.shield]
+armour = 0
+wounds = 2
+defence = ["g"]
+iron_shield = true
+[scenarios.plain]
+kind = "attack"
+hero = "h"
+weapon = "w"
+target = "plain"
+[scenarios.shield]
+kind = "attack"
+hero = "h"
+weapon = "w"
+target = "shield"
+[scenarios.shield-aimed]
+kind = "attack"
+hero = "h"
+weapon = "w"
+target = "shield"
+aim = "optimal"
+objective = "kill"
+"#;
+    let cfg = load_str(text, "defence.toml", &[]).unwrap();
+    let hit = 1.0 / 3.0;
+    let c = cfg.compile("plain").unwrap();
+    close(exact_of(&c, "damage", "2"), hit / 3.0);
+    close(exact_of(&c, "damage", "1"), hit / 3.0);
+    let s = cfg.compile("shield").unwrap();
+    close(exact_of(&s, "damage", "2"), hit / 9.0);
+    close(exact_of(&s, "damage", "1"), hit * 4.0 / 9.0);
+    close(exact_of(&s, "kill", "killed"), hit / 9.0);
+    let a = cfg.compile("shield-aimed").unwrap();
+    close(exact_of(&a, "kill", "killed"), (1.0 - 4.0 / 9.0) / 9.0);
+    for c in [&c, &s, &a] {
+        crate::util::assert_agrees(c, &["damage"], 300_000, 21);
+    }
+    // The shipped turns: each defence die lowers P(dies), the Iron Shield more, and
+    // Monte Carlo agrees.
+    let shipped = load("descent.toml");
+    let p = |n: &str| exact_of(&shipped.compile(n).unwrap(), "fate", "dies");
+    let (none, grey, iron) = (
+        p("beastmen-turn"),
+        p("beastmen-turn-defence-die"),
+        p("beastmen-turn-iron-shield"),
+    );
+    assert!(
+        none > grey && grey > iron && iron > 0.0,
+        "{none} {grey} {iron}"
+    );
+    for n in ["beastmen-turn-defence-die", "beastmen-turn-iron-shield"] {
+        crate::util::assert_agrees(
+            &shipped.compile(n).unwrap(),
+            &["fate", "damage"],
+            300_000,
+            22,
+        );
+    }
+}

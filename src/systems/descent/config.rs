@@ -101,6 +101,8 @@ pub const MAX_POWER_DICE: i64 = 5;
 pub const MAX_ARMOUR: i64 = 20;
 pub const MAX_PIERCE: i64 = 20;
 pub const MAX_WOUNDS: i64 = 100;
+/// Most defence dice a target may roll.
+pub const MAX_DEFENCE_DICE: usize = 8;
 /// Most attacks one turn may make.
 pub const MAX_TURN_ATTACKS: i64 = 12;
 /// Longest distance a config may ask for, in spaces.
@@ -158,8 +160,49 @@ pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
         })
     })?;
     let monsters = crate::config::entries(root, "monsters", "monster", "ID", |_, id, r| {
-        r.only(&["name", "armour", "wounds"])?;
+        r.only(&["name", "armour", "wounds", "defence", "iron_shield"])?;
+        let defence = match r.table.get("defence") {
+            None => Vec::new(),
+            Some(Value::Array(v)) if v.len() <= MAX_DEFENCE_DICE => {
+                let names: Vec<&str> = dice.iter().map(|d| d.name.as_str()).collect();
+                let mut out = Vec::new();
+                for x in v {
+                    let name = x.as_str().unwrap_or_default();
+                    let die = dice.iter().find(|d| d.name == name).ok_or_else(|| {
+                        r.problem(
+                            "defence",
+                            format!(
+                                "no die `{name}`{}; the dice are {}",
+                                nearest_hint(name, names.iter().copied()),
+                                list(&names)
+                            ),
+                        )
+                    })?;
+                    out.push(die.clone());
+                }
+                out
+            }
+            Some(_) => {
+                return Err(r.problem(
+                    "defence",
+                    format!("expected an array of at most {MAX_DEFENCE_DICE} die names, the defence dice rolled after an attack, e.g. [\"grey\"]"),
+                ))
+            }
+        };
+        let iron_shield = match r.table.get("iron_shield") {
+            None => false,
+            Some(Value::Boolean(b)) => *b,
+            Some(_) => return Err(r.problem("iron_shield", "expected true or false")),
+        };
+        if iron_shield && defence.is_empty() {
+            return Err(r.problem(
+                "iron_shield",
+                "the Iron Shield re-rolls defence dice: give the target `defence` dice too",
+            ));
+        }
         Ok(Monster {
+            defence,
+            iron_shield,
             id: id.to_string(),
             name: r.string_opt("name")?.unwrap_or_else(|| id.to_string()),
             armour: r.int_in("armour", 0, MAX_ARMOUR)?.unwrap_or(0) as u8,

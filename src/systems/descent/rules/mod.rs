@@ -26,6 +26,8 @@ pub struct Face {
     pub surge: u8,
     /// A power-die face offering +1 damage or +1 range, chosen after the roll.
     pub choice: bool,
+    /// Blocks on a defence die: each cancels 1 damage after armour.
+    pub block: u8,
 }
 
 impl Face {
@@ -51,9 +53,10 @@ impl Face {
                 _ if up.starts_with('R') => f.range += num(&up[1..], tok)?,
                 _ if up.ends_with('H') => f.damage += num(&up[..up.len() - 1], tok)?,
                 _ if up.ends_with('S') => f.surge += num(&up[..up.len() - 1], tok)?,
+                _ if up.ends_with('B') => f.block += num(&up[..up.len() - 1], tok)?,
                 _ => {
                     return Err(format!(
-                        "unknown token `{tok}`: a face is made of `X` (miss), `R2` (range), `3H` (damage), `S` or `2S` (surges), `H|R` (+1 damage or +1 range) or `blank`"
+                        "unknown token `{tok}`: a face is made of `X` (miss), `R2` (range), `3H` (damage), `S` or `2S` (surges), `H|R` (+1 damage or +1 range), `B` or `2B` (blocks, on a defence die) or `blank`"
                     ))
                 }
             }
@@ -80,6 +83,11 @@ impl Face {
         }
         if self.choice {
             parts.push("H|R".into());
+        }
+        match self.block {
+            0 => {}
+            1 => parts.push("B".into()),
+            n => parts.push(format!("{n}B")),
         }
         if parts.is_empty() {
             "blank".into()
@@ -131,6 +139,127 @@ pub struct Monster {
     pub name: String,
     pub armour: u8,
     pub wounds: u8,
+    /// Defence dice rolled after the attack (seed 002): their blocks cancel damage.
+    pub defence: Vec<Die>,
+    /// Iron Shield: re-roll, once, every defence die showing fewer blocks than its
+    /// average.
+    pub iron_shield: bool,
+}
+
+impl Monster {
+    /// ", defence grey + grey, Iron Shield" or "".
+    pub fn defence_text(&self) -> String {
+        if self.defence.is_empty() {
+            return String::new();
+        }
+        let names: Vec<&str> = self.defence.iter().map(|d| d.name.as_str()).collect();
+        format!(
+            ", defence {}{}",
+            names.join(" + "),
+            if self.iron_shield {
+                ", Iron Shield"
+            } else {
+                ""
+            }
+        )
+    }
+
+    /// The distribution of the total blocks the defence dice give (Iron Shield
+    /// included): `[1.0]` without defence dice.
+    pub fn blocks(&self) -> Vec<f64> {
+        let mut total = vec![1.0];
+        for d in &self.defence {
+            let one = die_blocks(d, self.iron_shield);
+            let mut next = vec![0.0; total.len() + one.len() - 1];
+            for (i, &p) in total.iter().enumerate() {
+                for (j, &q) in one.iter().enumerate() {
+                    next[i + j] += p * q;
+                }
+            }
+            total = next;
+        }
+        total
+    }
+}
+
+/// One defence die's blocks, after the Iron Shield's re-roll when it has one.
+fn die_blocks(d: &Die, iron_shield: bool) -> Vec<f64> {
+    let n = d.faces.len() as f64;
+    let most = d.faces.iter().map(|f| f.block as usize).max().unwrap_or(0);
+    let mut plain = vec![0.0; most + 1];
+    for f in &d.faces {
+        plain[f.block as usize] += 1.0 / n;
+    }
+    if !iron_shield {
+        return plain;
+    }
+    let mean: f64 = d.faces.iter().map(|f| f.block as f64).sum::<f64>() / n;
+    let mut out = vec![0.0; most + 1];
+    for f in &d.faces {
+        if (f.block as f64) < mean {
+            for (b, &p) in plain.iter().enumerate() {
+                out[b] += p / n;
+            }
+        } else {
+            out[f.block as usize] += 1.0 / n;
+        }
+    }
+    out
+}
+
+/// Defence dice for the sampler: blocks per face, and whether the Iron Shield re-rolls
+/// the face.
+#[derive(Clone, Debug)]
+struct Defence {
+    dice: Vec<(Vec<u8>, Vec<bool>)>,
+}
+
+impl Defence {
+    fn new(m: &Monster) -> Option<Self> {
+        (!m.defence.is_empty()).then(|| Defence {
+            dice: m
+                .defence
+                .iter()
+                .map(|d| {
+                    let blocks: Vec<u8> = d.faces.iter().map(|f| f.block).collect();
+                    let mean = blocks.iter().map(|&b| b as f64).sum::<f64>() / blocks.len() as f64;
+                    let reroll = blocks
+                        .iter()
+                        .map(|&b| m.iron_shield && (b as f64) < mean)
+                        .collect();
+                    (blocks, reroll)
+                })
+                .collect(),
+        })
+    }
+
+    /// Roll every defence die (and the Iron Shield's re-rolls): the total blocks.
+    #[inline]
+    fn roll(&self, rng: &mut Rng) -> usize {
+        let mut total = 0;
+        for (blocks, reroll) in &self.dice {
+            let n = blocks.len() as u32;
+            let mut f = crate::dice::roll_die(rng, n) as usize - 1;
+            if reroll[f] {
+                f = crate::dice::roll_die(rng, n) as usize - 1;
+            }
+            total += blocks[f] as usize;
+        }
+        total
+    }
+}
+
+/// An attack's exact distribution after the target's defence dice: a hit for k damage
+/// becomes a hit for max(0, k - blocks).
+fn defended(exact: &[f64], blocks: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; exact.len()];
+    out[..2.min(exact.len())].copy_from_slice(&exact[..2.min(exact.len())]);
+    for (s, &p) in exact.iter().enumerate().skip(2) {
+        for (b, &q) in blocks.iter().enumerate() {
+            out[2 + (s - 2).saturating_sub(b)] += p * q;
+        }
+    }
+    out
 }
 
 /// Which dice an Aim or a Dodge re-rolls.
@@ -386,6 +515,8 @@ pub struct AttackTrial {
     /// 2^64 mod sides^(2 * dice): one word gives the roll and any re-rolls.
     reject: u64,
     pow: u64,
+    /// The target's defence dice, rolled after a hit.
+    defence: Option<Defence>,
 }
 
 impl Trial for AttackTrial {
@@ -423,7 +554,11 @@ impl Trial for AttackTrial {
                 }
             }
         }
-        self.resolver.state(sum)
+        let state = self.resolver.state(sum);
+        match &self.defence {
+            Some(d) if state >= 2 => 2 + (state - 2).saturating_sub(d.roll(rng)),
+            _ => state,
+        }
     }
 }
 
@@ -442,7 +577,7 @@ pub fn describe(a: &Attack) -> String {
     };
     let dice_names: Vec<String> = a.weapon.dice.iter().map(|d| d.name.clone()).collect();
     format!(
-        "{} with {} ({}{}{}) at {} (armour {}, {} wounds), distance {}: {orders}",
+        "{} with {} ({}{}{}) at {} (armour {}, {} wounds{}), distance {}: {orders}",
         a.hero.name,
         a.weapon.name,
         dice_names.join(" + "),
@@ -459,6 +594,7 @@ pub fn describe(a: &Attack) -> String {
         a.target.name,
         a.target.armour,
         a.wounds,
+        a.target.defence_text(),
         a.distance,
     )
 }
@@ -480,8 +616,9 @@ fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>) {
             resolver,
             reject: pow.wrapping_neg() % pow,
             pow,
+            defence: Defence::new(&a.target),
         },
-        plan.exact,
+        defended(&plan.exact, &a.target.blocks()),
     )
 }
 
@@ -573,7 +710,7 @@ pub fn compile_turn(name: &str, attacks: &[Attack], wounds: u8) -> Compiled {
     Compiled {
         name: name.into(),
         description: format!(
-            "{} attacks with {} ({}{}) at {} (armour {}, {wounds} wounds), distance {}: {dodge}{aim}",
+            "{} attacks with {} ({}{}) at {} (armour {}, {wounds} wounds{}), distance {}: {dodge}{aim}",
             attacks.len(),
             a.weapon.name,
             a.weapon
@@ -585,6 +722,7 @@ pub fn compile_turn(name: &str, attacks: &[Attack], wounds: u8) -> Compiled {
             power,
             a.target.name,
             a.target.armour,
+            a.target.defence_text(),
             a.distance
         ),
         trial: Box::new(trial),
@@ -617,8 +755,10 @@ pub fn compile(name: &str, a: &Attack) -> Compiled {
         Metric::numeric(
             "damage",
             &format!(
-                "wounds dealt after armour {} - pierce {} (0 on a miss)",
-                a.target.armour, a.weapon.pierce
+                "wounds dealt after armour {} - pierce {}{} (0 on a miss)",
+                a.target.armour,
+                a.weapon.pierce,
+                if a.target.defence.is_empty() { "" } else { " and the defence dice's blocks" }
             ),
             states - 2,
             (0..states).map(|s| dmg(s) as u16).collect(),

@@ -72,6 +72,8 @@ struct Setup<'a> {
     die_kind: Vec<usize>,
     objective: Objective,
     wounds: usize,
+    /// The target's blocks (defence dice), `[1.0]` without them.
+    blocks: Vec<f64>,
     /// Distribution of the summed faces of a set of re-rolled dice (count per kind).
     cache: HashMap<Vec<u8>, Sparse>,
     /// Worth of (kept sum, re-rolled counts).
@@ -79,12 +81,23 @@ struct Setup<'a> {
 }
 
 impl Setup<'_> {
+    /// The objective's expectation for an attack state, over the target's defence dice
+    /// (blocks taken off a hit's damage).
     fn objective(&self, state: usize) -> f64 {
-        let dmg = state.saturating_sub(2) as f64;
-        match self.objective {
-            Objective::Damage => dmg,
-            Objective::Kill => (state >= 2 && state - 2 >= self.wounds) as u8 as f64,
+        if state < 2 {
+            return 0.0;
         }
+        self.blocks
+            .iter()
+            .enumerate()
+            .map(|(b, &q)| {
+                let dmg = (state - 2).saturating_sub(b);
+                q * match self.objective {
+                    Objective::Damage => dmg as f64,
+                    Objective::Kill => (dmg >= self.wounds) as u8 as f64,
+                }
+            })
+            .sum()
     }
 
     fn rerolled(&mut self, counts: &[u8]) -> Sparse {
@@ -206,6 +219,7 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
         die_kind,
         objective: a.objective,
         wounds: a.wounds as usize,
+        blocks: a.target.blocks(),
         cache: HashMap::new(),
         worth: HashMap::new(),
     };

@@ -408,3 +408,78 @@ fn a_turn_of_actions_follows_the_ready_and_aim_markers() {
         assert!(e.contains(why), "{plan}: {e}");
     }
 }
+
+/// Two units of `models` as in [`twins`], in a one-round firefight with `extra` keys.
+fn twins_with(models: u32, morale: u32, extra: &str) -> rollsim::model::Compiled {
+    let text = std::fs::read_to_string(crate::util::shipped("skirmish.toml")).unwrap();
+    let head = text.split("\n[units.").next().unwrap();
+    let unit = |id: &str| {
+        format!(
+            "[units.{id}]\nname = \"{id}\"\nmodels = {models}\nshoot = 1\ntarget_value = 7\ndefence = 9\nmorale = {morale}\n\n"
+        )
+    };
+    let cfg = format!(
+        "{head}\n{}{}[scenarios.duel]\nkind = \"firefight\"\na = \"red\"\nb = \"blue\"\nrounds = 1\n{extra}\n",
+        unit("red"),
+        unit("blue")
+    );
+    load_str(&cfg, "twins.toml", &[])
+        .unwrap()
+        .compile("duel")
+        .unwrap()
+}
+
+#[test]
+fn fatigue_tokens_and_regroup_in_a_firefight_by_hand() {
+    // A die kills with p = 0.4 (see the symmetric firefight). One model each, both
+    // shooting back, morale that never breaks. With fatigue, blue's return fire is its
+    // action for the round: one simultaneous exchange, not two.
+    let p: f64 = 0.4;
+    let c = twins_with(
+        1,
+        20,
+        "a_reaction = \"shoot_back\"\nb_reaction = \"shoot_back\"\nfatigue = true",
+    );
+    close(exact_of(&c, "outcome", "red wins"), p * (1.0 - p));
+    close(exact_of(&c, "outcome", "blue wins"), p * (1.0 - p));
+    close(exact_of(&c, "outcome", "both out"), p * p);
+    close(exact_of(&c, "outcome", "neither"), (1.0 - p) * (1.0 - p));
+    crate::util::assert_agrees(&c, &["outcome"], 300_000, 31);
+    // Two models each, morale 5 on a d10, no reactions. Red's 2 dice kill 0, 1, 2 with
+    // 0.36, 0.48, 0.16. Blue holds 2 tokens: one casualty makes 3, and it holds only on
+    // 2 or less (breaks with 0.8), so red wins with 0.16 + 0.48 * 0.8 = 0.544 before blue
+    // shoots. Blue then shoots with what is left: from 1 model (0.096) a kill (0.4)
+    // breaks red (1 token: holds on 4 or less) with 0.6; from 2 models (0.36) it wipes
+    // red with 0.16 or breaks it with 0.48 * 0.6: blue wins with 0.18432.
+    let c = twins_with(2, 5, "morale_tokens = true\nb_tokens = 2");
+    close(exact_of(&c, "outcome", "red wins"), 0.544);
+    close(exact_of(&c, "outcome", "blue wins"), 0.18432);
+    crate::util::assert_agrees(&c, &["outcome", "b_tokens"], 300_000, 32);
+    // Counting only the exchange's casualties, one casualty breaks blue with 0.6.
+    let c = twins_with(2, 5, "");
+    close(exact_of(&c, "outcome", "red wins"), 0.16 + 0.48 * 0.6);
+    // Regroup at 1 token: blue spends its action on a token instead of shooting, so it
+    // cannot win, and ends with 4 tokens (wiped: 2 + 2), 3 (broke after 1), 2 (1
+    // casualty, held, regrouped) or 1 (no casualty, regrouped).
+    let c = twins_with(2, 5, "morale_tokens = true\nb_tokens = 2\nb_regroup = 1");
+    close(exact_of(&c, "outcome", "red wins"), 0.544);
+    close(exact_of(&c, "outcome", "blue wins"), 0.0);
+    close(
+        mean(&c, "b_tokens"),
+        0.16 * 4.0 + 0.384 * 3.0 + 0.096 * 2.0 + 0.36 * 1.0,
+    );
+    crate::util::assert_agrees(&c, &["outcome", "b_tokens"], 300_000, 33);
+    // The shipped firefights with the economy: Monte Carlo agrees.
+    let cfg = load("skirmish.toml");
+    for n in [
+        "archers-vs-skirmishers-fatigue",
+        "archers-vs-skirmishers-regroup",
+    ] {
+        crate::util::assert_agrees(
+            &cfg.compile(n).unwrap(),
+            &["outcome", "b_tokens"],
+            300_000,
+            34,
+        );
+    }
+}

@@ -7,8 +7,8 @@ use crate::config::reader::{list, nearest_hint, Reader};
 use crate::config::{Named, Problem};
 use crate::model::Group;
 use crate::systems::skirmish::rules::{
-    plan_shots, Action, BreakTest, ChargeReaction, CombatBonus, Rules, Scenario, Sense,
-    ShotReaction, Unit,
+    plan_shots, Action, BreakTest, ChargeReaction, CombatBonus, FirefightRules, Rules, Scenario,
+    Sense, ShotReaction, Unit,
 };
 
 #[derive(Clone, Debug, PartialEq)]
@@ -37,7 +37,19 @@ pub const KINDS: &[(&str, &[&str])] = &[
     ("morale", &["unit", "test", "tokens"]),
     (
         "firefight",
-        &["a", "b", "a_reaction", "b_reaction", "rounds"],
+        &[
+            "a",
+            "b",
+            "a_reaction",
+            "b_reaction",
+            "rounds",
+            "fatigue",
+            "morale_tokens",
+            "a_tokens",
+            "b_tokens",
+            "a_regroup",
+            "b_regroup",
+        ],
     ),
     (
         "combat",
@@ -45,6 +57,9 @@ pub const KINDS: &[(&str, &[&str])] = &[
     ),
     ("volley", &["shooter", "target", "plan", "reaction"]),
 ];
+
+/// Most morale tokens a firefight side may start with or Regroup at.
+pub const MAX_TOKENS: i64 = 20;
 
 /// Ranges of the unit stats a balance command may step.
 pub const ATTACK_DICE: (i64, i64) = (0, 10);
@@ -435,6 +450,30 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
                         .int_in("rounds", 1, 20)?
                         .ok_or_else(|| r.problem("rounds", "missing key: rounds, 1 to 20"))?
                         as u32,
+                    economy: FirefightRules {
+                        fatigue: flag("fatigue", false)?,
+                        tokens: {
+                            let on = flag("morale_tokens", false)?;
+                            let needs = ["a_tokens", "b_tokens", "a_regroup", "b_regroup"];
+                            if let Some(k) = needs.iter().find(|k| r.table.contains_key(**k)) {
+                                if !on {
+                                    return Err(r.problem(
+                                        k,
+                                        "morale tokens count only with `morale_tokens = true`",
+                                    ));
+                                }
+                            }
+                            on
+                        },
+                        start_tokens: [
+                            r.int_in("a_tokens", 0, MAX_TOKENS)?.unwrap_or(0) as u32,
+                            r.int_in("b_tokens", 0, MAX_TOKENS)?.unwrap_or(0) as u32,
+                        ],
+                        regroup_at: [
+                            r.int_in("a_regroup", 1, MAX_TOKENS)?.map(|v| v as u32),
+                            r.int_in("b_regroup", 1, MAX_TOKENS)?.map(|v| v as u32),
+                        ],
+                    },
                 },
             )]
         }

@@ -238,6 +238,7 @@ pub enum Scenario {
         a_reaction: ShotReaction,
         b_reaction: ShotReaction,
         rounds: u32,
+        economy: FirefightRules,
     },
     /// A charge, then combat round after round while both stay in contact: the first
     /// round is the charge exchange (its bonuses, its reaction), later rounds both strike
@@ -623,10 +624,11 @@ impl Trial for MoraleTrial {
     }
 }
 
-/// Firefight state: (models of a, models of b, status) with status 0 nobody broke, 1 a
-/// broke, 2 b broke, 3 both broke in the same simultaneous exchange; a side at 0 models
-/// is gone. A side is out when it is gone or broke; when both are out after the same
-/// exchange, neither won.
+/// Firefight state: (models of a, models of b, morale tokens of a, of b, status) with
+/// status 0 nobody broke, 1 a broke, 2 b broke, 3 both broke in the same simultaneous
+/// exchange; a side at 0 models is gone. A side is out when it is gone or broke; when
+/// both are out after the same exchange, neither won. The token digits have one value
+/// (0) unless the firefight counts tokens.
 struct FirefightTrial {
     rules: Rules,
     a: Unit,
@@ -635,61 +637,243 @@ struct FirefightTrial {
     b_reaction: ShotReaction,
     rounds: u32,
     radix: Radix,
+    f: FirefightRules,
 }
 
-/// The attacks of one exchange in a firefight between the survivors.
-fn firefight_attacks(
-    x: &Unit,
-    y: &Unit,
-    mx: u32,
-    my: u32,
-    reaction: ShotReaction,
-) -> (Attack, Option<Attack>) {
-    let (xs, ys) = (
-        Unit {
-            models: mx,
-            ..x.clone()
-        },
-        Unit {
-            models: my,
-            ..y.clone()
-        },
-    );
-    shoot_attacks(&xs, &ys, false, reaction)
+/// The economy of a firefight (seed 003): fatigue, morale tokens and Regroup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FirefightRules {
+    /// A unit that reacts gains a fatigue point and cannot act again this round, and a
+    /// unit that acted cannot react.
+    pub fatigue: bool,
+    /// Each casualty gives a morale token, kept for the firefight, and a break test
+    /// counts every token held (else only the exchange's casualties).
+    pub tokens: bool,
+    /// Morale tokens each side starts with.
+    pub start_tokens: [u32; 2],
+    /// A side Regroups (removes a token) instead of shooting while it holds at least
+    /// this many.
+    pub regroup_at: [Option<u32>; 2],
 }
+
+impl FirefightRules {
+    /// "; reactions cost fatigue; morale tokens ...", for the description.
+    fn describe(&self, a: &str, b: &str) -> String {
+        let mut parts = Vec::new();
+        if self.fatigue {
+            parts.push("a reaction costs the unit its own action that round".to_string());
+        }
+        if self.tokens {
+            parts.push(
+                "each casualty adds a morale token, and break tests count every token".into(),
+            );
+        }
+        for (i, who) in [a, b].into_iter().enumerate() {
+            if self.start_tokens[i] > 0 {
+                parts.push(format!(
+                    "{who} starts with {} token(s)",
+                    self.start_tokens[i]
+                ));
+            }
+            if let Some(k) = self.regroup_at[i] {
+                parts.push(format!("{who} Regroups at {} token(s)", k.max(1)));
+            }
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", parts.join("; "))
+        }
+    }
+}
+
+/// One way an exchange ends: (models, tokens, status, probability).
+type Step = ([u32; 2], [u32; 2], u32, f64);
 
 impl FirefightTrial {
-    /// One exchange by `x` (0 = a) on the other: returns the new (ma, mb, status).
+    fn units(&self) -> [&Unit; 2] {
+        [&self.a, &self.b]
+    }
+
+    fn reaction(&self, y: usize) -> ShotReaction {
+        if y == 0 {
+            self.a_reaction
+        } else {
+            self.b_reaction
+        }
+    }
+
+    /// Whether `x` Regroups instead of shooting, holding `t` tokens.
+    fn regroups(&self, x: usize, t: [u32; 2]) -> bool {
+        self.f.regroup_at[x].is_some_and(|k| t[x] >= k.max(1))
+    }
+
+    /// The attacks of `x`'s action on `y` (a shot, or none when it Regroups) and of
+    /// `y`'s reaction, if it reacts (`can_react`: it has not acted this round).
+    fn attacks(
+        &self,
+        x: usize,
+        m: [u32; 2],
+        t: [u32; 2],
+        can_react: bool,
+    ) -> (Option<Attack>, Option<Attack>) {
+        let y = 1 - x;
+        let u = self.units();
+        let with = |u: &Unit, models: u32| Unit {
+            models,
+            ..u.clone()
+        };
+        let (ux, uy) = (with(u[x], m[x]), with(u[y], m[y]));
+        let reaction = if can_react {
+            self.reaction(y)
+        } else {
+            ShotReaction::None
+        };
+        if self.regroups(x, t) {
+            // A Regroup is an independent action: the enemy may shoot at the unit.
+            let back = (reaction == ShotReaction::ShootBack)
+                .then(|| shoot_attacks(&uy, &ux, false, ShotReaction::None).0);
+            (None, back)
+        } else {
+            let (act, back) = shoot_attacks(&ux, &uy, false, reaction);
+            (Some(act), back)
+        }
+    }
+
+    /// Whether `y` reacts to `x`'s action (and so is fatigued for the round).
+    fn reacts(&self, x: usize, t: [u32; 2], can_react: bool) -> bool {
+        let r = self.reaction(1 - x);
+        can_react
+            && match r {
+                ShotReaction::None | ShotReaction::Run => false,
+                ShotReaction::ShootBack => true,
+                // Going to ground answers being shot at, not a Regroup.
+                ShotReaction::GoToGround => !self.regroups(x, t),
+            }
+    }
+
+    /// The morale penalty of a unit that took `c` casualties and now holds `tokens`.
+    fn penalty(&self, c: u32, tokens: u32) -> i32 {
+        self.rules.casualty_modifier
+            * if self.f.tokens {
+                tokens as i32
+            } else {
+                c as i32
+            }
+    }
+
+    /// P(a unit of `models` before the exchange breaks after `c` casualties).
+    fn p_break(&self, u: &Unit, models: u32, c: u32, tokens: u32) -> f64 {
+        if c == 0 || self.rules.break_test == BreakTest::Never || c >= models {
+            return 0.0;
+        }
+        1.0 - self.rules.p_morale(u.morale, self.penalty(c, tokens))
+    }
+
+    /// Tokens after casualties `c` (only counted when the firefight keeps tokens).
+    fn add_tokens(&self, t: u32, c: u32) -> u32 {
+        if self.f.tokens {
+            (t + c).min(self.max_tokens())
+        } else {
+            t
+        }
+    }
+
+    fn max_tokens(&self) -> u32 {
+        self.radix.0[2].max(self.radix.0[3]) as u32 - 1
+    }
+
+    /// Every way one exchange (x acts, y maybe reacts) ends, exactly.
+    fn exchange_exact(&self, x: usize, m: [u32; 2], t: [u32; 2], can_react: bool) -> Vec<Step> {
+        let y = 1 - x;
+        let u = self.units();
+        let (act, back) = self.attacks(x, m, t, can_react);
+        let mut t0 = t;
+        if act.is_none() {
+            t0[x] -= 1;
+        }
+        let py = act.map_or(vec![1.0], |a| a.pmf(&self.rules));
+        let px = back.map_or(vec![1.0], |b| b.pmf(&self.rules));
+        let mut out = Vec::new();
+        for (cy, &q) in py.iter().enumerate() {
+            for (cx, &r) in px.iter().enumerate() {
+                let mut n = m;
+                n[y] -= cy as u32;
+                n[x] -= cx as u32;
+                let mut nt = t0;
+                nt[y] = self.add_tokens(t0[y], cy as u32);
+                nt[x] = self.add_tokens(t0[x], cx as u32);
+                let yb = self.p_break(u[y], m[y], cy as u32, nt[y]);
+                let xb = self.p_break(u[x], m[x], cx as u32, nt[x]);
+                // Both break tests, as the sampler rolls them.
+                for (by, wy) in [(false, 1.0 - yb), (true, yb)] {
+                    for (bx, wx) in [(false, 1.0 - xb), (true, xb)] {
+                        let w = q * r * wy * wx;
+                        if w == 0.0 {
+                            continue;
+                        }
+                        let mut broke = [false; 2];
+                        broke[y] = by;
+                        broke[x] = bx;
+                        out.push((n, nt, status_of(broke), w));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// One exchange, rolled.
     fn exchange(
         &self,
         d: &mut FaceStream,
         rng: &mut Rng,
         x: usize,
         m: [u32; 2],
-    ) -> ([u32; 2], u32) {
+        t: [u32; 2],
+        can_react: bool,
+    ) -> ([u32; 2], [u32; 2], u32) {
         let y = 1 - x;
-        let units = [&self.a, &self.b];
-        let reaction = if x == 0 {
-            self.b_reaction
-        } else {
-            self.a_reaction
-        };
-        let (act, back) = firefight_attacks(units[x], units[y], m[x], m[y], reaction);
-        let on_y = act.roll(&self.rules, d, rng);
+        let u = self.units();
+        let (act, back) = self.attacks(x, m, t, can_react);
+        let mut nt = t;
+        if act.is_none() {
+            nt[x] -= 1;
+        }
+        let on_y = act.map_or(0, |a| a.roll(&self.rules, d, rng));
         let on_x = back.map_or(0, |b| b.roll(&self.rules, d, rng));
         let mut next = m;
         next[y] -= on_y;
         next[x] -= on_x;
-        let with = |u: &Unit, models: u32| Unit {
-            models,
-            ..u.clone()
+        nt[y] = self.add_tokens(nt[y], on_y);
+        nt[x] = self.add_tokens(nt[x], on_x);
+        let test = |who: usize, c: u32, tokens: u32, d: &mut FaceStream, rng: &mut Rng| {
+            if c == 0 || self.rules.break_test == BreakTest::Never || c >= m[who] {
+                return false;
+            }
+            !self
+                .rules
+                .morale_passes(d.roll(rng), u[who].morale, self.penalty(c, tokens))
         };
-        let yb = breaks(&with(units[y], m[y]), on_y, &self.rules, d, rng);
-        let xb = breaks(&with(units[x], m[x]), on_x, &self.rules, d, rng);
         let mut broke = [false; 2];
-        broke[y] = yb;
-        broke[x] = xb;
-        (next, status_of(broke))
+        broke[y] = test(y, on_y, nt[y], d, rng);
+        broke[x] = test(x, on_x, nt[x], d, rng);
+        (next, nt, status_of(broke))
+    }
+
+    fn encode(&self, m: [u32; 2], t: [u32; 2], status: u32) -> usize {
+        self.radix.encode(&[
+            m[0] as usize,
+            m[1] as usize,
+            t[0] as usize,
+            t[1] as usize,
+            status as usize,
+        ])
+    }
+
+    /// A round as the sampler plays it: a acts, then b unless it reacted (fatigue).
+    fn over(m: [u32; 2], status: u32) -> bool {
+        status != 0 || m[0] == 0 || m[1] == 0
     }
 }
 
@@ -704,82 +888,71 @@ impl Trial for FirefightTrial {
     }
     fn sample(&self, rng: &mut Rng) -> usize {
         let mut m = [self.a.models, self.b.models];
+        let mut t = self.f.start_tokens;
         let d = &mut Faces::new(self.rules.die).stream();
         for _ in 0..self.rounds {
+            // Who has acted or reacted this round (fatigued, with the fatigue rule).
+            let mut spent = [false; 2];
             for x in 0..2 {
-                if m[0] == 0 || m[1] == 0 {
-                    return self.radix.encode(&[m[0] as usize, m[1] as usize, 0]);
+                if Self::over(m, 0) {
+                    return self.encode(m, t, 0);
                 }
-                let (next, status) = self.exchange(d, rng, x, m);
-                m = next;
-                if status != 0 || m[0] == 0 || m[1] == 0 {
-                    return self
-                        .radix
-                        .encode(&[m[0] as usize, m[1] as usize, status as usize]);
+                if self.f.fatigue && spent[x] {
+                    continue;
+                }
+                let can_react = !(self.f.fatigue && spent[1 - x]);
+                let reacted = self.reacts(x, t, can_react);
+                let (next, nt, status) = self.exchange(d, rng, x, m, t, can_react);
+                spent[x] = true;
+                spent[1 - x] |= reacted;
+                (m, t) = (next, nt);
+                if Self::over(m, status) {
+                    return self.encode(m, t, status);
                 }
             }
         }
-        self.radix.encode(&[m[0] as usize, m[1] as usize, 0])
+        self.encode(m, t, 0)
     }
 }
 
-/// Exactly: the distribution over (models of a, models of b, status) after the rounds.
+/// Exactly: the distribution over the firefight's states after the rounds. Within a
+/// round the state also carries who is spent (fatigue), as the sampler does.
 fn firefight_exact(f: &FirefightTrial) -> Vec<f64> {
-    let rules = &f.rules;
-    let mut dist = vec![0.0; f.radix.size()];
-    dist[f
-        .radix
-        .encode(&[f.a.models as usize, f.b.models as usize, 0])] = 1.0;
-    let units = [&f.a, &f.b];
+    let size = f.radix.size();
+    let mut dist = vec![0.0; size];
+    dist[f.encode([f.a.models, f.b.models], f.f.start_tokens, 0)] = 1.0;
     for _ in 0..f.rounds {
+        // (state, spent) within the round.
+        let mut cur: Vec<[f64; 4]> = dist.iter().map(|&p| [p, 0.0, 0.0, 0.0]).collect();
         for x in 0..2 {
-            let y = 1 - x;
-            let mut next = vec![0.0; dist.len()];
-            for (s, &p) in dist.iter().enumerate() {
-                if p == 0.0 {
-                    continue;
-                }
-                let v = f.radix.decode(s);
-                let m = [v[0] as u32, v[1] as u32];
-                if v[2] != 0 || m[0] == 0 || m[1] == 0 {
-                    next[s] += p; // over: a side gone or broken
-                    continue;
-                }
-                let reaction = if x == 0 { f.b_reaction } else { f.a_reaction };
-                let (act, back) = firefight_attacks(units[x], units[y], m[x], m[y], reaction);
-                let py = act.pmf(rules);
-                let px = back.map_or(vec![1.0], |b| b.pmf(rules));
-                for (cy, &q) in py.iter().enumerate() {
-                    for (cx, &r) in px.iter().enumerate() {
-                        let mut n = m;
-                        n[y] -= cy as u32;
-                        n[x] -= cx as u32;
-                        let with = |u: &Unit, models: u32| Unit {
-                            models,
-                            ..u.clone()
-                        };
-                        let yb = p_break(&with(units[y], m[y]), cy, rules);
-                        let xb = p_break(&with(units[x], m[x]), cx, rules);
-                        // Both break tests, as the sampler rolls them.
-                        for (by, wy) in [(false, 1.0 - yb), (true, yb)] {
-                            for (bx, wx) in [(false, 1.0 - xb), (true, xb)] {
-                                let w = wy * wx;
-                                if w == 0.0 {
-                                    continue;
-                                }
-                                let mut broke = [false; 2];
-                                broke[y] = by;
-                                broke[x] = bx;
-                                let st = status_of(broke) as usize;
-                                next[f.radix.encode(&[n[0] as usize, n[1] as usize, st])] +=
-                                    p * q * r * w;
-                            }
-                        }
+            let mut next: Vec<[f64; 4]> = vec![[0.0; 4]; size];
+            for (s, ps) in cur.iter().enumerate() {
+                for (spent_bits, &p) in ps.iter().enumerate() {
+                    if p == 0.0 {
+                        continue;
+                    }
+                    let v = f.radix.decode(s);
+                    let m = [v[0] as u32, v[1] as u32];
+                    let t = [v[2] as u32, v[3] as u32];
+                    let spent = [spent_bits & 1 == 1, spent_bits & 2 == 2];
+                    if FirefightTrial::over(m, v[4] as u32) || (f.f.fatigue && spent[x]) {
+                        next[s][spent_bits] += p;
+                        continue;
+                    }
+                    let can_react = !(f.f.fatigue && spent[1 - x]);
+                    let reacted = f.reacts(x, t, can_react);
+                    let mut ns = spent;
+                    ns[x] = true;
+                    ns[1 - x] |= reacted;
+                    let bits = ns[0] as usize + 2 * ns[1] as usize;
+                    for (n, nt, status, q) in f.exchange_exact(x, m, t, can_react) {
+                        next[f.encode(n, nt, status)][bits] += p * q;
                     }
                 }
             }
-            dist = next;
+            cur = next;
         }
+        dist = cur.iter().map(|ps| ps.iter().sum()).collect();
     }
     dist
 }
@@ -1359,8 +1532,25 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             a_reaction,
             b_reaction,
             rounds,
+            economy,
         } => {
-            let radix = Radix(vec![a.models as usize + 1, b.models as usize + 1, 4]);
+            // Tokens: what a side starts with plus one per model it can lose.
+            let tokens = |start: u32, models: u32| {
+                if economy.tokens || economy.regroup_at.iter().any(Option::is_some) {
+                    (start + if economy.tokens { models } else { 0 }) as usize + 1
+                } else {
+                    1
+                }
+            };
+            let cap = tokens(economy.start_tokens[0], a.models)
+                .max(tokens(economy.start_tokens[1], b.models));
+            let radix = Radix(vec![
+                a.models as usize + 1,
+                b.models as usize + 1,
+                cap,
+                cap,
+                4,
+            ]);
             let trial = FirefightTrial {
                 rules: rules.clone(),
                 a: a.clone(),
@@ -1369,13 +1559,14 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 b_reaction: *b_reaction,
                 rounds: *rounds,
                 radix: radix.clone(),
+                f: *economy,
             };
             let exact = firefight_exact(&trial);
             let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
             // Out: gone, or broke. Both out after one simultaneous exchange: nobody won.
             let outcome = |v: &[usize]| -> u16 {
-                let a_out = v[0] == 0 || v[2] & 1 == 1;
-                let b_out = v[1] == 0 || v[2] & 2 == 2;
+                let a_out = v[0] == 0 || v[4] & 1 == 1;
+                let b_out = v[1] == 0 || v[4] & 2 == 2;
                 match (a_out, b_out) {
                     (false, true) => 0,
                     (true, false) => 1,
@@ -1388,13 +1579,14 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             Compiled {
                 name: name.into(),
                 description: format!(
-                    "{} and {} exchange fire for {rounds} round(s): {} reacts with {}, {} with {}",
+                    "{} and {} exchange fire for {rounds} round(s): {} reacts with {}, {} with {}{}",
                     a.name,
                     b.name,
                     b.name,
                     b_reaction.name().replace('_', " "),
                     a.name,
-                    a_reaction.name().replace('_', " ")
+                    a_reaction.name().replace('_', " "),
+                    economy.describe(&a.name, &b.name)
                 ),
                 trial: Box::new(trial),
                 metrics: vec![
@@ -1416,7 +1608,25 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                         b.models as usize + 1,
                         states.iter().map(|v| v[1] as u16).collect(),
                     ),
-                ],
+                ]
+                .into_iter()
+                .chain((cap > 1).then(|| {
+                    Metric::numeric(
+                        "a_tokens",
+                        &format!("{}'s morale tokens at the end", a.name),
+                        cap,
+                        states.iter().map(|v| v[2] as u16).collect(),
+                    )
+                }))
+                .chain((cap > 1).then(|| {
+                    Metric::numeric(
+                        "b_tokens",
+                        &format!("{}'s morale tokens at the end", b.name),
+                        cap,
+                        states.iter().map(|v| v[3] as u16).collect(),
+                    )
+                }))
+                .collect(),
                 headline: Headline {
                     label: format!("P({a_wins})"),
                     metric: 0,

@@ -468,3 +468,60 @@ objective = "kill"
         );
     }
 }
+
+#[test]
+fn a_guard_order_kills_the_first_attacker_before_it_attacks_by_hand() {
+    // Each attack deals 0, 1 or 2 with 1/3 each; two attacks at a 3-wound hero kill it
+    // with 1/3 (see the overlord turn). The hero on Guard first attacks the first
+    // attacker (1 wound) with the same die: any hit, 2/3, kills it, and one attack
+    // never deals 3. P(dies) = 1/3 * 1/3 = 1/9.
+    let text = r#"
+system = "descent"
+[rules]
+power_die = "p"
+[dice.d]
+faces = ["X", "R1 1H", "R1 2H"]
+[dice.p]
+faces = ["X", "R1 1H", "R1 2H"]
+[weapons.claw]
+dice = ["d"]
+type = "melee"
+[heroes.none]
+power_dice = 0
+[monsters.hero]
+name = "Hero"
+armour = 0
+wounds = 3
+[monsters.imp]
+name = "Imp"
+armour = 0
+wounds = 1
+[scenarios.t]
+kind = "turn"
+hero = "none"
+weapon = "claw"
+attacks = 2
+target = "hero"
+guard_hero = "none"
+guard_weapon = "claw"
+guard_target = "imp"
+"#;
+    let cfg = load_str(text, "guard.toml", &[]).unwrap();
+    let c = cfg.compile("t").unwrap();
+    close(exact_of(&c, "fate", "dies"), 1.0 / 9.0);
+    close(exact_of(&c, "guard", "attacker killed"), 2.0 / 3.0);
+    // Damage: the one attack left (2/3) or both (1/3): E = 2/3 * 1 + 1/3 * 2.
+    close(
+        (0..5)
+            .map(|d| d as f64 * exact_of(&c, "damage", &d.to_string()))
+            .sum::<f64>(),
+        4.0 / 3.0,
+    );
+    crate::util::assert_agrees(&c, &["fate", "damage", "guard"], 300_000, 41);
+    // The shipped Guard: lower P(dies) than the plain turn, and Monte Carlo agrees.
+    let shipped = load("descent.toml");
+    let guard = shipped.compile("beastmen-turn-guard").unwrap();
+    let plain = shipped.compile("beastmen-turn").unwrap();
+    assert!(exact_of(&guard, "fate", "dies") < exact_of(&plain, "fate", "dies"));
+    crate::util::assert_agrees(&guard, &["fate", "guard"], 300_000, 42);
+}

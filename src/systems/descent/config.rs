@@ -28,6 +28,8 @@ pub enum Scenario {
     Turn {
         attacks: Vec<Attack>,
         wounds: u8,
+        /// The target's Guard order: its interrupt attack on the first attacker.
+        guard: Option<Box<Attack>>,
     },
 }
 
@@ -36,7 +38,11 @@ impl Named<Scenario> {
         use crate::systems::descent::rules;
         self.describe(match &self.scenario {
             Scenario::Attack(a) => rules::compile(&self.name, a),
-            Scenario::Turn { attacks, wounds } => rules::compile_turn(&self.name, attacks, *wounds),
+            Scenario::Turn {
+                attacks,
+                wounds,
+                guard,
+            } => rules::compile_turn(&self.name, attacks, *wounds, guard.as_deref()),
         })
     }
 }
@@ -69,6 +75,10 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "dodge",
             "wounds",
             "power_dice",
+            "guard_hero",
+            "guard_weapon",
+            "guard_target",
+            "guard_distance",
         ],
     ),
     (
@@ -514,7 +524,52 @@ fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Scenario)>, Probl
         for a in &attacks {
             check_dice(r, a)?;
         }
-        return Ok(vec![(String::new(), Scenario::Turn { attacks, wounds })]);
+        let guard_keys = [
+            "guard_hero",
+            "guard_weapon",
+            "guard_target",
+            "guard_distance",
+        ];
+        let guard = if guard_keys.iter().any(|k| r.table.contains_key(*k)) {
+            let gh = by_id(r, "guard_hero", "hero", w.heroes, |h| &h.id)?.clone();
+            let gw = by_id(r, "guard_weapon", "weapon", w.weapons, |x| &x.id)?.clone();
+            let gt = by_id(r, "guard_target", "monster", w.monsters, |m| &m.id)?.clone();
+            let gd = r.int_in("guard_distance", 1, MAX_DISTANCE)?.unwrap_or(1);
+            if gw.melee && gd > 1 {
+                return Err(r.problem(
+                    "guard_distance",
+                    format!(
+                        "{} is a melee weapon: it attacks adjacent targets only (distance 1), found {gd}",
+                        gw.name
+                    ),
+                ));
+            }
+            let g = Attack {
+                hero: gh.clone(),
+                weapon: gw,
+                power_die: w.power_die.clone(),
+                power_dice: gh.power_dice,
+                wounds: gt.wounds,
+                target: gt,
+                distance: gd as u8,
+                aim: None,
+                dodge: None,
+                objective: Objective::Kill,
+                group: None,
+            };
+            check_dice(r, &g)?;
+            Some(Box::new(g))
+        } else {
+            None
+        };
+        return Ok(vec![(
+            String::new(),
+            Scenario::Turn {
+                attacks,
+                wounds,
+                guard,
+            },
+        )]);
     }
     if kind == "fatigue" {
         // Two attacks (a Battle order) and the fatigue to spend on power dice across
@@ -563,7 +618,11 @@ fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Scenario)>, Probl
             }
             out.push((
                 format!("@{first}+{second}"),
-                Scenario::Turn { attacks, wounds },
+                Scenario::Turn {
+                    attacks,
+                    wounds,
+                    guard: None,
+                },
             ));
         }
         return Ok(out);

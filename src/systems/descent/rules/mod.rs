@@ -623,36 +623,49 @@ fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>) {
 }
 
 /// Several attacks on one target in one turn: each rolled as its own attack (its Aim,
-/// the target's Dodge that lasts for all of them), the wounds added up.
+/// the target's Dodge that lasts for all of them), the wounds added up. A Guard order
+/// first makes the target's interrupt attack on the first attacker: killed, it does not
+/// attack. State: damage + `dmg_states` x (the Guard killed the first attacker).
 struct TurnTrial {
     attacks: Vec<AttackTrial>,
+    /// The interrupt attack and the wounds that kill its target.
+    guard: Option<(AttackTrial, usize)>,
 }
 
-impl Trial for TurnTrial {
-    fn states(&self) -> usize {
-        // Total damage: each attack's states less miss and out of range.
+impl TurnTrial {
+    /// Total damage: each attack's states less miss and out of range.
+    fn dmg_states(&self) -> usize {
         1 + self
             .attacks
             .iter()
             .map(|a| a.resolver.states.saturating_sub(3))
             .sum::<usize>()
     }
+}
+
+impl Trial for TurnTrial {
+    fn states(&self) -> usize {
+        self.dmg_states() * if self.guard.is_some() { 2 } else { 1 }
+    }
     fn sample(&self, rng: &mut Rng) -> usize {
-        self.attacks
+        let killed = self
+            .guard
+            .as_ref()
+            .is_some_and(|(g, w)| g.sample(rng).saturating_sub(2) >= *w && *w > 0);
+        let dmg: usize = self
+            .attacks
             .iter()
+            .skip(killed as usize)
             .map(|a| a.sample(rng).saturating_sub(2))
-            .sum()
+            .sum();
+        dmg + killed as usize * self.dmg_states()
     }
 }
 
-/// An overlord turn: `attacks` on the same target, the wounds added up. `attacks[0]`
-/// carries the Aim (an Aim is spent on one attack); the Dodge order is on every attack
-/// (it lasts until the hero's next turn).
-pub fn compile_turn(name: &str, attacks: &[Attack], wounds: u8) -> Compiled {
-    let built: Vec<(AttackTrial, Vec<f64>)> = attacks.iter().map(sampler).collect();
-    // Each attack's damage distribution, convolved.
+/// The damage distribution of attacks, convolved.
+fn convolve_damage(built: &[(AttackTrial, Vec<f64>)]) -> Vec<f64> {
     let mut total = vec![1.0];
-    for (t, e) in &built {
+    for (t, e) in built {
         let mut d = vec![0.0; t.resolver.states.saturating_sub(2).max(1)];
         for (s, &p) in e.iter().enumerate() {
             d[s.saturating_sub(2)] += p;
@@ -665,14 +678,55 @@ pub fn compile_turn(name: &str, attacks: &[Attack], wounds: u8) -> Compiled {
         }
         total = next;
     }
+    total
+}
+
+/// An overlord turn: `attacks` on the same target, the wounds added up. `attacks[0]`
+/// carries the Aim (an Aim is spent on one attack); the Dodge order is on every attack
+/// (it lasts until the hero's next turn). `guard`: the target's Guard order, an
+/// interrupt attack on the first attacker before it attacks (seed 000: the order is
+/// lost once the hero is wounded, so it is used before the first attack).
+pub fn compile_turn(
+    name: &str,
+    attacks: &[Attack],
+    wounds: u8,
+    guard: Option<&Attack>,
+) -> Compiled {
+    let built: Vec<(AttackTrial, Vec<f64>)> = attacks.iter().map(sampler).collect();
+    let all = convolve_damage(&built);
+    let guard_built = guard.map(sampler);
+    let dmg_states = 1 + built
+        .iter()
+        .map(|(a, _)| a.resolver.states.saturating_sub(3))
+        .sum::<usize>();
+    let mut total = vec![0.0; dmg_states * if guard.is_some() { 2 } else { 1 }];
+    match (&guard_built, guard) {
+        (Some((_, ge)), Some(g)) => {
+            let w = g.wounds as usize;
+            let p_kill: f64 = ge
+                .iter()
+                .enumerate()
+                .filter(|&(s, _)| s >= 2 && s - 2 >= w)
+                .map(|(_, p)| p)
+                .sum();
+            let rest = convolve_damage(&built[1..]);
+            for (d, &p) in all.iter().enumerate() {
+                total[d] += (1.0 - p_kill) * p;
+            }
+            for (d, &p) in rest.iter().enumerate() {
+                total[dmg_states + d] += p_kill * p;
+            }
+        }
+        _ => total[..all.len()].copy_from_slice(&all),
+    }
     let trial = TurnTrial {
         attacks: built.into_iter().map(|(t, _)| t).collect(),
+        guard: guard_built.map(|(t, _)| (t, guard.map_or(0, |g| g.wounds as usize))),
     };
     let states = trial.states();
-    total.resize(states, 0.0);
     let a = &attacks[0];
     let w = wounds as usize;
-    let metrics = vec![
+    let mut metrics = vec![
         Metric::numeric(
             "damage",
             &format!(
@@ -680,16 +734,27 @@ pub fn compile_turn(name: &str, attacks: &[Attack], wounds: u8) -> Compiled {
                 attacks.len(),
                 a.target.armour
             ),
-            states,
-            (0..states).map(|s| s as u16).collect(),
+            dmg_states,
+            (0..states).map(|s| (s % dmg_states) as u16).collect(),
         ),
         Metric::categorical(
             "fate",
             &format!("dies = the attacks deal at least the {wounds} remaining wounds"),
             &["survives", "dies"],
-            (0..states).map(|s| (s >= w) as u16).collect(),
+            (0..states).map(|s| (s % dmg_states >= w) as u16).collect(),
         ),
     ];
+    if let Some(g) = guard {
+        metrics.push(Metric::categorical(
+            "guard",
+            &format!(
+                "{}'s interrupt attack with {} kills the first {} ({} wounds, armour {}) before it attacks",
+                g.hero.name, g.weapon.name, g.target.name, g.wounds, g.target.armour
+            ),
+            &["attacker survives", "attacker killed"],
+            (0..states).map(|s| (s >= dmg_states) as u16).collect(),
+        ));
+    }
     // Power dice: one count when every attack rolls the same, else each attack's.
     let power = if attacks.iter().all(|x| x.power_dice == a.power_dice) {
         if a.power_dice > 0 {
@@ -710,7 +775,7 @@ pub fn compile_turn(name: &str, attacks: &[Attack], wounds: u8) -> Compiled {
     Compiled {
         name: name.into(),
         description: format!(
-            "{} attacks with {} ({}{}) at {} (armour {}, {wounds} wounds{}), distance {}: {dodge}{aim}",
+            "{} attacks with {} ({}{}) at {} (armour {}, {wounds} wounds{}), distance {}: {dodge}{aim}{}",
             attacks.len(),
             a.weapon.name,
             a.weapon
@@ -723,7 +788,11 @@ pub fn compile_turn(name: &str, attacks: &[Attack], wounds: u8) -> Compiled {
             a.target.name,
             a.target.armour,
             a.target.defence_text(),
-            a.distance
+            a.distance,
+            guard.map_or(String::new(), |g| format!(
+                "; {} on Guard first attacks with {}",
+                g.hero.name, g.weapon.name
+            ))
         ),
         trial: Box::new(trial),
         metrics,

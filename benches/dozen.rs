@@ -98,7 +98,15 @@ fn exact(c: &mut Criterion) {
     let (a, bb) = (ch("three"), ch("other"));
     assert_eq!((a.hp(), bb.hp()), (10, 10));
     g.bench_function("duel_10hp_vs_10hp", |b| {
-        b.iter(|| duel::exact(black_box(&a), &bb, [1, 1], 300, &rules))
+        b.iter(|| {
+            duel::exact(
+                black_box(&a),
+                &bb,
+                duel::Bag::new([1, 1], [0, 0]),
+                300,
+                &rules,
+            )
+        })
     });
     g.bench_function("compile_melee_12v12_with_armour_and_metrics", |b| {
         b.iter(|| cfg.compile(black_box("melee-12v12")).unwrap())

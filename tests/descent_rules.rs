@@ -525,3 +525,39 @@ guard_target = "imp"
     assert!(exact_of(&guard, "fate", "dies") < exact_of(&plain, "fate", "dies"));
     crate::util::assert_agrees(&guard, &["fate", "guard"], 300_000, 42);
 }
+
+#[test]
+fn surge_effects_by_hand() {
+    // The stunning mace rolls red and yellow with the fighter's 2 power dice. Stun costs
+    // 2 surges and is bought first. A surge shows on 2 of 6 faces of the red die (and
+    // on neither miss face), 2 of 6 of the yellow and 2 of 6 of each power die. Given
+    // the red die is not the miss (5/6), its surge is 2/5: P(0 surges) = 3/5 (2/3)^3 =
+    // 24/135, P(1) = 2/5 (2/3)^3 + 3/5 * 3 (1/3)(2/3)^2 = 52/135, so
+    // P(Stun) = 5/6 * 59/135.
+    let cfg = load("descent.toml");
+    let c = cfg.compile("mace-stuns-ogre").unwrap();
+    close(exact_of(&c, "stun", "1"), 5.0 / 6.0 * 59.0 / 135.0);
+    crate::util::assert_agrees(&c, &["stun", "bleed", "damage"], 400_000, 51);
+    // Damage first: the repeatable +1 damage takes every surge, so no effect is bought,
+    // and the expected damage is higher.
+    let last = crate::util::load_with("descent.toml", &["rules.surge_effects=last"])
+        .compile("mace-stuns-ogre")
+        .unwrap();
+    close(exact_of(&last, "stun", "0"), 1.0);
+    close(exact_of(&last, "bleed", "0"), 1.0);
+    let mean = |c: &rollsim::model::Compiled| {
+        (0..12)
+            .map(|d| {
+                let label = d.to_string();
+                let has = c.metrics[1].labels.contains(&label);
+                if has {
+                    d as f64 * exact_of(c, "damage", &label)
+                } else {
+                    0.0
+                }
+            })
+            .sum::<f64>()
+    };
+    assert!(mean(&last) > mean(&c) + 0.2, "{} {}", mean(&last), mean(&c));
+    crate::util::assert_agrees(&last, &["damage"], 200_000, 52);
+}

@@ -12,12 +12,17 @@ use rollsim::balance::{Options, Source};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-/// Every name a balance command accepts: what `rollsim list` prints, then group names.
+/// The names a balance command accepts, one of each shape: every scenario `rollsim list`
+/// prints that is not a group member, each group's name (its commands reach every
+/// member) and its first member (a member named on its own).
 fn names(source: &Source) -> Vec<String> {
     let infos = source.base.scenarios();
-    let mut out: Vec<String> = infos.iter().map(|i| i.name.clone()).collect();
-    for i in infos.iter().filter(|i| i.member) {
-        if !out.contains(&i.table) {
+    let mut out: Vec<String> = Vec::new();
+    for i in &infos {
+        if !i.member {
+            out.push(i.name.clone());
+        } else if !out.contains(&i.table) {
+            out.push(i.name.clone());
             out.push(i.table.clone());
         }
     }
@@ -70,6 +75,7 @@ fn walk_config(file: &str, trials: Option<u64>, out: &Path) -> (usize, usize) {
     let (mut ok, mut refused) = (0, 0);
     let mut tally = |b: bool| if b { ok += 1 } else { refused += 1 };
     for name in names(&source) {
+        let started = std::time::Instant::now();
         let table = source.target(&name).unwrap().table;
         let mut o = Options::new(&path, &name);
         o.exact_only = trials.is_none();
@@ -117,6 +123,12 @@ fn walk_config(file: &str, trials: Option<u64>, out: &Path) -> (usize, usize) {
                     plots: false,
                 })
             }));
+        }
+        if std::env::var_os("WALK_TIME").is_some() {
+            eprintln!(
+                "{:>8.2}s {file} {name} {trials:?}",
+                started.elapsed().as_secs_f64()
+            );
         }
     }
     (ok, refused)

@@ -133,10 +133,14 @@ pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
         "scenarios",
     ])?;
     let mut power = "black".to_string();
+    let mut effects_first = true;
     if let Some(r) = root.table_opt("rules")? {
-        r.only(&["power_die"])?;
+        r.only(&["power_die", "surge_effects"])?;
         if let Some(p) = r.string_opt("power_die")? {
             power = p;
+        }
+        if let Some(e) = r.pick("surge_effects", &[("first", true), ("last", false)])? {
+            effects_first = e;
         }
     }
     let dice = crate::config::entries(root, "dice", "die", "ID", |_, id, r| read_die(id, &r))?;
@@ -159,7 +163,7 @@ pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
         .cloned()
         .expect("checked");
     let weapons = crate::config::entries(root, "weapons", "weapon", "ID", |_, id, r| {
-        read_weapon(id, &r, &dice)
+        read_weapon(id, &r, &dice, effects_first)
     })?;
     let heroes = crate::config::entries(root, "heroes", "hero", "ID", |_, id, r| {
         r.only(&["name", "power_dice"])?;
@@ -293,7 +297,7 @@ fn read_die(id: &str, r: &Reader) -> Result<Die, Problem> {
     })
 }
 
-fn read_weapon(id: &str, r: &Reader, dice: &[Die]) -> Result<Weapon, Problem> {
+fn read_weapon(id: &str, r: &Reader, dice: &[Die], effects_first: bool) -> Result<Weapon, Problem> {
     r.only(&["name", "dice", "type", "pierce", "surges"])?;
     let names: Vec<&str> = dice.iter().map(|d| d.name.as_str()).collect();
     let list_of = match r.table.get("dice") {
@@ -334,6 +338,7 @@ fn read_weapon(id: &str, r: &Reader, dice: &[Die]) -> Result<Weapon, Problem> {
         .ok_or_else(|| r.problem("type", "missing key: `melee`, `ranged` or `magic`"))?
         == "melee";
     let mut surges = Vec::new();
+    let mut effects: Vec<String> = Vec::new();
     match r.table.get("surges") {
         None => {}
         Some(Value::Array(v)) => {
@@ -344,7 +349,15 @@ fn read_weapon(id: &str, r: &Reader, dice: &[Die]) -> Result<Weapon, Problem> {
                         format!("surge ability {}: expected a table such as {{ cost = 1, damage = 1 }}", i + 1),
                     ));
                 };
-                surges.push(read_surge(r, i, t)?);
+                let (a, effect) = read_surge(r, i, t)?;
+                let effect = effect.map(|name| {
+                    let k = effects.iter().position(|e| *e == name).unwrap_or_else(|| {
+                        effects.push(name);
+                        effects.len() - 1
+                    });
+                    k as u8
+                });
+                surges.push(SurgeAbility { effect, ..a });
             }
         }
         Some(_) => {
@@ -361,12 +374,19 @@ fn read_weapon(id: &str, r: &Reader, dice: &[Die]) -> Result<Weapon, Problem> {
         melee,
         pierce: r.int_in("pierce", 0, MAX_PIERCE)?.unwrap_or(0) as u8,
         surges,
+        effects,
+        effects_first,
     })
 }
 
-fn read_surge(r: &Reader, i: usize, t: &toml::Table) -> Result<SurgeAbility, Problem> {
+/// A surge ability, and the name of the effect it puts on the target, if any.
+fn read_surge(
+    r: &Reader,
+    i: usize,
+    t: &toml::Table,
+) -> Result<(SurgeAbility, Option<String>), Problem> {
     let at = |msg: String| r.problem("surges", format!("surge ability {}: {msg}", i + 1));
-    let allowed = ["cost", "damage", "range", "pierce", "once"];
+    let allowed = ["cost", "damage", "range", "pierce", "once", "effect"];
     for k in t.keys() {
         if !allowed.contains(&k.as_str()) {
             return Err(at(format!(
@@ -403,13 +423,25 @@ fn read_surge(r: &Reader, i: usize, t: &toml::Table) -> Result<SurgeAbility, Pro
             Some(Value::Boolean(b)) => *b,
             Some(_) => return Err(at("`once` must be true or false".into())),
         },
+        effect: None,
     };
-    if a.damage == 0 && a.range == 0 && a.pierce == 0 {
+    let effect = match t.get("effect") {
+        None => None,
+        Some(Value::String(e)) if !e.trim().is_empty() && e.len() <= 40 => {
+            Some(e.trim().to_string())
+        }
+        Some(_) => {
+            return Err(at(
+                "`effect` must name the effect it puts on the target, e.g. \"Stun\"".into(),
+            ))
+        }
+    };
+    if a.damage == 0 && a.range == 0 && a.pierce == 0 && effect.is_none() {
         return Err(at(
-            "it buys nothing: give it `damage`, `range` or `pierce`".into()
+            "it buys nothing: give it `damage`, `range`, `pierce` or an `effect`".into(),
         ));
     }
-    Ok(a)
+    Ok((a, effect))
 }
 
 /// What scenarios refer to by id.

@@ -113,6 +113,9 @@ pub struct SurgeAbility {
     pub pierce: u8,
     /// Usable once per attack (else as often as surges allow).
     pub once: bool,
+    /// A counted effect put on the target (Stun, Bleed, ...): an index into the
+    /// weapon's `effects`.
+    pub effect: Option<u8>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -124,6 +127,28 @@ pub struct Weapon {
     pub melee: bool,
     pub pierce: u8,
     pub surges: Vec<SurgeAbility>,
+    /// The effects its surge abilities can put on the target, by name.
+    pub effects: Vec<String>,
+    /// Surges buy effects before damage (after the range the attack needs), else after.
+    pub effects_first: bool,
+}
+
+impl Weapon {
+    /// The most of each effect one attack can buy with `surges` surges.
+    fn effect_caps(&self, surges: usize) -> Vec<usize> {
+        let mut caps = vec![0; self.effects.len()];
+        for a in &self.surges {
+            if let Some(e) = a.effect {
+                let cost = a.cost.max(1) as usize;
+                caps[e as usize] += if a.once {
+                    1.min(surges / cost)
+                } else {
+                    surges / cost
+                };
+            }
+        }
+        caps
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -250,13 +275,13 @@ impl Defence {
 }
 
 /// An attack's exact distribution after the target's defence dice: a hit for k damage
-/// becomes a hit for max(0, k - blocks).
-fn defended(exact: &[f64], blocks: &[f64]) -> Vec<f64> {
+/// becomes a hit for max(0, k - blocks), its effects kept.
+fn defended(res: &Resolver, exact: &[f64], blocks: &[f64]) -> Vec<f64> {
     let mut out = vec![0.0; exact.len()];
     out[..2.min(exact.len())].copy_from_slice(&exact[..2.min(exact.len())]);
     for (s, &p) in exact.iter().enumerate().skip(2) {
         for (b, &q) in blocks.iter().enumerate() {
-            out[2 + (s - 2).saturating_sub(b)] += p * q;
+            out[res.with_damage(s, res.damage(s).saturating_sub(b))] += p * q;
         }
     }
     out
@@ -364,6 +389,9 @@ pub const MISS: usize = 0;
 pub const OUT_OF_RANGE: usize = 1;
 
 /// The best use of surges and power-die choices for every summed roll, tabulated.
+///
+/// A hit's state is `2 + damage + stride * e`, `e` numbering the counts of the weapon's
+/// effects (0 when it has none), so without effects the state is 2 + damage.
 #[derive(Clone, Debug)]
 pub struct Resolver {
     /// Range counts up to the distance (more does not help); 0 for melee.
@@ -374,6 +402,10 @@ pub struct Resolver {
     /// State for (range, surge, choice, damage), ranges and surges capped.
     table: Vec<u16>,
     pub states: usize,
+    /// Damage values a hit can show (the most damage + 1).
+    pub stride: usize,
+    /// Per effect: the most one attack can put on the target, + 1.
+    pub effect_radix: Vec<usize>,
 }
 
 impl Resolver {
@@ -391,26 +423,42 @@ impl Resolver {
         };
         let (scap, ccap, dcap) = (max(|f| f.surge), max(|f| f.choice as u8), max(|f| f.damage));
         let armour = a.target.armour.saturating_sub(a.weapon.pierce) as i32;
+        let effect_radix: Vec<usize> = a
+            .weapon
+            .effect_caps(scap)
+            .into_iter()
+            .map(|c| c + 1)
+            .collect();
         let mut best = vec![None; (rcap + 1) * (scap + 1) * (ccap + 1)];
         let mut top = 0i32;
         for r in 0..=rcap {
             for s in 0..=scap {
                 for c in 0..=ccap {
-                    let g = best_bonus(&a.weapon, r, s, c, rcap, armour);
-                    if let Some(g) = g {
-                        top = top.max(g);
+                    let g = best_use(&a.weapon, r, s, c, rcap, armour);
+                    if let Some((g, _)) = &g {
+                        top = top.max(*g);
                     }
                     best[(r * (scap + 1) + s) * (ccap + 1) + c] = g;
                 }
             }
         }
         let most = (dcap as i32 + top - armour).max(0) as usize;
+        let stride = most + 1;
+        let effect_index = |counts: &[usize]| {
+            counts
+                .iter()
+                .zip(&effect_radix)
+                .fold(0, |acc, (&c, &r)| acc * r + c.min(r - 1))
+        };
         let mut table = vec![0u16; best.len() * (dcap + 1)];
         for (i, g) in best.iter().enumerate() {
             for d in 0..=dcap {
                 table[i * (dcap + 1) + d] = match g {
                     None => OUT_OF_RANGE as u16,
-                    Some(g) => (2 + (d as i32 + g - armour).max(0)) as u16,
+                    Some((g, e)) => {
+                        (2 + (d as i32 + g - armour).max(0) as usize + stride * effect_index(e))
+                            as u16
+                    }
                 };
             }
         }
@@ -420,7 +468,9 @@ impl Resolver {
             ccap,
             dcap,
             table,
-            states: 3 + most,
+            states: 2 + stride * effect_radix.iter().product::<usize>(),
+            stride,
+            effect_radix,
         }
     }
 
@@ -438,6 +488,35 @@ impl Resolver {
         self.table[((r * (self.scap + 1) + s) * (self.ccap + 1) + c) * (self.dcap + 1) + d] as usize
     }
 
+    /// The damage of a state (0 for a miss or out of range).
+    #[inline(always)]
+    pub fn damage(&self, state: usize) -> usize {
+        if state < 2 {
+            0
+        } else {
+            (state - 2) % self.stride
+        }
+    }
+
+    /// The count of effect `k` a state put on the target.
+    pub fn effect(&self, state: usize, k: usize) -> usize {
+        if state < 2 {
+            return 0;
+        }
+        let mut e = (state - 2) / self.stride;
+        for r in self.effect_radix.iter().skip(k + 1).rev() {
+            e /= r;
+        }
+        e % self.effect_radix[k]
+    }
+
+    /// A hit state with its damage replaced (the effects kept).
+    #[inline(always)]
+    pub fn with_damage(&self, state: usize, damage: usize) -> usize {
+        debug_assert!(state >= 2);
+        state - self.damage(state) + damage
+    }
+
     /// A summed roll with range and surges capped, so that equal outcomes compare equal.
     pub fn canonical(&self, sum: u64) -> u64 {
         if field(sum, 0) > 0 {
@@ -449,34 +528,41 @@ impl Resolver {
     }
 }
 
-/// The most "damage equivalent" surges and `choices` power-die choices can add while
-/// the range reaches `need` (from `range` rolled): extra damage plus the armour that
-/// pierce removes (at most `armour`). `None` if the range cannot be reached.
-fn best_bonus(
+/// The best use of `surges` surges and `choices` power-die choices while the range
+/// reaches `need` (from `range` rolled): the "damage equivalent" gained (extra damage
+/// plus the armour that pierce removes, at most `armour`) and the count of each effect
+/// bought. Effects come before damage when the weapon says so, else after, each in the
+/// order the weapon lists them; the range the attack needs always comes first. `None`
+/// if the range cannot be reached.
+fn best_use(
     w: &Weapon,
     range: usize,
     surges: usize,
     choices: usize,
     need: usize,
     armour: i32,
-) -> Option<i32> {
-    let mut best: Option<i32> = None;
+) -> Option<(i32, Vec<usize>)> {
+    let mut best: Option<(i32, Vec<usize>)> = None;
     // Every way to use the abilities: counts per ability within the surges.
     fn walk(
         w: &Weapon,
         i: usize,
         left: usize,
         acc: (usize, i32, i32),
-        out: &mut dyn FnMut(usize, i32, i32),
+        effects: &mut Vec<usize>,
+        out: &mut dyn FnMut(usize, i32, i32, &[usize]),
     ) {
         if i == w.surges.len() {
-            out(acc.0, acc.1, acc.2);
+            out(acc.0, acc.1, acc.2, effects);
             return;
         }
         let a = &w.surges[i];
         let cost = a.cost.max(1) as usize;
         let most = if a.once { 1 } else { left / cost };
         for k in 0..=most.min(left / cost) {
+            if let Some(e) = a.effect {
+                effects[e as usize] += k;
+            }
             walk(
                 w,
                 i + 1,
@@ -486,20 +572,54 @@ fn best_bonus(
                     acc.1 + (k * a.damage as usize) as i32,
                     acc.2 + (k * a.pierce as usize) as i32,
                 ),
+                effects,
                 out,
             );
+            if let Some(e) = a.effect {
+                effects[e as usize] -= k;
+            }
         }
     }
-    walk(w, 0, surges, (0, 0, 0), &mut |sr, sd, sp| {
-        // Power-die choices go to range first, just enough, then to damage.
-        let short = need.saturating_sub(range + sr);
-        if short > choices {
-            return;
-        }
-        let g = sd + (choices - short) as i32 + sp.min(armour);
-        best = Some(best.map_or(g, |b: i32| b.max(g)));
-    });
+    let mut effects = vec![0; w.effects.len()];
+    walk(
+        w,
+        0,
+        surges,
+        (0, 0, 0),
+        &mut effects,
+        &mut |sr, sd, sp, e| {
+            // Power-die choices go to range first, just enough, then to damage.
+            let short = need.saturating_sub(range + sr);
+            if short > choices {
+                return;
+            }
+            let g = sd + (choices - short) as i32 + sp.min(armour);
+            // Effects in the order the weapon lists them: the first as often as it can.
+            let better = match &best {
+                None => true,
+                Some((bg, be)) => {
+                    if w.effects_first {
+                        (e, g) > (be.as_slice(), *bg)
+                    } else {
+                        (g, e) > (*bg, be.as_slice())
+                    }
+                }
+            };
+            if better {
+                best = Some((g, e.to_vec()));
+            }
+        },
+    );
     best
+}
+
+/// An effect's metric name: "Knock back" -> "knock_back".
+pub fn effect_key(name: &str) -> String {
+    name.trim()
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
 }
 
 /// Sample an attack: roll, re-roll by the precomputed policy, resolve.
@@ -556,7 +676,10 @@ impl Trial for AttackTrial {
         }
         let state = self.resolver.state(sum);
         match &self.defence {
-            Some(d) if state >= 2 => 2 + (state - 2).saturating_sub(d.roll(rng)),
+            Some(d) if state >= 2 => {
+                let r = &self.resolver;
+                r.with_damage(state, r.damage(state).saturating_sub(d.roll(rng)))
+            }
             _ => state,
         }
     }
@@ -607,6 +730,7 @@ fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>) {
     let sides = dice[0].faces.len() as u64;
     let pow = sides.pow(2 * dice.len() as u32);
     let faces: Vec<u64> = dice.iter().flat_map(|d| d.faces.iter().map(pack)).collect();
+    let exact = defended(&resolver, &plan.exact, &a.target.blocks());
     (
         AttackTrial {
             faces,
@@ -618,7 +742,7 @@ fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>) {
             pow,
             defence: Defence::new(&a.target),
         },
-        defended(&plan.exact, &a.target.blocks()),
+        exact,
     )
 }
 
@@ -638,7 +762,7 @@ impl TurnTrial {
         1 + self
             .attacks
             .iter()
-            .map(|a| a.resolver.states.saturating_sub(3))
+            .map(|a| a.resolver.stride - 1)
             .sum::<usize>()
     }
 }
@@ -651,12 +775,12 @@ impl Trial for TurnTrial {
         let killed = self
             .guard
             .as_ref()
-            .is_some_and(|(g, w)| g.sample(rng).saturating_sub(2) >= *w && *w > 0);
+            .is_some_and(|(g, w)| g.resolver.damage(g.sample(rng)) >= *w && *w > 0);
         let dmg: usize = self
             .attacks
             .iter()
             .skip(killed as usize)
-            .map(|a| a.sample(rng).saturating_sub(2))
+            .map(|a| a.resolver.damage(a.sample(rng)))
             .sum();
         dmg + killed as usize * self.dmg_states()
     }
@@ -666,9 +790,9 @@ impl Trial for TurnTrial {
 fn convolve_damage(built: &[(AttackTrial, Vec<f64>)]) -> Vec<f64> {
     let mut total = vec![1.0];
     for (t, e) in built {
-        let mut d = vec![0.0; t.resolver.states.saturating_sub(2).max(1)];
+        let mut d = vec![0.0; t.resolver.stride];
         for (s, &p) in e.iter().enumerate() {
-            d[s.saturating_sub(2)] += p;
+            d[t.resolver.damage(s)] += p;
         }
         let mut next = vec![0.0; total.len() + d.len() - 1];
         for (i, &p) in total.iter().enumerate() {
@@ -697,16 +821,16 @@ pub fn compile_turn(
     let guard_built = guard.map(sampler);
     let dmg_states = 1 + built
         .iter()
-        .map(|(a, _)| a.resolver.states.saturating_sub(3))
+        .map(|(a, _)| a.resolver.stride - 1)
         .sum::<usize>();
     let mut total = vec![0.0; dmg_states * if guard.is_some() { 2 } else { 1 }];
     match (&guard_built, guard) {
-        (Some((_, ge)), Some(g)) => {
+        (Some((gt, ge)), Some(g)) => {
             let w = g.wounds as usize;
             let p_kill: f64 = ge
                 .iter()
                 .enumerate()
-                .filter(|&(s, _)| s >= 2 && s - 2 >= w)
+                .filter(|&(s, _)| s >= 2 && gt.resolver.damage(s) >= w)
                 .map(|(_, p)| p)
                 .sum();
             let rest = convolve_damage(&built[1..]);
@@ -812,9 +936,10 @@ pub fn compile_turn(
 pub fn compile(name: &str, a: &Attack) -> Compiled {
     let (trial, exact) = sampler(a);
     let states = trial.resolver.states;
-    let dmg = |s: usize| s.saturating_sub(2);
+    let res = trial.resolver.clone();
+    let dmg = |s: usize| res.damage(s);
     let wounds = a.wounds as usize;
-    let metrics = vec![
+    let mut metrics = vec![
         Metric::categorical(
             "result",
             "miss = a miss face; out of range = range plus range surges and choices short of the distance",
@@ -829,7 +954,7 @@ pub fn compile(name: &str, a: &Attack) -> Compiled {
                 a.weapon.pierce,
                 if a.target.defence.is_empty() { "" } else { " and the defence dice's blocks" }
             ),
-            states - 2,
+            res.stride,
             (0..states).map(|s| dmg(s) as u16).collect(),
         ),
         Metric::categorical(
@@ -839,6 +964,21 @@ pub fn compile(name: &str, a: &Attack) -> Compiled {
             (0..states).map(|s| (dmg(s) >= wounds && s >= 2) as u16).collect(),
         ),
     ];
+    for (k, e) in a.weapon.effects.iter().enumerate() {
+        metrics.push(Metric::numeric(
+            &effect_key(e),
+            &format!(
+                "{e} effects put on the target (surges buy them {} damage, after the range)",
+                if a.weapon.effects_first {
+                    "before"
+                } else {
+                    "after"
+                }
+            ),
+            res.effect_radix[k],
+            (0..states).map(|s| res.effect(s, k) as u16).collect(),
+        ));
+    }
     let description = describe(a);
     Compiled {
         name: name.into(),

@@ -91,7 +91,7 @@ impl Setup<'_> {
             .iter()
             .enumerate()
             .map(|(b, &q)| {
-                let dmg = (state - 2).saturating_sub(b);
+                let dmg = self.res.damage(state).saturating_sub(b);
                 q * match self.objective {
                     Objective::Damage => dmg as f64,
                     Objective::Kill => (dmg >= self.wounds) as u8 as f64,

@@ -528,6 +528,10 @@ impl Resolver {
     }
 }
 
+/// What [`best_use`] does with each way to spend the surges: (range, damage, pierce
+/// bought, effects bought).
+type Visit<'a> = dyn FnMut(usize, i32, i32, &[usize]) + 'a;
+
 /// The best use of `surges` surges and `choices` power-die choices while the range
 /// reaches `need` (from `range` rolled): the "damage equivalent" gained (extra damage
 /// plus the armour that pierce removes, at most `armour`) and the count of each effect
@@ -550,7 +554,7 @@ fn best_use(
         left: usize,
         acc: (usize, i32, i32),
         effects: &mut Vec<usize>,
-        out: &mut dyn FnMut(usize, i32, i32, &[usize]),
+        out: &mut Visit,
     ) {
         if i == w.surges.len() {
             out(acc.0, acc.1, acc.2, effects);

@@ -122,8 +122,11 @@ pub fn z_mean(observed: f64, n: u64, values: &[f64], pmf: &[f64]) -> f64 {
         .zip(pmf)
         .map(|(v, p)| (v - mu).powi(2) * p)
         .sum();
-    if var <= 0.0 {
-        return if (observed - mu).abs() < 1e-12 {
+    // A distribution on one value (up to rounding in its exact mass) admits no
+    // deviation: rounding noise of 1e-30 in the variance is not a spread.
+    let scale = 1.0 + mu * mu;
+    if var <= 1e-20 * scale {
+        return if (observed - mu).abs() < 1e-9 * scale.sqrt() {
             0.0
         } else {
             f64::INFINITY
@@ -135,6 +138,18 @@ pub fn z_mean(observed: f64, n: u64, values: &[f64], pmf: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_point_mass_with_rounding_noise_has_no_spread() {
+        // Every model left, with a total exact mass 1e-16 short of 1: the variance is
+        // rounding noise (1e-30), and the observed 10 is no deviation at all.
+        let values = [10.0];
+        let pmf = [1.0 - 1e-16];
+        assert_eq!(z_mean(10.0, 1 << 19, &values, &pmf), 0.0);
+        assert_eq!(z_mean(9.5, 1 << 19, &values, &pmf), f64::INFINITY);
+        // A real spread still counts.
+        assert!(z_mean(0.6, 10_000, &[0.0, 1.0], &[0.5, 0.5]).abs() > 4.5);
+    }
 
     #[test]
     fn z95_is_the_normal_quantile() {

@@ -79,7 +79,7 @@ fn list_prints_one_scenario_per_line_name_first() {
         .success();
     let out = String::from_utf8(a.get_output().stdout.clone()).unwrap();
     let names: Vec<&str> = out.lines().map(|l| l.split('\t').next().unwrap()).collect();
-    assert_eq!(names.len(), 26);
+    assert_eq!(names.len(), 28);
     assert_eq!(names[0], "dash-chain-striker");
     assert!(names.contains(&"slam-orc-vs-human-guard"));
 }

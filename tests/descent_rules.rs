@@ -36,22 +36,21 @@ fn exact(a: &Attack) -> Vec<f64> {
     descent::compile("t", a).exact.unwrap()
 }
 
-/// (P(miss face), P(out of range), expected damage, P(kill)).
+/// (P(miss face), P(out of range), expected damage, P(kill)), read through the
+/// metrics (a state is not its damage once a weapon buys effects).
 fn summary(a: &Attack) -> (f64, f64, f64, f64) {
-    let e = exact(a);
-    let mean = e
+    let c = descent::compile("t", a);
+    let e = c.exact.as_ref().unwrap();
+    let metric = |name: &str| {
+        let m = c.metrics.iter().find(|m| m.name == name).unwrap();
+        m.project_f64(e)
+    };
+    let mean = metric("damage")
         .iter()
         .enumerate()
-        .skip(2)
-        .map(|(s, p)| (s - 2) as f64 * p)
+        .map(|(d, p)| d as f64 * p)
         .sum();
-    let kill = e
-        .iter()
-        .enumerate()
-        .skip(2 + a.wounds as usize)
-        .map(|(_, p)| p)
-        .sum();
-    (e[0], e[1], mean, kill)
+    (e[0], e[1], mean, metric("kill")[1])
 }
 
 const BLUE_ALONE: &str = r#"

@@ -301,14 +301,14 @@ fn a_whole_play_to_the_strike_hex_by_hand() {
     // Strike hex in its free action: 3 dice - 1 (Strike hex) + 1 (striker), 7/8.
     let c = cfg.compile("play-jack-picks-up-passes-to-striker").unwrap();
     close(exact_of(&c, "result", "pick up scatters"), 1.0 / 8.0);
-    close(exact_of(&c, "result", "picked up, action ends"), 3.0 / 8.0);
+    close(exact_of(&c, "result", "picked up, stops"), 3.0 / 8.0);
     close(exact_of(&c, "result", "pass inaccurate"), 0.5 * 0.25);
     close(
         exact_of(&c, "result", "catch dropped"),
         0.5 * (0.5 * 0.25 + 0.25 / 8.0),
     );
     close(
-        exact_of(&c, "result", "caught, action ends"),
+        exact_of(&c, "result", "caught, stops"),
         0.5 * (0.5 * 0.5 + 0.25 * 3.0 / 8.0),
     );
     let on = 0.5 * (0.5 * 0.25 + 0.25 * 0.5);

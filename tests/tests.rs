@@ -10,6 +10,7 @@ mod dozen_rules;
 mod fuzz;
 mod hostile;
 mod layers;
+mod readme;
 mod reliability;
 mod rush_rules;
 mod skirmish_rules;

@@ -2,7 +2,7 @@
 //! (Throw then Catch), and whoever holds the ball throws at the Strike hex. Each test's
 //! outcome decides whether the play goes on:
 //! - a Dash with too few successes: the carrier falls over, the play ends;
-//! - Pick Up: 0 scatters, 1 picks up but ends the action, 2+ gives the free Throw;
+//! - Pick Up: 0 scatters, 1 picks up but ends the action ("stops"), 2+ gives the free Throw;
 //! - a pass: 0 on the Throw is inaccurate; the Catch (pool = the Throw's successes)
 //!   0 drops it, 1 catches but ends the action, 2+ gives the catcher the free Throw;
 //! - the Throw at the Strike hex: 1+ is a Strike.
@@ -175,7 +175,7 @@ pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
         stages.push(Stage::PickUp {
             pool,
             scattered: label("pick up scatters"),
-            held: label("picked up, action ends"),
+            held: label("picked up, stops"),
         });
         steps.push(format!("Pick Up ({} dice)", pool.dice));
         moved = false;
@@ -197,7 +197,7 @@ pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
             catch,
             inaccurate: label("pass inaccurate"),
             dropped: label("catch dropped"),
-            caught: label("caught, action ends"),
+            caught: label("caught, stops"),
         });
         steps.push(format!(
             "a pass of {range} hexes to {} ({} dice)",
@@ -210,7 +210,7 @@ pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
     let strike = holder.throw_pool(play.strike_range, moved, true, rules);
     stages.push(Stage::Strike {
         pool: strike,
-        missed: label("Strike throw scatters"),
+        missed: label("Strike scatters"),
         strike: label("Strike!"),
     });
     steps.push(format!(

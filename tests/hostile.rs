@@ -323,6 +323,15 @@ fn item4_signals_give_a_truthful_message_and_exit_code() {
                 );
             }
             Some(0) => assert_ne!(snapshot(&out), old, "finished: the new report"),
+            // On a loaded machine the signal can arrive before the process installed
+            // its handler: the default action ends it, and still nothing is written.
+            None if std::os::unix::process::ExitStatusExt::signal(&o.status) == Some(signal) => {
+                assert_eq!(
+                    snapshot(&out),
+                    old,
+                    "{signal} after {delay} ms: killed early"
+                );
+            }
             other => panic!("signal {signal} after {delay} ms: exit {other:?}: {e}"),
         }
         if snapshot(&out) != old {

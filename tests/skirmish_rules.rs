@@ -483,3 +483,33 @@ fn fatigue_tokens_and_regroup_in_a_firefight_by_hand() {
         );
     }
 }
+
+#[test]
+fn a_fatigued_unit_charged_flees() {
+    // Seed 003: a unit charged while fatigued cannot react and flees, exactly as a
+    // charge it does not answer (`reaction = "none"`).
+    let text = std::fs::read_to_string(crate::util::shipped("skirmish.toml")).unwrap();
+    let head = text.split("\n[scenarios.").next().unwrap();
+    let cfg = load_str(
+        &format!(
+            "{head}\n[scenarios.tired]\nkind = \"combat\"\ncharger = \"cavalry\"\ntarget = \"spearmen\"\ntarget_fatigued = true\nrounds = 3\n\
+             [scenarios.none]\nkind = \"combat\"\ncharger = \"cavalry\"\ntarget = \"spearmen\"\nreaction = \"none\"\nrounds = 3\n"
+        ),
+        "tired.toml",
+        &[],
+    )
+    .unwrap();
+    let (tired, none) = (cfg.compile("tired").unwrap(), cfg.compile("none").unwrap());
+    assert_eq!(tired.exact, none.exact);
+    close(exact_of(&tired, "outcome", "Cavalry wins"), 1.0);
+    let err = load_str(
+        &format!(
+            "{head}\n[scenarios.tired]\nkind = \"charge\"\ncharger = \"cavalry\"\ntarget = \"spearmen\"\ntarget_fatigued = true\nreaction = \"defend\"\n"
+        ),
+        "tired.toml",
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("a fatigued unit cannot react"), "{err}");
+}

@@ -31,7 +31,16 @@ impl Named<Scenario> {
 /// Scenario kinds and the keys each one takes (besides `kind` and `description`).
 pub const KINDS: &[(&str, &[&str])] = &[
     ("shoot", &["shooter", "target", "aimed", "reaction"]),
-    ("charge", &["charger", "target", "reaction", "over_half"]),
+    (
+        "charge",
+        &[
+            "charger",
+            "target",
+            "reaction",
+            "over_half",
+            "target_fatigued",
+        ],
+    ),
     ("shoot_decision", &["shooter", "target", "aimed"]),
     ("charge_decision", &["charger", "target", "over_half"]),
     ("morale", &["unit", "test", "tokens"]),
@@ -53,7 +62,14 @@ pub const KINDS: &[(&str, &[&str])] = &[
     ),
     (
         "combat",
-        &["charger", "target", "reaction", "over_half", "rounds"],
+        &[
+            "charger",
+            "target",
+            "reaction",
+            "over_half",
+            "rounds",
+            "target_fatigued",
+        ],
     ),
     ("volley", &["shooter", "target", "plan", "reaction"]),
 ];
@@ -299,6 +315,22 @@ fn group(r: &Reader, label: String, choice: &str, index: usize) -> Group {
 /// The charged unit and its reaction (a shield wall needs shields).
 fn charged(r: &Reader, units: &[Unit]) -> Result<(Unit, ChargeReaction), Problem> {
     let target = unit(r, "target", units)?;
+    // Seed 003: a unit charged while fatigued (it acted or reacted this turn) flees.
+    if r.bool_opt("target_fatigued")?.unwrap_or(false) {
+        let given = reaction(
+            r,
+            "reaction",
+            ChargeReaction::NAMES,
+            ChargeReaction::from_name,
+        )?;
+        if given.is_some_and(|x| x != ChargeReaction::None) {
+            return Err(r.problem(
+                "reaction",
+                "a fatigued unit cannot react: charged, it flees (leave `reaction` out or write \"none\")",
+            ));
+        }
+        return Ok((target, ChargeReaction::None));
+    }
     let reaction = reaction(
         r,
         "reaction",

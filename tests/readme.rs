@@ -163,6 +163,34 @@ const QUOTES: &[(&str, &[&str], &str, Quote, &str)] = &[
         Quote::Percent("outcome", "Archers wins"),
         "85.37",
     ),
+    (
+        "skirmish.toml",
+        &[],
+        "archers-vs-skirmishers-ready-markers",
+        Quote::Percent("outcome", "Archers wins"),
+        "35.06",
+    ),
+    (
+        "skirmish.toml",
+        &[],
+        "archers-vs-skirmishers-ready-markers",
+        Quote::Percent("outcome", "Skirmishers wins"),
+        "31.43",
+    ),
+    (
+        "skirmish.toml",
+        &["scenarios.archers-vs-skirmishers-ready-markers.ready_markers=false"],
+        "archers-vs-skirmishers-ready-markers",
+        Quote::Percent("outcome", "Archers wins"),
+        "45.75",
+    ),
+    (
+        "skirmish.toml",
+        &["scenarios.archers-vs-skirmishers-ready-markers.ready_markers=false"],
+        "archers-vs-skirmishers-ready-markers",
+        Quote::Percent("outcome", "Skirmishers wins"),
+        "18.96",
+    ),
     // dozen: reactions, a push off a bridge, green dice
     (
         "dozen.toml",

@@ -409,7 +409,8 @@ fn a_turn_of_actions_follows_the_ready_and_aim_markers() {
     }
 }
 
-/// Two units of `models` as in [`twins`], in a one-round firefight with `extra` keys.
+/// Two units of `models` as in [`twins`], in a firefight with `extra` keys (one round
+/// unless they say).
 fn twins_with(models: u32, morale: u32, extra: &str) -> rollsim::model::Compiled {
     let text = std::fs::read_to_string(crate::util::shipped("skirmish.toml")).unwrap();
     let head = text.split("\n[units.").next().unwrap();
@@ -419,9 +420,10 @@ fn twins_with(models: u32, morale: u32, extra: &str) -> rollsim::model::Compiled
         )
     };
     let cfg = format!(
-        "{head}\n{}{}[scenarios.duel]\nkind = \"firefight\"\na = \"red\"\nb = \"blue\"\nrounds = 1\n{extra}\n",
+        "{head}\n{}{}[scenarios.duel]\nkind = \"firefight\"\na = \"red\"\nb = \"blue\"\n{}{extra}\n",
         unit("red"),
-        unit("blue")
+        unit("blue"),
+        if extra.contains("rounds") { "" } else { "rounds = 1\n" }
     );
     load_str(&cfg, "twins.toml", &[])
         .unwrap()
@@ -512,4 +514,32 @@ fn a_fatigued_unit_charged_flees() {
     .unwrap_err()
     .to_string();
     assert!(err.contains("a fatigued unit cannot react"), "{err}");
+}
+
+#[test]
+fn ready_markers_in_a_firefight_by_hand() {
+    // One model each, both shooting back, morale that never breaks, p = 0.4 a shot.
+    // Round 1: red shoots and blue shoots back: both lose their ready markers; then
+    // blue, unready, spends its action to Make Ready (red, unready, cannot shoot back).
+    // Round 2: red Makes Ready and blue, ready, shoots at it (the marker is lost at
+    // once); then blue shoots again and red cannot answer.
+    let p: f64 = 0.4;
+    let keys = "a_reaction = \"shoot_back\"\nb_reaction = \"shoot_back\"\nready_markers = true";
+    let one = twins_with(1, 20, keys);
+    close(exact_of(&one, "outcome", "red wins"), p * (1.0 - p));
+    close(exact_of(&one, "outcome", "blue wins"), p * (1.0 - p));
+    close(exact_of(&one, "outcome", "neither"), (1.0 - p) * (1.0 - p));
+    let two = twins_with(1, 20, &format!("{keys}\nrounds = 2"));
+    let go_on = (1.0 - p) * (1.0 - p);
+    close(exact_of(&two, "outcome", "red wins"), p * (1.0 - p));
+    close(
+        exact_of(&two, "outcome", "blue wins"),
+        p * (1.0 - p) + go_on * (p + (1.0 - p) * p),
+    );
+    close(exact_of(&two, "outcome", "both out"), p * p);
+    crate::util::assert_agrees(&two, &["outcome"], 300_000, 61);
+    // Starting unready, red's first action is Make Ready, under blue's return fire.
+    let cold = twins_with(1, 20, &format!("{keys}\na_ready = false"));
+    close(exact_of(&cold, "outcome", "blue wins"), p + (1.0 - p) * p);
+    crate::util::assert_agrees(&cold, &["outcome"], 300_000, 62);
 }

@@ -58,6 +58,9 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "b_tokens",
             "a_regroup",
             "b_regroup",
+            "ready_markers",
+            "a_ready",
+            "b_ready",
         ],
     ),
     (
@@ -505,6 +508,19 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
                             r.int_in("a_regroup", 1, MAX_TOKENS)?.map(|v| v as u32),
                             r.int_in("b_regroup", 1, MAX_TOKENS)?.map(|v| v as u32),
                         ],
+                        ready: {
+                            let on = flag("ready_markers", false)?;
+                            for k in ["a_ready", "b_ready"] {
+                                if !on && r.table.contains_key(k) {
+                                    return Err(r.problem(
+                                        k,
+                                        "ready markers count only with `ready_markers = true`",
+                                    ));
+                                }
+                            }
+                            on
+                        },
+                        start_ready: [flag("a_ready", true)?, flag("b_ready", true)?],
                     },
                 },
             )]

@@ -624,11 +624,11 @@ impl Trial for MoraleTrial {
     }
 }
 
-/// Firefight state: (models of a, models of b, morale tokens of a, of b, status) with
-/// status 0 nobody broke, 1 a broke, 2 b broke, 3 both broke in the same simultaneous
-/// exchange; a side at 0 models is gone. A side is out when it is gone or broke; when
-/// both are out after the same exchange, neither won. The token digits have one value
-/// (0) unless the firefight counts tokens.
+/// Firefight state: (models of a, models of b, morale tokens of a, of b, ready marker
+/// of a, of b, status) with status 0 nobody broke, 1 a broke, 2 b broke, 3 both broke in
+/// the same simultaneous exchange; a side at 0 models is gone. A side is out when it is
+/// gone or broke; when both are out after the same exchange, neither won. The token and
+/// ready digits have one value (0) unless the firefight counts them.
 struct FirefightTrial {
     rules: Rules,
     a: Unit,
@@ -640,7 +640,8 @@ struct FirefightTrial {
     f: FirefightRules,
 }
 
-/// The economy of a firefight (seed 003): fatigue, morale tokens and Regroup.
+/// The economy of a firefight (seed 003): fatigue, morale tokens, Regroup and the
+/// ready markers shooting needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FirefightRules {
     /// A unit that reacts gains a fatigue point and cannot act again this round, and a
@@ -654,6 +655,11 @@ pub struct FirefightRules {
     /// A side Regroups (removes a token) instead of shooting while it holds at least
     /// this many.
     pub regroup_at: [Option<u32>; 2],
+    /// Shooting (and shooting back) needs a ready marker, which a unit loses when it is
+    /// shot at; a unit without one spends its action to Make Ready.
+    pub ready: bool,
+    /// Whether each side starts with a ready marker.
+    pub start_ready: [bool; 2],
 }
 
 impl FirefightRules {
@@ -668,6 +674,12 @@ impl FirefightRules {
                 "each casualty adds a morale token, and break tests count every token".into(),
             );
         }
+        if self.ready {
+            parts.push(
+                "shooting needs a ready marker, lost when shot at (else the action is Make Ready)"
+                    .into(),
+            );
+        }
         for (i, who) in [a, b].into_iter().enumerate() {
             if self.start_tokens[i] > 0 {
                 parts.push(format!(
@@ -678,6 +690,9 @@ impl FirefightRules {
             if let Some(k) = self.regroup_at[i] {
                 parts.push(format!("{who} Regroups at {} token(s)", k.max(1)));
             }
+            if self.ready && !self.start_ready[i] {
+                parts.push(format!("{who} starts without a ready marker"));
+            }
         }
         if parts.is_empty() {
             String::new()
@@ -687,8 +702,24 @@ impl FirefightRules {
     }
 }
 
-/// One way an exchange ends: (models, tokens, status, probability).
-type Step = ([u32; 2], [u32; 2], u32, f64);
+/// Where a firefight stands between exchanges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Pos {
+    m: [u32; 2],
+    t: [u32; 2],
+    ready: [bool; 2],
+}
+
+/// What a side does with its action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Act {
+    Shoot,
+    Regroup,
+    MakeReady,
+}
+
+/// One way an exchange ends: (position, status, probability).
+type Step = (Pos, u32, f64);
 
 impl FirefightTrial {
     fn units(&self) -> [&Unit; 2] {
@@ -703,19 +734,38 @@ impl FirefightTrial {
         }
     }
 
-    /// Whether `x` Regroups instead of shooting, holding `t` tokens.
-    fn regroups(&self, x: usize, t: [u32; 2]) -> bool {
-        self.f.regroup_at[x].is_some_and(|k| t[x] >= k.max(1))
+    /// `x`'s action: Regroup while it holds enough tokens, else shoot if ready, else
+    /// Make Ready.
+    fn act(&self, x: usize, p: Pos) -> Act {
+        if self.f.regroup_at[x].is_some_and(|k| p.t[x] >= k.max(1)) {
+            Act::Regroup
+        } else if self.f.ready && !p.ready[x] {
+            Act::MakeReady
+        } else {
+            Act::Shoot
+        }
     }
 
-    /// The attacks of `x`'s action on `y` (a shot, or none when it Regroups) and of
-    /// `y`'s reaction, if it reacts (`can_react`: it has not acted this round).
+    /// `y`'s reaction to `x`'s action, if any (`can_react`: it has not acted this
+    /// round). Shooting back needs a ready marker; going to ground answers a shot only.
+    fn reaction_to(&self, x: usize, p: Pos, can_react: bool) -> ShotReaction {
+        let y = 1 - x;
+        let shot_at = self.act(x, p) == Act::Shoot;
+        match self.reaction(y) {
+            _ if !can_react => ShotReaction::None,
+            ShotReaction::ShootBack if self.f.ready && !p.ready[y] => ShotReaction::None,
+            ShotReaction::GoToGround if !shot_at => ShotReaction::None,
+            ShotReaction::Run => ShotReaction::None,
+            r => r,
+        }
+    }
+
+    /// The attacks of `x`'s action on `y` (none unless it shoots) and of `y`'s reaction.
     fn attacks(
         &self,
         x: usize,
-        m: [u32; 2],
-        t: [u32; 2],
-        can_react: bool,
+        p: Pos,
+        reaction: ShotReaction,
     ) -> (Option<Attack>, Option<Attack>) {
         let y = 1 - x;
         let u = self.units();
@@ -723,33 +773,16 @@ impl FirefightTrial {
             models,
             ..u.clone()
         };
-        let (ux, uy) = (with(u[x], m[x]), with(u[y], m[y]));
-        let reaction = if can_react {
-            self.reaction(y)
+        let (ux, uy) = (with(u[x], p.m[x]), with(u[y], p.m[y]));
+        if self.act(x, p) == Act::Shoot {
+            let (act, back) = shoot_attacks(&ux, &uy, false, reaction);
+            (Some(act), back)
         } else {
-            ShotReaction::None
-        };
-        if self.regroups(x, t) {
-            // A Regroup is an independent action: the enemy may shoot at the unit.
+            // An independent action: the enemy may shoot at the unit.
             let back = (reaction == ShotReaction::ShootBack)
                 .then(|| shoot_attacks(&uy, &ux, false, ShotReaction::None).0);
             (None, back)
-        } else {
-            let (act, back) = shoot_attacks(&ux, &uy, false, reaction);
-            (Some(act), back)
         }
-    }
-
-    /// Whether `y` reacts to `x`'s action (and so is fatigued for the round).
-    fn reacts(&self, x: usize, t: [u32; 2], can_react: bool) -> bool {
-        let r = self.reaction(1 - x);
-        can_react
-            && match r {
-                ShotReaction::None | ShotReaction::Run => false,
-                ShotReaction::ShootBack => true,
-                // Going to ground answers being shot at, not a Regroup.
-                ShotReaction::GoToGround => !self.regroups(x, t),
-            }
     }
 
     /// The morale penalty of a unit that took `c` casualties and now holds `tokens`.
@@ -783,28 +816,45 @@ impl FirefightTrial {
         self.radix.0[2].max(self.radix.0[3]) as u32 - 1
     }
 
+    /// The position after `x`'s action and `y`'s reaction, before casualties: tokens a
+    /// Regroup removed and the ready markers (lost by whoever was shot at; a Make Ready
+    /// under fire is lost at once).
+    fn after_acts(&self, x: usize, p: Pos, reaction: ShotReaction) -> Pos {
+        let y = 1 - x;
+        let mut n = p;
+        match self.act(x, p) {
+            Act::Regroup => n.t[x] -= 1,
+            Act::MakeReady => n.ready[x] = true,
+            Act::Shoot => n.ready[y] = false,
+        }
+        if reaction == ShotReaction::ShootBack {
+            n.ready[x] = false;
+        }
+        if !self.f.ready {
+            n.ready = p.ready;
+        }
+        n
+    }
+
     /// Every way one exchange (x acts, y maybe reacts) ends, exactly.
-    fn exchange_exact(&self, x: usize, m: [u32; 2], t: [u32; 2], can_react: bool) -> Vec<Step> {
+    fn exchange_exact(&self, x: usize, p: Pos, can_react: bool) -> Vec<Step> {
         let y = 1 - x;
         let u = self.units();
-        let (act, back) = self.attacks(x, m, t, can_react);
-        let mut t0 = t;
-        if act.is_none() {
-            t0[x] -= 1;
-        }
+        let reaction = self.reaction_to(x, p, can_react);
+        let (act, back) = self.attacks(x, p, reaction);
+        let base = self.after_acts(x, p, reaction);
         let py = act.map_or(vec![1.0], |a| a.pmf(&self.rules));
         let px = back.map_or(vec![1.0], |b| b.pmf(&self.rules));
         let mut out = Vec::new();
         for (cy, &q) in py.iter().enumerate() {
             for (cx, &r) in px.iter().enumerate() {
-                let mut n = m;
-                n[y] -= cy as u32;
-                n[x] -= cx as u32;
-                let mut nt = t0;
-                nt[y] = self.add_tokens(t0[y], cy as u32);
-                nt[x] = self.add_tokens(t0[x], cx as u32);
-                let yb = self.p_break(u[y], m[y], cy as u32, nt[y]);
-                let xb = self.p_break(u[x], m[x], cx as u32, nt[x]);
+                let mut n = base;
+                n.m[y] -= cy as u32;
+                n.m[x] -= cx as u32;
+                n.t[y] = self.add_tokens(base.t[y], cy as u32);
+                n.t[x] = self.add_tokens(base.t[x], cx as u32);
+                let yb = self.p_break(u[y], p.m[y], cy as u32, n.t[y]);
+                let xb = self.p_break(u[x], p.m[x], cx as u32, n.t[x]);
                 // Both break tests, as the sampler rolls them.
                 for (by, wy) in [(false, 1.0 - yb), (true, yb)] {
                     for (bx, wx) in [(false, 1.0 - xb), (true, xb)] {
@@ -815,7 +865,7 @@ impl FirefightTrial {
                         let mut broke = [false; 2];
                         broke[y] = by;
                         broke[x] = bx;
-                        out.push((n, nt, status_of(broke), w));
+                        out.push((n, status_of(broke), w));
                     }
                 }
             }
@@ -829,26 +879,22 @@ impl FirefightTrial {
         d: &mut FaceStream,
         rng: &mut Rng,
         x: usize,
-        m: [u32; 2],
-        t: [u32; 2],
+        p: Pos,
         can_react: bool,
-    ) -> ([u32; 2], [u32; 2], u32) {
+    ) -> (Pos, u32) {
         let y = 1 - x;
         let u = self.units();
-        let (act, back) = self.attacks(x, m, t, can_react);
-        let mut nt = t;
-        if act.is_none() {
-            nt[x] -= 1;
-        }
+        let reaction = self.reaction_to(x, p, can_react);
+        let (act, back) = self.attacks(x, p, reaction);
+        let mut n = self.after_acts(x, p, reaction);
         let on_y = act.map_or(0, |a| a.roll(&self.rules, d, rng));
         let on_x = back.map_or(0, |b| b.roll(&self.rules, d, rng));
-        let mut next = m;
-        next[y] -= on_y;
-        next[x] -= on_x;
-        nt[y] = self.add_tokens(nt[y], on_y);
-        nt[x] = self.add_tokens(nt[x], on_x);
+        n.m[y] -= on_y;
+        n.m[x] -= on_x;
+        n.t[y] = self.add_tokens(n.t[y], on_y);
+        n.t[x] = self.add_tokens(n.t[x], on_x);
         let test = |who: usize, c: u32, tokens: u32, d: &mut FaceStream, rng: &mut Rng| {
-            if c == 0 || self.rules.break_test == BreakTest::Never || c >= m[who] {
+            if c == 0 || self.rules.break_test == BreakTest::Never || c >= p.m[who] {
                 return false;
             }
             !self
@@ -856,24 +902,56 @@ impl FirefightTrial {
                 .morale_passes(d.roll(rng), u[who].morale, self.penalty(c, tokens))
         };
         let mut broke = [false; 2];
-        broke[y] = test(y, on_y, nt[y], d, rng);
-        broke[x] = test(x, on_x, nt[x], d, rng);
-        (next, nt, status_of(broke))
+        broke[y] = test(y, on_y, n.t[y], d, rng);
+        broke[x] = test(x, on_x, n.t[x], d, rng);
+        (n, status_of(broke))
     }
 
-    fn encode(&self, m: [u32; 2], t: [u32; 2], status: u32) -> usize {
+    fn encode(&self, p: Pos, status: u32) -> usize {
+        let r = |b: bool| if self.f.ready { b as usize } else { 0 };
         self.radix.encode(&[
-            m[0] as usize,
-            m[1] as usize,
-            t[0] as usize,
-            t[1] as usize,
+            p.m[0] as usize,
+            p.m[1] as usize,
+            p.t[0] as usize,
+            p.t[1] as usize,
+            r(p.ready[0]),
+            r(p.ready[1]),
             status as usize,
         ])
     }
 
-    /// A round as the sampler plays it: a acts, then b unless it reacted (fatigue).
-    fn over(m: [u32; 2], status: u32) -> bool {
-        status != 0 || m[0] == 0 || m[1] == 0
+    fn decode(&self, s: usize) -> (Pos, u32) {
+        let v = self.radix.decode(s);
+        let ready = |i: usize| if self.f.ready { v[i] == 1 } else { true };
+        (
+            Pos {
+                m: [v[0] as u32, v[1] as u32],
+                t: [v[2] as u32, v[3] as u32],
+                ready: [ready(4), ready(5)],
+            },
+            v[6] as u32,
+        )
+    }
+
+    fn start(&self) -> Pos {
+        Pos {
+            m: [self.a.models, self.b.models],
+            t: self.f.start_tokens,
+            ready: if self.f.ready {
+                self.f.start_ready
+            } else {
+                [true, true]
+            },
+        }
+    }
+
+    fn over(p: Pos, status: u32) -> bool {
+        status != 0 || p.m[0] == 0 || p.m[1] == 0
+    }
+
+    /// Whether `y` reacts to `x`'s action (and so is fatigued for the round).
+    fn reacts(&self, x: usize, p: Pos, can_react: bool) -> bool {
+        self.reaction_to(x, p, can_react) != ShotReaction::None
     }
 }
 
@@ -887,31 +965,30 @@ impl Trial for FirefightTrial {
         self.radix.size()
     }
     fn sample(&self, rng: &mut Rng) -> usize {
-        let mut m = [self.a.models, self.b.models];
-        let mut t = self.f.start_tokens;
+        let mut p = self.start();
         let d = &mut Faces::new(self.rules.die).stream();
         for _ in 0..self.rounds {
             // Who has acted or reacted this round (fatigued, with the fatigue rule).
             let mut spent = [false; 2];
             for x in 0..2 {
-                if Self::over(m, 0) {
-                    return self.encode(m, t, 0);
+                if Self::over(p, 0) {
+                    return self.encode(p, 0);
                 }
                 if self.f.fatigue && spent[x] {
                     continue;
                 }
                 let can_react = !(self.f.fatigue && spent[1 - x]);
-                let reacted = self.reacts(x, t, can_react);
-                let (next, nt, status) = self.exchange(d, rng, x, m, t, can_react);
+                let reacted = self.reacts(x, p, can_react);
+                let (next, status) = self.exchange(d, rng, x, p, can_react);
                 spent[x] = true;
                 spent[1 - x] |= reacted;
-                (m, t) = (next, nt);
-                if Self::over(m, status) {
-                    return self.encode(m, t, status);
+                p = next;
+                if Self::over(p, status) {
+                    return self.encode(p, status);
                 }
             }
         }
-        self.encode(m, t, 0)
+        self.encode(p, 0)
     }
 }
 
@@ -920,33 +997,31 @@ impl Trial for FirefightTrial {
 fn firefight_exact(f: &FirefightTrial) -> Vec<f64> {
     let size = f.radix.size();
     let mut dist = vec![0.0; size];
-    dist[f.encode([f.a.models, f.b.models], f.f.start_tokens, 0)] = 1.0;
+    dist[f.encode(f.start(), 0)] = 1.0;
     for _ in 0..f.rounds {
         // (state, spent) within the round.
         let mut cur: Vec<[f64; 4]> = dist.iter().map(|&p| [p, 0.0, 0.0, 0.0]).collect();
         for x in 0..2 {
             let mut next: Vec<[f64; 4]> = vec![[0.0; 4]; size];
             for (s, ps) in cur.iter().enumerate() {
-                for (spent_bits, &p) in ps.iter().enumerate() {
-                    if p == 0.0 {
+                for (spent_bits, &w) in ps.iter().enumerate() {
+                    if w == 0.0 {
                         continue;
                     }
-                    let v = f.radix.decode(s);
-                    let m = [v[0] as u32, v[1] as u32];
-                    let t = [v[2] as u32, v[3] as u32];
+                    let (p, status) = f.decode(s);
                     let spent = [spent_bits & 1 == 1, spent_bits & 2 == 2];
-                    if FirefightTrial::over(m, v[4] as u32) || (f.f.fatigue && spent[x]) {
-                        next[s][spent_bits] += p;
+                    if FirefightTrial::over(p, status) || (f.f.fatigue && spent[x]) {
+                        next[s][spent_bits] += w;
                         continue;
                     }
                     let can_react = !(f.f.fatigue && spent[1 - x]);
-                    let reacted = f.reacts(x, t, can_react);
+                    let reacted = f.reacts(x, p, can_react);
                     let mut ns = spent;
                     ns[x] = true;
                     ns[1 - x] |= reacted;
                     let bits = ns[0] as usize + 2 * ns[1] as usize;
-                    for (n, nt, status, q) in f.exchange_exact(x, m, t, can_react) {
-                        next[f.encode(n, nt, status)][bits] += p * q;
+                    for (n, status, q) in f.exchange_exact(x, p, can_react) {
+                        next[f.encode(n, status)][bits] += w * q;
                     }
                 }
             }
@@ -1544,11 +1619,14 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             };
             let cap = tokens(economy.start_tokens[0], a.models)
                 .max(tokens(economy.start_tokens[1], b.models));
+            let ready = if economy.ready { 2 } else { 1 };
             let radix = Radix(vec![
                 a.models as usize + 1,
                 b.models as usize + 1,
                 cap,
                 cap,
+                ready,
+                ready,
                 4,
             ]);
             let trial = FirefightTrial {
@@ -1565,8 +1643,8 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
             // Out: gone, or broke. Both out after one simultaneous exchange: nobody won.
             let outcome = |v: &[usize]| -> u16 {
-                let a_out = v[0] == 0 || v[4] & 1 == 1;
-                let b_out = v[1] == 0 || v[4] & 2 == 2;
+                let a_out = v[0] == 0 || v[6] & 1 == 1;
+                let b_out = v[1] == 0 || v[6] & 2 == 2;
                 match (a_out, b_out) {
                     (false, true) => 0,
                     (true, false) => 1,

@@ -1,7 +1,7 @@
 //! `dozen` (RULES.md section 4): every worked example of the seed, hand-worked exact
 //! values, and the duel's Markov chain against closed forms.
 
-use crate::util::{close, dozen_config, exact_of, load, simulate};
+use crate::util::{close, dozen_config, dozen_config_with, exact_of, load, simulate};
 use rollsim::exact::check_pmf;
 use rollsim::report::summarize;
 use rollsim::systems::dozen::config::DozenConfig;
@@ -618,4 +618,39 @@ fn a_push_over_a_drop_chains_into_a_fall() {
         lose * (8.0f64 / 12.0).powi(3),
     );
     crate::util::assert_agrees(&back, &["fall_hp_lost", "attacker_hp_lost"], 200_000, 12);
+}
+
+#[test]
+fn the_dice_reserve_caps_a_pool() {
+    // Seed 001: a character rolls its skill level in dice, and only as many as its
+    // reserve holds. The fighter (melee 2) with 1 die in reserve charges as with one
+    // die fewer; a reserve of 5 changes nothing.
+    let cfg = |reserve: &str| {
+        dozen_config_with(
+            "[scenarios.m]\nkind = \"melee\"\nattacker = \"fighter\"\ndefender = \"dwarf\"\n\
+             [scenarios.fewer]\nkind = \"melee\"\nattacker = \"fighter\"\ndefender = \"dwarf\"\nattacker_extra_dice = -1\n",
+            &[&format!("characters.fighter.reserve={reserve}")],
+        )
+    };
+    let one = cfg("1");
+    assert_eq!(
+        one.compile("m").unwrap().exact,
+        one.compile("fewer").unwrap().exact
+    );
+    let five = cfg("5");
+    let plain = dozen_config(
+        "[scenarios.m]\nkind = \"melee\"\nattacker = \"fighter\"\ndefender = \"dwarf\"\n",
+    );
+    assert_eq!(
+        five.compile("m").unwrap().exact,
+        plain.compile("m").unwrap().exact
+    );
+    // A conflict too: Turn Undead 3 from a reserve of 2 rolls 2 dice.
+    let c = dozen_config_with(
+        "[scenarios.t]\nkind = \"conflict\"\ncharacter = \"temple_knight\"\nskill = \"turn_undead\"\nability = \"ch\"\ndifficulty = \"hard\"\n",
+        &["characters.temple_knight.reserve=2"],
+    )
+    .compile("t")
+    .unwrap();
+    close(exact_of(&c, "successes", "2"), (4.0f64 / 12.0).powi(2));
 }

@@ -74,7 +74,7 @@ pub const KINDS: &[(&str, &[&str])] = &[
 ];
 
 const CHARACTER_KEYS: &[&str] = &[
-    "name", "dx", "co", "st", "ch", "aw", "mv", "weapon", "armour", "skills",
+    "name", "dx", "co", "st", "ch", "aw", "mv", "weapon", "armour", "skills", "reserve",
 ];
 const RULE_KEYS: &[&str] = &["natural_fail", "second_charge", "bag_draw", "injured_green"];
 const SECOND_CHARGE: &[(&str, SecondCharge)] = &[
@@ -177,6 +177,7 @@ fn read_character(id: &str, r: &Reader) -> Result<Character, Problem> {
         mv: score(r, "mv", 0, "move MV in squares")?,
         weapon: r.int_in("weapon", 0, MAX_SCORE)?.unwrap_or(0) as u32,
         armour: r.int_in("armour", 0, MAX_SCORE)?.unwrap_or(0) as u32,
+        reserve: r.int_in("reserve", 0, MAX_SCORE)?.map(|v| v as u32),
         skills,
     })
 }

@@ -283,9 +283,10 @@ impl Trial for MeleeTrial {
     }
 }
 
-/// Melee dice of a character in a charge: its melee level plus `extra`, at least 0.
+/// Melee dice of a character in a charge: its melee level plus `extra`, at least 0, at
+/// most the dice in its reserve.
 pub fn melee_dice(c: &Character, extra: i32) -> u32 {
-    (c.skill("melee") as i32 + extra).max(0) as u32
+    c.from_reserve((c.skill("melee") as i32 + extra).max(0) as u32)
 }
 
 fn describe_melee(c: &Character, dice: u32) -> String {

@@ -121,6 +121,16 @@ pub struct Character {
     pub weapon: u32,
     /// Added to DX for the armour class (leather is +1).
     pub armour: u32,
+    /// Dice in the character's reserve (seed 001, "noppavaranto"): a test rolls at most
+    /// this many, whatever its skill level. `None`: no cap.
+    pub reserve: Option<u32>,
+}
+
+impl Character {
+    /// A pool of `dice` capped at the dice in the reserve.
+    pub fn from_reserve(&self, dice: u32) -> u32 {
+        self.reserve.map_or(dice, |r| dice.min(r))
+    }
 }
 
 impl Character {
@@ -220,7 +230,8 @@ pub struct Contestant {
 
 impl Contestant {
     pub fn dice(&self) -> u32 {
-        (self.who.skill(&self.skill) as i32 + self.extra_dice).max(0) as u32
+        self.who
+            .from_reserve((self.who.skill(&self.skill) as i32 + self.extra_dice).max(0) as u32)
     }
 }
 

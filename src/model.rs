@@ -51,6 +51,9 @@ pub struct Metric {
     /// Whether it gets charts of its own (false for metrics that only feed a
     /// scenario-level chart, such as a duel's wins by activation).
     pub chart: bool,
+    /// A numeric metric's value index `v` stands for `v + offset` (a sum of 3d6 starts
+    /// at 3, a Fudge roll below 0); 0 for most.
+    pub offset: i64,
 }
 
 impl Metric {
@@ -63,7 +66,28 @@ impl Metric {
             numeric: true,
             map,
             chart: true,
+            offset: 0,
         }
+    }
+
+    /// A numeric metric over `lo..lo + values`, labelled by the numbers.
+    pub fn numeric_from(
+        name: &str,
+        description: &str,
+        lo: i64,
+        values: usize,
+        map: Vec<u16>,
+    ) -> Self {
+        Metric {
+            labels: (0..values).map(|v| (lo + v as i64).to_string()).collect(),
+            offset: lo,
+            ..Metric::numeric(name, description, values, map)
+        }
+    }
+
+    /// The number value index `v` stands for.
+    pub fn value(&self, v: usize) -> f64 {
+        (v as i64 + self.offset) as f64
     }
 
     pub fn categorical(name: &str, description: &str, labels: &[&str], map: Vec<u16>) -> Self {
@@ -74,6 +98,7 @@ impl Metric {
             numeric: false,
             map,
             chart: true,
+            offset: 0,
         }
     }
 

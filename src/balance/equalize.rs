@@ -31,7 +31,7 @@ fn tried(source: &Source, table: &str, pairs: bool) -> Result<Vec<Step>, AppErro
     let mut out = Vec::new();
     for by in [-3i64, -2, -1, 1, 2, 3] {
         for step in steps(source, table, by)? {
-            if step.what != "dice" && by.abs() > 2 {
+            if step.what != super::POOL_STEP && by.abs() > 2 {
                 continue;
             }
             out.push(step);

@@ -188,12 +188,14 @@ pub fn exact_value(c: &Compiled, pick: &Pick) -> Option<f64> {
             let p = c.metrics[c.headline.metric].project_f64(e);
             c.headline.values.iter().map(|&v| p[v]).sum()
         }
-        Pick::Mean { metric } => by(metric)?
-            .project_f64(e)
-            .iter()
-            .enumerate()
-            .map(|(v, p)| v as f64 * p)
-            .sum(),
+        Pick::Mean { metric } => {
+            let m = by(metric)?;
+            m.project_f64(e)
+                .iter()
+                .enumerate()
+                .map(|(v, p)| m.value(v) * p)
+                .sum()
+        }
         Pick::Values { metric, values } => {
             let m = by(metric)?;
             let p = m.project_f64(e);
@@ -596,12 +598,15 @@ pub fn budget(
     (seed, trials)
 }
 
+/// A step's `what` when it adds or takes away dice (a stat step names its key).
+pub const POOL_STEP: &str = "pool";
+
 /// One change to try on one side (or two changes at once): `by` steps in the direction
 /// that helps that side.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
     pub role: Role,
-    /// "dice", or the stat's key.
+    /// [`POOL_STEP`], or the stat's key.
     pub what: String,
     /// How many steps (negative: worse for that side).
     pub by: i64,
@@ -651,7 +656,7 @@ pub fn steps(source: &Source, scenario: &str, by: i64) -> Result<Vec<Step>, AppE
             if (d.lo..=d.hi).contains(&new) {
                 out.push(Step {
                     role: role.clone(),
-                    what: "dice".into(),
+                    what: POOL_STEP.into(),
                     by,
                     label: format!(
                         "{} {name}: {:+} {}",

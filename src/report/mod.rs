@@ -173,11 +173,14 @@ pub fn summarize(
                     .fold(0.0f64, |a, z| a.max(z.abs()))
             });
             let (mean, mean_ci_v, exact_mean, mean_z) = if m.numeric {
-                let values: Vec<f64> = (0..counts.len()).map(|v| v as f64).collect();
+                let values: Vec<f64> = (0..counts.len()).map(|v| m.value(v)).collect();
                 let (mean, sd) = mean_sd(&values, &counts);
-                let ex_mean = exact
-                    .as_ref()
-                    .map(|e| e.iter().enumerate().map(|(v, p)| v as f64 * p).sum::<f64>());
+                let ex_mean = exact.as_ref().map(|e| {
+                    e.iter()
+                        .enumerate()
+                        .map(|(v, p)| m.value(v) * p)
+                        .sum::<f64>()
+                });
                 let mz = exact.as_ref().map(|e| z_mean(mean, n, &values, e));
                 (Some(mean), Some(mean_ci(mean, sd, n, z)), ex_mean, mz)
             } else {

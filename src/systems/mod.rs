@@ -26,6 +26,7 @@ macro_rules! loaded_with_rules {
 }
 
 pub mod descent;
+pub mod dice;
 pub mod dozen;
 pub mod rush;
 pub mod skirmish;
@@ -41,6 +42,7 @@ pub static REGISTRY: &[&dyn System] = &[
     &dozen::Dozen,
     &descent::Descent,
     &skirmish::Skirmish,
+    &dice::Dice,
 ];
 
 /// The system called `name`.

@@ -1388,6 +1388,7 @@ fn compile_combat(
                 .map(|v| if outcome(v) == side { v[3] as u16 } else { 0 })
                 .collect(),
             chart: false,
+            offset: 0,
         }
     };
     let mut ended = Metric::numeric(

@@ -590,6 +590,7 @@ pub fn compile(
                 _ => 0,
             }),
             chart: false,
+            offset: 0,
         }
     };
     metrics.extend([won_at(0, "a"), won_at(1, "b")]);

@@ -1,0 +1,517 @@
+//! Exact distributions of dice-language expressions.
+//!
+//! A value is a distribution over a range of integers. Independent parts combine by
+//! convolution (sums) or over pairs of values (other operators); a pool is read by the
+//! cheapest method its modifiers allow: binomials for counts, repeated convolution for
+//! sums, powers of the CDF for the highest and lowest die, and for keep / drop and the
+//! largest set a pass over the faces from one end, choosing how many of the dice left in
+//! each group show each face (the multiset method of Liu's icepool, AIIDE 2022). Only a
+//! `let` variable is enumerated: the body is evaluated once per value it can take.
+
+use super::lang::{Agg, Cond, End};
+use super::program::{DieSpec, Node, PoolSpec};
+use std::collections::HashMap;
+
+/// A distribution over `lo..lo + p.len()`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dist {
+    pub lo: i64,
+    pub p: Vec<f64>,
+}
+
+/// Most values one distribution may span: past it the expression is refused (the
+/// exact engine would otherwise grow without bound).
+pub const MAX_SPAN: usize = 1 << 20;
+
+/// Work past which exact evaluation gives up (state-steps of the keep/drop pass).
+pub const MAX_WORK: u64 = 200_000_000;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TooBig(pub String);
+
+impl Dist {
+    pub fn point(v: i64) -> Self {
+        Dist {
+            lo: v,
+            p: vec![1.0],
+        }
+    }
+
+    pub fn hi(&self) -> i64 {
+        self.lo + self.p.len() as i64 - 1
+    }
+
+    fn from_map(m: &HashMap<i64, f64>) -> Dist {
+        let lo = *m.keys().min().unwrap_or(&0);
+        let hi = *m.keys().max().unwrap_or(&0);
+        let mut p = vec![0.0; (hi - lo + 1) as usize];
+        for (&v, &q) in m {
+            p[(v - lo) as usize] += q;
+        }
+        Dist { lo, p }.trim()
+    }
+
+    /// Drop zero mass at both ends.
+    fn trim(mut self) -> Dist {
+        let first = self.p.iter().position(|&q| q > 0.0).unwrap_or(0);
+        let last = self.p.iter().rposition(|&q| q > 0.0).unwrap_or(0);
+        if first > last {
+            return Dist::point(self.lo);
+        }
+        self.lo += first as i64;
+        self.p = self.p[first..=last].to_vec();
+        self
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
+        self.p
+            .iter()
+            .enumerate()
+            .filter(|(_, &q)| q > 0.0)
+            .map(move |(i, &q)| (self.lo + i as i64, q))
+    }
+
+    pub fn add(&self, o: &Dist) -> Result<Dist, TooBig> {
+        let n = self.p.len() + o.p.len() - 1;
+        if n > MAX_SPAN {
+            return Err(TooBig(format!("a sum spans {n} values")));
+        }
+        let mut p = vec![0.0; n];
+        for (i, &a) in self.p.iter().enumerate() {
+            if a == 0.0 {
+                continue;
+            }
+            for (j, &b) in o.p.iter().enumerate() {
+                p[i + j] += a * b;
+            }
+        }
+        Ok(Dist {
+            lo: self.lo + o.lo,
+            p,
+        })
+    }
+
+    pub fn neg(&self) -> Dist {
+        let mut p = self.p.clone();
+        p.reverse();
+        Dist { lo: -self.hi(), p }
+    }
+
+    /// Any operator on independent values, pair by pair.
+    pub fn combine(&self, o: &Dist, f: impl Fn(i64, i64) -> i64) -> Result<Dist, TooBig> {
+        if (self.p.len() as u64) * (o.p.len() as u64) > MAX_WORK {
+            return Err(TooBig("an operation on two wide values".into()));
+        }
+        let mut m: HashMap<i64, f64> = HashMap::new();
+        for (a, p) in self.iter() {
+            for (b, q) in o.iter() {
+                *m.entry(f(a, b)).or_default() += p * q;
+            }
+        }
+        let d = Dist::from_map(&m);
+        if d.p.len() > MAX_SPAN {
+            return Err(TooBig(format!("a value spans {} values", d.p.len())));
+        }
+        Ok(d)
+    }
+
+    /// Mixture: `self` with weight `w` plus `o` with `1 - w`... generalised: add `o`
+    /// scaled by `w` into `self`.
+    fn add_scaled(&mut self, o: &Dist, w: f64) {
+        let lo = self.lo.min(o.lo);
+        let hi = self.hi().max(o.hi());
+        let mut p = vec![0.0; (hi - lo + 1) as usize];
+        for (i, &q) in self.p.iter().enumerate() {
+            p[(self.lo - lo) as usize + i] += q;
+        }
+        for (i, &q) in o.p.iter().enumerate() {
+            p[(o.lo - lo) as usize + i] += w * q;
+        }
+        self.lo = lo;
+        self.p = p;
+    }
+}
+
+/// One die after its own modifiers: the distribution of its value, and the mass of
+/// explosion chains stopped at the depth limit.
+pub fn die_dist(d: &DieSpec) -> (Dist, f64) {
+    let n = d.faces.len() as f64;
+    let mut m: HashMap<i64, f64> = HashMap::new();
+    for &f in &d.faces {
+        *m.entry(f).or_default() += 1.0 / n;
+    }
+    let mut base = Dist::from_map(&m);
+    if let Some((c, always)) = d.reroll {
+        let (lo, hi) = (d.lo(), d.hi());
+        let hit: f64 = base
+            .iter()
+            .filter(|(v, _)| c.holds(*v, lo, hi))
+            .map(|(_, p)| p)
+            .sum();
+        let mut m: HashMap<i64, f64> = HashMap::new();
+        for (v, p) in base.iter() {
+            let keep = !c.holds(v, lo, hi);
+            if always {
+                if keep {
+                    *m.entry(v).or_default() += p / (1.0 - hit);
+                }
+            } else {
+                if keep {
+                    *m.entry(v).or_default() += p;
+                }
+                // Rerolled once: the second roll stands.
+                for (w, q) in base.iter() {
+                    if c.holds(v, lo, hi) {
+                        *m.entry(w).or_default() += p * q;
+                    }
+                }
+            }
+        }
+        base = Dist::from_map(&m);
+    }
+    let Some(c) = d.explode else {
+        return (base, 0.0);
+    };
+    // Value of a chain: each exploding face adds another roll of the (rerolled) die.
+    let (lo, hi) = (d.lo(), d.hi());
+    let mut out: HashMap<i64, f64> = HashMap::new();
+    let mut carry: HashMap<i64, f64> = HashMap::from([(0, 1.0)]);
+    let mut capped = 0.0;
+    for depth in 0..=d.depth {
+        let mut next: HashMap<i64, f64> = HashMap::new();
+        for (&acc, &w) in &carry {
+            for (v, p) in base.iter() {
+                let total = acc + v;
+                if c.holds(v, lo, hi) && depth < d.depth {
+                    *next.entry(total).or_default() += w * p;
+                } else {
+                    if c.holds(v, lo, hi) {
+                        capped += w * p;
+                    }
+                    *out.entry(total).or_default() += w * p;
+                }
+            }
+        }
+        carry = next;
+        if carry.is_empty() {
+            break;
+        }
+    }
+    (Dist::from_map(&out), capped)
+}
+
+/// Binomial probabilities of 0..=n successes at p.
+fn binomial(n: u32, p: f64) -> Vec<f64> {
+    crate::exact::binomial(n, p).0
+}
+
+/// What one exact evaluation found besides the distribution.
+#[derive(Default)]
+pub struct Notes {
+    /// Mass of explosion chains stopped at their depth limit.
+    pub capped: f64,
+    pub work: u64,
+}
+
+/// The exact distribution of a compiled expression, `vars` the `let` values in scope.
+pub fn eval(n: &Node, vars: &mut Vec<i64>, notes: &mut Notes) -> Result<Dist, TooBig> {
+    Ok(match n {
+        Node::Num(v) => Dist::point(*v),
+        Node::Var(i) => Dist::point(vars[*i]),
+        Node::Neg(a) => eval(a, vars, notes)?.neg(),
+        Node::Add(a, b) => eval(a, vars, notes)?.add(&eval(b, vars, notes)?)?,
+        Node::Sub(a, b) => eval(a, vars, notes)?.add(&eval(b, vars, notes)?.neg())?,
+        Node::Mul(a, b) => eval(a, vars, notes)?.combine(&eval(b, vars, notes)?, |x, y| x * y)?,
+        Node::Div(a, b) => eval(a, vars, notes)?.combine(&eval(b, vars, notes)?, |x, y| {
+            if y == 0 {
+                0
+            } else {
+                x.div_euclid(y)
+            }
+        })?,
+        Node::Cmp(c, a, b) => {
+            eval(a, vars, notes)?.combine(&eval(b, vars, notes)?, |x, y| c.holds(x, y) as i64)?
+        }
+        Node::Let(bound, body) => {
+            let d = eval(bound, vars, notes)?;
+            let mut out: Option<Dist> = None;
+            for (v, p) in d.iter() {
+                vars.push(v);
+                let r = eval(body, vars, notes);
+                vars.pop();
+                let r = r?;
+                match &mut out {
+                    None => {
+                        let mut z = r.clone();
+                        z.p.iter_mut().for_each(|q| *q *= p);
+                        out = Some(z);
+                    }
+                    Some(o) => o.add_scaled(&r, p),
+                }
+            }
+            out.unwrap_or_else(|| Dist::point(0)).trim()
+        }
+        Node::If(c, a, b) => {
+            let d = eval(c, vars, notes)?;
+            let yes: f64 = d.iter().filter(|(v, _)| *v != 0).map(|(_, p)| p).sum();
+            let mut out = eval(a, vars, notes)?;
+            out.p.iter_mut().for_each(|q| *q *= yes);
+            let other = eval(b, vars, notes)?;
+            out.add_scaled(&other, 1.0 - yes);
+            out.trim()
+        }
+        Node::Pool(p) => pool(p, notes)?,
+    })
+}
+
+/// A pool read by its aggregate.
+fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
+    let dies: Vec<(u32, Dist)> = p
+        .groups
+        .iter()
+        .map(|(n, d)| {
+            let (dist, capped) = die_dist(d);
+            notes.capped += capped * *n as f64;
+            (*n, dist)
+        })
+        .collect();
+    let total: u32 = dies.iter().map(|(n, _)| n).sum();
+    if let Some(c) = p.again {
+        return again(p, c, notes);
+    }
+    match (p.keep, p.agg) {
+        (None, Agg::Sum) => {
+            let mut out = Dist::point(0);
+            for (n, d) in &dies {
+                out = out.add(&power_sum(d, *n)?)?;
+            }
+            Ok(out)
+        }
+        (None, Agg::Count(c)) => {
+            let mut out = Dist::point(0);
+            for ((n, d), (_, spec)) in dies.iter().zip(&p.groups) {
+                let q: f64 = d
+                    .iter()
+                    .filter(|(v, _)| c.holds(*v, spec.lo(), spec.hi()))
+                    .map(|(_, q)| q)
+                    .sum();
+                out = out.add(&Dist {
+                    lo: 0,
+                    p: binomial(*n, q),
+                })?;
+            }
+            Ok(out)
+        }
+        (None, Agg::Highest) | (None, Agg::Lowest) => {
+            let high = p.agg == Agg::Highest;
+            let lo = dies.iter().map(|(_, d)| d.lo).min().unwrap_or(0);
+            let hi = dies.iter().map(|(_, d)| d.hi()).max().unwrap_or(0);
+            // P(max <= v) = product of each die's CDF; min by the survival function.
+            let cdf = |d: &Dist, v: i64| -> f64 {
+                d.iter().filter(|(x, _)| *x <= v).map(|(_, q)| q).sum()
+            };
+            let mut out = vec![0.0; (hi - lo + 1) as usize];
+            let mut prev = 0.0;
+            for v in lo..=hi {
+                let f: f64 = if high {
+                    dies.iter()
+                        .map(|(n, d)| cdf(d, v).powi(*n as i32))
+                        .product()
+                } else {
+                    1.0 - dies
+                        .iter()
+                        .map(|(n, d)| (1.0 - cdf(d, v)).powi(*n as i32))
+                        .product::<f64>()
+                };
+                out[(v - lo) as usize] = (f - prev).max(0.0);
+                prev = f;
+            }
+            Ok(Dist { lo, p: out }.trim())
+        }
+        (keep, agg) => {
+            // Keep `k` from one end (drop turned into keep); MaxSet keeps all.
+            let (end, k) = keep.unwrap_or((End::Highest, total));
+            multiset(&dies, &p.groups, end, k.min(total), agg, notes)
+        }
+    }
+}
+
+/// The sum of `n` independent copies of `d`, by repeated squaring.
+fn power_sum(d: &Dist, n: u32) -> Result<Dist, TooBig> {
+    let mut out = Dist::point(0);
+    let mut base = d.clone();
+    let mut k = n;
+    while k > 0 {
+        if k & 1 == 1 {
+            out = out.add(&base)?;
+        }
+        k >>= 1;
+        if k > 0 {
+            base = base.add(&base)?;
+        }
+    }
+    Ok(out)
+}
+
+/// Keep `k` dice from the `end` of the pool and read them by `agg`, in one pass over the
+/// faces from that end: at each value, how many of the dice left in each group show it
+/// (a binomial, given they show no value already passed).
+fn multiset(
+    dies: &[(u32, Dist)],
+    specs: &[(u32, DieSpec)],
+    end: End,
+    k: u32,
+    agg: Agg,
+    notes: &mut Notes,
+) -> Result<Dist, TooBig> {
+    let mut values: Vec<i64> = dies
+        .iter()
+        .flat_map(|(_, d)| d.iter().map(|(v, _)| v))
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    if end == End::Highest {
+        values.reverse();
+    }
+    // Mass of each group's die still to place: what has not been passed yet.
+    let mut left: Vec<f64> = vec![1.0; dies.len()];
+    // State: (dice left per group, kept so far, accumulator) -> probability.
+    type State = (Vec<u32>, u32, i64);
+    let mut cur: HashMap<State, f64> = HashMap::new();
+    cur.insert((dies.iter().map(|(n, _)| *n).collect(), 0, 0), 1.0);
+    for &v in &values {
+        let mut next: HashMap<State, f64> = HashMap::new();
+        // Per group: P(a die shows v | it shows none of the values passed).
+        let q: Vec<f64> = dies
+            .iter()
+            .zip(&left)
+            .map(|((_, d), &l)| {
+                let pv = if v < d.lo || v > d.hi() {
+                    0.0
+                } else {
+                    d.p[(v - d.lo) as usize]
+                };
+                if l <= 0.0 {
+                    0.0
+                } else {
+                    (pv / l).min(1.0)
+                }
+            })
+            .collect();
+        for ((rest, kept, acc), w) in cur {
+            // Every way the groups' remaining dice split into "show v" and "later".
+            let mut ways: Vec<(Vec<u32>, u32, f64)> = vec![(Vec::new(), 0, w)];
+            for (g, &r) in rest.iter().enumerate() {
+                let b = binomial(r, q[g]);
+                let mut grown = Vec::new();
+                for (r_left, c, p) in ways {
+                    for (cg, &pb) in b.iter().enumerate() {
+                        if pb == 0.0 {
+                            continue;
+                        }
+                        let mut rl = r_left.clone();
+                        rl.push(r - cg as u32);
+                        grown.push((rl, c + cg as u32, p * pb));
+                    }
+                }
+                ways = grown;
+            }
+            for (rl, c, p) in ways {
+                notes.work += 1;
+                if notes.work > MAX_WORK {
+                    return Err(TooBig("a keep or drop over so many dice and faces".into()));
+                }
+                let take = c.min(k - kept);
+                // Once `k` are kept the rest cannot matter: merge those states.
+                let rl = if kept + take == k {
+                    vec![0; rl.len()]
+                } else {
+                    rl
+                };
+                let spec_lohi = specs
+                    .first()
+                    .map(|(_, d)| (d.lo(), d.hi()))
+                    .unwrap_or((0, 0));
+                let acc2 = match agg {
+                    Agg::Sum => acc + take as i64 * v,
+                    Agg::Count(cond) => {
+                        acc + if cond.holds(v, spec_lohi.0, spec_lohi.1) {
+                            take as i64
+                        } else {
+                            0
+                        }
+                    }
+                    Agg::MaxSet => acc.max(take as i64),
+                    // The kept dice's extreme: the first value kept from this end is the
+                    // highest (or lowest); the last, the other.
+                    Agg::Highest | Agg::Lowest => {
+                        let first_from_end = kept == 0 && take > 0;
+                        let wants_first = (agg == Agg::Highest) == (end == End::Highest);
+                        if take > 0 && (if wants_first { first_from_end } else { true }) {
+                            v
+                        } else {
+                            acc
+                        }
+                    }
+                };
+                *next.entry((rl, kept + take, acc2)).or_default() += p;
+            }
+        }
+        for (g, (_, d)) in dies.iter().enumerate() {
+            if v >= d.lo && v <= d.hi() {
+                left[g] -= d.p[(v - d.lo) as usize];
+            }
+        }
+        cur = next;
+    }
+    let mut m: HashMap<i64, f64> = HashMap::new();
+    for ((_, _, acc), p) in cur {
+        *m.entry(acc).or_default() += p;
+    }
+    Ok(Dist::from_map(&m))
+}
+
+/// `again`: a die showing the condition adds a die to the pool; read by `sum` or
+/// `count`. Each die of the pool starts a chain of its own, so the pool's value is the
+/// sum of independent chains.
+fn again(p: &PoolSpec, c: Cond, notes: &mut Notes) -> Result<Dist, TooBig> {
+    let mut out = Dist::point(0);
+    for (n, spec) in &p.groups {
+        let (base, _) = die_dist(&DieSpec {
+            explode: None,
+            ..spec.clone()
+        });
+        let (lo, hi) = (spec.lo(), spec.hi());
+        // One chain's (value read, added) per roll, up to the depth limit.
+        let read = |v: i64| -> i64 {
+            match p.agg {
+                Agg::Count(cc) => cc.holds(v, lo, hi) as i64,
+                _ => v,
+            }
+        };
+        let mut chain: HashMap<i64, f64> = HashMap::new();
+        let mut carry: HashMap<i64, f64> = HashMap::from([(0, 1.0)]);
+        for depth in 0..=spec.depth {
+            let mut next: HashMap<i64, f64> = HashMap::new();
+            for (&acc, &w) in &carry {
+                for (v, q) in base.iter() {
+                    let total = acc + read(v);
+                    if c.holds(v, lo, hi) && depth < spec.depth {
+                        *next.entry(total).or_default() += w * q;
+                    } else {
+                        if c.holds(v, lo, hi) {
+                            notes.capped += *n as f64 * w * q;
+                        }
+                        *chain.entry(total).or_default() += w * q;
+                    }
+                }
+            }
+            carry = next;
+            if carry.is_empty() {
+                break;
+            }
+        }
+        out = out.add(&power_sum(&Dist::from_map(&chain), *n)?)?;
+    }
+    Ok(out)
+}

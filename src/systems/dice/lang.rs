@@ -1,0 +1,792 @@
+//! The dice language: a line a designer writes in a config (`roll = "4d6 drop lowest"`)
+//! parsed into an expression tree, with errors that point at the column.
+//!
+//! ```text
+//! expr     := "let" NAME "=" expr "in" expr
+//!           | "if" expr "then" expr "else" expr
+//!           | compare
+//! compare  := sum (("<=" | ">=" | "<" | ">" | "==" | "!=") sum)?      1 if true, else 0
+//! sum      := product (("+" | "-") product)*
+//! product  := unary (("*" | "/") unary)*                               "/" rounds down
+//! unary    := "-" unary | pool
+//! pool     := atom modifier* aggregate?
+//! atom     := INT | NAME | "(" expr ")" | dice | "[" dice ("," dice)* "]"
+//! dice     := (INT | "(" expr ")")? "d" (INT | "F" | "%" | "{" face ("," face)* "}")
+//! face     := INT | NAME ("=" INT)?          a named face counts as its value (default 1)
+//! modifier := "explode" cond? | "again" cond? | "reroll" cond ("once" | "always")?
+//!           | ("keep" | "drop") ("highest" | "lowest") INT?
+//! aggregate:= "sum" | "count" cond | "highest" | "lowest" | "maxset"
+//! cond     := ("<=" | ">=" | "<" | ">" | "==" | "!=")? INT | "max" | "min"
+//! ```
+
+use std::fmt;
+
+/// A position in the expression text (characters from 0).
+pub type Col = usize;
+
+/// A comparison with a number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Le,
+    Ge,
+    Lt,
+    Gt,
+    Eq,
+    Ne,
+}
+
+impl Cmp {
+    pub fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            Cmp::Le => a <= b,
+            Cmp::Ge => a >= b,
+            Cmp::Lt => a < b,
+            Cmp::Gt => a > b,
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+        }
+    }
+
+    fn text(self) -> &'static str {
+        match self {
+            Cmp::Le => "<=",
+            Cmp::Ge => ">=",
+            Cmp::Lt => "<",
+            Cmp::Gt => ">",
+            Cmp::Eq => "==",
+            Cmp::Ne => "!=",
+        }
+    }
+}
+
+/// The faces a condition on one die names: a comparison, or the die's top or bottom face.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cond {
+    Cmp(Cmp, i64),
+    Max,
+    Min,
+}
+
+impl Cond {
+    /// Whether `v` meets the condition on a die whose faces span `lo..=hi`.
+    pub fn holds(self, v: i64, lo: i64, hi: i64) -> bool {
+        match self {
+            Cond::Cmp(c, n) => c.holds(v, n),
+            Cond::Max => v == hi,
+            Cond::Min => v == lo,
+        }
+    }
+}
+
+impl fmt::Display for Cond {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cond::Cmp(c, n) => write!(f, "{} {n}", c.text()),
+            Cond::Max => write!(f, "max"),
+            Cond::Min => write!(f, "min"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    Highest,
+    Lowest,
+}
+
+/// What changes a pool before it is read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Mod {
+    /// A die showing the condition rolls again and adds (one value per die).
+    Explode(Cond),
+    /// A die showing the condition adds another die to the pool.
+    Again(Cond),
+    /// A die showing the condition is rolled again: once, or until it does not.
+    Reroll(Cond, bool),
+    Keep(End, i64),
+    Drop(End, i64),
+}
+
+/// How a pool becomes a number.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Agg {
+    Sum,
+    Count(Cond),
+    Highest,
+    Lowest,
+    /// The most dice showing the same face.
+    MaxSet,
+}
+
+/// A die: its faces, each equally likely.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Die {
+    pub faces: Vec<i64>,
+    /// How it was written (`d6`, `dF`, `d{0,0,1,2}`).
+    pub text: String,
+}
+
+/// A group of identical dice; the count is an expression folded to a number at compile.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    pub count: Expr,
+    pub die: Die,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Cmp(Cmp),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Num(i64),
+    /// A name: a `let` variable, a stat of the scenario's unit, or a scenario key.
+    Name(String, Col),
+    Pool {
+        groups: Vec<Group>,
+        mods: Vec<Mod>,
+        agg: Agg,
+        col: Col,
+    },
+    Neg(Box<Expr>),
+    Bin(Op, Box<Expr>, Box<Expr>),
+    Let(String, Box<Expr>, Box<Expr>),
+    If(Box<Expr>, Box<Expr>, Box<Expr>),
+}
+
+/// A syntax error: where, what was found and what was expected.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SyntaxError {
+    pub col: Col,
+    pub message: String,
+}
+
+impl SyntaxError {
+    /// The expression with a caret under the column, then the message.
+    pub fn render(&self, text: &str) -> String {
+        format!(
+            "{}\n  {}\n  {}^ {}",
+            "in the expression:",
+            text,
+            " ".repeat(self.col),
+            self.message
+        )
+    }
+}
+
+/// Words the language reserves.
+pub const KEYWORDS: &[&str] = &[
+    "let", "in", "if", "then", "else", "explode", "again", "reroll", "once", "always", "keep",
+    "drop", "highest", "lowest", "sum", "count", "maxset", "max", "min",
+];
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Int(i64),
+    Word(String),
+    /// `d` with what follows it: `d6`, `dF`, `d%`, or `d` before `{`.
+    Dice(String),
+    Sym(&'static str),
+    End,
+}
+
+fn lex(text: &str) -> Result<Vec<(Tok, Col)>, SyntaxError> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        if c.is_ascii_digit() {
+            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '_') {
+                i += 1;
+            }
+            let s: String = chars[start..i].iter().filter(|c| **c != '_').collect();
+            let n = s
+                .parse::<i64>()
+                .ok()
+                .filter(|n| *n <= 1_000_000)
+                .ok_or(SyntaxError {
+                    col: start,
+                    message: "a number from 0 to 1,000,000".into(),
+                })?;
+            out.push((Tok::Int(n), start));
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == '_' {
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let w: String = chars[start..i].iter().collect();
+            // `d6`, `dF`, `d%`, `d{`: a die, not a name.
+            let is_dice = (w == "d" && i < chars.len() && (chars[i] == '{' || chars[i] == '%'))
+                || (w.len() > 1
+                    && w.starts_with('d')
+                    && (w[1..].chars().all(|c| c.is_ascii_digit()) || &w[1..] == "F"));
+            if is_dice {
+                let mut d = w.clone();
+                if i < chars.len() && chars[i] == '%' {
+                    d.push('%');
+                    i += 1;
+                }
+                out.push((Tok::Dice(d), start));
+            } else {
+                out.push((Tok::Word(w), start));
+            }
+            continue;
+        }
+        let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
+        let sym = ["<=", ">=", "==", "!="]
+            .into_iter()
+            .find(|s| *s == two)
+            .or_else(|| {
+                [
+                    "+", "-", "*", "/", "(", ")", "[", "]", "{", "}", ",", "=", "<", ">",
+                ]
+                .into_iter()
+                .find(|s| s.starts_with(c))
+            });
+        match sym {
+            Some(s) => {
+                i += s.len();
+                out.push((Tok::Sym(s), start));
+            }
+            None => {
+                return Err(SyntaxError {
+                    col: start,
+                    message: format!("unexpected `{c}`"),
+                })
+            }
+        }
+    }
+    out.push((Tok::End, chars.len()));
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<(Tok, Col)>,
+    at: usize,
+}
+
+/// Parse one expression.
+pub fn parse(text: &str) -> Result<Expr, SyntaxError> {
+    if text.chars().count() > 2_000 {
+        return Err(SyntaxError {
+            col: 0,
+            message: "an expression of at most 2,000 characters".into(),
+        });
+    }
+    let mut p = Parser {
+        toks: lex(text)?,
+        at: 0,
+    };
+    let e = p.expr(0)?;
+    match p.peek() {
+        Tok::End => Ok(e),
+        _ => Err(p.unexpected("an operator (+ - * / >= ...), a modifier or the end")),
+    }
+}
+
+/// Deepest nesting of parentheses, `let` and `if` accepted (a hostile input cannot
+/// overflow the stack).
+const MAX_DEPTH: usize = 64;
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.at].0
+    }
+
+    fn col(&self) -> Col {
+        self.toks[self.at].1
+    }
+
+    fn next(&mut self) -> (Tok, Col) {
+        let t = self.toks[self.at].clone();
+        if self.at + 1 < self.toks.len() {
+            self.at += 1;
+        }
+        t
+    }
+
+    fn found(&self) -> String {
+        match self.peek() {
+            Tok::Int(n) => format!("`{n}`"),
+            Tok::Word(w) => format!("`{w}`"),
+            Tok::Dice(d) => format!("`{d}`"),
+            Tok::Sym(s) => format!("`{s}`"),
+            Tok::End => "the end".into(),
+        }
+    }
+
+    fn unexpected(&self, expected: &str) -> SyntaxError {
+        SyntaxError {
+            col: self.col(),
+            message: format!("expected {expected}, found {}", self.found()),
+        }
+    }
+
+    fn is_word(&self, w: &str) -> bool {
+        matches!(self.peek(), Tok::Word(x) if x == w)
+    }
+
+    fn is_sym(&self, s: &str) -> bool {
+        matches!(self.peek(), Tok::Sym(x) if *x == s)
+    }
+
+    fn expect_sym(&mut self, s: &str) -> Result<(), SyntaxError> {
+        if self.is_sym(s) {
+            self.next();
+            Ok(())
+        } else {
+            Err(self.unexpected(&format!("`{s}`")))
+        }
+    }
+
+    fn expect_word(&mut self, w: &str) -> Result<(), SyntaxError> {
+        if self.is_word(w) {
+            self.next();
+            Ok(())
+        } else {
+            Err(self.unexpected(&format!("`{w}`")))
+        }
+    }
+
+    fn depth_check(&self, depth: usize) -> Result<(), SyntaxError> {
+        if depth > MAX_DEPTH {
+            return Err(SyntaxError {
+                col: self.col(),
+                message: format!("nesting deeper than {MAX_DEPTH} levels"),
+            });
+        }
+        Ok(())
+    }
+
+    fn expr(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        self.depth_check(depth)?;
+        if self.is_word("let") {
+            self.next();
+            let name = match self.next() {
+                (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
+                _ => {
+                    self.at -= 1;
+                    return Err(self.unexpected("a name for the value"));
+                }
+            };
+            self.expect_sym("=")?;
+            let bound = self.expr(depth + 1)?;
+            self.expect_word("in")?;
+            let body = self.expr(depth + 1)?;
+            return Ok(Expr::Let(name, Box::new(bound), Box::new(body)));
+        }
+        if self.is_word("if") {
+            self.next();
+            let c = self.expr(depth + 1)?;
+            self.expect_word("then")?;
+            let a = self.expr(depth + 1)?;
+            self.expect_word("else")?;
+            let b = self.expr(depth + 1)?;
+            return Ok(Expr::If(Box::new(c), Box::new(a), Box::new(b)));
+        }
+        let a = self.sum(depth)?;
+        let cmp = match self.peek() {
+            Tok::Sym("<=") => Some(Cmp::Le),
+            Tok::Sym(">=") => Some(Cmp::Ge),
+            Tok::Sym("<") => Some(Cmp::Lt),
+            Tok::Sym(">") => Some(Cmp::Gt),
+            Tok::Sym("==") => Some(Cmp::Eq),
+            Tok::Sym("!=") => Some(Cmp::Ne),
+            _ => None,
+        };
+        match cmp {
+            Some(c) => {
+                self.next();
+                let b = self.sum(depth)?;
+                Ok(Expr::Bin(Op::Cmp(c), Box::new(a), Box::new(b)))
+            }
+            None => Ok(a),
+        }
+    }
+
+    fn sum(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let mut a = self.product(depth)?;
+        loop {
+            let op = match self.peek() {
+                Tok::Sym("+") => Op::Add,
+                Tok::Sym("-") => Op::Sub,
+                _ => return Ok(a),
+            };
+            self.next();
+            let b = self.product(depth)?;
+            a = Expr::Bin(op, Box::new(a), Box::new(b));
+        }
+    }
+
+    fn product(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let mut a = self.unary(depth)?;
+        loop {
+            let op = match self.peek() {
+                Tok::Sym("*") => Op::Mul,
+                Tok::Sym("/") => Op::Div,
+                _ => return Ok(a),
+            };
+            self.next();
+            let b = self.unary(depth)?;
+            a = Expr::Bin(op, Box::new(a), Box::new(b));
+        }
+    }
+
+    fn unary(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        if self.is_sym("-") {
+            self.next();
+            self.depth_check(depth + 1)?;
+            return Ok(Expr::Neg(Box::new(self.unary(depth + 1)?)));
+        }
+        self.pool(depth)
+    }
+
+    /// A die after `d`: `6`, `F`, `%`, or `{faces}`.
+    fn die(&mut self, d: &str) -> Result<Die, SyntaxError> {
+        let sides = &d[1..];
+        let faces: Vec<i64> = match sides {
+            "F" => vec![-1, 0, 1],
+            "%" => (1..=100).collect(),
+            "" => {
+                self.expect_sym("{")?;
+                let mut faces = Vec::new();
+                loop {
+                    let neg = if self.is_sym("-") {
+                        self.next();
+                        true
+                    } else {
+                        false
+                    };
+                    let v = match self.next() {
+                        (Tok::Int(n), _) => n,
+                        (Tok::Word(_), _) if !neg => {
+                            if self.is_sym("=") {
+                                self.next();
+                                let neg = if self.is_sym("-") {
+                                    self.next();
+                                    true
+                                } else {
+                                    false
+                                };
+                                match self.next() {
+                                    (Tok::Int(n), _) => {
+                                        if neg {
+                                            -n
+                                        } else {
+                                            n
+                                        }
+                                    }
+                                    _ => {
+                                        self.at -= 1;
+                                        return Err(self.unexpected("the face's value"));
+                                    }
+                                }
+                            } else {
+                                1
+                            }
+                        }
+                        _ => {
+                            self.at -= 1;
+                            return Err(self.unexpected("a face: a number or a name"));
+                        }
+                    };
+                    faces.push(if neg { -v } else { v });
+                    if faces.len() > 1_000 {
+                        return Err(self.unexpected("at most 1,000 faces"));
+                    }
+                    if self.is_sym(",") {
+                        self.next();
+                        continue;
+                    }
+                    self.expect_sym("}")?;
+                    break;
+                }
+                faces
+            }
+            n => {
+                let s = n.parse::<i64>().ok().filter(|s| (1..=1_000).contains(s));
+                match s {
+                    Some(s) => (1..=s).collect(),
+                    None => {
+                        return Err(SyntaxError {
+                            col: self.toks[self.at - 1].1,
+                            message: "a die of 1 to 1,000 sides".into(),
+                        })
+                    }
+                }
+            }
+        };
+        Ok(Die {
+            faces,
+            text: d.to_string(),
+        })
+    }
+
+    /// `NdS`, `dS`, `(expr)dS`, as one group.
+    fn group(&mut self, depth: usize) -> Result<Option<Group>, SyntaxError> {
+        let start = self.at;
+        let count = match self.peek().clone() {
+            Tok::Dice(d) if d.starts_with('d') => {
+                self.next();
+                let die = self.die(&d)?;
+                return Ok(Some(Group {
+                    count: Expr::Num(1),
+                    die,
+                }));
+            }
+            Tok::Int(n) => {
+                self.next();
+                Expr::Num(n)
+            }
+            Tok::Sym("(") => {
+                self.next();
+                let e = self.expr(depth + 1)?;
+                self.expect_sym(")")?;
+                e
+            }
+            _ => return Ok(None),
+        };
+        // `4d6` lexes as Int(4) then Dice("d6") only when written apart; `4d6` is one
+        // word starting with a digit, handled by the lexer as Int + Dice.
+        match self.peek().clone() {
+            Tok::Dice(d) => {
+                self.next();
+                let die = self.die(&d)?;
+                Ok(Some(Group { count, die }))
+            }
+            _ => {
+                self.at = start;
+                Ok(None)
+            }
+        }
+    }
+
+    fn cond(&mut self, optional: bool) -> Result<Option<Cond>, SyntaxError> {
+        let cmp = match self.peek() {
+            Tok::Sym("<=") => Some(Cmp::Le),
+            Tok::Sym(">=") => Some(Cmp::Ge),
+            Tok::Sym("<") => Some(Cmp::Lt),
+            Tok::Sym(">") => Some(Cmp::Gt),
+            Tok::Sym("==") => Some(Cmp::Eq),
+            Tok::Sym("!=") => Some(Cmp::Ne),
+            _ => None,
+        };
+        if cmp.is_some() {
+            self.next();
+        }
+        if self.is_word("max") {
+            self.next();
+            return Ok(Some(Cond::Max));
+        }
+        if self.is_word("min") {
+            self.next();
+            return Ok(Some(Cond::Min));
+        }
+        let neg = if self.is_sym("-") {
+            self.next();
+            true
+        } else {
+            false
+        };
+        match self.peek().clone() {
+            Tok::Int(n) => {
+                self.next();
+                Ok(Some(Cond::Cmp(
+                    cmp.unwrap_or(Cmp::Eq),
+                    if neg { -n } else { n },
+                )))
+            }
+            _ if optional && cmp.is_none() && !neg => Ok(None),
+            _ => Err(self.unexpected("a face to compare with, e.g. `>= 7`, `10`, `max`")),
+        }
+    }
+
+    fn pool(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let col = self.col();
+        let mut groups = Vec::new();
+        let atom = if self.is_sym("[") {
+            self.next();
+            loop {
+                match self.group(depth)? {
+                    Some(g) => groups.push(g),
+                    None => return Err(self.unexpected("dice, e.g. `2d6`")),
+                }
+                if self.is_sym(",") {
+                    self.next();
+                    continue;
+                }
+                self.expect_sym("]")?;
+                break;
+            }
+            None
+        } else if let Some(g) = self.group(depth)? {
+            groups.push(g);
+            None
+        } else {
+            Some(self.atom(depth)?)
+        };
+        let mut mods = Vec::new();
+        loop {
+            let m = if self.is_word("explode") {
+                self.next();
+                Mod::Explode(self.cond(true)?.unwrap_or(Cond::Max))
+            } else if self.is_word("again") {
+                self.next();
+                Mod::Again(self.cond(true)?.unwrap_or(Cond::Max))
+            } else if self.is_word("reroll") {
+                self.next();
+                let c = self.cond(false)?.unwrap_or(Cond::Min);
+                let always = if self.is_word("always") {
+                    self.next();
+                    true
+                } else {
+                    if self.is_word("once") {
+                        self.next();
+                    }
+                    false
+                };
+                Mod::Reroll(c, always)
+            } else if self.is_word("keep") || self.is_word("drop") {
+                let keep = self.is_word("keep");
+                self.next();
+                let end = if self.is_word("highest") {
+                    End::Highest
+                } else if self.is_word("lowest") {
+                    End::Lowest
+                } else {
+                    return Err(self.unexpected("`highest` or `lowest`"));
+                };
+                self.next();
+                let n = match self.peek() {
+                    Tok::Int(n) => {
+                        let n = *n;
+                        self.next();
+                        n
+                    }
+                    _ => 1,
+                };
+                if keep {
+                    Mod::Keep(end, n)
+                } else {
+                    Mod::Drop(end, n)
+                }
+            } else {
+                break;
+            };
+            if groups.is_empty() {
+                return Err(SyntaxError {
+                    col,
+                    message: "modifiers apply to dice, e.g. `4d6 drop lowest`".into(),
+                });
+            }
+            mods.push(m);
+        }
+        let agg = if self.is_word("sum") {
+            self.next();
+            Some(Agg::Sum)
+        } else if self.is_word("count") {
+            self.next();
+            Some(Agg::Count(self.cond(false)?.unwrap_or(Cond::Max)))
+        } else if self.is_word("highest") {
+            self.next();
+            Some(Agg::Highest)
+        } else if self.is_word("lowest") {
+            self.next();
+            Some(Agg::Lowest)
+        } else if self.is_word("maxset") {
+            self.next();
+            Some(Agg::MaxSet)
+        } else {
+            None
+        };
+        match atom {
+            Some(a) => {
+                if agg.is_some() {
+                    return Err(SyntaxError {
+                        col,
+                        message: "`sum`, `count`, `highest`, `lowest` and `maxset` read dice, e.g. `5d10 count >= 7`".into(),
+                    });
+                }
+                Ok(a)
+            }
+            None => Ok(Expr::Pool {
+                groups,
+                mods,
+                agg: agg.unwrap_or(Agg::Sum),
+                col,
+            }),
+        }
+    }
+
+    fn atom(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        match self.peek().clone() {
+            Tok::Int(n) => {
+                self.next();
+                Ok(Expr::Num(n))
+            }
+            Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
+                let col = self.col();
+                self.next();
+                Ok(Expr::Name(w, col))
+            }
+            Tok::Sym("(") => {
+                self.next();
+                let e = self.expr(depth + 1)?;
+                self.expect_sym(")")?;
+                Ok(e)
+            }
+            _ => Err(self.unexpected("a number, dice (`3d6`), a name or `(`")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_examples() {
+        for ok in [
+            "4d6 drop lowest",
+            "2d20 highest",
+            "d20 + 5 >= 15",
+            "5d10 again 10 count >= 7",
+            "6d10 explode keep highest 3",
+            "let a = d20 in if a == 20 then 2d8 + 3 else 1d8 + 3",
+            "[2d6, 1d8] keep highest 2",
+            "4dF",
+            "d{0, 0, 1, 1, 2}",
+            "d{blank, blank, hit, hit, crit=2}",
+            "(skill)d10 count >= 7",
+            "3d6 maxset",
+            "d% <= 35",
+        ] {
+            parse(ok).unwrap_or_else(|e| panic!("{ok}: {}", e.render(ok)));
+        }
+    }
+
+    #[test]
+    fn errors_point_at_the_column() {
+        let e = parse("4d6 drop lowst").unwrap_err();
+        assert_eq!(e.col, 9);
+        assert!(e.message.contains("`highest` or `lowest`"), "{}", e.message);
+        let e = parse("3d6 +").unwrap_err();
+        assert_eq!(e.col, 5);
+        let e = parse("2d0").unwrap_err();
+        assert!(e.message.contains("1 to 1,000 sides"), "{}", e.message);
+        let deep = "(".repeat(500) + "1" + &")".repeat(500);
+        assert!(parse(&deep).is_err());
+    }
+}

@@ -1,0 +1,259 @@
+//! `dice`: any mechanic a designer writes as a line of the dice language ([`lang`]),
+//! with an exact distribution ([`exact`]) beside Monte Carlo that rolls every die as
+//! written ([`program`]).
+
+pub mod config;
+pub mod exact;
+pub mod lang;
+pub mod program;
+
+use super::{Knobs, Loaded, RoleKnob};
+use crate::config::{reader::Reader, Problem};
+use crate::dice::Rng;
+use crate::model::{Compiled, Headline, Metric, Trial};
+use config::{Scenario, Ties};
+use program::Node;
+
+pub struct Dice;
+
+/// Most values a scenario's result may span (its Monte Carlo histogram).
+pub const MAX_STATES: usize = 100_000;
+
+static KNOBS: Knobs = Knobs {
+    roles: &[
+        RoleKnob {
+            key: "unit",
+            table: "units",
+        },
+        RoleKnob {
+            key: "opponent",
+            table: "units",
+        },
+    ],
+    stats: &[],
+    dice: &[],
+    responses: &[],
+};
+
+impl super::System for Dice {
+    fn name(&self) -> &'static str {
+        "dice"
+    }
+
+    fn load(&self, root: &Reader) -> Result<Box<dyn Loaded>, Problem> {
+        Ok(Box::new(config::read(root)?))
+    }
+
+    fn knobs(&self) -> &'static Knobs {
+        &KNOBS
+    }
+}
+
+/// Roll the scenario as written: the roll, less the opposing roll.
+struct DiceTrial {
+    roll: Node,
+    vs: Option<Node>,
+    lo: i64,
+    states: usize,
+}
+
+impl Trial for DiceTrial {
+    fn states(&self) -> usize {
+        self.states
+    }
+    #[inline]
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let mut vars = [0i64; 80];
+        let mut v = program::sample(&self.roll, rng, &mut vars, 0);
+        if let Some(o) = &self.vs {
+            v -= program::sample(o, rng, &mut vars, 0);
+        }
+        // The bounds contain every value a roll can take.
+        (v - self.lo).clamp(0, self.states as i64 - 1) as usize
+    }
+}
+
+/// The exact distribution of the result over `lo..lo + states`, or why there is none,
+/// and the mass of explosion chains stopped at their depth limit.
+fn exact_of(sc: &Scenario, lo: i64, states: usize) -> (Result<Vec<f64>, String>, f64) {
+    let mut notes = exact::Notes::default();
+    let run = |notes: &mut exact::Notes| -> Result<exact::Dist, exact::TooBig> {
+        let a = exact::eval(&sc.roll_node, &mut Vec::new(), notes)?;
+        match &sc.vs {
+            None => Ok(a),
+            Some((_, v)) => a.add(&exact::eval(v, &mut Vec::new(), notes)?.neg()),
+        }
+    };
+    match run(&mut notes) {
+        Ok(d) => {
+            let mut out = vec![0.0; states];
+            for (i, &p) in d.p.iter().enumerate() {
+                let v = d.lo + i as i64;
+                out[((v - lo).max(0) as usize).min(states - 1)] += p;
+            }
+            let total: f64 = out.iter().sum();
+            out.iter_mut().for_each(|p| *p /= total);
+            (Ok(out), notes.capped)
+        }
+        Err(exact::TooBig(why)) => (Err(why), 0.0),
+    }
+}
+
+pub fn compile(name: &str, sc: &Scenario) -> Compiled {
+    let (lo, hi) = config::span(&sc.roll_node, sc.vs.as_ref().map(|v| &v.1));
+    let states = (hi - lo + 1) as usize;
+    let (exact, capped) = exact_of(sc, lo, states);
+    let who = sc.unit.clone().unwrap_or_else(|| "the roll".into());
+    let other = sc
+        .opponent
+        .clone()
+        .unwrap_or_else(|| "the other roll".into());
+    let mut metrics = Vec::new();
+    let value = |v: usize| lo + v as i64;
+    let headline;
+    match &sc.vs {
+        Some((text, _)) => {
+            metrics.push(Metric::numeric_from(
+                "margin",
+                &format!("`{}` less `{text}`", sc.roll),
+                lo,
+                states,
+                (0..states as u16).collect(),
+            ));
+            let (labels, map): (Vec<String>, Vec<u16>) = {
+                let win = format!("{who} wins");
+                let lose = format!("{other} wins");
+                match sc.ties {
+                    Ties::Tie => (
+                        vec![win, "tie".into(), lose],
+                        (0..states)
+                            .map(|v| match value(v).signum() {
+                                1 => 0,
+                                0 => 1,
+                                _ => 2,
+                            })
+                            .collect(),
+                    ),
+                    Ties::Roll => (
+                        vec![win, lose],
+                        (0..states).map(|v| (value(v) < 0) as u16).collect(),
+                    ),
+                    Ties::Vs => (
+                        vec![win, lose],
+                        (0..states).map(|v| (value(v) <= 0) as u16).collect(),
+                    ),
+                }
+            };
+            let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+            metrics.push(Metric::categorical(
+                "result",
+                match sc.ties {
+                    Ties::Tie => "the higher roll wins; equal rolls tie",
+                    Ties::Roll => "the higher roll wins; ties go to the roll",
+                    Ties::Vs => "the higher roll wins; ties go to the opposing roll",
+                },
+                &refs,
+                map,
+            ));
+            headline = Headline {
+                label: format!("P({})", labels[0]),
+                metric: 1,
+                values: vec![0],
+            };
+        }
+        None => {
+            metrics.push(Metric::numeric_from(
+                "value",
+                &format!("`{}`", sc.roll),
+                lo,
+                states,
+                (0..states as u16).collect(),
+            ));
+            let binary = lo >= 0 && hi <= 1;
+            headline = match (&sc.tiers, sc.at_least) {
+                (_, Some(k)) => Headline {
+                    label: format!("P(at least {k})"),
+                    metric: 0,
+                    values: (0..states).filter(|&v| value(v) >= k).collect(),
+                },
+                (Some((_, names)), None) => Headline {
+                    label: format!("P({})", names[names.len() - 1]),
+                    metric: 1,
+                    values: vec![names.len() - 1],
+                },
+                (None, None) if binary => Headline {
+                    label: "P(success)".into(),
+                    metric: 0,
+                    values: (0..states).filter(|&v| value(v) == 1).collect(),
+                },
+                (None, None) => {
+                    // At least the median, where the exact distribution says it is.
+                    let median = match &exact {
+                        Ok(e) => {
+                            let mut acc = 0.0;
+                            let i = e
+                                .iter()
+                                .position(|p| {
+                                    acc += p;
+                                    acc >= 0.5
+                                })
+                                .unwrap_or(0);
+                            value(i)
+                        }
+                        Err(_) => (lo + hi) / 2,
+                    };
+                    Headline {
+                        label: format!("P(at least {median})"),
+                        metric: 0,
+                        values: (0..states).filter(|&v| value(v) >= median).collect(),
+                    }
+                }
+            };
+            if let Some((t, names)) = &sc.tiers {
+                let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+                metrics.push(Metric::categorical(
+                    "outcome",
+                    &format!(
+                        "by the value: {}",
+                        t.iter()
+                            .zip(&names[1..])
+                            .map(|(k, n)| format!("{k}+ {n}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    &refs,
+                    (0..states)
+                        .map(|v| t.iter().filter(|&&k| value(v) >= k).count() as u16)
+                        .collect(),
+                ));
+            }
+        }
+    }
+    let exact_note = match &exact {
+        Ok(_) => String::new(),
+        Err(why) => format!("; no exact distribution ({why}): Monte Carlo only"),
+    };
+    Compiled {
+        name: name.into(),
+        description: match &sc.vs {
+            Some((v, _)) => format!("`{}` against `{v}`{exact_note}", sc.roll),
+            None => format!("`{}`{exact_note}", sc.roll),
+        },
+        trial: Box::new(DiceTrial {
+            roll: sc.roll_node.clone(),
+            vs: sc.vs.as_ref().map(|v| v.1.clone()),
+            lo,
+            states,
+        }),
+        metrics,
+        headline,
+        exact: exact.ok(),
+        capped_mass: capped,
+        capped_note: Some(format!(
+            "exact probability that an explosion chain reached {} rolls and stopped there (Monte Carlo stops it there too)",
+            program::DEPTH + 1
+        )),
+        charts: Vec::new(),
+        group: None,
+    }
+}

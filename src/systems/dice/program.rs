@@ -1,0 +1,512 @@
+//! An expression compiled once per scenario: names resolved, dice counts folded to
+//! numbers, pools laid out, so that Monte Carlo neither parses nor allocates per trial.
+
+use super::lang::{Agg, Cmp, Cond, End, Expr, Mod, Op};
+use crate::config::reader::nearest_hint;
+use crate::dice::{roll_die, Rng};
+
+/// Most dice one pool may roll (before `again` adds any).
+pub const MAX_DICE: i64 = 100;
+/// How deep an explosion or `again` chain goes; the exact engine reports the mass of
+/// chains stopped here.
+pub const DEPTH: u32 = 20;
+
+/// One kind of die with its own modifiers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DieSpec {
+    pub faces: Vec<i64>,
+    pub explode: Option<Cond>,
+    pub reroll: Option<(Cond, bool)>,
+    pub depth: u32,
+}
+
+impl DieSpec {
+    pub fn lo(&self) -> i64 {
+        self.faces.iter().copied().min().unwrap_or(0)
+    }
+    pub fn hi(&self) -> i64 {
+        self.faces.iter().copied().max().unwrap_or(0)
+    }
+
+    /// Roll one die as written: the face, a re-roll, then the explosion chain.
+    #[inline]
+    fn roll(&self, rng: &mut Rng) -> i64 {
+        let (lo, hi) = (self.lo(), self.hi());
+        let face = |rng: &mut Rng| {
+            let f = self.faces[roll_die(rng, self.faces.len() as u32) as usize - 1];
+            match self.reroll {
+                Some((c, true)) => {
+                    let mut f = f;
+                    while c.holds(f, lo, hi) {
+                        f = self.faces[roll_die(rng, self.faces.len() as u32) as usize - 1];
+                    }
+                    f
+                }
+                Some((c, false)) if c.holds(f, lo, hi) => {
+                    self.faces[roll_die(rng, self.faces.len() as u32) as usize - 1]
+                }
+                _ => f,
+            }
+        };
+        let mut v = face(rng);
+        if let Some(c) = self.explode {
+            let mut last = v;
+            let mut depth = 0;
+            while c.holds(last, lo, hi) && depth < self.depth {
+                last = face(rng);
+                v += last;
+                depth += 1;
+            }
+        }
+        v
+    }
+}
+
+/// A pool: its groups of dice, what adds dice, what is kept, how it is read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolSpec {
+    pub groups: Vec<(u32, DieSpec)>,
+    pub again: Option<Cond>,
+    /// Keep this many from this end (a drop is a keep of the rest).
+    pub keep: Option<(End, u32)>,
+    pub agg: Agg,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Node {
+    Num(i64),
+    /// A `let` value, by its depth in the scope.
+    Var(usize),
+    Neg(Box<Node>),
+    Add(Box<Node>, Box<Node>),
+    Sub(Box<Node>, Box<Node>),
+    Mul(Box<Node>, Box<Node>),
+    Div(Box<Node>, Box<Node>),
+    Cmp(Cmp, Box<Node>, Box<Node>),
+    Let(Box<Node>, Box<Node>),
+    If(Box<Node>, Box<Node>, Box<Node>),
+    Pool(Box<PoolSpec>),
+}
+
+/// A compile error at a column of the expression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompileError {
+    pub col: usize,
+    pub message: String,
+}
+
+/// Names an expression may use besides its `let` variables: stats and scenario keys.
+pub type Names<'a> = &'a [(String, i64)];
+
+struct Ctx<'a> {
+    names: Names<'a>,
+    scope: Vec<String>,
+}
+
+/// Compile an expression against the names in scope.
+pub fn compile(e: &Expr, names: Names) -> Result<Node, CompileError> {
+    let mut ctx = Ctx {
+        names,
+        scope: Vec::new(),
+    };
+    ctx.node(e)
+}
+
+/// Fold an expression without dice to its number.
+fn constant(n: &Node) -> Option<i64> {
+    Some(match n {
+        Node::Num(v) => *v,
+        Node::Neg(a) => -constant(a)?,
+        Node::Add(a, b) => constant(a)?.checked_add(constant(b)?)?,
+        Node::Sub(a, b) => constant(a)?.checked_sub(constant(b)?)?,
+        Node::Mul(a, b) => constant(a)?.checked_mul(constant(b)?)?,
+        Node::Div(a, b) => {
+            let d = constant(b)?;
+            if d == 0 {
+                0
+            } else {
+                constant(a)?.div_euclid(d)
+            }
+        }
+        _ => return None,
+    })
+}
+
+impl Ctx<'_> {
+    fn node(&mut self, e: &Expr) -> Result<Node, CompileError> {
+        let bin =
+            |s: &mut Self, a: &Expr, b: &Expr| -> Result<(Box<Node>, Box<Node>), CompileError> {
+                Ok((Box::new(s.node(a)?), Box::new(s.node(b)?)))
+            };
+        Ok(match e {
+            Expr::Num(v) => Node::Num(*v),
+            Expr::Name(n, col) => {
+                if let Some(i) = self.scope.iter().rposition(|s| s == n) {
+                    Node::Var(i)
+                } else if let Some((_, v)) = self.names.iter().find(|(k, _)| k == n) {
+                    Node::Num(*v)
+                } else {
+                    let known: Vec<&str> = self
+                        .scope
+                        .iter()
+                        .map(String::as_str)
+                        .chain(self.names.iter().map(|(k, _)| k.as_str()))
+                        .collect();
+                    return Err(CompileError {
+                        col: *col,
+                        message: format!(
+                            "unknown name `{n}`{}; {}",
+                            nearest_hint(n, known.iter().copied()),
+                            if known.is_empty() {
+                                "no names are in scope (a `let`, or the unit's stats)".to_string()
+                            } else {
+                                format!("the names in scope are {}", known.join(", "))
+                            }
+                        ),
+                    });
+                }
+            }
+            Expr::Neg(a) => Node::Neg(Box::new(self.node(a)?)),
+            Expr::Bin(op, a, b) => {
+                let (a, b) = bin(self, a, b)?;
+                let n = match op {
+                    Op::Add => Node::Add(a, b),
+                    Op::Sub => Node::Sub(a, b),
+                    Op::Mul => Node::Mul(a, b),
+                    Op::Div => Node::Div(a, b),
+                    Op::Cmp(c) => Node::Cmp(*c, a, b),
+                };
+                match constant(&n) {
+                    Some(v) => Node::Num(v),
+                    None => n,
+                }
+            }
+            Expr::Let(name, bound, body) => {
+                let b = self.node(bound)?;
+                self.scope.push(name.clone());
+                let r = self.node(body);
+                self.scope.pop();
+                Node::Let(Box::new(b), Box::new(r?))
+            }
+            Expr::If(c, a, b) => Node::If(
+                Box::new(self.node(c)?),
+                Box::new(self.node(a)?),
+                Box::new(self.node(b)?),
+            ),
+            Expr::Pool {
+                groups,
+                mods,
+                agg,
+                col,
+            } => {
+                let err = |m: String| CompileError {
+                    col: *col,
+                    message: m,
+                };
+                let mut specs = Vec::new();
+                let mut total = 0i64;
+                for g in groups {
+                    let n = self.node(&g.count)?;
+                    let n = constant(&n).ok_or_else(|| {
+                        err("a dice count must be a number or stats, not dice".into())
+                    })?;
+                    if !(0..=MAX_DICE).contains(&n) {
+                        return Err(err(format!("{n} dice: a pool rolls 0 to {MAX_DICE} dice")));
+                    }
+                    total += n;
+                    specs.push((
+                        n as u32,
+                        DieSpec {
+                            faces: g.die.faces.clone(),
+                            explode: None,
+                            reroll: None,
+                            depth: DEPTH,
+                        },
+                    ));
+                }
+                if total > MAX_DICE {
+                    return Err(err(format!(
+                        "{total} dice: a pool rolls at most {MAX_DICE}"
+                    )));
+                }
+                let mut again = None;
+                let mut keep = None;
+                for m in mods {
+                    match m {
+                        Mod::Explode(c) => specs.iter_mut().for_each(|(_, d)| d.explode = Some(*c)),
+                        Mod::Reroll(c, always) => {
+                            for (_, d) in specs.iter_mut() {
+                                if *always && d.faces.iter().all(|&f| c.holds(f, d.lo(), d.hi())) {
+                                    return Err(err(format!(
+                                        "`reroll {c} always` rerolls every face of the die: it would never stop"
+                                    )));
+                                }
+                                d.reroll = Some((*c, *always));
+                            }
+                        }
+                        Mod::Again(c) => again = Some(*c),
+                        Mod::Keep(end, n) | Mod::Drop(end, n) => {
+                            if keep.is_some() {
+                                return Err(err("one `keep` or `drop` per pool".into()));
+                            }
+                            let n = (*n).clamp(0, total) as u32;
+                            keep = Some(match m {
+                                Mod::Keep(..) => (*end, n),
+                                _ => (
+                                    match end {
+                                        End::Highest => End::Lowest,
+                                        End::Lowest => End::Highest,
+                                    },
+                                    total as u32 - n,
+                                ),
+                            });
+                        }
+                    }
+                }
+                for (_, d) in &specs {
+                    if let Some(c) = d.explode.or(again) {
+                        let (lo, hi) = (d.lo(), d.hi());
+                        if d.faces.iter().all(|&f| c.holds(f, lo, hi)) {
+                            return Err(err(format!(
+                                "every face meets `{c}`: every roll would explode"
+                            )));
+                        }
+                    }
+                }
+                if specs.len() > 1 {
+                    if let Agg::Count(Cond::Max | Cond::Min) = agg {
+                        return Err(err(
+                            "`count max` and `count min` need one kind of die: write the face, e.g. `count >= 6`"
+                                .into(),
+                        ));
+                    }
+                }
+                if again.is_some() {
+                    if keep.is_some() || !matches!(agg, Agg::Sum | Agg::Count(_)) {
+                        return Err(err(
+                            "`again` adds dice to the pool: read it with `sum` or `count`, without keep or drop"
+                                .into(),
+                        ));
+                    }
+                    if specs.iter().any(|(_, d)| d.explode.is_some()) {
+                        return Err(err(
+                            "`explode` and `again` on the same pool: choose one".into()
+                        ));
+                    }
+                }
+                Node::Pool(Box::new(PoolSpec {
+                    groups: specs,
+                    again,
+                    keep,
+                    agg: *agg,
+                }))
+            }
+        })
+    }
+}
+
+/// Dice one sampled pool may hold at once (keep, drop and `maxset` sort them).
+const BUF: usize = MAX_DICE as usize;
+
+/// Roll an expression as written, `vars` the `let` values in scope.
+pub fn sample(n: &Node, rng: &mut Rng, vars: &mut [i64; 80], depth: usize) -> i64 {
+    match n {
+        Node::Num(v) => *v,
+        Node::Var(i) => vars[*i],
+        Node::Neg(a) => -sample(a, rng, vars, depth),
+        Node::Add(a, b) => sample(a, rng, vars, depth) + sample(b, rng, vars, depth),
+        Node::Sub(a, b) => sample(a, rng, vars, depth) - sample(b, rng, vars, depth),
+        Node::Mul(a, b) => sample(a, rng, vars, depth) * sample(b, rng, vars, depth),
+        Node::Div(a, b) => {
+            let x = sample(a, rng, vars, depth);
+            let y = sample(b, rng, vars, depth);
+            if y == 0 {
+                0
+            } else {
+                x.div_euclid(y)
+            }
+        }
+        Node::Cmp(c, a, b) => {
+            let x = sample(a, rng, vars, depth);
+            let y = sample(b, rng, vars, depth);
+            c.holds(x, y) as i64
+        }
+        Node::Let(bound, body) => {
+            vars[depth] = sample(bound, rng, vars, depth);
+            sample(body, rng, vars, depth + 1)
+        }
+        Node::If(c, a, b) => {
+            if sample(c, rng, vars, depth) != 0 {
+                sample(a, rng, vars, depth)
+            } else {
+                sample(b, rng, vars, depth)
+            }
+        }
+        Node::Pool(p) => sample_pool(p, rng),
+    }
+}
+
+fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
+    if let Some(c) = p.again {
+        // Each die, and each die it adds, read as it lands.
+        let mut acc = 0;
+        for (n, d) in &p.groups {
+            let (lo, hi) = (d.lo(), d.hi());
+            for _ in 0..*n {
+                let mut depth = 0;
+                loop {
+                    let v = d.roll(rng);
+                    acc += match p.agg {
+                        Agg::Count(cc) => cc.holds(v, lo, hi) as i64,
+                        _ => v,
+                    };
+                    if !c.holds(v, lo, hi) || depth >= d.depth {
+                        break;
+                    }
+                    depth += 1;
+                }
+            }
+        }
+        return acc;
+    }
+    let mut buf = [0i64; BUF];
+    let mut len = 0;
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    for (n, d) in &p.groups {
+        lo = lo.min(d.lo());
+        hi = hi.max(d.hi());
+        for _ in 0..*n {
+            buf[len] = d.roll(rng);
+            len += 1;
+        }
+    }
+    let dice = &mut buf[..len];
+    if p.keep.is_none() && p.agg == Agg::MaxSet {
+        dice.sort_unstable();
+    }
+    let kept: &[i64] = match p.keep {
+        None => dice,
+        Some((end, k)) => {
+            dice.sort_unstable();
+            let k = k as usize;
+            match end {
+                End::Highest => &dice[len - k..],
+                End::Lowest => &dice[..k],
+            }
+        }
+    };
+    match p.agg {
+        Agg::Sum => kept.iter().sum(),
+        Agg::Count(c) => kept.iter().filter(|&&v| c.holds(v, lo, hi)).count() as i64,
+        Agg::Highest => kept.iter().copied().max().unwrap_or(0),
+        Agg::Lowest => kept.iter().copied().min().unwrap_or(0),
+        Agg::MaxSet => {
+            // `kept` is sorted: the longest run of equal faces.
+            let (mut best, mut run) = (0i64, 0i64);
+            for i in 0..kept.len() {
+                run = if i > 0 && kept[i] == kept[i - 1] {
+                    run + 1
+                } else {
+                    1
+                };
+                best = best.max(run);
+            }
+            best
+        }
+    }
+}
+
+/// The smallest and largest value an expression can take (`vars`: the bounds of the
+/// `let` values in scope), so that Monte Carlo knows its states without the exact
+/// distribution.
+pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
+    let span = |a: (i64, i64), b: (i64, i64), f: &dyn Fn(i64, i64) -> i64| {
+        let c = [f(a.0, b.0), f(a.0, b.1), f(a.1, b.0), f(a.1, b.1)];
+        (*c.iter().min().unwrap_or(&0), *c.iter().max().unwrap_or(&0))
+    };
+    match n {
+        Node::Num(v) => (*v, *v),
+        Node::Var(i) => vars[*i],
+        Node::Neg(a) => {
+            let (lo, hi) = bounds(a, vars);
+            (-hi, -lo)
+        }
+        Node::Add(a, b) => {
+            let (x, y) = (bounds(a, vars), bounds(b, vars));
+            (x.0 + y.0, x.1 + y.1)
+        }
+        Node::Sub(a, b) => {
+            let (x, y) = (bounds(a, vars), bounds(b, vars));
+            (x.0 - y.1, x.1 - y.0)
+        }
+        Node::Mul(a, b) => span(bounds(a, vars), bounds(b, vars), &|x, y| x * y),
+        Node::Div(a, b) => {
+            let (x, y) = (bounds(a, vars), bounds(b, vars));
+            // Dividing by 1 or -1 gives the widest result; by 0, 0.
+            let (lo, hi) = (x.0.min(-x.1), x.1.max(-x.0));
+            let _ = y;
+            (lo.min(0), hi.max(0))
+        }
+        Node::Cmp(..) => (0, 1),
+        Node::Let(bound, body) => {
+            let b = bounds(bound, vars);
+            vars.push(b);
+            let r = bounds(body, vars);
+            vars.pop();
+            r
+        }
+        Node::If(_, a, b) => {
+            let (x, y) = (bounds(a, vars), bounds(b, vars));
+            (x.0.min(y.0), x.1.max(y.1))
+        }
+        Node::Pool(p) => {
+            // One die: its faces, an explosion chain of up to `depth` more rolls.
+            let die = |d: &DieSpec| {
+                let (lo, hi) = (d.lo(), d.hi());
+                let extra = if d.explode.is_some() {
+                    d.depth as i64
+                } else {
+                    0
+                };
+                (lo + extra * lo.min(0), hi + extra * hi.max(0))
+            };
+            let n: i64 = p.groups.iter().map(|(n, _)| *n as i64).sum();
+            let chain = p.again.map_or(1, |_| DEPTH as i64 + 1);
+            match p.agg {
+                Agg::Count(_) => (0, n * chain),
+                Agg::MaxSet => (0, n),
+                Agg::Highest | Agg::Lowest => {
+                    let lo = p.groups.iter().map(|(_, d)| die(d).0).min().unwrap_or(0);
+                    let hi = p.groups.iter().map(|(_, d)| die(d).1).max().unwrap_or(0);
+                    if n == 0 {
+                        (0, 0)
+                    } else {
+                        (lo, hi)
+                    }
+                }
+                Agg::Sum => {
+                    // Each die's chain of up to `chain` rolls: negative faces can only
+                    // pull the low end down, positive ones push the high end up.
+                    let one = |d: &DieSpec| {
+                        let (lo, hi) = die(d);
+                        (
+                            if lo < 0 { lo * chain } else { lo },
+                            if hi > 0 { hi * chain } else { hi },
+                        )
+                    };
+                    match p.keep {
+                        None => p.groups.iter().fold((0, 0), |acc, (n, d)| {
+                            let (lo, hi) = one(d);
+                            (acc.0 + *n as i64 * lo, acc.1 + *n as i64 * hi)
+                        }),
+                        Some((_, k)) => {
+                            let lo = p.groups.iter().map(|(_, d)| one(d).0).min().unwrap_or(0);
+                            let hi = p.groups.iter().map(|(_, d)| one(d).1).max().unwrap_or(0);
+                            (k as i64 * lo, k as i64 * hi)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

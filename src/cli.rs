@@ -43,6 +43,41 @@ pub enum Command {
     Overlay(OverlayArgs),
     /// Add up the parts of `run --shard K/N` into the output of a single run
     Merge(MergeArgs),
+    /// Roll a dice expression without a config, e.g. rollsim roll "4d6 drop lowest" (see the README's dice language)
+    Roll(RollArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RollArgs {
+    /// The expression, e.g. "4d6 drop lowest", "2d20 highest + 5", "5d10 again 10 count >= 7"
+    pub roll: String,
+    /// An opposing roll: the result is the margin ROLL - VS and who wins
+    #[arg(long, value_name = "EXPR")]
+    pub vs: Option<String>,
+    /// Trials [default: 1000000]
+    #[arg(short = 'n', long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub trials: Option<u64>,
+    /// Master seed [default: 2026]
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Worker threads [default: one per core]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Only the exact distribution: no Monte Carlo, no files
+    #[arg(long)]
+    pub exact_only: bool,
+    /// Output directory [default: reports/roll]
+    #[arg(short, long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Table formats written (comma-separated)
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "csv")]
+    pub format: Vec<FormatArg>,
+    /// Skip the PNG charts
+    #[arg(long)]
+    pub no_plots: bool,
+    /// No progress bar
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 #[derive(Args, Debug)]

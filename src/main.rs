@@ -124,6 +124,18 @@ fn run(cli: Cli) -> Result<String, AppError> {
                 None => app::run(&o),
             }
         }
+        Some(Command::Roll(a)) => app::roll(&app::RollOptions {
+            roll: a.roll,
+            vs: a.vs,
+            trials: a.trials,
+            seed: a.seed,
+            threads: a.threads.map(|t| t as usize),
+            exact_only: a.exact_only,
+            out: a.out,
+            formats: a.format.into_iter().map(format).collect(),
+            plots: !a.no_plots,
+            quiet: a.quiet,
+        }),
         Some(Command::Merge(a)) => rollsim::app::shard::merge(
             &a.parts,
             &a.out,

@@ -1010,3 +1010,37 @@ fn groups_and_best_responses_from_the_command_line() {
     assert!(String::from_utf8_lossy(&a.get_output().stderr)
         .contains("has no response for the defender to choose"));
 }
+
+#[test]
+fn roll_prints_the_distribution_and_writes_its_tables() {
+    // `rollsim roll "4d6 drop lowest"`, as the README says: every value with its exact
+    // probability, P(at least it), Monte Carlo with its CI; tables and a chart in -o.
+    let dir = tempdir();
+    let out = dir.path().join("roll");
+    let a = rollsim()
+        .args(["roll", "4d6 drop lowest", "-n", "200000", "-q", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let s = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    // P(18) = 21/1296 = 1.6204%; P(at least 3) = 100%; the exact mean 12.2446.
+    assert!(s.contains("| 18 | 1.6204% | 1.6204% |"), "{s}");
+    assert!(s.contains("| 3 | 0.0772% | 100.0000% |"), "{s}");
+    assert!(s.contains("mean (exact): 12.2446"), "{s}");
+    assert!(s.contains("95% CI"), "{s}");
+    assert!(out.join("summary.csv").is_file());
+    assert!(out.join("roll").join("value.png").is_file());
+    // --exact-only: no Monte Carlo, no files; --vs: who wins.
+    let a = rollsim()
+        .args(["roll", "d20 + 5", "--vs", "d20 + 3", "--exact-only"])
+        .assert()
+        .success();
+    let s = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(s.contains("P(the roll wins) (exact): 57.2500%"), "{s}");
+    assert!(!s.contains("Monte Carlo"), "{s}");
+    // A typo: exit 2, the column and a caret under it, the nearest word.
+    let a = rollsim().args(["roll", "4d6 drop lowst"]).assert().code(2);
+    let e = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(e.contains("column 10") && e.contains("           ^"), "{e}");
+    assert!(e.contains("did you mean `lowest`"), "{e}");
+}

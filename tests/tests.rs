@@ -6,6 +6,7 @@ mod balance;
 mod cli;
 mod descent_rules;
 mod determinism;
+mod dice_lang;
 mod dozen_rules;
 mod fuzz;
 mod hostile;

@@ -2,6 +2,7 @@
 //! onto these option structs, tests call the same functions.
 
 pub mod balance;
+pub mod roll;
 pub mod shard;
 
 use crate::config::{self, reader::nearest_hint, AnalysisConfig};
@@ -9,6 +10,7 @@ use crate::report::stage::Staging;
 use crate::report::{self, frame, markdown, plot, write::WriteError, ScenarioResult};
 use crate::sim::Budget;
 use rayon::prelude::*;
+pub use roll::{roll, RollOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 

@@ -63,6 +63,12 @@ pub trait System: Sync {
     fn load(&self, root: &Reader) -> Result<Box<dyn Loaded>, Problem>;
     /// What the balance commands may turn.
     fn knobs(&self) -> &'static Knobs;
+    /// A whole config for `rollsim roll EXPR [--vs EXPR]`: its one scenario is named
+    /// `roll`. `None` for systems without a language of their own; `Err` says what is
+    /// wrong with the expression.
+    fn one_liner(&self, _roll: &str, _vs: Option<&str>) -> Option<Result<String, String>> {
+        None
+    }
 }
 
 impl fmt::Debug for dyn System {

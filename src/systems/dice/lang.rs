@@ -328,9 +328,14 @@ impl Parser {
     }
 
     fn unexpected(&self, expected: &str) -> SyntaxError {
+        // A misspelt word of the language gets its nearest spelling.
+        let hint = match self.peek() {
+            Tok::Word(w) => crate::config::reader::nearest_hint(w, KEYWORDS.iter().copied()),
+            _ => String::new(),
+        };
         SyntaxError {
             col: self.col(),
-            message: format!("expected {expected}, found {}", self.found()),
+            message: format!("expected {expected}, found {}{hint}", self.found()),
         }
     }
 

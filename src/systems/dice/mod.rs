@@ -47,6 +47,34 @@ impl super::System for Dice {
     fn knobs(&self) -> &'static Knobs {
         &KNOBS
     }
+
+    fn one_liner(&self, roll: &str, vs: Option<&str>) -> Option<Result<String, String>> {
+        // Check each expression here, so that an error names the expression and its
+        // column, not a line of a config nobody wrote.
+        for (what, text) in [("roll", Some(roll)), ("--vs", vs)] {
+            let Some(text) = text else { continue };
+            let checked = lang::parse(text)
+                .map_err(|e| (e.col, e.message))
+                .and_then(|e| program::compile(&e, &[]).map_err(|e| (e.col, e.message)));
+            if let Err((col, message)) = checked {
+                let e = lang::SyntaxError { col, message };
+                return Some(Err(format!(
+                    "{what}, column {}: {}",
+                    col + 1,
+                    e.render(text)
+                )));
+            }
+        }
+        let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
+        let mut text = format!(
+            "system = \"dice\"\ntitle = \"rollsim roll\"\n[scenarios.roll]\nroll = {}\n",
+            quote(roll)
+        );
+        if let Some(v) = vs {
+            text.push_str(&format!("vs = {}\n", quote(v)));
+        }
+        Some(Ok(text))
+    }
 }
 
 /// Roll the scenario as written: the roll, less the opposing roll.

@@ -111,7 +111,7 @@ fn keep_and_drop_against_every_roll() {
     let mut want = BTreeMap::new();
     for r in rolls(2, &D6) {
         for e in 1..=8 {
-            let mut v = vec![r[0], r[1], e];
+            let mut v = [r[0], r[1], e];
             v.sort();
             *want.entry(v[1] + v[2]).or_insert(0.0) += 1.0 / 288.0;
         }
@@ -298,4 +298,49 @@ fn the_parser_survives_hostile_text() {
     ] {
         assert!(rollsim::systems::dice::lang::parse(&deep).is_err());
     }
+}
+
+#[test]
+fn pool_variables_read_the_same_dice_several_ways() {
+    // Blades in the Dark: the highest of 4d6, a critical (7) on two or more 6s.
+    let c = compile(
+        "let p = 4d6 in if p count 6 >= 2 then 7 else p highest",
+        None,
+    );
+    same(
+        &c,
+        &brute(4, &D6, |r| {
+            if r.iter().filter(|&&x| x == 6).count() >= 2 {
+                7
+            } else {
+                *r.iter().max().unwrap()
+            }
+        }),
+    );
+    assert_agrees(&c, &["value"], 300_000, 11);
+    // A success pool where each 1 cancels a success: 5d10, 7+ succeeds.
+    let d10: Vec<i64> = (1..=10).collect();
+    let c = compile("let p = 5d10 in p count >= 7 - p count 1", None);
+    same(
+        &c,
+        &brute(5, &d10, |r| {
+            r.iter().filter(|&&x| x >= 7).count() as i64
+                - r.iter().filter(|&&x| x == 1).count() as i64
+        }),
+    );
+    assert_agrees(&c, &["value"], 300_000, 12);
+    // Read one way only, it is a number: 3d6 twice is twice the same sum.
+    let c = compile("let x = 3d6 in x + x", None);
+    same(&c, &brute(3, &D6, |r| 2 * r.iter().sum::<i64>()));
+    // The sum of the highest two and the lowest of the same 3d6.
+    let c = compile("let p = 3d6 in p keep highest 2 - p lowest", None);
+    same(
+        &c,
+        &brute(3, &D6, |r| {
+            let mut v = r.to_vec();
+            v.sort();
+            v[1] + v[2] - v[0]
+        }),
+    );
+    assert_agrees(&c, &["value"], 300_000, 13);
 }

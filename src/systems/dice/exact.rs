@@ -213,16 +213,38 @@ pub struct Notes {
     pub work: u64,
 }
 
-/// The exact distribution of a compiled expression, `vars` the `let` values in scope.
-pub fn eval(n: &Node, vars: &mut Vec<i64>, notes: &mut Notes) -> Result<Dist, TooBig> {
+/// The `let` values in scope: a number, or a pool variable's dice (sorted), per level.
+#[derive(Default)]
+pub struct Env {
+    nums: Vec<i64>,
+    dice: Vec<Vec<i64>>,
+}
+
+impl Env {
+    fn push(&mut self, v: i64, dice: Vec<i64>) {
+        self.nums.push(v);
+        self.dice.push(dice);
+    }
+    fn pop(&mut self) {
+        self.nums.pop();
+        self.dice.pop();
+    }
+}
+
+/// Most outcomes of a pool variable the exact engine goes through (every multiset of
+/// its dice); past it the scenario is Monte Carlo only.
+pub const MAX_OUTCOMES: u64 = 2_000_000;
+
+/// The exact distribution of a compiled expression in `env`.
+pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
     Ok(match n {
         Node::Num(v) => Dist::point(*v),
-        Node::Var(i) => Dist::point(vars[*i]),
-        Node::Neg(a) => eval(a, vars, notes)?.neg(),
-        Node::Add(a, b) => eval(a, vars, notes)?.add(&eval(b, vars, notes)?)?,
-        Node::Sub(a, b) => eval(a, vars, notes)?.add(&eval(b, vars, notes)?.neg())?,
-        Node::Mul(a, b) => eval(a, vars, notes)?.combine(&eval(b, vars, notes)?, |x, y| x * y)?,
-        Node::Div(a, b) => eval(a, vars, notes)?.combine(&eval(b, vars, notes)?, |x, y| {
+        Node::Var(i) => Dist::point(env.nums[*i]),
+        Node::Neg(a) => eval(a, env, notes)?.neg(),
+        Node::Add(a, b) => eval(a, env, notes)?.add(&eval(b, env, notes)?)?,
+        Node::Sub(a, b) => eval(a, env, notes)?.add(&eval(b, env, notes)?.neg())?,
+        Node::Mul(a, b) => eval(a, env, notes)?.combine(&eval(b, env, notes)?, |x, y| x * y)?,
+        Node::Div(a, b) => eval(a, env, notes)?.combine(&eval(b, env, notes)?, |x, y| {
             if y == 0 {
                 0
             } else {
@@ -230,38 +252,164 @@ pub fn eval(n: &Node, vars: &mut Vec<i64>, notes: &mut Notes) -> Result<Dist, To
             }
         })?,
         Node::Cmp(c, a, b) => {
-            eval(a, vars, notes)?.combine(&eval(b, vars, notes)?, |x, y| c.holds(x, y) as i64)?
+            eval(a, env, notes)?.combine(&eval(b, env, notes)?, |x, y| c.holds(x, y) as i64)?
         }
         Node::Let(bound, body) => {
-            let d = eval(bound, vars, notes)?;
+            let d = eval(bound, env, notes)?;
             let mut out: Option<Dist> = None;
             for (v, p) in d.iter() {
-                vars.push(v);
-                let r = eval(body, vars, notes);
-                vars.pop();
-                let r = r?;
-                match &mut out {
-                    None => {
-                        let mut z = r.clone();
-                        z.p.iter_mut().for_each(|q| *q *= p);
-                        out = Some(z);
-                    }
-                    Some(o) => o.add_scaled(&r, p),
-                }
+                env.push(v, Vec::new());
+                let r = eval(body, env, notes);
+                env.pop();
+                mix(&mut out, &r?, p);
             }
             out.unwrap_or_else(|| Dist::point(0)).trim()
         }
+        Node::LetPool { spec, body, .. } => {
+            let mut out: Option<Dist> = None;
+            let mut result = Ok(());
+            multisets(spec, notes, &mut |dice, p| {
+                if result.is_err() {
+                    return;
+                }
+                env.push(0, dice.to_vec());
+                let r = eval(body, env, &mut Notes::default());
+                env.pop();
+                match r {
+                    Ok(r) => mix(&mut out, &r, p),
+                    Err(e) => result = Err(e),
+                }
+            })?;
+            result?;
+            out.unwrap_or_else(|| Dist::point(0)).trim()
+        }
+        Node::PoolVar(r) => Dist::point(super::program::read_sorted(
+            &env.dice[r.i],
+            r.keep,
+            r.agg,
+            r.lo,
+            r.hi,
+        )),
         Node::If(c, a, b) => {
-            let d = eval(c, vars, notes)?;
+            let d = eval(c, env, notes)?;
             let yes: f64 = d.iter().filter(|(v, _)| *v != 0).map(|(_, p)| p).sum();
-            let mut out = eval(a, vars, notes)?;
+            let mut out = eval(a, env, notes)?;
             out.p.iter_mut().for_each(|q| *q *= yes);
-            let other = eval(b, vars, notes)?;
+            let other = eval(b, env, notes)?;
             out.add_scaled(&other, 1.0 - yes);
             out.trim()
         }
         Node::Pool(p) => pool(p, notes)?,
     })
+}
+
+/// Add `d` with weight `p` into the mixture `out`.
+fn mix(out: &mut Option<Dist>, d: &Dist, p: f64) {
+    match out {
+        None => {
+            let mut z = d.clone();
+            z.p.iter_mut().for_each(|q| *q *= p);
+            *out = Some(z);
+        }
+        Some(o) => o.add_scaled(d, p),
+    }
+}
+
+/// Every multiset of a pool's dice (sorted values) with its probability.
+fn multisets(
+    spec: &PoolSpec,
+    notes: &mut Notes,
+    visit: &mut dyn FnMut(&[i64], f64),
+) -> Result<(), TooBig> {
+    // Per group: its values and their probabilities.
+    let groups: Vec<(u32, Vec<(i64, f64)>)> = spec
+        .groups
+        .iter()
+        .map(|(n, d)| {
+            let (dist, capped) = die_dist(d);
+            notes.capped += capped * *n as f64;
+            (*n, dist.iter().collect())
+        })
+        .collect();
+    // The number of outcomes: product of C(n + s - 1, s - 1).
+    let mut count: f64 = 1.0;
+    for (n, vals) in &groups {
+        let s = vals.len() as f64;
+        let mut c = 1.0;
+        for j in 0..(s as u64).saturating_sub(1) {
+            c = c * (*n as f64 + 1.0 + j as f64) / (j as f64 + 1.0);
+        }
+        count *= c;
+    }
+    if count > MAX_OUTCOMES as f64 {
+        return Err(TooBig(format!(
+            "a pool variable with {count:.2e} outcomes (at most {MAX_OUTCOMES} are gone through)"
+        )));
+    }
+    let mut dice: Vec<i64> = Vec::new();
+    fn walk(
+        groups: &[(u32, Vec<(i64, f64)>)],
+        g: usize,
+        v: usize,
+        left: u32,
+        p: f64,
+        dice: &mut Vec<i64>,
+        visit: &mut dyn FnMut(&[i64], f64),
+    ) {
+        if g == groups.len() {
+            let mut sorted = dice.clone();
+            sorted.sort_unstable();
+            visit(&sorted, p);
+            return;
+        }
+        let (n, vals) = &groups[g];
+        if v == vals.len() - 1 {
+            // The last value takes the dice left.
+            let (x, q) = vals[v];
+            let start = dice.len();
+            dice.extend(std::iter::repeat_n(x, left as usize));
+            let next_n = groups.get(g + 1).map_or(0, |gr| gr.0);
+            walk(
+                groups,
+                g + 1,
+                0,
+                next_n,
+                p * q.powi(left as i32),
+                dice,
+                visit,
+            );
+            dice.truncate(start);
+            return;
+        }
+        let (x, q) = vals[v];
+        let _ = n;
+        // c of the `left` dice show x: C(left, c) q^c, the rest later.
+        let mut binom = 1.0;
+        for c in 0..=left {
+            if c > 0 {
+                binom = binom * (left - c + 1) as f64 / c as f64;
+            }
+            let start = dice.len();
+            dice.extend(std::iter::repeat_n(x, c as usize));
+            walk(
+                groups,
+                g,
+                v + 1,
+                left - c,
+                p * binom * q.powi(c as i32),
+                dice,
+                visit,
+            );
+            dice.truncate(start);
+        }
+    }
+    let first = groups.first().map_or(0, |g| g.0);
+    if groups.is_empty() {
+        visit(&[], 1.0);
+        return Ok(());
+    }
+    walk(&groups, 0, 0, first, 1.0, &mut dice, visit);
+    Ok(())
 }
 
 /// A pool read by its aggregate.

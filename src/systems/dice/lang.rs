@@ -2,14 +2,14 @@
 //! parsed into an expression tree, with errors that point at the column.
 //!
 //! ```text
-//! expr     := "let" NAME "=" expr "in" expr
+//! expr     := "let" NAME "=" expr "in" expr     bound dice without a read: a pool variable
 //!           | "if" expr "then" expr "else" expr
 //!           | compare
 //! compare  := sum (("<=" | ">=" | "<" | ">" | "==" | "!=") sum)?      1 if true, else 0
 //! sum      := product (("+" | "-") product)*
 //! product  := unary (("*" | "/") unary)*                               "/" rounds down
 //! unary    := "-" unary | pool
-//! pool     := atom modifier* aggregate?
+//! pool     := atom modifier* aggregate?     on a `let` pool variable: keep/drop, aggregate
 //! atom     := INT | NAME | "(" expr ")" | dice | "[" dice ("," dice)* "]"
 //! dice     := (INT | "(" expr ")")? "d" (INT | "F" | "%" | "{" face ("," face)* "}")
 //! face     := INT | NAME ("=" INT)?          a named face counts as its value (default 1)
@@ -150,7 +150,15 @@ pub enum Expr {
     Pool {
         groups: Vec<Group>,
         mods: Vec<Mod>,
-        agg: Agg,
+        /// None: not read explicitly (a sum, or the dice of a `let` pool variable).
+        agg: Option<Agg>,
+        col: Col,
+    },
+    /// A `let` pool variable read again: `p count 6`, `p keep highest 2`, `p highest`.
+    Read {
+        name: String,
+        keep: Option<Mod>,
+        agg: Option<Agg>,
         col: Col,
     },
     Neg(Box<Expr>),
@@ -690,10 +698,16 @@ impl Parser {
             } else {
                 break;
             };
-            if groups.is_empty() {
+            let keep_or_drop = matches!(m, Mod::Keep(..) | Mod::Drop(..));
+            let on_name = matches!(atom, Some(Expr::Name(..)));
+            if groups.is_empty() && !(on_name && keep_or_drop) {
                 return Err(SyntaxError {
                     col,
-                    message: "modifiers apply to dice, e.g. `4d6 drop lowest`".into(),
+                    message: if on_name {
+                        "a pool variable is read with `keep`, `drop`, `sum`, `count`, `highest`, `lowest` or `maxset`: its dice are already rolled".into()
+                    } else {
+                        "modifiers apply to dice, e.g. `4d6 drop lowest`".into()
+                    },
                 });
             }
             mods.push(m);
@@ -717,6 +731,20 @@ impl Parser {
             None
         };
         match atom {
+            Some(Expr::Name(name, c)) if agg.is_some() || !mods.is_empty() => {
+                if mods.len() > 1 {
+                    return Err(SyntaxError {
+                        col,
+                        message: "one `keep` or `drop` per read".into(),
+                    });
+                }
+                Ok(Expr::Read {
+                    name,
+                    keep: mods.pop(),
+                    agg,
+                    col: c,
+                })
+            }
             Some(a) => {
                 if agg.is_some() {
                     return Err(SyntaxError {
@@ -729,7 +757,7 @@ impl Parser {
             None => Ok(Expr::Pool {
                 groups,
                 mods,
-                agg: agg.unwrap_or(Agg::Sum),
+                agg,
                 col,
             }),
         }
@@ -777,6 +805,8 @@ mod tests {
             "(skill)d10 count >= 7",
             "3d6 maxset",
             "d% <= 35",
+            "let p = 4d6 in if p count 6 >= 2 then 7 else p highest",
+            "let p = 5d10 in p count >= 7 - p count 1",
         ] {
             parse(ok).unwrap_or_else(|e| panic!("{ok}: {}", e.render(ok)));
         }

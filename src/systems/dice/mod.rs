@@ -77,6 +77,11 @@ impl super::System for Dice {
     }
 }
 
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Box<program::Scratch>> =
+        std::cell::RefCell::new(Box::new(program::Scratch::new()));
+}
+
 /// Roll the scenario as written: the roll, less the opposing roll.
 struct DiceTrial {
     roll: Node,
@@ -91,11 +96,16 @@ impl Trial for DiceTrial {
     }
     #[inline]
     fn sample(&self, rng: &mut Rng) -> usize {
-        let mut vars = [0i64; 80];
-        let mut v = program::sample(&self.roll, rng, &mut vars, 0);
-        if let Some(o) = &self.vs {
-            v -= program::sample(o, rng, &mut vars, 0);
-        }
+        // One scratch per thread: no allocation and no clearing per trial (every
+        // slot is written before it is read).
+        let v = SCRATCH.with(|cell| {
+            let s = &mut cell.borrow_mut();
+            let mut v = program::sample(&self.roll, rng, s, 0);
+            if let Some(o) = &self.vs {
+                v -= program::sample(o, rng, s, 0);
+            }
+            v
+        });
         // The bounds contain every value a roll can take.
         (v - self.lo).clamp(0, self.states as i64 - 1) as usize
     }
@@ -106,10 +116,10 @@ impl Trial for DiceTrial {
 fn exact_of(sc: &Scenario, lo: i64, states: usize) -> (Result<Vec<f64>, String>, f64) {
     let mut notes = exact::Notes::default();
     let run = |notes: &mut exact::Notes| -> Result<exact::Dist, exact::TooBig> {
-        let a = exact::eval(&sc.roll_node, &mut Vec::new(), notes)?;
+        let a = exact::eval(&sc.roll_node, &mut exact::Env::default(), notes)?;
         match &sc.vs {
             None => Ok(a),
-            Some((_, v)) => a.add(&exact::eval(v, &mut Vec::new(), notes)?.neg()),
+            Some((_, v)) => a.add(&exact::eval(v, &mut exact::Env::default(), notes)?.neg()),
         }
     };
     match run(&mut notes) {

@@ -84,8 +84,32 @@ pub enum Node {
     Div(Box<Node>, Box<Node>),
     Cmp(Cmp, Box<Node>, Box<Node>),
     Let(Box<Node>, Box<Node>),
+    /// A pool rolled once and read several times in the body: its dice sit at `offset`
+    /// of the sampler's scratch.
+    LetPool {
+        spec: Box<PoolSpec>,
+        offset: usize,
+        body: Box<Node>,
+    },
+    /// A read of the pool variable at scope depth `i`.
+    PoolVar(Box<PoolRead>),
     If(Box<Node>, Box<Node>, Box<Node>),
     Pool(Box<PoolSpec>),
+}
+
+/// How a pool variable is read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolRead {
+    pub i: usize,
+    pub offset: usize,
+    pub len: usize,
+    pub keep: Option<(End, u32)>,
+    pub agg: Agg,
+    /// The pool's faces span, for `count max` / `count min`.
+    pub lo: i64,
+    pub hi: i64,
+    /// The pool, for bounds.
+    pub spec: Box<PoolSpec>,
 }
 
 /// A compile error at a column of the expression.
@@ -98,16 +122,30 @@ pub struct CompileError {
 /// Names an expression may use besides its `let` variables: stats and scenario keys.
 pub type Names<'a> = &'a [(String, i64)];
 
+/// What a name in scope stands for.
+#[derive(Clone, Debug)]
+enum Slot {
+    Num,
+    /// A pool variable: its spec and where its dice sit in the scratch.
+    Pool(Box<PoolSpec>, usize),
+}
+
 struct Ctx<'a> {
     names: Names<'a>,
-    scope: Vec<String>,
+    scope: Vec<(String, Slot)>,
+    /// Scratch dice taken by the pool variables in scope.
+    used: usize,
 }
+
+/// Dice all pool variables in scope may hold at once.
+pub const SCRATCH: usize = 400;
 
 /// Compile an expression against the names in scope.
 pub fn compile(e: &Expr, names: Names) -> Result<Node, CompileError> {
     let mut ctx = Ctx {
         names,
         scope: Vec::new(),
+        used: 0,
     };
     ctx.node(e)
 }
@@ -132,7 +170,154 @@ fn constant(n: &Node) -> Option<i64> {
     })
 }
 
+/// Every distinct way the body reads the pool variable at depth `i`.
+fn reads(n: &Node, i: usize, out: &mut Vec<(Option<(End, u32)>, Agg)>) {
+    match n {
+        Node::PoolVar(r) if r.i == i && !out.contains(&(r.keep, r.agg)) => {
+            out.push((r.keep, r.agg));
+        }
+        Node::Neg(a) => reads(a, i, out),
+        Node::Add(a, b)
+        | Node::Sub(a, b)
+        | Node::Mul(a, b)
+        | Node::Div(a, b)
+        | Node::Cmp(_, a, b) => {
+            reads(a, i, out);
+            reads(b, i, out);
+        }
+        Node::Let(a, b) => {
+            reads(a, i, out);
+            reads(b, i, out);
+        }
+        Node::LetPool { body, .. } => reads(body, i, out),
+        Node::If(c, a, b) => {
+            reads(c, i, out);
+            reads(a, i, out);
+            reads(b, i, out);
+        }
+        _ => {}
+    }
+}
+
+/// Turn reads of the pool variable at depth `i` into reads of a number variable.
+fn to_var(n: Node, i: usize) -> Node {
+    let b = |x: Box<Node>| Box::new(to_var(*x, i));
+    match n {
+        Node::PoolVar(r) if r.i == i => Node::Var(i),
+        Node::Neg(a) => Node::Neg(b(a)),
+        Node::Add(x, y) => Node::Add(b(x), b(y)),
+        Node::Sub(x, y) => Node::Sub(b(x), b(y)),
+        Node::Mul(x, y) => Node::Mul(b(x), b(y)),
+        Node::Div(x, y) => Node::Div(b(x), b(y)),
+        Node::Cmp(c, x, y) => Node::Cmp(c, b(x), b(y)),
+        Node::Let(x, y) => Node::Let(b(x), b(y)),
+        Node::LetPool { spec, offset, body } => Node::LetPool {
+            spec,
+            offset,
+            body: b(body),
+        },
+        Node::If(c, x, y) => Node::If(b(c), b(x), b(y)),
+        other => other,
+    }
+}
+
 impl Ctx<'_> {
+    fn pool_spec(
+        &mut self,
+        groups: &[super::lang::Group],
+        mods: &[Mod],
+        agg: Agg,
+        col: usize,
+    ) -> Result<PoolSpec, CompileError> {
+        let err = |m: String| CompileError { col, message: m };
+        let mut specs = Vec::new();
+        let mut total = 0i64;
+        for g in groups {
+            let n = self.node(&g.count)?;
+            let n = constant(&n)
+                .ok_or_else(|| err("a dice count must be a number or stats, not dice".into()))?;
+            if !(0..=MAX_DICE).contains(&n) {
+                return Err(err(format!("{n} dice: a pool rolls 0 to {MAX_DICE} dice")));
+            }
+            total += n;
+            specs.push((
+                n as u32,
+                DieSpec {
+                    faces: g.die.faces.clone(),
+                    explode: None,
+                    reroll: None,
+                    depth: DEPTH,
+                },
+            ));
+        }
+        if total > MAX_DICE {
+            return Err(err(format!(
+                "{total} dice: a pool rolls at most {MAX_DICE}"
+            )));
+        }
+        let mut again = None;
+        let mut keep = None;
+        for m in mods {
+            match m {
+                Mod::Explode(c) => specs.iter_mut().for_each(|(_, d)| d.explode = Some(*c)),
+                Mod::Reroll(c, always) => {
+                    for (_, d) in specs.iter_mut() {
+                        if *always && d.faces.iter().all(|&f| c.holds(f, d.lo(), d.hi())) {
+                            return Err(err(format!(
+                                "`reroll {c} always` rerolls every face of the die: it would never stop"
+                            )));
+                        }
+                        d.reroll = Some((*c, *always));
+                    }
+                }
+                Mod::Again(c) => again = Some(*c),
+                Mod::Keep(end, n) | Mod::Drop(end, n) => {
+                    if keep.is_some() {
+                        return Err(err("one `keep` or `drop` per pool".into()));
+                    }
+                    keep = Some(keep_of(m, *end, *n, total as u32));
+                }
+            }
+        }
+        for (_, d) in &specs {
+            if let Some(c) = d.explode.or(again) {
+                let (lo, hi) = (d.lo(), d.hi());
+                if d.faces.iter().all(|&f| c.holds(f, lo, hi)) {
+                    return Err(err(format!(
+                        "every face meets `{c}`: every roll would explode"
+                    )));
+                }
+            }
+        }
+        if specs.len() > 1 {
+            if let Agg::Count(Cond::Max | Cond::Min) = agg {
+                return Err(err(
+                    "`count max` and `count min` need one kind of die: write the face, e.g. `count >= 6`"
+                        .into(),
+                ));
+            }
+        }
+        if again.is_some() {
+            if keep.is_some() || !matches!(agg, Agg::Sum | Agg::Count(_)) {
+                return Err(err(
+                    "`again` adds dice to the pool: read it with `sum` or `count`, without keep or drop"
+                        .into(),
+                ));
+            }
+            if specs.iter().any(|(_, d)| d.explode.is_some()) {
+                return Err(err(
+                    "`explode` and `again` on the same pool: choose one".into()
+                ));
+            }
+        }
+        Ok(PoolSpec {
+            groups: specs,
+            again,
+            keep,
+            agg,
+        })
+    }
+
     fn node(&mut self, e: &Expr) -> Result<Node, CompileError> {
         let bin =
             |s: &mut Self, a: &Expr, b: &Expr| -> Result<(Box<Node>, Box<Node>), CompileError> {
@@ -140,31 +325,39 @@ impl Ctx<'_> {
             };
         Ok(match e {
             Expr::Num(v) => Node::Num(*v),
-            Expr::Name(n, col) => {
-                if let Some(i) = self.scope.iter().rposition(|s| s == n) {
-                    Node::Var(i)
-                } else if let Some((_, v)) = self.names.iter().find(|(k, _)| k == n) {
-                    Node::Num(*v)
-                } else {
-                    let known: Vec<&str> = self
-                        .scope
-                        .iter()
-                        .map(String::as_str)
-                        .chain(self.names.iter().map(|(k, _)| k.as_str()))
-                        .collect();
+            Expr::Name(n, col) => match self.scope.iter().rposition(|(s, _)| s == n) {
+                Some(i) => match &self.scope[i].1 {
+                    Slot::Num => Node::Var(i),
+                    Slot::Pool(spec, offset) => self.read(i, spec.clone(), *offset, None, Agg::Sum),
+                },
+                None => match self.names.iter().find(|(k, _)| k == n) {
+                    Some((_, v)) => Node::Num(*v),
+                    None => return Err(self.unknown(n, *col)),
+                },
+            },
+            Expr::Read {
+                name,
+                keep,
+                agg,
+                col,
+            } => {
+                let Some(i) = self.scope.iter().rposition(|(s, _)| s == name) else {
+                    return Err(self.unknown(name, *col));
+                };
+                let Slot::Pool(spec, offset) = self.scope[i].1.clone() else {
                     return Err(CompileError {
                         col: *col,
                         message: format!(
-                            "unknown name `{n}`{}; {}",
-                            nearest_hint(n, known.iter().copied()),
-                            if known.is_empty() {
-                                "no names are in scope (a `let`, or the unit's stats)".to_string()
-                            } else {
-                                format!("the names in scope are {}", known.join(", "))
-                            }
+                            "`{name}` is a number: `keep`, `drop`, `count` and the other reads apply to dice (bind dice without a read: `let {name} = 4d6 in ...`)"
                         ),
                     });
-                }
+                };
+                let total: u32 = spec.groups.iter().map(|(n, _)| n).sum();
+                let keep = keep.as_ref().map(|m| match m {
+                    Mod::Keep(end, n) | Mod::Drop(end, n) => keep_of(m, *end, *n, total),
+                    _ => (End::Highest, total),
+                });
+                self.read(i, spec, offset, keep, agg.unwrap_or(Agg::Sum))
             }
             Expr::Neg(a) => Node::Neg(Box::new(self.node(a)?)),
             Expr::Bin(op, a, b) => {
@@ -182,8 +375,60 @@ impl Ctx<'_> {
                 }
             }
             Expr::Let(name, bound, body) => {
+                if let Expr::Pool {
+                    groups,
+                    mods,
+                    agg: None,
+                    col,
+                } = &**bound
+                {
+                    // Dice bound without a read: a pool variable, read in the body.
+                    let spec = self.pool_spec(groups, mods, Agg::Sum, *col)?;
+                    if spec.again.is_some() {
+                        return Err(CompileError {
+                            col: *col,
+                            message: "a pool variable cannot use `again` (its size would vary)"
+                                .into(),
+                        });
+                    }
+                    let n: u32 = spec.groups.iter().map(|(n, _)| n).sum();
+                    let offset = self.used;
+                    if offset + n as usize > SCRATCH {
+                        return Err(CompileError {
+                            col: *col,
+                            message: format!("pool variables hold at most {SCRATCH} dice at once"),
+                        });
+                    }
+                    let i = self.scope.len();
+                    self.used += n as usize;
+                    self.scope
+                        .push((name.clone(), Slot::Pool(Box::new(spec.clone()), offset)));
+                    let r = self.node(body);
+                    self.scope.pop();
+                    self.used -= n as usize;
+                    let body = r?;
+                    let mut seen = Vec::new();
+                    reads(&body, i, &mut seen);
+                    return Ok(match seen.as_slice() {
+                        // Read one way only: a number variable, its distribution computed
+                        // once (no need to go through every roll of the pool).
+                        [(keep, agg)] => Node::Let(
+                            Box::new(Node::Pool(Box::new(PoolSpec {
+                                keep: *keep,
+                                agg: *agg,
+                                ..spec
+                            }))),
+                            Box::new(to_var(body, i)),
+                        ),
+                        _ => Node::LetPool {
+                            spec: Box::new(spec),
+                            offset,
+                            body: Box::new(body),
+                        },
+                    });
+                }
                 let b = self.node(bound)?;
-                self.scope.push(name.clone());
+                self.scope.push((name.clone(), Slot::Num));
                 let r = self.node(body);
                 self.scope.pop();
                 Node::Let(Box::new(b), Box::new(r?))
@@ -198,128 +443,141 @@ impl Ctx<'_> {
                 mods,
                 agg,
                 col,
-            } => {
-                let err = |m: String| CompileError {
-                    col: *col,
-                    message: m,
-                };
-                let mut specs = Vec::new();
-                let mut total = 0i64;
-                for g in groups {
-                    let n = self.node(&g.count)?;
-                    let n = constant(&n).ok_or_else(|| {
-                        err("a dice count must be a number or stats, not dice".into())
-                    })?;
-                    if !(0..=MAX_DICE).contains(&n) {
-                        return Err(err(format!("{n} dice: a pool rolls 0 to {MAX_DICE} dice")));
-                    }
-                    total += n;
-                    specs.push((
-                        n as u32,
-                        DieSpec {
-                            faces: g.die.faces.clone(),
-                            explode: None,
-                            reroll: None,
-                            depth: DEPTH,
-                        },
-                    ));
-                }
-                if total > MAX_DICE {
-                    return Err(err(format!(
-                        "{total} dice: a pool rolls at most {MAX_DICE}"
-                    )));
-                }
-                let mut again = None;
-                let mut keep = None;
-                for m in mods {
-                    match m {
-                        Mod::Explode(c) => specs.iter_mut().for_each(|(_, d)| d.explode = Some(*c)),
-                        Mod::Reroll(c, always) => {
-                            for (_, d) in specs.iter_mut() {
-                                if *always && d.faces.iter().all(|&f| c.holds(f, d.lo(), d.hi())) {
-                                    return Err(err(format!(
-                                        "`reroll {c} always` rerolls every face of the die: it would never stop"
-                                    )));
-                                }
-                                d.reroll = Some((*c, *always));
-                            }
-                        }
-                        Mod::Again(c) => again = Some(*c),
-                        Mod::Keep(end, n) | Mod::Drop(end, n) => {
-                            if keep.is_some() {
-                                return Err(err("one `keep` or `drop` per pool".into()));
-                            }
-                            let n = (*n).clamp(0, total) as u32;
-                            keep = Some(match m {
-                                Mod::Keep(..) => (*end, n),
-                                _ => (
-                                    match end {
-                                        End::Highest => End::Lowest,
-                                        End::Lowest => End::Highest,
-                                    },
-                                    total as u32 - n,
-                                ),
-                            });
-                        }
-                    }
-                }
-                for (_, d) in &specs {
-                    if let Some(c) = d.explode.or(again) {
-                        let (lo, hi) = (d.lo(), d.hi());
-                        if d.faces.iter().all(|&f| c.holds(f, lo, hi)) {
-                            return Err(err(format!(
-                                "every face meets `{c}`: every roll would explode"
-                            )));
-                        }
-                    }
-                }
-                if specs.len() > 1 {
-                    if let Agg::Count(Cond::Max | Cond::Min) = agg {
-                        return Err(err(
-                            "`count max` and `count min` need one kind of die: write the face, e.g. `count >= 6`"
-                                .into(),
-                        ));
-                    }
-                }
-                if again.is_some() {
-                    if keep.is_some() || !matches!(agg, Agg::Sum | Agg::Count(_)) {
-                        return Err(err(
-                            "`again` adds dice to the pool: read it with `sum` or `count`, without keep or drop"
-                                .into(),
-                        ));
-                    }
-                    if specs.iter().any(|(_, d)| d.explode.is_some()) {
-                        return Err(err(
-                            "`explode` and `again` on the same pool: choose one".into()
-                        ));
-                    }
-                }
-                Node::Pool(Box::new(PoolSpec {
-                    groups: specs,
-                    again,
-                    keep,
-                    agg: *agg,
-                }))
-            }
+            } => Node::Pool(Box::new(self.pool_spec(
+                groups,
+                mods,
+                agg.unwrap_or(Agg::Sum),
+                *col,
+            )?)),
         })
+    }
+
+    fn read(
+        &self,
+        i: usize,
+        spec: Box<PoolSpec>,
+        offset: usize,
+        keep: Option<(End, u32)>,
+        agg: Agg,
+    ) -> Node {
+        let len = spec.groups.iter().map(|(n, _)| *n as usize).sum();
+        let lo = spec.groups.iter().map(|(_, d)| d.lo()).min().unwrap_or(0);
+        let hi = spec.groups.iter().map(|(_, d)| d.hi()).max().unwrap_or(0);
+        Node::PoolVar(Box::new(PoolRead {
+            i,
+            offset,
+            len,
+            keep,
+            agg,
+            lo,
+            hi,
+            spec,
+        }))
+    }
+
+    fn unknown(&self, n: &str, col: usize) -> CompileError {
+        let known: Vec<&str> = self
+            .scope
+            .iter()
+            .map(|(s, _)| s.as_str())
+            .chain(self.names.iter().map(|(k, _)| k.as_str()))
+            .collect();
+        CompileError {
+            col,
+            message: format!(
+                "unknown name `{n}`{}; {}",
+                nearest_hint(n, known.iter().copied()),
+                if known.is_empty() {
+                    "no names are in scope (a `let`, or the unit's stats)".to_string()
+                } else {
+                    format!("the names in scope are {}", known.join(", "))
+                }
+            ),
+        }
+    }
+}
+
+/// A `keep` or `drop` of `n` from `end` of `total` dice, as a keep.
+fn keep_of(m: &Mod, end: End, n: i64, total: u32) -> (End, u32) {
+    let n = n.clamp(0, total as i64) as u32;
+    match m {
+        Mod::Drop(..) => (
+            match end {
+                End::Highest => End::Lowest,
+                End::Lowest => End::Highest,
+            },
+            total - n,
+        ),
+        _ => (end, n),
+    }
+}
+
+/// Read sorted dice: keep from one end, then the aggregate. Shared by the exact
+/// engine (over every multiset of a pool variable) and the sampler (over the dice it
+/// rolled): it reads dice, it does not roll them.
+pub fn read_sorted(dice: &[i64], keep: Option<(End, u32)>, agg: Agg, lo: i64, hi: i64) -> i64 {
+    let kept = match keep {
+        None => dice,
+        Some((End::Highest, k)) => &dice[dice.len() - k as usize..],
+        Some((End::Lowest, k)) => &dice[..k as usize],
+    };
+    match agg {
+        Agg::Sum => kept.iter().sum(),
+        Agg::Count(c) => kept.iter().filter(|&&v| c.holds(v, lo, hi)).count() as i64,
+        Agg::Highest => kept.iter().copied().max().unwrap_or(0),
+        Agg::Lowest => kept.iter().copied().min().unwrap_or(0),
+        Agg::MaxSet => {
+            let (mut best, mut run) = (0i64, 0i64);
+            for i in 0..kept.len() {
+                run = if i > 0 && kept[i] == kept[i - 1] {
+                    run + 1
+                } else {
+                    1
+                };
+                best = best.max(run);
+            }
+            best
+        }
+    }
+}
+
+/// A sampler's working memory for one trial: `let` values and pool variables' dice.
+pub struct Scratch {
+    pub vars: [i64; 80],
+    pub dice: [i64; SCRATCH],
+}
+
+impl Scratch {
+    pub fn new() -> Self {
+        Scratch {
+            vars: [0; 80],
+            dice: [0; SCRATCH],
+        }
+    }
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
 /// Dice one sampled pool may hold at once (keep, drop and `maxset` sort them).
 const BUF: usize = MAX_DICE as usize;
 
-/// Roll an expression as written, `vars` the `let` values in scope.
-pub fn sample(n: &Node, rng: &mut Rng, vars: &mut [i64; 80], depth: usize) -> i64 {
+/// Roll an expression as written; `s` holds the `let` values and pool variables'
+/// dice in scope, `depth` the scope's depth.
+pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
     match n {
         Node::Num(v) => *v,
-        Node::Var(i) => vars[*i],
-        Node::Neg(a) => -sample(a, rng, vars, depth),
-        Node::Add(a, b) => sample(a, rng, vars, depth) + sample(b, rng, vars, depth),
-        Node::Sub(a, b) => sample(a, rng, vars, depth) - sample(b, rng, vars, depth),
-        Node::Mul(a, b) => sample(a, rng, vars, depth) * sample(b, rng, vars, depth),
+        Node::Var(i) => s.vars[*i],
+        Node::Neg(a) => -sample(a, rng, s, depth),
+        Node::Add(a, b) => sample(a, rng, s, depth) + sample(b, rng, s, depth),
+        Node::Sub(a, b) => sample(a, rng, s, depth) - sample(b, rng, s, depth),
+        Node::Mul(a, b) => sample(a, rng, s, depth) * sample(b, rng, s, depth),
         Node::Div(a, b) => {
-            let x = sample(a, rng, vars, depth);
-            let y = sample(b, rng, vars, depth);
+            let x = sample(a, rng, s, depth);
+            let y = sample(b, rng, s, depth);
             if y == 0 {
                 0
             } else {
@@ -327,19 +585,37 @@ pub fn sample(n: &Node, rng: &mut Rng, vars: &mut [i64; 80], depth: usize) -> i6
             }
         }
         Node::Cmp(c, a, b) => {
-            let x = sample(a, rng, vars, depth);
-            let y = sample(b, rng, vars, depth);
+            let x = sample(a, rng, s, depth);
+            let y = sample(b, rng, s, depth);
             c.holds(x, y) as i64
         }
         Node::Let(bound, body) => {
-            vars[depth] = sample(bound, rng, vars, depth);
-            sample(body, rng, vars, depth + 1)
+            s.vars[depth] = sample(bound, rng, s, depth);
+            sample(body, rng, s, depth + 1)
         }
+        Node::LetPool { spec, offset, body } => {
+            let mut k = *offset;
+            for (n, d) in &spec.groups {
+                for _ in 0..*n {
+                    s.dice[k] = d.roll(rng);
+                    k += 1;
+                }
+            }
+            s.dice[*offset..k].sort_unstable();
+            sample(body, rng, s, depth + 1)
+        }
+        Node::PoolVar(r) => read_sorted(
+            &s.dice[r.offset..r.offset + r.len],
+            r.keep,
+            r.agg,
+            r.lo,
+            r.hi,
+        ),
         Node::If(c, a, b) => {
-            if sample(c, rng, vars, depth) != 0 {
-                sample(a, rng, vars, depth)
+            if sample(c, rng, s, depth) != 0 {
+                sample(a, rng, s, depth)
             } else {
-                sample(b, rng, vars, depth)
+                sample(b, rng, s, depth)
             }
         }
         Node::Pool(p) => sample_pool(p, rng),
@@ -381,39 +657,10 @@ fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
         }
     }
     let dice = &mut buf[..len];
-    if p.keep.is_none() && p.agg == Agg::MaxSet {
+    if p.keep.is_some() || p.agg == Agg::MaxSet {
         dice.sort_unstable();
     }
-    let kept: &[i64] = match p.keep {
-        None => dice,
-        Some((end, k)) => {
-            dice.sort_unstable();
-            let k = k as usize;
-            match end {
-                End::Highest => &dice[len - k..],
-                End::Lowest => &dice[..k],
-            }
-        }
-    };
-    match p.agg {
-        Agg::Sum => kept.iter().sum(),
-        Agg::Count(c) => kept.iter().filter(|&&v| c.holds(v, lo, hi)).count() as i64,
-        Agg::Highest => kept.iter().copied().max().unwrap_or(0),
-        Agg::Lowest => kept.iter().copied().min().unwrap_or(0),
-        Agg::MaxSet => {
-            // `kept` is sorted: the longest run of equal faces.
-            let (mut best, mut run) = (0i64, 0i64);
-            for i in 0..kept.len() {
-                run = if i > 0 && kept[i] == kept[i - 1] {
-                    run + 1
-                } else {
-                    1
-                };
-                best = best.max(run);
-            }
-            best
-        }
-    }
+    read_sorted(dice, p.keep, p.agg, lo, hi)
 }
 
 /// The smallest and largest value an expression can take (`vars`: the bounds of the
@@ -459,6 +706,21 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             let (x, y) = (bounds(a, vars), bounds(b, vars));
             (x.0.min(y.0), x.1.max(y.1))
         }
+        Node::LetPool { body, .. } => {
+            // The pool's reads carry their own bounds; its slot is a placeholder.
+            vars.push((0, 0));
+            let r = bounds(body, vars);
+            vars.pop();
+            r
+        }
+        Node::PoolVar(r) => bounds(
+            &Node::Pool(Box::new(PoolSpec {
+                keep: r.keep,
+                agg: r.agg,
+                ..(*r.spec).clone()
+            })),
+            vars,
+        ),
         Node::Pool(p) => {
             // One die: its faces, an explosion chain of up to `depth` more rolls.
             let die = |d: &DieSpec| {

@@ -10,7 +10,7 @@ const TRIALS: u64 = 1 << 19;
 fn agree(file: &str) {
     let cfg = load(file);
     let names = cfg.scenario_names();
-    assert!(names.len() >= 20, "{file}: {} scenarios", names.len());
+    assert!(names.len() >= 10, "{file}: {} scenarios", names.len());
     for (i, name) in names.iter().enumerate() {
         let c = cfg.compile(name).unwrap();
         let exact = c
@@ -52,6 +52,11 @@ fn rush_monte_carlo_agrees_with_exact() {
 #[test]
 fn rush_exploding_monte_carlo_agrees_with_exact() {
     agree("rush-exploding.toml");
+}
+
+#[test]
+fn dice_examples_monte_carlo_agrees_with_exact() {
+    agree("dice-examples.toml");
 }
 
 #[test]

@@ -136,13 +136,19 @@ fn walk_config(file: &str, trials: Option<u64>, out: &Path) -> (usize, usize) {
 
 /// Both modes of one config: exact only, then a small Monte Carlo run.
 fn walk(file: &str) {
+    walk_with(file, 4);
+}
+
+/// As [`walk`], where `ratio` answered calls per refusal are expected (a config of
+/// one-sided rolls refuses every matchup matrix).
+fn walk_with(file: &str, ratio: usize) {
     let dir = tempdir();
     for trials in [None, Some(2_000)] {
         let (ok, refused) = walk_config(file, trials, dir.path());
         // Most calls answer; the refusals are the cases the rules forbid (a Slamback
         // from behind, a melee weapon's distance) or that have nothing to step.
         assert!(
-            ok > 4 * refused,
+            ok > ratio * refused,
             "{file} {trials:?}: {ok} answered, {refused} refused"
         );
     }
@@ -160,6 +166,7 @@ fn the_walk_covers_every_shipped_config() {
         configs,
         [
             "descent.toml",
+            "dice-examples.toml",
             "dozen.toml",
             "rush-exploding.toml",
             "rush.toml",
@@ -172,6 +179,12 @@ fn the_walk_covers_every_shipped_config() {
 #[test]
 fn walk_descent() {
     walk("descent.toml");
+}
+
+#[test]
+fn walk_dice_examples() {
+    // Most of its scenarios are one roll without sides: compare has no matchup there.
+    walk_with("dice-examples.toml", 1);
 }
 
 #[test]

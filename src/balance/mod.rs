@@ -325,9 +325,12 @@ impl Source {
         })
     }
 
-    /// The system's knobs.
+    /// The config's knobs: its own when it declares them, else its system's.
     pub fn knobs(&self) -> &'static Knobs {
-        self.base.system.knobs()
+        self.base
+            .loaded
+            .knobs()
+            .unwrap_or_else(|| self.base.system.knobs())
     }
 
     /// Resolve a scenario name, a group member or a group name, as `rollsim list` prints

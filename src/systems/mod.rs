@@ -103,6 +103,11 @@ pub trait Loaded: Send + Sync + fmt::Debug {
     fn compile(&self, i: usize) -> Option<Compiled>;
     /// For tests and benches that reach into one system's typed config.
     fn as_any(&self) -> &dyn Any;
+    /// Knobs this config declares itself (a system whose stats are the config's own,
+    /// such as `dice`); `None`: the system's.
+    fn knobs(&self) -> Option<&'static Knobs> {
+        None
+    }
 }
 
 /// The sides, stats and dice a balance command may turn in one system.

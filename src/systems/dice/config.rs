@@ -42,7 +42,12 @@ pub struct Scenario {
 pub struct DiceConfig {
     pub units: Vec<Unit>,
     pub scenarios: Vec<Named<Scenario>>,
+    /// Every stat a unit has, and whether a lower value is better for its owner.
+    pub stats: Vec<(String, bool)>,
 }
+
+/// Steps a balance command may take a declared stat to.
+pub const STAT_RANGE: (i64, i64) = (-1_000, 1_000);
 
 impl Named<Scenario> {
     pub fn compile(&self) -> crate::model::Compiled {
@@ -62,6 +67,30 @@ impl crate::systems::Loaded for DiceConfig {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+
+    fn knobs(&self) -> Option<&'static crate::systems::Knobs> {
+        use crate::systems::{Knobs, Shown, StatKnob};
+        // The stats are the config's own: their knobs live as long as the process (a
+        // few bytes per load).
+        let stats: Vec<StatKnob> = self
+            .stats
+            .iter()
+            .map(|(k, lower)| StatKnob {
+                table: "units",
+                key: Box::leak(k.clone().into_boxed_str()),
+                better: if *lower { -1 } else { 1 },
+                lo: STAT_RANGE.0,
+                hi: STAT_RANGE.1,
+                shown: Shown::Plain,
+            })
+            .collect();
+        Some(Box::leak(Box::new(Knobs {
+            roles: super::KNOBS.roles,
+            stats: Box::leak(stats.into_boxed_slice()),
+            dice: &[],
+            responses: &[],
+        })))
+    }
 }
 
 const SCENARIO_KEYS: &[&str] = &[
@@ -78,7 +107,27 @@ const SCENARIO_KEYS: &[&str] = &[
 ];
 
 pub fn read(root: &Reader) -> Result<DiceConfig, Problem> {
-    root.only(&["system", "title", "run", "units", "scenarios"])?;
+    root.only(&[
+        "system",
+        "title",
+        "run",
+        "lower_is_better",
+        "units",
+        "scenarios",
+    ])?;
+    let lower: Vec<String> = match root.table.get("lower_is_better") {
+        None => Vec::new(),
+        Some(Value::Array(v)) if v.iter().all(|x| x.is_str()) => v
+            .iter()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect(),
+        Some(_) => {
+            return Err(root.problem(
+                "lower_is_better",
+                "expected the names of stats that are better low, e.g. [\"target\"]",
+            ))
+        }
+    };
     let units = match root.table_opt("units")? {
         None => Vec::new(),
         Some(_) => {
@@ -86,7 +135,30 @@ pub fn read(root: &Reader) -> Result<DiceConfig, Problem> {
         }
     };
     let scenarios = crate::config::scenarios(root, |r| read_scenario(r, &units))?;
-    Ok(DiceConfig { units, scenarios })
+    let mut stats: Vec<(String, bool)> = Vec::new();
+    for u in &units {
+        for (k, _) in &u.stats {
+            if !stats.iter().any(|(s, _)| s == k) {
+                stats.push((k.clone(), lower.contains(k)));
+            }
+        }
+    }
+    if let Some(k) = lower.iter().find(|k| !stats.iter().any(|(s, _)| s == *k)) {
+        let names: Vec<&str> = stats.iter().map(|(s, _)| s.as_str()).collect();
+        return Err(root.problem(
+            "lower_is_better",
+            format!(
+                "no unit has a stat `{k}`{}; the stats are {}",
+                nearest_hint(k, names.iter().copied()),
+                list(&names)
+            ),
+        ));
+    }
+    Ok(DiceConfig {
+        units,
+        scenarios,
+        stats,
+    })
 }
 
 fn is_name(s: &str) -> bool {

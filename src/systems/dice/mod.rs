@@ -19,7 +19,7 @@ pub struct Dice;
 /// Most values a scenario's result may span (its Monte Carlo histogram).
 pub const MAX_STATES: usize = 100_000;
 
-static KNOBS: Knobs = Knobs {
+pub(crate) static KNOBS: Knobs = Knobs {
     roles: &[
         RoleKnob {
             key: "unit",
@@ -223,6 +223,11 @@ pub fn compile(name: &str, sc: &Scenario) -> Compiled {
                     label: "P(success)".into(),
                     metric: 0,
                     values: (0..states).filter(|&v| value(v) == 1).collect(),
+                },
+                (None, None) if lo <= 0 && hi >= 1 => Headline {
+                    label: "P(at least 1)".into(),
+                    metric: 0,
+                    values: (0..states).filter(|&v| value(v) >= 1).collect(),
                 },
                 (None, None) => {
                     // At least the median, where the exact distribution says it is.

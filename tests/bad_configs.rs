@@ -14,7 +14,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("rush.toml", "attacker = \"orc\"", "attacker = \"ork\"", "test.toml:144:1: key `scenarios.slam-orc-vs-human-guard.attacker`: no unit `ork` (did you mean `orc`?); the units are `human_striker`, `human_jack`, `human_guard`, `orc`, `goblin`"),
     ("rush.toml", "kind = \"slam\"", "kind = \"slma\"", "test.toml:143:1: key `scenarios.slam-orc-vs-human-guard.kind`: unknown value `slma` (did you mean `slam`?); expected one of `dash`, `evade`, `pick_up`, `stand_up`, `pick_up_throw`, `throw`, `pass`, `slam`, `steal`, `armour`, `play`"),
     ("rush.toml", "response = \"slamback\"", "response = \"slamabck\"", "test.toml:146:1: key `scenarios.slam-orc-vs-human-guard.response`: unknown value `slamabck` (did you mean `slamback`?); expected one of `slamback`, `dodge`, `best`"),
-    ("rush.toml", "system = \"rush\"", "system = \"rusj\"", "test.toml:8:1: key `system`: unknown game system `rusj`; expected one of `rush`, `dozen`, `descent`, `skirmish` (did you mean `rush`?)"),
+    ("rush.toml", "system = \"rush\"", "system = \"rusj\"", "test.toml:8:1: key `system`: unknown game system `rusj`; expected one of `rush`, `dozen`, `descent`, `skirmish`, `dice` (did you mean `rush`?)"),
     ("rush.toml", "explode_on = 0 ", "explode_on = 1 ", "test.toml:19:1: key `rules.explode_on`: expected 0 (off) or a face from 2 to 6, found 1"),
     ("rush.toml", "double_rule = \"twice\"", "double_rule = \"thrice\"", "test.toml:20:1: key `rules.double_rule`: unknown value `thrice` (did you mean `twice`?); expected one of `twice`, `margin2`"),
     ("rush.toml", "threat_cap = 2 ", "threat_cap = 11 ", "test.toml:23:1: key `rules.threat_cap`: expected an integer from 0 to 10, found 11"),

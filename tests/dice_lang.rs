@@ -147,9 +147,9 @@ fn counts_faces_and_arithmetic_against_every_roll() {
     let c = compile("4dF + 1", None);
     same(&c, &brute(4, &[-1, 0, 1], |r| r.iter().sum::<i64>() + 1));
     assert_agrees(&c, &["value"], 300_000, 4);
-    // Named faces count as their values.
-    let c = compile("3d{blank, blank, hit, hit, crit=2, blank=0}", None);
-    same(&c, &brute(3, &[1, 1, 1, 1, 2, 0], |r| r.iter().sum()));
+    // Named faces count as their values: 1 by default, 0 for a blank or a miss.
+    let c = compile("3d{blank, miss, hit, hit, crit=2, shield}", None);
+    same(&c, &brute(3, &[0, 0, 1, 1, 2, 1], |r| r.iter().sum()));
     // Arithmetic and comparison: (2d6 * 2) / 3 >= 4.
     let c = compile("(2d6 * 2) / 3 >= 4", None);
     same(

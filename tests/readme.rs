@@ -191,6 +191,35 @@ const QUOTES: &[(&str, &[&str], &str, Quote, &str)] = &[
         Quote::Percent("outcome", "Skirmishers wins"),
         "18.96",
     ),
+    // dice: the Blades in the Dark action roll
+    (
+        "dice-examples.toml",
+        &[],
+        "blades-action",
+        Quote::Percent("outcome", "failure"),
+        "12.5",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "blades-action",
+        Quote::Percent("outcome", "partial success"),
+        "45.37",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "blades-action",
+        Quote::Percent("outcome", "full success"),
+        "34.72",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "blades-action",
+        Quote::Percent("outcome", "critical"),
+        "7.41",
+    ),
     // dozen: reactions, a push off a bridge, green dice
     (
         "dozen.toml",
@@ -280,7 +309,7 @@ fn exact_value(c: &Compiled, q: &Quote) -> f64 {
             m.project_f64(e)
                 .iter()
                 .enumerate()
-                .map(|(v, p)| v as f64 * p)
+                .map(|(v, p)| m.value(v) * p)
                 .sum()
         }
     }
@@ -322,4 +351,67 @@ fn every_image_the_readme_shows_exists() {
         }
     }
     assert!(n >= 15, "{n} images");
+}
+
+/// The dice-language reference table: every example's quoted result is its exact value.
+#[test]
+fn every_dice_language_example_gives_the_quoted_result() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let table = readme
+        .split("| write | means | example | result (exact) |")
+        .nth(1)
+        .expect("the dice-language table");
+    let compile = |expr: &str| {
+        let text = format!("system = \"dice\"\n[scenarios.s]\nroll = {expr:?}\n");
+        rollsim::config::load_str(&text, "readme.toml", &[])
+            .unwrap_or_else(|e| panic!("{expr}: {e}"))
+            .compile("s")
+            .unwrap()
+    };
+    let mean = |c: &Compiled| exact_value(c, &Quote::Mean("value"));
+    let mut checked = 0;
+    for line in table.lines().skip(2) {
+        if !line.starts_with('|') {
+            break;
+        }
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let (example, result) = (cells[3].trim_matches('`'), cells[4]);
+        if result.is_empty() {
+            continue;
+        }
+        let c = compile(example);
+        if let Some(other) = result.strip_prefix("as `").map(|r| r.trim_end_matches('`')) {
+            let (a, b) = (c.exact.clone().unwrap(), compile(other).exact.unwrap());
+            assert_eq!(a.len(), b.len(), "{example} as {other}");
+            for (x, y) in a.iter().zip(&b) {
+                assert!((x - y).abs() < 1e-12, "{example} as {other}: {x} {y}");
+            }
+            checked += 1;
+            continue;
+        }
+        for part in result.split(", ") {
+            if let Some(m) = part.strip_prefix("mean ") {
+                let decimals = m.split('.').nth(1).map_or(0, str::len);
+                let v = mean(&c);
+                let shown = format!("{v:.decimals$}");
+                assert_eq!(
+                    shown.trim_end_matches('0').trim_end_matches('.'),
+                    m.trim_end_matches('0').trim_end_matches('.'),
+                    "{example}: mean {v}"
+                );
+            } else if let Some((label, p)) = part.split_once(") ") {
+                assert_eq!(format!("{})", label), c.headline.label, "{example}");
+                let e = c.exact.as_ref().unwrap();
+                let h = c.metrics[c.headline.metric].project_f64(e);
+                let v = 100.0 * c.headline.values.iter().map(|&i| h[i]).sum::<f64>();
+                let p = p.trim_end_matches('%');
+                let decimals = p.split('.').nth(1).map_or(0, str::len);
+                assert_eq!(format!("{v:.decimals$}"), p, "{example}: {v}");
+            } else {
+                panic!("{example}: cannot read `{part}`");
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 18, "{checked} examples checked");
 }

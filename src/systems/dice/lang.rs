@@ -12,7 +12,8 @@
 //! pool     := atom modifier* aggregate?     on a `let` pool variable: keep/drop, aggregate
 //! atom     := INT | NAME | "(" expr ")" | dice | "[" dice ("," dice)* "]"
 //! dice     := (INT | "(" expr ")")? "d" (INT | "F" | "%" | "{" face ("," face)* "}")
-//! face     := INT | NAME ("=" INT)?          a named face counts as its value (default 1)
+//! face     := INT | NAME ("=" INT)?          a named face counts its value: default 1,
+//!                                            0 for blank, miss, none and empty
 //! modifier := "explode" cond? | "again" cond? | "reroll" cond ("once" | "always")?
 //!           | ("keep" | "drop") ("highest" | "lowest") INT?
 //! aggregate:= "sum" | "count" cond | "highest" | "lowest" | "maxset"
@@ -186,6 +187,9 @@ impl SyntaxError {
         )
     }
 }
+
+/// Named faces that count 0 unless given a value (any other name counts 1).
+pub const NOTHING: &[&str] = &["blank", "miss", "none", "empty"];
 
 /// Words the language reserves.
 pub const KEYWORDS: &[&str] = &[
@@ -484,7 +488,7 @@ impl Parser {
                     };
                     let v = match self.next() {
                         (Tok::Int(n), _) => n,
-                        (Tok::Word(_), _) if !neg => {
+                        (Tok::Word(w), _) if !neg => {
                             if self.is_sym("=") {
                                 self.next();
                                 let neg = if self.is_sym("-") {
@@ -506,6 +510,8 @@ impl Parser {
                                         return Err(self.unexpected("the face's value"));
                                     }
                                 }
+                            } else if NOTHING.contains(&w.to_ascii_lowercase().as_str()) {
+                                0
                             } else {
                                 1
                             }

@@ -344,3 +344,74 @@ fn pool_variables_read_the_same_dice_several_ways() {
     );
     assert_agrees(&c, &["value"], 300_000, 13);
 }
+
+#[test]
+fn rush_written_in_the_language_gives_the_built_in_numbers() {
+    // configs/rush-as-dice.toml against configs/rush.toml: two independent
+    // implementations, exactly the same distributions.
+    let lang = crate::util::load("rush-as-dice.toml");
+    let rush = crate::util::load("rush.toml");
+    // By value from 0 (a dice metric may start below 0 where no roll lands).
+    let exact = |c: &Compiled, metric: &str| {
+        let m = c.metrics.iter().find(|m| m.name == metric).unwrap();
+        let p = m.project_f64(c.exact.as_ref().unwrap());
+        let mut out = Vec::new();
+        for (i, q) in p.iter().enumerate() {
+            let v = m.value(i);
+            if v < 0.0 {
+                assert!(*q < 1e-15, "{}: mass below 0", c.name);
+                continue;
+            }
+            let v = v as usize;
+            if out.len() <= v {
+                out.resize(v + 1, 0.0);
+            }
+            out[v] += q;
+        }
+        out
+    };
+    let close_all = |a: &[f64], b: &[f64], what: &str| {
+        let n = a.len().max(b.len());
+        for i in 0..n {
+            let (x, y) = (
+                a.get(i).copied().unwrap_or(0.0),
+                b.get(i).copied().unwrap_or(0.0),
+            );
+            assert!((x - y).abs() < 1e-12, "{what} [{i}]: {x} vs {y}");
+        }
+    };
+    // The Slam's five results, in the same order.
+    let (l, r) = (
+        lang.compile("slam-orc-vs-human-guard").unwrap(),
+        rush.compile("slam-orc-vs-human-guard").unwrap(),
+    );
+    close_all(&exact(&l, "outcome"), &exact(&r, "result"), "slam result");
+    // The armour check after a double: turns out of play.
+    let t = lang.compile("slam-orc-vs-human-guard-turns").unwrap();
+    close_all(
+        &exact(&t, "value"),
+        &exact(&r, "target_turns_out_of_play"),
+        "turns out of play",
+    );
+    // The Dash chain: Dashes made before the first failure.
+    let (l, r) = (
+        lang.compile("dash-chain-striker").unwrap(),
+        rush.compile("dash-chain-striker").unwrap(),
+    );
+    close_all(
+        &exact(&l, "value"),
+        &exact(&r, "tests_passed"),
+        "dash chain",
+    );
+    // The pass, the Catch pool chained from the Throw.
+    let (l, r) = (
+        lang.compile("pass-striker-to-jack").unwrap(),
+        rush.compile("pass-striker-to-jack").unwrap(),
+    );
+    close_all(&exact(&l, "outcome"), &exact(&r, "result"), "pass");
+    for name in lang.scenario_names() {
+        let c = lang.compile(&name).unwrap();
+        let m: Vec<&str> = c.metrics.iter().map(|m| m.name.as_str()).collect();
+        assert_agrees(&c, &m, 200_000, 21);
+    }
+}

@@ -168,6 +168,7 @@ fn the_walk_covers_every_shipped_config() {
             "descent.toml",
             "dice-examples.toml",
             "dozen.toml",
+            "rush-as-dice.toml",
             "rush-exploding.toml",
             "rush.toml",
             "skirmish.toml"
@@ -195,6 +196,12 @@ fn walk_dozen() {
 #[test]
 fn walk_rush() {
     walk("rush.toml");
+}
+
+#[test]
+fn walk_rush_as_dice() {
+    // No units, so nothing to step or set against each other: no panic is the point.
+    walk_with("rush-as-dice.toml", 0);
 }
 
 #[test]

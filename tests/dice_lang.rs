@@ -415,3 +415,44 @@ fn rush_written_in_the_language_gives_the_built_in_numbers() {
         assert_agrees(&c, &m, 200_000, 21);
     }
 }
+
+#[test]
+fn sorted_pairs_and_face_to_face_against_every_roll() {
+    // RISK: 3 attacking dice against 2, each side sorted high to low and paired off;
+    // the defender wins ties. The classic 2890 / 2611 / 2275 out of 7776.
+    let c = compile("pairs(3d6, 2d6)", None);
+    let want = brute(5, &D6, |r| {
+        let mut a = r[..3].to_vec();
+        let mut d = r[3..].to_vec();
+        a.sort_by(|x, y| y.cmp(x));
+        d.sort_by(|x, y| y.cmp(x));
+        a.iter().zip(&d).filter(|(x, y)| x > y).count() as i64
+    });
+    same(&c, &want);
+    assert!((want[&2] - 2890.0 / 7776.0).abs() < 1e-12);
+    assert!((want[&0] - 2275.0 / 7776.0).abs() < 1e-12);
+    assert_agrees(&c, &["value"], 300_000, 31);
+    // Face to face: how many of the first pool's dice beat the other's best; with
+    // `ties` an equal die counts for the first.
+    let d12: Vec<i64> = (1..=12).collect();
+    for (expr, ties) in [
+        ("beats(2d12, 2d12)", false),
+        ("beats(2d12, 2d12, ties)", true),
+    ] {
+        let c = compile(expr, None);
+        same(
+            &c,
+            &brute(4, &d12, |r| {
+                let top = r[2].max(r[3]);
+                r[..2]
+                    .iter()
+                    .filter(|&&x| if ties { x >= top } else { x > top })
+                    .count() as i64
+            }),
+        );
+        assert_agrees(&c, &["value"], 300_000, 32);
+    }
+    // Kept dice only: the highest two of 3d6 paired against 2d6.
+    let c = compile("pairs(3d6 keep highest 2, 2d6)", None);
+    same(&c, &want);
+}

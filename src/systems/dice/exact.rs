@@ -300,6 +300,40 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             out.trim()
         }
         Node::Pool(p) => pool(p, notes)?,
+        Node::Versus(kind, a, b, ties) => {
+            // Every multiset of one pool against every multiset of the other.
+            let kept =
+                |spec: &PoolSpec, notes: &mut Notes| -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
+                    let mut out = Vec::new();
+                    multisets(spec, notes, &mut |dice, p| {
+                        let d = match spec.keep {
+                            None => dice.to_vec(),
+                            Some((super::lang::End::Lowest, k)) => dice[..k as usize].to_vec(),
+                            Some((super::lang::End::Highest, k)) => {
+                                dice[dice.len() - k as usize..].to_vec()
+                            }
+                        };
+                        out.push((d, p));
+                    })?;
+                    Ok(out)
+                };
+            let (xs, ys) = (kept(a, notes)?, kept(b, notes)?);
+            if (xs.len() as u64) * (ys.len() as u64) > MAX_OUTCOMES {
+                return Err(TooBig(format!(
+                    "{} x {} outcomes of two pools set against each other",
+                    xs.len(),
+                    ys.len()
+                )));
+            }
+            let mut m: HashMap<i64, f64> = HashMap::new();
+            for (x, p) in &xs {
+                for (y, q) in &ys {
+                    *m.entry(super::program::versus(*kind, x, y, *ties))
+                        .or_default() += p * q;
+                }
+            }
+            Dist::from_map(&m)
+        }
     })
 }
 

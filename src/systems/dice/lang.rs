@@ -17,6 +17,7 @@
 //! modifier := "explode" cond? | "again" cond? | "reroll" cond ("once" | "always")?
 //!           | ("keep" | "drop") ("highest" | "lowest") INT?
 //! aggregate:= "sum" | "count" cond | "highest" | "lowest" | "maxset"
+//! versus   := ("pairs" | "beats") "(" dice "," dice ("," "ties")? ")"
 //! cond     := ("<=" | ">=" | "<" | ">" | "==" | "!=")? INT | "max" | "min"
 //! ```
 
@@ -155,6 +156,16 @@ pub enum Expr {
         agg: Option<Agg>,
         col: Col,
     },
+    /// Two pools set against each other die by die: `pairs(3d6, 2d6)` (sorted pairs,
+    /// RISK) or `beats(3d12, 2d12)` (dice above the other side's best).
+    Versus {
+        kind: Versus,
+        a: Box<Expr>,
+        b: Box<Expr>,
+        /// Ties go to the first pool.
+        ties: bool,
+        col: Col,
+    },
     /// A `let` pool variable read again: `p count 6`, `p keep highest 2`, `p highest`.
     Read {
         name: String,
@@ -166,6 +177,15 @@ pub enum Expr {
     Bin(Op, Box<Expr>, Box<Expr>),
     Let(String, Box<Expr>, Box<Expr>),
     If(Box<Expr>, Box<Expr>, Box<Expr>),
+}
+
+/// How two pools meet die by die.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Versus {
+    /// Both sorted high to low, paired off: how many pairs the first wins.
+    Pairs,
+    /// How many of the first pool's dice beat the second pool's highest.
+    Beats,
 }
 
 /// A syntax error: where, what was found and what was expected.
@@ -194,7 +214,7 @@ pub const NOTHING: &[&str] = &["blank", "miss", "none", "empty"];
 /// Words the language reserves.
 pub const KEYWORDS: &[&str] = &[
     "let", "in", "if", "then", "else", "explode", "again", "reroll", "once", "always", "keep",
-    "drop", "highest", "lowest", "sum", "count", "maxset", "max", "min",
+    "drop", "highest", "lowest", "sum", "count", "maxset", "max", "min", "pairs", "beats", "ties",
 ];
 
 #[derive(Clone, Debug, PartialEq)]
@@ -770,6 +790,42 @@ impl Parser {
     }
 
     fn atom(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        if self.is_word("pairs") || self.is_word("beats") {
+            let col = self.col();
+            let kind = if self.is_word("pairs") {
+                Versus::Pairs
+            } else {
+                Versus::Beats
+            };
+            self.next();
+            self.expect_sym("(")?;
+            let a = self.pool(depth + 1)?;
+            self.expect_sym(",")?;
+            let b = self.pool(depth + 1)?;
+            let ties = if self.is_sym(",") {
+                self.next();
+                self.expect_word("ties")?;
+                true
+            } else {
+                false
+            };
+            self.expect_sym(")")?;
+            for e in [&a, &b] {
+                if !matches!(e, Expr::Pool { agg: None, .. }) {
+                    return Err(SyntaxError {
+                        col,
+                        message: "`pairs` and `beats` set two pools of dice against each other, e.g. pairs(3d6, 2d6)".into(),
+                    });
+                }
+            }
+            return Ok(Expr::Versus {
+                kind,
+                a: Box::new(a),
+                b: Box::new(b),
+                ties,
+                col,
+            });
+        }
         match self.peek().clone() {
             Tok::Int(n) => {
                 self.next();
@@ -813,6 +869,8 @@ mod tests {
             "d% <= 35",
             "let p = 4d6 in if p count 6 >= 2 then 7 else p highest",
             "let p = 5d10 in p count >= 7 - p count 1",
+            "pairs(3d6, 2d6)",
+            "beats(3d12, 3d12, ties)",
         ] {
             parse(ok).unwrap_or_else(|e| panic!("{ok}: {}", e.render(ok)));
         }

@@ -1,7 +1,7 @@
 //! An expression compiled once per scenario: names resolved, dice counts folded to
 //! numbers, pools laid out, so that Monte Carlo neither parses nor allocates per trial.
 
-use super::lang::{Agg, Cmp, Cond, End, Expr, Mod, Op};
+use super::lang::{Agg, Cmp, Cond, End, Expr, Mod, Op, Versus};
 use crate::config::reader::nearest_hint;
 use crate::dice::{roll_die, Rng};
 
@@ -95,6 +95,8 @@ pub enum Node {
     PoolVar(Box<PoolRead>),
     If(Box<Node>, Box<Node>, Box<Node>),
     Pool(Box<PoolSpec>),
+    /// Two pools die by die ([`Versus`]); `ties`: ties go to the first.
+    Versus(Versus, Box<PoolSpec>, Box<PoolSpec>, bool),
 }
 
 /// How a pool variable is read.
@@ -438,6 +440,34 @@ impl Ctx<'_> {
                 Box::new(self.node(a)?),
                 Box::new(self.node(b)?),
             ),
+            Expr::Versus {
+                kind,
+                a,
+                b,
+                ties,
+                col,
+            } => {
+                let mut spec = |e: &Expr| -> Result<Box<PoolSpec>, CompileError> {
+                    let Expr::Pool {
+                        groups, mods, col, ..
+                    } = e
+                    else {
+                        return Err(CompileError {
+                            col: *col,
+                            message: "dice expected".into(),
+                        });
+                    };
+                    let s = self.pool_spec(groups, mods, Agg::Sum, *col)?;
+                    if s.again.is_some() {
+                        return Err(CompileError {
+                            col: *col,
+                            message: "`again` cannot be paired off: its pool's size varies".into(),
+                        });
+                    }
+                    Ok(Box::new(s))
+                };
+                Node::Versus(*kind, spec(a)?, spec(b)?, *ties)
+            }
             Expr::Pool {
                 groups,
                 mods,
@@ -619,6 +649,51 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
             }
         }
         Node::Pool(p) => sample_pool(p, rng),
+        Node::Versus(kind, a, b, ties) => {
+            let mut x = [0i64; BUF];
+            let mut y = [0i64; BUF];
+            let na = roll_kept(a, rng, &mut x);
+            let nb = roll_kept(b, rng, &mut y);
+            versus(*kind, &x[..na], &y[..nb], *ties)
+        }
+    }
+}
+
+/// Roll a pool into `buf`, sorted, its kept dice first: how many are kept.
+fn roll_kept(p: &PoolSpec, rng: &mut Rng, buf: &mut [i64; BUF]) -> usize {
+    let mut len = 0;
+    for (n, d) in &p.groups {
+        for _ in 0..*n {
+            buf[len] = d.roll(rng);
+            len += 1;
+        }
+    }
+    buf[..len].sort_unstable();
+    match p.keep {
+        None => len,
+        Some((End::Lowest, k)) => k as usize,
+        Some((End::Highest, k)) => {
+            buf.copy_within(len - k as usize..len, 0);
+            k as usize
+        }
+    }
+}
+
+/// Two sorted pools (ascending) die by die: pairs won by the first, or the first's dice
+/// above the second's highest (`ties`: equal counts for the first).
+pub fn versus(kind: Versus, a: &[i64], b: &[i64], ties: bool) -> i64 {
+    let wins = |x: i64, y: i64| if ties { x >= y } else { x > y };
+    match kind {
+        Versus::Pairs => a
+            .iter()
+            .rev()
+            .zip(b.iter().rev())
+            .filter(|(x, y)| wins(**x, **y))
+            .count() as i64,
+        Versus::Beats => match b.last() {
+            None => a.len() as i64,
+            Some(&top) => a.iter().filter(|&&x| wins(x, top)).count() as i64,
+        },
     }
 }
 
@@ -695,6 +770,18 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             (lo.min(0), hi.max(0))
         }
         Node::Cmp(..) => (0, 1),
+        Node::Versus(kind, a, b, _) => {
+            let n = |p: &PoolSpec| {
+                p.keep
+                    .map_or(p.groups.iter().map(|(n, _)| *n as i64).sum(), |(_, k)| {
+                        k as i64
+                    })
+            };
+            match kind {
+                Versus::Pairs => (0, n(a).min(n(b))),
+                Versus::Beats => (0, n(a)),
+            }
+        }
         Node::Let(bound, body) => {
             let b = bounds(bound, vars);
             vars.push(b);

@@ -455,4 +455,23 @@ fn sorted_pairs_and_face_to_face_against_every_roll() {
     // Kept dice only: the highest two of 3d6 paired against 2d6.
     let c = compile("pairs(3d6 keep highest 2, 2d6)", None);
     same(&c, &want);
+    // Different dice on each side, ties to the first: 2d8 against 3d6.
+    let c = compile("pairs(2d8, 3d6, ties)", None);
+    let mut want = BTreeMap::new();
+    for a in rolls(2, &[1, 2, 3, 4, 5, 6, 7, 8]) {
+        for d in rolls(3, &D6) {
+            let (mut a, mut d) = (a.clone(), d.clone());
+            a.sort_by(|x, y| y.cmp(x));
+            d.sort_by(|x, y| y.cmp(x));
+            let w = a.iter().zip(&d).filter(|(x, y)| x >= y).count() as i64;
+            *want.entry(w).or_insert(0.0) += 1.0 / (64.0 * 216.0);
+        }
+    }
+    same(&c, &want);
+    // Large pools stay exact (one pass over the faces) and Monte Carlo agrees.
+    for expr in ["pairs(10d6, 10d6)", "beats(5d20, 5d20)"] {
+        let c = compile(expr, None);
+        assert!(c.exact.is_some(), "{expr}");
+        assert_agrees(&c, &["value"], 300_000, 33);
+    }
 }

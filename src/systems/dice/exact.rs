@@ -300,41 +300,191 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             out.trim()
         }
         Node::Pool(p) => pool(p, notes)?,
-        Node::Versus(kind, a, b, ties) => {
-            // Every multiset of one pool against every multiset of the other.
-            let kept =
-                |spec: &PoolSpec, notes: &mut Notes| -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
-                    let mut out = Vec::new();
-                    multisets(spec, notes, &mut |dice, p| {
-                        let d = match spec.keep {
-                            None => dice.to_vec(),
-                            Some((super::lang::End::Lowest, k)) => dice[..k as usize].to_vec(),
-                            Some((super::lang::End::Highest, k)) => {
-                                dice[dice.len() - k as usize..].to_vec()
-                            }
-                        };
-                        out.push((d, p));
-                    })?;
-                    Ok(out)
-                };
-            let (xs, ys) = (kept(a, notes)?, kept(b, notes)?);
-            if (xs.len() as u64) * (ys.len() as u64) > MAX_OUTCOMES {
-                return Err(TooBig(format!(
-                    "{} x {} outcomes of two pools set against each other",
-                    xs.len(),
-                    ys.len()
-                )));
+        Node::Versus(kind, a, b, ties) if a.keep.is_none() && b.keep.is_none() => match kind {
+            super::lang::Versus::Beats => beats(a, b, *ties, notes)?,
+            super::lang::Versus::Pairs if a.groups.len() == 1 && b.groups.len() == 1 => {
+                pairs(a, b, *ties, notes)?
             }
-            let mut m: HashMap<i64, f64> = HashMap::new();
-            for (x, p) in &xs {
-                for (y, q) in &ys {
-                    *m.entry(super::program::versus(*kind, x, y, *ties))
-                        .or_default() += p * q;
+            _ => versus_by_enumeration(*kind, a, b, *ties, notes)?,
+        },
+        Node::Versus(kind, a, b, ties) => versus_by_enumeration(*kind, a, b, *ties, notes)?,
+    })
+}
+
+/// Face to face without keep: given the second pool's highest die `m` (powers of its
+/// dice's CDFs), each die of the first beats it independently: a binomial per group.
+fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Dist, TooBig> {
+    let dists = |p: &PoolSpec, notes: &mut Notes| -> Vec<(u32, Dist)> {
+        p.groups
+            .iter()
+            .map(|(n, d)| {
+                let (dist, capped) = die_dist(d);
+                notes.capped += capped * *n as f64;
+                (*n, dist)
+            })
+            .collect()
+    };
+    let (da, db) = (dists(a, notes), dists(b, notes));
+    let cdf = |d: &Dist, v: i64| -> f64 { d.iter().filter(|(x, _)| *x <= v).map(|(_, q)| q).sum() };
+    let nb: u32 = db.iter().map(|(n, _)| n).sum();
+    let na: u32 = da.iter().map(|(n, _)| n).sum();
+    let mut out = vec![0.0; na as usize + 1];
+    // The first pool's count of dice beating `m` (every die counts when B is empty).
+    let count_above = |m: Option<i64>| -> Result<Dist, TooBig> {
+        let mut acc = Dist::point(0);
+        for (n, d) in &da {
+            let q = match m {
+                None => 1.0,
+                Some(m) => d
+                    .iter()
+                    .filter(|(x, _)| if ties { *x >= m } else { *x > m })
+                    .map(|(_, q)| q)
+                    .sum(),
+            };
+            acc = acc.add(&Dist {
+                lo: 0,
+                p: binomial(*n, q),
+            })?;
+        }
+        Ok(acc)
+    };
+    if nb == 0 {
+        for (v, p) in count_above(None)?.iter() {
+            out[v as usize] += p;
+        }
+        return Ok(Dist { lo: 0, p: out }.trim());
+    }
+    let mut values: Vec<i64> = db
+        .iter()
+        .flat_map(|(_, d)| d.iter().map(|(v, _)| v))
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    let mut prev = 0.0;
+    for m in values {
+        let f: f64 = db.iter().map(|(n, d)| cdf(d, m).powi(*n as i32)).product();
+        let pm = (f - prev).max(0.0);
+        prev = f;
+        if pm == 0.0 {
+            continue;
+        }
+        for (v, p) in count_above(Some(m))?.iter() {
+            out[v as usize] += pm * p;
+        }
+    }
+    Ok(Dist { lo: 0, p: out }.trim())
+}
+
+/// Sorted pairs of two pools of one kind of die each, in one pass over the faces from
+/// the top: with `x` of the first pool's and `y` of the second's dice placed (the
+/// highest ones), the dice showing the next face take the next places. Pair `i` is
+/// decided when its second die is placed: won by the die placed first (higher), or a
+/// tie when both are placed at the same face.
+fn pairs(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Dist, TooBig> {
+    let (na, (da, ca)) = (a.groups[0].0 as usize, die_dist(&a.groups[0].1));
+    let (nb, (db, cb)) = (b.groups[0].0 as usize, die_dist(&b.groups[0].1));
+    notes.capped += ca * na as f64 + cb * nb as f64;
+    let k = na.min(nb);
+    let mut values: Vec<i64> = da.iter().chain(db.iter()).map(|(v, _)| v).collect();
+    values.sort_unstable();
+    values.dedup();
+    values.reverse();
+    let at = |d: &Dist, v: i64| -> f64 {
+        if v < d.lo || v > d.hi() {
+            0.0
+        } else {
+            d.p[(v - d.lo) as usize]
+        }
+    };
+    // State (placed of the first, placed of the second, pairs won by the first).
+    let mut cur: HashMap<(usize, usize, usize), f64> = HashMap::from([((0, 0, 0), 1.0)]);
+    let (mut left_a, mut left_b) = (1.0f64, 1.0f64);
+    for v in values {
+        let q = |d: &Dist, left: f64| {
+            if left > 0.0 {
+                (at(d, v) / left).min(1.0)
+            } else {
+                0.0
+            }
+        };
+        let (qa, qb) = (q(&da, left_a), q(&db, left_b));
+        let mut next: HashMap<(usize, usize, usize), f64> = HashMap::new();
+        for ((x, y, w), p) in cur {
+            let ba = binomial((na - x) as u32, qa);
+            let bb = binomial((nb - y) as u32, qb);
+            for (ca, &pa) in ba.iter().enumerate() {
+                if pa == 0.0 {
+                    continue;
+                }
+                for (cb, &pb) in bb.iter().enumerate() {
+                    if pb == 0.0 {
+                        continue;
+                    }
+                    notes.work += 1;
+                    if notes.work > MAX_WORK {
+                        return Err(TooBig("sorted pairs of so many dice and faces".into()));
+                    }
+                    let mut won = w;
+                    // The first's places filled now: won when the partner comes lower,
+                    // a tie when it is placed now too.
+                    for i in x..(x + ca).min(k) {
+                        if i >= y + cb || (i >= y && ties) {
+                            won += 1;
+                        }
+                    }
+                    *next.entry((x + ca, y + cb, won)).or_default() += p * pa * pb;
                 }
             }
-            Dist::from_map(&m)
         }
-    })
+        left_a -= at(&da, v);
+        left_b -= at(&db, v);
+        cur = next;
+    }
+    let mut m: HashMap<i64, f64> = HashMap::new();
+    for ((_, _, w), p) in cur {
+        *m.entry(w as i64).or_default() += p;
+    }
+    Ok(Dist::from_map(&m))
+}
+
+/// Every multiset of one pool against every multiset of the other (keep, or mixed
+/// dice in sorted pairs).
+fn versus_by_enumeration(
+    kind: super::lang::Versus,
+    a: &PoolSpec,
+    b: &PoolSpec,
+    ties: bool,
+    notes: &mut Notes,
+) -> Result<Dist, TooBig> {
+    // Every multiset of one pool against every multiset of the other.
+    let kept = |spec: &PoolSpec, notes: &mut Notes| -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
+        let mut out = Vec::new();
+        multisets(spec, notes, &mut |dice, p| {
+            let d = match spec.keep {
+                None => dice.to_vec(),
+                Some((super::lang::End::Lowest, k)) => dice[..k as usize].to_vec(),
+                Some((super::lang::End::Highest, k)) => dice[dice.len() - k as usize..].to_vec(),
+            };
+            out.push((d, p));
+        })?;
+        Ok(out)
+    };
+    let (xs, ys) = (kept(a, notes)?, kept(b, notes)?);
+    if (xs.len() as u64) * (ys.len() as u64) > MAX_OUTCOMES {
+        return Err(TooBig(format!(
+            "{} x {} outcomes of two pools set against each other",
+            xs.len(),
+            ys.len()
+        )));
+    }
+    let mut m: HashMap<i64, f64> = HashMap::new();
+    for (x, p) in &xs {
+        for (y, q) in &ys {
+            *m.entry(super::program::versus(kind, x, y, ties))
+                .or_default() += p * q;
+        }
+    }
+    Ok(Dist::from_map(&m))
 }
 
 /// Add `d` with weight `p` into the mixture `out`.

@@ -1,0 +1,59 @@
+//! The dice language: exact evaluation of the queries the issue sets against icepool,
+//! and Monte Carlo throughput of a 5-dice-against-4-dice success-pool opposed test, both
+//! through the same compile path `rollsim roll` uses.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use rollsim::config::load_str;
+use rollsim::dice::chunk_rng;
+use rollsim::model::Compiled;
+use rollsim::sim::CHUNK;
+use std::hint::black_box;
+
+fn compile(roll: &str, vs: Option<&str>) -> Compiled {
+    let mut text = format!("system = \"dice\"\n[scenarios.s]\nroll = {roll:?}\n");
+    if let Some(v) = vs {
+        text.push_str(&format!("vs = {v:?}\n"));
+    }
+    load_str(&text, "bench.toml", &[])
+        .expect("a valid expression")
+        .compile("s")
+        .expect("compiles")
+}
+
+/// A whole compile per iteration: parsing, the exact distribution and the sampler, so
+/// the figure is a first evaluation (nothing is cached between iterations).
+fn exact(c: &mut Criterion) {
+    let mut g = c.benchmark_group("dice_exact");
+    g.sample_size(10);
+    for q in [
+        "20d20 keep highest 10",
+        "100d6 keep highest 50",
+        "6d10 explode keep highest 3",
+        "pairs(10d6, 10d6)",
+        "beats(5d20, 5d20)",
+        "let p = 5d10 in p count >= 7 - p count 1",
+    ] {
+        g.bench_function(q, |b| b.iter(|| black_box(compile(q, None))));
+    }
+    g.finish();
+}
+
+fn monte_carlo(c: &mut Criterion) {
+    let mut g = c.benchmark_group("dice_monte_carlo");
+    g.throughput(Throughput::Elements(CHUNK));
+    let sc = compile("5d6 count >= 4", Some("4d6 count >= 4"));
+    let mut hist = vec![0u64; sc.trial.states()];
+    let mut i = 0u64;
+    g.bench_function("5d6 vs 4d6 success pools", |b| {
+        b.iter(|| {
+            let mut rng = chunk_rng(42, i);
+            i += 1;
+            sc.trial.run_chunk(&mut rng, CHUNK, &mut hist);
+            black_box(&hist);
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, exact, monte_carlo);
+criterion_main!(benches);

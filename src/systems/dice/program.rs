@@ -3,13 +3,18 @@
 
 use super::lang::{Agg, Cmp, Cond, End, Expr, Mod, Op, Versus};
 use crate::config::reader::nearest_hint;
-use crate::dice::{roll_die, Rng};
+use crate::dice::Rng;
+use rand::Rng as _;
 
 /// Most dice one pool may roll (before `again` adds any).
 pub const MAX_DICE: i64 = 100;
 /// How deep an explosion or `again` chain goes; the exact engine reports the mass of
 /// chains stopped here.
 pub const DEPTH: u32 = 20;
+
+fn faces_len(faces: &[i64]) -> u64 {
+    faces.len().max(1) as u64
+}
 
 /// One kind of die with its own modifiers.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,14 +23,47 @@ pub struct DieSpec {
     pub explode: Option<Cond>,
     pub reroll: Option<(Cond, bool)>,
     pub depth: u32,
+    /// The lowest and highest face (`min` and `max` in a condition), kept so that a
+    /// roll does not scan the faces.
+    pub lo_face: i64,
+    pub hi_face: i64,
+    /// 2^64 mod faces: Lemire's rejection threshold, computed once, not per die.
+    pub reject: u64,
 }
 
 impl DieSpec {
-    pub fn lo(&self) -> i64 {
-        self.faces.iter().copied().min().unwrap_or(0)
+    pub fn new(faces: Vec<i64>) -> Self {
+        let lo_face = faces.iter().copied().min().unwrap_or(0);
+        let hi_face = faces.iter().copied().max().unwrap_or(0);
+        DieSpec {
+            explode: None,
+            reroll: None,
+            depth: DEPTH,
+            lo_face,
+            hi_face,
+            reject: (faces_len(&faces)).wrapping_neg() % faces_len(&faces),
+            faces,
+        }
     }
+
+    /// One face, exactly uniform (Lemire's multiply-and-reject).
+    #[inline(always)]
+    fn face(&self, rng: &mut Rng) -> i64 {
+        let n = self.faces.len() as u64;
+        loop {
+            let m = rng.next_u64() as u128 * n as u128;
+            if (m as u64) >= self.reject {
+                return self.faces[(m >> 64) as usize];
+            }
+        }
+    }
+    #[inline(always)]
+    pub fn lo(&self) -> i64 {
+        self.lo_face
+    }
+    #[inline(always)]
     pub fn hi(&self) -> i64 {
-        self.faces.iter().copied().max().unwrap_or(0)
+        self.hi_face
     }
 
     /// Roll one die as written: the face, a re-roll, then the explosion chain.
@@ -33,18 +71,16 @@ impl DieSpec {
     fn roll(&self, rng: &mut Rng) -> i64 {
         let (lo, hi) = (self.lo(), self.hi());
         let face = |rng: &mut Rng| {
-            let f = self.faces[roll_die(rng, self.faces.len() as u32) as usize - 1];
+            let f = self.face(rng);
             match self.reroll {
                 Some((c, true)) => {
                     let mut f = f;
                     while c.holds(f, lo, hi) {
-                        f = self.faces[roll_die(rng, self.faces.len() as u32) as usize - 1];
+                        f = self.face(rng);
                     }
                     f
                 }
-                Some((c, false)) if c.holds(f, lo, hi) => {
-                    self.faces[roll_die(rng, self.faces.len() as u32) as usize - 1]
-                }
+                Some((c, false)) if c.holds(f, lo, hi) => self.face(rng),
                 _ => f,
             }
         };
@@ -242,15 +278,7 @@ impl Ctx<'_> {
                 return Err(err(format!("{n} dice: a pool rolls 0 to {MAX_DICE} dice")));
             }
             total += n;
-            specs.push((
-                n as u32,
-                DieSpec {
-                    faces: g.die.faces.clone(),
-                    explode: None,
-                    reroll: None,
-                    depth: DEPTH,
-                },
-            ));
+            specs.push((n as u32, DieSpec::new(g.die.faces.clone())));
         }
         if total > MAX_DICE {
             return Err(err(format!(
@@ -719,6 +747,33 @@ fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
             }
         }
         return acc;
+    }
+    if p.keep.is_none() && p.agg != Agg::MaxSet {
+        // Read each die as it lands: no buffer to fill.
+        let mut acc = match p.agg {
+            Agg::Highest => i64::MIN,
+            Agg::Lowest => i64::MAX,
+            _ => 0,
+        };
+        let mut any = false;
+        for (n, d) in &p.groups {
+            for _ in 0..*n {
+                let v = d.roll(rng);
+                any = true;
+                match p.agg {
+                    Agg::Sum => acc += v,
+                    Agg::Count(c) => acc += c.holds(v, d.lo(), d.hi()) as i64,
+                    Agg::Highest => acc = acc.max(v),
+                    Agg::Lowest => acc = acc.min(v),
+                    Agg::MaxSet => {}
+                }
+            }
+        }
+        return if any || matches!(p.agg, Agg::Sum | Agg::Count(_)) {
+            acc
+        } else {
+            0
+        };
     }
     let mut buf = [0i64; BUF];
     let mut len = 0;

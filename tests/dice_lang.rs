@@ -475,3 +475,39 @@ fn sorted_pairs_and_face_to_face_against_every_roll() {
         assert_agrees(&c, &["value"], 300_000, 33);
     }
 }
+
+#[test]
+fn targets_come_from_stats_too() {
+    // A pool of `pool` d10 succeeding at or above `target`, both the unit's stats:
+    // 4 dice at 7+ count a binomial(4, 0.4).
+    let text = "system = \"dice\"\n[units.hero]\npool = 4\ntarget = 7\n[scenarios.s]\nunit = \"hero\"\nroll = \"(pool)d10 count >= target\"\n\
+                [scenarios.t]\nunit = \"hero\"\nroll = \"d10 reroll < (target - 4) always\"\n";
+    let cfg = load_str(text, "dice.toml", &[]).unwrap();
+    let c = cfg.compile("s").unwrap();
+    let d10: Vec<i64> = (1..=10).collect();
+    same(
+        &c,
+        &brute(4, &d10, |r| r.iter().filter(|&&x| x >= 7).count() as i64),
+    );
+    // Rerolled while under 3: faces 3 to 10, 1/8 each.
+    let t = cfg.compile("t").unwrap();
+    close_map(&t, &[(3, 0.125), (10, 0.125), (2, 0.0)]);
+    // Stepping the stat moves the target: a sweep of `target` is a balance command.
+    let stepped = load_str(text, "dice.toml", &["units.hero.target=9".to_string()])
+        .unwrap()
+        .compile("s")
+        .unwrap();
+    same(
+        &stepped,
+        &brute(4, &d10, |r| r.iter().filter(|&&x| x >= 9).count() as i64),
+    );
+    // Dice in a condition are refused with the reason.
+    let e = load_str(
+        "system = \"dice\"\n[scenarios.s]\nroll = \"4d6 count >= (d6)\"\n",
+        "dice.toml",
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("must be a number or stats"), "{e}");
+}

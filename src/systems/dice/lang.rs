@@ -61,13 +61,18 @@ impl Cmp {
     }
 }
 
-/// The faces a condition on one die names: a comparison, or the die's top or bottom face.
+/// The faces a condition on one die names: a comparison with a value, or the die's top
+/// or bottom face. Written, the value is an expression (a number, a stat); compiled, a
+/// number ([`Cond`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cond {
-    Cmp(Cmp, i64),
+pub enum CondOf<V> {
+    Cmp(Cmp, V),
     Max,
     Min,
 }
+
+/// A compiled condition.
+pub type Cond = CondOf<i64>;
 
 impl Cond {
     /// Whether `v` meets the condition on a die whose faces span `lo..=hi`.
@@ -97,28 +102,39 @@ pub enum End {
 }
 
 /// What changes a pool before it is read.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Mod {
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ModOf<V> {
     /// A die showing the condition rolls again and adds (one value per die).
-    Explode(Cond),
+    Explode(CondOf<V>),
     /// A die showing the condition adds another die to the pool.
-    Again(Cond),
+    Again(CondOf<V>),
     /// A die showing the condition is rolled again: once, or until it does not.
-    Reroll(Cond, bool),
+    Reroll(CondOf<V>, bool),
     Keep(End, i64),
     Drop(End, i64),
 }
 
+/// A compiled modifier.
+pub type Mod = ModOf<i64>;
+
 /// How a pool becomes a number.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Agg {
+pub enum AggOf<V> {
     Sum,
-    Count(Cond),
+    Count(CondOf<V>),
     Highest,
     Lowest,
     /// The most dice showing the same face.
     MaxSet,
 }
+
+/// A compiled read.
+pub type Agg = AggOf<i64>;
+
+/// As written: conditions hold expressions.
+pub type CondAst = CondOf<Box<Expr>>;
+pub type ModAst = ModOf<Box<Expr>>;
+pub type AggAst = AggOf<Box<Expr>>;
 
 /// A die: its faces, each equally likely.
 #[derive(Clone, Debug, PartialEq)]
@@ -151,9 +167,9 @@ pub enum Expr {
     Name(String, Col),
     Pool {
         groups: Vec<Group>,
-        mods: Vec<Mod>,
+        mods: Vec<ModAst>,
         /// None: not read explicitly (a sum, or the dice of a `let` pool variable).
-        agg: Option<Agg>,
+        agg: Option<AggAst>,
         col: Col,
     },
     /// Two pools set against each other die by die: `pairs(3d6, 2d6)` (sorted pairs,
@@ -169,8 +185,8 @@ pub enum Expr {
     /// A `let` pool variable read again: `p count 6`, `p keep highest 2`, `p highest`.
     Read {
         name: String,
-        keep: Option<Mod>,
-        agg: Option<Agg>,
+        keep: Option<ModAst>,
+        agg: Option<AggAst>,
         col: Col,
     },
     Neg(Box<Expr>),
@@ -612,7 +628,9 @@ impl Parser {
         }
     }
 
-    fn cond(&mut self, optional: bool) -> Result<Option<Cond>, SyntaxError> {
+    /// A condition: `>= 7`, `10` (equal), `>= target` (a stat), `>= (dc - 2)`, `max`,
+    /// `min`.
+    fn cond(&mut self, optional: bool) -> Result<Option<CondAst>, SyntaxError> {
         let cmp = match self.peek() {
             Tok::Sym("<=") => Some(Cmp::Le),
             Tok::Sym(">=") => Some(Cmp::Ge),
@@ -627,11 +645,11 @@ impl Parser {
         }
         if self.is_word("max") {
             self.next();
-            return Ok(Some(Cond::Max));
+            return Ok(Some(CondOf::Max));
         }
         if self.is_word("min") {
             self.next();
-            return Ok(Some(Cond::Min));
+            return Ok(Some(CondOf::Min));
         }
         let neg = if self.is_sym("-") {
             self.next();
@@ -639,17 +657,36 @@ impl Parser {
         } else {
             false
         };
-        match self.peek().clone() {
+        let value = match self.peek().clone() {
             Tok::Int(n) => {
                 self.next();
-                Ok(Some(Cond::Cmp(
-                    cmp.unwrap_or(Cmp::Eq),
-                    if neg { -n } else { n },
-                )))
+                Expr::Num(n)
             }
-            _ if optional && cmp.is_none() && !neg => Ok(None),
-            _ => Err(self.unexpected("a face to compare with, e.g. `>= 7`, `10`, `max`")),
-        }
+            // A name only after a comparison: `count >= target` (bare, `count target`
+            // would read as the next word of the expression).
+            Tok::Word(w) if cmp.is_some() && !KEYWORDS.contains(&w.as_str()) => {
+                let col = self.col();
+                self.next();
+                Expr::Name(w, col)
+            }
+            Tok::Sym("(") => {
+                self.next();
+                let e = self.expr(1)?;
+                self.expect_sym(")")?;
+                e
+            }
+            _ if optional && cmp.is_none() && !neg => return Ok(None),
+            _ => {
+                return Err(self
+                    .unexpected("a face to compare with, e.g. `>= 7`, `10`, `>= target`, `max`"))
+            }
+        };
+        let value = if neg {
+            Expr::Neg(Box::new(value))
+        } else {
+            value
+        };
+        Ok(Some(CondOf::Cmp(cmp.unwrap_or(Cmp::Eq), Box::new(value))))
     }
 
     fn pool(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
@@ -680,13 +717,13 @@ impl Parser {
         loop {
             let m = if self.is_word("explode") {
                 self.next();
-                Mod::Explode(self.cond(true)?.unwrap_or(Cond::Max))
+                ModOf::Explode(self.cond(true)?.unwrap_or(CondOf::Max))
             } else if self.is_word("again") {
                 self.next();
-                Mod::Again(self.cond(true)?.unwrap_or(Cond::Max))
+                ModOf::Again(self.cond(true)?.unwrap_or(CondOf::Max))
             } else if self.is_word("reroll") {
                 self.next();
-                let c = self.cond(false)?.unwrap_or(Cond::Min);
+                let c = self.cond(false)?.unwrap_or(CondOf::Min);
                 let always = if self.is_word("always") {
                     self.next();
                     true
@@ -696,7 +733,7 @@ impl Parser {
                     }
                     false
                 };
-                Mod::Reroll(c, always)
+                ModOf::Reroll(c, always)
             } else if self.is_word("keep") || self.is_word("drop") {
                 let keep = self.is_word("keep");
                 self.next();
@@ -717,14 +754,14 @@ impl Parser {
                     _ => 1,
                 };
                 if keep {
-                    Mod::Keep(end, n)
+                    ModOf::Keep(end, n)
                 } else {
-                    Mod::Drop(end, n)
+                    ModOf::Drop(end, n)
                 }
             } else {
                 break;
             };
-            let keep_or_drop = matches!(m, Mod::Keep(..) | Mod::Drop(..));
+            let keep_or_drop = matches!(m, ModOf::Keep(..) | ModOf::Drop(..));
             let on_name = matches!(atom, Some(Expr::Name(..)));
             if groups.is_empty() && !(on_name && keep_or_drop) {
                 return Err(SyntaxError {
@@ -740,19 +777,19 @@ impl Parser {
         }
         let agg = if self.is_word("sum") {
             self.next();
-            Some(Agg::Sum)
+            Some(AggOf::Sum)
         } else if self.is_word("count") {
             self.next();
-            Some(Agg::Count(self.cond(false)?.unwrap_or(Cond::Max)))
+            Some(AggOf::Count(self.cond(false)?.unwrap_or(CondOf::Max)))
         } else if self.is_word("highest") {
             self.next();
-            Some(Agg::Highest)
+            Some(AggOf::Highest)
         } else if self.is_word("lowest") {
             self.next();
-            Some(Agg::Lowest)
+            Some(AggOf::Lowest)
         } else if self.is_word("maxset") {
             self.next();
-            Some(Agg::MaxSet)
+            Some(AggOf::MaxSet)
         } else {
             None
         };
@@ -871,6 +908,8 @@ mod tests {
             "let p = 5d10 in p count >= 7 - p count 1",
             "pairs(3d6, 2d6)",
             "beats(3d12, 3d12, ties)",
+            "(skill)d10 count >= target",
+            "5d6 reroll <= (skill - 3) once",
         ] {
             parse(ok).unwrap_or_else(|e| panic!("{ok}: {}", e.render(ok)));
         }

@@ -1,7 +1,9 @@
 //! An expression compiled once per scenario: names resolved, dice counts folded to
 //! numbers, pools laid out, so that Monte Carlo neither parses nor allocates per trial.
 
-use super::lang::{Agg, Cmp, Cond, End, Expr, Mod, Op, Versus};
+use super::lang::{
+    Agg, AggAst, AggOf, Cmp, Cond, CondAst, CondOf, End, Expr, Mod, ModAst, ModOf, Op, Versus,
+};
 use crate::config::reader::nearest_hint;
 use crate::dice::Rng;
 use rand::Rng as _;
@@ -260,13 +262,54 @@ fn to_var(n: Node, i: usize) -> Node {
 }
 
 impl Ctx<'_> {
+    /// A written condition with its value folded to a number (a stat, a sum of them).
+    fn cond(&mut self, c: &CondAst, col: usize) -> Result<Cond, CompileError> {
+        Ok(match c {
+            CondOf::Max => CondOf::Max,
+            CondOf::Min => CondOf::Min,
+            CondOf::Cmp(op, e) => {
+                let n = self.node(e)?;
+                let v = constant(&n).ok_or_else(|| CompileError {
+                    col,
+                    message: "a face to compare with must be a number or stats, not dice".into(),
+                })?;
+                CondOf::Cmp(*op, v)
+            }
+        })
+    }
+
+    fn modifier(&mut self, m: &ModAst, col: usize) -> Result<Mod, CompileError> {
+        Ok(match m {
+            ModOf::Explode(c) => ModOf::Explode(self.cond(c, col)?),
+            ModOf::Again(c) => ModOf::Again(self.cond(c, col)?),
+            ModOf::Reroll(c, always) => ModOf::Reroll(self.cond(c, col)?, *always),
+            ModOf::Keep(e, n) => ModOf::Keep(*e, *n),
+            ModOf::Drop(e, n) => ModOf::Drop(*e, *n),
+        })
+    }
+
+    fn agg(&mut self, a: &Option<AggAst>, col: usize) -> Result<Agg, CompileError> {
+        Ok(match a {
+            None | Some(AggOf::Sum) => AggOf::Sum,
+            Some(AggOf::Count(c)) => AggOf::Count(self.cond(c, col)?),
+            Some(AggOf::Highest) => AggOf::Highest,
+            Some(AggOf::Lowest) => AggOf::Lowest,
+            Some(AggOf::MaxSet) => AggOf::MaxSet,
+        })
+    }
+
     fn pool_spec(
         &mut self,
         groups: &[super::lang::Group],
-        mods: &[Mod],
+        mods: &[ModAst],
         agg: Agg,
         col: usize,
     ) -> Result<PoolSpec, CompileError> {
+        let mods: Vec<Mod> = mods
+            .iter()
+            .map(|m| self.modifier(m, col))
+            .collect::<Result<_, _>>()?;
+        let mods = &mods;
         let err = |m: String| CompileError { col, message: m };
         let mut specs = Vec::new();
         let mut total = 0i64;
@@ -383,11 +426,17 @@ impl Ctx<'_> {
                     });
                 };
                 let total: u32 = spec.groups.iter().map(|(n, _)| n).sum();
-                let keep = keep.as_ref().map(|m| match m {
-                    Mod::Keep(end, n) | Mod::Drop(end, n) => keep_of(m, *end, *n, total),
-                    _ => (End::Highest, total),
-                });
-                self.read(i, spec, offset, keep, agg.unwrap_or(Agg::Sum))
+                let keep = match keep {
+                    Some(m) => match self.modifier(m, *col)? {
+                        m @ (ModOf::Keep(end, n) | ModOf::Drop(end, n)) => {
+                            Some(keep_of(&m, end, n, total))
+                        }
+                        _ => None,
+                    },
+                    None => None,
+                };
+                let agg = self.agg(agg, *col)?;
+                self.read(i, spec, offset, keep, agg)
             }
             Expr::Neg(a) => Node::Neg(Box::new(self.node(a)?)),
             Expr::Bin(op, a, b) => {
@@ -501,12 +550,10 @@ impl Ctx<'_> {
                 mods,
                 agg,
                 col,
-            } => Node::Pool(Box::new(self.pool_spec(
-                groups,
-                mods,
-                agg.unwrap_or(Agg::Sum),
-                *col,
-            )?)),
+            } => {
+                let agg = self.agg(agg, *col)?;
+                Node::Pool(Box::new(self.pool_spec(groups, mods, agg, *col)?))
+            }
         })
     }
 

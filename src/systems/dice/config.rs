@@ -327,7 +327,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
     let at_least = r.int_in("at_least", -1_000_000, 1_000_000)?;
     // The states Monte Carlo needs must stay a table.
     let (lo, hi) = span(&roll_node, vs.as_ref().map(|v| &v.1));
-    if hi - lo >= super::MAX_STATES as i64 {
+    if hi.saturating_sub(lo) >= super::MAX_STATES as i64 {
         return Err(r.problem(
             if vs.is_some() { "vs" } else { "roll" },
             format!(
@@ -355,7 +355,7 @@ pub fn span(roll: &Node, vs: Option<&Node>) -> (i64, i64) {
         None => (a, b),
         Some(v) => {
             let (c, d) = program::bounds(v, &mut Vec::new());
-            (a - d, b - c)
+            (a.saturating_sub(d), b.saturating_sub(c))
         }
     }
 }

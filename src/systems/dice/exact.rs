@@ -243,7 +243,9 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
         Node::Neg(a) => eval(a, env, notes)?.neg(),
         Node::Add(a, b) => eval(a, env, notes)?.add(&eval(b, env, notes)?)?,
         Node::Sub(a, b) => eval(a, env, notes)?.add(&eval(b, env, notes)?.neg())?,
-        Node::Mul(a, b) => eval(a, env, notes)?.combine(&eval(b, env, notes)?, |x, y| x * y)?,
+        Node::Mul(a, b) => {
+            eval(a, env, notes)?.combine(&eval(b, env, notes)?, |x, y| x.saturating_mul(y))?
+        }
         Node::Div(a, b) => eval(a, env, notes)?.combine(&eval(b, env, notes)?, |x, y| {
             if y == 0 {
                 0

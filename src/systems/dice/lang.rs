@@ -378,7 +378,9 @@ impl Parser {
     fn unexpected(&self, expected: &str) -> SyntaxError {
         // A misspelt word of the language gets its nearest spelling.
         let hint = match self.peek() {
-            Tok::Word(w) => crate::config::reader::nearest_hint(w, KEYWORDS.iter().copied()),
+            Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
+                crate::config::reader::nearest_hint(w, KEYWORDS.iter().copied())
+            }
             _ => String::new(),
         };
         SyntaxError {

@@ -676,10 +676,11 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
     match n {
         Node::Num(v) => *v,
         Node::Var(i) => s.vars[*i],
-        Node::Neg(a) => -sample(a, rng, s, depth),
-        Node::Add(a, b) => sample(a, rng, s, depth) + sample(b, rng, s, depth),
-        Node::Sub(a, b) => sample(a, rng, s, depth) - sample(b, rng, s, depth),
-        Node::Mul(a, b) => sample(a, rng, s, depth) * sample(b, rng, s, depth),
+        Node::Neg(a) => sample(a, rng, s, depth).saturating_neg(),
+        // Saturating: a hostile expression cannot overflow; its bounds saturate alike.
+        Node::Add(a, b) => sample(a, rng, s, depth).saturating_add(sample(b, rng, s, depth)),
+        Node::Sub(a, b) => sample(a, rng, s, depth).saturating_sub(sample(b, rng, s, depth)),
+        Node::Mul(a, b) => sample(a, rng, s, depth).saturating_mul(sample(b, rng, s, depth)),
         Node::Div(a, b) => {
             let x = sample(a, rng, s, depth);
             let y = sample(b, rng, s, depth);
@@ -853,21 +854,23 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
         Node::Var(i) => vars[*i],
         Node::Neg(a) => {
             let (lo, hi) = bounds(a, vars);
-            (-hi, -lo)
+            (hi.saturating_neg(), lo.saturating_neg())
         }
         Node::Add(a, b) => {
             let (x, y) = (bounds(a, vars), bounds(b, vars));
-            (x.0 + y.0, x.1 + y.1)
+            (x.0.saturating_add(y.0), x.1.saturating_add(y.1))
         }
         Node::Sub(a, b) => {
             let (x, y) = (bounds(a, vars), bounds(b, vars));
-            (x.0 - y.1, x.1 - y.0)
+            (x.0.saturating_sub(y.1), x.1.saturating_sub(y.0))
         }
-        Node::Mul(a, b) => span(bounds(a, vars), bounds(b, vars), &|x, y| x * y),
+        Node::Mul(a, b) => span(bounds(a, vars), bounds(b, vars), &|x, y| {
+            x.saturating_mul(y)
+        }),
         Node::Div(a, b) => {
             let (x, y) = (bounds(a, vars), bounds(b, vars));
             // Dividing by 1 or -1 gives the widest result; by 0, 0.
-            let (lo, hi) = (x.0.min(-x.1), x.1.max(-x.0));
+            let (lo, hi) = (x.0.min(x.1.saturating_neg()), x.1.max(x.0.saturating_neg()));
             let _ = y;
             (lo.min(0), hi.max(0))
         }

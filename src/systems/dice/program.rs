@@ -31,6 +31,8 @@ pub struct DieSpec {
     pub hi_face: i64,
     /// 2^64 mod faces: Lemire's rejection threshold, computed once, not per die.
     pub reject: u64,
+    /// Several faces from one exactly uniform word, for plain dice (two faces or more).
+    pub words: Option<crate::dice::Faces>,
 }
 
 impl DieSpec {
@@ -44,6 +46,7 @@ impl DieSpec {
             lo_face,
             hi_face,
             reject: (faces_len(&faces)).wrapping_neg() % faces_len(&faces),
+            words: (faces.len() >= 2).then(|| crate::dice::Faces::new(faces.len() as u32)),
             faces,
         }
     }
@@ -805,8 +808,16 @@ fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
         };
         let mut any = false;
         for (n, d) in &p.groups {
+            // Plain dice: many faces from each word; else die by die with its modifiers.
+            let mut words = d
+                .words
+                .filter(|_| d.explode.is_none() && d.reroll.is_none())
+                .map(|w| w.stream());
             for _ in 0..*n {
-                let v = d.roll(rng);
+                let v = match &mut words {
+                    Some(w) => d.faces[w.roll(rng) as usize - 1],
+                    None => d.roll(rng),
+                };
                 any = true;
                 match p.agg {
                     Agg::Sum => acc += v,

@@ -698,6 +698,9 @@ fn multiset(
     agg: Agg,
     notes: &mut Notes,
 ) -> Result<Dist, TooBig> {
+    if dies.len() == 1 && agg == Agg::Sum {
+        return keep_sum_one_kind(dies[0].0, &dies[0].1, end, k, notes);
+    }
     let mut values: Vec<i64> = dies
         .iter()
         .flat_map(|(_, d)| d.iter().map(|(v, _)| v))
@@ -801,6 +804,89 @@ fn multiset(
     let mut m: HashMap<i64, f64> = HashMap::new();
     for ((_, _, acc), p) in cur {
         *m.entry(acc).or_default() += p;
+    }
+    Ok(Dist::from_map(&m))
+}
+
+/// A fast, non-cryptographic hash for the keep pass's packed states (the standard
+/// hasher spends more time hashing than the pass spends adding).
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type FxMap = HashMap<u64, f64, std::hash::BuildHasherDefault<Fx>>;
+
+/// The sum of the `k` dice kept from `end` of `n` dice of one kind: the keep pass with
+/// each state (dice left, dice kept, their sum) packed in one word.
+fn keep_sum_one_kind(
+    n: u32,
+    d: &Dist,
+    end: End,
+    k: u32,
+    notes: &mut Notes,
+) -> Result<Dist, TooBig> {
+    let mut values: Vec<(i64, f64)> = d.iter().collect();
+    if end == End::Highest {
+        values.reverse();
+    }
+    // The sum of kept dice is packed as an offset from its lowest possible value.
+    let low = values.iter().map(|(v, _)| *v).min().unwrap_or(0).min(0) * k as i64;
+    let pack = |r: u32, kept: u32, acc: i64| -> u64 {
+        r as u64 | (kept as u64) << 8 | ((acc - low) as u64) << 16
+    };
+    let mut cur = FxMap::default();
+    cur.insert(pack(n, 0, 0), 1.0);
+    let mut left = 1.0f64;
+    let mut binoms: Vec<Vec<f64>> = Vec::new();
+    for &(v, pv) in &values {
+        let q = if left > 0.0 {
+            (pv / left).min(1.0)
+        } else {
+            0.0
+        };
+        // Binomial(r, q) for every r once per face.
+        binoms.clear();
+        binoms.extend((0..=n).map(|r| binomial(r, q)));
+        let mut next = FxMap::with_capacity_and_hasher(cur.len() * 2, Default::default());
+        for (&key, &w) in &cur {
+            let r = (key & 0xff) as u32;
+            let kept = ((key >> 8) & 0xff) as u32;
+            let acc = (key >> 16) as i64 + low;
+            for (c, &pb) in binoms[r as usize].iter().enumerate() {
+                if pb == 0.0 {
+                    continue;
+                }
+                notes.work += 1;
+                if notes.work > MAX_WORK {
+                    return Err(TooBig("a keep or drop over so many dice and faces".into()));
+                }
+                let take = (c as u32).min(k - kept);
+                // Once `k` are kept the rest cannot matter: merge those states.
+                let rest = if kept + take == k { 0 } else { r - c as u32 };
+                *next
+                    .entry(pack(rest, kept + take, acc + take as i64 * v))
+                    .or_default() += w * pb;
+            }
+        }
+        left -= pv;
+        cur = next;
+    }
+    let mut m: HashMap<i64, f64> = HashMap::new();
+    for (&key, &p) in &cur {
+        *m.entry((key >> 16) as i64 + low).or_default() += p;
     }
     Ok(Dist::from_map(&m))
 }

@@ -511,3 +511,26 @@ fn targets_come_from_stats_too() {
     .to_string();
     assert!(e.contains("must be a number or stats"), "{e}");
 }
+
+#[test]
+fn past_the_stated_bound_it_is_monte_carlo_only_and_says_so() {
+    // A keep over 100 dice of 1,000 faces passes the exact engine's bound of work: the
+    // scenario still runs, by Monte Carlo, and its description says why.
+    let c = compile("100d1000 keep highest 50", None);
+    assert!(c.exact.is_none());
+    assert!(
+        c.description.contains("no exact distribution")
+            && c.description.contains("Monte Carlo only"),
+        "{}",
+        c.description
+    );
+    let h = crate::util::simulate(&c, 1_000, 1, 1);
+    assert_eq!(h.trials, 1_000);
+    // A pool variable with too many multisets, likewise.
+    let c = compile("let p = 100d6 in p count 6 + p highest", None);
+    assert!(
+        c.exact.is_none() && c.description.contains("outcomes"),
+        "{}",
+        c.description
+    );
+}

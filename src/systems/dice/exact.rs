@@ -24,7 +24,7 @@ pub struct Dist {
 pub const MAX_SPAN: usize = 1 << 20;
 
 /// Work past which exact evaluation gives up (state-steps of the keep/drop pass).
-pub const MAX_WORK: u64 = 200_000_000;
+pub const MAX_WORK: u64 = 20_000_000;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TooBig(pub String);

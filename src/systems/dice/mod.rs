@@ -141,6 +141,23 @@ pub fn compile(name: &str, sc: &Scenario) -> Compiled {
     let (lo, hi) = config::span(&sc.roll_node, sc.vs.as_ref().map(|v| &v.1));
     let states = (hi - lo + 1) as usize;
     let (exact, capped) = exact_of(sc, lo, states);
+    // The tables start and end where a roll can land: the bounds narrowed to the exact
+    // support. (A sampled value outside it would pile up in an end bucket, far from its
+    // exact value, and the agreement tests would fail.)
+    let (lo, hi, states, exact) = match exact {
+        Ok(e) => {
+            let first = e.iter().position(|&p| p > 0.0).unwrap_or(0);
+            let last = e.iter().rposition(|&p| p > 0.0).unwrap_or(0).max(first);
+            let narrowed = e[first..=last].to_vec();
+            (
+                lo + first as i64,
+                lo + last as i64,
+                last - first + 1,
+                Ok(narrowed),
+            )
+        }
+        Err(why) => (lo, hi, states, Err(why)),
+    };
     let who = sc.unit.clone().unwrap_or_else(|| "the roll".into());
     let other = sc
         .opponent

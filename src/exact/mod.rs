@@ -39,6 +39,11 @@ impl Pmf {
         self.0.iter().enumerate().map(|(i, p)| i as f64 * p).sum()
     }
 
+    /// The distribution of X + Y for independent X, Y.
+    pub fn convolve(&self, other: &Pmf) -> Pmf {
+        self.convolve_capped(other, self.len() + other.len())
+    }
+
     /// The distribution of X + Y for independent X, Y, with every sum at or above `cap`
     /// folded into `cap`. Folding commutes with addition of non-negative values
     /// (min(min(a,c) + min(b,c), c) = min(a + b, c)), so capped pools convolve exactly.

@@ -710,6 +710,12 @@ fn multiset(
     if end == End::Highest {
         values.reverse();
     }
+    // `count max` / `count min` read one kind of die (compile refuses them for mixed
+    // pools): its faces' span, found once.
+    let spec_lohi = specs
+        .first()
+        .map(|(_, d)| (d.lo(), d.hi()))
+        .unwrap_or((0, 0));
     // Mass of each group's die still to place: what has not been passed yet.
     let mut left: Vec<f64> = vec![1.0; dies.len()];
     // State: (dice left per group, kept so far, accumulator) -> probability.
@@ -765,10 +771,6 @@ fn multiset(
                 } else {
                     rl
                 };
-                let spec_lohi = specs
-                    .first()
-                    .map(|(_, d)| (d.lo(), d.hi()))
-                    .unwrap_or((0, 0));
                 let acc2 = match agg {
                     Agg::Sum => acc + take as i64 * v,
                     Agg::Count(cond) => {

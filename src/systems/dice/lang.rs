@@ -397,6 +397,15 @@ impl Parser {
         matches!(self.peek(), Tok::Sym(x) if *x == s)
     }
 
+    /// Take a leading `-` if there is one.
+    fn minus(&mut self) -> bool {
+        let neg = self.is_sym("-");
+        if neg {
+            self.next();
+        }
+        neg
+    }
+
     fn expect_sym(&mut self, s: &str) -> Result<(), SyntaxError> {
         if self.is_sym(s) {
             self.next();
@@ -518,23 +527,13 @@ impl Parser {
                 self.expect_sym("{")?;
                 let mut faces = Vec::new();
                 loop {
-                    let neg = if self.is_sym("-") {
-                        self.next();
-                        true
-                    } else {
-                        false
-                    };
+                    let neg = self.minus();
                     let v = match self.next() {
                         (Tok::Int(n), _) => n,
                         (Tok::Word(w), _) if !neg => {
                             if self.is_sym("=") {
                                 self.next();
-                                let neg = if self.is_sym("-") {
-                                    self.next();
-                                    true
-                                } else {
-                                    false
-                                };
+                                let neg = self.minus();
                                 match self.next() {
                                     (Tok::Int(n), _) => {
                                         if neg {
@@ -653,12 +652,7 @@ impl Parser {
             self.next();
             return Ok(Some(CondOf::Min));
         }
-        let neg = if self.is_sym("-") {
-            self.next();
-            true
-        } else {
-            false
-        };
+        let neg = self.minus();
         let value = match self.peek().clone() {
             Tok::Int(n) => {
                 self.next();

@@ -14,6 +14,7 @@
 pub mod policy;
 
 use crate::dice::Rng;
+use crate::exact::Pmf;
 use crate::model::{Compiled, Group, Headline, Metric, Trial};
 use rand::Rng as _;
 
@@ -192,18 +193,12 @@ impl Monster {
     /// The distribution of the total blocks the defence dice give (Iron Shield
     /// included): `[1.0]` without defence dice.
     pub fn blocks(&self) -> Vec<f64> {
-        let mut total = vec![1.0];
-        for d in &self.defence {
-            let one = die_blocks(d, self.iron_shield);
-            let mut next = vec![0.0; total.len() + one.len() - 1];
-            for (i, &p) in total.iter().enumerate() {
-                for (j, &q) in one.iter().enumerate() {
-                    next[i + j] += p * q;
-                }
-            }
-            total = next;
-        }
-        total
+        self.defence
+            .iter()
+            .fold(Pmf::point(0), |total, d| {
+                total.convolve(&Pmf(die_blocks(d, self.iron_shield)))
+            })
+            .0
     }
 }
 
@@ -792,21 +787,15 @@ impl Trial for TurnTrial {
 
 /// The damage distribution of attacks, convolved.
 fn convolve_damage(built: &[(AttackTrial, Vec<f64>)]) -> Vec<f64> {
-    let mut total = vec![1.0];
+    let mut total = Pmf::point(0);
     for (t, e) in built {
         let mut d = vec![0.0; t.resolver.stride];
         for (s, &p) in e.iter().enumerate() {
             d[t.resolver.damage(s)] += p;
         }
-        let mut next = vec![0.0; total.len() + d.len() - 1];
-        for (i, &p) in total.iter().enumerate() {
-            for (j, &q) in d.iter().enumerate() {
-                next[i + j] += p * q;
-            }
-        }
-        total = next;
+        total = total.convolve(&Pmf(d));
     }
-    total
+    total.0
 }
 
 /// An overlord turn: `attacks` on the same target, the wounds added up. `attacks[0]`

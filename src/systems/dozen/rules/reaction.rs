@@ -13,7 +13,7 @@
 
 use super::{condition, contest_target, Character, Contestant, Rules, CONDITIONS};
 use crate::dice::Rng;
-use crate::exact::binomial;
+use crate::exact::{binomial, Pmf};
 use crate::model::{Compiled, Headline, Metric, Trial};
 use crate::systems::dozen::d12::Stream;
 
@@ -52,17 +52,16 @@ pub fn compile(name: &str, runner: &Character, shooters: &[Contestant], rules: &
     let trial = RunPastTrial { shots, ac };
     let states = trial.states();
     // Each die costs 1 HP with P(hit) * P(armour fails).
-    let mut exact = vec![1.0];
-    for &(dice, target) in &trial.shots {
-        let one = binomial(dice, target as f64 / 12.0 * (1.0 - ac as f64 / 12.0)).0;
-        let mut next = vec![0.0; exact.len() + one.len() - 1];
-        for (i, &p) in exact.iter().enumerate() {
-            for (j, &q) in one.iter().enumerate() {
-                next[i + j] += p * q;
-            }
-        }
-        exact = next;
-    }
+    let exact = trial
+        .shots
+        .iter()
+        .fold(Pmf::point(0), |acc, &(dice, target)| {
+            acc.convolve(&binomial(
+                dice,
+                target as f64 / 12.0 * (1.0 - ac as f64 / 12.0),
+            ))
+        })
+        .0;
     let hp = runner.hp();
     let lost: Vec<u32> = (0..states as u32).collect();
     let shooters_text: Vec<String> = shooters

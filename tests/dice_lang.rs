@@ -534,3 +534,230 @@ fn past_the_stated_bound_it_is_monte_carlo_only_and_says_so() {
         c.description
     );
 }
+
+/// C(n, k) as a float.
+fn choose(n: u64, k: u64) -> f64 {
+    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+#[test]
+fn repetition_until_absorption_by_hand() {
+    // Attrition: 3 hit points, a d6 hits on 5+. The rounds it takes are negative
+    // binomial: P(R = r) = C(r - 1, 2) (1/3)^3 (2/3)^(r - 3). Past 100 rounds the repeat
+    // stops unfinished: P(fewer than 3 hits in 100 rolls), reported as capped mass.
+    let c = compile(
+        "repeat hp = 3 until hp <= 0 do hp = hp - (d6 >= 5) then rounds",
+        None,
+    );
+    let d = dist(&c);
+    for r in 3..=60u64 {
+        let want = choose(r - 1, 2) * (1.0f64 / 3.0).powi(3) * (2.0f64 / 3.0).powi(r as i32 - 3);
+        let got = d.get(&(r as i64)).copied().unwrap_or(0.0);
+        assert!(
+            (got - want).abs() < 1e-12,
+            "P(R = {r}) = {got}, want {want}"
+        );
+    }
+    let unfinished: f64 = (0..3u64)
+        .map(|k| {
+            choose(100, k) * (1.0f64 / 3.0).powi(k as i32) * (2.0f64 / 3.0).powi(100 - k as i32)
+        })
+        .sum();
+    assert!(
+        (c.capped_mass - unfinished).abs() < 1e-6 * unfinished,
+        "unfinished {} want {unfinished}",
+        c.capped_mass
+    );
+    assert!(
+        c.capped_note
+            .as_deref()
+            .unwrap()
+            .contains("limit of rounds"),
+        "{:?}",
+        c.capped_note
+    );
+    assert_agrees(&c, &["value"], 300_000, 21);
+
+    // A duel: each round both roll 2d6, the lower loses a point (a tie: nobody). Ties
+    // aside it is a fair coin, so 6 points against 5 wins with P(at least 5 heads of
+    // 10) = 638/1024.
+    let c = compile(
+        "repeat me = 6, foe = 5 until me <= 0 or foe <= 0 do let a = 2d6 in let b = 2d6 in me = me - (b > a), foe = foe - (a > b) then me > 0",
+        None,
+    );
+    same(
+        &c,
+        &BTreeMap::from([(0, 386.0 / 1024.0), (1, 638.0 / 1024.0)]),
+    );
+    assert_agrees(&c, &["value"], 300_000, 22);
+
+    // A condition that rolls: until a d6 shows 6, counting the rounds before. Geometric,
+    // P(n = k) = (5/6)^k / 6, the limit's round taking all that is left, (5/6)^100.
+    let c = compile("repeat n = 0 until d6 == 6 do n = n + 1 then n", None);
+    let d = dist(&c);
+    for k in 0..100i32 {
+        let want = (5.0f64 / 6.0).powi(k) / 6.0;
+        assert!((d[&(k as i64)] - want).abs() < 1e-12, "P(n = {k})");
+    }
+    assert!((d[&100] - (5.0f64 / 6.0).powi(100)).abs() < 1e-15);
+    assert!((c.capped_mass - (5.0f64 / 6.0).powi(101)).abs() < 1e-15);
+
+    // A pool bound in a round, read twice; `rounds` ends it after two rounds: the sum of
+    // two independent (highest + lowest of 3d6), against every roll of 6 dice.
+    let c = compile(
+        "repeat a = 0 until rounds == 2 do let p = 3d6 in a = a + p highest + p lowest then a",
+        None,
+    );
+    let f = |r: &[i64]| {
+        let m = |s: &[i64]| s.iter().max().unwrap() + s.iter().min().unwrap();
+        m(&r[..3]) + m(&r[3..])
+    };
+    same(&c, &brute(6, &D6, f));
+    assert_eq!(c.capped_mass, 0.0);
+
+    // A pool variable read once outside a repeat and once inside is still one roll:
+    // highest + lowest of 2d6 is the 2d6 sum.
+    let c = compile(
+        "let p = 2d6 in p highest + (repeat n = 0 until n >= p lowest do n = n + 1 then n)",
+        None,
+    );
+    same(&c, &brute(2, &D6, |r| r[0] + r[1]));
+    assert_agrees(&c, &["value"], 200_000, 23);
+
+    // The k-th test needs k successes of 5d6 (4+): how many tests pass in a row?
+    // Passing the first: 1 - 1/32; the first two: (31/32) P(at least 2 of 5).
+    let c = compile(
+        "repeat k = 1, alive = 1 until not alive do alive = (5d6 count >= 4) >= k, k = k + 1 limit 10 then k - 2",
+        None,
+    );
+    let at_least = |j: u64| (j..=5).map(|i| choose(5, i)).sum::<f64>() / 32.0;
+    close_map(
+        &c,
+        &[
+            (0, 1.0 / 32.0),
+            (1, at_least(1) * (1.0 - at_least(2))),
+            (5, (1..=5).map(at_least).product()),
+        ],
+    );
+}
+
+#[test]
+fn logic_and_repeat_errors() {
+    // and / or / not: 1 or 0, looser than comparisons.
+    same(
+        &compile("d6 >= 3 and d6 <= 4", None),
+        &BTreeMap::from([(0, 5.0 / 9.0), (1, 4.0 / 9.0)]),
+    );
+    same(
+        &compile("d6 == 1 or d6 == 1", None),
+        &BTreeMap::from([(0, 25.0 / 36.0), (1, 11.0 / 36.0)]),
+    );
+    same(
+        &compile("not d6 == 6", None),
+        &BTreeMap::from([(0, 1.0 / 6.0), (1, 5.0 / 6.0)]),
+    );
+    let err = |roll: &str| {
+        let text = format!("system = \"dice\"\n[scenarios.s]\nroll = {roll:?}\n");
+        match load_str(&text, "dice.toml", &[]) {
+            Ok(_) => panic!("{roll} loaded"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = err("repeat hp = 3 until hp <= 0 do hq = hp - 1 then hp");
+    assert!(
+        e.contains("`hq` is not a state variable") && e.contains("did you mean `hp`"),
+        "{e}"
+    );
+    let e = err("repeat hp = 3 until hp <= 0 do hp = hp - 1 limit 0 then hp");
+    assert!(e.contains("a number of rounds from 1 to 10000"), "{e}");
+    let e = err("repeat hp = 3 until hp <= 0 do hp = hp - 1");
+    assert!(e.contains("`limit N` or `then`"), "{e}");
+    let e = err("repeat hp = 3, hp = 2 until hp <= 0 do hp = hp - 1 then hp");
+    assert!(e.contains("state variable twice"), "{e}");
+}
+
+#[test]
+fn capped_mass_counts_as_often_as_its_part_happens() {
+    // A repeat reached one time in six: its unfinished mass, (5/6)^3 after a limit of
+    // 2 rounds, counts one time in six.
+    let c = compile(
+        "if d6 == 6 then (repeat n = 0 until d6 == 6 do n = n + 1 limit 2 then n) else 0",
+        None,
+    );
+    let want = (5.0f64 / 6.0).powi(3) / 6.0;
+    assert!((c.capped_mass - want).abs() < 1e-15, "{}", c.capped_mass);
+    // A `let` value's body is evaluated once per value: it counts once in all.
+    let c = compile(
+        "let x = d6 in x + (repeat n = 0 until d6 == 6 do n = n + 1 limit 2 then n)",
+        None,
+    );
+    assert!((c.capped_mass - (5.0f64 / 6.0).powi(3)).abs() < 1e-15);
+    // Inside a pool variable's body, likewise.
+    let c = compile(
+        "let p = 2d6 in p highest + p lowest + (repeat n = 0 until d6 == 6 do n = n + 1 limit 2 then n)",
+        None,
+    );
+    assert!((c.capped_mass - (5.0f64 / 6.0).powi(3)).abs() < 1e-15);
+}
+
+#[test]
+fn a_round_computed_once_still_reports_every_time_it_is_played() {
+    // The state never changes (x is always 0), so the exact engine works the round out
+    // once; its explosion's capped mass still counts once per round played: on average
+    // 5 (1 - (5/6)^100) rounds before a 6 (or the limit).
+    let one = compile("d6 explode", None).capped_mass;
+    assert!(one > 0.0);
+    let c = compile(
+        "repeat x = 0 until d6 == 6 do x = (d6 explode) * 0 then x",
+        None,
+    );
+    let rounds = 5.0 * (1.0 - (5.0f64 / 6.0).powi(100));
+    let chains = c.capped_mass - (5.0f64 / 6.0).powi(101);
+    assert!(
+        (chains - rounds * one).abs() < 1e-3 * rounds * one,
+        "{chains} against {}",
+        rounds * one
+    );
+}
+
+#[test]
+fn dice_counts_that_are_rolled_or_change() {
+    // (d4)d6: a d4 says how many d6 to roll; every roll of every count.
+    let mut want = BTreeMap::new();
+    for c in 1..=4usize {
+        for (v, p) in brute(c, &D6, |r| r.iter().sum()) {
+            *want.entry(v).or_insert(0.0) += p / 4.0;
+        }
+    }
+    let c = compile("(d4)d6", None);
+    same(&c, &want);
+    assert_agrees(&c, &["value"], 200_000, 24);
+    // A count from a `let`, with keep: d6 dice, the two highest (one die: itself).
+    let mut want = BTreeMap::new();
+    for n in 1..=6usize {
+        let f = |r: &[i64]| {
+            let mut r = r.to_vec();
+            r.sort_unstable();
+            r.iter().rev().take(2).sum()
+        };
+        for (v, p) in brute(n, &D6, f) {
+            *want.entry(v).or_insert(0.0) += p / 6.0;
+        }
+    }
+    same(&compile("let n = d6 in (n)d6 keep highest 2", None), &want);
+    // Attrition: each side rolls a die per model left; after one round of 2 against 2
+    // (hits on 4+ and 5+), the first side keeps a - hits of 2d6 (5+).
+    let c = compile(
+        "repeat a = 2, b = 2 until rounds == 1 do a = a - ((b)d6 count >= 5), b = b - ((a)d6 count >= 4) then a",
+        None,
+    );
+    same(
+        &c,
+        &BTreeMap::from([(0, 1.0 / 9.0), (1, 4.0 / 9.0), (2, 4.0 / 9.0)]),
+    );
+    // A count below 0 rolls no dice; a mixed pool needs fixed counts.
+    same(&compile("(d4 - 5)d6", None), &BTreeMap::from([(0, 1.0)]));
+    let text = "system = \"dice\"\n[scenarios.s]\nroll = \"[(d4)d6, 1d8]\"\n";
+    let e = load_str(text, "dice.toml", &[]).err().unwrap().to_string();
+    assert!(e.contains("needs a pool of one kind of die"), "{e}");
+}

@@ -556,6 +556,16 @@ const DICE_TOKENS: &[&str] = &[
     "1000000",
     "max",
     ",",
+    "and",
+    "or",
+    "not",
+    "repeat hp = 3 until hp <= 0 do hp = hp -",
+    "repeat a =",
+    "until",
+    "do",
+    "a = a + 1",
+    "limit 5",
+    "rounds",
 ];
 
 proptest! {
@@ -596,6 +606,9 @@ const DICE_ATOMS: &[&str] = &[
     "7",
     "-3",
     "d%",
+    "(d6 >= 3 and not d6 == 1 or d6 == 6)",
+    "(repeat hp = 3 until hp <= 0 do hp = hp - (d6 >= 5) then rounds)",
+    "(repeat a = 2, b = 2 until a <= 0 or b <= 0 do let x = 2d6 in let y = 2d6 in a = a - (y > x), b = b - (x > y) limit 30 then a - b)",
 ];
 
 proptest! {

@@ -220,6 +220,35 @@ const QUOTES: &[(&str, &[&str], &str, Quote, &str)] = &[
         Quote::Percent("outcome", "critical"),
         "7.41",
     ),
+    // dice: a duel to the end, attrition
+    (
+        "dice-examples.toml",
+        &[],
+        "fighter-duels-orc",
+        Quote::Percent("outcome", "the fighter wins"),
+        "49.98",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "fighter-duels-orc",
+        Quote::Percent("outcome", "both fall"),
+        "10.32",
+    ),
+    (
+        "dice-examples.toml",
+        &["units.fighter.hp=16"],
+        "fighter-duels-orc",
+        Quote::Percent("outcome", "the fighter wins"),
+        "65.06",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "squads-shoot-it-out",
+        Quote::Percent("value", "0"),
+        "65.07",
+    ),
     // dozen: reactions, a push off a bridge, green dice
     (
         "dozen.toml",

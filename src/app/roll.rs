@@ -165,10 +165,11 @@ fn table(c: &Compiled, run: Option<&ScenarioResult>) -> String {
         }
     }
     if c.capped_mass > 0.0 {
-        s.push_str(&format!(
-            "\nexplosion chains stopped at their depth limit: {:.3e} of the mass",
-            c.capped_mass
-        ));
+        let note = c
+            .capped_note
+            .as_deref()
+            .unwrap_or("exact mass in the capped top bucket");
+        s.push_str(&format!("\n{note}: {:.3e}", c.capped_mass));
     }
     s.push('\n');
     s

@@ -9,8 +9,8 @@
 //! `let` variable is enumerated: the body is evaluated once per value it can take.
 
 use super::lang::{Agg, Cond, End};
-use super::program::{DieSpec, Node, PoolSpec};
-use std::collections::HashMap;
+use super::program::{DieSpec, Node, PoolSpec, Repeat};
+use std::collections::{BTreeMap, HashMap};
 
 /// A distribution over `lo..lo + p.len()`.
 #[derive(Clone, Debug, PartialEq)]
@@ -99,6 +99,10 @@ impl Dist {
 
     /// Any operator on independent values, pair by pair.
     pub fn combine(&self, o: &Dist, f: impl Fn(i64, i64) -> i64) -> Result<Dist, TooBig> {
+        if self.p.len() == 1 && o.p.len() == 1 {
+            // Two known values (a `let` value, a state): no map needed.
+            return Ok(Dist::point(f(self.lo, o.lo)));
+        }
         if (self.p.len() as u64) * (o.p.len() as u64) > MAX_WORK {
             return Err(TooBig("an operation on two wide values".into()));
         }
@@ -206,11 +210,58 @@ fn binomial(n: u32, p: f64) -> Vec<f64> {
 }
 
 /// What one exact evaluation found besides the distribution.
-#[derive(Default)]
 pub struct Notes {
     /// Mass of explosion chains stopped at their depth limit.
     pub capped: f64,
+    /// Mass of `repeat`s stopped at their limit before their condition held.
+    pub unfinished: f64,
     pub work: u64,
+    /// The probability of reaching the part being evaluated (a branch, a `let`
+    /// value), so that what a part reports counts as often as the part happens.
+    weight: f64,
+}
+
+impl Default for Notes {
+    fn default() -> Self {
+        Notes {
+            capped: 0.0,
+            unfinished: 0.0,
+            work: 0,
+            weight: 1.0,
+        }
+    }
+}
+
+impl Notes {
+    /// Explosion chains of this part stopped at the depth limit, with probability `p`.
+    fn cap(&mut self, p: f64) {
+        self.capped += self.weight * p;
+    }
+
+    /// Notes for the body of a pool variable (evaluated while the outer notes are
+    /// busy going through the pool's rolls), merged back by [`Notes::merge`].
+    fn inner(&self) -> Notes {
+        Notes {
+            work: self.work,
+            weight: self.weight,
+            ..Notes::default()
+        }
+    }
+
+    fn merge(&mut self, inner: Notes) {
+        self.capped += inner.capped;
+        self.unfinished += inner.unfinished;
+        self.work = self.work.max(inner.work);
+    }
+
+    /// Evaluate a part reached with probability `p` (given how this one was reached).
+    fn within<T>(&mut self, p: f64, f: impl FnOnce(&mut Notes) -> T) -> T {
+        let w = self.weight;
+        self.weight = w * p;
+        let r = f(self);
+        self.weight = w;
+        r
+    }
 }
 
 /// The `let` values in scope: a number, or a pool variable's dice (sorted), per level.
@@ -261,7 +312,7 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             let mut out: Option<Dist> = None;
             for (v, p) in d.iter() {
                 env.push(v, Vec::new());
-                let r = eval(body, env, notes);
+                let r = notes.within(p, |notes| eval(body, env, notes));
                 env.pop();
                 mix(&mut out, &r?, p);
             }
@@ -270,18 +321,20 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
         Node::LetPool { spec, body, .. } => {
             let mut out: Option<Dist> = None;
             let mut result = Ok(());
+            let mut inner = notes.inner();
             multisets(spec, notes, &mut |dice, p| {
                 if result.is_err() {
                     return;
                 }
                 env.push(0, dice.to_vec());
-                let r = eval(body, env, &mut Notes::default());
+                let r = inner.within(p, |inner| eval(body, env, inner));
                 env.pop();
                 match r {
                     Ok(r) => mix(&mut out, &r, p),
                     Err(e) => result = Err(e),
                 }
             })?;
+            notes.merge(inner);
             result?;
             out.unwrap_or_else(|| Dist::point(0)).trim()
         }
@@ -295,9 +348,9 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
         Node::If(c, a, b) => {
             let d = eval(c, env, notes)?;
             let yes: f64 = d.iter().filter(|(v, _)| *v != 0).map(|(_, p)| p).sum();
-            let mut out = eval(a, env, notes)?;
+            let mut out = notes.within(yes, |notes| eval(a, env, notes))?;
             out.p.iter_mut().for_each(|q| *q *= yes);
-            let other = eval(b, env, notes)?;
+            let other = notes.within(1.0 - yes, |notes| eval(b, env, notes))?;
             out.add_scaled(&other, 1.0 - yes);
             out.trim()
         }
@@ -310,7 +363,215 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             _ => versus_by_enumeration(*kind, a, b, *ties, notes)?,
         },
         Node::Versus(kind, a, b, ties) => versus_by_enumeration(*kind, a, b, *ties, notes)?,
+        Node::Repeat(r) => repeat(r, env, notes)?,
+        Node::Counted(c, pools) => {
+            let d = eval(c, env, notes)?;
+            let mut out: Option<Dist> = None;
+            for (n, p) in d.iter() {
+                let spec = &pools[n.clamp(0, super::program::MAX_DICE) as usize];
+                let r = notes.within(p, |notes| pool(spec, notes))?;
+                mix(&mut out, &r, p);
+            }
+            out.unwrap_or_else(|| Dist::point(0)).trim()
+        }
+        // Read only by `step`.
+        Node::Emit(_) => Dist::point(0),
     })
+}
+
+/// A state of a `repeat`: its variables' values.
+type State = Vec<i64>;
+
+/// A state of a `repeat` costs about this many steps of a keep pass (a map entry
+/// keyed by a vector), so that its work counts against the same bound in time.
+const REPEAT_COST: u64 = 16;
+
+/// Most states of one `repeat` alive at once.
+pub const MAX_REPEAT_STATES: usize = 200_000;
+
+/// A `repeat` as a Markov chain: the distribution over its state round by round, the
+/// mass whose condition holds (or that reaches the limit) leaving to be read by the
+/// body.
+fn repeat(r: &Repeat, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
+    let mut active: BTreeMap<State, f64> = BTreeMap::new();
+    active.insert(Vec::new(), 1.0);
+    for n in &r.init {
+        let d = eval(n, env, notes)?;
+        let mut next = BTreeMap::new();
+        for (s, p) in &active {
+            for (v, q) in d.iter() {
+                let mut t = s.clone();
+                t.push(v);
+                *next.entry(t).or_insert(0.0) += p * q;
+            }
+        }
+        active = next;
+    }
+    let mut out: Option<Dist> = None;
+    // A round's outcomes from a state, computed once per state when the round does not
+    // read `rounds` (a duel visits the same state in many rounds).
+    let rounds_at = env.nums.len() + r.init.len();
+    let cache = !super::program::mentions(&r.step, rounds_at);
+    let mut memo: HashMap<State, Transition> = HashMap::new();
+    for round in 0..=r.limit {
+        let mut next: BTreeMap<State, f64> = BTreeMap::new();
+        for (state, &p) in &active {
+            for &v in state {
+                env.push(v, Vec::new());
+            }
+            env.push(round as i64, Vec::new());
+            let res = play_round(
+                r, round, p, env, notes, &mut out, &mut memo, cache, state, &mut next,
+            );
+            for _ in 0..=state.len() {
+                env.pop();
+            }
+            res?;
+        }
+        notes.work += REPEAT_COST * active.len() as u64;
+        if notes.work > MAX_WORK || next.len() > MAX_REPEAT_STATES {
+            return Err(TooBig(format!(
+                "a `repeat` with {} states in round {}",
+                next.len(),
+                round + 1
+            )));
+        }
+        if next.is_empty() {
+            break;
+        }
+        active = next;
+    }
+    Ok(out.unwrap_or_else(|| Dist::point(0)).trim())
+}
+
+/// One state (its mass `p`, its variables in `env`) in one round: the mass whose
+/// condition holds is read by the body into `out`, the rest plays the round into `next`.
+#[allow(clippy::too_many_arguments)]
+fn play_round(
+    r: &Repeat,
+    round: u32,
+    p: f64,
+    env: &mut Env,
+    notes: &mut Notes,
+    out: &mut Option<Dist>,
+    memo: &mut HashMap<State, Transition>,
+    cache: bool,
+    state: &State,
+    next: &mut BTreeMap<State, f64>,
+) -> Result<(), TooBig> {
+    let until = notes.within(p, |notes| eval(&r.until, env, notes))?;
+    let yes: f64 = until.iter().filter(|(v, _)| *v != 0).map(|(_, q)| q).sum();
+    let done = if round == r.limit {
+        notes.unfinished += notes.weight * p * (1.0 - yes);
+        1.0
+    } else {
+        yes
+    };
+    if done > 0.0 {
+        let body = notes.within(p * done, |notes| eval(&r.body, env, notes))?;
+        mix(out, &body, p * done);
+    }
+    if done < 1.0 {
+        let left = p * (1.0 - done);
+        let fresh = match memo.contains_key(state) {
+            true => None,
+            false => {
+                // Computed at weight 1: what it reports is per round played from here.
+                let mut inner = Notes {
+                    work: notes.work,
+                    ..Notes::default()
+                };
+                let mut outcomes = BTreeMap::new();
+                step(&r.step, 1.0, env, &mut inner, &mut outcomes)?;
+                notes.work = inner.work;
+                Some(Transition {
+                    outcomes: outcomes.into_iter().collect(),
+                    capped: inner.capped,
+                    unfinished: inner.unfinished,
+                })
+            }
+        };
+        let t = fresh.as_ref().unwrap_or_else(|| &memo[state]);
+        notes.cap(left * t.capped);
+        notes.unfinished += notes.weight * left * t.unfinished;
+        notes.work += t.outcomes.len() as u64;
+        for (s, q) in &t.outcomes {
+            *next.entry(s.clone()).or_insert(0.0) += left * q;
+        }
+        if let (Some(t), true) = (fresh, cache) {
+            memo.insert(state.clone(), t);
+        }
+    }
+    Ok(())
+}
+
+/// A round played from one state: where it leads, and what it reports per unit of
+/// mass.
+struct Transition {
+    outcomes: Vec<(State, f64)>,
+    capped: f64,
+    unfinished: f64,
+}
+
+/// The joint distribution of the state after one round: over the round's `let`s
+/// (enumerated as any `let` is), then the updates, independent given them.
+fn step(
+    n: &Node,
+    w: f64,
+    env: &mut Env,
+    notes: &mut Notes,
+    out: &mut BTreeMap<State, f64>,
+) -> Result<(), TooBig> {
+    match n {
+        Node::Let(bound, body) => {
+            let d = eval(bound, env, notes)?;
+            for (v, p) in d.iter() {
+                env.push(v, Vec::new());
+                let r = notes.within(p, |notes| step(body, w * p, env, notes, out));
+                env.pop();
+                r?;
+            }
+        }
+        Node::LetPool { spec, body, .. } => {
+            let mut result = Ok(());
+            let mut inner = notes.inner();
+            multisets(spec, notes, &mut |dice, p| {
+                if result.is_err() {
+                    return;
+                }
+                env.push(0, dice.to_vec());
+                result = inner.within(p, |inner| step(body, w * p, env, inner, out));
+                env.pop();
+            })?;
+            notes.merge(inner);
+            result?;
+        }
+        Node::Emit(v) => {
+            let mut joint: Vec<(State, f64)> = vec![(Vec::new(), w)];
+            for n in v {
+                let d = eval(n, env, notes)?;
+                notes.work += REPEAT_COST * (joint.len() * d.p.len()) as u64;
+                if notes.work > MAX_WORK {
+                    return Err(TooBig("a `repeat`'s round has too many outcomes".into()));
+                }
+                joint = joint
+                    .iter()
+                    .flat_map(|(s, p)| {
+                        d.iter().map(move |(x, q)| {
+                            let mut t = s.clone();
+                            t.push(x);
+                            (t, p * q)
+                        })
+                    })
+                    .collect();
+            }
+            for (s, p) in joint {
+                *out.entry(s).or_insert(0.0) += p;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Face to face without keep: given the second pool's highest die `m` (powers of its
@@ -321,7 +582,7 @@ fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
             .iter()
             .map(|(n, d)| {
                 let (dist, capped) = die_dist(d);
-                notes.capped += capped * *n as f64;
+                notes.cap(capped * *n as f64);
                 (*n, dist)
             })
             .collect()
@@ -385,7 +646,7 @@ fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
 fn pairs(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Dist, TooBig> {
     let (na, (da, ca)) = (a.groups[0].0 as usize, die_dist(&a.groups[0].1));
     let (nb, (db, cb)) = (b.groups[0].0 as usize, die_dist(&b.groups[0].1));
-    notes.capped += ca * na as f64 + cb * nb as f64;
+    notes.cap(ca * na as f64 + cb * nb as f64);
     let k = na.min(nb);
     let mut values: Vec<i64> = da.iter().chain(db.iter()).map(|(v, _)| v).collect();
     values.sort_unstable();
@@ -513,7 +774,7 @@ fn multisets(
         .iter()
         .map(|(n, d)| {
             let (dist, capped) = die_dist(d);
-            notes.capped += capped * *n as f64;
+            notes.cap(capped * *n as f64);
             (*n, dist.iter().collect())
         })
         .collect();
@@ -605,7 +866,7 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
         .iter()
         .map(|(n, d)| {
             let (dist, capped) = die_dist(d);
-            notes.capped += capped * *n as f64;
+            notes.cap(capped * *n as f64);
             (*n, dist)
         })
         .collect();
@@ -922,7 +1183,7 @@ fn again(p: &PoolSpec, c: Cond, notes: &mut Notes) -> Result<Dist, TooBig> {
                         *next.entry(total).or_default() += w * q;
                     } else {
                         if c.holds(v, lo, hi) {
-                            notes.capped += *n as f64 * w * q;
+                            notes.cap(*n as f64 * w * q);
                         }
                         *chain.entry(total).or_default() += w * q;
                     }

@@ -193,7 +193,36 @@ pub enum Expr {
     Bin(Op, Box<Expr>, Box<Expr>),
     Let(String, Box<Expr>, Box<Expr>),
     If(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// Logic: 1 or 0, from whether the sides are non-zero.
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Not(Box<Expr>),
+    /// Rounds until a condition holds (attrition, a duel): see [`Repeat`].
+    Repeat(Box<Repeat>),
 }
+
+/// `repeat a = 10, b = 8 until a <= 0 or b <= 0 do let x = 2d6 in a = a - ..., b = ...
+/// limit 50 then a > 0`: state variables, the condition that ends the rounds (checked
+/// before each round, `rounds` counting the rounds done), one round's rolls (all
+/// updates read the values before the round) and the value read at the end. A round
+/// that would pass the limit is not played: the state stays unfinished.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Repeat {
+    pub state: Vec<(String, Expr, Col)>,
+    pub until: Expr,
+    pub lets: Vec<(String, Expr)>,
+    pub updates: Vec<(String, Expr, Col)>,
+    pub limit: u32,
+    pub body: Expr,
+    pub col: Col,
+}
+
+/// Rounds a `repeat` plays unless it says `limit N`.
+pub const DEFAULT_LIMIT: u32 = 100;
+/// The most rounds a `repeat` may be given.
+pub const MAX_LIMIT: u32 = 10_000;
+/// The most state variables of one `repeat`.
+pub const MAX_STATE: usize = 8;
 
 /// How two pools meet die by die.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,6 +260,7 @@ pub const NOTHING: &[&str] = &["blank", "miss", "none", "empty"];
 pub const KEYWORDS: &[&str] = &[
     "let", "in", "if", "then", "else", "explode", "again", "reroll", "once", "always", "keep",
     "drop", "highest", "lowest", "sum", "count", "maxset", "max", "min", "pairs", "beats", "ties",
+    "and", "or", "not", "repeat", "until", "do", "limit",
 ];
 
 #[derive(Clone, Debug, PartialEq)]
@@ -460,6 +490,114 @@ impl Parser {
             let b = self.expr(depth + 1)?;
             return Ok(Expr::If(Box::new(c), Box::new(a), Box::new(b)));
         }
+        if self.is_word("repeat") {
+            return self.repeat(depth);
+        }
+        self.or(depth)
+    }
+
+    fn or(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let mut a = self.and(depth)?;
+        while self.is_word("or") {
+            self.next();
+            let b = self.and(depth)?;
+            a = Expr::Or(Box::new(a), Box::new(b));
+        }
+        Ok(a)
+    }
+
+    fn and(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let mut a = self.not(depth)?;
+        while self.is_word("and") {
+            self.next();
+            let b = self.not(depth)?;
+            a = Expr::And(Box::new(a), Box::new(b));
+        }
+        Ok(a)
+    }
+
+    fn not(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        if self.is_word("not") {
+            self.next();
+            self.depth_check(depth + 1)?;
+            return Ok(Expr::Not(Box::new(self.not(depth + 1)?)));
+        }
+        self.compare(depth)
+    }
+
+    /// `NAME = EXPR` (a state variable and its value).
+    fn assignment(&mut self, depth: usize) -> Result<(String, Expr, Col), SyntaxError> {
+        let col = self.col();
+        let name = match self.next() {
+            (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
+            _ => {
+                self.at -= 1;
+                return Err(self.unexpected("a state variable's name"));
+            }
+        };
+        self.expect_sym("=")?;
+        Ok((name, self.expr(depth + 1)?, col))
+    }
+
+    fn repeat(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let col = self.col();
+        self.next();
+        let mut state = vec![self.assignment(depth)?];
+        while self.is_sym(",") {
+            self.next();
+            state.push(self.assignment(depth)?);
+        }
+        if state.len() > MAX_STATE {
+            return Err(SyntaxError {
+                col,
+                message: format!("a `repeat` keeps at most {MAX_STATE} state variables"),
+            });
+        }
+        self.expect_word("until")?;
+        let until = self.expr(depth + 1)?;
+        self.expect_word("do")?;
+        let mut lets = Vec::new();
+        while self.is_word("let") {
+            self.next();
+            let (name, bound, _) = self.assignment(depth)?;
+            self.expect_word("in")?;
+            lets.push((name, bound));
+        }
+        let mut updates = vec![self.assignment(depth)?];
+        while self.is_sym(",") {
+            self.next();
+            updates.push(self.assignment(depth)?);
+        }
+        let mut limit = DEFAULT_LIMIT;
+        if self.is_word("limit") {
+            self.next();
+            match self.next() {
+                (Tok::Int(n), _) if (1..=MAX_LIMIT as i64).contains(&n) => limit = n as u32,
+                _ => {
+                    self.at -= 1;
+                    return Err(
+                        self.unexpected(&format!("a number of rounds from 1 to {MAX_LIMIT}"))
+                    );
+                }
+            }
+        }
+        if !self.is_word("then") {
+            return Err(self.unexpected("`,` and another update, `limit N` or `then`"));
+        }
+        self.next();
+        let body = self.expr(depth + 1)?;
+        Ok(Expr::Repeat(Box::new(Repeat {
+            state,
+            until,
+            lets,
+            updates,
+            limit,
+            body,
+            col,
+        })))
+    }
+
+    fn compare(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         let a = self.sum(depth)?;
         let cmp = match self.peek() {
             Tok::Sym("<=") => Some(Cmp::Le),

@@ -112,8 +112,9 @@ impl Trial for DiceTrial {
 }
 
 /// The exact distribution of the result over `lo..lo + states`, or why there is none,
-/// and the mass of explosion chains stopped at their depth limit.
-fn exact_of(sc: &Scenario, lo: i64, states: usize) -> (Result<Vec<f64>, String>, f64) {
+/// and the mass of explosion chains stopped at their depth limit and of `repeat`s
+/// stopped at theirs.
+fn exact_of(sc: &Scenario, lo: i64, states: usize) -> (Result<Vec<f64>, String>, f64, f64) {
     let mut notes = exact::Notes::default();
     let run = |notes: &mut exact::Notes| -> Result<exact::Dist, exact::TooBig> {
         let a = exact::eval(&sc.roll_node, &mut exact::Env::default(), notes)?;
@@ -131,16 +132,32 @@ fn exact_of(sc: &Scenario, lo: i64, states: usize) -> (Result<Vec<f64>, String>,
             }
             let total: f64 = out.iter().sum();
             out.iter_mut().for_each(|p| *p /= total);
-            (Ok(out), notes.capped)
+            (Ok(out), notes.capped, notes.unfinished)
         }
-        Err(exact::TooBig(why)) => (Err(why), 0.0),
+        Err(exact::TooBig(why)) => (Err(why), 0.0, 0.0),
     }
+}
+
+/// What the capped mass is: explosion chains cut at their depth, `repeat`s cut at their
+/// limit, or both (Monte Carlo cuts them at the same places).
+fn capped_note(capped: f64, unfinished: f64) -> String {
+    let chains = format!(
+        "an explosion chain reached {} rolls and stopped there",
+        program::DEPTH + 1
+    );
+    let rounds = "a `repeat` reached its limit of rounds unfinished";
+    let what = match (capped > 0.0, unfinished > 0.0) {
+        (true, true) => format!("{chains} or {rounds}"),
+        (false, true) => rounds.to_string(),
+        _ => chains,
+    };
+    format!("exact probability that {what} (Monte Carlo stops there too)")
 }
 
 pub fn compile(name: &str, sc: &Scenario) -> Compiled {
     let (lo, hi) = config::span(&sc.roll_node, sc.vs.as_ref().map(|v| &v.1));
     let states = (hi - lo + 1) as usize;
-    let (exact, capped) = exact_of(sc, lo, states);
+    let (exact, capped, unfinished) = exact_of(sc, lo, states);
     // The tables start and end where a roll can land: the bounds narrowed to the exact
     // support. (A sampled value outside it would pile up in an end bucket, far from its
     // exact value, and the agreement tests would fail.)
@@ -308,11 +325,8 @@ pub fn compile(name: &str, sc: &Scenario) -> Compiled {
         metrics,
         headline,
         exact: exact.ok(),
-        capped_mass: capped,
-        capped_note: Some(format!(
-            "exact probability that an explosion chain reached {} rolls and stopped there (Monte Carlo stops it there too)",
-            program::DEPTH + 1
-        )),
+        capped_mass: capped + unfinished,
+        capped_note: Some(capped_note(capped, unfinished)),
         charts: Vec::new(),
         group: None,
     }

@@ -2,7 +2,7 @@
 //! numbers, pools laid out, so that Monte Carlo neither parses nor allocates per trial.
 
 use super::lang::{
-    Agg, AggAst, AggOf, Cmp, Cond, CondAst, CondOf, End, Expr, Mod, ModAst, ModOf, Op, Versus,
+    self, Agg, AggAst, AggOf, Cmp, Cond, CondAst, CondOf, End, Expr, Mod, ModAst, ModOf, Op, Versus,
 };
 use crate::config::reader::nearest_hint;
 use crate::dice::Rng;
@@ -138,6 +138,27 @@ pub enum Node {
     Pool(Box<PoolSpec>),
     /// Two pools die by die ([`Versus`]); `ties`: ties go to the first.
     Versus(Versus, Box<PoolSpec>, Box<PoolSpec>, bool),
+    /// A pool of one kind of die whose count is a value (a state variable, a roll):
+    /// the pool compiled for every count from 0 to [`MAX_DICE`], picked by the count
+    /// (clamped to that range).
+    Counted(Box<Node>, Vec<PoolSpec>),
+    /// Rounds until a condition holds: see [`Repeat`].
+    Repeat(Box<Repeat>),
+    /// The state variables' new values at the end of a round's `let`s (only inside
+    /// [`Repeat::step`]).
+    Emit(Vec<Node>),
+}
+
+/// A compiled `repeat`. At scope depth `d` its state variables sit at `d..d + k` and
+/// the rounds played at `d + k`; `until`, `step` and `body` see them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Repeat {
+    pub init: Vec<Node>,
+    pub until: Node,
+    /// The round's `let`s around an [`Node::Emit`] of every state variable.
+    pub step: Node,
+    pub limit: u32,
+    pub body: Node,
 }
 
 /// How a pool variable is read.
@@ -180,8 +201,56 @@ struct Ctx<'a> {
     used: usize,
 }
 
+/// A `let` name in scope: a number, or a pool variable (its dice, their offset in the
+/// scratch and how many).
+enum Binding {
+    Num(Node),
+    Pool(Box<PoolSpec>, usize, usize),
+}
+
+impl Binding {
+    /// The `let` around `body`, the name at scope depth `i`.
+    fn wrap(self, body: Node, i: usize) -> Node {
+        match self {
+            Binding::Num(b) => Node::Let(Box::new(b), Box::new(body)),
+            Binding::Pool(spec, offset, _) => bind_pool(*spec, offset, body, i),
+        }
+    }
+}
+
+/// A pool variable at scope depth `i` around its body.
+fn bind_pool(spec: PoolSpec, offset: usize, body: Node, i: usize) -> Node {
+    let mut seen = Vec::new();
+    reads(&body, i, &mut seen);
+    match seen.as_slice() {
+        // Read one way only: a number variable, its distribution computed once (no
+        // need to go through every roll of the pool).
+        [(keep, agg)] => Node::Let(
+            Box::new(Node::Pool(Box::new(PoolSpec {
+                keep: *keep,
+                agg: *agg,
+                ..spec
+            }))),
+            Box::new(to_var(body, i)),
+        ),
+        _ => Node::LetPool {
+            spec: Box::new(spec),
+            offset,
+            body: Box::new(body),
+        },
+    }
+}
+
+/// 1 if the value is non-zero, else 0.
+fn truth(n: Node) -> Node {
+    Node::Cmp(Cmp::Ne, Box::new(n), Box::new(Node::Num(0)))
+}
+
 /// Dice all pool variables in scope may hold at once.
 pub const SCRATCH: usize = 400;
+
+/// Variables (`let` values, state variables) in scope at once.
+pub const VARS: usize = 80;
 
 /// Compile an expression against the names in scope.
 pub fn compile(e: &Expr, names: Names) -> Result<Node, CompileError> {
@@ -238,7 +307,39 @@ fn reads(n: &Node, i: usize, out: &mut Vec<(Option<(End, u32)>, Agg)>) {
             reads(a, i, out);
             reads(b, i, out);
         }
+        Node::Repeat(r) => {
+            for n in &r.init {
+                reads(n, i, out);
+            }
+            reads(&r.until, i, out);
+            reads(&r.step, i, out);
+            reads(&r.body, i, out);
+        }
+        Node::Emit(v) => v.iter().for_each(|n| reads(n, i, out)),
+        Node::Counted(c, _) => reads(c, i, out),
         _ => {}
+    }
+}
+
+/// Whether an expression reads the variable at scope depth `i`.
+pub fn mentions(n: &Node, i: usize) -> bool {
+    let m = |x: &Node| mentions(x, i);
+    match n {
+        Node::Var(j) => *j == i,
+        Node::PoolVar(r) => r.i == i,
+        Node::Num(_) | Node::Pool(_) | Node::Versus(..) => false,
+        Node::Neg(a) => m(a),
+        Node::Add(a, b)
+        | Node::Sub(a, b)
+        | Node::Mul(a, b)
+        | Node::Div(a, b)
+        | Node::Cmp(_, a, b)
+        | Node::Let(a, b) => m(a) || m(b),
+        Node::LetPool { body, .. } => m(body),
+        Node::If(c, a, b) => m(c) || m(a) || m(b),
+        Node::Repeat(r) => r.init.iter().any(m) || m(&r.until) || m(&r.step) || m(&r.body),
+        Node::Emit(v) => v.iter().any(m),
+        Node::Counted(c, _) => m(c),
     }
 }
 
@@ -260,6 +361,24 @@ fn to_var(n: Node, i: usize) -> Node {
             body: b(body),
         },
         Node::If(c, x, y) => Node::If(b(c), b(x), b(y)),
+        Node::Repeat(r) => {
+            let Repeat {
+                init,
+                until,
+                step,
+                limit,
+                body,
+            } = *r;
+            Node::Repeat(Box::new(Repeat {
+                init: init.into_iter().map(|n| to_var(n, i)).collect(),
+                until: to_var(until, i),
+                step: to_var(step, i),
+                limit,
+                body: to_var(body, i),
+            }))
+        }
+        Node::Emit(v) => Node::Emit(v.into_iter().map(|n| to_var(n, i)).collect()),
+        Node::Counted(c, pools) => Node::Counted(b(c), pools),
         other => other,
     }
 }
@@ -308,6 +427,18 @@ impl Ctx<'_> {
         agg: Agg,
         col: usize,
     ) -> Result<PoolSpec, CompileError> {
+        self.pool_spec_n(groups, mods, agg, col, None)
+    }
+
+    /// A pool's spec; `count`: the count of its one group, when that is a value.
+    fn pool_spec_n(
+        &mut self,
+        groups: &[super::lang::Group],
+        mods: &[ModAst],
+        agg: Agg,
+        col: usize,
+        count: Option<i64>,
+    ) -> Result<PoolSpec, CompileError> {
         let mods: Vec<Mod> = mods
             .iter()
             .map(|m| self.modifier(m, col))
@@ -317,9 +448,12 @@ impl Ctx<'_> {
         let mut specs = Vec::new();
         let mut total = 0i64;
         for g in groups {
-            let n = self.node(&g.count)?;
-            let n = constant(&n)
-                .ok_or_else(|| err("a dice count must be a number or stats, not dice".into()))?;
+            let n = match count {
+                Some(n) => n,
+                None => constant(&self.node(&g.count)?).ok_or_else(|| {
+                    err("a dice count that is rolled or changes needs a pool of one kind of die read by itself, e.g. `(hp)d6 count >= 4`; in a mixed pool, `pairs`, `beats` or a pool variable it must be a number or stats".into())
+                })?,
+            };
             if !(0..=MAX_DICE).contains(&n) {
                 return Err(err(format!("{n} dice: a pool rolls 0 to {MAX_DICE} dice")));
             }
@@ -457,63 +591,29 @@ impl Ctx<'_> {
                 }
             }
             Expr::Let(name, bound, body) => {
-                if let Expr::Pool {
-                    groups,
-                    mods,
-                    agg: None,
-                    col,
-                } = &**bound
-                {
-                    // Dice bound without a read: a pool variable, read in the body.
-                    let spec = self.pool_spec(groups, mods, Agg::Sum, *col)?;
-                    if spec.again.is_some() {
-                        return Err(CompileError {
-                            col: *col,
-                            message: "a pool variable cannot use `again` (its size would vary)"
-                                .into(),
-                        });
-                    }
-                    let n: u32 = spec.groups.iter().map(|(n, _)| n).sum();
-                    let offset = self.used;
-                    if offset + n as usize > SCRATCH {
-                        return Err(CompileError {
-                            col: *col,
-                            message: format!("pool variables hold at most {SCRATCH} dice at once"),
-                        });
-                    }
-                    let i = self.scope.len();
-                    self.used += n as usize;
-                    self.scope
-                        .push((name.clone(), Slot::Pool(Box::new(spec.clone()), offset)));
-                    let r = self.node(body);
-                    self.scope.pop();
-                    self.used -= n as usize;
-                    let body = r?;
-                    let mut seen = Vec::new();
-                    reads(&body, i, &mut seen);
-                    return Ok(match seen.as_slice() {
-                        // Read one way only: a number variable, its distribution computed
-                        // once (no need to go through every roll of the pool).
-                        [(keep, agg)] => Node::Let(
-                            Box::new(Node::Pool(Box::new(PoolSpec {
-                                keep: *keep,
-                                agg: *agg,
-                                ..spec
-                            }))),
-                            Box::new(to_var(body, i)),
-                        ),
-                        _ => Node::LetPool {
-                            spec: Box::new(spec),
-                            offset,
-                            body: Box::new(body),
-                        },
-                    });
-                }
-                let b = self.node(bound)?;
-                self.scope.push((name.clone(), Slot::Num));
+                let binding = self.bind(name, bound)?;
                 let r = self.node(body);
-                self.scope.pop();
-                Node::Let(Box::new(b), Box::new(r?))
+                self.unbind(&binding);
+                binding.wrap(r?, self.scope.len())
+            }
+            Expr::And(a, b) => {
+                let (a, b) = bin(self, a, b)?;
+                Node::Mul(Box::new(truth(*a)), Box::new(truth(*b)))
+            }
+            Expr::Or(a, b) => {
+                let (a, b) = bin(self, a, b)?;
+                Node::Cmp(
+                    Cmp::Ge,
+                    Box::new(Node::Add(Box::new(truth(*a)), Box::new(truth(*b)))),
+                    Box::new(Node::Num(1)),
+                )
+            }
+            Expr::Not(a) => Node::Cmp(Cmp::Eq, Box::new(self.node(a)?), Box::new(Node::Num(0))),
+            Expr::Repeat(r) => {
+                let d = self.scope.len();
+                let out = self.repeat(r);
+                self.scope.truncate(d);
+                out?
             }
             Expr::If(c, a, b) => Node::If(
                 Box::new(self.node(c)?),
@@ -555,9 +655,150 @@ impl Ctx<'_> {
                 col,
             } => {
                 let agg = self.agg(agg, *col)?;
+                if let [g] = groups.as_slice() {
+                    let count = self.node(&g.count)?;
+                    if constant(&count).is_none() {
+                        let pools = (0..=MAX_DICE)
+                            .map(|n| self.pool_spec_n(groups, mods, agg, *col, Some(n)))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        return Ok(Node::Counted(Box::new(count), pools));
+                    }
+                }
                 Node::Pool(Box::new(self.pool_spec(groups, mods, agg, *col)?))
             }
         })
+    }
+
+    /// Bring a `let` name into scope: dice without a read become a pool variable.
+    fn bind(&mut self, name: &str, bound: &Expr) -> Result<Binding, CompileError> {
+        if self.scope.len() >= VARS {
+            return Err(CompileError {
+                col: 0,
+                message: format!("more than {VARS} names in scope at once"),
+            });
+        }
+        if let Expr::Pool {
+            groups,
+            mods,
+            agg: None,
+            col,
+        } = bound
+        {
+            // Dice bound without a read: a pool variable, read in the body.
+            let spec = self.pool_spec(groups, mods, Agg::Sum, *col)?;
+            if spec.again.is_some() {
+                return Err(CompileError {
+                    col: *col,
+                    message: "a pool variable cannot use `again` (its size would vary)".into(),
+                });
+            }
+            let n: u32 = spec.groups.iter().map(|(n, _)| n).sum();
+            let offset = self.used;
+            if offset + n as usize > SCRATCH {
+                return Err(CompileError {
+                    col: *col,
+                    message: format!("pool variables hold at most {SCRATCH} dice at once"),
+                });
+            }
+            self.used += n as usize;
+            self.scope
+                .push((name.to_string(), Slot::Pool(Box::new(spec.clone()), offset)));
+            return Ok(Binding::Pool(Box::new(spec), offset, n as usize));
+        }
+        let b = self.node(bound)?;
+        self.scope.push((name.to_string(), Slot::Num));
+        Ok(Binding::Num(b))
+    }
+
+    fn unbind(&mut self, b: &Binding) {
+        self.scope.pop();
+        if let Binding::Pool(_, _, n) = b {
+            self.used -= n;
+        }
+    }
+
+    fn repeat(&mut self, r: &lang::Repeat) -> Result<Node, CompileError> {
+        let d = self.scope.len();
+        if d + r.state.len() + 1 > VARS {
+            return Err(CompileError {
+                col: r.col,
+                message: format!("more than {VARS} names in scope at once"),
+            });
+        }
+        let mut init = Vec::new();
+        for (i, (name, e, col)) in r.state.iter().enumerate() {
+            if r.state[..i].iter().any(|(m, ..)| m == name) {
+                return Err(CompileError {
+                    col: *col,
+                    message: format!("`{name}` is a state variable twice"),
+                });
+            }
+            init.push(self.node(e)?);
+        }
+        for (name, ..) in &r.state {
+            self.scope.push((name.clone(), Slot::Num));
+        }
+        self.scope.push(("rounds".into(), Slot::Num));
+        let until = self.node(&r.until)?;
+        let body = self.node(&r.body)?;
+        let mut bindings = Vec::new();
+        let mut failed = None;
+        for (name, bound) in &r.lets {
+            match self.bind(name, bound) {
+                Ok(b) => bindings.push(b),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        let emit = match failed {
+            Some(e) => Err(e),
+            None => self.updates(r, d),
+        };
+        for b in bindings.iter().rev() {
+            self.unbind(b);
+        }
+        let mut step = Node::Emit(emit?);
+        for (j, b) in bindings.into_iter().enumerate().rev() {
+            step = b.wrap(step, d + r.state.len() + 1 + j);
+        }
+        Ok(Node::Repeat(Box::new(Repeat {
+            init,
+            until,
+            step,
+            limit: r.limit,
+            body,
+        })))
+    }
+
+    /// Every state variable's value after a round: its update, or itself.
+    fn updates(&mut self, r: &lang::Repeat, d: usize) -> Result<Vec<Node>, CompileError> {
+        let mut out: Vec<Option<Node>> = vec![None; r.state.len()];
+        for (name, e, col) in &r.updates {
+            let Some(i) = r.state.iter().position(|(m, ..)| m == name) else {
+                return Err(CompileError {
+                    col: *col,
+                    message: format!(
+                        "`{name}` is not a state variable of this `repeat`{}; its state variables are {}",
+                        nearest_hint(name, r.state.iter().map(|(m, ..)| m.as_str())),
+                        r.state.iter().map(|(m, ..)| m.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                });
+            };
+            if out[i].is_some() {
+                return Err(CompileError {
+                    col: *col,
+                    message: format!("`{name}` is updated twice in one round"),
+                });
+            }
+            out[i] = Some(self.node(e)?);
+        }
+        Ok(out
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| n.unwrap_or(Node::Var(d + i)))
+            .collect())
     }
 
     fn read(
@@ -651,14 +892,14 @@ pub fn read_sorted(dice: &[i64], keep: Option<(End, u32)>, agg: Agg, lo: i64, hi
 
 /// A sampler's working memory for one trial: `let` values and pool variables' dice.
 pub struct Scratch {
-    pub vars: [i64; 80],
+    pub vars: [i64; VARS],
     pub dice: [i64; SCRATCH],
 }
 
 impl Scratch {
     pub fn new() -> Self {
         Scratch {
-            vars: [0; 80],
+            vars: [0; VARS],
             dice: [0; SCRATCH],
         }
     }
@@ -703,15 +944,33 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
             sample(body, rng, s, depth + 1)
         }
         Node::LetPool { spec, offset, body } => {
-            let mut k = *offset;
-            for (n, d) in &spec.groups {
-                for _ in 0..*n {
-                    s.dice[k] = d.roll(rng);
-                    k += 1;
-                }
-            }
-            s.dice[*offset..k].sort_unstable();
+            roll_pool_var(spec, *offset, rng, s);
             sample(body, rng, s, depth + 1)
+        }
+        Node::Repeat(r) => {
+            let k = r.init.len();
+            let mut state = [0i64; lang::MAX_STATE];
+            for (i, n) in r.init.iter().enumerate() {
+                state[i] = sample(n, rng, s, depth);
+            }
+            s.vars[depth..depth + k].copy_from_slice(&state[..k]);
+            let mut round = 0;
+            loop {
+                s.vars[depth + k] = round as i64;
+                if round == r.limit || sample(&r.until, rng, s, depth + k + 1) != 0 {
+                    break;
+                }
+                step(&r.step, rng, s, depth + k + 1, &mut state);
+                s.vars[depth..depth + k].copy_from_slice(&state[..k]);
+                round += 1;
+            }
+            sample(&r.body, rng, s, depth + k + 1)
+        }
+        // Read only by `step`.
+        Node::Emit(_) => 0,
+        Node::Counted(c, pools) => {
+            let n = sample(c, rng, s, depth).clamp(0, MAX_DICE) as usize;
+            sample_pool(&pools[n], rng)
         }
         Node::PoolVar(r) => read_sorted(
             &s.dice[r.offset..r.offset + r.len],
@@ -735,6 +994,60 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
             let nb = roll_kept(b, rng, &mut y);
             versus(*kind, &x[..na], &y[..nb], *ties)
         }
+    }
+}
+
+/// Roll a pool variable's dice into the scratch at `offset`, sorted.
+fn roll_pool_var(spec: &PoolSpec, offset: usize, rng: &mut Rng, s: &mut Scratch) {
+    let mut k = offset;
+    for (n, d) in &spec.groups {
+        for _ in 0..*n {
+            s.dice[k] = d.roll(rng);
+            k += 1;
+        }
+    }
+    s.dice[offset..k].sort_unstable();
+}
+
+/// Roll one round of a `repeat`: its `let`s, then every state variable's new value
+/// into `out` (all read the values before the round).
+fn step(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize, out: &mut [i64]) {
+    match n {
+        Node::Let(bound, body) => {
+            s.vars[depth] = sample(bound, rng, s, depth);
+            step(body, rng, s, depth + 1, out)
+        }
+        Node::LetPool { spec, offset, body } => {
+            roll_pool_var(spec, *offset, rng, s);
+            step(body, rng, s, depth + 1, out)
+        }
+        Node::Emit(v) => {
+            for (i, n) in v.iter().enumerate() {
+                out[i] = sample(n, rng, s, depth);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The bounds of every state variable after a round, as [`bounds`] does for a value.
+fn step_bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+    match n {
+        Node::Let(bound, body) => {
+            let b = bounds(bound, vars);
+            vars.push(b);
+            let r = step_bounds(body, vars);
+            vars.pop();
+            r
+        }
+        Node::LetPool { body, .. } => {
+            vars.push((0, 0));
+            let r = step_bounds(body, vars);
+            vars.pop();
+            r
+        }
+        Node::Emit(v) => v.iter().map(|n| bounds(n, vars)).collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -886,6 +1199,40 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             (lo.min(0), hi.max(0))
         }
         Node::Cmp(..) => (0, 1),
+        Node::Emit(_) => (0, 0),
+        Node::Counted(c, pools) => {
+            let (lo, hi) = bounds(c, vars);
+            let (lo, hi) = (lo.clamp(0, MAX_DICE), hi.clamp(0, MAX_DICE));
+            (lo..=hi)
+                .map(|n| pool_bounds(&pools[n as usize]))
+                .fold((i64::MAX, i64::MIN), |a, b| (a.0.min(b.0), a.1.max(b.1)))
+        }
+        Node::Repeat(r) => {
+            // The state's bounds after 0, 1, 2, ... rounds, joined, until they settle
+            // or the limit is reached.
+            let mut state: Vec<(i64, i64)> = r.init.iter().map(|n| bounds(n, vars)).collect();
+            let base = vars.len();
+            for _ in 0..r.limit {
+                vars.extend_from_slice(&state);
+                vars.push((0, r.limit as i64));
+                let next = step_bounds(&r.step, vars);
+                vars.truncate(base);
+                let joined: Vec<(i64, i64)> = state
+                    .iter()
+                    .zip(&next)
+                    .map(|(a, b)| (a.0.min(b.0), a.1.max(b.1)))
+                    .collect();
+                if joined == state {
+                    break;
+                }
+                state = joined;
+            }
+            vars.extend_from_slice(&state);
+            vars.push((0, r.limit as i64));
+            let out = bounds(&r.body, vars);
+            vars.truncate(base);
+            out
+        }
         Node::Versus(kind, a, b, _) => {
             let n = |p: &PoolSpec| {
                 p.keep
@@ -924,52 +1271,55 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             })),
             vars,
         ),
-        Node::Pool(p) => {
-            // One die: its faces, an explosion chain of up to `depth` more rolls.
-            let die = |d: &DieSpec| {
-                let (lo, hi) = (d.lo(), d.hi());
-                let extra = if d.explode.is_some() {
-                    d.depth as i64
-                } else {
-                    0
-                };
-                (lo + extra * lo.min(0), hi + extra * hi.max(0))
+        Node::Pool(p) => pool_bounds(p),
+    }
+}
+
+/// The smallest and largest value a pool can read.
+fn pool_bounds(p: &PoolSpec) -> (i64, i64) {
+    // One die: its faces, an explosion chain of up to `depth` more rolls.
+    let die = |d: &DieSpec| {
+        let (lo, hi) = (d.lo(), d.hi());
+        let extra = if d.explode.is_some() {
+            d.depth as i64
+        } else {
+            0
+        };
+        (lo + extra * lo.min(0), hi + extra * hi.max(0))
+    };
+    let n: i64 = p.groups.iter().map(|(n, _)| *n as i64).sum();
+    let chain = p.again.map_or(1, |_| DEPTH as i64 + 1);
+    match p.agg {
+        Agg::Count(_) => (0, n * chain),
+        Agg::MaxSet => (0, n),
+        Agg::Highest | Agg::Lowest => {
+            let lo = p.groups.iter().map(|(_, d)| die(d).0).min().unwrap_or(0);
+            let hi = p.groups.iter().map(|(_, d)| die(d).1).max().unwrap_or(0);
+            if n == 0 {
+                (0, 0)
+            } else {
+                (lo, hi)
+            }
+        }
+        Agg::Sum => {
+            // Each die's chain of up to `chain` rolls: negative faces can only
+            // pull the low end down, positive ones push the high end up.
+            let one = |d: &DieSpec| {
+                let (lo, hi) = die(d);
+                (
+                    if lo < 0 { lo * chain } else { lo },
+                    if hi > 0 { hi * chain } else { hi },
+                )
             };
-            let n: i64 = p.groups.iter().map(|(n, _)| *n as i64).sum();
-            let chain = p.again.map_or(1, |_| DEPTH as i64 + 1);
-            match p.agg {
-                Agg::Count(_) => (0, n * chain),
-                Agg::MaxSet => (0, n),
-                Agg::Highest | Agg::Lowest => {
-                    let lo = p.groups.iter().map(|(_, d)| die(d).0).min().unwrap_or(0);
-                    let hi = p.groups.iter().map(|(_, d)| die(d).1).max().unwrap_or(0);
-                    if n == 0 {
-                        (0, 0)
-                    } else {
-                        (lo, hi)
-                    }
-                }
-                Agg::Sum => {
-                    // Each die's chain of up to `chain` rolls: negative faces can only
-                    // pull the low end down, positive ones push the high end up.
-                    let one = |d: &DieSpec| {
-                        let (lo, hi) = die(d);
-                        (
-                            if lo < 0 { lo * chain } else { lo },
-                            if hi > 0 { hi * chain } else { hi },
-                        )
-                    };
-                    match p.keep {
-                        None => p.groups.iter().fold((0, 0), |acc, (n, d)| {
-                            let (lo, hi) = one(d);
-                            (acc.0 + *n as i64 * lo, acc.1 + *n as i64 * hi)
-                        }),
-                        Some((_, k)) => {
-                            let lo = p.groups.iter().map(|(_, d)| one(d).0).min().unwrap_or(0);
-                            let hi = p.groups.iter().map(|(_, d)| one(d).1).max().unwrap_or(0);
-                            (k as i64 * lo, k as i64 * hi)
-                        }
-                    }
+            match p.keep {
+                None => p.groups.iter().fold((0, 0), |acc, (n, d)| {
+                    let (lo, hi) = one(d);
+                    (acc.0 + *n as i64 * lo, acc.1 + *n as i64 * hi)
+                }),
+                Some((_, k)) => {
+                    let lo = p.groups.iter().map(|(_, d)| one(d).0).min().unwrap_or(0);
+                    let hi = p.groups.iter().map(|(_, d)| one(d).1).max().unwrap_or(0);
+                    (k as i64 * lo, k as i64 * hi)
                 }
             }
         }

@@ -29,9 +29,12 @@ fn exact(c: &mut Criterion) {
         "20d20 keep highest 10",
         "100d6 keep highest 50",
         "6d10 explode keep highest 3",
+        "6d10 explode depth 4 keep highest 3",
         "pairs(10d6, 10d6)",
         "beats(5d20, 5d20)",
+        "cancel(9d10, 8d10)",
         "let p = 5d10 in p count >= 7 - p count 1",
+        "repeat me = 20, foe = 20 until me <= 0 or foe <= 0 do let a = 3d6 in let b = 3d6 in me = me - (b > a) * (b - a), foe = foe - (a > b) * (a - b) then me > 0",
     ] {
         g.bench_function(q, |b| b.iter(|| black_box(compile(q, None))));
     }

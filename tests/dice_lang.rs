@@ -761,3 +761,88 @@ fn dice_counts_that_are_rolled_or_change() {
     let e = load_str(text, "dice.toml", &[]).err().unwrap().to_string();
     assert!(e.contains("needs a pool of one kind of die"), "{e}");
 }
+
+#[test]
+fn cancelling_matching_faces_against_every_roll() {
+    // Each die of the second pool cancels one of the first showing the same face: the
+    // first's dice left, against every roll of both pools (a multiset difference).
+    let left = |a: &[i64], b: &[i64]| {
+        let mut b = b.to_vec();
+        let mut n = 0;
+        for x in a {
+            match b.iter().position(|y| y == x) {
+                Some(i) => {
+                    b.remove(i);
+                }
+                None => n += 1,
+            }
+        }
+        n
+    };
+    let c = compile("cancel(3d6, 2d6)", None);
+    same(&c, &brute(5, &D6, |r| left(&r[..3], &r[3..])));
+    assert_agrees(&c, &["value"], 200_000, 25);
+    // Mixed dice go through every multiset of each pool.
+    let d4 = [1, 2, 3, 4];
+    let mut want = BTreeMap::new();
+    for a in rolls(2, &D6) {
+        for x in d4 {
+            for b in rolls(2, &D6) {
+                let mut pool = a.clone();
+                pool.push(x);
+                *want.entry(left(&pool, &b)).or_insert(0.0) += 1.0 / (36.0 * 4.0 * 36.0);
+            }
+        }
+    }
+    same(&compile("cancel([2d6, 1d4], 2d6)", None), &want);
+    // 9d10 against 8d10, icepool's `(d10.pool(9) - d10.pool(8)).size()`: mean
+    // 10139493556669943 / 2e15.
+    let c = compile("cancel(9d10, 8d10)", None);
+    let mean: f64 = dist(&c).iter().map(|(v, p)| *v as f64 * p).sum();
+    assert!((mean - 10139493556669943.0 / 2e15).abs() < 1e-12, "{mean}");
+}
+
+#[test]
+fn a_chain_depth_of_the_designers_choosing() {
+    // `depth 1`: a d6 explodes at most once. 1-5 as rolled; a 6 adds one more d6 and
+    // stops there, even on a second 6 (the capped mass: 1/36).
+    let mut want = BTreeMap::new();
+    for v in 1..=5 {
+        want.insert(v, 1.0 / 6.0);
+    }
+    for v in 1..=6 {
+        want.insert(6 + v, 1.0 / 36.0);
+    }
+    let c = compile("d6 explode depth 1", None);
+    same(&c, &want);
+    assert!((c.capped_mass - 1.0 / 36.0).abs() < 1e-15);
+    assert_agrees(&c, &["value"], 200_000, 26);
+    // `again` likewise: a 6 adds at most one die.
+    let c = compile("d6 again depth 1 count 6", None);
+    same(
+        &c,
+        &BTreeMap::from([(0, 5.0 / 6.0), (1, 5.0 / 36.0), (2, 1.0 / 36.0)]),
+    );
+}
+
+#[test]
+fn tabled_pools_roll_as_die_by_die() {
+    // Monte Carlo draws plain dice a few at a time through a table of every way they
+    // land (a whole pool for keep and sets, chunks for sums, counts and extremes):
+    // within 4.5 standard errors of exact, chunked or whole, with an odd chunk left.
+    for (i, e) in [
+        "4d6 drop lowest",
+        "5d10 count >= 7",
+        "7d10 highest",
+        "9d6 lowest",
+        "23d6",
+        "3d20 maxset",
+        "d{0, 0, 1, 2} + 6d{-1, 0, 1}",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let c = compile(e, None);
+        assert_agrees(&c, &["value"], 300_000, 40 + i as u64);
+    }
+}

@@ -10,7 +10,14 @@
 
 use super::lang::{Agg, Cond, End};
 use super::program::{DieSpec, Node, PoolSpec, Repeat};
+use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasherDefault;
+
+/// A hash map whose iteration order depends only on what went in (std's default
+/// hasher is seeded per process): sums accumulated while iterating one come out
+/// bit-identical run after run.
+type Map<K, V> = HashMap<K, V, BuildHasherDefault<DefaultHasher>>;
 
 /// A distribution over `lo..lo + p.len()`.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,7 +48,7 @@ impl Dist {
         self.lo + self.p.len() as i64 - 1
     }
 
-    fn from_map(m: &HashMap<i64, f64>) -> Dist {
+    fn from_map(m: &Map<i64, f64>) -> Dist {
         let lo = *m.keys().min().unwrap_or(&0);
         let hi = *m.keys().max().unwrap_or(&0);
         let mut p = vec![0.0; (hi - lo + 1) as usize];
@@ -106,7 +113,7 @@ impl Dist {
         if (self.p.len() as u64) * (o.p.len() as u64) > MAX_WORK {
             return Err(TooBig("an operation on two wide values".into()));
         }
-        let mut m: HashMap<i64, f64> = HashMap::new();
+        let mut m: Map<i64, f64> = Map::default();
         for (a, p) in self.iter() {
             for (b, q) in o.iter() {
                 *m.entry(f(a, b)).or_default() += p * q;
@@ -140,7 +147,7 @@ impl Dist {
 /// explosion chains stopped at the depth limit.
 pub fn die_dist(d: &DieSpec) -> (Dist, f64) {
     let n = d.faces.len() as f64;
-    let mut m: HashMap<i64, f64> = HashMap::new();
+    let mut m: Map<i64, f64> = Map::default();
     for &f in &d.faces {
         *m.entry(f).or_default() += 1.0 / n;
     }
@@ -152,7 +159,7 @@ pub fn die_dist(d: &DieSpec) -> (Dist, f64) {
             .filter(|(v, _)| c.holds(*v, lo, hi))
             .map(|(_, p)| p)
             .sum();
-        let mut m: HashMap<i64, f64> = HashMap::new();
+        let mut m: Map<i64, f64> = Map::default();
         for (v, p) in base.iter() {
             let keep = !c.holds(v, lo, hi);
             if always {
@@ -178,11 +185,11 @@ pub fn die_dist(d: &DieSpec) -> (Dist, f64) {
     };
     // Value of a chain: each exploding face adds another roll of the (rerolled) die.
     let (lo, hi) = (d.lo(), d.hi());
-    let mut out: HashMap<i64, f64> = HashMap::new();
-    let mut carry: HashMap<i64, f64> = HashMap::from([(0, 1.0)]);
+    let mut out: Map<i64, f64> = Map::default();
+    let mut carry: Map<i64, f64> = Map::from_iter([(0, 1.0)]);
     let mut capped = 0.0;
     for depth in 0..=d.depth {
-        let mut next: HashMap<i64, f64> = HashMap::new();
+        let mut next: Map<i64, f64> = Map::default();
         for (&acc, &w) in &carry {
             for (v, p) in base.iter() {
                 let total = acc + v;
@@ -358,7 +365,18 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
         Node::Versus(kind, a, b, ties) if a.keep.is_none() && b.keep.is_none() => match kind {
             super::lang::Versus::Beats => beats(a, b, *ties, notes)?,
             super::lang::Versus::Pairs if a.groups.len() == 1 && b.groups.len() == 1 => {
-                pairs(a, b, *ties, notes)?
+                let k = a.groups[0].0.min(b.groups[0].0) as usize;
+                let ties = *ties;
+                face_by_face(a, b, notes, |x, y, ca, cb| {
+                    // The first's places filled now: won when the partner comes lower,
+                    // a tie when it is placed now too.
+                    (x..(x + ca).min(k))
+                        .filter(|&i| i >= y + cb || (i >= y && ties))
+                        .count()
+                })?
+            }
+            super::lang::Versus::Cancel if a.groups.len() == 1 && b.groups.len() == 1 => {
+                face_by_face(a, b, notes, |_, _, ca, cb| ca.saturating_sub(cb))?
             }
             _ => versus_by_enumeration(*kind, a, b, *ties, notes)?,
         },
@@ -412,7 +430,7 @@ fn repeat(r: &Repeat, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
     // read `rounds` (a duel visits the same state in many rounds).
     let rounds_at = env.nums.len() + r.init.len();
     let cache = !super::program::mentions(&r.step, rounds_at);
-    let mut memo: HashMap<State, Transition> = HashMap::new();
+    let mut memo: Map<State, Transition> = Map::default();
     for round in 0..=r.limit {
         let mut next: BTreeMap<State, f64> = BTreeMap::new();
         for (state, &p) in &active {
@@ -454,7 +472,7 @@ fn play_round(
     env: &mut Env,
     notes: &mut Notes,
     out: &mut Option<Dist>,
-    memo: &mut HashMap<State, Transition>,
+    memo: &mut Map<State, Transition>,
     cache: bool,
     state: &State,
     next: &mut BTreeMap<State, f64>,
@@ -638,16 +656,22 @@ fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
     Ok(Dist { lo: 0, p: out }.trim())
 }
 
-/// Sorted pairs of two pools of one kind of die each, in one pass over the faces from
-/// the top: with `x` of the first pool's and `y` of the second's dice placed (the
-/// highest ones), the dice showing the next face take the next places. Pair `i` is
-/// decided when its second die is placed: won by the die placed first (higher), or a
-/// tie when both are placed at the same face.
-fn pairs(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Dist, TooBig> {
+/// Two pools of one kind of die each, in one pass over the faces from the top: with `x`
+/// of the first pool's and `y` of the second's dice placed (the highest ones), `ca` and
+/// `cb` dice of each show the next face (binomials of the dice left, given they show
+/// no face passed yet), and `gained` says what that adds to the count. Sorted pairs:
+/// pair `i` is decided when its second die is placed, won by the die placed first
+/// (higher) or a tie when both are placed at the same face. Cancelling: the first's
+/// dice at a face beyond the second's.
+fn face_by_face(
+    a: &PoolSpec,
+    b: &PoolSpec,
+    notes: &mut Notes,
+    gained: impl Fn(usize, usize, usize, usize) -> usize,
+) -> Result<Dist, TooBig> {
     let (na, (da, ca)) = (a.groups[0].0 as usize, die_dist(&a.groups[0].1));
     let (nb, (db, cb)) = (b.groups[0].0 as usize, die_dist(&b.groups[0].1));
     notes.cap(ca * na as f64 + cb * nb as f64);
-    let k = na.min(nb);
     let mut values: Vec<i64> = da.iter().chain(db.iter()).map(|(v, _)| v).collect();
     values.sort_unstable();
     values.dedup();
@@ -659,8 +683,8 @@ fn pairs(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
             d.p[(v - d.lo) as usize]
         }
     };
-    // State (placed of the first, placed of the second, pairs won by the first).
-    let mut cur: HashMap<(usize, usize, usize), f64> = HashMap::from([((0, 0, 0), 1.0)]);
+    // State (placed of the first, placed of the second, the count so far).
+    let mut cur: Map<(usize, usize, usize), f64> = Map::from_iter([((0, 0, 0), 1.0)]);
     let (mut left_a, mut left_b) = (1.0f64, 1.0f64);
     for v in values {
         let q = |d: &Dist, left: f64| {
@@ -671,7 +695,7 @@ fn pairs(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
             }
         };
         let (qa, qb) = (q(&da, left_a), q(&db, left_b));
-        let mut next: HashMap<(usize, usize, usize), f64> = HashMap::new();
+        let mut next: Map<(usize, usize, usize), f64> = Map::default();
         for ((x, y, w), p) in cur {
             let ba = binomial((na - x) as u32, qa);
             let bb = binomial((nb - y) as u32, qb);
@@ -685,16 +709,9 @@ fn pairs(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
                     }
                     notes.work += 1;
                     if notes.work > MAX_WORK {
-                        return Err(TooBig("sorted pairs of so many dice and faces".into()));
+                        return Err(TooBig("two pools of so many dice and faces".into()));
                     }
-                    let mut won = w;
-                    // The first's places filled now: won when the partner comes lower,
-                    // a tie when it is placed now too.
-                    for i in x..(x + ca).min(k) {
-                        if i >= y + cb || (i >= y && ties) {
-                            won += 1;
-                        }
-                    }
+                    let won = w + gained(x, y, ca, cb);
                     *next.entry((x + ca, y + cb, won)).or_default() += p * pa * pb;
                 }
             }
@@ -703,7 +720,7 @@ fn pairs(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
         left_b -= at(&db, v);
         cur = next;
     }
-    let mut m: HashMap<i64, f64> = HashMap::new();
+    let mut m: Map<i64, f64> = Map::default();
     for ((_, _, w), p) in cur {
         *m.entry(w as i64).or_default() += p;
     }
@@ -740,7 +757,7 @@ fn versus_by_enumeration(
             ys.len()
         )));
     }
-    let mut m: HashMap<i64, f64> = HashMap::new();
+    let mut m: Map<i64, f64> = Map::default();
     for (x, p) in &xs {
         for (y, q) in &ys {
             *m.entry(super::program::versus(kind, x, y, ties))
@@ -981,10 +998,10 @@ fn multiset(
     let mut left: Vec<f64> = vec![1.0; dies.len()];
     // State: (dice left per group, kept so far, accumulator) -> probability.
     type State = (Vec<u32>, u32, i64);
-    let mut cur: HashMap<State, f64> = HashMap::new();
+    let mut cur: Map<State, f64> = Map::default();
     cur.insert((dies.iter().map(|(n, _)| *n).collect(), 0, 0), 1.0);
     for &v in &values {
-        let mut next: HashMap<State, f64> = HashMap::new();
+        let mut next: Map<State, f64> = Map::default();
         // Per group: P(a die shows v | it shows none of the values passed).
         let q: Vec<f64> = dies
             .iter()
@@ -1064,7 +1081,7 @@ fn multiset(
         }
         cur = next;
     }
-    let mut m: HashMap<i64, f64> = HashMap::new();
+    let mut m: Map<i64, f64> = Map::default();
     for ((_, _, acc), p) in cur {
         *m.entry(acc).or_default() += p;
     }
@@ -1147,7 +1164,7 @@ fn keep_sum_one_kind(
         left -= pv;
         cur = next;
     }
-    let mut m: HashMap<i64, f64> = HashMap::new();
+    let mut m: Map<i64, f64> = Map::default();
     for (&key, &p) in &cur {
         *m.entry((key >> 16) as i64 + low).or_default() += p;
     }
@@ -1172,10 +1189,10 @@ fn again(p: &PoolSpec, c: Cond, notes: &mut Notes) -> Result<Dist, TooBig> {
                 _ => v,
             }
         };
-        let mut chain: HashMap<i64, f64> = HashMap::new();
-        let mut carry: HashMap<i64, f64> = HashMap::from([(0, 1.0)]);
+        let mut chain: Map<i64, f64> = Map::default();
+        let mut carry: Map<i64, f64> = Map::from_iter([(0, 1.0)]);
         for depth in 0..=spec.depth {
-            let mut next: HashMap<i64, f64> = HashMap::new();
+            let mut next: Map<i64, f64> = Map::default();
             for (&acc, &w) in &carry {
                 for (v, q) in base.iter() {
                     let total = acc + read(v);

@@ -112,7 +112,12 @@ pub enum ModOf<V> {
     Reroll(CondOf<V>, bool),
     Keep(End, i64),
     Drop(End, i64),
+    /// The most extra rolls of an explosion or `again` chain (`depth N`).
+    Depth(u32),
 }
+
+/// The deepest chain `depth N` may ask for.
+pub const MAX_CHAIN: u32 = 100;
 
 /// A compiled modifier.
 pub type Mod = ModOf<i64>;
@@ -231,6 +236,9 @@ pub enum Versus {
     Pairs,
     /// How many of the first pool's dice beat the second pool's highest.
     Beats,
+    /// How many of the first pool's dice are left when each die of the second cancels
+    /// one showing the same face.
+    Cancel,
 }
 
 /// A syntax error: where, what was found and what was expected.
@@ -260,7 +268,7 @@ pub const NOTHING: &[&str] = &["blank", "miss", "none", "empty"];
 pub const KEYWORDS: &[&str] = &[
     "let", "in", "if", "then", "else", "explode", "again", "reroll", "once", "always", "keep",
     "drop", "highest", "lowest", "sum", "count", "maxset", "max", "min", "pairs", "beats", "ties",
-    "and", "or", "not", "repeat", "until", "do", "limit",
+    "cancel", "depth", "and", "or", "not", "repeat", "until", "do", "limit",
 ];
 
 #[derive(Clone, Debug, PartialEq)]
@@ -855,6 +863,17 @@ impl Parser {
             } else if self.is_word("again") {
                 self.next();
                 ModOf::Again(self.cond(true)?.unwrap_or(CondOf::Max))
+            } else if self.is_word("depth") {
+                self.next();
+                match self.next() {
+                    (Tok::Int(n), _) if n <= MAX_CHAIN as i64 => ModOf::Depth(n as u32),
+                    _ => {
+                        self.at -= 1;
+                        return Err(self.unexpected(&format!(
+                            "the most extra rolls of a chain, 0 to {MAX_CHAIN}"
+                        )));
+                    }
+                }
             } else if self.is_word("reroll") {
                 self.next();
                 let c = self.cond(false)?.unwrap_or(CondOf::Min);
@@ -961,19 +980,21 @@ impl Parser {
     }
 
     fn atom(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
-        if self.is_word("pairs") || self.is_word("beats") {
+        if self.is_word("pairs") || self.is_word("beats") || self.is_word("cancel") {
             let col = self.col();
             let kind = if self.is_word("pairs") {
                 Versus::Pairs
-            } else {
+            } else if self.is_word("beats") {
                 Versus::Beats
+            } else {
+                Versus::Cancel
             };
             self.next();
             self.expect_sym("(")?;
             let a = self.pool(depth + 1)?;
             self.expect_sym(",")?;
             let b = self.pool(depth + 1)?;
-            let ties = if self.is_sym(",") {
+            let ties = if self.is_sym(",") && kind != Versus::Cancel {
                 self.next();
                 self.expect_word("ties")?;
                 true
@@ -985,7 +1006,7 @@ impl Parser {
                 if !matches!(e, Expr::Pool { agg: None, .. }) {
                     return Err(SyntaxError {
                         col,
-                        message: "`pairs` and `beats` set two pools of dice against each other, e.g. pairs(3d6, 2d6)".into(),
+                        message: "`pairs`, `beats` and `cancel` set two pools of dice against each other, e.g. pairs(3d6, 2d6)".into(),
                     });
                 }
             }

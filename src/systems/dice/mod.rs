@@ -88,6 +88,8 @@ struct DiceTrial {
     vs: Option<Node>,
     lo: i64,
     states: usize,
+    /// Both sides plain pools: rolled without the thread's scratch.
+    pools: bool,
 }
 
 impl Trial for DiceTrial {
@@ -96,6 +98,13 @@ impl Trial for DiceTrial {
     }
     #[inline]
     fn sample(&self, rng: &mut Rng) -> usize {
+        if self.pools {
+            let mut v = program::sample_plain(&self.roll, rng);
+            if let Some(o) = &self.vs {
+                v -= program::sample_plain(o, rng);
+            }
+            return (v - self.lo).clamp(0, self.states as i64 - 1) as usize;
+        }
         // One scratch per thread: no allocation and no clearing per trial (every
         // slot is written before it is read).
         let v = SCRATCH.with(|cell| {
@@ -142,7 +151,7 @@ fn exact_of(sc: &Scenario, lo: i64, states: usize) -> (Result<Vec<f64>, String>,
 /// limit, or both (Monte Carlo cuts them at the same places).
 fn capped_note(capped: f64, unfinished: f64) -> String {
     let chains = format!(
-        "an explosion chain reached {} rolls and stopped there",
+        "an explosion chain reached its depth limit ({} rolls unless `depth N` says N + 1) and stopped there",
         program::DEPTH + 1
     );
     let rounds = "a `repeat` reached its limit of rounds unfinished";
@@ -321,6 +330,8 @@ pub fn compile(name: &str, sc: &Scenario) -> Compiled {
             vs: sc.vs.as_ref().map(|v| v.1.clone()),
             lo,
             states,
+            pools: program::is_plain(&sc.roll_node)
+                && sc.vs.as_ref().is_none_or(|v| program::is_plain(&v.1)),
         }),
         metrics,
         headline,

@@ -111,6 +111,130 @@ pub struct PoolSpec {
     /// Keep this many from this end (a drop is a keep of the rest).
     pub keep: Option<(End, u32)>,
     pub agg: Agg,
+    /// For Monte Carlo: the pool's plain dice rolled a few at a time, as one exactly
+    /// uniform draw over every way they can land, read through a table.
+    pub table: Option<Box<Tables>>,
+}
+
+/// Most entries of one table (its values as `i32`: within the first-level cache).
+const TABLE: u64 = 8192;
+
+/// One uniform draw over the `pow` ways `k` dice land (Lemire's multiply and reject),
+/// and what each way reads as.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    pow: u64,
+    reject: u64,
+    values: Vec<i32>,
+}
+
+impl Table {
+    #[inline(always)]
+    fn draw(&self, rng: &mut Rng) -> i64 {
+        loop {
+            let m = rng.next_u64() as u128 * self.pow as u128;
+            if (m as u64) >= self.reject {
+                return self.values[(m >> 64) as usize] as i64;
+            }
+        }
+    }
+}
+
+/// A pool as tables of whole chunks of its dice, read the way the pool is: a whole
+/// pool in one table (any read), or chunks combined (sum and count add, highest and
+/// lowest take the extreme).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tables {
+    /// Each table and how many times it is drawn.
+    parts: Vec<(Table, u32)>,
+    agg: Agg,
+}
+
+impl Tables {
+    #[inline]
+    fn sample(&self, rng: &mut Rng) -> i64 {
+        let mut acc = match self.agg {
+            Agg::Highest => i64::MIN,
+            Agg::Lowest => i64::MAX,
+            _ => 0,
+        };
+        for (t, times) in &self.parts {
+            for _ in 0..*times {
+                let v = t.draw(rng);
+                acc = match self.agg {
+                    Agg::Highest => acc.max(v),
+                    Agg::Lowest => acc.min(v),
+                    _ => acc + v,
+                };
+            }
+        }
+        acc
+    }
+}
+
+impl PoolSpec {
+    /// The spec with Monte Carlo tables, when its dice are one kind of plain die
+    /// (no explosion, reroll or `again`) and the values fit.
+    pub fn tabled(mut self) -> PoolSpec {
+        self.table = None;
+        let [(n, d)] = self.groups.as_slice() else {
+            return self;
+        };
+        let (n, s) = (*n, d.faces.len() as u64);
+        if n == 0 || s < 2 || d.explode.is_some() || d.reroll.is_some() || self.again.is_some() {
+            return self;
+        }
+        let mut k = 1u32;
+        while k < n && s.pow(k + 1) <= TABLE {
+            k += 1;
+        }
+        if s.pow(k) > TABLE {
+            return self;
+        }
+        let whole = k == n;
+        let chunked = matches!(
+            self.agg,
+            Agg::Sum | Agg::Count(_) | Agg::Highest | Agg::Lowest
+        ) && self.keep.is_none();
+        if !whole && !chunked {
+            return self;
+        }
+        let table = |k: u32| -> Option<Table> {
+            let pow = s.pow(k);
+            let mut values = Vec::with_capacity(pow as usize);
+            let mut dice = vec![0i64; k as usize];
+            for x in 0..pow {
+                let mut y = x;
+                for die in dice.iter_mut() {
+                    *die = d.faces[(y % s) as usize];
+                    y /= s;
+                }
+                dice.sort_unstable();
+                let keep = if whole { self.keep } else { None };
+                let v = read_sorted(&dice, keep, self.agg, d.lo(), d.hi());
+                values.push(i32::try_from(v).ok()?);
+            }
+            Some(Table {
+                pow,
+                reject: pow.wrapping_neg() % pow,
+                values,
+            })
+        };
+        let mut parts = Vec::new();
+        let Some(full) = table(k) else { return self };
+        parts.push((full, n / k));
+        if n % k > 0 {
+            let Some(rest) = table(n % k) else {
+                return self;
+            };
+            parts.push((rest, 1));
+        }
+        self.table = Some(Box::new(Tables {
+            parts,
+            agg: self.agg,
+        }));
+        self
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -226,11 +350,14 @@ fn bind_pool(spec: PoolSpec, offset: usize, body: Node, i: usize) -> Node {
         // Read one way only: a number variable, its distribution computed once (no
         // need to go through every roll of the pool).
         [(keep, agg)] => Node::Let(
-            Box::new(Node::Pool(Box::new(PoolSpec {
-                keep: *keep,
-                agg: *agg,
-                ..spec
-            }))),
+            Box::new(Node::Pool(Box::new(
+                PoolSpec {
+                    keep: *keep,
+                    agg: *agg,
+                    ..spec
+                }
+                .tabled(),
+            ))),
             Box::new(to_var(body, i)),
         ),
         _ => Node::LetPool {
@@ -407,6 +534,7 @@ impl Ctx<'_> {
             ModOf::Reroll(c, always) => ModOf::Reroll(self.cond(c, col)?, *always),
             ModOf::Keep(e, n) => ModOf::Keep(*e, *n),
             ModOf::Drop(e, n) => ModOf::Drop(*e, *n),
+            ModOf::Depth(n) => ModOf::Depth(*n),
         })
     }
 
@@ -481,6 +609,7 @@ impl Ctx<'_> {
                     }
                 }
                 Mod::Again(c) => again = Some(*c),
+                Mod::Depth(n) => specs.iter_mut().for_each(|(_, d)| d.depth = *n),
                 Mod::Keep(end, n) | Mod::Drop(end, n) => {
                     if keep.is_some() {
                         return Err(err("one `keep` or `drop` per pool".into()));
@@ -525,6 +654,7 @@ impl Ctx<'_> {
             again,
             keep,
             agg,
+            table: None,
         })
     }
 
@@ -664,7 +794,7 @@ impl Ctx<'_> {
                         return Ok(Node::Counted(Box::new(count), pools));
                     }
                 }
-                Node::Pool(Box::new(self.pool_spec(groups, mods, agg, *col)?))
+                Node::Pool(Box::new(self.pool_spec(groups, mods, agg, *col)?.tabled()))
             }
         })
     }
@@ -997,6 +1127,21 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
     }
 }
 
+/// Whether an expression is a number or a pool (no variables: no scratch needed).
+pub fn is_plain(n: &Node) -> bool {
+    matches!(n, Node::Num(_) | Node::Pool(_))
+}
+
+/// Roll a number or a pool ([`is_plain`]).
+#[inline]
+pub fn sample_plain(n: &Node, rng: &mut Rng) -> i64 {
+    match n {
+        Node::Num(v) => *v,
+        Node::Pool(p) => sample_pool(p, rng),
+        _ => 0,
+    }
+}
+
 /// Roll a pool variable's dice into the scratch at `offset`, sorted.
 fn roll_pool_var(spec: &PoolSpec, offset: usize, rng: &mut Rng, s: &mut Scratch) {
     let mut k = offset;
@@ -1086,10 +1231,31 @@ pub fn versus(kind: Versus, a: &[i64], b: &[i64], ties: bool) -> i64 {
             None => a.len() as i64,
             Some(&top) => a.iter().filter(|&&x| wins(x, top)).count() as i64,
         },
+        Versus::Cancel => {
+            // Both sorted: walk them together, a match removing one die of each.
+            let (mut i, mut j, mut left) = (0, 0, 0);
+            while i < a.len() && j < b.len() {
+                match a[i].cmp(&b[j]) {
+                    std::cmp::Ordering::Equal => {
+                        i += 1;
+                        j += 1;
+                    }
+                    std::cmp::Ordering::Less => {
+                        left += 1;
+                        i += 1;
+                    }
+                    std::cmp::Ordering::Greater => j += 1,
+                }
+            }
+            left + (a.len() - i) as i64
+        }
     }
 }
 
 fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
+    if let Some(t) = &p.table {
+        return t.sample(rng);
+    }
     if let Some(c) = p.again {
         // Each die, and each die it adds, read as it lands.
         let mut acc = 0;
@@ -1242,7 +1408,7 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             };
             match kind {
                 Versus::Pairs => (0, n(a).min(n(b))),
-                Versus::Beats => (0, n(a)),
+                Versus::Beats | Versus::Cancel => (0, n(a)),
             }
         }
         Node::Let(bound, body) => {
@@ -1288,7 +1454,8 @@ fn pool_bounds(p: &PoolSpec) -> (i64, i64) {
         (lo + extra * lo.min(0), hi + extra * hi.max(0))
     };
     let n: i64 = p.groups.iter().map(|(n, _)| *n as i64).sum();
-    let chain = p.again.map_or(1, |_| DEPTH as i64 + 1);
+    let deepest = p.groups.iter().map(|(_, d)| d.depth).max().unwrap_or(0);
+    let chain = p.again.map_or(1, |_| deepest as i64 + 1);
     match p.agg {
         Agg::Count(_) => (0, n * chain),
         Agg::MaxSet => (0, n),

@@ -846,3 +846,20 @@ fn tabled_pools_roll_as_die_by_die() {
         assert_agrees(&c, &["value"], 300_000, 40 + i as u64);
     }
 }
+
+#[test]
+fn ten_again_with_ones_cancelling_is_one_line() {
+    // The first roll read three ways; each of its 10s adds a die that is itself
+    // 10-again (a rolled dice count). By hand: 5 dice give 2 successes and 0.5 ones on
+    // average; each added die x = 0.4 + 0.1 x successes, x = 4/9, and there are 0.5 of
+    // them: 2 - 0.5 + 2/9 = 31/18 (less a chain of 21 tens, about 1e-22).
+    let c = compile(
+        "let p = 5d10 in p count >= 7 - p count 1 + (p count 10)d10 again 10 count >= 7",
+        None,
+    );
+    let mean: f64 = dist(&c).iter().map(|(v, p)| *v as f64 * p).sum();
+    assert!((mean - 31.0 / 18.0).abs() < 1e-12, "{mean}");
+    // Every success cancelled: P(value = -5) = P(five 1s) = 1e-5.
+    assert!((dist(&c)[&-5] - 1e-5).abs() < 1e-17);
+    assert_agrees(&c, &["value"], 300_000, 27);
+}

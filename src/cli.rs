@@ -3,17 +3,41 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// A count as designers write it: `1000000`, `1_000_000`, `1,000,000` or `1e6`.
+fn count(text: &str) -> Result<u64, String> {
+    let t: String = text.chars().filter(|c| !matches!(c, '_' | ',')).collect();
+    let n = t
+        .parse::<u64>()
+        .ok()
+        .or_else(|| {
+            let f: f64 = t.parse().ok()?;
+            (f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f <= u64::MAX as f64)
+                .then_some(f as u64)
+        })
+        .ok_or_else(|| {
+            format!(
+                "expected a whole number of trials, e.g. 1000000, 1_000_000 or 1e6; found `{text}`"
+            )
+        })?;
+    if n == 0 {
+        return Err(format!("expected at least 1 trial; found `{text}`"));
+    }
+    Ok(n)
+}
+
 /// Monte Carlo and exact probabilities for tabletop dice games.
 ///
-/// Without a command, runs every shipped config (configs/*.toml) into reports/ with a
-/// fixed seed and prints a one-line summary per scenario.
+/// Without a command, runs every shipped config (./configs/*.toml; where there is no
+/// ./configs folder, the configs of the source tree this binary was built from) into
+/// ./reports/ with a fixed seed (about 40 MB of tables and charts, and a gallery at
+/// reports/index.html), and prints a one-line summary per scenario.
 #[derive(Parser, Debug)]
 #[command(name = "rollsim", version, about, long_about)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Trials per scenario for the default run [default: 10000000]
-    #[arg(short = 'n', long, global = false, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Trials per scenario for the default run, e.g. 1e6 [default: each config's [run] trials, else 10000000]
+    #[arg(short = 'n', long, global = false, value_parser = count, allow_negative_numbers = true)]
     pub trials: Option<u64>,
     /// Worker threads [default: one per core]
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
@@ -55,7 +79,7 @@ pub struct RollArgs {
     #[arg(long, value_name = "EXPR")]
     pub vs: Option<String>,
     /// Trials [default: 1000000]
-    #[arg(short = 'n', long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'n', long, value_parser = count, allow_negative_numbers = true)]
     pub trials: Option<u64>,
     /// Master seed [default: 2026]
     #[arg(long)]
@@ -70,7 +94,13 @@ pub struct RollArgs {
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Table formats written (comma-separated)
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "csv")]
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        value_delimiter = ',',
+        default_value = "csv"
+    )]
     pub format: Vec<FormatArg>,
     /// Skip the PNG charts
     #[arg(long)]
@@ -89,7 +119,7 @@ pub struct OverlayArgs {
     #[arg(short, long)]
     pub metric: Option<String>,
     /// Trials per entry [default: each config's [run] trials, else 10000000]
-    #[arg(short = 'n', long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'n', long, value_parser = count, allow_negative_numbers = true)]
     pub trials: Option<u64>,
     /// Master seed [default: each config's, else 2026]
     #[arg(long)]
@@ -126,7 +156,7 @@ pub struct BalanceArgs {
     #[arg(short, long, value_name = "METRIC[=VALUES]")]
     pub metric: Option<String>,
     /// Trials per point [default: the config's [run] trials, else 10000000]
-    #[arg(short = 'n', long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'n', long, value_parser = count, allow_negative_numbers = true)]
     pub trials: Option<u64>,
     /// Exact distributions only, no Monte Carlo (fast; every shipped scenario has one)
     #[arg(long)]
@@ -159,7 +189,7 @@ pub struct CompareArgs {
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub defenders: Vec<String>,
     /// `fixed`: the response the scenario names; `best`: in each cell the defender picks the response (Slamback or Dodge, a reaction, a decision table's choice) worst for the attacker, named in the cell
-    #[arg(long, value_enum, default_value = "fixed")]
+    #[arg(long, value_enum, ignore_case = true, default_value = "fixed")]
     pub response: ResponseArg,
 }
 
@@ -198,7 +228,7 @@ pub struct RunArgs {
     #[arg(short, long = "scenario", value_name = "NAME", value_delimiter = ',')]
     pub scenarios: Vec<String>,
     /// Trials per scenario [default: the config's [run] trials, else 10000000]
-    #[arg(short = 'n', long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'n', long, value_parser = count, allow_negative_numbers = true)]
     pub trials: Option<u64>,
     /// Master seed: same seed, same numbers, for any thread count [default: the config's, else 2026]
     #[arg(long)]
@@ -210,16 +240,25 @@ pub struct RunArgs {
     #[arg(long, value_name = "EPS", conflicts_with = "trials")]
     pub precision: Option<f64>,
     /// Cap on trials per scenario under --precision
-    #[arg(long, default_value_t = 1_000_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value = "1_000_000_000", value_parser = count, allow_negative_numbers = true)]
     pub max_trials: u64,
-    /// Output directory [default: reports/<config name>]
+    /// Output directory; `-` writes the distribution table (in the first --format) to standard output instead, no files [default: reports/<config name>]
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Override a config value for this run, e.g. --set units.orc.strength=2 (repeatable)
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Exact distributions only, no Monte Carlo (every probability is the exact one; fast)
+    #[arg(long, conflicts_with_all = ["precision", "shard"])]
+    pub exact_only: bool,
     /// Table formats (comma-separated); md prints Markdown tables to stdout
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "csv,md")]
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        value_delimiter = ',',
+        default_value = "csv,md"
+    )]
     pub format: Vec<FormatArg>,
     /// Skip the PNG charts
     #[arg(long)]
@@ -241,7 +280,13 @@ pub struct MergeArgs {
     #[arg(short, long, value_name = "DIR")]
     pub out: PathBuf,
     /// Table formats (comma-separated); md prints Markdown tables to stdout
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "csv,md")]
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        value_delimiter = ',',
+        default_value = "csv,md"
+    )]
     pub format: Vec<FormatArg>,
     /// Skip the PNG charts
     #[arg(long)]

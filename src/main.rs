@@ -119,6 +119,7 @@ fn run(cli: Cli) -> Result<String, AppError> {
             o.formats = a.format.into_iter().map(format).collect();
             o.plots = !a.no_plots;
             o.quiet = a.quiet;
+            o.exact_only = a.exact_only;
             match a.shard {
                 Some(s) => rollsim::app::shard::run(&o, rollsim::app::shard::parse_shard(&s)?),
                 None => app::run(&o),

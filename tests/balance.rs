@@ -88,7 +88,8 @@ fn sweep_points_match_their_exact_values() {
         .unwrap();
         let direct =
             rollsim::balance::exact_value(&cfg.compile(sc).unwrap(), &Pick::Headline).unwrap();
-        assert!((direct - exact).abs() < 1e-15);
+        // (Tables keep 13 significant digits.)
+        assert!((direct - exact).abs() < 1e-12);
     }
     // Better strength (a lower target) never lowers P(slammer wins).
     let exact = |c: &rollsim::balance::Slot| c.as_ref().unwrap().exact.unwrap();

@@ -11,7 +11,7 @@ fn rollsim() -> Command {
 
 const CONTRACT_DIST: &str = "scenario,metric,value,count,trials,probability,ci_low,ci_high,exact";
 const CONTRACT_SUMMARY: &str =
-    "scenario,metric,mean,mean_ci_low,mean_ci_high,exact_mean,trials,seed";
+    "scenario,metric,mean,mean_ci_low,mean_ci_high,exact_mean,trials,seed,outcomes";
 
 #[test]
 fn run_writes_every_format_and_chart() {

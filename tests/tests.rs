@@ -11,6 +11,7 @@ mod dozen_rules;
 mod fuzz;
 mod hostile;
 mod layers;
+mod outputs;
 mod readme;
 mod reliability;
 mod rush_rules;

@@ -42,6 +42,8 @@ pub struct RunOptions {
     pub formats: Vec<Format>,
     pub plots: bool,
     pub quiet: bool,
+    /// Exact distributions only: no Monte Carlo.
+    pub exact_only: bool,
 }
 
 impl RunOptions {
@@ -59,8 +61,14 @@ impl RunOptions {
             formats: vec![Format::Csv, Format::Md],
             plots: true,
             quiet: false,
+            exact_only: false,
         }
     }
+}
+
+/// `-o -`: the tables go to standard output, not to a folder.
+pub fn to_stdout(out: &Option<PathBuf>) -> bool {
+    out.as_deref() == Some(Path::new("-"))
 }
 
 /// Check the scenario selection against the config; empty = all, in file order. A
@@ -137,8 +145,24 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
         .unwrap_or("config")
         .to_string();
     let mut results = Vec::new();
+    let batch =
+        !opts.exact_only && names.len() > 1 && !opts.quiet && !crate::sim::progress::batch_active();
+    if batch {
+        crate::sim::progress::begin_batch(names.len());
+    }
     for name in &names {
         let c = crate::balance::compile(&cfg, name)?;
+        if opts.exact_only {
+            stop_check()?;
+            if c.exact.is_none() {
+                return Err(AppError::BadOption(format!(
+                    "--exact-only: scenario `{name}` has no exact distribution ({}); run it without --exact-only",
+                    c.description
+                )));
+            }
+            results.push(report::summarize_exact(&c, seed, &stem, cfg.system_name()));
+            continue;
+        }
         let hist = pool.install(|| simulate(&c, seed, budget, opts.quiet, &STOP))?;
         let mut r = report::summarize(&c, &hist, seed, &stem, cfg.system_name());
         if let Budget::Precision { eps, max_trials } = budget {
@@ -155,6 +179,9 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
             }
         }
         results.push(r);
+    }
+    if batch {
+        crate::sim::progress::end_batch();
     }
     Ok(RunOutput {
         title: cfg.title.clone(),
@@ -180,6 +207,11 @@ pub fn write_reports(
     let mut written = Vec::new();
     let mut dist = frame::distribution(results)?;
     let mut summ = frame::summary(results)?;
+    let mut head = frame::headline(results)?;
+    let mut profiles = report::profiles(results)
+        .into_iter()
+        .map(|(name, members)| Ok((name, frame::profile(&members)?)))
+        .collect::<Result<Vec<_>, frame::FrameError>>()?;
     let decisions = report::decision_rows(results);
     let mut dec = frame::decisions(&decisions)?;
     let check = stop_check;
@@ -191,7 +223,11 @@ pub fn write_reports(
             Format::Json => ("json", report::json::write),
             Format::Md => continue,
         };
-        for (df, stem) in [(&mut dist, "distribution"), (&mut summ, "summary")] {
+        for (df, stem) in [
+            (&mut dist, "distribution"),
+            (&mut summ, "summary"),
+            (&mut head, "headline"),
+        ] {
             let p = dir.join(format!("{stem}.{ext}"));
             write(df, &p)?;
             written.push(p);
@@ -199,6 +235,11 @@ pub fn write_reports(
         if !decisions.is_empty() {
             let p = dir.join(format!("decisions.{ext}"));
             write(&mut dec, &p)?;
+            written.push(p);
+        }
+        for (name, df) in &mut profiles {
+            let p = dir.join(format!("profile-{name}.{ext}"));
+            write(df, &p)?;
             written.push(p);
         }
     }
@@ -248,6 +289,9 @@ pub fn stop_check() -> Result<(), AppError> {
 /// `rollsim run`: returns the Markdown printed to stdout (empty without `md`). The
 /// output folder is locked for the whole run and replaced as a whole at the end.
 pub fn run(opts: &RunOptions) -> Result<String, AppError> {
+    if to_stdout(&opts.out) {
+        return run_to_stdout(opts);
+    }
     let target = opts
         .out
         .clone()
@@ -256,21 +300,85 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     config::load(&opts.config, &opts.sets)?;
     let stage = Staging::begin(&target)?;
     let out = compute(opts)?;
-    write_reports(&out.results, stage.dir(), &opts.formats, opts.plots)?;
+    let written = write_reports(&out.results, stage.dir(), &opts.formats, opts.plots)?;
     stop_check()?;
     stage.commit()?;
+    eprintln!("{}", wrote_line(&written, &target));
     Ok(if opts.formats.contains(&Format::Md) {
-        let title = if out.title.is_empty() {
-            String::new()
-        } else {
-            format!("## {}\n\n", out.title)
-        };
-        title
-            + &markdown::full(&out.results)
-            + &markdown::decisions(&report::decision_rows(&out.results))
+        markdown_report(&out)
     } else {
         String::new()
     })
+}
+
+/// What `run` prints as Markdown: every scenario's tables, one compact table per
+/// profile and per decision.
+fn markdown_report(out: &RunOutput) -> String {
+    let title = if out.title.is_empty() {
+        String::new()
+    } else {
+        format!("## {}\n\n", out.title)
+    };
+    title
+        + &markdown::full(&out.results)
+        + &markdown::profiles(&out.results)
+        + &markdown::decisions(&report::decision_rows(&out.results))
+}
+
+/// The one line a run ends with: how many tables and charts, and where.
+pub fn wrote_line(written: &[PathBuf], dir: &Path) -> String {
+    let charts = written
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "png" || e == "svg"))
+        .count();
+    let tables = written.len() - charts;
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    format!(
+        "wrote {} and {} to {}",
+        plural(tables, "table", "tables"),
+        plural(charts, "chart", "charts"),
+        dir.display()
+    )
+}
+
+/// `run -o -`: the distribution table in the first table format (or the Markdown
+/// report for `md` alone) on standard output; no files, no charts.
+fn run_to_stdout(opts: &RunOptions) -> Result<String, AppError> {
+    let out = compute(opts)?;
+    let format = opts
+        .formats
+        .iter()
+        .copied()
+        .find(|f| *f != Format::Md)
+        .unwrap_or(Format::Md);
+    let text = match format {
+        Format::Md => markdown_report(&out),
+        Format::Parquet => {
+            return Err(AppError::BadOption(
+                "-o - streams text: parquet is binary, write it to a folder (-o DIR) or choose --format csv or json".into(),
+            ))
+        }
+        Format::Csv | Format::Json => {
+            let dir = std::env::temp_dir().join(format!("rollsim-stdout-{}", std::process::id()));
+            let written = write_reports(&out.results, &dir, &[format], false);
+            let text = written.and_then(|files| {
+                std::fs::read_to_string(&files[0])
+                    .map_err(|e| AppError::from(WriteError::io(&files[0], e)))
+            });
+            let _ = std::fs::remove_dir_all(&dir);
+            text?
+        }
+    };
+    eprintln!(
+        "wrote the {} to standard output",
+        match format {
+            Format::Md => "Markdown report",
+            Format::Json => "distribution table (JSON)",
+            _ => "distribution table (CSV)",
+        }
+    );
+    Ok(text)
 }
 
 /// `rollsim list`: one scenario per line, its name first, then a tab and what it is.
@@ -367,6 +475,22 @@ pub fn run_all(
 ) -> Result<String, AppError> {
     let mut all = Vec::new();
     let mut outputs = Vec::new();
+    if !Path::new("configs").is_dir() {
+        // Outside the repository: say what is about to be written, and where from.
+        eprintln!(
+            "no configs/ folder here: running the shipped configs of {} into ./reports/",
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("configs")
+                .display()
+        );
+    }
+    if !quiet {
+        let mut total = 0;
+        for cfg in shipped_configs()? {
+            total += config::load(&cfg, &[])?.scenario_names().len();
+        }
+        crate::sim::progress::begin_batch(total);
+    }
     for cfg in shipped_configs()? {
         let mut opts = RunOptions::new(&cfg);
         opts.quiet = quiet;
@@ -376,6 +500,7 @@ pub fn run_all(
         let out = compute(&opts)?;
         outputs.push(out);
     }
+    crate::sim::progress::end_batch();
     let mut dirs = Vec::new();
     let mut sections = Vec::new();
     let pool = thread_pool(threads)?;

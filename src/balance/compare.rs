@@ -30,6 +30,20 @@ fn axis(source: &Source, role: &Role, chosen: &[String]) -> Result<Axis, AppErro
     let entries = ids
         .into_iter()
         .map(|id| {
+            // An id as written, else one letter case apart or the entry's display name
+            // (`Orc`, `human guard`), when that names one entry only.
+            let loose: Vec<&String> = all
+                .iter()
+                .filter(|a| {
+                    a.eq_ignore_ascii_case(&id)
+                        || source.display(&role.table, a).eq_ignore_ascii_case(&id)
+                        || a.replace('_', " ").eq_ignore_ascii_case(&id)
+                })
+                .collect();
+            let id = match (all.contains(&id), loose.as_slice()) {
+                (false, [one]) => (*one).clone(),
+                _ => id,
+            };
             if all.contains(&id) {
                 Ok((id.clone(), source.display(&role.table, &id)))
             } else {

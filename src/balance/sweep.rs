@@ -74,7 +74,8 @@ pub fn parse(source: &Source, scenario: &str, s: &str) -> Result<Vary, AppError>
     }
     let roles = source.roles(scenario)?;
     let (first, rest) = key.split_once('.').unwrap_or((&key, ""));
-    let (side, path) = match roles.iter().find(|r| r.key == first) {
+    // Role names are the config's own words: `Attacker.strength` is `attacker.strength`.
+    let (side, path) = match roles.iter().find(|r| r.key.eq_ignore_ascii_case(first)) {
         Some(r) if !rest.is_empty() => (Some((r.clone(), rest.to_string())), String::new()),
         _ if !key.contains('.') => (None, format!("scenarios.{scenario}.{key}")),
         _ => (None, key.clone()),

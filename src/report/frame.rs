@@ -49,8 +49,9 @@ pub fn distribution(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
     )
 }
 
-/// `scenario,metric,mean,mean_ci_low,mean_ci_high,exact_mean,trials,seed`; categorical
-/// metrics have no mean and leave those cells empty.
+/// `scenario,metric,mean,mean_ci_low,mean_ci_high,exact_mean,trials,seed,outcomes`;
+/// categorical metrics have no mean and leave those cells empty, and give each
+/// outcome's probability in `outcomes` (`win: 0.4512 (exact 0.4508); ...`).
 pub fn summary(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
     let mut scenario = Vec::new();
     let mut metric = Vec::new();
@@ -60,8 +61,20 @@ pub fn summary(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
     let mut exact_mean: Vec<Option<f64>> = Vec::new();
     let mut trials = Vec::new();
     let mut seed = Vec::new();
+    let mut outcomes: Vec<Option<String>> = Vec::new();
     for r in results {
         for m in &r.metrics {
+            // A categorical metric has no mean: its outcomes' probabilities instead.
+            outcomes.push((!m.numeric).then(|| {
+                m.rows
+                    .iter()
+                    .map(|v| match v.exact {
+                        Some(e) => format!("{}: {:.4} (exact {:.4})", v.label, v.probability, e),
+                        None => format!("{}: {:.4}", v.label, v.probability),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            }));
             scenario.push(r.name.clone());
             metric.push(m.name.clone());
             mean.push(m.mean);
@@ -81,7 +94,62 @@ pub fn summary(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
         "exact_mean" => exact_mean,
         "trials" => trials,
         "seed" => seed,
+        "outcomes" => outcomes,
     )
+}
+
+/// `scenario,headline,probability,ci_low,ci_high,exact,trials,seed,description`: one
+/// row per scenario, its headline number (what `rollsim` prints and the gallery leads
+/// with).
+pub fn headline(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
+    df!(
+        "scenario" => results.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),
+        "headline" => results.iter().map(|r| r.headline.label.clone()).collect::<Vec<_>>(),
+        "probability" => results.iter().map(|r| r.headline.probability).collect::<Vec<_>>(),
+        "ci_low" => results.iter().map(|r| r.headline.ci_low).collect::<Vec<_>>(),
+        "ci_high" => results.iter().map(|r| r.headline.ci_high).collect::<Vec<_>>(),
+        "exact" => results.iter().map(|r| r.headline.exact).collect::<Vec<_>>(),
+        "trials" => results.iter().map(|r| r.trials).collect::<Vec<_>>(),
+        "seed" => results.iter().map(|r| r.seed).collect::<Vec<_>>(),
+        "description" => results.iter().map(|r| r.description.clone()).collect::<Vec<_>>(),
+    )
+}
+
+/// One profile as a compact table: a row per point (`x_desc`), a column per series with
+/// the headline probability, and one with its exact value.
+pub fn profile(members: &[&ScenarioResult]) -> PolarsResult<DataFrame> {
+    let (xs, series) = super::profile_axes(members);
+    let x_desc = members
+        .first()
+        .and_then(|r| r.group.as_ref())
+        .map(|g| g.x_desc.clone())
+        .unwrap_or_else(|| "x".into());
+    let mut cols = vec![Column::new(x_desc.into(), xs.clone())];
+    for s in &series {
+        let cell = |x: f64| {
+            members
+                .iter()
+                .find(|r| r.group.as_ref().is_some_and(|g| g.series == *s && g.x == x))
+        };
+        let name = if s.is_empty() {
+            "probability".to_string()
+        } else {
+            s.clone()
+        };
+        cols.push(Column::new(
+            name.clone().into(),
+            xs.iter()
+                .map(|&x| cell(x).map(|r| r.headline.probability))
+                .collect::<Vec<_>>(),
+        ));
+        cols.push(Column::new(
+            format!("{name} exact").into(),
+            xs.iter()
+                .map(|&x| cell(x).and_then(|r| r.headline.exact))
+                .collect::<Vec<_>>(),
+        ));
+    }
+    DataFrame::new(xs.len(), cols)
 }
 
 /// `decision,choice,scenario,quantity,estimate,ci_low,ci_high,exact`: the decision

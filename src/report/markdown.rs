@@ -118,17 +118,77 @@ pub fn headlines(results: &[ScenarioResult]) -> String {
 /// In a long table, values below this probability (Monte Carlo and exact) are folded.
 const FOLD_BELOW: f64 = 5e-4;
 
-/// Every metric of every scenario as its own table.
+/// Each profile as one compact table: a row per point, a column per series (Monte
+/// Carlo, then exact in brackets) of the members' headline.
+pub fn profiles(results: &[ScenarioResult]) -> String {
+    let mut s = String::new();
+    for (name, members) in super::profiles(results) {
+        let (xs, series) = super::profile_axes(&members);
+        let g = members[0].group.as_ref().expect("a profile member");
+        let _ = writeln!(s, "### {name}\n");
+        let _ = writeln!(
+            s,
+            "{}: {} ({} points; each point's full tables are in the CSV){}\n",
+            g.label,
+            members[0].headline.label,
+            members.len(),
+            if members[0].trials == 0 {
+                ", exact"
+            } else {
+                "; Monte Carlo (exact)"
+            }
+        );
+        let mut t = Table::new(std::iter::once((g.x_desc.clone(), Align::Left)).chain(
+            series.iter().map(|s| {
+                (
+                    if s.is_empty() {
+                        members[0].headline.label.clone()
+                    } else {
+                        s.clone()
+                    },
+                    Align::Right,
+                )
+            }),
+        ));
+        for x in xs {
+            let cells = series.iter().map(|ser| {
+                members
+                    .iter()
+                    .find(|r| {
+                        r.group
+                            .as_ref()
+                            .is_some_and(|g| g.series == *ser && g.x == x)
+                    })
+                    .map(|r| match r.headline.exact {
+                        Some(e) if r.trials == 0 => pct(e),
+                        Some(e) => format!("{} ({})", pct(r.headline.probability), pct(e)),
+                        None => pct(r.headline.probability),
+                    })
+                    .unwrap_or_default()
+            });
+            t.row(std::iter::once(format!("{x}")).chain(cells));
+        }
+        s.push_str(&t.render());
+        s.push('\n');
+    }
+    s
+}
+
+/// Every metric of every scenario as its own table; the members of a profile or of a
+/// decision table are left to [`profiles`] and [`decisions`].
 pub fn full(results: &[ScenarioResult]) -> String {
     let mut s = String::new();
-    for r in results {
+    for r in results.iter().filter(|r| r.group.is_none()) {
         let _ = writeln!(s, "### {}\n", r.name);
         let _ = writeln!(
             s,
-            "{}  \n{} trials, seed {}{}\n",
+            "{}  \n{}{}\n",
             r.description,
-            thousands(r.trials),
-            r.seed,
+            if r.trials == 0 {
+                "exact only (no Monte Carlo)".to_string()
+            } else {
+                format!("{} trials, seed {}", thousands(r.trials), r.seed)
+            },
             if r.capped_mass > 0.0 {
                 format!(", {} {:.1e}", r.capped_note, r.capped_mass)
             } else {

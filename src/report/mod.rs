@@ -116,6 +116,20 @@ impl ScenarioResult {
     }
 }
 
+/// An exact probability as printed: within [0, 1] and without float rounding noise
+/// (`1.0000000000000002` is 1), kept to 13 significant digits.
+pub fn tidy_probability(p: f64) -> f64 {
+    tidy(p.clamp(0.0, 1.0))
+}
+
+/// An exact value to 13 significant digits: sums of many small terms end in noise.
+pub fn tidy(x: f64) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    format!("{x:.12e}").parse().unwrap_or(x)
+}
+
 /// Metrics with more values than this lose their zero tail like numeric ones.
 pub const LONG_METRIC: usize = 25;
 
@@ -143,7 +157,7 @@ pub fn summarize(
                 .enumerate()
                 .map(|(v, &k)| {
                     let (lo, hi) = wilson(k, n, z);
-                    let ex = exact.as_ref().map(|e| e[v]);
+                    let ex = exact.as_ref().map(|e| tidy_probability(e[v]));
                     ValueRow {
                         label: m.labels[v].clone(),
                         count: k,
@@ -176,10 +190,12 @@ pub fn summarize(
                 let values: Vec<f64> = (0..counts.len()).map(|v| m.value(v)).collect();
                 let (mean, sd) = mean_sd(&values, &counts);
                 let ex_mean = exact.as_ref().map(|e| {
-                    e.iter()
-                        .enumerate()
-                        .map(|(v, p)| m.value(v) * p)
-                        .sum::<f64>()
+                    tidy(
+                        e.iter()
+                            .enumerate()
+                            .map(|(v, p)| m.value(v) * p)
+                            .sum::<f64>(),
+                    )
                 });
                 let mz = exact.as_ref().map(|e| z_mean(mean, n, &values, e));
                 (Some(mean), Some(mean_ci(mean, sd, n, z)), ex_mean, mz)
@@ -206,7 +222,7 @@ pub fn summarize(
     let (lo, hi) = wilson(k, n, z);
     let exact = c.exact.as_ref().map(|e| {
         let p = c.metrics[h.metric].project_f64(e);
-        h.values.iter().map(|&v| p[v]).sum()
+        tidy_probability(h.values.iter().map(|&v| p[v]).sum())
     });
     ScenarioResult {
         config: config.into(),
@@ -232,6 +248,66 @@ pub fn summarize(
         group: c.group.clone(),
         note: None,
     }
+}
+
+/// A profile's points and series, in order: the distinct `x` values, ascending, and the
+/// series names as first met.
+pub fn profile_axes(members: &[&ScenarioResult]) -> (Vec<f64>, Vec<String>) {
+    let mut xs: Vec<f64> = Vec::new();
+    let mut series: Vec<String> = Vec::new();
+    for g in members.iter().filter_map(|r| r.group.as_ref()) {
+        if !xs.contains(&g.x) {
+            xs.push(g.x);
+        }
+        if !series.contains(&g.series) {
+            series.push(g.series.clone());
+        }
+    }
+    xs.sort_by(|a, b| a.total_cmp(b));
+    (xs, series)
+}
+
+/// The profiles (groups that are not decision tables) among `results`, in order.
+pub fn profiles(results: &[ScenarioResult]) -> Vec<(String, Vec<&ScenarioResult>)> {
+    let mut out: Vec<(String, Vec<&ScenarioResult>)> = Vec::new();
+    for r in results {
+        let Some(g) = r.group.as_ref().filter(|g| !g.choice) else {
+            continue;
+        };
+        match out.iter_mut().find(|(n, _)| *n == g.name) {
+            Some((_, v)) => v.push(r),
+            None => out.push((g.name.clone(), vec![r])),
+        }
+    }
+    out
+}
+
+/// A scenario's results from its exact distribution alone (`--exact-only`): every
+/// probability and mean is the exact one, with no interval, and `trials` is 0.
+pub fn summarize_exact(c: &Compiled, seed: u64, config: &str, system: &str) -> ScenarioResult {
+    let states = c.trial.states();
+    let hist = Histogram {
+        counts: vec![0; states],
+        trials: 0,
+    };
+    let mut r = summarize(c, &hist, seed, config, system);
+    for m in &mut r.metrics {
+        for v in &mut m.rows {
+            let p = v.exact.unwrap_or(0.0);
+            (v.probability, v.ci_low, v.ci_high, v.z) = (p, p, p, None);
+        }
+        if let Some(e) = m.exact_mean {
+            (m.mean, m.mean_ci, m.mean_z) = (Some(e), Some((e, e)), None);
+        }
+        m.max_abs_z = None;
+    }
+    let e = r.headline.exact.unwrap_or(0.0);
+    (
+        r.headline.probability,
+        r.headline.ci_low,
+        r.headline.ci_high,
+    ) = (e, e, e);
+    r
 }
 
 /// One cell of a decision table: a quantity (an expected count, or the probability of a

@@ -6,7 +6,7 @@
 //! one seed yields bit-identical results with 1, 2 or 16 threads. Memory is one
 //! histogram per worker, whatever the trial count.
 
-mod progress;
+pub mod progress;
 
 pub use progress::Progress;
 

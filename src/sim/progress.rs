@@ -9,8 +9,74 @@ use std::time::{Duration, Instant};
 
 const SHOW_AFTER: Duration = Duration::from_secs(1);
 
+/// A run of many scenarios (`rollsim`, `rollsim run`): when it started, how many
+/// scenarios it has and how many are done, so that each bar says "scenario k of N" and
+/// how long the whole run has left.
+struct Batch {
+    start: Instant,
+    total: usize,
+    done: usize,
+}
+
+static BATCH: std::sync::Mutex<Option<Batch>> = std::sync::Mutex::new(None);
+
+/// `ROLLSIM_PROGRESS=lines`: a plain line per scenario even where stderr is not a
+/// terminal (logs, tests).
+fn lines_forced() -> bool {
+    std::env::var("ROLLSIM_PROGRESS").is_ok_and(|v| v == "lines")
+}
+
+/// Start counting a run of `total` scenarios.
+pub fn begin_batch(total: usize) {
+    if let Ok(mut b) = BATCH.lock() {
+        *b = Some(Batch {
+            start: Instant::now(),
+            total,
+            done: 0,
+        });
+    }
+}
+
+/// Whether a run of scenarios is being counted (a config inside `rollsim`'s run of all).
+pub fn batch_active() -> bool {
+    BATCH.lock().map(|b| b.is_some()).unwrap_or(false)
+}
+
+/// The run of scenarios is over.
+pub fn end_batch() {
+    if let Ok(mut b) = BATCH.lock() {
+        *b = None;
+    }
+}
+
+/// "scenario k of N, about T left in all", from the average time per scenario so far.
+pub fn batch_status(k: usize, total: usize, elapsed: f64) -> String {
+    let per = if k > 1 { elapsed / (k - 1) as f64 } else { 0.0 };
+    let left = per * (total + 1 - k) as f64;
+    if k > 1 {
+        format!(
+            "scenario {k} of {total}, about {} left in all",
+            seconds(left)
+        )
+    } else {
+        format!("scenario {k} of {total}")
+    }
+}
+
+/// Seconds as a designer reads them: `45s`, `3 min 5s`.
+fn seconds(s: f64) -> String {
+    let s = s.ceil() as u64;
+    if s < 60 {
+        format!("{s}s")
+    } else {
+        format!("{} min {}s", s / 60, s % 60)
+    }
+}
+
 pub struct Progress {
     enabled: bool,
+    /// This scenario's place in a run of many: (k, N, seconds since the run began).
+    batch: Option<(usize, usize, f64)>,
     label: String,
     start: Instant,
     done: AtomicU64,
@@ -22,7 +88,20 @@ impl Progress {
     /// A bar for `label` that shows itself if the run outlasts a second, stderr is a
     /// terminal and `quiet` is off.
     pub fn new(label: &str, quiet: bool) -> Self {
+        let batch = (!quiet && !label.is_empty())
+            .then(|| BATCH.lock().ok())
+            .flatten()
+            .and_then(|mut b| {
+                b.as_mut().map(|b| {
+                    b.done += 1;
+                    (b.done, b.total, b.start.elapsed().as_secs_f64())
+                })
+            });
+        if let (Some((k, n, t)), true) = (batch, lines_forced() && !quiet) {
+            eprintln!("{label}: {}", batch_status(k, n, t));
+        }
         Progress {
+            batch,
             enabled: !quiet && std::io::stderr().is_terminal(),
             label: label.to_string(),
             start: Instant::now(),
@@ -46,7 +125,14 @@ impl Progress {
     /// Called by workers after each chunk.
     pub fn advance(&self, trials: u64) {
         let done = self.done.fetch_add(trials, Ordering::Relaxed) + trials;
-        if !self.enabled || self.start.elapsed() < SHOW_AFTER {
+        // In a run of many scenarios every scenario shows its line: the terminal
+        // is never blank; a single scenario waits a second first.
+        let wait = if self.batch.is_some() {
+            Duration::ZERO
+        } else {
+            SHOW_AFTER
+        };
+        if !self.enabled || self.start.elapsed() < wait {
             return;
         }
         let bar = self.bar.get_or_init(|| {
@@ -68,7 +154,15 @@ impl Progress {
         let secs = self.start.elapsed().as_secs_f64();
         let rate = done as f64 / secs;
         let left = self.total.load(Ordering::Relaxed).saturating_sub(done) as f64 / rate;
-        bar.set_message(format!("({:.1}M/s, {:.0}s left)", rate / 1e6, left.ceil()));
+        let across = match self.batch {
+            Some((k, n, t)) => format!("; {}", batch_status(k, n, t)),
+            None => String::new(),
+        };
+        bar.set_message(format!(
+            "({:.1}M/s, {:.0}s left{across})",
+            rate / 1e6,
+            left.ceil()
+        ));
         bar.set_position(done);
     }
 
@@ -76,5 +170,24 @@ impl Progress {
         if let Some(bar) = self.bar.get() {
             bar.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::batch_status;
+
+    #[test]
+    fn the_status_counts_scenarios_and_estimates_the_rest() {
+        assert_eq!(batch_status(1, 203, 0.0), "scenario 1 of 203");
+        // 39 scenarios in 78 s: 2 s each, 164 to go (this one included).
+        assert_eq!(
+            batch_status(40, 203, 78.0),
+            "scenario 40 of 203, about 5 min 28s left in all"
+        );
+        assert_eq!(
+            batch_status(3, 4, 10.0),
+            "scenario 3 of 4, about 10s left in all"
+        );
     }
 }

@@ -1,0 +1,332 @@
+//! Issue #16: what a run writes and prints, and the command line a designer types.
+//! Each test drives the binary as a user would and reads what it left.
+
+use crate::util::{shipped, tempdir};
+use assert_cmd::Command;
+
+fn rollsim() -> Command {
+    Command::cargo_bin("rollsim").unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The assertion's stderr contains `want`.
+fn says(a: assert_cmd::assert::Assert, want: &str) {
+    let err = text(&a.get_output().stderr);
+    assert!(err.contains(want), "{err}");
+}
+
+#[test]
+fn every_run_ends_with_one_line_saying_what_it_wrote_where() {
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    let a = rollsim()
+        .args(["run", shipped("rush.toml").to_str().unwrap()])
+        .args([
+            "-s",
+            "slam-orc-vs-human-guard",
+            "-n",
+            "1e4",
+            "--format",
+            "CSV",
+        ])
+        .args(["-o", out.to_str().unwrap()])
+        .assert()
+        .success();
+    // `--format csv` prints no tables, but says where they went.
+    assert_eq!(text(&a.get_output().stdout), "");
+    let err = text(&a.get_output().stderr);
+    let last = err.lines().last().unwrap();
+    let pngs = walk_count(&out, "png");
+    assert!(pngs >= 3);
+    assert_eq!(
+        last,
+        format!("wrote 3 tables and {pngs} charts to {}", out.display())
+    );
+    for f in ["distribution.csv", "summary.csv", "headline.csv"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+}
+
+#[test]
+fn dash_o_dash_streams_the_table_and_writes_no_folder() {
+    let dir = tempdir();
+    let a = rollsim()
+        .current_dir(dir.path())
+        .args(["run", shipped("rush.toml").to_str().unwrap()])
+        .args(["-s", "slam-orc-vs-human-guard", "-n", "1_000", "-o", "-"])
+        .args(["--format", "csv"])
+        .assert()
+        .success();
+    let out = text(&a.get_output().stdout);
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "scenario,metric,value,count,trials,probability,ci_low,ci_high,exact"
+    );
+    assert!(lines.all(|l| l.starts_with("slam-orc-vs-human-guard,")));
+    assert!(text(&a.get_output().stderr).contains("to standard output"));
+    assert!(!dir.path().join("-").exists(), "a folder named `-`");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // JSON likewise; parquet is binary and refused with a reason.
+    let a = rollsim()
+        .args(["run", shipped("rush.toml").to_str().unwrap()])
+        .args(["-s", "slam-orc-vs-human-guard", "-n", "1000", "-o", "-"])
+        .args(["--format", "json"])
+        .assert()
+        .success();
+    assert!(text(&a.get_output().stdout).starts_with("[{\"scenario\""));
+    says(
+        rollsim()
+            .args(["run", shipped("rush.toml").to_str().unwrap()])
+            .args(["-s", "slam-orc-vs-human-guard", "-n", "1000", "-o", "-"])
+            .args(["--format", "parquet"])
+            .assert()
+            .code(2),
+        "parquet is binary",
+    );
+}
+
+/// Files ending in `.ext` under `dir`, at any depth.
+fn walk_count(dir: &std::path::Path, ext: &str) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            if p.is_dir() {
+                walk_count(&p, ext)
+            } else {
+                p.extension().is_some_and(|e| e == ext) as usize
+            }
+        })
+        .sum()
+}
+
+/// A CSV's rows as maps from its header.
+fn rows(path: &std::path::Path) -> Vec<std::collections::HashMap<String, String>> {
+    let t = std::fs::read_to_string(path).unwrap();
+    let mut lines = t.lines();
+    let head: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
+    lines
+        .map(|l| {
+            // No cell of these tests holds a comma inside quotes before the last column.
+            let cells: Vec<&str> = l.splitn(head.len(), ',').collect();
+            head.iter()
+                .cloned()
+                .zip(cells.iter().map(|c| c.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn headline_summary_outcomes_and_clean_exact_values() {
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    rollsim()
+        .args(["run", shipped("rush.toml").to_str().unwrap()])
+        .args(["-s", "slam-orc-vs-human-guard,throw-long", "-n", "20000"])
+        .args(["-q", "--format", "csv", "-o", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let head = rows(&out.join("headline.csv"));
+    assert_eq!(
+        std::fs::read_to_string(out.join("headline.csv"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+        "scenario,headline,probability,ci_low,ci_high,exact,trials,seed,description"
+    );
+    assert_eq!(head.len(), 2);
+    let slam = &head[0];
+    assert_eq!(slam["scenario"], "slam-orc-vs-human-guard");
+    assert_eq!(slam["headline"], "P(slammer wins)");
+    // The exact headline: a win or a double, 80 + 307 of 1296... by the RULES worked
+    // example, 24.69% + 47.38%.
+    let e: f64 = slam["exact"].parse().unwrap();
+    assert!(
+        (e - (0.2469135802469 + 0.4737654320988)).abs() < 1e-9,
+        "{e}"
+    );
+    let (p, lo, hi): (f64, f64, f64) = (
+        slam["probability"].parse().unwrap(),
+        slam["ci_low"].parse().unwrap(),
+        slam["ci_high"].parse().unwrap(),
+    );
+    assert!(lo <= p && p <= hi && (p - e).abs() < 0.02);
+    // summary.csv: a categorical metric's outcomes with their probabilities.
+    let summ = rows(&out.join("summary.csv"));
+    let result = summ
+        .iter()
+        .find(|r| r["scenario"] == "slam-orc-vs-human-guard" && r["metric"] == "result")
+        .unwrap();
+    assert_eq!(result["mean"], "");
+    assert!(
+        result["outcomes"].contains("draw: 0.")
+            && result["outcomes"].contains("(exact 0.1752)")
+            && result["outcomes"].contains("slamback double: "),
+        "{}",
+        result["outcomes"]
+    );
+}
+
+#[test]
+fn exact_only_runs_and_profiles_print_one_compact_table() {
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    let a = rollsim()
+        .args(["run", shipped("descent.toml").to_str().unwrap()])
+        .args(["-s", "crossbow-range", "--exact-only", "-q"])
+        .args(["--format", "csv,md", "-o", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let md = text(&a.get_output().stdout);
+    // One table for the whole profile, not one per point.
+    assert_eq!(md.matches("### crossbow-range").count(), 1, "{md}");
+    assert!(md.contains("| distance | no Aim | Aim (optimal) |"), "{md}");
+    assert!(!md.contains("### crossbow-range@"));
+    // Distance 1, no Aim: the member's own exact headline.
+    let dist = rows(&out.join("distribution.csv"));
+    let prof = rows(&out.join("profile-crossbow-range.csv"));
+    assert_eq!(
+        std::fs::read_to_string(out.join("profile-crossbow-range.csv"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+        "distance,no Aim,no Aim exact,Aim (optimal),Aim (optimal) exact"
+    );
+    let head = rows(&out.join("headline.csv"));
+    let d1 = head
+        .iter()
+        .find(|r| r["scenario"] == "crossbow-range@d1")
+        .unwrap();
+    assert_eq!(prof[0]["distance"], "1.0");
+    assert_eq!(prof[0]["no Aim exact"], d1["exact"]);
+    // Exact only: trials 0, every probability the exact one.
+    for r in &dist {
+        assert_eq!(r["trials"], "0");
+        assert_eq!(r["probability"], r["exact"]);
+        // Within [0, 1], without rounding noise such as 1.0000000000000002.
+        let e: f64 = r["exact"].parse().unwrap();
+        assert!((0.0..=1.0).contains(&e), "{e}");
+        let digits = r["exact"]
+            .trim_start_matches(['0', '.'])
+            .chars()
+            .filter(char::is_ascii_digit)
+            .count();
+        assert!(digits <= 13, "noise: {}", r["exact"]);
+    }
+    assert!(dist
+        .iter()
+        .any(|r| r["scenario"] == "crossbow-range@d6" && r["exact"] == "1.0"));
+    // A scenario with no exact distribution is refused by name.
+    let cfg = dir.path().join("mc.toml");
+    std::fs::write(
+        &cfg,
+        "system = \"dice\"\n[scenarios.big]\nroll = \"100d1000 keep highest 50\"\n",
+    )
+    .unwrap();
+    says(
+        rollsim()
+            .args(["run", cfg.to_str().unwrap(), "--exact-only", "-o"])
+            .arg(dir.path().join("o2"))
+            .assert()
+            .code(2),
+        "scenario `big` has no exact distribution",
+    );
+    assert!(!dir.path().join("o2").exists());
+}
+
+#[test]
+fn counts_as_designers_write_them_and_choices_in_any_case() {
+    for n in ["1e4", "10_000", "10,000", "10000"] {
+        let a = rollsim()
+            .args(["roll", "3d6", "-n", n, "--no-plots", "-q", "-o"])
+            .arg(tempdir().path().join("o"))
+            .assert()
+            .success();
+        assert!(
+            text(&a.get_output().stdout).contains("10000 rolls"),
+            "{n}: {}",
+            text(&a.get_output().stdout)
+        );
+    }
+    for bad in ["-5", "0", "2.5", "lots"] {
+        let a = rollsim().args(["roll", "3d6", "-n", bad]).assert().code(2);
+        let err = text(&a.get_output().stderr);
+        assert!(
+            err.contains("1_000_000 or 1e6") || err.contains("at least 1 trial"),
+            "{bad}: {err}"
+        );
+        assert!(!err.contains("use -- -5"), "{err}");
+    }
+    // Roles, units and choices in any letter case; units by their names too.
+    let out = tempdir();
+    let a = rollsim()
+        .args(["compare", shipped("rush.toml").to_str().unwrap()])
+        .args([
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--exact-only",
+            "--response",
+            "BEST",
+        ])
+        .args(["--attackers", "Orc", "--defenders", "Human Guard", "-o"])
+        .arg(out.path())
+        .assert()
+        .success();
+    assert!(text(&a.get_output().stdout).contains("Orc"));
+    rollsim()
+        .args(["sweep", shipped("rush.toml").to_str().unwrap()])
+        .args(["-s", "slam-orc-vs-human-guard", "--exact-only"])
+        .args(["--vary", "Attacker.strength=2..3", "-o"])
+        .arg(out.path().join("sw"))
+        .assert()
+        .success();
+    // Help says where a default comes from.
+    let a = rollsim().arg("--help").assert().success();
+    assert!(text(&a.get_output().stdout).contains("each config's [run] trials"));
+}
+
+#[test]
+fn a_line_per_scenario_says_k_of_n() {
+    let a = rollsim()
+        .env("ROLLSIM_PROGRESS", "lines")
+        .args(["run", shipped("rush.toml").to_str().unwrap()])
+        .args(["-s", "slam-orc-vs-human-guard,throw-long,dash-chain-jack"])
+        .args(["-n", "1000", "--format", "csv", "-o"])
+        .arg(tempdir().path().join("o"))
+        .assert()
+        .success();
+    let err = text(&a.get_output().stderr);
+    assert!(
+        err.contains("slam-orc-vs-human-guard: scenario 1 of 3"),
+        "{err}"
+    );
+    assert!(
+        err.contains("dash-chain-jack: scenario 3 of 3, about"),
+        "{err}"
+    );
+}
+
+#[test]
+fn plain_rollsim_outside_the_repository_says_what_it_runs() {
+    let dir = tempdir();
+    let a = rollsim()
+        .current_dir(dir.path())
+        .args(["-n", "1000", "-q"])
+        .assert()
+        .success();
+    let err = text(&a.get_output().stderr);
+    assert!(
+        err.contains("no configs/ folder here: running the shipped configs of")
+            && err.contains("into ./reports/"),
+        "{err}"
+    );
+    assert!(dir.path().join("reports/index.html").is_file());
+    assert!(dir.path().join("reports/rush/headline.csv").is_file());
+}

@@ -45,6 +45,22 @@ pub struct Cli {
     /// No progress bar
     #[arg(short, long)]
     pub quiet: bool,
+    /// Chart files (comma-separated): png, and svg beside each PNG for rulebooks (any command)
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        ignore_case = true,
+        value_delimiter = ',',
+        default_value = "png"
+    )]
+    pub charts: Vec<ChartArg>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChartArg {
+    Png,
+    Svg,
 }
 
 #[derive(Subcommand, Debug)]

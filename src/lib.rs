@@ -20,3 +20,4 @@ pub mod report;
 pub mod sim;
 pub mod stats;
 pub mod systems;
+pub mod text;

@@ -77,6 +77,7 @@ fn balance(c: BalanceArgs) -> Options {
 }
 
 fn run(cli: Cli) -> Result<String, AppError> {
+    rollsim::report::plot::also_svg(cli.charts.contains(&cli::ChartArg::Svg));
     match cli.command {
         None => app::run_all(cli.quiet, cli.trials, cli.threads.map(|t| t as usize)),
         Some(Command::List(a)) => app::list(&a.config, &a.sets),

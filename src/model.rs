@@ -86,6 +86,17 @@ impl Metric {
     }
 
     /// The number value index `v` stands for.
+    /// The top value as a folded tail, `10 or more` (an exploding pool's capped
+    /// bucket), when `folded`.
+    pub fn fold_top(mut self, folded: bool) -> Self {
+        if folded {
+            if let Some(last) = self.labels.last_mut() {
+                *last = format!("{last} or more");
+            }
+        }
+        self
+    }
+
     pub fn value(&self, v: usize) -> f64 {
         (v as i64 + self.offset) as f64
     }

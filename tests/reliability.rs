@@ -177,7 +177,7 @@ fn intervals_cover_the_exact_value_about_95_percent_of_the_time() {
             "skirmish.toml",
             "archers-vs-skirmishers-firefight",
             "outcome",
-            "Archers wins",
+            "Archers win",
         ),
     ];
     let (mut covered, mut total) = (0u32, 0u32);

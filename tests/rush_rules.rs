@@ -193,7 +193,7 @@ fn pick_up_then_throw_by_hand() {
     close(exact_of(&c, "result", "picked up, no throw"), 4.0 / 16.0);
     assert!(
         c.description
-            .starts_with("scoop: Human Striker picks up (4 dice at 4+)"),
+            .starts_with("scoop — Human Striker picks up (4 dice at 4+)"),
         "{}",
         c.description
     );

@@ -162,7 +162,7 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
                 "change in the mean"
             };
             plot::sensitivity::draw(
-                &format!("{member}: what one step is worth"),
+                &format!("{}: what one step is worth", plot::words(member)),
                 &format!(
                     "change in {quantity} for each side's +1 die or one better stat step ({method})"
                 ),

@@ -265,7 +265,7 @@ pub fn write_reports(
             };
             let rows: Vec<&report::DecisionRow> =
                 decisions.iter().filter(|r| r.decision == name).collect();
-            written.push(plot::decision::draw(
+            written.extend(plot::decision::draw(
                 &name,
                 &g.label,
                 members[0].seed,

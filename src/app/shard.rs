@@ -412,7 +412,10 @@ pub fn merge(
         } else {
             format!("## {}\n\n", cfg.title)
         };
-        title + &markdown::full(&results) + &markdown::decisions(&report::decision_rows(&results))
+        title
+            + &markdown::full(&results)
+            + &markdown::profiles(&results)
+            + &markdown::decisions(&report::decision_rows(&results))
     } else {
         String::new()
     })

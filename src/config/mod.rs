@@ -292,7 +292,9 @@ impl<S> Named<S> {
     /// is rolled).
     pub fn describe(&self, mut c: crate::model::Compiled) -> crate::model::Compiled {
         if let Some(d) = &self.description {
-            c.description = format!("{d}: {}", c.description);
+            // A dash, not a colon: the designer's words may end in `?` or `:`, and
+            // chart titles take what comes before it.
+            c.description = format!("{} — {}", d.trim_end_matches(':'), c.description);
         }
         c
     }

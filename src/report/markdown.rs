@@ -201,9 +201,15 @@ pub fn full(results: &[ScenarioResult]) -> String {
         for m in &r.metrics {
             let _ = write!(s, "**{}** ({})", m.name, m.description);
             if let (Some(mean), Some((lo, hi))) = (m.mean, m.mean_ci) {
-                let _ = write!(s, ": mean {mean:.4} [{lo:.4}, {hi:.4}]");
+                let _ = write!(
+                    s,
+                    ": mean {} [{}, {}]",
+                    crate::text::fixed(mean, 4),
+                    crate::text::fixed(lo, 4),
+                    crate::text::fixed(hi, 4)
+                );
                 if let Some(e) = m.exact_mean {
-                    let _ = write!(s, ", exact {e:.4}");
+                    let _ = write!(s, ", exact {}", crate::text::fixed(e, 4));
                 }
             }
             s.push_str("\n\n");
@@ -273,13 +279,21 @@ pub fn decisions(rows: &[super::DecisionRow]) -> String {
             }
         }
         let _ = writeln!(s, "### decision: {name}\n");
-        let mut t = Table::new(
-            std::iter::once(("choice".to_string(), Align::Left)).chain(
-                quantities
-                    .iter()
-                    .map(|q| (q.replace('_', " "), Align::Right)),
-            ),
-        );
+        let mut t = Table::new(std::iter::once(("choice".to_string(), Align::Left)).chain(
+            quantities.iter().map(|q| {
+                let head =
+                    mine.iter()
+                        .find(|r| r.quantity == *q)
+                        .map_or(q.replace('_', " "), |r| {
+                            if r.expected {
+                                format!("expected {}", r.label)
+                            } else {
+                                r.label.clone()
+                            }
+                        });
+                (head, Align::Right)
+            }),
+        ));
         for c in choices {
             let cells: Vec<String> = quantities
                 .iter()
@@ -289,7 +303,7 @@ pub fn decisions(rows: &[super::DecisionRow]) -> String {
                         .map(|r| {
                             let v = |x: f64| {
                                 if r.expected {
-                                    format!("{x:.3}")
+                                    crate::text::fixed(x, 3)
                                 } else {
                                     pct(x)
                                 }
@@ -315,7 +329,7 @@ fn value(v: f64, probability: bool) -> String {
     if probability {
         format!("{:.2}%", v * 100.0)
     } else {
-        format!("{v:.3}")
+        crate::text::fixed(v, 3)
     }
 }
 
@@ -355,7 +369,7 @@ pub fn matrix(m: &Matrix) -> String {
                 if m.probability {
                     format!("{:.1}%", v * 100.0)
                 } else {
-                    format!("{v:.3}")
+                    crate::text::fixed(v, 3)
                 }
             };
             let mut v = match (&c.value, m.trials) {
@@ -487,7 +501,7 @@ pub fn sensitivity(rows: &[SensitivityRow], refused: &[(String, String)]) -> Str
         ]);
         for r in rows.iter().filter(|r| r.scenario == name) {
             let d = if r.probability {
-                format!("{:+.2} pts", r.delta * 100.0)
+                format!("{} pts", crate::text::signed(r.delta * 100.0, 2))
             } else {
                 format!("{:+.3}", r.delta)
             };

@@ -318,6 +318,9 @@ pub struct DecisionRow {
     pub choice: String,
     pub scenario: String,
     pub quantity: String,
+    /// The quantity in the units' own words, for charts and Markdown: `models Archers
+    /// lose`, `P(Archers broken)`.
+    pub label: String,
     pub estimate: f64,
     pub ci_low: f64,
     pub ci_high: f64,
@@ -334,20 +337,36 @@ pub fn decision_rows(results: &[ScenarioResult]) -> Vec<DecisionRow> {
             continue;
         };
         for m in &r.metrics {
-            let row = |quantity: String, est: f64, ci: (f64, f64), exact, expected| DecisionRow {
-                decision: g.name.clone(),
-                choice: g.series.clone(),
-                scenario: r.name.clone(),
-                quantity,
-                estimate: est,
-                ci_low: ci.0,
-                ci_high: ci.1,
-                exact,
-                expected,
-            };
+            // The metric's description up to its first `:` or ` (of`.
+            let lead = m
+                .description
+                .split(" (of")
+                .next()
+                .unwrap_or("")
+                .split(':')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            let row =
+                |quantity: String, label: String, est: f64, ci: (f64, f64), exact, expected| {
+                    DecisionRow {
+                        decision: g.name.clone(),
+                        choice: g.series.clone(),
+                        scenario: r.name.clone(),
+                        quantity,
+                        label,
+                        estimate: est,
+                        ci_low: ci.0,
+                        ci_high: ci.1,
+                        exact,
+                        expected,
+                    }
+                };
             if let (true, Some(mean), Some(ci)) = (m.numeric, m.mean, m.mean_ci) {
                 out.push(row(
                     format!("expected {}", m.name),
+                    lead.clone(),
                     mean,
                     ci,
                     m.exact_mean,
@@ -358,6 +377,7 @@ pub fn decision_rows(results: &[ScenarioResult]) -> Vec<DecisionRow> {
                 for v in m.rows.iter().skip(1) {
                     out.push(row(
                         format!("P({} = {})", m.name, v.label),
+                        format!("P({lead} {})", v.label),
                         v.probability,
                         (v.ci_low, v.ci_high),
                         v.exact,

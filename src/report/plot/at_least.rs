@@ -9,9 +9,10 @@ use std::path::Path;
 pub fn draw(r: &ScenarioResult, m: &MetricResult, path: &Path) -> Result<(), WriteError> {
     let tail = m.at_least(r.trials);
     let x_desc = format!("k ({})", m.name.replace('_', " "));
+    let (title, subtitle) = super::titles(&r.name, &r.description, r.seed);
     let bars = Bars {
-        title: format!("{}: {} at least k", r.name, m.name.replace('_', " ")),
-        subtitle: format!("{} (seed {})", r.description, r.seed),
+        title: super::headed(&title, &format!("{}, k or more", m.name.replace('_', " "))),
+        subtitle,
         x_desc: &x_desc,
         y_desc: "probability of k or more",
         labels: m
@@ -22,6 +23,7 @@ pub fn draw(r: &ScenarioResult, m: &MetricResult, path: &Path) -> Result<(), Wri
             .collect(),
         values: tail.into_iter().skip(1).collect(),
         trials: r.trials,
+        fold: false,
     };
     draw_bars(&bars, path)
 }

@@ -2,40 +2,63 @@
 //! expected value of each quantity side by side (casualties dealt and suffered). Bars are
 //! Monte Carlo with 95% CI whiskers, diamonds the exact values.
 
+use super::Area;
 use super::{fonts, grouped_bar, header, DrawResult, EXACT, FONT, HEIGHT, SERIES, WIDTH};
-use crate::report::write::{finish, temp_path, WriteError};
+use crate::report::write::WriteError;
 use crate::report::DecisionRow;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
-/// `DIR/DECISION/decision.png` from the expectation rows of one decision.
+/// `DIR/DECISION/decision.png` from the expectation rows of one decision (models
+/// lost each side), and `decision_morale.png` from its probabilities (each side broken
+/// or wiped out).
 pub fn draw(
     name: &str,
     label: &str,
     seed: u64,
     rows: &[&DecisionRow],
     dir: &Path,
-) -> Result<PathBuf, WriteError> {
+) -> Result<Vec<PathBuf>, WriteError> {
     fonts();
     let sub = dir.join(name);
     std::fs::create_dir_all(&sub).map_err(|e| WriteError::io(&sub, e))?;
-    let path = sub.join("decision.png");
-    let tmp = temp_path(&path)?;
-    let result = draw_into(&tmp, name, label, seed, rows).map_err(|e| WriteError::encode(&path, e));
-    finish(&tmp, &path, result)?;
-    Ok(path)
+    let mut out = Vec::new();
+    for (file, probabilities) in [("decision.png", false), ("decision_morale.png", true)] {
+        if !rows.iter().any(|r| r.expected != probabilities) {
+            continue;
+        }
+        let path = sub.join(file);
+        super::save(
+            &path,
+            (WIDTH, HEIGHT),
+            |root| draw_into(root, name, label, seed, rows, probabilities),
+            |root| draw_into(root, name, label, seed, rows, probabilities),
+        )?;
+        out.push(path);
+    }
+    Ok(out)
 }
 
-fn draw_into(
-    path: &Path,
+fn draw_into<DB>(
+    root: Area<DB>,
     name: &str,
     label: &str,
     seed: u64,
     rows: &[&DecisionRow],
-) -> DrawResult<()> {
+    probabilities: bool,
+) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
     let mut choices: Vec<&str> = Vec::new();
     let mut quantities: Vec<&str> = Vec::new();
-    for r in rows.iter().filter(|r| r.expected) {
+    let rows: Vec<&DecisionRow> = rows
+        .iter()
+        .copied()
+        .filter(|r| r.expected != probabilities)
+        .collect();
+    for r in &rows {
         if !choices.contains(&r.choice.as_str()) {
             choices.push(&r.choice);
         }
@@ -43,12 +66,25 @@ fn draw_into(
             quantities.push(&r.quantity);
         }
     }
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    // Each quantity in the units' own words.
+    let label_of = |q: &str| {
+        rows.iter()
+            .find(|r| r.quantity == q)
+            .map_or(q.replace('_', " "), |r| r.label.clone())
+    };
     root.fill(&WHITE)?;
+    let (lead, subtitle) = super::titles(name, label, seed);
     let (head, body, y) = header(
         &root,
-        &format!("{name}: expected outcome of each choice"),
-        &format!("{label} (seed {seed})"),
+        &super::headed(
+            &lead,
+            if probabilities {
+                "morale of each choice"
+            } else {
+                "models lost of each choice"
+            },
+        ),
+        &subtitle,
     )?;
     let legend = (FONT, 15).into_font().color(&BLACK);
     let mut x = 26;
@@ -57,7 +93,7 @@ fn draw_into(
             [(x, y + 1), (x + 16, y + 15)],
             SERIES[i % SERIES.len()].filled(),
         ))?;
-        let text = q.replace('_', " ");
+        let text = label_of(q);
         head.draw(&Text::new(text.clone(), (x + 22, y), legend.clone()))?;
         x += 22 + 8 * text.chars().count() as i32 + 24;
     }
@@ -73,7 +109,6 @@ fn draw_into(
 
     let top = rows
         .iter()
-        .filter(|r| r.expected)
         .map(|r| r.ci_high.max(r.exact.unwrap_or(0.0)))
         .fold(0.0f64, f64::max);
     let n = choices.len().max(1) as f64;
@@ -95,7 +130,11 @@ fn draw_into(
         .y_label_style((FONT, 15))
         .axis_desc_style((FONT, 17))
         .x_desc("choice")
-        .y_desc("expected models lost")
+        .y_desc(if probabilities {
+            "probability"
+        } else {
+            "expected models lost"
+        })
         .x_label_formatter(&|v| {
             let i = v.round();
             if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < names.len() {
@@ -104,7 +143,13 @@ fn draw_into(
                 String::new()
             }
         })
-        .y_label_formatter(&|v| format!("{v:.1}"))
+        .y_label_formatter(&|v| {
+            if probabilities {
+                format!("{:.0}%", v * 100.0)
+            } else {
+                format!("{v:.1}")
+            }
+        })
         .draw()?;
     let width = 0.7 / quantities.len().max(1) as f64;
     for (qi, q) in quantities.iter().enumerate() {
@@ -128,7 +173,11 @@ fn draw_into(
                 7,
             )?;
             ch.draw_series(std::iter::once(Text::new(
-                format!("{:.2}", r.estimate),
+                if probabilities {
+                    super::percent(r.estimate)
+                } else {
+                    format!("{:.2}", r.estimate)
+                },
                 (mid, r.ci_high + top * 0.02),
                 TextStyle::from((FONT, 14).into_font()).pos(
                     plotters::style::text_anchor::Pos::new(

@@ -23,9 +23,10 @@ pub fn draw(r: &ScenarioResult, m: &MetricResult, path: &Path) -> Result<(), Wri
     } else {
         "outcome".to_string()
     };
+    let (title, subtitle) = super::titles(&r.name, &r.description, r.seed);
     let bars = Bars {
-        title: format!("{}: {}", r.name, m.name.replace('_', " ")),
-        subtitle: format!("{} (seed {})", r.description, r.seed),
+        title: super::headed(&title, &m.name.replace('_', " ")),
+        subtitle,
         x_desc: &x_desc,
         y_desc: "probability",
         labels: rows.iter().map(|row| row.label.clone()).collect(),
@@ -34,6 +35,7 @@ pub fn draw(r: &ScenarioResult, m: &MetricResult, path: &Path) -> Result<(), Wri
             .map(|row| (row.probability, (row.ci_low, row.ci_high), row.exact))
             .collect(),
         trials: r.trials,
+        fold: m.numeric,
     };
     draw_bars(&bars, path)
 }

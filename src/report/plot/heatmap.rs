@@ -2,10 +2,11 @@
 //! coloured by its value and carries the value as text (dark text on light cells, light
 //! on dark); a colour bar on the right gives the scale.
 
+use super::Area;
 use super::{fonts, header, DrawResult, FONT, HEIGHT, WIDTH};
 use crate::report::analysis::Matrix;
 use crate::report::markdown::thousands;
-use crate::report::write::{finish, temp_path, WriteError};
+use crate::report::write::WriteError;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -45,14 +46,20 @@ fn colour(t: f64) -> RGBColor {
 
 pub fn draw(h: &Heat, path: &Path) -> Result<(), WriteError> {
     fonts();
-    let tmp = temp_path(path)?;
-    let result = draw_into(h, &tmp).map_err(|e| WriteError::encode(path, e));
-    finish(&tmp, path, result)
+    let height = HEIGHT.max(220 + 46 * h.rows.len() as u32);
+    super::save(
+        path,
+        (WIDTH, height),
+        |root| draw_into(h, root),
+        |root| draw_into(h, root),
+    )
 }
 
-fn draw_into(h: &Heat, path: &Path) -> DrawResult<()> {
-    let height = HEIGHT.max(220 + 46 * h.rows.len() as u32);
-    let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
+fn draw_into<DB>(h: &Heat, root: Area<DB>) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
     root.fill(&WHITE)?;
     let (_head, body, _) = header(&root, &h.title, &h.subtitle)?;
     let (grid, bar) = body.split_horizontally(WIDTH - 130);
@@ -149,7 +156,7 @@ fn draw_into(h: &Heat, path: &Path) -> DrawResult<()> {
             if percent {
                 format!("{:.0}%", v * 100.0)
             } else {
-                format!("{v:.2}")
+                crate::text::fixed(*v, 2)
             }
         })
         .draw()?;
@@ -180,8 +187,8 @@ pub fn range(values: &[Vec<Option<f64>>], percent: bool) -> (f64, f64) {
 /// A cell's text: the value, and the defender's choice when it chose.
 fn cell_text(v: Option<f64>, percent: bool, note: Option<&str>) -> String {
     let mut s = match v {
-        Some(v) if percent => format!("{:.1}%", v * 100.0),
-        Some(v) => format!("{v:.2}"),
+        Some(v) if percent => super::percent(v),
+        Some(v) => crate::text::fixed(v, 2),
         None => "n/a".into(),
     };
     if let Some(n) = note {
@@ -222,7 +229,7 @@ pub fn matrix(m: &Matrix, path: &Path) -> Result<(), WriteError> {
         })
         .collect();
     let heat = Heat {
-        title: format!("{}: {} by matchup", m.scenario, m.what),
+        title: format!("{}: {} by matchup", super::words(&m.scenario), m.what),
         subtitle: format!(
             "{} ({}) against {} ({}){}; {}",
             m.rows.key,

@@ -72,18 +72,108 @@ pub struct Bars<'a> {
     /// (estimate, (ci_low, ci_high), exact) per bar.
     pub values: Vec<(f64, (f64, f64), Option<f64>)>,
     pub trials: u64,
+    /// A distribution: a tail too small to see is folded into its last bar, labelled
+    /// `k or more`. (Otherwise, as for P(at least k), it is left off.)
+    pub fold: bool,
 }
 
-fn pct_label(p: f64) -> String {
-    if p >= 0.1 {
-        format!("{:.1}%", p * 100.0)
-    } else if p >= 0.001 {
+/// A probability as every chart prints it: a percentage with as many decimals as it
+/// needs (`45.3%`, `1.15%`, `0.05%`), `<0.01%` below that, and a near-certainty that
+/// does not round up to 100% (`99.95%`, `>99.99%`). Never scientific notation.
+pub fn percent(p: f64) -> String {
+    let p = p.clamp(0.0, 1.0);
+    if p == 0.0 {
+        "0%".into()
+    } else if p < 1e-4 {
+        "<0.01%".into()
+    } else if p < 0.1 {
         format!("{:.2}%", p * 100.0)
-    } else if p > 0.0 {
-        format!("{:.1e}", p)
+    } else if p < 0.999 || p == 1.0 {
+        format!("{:.1}%", p * 100.0)
+    } else if p < 0.9999 {
+        format!("{:.2}%", p * 100.0)
     } else {
-        "0".into()
+        ">99.99%".into()
     }
+}
+
+/// A name as words: `slam-orc-vs-human-guard` reads `Slam orc vs human guard`, a
+/// member `crossbow-range@d4` reads `Crossbow range (d4)`.
+pub fn words(name: &str) -> String {
+    let w = match name.split_once('@') {
+        Some((group, member)) => format!("{group} ({member})"),
+        None => name.to_string(),
+    }
+    .replace(['-', '_'], " ");
+    let mut c = w.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => w,
+    }
+}
+
+/// A title and what the chart shows of it: `Orc slams Human Guard: result`; after a
+/// question, a new sentence (`Should they shoot back? Morale of each choice`).
+pub fn headed(lead: &str, what: &str) -> String {
+    if lead.ends_with(['?', '!', '.']) {
+        let mut c = what.chars();
+        let what = match c.next() {
+            Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+            None => String::new(),
+        };
+        format!("{lead} {what}")
+    } else {
+        format!("{lead}: {what}")
+    }
+}
+
+/// The description at its first `: ` outside brackets: `Broadsword (melee: 2 dice)
+/// at 3: no re-roll` splits after `at 3`.
+fn split_lead(d: &str) -> Option<(&str, &str)> {
+    let mut depth = 0i32;
+    for (i, c) in d.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ':' if depth == 0 && d[i + 1..].starts_with(' ') => {
+                return Some((&d[..i], &d[i + 2..]));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Longest title a chart prints before it cuts the rest to the subtitle.
+const TITLE: usize = 72;
+
+/// A chart's title and subtitle from a scenario: the designer's description (before
+/// ` — `), else the generated description's lead (before its first `:`), else the
+/// name in words; the rest of the description and the seed below it.
+pub fn titles(name: &str, description: &str, seed: u64) -> (String, String) {
+    let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (title, rest) = match description.split_once(" — ") {
+        Some((t, r)) => (t.to_string(), r.to_string()),
+        None => match split_lead(&description) {
+            Some((t, r)) if t.chars().count() <= TITLE => (t.to_string(), r.to_string()),
+            _ if description.chars().count() <= TITLE && !description.is_empty() => {
+                (description.clone(), String::new())
+            }
+            _ => (words(name), description.clone()),
+        },
+    };
+    let title = if title.chars().count() > TITLE {
+        words(name)
+    } else {
+        title
+    };
+    let seed = format!("seed {seed}");
+    let subtitle = if rest.is_empty() {
+        seed
+    } else {
+        format!("{rest} ({seed})")
+    };
+    (title, subtitle)
 }
 
 /// Draw `bars` into a PNG at `path`, atomically.
@@ -99,38 +189,101 @@ pub fn draw_bars(bars: &Bars, path: &Path) -> Result<(), WriteError> {
     }
     let trimmed;
     let bars = if keep < bars.values.len() {
+        let mut labels = bars.labels[..keep].to_vec();
+        let mut values = bars.values[..keep].to_vec();
+        if bars.fold {
+            // The last bar is the tail from it on: its estimate and exact value summed,
+            // its interval from the summed count.
+            let tail = &bars.values[keep - 1..];
+            let p: f64 = tail.iter().map(|v| v.0).sum();
+            let exact = tail.iter().try_fold(0.0, |acc, v| v.2.map(|e| acc + e));
+            let k = (p * bars.trials as f64).round() as u64;
+            let ci = if bars.trials > 0 {
+                crate::stats::wilson(k, bars.trials, crate::stats::z95())
+            } else {
+                (p, p)
+            };
+            values[keep - 1] = (p, ci, exact);
+            let last = &mut labels[keep - 1];
+            if !last.ends_with("or more") {
+                *last = format!("{last} or more");
+            }
+        }
         trimmed = Bars {
             title: bars.title.clone(),
             subtitle: bars.subtitle.clone(),
             x_desc: bars.x_desc,
             y_desc: bars.y_desc,
-            labels: bars.labels[..keep].to_vec(),
-            values: bars.values[..keep].to_vec(),
+            labels,
+            values,
             trials: bars.trials,
+            fold: bars.fold,
         };
         &trimmed
     } else {
         bars
     };
-    let tmp = temp_path(path)?;
-    let result = draw_into(bars, &tmp).map_err(|e| WriteError::encode(path, e));
-    finish(&tmp, path, result)
+    save(
+        path,
+        (WIDTH, HEIGHT),
+        |root| draw_into(bars, root),
+        |root| draw_into(bars, root),
+    )
 }
 
-fn draw_into(b: &Bars, path: &Path) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+/// Whether charts are written as SVG beside each PNG (`--charts png,svg`), for
+/// rulebooks: set once by the binary before any chart is drawn.
+static SVG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Write every chart as SVG too (the PNG is always written).
+pub fn also_svg(on: bool) {
+    SVG.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Draw one chart into `path` (PNG) and, with [`also_svg`], beside it as SVG; each file
+/// atomically. The two closures are the same drawing, once per backend.
+pub(crate) fn save<P, S>(path: &Path, size: (u32, u32), png: P, svg: S) -> Result<(), WriteError>
+where
+    P: FnOnce(Area<BitMapBackend>) -> DrawResult<()>,
+    S: FnOnce(Area<SVGBackend>) -> DrawResult<()>,
+{
+    fonts();
+    let tmp = temp_path(path)?;
+    let result = png(BitMapBackend::new(&tmp, size).into_drawing_area())
+        .map_err(|e| WriteError::encode(path, e));
+    finish(&tmp, path, result)?;
+    if SVG.load(std::sync::atomic::Ordering::Relaxed) {
+        let sp = path.with_extension("svg");
+        let tmp = temp_path(&sp)?;
+        let result = svg(SVGBackend::new(&tmp, size).into_drawing_area())
+            .map_err(|e| WriteError::encode(&sp, e));
+        finish(&tmp, &sp, result)?;
+    }
+    Ok(())
+}
+
+fn draw_into<DB>(b: &Bars, root: Area<DB>) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
     root.fill(&WHITE)?;
     // The legend lives in the header, so it can never cover a bar or its label.
     let (head, body, legend_y) = header(&root, &b.title, &b.subtitle)?;
     let legend_font = (FONT, 15).into_font().color(&BLACK);
     let y = legend_y;
     head.draw(&Rectangle::new([(26, y + 1), (42, y + 15)], BAR.filled()))?;
-    let mc = format!(
-        "Monte Carlo, {} trials (whiskers: 95% CI)",
-        super::markdown::thousands(b.trials)
-    );
+    // An exact-only run (no trials) has bars of the exact values and no whiskers.
+    let mc = if b.trials == 0 {
+        "exact (no Monte Carlo)".to_string()
+    } else {
+        format!(
+            "Monte Carlo, {} trials (whiskers: 95% CI)",
+            super::markdown::thousands(b.trials)
+        )
+    };
     head.draw(&Text::new(mc, (50, y), legend_font.clone()))?;
-    if b.values.iter().any(|v| v.2.is_some()) {
+    if b.trials > 0 && b.values.iter().any(|v| v.2.is_some()) {
         head.draw(&Polygon::new(
             vec![(420, y + 1), (427, y + 8), (420, y + 15), (413, y + 8)],
             EXACT.filled(),
@@ -201,7 +354,7 @@ fn draw_into(b: &Bars, path: &Path) -> Result<(), Box<dyn std::error::Error + Se
     if n <= 16 {
         chart.draw_series(b.values.iter().enumerate().map(|(i, (p, (_, hi), _))| {
             Text::new(
-                pct_label(*p),
+                percent(*p),
                 (SegmentValue::CenterOf(i as i32), hi.max(*p) + ymax * 0.015),
                 TextStyle::from((FONT, 15).into_font()).pos(
                     plotters::style::text_anchor::Pos::new(
@@ -216,7 +369,7 @@ fn draw_into(b: &Bars, path: &Path) -> Result<(), Box<dyn std::error::Error + Se
     Ok(())
 }
 
-pub(crate) type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
+pub(crate) type Area<DB> = DrawingArea<DB, plotters::coord::Shift>;
 pub(crate) type DrawResult<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 /// The subtitle in lines that fit the width: one line at 16 px, else up to two at
@@ -260,11 +413,15 @@ fn subtitle_lines(subtitle: &str) -> (u32, Vec<String>) {
 
 /// Title and subtitle; returns the header area, the chart area and the y of the legend
 /// row in the header.
-pub(crate) fn header<'a>(
-    root: &Area<'a>,
+pub(crate) fn header<DB>(
+    root: &Area<DB>,
     title: &str,
     subtitle: &str,
-) -> DrawResult<(Area<'a>, Area<'a>, i32)> {
+) -> DrawResult<(Area<DB>, Area<DB>, i32)>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
     let (size, lines) = subtitle_lines(subtitle);
     let legend_y = 46 + 19 * lines.len() as i32 + 12;
     let (head, body) = root.split_vertically(legend_y as u32 + 31);
@@ -283,24 +440,28 @@ pub(crate) fn header<'a>(
     Ok((head, body, legend_y))
 }
 
-/// A chart with f64 axes on a bitmap.
-pub(crate) type Plane<'a, 'b> = ChartContext<
+/// A chart with f64 axes.
+pub(crate) type Plane<'a, DB> = ChartContext<
     'a,
-    BitMapBackend<'b>,
+    DB,
     Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
 >;
 
 /// One bar of a grouped bar chart: from 0 to `estimate` between `left` and `right`, its
 /// 95% CI whisker and, if known, its exact value as a diamond of half-size `size`.
-pub(crate) fn grouped_bar(
-    ch: &mut Plane,
+pub(crate) fn grouped_bar<DB>(
+    ch: &mut Plane<DB>,
     (left, right): (f64, f64),
     estimate: f64,
     (lo, hi): (f64, f64),
     exact: Option<f64>,
     colour: RGBColor,
     size: i32,
-) -> DrawResult<()> {
+) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
     let mid = (left + right) / 2.0;
     ch.draw_series(std::iter::once(Rectangle::new(
         [(left, 0.0), (right, estimate)],

@@ -1,9 +1,10 @@
 //! Side by side: one metric's distribution for several entries, grouped by value, one
 //! colour per entry (bars = Monte Carlo with 95% CI whiskers, diamonds = exact).
 
+use super::Area;
 use super::{fonts, grouped_bar, header, DrawResult, FONT, HEIGHT, SERIES, WIDTH};
 use crate::report::markdown::thousands;
-use crate::report::write::{finish, temp_path, WriteError};
+use crate::report::write::WriteError;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -14,18 +15,41 @@ pub fn draw(
     path: &Path,
 ) -> Result<(), WriteError> {
     fonts();
-    let tmp = temp_path(path)?;
-    let result = draw_into(metric, rows, values, &tmp).map_err(|e| WriteError::encode(path, e));
-    finish(&tmp, path, result)
+    // A long tail nobody can see (an exploding pool's 25 successes) would squeeze the
+    // bars into a fifth of the width: values past the last one any entry reaches 0.05%
+    // of are not drawn (the CSV has them all).
+    let visible = |v: &String| {
+        rows.iter().any(|(_, m, _)| {
+            m.rows
+                .iter()
+                .any(|r| &r.label == v && (r.probability >= 5e-4 || r.exact.unwrap_or(0.0) >= 5e-4))
+        })
+    };
+    let keep = values
+        .iter()
+        .rposition(visible)
+        .map_or(values.len(), |i| i + 1)
+        .max(2)
+        .min(values.len());
+    let values = &values[..keep];
+    super::save(
+        path,
+        (WIDTH, HEIGHT),
+        |root| draw_into(metric, rows, values, root),
+        |root| draw_into(metric, rows, values, root),
+    )
 }
 
-fn draw_into(
+fn draw_into<DB>(
     metric: &str,
     rows: &[(String, crate::report::MetricResult, u64)],
     values: &[String],
-    path: &Path,
-) -> DrawResult<()> {
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    root: Area<DB>,
+) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
     root.fill(&WHITE)?;
     let trials = rows.iter().map(|r| r.2).min().unwrap_or(0);
     let (head, body, y) = header(
@@ -38,25 +62,31 @@ fn draw_into(
         ),
     )?;
     let legend = (FONT, 14).into_font().color(&BLACK);
-    // Each legend entry gets an equal share of the width; longer labels end in "…".
-    let share = (WIDTH as i32 - 40) / rows.len().max(1) as i32;
-    let fits = ((share - 40) / 6).max(8) as usize;
-    for (i, (label, _, _)) in rows.iter().enumerate() {
-        let x = 26 + i as i32 * share;
-        head.draw(&Rectangle::new(
+    // The legend in rows that fit the width, every label whole, above the plot.
+    let mut places: Vec<(i32, i32)> = Vec::new();
+    let (mut x, mut line) = (26, 0);
+    for (label, _, _) in rows {
+        let w = 22 + 8 * label.chars().count() as i32 + 24;
+        if x > 26 && x + w > WIDTH as i32 - 20 {
+            x = 26;
+            line += 1;
+        }
+        places.push((x, line));
+        x += w;
+    }
+    let lines = places.last().map_or(0, |p| p.1);
+    let (keys, body) = body.split_vertically(22 * lines as u32 + 4);
+    for (i, ((label, _, _), (x, line))) in rows.iter().zip(places).enumerate() {
+        let (area, y) = if line == 0 {
+            (&head, y)
+        } else {
+            (&keys, 22 * (line - 1))
+        };
+        area.draw(&Rectangle::new(
             [(x, y + 1), (x + 16, y + 15)],
             SERIES[i % SERIES.len()].filled(),
         ))?;
-        let short: String = if label.chars().count() > fits {
-            label
-                .chars()
-                .take(fits - 1)
-                .chain(std::iter::once('…'))
-                .collect()
-        } else {
-            label.clone()
-        };
-        head.draw(&Text::new(short, (x + 22, y), legend.clone()))?;
+        area.draw(&Text::new(label.clone(), (x + 22, y), legend.clone()))?;
     }
     let top = rows
         .iter()

@@ -3,8 +3,9 @@
 //! the first numeric metric (damage), one of the probability of chosen outcomes (a miss,
 //! a kill). Monte Carlo points carry 95% CI whiskers; exact values are the lines.
 
+use super::Area;
 use super::{fonts, header, DrawResult, FONT, HEIGHT, SERIES, WIDTH};
-use crate::report::write::{finish, temp_path, WriteError};
+use crate::report::write::WriteError;
 use crate::report::ScenarioResult;
 use crate::stats::{wilson, z95};
 use plotters::prelude::*;
@@ -89,8 +90,9 @@ pub fn draw(
             })
             .collect();
         let p = sub.join(format!("{metric}_vs_{}.png", x_desc.replace(' ', "_")));
-        let title = format!("{name}: expected {metric} against {x_desc}");
-        let subtitle = format!("{desc}; {NOTE} (seed {})", first.seed);
+        let (lead, rest) = super::titles(name, &desc, first.seed);
+        let title = super::headed(&lead, &format!("expected {metric} against {x_desc}"));
+        let subtitle = format!("{NOTE}; {rest}");
         write(
             &p,
             &title,
@@ -135,8 +137,9 @@ pub fn draw(
     }
     if !lines.is_empty() {
         let p = sub.join(format!("probabilities_vs_{}.png", x_desc.replace(' ', "_")));
-        let title = format!("{name}: {} against {x_desc}", named.join(" and "));
-        let subtitle = format!("{desc}; {NOTE} (seed {})", first.seed);
+        let (lead, rest) = super::titles(name, &desc, first.seed);
+        let title = super::headed(&lead, &format!("{} against {x_desc}", named.join(" and ")));
+        let subtitle = format!("{NOTE}; {rest}");
         write(&p, &title, &subtitle, &x_desc, "probability", &lines, true)?;
         out.push(p);
     }
@@ -152,22 +155,27 @@ fn write(
     lines: &[Line],
     percent: bool,
 ) -> Result<(), WriteError> {
-    let tmp = temp_path(path)?;
-    let result = draw_into(&tmp, title, subtitle, x_desc, y_desc, lines, percent)
-        .map_err(|e| WriteError::encode(path, e));
-    finish(&tmp, path, result)
+    super::save(
+        path,
+        (WIDTH, HEIGHT),
+        |root| draw_into(root, title, subtitle, x_desc, y_desc, lines, percent),
+        |root| draw_into(root, title, subtitle, x_desc, y_desc, lines, percent),
+    )
 }
 
-fn draw_into(
-    path: &Path,
+fn draw_into<DB>(
+    root: Area<DB>,
     title: &str,
     subtitle: &str,
     x_desc: &str,
     y_desc: &str,
     lines: &[Line],
     percent: bool,
-) -> DrawResult<()> {
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
     root.fill(&WHITE)?;
     let (head, body, y) = header(&root, title, subtitle)?;
     let legend = (FONT, 15).into_font().color(&BLACK);

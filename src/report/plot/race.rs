@@ -3,9 +3,10 @@
 //! how fast they rise is the length of the fight. Monte Carlo is drawn as bands, the
 //! exact values as dots on their edges.
 
+use super::Area;
 use super::{fonts, header, DrawResult, EXACT, FONT, HEIGHT, SERIES, WIDTH};
 use crate::model::Chart;
-use crate::report::write::{finish, temp_path, WriteError};
+use crate::report::write::WriteError;
 use crate::report::ScenarioResult;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -38,23 +39,21 @@ fn cumulative(r: &ScenarioResult, label: &str, metric: usize, steps: usize) -> S
     }
 }
 
-/// A percentage that does not round a near-certainty up to 100%.
-fn share(p: f64) -> String {
-    if p > 0.999 && p < 1.0 {
-        format!("{:.2}%", p * 100.0)
-    } else {
-        format!("{:.1}%", p * 100.0)
-    }
-}
-
 pub fn draw(r: &ScenarioResult, chart: &Chart, path: &Path) -> Result<(), WriteError> {
     fonts();
-    let tmp = temp_path(path)?;
-    let result = draw_into(r, chart, &tmp).map_err(|e| WriteError::encode(path, e));
-    finish(&tmp, path, result)
+    super::save(
+        path,
+        (WIDTH, HEIGHT),
+        |root| draw_into(r, chart, root),
+        |root| draw_into(r, chart, root),
+    )
 }
 
-fn draw_into(r: &ScenarioResult, chart: &Chart, path: &Path) -> DrawResult<()> {
+fn draw_into<DB>(r: &ScenarioResult, chart: &Chart, root: Area<DB>) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
     let Chart::Race {
         title,
         x_desc,
@@ -84,13 +83,9 @@ fn draw_into(r: &ScenarioResult, chart: &Chart, path: &Path) -> DrawResult<()> {
         .max(3)
         .min(longest);
 
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE)?;
-    let (head, body, y) = header(
-        &root,
-        &format!("{}: {title}", r.name),
-        &format!("{} (seed {})", r.description, r.seed),
-    )?;
+    let (lead, subtitle) = super::titles(&r.name, &r.description, r.seed);
+    let (head, body, y) = header(&root, &super::headed(&lead, title), &subtitle)?;
     let colours = [SERIES[0], SERIES[1]];
     let legend = (FONT, 15).into_font().color(&BLACK);
     let mut x = 26;
@@ -147,7 +142,7 @@ fn draw_into(r: &ScenarioResult, chart: &Chart, path: &Path) -> DrawResult<()> {
         let end = s.mc[steps];
         if end > 0.03 {
             ch.draw_series(std::iter::once(Text::new(
-                format!("{} {}", s.label, share(s.mc[longest])),
+                format!("{} {}", s.label, super::percent(s.mc[longest])),
                 (steps as f64 * 0.98, below[steps] + end / 2.0),
                 TextStyle::from((FONT, 17).into_font().style(FontStyle::Bold))
                     .color(&WHITE)

@@ -1,8 +1,9 @@
 //! What one step is worth: one horizontal bar per change (a die, a stat step), its length
 //! the change in a probability (percentage points) or a mean; gains right, losses left.
 
+use super::Area;
 use super::{fonts, header, DrawResult, FONT, WIDTH};
-use crate::report::write::{finish, temp_path, WriteError};
+use crate::report::write::WriteError;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -15,24 +16,29 @@ pub fn draw(
     path: &Path,
 ) -> Result<(), WriteError> {
     fonts();
-    let tmp = temp_path(path)?;
     // Probabilities are drawn in percentage points, means as they are.
     let scale = if percent { 100.0 } else { 1.0 };
     let bars: Vec<(String, f64)> = bars.iter().map(|(l, d)| (l.clone(), d * scale)).collect();
-    let result =
-        draw_into(title, subtitle, x_desc, &bars, &tmp).map_err(|e| WriteError::encode(path, e));
-    finish(&tmp, path, result)
+    let height = (200 + 34 * bars.len() as u32).max(400);
+    super::save(
+        path,
+        (WIDTH, height),
+        |root| draw_into(title, subtitle, x_desc, &bars, root),
+        |root| draw_into(title, subtitle, x_desc, &bars, root),
+    )
 }
 
-fn draw_into(
+fn draw_into<DB>(
     title: &str,
     subtitle: &str,
     x_desc: &str,
     bars: &[(String, f64)],
-    path: &Path,
-) -> DrawResult<()> {
-    let height = (200 + 34 * bars.len() as u32).max(400);
-    let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
+    root: Area<DB>,
+) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
     root.fill(&WHITE)?;
     let (_, body, _) = header(&root, title, subtitle)?;
     let top = bars.iter().map(|b| b.1.abs()).fold(1e-3f64, f64::max) * 1.2;
@@ -63,7 +69,7 @@ fn draw_into(
         .y_label_style((FONT, 14))
         .axis_desc_style((FONT, 16))
         .x_desc(x_desc)
-        .x_label_formatter(&|v| format!("{v:+.1}"))
+        .x_label_formatter(&|v| crate::text::signed(*v, 1))
         .y_label_formatter(&|v| {
             let i = v - 0.5;
             if (i - i.round()).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
@@ -92,7 +98,7 @@ fn draw_into(
         };
         let x = v + if v >= 0.0 { top * 0.01 } else { -top * 0.01 };
         ch.draw_series(std::iter::once(Text::new(
-            format!("{v:+.2}"),
+            crate::text::signed(v, 2),
             (x, y + 0.5),
             TextStyle::from((FONT, 13).into_font()).pos(plotters::style::text_anchor::Pos::new(
                 pos,

@@ -2,9 +2,10 @@
 //! as a line; one colour per member of a group), two keys as a heatmap per member.
 
 use super::heatmap::{self, Heat};
+use super::Area;
 use super::{fonts, header, DrawResult, BAR, EXACT, FONT, HEIGHT, SERIES, WIDE, WIDTH};
 use crate::report::analysis::{Cell, Sweep};
-use crate::report::write::{finish, temp_path, WriteError};
+use crate::report::write::WriteError;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -30,9 +31,12 @@ pub fn draw(s: &Sweep, how: &str, dir: &Path, stem: &str) -> Result<Vec<PathBuf>
                 })
                 .collect();
             let (file, name) = if s.series.len() == 1 {
-                (format!("{stem}.png"), s.scenario.clone())
+                (format!("{stem}.png"), super::words(&s.scenario))
             } else {
-                (format!("{stem}-{}.png", ser.label), ser.label.clone())
+                (
+                    format!("{stem}-{}.png", ser.label),
+                    super::words(&ser.label),
+                )
             };
             let heat = Heat {
                 title: format!("{name}: {} against {keys}", s.what),
@@ -54,15 +58,21 @@ pub fn draw(s: &Sweep, how: &str, dir: &Path, stem: &str) -> Result<Vec<PathBuf>
     }
     fonts();
     let path = dir.join(format!("{stem}.png"));
-    let title = format!("{}: {} against {keys}", s.scenario, s.what);
-    let tmp = temp_path(&path)?;
-    let result = lines(s, &title, how, &tmp).map_err(|e| WriteError::encode(&path, e));
-    finish(&tmp, &path, result)?;
+    let title = format!("{}: {} against {keys}", super::words(&s.scenario), s.what);
+    super::save(
+        &path,
+        (WIDTH, HEIGHT),
+        |root| lines(s, &title, how, root),
+        |root| lines(s, &title, how, root),
+    )?;
     Ok(vec![path])
 }
 
-fn lines(s: &Sweep, title: &str, how: &str, path: &Path) -> DrawResult<()> {
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+fn lines<DB>(s: &Sweep, title: &str, how: &str, root: Area<DB>) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
     root.fill(&WHITE)?;
     let (head, body, y) = header(&root, title, how)?;
     let legend = (FONT, 15).into_font().color(&BLACK);

@@ -384,9 +384,15 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 pools.push(evade);
             }
             let what = if *then_evade {
-                format!("{dashes} Dash(es) then an Evade")
+                format!(
+                    "{} then an Evade",
+                    crate::text::plural(*dashes as u64, "Dash", "Dashes")
+                )
             } else {
-                format!("a chain of {dashes} Dash(es)")
+                format!(
+                    "a chain of {}",
+                    crate::text::plural(*dashes as u64, "Dash", "Dashes")
+                )
             };
             let desc = if hex_threats.is_empty() {
                 format!(
@@ -492,7 +498,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                         &["inaccurate", "accurate"],
                         map,
                     ),
-                    successes_metric("throw_successes", cap),
+                    successes_metric("throw_successes", &pool),
                 ],
                 headline: Headline {
                     label: "P(accurate)".into(),
@@ -555,7 +561,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                         *hits as usize + 1,
                         turns,
                     ),
-                    successes_metric("armour_successes", cap),
+                    successes_metric("armour_successes", &pool),
                 ],
                 headline: Headline {
                     label: "P(0 turns out)".into(),
@@ -581,13 +587,15 @@ fn capped(pmf: &Pmf, pool: &Pool) -> f64 {
     }
 }
 
-fn successes_metric(name: &str, cap: usize) -> Metric {
+fn successes_metric(name: &str, pool: &Pool) -> Metric {
+    let cap = pool.cap as usize;
     Metric::numeric(
         name,
         "successes rolled",
         cap + 1,
         (0..=cap as u16).collect(),
     )
+    .fold_top(pool.exploding())
 }
 
 /// A (1) test graded 0 / 1 / 2+ successes.
@@ -601,7 +609,7 @@ fn graded(name: &str, desc: String, pool: Pool, labels: [&str; 3], headline: &st
         trial: Box::new(Single(pool)),
         metrics: vec![
             Metric::categorical("result", "0 successes / 1 / 2 or more", &labels, map),
-            successes_metric("successes", cap),
+            successes_metric("successes", &pool),
         ],
         headline: Headline {
             label: headline.into(),
@@ -873,13 +881,15 @@ fn opposed(
             "successes rolled",
             ca + 1,
             a_succ,
-        ),
+        )
+        .fold_top(a.exploding()),
         Metric::numeric(
             &format!("{target}_successes"),
             "successes rolled",
             cd + 1,
             d_succ,
-        ),
+        )
+        .fold_top(d.exploding()),
     ];
     if actor_knocks_down {
         metrics.push(Metric::numeric(

@@ -545,25 +545,39 @@ fn exchange(
     let metrics = vec![
         Metric::numeric(
             "casualties_on_target",
-            &format!("models {} loses (of {})", target.name, target.models),
+            &format!(
+                "models {} (of {})",
+                crate::text::agrees(&target.name, "loses", "lose"),
+                target.models
+            ),
             target.models as usize + 1,
             field(0),
         ),
         Metric::numeric(
             &format!("casualties_on_{actor_role}"),
-            &format!("models {} loses (of {})", actor.name, actor.models),
+            &format!(
+                "models {} (of {})",
+                crate::text::agrees(&actor.name, "loses", "lose"),
+                actor.models
+            ),
             actor.models as usize + 1,
             field(1),
         ),
         Metric::categorical(
             "target_morale",
-            "after casualties the target tests morale; a wiped-out unit is gone, not holding",
+            &format!(
+                "{}: morale after casualties; a wiped-out unit is gone, not holding",
+                target.name
+            ),
             &["holds", "broken", "wiped out"],
             morale(0, 2, target.models),
         ),
         Metric::categorical(
             &format!("{actor_role}_morale"),
-            "after casualties it tests morale; a wiped-out unit is gone, not holding",
+            &format!(
+                "{}: morale after casualties; a wiped-out unit is gone, not holding",
+                actor.name
+            ),
             &["holds", "broken", "wiped out"],
             morale(1, 3, actor.models),
         ),
@@ -683,12 +697,15 @@ impl FirefightRules {
         for (i, who) in [a, b].into_iter().enumerate() {
             if self.start_tokens[i] > 0 {
                 parts.push(format!(
-                    "{who} starts with {} token(s)",
-                    self.start_tokens[i]
+                    "{who} starts with {}",
+                    crate::text::plural(self.start_tokens[i] as u64, "token", "tokens")
                 ));
             }
             if let Some(k) = self.regroup_at[i] {
-                parts.push(format!("{who} Regroups at {} token(s)", k.max(1)));
+                parts.push(format!(
+                    "{who} Regroups at {}",
+                    crate::text::plural(k.max(1) as u64, "token", "tokens")
+                ));
             }
             if self.ready && !self.start_ready[i] {
                 parts.push(format!("{who} starts without a ready marker"));
@@ -1142,13 +1159,13 @@ fn compile_volley(
     let field = |i: usize| -> Vec<u16> { states.iter().map(|v| v[i] as u16).collect() };
     let steps: Vec<&str> = plan.iter().map(|a| Action::NAMES[*a as usize]).collect();
     let description = format!(
-        "{} takes {} at {} ({} reacts with {}): {} shot(s){}{}",
-        shooter.name,
+        "{} {} at {} ({} with {}): {}{}{}",
+        crate::text::agrees(&shooter.name, "takes", "take"),
         steps.join(", ").replace('_', " "),
         target.name,
-        target.name,
+        crate::text::agrees(&target.name, "reacts", "react"),
         reaction.name().replace('_', " "),
-        shots.len(),
+        crate::text::plural(shots.len() as u64, "shot", "shots"),
         match shots.iter().filter(|&&a| a).count() {
             0 => String::new(),
             n => format!(" ({n} aimed, +2)"),
@@ -1170,8 +1187,9 @@ fn compile_volley(
             Metric::numeric(
                 "casualties_on_target",
                 &format!(
-                    "models {} loses over the turn (of {})",
-                    target.name, target.models
+                    "models {} over the turn (of {})",
+                    crate::text::agrees(&target.name, "loses", "lose"),
+                    target.models
                 ),
                 target.models as usize + 1,
                 field(0),
@@ -1179,8 +1197,9 @@ fn compile_volley(
             Metric::numeric(
                 "casualties_on_shooter",
                 &format!(
-                    "models {} loses to return fire (of {})",
-                    shooter.name, shooter.models
+                    "models {} to return fire (of {})",
+                    crate::text::agrees(&shooter.name, "loses", "lose"),
+                    shooter.models
                 ),
                 shooter.models as usize + 1,
                 field(1),
@@ -1373,8 +1392,8 @@ fn compile_combat(
             (true, true) => 3,
         }
     };
-    let c_wins = format!("{} wins", charger.name);
-    let t_wins = format!("{} wins", target.name);
+    let c_wins = crate::text::wins(&charger.name);
+    let t_wins = crate::text::wins(&target.name);
     let won_at = |side: usize, who: &str| {
         let mut labels = vec!["no".to_string()];
         labels.extend((1..=rounds).map(|t| t.to_string()));
@@ -1417,13 +1436,13 @@ fn compile_combat(
         ended,
         Metric::numeric(
             "charger_models_left",
-            &format!("{}'s models at the end (of {})", charger.name, charger.models),
+            &format!("{} models at the end (of {})", crate::text::possessive(&charger.name), charger.models),
             charger.models as usize + 1,
             states.iter().map(|v| v[0] as u16).collect(),
         ),
         Metric::numeric(
             "target_models_left",
-            &format!("{}'s models at the end (of {})", target.name, target.models),
+            &format!("{} models at the end (of {})", crate::text::possessive(&target.name), target.models),
             target.models as usize + 1,
             states.iter().map(|v| v[1] as u16).collect(),
         ),
@@ -1441,11 +1460,12 @@ fn compile_combat(
     Compiled {
         name: name.into(),
         description: format!(
-            "{} charges {} ({}{}), then combat for up to {rounds} round(s) in all",
-            charger.name,
+            "{} {} ({}{}), then combat for up to {} in all",
+            crate::text::agrees(&charger.name, "charges", "charge"),
             target.name,
             reaction.name().replace('_', " "),
-            if over_half { "" } else { ", no charge bonuses" }
+            if over_half { "" } else { ", no charge bonuses" },
+            crate::text::plural(rounds as u64, "round", "rounds")
         ),
         trial: Box::new(trial),
         metrics,
@@ -1561,7 +1581,10 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                     },
                     unit.morale,
                     if penalty != 0 {
-                        format!(", {tokens} morale token(s): {penalty:+}")
+                        format!(
+                            ", {}: {penalty:+}",
+                            crate::text::plural(*tokens as u64, "morale token", "morale tokens")
+                        )
                     } else {
                         String::new()
                     }
@@ -1653,15 +1676,16 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                     (true, true) => 3,
                 }
             };
-            let a_wins = format!("{} wins", a.name);
-            let b_wins = format!("{} wins", b.name);
+            let a_wins = crate::text::wins(&a.name);
+            let b_wins = crate::text::wins(&b.name);
             Compiled {
                 name: name.into(),
                 description: format!(
-                    "{} and {} exchange fire for {rounds} round(s): {} reacts with {}, {} with {}{}",
+                    "{} and {} exchange fire for {}: {} with {}, {} with {}{}",
                     a.name,
                     b.name,
-                    b.name,
+                    crate::text::plural(*rounds as u64, "round", "rounds"),
+                    crate::text::agrees(&b.name, "reacts", "react"),
                     b_reaction.name().replace('_', " "),
                     a.name,
                     a_reaction.name().replace('_', " "),
@@ -1677,13 +1701,13 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                     ),
                     Metric::numeric(
                         "a_models_left",
-                        &format!("{}'s models at the end (of {})", a.name, a.models),
+                        &format!("{} models at the end (of {})", crate::text::possessive(&a.name), a.models),
                         a.models as usize + 1,
                         states.iter().map(|v| v[0] as u16).collect(),
                     ),
                     Metric::numeric(
                         "b_models_left",
-                        &format!("{}'s models at the end (of {})", b.name, b.models),
+                        &format!("{} models at the end (of {})", crate::text::possessive(&b.name), b.models),
                         b.models as usize + 1,
                         states.iter().map(|v| v[1] as u16).collect(),
                     ),
@@ -1692,7 +1716,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 .chain((cap > 1).then(|| {
                     Metric::numeric(
                         "a_tokens",
-                        &format!("{}'s morale tokens at the end", a.name),
+                        &format!("{} morale tokens at the end", crate::text::possessive(&a.name)),
                         cap,
                         states.iter().map(|v| v[2] as u16).collect(),
                     )
@@ -1700,7 +1724,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 .chain((cap > 1).then(|| {
                     Metric::numeric(
                         "b_tokens",
-                        &format!("{}'s morale tokens at the end", b.name),
+                        &format!("{} morale tokens at the end", crate::text::possessive(&b.name)),
                         cap,
                         states.iter().map(|v| v[3] as u16).collect(),
                     )

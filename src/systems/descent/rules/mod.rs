@@ -697,28 +697,43 @@ pub fn describe(a: &Attack) -> String {
         Reroll::Aim(p) => format!("Aim ({})", p.name()),
         Reroll::Dodge(p) => format!("Dodge ({})", p.name()),
     };
-    let dice_names: Vec<String> = a.weapon.dice.iter().map(|d| d.name.clone()).collect();
+    let power = if a.power_dice > 0 {
+        format!(" + {} power", a.power_dice)
+    } else {
+        String::new()
+    };
+    let pierce = if a.weapon.pierce > 0 {
+        format!(", pierce {}", a.weapon.pierce)
+    } else {
+        String::new()
+    };
     format!(
-        "{} with {} ({}{}{}) at {} (armour {}, {} wounds{}), distance {}: {orders}",
+        "{} with {} at {} (armour {}, {}{}), distance {}: {orders}",
         a.hero.name,
-        a.weapon.name,
-        dice_names.join(" + "),
-        if a.power_dice > 0 {
-            format!(" + {} power", a.power_dice)
-        } else {
-            String::new()
-        },
-        if a.weapon.pierce > 0 {
-            format!(", pierce {}", a.weapon.pierce)
-        } else {
-            String::new()
-        },
+        weapon_text(&a.weapon, &format!("{power}{pierce}")),
         a.target.name,
         a.target.armour,
-        a.wounds,
+        crate::text::plural(a.wounds, "wound", "wounds"),
         a.target.defence_text(),
         a.distance,
     )
+}
+
+/// A weapon and its dice, `Crossbow (blue + yellow + 1 power)`; a weapon whose name
+/// already says its dice (`Bare hands (red die)`) is not told twice.
+fn weapon_text(w: &Weapon, extra: &str) -> String {
+    let dice: Vec<&str> = w.dice.iter().map(|d| d.name.as_str()).collect();
+    let named = dice
+        .iter()
+        .all(|d| w.name.to_lowercase().contains(&d.to_lowercase()));
+    match (
+        named,
+        extra.trim_start_matches(", ").trim_start_matches(" + "),
+    ) {
+        (true, "") => w.name.clone(),
+        (true, rest) => format!("{} ({rest})", w.name),
+        (false, _) => format!("{} ({}{extra})", w.name, dice.join(" + ")),
+    }
 }
 
 /// An attack's sampler and its exact distribution over the sampler's states.
@@ -865,8 +880,12 @@ pub fn compile_turn(
         metrics.push(Metric::categorical(
             "guard",
             &format!(
-                "{}'s interrupt attack with {} kills the first {} ({} wounds, armour {}) before it attacks",
-                g.hero.name, g.weapon.name, g.target.name, g.wounds, g.target.armour
+                "{}'s interrupt attack with {} kills the first {} ({}, armour {}) before it attacks",
+                g.hero.name,
+                g.weapon.name,
+                g.target.name,
+                crate::text::plural(g.wounds, "wound", "wounds"),
+                g.target.armour
             ),
             &["attacker survives", "attacker killed"],
             (0..states).map(|s| (s >= dmg_states) as u16).collect(),
@@ -892,18 +911,12 @@ pub fn compile_turn(
     Compiled {
         name: name.into(),
         description: format!(
-            "{} attacks with {} ({}{}) at {} (armour {}, {wounds} wounds{}), distance {}: {dodge}{aim}{}",
-            attacks.len(),
-            a.weapon.name,
-            a.weapon
-                .dice
-                .iter()
-                .map(|d| d.name.clone())
-                .collect::<Vec<_>>()
-                .join(" + "),
-            power,
+            "{} with {} at {} (armour {}, {}{}), distance {}: {dodge}{aim}{}",
+            crate::text::plural(attacks.len() as u64, "attack", "attacks"),
+            weapon_text(&a.weapon, &power),
             a.target.name,
             a.target.armour,
+            crate::text::plural(wounds as u64, "wound", "wounds"),
             a.target.defence_text(),
             a.distance,
             guard.map_or(String::new(), |g| format!(

@@ -520,11 +520,11 @@ pub fn compile(
     // The same character may duel itself: then the labels say which side.
     let (a_name, b_name) = if a.name == b.name {
         (
-            format!("{} (a) wins", a.name),
-            format!("{} (b) wins", b.name),
+            crate::text::wins(&format!("{} (a)", a.name)),
+            crate::text::wins(&format!("{} (b)", b.name)),
         )
     } else {
-        (format!("{} wins", a.name), format!("{} wins", b.name))
+        (crate::text::wins(&a.name), crate::text::wins(&b.name))
     };
     let mut metrics = vec![
         Metric::categorical(

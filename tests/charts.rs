@@ -1,0 +1,270 @@
+//! Issue #16: the words on the charts. Charts are drawn as SVG beside the PNG
+//! (`--charts png,svg`), whose `<text>` elements are exactly what the PNG prints; the
+//! tests read them.
+
+use crate::util::{shipped, tempdir};
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn rollsim() -> Command {
+    Command::cargo_bin("rollsim").unwrap()
+}
+
+/// Every `.svg` under `dir`.
+fn svgs(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(svgs(&p));
+        } else if p.extension().is_some_and(|x| x == "svg") {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The texts of an SVG chart in drawing order (the title first).
+fn texts(path: &Path) -> Vec<String> {
+    let svg = std::fs::read_to_string(path).unwrap();
+    let mut out = Vec::new();
+    let mut rest = svg.as_str();
+    while let Some(start) = rest.find("<text") {
+        let body = &rest[start..];
+        let open = body.find('>').unwrap() + 1;
+        let close = body.find("</text>").unwrap();
+        out.push(
+            body[open..close]
+                .trim()
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&apos;", "'")
+                .replace("&quot;", "\"")
+                .replace("&amp;", "&"),
+        );
+        rest = &body[close + 7..];
+    }
+    out
+}
+
+/// A hyphenated lowercase name like `slam-orc-vs-human-guard`.
+fn is_slug(word: &str) -> bool {
+    let w = word.trim_matches(|c: char| !c.is_alphanumeric());
+    w.matches('-').count() >= 2
+        && w.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// `1.1e-4`, `9.9e-1`, `5e3`: a number in scientific notation.
+fn scientific(text: &str) -> bool {
+    let c: Vec<char> = text.chars().collect();
+    (1..c.len().saturating_sub(1)).any(|i| {
+        c[i] == 'e'
+            && c[i - 1].is_ascii_digit()
+            && (c[i + 1].is_ascii_digit()
+                || (matches!(c[i + 1], '-' | '+')
+                    && c.get(i + 2).is_some_and(char::is_ascii_digit)))
+    })
+}
+
+/// A bar label as charts print probabilities: `45.3%`, `1.15%`, `<0.01%`, `>99.99%`.
+fn good_percent(t: &str) -> bool {
+    let Some(n) = t.strip_suffix('%') else {
+        return true;
+    };
+    if n == "<0.01" || n == ">99.99" {
+        return true;
+    }
+    let decimals = n.split('.').nth(1).map_or(0, str::len);
+    n.parse::<f64>().is_ok_and(|v| (0.0..=100.0).contains(&v)) && decimals <= 2
+}
+
+#[test]
+fn every_shipped_chart_reads_as_words() {
+    let dir = tempdir();
+    rollsim()
+        .current_dir(dir.path())
+        .args(["-n", "2000", "-q", "--charts", "png,svg"])
+        .assert()
+        .success();
+    let all = svgs(&dir.path().join("reports"));
+    assert!(all.len() >= 600, "{} charts", all.len());
+    let mut bad = Vec::new();
+    for f in &all {
+        let t = texts(f);
+        let title = &t[0];
+        if title.is_empty()
+            || title.contains('_')
+            || title.contains('@')
+            || title.split_whitespace().any(is_slug)
+        {
+            bad.push(format!("{}: title `{title}`", f.display()));
+        }
+        for s in &t {
+            if scientific(s) || s.contains("(s)") || s == "-0.00" || s == "-0.0" {
+                bad.push(format!("{}: `{s}`", f.display()));
+            }
+            // Labels that are a percentage alone follow the one format.
+            if !s.contains(' ') && !good_percent(s) {
+                bad.push(format!("{}: percentage `{s}`", f.display()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} bad texts:\n{}",
+        bad.len(),
+        bad[..bad.len().min(40)].join("\n")
+    );
+    // Counts agree with their nouns, verbs with plural unit names.
+    let words: Vec<String> = all.iter().flat_map(|f| texts(f)).collect();
+    assert!(!words
+        .iter()
+        .any(|w| w.contains(" 1 wounds") || w.contains("Archers wins")));
+    assert!(words.iter().any(|w| w == "Archers win"));
+    assert!(words.iter().any(|w| w.contains("Fighter wins")));
+}
+
+#[test]
+fn each_chart_kind_titles_labels_and_legends() {
+    let dir = tempdir();
+    let out = |name: &str| dir.path().join(name);
+    let run = |config: &str, scenario: &str, o: &Path| {
+        rollsim()
+            .args(["run", shipped(config).to_str().unwrap(), "-s", scenario])
+            .args(["-n", "20000", "-q", "--format", "csv", "--charts", "svg"])
+            .arg("-o")
+            .arg(o)
+            .assert()
+            .success();
+    };
+    // The distribution and "at least": the scenario in words, the metric, the legend.
+    run("rush.toml", "slam-orc-vs-human-guard", &out("rush"));
+    let t = texts(&out("rush").join("slam-orc-vs-human-guard/result.svg"));
+    assert_eq!(t[0], "Orc slams Human Guard: result");
+    assert_eq!(t[1], "5 dice at 3+ vs slamback 4 dice at 4+ (seed 2026)");
+    assert!(t.contains(&"Monte Carlo, 20,000 trials (whiskers: 95% CI)".to_string()));
+    assert!(t.contains(&"exact".to_string()));
+    for l in ["draw", "win", "double", "slamback win"] {
+        assert!(t.contains(&l.to_string()), "{l}");
+    }
+    let t =
+        texts(&out("rush").join("slam-orc-vs-human-guard/target_turns_out_of_play_at_least.svg"));
+    assert_eq!(
+        t[0],
+        "Orc slams Human Guard: target turns out of play, k or more"
+    );
+    assert!(t.contains(&"≥1".to_string()));
+    // An exploding pool: the tail past what a chart can show is its last bar, `k or more`.
+    run(
+        "rush-exploding.toml",
+        "slam-orc-vs-human-guard",
+        &out("boom"),
+    );
+    let t = texts(&out("boom").join("slam-orc-vs-human-guard/slammer_successes.svg"));
+    assert!(t.iter().any(|s| s.ends_with(" or more")), "{t:?}");
+    // The duel race: the winners in the legend, shares as percentages.
+    run("dozen.toml", "duel-fighter-vs-dwarf", &out("dozen"));
+    let t = texts(&out("dozen").join("duel-fighter-vs-dwarf/duel.svg"));
+    assert_eq!(
+        t[0],
+        "Who wins, and how often is the winner injured? Who has won by each activation"
+    );
+    assert!(t.contains(&"Fighter wins by then".to_string()));
+    assert!(t.contains(&"Dwarf wins by then".to_string()));
+    assert!(t
+        .iter()
+        .any(|s| s.starts_with("Fighter wins ") && s.ends_with('%')));
+    // A profile: its label, both series.
+    run("descent.toml", "crossbow-range", &out("descent"));
+    let t = texts(&out("descent").join("crossbow-range/probabilities_vs_distance.svg"));
+    assert_eq!(
+        t[0],
+        "Crossbow damage against distance: P(miss or out of range) and P(killed) against distance"
+    );
+    assert!(t.contains(&"P(killed), Aim (optimal)".to_string()));
+    // A decision: the units' names in the legends, and morale in its own chart.
+    run("skirmish.toml", "archers-shot-at", &out("skirmish"));
+    let t = texts(&out("skirmish").join("archers-shot-at/decision.svg"));
+    assert!(t.contains(&"models Archers lose".to_string()), "{t:?}");
+    assert!(t.contains(&"models Skirmishers lose".to_string()));
+    let t = texts(&out("skirmish").join("archers-shot-at/decision_morale.svg"));
+    assert!(t[0].ends_with("Morale of each choice"), "{}", t[0]);
+    for l in ["P(Archers broken)", "P(Skirmishers wiped out)"] {
+        assert!(t.contains(&l.to_string()), "{l}");
+    }
+    // The balance charts: a matrix, a sweep, sensitivity, an overlay.
+    let balance = |args: &[&str], o: &Path| {
+        rollsim()
+            .args(args)
+            .args(["--charts", "svg", "-n", "20000", "-o"])
+            .arg(o)
+            .assert()
+            .success();
+    };
+    let rush = shipped("rush.toml");
+    let rush = rush.to_str().unwrap();
+    balance(
+        &[
+            "compare",
+            rush,
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--exact-only",
+        ],
+        &out("cmp"),
+    );
+    let t = texts(&out("cmp").join("matrix-slam-orc-vs-human-guard.svg"));
+    assert_eq!(t[0], "Slam orc vs human guard: P(slammer wins) by matchup");
+    assert!(t.contains(&"Human Guard".to_string()));
+    balance(
+        &[
+            "sweep",
+            rush,
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--vary",
+            "attacker.strength=2..5",
+        ],
+        &out("sweep"),
+    );
+    let sweep = svgs(&out("sweep"));
+    let t = texts(&sweep[0]);
+    assert_eq!(
+        t[0],
+        "Slam orc vs human guard: P(slammer wins) against attacker.strength"
+    );
+    balance(
+        &[
+            "sensitivity",
+            rush,
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--exact-only",
+        ],
+        &out("sens"),
+    );
+    let t = texts(&svgs(&out("sens"))[0]);
+    assert_eq!(t[0], "Slam orc vs human guard: what one step is worth");
+    assert!(!t.iter().any(|s| s == "-0.00" || s == "+0.00"));
+    let boom = shipped("rush-exploding.toml");
+    rollsim()
+        .args(["overlay", "--metric", "slammer_successes", "-n", "20000"])
+        .arg(format!("{}:slam-orc-vs-human-guard", rush))
+        .arg(format!("{}:slam-orc-vs-human-guard", boom.display()))
+        .args(["--charts", "svg", "-o"])
+        .arg(out("overlay"))
+        .assert()
+        .success();
+    let t = texts(&svgs(&out("overlay"))[0]);
+    assert_eq!(t[0], "slammer successes: side by side");
+    // Legend entries whole (no ellipsis); the axis stops where the bars do.
+    assert!(!t.iter().any(|s| s.contains('…')), "{t:?}");
+    let top: i64 = t
+        .iter()
+        .filter_map(|s| s.parse::<i64>().ok())
+        .max()
+        .unwrap();
+    assert!(top <= 14, "the x-axis runs to {top}");
+}

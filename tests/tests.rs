@@ -10,6 +10,7 @@ mod determinism;
 mod dice_lang;
 mod dozen_rules;
 mod fuzz;
+mod gallery;
 mod hostile;
 mod layers;
 mod outputs;

@@ -1,7 +1,8 @@
-//! The report gallery: `reports/index.md` and a self-contained `reports/index.html`
-//! linking every table and chart the default run wrote, with one matchup matrix per
-//! config. The HTML embeds the matrices and each scenario's first chart (so it reads
-//! offline on its own) and links the rest, which sit beside it.
+//! The report gallery: `reports/index.md` and `reports/index.html`, an overview of what
+//! the default run wrote: every headline in one table first, then per config one card
+//! per scenario (a profile or decision table is one card) with its description, its
+//! headline and its headline chart, loaded from the file beside the page (nothing is
+//! embedded, so the page stays small), and one matchup matrix per config.
 
 use super::write::{atomic, WriteError};
 use super::ScenarioResult;
@@ -143,51 +144,111 @@ fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// Standard base64 (RFC 4648) for data URIs.
-pub fn base64(bytes: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for c in bytes.chunks(3) {
-        let n = (c[0] as u32) << 16
-            | (*c.get(1).unwrap_or(&0) as u32) << 8
-            | *c.get(2).unwrap_or(&0) as u32;
-        out.push(T[(n >> 18) as usize & 63] as char);
-        out.push(T[(n >> 12) as usize & 63] as char);
-        out.push(if c.len() > 1 {
-            T[(n >> 6) as usize & 63] as char
+/// One entry of a config's overview: a scenario, or a whole profile or decision table
+/// (its members are one chart and one compact table).
+struct Entry<'a> {
+    /// The anchor and the folder of its charts.
+    folder: String,
+    title: String,
+    description: String,
+    /// (label, Monte Carlo, CI, exact) of the headline; for a group, its range.
+    headline: String,
+    members: Vec<&'a ScenarioResult>,
+    /// The chart shown, then every chart of the folder.
+    chart: Option<String>,
+    charts: Vec<String>,
+}
+
+fn entries<'a>(sec: &'a Section) -> Vec<Entry<'a>> {
+    let mut out: Vec<Entry> = Vec::new();
+    for r in &sec.results {
+        let (folder, files) = charts(&sec.dir, r);
+        if let Some(e) = out.iter_mut().find(|e| e.folder == folder) {
+            e.members.push(r);
+            continue;
+        }
+        // The headline's own chart; a group's is its overview chart.
+        let wanted = format!("{}.png", r.headline.metric);
+        let chart = if r.group.is_some() {
+            files
+                .iter()
+                .find(|f| f.starts_with("probabilities") || f.starts_with("decision"))
+                .or(files.first())
+                .cloned()
         } else {
-            '='
+            files
+                .iter()
+                .find(|f| **f == wanted)
+                .or(files.first())
+                .cloned()
+        };
+        let (title, description) = match &r.group {
+            Some(g) => (super::plot::words(&g.name), g.label.clone()),
+            None => (super::plot::words(&r.name), r.description.clone()),
+        };
+        out.push(Entry {
+            folder,
+            title,
+            description,
+            headline: String::new(),
+            members: vec![r],
+            chart,
+            charts: files,
         });
-        out.push(if c.len() > 2 {
-            T[n as usize & 63] as char
+    }
+    for e in &mut out {
+        let first = e.members[0];
+        let h = &first.headline;
+        e.headline = if e.members.len() == 1 {
+            format!(
+                "{}: {} [{} .. {}]{}",
+                h.label,
+                pct(h.probability),
+                pct(h.ci_low),
+                pct(h.ci_high),
+                h.exact
+                    .map_or(String::new(), |x| format!(", exact {}", pct(x)))
+            )
         } else {
-            '='
-        });
+            let ps: Vec<f64> = e
+                .members
+                .iter()
+                .map(|r| r.headline.exact.unwrap_or(r.headline.probability))
+                .collect();
+            let lo = ps.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = ps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let choice = first.group.as_ref().is_some_and(|g| g.choice);
+            format!(
+                "{}: {} to {} over {} {}",
+                h.label,
+                pct(lo),
+                pct(hi),
+                e.members.len(),
+                if choice { "choices" } else { "points" }
+            )
+        };
     }
     out
 }
 
-fn embed(p: &Path, alt: &str) -> String {
-    match std::fs::read(p) {
-        Ok(b) => format!(
-            "<img alt=\"{}\" src=\"data:image/png;base64,{}\">",
-            escape(alt),
-            base64(&b)
-        ),
-        Err(_) => String::new(),
-    }
-}
-
 pub fn html(root: &Path, sections: &[Section]) -> String {
     let mut s = String::from(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>rollsim report gallery</title>\n<style>\
-         body{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;max-width:1180px;margin:2em auto;padding:0 1em;color:#222}\
-         img{max-width:100%;border:1px solid #ddd;margin:.4em 0}table{border-collapse:collapse;margin:.5em 0 1.5em}\
-         td,th{border:1px solid #ccc;padding:.25em .5em;font-size:.9em}td.n{text-align:right}\
-         nav a{margin-right:1em}details{margin:.3em 0}h2{border-bottom:2px solid #4c72b0;padding-bottom:.2em;margin-top:2em}\
-         </style></head><body>\n<h1>rollsim report gallery</h1>\n<p>Every shipped config, every scenario, from plain <code>rollsim</code>. \
-         Bars are Monte Carlo with 95% confidence intervals, diamonds or lines exact values. Matrices and each scenario's first chart are embedded; \
-         the other charts and the tables are linked (they sit beside this file).</p>\n<nav>",
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>rollsim report gallery</title>\n<style>\
+         body{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}\
+         table{border-collapse:collapse;margin:.5em 0 1.5em;width:100%}\
+         td,th{border:1px solid #ccc;padding:.25em .5em;font-size:.88em;text-align:left;vertical-align:top}td.n{text-align:right;white-space:nowrap}\
+         nav a{margin-right:1em}h2{border-bottom:2px solid #4c72b0;padding-bottom:.2em;margin-top:2em}\
+         .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:1em}\
+         .card{border:1px solid #ddd;border-radius:4px;padding:.6em}.card h3{font-size:1em;margin:0 0 .3em}\
+         .card p{font-size:.82em;margin:.3em 0}.card img{width:100%;height:auto;border:1px solid #eee}\
+         .desc{color:#555}.head{font-weight:bold}\
+         </style></head><body>\n<h1>rollsim report gallery</h1>\n\
+         <p>Every shipped config, every scenario, from plain <code>rollsim</code>. First every headline (Monte Carlo with its 95% \
+         confidence interval, and the exact value), then one card per scenario with its headline chart: bars are Monte Carlo with \
+         95% intervals, diamonds or lines exact values. A profile or decision table is one card. Charts and tables sit beside this \
+         page and are linked, not embedded.</p>\n<nav>",
     );
     for sec in sections {
         let _ = write!(
@@ -197,8 +258,40 @@ pub fn html(root: &Path, sections: &[Section]) -> String {
             escape(&sec.stem)
         );
     }
-    s.push_str("</nav>\n");
-    for sec in sections {
+    s.push_str("</nav>\n<h2 id=\"headlines\">Headlines</h2>\n<table><tr><th>config</th><th>scenario</th><th>headline</th><th>Monte Carlo</th><th>95% CI</th><th>exact</th></tr>\n");
+    let all: Vec<(&Section, Vec<Entry>)> = sections.iter().map(|sec| (sec, entries(sec))).collect();
+    for (sec, es) in &all {
+        for e in es {
+            let h = &e.members[0].headline;
+            let (mc, ci, exact) = if e.members.len() == 1 {
+                (
+                    pct(h.probability),
+                    format!("{} .. {}", pct(h.ci_low), pct(h.ci_high)),
+                    h.exact.map(pct).unwrap_or_else(|| "-".into()),
+                )
+            } else {
+                (
+                    e.headline.split(": ").nth(1).unwrap_or("").to_string(),
+                    String::new(),
+                    String::new(),
+                )
+            };
+            let _ = writeln!(
+                s,
+                "<tr><td>{}</td><td><a href=\"#{}-{}\">{}</a></td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+                escape(&sec.stem),
+                escape(&sec.stem),
+                escape(&e.folder),
+                escape(&e.title),
+                escape(&h.label),
+                escape(&mc),
+                escape(&ci),
+                escape(&exact)
+            );
+        }
+    }
+    s.push_str("</table>\n");
+    for (sec, es) in &all {
         let _ = writeln!(
             s,
             "<h2 id=\"{}\">{} <small>({})</small></h2>",
@@ -211,13 +304,27 @@ pub fn html(root: &Path, sections: &[Section]) -> String {
             escape(&sec.system)
         );
         let mut tables = Vec::new();
-        for t in [
+        let mut names: Vec<String> = [
+            "headline.csv",
             "distribution.csv",
             "summary.csv",
             "decisions.csv",
             "distribution.parquet",
             "summary.parquet",
-        ] {
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        if let Ok(d) = std::fs::read_dir(&sec.dir) {
+            let mut profiles: Vec<String> = d
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|f| f.starts_with("profile-") && f.ends_with(".csv"))
+                .collect();
+            profiles.sort();
+            names.extend(profiles);
+        }
+        for t in &names {
             if sec.dir.join(t).exists() {
                 tables.push(format!(
                     "<a href=\"{}\">{t}</a>",
@@ -226,64 +333,67 @@ pub fn html(root: &Path, sections: &[Section]) -> String {
             }
         }
         let _ = writeln!(s, "<p>Tables: {}</p>", tables.join(" · "));
+        s.push_str("<div class=\"cards\">\n");
         if let Some((m, files)) = &sec.matrix {
-            let _ = writeln!(
+            let _ = write!(
                 s,
-                "<h3>Matchup matrix: {} ({})</h3>",
-                escape(&m.scenario),
+                "<div class=\"card\"><h3>Matchup matrix: {}</h3><p class=\"desc\">{}, every attacker against every defender</p>",
+                escape(&super::plot::words(&m.scenario)),
                 escape(&m.what)
             );
             for f in files {
+                let r = escape(&rel(root, f));
                 if f.extension().is_some_and(|x| x == "png") {
-                    s.push_str(&embed(f, "matchup matrix"));
+                    let _ = write!(
+                        s,
+                        "<a href=\"{r}\"><img loading=\"lazy\" src=\"{r}\" alt=\"matchup matrix\"></a>"
+                    );
                 } else {
                     let _ = write!(
                         s,
-                        " <a href=\"{}\">{}</a>",
-                        escape(&rel(root, f)),
+                        " <a href=\"{r}\">{}</a>",
                         escape(&f.file_name().unwrap_or_default().to_string_lossy())
                     );
                 }
             }
+            s.push_str("</div>\n");
         }
-        s.push_str("<h3>Scenarios</h3>\n<table><tr><th>scenario</th><th>headline</th><th>Monte Carlo</th><th>exact</th></tr>\n");
-        for r in &sec.results {
-            let _ = writeln!(
+        for e in es {
+            let dir = sec.dir.join(&e.folder);
+            let _ = write!(
                 s,
-                "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-                escape(&r.name),
-                escape(&r.headline.label),
-                pct(r.headline.probability),
-                r.headline.exact.map(pct).unwrap_or_else(|| "-".into())
+                "<div class=\"card\" id=\"{}-{}\"><h3>{}</h3><p class=\"desc\">{}</p><p class=\"head\">{}</p>",
+                escape(&sec.stem),
+                escape(&e.folder),
+                escape(&e.title),
+                escape(&e.description),
+                escape(&e.headline)
             );
-        }
-        s.push_str("</table>\n");
-        let mut seen = Vec::new();
-        for r in &sec.results {
-            let (folder, files) = charts(&sec.dir, r);
-            if seen.contains(&folder) || files.is_empty() {
-                continue;
+            if let Some(c) = &e.chart {
+                let r = escape(&rel(root, &dir.join(c)));
+                let _ = write!(
+                    s,
+                    "<a href=\"{r}\"><img loading=\"lazy\" width=\"1100\" height=\"650\" src=\"{r}\" alt=\"{}\"></a>",
+                    escape(&e.title)
+                );
             }
-            seen.push(folder.clone());
-            let _ = writeln!(
-                s,
-                "<details><summary><b>{}</b>: {}</summary>",
-                escape(&folder),
-                escape(&r.description)
-            );
-            s.push_str(&embed(&sec.dir.join(&folder).join(&files[0]), &files[0]));
-            let links: Vec<String> = files
-                .iter()
-                .map(|f| {
-                    format!(
-                        "<a href=\"{}\">{}</a>",
-                        escape(&rel(root, &sec.dir.join(&folder).join(f))),
-                        escape(f.trim_end_matches(".png"))
-                    )
-                })
-                .collect();
-            let _ = writeln!(s, "<p>All charts: {}</p></details>", links.join(" · "));
+            if e.charts.len() > 1 {
+                let links: Vec<String> = e
+                    .charts
+                    .iter()
+                    .map(|f| {
+                        format!(
+                            "<a href=\"{}\">{}</a>",
+                            escape(&rel(root, &dir.join(f))),
+                            escape(&f.trim_end_matches(".png").replace('_', " "))
+                        )
+                    })
+                    .collect();
+                let _ = write!(s, "<p>Charts: {}</p>", links.join(" · "));
+            }
+            s.push_str("</div>\n");
         }
+        s.push_str("</div>\n");
     }
     s.push_str("</body></html>\n");
     s
@@ -304,18 +414,4 @@ pub fn write(root: &Path, sections: &[Section]) -> Result<Vec<PathBuf>, WriteErr
             .map_err(|e| WriteError::io(&page, e))
     })?;
     Ok(vec![md, page])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::base64;
-
-    #[test]
-    fn base64_matches_rfc_4648() {
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
-    }
 }

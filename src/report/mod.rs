@@ -74,6 +74,8 @@ impl MetricResult {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct HeadlineResult {
     pub label: String,
+    /// The metric the headline reads (its chart is the scenario's headline chart).
+    pub metric: String,
     pub probability: f64,
     pub ci_low: f64,
     pub ci_high: f64,
@@ -234,6 +236,7 @@ pub fn summarize(
         metrics,
         headline: HeadlineResult {
             label: h.label.clone(),
+            metric: c.metrics[h.metric].name.clone(),
             probability: k as f64 / n as f64,
             ci_low: lo,
             ci_high: hi,

@@ -394,8 +394,9 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
             let aimed = flag("aimed", false)?;
             let label = r.string_opt("description")?.unwrap_or_else(|| {
                 format!(
-                    "{} shoots {}: how should it react?",
-                    shooter.name, target.name
+                    "{} {}: how should it react?",
+                    crate::text::agrees(&shooter.name, "shoots", "shoot"),
+                    target.name
                 )
             });
             ShotReaction::NAMES
@@ -422,8 +423,9 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
             let over_half = flag("over_half", true)?;
             let label = r.string_opt("description")?.unwrap_or_else(|| {
                 format!(
-                    "{} charges {}: how should it react?",
-                    charger.name, target.name
+                    "{} {}: how should it react?",
+                    crate::text::agrees(&charger.name, "charges", "charge"),
+                    target.name
                 )
             });
             let mut choices = vec![ChargeReaction::CounterCharge, ChargeReaction::Defend];

@@ -1494,8 +1494,8 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
         } => {
             let (act, back) = shoot_attacks(shooter, target, *aimed, *reaction);
             let description = format!(
-                "{} shoots {}{}: {}; reaction {}{}",
-                shooter.name,
+                "{} {}{}: {}; reaction {}{}",
+                crate::text::agrees(&shooter.name, "shoots", "shoot"),
                 target.name,
                 if *aimed { " (aimed, +2)" } else { "" },
                 describe_attack(&act, rules),
@@ -1528,8 +1528,8 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             let (act, back) = charge_attacks(charger, target, *reaction, *over_half, rules);
             let flees = *reaction == ChargeReaction::None;
             let description = format!(
-                "{} charges {}{}: {}; reaction {}{}",
-                charger.name,
+                "{} {}{}: {}; reaction {}{}",
+                crate::text::agrees(&charger.name, "charges", "charge"),
                 target.name,
                 if *over_half {
                     " from over half a move"

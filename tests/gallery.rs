@@ -1,0 +1,211 @@
+//! Issue #16: the gallery a designer opens, in a real headless browser (Debian's
+//! chromium; `.ci/run` installs it when missing): it renders, every image decodes and
+//! every link resolves, the page is under 1 MB, and a screenshot is kept.
+
+use crate::util::tempdir;
+use assert_cmd::Command;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+
+fn chromium() -> PathBuf {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+        .expect("Debian's chromium is needed (apt-get install chromium; .ci/run installs it)")
+}
+
+/// The flags this machine's closed network needs (no background connections).
+fn browser(user_data: &Path) -> std::process::Command {
+    let mut c = std::process::Command::new(chromium());
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+    ])
+    .arg(format!("--user-data-dir={}", user_data.display()));
+    c
+}
+
+fn decode(path: &str) -> String {
+    let b = path.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&path[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Serve `root` on localhost (GET and HEAD, one request per connection); returns the
+/// port.
+fn serve(root: PathBuf) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            let mut line = String::new();
+            let mut reader = BufReader::new(s.try_clone().unwrap());
+            if reader.read_line(&mut line).is_err() {
+                continue;
+            }
+            // Drain the headers.
+            let mut h = String::new();
+            while reader.read_line(&mut h).is_ok_and(|n| n > 2) {
+                h.clear();
+            }
+            let mut parts = line.split_whitespace();
+            let method = parts.next().unwrap_or("");
+            let target = parts.next().unwrap_or("/");
+            let path = decode(target.split(['?', '#']).next().unwrap_or("/"));
+            let file = root.join(path.trim_start_matches('/'));
+            let ok = file.is_file() && !path.contains("..");
+            let body = if ok {
+                let mut b = Vec::new();
+                std::fs::File::open(&file)
+                    .unwrap()
+                    .read_to_end(&mut b)
+                    .unwrap();
+                b
+            } else {
+                b"not found".to_vec()
+            };
+            let kind = match file.extension().and_then(|e| e.to_str()) {
+                Some("html") => "text/html; charset=utf-8",
+                Some("png") => "image/png",
+                Some("svg") => "image/svg+xml",
+                Some("csv") | Some("md") => "text/plain; charset=utf-8",
+                _ => "application/octet-stream",
+            };
+            let head = format!(
+                "HTTP/1.1 {}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                if ok { "200 OK" } else { "404 Not Found" },
+                body.len()
+            );
+            let _ = s.write_all(head.as_bytes());
+            if method != "HEAD" {
+                let _ = s.write_all(&body);
+            }
+        }
+    });
+    port
+}
+
+/// A page that loads the gallery in a frame, then decodes every image, fetches every
+/// link and checks every in-page anchor, and prints what it found.
+const CHECK: &str = r#"<!doctype html><html><body>
+<iframe id="g" src="index.html" style="width:1280px;height:900px"></iframe>
+<pre id="out">pending</pre>
+<script>
+document.getElementById('g').onload = async () => {
+  const d = document.getElementById('g').contentDocument;
+  const bad = [];
+  const imgs = [...d.querySelectorAll('img')].map(i => i.getAttribute('src'));
+  for (const src of imgs) {
+    const ok = await new Promise(r => {
+      const im = new Image();
+      im.onload = () => r(im.naturalWidth > 0);
+      im.onerror = () => r(false);
+      im.src = src;
+    });
+    if (!ok) bad.push('img ' + src);
+  }
+  const links = [...d.querySelectorAll('a[href]')].map(a => a.getAttribute('href'));
+  let fetched = 0;
+  for (const h of links) {
+    if (h.startsWith('#')) {
+      if (!d.getElementById(decodeURIComponent(h.slice(1)))) bad.push('anchor ' + h);
+      continue;
+    }
+    const r = await fetch(h, {method: 'HEAD'});
+    fetched++;
+    if (!r.ok) bad.push('link ' + h);
+  }
+  const rows = d.querySelectorAll('#headlines + table tr').length;
+  const cards = d.querySelectorAll('.card').length;
+  document.getElementById('out').textContent =
+    'RESULT imgs=' + imgs.length + ' links=' + fetched + ' rows=' + rows + ' cards=' + cards +
+    ' height=' + d.body.scrollHeight + ' bad=' + JSON.stringify(bad);
+};
+</script></body></html>"#;
+
+#[test]
+fn the_gallery_renders_in_a_browser_with_every_image_and_link() {
+    let dir = tempdir();
+    Command::cargo_bin("rollsim")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["-n", "1000", "-q"])
+        .assert()
+        .success();
+    let reports = dir.path().join("reports");
+    let html = std::fs::read_to_string(reports.join("index.html")).unwrap();
+    assert!(html.len() < 1_000_000, "index.html is {} bytes", html.len());
+    assert!(!html.contains("data:image"), "images are embedded");
+    // Descriptions are visible text, not folded away.
+    assert!(html.contains("<p class=\"desc\">"));
+    assert!(!html.contains("<details"));
+    std::fs::write(reports.join("check.html"), CHECK).unwrap();
+    let port = serve(reports.clone());
+    let out = browser(&dir.path().join("chromium-check"))
+        .args(["--virtual-time-budget=120000", "--dump-dom"])
+        .arg(format!("http://127.0.0.1:{port}/check.html"))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let result = dom
+        .lines()
+        .find_map(|l| l.split("RESULT ").nth(1))
+        .unwrap_or_else(|| panic!("no result: {dom}\n{}", String::from_utf8_lossy(&out.stderr)));
+    let field = |k: &str| -> u64 {
+        result
+            .split_whitespace()
+            .find_map(|f| f.strip_prefix(&format!("{k}=")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    assert!(result.contains("bad=[]"), "{result}");
+    // One card per scenario or group, a headline row for each, every card's chart.
+    assert!(field("imgs") >= 140, "{result}");
+    assert!(field("links") >= 400, "{result}");
+    assert!(field("rows") >= 140, "{result}");
+    assert!(field("cards") >= 140, "{result}");
+    assert!(field("height") > 2000, "{result}");
+    // A screenshot of the top of the page, kept with the build.
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gallery.png");
+    let _ = std::fs::remove_file(&shot);
+    let out = browser(&dir.path().join("chromium-shot"))
+        .args(["--window-size=1280,2000"])
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("http://127.0.0.1:{port}/index.html"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let png = std::fs::read(&shot).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    assert!(
+        png.len() > 20_000,
+        "a blank screenshot: {} bytes",
+        png.len()
+    );
+}

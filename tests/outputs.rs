@@ -330,3 +330,38 @@ fn plain_rollsim_outside_the_repository_says_what_it_runs() {
     assert!(dir.path().join("reports/index.html").is_file());
     assert!(dir.path().join("reports/rush/headline.csv").is_file());
 }
+
+#[test]
+fn a_decision_is_one_compact_table_in_the_units_words() {
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    let a = rollsim()
+        .args(["run", shipped("skirmish.toml").to_str().unwrap()])
+        .args([
+            "-s",
+            "archers-shot-at",
+            "--exact-only",
+            "-q",
+            "--format",
+            "csv,md",
+        ])
+        .args(["-o", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let table = std::fs::read_to_string(out.join("decision-archers-shot-at.csv")).unwrap();
+    let mut lines = table.lines();
+    let head = lines.next().unwrap();
+    assert!(
+        head.starts_with("choice,expected models Archers lose,expected models Archers lose exact,"),
+        "{head}"
+    );
+    assert!(head.contains(",P(Skirmishers wiped out),P(Skirmishers wiped out) exact"));
+    let choices: Vec<&str> = lines.map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(choices, ["none", "shoot back", "go to ground", "run"]);
+    // The Markdown table has the same words.
+    let md = text(&a.get_output().stdout);
+    assert!(
+        md.contains("| choice | expected models Archers lose |"),
+        "{md}"
+    );
+}

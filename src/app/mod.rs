@@ -214,6 +214,20 @@ pub fn write_reports(
         .collect::<Result<Vec<_>, frame::FrameError>>()?;
     let decisions = report::decision_rows(results);
     let mut dec = frame::decisions(&decisions)?;
+    let mut names: Vec<&str> = Vec::new();
+    for r in &decisions {
+        if !names.contains(&r.decision.as_str()) {
+            names.push(&r.decision);
+        }
+    }
+    let mut per_decision = names
+        .iter()
+        .map(|n| {
+            let rows: Vec<&report::DecisionRow> =
+                decisions.iter().filter(|r| r.decision == *n).collect();
+            Ok((n.to_string(), frame::decision(&rows)?))
+        })
+        .collect::<Result<Vec<_>, frame::FrameError>>()?;
     let check = stop_check;
     for f in formats {
         check()?;
@@ -239,6 +253,11 @@ pub fn write_reports(
         }
         for (name, df) in &mut profiles {
             let p = dir.join(format!("profile-{name}.{ext}"));
+            write(df, &p)?;
+            written.push(p);
+        }
+        for (name, df) in &mut per_decision {
+            let p = dir.join(format!("decision-{name}.{ext}"));
             write(df, &p)?;
             written.push(p);
         }

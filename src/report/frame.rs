@@ -152,6 +152,54 @@ pub fn profile(members: &[&ScenarioResult]) -> PolarsResult<DataFrame> {
     DataFrame::new(xs.len(), cols)
 }
 
+/// One decision as a compact table: a row per choice, a column per quantity in the
+/// units' words (`expected models Archers lose`, `P(Archers broken)`) and one with its
+/// exact value.
+pub fn decision(rows: &[&super::DecisionRow]) -> PolarsResult<DataFrame> {
+    let mut choices: Vec<&str> = Vec::new();
+    let mut quantities: Vec<&str> = Vec::new();
+    for r in rows {
+        if !choices.contains(&r.choice.as_str()) {
+            choices.push(&r.choice);
+        }
+        if !quantities.contains(&r.quantity.as_str()) {
+            quantities.push(&r.quantity);
+        }
+    }
+    let mut cols = vec![Column::new(
+        "choice".into(),
+        choices.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+    )];
+    for q in quantities {
+        let cell = |c: &str| rows.iter().find(|r| r.choice == c && r.quantity == q);
+        let head = rows
+            .iter()
+            .find(|r| r.quantity == q)
+            .map_or(q.to_string(), |r| {
+                if r.expected {
+                    format!("expected {}", r.label)
+                } else {
+                    r.label.clone()
+                }
+            });
+        cols.push(Column::new(
+            head.clone().into(),
+            choices
+                .iter()
+                .map(|c| cell(c).map(|r| r.estimate))
+                .collect::<Vec<_>>(),
+        ));
+        cols.push(Column::new(
+            format!("{head} exact").into(),
+            choices
+                .iter()
+                .map(|c| cell(c).and_then(|r| r.exact))
+                .collect::<Vec<_>>(),
+        ));
+    }
+    DataFrame::new(choices.len(), cols)
+}
+
 /// `decision,choice,scenario,quantity,estimate,ci_low,ci_high,exact`: the decision
 /// tables, one row per (decision, choice, quantity).
 pub fn decisions(rows: &[super::DecisionRow]) -> PolarsResult<DataFrame> {

@@ -319,7 +319,9 @@ pub fn html(root: &Path, sections: &[Section]) -> String {
             let mut profiles: Vec<String> = d
                 .filter_map(|e| e.ok())
                 .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|f| f.starts_with("profile-") && f.ends_with(".csv"))
+                .filter(|f| {
+                    (f.starts_with("profile-") || f.starts_with("decision-")) && f.ends_with(".csv")
+                })
                 .collect();
             profiles.sort();
             names.extend(profiles);

@@ -36,15 +36,16 @@ pub(crate) fn fonts() {
 
 pub(crate) const WIDTH: u32 = 1100;
 pub(crate) const HEIGHT: u32 = 650;
-pub(crate) const BAR: RGBColor = RGBColor(76, 114, 176);
+pub(crate) const BAR: RGBColor = RGBColor(68, 119, 170);
 pub(crate) const EXACT: RGBColor = RGBColor(221, 132, 82);
-/// Colours of the series of multi-series charts, in order; none is the exact orange.
+/// Colours of the series of multi-series charts, in order: Paul Tol's "bright" scheme,
+/// told apart by colour-blind readers, without its red (too near the exact orange).
 pub(crate) const SERIES: [RGBColor; 5] = [
     BAR,
-    RGBColor(85, 168, 104),
-    RGBColor(196, 78, 82),
-    RGBColor(129, 114, 179),
-    RGBColor(204, 185, 116),
+    RGBColor(34, 136, 51),
+    RGBColor(170, 51, 119),
+    RGBColor(102, 204, 238),
+    RGBColor(204, 187, 68),
 ];
 
 /// Ten distinguishable colours for charts with more lines than [`SERIES`] has (Paul

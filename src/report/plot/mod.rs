@@ -39,13 +39,14 @@ pub(crate) const HEIGHT: u32 = 650;
 pub(crate) const BAR: RGBColor = RGBColor(68, 119, 170);
 pub(crate) const EXACT: RGBColor = RGBColor(221, 132, 82);
 /// Colours of the series of multi-series charts, in order: Paul Tol's "bright" scheme,
-/// told apart by colour-blind readers, without its red (too near the exact orange).
+/// told apart by colour-blind readers, without its red and yellow (too near the exact
+/// orange of the diamonds).
 pub(crate) const SERIES: [RGBColor; 5] = [
     BAR,
     RGBColor(34, 136, 51),
     RGBColor(170, 51, 119),
     RGBColor(102, 204, 238),
-    RGBColor(204, 187, 68),
+    RGBColor(187, 187, 187),
 ];
 
 /// Ten distinguishable colours for charts with more lines than [`SERIES`] has (Paul
@@ -526,7 +527,54 @@ pub fn scenario_charts(r: &ScenarioResult, dir: &Path) -> Result<Vec<PathBuf>, W
 
 #[cfg(test)]
 mod tests {
-    use super::subtitle_lines;
+    use super::{percent, subtitle_lines, titles, words, EXACT, SERIES};
+
+    #[test]
+    fn series_are_tol_bright_and_apart_from_the_exact_orange() {
+        let hex = |c: plotters::style::RGBColor| format!("{:02X}{:02X}{:02X}", c.0, c.1, c.2);
+        let got: Vec<String> = SERIES.iter().map(|&c| hex(c)).collect();
+        assert_eq!(got, ["4477AA", "228833", "AA3377", "66CCEE", "BBBBBB"]);
+        for c in SERIES {
+            let d = (c.0 as f64 - EXACT.0 as f64).powi(2)
+                + (c.1 as f64 - EXACT.1 as f64).powi(2)
+                + (c.2 as f64 - EXACT.2 as f64).powi(2);
+            assert!(d.sqrt() > 80.0, "{} too near the exact orange", hex(c));
+        }
+    }
+
+    #[test]
+    fn one_percentage_format_and_titles_in_words() {
+        let cases = [
+            (0.0, "0%"),
+            (0.00005, "<0.01%"),
+            (0.0005, "0.05%"),
+            (0.0115, "1.15%"),
+            (0.453, "45.3%"),
+            (0.994, "99.4%"),
+            (0.9995, "99.95%"),
+            (0.99999, ">99.99%"),
+            (1.0, "100.0%"),
+        ];
+        for (p, want) in cases {
+            assert_eq!(percent(p), want, "{p}");
+        }
+        assert_eq!(words("slam-orc-vs-human-guard"), "Slam orc vs human guard");
+        assert_eq!(words("crossbow-range@d4"), "Crossbow range (d4)");
+        // The designer's words lead; a generated lead is cut at its first colon outside
+        // brackets; the rest and the seed go below.
+        assert_eq!(
+            titles("x", "What is +1 die worth? — Orc slams Guard: 5 dice", 7),
+            (
+                "What is +1 die worth?".to_string(),
+                "Orc slams Guard: 5 dice (seed 7)".to_string()
+            )
+        );
+        assert_eq!(
+            titles("x", "Broadsword (melee: 2) at 3: no re-roll", 7).0,
+            "Broadsword (melee: 2) at 3"
+        );
+        assert_eq!(titles("slam-a-b", &"long ".repeat(30), 7).0, "Slam a b");
+    }
 
     #[test]
     fn subtitles_wrap_to_two_lines_at_most() {

@@ -327,22 +327,10 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
         }
         Node::LetPool { spec, body, .. } => {
             let mut out: Option<Dist> = None;
-            let mut result = Ok(());
-            let mut inner = notes.inner();
-            multisets(spec, notes, &mut |dice, p| {
-                if result.is_err() {
-                    return;
-                }
-                env.push(0, dice.to_vec());
-                let r = inner.within(p, |inner| eval(body, env, inner));
-                env.pop();
-                match r {
-                    Ok(r) => mix(&mut out, &r, p),
-                    Err(e) => result = Err(e),
-                }
+            over_pool(spec, env, notes, &mut |env, notes, p| {
+                mix(&mut out, &eval(body, env, notes)?, p);
+                Ok(())
             })?;
-            notes.merge(inner);
-            result?;
             out.unwrap_or_else(|| Dist::point(0)).trim()
         }
         Node::PoolVar(r) => Dist::point(super::program::read_sorted(
@@ -395,6 +383,29 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
         // Read only by `step`.
         Node::Emit(_) => Dist::point(0),
     })
+}
+
+/// Go through every multiset of a pool variable's dice, each in scope in turn, calling
+/// `body` with its probability (what it reports counts that often); stops at the first
+/// error.
+fn over_pool(
+    spec: &PoolSpec,
+    env: &mut Env,
+    notes: &mut Notes,
+    body: &mut dyn FnMut(&mut Env, &mut Notes, f64) -> Result<(), TooBig>,
+) -> Result<(), TooBig> {
+    let mut result = Ok(());
+    let mut inner = notes.inner();
+    multisets(spec, notes, &mut |dice, p| {
+        if result.is_err() {
+            return;
+        }
+        env.push(0, dice.to_vec());
+        result = inner.within(p, |inner| body(env, inner, p));
+        env.pop();
+    })?;
+    notes.merge(inner);
+    result
 }
 
 /// A state of a `repeat`: its variables' values.
@@ -551,18 +562,9 @@ fn step(
             }
         }
         Node::LetPool { spec, body, .. } => {
-            let mut result = Ok(());
-            let mut inner = notes.inner();
-            multisets(spec, notes, &mut |dice, p| {
-                if result.is_err() {
-                    return;
-                }
-                env.push(0, dice.to_vec());
-                result = inner.within(p, |inner| step(body, w * p, env, inner, out));
-                env.pop();
+            over_pool(spec, env, notes, &mut |env, notes, p| {
+                step(body, w * p, env, notes, out)
             })?;
-            notes.merge(inner);
-            result?;
         }
         Node::Emit(v) => {
             let mut joint: Vec<(State, f64)> = vec![(Vec::new(), w)];

@@ -78,6 +78,24 @@ fn balance(c: BalanceArgs) -> Options {
 
 fn run(cli: Cli) -> Result<String, AppError> {
     rollsim::report::plot::also_svg(cli.charts.contains(&cli::ChartArg::Svg));
+    // `-o -` streams a table on standard output, which only `run` writes: anywhere else
+    // it would make a folder named `-`.
+    let folder_only = match &cli.command {
+        Some(Command::Compare(a)) => a.common.out.clone(),
+        Some(Command::Sweep(a)) => a.common.out.clone(),
+        Some(Command::Sensitivity(a)) => a.out.clone(),
+        Some(Command::Equalize(a)) => a.common.out.clone(),
+        Some(Command::Overlay(a)) => a.out.clone(),
+        Some(Command::Roll(a)) => a.out.clone(),
+        Some(Command::Merge(a)) => Some(a.out.clone()),
+        Some(Command::Run(a)) if a.shard.is_some() => a.out.clone(),
+        _ => None,
+    };
+    if app::to_stdout(&folder_only) {
+        return Err(AppError::BadOption(
+            "-o -: only `rollsim run` (without --shard) writes its table to standard output; give this command a folder, e.g. -o out".into(),
+        ));
+    }
     match cli.command {
         None => app::run_all(cli.quiet, cli.trials, cli.threads.map(|t| t as usize)),
         Some(Command::List(a)) => app::list(&a.config, &a.sets),

@@ -365,3 +365,53 @@ fn a_decision_is_one_compact_table_in_the_units_words() {
         "{md}"
     );
 }
+
+#[test]
+fn dash_o_dash_elsewhere_is_refused_and_makes_no_folder() {
+    let dir = tempdir();
+    let rush = shipped("rush.toml");
+    let rush = rush.to_str().unwrap();
+    for args in [
+        vec!["roll", "3d6", "-o", "-"],
+        vec![
+            "compare",
+            rush,
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--exact-only",
+            "-o",
+            "-",
+        ],
+        vec![
+            "sensitivity",
+            rush,
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--exact-only",
+            "-o",
+            "-",
+        ],
+        vec![
+            "run",
+            rush,
+            "-s",
+            "throw-long",
+            "-n",
+            "2e5",
+            "--shard",
+            "1/2",
+            "-o",
+            "-",
+        ],
+    ] {
+        says(
+            rollsim()
+                .current_dir(dir.path())
+                .args(&args)
+                .assert()
+                .code(2),
+            "only `rollsim run` (without --shard) writes its table to standard output",
+        );
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}

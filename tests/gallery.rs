@@ -148,13 +148,35 @@ document.getElementById('g').onload = async () => {
 #[test]
 fn the_gallery_renders_in_a_browser_with_every_image_and_link() {
     let dir = tempdir();
+    // The main job as the README runs it (no -n): every probability it reports to
+    // within ±0.001 (95%), from 2^20 trials, at most 10^7.
     Command::cargo_bin("rollsim")
         .unwrap()
         .current_dir(dir.path())
-        .args(["-n", "1000", "-q"])
+        .args(["-q"])
         .assert()
         .success();
     let reports = dir.path().join("reports");
+    let mut rows = 0;
+    for config in std::fs::read_dir(&reports).unwrap() {
+        let table = config.unwrap().path().join("distribution.csv");
+        let Ok(text) = std::fs::read_to_string(&table) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            // scenario,metric,value,count,trials,probability,ci_low,ci_high,exact
+            let c: Vec<&str> = line.rsplitn(6, ',').collect();
+            let (hi, lo, trials): (f64, f64, u64) = (
+                c[1].parse().unwrap(),
+                c[2].parse().unwrap(),
+                c[4].parse().unwrap(),
+            );
+            assert!((1 << 20..=10_000_000).contains(&trials), "{line}");
+            assert!((hi - lo) / 2.0 <= 0.001 + 1e-12, "{line}");
+            rows += 1;
+        }
+    }
+    assert!(rows > 2000, "{rows} rows");
     let html = std::fs::read_to_string(reports.join("index.html")).unwrap();
     assert!(html.len() < 1_000_000, "index.html is {} bytes", html.len());
     assert!(!html.contains("data:image"), "images are embedded");

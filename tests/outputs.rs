@@ -289,7 +289,11 @@ fn counts_as_designers_write_them_and_choices_in_any_case() {
         .success();
     // Help says where a default comes from.
     let a = rollsim().arg("--help").assert().success();
-    assert!(text(&a.get_output().stdout).contains("each config's [run] trials"));
+    let help = text(&a.get_output().stdout);
+    assert!(
+        help.contains("a config's [run] trials serve `run`") && help.contains("within ±0.001"),
+        "{help}"
+    );
 }
 
 #[test]

@@ -485,6 +485,9 @@ fn gallery_matrix(
     Ok(Some((m, files)))
 }
 
+/// The main job's target: every reported probability's 95% half-width.
+pub const MAIN_PRECISION: f64 = 0.001;
+
 /// Plain `rollsim`: every shipped config, every scenario, into `reports/<stem>/`, with a
 /// fixed seed; returns the headline table.
 pub fn run_all(
@@ -515,6 +518,12 @@ pub fn run_all(
         opts.quiet = quiet;
         opts.trials = trials;
         opts.threads = threads;
+        if trials.is_none() {
+            // Enough trials for every probability shown to within a tenth of a
+            // percentage point (95%), up to the flat count a `run` uses.
+            opts.precision = Some(MAIN_PRECISION);
+            opts.max_trials = DEFAULT_TRIALS;
+        }
         opts.formats = vec![Format::Csv, Format::Parquet];
         let out = compute(&opts)?;
         outputs.push(out);

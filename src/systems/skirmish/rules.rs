@@ -82,13 +82,10 @@ impl Rules {
 
     #[inline]
     pub fn hits(&self, roll: u32, modifier: i32, target: i32) -> bool {
-        if self.natural_miss > 0 && roll <= self.natural_miss {
-            return false;
-        }
-        if self.natural_hit > 0 && roll >= self.natural_hit {
-            return true;
-        }
-        roll as i32 + modifier >= target
+        // Branch-free: a natural miss fails, else a natural hit or the total succeeds.
+        let miss = (self.natural_miss > 0) & (roll <= self.natural_miss);
+        let auto = (self.natural_hit > 0) & (roll >= self.natural_hit);
+        !miss & (auto | (roll as i32 + modifier >= target))
     }
 
     /// P(a defence die saves): `defence` or better.
@@ -337,18 +334,18 @@ impl Attack {
         out
     }
 
-    /// Roll it: each die to hit, each hit a save (re-rolled once if failed and allowed).
+    /// Roll it: each die to hit, and its save die (and the re-roll's, when allowed),
+    /// read only if it hit. Every die of the attack is rolled up front, so the count
+    /// has no branch a processor could mispredict: a save rolled for a miss is never
+    /// read, which leaves the distribution as written.
     pub fn roll(&self, rules: &Rules, d: &mut FaceStream, rng: &mut Rng) -> u32 {
         let mut n = 0;
+        let saves = rules.saves;
         for _ in 0..self.dice {
-            if !rules.hits(d.roll(rng), self.modifier, self.target) {
-                continue;
-            }
-            let mut saved = |rng: &mut Rng| rules.saves && d.roll(rng) >= self.defence;
-            if saved(rng) || (self.reroll_saves && saved(rng)) {
-                continue;
-            }
-            n += 1;
+            let hit = rules.hits(d.roll(rng), self.modifier, self.target);
+            let saved = saves && d.roll(rng) >= self.defence;
+            let resaved = self.reroll_saves && saves && d.roll(rng) >= self.defence;
+            n += (hit & !saved & !resaved) as u32;
         }
         n.min(self.cap)
     }

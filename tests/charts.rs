@@ -2,13 +2,8 @@
 //! (`--charts png,svg`), whose `<text>` elements are exactly what the PNG prints; the
 //! tests read them.
 
-use crate::util::{shipped, tempdir};
-use assert_cmd::Command;
+use crate::util::{rollsim, shipped, tempdir};
 use std::path::{Path, PathBuf};
-
-fn rollsim() -> Command {
-    Command::cargo_bin("rollsim").unwrap()
-}
 
 /// Every `.svg` under `dir`.
 fn svgs(dir: &Path) -> Vec<PathBuf> {

@@ -1,13 +1,8 @@
 //! The binary as a designer meets it: the happy path, and every kind of bad input
 //! answered with a located message, exit code 2 and no output written.
 
-use crate::util::{shipped, tempdir};
-use assert_cmd::Command;
+use crate::util::{rollsim, shipped, tempdir};
 use std::path::Path;
-
-fn rollsim() -> Command {
-    Command::cargo_bin("rollsim").unwrap()
-}
 
 const CONTRACT_DIST: &str = "scenario,metric,value,count,trials,probability,ci_low,ci_high,exact";
 const CONTRACT_SUMMARY: &str =

@@ -2,8 +2,7 @@
 //! chromium; `.ci/run` installs it when missing): it renders, every image decodes and
 //! every link resolves, the page is under 1 MB, and a screenshot is kept.
 
-use crate::util::tempdir;
-use assert_cmd::Command;
+use crate::util::{rollsim, tempdir};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -150,8 +149,7 @@ fn the_gallery_renders_in_a_browser_with_every_image_and_link() {
     let dir = tempdir();
     // The main job as the README runs it (no -n): every probability it reports to
     // within ±0.001 (95%), from 2^20 trials, at most 10^7.
-    Command::cargo_bin("rollsim")
-        .unwrap()
+    rollsim()
         .current_dir(dir.path())
         .args(["-q"])
         .assert()

@@ -2,14 +2,9 @@
 //! the code before it: names that would escape or inject, planted links, kills, two runs
 //! at once, a full stdout, tampered parts, unbounded ranges, signals, messages.
 
-use crate::util::{shipped, tempdir};
-use assert_cmd::Command;
+use crate::util::{rollsim, shipped, tempdir};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-
-fn rollsim() -> Command {
-    Command::cargo_bin("rollsim").unwrap()
-}
 
 fn bin() -> std::process::Command {
     std::process::Command::new(assert_cmd::cargo::cargo_bin("rollsim"))

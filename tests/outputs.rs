@@ -1,16 +1,7 @@
 //! Issue #16: what a run writes and prints, and the command line a designer types.
 //! Each test drives the binary as a user would and reads what it left.
 
-use crate::util::{shipped, tempdir};
-use assert_cmd::Command;
-
-fn rollsim() -> Command {
-    Command::cargo_bin("rollsim").unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use crate::util::{rollsim, shipped, tempdir, text};
 
 /// The assertion's stderr contains `want`.
 fn says(a: assert_cmd::assert::Assert, want: &str) {

@@ -1,12 +1,7 @@
 //! Reliability (issue #7): shards and merge, the table of broken configs, the kill test,
 //! interval coverage over 200 seeds, and limits.
 
-use crate::util::{load, shipped, tempdir};
-use assert_cmd::Command;
-
-fn rollsim() -> Command {
-    Command::cargo_bin("rollsim").unwrap()
-}
+use crate::util::{load, rollsim, shipped, tempdir};
 
 #[test]
 fn four_shards_merge_into_the_single_run_byte_for_byte() {

@@ -111,3 +111,13 @@ pub fn assert_agrees(c: &Compiled, metrics: &[&str], n: u64, seed: u64) {
         }
     }
 }
+
+/// The binary, as a designer runs it.
+pub fn rollsim() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("rollsim").unwrap()
+}
+
+/// A command's output as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}

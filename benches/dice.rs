@@ -2,9 +2,10 @@
 //! and Monte Carlo throughput of a 5-dice-against-4-dice success-pool opposed test, both
 //! through the same compile path `rollsim roll` uses.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rollsim::config::load_str;
-use rollsim::dice::chunk_rng;
 use rollsim::model::Compiled;
 use rollsim::sim::CHUNK;
 use std::hint::black_box;
@@ -45,16 +46,7 @@ fn monte_carlo(c: &mut Criterion) {
     let mut g = c.benchmark_group("dice_monte_carlo");
     g.throughput(Throughput::Elements(CHUNK));
     let sc = compile("5d6 count >= 4", Some("4d6 count >= 4"));
-    let mut hist = vec![0u64; sc.trial.states()];
-    let mut i = 0u64;
-    g.bench_function("5d6 vs 4d6 success pools", |b| {
-        b.iter(|| {
-            let mut rng = chunk_rng(42, i);
-            i += 1;
-            sc.trial.run_chunk(&mut rng, CHUNK, &mut hist);
-            black_box(&hist);
-        })
-    });
+    common::bench_chunks(&mut g, "5d6 vs 4d6 success pools", sc.trial.as_ref());
     g.finish();
 }
 

@@ -6,9 +6,7 @@ mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rollsim::config;
-use rollsim::dice::chunk_rng;
 use rollsim::sim::CHUNK;
-use std::hint::black_box;
 use std::path::Path;
 
 fn load(file: &str, scenario: &str) -> rollsim::model::Compiled {
@@ -29,16 +27,7 @@ fn one_core(c: &mut Criterion) {
         ("rush-exploding.toml", "slam-orc-vs-human-guard"),
     ] {
         let sc = load(file, scenario);
-        let mut hist = vec![0u64; sc.trial.states()];
-        let mut i = 0u64;
-        g.bench_function(format!("{file}/{scenario}"), |b| {
-            b.iter(|| {
-                let mut rng = chunk_rng(42, i);
-                i += 1;
-                sc.trial.run_chunk(&mut rng, CHUNK, &mut hist);
-                black_box(&hist);
-            })
-        });
+        common::bench_chunks(&mut g, &format!("{file}/{scenario}"), sc.trial.as_ref());
     }
     g.finish();
 }

@@ -85,7 +85,6 @@ impl Metric {
         }
     }
 
-    /// The number value index `v` stands for.
     /// The top value as a folded tail, `10 or more` (an exploding pool's capped
     /// bucket), when `folded`.
     pub fn fold_top(mut self, folded: bool) -> Self {
@@ -97,6 +96,7 @@ impl Metric {
         self
     }
 
+    /// The number value index `v` stands for.
     pub fn value(&self, v: usize) -> f64 {
         (v as i64 + self.offset) as f64
     }

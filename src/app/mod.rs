@@ -214,19 +214,9 @@ pub fn write_reports(
         .collect::<Result<Vec<_>, frame::FrameError>>()?;
     let decisions = report::decision_rows(results);
     let mut dec = frame::decisions(&decisions)?;
-    let mut names: Vec<&str> = Vec::new();
-    for r in &decisions {
-        if !names.contains(&r.decision.as_str()) {
-            names.push(&r.decision);
-        }
-    }
-    let mut per_decision = names
-        .iter()
-        .map(|n| {
-            let rows: Vec<&report::DecisionRow> =
-                decisions.iter().filter(|r| r.decision == *n).collect();
-            Ok((n.to_string(), frame::decision(&rows)?))
-        })
+    let mut per_decision = report::by_decision(&decisions)
+        .into_iter()
+        .map(|(n, rows)| Ok((n.to_string(), frame::decision(&rows)?)))
         .collect::<Result<Vec<_>, frame::FrameError>>()?;
     let check = stop_check;
     for f in formats {
@@ -269,16 +259,12 @@ pub fn write_reports(
             .map(|r| plot::scenario_charts(r, dir))
             .collect();
         written.extend(charts?.into_iter().flatten());
-        let groups: Vec<_> = plot::profile::groups(results)
-            .into_iter()
-            .filter(|(_, members)| !members[0].group.as_ref().is_some_and(|g| g.choice))
-            .collect();
-        let charts: Result<Vec<Vec<PathBuf>>, WriteError> = groups
+        let charts: Result<Vec<Vec<PathBuf>>, WriteError> = report::profiles(results)
             .par_iter()
             .map(|(name, members)| plot::profile::draw(name, members, dir))
             .collect();
         written.extend(charts?.into_iter().flatten());
-        for (name, members) in plot::profile::groups(results) {
+        for (name, members) in report::groups(results) {
             let Some(g) = members[0].group.as_ref().filter(|g| g.choice) else {
                 continue;
             };
@@ -351,12 +337,10 @@ pub fn wrote_line(written: &[PathBuf], dir: &Path) -> String {
         .filter(|p| p.extension().is_some_and(|e| e == "png" || e == "svg"))
         .count();
     let tables = written.len() - charts;
-    let plural =
-        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     format!(
         "wrote {} and {} to {}",
-        plural(tables, "table", "tables"),
-        plural(charts, "chart", "charts"),
+        crate::text::plural(tables as u64, "table", "tables"),
+        crate::text::plural(charts as u64, "chart", "charts"),
         dir.display()
     )
 }

@@ -287,14 +287,19 @@ pub struct Named<S> {
     pub scenario: S,
 }
 
+/// The designer's description in front of the generated one (which says what is
+/// rolled), joined by a dash, not a colon: the designer's words may end in `?` or `:`,
+/// and chart titles take what comes before the dash.
+pub fn described(designer: &str, generated: &str) -> String {
+    format!("{} — {generated}", designer.trim_end_matches(':'))
+}
+
 impl<S> Named<S> {
     /// Put the designer's description in front of the generated one (which says what
     /// is rolled).
     pub fn describe(&self, mut c: crate::model::Compiled) -> crate::model::Compiled {
         if let Some(d) = &self.description {
-            // A dash, not a colon: the designer's words may end in `?` or `:`, and
-            // chart titles take what comes before it.
-            c.description = format!("{} — {}", d.trim_end_matches(':'), c.description);
+            c.description = described(d, &c.description);
         }
         c
     }

@@ -175,13 +175,7 @@ pub fn decision(rows: &[&super::DecisionRow]) -> PolarsResult<DataFrame> {
         let head = rows
             .iter()
             .find(|r| r.quantity == q)
-            .map_or(q.to_string(), |r| {
-                if r.expected {
-                    format!("expected {}", r.label)
-                } else {
-                    r.label.clone()
-                }
-            });
+            .map_or(q.to_string(), |r| r.heading());
         cols.push(Column::new(
             head.clone().into(),
             choices

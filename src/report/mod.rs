@@ -270,19 +270,26 @@ pub fn profile_axes(members: &[&ScenarioResult]) -> (Vec<f64>, Vec<String>) {
     (xs, series)
 }
 
-/// The profiles (groups that are not decision tables) among `results`, in order.
-pub fn profiles(results: &[ScenarioResult]) -> Vec<(String, Vec<&ScenarioResult>)> {
+/// The groups (profiles and decision tables) among `results`, each with its members,
+/// in order.
+pub fn groups(results: &[ScenarioResult]) -> Vec<(String, Vec<&ScenarioResult>)> {
     let mut out: Vec<(String, Vec<&ScenarioResult>)> = Vec::new();
     for r in results {
-        let Some(g) = r.group.as_ref().filter(|g| !g.choice) else {
-            continue;
-        };
+        let Some(g) = &r.group else { continue };
         match out.iter_mut().find(|(n, _)| *n == g.name) {
             Some((_, v)) => v.push(r),
             None => out.push((g.name.clone(), vec![r])),
         }
     }
     out
+}
+
+/// The profiles (groups that are not decision tables) among `results`, in order.
+pub fn profiles(results: &[ScenarioResult]) -> Vec<(String, Vec<&ScenarioResult>)> {
+    groups(results)
+        .into_iter()
+        .filter(|(_, members)| !members[0].group.as_ref().is_some_and(|g| g.choice))
+        .collect()
 }
 
 /// A scenario's results from its exact distribution alone (`--exact-only`): every
@@ -330,6 +337,30 @@ pub struct DecisionRow {
     pub exact: Option<f64>,
     /// An expectation (true) or a probability.
     pub expected: bool,
+}
+
+impl DecisionRow {
+    /// The quantity as a column heading: `expected models Archers lose`,
+    /// `P(Archers broken)`.
+    pub fn heading(&self) -> String {
+        if self.expected {
+            format!("expected {}", self.label)
+        } else {
+            self.label.clone()
+        }
+    }
+}
+
+/// The rows of each decision, decisions in the order first met.
+pub fn by_decision(rows: &[DecisionRow]) -> Vec<(&str, Vec<&DecisionRow>)> {
+    let mut out: Vec<(&str, Vec<&DecisionRow>)> = Vec::new();
+    for r in rows {
+        match out.iter_mut().find(|(n, _)| *n == r.decision) {
+            Some((_, v)) => v.push(r),
+            None => out.push((&r.decision, vec![r])),
+        }
+    }
+    out
 }
 
 /// The decision tables of `results`: every scenario that is one choice of a decision.

@@ -107,10 +107,15 @@ pub fn words(name: &str) -> String {
         None => name.to_string(),
     }
     .replace(['-', '_'], " ");
-    let mut c = w.chars();
+    capitalised(&w)
+}
+
+/// The text with its first letter in upper case.
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
     match c.next() {
         Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
-        None => w,
+        None => String::new(),
     }
 }
 
@@ -118,12 +123,7 @@ pub fn words(name: &str) -> String {
 /// question, a new sentence (`Should they shoot back? Morale of each choice`).
 pub fn headed(lead: &str, what: &str) -> String {
     if lead.ends_with(['?', '!', '.']) {
-        let mut c = what.chars();
-        let what = match c.next() {
-            Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
-            None => String::new(),
-        };
-        format!("{lead} {what}")
+        format!("{lead} {}", capitalised(what))
     } else {
         format!("{lead}: {what}")
     }

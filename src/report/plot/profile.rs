@@ -16,19 +16,6 @@ const NOTE: &str = "lines: exact, points: Monte Carlo with 95% CI";
 /// One line: (x, Monte Carlo value, (ci low, ci high), exact) per point.
 type Line = (String, Vec<(f64, f64, (f64, f64), Option<f64>)>);
 
-/// Every group of `results`: its name and members in order of appearance.
-pub fn groups(results: &[ScenarioResult]) -> Vec<(String, Vec<&ScenarioResult>)> {
-    let mut out: Vec<(String, Vec<&ScenarioResult>)> = Vec::new();
-    for r in results {
-        let Some(g) = &r.group else { continue };
-        match out.iter_mut().find(|(n, _)| *n == g.name) {
-            Some((_, v)) => v.push(r),
-            None => out.push((g.name.clone(), vec![r])),
-        }
-    }
-    out
-}
-
 fn series<'a>(members: &[&'a ScenarioResult]) -> Vec<(String, Vec<&'a ScenarioResult>)> {
     let mut out: Vec<(String, Vec<&ScenarioResult>)> = Vec::new();
     for &r in members {

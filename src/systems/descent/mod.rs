@@ -100,7 +100,7 @@ impl Loaded for DescentConfig {
             config::Scenario::Turn { .. } => return Some(s.compile().description),
         };
         Some(match &s.description {
-            Some(d) => format!("{} — {generated}", d.trim_end_matches(':')),
+            Some(d) => crate::config::described(d, &generated),
             None => generated,
         })
     }

@@ -412,3 +412,19 @@ fn dash_o_dash_elsewhere_is_refused_and_makes_no_folder() {
     }
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn sensitivity_says_when_there_is_nothing_to_step() {
+    // A dice scenario that names no unit has no stats to change: said, not silence.
+    let a = rollsim()
+        .args([
+            "sensitivity",
+            shipped("dice-examples.toml").to_str().unwrap(),
+        ])
+        .args(["-s", "squads-shoot-it-out", "--exact-only", "-o"])
+        .arg(tempdir().path().join("o"))
+        .assert()
+        .success();
+    assert!(text(&a.get_output().stdout)
+        .starts_with("No change to try: the scenario has no dice or stats to step."));
+}

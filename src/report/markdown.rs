@@ -260,14 +260,7 @@ pub fn full(results: &[ScenarioResult]) -> String {
 /// Each decision as a table: one row per choice, one column per quantity.
 pub fn decisions(rows: &[super::DecisionRow]) -> String {
     let mut s = String::new();
-    let mut names: Vec<&str> = Vec::new();
-    for r in rows {
-        if !names.contains(&r.decision.as_str()) {
-            names.push(&r.decision);
-        }
-    }
-    for name in names {
-        let mine: Vec<&super::DecisionRow> = rows.iter().filter(|r| r.decision == name).collect();
+    for (name, mine) in super::by_decision(rows) {
         let mut quantities: Vec<&str> = Vec::new();
         let mut choices: Vec<&str> = Vec::new();
         for r in &mine {
@@ -281,16 +274,10 @@ pub fn decisions(rows: &[super::DecisionRow]) -> String {
         let _ = writeln!(s, "### decision: {name}\n");
         let mut t = Table::new(std::iter::once(("choice".to_string(), Align::Left)).chain(
             quantities.iter().map(|q| {
-                let head =
-                    mine.iter()
-                        .find(|r| r.quantity == *q)
-                        .map_or(q.replace('_', " "), |r| {
-                            if r.expected {
-                                format!("expected {}", r.label)
-                            } else {
-                                r.label.clone()
-                            }
-                        });
+                let head = mine
+                    .iter()
+                    .find(|r| r.quantity == *q)
+                    .map_or(q.replace('_', " "), |r| r.heading());
                 (head, Align::Right)
             }),
         ));
@@ -484,6 +471,10 @@ pub fn sweep(sw: &Sweep) -> String {
 /// Sensitivity: one table per scenario or member.
 pub fn sensitivity(rows: &[SensitivityRow], refused: &[(String, String)]) -> String {
     let mut s = String::new();
+    if rows.is_empty() && refused.is_empty() {
+        // Say so, as the equalizer does, rather than print nothing.
+        s.push_str("No change to try: the scenario has no dice or stats to step.\n\n");
+    }
     let mut names: Vec<&str> = Vec::new();
     for r in rows {
         if !names.contains(&r.scenario.as_str()) {
@@ -503,7 +494,7 @@ pub fn sensitivity(rows: &[SensitivityRow], refused: &[(String, String)]) -> Str
             let d = if r.probability {
                 format!("{} pts", crate::text::signed(r.delta * 100.0, 2))
             } else {
-                format!("{:+.3}", r.delta)
+                crate::text::signed(r.delta, 3)
             };
             t.row([
                 r.change.clone(),

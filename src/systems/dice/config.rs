@@ -70,8 +70,15 @@ impl crate::systems::Loaded for DiceConfig {
 
     fn knobs(&self) -> Option<&'static crate::systems::Knobs> {
         use crate::systems::{Knobs, Shown, StatKnob};
-        // The stats are the config's own: their knobs live as long as the process (a
-        // few bytes per load).
+        // The stats are the config's own, so their knobs must live as long as the
+        // process: one leak per distinct set of stats, found again on every later call
+        // (balance loops ask for the knobs of every variant).
+        type Made = Vec<(Vec<(String, bool)>, &'static Knobs)>;
+        static MADE: std::sync::Mutex<Made> = std::sync::Mutex::new(Vec::new());
+        let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, k)) = made.iter().find(|(s, _)| *s == self.stats) {
+            return Some(k);
+        }
         let stats: Vec<StatKnob> = self
             .stats
             .iter()
@@ -84,12 +91,14 @@ impl crate::systems::Loaded for DiceConfig {
                 shown: Shown::Plain,
             })
             .collect();
-        Some(Box::leak(Box::new(Knobs {
+        let knobs: &'static Knobs = Box::leak(Box::new(Knobs {
             roles: super::KNOBS.roles,
             stats: Box::leak(stats.into_boxed_slice()),
             dice: &[],
             responses: &[],
-        })))
+        }));
+        made.push((self.stats.clone(), knobs));
+        Some(knobs)
     }
 }
 

@@ -202,8 +202,8 @@ pub fn compile(name: &str, sc: &Scenario) -> Compiled {
                 (0..states as u16).collect(),
             ));
             let (labels, map): (Vec<String>, Vec<u16>) = {
-                let win = format!("{who} wins");
-                let lose = format!("{other} wins");
+                let win = crate::text::wins(&who);
+                let lose = crate::text::wins(&other);
                 match sc.ties {
                     Ties::Tie => (
                         vec![win, "tie".into(), lose],

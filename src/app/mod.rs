@@ -363,13 +363,20 @@ fn run_to_stdout(opts: &RunOptions) -> Result<String, AppError> {
             ))
         }
         Format::Csv | Format::Json => {
-            let dir = std::env::temp_dir().join(format!("rollsim-stdout-{}", std::process::id()));
-            let written = write_reports(&out.results, &dir, &[format], false);
-            let text = written.and_then(|files| {
-                std::fs::read_to_string(&files[0])
-                    .map_err(|e| AppError::from(WriteError::io(&files[0], e)))
+            // The exporters write files (atomically); only the distribution table is
+            // written, to a private temporary file, and read back.
+            let (ext, write): (&str, Exporter) = match format {
+                Format::Json => ("json", report::json::write),
+                _ => ("csv", report::csv::write),
+            };
+            let tmp = std::env::temp_dir().join(format!(
+                "rollsim-stdout-{}.{ext}",
+                std::process::id()
+            ));
+            let text = write(&mut frame::distribution(&out.results)?, &tmp).and_then(|_| {
+                std::fs::read_to_string(&tmp).map_err(|e| WriteError::io(&tmp, e))
             });
-            let _ = std::fs::remove_dir_all(&dir);
+            let _ = std::fs::remove_file(&tmp);
             text?
         }
     };

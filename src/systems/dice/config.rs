@@ -1,7 +1,7 @@
 //! `system = "dice"`: `[units.ID]` with integer stats, and `[scenarios.NAME]` whose
 //! mechanic is a line of the dice language ([`super::lang`]).
 
-use super::lang::{self, KEYWORDS};
+use super::lang::KEYWORDS;
 use super::program::{self, Node};
 use crate::config::reader::{list, nearest_hint, Reader};
 use crate::config::{Named, Problem};
@@ -210,15 +210,8 @@ fn read_unit(id: &str, r: &Reader) -> Result<Unit, Problem> {
 
 /// Parse and compile one expression key, its errors at the key with a caret.
 fn expression(r: &Reader, key: &str, text: &str, names: &[(String, i64)]) -> Result<Node, Problem> {
-    let e = lang::parse(text)
-        .map_err(|e| r.problem(key, format!("column {}: {}", e.col + 1, e.render(text))))?;
-    program::compile(&e, names).map_err(|e| {
-        let se = lang::SyntaxError {
-            col: e.col,
-            message: e.message,
-        };
-        r.problem(key, format!("column {}: {}", se.col + 1, se.render(text)))
-    })
+    program::parse_compiled(text, names)
+        .map_err(|e| r.problem(key, format!("column {}: {}", e.col + 1, e.render(text))))
 }
 
 fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {

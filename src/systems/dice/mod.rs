@@ -53,14 +53,10 @@ impl super::System for Dice {
         // column, not a line of a config nobody wrote.
         for (what, text) in [("roll", Some(roll)), ("--vs", vs)] {
             let Some(text) = text else { continue };
-            let checked = lang::parse(text)
-                .map_err(|e| (e.col, e.message))
-                .and_then(|e| program::compile(&e, &[]).map_err(|e| (e.col, e.message)));
-            if let Err((col, message)) = checked {
-                let e = lang::SyntaxError { col, message };
+            if let Err(e) = program::parse_compiled(text, &[]) {
                 return Some(Err(format!(
                     "{what}, column {}: {}",
-                    col + 1,
+                    e.col + 1,
                     e.render(text)
                 )));
             }

@@ -307,6 +307,16 @@ pub struct CompileError {
     pub message: String,
 }
 
+/// Parse and compile an expression: either step's error as a [`SyntaxError`] at its
+/// column, ready to render under the text.
+pub fn parse_compiled(text: &str, names: Names) -> Result<Node, lang::SyntaxError> {
+    let e = lang::parse(text)?;
+    compile(&e, names).map_err(|e| lang::SyntaxError {
+        col: e.col,
+        message: e.message,
+    })
+}
+
 /// Names an expression may use besides its `let` variables: stats and scenario keys.
 pub type Names<'a> = &'a [(String, i64)];
 

@@ -29,8 +29,40 @@ fn one_core(c: &mut Criterion) {
         let sc = load(file, scenario);
         common::bench_chunks(&mut g, &format!("{file}/{scenario}"), sc.trial.as_ref());
     }
+    let cfg = config::load_str(SLAM_3V3, "bench.toml", &[]).expect("bench config");
+    let sc = cfg.compile("slam-3v3").expect("scenario");
+    common::bench_chunks(&mut g, "slam_3v3", sc.trial.as_ref());
     g.finish();
 }
+
+/// The issue's 3-dice-against-3-dice Slam: two Jacks at 4+, armour 4+, no bonus dice.
+const SLAM_3V3: &str = r#"
+system = "rush"
+
+[units.jack]
+name = "Jack"
+move = 5
+strength = 4
+speed = 4
+skill = 4
+armour = 4
+role = "jack"
+
+[units.other]
+name = "Other Jack"
+move = 5
+strength = 4
+speed = 4
+skill = 4
+armour = 4
+role = "jack"
+
+[scenarios.slam-3v3]
+kind = "slam"
+attacker = "jack"
+defender = "other"
+response = "slamback"
+"#;
 
 fn threads(c: &mut Criterion) {
     let sc = load("rush.toml", "slam-orc-vs-human-guard");

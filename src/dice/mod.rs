@@ -28,6 +28,10 @@ const POW6: [u64; 25] = {
     p
 };
 
+/// `6^k` for the dice of one group, padded to eight so that a masked index needs no
+/// bounds check.
+const POW6_8: [u64; 8] = [1, 6, 36, 216, 1296, 7776, 0, 0];
+
 /// `2^64 mod 6^k`: a word whose low product falls below this is redrawn, which makes
 /// the high product exactly uniform over `0..6^k` (Lemire 2019).
 const REJECT: [u64; 25] = {
@@ -40,11 +44,15 @@ const REJECT: [u64; 25] = {
     r
 };
 
+/// A table row's length: 6^5 = 7776 rounded up to a power of two, so that an index
+/// masked with `TABLE - 1` needs no bounds check in the hot loops.
+const TABLE: usize = 8192;
+
 /// `COUNT_GE[t - 2][x]`: how many of the five dice encoded by `x` (base 6, a face is its
 /// digit plus one) show `t` or more. A group of fewer than five dice has zero high digits, i.e.
 /// faces of 1, which no threshold in 2..=7 counts.
-static COUNT_GE: [[u8; 7776]; 6] = {
-    let mut t = [[0u8; 7776]; 6];
+static COUNT_GE: [[u8; TABLE]; 6] = {
+    let mut t = [[0u8; TABLE]; 6];
     let mut thr = 0;
     while thr < 6 {
         let mut x = 0;
@@ -119,7 +127,42 @@ impl Pool {
             let x = ((r as u128 * POW6[self.dice as usize] as u128) >> 64) as usize;
             return COUNT_GE[(self.success_on - 2) as usize][x] as u32;
         }
-        let (mut succ, mut extra) = roll_counts(rng, self.dice, self.success_on, self.explode_on);
+        if self.dice <= GROUP {
+            return self.roll_exploding_small(rng);
+        }
+        self.roll_exploding(rng, self.dice)
+    }
+
+    /// An exploding pool of five dice or fewer: the pool and its first two waves of
+    /// explosions come from one word, each wave exactly as many digits as the wave
+    /// before showed explosions (`6^0 = 1` reads no die and counts nothing), so the
+    /// common case runs without a branch on the dice. Three waves read at most 15 of
+    /// one word's digits; the rare fourth wave onwards rolls on from fresh words.
+    #[inline(always)]
+    fn roll_exploding_small(&self, rng: &mut Rng) -> u32 {
+        let ts = &COUNT_GE[(self.success_on - 2) as usize];
+        let te = &COUNT_GE[(self.explode_on - 2) as usize];
+        // Rejection over 6^15 rather than 6^24: 2^64 mod 6^24 would redraw a word in five.
+        let mut r = word_for(rng, 3 * GROUP);
+        let mut succ = 0u32;
+        let mut wave = self.dice;
+        for _ in 0..3 {
+            let m = r as u128 * POW6_8[wave as usize & 7] as u128;
+            r = m as u64;
+            let x = (m >> 64) as usize & (TABLE - 1);
+            succ += ts[x] as u32;
+            wave = te[x] as u32;
+        }
+        if wave > 0 {
+            return (succ + self.roll_exploding(rng, wave)).min(self.cap);
+        }
+        succ
+    }
+
+    /// `dice` dice of this exploding pool and every die their explosions add, die
+    /// groups from fresh words.
+    fn roll_exploding(&self, rng: &mut Rng, dice: u32) -> u32 {
+        let (mut succ, mut extra) = roll_counts(rng, dice, self.success_on, self.explode_on);
         // Each explosion rolls one more die; the loop ends with probability 1 and at
         // the latest once the top bucket is reached.
         while extra > 0 && succ < self.cap {
@@ -129,6 +172,113 @@ impl Pool {
         }
         succ.min(self.cap)
     }
+}
+
+/// Four pools of which some explode, read through tables: each pool's dice, then four dice
+/// more, read as the explosions that follow, one at a time in the order they are rolled.
+/// One lookup gives how many of those four the explosions called for succeeded, and how
+/// many explosions are still to roll; the rare pool that needs more than four rolls them
+/// on group by group. Rolling explosions one at a time or in waves gives the same
+/// distribution: every die is an independent d6 either way.
+#[derive(Clone, Debug)]
+pub struct ExplodingPools {
+    pools: [Pool; 4],
+    /// `6^dice` of each pool.
+    pow: [u64; 4],
+    /// Which of the tables below each pool reads (pools alike share them).
+    kind: [usize; 4],
+    /// Per kind, for a pool's own dice `x`: the successes (bits 0..3) and where the
+    /// row of its explosions starts in `chains` (above).
+    first: Box<[[u16; TABLE]; 4]>,
+    /// Per kind, row `pending` (0..=5, rows 1296 apart), column the four dice after the
+    /// pool's: successes among the dice the explosions called for (bits 0..3),
+    /// explosions still to roll (above).
+    chains: Box<[[u8; TABLE]; 4]>,
+}
+
+/// Dice a word is drawn for: 6^22 leaves a rejection rate under 1%.
+pub const WORD_DICE: u32 = 22;
+/// Explosion dice read from the word after a pool's own: P(needing more) is about 1%.
+const CHAIN_DICE: u32 = 4;
+const CHAIN_POW: usize = 1296;
+
+impl ExplodingPools {
+    /// `None` if a pool has more than five dice.
+    pub fn new(pools: [Pool; 4]) -> Option<Self> {
+        if pools.iter().any(|p| p.dice > GROUP) {
+            return None;
+        }
+        let mut kinds: Vec<(u8, u8)> = Vec::new();
+        let kind = pools.map(|p| {
+            let k = (p.success_on, p.explode_on);
+            kinds.iter().position(|&x| x == k).unwrap_or_else(|| {
+                kinds.push(k);
+                kinds.len() - 1
+            })
+        });
+        // Four kinds at most, as many as pools: a fixed count lets the hot loop index
+        // without a bounds check (a kind no pool has is never read, nor cached).
+        let mut first = Box::new([[0u16; TABLE]; 4]);
+        let mut chains = Box::new([[0u8; TABLE]; 4]);
+        for (k, &(s, e)) in kinds.iter().enumerate() {
+            let (ts, te) = (&COUNT_GE[(s - 2) as usize], &COUNT_GE[(e - 2) as usize]);
+            for x in 0..TABLE {
+                first[k][x] = ts[x] as u16 | (te[x] as u16 * CHAIN_POW as u16) << 3;
+            }
+            for i in 0..6 * CHAIN_POW {
+                chains[k][i] = chain(i / CHAIN_POW, i % CHAIN_POW, s, e);
+            }
+        }
+        Some(ExplodingPools {
+            pools,
+            pow: pools.map(|p| POW6[p.dice as usize]),
+            kind,
+            first,
+            chains,
+        })
+    }
+
+    /// Dice pool `i` reads from a word: its own and four for explosions.
+    pub fn dice(&self, i: usize) -> u32 {
+        self.pools[i].dice + CHAIN_DICE
+    }
+
+    /// Pool `i` from the word `w`: its successes and the explosions still to roll
+    /// (almost always none; see [`ExplodingPools::finish`]).
+    #[inline(always)]
+    pub fn roll(&self, i: usize, w: &mut Digits) -> (u32, u32) {
+        let k = self.kind[i & 3] & 3;
+        let e = self.first[k][w.take(self.pow[i & 3]) & (TABLE - 1)] as usize;
+        let c = self.chains[k][((e >> 3) + w.take(CHAIN_POW as u64)) & (TABLE - 1)];
+        ((e & 7) as u32 + (c & 7) as u32, (c >> 3) as u32)
+    }
+
+    /// Pool `i`'s successes once the `pending` explosions left are rolled.
+    #[inline]
+    pub fn finish(&self, i: usize, rng: &mut Rng, succ: u32, pending: u32) -> u32 {
+        if pending == 0 {
+            return succ;
+        }
+        let p = &self.pools[i];
+        (succ + p.roll_exploding(rng, pending)).min(p.cap)
+    }
+}
+
+/// With `pending` explosions to roll and the next four dice `x` (base 6, the first die
+/// the most significant digit): the successes among the dice the explosions take, and
+/// the explosions still pending after the four.
+fn chain(mut pending: usize, x: usize, success_on: u8, explode_on: u8) -> u8 {
+    let mut succ = 0u8;
+    for k in (0..CHAIN_DICE).rev() {
+        if pending == 0 {
+            break;
+        }
+        let face = (x / POW6[k as usize] as usize % 6) as u8 + 1;
+        pending -= 1;
+        succ += (face >= success_on) as u8;
+        pending += (face >= explode_on) as usize;
+    }
+    succ | (pending as u8) << 3
 }
 
 /// Up to four small pools (five dice or fewer each, no explosions) rolled from a single
@@ -161,9 +311,45 @@ impl Packed4 {
         for i in 0..4 {
             let m = r as u128 * self.pow[i] as u128;
             r = m as u64;
-            out[i] = COUNT_GE[self.table[i] as usize][(m >> 64) as usize] as u32;
+            out[i] = COUNT_GE[self.table[i] as usize][(m >> 64) as usize & (TABLE - 1)] as u32;
         }
         out
+    }
+}
+
+/// `6^k`: the number of ways `k` d6 land.
+#[inline(always)]
+pub fn pow6(k: u32) -> u64 {
+    POW6[k as usize]
+}
+
+/// How many of the dice encoded by `x` (five or fewer, base 6 as [`Digits`] reads them)
+/// show `success_on` or more.
+#[inline(always)]
+pub fn count_ge(success_on: u8, x: usize) -> u32 {
+    COUNT_GE[(success_on - 2) as usize][x] as u32
+}
+
+/// The base-6 digits of one exactly uniform word, read off a group of dice at a time:
+/// each group is the high half of the word times `6^dice`, so a trial may read as many
+/// dice as earlier dice decide (zero reads nothing) and every die stays uniform and
+/// independent, up to the `k` dice the word was drawn for.
+#[derive(Clone, Copy, Debug)]
+pub struct Digits(u64);
+
+impl Digits {
+    /// A word good for `k` dice (at most 24; fewer keep the rejection rare).
+    #[inline(always)]
+    pub fn draw(rng: &mut Rng, k: u32) -> Self {
+        Digits(word_for(rng, k))
+    }
+
+    /// The next group of dice as one number below `pow` (`6^dice`).
+    #[inline(always)]
+    pub fn take(&mut self, pow: u64) -> usize {
+        let m = self.0 as u128 * pow as u128;
+        self.0 = m as u64;
+        (m >> 64) as usize
     }
 }
 
@@ -396,6 +582,80 @@ mod tests {
         let se = (1e6f64 * 0.1 * 0.9).sqrt();
         for (face, &n) in c.iter().enumerate().skip(1) {
             assert!((n as f64 - 1e5).abs() < 4.5 * se, "face {face}: {n}");
+        }
+    }
+
+    #[test]
+    fn explosion_chains_read_dice_in_order() {
+        // Faces 6, 3, 1, 1 (digits 5, 2, 0, 0, the first most significant) at 3+,
+        // exploding on 6, after one explosion: the 6 succeeds and explodes, the 3
+        // succeeds; two successes, nothing pending.
+        let x = 5 * 216 + 2 * 36;
+        assert_eq!(chain(1, x, 3, 6), 2);
+        // Nothing pending reads no die.
+        assert_eq!(chain(0, 1295, 3, 6), 0);
+        // Two pending and four 6s: four successes, still two pending.
+        assert_eq!(chain(2, 1295, 3, 6), 4 | 2 << 3);
+        // Three pending, faces 2, 2, 2, 6 at 3+: the first three are taken, the 6 not.
+        assert_eq!(chain(3, 216 + 36 + 6 + 5, 3, 6), 0);
+    }
+
+    #[test]
+    fn exploding_pools_match_their_exact_distributions() {
+        // 5 dice at 3+, 4 at 4+, none, 2 at 6+, all exploding on 6, 400k trials: each
+        // value's frequency within 4.5 SE of the exact PMF, which includes the rolls
+        // that need more than four explosion dice and so the path that rolls them on.
+        let pools = [
+            Pool::new(5, 3, 6),
+            Pool::new(4, 4, 6),
+            Pool::new(0, 4, 6),
+            Pool::new(2, 6, 6),
+        ];
+        let set = ExplodingPools::new(pools).unwrap();
+        let n = 400_000u32;
+        let mut rng = chunk_rng(5, 2);
+        let mut counts = vec![vec![0u32; 40]; 4];
+        let mut long = 0;
+        for _ in 0..n {
+            let mut w = Digits::draw(&mut rng, WORD_DICE);
+            for (i, c) in counts.iter_mut().enumerate() {
+                if i == 2 {
+                    w = Digits::draw(&mut rng, WORD_DICE);
+                }
+                let (s, pending) = set.roll(i, &mut w);
+                long += (pending > 0) as u32;
+                c[set.finish(i, &mut rng, s, pending) as usize] += 1;
+            }
+        }
+        assert!(long > 1000, "the long path ran {long} times");
+        for (i, pool) in pools.iter().enumerate() {
+            let pmf = crate::exact::pool_pmf(pool).0;
+            for (k, &c) in counts[i].iter().enumerate() {
+                let p = pmf.get(k).copied().unwrap_or(0.0);
+                let se = (p * (1.0 - p) / n as f64).sqrt().max(1e-6);
+                let f = c as f64 / n as f64;
+                assert!((f - p).abs() < 4.5 * se, "pool {i}, {k}: {f} vs {p}");
+            }
+        }
+        assert!(ExplodingPools::new([Pool::new(6, 4, 6), pools[1], pools[2], pools[3]]).is_none());
+    }
+
+    #[test]
+    fn small_exploding_pools_roll_their_exact_distribution() {
+        // Pool::roll's one-word path for five dice or fewer, 300k rolls of 4 dice at 4+
+        // exploding on 6.
+        let pool = Pool::new(4, 4, 6);
+        let pmf = crate::exact::pool_pmf(&pool).0;
+        let mut rng = chunk_rng(8, 8);
+        let n = 300_000u32;
+        let mut c = vec![0u32; pool.cap as usize + 1];
+        for _ in 0..n {
+            c[pool.roll(&mut rng) as usize] += 1;
+        }
+        for (k, &p) in pmf.iter().enumerate() {
+            let se = (p * (1.0 - p) / n as f64).sqrt().max(1e-6);
+            let f = c[k] as f64 / n as f64;
+            assert!((f - p).abs() < 4.5 * se, "{k}: {f} vs {p}");
         }
     }
 

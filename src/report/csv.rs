@@ -1,7 +1,8 @@
 //! CSV exporter: `distribution.csv`, `summary.csv` and every balance table.
 
 use super::write::{atomic, WriteError};
-use polars::prelude::*;
+use polars_core::prelude::*;
+use polars_io::prelude::*;
 use std::path::Path;
 
 /// A text cell a spreadsheet would run as a formula (`=1+2`, `+A1`, `-2+3`, `@SUM`) gets

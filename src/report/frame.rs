@@ -3,7 +3,8 @@
 
 use super::analysis::{Candidate, Equalized, Matrix, SensitivityRow, Sweep};
 use super::{MetricResult, ScenarioResult};
-use polars::prelude::*;
+use polars_core::df;
+use polars_core::prelude::*;
 
 /// A table, as the exporters take it: the rest of rollsim names polars only through these.
 pub type Frame = DataFrame;

@@ -1,7 +1,8 @@
 //! JSON exporter: the tables as arrays of row objects (polars' row-oriented JSON).
 
 use super::write::{atomic, WriteError};
-use polars::prelude::*;
+use polars_core::prelude::*;
+use polars_io::prelude::*;
 use std::path::Path;
 
 pub fn write(df: &mut DataFrame, path: &Path) -> Result<(), WriteError> {

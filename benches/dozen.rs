@@ -81,6 +81,17 @@ fn monte_carlo(c: &mut Criterion) {
         b.iter(|| common::run(&pool, duel.trial.as_ref(), trials))
     });
     g.finish();
+
+    // The shipped duels (about five activations each), one engine chunk at a time.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/dozen.toml");
+    let shipped = config::load(&path, &[]).expect("shipped config");
+    let mut g = c.benchmark_group("one_core_chunk");
+    g.throughput(Throughput::Elements(rollsim::sim::CHUNK));
+    for name in ["duel-fighter-vs-dwarf", "duel-thief-vs-dwarf"] {
+        let sc = shipped.compile(name).expect("shipped duel");
+        common::bench_chunks(&mut g, &format!("dozen.toml/{name}"), sc.trial.as_ref());
+    }
+    g.finish();
 }
 
 fn exact(c: &mut Criterion) {

@@ -323,13 +323,6 @@ pub fn pow6(k: u32) -> u64 {
     POW6[k as usize]
 }
 
-/// How many of the dice encoded by `x` (five or fewer, base 6 as [`Digits`] reads them)
-/// show `success_on` or more.
-#[inline(always)]
-pub fn count_ge(success_on: u8, x: usize) -> u32 {
-    COUNT_GE[(success_on - 2) as usize][x] as u32
-}
-
 /// The base-6 digits of one exactly uniform word, read off a group of dice at a time:
 /// each group is the high half of the word times `6^dice`, so a trial may read as many
 /// dice as earlier dice decide (zero reads nothing) and every die stays uniform and
@@ -338,6 +331,13 @@ pub fn count_ge(success_on: u8, x: usize) -> u32 {
 pub struct Digits(u64);
 
 impl Digits {
+    /// The digits of a word the caller drew exactly uniform for the dice it will read
+    /// (in any base: `take` reads whatever `pow` says).
+    #[inline(always)]
+    pub fn new(word: u64) -> Self {
+        Digits(word)
+    }
+
     /// A word good for `k` dice (at most 24; fewer keep the rejection rare).
     #[inline(always)]
     pub fn draw(rng: &mut Rng, k: u32) -> Self {

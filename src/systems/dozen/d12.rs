@@ -96,6 +96,18 @@ impl Stream {
     }
 }
 
+/// `12^k`, for `k` up to 17 dice.
+pub fn pow12(k: u32) -> u64 {
+    POW12[k as usize]
+}
+
+/// The faces (1..=12) of `dice` dice numbered `x` in `0..12^dice`.
+pub fn faces(x: u64, dice: u32) -> Vec<u32> {
+    (0..dice)
+        .map(|i| (x / POW12[i as usize] % 12) as u32 + 1)
+        .collect()
+}
+
 /// A word whose first `k` base-12 digits (k <= 17) are exactly uniform: the rejection
 /// threshold for `12^k` is tiny for small `k` (under 1e-9 for 9 digits), so a caller that
 /// needs few dice per trial almost never redraws.

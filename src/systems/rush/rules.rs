@@ -924,7 +924,10 @@ impl Trial for Opposed {
     fn states(&self) -> usize {
         self.radix.iter().product()
     }
-    fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64]) {
+    fn run_chunk(&self, rng_out: &mut Rng, trials: u64, hist: &mut [u64]) {
+        // A local generator, as the default `run_chunk` explains.
+        let mut local = rng_out.clone();
+        let rng = &mut local;
         match &self.joint {
             Some(j) if 2 * j.dice <= PAIR_DICE => {
                 for _ in 0..trials / 2 {
@@ -942,6 +945,7 @@ impl Trial for Opposed {
                 }
             }
         }
+        *rng_out = local;
     }
     #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {

@@ -9,12 +9,13 @@
 //! `max_activations` is stopped and its mass reported, so two characters who cannot
 //! hurt each other end with every trial "unfinished" instead of a hang.
 
-use super::melee::{hits, melee_dice, resolve, Small};
+use super::melee::{hits, melee_dice, resolve};
 use super::{injured, BagDraw, Character, InjuredGreen, Rules, SecondCharge};
-use crate::dice::{roll_die, Rng};
+use crate::dice::{roll_die, Digits, Rng};
 use crate::exact::binomial;
 use crate::model::{Chart, Compiled, Headline, Metric, Trial};
-use crate::systems::dozen::d12::{next3, word, Pool, Stream};
+use crate::systems::dozen::d12::{count_ge, faces, pack, pow12, Pool, Stream};
+use rand::Rng as _;
 
 /// One charge's effect: `win[j]` = P(the attacker wins and the defender loses j HP),
 /// `lose[j]` = P(the defender wins and the attacker loses j HP), `none` = no hits.
@@ -330,8 +331,7 @@ struct DuelTrial {
     pools: [Pool; 2],
     ac: [u32; 2],
     hp: [u32; 2],
-    /// Dice of A in the bag and all dice in it.
-    bag_a: u32,
+    /// All dice in the bag.
     bag_all: u32,
     /// The bag's dice by kind: A's green, A's other, B's green, B's other.
     kinds: [u32; 4],
@@ -341,9 +341,12 @@ struct DuelTrial {
     without: bool,
     second: SecondCharge,
     lay: Layout,
-    /// Table paths for A charging B and B charging A, when both roll three dice or
-    /// fewer.
-    small: Option<[Small; 2]>,
+    /// The table path, when the bag is drawn from with a d12 (its dice divide 12, drawn
+    /// back each time, none green) and each side rolls five dice or fewer.
+    small: Option<Charges>,
+    /// The side each face of a d12 bag die draws (0 for A, 1 for B), padded to 16 so
+    /// the lookup needs no bounds check.
+    bag_side: [u8; 16],
 }
 
 impl DuelTrial {
@@ -368,48 +371,214 @@ impl DuelTrial {
     }
 }
 
-impl DuelTrial {
-    /// The table path: per activation one word gives the bag draw and the first
-    /// charge, another the second charge. The second charge is always rolled and its HP
-    /// loss counts only when the rules call for it, so the loop's only branch on the
-    /// dice is the end of the duel.
-    #[inline]
-    fn sample_small(&self, small: &[Small; 2], rng: &mut Rng) -> usize {
-        // The side each face of the bag die draws (no division in the loop).
-        let per = 12 / self.bag_all;
-        let side: [u8; 12] = std::array::from_fn(|d| (d as u32 / per >= self.bag_a) as u8);
-        let mut hp = self.hp;
-        for t in 1..=self.lay.max {
-            let r = word(rng, 10);
-            let m = r as u128 * 12;
-            let x = side[(m >> 64) as usize] as usize;
-            let (ia, r) = next3(m as u64);
-            let (id, r) = next3(r);
-            let (iarm, _) = next3(r);
-            let (_, _, code, lost) = small[x].charge(ia, id, iarm);
-            let n = self.pools[x].dice;
-            let won = (code > 0) & (code <= n);
-            let hit = x ^ won as usize;
-            hp[hit] = hp[hit].saturating_sub(lost);
-            let again = match self.second {
-                SecondCharge::AfterWin => won,
-                SecondCharge::Always => true,
-                SecondCharge::Never => false,
-            } & (hp[0] > 0)
-                & (hp[1] > 0);
-            let r = word(rng, 9);
-            let (ia, r) = next3(r);
-            let (id, r) = next3(r);
-            let (iarm, _) = next3(r);
-            let (_, _, code, lost) = small[x].charge(ia, id, iarm);
-            let won = (code > 0) & (code <= n);
-            let hit = x ^ won as usize;
-            hp[hit] = hp[hit].saturating_sub(lost * again as u32);
-            if hp[0] == 0 || hp[1] == 0 {
-                return self.lay.finished(t, hp[0] as usize, hp[1] as usize);
+/// Both sides' charges read through tables, every die rolled: per side charging, the
+/// packed roll of the charger's dice and of the target's (each as many digits of a word
+/// as it has dice), and the HP an armour roll of as many dice as either side can lose
+/// takes off, read for the first `hits` of them.
+struct Charges {
+    /// Per side charging: `12^dice` of the charger, of the target, of the armour roll.
+    pow: [[u64; 3]; 2],
+    /// Per side charging: the charger's packed roll, the top face in bits 56.. .
+    att: [Box<[u64]>; 2],
+    /// Per side charging: the target's packed roll, the same way.
+    def: [Box<[u64]>; 2],
+    /// Per side charging, row `(target wins) * (k + 1) + hits`, `12^k` wide: HP lost by
+    /// the side hit.
+    lost: [Box<[u8]>; 2],
+    /// Rows of `lost`: the most hits plus one.
+    rows: usize,
+    /// When both sides roll four dice or fewer together, per side charging (A's block,
+    /// then B's, `12^(n + m)` each) and the charger's and the target's dice as one
+    /// number: where the row of the outcome starts in `joint_lost`, and in bit 15
+    /// whether the charger won. Every read of a charge is then the same whoever
+    /// charges, so none waits on the bag draw; two bytes an entry halve what the cache
+    /// holds.
+    joint: Option<Box<[u16]>>,
+    /// `lost` of A charging, then of B charging.
+    joint_lost: Box<[u8]>,
+    /// `12^(n + m)`.
+    joint_pow: u64,
+    /// Digits of the first word of an activation (the bag die and the first charge, and
+    /// the second charge too when `one_word`), its `12^k` and rejection threshold.
+    word: (u64, u64),
+    one_word: bool,
+    /// The second charge's word when it needs one of its own.
+    second: (u64, u64),
+}
+
+/// The packed roll with its top face in bits 56.. (the packing itself uses 48 bits).
+fn packed_top(faces: &[u32], target: u32) -> u64 {
+    let p = pack(faces, target);
+    p | (super::super::d12::top(p) as u64) << 56
+}
+
+impl Charges {
+    /// `None` if a side rolls more than five dice (the tables would outgrow the cache).
+    fn new(f: [&Fighter; 2]) -> Option<Charges> {
+        if f.iter().any(|f| f.dice > 5) {
+            return None;
+        }
+        let k = f[0].dice.max(f[1].dice);
+        let rows = k as usize + 1;
+        let table = |n: u32, target: u32| -> Box<[u64]> {
+            (0..pow12(n))
+                .map(|x| packed_top(&faces(x, n), target))
+                .collect()
+        };
+        let side = |x: usize| {
+            let (a, d) = (f[x], f[1 - x]);
+            // Row (target wins, hits): the first `hits` armour dice above the AC of the
+            // side hit (the target when the charger wins, else the charger).
+            let lost: Box<[u8]> = (0..2 * rows)
+                .flat_map(|row| {
+                    let ac = if row / rows == 0 { d.ac } else { a.ac };
+                    (0..pow12(k)).map(move |i| {
+                        faces(i, k)[..row % rows]
+                            .iter()
+                            .filter(|&&v| v > ac)
+                            .count() as u8
+                    })
+                })
+                .collect();
+            (table(a.dice, a.target), table(d.dice, d.target), lost)
+        };
+        let (s0, s1) = (side(0), side(1));
+        let pk = pow12(k) as u32;
+        let joint_side = |x: usize, att: &[u64], def: &[u64], at: u32| -> Vec<u16> {
+            let (n, m) = (f[x].dice, f[1 - x].dice);
+            (0..pow12(n + m))
+                .map(|i| {
+                    let (ea, ed) = (att[(i / pow12(m)) as usize], def[(i % pow12(m)) as usize]);
+                    let (won, row) = Self::outcome(ea, ed, rows);
+                    ((at + row as u32 * pk) | (won as u32) << 15) as u16
+                })
+                .collect()
+        };
+        let offsets_fit = 2 * s0.2.len() < 1 << 15;
+        let joint = (f[0].dice + f[1].dice <= 4 && offsets_fit).then(|| {
+            [
+                joint_side(0, &s0.0, &s0.1, 0),
+                joint_side(1, &s1.0, &s1.1, s0.2.len() as u32),
+            ]
+            .concat()
+            .into()
+        });
+        let joint_lost = [&s0.2[..], &s1.2[..]].concat();
+        let per_charge = f[0].dice + f[1].dice + k;
+        let threshold = |d: u32| (pow12(d), pow12(d).wrapping_neg() % pow12(d));
+        // The bag die and both charges: 17 base-12 digits fit a word.
+        let activation = 1 + 2 * per_charge;
+        let one_word = activation <= 17;
+        Some(Charges {
+            pow: [
+                [pow12(f[0].dice), pow12(f[1].dice), pow12(k)],
+                [pow12(f[1].dice), pow12(f[0].dice), pow12(k)],
+            ],
+            att: [s0.0, s1.0],
+            def: [s0.1, s1.1],
+            lost: [s0.2, s1.2],
+            rows,
+            joint,
+            joint_lost: joint_lost.into(),
+            joint_pow: pow12(f[0].dice + f[1].dice),
+            word: threshold(if one_word {
+                1 + 2 * per_charge
+            } else {
+                1 + per_charge
+            }),
+            one_word,
+            second: threshold(per_charge),
+        })
+    }
+
+    /// A word good for the digits `(12^d, threshold)` says.
+    #[inline(always)]
+    fn draw(rng: &mut Rng, (pow, reject): (u64, u64)) -> Digits {
+        loop {
+            let r = rng.next_u64();
+            if r.wrapping_mul(pow) >= reject {
+                return Digits::new(r);
             }
         }
-        self.lay.unfinished(hp[0] as usize, hp[1] as usize)
+    }
+
+    /// The cancellation of packed rolls `ea` (the charger's) and `ed`, as
+    /// [`resolve`] reads it: whether the charger won, and the row in `lost`.
+    #[inline(always)]
+    fn outcome(ea: u64, ed: u64, rows: usize) -> (bool, usize) {
+        let (ma, md) = ((ea >> 56) as u32, (ed >> 56) as u32);
+        let a_wins = (ma >= md) & (ma > 0);
+        let d_wins = md > ma;
+        let hits = a_wins as u32 * count_ge(ea, md) + d_wins as u32 * count_ge(ed, ma + 1);
+        (a_wins, d_wins as usize * rows + hits as usize)
+    }
+
+    /// One charge by side `x`: whether it won, whether the side hit is B, HP lost.
+    /// `JOINT` says whether `joint` is there, so each path is compiled on its own.
+    #[inline(always)]
+    fn charge<const JOINT: bool>(&self, x: usize, w: &mut Digits) -> (bool, bool, u32) {
+        let x = x & 1;
+        let [pa, pd, pk] = self.pow[x];
+        if let (true, Some(joint)) = (JOINT, &self.joint) {
+            let (i, arm) = (w.take(self.joint_pow), w.take(pk));
+            let e = joint[x * self.joint_pow as usize + i];
+            let won = e >> 15 != 0;
+            let lost = self.joint_lost[(e & 0x7fff) as usize + arm] as u32;
+            return (won, (x == 1) ^ won, lost);
+        }
+        let ea = self.att[x][w.take(pa)];
+        let ed = self.def[x][w.take(pd)];
+        let (won, row) = Self::outcome(ea, ed, self.rows);
+        let lost = self.lost[x][row * pk as usize + w.take(pk)] as u32;
+        (won, (x == 1) ^ won, lost)
+    }
+}
+
+/// The second-charge rule as a const generic.
+const fn mode(s: SecondCharge) -> u8 {
+    match s {
+        SecondCharge::Never => 0,
+        SecondCharge::AfterWin => 1,
+        SecondCharge::Always => 2,
+    }
+}
+
+/// `MODE` for a loop that reads the rule at run time.
+const ANY: u8 = 3;
+
+impl DuelTrial {
+    /// The table path: one word an activation gives the bag draw and both charges (or
+    /// one word more for the second charge when the dice are many). The second charge
+    /// is always rolled and its HP loss counts only when the rules call for it, and both
+    /// HP stay in registers, so the loop's only branch on the dice is the end of the
+    /// duel.
+    /// `MODE` is the second-charge rule as a number ([`mode`]), so each rule's loop
+    /// is compiled on its own.
+    #[inline(always)]
+    fn sample_small<const JOINT: bool, const MODE: u8>(&self, c: &Charges, rng: &mut Rng) -> usize {
+        let (mut ha, mut hb) = (self.hp[0], self.hp[1]);
+        let rule = if MODE == ANY { mode(self.second) } else { MODE };
+        let always = rule == mode(SecondCharge::Always);
+        let after_win = rule == mode(SecondCharge::AfterWin);
+        for t in 1..=self.lay.max {
+            let mut w = Charges::draw(rng, c.word);
+            let x = self.bag_side[w.take(12) & 15] as usize;
+            let (won, hit_b, lost) = c.charge::<JOINT>(x, &mut w);
+            ha = ha.saturating_sub(lost * !hit_b as u32);
+            hb = hb.saturating_sub(lost * hit_b as u32);
+            let again = (always | (after_win & won)) & (ha > 0) & (hb > 0);
+            if !c.one_word {
+                w = Charges::draw(rng, c.second);
+            }
+            let (_, hit_b, lost) = c.charge::<JOINT>(x, &mut w);
+            let lost = lost * again as u32;
+            ha = ha.saturating_sub(lost * !hit_b as u32);
+            hb = hb.saturating_sub(lost * hit_b as u32);
+            if ha == 0 || hb == 0 {
+                return self.lay.finished(t, ha as usize, hb as usize);
+            }
+        }
+        self.lay.unfinished(ha as usize, hb as usize)
     }
 }
 
@@ -417,11 +586,44 @@ impl Trial for DuelTrial {
     fn states(&self) -> usize {
         self.lay.states()
     }
-    fn sample(&self, rng: &mut Rng) -> usize {
-        if let Some(small) = &self.small {
-            if 12 % self.bag_all == 0 && !self.without && self.kinds[0] + self.kinds[2] == 0 {
-                return self.sample_small(small, rng);
+    /// The table path's duels in one loop, compiled for its tables and its
+    /// second-charge rule, with its setup done once a chunk.
+    fn run_chunk(&self, rng_out: &mut Rng, trials: u64, hist: &mut [u64]) {
+        // A local generator, as the default `run_chunk` explains.
+        let mut local = rng_out.clone();
+        let rng = &mut local;
+        macro_rules! duels {
+            ($joint:literal, $mode:expr) => {{
+                const M: u8 = mode($mode);
+                let c = self.small.as_ref().expect("the table path");
+                for _ in 0..trials {
+                    hist[self.sample_small::<$joint, M>(c, rng)] += 1;
+                }
+            }};
+        }
+        let joint = self.small.as_ref().map(|c| c.joint.is_some());
+        match (joint, self.second) {
+            (Some(true), SecondCharge::AfterWin) => duels!(true, SecondCharge::AfterWin),
+            (Some(true), SecondCharge::Always) => duels!(true, SecondCharge::Always),
+            (Some(true), SecondCharge::Never) => duels!(true, SecondCharge::Never),
+            (Some(false), SecondCharge::AfterWin) => duels!(false, SecondCharge::AfterWin),
+            (Some(false), SecondCharge::Always) => duels!(false, SecondCharge::Always),
+            (Some(false), SecondCharge::Never) => duels!(false, SecondCharge::Never),
+            (None, _) => {
+                for _ in 0..trials {
+                    hist[self.sample(rng)] += 1;
+                }
             }
+        }
+        *rng_out = local;
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        if let Some(c) = &self.small {
+            // The same duel `run_chunk` rolls, through the loop for any rule.
+            return match c.joint.is_some() {
+                true => self.sample_small::<true, ANY>(c, rng),
+                false => self.sample_small::<false, ANY>(c, rng),
+            };
         }
         let mut s = Stream::new();
         let mut hp = self.hp;
@@ -625,7 +827,6 @@ pub fn compile(
             pools: [Pool::new(fa.dice, fa.target), Pool::new(fb.dice, fb.target)],
             ac: [fa.ac, fb.ac],
             hp: [fa.hp, fb.hp],
-            bag_a: bag.dice[0],
             bag_all: bag.dice[0] + bag.dice[1],
             kinds: bag.kinds(),
             green_lost: [
@@ -635,11 +836,19 @@ pub fn compile(
             without: rules.bag_draw == BagDraw::WithoutReplacement,
             second: rules.second_charge,
             lay,
-            small: Small::new(fa.dice, fa.target, fb.dice, fb.target, fa.ac, fb.ac)
-                .zip(Small::new(
-                    fb.dice, fb.target, fa.dice, fa.target, fb.ac, fa.ac,
-                ))
-                .map(|(a, b)| [a, b]),
+            bag_side: {
+                let per = 12 / (bag.dice[0] + bag.dice[1]).clamp(1, 12);
+                std::array::from_fn(|d| (d as u32 / per >= bag.dice[0]) as u8)
+            },
+            small: Charges::new([&fa, &fb])
+                // A d12 face draws from the bag, drawn back each time, no green dice.
+                .filter(|_| {
+                    let all = bag.dice[0] + bag.dice[1];
+                    all > 0
+                        && 12 % all == 0
+                        && rules.bag_draw != BagDraw::WithoutReplacement
+                        && bag.green == [0, 0]
+                }),
         }),
         metrics,
         headline: Headline {

@@ -199,7 +199,8 @@ struct MeleeTrial {
 /// only its first ones, and the armour roll only as many as there are hits, so every die
 /// that counts is rolled and nothing branches on the dice.
 pub struct Small {
-    n: u32,
+    /// The attacker's dice: an outcome code up to this is the attacker's win.
+    pub n: u32,
     a: Box<[u64]>,
     d: Box<[u64]>,
     /// Row `side * 4 + hits`: armour failures among the first `hits` of three dice, for

@@ -19,7 +19,7 @@ fn matrix(c: &mut Criterion) {
                 (&[], &[]),
                 &Pick::Headline,
                 7,
-                Some(10_000_000),
+                Some(rollsim::sim::Budget::Trials(10_000_000)),
             )
             .unwrap()
         })

@@ -31,7 +31,7 @@ fn matrix_cells_are_the_single_runs() {
         (&attackers, &defenders),
         &Pick::Headline,
         seed,
-        Some(n),
+        Some(rollsim::sim::Budget::Trials(n)),
     )
     .unwrap();
     assert_eq!((m.cells.len(), m.cells[0].len()), (2, 3));

@@ -61,7 +61,8 @@ fn csv_output_is_byte_identical_across_thread_counts() {
 fn precision_runs_are_deterministic_and_stop_when_met() {
     let a = run_csv(1, Some(0.002));
     assert_eq!(a, run_csv(2, Some(0.002)));
-    // the widest Wilson half-width near p = 1/2 is 0.98 / sqrt(n): 0.002 needs n >= 240k,
-    // first met by the opening round of 2^20 trials.
-    assert!(a.1.contains(",1048576,2026"), "{}", a.1);
+    // The widest Wilson half-width near p = 1/2 is 0.98 / sqrt(n): 0.002 needs n >= 240,100.
+    // The opening round of 2 chunks (131,072 trials) falls short, and its half-width
+    // scales to 240k, rounded up to 4 whole chunks: 262,144.
+    assert!(a.1.contains(",262144,2026"), "{}", a.1);
 }

@@ -14,7 +14,7 @@ fn unit(id: &str) -> Unit {
     let s = cfg
         .typed::<SkirmishConfig>()
         .expect("skirmish.toml is a skirmish config");
-    s.units.iter().find(|u| u.id == id).unwrap().clone()
+    s.units.iter().find(|u| &*u.id == id).unwrap().clone()
 }
 
 fn mean(c: &rollsim::model::Compiled, metric: &str) -> f64 {
@@ -542,4 +542,33 @@ fn ready_markers_in_a_firefight_by_hand() {
     let cold = twins_with(1, 20, &format!("{keys}\na_ready = false"));
     close(exact_of(&cold, "outcome", "blue wins"), p + (1.0 - p) * p);
     crate::util::assert_agrees(&cold, &["outcome"], 300_000, 62);
+}
+
+#[test]
+fn hitting_is_a_threshold_on_the_roll() {
+    // Attack::roll compares each die with Rules::hit_on: it must agree with Rules::hits
+    // for every die, naturals, modifier and target.
+    use rollsim::systems::skirmish::rules::Rules;
+    for die in [6, 10, 20] {
+        for (natural_hit, natural_miss) in [(0, 0), (0, 1), (10, 0), (6, 2), (3, 5)] {
+            let rules = Rules {
+                die,
+                natural_hit,
+                natural_miss,
+                ..Rules::default()
+            };
+            for modifier in -4..=4 {
+                for target in -2..=25 {
+                    let on = rules.hit_on(modifier, target);
+                    for roll in 1..=die {
+                        assert_eq!(
+                            rules.hits(roll, modifier, target),
+                            roll >= on,
+                            "d{die} nat {natural_hit}/{natural_miss} {modifier:+} vs {target}: {roll}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

@@ -150,8 +150,16 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
     if batch {
         crate::sim::progress::begin_batch(names.len());
     }
-    for name in &names {
-        let c = crate::balance::compile(&cfg, name)?;
+    // Compiling works out the exact distributions, which take longer than the
+    // simulation for some scenarios: all of them side by side first, in order.
+    let compiled: Vec<Result<crate::model::Compiled, AppError>> = pool.install(|| {
+        names
+            .par_iter()
+            .map(|name| crate::balance::compile(&cfg, name))
+            .collect()
+    });
+    for (name, c) in names.iter().zip(compiled) {
+        let c = c?;
         if opts.exact_only {
             stop_check()?;
             if c.exact.is_none() {
@@ -470,8 +478,22 @@ fn gallery_matrix(
         return Ok(None);
     };
     let (seed, n) = crate::balance::budget(&source, None, trials, false);
-    let n = n.map(|n| n.min(GALLERY_TRIALS));
-    let m = compare::matrix(&source, &scenario, (&[], &[]), &Pick::Headline, seed, n)?;
+    // The main job's own precision when it runs to one, else its trial count (capped).
+    let budget = match trials {
+        None => Budget::Precision {
+            eps: MAIN_PRECISION,
+            max_trials: GALLERY_TRIALS,
+        },
+        Some(t) => Budget::Trials(t.min(GALLERY_TRIALS)),
+    };
+    let m = compare::matrix(
+        &source,
+        &scenario,
+        (&[], &[]),
+        &Pick::Headline,
+        seed,
+        n.map(|_| budget),
+    )?;
     let files = balance::write_matrix(&m, &out.join("compare"), true)?;
     Ok(Some((m, files)))
 }

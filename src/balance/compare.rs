@@ -3,9 +3,10 @@
 //! in each cell, the response that is worst for the attacker (the lowest value of what is
 //! measured, which for every headline is the row side's success).
 
-use super::{compile, is_decision, measure, Options, Pick, Role, Source, Target};
+use super::{compile, is_decision, measure_budget, Options, Pick, Role, Source, Target};
 use crate::error::AppError;
 use crate::report::analysis::{Axis, Matrix, MatrixCell, Slot};
+use crate::sim::Budget;
 use rayon::prelude::*;
 
 /// `rollsim compare`: the common options, the two sides' ids, and the response rule.
@@ -122,7 +123,7 @@ pub fn matrices(
             sides,
             pick,
             seed,
-            trials,
+            trials.map(Budget::Trials),
             Responses::Members(&choices),
         )?]);
     }
@@ -146,7 +147,16 @@ pub fn matrices(
             } else {
                 Responses::Fixed
             };
-            build(source, target, m, sides, pick, seed, trials, how)
+            build(
+                source,
+                target,
+                m,
+                sides,
+                pick,
+                seed,
+                trials.map(Budget::Trials),
+                how,
+            )
         })
         .collect()
 }
@@ -169,7 +179,7 @@ pub fn matrix(
     sides: (&[String], &[String]),
     pick: &Pick,
     seed: u64,
-    trials: Option<u64>,
+    budget: Option<Budget>,
 ) -> Result<Matrix, AppError> {
     let target = source.target(member)?;
     build(
@@ -179,7 +189,7 @@ pub fn matrix(
         sides,
         pick,
         seed,
-        trials,
+        budget,
         Responses::Fixed,
     )
 }
@@ -192,7 +202,7 @@ fn build(
     (attackers, defenders): (&[String], &[String]),
     pick: &Pick,
     seed: u64,
-    trials: Option<u64>,
+    budget: Option<Budget>,
     how: Responses,
 ) -> Result<Matrix, AppError> {
     let table = &target.table;
@@ -226,7 +236,7 @@ fn build(
             Err(AppError::Interrupted) => return Err(AppError::Interrupted),
             Err(e) => return Ok(Err(e.to_string())),
         };
-        Ok(Ok(measure(&c, pick, seed, trials, true)?))
+        Ok(Ok(measure_budget(&c, pick, seed, budget, true)?))
     };
     let pairs: Vec<(usize, usize)> = (0..rows.entries.len())
         .flat_map(|i| (0..cols.entries.len()).map(move |j| (i, j)))
@@ -319,7 +329,14 @@ fn build(
         cols,
         cells: grid,
         response,
-        trials,
+        trials: budget.map(|b| match b {
+            Budget::Trials(n) => n,
+            Budget::Precision { max_trials, .. } => max_trials,
+        }),
+        precision: match budget {
+            Some(Budget::Precision { eps, .. }) => Some(eps),
+            _ => None,
+        },
         seed,
     })
 }

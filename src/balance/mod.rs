@@ -119,12 +119,24 @@ pub fn measure(
     trials: Option<u64>,
     quiet: bool,
 ) -> Result<Cell, AppError> {
+    measure_budget(c, pick, seed, trials.map(Budget::Trials), quiet)
+}
+
+/// [`measure`] with any budget: a fixed count, or a precision target (the main job's
+/// gallery matrix runs each cell to the precision of every other number it shows).
+pub fn measure_budget(
+    c: &Compiled,
+    pick: &Pick,
+    seed: u64,
+    budget: Option<Budget>,
+    quiet: bool,
+) -> Result<Cell, AppError> {
     pick.describe(c)?;
     // Ctrl-C: stop between cells too, not only inside a simulation.
     if engine::STOP.load(std::sync::atomic::Ordering::SeqCst) {
         return Err(AppError::Interrupted);
     }
-    let Some(n) = trials else {
+    let Some(budget) = budget else {
         let e = exact_value(c, pick).ok_or_else(|| {
             AppError::BadOption(format!(
                 "scenario `{}` has no exact distribution: drop --exact-only",
@@ -135,9 +147,10 @@ pub fn measure(
             estimate: e,
             ci: (e, e),
             exact: Some(e),
+            trials: 0,
         });
     };
-    let h = engine::simulate(c, seed, Budget::Trials(n), quiet, &engine::STOP)?;
+    let h = engine::simulate(c, seed, budget, quiet, &engine::STOP)?;
     let r = report::summarize(c, &h, seed, "", "");
     let metric = |name: &str| r.metrics.iter().find(|m| m.name == *name);
     Ok(match pick {
@@ -145,6 +158,7 @@ pub fn measure(
             estimate: r.headline.probability,
             ci: (r.headline.ci_low, r.headline.ci_high),
             exact: r.headline.exact,
+            trials: h.trials,
         },
         Pick::Mean { metric: name } => {
             let Some(m) = metric(name) else {
@@ -154,6 +168,7 @@ pub fn measure(
                 estimate: m.mean.unwrap_or(0.0),
                 ci: m.mean_ci.unwrap_or((0.0, 0.0)),
                 exact: m.exact_mean,
+                trials: h.trials,
             }
         }
         Pick::Values {
@@ -174,6 +189,7 @@ pub fn measure(
                 estimate: k as f64 / h.trials as f64,
                 ci: crate::stats::wilson(k, h.trials, z),
                 exact: exact_value(c, pick),
+                trials: h.trials,
             }
         }
     })

@@ -418,9 +418,29 @@ pub struct Faces {
     reject: u64,
 }
 
+/// [`Faces`] of the dice up to a d64, worked out at compile time: a trial that starts a
+/// stream of them pays no division.
+static FACES: [Faces; 65] = {
+    let mut t = [Faces::compute(2); 65];
+    let mut s = 3;
+    while s < 65 {
+        t[s] = Faces::compute(s as u32);
+        s += 1;
+    }
+    t
+};
+
 impl Faces {
+    #[inline]
     pub fn new(sides: u32) -> Self {
-        let sides = sides.max(2) as u64;
+        match FACES.get(sides as usize) {
+            Some(f) => *f,
+            None => Self::compute(sides),
+        }
+    }
+
+    const fn compute(sides: u32) -> Self {
+        let sides = if sides < 2 { 2 } else { sides as u64 };
         let (mut pow, mut per_word) = (sides, 1u32);
         while let Some(p) = pow.checked_mul(sides) {
             pow = p;
@@ -453,6 +473,28 @@ pub struct FaceStream {
 }
 
 impl FaceStream {
+    /// `n` faces (1..=sides), at most 8, from one word: one refill check for them all.
+    /// Faces left in a word too short for all `n` are dropped, which leaves every face
+    /// read uniform and independent.
+    #[inline]
+    pub fn roll_n<const N: usize>(&mut self, rng: &mut Rng) -> [u32; N] {
+        if self.left < N as u32 {
+            self.r = loop {
+                let r = rng.next_u64();
+                if r.wrapping_mul(self.spec.pow) >= self.spec.reject {
+                    break r;
+                }
+            };
+            self.left = self.spec.per_word;
+        }
+        self.left -= N as u32;
+        std::array::from_fn(|_| {
+            let m = self.r as u128 * self.spec.sides as u128;
+            self.r = m as u64;
+            (m >> 64) as u32 + 1
+        })
+    }
+
     /// One face, 1..=sides.
     #[inline]
     pub fn roll(&mut self, rng: &mut Rng) -> u32 {

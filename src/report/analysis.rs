@@ -9,6 +9,9 @@ pub struct Cell {
     pub estimate: f64,
     pub ci: (f64, f64),
     pub exact: Option<f64>,
+    /// Monte Carlo trials behind the estimate (0 in exact-only mode): under a precision
+    /// target each cell runs as many as its own value needs.
+    pub trials: u64,
 }
 
 /// A cell that could not be computed (a melee weapon at distance 4) keeps its reason, so
@@ -45,11 +48,27 @@ pub struct Matrix {
     pub cells: Vec<Vec<MatrixCell>>,
     /// "the defender's best response (response)" when the defender chose per cell.
     pub response: Option<String>,
+    /// Trials per pair (`None`: exact); under `precision`, the most any pair may run.
     pub trials: Option<u64>,
+    /// Each pair ran until its 95% CI half-width was at most this.
+    pub precision: Option<f64>,
     pub seed: u64,
 }
 
 impl Matrix {
+    /// How the pairs were measured, for the title and the Markdown.
+    pub fn how(&self) -> String {
+        match (self.trials, self.precision) {
+            (Some(n), Some(eps)) => format!(
+                "Monte Carlo, each pair until its 95% CI is within ±{} points (at most {} trials), seed {}",
+                crate::text::fixed(eps * 100.0, 1),
+                super::markdown::thousands(n),
+                self.seed
+            ),
+            _ => how(self.trials, self.seed, "per pair"),
+        }
+    }
+
     /// A file-name stem for this matrix.
     pub fn stem(&self) -> String {
         format!(

@@ -239,6 +239,7 @@ pub fn matrix_long(m: &Matrix) -> PolarsResult<DataFrame> {
     let mut a = Vec::new();
     let mut d = Vec::new();
     let mut resp = Vec::<Option<String>>::new();
+    let mut trials = Vec::new();
     let mut cols = SlotColumns::default();
     for ((id, _), row) in m.rows.entries.iter().zip(&m.cells) {
         for ((did, _), c) in m.cols.entries.iter().zip(row) {
@@ -246,6 +247,8 @@ pub fn matrix_long(m: &Matrix) -> PolarsResult<DataFrame> {
             d.push(did.clone());
             resp.push(c.response.clone());
             cols.push(&c.value);
+            // Each pair's own count (under a precision target they differ).
+            trials.push(c.value.as_ref().map_or(0, |c| c.trials));
         }
     }
     let n = a.len();
@@ -259,7 +262,7 @@ pub fn matrix_long(m: &Matrix) -> PolarsResult<DataFrame> {
         "exact" => cols.exact,
         "response" => resp,
         "note" => cols.note,
-        "trials" => vec![m.trials.unwrap_or(0); n],
+        "trials" => trials,
         "seed" => vec![m.seed; n],
     )
 }

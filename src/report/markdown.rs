@@ -333,10 +333,7 @@ pub fn matrix(m: &Matrix) -> String {
             .as_ref()
             .map_or(String::new(), |r| format!(", {r} in brackets")),
         match m.trials {
-            Some(_) => format!(
-                "{}; exact in parentheses",
-                how(m.trials, m.seed, "per pair")
-            ),
+            Some(_) => format!("{}; exact in parentheses", m.how()),
             None => "exact".into(),
         }
     );

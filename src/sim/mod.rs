@@ -24,8 +24,8 @@ pub const CHUNK: u64 = 1 << 16;
 pub enum Budget {
     /// Exactly this many.
     Trials(u64),
-    /// Keep doubling (from 2^20) until every reported probability's 95% Wilson
-    /// half-width is at most `eps`, or `max_trials` is reached.
+    /// Run until every reported probability's 95% Wilson half-width is at most `eps`
+    /// (from two chunks, then to the count the half-width scales to), or `max_trials`.
     Precision { eps: f64, max_trials: u64 },
 }
 
@@ -156,7 +156,7 @@ pub fn run(
     };
     let (mut target, max) = match budget {
         Budget::Trials(n) => (n, n),
-        Budget::Precision { max_trials, .. } => ((CHUNK * 16).min(max_trials), max_trials),
+        Budget::Precision { max_trials, .. } => ((CHUNK * 2).min(max_trials), max_trials),
     };
     progress.set_total(target);
     loop {
@@ -171,10 +171,16 @@ pub fn run(
         let Budget::Precision { eps, .. } = budget else {
             break;
         };
-        if target >= max || widest(&hist) <= eps {
+        let w = widest(&hist);
+        if target >= max || w <= eps {
             break;
         }
-        target = (target * 2).min(max);
+        // A half-width shrinks as 1/sqrt(trials): go straight to the count that should
+        // meet the target (whole chunks, at least one more), so no scenario runs more
+        // than its own probabilities need. It depends on the counts alone, so the
+        // count is the same for any thread count.
+        let chunks = (target as f64 * (w / eps).powi(2) / CHUNK as f64 - 1e-9).ceil() as u64;
+        target = (chunks * CHUNK).max(target + CHUNK).min(max);
         progress.set_total(target);
     }
     Ok(hist)

@@ -5,7 +5,6 @@
 use super::Area;
 use super::{fonts, header, DrawResult, FONT, HEIGHT, WIDTH};
 use crate::report::analysis::Matrix;
-use crate::report::markdown::thousands;
 use crate::report::write::WriteError;
 use plotters::prelude::*;
 use std::path::Path;
@@ -240,11 +239,7 @@ pub fn matrix(m: &Matrix, path: &Path) -> Result<(), WriteError> {
                 .as_ref()
                 .map_or(String::new(), |r| format!(", {r} in each cell")),
             match m.trials {
-                Some(n) => format!(
-                    "Monte Carlo, {} trials per pair, seed {} (the CSV has CIs and exact values)",
-                    thousands(n),
-                    m.seed
-                ),
+                Some(_) => format!("{} (the CSV has CIs and exact values)", m.how()),
                 None => "exact".into(),
             }
         ),

@@ -251,8 +251,16 @@ where
 {
     fonts();
     let tmp = temp_path(path)?;
-    let result = png(BitMapBackend::new(&tmp, size).into_drawing_area())
-        .map_err(|e| WriteError::encode(path, e));
+    // Drawn into memory and encoded here with fast compression and one filter: the
+    // same pixels as plotters' own save, in a fraction of the time.
+    let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    let result = {
+        let root = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
+        png(root.clone())
+            .map_err(|e| WriteError::encode(path, e))
+            .and_then(|()| root.present().map_err(|e| WriteError::encode(path, e)))
+    };
+    let result = result.and_then(|()| encode_png(&tmp, &pixels, size));
     finish(&tmp, path, result)?;
     if SVG.load(std::sync::atomic::Ordering::Relaxed) {
         let sp = path.with_extension("svg");
@@ -262,6 +270,19 @@ where
         finish(&tmp, &sp, result)?;
     }
     Ok(())
+}
+
+/// An RGB image into `path` as PNG.
+fn encode_png(path: &Path, pixels: &[u8], (w, h): (u32, u32)) -> Result<(), WriteError> {
+    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+    use image::ImageEncoder;
+    let file = std::fs::File::create(path).map_err(|e| WriteError::io(path, e))?;
+    let mut out = std::io::BufWriter::new(file);
+    PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Sub)
+        .write_image(pixels, w, h, image::ColorType::Rgb8)
+        .map_err(|e| WriteError::encode(path, e))?;
+    use std::io::Write;
+    out.flush().map_err(|e| WriteError::io(path, e))
 }
 
 fn draw_into<DB>(b: &Bars, root: Area<DB>) -> DrawResult<()>

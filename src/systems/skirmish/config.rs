@@ -205,8 +205,11 @@ fn read_unit(id: &str, r: &Reader, rules: &Rules) -> Result<Unit, Problem> {
     }
     let die = rules.die as i64;
     Ok(Unit {
-        id: id.to_string(),
-        name: r.string_opt("name")?.unwrap_or_else(|| id.to_string()),
+        id: id.into(),
+        name: r
+            .string_opt("name")?
+            .unwrap_or_else(|| id.to_string())
+            .into(),
         models: req("models", MODELS.0, MODELS.1, "the unit's models")? as u32,
         attack_dice: r
             .int_in("attack_dice", ATTACK_DICE.0, ATTACK_DICE.1)?
@@ -244,8 +247,8 @@ fn unit(r: &Reader, key: &str, units: &[Unit]) -> Result<Unit, Problem> {
     let id = r
         .string_opt(key)?
         .ok_or_else(|| r.problem(key, "missing key: the id of a unit"))?;
-    units.iter().find(|u| u.id == id).cloned().ok_or_else(|| {
-        let ids: Vec<&str> = units.iter().map(|u| u.id.as_str()).collect();
+    units.iter().find(|u| *u.id == *id).cloned().ok_or_else(|| {
+        let ids: Vec<&str> = units.iter().map(|u| &*u.id).collect();
         r.problem(
             key,
             format!(

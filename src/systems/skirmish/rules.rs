@@ -88,6 +88,18 @@ impl Rules {
         !miss & (auto | (roll as i32 + modifier >= target))
     }
 
+    /// The lowest roll that hits (`die + 1` if none does). [`Rules::hits`] is a
+    /// threshold: a natural miss cuts off the low rolls, and both a natural hit and the
+    /// total succeed from some roll upwards.
+    pub fn hit_on(&self, modifier: i32, target: i32) -> u32 {
+        let by_total = (target - modifier).max(1) as u32;
+        let from = match self.natural_hit {
+            0 => by_total,
+            nh => by_total.min(nh),
+        };
+        from.max(self.natural_miss + 1).min(self.die + 1)
+    }
+
     /// P(a defence die saves): `defence` or better.
     pub fn p_save(&self, defence: u32) -> f64 {
         if !self.saves {
@@ -115,8 +127,9 @@ impl Rules {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Unit {
-    pub id: String,
-    pub name: String,
+    /// Shared, so that the trials' copies of a unit with fewer models cost no allocation.
+    pub id: std::sync::Arc<str>,
+    pub name: std::sync::Arc<str>,
     pub models: u32,
     /// Attack dice per model.
     pub attack_dice: u32,
@@ -340,12 +353,28 @@ impl Attack {
     /// read, which leaves the distribution as written.
     pub fn roll(&self, rules: &Rules, d: &mut FaceStream, rng: &mut Rng) -> u32 {
         let mut n = 0;
-        let saves = rules.saves;
-        for _ in 0..self.dice {
-            let hit = rules.hits(d.roll(rng), self.modifier, self.target);
-            let saved = saves && d.roll(rng) >= self.defence;
-            let resaved = self.reroll_saves && saves && d.roll(rng) >= self.defence;
-            n += (hit & !saved & !resaved) as u32;
+        // Hitting is a threshold on the roll, so each die is two comparisons; its faces
+        // (to hit, save, re-rolled save) come from one word at a time.
+        let hit_on = rules.hit_on(self.modifier, self.target);
+        match (rules.saves, self.reroll_saves) {
+            (false, _) => {
+                for _ in 0..self.dice {
+                    let [h] = d.roll_n(rng);
+                    n += (h >= hit_on) as u32;
+                }
+            }
+            (true, false) => {
+                for _ in 0..self.dice {
+                    let [h, s] = d.roll_n(rng);
+                    n += ((h >= hit_on) & (s < self.defence)) as u32;
+                }
+            }
+            (true, true) => {
+                for _ in 0..self.dice {
+                    let [h, s, r] = d.roll_n(rng);
+                    n += ((h >= hit_on) & (s < self.defence) & (r < self.defence)) as u32;
+                }
+            }
         }
         n.min(self.cap)
     }

@@ -665,12 +665,15 @@ impl Trial for AttackTrial {
             sum += self.faces[i * n + *s];
         }
         if !self.policy.is_empty() {
+            // Every die gets a re-roll digit and the policy's mask picks which count, so
+            // nothing branches on the dice. The word holds 2 * dice digits; a re-roll
+            // not taken is never read into the sum. The packed sums are exact modulo
+            // 2^64, so taking a face off and putting one on wraps back to the true sum.
             let mask = self.policy[idx];
             for (i, &s) in shown.iter().enumerate().take(self.dice) {
-                if mask >> i & 1 == 1 {
-                    sum -= self.faces[i * n + s];
-                    sum += self.faces[i * n + digit()];
-                }
+                let change = self.faces[i * n + digit()].wrapping_sub(self.faces[i * n + s]);
+                let keep = ((mask >> i & 1) as u64).wrapping_neg();
+                sum = sum.wrapping_add(change & keep);
             }
         }
         let state = self.resolver.state(sum);

@@ -14,7 +14,7 @@ fn unit(id: &str) -> Unit {
     let s = cfg
         .typed::<SkirmishConfig>()
         .expect("skirmish.toml is a skirmish config");
-    s.units.iter().find(|u| &*u.id == id).unwrap().clone()
+    s.units.iter().find(|u| u.id == id).unwrap().clone()
 }
 
 fn mean(c: &rollsim::model::Compiled, metric: &str) -> f64 {

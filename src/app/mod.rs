@@ -158,7 +158,10 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
             .map(|name| crate::balance::compile(&cfg, name))
             .collect()
     });
-    for (name, c) in names.iter().zip(compiled) {
+    // Scenarios run side by side as well as chunk by chunk: a core that finishes its
+    // chunks of one scenario takes up another's instead of waiting. Each scenario's
+    // counts depend on its seed and chunks alone, so the output is the same.
+    let one = |(name, c): (&String, Result<crate::model::Compiled, AppError>)| {
         let c = c?;
         if opts.exact_only {
             stop_check()?;
@@ -168,10 +171,9 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
                     c.description
                 )));
             }
-            results.push(report::summarize_exact(&c, seed, &stem, cfg.system_name()));
-            continue;
+            return Ok(report::summarize_exact(&c, seed, &stem, cfg.system_name()));
         }
-        let hist = pool.install(|| simulate(&c, seed, budget, opts.quiet, &STOP))?;
+        let hist = simulate(&c, seed, budget, opts.quiet, &STOP)?;
         let mut r = report::summarize(&c, &hist, seed, &stem, cfg.system_name());
         if let Budget::Precision { eps, max_trials } = budget {
             let widest = report::widest_half_width(&c, &hist);
@@ -186,7 +188,13 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
                 r.note = Some(note);
             }
         }
-        results.push(r);
+        Ok(r)
+    };
+    let done: Vec<Result<ScenarioResult, AppError>> =
+        pool.install(|| names.par_iter().zip(compiled).map(one).collect());
+    // The first error in the config's order, as a run one by one would meet it.
+    for r in done {
+        results.push(r?);
     }
     if batch {
         crate::sim::progress::end_batch();
@@ -460,9 +468,8 @@ const GALLERY_TRIALS: u64 = 1_000_000;
 /// scenario with two sides, every entry against every entry; `None` if it has none.
 fn gallery_matrix(
     config: &Path,
-    out: &Path,
     trials: Option<u64>,
-) -> Result<Option<(crate::report::analysis::Matrix, Vec<PathBuf>)>, AppError> {
+) -> Result<Option<crate::report::analysis::Matrix>, AppError> {
     use crate::balance::{compare, Pick, Source};
     let source = Source::load(config, &[])?;
     let chosen = source.base.run.matrix.clone();
@@ -494,8 +501,7 @@ fn gallery_matrix(
         seed,
         n.map(|_| budget),
     )?;
-    let files = balance::write_matrix(&m, &out.join("compare"), true)?;
-    Ok(Some((m, files)))
+    Ok(Some(m))
 }
 
 /// The main job's target: every reported probability's 95% half-width.
@@ -509,7 +515,6 @@ pub fn run_all(
     threads: Option<usize>,
 ) -> Result<String, AppError> {
     let mut all = Vec::new();
-    let mut outputs = Vec::new();
     if !Path::new("configs").is_dir() {
         // Outside the repository: say what is about to be written, and where from.
         eprintln!(
@@ -526,35 +531,76 @@ pub fn run_all(
         }
         crate::sim::progress::begin_batch(total);
     }
-    for cfg in shipped_configs()? {
-        let mut opts = RunOptions::new(&cfg);
-        opts.quiet = quiet;
-        opts.trials = trials;
-        opts.threads = threads;
-        if trials.is_none() {
-            // Enough trials for every probability shown to within a tenth of a
-            // percentage point (95%), up to the flat count a `run` uses.
-            opts.precision = Some(MAIN_PRECISION);
-            opts.max_trials = DEFAULT_TRIALS;
-        }
-        opts.formats = vec![Format::Csv, Format::Parquet];
-        let out = compute(&opts)?;
-        outputs.push(out);
-    }
+    let configs = shipped_configs()?;
+    let pool = thread_pool(threads)?;
+    // Each config's folder is staged as a whole (tables, charts and its matrix) on a
+    // thread of its own while the next config computes, so neither leaves a core idle;
+    // the folders are put in place in order once every config has succeeded.
+    let (outputs, staged) = std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<std::sync::Arc<RunOutput>>();
+        let writer = scope.spawn(|| {
+            // The matrices need no results: they run from the start, beside the first
+            // configs' simulations.
+            let mut matrices = configs
+                .iter()
+                .map(|cfg| pool.install(|| gallery_matrix(cfg, trials)))
+                .collect::<Vec<_>>()
+                .into_iter();
+            rx.into_iter()
+                .map(|out: std::sync::Arc<RunOutput>| -> Result<_, AppError> {
+                    let matrix = matrices.next().expect("a matrix per config")?;
+                    let stage = Staging::begin(&out.out)?;
+                    write_reports(
+                        &out.results,
+                        stage.dir(),
+                        &[Format::Csv, Format::Parquet],
+                        true,
+                    )?;
+                    let matrix = match matrix {
+                        Some(m) => {
+                            let files =
+                                balance::write_matrix(&m, &stage.dir().join("compare"), true)?;
+                            Some((m, files))
+                        }
+                        None => None,
+                    };
+                    Ok((stage, matrix))
+                })
+                .collect::<Vec<_>>()
+        });
+        let mut outputs = Vec::new();
+        let computed = (|| -> Result<(), AppError> {
+            for cfg in &configs {
+                let mut opts = RunOptions::new(cfg);
+                opts.quiet = quiet;
+                opts.trials = trials;
+                opts.threads = threads;
+                if trials.is_none() {
+                    // Enough trials for every probability shown to within a tenth of a
+                    // percentage point (95%), up to the flat count a `run` uses.
+                    opts.precision = Some(MAIN_PRECISION);
+                    opts.max_trials = DEFAULT_TRIALS;
+                }
+                opts.formats = vec![Format::Csv, Format::Parquet];
+                let out = std::sync::Arc::new(compute(&opts)?);
+                outputs.push(out.clone());
+                // The writer only stops early on an error, which the join reports.
+                let _ = tx.send(out);
+            }
+            Ok(())
+        })();
+        drop(tx);
+        let staged = writer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        computed.map(|()| (outputs, staged))
+    })?;
     crate::sim::progress::end_batch();
     let mut dirs = Vec::new();
     let mut sections = Vec::new();
-    let pool = thread_pool(threads)?;
-    for (cfg, out) in shipped_configs()?.iter().zip(&outputs) {
-        // Each config's folder is written as a whole (tables, charts and its matrix).
-        let stage = Staging::begin(&out.out)?;
-        write_reports(
-            &out.results,
-            stage.dir(),
-            &[Format::Csv, Format::Parquet],
-            true,
-        )?;
-        let matrix = pool.install(|| gallery_matrix(cfg, stage.dir(), trials))?;
+    for ((cfg, out), staged) in configs.iter().zip(&outputs).zip(staged) {
+        let (stage, matrix) = staged?;
+        let out = out.as_ref();
         stop_check()?;
         let matrix = matrix.map(|(m, files)| {
             let moved = files

@@ -569,6 +569,27 @@ impl fmt::Display for Problem {
     }
 }
 
+/// The one `&'static str` of each distinct text: names a hot loop copies with its data.
+/// Only the distinct names a process ever loads are kept, so a long balance sweep that
+/// reloads a config does not grow it.
+pub fn intern(s: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    match names.get(s) {
+        Some(&n) => n,
+        None => {
+            let n: &'static str = Box::leak(s.to_string().into_boxed_str());
+            names.insert(n);
+            n
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

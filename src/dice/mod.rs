@@ -395,11 +395,26 @@ pub fn roll_counts(rng: &mut Rng, dice: u32, a: u8, b: u8) -> (u32, u32) {
     (na, nb)
 }
 
+/// `2^64 mod n` for dice up to a d64: [`roll_die`]'s rejection threshold without a
+/// division on every roll.
+static ONE_DIE_REJECT: [u64; 65] = {
+    let mut t = [0u64; 65];
+    let mut n = 1;
+    while n < 65 {
+        t[n] = (n as u64).wrapping_neg() % n as u64;
+        n += 1;
+    }
+    t
+};
+
 /// Roll one die with `sides` faces (1..=sides), exactly uniform.
 #[inline]
 pub fn roll_die(rng: &mut Rng, sides: u32) -> u32 {
     let n = sides as u64;
-    let reject = n.wrapping_neg() % n;
+    let reject = match ONE_DIE_REJECT.get(sides as usize) {
+        Some(&r) => r,
+        None => n.wrapping_neg() % n,
+    };
     loop {
         let m = rng.next_u64() as u128 * n as u128;
         if (m as u64) >= reject {

@@ -1,7 +1,7 @@
 //! A progress bar on stderr that appears only for runs longer than about a second, and
 //! never when stderr is not a terminal or the user asked for quiet.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -88,18 +88,21 @@ impl Progress {
     /// A bar for `label` that shows itself if the run outlasts a second, stderr is a
     /// terminal and `quiet` is off.
     pub fn new(label: &str, quiet: bool) -> Self {
+        // Scenarios may start side by side: the line is printed under the lock, so
+        // "scenario k" lines come in the order of k.
         let batch = (!quiet && !label.is_empty())
             .then(|| BATCH.lock().ok())
             .flatten()
             .and_then(|mut b| {
                 b.as_mut().map(|b| {
                     b.done += 1;
-                    (b.done, b.total, b.start.elapsed().as_secs_f64())
+                    let at = (b.done, b.total, b.start.elapsed().as_secs_f64());
+                    if lines_forced() {
+                        eprintln!("{label}: {}", batch_status(at.0, at.1, at.2));
+                    }
+                    at
                 })
             });
-        if let (Some((k, n, t)), true) = (batch, lines_forced() && !quiet) {
-            eprintln!("{label}: {}", batch_status(k, n, t));
-        }
         Progress {
             batch,
             enabled: !quiet && std::io::stderr().is_terminal(),
@@ -136,10 +139,12 @@ impl Progress {
             return;
         }
         let bar = self.bar.get_or_init(|| {
-            let bar = ProgressBar::with_draw_target(
-                Some(self.total.load(Ordering::Relaxed)),
-                ProgressDrawTarget::stderr(),
-            );
+            // One set of lines for every bar: scenarios running side by side each
+            // keep a line of their own.
+            static BARS: OnceLock<MultiProgress> = OnceLock::new();
+            let bars =
+                BARS.get_or_init(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
+            let bar = bars.add(ProgressBar::new(self.total.load(Ordering::Relaxed)));
             let style = ProgressStyle::with_template(
                 "{prefix:>24} [{bar:30}] {human_pos}/{human_len} trials {msg}",
             )

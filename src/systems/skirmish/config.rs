@@ -205,11 +205,8 @@ fn read_unit(id: &str, r: &Reader, rules: &Rules) -> Result<Unit, Problem> {
     }
     let die = rules.die as i64;
     Ok(Unit {
-        id: id.into(),
-        name: r
-            .string_opt("name")?
-            .unwrap_or_else(|| id.to_string())
-            .into(),
+        id: crate::config::intern(id),
+        name: crate::config::intern(&r.string_opt("name")?.unwrap_or_else(|| id.to_string())),
         models: req("models", MODELS.0, MODELS.1, "the unit's models")? as u32,
         attack_dice: r
             .int_in("attack_dice", ATTACK_DICE.0, ATTACK_DICE.1)?
@@ -247,8 +244,8 @@ fn unit(r: &Reader, key: &str, units: &[Unit]) -> Result<Unit, Problem> {
     let id = r
         .string_opt(key)?
         .ok_or_else(|| r.problem(key, "missing key: the id of a unit"))?;
-    units.iter().find(|u| *u.id == *id).cloned().ok_or_else(|| {
-        let ids: Vec<&str> = units.iter().map(|u| &*u.id).collect();
+    units.iter().find(|u| u.id == id).cloned().ok_or_else(|| {
+        let ids: Vec<&str> = units.iter().map(|u| u.id).collect();
         r.problem(
             key,
             format!(
@@ -398,7 +395,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
             let label = r.string_opt("description")?.unwrap_or_else(|| {
                 format!(
                     "{} {}: how should it react?",
-                    crate::text::agrees(&shooter.name, "shoots", "shoot"),
+                    crate::text::agrees(shooter.name, "shoots", "shoot"),
                     target.name
                 )
             });
@@ -427,7 +424,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
             let label = r.string_opt("description")?.unwrap_or_else(|| {
                 format!(
                     "{} {}: how should it react?",
-                    crate::text::agrees(&charger.name, "charges", "charge"),
+                    crate::text::agrees(charger.name, "charges", "charge"),
                     target.name
                 )
             });

@@ -127,9 +127,10 @@ impl Rules {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Unit {
-    /// Shared, so that the trials' copies of a unit with fewer models cost no allocation.
-    pub id: std::sync::Arc<str>,
-    pub name: std::sync::Arc<str>,
+    /// Interned ([`crate::config::intern`]): the trials copy a unit with fewer models on
+    /// every exchange, and a copy then costs neither an allocation nor an atomic count.
+    pub id: &'static str,
+    pub name: &'static str,
     pub models: u32,
     /// Attack dice per model.
     pub attack_dice: u32,
@@ -573,7 +574,7 @@ fn exchange(
             "casualties_on_target",
             &format!(
                 "models {} (of {})",
-                crate::text::agrees(&target.name, "loses", "lose"),
+                crate::text::agrees(target.name, "loses", "lose"),
                 target.models
             ),
             target.models as usize + 1,
@@ -583,7 +584,7 @@ fn exchange(
             &format!("casualties_on_{actor_role}"),
             &format!(
                 "models {} (of {})",
-                crate::text::agrees(&actor.name, "loses", "lose"),
+                crate::text::agrees(actor.name, "loses", "lose"),
                 actor.models
             ),
             actor.models as usize + 1,
@@ -1186,10 +1187,10 @@ fn compile_volley(
     let steps: Vec<&str> = plan.iter().map(|a| Action::NAMES[*a as usize]).collect();
     let description = format!(
         "{} {} at {} ({} with {}): {}{}{}",
-        crate::text::agrees(&shooter.name, "takes", "take"),
+        crate::text::agrees(shooter.name, "takes", "take"),
         steps.join(", ").replace('_', " "),
         target.name,
-        crate::text::agrees(&target.name, "reacts", "react"),
+        crate::text::agrees(target.name, "reacts", "react"),
         reaction.name().replace('_', " "),
         crate::text::plural(shots.len() as u64, "shot", "shots"),
         match shots.iter().filter(|&&a| a).count() {
@@ -1214,7 +1215,7 @@ fn compile_volley(
                 "casualties_on_target",
                 &format!(
                     "models {} over the turn (of {})",
-                    crate::text::agrees(&target.name, "loses", "lose"),
+                    crate::text::agrees(target.name, "loses", "lose"),
                     target.models
                 ),
                 target.models as usize + 1,
@@ -1224,7 +1225,7 @@ fn compile_volley(
                 "casualties_on_shooter",
                 &format!(
                     "models {} to return fire (of {})",
-                    crate::text::agrees(&shooter.name, "loses", "lose"),
+                    crate::text::agrees(shooter.name, "loses", "lose"),
                     shooter.models
                 ),
                 shooter.models as usize + 1,
@@ -1418,8 +1419,8 @@ fn compile_combat(
             (true, true) => 3,
         }
     };
-    let c_wins = crate::text::wins(&charger.name);
-    let t_wins = crate::text::wins(&target.name);
+    let c_wins = crate::text::wins(charger.name);
+    let t_wins = crate::text::wins(target.name);
     let won_at = |side: usize, who: &str| {
         let mut labels = vec!["no".to_string()];
         labels.extend((1..=rounds).map(|t| t.to_string()));
@@ -1462,13 +1463,13 @@ fn compile_combat(
         ended,
         Metric::numeric(
             "charger_models_left",
-            &format!("{} models at the end (of {})", crate::text::possessive(&charger.name), charger.models),
+            &format!("{} models at the end (of {})", crate::text::possessive(charger.name), charger.models),
             charger.models as usize + 1,
             states.iter().map(|v| v[0] as u16).collect(),
         ),
         Metric::numeric(
             "target_models_left",
-            &format!("{} models at the end (of {})", crate::text::possessive(&target.name), target.models),
+            &format!("{} models at the end (of {})", crate::text::possessive(target.name), target.models),
             target.models as usize + 1,
             states.iter().map(|v| v[1] as u16).collect(),
         ),
@@ -1487,7 +1488,7 @@ fn compile_combat(
         name: name.into(),
         description: format!(
             "{} {} ({}{}), then combat for up to {} in all",
-            crate::text::agrees(&charger.name, "charges", "charge"),
+            crate::text::agrees(charger.name, "charges", "charge"),
             target.name,
             reaction.name().replace('_', " "),
             if over_half { "" } else { ", no charge bonuses" },
@@ -1521,7 +1522,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             let (act, back) = shoot_attacks(shooter, target, *aimed, *reaction);
             let description = format!(
                 "{} {}{}: {}; reaction {}{}",
-                crate::text::agrees(&shooter.name, "shoots", "shoot"),
+                crate::text::agrees(shooter.name, "shoots", "shoot"),
                 target.name,
                 if *aimed { " (aimed, +2)" } else { "" },
                 describe_attack(&act, rules),
@@ -1555,7 +1556,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             let flees = *reaction == ChargeReaction::None;
             let description = format!(
                 "{} {}{}: {}; reaction {}{}",
-                crate::text::agrees(&charger.name, "charges", "charge"),
+                crate::text::agrees(charger.name, "charges", "charge"),
                 target.name,
                 if *over_half {
                     " from over half a move"
@@ -1702,8 +1703,8 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                     (true, true) => 3,
                 }
             };
-            let a_wins = crate::text::wins(&a.name);
-            let b_wins = crate::text::wins(&b.name);
+            let a_wins = crate::text::wins(a.name);
+            let b_wins = crate::text::wins(b.name);
             Compiled {
                 name: name.into(),
                 description: format!(
@@ -1711,11 +1712,11 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                     a.name,
                     b.name,
                     crate::text::plural(*rounds as u64, "round", "rounds"),
-                    crate::text::agrees(&b.name, "reacts", "react"),
+                    crate::text::agrees(b.name, "reacts", "react"),
                     b_reaction.name().replace('_', " "),
                     a.name,
                     a_reaction.name().replace('_', " "),
-                    economy.describe(&a.name, &b.name)
+                    economy.describe(a.name, b.name)
                 ),
                 trial: Box::new(trial),
                 metrics: vec![
@@ -1727,13 +1728,13 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                     ),
                     Metric::numeric(
                         "a_models_left",
-                        &format!("{} models at the end (of {})", crate::text::possessive(&a.name), a.models),
+                        &format!("{} models at the end (of {})", crate::text::possessive(a.name), a.models),
                         a.models as usize + 1,
                         states.iter().map(|v| v[0] as u16).collect(),
                     ),
                     Metric::numeric(
                         "b_models_left",
-                        &format!("{} models at the end (of {})", crate::text::possessive(&b.name), b.models),
+                        &format!("{} models at the end (of {})", crate::text::possessive(b.name), b.models),
                         b.models as usize + 1,
                         states.iter().map(|v| v[1] as u16).collect(),
                     ),
@@ -1742,7 +1743,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 .chain((cap > 1).then(|| {
                     Metric::numeric(
                         "a_tokens",
-                        &format!("{} morale tokens at the end", crate::text::possessive(&a.name)),
+                        &format!("{} morale tokens at the end", crate::text::possessive(a.name)),
                         cap,
                         states.iter().map(|v| v[2] as u16).collect(),
                     )
@@ -1750,7 +1751,7 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 .chain((cap > 1).then(|| {
                     Metric::numeric(
                         "b_tokens",
-                        &format!("{} morale tokens at the end", crate::text::possessive(&b.name)),
+                        &format!("{} morale tokens at the end", crate::text::possessive(b.name)),
                         cap,
                         states.iter().map(|v| v[3] as u16).collect(),
                     )

@@ -401,6 +401,8 @@ pub struct Resolver {
     pub stride: usize,
     /// Per effect: the most one attack can put on the target, + 1.
     pub effect_radix: Vec<usize>,
+    /// Per state, its damage: a lookup where the sampler would divide.
+    damages: Vec<u16>,
 }
 
 impl Resolver {
@@ -457,15 +459,21 @@ impl Resolver {
                 };
             }
         }
+        let states = 2 + stride * effect_radix.iter().product::<usize>();
         Resolver {
             rcap,
             scap,
             ccap,
             dcap,
             table,
-            states: 2 + stride * effect_radix.iter().product::<usize>(),
+            states,
             stride,
             effect_radix,
+            // A miss (0) or out of range (1) does no damage; a hit's is its state's
+            // place within its row of `stride` damage values.
+            damages: (0..states)
+                .map(|s| s.checked_sub(2).map_or(0, |h| (h % stride) as u16))
+                .collect(),
         }
     }
 
@@ -486,11 +494,7 @@ impl Resolver {
     /// The damage of a state (0 for a miss or out of range).
     #[inline(always)]
     pub fn damage(&self, state: usize) -> usize {
-        if state < 2 {
-            0
-        } else {
-            (state - 2) % self.stride
-        }
+        self.damages[state] as usize
     }
 
     /// The count of effect `k` a state put on the target.
@@ -634,6 +638,11 @@ pub struct AttackTrial {
     /// 2^64 mod sides^(2 * dice): one word gives the roll and any re-rolls.
     reject: u64,
     pow: u64,
+    /// `sides^dice`, and per initial roll (numbered as for `policy`) the packed sum of
+    /// the dice the policy keeps, when there are at most 6^5 rolls: one lookup instead
+    /// of a die-by-die sum.
+    rolls: u64,
+    kept: Vec<u64>,
     /// The target's defence dice, rolled after a hit.
     defence: Option<Defence>,
 }
@@ -656,6 +665,25 @@ impl Trial for AttackTrial {
             (m >> 64) as usize
         };
         let n = self.sides as usize;
+        if !self.kept.is_empty() {
+            // The whole first roll as one number, its kept dice summed by a lookup;
+            // then every die a re-roll digit, counted where the policy re-rolls it
+            // (the packed sums are exact modulo 2^64).
+            let m = r as u128 * self.rolls as u128;
+            r = m as u64;
+            let idx = (m >> 64) as usize;
+            let mut sum = self.kept[idx];
+            if !self.policy.is_empty() {
+                let mask = self.policy[idx];
+                for i in 0..self.dice {
+                    let m = r as u128 * self.sides as u128;
+                    r = m as u64;
+                    let keep = ((mask >> i & 1) as u64).wrapping_neg();
+                    sum = sum.wrapping_add(self.faces[i * n + (m >> 64) as usize] & keep);
+                }
+            }
+            return self.defend(self.resolver.state(sum), rng);
+        }
         let mut shown = [0usize; 8];
         let mut idx = 0usize;
         let mut sum = 0u64;
@@ -676,7 +704,14 @@ impl Trial for AttackTrial {
                 sum = sum.wrapping_add(change & keep);
             }
         }
-        let state = self.resolver.state(sum);
+        self.defend(self.resolver.state(sum), rng)
+    }
+}
+
+impl AttackTrial {
+    /// The target's defence dice against a hit.
+    #[inline(always)]
+    fn defend(&self, state: usize, rng: &mut Rng) -> usize {
         match &self.defence {
             Some(d) if state >= 2 => {
                 let r = &self.resolver;
@@ -748,6 +783,27 @@ fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>) {
     let pow = sides.pow(2 * dice.len() as u32);
     let faces: Vec<u64> = dice.iter().flat_map(|d| d.faces.iter().map(pack)).collect();
     let exact = defended(&resolver, &plan.exact, &a.target.blocks());
+    let rolls = sides.pow(dice.len() as u32);
+    let kept = if rolls <= 7776 {
+        (0..rolls as usize)
+            .map(|idx| {
+                let mask = plan.masks.get(idx).copied().unwrap_or(0);
+                let mut sum = 0u64;
+                let mut x = idx;
+                // The last die is the least significant digit.
+                for i in (0..dice.len()).rev() {
+                    let s = x % sides as usize;
+                    x /= sides as usize;
+                    if mask >> i & 1 == 0 {
+                        sum += faces[i * sides as usize + s];
+                    }
+                }
+                sum
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     (
         AttackTrial {
             faces,
@@ -757,6 +813,8 @@ fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>) {
             resolver,
             reject: pow.wrapping_neg() % pow,
             pow,
+            rolls,
+            kept,
             defence: Defence::new(&a.target),
         },
         exact,

@@ -148,7 +148,7 @@ document.getElementById('g').onload = async () => {
 fn the_gallery_renders_in_a_browser_with_every_image_and_link() {
     let dir = tempdir();
     // The main job as the README runs it (no -n): every probability it reports to
-    // within ±0.001 (95%), from 2^20 trials, at most 10^7.
+    // within ±0.001 (95%), each scenario as many trials as that needs, at most 10^7.
     rollsim()
         .current_dir(dir.path())
         .args(["-q"])
@@ -175,6 +175,57 @@ fn the_gallery_renders_in_a_browser_with_every_image_and_link() {
         }
     }
     assert!(rows > 2000, "{rows} rows");
+    // Every headline (which may add up several values) to the same ±0.001.
+    let mut headlines = 0;
+    for config in std::fs::read_dir(&reports).unwrap() {
+        let Ok(text) = std::fs::read_to_string(config.unwrap().path().join("headline.csv")) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            // scenario,headline,probability,ci_low,ci_high,...: the label may hold
+            // commas, so the probability is the first of three numbers in a row.
+            let c: Vec<&str> = line.split(',').collect();
+            let num = |i: usize| c.get(i).and_then(|x| x.parse::<f64>().ok());
+            // (A quoted description may run on over more lines, which hold none.)
+            let Some(i) = (2..c.len())
+                .find(|&i| num(i).is_some() && num(i + 1).is_some() && num(i + 2).is_some())
+            else {
+                continue;
+            };
+            let (lo, hi) = (num(i + 1).unwrap(), num(i + 2).unwrap());
+            assert!((hi - lo) / 2.0 <= 0.001 + 1e-12, "{line}");
+            headlines += 1;
+        }
+    }
+    assert!(headlines >= 251, "{headlines} headlines");
+    // The gallery's matchup matrices: every pair to the same ±0.001, at most 10^6 trials.
+    let mut pairs = 0;
+    for config in std::fs::read_dir(&reports).unwrap() {
+        let Ok(files) = std::fs::read_dir(config.unwrap().path().join("compare")) else {
+            continue;
+        };
+        for f in files {
+            let f = f.unwrap().path();
+            let name = f.file_name().unwrap().to_string_lossy().to_string();
+            if !name.starts_with("matrix-") || !name.ends_with(".csv") || name.contains("-wide") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&f).unwrap();
+            for line in text.lines().skip(1) {
+                // ...,estimate,ci_low,ci_high,exact,response,note,trials,seed
+                let c: Vec<&str> = line.rsplitn(9, ',').collect();
+                let (trials, hi, lo): (u64, f64, f64) = (
+                    c[1].parse().unwrap(),
+                    c[5].parse().unwrap(),
+                    c[6].parse().unwrap(),
+                );
+                assert!((1 << 17..=1_000_000).contains(&trials), "{name}: {line}");
+                assert!((hi - lo) / 2.0 <= 0.001 + 1e-12, "{name}: {line}");
+                pairs += 1;
+            }
+        }
+    }
+    assert!(pairs > 50, "{pairs} matrix pairs");
     let html = std::fs::read_to_string(reports.join("index.html")).unwrap();
     assert!(html.len() < 1_000_000, "index.html is {} bytes", html.len());
     assert!(!html.contains("data:image"), "images are embedded");

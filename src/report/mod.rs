@@ -427,9 +427,19 @@ pub fn decision_rows(results: &[ScenarioResult]) -> Vec<DecisionRow> {
 /// The widest 95% half-width over every probability a scenario reports.
 pub fn widest_half_width(c: &Compiled, hist: &Histogram) -> f64 {
     let z = z95();
+    // The headline is shown too, and it may add up several values (win or double).
+    let headline = c.metrics.get(c.headline.metric).map_or(0, |m| {
+        let counts = m.project_counts(&hist.counts);
+        c.headline
+            .values
+            .iter()
+            .filter_map(|&i| counts.get(i))
+            .sum()
+    });
     c.metrics
         .iter()
         .flat_map(|m| m.project_counts(&hist.counts))
+        .chain(std::iter::once(headline))
         .map(|k| crate::stats::wilson_half_width(k, hist.trials, z))
         .fold(0.0, f64::max)
 }

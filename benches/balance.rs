@@ -1,13 +1,29 @@
-//! Balance (issue #6): the full Slam matchup matrix of the five rush units, 25 pairs, by
-//! Monte Carlo at 10^7 trials per pair and exact-only.
+//! Balance: the Slam matchup matrix of the five rush units (by Monte Carlo and exact),
+//! and sensitivity, sweep and equalize exact-only on shipped scenarios and on a dice
+//! firefight with three units (issue #22: a command parses its config once and applies
+//! typed edits per cell).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use rollsim::balance::{compare, Pick, Source};
-use std::path::Path;
+use rollsim::balance::{compare, equalize, sensitivity, sweep, Job, Pick, Source};
+use rollsim::run::Ctx;
+use rollsim::sim::Hidden;
+use rollsim::Cancel;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+fn source(rel: &str) -> Source {
+    let path = root().join(rel);
+    let text = std::fs::read_to_string(&path).expect("config");
+    Source::parse(&text, &path, &[]).expect("config loads")
+}
 
 fn matrix(c: &mut Criterion) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/rush.toml");
-    let source = Source::load(&path, &[]).expect("shipped config");
+    let source = source("configs/rush.toml");
+    let cancel = Cancel::new();
+    let ctx = Ctx::new(&cancel, &Hidden);
     let sc = "slam-orc-vs-human-guard";
     let mut g = c.benchmark_group("compare_slam_5x5");
     g.sample_size(10);
@@ -20,15 +36,70 @@ fn matrix(c: &mut Criterion) {
                 &Pick::Headline,
                 7,
                 Some(rollsim::sim::Budget::Trials(10_000_000)),
+                ctx,
             )
             .unwrap()
         })
     });
     g.bench_function("exact_only", |b| {
-        b.iter(|| compare::matrix(&source, sc, (&[], &[]), &Pick::Headline, 7, None).unwrap())
+        b.iter(|| compare::matrix(&source, sc, (&[], &[]), &Pick::Headline, 7, None, ctx).unwrap())
     });
     g.finish();
 }
 
-criterion_group!(benches, matrix);
+/// Sensitivity, a five-point sweep and equalize (with pairs), exact only.
+fn exact_commands(c: &mut Criterion) {
+    let cancel = Cancel::new();
+    let ctx = Ctx::new(&cancel, &Hidden);
+    let cases = [
+        (
+            "configs/rush.toml",
+            "slam-orc-vs-human-guard",
+            "defender.strength=2..6",
+        ),
+        (
+            "benches/common/firefight.toml",
+            "shoot-it-out",
+            "opponent.models=6..10",
+        ),
+        (
+            "configs/dice-examples.toml",
+            "fighter-duels-orc",
+            "unit.attack=3..7",
+        ),
+    ];
+    let mut g = c.benchmark_group("balance_exact");
+    g.sample_size(10);
+    for (config, scenario, vary) in cases {
+        let source = source(config);
+        let target = source.target(scenario).unwrap();
+        let pick = Pick::Headline;
+        let job = Job {
+            source: &source,
+            target: &target,
+            pick: &pick,
+            seed: 7,
+            trials: None,
+            ctx,
+        };
+        g.bench_function(format!("sensitivity/{scenario}"), |b| {
+            b.iter(|| sensitivity::rows(&job).unwrap())
+        });
+        g.bench_function(format!("sweep/{scenario}"), |b| {
+            b.iter(|| {
+                let v = sweep::parse(&source, &target.table, vary).unwrap();
+                sweep::sweep(&job, vec![v]).unwrap()
+            })
+        });
+        g.bench_function(format!("equalize/{scenario}"), |b| {
+            b.iter(|| equalize::equalize(&job, None, false).unwrap())
+        });
+        g.bench_function(format!("equalize_pairs/{scenario}"), |b| {
+            b.iter(|| equalize::equalize(&job, None, true).unwrap())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, matrix, exact_commands);
 criterion_main!(benches);

@@ -1,8 +1,10 @@
-//! The one error type of the commands, shared by `app` and `balance`: each variant
-//! knows its exit code (2 bad input, 130 interrupted, 1 anything else).
+//! The one error type of the commands: the core's errors and what only the CLI meets
+//! (files, tables, threads). Each variant knows its exit code (2 bad input, 130
+//! interrupted, 1 anything else).
 
-use crate::config::ConfigError;
 use crate::report::write::WriteError;
+use rollsim_core::config::ConfigError;
+use rollsim_core::document::CompileError;
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -18,7 +20,7 @@ pub enum AppError {
     #[error("{0}")]
     BadOption(String),
     #[error(transparent)]
-    Compile(#[from] crate::config::CompileError),
+    Compile(#[from] CompileError),
     #[error("writing {0}")]
     Write(#[from] WriteError),
     #[error("building the table: {0}")]
@@ -29,6 +31,23 @@ pub enum AppError {
     Threads(String),
 }
 
+impl From<rollsim_core::Error> for AppError {
+    fn from(e: rollsim_core::Error) -> Self {
+        use rollsim_core::Error as E;
+        match e {
+            E::Config(c) => AppError::Config(c),
+            E::UnknownScenario { file, name, hint } => {
+                AppError::UnknownScenario { file, name, hint }
+            }
+            E::BadOption(m) => AppError::BadOption(m),
+            E::Compile(c) => AppError::Compile(c),
+            E::Interrupted => AppError::Interrupted,
+            // The core's error is non-exhaustive: a new kind reads as an internal one.
+            other => AppError::Threads(other.to_string()),
+        }
+    }
+}
+
 impl AppError {
     /// 2 for bad input, 130 for Ctrl-C, 1 for anything else.
     pub fn exit_code(&self) -> i32 {
@@ -36,7 +55,7 @@ impl AppError {
             AppError::Config(_)
             | AppError::UnknownScenario { .. }
             | AppError::BadOption(_)
-            | AppError::Compile(crate::config::CompileError::Unknown { .. }) => 2,
+            | AppError::Compile(CompileError::Unknown { .. }) => 2,
             AppError::Interrupted => 130,
             _ => 1,
         }

@@ -1,23 +1,19 @@
-//! rollsim: Monte Carlo and exact probabilities for tabletop dice games.
+//! rollsim: Monte Carlo and exact probabilities for tabletop dice games: the command
+//! line's library, over the core crate [`rollsim_core`].
 //!
 //! Layers, top to bottom (each imports only those below it): [`app`] (what each command
-//! does: load, compute, write), [`balance`] (matrices, sweeps, sensitivity, equalizer:
-//! computed through a system's knobs, never written), [`config`] (TOML -> a system's
-//! validated config through the registry), [`systems`] (one folder per game system behind
-//! one interface), [`dice`], [`exact`], [`engine`] and [`sim`] (the parallel engine),
-//! [`stats`], [`report`] (the result model, tables, exporters, charts), [`error`]. The
-//! core never sees command-line parsing.
+//! does: read files, call the core, write through [`report`]), [`report`] (results ->
+//! tables, exporters, charts, the gallery), [`progress`] (the terminal's progress bars),
+//! [`error`]. Everything that computes is the core's; its modules are re-exported here
+//! under their old names so that `rollsim::balance::...` and the like keep working.
 
 pub mod app;
-pub mod balance;
 pub mod config;
-pub mod dice;
-pub mod engine;
 pub mod error;
-pub mod exact;
-pub mod model;
+pub mod progress;
 pub mod report;
-pub mod sim;
-pub mod stats;
-pub mod systems;
-pub mod text;
+
+pub use rollsim_core::{
+    balance, cancel, dice, document, edit, exact, model, results, run, sim, stats, systems, text,
+    Cancel,
+};

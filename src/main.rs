@@ -5,14 +5,12 @@ mod cli;
 
 use clap::Parser as _;
 use cli::{BalanceArgs, Cli, Command, FormatArg, ResponseArg};
+use rollsim::app::balance::{
+    CompareOptions, EqualizeOptions, Options, OverlayOptions, SweepOptions,
+};
 use rollsim::app::{self, balance as run_balance, AppError, Format, RunOptions};
-use rollsim::balance::compare::CompareOptions;
-use rollsim::balance::equalize::EqualizeOptions;
-use rollsim::balance::overlay::OverlayOptions;
-use rollsim::balance::sweep::SweepOptions;
-use rollsim::balance::Options;
+use rollsim::Cancel;
 use std::io::Write;
-use std::sync::atomic::Ordering;
 
 /// Print to stdout; a write error is an error (exit 1), except a closed pipe
 /// (`rollsim list ... | head`), which ends quietly.
@@ -30,7 +28,10 @@ fn print(text: &str) {
 
 fn main() {
     // Ctrl-C and SIGTERM: the work stops at the next check and nothing is put in place.
-    let _ = ctrlc::set_handler(|| app::STOP.store(true, Ordering::SeqCst));
+    // The token is a value every command is handed, not a global.
+    let cancel = Cancel::new();
+    let stop = cancel.clone();
+    let _ = ctrlc::set_handler(move || stop.cancel());
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -45,7 +46,7 @@ fn main() {
             std::process::exit(e.exit_code());
         }
     };
-    match run(cli) {
+    match run(cli, &cancel) {
         Ok(text) => print(&text),
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -63,8 +64,9 @@ fn format(f: FormatArg) -> Format {
     }
 }
 
-fn balance(c: BalanceArgs) -> Options {
+fn balance(c: BalanceArgs, cancel: &Cancel) -> Options {
     let mut o = Options::new(c.config, &c.scenario);
+    o.cancel = cancel.clone();
     o.metric = c.metric;
     o.seed = c.seed;
     o.trials = c.trials;
@@ -76,7 +78,7 @@ fn balance(c: BalanceArgs) -> Options {
     o
 }
 
-fn run(cli: Cli) -> Result<String, AppError> {
+fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
     rollsim::report::plot::also_svg(cli.charts.contains(&cli::ChartArg::Svg));
     // `-o -` streams a table on standard output, which only `run` writes: anywhere else
     // it would make a folder named `-`.
@@ -97,20 +99,25 @@ fn run(cli: Cli) -> Result<String, AppError> {
         ));
     }
     match cli.command {
-        None => app::run_all(cli.quiet, cli.trials, cli.threads.map(|t| t as usize)),
-        Some(Command::List(a)) => app::list(&a.config, &a.sets),
-        Some(Command::Check(a)) => app::check(&a.config, &a.sets),
+        None => app::run_all(
+            cli.quiet,
+            cli.trials,
+            cli.threads.map(|t| t as usize),
+            cancel,
+        ),
+        Some(Command::List(a)) => app::list(&a.config, &a.sets, cancel),
+        Some(Command::Check(a)) => app::check(&a.config, &a.sets, cancel),
         Some(Command::Compare(a)) => run_balance::compare(&CompareOptions {
-            common: balance(a.common),
+            common: balance(a.common, cancel),
             attackers: a.attackers,
             defenders: a.defenders,
             best_response: a.response == ResponseArg::Best,
         }),
         Some(Command::Sweep(a)) => run_balance::sweep(&SweepOptions {
-            common: balance(a.common),
+            common: balance(a.common, cancel),
             vary: a.vary,
         }),
-        Some(Command::Sensitivity(c)) => run_balance::sensitivity(&balance(c)),
+        Some(Command::Sensitivity(c)) => run_balance::sensitivity(&balance(c, cancel)),
         Some(Command::Overlay(a)) => run_balance::overlay(&OverlayOptions {
             entries: a.entries,
             metric: a.metric,
@@ -119,9 +126,10 @@ fn run(cli: Cli) -> Result<String, AppError> {
             threads: a.threads.map(|t| t as usize),
             out: a.out,
             plots: !a.no_plots,
+            cancel: cancel.clone(),
         }),
         Some(Command::Equalize(a)) => run_balance::equalize(&EqualizeOptions {
-            common: balance(a.common),
+            common: balance(a.common, cancel),
             target: a.target,
             pairs: a.pairs,
         }),
@@ -139,6 +147,7 @@ fn run(cli: Cli) -> Result<String, AppError> {
             o.plots = !a.no_plots;
             o.quiet = a.quiet;
             o.exact_only = a.exact_only;
+            o.cancel = cancel.clone();
             match a.shard {
                 Some(s) => rollsim::app::shard::run(&o, rollsim::app::shard::parse_shard(&s)?),
                 None => app::run(&o),
@@ -155,12 +164,14 @@ fn run(cli: Cli) -> Result<String, AppError> {
             formats: a.format.into_iter().map(format).collect(),
             plots: !a.no_plots,
             quiet: a.quiet,
+            cancel: cancel.clone(),
         }),
         Some(Command::Merge(a)) => rollsim::app::shard::merge(
             &a.parts,
             &a.out,
             &a.format.into_iter().map(format).collect::<Vec<_>>(),
             !a.no_plots,
+            cancel,
         ),
     }
 }

@@ -1,15 +1,16 @@
 //! Balance analysis (issue #6): the matrix against single runs, the sweep against exact
 //! values, the sign of sensitivity, the equalizer on a case worked by hand, the gallery.
 
-use crate::util::{shipped, tempdir};
-use rollsim::app;
+use crate::util::{ctx, job, shipped, tempdir};
+use rollsim::app::balance::load_source;
+
 use rollsim::balance::{compare, equalize, sensitivity, sweep, Pick, Source};
 use rollsim::report::summarize;
 use rollsim::sim::Budget;
 
 fn source(name: &str, sets: &[&str]) -> Source {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    Source::load(&shipped(name), &sets).unwrap()
+    load_source(&shipped(name), &sets).unwrap()
 }
 
 #[test]
@@ -32,6 +33,7 @@ fn matrix_cells_are_the_single_runs() {
         &Pick::Headline,
         seed,
         Some(rollsim::sim::Budget::Trials(n)),
+        ctx(),
     )
     .unwrap();
     assert_eq!((m.cells.len(), m.cells[0].len()), (2, 3));
@@ -46,7 +48,7 @@ fn matrix_cells_are_the_single_runs() {
             )
             .unwrap();
             let c = cfg.compile(sc).unwrap();
-            let h = app::simulate(&c, seed, Budget::Trials(n), true, &app::STOP).unwrap();
+            let h = rollsim::run::simulate(&c, seed, Budget::Trials(n), ctx()).unwrap();
             let r = summarize(&c, &h, seed, "rush", "rush");
             let cell = m.cells[i][j].value.as_ref().unwrap();
             assert_eq!(cell.estimate, r.headline.probability, "{a} v {d}");
@@ -55,7 +57,7 @@ fn matrix_cells_are_the_single_runs() {
     }
     // The diagonal of identical units from the same side is symmetric: an orc slamming
     // an orc is the orc's usual slam (it moved adjacent: +1 die), not 50%.
-    let exact = compare::matrix(&s, sc, (&[], &[]), &Pick::Headline, seed, None).unwrap();
+    let exact = compare::matrix(&s, sc, (&[], &[]), &Pick::Headline, seed, None, ctx()).unwrap();
     assert_eq!(exact.cells.len(), 5);
     for row in &exact.cells {
         for c in row {
@@ -71,7 +73,7 @@ fn sweep_points_match_their_exact_values() {
     let sc = "slam-orc-vs-human-guard";
     let v = sweep::parse(&s, sc, "attacker.strength=2..6").unwrap();
     let t = s.target(sc).unwrap();
-    let r = sweep::sweep(&s, &t, vec![v], &Pick::Headline, 5, Some(300_000)).unwrap();
+    let r = sweep::sweep(&job(&s, &t, &Pick::Headline, 5, Some(300_000)), vec![v]).unwrap();
     let cells = &r.series[0].cells;
     assert_eq!(cells.len(), 5);
     for (k, row) in cells.iter().enumerate() {
@@ -100,7 +102,7 @@ fn sweep_points_match_their_exact_values() {
     let s2 = source("rush.toml", &[&format!("scenarios.{sc}.defender=orc")]);
     let v = sweep::parse(&s2, sc, "attacker.strength=2..3").unwrap();
     let t2 = s2.target(sc).unwrap();
-    let r2 = sweep::sweep(&s2, &t2, vec![v], &Pick::Headline, 5, None).unwrap();
+    let r2 = sweep::sweep(&job(&s2, &t2, &Pick::Headline, 5, None), vec![v]).unwrap();
     let c2 = &r2.series[0].cells;
     assert!(exact(&c2[0][0]) > exact(&c2[1][0]));
     // A scenario key.
@@ -117,7 +119,7 @@ fn sensitivity_more_dice_never_lower_a_one_success_test() {
     let s = source("rush.toml", &[]);
     for sc in ["pick-up-striker", "stand-up-striker"] {
         let t = s.target(sc).unwrap();
-        let rows = sensitivity::rows(&s, &t, &Pick::Headline, 1, None)
+        let rows = sensitivity::rows(&job(&s, &t, &Pick::Headline, 1, None))
             .unwrap()
             .rows;
         let headline = rows[0].quantity.clone();
@@ -172,9 +174,9 @@ fn equalizer_by_hand() {
     let dir = tempdir();
     let path = dir.path().join("equals.toml");
     std::fs::write(&path, DUEL_OF_EQUALS).unwrap();
-    let s = Source::load(&path, &[]).unwrap();
+    let s = load_source(&path, &[]).unwrap();
     let t = s.target("m").unwrap();
-    let e = equalize::equalize(&s, &t, &Pick::Headline, None, false, 1, None).unwrap();
+    let e = equalize::equalize(&job(&s, &t, &Pick::Headline, 1, None), None, false).unwrap();
     let e = &e[0];
     let c = &e.candidates;
     assert_eq!(e.what, "P(attacker wins)");
@@ -250,11 +252,12 @@ fn best_response_matrix_by_hand() {
     let dir = tempdir();
     let path = dir.path().join("one-die.toml");
     std::fs::write(&path, ONE_DIE_SLAMS).unwrap();
-    let s = Source::load(&path, &[]).unwrap();
+    let s = load_source(&path, &[]).unwrap();
     let t = s.target("s").unwrap();
     let ids = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     let (rows, cols) = (ids(&["a1", "a2"]), ids(&["d1", "d2"]));
-    let ms = compare::matrices(&s, &t, (&rows, &cols), &Pick::Headline, 1, None, true).unwrap();
+    let ms =
+        compare::matrices(&job(&s, &t, &Pick::Headline, 1, None), (&rows, &cols), true).unwrap();
     assert_eq!(ms.len(), 1);
     let want = [
         [(1.0 / 6.0, "dodge"), (1.0 / 12.0, "slamback")],
@@ -269,7 +272,12 @@ fn best_response_matrix_by_hand() {
         }
     }
     // Without --response best the scenario's Slamback stands: a1 against d1 is 1/2*5/6.
-    let fixed = compare::matrices(&s, &t, (&rows, &cols), &Pick::Headline, 1, None, false).unwrap();
+    let fixed = compare::matrices(
+        &job(&s, &t, &Pick::Headline, 1, None),
+        (&rows, &cols),
+        false,
+    )
+    .unwrap();
     let v = fixed[0].cells[0][0].value.as_ref().unwrap().estimate;
     assert!((v - 5.0 / 12.0).abs() < 1e-15);
     assert_eq!(fixed[0].cells[0][0].response, None);
@@ -283,7 +291,7 @@ fn metric_changes_what_every_command_measures() {
     let head = Pick::Headline;
     let double = Pick::parse(Some("result=double"));
     let cell = |p: &Pick| {
-        let ms = compare::matrices(&s, &t, (&[], &[]), p, 1, None, false).unwrap();
+        let ms = compare::matrices(&job(&s, &t, p, 1, None), (&[], &[]), false).unwrap();
         ms[0].cells[3][2].value.as_ref().unwrap().estimate
     };
     // The Orc against the Human Guard: P(win or double) against P(double) alone.
@@ -293,9 +301,13 @@ fn metric_changes_what_every_command_measures() {
         "{a} {b}"
     );
     // Sensitivity measures the asked metric only.
-    let rows = sensitivity::rows(&s, &t, &double, 1, None).unwrap().rows;
+    let rows = sensitivity::rows(&job(&s, &t, &double, 1, None))
+        .unwrap()
+        .rows;
     assert!(rows.iter().all(|r| r.quantity == "P(result = double)"));
-    let headline_rows = sensitivity::rows(&s, &t, &head, 1, None).unwrap().rows;
+    let headline_rows = sensitivity::rows(&job(&s, &t, &head, 1, None))
+        .unwrap()
+        .rows;
     let strength = |rows: &[rollsim::report::analysis::SensitivityRow]| {
         rows.iter()
             .find(|r| r.change == "attacker Orc: strength 3+ -> 2+" && r.quantity.starts_with('P'))
@@ -304,14 +316,14 @@ fn metric_changes_what_every_command_measures() {
     };
     assert!((strength(&rows) - strength(&headline_rows)).abs() > 1e-3);
     // The equalizer brings the asked metric to the target.
-    let e = equalize::equalize(&s, &t, &double, Some(0.3), false, 1, None).unwrap();
+    let e = equalize::equalize(&job(&s, &t, &double, 1, None), Some(0.3), false).unwrap();
     assert_eq!(e[0].what, "P(result = double)");
     assert!((e[0].now - b).abs() < 1e-12);
     assert!((e[0].candidates[0].value - 0.3).abs() < (e[0].now - 0.3).abs());
     // A mean needs a target.
     let mean = Pick::parse(Some("target_turns_out_of_play"));
-    assert!(equalize::equalize(&s, &t, &mean, None, false, 1, None).is_err());
-    assert!(equalize::equalize(&s, &t, &mean, Some(0.5), true, 1, None).is_ok());
+    assert!(equalize::equalize(&job(&s, &t, &mean, 1, None), None, false).is_err());
+    assert!(equalize::equalize(&job(&s, &t, &mean, 1, None), Some(0.5), true).is_ok());
 }
 
 #[test]
@@ -330,7 +342,7 @@ fn groups_and_their_members_are_names_every_command_takes() {
     // A profile sweep: one line per member; the melee weapons' impossible distances do
     // not stop a matrix, they leave blank cells with the reason.
     let v = sweep::parse(&d, &g.table, "target.armour=0..3").unwrap();
-    let sw = sweep::sweep(&d, &g, vec![v], &Pick::Headline, 1, None).unwrap();
+    let sw = sweep::sweep(&job(&d, &g, &Pick::Headline, 1, None), vec![v]).unwrap();
     assert_eq!(sw.series.len(), g.members.len());
     // More armour never raises P(kill), on any line.
     for ser in &sw.series {
@@ -341,7 +353,7 @@ fn groups_and_their_members_are_names_every_command_takes() {
             .collect();
         assert!(p.windows(2).all(|w| w[1] <= w[0] + 1e-12), "{}", ser.label);
     }
-    let ms = compare::matrices(&d, &m, (&[], &[]), &Pick::Headline, 1, None, false).unwrap();
+    let ms = compare::matrices(&job(&d, &m, &Pick::Headline, 1, None), (&[], &[]), false).unwrap();
     let blank = ms[0]
         .cells
         .iter()
@@ -386,13 +398,13 @@ fn a_decision_is_read_after_the_defenders_best_choice() {
     // target's best reaction: the base value is the lowest headline among the choices.
     let k = source("skirmish.toml", &[]);
     let t = k.target("archers-shot-at").unwrap();
-    let cfg = k.with(&[]).unwrap();
+    let cfg = k.base.clone();
     let lowest = t
         .members
         .iter()
         .map(|m| rollsim::balance::exact_value(&cfg.compile(m).unwrap(), &Pick::Headline).unwrap())
         .fold(f64::MAX, f64::min);
-    let rows = sensitivity::rows(&k, &t, &Pick::Headline, 1, None)
+    let rows = sensitivity::rows(&job(&k, &t, &Pick::Headline, 1, None))
         .unwrap()
         .rows;
     assert!(rows
@@ -403,7 +415,7 @@ fn a_decision_is_read_after_the_defenders_best_choice() {
         "{} {lowest}",
         rows[0].base
     );
-    let e = equalize::equalize(&k, &t, &Pick::Headline, None, false, 1, None).unwrap();
+    let e = equalize::equalize(&job(&k, &t, &Pick::Headline, 1, None), None, false).unwrap();
     assert_eq!(e.len(), 1);
     assert!((e[0].now - lowest).abs() < 1e-15);
 }

@@ -206,12 +206,10 @@ fn fuzz_100k_inputs_never_panic() {
 /// precisions and overrides. Each call answers or fails with a bad-input error (exit 2),
 /// never a panic and never an internal error.
 mod commands {
+    use rollsim::app::balance::{
+        CompareOptions, EqualizeOptions, Options, OverlayOptions, SweepOptions,
+    };
     use rollsim::app::{self, balance as run_balance, AppError, Format, RunOptions};
-    use rollsim::balance::compare::CompareOptions;
-    use rollsim::balance::equalize::EqualizeOptions;
-    use rollsim::balance::overlay::OverlayOptions;
-    use rollsim::balance::sweep::SweepOptions;
-    use rollsim::balance::Options;
     use std::path::{Path, PathBuf};
 
     const CONFIGS: &[&str] = &[
@@ -331,7 +329,7 @@ mod commands {
         } else {
             shipped
         };
-        let names: Vec<String> = rollsim::balance::Source::load(&config, &[])
+        let names: Vec<String> = rollsim::app::balance::load_source(&config, &[])
             .map(|s| {
                 let infos = s.base.scenarios();
                 let mut n: Vec<String> = infos.iter().map(|i| i.name.clone()).collect();
@@ -368,8 +366,8 @@ mod commands {
         let call = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
             || -> Result<String, AppError> {
                 match r.below(9) {
-                    0 => app::list(&config, &sets),
-                    1 => app::check(&config, &sets),
+                    0 => app::list(&config, &sets, &rollsim::Cancel::new()),
+                    1 => app::check(&config, &sets, &rollsim::Cancel::new()),
                     2 | 3 => {
                         let mut o = RunOptions::new(&config);
                         o.scenarios = vec![name.clone()];
@@ -432,6 +430,7 @@ mod commands {
                             threads: Some(1),
                             out: Some(out.clone()),
                             plots: false,
+                            cancel: rollsim::Cancel::new(),
                         })
                     }
                 }

@@ -1,8 +1,12 @@
-//! Issue #11: what a game system is lives in its folder. Outside `src/systems/`, no source
-//! file names a system, and the layers import one way.
+//! Issues #11 and #22: what a game system is lives in its folder, the core crate depends
+//! on nothing heavy, and the modules import one way. The imports are read as paths
+//! (`use` trees expanded, `super::` resolved, test modules left out), not as substrings,
+//! and the module graph must have no circle.
 
 use crate::util::root;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 fn sources(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -14,6 +18,7 @@ fn sources(dir: &Path) -> Vec<PathBuf> {
             out.push(p);
         }
     }
+    out.sort();
     out
 }
 
@@ -26,7 +31,7 @@ const COMMON_WORDS: &[&str] = &["dice"];
 
 #[test]
 fn no_system_is_named_outside_its_folder() {
-    let systems = root().join("src/systems");
+    let systems = root().join("core/src/systems");
     let names: Vec<String> = std::fs::read_dir(&systems)
         .unwrap()
         .filter_map(|e| {
@@ -37,7 +42,10 @@ fn no_system_is_named_outside_its_folder() {
         .collect();
     assert!(names.len() >= 4, "{names:?}");
     let mut hits = Vec::new();
-    for f in sources(&root().join("src")) {
+    let files = sources(&root().join("src"))
+        .into_iter()
+        .chain(sources(&root().join("core/src")));
+    for f in files {
         if f.starts_with(&systems) {
             continue;
         }
@@ -60,57 +68,479 @@ fn no_system_is_named_outside_its_folder() {
     }
     assert!(
         hits.is_empty(),
-        "system names outside src/systems:\n{}",
+        "system names outside core/src/systems:\n{}",
         hits.join("\n")
+    );
+}
+
+/// What the core crate must never depend on (issue #22): the front ends' heavy parts.
+const BANNED_IN_CORE: &[&str] = &["polars", "plotters", "image", "indicatif", "ctrlc", "libc"];
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+/// The packages `cargo tree -p PACKAGE -e normal` lists (names only).
+fn tree(package: &str, features: &[&str]) -> BTreeSet<String> {
+    let mut c = cargo();
+    c.args([
+        "tree",
+        "--offline",
+        "-p",
+        package,
+        "-e",
+        "normal",
+        "--prefix",
+        "none",
+    ]);
+    c.args(features);
+    let out = c.output().expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo tree failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+/// A package is banned when its name is a banned one or starts with it and a dash
+/// (`polars-core`), so `imagine` would not count but `image-webp` would.
+fn banned(packages: &BTreeSet<String>) -> Vec<&String> {
+    packages
+        .iter()
+        .filter(|p| {
+            BANNED_IN_CORE
+                .iter()
+                .any(|b| *p == b || p.starts_with(&format!("{b}-")))
+        })
+        .collect()
+}
+
+#[test]
+fn the_core_depends_on_nothing_heavy() {
+    let core = tree("rollsim-core", &[]);
+    assert!(core.contains("rand") && core.contains("toml"), "{core:?}");
+    assert_eq!(banned(&core), Vec::<&String>::new(), "{core:?}");
+    // Without its one optional feature it runs on the caller's thread alone: no rayon,
+    // and nothing that rules out a WASM build later (no OS randomness).
+    let bare = tree("rollsim-core", &["--no-default-features"]);
+    for not in ["rayon", "getrandom"] {
+        assert!(!bare.contains(not), "{not} in {bare:?}");
+    }
+    // The check itself can fail: the CLI has every banned crate but ctrlc's libc twin.
+    let cli = tree("rollsim", &[]);
+    assert!(banned(&cli).len() >= 5, "{cli:?}");
+}
+
+#[test]
+fn the_crate_graph_is_a_core_under_a_cli() {
+    let out = cargo()
+        .args([
+            "metadata",
+            "--offline",
+            "--format-version",
+            "1",
+            "--no-deps",
+        ])
+        .output()
+        .expect("cargo runs");
+    assert!(out.status.success());
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let packages = meta["packages"].as_array().unwrap();
+    let deps = |name: &str| -> Vec<String> {
+        packages
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no package {name}"))["dependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(deps("rollsim").contains(&"rollsim-core".to_string()));
+    assert!(!deps("rollsim-core")
+        .iter()
+        .any(|d| d.starts_with("rollsim")));
+}
+
+/// A module's path from its file: `core/src/balance/compare.rs` -> `balance::compare`.
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap();
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The source without comments, string literals and test modules.
+fn code(text: &str) -> String {
+    let text = match text.find("#[cfg(test)]") {
+        Some(i) => &text[..i],
+        None => text,
+    };
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    let mut in_str = false;
+    while let Some(c) = chars.next() {
+        if in_str {
+            if c == '\\' {
+                chars.next();
+            } else if c == '"' {
+                in_str = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => in_str = true,
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '\'' => {
+                // A char literal such as '"' or '{' (a lifetime has no closing quote).
+                let rest: String = chars.clone().take(3).collect();
+                if let Some(end) = rest.find('\'') {
+                    if end > 0 {
+                        for _ in 0..=end {
+                            chars.next();
+                        }
+                        continue;
+                    }
+                }
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Expand a `use` tree (`crate::{a, b::{c, d}}`) into its paths.
+fn expand(tree: &str) -> Vec<String> {
+    let tree = tree.trim();
+    let Some(open) = tree.find('{') else {
+        return vec![tree.split(" as ").next().unwrap().trim().to_string()];
+    };
+    let prefix = &tree[..open];
+    let inner = &tree[open + 1..tree.rfind('}').unwrap()];
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    parts
+        .into_iter()
+        .filter(|p| !p.trim().is_empty())
+        .flat_map(expand)
+        .map(|p| {
+            if p == "self" {
+                prefix.trim_end_matches("::").to_string()
+            } else {
+                format!("{prefix}{p}")
+            }
+        })
+        .collect()
+}
+
+/// Every path a module names, as absolute segments within its crate (`crate::`,
+/// `super::` and `self::` resolved); other crates' paths keep their crate's name.
+fn referenced(module: &[String], code: &str) -> Vec<Vec<String>> {
+    let mut paths: Vec<String> = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("use ") {
+        let before = rest[..i].chars().last();
+        let after = &rest[i + 4..];
+        let end = after.find(';').unwrap_or(after.len());
+        if before.is_none_or(|c| !c.is_alphanumeric() && c != '_') {
+            paths.extend(expand(&after[..end]));
+        }
+        rest = &after[end.min(after.len())..];
+    }
+    // Paths written inline (`crate::text::plural(...)`).
+    for (i, _) in code
+        .match_indices("crate::")
+        .chain(code.match_indices("super::"))
+    {
+        if code[..i]
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+        {
+            continue;
+        }
+        let p: String = code[i..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+            .collect();
+        paths.push(p);
+    }
+    paths
+        .into_iter()
+        .filter_map(|p| {
+            let segs: Vec<&str> = p.split("::").filter(|s| !s.is_empty()).collect();
+            let mut here: Vec<String> = module.to_vec();
+            let mut it = segs.iter().peekable();
+            match it.peek().copied() {
+                Some(&"crate") => {
+                    here.clear();
+                    it.next();
+                }
+                Some(&"super") => {
+                    while it.peek() == Some(&&"super") {
+                        here.pop();
+                        it.next();
+                    }
+                }
+                Some(&"self") => {
+                    it.next();
+                }
+                _ => return None,
+            }
+            here.extend(it.map(|s| s.to_string()));
+            (!here.is_empty()).then_some(here)
+        })
+        .collect()
+}
+
+/// A crate's module graph: module -> the modules it uses. Edges between a module and
+/// its own ancestors or descendants are left out (a `mod.rs` declares its children and
+/// they read what it defines): the rule is about modules beside each other.
+fn graph(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let files = sources(src);
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(src, f)).collect();
+    let mut g = BTreeMap::new();
+    for f in &files {
+        let m = module_of(src, f);
+        let text = code(&std::fs::read_to_string(f).unwrap());
+        let mut to = BTreeSet::new();
+        for p in referenced(&m, &text) {
+            // The longest module the path goes through.
+            let Some(target) = (1..=p.len())
+                .rev()
+                .map(|n| p[..n].to_vec())
+                .find(|x| modules.contains(x))
+            else {
+                continue;
+            };
+            if target.starts_with(&m) || m.starts_with(&target) {
+                continue;
+            }
+            to.insert(target);
+        }
+        g.insert(m, to);
+    }
+    g
+}
+
+/// The circles of a graph: its strongly connected parts of more than one module.
+fn circles(g: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<String>> {
+    let reach = |from: &Vec<String>| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.clone()];
+        while let Some(m) = todo.pop() {
+            for n in g.get(&m).into_iter().flatten() {
+                if seen.insert(n.clone()) {
+                    todo.push(n.clone());
+                }
+            }
+        }
+        seen
+    };
+    let mut out = BTreeSet::new();
+    for m in g.keys() {
+        let r = reach(m);
+        if r.contains(m) {
+            let mut part: Vec<String> = g
+                .keys()
+                .filter(|n| r.contains(*n) && reach(n).contains(m))
+                .map(|n| n.join("::"))
+                .collect();
+            part.sort();
+            out.insert(part);
+        }
+    }
+    out.into_iter().collect()
+}
+
+fn edges(g: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<(String, String)> {
+    g.iter()
+        .flat_map(|(a, bs)| bs.iter().map(move |b| (a.join("::"), b.join("::"))))
+        .collect()
+}
+
+/// Whether module `m` (a `::` path) is `layer` or inside it.
+fn within(m: &str, layer: &str) -> bool {
+    m == layer || m.starts_with(&format!("{layer}::"))
+}
+
+#[test]
+fn the_module_graph_has_no_circle() {
+    for src in ["core/src", "src"] {
+        let g = graph(&root().join(src));
+        assert!(g.len() > 10, "{src}: {} modules", g.len());
+        assert_eq!(circles(&g), Vec::<Vec<String>>::new(), "{src}");
+    }
+}
+
+#[test]
+fn the_reader_finds_circles_and_expands_use_trees() {
+    // The checks above can fail: a made-up circle is found, and a use tree's parts and
+    // `super::` are read as the compiler would.
+    let m = |s: &str| s.split("::").map(str::to_string).collect::<Vec<_>>();
+    let mut g = BTreeMap::new();
+    g.insert(m("a"), BTreeSet::from([m("b")]));
+    g.insert(m("b"), BTreeSet::from([m("c")]));
+    g.insert(m("c"), BTreeSet::from([m("a")]));
+    g.insert(m("d"), BTreeSet::from([m("a")]));
+    assert_eq!(circles(&g), vec![vec!["a", "b", "c"]]);
+    let paths = referenced(
+        &m("systems::rush::play"),
+        "use crate::{dice::{Pool, Rng}, exact};\nuse super::rules::Side;\nfn f() { crate::text::plural(1, \"a\", \"b\"); }",
+    );
+    let shown: Vec<String> = paths.iter().map(|p| p.join("::")).collect();
+    assert_eq!(
+        shown,
+        [
+            "dice::Pool",
+            "dice::Rng",
+            "exact",
+            "systems::rush::rules::Side",
+            "text::plural",
+            "systems::rush::rules::Side"
+        ]
     );
 }
 
 #[test]
 fn layers_import_one_way() {
-    let src = root().join("src");
-    let rules: &[(&str, &[&str])] = &[
+    // (module, layers it must not use): the core's loader sits above the systems and the
+    // toolkit below them; results know nothing of balance; the engine nothing of games.
+    let core: &[(&str, &[&str])] = &[
         (
-            "report",
-            &["crate::balance", "crate::app", "crate::systems"],
+            "config",
+            &["systems", "document", "balance", "run", "results", "edit"],
         ),
-        ("balance", &["crate::app"]),
         (
             "systems",
-            &["crate::app", "crate::balance", "crate::report"],
+            &["document", "balance", "run", "results", "edit"],
         ),
-        (
-            "sim",
-            &[
-                "crate::app",
-                "crate::balance",
-                "crate::report",
-                "crate::systems",
-            ],
-        ),
-        ("config", &["crate::app", "crate::balance", "crate::report"]),
-        ("engine.rs", &["crate::app", "crate::balance"]),
+        ("results", &["balance", "run", "document", "systems"]),
+        ("sim", &["systems", "balance", "results", "document"]),
+        ("run", &["balance", "systems", "document"]),
+        ("document", &["balance", "run", "results"]),
+        ("model", &["systems", "config", "document", "balance"]),
+        ("dice", &["systems", "model", "sim", "balance"]),
+        ("exact", &["systems", "model", "sim", "balance"]),
+    ];
+    let cli: &[(&str, &[&str])] = &[
+        ("report", &["app", "balance", "progress"]),
+        ("progress", &["app", "report"]),
+        ("config", &["app", "report"]),
+        ("error", &["app"]),
     ];
     let mut bad = Vec::new();
-    for (dir, banned) in rules {
-        let p = src.join(dir);
-        let files = if p.is_dir() { sources(&p) } else { vec![p] };
-        for f in files {
-            let text = std::fs::read_to_string(&f).unwrap();
-            for b in *banned {
-                if text.contains(b) {
-                    bad.push(format!("{} uses {b}", f.display()));
+    for (src, rules) in [("core/src", core), ("src", cli)] {
+        for (a, b) in edges(&graph(&root().join(src))) {
+            for (layer, banned) in rules {
+                if within(&a, layer) && banned.iter().any(|x| within(&b, x)) {
+                    bad.push(format!("{src}: {a} uses {b}"));
                 }
             }
         }
     }
+    // Only the binary reaches `app`; the core never names the CLI.
+    for f in sources(&root().join("core/src")) {
+        let text = code(&std::fs::read_to_string(&f).unwrap());
+        if text.contains("rollsim::") {
+            bad.push(format!("{} names the CLI crate", f.display()));
+        }
+    }
     // polars stays in the table module and its exporters.
-    for f in sources(&src) {
-        let text = std::fs::read_to_string(&f).unwrap();
+    for f in sources(&root().join("src")) {
+        let text = code(&std::fs::read_to_string(&f).unwrap());
         let ok = ["frame.rs", "csv.rs", "json.rs", "parquet.rs"]
             .iter()
             .any(|n| f.ends_with(Path::new("report").join(n)));
         if text.contains("polars") && !ok {
             bad.push(format!("{} uses polars", f.display()));
+        }
+    }
+    // Nothing reads where the source tree was built: an installed binary has no tree.
+    for f in sources(&root().join("src"))
+        .into_iter()
+        .chain(sources(&root().join("core/src")))
+    {
+        let text = std::fs::read_to_string(&f).unwrap();
+        if text.contains("CARGO_MANIFEST_DIR") {
+            bad.push(format!("{} reads CARGO_MANIFEST_DIR", f.display()));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn the_core_reads_no_file_clock_environment_or_global() {
+    let mut bad = Vec::new();
+    for f in sources(&root().join("core/src")) {
+        let text = code(&std::fs::read_to_string(&f).unwrap());
+        for banned in [
+            "std::fs",
+            "std::env",
+            "env!(",
+            "Instant",
+            "SystemTime",
+            "static mut",
+            "OnceLock",
+            "LazyLock",
+            "thread_local!",
+            "Mutex",
+            "Box::leak",
+            "AtomicBool",
+        ] {
+            // The cancel token is the one atomic, and it is a value passed in.
+            if banned == "AtomicBool" && f.ends_with("cancel.rs") {
+                continue;
+            }
+            if text.contains(banned) {
+                bad.push(format!("{} uses {banned}", f.display()));
+            }
+        }
+        for line in text.lines() {
+            let l = line.trim_start();
+            // A `static` that is not a plain table of constants.
+            if (l.starts_with("static ")
+                || l.starts_with("pub static ")
+                || l.starts_with("pub(crate) static "))
+                && (l.contains("Atomic") || l.contains("Mutex") || l.contains("Cell"))
+            {
+                bad.push(format!("{}: {l}", f.display()));
+            }
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));

@@ -6,7 +6,7 @@ use rollsim::config::load_str;
 use rollsim::report::summarize;
 use rollsim::systems::skirmish::config::SkirmishConfig;
 use rollsim::systems::skirmish::rules::{
-    charge_attacks, shoot_attacks, ChargeReaction, Rules, ShotReaction, Unit,
+    charge_attacks, shoot_attacks, ChargeReaction, Rules, ShotReaction, Stats, Unit,
 };
 
 fn unit(id: &str) -> Unit {
@@ -98,9 +98,9 @@ fn shield_wall_rerolls_failed_saves_and_halves_attack_dice_rounding_down() {
         10.0 * 0.343,
     );
     // 7 attack dice halve to 3.
-    let seven = Unit {
+    let seven = Stats {
         models: 7,
-        ..spear.clone()
+        ..spear.stats
     };
     let (_, back) = charge_attacks(&cav, &seven, ChargeReaction::ShieldWall, true, &r);
     assert_eq!(back.unwrap().dice, 3);

@@ -19,5 +19,6 @@ mod reliability;
 mod rush_rules;
 mod skirmish_rules;
 mod snapshots;
+mod swap;
 mod util;
 mod walk;

@@ -2,9 +2,8 @@
 
 use rollsim::config::{self, AnalysisConfig};
 use rollsim::model::Compiled;
-use rollsim::sim::{self, Budget, Histogram, Progress};
+use rollsim::sim::{self, Budget, Hidden, Histogram};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -56,14 +55,14 @@ pub fn simulate(c: &Compiled, trials: u64, seed: u64, threads: usize) -> Histogr
         .num_threads(threads)
         .build()
         .unwrap();
-    let stop = AtomicBool::new(false);
+    let stop = rollsim::Cancel::new();
     pool.install(|| {
         sim::run(
             c.trial.as_ref(),
             seed,
             Budget::Trials(trials),
             &|_| 0.0,
-            &Progress::hidden(),
+            &Hidden,
             &stop,
         )
     })
@@ -120,4 +119,30 @@ pub fn rollsim() -> assert_cmd::Command {
 /// A command's output as text.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
+}
+
+/// A token no test cancels.
+static NEVER: std::sync::LazyLock<rollsim::Cancel> = std::sync::LazyLock::new(rollsim::Cancel::new);
+
+/// The context a balance computation runs in here: never cancelled, no progress shown.
+pub fn ctx() -> rollsim::run::Ctx<'static> {
+    rollsim::run::Ctx::new(&NEVER, &rollsim::sim::Hidden)
+}
+
+/// A balance job on `source`'s `target`.
+pub fn job<'a>(
+    source: &'a rollsim::balance::Source,
+    target: &'a rollsim::balance::Target,
+    pick: &'a rollsim::balance::Pick,
+    seed: u64,
+    trials: Option<u64>,
+) -> rollsim::balance::Job<'a> {
+    rollsim::balance::Job {
+        source,
+        target,
+        pick,
+        seed,
+        trials,
+        ctx: ctx(),
+    }
 }

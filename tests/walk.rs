@@ -3,12 +3,11 @@
 //! what is wrong; a panic anywhere fails the walk and names the call.
 
 use crate::util::{root, shipped, tempdir};
+use rollsim::app::balance::{
+    load_source, CompareOptions, EqualizeOptions, Options, OverlayOptions, SweepOptions,
+};
 use rollsim::app::{balance as run, AppError};
-use rollsim::balance::compare::CompareOptions;
-use rollsim::balance::equalize::EqualizeOptions;
-use rollsim::balance::overlay::OverlayOptions;
-use rollsim::balance::sweep::SweepOptions;
-use rollsim::balance::{Options, Source};
+use rollsim::balance::Source;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
@@ -39,7 +38,7 @@ fn knob_specs(source: &Source, table: &str) -> Vec<String> {
     let mut out = Vec::new();
     for role in &roles {
         for st in knobs.stats.iter().filter(|s| s.table == role.table) {
-            if let Some(now) = source.int_of(&role.table, &role.id, st.key) {
+            if let Some(now) = source.int_of(&role.table, &role.id, &st.key) {
                 let other = if now < st.hi { now + 1 } else { now - 1 };
                 let (lo, hi) = (now.min(other), now.max(other));
                 out.push(format!("{}.{}={lo}..{hi}", role.key, st.key));
@@ -71,7 +70,7 @@ fn check(what: &str, f: impl FnOnce() -> Result<String, AppError>) -> bool {
 
 fn walk_config(file: &str, trials: Option<u64>, out: &Path) -> (usize, usize) {
     let path = shipped(file);
-    let source = Source::load(&path, &[]).unwrap();
+    let source = load_source(&path, &[]).unwrap();
     let (mut ok, mut refused) = (0, 0);
     let mut tally = |b: bool| if b { ok += 1 } else { refused += 1 };
     for name in names(&source) {
@@ -121,6 +120,7 @@ fn walk_config(file: &str, trials: Option<u64>, out: &Path) -> (usize, usize) {
                     threads: Some(1),
                     out: Some(out.to_path_buf()),
                     plots: false,
+                    cancel: rollsim::Cancel::new(),
                 })
             }));
         }

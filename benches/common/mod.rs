@@ -9,9 +9,8 @@ use criterion::BenchmarkGroup;
 use rollsim::dice::chunk_rng;
 use rollsim::model::Sampler;
 use rollsim::sim::CHUNK;
-use rollsim::sim::{self, Budget, Histogram, Progress};
+use rollsim::sim::{self, Budget, Hidden, Histogram};
 use std::hint::black_box;
-use std::sync::atomic::AtomicBool;
 
 /// A thread pool of `threads` workers.
 pub fn pool(threads: usize) -> rayon::ThreadPool {
@@ -38,16 +37,9 @@ pub fn bench_chunks(g: &mut BenchmarkGroup<WallTime>, name: &str, sampler: &dyn 
 
 /// `trials` trials of `sampler` through the engine on `pool`.
 pub fn run(pool: &rayon::ThreadPool, sampler: &dyn Sampler, trials: u64) -> Histogram {
-    let stop = AtomicBool::new(false);
+    let stop = rollsim::Cancel::new();
     pool.install(|| {
-        sim::run(
-            sampler,
-            7,
-            Budget::Trials(trials),
-            &|_| 0.0,
-            &Progress::hidden(),
-            &stop,
-        )
-        .expect("not interrupted")
+        sim::run(sampler, 7, Budget::Trials(trials), &|_| 0.0, &Hidden, &stop)
+            .expect("not interrupted")
     })
 }

@@ -1,16 +1,158 @@
 //! The balance commands as the binary runs them: `balance` computes, this writes the
 //! tables and charts through `report` and returns the Markdown for stdout.
 
-use super::AppError;
-use crate::balance::compare::{self, CompareOptions};
-use crate::balance::equalize::{self, EqualizeOptions};
-use crate::balance::overlay::{self, OverlayOptions};
-use crate::balance::sweep::{self, SweepOptions};
-use crate::balance::{out_dir, sensitivity, Options};
-use crate::engine;
+use super::{thread_pool, AppError};
+use crate::balance::{
+    budget, compare, equalize, overlay, sensitivity, sweep, Job, Pick, Source, Target,
+};
+use crate::config;
 use crate::report::analysis::how;
 use crate::report::{csv, frame, markdown, plot, write::WriteError};
+use rollsim_core::run::Ctx;
+use rollsim_core::Cancel;
 use std::path::{Path, PathBuf};
+
+/// What every balance command is told: the config, the scenario, what to read and how.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub config: PathBuf,
+    /// A scenario, a group member (`crossbow-range@d4`) or a group (`crossbow-range`).
+    pub scenario: String,
+    /// `--metric` as [`Pick::parse`] reads it; None: the headline.
+    pub metric: Option<String>,
+    pub seed: Option<u64>,
+    pub trials: Option<u64>,
+    pub exact_only: bool,
+    pub threads: Option<usize>,
+    pub out: Option<PathBuf>,
+    pub sets: Vec<String>,
+    pub plots: bool,
+    /// Stops the command (the binary's Ctrl-C handler holds a clone).
+    pub cancel: Cancel,
+}
+
+impl Options {
+    /// Defaults: the headline, the config's seed and trials, charts on.
+    pub fn new(config: impl Into<PathBuf>, scenario: &str) -> Self {
+        Options {
+            config: config.into(),
+            scenario: scenario.into(),
+            metric: None,
+            seed: None,
+            trials: None,
+            exact_only: false,
+            threads: None,
+            out: None,
+            sets: Vec::new(),
+            plots: true,
+            cancel: Cancel::new(),
+        }
+    }
+
+    /// Load the config once, resolve the scenario or group, settle seed and trials,
+    /// build the pool.
+    pub fn prepare(&self) -> Result<Prepared, AppError> {
+        let source = load_source(&self.config, &self.sets)?;
+        let target = source.target(&self.scenario)?;
+        let (seed, trials) = budget(&source, self.seed, self.trials, self.exact_only);
+        Ok(Prepared {
+            pick: Pick::parse(self.metric.as_deref()),
+            pool: thread_pool(self.threads)?,
+            source,
+            target,
+            seed,
+            trials,
+            cancel: self.cancel.clone(),
+        })
+    }
+}
+
+/// Read a config file and parse it once for a balance command.
+pub fn load_source(path: &Path, sets: &[String]) -> Result<Source, AppError> {
+    Ok(Source::parse(&config::read(path)?, path, sets)?)
+}
+
+/// A balance command ready to compute.
+pub struct Prepared {
+    pub source: Source,
+    pub target: Target,
+    pub pick: Pick,
+    pub seed: u64,
+    /// None: exact only.
+    pub trials: Option<u64>,
+    pub pool: rayon::ThreadPool,
+    pub cancel: Cancel,
+}
+
+impl Prepared {
+    /// Run `f` on the command's pool with its job (no progress bars: a balance
+    /// command's cells are many and short).
+    fn run<T>(
+        &self,
+        f: impl FnOnce(&Job) -> Result<T, rollsim_core::Error> + Send,
+    ) -> Result<T, AppError>
+    where
+        T: Send,
+    {
+        let hidden = rollsim_core::sim::Hidden;
+        let job = Job {
+            source: &self.source,
+            target: &self.target,
+            pick: &self.pick,
+            seed: self.seed,
+            trials: self.trials,
+            ctx: Ctx::new(&self.cancel, &hidden),
+        };
+        Ok(self.pool.install(|| f(&job))?)
+    }
+}
+
+/// `rollsim compare`: the common options, the two sides' ids, and the response rule.
+#[derive(Clone, Debug)]
+pub struct CompareOptions {
+    pub common: Options,
+    /// Ids for the attacker side; empty: every entry of its table.
+    pub attackers: Vec<String>,
+    pub defenders: Vec<String>,
+    /// The defender chooses its best response per cell.
+    pub best_response: bool,
+}
+
+/// `rollsim sweep`: the common options and one or two `KEY=LO..HI[:STEP]`.
+#[derive(Clone, Debug)]
+pub struct SweepOptions {
+    pub common: Options,
+    pub vary: Vec<String>,
+}
+
+/// `rollsim equalize`: the common options, the target value and whether to try pairs.
+#[derive(Clone, Debug)]
+pub struct EqualizeOptions {
+    pub common: Options,
+    /// What to bring the value to; None: 0.5 for a probability (a mean needs one).
+    pub target: Option<f64>,
+    /// Also try two changes at once (one step each, on different knobs).
+    pub pairs: bool,
+}
+
+/// `rollsim overlay`: two or more `CONFIG:SCENARIO[:KEY=VALUE;...]` entries.
+#[derive(Clone, Debug)]
+pub struct OverlayOptions {
+    pub entries: Vec<String>,
+    pub metric: Option<String>,
+    pub seed: Option<u64>,
+    pub trials: Option<u64>,
+    pub threads: Option<usize>,
+    pub out: Option<PathBuf>,
+    pub plots: bool,
+    pub cancel: Cancel,
+}
+
+/// Where a balance command writes: `--out`, else `reports/<config>/<what>`.
+pub fn out_dir(source: &Source, out: &Option<PathBuf>, what: &str) -> PathBuf {
+    out.clone()
+        .unwrap_or_else(|| super::default_out(&source.path).join(what))
+}
 
 /// "wrote a, b" for a command's stdout.
 pub fn wrote(files: &[PathBuf]) -> String {
@@ -56,17 +198,7 @@ pub fn write_matrix(
 pub fn compare(o: &CompareOptions) -> Result<String, AppError> {
     let c = &o.common;
     let p = c.prepare()?;
-    let ms = p.pool.install(|| {
-        compare::matrices(
-            &p.source,
-            &p.target,
-            (&o.attackers, &o.defenders),
-            &p.pick,
-            p.seed,
-            p.trials,
-            o.best_response,
-        )
-    })?;
+    let ms = p.run(|job| compare::matrices(job, (&o.attackers, &o.defenders), o.best_response))?;
     let dir = out_dir(&p.source, &c.out, "compare");
     let mut md = String::new();
     let mut files = Vec::new();
@@ -97,9 +229,7 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
             keys[0].key
         )));
     }
-    let s = p
-        .pool
-        .install(|| sweep::sweep(&p.source, &p.target, keys, &p.pick, p.seed, p.trials))?;
+    let s = p.run(|job| sweep::sweep(job, keys))?;
     let dir = out_dir(&p.source, &c.out, "sweep");
     mkdir(&dir)?;
     let stem = format!(
@@ -128,9 +258,7 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
 /// `rollsim sensitivity`.
 pub fn sensitivity(o: &Options) -> Result<String, AppError> {
     let p = o.prepare()?;
-    let r = p
-        .pool
-        .install(|| sensitivity::rows(&p.source, &p.target, &p.pick, p.seed, p.trials))?;
+    let r = p.run(sensitivity::rows)?;
     let dir = out_dir(&p.source, &o.out, "sensitivity");
     mkdir(&dir)?;
     let csv_path = dir.join(format!("sensitivity-{}.csv", p.target.name));
@@ -181,11 +309,7 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
 pub fn equalize(o: &EqualizeOptions) -> Result<String, AppError> {
     let c = &o.common;
     let p = c.prepare()?;
-    let all = p.pool.install(|| {
-        equalize::equalize(
-            &p.source, &p.target, &p.pick, o.target, o.pairs, p.seed, p.trials,
-        )
-    })?;
+    let all = p.run(|job| equalize::equalize(job, o.target, o.pairs))?;
     let dir = out_dir(&p.source, &c.out, "equalize");
     mkdir(&dir)?;
     let path = dir.join(format!("equalize-{}.csv", p.target.name));
@@ -205,9 +329,16 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
         .iter()
         .map(|e| overlay::parse_entry(e))
         .collect::<Result<Vec<_>, _>>()?;
-    let pool = engine::thread_pool(o.threads)?;
-    let (metric, rows) =
-        pool.install(|| overlay::results(&entries, o.metric.as_deref(), o.seed, o.trials))?;
+    let pool = thread_pool(o.threads)?;
+    let load = |path: &Path| -> Result<Source, rollsim_core::Error> {
+        let text = config::read(path)?;
+        Source::parse(&text, path, &[])
+    };
+    let hidden = rollsim_core::sim::Hidden;
+    let ctx = Ctx::new(&o.cancel, &hidden);
+    let (metric, rows) = pool.install(|| {
+        overlay::results(&entries, &load, o.metric.as_deref(), o.seed, o.trials, ctx)
+    })?;
     let dir = o
         .out
         .clone()

@@ -6,18 +6,36 @@ pub mod roll;
 pub mod shard;
 
 use crate::config::{self, reader::nearest_hint, AnalysisConfig};
+use crate::progress::Bars;
 use crate::report::stage::Staging;
 use crate::report::{self, frame, markdown, plot, write::WriteError, ScenarioResult};
 use crate::sim::Budget;
 use rayon::prelude::*;
 pub use roll::{roll, RollOptions};
+use rollsim_core::run::{self, Ctx};
+use rollsim_core::Cancel;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 
-pub use crate::engine::{
-    default_out, simulate, thread_pool, DEFAULT_MAX_TRIALS, DEFAULT_SEED, DEFAULT_TRIALS, STOP,
-};
 pub use crate::error::AppError;
+pub use rollsim_core::run::{DEFAULT_MAX_TRIALS, DEFAULT_SEED, DEFAULT_TRIALS};
+
+/// The default output directory of a config: `reports/<file stem>`.
+pub fn default_out(config: &Path) -> PathBuf {
+    let stem = config
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("report");
+    Path::new("reports").join(stem)
+}
+
+/// The pool a command runs on: `--threads`, else one thread per core.
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, AppError> {
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        b = b.num_threads(t);
+    }
+    b.build().map_err(|e| AppError::Threads(e.to_string()))
+}
 
 /// Output formats besides the charts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +62,8 @@ pub struct RunOptions {
     pub quiet: bool,
     /// Exact distributions only: no Monte Carlo.
     pub exact_only: bool,
+    /// Stops the run (the binary's Ctrl-C handler holds a clone).
+    pub cancel: Cancel,
 }
 
 impl RunOptions {
@@ -62,6 +82,7 @@ impl RunOptions {
             plots: true,
             quiet: false,
             exact_only: false,
+            cancel: Cancel::new(),
         }
     }
 }
@@ -117,7 +138,17 @@ pub struct RunOutput {
 /// Load, validate and simulate; writes nothing.
 pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
     let cfg = config::load(&opts.config, &opts.sets)?;
-    let names = select(&cfg, &opts.scenarios)?;
+    compute_config(&cfg, opts, None)
+}
+
+/// Validate the options against a loaded config and simulate; writes nothing. `bars`:
+/// the progress bars of a run of many configs (None: this run's own).
+pub fn compute_config(
+    cfg: &AnalysisConfig,
+    opts: &RunOptions,
+    bars: Option<&Bars>,
+) -> Result<RunOutput, AppError> {
+    let names = select(cfg, &opts.scenarios)?;
     if let Some(eps) = opts.precision {
         if !(eps > 0.0 && eps < 0.5) {
             return Err(AppError::BadOption(format!(
@@ -145,17 +176,25 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
         .unwrap_or("config")
         .to_string();
     let mut results = Vec::new();
-    let batch =
-        !opts.exact_only && names.len() > 1 && !opts.quiet && !crate::sim::progress::batch_active();
-    if batch {
-        crate::sim::progress::begin_batch(names.len());
-    }
+    let own;
+    let bars = match bars {
+        Some(b) => b,
+        None => {
+            own = if !opts.exact_only && names.len() > 1 && !opts.quiet {
+                Bars::batch(opts.quiet, names.len())
+            } else {
+                Bars::new(opts.quiet)
+            };
+            &own
+        }
+    };
+    let ctx = Ctx::new(&opts.cancel, bars);
     // Compiling works out the exact distributions, which take longer than the
     // simulation for some scenarios: all of them side by side first, in order.
     let compiled: Vec<Result<crate::model::Compiled, AppError>> = pool.install(|| {
         names
             .par_iter()
-            .map(|name| crate::balance::compile(&cfg, name))
+            .map(|name| Ok(crate::balance::compile(cfg, name, &opts.cancel)?))
             .collect()
     });
     // Scenarios run side by side as well as chunk by chunk: a core that finishes its
@@ -164,7 +203,7 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
     let one = |(name, c): (&String, Result<crate::model::Compiled, AppError>)| {
         let c = c?;
         if opts.exact_only {
-            stop_check()?;
+            opts.cancel.check()?;
             if c.exact.is_none() {
                 return Err(AppError::BadOption(format!(
                     "--exact-only: scenario `{name}` has no exact distribution ({}); run it without --exact-only",
@@ -173,7 +212,7 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
             }
             return Ok(report::summarize_exact(&c, seed, &stem, cfg.system_name()));
         }
-        let hist = simulate(&c, seed, budget, opts.quiet, &STOP)?;
+        let hist = run::simulate(&c, seed, budget, ctx)?;
         let mut r = report::summarize(&c, &hist, seed, &stem, cfg.system_name());
         if let Budget::Precision { eps, max_trials } = budget {
             let widest = report::widest_half_width(&c, &hist);
@@ -196,9 +235,6 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
     for r in done {
         results.push(r?);
     }
-    if batch {
-        crate::sim::progress::end_batch();
-    }
     Ok(RunOutput {
         title: cfg.title.clone(),
         results,
@@ -212,12 +248,14 @@ pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
 /// An exporter writes one DataFrame to one file.
 type Exporter = fn(&mut frame::Frame, &Path) -> Result<(), WriteError>;
 
-/// Write tables and charts of `results` into `dir`; returns the files written.
+/// Write tables and charts of `results` into `dir`; returns the files written. Stops
+/// between files once `cancel` is cancelled.
 pub fn write_reports(
     results: &[ScenarioResult],
     dir: &Path,
     formats: &[Format],
     plots: bool,
+    cancel: &Cancel,
 ) -> Result<Vec<PathBuf>, AppError> {
     std::fs::create_dir_all(dir).map_err(|e| WriteError::io(dir, e))?;
     let mut written = Vec::new();
@@ -234,7 +272,7 @@ pub fn write_reports(
         .into_iter()
         .map(|(n, rows)| Ok((n.to_string(), frame::decision(&rows)?)))
         .collect::<Result<Vec<_>, frame::FrameError>>()?;
-    let check = stop_check;
+    let check = || cancel.check();
     for f in formats {
         check()?;
         let (ext, write): (&str, Exporter) = match f {
@@ -298,15 +336,6 @@ pub fn write_reports(
     Ok(written)
 }
 
-/// Ctrl-C or SIGTERM so far: stop before anything is put in place.
-pub fn stop_check() -> Result<(), AppError> {
-    if STOP.load(Ordering::SeqCst) {
-        Err(AppError::Interrupted)
-    } else {
-        Ok(())
-    }
-}
-
 /// `rollsim run`: returns the Markdown printed to stdout (empty without `md`). The
 /// output folder is locked for the whole run and replaced as a whole at the end.
 pub fn run(opts: &RunOptions) -> Result<String, AppError> {
@@ -321,8 +350,14 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     config::load(&opts.config, &opts.sets)?;
     let stage = Staging::begin(&target)?;
     let out = compute(opts)?;
-    let written = write_reports(&out.results, stage.dir(), &opts.formats, opts.plots)?;
-    stop_check()?;
+    let written = write_reports(
+        &out.results,
+        stage.dir(),
+        &opts.formats,
+        opts.plots,
+        &opts.cancel,
+    )?;
+    opts.cancel.check()?;
     stage.commit()?;
     eprintln!("{}", wrote_line(&written, &target));
     Ok(if opts.formats.contains(&Format::Md) {
@@ -408,7 +443,8 @@ fn run_to_stdout(opts: &RunOptions) -> Result<String, AppError> {
 }
 
 /// `rollsim list`: one scenario per line, its name first, then a tab and what it is.
-pub fn list(config: &Path, sets: &[String]) -> Result<String, AppError> {
+pub fn list(config: &Path, sets: &[String], cancel: &Cancel) -> Result<String, AppError> {
+    cancel.check()?;
     let cfg = config::load(config, sets)?;
     Ok(cfg
         .scenarios()
@@ -421,13 +457,12 @@ pub fn list(config: &Path, sets: &[String]) -> Result<String, AppError> {
 }
 
 /// `rollsim check`: validate and compile every scenario (exact distributions included).
-pub fn check(config: &Path, sets: &[String]) -> Result<String, AppError> {
+pub fn check(config: &Path, sets: &[String], cancel: &Cancel) -> Result<String, AppError> {
     let cfg = config::load(config, sets)?;
     let names = cfg.scenario_names();
     let mut exact = 0;
     for n in &names {
-        stop_check()?;
-        let c = crate::balance::compile(&cfg, n)?;
+        let c = crate::balance::compile(&cfg, n, cancel)?;
         if let Some(e) = &c.exact {
             crate::exact::check_pmf(e, 1e-9).map_err(|m| {
                 AppError::BadOption(format!("scenario `{n}`: exact distribution invalid: {m}"))
@@ -444,21 +479,43 @@ pub fn check(config: &Path, sets: &[String]) -> Result<String, AppError> {
     ))
 }
 
-/// Where the shipped configs are: `./configs` if present, else the source tree's.
-pub fn shipped_configs() -> Result<Vec<PathBuf>, AppError> {
+mod shipped {
+    include!(concat!(env!("OUT_DIR"), "/shipped.rs"));
+}
+
+/// A config the main job runs: where it is said to come from, and its text.
+#[derive(Clone, Debug)]
+pub struct Shipped {
+    pub path: PathBuf,
+    pub text: String,
+}
+
+/// The configs the main job runs: `./configs/*.toml` where there is such a folder (a
+/// designer's own), else the ones built into the binary.
+pub fn shipped_configs() -> Result<Vec<Shipped>, AppError> {
     let local = Path::new("configs");
-    let dir = if local.is_dir() {
-        local.to_path_buf()
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("configs")
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| AppError::BadOption(format!("{}: {e}", dir.display())))?
+    if !local.is_dir() {
+        return Ok(shipped::SHIPPED
+            .iter()
+            .map(|(name, text)| Shipped {
+                path: local.join(name),
+                text: text.to_string(),
+            })
+            .collect());
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(local)
+        .map_err(|e| AppError::BadOption(format!("{}: {e}", local.display())))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
-    Ok(files)
+    files
+        .into_iter()
+        .map(|path| {
+            let text = config::read(&path)?;
+            Ok(Shipped { path, text })
+        })
+        .collect()
 }
 
 /// Trials per pair of a gallery matrix: enough for CIs under a percentage point, fast.
@@ -467,11 +524,12 @@ const GALLERY_TRIALS: u64 = 1_000_000;
 /// The gallery's matchup matrix of a config: its `[run] matrix` scenario, else its first
 /// scenario with two sides, every entry against every entry; `None` if it has none.
 fn gallery_matrix(
-    config: &Path,
+    config: &Shipped,
     trials: Option<u64>,
+    cancel: &Cancel,
 ) -> Result<Option<crate::report::analysis::Matrix>, AppError> {
     use crate::balance::{compare, Pick, Source};
-    let source = Source::load(config, &[])?;
+    let source = Source::parse(&config.text, &config.path, &[])?;
     let chosen = source.base.run.matrix.clone();
     let Some(scenario) = chosen.or_else(|| {
         source.base.scenarios().into_iter().find_map(|i| {
@@ -500,6 +558,7 @@ fn gallery_matrix(
         &Pick::Headline,
         seed,
         n.map(|_| budget),
+        Ctx::new(cancel, &rollsim_core::sim::Hidden),
     )?;
     Ok(Some(m))
 }
@@ -513,25 +572,34 @@ pub fn run_all(
     quiet: bool,
     trials: Option<u64>,
     threads: Option<usize>,
+    cancel: &Cancel,
 ) -> Result<String, AppError> {
     let mut all = Vec::new();
+    let configs = shipped_configs()?;
     if !Path::new("configs").is_dir() {
         // Outside the repository: say what is about to be written, and where from.
+        let names: Vec<String> = configs
+            .iter()
+            .map(|c| {
+                c.path
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
         eprintln!(
-            "no configs/ folder here: running the shipped configs of {} into ./reports/",
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("configs")
-                .display()
+            "no configs/ folder here: running the {} configs built into rollsim ({}) into ./reports/",
+            configs.len(),
+            names.join(", ")
         );
     }
-    if !quiet {
-        let mut total = 0;
-        for cfg in shipped_configs()? {
-            total += config::load(&cfg, &[])?.scenario_names().len();
-        }
-        crate::sim::progress::begin_batch(total);
-    }
-    let configs = shipped_configs()?;
+    let loaded = configs
+        .iter()
+        .map(|c| config::load_str(&c.text, &c.path.display().to_string(), &[]))
+        .collect::<Result<Vec<_>, _>>()?;
+    let total = loaded.iter().map(|c| c.scenario_names().len()).sum();
+    let bars = Bars::batch(quiet, total);
     let pool = thread_pool(threads)?;
     // Each config's folder is staged as a whole (tables, charts and its matrix) on a
     // thread of its own while the next config computes, so neither leaves a core idle;
@@ -543,7 +611,7 @@ pub fn run_all(
             // configs' simulations.
             let mut matrices = configs
                 .iter()
-                .map(|cfg| pool.install(|| gallery_matrix(cfg, trials)))
+                .map(|cfg| pool.install(|| gallery_matrix(cfg, trials, cancel)))
                 .collect::<Vec<_>>()
                 .into_iter();
             rx.into_iter()
@@ -555,6 +623,7 @@ pub fn run_all(
                         stage.dir(),
                         &[Format::Csv, Format::Parquet],
                         true,
+                        cancel,
                     )?;
                     let matrix = match matrix {
                         Some(m) => {
@@ -570,8 +639,9 @@ pub fn run_all(
         });
         let mut outputs = Vec::new();
         let computed = (|| -> Result<(), AppError> {
-            for cfg in &configs {
-                let mut opts = RunOptions::new(cfg);
+            for (shipped, cfg) in configs.iter().zip(&loaded) {
+                let mut opts = RunOptions::new(&shipped.path);
+                opts.cancel = cancel.clone();
                 opts.quiet = quiet;
                 opts.trials = trials;
                 opts.threads = threads;
@@ -582,7 +652,7 @@ pub fn run_all(
                     opts.max_trials = DEFAULT_TRIALS;
                 }
                 opts.formats = vec![Format::Csv, Format::Parquet];
-                let out = std::sync::Arc::new(compute(&opts)?);
+                let out = std::sync::Arc::new(compute_config(cfg, &opts, Some(&bars))?);
                 outputs.push(out.clone());
                 // The writer only stops early on an error, which the join reports.
                 let _ = tx.send(out);
@@ -595,13 +665,12 @@ pub fn run_all(
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         computed.map(|()| (outputs, staged))
     })?;
-    crate::sim::progress::end_batch();
     let mut dirs = Vec::new();
     let mut sections = Vec::new();
     for ((cfg, out), staged) in configs.iter().zip(&outputs).zip(staged) {
         let (stage, matrix) = staged?;
         let out = out.as_ref();
-        stop_check()?;
+        cancel.check()?;
         let matrix = matrix.map(|(m, files)| {
             let moved = files
                 .iter()
@@ -614,6 +683,7 @@ pub fn run_all(
         dirs.push(out.out.display().to_string());
         sections.push(report::gallery::Section {
             stem: cfg
+                .path
                 .file_stem()
                 .and_then(|s| s.to_str())
                 .unwrap_or("config")

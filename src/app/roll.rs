@@ -2,13 +2,14 @@
 //! with a language of its own writes the config; the run is an ordinary one.
 
 use super::Format;
-use super::{compute, stop_check, write_reports, RunOptions};
+use super::{compute_config, write_reports, RunOptions};
 use crate::config;
 use crate::error::AppError;
 use crate::model::Compiled;
 use crate::report::markdown::{Align, Table};
 use crate::report::stage::Staging;
 use crate::report::ScenarioResult;
+use rollsim_core::Cancel;
 use std::path::PathBuf;
 
 #[derive(Clone, Debug)]
@@ -23,6 +24,8 @@ pub struct RollOptions {
     pub formats: Vec<Format>,
     pub plots: bool,
     pub quiet: bool,
+    /// Stops the run (the binary's Ctrl-C handler holds a clone).
+    pub cancel: Cancel,
 }
 
 /// Trials when the command line does not say.
@@ -37,15 +40,6 @@ fn one_liner(o: &RollOptions) -> Result<String, AppError> {
         .map_err(AppError::BadOption)
 }
 
-/// Removes the one-liner's config file however the run ends.
-struct TempConfig(PathBuf);
-
-impl Drop for TempConfig {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 pub fn roll(o: &RollOptions) -> Result<String, AppError> {
     let text = one_liner(o)?;
     let cfg = config::load_str(&text, "rollsim roll", &[])?;
@@ -53,20 +47,13 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
     if o.exact_only {
         return Ok(table(&c, None));
     }
-    let path = std::env::temp_dir().join(format!(
-        "rollsim-roll-{}-{}.toml",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos())
-    ));
-    std::fs::write(&path, &text).map_err(|e| crate::report::write::WriteError::io(&path, e))?;
-    let _cleanup = TempConfig(path.clone());
     let target = o
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("reports/roll"));
-    let mut ro = RunOptions::new(&path);
+    // The scenario is built in memory: no file is written for it.
+    let mut ro = RunOptions::new("roll");
+    ro.cancel = o.cancel.clone();
     ro.trials = Some(o.trials.unwrap_or(DEFAULT_TRIALS));
     ro.seed = o.seed;
     ro.threads = o.threads;
@@ -75,9 +62,9 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
     ro.plots = o.plots;
     ro.quiet = o.quiet;
     let stage = Staging::begin(&target)?;
-    let out = compute(&ro)?;
-    write_reports(&out.results, stage.dir(), &ro.formats, ro.plots)?;
-    stop_check()?;
+    let out = compute_config(&cfg, &ro, None)?;
+    write_reports(&out.results, stage.dir(), &ro.formats, ro.plots, &ro.cancel)?;
+    ro.cancel.check()?;
     stage.commit()?;
     let mut s = table(&c, out.results.first());
     s.push_str(&format!("\nTables and charts: {}\n", target.display()));

@@ -5,9 +5,11 @@
 
 use crate::app::{self, AppError, Format, RunOptions};
 use crate::config;
+use crate::progress::Bars;
 use crate::report::stage::Staging;
 use crate::report::{self, markdown, write::atomic, write::WriteError};
-use crate::sim::{self, Histogram, Progress, CHUNK};
+use crate::sim::{self, Histogram, Reporter, CHUNK};
+use rollsim_core::Cancel;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -119,11 +121,7 @@ pub fn run(opts: &RunOptions, (k, n): (u64, u64)) -> Result<String, AppError> {
             "--shard runs a fixed number of trials: drop --precision (and give -n)".into(),
         ));
     }
-    let text =
-        std::fs::read_to_string(&opts.config).map_err(|source| config::ConfigError::Read {
-            file: opts.config.display().to_string(),
-            source,
-        })?;
+    let text = config::read(&opts.config)?;
     let file = opts.config.display().to_string();
     let cfg = config::load_str(&text, &file, &opts.sets)?;
     let names = app::select(&cfg, &opts.scenarios)?;
@@ -134,9 +132,10 @@ pub fn run(opts: &RunOptions, (k, n): (u64, u64)) -> Result<String, AppError> {
     let seed = opts.seed.or(cfg.run.seed).unwrap_or(app::DEFAULT_SEED);
     let pool = app::thread_pool(opts.threads)?;
     let mut scenarios = Vec::new();
+    let bars = Bars::new(opts.quiet);
     for name in &names {
-        let c = cfg.compile(name).expect("selected names exist");
-        let progress = Progress::new(name, opts.quiet);
+        let c = crate::balance::compile(&cfg, name, &opts.cancel)?;
+        let progress = bars.scenario(name);
         let counts = pool
             .install(|| {
                 sim::run_shard(
@@ -144,8 +143,8 @@ pub fn run(opts: &RunOptions, (k, n): (u64, u64)) -> Result<String, AppError> {
                     seed,
                     trials,
                     (k, n),
-                    &progress,
-                    &app::STOP,
+                    progress.as_ref(),
+                    &opts.cancel,
                 )
             })
             .map_err(|_| AppError::Interrupted)?;
@@ -256,6 +255,7 @@ pub fn merge(
     out: &Path,
     formats: &[Format],
     plots: bool,
+    cancel: &Cancel,
 ) -> Result<String, AppError> {
     if parts.is_empty() {
         return Err(AppError::BadOption(
@@ -265,7 +265,7 @@ pub fn merge(
     let loaded: Vec<(PathBuf, Part)> = parts
         .iter()
         .map(|p| {
-            app::stop_check()?;
+            cancel.check()?;
             read(p).map(|x| (p.clone(), x))
         })
         .collect::<Result<_, _>>()?;
@@ -401,10 +401,10 @@ pub fn merge(
             cfg.system_name(),
         ));
     }
-    app::stop_check()?;
+    cancel.check()?;
     let stage = Staging::begin(out)?;
-    app::write_reports(&results, stage.dir(), formats, plots)?;
-    app::stop_check()?;
+    app::write_reports(&results, stage.dir(), formats, plots, cancel)?;
+    cancel.check()?;
     stage.commit()?;
     Ok(if formats.contains(&Format::Md) {
         let title = if cfg.title.is_empty() {

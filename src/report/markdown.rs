@@ -75,18 +75,7 @@ fn z(z: Option<f64>) -> String {
     z.map(|z| format!("{z:.2}")).unwrap_or_else(|| "-".into())
 }
 
-/// Thousands separators, for trial counts.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use rollsim_core::text::thousands;
 
 /// One row per scenario: its headline probability, Monte Carlo and exact.
 pub fn headlines(results: &[ScenarioResult]) -> String {

@@ -1,0 +1,349 @@
+//! `rollsim compare`: one scenario for every attacker x defender pair, as a matchup
+//! matrix; on a group, one matrix per member. With `--response best` the defender picks,
+//! in each cell, the response that is worst for the attacker (the lowest value of what is
+//! measured, which for every headline is the row side's success).
+
+use super::{compile, is_decision, measure_budget, Job, Pick, Role, Source, Target};
+use crate::edit::Edit;
+use crate::results::analysis::{Axis, Matrix, MatrixCell, Slot};
+use crate::run::Ctx;
+use crate::sim::Budget;
+use crate::Error;
+#[cfg(feature = "parallel")]
+use rayon::prelude::*;
+use toml::Value;
+
+/// Check the chosen ids against the role's table, naming the nearest on a miss.
+fn axis(source: &Source, role: &Role, chosen: &[String]) -> Result<Axis, Error> {
+    let all = source.ids(&role.table);
+    let ids = if chosen.is_empty() {
+        all.clone()
+    } else {
+        chosen.to_vec()
+    };
+    let entries = ids
+        .into_iter()
+        .map(|id| {
+            // An id as written, else one letter case apart or the entry's display name
+            // (`Orc`, `human guard`), when that names one entry only.
+            let loose: Vec<&String> = all
+                .iter()
+                .filter(|a| {
+                    a.eq_ignore_ascii_case(&id)
+                        || source.display(&role.table, a).eq_ignore_ascii_case(&id)
+                        || a.replace('_', " ").eq_ignore_ascii_case(&id)
+                })
+                .collect();
+            let id = match (all.contains(&id), loose.as_slice()) {
+                (false, [one]) => (*one).clone(),
+                _ => id,
+            };
+            if all.contains(&id) {
+                Ok((id.clone(), source.display(&role.table, &id)))
+            } else {
+                Err(Error::BadOption(format!(
+                    "no {} `{id}` for `{}`{}; they are {}",
+                    role.table.trim_end_matches('s'),
+                    role.key,
+                    crate::config::reader::nearest_hint(&id, all.iter().map(String::as_str)),
+                    all.iter()
+                        .map(|a| format!("`{a}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )))
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Axis {
+        key: role.key.clone(),
+        table: role.table.clone(),
+        entries,
+    })
+}
+
+/// The responses the defender of scenario table `table` may choose: (label, change).
+/// For a decision group they are its members; else each choice of the system's response
+/// keys (a choice the scenario's kind refuses is dropped when it is tried).
+fn responses(source: &Source, table: &str) -> Vec<(String, Edit)> {
+    source
+        .knobs()
+        .responses
+        .iter()
+        .flat_map(|k| {
+            k.choices.iter().map(move |c| {
+                (
+                    c.to_string(),
+                    Edit::Scenario {
+                        scenario: table.to_string(),
+                        key: k.key.to_string(),
+                        value: Value::String(c.to_string()),
+                    },
+                )
+            })
+        })
+        .collect()
+}
+
+/// Every matrix `compare` draws for `target`: one per member, or with `best` on a
+/// decision table one matrix whose cells take the defender's best choice.
+pub fn matrices(
+    job: &Job,
+    sides: (&[String], &[String]),
+    best: bool,
+) -> Result<Vec<Matrix>, Error> {
+    let (source, target, pick, seed, trials, ctx) = (
+        job.source, job.target, job.pick, job.seed, job.trials, job.ctx,
+    );
+    // A decision's member under --response best stands for the whole decision.
+    let group;
+    let target = if best && !target.group && target.members[0] != target.table {
+        group = source.target(&target.table)?;
+        if is_decision(source, &group, ctx.cancel)? {
+            &group
+        } else {
+            target
+        }
+    } else {
+        target
+    };
+    if best && is_decision(source, target, ctx.cancel)? {
+        let choices: Vec<(String, String)> = target
+            .members
+            .iter()
+            .map(|m| {
+                let label = m.rsplit('@').next().unwrap_or(m).to_string();
+                (label, m.clone())
+            })
+            .collect();
+        return Ok(vec![build(
+            source,
+            target,
+            &target.name,
+            sides,
+            pick,
+            seed,
+            trials.map(Budget::Trials),
+            Responses::Members(&choices),
+            ctx,
+        )?]);
+    }
+    target
+        .members
+        .iter()
+        .map(|m| {
+            let rs;
+            let how = if best {
+                rs = responses(source, &target.table);
+                // Only the choices the scenario's kind takes count.
+                let takes = |e: &Edit| source.apply(std::slice::from_ref(e)).is_ok();
+                if !rs.iter().any(|(_, e)| takes(e)) {
+                    return Err(Error::BadOption(format!(
+                        "--response best: scenario `{m}` has no response for the defender to choose"
+                    )));
+                }
+                Responses::Sets(&rs)
+            } else {
+                Responses::Fixed
+            };
+            build(
+                source,
+                target,
+                m,
+                sides,
+                pick,
+                seed,
+                trials.map(Budget::Trials),
+                how,
+                ctx,
+            )
+        })
+        .collect()
+}
+
+/// How a cell's defender responds.
+#[derive(Clone, Copy)]
+enum Responses<'a> {
+    /// As the scenario says.
+    Fixed,
+    /// The best of these (label, change).
+    Sets(&'a [(String, Edit)]),
+    /// The best of these (label, member name).
+    Members(&'a [(String, String)]),
+}
+
+/// Compute one matrix of `member` (writes nothing).
+pub fn matrix(
+    source: &Source,
+    member: &str,
+    sides: (&[String], &[String]),
+    pick: &Pick,
+    seed: u64,
+    budget: Option<Budget>,
+    ctx: Ctx,
+) -> Result<Matrix, Error> {
+    let target = source.target(member)?;
+    build(
+        source,
+        &target,
+        member,
+        sides,
+        pick,
+        seed,
+        budget,
+        Responses::Fixed,
+        ctx,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build(
+    source: &Source,
+    target: &Target,
+    member: &str,
+    (attackers, defenders): (&[String], &[String]),
+    pick: &Pick,
+    seed: u64,
+    budget: Option<Budget>,
+    how: Responses,
+    ctx: Ctx,
+) -> Result<Matrix, Error> {
+    let table = &target.table;
+    let roles = source.roles(table)?;
+    if roles.len() < 2 {
+        return Err(Error::BadOption(format!(
+            "scenario `{member}` has {} side(s) (keys {}); a matchup needs two, such as an attacker and a defender",
+            roles.len(),
+            roles.iter().map(|r| format!("`{}`", r.key)).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    let (ar, dr) = (roles[0].clone(), roles[1].clone());
+    let rows = axis(source, &ar, attackers)?;
+    let cols = axis(source, &dr, defenders)?;
+    // What is measured, from the scenario as written: a bad --metric fails here, once.
+    let first = match how {
+        Responses::Members(m) => m[0].1.clone(),
+        _ => member.to_string(),
+    };
+    let mut what = pick.describe(&compile(&source.base, &first, ctx.cancel)?)?;
+    let set = |role: &Role, id: &str| Edit::Scenario {
+        scenario: table.clone(),
+        key: role.key.clone(),
+        value: Value::String(id.to_string()),
+    };
+    // One cell under one response: a config or scenario the rules refuse is a blank
+    // with its reason; an interrupt or an unmeasurable pick stops the run.
+    let one = |edits: Vec<Edit>, name: &str| -> Result<Slot, Error> {
+        let cfg = match source.apply(&edits) {
+            Ok(c) => c,
+            Err(e) => return Ok(Err(e.to_string())),
+        };
+        let c = match compile(&cfg, name, ctx.cancel) {
+            Ok(c) => c,
+            Err(Error::Interrupted) => return Err(Error::Interrupted),
+            Err(e) => return Ok(Err(e.to_string())),
+        };
+        Ok(Ok(measure_budget(&c, pick, seed, budget, ctx)?))
+    };
+    let pairs: Vec<(usize, usize)> = (0..rows.entries.len())
+        .flat_map(|i| (0..cols.entries.len()).map(move |j| (i, j)))
+        .collect();
+    let cell = |&(i, j): &(usize, usize)| -> Result<MatrixCell, Error> {
+        let base = vec![set(&ar, &rows.entries[i].0), set(&dr, &cols.entries[j].0)];
+        let tries: Vec<(Option<String>, Vec<Edit>, String)> = match how {
+            Responses::Fixed => vec![(None, base, member.to_string())],
+            Responses::Sets(rs) => rs
+                .iter()
+                .map(|(label, s)| {
+                    let mut sets = base.clone();
+                    sets.push(s.clone());
+                    (Some(label.clone()), sets, member.to_string())
+                })
+                .collect(),
+            Responses::Members(ms) => ms
+                .iter()
+                .map(|(label, m)| (Some(label.clone()), base.clone(), m.clone()))
+                .collect(),
+        };
+        let mut best: Option<MatrixCell> = None;
+        let mut reason = String::new();
+        for (label, sets, name) in tries {
+            match one(sets, &name)? {
+                Ok(c) => {
+                    if best.as_ref().is_none_or(|b| match &b.value {
+                        Ok(bc) => c.estimate < bc.estimate,
+                        Err(_) => true,
+                    }) {
+                        best = Some(MatrixCell {
+                            value: Ok(c),
+                            response: label,
+                        });
+                    }
+                }
+                Err(e) => {
+                    if reason.is_empty() {
+                        reason = e;
+                    }
+                }
+            }
+        }
+        Ok(best.unwrap_or(MatrixCell {
+            value: Err(reason),
+            response: None,
+        }))
+    };
+    #[cfg(feature = "parallel")]
+    let cells: Vec<MatrixCell> = pairs.par_iter().map(cell).collect::<Result<_, Error>>()?;
+    #[cfg(not(feature = "parallel"))]
+    let cells: Vec<MatrixCell> = pairs.iter().map(cell).collect::<Result<_, Error>>()?;
+    let mut grid = Vec::new();
+    let mut it = cells.into_iter();
+    for _ in 0..rows.entries.len() {
+        grid.push(it.by_ref().take(cols.entries.len()).collect::<Vec<_>>());
+    }
+    if let Some(MatrixCell { value: Err(e), .. }) = grid
+        .iter()
+        .flatten()
+        .all(|c| c.value.is_err())
+        .then(|| grid[0][0].clone())
+    {
+        return Err(Error::BadOption(format!("no pair can be computed: {e}")));
+    }
+    // A headline names the scenario's own attacker ("P(Thief wins)"): say the row side.
+    if *pick == Pick::Headline {
+        let first = source.display(&ar.table, &ar.id);
+        what = what.replace(first.as_str(), &format!("{} (row)", ar.key));
+    }
+    let response = match how {
+        Responses::Fixed => None,
+        Responses::Sets(_) => Some(format!(
+            "the defender's best {}",
+            source
+                .knobs()
+                .responses
+                .iter()
+                .map(|k| k.key)
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )),
+        Responses::Members(_) => Some("the defender's best choice".into()),
+    };
+    Ok(Matrix {
+        config: source.stem(),
+        scenario: member.into(),
+        what,
+        probability: pick.is_probability(),
+        rows,
+        cols,
+        cells: grid,
+        response,
+        trials: budget.map(|b| match b {
+            Budget::Trials(n) => n,
+            Budget::Precision { max_trials, .. } => max_trials,
+        }),
+        precision: match budget {
+            Some(Budget::Precision { eps, .. }) => Some(eps),
+            _ => None,
+        },
+        seed,
+    })
+}

@@ -1,0 +1,670 @@
+//! Balance analysis: matchup matrices, sweeps, sensitivity, the equalizer and overlays.
+//! Every command works through the system's [`Knobs`] (its sides, stats and dice): a
+//! change is a typed [`Edit`] applied to the table the config's text was parsed into
+//! once (with every `--set` on it), so which entry is on which side is read after every
+//! `--set`. Each variant compiles the same scenarios `rollsim run` does, so a cell of a
+//! matrix is the number `rollsim run --set ...` prints for that pair. Results go to
+//! [`crate::results::analysis`]; nothing here writes a file or reads a global.
+
+pub mod compare;
+pub mod equalize;
+pub mod overlay;
+pub mod sensitivity;
+pub mod sweep;
+
+use crate::cancel::Cancel;
+use crate::config::reader::nearest_hint;
+use crate::document::{self, AnalysisConfig, CompileError, Overridden};
+use crate::edit::{self, Edit};
+use crate::model::Compiled;
+use crate::results;
+pub use crate::results::analysis::{Cell, Slot};
+use crate::run::{self, Ctx};
+use crate::sim::Budget;
+use crate::systems::{Knobs, Shown};
+use crate::Error;
+use std::path::{Path, PathBuf};
+use toml::{Table, Value};
+
+/// What a balance command reads off a scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pick {
+    /// The scenario's headline probability (P(slammer wins), P(kill), ...).
+    Headline,
+    /// P(metric takes one of these values).
+    Values { metric: String, values: Vec<String> },
+    /// The metric's mean (numeric metrics).
+    Mean { metric: String },
+}
+
+impl Pick {
+    /// `None`: the headline; `damage`: the mean of a numeric metric; `result=win,double`:
+    /// the probability of those values.
+    pub fn parse(s: Option<&str>) -> Pick {
+        match s {
+            None => Pick::Headline,
+            Some(s) => match s.split_once('=') {
+                Some((m, v)) => Pick::Values {
+                    metric: m.trim().to_string(),
+                    values: v.split(',').map(|x| x.trim().to_string()).collect(),
+                },
+                None => Pick::Mean {
+                    metric: s.trim().to_string(),
+                },
+            },
+        }
+    }
+
+    /// Whether the value is a probability (else an expectation).
+    pub fn is_probability(&self) -> bool {
+        !matches!(self, Pick::Mean { .. })
+    }
+
+    /// Check against a compiled scenario; returns what is measured, in words.
+    pub fn describe(&self, c: &Compiled) -> Result<String, Error> {
+        let metric = |name: &str| {
+            c.metrics.iter().find(|m| m.name == name).ok_or_else(|| {
+                Error::BadOption(format!(
+                    "--metric {name}: scenario `{}` has no metric `{name}`{}; its metrics are {}",
+                    c.name,
+                    nearest_hint(name, c.metrics.iter().map(|m| m.name.as_str())),
+                    c.metrics
+                        .iter()
+                        .map(|m| format!("`{}`", m.name))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })
+        };
+        match self {
+            Pick::Headline => Ok(c.headline.label.clone()),
+            Pick::Mean { metric: name } => {
+                let m = metric(name)?;
+                if !m.numeric {
+                    return Err(Error::BadOption(format!(
+                        "--metric {name}: `{name}` is categorical; pick values, e.g. --metric {name}={}",
+                        m.labels.last().cloned().unwrap_or_default()
+                    )));
+                }
+                Ok(format!("expected {}", name.replace('_', " ")))
+            }
+            Pick::Values {
+                metric: name,
+                values,
+            } => {
+                let m = metric(name)?;
+                for v in values {
+                    if !m.labels.contains(v) {
+                        return Err(Error::BadOption(format!(
+                            "--metric {name}={v}: `{name}` has no value `{v}`{}; its values are {}",
+                            nearest_hint(v, m.labels.iter().map(String::as_str)),
+                            m.labels
+                                .iter()
+                                .map(|l| format!("`{l}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )));
+                    }
+                }
+                Ok(format!(
+                    "P({} = {})",
+                    name.replace('_', " "),
+                    values.join(" or ")
+                ))
+            }
+        }
+    }
+}
+
+/// Measure `pick` on `c`: simulate with `trials` (None: exact only).
+pub fn measure(
+    c: &Compiled,
+    pick: &Pick,
+    seed: u64,
+    trials: Option<u64>,
+    ctx: Ctx,
+) -> Result<Cell, Error> {
+    measure_budget(c, pick, seed, trials.map(Budget::Trials), ctx)
+}
+
+/// [`measure`] with any budget: a fixed count, or a precision target (the main job's
+/// gallery matrix runs each cell to the precision of every other number it shows).
+pub fn measure_budget(
+    c: &Compiled,
+    pick: &Pick,
+    seed: u64,
+    budget: Option<Budget>,
+    ctx: Ctx,
+) -> Result<Cell, Error> {
+    pick.describe(c)?;
+    // Stop between cells too, not only inside a simulation.
+    ctx.check()?;
+    let Some(budget) = budget else {
+        let e = exact_value(c, pick).ok_or_else(|| {
+            Error::BadOption(format!(
+                "scenario `{}` has no exact distribution: drop --exact-only",
+                c.name
+            ))
+        })?;
+        return Ok(Cell {
+            estimate: e,
+            ci: (e, e),
+            exact: Some(e),
+            trials: 0,
+        });
+    };
+    let h = run::simulate(c, seed, budget, ctx)?;
+    let r = results::summarize(c, &h, seed, "", "");
+    let metric = |name: &str| r.metrics.iter().find(|m| m.name == *name);
+    Ok(match pick {
+        Pick::Headline => Cell {
+            estimate: r.headline.probability,
+            ci: (r.headline.ci_low, r.headline.ci_high),
+            exact: r.headline.exact,
+            trials: h.trials,
+        },
+        Pick::Mean { metric: name } => {
+            let Some(m) = metric(name) else {
+                return Err(Error::BadOption(format!("no metric `{name}`")));
+            };
+            Cell {
+                estimate: m.mean.unwrap_or(0.0),
+                ci: m.mean_ci.unwrap_or((0.0, 0.0)),
+                exact: m.exact_mean,
+                trials: h.trials,
+            }
+        }
+        Pick::Values {
+            metric: name,
+            values,
+        } => {
+            let Some(m) = c.metrics.iter().find(|m| m.name == *name) else {
+                return Err(Error::BadOption(format!("no metric `{name}`")));
+            };
+            let idx: Vec<usize> = values
+                .iter()
+                .filter_map(|v| m.labels.iter().position(|l| l == v))
+                .collect();
+            let counts = m.project_counts(&h.counts);
+            let k: u64 = idx.iter().map(|&i| counts[i]).sum();
+            let z = crate::stats::z95();
+            Cell {
+                estimate: k as f64 / h.trials as f64,
+                ci: crate::stats::wilson(k, h.trials, z),
+                exact: exact_value(c, pick),
+                trials: h.trials,
+            }
+        }
+    })
+}
+
+/// The exact value of `pick`, if the scenario has an exact distribution.
+pub fn exact_value(c: &Compiled, pick: &Pick) -> Option<f64> {
+    let e = c.exact.as_ref()?;
+    let by = |name: &str| c.metrics.iter().find(|m| m.name == name);
+    Some(match pick {
+        Pick::Headline => {
+            let p = c.metrics[c.headline.metric].project_f64(e);
+            c.headline.values.iter().map(|&v| p[v]).sum()
+        }
+        Pick::Mean { metric } => {
+            let m = by(metric)?;
+            m.project_f64(e)
+                .iter()
+                .enumerate()
+                .map(|(v, p)| m.value(v) * p)
+                .sum()
+        }
+        Pick::Values { metric, values } => {
+            let m = by(metric)?;
+            let p = m.project_f64(e);
+            values
+                .iter()
+                .filter_map(|v| m.labels.iter().position(|l| l == v))
+                .map(|i| p[i])
+                .sum()
+        }
+    })
+}
+
+/// A scenario key that names an entry of a table: `attacker` -> `units.orc`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Role {
+    pub key: String,
+    pub table: String,
+    pub id: String,
+}
+
+/// What a name given to a balance command stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    /// As given.
+    pub name: String,
+    /// The `[scenarios.NAME]` table that defines it (and that variants edit).
+    pub table: String,
+    /// The scenarios to compile: the scenario itself, one member, or every member of a
+    /// group, in `rollsim list` order.
+    pub members: Vec<String>,
+    /// Whether the name is a group (a profile or decision table).
+    pub group: bool,
+}
+
+/// A config parsed once, with the command line's `--set`s applied, validated once; each
+/// variant is that table with typed [`Edit`]s on top.
+pub struct Source {
+    /// What names the config in messages and output (its path as given).
+    pub path: PathBuf,
+    pub file: String,
+    /// The parsed table with every `--set` applied: what the sides are now.
+    pub table: Table,
+    /// The config as the command line gives it.
+    pub base: AnalysisConfig,
+    pub sets: Vec<String>,
+    overridden: Overridden,
+    knobs: Knobs,
+}
+
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Source")
+            .field("file", &self.file)
+            .field("sets", &self.sets)
+            .finish()
+    }
+}
+
+impl Source {
+    /// Parse and validate a config's text once, with `--set KEY=VALUE` overrides.
+    pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Source, Error> {
+        let file = path.display().to_string();
+        let mut table = document::parse(text, &file)?;
+        let overridden = document::apply_sets(&mut table, sets)?;
+        let base = document::validate_located(&table, &file, Some(text), &overridden)?;
+        let knobs = base.knobs();
+        Ok(Source {
+            path: path.to_path_buf(),
+            file,
+            table,
+            base,
+            sets: sets.to_vec(),
+            overridden,
+            knobs,
+        })
+    }
+
+    /// The config's knobs: its own when it declares them, else its system's.
+    pub fn knobs(&self) -> &Knobs {
+        &self.knobs
+    }
+
+    /// The role keys of the config's system, for [`Edit::apply`].
+    fn role_keys(&self) -> Vec<&str> {
+        self.knobs.roles.iter().map(|r| r.key).collect()
+    }
+
+    /// Resolve a scenario name, a group member or a group name, as `rollsim list` prints
+    /// them.
+    pub fn target(&self, name: &str) -> Result<Target, Error> {
+        let infos = self.base.scenarios();
+        if let Some(i) = infos.iter().find(|i| i.name == name) {
+            return Ok(Target {
+                name: name.into(),
+                table: i.table.clone(),
+                members: vec![i.name.clone()],
+                group: false,
+            });
+        }
+        let members: Vec<String> = infos
+            .iter()
+            .filter(|i| i.member && i.table == name)
+            .map(|i| i.name.clone())
+            .collect();
+        if !members.is_empty() {
+            return Ok(Target {
+                name: name.into(),
+                table: name.into(),
+                members,
+                group: true,
+            });
+        }
+        let mut names: Vec<String> = infos.iter().map(|i| i.name.clone()).collect();
+        names.extend(infos.iter().filter(|i| i.member).map(|i| i.table.clone()));
+        Err(Error::UnknownScenario {
+            file: self.file.clone(),
+            name: name.to_string(),
+            hint: nearest_hint(name, names.iter().map(String::as_str)),
+        })
+    }
+
+    /// The config with these edits on top of the command line's `--set`s: the table
+    /// parsed once, edited, validated. A value the rules refuse is reported against the
+    /// `--set` that wrote it, else as a change to the config.
+    pub fn apply(&self, edits: &[Edit]) -> Result<AnalysisConfig, Error> {
+        if edits.is_empty() {
+            return Ok(self.base.clone());
+        }
+        let t = edit::applied(&self.table, edits, &self.role_keys())
+            .map_err(|e| Error::BadOption(e.to_string()))?;
+        Ok(document::validate_located(
+            &t,
+            &self.file,
+            None,
+            &self.overridden,
+        )?)
+    }
+
+    /// An integer setting of an entry: `4` or a target string `"4+"`.
+    pub fn int_of(&self, table: &str, id: &str, key: &str) -> Option<i64> {
+        let mut v = self.table.get(table)?.get(id)?;
+        for seg in key.split('.') {
+            v = v.get(seg)?;
+        }
+        match v {
+            Value::Integer(i) => Some(*i),
+            Value::String(s) => s.trim().trim_end_matches('+').parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// An integer key of a scenario table.
+    pub fn scenario_int(&self, scenario: &str, key: &str) -> Option<i64> {
+        self.scenario(scenario).ok()?.get(key)?.as_integer()
+    }
+
+    /// The `[scenarios.NAME]` table called `name`, as the `--set`s left it.
+    pub fn scenario(&self, name: &str) -> Result<&Table, Error> {
+        self.table
+            .get("scenarios")
+            .and_then(Value::as_table)
+            .and_then(|t| t.get(name))
+            .and_then(Value::as_table)
+            .ok_or_else(|| Error::UnknownScenario {
+                file: self.file.clone(),
+                name: name.to_string(),
+                hint: nearest_hint(name, self.base.scenario_names().iter().map(String::as_str)),
+            })
+    }
+
+    /// The keys of scenario table `name` that name entries of a table, attacker first,
+    /// with the entries they name after every `--set`.
+    pub fn roles(&self, name: &str) -> Result<Vec<Role>, Error> {
+        let sc = self.scenario(name)?;
+        Ok(self
+            .knobs
+            .roles
+            .iter()
+            .filter_map(|r| {
+                sc.get(r.key).and_then(Value::as_str).map(|id| Role {
+                    key: r.key.to_string(),
+                    table: r.table.to_string(),
+                    id: id.to_string(),
+                })
+            })
+            .collect())
+    }
+
+    /// The ids of a table (`units`, `characters`, ...), in file order.
+    pub fn ids(&self, table: &str) -> Vec<String> {
+        self.table
+            .get(table)
+            .and_then(Value::as_table)
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The display name of an entry (its `name`, else its id).
+    pub fn display(&self, table: &str, id: &str) -> String {
+        self.table
+            .get(table)
+            .and_then(Value::as_table)
+            .and_then(|t| t.get(id))
+            .and_then(Value::as_table)
+            .and_then(|e| e.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or(id)
+            .to_string()
+    }
+
+    /// The config's file stem, for output names.
+    pub fn stem(&self) -> String {
+        self.path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("config")
+            .to_string()
+    }
+}
+
+/// Compile `name` from a variant, or say why it does not exist there. Every variant
+/// passes here, so Ctrl-C is checked here too.
+pub fn compile(cfg: &AnalysisConfig, name: &str, cancel: &Cancel) -> Result<Compiled, Error> {
+    cancel.check()?;
+    cfg.compile(name).map_err(|e| match e {
+        CompileError::Unknown { name, hint } => Error::UnknownScenario {
+            file: cfg.file.display().to_string(),
+            name,
+            hint,
+        },
+        other => Error::Compile(other),
+    })
+}
+
+/// Whether the members of `target` are the choices of a decision table.
+pub fn is_decision(source: &Source, target: &Target, cancel: &Cancel) -> Result<bool, Error> {
+    if !target.group {
+        return Ok(false);
+    }
+    let c = compile(&source.base, &target.members[0], cancel)?;
+    Ok(c.group.is_some_and(|g| g.choice))
+}
+
+/// What a per-scenario result is read from: each member on its own, or for a decision
+/// table all its choices at once (the defender then takes the one worst for the
+/// attacker). Each unit: its label and its scenarios.
+pub fn units(
+    source: &Source,
+    target: &Target,
+    cancel: &Cancel,
+) -> Result<Vec<(String, Vec<String>)>, Error> {
+    Ok(if is_decision(source, target, cancel)? {
+        vec![(
+            format!("{} (best choice)", target.name),
+            target.members.clone(),
+        )]
+    } else {
+        target
+            .members
+            .iter()
+            .map(|m| (m.clone(), vec![m.clone()]))
+            .collect()
+    })
+}
+
+/// Compile a unit from `cfg`: its one scenario, or the choice with the lowest `pick`
+/// (measured as `value` measures it) with its name.
+pub fn choose(
+    cfg: &AnalysisConfig,
+    unit: &[String],
+    cancel: &Cancel,
+    value: impl Fn(&Compiled) -> Result<f64, Error>,
+) -> Result<(Compiled, Option<String>), Error> {
+    if let [one] = unit {
+        return Ok((compile(cfg, one, cancel)?, None));
+    }
+    let mut best: Option<(f64, Compiled, String)> = None;
+    for name in unit {
+        let c = compile(cfg, name, cancel)?;
+        let v = value(&c)?;
+        if best.as_ref().is_none_or(|(b, _, _)| v < *b) {
+            best = Some((v, c, name.clone()));
+        }
+    }
+    let (_, c, name) = best.ok_or_else(|| Error::BadOption("no choice to take".into()))?;
+    Ok((c, Some(name)))
+}
+
+/// The seed and trials a balance command uses: the flags, else the config's, else the
+/// defaults; `exact_only` means no trials.
+pub fn budget(
+    source: &Source,
+    seed: Option<u64>,
+    trials: Option<u64>,
+    exact_only: bool,
+) -> (u64, Option<u64>) {
+    let seed = seed.or(source.base.run.seed).unwrap_or(run::DEFAULT_SEED);
+    let trials = if exact_only {
+        None
+    } else {
+        Some(
+            trials
+                .or(source.base.run.trials)
+                .unwrap_or(run::DEFAULT_TRIALS),
+        )
+    };
+    (seed, trials)
+}
+
+/// What a balance command computes with once the config is loaded: the target, what is
+/// read off it, the seed and the trials (None: exact only), and the context.
+#[derive(Clone, Copy, Debug)]
+pub struct Job<'a> {
+    pub source: &'a Source,
+    pub target: &'a Target,
+    pub pick: &'a Pick,
+    pub seed: u64,
+    pub trials: Option<u64>,
+    pub ctx: Ctx<'a>,
+}
+
+impl Job<'_> {
+    /// The value of the pick on `c`: exact in exact-only mode where there is one, else
+    /// simulated (at the default count when the job is exact-only and `c` has no exact
+    /// distribution).
+    pub fn value(&self, c: &Compiled) -> Result<f64, Error> {
+        self.value_of(c, self.pick)
+    }
+
+    /// As [`Job::value`], for another pick.
+    pub fn value_of(&self, c: &Compiled, p: &Pick) -> Result<f64, Error> {
+        match (self.trials, exact_value(c, p)) {
+            (None, Some(e)) => Ok(e),
+            _ => Ok(measure(
+                c,
+                p,
+                self.seed,
+                self.trials.or(Some(run::DEFAULT_TRIALS)),
+                self.ctx,
+            )?
+            .estimate),
+        }
+    }
+}
+
+/// A step's `what` when it adds or takes away dice (a stat step names its key).
+pub const POOL_STEP: &str = "pool";
+
+/// One change to try on one side (or two changes at once): `by` steps in the direction
+/// that helps that side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub role: Role,
+    /// [`POOL_STEP`], or the stat's key.
+    pub what: String,
+    /// How many steps (negative: worse for that side).
+    pub by: i64,
+    /// E.g. "attacker Orc: strength 3+ -> 2+".
+    pub label: String,
+    /// What the step changes, in order.
+    pub edits: Vec<Edit>,
+}
+
+impl Step {
+    /// The config with this change.
+    pub fn apply(&self, source: &Source) -> Result<AnalysisConfig, Error> {
+        source.apply(&self.edits)
+    }
+
+    /// Both changes at once (`size` adds up).
+    pub fn and(&self, other: &Step) -> Step {
+        let mut s = self.clone();
+        s.label = format!("{} and {}", self.label, other.label);
+        s.by = self.by.abs() + other.by.abs();
+        s.what = format!("{}+{}", self.what, other.what);
+        s.edits.extend(other.edits.iter().cloned());
+        s
+    }
+}
+
+/// Every change of `by` steps (in each side's favour; negative: against it) to the sides
+/// of scenario table `scenario`: its dice and each stat of the entry it names (after
+/// every `--set`), within the bounds the system validates.
+pub fn steps(source: &Source, scenario: &str, by: i64) -> Result<Vec<Step>, Error> {
+    let knobs = source.knobs();
+    let roles = source.roles(scenario)?;
+    let mut out = Vec::new();
+    for role in &roles {
+        let name = source.display(&role.table, &role.id);
+        for d in knobs.dice.iter().filter(|d| d.side == role.key) {
+            let fallback = d.default_from.and_then(|(from, key)| {
+                let r = roles.iter().find(|r| r.key == from)?;
+                source.int_of(&r.table, &r.id, key)
+            });
+            let now = source
+                .scenario_int(scenario, d.key)
+                .or(fallback)
+                .unwrap_or(0);
+            let new = now + by;
+            if (d.lo..=d.hi).contains(&new) {
+                out.push(Step {
+                    role: role.clone(),
+                    what: POOL_STEP.into(),
+                    by,
+                    label: format!(
+                        "{} {name}: {:+} {}",
+                        role.key,
+                        by,
+                        if by.abs() == 1 { d.noun.0 } else { d.noun.1 }
+                    ),
+                    edits: vec![Edit::Scenario {
+                        scenario: scenario.into(),
+                        key: d.key.into(),
+                        value: Value::Integer(new),
+                    }],
+                });
+            }
+        }
+        for st in knobs.stats.iter().filter(|s| s.table == role.table) {
+            let Some(now) = source.int_of(&role.table, &role.id, &st.key) else {
+                continue;
+            };
+            let new = now + st.better * by;
+            if !(st.lo..=st.hi).contains(&new) {
+                continue;
+            }
+            let show = |v: i64| match st.shown {
+                Shown::Target => format!("{v}+"),
+                Shown::Plain => v.to_string(),
+            };
+            out.push(Step {
+                role: role.clone(),
+                what: st.key.to_string(),
+                by,
+                label: format!(
+                    "{} {name}: {} {} -> {}",
+                    role.key,
+                    st.key,
+                    show(now),
+                    show(new)
+                ),
+                edits: vec![Edit::Side {
+                    scenario: scenario.into(),
+                    role: role.key.clone(),
+                    table: role.table.clone(),
+                    key: st.key.to_string(),
+                    value: Value::Integer(new),
+                }],
+            });
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,74 @@
+//! Sensitivity: what one step is worth. For a scenario (or each member of a group), every
+//! side's +1 die and one better step of each stat, and the change it makes to what is
+//! measured: the headline and each numeric metric's mean, or the `--metric` asked for.
+
+use super::{choose, steps, units, Job, Pick};
+use crate::model::Compiled;
+use crate::results::analysis::SensitivityRow;
+use crate::Error;
+
+/// The rows, and the steps the rules refused (change, reason).
+#[derive(Clone, Debug, Default)]
+pub struct Sensitivity {
+    pub rows: Vec<SensitivityRow>,
+    pub refused: Vec<(String, String)>,
+}
+
+/// Each step in each side's favour, for each member of the job's target (a decision
+/// table: after the defender's best choice, which may change with the step), on each
+/// quantity.
+pub fn rows(job: &Job) -> Result<Sensitivity, Error> {
+    let (source, target, pick, cancel) = (job.source, job.target, job.pick, job.ctx.cancel);
+    let mut out = Sensitivity::default();
+    // The defender of a decision chooses by what is measured (the headline by default).
+    let by = |c: &Compiled| job.value(c);
+    let steps = steps(source, &target.table, 1)?;
+    for (label, unit) in units(source, target, cancel)? {
+        let (base, _) = choose(&source.base, &unit, cancel, by)?;
+        let picks: Vec<(String, Pick)> = if *pick == Pick::Headline {
+            std::iter::once((base.headline.label.clone(), Pick::Headline))
+                .chain(base.metrics.iter().filter(|m| m.numeric).map(|m| {
+                    (
+                        format!("expected {}", m.name.replace('_', " ")),
+                        Pick::Mean {
+                            metric: m.name.clone(),
+                        },
+                    )
+                }))
+                .collect()
+        } else {
+            vec![(pick.describe(&base)?, pick.clone())]
+        };
+        let before: Vec<f64> = picks
+            .iter()
+            .map(|(_, p)| job.value_of(&base, p))
+            .collect::<Result<_, _>>()?;
+        for step in &steps {
+            let c = match step
+                .apply(source)
+                .and_then(|cfg| choose(&cfg, &unit, cancel, by))
+            {
+                Ok((c, _)) => c,
+                Err(Error::Interrupted) => return Err(Error::Interrupted),
+                Err(e) => {
+                    out.refused.push((step.label.clone(), e.to_string()));
+                    continue;
+                }
+            };
+            for ((q, p), &b) in picks.iter().zip(&before) {
+                let v = job.value_of(&c, p)?;
+                out.rows.push(SensitivityRow {
+                    scenario: label.clone(),
+                    change: step.label.clone(),
+                    side: step.role.key.clone(),
+                    quantity: q.clone(),
+                    probability: p.is_probability(),
+                    base: b,
+                    changed: v,
+                    delta: v - b,
+                });
+            }
+        }
+    }
+    Ok(out)
+}

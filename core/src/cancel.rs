@@ -1,0 +1,34 @@
+//! A cancellation token: the front end holds one clone (a Ctrl-C handler, a request that
+//! a newer one replaced), the computation checks another between units of work.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Cheap to clone; every clone sees [`Cancel::cancel`] at once.
+#[derive(Clone, Debug, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    /// A token nobody has cancelled yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Ask every computation holding a clone to stop at its next check.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// `Err(Error::Interrupted)` once cancelled: for `?` between units of work.
+    pub fn check(&self) -> Result<(), crate::Error> {
+        if self.is_cancelled() {
+            Err(crate::Error::Interrupted)
+        } else {
+            Ok(())
+        }
+    }
+}

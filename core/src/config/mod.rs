@@ -1,0 +1,400 @@
+//! TOML -> validated, typed configuration.
+//!
+//! The file is parsed once into a table (kept in file order) and once into a spanned
+//! tree used only to turn a key path into `line:column` for error messages. `--set`
+//! overrides are applied to the table before validation; an error in an overridden
+//! value is reported against the `--set` that introduced it, not against the file.
+//! Validation reads the table by hand rather than through serde so that every error
+//! knows its full key path and the valid names at that place.
+
+pub mod reader;
+
+use reader::{nearest_hint, Reader};
+use std::fmt;
+use toml::{Table, Value};
+
+/// Where a bad value came from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Origin {
+    File {
+        line: usize,
+        column: usize,
+    },
+    Set(String),
+    /// A variant a balance command made of the file (a changed stat, a swapped unit).
+    Variant,
+}
+
+/// A configuration problem, rendered as
+/// `FILE:LINE:COL: key `a.b.c`: what was expected (did you mean `x`?)`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    #[error("{file}: cannot read the config: {source}")]
+    Read {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}:{column}: {}invalid TOML: {message}", .key.as_ref().map_or(String::new(), |k| format!("key `{k}`: ")))]
+    Syntax {
+        file: String,
+        line: usize,
+        column: usize,
+        /// The key on the line of the error, where there is one.
+        key: Option<String>,
+        message: String,
+    },
+    #[error("{}", render_invalid(.file, .origin, .key, .message))]
+    Invalid {
+        file: String,
+        origin: Origin,
+        key: String,
+        message: String,
+    },
+    #[error("--set {arg}: {message}")]
+    BadSet { arg: String, message: String },
+}
+
+fn render_invalid(file: &str, origin: &Origin, key: &str, message: &str) -> String {
+    match origin {
+        Origin::File { line, column } => format!("{file}:{line}:{column}: key `{key}`: {message}"),
+        Origin::Set(arg) => format!("--set {arg} (for {file}): key `{key}`: {message}"),
+        Origin::Variant => format!("{file}, as changed: key `{key}`: {message}"),
+    }
+}
+
+/// A problem found while reading the table: the key path and what was wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    pub path: Vec<String>,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn new(path: &[String], message: impl Into<String>) -> Self {
+        Problem {
+            path: path.to_vec(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Defaults for a run that the config may carry in `[run]`; the CLI overrides them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunDefaults {
+    pub trials: Option<u64>,
+    pub seed: Option<u64>,
+    /// The scenario whose matchup matrix the gallery shows.
+    pub matrix: Option<String>,
+}
+
+/// A scenario with its name and the designer's own description, if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Named<S> {
+    pub name: String,
+    /// The `[scenarios.NAME]` table it was read from (a group's name for its members).
+    pub table: String,
+    pub description: Option<String>,
+    pub scenario: S,
+}
+
+/// The designer's description in front of the generated one (which says what is
+/// rolled), joined by a dash, not a colon: the designer's words may end in `?` or `:`,
+/// and chart titles take what comes before the dash.
+pub fn described(designer: &str, generated: &str) -> String {
+    format!("{} — {generated}", designer.trim_end_matches(':'))
+}
+
+impl<S> Named<S> {
+    /// Put the designer's description in front of the generated one (which says what
+    /// is rolled).
+    pub fn describe(&self, mut c: crate::model::Compiled) -> crate::model::Compiled {
+        if let Some(d) = &self.description {
+            c.description = described(d, &c.description);
+        }
+        c
+    }
+}
+
+/// Every `[KEY.ID]` table in file order, each read by `read(id, table)`; at least one.
+/// `what` names one entry in messages ("unit"), `id` the placeholder ("ID", "NAME").
+pub fn entries<'a, T>(
+    root: &Reader<'a>,
+    key: &str,
+    what: &str,
+    id: &str,
+    mut read: impl FnMut(&Reader<'a>, &str, Reader<'a>) -> Result<T, Problem>,
+) -> Result<Vec<T>, Problem> {
+    let tables = root.table_opt(key)?.ok_or_else(|| {
+        root.problem(
+            key,
+            format!("missing table `[{key}.{id}]` with at least one {what}"),
+        )
+    })?;
+    let mut out = Vec::new();
+    for (name, r) in tables.tables() {
+        if key != "scenarios" {
+            check_name(&tables, &name, what)?;
+        }
+        out.push(read(&tables, &name, r?)?);
+    }
+    if out.is_empty() {
+        return Err(root.problem(key, format!("expected at least one {what}")));
+    }
+    Ok(out)
+}
+
+/// The `[scenarios.NAME]` tables, each read by `read`.
+pub fn scenarios<'a, S>(
+    root: &Reader<'a>,
+    mut read: impl FnMut(&Reader<'a>) -> Result<S, Problem>,
+) -> Result<Vec<Named<S>>, Problem> {
+    entries(root, "scenarios", "scenario", "NAME", |tables, name, r| {
+        check_name(tables, name, "scenario")?;
+        Ok(Named {
+            name: name.to_string(),
+            table: name.to_string(),
+            description: r.string_opt("description")?,
+            scenario: read(&r)?,
+        })
+    })
+}
+
+/// Longest name a config may give a scenario or an entry: with the suffixes and file
+/// names rollsim adds, paths stay far below file systems' limits.
+pub const MAX_NAME: usize = 64;
+
+/// Folders a report writes beside its scenarios' folders: no scenario may take them.
+const RESERVED: &[&str] = &["compare", "sweep", "sensitivity", "equalize", "overlay"];
+
+/// The one check of a name a designer writes that becomes a file or folder name or a CSV
+/// cell (scenario names, ids of units, characters, weapons, ...): letters and digits,
+/// then also `-` and `_`; at most [`MAX_NAME`] characters. So no name can climb out of
+/// the output folder (`..`), hide (`.x`), collide with a report file (`summary.csv`) or
+/// start a spreadsheet formula (`=1+2`). `@` is kept for the members a profile or
+/// decision table generates (`NAME@d4`), so a written name never collides with one.
+pub fn check_name(at: &Reader, name: &str, what: &str) -> Result<(), Problem> {
+    let shown: String = name
+        .chars()
+        .take(MAX_NAME + 1)
+        .collect::<String>()
+        .escape_debug()
+        .to_string();
+    let fail = |why: String| Err(at.problem(name, format!("{what} `{shown}`: {why}")));
+    let mut chars = name.chars();
+    match chars.next() {
+        None => return fail("a name cannot be empty".into()),
+        Some(c) if !c.is_alphanumeric() => {
+            return fail(format!(
+                "a name starts with a letter or a digit, not `{}`",
+                c.escape_debug()
+            ))
+        }
+        _ => {}
+    }
+    if name.contains('@') {
+        return fail(
+            "`@` is reserved for the members of a profile or decision table (`NAME@d4`); choose a name without it".into(),
+        );
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_alphanumeric() || *c == '-' || *c == '_'))
+    {
+        return fail(format!(
+            "a name has only letters, digits, `-` and `_`, not `{}`",
+            c.escape_debug()
+        ));
+    }
+    if name.chars().count() > MAX_NAME {
+        return fail(format!("a name has at most {MAX_NAME} characters"));
+    }
+    if RESERVED.contains(&name.to_lowercase().as_str()) {
+        return fail(format!(
+            "`{name}` is the name of a folder reports write; choose another"
+        ));
+    }
+    Ok(())
+}
+
+/// A kind [`read_kind`] accepted that the system's reader has no arm for: a bug in the
+/// system's tables, refused rather than silently read as another kind.
+pub fn unknown_kind(r: &Reader, kind: &str) -> Problem {
+    r.problem(
+        "kind",
+        format!("kind `{kind}` is listed but has no reader (a bug in rollsim: please report it)"),
+    )
+}
+
+/// A scenario's `kind`, one of `kinds` (each with the keys it takes); any other key is
+/// refused with the nearest one the kind takes.
+pub fn read_kind(r: &Reader, kinds: &[(&str, &[&str])]) -> Result<String, Problem> {
+    let names: Vec<&str> = kinds.iter().map(|(k, _)| *k).collect();
+    let kind = r.choice_opt("kind", &names)?.ok_or_else(|| {
+        r.problem(
+            "kind",
+            format!("missing key: one of {}", reader::list(&names)),
+        )
+    })?;
+    let keys = kinds
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, ks)| *ks)
+        .unwrap_or(&[]);
+    check_kind_keys(r, &kind, keys)?;
+    Ok(kind)
+}
+
+/// Refuse any key a scenario of `kind` does not take (`kind` and `description` always).
+fn check_kind_keys(r: &Reader, kind: &str, keys: &[&str]) -> Result<(), Problem> {
+    let mut allowed = vec!["kind", "description"];
+    allowed.extend_from_slice(keys);
+    for k in r.table.keys() {
+        if !allowed.contains(&k.as_str()) {
+            return Err(r.problem(
+                k,
+                format!(
+                    "unknown key for a `{kind}` scenario{}; it takes {}",
+                    nearest_hint(k, allowed.iter().copied()),
+                    reader::list(&allowed)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Apply one `KEY=VALUE`; returns the key path. Every table on the way must exist
+/// (a misspelt unit or scenario is an error with the nearest name), except the optional
+/// sections `[run]` and `[rules]`; the last key may be new, and validation judges it.
+pub fn apply_set(table: &mut Table, arg: &str) -> Result<Vec<String>, ConfigError> {
+    let bad = |message: String| ConfigError::BadSet {
+        arg: arg.into(),
+        message,
+    };
+    let (key, raw) = arg
+        .split_once('=')
+        .ok_or_else(|| bad("expected KEY=VALUE, e.g. `units.orc.strength=2`".into()))?;
+    let path: Vec<String> = key
+        .trim()
+        .split('.')
+        .map(|s| s.trim().to_string())
+        .collect();
+    if path.iter().any(|s| s.is_empty()) {
+        return Err(bad(format!(
+            "`{key}` is not a key path like `units.orc.strength`"
+        )));
+    }
+    if path.len() == 1 && path[0] == "system" {
+        return Err(bad(
+            "the game system belongs to the config file: it cannot be changed with --set; write a config of that system".into(),
+        ));
+    }
+    let value = parse_value(raw.trim());
+    let mut here = table;
+    for (depth, seg) in path[..path.len() - 1].iter().enumerate() {
+        if depth == 0 && !here.contains_key(seg) && (seg == "rules" || seg == "run") {
+            here.insert(seg.clone(), Value::Table(Table::new()));
+        }
+        let names: Vec<String> = here.keys().cloned().collect();
+        match here.get_mut(seg) {
+            Some(Value::Table(t)) => here = t,
+            Some(_) => {
+                return Err(bad(format!(
+                    "`{}` is not a table",
+                    path[..=depth].join(".")
+                )))
+            }
+            None => {
+                let at = if depth == 0 {
+                    "at the top level".to_string()
+                } else {
+                    format!("in `{}`", path[..depth].join("."))
+                };
+                return Err(bad(format!(
+                    "there is no `{seg}` {at}{}",
+                    nearest_hint(seg, names.iter().map(String::as_str))
+                )));
+            }
+        }
+    }
+    here.insert(path[path.len() - 1].clone(), value);
+    Ok(path)
+}
+
+/// A `--set` value: TOML if it parses (`2`, `true`, `"x"`), else a bare string (`guard`).
+pub fn parse_value(raw: &str) -> Value {
+    format!("v = {raw}")
+        .parse::<Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| Value::String(raw.to_string()))
+}
+
+/// The key a `key = value` line sets (a duplicate key, a number too large), for messages
+/// about TOML the parser refused.
+pub fn key_on_line(text: &str, line: usize) -> Option<String> {
+    let l = text.lines().nth(line.checked_sub(1)?)?;
+    let (k, _) = l.split_once('=')?;
+    let k = k.trim().trim_matches('"');
+    (!k.is_empty() && !k.starts_with('[') && !k.starts_with('#')).then(|| k.to_string())
+}
+
+/// 1-based line and column (in characters) of byte offset `at`.
+pub fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let at = at.min(text.len());
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// The position of the deepest part of `path` present in the file: the key itself if
+/// it is there, else the table that should have held it.
+pub fn locate(text: &str, path: &[String]) -> (usize, usize) {
+    use toml::de::{DeTable, DeValue};
+    let Ok(doc) = DeTable::parse(text) else {
+        return (1, 1);
+    };
+    let mut best = 0usize;
+    let mut table = doc.get_ref();
+    for seg in path {
+        let Some((k, v)) = table
+            .iter()
+            .find(|(k, _)| k.get_ref().as_ref() == seg.as_str())
+        else {
+            break;
+        };
+        best = k.span().start;
+        match v.get_ref() {
+            DeValue::Table(t) => table = t,
+            _ => break,
+        }
+    }
+    line_col(text, best)
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.join("."), self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_from_one() {
+        assert_eq!(line_col("a\nbc\n", 3), (2, 2));
+        assert_eq!(line_col("abc", 0), (1, 1));
+    }
+
+    #[test]
+    fn set_values_parse_as_toml_or_bare_strings() {
+        assert_eq!(parse_value("2"), Value::Integer(2));
+        assert_eq!(parse_value("true"), Value::Boolean(true));
+        assert_eq!(parse_value("guard"), Value::String("guard".into()));
+        assert_eq!(parse_value("\"4+\""), Value::String("4+".into()));
+    }
+}

@@ -1,0 +1,227 @@
+//! A config document: its text (or an already parsed table) -> a validated
+//! [`AnalysisConfig`], through the registry of [`crate::systems`]. This is the loader
+//! above the systems; [`crate::config`] is the toolkit below them that every system
+//! reads its tables with.
+//!
+//! The text is parsed once into a table (kept in file order) and, only for an error,
+//! once into a spanned tree that turns a key path into `line:column`. `--set` overrides
+//! are applied to the table before validation; an error in an overridden value is
+//! reported against the `--set` that introduced it, not against the file.
+
+use crate::config::reader::{self, nearest_hint, Reader};
+use crate::config::{
+    apply_set, key_on_line, line_col, locate, ConfigError, Origin, Problem, RunDefaults,
+};
+use crate::systems::{self, Loaded, ScenarioInfo, System};
+use std::path::PathBuf;
+use std::sync::Arc;
+use toml::Table;
+
+/// A validated config, ready to compile scenarios from.
+#[derive(Clone, Debug)]
+pub struct AnalysisConfig {
+    pub file: PathBuf,
+    pub title: String,
+    pub run: RunDefaults,
+    pub system: &'static dyn System,
+    pub loaded: Arc<dyn Loaded>,
+    /// Each scenario's position in `loaded.scenarios()`, by name.
+    index: Arc<std::collections::HashMap<String, usize>>,
+}
+
+impl AnalysisConfig {
+    pub fn system_name(&self) -> &'static str {
+        self.system.name()
+    }
+
+    /// Every scenario (groups expanded) with its table and description, in file order.
+    pub fn scenarios(&self) -> Vec<ScenarioInfo> {
+        self.loaded.scenarios()
+    }
+
+    pub fn scenario_names(&self) -> Vec<String> {
+        self.scenarios().into_iter().map(|s| s.name).collect()
+    }
+
+    /// Compile one scenario by name, checked ([`crate::model::Compiled::check`]).
+    pub fn compile(&self, name: &str) -> Result<crate::model::Compiled, CompileError> {
+        let c = self
+            .index
+            .get(name)
+            .and_then(|&i| self.loaded.compile(i))
+            .ok_or_else(|| CompileError::Unknown {
+                name: name.to_string(),
+                hint: nearest_hint(name, self.scenario_names().iter().map(String::as_str)),
+            })?;
+        c.check()?;
+        Ok(c)
+    }
+
+    /// What scenario `name` is, in a line, without compiling where the system can.
+    pub fn describe(&self, name: &str) -> Option<String> {
+        self.index.get(name).and_then(|&i| self.loaded.describe(i))
+    }
+
+    /// What the balance commands may turn: the config's own knobs where it declares
+    /// them (a `dice` config's stats), else its system's.
+    pub fn knobs(&self) -> crate::systems::Knobs {
+        self.loaded.knobs().unwrap_or_else(|| self.system.knobs())
+    }
+
+    /// The system's own typed config, for tests and benches of one system.
+    pub fn typed<T: 'static>(&self) -> Option<&T> {
+        self.loaded.as_any().downcast_ref::<T>()
+    }
+}
+
+/// Why a scenario could not be compiled.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompileError {
+    #[error("no scenario `{name}`{hint}")]
+    Unknown { name: String, hint: String },
+    #[error(transparent)]
+    Invalid(#[from] crate::model::InvalidScenario),
+}
+
+/// Parse a config's text into its table, in file order; a syntax error names the line,
+/// the column and the key on that line.
+pub fn parse(text: &str, file: &str) -> Result<Table, ConfigError> {
+    text.parse().map_err(|e: toml::de::Error| {
+        let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+        ConfigError::Syntax {
+            file: file.into(),
+            line,
+            column,
+            key: key_on_line(text, line),
+            message: e.message().trim().to_string(),
+        }
+    })
+}
+
+/// The key paths `--set` overrode, each with the argument that did it: an error in such
+/// a value is the argument's, not the file's.
+pub type Overridden = Vec<(Vec<String>, String)>;
+
+/// Apply `--set KEY=VALUE` arguments to a parsed table, in order.
+pub fn apply_sets(table: &mut Table, sets: &[String]) -> Result<Overridden, ConfigError> {
+    let mut overridden = Overridden::new();
+    for arg in sets {
+        let path = apply_set(table, arg)?;
+        overridden.push((path, arg.clone()));
+    }
+    Ok(overridden)
+}
+
+/// Load and validate a config from its text (`file` names it in messages), applying
+/// `--set KEY=VALUE` overrides.
+pub fn load_str(text: &str, file: &str, sets: &[String]) -> Result<AnalysisConfig, ConfigError> {
+    let mut table = parse(text, file)?;
+    let overridden = apply_sets(&mut table, sets)?;
+    validate_located(&table, file, Some(text), &overridden)
+}
+
+/// Validate a parsed (and possibly edited) table. A problem is placed at the `--set`
+/// that overrode its key, else at its line in `text` where there is one, else it is
+/// said to be in the config "as changed" (a balance variant).
+pub fn validate_located(
+    table: &Table,
+    file: &str,
+    text: Option<&str>,
+    overridden: &[(Vec<String>, String)],
+) -> Result<AnalysisConfig, ConfigError> {
+    validate(table, file).map_err(|p| {
+        let origin = overridden
+            .iter()
+            .rev()
+            .find(|(path, _)| p.path.starts_with(path) || path.starts_with(&p.path))
+            .map(|(_, arg)| Origin::Set(arg.clone()))
+            .or_else(|| {
+                text.map(|text| {
+                    let (line, column) = locate(text, &p.path);
+                    Origin::File { line, column }
+                })
+            })
+            .unwrap_or(Origin::Variant);
+        ConfigError::Invalid {
+            file: file.into(),
+            origin,
+            key: p.path.join("."),
+            message: p.message,
+        }
+    })
+}
+
+/// Validate an already parsed (and possibly edited) table, e.g. a balance variant.
+/// Errors carry the key path; there is no text to give a line.
+pub fn load_table(table: &Table, file: &str) -> Result<AnalysisConfig, ConfigError> {
+    validate_located(table, file, None, &[])
+}
+
+fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
+    let root = Reader::root(table);
+    let system = root.string_req("system")?;
+    let title = root.string_opt("title")?.unwrap_or_default();
+    let mut run = RunDefaults::default();
+    if let Some(r) = root.table_opt("run")? {
+        r.only(&["trials", "seed", "matrix"])?;
+        run.trials = r.u64_opt("trials")?;
+        if run.trials == Some(0) {
+            return Err(r.problem("trials", "expected a positive number of trials, found 0"));
+        }
+        run.seed = r.u64_opt("seed")?;
+        run.matrix = r.string_opt("matrix")?;
+    }
+    let system = systems::find(&system).ok_or_else(|| {
+        let known = systems::names();
+        root.problem(
+            "system",
+            format!(
+                "unknown game system `{system}`; expected one of {}{}",
+                reader::list(&known),
+                nearest_hint(&system, known.iter().copied())
+            ),
+        )
+    })?;
+    let loaded: Arc<dyn Loaded> = Arc::from(system.load(&root)?);
+    let infos = loaded.scenarios();
+    if infos.len() > MAX_SCENARIOS {
+        return Err(root.problem(
+            "scenarios",
+            format!(
+                "{} scenarios (profiles and decisions expanded); at most {MAX_SCENARIOS}",
+                infos.len()
+            ),
+        ));
+    }
+    let names: Vec<String> = infos.iter().map(|s| s.name.clone()).collect();
+    let index: std::collections::HashMap<String, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.clone(), i))
+        .collect();
+    if let Some(m) = &run.matrix {
+        if !names.contains(m) {
+            let run_r = root.table_opt("run")?.expect("read above");
+            return Err(run_r.problem(
+                "matrix",
+                format!(
+                    "no scenario `{m}`{}",
+                    nearest_hint(m, names.iter().map(String::as_str))
+                ),
+            ));
+        }
+    }
+    Ok(AnalysisConfig {
+        file: PathBuf::from(file),
+        title,
+        run,
+        system,
+        loaded,
+        index: Arc::new(index),
+    })
+}
+
+/// Most scenarios one config may hold (after expansion): bounds the work of every
+/// command before it starts.
+pub const MAX_SCENARIOS: usize = 100_000;

@@ -1,0 +1,40 @@
+//! The one error of the core's computations: what a front end shows the user. Each
+//! variant says whose fault it is ([`Error::is_bad_input`]), so the CLI can choose its
+//! exit code and a server its status without reading messages.
+
+use crate::config::ConfigError;
+use crate::document::CompileError;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("{file}: no scenario `{name}`{hint}; `rollsim list {file}` shows them all")]
+    UnknownScenario {
+        file: String,
+        name: String,
+        hint: String,
+    },
+    /// An option or a request that cannot be honoured, in the user's words.
+    #[error("{0}")]
+    BadOption(String),
+    #[error(transparent)]
+    Compile(#[from] CompileError),
+    /// The [`crate::Cancel`] token was cancelled.
+    #[error("interrupted: no output was written")]
+    Interrupted,
+}
+
+impl Error {
+    /// Whether the input is at fault (a config, a name, an option), not rollsim.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            Error::Config(_)
+                | Error::UnknownScenario { .. }
+                | Error::BadOption(_)
+                | Error::Compile(CompileError::Unknown { .. })
+        )
+    }
+}

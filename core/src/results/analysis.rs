@@ -1,0 +1,155 @@
+//! The results the balance commands compute and the report draws: measured cells,
+//! matchup matrices, sweeps, sensitivity rows, equalizer candidates. They live with the
+//! result model, so that the reports never need `balance`.
+
+/// One measured number: Monte Carlo with its 95% CI, and the exact value if known. In
+/// exact-only mode the estimate is the exact value and the interval has no width.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cell {
+    pub estimate: f64,
+    pub ci: (f64, f64),
+    pub exact: Option<f64>,
+    /// Monte Carlo trials behind the estimate (0 in exact-only mode): under a precision
+    /// target each cell runs as many as its own value needs.
+    pub trials: u64,
+}
+
+/// A cell that could not be computed (a melee weapon at distance 4) keeps its reason, so
+/// one impossible pair leaves one blank cell instead of failing the whole table.
+pub type Slot = Result<Cell, String>;
+
+/// One side of a matrix: the scenario key (`attacker`) and the table it names (`units`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    pub key: String,
+    pub table: String,
+    /// (id, display name) of each entry along the axis.
+    pub entries: Vec<(String, String)>,
+}
+
+/// A matrix cell: the value and, under `--response best`, the response the defender chose.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatrixCell {
+    pub value: Slot,
+    pub response: Option<String>,
+}
+
+/// A matchup matrix: rows the attacker side, columns the defender side.
+#[derive(Clone, Debug)]
+pub struct Matrix {
+    pub config: String,
+    /// The scenario (or group member) it was computed for.
+    pub scenario: String,
+    /// What each cell is, e.g. "P(slammer wins)".
+    pub what: String,
+    pub probability: bool,
+    pub rows: Axis,
+    pub cols: Axis,
+    pub cells: Vec<Vec<MatrixCell>>,
+    /// "the defender's best response (response)" when the defender chose per cell.
+    pub response: Option<String>,
+    /// Trials per pair (`None`: exact); under `precision`, the most any pair may run.
+    pub trials: Option<u64>,
+    /// Each pair ran until its 95% CI half-width was at most this.
+    pub precision: Option<f64>,
+    pub seed: u64,
+}
+
+impl Matrix {
+    /// How the pairs were measured, for the title and the Markdown.
+    pub fn how(&self) -> String {
+        match (self.trials, self.precision) {
+            (Some(n), Some(eps)) => format!(
+                "Monte Carlo, each pair until its 95% CI is within ±{} points (at most {} trials), seed {}",
+                crate::text::fixed(eps * 100.0, 1),
+                crate::text::thousands(n),
+                self.seed
+            ),
+            _ => how(self.trials, self.seed, "per pair"),
+        }
+    }
+
+    /// A file-name stem for this matrix.
+    pub fn stem(&self) -> String {
+        format!(
+            "matrix-{}{}",
+            self.scenario,
+            if self.response.is_some() { "-best" } else { "" }
+        )
+    }
+}
+
+/// A swept key and its values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepKey {
+    pub key: String,
+    pub values: Vec<i64>,
+}
+
+/// One line of a sweep (one member of a group, or the scenario itself).
+#[derive(Clone, Debug)]
+pub struct SweepSeries {
+    pub label: String,
+    /// `cells[i][j]`: the i-th value of the first key and the j-th of the second (one
+    /// column without a second key).
+    pub cells: Vec<Vec<Slot>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    /// The scenario or group name.
+    pub scenario: String,
+    pub what: String,
+    pub probability: bool,
+    pub keys: Vec<SweepKey>,
+    pub series: Vec<SweepSeries>,
+    pub trials: Option<u64>,
+    pub seed: u64,
+}
+
+/// One change and its effect on one quantity.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SensitivityRow {
+    /// The scenario or group member.
+    pub scenario: String,
+    pub change: String,
+    pub side: String,
+    pub quantity: String,
+    /// Whether the quantity is a probability (else a mean).
+    pub probability: bool,
+    pub base: f64,
+    pub changed: f64,
+    pub delta: f64,
+}
+
+/// One tried change and where it puts the measured value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    pub change: String,
+    /// Steps taken (1 = one die or one stat step; a pair counts both).
+    pub size: i64,
+    pub value: f64,
+}
+
+/// The equalizer's answer for one scenario or member.
+#[derive(Clone, Debug)]
+pub struct Equalized {
+    pub scenario: String,
+    pub what: String,
+    pub probability: bool,
+    pub target: f64,
+    pub now: f64,
+    /// Sorted best first: closest to the target, then smallest.
+    pub candidates: Vec<Candidate>,
+}
+
+/// How a balance result was measured, for titles and table headers.
+pub fn how(trials: Option<u64>, seed: u64, per: &str) -> String {
+    match trials {
+        Some(n) => format!(
+            "Monte Carlo, {} trials {per}, seed {seed}",
+            crate::text::thousands(n)
+        ),
+        None => "exact".into(),
+    }
+}

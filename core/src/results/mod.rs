@@ -1,0 +1,436 @@
+//! The result model: what a run and a balance command compute, before any table, chart
+//! or page shows it.
+//!
+//! `summarize` is the one place where counts become probabilities, intervals and
+//! agreement scores; the front ends turn these values into files and text.
+
+pub mod analysis;
+
+use crate::model::Compiled;
+use crate::sim::Histogram;
+use crate::stats::{mean_ci, mean_sd, wilson, z95, z_mean, z_proportion};
+use serde::Serialize;
+
+/// Probability of one value of one metric.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ValueRow {
+    pub label: String,
+    pub count: u64,
+    pub probability: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub exact: Option<f64>,
+    /// Standard errors between the Monte Carlo estimate and the exact value.
+    pub z: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct MetricResult {
+    pub name: String,
+    pub description: String,
+    pub numeric: bool,
+    pub rows: Vec<ValueRow>,
+    pub mean: Option<f64>,
+    pub mean_ci: Option<(f64, f64)>,
+    pub exact_mean: Option<f64>,
+    /// Standard errors between the Monte Carlo mean and the exact mean.
+    pub mean_z: Option<f64>,
+    /// Whether the metric gets charts of its own.
+    #[serde(skip)]
+    pub chart: bool,
+    /// The largest |z| over this metric's values.
+    pub max_abs_z: Option<f64>,
+}
+
+impl MetricResult {
+    /// P(value >= row k) per row, from counts; with the exact tail where known.
+    pub fn at_least(&self, trials: u64) -> Vec<(f64, (f64, f64), Option<f64>)> {
+        let mut out = Vec::with_capacity(self.rows.len());
+        let mut count = 0u64;
+        let mut exact = Some(0.0);
+        for r in self.rows.iter().rev() {
+            count += r.count;
+            exact = exact.zip(r.exact).map(|(a, b)| a + b);
+            out.push((
+                count as f64 / trials as f64,
+                wilson(count, trials, z95()),
+                exact.map(|e: f64| e.min(1.0)),
+            ));
+        }
+        out.reverse();
+        out
+    }
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HeadlineResult {
+    pub label: String,
+    /// The metric the headline reads (its chart is the scenario's headline chart).
+    pub metric: String,
+    pub probability: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub exact: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ScenarioResult {
+    pub config: String,
+    pub system: String,
+    pub name: String,
+    pub description: String,
+    pub trials: u64,
+    pub seed: u64,
+    pub metrics: Vec<MetricResult>,
+    pub headline: HeadlineResult,
+    /// Exact probability that an exploding pool reached its top bucket, or that a
+    /// duel was stopped unfinished.
+    pub capped_mass: f64,
+    /// What `capped_mass` is, in words.
+    pub capped_note: String,
+    /// Scenario-level charts (beside one per metric).
+    #[serde(skip)]
+    pub charts: Vec<crate::model::Chart>,
+    /// The profile this scenario is a point of.
+    #[serde(skip)]
+    pub group: Option<crate::model::Group>,
+    /// What the reader must know about this run (a precision target not reached).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl ScenarioResult {
+    /// The largest |z| over all metrics (None without an exact distribution).
+    pub fn max_abs_z(&self) -> Option<f64> {
+        self.metrics
+            .iter()
+            .filter_map(|m| m.max_abs_z)
+            .fold(None, |a: Option<f64>, z| Some(a.map_or(z, |a| a.max(z))))
+    }
+}
+
+/// An exact probability as printed: within [0, 1] and without float rounding noise
+/// (`1.0000000000000002` is 1), kept to 13 significant digits.
+pub fn tidy_probability(p: f64) -> f64 {
+    tidy(p.clamp(0.0, 1.0))
+}
+
+/// An exact value to 13 significant digits: sums of many small terms end in noise.
+pub fn tidy(x: f64) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    format!("{x:.12e}").parse().unwrap_or(x)
+}
+
+/// Metrics with more values than this lose their zero tail like numeric ones.
+pub const LONG_METRIC: usize = 25;
+
+/// Exact values below this are shown as zero and trailing ones are trimmed.
+const NEGLIGIBLE: f64 = 1e-15;
+
+/// Turn a histogram over states into per-metric distributions with CIs and agreement.
+pub fn summarize(
+    c: &Compiled,
+    hist: &Histogram,
+    seed: u64,
+    config: &str,
+    system: &str,
+) -> ScenarioResult {
+    let n = hist.trials;
+    let z = z95();
+    let metrics: Vec<MetricResult> = c
+        .metrics
+        .iter()
+        .map(|m| {
+            let counts = m.project_counts(&hist.counts);
+            let exact = c.exact.as_ref().map(|e| m.project_f64(e));
+            let mut rows: Vec<ValueRow> = counts
+                .iter()
+                .enumerate()
+                .map(|(v, &k)| {
+                    let (lo, hi) = wilson(k, n, z);
+                    let ex = exact.as_ref().map(|e| tidy_probability(e[v]));
+                    ValueRow {
+                        label: m.labels[v].clone(),
+                        count: k,
+                        probability: k as f64 / n as f64,
+                        ci_low: lo,
+                        ci_high: hi,
+                        exact: ex,
+                        z: ex.map(|p| z_proportion(k, n, p.clamp(0.0, 1.0))),
+                    }
+                })
+                .collect();
+            // Zero tails of numeric and of long metrics say nothing; a zero among a
+            // few named outcomes ("unfinished: 0%") does.
+            if m.numeric || rows.len() > LONG_METRIC {
+                while rows.len() > 1 {
+                    let last = &rows[rows.len() - 1];
+                    if last.count == 0 && last.exact.unwrap_or(0.0) < NEGLIGIBLE {
+                        rows.pop();
+                    } else {
+                        break;
+                    }
+                }
+            }
+            let max_abs_z = exact.as_ref().map(|_| {
+                rows.iter()
+                    .filter_map(|r| r.z)
+                    .fold(0.0f64, |a, z| a.max(z.abs()))
+            });
+            let (mean, mean_ci_v, exact_mean, mean_z) = if m.numeric {
+                let values: Vec<f64> = (0..counts.len()).map(|v| m.value(v)).collect();
+                let (mean, sd) = mean_sd(&values, &counts);
+                let ex_mean = exact.as_ref().map(|e| {
+                    tidy(
+                        e.iter()
+                            .enumerate()
+                            .map(|(v, p)| m.value(v) * p)
+                            .sum::<f64>(),
+                    )
+                });
+                let mz = exact.as_ref().map(|e| z_mean(mean, n, &values, e));
+                (Some(mean), Some(mean_ci(mean, sd, n, z)), ex_mean, mz)
+            } else {
+                (None, None, None, None)
+            };
+            MetricResult {
+                name: m.name.clone(),
+                description: m.description.clone(),
+                numeric: m.numeric,
+                rows,
+                mean,
+                mean_ci: mean_ci_v,
+                exact_mean,
+                mean_z,
+                max_abs_z,
+                chart: m.chart,
+            }
+        })
+        .collect();
+    let h = &c.headline;
+    let counts = c.metrics[h.metric].project_counts(&hist.counts);
+    let k: u64 = h.values.iter().map(|&v| counts[v]).sum();
+    let (lo, hi) = wilson(k, n, z);
+    let exact = c.exact.as_ref().map(|e| {
+        let p = c.metrics[h.metric].project_f64(e);
+        tidy_probability(h.values.iter().map(|&v| p[v]).sum())
+    });
+    ScenarioResult {
+        config: config.into(),
+        system: system.into(),
+        name: c.name.clone(),
+        description: c.description.clone(),
+        trials: n,
+        seed,
+        metrics,
+        headline: HeadlineResult {
+            label: h.label.clone(),
+            metric: c.metrics[h.metric].name.clone(),
+            probability: k as f64 / n as f64,
+            ci_low: lo,
+            ci_high: hi,
+            exact,
+        },
+        capped_mass: c.capped_mass,
+        capped_note: c
+            .capped_note
+            .clone()
+            .unwrap_or_else(|| "exact mass in the capped top bucket".into()),
+        charts: c.charts.clone(),
+        group: c.group.clone(),
+        note: None,
+    }
+}
+
+/// A profile's points and series, in order: the distinct `x` values, ascending, and the
+/// series names as first met.
+pub fn profile_axes(members: &[&ScenarioResult]) -> (Vec<f64>, Vec<String>) {
+    let mut xs: Vec<f64> = Vec::new();
+    let mut series: Vec<String> = Vec::new();
+    for g in members.iter().filter_map(|r| r.group.as_ref()) {
+        if !xs.contains(&g.x) {
+            xs.push(g.x);
+        }
+        if !series.contains(&g.series) {
+            series.push(g.series.clone());
+        }
+    }
+    xs.sort_by(|a, b| a.total_cmp(b));
+    (xs, series)
+}
+
+/// The groups (profiles and decision tables) among `results`, each with its members,
+/// in order.
+pub fn groups(results: &[ScenarioResult]) -> Vec<(String, Vec<&ScenarioResult>)> {
+    let mut out: Vec<(String, Vec<&ScenarioResult>)> = Vec::new();
+    for r in results {
+        let Some(g) = &r.group else { continue };
+        match out.iter_mut().find(|(n, _)| *n == g.name) {
+            Some((_, v)) => v.push(r),
+            None => out.push((g.name.clone(), vec![r])),
+        }
+    }
+    out
+}
+
+/// The profiles (groups that are not decision tables) among `results`, in order.
+pub fn profiles(results: &[ScenarioResult]) -> Vec<(String, Vec<&ScenarioResult>)> {
+    groups(results)
+        .into_iter()
+        .filter(|(_, members)| !members[0].group.as_ref().is_some_and(|g| g.choice))
+        .collect()
+}
+
+/// A scenario's results from its exact distribution alone (`--exact-only`): every
+/// probability and mean is the exact one, with no interval, and `trials` is 0.
+pub fn summarize_exact(c: &Compiled, seed: u64, config: &str, system: &str) -> ScenarioResult {
+    let states = c.trial.states();
+    let hist = Histogram {
+        counts: vec![0; states],
+        trials: 0,
+    };
+    let mut r = summarize(c, &hist, seed, config, system);
+    for m in &mut r.metrics {
+        for v in &mut m.rows {
+            let p = v.exact.unwrap_or(0.0);
+            (v.probability, v.ci_low, v.ci_high, v.z) = (p, p, p, None);
+        }
+        if let Some(e) = m.exact_mean {
+            (m.mean, m.mean_ci, m.mean_z) = (Some(e), Some((e, e)), None);
+        }
+        m.max_abs_z = None;
+    }
+    let e = r.headline.exact.unwrap_or(0.0);
+    (
+        r.headline.probability,
+        r.headline.ci_low,
+        r.headline.ci_high,
+    ) = (e, e, e);
+    r
+}
+
+/// One cell of a decision table: a quantity (an expected count, or the probability of a
+/// categorical metric's last outcome, such as "broken") for one choice.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecisionRow {
+    pub decision: String,
+    pub choice: String,
+    pub scenario: String,
+    pub quantity: String,
+    /// The quantity in the units' own words, for charts and Markdown: `models Archers
+    /// lose`, `P(Archers broken)`.
+    pub label: String,
+    pub estimate: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub exact: Option<f64>,
+    /// An expectation (true) or a probability.
+    pub expected: bool,
+}
+
+impl DecisionRow {
+    /// The quantity as a column heading: `expected models Archers lose`,
+    /// `P(Archers broken)`.
+    pub fn heading(&self) -> String {
+        if self.expected {
+            format!("expected {}", self.label)
+        } else {
+            self.label.clone()
+        }
+    }
+}
+
+/// The rows of each decision, decisions in the order first met.
+pub fn by_decision(rows: &[DecisionRow]) -> Vec<(&str, Vec<&DecisionRow>)> {
+    let mut out: Vec<(&str, Vec<&DecisionRow>)> = Vec::new();
+    for r in rows {
+        match out.iter_mut().find(|(n, _)| *n == r.decision) {
+            Some((_, v)) => v.push(r),
+            None => out.push((&r.decision, vec![r])),
+        }
+    }
+    out
+}
+
+/// The decision tables of `results`: every scenario that is one choice of a decision.
+pub fn decision_rows(results: &[ScenarioResult]) -> Vec<DecisionRow> {
+    let mut out = Vec::new();
+    for r in results {
+        let Some(g) = r.group.as_ref().filter(|g| g.choice) else {
+            continue;
+        };
+        for m in &r.metrics {
+            // The metric's description up to its first `:` or ` (of`.
+            let lead = m
+                .description
+                .split(" (of")
+                .next()
+                .unwrap_or("")
+                .split(':')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            let row =
+                |quantity: String, label: String, est: f64, ci: (f64, f64), exact, expected| {
+                    DecisionRow {
+                        decision: g.name.clone(),
+                        choice: g.series.clone(),
+                        scenario: r.name.clone(),
+                        quantity,
+                        label,
+                        estimate: est,
+                        ci_low: ci.0,
+                        ci_high: ci.1,
+                        exact,
+                        expected,
+                    }
+                };
+            if let (true, Some(mean), Some(ci)) = (m.numeric, m.mean, m.mean_ci) {
+                out.push(row(
+                    format!("expected {}", m.name),
+                    lead.clone(),
+                    mean,
+                    ci,
+                    m.exact_mean,
+                    true,
+                ));
+            } else if !m.numeric {
+                // Every value but the first (`holds`): P(broken) and P(wiped out) apart.
+                for v in m.rows.iter().skip(1) {
+                    out.push(row(
+                        format!("P({} = {})", m.name, v.label),
+                        format!("P({lead} {})", v.label),
+                        v.probability,
+                        (v.ci_low, v.ci_high),
+                        v.exact,
+                        false,
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The widest 95% half-width over every probability a scenario reports.
+pub fn widest_half_width(c: &Compiled, hist: &Histogram) -> f64 {
+    let z = z95();
+    // The headline is shown too, and it may add up several values (win or double).
+    let headline = c.metrics.get(c.headline.metric).map_or(0, |m| {
+        let counts = m.project_counts(&hist.counts);
+        c.headline
+            .values
+            .iter()
+            .filter_map(|&i| counts.get(i))
+            .sum()
+    });
+    c.metrics
+        .iter()
+        .flat_map(|m| m.project_counts(&hist.counts))
+        .chain(std::iter::once(headline))
+        .map(|k| crate::stats::wilson_half_width(k, hist.trials, z))
+        .fold(0.0, f64::max)
+}

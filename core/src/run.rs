@@ -1,0 +1,60 @@
+//! What every command does to run a compiled scenario: the defaults and the engine call
+//! with its precision target. Balance and the front ends both use it.
+
+use crate::cancel::Cancel;
+use crate::model::Compiled;
+use crate::results;
+use crate::sim::{self, Budget, Reporter};
+use crate::Error;
+
+pub const DEFAULT_TRIALS: u64 = 10_000_000;
+pub const DEFAULT_SEED: u64 = 2026;
+pub const DEFAULT_MAX_TRIALS: u64 = 1_000_000_000;
+
+/// What a computation is handed by its caller instead of reading globals: the token that
+/// stops it and where it reports progress.
+#[derive(Clone, Copy)]
+pub struct Ctx<'a> {
+    pub cancel: &'a Cancel,
+    pub progress: &'a dyn Reporter,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(cancel: &'a Cancel, progress: &'a dyn Reporter) -> Self {
+        Ctx { cancel, progress }
+    }
+
+    /// `Err(Error::Interrupted)` once cancelled.
+    pub fn check(&self) -> Result<(), Error> {
+        self.cancel.check()
+    }
+}
+
+impl std::fmt::Debug for Ctx<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ctx")
+            .field("cancelled", &self.cancel.is_cancelled())
+            .finish()
+    }
+}
+
+/// Run one compiled scenario through the engine, reporting under its name.
+pub fn simulate(
+    c: &Compiled,
+    seed: u64,
+    budget: Budget,
+    ctx: Ctx,
+) -> Result<sim::Histogram, Error> {
+    let progress = ctx.progress.scenario(&c.name);
+    let widest = |h: &sim::Histogram| results::widest_half_width(c, h);
+    let h = sim::run(
+        c.trial.as_ref(),
+        seed,
+        budget,
+        &widest,
+        progress.as_ref(),
+        ctx.cancel,
+    );
+    progress.finish();
+    h.map_err(|_| Error::Interrupted)
+}

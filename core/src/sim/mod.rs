@@ -1,0 +1,340 @@
+//! The Monte Carlo engine: parallel, deterministic, constant memory.
+//!
+//! Trials are cut into fixed-size chunks; chunk `i` always covers trials
+//! `i*CHUNK .. (i+1)*CHUNK` and draws from its own generator derived from (seed, i).
+//! Histograms are integer counts, so merging them in any order gives the same numbers:
+//! one seed yields bit-identical results with 1, 2 or 16 threads. Memory is one
+//! histogram per worker, whatever the trial count.
+
+use crate::cancel::Cancel;
+use crate::dice::chunk_rng;
+use crate::model::Sampler;
+#[cfg(feature = "parallel")]
+use rayon::prelude::*;
+
+/// Where a run reports how far it is: the CLI draws a bar, the live page sends a
+/// message, a test ignores it. Called from the workers after each chunk.
+pub trait Progress: Sync {
+    /// The run now aims at `total` trials (a precision target raises it as it goes).
+    fn set_total(&self, _total: u64) {}
+    /// `trials` more are done.
+    fn advance(&self, _trials: u64) {}
+    /// The run is over (done or stopped).
+    fn finish(&self) {}
+}
+
+/// A sink that shows nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Hidden;
+
+impl Progress for Hidden {}
+
+/// What makes a [`Progress`] sink for each scenario a command runs.
+pub trait Reporter: Sync {
+    fn scenario(&self, label: &str) -> Box<dyn Progress + '_>;
+}
+
+impl Reporter for Hidden {
+    fn scenario(&self, _label: &str) -> Box<dyn Progress + '_> {
+        Box::new(Hidden)
+    }
+}
+
+/// Trials per chunk: large enough that the per-chunk merge and generator set-up are
+/// noise, small enough that 2 threads stay balanced on a 10^6-trial run.
+pub const CHUNK: u64 = 1 << 16;
+
+/// How many trials to run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Budget {
+    /// Exactly this many.
+    Trials(u64),
+    /// Run until every reported probability's 95% Wilson half-width is at most `eps`
+    /// (from two chunks, then to the count the half-width scales to), or `max_trials`.
+    Precision { eps: f64, max_trials: u64 },
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimError {
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// Counts per state after `trials` trials.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Histogram {
+    pub counts: Vec<u64>,
+    pub trials: u64,
+}
+
+/// Run trials `from..to` (whole chunks, except possibly a short last one).
+fn run_range(
+    sampler: &dyn Sampler,
+    seed: u64,
+    from: u64,
+    to: u64,
+    progress: &dyn Progress,
+    stop: &Cancel,
+) -> Vec<u64> {
+    // A range, not a list: memory stays flat however many chunks (10^12 trials are
+    // 1.5 x 10^7 chunks).
+    let first = from / CHUNK;
+    let chunks = Chunks {
+        first,
+        len: to.div_ceil(CHUNK) - first,
+        stride: 1,
+    };
+    run_chunks(sampler, seed, from, to, chunks, progress, stop)
+}
+
+/// Chunks `first`, `first + stride`, ... (`len` of them): a whole run's or one shard's.
+#[derive(Clone, Copy, Debug)]
+struct Chunks {
+    first: u64,
+    len: u64,
+    stride: u64,
+}
+
+impl Chunks {
+    fn at(&self, j: u64) -> u64 {
+        self.first + j * self.stride
+    }
+}
+
+/// The chunks of a `trials`-trial run that shard `k` of `n` (1-based) runs: every n-th,
+/// starting at chunk k - 1, so shards of a run are about equal whatever its size.
+pub fn shard_chunks(trials: u64, k: u64, n: u64) -> impl Iterator<Item = u64> {
+    let c = shard(trials, k, n);
+    (0..c.len).map(move |j| c.at(j))
+}
+
+fn shard(trials: u64, k: u64, n: u64) -> Chunks {
+    Chunks {
+        first: k - 1,
+        len: shard_len(trials, k, n),
+        stride: n,
+    }
+}
+
+/// How many chunks shard `k` of `n` runs.
+pub fn shard_len(trials: u64, k: u64, n: u64) -> u64 {
+    (trials.div_ceil(CHUNK) + n - k) / n
+}
+
+/// Run shard `k` of `n` of a `trials`-trial run: the counts of its chunks alone. The
+/// counts of all `n` shards add up to the single run's, bit for bit.
+pub fn run_shard(
+    sampler: &dyn Sampler,
+    seed: u64,
+    trials: u64,
+    (k, n): (u64, u64),
+    progress: &dyn Progress,
+    stop: &Cancel,
+) -> Result<Vec<u64>, SimError> {
+    let counts = run_chunks(
+        sampler,
+        seed,
+        0,
+        trials,
+        shard(trials, k, n),
+        progress,
+        stop,
+    );
+    if stop.is_cancelled() {
+        return Err(SimError::Interrupted);
+    }
+    Ok(counts)
+}
+
+/// Run the given chunks, clipped to trials `from..to`: side by side on rayon's pool with
+/// the `parallel` feature, else in order (integer counts: the sum is the same).
+fn run_chunks(
+    sampler: &dyn Sampler,
+    seed: u64,
+    from: u64,
+    to: u64,
+    chunks: Chunks,
+    progress: &dyn Progress,
+    stop: &Cancel,
+) -> Vec<u64> {
+    let states = sampler.states();
+    let one = |mut hist: Vec<u64>, j: u64| {
+        if stop.is_cancelled() {
+            return hist;
+        }
+        let chunk = chunks.at(j);
+        let start = (chunk * CHUNK).max(from);
+        let end = ((chunk + 1) * CHUNK).min(to);
+        let mut rng = chunk_rng(seed, chunk);
+        sampler.run_chunk(&mut rng, end - start, &mut hist);
+        progress.advance(end - start);
+        hist
+    };
+    #[cfg(feature = "parallel")]
+    {
+        (0..chunks.len)
+            .into_par_iter()
+            .fold(|| vec![0u64; states], one)
+            .reduce(
+                || vec![0u64; states],
+                |mut a, b| {
+                    add(&mut a, &b);
+                    a
+                },
+            )
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        (0..chunks.len).fold(vec![0u64; states], one)
+    }
+}
+
+/// `a += b`, state by state.
+fn add(a: &mut [u64], b: &[u64]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+/// Run a scenario. `widest` returns, for a histogram, the widest 95% half-width over
+/// every probability the report will show; it decides when `Budget::Precision` stops.
+pub fn run(
+    sampler: &dyn Sampler,
+    seed: u64,
+    budget: Budget,
+    widest: &dyn Fn(&Histogram) -> f64,
+    progress: &dyn Progress,
+    stop: &Cancel,
+) -> Result<Histogram, SimError> {
+    let mut hist = Histogram {
+        counts: vec![0; sampler.states()],
+        trials: 0,
+    };
+    let (mut target, max) = match budget {
+        Budget::Trials(n) => (n, n),
+        Budget::Precision { max_trials, .. } => ((CHUNK * 2).min(max_trials), max_trials),
+    };
+    progress.set_total(target);
+    loop {
+        let part = run_range(sampler, seed, hist.trials, target, progress, stop);
+        if stop.is_cancelled() {
+            return Err(SimError::Interrupted);
+        }
+        add(&mut hist.counts, &part);
+        hist.trials = target;
+        let Budget::Precision { eps, .. } = budget else {
+            break;
+        };
+        let w = widest(&hist);
+        if target >= max || w <= eps {
+            break;
+        }
+        // A half-width shrinks as 1/sqrt(trials): go straight to the count that should
+        // meet the target (whole chunks, at least one more), so no scenario runs more
+        // than its own probabilities need. It depends on the counts alone, so the
+        // count is the same for any thread count.
+        let chunks = (target as f64 * (w / eps).powi(2) / CHUNK as f64 - 1e-9).ceil() as u64;
+        target = (chunks * CHUNK).max(target + CHUNK).min(max);
+        progress.set_total(target);
+    }
+    Ok(hist)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shards_cover_every_chunk_once_even_at_10_to_the_12() {
+        let trials = 1_000_000_000_000u64;
+        let total = trials.div_ceil(CHUNK);
+        let n = 7;
+        let lens: Vec<u64> = (1..=n).map(|k| shard_len(trials, k, n)).collect();
+        assert_eq!(lens.iter().sum::<u64>(), total);
+        // Small runs: the chunk lists partition 0..total exactly.
+        for trials in [1, CHUNK, CHUNK * 10 + 1] {
+            let mut all: Vec<u64> = (1..=n)
+                .flat_map(|k| shard_chunks(trials, k, n).collect::<Vec<_>>())
+                .collect();
+            all.sort();
+            assert_eq!(all, (0..trials.div_ceil(CHUNK)).collect::<Vec<_>>());
+        }
+        assert_eq!(shard_chunks(1, 3, 4).count(), 0);
+    }
+
+    use super::*;
+    use crate::dice::{roll_die, Rng};
+    use crate::model::Trial;
+
+    struct D6;
+    impl Trial for D6 {
+        fn states(&self) -> usize {
+            6
+        }
+        fn sample(&self, rng: &mut Rng) -> usize {
+            roll_die(rng, 6) as usize - 1
+        }
+    }
+
+    fn go(threads: usize, budget: Budget) -> Histogram {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let stop = Cancel::new();
+        pool.install(|| {
+            run(
+                &D6,
+                42,
+                budget,
+                &|h| 1.0 / (h.trials as f64).sqrt(),
+                &Hidden,
+                &stop,
+            )
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn same_seed_same_counts_for_any_thread_count() {
+        let n = Budget::Trials(CHUNK * 5 + 123);
+        let a = go(1, n);
+        assert_eq!(a.trials, CHUNK * 5 + 123);
+        assert_eq!(a.counts.iter().sum::<u64>(), a.trials);
+        assert_eq!(a, go(2, n));
+        assert_eq!(a, go(7, n));
+    }
+
+    #[test]
+    fn precision_runs_until_met_and_matches_a_fixed_run() {
+        let h = go(
+            2,
+            Budget::Precision {
+                eps: 1.0 / 2048.0,
+                max_trials: 1 << 30,
+            },
+        );
+        // 1/sqrt(n) <= 1/2048 first holds at n = 2^22.
+        assert_eq!(h.trials, 1 << 22);
+        assert_eq!(h, go(1, Budget::Trials(1 << 22)));
+    }
+
+    #[test]
+    fn precision_stops_at_the_cap() {
+        let h = go(
+            2,
+            Budget::Precision {
+                eps: 1e-9,
+                max_trials: 3_000_000,
+            },
+        );
+        assert_eq!(h.trials, 3_000_000);
+    }
+
+    #[test]
+    fn interrupted_run_reports_it() {
+        let stop = Cancel::new();
+        stop.cancel();
+        let r = run(&D6, 1, Budget::Trials(1000), &|_| 0.0, &Hidden, &stop);
+        assert!(matches!(r, Err(SimError::Interrupted)));
+    }
+}

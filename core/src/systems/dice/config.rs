@@ -1,0 +1,353 @@
+//! `system = "dice"`: `[units.ID]` with integer stats, and `[scenarios.NAME]` whose
+//! mechanic is a line of the dice language ([`super::lang`]).
+
+use super::lang::KEYWORDS;
+use super::program::{self, Node};
+use crate::config::reader::{list, nearest_hint, Reader};
+use crate::config::{Named, Problem};
+use toml::Value;
+
+/// A unit: a name and its stats, each a name an expression may use.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unit {
+    pub id: String,
+    pub name: String,
+    pub stats: Vec<(String, i64)>,
+}
+
+/// How a tie of an opposed roll counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ties {
+    Tie,
+    Roll,
+    Vs,
+}
+
+/// A scenario: the roll, maybe the roll it is opposed by, and how it is read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub roll: String,
+    pub roll_node: Node,
+    pub vs: Option<(String, Node)>,
+    pub ties: Ties,
+    /// Thresholds of the named outcomes, ascending, and their names (one more).
+    pub tiers: Option<(Vec<i64>, Vec<String>)>,
+    /// The headline event: value at least this (None: the default).
+    pub at_least: Option<i64>,
+    pub unit: Option<String>,
+    pub opponent: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiceConfig {
+    pub units: Vec<Unit>,
+    pub scenarios: Vec<Named<Scenario>>,
+    /// Every stat a unit has, and whether a lower value is better for its owner.
+    pub stats: Vec<(String, bool)>,
+}
+
+/// Steps a balance command may take a declared stat to.
+pub const STAT_RANGE: (i64, i64) = (-1_000, 1_000);
+
+impl Named<Scenario> {
+    pub fn compile(&self) -> crate::model::Compiled {
+        self.describe(super::compile(&self.name, &self.scenario))
+    }
+}
+
+impl crate::systems::Loaded for DiceConfig {
+    fn scenarios(&self) -> Vec<crate::systems::ScenarioInfo> {
+        crate::systems::infos(&self.scenarios)
+    }
+
+    fn compile(&self, i: usize) -> Option<crate::model::Compiled> {
+        Some(self.scenarios.get(i)?.compile())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn knobs(&self) -> Option<crate::systems::Knobs> {
+        use crate::systems::{Knobs, Shown, StatKnob};
+        // The stats are the config's own: the knobs own their names.
+        let stats: Vec<StatKnob> = self
+            .stats
+            .iter()
+            .map(|(k, lower)| StatKnob {
+                table: "units",
+                key: k.clone().into(),
+                better: if *lower { -1 } else { 1 },
+                lo: STAT_RANGE.0,
+                hi: STAT_RANGE.1,
+                shown: Shown::Plain,
+            })
+            .collect();
+        Some(Knobs {
+            roles: super::KNOBS.roles,
+            stats: stats.into(),
+            dice: &[],
+            responses: &[],
+        })
+    }
+}
+
+const SCENARIO_KEYS: &[&str] = &[
+    "description",
+    "roll",
+    "vs",
+    "ties",
+    "unit",
+    "opponent",
+    "values",
+    "tiers",
+    "tier_names",
+    "at_least",
+];
+
+pub fn read(root: &Reader) -> Result<DiceConfig, Problem> {
+    root.only(&[
+        "system",
+        "title",
+        "run",
+        "lower_is_better",
+        "units",
+        "scenarios",
+    ])?;
+    let lower: Vec<String> = match root.table.get("lower_is_better") {
+        None => Vec::new(),
+        Some(Value::Array(v)) if v.iter().all(|x| x.is_str()) => v
+            .iter()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect(),
+        Some(_) => {
+            return Err(root.problem(
+                "lower_is_better",
+                "expected the names of stats that are better low, e.g. [\"target\"]",
+            ))
+        }
+    };
+    let units = match root.table_opt("units")? {
+        None => Vec::new(),
+        Some(_) => {
+            crate::config::entries(root, "units", "unit", "ID", |_, id, r| read_unit(id, &r))?
+        }
+    };
+    let scenarios = crate::config::scenarios(root, |r| read_scenario(r, &units))?;
+    let mut stats: Vec<(String, bool)> = Vec::new();
+    for u in &units {
+        for (k, _) in &u.stats {
+            if !stats.iter().any(|(s, _)| s == k) {
+                stats.push((k.clone(), lower.contains(k)));
+            }
+        }
+    }
+    if let Some(k) = lower.iter().find(|k| !stats.iter().any(|(s, _)| s == *k)) {
+        let names: Vec<&str> = stats.iter().map(|(s, _)| s.as_str()).collect();
+        return Err(root.problem(
+            "lower_is_better",
+            format!(
+                "no unit has a stat `{k}`{}; the stats are {}",
+                nearest_hint(k, names.iter().copied()),
+                list(&names)
+            ),
+        ));
+    }
+    Ok(DiceConfig {
+        units,
+        scenarios,
+        stats,
+    })
+}
+
+fn is_name(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !KEYWORDS.contains(&s)
+        && !(s.starts_with('d') && s[1..].chars().all(|c| c.is_ascii_digit()))
+}
+
+fn read_unit(id: &str, r: &Reader) -> Result<Unit, Problem> {
+    let mut stats = Vec::new();
+    let mut name = id.to_string();
+    for (k, v) in r.table {
+        if k == "name" {
+            name = r.string_opt("name")?.unwrap_or_default();
+            continue;
+        }
+        match v {
+            Value::Integer(n) if is_name(k) && n.abs() <= 1_000_000 => stats.push((k.clone(), *n)),
+            Value::Integer(_) if is_name(k) => {
+                return Err(r.problem(k, "expected a stat from -1,000,000 to 1,000,000"))
+            }
+            _ if !is_name(k) => {
+                return Err(r.problem(
+                    k,
+                    "a stat's name is letters, digits and `_` (not a die like `d6` nor a word of the language)",
+                ))
+            }
+            _ => return Err(r.problem(k, "expected a stat: an integer")),
+        }
+    }
+    Ok(Unit {
+        id: id.to_string(),
+        name,
+        stats,
+    })
+}
+
+/// Parse and compile one expression key, its errors at the key with a caret.
+fn expression(r: &Reader, key: &str, text: &str, names: &[(String, i64)]) -> Result<Node, Problem> {
+    program::parse_compiled(text, names)
+        .map_err(|e| r.problem(key, format!("column {}: {}", e.col + 1, e.render(text))))
+}
+
+fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
+    r.only(SCENARIO_KEYS)?;
+    let unit = |key: &str| -> Result<Option<&Unit>, Problem> {
+        let Some(id) = r.string_opt(key)? else {
+            return Ok(None);
+        };
+        let ids: Vec<&str> = units.iter().map(|u| u.id.as_str()).collect();
+        units.iter().find(|u| u.id == id).map(Some).ok_or_else(|| {
+            r.problem(
+                key,
+                format!(
+                    "no unit `{id}`{}; the units are {}",
+                    nearest_hint(&id, ids.iter().copied()),
+                    if ids.is_empty() {
+                        "none (add [units.ID] tables)".to_string()
+                    } else {
+                        list(&ids)
+                    }
+                ),
+            )
+        })
+    };
+    let (me, them) = (unit("unit")?, unit("opponent")?);
+    let mut values: Vec<(String, i64)> = Vec::new();
+    if let Some(t) = r.table_opt("values")? {
+        for (k, v) in t.table {
+            match v {
+                Value::Integer(n) if is_name(k) => values.push((k.clone(), *n)),
+                _ => {
+                    return Err(t.problem(k, "expected a named integer, e.g. values = { ac = 15 }"))
+                }
+            }
+        }
+    }
+    // Names in `roll`: its unit's stats, the opponent's as `their_<stat>`, the values.
+    let names = |own: Option<&Unit>, other: Option<&Unit>| -> Vec<(String, i64)> {
+        let mut v: Vec<(String, i64)> = values.clone();
+        if let Some(u) = own {
+            v.extend(u.stats.iter().cloned());
+        }
+        if let Some(u) = other {
+            v.extend(u.stats.iter().map(|(k, x)| (format!("their_{k}"), *x)));
+        }
+        v
+    };
+    let roll = r.string_opt("roll")?.ok_or_else(|| {
+        r.problem(
+            "roll",
+            "missing key: the roll, e.g. roll = \"4d6 drop lowest\"",
+        )
+    })?;
+    let roll_node = expression(r, "roll", &roll, &names(me, them))?;
+    let vs = match r.string_opt("vs")? {
+        None => None,
+        Some(text) => {
+            let n = expression(
+                r,
+                "vs",
+                &text,
+                &names(them.or(me), if them.is_some() { me } else { None }),
+            )?;
+            Some((text, n))
+        }
+    };
+    let ties = r
+        .pick(
+            "ties",
+            &[("tie", Ties::Tie), ("roll", Ties::Roll), ("vs", Ties::Vs)],
+        )?
+        .unwrap_or(Ties::Tie);
+    if r.table.contains_key("ties") && vs.is_none() {
+        return Err(r.problem("ties", "`ties` reads an opposed roll: give `vs` too"));
+    }
+    let tiers = match (r.table.get("tiers"), r.table.get("tier_names")) {
+        (None, None) => None,
+        (Some(Value::Array(t)), Some(Value::Array(n))) => {
+            let t: Option<Vec<i64>> = t.iter().map(|x| x.as_integer()).collect();
+            let n: Option<Vec<String>> = n.iter().map(|x| x.as_str().map(str::to_string)).collect();
+            match (t, n) {
+                (Some(t), Some(n)) if !t.is_empty() && t.windows(2).all(|w| w[0] < w[1]) => {
+                    if n.len() != t.len() + 1 {
+                        return Err(r.problem(
+                            "tier_names",
+                            format!(
+                                "{} thresholds make {} outcomes: give {} names, lowest first",
+                                t.len(),
+                                t.len() + 1,
+                                t.len() + 1
+                            ),
+                        ));
+                    }
+                    Some((t, n))
+                }
+                _ => {
+                    return Err(r.problem(
+                        "tiers",
+                        "expected ascending thresholds, e.g. tiers = [7, 10], and tier_names = [\"miss\", \"weak hit\", \"strong hit\"]",
+                    ))
+                }
+            }
+        }
+        (Some(_), None) | (None, Some(_)) => {
+            let missing = if r.table.contains_key("tiers") { "tier_names" } else { "tiers" };
+            return Err(r.problem(missing, "`tiers` and `tier_names` go together"));
+        }
+        _ => {
+            return Err(r.problem(
+                "tiers",
+                "expected ascending thresholds, e.g. tiers = [7, 10], and tier_names = [\"miss\", \"weak hit\", \"strong hit\"]",
+            ))
+        }
+    };
+    let at_least = r.int_in("at_least", -1_000_000, 1_000_000)?;
+    // The states Monte Carlo needs must stay a table.
+    let (lo, hi) = span(&roll_node, vs.as_ref().map(|v| &v.1));
+    if hi.saturating_sub(lo) >= super::MAX_STATES as i64 {
+        return Err(r.problem(
+            if vs.is_some() { "vs" } else { "roll" },
+            format!(
+                "the result can range from {lo} to {hi}: more than {} values",
+                super::MAX_STATES
+            ),
+        ));
+    }
+    Ok(Scenario {
+        roll,
+        roll_node,
+        vs,
+        ties,
+        tiers,
+        at_least,
+        unit: me.map(|u| u.name.clone()),
+        opponent: them.map(|u| u.name.clone()),
+    })
+}
+
+/// The range of the scenario's result: the roll, or the roll less the opposing roll.
+pub fn span(roll: &Node, vs: Option<&Node>) -> (i64, i64) {
+    let (a, b) = program::bounds(roll, &mut Vec::new());
+    match vs {
+        None => (a, b),
+        Some(v) => {
+            let (c, d) = program::bounds(v, &mut Vec::new());
+            (a.saturating_sub(d), b.saturating_sub(c))
+        }
+    }
+}

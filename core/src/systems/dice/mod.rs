@@ -1,0 +1,350 @@
+//! `dice`: any mechanic a designer writes as a line of the dice language ([`lang`]),
+//! with an exact distribution ([`exact`]) beside Monte Carlo that rolls every die as
+//! written ([`program`]).
+
+pub mod config;
+pub mod exact;
+pub mod lang;
+pub mod program;
+
+use super::{Knobs, Loaded, RoleKnob};
+use crate::config::{reader::Reader, Problem};
+use crate::dice::Rng;
+use crate::model::{Compiled, Headline, Metric, Trial};
+use config::{Scenario, Ties};
+use program::Node;
+
+pub struct Dice;
+
+/// Most values a scenario's result may span (its Monte Carlo histogram).
+pub const MAX_STATES: usize = 100_000;
+
+pub(crate) static KNOBS: Knobs = Knobs {
+    roles: &[
+        RoleKnob {
+            key: "unit",
+            table: "units",
+        },
+        RoleKnob {
+            key: "opponent",
+            table: "units",
+        },
+    ],
+    stats: std::borrow::Cow::Borrowed(&[]),
+    dice: &[],
+    responses: &[],
+};
+
+impl super::System for Dice {
+    fn name(&self) -> &'static str {
+        "dice"
+    }
+
+    fn load(&self, root: &Reader) -> Result<Box<dyn Loaded>, Problem> {
+        Ok(Box::new(config::read(root)?))
+    }
+
+    fn knobs(&self) -> Knobs {
+        KNOBS.clone()
+    }
+
+    fn one_liner(&self, roll: &str, vs: Option<&str>) -> Option<Result<String, String>> {
+        // Check each expression here, so that an error names the expression and its
+        // column, not a line of a config nobody wrote.
+        for (what, text) in [("roll", Some(roll)), ("--vs", vs)] {
+            let Some(text) = text else { continue };
+            if let Err(e) = program::parse_compiled(text, &[]) {
+                return Some(Err(format!(
+                    "{what}, column {}: {}",
+                    e.col + 1,
+                    e.render(text)
+                )));
+            }
+        }
+        let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
+        let mut text = format!(
+            "system = \"dice\"\ntitle = \"rollsim roll\"\n[scenarios.roll]\nroll = {}\n",
+            quote(roll)
+        );
+        if let Some(v) = vs {
+            text.push_str(&format!("vs = {}\n", quote(v)));
+        }
+        Some(Ok(text))
+    }
+}
+
+/// Roll the scenario as written: the roll, less the opposing roll.
+struct DiceTrial {
+    roll: Node,
+    vs: Option<Node>,
+    lo: i64,
+    states: usize,
+    /// Both sides plain pools: rolled without a scratch.
+    pools: bool,
+}
+
+impl DiceTrial {
+    /// One trial with `s` as the interpreter's scratch.
+    #[inline]
+    fn one(&self, rng: &mut Rng, s: &mut program::Scratch) -> usize {
+        let v = if self.pools {
+            let mut v = program::sample_plain(&self.roll, rng);
+            if let Some(o) = &self.vs {
+                v -= program::sample_plain(o, rng);
+            }
+            v
+        } else {
+            let mut v = program::sample(&self.roll, rng, s, 0);
+            if let Some(o) = &self.vs {
+                v -= program::sample(o, rng, s, 0);
+            }
+            v
+        };
+        // The bounds contain every value a roll can take.
+        (v - self.lo).clamp(0, self.states as i64 - 1) as usize
+    }
+}
+
+impl Trial for DiceTrial {
+    fn states(&self) -> usize {
+        self.states
+    }
+    fn sample(&self, rng: &mut Rng) -> usize {
+        self.one(rng, &mut Box::new(program::Scratch::new()))
+    }
+
+    /// One scratch per chunk, made here and dropped at its end: no allocation and no
+    /// clearing per trial (every slot is written before it is read), and no state kept
+    /// between chunks or shared between threads.
+    fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64]) {
+        let mut local = rng.clone();
+        let mut scratch = Box::new(program::Scratch::new());
+        for _ in 0..trials {
+            hist[self.one(&mut local, &mut scratch)] += 1;
+        }
+        *rng = local;
+    }
+}
+
+/// The exact distribution of the result over `lo..lo + states`, or why there is none,
+/// and the mass of explosion chains stopped at their depth limit and of `repeat`s
+/// stopped at theirs.
+fn exact_of(sc: &Scenario, lo: i64, states: usize) -> (Result<Vec<f64>, String>, f64, f64) {
+    let mut notes = exact::Notes::default();
+    let run = |notes: &mut exact::Notes| -> Result<exact::Dist, exact::TooBig> {
+        let a = exact::eval(&sc.roll_node, &mut exact::Env::default(), notes)?;
+        match &sc.vs {
+            None => Ok(a),
+            Some((_, v)) => a.add(&exact::eval(v, &mut exact::Env::default(), notes)?.neg()),
+        }
+    };
+    match run(&mut notes) {
+        Ok(d) => {
+            let mut out = vec![0.0; states];
+            for (i, &p) in d.p.iter().enumerate() {
+                let v = d.lo + i as i64;
+                out[((v - lo).max(0) as usize).min(states - 1)] += p;
+            }
+            let total: f64 = out.iter().sum();
+            out.iter_mut().for_each(|p| *p /= total);
+            (Ok(out), notes.capped, notes.unfinished)
+        }
+        Err(exact::TooBig(why)) => (Err(why), 0.0, 0.0),
+    }
+}
+
+/// What the capped mass is: explosion chains cut at their depth, `repeat`s cut at their
+/// limit, or both (Monte Carlo cuts them at the same places).
+fn capped_note(capped: f64, unfinished: f64) -> String {
+    let chains = format!(
+        "an explosion chain reached its depth limit ({} rolls unless `depth N` says N + 1) and stopped there",
+        program::DEPTH + 1
+    );
+    let rounds = "a `repeat` reached its limit of rounds unfinished";
+    let what = match (capped > 0.0, unfinished > 0.0) {
+        (true, true) => format!("{chains} or {rounds}"),
+        (false, true) => rounds.to_string(),
+        _ => chains,
+    };
+    format!("exact probability that {what} (Monte Carlo stops there too)")
+}
+
+pub fn compile(name: &str, sc: &Scenario) -> Compiled {
+    let (lo, hi) = config::span(&sc.roll_node, sc.vs.as_ref().map(|v| &v.1));
+    let states = (hi - lo + 1) as usize;
+    let (exact, capped, unfinished) = exact_of(sc, lo, states);
+    // The tables start and end where a roll can land: the bounds narrowed to the exact
+    // support. (A sampled value outside it would pile up in an end bucket, far from its
+    // exact value, and the agreement tests would fail.)
+    let (lo, hi, states, exact) = match exact {
+        Ok(e) => {
+            let first = e.iter().position(|&p| p > 0.0).unwrap_or(0);
+            let last = e.iter().rposition(|&p| p > 0.0).unwrap_or(0).max(first);
+            let narrowed = e[first..=last].to_vec();
+            (
+                lo + first as i64,
+                lo + last as i64,
+                last - first + 1,
+                Ok(narrowed),
+            )
+        }
+        Err(why) => (lo, hi, states, Err(why)),
+    };
+    let who = sc.unit.clone().unwrap_or_else(|| "the roll".into());
+    let other = sc
+        .opponent
+        .clone()
+        .unwrap_or_else(|| "the other roll".into());
+    let mut metrics = Vec::new();
+    let value = |v: usize| lo + v as i64;
+    let headline;
+    match &sc.vs {
+        Some((text, _)) => {
+            metrics.push(Metric::numeric_from(
+                "margin",
+                &format!("`{}` less `{text}`", sc.roll),
+                lo,
+                states,
+                (0..states as u16).collect(),
+            ));
+            let (labels, map): (Vec<String>, Vec<u16>) = {
+                let win = crate::text::wins(&who);
+                let lose = crate::text::wins(&other);
+                match sc.ties {
+                    Ties::Tie => (
+                        vec![win, "tie".into(), lose],
+                        (0..states)
+                            .map(|v| match value(v).signum() {
+                                1 => 0,
+                                0 => 1,
+                                _ => 2,
+                            })
+                            .collect(),
+                    ),
+                    Ties::Roll => (
+                        vec![win, lose],
+                        (0..states).map(|v| (value(v) < 0) as u16).collect(),
+                    ),
+                    Ties::Vs => (
+                        vec![win, lose],
+                        (0..states).map(|v| (value(v) <= 0) as u16).collect(),
+                    ),
+                }
+            };
+            let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+            metrics.push(Metric::categorical(
+                "result",
+                match sc.ties {
+                    Ties::Tie => "the higher roll wins; equal rolls tie",
+                    Ties::Roll => "the higher roll wins; ties go to the roll",
+                    Ties::Vs => "the higher roll wins; ties go to the opposing roll",
+                },
+                &refs,
+                map,
+            ));
+            headline = Headline {
+                label: format!("P({})", labels[0]),
+                metric: 1,
+                values: vec![0],
+            };
+        }
+        None => {
+            metrics.push(Metric::numeric_from(
+                "value",
+                &format!("`{}`", sc.roll),
+                lo,
+                states,
+                (0..states as u16).collect(),
+            ));
+            let binary = lo >= 0 && hi <= 1;
+            headline = match (&sc.tiers, sc.at_least) {
+                (_, Some(k)) => Headline {
+                    label: format!("P(at least {k})"),
+                    metric: 0,
+                    values: (0..states).filter(|&v| value(v) >= k).collect(),
+                },
+                (Some((_, names)), None) => Headline {
+                    label: format!("P({})", names[names.len() - 1]),
+                    metric: 1,
+                    values: vec![names.len() - 1],
+                },
+                (None, None) if binary => Headline {
+                    label: "P(success)".into(),
+                    metric: 0,
+                    values: (0..states).filter(|&v| value(v) == 1).collect(),
+                },
+                (None, None) if lo <= 0 && hi >= 1 => Headline {
+                    label: "P(at least 1)".into(),
+                    metric: 0,
+                    values: (0..states).filter(|&v| value(v) >= 1).collect(),
+                },
+                (None, None) => {
+                    // At least the median, where the exact distribution says it is.
+                    let median = match &exact {
+                        Ok(e) => {
+                            let mut acc = 0.0;
+                            let i = e
+                                .iter()
+                                .position(|p| {
+                                    acc += p;
+                                    acc >= 0.5
+                                })
+                                .unwrap_or(0);
+                            value(i)
+                        }
+                        Err(_) => (lo + hi) / 2,
+                    };
+                    Headline {
+                        label: format!("P(at least {median})"),
+                        metric: 0,
+                        values: (0..states).filter(|&v| value(v) >= median).collect(),
+                    }
+                }
+            };
+            if let Some((t, names)) = &sc.tiers {
+                let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+                metrics.push(Metric::categorical(
+                    "outcome",
+                    &format!(
+                        "by the value: {}",
+                        t.iter()
+                            .zip(&names[1..])
+                            .map(|(k, n)| format!("{k}+ {n}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    &refs,
+                    (0..states)
+                        .map(|v| t.iter().filter(|&&k| value(v) >= k).count() as u16)
+                        .collect(),
+                ));
+            }
+        }
+    }
+    let exact_note = match &exact {
+        Ok(_) => String::new(),
+        Err(why) => format!("; no exact distribution ({why}): Monte Carlo only"),
+    };
+    Compiled {
+        name: name.into(),
+        description: match &sc.vs {
+            Some((v, _)) => format!("`{}` against `{v}`{exact_note}", sc.roll),
+            None => format!("`{}`{exact_note}", sc.roll),
+        },
+        trial: Box::new(DiceTrial {
+            roll: sc.roll_node.clone(),
+            vs: sc.vs.as_ref().map(|v| v.1.clone()),
+            lo,
+            states,
+            pools: program::is_plain(&sc.roll_node)
+                && sc.vs.as_ref().is_none_or(|v| program::is_plain(&v.1)),
+        }),
+        metrics,
+        headline,
+        exact: exact.ok(),
+        capped_mass: capped + unfinished,
+        capped_note: Some(capped_note(capped, unfinished)),
+        charts: Vec::new(),
+        group: None,
+    }
+}

@@ -1,0 +1,190 @@
+//! One folder per game system, each behind [`System`], and the one registry list.
+//!
+//! What a system *is* lives in its folder: how its config tables are read, its rules
+//! (a sampler and an exact distribution per scenario kind), its own dice code and its
+//! [`Knobs`] (the sides of a scenario, the stats a balance command may step, what "+1
+//! die" means). Nothing outside `systems/` names a system; adding one is a folder and a
+//! line in [`REGISTRY`].
+
+/// `Loaded` for a config whose `scenarios` compile against its `rules` (most systems).
+macro_rules! loaded_with_rules {
+    ($config:ty) => {
+        impl $crate::systems::Loaded for $config {
+            fn scenarios(&self) -> Vec<$crate::systems::ScenarioInfo> {
+                $crate::systems::infos(&self.scenarios)
+            }
+
+            fn compile(&self, i: usize) -> Option<$crate::model::Compiled> {
+                Some(self.scenarios.get(i)?.compile(&self.rules))
+            }
+
+            fn as_any(&self) -> &dyn std::any::Any {
+                self
+            }
+        }
+    };
+}
+
+pub mod descent;
+pub mod dice;
+pub mod dozen;
+pub mod rush;
+pub mod skirmish;
+
+use crate::config::{reader::Reader, Problem};
+use crate::model::Compiled;
+use std::any::Any;
+use std::borrow::Cow;
+use std::fmt;
+
+/// Every system a config can name in `system = "..."`, in the order `--help` lists them.
+pub static REGISTRY: &[&dyn System] = &[
+    &rush::Rush,
+    &dozen::Dozen,
+    &descent::Descent,
+    &skirmish::Skirmish,
+    &dice::Dice,
+];
+
+/// The system called `name`.
+pub fn find(name: &str) -> Option<&'static dyn System> {
+    REGISTRY.iter().copied().find(|s| s.name() == name)
+}
+
+/// The registered systems' names.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|s| s.name()).collect()
+}
+
+/// A game system: reads its part of a config and says what can be tuned.
+pub trait System: Sync {
+    /// The name a config gives in `system = "..."`.
+    fn name(&self) -> &'static str;
+    /// Read and validate the config's tables (everything but `system`, `title`, `run`).
+    fn load(&self, root: &Reader) -> Result<Box<dyn Loaded>, Problem>;
+    /// What the balance commands may turn.
+    fn knobs(&self) -> Knobs;
+    /// A whole config for `rollsim roll EXPR [--vs EXPR]`: its one scenario is named
+    /// `roll`. `None` for systems without a language of their own; `Err` says what is
+    /// wrong with the expression.
+    fn one_liner(&self, _roll: &str, _vs: Option<&str>) -> Option<Result<String, String>> {
+        None
+    }
+}
+
+impl fmt::Debug for dyn System {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "System({})", self.name())
+    }
+}
+
+/// One scenario as `rollsim list` prints it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioInfo {
+    /// The name runs use (`crossbow-range@d4` for a profile's point).
+    pub name: String,
+    /// The `[scenarios.NAME]` table it comes from: a profile or decision table's name for
+    /// its members, else the scenario's own name.
+    pub table: String,
+    /// Whether it is one member of a group (a profile's point, a decision's choice).
+    pub member: bool,
+}
+
+/// A validated config of one system.
+pub trait Loaded: Send + Sync + fmt::Debug {
+    /// Every scenario in file order, groups expanded into their members. Cheap: every
+    /// load and every balance variant asks for it, so it compiles nothing.
+    fn scenarios(&self) -> Vec<ScenarioInfo>;
+    /// What the `i`-th scenario of [`Loaded::scenarios`] is, in a line (for `rollsim list`).
+    fn describe(&self, i: usize) -> Option<String> {
+        self.compile(i).map(|c| c.description)
+    }
+    /// Compile the `i`-th scenario of [`Loaded::scenarios`] (callers look names up in an
+    /// index, so that compiling every scenario of a large config stays linear).
+    fn compile(&self, i: usize) -> Option<Compiled>;
+    /// For tests and benches that reach into one system's typed config.
+    fn as_any(&self) -> &dyn Any;
+    /// Knobs this config declares itself (a system whose stats are the config's own,
+    /// such as `dice`); `None`: the system's.
+    fn knobs(&self) -> Option<Knobs> {
+        None
+    }
+}
+
+/// The sides, stats and dice a balance command may turn in one system. A system's are
+/// borrowed from a static table; a config that declares its own stats (`dice`) owns
+/// them, so nothing is leaked to make them last.
+#[derive(Clone, Debug)]
+pub struct Knobs {
+    /// Scenario keys that name an entry of a table, in the order compare reads them: the
+    /// attacker (row) side first.
+    pub roles: &'static [RoleKnob],
+    pub stats: Cow<'static, [StatKnob]>,
+    pub dice: &'static [DiceKnob],
+    /// Scenario keys the defending side chooses (Slamback or Dodge, a reaction), for
+    /// `compare --response best`.
+    pub responses: &'static [ResponseKnob],
+}
+
+/// `attacker` names an entry of `units`.
+#[derive(Clone, Copy, Debug)]
+pub struct RoleKnob {
+    pub key: &'static str,
+    pub table: &'static str,
+}
+
+/// How a stat is shown: `3` or a target `3+`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shown {
+    Plain,
+    Target,
+}
+
+/// An integer stat of a table's entries.
+#[derive(Clone, Debug)]
+pub struct StatKnob {
+    pub table: &'static str,
+    /// Key within the entry (dotted for a nested table: `skills.melee`).
+    pub key: Cow<'static, str>,
+    /// +1 if a higher number is better for its owner, -1 if lower is (a target to roll).
+    pub better: i64,
+    pub lo: i64,
+    pub hi: i64,
+    pub shown: Shown,
+}
+
+/// A scenario key that adds dice to one side.
+#[derive(Clone, Copy, Debug)]
+pub struct DiceKnob {
+    /// The role key of the side it helps.
+    pub side: &'static str,
+    /// The scenario key.
+    pub key: &'static str,
+    pub lo: i64,
+    pub hi: i64,
+    /// What one step adds, singular and plural: ("die", "dice"), ("power die", "power dice").
+    pub noun: (&'static str, &'static str),
+    /// Where the count comes from when the scenario does not set it: a key of another
+    /// role's entry (a hero that carries its own power dice), else 0.
+    pub default_from: Option<(&'static str, &'static str)>,
+}
+
+/// A choice of the defending side.
+#[derive(Clone, Copy, Debug)]
+pub struct ResponseKnob {
+    /// The scenario key (`response`, `reaction`).
+    pub key: &'static str,
+    pub choices: &'static [&'static str],
+}
+
+/// [`ScenarioInfo`]s of a system's named scenarios.
+pub fn infos<S>(scenarios: &[crate::config::Named<S>]) -> Vec<ScenarioInfo> {
+    scenarios
+        .iter()
+        .map(|s| ScenarioInfo {
+            name: s.name.clone(),
+            table: s.table.clone(),
+            member: s.name != s.table,
+        })
+        .collect()
+}

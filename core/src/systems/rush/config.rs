@@ -1,0 +1,532 @@
+//! `system = "rush"`: `[rules]`, `[units.ID]` and `[scenarios.NAME]`.
+
+use crate::config::reader::{list, nearest_hint, Reader};
+use crate::config::Problem;
+use crate::systems::rush::rules::{
+    throw_dice, CatchPool, DoubleRule, Escalation, Response, Role, Rules, Scenario, Side, Unit,
+};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RushConfig {
+    pub rules: Rules,
+    pub units: Vec<Unit>,
+    pub scenarios: Vec<Named>,
+}
+
+pub type Named = crate::config::Named<Scenario>;
+
+impl Named {
+    pub fn compile(&self, rules: &Rules) -> crate::model::Compiled {
+        self.describe(crate::systems::rush::rules::compile(
+            &self.name,
+            &self.scenario,
+            rules,
+        ))
+    }
+}
+
+/// Scenario kinds and the keys each one takes (besides `kind` and `description`).
+pub const KINDS: &[(&str, &[&str])] = &[
+    (
+        "dash",
+        &[
+            "unit",
+            "dashes",
+            "then_evade",
+            "threat",
+            "threats",
+            "extra_dice",
+        ],
+    ),
+    ("evade", &["unit", "prior_tests", "threat", "extra_dice"]),
+    ("pick_up", &["unit", "sprinted", "threat", "extra_dice"]),
+    ("stand_up", &["unit", "threat", "extra_dice"]),
+    (
+        "pick_up_throw",
+        &[
+            "unit",
+            "sprinted",
+            "range",
+            "moved",
+            "strike_hex",
+            "threat",
+            "extra_dice",
+        ],
+    ),
+    (
+        "throw",
+        &[
+            "unit",
+            "range",
+            "moved",
+            "strike_hex",
+            "threat",
+            "extra_dice",
+        ],
+    ),
+    (
+        "pass",
+        &[
+            "thrower",
+            "catcher",
+            "range",
+            "moved",
+            "threat",
+            "catcher_threat",
+            "extra_dice",
+            "catcher_extra_dice",
+        ],
+    ),
+    (
+        "slam",
+        &[
+            "attacker",
+            "defender",
+            "response",
+            "moved_adjacent",
+            "from_front",
+            "threat",
+            "defender_threat",
+            "extra_dice",
+            "defender_extra_dice",
+        ],
+    ),
+    (
+        "steal",
+        &[
+            "attacker",
+            "defender",
+            "response",
+            "from_front",
+            "threat",
+            "defender_threat",
+            "extra_dice",
+            "defender_extra_dice",
+        ],
+    ),
+    ("armour", &["unit", "hits", "extra_dice"]),
+    (
+        "play",
+        &[
+            "unit",
+            "dashes",
+            "threat",
+            "threats",
+            "extra_dice",
+            "pick_up",
+            "sprinted",
+            "moved",
+            "catcher",
+            "pass_range",
+            "catcher_threat",
+            "catcher_extra_dice",
+            "strike_range",
+        ],
+    ),
+];
+
+const UNIT_KEYS: &[&str] = &[
+    "name", "move", "strength", "speed", "skill", "armour", "role",
+];
+const RULE_KEYS: &[&str] = &[
+    "explode_on",
+    "double_rule",
+    "escalation",
+    "catch_pool",
+    "threat_cap",
+    "base_dice",
+];
+/// The range of a stat (a target to roll on a d6).
+pub const STAT_LO: i64 = 2;
+pub const STAT_HI: i64 = 6;
+/// Largest pool a test may reach; keeps the exact engine and histograms small.
+pub const MAX_DICE: i64 = 60;
+
+pub fn read(root: &Reader) -> Result<RushConfig, Problem> {
+    root.only(&["system", "title", "run", "rules", "units", "scenarios"])?;
+    let rules = match root.table_opt("rules")? {
+        Some(r) => read_rules(&r)?,
+        None => Rules::default(),
+    };
+    let units = crate::config::entries(root, "units", "unit", "ID", |_, id, r| read_unit(id, &r))?;
+    let scenarios = crate::config::scenarios(root, |r| read_scenario(r, &units, &rules))?;
+    Ok(RushConfig {
+        rules,
+        units,
+        scenarios,
+    })
+}
+
+fn read_rules(r: &Reader) -> Result<Rules, Problem> {
+    r.only(RULE_KEYS)?;
+    let mut rules = Rules::default();
+    if let Some(e) = r.i64_opt("explode_on")? {
+        if e != 0 && !(2..=6).contains(&e) {
+            return Err(r.problem(
+                "explode_on",
+                format!("expected 0 (off) or a face from 2 to 6, found {e}"),
+            ));
+        }
+        rules.explode_on = e as u8;
+    }
+    if let Some(d) = r.pick(
+        "double_rule",
+        &[
+            ("twice", DoubleRule::Twice),
+            ("margin2", DoubleRule::Margin2),
+        ],
+    )? {
+        rules.double_rule = d;
+    }
+    if let Some(e) = r.pick(
+        "escalation",
+        &[
+            ("shared", Escalation::Shared),
+            ("per_test", Escalation::PerTest),
+        ],
+    )? {
+        rules.escalation = e;
+    }
+    if let Some(c) = r.pick(
+        "catch_pool",
+        &[
+            ("throw_successes", CatchPool::ThrowSuccesses),
+            ("three_plus_throw", CatchPool::ThreePlusThrow),
+        ],
+    )? {
+        rules.catch_pool = c;
+    }
+    if let Some(t) = r.int_in("threat_cap", 0, 10)? {
+        rules.threat_cap = t as u32;
+    }
+    if let Some(b) = r.int_in("base_dice", 0, 20)? {
+        rules.base_dice = b as u32;
+    }
+    Ok(rules)
+}
+
+/// A stat: an integer 2..=6 or a string "2+".."6+".
+fn stat(r: &Reader, key: &str) -> Result<u8, Problem> {
+    let bad = |found: String| {
+        r.problem(
+            key,
+            format!("expected a target from 2+ to 6+ (write 4 or \"4+\"), found {found}"),
+        )
+    };
+    match r.table.get(key) {
+        None => Err(r.problem(key, "missing stat (a target from 2+ to 6+)")),
+        Some(toml::Value::Integer(i)) if (STAT_LO..=STAT_HI).contains(i) => Ok(*i as u8),
+        Some(toml::Value::Integer(i)) => Err(bad(i.to_string())),
+        // Exactly `4` or `4+`: not `+4`, not `4++`.
+        Some(toml::Value::String(s)) => {
+            let t = s.trim();
+            let digits = t.strip_suffix('+').unwrap_or(t);
+            match digits.parse::<i64>() {
+                Ok(i)
+                    if digits.bytes().all(|b| b.is_ascii_digit())
+                        && (STAT_LO..=STAT_HI).contains(&i) =>
+                {
+                    Ok(i as u8)
+                }
+                _ => Err(bad(format!("\"{s}\""))),
+            }
+        }
+        Some(v) => Err(bad(format!("{v}"))),
+    }
+}
+
+fn read_unit(id: &str, r: &Reader) -> Result<Unit, Problem> {
+    r.only(UNIT_KEYS)?;
+    let role = match r
+        .choice_opt("role", &["striker", "jack", "guard"])?
+        .as_deref()
+    {
+        Some("striker") => Role::Striker,
+        Some("guard") => Role::Guard,
+        Some(_) => Role::Jack,
+        None => return Err(r.problem("role", "missing key: one of `striker`, `jack`, `guard`")),
+    };
+    Ok(Unit {
+        id: id.to_string(),
+        name: r.string_opt("name")?.unwrap_or_else(|| id.to_string()),
+        movement: r.int_in("move", 0, 99)?.unwrap_or(5) as u32,
+        strength: stat(r, "strength")?,
+        speed: stat(r, "speed")?,
+        skill: stat(r, "skill")?,
+        armour: stat(r, "armour")?,
+        role,
+    })
+}
+
+fn unit_ref(r: &Reader, key: &str, units: &[Unit]) -> Result<Unit, Problem> {
+    let id = r.string_req(key)?;
+    units.iter().find(|u| u.id == id).cloned().ok_or_else(|| {
+        let ids: Vec<&str> = units.iter().map(|u| u.id.as_str()).collect();
+        r.problem(
+            key,
+            format!(
+                "no unit `{id}`{}; the units are {}",
+                nearest_hint(&id, ids.iter().copied()),
+                list(&ids)
+            ),
+        )
+    })
+}
+
+fn side(
+    r: &Reader,
+    unit: &str,
+    threat: &str,
+    extra: &str,
+    units: &[Unit],
+) -> Result<Side, Problem> {
+    Ok(Side {
+        unit: unit_ref(r, unit, units)?,
+        threat: r.int_in(threat, 0, 6)?.unwrap_or(0) as u32,
+        extra_dice: r.int_in(extra, -MAX_DICE, MAX_DICE)?.unwrap_or(0) as i32,
+    })
+}
+
+/// `threats = [0, 1, 2]`: the threat on each hex a chain leaves, one per test.
+/// `threats`, one per test of a chain. `exclusive`: `threat` may not be given too (in a
+/// play it may: there it is the threat where the move ends).
+fn hex_threats(r: &Reader, tests: usize, exclusive: bool) -> Result<Vec<u32>, Problem> {
+    let Some(v) = r.table.get("threats") else {
+        return Ok(Vec::new());
+    };
+    let expected = format!(
+        "an array of {tests} threats from 0 to 6, one per test of the chain (the Dashes, then the Evade), e.g. [0, 1, 2]"
+    );
+    let arr = v
+        .as_array()
+        .ok_or_else(|| r.problem("threats", format!("expected {expected}")))?;
+    if arr.len() != tests {
+        return Err(r.problem(
+            "threats",
+            format!("{} threats given; expected {expected}", arr.len()),
+        ));
+    }
+    if exclusive && r.table.contains_key("threat") {
+        return Err(r.problem(
+            "threats",
+            "give `threat` (every hex) or `threats` (each hex), not both",
+        ));
+    }
+    arr.iter()
+        .map(|x| match x.as_integer() {
+            Some(t) if (0..=6).contains(&t) => Ok(t as u32),
+            _ => Err(r.problem("threats", format!("expected {expected}, found {x}"))),
+        })
+        .collect()
+}
+
+fn flag(r: &Reader, key: &str) -> Result<bool, Problem> {
+    Ok(r.bool_opt(key)?.unwrap_or(false))
+}
+
+/// A response as written, and for `best` the responses the defender may choose from.
+type Answer = (Response, Vec<Response>);
+
+/// The response, and for `best` the responses the defender may choose from (a Slamback
+/// only answers an action from the front).
+fn response(r: &Reader) -> Result<Answer, Problem> {
+    let front = r.bool_opt("from_front")?.unwrap_or(true);
+    let resp = match r
+        .choice_opt("response", &["slamback", "dodge", "best"])?
+        .as_deref()
+    {
+        Some("dodge") => Response::Dodge,
+        Some("best") if front => {
+            return Ok((
+                Response::Slamback,
+                vec![Response::Slamback, Response::Dodge],
+            ))
+        }
+        Some("best") => return Ok((Response::Dodge, vec![Response::Dodge])),
+        Some(_) => Response::Slamback,
+        None => return Err(r.problem("response", "missing key: `slamback`, `dodge` or `best`")),
+    };
+    if resp == Response::Slamback && !front {
+        return Err(r.problem(
+            "response",
+            "a Slamback answers only an action from the front (from_front = false): use `dodge` or `best`",
+        ));
+    }
+    Ok((resp, Vec::new()))
+}
+
+/// The two sides and the response of an opposed test (Slam, Steal).
+fn duel(r: &Reader, units: &[Unit]) -> Result<(Side, Side, Answer), Problem> {
+    Ok((
+        side(r, "attacker", "threat", "extra_dice", units)?,
+        side(
+            r,
+            "defender",
+            "defender_threat",
+            "defender_extra_dice",
+            units,
+        )?,
+        response(r)?,
+    ))
+}
+
+fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, Problem> {
+    let kind = crate::config::read_kind(r, KINDS)?;
+    let one = |r: &Reader| side(r, "unit", "threat", "extra_dice", units);
+    let range = |r: &Reader| -> Result<u32, Problem> {
+        let v = r.int_in("range", 1, 9)?;
+        v.map(|v| v as u32)
+            .filter(|&v| throw_dice(v).is_some())
+            .ok_or_else(|| r.problem("range", "missing key: the throw's range in hexes, 1 to 9"))
+    };
+    let sc = match kind.as_str() {
+        "dash" => {
+            let dashes = r
+                .int_in("dashes", 1, 12)?
+                .ok_or_else(|| r.problem("dashes", "missing key: how many Dashes (1 to 12)"))?
+                as u32;
+            let then_evade = flag(r, "then_evade")?;
+            Scenario::Dash {
+                side: one(r)?,
+                dashes,
+                then_evade,
+                hex_threats: hex_threats(r, dashes as usize + then_evade as usize, true)?,
+            }
+        }
+        "evade" => Scenario::Evade {
+            side: one(r)?,
+            prior_tests: r.int_in("prior_tests", 0, 12)?.unwrap_or(0) as u32,
+        },
+        "pick_up" => Scenario::PickUp {
+            side: one(r)?,
+            sprinted: flag(r, "sprinted")?,
+        },
+        "stand_up" => Scenario::StandUp { side: one(r)? },
+        "pick_up_throw" => Scenario::PickUpThrow {
+            side: one(r)?,
+            sprinted: flag(r, "sprinted")?,
+            range: range(r)?,
+            moved: flag(r, "moved")?,
+            strike_hex: flag(r, "strike_hex")?,
+        },
+        "throw" => Scenario::Throw {
+            side: one(r)?,
+            range: range(r)?,
+            moved: flag(r, "moved")?,
+            strike_hex: flag(r, "strike_hex")?,
+        },
+        "pass" => Scenario::Pass {
+            thrower: side(r, "thrower", "threat", "extra_dice", units)?,
+            catcher: side(r, "catcher", "catcher_threat", "catcher_extra_dice", units)?,
+            range: range(r)?,
+            moved: flag(r, "moved")?,
+        },
+        "slam" => {
+            let (attacker, defender, (response, best_of)) = duel(r, units)?;
+            Scenario::Slam {
+                attacker,
+                defender,
+                response,
+                moved_adjacent: flag(r, "moved_adjacent")?,
+                best_of,
+            }
+        }
+        "steal" => {
+            let (attacker, defender, (response, best_of)) = duel(r, units)?;
+            Scenario::Steal {
+                attacker,
+                defender,
+                response,
+                best_of,
+            }
+        }
+        "play" => {
+            let dashes = r.int_in("dashes", 0, 12)?.unwrap_or(0) as u32;
+            let strike_range = r.int_in("strike_range", 1, 9)?.ok_or_else(|| {
+                r.problem(
+                    "strike_range",
+                    "missing key: the range of the Throw at the Strike hex, 1 to 9 hexes",
+                )
+            })? as u32;
+            let pass = match r.string_opt("catcher")? {
+                None => {
+                    if r.table.contains_key("pass_range") {
+                        return Err(r.problem(
+                            "pass_range",
+                            "a pass needs a `catcher`: the unit the ball is thrown to",
+                        ));
+                    }
+                    None
+                }
+                Some(_) => Some((
+                    side(r, "catcher", "catcher_threat", "catcher_extra_dice", units)?,
+                    r.int_in("pass_range", 1, 9)?.ok_or_else(|| {
+                        r.problem(
+                            "pass_range",
+                            "missing key: the range of the pass, 1 to 9 hexes",
+                        )
+                    })? as u32,
+                )),
+            };
+            let pick_up = flag(r, "pick_up")?;
+            Scenario::Play(Box::new(crate::systems::rush::rules::play::Play {
+                carrier: one(r)?,
+                dashes,
+                hex_threats: hex_threats(r, dashes as usize, false)?,
+                pick_up,
+                sprinted: flag(r, "sprinted")?,
+                moved: match r.table.get("moved") {
+                    Some(_) => flag(r, "moved")?,
+                    None => dashes > 0,
+                },
+                pass,
+                strike_range,
+            }))
+        }
+        "armour" => Scenario::Armour {
+            side: one(r)?,
+            hits: r
+                .int_in("hits", 0, MAX_DICE)?
+                .ok_or_else(|| r.problem("hits", "missing key: the hits to check against"))?
+                as u32,
+        },
+        other => return Err(crate::config::unknown_kind(r, other)),
+    };
+    check_pool_sizes(r, &sc, rules)?;
+    Ok(sc)
+}
+
+/// Refuse pools past [`MAX_DICE`] at the key that made them (extra_dice is the only way
+/// to get there).
+fn check_pool_sizes(r: &Reader, sc: &Scenario, rules: &Rules) -> Result<(), Problem> {
+    let big = |s: &Side| s.extra_dice as i64 + rules.base_dice as i64 + 2 > MAX_DICE;
+    let sides: Vec<(&Side, &str)> = match sc {
+        Scenario::Dash { side, .. }
+        | Scenario::Evade { side, .. }
+        | Scenario::PickUp { side, .. }
+        | Scenario::PickUpThrow { side, .. }
+        | Scenario::StandUp { side }
+        | Scenario::Throw { side, .. }
+        | Scenario::Armour { side, .. } => vec![(side, "extra_dice")],
+        Scenario::Pass {
+            thrower, catcher, ..
+        } => vec![(thrower, "extra_dice"), (catcher, "catcher_extra_dice")],
+        Scenario::Slam {
+            attacker, defender, ..
+        }
+        | Scenario::Steal {
+            attacker, defender, ..
+        } => vec![(attacker, "extra_dice"), (defender, "defender_extra_dice")],
+        Scenario::Play(p) => {
+            let mut v = vec![(&p.carrier, "extra_dice")];
+            if let Some((c, _)) = &p.pass {
+                v.push((c, "catcher_extra_dice"));
+            }
+            v
+        }
+    };
+    if let Some((_, key)) = sides.iter().find(|(s, _)| big(s)) {
+        return Err(r.problem(key, format!("pools are limited to {MAX_DICE} dice")));
+    }
+    Ok(())
+}

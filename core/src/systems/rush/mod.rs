@@ -1,0 +1,83 @@
+//! `rush`: the hex sports game of seed 004 (RULES.md section 1): d6 pools at a target,
+//! opposed Slams and Steals, exploding sixes as a rule switch.
+
+pub mod config;
+pub mod rules;
+
+use super::{DiceKnob, Knobs, Loaded, ResponseKnob, RoleKnob, Shown, StatKnob};
+use crate::config::{reader::Reader, Problem};
+use config::{RushConfig, MAX_DICE, STAT_HI, STAT_LO};
+
+pub struct Rush;
+
+const fn stat(key: &'static str) -> StatKnob {
+    StatKnob {
+        table: "units",
+        key: std::borrow::Cow::Borrowed(key),
+        better: -1,
+        lo: STAT_LO,
+        hi: STAT_HI,
+        shown: Shown::Target,
+    }
+}
+
+const fn dice(side: &'static str, key: &'static str) -> DiceKnob {
+    DiceKnob {
+        side,
+        key,
+        lo: -MAX_DICE,
+        hi: MAX_DICE,
+        noun: ("die", "dice"),
+        default_from: None,
+    }
+}
+
+const fn role(key: &'static str) -> RoleKnob {
+    RoleKnob {
+        key,
+        table: "units",
+    }
+}
+
+static KNOBS: Knobs = Knobs {
+    roles: &[
+        role("attacker"),
+        role("defender"),
+        role("thrower"),
+        role("catcher"),
+        role("unit"),
+    ],
+    stats: std::borrow::Cow::Borrowed(&[
+        stat("strength"),
+        stat("speed"),
+        stat("skill"),
+        stat("armour"),
+    ]),
+    dice: &[
+        dice("attacker", "extra_dice"),
+        dice("unit", "extra_dice"),
+        dice("thrower", "extra_dice"),
+        dice("defender", "defender_extra_dice"),
+        dice("catcher", "catcher_extra_dice"),
+    ],
+    responses: &[ResponseKnob {
+        key: "response",
+        choices: &["slamback", "dodge"],
+    }],
+};
+
+impl super::System for Rush {
+    fn name(&self) -> &'static str {
+        "rush"
+    }
+
+    fn load(&self, root: &Reader) -> Result<Box<dyn Loaded>, Problem> {
+        Ok(Box::new(config::read(root)?))
+    }
+
+    fn knobs(&self) -> Knobs {
+        KNOBS.clone()
+    }
+}
+
+loaded_with_rules!(RushConfig);

@@ -1,0 +1,110 @@
+//! Words in generated text: counts with the right noun form, verbs that agree with a
+//! unit's name. Shared by every system's descriptions and labels and by the charts.
+
+/// `1 round`, `3 rounds`.
+pub fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Whether a unit's name reads as plural (`Archers`, `Spearmen`), so that its verb is
+/// `win`, not `wins`. Names are the designer's words; this is the English rule of
+/// thumb (a final `s` that is not `ss`, or `men`/`people`).
+pub fn is_plural(name: &str) -> bool {
+    let last = name
+        .split_whitespace()
+        .last()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    (last.ends_with('s') && !last.ends_with("ss") && last.len() > 2)
+        || last.ends_with("men")
+        || last == "people"
+        || last == "folk"
+}
+
+/// `Fighter wins`, `Archers win`.
+pub fn wins(name: &str) -> String {
+    format!("{name} {}", if is_plural(name) { "win" } else { "wins" })
+}
+
+/// `Fighter's`, `Archers'`.
+pub fn possessive(name: &str) -> String {
+    if is_plural(name) && name.ends_with('s') {
+        format!("{name}'")
+    } else {
+        format!("{name}'s")
+    }
+}
+
+/// `Skirmishers react`, `Archer reacts`: a verb in the third person that agrees.
+pub fn agrees(name: &str, singular: &str, plural: &str) -> String {
+    format!("{name} {}", if is_plural(name) { plural } else { singular })
+}
+
+/// `v` with `d` decimals, never `-0.00`: a value that rounds to zero prints as zero.
+pub fn fixed(v: f64, d: usize) -> String {
+    let s = format!("{v:.d$}");
+    if rounds_to_zero(&s) {
+        format!("{:.d$}", 0.0)
+    } else {
+        s
+    }
+}
+
+/// `v` with its sign (`+0.25`, `-1.50`) and `d` decimals; zero has none (`0.00`).
+pub fn signed(v: f64, d: usize) -> String {
+    let s = format!("{v:+.d$}");
+    if rounds_to_zero(&s) {
+        format!("{:.d$}", 0.0)
+    } else {
+        s
+    }
+}
+
+fn rounds_to_zero(s: &str) -> bool {
+    s.trim_start_matches(['+', '-'])
+        .chars()
+        .all(|c| c == '0' || c == '.')
+}
+
+/// Thousands separators, for trial counts.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nouns_and_verbs_agree() {
+        assert_eq!(plural(1u32, "round", "rounds"), "1 round");
+        assert_eq!(plural(3u32, "round", "rounds"), "3 rounds");
+        assert_eq!(plural(0u32, "wound", "wounds"), "0 wounds");
+        assert_eq!(wins("Archers"), "Archers win");
+        assert_eq!(wins("Spearmen"), "Spearmen win");
+        assert_eq!(wins("Fighter"), "Fighter wins");
+        assert_eq!(wins("Temple Knight"), "Temple Knight wins");
+        assert_eq!(wins("Boss"), "Boss wins");
+        assert_eq!(
+            agrees("Skirmishers", "reacts", "react"),
+            "Skirmishers react"
+        );
+        assert_eq!(possessive("Archers"), "Archers'");
+        assert_eq!(possessive("Spearmen"), "Spearmen's");
+        assert_eq!(possessive("Orc"), "Orc's");
+        assert_eq!(fixed(-0.0001, 2), "0.00");
+        assert_eq!(fixed(-0.5, 2), "-0.50");
+        assert_eq!(signed(-0.0001, 2), "0.00");
+        assert_eq!(signed(0.25, 2), "+0.25");
+        assert_eq!(signed(-1.5, 1), "-1.5");
+    }
+}

@@ -1,0 +1,216 @@
+//! A progress bar on stderr that appears only for runs longer than about a second, and
+//! never when stderr is not a terminal or the user asked for quiet.
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rollsim_core::sim::Reporter;
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+const SHOW_AFTER: Duration = Duration::from_secs(1);
+
+/// A run of many scenarios (`rollsim`, `rollsim run`): when it started, how many
+/// scenarios it has and how many are done, so that each bar says "scenario k of N" and
+/// how long the whole run has left.
+#[derive(Debug)]
+struct Batch {
+    start: Instant,
+    total: usize,
+    done: usize,
+}
+
+/// `ROLLSIM_PROGRESS=lines`: a plain line per scenario even where stderr is not a
+/// terminal (logs, tests).
+fn lines_forced() -> bool {
+    std::env::var("ROLLSIM_PROGRESS").is_ok_and(|v| v == "lines")
+}
+
+/// The progress bars of one command: a value the command makes and hands to the core
+/// (as its [`Reporter`]), so two runs in one process never share a count.
+pub struct Bars {
+    quiet: bool,
+    batch: Option<Mutex<Batch>>,
+    /// One set of lines for every bar: scenarios running side by side each keep a line.
+    lines: MultiProgress,
+}
+
+impl Bars {
+    /// Bars for scenarios one at a time (each waits a second before it shows).
+    pub fn new(quiet: bool) -> Self {
+        Bars {
+            quiet,
+            batch: None,
+            lines: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
+        }
+    }
+
+    /// Bars for a run of `total` scenarios: each says which it is of them all.
+    pub fn batch(quiet: bool, total: usize) -> Self {
+        Bars {
+            batch: Some(Mutex::new(Batch {
+                start: Instant::now(),
+                total,
+                done: 0,
+            })),
+            ..Bars::new(quiet)
+        }
+    }
+
+    /// Whether this counts a run of many scenarios.
+    pub fn is_batch(&self) -> bool {
+        self.batch.is_some()
+    }
+}
+
+impl Reporter for Bars {
+    fn scenario(&self, label: &str) -> Box<dyn rollsim_core::sim::Progress + '_> {
+        Box::new(Progress::new(label, self))
+    }
+}
+
+/// "scenario k of N, about T left in all", from the average time per scenario so far.
+pub fn batch_status(k: usize, total: usize, elapsed: f64) -> String {
+    let per = if k > 1 { elapsed / (k - 1) as f64 } else { 0.0 };
+    let left = per * (total + 1 - k) as f64;
+    if k > 1 {
+        format!(
+            "scenario {k} of {total}, about {} left in all",
+            seconds(left)
+        )
+    } else {
+        format!("scenario {k} of {total}")
+    }
+}
+
+/// Seconds as a designer reads them: `45s`, `3 min 5s`.
+fn seconds(s: f64) -> String {
+    let s = s.ceil() as u64;
+    if s < 60 {
+        format!("{s}s")
+    } else {
+        format!("{} min {}s", s / 60, s % 60)
+    }
+}
+
+/// One scenario's bar.
+pub struct Progress<'b> {
+    bars: &'b Bars,
+    enabled: bool,
+    /// This scenario's place in a run of many: (k, N, seconds since the run began).
+    batch: Option<(usize, usize, f64)>,
+    label: String,
+    start: Instant,
+    done: AtomicU64,
+    total: AtomicU64,
+    bar: OnceLock<ProgressBar>,
+}
+
+impl<'b> Progress<'b> {
+    /// A bar for `label` that shows itself if the run outlasts a second, stderr is a
+    /// terminal and the bars are not quiet.
+    fn new(label: &str, bars: &'b Bars) -> Self {
+        let quiet = bars.quiet;
+        // Scenarios may start side by side: the line is printed under the lock, so
+        // "scenario k" lines come in the order of k.
+        let batch = match &bars.batch {
+            Some(b) if !quiet && !label.is_empty() => b.lock().ok().map(|mut b| {
+                b.done += 1;
+                let at = (b.done, b.total, b.start.elapsed().as_secs_f64());
+                if lines_forced() {
+                    eprintln!("{label}: {}", batch_status(at.0, at.1, at.2));
+                }
+                at
+            }),
+            _ => None,
+        };
+        Progress {
+            bars,
+            batch,
+            enabled: !quiet && std::io::stderr().is_terminal(),
+            label: label.to_string(),
+            start: Instant::now(),
+            done: AtomicU64::new(0),
+            total: AtomicU64::new(0),
+            bar: OnceLock::new(),
+        }
+    }
+}
+
+impl rollsim_core::sim::Progress for Progress<'_> {
+    fn set_total(&self, total: u64) {
+        self.total.store(total, Ordering::Relaxed);
+        if let Some(bar) = self.bar.get() {
+            bar.set_length(total);
+        }
+    }
+
+    /// Called by workers after each chunk.
+    fn advance(&self, trials: u64) {
+        let done = self.done.fetch_add(trials, Ordering::Relaxed) + trials;
+        // In a run of many scenarios every scenario shows its line: the terminal
+        // is never blank; a single scenario waits a second first.
+        let wait = if self.batch.is_some() {
+            Duration::ZERO
+        } else {
+            SHOW_AFTER
+        };
+        if !self.enabled || self.start.elapsed() < wait {
+            return;
+        }
+        let bar = self.bar.get_or_init(|| {
+            let bar = self
+                .bars
+                .lines
+                .add(ProgressBar::new(self.total.load(Ordering::Relaxed)));
+            let style = ProgressStyle::with_template(
+                "{prefix:>24} [{bar:30}] {human_pos}/{human_len} trials {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ");
+            bar.set_style(style);
+            bar.set_prefix(self.label.clone());
+            bar
+        });
+        // Rate and ETA from the run's own start: indicatif's estimator would only see
+        // the time since the bar appeared.
+        let secs = self.start.elapsed().as_secs_f64();
+        let rate = done as f64 / secs;
+        let left = self.total.load(Ordering::Relaxed).saturating_sub(done) as f64 / rate;
+        let across = match self.batch {
+            Some((k, n, t)) => format!("; {}", batch_status(k, n, t)),
+            None => String::new(),
+        };
+        bar.set_message(format!(
+            "({:.1}M/s, {:.0}s left{across})",
+            rate / 1e6,
+            left.ceil()
+        ));
+        bar.set_position(done);
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = self.bar.get() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::batch_status;
+
+    #[test]
+    fn the_status_counts_scenarios_and_estimates_the_rest() {
+        assert_eq!(batch_status(1, 203, 0.0), "scenario 1 of 203");
+        // 39 scenarios in 78 s: 2 s each, 164 to go (this one included).
+        assert_eq!(
+            batch_status(40, 203, 78.0),
+            "scenario 40 of 203, about 5 min 28s left in all"
+        );
+        assert_eq!(
+            batch_status(3, 4, 10.0),
+            "scenario 3 of 4, about 10s left in all"
+        );
+    }
+}

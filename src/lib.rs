@@ -15,5 +15,5 @@ pub mod report;
 
 pub use rollsim_core::{
     balance, cancel, dice, document, edit, exact, model, results, run, sim, stats, systems, text,
-    Cancel,
+    Cancel, Error,
 };

@@ -45,10 +45,19 @@ impl AnalysisConfig {
 
     /// Compile one scenario by name, checked ([`crate::model::Compiled::check`]).
     pub fn compile(&self, name: &str) -> Result<crate::model::Compiled, CompileError> {
+        self.compile_with(name, &crate::cancel::Cancel::new())
+    }
+
+    /// As [`AnalysisConfig::compile`], with a token that stops a long exact pass.
+    pub fn compile_with(
+        &self,
+        name: &str,
+        cancel: &crate::cancel::Cancel,
+    ) -> Result<crate::model::Compiled, CompileError> {
         let c = self
             .index
             .get(name)
-            .and_then(|&i| self.loaded.compile(i))
+            .and_then(|&i| self.loaded.compile(i, cancel))
             .ok_or_else(|| CompileError::Unknown {
                 name: name.to_string(),
                 hint: nearest_hint(name, self.scenario_names().iter().map(String::as_str)),

@@ -43,7 +43,7 @@ fn one_liner(o: &RollOptions) -> Result<String, AppError> {
 pub fn roll(o: &RollOptions) -> Result<String, AppError> {
     let text = one_liner(o)?;
     let cfg = config::load_str(&text, "rollsim roll", &[])?;
-    let c = cfg.compile("roll")?;
+    let c = crate::balance::compile(&cfg, "roll", &o.cancel)?;
     if o.exact_only {
         return Ok(table(&c, None));
     }

@@ -439,7 +439,10 @@ impl Source {
 /// passes here, so Ctrl-C is checked here too.
 pub fn compile(cfg: &AnalysisConfig, name: &str, cancel: &Cancel) -> Result<Compiled, Error> {
     cancel.check()?;
-    cfg.compile(name).map_err(|e| match e {
+    let c = cfg.compile_with(name, cancel);
+    // A pass the token stopped is an interruption, not a scenario without exact values.
+    cancel.check()?;
+    c.map_err(|e| match e {
         CompileError::Unknown { name, hint } => Error::UnknownScenario {
             file: cfg.file.display().to_string(),
             name,

@@ -14,7 +14,12 @@ macro_rules! loaded_with_rules {
                 $crate::systems::infos(&self.scenarios)
             }
 
-            fn compile(&self, i: usize) -> Option<$crate::model::Compiled> {
+            // The rules' exact passes take milliseconds: nothing to stop inside them.
+            fn compile(
+                &self,
+                i: usize,
+                _cancel: &$crate::cancel::Cancel,
+            ) -> Option<$crate::model::Compiled> {
                 Some(self.scenarios.get(i)?.compile(&self.rules))
             }
 
@@ -97,11 +102,14 @@ pub trait Loaded: Send + Sync + fmt::Debug {
     fn scenarios(&self) -> Vec<ScenarioInfo>;
     /// What the `i`-th scenario of [`Loaded::scenarios`] is, in a line (for `rollsim list`).
     fn describe(&self, i: usize) -> Option<String> {
-        self.compile(i).map(|c| c.description)
+        self.compile(i, &crate::cancel::Cancel::new())
+            .map(|c| c.description)
     }
     /// Compile the `i`-th scenario of [`Loaded::scenarios`] (callers look names up in an
-    /// index, so that compiling every scenario of a large config stays linear).
-    fn compile(&self, i: usize) -> Option<Compiled>;
+    /// index, so that compiling every scenario of a large config stays linear). A
+    /// long exact pass checks `cancel` and gives up (the scenario then has no exact
+    /// distribution, and the caller sees the token and stops).
+    fn compile(&self, i: usize, cancel: &crate::cancel::Cancel) -> Option<Compiled>;
     /// For tests and benches that reach into one system's typed config.
     fn as_any(&self) -> &dyn Any;
     /// Knobs this config declares itself (a system whose stats are the config's own,

@@ -87,7 +87,7 @@ impl Loaded for DescentConfig {
         super::infos(&self.scenarios)
     }
 
-    fn compile(&self, i: usize) -> Option<crate::model::Compiled> {
+    fn compile(&self, i: usize, _cancel: &crate::cancel::Cancel) -> Option<crate::model::Compiled> {
         let s = self.scenarios.get(i)?;
         Some(s.compile())
     }

@@ -50,8 +50,8 @@ pub struct DiceConfig {
 pub const STAT_RANGE: (i64, i64) = (-1_000, 1_000);
 
 impl Named<Scenario> {
-    pub fn compile(&self) -> crate::model::Compiled {
-        self.describe(super::compile(&self.name, &self.scenario))
+    pub fn compile(&self, cancel: &crate::cancel::Cancel) -> crate::model::Compiled {
+        self.describe(super::compile(&self.name, &self.scenario, cancel))
     }
 }
 
@@ -60,8 +60,8 @@ impl crate::systems::Loaded for DiceConfig {
         crate::systems::infos(&self.scenarios)
     }
 
-    fn compile(&self, i: usize) -> Option<crate::model::Compiled> {
-        Some(self.scenarios.get(i)?.compile())
+    fn compile(&self, i: usize, cancel: &crate::cancel::Cancel) -> Option<crate::model::Compiled> {
+        Some(self.scenarios.get(i)?.compile(cancel))
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

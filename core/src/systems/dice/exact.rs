@@ -10,6 +10,7 @@
 
 use super::lang::{Agg, Cond, End};
 use super::program::{DieSpec, Node, PoolSpec, Repeat};
+use crate::cancel::Cancel;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasherDefault;
@@ -226,6 +227,8 @@ pub struct Notes {
     /// The probability of reaching the part being evaluated (a branch, a `let`
     /// value), so that what a part reports counts as often as the part happens.
     weight: f64,
+    /// Checked at every node: a cancelled evaluation gives up as one too big would.
+    cancel: Cancel,
 }
 
 impl Default for Notes {
@@ -235,11 +238,20 @@ impl Default for Notes {
             unfinished: 0.0,
             work: 0,
             weight: 1.0,
+            cancel: Cancel::new(),
         }
     }
 }
 
 impl Notes {
+    /// Notes for an evaluation that `cancel` stops.
+    pub fn stopped_by(cancel: &Cancel) -> Notes {
+        Notes {
+            cancel: cancel.clone(),
+            ..Notes::default()
+        }
+    }
+
     /// Explosion chains of this part stopped at the depth limit, with probability `p`.
     fn cap(&mut self, p: f64) {
         self.capped += self.weight * p;
@@ -251,6 +263,7 @@ impl Notes {
         Notes {
             work: self.work,
             weight: self.weight,
+            cancel: self.cancel.clone(),
             ..Notes::default()
         }
     }
@@ -295,6 +308,9 @@ pub const MAX_OUTCOMES: u64 = 2_000_000;
 
 /// The exact distribution of a compiled expression in `env`.
 pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
+    if notes.cancel.is_cancelled() {
+        return Err(TooBig("the computation was stopped".into()));
+    }
     Ok(match n {
         Node::Num(v) => Dist::point(*v),
         Node::Var(i) => Dist::point(env.nums[*i]),
@@ -508,6 +524,7 @@ fn play_round(
                 // Computed at weight 1: what it reports is per round played from here.
                 let mut inner = Notes {
                     work: notes.work,
+                    cancel: notes.cancel.clone(),
                     ..Notes::default()
                 };
                 let mut outcomes = BTreeMap::new();

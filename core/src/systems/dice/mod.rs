@@ -8,6 +8,7 @@ pub mod lang;
 pub mod program;
 
 use super::{Knobs, Loaded, RoleKnob};
+use crate::cancel::Cancel;
 use crate::config::{reader::Reader, Problem};
 use crate::dice::Rng;
 use crate::model::{Compiled, Headline, Metric, Trial};
@@ -129,8 +130,13 @@ impl Trial for DiceTrial {
 /// The exact distribution of the result over `lo..lo + states`, or why there is none,
 /// and the mass of explosion chains stopped at their depth limit and of `repeat`s
 /// stopped at theirs.
-fn exact_of(sc: &Scenario, lo: i64, states: usize) -> (Result<Vec<f64>, String>, f64, f64) {
-    let mut notes = exact::Notes::default();
+fn exact_of(
+    sc: &Scenario,
+    lo: i64,
+    states: usize,
+    cancel: &Cancel,
+) -> (Result<Vec<f64>, String>, f64, f64) {
+    let mut notes = exact::Notes::stopped_by(cancel);
     let run = |notes: &mut exact::Notes| -> Result<exact::Dist, exact::TooBig> {
         let a = exact::eval(&sc.roll_node, &mut exact::Env::default(), notes)?;
         match &sc.vs {
@@ -169,10 +175,11 @@ fn capped_note(capped: f64, unfinished: f64) -> String {
     format!("exact probability that {what} (Monte Carlo stops there too)")
 }
 
-pub fn compile(name: &str, sc: &Scenario) -> Compiled {
+/// Compile a scenario; `cancel` stops its exact evaluation (which then reads as none).
+pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     let (lo, hi) = config::span(&sc.roll_node, sc.vs.as_ref().map(|v| &v.1));
     let states = (hi - lo + 1) as usize;
-    let (exact, capped, unfinished) = exact_of(sc, lo, states);
+    let (exact, capped, unfinished) = exact_of(sc, lo, states, cancel);
     // The tables start and end where a roll can land: the bounds narrowed to the exact
     // support. (A sampled value outside it would pile up in an end bucket, far from its
     // exact value, and the agreement tests would fail.)

@@ -64,9 +64,10 @@ fn format(f: FormatArg) -> Format {
     }
 }
 
-fn balance(c: BalanceArgs, cancel: &Cancel) -> Options {
+fn balance(c: BalanceArgs, svg: bool, cancel: &Cancel) -> Options {
     let mut o = Options::new(c.config, &c.scenario);
     o.cancel = cancel.clone();
+    o.svg = svg;
     o.metric = c.metric;
     o.seed = c.seed;
     o.trials = c.trials;
@@ -79,7 +80,7 @@ fn balance(c: BalanceArgs, cancel: &Cancel) -> Options {
 }
 
 fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
-    rollsim::report::plot::also_svg(cli.charts.contains(&cli::ChartArg::Svg));
+    let svg = cli.charts.contains(&cli::ChartArg::Svg);
     // `-o -` streams a table on standard output, which only `run` writes: anywhere else
     // it would make a folder named `-`.
     let folder_only = match &cli.command {
@@ -103,21 +104,22 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             cli.quiet,
             cli.trials,
             cli.threads.map(|t| t as usize),
+            svg,
             cancel,
         ),
         Some(Command::List(a)) => app::list(&a.config, &a.sets, cancel),
         Some(Command::Check(a)) => app::check(&a.config, &a.sets, cancel),
         Some(Command::Compare(a)) => run_balance::compare(&CompareOptions {
-            common: balance(a.common, cancel),
+            common: balance(a.common, svg, cancel),
             attackers: a.attackers,
             defenders: a.defenders,
             best_response: a.response == ResponseArg::Best,
         }),
         Some(Command::Sweep(a)) => run_balance::sweep(&SweepOptions {
-            common: balance(a.common, cancel),
+            common: balance(a.common, svg, cancel),
             vary: a.vary,
         }),
-        Some(Command::Sensitivity(c)) => run_balance::sensitivity(&balance(c, cancel)),
+        Some(Command::Sensitivity(c)) => run_balance::sensitivity(&balance(c, svg, cancel)),
         Some(Command::Overlay(a)) => run_balance::overlay(&OverlayOptions {
             entries: a.entries,
             metric: a.metric,
@@ -126,10 +128,11 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             threads: a.threads.map(|t| t as usize),
             out: a.out,
             plots: !a.no_plots,
+            svg,
             cancel: cancel.clone(),
         }),
         Some(Command::Equalize(a)) => run_balance::equalize(&EqualizeOptions {
-            common: balance(a.common, cancel),
+            common: balance(a.common, svg, cancel),
             target: a.target,
             pairs: a.pairs,
         }),
@@ -148,6 +151,7 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             o.quiet = a.quiet;
             o.exact_only = a.exact_only;
             o.cancel = cancel.clone();
+            o.svg = svg;
             match a.shard {
                 Some(s) => rollsim::app::shard::run(&o, rollsim::app::shard::parse_shard(&s)?),
                 None => app::run(&o),
@@ -164,13 +168,14 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             formats: a.format.into_iter().map(format).collect(),
             plots: !a.no_plots,
             quiet: a.quiet,
+            svg,
             cancel: cancel.clone(),
         }),
         Some(Command::Merge(a)) => rollsim::app::shard::merge(
             &a.parts,
             &a.out,
             &a.format.into_iter().map(format).collect::<Vec<_>>(),
-            !a.no_plots,
+            app::charts(!a.no_plots, svg),
             cancel,
         ),
     }

@@ -430,6 +430,7 @@ mod commands {
                             threads: Some(1),
                             out: Some(out.clone()),
                             plots: false,
+                            svg: false,
                             cancel: rollsim::Cancel::new(),
                         })
                     }

@@ -120,6 +120,7 @@ fn walk_config(file: &str, trials: Option<u64>, out: &Path) -> (usize, usize) {
                     threads: Some(1),
                     out: Some(out.to_path_buf()),
                     plots: false,
+                    svg: false,
                     cancel: rollsim::Cancel::new(),
                 })
             }));

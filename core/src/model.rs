@@ -211,6 +211,69 @@ pub struct InvalidScenario {
 }
 
 impl Compiled {
+    /// The sampler, metrics and headline are what every scenario must have; the rest
+    /// starts out absent (`exact` None, `capped_mass` 0, `capped_note` None, `charts`
+    /// empty, `group` None) so that a rules module names only what its scenario adds.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        trial: Box<dyn Sampler>,
+        metrics: Vec<Metric>,
+        headline: Headline,
+    ) -> Self {
+        Compiled {
+            name: name.into(),
+            description: description.into(),
+            trial,
+            metrics,
+            headline,
+            exact: None,
+            capped_mass: 0.0,
+            capped_note: None,
+            charts: Vec::new(),
+            group: None,
+        }
+    }
+
+    /// Replaces the default `None`: takes an `Option` so a PMF that may fail to build
+    /// (e.g. `result.ok()`) needs no branch at the call site.
+    pub fn exact(mut self, exact: Option<Vec<f64>>) -> Self {
+        self.exact = exact;
+        self
+    }
+
+    /// Replaces the defaults 0 and `None`: the mass and what it means go together, so a
+    /// note is never set without the mass it describes.
+    pub fn capped(mut self, mass: f64, note: Option<String>) -> Self {
+        self.capped_mass = mass;
+        self.capped_note = note;
+        self
+    }
+
+    /// Replaces the default, no scenario-level charts (the per-metric ones are drawn
+    /// regardless).
+    pub fn charts(mut self, charts: Vec<Chart>) -> Self {
+        self.charts = charts;
+        self
+    }
+
+    /// Replaces the default `None`: takes an `Option` because a scenario's config decides
+    /// whether it belongs to a profile, and passes it on as is.
+    pub fn group(mut self, group: Option<Group>) -> Self {
+        self.group = group;
+        self
+    }
+
+    /// The exact probability of the headline event, `None` without an exact PMF. One
+    /// place for the sum, so that every report of the headline agrees to the last bit.
+    /// A headline value past the metric's labels counts nothing rather than panicking:
+    /// rules modules compare candidates before `check` has seen them.
+    pub fn headline_exact(&self) -> Option<f64> {
+        let e = self.exact.as_deref()?;
+        let p = self.metrics[self.headline.metric].project_f64(e);
+        Some(self.headline.values.iter().filter_map(|&v| p.get(v)).sum())
+    }
+
     /// Check that the metric maps, the headline and the exact PMF fit the sampler's
     /// states. Every compile goes through this (`AnalysisConfig::compile`).
     pub fn check(&self) -> Result<(), InvalidScenario> {
@@ -309,22 +372,18 @@ mod tests {
     }
 
     fn coin(map: Vec<u16>, exact: Vec<f64>) -> Compiled {
-        Compiled {
-            name: "coin".into(),
-            description: String::new(),
-            trial: Box::new(Coin),
-            metrics: vec![Metric::categorical("side", "", &["heads", "tails"], map)],
-            headline: Headline {
+        Compiled::new(
+            "coin",
+            String::new(),
+            Box::new(Coin),
+            vec![Metric::categorical("side", "", &["heads", "tails"], map)],
+            Headline {
                 label: "P(heads)".into(),
                 metric: 0,
                 values: vec![0],
             },
-            exact: Some(exact),
-            capped_mass: 0.0,
-            capped_note: None,
-            charts: Vec::new(),
-            group: None,
-        }
+        )
+        .exact(Some(exact))
     }
 
     #[test]
@@ -350,6 +409,14 @@ mod tests {
         let mut c = coin(vec![0, 1], vec![0.5, 0.5]);
         c.headline.values = vec![5];
         assert!(c.check().is_err());
+    }
+
+    #[test]
+    fn headline_exact_needs_an_exact_pmf() {
+        let mut c = coin(vec![0, 1], vec![0.25, 0.75]);
+        assert_eq!(c.headline_exact(), Some(0.25));
+        c.exact = None;
+        assert_eq!(c.headline_exact(), None);
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub struct Options {
     pub out: Option<PathBuf>,
     pub sets: Vec<String>,
     pub plots: bool,
+    /// Every chart as SVG too (`--charts png,svg`).
+    pub svg: bool,
     /// Stops the command (the binary's Ctrl-C handler holds a clone).
     pub cancel: Cancel,
 }
@@ -45,6 +47,7 @@ impl Options {
             out: None,
             sets: Vec::new(),
             plots: true,
+            svg: false,
             cancel: Cancel::new(),
         }
     }
@@ -145,6 +148,7 @@ pub struct OverlayOptions {
     pub threads: Option<usize>,
     pub out: Option<PathBuf>,
     pub plots: bool,
+    pub svg: bool,
     pub cancel: Cancel,
 }
 
@@ -175,7 +179,7 @@ fn mkdir(dir: &Path) -> Result<(), AppError> {
 pub fn write_matrix(
     m: &crate::report::analysis::Matrix,
     dir: &Path,
-    plots: bool,
+    charts: Option<plot::Charts>,
 ) -> Result<Vec<PathBuf>, AppError> {
     mkdir(dir)?;
     let stem = m.stem();
@@ -186,9 +190,9 @@ pub fn write_matrix(
     let wide = dir.join(format!("{stem}-wide.csv"));
     csv::write(&mut frame::matrix_wide(m)?, &wide)?;
     out.push(wide);
-    if plots {
+    if let Some(charts) = charts {
         let png = dir.join(format!("{stem}.png"));
-        plot::heatmap::matrix(m, &png)?;
+        plot::heatmap::matrix(m, &png, charts)?;
         out.push(png);
     }
     Ok(out)
@@ -204,7 +208,7 @@ pub fn compare(o: &CompareOptions) -> Result<String, AppError> {
     let mut files = Vec::new();
     for m in &ms {
         md.push_str(&markdown::matrix(m));
-        files.extend(write_matrix(m, &dir, c.plots)?);
+        files.extend(write_matrix(m, &dir, super::charts(c.plots, c.svg))?);
     }
     Ok(md + &wrote(&files))
 }
@@ -250,6 +254,7 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
             &how(s.trials, s.seed, "per point"),
             &dir,
             &stem,
+            plot::Charts { svg: c.svg },
         )?);
     }
     Ok(markdown::sweep(&s) + &wrote(&files))
@@ -298,6 +303,7 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
                 &bars,
                 first.probability,
                 &png,
+                plot::Charts { svg: o.svg },
             )?;
             files.push(png);
         }
@@ -358,7 +364,7 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
     let mut files = vec![path];
     if o.plots {
         let png = dir.join(format!("overlay-{metric}.png"));
-        plot::overlay::draw(&metric, &rows, &values, &png)?;
+        plot::overlay::draw(&metric, &rows, &values, &png, plot::Charts { svg: o.svg })?;
         files.push(png);
     }
     Ok(markdown::overlay(&metric, &rows, &values) + &wrote(&files))

@@ -7,6 +7,7 @@ pub mod shard;
 
 use crate::config::{self, reader::nearest_hint, AnalysisConfig};
 use crate::progress::Bars;
+use crate::report::export::Exporter;
 use crate::report::stage::Staging;
 use crate::report::{self, frame, markdown, plot, write::WriteError, ScenarioResult};
 use crate::sim::Budget;
@@ -46,6 +47,19 @@ pub enum Format {
     Md,
 }
 
+impl Format {
+    /// The table exporter of a format; `None` for Markdown, which is a report on
+    /// standard output rather than a table file.
+    pub fn exporter(self) -> Option<&'static dyn Exporter> {
+        match self {
+            Format::Csv => Some(&report::csv::Csv),
+            Format::Parquet => Some(&report::parquet::Parquet),
+            Format::Json => Some(&report::json::Json),
+            Format::Md => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct RunOptions {
     pub config: PathBuf,
@@ -59,6 +73,8 @@ pub struct RunOptions {
     pub sets: Vec<String>,
     pub formats: Vec<Format>,
     pub plots: bool,
+    /// Every chart as SVG too (`--charts png,svg`).
+    pub svg: bool,
     pub quiet: bool,
     /// Exact distributions only: no Monte Carlo.
     pub exact_only: bool,
@@ -80,6 +96,7 @@ impl RunOptions {
             sets: Vec::new(),
             formats: vec![Format::Csv, Format::Md],
             plots: true,
+            svg: false,
             quiet: false,
             exact_only: false,
             cancel: Cancel::new(),
@@ -245,16 +262,18 @@ pub fn compute_config(
     })
 }
 
-/// An exporter writes one DataFrame to one file.
-type Exporter = fn(&mut frame::Frame, &Path) -> Result<(), WriteError>;
+/// The charts to draw: none, or PNGs (and SVGs with `svg`).
+pub fn charts(plots: bool, svg: bool) -> Option<plot::Charts> {
+    plots.then_some(plot::Charts { svg })
+}
 
-/// Write tables and charts of `results` into `dir`; returns the files written. Stops
-/// between files once `cancel` is cancelled.
+/// Write tables and charts (where `charts` says) of `results` into `dir`; returns the
+/// files written. Stops between files once `cancel` is cancelled.
 pub fn write_reports(
     results: &[ScenarioResult],
     dir: &Path,
     formats: &[Format],
-    plots: bool,
+    charts: Option<plot::Charts>,
     cancel: &Cancel,
 ) -> Result<Vec<PathBuf>, AppError> {
     std::fs::create_dir_all(dir).map_err(|e| WriteError::io(dir, e))?;
@@ -275,12 +294,11 @@ pub fn write_reports(
     let check = || cancel.check();
     for f in formats {
         check()?;
-        let (ext, write): (&str, Exporter) = match f {
-            Format::Csv => ("csv", report::csv::write),
-            Format::Parquet => ("parquet", report::parquet::write),
-            Format::Json => ("json", report::json::write),
-            Format::Md => continue,
+        let Some(exporter) = f.exporter() else {
+            continue;
         };
+        let ext = exporter.ext();
+        let write = |df: &mut frame::Frame, p: &Path| exporter.write(df, p);
         for (df, stem) in [
             (&mut dist, "distribution"),
             (&mut summ, "summary"),
@@ -306,16 +324,16 @@ pub fn write_reports(
             written.push(p);
         }
     }
-    if plots {
+    if let Some(kinds) = charts {
         check()?;
         let charts: Result<Vec<Vec<PathBuf>>, WriteError> = results
             .par_iter()
-            .map(|r| plot::scenario_charts(r, dir))
+            .map(|r| plot::scenario_charts(r, dir, kinds))
             .collect();
         written.extend(charts?.into_iter().flatten());
         let charts: Result<Vec<Vec<PathBuf>>, WriteError> = report::profiles(results)
             .par_iter()
-            .map(|(name, members)| plot::profile::draw(name, members, dir))
+            .map(|(name, members)| plot::profile::draw(name, members, dir, kinds))
             .collect();
         written.extend(charts?.into_iter().flatten());
         for (name, members) in report::groups(results) {
@@ -330,6 +348,7 @@ pub fn write_reports(
                 members[0].seed,
                 &rows,
                 dir,
+                kinds,
             )?);
         }
     }
@@ -354,7 +373,7 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
         &out.results,
         stage.dir(),
         &opts.formats,
-        opts.plots,
+        charts(opts.plots, opts.svg),
         &opts.cancel,
     )?;
     opts.cancel.check()?;
@@ -406,29 +425,25 @@ fn run_to_stdout(opts: &RunOptions) -> Result<String, AppError> {
         .copied()
         .find(|f| *f != Format::Md)
         .unwrap_or(Format::Md);
-    let text = match format {
-        Format::Md => markdown_report(&out),
-        Format::Parquet => {
+    let text = match (format, format.exporter()) {
+        (Format::Parquet, _) => {
             return Err(AppError::BadOption(
                 "-o - streams text: parquet is binary, write it to a folder (-o DIR) or choose --format csv or json".into(),
             ))
         }
-        Format::Csv | Format::Json => {
-            // The exporters write files (atomically); only the distribution table is
-            // written, to a private temporary file, and read back.
-            let (ext, write): (&str, Exporter) = match format {
-                Format::Json => ("json", report::json::write),
-                _ => ("csv", report::csv::write),
-            };
-            let tmp = std::env::temp_dir().join(format!(
-                "rollsim-stdout-{}.{ext}",
-                std::process::id()
-            ));
-            let text = write(&mut frame::distribution(&out.results)?, &tmp).and_then(|_| {
-                std::fs::read_to_string(&tmp).map_err(|e| WriteError::io(&tmp, e))
-            });
-            let _ = std::fs::remove_file(&tmp);
-            text?
+        (_, None) => markdown_report(&out),
+        (_, Some(exporter)) => {
+            // Only the distribution table streams, straight from the exporter.
+            let bytes = exporter
+                .to_bytes(&mut frame::distribution(&out.results)?)
+                .map_err(|e| WriteError::Encode {
+                    path: "standard output".into(),
+                    message: e,
+                })?;
+            String::from_utf8(bytes).map_err(|e| WriteError::Encode {
+                path: "standard output".into(),
+                message: e.to_string(),
+            })?
         }
     };
     eprintln!(
@@ -572,6 +587,7 @@ pub fn run_all(
     quiet: bool,
     trials: Option<u64>,
     threads: Option<usize>,
+    svg: bool,
     cancel: &Cancel,
 ) -> Result<String, AppError> {
     let mut all = Vec::new();
@@ -622,13 +638,16 @@ pub fn run_all(
                         &out.results,
                         stage.dir(),
                         &[Format::Csv, Format::Parquet],
-                        true,
+                        charts(true, svg),
                         cancel,
                     )?;
                     let matrix = match matrix {
                         Some(m) => {
-                            let files =
-                                balance::write_matrix(&m, &stage.dir().join("compare"), true)?;
+                            let files = balance::write_matrix(
+                                &m,
+                                &stage.dir().join("compare"),
+                                charts(true, svg),
+                            )?;
                             Some((m, files))
                         }
                         None => None,

@@ -23,6 +23,8 @@ pub struct RollOptions {
     pub out: Option<PathBuf>,
     pub formats: Vec<Format>,
     pub plots: bool,
+    /// Every chart as SVG too (`--charts png,svg`).
+    pub svg: bool,
     pub quiet: bool,
     /// Stops the run (the binary's Ctrl-C handler holds a clone).
     pub cancel: Cancel,
@@ -63,7 +65,13 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
     ro.quiet = o.quiet;
     let stage = Staging::begin(&target)?;
     let out = compute_config(&cfg, &ro, None)?;
-    write_reports(&out.results, stage.dir(), &ro.formats, ro.plots, &ro.cancel)?;
+    write_reports(
+        &out.results,
+        stage.dir(),
+        &ro.formats,
+        super::charts(ro.plots, o.svg),
+        &ro.cancel,
+    )?;
     ro.cancel.check()?;
     stage.commit()?;
     let mut s = table(&c, out.results.first());
@@ -140,12 +148,9 @@ fn table(c: &Compiled, run: Option<&ScenarioResult>) -> String {
         }
     }
     if run.is_none() {
-        if let Some(e) = &c.exact {
-            let h = c.metrics[c.headline.metric].project_f64(e);
-            let p: f64 = c.headline.values.iter().map(|&v| h[v]).sum();
+        if let Some(p) = c.headline_exact() {
             s.push_str(&format!(
-                "
-{} (exact): {:.4}%",
+                "\n{} (exact): {:.4}%",
                 c.headline.label,
                 100.0 * p
             ));

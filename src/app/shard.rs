@@ -254,7 +254,7 @@ pub fn merge(
     parts: &[PathBuf],
     out: &Path,
     formats: &[Format],
-    plots: bool,
+    charts: Option<crate::report::plot::Charts>,
     cancel: &Cancel,
 ) -> Result<String, AppError> {
     if parts.is_empty() {
@@ -403,7 +403,7 @@ pub fn merge(
     }
     cancel.check()?;
     let stage = Staging::begin(out)?;
-    app::write_reports(&results, stage.dir(), formats, plots, cancel)?;
+    app::write_reports(&results, stage.dir(), formats, charts, cancel)?;
     cancel.check()?;
     stage.commit()?;
     Ok(if formats.contains(&Format::Md) {

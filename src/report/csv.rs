@@ -1,6 +1,7 @@
 //! CSV exporter: `distribution.csv`, `summary.csv` and every balance table.
 
-use super::write::{atomic, WriteError};
+use super::export::Exporter;
+use super::write::WriteError;
 use polars_core::prelude::*;
 use polars_io::prelude::*;
 use std::path::Path;
@@ -29,14 +30,27 @@ fn safe(df: &DataFrame) -> PolarsResult<DataFrame> {
     DataFrame::new(df.height(), cols)
 }
 
-pub fn write(df: &mut DataFrame, path: &Path) -> Result<(), WriteError> {
-    let mut df = safe(df).map_err(|e| WriteError::encode(path, e))?;
-    atomic(path, |w| {
-        CsvWriter::new(w)
+/// CSV with a header row, text cells defused.
+#[derive(Clone, Copy, Debug)]
+pub struct Csv;
+
+impl Exporter for Csv {
+    fn ext(&self) -> &'static str {
+        "csv"
+    }
+
+    fn export(&self, df: &mut DataFrame, out: &mut dyn std::io::Write) -> Result<(), String> {
+        let mut df = safe(df).map_err(|e| e.to_string())?;
+        CsvWriter::new(out)
             .include_header(true)
             .finish(&mut df)
-            .map_err(|e| WriteError::encode(path, e))
-    })
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The balance commands' tables are CSV: `Csv.write`, shorter at their call sites.
+pub fn write(df: &mut DataFrame, path: &Path) -> Result<(), WriteError> {
+    Csv.write(df, path)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! itself (summaries, matrices, sweeps) is the core's ([`rollsim_core::results`]).
 
 pub mod csv;
+pub mod export;
 pub mod frame;
 pub mod gallery;
 pub mod json;

@@ -1,15 +1,21 @@
 //! Parquet exporter: the same tables as the CSV, typed and compressed.
 
-use super::write::{atomic, WriteError};
+use super::export::Exporter;
 use polars_core::prelude::*;
 use polars_io::prelude::*;
-use std::path::Path;
 
-pub fn write(df: &mut DataFrame, path: &Path) -> Result<(), WriteError> {
-    atomic(path, |w| {
-        ParquetWriter::new(w)
+#[derive(Clone, Copy, Debug)]
+pub struct Parquet;
+
+impl Exporter for Parquet {
+    fn ext(&self) -> &'static str {
+        "parquet"
+    }
+
+    fn export(&self, df: &mut DataFrame, out: &mut dyn std::io::Write) -> Result<(), String> {
+        ParquetWriter::new(out)
             .finish(df)
             .map(|_| ())
-            .map_err(|e| WriteError::encode(path, e))
-    })
+            .map_err(|e| e.to_string())
+    }
 }

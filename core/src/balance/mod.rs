@@ -203,10 +203,7 @@ pub fn exact_value(c: &Compiled, pick: &Pick) -> Option<f64> {
     let e = c.exact.as_ref()?;
     let by = |name: &str| c.metrics.iter().find(|m| m.name == name);
     Some(match pick {
-        Pick::Headline => {
-            let p = c.metrics[c.headline.metric].project_f64(e);
-            c.headline.values.iter().map(|&v| p[v]).sum()
-        }
+        Pick::Headline => c.headline_exact()?,
         Pick::Mean { metric } => {
             let m = by(metric)?;
             m.project_f64(e)

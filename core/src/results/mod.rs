@@ -213,10 +213,7 @@ pub fn summarize(
     let counts = c.metrics[h.metric].project_counts(&hist.counts);
     let k: u64 = h.values.iter().map(|&v| counts[v]).sum();
     let (lo, hi) = wilson(k, n, z);
-    let exact = c.exact.as_ref().map(|e| {
-        let p = c.metrics[h.metric].project_f64(e);
-        tidy_probability(h.values.iter().map(|&v| p[v]).sum())
-    });
+    let exact = c.headline_exact().map(tidy_probability);
     ScenarioResult {
         config: config.into(),
         system: system.into(),

@@ -6,7 +6,12 @@ use crate::report::write::WriteError;
 use crate::report::{MetricResult, ScenarioResult};
 use std::path::Path;
 
-pub fn draw(r: &ScenarioResult, m: &MetricResult, path: &Path) -> Result<(), WriteError> {
+pub fn draw(
+    r: &ScenarioResult,
+    m: &MetricResult,
+    path: &Path,
+    charts: super::Charts,
+) -> Result<(), WriteError> {
     let tail = m.at_least(r.trials);
     let x_desc = format!("k ({})", m.name.replace('_', " "));
     let (title, subtitle) = super::titles(&r.name, &r.description, r.seed);
@@ -25,5 +30,5 @@ pub fn draw(r: &ScenarioResult, m: &MetricResult, path: &Path) -> Result<(), Wri
         trials: r.trials,
         fold: false,
     };
-    draw_bars(&bars, path)
+    draw_bars(&bars, path, charts)
 }

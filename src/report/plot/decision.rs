@@ -18,6 +18,7 @@ pub fn draw(
     seed: u64,
     rows: &[&DecisionRow],
     dir: &Path,
+    charts: super::Charts,
 ) -> Result<Vec<PathBuf>, WriteError> {
     fonts();
     let sub = dir.join(name);
@@ -31,6 +32,7 @@ pub fn draw(
         super::save(
             &path,
             (WIDTH, HEIGHT),
+            charts,
             |root| draw_into(root, name, label, seed, rows, probabilities),
             |root| draw_into(root, name, label, seed, rows, probabilities),
         )?;

@@ -5,7 +5,12 @@ use crate::report::write::WriteError;
 use crate::report::{MetricResult, ScenarioResult};
 use std::path::Path;
 
-pub fn draw(r: &ScenarioResult, m: &MetricResult, path: &Path) -> Result<(), WriteError> {
+pub fn draw(
+    r: &ScenarioResult,
+    m: &MetricResult,
+    path: &Path,
+    charts: super::Charts,
+) -> Result<(), WriteError> {
     // Leading values that cannot happen (exactly 0, such as a duel over in 0
     // activations) are left off a numeric chart; its axis labels say where it starts.
     let skip = if m.numeric {
@@ -37,5 +42,5 @@ pub fn draw(r: &ScenarioResult, m: &MetricResult, path: &Path) -> Result<(), Wri
         trials: r.trials,
         fold: m.numeric,
     };
-    draw_bars(&bars, path)
+    draw_bars(&bars, path, charts)
 }

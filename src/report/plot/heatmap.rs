@@ -43,12 +43,13 @@ fn colour(t: f64) -> RGBColor {
     RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
 
-pub fn draw(h: &Heat, path: &Path) -> Result<(), WriteError> {
+pub fn draw(h: &Heat, path: &Path, charts: super::Charts) -> Result<(), WriteError> {
     fonts();
     let height = HEIGHT.max(220 + 46 * h.rows.len() as u32);
     super::save(
         path,
         (WIDTH, height),
+        charts,
         |root| draw_into(h, root),
         |root| draw_into(h, root),
     )
@@ -206,7 +207,7 @@ pub fn texts(values: &[Vec<Option<f64>>], percent: bool) -> Vec<Vec<String>> {
 
 /// A matchup matrix: probabilities on a 0..100% scale, means on their own range; an
 /// impossible pair is a grey "n/a" cell, a chosen response is named in its cell.
-pub fn matrix(m: &Matrix, path: &Path) -> Result<(), WriteError> {
+pub fn matrix(m: &Matrix, path: &Path, charts: super::Charts) -> Result<(), WriteError> {
     let values: Vec<Vec<Option<f64>>> = m
         .cells
         .iter()
@@ -252,5 +253,5 @@ pub fn matrix(m: &Matrix, path: &Path) -> Result<(), WriteError> {
         text,
         percent: m.probability,
     };
-    draw(&heat, path)
+    draw(&heat, path, charts)
 }

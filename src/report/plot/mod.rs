@@ -179,7 +179,7 @@ pub fn titles(name: &str, description: &str, seed: u64) -> (String, String) {
 }
 
 /// Draw `bars` into a PNG at `path`, atomically.
-pub fn draw_bars(bars: &Bars, path: &Path) -> Result<(), WriteError> {
+pub fn draw_bars(bars: &Bars, path: &Path, charts: Charts) -> Result<(), WriteError> {
     fonts();
     // The CSV keeps every value down to 1e-15; a chart stops where bars become invisible.
     let mut keep = bars.values.len();
@@ -228,23 +228,28 @@ pub fn draw_bars(bars: &Bars, path: &Path) -> Result<(), WriteError> {
     save(
         path,
         (WIDTH, HEIGHT),
+        charts,
         |root| draw_into(bars, root),
         |root| draw_into(bars, root),
     )
 }
 
-/// Whether charts are written as SVG beside each PNG (`--charts png,svg`), for
-/// rulebooks: set once by the binary before any chart is drawn.
-static SVG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Write every chart as SVG too (the PNG is always written).
-pub fn also_svg(on: bool) {
-    SVG.store(on, std::sync::atomic::Ordering::Relaxed);
+/// Which files a chart is written as: always a PNG, and with `--charts png,svg` an SVG
+/// beside it for rulebooks. A value each command passes down, not a switch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Charts {
+    pub svg: bool,
 }
 
-/// Draw one chart into `path` (PNG) and, with [`also_svg`], beside it as SVG; each file
-/// atomically. The two closures are the same drawing, once per backend.
-pub(crate) fn save<P, S>(path: &Path, size: (u32, u32), png: P, svg: S) -> Result<(), WriteError>
+/// Draw one chart into `path` (PNG) and, where `charts` says, beside it as SVG; each
+/// file atomically. The two closures are the same drawing, once per backend.
+pub(crate) fn save<P, S>(
+    path: &Path,
+    size: (u32, u32),
+    charts: Charts,
+    png: P,
+    svg: S,
+) -> Result<(), WriteError>
 where
     P: FnOnce(Area<BitMapBackend>) -> DrawResult<()>,
     S: FnOnce(Area<SVGBackend>) -> DrawResult<()>,
@@ -262,7 +267,7 @@ where
     };
     let result = result.and_then(|()| encode_png(&tmp, &pixels, size));
     finish(&tmp, path, result)?;
-    if SVG.load(std::sync::atomic::Ordering::Relaxed) {
+    if charts.svg {
         let sp = path.with_extension("svg");
         let tmp = temp_path(&sp)?;
         let result = svg(SVGBackend::new(&tmp, size).into_drawing_area())
@@ -516,7 +521,11 @@ pub fn chart_path(dir: &Path, scenario: &str, metric: &str, suffix: &str) -> Pat
 }
 
 /// Every chart of one scenario; returns the files written.
-pub fn scenario_charts(r: &ScenarioResult, dir: &Path) -> Result<Vec<PathBuf>, WriteError> {
+pub fn scenario_charts(
+    r: &ScenarioResult,
+    dir: &Path,
+    charts: Charts,
+) -> Result<Vec<PathBuf>, WriteError> {
     // A profile's points are drawn together (see `profile`), not one by one.
     if r.group.is_some() {
         return Ok(Vec::new());
@@ -526,11 +535,11 @@ pub fn scenario_charts(r: &ScenarioResult, dir: &Path) -> Result<Vec<PathBuf>, W
     let mut out = Vec::new();
     for m in r.metrics.iter().filter(|m| m.chart) {
         let p = chart_path(dir, &r.name, &m.name, "");
-        distribution::draw(r, m, &p)?;
+        distribution::draw(r, m, &p, charts)?;
         out.push(p);
         if m.numeric && m.rows.len() > 2 {
             let p = chart_path(dir, &r.name, &m.name, "_at_least");
-            at_least::draw(r, m, &p)?;
+            at_least::draw(r, m, &p, charts)?;
             out.push(p);
         }
     }
@@ -538,7 +547,7 @@ pub fn scenario_charts(r: &ScenarioResult, dir: &Path) -> Result<Vec<PathBuf>, W
         match c {
             crate::model::Chart::Race { file, .. } => {
                 let p = chart_path(dir, &r.name, file, "");
-                race::draw(r, c, &p)?;
+                race::draw(r, c, &p, charts)?;
                 out.push(p);
             }
         }

@@ -13,6 +13,7 @@ pub fn draw(
     rows: &[(String, crate::report::MetricResult, u64)],
     values: &[String],
     path: &Path,
+    charts: super::Charts,
 ) -> Result<(), WriteError> {
     fonts();
     // A long tail nobody can see (an exploding pool's 25 successes) would squeeze the
@@ -35,6 +36,7 @@ pub fn draw(
     super::save(
         path,
         (WIDTH, HEIGHT),
+        charts,
         |root| draw_into(metric, rows, values, root),
         |root| draw_into(metric, rows, values, root),
     )

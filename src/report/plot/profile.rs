@@ -37,6 +37,7 @@ pub fn draw(
     name: &str,
     members: &[&ScenarioResult],
     dir: &Path,
+    charts: super::Charts,
 ) -> Result<Vec<PathBuf>, WriteError> {
     fonts();
     let sub = dir.join(name);
@@ -82,12 +83,11 @@ pub fn draw(
         let subtitle = format!("{NOTE}; {rest}");
         write(
             &p,
-            &title,
-            &subtitle,
-            &x_desc,
-            &format!("expected {metric}"),
+            (&title, &subtitle),
+            (&x_desc, &format!("expected {metric}")),
             &lines,
             false,
+            charts,
         )?;
         out.push(p);
     }
@@ -127,24 +127,32 @@ pub fn draw(
         let (lead, rest) = super::titles(name, &desc, first.seed);
         let title = super::headed(&lead, &format!("{} against {x_desc}", named.join(" and ")));
         let subtitle = format!("{NOTE}; {rest}");
-        write(&p, &title, &subtitle, &x_desc, "probability", &lines, true)?;
+        write(
+            &p,
+            (&title, &subtitle),
+            (&x_desc, "probability"),
+            &lines,
+            true,
+            charts,
+        )?;
         out.push(p);
     }
     Ok(out)
 }
 
+/// `(title, subtitle)` and `(x_desc, y_desc)`: what the chart says, as drawn.
 fn write(
     path: &Path,
-    title: &str,
-    subtitle: &str,
-    x_desc: &str,
-    y_desc: &str,
+    (title, subtitle): (&str, &str),
+    (x_desc, y_desc): (&str, &str),
     lines: &[Line],
     percent: bool,
+    charts: super::Charts,
 ) -> Result<(), WriteError> {
     super::save(
         path,
         (WIDTH, HEIGHT),
+        charts,
         |root| draw_into(root, title, subtitle, x_desc, y_desc, lines, percent),
         |root| draw_into(root, title, subtitle, x_desc, y_desc, lines, percent),
     )

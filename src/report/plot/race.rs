@@ -39,11 +39,17 @@ fn cumulative(r: &ScenarioResult, label: &str, metric: usize, steps: usize) -> S
     }
 }
 
-pub fn draw(r: &ScenarioResult, chart: &Chart, path: &Path) -> Result<(), WriteError> {
+pub fn draw(
+    r: &ScenarioResult,
+    chart: &Chart,
+    path: &Path,
+    charts: super::Charts,
+) -> Result<(), WriteError> {
     fonts();
     super::save(
         path,
         (WIDTH, HEIGHT),
+        charts,
         |root| draw_into(r, chart, root),
         |root| draw_into(r, chart, root),
     )

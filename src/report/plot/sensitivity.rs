@@ -14,6 +14,7 @@ pub fn draw(
     bars: &[(String, f64)],
     percent: bool,
     path: &Path,
+    charts: super::Charts,
 ) -> Result<(), WriteError> {
     fonts();
     // Probabilities are drawn in percentage points, means as they are.
@@ -23,6 +24,7 @@ pub fn draw(
     super::save(
         path,
         (WIDTH, height),
+        charts,
         |root| draw_into(title, subtitle, x_desc, &bars, root),
         |root| draw_into(title, subtitle, x_desc, &bars, root),
     )

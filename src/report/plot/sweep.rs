@@ -11,7 +11,13 @@ use std::path::{Path, PathBuf};
 
 /// Draw the sweep into `dir` as `STEM.png` (one key), or one `STEM[-MEMBER].png` heatmap
 /// per member (two keys); returns the files.
-pub fn draw(s: &Sweep, how: &str, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, WriteError> {
+pub fn draw(
+    s: &Sweep,
+    how: &str,
+    dir: &Path,
+    stem: &str,
+    charts: super::Charts,
+) -> Result<Vec<PathBuf>, WriteError> {
     let keys = s
         .keys
         .iter()
@@ -51,7 +57,7 @@ pub fn draw(s: &Sweep, how: &str, dir: &Path, stem: &str) -> Result<Vec<PathBuf>
                 percent: s.probability,
             };
             let path = dir.join(file);
-            heatmap::draw(&heat, &path)?;
+            heatmap::draw(&heat, &path, charts)?;
             out.push(path);
         }
         return Ok(out);
@@ -62,6 +68,7 @@ pub fn draw(s: &Sweep, how: &str, dir: &Path, stem: &str) -> Result<Vec<PathBuf>
     super::save(
         &path,
         (WIDTH, HEIGHT),
+        charts,
         |root| lines(s, &title, how, root),
         |root| lines(s, &title, how, root),
     )?;

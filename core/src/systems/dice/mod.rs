@@ -332,13 +332,13 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
         Ok(_) => String::new(),
         Err(why) => format!("; no exact distribution ({why}): Monte Carlo only"),
     };
-    Compiled {
-        name: name.into(),
-        description: match &sc.vs {
+    Compiled::new(
+        name,
+        match &sc.vs {
             Some((v, _)) => format!("`{}` against `{v}`{exact_note}", sc.roll),
             None => format!("`{}`{exact_note}", sc.roll),
         },
-        trial: Box::new(DiceTrial {
+        Box::new(DiceTrial {
             roll: sc.roll_node.clone(),
             vs: sc.vs.as_ref().map(|v| v.1.clone()),
             lo,
@@ -348,10 +348,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
         }),
         metrics,
         headline,
-        exact: exact.ok(),
-        capped_mass: capped + unfinished,
-        capped_note: Some(capped_note(capped, unfinished)),
-        charts: Vec::new(),
-        group: None,
-    }
+    )
+    .exact(exact.ok())
+    .capped(capped + unfinished, Some(capped_note(capped, unfinished)))
 }

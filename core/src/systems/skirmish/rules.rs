@@ -624,10 +624,10 @@ fn exchange(
             morale(1, 3, actor.models),
         ),
     ];
-    Compiled {
-        name: name.into(),
+    Compiled::new(
+        name,
         description,
-        trial: Box::new(Exchange {
+        Box::new(Exchange {
             rules: rules.clone(),
             act,
             back,
@@ -637,17 +637,14 @@ fn exchange(
             radix,
         }),
         metrics,
-        headline: Headline {
+        Headline {
             label: "P(target takes casualties)".into(),
             metric: 0,
             values: (1..=target.models as usize).collect(),
         },
-        exact: Some(exact),
-        capped_mass: 0.0,
-        capped_note: None,
-        charts: Vec::new(),
-        group,
-    }
+    )
+    .exact(Some(exact))
+    .group(group)
 }
 
 fn describe_attack(a: &Attack, rules: &Rules) -> String {
@@ -1218,11 +1215,11 @@ fn compile_volley(
             )
         }
     );
-    Compiled {
-        name: name.into(),
+    Compiled::new(
+        name,
         description,
-        trial: Box::new(trial),
-        metrics: vec![
+        Box::new(trial),
+        vec![
             Metric::numeric(
                 "casualties_on_target",
                 &format!(
@@ -1244,17 +1241,13 @@ fn compile_volley(
                 field(1),
             ),
         ],
-        headline: Headline {
+        Headline {
             label: "P(target takes casualties)".into(),
             metric: 0,
             values: (1..=target.models as usize).collect(),
         },
-        exact: Some(exact),
-        capped_mass: 0.0,
-        capped_note: None,
-        charts: Vec::new(),
-        group: None,
-    }
+    )
+    .exact(Some(exact))
 }
 
 /// Combat state: (models of the charger, models of the target, who broke as in a
@@ -1496,9 +1489,9 @@ fn compile_combat(
         ],
     };
     metrics.extend([won_at(0, "charger"), won_at(1, "target")]);
-    Compiled {
-        name: name.into(),
-        description: format!(
+    Compiled::new(
+        name,
+        format!(
             "{} {} ({}{}), then combat for up to {} in all",
             crate::text::agrees(&charger.name, "charges", "charge"),
             target.name,
@@ -1506,20 +1499,18 @@ fn compile_combat(
             if over_half { "" } else { ", no charge bonuses" },
             crate::text::plural(rounds as u64, "round", "rounds")
         ),
-        trial: Box::new(trial),
+        Box::new(trial),
         metrics,
-        headline: Headline {
+        Headline {
             label: format!("P({c_wins})"),
             metric: 0,
             values: vec![0],
         },
-        exact: Some(exact),
-        // Still fighting after the last round is an outcome of its own, not a cut.
-        capped_mass: 0.0,
-        capped_note: None,
-        charts: vec![race],
-        group: None,
-    }
+    )
+    .exact(Some(exact))
+    // Nothing is capped: still fighting after the last round is an outcome of its own,
+    // not a cut.
+    .charts(vec![race])
 }
 
 pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
@@ -1607,9 +1598,9 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             } else {
                 ["flees", "holds"]
             };
-            Compiled {
-                name: name.into(),
-                description: format!(
+            Compiled::new(
+                name,
+                format!(
                     "{} {} test: 1d{} {} morale {}{}",
                     unit.name,
                     if *rally { "rally" } else { "flee" },
@@ -1628,28 +1619,24 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                         String::new()
                     }
                 ),
-                trial: Box::new(MoraleTrial {
+                Box::new(MoraleTrial {
                     rules: rules.clone(),
                     morale: unit.morale,
                     penalty,
                 }),
-                metrics: vec![Metric::categorical(
+                vec![Metric::categorical(
                     "result",
                     "the morale test",
                     &labels,
                     vec![0, 1],
                 )],
-                headline: Headline {
+                Headline {
                     label: format!("P({})", labels[1]),
                     metric: 0,
                     values: vec![1],
                 },
-                exact: Some(vec![1.0 - p, p]),
-                capped_mass: 0.0,
-                capped_note: None,
-                charts: Vec::new(),
-                group: None,
-            }
+            )
+            .exact(Some(vec![1.0 - p, p]))
         }
         Scenario::Combat {
             charger,
@@ -1717,9 +1704,9 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             };
             let a_wins = crate::text::wins(&a.name);
             let b_wins = crate::text::wins(&b.name);
-            Compiled {
-                name: name.into(),
-                description: format!(
+            Compiled::new(
+                name,
+                format!(
                     "{} and {} exchange fire for {}: {} with {}, {} with {}{}",
                     a.name,
                     b.name,
@@ -1730,8 +1717,8 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                     a_reaction.name().replace('_', " "),
                     economy.describe(&a.name, &b.name)
                 ),
-                trial: Box::new(trial),
-                metrics: vec![
+                Box::new(trial),
+                vec![
                     Metric::categorical(
                         "outcome",
                         "a side wins when the other is wiped out or broken and it is not; both out = both wiped out or broken in the same simultaneous exchange; neither = both still fighting",
@@ -1769,17 +1756,13 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                     )
                 }))
                 .collect(),
-                headline: Headline {
+                Headline {
                     label: format!("P({a_wins})"),
                     metric: 0,
                     values: vec![0],
                 },
-                exact: Some(exact),
-                capped_mass: 0.0,
-                capped_note: None,
-                charts: Vec::new(),
-                group: None,
-            }
+            )
+            .exact(Some(exact))
         }
     }
 }

@@ -969,9 +969,9 @@ pub fn compile_turn(
     let aim = a.aim.map_or(String::new(), |p| {
         format!(", Aim ({}) on the first", p.name())
     });
-    Compiled {
-        name: name.into(),
-        description: format!(
+    Compiled::new(
+        name,
+        format!(
             "{} with {} at {} (armour {}, {}{}), distance {}: {dodge}{aim}{}",
             crate::text::plural(attacks.len() as u64, "attack", "attacks"),
             weapon_text(&a.weapon, &power),
@@ -985,19 +985,16 @@ pub fn compile_turn(
                 g.hero.name, g.weapon.name
             ))
         ),
-        trial: Box::new(trial),
+        Box::new(trial),
         metrics,
-        headline: Headline {
+        Headline {
             label: format!("P({} dies)", a.target.name),
             metric: 1,
             values: vec![1],
         },
-        exact: Some(total),
-        capped_mass: 0.0,
-        capped_note: None,
-        charts: Vec::new(),
-        group: a.group.clone(),
-    }
+    )
+    .exact(Some(total))
+    .group(a.group.clone())
 }
 
 pub fn compile(name: &str, a: &Attack) -> Compiled {
@@ -1047,22 +1044,19 @@ pub fn compile(name: &str, a: &Attack) -> Compiled {
         ));
     }
     let description = describe(a);
-    Compiled {
-        name: name.into(),
+    Compiled::new(
+        name,
         description,
-        trial: Box::new(trial),
+        Box::new(trial),
         metrics,
-        headline: Headline {
+        Headline {
             label: "P(kill)".into(),
             metric: 2,
             values: vec![1],
         },
-        exact: Some(exact),
-        capped_mass: 0.0,
-        capped_note: None,
-        charts: Vec::new(),
-        group: a.group.clone(),
-    }
+    )
+    .exact(Some(exact))
+    .group(a.group.clone())
 }
 
 #[cfg(test)]

@@ -814,16 +814,16 @@ pub fn compile(
         SecondCharge::Always => "charge twice",
         SecondCharge::Never => "charge once",
     };
-    Compiled {
-        name: name.into(),
-        description: format!(
+    Compiled::new(
+        name,
+        format!(
             "{} vs {}: bag {}:{}{green}; each activation: {second}",
             describe(a, rules),
             describe(b, rules),
             bag.dice[0],
             bag.dice[1]
         ),
-        trial: Box::new(DuelTrial {
+        Box::new(DuelTrial {
             pools: [Pool::new(fa.dice, fa.target), Pool::new(fb.dice, fb.target)],
             ac: [fa.ac, fb.ac],
             hp: [fa.hp, fb.hp],
@@ -851,19 +851,20 @@ pub fn compile(
                 }),
         }),
         metrics,
-        headline: Headline {
+        Headline {
             label: format!("P({} wins)", a.name),
             metric: 0,
             values: vec![0],
         },
-        exact: Some(exact),
+    )
+    .exact(Some(exact))
+    .capped(
         capped_mass,
-        capped_note: Some(format!(
+        Some(format!(
             "exact probability of no casualty within {max} activations"
         )),
-        charts: vec![race],
-        group: None,
-    }
+    )
+    .charts(vec![race])
 }
 
 #[cfg(test)]

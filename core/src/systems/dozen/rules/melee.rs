@@ -503,9 +503,9 @@ pub fn compile_melee(
     } else {
         format!("; {}", edges.join(", "))
     };
-    Compiled {
-        name: name.into(),
-        description: format!(
+    Compiled::new(
+        name,
+        format!(
             "{} charges {}: {} vs {}, AC {} vs {}{edges}",
             attacker.name,
             defender.name,
@@ -514,7 +514,7 @@ pub fn compile_melee(
             attacker.ac(),
             defender.ac()
         ),
-        trial: Box::new(MeleeTrial {
+        Box::new(MeleeTrial {
             a: Pool::new(n, ta),
             d: Pool::new(m, td),
             a_ac,
@@ -525,17 +525,13 @@ pub fn compile_melee(
             keeps: [fall_keep(attacker, rules), fall_keep(defender, rules)],
         }),
         metrics,
-        headline: Headline {
+        Headline {
             label: "P(attacker wins)".into(),
             metric: 0,
             values: vec![1],
         },
-        exact: Some(exact),
-        capped_mass: 0.0,
-        capped_note: None,
-        charts: Vec::new(),
-        group: None,
-    }
+    )
+    .exact(Some(exact))
 }
 
 /// An opposed conflict. State: (active successes, opponent successes, outcome).
@@ -611,32 +607,28 @@ pub fn compile_opposed(
             field(&|v| v[2].saturating_sub(nn)),
         ),
     ];
-    Compiled {
-        name: name.into(),
-        description: format!(
+    Compiled::new(
+        name,
+        format!(
             "{} ({}) against {} ({})",
             active.who.name,
             describe_contest(active),
             opponent.who.name,
             describe_contest(opponent)
         ),
-        trial: Box::new(OpposedTrial {
+        Box::new(OpposedTrial {
             a: Pool::new(n, ta),
             d: Pool::new(m, td),
             radix: [nn + 1, m as usize + 1, (n + m) as usize + 1],
         }),
         metrics,
-        headline: Headline {
+        Headline {
             label: "P(active side wins)".into(),
             metric: 0,
             values: vec![1],
         },
-        exact: Some(exact),
-        capped_mass: 0.0,
-        capped_note: None,
-        charts: Vec::new(),
-        group: None,
-    }
+    )
+    .exact(Some(exact))
 }
 
 #[cfg(test)]

@@ -585,10 +585,10 @@ fn terrain(
             String::new()
         }
     );
-    Compiled {
-        name: name.into(),
-        description: desc,
-        trial: Box::new(TerrainTrial {
+    Compiled::new(
+        name,
+        desc,
+        Box::new(TerrainTrial {
             who: who.clone(),
             mode,
             difficulty,
@@ -599,12 +599,8 @@ fn terrain(
         }),
         metrics,
         headline,
-        exact: Some(exact),
-        capped_mass: 0.0,
-        capped_note: None,
-        charts: Vec::new(),
-        group: None,
-    }
+    )
+    .exact(Some(exact))
 }
 
 struct FallTrial {
@@ -625,9 +621,9 @@ impl Trial for FallTrial {
 fn fall(name: &str, who: &Character, height: u32, rules: &Rules) -> Compiled {
     let keep = fall_keep(who, rules);
     let lost: Vec<u32> = (0..=height).collect();
-    Compiled {
-        name: name.into(),
-        description: format!(
+    Compiled::new(
+        name,
+        format!(
             "{} falls {height} square{}: {}",
             who.name,
             if height == 1 { "" } else { "s" },
@@ -640,8 +636,8 @@ fn fall(name: &str, who: &Character, height: u32, rules: &Rules) -> Compiled {
                 )
             }
         ),
-        trial: Box::new(FallTrial { height, keep }),
-        metrics: vec![
+        Box::new(FallTrial { height, keep }),
+        vec![
             hp_metric(
                 "hp_lost",
                 "HP lost (no armour roll)",
@@ -650,17 +646,13 @@ fn fall(name: &str, who: &Character, height: u32, rules: &Rules) -> Compiled {
             ),
             condition_metric("condition", who, &lost),
         ],
-        headline: Headline {
+        Headline {
             label: "P(any HP lost)".into(),
             metric: 0,
             values: (1..=height as usize).collect(),
         },
-        exact: Some(fall_pmf(who, height, rules)),
-        capped_mass: 0.0,
-        capped_note: None,
-        charts: Vec::new(),
-        group: None,
-    }
+    )
+    .exact(Some(fall_pmf(who, height, rules)))
 }
 
 /// Whether a jump of `distance` needs a test: above half MV (rounded half up) it does.
@@ -702,9 +694,9 @@ fn jump(name: &str, who: &Character, distance: u32, drop: u32, rules: &Rules) ->
     }
     let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
     let lost: Vec<u32> = states.iter().map(|v| v[1] as u32).collect();
-    Compiled {
-        name: name.into(),
-        description: format!(
+    Compiled::new(
+        name,
+        format!(
             "{} (MV {}) jumps {distance} square{} over a {drop}-square drop: {}",
             who.name,
             who.mv,
@@ -714,12 +706,12 @@ fn jump(name: &str, who: &Character, distance: u32, drop: u32, rules: &Rules) ->
                 Some(_) => format!("d12 <= DX+3 = {}, failure falls into the gap", who.dx + 3),
             }
         ),
-        trial: Box::new(JumpTrial {
+        Box::new(JumpTrial {
             test,
             drop,
             keep: fall_keep(who, rules),
         }),
-        metrics: vec![
+        vec![
             Metric::categorical(
                 "result",
                 "a failed jump falls into the gap",
@@ -734,17 +726,13 @@ fn jump(name: &str, who: &Character, distance: u32, drop: u32, rules: &Rules) ->
             ),
             condition_metric("condition", who, &lost),
         ],
-        headline: Headline {
+        Headline {
             label: "P(made it)".into(),
             metric: 0,
             values: vec![1],
         },
-        exact: Some(exact),
-        capped_mass: 0.0,
-        capped_note: None,
-        charts: Vec::new(),
-        group: None,
-    }
+    )
+    .exact(Some(exact))
 }
 
 struct ConflictTrial {
@@ -799,19 +787,19 @@ fn conflict(name: &str, c: &Contestant, rules: &Rules) -> Compiled {
         Some(t) => binomial(n, p_success(t)).0,
     };
     let map: Vec<u16> = (0..=n as u16).collect();
-    Compiled {
-        name: name.into(),
-        description: format!(
+    Compiled::new(
+        name,
+        format!(
             "{}: {} ({})",
             c.who.name,
             describe_contest(c),
             c.difficulty.name().replace('_', " ")
         ),
-        trial: Box::new(ConflictTrial {
+        Box::new(ConflictTrial {
             pool: target.map(|t| d12::Pool::new(n, t)),
             dice: n,
         }),
-        metrics: vec![
+        vec![
             Metric::numeric(
                 "successes",
                 "dice at or under the target",
@@ -825,15 +813,11 @@ fn conflict(name: &str, c: &Contestant, rules: &Rules) -> Compiled {
                 map.iter().map(|&k| (k > 0) as u16).collect(),
             ),
         ],
-        headline: Headline {
+        Headline {
             label: "P(at least one success)".into(),
             metric: 1,
             values: vec![1],
         },
-        exact: Some(exact),
-        capped_mass: 0.0,
-        capped_note: None,
-        charts: Vec::new(),
-        group: None,
-    }
+    )
+    .exact(Some(exact))
 }

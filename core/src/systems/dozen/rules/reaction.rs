@@ -73,16 +73,16 @@ pub fn compile(name: &str, runner: &Character, shooters: &[Contestant], rules: &
             format!("{} ({} {}d12, {t})", c.who.name, c.skill, c.dice())
         })
         .collect();
-    Compiled {
-        name: name.into(),
-        description: format!(
+    Compiled::new(
+        name,
+        format!(
             "{} ({hp} HP, AC {}) moves in sight of {}; each shoots once, each hit saved on a d12 at or under the AC",
             runner.name,
             runner.ac(),
             shooters_text.join(" and ")
         ),
-        trial: Box::new(trial),
-        metrics: vec![
+        Box::new(trial),
+        vec![
             Metric::numeric(
                 "hp_lost",
                 "HP lost to the shots after armour",
@@ -100,15 +100,11 @@ pub fn compile(name: &str, runner: &Character, shooters: &[Contestant], rules: &
                 lost.iter().map(|&l| condition(l, hp)).collect(),
             ),
         ],
-        headline: Headline {
+        Headline {
             label: format!("P({} gets past)", runner.name),
             metric: 1,
             values: vec![0, 1, 2],
         },
-        exact: Some(exact),
-        capped_mass: 0.0,
-        capped_note: None,
-        charts: Vec::new(),
-        group: None,
-    }
+    )
+    .exact(Some(exact))
 }

@@ -218,15 +218,12 @@ fn best_response(name: &str, sc: &Scenario, rules: &Rules) -> Option<Compiled> {
         Scenario::Slam { best_of, .. } | Scenario::Steal { best_of, .. } => best_of,
         _ => return None,
     };
-    let headline = |c: &Compiled| -> f64 {
-        let p = c.metrics[c.headline.metric].project_f64(c.exact.as_deref().unwrap_or(&[]));
-        c.headline.values.iter().filter_map(|&v| p.get(v)).sum()
-    };
     let mut tried: Vec<(Response, Compiled, f64)> = choices
         .iter()
         .map(|&r| {
             let c = compile(name, &with(r), rules);
-            let p = headline(&c);
+            // The choices are ranked by their exact chance; one without reads as 0.
+            let p = c.headline_exact().unwrap_or(0.0);
             (r, c, p)
         })
         .collect();
@@ -490,11 +487,11 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             let trial = Single(pool);
             let cap = pool.cap as usize;
             let map: Vec<u16> = (0..=cap).map(|s| (s >= 1) as u16).collect();
-            Compiled {
-                name: name.into(),
-                description: desc,
-                trial: Box::new(trial),
-                metrics: vec![
+            Compiled::new(
+                name,
+                desc,
+                Box::new(trial),
+                vec![
                     Metric::categorical(
                         "result",
                         "0 successes = inaccurate (scatters), 1+ = accurate",
@@ -503,17 +500,14 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                     ),
                     successes_metric("throw_successes", &pool),
                 ],
-                headline: Headline {
+                Headline {
                     label: "P(accurate)".into(),
                     metric: 0,
                     values: vec![1],
                 },
-                exact: Some(pool_pmf(&pool).0),
-                capped_mass: capped(&pool_pmf(&pool), &pool),
-                capped_note: None,
-                charts: Vec::new(),
-                group: None,
-            }
+            )
+            .exact(Some(pool_pmf(&pool).0))
+            .capped(capped(&pool_pmf(&pool), &pool), None)
         }
         Scenario::Pass {
             thrower,
@@ -553,11 +547,11 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                 .map(|s| hits.saturating_sub(s as u32) as u16)
                 .collect();
             let pmf = pool_pmf(&pool);
-            Compiled {
-                name: name.into(),
-                description: desc,
-                trial: Box::new(Single(pool)),
-                metrics: vec![
+            Compiled::new(
+                name,
+                desc,
+                Box::new(Single(pool)),
+                vec![
                     Metric::numeric(
                         "turns_out_of_play",
                         "hits not cancelled by armour successes (0 = only knocked down)",
@@ -566,17 +560,14 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
                     ),
                     successes_metric("armour_successes", &pool),
                 ],
-                headline: Headline {
+                Headline {
                     label: "P(0 turns out)".into(),
                     metric: 0,
                     values: vec![0],
                 },
-                exact: Some(pmf.0.clone()),
-                capped_mass: capped(&pmf, &pool),
-                capped_note: None,
-                charts: Vec::new(),
-                group: None,
-            }
+            )
+            .exact(Some(pmf.0.clone()))
+            .capped(capped(&pmf, &pool), None)
         }
     }
 }
@@ -606,25 +597,22 @@ fn graded(name: &str, desc: String, pool: Pool, labels: [&str; 3], headline: &st
     let cap = pool.cap as usize;
     let map: Vec<u16> = (0..=cap).map(|s| s.min(2) as u16).collect();
     let pmf = pool_pmf(&pool);
-    Compiled {
-        name: name.into(),
-        description: desc,
-        trial: Box::new(Single(pool)),
-        metrics: vec![
+    Compiled::new(
+        name,
+        desc,
+        Box::new(Single(pool)),
+        vec![
             Metric::categorical("result", "0 successes / 1 / 2 or more", &labels, map),
             successes_metric("successes", &pool),
         ],
-        headline: Headline {
+        Headline {
             label: headline.into(),
             metric: 0,
             values: vec![1, 2],
         },
-        capped_mass: capped(&pmf, &pool),
-        capped_note: None,
-        charts: Vec::new(),
-        group: None,
-        exact: Some(pmf.0),
-    }
+    )
+    .capped(capped(&pmf, &pool), None)
+    .exact(Some(pmf.0))
 }
 
 /// One pool; the state is its successes.
@@ -676,11 +664,11 @@ fn chain(name: &str, desc: String, pools: Vec<Pool>, needs: Vec<u32>) -> Compile
     }
     exact[k] = reach;
     let fell: Vec<u16> = (0..=k).map(|s| (s == k) as u16).collect();
-    Compiled {
-        name: name.into(),
-        description: desc,
-        trial: Box::new(Chain { pools, needs }),
-        metrics: vec![
+    Compiled::new(
+        name,
+        desc,
+        Box::new(Chain { pools, needs }),
+        vec![
             Metric::categorical(
                 "result",
                 "whether every test of the action passed",
@@ -694,17 +682,14 @@ fn chain(name: &str, desc: String, pools: Vec<Pool>, needs: Vec<u32>) -> Compile
                 (0..=k as u16).collect(),
             ),
         ],
-        headline: Headline {
+        Headline {
             label: "P(stays up)".into(),
             metric: 0,
             values: vec![1],
         },
-        exact: Some(exact),
-        capped_mass,
-        capped_note: None,
-        charts: Vec::new(),
-        group: None,
-    }
+    )
+    .exact(Some(exact))
+    .capped(capped_mass, None)
 }
 
 /// Is `w` successes against `l` (with `w > l`) a double?
@@ -1125,10 +1110,10 @@ fn opposed(
         },
         describe_pool(&d, rstat),
     );
-    Compiled {
-        name: name.into(),
-        description: desc,
-        trial: Box::new(opposed_trial(
+    Compiled::new(
+        name,
+        desc,
+        Box::new(opposed_trial(
             a,
             d,
             d_armour,
@@ -1138,17 +1123,14 @@ fn opposed(
             actor_knocks_down,
         )),
         metrics,
-        headline: Headline {
+        Headline {
             label: format!("P({actor} wins)"),
             metric: 0,
             values: vec![1, 2],
         },
-        exact: Some(exact),
-        capped_mass,
-        capped_note: None,
-        charts: Vec::new(),
-        group: None,
-    }
+    )
+    .exact(Some(exact))
+    .capped(capped_mass, None)
 }
 
 /// Pick Up, then the free Throw that 2+ successes give. State: (pick-up successes
@@ -1202,11 +1184,11 @@ fn pick_up_throw(name: &str, side: &Side, pick: Pool, throw: Pool, range: u32) -
         describe_pool(&pick, side.unit.skill),
         describe_pool(&throw, side.unit.skill)
     );
-    Compiled {
-        name: name.into(),
-        description: desc,
-        trial: Box::new(PickThrow { pick, throw }),
-        metrics: vec![
+    Compiled::new(
+        name,
+        desc,
+        Box::new(PickThrow { pick, throw }),
+        vec![
             Metric::categorical(
                 "result",
                 "pick up 0 = scatters; 1 = picked up, action ends; 2+ = free Throw, 0 = inaccurate, 1+ = accurate",
@@ -1215,17 +1197,14 @@ fn pick_up_throw(name: &str, side: &Side, pick: Pool, throw: Pool, range: u32) -
             ),
             Metric::numeric("throw_successes", "successes rolled (0 when no throw)", rx.0[1], tsucc),
         ],
-        headline: Headline {
+        Headline {
             label: "P(accurate throw)".into(),
             metric: 0,
             values: vec![3],
         },
-        exact: Some(exact),
-        capped_mass,
-        capped_note: None,
-        charts: Vec::new(),
-        group: None,
-    }
+    )
+    .exact(Some(exact))
+    .capped(capped_mass, None)
 }
 
 /// Throw then Catch. State: (throw successes, catch successes); no Catch is rolled after
@@ -1303,15 +1282,15 @@ fn pass(
         },
         catcher.unit.skill
     );
-    Compiled {
-        name: name.into(),
-        description: desc,
-        trial: Box::new(PassTrial {
+    Compiled::new(
+        name,
+        desc,
+        Box::new(PassTrial {
             throw,
             catch,
             catch_states,
         }),
-        metrics: vec![
+        vec![
             Metric::categorical(
                 "result",
                 "throw 0 = inaccurate; catch 0 = scatters, 1 = caught, 2+ = caught + free Run or Throw",
@@ -1320,17 +1299,14 @@ fn pass(
             ),
             Metric::numeric("throw_successes", "successes rolled", ct + 1, tsucc),
         ],
-        headline: Headline {
+        Headline {
             label: "P(caught)".into(),
             metric: 0,
             values: vec![2, 3],
         },
-        exact: Some(exact),
-        capped_mass,
-        capped_note: None,
-        charts: Vec::new(),
-        group: None,
-    }
+    )
+    .exact(Some(exact))
+    .capped(capped_mass, None)
 }
 
 #[cfg(test)]

@@ -275,25 +275,22 @@ pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
         }
     }
     let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-    Compiled {
-        name: name.into(),
-        description: format!("{}: {}", c.unit.name, steps.join(", then ")),
-        trial: Box::new(PlayTrial { stages }),
-        metrics: vec![Metric::categorical(
+    Compiled::new(
+        name,
+        format!("{}: {}", c.unit.name, steps.join(", then ")),
+        Box::new(PlayTrial { stages }),
+        vec![Metric::categorical(
             "result",
             "where the play ends: the first test that stops it, or the Strike",
             &refs,
             (0..n as u16).collect(),
         )],
-        headline: Headline {
+        Headline {
             label: "P(Strike)".into(),
             metric: 0,
             values: vec![n - 1],
         },
-        exact: Some(exact),
-        capped_mass,
-        capped_note: None,
-        charts: Vec::new(),
-        group: None,
-    }
+    )
+    .exact(Some(exact))
+    .capped(capped_mass, None)
 }

@@ -2,7 +2,7 @@
 //! side (dice, a stat step, or with `pairs` two of them at once) that brings what is
 //! measured closest to a target (50% by default).
 
-use super::{choose, steps, units, Job, Source, Step};
+use super::{choose, each, steps, units, Job, Source, Step};
 use crate::model::Compiled;
 use crate::results::analysis::{Candidate, Equalized};
 use crate::Error;
@@ -62,22 +62,22 @@ pub fn equalize(job: &Job, goal: Option<f64>, pairs: bool) -> Result<Vec<Equaliz
         let (base, _) = choose(&source.base, &unit, cancel, by)?;
         let what = pick.describe(&base)?;
         let now = by(&base)?;
-        let mut candidates = Vec::new();
-        for step in &changes {
-            let (c, _) = match step
+        // A change the rules refuse is no candidate.
+        let tried = each(&changes, |step| {
+            match step
                 .apply(source)
                 .and_then(|cfg| choose(&cfg, &unit, cancel, by))
             {
-                Ok(x) => x,
-                Err(Error::Interrupted) => return Err(Error::Interrupted),
-                Err(_) => continue,
-            };
-            candidates.push(Candidate {
-                change: step.label.clone(),
-                size: step.by.abs(),
-                value: by(&c)?,
-            });
-        }
+                Ok((c, _)) => Ok(Some(Candidate {
+                    change: step.label.clone(),
+                    size: step.by.abs(),
+                    value: by(&c)?,
+                })),
+                Err(Error::Interrupted) => Err(Error::Interrupted),
+                Err(_) => Ok(None),
+            }
+        })?;
+        let mut candidates: Vec<Candidate> = tried.into_iter().flatten().collect();
         candidates.sort_by(|a, b| {
             let (da, db) = ((a.value - goal).abs(), (b.value - goal).abs());
             if (da - db).abs() > 1e-12 {

@@ -560,6 +560,23 @@ impl Job<'_> {
     }
 }
 
+/// `f` over every item, in order: side by side on rayon's pool with the `parallel`
+/// feature (each item is a variant of its own, so the results are the same either way).
+pub fn each<I: Sync, T: Send>(
+    items: &[I],
+    f: impl Fn(&I) -> Result<T, Error> + Sync + Send,
+) -> Result<Vec<T>, Error> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        items.par_iter().map(f).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        items.iter().map(f).collect()
+    }
+}
+
 /// A step's `what` when it adds or takes away dice (a stat step names its key).
 pub const POOL_STEP: &str = "pool";
 

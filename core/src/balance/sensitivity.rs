@@ -2,7 +2,7 @@
 //! side's +1 die and one better step of each stat, and the change it makes to what is
 //! measured: the headline and each numeric metric's mean, or the `--metric` asked for.
 
-use super::{choose, steps, units, Job, Pick};
+use super::{choose, each, steps, units, Job, Pick};
 use crate::model::Compiled;
 use crate::results::analysis::SensitivityRow;
 use crate::Error;
@@ -43,21 +43,20 @@ pub fn rows(job: &Job) -> Result<Sensitivity, Error> {
             .iter()
             .map(|(_, p)| job.value_of(&base, p))
             .collect::<Result<_, _>>()?;
-        for step in &steps {
+        // Each step's rows, or the reason the rules refused it.
+        let done = each(&steps, |step| {
             let c = match step
                 .apply(source)
                 .and_then(|cfg| choose(&cfg, &unit, cancel, by))
             {
                 Ok((c, _)) => c,
                 Err(Error::Interrupted) => return Err(Error::Interrupted),
-                Err(e) => {
-                    out.refused.push((step.label.clone(), e.to_string()));
-                    continue;
-                }
+                Err(e) => return Ok(Err((step.label.clone(), e.to_string()))),
             };
+            let mut rows = Vec::new();
             for ((q, p), &b) in picks.iter().zip(&before) {
                 let v = job.value_of(&c, p)?;
-                out.rows.push(SensitivityRow {
+                rows.push(SensitivityRow {
                     scenario: label.clone(),
                     change: step.label.clone(),
                     side: step.role.key.clone(),
@@ -67,6 +66,13 @@ pub fn rows(job: &Job) -> Result<Sensitivity, Error> {
                     changed: v,
                     delta: v - b,
                 });
+            }
+            Ok(Ok(rows))
+        })?;
+        for d in done {
+            match d {
+                Ok(rows) => out.rows.extend(rows),
+                Err(refused) => out.refused.push(refused),
             }
         }
     }

@@ -39,9 +39,8 @@ pub struct Cli {
     /// Trials per scenario for the default run, e.g. 1e6 [default: until every probability's 95% CI is within ±0.001, at most 10000000; a config's [run] trials serve `run`]
     #[arg(short = 'n', long, global = false, value_parser = count, allow_negative_numbers = true)]
     pub trials: Option<u64>,
-    /// Worker threads [default: one per core]
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub threads: Option<u64>,
+    #[command(flatten)]
+    pub threads: Threads,
     /// No progress bar
     #[arg(short, long)]
     pub quiet: bool,
@@ -55,6 +54,36 @@ pub struct Cli {
         default_value = "png"
     )]
     pub charts: Vec<ChartArg>,
+}
+
+/// `--threads`, declared once for every command that runs trials.
+#[derive(Args, Debug)]
+pub struct Threads {
+    /// Worker threads [default: one per core]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+}
+
+impl Threads {
+    pub fn get(&self) -> Option<usize> {
+        self.threads.map(|t| t as usize)
+    }
+}
+
+/// `--set`, declared once for every command that reads a config.
+#[derive(Args, Debug)]
+pub struct Sets {
+    /// Override a config value for this command, e.g. --set units.orc.strength=2 (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+}
+
+/// `--no-plots`, declared once for every command that draws.
+#[derive(Args, Debug)]
+pub struct Plots {
+    /// Skip the PNG charts
+    #[arg(long)]
+    pub no_plots: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,9 +129,8 @@ pub struct RollArgs {
     /// Master seed [default: 2026]
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Worker threads [default: one per core]
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub threads: Option<u64>,
+    #[command(flatten)]
+    pub threads: Threads,
     /// Only the exact distribution: no Monte Carlo, no files
     #[arg(long)]
     pub exact_only: bool,
@@ -118,9 +146,8 @@ pub struct RollArgs {
         default_value = "csv"
     )]
     pub format: Vec<FormatArg>,
-    /// Skip the PNG charts
-    #[arg(long)]
-    pub no_plots: bool,
+    #[command(flatten)]
+    pub plots: Plots,
     /// No progress bar
     #[arg(short, long)]
     pub quiet: bool,
@@ -140,15 +167,13 @@ pub struct OverlayArgs {
     /// Master seed [default: each config's, else 2026]
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Worker threads [default: one per core]
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub threads: Option<u64>,
+    #[command(flatten)]
+    pub threads: Threads,
     /// Output directory [default: reports/overlay]
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Skip the PNG chart
-    #[arg(long)]
-    pub no_plots: bool,
+    #[command(flatten)]
+    pub plots: Plots,
 }
 
 #[derive(Args, Debug)]
@@ -180,18 +205,15 @@ pub struct BalanceArgs {
     /// Master seed [default: the config's, else 2026]
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Worker threads [default: one per core]
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub threads: Option<u64>,
+    #[command(flatten)]
+    pub threads: Threads,
     /// Output directory [default: reports/<config name>/<command>]
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Override a config value, e.g. --set units.orc.strength=2 (repeatable)
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub sets: Vec<String>,
-    /// Skip the PNG charts
-    #[arg(long)]
-    pub no_plots: bool,
+    #[command(flatten)]
+    pub set: Sets,
+    #[command(flatten)]
+    pub plots: Plots,
 }
 
 #[derive(Args, Debug)]
@@ -231,9 +253,8 @@ pub struct EqualizeArgs {
 pub struct ConfigArgs {
     /// The TOML config file, e.g. configs/NAME.toml
     pub config: PathBuf,
-    /// Override a config value for this run, e.g. --set units.orc.strength=2 (repeatable)
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub sets: Vec<String>,
+    #[command(flatten)]
+    pub set: Sets,
 }
 
 #[derive(Args, Debug)]
@@ -249,9 +270,8 @@ pub struct RunArgs {
     /// Master seed: same seed, same numbers, for any thread count [default: the config's, else 2026]
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Worker threads [default: one per core]
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub threads: Option<u64>,
+    #[command(flatten)]
+    pub threads: Threads,
     /// Run until every reported probability's 95% CI half-width is at most EPS (e.g. 0.001), instead of a fixed count
     #[arg(long, value_name = "EPS", conflicts_with = "trials")]
     pub precision: Option<f64>,
@@ -261,9 +281,8 @@ pub struct RunArgs {
     /// Output directory; `-` writes the distribution table (in the first --format) to standard output instead, no files [default: reports/<config name>]
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Override a config value for this run, e.g. --set units.orc.strength=2 (repeatable)
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub sets: Vec<String>,
+    #[command(flatten)]
+    pub set: Sets,
     /// Exact distributions only, no Monte Carlo (every probability is the exact one; fast)
     #[arg(long, conflicts_with_all = ["precision", "shard"])]
     pub exact_only: bool,
@@ -276,9 +295,8 @@ pub struct RunArgs {
         default_value = "csv,md"
     )]
     pub format: Vec<FormatArg>,
-    /// Skip the PNG charts
-    #[arg(long)]
-    pub no_plots: bool,
+    #[command(flatten)]
+    pub plots: Plots,
     /// No progress bar
     #[arg(short, long)]
     pub quiet: bool,
@@ -304,9 +322,8 @@ pub struct MergeArgs {
         default_value = "csv,md"
     )]
     pub format: Vec<FormatArg>,
-    /// Skip the PNG charts
-    #[arg(long)]
-    pub no_plots: bool,
+    #[command(flatten)]
+    pub plots: Plots,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -72,10 +72,10 @@ fn balance(c: BalanceArgs, svg: bool, cancel: &Cancel) -> Options {
     o.seed = c.seed;
     o.trials = c.trials;
     o.exact_only = c.exact_only;
-    o.threads = c.threads.map(|t| t as usize);
+    o.threads = c.threads.get();
     o.out = c.out;
-    o.sets = c.sets;
-    o.plots = !c.no_plots;
+    o.sets = c.set.sets;
+    o.plots = !c.plots.no_plots;
     o
 }
 
@@ -100,15 +100,9 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
         ));
     }
     match cli.command {
-        None => app::run_all(
-            cli.quiet,
-            cli.trials,
-            cli.threads.map(|t| t as usize),
-            svg,
-            cancel,
-        ),
-        Some(Command::List(a)) => app::list(&a.config, &a.sets, cancel),
-        Some(Command::Check(a)) => app::check(&a.config, &a.sets, cancel),
+        None => app::run_all(cli.quiet, cli.trials, cli.threads.get(), svg, cancel),
+        Some(Command::List(a)) => app::list(&a.config, &a.set.sets, cancel),
+        Some(Command::Check(a)) => app::check(&a.config, &a.set.sets, cancel),
         Some(Command::Compare(a)) => run_balance::compare(&CompareOptions {
             common: balance(a.common, svg, cancel),
             attackers: a.attackers,
@@ -125,9 +119,9 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             metric: a.metric,
             seed: a.seed,
             trials: a.trials,
-            threads: a.threads.map(|t| t as usize),
+            threads: a.threads.get(),
             out: a.out,
-            plots: !a.no_plots,
+            plots: !a.plots.no_plots,
             svg,
             cancel: cancel.clone(),
         }),
@@ -141,13 +135,13 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             o.scenarios = a.scenarios;
             o.trials = a.trials;
             o.seed = a.seed;
-            o.threads = a.threads.map(|t| t as usize);
+            o.threads = a.threads.get();
             o.precision = a.precision;
             o.max_trials = a.max_trials;
             o.out = a.out;
-            o.sets = a.sets;
+            o.sets = a.set.sets;
             o.formats = a.format.into_iter().map(format).collect();
-            o.plots = !a.no_plots;
+            o.plots = !a.plots.no_plots;
             o.quiet = a.quiet;
             o.exact_only = a.exact_only;
             o.cancel = cancel.clone();
@@ -162,11 +156,11 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             vs: a.vs,
             trials: a.trials,
             seed: a.seed,
-            threads: a.threads.map(|t| t as usize),
+            threads: a.threads.get(),
             exact_only: a.exact_only,
             out: a.out,
             formats: a.format.into_iter().map(format).collect(),
-            plots: !a.no_plots,
+            plots: !a.plots.no_plots,
             quiet: a.quiet,
             svg,
             cancel: cancel.clone(),
@@ -175,7 +169,7 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             &a.parts,
             &a.out,
             &a.format.into_iter().map(format).collect::<Vec<_>>(),
-            app::charts(!a.no_plots, svg),
+            app::charts(!a.plots.no_plots, svg),
             cancel,
         ),
     }

@@ -55,7 +55,8 @@ impl AppError {
             AppError::Config(_)
             | AppError::UnknownScenario { .. }
             | AppError::BadOption(_)
-            | AppError::Compile(CompileError::Unknown { .. }) => 2,
+            | AppError::Compile(CompileError::Unknown { .. })
+            | AppError::Write(WriteError::NotOurs { .. }) => 2,
             AppError::Interrupted => 130,
             _ => 1,
         }

@@ -59,11 +59,15 @@ fn run_writes_every_format_and_chart() {
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{png}");
         assert!(bytes.len() > 10_000, "{png} has content");
     }
-    // no temporary files left behind
+    // no temporary files left behind; the one hidden file marks the report as rollsim's
     for e in std::fs::read_dir(&out).unwrap() {
         let name = e.unwrap().file_name().into_string().unwrap();
-        assert!(!name.starts_with('.'), "{name}");
+        assert!(
+            !name.starts_with('.') || name == ".rollsim-report",
+            "{name}"
+        );
     }
+    assert!(out.join(".rollsim-report").is_file());
 }
 
 #[test]

@@ -127,8 +127,10 @@ fn item2_planted_links_are_never_followed() {
     std::fs::write(&victim, "precious").unwrap();
     let out = d.join("out");
     std::fs::create_dir(&out).unwrap();
-    // Links where the report's files go, and under every temporary name an older
+    // A report rollsim wrote (issue #23: only such a folder is replaced), then links
+    // planted where the report's files go, and under every temporary name an older
     // rollsim would have used for the next few thousand process ids.
+    std::fs::write(out.join(".rollsim-report"), "").unwrap();
     let me = std::process::id();
     for name in ["summary.csv", "distribution.csv"] {
         std::os::unix::fs::symlink(&victim, out.join(name)).unwrap();

@@ -14,6 +14,7 @@ mod fuzz;
 mod gallery;
 mod hostile;
 mod layers;
+mod nothing_lost;
 mod outputs;
 mod readme;
 mod reliability;

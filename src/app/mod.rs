@@ -365,8 +365,10 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
         .out
         .clone()
         .unwrap_or_else(|| default_out(&opts.config));
-    // Check the config first: a bad one must not touch (or lock) the output folder.
-    config::load(&opts.config, &opts.sets)?;
+    // Check the config and the names first: bad input must not touch (or lock) the
+    // output folder, and is reported as what it is.
+    let cfg = config::load(&opts.config, &opts.sets)?;
+    select(&cfg, &opts.scenarios)?;
     let stage = Staging::begin(&target)?;
     let out = compute(opts)?;
     let written = write_reports(

@@ -176,10 +176,16 @@ pub fn run(opts: &RunOptions, (k, n): (u64, u64)) -> Result<String, AppError> {
     part.checksum = part
         .content_hash()
         .map_err(|e| AppError::BadOption(format!("encoding the part: {e}")))?;
-    let dir = opts
-        .out
-        .clone()
-        .unwrap_or_else(|| app::default_out(&opts.config));
+    // Beside the config's report, not in it: the next run replaces its report folder.
+    let dir = opts.out.clone().unwrap_or_else(|| {
+        let report = app::default_out(&opts.config);
+        let name = report
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        report.with_file_name(format!("{name}-parts"))
+    });
     std::fs::create_dir_all(&dir).map_err(|e| WriteError::io(&dir, e))?;
     let path = dir.join(format!("part-{k}-of-{n}.json"));
     let json = serde_json::to_vec(&part).map_err(|e| WriteError::encode(&path, e))?;

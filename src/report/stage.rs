@@ -4,10 +4,22 @@
 //! whole old report or the whole new one. A lock file beside the target makes a second
 //! run on the same folder refuse instead of interleaving, and leftovers of killed runs
 //! are removed by the next run that holds the lock.
+//!
+//! Only a folder rollsim wrote is ever replaced: every report carries a marker file
+//! ([`MARKER`]); a folder without it that holds anything (a designer's own documents) is
+//! refused with exit 2. The balance commands' folders inside a report (`compare/`,
+//! `sweep/`, ...) are not the run's: a new report takes them over from the old one.
 
 use super::write::WriteError;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
+
+/// The file that marks a folder as a rollsim report, which the next run may replace.
+pub const MARKER: &str = ".rollsim-report";
+
+/// Folders inside a report that other commands write (balance outputs): a run carries
+/// them over from the report it replaces instead of deleting them.
+pub const KEPT: &[&str] = &["compare", "sweep", "sensitivity", "equalize", "overlay"];
 
 /// A staging folder for `target`, holding the target's lock until it is committed or
 /// dropped (dropping removes the staging folder: nothing was written).
@@ -35,6 +47,97 @@ fn parent_and_name(target: &Path) -> Result<(PathBuf, String), WriteError> {
         _ => PathBuf::from("."),
     };
     Ok((parent, name))
+}
+
+/// Whether an existing folder may be replaced: a rollsim report (its marker, or for one
+/// written before the marker, nothing but report files with its tables), a folder
+/// holding only balance commands' outputs (which the new report takes over), or empty.
+fn replaceable(dir: &Path) -> bool {
+    if dir.join(MARKER).is_file() {
+        return true;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    let (kept, rest): (Vec<_>, Vec<_>) = entries.flatten().partition(|e| {
+        e.file_type().is_ok_and(|t| t.is_dir())
+            && KEPT.contains(&e.file_name().to_string_lossy().as_ref())
+    });
+    if rest.is_empty() {
+        return !kept.is_empty() || dir.read_dir().is_ok_and(|mut d| d.next().is_none());
+    }
+    let tables = rest.iter().any(|e| {
+        let n = e.file_name().to_string_lossy().into_owned();
+        ["summary.", "distribution.", "headline."]
+            .iter()
+            .any(|t| n.starts_with(t))
+    });
+    tables
+        && rest.iter().all(|e| {
+            let p = e.path();
+            match e.file_type() {
+                Ok(t) if t.is_dir() => only_report_files(&p, 1),
+                Ok(t) if t.is_file() => is_report_file(&p),
+                _ => false,
+            }
+        })
+}
+
+/// A table, a report or a chart, by its extension.
+fn is_report_file(p: &Path) -> bool {
+    const EXT: &[&str] = &["csv", "parquet", "json", "md", "png", "svg", "html"];
+    p.extension()
+        .and_then(|x| x.to_str())
+        .is_some_and(|x| EXT.contains(&x))
+}
+
+/// Every file below `dir` (three levels at most) is a table, a report or a chart.
+fn only_report_files(dir: &Path, depth: usize) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().all(|e| {
+        let p = e.path();
+        match e.file_type() {
+            Ok(t) if t.is_dir() => depth < 3 && only_report_files(&p, depth + 1),
+            Ok(t) if t.is_file() => is_report_file(&p),
+            _ => false,
+        }
+    })
+}
+
+/// Open (creating) the lock file without following a link planted at its name.
+fn open_lock(path: &Path) -> std::io::Result<File> {
+    let mut o = OpenOptions::new();
+    o.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW);
+    }
+    o.open(path)
+}
+
+/// Move what `old` has under the kept folders and `new` lacks into `new`, so a balance
+/// command's output survives a run that replaces its report.
+fn carry_over(old: &Path, new: &Path) -> std::io::Result<()> {
+    for k in KEPT {
+        let (from, to) = (old.join(k), new.join(k));
+        if !from.is_dir() {
+            continue;
+        }
+        if !to.exists() {
+            std::fs::rename(&from, &to)?;
+            continue;
+        }
+        for e in std::fs::read_dir(&from)?.flatten() {
+            let dest = to.join(e.file_name());
+            if !dest.exists() {
+                std::fs::rename(e.path(), dest)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Take the lock without waiting; `None` if another process holds it.
@@ -97,6 +200,12 @@ impl Staging {
     /// Lock `target` and open a fresh staging folder beside it.
     pub fn begin(target: &Path) -> Result<Staging, WriteError> {
         let (parent, name) = parent_and_name(target)?;
+        // `out/.` and `out` are one folder: every later step uses the plain form.
+        let plain = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => parent.join(&name),
+            _ => PathBuf::from(&name),
+        };
+        let target = &plain;
         std::fs::create_dir_all(&parent).map_err(|e| WriteError::io(&parent, e))?;
         if target.exists() && !target.is_dir() {
             return Err(WriteError::encode(
@@ -104,14 +213,24 @@ impl Staging {
                 "exists and is not a folder: choose another -o",
             ));
         }
+        if target.is_dir() && !replaceable(target) {
+            return Err(WriteError::NotOurs {
+                path: target.display().to_string(),
+            });
+        }
         let lock_path = parent.join(format!(".{name}.lock"));
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| WriteError::io(&lock_path, e))?;
-        if !try_lock(&lock).map_err(|e| WriteError::io(&lock_path, e))? {
+        // Errors name the folder asked for, not the lock file beside it.
+        let lock = open_lock(&lock_path).map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                WriteError::encode(
+                    target,
+                    format!("a symbolic link sits where rollsim keeps this folder's lock ({}); remove it and run again", lock_path.display()),
+                )
+            } else {
+                WriteError::io(target, e)
+            }
+        })?;
+        if !try_lock(&lock).map_err(|e| WriteError::io(target, e))? {
             return Err(WriteError::Busy {
                 path: target.display().to_string(),
             });
@@ -126,7 +245,12 @@ impl Staging {
             }
         }
         let dir = parent.join(format!("{prefix}{}", std::process::id()));
-        std::fs::create_dir(&dir).map_err(|e| WriteError::io(&dir, e))?;
+        std::fs::create_dir(&dir).map_err(|e| WriteError::io(target, e))?;
+        std::fs::write(
+            dir.join(MARKER),
+            "A rollsim report: the next run into this folder replaces it as a whole.\n",
+        )
+        .map_err(|e| WriteError::io(target, e))?;
         Ok(Staging {
             target: target.to_path_buf(),
             dir,
@@ -148,6 +272,7 @@ impl Staging {
     /// Put the staged report in place of the old one, in one step.
     pub fn commit(mut self) -> Result<(), WriteError> {
         if self.target.exists() {
+            carry_over(&self.target, &self.dir).map_err(|e| WriteError::io(&self.target, e))?;
             exchange(&self.dir, &self.target).map_err(|e| WriteError::io(&self.target, e))?;
             // The staging folder now holds the old report.
             let _ = std::fs::remove_dir_all(&self.dir);

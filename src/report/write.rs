@@ -17,6 +17,9 @@ pub enum WriteError {
     Encode { path: String, message: String },
     #[error("{path}: another rollsim run is writing this folder; wait for it to finish or choose another -o")]
     Busy { path: String },
+    /// The output folder holds files rollsim did not write: it is never replaced.
+    #[error("{path}: this folder is not a rollsim report (it has files rollsim did not write, and no .rollsim-report marker); a run replaces its output folder as a whole, so it will not touch this one: choose a new or empty folder with -o")]
+    NotOurs { path: String },
 }
 
 impl WriteError {

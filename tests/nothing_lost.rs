@@ -1,0 +1,170 @@
+//! Issue #23, "nothing lost": a folder that is not a rollsim report is never replaced,
+//! parts and balance outputs are never collateral damage, `-o out/.` is the folder
+//! `out`, and a link planted at a lock's name is never followed. Each test is the
+//! issue's reproduction.
+
+use crate::util::{rollsim, shipped, tempdir, text};
+use std::path::Path;
+
+fn run_into(dir: &Path, out: &str) -> assert_cmd::assert::Assert {
+    rollsim()
+        .current_dir(dir)
+        .args(["run", shipped("rush.toml").to_str().unwrap()])
+        .args(["-s", "stand-up-striker", "-n", "1000", "-q", "--no-plots"])
+        .args(["-o", out])
+        .assert()
+}
+
+#[test]
+fn item1_a_folder_of_the_users_is_refused_not_wiped() {
+    let d = tempdir();
+    std::fs::create_dir(d.path().join("mydocs")).unwrap();
+    std::fs::write(d.path().join("mydocs/thesis.txt"), "t").unwrap();
+    let a = run_into(d.path(), "mydocs").code(2);
+    let err = text(&a.get_output().stderr);
+    assert!(
+        err.contains("mydocs: this folder is not a rollsim report"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("mydocs/thesis.txt")).unwrap(),
+        "t"
+    );
+    // An empty folder, a new one and a report rollsim wrote are fine; the report is
+    // marked, and replaced by the next run.
+    std::fs::create_dir(d.path().join("empty")).unwrap();
+    run_into(d.path(), "empty").success();
+    run_into(d.path(), "new").success();
+    assert!(d.path().join("new/.rollsim-report").is_file());
+    run_into(d.path(), "new").success();
+    // A report made before the marker existed (report files only) is still replaced.
+    let old = d.path().join("old");
+    std::fs::create_dir_all(old.join("stand-up-striker")).unwrap();
+    std::fs::write(old.join("summary.csv"), "x").unwrap();
+    std::fs::write(old.join("stand-up-striker/result.png"), "x").unwrap();
+    run_into(d.path(), "old").success();
+    assert!(old.join(".rollsim-report").is_file());
+}
+
+#[test]
+fn item1_merge_into_the_parts_folder_keeps_the_parts() {
+    let d = tempdir();
+    rollsim()
+        .current_dir(d.path())
+        .args(["run", shipped("rush.toml").to_str().unwrap()])
+        .args([
+            "-s",
+            "stand-up-striker",
+            "-n",
+            "70000",
+            "-q",
+            "--shard",
+            "1/1",
+        ])
+        .args(["-o", "p"])
+        .assert()
+        .success();
+    let part = d.path().join("p/part-1-of-1.json");
+    assert!(part.is_file());
+    let a = rollsim()
+        .current_dir(d.path())
+        .args(["merge", "p/part-1-of-1.json", "-o", "p"])
+        .assert()
+        .code(2);
+    assert!(text(&a.get_output().stderr).contains("not a rollsim report"));
+    assert!(part.is_file());
+}
+
+#[test]
+fn item1_parts_and_balance_outputs_survive_the_next_run() {
+    let d = tempdir();
+    let cfg = d.path().join("configs/rush.toml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::copy(shipped("rush.toml"), &cfg).unwrap();
+    let cfg = cfg.to_str().unwrap().to_string();
+    // A shard without -o writes beside the config's report, not into it.
+    rollsim()
+        .current_dir(d.path())
+        .args(["run", &cfg, "-s", "stand-up-striker", "-n", "70000", "-q"])
+        .args(["--shard", "1/1"])
+        .assert()
+        .success();
+    let part = d.path().join("reports/rush-parts/part-1-of-1.json");
+    assert!(part.is_file());
+    // A balance command's output inside the report folder.
+    rollsim()
+        .current_dir(d.path())
+        .args([
+            "sensitivity",
+            &cfg,
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--exact-only",
+        ])
+        .args(["--no-plots"])
+        .assert()
+        .success();
+    let sens = d
+        .path()
+        .join("reports/rush/sensitivity/sensitivity-slam-orc-vs-human-guard.csv");
+    assert!(sens.is_file());
+    let before = std::fs::read(&sens).unwrap();
+    // A plain run replaces the report, and keeps both.
+    rollsim()
+        .current_dir(d.path())
+        .args([
+            "run",
+            &cfg,
+            "-s",
+            "stand-up-striker",
+            "-n",
+            "1000",
+            "-q",
+            "--no-plots",
+        ])
+        .assert()
+        .success();
+    assert!(d.path().join("reports/rush/summary.csv").is_file());
+    assert_eq!(std::fs::read(&sens).unwrap(), before);
+    assert!(part.is_file());
+}
+
+#[test]
+fn item16_out_dot_is_the_folder_and_messages_name_it() {
+    let d = tempdir();
+    let a = run_into(d.path(), "out/.").success();
+    assert!(text(&a.get_output().stderr).contains("to out"));
+    assert!(d.path().join("out/summary.csv").is_file());
+    // A second run into `out/.` replaces it (it was "Device or resource busy").
+    run_into(d.path(), "out/.").success();
+    // Two runs at once: the message names the folder, never the lock file.
+    let busy = std::fs::File::create(d.path().join(".out.lock")).unwrap();
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(
+        unsafe { libc::flock(busy.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let a = run_into(d.path(), "out").failure();
+    let err = text(&a.get_output().stderr);
+    assert!(
+        err.contains("out: another rollsim run is writing this folder"),
+        "{err}"
+    );
+    assert!(!err.contains(".lock"), "{err}");
+}
+
+#[test]
+fn item4_a_dangling_link_at_the_lock_name_is_not_followed() {
+    let d = tempdir();
+    let planted = d.path().join("planted");
+    std::os::unix::fs::symlink(&planted, d.path().join(".out.lock")).unwrap();
+    let a = run_into(d.path(), "out").failure();
+    let err = text(&a.get_output().stderr);
+    assert!(
+        err.contains("a symbolic link sits where rollsim keeps"),
+        "{err}"
+    );
+    assert!(!planted.exists());
+    assert!(!d.path().join("out").exists());
+}

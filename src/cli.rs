@@ -11,7 +11,8 @@ fn count(text: &str) -> Result<u64, String> {
         .ok()
         .or_else(|| {
             let f: f64 = t.parse().ok()?;
-            (f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f <= u64::MAX as f64)
+            // `u64::MAX as f64` is 2^64, one past the largest count: strictly below it.
+            (f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f < u64::MAX as f64)
                 .then_some(f as u64)
         })
         .ok_or_else(|| {

@@ -44,3 +44,42 @@ fn an_uncancelled_token_lets_a_light_pass_finish() {
     let i = m.labels.iter().position(|l| l == "10").unwrap();
     assert!((p[i] - 27.0 / 216.0).abs() < 1e-12);
 }
+
+#[test]
+fn sigterm_stops_a_run_of_2_to_the_64_trials_at_once() {
+    // A stopped run used to walk every remaining chunk: 2^48 of them here.
+    let d = crate::util::tempdir();
+    let out = d.path().join("out");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollsim"))
+        .args(["run", crate::util::shipped("rush.toml").to_str().unwrap()])
+        .args(["-s", "stand-up-striker", "-n", "18446744073709551615", "-q"])
+        .arg("-o")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let sent = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if sent.elapsed() > Duration::from_secs(5) {
+            let _ = child.kill();
+            panic!("still running 5 s after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    // The promise is half a second; the margin is for a test machine running the
+    // whole suite on two cores.
+    assert!(
+        sent.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(status.code(), Some(130));
+    assert!(!out.exists());
+}

@@ -44,7 +44,18 @@ fn one_liner(o: &RollOptions) -> Result<String, AppError> {
 
 pub fn roll(o: &RollOptions) -> Result<String, AppError> {
     let text = one_liner(o)?;
-    let cfg = config::load_str(&text, "rollsim roll", &[])?;
+    // The config is ours, not the user's: a problem with it is a problem with one of
+    // the expressions, said in their words, not at a line of a file they never wrote.
+    let cfg = config::load_str(&text, "rollsim roll", &[]).map_err(|e| match e {
+        config::ConfigError::Invalid { key, message, .. } => {
+            let (what, expr) = match key.rsplit('.').next() {
+                Some("vs") => ("--vs", o.vs.clone().unwrap_or_default()),
+                _ => ("roll", o.roll.clone()),
+            };
+            AppError::BadOption(format!("{what} `{}`: {message}", expr.escape_debug()))
+        }
+        other => AppError::Config(other),
+    })?;
     let c = crate::balance::compile(&cfg, "roll", &o.cancel)?;
     if o.exact_only {
         return Ok(table(&c, None));

@@ -76,7 +76,7 @@ fn run_range(
     to: u64,
     progress: &dyn Progress,
     stop: &Cancel,
-) -> Vec<u64> {
+) -> Result<Vec<u64>, SimError> {
     // A range, not a list: memory stays flat however many chunks (10^12 trials are
     // 1.5 x 10^7 chunks).
     let first = from / CHUNK;
@@ -132,7 +132,7 @@ pub fn run_shard(
     progress: &dyn Progress,
     stop: &Cancel,
 ) -> Result<Vec<u64>, SimError> {
-    let counts = run_chunks(
+    run_chunks(
         sampler,
         seed,
         0,
@@ -140,15 +140,13 @@ pub fn run_shard(
         shard(trials, k, n),
         progress,
         stop,
-    );
-    if stop.is_cancelled() {
-        return Err(SimError::Interrupted);
-    }
-    Ok(counts)
+    )
 }
 
 /// Run the given chunks, clipped to trials `from..to`: side by side on rayon's pool with
-/// the `parallel` feature, else in order (integer counts: the sum is the same).
+/// the `parallel` feature, else in order (integer counts: the sum is the same). Once
+/// `stop` is cancelled no chunk starts, and the chunks not yet started are skipped
+/// without being walked (a run of 2^64 trials stops as fast as a short one).
 fn run_chunks(
     sampler: &dyn Sampler,
     seed: u64,
@@ -157,36 +155,36 @@ fn run_chunks(
     chunks: Chunks,
     progress: &dyn Progress,
     stop: &Cancel,
-) -> Vec<u64> {
+) -> Result<Vec<u64>, SimError> {
     let states = sampler.states();
     let one = |mut hist: Vec<u64>, j: u64| {
         if stop.is_cancelled() {
-            return hist;
+            return Err(SimError::Interrupted);
         }
         let chunk = chunks.at(j);
         let start = (chunk * CHUNK).max(from);
-        let end = ((chunk + 1) * CHUNK).min(to);
+        let end = (chunk + 1).saturating_mul(CHUNK).min(to);
         let mut rng = chunk_rng(seed, chunk);
         sampler.run_chunk(&mut rng, end - start, &mut hist);
         progress.advance(end - start);
-        hist
+        Ok(hist)
     };
     #[cfg(feature = "parallel")]
     {
         (0..chunks.len)
             .into_par_iter()
-            .fold(|| vec![0u64; states], one)
-            .reduce(
+            .try_fold(|| vec![0u64; states], one)
+            .try_reduce(
                 || vec![0u64; states],
                 |mut a, b| {
                     add(&mut a, &b);
-                    a
+                    Ok(a)
                 },
             )
     }
     #[cfg(not(feature = "parallel"))]
     {
-        (0..chunks.len).fold(vec![0u64; states], one)
+        (0..chunks.len).try_fold(vec![0u64; states], one)
     }
 }
 
@@ -217,10 +215,7 @@ pub fn run(
     };
     progress.set_total(target);
     loop {
-        let part = run_range(sampler, seed, hist.trials, target, progress, stop);
-        if stop.is_cancelled() {
-            return Err(SimError::Interrupted);
-        }
+        let part = run_range(sampler, seed, hist.trials, target, progress, stop)?;
         add(&mut hist.counts, &part);
         hist.trials = target;
         let Budget::Precision { eps, .. } = budget else {

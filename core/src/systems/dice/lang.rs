@@ -384,6 +384,14 @@ pub fn parse(text: &str) -> Result<Expr, SyntaxError> {
 
 /// Deepest nesting of parentheses, `let` and `if` accepted (a hostile input cannot
 /// overflow the stack).
+/// What starts a pool: a group of dice, a parenthesised expression that turned out not
+/// to count dice (with the token it started at), or neither.
+enum Lead {
+    Group(Group),
+    Paren(Expr, usize),
+    Nothing,
+}
+
 const MAX_DEPTH: usize = 64;
 
 impl Parser {
@@ -736,29 +744,31 @@ impl Parser {
         })
     }
 
-    /// `NdS`, `dS`, `(expr)dS`, as one group.
-    fn group(&mut self, depth: usize) -> Result<Option<Group>, SyntaxError> {
+    /// `NdS`, `dS`, `(expr)dS`, as one group. A parenthesised expression with no die
+    /// after it is handed back as it was parsed, never parsed again: re-parsing it as an
+    /// atom made each level of nesting cost twice the one inside (40 levels never ended).
+    fn group(&mut self, depth: usize) -> Result<Lead, SyntaxError> {
         let start = self.at;
-        let count = match self.peek().clone() {
+        let (count, paren) = match self.peek().clone() {
             Tok::Dice(d) if d.starts_with('d') => {
                 self.next();
                 let die = self.die(&d)?;
-                return Ok(Some(Group {
+                return Ok(Lead::Group(Group {
                     count: Expr::Num(1),
                     die,
                 }));
             }
             Tok::Int(n) => {
                 self.next();
-                Expr::Num(n)
+                (Expr::Num(n), false)
             }
             Tok::Sym("(") => {
                 self.next();
                 let e = self.expr(depth + 1)?;
                 self.expect_sym(")")?;
-                e
+                (e, true)
             }
-            _ => return Ok(None),
+            _ => return Ok(Lead::Nothing),
         };
         // `4d6` lexes as Int(4) then Dice("d6") only when written apart; `4d6` is one
         // word starting with a digit, handled by the lexer as Int + Dice.
@@ -766,11 +776,12 @@ impl Parser {
             Tok::Dice(d) => {
                 self.next();
                 let die = self.die(&d)?;
-                Ok(Some(Group { count, die }))
+                Ok(Lead::Group(Group { count, die }))
             }
+            _ if paren => Ok(Lead::Paren(count, start)),
             _ => {
                 self.at = start;
-                Ok(None)
+                Ok(Lead::Nothing)
             }
         }
     }
@@ -838,8 +849,12 @@ impl Parser {
             self.next();
             loop {
                 match self.group(depth)? {
-                    Some(g) => groups.push(g),
-                    None => return Err(self.unexpected("dice, e.g. `2d6`")),
+                    Lead::Group(g) => groups.push(g),
+                    Lead::Paren(_, start) => {
+                        self.at = start;
+                        return Err(self.unexpected("dice, e.g. `2d6`"));
+                    }
+                    Lead::Nothing => return Err(self.unexpected("dice, e.g. `2d6`")),
                 }
                 if self.is_sym(",") {
                     self.next();
@@ -849,11 +864,15 @@ impl Parser {
                 break;
             }
             None
-        } else if let Some(g) = self.group(depth)? {
-            groups.push(g);
-            None
         } else {
-            Some(self.atom(depth)?)
+            match self.group(depth)? {
+                Lead::Group(g) => {
+                    groups.push(g);
+                    None
+                }
+                Lead::Paren(e, _) => Some(e),
+                Lead::Nothing => Some(self.atom(depth)?),
+            }
         };
         let mut mods = Vec::new();
         loop {

@@ -18,7 +18,7 @@ use program::Node;
 pub struct Dice;
 
 /// Most values a scenario's result may span (its Monte Carlo histogram).
-pub const MAX_STATES: usize = 100_000;
+pub const MAX_STATES: usize = 1 << 16;
 
 pub(crate) static KNOBS: Knobs = Knobs {
     roles: &[
@@ -212,7 +212,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                 &format!("`{}` less `{text}`", sc.roll),
                 lo,
                 states,
-                (0..states as u16).collect(),
+                (0..states).map(|v| v as u16).collect(),
             ));
             let (labels, map): (Vec<String>, Vec<u16>) = {
                 let win = crate::text::wins(&who);
@@ -261,7 +261,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                 &format!("`{}`", sc.roll),
                 lo,
                 states,
-                (0..states as u16).collect(),
+                (0..states).map(|v| v as u16).collect(),
             ));
             let binary = lo >= 0 && hi <= 1;
             headline = match (&sc.tiers, sc.at_least) {

@@ -1,0 +1,88 @@
+//! Issue #23, "nothing hung": inputs that hung the tool or reached an internal error
+//! now answer at once, each with a clear message and exit 2. Each test is the issue's
+//! reproduction.
+
+use crate::util::{rollsim, shipped, text};
+use std::time::{Duration, Instant};
+
+#[test]
+fn item5_parsing_is_linear_in_nesting() {
+    // 40 parentheses around d6 never finished; 24 took 7-14 s.
+    let deep = "(".repeat(40) + "d6" + &")".repeat(40);
+    let start = Instant::now();
+    let a = rollsim()
+        .args(["roll", &deep, "--exact-only"])
+        .assert()
+        .success();
+    assert!(text(&a.get_output().stdout).contains("mean (exact): 3.5000"));
+    // Past the depth limit: an error at the column, at once.
+    let deeper = "(".repeat(70) + "d6" + &")".repeat(70);
+    let a = rollsim().args(["roll", &deeper]).assert().code(2);
+    assert!(text(&a.get_output().stderr).contains("nesting deeper than 64 levels"));
+    // Generous: both runs take milliseconds of work; a doubling per level would not
+    // finish at all.
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+    // The parser alone, every depth to the limit: linear, so all of them at once.
+    let start = Instant::now();
+    for n in 1..=63 {
+        let e = "(".repeat(n) + "2d6 + (3)d6" + &")".repeat(n);
+        rollsim::systems::dice::lang::parse(&e).unwrap();
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn item11_a_result_too_wide_is_refused_not_an_internal_error() {
+    let a = rollsim().args(["roll", "66d1000", "-q"]).assert().code(2);
+    let err = text(&a.get_output().stderr);
+    assert!(
+        err.contains(
+            "roll `66d1000`: the result can range from 66 to 66000: more than 65536 values"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("a bug in rollsim"), "{err}");
+    // Just inside the limit it runs (65 to 65,000: 64,936 values).
+    let a = rollsim()
+        .args(["roll", "65d1000", "--exact-only"])
+        .assert()
+        .success();
+    assert!(text(&a.get_output().stdout).contains("mean (exact): 32532.5000"));
+}
+
+#[test]
+fn item12_a_trial_count_past_2_to_the_64_is_refused() {
+    let a = rollsim()
+        .args(["run", shipped("rush.toml").to_str().unwrap()])
+        .args(["-n", "18446744073709551616", "-q"])
+        .assert()
+        .code(2);
+    assert!(text(&a.get_output().stderr).contains("expected a whole number of trials"));
+    let a = rollsim()
+        .args(["roll", "d6", "-n", "1e20"])
+        .assert()
+        .code(2);
+    assert!(text(&a.get_output().stderr).contains("expected a whole number of trials"));
+}
+
+#[test]
+fn item15_a_one_liner_error_points_at_the_expression() {
+    let a = rollsim()
+        .args(["roll", "d6", "--vs", "66d1000"])
+        .assert()
+        .code(2);
+    let err = text(&a.get_output().stderr);
+    assert!(err.contains("--vs `66d1000`:"), "{err}");
+    assert!(
+        !err.contains("scenarios.roll") && !err.contains(":4:1"),
+        "{err}"
+    );
+}

@@ -86,3 +86,38 @@ fn item15_a_one_liner_error_points_at_the_expression() {
         "{err}"
     );
 }
+
+#[test]
+fn item10_14_list_answers_at_once_one_line_per_scenario_escaped() {
+    let d = crate::util::tempdir();
+    let cfg = d.path().join("heavy.toml");
+    // A scenario whose exact pass takes about 12 s, a multi-line roll, and a description
+    // with an escape sequence that would clear the terminal.
+    std::fs::write(
+        &cfg,
+        "system = \"dice\"\n\
+         [scenarios.heavy]\n\
+         roll = \"let a = 6d10 in let b = 6d10 in (a count 10) - (b count 10) + a highest - b highest\"\n\
+         [scenarios.long]\n\
+         description = \"clears \\u001b[2J the screen\"\n\
+         roll = \"\"\"3d6\n  + 2\"\"\"\n",
+    )
+    .unwrap();
+    let start = Instant::now();
+    let a = rollsim()
+        .args(["list", cfg.to_str().unwrap()])
+        .assert()
+        .success();
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    let out = text(&a.get_output().stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].starts_with("heavy\t`let a = 6d10"), "{out}");
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+    assert!(lines[1].contains("clears \\u{1b}[2J the screen"), "{out}");
+    assert!(lines[1].ends_with("`3d6 + 2`"), "{out}");
+}

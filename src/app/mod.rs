@@ -468,9 +468,27 @@ pub fn list(config: &Path, sets: &[String], cancel: &Cancel) -> Result<String, A
         .into_iter()
         .map(|s| {
             let d = cfg.describe(&s.name).unwrap_or_default();
-            format!("{}\t{d}\n", s.name)
+            format!("{}\t{}\n", s.name, one_line(&d))
         })
         .collect())
+}
+
+/// Text from a config as one terminal line: runs of white space (a multi-line dice
+/// expression) fold to one space, and control characters (an escape sequence that would
+/// recolour or clear the terminal) are shown escaped, never sent.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// `rollsim check`: validate and compile every scenario (exact distributions included).

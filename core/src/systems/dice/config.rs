@@ -64,6 +64,21 @@ impl crate::systems::Loaded for DiceConfig {
         Some(self.scenarios.get(i)?.compile(cancel))
     }
 
+    /// What is rolled, without working out the exact distribution (`rollsim list`
+    /// answers at once, however heavy the scenarios are).
+    fn describe(&self, i: usize) -> Option<String> {
+        let n = self.scenarios.get(i)?;
+        let sc = &n.scenario;
+        let generated = match &sc.vs {
+            Some((v, _)) => format!("`{}` against `{v}`", sc.roll),
+            None => format!("`{}`", sc.roll),
+        };
+        Some(match &n.description {
+            Some(d) => crate::config::described(d, &generated),
+            None => generated,
+        })
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }

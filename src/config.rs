@@ -7,12 +7,37 @@ pub use rollsim_core::document::{
 };
 use std::path::Path;
 
+/// The largest config rollsim reads: far above any designer's file (the shipped ones
+/// are under 40 KB), far below what would exhaust memory.
+pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
+/// Check that `path` is a regular file of at most `cap` bytes before reading it: a
+/// device (`/dev/zero`), a FIFO or a huge file is refused at once instead of read
+/// forever, blocked on, or read until memory runs out.
+pub fn check_readable(path: &Path, cap: u64, what: &str) -> Result<(), std::io::Error> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(format!(
+            "not a regular file (a device, a pipe or a folder): give the path of a {what}"
+        )));
+    }
+    if meta.len() > cap {
+        return Err(std::io::Error::other(format!(
+            "{} bytes; a {what} may have at most {cap} bytes",
+            meta.len()
+        )));
+    }
+    Ok(())
+}
+
 /// Read a config file, as text.
 pub fn read(path: &Path) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+    let fail = |source| ConfigError::Read {
         file: path.display().to_string(),
         source,
-    })
+    };
+    check_readable(path, MAX_CONFIG_BYTES, "config file").map_err(fail)?;
+    std::fs::read_to_string(path).map_err(fail)
 }
 
 /// Load and validate a config file, applying `--set KEY=VALUE` overrides.

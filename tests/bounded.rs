@@ -121,3 +121,35 @@ fn item10_14_list_answers_at_once_one_line_per_scenario_escaped() {
     assert!(lines[1].contains("clears \\u{1b}[2J the screen"), "{out}");
     assert!(lines[1].ends_with("`3d6 + 2`"), "{out}");
 }
+
+#[test]
+fn item8_devices_pipes_and_huge_files_are_refused_at_once() {
+    let d = crate::util::tempdir();
+    let fifo = d.path().join("fifo.toml");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo on a path in our own temporary folder.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let big = d.path().join("big.toml");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(17 << 20).unwrap();
+    for (cmd, path) in [
+        ("check", "/dev/zero"),
+        ("check", fifo.to_str().unwrap()),
+        ("list", big.to_str().unwrap()),
+        ("merge", "/dev/zero"),
+    ] {
+        let start = Instant::now();
+        let mut c = rollsim();
+        c.arg(cmd).arg(path);
+        if cmd == "merge" {
+            c.args(["-o", d.path().join("m").to_str().unwrap()]);
+        }
+        let a = c.timeout(Duration::from_secs(10)).assert().code(2);
+        let err = text(&a.get_output().stderr);
+        assert!(
+            err.contains("not a regular file") || err.contains("may have at most"),
+            "{cmd} {path}: {err}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(3), "{cmd} {path}");
+    }
+}

@@ -444,3 +444,19 @@ fn every_dice_language_example_gives_the_quoted_result() {
     }
     assert!(checked >= 18, "{checked} examples checked");
 }
+
+#[test]
+fn the_readme_test_command_is_what_ci_runs() {
+    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
+    let ci = std::fs::read_to_string(crate::util::root().join(".ci/run")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.contains("# the whole test suite"))
+        .expect("the README names its test command");
+    let command = line.split('#').next().unwrap().trim();
+    assert_eq!(command, "cargo test --release --workspace");
+    assert!(
+        ci.lines().any(|l| l.trim() == command),
+        ".ci/run must run `{command}`"
+    );
+}

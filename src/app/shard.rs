@@ -201,7 +201,13 @@ pub fn run(opts: &RunOptions, (k, n): (u64, u64)) -> Result<String, AppError> {
     ))
 }
 
+/// The largest part `merge` reads (a part holds one count per state per scenario).
+const MAX_PART_BYTES: u64 = 1 << 30;
+
 fn read(path: &Path) -> Result<Part, AppError> {
+    config::check_readable(path, MAX_PART_BYTES, "part file").map_err(|e| {
+        AppError::BadOption(format!("{}: cannot read the part: {e}", path.display()))
+    })?;
     let bytes = std::fs::read(path).map_err(|e| {
         AppError::BadOption(format!("{}: cannot read the part: {e}", path.display()))
     })?;

@@ -153,3 +153,35 @@ fn item8_devices_pipes_and_huge_files_are_refused_at_once() {
         assert!(start.elapsed() < Duration::from_secs(3), "{cmd} {path}");
     }
 }
+
+#[test]
+fn item9_loading_is_linear_in_a_units_stats() {
+    let d = crate::util::tempdir();
+    let cfg = d.path().join("many.toml");
+    let mut text = String::from("system = \"dice\"\n[units.big]\n");
+    for i in 0..100_000 {
+        text.push_str(&format!("s{i} = {}\n", i % 7));
+    }
+    text.push_str("[scenarios.x]\nunit = \"big\"\nroll = \"d6 + s99999\"\n");
+    std::fs::write(&cfg, text).unwrap();
+    let start = Instant::now();
+    let a = rollsim()
+        .args(["check", cfg.to_str().unwrap()])
+        .assert()
+        .success();
+    assert!(
+        text_of(&a).contains("ok (dice system, 1 scenarios"),
+        "{}",
+        text_of(&a)
+    );
+    // It took 11.9 s; linear work is well under a second.
+    assert!(
+        start.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+fn text_of(a: &assert_cmd::assert::Assert) -> String {
+    text(&a.get_output().stdout)
+}

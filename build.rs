@@ -1,5 +1,7 @@
 //! Embeds the shipped configs (`configs/*.toml`) in the binary, so an installed rollsim
-//! runs the main job from an empty folder: `shipped.rs` lists (file name, text).
+//! runs the main job from an empty folder: `shipped.rs` lists (file name, text). Also
+//! names the source revision the binary was built from (`ROLLSIM_SOURCE`), which a
+//! part carries so that `merge` refuses parts of different builds.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -29,4 +31,23 @@ fn main() {
     out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").expect("cargo sets it")).join("shipped.rs");
     std::fs::write(dest, out).expect("OUT_DIR is writable");
+
+    let root =
+        Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).to_path_buf();
+    for f in [".git/HEAD", ".git/index"] {
+        if root.join(f).exists() {
+            println!("cargo:rerun-if-changed={}", root.join(f).display());
+        }
+    }
+    let source = std::process::Command::new("git")
+        .args(["describe", "--always", "--dirty", "--abbrev=12"])
+        .current_dir(&root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=ROLLSIM_SOURCE={source}");
 }

@@ -168,3 +168,64 @@ fn item4_a_dangling_link_at_the_lock_name_is_not_followed() {
     assert!(!planted.exists());
     assert!(!d.path().join("out").exists());
 }
+
+#[test]
+fn item13_parts_name_their_format_and_build_and_use_sha256() {
+    let d = tempdir();
+    rollsim()
+        .current_dir(d.path())
+        .args(["run", shipped("rush.toml").to_str().unwrap()])
+        .args([
+            "-s",
+            "stand-up-striker",
+            "-n",
+            "70000",
+            "-q",
+            "--shard",
+            "1/1",
+        ])
+        .args(["-o", "p"])
+        .assert()
+        .success();
+    let path = d.path().join("p/part-1-of-1.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    // SHA-256: 64 hex digits, and the config hash is the digest of the config's text.
+    let sum = v["checksum"].as_str().unwrap().to_string();
+    assert_eq!(sum.len(), 64, "{sum}");
+    assert!(v["build"].as_str().unwrap().starts_with("rollsim "), "{v}");
+    assert_eq!(
+        v["config_hash"].as_str().unwrap(),
+        rollsim::app::shard::hash(v["config_text"].as_str().unwrap(), &[])
+    );
+    // A part of an older layout is named as one, not as a missing field.
+    let mut old = v.clone();
+    old["format"] = 1.into();
+    old.as_object_mut().unwrap().remove("checksum");
+    std::fs::write(d.path().join("old.json"), old.to_string()).unwrap();
+    let a = rollsim()
+        .current_dir(d.path())
+        .args(["merge", "old.json", "-o", "m"])
+        .assert()
+        .code(2);
+    let err = text(&a.get_output().stderr);
+    assert!(
+        err.contains("part format 1, this rollsim reads format 3"),
+        "{err}"
+    );
+    // A part of another build is refused, even resealed.
+    v["build"] = "rollsim 0.1.0 (0123456789ab)".into();
+    v["checksum"] = "".into();
+    let part: rollsim::app::shard::Part = serde_json::from_value(v.clone()).unwrap();
+    v["checksum"] = part.content_hash().unwrap().into();
+    std::fs::write(d.path().join("other.json"), v.to_string()).unwrap();
+    let a = rollsim()
+        .current_dir(d.path())
+        .args(["merge", "other.json", "-o", "m"])
+        .assert()
+        .code(2);
+    let err = text(&a.get_output().stderr);
+    assert!(
+        err.contains("made by rollsim 0.1.0 (0123456789ab)"),
+        "{err}"
+    );
+}

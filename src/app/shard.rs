@@ -15,8 +15,18 @@ use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-/// Bumped when the part layout changes (2: parts carry a checksum).
-pub const FORMAT: u32 = 2;
+/// Bumped when the part layout changes (2: parts carry a checksum; 3: the checksum is
+/// SHA-256 and a part names the build that made it).
+pub const FORMAT: u32 = 3;
+
+/// The build a part comes from: the version and the source revision.
+pub fn build() -> String {
+    format!(
+        "rollsim {} ({})",
+        env!("CARGO_PKG_VERSION"),
+        env!("ROLLSIM_SOURCE")
+    )
+}
 
 /// One shard's results.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -24,18 +34,21 @@ pub struct Part {
     pub format: u32,
     /// rollsim's version: counts from different versions may not be comparable.
     pub version: String,
+    /// The build ([`build`]): parts of different builds are not merged.
+    pub build: String,
     pub config_file: String,
     pub config_text: String,
     pub sets: Vec<String>,
-    /// FNV-1a of the config text and the overrides.
+    /// SHA-256 of the config text and the overrides.
     pub config_hash: String,
     pub seed: u64,
     pub trials: u64,
     /// [K, N]
     pub shard: [u64; 2],
     pub scenarios: Vec<PartScenario>,
-    /// FNV-1a of the part's JSON with this field empty: an edited or damaged part is
-    /// refused.
+    /// SHA-256 of the part's JSON with this field empty: an edited or damaged part is
+    /// refused (see the README: it guards against accidents and mixed inputs, not against
+    /// someone who edits a part and computes the hash again).
     pub checksum: String,
 }
 
@@ -75,15 +88,14 @@ pub struct PartScenario {
 
 /// FNV-1a, 64 bits, as hex.
 pub fn hash(text: &str, sets: &[String]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text
-        .bytes()
-        .chain(sets.iter().flat_map(|s| s.bytes().chain([0])))
-    {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(text.as_bytes());
+    for s in sets {
+        h.update(s.as_bytes());
+        h.update([0]);
     }
-    format!("{h:016x}")
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Most shards a run may be split into (and a merge will read).
@@ -163,6 +175,7 @@ pub fn run(opts: &RunOptions, (k, n): (u64, u64)) -> Result<String, AppError> {
     let mut part = Part {
         format: FORMAT,
         version: env!("CARGO_PKG_VERSION").into(),
+        build: build(),
         config_hash: hash(&text, &opts.sets),
         config_file: file,
         config_text: text,
@@ -211,14 +224,30 @@ fn read(path: &Path) -> Result<Part, AppError> {
     let bytes = std::fs::read(path).map_err(|e| {
         AppError::BadOption(format!("{}: cannot read the part: {e}", path.display()))
     })?;
-    let part: Part = serde_json::from_slice(&bytes).map_err(|e| {
-        AppError::BadOption(format!("{}: not a rollsim part ({e})", path.display()))
-    })?;
     let bad = |why: String| AppError::BadOption(format!("{}: {why}", path.display()));
-    if part.format != FORMAT {
+    // The format first, so that a part of another layout is named as one, not as a
+    // field the layout lacks.
+    let value: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| bad(format!("not a rollsim part ({e})")))?;
+    match value.get("format").and_then(serde_json::Value::as_u64) {
+        Some(f) if f == FORMAT as u64 => {}
+        Some(f) => {
+            return Err(bad(format!(
+                "part format {f}, this rollsim reads format {FORMAT}: make the parts again with this rollsim ({})",
+                build()
+            )))
+        }
+        None => return Err(bad("not a rollsim part (no `format`)".into())),
+    }
+    let part: Part = serde_json::from_value(value)
+        .map_err(|e| bad(format!("not a rollsim part of format {FORMAT} ({e})")))?;
+    // Another build may lay out a scenario's states differently: its counts would be
+    // read against the wrong labels.
+    if part.build != build() {
         return Err(bad(format!(
-            "part format {}, this rollsim reads format {FORMAT}",
-            part.format
+            "made by {}, this is {}: merge with the build that made the parts",
+            part.build,
+            build()
         )));
     }
     let sum = part
@@ -296,6 +325,9 @@ pub fn merge(
                 first.version.clone(),
                 x.version.clone(),
             ));
+        }
+        if x.build != first.build {
+            return Err(differ("build", first.build.clone(), x.build.clone()));
         }
         if x.config_hash != first.config_hash {
             return Err(differ(

@@ -185,3 +185,24 @@ fn item9_loading_is_linear_in_a_units_stats() {
 fn text_of(a: &assert_cmd::assert::Assert) -> String {
     text(&a.get_output().stdout)
 }
+
+#[test]
+fn item6_nested_lets_and_pool_variables_fall_back_to_monte_carlo_within_seconds() {
+    for e in [
+        "let a = d1000 in let b = d1000 in let c = d1000 in a+b+c",
+        "let a = d6 in let b = d6 in let c = d6 in let d = d6 in let e = d6 in let f = d6 in let g = d6 in let h = d6 in let i = d6 in let j = d6 in a+b+c+d+e+f+g+h+i+j",
+        "let a = 6d10 in let b = 6d10 in (a count 10) - (b count 10) + a highest - b highest",
+    ] {
+        let start = Instant::now();
+        let a = rollsim()
+            .args(["roll", e, "-n", "70000", "-q", "--no-plots"])
+            .args(["-o", crate::util::tempdir().path().join("r").to_str().unwrap()])
+            .timeout(Duration::from_secs(60))
+            .assert()
+            .success();
+        let out = text(&a.get_output().stdout);
+        assert!(out.contains("no exact distribution"), "{e}: {out}");
+        // The budget is about a second of work here; the margin is for a loaded machine.
+        assert!(start.elapsed() < Duration::from_secs(8), "{e}: {:?}", start.elapsed());
+    }
+}

@@ -268,6 +268,16 @@ impl Notes {
         }
     }
 
+    /// Count `units` of work; past [`MAX_WORK`] the evaluation gives up (the scenario is
+    /// then Monte Carlo only, and says `why`).
+    fn spend(&mut self, units: u64, why: &str) -> Result<(), TooBig> {
+        self.work = self.work.saturating_add(units);
+        if self.work > MAX_WORK {
+            return Err(TooBig(why.into()));
+        }
+        Ok(())
+    }
+
     fn merge(&mut self, inner: Notes) {
         self.capped += inner.capped;
         self.unfinished += inner.unfinished;
@@ -311,6 +321,9 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
     if notes.cancel.is_cancelled() {
         return Err(TooBig("the computation was stopped".into()));
     }
+    // Every node evaluated counts against the one budget: `let`s over `let`s multiply
+    // their bodies' evaluations, and no path may run unbounded.
+    notes.spend(1, "nested `let`s with too many combinations")?;
     Ok(match n {
         Node::Num(v) => Dist::point(*v),
         Node::Var(i) => Dist::point(env.nums[*i]),
@@ -907,6 +920,13 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
         })
         .collect();
     let total: u32 = dies.iter().map(|(n, _)| n).sum();
+    // A pool costs about its dice times its faces (more for keeps and chains, which
+    // bound themselves as well).
+    let faces: u64 = dies.iter().map(|(_, d)| d.p.len() as u64).sum();
+    notes.spend(
+        (total as u64).max(1).saturating_mul(faces.max(1)),
+        "a pool with too many dice and faces",
+    )?;
     if let Some(c) = p.again {
         return again(p, c, notes);
     }

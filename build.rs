@@ -34,7 +34,7 @@ fn main() {
 
     let root =
         Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).to_path_buf();
-    for f in [".git/HEAD", ".git/index"] {
+    for f in [".git/HEAD", ".git/index", ".git/logs/HEAD"] {
         if root.join(f).exists() {
             println!("cargo:rerun-if-changed={}", root.join(f).display());
         }

@@ -44,6 +44,16 @@ fn item1_a_folder_of_the_users_is_refused_not_wiped() {
     std::fs::write(old.join("stand-up-striker/result.png"), "x").unwrap();
     run_into(d.path(), "old").success();
     assert!(old.join(".rollsim-report").is_file());
+    // A designer's notes that happen to look like tables are not a report.
+    let notes = d.path().join("notes");
+    std::fs::create_dir(&notes).unwrap();
+    std::fs::write(notes.join("summary.md"), "my summary").unwrap();
+    std::fs::write(notes.join("ideas.md"), "ideas").unwrap();
+    run_into(d.path(), "notes").code(2);
+    assert_eq!(
+        std::fs::read_to_string(notes.join("summary.md")).unwrap(),
+        "my summary"
+    );
 }
 
 #[test]

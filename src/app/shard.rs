@@ -86,7 +86,7 @@ pub struct PartScenario {
     pub counts: Vec<u64>,
 }
 
-/// FNV-1a, 64 bits, as hex.
+/// SHA-256, 64 bits, as hex.
 pub fn hash(text: &str, sets: &[String]) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();

@@ -8,7 +8,8 @@
 //! Only a folder rollsim wrote is ever replaced: every report carries a marker file
 //! ([`MARKER`]); a folder without it that holds anything (a designer's own documents) is
 //! refused with exit 2. The balance commands' folders inside a report (`compare/`,
-//! `sweep/`, ...) are not the run's: a new report takes them over from the old one.
+//! `sweep/`, ...) are not the run's: once the new report is in place it takes them over
+//! from the old one, which is removed only when they all moved.
 
 use super::write::WriteError;
 use std::fs::{File, OpenOptions};
@@ -50,8 +51,9 @@ fn parent_and_name(target: &Path) -> Result<(PathBuf, String), WriteError> {
 }
 
 /// Whether an existing folder may be replaced: a rollsim report (its marker, or for one
-/// written before the marker, nothing but report files with its tables), a folder
-/// holding only balance commands' outputs (which the new report takes over), or empty.
+/// written before the marker, nothing but the tables and chart folders rollsim writes,
+/// with its summary table), a folder holding only balance commands' outputs (which the
+/// new report takes over), or empty.
 fn replaceable(dir: &Path) -> bool {
     if dir.join(MARKER).is_file() {
         return true;
@@ -66,43 +68,41 @@ fn replaceable(dir: &Path) -> bool {
     if rest.is_empty() {
         return !kept.is_empty() || dir.read_dir().is_ok_and(|mut d| d.next().is_none());
     }
-    let tables = rest.iter().any(|e| {
-        let n = e.file_name().to_string_lossy().into_owned();
-        ["summary.", "distribution.", "headline."]
-            .iter()
-            .any(|t| n.starts_with(t))
-    });
-    tables
+    let summary = dir.join("summary.csv").is_file() || dir.join("summary.parquet").is_file();
+    summary
         && rest.iter().all(|e| {
             let p = e.path();
             match e.file_type() {
-                Ok(t) if t.is_dir() => only_report_files(&p, 1),
-                Ok(t) if t.is_file() => is_report_file(&p),
+                // A scenario's or group's charts.
+                Ok(t) if t.is_dir() => only_charts(&p),
+                Ok(t) if t.is_file() => is_report_table(&e.file_name().to_string_lossy()),
                 _ => false,
             }
         })
 }
 
-/// A table, a report or a chart, by its extension.
-fn is_report_file(p: &Path) -> bool {
-    const EXT: &[&str] = &["csv", "parquet", "json", "md", "png", "svg", "html"];
-    p.extension()
-        .and_then(|x| x.to_str())
-        .is_some_and(|x| EXT.contains(&x))
+/// A table file a run writes: `summary.csv`, `profile-NAME.parquet`, ...
+fn is_report_table(name: &str) -> bool {
+    let Some((stem, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    ["csv", "parquet", "json"].contains(&ext)
+        && (["distribution", "summary", "headline", "decisions"].contains(&stem)
+            || stem.starts_with("profile-")
+            || stem.starts_with("decision-"))
 }
 
-/// Every file below `dir` (three levels at most) is a table, a report or a chart.
-fn only_report_files(dir: &Path, depth: usize) -> bool {
+/// A folder of chart images and nothing else.
+fn only_charts(dir: &Path) -> bool {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return false;
     };
     entries.flatten().all(|e| {
-        let p = e.path();
-        match e.file_type() {
-            Ok(t) if t.is_dir() => depth < 3 && only_report_files(&p, depth + 1),
-            Ok(t) if t.is_file() => is_report_file(&p),
-            _ => false,
-        }
+        e.file_type().is_ok_and(|t| t.is_file())
+            && e.path()
+                .extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| x == "png" || x == "svg")
     })
 }
 
@@ -272,9 +272,36 @@ impl Staging {
     /// Put the staged report in place of the old one, in one step.
     pub fn commit(mut self) -> Result<(), WriteError> {
         if self.target.exists() {
-            carry_over(&self.target, &self.dir).map_err(|e| WriteError::io(&self.target, e))?;
+            // Checked again under the lock: the folder may have changed during the run.
+            if !replaceable(&self.target) {
+                return Err(WriteError::NotOurs {
+                    path: self.target.display().to_string(),
+                });
+            }
             exchange(&self.dir, &self.target).map_err(|e| WriteError::io(&self.target, e))?;
-            // The staging folder now holds the old report.
+            // The staging folder now holds the old report; it is ours from here on.
+            self.done = true;
+            // Its balance outputs move into the new report; the old report is removed
+            // only once they all have, else it is kept aside under a name no later run
+            // clears, and the message says where.
+            if let Err(e) = carry_over(&self.dir, &self.target) {
+                let aside = self.dir.with_file_name(format!(
+                    "{}.kept-{}",
+                    self.target
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy(),
+                    std::process::id()
+                ));
+                let kept = std::fs::rename(&self.dir, &aside).map_or(self.dir.clone(), |_| aside);
+                return Err(WriteError::encode(
+                    &self.target,
+                    format!(
+                        "the new report is in place, but the old one's balance outputs could not be moved into it ({e}): they are kept in {}",
+                        kept.display()
+                    ),
+                ));
+            }
             let _ = std::fs::remove_dir_all(&self.dir);
         } else {
             std::fs::rename(&self.dir, &self.target)

@@ -109,6 +109,7 @@ pub fn parse(source: &Source, scenario: &str, s: &str) -> Result<Vary, Error> {
     }
     let roles = source.roles(scenario)?;
     let (first, rest) = key.split_once('.').unwrap_or((&key, ""));
+    let (first, rest) = (first.trim(), rest.trim());
     // Role names are the config's own words: `Attacker.strength` is `attacker.strength`.
     let to = match roles.iter().find(|r| r.key.eq_ignore_ascii_case(first)) {
         Some(r) if !rest.is_empty() => Swept::Side {

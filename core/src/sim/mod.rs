@@ -230,7 +230,10 @@ pub fn run(
         // than its own probabilities need. It depends on the counts alone, so the
         // count is the same for any thread count.
         let chunks = (target as f64 * (w / eps).powi(2) / CHUNK as f64 - 1e-9).ceil() as u64;
-        target = (chunks * CHUNK).max(target + CHUNK).min(max);
+        target = chunks
+            .saturating_mul(CHUNK)
+            .max(target.saturating_add(CHUNK))
+            .min(max);
         progress.set_total(target);
     }
     Ok(hist)

@@ -382,8 +382,6 @@ pub fn parse(text: &str) -> Result<Expr, SyntaxError> {
     }
 }
 
-/// Deepest nesting of parentheses, `let` and `if` accepted (a hostile input cannot
-/// overflow the stack).
 /// What starts a pool: a group of dice, a parenthesised expression that turned out not
 /// to count dice (with the token it started at), or neither.
 enum Lead {
@@ -392,6 +390,8 @@ enum Lead {
     Nothing,
 }
 
+/// Deepest nesting of parentheses, `let` and `if` accepted (a hostile input cannot
+/// overflow the stack).
 const MAX_DEPTH: usize = 64;
 
 impl Parser {

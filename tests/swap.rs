@@ -247,3 +247,69 @@ fn compare_reads_the_sides_after_the_set() {
         }
     }
 }
+
+/// Every step of sensitivity, every candidate of equalize and every point of a sweep
+/// equal the single runs, for a rush Slam and a dice firefight with a swapped side.
+#[test]
+fn every_balance_command_on_both_systems_reads_the_swapped_side() {
+    let cases = [
+        (
+            shipped("rush.toml"),
+            SLAM,
+            format!("scenarios.{SLAM}.defender=goblin"),
+            "defender.strength=2..6",
+            "units.goblin.strength",
+            "Goblin",
+        ),
+        (
+            fixture("firefight.toml"),
+            "firefight",
+            "scenarios.firefight.opponent=terminators".to_string(),
+            "opponent.models=1..5",
+            "units.terminators.models",
+            "Terminators",
+        ),
+    ];
+    for (path, sc, set, vary, key, name) in cases {
+        let sets = vec![set];
+        let s = source(&path, &sets);
+        let t = s.target(sc).unwrap();
+        let pick = Pick::Headline;
+        let job = job(&s, &t, &pick, 1, None);
+        let all_steps: Vec<_> = [-3, -2, -1, 1, 2, 3]
+            .iter()
+            .flat_map(|&by| steps(&s, sc, by).unwrap())
+            .collect();
+        let want = |step: &rollsim::balance::Step| {
+            let mut all = sets.clone();
+            all.extend(as_sets(&s, &step.edits));
+            single(&path, sc, &all)
+        };
+        // Sensitivity: the headline rows.
+        let rows = sensitivity::rows(&job).unwrap().rows;
+        let headline = rows[0].quantity.clone();
+        for r in rows.iter().filter(|r| r.quantity == headline) {
+            let step = all_steps.iter().find(|st| st.label == r.change).unwrap();
+            assert_eq!(r.changed, want(step), "{}", r.change);
+            if r.side == step.role.key && step.role.key != "attacker" && step.role.key != "unit" {
+                assert!(r.change.contains(name), "{}", r.change);
+            }
+        }
+        // Equalize: every candidate.
+        let e = equalize::equalize(&job, None, false).unwrap();
+        for c in &e[0].candidates {
+            let step = all_steps.iter().find(|st| st.label == c.change).unwrap();
+            assert_eq!(c.value, want(step), "{}", c.change);
+        }
+        // Sweep: every point.
+        let v = sweep::parse(&s, &t.table, vary).unwrap();
+        let values = v.values.clone();
+        let r = sweep::sweep(&job, vec![v]).unwrap();
+        for (x, cell) in values.iter().zip(&r.series[0].cells) {
+            let mut all = sets.clone();
+            all.push(format!("{key}={x}"));
+            let got = cell[0].as_ref().unwrap().estimate;
+            assert_eq!(got, single(&path, sc, &all), "{key}={x}");
+        }
+    }
+}

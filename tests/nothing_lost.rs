@@ -56,24 +56,21 @@ fn item1_a_folder_of_the_users_is_refused_not_wiped() {
     );
 }
 
+/// A one-shard run's part, in `dir/p/part-1-of-1.json`.
+fn one_part(dir: &Path) {
+    rollsim()
+        .current_dir(dir)
+        .args(["run", shipped("rush.toml").to_str().unwrap()])
+        .args(["-s", "stand-up-striker", "-n", "70000", "-q"])
+        .args(["--shard", "1/1", "-o", "p"])
+        .assert()
+        .success();
+}
+
 #[test]
 fn item1_merge_into_the_parts_folder_keeps_the_parts() {
     let d = tempdir();
-    rollsim()
-        .current_dir(d.path())
-        .args(["run", shipped("rush.toml").to_str().unwrap()])
-        .args([
-            "-s",
-            "stand-up-striker",
-            "-n",
-            "70000",
-            "-q",
-            "--shard",
-            "1/1",
-        ])
-        .args(["-o", "p"])
-        .assert()
-        .success();
+    one_part(d.path());
     let part = d.path().join("p/part-1-of-1.json");
     assert!(part.is_file());
     let a = rollsim()
@@ -182,21 +179,7 @@ fn item4_a_dangling_link_at_the_lock_name_is_not_followed() {
 #[test]
 fn item13_parts_name_their_format_and_build_and_use_sha256() {
     let d = tempdir();
-    rollsim()
-        .current_dir(d.path())
-        .args(["run", shipped("rush.toml").to_str().unwrap()])
-        .args([
-            "-s",
-            "stand-up-striker",
-            "-n",
-            "70000",
-            "-q",
-            "--shard",
-            "1/1",
-        ])
-        .args(["-o", "p"])
-        .assert()
-        .success();
+    one_part(d.path());
     let path = d.path().join("p/part-1-of-1.json");
     let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     // SHA-256: 64 hex digits, and the config hash is the digest of the config's text.

@@ -370,7 +370,8 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     let cfg = config::load(&opts.config, &opts.sets)?;
     select(&cfg, &opts.scenarios)?;
     let stage = Staging::begin(&target)?;
-    let out = compute(opts)?;
+    // The config loaded and checked above, not loaded again.
+    let out = compute_config(&cfg, opts, None)?;
     let written = write_reports(
         &out.results,
         stage.dir(),

@@ -8,6 +8,7 @@ use crate::balance::{
 use crate::config;
 use crate::report::analysis::how;
 use crate::report::{csv, frame, markdown, plot, write::WriteError};
+use crate::report::stage::{Keep, Staging};
 use rollsim_core::run::Ctx;
 use rollsim_core::Cancel;
 use std::path::{Path, PathBuf};
@@ -175,6 +176,15 @@ fn mkdir(dir: &Path) -> Result<(), AppError> {
     Ok(())
 }
 
+/// Put a balance command's staged files in place as one step (unless it was stopped),
+/// and say where they are.
+fn commit(stage: Staging, files: &[PathBuf], cancel: &Cancel) -> Result<String, AppError> {
+    cancel.check()?;
+    let files: Vec<PathBuf> = files.iter().map(|f| stage.final_path(f)).collect();
+    stage.commit()?;
+    Ok(wrote(&files))
+}
+
 /// Write a matrix's `STEM.csv` (long), `STEM-wide.csv` and `STEM.png` into `dir`.
 pub fn write_matrix(
     m: &crate::report::analysis::Matrix,
@@ -202,15 +212,15 @@ pub fn write_matrix(
 pub fn compare(o: &CompareOptions) -> Result<String, AppError> {
     let c = &o.common;
     let p = c.prepare()?;
+    let stage = Staging::begin(&out_dir(&p.source, &c.out, "compare"), Keep::Everything)?;
     let ms = p.run(|job| compare::matrices(job, (&o.attackers, &o.defenders), o.best_response))?;
-    let dir = out_dir(&p.source, &c.out, "compare");
     let mut md = String::new();
     let mut files = Vec::new();
     for m in &ms {
         md.push_str(&markdown::matrix(m));
-        files.extend(write_matrix(m, &dir, super::charts(c.plots, c.svg))?);
+        files.extend(write_matrix(m, stage.dir(), super::charts(c.plots, c.svg))?);
     }
-    Ok(md + &wrote(&files))
+    Ok(md + &commit(stage, &files, &c.cancel)?)
 }
 
 /// `rollsim sweep`.
@@ -233,9 +243,9 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
             keys[0].key
         )));
     }
+    let stage = Staging::begin(&out_dir(&p.source, &c.out, "sweep"), Keep::Everything)?;
+    let dir = stage.dir().to_path_buf();
     let s = p.run(|job| sweep::sweep(job, keys))?;
-    let dir = out_dir(&p.source, &c.out, "sweep");
-    mkdir(&dir)?;
     let stem = format!(
         "sweep-{}-{}",
         s.scenario,
@@ -257,15 +267,15 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
             plot::Charts { svg: c.svg },
         )?);
     }
-    Ok(markdown::sweep(&s) + &wrote(&files))
+    Ok(markdown::sweep(&s) + &commit(stage, &files, &c.cancel)?)
 }
 
 /// `rollsim sensitivity`.
 pub fn sensitivity(o: &Options) -> Result<String, AppError> {
     let p = o.prepare()?;
+    let stage = Staging::begin(&out_dir(&p.source, &o.out, "sensitivity"), Keep::Everything)?;
+    let dir = stage.dir().to_path_buf();
     let r = p.run(sensitivity::rows)?;
-    let dir = out_dir(&p.source, &o.out, "sensitivity");
-    mkdir(&dir)?;
     let csv_path = dir.join(format!("sensitivity-{}.csv", p.target.name));
     csv::write(&mut frame::sensitivity(&r.rows)?, &csv_path)?;
     let mut files = vec![csv_path];
@@ -308,19 +318,18 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
             files.push(png);
         }
     }
-    Ok(markdown::sensitivity(&r.rows, &r.refused) + &wrote(&files))
+    Ok(markdown::sensitivity(&r.rows, &r.refused) + &commit(stage, &files, &o.cancel)?)
 }
 
 /// `rollsim equalize`.
 pub fn equalize(o: &EqualizeOptions) -> Result<String, AppError> {
     let c = &o.common;
     let p = c.prepare()?;
+    let stage = Staging::begin(&out_dir(&p.source, &c.out, "equalize"), Keep::Everything)?;
     let all = p.run(|job| equalize::equalize(job, o.target, o.pairs))?;
-    let dir = out_dir(&p.source, &c.out, "equalize");
-    mkdir(&dir)?;
-    let path = dir.join(format!("equalize-{}.csv", p.target.name));
+    let path = stage.dir().join(format!("equalize-{}.csv", p.target.name));
     csv::write(&mut frame::equalize(&all)?, &path)?;
-    Ok(markdown::equalize(&all) + &wrote(&[path]))
+    Ok(markdown::equalize(&all) + &commit(stage, &[path], &c.cancel)?)
 }
 
 /// `rollsim overlay`.
@@ -335,6 +344,13 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
         .iter()
         .map(|e| overlay::parse_entry(e))
         .collect::<Result<Vec<_>, _>>()?;
+    let stage = Staging::begin(
+        &o.out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("reports").join("overlay")),
+        Keep::Everything,
+    )?;
+    let dir = stage.dir().to_path_buf();
     let pool = thread_pool(o.threads)?;
     let load = |path: &Path| -> Result<Source, rollsim_core::Error> {
         let text = config::read(path)?;
@@ -345,11 +361,6 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
     let (metric, rows) = pool.install(|| {
         overlay::results(&entries, &load, o.metric.as_deref(), o.seed, o.trials, ctx)
     })?;
-    let dir = o
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("reports").join("overlay"));
-    mkdir(&dir)?;
     // The union of values, in order of first appearance.
     let mut values: Vec<String> = Vec::new();
     for (_, m, _) in &rows {
@@ -367,5 +378,5 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
         plot::overlay::draw(&metric, &rows, &values, &png, plot::Charts { svg: o.svg })?;
         files.push(png);
     }
-    Ok(markdown::overlay(&metric, &rows, &values) + &wrote(&files))
+    Ok(markdown::overlay(&metric, &rows, &values) + &commit(stage, &files, &o.cancel)?)
 }

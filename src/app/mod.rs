@@ -8,7 +8,7 @@ pub mod shard;
 use crate::config::{self, reader::nearest_hint, AnalysisConfig};
 use crate::progress::Bars;
 use crate::report::export::Exporter;
-use crate::report::stage::Staging;
+use crate::report::stage::{self, Keep, Staging};
 use crate::report::{self, frame, markdown, plot, write::WriteError, ScenarioResult};
 use crate::sim::Budget;
 use rayon::prelude::*;
@@ -369,7 +369,7 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     // output folder, and is reported as what it is.
     let cfg = config::load(&opts.config, &opts.sets)?;
     select(&cfg, &opts.scenarios)?;
-    let stage = Staging::begin(&target)?;
+    let stage = Staging::begin(&target, Keep::Report)?;
     // The config loaded and checked above, not loaded again.
     let out = compute_config(&cfg, opts, None)?;
     let written = write_reports(
@@ -635,12 +635,26 @@ pub fn run_all(
         .iter()
         .map(|c| config::load_str(&c.text, &c.path.display().to_string(), &[]))
         .collect::<Result<Vec<_>, _>>()?;
+    // `reports/` is replaced as a whole, in one step, at the end: every config folder it
+    // will replace is checked and every lock taken now, before any work.
+    let reports = Path::new("reports");
+    for c in &configs {
+        let dir = default_out(&c.path);
+        if dir.is_dir() && !stage::replaceable(&dir) {
+            return Err(WriteError::NotOurs {
+                path: dir.display().to_string(),
+            }
+            .into());
+        }
+    }
+    let stage = Staging::begin(reports, Keep::Everything)?;
+    let root = stage.dir().to_path_buf();
+    let folder = |out: &RunOutput| root.join(out.out.file_name().unwrap_or_default());
     let total = loaded.iter().map(|c| c.scenario_names().len()).sum();
     let bars = Bars::batch(quiet, total);
     let pool = thread_pool(threads)?;
     // Each config's folder is staged as a whole (tables, charts and its matrix) on a
-    // thread of its own while the next config computes, so neither leaves a core idle;
-    // the folders are put in place in order once every config has succeeded.
+    // thread of its own while the next config computes, so neither leaves a core idle.
     let (outputs, staged) = std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel::<std::sync::Arc<RunOutput>>();
         let writer = scope.spawn(|| {
@@ -654,26 +668,24 @@ pub fn run_all(
             rx.into_iter()
                 .map(|out: std::sync::Arc<RunOutput>| -> Result<_, AppError> {
                     let matrix = matrices.next().expect("a matrix per config")?;
-                    let stage = Staging::begin(&out.out)?;
+                    let dir = folder(&out);
+                    stage::mark(&dir)?;
                     write_reports(
                         &out.results,
-                        stage.dir(),
+                        &dir,
                         &[Format::Csv, Format::Parquet],
                         charts(true, svg),
                         cancel,
                     )?;
                     let matrix = match matrix {
                         Some(m) => {
-                            let files = balance::write_matrix(
-                                &m,
-                                &stage.dir().join("compare"),
-                                charts(true, svg),
-                            )?;
+                            let files =
+                                balance::write_matrix(&m, &dir.join("compare"), charts(true, svg))?;
                             Some((m, files))
                         }
                         None => None,
                     };
-                    Ok((stage, matrix))
+                    Ok(matrix)
                 })
                 .collect::<Vec<_>>()
         });
@@ -707,18 +719,9 @@ pub fn run_all(
     })?;
     let mut dirs = Vec::new();
     let mut sections = Vec::new();
-    for ((cfg, out), staged) in configs.iter().zip(&outputs).zip(staged) {
-        let (stage, matrix) = staged?;
+    for ((cfg, out), matrix) in configs.iter().zip(&outputs).zip(staged) {
+        let matrix = matrix?;
         let out = out.as_ref();
-        cancel.check()?;
-        let matrix = matrix.map(|(m, files)| {
-            let moved = files
-                .iter()
-                .map(|f| out.out.join(f.strip_prefix(stage.dir()).unwrap_or(f)))
-                .collect::<Vec<_>>();
-            (m, moved)
-        });
-        stage.commit()?;
         all.extend(out.results.iter().cloned());
         dirs.push(out.out.display().to_string());
         sections.push(report::gallery::Section {
@@ -734,13 +737,15 @@ pub fn run_all(
                 .map(|r| r.system.clone())
                 .unwrap_or_default(),
             title: out.title.clone(),
-            dir: out.out.clone(),
+            dir: folder(out),
             results: out.results.clone(),
             matrix,
         });
     }
-    let gallery = report::gallery::write(Path::new("reports"), &sections)?;
-    dirs.push(gallery[0].display().to_string());
+    let gallery = report::gallery::write(&root, &sections)?;
+    dirs.push(stage.final_path(&gallery[0]).display().to_string());
+    cancel.check()?;
+    stage.commit()?;
     let seed = all.first().map_or(0, |r| r.seed);
     // Configs may set their own trial counts in [run].
     let lo = all.iter().map(|r| r.trials).min().unwrap_or(0);

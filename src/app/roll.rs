@@ -7,7 +7,7 @@ use crate::config;
 use crate::error::AppError;
 use crate::model::Compiled;
 use crate::report::markdown::{Align, Table};
-use crate::report::stage::Staging;
+use crate::report::stage::{Keep, Staging};
 use crate::report::ScenarioResult;
 use rollsim_core::Cancel;
 use std::path::PathBuf;
@@ -74,7 +74,7 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
     ro.formats = o.formats.clone();
     ro.plots = o.plots;
     ro.quiet = o.quiet;
-    let stage = Staging::begin(&target)?;
+    let stage = Staging::begin(&target, Keep::Report)?;
     let out = compute_config(&cfg, &ro, None)?;
     write_reports(
         &out.results,

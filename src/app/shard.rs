@@ -6,7 +6,7 @@
 use crate::app::{self, AppError, Format, RunOptions};
 use crate::config;
 use crate::progress::Bars;
-use crate::report::stage::Staging;
+use crate::report::stage::{Keep, Staging};
 use crate::report::{self, markdown, write::atomic, write::WriteError};
 use crate::sim::{self, Histogram, Reporter, CHUNK};
 use rollsim_core::Cancel;
@@ -446,7 +446,7 @@ pub fn merge(
         ));
     }
     cancel.check()?;
-    let stage = Staging::begin(out)?;
+    let stage = Staging::begin(out, Keep::Report)?;
     app::write_reports(&results, stage.dir(), formats, charts, cancel)?;
     cancel.check()?;
     stage.commit()?;

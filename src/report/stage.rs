@@ -1,15 +1,22 @@
-//! A report folder written as a whole. Files go into a private staging folder beside the
-//! target; `commit` swaps it with the target in one atomic exchange (Linux `renameat2`
-//! with `RENAME_EXCHANGE`), so a reader, a kill, a crash or a full disk leaves either the
-//! whole old report or the whole new one. A lock file beside the target makes a second
-//! run on the same folder refuse instead of interleaving, and leftovers of killed runs
-//! are removed by the next run that holds the lock.
+//! A folder written as a whole. Files go into a private staging folder beside the target;
+//! `commit` swaps it with the target in one atomic exchange (Linux `renameat2` with
+//! `RENAME_EXCHANGE`), so a reader, a kill, a crash or a full disk leaves either the
+//! whole old folder or the whole new one. What the new folder takes over from the old
+//! one (balance outputs inside a report; everything else in a folder of outputs) is
+//! hard-linked into the staging folder *before* the exchange, so no moment exists at
+//! which it is in neither.
+//!
+//! Locks: a lock file beside the target (`.NAME.lock`) makes a second run on the same
+//! folder refuse instead of interleaving. A run also holds a shared lock on every
+//! enclosing folder's lock that exists and an exclusive one on every lock inside the
+//! target, so the main job (which replaces `reports/` as a whole) and a `run` or
+//! `compare` writing somewhere inside it never overlap. Leftovers of killed runs are
+//! removed by the next run that holds the lock.
 //!
 //! Only a folder rollsim wrote is ever replaced: every report carries a marker file
 //! ([`MARKER`]); a folder without it that holds anything (a designer's own documents) is
-//! refused with exit 2. The balance commands' folders inside a report (`compare/`,
-//! `sweep/`, ...) are not the run's: once the new report is in place it takes them over
-//! from the old one, which is removed only when they all moved.
+//! refused with exit 2. A folder of outputs ([`Keep::Everything`]) keeps every entry the
+//! new run does not write, so it may be anyone's.
 
 use super::write::WriteError;
 use std::fs::{File, OpenOptions};
@@ -22,12 +29,25 @@ pub const MARKER: &str = ".rollsim-report";
 /// them over from the report it replaces instead of deleting them.
 pub const KEPT: &[&str] = &["compare", "sweep", "sensitivity", "equalize", "overlay"];
 
-/// A staging folder for `target`, holding the target's lock until it is committed or
-/// dropped (dropping removes the staging folder: nothing was written).
+/// What a new folder takes over from the one it replaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// A report (`run`, `roll`, `merge`): the old one must be a report; only the balance
+    /// folders ([`KEPT`]) are carried over, the rest is the run's own and replaced.
+    Report,
+    /// A folder of outputs (`reports/`, a balance command's folder): every entry the new
+    /// run does not write is carried over; a report inside it that the run writes anew
+    /// keeps its balance folders.
+    Everything,
+}
+
+/// A staging folder for `target`, holding the locks until it is committed or dropped
+/// (dropping removes the staging folder: nothing was written).
 pub struct Staging {
     target: PathBuf,
     dir: PathBuf,
-    _lock: File,
+    keep: Keep,
+    _locks: Vec<File>,
     done: bool,
 }
 
@@ -50,23 +70,27 @@ fn parent_and_name(target: &Path) -> Result<(PathBuf, String), WriteError> {
     Ok((parent, name))
 }
 
-/// Whether an existing folder may be replaced: a rollsim report (its marker, or for one
-/// written before the marker, nothing but the tables and chart folders rollsim writes,
-/// with its summary table), a folder holding only balance commands' outputs (which the
-/// new report takes over), or empty.
-fn replaceable(dir: &Path) -> bool {
+/// Whether an existing folder may be replaced by a report: a rollsim report (its marker,
+/// or for one written before the marker, nothing but the tables and chart folders
+/// rollsim writes, with its summary table), a folder holding only balance commands'
+/// outputs (which the new report takes over), or empty.
+pub fn replaceable(dir: &Path) -> bool {
     if dir.join(MARKER).is_file() {
         return true;
     }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return false;
     };
-    let (kept, rest): (Vec<_>, Vec<_>) = entries.flatten().partition(|e| {
-        e.file_type().is_ok_and(|t| t.is_dir())
-            && KEPT.contains(&e.file_name().to_string_lossy().as_ref())
-    });
+    let rest: Vec<_> = entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let kept = e.file_type().is_ok_and(|t| t.is_dir()) && KEPT.contains(&name.as_str());
+            !kept && !transient(&name)
+        })
+        .collect();
     if rest.is_empty() {
-        return !kept.is_empty() || dir.read_dir().is_ok_and(|mut d| d.next().is_none());
+        return true;
     }
     let summary = dir.join("summary.csv").is_file() || dir.join("summary.parquet").is_file();
     summary
@@ -79,6 +103,13 @@ fn replaceable(dir: &Path) -> bool {
                 _ => false,
             }
         })
+}
+
+/// A name rollsim uses for a moment and never carries over: a lock, a staging folder, a
+/// file being written.
+fn transient(name: &str) -> bool {
+    name.starts_with('.')
+        && (name.ends_with(".lock") || name.contains(".staging-") || name.contains(".partial."))
 }
 
 /// A table file a run writes: `summary.csv`, `profile-NAME.parquet`, ...
@@ -106,10 +137,15 @@ fn only_charts(dir: &Path) -> bool {
     })
 }
 
-/// Open (creating) the lock file without following a link planted at its name.
-fn open_lock(path: &Path) -> std::io::Result<File> {
+/// Open (creating it if `create`) a lock file without following a link planted at its
+/// name.
+fn open_lock(path: &Path, create: bool) -> std::io::Result<File> {
     let mut o = OpenOptions::new();
-    o.create(true).truncate(false).write(true);
+    if create {
+        o.create(true).truncate(false).write(true);
+    } else {
+        o.read(true);
+    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -118,34 +154,109 @@ fn open_lock(path: &Path) -> std::io::Result<File> {
     o.open(path)
 }
 
-/// Move what `old` has under the kept folders and `new` lacks into `new`, so a balance
-/// command's output survives a run that replaces its report.
-fn carry_over(old: &Path, new: &Path) -> std::io::Result<()> {
-    for k in KEPT {
-        let (from, to) = (old.join(k), new.join(k));
-        if !from.is_dir() {
-            continue;
+/// The lock file guarding `dir`: `.NAME.lock` beside it.
+fn lock_of(dir: &Path) -> Option<PathBuf> {
+    let name = dir.file_name()?.to_str()?;
+    Some(dir.parent()?.join(format!(".{name}.lock")))
+}
+
+/// The folder a lock file guards.
+fn guarded_by(lock: &Path) -> Option<PathBuf> {
+    let name = lock.file_name()?.to_str()?;
+    let name = name.strip_prefix('.')?.strip_suffix(".lock")?;
+    Some(lock.parent()?.join(name))
+}
+
+/// Hard-link `from` (a file, link or whole folder) to the new name `to`: the files stay
+/// the same files, so nothing is copied and nothing can be lost on the way.
+fn mirror(from: &Path, to: &Path) -> std::io::Result<()> {
+    let meta = std::fs::symlink_metadata(from)?;
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        std::fs::create_dir(to)?;
+        for e in std::fs::read_dir(from)? {
+            let e = e?;
+            if transient(&e.file_name().to_string_lossy()) {
+                continue;
+            }
+            mirror(&e.path(), &to.join(e.file_name()))?;
         }
-        if !to.exists() {
-            std::fs::rename(&from, &to)?;
-            continue;
+        std::fs::set_permissions(to, meta.permissions())
+    } else if kind.is_symlink() {
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(std::fs::read_link(from)?, to)
         }
-        for e in std::fs::read_dir(&from)?.flatten() {
-            let dest = to.join(e.file_name());
-            if !dest.exists() {
-                std::fs::rename(e.path(), dest)?;
+        #[cfg(not(unix))]
+        {
+            std::fs::copy(from, to).map(|_| ())
+        }
+    } else {
+        std::fs::hard_link(from, to)
+    }
+}
+
+/// Carry over into the staged folder `new` what it takes over from `old` (see [`Keep`]).
+fn carry(old: &Path, new: &Path, keep: Keep) -> Result<(), WriteError> {
+    let fail = |path: &Path, e: std::io::Error| {
+        WriteError::encode(
+            path,
+            format!("could not carry this over into the new output ({e}); nothing was replaced"),
+        )
+    };
+    match keep {
+        Keep::Report => {
+            if !replaceable(old) {
+                return Err(WriteError::NotOurs {
+                    path: old.display().to_string(),
+                });
+            }
+            for k in KEPT {
+                let (from, to) = (old.join(k), new.join(k));
+                if !from.is_dir() {
+                    continue;
+                }
+                if !to.exists() {
+                    mirror(&from, &to).map_err(|e| fail(&from, e))?;
+                    continue;
+                }
+                for e in std::fs::read_dir(&from).map_err(|e| fail(&from, e))?.flatten() {
+                    let dest = to.join(e.file_name());
+                    if !transient(&e.file_name().to_string_lossy())
+                        && std::fs::symlink_metadata(&dest).is_err()
+                    {
+                        mirror(&e.path(), &dest).map_err(|x| fail(&e.path(), x))?;
+                    }
+                }
+            }
+        }
+        Keep::Everything => {
+            for e in std::fs::read_dir(old).map_err(|e| fail(old, e))? {
+                let e = e.map_err(|e| fail(old, e))?;
+                if transient(&e.file_name().to_string_lossy()) {
+                    continue;
+                }
+                let dest = new.join(e.file_name());
+                if std::fs::symlink_metadata(&dest).is_err() {
+                    mirror(&e.path(), &dest).map_err(|x| fail(&e.path(), x))?;
+                } else if dest.join(MARKER).is_file() && e.path().is_dir() {
+                    // A report written anew: it keeps its balance folders.
+                    carry(&e.path(), &dest, Keep::Report)?;
+                }
             }
         }
     }
     Ok(())
 }
 
-/// Take the lock without waiting; `None` if another process holds it.
+/// Take a lock without waiting (`shared` for an enclosing folder's); `false` if another
+/// run holds it.
 #[cfg(unix)]
-fn try_lock(f: &File) -> std::io::Result<bool> {
+fn try_lock(f: &File, shared: bool) -> std::io::Result<bool> {
     use std::os::unix::io::AsRawFd;
+    let how = if shared { libc::LOCK_SH } else { libc::LOCK_EX };
     // SAFETY: flock on a file descriptor this process owns; no memory is shared.
-    let r = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    let r = unsafe { libc::flock(f.as_raw_fd(), how | libc::LOCK_NB) };
     if r == 0 {
         return Ok(true);
     }
@@ -158,7 +269,7 @@ fn try_lock(f: &File) -> std::io::Result<bool> {
 }
 
 #[cfg(not(unix))]
-fn try_lock(_: &File) -> std::io::Result<bool> {
+fn try_lock(_: &File, _: bool) -> std::io::Result<bool> {
     Ok(true)
 }
 
@@ -187,7 +298,7 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Elsewhere: two renames (the old report is kept aside until the new one is in place).
+/// Elsewhere: two renames (the old folder is kept aside until the new one is in place).
 #[cfg(not(target_os = "linux"))]
 fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
     let aside = b.with_extension("old-report");
@@ -196,9 +307,27 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
     std::fs::rename(&aside, a)
 }
 
+/// Every lock file inside `dir`, at any depth (links are not followed).
+fn locks_inside(dir: &Path, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let Ok(kind) = e.file_type() else { continue };
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if kind.is_dir() {
+            locks_inside(&e.path(), found);
+        } else if kind.is_file() && name.starts_with('.') && name.ends_with(".lock") {
+            found.push(e.path());
+        }
+    }
+}
+
 impl Staging {
-    /// Lock `target` and open a fresh staging folder beside it.
-    pub fn begin(target: &Path) -> Result<Staging, WriteError> {
+    /// Lock `target` and open a fresh staging folder beside it. Every check that can
+    /// refuse is made here, before any work, and made again at the commit.
+    pub fn begin(target: &Path, keep: Keep) -> Result<Staging, WriteError> {
         let (parent, name) = parent_and_name(target)?;
         // `out/.` and `out` are one folder: every later step uses the plain form.
         let plain = match target.parent() {
@@ -207,20 +336,26 @@ impl Staging {
         };
         let target = &plain;
         std::fs::create_dir_all(&parent).map_err(|e| WriteError::io(&parent, e))?;
+        if std::fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(WriteError::encode(
+                target,
+                "is a symbolic link; rollsim replaces its output folder as a whole, so give the folder it points to with -o",
+            ));
+        }
         if target.exists() && !target.is_dir() {
             return Err(WriteError::encode(
                 target,
                 "exists and is not a folder: choose another -o",
             ));
         }
-        if target.is_dir() && !replaceable(target) {
+        if keep == Keep::Report && target.is_dir() && !replaceable(target) {
             return Err(WriteError::NotOurs {
                 path: target.display().to_string(),
             });
         }
         let lock_path = parent.join(format!(".{name}.lock"));
         // Errors name the folder asked for, not the lock file beside it.
-        let lock = open_lock(&lock_path).map_err(|e| {
+        let lock = open_lock(&lock_path, true).map_err(|e| {
             if e.raw_os_error() == Some(libc::ELOOP) {
                 WriteError::encode(
                     target,
@@ -230,10 +365,44 @@ impl Staging {
                 WriteError::io(target, e)
             }
         })?;
-        if !try_lock(&lock).map_err(|e| WriteError::io(target, e))? {
+        if !try_lock(&lock, false).map_err(|e| WriteError::io(target, e))? {
             return Err(WriteError::Busy {
                 path: target.display().to_string(),
             });
+        }
+        let mut locks = vec![lock];
+        // Enclosing folders a run may be replacing as a whole (its own lock is taken
+        // first, so two runs can never both miss each other).
+        let absolute = std::fs::canonicalize(&parent).map_err(|e| WriteError::io(&parent, e))?;
+        for dir in absolute.ancestors() {
+            let Some(lock) = lock_of(dir) else { continue };
+            if !std::fs::symlink_metadata(&lock).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
+            let Ok(f) = open_lock(&lock, false) else {
+                continue;
+            };
+            if !try_lock(&f, true).map_err(|e| WriteError::io(target, e))? {
+                return Err(WriteError::Busy {
+                    path: dir.display().to_string(),
+                });
+            }
+            locks.push(f);
+        }
+        // Runs writing somewhere inside the folder this one replaces.
+        let mut inner = Vec::new();
+        locks_inside(target, &mut inner);
+        for lock in inner {
+            let Ok(f) = open_lock(&lock, false) else {
+                continue;
+            };
+            if !try_lock(&f, false).map_err(|e| WriteError::io(target, e))? {
+                let path = guarded_by(&lock).unwrap_or(lock);
+                return Err(WriteError::Busy {
+                    path: path.display().to_string(),
+                });
+            }
+            locks.push(f);
         }
         // Leftovers of killed runs: only a lock holder stages, so none is in use.
         let prefix = format!(".{name}.staging-");
@@ -246,62 +415,45 @@ impl Staging {
         }
         let dir = parent.join(format!("{prefix}{}", std::process::id()));
         std::fs::create_dir(&dir).map_err(|e| WriteError::io(target, e))?;
-        std::fs::write(
-            dir.join(MARKER),
-            "A rollsim report: the next run into this folder replaces it as a whole.\n",
-        )
-        .map_err(|e| WriteError::io(target, e))?;
-        Ok(Staging {
+        let staging = Staging {
             target: target.to_path_buf(),
             dir,
-            _lock: lock,
+            keep,
+            _locks: locks,
             done: false,
-        })
+        };
+        if keep == Keep::Report {
+            mark(staging.dir())?;
+        }
+        Ok(staging)
     }
 
-    /// Where to write the report's files.
+    /// Where to write the folder's files.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
-    /// The folder the report will be found in.
+    /// The folder they will be found in.
     pub fn target(&self) -> &Path {
         &self.target
     }
 
-    /// Put the staged report in place of the old one, in one step.
+    /// Where a file written under [`Staging::dir`] will be once committed.
+    pub fn final_path(&self, staged: &Path) -> PathBuf {
+        staged
+            .strip_prefix(&self.dir)
+            .map_or_else(|_| staged.to_path_buf(), |rel| self.target.join(rel))
+    }
+
+    /// Put the staged folder in place of the old one, in one step.
     pub fn commit(mut self) -> Result<(), WriteError> {
-        if self.target.exists() {
+        if std::fs::symlink_metadata(&self.target).is_ok() {
             // Checked again under the lock: the folder may have changed during the run.
-            if !replaceable(&self.target) {
-                return Err(WriteError::NotOurs {
-                    path: self.target.display().to_string(),
-                });
-            }
+            carry(&self.target, &self.dir, self.keep)?;
             exchange(&self.dir, &self.target).map_err(|e| WriteError::io(&self.target, e))?;
-            // The staging folder now holds the old report; it is ours from here on.
+            // The staging folder now holds the old folder, every file worth keeping
+            // already linked into the new one.
             self.done = true;
-            // Its balance outputs move into the new report; the old report is removed
-            // only once they all have, else it is kept aside under a name no later run
-            // clears, and the message says where.
-            if let Err(e) = carry_over(&self.dir, &self.target) {
-                let aside = self.dir.with_file_name(format!(
-                    "{}.kept-{}",
-                    self.target
-                        .file_name()
-                        .unwrap_or_default()
-                        .to_string_lossy(),
-                    std::process::id()
-                ));
-                let kept = std::fs::rename(&self.dir, &aside).map_or(self.dir.clone(), |_| aside);
-                return Err(WriteError::encode(
-                    &self.target,
-                    format!(
-                        "the new report is in place, but the old one's balance outputs could not be moved into it ({e}): they are kept in {}",
-                        kept.display()
-                    ),
-                ));
-            }
             let _ = std::fs::remove_dir_all(&self.dir);
         } else {
             std::fs::rename(&self.dir, &self.target)
@@ -310,6 +462,16 @@ impl Staging {
         self.done = true;
         Ok(())
     }
+}
+
+/// Make `dir` (created if missing) a report folder: the next run into it may replace it.
+pub fn mark(dir: &Path) -> Result<(), WriteError> {
+    std::fs::create_dir_all(dir).map_err(|e| WriteError::io(dir, e))?;
+    std::fs::write(
+        dir.join(MARKER),
+        "A rollsim report: the next run into this folder replaces it as a whole.\n",
+    )
+    .map_err(|e| WriteError::io(dir, e))
 }
 
 impl Drop for Staging {

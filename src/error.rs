@@ -49,14 +49,15 @@ impl From<rollsim_core::Error> for AppError {
 }
 
 impl AppError {
-    /// 2 for bad input, 130 for Ctrl-C, 1 for anything else.
+    /// 2 for bad input and for an output folder rollsim refuses to touch (not ours, or
+    /// another run's), 130 for Ctrl-C, 1 for anything else.
     pub fn exit_code(&self) -> i32 {
         match self {
             AppError::Config(_)
             | AppError::UnknownScenario { .. }
             | AppError::BadOption(_)
             | AppError::Compile(CompileError::Unknown { .. })
-            | AppError::Write(WriteError::NotOurs { .. }) => 2,
+            | AppError::Write(WriteError::NotOurs { .. } | WriteError::Busy { .. }) => 2,
             AppError::Interrupted => 130,
             _ => 1,
         }

@@ -222,3 +222,186 @@ fn item13_parts_name_their_format_and_build_and_use_sha256() {
         "{err}"
     );
 }
+
+/// Every file under `dir` with its bytes (locks aside).
+fn files(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                todo.push(e.path());
+            } else if !e.file_name().to_string_lossy().ends_with(".lock") {
+                let rel = e.path().strip_prefix(dir).unwrap().to_path_buf();
+                out.push((rel, std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `compare` on the rush Slam into `out` (relative to `dir`); `trials` None is exact only.
+fn compare(
+    dir: &Path,
+    cfg: &str,
+    scenario: &str,
+    trials: Option<&str>,
+    out: Option<&str>,
+) -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollsim"));
+    c.current_dir(dir).args(["compare", cfg, "-s", scenario]);
+    match trials {
+        Some(n) => c.args(["-n", n]),
+        None => c.arg("--exact-only"),
+    };
+    if let Some(o) = out {
+        c.args(["-o", o]);
+    }
+    c.stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    c
+}
+
+/// Wait until a staging folder for `name` appears in `dir` (its run holds the locks).
+fn staging_of(dir: &Path, name: &str) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_secs(60) {
+        if staging_of_now(dir, name) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    false
+}
+
+fn stop(child: std::process::Child) -> std::process::Output {
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn item3_two_compares_into_one_folder_never_mix() {
+    let d = tempdir();
+    let cfg = shipped("rush.toml");
+    let cfg = cfg.to_str().unwrap();
+    let slam = "slam-orc-vs-human-guard";
+    assert!(compare(d.path(), cfg, slam, None, Some("out"))
+        .status()
+        .unwrap()
+        .success());
+    std::fs::write(d.path().join("out/mine.txt"), "my notes").unwrap();
+    let before = files(&d.path().join("out"));
+    assert_eq!(
+        before.len(),
+        4,
+        "{:?}",
+        before.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    // A compare that runs for hours holds the folder; a second one into it is refused
+    // before it computes anything.
+    let slow = compare(d.path(), cfg, slam, Some("1000000000000"), Some("out"))
+        .spawn()
+        .unwrap();
+    assert!(staging_of(d.path(), "out"));
+    let second = compare(d.path(), cfg, slam, None, Some("out"))
+        .output()
+        .unwrap();
+    let err = text(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("out: another rollsim run is writing this folder"),
+        "{err}"
+    );
+    // Stopped, the slow one leaves the folder exactly as it was, and no staging behind.
+    let out = stop(slow);
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    assert_eq!(files(&d.path().join("out")), before);
+    assert!(!staging_of_now(d.path(), "out"));
+    // One after the other, both compares' files are there, whole, beside the notes.
+    let other = "slam-human-guard-vs-orc";
+    let a = compare(d.path(), cfg, other, None, Some("out"))
+        .output()
+        .unwrap();
+    assert!(a.status.success(), "{}", text(&a.stderr));
+    let after = files(&d.path().join("out"));
+    assert_eq!(after.len(), 7);
+    for f in &before {
+        assert!(after.contains(f), "{:?} changed", f.0);
+    }
+}
+
+fn staging_of_now(dir: &Path, name: &str) -> bool {
+    std::fs::read_dir(dir).into_iter().flatten().flatten().any(|e| {
+        e.file_name()
+            .to_string_lossy()
+            .starts_with(&format!(".{name}.staging-"))
+    })
+}
+
+#[test]
+fn item3_a_run_or_the_main_job_never_replaces_a_folder_a_compare_writes_inside() {
+    let d = tempdir();
+    let cfg = d.path().join("rush.toml");
+    std::fs::copy(shipped("rush.toml"), &cfg).unwrap();
+    let slam = "slam-orc-vs-human-guard";
+    // Without -o, compare writes into reports/rush/compare.
+    let slow = compare(d.path(), "rush.toml", slam, Some("1000000000000"), None)
+        .spawn()
+        .unwrap();
+    assert!(staging_of(&d.path().join("reports/rush"), "compare"));
+    let a = rollsim()
+        .current_dir(d.path())
+        .args([
+            "run",
+            "rush.toml",
+            "-s",
+            "stand-up-striker",
+            "-n",
+            "1000",
+            "-q",
+        ])
+        .assert()
+        .code(2);
+    let err = text(&a.get_output().stderr);
+    assert!(
+        err.contains("reports/rush/compare: another rollsim run is writing this folder"),
+        "{err}"
+    );
+    let a = rollsim()
+        .current_dir(d.path())
+        .args(["-q", "-n", "1000"])
+        .assert()
+        .code(2);
+    let err = text(&a.get_output().stderr);
+    assert!(
+        err.contains("reports/rush/compare: another rollsim run is writing this folder"),
+        "{err}"
+    );
+    assert!(!d.path().join("reports/rush/summary.csv").exists());
+    let out = stop(slow);
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    // And the other way: while a run holds reports/, a compare inside it is refused.
+    let held = std::fs::File::create(d.path().join(".reports.lock")).unwrap();
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(
+        unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let a = compare(d.path(), "rush.toml", slam, None, None)
+        .output()
+        .unwrap();
+    assert_eq!(a.status.code(), Some(2));
+    assert!(
+        text(&a.stderr).contains("reports: another rollsim run is writing this folder"),
+        "{}",
+        text(&a.stderr)
+    );
+    drop(held);
+    assert!(compare(d.path(), "rush.toml", slam, None, None)
+        .status()
+        .unwrap()
+        .success());
+}

@@ -14,6 +14,7 @@ mod dozen_rules;
 mod fuzz;
 mod gallery;
 mod hostile;
+mod kill;
 mod layers;
 mod nothing_lost;
 mod outputs;

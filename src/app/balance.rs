@@ -7,8 +7,8 @@ use crate::balance::{
 };
 use crate::config;
 use crate::report::analysis::how;
-use crate::report::{csv, frame, markdown, plot, write::WriteError};
 use crate::report::stage::{Keep, Staging};
+use crate::report::{csv, frame, markdown, plot, write::WriteError};
 use rollsim_core::run::Ctx;
 use rollsim_core::Cancel;
 use std::path::{Path, PathBuf};

@@ -326,20 +326,29 @@ pub fn write_reports(
     }
     if let Some(kinds) = charts {
         check()?;
-        let charts: Result<Vec<Vec<PathBuf>>, WriteError> = results
+        // Checked before each scenario's charts, so a stop waits for one chart at most
+        // per core, not for the whole batch.
+        let charts: Result<Vec<Vec<PathBuf>>, AppError> = results
             .par_iter()
-            .map(|r| plot::scenario_charts(r, dir, kinds))
+            .map(|r| {
+                check()?;
+                Ok(plot::scenario_charts(r, dir, kinds)?)
+            })
             .collect();
         written.extend(charts?.into_iter().flatten());
-        let charts: Result<Vec<Vec<PathBuf>>, WriteError> = report::profiles(results)
+        let charts: Result<Vec<Vec<PathBuf>>, AppError> = report::profiles(results)
             .par_iter()
-            .map(|(name, members)| plot::profile::draw(name, members, dir, kinds))
+            .map(|(name, members)| {
+                check()?;
+                Ok(plot::profile::draw(name, members, dir, kinds)?)
+            })
             .collect();
         written.extend(charts?.into_iter().flatten());
         for (name, members) in report::groups(results) {
             let Some(g) = members[0].group.as_ref().filter(|g| g.choice) else {
                 continue;
             };
+            check()?;
             let rows: Vec<&report::DecisionRow> =
                 decisions.iter().filter(|r| r.decision == name).collect();
             written.extend(plot::decision::draw(

@@ -220,7 +220,10 @@ fn carry(old: &Path, new: &Path, keep: Keep) -> Result<(), WriteError> {
                     mirror(&from, &to).map_err(|e| fail(&from, e))?;
                     continue;
                 }
-                for e in std::fs::read_dir(&from).map_err(|e| fail(&from, e))?.flatten() {
+                for e in std::fs::read_dir(&from)
+                    .map_err(|e| fail(&from, e))?
+                    .flatten()
+                {
                     let dest = to.join(e.file_name());
                     if !transient(&e.file_name().to_string_lossy())
                         && std::fs::symlink_metadata(&dest).is_err()

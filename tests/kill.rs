@@ -1,0 +1,230 @@
+//! Issue #23, item 2: the main job is all-or-nothing. Plain `rollsim` is stopped by
+//! SIGKILL, SIGINT and SIGTERM at 30 moments each, spread over the whole run and packed
+//! around the commit; after every one of the 90 stops `reports/` is, file for file,
+//! either the report the job replaces or the one it writes, with the designer's own
+//! files and balance outputs inside it in both. A stop that is reported as "no output
+//! was written" left the old report.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Every file under `dir` (locks and leftovers of killed runs beside it are not inside
+/// it), by relative path: its inode and length, read in full only when compared.
+fn tree(dir: &Path) -> BTreeMap<PathBuf, (u64, u64)> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, (u64, u64)>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let m = std::fs::symlink_metadata(e.path()).unwrap();
+            if m.is_dir() {
+                walk(root, &e.path(), out);
+            } else if !(name.starts_with('.') && name.ends_with(".lock")) {
+                let rel = e.path().strip_prefix(root).unwrap().to_path_buf();
+                out.insert(rel, (m.ino(), m.len()));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// Whether `dir` holds exactly the files of `reference` with the same bytes.
+fn same(dir: &Path, reference: &Path) -> bool {
+    let (a, b) = (tree(dir), tree(reference));
+    a.len() == b.len()
+        && a.iter().zip(&b).all(|((pa, (ia, la)), (pb, (ib, lb)))| {
+            pa == pb
+                && la == lb
+                && (ia == ib
+                    || std::fs::read(dir.join(pa)).unwrap()
+                        == std::fs::read(reference.join(pb)).unwrap())
+        })
+}
+
+fn main_job(dir: &Path, trials: &str) -> Command {
+    let mut c = Command::new(assert_cmd::cargo::cargo_bin("rollsim"));
+    c.current_dir(dir)
+        .args(["-q", "-n", trials])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// Copy a tree as hard links (the job never writes a file in place).
+fn link_copy(from: &Path, to: &Path) {
+    let ok = Command::new("cp")
+        .arg("-al")
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+}
+
+fn restore(work: &Path, old: &Path) {
+    let reports = work.join("reports");
+    if reports.exists() {
+        std::fs::remove_dir_all(&reports).unwrap();
+    }
+    link_copy(old, &reports);
+}
+
+/// A moment to stop the job at.
+#[derive(Clone, Copy, Debug)]
+enum Moment {
+    /// This long after the start.
+    After(Duration),
+    /// When the staging folder has its gallery page (everything staged; the commit is
+    /// next), and this long after that.
+    Staged(Duration),
+    /// As soon as `reports/` is a different folder: the exchange is done and the old
+    /// report is being removed.
+    Exchanged,
+}
+
+fn staged_gallery(work: &Path) -> bool {
+    std::fs::read_dir(work).unwrap().flatten().any(|e| {
+        e.file_name()
+            .to_string_lossy()
+            .starts_with(".reports.staging-")
+            && e.path().join("index.html").exists()
+    })
+}
+
+/// Wait for the moment (or the job's end); whether the child is still running.
+fn wait_for(child: &mut Child, work: &Path, moment: Moment, start: Instant) -> bool {
+    let ino = std::fs::metadata(work.join("reports")).unwrap().ino();
+    let limit = Duration::from_secs(120);
+    let mut seen: Option<Instant> = None;
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+        assert!(start.elapsed() < limit, "the main job ran for 2 minutes");
+        let now = Instant::now();
+        let due = match moment {
+            Moment::After(d) => now >= start + d,
+            Moment::Staged(d) => {
+                if seen.is_none() && staged_gallery(work) {
+                    seen = Some(now);
+                }
+                seen.is_some_and(|s| now >= s + d)
+            }
+            Moment::Exchanged => std::fs::metadata(work.join("reports"))
+                .map(|m| m.ino() != ino)
+                .unwrap_or(false),
+        };
+        if due {
+            return true;
+        }
+        if matches!(moment, Moment::After(_)) {
+            std::thread::sleep(Duration::from_micros(300));
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+#[test]
+fn the_main_job_stopped_at_any_moment_leaves_reports_wholly_old_or_wholly_new() {
+    let d = crate::util::tempdir();
+    let work = d.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    // The old report, with what a designer keeps inside reports/: notes, a balance
+    // command's output inside a config's report, another command's parts.
+    assert!(main_job(&work, "1000").status().unwrap().success());
+    let reports = work.join("reports");
+    std::fs::write(reports.join("notes.txt"), "my notes").unwrap();
+    std::fs::write(reports.join("rush/compare/mine.csv"), "a,b\n1,2\n").unwrap();
+    std::fs::create_dir(reports.join("rush-parts")).unwrap();
+    std::fs::write(reports.join("rush-parts/part-1-of-2.json"), "{}").unwrap();
+    let old = d.path().join("old");
+    link_copy(&reports, &old);
+    // The new report: the same job with more trials, run through.
+    let start = Instant::now();
+    assert!(main_job(&work, "2000").status().unwrap().success());
+    let full = start.elapsed();
+    let new = d.path().join("new");
+    link_copy(&reports, &new);
+    assert!(!same(&old, &new), "the two reports must differ");
+    assert_eq!(
+        std::fs::read_to_string(new.join("notes.txt")).unwrap(),
+        "my notes"
+    );
+    assert!(new.join("rush/compare/mine.csv").is_file());
+    assert!(new.join("rush-parts/part-1-of-2.json").is_file());
+    assert!(new.join("rush/summary.csv").is_file());
+
+    let mut moments: Vec<Moment> = (0..24)
+        .map(|i| Moment::After(full.mul_f64((i as f64 + 0.5) / 24.0)))
+        .collect();
+    moments.extend(
+        [0, 1, 3, 10, 30]
+            .map(|ms| Moment::Staged(Duration::from_millis(ms)))
+            .into_iter()
+            .chain([Moment::Exchanged]),
+    );
+    assert_eq!(moments.len(), 30);
+    let (mut olds, mut news, mut slowest) = (0, 0, Duration::ZERO);
+    for (signal, name) in [
+        (libc::SIGKILL, "SIGKILL"),
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGTERM, "SIGTERM"),
+    ] {
+        for &moment in &moments {
+            restore(&work, &old);
+            let start = Instant::now();
+            let mut child = main_job(&work, "2000").spawn().unwrap();
+            let running = wait_for(&mut child, &work, moment, start);
+            let sent = Instant::now();
+            if running {
+                // SAFETY: a signal to our own child.
+                unsafe { libc::kill(child.id() as i32, signal) };
+            }
+            let out = child.wait_with_output().unwrap();
+            let stopped = sent.elapsed();
+            let err = String::from_utf8_lossy(&out.stderr).into_owned();
+            let what = format!("{name} at {moment:?} (running: {running}): {err}");
+            assert!(!err.contains("panicked"), "{what}");
+            let is_old = same(&reports, &old);
+            let is_new = !is_old && same(&reports, &new);
+            assert!(is_old || is_new, "reports/ is a mix: {what}");
+            if is_old {
+                olds += 1;
+            } else {
+                news += 1;
+            }
+            if running && signal != libc::SIGKILL {
+                slowest = slowest.max(stopped);
+                match out.status.code() {
+                    // Stopped before the commit: nothing was written, and nothing left.
+                    Some(130) => {
+                        assert!(err.contains("no output was written"), "{what}");
+                        assert!(is_old, "{what}");
+                        let left: Vec<_> = std::fs::read_dir(&work)
+                            .unwrap()
+                            .flatten()
+                            .filter(|e| e.file_name().to_string_lossy().contains("staging"))
+                            .collect();
+                        assert!(left.is_empty(), "{what}: {left:?}");
+                    }
+                    // Stopped after the commit: the run says it finished.
+                    Some(0) => assert!(is_new, "{what}"),
+                    c => panic!("exit {c:?}: {what}"),
+                }
+            }
+            if !running {
+                assert!(out.status.success() && is_new, "{what}");
+            }
+        }
+    }
+    // Both outcomes were reached: the moments straddle the commit.
+    assert!(olds > 0 && news > 0, "old {olds}, new {news}");
+    // The promise is half a second; the margin is for two cores running the suite.
+    assert!(slowest < Duration::from_secs(1), "slowest stop {slowest:?}");
+    eprintln!("kill test: {olds} old, {news} new, slowest stop {slowest:?}, full run {full:?}");
+}

@@ -260,7 +260,7 @@ fn item3_a_second_run_on_the_same_folder_refuses_while_the_first_writes() {
         .args(["run", config.to_str().unwrap(), "-n", "1000", "-q", "-o"])
         .arg(&out)
         .assert()
-        .code(1);
+        .code(2);
     assert!(
         stderr(&a).contains("another rollsim run is writing this folder"),
         "{}",

@@ -1,6 +1,7 @@
-//! Issue #23, item 2: the main job is all-or-nothing. Plain `rollsim` is stopped by
-//! SIGKILL, SIGINT and SIGTERM at 30 moments each, spread over the whole run and packed
-//! around the commit; after every one of the 90 stops `reports/` is, file for file,
+//! Issue #23, item 2: the main job is all-or-nothing. Plain `rollsim` is stopped at 30
+//! moments: 24 spread over the whole run (SIGKILL, SIGINT and SIGTERM in turn) and 6
+//! packed around the commit (each with all three signals); after every one of the 42
+//! stops `reports/` is, file for file,
 //! either the report the job replaces or the one it writes, with the designer's own
 //! files and balance outputs inside it in both. A stop that is reported as "no output
 //! was written" left the old report.
@@ -170,12 +171,22 @@ fn the_main_job_stopped_at_any_moment_leaves_reports_wholly_old_or_wholly_new() 
     );
     assert_eq!(moments.len(), 30);
     let (mut olds, mut news, mut slowest) = (0, 0, Duration::ZERO);
-    for (signal, name) in [
+    let signals = [
         (libc::SIGKILL, "SIGKILL"),
         (libc::SIGINT, "SIGINT"),
         (libc::SIGTERM, "SIGTERM"),
-    ] {
-        for &moment in &moments {
+    ];
+    let stops: Vec<(Moment, (i32, &str))> = moments
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &m)| match m {
+            Moment::After(_) => vec![(m, signals[i % 3])],
+            _ => signals.iter().map(|&s| (m, s)).collect(),
+        })
+        .collect();
+    assert_eq!(stops.len(), 42);
+    {
+        for &(moment, (signal, name)) in &stops {
             restore(&work, &old);
             let start = Instant::now();
             let mut child = main_job(&work, "2000").spawn().unwrap();

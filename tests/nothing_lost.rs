@@ -333,11 +333,15 @@ fn item3_two_compares_into_one_folder_never_mix() {
 }
 
 fn staging_of_now(dir: &Path, name: &str) -> bool {
-    std::fs::read_dir(dir).into_iter().flatten().flatten().any(|e| {
-        e.file_name()
-            .to_string_lossy()
-            .starts_with(&format!(".{name}.staging-"))
-    })
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!(".{name}.staging-"))
+        })
 }
 
 #[test]

@@ -29,7 +29,7 @@ pub fn bench_chunks(g: &mut BenchmarkGroup<WallTime>, name: &str, sampler: &dyn 
         b.iter(|| {
             let mut rng = chunk_rng(42, i);
             i += 1;
-            sampler.run_chunk(&mut rng, CHUNK, &mut hist);
+            sampler.run_chunk(&mut rng, CHUNK, &mut hist, &rollsim::Cancel::new());
             black_box(&hist);
         })
     });

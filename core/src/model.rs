@@ -6,6 +6,7 @@
 //! keeps the hot loop to one histogram increment per trial, and lets the exact engine
 //! produce a PMF over the same states so both paths go through the same metric maps.
 
+use crate::cancel::Cancel;
 use crate::dice::Rng;
 
 /// One Monte Carlo trial of a scenario: roll the dice as the rules say, return the state.
@@ -13,26 +14,38 @@ pub trait Trial: Sync + Send {
     /// Number of distinct states; `sample` returns values below it.
     fn states(&self) -> usize;
     fn sample(&self, rng: &mut Rng) -> usize;
-    /// `trials` trials counted into `hist`. A trial with few dice overrides this to roll
-    /// two trials from one word of the generator.
+    /// `trials` trials counted into `hist`, or fewer once `stop` is cancelled (the
+    /// caller then discards the chunk). A trial with few dice overrides this to roll two
+    /// trials from one word of the generator.
     #[inline(always)]
-    fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64]) {
+    fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64], stop: &Cancel) {
         // The generator works on a local copy: were it written through `rng`, every
         // bounds check that could panic would make the compiler store its state to
         // memory first, on every trial.
         let mut local = rng.clone();
-        for _ in 0..trials {
-            hist[self.sample(&mut local)] += 1;
+        // A trial may be slow (a long `repeat`, a big pool): the stop is checked every
+        // [`STOP_EVERY`] trials, not once a chunk, without changing what is rolled.
+        let mut left = trials;
+        while left > 0 && !stop.is_cancelled() {
+            let n = left.min(STOP_EVERY);
+            for _ in 0..n {
+                hist[self.sample(&mut local)] += 1;
+            }
+            left -= n;
         }
         *rng = local;
     }
 }
 
+/// Trials between two looks at the stop token inside a chunk: a few microseconds for a
+/// fast trial, a fraction of a second for one of milliseconds.
+pub const STOP_EVERY: u64 = 64;
+
 /// The engine's view of a trial: one virtual call per chunk, the per-trial loop
 /// monomorphised and inlined for each scenario kind.
 pub trait Sampler: Sync + Send {
     fn states(&self) -> usize;
-    fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64]);
+    fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64], stop: &Cancel);
 }
 
 impl<T: Trial> Sampler for T {
@@ -41,8 +54,8 @@ impl<T: Trial> Sampler for T {
     }
 
     #[inline(never)]
-    fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64]) {
-        Trial::run_chunk(self, rng, trials, hist)
+    fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64], stop: &Cancel) {
+        Trial::run_chunk(self, rng, trials, hist, stop)
     }
 }
 

@@ -165,7 +165,11 @@ fn run_chunks(
         let start = (chunk * CHUNK).max(from);
         let end = (chunk + 1).saturating_mul(CHUNK).min(to);
         let mut rng = chunk_rng(seed, chunk);
-        sampler.run_chunk(&mut rng, end - start, &mut hist);
+        sampler.run_chunk(&mut rng, end - start, &mut hist, stop);
+        if stop.is_cancelled() {
+            // The chunk may be cut short: it is not counted.
+            return Err(SimError::Interrupted);
+        }
         progress.advance(end - start);
         Ok(hist)
     };

@@ -71,6 +71,15 @@ impl Dist {
         self
     }
 
+    /// P(v), zero outside the range.
+    fn at(&self, v: i64) -> f64 {
+        usize::try_from(v - self.lo)
+            .ok()
+            .and_then(|i| self.p.get(i))
+            .copied()
+            .unwrap_or(0.0)
+    }
+
     fn iter(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
         self.p
             .iter()
@@ -89,8 +98,9 @@ impl Dist {
             if a == 0.0 {
                 continue;
             }
-            for (j, &b) in o.p.iter().enumerate() {
-                p[i + j] += a * b;
+            // Slices zipped, so the loop has no bounds checks and vectorises.
+            for (dst, &b) in p[i..i + o.p.len()].iter_mut().zip(&o.p) {
+                *dst += a * b;
             }
         }
         Ok(Dist {
@@ -130,6 +140,13 @@ impl Dist {
     /// Mixture: `self` with weight `w` plus `o` with `1 - w`... generalised: add `o`
     /// scaled by `w` into `self`.
     fn add_scaled(&mut self, o: &Dist, w: f64) {
+        if o.lo >= self.lo && o.hi() <= self.hi() {
+            let at = (o.lo - self.lo) as usize;
+            for (slot, &q) in self.p[at..].iter_mut().zip(&o.p) {
+                *slot += w * q;
+            }
+            return;
+        }
         let lo = self.lo.min(o.lo);
         let hi = self.hi().max(o.hi());
         let mut p = vec![0.0; (hi - lo + 1) as usize];
@@ -278,6 +295,15 @@ impl Notes {
         Ok(())
     }
 
+    /// Count an operation on two distributions: every pair of values is a multiply-add
+    /// (a fraction of a nanosecond, vectorised), [`PAIRS_PER_UNIT`] of them a unit.
+    fn pairs(&mut self, a: &Dist, b: &Dist) -> Result<(), TooBig> {
+        self.spend(
+            (a.p.len() as u64).saturating_mul(b.p.len() as u64) / PAIRS_PER_UNIT,
+            "sums and operations on too many values",
+        )
+    }
+
     fn merge(&mut self, inner: Notes) {
         self.capped += inner.capped;
         self.unfinished += inner.unfinished;
@@ -316,32 +342,54 @@ impl Env {
 /// its dice); past it the scenario is Monte Carlo only.
 pub const MAX_OUTCOMES: u64 = 2_000_000;
 
+/// Pairs of values combined per unit of work (see [`NODE_COST`]).
+const PAIRS_PER_UNIT: u64 = 96;
+
+/// Work units one evaluated node, or one hash-map update, counts for: a node allocates
+/// and frees a distribution, about as long as this many multiply-adds (measured: 2e7
+/// units of nodes took 3 s, of pairs well under one).
+const NODE_COST: u64 = 5;
+
+/// Both sides of a binary operator, the pairs they make counted as work.
+fn operands(a: &Node, b: &Node, env: &mut Env, notes: &mut Notes) -> Result<(Dist, Dist), TooBig> {
+    let x = eval(a, env, notes)?;
+    let y = eval(b, env, notes)?;
+    notes.pairs(&x, &y)?;
+    Ok((x, y))
+}
+
 /// The exact distribution of a compiled expression in `env`.
 pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
     if notes.cancel.is_cancelled() {
         return Err(TooBig("the computation was stopped".into()));
     }
     // Every node evaluated counts against the one budget: `let`s over `let`s multiply
-    // their bodies' evaluations, and no path may run unbounded.
-    notes.spend(1, "nested `let`s with too many combinations")?;
+    // their bodies' evaluations, and no path may run unbounded. A node costs about as
+    // much as [`NODE_COST`] units of arithmetic (it allocates its distribution).
+    notes.spend(NODE_COST, "nested `let`s with too many combinations")?;
     Ok(match n {
         Node::Num(v) => Dist::point(*v),
         Node::Var(i) => Dist::point(env.nums[*i]),
         Node::Neg(a) => eval(a, env, notes)?.neg(),
-        Node::Add(a, b) => eval(a, env, notes)?.add(&eval(b, env, notes)?)?,
-        Node::Sub(a, b) => eval(a, env, notes)?.add(&eval(b, env, notes)?.neg())?,
-        Node::Mul(a, b) => {
-            eval(a, env, notes)?.combine(&eval(b, env, notes)?, |x, y| x.saturating_mul(y))?
+        Node::Add(a, b) => {
+            let (x, y) = operands(a, b, env, notes)?;
+            x.add(&y)?
         }
-        Node::Div(a, b) => eval(a, env, notes)?.combine(&eval(b, env, notes)?, |x, y| {
-            if y == 0 {
-                0
-            } else {
-                x.div_euclid(y)
-            }
-        })?,
+        Node::Sub(a, b) => {
+            let (x, y) = operands(a, b, env, notes)?;
+            x.add(&y.neg())?
+        }
+        Node::Mul(a, b) => {
+            let (x, y) = operands(a, b, env, notes)?;
+            x.combine(&y, |x, y| x.saturating_mul(y))?
+        }
+        Node::Div(a, b) => {
+            let (x, y) = operands(a, b, env, notes)?;
+            x.combine(&y, |x, y| if y == 0 { 0 } else { x.div_euclid(y) })?
+        }
         Node::Cmp(c, a, b) => {
-            eval(a, env, notes)?.combine(&eval(b, env, notes)?, |x, y| c.holds(x, y) as i64)?
+            let (x, y) = operands(a, b, env, notes)?;
+            x.combine(&y, |x, y| c.holds(x, y) as i64)?
         }
         Node::Let(bound, body) => {
             let d = eval(bound, env, notes)?;
@@ -350,14 +398,15 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
                 env.push(v, Vec::new());
                 let r = notes.within(p, |notes| eval(body, env, notes));
                 env.pop();
-                mix(&mut out, &r?, p);
+                mix(&mut out, &r?, p, notes)?;
             }
             out.unwrap_or_else(|| Dist::point(0)).trim()
         }
         Node::LetPool { spec, body, .. } => {
             let mut out: Option<Dist> = None;
             over_pool(spec, env, notes, &mut |env, notes, p| {
-                mix(&mut out, &eval(body, env, notes)?, p);
+                let r = eval(body, env, notes)?;
+                mix(&mut out, &r, p, notes)?;
                 Ok(())
             })?;
             out.unwrap_or_else(|| Dist::point(0)).trim()
@@ -405,7 +454,7 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             for (n, p) in d.iter() {
                 let spec = &pools[n.clamp(0, super::program::MAX_DICE) as usize];
                 let r = notes.within(p, |notes| pool(spec, notes))?;
-                mix(&mut out, &r, p);
+                mix(&mut out, &r, p, notes)?;
             }
             out.unwrap_or_else(|| Dist::point(0)).trim()
         }
@@ -527,7 +576,7 @@ fn play_round(
     };
     if done > 0.0 {
         let body = notes.within(p * done, |notes| eval(&r.body, env, notes))?;
-        mix(out, &body, p * done);
+        mix(out, &body, p * done, notes)?;
     }
     if done < 1.0 {
         let left = p * (1.0 - done);
@@ -800,7 +849,12 @@ fn versus_by_enumeration(
 }
 
 /// Add `d` with weight `p` into the mixture `out`.
-fn mix(out: &mut Option<Dist>, d: &Dist, p: f64) {
+fn mix(out: &mut Option<Dist>, d: &Dist, p: f64, notes: &mut Notes) -> Result<(), TooBig> {
+    // Every value of both is touched: a mixture of many wide parts is work too.
+    notes.spend(
+        (d.p.len() + out.as_ref().map_or(0, |o| o.p.len())) as u64,
+        "nested `let`s with too many combinations",
+    )?;
     match out {
         None => {
             let mut z = d.clone();
@@ -809,6 +863,7 @@ fn mix(out: &mut Option<Dist>, d: &Dist, p: f64) {
         }
         Some(o) => o.add_scaled(d, p),
     }
+    Ok(())
 }
 
 /// Every multiset of a pool's dice (sorted values) with its probability.
@@ -934,7 +989,9 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
         (None, Agg::Sum) => {
             let mut out = Dist::point(0);
             for (n, d) in &dies {
-                out = out.add(&power_sum(d, *n)?)?;
+                let sum = power_sum(d, *n, notes)?;
+                notes.pairs(&out, &sum)?;
+                out = out.add(&sum)?;
             }
             Ok(out)
         }
@@ -958,23 +1015,40 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
             let lo = dies.iter().map(|(_, d)| d.lo).min().unwrap_or(0);
             let hi = dies.iter().map(|(_, d)| d.hi()).max().unwrap_or(0);
             // P(max <= v) = product of each die's CDF; min by the survival function.
-            let cdf = |d: &Dist, v: i64| -> f64 {
-                d.iter().filter(|(x, _)| *x <= v).map(|(_, q)| q).sum()
-            };
+            // Each die's CDF is one running sum over the range, so the cost is the
+            // range times the dice groups, however sparse the faces are.
+            notes.spend(
+                ((hi - lo + 1) as u64).saturating_mul(dies.len() as u64),
+                "a highest or lowest over too wide a range",
+            )?;
+            let cdfs: Vec<Vec<f64>> = dies
+                .iter()
+                .map(|(_, d)| {
+                    let mut acc = 0.0;
+                    (lo..=hi)
+                        .map(|v| {
+                            acc += d.at(v);
+                            acc
+                        })
+                        .collect()
+                })
+                .collect();
             let mut out = vec![0.0; (hi - lo + 1) as usize];
             let mut prev = 0.0;
-            for v in lo..=hi {
+            for (i, slot) in out.iter_mut().enumerate() {
                 let f: f64 = if high {
                     dies.iter()
-                        .map(|(n, d)| cdf(d, v).powi(*n as i32))
+                        .zip(&cdfs)
+                        .map(|((n, _), c)| c[i].powi(*n as i32))
                         .product()
                 } else {
                     1.0 - dies
                         .iter()
-                        .map(|(n, d)| (1.0 - cdf(d, v)).powi(*n as i32))
+                        .zip(&cdfs)
+                        .map(|((n, _), c)| (1.0 - c[i]).powi(*n as i32))
                         .product::<f64>()
                 };
-                out[(v - lo) as usize] = (f - prev).max(0.0);
+                *slot = (f - prev).max(0.0);
                 prev = f;
             }
             Ok(Dist { lo, p: out }.trim())
@@ -988,16 +1062,18 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
 }
 
 /// The sum of `n` independent copies of `d`, by repeated squaring.
-fn power_sum(d: &Dist, n: u32) -> Result<Dist, TooBig> {
+fn power_sum(d: &Dist, n: u32, notes: &mut Notes) -> Result<Dist, TooBig> {
     let mut out = Dist::point(0);
     let mut base = d.clone();
     let mut k = n;
     while k > 0 {
         if k & 1 == 1 {
+            notes.pairs(&out, &base)?;
             out = out.add(&base)?;
         }
         k >>= 1;
         if k > 0 {
+            notes.pairs(&base, &base)?;
             base = base.add(&base)?;
         }
     }
@@ -1231,6 +1307,12 @@ fn again(p: &PoolSpec, c: Cond, notes: &mut Notes) -> Result<Dist, TooBig> {
         let mut chain: Map<i64, f64> = Map::default();
         let mut carry: Map<i64, f64> = Map::from_iter([(0, 1.0)]);
         for depth in 0..=spec.depth {
+            notes.spend(
+                (carry.len() as u64)
+                    .saturating_mul(base.p.len() as u64)
+                    .saturating_mul(NODE_COST),
+                "an `again` chain with too many values",
+            )?;
             let mut next: Map<i64, f64> = Map::default();
             for (&acc, &w) in &carry {
                 for (v, q) in base.iter() {
@@ -1250,7 +1332,9 @@ fn again(p: &PoolSpec, c: Cond, notes: &mut Notes) -> Result<Dist, TooBig> {
                 break;
             }
         }
-        out = out.add(&power_sum(&Dist::from_map(&chain), *n)?)?;
+        let sum = power_sum(&Dist::from_map(&chain), *n, notes)?;
+        notes.pairs(&out, &sum)?;
+        out = out.add(&sum)?;
     }
     Ok(out)
 }

@@ -117,11 +117,17 @@ impl Trial for DiceTrial {
     /// One scratch per chunk, made here and dropped at its end: no allocation and no
     /// clearing per trial (every slot is written before it is read), and no state kept
     /// between chunks or shared between threads.
-    fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64]) {
+    fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64], stop: &Cancel) {
         let mut local = rng.clone();
         let mut scratch = Box::new(program::Scratch::new());
-        for _ in 0..trials {
-            hist[self.one(&mut local, &mut scratch)] += 1;
+        // As the default `run_chunk`: a trial of the language can take milliseconds.
+        let mut left = trials;
+        while left > 0 && !stop.is_cancelled() {
+            let n = left.min(crate::model::STOP_EVERY);
+            for _ in 0..n {
+                hist[self.one(&mut local, &mut scratch)] += 1;
+            }
+            left -= n;
         }
         *rng = local;
     }

@@ -11,6 +11,7 @@
 
 use super::melee::{hits, melee_dice, resolve};
 use super::{injured, BagDraw, Character, InjuredGreen, Rules, SecondCharge};
+use crate::cancel::Cancel;
 use crate::dice::{roll_die, Digits, Rng};
 use crate::exact::binomial;
 use crate::model::{Chart, Compiled, Headline, Metric, Trial};
@@ -588,7 +589,8 @@ impl Trial for DuelTrial {
     }
     /// The table path's duels in one loop, compiled for its tables and its
     /// second-charge rule, with its setup done once a chunk.
-    fn run_chunk(&self, rng_out: &mut Rng, trials: u64, hist: &mut [u64]) {
+    /// Its duels take well under a microsecond: `_stop` is left to the chunk loop.
+    fn run_chunk(&self, rng_out: &mut Rng, trials: u64, hist: &mut [u64], _stop: &Cancel) {
         // A local generator, as the default `run_chunk` explains.
         let mut local = rng_out.clone();
         let rng = &mut local;

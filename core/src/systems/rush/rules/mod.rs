@@ -7,6 +7,7 @@
 /// A whole play: the tests of this module in sequence.
 pub mod play;
 
+use crate::cancel::Cancel;
 use crate::dice::{pow6, Digits, ExplodingPools, Packed4, Pool, Rng, WORD_DICE};
 use crate::exact::{pool_pmf, Pmf};
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
@@ -912,7 +913,9 @@ impl Trial for Opposed {
     fn states(&self) -> usize {
         self.radix.iter().product()
     }
-    fn run_chunk(&self, rng_out: &mut Rng, trials: u64, hist: &mut [u64]) {
+    /// Its trials take nanoseconds: a chunk ends well within a stop's half second, so
+    /// `_stop` is left to the chunk loop.
+    fn run_chunk(&self, rng_out: &mut Rng, trials: u64, hist: &mut [u64], _stop: &Cancel) {
         // A local generator, as the default `run_chunk` explains.
         let mut local = rng_out.clone();
         let rng = &mut local;
@@ -1335,7 +1338,7 @@ mod tests {
     /// `opposed`), every state within 4.5 SE.
     fn agrees(o: &Opposed, exact: &[f64], n: u64) {
         let mut hist = vec![0u64; Trial::states(o)];
-        Trial::run_chunk(o, &mut chunk_rng(3, 9), n, &mut hist);
+        Trial::run_chunk(o, &mut chunk_rng(3, 9), n, &mut hist, &Cancel::new());
         // In counts, with one count of slack for the states too rare to expect one.
         for (s, (&c, &p)) in hist.iter().zip(exact).enumerate() {
             let (mean, sd) = (n as f64 * p, (n as f64 * p * (1.0 - p)).sqrt());
@@ -1379,7 +1382,7 @@ mod tests {
         agrees(&o, &exact, 1 << 20);
         // An odd count ends on a single trial: every trial is counted.
         let mut hist = vec![0u64; Trial::states(&o)];
-        Trial::run_chunk(&o, &mut chunk_rng(1, 1), 1001, &mut hist);
+        Trial::run_chunk(&o, &mut chunk_rng(1, 1), 1001, &mut hist, &Cancel::new());
         assert_eq!(hist.iter().sum::<u64>(), 1001);
     }
 

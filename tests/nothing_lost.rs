@@ -275,7 +275,26 @@ fn staging_of(dir: &Path, name: &str) -> bool {
     false
 }
 
-fn stop(child: std::process::Child) -> std::process::Output {
+/// A child that runs for hours: killed when the test ends, whatever happens in it.
+struct Slow(Option<std::process::Child>);
+
+impl Slow {
+    fn spawn(mut c: std::process::Command) -> Slow {
+        Slow(Some(c.spawn().unwrap()))
+    }
+}
+
+impl Drop for Slow {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn stop(mut slow: Slow) -> std::process::Output {
+    let child = slow.0.take().unwrap();
     // SAFETY: a signal to our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     child.wait_with_output().unwrap()
@@ -301,9 +320,13 @@ fn item3_two_compares_into_one_folder_never_mix() {
     );
     // A compare that runs for hours holds the folder; a second one into it is refused
     // before it computes anything.
-    let slow = compare(d.path(), cfg, slam, Some("1000000000000"), Some("out"))
-        .spawn()
-        .unwrap();
+    let slow = Slow::spawn(compare(
+        d.path(),
+        cfg,
+        slam,
+        Some("1000000000000"),
+        Some("out"),
+    ));
     assert!(staging_of(d.path(), "out"));
     let second = compare(d.path(), cfg, slam, None, Some("out"))
         .output()
@@ -351,9 +374,13 @@ fn item3_a_run_or_the_main_job_never_replaces_a_folder_a_compare_writes_inside()
     std::fs::copy(shipped("rush.toml"), &cfg).unwrap();
     let slam = "slam-orc-vs-human-guard";
     // Without -o, compare writes into reports/rush/compare.
-    let slow = compare(d.path(), "rush.toml", slam, Some("1000000000000"), None)
-        .spawn()
-        .unwrap();
+    let slow = Slow::spawn(compare(
+        d.path(),
+        "rush.toml",
+        slam,
+        Some("1000000000000"),
+        None,
+    ));
     assert!(staging_of(&d.path().join("reports/rush"), "compare"));
     let a = rollsim()
         .current_dir(d.path())

@@ -13,6 +13,7 @@ mod dice_lang;
 mod dozen_rules;
 mod fuzz;
 mod gallery;
+mod grammar_fuzz;
 mod hostile;
 mod kill;
 mod layers;

@@ -83,3 +83,54 @@ fn sigterm_stops_a_run_of_2_to_the_64_trials_at_once() {
     assert_eq!(status.code(), Some(130));
     assert!(!out.exists());
 }
+
+#[test]
+fn sigterm_stops_a_run_whose_single_trials_take_milliseconds() {
+    // Each trial is a `repeat` of up to 10,000 rounds: a chunk of 65,536 trials is
+    // minutes of work, and the stop was looked at only between chunks.
+    let d = crate::util::tempdir();
+    let out = d.path().join("out");
+    let slow = "repeat hp = 0 until hp < 0 do hp = hp + d6 limit 10000 then hp";
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollsim"))
+        .args([
+            "roll",
+            slow,
+            "-n",
+            "70000",
+            "-q",
+            "--no-plots",
+            "--threads",
+            "1",
+        ])
+        .arg("-o")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "finished too soon to test"
+    );
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let sent = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if sent.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("still running 10 s after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(
+        sent.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(status.code(), Some(130));
+    assert!(!out.exists());
+}

@@ -12,9 +12,31 @@ use rollsim::app::{self, balance as run_balance, AppError, Format, RunOptions};
 use rollsim::Cancel;
 use std::io::Write;
 
+/// Text for a terminal: control characters from a config (an escape sequence that
+/// would recolour or clear the screen, a carriage return that would hide a line) are
+/// shown escaped, never sent; line breaks and tabs stay.
+fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Print to stdout; a write error is an error (exit 1), except a closed pipe
 /// (`rollsim list ... | head`), which ends quietly.
 fn print(text: &str) {
+    let text = terminal_safe(text);
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Ok(()) => {}
@@ -49,7 +71,7 @@ fn main() {
     match run(cli, &cancel) {
         Ok(text) => print(&text),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", terminal_safe(&format!("{e:#}")));
             std::process::exit(e.exit_code());
         }
     }

@@ -229,3 +229,34 @@ fn item6_a_sparse_die_over_a_wide_range_is_exact_at_once() {
         start.elapsed()
     );
 }
+
+#[test]
+fn item14_control_characters_never_reach_the_terminal() {
+    // A title and a description with an escape sequence (clear the screen) and a
+    // carriage return, printed by `run` as Markdown, and a name with one in an error.
+    let d = crate::util::tempdir();
+    let cfg = d.path().join("esc.toml");
+    std::fs::write(
+        &cfg,
+        "system = \"dice\"\ntitle = \"Mine\\u001b[2J\"\n[scenarios.s]\ndescription = \"hidden\\rshown\"\nroll = \"d6\"\n",
+    )
+    .unwrap();
+    let a = rollsim()
+        .arg("run")
+        .arg(&cfg)
+        .args(["-n", "100", "-q", "--no-plots", "--format", "md", "-o"])
+        .arg(d.path().join("out"))
+        .assert()
+        .success();
+    let out = text(&a.get_output().stdout);
+    assert!(!out.contains('\u{1b}') && !out.contains('\r'), "{out:?}");
+    assert!(out.contains("Mine\\u{1b}[2J"), "{out}");
+    let a = rollsim()
+        .arg("run")
+        .arg(&cfg)
+        .args(["-s", "x\u{1b}[2J", "-q"])
+        .assert()
+        .code(2);
+    let err = text(&a.get_output().stderr);
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+}

@@ -87,13 +87,11 @@ enum Moment {
     Exchanged,
 }
 
-fn staged_gallery(work: &Path) -> bool {
-    std::fs::read_dir(work).unwrap().flatten().any(|e| {
-        e.file_name()
-            .to_string_lossy()
-            .starts_with(".reports.staging-")
-            && e.path().join("index.html").exists()
-    })
+/// The child's own staging folder has its gallery page (a SIGKILLed run before it may
+/// have left one of its own behind, which the next run removes).
+fn staged_gallery(work: &Path, pid: u32) -> bool {
+    work.join(format!(".reports.staging-{pid}/index.html"))
+        .exists()
 }
 
 /// Wait for the moment (or the job's end); whether the child is still running.
@@ -113,7 +111,7 @@ fn wait_for(child: &mut Child, work: &Path, moment: Moment, start: Instant) -> b
         let due = match moment {
             Moment::After(d) => now >= start + d,
             Moment::Staged(d) => {
-                if seen.is_none() && staged_gallery(work) {
+                if seen.is_none() && staged_gallery(work, child.id()) {
                     seen = Some(now);
                 }
                 seen.is_some_and(|s| now >= s + d)

@@ -157,7 +157,20 @@ fn exact_of(
                 let v = d.lo + i as i64;
                 out[((v - lo).max(0) as usize).min(states - 1)] += p;
             }
+            // Rounding in a survival product can leave -1e-13 where 0 is meant: cleared.
+            // Anything worse (a NaN from an empty pool read, a real negative) is not a
+            // distribution to show: Monte Carlo only, saying why, not an internal error.
+            out.iter_mut()
+                .filter(|p| **p < 0.0 && **p > -1e-9)
+                .for_each(|p| *p = 0.0);
             let total: f64 = out.iter().sum();
+            if !total.is_finite() || total <= 0.0 || out.iter().any(|p| p.is_nan() || *p < 0.0) {
+                return (
+                    Err("the exact computation lost its precision".into()),
+                    0.0,
+                    0.0,
+                );
+            }
             out.iter_mut().for_each(|p| *p /= total);
             (Ok(out), notes.capped, notes.unfinished)
         }

@@ -264,15 +264,16 @@ fn item14_control_characters_never_reach_the_terminal() {
 #[test]
 fn fuzz_finds_end_in_an_answer_not_an_internal_error() {
     // Found by the grammar fuzz: a rounding-negative entry (exact survives, cleared to 0)
-    // and a NaN from reading an empty pool (Monte Carlo only, saying why).
+    // and a NaN from reading an empty pool (now exact: 0).
     for (e, exact) in [
         (
             "if 44d1000 then [11d%] reroll ==7 once highest else 2",
             true,
         ),
+        // An empty pool reads 0 whatever reads it: exact, as the sampler has it.
         (
             "((0d{miss,89} keep lowest 3) + (0d10 reroll ==0 lowest))",
-            false,
+            true,
         ),
     ] {
         let a = rollsim()
@@ -291,4 +292,58 @@ fn fuzz_finds_end_in_an_answer_not_an_internal_error() {
             "{e}"
         );
     }
+}
+
+#[test]
+fn an_empty_pool_is_exactly_zero_and_its_probability_never_negative_zero() {
+    for e in ["0d10 lowest", "0d{miss,89} keep lowest 3", "0d6 highest"] {
+        let a = rollsim()
+            .args(["roll", e, "--exact-only"])
+            .assert()
+            .success();
+        let out = text_of(&a);
+        assert!(out.contains("| 0 | 100.0000% |"), "{e}: {out}");
+        // An empty sum of floats is -0.0: it printed as "-0.0000%".
+        assert!(out.contains("P(success) (exact): 0.0000%"), "{e}: {out}");
+        assert!(!out.contains("-0.0"), "{e}: {out}");
+    }
+}
+
+#[test]
+fn fuzz_finds_exploding_pools_answer_within_seconds_without_overflowing_the_stack() {
+    // Found by the full grammar fuzz: two took 13-24 s (an explosion chain of a d1000
+    // that rolls on at 999 faces in 1000, then a keep over its 20,000 values, neither
+    // counted against the budget) and two overflowed the stack (a pool variable over
+    // such a die went one recursion level per value).
+    for e in [
+        "not ((4d6 keep highest 2 sum) < (3d1000 drop highest 1 explode !=1 sum))",
+        "(d6 count >=9) != (65d1000 explode >=7 drop highest 3 maxset)",
+        "(repeat hp = 11 until hp <= 0 do hp = hp - (not (let p = d1000 explode max in p keep highest 2 sum + p count >= 4)) limit 1000 then rounds)",
+        "if beats(0d{23,2}, 2d100) then (if [3d1000, 10d6, d%] then d6 reroll <=5 once again max else 53d6 reroll 5 once or (repeat hp = 10 until hp <= 0 do hp = hp - (80d% reroll <0 explode 11) limit 30 then rounds)) else (let p = d1000 keep lowest 0 explode !=6 in p keep highest 2 sum + p maxset)",
+    ] {
+        let start = Instant::now();
+        let a = rollsim()
+            .args(["roll", e, "-n", "2000", "-q", "--no-plots"])
+            .args(["-o", crate::util::tempdir().path().join("r").to_str().unwrap()])
+            .timeout(Duration::from_secs(60))
+            .assert()
+            .success();
+        let err = text(&a.get_output().stderr);
+        assert!(!err.contains("overflow") && !err.contains("panicked"), "{e}: {err}");
+        // Each answers in about a second here; the margin is for the suite's load.
+        assert!(start.elapsed() < Duration::from_secs(8), "{e}: {:?}", start.elapsed());
+    }
+    // A pool variable over one exploding d1000 (20,000 values) is exact now, and right:
+    // the mean of a d1000 exploding on its maximum is 500.5 * 1000 / 999.
+    let a = rollsim()
+        .args([
+            "roll",
+            "let p = d1000 explode max in p keep highest 1 sum",
+            "--exact-only",
+        ])
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .success();
+    let out = text_of(&a);
+    assert!(out.contains("mean (exact): 501.0010"), "{out}");
 }

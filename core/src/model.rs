@@ -280,7 +280,15 @@ impl Compiled {
     pub fn headline_exact(&self) -> Option<f64> {
         let e = self.exact.as_deref()?;
         let p = self.metrics[self.headline.metric].project_f64(e);
-        Some(self.headline.values.iter().filter_map(|&v| p.get(v)).sum())
+        // An empty sum of floats is -0.0: `+ 0.0` makes it the 0 it means.
+        Some(
+            self.headline
+                .values
+                .iter()
+                .filter_map(|&v| p.get(v))
+                .sum::<f64>()
+                + 0.0,
+        )
     }
 
     /// Check that the metric maps, the headline and the exact PMF fit the sampler's

@@ -112,7 +112,8 @@ impl ScenarioResult {
 /// An exact probability as printed: within [0, 1] and without float rounding noise
 /// (`1.0000000000000002` is 1), kept to 13 significant digits.
 pub fn tidy_probability(p: f64) -> f64 {
-    tidy(p.clamp(0.0, 1.0))
+    // `+ 0.0` turns a negative zero (an empty sum is -0.0) into the zero it means.
+    tidy(p.clamp(0.0, 1.0) + 0.0)
 }
 
 /// An exact value to 13 significant digits: sums of many small terms end in noise.

@@ -11,14 +11,14 @@
 use super::lang::{Agg, Cond, End};
 use super::program::{DieSpec, Node, PoolSpec, Repeat};
 use crate::cancel::Cancel;
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap};
-use std::hash::BuildHasherDefault;
 
 /// A hash map whose iteration order depends only on what went in (std's default
 /// hasher is seeded per process): sums accumulated while iterating one come out
-/// bit-identical run after run.
-type Map<K, V> = HashMap<K, V, BuildHasherDefault<DefaultHasher>>;
+/// bit-identical run after run. foldhash's fixed-seed hasher: the keep passes hash a
+/// state per multiply-add, and SipHash (or a multiply whose low bits ignore the high
+/// bits of the key) cost them more than the arithmetic.
+type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// A distribution over `lo..lo + p.len()`.
 #[derive(Clone, Debug, PartialEq)]
@@ -163,7 +163,7 @@ impl Dist {
 
 /// One die after its own modifiers: the distribution of its value, and the mass of
 /// explosion chains stopped at the depth limit.
-pub fn die_dist(d: &DieSpec) -> (Dist, f64) {
+pub fn die_dist(d: &DieSpec, notes: &mut Notes) -> Result<(Dist, f64), TooBig> {
     let n = d.faces.len() as f64;
     let mut m: Map<i64, f64> = Map::default();
     for &f in &d.faces {
@@ -177,56 +177,95 @@ pub fn die_dist(d: &DieSpec) -> (Dist, f64) {
             .filter(|(v, _)| c.holds(*v, lo, hi))
             .map(|(_, p)| p)
             .sum();
-        let mut m: Map<i64, f64> = Map::default();
-        for (v, p) in base.iter() {
-            let keep = !c.holds(v, lo, hi);
-            if always {
-                if keep {
-                    *m.entry(v).or_default() += p / (1.0 - hit);
+        let first = base.lo;
+        let stands: Vec<f64> = base
+            .p
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                if c.holds(first + i as i64, lo, hi) {
+                    0.0
+                } else {
+                    p
                 }
-            } else {
-                if keep {
-                    *m.entry(v).or_default() += p;
-                }
-                // Rerolled once: the second roll stands.
-                for (w, q) in base.iter() {
-                    if c.holds(v, lo, hi) {
-                        *m.entry(w).or_default() += p * q;
-                    }
-                }
-            }
-        }
-        base = Dist::from_map(&m);
+            })
+            .collect();
+        base.p = if always {
+            // Rerolled until it stands: the faces that stand, renormalised.
+            stands.iter().map(|p| p / (1.0 - hit)).collect()
+        } else {
+            // Rerolled once: a face that stands, or (with the mass `hit`) a second roll.
+            stands
+                .iter()
+                .zip(&base.p)
+                .map(|(s, p)| s + hit * p)
+                .collect()
+        };
+        base = base.trim();
     }
     let Some(c) = d.explode else {
-        return (base, 0.0);
+        return Ok((base, 0.0));
     };
     // Value of a chain: each exploding face adds another roll of the (rerolled) die.
+    // The faces split into those that roll on (`boom`) and those that end the chain
+    // (`stop`); chains still rolling after `k` explosions are one distribution, so a
+    // step is two convolutions, each counted as pairs of values.
     let (lo, hi) = (d.lo(), d.hi());
-    let mut out: Map<i64, f64> = Map::default();
-    let mut carry: Map<i64, f64> = Map::from_iter([(0, 1.0)]);
+    let part = |rolls_on: bool| Dist {
+        lo: base.lo,
+        p: base
+            .p
+            .iter()
+            .enumerate()
+            .map(|(i, &q)| {
+                let v = base.lo + i as i64;
+                if c.holds(v, lo, hi) == rolls_on {
+                    q
+                } else {
+                    0.0
+                }
+            })
+            .collect(),
+    };
+    let (boom, stop) = (part(true), part(false));
+    let mut out: Option<Dist> = None;
+    let mut carry = Dist::point(0);
     let mut capped = 0.0;
     for depth in 0..=d.depth {
-        let mut next: Map<i64, f64> = Map::default();
-        for (&acc, &w) in &carry {
-            for (v, p) in base.iter() {
-                let total = acc + v;
-                if c.holds(v, lo, hi) && depth < d.depth {
-                    *next.entry(total).or_default() += w * p;
-                } else {
-                    if c.holds(v, lo, hi) {
-                        capped += w * p;
-                    }
-                    *out.entry(total).or_default() += w * p;
-                }
-            }
+        let last = depth == d.depth;
+        // At the depth limit an exploding face stands as it is (and is reported).
+        let ends = if last { &base } else { &stop };
+        notes.pairs(&carry, ends)?;
+        let ended = carry.add(ends)?;
+        match &mut out {
+            None => out = Some(ended),
+            Some(o) => o.add_scaled(&ended, 1.0),
         }
-        carry = next;
-        if carry.is_empty() {
+        if last {
+            capped = carry.p.iter().sum::<f64>() * boom.p.iter().sum::<f64>();
+            break;
+        }
+        notes.pairs(&carry, &boom)?;
+        carry = carry.add(&boom)?.trim();
+        if carry.p.iter().all(|&q| q == 0.0) {
             break;
         }
     }
-    (Dist::from_map(&out), capped)
+    let out = out.unwrap_or_else(|| Dist::point(0));
+    Ok((out.trim(), capped))
+}
+
+/// Each group of a pool: its count and its die's distribution (the mass of its
+/// explosion chains stopped at the depth limit noted, once per die).
+fn dice_of(p: &PoolSpec, notes: &mut Notes) -> Result<Vec<(u32, Dist)>, TooBig> {
+    p.groups
+        .iter()
+        .map(|(n, d)| {
+            let (dist, capped) = die_dist(d, notes)?;
+            notes.cap(capped * *n as f64);
+            Ok((*n, dist))
+        })
+        .collect()
 }
 
 /// Binomial probabilities of 0..=n successes at p.
@@ -344,6 +383,29 @@ pub const MAX_OUTCOMES: u64 = 2_000_000;
 
 /// Pairs of values combined per unit of work (see [`NODE_COST`]).
 const PAIRS_PER_UNIT: u64 = 96;
+
+/// States of a keep pass that stay in the processor's caches; past them, every step of
+/// the pass waits on memory.
+const CACHED_STATES: usize = 1 << 15;
+
+/// Work units one step of a keep pass counts for, given how many states it reads or
+/// writes (measured: about 10 ns a step while the states fit in the caches, 100 ns
+/// past them).
+fn state_cost(states: usize) -> u64 {
+    if states > CACHED_STATES {
+        8
+    } else {
+        1
+    }
+}
+
+/// Most kinds of dice one keep or drop goes through exactly (its state packs a byte
+/// per kind in one word).
+const MAX_KINDS: usize = 16;
+
+/// Values filtered and summed per unit of work (a compare and a branch each, not
+/// vectorised).
+const SCANS_PER_UNIT: u64 = 16;
 
 /// Work units one evaluated node, or one hash-map update, counts for: a node allocates
 /// and frees a distribution, about as long as this many multiply-adds (measured: 2e7
@@ -676,17 +738,7 @@ fn step(
 /// Face to face without keep: given the second pool's highest die `m` (powers of its
 /// dice's CDFs), each die of the first beats it independently: a binomial per group.
 fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Dist, TooBig> {
-    let dists = |p: &PoolSpec, notes: &mut Notes| -> Vec<(u32, Dist)> {
-        p.groups
-            .iter()
-            .map(|(n, d)| {
-                let (dist, capped) = die_dist(d);
-                notes.cap(capped * *n as f64);
-                (*n, dist)
-            })
-            .collect()
-    };
-    let (da, db) = (dists(a, notes), dists(b, notes));
+    let (da, db) = (dice_of(a, notes)?, dice_of(b, notes)?);
     let cdf = |d: &Dist, v: i64| -> f64 { d.iter().filter(|(x, _)| *x <= v).map(|(_, q)| q).sum() };
     let nb: u32 = db.iter().map(|(n, _)| n).sum();
     let na: u32 = da.iter().map(|(n, _)| n).sum();
@@ -722,8 +774,14 @@ fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
         .collect();
     values.sort_unstable();
     values.dedup();
+    // Each value of the second pool scans both pools' values.
+    let scan: u64 = da.iter().chain(&db).map(|(_, d)| d.p.len() as u64).sum();
     let mut prev = 0.0;
     for m in values {
+        notes.spend(
+            NODE_COST + scan / SCANS_PER_UNIT,
+            "face to face over too many values",
+        )?;
         let f: f64 = db.iter().map(|(n, d)| cdf(d, m).powi(*n as i32)).product();
         let pm = (f - prev).max(0.0);
         prev = f;
@@ -750,8 +808,8 @@ fn face_by_face(
     notes: &mut Notes,
     gained: impl Fn(usize, usize, usize, usize) -> usize,
 ) -> Result<Dist, TooBig> {
-    let (na, (da, ca)) = (a.groups[0].0 as usize, die_dist(&a.groups[0].1));
-    let (nb, (db, cb)) = (b.groups[0].0 as usize, die_dist(&b.groups[0].1));
+    let (na, (da, ca)) = (a.groups[0].0 as usize, die_dist(&a.groups[0].1, notes)?);
+    let (nb, (db, cb)) = (b.groups[0].0 as usize, die_dist(&b.groups[0].1, notes)?);
     notes.cap(ca * na as f64 + cb * nb as f64);
     let mut values: Vec<i64> = da.iter().chain(db.iter()).map(|(v, _)| v).collect();
     values.sort_unstable();
@@ -766,8 +824,10 @@ fn face_by_face(
     };
     // State (placed of the first, placed of the second, the count so far).
     let mut cur: Map<(usize, usize, usize), f64> = Map::from_iter([((0, 0, 0), 1.0)]);
+    let mut next: Map<(usize, usize, usize), f64> = Map::default();
     let (mut left_a, mut left_b) = (1.0f64, 1.0f64);
     for v in values {
+        notes.spend(NODE_COST, "two pools of so many dice and faces")?;
         let q = |d: &Dist, left: f64| {
             if left > 0.0 {
                 (at(d, v) / left).min(1.0)
@@ -776,10 +836,12 @@ fn face_by_face(
             }
         };
         let (qa, qb) = (q(&da, left_a), q(&db, left_b));
-        let mut next: Map<(usize, usize, usize), f64> = Map::default();
-        for ((x, y, w), p) in cur {
-            let ba = binomial((na - x) as u32, qa);
-            let bb = binomial((nb - y) as u32, qb);
+        // The binomials of every count of dice left, once per value (not per state).
+        let bas: Vec<Vec<f64>> = (0..=na as u32).map(|r| binomial(r, qa)).collect();
+        let bbs: Vec<Vec<f64>> = (0..=nb as u32).map(|r| binomial(r, qb)).collect();
+        next.clear();
+        for (&(x, y, w), &p) in &cur {
+            let (ba, bb) = (&bas[na - x], &bbs[nb - y]);
             for (ca, &pa) in ba.iter().enumerate() {
                 if pa == 0.0 {
                     continue;
@@ -788,7 +850,7 @@ fn face_by_face(
                     if pb == 0.0 {
                         continue;
                     }
-                    notes.work += 1;
+                    notes.work += state_cost(cur.len().max(next.len()));
                     if notes.work > MAX_WORK {
                         return Err(TooBig("two pools of so many dice and faces".into()));
                     }
@@ -799,7 +861,7 @@ fn face_by_face(
         }
         left_a -= at(&da, v);
         left_b -= at(&db, v);
-        cur = next;
+        std::mem::swap(&mut cur, &mut next);
     }
     let mut m: Map<i64, f64> = Map::default();
     for ((_, _, w), p) in cur {
@@ -850,11 +912,32 @@ fn versus_by_enumeration(
 
 /// Add `d` with weight `p` into the mixture `out`.
 fn mix(out: &mut Option<Dist>, d: &Dist, p: f64, notes: &mut Notes) -> Result<(), TooBig> {
-    // Every value of both is touched: a mixture of many wide parts is work too.
-    notes.spend(
-        (d.p.len() + out.as_ref().map_or(0, |o| o.p.len())) as u64,
-        "nested `let`s with too many combinations",
-    )?;
+    // A part within the mixture's range touches its own values; one past it makes the
+    // mixture anew, touching every value of both: many wide parts are work too. The
+    // mixture grows by its own width past the part (zeros, trimmed by the callers), so
+    // parts arriving in order of value remake it a few times, not once each.
+    let touched = match out {
+        Some(o) if d.lo >= o.lo && d.hi() <= o.hi() => d.p.len(),
+        Some(o) => {
+            let slack = o.p.len() as i64;
+            let lo = if d.lo < o.lo { d.lo - slack } else { o.lo };
+            let hi = if d.hi() > o.hi() {
+                d.hi() + slack
+            } else {
+                o.hi()
+            };
+            let width = (hi - lo + 1) as usize;
+            if width > MAX_SPAN {
+                return Err(TooBig(format!("a value spans {width} values")));
+            }
+            let mut p = vec![0.0; width];
+            p[(o.lo - lo) as usize..][..o.p.len()].copy_from_slice(&o.p);
+            *o = Dist { lo, p };
+            d.p.len() + width
+        }
+        None => d.p.len(),
+    };
+    notes.spend(touched as u64, "nested `let`s with too many combinations")?;
     match out {
         None => {
             let mut z = d.clone();
@@ -873,14 +956,9 @@ fn multisets(
     visit: &mut dyn FnMut(&[i64], f64),
 ) -> Result<(), TooBig> {
     // Per group: its values and their probabilities.
-    let groups: Vec<(u32, Vec<(i64, f64)>)> = spec
-        .groups
-        .iter()
-        .map(|(n, d)| {
-            let (dist, capped) = die_dist(d);
-            notes.cap(capped * *n as f64);
-            (*n, dist.iter().collect())
-        })
+    let groups: Vec<(u32, Vec<(i64, f64)>)> = dice_of(spec, notes)?
+        .into_iter()
+        .map(|(n, dist)| (n, dist.iter().collect()))
         .collect();
     // The number of outcomes: product of C(n + s - 1, s - 1).
     let mut count: f64 = 1.0;
@@ -898,83 +976,70 @@ fn multisets(
         )));
     }
     let mut dice: Vec<i64> = Vec::new();
+    // The recursion goes one level per value that some dice show (never one per value
+    // of the die: an exploding d1000 has twenty thousand), so it is as deep as the
+    // pool has dice.
     fn walk(
         groups: &[(u32, Vec<(i64, f64)>)],
         g: usize,
-        v: usize,
+        from: usize,
         left: u32,
         p: f64,
         dice: &mut Vec<i64>,
         visit: &mut dyn FnMut(&[i64], f64),
     ) {
-        if g == groups.len() {
-            let mut sorted = dice.clone();
-            sorted.sort_unstable();
-            visit(&sorted, p);
-            return;
-        }
-        let (n, vals) = &groups[g];
-        if v == vals.len() - 1 {
-            // The last value takes the dice left.
-            let (x, q) = vals[v];
-            let start = dice.len();
-            dice.extend(std::iter::repeat_n(x, left as usize));
-            let next_n = groups.get(g + 1).map_or(0, |gr| gr.0);
-            walk(
-                groups,
-                g + 1,
-                0,
-                next_n,
-                p * q.powi(left as i32),
-                dice,
-                visit,
-            );
-            dice.truncate(start);
-            return;
-        }
-        let (x, q) = vals[v];
-        let _ = n;
-        // c of the `left` dice show x: C(left, c) q^c, the rest later.
-        let mut binom = 1.0;
-        for c in 0..=left {
-            if c > 0 {
-                binom = binom * (left - c + 1) as f64 / c as f64;
+        if left == 0 {
+            if g + 1 >= groups.len() {
+                let mut sorted = dice.clone();
+                sorted.sort_unstable();
+                visit(&sorted, p);
+            } else {
+                walk(groups, g + 1, 0, groups[g + 1].0, p, dice, visit);
             }
-            let start = dice.len();
-            dice.extend(std::iter::repeat_n(x, c as usize));
-            walk(
-                groups,
-                g,
-                v + 1,
-                left - c,
-                p * binom * q.powi(c as i32),
-                dice,
-                visit,
-            );
-            dice.truncate(start);
+            return;
+        }
+        let vals = &groups[g].1;
+        for (v, &(x, q)) in vals.iter().enumerate().skip(from) {
+            // `c` of the `left` dice show x: C(left, c) q^c, the rest a later value; the
+            // last value takes every die left.
+            let least = if v + 1 == vals.len() { left } else { 1 };
+            let mut binom = 1.0;
+            for c in 1..=left {
+                binom = binom * (left - c + 1) as f64 / c as f64;
+                if c < least {
+                    continue;
+                }
+                let start = dice.len();
+                dice.extend(std::iter::repeat_n(x, c as usize));
+                walk(
+                    groups,
+                    g,
+                    v + 1,
+                    left - c,
+                    p * binom * q.powi(c as i32),
+                    dice,
+                    visit,
+                );
+                dice.truncate(start);
+            }
         }
     }
-    let first = groups.first().map_or(0, |g| g.0);
     if groups.is_empty() {
         visit(&[], 1.0);
         return Ok(());
     }
-    walk(&groups, 0, 0, first, 1.0, &mut dice, visit);
+    walk(&groups, 0, 0, groups[0].0, 1.0, &mut dice, visit);
     Ok(())
 }
 
 /// A pool read by its aggregate.
 fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
-    let dies: Vec<(u32, Dist)> = p
-        .groups
-        .iter()
-        .map(|(n, d)| {
-            let (dist, capped) = die_dist(d);
-            notes.cap(capped * *n as f64);
-            (*n, dist)
-        })
-        .collect();
+    let dies = dice_of(p, notes)?;
     let total: u32 = dies.iter().map(|(n, _)| n).sum();
+    if total == 0 {
+        // No dice: every reading of an empty pool is 0, as the sampler reads it.
+        return Ok(Dist::point(0));
+    }
     // A pool costs about its dice times its faces (more for keeps and chains, which
     // bound themselves as well).
     let faces: u64 = dies.iter().map(|(_, d)| d.p.len() as u64).sum();
@@ -1109,61 +1174,75 @@ fn multiset(
         .first()
         .map(|(_, d)| (d.lo(), d.hi()))
         .unwrap_or((0, 0));
+    // The dice left per group, a byte each, packed in one word: a state is hashed,
+    // never allocated.
+    if dies.len() > MAX_KINDS || dies.iter().any(|(n, _)| *n > 255) {
+        return Err(TooBig(format!(
+            "a keep or drop over more than {MAX_KINDS} kinds of dice"
+        )));
+    }
+    let count_of = |rest: u128, g: usize| ((rest >> (8 * g)) & 0xff) as u32;
     // Mass of each group's die still to place: what has not been passed yet.
     let mut left: Vec<f64> = vec![1.0; dies.len()];
-    // State: (dice left per group, kept so far, accumulator) -> probability.
-    type State = (Vec<u32>, u32, i64);
-    let mut cur: Map<State, f64> = Map::default();
-    cur.insert((dies.iter().map(|(n, _)| *n).collect(), 0, 0), 1.0);
+    // State: (dice left per group, kept so far, accumulator) -> probability; the states
+    // with every die kept are set aside in `done`: nothing later changes them.
+    let start = dies
+        .iter()
+        .enumerate()
+        .fold(0u128, |acc, (g, (n, _))| acc | (*n as u128) << (8 * g));
+    let mut cur: Map<(u128, u32, i64), f64> = Map::default();
+    let mut next: Map<(u128, u32, i64), f64> = Map::default();
+    let mut done: Map<i64, f64> = Map::default();
+    if k == 0 {
+        done.insert(0, 1.0);
+    } else {
+        cur.insert((start, 0, 0), 1.0);
+    }
+    // Every way the groups' remaining dice split into "show v" and "later": (dice
+    // left, dice showing v, probability), grown group by group in reused buffers.
+    type Way = (u128, u32, f64);
+    let (mut ways, mut grown): (Vec<Way>, Vec<Way>) = (vec![], vec![]);
+    let mut binoms: Vec<Vec<Vec<f64>>> = Vec::new();
     for &v in &values {
-        let mut next: Map<State, f64> = Map::default();
-        // Per group: P(a die shows v | it shows none of the values passed).
-        let q: Vec<f64> = dies
-            .iter()
-            .zip(&left)
-            .map(|((_, d), &l)| {
-                let pv = if v < d.lo || v > d.hi() {
-                    0.0
-                } else {
-                    d.p[(v - d.lo) as usize]
-                };
-                if l <= 0.0 {
-                    0.0
-                } else {
-                    (pv / l).min(1.0)
-                }
-            })
-            .collect();
-        for ((rest, kept, acc), w) in cur {
-            // Every way the groups' remaining dice split into "show v" and "later".
-            let mut ways: Vec<(Vec<u32>, u32, f64)> = vec![(Vec::new(), 0, w)];
-            for (g, &r) in rest.iter().enumerate() {
-                let b = binomial(r, q[g]);
-                let mut grown = Vec::new();
-                for (r_left, c, p) in ways {
-                    for (cg, &pb) in b.iter().enumerate() {
-                        if pb == 0.0 {
-                            continue;
+        if cur.is_empty() {
+            break;
+        }
+        notes.spend(NODE_COST, "a keep or drop over so many dice and faces")?;
+        next.clear();
+        // Per group: P(a die shows v | it shows none of the values passed), and the
+        // binomials of every count of dice left, once per value.
+        binoms.clear();
+        for ((n, d), &l) in dies.iter().zip(&left) {
+            let pv = if v < d.lo || v > d.hi() {
+                0.0
+            } else {
+                d.p[(v - d.lo) as usize]
+            };
+            let q = if l <= 0.0 { 0.0 } else { (pv / l).min(1.0) };
+            binoms.push((0..=*n).map(|r| binomial(r, q)).collect());
+        }
+        for (&(rest, kept, acc), &w) in &cur {
+            ways.clear();
+            ways.push((0, 0, w));
+            for (g, b) in binoms.iter().enumerate() {
+                let r = count_of(rest, g);
+                grown.clear();
+                for &(r_left, c, p) in &ways {
+                    for (cg, &pb) in b[r as usize].iter().enumerate() {
+                        if pb != 0.0 {
+                            let rl = r_left | ((r - cg as u32) as u128) << (8 * g);
+                            grown.push((rl, c + cg as u32, p * pb));
                         }
-                        let mut rl = r_left.clone();
-                        rl.push(r - cg as u32);
-                        grown.push((rl, c + cg as u32, p * pb));
                     }
                 }
-                ways = grown;
+                std::mem::swap(&mut ways, &mut grown);
             }
-            for (rl, c, p) in ways {
-                notes.work += 1;
+            for &(rl, c, p) in &ways {
+                notes.work += state_cost(cur.len().max(next.len()));
                 if notes.work > MAX_WORK {
                     return Err(TooBig("a keep or drop over so many dice and faces".into()));
                 }
                 let take = c.min(k - kept);
-                // Once `k` are kept the rest cannot matter: merge those states.
-                let rl = if kept + take == k {
-                    vec![0; rl.len()]
-                } else {
-                    rl
-                };
                 let acc2 = match agg {
                     Agg::Sum => acc + take as i64 * v,
                     Agg::Count(cond) => {
@@ -1186,7 +1265,12 @@ fn multiset(
                         }
                     }
                 };
-                *next.entry((rl, kept + take, acc2)).or_default() += p;
+                // Once `k` are kept the rest cannot matter: the reading is final.
+                if kept + take == k {
+                    *done.entry(acc2).or_default() += p;
+                } else {
+                    *next.entry((rl, kept + take, acc2)).or_default() += p;
+                }
             }
         }
         for (g, (_, d)) in dies.iter().enumerate() {
@@ -1194,35 +1278,18 @@ fn multiset(
                 left[g] -= d.p[(v - d.lo) as usize];
             }
         }
-        cur = next;
+        std::mem::swap(&mut cur, &mut next);
     }
-    let mut m: Map<i64, f64> = Map::default();
-    for ((_, _, acc), p) in cur {
-        *m.entry(acc).or_default() += p;
+    // States that kept fewer than `k` (a pool of fewer dice) read as they stand.
+    for (&(_, _, acc), &p) in &cur {
+        *done.entry(acc).or_default() += p;
     }
+    let m = done;
     Ok(Dist::from_map(&m))
 }
 
-/// A fast, non-cryptographic hash for the keep pass's packed states (the standard
-/// hasher spends more time hashing than the pass spends adding).
-#[derive(Default, Clone, Copy)]
-struct Fx(u64);
-
-impl std::hash::Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-type FxMap = HashMap<u64, f64, std::hash::BuildHasherDefault<Fx>>;
+/// The keep pass's packed states.
+type FxMap = Map<u64, f64>;
 
 /// The sum of the `k` dice kept from `end` of `n` dice of one kind: the keep pass with
 /// each state (dice left, dice kept, their sum) packed in one word.
@@ -1244,9 +1311,15 @@ fn keep_sum_one_kind(
     };
     let mut cur = FxMap::default();
     cur.insert(pack(n, 0, 0), 1.0);
+    // Two maps reused face after face (a fresh one each face costs its allocation and
+    // page faults, more than the pass itself), and the states with every die kept set
+    // aside: nothing later changes them.
+    let mut next = FxMap::default();
+    let mut done = FxMap::default();
     let mut left = 1.0f64;
     let mut binoms: Vec<Vec<f64>> = Vec::new();
     for &(v, pv) in &values {
+        notes.spend(NODE_COST, "a keep or drop over so many dice and faces")?;
         let q = if left > 0.0 {
             (pv / left).min(1.0)
         } else {
@@ -1255,7 +1328,7 @@ fn keep_sum_one_kind(
         // Binomial(r, q) for every r once per face.
         binoms.clear();
         binoms.extend((0..=n).map(|r| binomial(r, q)));
-        let mut next = FxMap::with_capacity_and_hasher(cur.len() * 2, Default::default());
+        next.clear();
         for (&key, &w) in &cur {
             let r = (key & 0xff) as u32;
             let kept = ((key >> 8) & 0xff) as u32;
@@ -1264,25 +1337,30 @@ fn keep_sum_one_kind(
                 if pb == 0.0 {
                     continue;
                 }
-                notes.work += 1;
+                notes.work += state_cost(cur.len().max(next.len()));
                 if notes.work > MAX_WORK {
                     return Err(TooBig("a keep or drop over so many dice and faces".into()));
                 }
                 let take = (c as u32).min(k - kept);
-                // Once `k` are kept the rest cannot matter: merge those states.
-                let rest = if kept + take == k { 0 } else { r - c as u32 };
-                *next
-                    .entry(pack(rest, kept + take, acc + take as i64 * v))
-                    .or_default() += w * pb;
+                let acc = acc + take as i64 * v;
+                // Once `k` are kept the rest cannot matter: the sum is final.
+                if kept + take == k {
+                    *done.entry((acc - low) as u64).or_default() += w * pb;
+                } else {
+                    *next
+                        .entry(pack(r - c as u32, kept + take, acc))
+                        .or_default() += w * pb;
+                }
             }
         }
         left -= pv;
-        cur = next;
+        std::mem::swap(&mut cur, &mut next);
     }
-    let mut m: Map<i64, f64> = Map::default();
+    // States left with fewer than `k` kept had fewer dice than `k` (k = 0 included).
     for (&key, &p) in &cur {
-        *m.entry((key >> 16) as i64 + low).or_default() += p;
+        *done.entry(key >> 16).or_default() += p;
     }
+    let m: Map<i64, f64> = done.iter().map(|(&a, &p)| (a as i64 + low, p)).collect();
     Ok(Dist::from_map(&m))
 }
 
@@ -1292,10 +1370,13 @@ fn keep_sum_one_kind(
 fn again(p: &PoolSpec, c: Cond, notes: &mut Notes) -> Result<Dist, TooBig> {
     let mut out = Dist::point(0);
     for (n, spec) in &p.groups {
-        let (base, _) = die_dist(&DieSpec {
-            explode: None,
-            ..spec.clone()
-        });
+        let (base, _) = die_dist(
+            &DieSpec {
+                explode: None,
+                ..spec.clone()
+            },
+            notes,
+        )?;
         let (lo, hi) = (spec.lo(), spec.hi());
         // One chain's (value read, added) per roll, up to the depth limit.
         let read = |v: i64| -> i64 {

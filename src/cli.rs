@@ -111,6 +111,8 @@ pub enum Command {
     Equalize(EqualizeArgs),
     /// One metric of several scenarios side by side (units, or variants of a config)
     Overlay(OverlayArgs),
+    /// The units as a metagame: each against each in both seats, ratings, the Nash mix, dominated units
+    Roster(RosterArgs),
     /// Add up the parts of `run --shard K/N` into the output of a single run
     Merge(MergeArgs),
     /// Roll a dice expression without a config, e.g. rollsim roll "4d6 drop lowest" (see the README's dice language)
@@ -228,6 +230,18 @@ pub struct CompareArgs {
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub defenders: Vec<String>,
     /// `fixed`: the response the scenario names; `best`: in each cell the defender picks the response (Slamback or Dodge, a reaction, a decision table's choice) worst for the attacker, named in the cell
+    #[arg(long, value_enum, ignore_case = true, default_value = "fixed")]
+    pub response: ResponseArg,
+}
+
+#[derive(Args, Debug)]
+pub struct RosterArgs {
+    #[command(flatten)]
+    pub common: BalanceArgs,
+    /// The units (comma-separated ids or names) [default: every entry of the table the scenario's sides pick from]
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub units: Vec<String>,
+    /// `fixed`: the response the scenario names; `best`: in each cell the defender picks the response worst for the attacker
     #[arg(long, value_enum, ignore_case = true, default_value = "fixed")]
     pub response: ResponseArg,
 }

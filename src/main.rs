@@ -6,7 +6,7 @@ mod cli;
 use clap::Parser as _;
 use cli::{BalanceArgs, Cli, Command, FormatArg, ResponseArg};
 use rollsim::app::balance::{
-    CompareOptions, EqualizeOptions, Options, OverlayOptions, SweepOptions,
+    CompareOptions, EqualizeOptions, Options, OverlayOptions, RosterOptions, SweepOptions,
 };
 use rollsim::app::{self, balance as run_balance, AppError, Format, RunOptions};
 use rollsim::Cancel;
@@ -107,6 +107,7 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
     // it would make a folder named `-`.
     let folder_only = match &cli.command {
         Some(Command::Compare(a)) => a.common.out.clone(),
+        Some(Command::Roster(a)) => a.common.out.clone(),
         Some(Command::Sweep(a)) => a.common.out.clone(),
         Some(Command::Sensitivity(a)) => a.out.clone(),
         Some(Command::Equalize(a)) => a.common.out.clone(),
@@ -129,6 +130,11 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             common: balance(a.common, svg, cancel),
             attackers: a.attackers,
             defenders: a.defenders,
+            best_response: a.response == ResponseArg::Best,
+        }),
+        Some(Command::Roster(a)) => run_balance::roster(&RosterOptions {
+            common: balance(a.common, svg, cancel),
+            units: a.units,
             best_response: a.response == ResponseArg::Best,
         }),
         Some(Command::Sweep(a)) => run_balance::sweep(&SweepOptions {

@@ -790,6 +790,17 @@ fn the_default_run_writes_the_gallery() {
             "{config} matrix"
         );
     }
+    // Unit against unit, the matrix is read as a roster card too: rush's Slam matrix
+    // is all units, its Nash mix all Orc (worked out in tests/roster.rs's way).
+    assert!(
+        md.contains("### Roster: slam-orc-vs-human-guard as a metagame"),
+        "no roster card"
+    );
+    assert!(md.contains("(rush/roster/roster-slam-orc-vs-human-guard-nash.png)"));
+    assert!(
+        md.contains("A perfect player picks Orc 100%"),
+        "roster line"
+    );
     // Every chart the run wrote is linked from the gallery.
     let mut pngs = 0;
     for e in walk(&dir.path().join("reports")) {

@@ -21,6 +21,7 @@ mod nothing_lost;
 mod outputs;
 mod readme;
 mod reliability;
+mod roster;
 mod rush_rules;
 mod skirmish_rules;
 mod snapshots;

@@ -4,7 +4,8 @@
 
 use crate::util::{root, shipped, tempdir};
 use rollsim::app::balance::{
-    load_source, CompareOptions, EqualizeOptions, Options, OverlayOptions, SweepOptions,
+    load_source, CompareOptions, EqualizeOptions, Options, OverlayOptions, RosterOptions,
+    SweepOptions,
 };
 use rollsim::app::{balance as run, AppError};
 use rollsim::balance::Source;
@@ -68,10 +69,12 @@ fn check(what: &str, f: impl FnOnce() -> Result<String, AppError>) -> bool {
     }
 }
 
-fn walk_config(file: &str, trials: Option<u64>, out: &Path) -> (usize, usize) {
+/// The calls answered and refused, and the rosters answered (counted apart: a roster
+/// needs both sides from one table, which most scenarios of some systems do not have).
+fn walk_config(file: &str, trials: Option<u64>, out: &Path) -> (usize, usize, usize) {
     let path = shipped(file);
     let source = load_source(&path, &[]).unwrap();
-    let (mut ok, mut refused) = (0, 0);
+    let (mut ok, mut refused, mut rosters) = (0, 0, 0);
     let mut tally = |b: bool| if b { ok += 1 } else { refused += 1 };
     for name in names(&source) {
         let started = std::time::Instant::now();
@@ -92,6 +95,15 @@ fn walk_config(file: &str, trials: Option<u64>, out: &Path) -> (usize, usize) {
                     best_response: best,
                 })
             }));
+        }
+        for best in [false, true] {
+            rosters += check(&tag(&format!("roster best={best}")), || {
+                run::roster(&RosterOptions {
+                    common: o.clone(),
+                    units: Vec::new(),
+                    best_response: best,
+                })
+            }) as usize;
         }
         for spec in knob_specs(&source, &table) {
             tally(check(&tag(&format!("sweep --vary {spec}")), || {
@@ -132,7 +144,7 @@ fn walk_config(file: &str, trials: Option<u64>, out: &Path) -> (usize, usize) {
             );
         }
     }
-    (ok, refused)
+    (ok, refused, rosters)
 }
 
 /// Both modes of one config: exact only, then a small Monte Carlo run.
@@ -145,13 +157,18 @@ fn walk(file: &str) {
 fn walk_with(file: &str, ratio: usize) {
     let dir = tempdir();
     for trials in [None, Some(2_000)] {
-        let (ok, refused) = walk_config(file, trials, dir.path());
+        let (ok, refused, rosters) = walk_config(file, trials, dir.path());
         // Most calls answer; the refusals are the cases the rules forbid (a Slamback
         // from behind, a melee weapon's distance) or that have nothing to step.
         assert!(
             ok > ratio * refused,
             "{file} {trials:?}: {ok} answered, {refused} refused"
         );
+        // A config with units has a roster: some scenario sets unit against unit.
+        let text = std::fs::read_to_string(shipped(file)).unwrap();
+        if text.contains("[units.") {
+            assert!(rosters > 0, "{file} {trials:?}: no scenario gave a roster");
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::{thread_pool, AppError};
 use crate::balance::{
-    budget, compare, equalize, overlay, sensitivity, sweep, Job, Pick, Source, Target,
+    budget, compare, equalize, overlay, roster, sensitivity, sweep, Job, Pick, Source, Target,
 };
 use crate::config;
 use crate::report::analysis::how;
@@ -137,6 +137,15 @@ pub struct EqualizeOptions {
     pub target: Option<f64>,
     /// Also try two changes at once (one step each, on different knobs).
     pub pairs: bool,
+}
+
+/// `rollsim roster`: the common options, the units and the response rule.
+#[derive(Clone, Debug)]
+pub struct RosterOptions {
+    pub common: Options,
+    /// The units; empty: every entry of the scenario's table.
+    pub units: Vec<String>,
+    pub best_response: bool,
 }
 
 /// `rollsim overlay`: two or more `CONFIG:SCENARIO[:KEY=VALUE;...]` entries.
@@ -379,4 +388,54 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
         files.push(png);
     }
     Ok(markdown::overlay(&metric, &rows, &values) + &commit(stage, &files, &o.cancel)?)
+}
+
+/// `rollsim roster`: the matrix (as `compare` writes it), `roster-SCENARIO.csv`, and two
+/// bar charts: the Nash weights and the ratings.
+pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
+    let c = &o.common;
+    let p = c.prepare()?;
+    let stage = Staging::begin(&out_dir(&p.source, &c.out, "roster"), Keep::Everything)?;
+    let dir = stage.dir().to_path_buf();
+    let r = p.run(|job| roster::roster(job, &o.units, o.best_response))?;
+    let mut files = write_matrix(&r.matrix, &dir, super::charts(c.plots, c.svg))?;
+    files.extend(write_roster(&r, &dir, super::charts(c.plots, c.svg))?);
+    Ok(markdown::roster(&r) + &commit(stage, &files, &c.cancel)?)
+}
+
+/// Write a roster's `roster-SCENARIO.csv` and, with charts, its Nash weights' and
+/// ratings' bar charts into `dir` (the matrix is written apart).
+pub fn write_roster(
+    r: &roster::Roster,
+    dir: &Path,
+    charts: Option<plot::Charts>,
+) -> Result<Vec<PathBuf>, AppError> {
+    mkdir(dir)?;
+    let stem = format!("roster-{}", r.matrix.scenario);
+    let path = dir.join(format!("{stem}.csv"));
+    csv::write(&mut frame::roster(r)?, &path)?;
+    let mut files = vec![path];
+    if let Some(charts) = charts {
+        let method = r.matrix.how();
+        let scenario = plot::words(&r.matrix.scenario);
+        let png = dir.join(format!("{stem}-nash.png"));
+        plot::roster::weights(
+            r,
+            &format!("{scenario}: how often a perfect player picks each unit"),
+            &format!("the Nash mix of \"each player picks a unit\", both seats ({method})"),
+            &png,
+            charts,
+        )?;
+        files.push(png);
+        let png = dir.join(format!("{stem}-ratings.png"));
+        plot::roster::ratings(
+            r,
+            &format!("{scenario}: each unit's strength"),
+            &format!("Bradley-Terry rating from both seats ({method})"),
+            &png,
+            charts,
+        )?;
+        files.push(png);
+    }
+    Ok(files)
 }

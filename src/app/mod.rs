@@ -694,7 +694,23 @@ pub fn run_all(
                         }
                         None => None,
                     };
-                    Ok(matrix)
+                    // Unit against unit: the same matrix read as a metagame (no more
+                    // simulation); a matrix of two tables has no roster card.
+                    let roster = match &matrix {
+                        Some((m, _)) => match rollsim_core::balance::roster::analyse(m.clone()) {
+                            Ok(r) => {
+                                let files = balance::write_roster(
+                                    &r,
+                                    &dir.join("roster"),
+                                    charts(true, svg),
+                                )?;
+                                Some((r, files))
+                            }
+                            Err(_) => None,
+                        },
+                        None => None,
+                    };
+                    Ok((matrix, roster))
                 })
                 .collect::<Vec<_>>()
         });
@@ -728,8 +744,8 @@ pub fn run_all(
     })?;
     let mut dirs = Vec::new();
     let mut sections = Vec::new();
-    for ((cfg, out), matrix) in configs.iter().zip(&outputs).zip(staged) {
-        let matrix = matrix?;
+    for ((cfg, out), staged) in configs.iter().zip(&outputs).zip(staged) {
+        let (matrix, roster) = staged?;
         let out = out.as_ref();
         all.extend(out.results.iter().cloned());
         dirs.push(out.out.display().to_string());
@@ -749,6 +765,7 @@ pub fn run_all(
             dir: folder(out),
             results: out.results.clone(),
             matrix,
+            roster,
         });
     }
     let gallery = report::gallery::write(&root, &sections)?;

@@ -376,3 +376,20 @@ pub fn overlay(rows: &[(String, MetricResult, u64)], values: &[String]) -> Polar
     }
     df!("entry" => ent, "value" => val, "probability" => p, "ci_low" => lo, "ci_high" => hi, "exact" => ex)
 }
+
+/// A roster: `unit,name,elo,elo_ci95,nash_weight,worth,dominated_by,field_win_rate`, one
+/// row per unit (`elo_ci95` empty for an exact matrix, `dominated_by` for an undominated
+/// unit).
+pub fn roster(r: &rollsim_core::balance::roster::Roster) -> PolarsResult<DataFrame> {
+    let u = &r.units;
+    df!(
+        "unit" => u.iter().map(|x| x.id.clone()).collect::<Vec<_>>(),
+        "name" => u.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
+        "elo" => u.iter().map(|x| x.elo).collect::<Vec<_>>(),
+        "elo_ci95" => u.iter().map(|x| x.elo_ci).collect::<Vec<_>>(),
+        "nash_weight" => u.iter().map(|x| x.weight).collect::<Vec<_>>(),
+        "worth" => u.iter().map(|x| 0.5 - x.without).collect::<Vec<_>>(),
+        "dominated_by" => u.iter().map(|x| x.dominated_by.clone()).collect::<Vec<_>>(),
+        "field_win_rate" => u.iter().map(|x| x.field).collect::<Vec<_>>(),
+    )
+}

@@ -2,11 +2,13 @@
 //! the default run wrote: every headline in one table first, then per config one card
 //! per scenario (a profile or decision table is one card) with its description, its
 //! headline and its headline chart, loaded from the file beside the page (nothing is
-//! embedded, so the page stays small), and one matchup matrix per config.
+//! embedded, so the page stays small), and one matchup matrix per config, with its
+//! roster card (ratings and the Nash mix) where both sides pick from one table.
 
 use super::write::{atomic, WriteError};
 use super::ScenarioResult;
 use crate::report::analysis::Matrix;
+use rollsim_core::balance::roster::Roster;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -21,6 +23,9 @@ pub struct Section {
     pub results: Vec<ScenarioResult>,
     /// The matrix and the files it wrote (CSV long, CSV wide, PNG).
     pub matrix: Option<(Matrix, Vec<PathBuf>)>,
+    /// The roster read off that matrix (when both its sides pick from one table) and
+    /// the files it wrote (CSV, the Nash weights' and the ratings' charts).
+    pub roster: Option<(Roster, Vec<PathBuf>)>,
 }
 
 /// The folders holding a scenario's charts: its own, or its profile's or decision's.
@@ -89,6 +94,27 @@ pub fn markdown(root: &Path, sections: &[Section]) -> String {
                     let _ = writeln!(
                         s,
                         "- [{}]({r})",
+                        f.file_name().unwrap_or_default().to_string_lossy()
+                    );
+                }
+            }
+            s.push('\n');
+        }
+        if let Some((r, files)) = &sec.roster {
+            let _ = writeln!(
+                s,
+                "### Roster: {} as a metagame\n\n{}\n",
+                r.matrix.scenario,
+                roster_line(r)
+            );
+            for f in files {
+                let rf = rel(root, f);
+                if rf.ends_with(".png") {
+                    let _ = writeln!(s, "![roster]({rf})\n");
+                } else {
+                    let _ = writeln!(
+                        s,
+                        "- [{}]({rf})",
                         f.file_name().unwrap_or_default().to_string_lossy()
                     );
                 }
@@ -360,6 +386,30 @@ pub fn html(root: &Path, sections: &[Section]) -> String {
             }
             s.push_str("</div>\n");
         }
+        if let Some((r, files)) = &sec.roster {
+            let _ = write!(
+                s,
+                "<div class=\"card\"><h3>Roster: {}</h3><p class=\"desc\">{}</p>",
+                escape(&super::plot::words(&r.matrix.scenario)),
+                escape(&roster_line(r))
+            );
+            for f in files {
+                let rf = escape(&rel(root, f));
+                if f.extension().is_some_and(|x| x == "png") {
+                    let _ = write!(
+                        s,
+                        "<a href=\"{rf}\"><img loading=\"lazy\" src=\"{rf}\" alt=\"roster\"></a>"
+                    );
+                } else {
+                    let _ = write!(
+                        s,
+                        " <a href=\"{rf}\">{}</a>",
+                        escape(&f.file_name().unwrap_or_default().to_string_lossy())
+                    );
+                }
+            }
+            s.push_str("</div>\n");
+        }
         for e in es {
             let dir = sec.dir.join(&e.folder);
             let _ = write!(
@@ -416,4 +466,33 @@ pub fn write(root: &Path, sections: &[Section]) -> Result<Vec<PathBuf>, WriteErr
             .map_err(|e| WriteError::io(&page, e))
     })?;
     Ok(vec![md, page])
+}
+
+/// A roster in one sentence: the strongest unit, what a perfect player picks, what it
+/// never picks, and how cyclic the units are.
+fn roster_line(r: &Roster) -> String {
+    let best = r
+        .units
+        .iter()
+        .max_by(|a, b| a.elo.total_cmp(&b.elo))
+        .map(|u| u.name.clone())
+        .unwrap_or_default();
+    let mut picked: Vec<&rollsim_core::balance::roster::UnitRow> =
+        r.units.iter().filter(|u| u.weight >= 1e-9).collect();
+    picked.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+    let mix = picked
+        .iter()
+        .map(|u| format!("{} {:.0}%", u.name, u.weight * 100.0))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let never = r.units.len() - picked.len();
+    format!(
+        "Strongest: {best}. A perfect player picks {mix}{}; cyclic share {:.0}%.",
+        if never > 0 {
+            format!(" and never the other {never}")
+        } else {
+            String::new()
+        },
+        r.cyclic * 100.0
+    )
 }

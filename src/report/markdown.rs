@@ -576,6 +576,84 @@ pub fn overlay(metric: &str, rows: &[(String, MetricResult, u64)], values: &[Str
     s
 }
 
+/// A roster: the units by strength, with the metagame's reading of each.
+pub fn roster(r: &rollsim_core::balance::roster::Roster) -> String {
+    let mut s = String::new();
+    let m = &r.matrix;
+    let _ = writeln!(
+        s,
+        "### {}: the roster as a metagame\n\n{} units, each against each in both seats ({}; {}{}).\n",
+        m.scenario,
+        r.units.len(),
+        m.what,
+        m.how(),
+        if r.exact && m.trials.is_some() {
+            "; the metagame read from the exact values"
+        } else {
+            ""
+        }
+    );
+    let mut order: Vec<usize> = (0..r.units.len()).collect();
+    order.sort_by(|&a, &b| r.units[b].elo.total_cmp(&r.units[a].elo));
+    let mut t = Table::new([
+        ("unit", Align::Left),
+        ("rating (Elo)", Align::Right),
+        ("wins vs the field", Align::Right),
+        ("Nash weight", Align::Right),
+        ("worth to the roster", Align::Right),
+        ("dominated by", Align::Left),
+    ]);
+    for &i in &order {
+        let u = &r.units[i];
+        let rating = match u.elo_ci {
+            Some(ci) => format!("{:+.0} \u{b1} {:.0}", u.elo, ci),
+            None => format!("{:+.0}", u.elo),
+        };
+        t.row([
+            u.name.clone(),
+            rating,
+            pct(u.field),
+            pct(u.weight),
+            format!("{:+.2} points", (0.5 - u.without) * 100.0),
+            // The CSV keeps the id; here the name the table shows.
+            u.dominated_by
+                .as_ref()
+                .and_then(|id| r.units.iter().find(|x| &x.id == id))
+                .map_or_else(|| "-".into(), |x| x.name.clone()),
+        ]);
+    }
+    s.push_str(&t.render());
+    let never: Vec<&str> = r
+        .units
+        .iter()
+        .filter(|u| u.weight < 1e-9)
+        .map(|u| u.name.as_str())
+        .collect();
+    let _ = writeln!(
+        s,
+        "\nA perfect player picks each unit as often as its Nash weight and wins at least {} against any choice; {}.",
+        pct(r.value),
+        if never.is_empty() {
+            "every unit has a place in that mix".to_string()
+        } else {
+            format!("it never picks {}", never.join(", "))
+        }
+    );
+    let _ = writeln!(
+        s,
+        "Worth to the roster: how much less a player who may not pick the unit can guarantee. Cyclic share {}: {}.\n",
+        pct(r.cyclic),
+        if r.cyclic < 0.05 {
+            "the units line up on one scale, the ratings say nearly all"
+        } else if r.cyclic < 0.5 {
+            "partly rock-paper-scissors: read the matrix beside the ratings"
+        } else {
+            "mostly rock-paper-scissors: no single rating orders these units"
+        }
+    );
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

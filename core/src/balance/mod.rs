@@ -8,7 +8,9 @@
 
 pub mod compare;
 pub mod equalize;
+pub mod metagame;
 pub mod overlay;
+pub mod roster;
 pub mod sensitivity;
 pub mod sweep;
 

@@ -9,6 +9,7 @@ pub mod heatmap;
 pub mod overlay;
 pub mod profile;
 pub mod race;
+pub mod roster;
 pub mod sensitivity;
 pub mod sweep;
 

@@ -1,0 +1,260 @@
+//! `rollsim roster` (issue #24): a roster of units read as a metagame, checked against
+//! answers known by hand: rock-paper-scissors, exact copies, a dominated unit; bad input;
+//! agreement with `compare`; a swapped side.
+
+use crate::util::{rollsim, shipped, tempdir, text};
+use std::path::Path;
+
+/// Three dice-language units built so that each beats the next for sure, in either
+/// seat (`kind` 0 rock, 1 paper, 2 scissors), and `extra` units after them.
+fn rps(dir: &Path, extra: &str) -> std::path::PathBuf {
+    let cfg = dir.join("rps.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            r#"system = "dice"
+title = "Rock, paper, scissors"
+[units.rock]
+name = "Rock"
+kind = 0
+[units.paper]
+name = "Paper"
+kind = 1
+[units.scissors]
+name = "Scissors"
+kind = 2
+{extra}
+[scenarios.throw]
+description = "The row's throw beats the column's"
+unit = "rock"
+opponent = "paper"
+roll = "(kind - their_kind == 1) + (their_kind - kind == 2)"
+"#
+        ),
+    )
+    .unwrap();
+    cfg
+}
+
+/// The roster CSV as (unit, column -> value) rows.
+fn rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let t = std::fs::read_to_string(path).unwrap();
+    let mut lines = t.lines();
+    let head: Vec<String> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    lines
+        .map(|l| {
+            head.iter()
+                .cloned()
+                .zip(l.split(',').map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+fn num(r: &std::collections::HashMap<String, String>, k: &str) -> f64 {
+    r[k].parse().unwrap_or_else(|_| panic!("{k}: {:?}", r[k]))
+}
+
+fn roster(cfg: &Path, out: &Path, more: &[&str]) -> String {
+    let a = rollsim()
+        .arg("roster")
+        .arg(cfg)
+        .args(["-s", "throw", "--exact-only", "--no-plots", "-o"])
+        .arg(out)
+        .args(more)
+        .assert()
+        .success();
+    text(&a.get_output().stdout)
+}
+
+#[test]
+fn rock_paper_scissors_is_a_third_each_all_cycle() {
+    let d = tempdir();
+    let out = d.path().join("out");
+    let md = roster(&rps(d.path(), ""), &out, &[]);
+    let rs = rows(&out.join("roster-throw.csv"));
+    assert_eq!(rs.len(), 3);
+    for r in &rs {
+        // The Nash mix is 1/3 each; each unit's worth to the roster 1/2 - 1/3 = 1/6
+        // (worked by hand in the metagame module); equal ratings; 50% against the field.
+        assert!((num(r, "nash_weight") - 1.0 / 3.0).abs() < 1e-9, "{r:?}");
+        assert!((num(r, "worth") - 1.0 / 6.0).abs() < 1e-9, "{r:?}");
+        assert!(num(r, "elo").abs() < 1e-6, "{r:?}");
+        assert!((num(r, "field_win_rate") - 0.5).abs() < 1e-12, "{r:?}");
+        assert_eq!(r["dominated_by"], "", "{r:?}");
+    }
+    assert!(md.contains("wins at least 50.00%"), "{md}");
+    assert!(md.contains("Cyclic share 100.00%"), "{md}");
+}
+
+#[test]
+fn an_exact_copy_shares_its_weight_and_rating() {
+    let d = tempdir();
+    let out = d.path().join("out");
+    // A second rock, an exact copy of the first.
+    let extra = "[units.rock2]\nname = \"Second rock\"\nkind = 0\n";
+    roster(&rps(d.path(), extra), &out, &[]);
+    let rs = rows(&out.join("roster-throw.csv"));
+    let by = |id: &str| rs.iter().find(|r| r["unit"] == id).unwrap();
+    assert!((num(by("rock"), "nash_weight") - num(by("rock2"), "nash_weight")).abs() < 1e-12);
+    assert!((num(by("rock"), "elo") - num(by("rock2"), "elo")).abs() < 1e-9);
+    // Rock's share of the mix is split between its copies: 1/6 each.
+    assert!(
+        (num(by("rock"), "nash_weight") - 1.0 / 6.0).abs() < 1e-9,
+        "{rs:?}"
+    );
+    assert!(
+        (num(by("paper"), "nash_weight") - 1.0 / 3.0).abs() < 1e-9,
+        "{rs:?}"
+    );
+    // A copy dominates nothing of its twin.
+    assert_eq!(by("rock")["dominated_by"], "");
+    assert_eq!(by("rock2")["dominated_by"], "");
+}
+
+#[test]
+fn a_stronger_line_dominates_the_weaker_units() {
+    // One stat: d6 + attack against d6 + their attack, the row winning ties. Attack 3
+    // beats attack 1 and 2 at least as often in every seat: both are dominated, the
+    // Nash mix is all attack 3, and it says what dominates them.
+    let d = tempdir();
+    let cfg = d.path().join("line.toml");
+    std::fs::write(
+        &cfg,
+        r#"system = "dice"
+title = "A line"
+[units.one]
+attack = 1
+[units.two]
+attack = 2
+[units.three]
+attack = 3
+[scenarios.throw]
+unit = "one"
+opponent = "two"
+roll = "d6 + attack >= d6 + their_attack"
+"#,
+    )
+    .unwrap();
+    let out = d.path().join("out");
+    let md = roster(&cfg, &out, &[]);
+    let rs = rows(&out.join("roster-throw.csv"));
+    let by = |id: &str| rs.iter().find(|r| r["unit"] == id).unwrap();
+    assert!(
+        (num(by("three"), "nash_weight") - 1.0).abs() < 1e-9,
+        "{rs:?}"
+    );
+    assert_eq!(num(by("one"), "nash_weight"), 0.0);
+    assert_eq!(by("one")["dominated_by"], "two");
+    assert_eq!(by("two")["dominated_by"], "three");
+    assert_eq!(by("three")["dominated_by"], "");
+    assert!(num(by("three"), "elo") > num(by("two"), "elo"));
+    assert!(num(by("two"), "elo") > num(by("one"), "elo"));
+    assert!(md.contains("it never picks"), "{md}");
+    // Exact by hand: three attacking one wins P(b - a <= 2) = 30/36, one attacking
+    // three P(a - b >= 2) = 10/36, so both seats give three (30/36 + 1 - 10/36) / 2 =
+    // 56/72; against two, (26/36 + 1 - 15/36) / 2 = 47/72. Field: 103/144.
+    let field = num(by("three"), "field_win_rate");
+    assert!((field - 103.0 / 144.0).abs() < 1e-12, "{field}");
+}
+
+#[test]
+fn bad_rosters_are_refused_with_what_is_missing() {
+    let d = tempdir();
+    let cfg = rps(d.path(), "");
+    let out = d.path().join("out");
+    for (args, says) in [
+        (vec!["--units", "rock"], "at least two units"),
+        (vec!["--units", "rock,papr"], "did you mean `paper`"),
+        (vec!["--metric", "value"], "not a mean"),
+    ] {
+        let a = rollsim()
+            .arg("roster")
+            .arg(&cfg)
+            .args(["-s", "throw", "--exact-only", "-o"])
+            .arg(&out)
+            .args(&args)
+            .assert()
+            .code(2);
+        let err = text(&a.get_output().stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!out.exists(), "{args:?}: nothing written");
+    }
+}
+
+#[test]
+fn the_matrix_is_compare_s_cell_by_cell_and_a_swapped_side_changes_nothing() {
+    let d = tempdir();
+    let cfg = shipped("dice-examples.toml");
+    let run = |cmd: &str, out: &Path, sets: &[&str]| {
+        let mut c = rollsim();
+        c.arg(cmd)
+            .arg(&cfg)
+            .args(["-s", "fighter-vs-orc", "--exact-only", "--no-plots", "-o"])
+            .arg(out);
+        for s in sets {
+            c.args(["--set", s]);
+        }
+        c.assert().success();
+    };
+    let (r, c, swapped) = (d.path().join("r"), d.path().join("c"), d.path().join("s"));
+    run("roster", &r, &[]);
+    run("compare", &c, &[]);
+    // The scenario names who fights whom; a roster sets both sides in every cell, so
+    // swapping them with --set gives the same matrix and the same roster.
+    run(
+        "roster",
+        &swapped,
+        &[
+            "scenarios.fighter-vs-orc.unit=orc",
+            "scenarios.fighter-vs-orc.opponent=fighter",
+        ],
+    );
+    let files: Vec<_> = std::fs::read_dir(&c)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().ends_with(".csv"))
+        .collect();
+    assert!(!files.is_empty());
+    for f in files {
+        let theirs = std::fs::read_to_string(c.join(&f)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(r.join(&f)).unwrap(),
+            theirs,
+            "{f:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(swapped.join(&f)).unwrap(),
+            theirs,
+            "{f:?}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(r.join("roster-fighter-vs-orc.csv")).unwrap(),
+        std::fs::read_to_string(swapped.join("roster-fighter-vs-orc.csv")).unwrap()
+    );
+}
+
+#[test]
+fn units_that_cannot_meet_are_refused_before_any_cell_is_computed() {
+    // A descent attack sets a weapon against a monster: two tables, no roster.
+    let d = tempdir();
+    let a = rollsim()
+        .arg("roster")
+        .arg(shipped("descent.toml"))
+        .args(["-s", "bare-hands-vs-skeleton", "--exact-only", "-o"])
+        .arg(d.path().join("out"))
+        .assert()
+        .code(2);
+    let err = text(&a.get_output().stderr);
+    assert!(
+        err.contains("sides pick from `weapons` and `monsters`") && err.contains("can meet"),
+        "{err}"
+    );
+    assert!(!d.path().join("out").exists());
+}

@@ -258,3 +258,25 @@ fn units_that_cannot_meet_are_refused_before_any_cell_is_computed() {
     );
     assert!(!d.path().join("out").exists());
 }
+
+#[test]
+fn the_readme_s_roster_table_is_what_the_command_prints() {
+    // The README quotes the rush Slam roster: the command's own table, line for line.
+    let d = tempdir();
+    let a = rollsim()
+        .arg("roster")
+        .arg(shipped("rush.toml"))
+        .args(["-s", "slam-orc-vs-human-guard", "--exact-only", "--no-plots", "-o"])
+        .arg(d.path().join("out"))
+        .assert()
+        .success();
+    let md = text(&a.get_output().stdout);
+    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| ")).collect();
+    assert_eq!(rows.len(), 6, "{md}");
+    for row in rows {
+        assert!(readme.contains(row), "README lacks: {row}");
+    }
+    assert!(md.contains("Cyclic share 0.10%"), "{md}");
+    assert!(readme.contains("(here 0.10%: a ladder)"));
+}

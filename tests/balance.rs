@@ -170,7 +170,10 @@ fn equalizer_by_hand() {
     // One d12 at 6 each: the attacker wins 57/144 (it succeeds and the defender does not,
     // 36, or both do and its die is at least the defender's, 21). Taking the defender's
     // only die away leaves the attacker winning exactly when its die succeeds: 6/12 =
-    // 50%. Attacker ST 7 gives 69/144, ST 8 81/144; nothing else lands on 50%.
+    // 50%. Attacker ST 7 gives 69/144, ST 8 81/144. The defender's ST 6 -> 1 (five
+    // steps, which the goal-seek reaches) lands on 50% too: it succeeds on a 1 only,
+    // so the attacker wins 6/12 * 11/12 + 6/12 * 1/12 (its success is never below a
+    // 1) = 72/144.
     let dir = tempdir();
     let path = dir.path().join("equals.toml");
     std::fs::write(&path, DUEL_OF_EQUALS).unwrap();
@@ -184,8 +187,9 @@ fn equalizer_by_hand() {
     let best = &c[0];
     assert_eq!(best.change, "defender right: -1 die");
     assert!((best.value - 0.5).abs() < 1e-15);
-    // Melee level 1 -> 0 is the same change by another name; taking 2 or 3 dice from a
-    // 1-die pool also leaves none: just as even, but larger steps.
+    // Melee level 1 -> 0 is the same change by another name. The goal-seek stops along
+    // a knob at the first step that reaches the target: -2 or -3 dice (just as even,
+    // larger steps) are not tried.
     let even: Vec<&str> = c
         .iter()
         .filter(|x| (x.value - 0.5).abs() < 1e-12)
@@ -196,8 +200,7 @@ fn equalizer_by_hand() {
         vec![
             "defender right: -1 die",
             "defender right: skills.melee 1 -> 0",
-            "defender right: -2 dice",
-            "defender right: -3 dice"
+            "defender right: st 6 -> 1",
         ]
     );
     let st = |change: &str| c.iter().find(|x| x.change == change).unwrap().value;

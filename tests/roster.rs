@@ -266,7 +266,13 @@ fn the_readme_s_roster_table_is_what_the_command_prints() {
     let a = rollsim()
         .arg("roster")
         .arg(shipped("rush.toml"))
-        .args(["-s", "slam-orc-vs-human-guard", "--exact-only", "--no-plots", "-o"])
+        .args([
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--exact-only",
+            "--no-plots",
+            "-o",
+        ])
         .arg(d.path().join("out"))
         .assert()
         .success();

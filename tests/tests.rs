@@ -11,6 +11,7 @@ mod descent_rules;
 mod determinism;
 mod dice_lang;
 mod dozen_rules;
+mod equalize;
 mod fuzz;
 mod gallery;
 mod grammar_fuzz;

@@ -25,6 +25,9 @@ pub struct AnalysisConfig {
     pub run: RunDefaults,
     pub system: &'static dyn System,
     pub loaded: Arc<dyn Loaded>,
+    /// `[stat_bounds]`: the designer's range for a stat, narrowing the system's (a
+    /// balance command never steps a stat outside it).
+    pub stat_bounds: Arc<Vec<(String, i64, i64)>>,
     /// Each scenario's position in `loaded.scenarios()`, by name.
     index: Arc<std::collections::HashMap<String, usize>>,
 }
@@ -74,7 +77,18 @@ impl AnalysisConfig {
     /// What the balance commands may turn: the config's own knobs where it declares
     /// them (a `dice` config's stats), else its system's.
     pub fn knobs(&self) -> crate::systems::Knobs {
-        self.loaded.knobs().unwrap_or_else(|| self.system.knobs())
+        let mut k = self.loaded.knobs().unwrap_or_else(|| self.system.knobs());
+        if !self.stat_bounds.is_empty() {
+            for st in k.stats.to_mut() {
+                if let Some((_, lo, hi)) =
+                    self.stat_bounds.iter().find(|(key, _, _)| *key == st.key)
+                {
+                    st.lo = st.lo.max(*lo);
+                    st.hi = st.hi.min(*hi);
+                }
+            }
+        }
+        k
     }
 
     /// The system's own typed config, for tests and benches of one system.
@@ -193,6 +207,7 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
         )
     })?;
     let loaded: Arc<dyn Loaded> = Arc::from(system.load(&root)?);
+    let stat_bounds = read_stat_bounds(&root, loaded.knobs().unwrap_or_else(|| system.knobs()))?;
     let infos = loaded.scenarios();
     if infos.len() > MAX_SCENARIOS {
         return Err(root.problem(
@@ -227,8 +242,55 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
         run,
         system,
         loaded,
+        stat_bounds: Arc::new(stat_bounds),
         index: Arc::new(index),
     })
+}
+
+/// `[stat_bounds]`: `STAT = [LO, HI]` for any stat the balance commands step, e.g.
+/// `wounds = [1, 10]`, so that none proposes a stat no unit can have.
+fn read_stat_bounds(
+    root: &Reader,
+    knobs: crate::systems::Knobs,
+) -> Result<Vec<(String, i64, i64)>, Problem> {
+    let Some(r) = root.table_opt("stat_bounds")? else {
+        return Ok(Vec::new());
+    };
+    let mut names: Vec<&str> = knobs.stats.iter().map(|s| s.key.as_ref()).collect();
+    names.dedup();
+    let mut out = Vec::new();
+    for (key, v) in r.table {
+        if !names.contains(&key.as_str()) {
+            return Err(r.problem(
+                key,
+                format!(
+                    "no stat `{key}`{}; the stats are {}",
+                    nearest_hint(key, names.iter().copied()),
+                    reader::list(&names)
+                ),
+            ));
+        }
+        let pair = v.as_array().and_then(|a| match a.as_slice() {
+            [lo, hi] => Some((lo.as_integer()?, hi.as_integer()?)),
+            _ => None,
+        });
+        match pair {
+            Some((lo, hi)) if lo <= hi => out.push((key.clone(), lo, hi)),
+            Some((lo, hi)) => {
+                return Err(r.problem(
+                    key,
+                    format!("expected [LOWEST, HIGHEST], found [{lo}, {hi}]: the lowest first"),
+                ))
+            }
+            None => {
+                return Err(r.problem(
+                    key,
+                    "expected [LOWEST, HIGHEST], two integers, e.g. [1, 10]",
+                ))
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Most scenarios one config may hold (after expansion): bounds the work of every

@@ -523,6 +523,13 @@ pub fn equalize(all: &[Equalized]) -> String {
             e.what,
             v(e.now)
         );
+        if e.even {
+            let _ = writeln!(
+                s,
+                "**Already even**: {} is {target} within its precision; no change is needed (the nearest changes follow).\n",
+                v(e.now)
+            );
+        }
         match e.candidates.first() {
             Some(best) => {
                 let _ = writeln!(

@@ -1,42 +1,62 @@
 //! The equalizer: for a matchup (or each member of a group), the smallest change to either
-//! side (dice, a stat step, or with `pairs` two of them at once) that brings what is
-//! measured closest to a target (50% by default).
+//! side (its dice, a stat, or with `pairs` two one-step changes at once) that brings
+//! what is measured closest to a target (50% by default). Each knob is goal-sought over
+//! its whole range (within the system's bounds and the config's `[stat_bounds]`); a
+//! change that leaves the value unchanged is no candidate; a value already within its
+//! precision of the target is reported as even.
 
-use super::{choose, each, steps, units, Job, Source, Step};
+use super::{choose, each, exact_value, measure, steps, units, Job, Source, Step};
 use crate::model::Compiled;
 use crate::results::analysis::{Candidate, Equalized};
 use crate::Error;
 
-/// The changes tried: 1 to 3 dice or 1 to 2 stat steps, for or against each side; with
-/// `pairs`, every two single steps on different knobs.
-fn tried(source: &Source, table: &str, pairs: bool) -> Result<Vec<Step>, Error> {
-    let mut out = Vec::new();
-    for by in [-3i64, -2, -1, 1, 2, 3] {
-        for step in steps(source, table, by)? {
-            if step.what != super::POOL_STEP && by.abs() > 2 {
-                continue;
-            }
-            out.push(step);
-        }
-    }
-    if pairs {
-        let ones: Vec<Step> = [-1i64, 1]
-            .iter()
-            .map(|&by| steps(source, table, by))
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .flatten()
-            .collect();
-        for (i, a) in ones.iter().enumerate() {
-            for b in &ones[i + 1..] {
-                if (&a.role.key, &a.what) != (&b.role.key, &b.what) {
-                    out.push(a.and(b));
-                }
+/// One knob: a side's dice or one stat of a side, as [`steps`] names it.
+type Knob = (String, String);
+
+fn knob_of(s: &Step) -> Knob {
+    (s.role.key.clone(), s.what.clone())
+}
+
+/// Every knob of the scenario's sides, in [`steps`] order (a knob at the end of its
+/// range still counts: it may step the other way).
+fn knobs(source: &Source, table: &str) -> Result<Vec<Knob>, Error> {
+    let mut out: Vec<Knob> = Vec::new();
+    for by in [1i64, -1] {
+        for s in steps(source, table, by)? {
+            if !out.contains(&knob_of(&s)) {
+                out.push(knob_of(&s));
             }
         }
     }
     Ok(out)
 }
+
+/// The pairs tried with `pairs`: every two single steps on different knobs.
+fn pairs_of(source: &Source, table: &str) -> Result<Vec<Step>, Error> {
+    let ones: Vec<Step> = [-1i64, 1]
+        .iter()
+        .map(|&by| steps(source, table, by))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    let mut out = Vec::new();
+    for (i, a) in ones.iter().enumerate() {
+        for b in &ones[i + 1..] {
+            if knob_of(a) != knob_of(b) {
+                out.push(a.and(b));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The furthest a goal-seek goes along one knob (a stat's own bounds stop it sooner).
+const MAX_SEEK: i64 = 1024;
+
+/// A knob that has not moved the value after this many steps is left (a threshold
+/// further out is possible, but a designer would not call that knob a tuning one).
+const STILL: i64 = 16;
 
 /// Every member's candidates, sorted best first: closest to the target, then smallest.
 pub fn equalize(job: &Job, goal: Option<f64>, pairs: bool) -> Result<Vec<Equalized>, Error> {
@@ -55,29 +75,116 @@ pub fn equalize(job: &Job, goal: Option<f64>, pairs: bool) -> Result<Vec<Equaliz
             ))
         }
     };
-    let changes = tried(source, &target.table, pairs)?;
+    let all_knobs = knobs(source, &target.table)?;
+    let paired = if pairs {
+        pairs_of(source, &target.table)?
+    } else {
+        Vec::new()
+    };
     let by = |c: &Compiled| job.value(c);
     let mut out = Vec::new();
     for (label, unit) in units(source, target, cancel)? {
         let (base, _) = choose(&source.base, &unit, cancel, by)?;
         let what = pick.describe(&base)?;
         let now = by(&base)?;
-        // A change the rules refuse is no candidate.
-        let tried = each(&changes, |step| {
-            match step
-                .apply(source)
-                .and_then(|cfg| choose(&cfg, &unit, cancel, by))
-            {
-                Ok((c, _)) => Ok(Some(Candidate {
-                    change: step.label.clone(),
-                    size: step.by.abs(),
-                    value: by(&c)?,
-                })),
-                Err(Error::Interrupted) => Err(Error::Interrupted),
-                Err(_) => Ok(None),
+        // The value `k` steps along a knob (in the direction `dir`: +1 helps its side),
+        // or None where the knob's range ends or the rules refuse the value.
+        let at = |knob: &Knob, k: i64| -> Result<Option<Candidate>, Error> {
+            let Some(step) = steps(source, &target.table, k)?
+                .into_iter()
+                .find(|s| &knob_of(s) == knob)
+            else {
+                return Ok(None);
+            };
+            try_step(&step, source, &unit, job)
+        };
+        // Goal-seek along each knob in each direction: doubling the step until the
+        // value crosses the target (or the knob's range ends), then halving between the
+        // last two, so a knob's whole range costs a few evaluations, not one per step.
+        let seeks: Vec<(Knob, i64)> = all_knobs
+            .iter()
+            .flat_map(|k| [(k.clone(), 1), (k.clone(), -1)])
+            .collect();
+        let side = |v: f64| (v - goal).signum();
+        let found = each(&seeks, |(knob, dir)| {
+            let mut seen: Vec<Candidate> = Vec::new();
+            let (mut lo, mut hi): (i64, Option<i64>) = (0, None);
+            let mut k = 1;
+            let mut prev = now;
+            // Double until the target is crossed or the range ends.
+            let mut end = None;
+            loop {
+                match at(knob, dir * k)? {
+                    None => {
+                        end = Some(k);
+                        break;
+                    }
+                    Some(c) => {
+                        let crossed = side(c.value) != side(now) || c.value == goal;
+                        // Moving away from the target, or not moving after many steps:
+                        // this direction has nothing closer to offer.
+                        let away = (c.value - goal).abs() > (prev - goal).abs() + SAME;
+                        let still = (c.value - now).abs() <= SAME && k >= STILL;
+                        // Moved, then flat: the die's range is used up (a save of 1+
+                        // and one of -5+ both always save).
+                        let flat = (c.value - prev).abs() <= SAME && (c.value - now).abs() > SAME;
+                        prev = c.value;
+                        seen.push(c);
+                        if crossed {
+                            hi = Some(k);
+                            break;
+                        }
+                        lo = k;
+                        if k >= MAX_SEEK || away || still || flat {
+                            break;
+                        }
+                        k = (k * 2).min(MAX_SEEK);
+                    }
+                }
             }
+            // The range ended between the last good step and `end`: find its last step.
+            if let (None, Some(mut bad)) = (hi, end) {
+                while bad - lo > 1 {
+                    let mid = (lo + bad) / 2;
+                    match at(knob, dir * mid)? {
+                        None => bad = mid,
+                        Some(c) => {
+                            let crossed = side(c.value) != side(now) || c.value == goal;
+                            seen.push(c);
+                            if crossed {
+                                hi = Some(mid);
+                                break;
+                            }
+                            lo = mid;
+                        }
+                    }
+                }
+            }
+            // Halve between the last step short of the target and the first past it.
+            if let Some(mut h) = hi {
+                while h - lo > 1 {
+                    let mid = (lo + h) / 2;
+                    let Some(c) = at(knob, dir * mid)? else { break };
+                    let short = side(c.value) == side(now) && c.value != goal;
+                    seen.push(c);
+                    if short {
+                        lo = mid;
+                    } else {
+                        h = mid;
+                    }
+                }
+            }
+            Ok(seen)
         })?;
-        let mut candidates: Vec<Candidate> = tried.into_iter().flatten().collect();
+        let tried_pairs = each(&paired, |step| try_step(step, source, &unit, job))?;
+        let mut candidates: Vec<Candidate> = found
+            .into_iter()
+            .flatten()
+            .chain(tried_pairs.into_iter().flatten())
+            // A change that leaves the value where it is changes nothing a designer
+            // needs (a stat the scenario never reads).
+            .filter(|c| (c.value - now).abs() > SAME)
+            .collect();
         candidates.sort_by(|a, b| {
             let (da, db) = ((a.value - goal).abs(), (b.value - goal).abs());
             if (da - db).abs() > 1e-12 {
@@ -86,14 +193,55 @@ pub fn equalize(job: &Job, goal: Option<f64>, pairs: bool) -> Result<Vec<Equaliz
                 a.size.cmp(&b.size)
             }
         });
+        candidates.dedup_by(|a, b| a.change == b.change);
+        // Already even: the target lies within the value's own precision (exact: equal
+        // to the last digits; Monte Carlo: inside its 95% interval).
+        let precision = match job.trials {
+            None if exact_value(&base, pick).is_some() => SAME,
+            _ => {
+                let cell = measure(
+                    &base,
+                    pick,
+                    job.seed,
+                    job.trials.or(Some(crate::run::DEFAULT_TRIALS)),
+                    job.ctx,
+                )?;
+                (cell.ci.1 - cell.ci.0) / 2.0
+            }
+        };
         out.push(Equalized {
             scenario: label,
             what,
             probability: pick.is_probability(),
             target: goal,
             now,
+            even: (now - goal).abs() <= precision,
             candidates,
         });
     }
     Ok(out)
+}
+
+/// Values closer than this are one value (the last digits of an exact sum).
+const SAME: f64 = 1e-9;
+
+/// The value after `step`, or None where the rules refuse it.
+fn try_step(
+    step: &Step,
+    source: &Source,
+    unit: &[String],
+    job: &Job,
+) -> Result<Option<Candidate>, Error> {
+    match step
+        .apply(source)
+        .and_then(|cfg| choose(&cfg, unit, job.ctx.cancel, |c| job.value(c)))
+    {
+        Ok((c, _)) => Ok(Some(Candidate {
+            change: step.label.clone(),
+            size: step.by.abs(),
+            value: job.value(&c)?,
+        })),
+        Err(Error::Interrupted) => Err(Error::Interrupted),
+        Err(_) => Ok(None),
+    }
 }

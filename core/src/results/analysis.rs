@@ -139,6 +139,9 @@ pub struct Equalized {
     pub probability: bool,
     pub target: f64,
     pub now: f64,
+    /// `now` is the target within its precision (exact: to the last digits; Monte
+    /// Carlo: inside its 95% interval): no change is needed.
+    pub even: bool,
     /// Sorted best first: closest to the target, then smallest.
     pub candidates: Vec<Candidate>,
 }

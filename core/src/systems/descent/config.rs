@@ -125,6 +125,7 @@ pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
         "system",
         "title",
         "run",
+        "stat_bounds",
         "rules",
         "dice",
         "weapons",

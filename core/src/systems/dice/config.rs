@@ -125,6 +125,7 @@ pub fn read(root: &Reader) -> Result<DiceConfig, Problem> {
         "system",
         "title",
         "run",
+        "stat_bounds",
         "lower_is_better",
         "units",
         "scenarios",

@@ -143,7 +143,15 @@ pub const STAT_HI: i64 = 6;
 pub const MAX_DICE: i64 = 60;
 
 pub fn read(root: &Reader) -> Result<RushConfig, Problem> {
-    root.only(&["system", "title", "run", "rules", "units", "scenarios"])?;
+    root.only(&[
+        "system",
+        "title",
+        "run",
+        "stat_bounds",
+        "rules",
+        "units",
+        "scenarios",
+    ])?;
     let rules = match root.table_opt("rules")? {
         Some(r) => read_rules(&r)?,
         None => Rules::default(),

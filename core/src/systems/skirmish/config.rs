@@ -117,7 +117,15 @@ const FORBIDDEN: &[(&str, &str)] = &[
 ];
 
 pub fn read(root: &Reader) -> Result<SkirmishConfig, Problem> {
-    root.only(&["system", "title", "run", "rules", "units", "scenarios"])?;
+    root.only(&[
+        "system",
+        "title",
+        "run",
+        "stat_bounds",
+        "rules",
+        "units",
+        "scenarios",
+    ])?;
     let rules = match root.table_opt("rules")? {
         Some(r) => read_rules(&r)?,
         None => Rules::default(),

@@ -241,6 +241,12 @@ pub struct RosterArgs {
     /// The units (comma-separated ids or names) [default: every entry of the table the scenario's sides pick from]
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub units: Vec<String>,
+    /// Price the units: the stat that counts a unit (models, dice, hit points); each unit's count that ties the reference gives its suggested cost
+    #[arg(long, value_name = "STAT")]
+    pub count: Option<String>,
+    /// The unit prices are set against (its `cost`, else 100) [default: the first unit]
+    #[arg(long, value_name = "ID", requires = "count")]
+    pub reference: Option<String>,
     /// `fixed`: the response the scenario names; `best`: in each cell the defender picks the response worst for the attacker
     #[arg(long, value_enum, ignore_case = true, default_value = "fixed")]
     pub response: ResponseArg,

@@ -136,6 +136,8 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             common: balance(a.common, svg, cancel),
             units: a.units,
             best_response: a.response == ResponseArg::Best,
+            count: a.count,
+            reference: a.reference,
         }),
         Some(Command::Sweep(a)) => run_balance::sweep(&SweepOptions {
             common: balance(a.common, svg, cancel),

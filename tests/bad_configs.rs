@@ -7,7 +7,7 @@ use rollsim::config::load_str;
 
 /// (shipped config, text to replace, replacement, the whole error message)
 const CASES: &[(&str, &str, &str, &str)] = &[
-    ("rush.toml", "strength = 3\n", "strenght = 3\n", "test.toml:59:1: key `units.orc.strenght`: unknown key (did you mean `strength`?); expected one of `name`, `move`, `strength`, `speed`, `skill`, `armour`, `role`"),
+    ("rush.toml", "strength = 3\n", "strenght = 3\n", "test.toml:59:1: key `units.orc.strenght`: unknown key (did you mean `strength`?); expected one of `name`, `move`, `strength`, `speed`, `skill`, `armour`, `role`, `cost`"),
     ("rush.toml", "strength = 3\n", "strength = 7\n", "test.toml:59:1: key `units.orc.strength`: expected a target from 2+ to 6+ (write 4 or \"4+\"), found 7"),
     ("rush.toml", "strength = 3\n", "strength = \"1+\"\n", "test.toml:59:1: key `units.orc.strength`: expected a target from 2+ to 6+ (write 4 or \"4+\"), found \"1+\""),
     ("rush.toml", "role = \"guard\"", "role = \"gaurd\"", "test.toml:54:1: key `units.human_guard.role`: unknown value `gaurd` (did you mean `guard`?); expected one of `striker`, `jack`, `guard`"),
@@ -22,7 +22,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("rush.toml", "trials = 10_000_000", "trials = -5", "test.toml:13:1: key `run.trials`: expected a non-negative integer, found -5"),
     ("rush.toml", "[scenarios.slam-orc-vs-human-guard]\nkind = \"slam\"", "[scenarios.slam-orc-vs-human-guard]\nextra_dice = 100\nkind = \"slam\"", "test.toml:143:1: key `scenarios.slam-orc-vs-human-guard.extra_dice`: expected an integer from -60 to 60, found 100"),
     ("rush.toml", "move = 5\n", "move = \"fast\"\n", "test.toml:31:1: key `units.human_striker.move`: expected an integer, found a string"),
-    ("rush.toml", "[units.orc]", "[units.orc]\ncolour = \"green\"", "test.toml:57:1: key `units.orc.colour`: unknown key (did you mean `armour`?); expected one of `name`, `move`, `strength`, `speed`, `skill`, `armour`, `role`"),
+    ("rush.toml", "[units.orc]", "[units.orc]\ncolour = \"green\"", "test.toml:57:1: key `units.orc.colour`: unknown key (did you mean `armour`?); expected one of `name`, `move`, `strength`, `speed`, `skill`, `armour`, `role`, `cost`"),
     ("dozen.toml", "dx = 5 ", "dx = 13 ", "test.toml:35:1: key `characters.thief.dx`: expected an integer from 1 to 12, found 13"),
     ("dozen.toml", "dx = 5 ", "dx = 0 ", "test.toml:35:1: key `characters.thief.dx`: expected an integer from 1 to 12, found 0"),
     ("dozen.toml", "melee = 2, endurance = 2 }", "melee = 20, endurance = 2 }", "test.toml:64:12: key `characters.fighter.skills.melee`: expected a skill level from 0 to 12, found 20"),

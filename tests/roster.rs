@@ -286,3 +286,162 @@ fn the_readme_s_roster_table_is_what_the_command_prints() {
     assert!(md.contains("Cyclic share 0.10%"), "{md}");
     assert!(readme.contains("(here 0.10%: a ladder)"));
 }
+
+/// Three squads of one kind of model (a d6 each, a hit on 4+), two, one and four
+/// models, all at cost 10: a volley each way, the one with more hits winning.
+const SQUADS: &str = r#"system = "dice"
+title = "Squads"
+stat_bounds = { models = [1, 40] }
+[units.pair]
+models = 2
+cost = 10
+[units.single]
+models = 1
+cost = 10
+[units.four]
+models = 4
+cost = 10
+[scenarios.volley]
+unit = "single"
+opponent = "pair"
+roll = "(models)d6 count >= 4"
+vs = "(models)d6 count >= 4"
+"#;
+
+#[test]
+fn a_squad_of_2n_prices_at_twice_one_of_n_and_repricing_evens_the_field() {
+    let d = tempdir();
+    let cfg = d.path().join("squads.toml");
+    std::fs::write(&cfg, SQUADS).unwrap();
+    let a = rollsim()
+        .arg("roster")
+        .arg(&cfg)
+        .args(["-s", "volley", "--exact-only", "--no-plots", "-o"])
+        .arg(d.path().join("plain"))
+        .assert()
+        .success();
+    assert!(
+        !text(&a.get_output().stdout).contains("Point costs"),
+        "no costs without --count"
+    );
+    let a = rollsim()
+        .arg("roster")
+        .arg(&cfg)
+        .args([
+            "-s",
+            "volley",
+            "--exact-only",
+            "--no-plots",
+            "--count",
+            "models",
+        ])
+        .args(["--reference", "single", "-o"])
+        .arg(d.path().join("priced"))
+        .assert()
+        .success();
+    let md = text(&a.get_output().stdout);
+    let rs = rows(&d.path().join("priced/costs-volley.csv"));
+    let by = |id: &str| rs.iter().find(|r| r["unit"] == id).unwrap();
+    // The mechanic is linear in models: one model of any squad ties the single model
+    // (the same unit, both seats: 1/2 exactly), so a squad of N is worth N singles.
+    assert_eq!(num(by("single"), "suggested_cost"), 10.0);
+    assert!(
+        (num(by("pair"), "suggested_cost") - 20.0).abs() < 1e-9,
+        "{rs:?}"
+    );
+    assert!(
+        (num(by("four"), "suggested_cost") - 40.0).abs() < 1e-9,
+        "{rs:?}"
+    );
+    // Re-priced, every squad fields one model at equal points: every pair is even;
+    // at the flat cost of 10 the four models beat the single one by 39 points.
+    for id in ["pair", "single", "four"] {
+        assert!((num(by(id), "field_after") - 0.5).abs() < 1e-12, "{id}");
+    }
+    assert!(md.contains("0.00 points with the suggested ones"), "{md}");
+    let worst_before = md
+        .split("Largest |win rate - 50%| over the pairs: ")
+        .nth(1)
+        .and_then(|t| t.split(" points").next())
+        .and_then(|t| t.parse::<f64>().ok())
+        .unwrap();
+    assert!(worst_before > 30.0, "{md}");
+}
+
+#[test]
+fn costs_without_a_count_knob_or_with_a_bad_cost_are_refused() {
+    let d = tempdir();
+    // Rush units have no count to step.
+    let a = rollsim()
+        .arg("roster")
+        .arg(shipped("rush.toml"))
+        .args([
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--exact-only",
+            "--count",
+            "models",
+        ])
+        .args(["-o"])
+        .arg(d.path().join("o"))
+        .assert()
+        .code(2);
+    let err = text(&a.get_output().stderr);
+    assert!(err.contains("no stat `models` to count with"), "{err}");
+    assert!(err.contains("`strength`"), "{err}");
+    assert!(!d.path().join("o").exists());
+    // A cost of 0 is refused at its line.
+    let cfg = d.path().join("squads.toml");
+    std::fs::write(&cfg, SQUADS.replacen("cost = 10", "cost = 0", 1)).unwrap();
+    let a = rollsim().arg("check").arg(&cfg).assert().code(2);
+    let err = text(&a.get_output().stderr);
+    assert!(
+        err.contains("squads.toml:6:1: key `units.pair.cost`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("expected a positive number of points, found 0"),
+        "{err}"
+    );
+    // An unknown reference names the nearest unit.
+    std::fs::write(&cfg, SQUADS).unwrap();
+    let a = rollsim()
+        .arg("roster")
+        .arg(&cfg)
+        .args([
+            "-s",
+            "volley",
+            "--exact-only",
+            "--count",
+            "models",
+            "--reference",
+            "singel",
+        ])
+        .args(["-o"])
+        .arg(d.path().join("o"))
+        .assert()
+        .code(2);
+    let err = text(&a.get_output().stderr);
+    assert!(err.contains("did you mean `single`"), "{err}");
+}
+
+#[test]
+fn the_readme_s_cost_table_is_what_the_command_prints() {
+    let d = tempdir();
+    let a = rollsim()
+        .arg("roster")
+        .arg(shipped("dice-examples.toml"))
+        .args(["-s", "fighter-duels-orc", "--exact-only", "--no-plots", "--count", "hp"])
+        .arg("-o")
+        .arg(d.path().join("out"))
+        .assert()
+        .success();
+    let md = text(&a.get_output().stdout);
+    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
+    let costs = md.split("#### Point costs").nth(1).unwrap();
+    let rows: Vec<&str> = costs.lines().filter(|l| l.starts_with("| ")).collect();
+    assert_eq!(rows.len(), 3, "{costs}");
+    for row in rows {
+        assert!(readme.contains(row), "README lacks: {row}");
+    }
+}

@@ -102,6 +102,8 @@ fn walk_config(file: &str, trials: Option<u64>, out: &Path) -> (usize, usize, us
                     common: o.clone(),
                     units: Vec::new(),
                     best_response: best,
+                    count: None,
+                    reference: None,
                 })
             }) as usize;
         }

@@ -3,7 +3,8 @@
 
 use super::{thread_pool, AppError};
 use crate::balance::{
-    budget, compare, equalize, overlay, roster, sensitivity, sweep, Job, Pick, Source, Target,
+    budget, compare, costs, equalize, overlay, roster, sensitivity, sweep, Job, Pick, Source,
+    Target,
 };
 use crate::config;
 use crate::report::analysis::how;
@@ -146,6 +147,10 @@ pub struct RosterOptions {
     /// The units; empty: every entry of the scenario's table.
     pub units: Vec<String>,
     pub best_response: bool,
+    /// Price the units on this count stat (`--count models`).
+    pub count: Option<String>,
+    /// The unit prices are set against; None: the first.
+    pub reference: Option<String>,
 }
 
 /// `rollsim overlay`: two or more `CONFIG:SCENARIO[:KEY=VALUE;...]` entries.
@@ -398,9 +403,20 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
     let stage = Staging::begin(&out_dir(&p.source, &c.out, "roster"), Keep::Everything)?;
     let dir = stage.dir().to_path_buf();
     let r = p.run(|job| roster::roster(job, &o.units, o.best_response))?;
+    let priced = match &o.count {
+        Some(count) => Some(p.run(|job| costs::costs(job, &r, count, o.reference.as_deref()))?),
+        None => None,
+    };
     let mut files = write_matrix(&r.matrix, &dir, super::charts(c.plots, c.svg))?;
     files.extend(write_roster(&r, &dir, super::charts(c.plots, c.svg))?);
-    Ok(markdown::roster(&r) + &commit(stage, &files, &c.cancel)?)
+    let mut md = markdown::roster(&r);
+    if let Some(k) = &priced {
+        let path = dir.join(format!("costs-{}.csv", r.matrix.scenario));
+        csv::write(&mut frame::costs(k)?, &path)?;
+        files.push(path);
+        md.push_str(&markdown::costs(k));
+    }
+    Ok(md + &commit(stage, &files, &c.cancel)?)
 }
 
 /// Write a roster's `roster-SCENARIO.csv` and, with charts, its Nash weights' and

@@ -393,3 +393,20 @@ pub fn roster(r: &rollsim_core::balance::roster::Roster) -> PolarsResult<DataFra
         "field_win_rate" => u.iter().map(|x| x.field).collect::<Vec<_>>(),
     )
 }
+
+/// A roster's prices: `unit,name,count,current_cost,even_count,suggested_cost,cost_low,cost_high,field_before,field_after`.
+pub fn costs(k: &rollsim_core::balance::costs::Costs) -> PolarsResult<DataFrame> {
+    let r = &k.rows;
+    df!(
+        "unit" => r.iter().map(|x| x.id.clone()).collect::<Vec<_>>(),
+        "name" => r.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
+        "count" => r.iter().map(|x| x.count).collect::<Vec<_>>(),
+        "current_cost" => r.iter().map(|x| x.current).collect::<Vec<_>>(),
+        "even_count" => r.iter().map(|x| x.even_count).collect::<Vec<_>>(),
+        "suggested_cost" => r.iter().map(|x| x.suggested).collect::<Vec<_>>(),
+        "cost_low" => r.iter().map(|x| x.interval.map(|i| i.0)).collect::<Vec<_>>(),
+        "cost_high" => r.iter().map(|x| x.interval.map(|i| i.1)).collect::<Vec<_>>(),
+        "field_before" => r.iter().map(|x| x.field_before).collect::<Vec<_>>(),
+        "field_after" => r.iter().map(|x| x.field_after).collect::<Vec<_>>(),
+    )
+}

@@ -661,6 +661,67 @@ pub fn roster(r: &rollsim_core::balance::roster::Roster) -> String {
     s
 }
 
+/// A roster's prices: each unit's count that ties the reference, its suggested cost,
+/// and how fair the matrix is at equal points before and after.
+pub fn costs(k: &rollsim_core::balance::costs::Costs) -> String {
+    let mut s = String::new();
+    let reference = k
+        .rows
+        .iter()
+        .find(|r| r.id == k.reference)
+        .map_or(k.reference.clone(), |r| r.name.clone());
+    let _ = writeln!(
+        s,
+        "#### Point costs\n\nEach unit's `{}` was stepped until it ties {reference} (both seats, 50%); it is then worth the cost of {reference} ({}) times its {} over that count.\n",
+        k.count,
+        num(k.reference_cost),
+        k.count
+    );
+    let mut t = Table::new([
+        ("unit", Align::Left),
+        (k.count.as_str(), Align::Right),
+        ("ties the reference at", Align::Right),
+        ("cost now", Align::Right),
+        ("suggested cost", Align::Right),
+        ("at equal points, before", Align::Right),
+        ("after", Align::Right),
+    ]);
+    for r in &k.rows {
+        let suggested = match (r.suggested, r.interval) {
+            (Some(c), _) if r.at_least => format!("at least {} (one already wins)", num(c)),
+            (Some(c), Some((lo, hi))) => format!("{} ({} to {})", num(c), num(lo), num(hi)),
+            (Some(c), None) => num(c),
+            (None, _) => format!("not within the range of `{}`", k.count),
+        };
+        t.row([
+            r.name.clone(),
+            r.count.to_string(),
+            r.even_count.map_or("-".into(), |x| format!("{x:.2}")),
+            r.current.map_or("-".into(), |c| c.to_string()),
+            suggested,
+            opt_pct(r.field_before),
+            opt_pct(r.field_after),
+        ]);
+    }
+    s.push_str(&t.render());
+    let _ = writeln!(
+        s,
+        "\nAt equal points every unit fields what the cost of {reference} buys at its price. Largest |win rate - 50%| over the pairs: {} with the costs now, {} with the suggested ones.\n",
+        k.worst_before.map_or("- (not every unit has a cost)".into(), |w| format!("{:.2} points", w * 100.0)),
+        k.worst_after.map_or("-".into(), |w| format!("{:.2} points", w * 100.0))
+    );
+    s
+}
+
+/// A cost: whole when it is one, else to one decimal.
+fn num(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{}", x.round())
+    } else {
+        format!("{x:.1}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

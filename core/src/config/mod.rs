@@ -118,6 +118,18 @@ impl<S> Named<S> {
 
 /// Every `[KEY.ID]` table in file order, each read by `read(id, table)`; at least one.
 /// `what` names one entry in messages ("unit"), `id` the placeholder ("ID", "NAME").
+/// A unit's `cost = N` (its points, read by `rollsim roster`): a positive integer when
+/// present. Nothing else reads it: it is not a stat a balance command steps.
+pub fn cost(r: &Reader) -> Result<Option<i64>, Problem> {
+    match r.i64_opt("cost")? {
+        Some(c) if c <= 0 => Err(r.problem(
+            "cost",
+            format!("expected a positive number of points, found {c}"),
+        )),
+        c => Ok(c),
+    }
+}
+
 pub fn entries<'a, T>(
     root: &Reader<'a>,
     key: &str,

@@ -196,6 +196,11 @@ fn read_unit(id: &str, r: &Reader) -> Result<Unit, Problem> {
             name = r.string_opt("name")?.unwrap_or_default();
             continue;
         }
+        // Its points, for `rollsim roster`: not a stat.
+        if k == "cost" {
+            crate::config::cost(r)?;
+            continue;
+        }
         match v {
             Value::Integer(n) if is_name(k) && n.abs() <= 1_000_000 => stats.push((k.clone(), *n)),
             Value::Integer(_) if is_name(k) => {

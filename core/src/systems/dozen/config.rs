@@ -74,7 +74,7 @@ pub const KINDS: &[(&str, &[&str])] = &[
 ];
 
 const CHARACTER_KEYS: &[&str] = &[
-    "name", "dx", "co", "st", "ch", "aw", "mv", "weapon", "armour", "skills", "reserve",
+    "name", "dx", "co", "st", "ch", "aw", "mv", "weapon", "armour", "skills", "reserve", "cost",
 ];
 const RULE_KEYS: &[&str] = &["natural_fail", "second_charge", "bag_draw", "injured_green"];
 const SECOND_CHARGE: &[(&str, SecondCharge)] = &[
@@ -152,6 +152,7 @@ fn score(r: &Reader, key: &str, lo: i64, what: &str) -> Result<u32, Problem> {
 
 fn read_character(id: &str, r: &Reader) -> Result<Character, Problem> {
     r.only(CHARACTER_KEYS)?;
+    crate::config::cost(r)?;
     let mut skills = Vec::new();
     if let Some(s) = r.table_opt("skills")? {
         for (k, v) in s.table {

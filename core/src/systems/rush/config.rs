@@ -126,7 +126,7 @@ pub const KINDS: &[(&str, &[&str])] = &[
 ];
 
 const UNIT_KEYS: &[&str] = &[
-    "name", "move", "strength", "speed", "skill", "armour", "role",
+    "name", "move", "strength", "speed", "skill", "armour", "role", "cost",
 ];
 const RULE_KEYS: &[&str] = &[
     "explode_on",
@@ -245,6 +245,7 @@ fn stat(r: &Reader, key: &str) -> Result<u8, Problem> {
 
 fn read_unit(id: &str, r: &Reader) -> Result<Unit, Problem> {
     r.only(UNIT_KEYS)?;
+    crate::config::cost(r)?;
     let role = match r
         .choice_opt("role", &["striker", "jack", "guard"])?
         .as_deref()

@@ -199,6 +199,7 @@ fn read_rules(r: &Reader) -> Result<Rules, Problem> {
 
 fn read_unit(id: &str, r: &Reader, rules: &Rules) -> Result<Unit, Problem> {
     r.only(UNIT_KEYS)?;
+    crate::config::cost(r)?;
     let req = |key: &str, lo: i64, hi: i64, what: &str| -> Result<i64, Problem> {
         r.int_in(key, lo, hi)?
             .ok_or_else(|| r.problem(key, format!("missing key: {what}, {lo} to {hi}")))

@@ -366,6 +366,18 @@ fn a_squad_of_2n_prices_at_twice_one_of_n_and_repricing_evens_the_field() {
         .and_then(|t| t.parse::<f64>().ok())
         .unwrap();
     assert!(worst_before > 30.0, "{md}");
+    // With charts: the matrix at equal points before and after re-pricing, as heatmaps.
+    rollsim()
+        .arg("roster")
+        .arg(&cfg)
+        .args(["-s", "volley", "--exact-only", "--count", "models", "-o"])
+        .arg(d.path().join("charts"))
+        .assert()
+        .success();
+    for f in ["matrix-volley-costs-now.png", "matrix-volley-repriced.png"] {
+        let png = std::fs::read(d.path().join("charts").join(f)).unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "{f}");
+    }
 }
 
 #[test]
@@ -431,7 +443,14 @@ fn the_readme_s_cost_table_is_what_the_command_prints() {
     let a = rollsim()
         .arg("roster")
         .arg(shipped("dice-examples.toml"))
-        .args(["-s", "fighter-duels-orc", "--exact-only", "--no-plots", "--count", "hp"])
+        .args([
+            "-s",
+            "fighter-duels-orc",
+            "--exact-only",
+            "--no-plots",
+            "--count",
+            "hp",
+        ])
         .arg("-o")
         .arg(d.path().join("out"))
         .assert()

@@ -415,6 +415,33 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
         csv::write(&mut frame::costs(k)?, &path)?;
         files.push(path);
         md.push_str(&markdown::costs(k));
+        // The matrix at equal points, priced now and re-priced, as heatmaps.
+        if let Some(charts) = super::charts(c.plots, c.svg) {
+            for (m, tag, words) in [
+                (&k.before, "costs-now", "at equal points"),
+                (&k.after, "repriced", "at equal points"),
+            ] {
+                let Some(m) = m else { continue };
+                let mut hm = r.matrix.clone();
+                hm.scenario = format!("{}-{tag}", r.matrix.scenario);
+                hm.what = format!("P(row wins), both seats, {words}");
+                for (i, row) in hm.cells.iter_mut().enumerate() {
+                    for (j, cell) in row.iter_mut().enumerate() {
+                        cell.response = None;
+                        cell.value = Ok(rollsim_core::results::analysis::Cell {
+                            estimate: m[i][j],
+                            ci: (m[i][j], m[i][j]),
+                            exact: Some(m[i][j]),
+                            trials: 0,
+                        });
+                    }
+                }
+                hm.response = None;
+                let png = dir.join(format!("{}.png", hm.stem()));
+                plot::heatmap::matrix(&hm, &png, charts)?;
+                files.push(png);
+            }
+        }
     }
     Ok(md + &commit(stage, &files, &c.cancel)?)
 }

@@ -49,6 +49,9 @@ pub struct Costs {
     /// The largest |chance - 1/2| over every pair at equal points, before and after.
     pub worst_before: Option<f64>,
     pub worst_after: Option<f64>,
+    /// Both seats at equal points (`[i][j]`: `i`'s chance against `j`), before and after.
+    pub before: Option<Vec<Vec<f64>>>,
+    pub after: Option<Vec<Vec<f64>>>,
 }
 
 /// Price the units of `roster` on the stat `count`, against `reference` (default: the
@@ -227,22 +230,27 @@ pub fn costs(
         });
     }
     // At equal points: each unit fields what the reference's cost buys at its price.
-    let fair = |prices: &[f64]| -> Result<(Vec<f64>, f64), Error> {
+    // Each unit's win rate against the field, the largest |chance - 1/2|, the matrix.
+    type Fair = (Vec<f64>, f64, Vec<Vec<f64>>);
+    let fair = |prices: &[f64]| -> Result<Fair, Error> {
         let n = units.len();
         let counts: Vec<i64> = (0..n)
             .map(|i| ((now[i] as f64 * reference_cost / prices[i]).round() as i64).clamp(lo, hi))
             .collect();
         let mut field = vec![0.0; n];
         let mut worst: f64 = 0.0;
+        let mut m = vec![vec![0.5; n]; n];
         for i in 0..n {
             for j in (i + 1)..n {
                 let p = both(&units[i].id, counts[i], &units[j].id, counts[j])?;
                 field[i] += p / (n - 1) as f64;
                 field[j] += (1.0 - p) / (n - 1) as f64;
                 worst = worst.max((p - 0.5).abs());
+                m[i][j] = p;
+                m[j][i] = 1.0 - p;
             }
         }
-        Ok((field, worst))
+        Ok((field, worst, m))
     };
     let mut out = Costs {
         count: count.to_string(),
@@ -251,11 +259,14 @@ pub fn costs(
         rows,
         worst_before: None,
         worst_after: None,
+        before: None,
+        after: None,
     };
     if current.iter().all(Option::is_some) {
         let prices: Vec<f64> = current.iter().map(|c| c.unwrap_or(1) as f64).collect();
-        let (field, worst) = fair(&prices)?;
+        let (field, worst, m) = fair(&prices)?;
         out.worst_before = Some(worst);
+        out.before = Some(m);
         for (row, f) in out.rows.iter_mut().zip(field) {
             row.field_before = Some(f);
         }
@@ -266,8 +277,9 @@ pub fn costs(
             .iter()
             .map(|r| r.suggested.unwrap_or(1.0))
             .collect();
-        let (field, worst) = fair(&prices)?;
+        let (field, worst, m) = fair(&prices)?;
         out.worst_after = Some(worst);
+        out.after = Some(m);
         for (row, f) in out.rows.iter_mut().zip(field) {
             row.field_after = Some(f);
         }

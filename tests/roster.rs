@@ -374,7 +374,11 @@ fn a_squad_of_2n_prices_at_twice_one_of_n_and_repricing_evens_the_field() {
         .arg(d.path().join("charts"))
         .assert()
         .success();
-    for f in ["matrix-volley-costs-now.png", "matrix-volley-repriced.png"] {
+    for f in [
+        "matrix-volley-costs-now.png",
+        "matrix-volley-repriced.png",
+        "costs-volley-exchange.png",
+    ] {
         let png = std::fs::read(d.path().join("charts").join(f)).unwrap();
         assert!(png.starts_with(b"\x89PNG"), "{f}");
     }

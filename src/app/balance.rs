@@ -441,6 +441,27 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
                 plot::heatmap::matrix(&hm, &png, charts)?;
                 files.push(png);
             }
+            let png = dir.join(format!("costs-{}-exchange.png", r.matrix.scenario));
+            let reference = k
+                .rows
+                .iter()
+                .find(|x| x.id == k.reference)
+                .map_or(k.reference.as_str(), |x| x.name.as_str());
+            plot::exchange::draw(
+                k,
+                &format!(
+                    "{}: what each unit is worth in {reference}s",
+                    plot::words(&r.matrix.scenario)
+                ),
+                &format!(
+                    "each unit's chance against {reference} as its {} grows; at 50% it ties ({})",
+                    k.count,
+                    r.matrix.how()
+                ),
+                &png,
+                charts,
+            )?;
+            files.push(png);
         }
     }
     Ok(md + &commit(stage, &files, &c.cancel)?)

@@ -31,6 +31,9 @@ pub struct CostRow {
     /// The knob's lowest count already ties the reference or beats it: the suggested
     /// cost is a floor (the unit is worth at least that).
     pub at_least: bool,
+    /// Every count tried on the way to the tie, with the unit's chance (both seats)
+    /// against the reference there: its exchange-rate line.
+    pub curve: Vec<(i64, f64)>,
     /// Its average chance (both seats) against every other unit at equal points, with
     /// the current costs (if every unit has one) and with the suggested ones.
     pub field_before: Option<f64>,
@@ -146,6 +149,7 @@ pub fn costs(
     let mut rows = Vec::new();
     for (i, u) in units.iter().enumerate() {
         let mut at_least = false;
+        let mut curve: Vec<(i64, f64)> = Vec::new();
         let (even, bracket) = if i == r {
             (Some(now[r] as f64), None)
         } else {
@@ -193,7 +197,7 @@ pub fn costs(
                     a = b;
                 }
             }
-            match found {
+            let result = match found {
                 Some((mut a, mut b)) => {
                     while b - a > 1 {
                         let mid = (a + b) / 2;
@@ -209,7 +213,9 @@ pub fn costs(
                 }
                 None if none => (None, None),
                 None => (Some(lo as f64), None),
-            }
+            };
+            curve = memo.into_inner().into_iter().collect();
+            result
         };
         let worth = |x: f64| reference_cost * now[i] as f64 / x;
         rows.push(CostRow {
@@ -225,6 +231,7 @@ pub fn costs(
             },
             interval: bracket.map(|(a, b)| (worth(b as f64), worth(a as f64))),
             at_least,
+            curve,
             field_before: None,
             field_after: None,
         });

@@ -5,6 +5,7 @@
 pub mod at_least;
 pub mod decision;
 pub mod distribution;
+pub mod exchange;
 pub mod heatmap;
 pub mod overlay;
 pub mod profile;

@@ -1,0 +1,97 @@
+//! Exchange-rate lines: for each unit, its chance (both seats) against the reference
+//! unit as its count grows, through every count the cost search tried; where a line
+//! crosses 50% the unit ties the reference, which prices it.
+
+use super::Area;
+use super::{fonts, header, DrawResult, FONT, SERIES, WIDE, WIDTH};
+use crate::report::write::WriteError;
+use plotters::prelude::*;
+use rollsim_core::balance::costs::Costs;
+use std::path::Path;
+
+pub fn draw(
+    k: &Costs,
+    title: &str,
+    subtitle: &str,
+    path: &Path,
+    charts: super::Charts,
+) -> Result<(), WriteError> {
+    fonts();
+    super::save(
+        path,
+        (WIDTH, 600),
+        charts,
+        |root| draw_into(k, title, subtitle, root),
+        |root| draw_into(k, title, subtitle, root),
+    )
+}
+
+fn draw_into<DB>(k: &Costs, title: &str, subtitle: &str, root: Area<DB>) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE)?;
+    let (_, body, _) = header(&root, title, subtitle)?;
+    let lines: Vec<_> = k.rows.iter().filter(|r| r.curve.len() > 1).collect();
+    let x1 = lines
+        .iter()
+        .flat_map(|r| r.curve.iter().map(|p| p.0))
+        .max()
+        .unwrap_or(2)
+        .max(2) as f64;
+    let mut ch = ChartBuilder::on(&body)
+        .margin_left(10)
+        .margin_right(30)
+        .margin_bottom(10)
+        .x_label_area_size(60)
+        .y_label_area_size(80)
+        .build_cartesian_2d(0f64..x1 * 1.05, 0f64..1f64)?;
+    ch.configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(RGBColor(225, 225, 225))
+        .x_labels(12)
+        .y_labels(11)
+        .x_label_style((FONT, 15))
+        .y_label_style((FONT, 15))
+        .axis_desc_style((FONT, 17))
+        .x_desc(format!("the unit's {}", k.count))
+        .y_desc("chance against the reference (both seats)")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| format!("{:.0}%", v * 100.0))
+        .draw()?;
+    // The tie: where a line crosses it, the unit is worth the reference.
+    ch.draw_series(std::iter::once(PathElement::new(
+        vec![(0.0, 0.5), (x1 * 1.05, 0.5)],
+        BLACK.mix(0.6).stroke_width(1),
+    )))?;
+    for (i, r) in lines.iter().enumerate() {
+        let c = if lines.len() <= SERIES.len() {
+            SERIES[i]
+        } else {
+            WIDE[i % WIDE.len()]
+        };
+        let pts: Vec<(f64, f64)> = r.curve.iter().map(|(x, p)| (*x as f64, *p)).collect();
+        let label = match r.even_count {
+            Some(e) => format!("{} (ties at {e:.2})", r.name),
+            None => r.name.clone(),
+        };
+        ch.draw_series(std::iter::once(PathElement::new(
+            pts.clone(),
+            c.stroke_width(2),
+        )))?
+        .label(label)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3)));
+        ch.draw_series(pts.iter().map(|p| Circle::new(*p, 4, c.filled())))?;
+    }
+    if !lines.is_empty() {
+        ch.configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(200, 200, 200))
+            .label_font((FONT, 14))
+            .draw()?;
+    }
+    root.present()?;
+    Ok(())
+}

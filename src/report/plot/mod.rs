@@ -6,6 +6,7 @@ pub mod at_least;
 pub mod decision;
 pub mod distribution;
 pub mod exchange;
+pub mod hbars;
 pub mod heatmap;
 pub mod overlay;
 pub mod profile;

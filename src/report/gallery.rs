@@ -86,19 +86,7 @@ pub fn markdown(root: &Path, sections: &[Section]) -> String {
         let _ = writeln!(s, "Tables: {}\n", tables.join(" · "));
         if let Some((m, files)) = &sec.matrix {
             let _ = writeln!(s, "### Matchup matrix: {} ({})\n", m.scenario, m.what);
-            for f in files {
-                let r = rel(root, f);
-                if r.ends_with(".png") {
-                    let _ = writeln!(s, "![matrix]({r})\n");
-                } else {
-                    let _ = writeln!(
-                        s,
-                        "- [{}]({r})",
-                        f.file_name().unwrap_or_default().to_string_lossy()
-                    );
-                }
-            }
-            s.push('\n');
+            md_files(&mut s, root, files, "matrix");
         }
         if let Some((r, files)) = &sec.roster {
             let _ = writeln!(
@@ -107,19 +95,7 @@ pub fn markdown(root: &Path, sections: &[Section]) -> String {
                 r.matrix.scenario,
                 roster_line(r)
             );
-            for f in files {
-                let rf = rel(root, f);
-                if rf.ends_with(".png") {
-                    let _ = writeln!(s, "![roster]({rf})\n");
-                } else {
-                    let _ = writeln!(
-                        s,
-                        "- [{}]({rf})",
-                        f.file_name().unwrap_or_default().to_string_lossy()
-                    );
-                }
-            }
-            s.push('\n');
+            md_files(&mut s, root, files, "roster");
         }
         let _ = writeln!(s, "### Scenarios\n");
         use super::markdown::{Align, Table};
@@ -369,22 +345,7 @@ pub fn html(root: &Path, sections: &[Section]) -> String {
                 escape(&super::plot::words(&m.scenario)),
                 escape(&m.what)
             );
-            for f in files {
-                let r = escape(&rel(root, f));
-                if f.extension().is_some_and(|x| x == "png") {
-                    let _ = write!(
-                        s,
-                        "<a href=\"{r}\"><img loading=\"lazy\" src=\"{r}\" alt=\"matchup matrix\"></a>"
-                    );
-                } else {
-                    let _ = write!(
-                        s,
-                        " <a href=\"{r}\">{}</a>",
-                        escape(&f.file_name().unwrap_or_default().to_string_lossy())
-                    );
-                }
-            }
-            s.push_str("</div>\n");
+            html_files(&mut s, root, files, "matchup matrix");
         }
         if let Some((r, files)) = &sec.roster {
             let _ = write!(
@@ -393,22 +354,7 @@ pub fn html(root: &Path, sections: &[Section]) -> String {
                 escape(&super::plot::words(&r.matrix.scenario)),
                 escape(&roster_line(r))
             );
-            for f in files {
-                let rf = escape(&rel(root, f));
-                if f.extension().is_some_and(|x| x == "png") {
-                    let _ = write!(
-                        s,
-                        "<a href=\"{rf}\"><img loading=\"lazy\" src=\"{rf}\" alt=\"roster\"></a>"
-                    );
-                } else {
-                    let _ = write!(
-                        s,
-                        " <a href=\"{rf}\">{}</a>",
-                        escape(&f.file_name().unwrap_or_default().to_string_lossy())
-                    );
-                }
-            }
-            s.push_str("</div>\n");
+            html_files(&mut s, root, files, "roster");
         }
         for e in es {
             let dir = sec.dir.join(&e.folder);
@@ -495,4 +441,41 @@ fn roster_line(r: &Roster) -> String {
         },
         r.cyclic * 100.0
     )
+}
+
+/// A card's files in Markdown: each chart shown, each table linked.
+fn md_files(s: &mut String, root: &Path, files: &[PathBuf], alt: &str) {
+    for f in files {
+        let r = rel(root, f);
+        if r.ends_with(".png") {
+            let _ = writeln!(s, "![{alt}]({r})\n");
+        } else {
+            let _ = writeln!(
+                s,
+                "- [{}]({r})",
+                f.file_name().unwrap_or_default().to_string_lossy()
+            );
+        }
+    }
+    s.push('\n');
+}
+
+/// A card's files in HTML, closing the card: each chart shown, each table linked.
+fn html_files(s: &mut String, root: &Path, files: &[PathBuf], alt: &str) {
+    for f in files {
+        let r = escape(&rel(root, f));
+        if f.extension().is_some_and(|x| x == "png") {
+            let _ = write!(
+                s,
+                "<a href=\"{r}\"><img loading=\"lazy\" src=\"{r}\" alt=\"{alt}\"></a>"
+            );
+        } else {
+            let _ = write!(
+                s,
+                " <a href=\"{r}\">{}</a>",
+                escape(&f.file_name().unwrap_or_default().to_string_lossy())
+            );
+        }
+    }
+    s.push_str("</div>\n");
 }

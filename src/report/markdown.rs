@@ -600,8 +600,7 @@ pub fn roster(r: &rollsim_core::balance::roster::Roster) -> String {
             ""
         }
     );
-    let mut order: Vec<usize> = (0..r.units.len()).collect();
-    order.sort_by(|&a, &b| r.units[b].elo.total_cmp(&r.units[a].elo));
+    let order = r.by_strength();
     let mut t = Table::new([
         ("unit", Align::Left),
         ("rating (Elo)", Align::Right),

@@ -44,6 +44,16 @@ pub struct Roster {
     pub exact: bool,
 }
 
+impl Roster {
+    /// The units' indices, strongest (highest rating) first: the order every table
+    /// and chart of a roster shows them in.
+    pub fn by_strength(&self) -> Vec<usize> {
+        let mut o: Vec<usize> = (0..self.units.len()).collect();
+        o.sort_by(|&a, &b| self.units[b].elo.total_cmp(&self.units[a].elo));
+        o
+    }
+}
+
 /// Analyse the roster `units` (empty: every entry of the scenario's table) in the job's
 /// scenario; `best`: the defender picks its best response in each cell.
 pub fn roster(job: &Job, units: &[String], best: bool) -> Result<Roster, Error> {
@@ -62,10 +72,7 @@ pub fn roster(job: &Job, units: &[String], best: bool) -> Result<Roster, Error> 
     let roles = job.source.roles(&job.target.table)?;
     if let [a, b, ..] = roles.as_slice() {
         if a.table != b.table {
-            return Err(Error::BadOption(format!(
-                "scenario `{}`: its sides pick from `{}` and `{}`; a roster needs units that can meet, both sides from one table",
-                job.target.name, a.table, b.table
-            )));
+            return Err(cannot_meet(&job.target.name, &a.table, &b.table));
         }
     }
     let mut ms = compare::matrices(job, (units, units), best)?;
@@ -85,10 +92,11 @@ pub fn roster(job: &Job, units: &[String], best: bool) -> Result<Roster, Error> 
 /// the gallery reads off the matrix it draws.
 pub fn analyse(matrix: Matrix) -> Result<Roster, Error> {
     if matrix.rows.table != matrix.cols.table || matrix.rows.entries != matrix.cols.entries {
-        return Err(Error::BadOption(format!(
-            "scenario `{}`: its sides pick from `{}` and `{}`; a roster needs units that can meet, both sides from one table",
-            matrix.scenario, matrix.rows.table, matrix.cols.table
-        )));
+        return Err(cannot_meet(
+            &matrix.scenario,
+            &matrix.rows.table,
+            &matrix.cols.table,
+        ));
     }
     let n = matrix.rows.entries.len();
     if n < 2 {
@@ -155,4 +163,11 @@ pub fn analyse(matrix: Matrix) -> Result<Roster, Error> {
         matrix,
         exact,
     })
+}
+
+/// A scenario whose two sides pick from two tables has no roster.
+fn cannot_meet(scenario: &str, a: &str, b: &str) -> Error {
+    Error::BadOption(format!(
+        "scenario `{scenario}`: its sides pick from `{a}` and `{b}`; a roster needs units that can meet, both sides from one table"
+    ))
 }

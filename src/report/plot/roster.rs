@@ -7,13 +7,6 @@ use crate::report::write::WriteError;
 use rollsim_core::balance::roster::Roster;
 use std::path::Path;
 
-/// The units in the order both charts show them: strongest first.
-fn order(r: &Roster) -> Vec<usize> {
-    let mut o: Vec<usize> = (0..r.units.len()).collect();
-    o.sort_by(|&a, &b| r.units[b].elo.total_cmp(&r.units[a].elo));
-    o
-}
-
 /// The Nash weights, in percent, on a 0 to 100 axis.
 pub fn weights(
     r: &Roster,
@@ -22,7 +15,8 @@ pub fn weights(
     path: &Path,
     charts: super::Charts,
 ) -> Result<(), WriteError> {
-    let bars: Vec<Bar> = order(r)
+    let bars: Vec<Bar> = r
+        .by_strength()
         .into_iter()
         .map(|i| (r.units[i].name.clone(), r.units[i].weight * 100.0, None))
         .collect();
@@ -50,7 +44,8 @@ pub fn ratings(
     path: &Path,
     charts: super::Charts,
 ) -> Result<(), WriteError> {
-    let bars: Vec<Bar> = order(r)
+    let bars: Vec<Bar> = r
+        .by_strength()
         .into_iter()
         .map(|i| (r.units[i].name.clone(), r.units[i].elo, r.units[i].elo_ci))
         .collect();

@@ -117,6 +117,21 @@ pub enum Command {
     Merge(MergeArgs),
     /// Roll a dice expression without a config, e.g. rollsim roll "4d6 drop lowest" (see the README's dice language)
     Roll(RollArgs),
+    /// The live tuning page: a local web server where every stat is a slider and the odds change as you drag
+    Serve(ServeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The folder of configs the page offers (its *.toml files); "Save as" writes beside them
+    #[arg(default_value = "configs")]
+    pub dir: std::path::PathBuf,
+    /// Port to listen on; 0 picks a free one (the address printed says which)
+    #[arg(short, long, default_value_t = 8080)]
+    pub port: u16,
+    /// Address to listen on. The default answers this machine only; 0.0.0.0 opens the page to your network
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
 }
 
 #[derive(Args, Debug)]

@@ -2,7 +2,7 @@
 //! line's library, over the core crate [`rollsim_core`].
 //!
 //! Layers, top to bottom (each imports only those below it): [`app`] (what each command
-//! does: read files, call the core, write through [`report`]), [`report`] (results ->
+//! does: read files, call the core, write through [`report`]), [`serve`] (the live page's web server, over the core), [`report`] (results ->
 //! tables, exporters, charts, the gallery), [`progress`] (the terminal's progress bars),
 //! [`error`]. Everything that computes is the core's; its modules are re-exported here
 //! under their old names so that `rollsim::balance::...` and the like keep working.
@@ -12,6 +12,7 @@ pub mod config;
 pub mod error;
 pub mod progress;
 pub mod report;
+pub mod serve;
 
 pub use rollsim_core::{
     balance, cancel, dice, document, edit, exact, model, results, run, sim, stats, systems, text,

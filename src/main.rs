@@ -181,6 +181,12 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
                 None => app::run(&o),
             }
         }
+        Some(Command::Serve(a)) => rollsim::serve::serve(&rollsim::serve::ServeOptions {
+            dir: a.dir,
+            bind: a.bind,
+            port: a.port,
+            cancel: cancel.clone(),
+        }),
         Some(Command::Roll(a)) => app::roll(&app::RollOptions {
             roll: a.roll,
             vs: a.vs,

@@ -7,6 +7,7 @@
 //! [`crate::results::analysis`]; nothing here writes a file or reads a global.
 
 pub mod compare;
+pub mod controls;
 pub mod costs;
 pub mod equalize;
 pub mod metagame;

@@ -124,6 +124,41 @@ pub fn tidy(x: f64) -> f64 {
     format!("{x:.12e}").parse().unwrap_or(x)
 }
 
+/// The fraction `p` is, where its denominator is at most `max_den`: the continued
+/// fraction's convergents, stopped at the first within float rounding of `p`. Exact
+/// dice probabilities are fractions over products of the dice's faces (6^8 = 1,679,616),
+/// computed in floats; a convergent that far from `p` is noise, so `None` then.
+pub fn fraction(p: f64, max_den: u64) -> Option<(u64, u64)> {
+    if !(0.0..=1.0).contains(&p) {
+        return None;
+    }
+    let close = |n: u64, d: u64| (n as f64 / d as f64 - p).abs() <= 1e-12 * p.max(1e-3);
+    // Convergents h/k of p's continued fraction [a0; a1, a2, ...].
+    let (mut h0, mut h1, mut k0, mut k1) = (0u64, 1u64, 1u64, 0u64);
+    let mut x = p;
+    for _ in 0..64 {
+        let a = x.floor();
+        if a > max_den as f64 {
+            return None;
+        }
+        let a = a as u64;
+        let (h, k) = (a.checked_mul(h1)? + h0, a.checked_mul(k1)? + k0);
+        if k > max_den {
+            return None;
+        }
+        if close(h, k) {
+            return Some((h, k));
+        }
+        (h0, h1, k0, k1) = (h1, h, k1, k);
+        let rest = x - a as f64;
+        if rest <= 0.0 {
+            return None;
+        }
+        x = 1.0 / rest;
+    }
+    None
+}
+
 /// Metrics with more values than this lose their zero tail like numeric ones.
 pub const LONG_METRIC: usize = 25;
 
@@ -431,4 +466,24 @@ pub fn widest_half_width(c: &Compiled, hist: &Histogram) -> f64 {
         .chain(std::iter::once(headline))
         .map(|k| crate::stats::wilson_half_width(k, hist.trials, z))
         .fold(0.0, f64::max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fraction;
+
+    #[test]
+    fn fractions_of_dice_probabilities_and_nothing_else() {
+        assert_eq!(fraction(0.0, 1_000_000), Some((0, 1)));
+        assert_eq!(fraction(1.0, 1_000_000), Some((1, 1)));
+        assert_eq!(fraction(1.0 / 6.0, 1_000_000), Some((1, 6)));
+        // P(the Orc's slam draws) = 227/1296, as `run --exact-only` prints it (13 digits).
+        assert_eq!(fraction(0.1751543209877, 1_000_000), Some((227, 1296)));
+        assert_eq!(fraction(0.1, 1_000_000), Some((1, 10)));
+        assert_eq!(fraction(1.0 / 1_679_616.0, 2_000_000), Some((1, 1_679_616)));
+        // Beyond the bound, or not a fraction at all.
+        assert_eq!(fraction(1.0 / 1_679_616.0, 1_000_000), None);
+        assert_eq!(fraction(std::f64::consts::PI / 4.0, 1_000_000), None);
+        assert_eq!(fraction(f64::NAN, 1_000_000), None);
+    }
 }

@@ -132,6 +132,9 @@ pub struct Knobs {
     /// Scenario keys the defending side chooses (Slamback or Dodge, a reaction), for
     /// `compare --response best`.
     pub responses: &'static [ResponseKnob],
+    /// The `[rules]` keys where RULES.md picks one reading of a seed and keeps the others
+    /// switchable: what the live page offers beside the stats.
+    pub readings: &'static [Reading],
 }
 
 /// `attacker` names an entry of `units`.
@@ -183,6 +186,32 @@ pub struct ResponseKnob {
     /// The scenario key (`response`, `reaction`).
     pub key: &'static str,
     pub choices: &'static [&'static str],
+}
+
+/// A `[rules]` key, with the values its reader accepts and the one it takes when the
+/// key is absent (a test checks both against the reader: `tests/live.rs`).
+#[derive(Clone, Copy, Debug)]
+pub struct Reading {
+    pub key: &'static str,
+    pub kind: ReadingKind,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum ReadingKind {
+    /// One of these names; `default` is one of them.
+    Choice {
+        choices: &'static [&'static str],
+        default: &'static str,
+    },
+    /// An integer in `lo..=hi`.
+    Int { lo: i64, hi: i64, default: i64 },
+    /// `true` or `false`.
+    Flag { default: bool },
+    /// The id of an entry of `table` (descent's `power_die` names a `[dice]` entry).
+    Entry {
+        table: &'static str,
+        default: &'static str,
+    },
 }
 
 /// [`ScenarioInfo`]s of a system's named scenarios.

@@ -5,7 +5,10 @@
 pub mod config;
 pub mod rules;
 
-use super::{DiceKnob, Knobs, Loaded, ResponseKnob, RoleKnob, ScenarioInfo, Shown, StatKnob};
+use super::{
+    DiceKnob, Knobs, Loaded, Reading, ReadingKind, ResponseKnob, RoleKnob, ScenarioInfo, Shown,
+    StatKnob,
+};
 use crate::config::{reader::Reader, Problem};
 use config::{DescentConfig, MAX_ARMOUR, MAX_PIERCE, MAX_POWER_DICE, MAX_WOUNDS};
 
@@ -65,6 +68,13 @@ static KNOBS: Knobs = Knobs {
     responses: &[ResponseKnob {
         key: "dodge",
         choices: &["none", "keep_all", "misses_only", "optimal"],
+    }],
+    readings: &[Reading {
+        key: "power_die",
+        kind: ReadingKind::Entry {
+            table: "dice",
+            default: "black",
+        },
     }],
 };
 

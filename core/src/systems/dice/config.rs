@@ -103,6 +103,7 @@ impl crate::systems::Loaded for DiceConfig {
             stats: stats.into(),
             dice: &[],
             responses: &[],
+            readings: &[],
         })
     }
 }

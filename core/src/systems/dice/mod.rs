@@ -34,6 +34,7 @@ pub(crate) static KNOBS: Knobs = Knobs {
     stats: std::borrow::Cow::Borrowed(&[]),
     dice: &[],
     responses: &[],
+    readings: &[],
 };
 
 impl super::System for Dice {

@@ -5,7 +5,7 @@ pub mod config;
 pub mod d12;
 pub mod rules;
 
-use super::{DiceKnob, Knobs, Loaded, RoleKnob, Shown, StatKnob};
+use super::{DiceKnob, Knobs, Loaded, Reading, ReadingKind, RoleKnob, Shown, StatKnob};
 use crate::config::{reader::Reader, Problem};
 use config::{DozenConfig, MAX_SCORE};
 use d12::MAX_POOL;
@@ -68,6 +68,37 @@ static KNOBS: Knobs = Knobs {
         dice("opponent", "opponent_extra_dice"),
     ],
     responses: &[],
+    readings: &[
+        Reading {
+            key: "natural_fail",
+            kind: ReadingKind::Int {
+                lo: 0,
+                hi: 12,
+                default: 12,
+            },
+        },
+        Reading {
+            key: "second_charge",
+            kind: ReadingKind::Choice {
+                choices: &["after_win", "always", "never"],
+                default: "after_win",
+            },
+        },
+        Reading {
+            key: "bag_draw",
+            kind: ReadingKind::Choice {
+                choices: &["with_replacement", "without_replacement"],
+                default: "with_replacement",
+            },
+        },
+        Reading {
+            key: "injured_green",
+            kind: ReadingKind::Choice {
+                choices: &["cannot_activate", "can_activate"],
+                default: "cannot_activate",
+            },
+        },
+    ],
 };
 
 impl super::System for Dozen {

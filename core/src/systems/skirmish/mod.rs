@@ -4,7 +4,7 @@
 pub mod config;
 pub mod rules;
 
-use super::{Knobs, Loaded, ResponseKnob, RoleKnob, Shown, StatKnob};
+use super::{Knobs, Loaded, Reading, ReadingKind, ResponseKnob, RoleKnob, Shown, StatKnob};
 use crate::config::{reader::Reader, Problem};
 use config::{SkirmishConfig, ATTACK_DICE, MODELS, SKILL, TARGET_VALUE};
 
@@ -59,6 +59,65 @@ static KNOBS: Knobs = Knobs {
             "shield_wall",
         ],
     }],
+    readings: &[
+        Reading {
+            key: "die",
+            kind: ReadingKind::Int {
+                lo: 2,
+                hi: 100,
+                default: 10,
+            },
+        },
+        Reading {
+            key: "natural_hit",
+            kind: ReadingKind::Int {
+                lo: 0,
+                hi: 100,
+                default: 0,
+            },
+        },
+        Reading {
+            key: "natural_miss",
+            kind: ReadingKind::Int {
+                lo: 0,
+                hi: 100,
+                default: 0,
+            },
+        },
+        Reading {
+            key: "saves",
+            kind: ReadingKind::Flag { default: true },
+        },
+        Reading {
+            key: "morale",
+            kind: ReadingKind::Choice {
+                choices: &["at_most", "at_least"],
+                default: "at_most",
+            },
+        },
+        Reading {
+            key: "break_test",
+            kind: ReadingKind::Choice {
+                choices: &["casualties", "never"],
+                default: "casualties",
+            },
+        },
+        Reading {
+            key: "casualty_modifier",
+            kind: ReadingKind::Int {
+                lo: 0,
+                hi: 10,
+                default: 1,
+            },
+        },
+        Reading {
+            key: "combat_bonus",
+            kind: ReadingKind::Choice {
+                choices: &["to_hit", "dice"],
+                default: "to_hit",
+            },
+        },
+    ],
 };
 
 impl super::System for Skirmish {

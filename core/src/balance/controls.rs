@@ -1,0 +1,197 @@
+//! The knobs of one scenario as the live page shows them: each a control holding the value
+//! it has now (after every `--set`), and each change written as the `--set KEY=VALUE` that
+//! makes it. The page's whole state is then a list of `--set` arguments: the URL keeps
+//! it, "Save as" writes it, and `rollsim run --set ...` reproduces the numbers shown.
+//!
+//! Controls reach a unit's stat through the entry the side names *now* (`units.orc.strength`
+//! after `--set scenarios.slam.attacker=orc`), the way a designer thinks of a stat line:
+//! tuning the Orc changes every scenario the Orc is in.
+
+use super::{Source, Target};
+use crate::edit::Edit;
+use crate::systems::{ReadingKind, Shown};
+use crate::Error;
+use serde::Serialize;
+use toml::Value;
+
+/// The extra dice a slider offers (the rules allow ±60, a slider that wide is useless);
+/// widened to take the scenario's own count.
+const DICE_WINDOW: (i64, i64) = (-6, 12);
+
+/// One control of the page.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Control {
+    /// The heading it is shown under: `attacker: Orc`, `scenario`, `rules`.
+    pub section: String,
+    /// Its name beside the control: `strength`, `extra_dice`, `attacker`.
+    pub label: String,
+    /// The key path a `--set` writes (`units.orc.strength`).
+    pub key: String,
+    #[serde(flatten)]
+    pub kind: ControlKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ControlKind {
+    /// An integer in `lo..=hi` (a slider). `target`: shown as `4+`, and lower is better.
+    Number {
+        lo: i64,
+        hi: i64,
+        value: i64,
+        target: bool,
+        /// The config writes it as a string (`"4+"`), so a change is written that way too.
+        quoted: bool,
+    },
+    /// One of these names (a select).
+    Choice { choices: Vec<String>, value: String },
+    /// On or off (a checkbox).
+    Flag { value: bool },
+}
+
+impl Control {
+    /// The `--set` argument that gives this control `value` (as the page sends it: an
+    /// integer, a name, `true`/`false`).
+    pub fn set(&self, value: &str) -> String {
+        match &self.kind {
+            ControlKind::Number { quoted: true, .. } => format!("{}={value}+", self.key),
+            _ => format!("{}={value}", self.key),
+        }
+    }
+}
+
+/// Every control of `target` (a scenario, a member or a group: the group's own table),
+/// in the order the page shows them: each side (the entry it names, that entry's stats,
+/// the side's extra dice), then the scenario's responses, then the rules' readings.
+/// A dice or response key the scenario does not set is offered only where the config
+/// validates with it (not every kind of scenario takes `extra_dice`).
+pub fn controls(source: &Source, target: &Target) -> Result<Vec<Control>, Error> {
+    let knobs = source.knobs();
+    let table = &target.table;
+    let scenario = source.scenario(table)?;
+    let roles = source.roles(table)?;
+    let accepts = |key: &str, value: Value| -> bool {
+        scenario.contains_key(key)
+            || source
+                .apply(&[Edit::Scenario {
+                    scenario: table.clone(),
+                    key: key.into(),
+                    value,
+                }])
+                .is_ok()
+    };
+    let mut out = Vec::new();
+    for role in &roles {
+        let section = format!("{}: {}", role.key, source.display(&role.table, &role.id));
+        out.push(Control {
+            section: section.clone(),
+            label: role.key.clone(),
+            key: format!("scenarios.{table}.{}", role.key),
+            kind: ControlKind::Choice {
+                choices: source.ids(&role.table),
+                value: role.id.clone(),
+            },
+        });
+        for st in knobs.stats.iter().filter(|s| s.table == role.table) {
+            let Some(value) = source.int_of(&role.table, &role.id, &st.key) else {
+                continue;
+            };
+            let quoted =
+                entry_value(source, &role.table, &role.id, &st.key).is_some_and(|v| v.is_str());
+            out.push(Control {
+                section: section.clone(),
+                label: st.key.to_string(),
+                key: format!("{}.{}.{}", role.table, role.id, st.key),
+                kind: ControlKind::Number {
+                    lo: st.lo.min(value),
+                    hi: st.hi.max(value),
+                    value,
+                    target: st.shown == Shown::Target,
+                    quoted,
+                },
+            });
+        }
+        for d in knobs.dice.iter().filter(|d| d.side == role.key) {
+            let fallback = d.default_from.and_then(|(from, key)| {
+                let r = roles.iter().find(|r| r.key == from)?;
+                source.int_of(&r.table, &r.id, key)
+            });
+            let value = source.scenario_int(table, d.key).or(fallback).unwrap_or(0);
+            if !accepts(d.key, Value::Integer(value)) {
+                continue;
+            }
+            out.push(Control {
+                section: section.clone(),
+                label: d.key.to_string(),
+                key: format!("scenarios.{table}.{}", d.key),
+                kind: ControlKind::Number {
+                    lo: d.lo.max(DICE_WINDOW.0).min(value),
+                    hi: d.hi.min(DICE_WINDOW.1).max(value),
+                    value,
+                    target: false,
+                    quoted: false,
+                },
+            });
+        }
+    }
+    for r in knobs.responses {
+        let now = scenario.get(r.key).and_then(Value::as_str);
+        let Some(first) = r.choices.first() else {
+            continue;
+        };
+        if now.is_none() && !accepts(r.key, Value::String(first.to_string())) {
+            continue;
+        }
+        out.push(Control {
+            section: "scenario".into(),
+            label: r.key.to_string(),
+            key: format!("scenarios.{table}.{}", r.key),
+            kind: ControlKind::Choice {
+                choices: r.choices.iter().map(|c| c.to_string()).collect(),
+                value: now.unwrap_or(first).to_string(),
+            },
+        });
+    }
+    let rules = source.table.get("rules").and_then(Value::as_table);
+    for r in knobs.readings {
+        let now = rules.and_then(|t| t.get(r.key));
+        let kind = match r.kind {
+            ReadingKind::Choice { choices, default } => ControlKind::Choice {
+                choices: choices.iter().map(|c| c.to_string()).collect(),
+                value: now.and_then(Value::as_str).unwrap_or(default).to_string(),
+            },
+            ReadingKind::Entry { table, default } => ControlKind::Choice {
+                choices: source.ids(table),
+                value: now.and_then(Value::as_str).unwrap_or(default).to_string(),
+            },
+            ReadingKind::Int { lo, hi, default } => {
+                let value = now.and_then(Value::as_integer).unwrap_or(default);
+                ControlKind::Number {
+                    lo: lo.min(value),
+                    hi: hi.max(value),
+                    value,
+                    target: false,
+                    quoted: false,
+                }
+            }
+            ReadingKind::Flag { default } => ControlKind::Flag {
+                value: now.and_then(Value::as_bool).unwrap_or(default),
+            },
+        };
+        out.push(Control {
+            section: "rules".into(),
+            label: r.key.to_string(),
+            key: format!("rules.{}", r.key),
+            kind,
+        });
+    }
+    Ok(out)
+}
+
+fn entry_value<'s>(source: &'s Source, table: &str, id: &str, key: &str) -> Option<&'s Value> {
+    let mut v = source.table.get(table)?.get(id)?;
+    for seg in key.split('.') {
+        v = v.get(seg)?;
+    }
+    Some(v)
+}

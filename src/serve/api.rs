@@ -1,0 +1,654 @@
+//! The page's JSON requests. Each carries the page's whole state: the config's file name,
+//! the scenario (or group) and the `--set`s its controls made, in order. A request is
+//! answered from that state alone, exactly as `rollsim run CONFIG -s SCENARIO --set ...`
+//! would compute it.
+
+use super::files::FileError;
+use super::stream::{self, Meter};
+use super::App;
+use crate::error::AppError;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use rollsim_core::balance::controls::{self, Control};
+use rollsim_core::balance::{self, compare, costs, roster, sensitivity, Job, Pick, Source, Target};
+use rollsim_core::model::Compiled;
+use rollsim_core::results::{self, ScenarioResult};
+use rollsim_core::run::{self, Ctx};
+use rollsim_core::sim::Budget;
+use rollsim_core::systems::dice::program;
+use rollsim_core::{document, Cancel};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Most `--set`s one state may carry, and the longest one.
+const MAX_SETS: usize = 256;
+const MAX_SET: usize = 1024;
+/// Longest dice expression the box takes.
+const MAX_EXPR: usize = 4096;
+/// Denominators the page shows a fraction for (6^7 = 279,936 fits; 6^8 does not).
+const MAX_DENOMINATOR: u64 = 1_000_000;
+/// Monte Carlo on the page: to the CLI's default precision, at most the CLI's default
+/// trials (the page shows how far it is, and the next move of a control stops it).
+const PAGE_PRECISION: f64 = 0.001;
+/// Trials per cell of a balance view for scenarios without an exact distribution.
+const BALANCE_TRIALS: u64 = 20_000;
+
+/// An answer the page shows as an error: `{"error": "..."}` with a 4xx/5xx status.
+pub fn refuse(status: StatusCode, message: &str) -> Response {
+    Refusal::new(status, message).into_response()
+}
+
+/// A request refused, before it becomes a response: small enough to pass in a `Result`.
+pub struct Refusal {
+    status: StatusCode,
+    body: Value,
+}
+
+impl Refusal {
+    fn new(status: StatusCode, message: &str) -> Refusal {
+        Refusal {
+            status,
+            body: json!({ "error": message }),
+        }
+    }
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        (self.status, Json(self.body)).into_response()
+    }
+}
+
+impl From<AppError> for Refusal {
+    fn from(e: AppError) -> Refusal {
+        let status = match e {
+            AppError::Interrupted => StatusCode::SERVICE_UNAVAILABLE,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        Refusal::new(status, &e.to_string())
+    }
+}
+
+impl From<rollsim_core::Error> for Refusal {
+    fn from(e: rollsim_core::Error) -> Refusal {
+        AppError::from(e).into()
+    }
+}
+
+fn file_error(e: FileError) -> Refusal {
+    match e {
+        FileError::BadName(m) => Refusal::new(StatusCode::BAD_REQUEST, &m),
+        FileError::Missing(m) => Refusal::new(StatusCode::NOT_FOUND, &m),
+        FileError::Exists(m) => Refusal::new(StatusCode::CONFLICT, &m),
+        FileError::Io(m) => Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, &m),
+    }
+}
+
+/// A JSON body, or the reason it is not one (400, 413 for one over the cap, 415).
+fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, Refusal> {
+    b.map(|Json(t)| t).map_err(|e| {
+        let status = e.status();
+        let status = if status == StatusCode::UNPROCESSABLE_ENTITY {
+            StatusCode::BAD_REQUEST
+        } else {
+            status
+        };
+        Refusal::new(status, &format!("malformed request: {}", e.body_text()))
+    })
+}
+
+/// Where the page is: a config, a scenario or group (None: the first), the changes.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct At {
+    pub file: String,
+    #[serde(default)]
+    pub scenario: Option<String>,
+    #[serde(default)]
+    pub sets: Vec<String>,
+}
+
+/// The config as the page's state has it, and the scenario or group it shows.
+fn load(app: &App, at: &At) -> Result<(Source, Target), Refusal> {
+    if at.sets.len() > MAX_SETS || at.sets.iter().any(|s| s.len() > MAX_SET) {
+        return Err(Refusal::new(
+            StatusCode::BAD_REQUEST,
+            &format!("at most {MAX_SETS} changes of at most {MAX_SET} characters each"),
+        ));
+    }
+    let text = app.files.read(&at.file).map_err(file_error)?;
+    let source = Source::parse(&text, Path::new(&at.file), &at.sets)?;
+    let name = match &at.scenario {
+        Some(s) => s.clone(),
+        None => source
+            .base
+            .scenario_names()
+            .into_iter()
+            .next()
+            .ok_or_else(|| Refusal::new(StatusCode::BAD_REQUEST, "the config has no scenarios"))?,
+    };
+    let target = source.target(&name)?;
+    Ok((source, target))
+}
+
+/// Short work (an exact pass, a file): on a blocking thread, a few at a time.
+async fn blocking<F>(app: Arc<App>, work: F) -> Response
+where
+    F: FnOnce(&App) -> Response + Send + 'static,
+{
+    let Ok(_turn) = app.turns.acquire().await else {
+        return refuse(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping");
+    };
+    let a = app.clone();
+    tokio::task::spawn_blocking(move || work(&a))
+        .await
+        .unwrap_or_else(|e| {
+            refuse(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &format!("internal error: {e}"),
+            )
+        })
+}
+
+/// `GET /api/configs`: the configs the page offers, with their titles (or why one
+/// does not load).
+pub async fn configs(State(app): State<Arc<App>>) -> Response {
+    blocking(app, |app| {
+        let list: Vec<Value> = app
+            .files
+            .configs()
+            .into_iter()
+            .map(|name| {
+                let loaded = app
+                    .files
+                    .read(&name)
+                    .map_err(|_| "unreadable".to_string())
+                    .and_then(|text| {
+                        document::load_str(&text, &name, &[]).map_err(|e| e.to_string())
+                    });
+                match loaded {
+                    Ok(c) => json!({ "file": name, "title": c.title, "system": c.system_name() }),
+                    Err(e) => json!({ "file": name, "error": e }),
+                }
+            })
+            .collect();
+        Json(json!({ "configs": list })).into_response()
+    })
+    .await
+}
+
+/// One scenario's exact results as the page shows them: the report's own numbers, with
+/// the fractions they are where the denominator is small.
+#[derive(Serialize)]
+struct Exact {
+    #[serde(flatten)]
+    result: ScenarioResult,
+    /// Per metric, per value: `"227/1296"` or null.
+    fractions: Vec<Vec<Option<String>>>,
+    headline_fraction: Option<String>,
+}
+
+fn fraction(p: f64) -> Option<String> {
+    results::fraction(p, MAX_DENOMINATOR).map(|(n, d)| format!("{n}/{d}"))
+}
+
+fn exact(c: &Compiled, seed: u64, file: &str, system: &str) -> Option<Exact> {
+    c.exact.as_ref()?;
+    let result = results::summarize_exact(c, seed, file, system);
+    let fractions = result
+        .metrics
+        .iter()
+        .map(|m| m.rows.iter().map(|r| r.exact.and_then(fraction)).collect())
+        .collect();
+    let headline_fraction = result.headline.exact.and_then(fraction);
+    Some(Exact {
+        result,
+        fractions,
+        headline_fraction,
+    })
+}
+
+/// The shell command that prints the same numbers.
+fn command(config: &str, at: &At, target: &Target) -> String {
+    let mut c = format!(
+        "rollsim run {} -s {} --exact-only",
+        shell_word(config),
+        shell_word(&target.name)
+    );
+    for s in &at.sets {
+        c.push_str(" --set ");
+        c.push_str(&shell_word(s));
+    }
+    c
+}
+
+fn shell_word(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_.=@+/:,".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// `POST /api/view`: the controls of the state's scenario and its exact results.
+pub async fn view(State(app): State<Arc<App>>, b: Result<Json<At>, JsonRejection>) -> Response {
+    let at = match body(b) {
+        Ok(at) => at,
+        Err(r) => return r.into_response(),
+    };
+    blocking(app, move |app| {
+        let (source, target) = match load(app, &at) {
+            Ok(x) => x,
+            Err(r) => return r.into_response(),
+        };
+        match view_of(&source, &target, &at, &app.files.shown(&at.file)) {
+            Ok(v) => Json(v).into_response(),
+            Err(e) => Refusal::from(e).into_response(),
+        }
+    })
+    .await
+}
+
+fn view_of(
+    source: &Source,
+    target: &Target,
+    at: &At,
+    shown: &str,
+) -> Result<Value, rollsim_core::Error> {
+    let cancel = Cancel::new();
+    let (seed, _) = balance::budget(source, None, None, true);
+    let system = source.base.system_name();
+    let controls: Vec<Control> = controls::controls(source, target)?;
+    let mut members = Vec::new();
+    for m in &target.members {
+        let c = balance::compile(&source.base, m, &cancel)?;
+        members.push(json!({
+            "name": c.name,
+            "description": c.description,
+            "exact": exact(&c, seed, &at.file, system),
+        }));
+    }
+    let infos = source.base.scenarios();
+    let mut groups: Vec<String> = Vec::new();
+    for i in infos.iter().filter(|i| i.member) {
+        if !groups.contains(&i.table) {
+            groups.push(i.table.clone());
+        }
+    }
+    Ok(json!({
+        "file": at.file,
+        "title": source.base.title,
+        "system": system,
+        "scenarios": infos.iter().map(|i| json!({"name": i.name, "table": i.table, "member": i.member})).collect::<Vec<_>>(),
+        "groups": groups,
+        "target": { "name": target.name, "table": target.table, "group": target.group, "members": target.members },
+        "controls": controls,
+        "members": members,
+        "command": command(shown, at, target),
+    }))
+}
+
+/// `POST /api/simulate`: Monte Carlo for the scenarios of the state (or the dice box's
+/// expression) that have no exact distribution, as a stream of progress lines.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulateRequest {
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub scenario: Option<String>,
+    #[serde(default)]
+    pub sets: Vec<String>,
+    /// The dice box's expression instead of a config.
+    #[serde(default)]
+    pub expr: Option<String>,
+}
+
+pub async fn simulate(
+    State(app): State<Arc<App>>,
+    b: Result<Json<SimulateRequest>, JsonRejection>,
+) -> Response {
+    let r = match body(b) {
+        Ok(r) => r,
+        Err(e) => return e.into_response(),
+    };
+    // Refuse what cannot load before streaming, so a bad state is a 4xx.
+    let (source, target) = match (&r.expr, &r.file) {
+        (Some(expr), None) => match one_liner(expr) {
+            Ok(s) => s,
+            Err(e) => return e.into_response(),
+        },
+        (None, Some(file)) => {
+            let at = At {
+                file: file.clone(),
+                scenario: r.scenario.clone(),
+                sets: r.sets.clone(),
+            };
+            match load(&app, &at) {
+                Ok(x) => x,
+                Err(e) => return e.into_response(),
+            }
+        }
+        _ => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "malformed request: give either `file` (with `scenario` and `sets`) or `expr`",
+            )
+        }
+    };
+    let file = r.file.clone().unwrap_or_else(|| "rollsim roll".into());
+    stream::lines(app.clone(), move |meter: &Meter| {
+        let ctx = Ctx::new(meter.cancel(), meter);
+        let (seed, _) = balance::budget(&source, None, None, true);
+        let system = source.base.system_name();
+        let mut out = Vec::new();
+        for m in &target.members {
+            let c = balance::compile(&source.base, m, meter.cancel()).map_err(|e| e.to_string())?;
+            if c.exact.is_some() {
+                continue;
+            }
+            let h = run::simulate(
+                &c,
+                seed,
+                Budget::Precision {
+                    eps: PAGE_PRECISION,
+                    max_trials: run::DEFAULT_TRIALS,
+                },
+                ctx,
+            )
+            .map_err(|e| e.to_string())?;
+            out.push(results::summarize(&c, &h, seed, &file, system));
+        }
+        serde_json::to_value(out).map_err(|e| e.to_string())
+    })
+}
+
+/// The dice box's expression as a one-scenario config, or its error at its column.
+fn one_liner(expr: &str) -> Result<(Source, Target), Refusal> {
+    if expr.len() > MAX_EXPR {
+        return Err(Refusal::new(
+            StatusCode::BAD_REQUEST,
+            &format!("the expression is longer than {MAX_EXPR} characters"),
+        ));
+    }
+    if let Err(e) = program::parse_compiled(expr, &[]) {
+        // The column in characters, for the caret (the parser counts bytes).
+        let column = expr.char_indices().take_while(|(i, _)| *i < e.col).count();
+        return Err(Refusal {
+            status: StatusCode::UNPROCESSABLE_ENTITY,
+            body: json!({ "error": e.message, "column": column }),
+        });
+    }
+    let text = rollsim_core::systems::REGISTRY
+        .iter()
+        .find_map(|s| s.one_liner(expr, None))
+        .unwrap_or_else(|| Err("no system reads expressions".into()))
+        .map_err(|e| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, &e))?;
+    let source = Source::parse(&text, Path::new("rollsim roll"), &[])
+        .map_err(|e| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, &e.to_string()))?;
+    let target = source.target("roll")?;
+    Ok((source, target))
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RollRequest {
+    pub expr: String,
+}
+
+/// `POST /api/roll`: the dice box. Its exact distribution, or `exact: null` (the page
+/// then asks `/api/simulate`), or the error with its column (422).
+pub async fn roll(
+    State(app): State<Arc<App>>,
+    b: Result<Json<RollRequest>, JsonRejection>,
+) -> Response {
+    let r = match body(b) {
+        Ok(r) => r,
+        Err(e) => return e.into_response(),
+    };
+    blocking(app, move |_| {
+        let (source, _) = match one_liner(&r.expr) {
+            Ok(x) => x,
+            Err(e) => return e.into_response(),
+        };
+        let c = match balance::compile(&source.base, "roll", &Cancel::new()) {
+            Ok(c) => c,
+            Err(e) => return refuse(StatusCode::UNPROCESSABLE_ENTITY, &e.to_string()),
+        };
+        Json(json!({
+            "expr": r.expr,
+            "exact": exact(&c, run::DEFAULT_SEED, "rollsim roll", "dice"),
+        }))
+        .into_response()
+    })
+    .await
+}
+
+/// Which balance view.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum BalanceView {
+    Matrix,
+    Sensitivity,
+    Roster,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BalanceRequest {
+    #[serde(flatten)]
+    pub at: AtFields,
+    pub view: BalanceView,
+    /// For the roster: price the units on this count stat (`models`).
+    #[serde(default)]
+    pub count: Option<String>,
+}
+
+/// [`At`]'s fields, for requests that carry more (serde cannot deny unknown fields
+/// through a flatten, so the outer struct does).
+#[derive(Clone, Debug, Deserialize)]
+pub struct AtFields {
+    pub file: String,
+    #[serde(default)]
+    pub scenario: Option<String>,
+    #[serde(default)]
+    pub sets: Vec<String>,
+}
+
+/// `POST /api/balance`: the matchup matrix, sensitivity or the roster on the state's
+/// scenario, streamed like a simulation (exact where every member has an exact
+/// distribution, else Monte Carlo at a fixed count per cell).
+pub async fn balance(
+    State(app): State<Arc<App>>,
+    b: Result<Json<BalanceRequest>, JsonRejection>,
+) -> Response {
+    let r = match body(b) {
+        Ok(r) => r,
+        Err(e) => return e.into_response(),
+    };
+    let at = At {
+        file: r.at.file.clone(),
+        scenario: r.at.scenario.clone(),
+        sets: r.at.sets.clone(),
+    };
+    let (source, target) = match load(&app, &at) {
+        Ok(x) => x,
+        Err(e) => return e.into_response(),
+    };
+    stream::lines(app.clone(), move |meter: &Meter| {
+        balance_view(&source, &target, &r, meter).map_err(|e| AppError::from(e).to_string())
+    })
+}
+
+fn balance_view(
+    source: &Source,
+    target: &Target,
+    r: &BalanceRequest,
+    meter: &Meter,
+) -> Result<Value, rollsim_core::Error> {
+    let cancel = meter.cancel();
+    let all_exact = target.members.iter().try_fold(true, |all, m| {
+        Ok::<_, rollsim_core::Error>(
+            all && balance::compile(&source.base, m, cancel)?.exact.is_some(),
+        )
+    })?;
+    let (seed, _) = balance::budget(source, None, None, true);
+    let trials = (!all_exact).then_some(BALANCE_TRIALS);
+    let pick = Pick::Headline;
+    let job = Job {
+        source,
+        target,
+        pick: &pick,
+        seed,
+        trials,
+        ctx: Ctx::new(cancel, meter),
+    };
+    let how = match trials {
+        None => "exact".to_string(),
+        Some(n) => format!("Monte Carlo, {n} trials per cell"),
+    };
+    Ok(match r.view {
+        BalanceView::Matrix => {
+            let ms = compare::matrices(&job, (&[], &[]), false)?;
+            json!({ "view": "matrix", "how": how, "matrices": ms.iter().map(matrix_json).collect::<Vec<_>>() })
+        }
+        BalanceView::Sensitivity => {
+            let s = sensitivity::rows(&job)?;
+            json!({
+                "view": "sensitivity",
+                "how": how,
+                "rows": s.rows.iter().map(|x| json!({
+                    "scenario": x.scenario, "change": x.change, "side": x.side,
+                    "quantity": x.quantity, "probability": x.probability,
+                    "base": x.base, "changed": x.changed, "delta": x.delta,
+                })).collect::<Vec<_>>(),
+                "refused": s.refused.iter().map(|(c, why)| json!({"change": c, "why": why})).collect::<Vec<_>>(),
+            })
+        }
+        BalanceView::Roster => {
+            let ro = roster::roster(&job, &[], false)?;
+            let priced = match &r.count {
+                Some(count) => Some(costs::costs(&job, &ro, count, None)?),
+                None => None,
+            };
+            let order = ro.by_strength();
+            json!({
+                "view": "roster",
+                "how": how,
+                "value": ro.value,
+                "cyclic": ro.cyclic,
+                "exact": ro.exact,
+                "matrix": matrix_json(&ro.matrix),
+                "units": order.iter().map(|&i| {
+                    let u = &ro.units[i];
+                    json!({
+                        "id": u.id, "name": u.name, "elo": u.elo, "elo_ci": u.elo_ci,
+                        "weight": u.weight, "without": u.without,
+                        "dominated_by": u.dominated_by, "field": u.field,
+                    })
+                }).collect::<Vec<_>>(),
+                "costs": priced.map(|k| json!({
+                    "count": k.count,
+                    "reference": k.reference, "reference_cost": k.reference_cost,
+                    "rows": k.rows.iter().map(|c| json!({
+                        "id": c.id, "name": c.name, "count": c.count, "cost": c.current, "suggested": c.suggested, "even_count": c.even_count,
+                        "at_least": c.at_least, "interval": c.interval,
+                        "field_before": c.field_before, "field_after": c.field_after,
+                    })).collect::<Vec<_>>(),
+                    "worst_before": k.worst_before,
+                    "worst_after": k.worst_after,
+                })),
+            })
+        }
+    })
+}
+
+fn matrix_json(m: &rollsim_core::results::analysis::Matrix) -> Value {
+    json!({
+        "scenario": m.scenario,
+        "what": m.what,
+        "probability": m.probability,
+        "how": m.how(),
+        "rows": { "key": m.rows.key, "entries": m.rows.entries },
+        "cols": { "key": m.cols.key, "entries": m.cols.entries },
+        "cells": m.cells.iter().map(|row| row.iter().map(|c| match &c.value {
+            Ok(v) => json!({ "estimate": v.estimate, "exact": v.exact, "ci": [v.ci.0, v.ci.1], "response": c.response }),
+            Err(e) => json!({ "error": e }),
+        }).collect::<Vec<_>>()).collect::<Vec<_>>(),
+    })
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SaveRequest {
+    #[serde(flatten)]
+    pub at: AtFields,
+    /// The new file's name, beside the original.
+    pub name: String,
+    /// Replace a file of that name (the page asks first).
+    #[serde(default)]
+    pub replace: bool,
+}
+
+/// `POST /api/save`: the config with the page's changes, as a new file beside it.
+pub async fn save(
+    State(app): State<Arc<App>>,
+    b: Result<Json<SaveRequest>, JsonRejection>,
+) -> Response {
+    let r = match body(b) {
+        Ok(r) => r,
+        Err(e) => return e.into_response(),
+    };
+    blocking(app, move |app| {
+        let at = At {
+            file: r.at.file.clone(),
+            scenario: r.at.scenario.clone(),
+            sets: r.at.sets.clone(),
+        };
+        let (source, _) = match load(app, &at) {
+            Ok(x) => x,
+            Err(e) => return e.into_response(),
+        };
+        let body = match toml::to_string(&source.table) {
+            Ok(t) => t,
+            Err(e) => {
+                return refuse(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    &format!("writing the config: {e}"),
+                )
+            }
+        };
+        let mut text = format!(
+            "# Saved by `rollsim serve` from {}, with these changes:\n",
+            at.file
+        );
+        for s in &at.sets {
+            text.push_str(&format!("#   --set {s}\n"));
+        }
+        text.push_str("# (the original's comments are in the original)\n\n");
+        text.push_str(&body);
+        // What is written must load as it was shown.
+        if let Err(e) = document::load_str(&text, &r.name, &[]) {
+            return refuse(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &format!("the saved config would not load: {e}"),
+            );
+        }
+        match app.files.save(&r.name, &text, r.replace) {
+            Ok(_) => Json(json!({
+                "saved": r.name,
+                "command": format!("rollsim run {}", shell_word(&app.files.shown(&r.name))),
+            }))
+            .into_response(),
+            Err(e) => file_error(e).into_response(),
+        }
+    })
+    .await
+}

@@ -1,0 +1,218 @@
+//! `rollsim serve`: the live tuning page. A local web server (axum on tokio) over the
+//! core: the page sends its whole state (a config file, a scenario, the `--set`s its
+//! controls made) with every request, so the server keeps nothing between requests and
+//! every number shown is the one `rollsim run --set ...` prints.
+//!
+//! Security, for a server on a designer's laptop: it listens on 127.0.0.1 unless told
+//! otherwise; a request whose Host header is not the address it listens on is refused (a
+//! web page elsewhere cannot reach it through DNS rebinding); files are named, never
+//! pathed, and only `*.toml` files directly inside the config folder are read or written;
+//! bodies are capped; computations are bounded as the CLI's are, run a few at a time, and
+//! stop when the page stops waiting for them.
+
+mod api;
+mod files;
+mod stream;
+
+use crate::error::AppError;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::Router;
+use rollsim_core::Cancel;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The largest request body: a page's state is a few kilobytes.
+pub const BODY_LIMIT: usize = 256 * 1024;
+/// Computations running at once; the rest wait their turn.
+const AT_ONCE: usize = 4;
+
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// The folder whose `*.toml` configs the page offers.
+    pub dir: PathBuf,
+    pub bind: IpAddr,
+    /// 0: any free port (the address printed says which).
+    pub port: u16,
+    /// Stops the server (the binary's Ctrl-C handler holds a clone).
+    pub cancel: Cancel,
+}
+
+/// What every handler shares: the folder, the addresses the Host header may name, the
+/// computations' turnstile and the process's stop token.
+pub struct App {
+    files: files::Folder,
+    hosts: Vec<String>,
+    any_ip_host: Option<u16>,
+    turns: tokio::sync::Semaphore,
+    cancel: Cancel,
+}
+
+/// Run the server until Ctrl-C. Prints the address to open as soon as it listens.
+pub fn serve(o: &ServeOptions) -> Result<String, AppError> {
+    let folder = files::Folder::open(&o.dir)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_io()
+        .enable_time()
+        .build()
+        .map_err(|e| AppError::BadOption(format!("starting the server: {e}")))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(SocketAddr::new(o.bind, o.port))
+            .await
+            .map_err(|e| {
+                AppError::BadOption(format!("cannot listen on {}:{}: {e}", o.bind, o.port))
+            })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| AppError::BadOption(format!("listening: {e}")))?;
+        let app = Arc::new(App {
+            hosts: hosts(addr),
+            any_ip_host: o.bind.is_unspecified().then_some(addr.port()),
+            files: folder,
+            turns: tokio::sync::Semaphore::new(AT_ONCE),
+            cancel: o.cancel.clone(),
+        });
+        let shown = if addr.ip().is_unspecified() {
+            SocketAddr::new(IpAddr::from([127, 0, 0, 1]), addr.port())
+        } else {
+            addr
+        };
+        {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(
+                out,
+                "rollsim serve: the live page for {} is at http://{shown}/ (Ctrl-C stops it)",
+                app.files.root().display()
+            );
+            let _ = out.flush();
+        }
+        let stop = o.cancel.clone();
+        axum::serve(listener, router(app))
+            .with_graceful_shutdown(async move {
+                while !stop.is_cancelled() {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            })
+            .await
+            .map_err(|e| AppError::BadOption(format!("serving: {e}")))?;
+        Ok::<_, AppError>(())
+    })?;
+    // Streams still open when Ctrl-C came (a simulation the page was waiting for) must not
+    // hold the process: their workers see the stop token and end on their own.
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    Ok("rollsim serve: stopped\n".into())
+}
+
+/// The Host values a request may carry: the address it reached, and `localhost` for a
+/// loopback address.
+fn hosts(addr: SocketAddr) -> Vec<String> {
+    let port = addr.port();
+    let mut h = vec![match addr.ip() {
+        IpAddr::V4(ip) => format!("{ip}:{port}"),
+        IpAddr::V6(ip) => format!("[{ip}]:{port}"),
+    }];
+    if addr.ip().is_loopback() {
+        h.push(format!("localhost:{port}"));
+    }
+    h
+}
+
+/// The page's routes, behind the Host check and the body cap.
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/", get(page::index))
+        .route("/app.js", get(page::script))
+        .route("/style.css", get(page::style))
+        .route("/api/configs", get(api::configs))
+        .route("/api/view", post(api::view))
+        .route("/api/simulate", post(api::simulate))
+        .route("/api/roll", post(api::roll))
+        .route("/api/balance", post(api::balance))
+        .route("/api/save", post(api::save))
+        .fallback(not_found)
+        .layer(middleware::from_fn_with_state(app.clone(), guard))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .with_state(app)
+}
+
+async fn not_found() -> Response {
+    api::refuse(StatusCode::NOT_FOUND, "no such page: the page is at /")
+}
+
+/// Refuse a request for another host (DNS rebinding); mark every answer as what it is.
+async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if !allowed(&app, host) {
+        return api::refuse(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "Host `{}` is not this server's address ({}): refused",
+                host.escape_debug(),
+                app.hosts.join(", ")
+            ),
+        );
+    }
+    let mut r = next.run(req).await;
+    let h = r.headers_mut();
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
+        ),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+fn allowed(app: &App, host: &str) -> bool {
+    if app.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
+        return true;
+    }
+    // Bound to every address: any IP literal (a DNS name is what rebinding needs).
+    let Some(port) = app.any_ip_host else {
+        return false;
+    };
+    host.parse::<SocketAddr>().is_ok_and(|a| a.port() == port)
+}
+
+/// The page itself: three files built into the binary, no network.
+mod page {
+    use axum::http::header;
+    use axum::response::IntoResponse;
+
+    pub async fn index() -> impl IntoResponse {
+        (
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            include_str!("page/index.html"),
+        )
+    }
+
+    pub async fn script() -> impl IntoResponse {
+        (
+            [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+            include_str!("page/app.js"),
+        )
+    }
+
+    pub async fn style() -> impl IntoResponse {
+        (
+            [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
+            include_str!("page/style.css"),
+        )
+    }
+}

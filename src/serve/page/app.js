@@ -1,0 +1,519 @@
+// rollsim live: the page's whole state is {config, scenario, the --sets its controls made,
+// the tab, the dice box's expression}. The URL holds it; every request sends it; the
+// server keeps nothing. A control's move aborts the requests the last move started.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, attrs, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'text') e.textContent = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const k of kids) if (k !== null && k !== undefined) e.append(k);
+  return e;
+};
+const SVG = 'http://www.w3.org/2000/svg';
+const svg = (tag, attrs, ...kids) => {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  for (const k of kids) e.append(k);
+  return e;
+};
+const pct = (p) => (100 * p).toFixed(2) + '%';
+const num = (x) => (Math.abs(x) >= 100 ? x.toFixed(1) : x.toFixed(4));
+
+const state = { file: null, scenario: null, sets: [], tab: 'dist', expr: '' };
+const modes = {}; // metric -> exactly | at_least | at_most
+let view = null; // the last /api/view answer
+let gen = 0; // bumps on every change; answers to an older one are dropped
+const inflight = { view: null, sim: null, balance: null, roll: null };
+let controlsShape = '';
+let moved = null; // performance.now() of the control change being answered
+window.rollsimTimings = [];
+
+// ---------- the URL ----------
+function readUrl() {
+  const q = new URLSearchParams(location.search);
+  state.file = q.get('config');
+  state.scenario = q.get('scenario');
+  state.sets = q.getAll('set');
+  state.tab = q.get('tab') || 'dist';
+  state.expr = q.get('expr') || '';
+}
+function writeUrl() {
+  const q = new URLSearchParams();
+  if (state.file) q.set('config', state.file);
+  if (state.scenario) q.set('scenario', state.scenario);
+  for (const s of state.sets) q.append('set', s);
+  if (state.tab !== 'dist') q.set('tab', state.tab);
+  if (state.expr) q.set('expr', state.expr);
+  history.replaceState(null, '', '?' + q.toString());
+}
+
+// ---------- requests ----------
+function abort(which) {
+  if (inflight[which]) inflight[which].abort();
+  inflight[which] = null;
+}
+async function post(which, path, body) {
+  abort(which);
+  const ctl = new AbortController();
+  inflight[which] = ctl;
+  const r = await fetch(path, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body), signal: ctl.signal,
+  });
+  return { r, ctl };
+}
+// A streamed computation: progress lines, then {result} or {error}.
+async function streamed(which, path, body, onProgress) {
+  const { r, ctl } = await post(which, path, body);
+  if (!r.ok) throw new Error((await r.json()).error);
+  const reader = r.body.getReader();
+  const dec = new TextDecoder();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += dec.decode(value, { stream: true });
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = JSON.parse(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+      if ('progress' in line) onProgress(line.progress);
+      else if ('error' in line) throw new Error(line.error);
+      else if ('result' in line) { if (inflight[which] === ctl) inflight[which] = null; return line.result; }
+    }
+  }
+  throw new Error('the server closed the answer early');
+}
+const isAbort = (e) => e && e.name === 'AbortError';
+
+function problem(text) {
+  const p = $('problem');
+  p.hidden = !text;
+  p.textContent = text || '';
+}
+function progress(label, fraction) {
+  const p = $('progress');
+  if (label === null) { p.hidden = true; return; }
+  p.hidden = false;
+  p.querySelector('.bar div').style.width = (100 * (fraction || 0)).toFixed(1) + '%';
+  p.querySelector('span').textContent = label;
+}
+function busy(on) {
+  document.body.dataset.state = on ? 'busy' : 'ready';
+  document.body.dataset.gen = String(gen);
+}
+
+// ---------- configs and scenarios ----------
+async function loadConfigs() {
+  const r = await fetch('/api/configs');
+  const { configs } = await r.json();
+  const sel = $('config');
+  sel.replaceChildren(...configs.map((c) => el('option', {
+    value: c.file, disabled: !!c.error,
+    text: c.error ? `${c.file} (does not load)` : `${c.file}: ${c.title}`,
+  })));
+  if (!state.file || !configs.some((c) => c.file === state.file)) {
+    const first = configs.find((c) => !c.error);
+    state.file = first ? first.file : null;
+  }
+  sel.value = state.file || '';
+}
+
+function fillScenarios() {
+  const sel = $('scenario');
+  const opts = [];
+  const groups = el('optgroup', { label: 'groups (every member)' });
+  for (const g of view.groups) groups.append(el('option', { value: g, text: g }));
+  if (view.groups.length) opts.push(groups);
+  const one = el('optgroup', { label: 'scenarios' });
+  for (const s of view.scenarios) one.append(el('option', { value: s.name, text: s.name }));
+  opts.push(one);
+  sel.replaceChildren(...opts);
+  sel.value = view.target.name;
+}
+
+// ---------- controls ----------
+function setOf(key) {
+  const s = state.sets.find((x) => x.startsWith(key + '='));
+  return s === undefined ? undefined : s.slice(key.length + 1);
+}
+function change(c, value) {
+  const set = c.kind === 'number' && c.quoted ? `${c.key}=${value}+` : `${c.key}=${value}`;
+  state.sets = state.sets.filter((s) => !s.startsWith(c.key + '='));
+  state.sets.push(set);
+  moved = performance.now();
+  refresh();
+}
+const shown = (c, v) => (c.target ? `${v}+` : String(v));
+
+function renderControls() {
+  const shape = JSON.stringify(view.controls.map((c) => [c.section, c.key, c.kind, c.lo, c.hi, c.choices]));
+  const box = $('controls');
+  if (shape !== controlsShape) {
+    controlsShape = shape;
+    const kids = [];
+    let section = null;
+    for (const c of view.controls) {
+      if (c.section !== section) { section = c.section; kids.push(el('h3', { text: section })); }
+      const id = 'k-' + c.key.replace(/[^A-Za-z0-9_-]/g, '_');
+      let input;
+      let out = el('output', { for: id });
+      if (c.kind === 'number') {
+        input = el('input', {
+          type: 'range', id, min: c.lo, max: c.hi, step: 1, value: c.value,
+          'data-key': c.key, 'aria-label': `${c.section} ${c.label}`,
+          oninput: (e) => { out.textContent = shown(c, e.target.value); change(c, e.target.value); },
+        });
+      } else if (c.kind === 'choice') {
+        input = el('select', { id, 'data-key': c.key, 'aria-label': `${c.section} ${c.label}`,
+          onchange: (e) => change(c, e.target.value) },
+          ...c.choices.map((x) => el('option', { value: x, text: x })));
+        out = null;
+      } else {
+        input = el('input', { type: 'checkbox', id, 'data-key': c.key,
+          onchange: (e) => change(c, e.target.checked ? 'true' : 'false') });
+        out = null;
+      }
+      const row = el('div', { class: 'control', 'data-key': c.key }, el('label', { for: id, text: c.label, title: c.key }), input);
+      if (out) row.append(out);
+      kids.push(row);
+    }
+    if (!view.controls.length) kids.push(el('p', { class: 'note', text: 'This scenario has no knobs: its numbers are written into it.' }));
+    box.replaceChildren(...kids);
+  }
+  // Values, without replacing the element being dragged.
+  for (const c of view.controls) {
+    const row = box.querySelector(`.control[data-key="${CSS.escape(c.key)}"]`);
+    if (!row) continue;
+    const input = row.querySelector('[data-key]');
+    row.classList.toggle('changed', setOf(c.key) !== undefined);
+    if (document.activeElement === input && c.kind === 'number') continue;
+    if (c.kind === 'number') { input.value = c.value; row.querySelector('output').textContent = shown(c, c.value); }
+    else if (c.kind === 'choice') input.value = c.value;
+    else input.checked = c.value;
+  }
+}
+
+// ---------- the distribution ----------
+function cumulative(rows, mode) {
+  const p = rows.map((r) => r.p);
+  if (mode === 'at_least') {
+    const out = new Array(p.length);
+    let s = 0;
+    for (let i = p.length - 1; i >= 0; i--) { s += p[i]; out[i] = Math.min(1, s); }
+    return out;
+  }
+  if (mode === 'at_most') { let s = 0; return p.map((x) => Math.min(1, (s += x))); }
+  return p;
+}
+
+function chart(labels, values, mc) {
+  const W = 420, H = 170, L = 34, B = 30, T = 8;
+  const n = labels.length;
+  const top = Math.max(1e-9, ...values, ...(mc || []));
+  const bw = (W - L - 4) / Math.max(1, n);
+  const g = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img' });
+  for (const f of [0, 0.5, 1]) {
+    const y = T + (H - T - B) * (1 - f);
+    g.append(svg('line', { x1: L, x2: W, y1: y, y2: y }));
+    g.append(svg('text', { x: L - 4, y: y + 4, 'text-anchor': 'end' }, document.createTextNode((100 * top * f).toFixed(top * f < 0.1 && f ? 1 : 0) + '%')));
+  }
+  const every = Math.ceil(n / 24);
+  values.forEach((v, i) => {
+    const h = (H - T - B) * (v / top);
+    const x = L + i * bw + bw * 0.12;
+    g.append(svg('rect', { class: 'bar', x, y: H - B - h, width: bw * 0.76, height: Math.max(0, h) },
+      svg('title', {}, document.createTextNode(`${labels[i]}: ${pct(v)}`))));
+    if (mc && mc[i] !== undefined) {
+      const hm = (H - T - B) * (mc[i] / top);
+      g.append(svg('rect', { class: 'mcbar', x, y: H - B - hm, width: bw * 0.76, height: Math.max(0, hm) }));
+    }
+    if (i % every === 0) {
+      const t = svg('text', { x: x + bw * 0.38, y: H - B + 13, 'text-anchor': 'middle' }, document.createTextNode(labels[i].length > 9 ? labels[i].slice(0, 8) + '…' : labels[i]));
+      g.append(t);
+    }
+  });
+  return g;
+}
+
+// One metric: its rows from the exact answer and/or a Monte Carlo one.
+function metricBlock(member, m, fr, mcm) {
+  const key = `${member}/${m.name}`;
+  const mode = modes[m.name] || 'exactly';
+  const rows = m.rows.map((r, i) => ({ label: r.label, p: r.exact !== null && r.exact !== undefined ? r.exact : r.probability, frac: fr ? fr[i] : null, row: r }));
+  const mcRows = mcm ? mcm.rows : null;
+  const values = cumulative(rows, mode);
+  const mcValues = mcRows ? cumulative(mcRows.map((r) => ({ p: r.probability })), mode) : null;
+  const radios = el('div', { class: 'modes' }, ...[['exactly', 'exactly'], ['at_least', 'at least'], ['at_most', 'at most']].map(([v, t]) => el('label', {},
+    el('input', { type: 'radio', name: 'mode-' + key, value: v, checked: mode === v, onchange: () => { modes[m.name] = v; renderDist(); } }), ' ' + t)));
+  const head = el('tr', {}, el('th', { text: m.name }), el('th', { text: mode === 'exactly' ? 'P' : mode === 'at_least' ? 'P(≥)' : 'P(≤)' }));
+  const exactShown = !m.exact_missing;
+  if (exactShown) head.append(el('th', { text: 'fraction' }));
+  if (mcRows) head.append(el('th', { text: 'Monte Carlo' }), el('th', { text: '95% CI' }));
+  const body = rows.map((r, i) => {
+    const tr = el('tr', { 'data-value': r.label });
+    if (exactShown && r.row.exact !== null && r.row.exact !== undefined) tr.setAttribute('data-exact', String(r.row.exact));
+    tr.append(el('td', { text: r.label }), el('td', { class: 'p', text: exactShown ? pct(values[i]) : '' }));
+    if (exactShown) tr.append(el('td', { class: 'frac', text: mode === 'exactly' && r.frac ? r.frac : '' }));
+    if (mcRows) {
+      const q = mcRows[i];
+      tr.append(el('td', { class: 'mc', text: pct(mcValues[i]) }), el('td', { class: 'mc', text: mode === 'exactly' ? `${pct(q.ci_low)} .. ${pct(q.ci_high)}` : '' }));
+    }
+    return tr;
+  });
+  const table = el('table', { class: 'dist', 'data-member': member, 'data-metric': m.name }, el('thead', {}, head), el('tbody', {}, ...body));
+  const mean = m.exact_mean !== null && m.exact_mean !== undefined ? `mean ${num(m.exact_mean)} (exact)`
+    : mcm && mcm.mean !== null ? `mean ${num(mcm.mean)} [${num(mcm.mean_ci[0])}, ${num(mcm.mean_ci[1])}]` : '';
+  return el('div', { class: 'metric' },
+    el('div', {}, el('h4', { text: m.name.replace(/_/g, ' ') }), el('p', { class: 'about', text: m.description + (m.numeric && mean ? ` · ${mean}` : '') }), radios, table),
+    chart(rows.map((r) => r.label), exactShown ? values : mcValues, exactShown ? mcValues : null));
+}
+
+const simulated = {}; // member name -> Monte Carlo ScenarioResult for the current gen
+
+function renderDist() {
+  const pane = $('pane-dist');
+  const kids = [];
+  for (const mem of view.members) {
+    const ex = mem.exact;
+    const mc = simulated[mem.name];
+    const base = ex || mc;
+    const box = el('div', { class: 'member', 'data-member': mem.name }, el('h2', { text: mem.name }), el('p', { class: 'description', text: mem.description }));
+    if (!base) {
+      box.append(el('p', { class: 'note', text: 'No exact distribution for this scenario: Monte Carlo is running…' }));
+      kids.push(box);
+      continue;
+    }
+    const h = base.headline;
+    const value = ex ? h.exact : h.probability;
+    const hl = el('p', { class: 'headline' }, `${h.label} = `, el('b', { text: pct(value) }));
+    if (ex) hl.append(el('small', { text: 'exact' + (ex.headline_fraction ? ` = ${ex.headline_fraction}` : '') }));
+    else hl.append(el('small', { text: `Monte Carlo, ${mc.trials.toLocaleString()} trials, 95% CI ${pct(h.ci_low)} .. ${pct(h.ci_high)}` }));
+    box.append(hl);
+    base.metrics.forEach((m, i) => {
+      const mm = ex ? m : Object.assign({}, m, { exact_missing: true });
+      box.append(metricBlock(mem.name, mm, ex ? ex.fractions[i] : null, mc ? mc.metrics[i] : null));
+    });
+    kids.push(box);
+  }
+  pane.replaceChildren(...kids);
+}
+
+// ---------- balance views ----------
+function heat(p) {
+  // Red (row loses) through white to blue (row wins).
+  const t = Math.max(0, Math.min(1, p));
+  const r = t < 0.5 ? 255 : Math.round(255 - (t - 0.5) * 2 * 180);
+  const b = t > 0.5 ? 255 : Math.round(255 - (0.5 - t) * 2 * 180);
+  const g = Math.round(255 - Math.abs(t - 0.5) * 2 * 150);
+  return `rgb(${r},${g},${b})`;
+}
+function matrixTable(m) {
+  const head = el('tr', {}, el('th', { text: `${m.rows.key} \\ ${m.cols.key}` }), ...m.cols.entries.map(([, n]) => el('th', { text: n })));
+  const rows = m.cells.map((row, i) => el('tr', {}, el('th', { text: m.rows.entries[i][1] }), ...row.map((c) => c.error
+    ? el('td', { title: c.error, text: '—' })
+    : el('td', { style: m.probability ? `background:${heat(c.estimate)}` : null, title: c.response ? `response: ${c.response}` : null, text: m.probability ? pct(c.estimate) : num(c.estimate) }))));
+  return el('div', {}, el('h4', { text: `${m.scenario}: ${m.what}` }), el('p', { class: 'note', text: m.how }), el('table', { class: 'heat' }, el('thead', {}, head), el('tbody', {}, ...rows)));
+}
+function renderBalance(res) {
+  const pane = $('pane-' + state.tab);
+  if (res.view === 'matrix') {
+    pane.replaceChildren(...res.matrices.map(matrixTable));
+  } else if (res.view === 'sensitivity') {
+    const top = Math.max(1e-9, ...res.rows.map((r) => Math.abs(r.delta)));
+    const rows = res.rows.map((r) => el('tr', {}, el('td', { text: r.scenario }), el('td', { text: r.change }), el('td', { text: r.quantity }),
+      el('td', { text: r.probability ? pct(r.base) : num(r.base) }), el('td', { text: r.probability ? pct(r.changed) : num(r.changed) }),
+      el('td', { text: (r.delta >= 0 ? '+' : '') + (r.probability ? (100 * r.delta).toFixed(2) + ' pts' : num(r.delta)) }),
+      el('td', { class: 'bar' }, el('span', { class: r.delta >= 0 ? 'pos' : 'neg', style: `width:${(100 * Math.abs(r.delta) / top).toFixed(1)}%` }))));
+    const kids = [el('p', { class: 'note', text: `One step in each side's favour (${res.how}).` }),
+      el('table', { class: 'bars' }, el('thead', {}, el('tr', {}, ...['scenario', 'change', 'what', 'before', 'after', 'worth', ''].map((t) => el('th', { text: t })))), el('tbody', {}, ...rows))];
+    if (res.refused.length) kids.push(el('p', { class: 'note', text: 'Refused by the rules: ' + res.refused.map((x) => `${x.change} (${x.why})`).join('; ') }));
+    pane.replaceChildren(...kids);
+  } else {
+    const stats = (view.controls || []).filter((c) => c.kind === 'number' && !c.key.startsWith('scenarios.') && !c.key.startsWith('rules.')).map((c) => c.label);
+    const count = el('select', { 'aria-label': 'count stat', onchange: (e) => { rosterCount = e.target.value || null; refreshBalance(); } },
+      el('option', { value: '', text: 'no costs' }), ...[...new Set(stats)].map((s) => el('option', { value: s, text: `price on ${s}` })));
+    count.value = rosterCount || '';
+    const units = res.units.map((u) => el('tr', {}, el('td', { text: u.name }), el('td', { text: u.elo.toFixed(0) + (u.elo_ci ? ` ± ${u.elo_ci.toFixed(0)}` : '') }),
+      el('td', { text: pct(u.weight) }), el('td', { text: pct(u.field) }), el('td', { text: pct(u.without) }), el('td', { text: u.dominated_by || '' })));
+    const kids = [el('p', { class: 'note', text: `Both seats; ${res.how}. Game value ${pct(res.value)}; cyclic share ${pct(res.cyclic)}.` }),
+      el('table', {}, el('thead', {}, el('tr', {}, ...['unit', 'rating (Elo)', 'Nash weight', 'vs field', 'worth', 'dominated by'].map((t) => el('th', { text: t })))), el('tbody', {}, ...units)),
+      el('p', {}, count)];
+    if (res.costs) {
+      const k = res.costs;
+      kids.push(el('table', {}, el('thead', {}, el('tr', {}, ...['unit', `${k.count}`, 'cost now', 'suggested', 'vs field before', 'after'].map((t) => el('th', { text: t })))),
+        el('tbody', {}, ...k.rows.map((c) => el('tr', {}, el('td', { text: c.name }), el('td', { text: String(c.count) }), el('td', { text: c.cost === null ? '' : String(c.cost) }),
+          el('td', { text: c.suggested === null ? 'n/a' : (c.at_least ? '≥ ' : '') + c.suggested.toFixed(1) }),
+          el('td', { text: c.field_before === null ? '' : pct(c.field_before) }), el('td', { text: c.field_after === null ? '' : pct(c.field_after) }))))));
+    }
+    kids.push(matrixTable(res.matrix));
+    pane.replaceChildren(...kids);
+  }
+}
+let rosterCount = null;
+
+async function refreshBalance() {
+  if (state.tab === 'dist' || !state.file) { abort('balance'); return; }
+  const mine = gen;
+  busy(true);
+  progress('computing…', 0);
+  try {
+    const body = { file: state.file, scenario: state.scenario, sets: state.sets, view: state.tab };
+    if (state.tab === 'roster' && rosterCount) body.count = rosterCount;
+    const res = await streamed('balance', '/api/balance', body, (f) => progress('computing…', f));
+    if (mine !== gen) return;
+    renderBalance(res);
+    problem(null);
+  } catch (e) {
+    if (isAbort(e) || mine !== gen) return;
+    $('pane-' + state.tab).replaceChildren(el('p', { class: 'note', text: e.message }));
+  }
+  progress(null);
+  busy(false);
+}
+
+// ---------- one change: view, then Monte Carlo or a balance view ----------
+async function refresh() {
+  writeUrl();
+  const mine = ++gen;
+  abort('sim');
+  busy(true);
+  let r;
+  try {
+    ({ r } = await post('view', '/api/view', { file: state.file, scenario: state.scenario, sets: state.sets }));
+    const answer = await r.json();
+    if (mine !== gen) return;
+    if (!r.ok) { problem(answer.error); progress(null); busy(false); return; }
+    problem(null);
+    view = answer;
+    state.scenario = view.target.name;
+    writeUrl();
+  } catch (e) {
+    if (isAbort(e) || mine !== gen) return;
+    problem(String(e.message || e));
+    busy(false);
+    return;
+  }
+  for (const k of Object.keys(simulated)) delete simulated[k];
+  fillScenarios();
+  renderControls();
+  $('command').textContent = view.command;
+  if (state.tab === 'dist') {
+    renderDist();
+    if (moved !== null) { window.rollsimTimings.push(performance.now() - moved); moved = null; }
+    const missing = view.members.filter((m) => !m.exact);
+    if (missing.length) {
+      progress('Monte Carlo…', 0);
+      try {
+        const res = await streamed('sim', '/api/simulate', { file: state.file, scenario: state.scenario, sets: state.sets }, (f) => progress('Monte Carlo…', f));
+        if (mine !== gen) return;
+        for (const s of res) simulated[s.name] = s;
+        renderDist();
+      } catch (e) {
+        if (isAbort(e) || mine !== gen) return;
+        problem(e.message);
+      }
+      progress(null);
+    }
+    busy(false);
+  } else {
+    await refreshBalance();
+  }
+}
+
+// ---------- the dice box ----------
+let rollTimer = null;
+async function roll() {
+  const expr = $('expr').value;
+  state.expr = expr;
+  writeUrl();
+  const err = $('expr-error');
+  const out = $('expr-result');
+  if (!expr.trim()) { err.hidden = true; out.replaceChildren(); abort('roll'); return; }
+  document.body.dataset.dice = 'busy';
+  try {
+    const { r } = await post('roll', '/api/roll', { expr });
+    const a = await r.json();
+    if (!r.ok) {
+      err.hidden = false;
+      const col = a.column === undefined ? null : a.column;
+      err.dataset.column = col === null ? '' : String(col + 1);
+      err.textContent = col === null ? a.error : `${expr}\n${' '.repeat(col)}^ ${a.error}`;
+      out.replaceChildren();
+    } else {
+      err.hidden = true;
+      let result = a.exact;
+      let mc = null;
+      if (!result) {
+        out.replaceChildren(el('p', { class: 'note', text: 'No exact distribution: Monte Carlo…' }));
+        const res = await streamed('roll', '/api/simulate', { expr }, () => {});
+        mc = res[0];
+      }
+      const base = result || mc;
+      const kids = [el('p', { class: 'headline' }, `${base.headline.label} = `, el('b', { text: pct(result ? base.headline.exact : base.headline.probability) }))];
+      base.metrics.forEach((m, i) => kids.push(metricBlock('roll', result ? m : Object.assign({}, m, { exact_missing: true }), result ? result.fractions[i] : null, mc ? mc.metrics[i] : null)));
+      out.replaceChildren(...kids);
+    }
+  } catch (e) {
+    if (isAbort(e)) return;
+    err.hidden = false;
+    err.textContent = e.message;
+  }
+  document.body.dataset.dice = 'ready';
+}
+
+// ---------- save ----------
+async function save(replace) {
+  const name = $('save-name').value.trim();
+  const r = await fetch('/api/save', { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ file: state.file, scenario: state.scenario, sets: state.sets, name, replace }) });
+  const a = await r.json();
+  if (r.status === 409 && !replace) {
+    if (confirm(`${name} exists. Replace it?`)) return save(true);
+    $('save-message').textContent = a.error;
+    return false;
+  }
+  if (!r.ok) { $('save-message').textContent = a.error; return false; }
+  $('save-dialog').close();
+  problem(null);
+  $('command').textContent = `Saved: ${a.command}`;
+  await loadConfigs();
+  $('config').value = state.file;
+  return true;
+}
+
+// ---------- wiring ----------
+function setTab(tab) {
+  state.tab = tab;
+  for (const b of document.querySelectorAll('#tabs button')) b.classList.toggle('on', b.dataset.tab === tab);
+  for (const p of document.querySelectorAll('.pane')) p.hidden = p.id !== 'pane-' + tab;
+}
+
+async function main() {
+  readUrl();
+  setTab(state.tab);
+  $('expr').value = state.expr;
+  await loadConfigs();
+  $('config').addEventListener('change', (e) => { state.file = e.target.value; state.scenario = null; state.sets = []; controlsShape = ''; refresh(); });
+  $('scenario').addEventListener('change', (e) => { state.scenario = e.target.value; controlsShape = ''; refresh(); });
+  $('reset').addEventListener('click', () => { state.sets = []; refresh(); });
+  for (const b of document.querySelectorAll('#tabs button')) b.addEventListener('click', () => { setTab(b.dataset.tab); refresh(); });
+  $('expr').addEventListener('input', () => { clearTimeout(rollTimer); rollTimer = setTimeout(roll, 120); });
+  $('save').addEventListener('click', () => {
+    $('save-from').textContent = state.file;
+    $('save-name').value = state.file.replace(/\.toml$/, '') + '-tuned.toml';
+    $('save-message').textContent = '';
+    $('save-dialog').showModal();
+  });
+  $('save-go').addEventListener('click', (e) => { e.preventDefault(); save(false); });
+  if (state.expr) roll();
+  if (state.file) await refresh();
+  else { problem('No config in this folder loads: rollsim serve takes the folder of your *.toml configs.'); busy(false); }
+}
+main();

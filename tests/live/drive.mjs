@@ -1,0 +1,112 @@
+// Drives the live page in headless chromium as a designer would: open a scenario, move a
+// slider with the keyboard (or pick an entry from a select), read the table the page shows,
+// reload the URL and read it again, type a broken dice expression. Prints what it saw as
+// JSON; tests/live.rs compares it with `rollsim run --exact-only` and asserts.
+//
+//   node drive.mjs BASE_URL PLAN.json SCREENSHOT.png
+//
+// PLAN: {"steps": [{"name", "config", "scenario", "actions": [{"key", "press"} |
+//        {"key", "select"}]}], "expr": "broken expression", "latency": [...]}
+import puppeteer from 'puppeteer-core';
+import { readFileSync } from 'node:fs';
+
+const [base, planFile, shot] = process.argv.slice(2);
+const plan = JSON.parse(readFileSync(planFile, 'utf8'));
+
+const browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+const out = { steps: [], dice: null, latency: [] };
+try {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 1000 });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+
+  const gen = () => page.evaluate(() => Number(document.body.dataset.gen || 0));
+  // Wait until the page has answered a change newer than `after` and is idle.
+  const settle = (after) => page.waitForFunction(
+    (g) => document.body.dataset.state === 'ready' && Number(document.body.dataset.gen) > g,
+    { timeout: 20000 }, after);
+  const tables = () => page.evaluate(() => [...document.querySelectorAll('#pane-dist table.dist')].map((t) => ({
+    member: t.dataset.member,
+    metric: t.dataset.metric,
+    rows: [...t.querySelectorAll('tbody tr')].map((r) => ({
+      value: r.dataset.value,
+      exact: r.dataset.exact === undefined ? null : r.dataset.exact,
+      shown: r.querySelector('td.p').textContent,
+      fraction: r.querySelector('td.frac') ? r.querySelector('td.frac').textContent : null,
+    })),
+  })));
+  const sets = () => page.evaluate(() => new URLSearchParams(location.search).getAll('set'));
+  const control = (key) => `[data-key="${key}"] [data-key]`;
+
+  for (const step of plan.steps) {
+    const url = `${base}/?config=${encodeURIComponent(step.config)}&scenario=${encodeURIComponent(step.scenario)}`;
+    await page.goto(url);
+    await settle(0);
+    const before = await tables();
+    for (const a of step.actions) {
+      const g = await gen();
+      await page.waitForSelector(control(a.key), { timeout: 10000 });
+      if (a.select !== undefined) {
+        await page.select(control(a.key), a.select);
+      } else {
+        await page.focus(control(a.key));
+        await page.keyboard.press(a.press);
+      }
+      await settle(g);
+    }
+    const after = await tables();
+    const shownUrl = page.url();
+    const record = { name: step.name, url: shownUrl, sets: await sets(), before, after };
+    if (step.shot) await page.screenshot({ path: shot, fullPage: true });
+    // The URL holds the whole state: opening it again shows the same view.
+    await page.goto('about:blank');
+    await page.goto(shownUrl);
+    await settle(0);
+    record.reloaded = await tables();
+    record.reloadedSets = await sets();
+    record.command = await page.evaluate(() => document.getElementById('command').textContent);
+    out.steps.push(record);
+  }
+
+  if (plan.expr) {
+    await page.goto(`${base}/?config=rush.toml`);
+    await settle(0);
+    await page.click('#expr');
+    await page.keyboard.type(plan.expr, { delay: 5 });
+    await page.waitForFunction(() => !document.getElementById('expr-error').hidden
+      && document.body.dataset.dice === 'ready', { timeout: 10000 });
+    out.dice = await page.evaluate(() => {
+      const e = document.getElementById('expr-error');
+      return { text: e.textContent, column: e.dataset.column };
+    });
+  }
+
+  // Latency: a control change to the new exact result rendered, as the page measures it
+  // (performance.now() at the input event, again after the table is drawn).
+  for (const l of plan.latency || []) {
+    await page.goto(`${base}/?config=${encodeURIComponent(l.config)}&scenario=${encodeURIComponent(l.scenario)}`);
+    await settle(0);
+    const ok = await page.$(control(l.key));
+    if (!ok) { out.latency.push({ ...l, error: 'no such control' }); continue; }
+    await page.evaluate(() => { window.rollsimTimings = []; });
+    // Back and forth inside the slider's range, so that every press changes the value.
+    const atTop = await page.$eval(control(l.key), (e) => Number(e.value) >= Number(e.max));
+    const [there, back] = atTop ? ['ArrowLeft', 'ArrowRight'] : ['ArrowRight', 'ArrowLeft'];
+    for (let i = 0; i < l.moves; i++) {
+      const g = await gen();
+      await page.focus(control(l.key));
+      await page.keyboard.press(i % 2 ? back : there);
+      await settle(g);
+    }
+    out.latency.push({ ...l, ms: await page.evaluate(() => window.rollsimTimings) });
+  }
+  out.errors = errors;
+} finally {
+  await browser.close();
+}
+process.stdout.write(JSON.stringify(out));

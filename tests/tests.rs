@@ -24,6 +24,7 @@ mod readme;
 mod reliability;
 mod roster;
 mod rush_rules;
+mod serve;
 mod skirmish_rules;
 mod snapshots;
 mod swap;

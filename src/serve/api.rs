@@ -18,7 +18,6 @@ use rollsim_core::model::Compiled;
 use rollsim_core::results::{self, ScenarioResult};
 use rollsim_core::run::{self, Ctx};
 use rollsim_core::sim::Budget;
-use rollsim_core::systems::dice::program;
 use rollsim_core::{document, Cancel};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -378,12 +377,13 @@ fn one_liner(expr: &str) -> Result<(Source, Target), Refusal> {
             &format!("the expression is longer than {MAX_EXPR} characters"),
         ));
     }
-    if let Err(e) = program::parse_compiled(expr, &[]) {
-        // The column in characters, for the caret (the parser counts bytes).
-        let column = expr.char_indices().take_while(|(i, _)| *i < e.col).count();
+    let checked = rollsim_core::systems::REGISTRY
+        .iter()
+        .find_map(|s| s.check_expression(expr));
+    if let Some(Err(e)) = checked {
         return Err(Refusal {
             status: StatusCode::UNPROCESSABLE_ENTITY,
-            body: json!({ "error": e.message, "column": column }),
+            body: json!({ "error": e.message, "column": e.column }),
         });
     }
     let text = rollsim_core::systems::REGISTRY
@@ -424,7 +424,7 @@ pub async fn roll(
         };
         Json(json!({
             "expr": r.expr,
-            "exact": exact(&c, run::DEFAULT_SEED, "rollsim roll", "dice"),
+            "exact": exact(&c, run::DEFAULT_SEED, "rollsim roll", source.base.system_name()),
         }))
         .into_response()
     })

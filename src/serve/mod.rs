@@ -51,6 +51,34 @@ pub struct App {
     any_ip_host: Option<u16>,
     turns: tokio::sync::Semaphore,
     cancel: Cancel,
+    /// The tokens of the computations under way: Ctrl-C stops them at once (a Monte
+    /// Carlo chunk checks its own token, not the process's).
+    running: std::sync::Mutex<Vec<Cancel>>,
+}
+
+impl App {
+    /// A token for a new computation, stopped with the process.
+    fn token(&self) -> Cancel {
+        let c = Cancel::new();
+        if self.cancel.is_cancelled() {
+            c.cancel();
+        }
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        running.retain(|t| !t.is_cancelled());
+        running.push(c.clone());
+        c
+    }
+
+    fn stop_all(&self) {
+        for t in self
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            t.cancel();
+        }
+    }
 }
 
 /// Run the server until Ctrl-C. Prints the address to open as soon as it listens.
@@ -77,6 +105,7 @@ pub fn serve(o: &ServeOptions) -> Result<String, AppError> {
             files: folder,
             turns: tokio::sync::Semaphore::new(AT_ONCE),
             cancel: o.cancel.clone(),
+            running: Default::default(),
         });
         let shown = if addr.ip().is_unspecified() {
             SocketAddr::new(IpAddr::from([127, 0, 0, 1]), addr.port())
@@ -94,11 +123,13 @@ pub fn serve(o: &ServeOptions) -> Result<String, AppError> {
             let _ = out.flush();
         }
         let stop = o.cancel.clone();
+        let all = app.clone();
         axum::serve(listener, router(app))
             .with_graceful_shutdown(async move {
                 while !stop.is_cancelled() {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
+                all.stop_all();
             })
             .await
             .map_err(|e| AppError::BadOption(format!("serving: {e}")))?;

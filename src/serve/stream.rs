@@ -85,7 +85,7 @@ where
     let meter = Arc::new(Meter {
         done: AtomicU64::new(0),
         total: AtomicU64::new(0),
-        cancel: Cancel::new(),
+        cancel: app.token(),
         process: app.cancel.clone(),
     });
     let (tx, rx) = tokio::sync::oneshot::channel::<Result<Value, String>>();

@@ -75,6 +75,18 @@ pub trait System: Sync {
     fn one_liner(&self, _roll: &str, _vs: Option<&str>) -> Option<Result<String, String>> {
         None
     }
+    /// Whether an expression of the system's language reads, and if not where it goes
+    /// wrong (the live page draws a caret there). `None` for systems without a language.
+    fn check_expression(&self, _text: &str) -> Option<Result<(), ExpressionError>> {
+        None
+    }
+}
+
+/// Where an expression goes wrong: the character it goes wrong at (0-based) and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExpressionError {
+    pub column: usize,
+    pub message: String,
 }
 
 impl fmt::Debug for dyn System {

@@ -50,6 +50,16 @@ impl super::System for Dice {
         KNOBS.clone()
     }
 
+    fn check_expression(&self, text: &str) -> Option<Result<(), super::ExpressionError>> {
+        Some(program::parse_compiled(text, &[]).map(|_| ()).map_err(|e| {
+            super::ExpressionError {
+                // The parser counts bytes; a caret counts characters.
+                column: text.char_indices().take_while(|(i, _)| *i < e.col).count(),
+                message: e.message,
+            }
+        }))
+    }
+
     fn one_liner(&self, roll: &str, vs: Option<&str>) -> Option<Result<String, String>> {
         // Check each expression here, so that an error names the expression and its
         // column, not a line of a config nobody wrote.

@@ -70,17 +70,21 @@ static KNOBS: Knobs = Knobs {
         },
         Reading {
             key: "natural_hit",
+            // Up to the die's faces: the default d10's (a config with a bigger `die`
+            // takes more, typed as the CLI takes them).
             kind: ReadingKind::Int {
                 lo: 0,
-                hi: 100,
+                hi: 10,
                 default: 0,
             },
         },
         Reading {
             key: "natural_miss",
+            // Up to the die's faces: the default d10's (a config with a bigger `die`
+            // takes more, typed as the CLI takes them).
             kind: ReadingKind::Int {
                 lo: 0,
-                hi: 100,
+                hi: 10,
                 default: 0,
             },
         },

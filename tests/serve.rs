@@ -1,0 +1,869 @@
+//! Issue #25: `rollsim serve`, the live page's server, as a page (or a hostile page
+//! elsewhere, or a careless script) reaches it: raw HTTP over a socket to the real binary.
+//! The browser half is `live.rs`.
+
+use crate::util::{rollsim, root, shipped, tempdir};
+use rollsim::balance::controls::{controls, ControlKind};
+use rollsim::balance::Source;
+use rollsim::systems::ReadingKind;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The binary serving `dir` on a free port; killed when dropped.
+pub struct Server {
+    child: Child,
+    pub addr: String,
+    _out: BufReader<ChildStdout>,
+}
+
+impl Server {
+    pub fn start(dir: &Path) -> Server {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("rollsim"))
+            .arg("serve")
+            .arg(dir)
+            .args(["--port", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|r| r.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_string();
+        Server {
+            child,
+            addr,
+            _out: out,
+        }
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// Send `raw` and read the whole answer: (status, body), chunks joined.
+    pub fn raw(&self, raw: &[u8]) -> (u16, String) {
+        let mut s = TcpStream::connect(&self.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        s.write_all(raw).unwrap();
+        read_answer(&mut s)
+    }
+
+    pub fn get(&self, path: &str) -> (u16, String) {
+        self.raw(
+            format!(
+                "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                self.addr
+            )
+            .as_bytes(),
+        )
+    }
+
+    pub fn post(&self, path: &str, body: &str) -> (u16, String) {
+        self.raw(post_request(&self.addr, &self.addr, path, body).as_bytes())
+    }
+
+    pub fn post_json(&self, path: &str, body: &Value) -> (u16, Value) {
+        let (status, text) = self.post(path, &body.to_string());
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    /// The last line of a streamed answer.
+    pub fn streamed(&self, path: &str, body: &Value) -> (u16, Value) {
+        let (status, text) = self.post(path, &body.to_string());
+        let last = text.lines().last().unwrap_or("").to_string();
+        (
+            status,
+            serde_json::from_str(&last).unwrap_or(Value::String(text)),
+        )
+    }
+
+    /// Still answering, and answering right.
+    pub fn serves(&self) {
+        let (status, body) = self.get("/api/configs");
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains("rush.toml"), "{body}");
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn post_request(addr: &str, host: &str, path: &str, body: &str) -> String {
+    let _ = addr;
+    format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+fn read_answer(s: &mut TcpStream) -> (u16, String) {
+    let mut buf = Vec::new();
+    let _ = s.read_to_end(&mut buf);
+    let text = String::from_utf8_lossy(&buf).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {head:?}"));
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    (status, if chunked { dechunk(body) } else { body.into() })
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 || rest.len() < n {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = rest[n..].strip_prefix("\r\n").unwrap_or(&rest[n..]);
+    }
+    out
+}
+
+/// A folder with copies of the shipped configs named, as a designer's would be.
+pub fn folder(names: &[&str]) -> tempfile::TempDir {
+    let dir = tempdir();
+    for n in names {
+        std::fs::copy(shipped(n), dir.path().join(n)).unwrap();
+    }
+    dir
+}
+
+const SLAM: &str = "slam-orc-vs-human-guard";
+
+#[test]
+fn the_page_is_served_from_the_binary_with_its_safety_headers() {
+    let dir = folder(&["rush.toml"]);
+    let s = Server::start(dir.path());
+    let (status, page) = s.get("/");
+    assert_eq!(status, 200);
+    assert!(page.contains("<script src=\"/app.js\">"), "{page}");
+    // Nothing from a CDN or anywhere else: the page works without a network.
+    for asset in ["/", "/app.js", "/style.css"] {
+        let (status, text) = s.get(asset);
+        assert_eq!(status, 200, "{asset}");
+        // SVG's namespace is a name, not an address the page loads.
+        let text = text.replace("'http://www.w3.org/2000/svg'", "");
+        assert!(
+            !text.contains("http://") && !text.contains("https://"),
+            "{asset} names another site"
+        );
+    }
+    let mut sock = TcpStream::connect(&s.addr).unwrap();
+    write!(
+        sock,
+        "GET / HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        s.addr
+    )
+    .unwrap();
+    let mut head = String::new();
+    sock.read_to_string(&mut head).unwrap();
+    let head = head.to_ascii_lowercase();
+    assert!(
+        head.contains("content-security-policy: default-src 'self'"),
+        "{head}"
+    );
+    assert!(head.contains("x-content-type-options: nosniff"), "{head}");
+}
+
+#[test]
+fn a_foreign_host_header_is_refused_and_the_server_keeps_serving() {
+    let dir = folder(&["rush.toml"]);
+    let s = Server::start(dir.path());
+    let port = s.addr.rsplit(':').next().unwrap().to_string();
+    for host in [
+        format!("evil.example:{port}"),
+        "evil.example".to_string(),
+        format!("127.0.0.1.nip.io:{port}"),
+        format!("localhost:{}", port.parse::<u32>().unwrap() + 1),
+        String::new(),
+    ] {
+        let (status, body) = s.raw(
+            format!("GET /api/configs HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        );
+        assert_eq!(status, 403, "Host {host:?}: {body}");
+        assert!(body.contains("not this server's address"), "{body}");
+        // A POST that would compute is refused the same way, before any work.
+        let (status, _) =
+            s.raw(post_request(&s.addr, &host, "/api/view", r#"{"file":"rush.toml"}"#).as_bytes());
+        assert_eq!(status, 403, "Host {host:?}");
+    }
+    let (status, _) = s.raw(
+        format!("GET /api/configs HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n")
+            .as_bytes(),
+    );
+    assert_eq!(status, 200);
+    s.serves();
+}
+
+#[test]
+fn names_outside_the_folder_are_refused_and_nothing_is_written_there() {
+    let outer = tempdir();
+    let dir = outer.path().join("configs");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::copy(shipped("rush.toml"), dir.join("rush.toml")).unwrap();
+    std::fs::copy(shipped("rush.toml"), outer.path().join("secret.toml")).unwrap();
+    std::os::unix::fs::symlink(outer.path().join("secret.toml"), dir.join("link.toml")).unwrap();
+    let s = Server::start(&dir);
+    let (_, list) = s.get("/api/configs");
+    assert!(
+        !list.contains("link.toml") && !list.contains("secret"),
+        "{list}"
+    );
+    for (file, status) in [
+        ("../secret.toml", 400),
+        ("..%2Fsecret.toml", 400),
+        ("/etc/passwd", 400),
+        ("link.toml", 400),
+        ("configs/rush.toml", 400),
+        ("nope.toml", 404),
+        ("", 400),
+    ] {
+        let (got, body) = s.post_json("/api/view", &json!({ "file": file }));
+        assert_eq!(got, status, "{file}: {body}");
+        assert!(
+            body["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{body}"
+        );
+    }
+    for name in [
+        "../evil.toml",
+        "/tmp/evil.toml",
+        "sub/evil.toml",
+        ".evil.toml",
+        "evil.txt",
+    ] {
+        let (got, body) = s.post_json(
+            "/api/save",
+            &json!({ "file": "rush.toml", "name": name, "sets": [] }),
+        );
+        assert_eq!(got, 400, "{name}: {body}");
+    }
+    let mut left: Vec<String> = std::fs::read_dir(outer.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["configs", "secret.toml"]);
+    s.serves();
+}
+
+#[test]
+fn a_100_mb_body_is_refused_without_reading_it() {
+    let dir = folder(&["rush.toml"]);
+    let s = Server::start(dir.path());
+    let mut sock = TcpStream::connect(&s.addr).unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let size = 100 << 20;
+    write!(
+        sock,
+        "POST /api/view HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n{{\"file\": \"",
+        s.addr
+    )
+    .unwrap();
+    let t = Instant::now();
+    let mut w = sock.try_clone().unwrap();
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'a'; 1 << 20];
+        for _ in 0..100 {
+            if w.write_all(&chunk).is_err() {
+                return false;
+            }
+        }
+        true
+    });
+    let (status, body) = read_answer(&mut sock);
+    assert_eq!(status, 413, "{body}");
+    assert!(body.contains("malformed request"), "{body}");
+    drop(sock);
+    let _ = writer.join();
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    s.serves();
+}
+
+#[test]
+fn malformed_requests_get_a_4xx_with_a_message_and_the_server_keeps_serving() {
+    let dir = folder(&["rush.toml"]);
+    let s = Server::start(dir.path());
+    for (body, status, says) in [
+        (r#"{"file": "rush.toml""#, 400, "EOF while parsing"),
+        (r#"not json"#, 400, "expected"),
+        (r#"{"file": 3}"#, 400, "invalid type"),
+        (r#"{"file": "rush.toml", "sets": "x"}"#, 400, "invalid type"),
+        (
+            r#"{"file": "rush.toml", "bogus": 1}"#,
+            400,
+            "unknown field `bogus`",
+        ),
+        (r#"[]"#, 400, "expected struct"),
+        (
+            r#"{"file": "rush.toml", "sets": ["units.orc.strenght=2"]}"#,
+            400,
+            "strength",
+        ),
+        (
+            r#"{"file": "rush.toml", "sets": ["units.orc.strength=9"]}"#,
+            400,
+            "units.orc.strength",
+        ),
+        (
+            r#"{"file": "rush.toml", "scenario": "slma"}"#,
+            400,
+            "no scenario `slma`",
+        ),
+    ] {
+        let (got, text) = s.post("/api/view", body);
+        assert_eq!(got, status, "{body}: {text}");
+        let v: Value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"));
+        let e = v["error"].as_str().unwrap();
+        assert!(e.contains(says), "{body}: {e}");
+    }
+    // Not JSON at all, the wrong method, no such page.
+    let (got, _) = s.raw(
+        format!(
+            "POST /api/view HTTP/1.1\r\nHost: {}\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}",
+            s.addr
+        )
+        .as_bytes(),
+    );
+    assert_eq!(got, 415);
+    assert_eq!(s.get("/api/view").0, 405);
+    let (got, text) = s.get("/etc/passwd");
+    assert_eq!(got, 404, "{text}");
+    assert!(text.contains("\"error\""), "{text}");
+    // Garbage instead of HTTP: the connection is dropped or answered 400, nothing more.
+    let mut sock = TcpStream::connect(&s.addr).unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    sock.write_all(b"\x16\x03\x01 hello\r\n\r\n").unwrap();
+    let mut junk = Vec::new();
+    let _ = sock.read_to_end(&mut junk);
+    let junk = String::from_utf8_lossy(&junk);
+    assert!(
+        junk.is_empty() || junk.starts_with("HTTP/1.1 400"),
+        "{junk}"
+    );
+    // A dice expression the language refuses: 422 with its column.
+    let (got, v) = s.post_json("/api/roll", &json!({ "expr": "3d6 keep highst 2" }));
+    assert_eq!(got, 422, "{v}");
+    assert_eq!(v["column"], 9);
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean `highest`"),
+        "{v}"
+    );
+    s.serves();
+}
+
+/// The exact headline of the Slam with these sets, computed in the library.
+fn slam_headline(sets: &[String]) -> f64 {
+    let text = std::fs::read_to_string(shipped("rush.toml")).unwrap();
+    let source = Source::parse(&text, Path::new("rush.toml"), sets).unwrap();
+    let c = rollsim::balance::compile(&source.base, SLAM, &rollsim::Cancel::new()).unwrap();
+    rollsim::results::tidy_probability(c.headline_exact().unwrap())
+}
+
+#[test]
+fn two_hundred_requests_at_once_are_each_answered_right() {
+    let dir = folder(&["rush.toml"]);
+    let s = std::sync::Arc::new(Server::start(dir.path()));
+    let sets = |i: usize| -> Vec<String> {
+        vec![
+            format!("units.orc.strength={}", 2 + i % 5),
+            format!("scenarios.{SLAM}.extra_dice={}", i % 3),
+        ]
+    };
+    let expected: Vec<f64> = (0..15).map(|i| slam_headline(&sets(i))).collect();
+    // Different cells do differ: a wrong answer could not pass as a right one.
+    assert!(expected.windows(2).all(|w| w[0] != w[1]), "{expected:?}");
+    let workers: Vec<_> = (0..200)
+        .map(|i| {
+            let s = s.clone();
+            let sets = sets(i);
+            std::thread::spawn(move || {
+                if i % 10 == 9 {
+                    // Some hostile ones in the crowd.
+                    s.post("/api/view", "{\"file\": ")
+                } else {
+                    s.post(
+                        "/api/view",
+                        &json!({ "file": "rush.toml", "scenario": SLAM, "sets": sets }).to_string(),
+                    )
+                }
+            })
+        })
+        .collect();
+    for (i, w) in workers.into_iter().enumerate() {
+        let (status, text) = w.join().unwrap();
+        if i % 10 == 9 {
+            assert_eq!(status, 400, "{text}");
+            continue;
+        }
+        assert_eq!(status, 200, "request {i}: {text}");
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let got = v["members"][0]["exact"]["headline"]["exact"]
+            .as_f64()
+            .unwrap();
+        assert_eq!(got, expected[i % 15], "request {i}");
+    }
+    s.serves();
+}
+
+#[test]
+fn the_view_is_the_numbers_run_exact_only_prints_even_after_a_swap() {
+    let dir = folder(&["rush.toml"]);
+    let s = Server::start(dir.path());
+    // --set swaps the attacker: the controls follow the Goblin, not the Orc.
+    let sets = vec![
+        format!("scenarios.{SLAM}.attacker=goblin"),
+        "units.goblin.strength=3".to_string(),
+    ];
+    let (status, v) = s.post_json(
+        "/api/view",
+        &json!({ "file": "rush.toml", "scenario": SLAM, "sets": sets }),
+    );
+    assert_eq!(status, 200, "{v}");
+    let keys: Vec<&str> = v["controls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["key"].as_str().unwrap())
+        .collect();
+    assert!(keys.contains(&"units.goblin.strength"), "{keys:?}");
+    assert!(
+        !keys.iter().any(|k| k.starts_with("units.orc.")),
+        "{keys:?}"
+    );
+    let strength = v["controls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["key"] == "units.goblin.strength")
+        .unwrap();
+    assert_eq!(strength["value"], 3);
+    assert_eq!(strength["section"], "attacker: Goblin");
+    let mut cmd = rollsim();
+    cmd.arg("run").arg(dir.path().join("rush.toml")).args([
+        "-s",
+        SLAM,
+        "--exact-only",
+        "-o",
+        "-",
+        "--format",
+        "csv",
+    ]);
+    for x in &sets {
+        cmd.args(["--set", x]);
+    }
+    let csv = crate::util::text(&cmd.output().unwrap().stdout);
+    let shown = &v["members"][0]["exact"];
+    let mut n = 0;
+    for line in csv.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let (metric, value, exact) = (f[1], f[2], f[8].parse::<f64>().unwrap());
+        let m = shown["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == metric)
+            .unwrap();
+        let row = m["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["label"] == value)
+            .unwrap_or_else(|| panic!("{metric}={value} not shown"));
+        assert_eq!(row["exact"].as_f64().unwrap(), exact, "{metric}={value}");
+        n += 1;
+    }
+    assert!(n >= 20, "{csv}");
+    // Each fraction shown is the exact value it stands beside.
+    let fr = shown["fractions"][0].as_array().unwrap();
+    for (row, f) in shown["metrics"][0]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(fr)
+    {
+        let p = row["exact"].as_f64().unwrap();
+        if let Some(f) = f.as_str() {
+            let (a, b) = f.split_once('/').unwrap();
+            let q = a.parse::<f64>().unwrap() / b.parse::<f64>().unwrap();
+            assert!((p - q).abs() < 1e-12, "{f} vs {p}");
+        }
+    }
+    assert_eq!(
+        v["command"],
+        format!(
+            "rollsim run {}/rush.toml -s {SLAM} --exact-only --set scenarios.{SLAM}.attacker=goblin --set units.goblin.strength=3",
+            dir.path().display()
+        )
+    );
+}
+
+#[test]
+fn save_as_writes_a_new_file_that_runs_as_shown_and_never_replaces_unasked() {
+    let dir = folder(&["rush.toml"]);
+    let original = std::fs::read(dir.path().join("rush.toml")).unwrap();
+    let s = Server::start(dir.path());
+    let sets = vec![
+        format!("scenarios.{SLAM}.attacker=goblin"),
+        "units.goblin.strength=3".to_string(),
+        "rules.double_rule=margin2".to_string(),
+    ];
+    let save = |name: &str, replace: bool| {
+        s.post_json(
+            "/api/save",
+            &json!({ "file": "rush.toml", "scenario": SLAM, "sets": sets, "name": name, "replace": replace }),
+        )
+    };
+    let (status, v) = save("rush-tuned.toml", false);
+    assert_eq!(status, 200, "{v}");
+    let saved = dir.path().join("rush-tuned.toml");
+    let first = std::fs::read_to_string(&saved).unwrap();
+    assert!(first.contains("--set units.goblin.strength=3"), "{first}");
+    let run = |config: &Path, sets: &[String]| {
+        let mut cmd = rollsim();
+        cmd.arg("run")
+            .arg(config)
+            .args(["-s", SLAM, "--exact-only", "-o", "-", "--format", "csv"]);
+        for x in sets {
+            cmd.args(["--set", x]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", crate::util::text(&out.stderr));
+        crate::util::text(&out.stdout)
+    };
+    let with_sets = run(&dir.path().join("rush.toml"), &sets);
+    assert_eq!(run(&saved, &[]), with_sets);
+    assert_ne!(run(&dir.path().join("rush.toml"), &[]), with_sets);
+    // The new file is in the page's list.
+    assert!(s.get("/api/configs").1.contains("rush-tuned.toml"));
+    // Neither the new file nor the original is replaced without the page's confirmation.
+    for name in ["rush-tuned.toml", "rush.toml"] {
+        let before = std::fs::read(dir.path().join(name)).unwrap();
+        let (status, v) = save(name, false);
+        assert_eq!(status, 409, "{v}");
+        assert!(v["error"].as_str().unwrap().contains("exists"), "{v}");
+        assert_eq!(std::fs::read(dir.path().join(name)).unwrap(), before);
+    }
+    assert_eq!(
+        std::fs::read(dir.path().join("rush.toml")).unwrap(),
+        original
+    );
+    let (status, v) = save("rush-tuned.toml", true);
+    assert_eq!(status, 200, "{v}");
+    // A bad state is refused before anything is written.
+    let (status, _) = s.post_json(
+        "/api/save",
+        &json!({ "file": "rush.toml", "sets": ["units.orc.strength=99"], "name": "bad.toml" }),
+    );
+    assert_eq!(status, 400);
+    assert!(!dir.path().join("bad.toml").exists());
+    let stray: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+}
+
+/// An expression with no exact distribution whose Monte Carlo takes a while.
+const SLOW: &str = "pairs(100d100, 100d100) + pairs(100d100, 100d100) + pairs(100d100, 100d100)";
+
+#[test]
+fn the_dice_box_falls_back_to_a_streamed_monte_carlo() {
+    let dir = folder(&["rush.toml"]);
+    let s = Server::start(dir.path());
+    let (status, v) = s.post_json("/api/roll", &json!({ "expr": "4d6 drop lowest" }));
+    assert_eq!(status, 200, "{v}");
+    // P(4d6 drop lowest = 18) = 21/1296.
+    let rows = v["exact"]["metrics"][0]["rows"].as_array().unwrap();
+    let top = rows.iter().find(|r| r["label"] == "18").unwrap();
+    assert!((top["exact"].as_f64().unwrap() - 21.0 / 1296.0).abs() < 1e-12);
+    assert_eq!(
+        v["exact"]["fractions"][0]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap(),
+        "7/432"
+    );
+    let (status, v) = s.post_json("/api/roll", &json!({ "expr": "pairs(100d100, 100d100)" }));
+    assert_eq!(status, 200);
+    assert!(v["exact"].is_null(), "{v}");
+    let (status, text) = s.post(
+        "/api/simulate",
+        &json!({ "expr": "pairs(100d100, 100d100)" }).to_string(),
+    );
+    assert_eq!(status, 200);
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = lines.last().unwrap();
+    let r = &last["result"][0];
+    assert!(r["trials"].as_u64().unwrap() >= 100_000, "{last}");
+    // 100 d100s against 100: the mean number of matched pairs is far from 0.
+    assert!(r["metrics"][0]["mean"].as_f64().unwrap() > 1.0, "{last}");
+}
+
+#[test]
+fn a_dropped_request_stops_its_monte_carlo() {
+    let dir = folder(&["rush.toml"]);
+    let s = Server::start(dir.path());
+    // Fill every turn of the turnstile with slow simulations, and walk away from them as
+    // the page does when a control moves again.
+    let t = Instant::now();
+    for _ in 0..6 {
+        let mut sock = TcpStream::connect(&s.addr).unwrap();
+        sock.write_all(
+            post_request(
+                &s.addr,
+                &s.addr,
+                "/api/simulate",
+                &json!({ "expr": SLOW }).to_string(),
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let mut first = [0u8; 64];
+        let _ = sock.read(&mut first);
+        drop(sock);
+    }
+    // Were they still running, this would wait for them (seconds each, four at a time).
+    let (status, v) = s.post_json("/api/roll", &json!({ "expr": "2d6" }));
+    assert_eq!(status, 200, "{v}");
+    let waited = t.elapsed();
+    // The same simulation, run to the end, for scale.
+    let t = Instant::now();
+    let (status, _) = s.streamed("/api/simulate", &json!({ "expr": SLOW }));
+    assert_eq!(status, 200);
+    let full = t.elapsed();
+    eprintln!("abandoned: answered after {waited:?}; one simulation to the end: {full:?}");
+    assert!(
+        waited < full,
+        "six abandoned simulations held the server for {waited:?}; one takes {full:?}"
+    );
+}
+
+#[test]
+fn ctrl_c_stops_the_server_promptly_even_while_it_simulates() {
+    let dir = folder(&["rush.toml"]);
+    let s = Server::start(dir.path());
+    let addr = s.addr.clone();
+    let busy = std::thread::spawn(move || {
+        let mut sock = TcpStream::connect(&addr).unwrap();
+        sock.write_all(
+            post_request(
+                &addr,
+                &addr,
+                "/api/simulate",
+                &json!({ "expr": SLOW }).to_string(),
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let mut b = Vec::new();
+        let _ = sock.read_to_end(&mut b);
+    });
+    std::thread::sleep(Duration::from_millis(400));
+    let mut s = s;
+    let t = Instant::now();
+    unsafe { libc::kill(s.pid(), libc::SIGINT) };
+    let status = loop {
+        if let Some(st) = s.child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "still serving after Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let took = t.elapsed();
+    eprintln!("Ctrl-C to exit: {took:?}");
+    busy.join().unwrap();
+    assert!(status.success(), "{status:?}");
+    // Half a second on an idle machine; the suite runs beside it.
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+}
+
+// ---- The controls in the core: every knob a balance command turns, and the rules ----
+
+fn source(name: &str, sets: &[String]) -> Source {
+    let text = std::fs::read_to_string(shipped(name)).unwrap();
+    Source::parse(&text, &shipped(name), sets).unwrap()
+}
+
+#[test]
+fn every_reading_is_what_its_reader_takes_and_its_default_is_the_absent_key() {
+    let configs = ["rush.toml", "dozen.toml", "descent.toml", "skirmish.toml"];
+    let mut seen = 0;
+    for name in configs {
+        let base = source(name, &[]);
+        let text = std::fs::read_to_string(shipped(name)).unwrap();
+        let readings = base.knobs().readings;
+        assert!(!readings.is_empty(), "{name} has no rules readings");
+        let first = base.base.scenario_names()[0].clone();
+        let exact_with = |table: &toml::Table| {
+            let cfg = rollsim::document::load_table(table, name).unwrap();
+            let c = rollsim::balance::compile(&cfg, &first, &rollsim::Cancel::new()).unwrap();
+            c.exact.unwrap()
+        };
+        for r in readings {
+            let set = |v: String| {
+                Source::parse(&text, Path::new(name), &[format!("rules.{}={v}", r.key)])
+            };
+            let (good, bad, default): (Vec<String>, Vec<String>, String) = match r.kind {
+                ReadingKind::Choice { choices, default } => (
+                    choices.iter().map(|c| c.to_string()).collect(),
+                    vec!["nonsense".into()],
+                    format!("\"{default}\""),
+                ),
+                ReadingKind::Entry { table, default } => (
+                    base.ids(table),
+                    vec!["nonsense".into()],
+                    format!("\"{default}\""),
+                ),
+                ReadingKind::Int { lo, hi, default } => (
+                    vec![lo.to_string(), hi.to_string()],
+                    vec![(lo - 1).to_string(), (hi + 1).to_string()],
+                    default.to_string(),
+                ),
+                ReadingKind::Flag { default } => (
+                    vec!["true".into(), "false".into()],
+                    vec!["3".into()],
+                    default.to_string(),
+                ),
+            };
+            for g in &good {
+                // The reader takes it; another key may then be out of the new range (a
+                // unit's defence 9 on a d2), which the page shows as that key's error.
+                if let Err(e) = set(g.clone()) {
+                    let e = e.to_string();
+                    assert!(
+                        !e.contains(&format!("rules.{}", r.key)),
+                        "{name}: rules.{}={g} refused: {e}",
+                        r.key
+                    );
+                }
+            }
+            assert!(
+                set(default.clone()).is_ok(),
+                "{name}: the default of rules.{}",
+                r.key
+            );
+            for b in &bad {
+                let e = set(b.clone()).expect_err(&format!("{name}: rules.{}={b} taken", r.key));
+                let e = e.to_string();
+                assert!(e.contains(&format!("rules.{}", r.key)), "{name}: {e}");
+                if let ReadingKind::Choice { choices, .. } = r.kind {
+                    for c in choices {
+                        assert!(e.contains(c), "{name}: {e} does not offer {c}");
+                    }
+                }
+            }
+            // The default: the config without the key computes what it computes with it.
+            let mut without = rollsim::document::parse(&text, name).unwrap();
+            if let Some(rules) = without.get_mut("rules").and_then(|v| v.as_table_mut()) {
+                rules.remove(r.key);
+            }
+            let mut with = without.clone();
+            rollsim::document::apply_sets(&mut with, &[format!("rules.{}={default}", r.key)])
+                .unwrap();
+            assert_eq!(
+                exact_with(&without),
+                exact_with(&with),
+                "{name}: rules.{} default",
+                r.key
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 19, "{seen}");
+}
+
+#[test]
+fn every_name_of_every_shipped_config_has_controls_that_round_trip() {
+    let mut names = 0;
+    for entry in std::fs::read_dir(root().join("configs")).unwrap() {
+        let path = entry.unwrap().path();
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let base = source(&file, &[]);
+        let mut all = base.base.scenario_names();
+        for i in base.base.scenarios().into_iter().filter(|i| i.member) {
+            if !all.contains(&i.table) {
+                all.push(i.table);
+            }
+        }
+        for name in all {
+            let target = base.target(&name).unwrap();
+            let cs = controls(&base, &target).unwrap();
+            names += 1;
+            // One step of the first number a side owns: its `--set` loads, and the
+            // controls read it back.
+            let Some(c) = cs
+                .iter()
+                .find(|c| matches!(c.kind, ControlKind::Number { .. }))
+            else {
+                continue;
+            };
+            let ControlKind::Number { lo, hi, value, .. } = c.kind else {
+                unreachable!()
+            };
+            let to = if value < hi {
+                value + 1
+            } else {
+                lo.max(value - 1)
+            };
+            let set = c.set(&to.to_string());
+            let moved = Source::parse(
+                &std::fs::read_to_string(&path).unwrap(),
+                &path,
+                std::slice::from_ref(&set),
+            );
+            let Ok(moved) = moved else {
+                // The rules may refuse a value the slider offers (a stat past another's
+                // range): the page shows the reason.
+                continue;
+            };
+            let back = controls(&moved, &moved.target(&name).unwrap()).unwrap();
+            let again = back
+                .iter()
+                .find(|x| x.key == c.key)
+                .unwrap_or_else(|| panic!("{file} {name}: {set} lost its control"));
+            match again.kind {
+                ControlKind::Number { value, .. } => assert_eq!(value, to, "{file} {name}: {set}"),
+                _ => panic!("{file} {name}: {} changed kind", c.key),
+            }
+        }
+    }
+    assert!(names >= 251, "{names}");
+}

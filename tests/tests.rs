@@ -18,6 +18,7 @@ mod grammar_fuzz;
 mod hostile;
 mod kill;
 mod layers;
+mod live;
 mod nothing_lost;
 mod outputs;
 mod readme;

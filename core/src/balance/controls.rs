@@ -18,6 +18,19 @@ use toml::Value;
 /// widened to take the scenario's own count.
 const DICE_WINDOW: (i64, i64) = (-6, 12);
 
+/// A stat whose range is wider than this either side (a `dice` unit's stats go from
+/// -1000 to 1000) gets a slider this far either side of its value instead.
+const WIDE: i64 = 20;
+
+/// `lo..=hi` as a slider shows it: the whole range, or a window around `value`.
+fn window(lo: i64, hi: i64, value: i64) -> (i64, i64) {
+    if hi - lo > 2 * WIDE {
+        ((value - WIDE).max(lo), (value + WIDE).min(hi))
+    } else {
+        (lo.min(value), hi.max(value))
+    }
+}
+
 /// One control of the page.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Control {
@@ -98,13 +111,14 @@ pub fn controls(source: &Source, target: &Target) -> Result<Vec<Control>, Error>
             };
             let quoted =
                 entry_value(source, &role.table, &role.id, &st.key).is_some_and(|v| v.is_str());
+            let (lo, hi) = window(st.lo, st.hi, value);
             out.push(Control {
                 section: section.clone(),
                 label: st.key.to_string(),
                 key: format!("{}.{}.{}", role.table, role.id, st.key),
                 kind: ControlKind::Number {
-                    lo: st.lo.min(value),
-                    hi: st.hi.max(value),
+                    lo,
+                    hi,
                     value,
                     target: st.shown == Shown::Target,
                     quoted,
@@ -166,9 +180,10 @@ pub fn controls(source: &Source, target: &Target) -> Result<Vec<Control>, Error>
             },
             ReadingKind::Int { lo, hi, default } => {
                 let value = now.and_then(Value::as_integer).unwrap_or(default);
+                let (lo, hi) = window(lo, hi, value);
                 ControlKind::Number {
-                    lo: lo.min(value),
-                    hi: hi.max(value),
+                    lo,
+                    hi,
                     value,
                     target: false,
                     quoted: false,

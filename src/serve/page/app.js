@@ -22,8 +22,19 @@ const svg = (tag, attrs, ...kids) => {
   for (const k of kids) e.append(k);
   return e;
 };
-const pct = (p) => (100 * p).toFixed(2) + '%';
-const num = (x) => (Math.abs(x) >= 100 ? x.toFixed(1) : x.toFixed(4));
+// `x` to `d` decimals as the CLI's reports print it: an exact tie goes to the even digit
+// (Rust's rounding), where toFixed would round it up (0.625 -> 0.62, not 0.63).
+function fixed(x, d) {
+  const full = Math.abs(x).toFixed(20);
+  const dot = full.indexOf('.');
+  if (/^50*$/.test(full.slice(dot + 1 + d))) {
+    const down = full.slice(0, dot + 1 + d);
+    if (Number(down.slice(-1)) % 2 === 0) return (x < 0 ? '-' : '') + down;
+  }
+  return x.toFixed(d);
+}
+const pct = (p) => fixed(100 * p, 2) + '%';
+const num = (x) => (Math.abs(x) >= 100 ? fixed(x, 1) : fixed(x, 4));
 
 const state = { file: null, scenario: null, sets: [], tab: 'dist', expr: '' };
 const modes = {}; // metric -> exactly | at_least | at_most
@@ -153,7 +164,9 @@ function change(c, value) {
 const shown = (c, v) => (c.target ? `${v}+` : String(v));
 
 function renderControls() {
-  const shape = JSON.stringify(view.controls.map((c) => [c.section, c.key, c.kind, c.lo, c.hi, c.choices]));
+  // A slider's range may follow its value (a window on a wide stat): not part of the
+  // shape, so that the slider being dragged is never replaced under the pointer.
+  const shape = JSON.stringify(view.controls.map((c) => [c.section, c.key, c.kind, c.choices]));
   const box = $('controls');
   if (shape !== controlsShape) {
     controlsShape = shape;
@@ -194,7 +207,12 @@ function renderControls() {
     const input = row.querySelector('[data-key]');
     row.classList.toggle('changed', setOf(c.key) !== undefined);
     if (document.activeElement === input && c.kind === 'number') continue;
-    if (c.kind === 'number') { input.value = c.value; row.querySelector('output').textContent = shown(c, c.value); }
+    if (c.kind === 'number') {
+      input.min = c.lo;
+      input.max = c.hi;
+      input.value = c.value;
+      row.querySelector('output').textContent = shown(c, c.value);
+    }
     else if (c.kind === 'choice') input.value = c.value;
     else input.checked = c.value;
   }

@@ -1,0 +1,213 @@
+//! Issue #25: the live page in a real browser. `tests/live/drive.mjs` (puppeteer-core, from
+//! the npm registry, against Debian's chromium) opens the page served by the real binary,
+//! moves sliders with the keyboard and picks a side from a select, as a designer does; this
+//! test holds what it saw against `rollsim run --exact-only` with the same `--set`s.
+//! `.ci/run` installs node, npm and the driver; here a missing driver is installed with
+//! `npm ci` (the registry is reachable), a missing node or chromium fails with how to get it.
+
+use crate::serve::Server;
+use crate::util::{rollsim, root, text};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `tests/live` with its `node_modules`, installed from the lock file when missing.
+pub fn driver() -> PathBuf {
+    let dir = root().join("tests/live");
+    let node = Command::new("node").arg("--version").output();
+    assert!(
+        node.is_ok_and(|o| o.status.success()),
+        "node is needed for the live page's browser test (apt-get install nodejs npm; .ci/run installs it)"
+    );
+    if !dir.join("node_modules/puppeteer-core").exists() {
+        let out = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir)
+            .output()
+            .expect("npm is needed for the live page's browser test (apt-get install npm)");
+        assert!(out.status.success(), "npm ci: {}", text(&out.stderr));
+    }
+    dir
+}
+
+pub fn chromium() -> PathBuf {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+        .expect("Debian's chromium is needed (apt-get install chromium; .ci/run installs it)")
+}
+
+/// Run the driver on `plan` against a server of `configs`; what the page showed.
+pub fn drive(configs: &Path, plan: &Value, shot: &Path) -> Value {
+    let dir = driver();
+    let server = Server::start(configs);
+    let plan_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(plan_file.path(), plan.to_string()).unwrap();
+    let out = Command::new("node")
+        .arg(dir.join("drive.mjs"))
+        .arg(format!("http://{}", server.addr))
+        .arg(plan_file.path())
+        .arg(shot)
+        .env("CHROMIUM", chromium())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the browser driver failed:\n{}\n{}",
+        text(&out.stderr),
+        text(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// (member, metric, value) -> the exact probability, from `run --exact-only`'s CSV.
+fn cli_table(
+    config: &Path,
+    scenario: &str,
+    sets: &[String],
+) -> BTreeMap<(String, String, String), f64> {
+    let mut cmd = rollsim();
+    cmd.arg("run")
+        .arg(config)
+        .args(["-s", scenario, "--exact-only", "-o", "-", "--format", "csv"]);
+    for s in sets {
+        cmd.args(["--set", s]);
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let csv = text(&out.stdout);
+    let mut t = BTreeMap::new();
+    for line in csv.lines().skip(1) {
+        // Labels may hold commas inside quotes: the last six fields are numbers.
+        let f: Vec<&str> = line.split(',').collect();
+        let n = f.len();
+        let value = f[2..n - 6].join(",").trim_matches('"').to_string();
+        t.insert(
+            (f[0].to_string(), f[1].to_string(), value),
+            f[n - 1].parse::<f64>().unwrap(),
+        );
+    }
+    t
+}
+
+/// (member, metric, value) -> (exact, the percentage shown) from what the driver read.
+fn page_table(tables: &Value) -> BTreeMap<(String, String, String), (f64, String)> {
+    let mut t = BTreeMap::new();
+    for table in tables.as_array().unwrap() {
+        for row in table["rows"].as_array().unwrap() {
+            let exact: f64 = row["exact"].as_str().unwrap().parse().unwrap();
+            t.insert(
+                (
+                    table["member"].as_str().unwrap().to_string(),
+                    table["metric"].as_str().unwrap().to_string(),
+                    row["value"].as_str().unwrap().to_string(),
+                ),
+                (exact, row["shown"].as_str().unwrap().to_string()),
+            );
+        }
+    }
+    t
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn sliders_in_a_real_browser_show_what_run_exact_only_prints() {
+    let configs = root().join("configs");
+    let slam = "slam-orc-vs-human-guard";
+    let steps = json!([
+        { "name": "rush", "config": "rush.toml", "scenario": slam, "shot": true,
+          "actions": [{ "key": "units.orc.strength", "press": "ArrowLeft" }],
+          "sets": ["units.orc.strength=2"] },
+        // A side swapped by a select: the slider then belongs to the Goblin.
+        { "name": "rush, attacker swapped", "config": "rush.toml", "scenario": slam,
+          "actions": [
+            { "key": format!("scenarios.{slam}.attacker"), "select": "goblin" },
+            { "key": "units.goblin.strength", "press": "ArrowLeft" }],
+          "sets": [format!("scenarios.{slam}.attacker=goblin"), "units.goblin.strength=4"] },
+        { "name": "descent attack", "config": "descent.toml", "scenario": "broadsword-vs-beastman",
+          "actions": [{ "key": "monsters.beastman.armour", "press": "ArrowRight" }],
+          "sets": ["monsters.beastman.armour=2"] },
+        { "name": "dice language", "config": "dice-examples.toml", "scenario": "fighter-hits-orc",
+          "actions": [{ "key": "units.orc.ac", "press": "ArrowRight" }],
+          "sets": ["units.orc.ac=14"] },
+    ]);
+    let shot = root().join("target/live-page.png");
+    let _ = std::fs::remove_file(&shot);
+    let seen = drive(
+        &configs,
+        &json!({ "steps": steps, "expr": "3d6 keep highst 2" }),
+        &shot,
+    );
+    assert_eq!(seen["errors"], json!([]), "the page threw");
+    for (step, want) in seen["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(steps.as_array().unwrap())
+    {
+        let name = step["name"].as_str().unwrap();
+        let sets = strings(&step["sets"]);
+        // The slider moved and the URL holds the change as the CLI's --set.
+        assert_eq!(sets, strings(&want["sets"]), "{name}");
+        let config = configs.join(want["config"].as_str().unwrap());
+        let scenario = want["scenario"].as_str().unwrap();
+        let cli = cli_table(&config, scenario, &sets);
+        let page = page_table(&step["after"]);
+        assert_eq!(
+            page.keys().collect::<Vec<_>>(),
+            cli.keys().collect::<Vec<_>>(),
+            "{name}: the page's rows are not the CLI's"
+        );
+        for (k, (exact, shown)) in &page {
+            assert_eq!(*exact, cli[k], "{name}: {k:?}");
+            assert_eq!(*shown, format!("{:.2}%", 100.0 * cli[k]), "{name}: {k:?}");
+        }
+        // Moving the slider changed the numbers.
+        assert_ne!(
+            page_table(&step["before"]),
+            page,
+            "{name}: the move changed nothing"
+        );
+        // Reloading the URL restores the same view.
+        assert_eq!(strings(&step["reloadedSets"]), sets, "{name}");
+        assert_eq!(page_table(&step["reloaded"]), page, "{name}: reload");
+        let mut command = format!(
+            "rollsim run {} -s {scenario} --exact-only",
+            config.display()
+        );
+        for s in &sets {
+            command.push_str(&format!(" --set {s}"));
+        }
+        assert_eq!(step["command"], command, "{name}");
+    }
+    // The broken expression, with its caret under the column the CLI names (10).
+    let dice = &seen["dice"];
+    assert_eq!(dice["column"], "10", "{dice}");
+    let lines: Vec<&str> = dice["text"].as_str().unwrap().lines().collect();
+    assert_eq!(lines[0], "3d6 keep highst 2");
+    assert!(
+        lines[1].starts_with("         ^ expected `highest` or `lowest`"),
+        "{lines:?}"
+    );
+    let cli = rollsim()
+        .args(["roll", "3d6 keep highst 2"])
+        .output()
+        .unwrap();
+    assert!(text(&cli.stderr).contains("column 10"));
+    // The screenshot is kept for the README and for a person to look at.
+    let png = std::fs::read(&shot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 20_000,
+        "{}",
+        png.len()
+    );
+}

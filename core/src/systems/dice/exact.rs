@@ -562,55 +562,124 @@ pub const MAX_REPEAT_STATES: usize = 200_000;
 /// mass whose condition holds (or that reaches the limit) leaving to be read by the
 /// body.
 fn repeat(r: &Repeat, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
-    let mut active: BTreeMap<State, f64> = BTreeMap::new();
-    active.insert(Vec::new(), 1.0);
+    let mut start: BTreeMap<State, f64> = BTreeMap::new();
+    start.insert(Vec::new(), 1.0);
     for n in &r.init {
         let d = eval(n, env, notes)?;
         let mut next = BTreeMap::new();
-        for (s, p) in &active {
+        for (s, p) in &start {
             for (v, q) in d.iter() {
                 let mut t = s.clone();
                 t.push(v);
                 *next.entry(t).or_insert(0.0) += p * q;
             }
         }
-        active = next;
+        start = next;
     }
     let mut out: Option<Dist> = None;
-    // A round's outcomes from a state, computed once per state when the round does not
-    // read `rounds` (a duel visits the same state in many rounds).
+    // A round's outcomes from a state, and whether the loop stops there, are computed
+    // once per state when they do not read `rounds` (a duel visits the same state in
+    // many rounds). States are numbered as they are met, so a round is a pass over
+    // numbers, in the states' own order (the order of the sums, and so every bit of the
+    // result, is that of a map keyed by state).
     let rounds_at = env.nums.len() + r.init.len();
-    let cache = !super::program::mentions(&r.step, rounds_at);
-    let mut memo: Map<State, Transition> = Map::default();
+    let mut seen = Seen {
+        cache_step: !super::program::mentions(&r.step, rounds_at),
+        cache_until: !super::program::mentions(&r.until, rounds_at),
+        ..Seen::default()
+    };
+    let mut active: Vec<(usize, f64)> = start.into_iter().map(|(s, p)| (seen.id(s), p)).collect();
     for round in 0..=r.limit {
-        let mut next: BTreeMap<State, f64> = BTreeMap::new();
-        for (state, &p) in &active {
-            for &v in state {
-                env.push(v, Vec::new());
+        let mut next = Next::default();
+        for &(id, p) in &active {
+            let vars = seen.states[id].len();
+            for k in 0..vars {
+                env.push(seen.states[id][k], Vec::new());
             }
             env.push(round as i64, Vec::new());
-            let res = play_round(
-                r, round, p, env, notes, &mut out, &mut memo, cache, state, &mut next,
-            );
-            for _ in 0..=state.len() {
+            let res = play_round(r, round, p, env, notes, &mut out, &mut seen, id, &mut next);
+            for _ in 0..=vars {
                 env.pop();
             }
             res?;
         }
         notes.work += REPEAT_COST * active.len() as u64;
-        if notes.work > MAX_WORK || next.len() > MAX_REPEAT_STATES {
+        if notes.work > MAX_WORK || next.touched.len() > MAX_REPEAT_STATES {
             return Err(TooBig(format!(
                 "a `repeat` with {} states in round {}",
-                next.len(),
+                next.touched.len(),
                 round + 1
             )));
         }
-        if next.is_empty() {
+        if next.touched.is_empty() {
             break;
         }
-        active = next;
+        let states = &seen.states;
+        next.touched.sort_by(|a, b| states[*a].cmp(&states[*b]));
+        active = next
+            .touched
+            .iter()
+            .map(|&i| (i, std::mem::take(&mut next.mass[i])))
+            .collect();
     }
     Ok(out.unwrap_or_else(|| Dist::point(0)).trim())
+}
+
+/// The states a `repeat` has met, numbered, with what is known about each.
+#[derive(Default)]
+struct Seen {
+    ids: Map<State, usize>,
+    states: Vec<State>,
+    /// Per state: whether the loop stops there (when `until` does not read `rounds`).
+    until: Vec<Option<Stop>>,
+    /// Per state: where a round from there leads (when the round does not read `rounds`).
+    step: Vec<Option<Transition>>,
+    cache_step: bool,
+    cache_until: bool,
+}
+
+impl Seen {
+    fn id(&mut self, s: State) -> usize {
+        if let Some(&i) = self.ids.get(&s) {
+            return i;
+        }
+        let i = self.states.len();
+        self.ids.insert(s.clone(), i);
+        self.states.push(s);
+        self.until.push(None);
+        self.step.push(None);
+        i
+    }
+}
+
+/// The mass of the next round, per state id, and which ids have any.
+#[derive(Default)]
+struct Next {
+    mass: Vec<f64>,
+    touched: Vec<usize>,
+    stamp: Vec<bool>,
+}
+
+impl Next {
+    fn add(&mut self, id: usize, p: f64) {
+        if id >= self.mass.len() {
+            self.mass.resize(id + 1, 0.0);
+            self.stamp.resize(id + 1, false);
+        }
+        if !self.stamp[id] {
+            self.stamp[id] = true;
+            self.touched.push(id);
+        }
+        self.mass[id] += p;
+    }
+}
+
+/// Whether a state's loop stops, per unit of mass, and what evaluating `until` reported.
+#[derive(Clone, Copy)]
+struct Stop {
+    yes: f64,
+    capped: f64,
+    unfinished: f64,
 }
 
 /// One state (its mass `p`, its variables in `env`) in one round: the mass whose
@@ -623,13 +692,40 @@ fn play_round(
     env: &mut Env,
     notes: &mut Notes,
     out: &mut Option<Dist>,
-    memo: &mut Map<State, Transition>,
-    cache: bool,
-    state: &State,
-    next: &mut BTreeMap<State, f64>,
+    seen: &mut Seen,
+    id: usize,
+    next: &mut Next,
 ) -> Result<(), TooBig> {
-    let until = notes.within(p, |notes| eval(&r.until, env, notes))?;
-    let yes: f64 = until.iter().filter(|(v, _)| *v != 0).map(|(_, q)| q).sum();
+    let yes = match seen.until[id] {
+        Some(stop) => {
+            notes.cap(p * stop.capped);
+            notes.unfinished += notes.weight * p * stop.unfinished;
+            stop.yes
+        }
+        None if seen.cache_until => {
+            // Computed at weight 1: what it reports is per unit of mass.
+            let mut inner = Notes {
+                work: notes.work,
+                cancel: notes.cancel.clone(),
+                ..Notes::default()
+            };
+            let until = eval(&r.until, env, &mut inner)?;
+            notes.work = inner.work;
+            let stop = Stop {
+                yes: until.iter().filter(|(v, _)| *v != 0).map(|(_, q)| q).sum(),
+                capped: inner.capped,
+                unfinished: inner.unfinished,
+            };
+            notes.cap(p * stop.capped);
+            notes.unfinished += notes.weight * p * stop.unfinished;
+            seen.until[id] = Some(stop);
+            stop.yes
+        }
+        None => {
+            let until = notes.within(p, |notes| eval(&r.until, env, notes))?;
+            until.iter().filter(|(v, _)| *v != 0).map(|(_, q)| q).sum()
+        }
+    };
     let done = if round == r.limit {
         notes.unfinished += notes.weight * p * (1.0 - yes);
         1.0
@@ -642,9 +738,9 @@ fn play_round(
     }
     if done < 1.0 {
         let left = p * (1.0 - done);
-        let fresh = match memo.contains_key(state) {
-            true => None,
-            false => {
+        let fresh = match seen.step[id] {
+            Some(_) => None,
+            None => {
                 // Computed at weight 1: what it reports is per round played from here.
                 let mut inner = Notes {
                     work: notes.work,
@@ -655,30 +751,34 @@ fn play_round(
                 step(&r.step, 1.0, env, &mut inner, &mut outcomes)?;
                 notes.work = inner.work;
                 Some(Transition {
-                    outcomes: outcomes.into_iter().collect(),
+                    outcomes: outcomes.into_iter().map(|(s, q)| (seen.id(s), q)).collect(),
                     capped: inner.capped,
                     unfinished: inner.unfinished,
                 })
             }
         };
-        let t = fresh.as_ref().unwrap_or_else(|| &memo[state]);
+        let t = fresh.as_ref().unwrap_or_else(|| {
+            seen.step[id]
+                .as_ref()
+                .expect("a state's transition is kept or fresh")
+        });
         notes.cap(left * t.capped);
         notes.unfinished += notes.weight * left * t.unfinished;
         notes.work += t.outcomes.len() as u64;
-        for (s, q) in &t.outcomes {
-            *next.entry(s.clone()).or_insert(0.0) += left * q;
+        for &(s, q) in &t.outcomes {
+            next.add(s, left * q);
         }
-        if let (Some(t), true) = (fresh, cache) {
-            memo.insert(state.clone(), t);
+        if let (Some(t), true) = (fresh, seen.cache_step) {
+            seen.step[id] = Some(t);
         }
     }
     Ok(())
 }
 
-/// A round played from one state: where it leads, and what it reports per unit of
-/// mass.
+/// A round played from one state: where it leads (by state id), and what it reports
+/// per unit of mass.
 struct Transition {
-    outcomes: Vec<(State, f64)>,
+    outcomes: Vec<(usize, f64)>,
     capped: f64,
     unfinished: f64,
 }

@@ -197,14 +197,27 @@ fn fraction(p: f64) -> Option<String> {
 }
 
 fn exact(c: &Compiled, seed: u64, file: &str, system: &str) -> Option<Exact> {
-    c.exact.as_ref()?;
+    let pmf = c.exact.as_ref()?;
     let result = results::summarize_exact(c, seed, file, system);
+    // From the probabilities as computed: the report's are rounded to 13 digits.
     let fractions = result
         .metrics
         .iter()
-        .map(|m| m.rows.iter().map(|r| r.exact.and_then(fraction)).collect())
+        .map(|m| {
+            let Some(metric) = c.metrics.iter().find(|x| x.name == m.name) else {
+                return vec![None; m.rows.len()];
+            };
+            let raw = metric.project_f64(pmf);
+            m.rows
+                .iter()
+                .map(|r| {
+                    let i = metric.labels.iter().position(|l| *l == r.label)?;
+                    fraction(raw[i])
+                })
+                .collect()
+        })
         .collect();
-    let headline_fraction = result.headline.exact.and_then(fraction);
+    let headline_fraction = c.headline_exact().and_then(fraction);
     Some(Exact {
         result,
         fractions,

@@ -144,7 +144,8 @@ fn sliders_in_a_real_browser_show_what_run_exact_only_prints() {
     let _ = std::fs::remove_file(&shot);
     let seen = drive(
         &configs,
-        &json!({ "steps": steps, "expr": "3d6 keep highst 2" }),
+        &json!({ "steps": steps, "expr": "3d6 keep highst 2",
+                 "tabs": { "config": "rush.toml", "scenario": slam } }),
         &shot,
     );
     assert_eq!(seen["errors"], json!([]), "the page threw");
@@ -203,6 +204,34 @@ fn sliders_in_a_real_browser_show_what_run_exact_only_prints() {
         .output()
         .unwrap();
     assert!(text(&cli.stderr).contains("column 10"));
+    // The balance tabs: the matchup heatmap is rush's five units each way, its Orc
+    // against Human Guard cell the Slam's headline (0.7206790123 = 72.07%).
+    let tabs = &seen["tabs"];
+    let cells = strings(&tabs["matrix"]["cells"]);
+    assert_eq!(cells.len(), 25, "{tabs}");
+    assert!(cells.contains(&"72.07%".to_string()), "{cells:?}");
+    assert!(tabs["matrix"]["url"]
+        .as_str()
+        .unwrap()
+        .contains("tab=matrix"));
+    assert!(
+        tabs["sensitivity"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("attacker Orc: +1 die"),
+        "{tabs}"
+    );
+    assert!(
+        tabs["sensitivity"]["rows"].as_u64().unwrap() >= 10,
+        "{tabs}"
+    );
+    assert!(
+        tabs["roster"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Nash weight"),
+        "{tabs}"
+    );
     // The screenshot is kept for the README and for a person to look at.
     let png = std::fs::read(&shot).unwrap();
     assert!(

@@ -528,6 +528,80 @@ fn the_view_is_the_numbers_run_exact_only_prints_even_after_a_swap() {
 }
 
 #[test]
+fn the_balance_views_agree_with_the_scenario_they_are_read_from() {
+    let dir = folder(&["rush.toml", "dice-examples.toml"]);
+    let s = Server::start(dir.path());
+    let (status, v) = s.post_json(
+        "/api/view",
+        &json!({ "file": "rush.toml", "scenario": SLAM }),
+    );
+    assert_eq!(status, 200, "{v}");
+    let headline = v["members"][0]["exact"]["headline"]["exact"]
+        .as_f64()
+        .unwrap();
+    // The draw is 227/1296, worked out in `core/src/results` and `rush_rules`.
+    assert_eq!(v["members"][0]["exact"]["fractions"][0][0], "227/1296");
+    let at = |view: &str| json!({ "file": "rush.toml", "scenario": SLAM, "view": view });
+    let (status, m) = s.streamed("/api/balance", &at("matrix"));
+    assert_eq!(status, 200);
+    let m = &m["result"]["matrices"][0];
+    let row = m["rows"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|e| e[0] == "orc")
+        .unwrap();
+    let col = m["cols"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|e| e[0] == "human_guard")
+        .unwrap();
+    // The report's headline is the exact value to 13 digits.
+    let same = |a: f64, b: f64| assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+    same(m["cells"][row][col]["exact"].as_f64().unwrap(), headline);
+    let (_, sens) = s.streamed("/api/balance", &at("sensitivity"));
+    let rows = sens["result"]["rows"].as_array().unwrap();
+    let plus = rows
+        .iter()
+        .find(|r| r["change"] == "attacker Orc: +1 die" && r["quantity"] == "P(slammer wins)")
+        .unwrap();
+    same(plus["base"].as_f64().unwrap(), headline);
+    // +1 die is the Slam with extra_dice = 1, as the view computes it.
+    let (_, one) = s.post_json(
+        "/api/view",
+        &json!({ "file": "rush.toml", "scenario": SLAM, "sets": [format!("scenarios.{SLAM}.extra_dice=1")] }),
+    );
+    same(
+        plus["changed"].as_f64().unwrap(),
+        one["members"][0]["exact"]["headline"]["exact"]
+            .as_f64()
+            .unwrap(),
+    );
+    let (_, r) = s.streamed("/api/balance", &at("roster"));
+    let units = r["result"]["units"].as_array().unwrap();
+    assert_eq!(units.len(), 5);
+    let total: f64 = units.iter().map(|u| u["weight"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-9, "{total}");
+    // Costs on a count stat: the reference keeps its cost, the other is priced to tie.
+    let (status, r) = s.streamed(
+        "/api/balance",
+        &json!({ "file": "dice-examples.toml", "scenario": "fighter-duels-orc", "view": "roster", "count": "hp" }),
+    );
+    assert_eq!(status, 200, "{r}");
+    let k = &r["result"]["costs"];
+    assert_eq!(k["reference"], "fighter", "{k}");
+    let orc = k["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["id"] == "orc")
+        .unwrap();
+    let after = orc["field_after"].as_f64().unwrap();
+    assert!((after - 0.5).abs() < 0.01, "{orc}");
+}
+
+#[test]
 fn save_as_writes_a_new_file_that_runs_as_shown_and_never_replaces_unasked() {
     let dir = folder(&["rush.toml"]);
     let original = std::fs::read(dir.path().join("rush.toml")).unwrap();

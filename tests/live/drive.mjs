@@ -86,6 +86,27 @@ try {
     });
   }
 
+  // The balance tabs on the same knobs: each draws its view.
+  if (plan.tabs) {
+    await page.goto(`${base}/?config=${encodeURIComponent(plan.tabs.config)}&scenario=${encodeURIComponent(plan.tabs.scenario)}`);
+    await settle(0);
+    out.tabs = {};
+    for (const tab of ['matrix', 'sensitivity', 'roster']) {
+      const g = await gen();
+      await page.click(`#tabs button[data-tab="${tab}"]`);
+      await settle(g);
+      out.tabs[tab] = await page.evaluate((t) => {
+        const pane = document.getElementById('pane-' + t);
+        return {
+          url: location.search,
+          cells: [...pane.querySelectorAll('table.heat tbody td')].map((td) => td.textContent),
+          rows: pane.querySelectorAll('table tbody tr').length,
+          text: pane.textContent.slice(0, 400),
+        };
+      }, tab);
+    }
+  }
+
   // Latency: a control change to the new exact result rendered, as the page measures it
   // (performance.now() at the input event, again after the table is drawn).
   for (const l of plan.latency || []) {

@@ -136,8 +136,13 @@ async function loadConfigs() {
   sel.value = state.file || '';
 }
 
+let scenariosShape = '';
 function fillScenarios() {
   const sel = $('scenario');
+  // The list changes with the config only: rebuilt then, not on every move.
+  const shape = view.file + JSON.stringify(view.groups) + view.scenarios.length;
+  if (shape === scenariosShape) { sel.value = view.target.name; return; }
+  scenariosShape = shape;
   const opts = [];
   const groups = el('optgroup', { label: 'groups (every member)' });
   for (const g of view.groups) groups.append(el('option', { value: g, text: g }));
@@ -424,7 +429,12 @@ async function refresh() {
   $('command').textContent = view.command;
   if (state.tab === 'dist') {
     renderDist();
-    if (moved !== null) { window.rollsimTimings.push(performance.now() - moved); moved = null; }
+    if (moved !== null) {
+      // Rendered: the new table laid out (reading a size forces the layout now).
+      void document.body.offsetHeight;
+      window.rollsimTimings.push(performance.now() - moved);
+      moved = null;
+    }
     const missing = view.members.filter((m) => !m.exact);
     if (missing.length) {
       progress('Monte Carlo…', 0);

@@ -1,5 +1,5 @@
 //! The one folder the page may read and write: configs are named by a bare file name
-//! (`rush.toml`), checked before any path is made of it, and resolved only to regular
+//! (`units.toml`), checked before any path is made of it, and resolved only to regular
 //! files directly inside the folder.
 
 use crate::error::AppError;
@@ -180,17 +180,17 @@ mod tests {
 
     #[test]
     fn only_bare_toml_names_pass() {
-        for ok in ["rush.toml", "rush-v2.toml", "my_units.1.toml"] {
+        for ok in ["units.toml", "units-v2.toml", "my_units.1.toml"] {
             assert!(check_name(ok).is_ok(), "{ok}");
         }
         for bad in [
-            "../rush.toml",
+            "../units.toml",
             "/etc/passwd",
             "a/b.toml",
             "..toml",
             ".hidden.toml",
-            "rush",
-            "rush.toml/",
+            "units",
+            "units.toml/",
             "a..b.toml",
             "r\u{0}.toml",
             "c:\\x.toml",

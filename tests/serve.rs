@@ -22,10 +22,15 @@ pub struct Server {
 
 impl Server {
     pub fn start(dir: &Path) -> Server {
+        Server::start_with(dir, &[])
+    }
+
+    pub fn start_with(dir: &Path, args: &[&str]) -> Server {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("rollsim"))
             .arg("serve")
             .arg(dir)
             .args(["--port", "0"])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -940,4 +945,108 @@ fn every_name_of_every_shipped_config_has_controls_that_round_trip() {
         }
     }
     assert!(names >= 251, "{names}");
+}
+
+#[test]
+fn a_busy_port_or_a_missing_folder_is_refused_with_the_way_out() {
+    let dir = folder(&["rush.toml"]);
+    let s = Server::start(dir.path());
+    let port = s.addr.rsplit(':').next().unwrap().to_string();
+    let out = rollsim()
+        .arg("serve")
+        .arg(dir.path())
+        .args(["--port", &port])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = crate::util::text(&out.stderr);
+    assert!(
+        err.contains("cannot listen") && err.contains("--port 0"),
+        "{err}"
+    );
+    let out = rollsim()
+        .args(["serve", "no-such-folder", "--port", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = crate::util::text(&out.stderr);
+    assert!(
+        err.contains("no-such-folder") && err.contains("cannot serve"),
+        "{err}"
+    );
+    s.serves();
+}
+
+#[test]
+fn bound_to_every_address_it_answers_ip_literals_and_localhost_only() {
+    let dir = folder(&["rush.toml"]);
+    let s = Server::start_with(dir.path(), &["--bind", "0.0.0.0"]);
+    let port = s.addr.rsplit(':').next().unwrap().to_string();
+    for (host, status) in [
+        (format!("127.0.0.1:{port}"), 200),
+        (format!("localhost:{port}"), 200),
+        (format!("192.168.1.20:{port}"), 200),
+        (format!("evil.example:{port}"), 403),
+        (
+            format!("127.0.0.1:{}", port.parse::<u32>().unwrap() + 1),
+            403,
+        ),
+    ] {
+        let (got, body) = s.raw(
+            format!("GET /api/configs HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        );
+        assert_eq!(got, status, "{host}: {body}");
+    }
+}
+
+#[test]
+fn a_change_with_a_line_break_is_refused_and_never_saved() {
+    let dir = folder(&["rush.toml"]);
+    let s = Server::start(dir.path());
+    let sets = ["units.orc.strength=2\nrun.seed = 5"];
+    let (status, v) = s.post_json("/api/view", &json!({ "file": "rush.toml", "sets": sets }));
+    assert_eq!(status, 400, "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("control character"),
+        "{v}"
+    );
+    let (status, _) = s.post_json(
+        "/api/save",
+        &json!({ "file": "rush.toml", "sets": sets, "name": "x.toml" }),
+    );
+    assert_eq!(status, 400);
+    assert!(!dir.path().join("x.toml").exists());
+}
+
+#[test]
+fn saves_at_once_to_one_name_leave_one_whole_file() {
+    let dir = folder(&["rush.toml"]);
+    let s = std::sync::Arc::new(Server::start(dir.path()));
+    let workers: Vec<_> = (0..12)
+        .map(|i| {
+            let s = s.clone();
+            std::thread::spawn(move || {
+                s.post_json(
+                    "/api/save",
+                    &json!({ "file": "rush.toml", "name": "same.toml", "replace": true,
+                             "sets": [format!("units.orc.strength={}", 2 + i % 5)] }),
+                )
+            })
+        })
+        .collect();
+    for w in workers {
+        let (status, v) = w.join().unwrap();
+        assert_eq!(status, 200, "{v}");
+    }
+    let text = std::fs::read_to_string(dir.path().join("same.toml")).unwrap();
+    // Whole: it loads, and its header names exactly one change.
+    assert_eq!(text.matches("--set").count(), 1, "{text}");
+    rollsim::document::load_str(&text, "same.toml", &[]).unwrap();
+    let stray: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
 }

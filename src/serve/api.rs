@@ -120,6 +120,12 @@ fn load(app: &App, at: &At) -> Result<(Source, Target), Refusal> {
             &format!("at most {MAX_SETS} changes of at most {MAX_SET} characters each"),
         ));
     }
+    if at.sets.iter().any(|s| s.chars().any(char::is_control)) {
+        return Err(Refusal::new(
+            StatusCode::BAD_REQUEST,
+            "a change holds a control character (a line break, a tab): refused",
+        ));
+    }
     let text = app.files.read(&at.file).map_err(file_error)?;
     let source = Source::parse(&text, Path::new(&at.file), &at.sets)?;
     let name = match &at.scenario {
@@ -135,29 +141,52 @@ fn load(app: &App, at: &At) -> Result<(Source, Target), Refusal> {
     Ok((source, target))
 }
 
-/// Short work (an exact pass, a file): on a blocking thread, a few at a time.
-async fn blocking<F>(app: Arc<App>, work: F) -> Response
-where
-    F: FnOnce(&App) -> Response + Send + 'static,
-{
-    let Ok(_turn) = app.turns.acquire().await else {
-        return refuse(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping");
-    };
+/// [`load`] on a blocking thread: a config of megabytes with hundreds of changes must not
+/// hold the threads that send progress lines and notice Ctrl-C.
+async fn load_off(app: &Arc<App>, at: At) -> Result<(Source, Target), Refusal> {
     let a = app.clone();
-    tokio::task::spawn_blocking(move || work(&a))
+    tokio::task::spawn_blocking(move || load(&a, &at))
         .await
         .unwrap_or_else(|e| {
-            refuse(
+            Err(Refusal::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 &format!("internal error: {e}"),
-            )
+            ))
         })
+}
+
+/// Short work (an exact pass, a file): on a blocking thread, a few at a time.
+/// The work gets a token that is cancelled when the page stops waiting (the handler is
+/// dropped) or the server stops; the turn is the worker's until it ends, so a request
+/// walked away from still counts until its computation has seen the token.
+async fn blocking<F>(app: Arc<App>, work: F) -> Response
+where
+    F: FnOnce(&App, &Cancel) -> Response + Send + 'static,
+{
+    let Ok(turn) = app.turns.clone().acquire_owned().await else {
+        return refuse(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping");
+    };
+    let cancel = app.token();
+    let _abandon = stream::Abandon(cancel.clone());
+    let a = app.clone();
+    tokio::task::spawn_blocking(move || {
+        let r = work(&a, &cancel);
+        drop(turn);
+        r
+    })
+    .await
+    .unwrap_or_else(|e| {
+        refuse(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("internal error: {e}"),
+        )
+    })
 }
 
 /// `GET /api/configs`: the configs the page offers, with their titles (or why one
 /// does not load).
 pub async fn configs(State(app): State<Arc<App>>) -> Response {
-    blocking(app, |app| {
+    blocking(app, |app, _| {
         let list: Vec<Value> = app
             .files
             .configs()
@@ -255,12 +284,12 @@ pub async fn view(State(app): State<Arc<App>>, b: Result<Json<At>, JsonRejection
         Ok(at) => at,
         Err(r) => return r.into_response(),
     };
-    blocking(app, move |app| {
+    blocking(app, move |app, cancel| {
         let (source, target) = match load(app, &at) {
             Ok(x) => x,
             Err(r) => return r.into_response(),
         };
-        match view_of(&source, &target, &at, &app.files.shown(&at.file)) {
+        match view_of(&source, &target, &at, &app.files.shown(&at.file), cancel) {
             Ok(v) => Json(v).into_response(),
             Err(e) => Refusal::from(e).into_response(),
         }
@@ -273,14 +302,14 @@ fn view_of(
     target: &Target,
     at: &At,
     shown: &str,
+    cancel: &Cancel,
 ) -> Result<Value, rollsim_core::Error> {
-    let cancel = Cancel::new();
     let (seed, _) = balance::budget(source, None, None, true);
     let system = source.base.system_name();
     let controls: Vec<Control> = controls::controls(source, target)?;
     let mut members = Vec::new();
     for m in &target.members {
-        let c = balance::compile(&source.base, m, &cancel)?;
+        let c = balance::compile(&source.base, m, cancel)?;
         members.push(json!({
             "name": c.name,
             "description": c.description,
@@ -343,7 +372,7 @@ pub async fn simulate(
                 scenario: r.scenario.clone(),
                 sets: r.sets.clone(),
             };
-            match load(&app, &at) {
+            match load_off(&app, at).await {
                 Ok(x) => x,
                 Err(e) => return e.into_response(),
             }
@@ -426,12 +455,12 @@ pub async fn roll(
         Ok(r) => r,
         Err(e) => return e.into_response(),
     };
-    blocking(app, move |_| {
+    blocking(app, move |_, cancel| {
         let (source, _) = match one_liner(&r.expr) {
             Ok(x) => x,
             Err(e) => return e.into_response(),
         };
-        let c = match balance::compile(&source.base, "roll", &Cancel::new()) {
+        let c = match balance::compile(&source.base, "roll", cancel) {
             Ok(c) => c,
             Err(e) => return refuse(StatusCode::UNPROCESSABLE_ENTITY, &e.to_string()),
         };
@@ -491,7 +520,7 @@ pub async fn balance(
         scenario: r.at.scenario.clone(),
         sets: r.at.sets.clone(),
     };
-    let (source, target) = match load(&app, &at) {
+    let (source, target) = match load_off(&app, at).await {
         Ok(x) => x,
         Err(e) => return e.into_response(),
     };
@@ -619,7 +648,7 @@ pub async fn save(
         Ok(r) => r,
         Err(e) => return e.into_response(),
     };
-    blocking(app, move |app| {
+    blocking(app, move |app, _| {
         let at = At {
             file: r.at.file.clone(),
             scenario: r.at.scenario.clone(),

@@ -12,6 +12,8 @@ const MAX_CONFIG: u64 = 4 << 20;
 #[derive(Debug)]
 pub struct Folder {
     root: PathBuf,
+    /// Numbers each save's temporary file: two saves at once never share one.
+    saves: std::sync::atomic::AtomicU64,
     /// The folder as the command line gave it, for the commands the page shows.
     given: PathBuf,
 }
@@ -42,6 +44,7 @@ impl Folder {
         }
         Ok(Folder {
             root,
+            saves: Default::default(),
             given: dir.to_path_buf(),
         })
     }
@@ -117,12 +120,19 @@ impl Folder {
                 )));
             }
         }
+        let n = self
+            .saves
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tmp = self
             .root
-            .join(format!(".{name}.saving-{}", std::process::id()));
+            .join(format!(".{name}.saving-{}-{n}", std::process::id()));
         let io = |e: std::io::Error| FileError::Io(format!("saving {name}: {e}"));
         let written = (|| {
-            let mut f = std::fs::File::create(&tmp)?;
+            // A new file, never one (or a link) already there.
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
             f.write_all(text.as_bytes())?;
             f.sync_all()
         })();

@@ -49,7 +49,7 @@ pub struct App {
     files: files::Folder,
     hosts: Vec<String>,
     any_ip_host: Option<u16>,
-    turns: tokio::sync::Semaphore,
+    turns: Arc<tokio::sync::Semaphore>,
     cancel: Cancel,
     /// The tokens of the computations under way: Ctrl-C stops them at once (a Monte
     /// Carlo chunk checks its own token, not the process's).
@@ -60,12 +60,13 @@ impl App {
     /// A token for a new computation, stopped with the process.
     fn token(&self) -> Cancel {
         let c = Cancel::new();
-        if self.cancel.is_cancelled() {
-            c.cancel();
-        }
         let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
         running.retain(|t| !t.is_cancelled());
         running.push(c.clone());
+        // Checked under the lock: a stop between the check and the push would miss it.
+        if self.cancel.is_cancelled() {
+            c.cancel();
+        }
         c
     }
 
@@ -94,7 +95,12 @@ pub fn serve(o: &ServeOptions) -> Result<String, AppError> {
         let listener = tokio::net::TcpListener::bind(SocketAddr::new(o.bind, o.port))
             .await
             .map_err(|e| {
-                AppError::BadOption(format!("cannot listen on {}:{}: {e}", o.bind, o.port))
+                let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
+                    " (another program has it: `--port 0` takes a free one)"
+                } else {
+                    ""
+                };
+                AppError::BadOption(format!("cannot listen on {}:{}: {e}{hint}", o.bind, o.port))
             })?;
         let addr = listener
             .local_addr()
@@ -103,7 +109,7 @@ pub fn serve(o: &ServeOptions) -> Result<String, AppError> {
             hosts: hosts(addr),
             any_ip_host: o.bind.is_unspecified().then_some(addr.port()),
             files: folder,
-            turns: tokio::sync::Semaphore::new(AT_ONCE),
+            turns: Arc::new(tokio::sync::Semaphore::new(AT_ONCE)),
             cancel: o.cancel.clone(),
             running: Default::default(),
         });
@@ -142,15 +148,21 @@ pub fn serve(o: &ServeOptions) -> Result<String, AppError> {
 }
 
 /// The Host values a request may carry: the address it reached, and `localhost` for a
-/// loopback address.
+/// loopback or every-address one; without the port where it is HTTP's own (80), as
+/// browsers send it then.
 fn hosts(addr: SocketAddr) -> Vec<String> {
     let port = addr.port();
-    let mut h = vec![match addr.ip() {
-        IpAddr::V4(ip) => format!("{ip}:{port}"),
-        IpAddr::V6(ip) => format!("[{ip}]:{port}"),
-    }];
-    if addr.ip().is_loopback() {
-        h.push(format!("localhost:{port}"));
+    let ip = match addr.ip() {
+        IpAddr::V4(ip) => ip.to_string(),
+        IpAddr::V6(ip) => format!("[{ip}]"),
+    };
+    let mut names = vec![ip];
+    if addr.ip().is_loopback() || addr.ip().is_unspecified() {
+        names.push("localhost".into());
+    }
+    let mut h: Vec<String> = names.iter().map(|n| format!("{n}:{port}")).collect();
+    if port == 80 {
+        h.extend(names);
     }
     h
 }

@@ -68,8 +68,9 @@ impl Reporter for Meter {
     }
 }
 
-/// Cancels the computation when the response stream is dropped (answered or abandoned).
-struct Abandon(Cancel);
+/// Cancels the computation when what waits for it (a response stream, a handler the
+/// page walked away from) is dropped, answered or abandoned.
+pub struct Abandon(pub Cancel);
 
 impl Drop for Abandon {
     fn drop(&mut self) {
@@ -91,13 +92,19 @@ where
     let (tx, rx) = tokio::sync::oneshot::channel::<Result<Value, String>>();
     let m = meter.clone();
     let start = async move {
-        // One turn of the turnstile for the whole computation.
-        let permit = app.turns.acquire().await;
+        // One turn of the turnstile for the whole computation, held by the worker.
+        let Ok(permit) = app.turns.clone().acquire_owned().await else {
+            return;
+        };
         if m.cancel.is_cancelled() {
             return;
         }
-        let done = tokio::task::spawn_blocking(move || work(&m)).await;
-        drop(permit);
+        let done = tokio::task::spawn_blocking(move || {
+            let r = work(&m);
+            drop(permit);
+            r
+        })
+        .await;
         let r = done.unwrap_or_else(|e| Err(format!("internal error: {e}")));
         let _ = tx.send(r);
     };

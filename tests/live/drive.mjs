@@ -24,6 +24,11 @@ try {
   await page.setViewport({ width: 1280, height: 1000 });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
+  // A style or script the Content-Security-Policy refused is a console error, not a throw.
+  // (An answer's 4xx status, such as the broken expression's 422, is logged too: not one.)
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text());
+  });
 
   const gen = () => page.evaluate(() => Number(document.body.dataset.gen || 0));
   // Wait until the page has answered a change newer than `after` and is idle.
@@ -100,6 +105,8 @@ try {
         return {
           url: location.search,
           cells: [...pane.querySelectorAll('table.heat tbody td')].map((td) => td.textContent),
+          colours: [...pane.querySelectorAll('table.heat tbody td')].map((td) => getComputedStyle(td).backgroundColor),
+          bars: [...pane.querySelectorAll('.bars td.bar span')].map((b) => b.getBoundingClientRect().width),
           rows: pane.querySelectorAll('table tbody tr').length,
           text: pane.textContent.slice(0, 400),
         };

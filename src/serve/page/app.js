@@ -9,6 +9,8 @@ const el = (tag, attrs, ...kids) => {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
     if (k === 'text') e.textContent = v;
+    // Through the CSSOM: the page's Content-Security-Policy refuses style attributes.
+    else if (k === 'style') e.style.cssText = v;
     else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
     else e.setAttribute(k, v === true ? '' : v);
   }
@@ -36,6 +38,7 @@ function fixed(x, d) {
 const pct = (p) => fixed(100 * p, 2) + '%';
 const num = (x) => (Math.abs(x) >= 100 ? fixed(x, 1) : fixed(x, 4));
 
+const TABS = ['dist', 'matrix', 'sensitivity', 'roster'];
 const state = { file: null, scenario: null, sets: [], tab: 'dist', expr: '' };
 const modes = {}; // metric -> exactly | at_least | at_most
 let view = null; // the last /api/view answer
@@ -43,6 +46,9 @@ let gen = 0; // bumps on every change; answers to an older one are dropped
 const inflight = { view: null, sim: null, balance: null, roll: null };
 let controlsShape = '';
 let moved = null; // performance.now() of the control change being answered
+let dragging = null; // the slider under the pointer, if any
+document.addEventListener('pointerdown', (e) => { if (e.target.matches && e.target.matches('input[type=range]')) dragging = e.target; });
+for (const ev of ['pointerup', 'pointercancel']) document.addEventListener(ev, () => { dragging = null; });
 window.rollsimTimings = [];
 
 // ---------- the URL ----------
@@ -51,7 +57,7 @@ function readUrl() {
   state.file = q.get('config');
   state.scenario = q.get('scenario');
   state.sets = q.getAll('set');
-  state.tab = q.get('tab') || 'dist';
+  state.tab = TABS.includes(q.get('tab')) ? q.get('tab') : 'dist';
   state.expr = q.get('expr') || '';
 }
 function writeUrl() {
@@ -130,8 +136,11 @@ async function loadConfigs() {
     text: c.error ? `${c.file} (does not load)` : `${c.file}: ${c.title}`,
   })));
   if (!state.file || !configs.some((c) => c.file === state.file)) {
+    // The URL's config is gone: its scenario and changes went with it.
     const first = configs.find((c) => !c.error);
     state.file = first ? first.file : null;
+    state.scenario = null;
+    state.sets = [];
   }
   sel.value = state.file || '';
 }
@@ -211,8 +220,9 @@ function renderControls() {
     if (!row) continue;
     const input = row.querySelector('[data-key]');
     row.classList.toggle('changed', setOf(c.key) !== undefined);
-    if (document.activeElement === input && c.kind === 'number') continue;
     if (c.kind === 'number') {
+      // Not under the pointer: the thumb would jump as the range moves.
+      if (dragging === input) continue;
       input.min = c.lo;
       input.max = c.hi;
       input.value = c.value;
@@ -406,6 +416,8 @@ async function refresh() {
   writeUrl();
   const mine = ++gen;
   abort('sim');
+  abort('balance');
+  progress(null);
   busy(true);
   let r;
   try {

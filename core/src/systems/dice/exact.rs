@@ -589,8 +589,10 @@ fn repeat(r: &Repeat, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
         ..Seen::default()
     };
     let mut active: Vec<(usize, f64)> = start.into_iter().map(|(s, p)| (seen.id(s), p)).collect();
+    // One accumulator for every round: a round touches its states only, not every
+    // state met so far.
+    let mut next = Next::default();
     for round in 0..=r.limit {
-        let mut next = Next::default();
         for &(id, p) in &active {
             let vars = seen.states[id].len();
             for k in 0..vars {
@@ -616,11 +618,7 @@ fn repeat(r: &Repeat, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
         }
         let states = &seen.states;
         next.touched.sort_by(|a, b| states[*a].cmp(&states[*b]));
-        active = next
-            .touched
-            .iter()
-            .map(|&i| (i, std::mem::take(&mut next.mass[i])))
-            .collect();
+        active = next.take();
     }
     Ok(out.unwrap_or_else(|| Dist::point(0)).trim())
 }
@@ -661,6 +659,20 @@ struct Next {
 }
 
 impl Next {
+    /// The round's masses in the order of `touched`, leaving every entry empty.
+    fn take(&mut self) -> Vec<(usize, f64)> {
+        let out = self
+            .touched
+            .iter()
+            .map(|&i| {
+                self.stamp[i] = false;
+                (i, std::mem::take(&mut self.mass[i]))
+            })
+            .collect();
+        self.touched.clear();
+        out
+    }
+
     fn add(&mut self, id: usize, p: f64) {
         if id >= self.mass.len() {
             self.mass.resize(id + 1, 0.0);

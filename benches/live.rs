@@ -160,7 +160,7 @@ criterion_group!(benches, round_trip);
 fn sweep() {
     let server = start();
     let cases = cases(&server.addr);
-    let mut worst: Vec<(f64, f64, String)> = Vec::new();
+    let mut worst: Vec<(f64, String)> = Vec::new();
     let mut all = Vec::new();
     for (file, name, sets) in &cases {
         let mut ms = Vec::new();
@@ -177,23 +177,19 @@ fn sweep() {
         all.extend(ms.iter().copied());
         let p50 = percentile(&mut ms, 0.5);
         let p95 = percentile(&mut ms, 0.95);
-        worst.push((p95, p50, format!("{file} {name}")));
+        worst.push((
+            p95,
+            format!("{p95:7.1} ms p95, {p50:6.1} ms p50  {file} {name}"),
+        ));
     }
-    worst.sort_by(|a, b| b.0.total_cmp(&a.0));
-    println!(
-        "\nlive sweep (HTTP round trip): {} scenarios with an exact distribution and a slider, 20 moves each",
-        cases.len()
+    summary(
+        &format!(
+            "live sweep (HTTP round trip): {} scenarios with an exact distribution and a slider, 20 moves each",
+            cases.len()
+        ),
+        &mut all,
+        worst,
     );
-    println!(
-        "  all moves: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
-        percentile(&mut all, 0.5),
-        percentile(&mut all, 0.95),
-        percentile(&mut all, 1.0)
-    );
-    println!("  slowest scenarios by p95:");
-    for (p95, p50, name) in worst.iter().take(8) {
-        println!("    {p95:7.1} ms p95, {p50:6.1} ms p50  {name}");
-    }
     if std::env::var("LIVE_BROWSER").as_deref() == Ok("0") {
         return;
     }
@@ -246,30 +242,40 @@ fn browser(server: &Server, cases: &[(String, String, [String; 2])]) {
         // designer waits for too.
         let mut ms: Vec<f64> = ms.iter().map(|x| x.as_f64().unwrap()).collect();
         all.extend(ms.iter().copied());
+        let p95 = percentile(&mut ms, 0.95);
         worst.push((
-            percentile(&mut ms, 0.95),
+            p95,
             format!(
-                "{} {}",
+                "{p95:7.1} ms p95  {} {}",
                 l["config"].as_str().unwrap(),
                 l["scenario"].as_str().unwrap()
             ),
         ));
     }
-    worst.sort_by(|a, b| b.0.total_cmp(&a.0));
-    println!(
-        "\nlive page in chromium (input event -> table drawn): {} scenarios, {} moves",
-        worst.len(),
-        all.len()
+    summary(
+        &format!(
+            "live page in chromium (input event -> table drawn): {} scenarios, {} moves",
+            worst.len(),
+            all.len()
+        ),
+        &mut all,
+        worst,
     );
+}
+
+/// Every move's p50/p95/max, then the eight scenarios with the worst p95.
+fn summary(title: &str, all: &mut [f64], mut worst: Vec<(f64, String)>) {
+    worst.sort_by(|a, b| b.0.total_cmp(&a.0));
+    println!("\n{title}");
     println!(
         "  all moves: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
-        percentile(&mut all, 0.5),
-        percentile(&mut all, 0.95),
-        percentile(&mut all, 1.0)
+        percentile(all, 0.5),
+        percentile(all, 0.95),
+        percentile(all, 1.0)
     );
     println!("  slowest scenarios by p95:");
-    for (p95, name) in worst.iter().take(8) {
-        println!("    {p95:7.1} ms p95  {name}");
+    for (_, line) in worst.iter().take(8) {
+        println!("    {line}");
     }
 }
 

@@ -158,6 +158,16 @@ pub fn folder(names: &[&str]) -> tempfile::TempDir {
 
 const SLAM: &str = "slam-orc-vs-human-guard";
 
+/// Nothing half-written left behind: no hidden (temporary) file in the folder.
+fn no_temporary_files(dir: &Path) {
+    let stray: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+}
+
 #[test]
 fn the_page_is_served_from_the_binary_with_its_safety_headers() {
     let dir = folder(&["rush.toml"]);
@@ -665,12 +675,7 @@ fn save_as_writes_a_new_file_that_runs_as_shown_and_never_replaces_unasked() {
     );
     assert_eq!(status, 400);
     assert!(!dir.path().join("bad.toml").exists());
-    let stray: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with('.'))
-        .collect();
-    assert!(stray.is_empty(), "{stray:?}");
+    no_temporary_files(dir.path());
 }
 
 /// An expression with no exact distribution whose Monte Carlo takes a while.
@@ -1043,10 +1048,5 @@ fn saves_at_once_to_one_name_leave_one_whole_file() {
     // Whole: it loads, and its header names exactly one change.
     assert_eq!(text.matches("--set").count(), 1, "{text}");
     rollsim::document::load_str(&text, "same.toml", &[]).unwrap();
-    let stray: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with('.'))
-        .collect();
-    assert!(stray.is_empty(), "{stray:?}");
+    no_temporary_files(dir.path());
 }

@@ -504,6 +504,16 @@ pub struct AtFields {
     pub sets: Vec<String>,
 }
 
+impl AtFields {
+    fn at(&self) -> At {
+        At {
+            file: self.file.clone(),
+            scenario: self.scenario.clone(),
+            sets: self.sets.clone(),
+        }
+    }
+}
+
 /// `POST /api/balance`: the matchup matrix, sensitivity or the roster on the state's
 /// scenario, streamed like a simulation (exact where every member has an exact
 /// distribution, else Monte Carlo at a fixed count per cell).
@@ -515,11 +525,7 @@ pub async fn balance(
         Ok(r) => r,
         Err(e) => return e.into_response(),
     };
-    let at = At {
-        file: r.at.file.clone(),
-        scenario: r.at.scenario.clone(),
-        sets: r.at.sets.clone(),
-    };
+    let at = r.at.at();
     let (source, target) = match load_off(&app, at).await {
         Ok(x) => x,
         Err(e) => return e.into_response(),
@@ -649,11 +655,7 @@ pub async fn save(
         Err(e) => return e.into_response(),
     };
     blocking(app, move |app, _| {
-        let at = At {
-            file: r.at.file.clone(),
-            scenario: r.at.scenario.clone(),
-            sets: r.at.sets.clone(),
-        };
+        let at = r.at.at();
         let (source, _) = match load(app, &at) {
             Ok(x) => x,
             Err(e) => return e.into_response(),

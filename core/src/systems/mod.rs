@@ -208,6 +208,33 @@ pub struct Reading {
     pub kind: ReadingKind,
 }
 
+impl Reading {
+    pub const fn choice(
+        key: &'static str,
+        choices: &'static [&'static str],
+        default: &'static str,
+    ) -> Reading {
+        Reading {
+            key,
+            kind: ReadingKind::Choice { choices, default },
+        }
+    }
+
+    pub const fn int(key: &'static str, lo: i64, hi: i64, default: i64) -> Reading {
+        Reading {
+            key,
+            kind: ReadingKind::Int { lo, hi, default },
+        }
+    }
+
+    pub const fn flag(key: &'static str, default: bool) -> Reading {
+        Reading {
+            key,
+            kind: ReadingKind::Flag { default },
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub enum ReadingKind {
     /// One of these names; `default` is one of them.

@@ -5,7 +5,7 @@ pub mod config;
 pub mod d12;
 pub mod rules;
 
-use super::{DiceKnob, Knobs, Loaded, Reading, ReadingKind, RoleKnob, Shown, StatKnob};
+use super::{DiceKnob, Knobs, Loaded, Reading, RoleKnob, Shown, StatKnob};
 use crate::config::{reader::Reader, Problem};
 use config::{DozenConfig, MAX_SCORE};
 use d12::MAX_POOL;
@@ -69,35 +69,22 @@ static KNOBS: Knobs = Knobs {
     ],
     responses: &[],
     readings: &[
-        Reading {
-            key: "natural_fail",
-            kind: ReadingKind::Int {
-                lo: 0,
-                hi: 12,
-                default: 12,
-            },
-        },
-        Reading {
-            key: "second_charge",
-            kind: ReadingKind::Choice {
-                choices: &["after_win", "always", "never"],
-                default: "after_win",
-            },
-        },
-        Reading {
-            key: "bag_draw",
-            kind: ReadingKind::Choice {
-                choices: &["with_replacement", "without_replacement"],
-                default: "with_replacement",
-            },
-        },
-        Reading {
-            key: "injured_green",
-            kind: ReadingKind::Choice {
-                choices: &["cannot_activate", "can_activate"],
-                default: "cannot_activate",
-            },
-        },
+        Reading::int("natural_fail", 0, 12, 12),
+        Reading::choice(
+            "second_charge",
+            &["after_win", "always", "never"],
+            "after_win",
+        ),
+        Reading::choice(
+            "bag_draw",
+            &["with_replacement", "without_replacement"],
+            "with_replacement",
+        ),
+        Reading::choice(
+            "injured_green",
+            &["cannot_activate", "can_activate"],
+            "cannot_activate",
+        ),
     ],
 };
 

@@ -4,9 +4,7 @@
 pub mod config;
 pub mod rules;
 
-use super::{
-    DiceKnob, Knobs, Loaded, Reading, ReadingKind, ResponseKnob, RoleKnob, Shown, StatKnob,
-};
+use super::{DiceKnob, Knobs, Loaded, Reading, ResponseKnob, RoleKnob, Shown, StatKnob};
 use crate::config::{reader::Reader, Problem};
 use config::{RushConfig, MAX_DICE, STAT_HI, STAT_LO};
 
@@ -67,51 +65,16 @@ static KNOBS: Knobs = Knobs {
         choices: &["slamback", "dodge"],
     }],
     readings: &[
-        Reading {
-            key: "explode_on",
-            kind: ReadingKind::Int {
-                lo: 0,
-                hi: 6,
-                default: 0,
-            },
-        },
-        Reading {
-            key: "double_rule",
-            kind: ReadingKind::Choice {
-                choices: &["twice", "margin2"],
-                default: "twice",
-            },
-        },
-        Reading {
-            key: "escalation",
-            kind: ReadingKind::Choice {
-                choices: &["shared", "per_test"],
-                default: "shared",
-            },
-        },
-        Reading {
-            key: "catch_pool",
-            kind: ReadingKind::Choice {
-                choices: &["throw_successes", "three_plus_throw"],
-                default: "throw_successes",
-            },
-        },
-        Reading {
-            key: "threat_cap",
-            kind: ReadingKind::Int {
-                lo: 0,
-                hi: 10,
-                default: 2,
-            },
-        },
-        Reading {
-            key: "base_dice",
-            kind: ReadingKind::Int {
-                lo: 0,
-                hi: 20,
-                default: 3,
-            },
-        },
+        Reading::int("explode_on", 0, 6, 0),
+        Reading::choice("double_rule", &["twice", "margin2"], "twice"),
+        Reading::choice("escalation", &["shared", "per_test"], "shared"),
+        Reading::choice(
+            "catch_pool",
+            &["throw_successes", "three_plus_throw"],
+            "throw_successes",
+        ),
+        Reading::int("threat_cap", 0, 10, 2),
+        Reading::int("base_dice", 0, 20, 3),
     ],
 };
 

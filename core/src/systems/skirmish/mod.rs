@@ -4,7 +4,7 @@
 pub mod config;
 pub mod rules;
 
-use super::{Knobs, Loaded, Reading, ReadingKind, ResponseKnob, RoleKnob, Shown, StatKnob};
+use super::{Knobs, Loaded, Reading, ResponseKnob, RoleKnob, Shown, StatKnob};
 use crate::config::{reader::Reader, Problem};
 use config::{SkirmishConfig, ATTACK_DICE, MODELS, SKILL, TARGET_VALUE};
 
@@ -60,67 +60,16 @@ static KNOBS: Knobs = Knobs {
         ],
     }],
     readings: &[
-        Reading {
-            key: "die",
-            kind: ReadingKind::Int {
-                lo: 2,
-                hi: 100,
-                default: 10,
-            },
-        },
-        Reading {
-            key: "natural_hit",
-            // Up to the die's faces: the default d10's (a config with a bigger `die`
-            // takes more, typed as the CLI takes them).
-            kind: ReadingKind::Int {
-                lo: 0,
-                hi: 10,
-                default: 0,
-            },
-        },
-        Reading {
-            key: "natural_miss",
-            // Up to the die's faces: the default d10's (a config with a bigger `die`
-            // takes more, typed as the CLI takes them).
-            kind: ReadingKind::Int {
-                lo: 0,
-                hi: 10,
-                default: 0,
-            },
-        },
-        Reading {
-            key: "saves",
-            kind: ReadingKind::Flag { default: true },
-        },
-        Reading {
-            key: "morale",
-            kind: ReadingKind::Choice {
-                choices: &["at_most", "at_least"],
-                default: "at_most",
-            },
-        },
-        Reading {
-            key: "break_test",
-            kind: ReadingKind::Choice {
-                choices: &["casualties", "never"],
-                default: "casualties",
-            },
-        },
-        Reading {
-            key: "casualty_modifier",
-            kind: ReadingKind::Int {
-                lo: 0,
-                hi: 10,
-                default: 1,
-            },
-        },
-        Reading {
-            key: "combat_bonus",
-            kind: ReadingKind::Choice {
-                choices: &["to_hit", "dice"],
-                default: "to_hit",
-            },
-        },
+        Reading::int("die", 2, 100, 10),
+        // Up to the default d10's faces (a config with a bigger `die` takes more, typed
+        // as the CLI takes them).
+        Reading::int("natural_hit", 0, 10, 0),
+        Reading::int("natural_miss", 0, 10, 0),
+        Reading::flag("saves", true),
+        Reading::choice("morale", &["at_most", "at_least"], "at_most"),
+        Reading::choice("break_test", &["casualties", "never"], "casualties"),
+        Reading::int("casualty_modifier", 0, 10, 1),
+        Reading::choice("combat_bonus", &["to_hit", "dice"], "to_hit"),
     ],
 };
 

@@ -7,7 +7,8 @@
 //!    moved back and forth, 20 requests each; p50/p95 per scenario, the worst printed.
 //! 3. The same in headless chromium (when node and the driver of `tests/live` are
 //!    installed): the time the page itself measures from the input event to the table
-//!    drawn, over every scenario that has a slider.
+//!    drawn, over every scenario that has a slider (20 moves each: the p95 of six
+//!    moves would be their maximum).
 //!
 //! `cargo bench --bench live`; `LIVE_BROWSER=0` skips part 3.
 
@@ -207,7 +208,7 @@ fn browser(server: &Server, cases: &[(String, String, [String; 2])]) {
         .iter()
         .map(|(file, name, sets)| {
             let key = sets[0].split('=').next().unwrap();
-            json!({ "config": file, "scenario": name, "key": key, "moves": 6 })
+            json!({ "config": file, "scenario": name, "key": key, "moves": 20 })
         })
         .collect();
     let plan = std::env::temp_dir().join(format!("rollsim-live-bench-{}.json", std::process::id()));

@@ -20,6 +20,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{get, post};
+use axum::serve::ListenerExt as _;
 use axum::Router;
 use rollsim_core::Cancel;
 use std::net::{IpAddr, SocketAddr};
@@ -105,6 +106,11 @@ pub fn serve(o: &ServeOptions) -> Result<String, AppError> {
         let addr = listener
             .local_addr()
             .map_err(|e| AppError::BadOption(format!("listening: {e}")))?;
+        // Answers are a head and a body in two small writes: without TCP_NODELAY the
+        // second waits for the page's delayed acknowledgement.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let app = Arc::new(App {
             hosts: hosts(addr),
             any_ip_host: o.bind.is_unspecified().then_some(addr.port()),

@@ -121,7 +121,7 @@ try {
     await settle(0);
     const ok = await page.$(control(l.key));
     if (!ok) { out.latency.push({ ...l, error: 'no such control' }); continue; }
-    await page.evaluate(() => { window.rollsimTimings = []; });
+    await page.evaluate(() => { window.rollsimTimings = []; window.rollsimStages = []; });
     // Back and forth inside the slider's range, so that every press changes the value.
     const atTop = await page.$eval(control(l.key), (e) => Number(e.value) >= Number(e.max));
     const [there, back] = atTop ? ['ArrowLeft', 'ArrowRight'] : ['ArrowRight', 'ArrowLeft'];
@@ -131,7 +131,7 @@ try {
       await page.keyboard.press(i % 2 ? back : there);
       await settle(g);
     }
-    out.latency.push({ ...l, ms: await page.evaluate(() => window.rollsimTimings) });
+    out.latency.push({ ...l, ms: await page.evaluate(() => window.rollsimTimings), stages: await page.evaluate(() => window.rollsimStages) });
   }
   out.errors = errors;
 } finally {

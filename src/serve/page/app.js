@@ -50,6 +50,8 @@ let dragging = null; // the slider under the pointer, if any
 document.addEventListener('pointerdown', (e) => { if (e.target.matches && e.target.matches('input[type=range]')) dragging = e.target; });
 for (const ev of ['pointerup', 'pointercancel']) document.addEventListener(ev, () => { dragging = null; });
 window.rollsimTimings = [];
+// Where each of those went: the answer read, the page built, laid out (for the bench).
+window.rollsimStages = [];
 
 // ---------- the URL ----------
 function readUrl() {
@@ -423,6 +425,7 @@ async function refresh() {
   try {
     ({ r } = await post('view', '/api/view', { file: state.file, scenario: state.scenario, sets: state.sets }));
     const answer = await r.json();
+    if (moved !== null) window.rollsimStages.push({ answered: performance.now() - moved });
     if (mine !== gen) return;
     if (!r.ok) { problem(answer.error); progress(null); busy(false); return; }
     problem(null);
@@ -442,9 +445,13 @@ async function refresh() {
   if (state.tab === 'dist') {
     renderDist();
     if (moved !== null) {
+      const built = performance.now() - moved;
       // Rendered: the new table laid out (reading a size forces the layout now).
       void document.body.offsetHeight;
-      window.rollsimTimings.push(performance.now() - moved);
+      const total = performance.now() - moved;
+      window.rollsimTimings.push(total);
+      const last = window.rollsimStages[window.rollsimStages.length - 1];
+      if (last) Object.assign(last, { built, total });
       moved = null;
     }
     const missing = view.members.filter((m) => !m.exact);

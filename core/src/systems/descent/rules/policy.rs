@@ -11,7 +11,9 @@
 //! sampler, so the Monte Carlo trial only looks the mask up.
 
 use super::{pack, Attack, Objective, Policy, Reroll, Resolver, MISS};
-use std::collections::HashMap;
+/// The policy's caches and sums are keyed by small vectors and words: a fixed-seed fast
+/// hash (results never depend on a map's order: `add` sorts what it collects).
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 
 /// What the sampler and the reports need: a re-roll mask per initial roll (empty if
 /// nothing is ever re-rolled) and the exact distribution over states.
@@ -35,7 +37,7 @@ struct Kind {
 type Sparse = Vec<(u64, f64)>;
 
 fn add(res: &Resolver, a: &Sparse, b: &Sparse) -> Sparse {
-    let mut m: HashMap<u64, f64> = HashMap::new();
+    let mut m: HashMap<u64, f64> = HashMap::default();
     for &(x, p) in a {
         for &(y, q) in b {
             *m.entry(res.canonical(x + y)).or_default() += p * q;
@@ -220,8 +222,8 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
         objective: a.objective,
         wounds: a.wounds as usize,
         blocks: a.target.blocks(),
-        cache: HashMap::new(),
-        worth: HashMap::new(),
+        cache: HashMap::default(),
+        worth: HashMap::default(),
     };
     let reroll = a.reroll();
     let mut exact = vec![0.0; res.states];
@@ -241,7 +243,7 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
             })
             .collect();
     }
-    let mut decisions: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
+    let mut decisions: HashMap<Vec<u8>, Vec<u8>> = HashMap::default();
     for roll in rolls {
         let mut prob = 1.0;
         for (k, counts) in roll.iter().enumerate() {

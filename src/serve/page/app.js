@@ -56,8 +56,9 @@ window.rollsimStages = [];
 // ---------- the URL ----------
 function readUrl() {
   const q = new URLSearchParams(location.search);
-  state.file = q.get('config');
-  state.scenario = q.get('scenario');
+  // An empty value is no value: `?scenario=` opens the config's first scenario.
+  state.file = q.get('config') || null;
+  state.scenario = q.get('scenario') || null;
   state.sets = q.getAll('set');
   state.tab = TABS.includes(q.get('tab')) ? q.get('tab') : 'dist';
   state.expr = q.get('expr') || '';

@@ -60,15 +60,26 @@ fn num(r: &std::collections::HashMap<String, String>, k: &str) -> f64 {
     r[k].parse().unwrap_or_else(|_| panic!("{k}: {:?}", r[k]))
 }
 
-fn roster(cfg: &Path, out: &Path, more: &[&str]) -> String {
-    let a = rollsim()
+/// `rollsim roster CFG -s SCENARIO --exact-only ARGS -o OUT`, ready to assert on.
+fn exact_roster(
+    cfg: &Path,
+    scenario: &str,
+    args: &[&str],
+    out: &Path,
+) -> assert_cmd::assert::Assert {
+    rollsim()
         .arg("roster")
         .arg(cfg)
-        .args(["-s", "throw", "--exact-only", "--no-plots", "-o"])
+        .args(["-s", scenario, "--exact-only"])
+        .args(args)
+        .arg("-o")
         .arg(out)
-        .args(more)
         .assert()
-        .success();
+}
+
+fn roster(cfg: &Path, out: &Path, more: &[&str]) -> String {
+    let args: Vec<&str> = ["--no-plots"].iter().chain(more).copied().collect();
+    let a = exact_roster(cfg, "throw", &args, out).success();
     text(&a.get_output().stdout)
 }
 
@@ -173,14 +184,7 @@ fn bad_rosters_are_refused_with_what_is_missing() {
         (vec!["--units", "rock,papr"], "did you mean `paper`"),
         (vec!["--metric", "value"], "not a mean"),
     ] {
-        let a = rollsim()
-            .arg("roster")
-            .arg(&cfg)
-            .args(["-s", "throw", "--exact-only", "-o"])
-            .arg(&out)
-            .args(&args)
-            .assert()
-            .code(2);
+        let a = exact_roster(&cfg, "throw", &args, &out).code(2);
         let err = text(&a.get_output().stderr);
         assert!(err.contains(says), "{args:?}: {err}");
         assert!(!out.exists(), "{args:?}: nothing written");
@@ -244,13 +248,13 @@ fn the_matrix_is_compare_s_cell_by_cell_and_a_swapped_side_changes_nothing() {
 fn units_that_cannot_meet_are_refused_before_any_cell_is_computed() {
     // A descent attack sets a weapon against a monster: two tables, no roster.
     let d = tempdir();
-    let a = rollsim()
-        .arg("roster")
-        .arg(shipped("descent.toml"))
-        .args(["-s", "bare-hands-vs-skeleton", "--exact-only", "-o"])
-        .arg(d.path().join("out"))
-        .assert()
-        .code(2);
+    let a = exact_roster(
+        &shipped("descent.toml"),
+        "bare-hands-vs-skeleton",
+        &[],
+        &d.path().join("out"),
+    )
+    .code(2);
     let err = text(&a.get_output().stderr);
     assert!(
         err.contains("sides pick from `weapons` and `monsters`") && err.contains("can meet"),
@@ -263,19 +267,13 @@ fn units_that_cannot_meet_are_refused_before_any_cell_is_computed() {
 fn the_readme_s_roster_table_is_what_the_command_prints() {
     // The README quotes the rush Slam roster: the command's own table, line for line.
     let d = tempdir();
-    let a = rollsim()
-        .arg("roster")
-        .arg(shipped("rush.toml"))
-        .args([
-            "-s",
-            "slam-orc-vs-human-guard",
-            "--exact-only",
-            "--no-plots",
-            "-o",
-        ])
-        .arg(d.path().join("out"))
-        .assert()
-        .success();
+    let a = exact_roster(
+        &shipped("rush.toml"),
+        "slam-orc-vs-human-guard",
+        &["--no-plots"],
+        &d.path().join("out"),
+    )
+    .success();
     let md = text(&a.get_output().stdout);
     let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
     let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| ")).collect();
@@ -313,32 +311,18 @@ fn a_squad_of_2n_prices_at_twice_one_of_n_and_repricing_evens_the_field() {
     let d = tempdir();
     let cfg = d.path().join("squads.toml");
     std::fs::write(&cfg, SQUADS).unwrap();
-    let a = rollsim()
-        .arg("roster")
-        .arg(&cfg)
-        .args(["-s", "volley", "--exact-only", "--no-plots", "-o"])
-        .arg(d.path().join("plain"))
-        .assert()
-        .success();
+    let a = exact_roster(&cfg, "volley", &["--no-plots"], &d.path().join("plain")).success();
     assert!(
         !text(&a.get_output().stdout).contains("Point costs"),
         "no costs without --count"
     );
-    let a = rollsim()
-        .arg("roster")
-        .arg(&cfg)
-        .args([
-            "-s",
-            "volley",
-            "--exact-only",
-            "--no-plots",
-            "--count",
-            "models",
-        ])
-        .args(["--reference", "single", "-o"])
-        .arg(d.path().join("priced"))
-        .assert()
-        .success();
+    let a = exact_roster(
+        &cfg,
+        "volley",
+        &["--no-plots", "--count", "models", "--reference", "single"],
+        &d.path().join("priced"),
+    )
+    .success();
     let md = text(&a.get_output().stdout);
     let rs = rows(&d.path().join("priced/costs-volley.csv"));
     let by = |id: &str| rs.iter().find(|r| r["unit"] == id).unwrap();
@@ -367,13 +351,13 @@ fn a_squad_of_2n_prices_at_twice_one_of_n_and_repricing_evens_the_field() {
         .unwrap();
     assert!(worst_before > 30.0, "{md}");
     // With charts: the matrix at equal points before and after re-pricing, as heatmaps.
-    rollsim()
-        .arg("roster")
-        .arg(&cfg)
-        .args(["-s", "volley", "--exact-only", "--count", "models", "-o"])
-        .arg(d.path().join("charts"))
-        .assert()
-        .success();
+    exact_roster(
+        &cfg,
+        "volley",
+        &["--count", "models"],
+        &d.path().join("charts"),
+    )
+    .success();
     for f in [
         "matrix-volley-costs-now.png",
         "matrix-volley-repriced.png",
@@ -388,20 +372,13 @@ fn a_squad_of_2n_prices_at_twice_one_of_n_and_repricing_evens_the_field() {
 fn costs_without_a_count_knob_or_with_a_bad_cost_are_refused() {
     let d = tempdir();
     // Rush units have no count to step.
-    let a = rollsim()
-        .arg("roster")
-        .arg(shipped("rush.toml"))
-        .args([
-            "-s",
-            "slam-orc-vs-human-guard",
-            "--exact-only",
-            "--count",
-            "models",
-        ])
-        .args(["-o"])
-        .arg(d.path().join("o"))
-        .assert()
-        .code(2);
+    let a = exact_roster(
+        &shipped("rush.toml"),
+        "slam-orc-vs-human-guard",
+        &["--count", "models"],
+        &d.path().join("o"),
+    )
+    .code(2);
     let err = text(&a.get_output().stderr);
     assert!(err.contains("no stat `models` to count with"), "{err}");
     assert!(err.contains("`strength`"), "{err}");
@@ -421,22 +398,13 @@ fn costs_without_a_count_knob_or_with_a_bad_cost_are_refused() {
     );
     // An unknown reference names the nearest unit.
     std::fs::write(&cfg, SQUADS).unwrap();
-    let a = rollsim()
-        .arg("roster")
-        .arg(&cfg)
-        .args([
-            "-s",
-            "volley",
-            "--exact-only",
-            "--count",
-            "models",
-            "--reference",
-            "singel",
-        ])
-        .args(["-o"])
-        .arg(d.path().join("o"))
-        .assert()
-        .code(2);
+    let a = exact_roster(
+        &cfg,
+        "volley",
+        &["--count", "models", "--reference", "singel"],
+        &d.path().join("o"),
+    )
+    .code(2);
     let err = text(&a.get_output().stderr);
     assert!(err.contains("did you mean `single`"), "{err}");
 }
@@ -444,21 +412,13 @@ fn costs_without_a_count_knob_or_with_a_bad_cost_are_refused() {
 #[test]
 fn the_readme_s_cost_table_is_what_the_command_prints() {
     let d = tempdir();
-    let a = rollsim()
-        .arg("roster")
-        .arg(shipped("dice-examples.toml"))
-        .args([
-            "-s",
-            "fighter-duels-orc",
-            "--exact-only",
-            "--no-plots",
-            "--count",
-            "hp",
-        ])
-        .arg("-o")
-        .arg(d.path().join("out"))
-        .assert()
-        .success();
+    let a = exact_roster(
+        &shipped("dice-examples.toml"),
+        "fighter-duels-orc",
+        &["--no-plots", "--count", "hp"],
+        &d.path().join("out"),
+    )
+    .success();
     let md = text(&a.get_output().stdout);
     let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
     let costs = md.split("#### Point costs").nth(1).unwrap();

@@ -12,6 +12,10 @@ pub struct Reader<'a> {
 }
 
 /// Render `a`, `b`, `c` for messages.
+/// The root keys of every config, whatever its system: read by the document layer
+/// (`system`, `title`, `[run]`, `[stat_bounds]`), so a system's reader only allows them.
+pub const ROOT_KEYS: &[&str] = &["system", "title", "run", "stat_bounds"];
+
 pub fn list(names: &[&str]) -> String {
     names
         .iter()
@@ -81,6 +85,13 @@ impl<'a> Reader<'a> {
 
     pub fn problem(&self, key: &str, message: impl Into<String>) -> Problem {
         Problem::new(&self.key_path(key), message)
+    }
+
+    /// [`Reader::only`] for a config's root: the keys every config has (read by the
+    /// document layer, [`ROOT_KEYS`]) and the system's `own`, in that order.
+    pub fn only_at_root(&self, own: &[&str]) -> Result<(), Problem> {
+        let allowed: Vec<&str> = ROOT_KEYS.iter().chain(own).copied().collect();
+        self.only(&allowed)
     }
 
     /// Refuse any key not in `allowed`, naming the nearest allowed one.

@@ -121,11 +121,7 @@ pub const MAX_DISTANCE: i64 = 30;
 const MAX_ROLLS: usize = 1 << 21;
 
 pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
-    root.only(&[
-        "system",
-        "title",
-        "run",
-        "stat_bounds",
+    root.only_at_root(&[
         "rules",
         "dice",
         "weapons",

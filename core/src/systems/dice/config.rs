@@ -122,15 +122,7 @@ const SCENARIO_KEYS: &[&str] = &[
 ];
 
 pub fn read(root: &Reader) -> Result<DiceConfig, Problem> {
-    root.only(&[
-        "system",
-        "title",
-        "run",
-        "stat_bounds",
-        "lower_is_better",
-        "units",
-        "scenarios",
-    ])?;
+    root.only_at_root(&["lower_is_better", "units", "scenarios"])?;
     let lower: Vec<String> = match root.table.get("lower_is_better") {
         None => Vec::new(),
         Some(Value::Array(v)) if v.iter().all(|x| x.is_str()) => v

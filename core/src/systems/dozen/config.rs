@@ -90,15 +90,7 @@ pub const MAX_ACTIVATIONS: i64 = 2000;
 pub const MAX_HEIGHT: i64 = 60;
 
 pub fn read(root: &Reader) -> Result<DozenConfig, Problem> {
-    root.only(&[
-        "system",
-        "title",
-        "run",
-        "stat_bounds",
-        "rules",
-        "characters",
-        "scenarios",
-    ])?;
+    root.only_at_root(&["rules", "characters", "scenarios"])?;
     let rules = match root.table_opt("rules")? {
         Some(r) => read_rules(&r)?,
         None => Rules::default(),

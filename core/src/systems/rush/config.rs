@@ -143,15 +143,7 @@ pub const STAT_HI: i64 = 6;
 pub const MAX_DICE: i64 = 60;
 
 pub fn read(root: &Reader) -> Result<RushConfig, Problem> {
-    root.only(&[
-        "system",
-        "title",
-        "run",
-        "stat_bounds",
-        "rules",
-        "units",
-        "scenarios",
-    ])?;
+    root.only_at_root(&["rules", "units", "scenarios"])?;
     let rules = match root.table_opt("rules")? {
         Some(r) => read_rules(&r)?,
         None => Rules::default(),

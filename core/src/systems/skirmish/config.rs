@@ -117,15 +117,7 @@ const FORBIDDEN: &[(&str, &str)] = &[
 ];
 
 pub fn read(root: &Reader) -> Result<SkirmishConfig, Problem> {
-    root.only(&[
-        "system",
-        "title",
-        "run",
-        "stat_bounds",
-        "rules",
-        "units",
-        "scenarios",
-    ])?;
+    root.only_at_root(&["rules", "units", "scenarios"])?;
     let rules = match root.table_opt("rules")? {
         Some(r) => read_rules(&r)?,
         None => Rules::default(),

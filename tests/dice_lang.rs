@@ -8,7 +8,7 @@ use rollsim::model::Compiled;
 use std::collections::BTreeMap;
 
 /// Compile `roll` (and `vs`) as a one-scenario dice config.
-fn compile(roll: &str, vs: Option<&str>) -> Compiled {
+pub(crate) fn compile(roll: &str, vs: Option<&str>) -> Compiled {
     let mut text = format!("system = \"dice\"\n[scenarios.s]\nroll = {roll:?}\n");
     if let Some(v) = vs {
         text.push_str(&format!("vs = {v:?}\n"));
@@ -20,7 +20,7 @@ fn compile(roll: &str, vs: Option<&str>) -> Compiled {
 }
 
 /// Every way `n` dice of `faces` land, each with its weight.
-fn rolls(n: usize, faces: &[i64]) -> Vec<Vec<i64>> {
+pub(crate) fn rolls(n: usize, faces: &[i64]) -> Vec<Vec<i64>> {
     let mut out = vec![Vec::new()];
     for _ in 0..n {
         out = out
@@ -38,7 +38,7 @@ fn rolls(n: usize, faces: &[i64]) -> Vec<Vec<i64>> {
 }
 
 /// The brute-force distribution of `f` over all rolls of `n` dice of `faces`.
-fn brute(n: usize, faces: &[i64], f: impl Fn(&[i64]) -> i64) -> BTreeMap<i64, f64> {
+pub(crate) fn brute(n: usize, faces: &[i64], f: impl Fn(&[i64]) -> i64) -> BTreeMap<i64, f64> {
     let all = rolls(n, faces);
     let w = 1.0 / all.len() as f64;
     let mut m = BTreeMap::new();
@@ -49,7 +49,7 @@ fn brute(n: usize, faces: &[i64], f: impl Fn(&[i64]) -> i64) -> BTreeMap<i64, f6
 }
 
 /// The exact distribution of the compiled scenario's first metric, by value.
-fn dist(c: &Compiled) -> BTreeMap<i64, f64> {
+pub(crate) fn dist(c: &Compiled) -> BTreeMap<i64, f64> {
     let m = &c.metrics[0];
     let p = m.project_f64(c.exact.as_ref().unwrap());
     let mut out = BTreeMap::new();
@@ -61,7 +61,7 @@ fn dist(c: &Compiled) -> BTreeMap<i64, f64> {
     out
 }
 
-fn same(c: &Compiled, want: &BTreeMap<i64, f64>) {
+pub(crate) fn same(c: &Compiled, want: &BTreeMap<i64, f64>) {
     let got = dist(c);
     let keys: Vec<i64> = want.keys().copied().filter(|k| want[k] > 1e-15).collect();
     assert_eq!(
@@ -80,7 +80,7 @@ fn same(c: &Compiled, want: &BTreeMap<i64, f64>) {
     }
 }
 
-const D6: [i64; 6] = [1, 2, 3, 4, 5, 6];
+pub(crate) const D6: [i64; 6] = [1, 2, 3, 4, 5, 6];
 
 #[test]
 fn keep_and_drop_against_every_roll() {
@@ -501,15 +501,14 @@ fn targets_come_from_stats_too() {
         &stepped,
         &brute(4, &d10, |r| r.iter().filter(|&&x| x >= 9).count() as i64),
     );
-    // Dice in a condition are refused with the reason.
-    let e = load_str(
-        "system = \"dice\"\n[scenarios.s]\nroll = \"4d6 count >= (d6)\"\n",
-        "dice.toml",
-        &[],
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(e.contains("must be a number or stats"), "{e}");
+    // Dice in a condition are rolled first (issue #26): a d6 target for each 4d6 roll.
+    let mut want = BTreeMap::new();
+    for w in 1..=6 {
+        for (v, p) in brute(4, &D6, |r| r.iter().filter(|&&x| x >= w).count() as i64) {
+            *want.entry(v).or_insert(0.0) += p / 6.0;
+        }
+    }
+    same(&compile("4d6 count >= (d6)", None), &want);
 }
 
 #[test]
@@ -755,11 +754,13 @@ fn dice_counts_that_are_rolled_or_change() {
         &c,
         &BTreeMap::from([(0, 1.0 / 9.0), (1, 4.0 / 9.0), (2, 4.0 / 9.0)]),
     );
-    // A count below 0 rolls no dice; a mixed pool needs fixed counts.
+    // A count below 0 rolls no dice; a pool variable needs fixed counts (its dice are
+    // laid out once).
     same(&compile("(d4 - 5)d6", None), &BTreeMap::from([(0, 1.0)]));
-    let text = "system = \"dice\"\n[scenarios.s]\nroll = \"[(d4)d6, 1d8]\"\n";
+    let text =
+        "system = \"dice\"\n[scenarios.s]\nroll = \"let p = (d4)d6 in p count 6 + p highest\"\n";
     let e = load_str(text, "dice.toml", &[]).err().unwrap().to_string();
-    assert!(e.contains("needs a pool of one kind of die"), "{e}");
+    assert!(e.contains("needs a pool read by itself"), "{e}");
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod cli;
 mod descent_rules;
 mod determinism;
 mod dice_lang;
+mod dice_numbers;
 mod dozen_rules;
 mod equalize;
 mod fuzz;

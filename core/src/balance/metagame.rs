@@ -350,6 +350,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::needless_range_loop)] // m[i][j] beside m[j][i]
     fn both_seats_is_constant_sum() {
         let a = vec![vec![0.6, 0.7], vec![0.2, 0.55]];
         let m = both_seats(&a);

@@ -9,7 +9,7 @@
 //! `let` variable is enumerated: the body is evaluated once per value it can take.
 
 use super::lang::{Agg, Cond, End};
-use super::program::{DieSpec, Node, PoolSpec, Repeat};
+use super::program::{DieSpec, Node, PoolSpec, Repeat, Template};
 use crate::cancel::Cancel;
 use std::collections::{BTreeMap, HashMap};
 
@@ -473,13 +473,46 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             })?;
             out.unwrap_or_else(|| Dist::point(0)).trim()
         }
-        Node::PoolVar(r) => Dist::point(super::program::read_sorted(
-            &env.dice[r.i],
-            r.keep,
-            r.agg,
-            r.lo,
-            r.hi,
-        )),
+        Node::PoolVar(r) => match &r.rolled {
+            None => Dist::point(super::program::read_sorted(
+                &env.dice[r.i],
+                r.keep,
+                r.agg,
+                r.lo,
+                r.hi,
+            )),
+            Some(rolled) => {
+                // The read's numbers, rolled independently of the dice already rolled.
+                let keep = match &rolled.keep {
+                    Some((_, _, n)) => Some(eval(n, env, notes)?),
+                    None => None,
+                };
+                let face = match &rolled.face {
+                    Some(n) => Some(eval(n, env, notes)?),
+                    None => None,
+                };
+                let values = |d: &Option<Dist>| -> Vec<(Option<i64>, f64)> {
+                    match d {
+                        Some(d) => d.iter().map(|(v, p)| (Some(v), p)).collect(),
+                        None => vec![(None, 1.0)],
+                    }
+                };
+                let (ks, fs) = (values(&keep), values(&face));
+                notes.spend(
+                    (ks.len() * fs.len()) as u64,
+                    "a read whose numbers take too many values",
+                )?;
+                let mut m: Map<i64, f64> = Map::default();
+                for &(k, p) in &ks {
+                    for &(f, q) in &fs {
+                        let (keep, agg) = r.with(k, f);
+                        let v = super::program::read_sorted(&env.dice[r.i], keep, agg, r.lo, r.hi);
+                        *m.entry(v).or_default() += p * q;
+                    }
+                }
+                Dist::from_map(&m)
+            }
+        },
         Node::If(c, a, b) => {
             let d = eval(c, env, notes)?;
             let yes: f64 = d.iter().filter(|(v, _)| *v != 0).map(|(_, p)| p).sum();
@@ -520,9 +553,59 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             }
             out.unwrap_or_else(|| Dist::point(0)).trim()
         }
+        Node::Template(t) => template(t, env, notes)?,
         // Read only by `step`.
         Node::Emit(_) => Dist::point(0),
     })
+}
+
+/// A pool whose numbers are rolled first: each combination of their values (they are
+/// independent of one another given the variables in scope, each its own roll), the
+/// pool it makes, mixed by the combination's probability.
+fn template(t: &Template, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
+    let dists = t
+        .params
+        .iter()
+        .map(|p| eval(p, env, notes))
+        .collect::<Result<Vec<_>, _>>()?;
+    let combos = dists
+        .iter()
+        .try_fold(1u64, |acc, d| {
+            acc.checked_mul(d.p.iter().filter(|&&q| q > 0.0).count() as u64)
+        })
+        .unwrap_or(u64::MAX);
+    notes.spend(
+        combos.saturating_mul(NODE_COST),
+        "a pool whose rolled numbers take too many values together",
+    )?;
+    let mut out: Option<Dist> = None;
+    let mut vals = vec![0i64; dists.len()];
+    fn walk(
+        t: &Template,
+        dists: &[Dist],
+        j: usize,
+        p: f64,
+        vals: &mut Vec<i64>,
+        out: &mut Option<Dist>,
+        notes: &mut Notes,
+    ) -> Result<(), TooBig> {
+        if j == dists.len() {
+            let Some(spec) = t.spec(vals) else {
+                return mix(out, &Dist::point(0), p, notes);
+            };
+            let d = notes.within(p, |notes| pool(&spec, notes))?;
+            return mix(out, &d, p, notes);
+        }
+        for (v, q) in dists[j].iter() {
+            if q > 0.0 {
+                vals[j] = v;
+                walk(t, dists, j + 1, p * q, vals, out, notes)?;
+            }
+        }
+        Ok(())
+    }
+    walk(t, &dists, 0, 1.0, &mut vals, &mut out, notes)?;
+    Ok(out.unwrap_or_else(|| Dist::point(0)).trim())
 }
 
 /// Go through every multiset of a pool variable's dice, each in scope in turn, calling

@@ -11,14 +11,17 @@
 //! unary    := "-" unary | pool
 //! pool     := atom modifier* aggregate?     on a `let` pool variable: keep/drop, aggregate
 //! atom     := INT | NAME | "(" expr ")" | dice | "[" dice ("," dice)* "]"
-//! dice     := (INT | "(" expr ")")? "d" (INT | "F" | "%" | "{" face ("," face)* "}")
+//! dice     := (INT | "(" expr ")")? "d" (INT | "F" | "%" | "{" face ("," face)* "}"
+//!                                       | "(" expr ")")      d(EXPR): sides from a value
 //! face     := INT | NAME ("=" INT)?          a named face counts its value: default 1,
 //!                                            0 for blank, miss, none and empty
 //! modifier := "explode" cond? | "again" cond? | "reroll" cond ("once" | "always")?
-//!           | ("keep" | "drop") ("highest" | "lowest") INT?
+//!           | ("keep" | "drop") ("highest" | "lowest") number? | "depth" number
+//! number   := INT | NAME | "(" expr ")"       any value known before the pool is rolled
 //! aggregate:= "sum" | "count" cond | "highest" | "lowest" | "maxset"
 //! versus   := ("pairs" | "beats") "(" dice "," dice ("," "ties")? ")"
-//! cond     := ("<=" | ">=" | "<" | ">" | "==" | "!=")? INT | "max" | "min"
+//! cond     := ("<=" | ">=" | "<" | ">" | "==" | "!=")? (INT | "(" expr ")") | CMP NAME
+//!           | "max" | "min"
 //! ```
 
 use std::fmt;
@@ -110,10 +113,12 @@ pub enum ModOf<V> {
     Again(CondOf<V>),
     /// A die showing the condition is rolled again: once, or until it does not.
     Reroll(CondOf<V>, bool),
-    Keep(End, i64),
-    Drop(End, i64),
+    /// Keep or drop this many dice from one end (a number, or an expression: `keep
+    /// highest k`).
+    Keep(End, V),
+    Drop(End, V),
     /// The most extra rolls of an explosion or `again` chain (`depth N`).
-    Depth(u32),
+    Depth(V),
 }
 
 /// The deepest chain `depth N` may ask for.
@@ -147,6 +152,9 @@ pub struct Die {
     pub faces: Vec<i64>,
     /// How it was written (`d6`, `dF`, `d{0,0,1,2}`).
     pub text: String,
+    /// `d(EXPR)`: the number of sides is a value (a step die), its faces 1 to it;
+    /// `faces` is then empty until the value is known.
+    pub sides: Option<Box<Expr>>,
 }
 
 /// A group of identical dice; the count is an expression folded to a number at compile.
@@ -314,7 +322,9 @@ fn lex(text: &str) -> Result<Vec<(Tok, Col)>, SyntaxError> {
             }
             let w: String = chars[start..i].iter().collect();
             // `d6`, `dF`, `d%`, `d{`: a die, not a name.
-            let is_dice = (w == "d" && i < chars.len() && (chars[i] == '{' || chars[i] == '%'))
+            let is_dice = (w == "d"
+                && i < chars.len()
+                && (chars[i] == '{' || chars[i] == '%' || chars[i] == '('))
                 || (w.len() > 1
                     && w.starts_with('d')
                     && (w[1..].chars().all(|c| c.is_ascii_digit()) || &w[1..] == "F"));
@@ -674,6 +684,16 @@ impl Parser {
     /// A die after `d`: `6`, `F`, `%`, or `{faces}`.
     fn die(&mut self, d: &str) -> Result<Die, SyntaxError> {
         let sides = &d[1..];
+        if sides.is_empty() && self.is_sym("(") {
+            self.next();
+            let e = self.expr(1)?;
+            self.expect_sym(")")?;
+            return Ok(Die {
+                faces: Vec::new(),
+                text: "d(...)".into(),
+                sides: Some(Box::new(e)),
+            });
+        }
         let faces: Vec<i64> = match sides {
             "F" => vec![-1, 0, 1],
             "%" => (1..=100).collect(),
@@ -741,6 +761,7 @@ impl Parser {
         Ok(Die {
             faces,
             text: d.to_string(),
+            sides: None,
         })
     }
 
@@ -842,6 +863,30 @@ impl Parser {
         Ok(Some(CondOf::Cmp(cmp.unwrap_or(Cmp::Eq), Box::new(value))))
     }
 
+    /// A number a modifier takes: `3`, a name (`keep highest k`) or `(EXPR)`; None when
+    /// none is written.
+    fn number(&mut self, depth: usize) -> Result<Option<Expr>, SyntaxError> {
+        Ok(match self.peek().clone() {
+            Tok::Int(n) => {
+                self.next();
+                Some(Expr::Num(n))
+            }
+            Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
+                let col = self.col();
+                self.next();
+                Some(Expr::Name(w, col))
+            }
+            Tok::Sym("(") => {
+                self.next();
+                self.depth_check(depth + 1)?;
+                let e = self.expr(depth + 1)?;
+                self.expect_sym(")")?;
+                Some(e)
+            }
+            _ => None,
+        })
+    }
+
     fn pool(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         let col = self.col();
         let mut groups = Vec::new();
@@ -884,13 +929,18 @@ impl Parser {
                 ModOf::Again(self.cond(true)?.unwrap_or(CondOf::Max))
             } else if self.is_word("depth") {
                 self.next();
-                match self.next() {
-                    (Tok::Int(n), _) if n <= MAX_CHAIN as i64 => ModOf::Depth(n as u32),
-                    _ => {
+                match self.number(depth)? {
+                    Some(Expr::Num(n)) if n > MAX_CHAIN as i64 => {
                         self.at -= 1;
                         return Err(self.unexpected(&format!(
                             "the most extra rolls of a chain, 0 to {MAX_CHAIN}"
                         )));
+                    }
+                    Some(e) => ModOf::Depth(Box::new(e)),
+                    None => {
+                        return Err(self.unexpected(&format!(
+                            "the most extra rolls of a chain, 0 to {MAX_CHAIN}"
+                        )))
                     }
                 }
             } else if self.is_word("reroll") {
@@ -917,14 +967,7 @@ impl Parser {
                     return Err(self.unexpected("`highest` or `lowest`"));
                 };
                 self.next();
-                let n = match self.peek() {
-                    Tok::Int(n) => {
-                        let n = *n;
-                        self.next();
-                        n
-                    }
-                    _ => 1,
-                };
+                let n = Box::new(self.number(depth)?.unwrap_or(Expr::Num(1)));
                 if keep {
                     ModOf::Keep(end, n)
                 } else {

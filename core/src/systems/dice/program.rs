@@ -2,7 +2,7 @@
 //! numbers, pools laid out, so that Monte Carlo neither parses nor allocates per trial.
 
 use super::lang::{
-    self, Agg, AggAst, AggOf, Cmp, Cond, CondAst, CondOf, End, Expr, Mod, ModAst, ModOf, Op, Versus,
+    self, Agg, AggAst, AggOf, Cmp, Cond, CondAst, CondOf, End, Expr, ModAst, ModOf, Op, Versus,
 };
 use crate::config::reader::nearest_hint;
 use crate::dice::Rng;
@@ -266,6 +266,9 @@ pub enum Node {
     /// the pool compiled for every count from 0 to [`MAX_DICE`], picked by the count
     /// (clamped to that range).
     Counted(Box<Node>, Vec<PoolSpec>),
+    /// A pool whose numbers are rolled first (a threshold from a `let`, `d(size)`):
+    /// see [`Template`].
+    Template(Box<Template>),
     /// Rounds until a condition holds: see [`Repeat`].
     Repeat(Box<Repeat>),
     /// The state variables' new values at the end of a round's `let`s (only inside
@@ -298,6 +301,35 @@ pub struct PoolRead {
     pub hi: i64,
     /// The pool, for bounds.
     pub spec: Box<PoolSpec>,
+    /// The read's numbers known only when it is read (`p count >= w`).
+    pub rolled: Option<Box<ReadParams>>,
+}
+
+/// A pool variable's read whose keep count or count face is a value: rolled (or read
+/// from the variables) at the read.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReadParams {
+    /// A drop, its end, the count.
+    pub keep: Option<(bool, End, Node)>,
+    pub face: Option<Node>,
+}
+
+impl PoolRead {
+    /// The keep and the read given the rolled numbers.
+    pub fn with(&self, keep: Option<i64>, face: Option<i64>) -> (Option<(End, u32)>, Agg) {
+        let k = match (&self.rolled, keep) {
+            (Some(r), Some(n)) => match &r.keep {
+                Some((drop, end, _)) => Some(keep_of(*drop, *end, n, self.len as u32)),
+                None => self.keep,
+            },
+            _ => self.keep,
+        };
+        let agg = match (self.agg, face) {
+            (Agg::Count(CondOf::Cmp(op, _)), Some(v)) => Agg::Count(CondOf::Cmp(op, v)),
+            (a, _) => a,
+        };
+        (k, agg)
+    }
 }
 
 /// A compile error at a column of the expression.
@@ -355,11 +387,12 @@ impl Binding {
 /// A pool variable at scope depth `i` around its body.
 fn bind_pool(spec: PoolSpec, offset: usize, body: Node, i: usize) -> Node {
     let mut seen = Vec::new();
-    reads(&body, i, &mut seen);
+    let mut rolled = false;
+    reads(&body, i, &mut seen, &mut rolled);
     match seen.as_slice() {
         // Read one way only: a number variable, its distribution computed once (no
         // need to go through every roll of the pool).
-        [(keep, agg)] => Node::Let(
+        [(keep, agg)] if !rolled => Node::Let(
             Box::new(Node::Pool(Box::new(
                 PoolSpec {
                     keep: *keep,
@@ -419,65 +452,73 @@ fn constant(n: &Node) -> Option<i64> {
     })
 }
 
-/// Every distinct way the body reads the pool variable at depth `i`.
-fn reads(n: &Node, i: usize, out: &mut Vec<(Option<(End, u32)>, Agg)>) {
+/// Every expression directly inside `n`, in order.
+fn each_child(n: &Node, f: &mut dyn FnMut(&Node)) {
     match n {
-        Node::PoolVar(r) if r.i == i && !out.contains(&(r.keep, r.agg)) => {
-            out.push((r.keep, r.agg));
-        }
-        Node::Neg(a) => reads(a, i, out),
-        Node::Add(a, b)
-        | Node::Sub(a, b)
-        | Node::Mul(a, b)
-        | Node::Div(a, b)
-        | Node::Cmp(_, a, b) => {
-            reads(a, i, out);
-            reads(b, i, out);
-        }
-        Node::Let(a, b) => {
-            reads(a, i, out);
-            reads(b, i, out);
-        }
-        Node::LetPool { body, .. } => reads(body, i, out),
-        Node::If(c, a, b) => {
-            reads(c, i, out);
-            reads(a, i, out);
-            reads(b, i, out);
-        }
-        Node::Repeat(r) => {
-            for n in &r.init {
-                reads(n, i, out);
-            }
-            reads(&r.until, i, out);
-            reads(&r.step, i, out);
-            reads(&r.body, i, out);
-        }
-        Node::Emit(v) => v.iter().for_each(|n| reads(n, i, out)),
-        Node::Counted(c, _) => reads(c, i, out),
-        _ => {}
-    }
-}
-
-/// Whether an expression reads the variable at scope depth `i`.
-pub fn mentions(n: &Node, i: usize) -> bool {
-    let m = |x: &Node| mentions(x, i);
-    match n {
-        Node::Var(j) => *j == i,
-        Node::PoolVar(r) => r.i == i,
-        Node::Num(_) | Node::Pool(_) | Node::Versus(..) => false,
-        Node::Neg(a) => m(a),
+        Node::Num(_) | Node::Var(_) | Node::Pool(_) | Node::Versus(..) => {}
+        Node::Neg(a) => f(a),
         Node::Add(a, b)
         | Node::Sub(a, b)
         | Node::Mul(a, b)
         | Node::Div(a, b)
         | Node::Cmp(_, a, b)
-        | Node::Let(a, b) => m(a) || m(b),
-        Node::LetPool { body, .. } => m(body),
-        Node::If(c, a, b) => m(c) || m(a) || m(b),
-        Node::Repeat(r) => r.init.iter().any(m) || m(&r.until) || m(&r.step) || m(&r.body),
-        Node::Emit(v) => v.iter().any(m),
-        Node::Counted(c, _) => m(c),
+        | Node::Let(a, b) => {
+            f(a);
+            f(b);
+        }
+        Node::LetPool { body, .. } => f(body),
+        Node::If(c, a, b) => {
+            f(c);
+            f(a);
+            f(b);
+        }
+        Node::Repeat(r) => {
+            r.init.iter().for_each(&mut *f);
+            f(&r.until);
+            f(&r.step);
+            f(&r.body);
+        }
+        Node::Emit(v) => v.iter().for_each(f),
+        Node::Counted(c, _) => f(c),
+        Node::Template(t) => t.params.iter().for_each(f),
+        Node::PoolVar(r) => {
+            if let Some(p) = &r.rolled {
+                if let Some((_, _, k)) = &p.keep {
+                    f(k);
+                }
+                if let Some(v) = &p.face {
+                    f(v);
+                }
+            }
+        }
     }
+}
+
+/// Every distinct way the body reads the pool variable at depth `i`; a read whose
+/// numbers are rolled counts as a way of its own each time (it is never one number).
+fn reads(n: &Node, i: usize, out: &mut Vec<(Option<(End, u32)>, Agg)>, rolled: &mut bool) {
+    if let Node::PoolVar(r) = n {
+        if r.i == i {
+            if r.rolled.is_some() {
+                *rolled = true;
+            } else if !out.contains(&(r.keep, r.agg)) {
+                out.push((r.keep, r.agg));
+            }
+        }
+    }
+    each_child(n, &mut |c| reads(c, i, out, rolled));
+}
+
+/// Whether an expression reads the variable at scope depth `i`.
+pub fn mentions(n: &Node, i: usize) -> bool {
+    let here = match n {
+        Node::Var(j) => *j == i,
+        Node::PoolVar(r) => r.i == i,
+        _ => false,
+    };
+    let mut found = here;
+    each_child(n, &mut |c| found = found || mentions(c, i));
+    found
 }
 
 /// Turn reads of the pool variable at depth `i` into reads of a number variable.
@@ -516,156 +557,391 @@ fn to_var(n: Node, i: usize) -> Node {
         }
         Node::Emit(v) => Node::Emit(v.into_iter().map(|n| to_var(n, i)).collect()),
         Node::Counted(c, pools) => Node::Counted(b(c), pools),
+        Node::Template(mut t) => {
+            t.params = std::mem::take(&mut t.params)
+                .into_iter()
+                .map(|n| to_var(n, i))
+                .collect();
+            Node::Template(t)
+        }
+        Node::PoolVar(mut r) => {
+            if let Some(p) = r.rolled.as_mut() {
+                if let Some((d, e, k)) = p.keep.take() {
+                    p.keep = Some((d, e, to_var(k, i)));
+                }
+                p.face = p.face.take().map(|v| to_var(v, i));
+            }
+            Node::PoolVar(r)
+        }
         other => other,
     }
 }
 
-impl Ctx<'_> {
-    /// A written condition with its value folded to a number (a stat, a sum of them).
-    fn cond(&mut self, c: &CondAst, col: usize) -> Result<Cond, CompileError> {
-        Ok(match c {
-            CondOf::Max => CondOf::Max,
-            CondOf::Min => CondOf::Min,
-            CondOf::Cmp(op, e) => {
-                let n = self.node(e)?;
-                let v = constant(&n).ok_or_else(|| CompileError {
-                    col,
-                    message: "a face to compare with must be a number or stats, not dice".into(),
-                })?;
-                CondOf::Cmp(*op, v)
-            }
-        })
-    }
-
-    fn modifier(&mut self, m: &ModAst, col: usize) -> Result<Mod, CompileError> {
-        Ok(match m {
-            ModOf::Explode(c) => ModOf::Explode(self.cond(c, col)?),
-            ModOf::Again(c) => ModOf::Again(self.cond(c, col)?),
-            ModOf::Reroll(c, always) => ModOf::Reroll(self.cond(c, col)?, *always),
-            ModOf::Keep(e, n) => ModOf::Keep(*e, *n),
-            ModOf::Drop(e, n) => ModOf::Drop(*e, *n),
-            ModOf::Depth(n) => ModOf::Depth(*n),
-        })
-    }
-
-    fn agg(&mut self, a: &Option<AggAst>, col: usize) -> Result<Agg, CompileError> {
-        Ok(match a {
-            None | Some(AggOf::Sum) => AggOf::Sum,
-            Some(AggOf::Count(c)) => AggOf::Count(self.cond(c, col)?),
-            Some(AggOf::Highest) => AggOf::Highest,
-            Some(AggOf::Lowest) => AggOf::Lowest,
-            Some(AggOf::MaxSet) => AggOf::MaxSet,
-        })
-    }
-
-    fn pool_spec(
-        &mut self,
-        groups: &[super::lang::Group],
-        mods: &[ModAst],
-        agg: Agg,
-        col: usize,
-    ) -> Result<PoolSpec, CompileError> {
-        self.pool_spec_n(groups, mods, agg, col, None)
-    }
-
-    /// A pool's spec; `count`: the count of its one group, when that is a value.
-    fn pool_spec_n(
-        &mut self,
-        groups: &[super::lang::Group],
-        mods: &[ModAst],
-        agg: Agg,
-        col: usize,
-        count: Option<i64>,
-    ) -> Result<PoolSpec, CompileError> {
-        let mods: Vec<Mod> = mods
-            .iter()
-            .map(|m| self.modifier(m, col))
-            .collect::<Result<_, _>>()?;
-        let mods = &mods;
-        let err = |m: String| CompileError { col, message: m };
-        let mut specs = Vec::new();
-        let mut total = 0i64;
-        for g in groups {
-            let n = match count {
-                Some(n) => n,
-                None => constant(&self.node(&g.count)?).ok_or_else(|| {
-                    err("a dice count that is rolled or changes needs a pool of one kind of die read by itself, e.g. `(hp)d6 count >= 4`; in a mixed pool, `pairs`, `beats` or a pool variable it must be a number or stats".into())
-                })?,
-            };
-            if !(0..=MAX_DICE).contains(&n) {
-                return Err(err(format!("{n} dice: a pool rolls 0 to {MAX_DICE} dice")));
-            }
-            total += n;
-            specs.push((n as u32, DieSpec::new(g.die.faces.clone())));
+/// Every number of a pool written as an expression, in the one order [`spec_of`] takes
+/// them: per group its count and its sides (`d(x)`), per modifier its face or count,
+/// then the read's face.
+fn param_exprs<'e>(
+    groups: &'e [lang::Group],
+    mods: &'e [ModAst],
+    agg: &'e Option<AggAst>,
+) -> Vec<&'e Expr> {
+    let mut out: Vec<&Expr> = Vec::new();
+    let cond = |c: &'e CondAst, out: &mut Vec<&'e Expr>| {
+        if let CondOf::Cmp(_, e) = c {
+            out.push(e);
         }
-        if total > MAX_DICE {
+    };
+    for g in groups {
+        out.push(&g.count);
+        if let Some(e) = &g.die.sides {
+            out.push(e);
+        }
+    }
+    for m in mods {
+        match m {
+            ModOf::Explode(c) | ModOf::Again(c) | ModOf::Reroll(c, _) => cond(c, &mut out),
+            ModOf::Keep(_, e) | ModOf::Drop(_, e) | ModOf::Depth(e) => out.push(e),
+        }
+    }
+    if let Some(AggOf::Count(c)) = agg {
+        cond(c, &mut out);
+    }
+    out
+}
+
+/// A number of a pool: folded at compile (`fixed`: out of range is an error), or known
+/// only when the pool is rolled (clamped into range, as a dice count is).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Val {
+    pub v: i64,
+    pub fixed: bool,
+}
+
+/// Faces a `d(x)` die may have.
+pub const MAX_SIDES: i64 = 1_000;
+
+/// A pool's spec from its written form and the values of its numbers (in the order of
+/// [`param_exprs`]). Pure: the sampler and the exact engine call it with the numbers a
+/// roll gave (a threshold from a `let`, a step die's sides).
+pub fn spec_of(
+    groups: &[lang::Group],
+    mods: &[ModAst],
+    agg: &Option<AggAst>,
+    col: usize,
+    vals: &[Val],
+) -> Result<PoolSpec, CompileError> {
+    let err = |m: String| CompileError { col, message: m };
+    let mut next = vals.iter().copied();
+    let mut take = || next.next().unwrap_or(Val { v: 0, fixed: true });
+    let cond = |c: &CondAst, take: &mut dyn FnMut() -> Val| -> (Cond, bool) {
+        match c {
+            CondOf::Max => (CondOf::Max, true),
+            CondOf::Min => (CondOf::Min, true),
+            CondOf::Cmp(op, _) => {
+                let v = take();
+                (CondOf::Cmp(*op, v.v), v.fixed)
+            }
+        }
+    };
+    let mut specs = Vec::new();
+    let mut total = 0i64;
+    for g in groups {
+        let c = take();
+        let n = if c.fixed {
+            if !(0..=MAX_DICE).contains(&c.v) {
+                return Err(err(format!(
+                    "{} dice: a pool rolls 0 to {MAX_DICE} dice",
+                    c.v
+                )));
+            }
+            c.v
+        } else {
+            c.v.clamp(0, MAX_DICE)
+        };
+        let faces = match &g.die.sides {
+            None => g.die.faces.clone(),
+            Some(_) => {
+                let s = take();
+                if s.fixed && !(1..=MAX_SIDES).contains(&s.v) {
+                    return Err(err(format!(
+                        "a d({}): a die has 1 to {MAX_SIDES} sides",
+                        s.v
+                    )));
+                }
+                (1..=s.v.clamp(1, MAX_SIDES)).collect()
+            }
+        };
+        total += n;
+        specs.push((n as u32, DieSpec::new(faces)));
+    }
+    if total > MAX_DICE {
+        if vals.iter().all(|v| v.fixed) {
             return Err(err(format!(
                 "{total} dice: a pool rolls at most {MAX_DICE}"
             )));
         }
-        let mut again = None;
-        let mut keep = None;
-        for m in mods {
-            match m {
-                Mod::Explode(c) => specs.iter_mut().for_each(|(_, d)| d.explode = Some(*c)),
-                Mod::Reroll(c, always) => {
-                    for (_, d) in specs.iter_mut() {
-                        if *always && d.faces.iter().all(|&f| c.holds(f, d.lo(), d.hi())) {
-                            return Err(err(format!(
-                                "`reroll {c} always` rerolls every face of the die: it would never stop"
-                            )));
+        // Counts known only at the roll: the pool takes the first hundred dice.
+        let mut left = MAX_DICE as u32;
+        for (n, _) in specs.iter_mut() {
+            *n = (*n).min(left);
+            left -= *n;
+        }
+        total = MAX_DICE;
+    }
+    let mut again = None;
+    let mut keep = None;
+    let mut checked = Vec::new();
+    for m in mods {
+        match m {
+            ModOf::Explode(c) => {
+                let (c, fixed) = cond(c, &mut take);
+                checked.push((c, fixed));
+                specs.iter_mut().for_each(|(_, d)| d.explode = Some(c));
+            }
+            ModOf::Reroll(c, always) => {
+                let (c, fixed) = cond(c, &mut take);
+                for (_, d) in specs.iter_mut() {
+                    if *always && d.faces.iter().all(|&f| c.holds(f, d.lo(), d.hi())) {
+                        if !fixed {
+                            // Never reached: a rolled face for `always` is refused at
+                            // compile; no die may reroll for ever.
+                            d.reroll = None;
+                            continue;
                         }
-                        d.reroll = Some((*c, *always));
+                        return Err(err(format!(
+                            "`reroll {c} always` rerolls every face of the die: it would never stop"
+                        )));
                     }
-                }
-                Mod::Again(c) => again = Some(*c),
-                Mod::Depth(n) => specs.iter_mut().for_each(|(_, d)| d.depth = *n),
-                Mod::Keep(end, n) | Mod::Drop(end, n) => {
-                    if keep.is_some() {
-                        return Err(err("one `keep` or `drop` per pool".into()));
-                    }
-                    keep = Some(keep_of(m, *end, *n, total as u32));
+                    d.reroll = Some((c, *always));
                 }
             }
-        }
-        for (_, d) in &specs {
-            if let Some(c) = d.explode.or(again) {
-                let (lo, hi) = (d.lo(), d.hi());
-                if d.faces.iter().all(|&f| c.holds(f, lo, hi)) {
+            ModOf::Again(c) => {
+                let (c, fixed) = cond(c, &mut take);
+                checked.push((c, fixed));
+                again = Some(c);
+            }
+            ModOf::Depth(_) => {
+                let d = take();
+                if d.fixed && !(0..=lang::MAX_CHAIN as i64).contains(&d.v) {
                     return Err(err(format!(
-                        "every face meets `{c}`: every roll would explode"
+                        "depth {}: the most extra rolls of a chain are 0 to {}",
+                        d.v,
+                        lang::MAX_CHAIN
                     )));
                 }
+                let n = d.v.clamp(0, lang::MAX_CHAIN as i64) as u32;
+                specs.iter_mut().for_each(|(_, s)| s.depth = n);
+            }
+            ModOf::Keep(end, _) | ModOf::Drop(end, _) => {
+                let n = take().v;
+                if keep.is_some() {
+                    return Err(err("one `keep` or `drop` per pool".into()));
+                }
+                let drop = matches!(m, ModOf::Drop(..));
+                keep = Some(keep_of(drop, *end, n, total as u32));
             }
         }
-        if specs.len() > 1 {
-            if let Agg::Count(Cond::Max | Cond::Min) = agg {
-                return Err(err(
-                    "`count max` and `count min` need one kind of die: write the face, e.g. `count >= 6`"
-                        .into(),
-                ));
+    }
+    for (_, d) in &specs {
+        for &(c, fixed) in &checked {
+            let (lo, hi) = (d.lo(), d.hi());
+            // A rolled threshold that makes every face explode is cut by the chain's
+            // depth, as any long chain is.
+            if fixed && !d.faces.is_empty() && d.faces.iter().all(|&f| c.holds(f, lo, hi)) {
+                return Err(err(format!(
+                    "every face meets `{c}`: every roll would explode"
+                )));
             }
         }
-        if again.is_some() {
-            if keep.is_some() || !matches!(agg, Agg::Sum | Agg::Count(_)) {
-                return Err(err(
-                    "`again` adds dice to the pool: read it with `sum` or `count`, without keep or drop"
-                        .into(),
-                ));
-            }
-            if specs.iter().any(|(_, d)| d.explode.is_some()) {
-                return Err(err(
-                    "`explode` and `again` on the same pool: choose one".into()
-                ));
+    }
+    let agg = match agg {
+        None | Some(AggOf::Sum) => AggOf::Sum,
+        Some(AggOf::Count(c)) => AggOf::Count(cond(c, &mut take).0),
+        Some(AggOf::Highest) => AggOf::Highest,
+        Some(AggOf::Lowest) => AggOf::Lowest,
+        Some(AggOf::MaxSet) => AggOf::MaxSet,
+    };
+    if specs.len() > 1 {
+        if let Agg::Count(Cond::Max | Cond::Min) = agg {
+            return Err(err(
+                "`count max` and `count min` need one kind of die: write the face, e.g. `count >= 6`"
+                    .into(),
+            ));
+        }
+    }
+    if again.is_some() {
+        if keep.is_some() || !matches!(agg, Agg::Sum | Agg::Count(_)) {
+            return Err(err(
+                "`again` adds dice to the pool: read it with `sum` or `count`, without keep or drop"
+                    .into(),
+            ));
+        }
+        if specs.iter().any(|(_, d)| d.explode.is_some()) {
+            return Err(err(
+                "`explode` and `again` on the same pool: choose one".into()
+            ));
+        }
+    }
+    Ok(PoolSpec {
+        groups: specs,
+        again,
+        keep,
+        agg,
+        table: None,
+    })
+}
+
+/// Most numbers of one pool that may be known only when it is rolled.
+pub const MAX_PARAMS: usize = 8;
+
+/// A pool whose numbers are values known only at the roll (`count >= w` with `w` a
+/// `let`, `d(size)`, `keep highest k`): its written form, the numbers folded at compile,
+/// and the expressions of the others, rolled first and independent of the pool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Template {
+    pub groups: Vec<lang::Group>,
+    pub mods: Vec<ModAst>,
+    pub agg: Option<AggAst>,
+    pub col: usize,
+    /// Per number of the pool: its value when folded, None when rolled.
+    pub fixed: Vec<Option<i64>>,
+    /// The rolled numbers' expressions, in order.
+    pub params: Vec<Node>,
+}
+
+impl Template {
+    /// The pool given its rolled numbers (None only for a pool the compile-time check
+    /// would have refused).
+    pub fn spec(&self, rolled: &[i64]) -> Option<PoolSpec> {
+        let mut r = rolled.iter();
+        let vals: Vec<Val> = self
+            .fixed
+            .iter()
+            .map(|f| match f {
+                Some(v) => Val { v: *v, fixed: true },
+                None => Val {
+                    v: r.next().copied().unwrap_or(0),
+                    fixed: false,
+                },
+            })
+            .collect();
+        spec_of(&self.groups, &self.mods, &self.agg, self.col, &vals).ok()
+    }
+}
+
+impl Ctx<'_> {
+    /// A pool's numbers compiled: each a folded value, or the expression rolled for it.
+    fn params(
+        &mut self,
+        groups: &[lang::Group],
+        mods: &[ModAst],
+        agg: &Option<AggAst>,
+    ) -> Result<Vec<Result<i64, Node>>, CompileError> {
+        param_exprs(groups, mods, agg)
+            .into_iter()
+            .map(|e| {
+                let n = self.node(e)?;
+                Ok(constant(&n).ok_or(n))
+            })
+            .collect()
+    }
+
+    /// A pool whose numbers must all fold at compile (a pool variable, `pairs`).
+    fn pool_spec(
+        &mut self,
+        groups: &[lang::Group],
+        mods: &[ModAst],
+        agg: &Option<AggAst>,
+        col: usize,
+    ) -> Result<PoolSpec, CompileError> {
+        let mut vals = Vec::new();
+        for p in self.params(groups, mods, agg)? {
+            match p {
+                Ok(v) => vals.push(Val { v, fixed: true }),
+                Err(_) => return Err(CompileError {
+                    col,
+                    message: "a number of dice, sides, face or keep that is rolled or changes needs a pool read by itself, e.g. `(hp)d6 count >= w`; in a pool variable, `pairs`, `beats` or `cancel` it must be a number or stats".into(),
+                }),
             }
         }
-        Ok(PoolSpec {
-            groups: specs,
-            again,
-            keep,
-            agg,
-            table: None,
-        })
+        spec_of(groups, mods, agg, col, &vals)
+    }
+
+    /// A pool read by itself: a plain pool, one counted by a value, or a template.
+    fn pool_node(
+        &mut self,
+        groups: &[lang::Group],
+        mods: &[ModAst],
+        agg: &Option<AggAst>,
+        col: usize,
+    ) -> Result<Node, CompileError> {
+        let params = self.params(groups, mods, agg)?;
+        if params.iter().all(Result::is_ok) {
+            let vals: Vec<Val> = params
+                .into_iter()
+                .map(|p| Val {
+                    v: p.unwrap_or(0),
+                    fixed: true,
+                })
+                .collect();
+            return Ok(Node::Pool(Box::new(
+                spec_of(groups, mods, agg, col, &vals)?.tabled(),
+            )));
+        }
+        let rolled = params.iter().filter(|p| p.is_err()).count();
+        if rolled > MAX_PARAMS {
+            return Err(CompileError {
+                col,
+                message: format!(
+                    "at most {MAX_PARAMS} numbers of one pool may be rolled or changing"
+                ),
+            });
+        }
+        for m in mods {
+            if let ModOf::Reroll(CondOf::Cmp(_, e), true) = m {
+                let n = self.node(e)?;
+                if constant(&n).is_none() {
+                    return Err(CompileError {
+                        col,
+                        message: "`reroll ... always` needs a face fixed before the roll: a rolled one could reroll every face for ever".into(),
+                    });
+                }
+            }
+        }
+        let fixed: Vec<Option<i64>> = params.iter().map(|p| p.as_ref().ok().copied()).collect();
+        let nodes: Vec<Node> = params.into_iter().filter_map(Result::err).collect();
+        // The form's mistakes that no value mends (two keeps, `again` with `keep`) are
+        // found now, with every rolled number at 1.
+        let probe: Vec<Val> = fixed
+            .iter()
+            .map(|f| match f {
+                Some(v) => Val { v: *v, fixed: true },
+                None => Val { v: 1, fixed: false },
+            })
+            .collect();
+        spec_of(groups, mods, agg, col, &probe)?;
+        // One kind of die whose count alone is rolled: the pool for every count, made now.
+        if let ([g], [None, ..]) = (groups, fixed.as_slice()) {
+            if nodes.len() == 1 && g.die.sides.is_none() {
+                let pools = (0..=MAX_DICE)
+                    .map(|n| {
+                        let mut vals = probe.clone();
+                        vals[0] = Val { v: n, fixed: false };
+                        spec_of(groups, mods, agg, col, &vals).map(PoolSpec::tabled)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let count = nodes.into_iter().next().unwrap_or(Node::Num(0));
+                return Ok(Node::Counted(Box::new(count), pools));
+            }
+        }
+        Ok(Node::Template(Box::new(Template {
+            groups: groups.to_vec(),
+            mods: mods.to_vec(),
+            agg: agg.clone(),
+            col,
+            fixed,
+            params: nodes,
+        })))
     }
 
     fn node(&mut self, e: &Expr) -> Result<Node, CompileError> {
@@ -678,7 +954,9 @@ impl Ctx<'_> {
             Expr::Name(n, col) => match self.scope.iter().rposition(|(s, _)| s == n) {
                 Some(i) => match &self.scope[i].1 {
                     Slot::Num => Node::Var(i),
-                    Slot::Pool(spec, offset) => self.read(i, spec.clone(), *offset, None, Agg::Sum),
+                    Slot::Pool(spec, offset) => {
+                        self.read(i, spec.clone(), *offset, None, Agg::Sum, None)
+                    }
                 },
                 None => match self.names.iter().find(|(k, _)| k == n) {
                     Some((_, v)) => Node::Num(*v),
@@ -703,17 +981,44 @@ impl Ctx<'_> {
                     });
                 };
                 let total: u32 = spec.groups.iter().map(|(n, _)| n).sum();
+                // The read's numbers: the keep's count and the count's face, each folded
+                // or rolled at the read.
+                let mut rolled = ReadParams::default();
                 let keep = match keep {
-                    Some(m) => match self.modifier(m, *col)? {
-                        m @ (ModOf::Keep(end, n) | ModOf::Drop(end, n)) => {
-                            Some(keep_of(&m, end, n, total))
+                    Some(m @ (ModOf::Keep(end, e) | ModOf::Drop(end, e))) => {
+                        let drop = matches!(m, ModOf::Drop(..));
+                        let n = self.node(e)?;
+                        match constant(&n) {
+                            Some(v) => Some(keep_of(drop, *end, v, total)),
+                            None => {
+                                rolled.keep = Some((drop, *end, n));
+                                Some(keep_of(drop, *end, 0, total))
+                            }
                         }
-                        _ => None,
-                    },
-                    None => None,
+                    }
+                    _ => None,
                 };
-                let agg = self.agg(agg, *col)?;
-                self.read(i, spec, offset, keep, agg)
+                let agg = match agg {
+                    None | Some(AggOf::Sum) => AggOf::Sum,
+                    Some(AggOf::Count(CondOf::Cmp(op, e))) => {
+                        let n = self.node(e)?;
+                        match constant(&n) {
+                            Some(v) => AggOf::Count(CondOf::Cmp(*op, v)),
+                            None => {
+                                rolled.face = Some(n);
+                                AggOf::Count(CondOf::Cmp(*op, 0))
+                            }
+                        }
+                    }
+                    Some(AggOf::Count(CondOf::Max)) => AggOf::Count(CondOf::Max),
+                    Some(AggOf::Count(CondOf::Min)) => AggOf::Count(CondOf::Min),
+                    Some(AggOf::Highest) => AggOf::Highest,
+                    Some(AggOf::Lowest) => AggOf::Lowest,
+                    Some(AggOf::MaxSet) => AggOf::MaxSet,
+                };
+                let rolled =
+                    (rolled.keep.is_some() || rolled.face.is_some()).then(|| Box::new(rolled));
+                self.read(i, spec, offset, keep, agg, rolled)
             }
             Expr::Neg(a) => Node::Neg(Box::new(self.node(a)?)),
             Expr::Bin(op, a, b) => {
@@ -777,7 +1082,7 @@ impl Ctx<'_> {
                             message: "dice expected".into(),
                         });
                     };
-                    let s = self.pool_spec(groups, mods, Agg::Sum, *col)?;
+                    let s = self.pool_spec(groups, mods, &None, *col)?;
                     if s.again.is_some() {
                         return Err(CompileError {
                             col: *col,
@@ -793,19 +1098,7 @@ impl Ctx<'_> {
                 mods,
                 agg,
                 col,
-            } => {
-                let agg = self.agg(agg, *col)?;
-                if let [g] = groups.as_slice() {
-                    let count = self.node(&g.count)?;
-                    if constant(&count).is_none() {
-                        let pools = (0..=MAX_DICE)
-                            .map(|n| self.pool_spec_n(groups, mods, agg, *col, Some(n)))
-                            .collect::<Result<Vec<_>, _>>()?;
-                        return Ok(Node::Counted(Box::new(count), pools));
-                    }
-                }
-                Node::Pool(Box::new(self.pool_spec(groups, mods, agg, *col)?.tabled()))
-            }
+            } => self.pool_node(groups, mods, agg, *col)?,
         })
     }
 
@@ -825,7 +1118,7 @@ impl Ctx<'_> {
         } = bound
         {
             // Dice bound without a read: a pool variable, read in the body.
-            let spec = self.pool_spec(groups, mods, Agg::Sum, *col)?;
+            let spec = self.pool_spec(groups, mods, &None, *col)?;
             if spec.again.is_some() {
                 return Err(CompileError {
                     col: *col,
@@ -948,6 +1241,7 @@ impl Ctx<'_> {
         offset: usize,
         keep: Option<(End, u32)>,
         agg: Agg,
+        rolled: Option<Box<ReadParams>>,
     ) -> Node {
         let len = spec.groups.iter().map(|(n, _)| *n as usize).sum();
         let lo = spec.groups.iter().map(|(_, d)| d.lo()).min().unwrap_or(0);
@@ -961,6 +1255,7 @@ impl Ctx<'_> {
             lo,
             hi,
             spec,
+            rolled,
         }))
     }
 
@@ -987,17 +1282,17 @@ impl Ctx<'_> {
 }
 
 /// A `keep` or `drop` of `n` from `end` of `total` dice, as a keep.
-fn keep_of(m: &Mod, end: End, n: i64, total: u32) -> (End, u32) {
+fn keep_of(drop: bool, end: End, n: i64, total: u32) -> (End, u32) {
     let n = n.clamp(0, total as i64) as u32;
-    match m {
-        Mod::Drop(..) => (
+    match drop {
+        true => (
             match end {
                 End::Highest => End::Lowest,
                 End::Lowest => End::Highest,
             },
             total - n,
         ),
-        _ => (end, n),
+        false => (end, n),
     }
 }
 
@@ -1030,17 +1325,28 @@ pub fn read_sorted(dice: &[i64], keep: Option<(End, u32)>, agg: Agg, lo: i64, hi
     }
 }
 
-/// A sampler's working memory for one trial: `let` values and pool variables' dice.
+/// A sampler's working memory for one trial: `let` values and pool variables' dice,
+/// and the pools of templates already made for the numbers rolled (made once per
+/// sampler, not per trial).
 pub struct Scratch {
     pub vars: [i64; VARS],
     pub dice: [i64; SCRATCH],
+    made: std::collections::HashMap<
+        (usize, [i64; MAX_PARAMS]),
+        Option<PoolSpec>,
+        foldhash::fast::FixedState,
+    >,
 }
+
+/// Pools of templates one sampler keeps; past it they are made afresh.
+const MADE: usize = 4096;
 
 impl Scratch {
     pub fn new() -> Self {
         Scratch {
             vars: [0; VARS],
             dice: [0; SCRATCH],
+            made: Default::default(),
         }
     }
 }
@@ -1112,13 +1418,36 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
             let n = sample(c, rng, s, depth).clamp(0, MAX_DICE) as usize;
             sample_pool(&pools[n], rng)
         }
-        Node::PoolVar(r) => read_sorted(
-            &s.dice[r.offset..r.offset + r.len],
-            r.keep,
-            r.agg,
-            r.lo,
-            r.hi,
-        ),
+        Node::Template(t) => {
+            let mut key = [0i64; MAX_PARAMS];
+            for (k, p) in key.iter_mut().zip(&t.params) {
+                *k = sample(p, rng, s, depth);
+            }
+            // Keyed by the template's address: one compiled expression, one sampler.
+            let id = (&**t as *const Template as usize, key);
+            if !s.made.contains_key(&id) {
+                if s.made.len() >= MADE {
+                    s.made.clear();
+                }
+                let spec = t.spec(&key[..t.params.len()]).map(PoolSpec::tabled);
+                s.made.insert(id, spec);
+            }
+            match &s.made[&id] {
+                Some(p) => sample_pool(p, rng),
+                None => 0,
+            }
+        }
+        Node::PoolVar(r) => {
+            let (keep, agg) = match &r.rolled {
+                None => (r.keep, r.agg),
+                Some(p) => {
+                    let k = p.keep.as_ref().map(|(_, _, n)| sample(n, rng, s, depth));
+                    let f = p.face.as_ref().map(|n| sample(n, rng, s, depth));
+                    r.with(k, f)
+                }
+            };
+            read_sorted(&s.dice[r.offset..r.offset + r.len], keep, agg, r.lo, r.hi)
+        }
         Node::If(c, a, b) => {
             if sample(c, rng, s, depth) != 0 {
                 sample(a, rng, s, depth)
@@ -1383,6 +1712,24 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
                 .map(|n| pool_bounds(&pools[n as usize]))
                 .fold((i64::MAX, i64::MIN), |a, b| (a.0.min(b.0), a.1.max(b.1)))
         }
+        Node::Template(t) => {
+            // A pool's bounds widen with its dice, sides, keep and depth, and do not
+            // depend on its faces to compare with: the corners of the numbers' ranges
+            // cover every value (an empty pool reads 0).
+            let ranges: Vec<(i64, i64)> = t.params.iter().map(|p| bounds(p, vars)).collect();
+            let mut out = (i64::MAX, i64::MIN);
+            for corner in 0..1usize << ranges.len() {
+                let vals: Vec<i64> = ranges
+                    .iter()
+                    .enumerate()
+                    .map(|(j, r)| if corner >> j & 1 == 1 { r.1 } else { r.0 })
+                    .collect();
+                // A spec the compile-time check would refuse reads 0.
+                let b = t.spec(&vals).map_or((0, 0), |p| pool_bounds(&p));
+                out = (out.0.min(b.0), out.1.max(b.1));
+            }
+            out
+        }
         Node::Repeat(r) => {
             // The state's bounds after 0, 1, 2, ... rounds, joined, until they settle
             // or the limit is reached.
@@ -1439,14 +1786,23 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             vars.pop();
             r
         }
-        Node::PoolVar(r) => bounds(
-            &Node::Pool(Box::new(PoolSpec {
-                keep: r.keep,
-                agg: r.agg,
-                ..(*r.spec).clone()
-            })),
-            vars,
-        ),
+        Node::PoolVar(r) => {
+            let read = |keep, agg| {
+                pool_bounds(&PoolSpec {
+                    keep,
+                    agg,
+                    ..(*r.spec).clone()
+                })
+            };
+            match &r.rolled {
+                None => read(r.keep, r.agg),
+                // Any keep from no dice to all of them.
+                Some(_) => {
+                    let (a, b) = (read(None, r.agg), read(Some((End::Highest, 0)), r.agg));
+                    (a.0.min(b.0), a.1.max(b.1))
+                }
+            }
+        }
         Node::Pool(p) => pool_bounds(p),
     }
 }

@@ -11,6 +11,7 @@ mod descent_rules;
 mod determinism;
 mod dice_lang;
 mod dice_numbers;
+mod dice_records;
 mod dozen_rules;
 mod equalize;
 mod fuzz;

@@ -28,6 +28,8 @@ pub enum Ties {
 pub struct Scenario {
     pub roll: String,
     pub roll_node: Node,
+    /// A record's named results, packed into `roll_node`'s value (None: one value).
+    pub fields: Option<Vec<program::Field>>,
     pub vs: Option<(String, Node)>,
     pub ties: Ties,
     /// Thresholds of the named outcomes, ascending, and their names (one more).
@@ -272,7 +274,8 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
             "missing key: the roll, e.g. roll = \"4d6 drop lowest\"",
         )
     })?;
-    let roll_node = expression(r, "roll", &roll, &names(me, them))?;
+    let (roll_node, fields) = program::parse_result(&roll, &names(me, them))
+        .map_err(|e| r.problem("roll", format!("column {}: {}", e.col + 1, e.render(&roll))))?;
     let vs = match r.string_opt("vs")? {
         None => None,
         Some(text) => {
@@ -285,6 +288,12 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
             Some((text, n))
         }
     };
+    if fields.is_some() && vs.is_some() {
+        return Err(r.problem(
+            "vs",
+            "a roll with named results (a record) is not opposed: read both sides in it, e.g. { me = ..., them = ... }",
+        ));
+    }
     let ties = r
         .pick(
             "ties",
@@ -348,6 +357,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
     Ok(Scenario {
         roll,
         roll_node,
+        fields,
         vs,
         ties,
         tiers,

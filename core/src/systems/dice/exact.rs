@@ -554,8 +554,8 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             out.unwrap_or_else(|| Dist::point(0)).trim()
         }
         Node::Template(t) => template(t, env, notes)?,
-        // Read only by `step`.
-        Node::Emit(_) => Dist::point(0),
+        // Read only by `step`; packed before any evaluation.
+        Node::Emit(_) | Node::Record(_) => Dist::point(0),
     })
 }
 

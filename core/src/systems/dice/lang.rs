@@ -10,7 +10,8 @@
 //! product  := unary (("*" | "/") unary)*                               "/" rounds down
 //! unary    := "-" unary | pool
 //! pool     := atom modifier* aggregate?     on a `let` pool variable: keep/drop, aggregate
-//! atom     := INT | NAME | "(" expr ")" | dice | "[" dice ("," dice)* "]"
+//! atom     := INT | NAME | "(" expr ")" | dice | "[" dice ("," dice)* "]" | record
+//! record   := "{" NAME "=" expr ("," NAME "=" expr)* "}"   the result only, after `let`s
 //! dice     := (INT | "(" expr ")")? "d" (INT | "F" | "%" | "{" face ("," face)* "}"
 //!                                       | "(" expr ")")      d(EXPR): sides from a value
 //! face     := INT | NAME ("=" INT)?          a named face counts its value: default 1,
@@ -212,6 +213,9 @@ pub enum Expr {
     Not(Box<Expr>),
     /// Rounds until a condition holds (attrition, a duel): see [`Repeat`].
     Repeat(Box<Repeat>),
+    /// Several named results of one roll, `{ successes = ..., advantages = ... }`: the
+    /// scenario's metrics (only as the result, after any `let`s).
+    Record(Vec<(String, Expr, Col)>, Col),
 }
 
 /// `repeat a = 10, b = 8 until a <= 0 or b <= 0 do let x = 2d6 in a = a - ..., b = ...
@@ -234,6 +238,8 @@ pub struct Repeat {
 pub const DEFAULT_LIMIT: u32 = 100;
 /// The most rounds a `repeat` may be given.
 pub const MAX_LIMIT: u32 = 10_000;
+/// The most named results of one record.
+pub const MAX_FIELDS: usize = 8;
 /// The most state variables of one `repeat`.
 pub const MAX_STATE: usize = 8;
 
@@ -1041,6 +1047,48 @@ impl Parser {
         }
     }
 
+    /// `{ NAME = EXPR, ... }`: named results.
+    fn record(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let col = self.col();
+        self.next();
+        let mut fields: Vec<(String, Expr, Col)> = Vec::new();
+        loop {
+            let at = self.col();
+            let name = match self.next() {
+                (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
+                _ => {
+                    self.at -= 1;
+                    return Err(
+                        self.unexpected("a result's name, e.g. `{ hits = 3d6 count >= 5 }`")
+                    );
+                }
+            };
+            if fields.iter().any(|(n, ..)| *n == name) {
+                return Err(SyntaxError {
+                    col: at,
+                    message: format!("`{name}` is named twice in one record"),
+                });
+            }
+            self.expect_sym("=")?;
+            fields.push((name, self.expr(depth + 1)?, at));
+            if fields.len() > MAX_FIELDS {
+                return Err(SyntaxError {
+                    col: at,
+                    message: format!("a record has at most {MAX_FIELDS} results"),
+                });
+            }
+            if self.is_sym(",") {
+                self.next();
+                continue;
+            }
+            if !self.is_sym("}") {
+                return Err(self.unexpected("`,` and another result, or `}`"));
+            }
+            self.next();
+            return Ok(Expr::Record(fields, col));
+        }
+    }
+
     fn atom(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         if self.is_word("pairs") || self.is_word("beats") || self.is_word("cancel") {
             let col = self.col();
@@ -1079,6 +1127,9 @@ impl Parser {
                 ties,
                 col,
             });
+        }
+        if self.is_sym("{") {
+            return self.record(depth);
         }
         match self.peek().clone() {
             Tok::Int(n) => {

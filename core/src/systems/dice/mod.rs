@@ -51,7 +51,7 @@ impl super::System for Dice {
     }
 
     fn check_expression(&self, text: &str) -> Option<Result<(), super::ExpressionError>> {
-        Some(program::parse_compiled(text, &[]).map(|_| ()).map_err(|e| {
+        Some(program::parse_result(text, &[]).map(|_| ()).map_err(|e| {
             super::ExpressionError {
                 // The parser counts bytes; a caret counts characters.
                 column: text.char_indices().take_while(|(i, _)| *i < e.col).count(),
@@ -65,7 +65,7 @@ impl super::System for Dice {
         // column, not a line of a config nobody wrote.
         for (what, text) in [("roll", Some(roll)), ("--vs", vs)] {
             let Some(text) = text else { continue };
-            if let Err(e) = program::parse_compiled(text, &[]) {
+            if let Err(e) = program::parse_result(text, &[]) {
                 return Some(Err(format!(
                     "{what}, column {}: {}",
                     e.col + 1,
@@ -286,39 +286,84 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
             };
         }
         None => {
-            metrics.push(Metric::numeric_from(
-                "value",
-                &format!("`{}`", sc.roll),
-                lo,
-                states,
-                (0..states).map(|v| v as u16).collect(),
-            ));
-            let binary = lo >= 0 && hi <= 1;
+            // The result's metrics: `value`, or one per named result of a record, each
+            // a digit of the packed value, over the values it takes.
+            let reads: Vec<(String, String, Option<&program::Field>)> = match &sc.fields {
+                None => vec![("value".into(), format!("`{}`", sc.roll), None)],
+                Some(fields) => fields
+                    .iter()
+                    .map(|f| {
+                        (
+                            f.name.clone(),
+                            format!("`{}` of `{}`", f.name, sc.roll),
+                            Some(f),
+                        )
+                    })
+                    .collect(),
+            };
+            // Per read: its values at each state, its range, and its exact marginal.
+            let mut first = None;
+            for (name, description, read) in &reads {
+                let at: Vec<i64> = (0..states)
+                    .map(|v| read.map_or(value(v), |f| f.of(value(v))))
+                    .collect();
+                let (flo, fhi) = match &exact {
+                    Ok(e) => {
+                        let seen = at.iter().zip(e).filter(|(_, p)| **p > 0.0).map(|(v, _)| *v);
+                        seen.fold((i64::MAX, i64::MIN), |a, v| (a.0.min(v), a.1.max(v)))
+                    }
+                    Err(_) => (
+                        at.iter().copied().min().unwrap_or(0),
+                        at.iter().copied().max().unwrap_or(0),
+                    ),
+                };
+                let (flo, fhi) = if flo > fhi { (0, 0) } else { (flo, fhi) };
+                let span = (fhi - flo + 1) as usize;
+                let map: Vec<u16> = at
+                    .iter()
+                    .map(|v| (v - flo).clamp(0, span as i64 - 1) as u16)
+                    .collect();
+                let marginal = exact.as_ref().ok().map(|e| {
+                    let mut m = vec![0.0; span];
+                    for (i, p) in map.iter().zip(e) {
+                        m[*i as usize] += p;
+                    }
+                    m
+                });
+                if first.is_none() {
+                    first = Some((flo, fhi, span, map.clone(), marginal));
+                }
+                metrics.push(Metric::numeric_from(name, description, flo, span, map));
+            }
+            let (flo, fhi, fstates, fmap, fexact) =
+                first.unwrap_or((lo, hi, states, Vec::new(), None));
+            let fvalue = |v: usize| flo + v as i64;
+            let binary = flo >= 0 && fhi <= 1;
             headline = match (&sc.tiers, sc.at_least) {
                 (_, Some(k)) => Headline {
                     label: format!("P(at least {k})"),
                     metric: 0,
-                    values: (0..states).filter(|&v| value(v) >= k).collect(),
+                    values: (0..fstates).filter(|&v| fvalue(v) >= k).collect(),
                 },
                 (Some((_, names)), None) => Headline {
                     label: format!("P({})", names[names.len() - 1]),
-                    metric: 1,
+                    metric: reads.len(),
                     values: vec![names.len() - 1],
                 },
                 (None, None) if binary => Headline {
                     label: "P(success)".into(),
                     metric: 0,
-                    values: (0..states).filter(|&v| value(v) == 1).collect(),
+                    values: (0..fstates).filter(|&v| fvalue(v) == 1).collect(),
                 },
-                (None, None) if lo <= 0 && hi >= 1 => Headline {
+                (None, None) if flo <= 0 && fhi >= 1 => Headline {
                     label: "P(at least 1)".into(),
                     metric: 0,
-                    values: (0..states).filter(|&v| value(v) >= 1).collect(),
+                    values: (0..fstates).filter(|&v| fvalue(v) >= 1).collect(),
                 },
                 (None, None) => {
                     // At least the median, where the exact distribution says it is.
-                    let median = match &exact {
-                        Ok(e) => {
+                    let median = match &fexact {
+                        Some(e) => {
                             let mut acc = 0.0;
                             let i = e
                                 .iter()
@@ -327,14 +372,14 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                                     acc >= 0.5
                                 })
                                 .unwrap_or(0);
-                            value(i)
+                            fvalue(i)
                         }
-                        Err(_) => (lo + hi) / 2,
+                        None => (flo + fhi) / 2,
                     };
                     Headline {
                         label: format!("P(at least {median})"),
                         metric: 0,
-                        values: (0..states).filter(|&v| value(v) >= median).collect(),
+                        values: (0..fstates).filter(|&v| fvalue(v) >= median).collect(),
                     }
                 }
             };
@@ -343,7 +388,8 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                 metrics.push(Metric::categorical(
                     "outcome",
                     &format!(
-                        "by the value: {}",
+                        "by the {}: {}",
+                        reads[0].0,
                         t.iter()
                             .zip(&names[1..])
                             .map(|(k, n)| format!("{k}+ {n}"))
@@ -351,8 +397,8 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                             .join(", ")
                     ),
                     &refs,
-                    (0..states)
-                        .map(|v| t.iter().filter(|&&k| value(v) >= k).count() as u16)
+                    fmap.iter()
+                        .map(|&v| t.iter().filter(|&&k| fvalue(v as usize) >= k).count() as u16)
                         .collect(),
                 ));
             }

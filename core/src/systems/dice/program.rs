@@ -274,6 +274,8 @@ pub enum Node {
     /// The state variables' new values at the end of a round's `let`s (only inside
     /// [`Repeat::step`]).
     Emit(Vec<Node>),
+    /// Named results, before [`pack`] turns them into one number (never evaluated).
+    Record(Vec<Node>),
 }
 
 /// A compiled `repeat`. At scope depth `d` its state variables sit at `d..d + k` and
@@ -362,6 +364,8 @@ enum Slot {
 
 struct Ctx<'a> {
     names: Names<'a>,
+    /// Whether a record may stand here: the result, or the body of a `let` that is.
+    record_ok: bool,
     scope: Vec<(String, Slot)>,
     /// Scratch dice taken by the pool variables in scope.
     used: usize,
@@ -426,10 +430,155 @@ pub const VARS: usize = 80;
 pub fn compile(e: &Expr, names: Names) -> Result<Node, CompileError> {
     let mut ctx = Ctx {
         names,
+        record_ok: false,
         scope: Vec::new(),
         used: 0,
     };
     ctx.node(e)
+}
+
+/// One named result of a record: its name, its smallest value and how many values it
+/// spans; packed, it is digit `i` of the result in the mixed radix of the spans.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub lo: i64,
+    pub span: i64,
+    /// The product of the spans of the fields before it.
+    pub stride: i64,
+}
+
+impl Field {
+    /// This field's value in a packed result.
+    pub fn of(&self, packed: i64) -> i64 {
+        self.lo + packed.div_euclid(self.stride).rem_euclid(self.span)
+    }
+}
+
+/// Most combinations of a record's values (each is a state of the Monte Carlo table).
+pub const MAX_COMBINATIONS: i64 = 1 << 16;
+
+/// Parse and compile a scenario's result: one number, or a record of named results
+/// packed into one number (each field a digit of it, so that the exact engine and the
+/// sampler carry their joint distribution unchanged) with its fields.
+pub fn parse_result(
+    text: &str,
+    names: Names,
+) -> Result<(Node, Option<Vec<Field>>), lang::SyntaxError> {
+    let e = lang::parse(text)?;
+    let mut ctx = Ctx {
+        names,
+        record_ok: true,
+        scope: Vec::new(),
+        used: 0,
+    };
+    let at = |e: CompileError| lang::SyntaxError {
+        col: e.col,
+        message: e.message,
+    };
+    let n = ctx.node(&e).map_err(at)?;
+    let col = record_col(&e);
+    let mut fields = None;
+    let n =
+        pack(n, &mut Vec::new(), &mut fields).map_err(|m| lang::SyntaxError { col, message: m })?;
+    let named = fields.map(|f: Vec<(i64, i64, i64)>| {
+        record_names(&e)
+            .into_iter()
+            .zip(f)
+            .map(|(name, (lo, span, stride))| Field {
+                name,
+                lo,
+                span,
+                stride,
+            })
+            .collect()
+    });
+    Ok((n, named))
+}
+
+/// The record at the end of a chain of `let`s, if there is one.
+fn record_of(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::Let(_, _, body) => record_of(body),
+        r @ Expr::Record(..) => Some(r),
+        _ => None,
+    }
+}
+
+fn record_names(e: &Expr) -> Vec<String> {
+    match record_of(e) {
+        Some(Expr::Record(f, _)) => f.iter().map(|(n, ..)| n.clone()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn record_col(e: &Expr) -> usize {
+    match record_of(e) {
+        Some(Expr::Record(_, c)) => *c,
+        _ => 0,
+    }
+}
+
+/// Replace the record at the end of the `let`s by its packed number: field `i` less its
+/// smallest value, times the product of the spans before it, summed. `vars`: the
+/// bounds of the `let` values in scope.
+fn pack(
+    n: Node,
+    vars: &mut Vec<(i64, i64)>,
+    fields: &mut Option<Vec<(i64, i64, i64)>>,
+) -> Result<Node, String> {
+    Ok(match n {
+        Node::Let(bound, body) => {
+            let b = bounds(&bound, vars);
+            vars.push(b);
+            let body = pack(*body, vars, fields);
+            vars.pop();
+            Node::Let(bound, Box::new(body?))
+        }
+        Node::LetPool { spec, offset, body } => {
+            vars.push((0, 0));
+            let body = pack(*body, vars, fields);
+            vars.pop();
+            Node::LetPool {
+                spec,
+                offset,
+                body: Box::new(body?),
+            }
+        }
+        Node::Record(parts) => {
+            let mut out: Option<Node> = None;
+            let mut stride: i64 = 1;
+            let mut f = Vec::new();
+            let mut spans = Vec::new();
+            for part in parts {
+                let (lo, hi) = bounds(&part, vars);
+                let span = hi.saturating_sub(lo).saturating_add(1);
+                spans.push(span);
+                let combos = stride.saturating_mul(span);
+                if combos > MAX_COMBINATIONS {
+                    return Err(format!(
+                        "the record's results span {} values: together more than {MAX_COMBINATIONS} combinations",
+                        spans.iter().map(i64::to_string).collect::<Vec<_>>().join(" x ")
+                    ));
+                }
+                let digit = Node::Sub(Box::new(part), Box::new(Node::Num(lo)));
+                let term = if stride == 1 {
+                    digit
+                } else {
+                    Node::Mul(Box::new(Node::Num(stride)), Box::new(digit))
+                };
+                out = Some(match out {
+                    None => term,
+                    Some(acc) => Node::Add(Box::new(acc), Box::new(term)),
+                });
+                f.push((lo, span, stride));
+                stride = combos;
+            }
+            *fields = Some(f);
+            out.unwrap_or(Node::Num(0))
+        }
+        other => other,
+    })
 }
 
 /// Fold an expression without dice to its number.
@@ -478,7 +627,7 @@ fn each_child(n: &Node, f: &mut dyn FnMut(&Node)) {
             f(&r.step);
             f(&r.body);
         }
-        Node::Emit(v) => v.iter().for_each(f),
+        Node::Emit(v) | Node::Record(v) => v.iter().for_each(f),
         Node::Counted(c, _) => f(c),
         Node::Template(t) => t.params.iter().for_each(f),
         Node::PoolVar(r) => {
@@ -556,6 +705,7 @@ fn to_var(n: Node, i: usize) -> Node {
             }))
         }
         Node::Emit(v) => Node::Emit(v.into_iter().map(|n| to_var(n, i)).collect()),
+        Node::Record(v) => Node::Record(v.into_iter().map(|n| to_var(n, i)).collect()),
         Node::Counted(c, pools) => Node::Counted(b(c), pools),
         Node::Template(mut t) => {
             t.params = std::mem::take(&mut t.params)
@@ -945,6 +1095,8 @@ impl Ctx<'_> {
     }
 
     fn node(&mut self, e: &Expr) -> Result<Node, CompileError> {
+        // A record only as the result: here, or in the body of a `let` that is.
+        let record_ok = std::mem::replace(&mut self.record_ok, false);
         let bin =
             |s: &mut Self, a: &Expr, b: &Expr| -> Result<(Box<Node>, Box<Node>), CompileError> {
                 Ok((Box::new(s.node(a)?), Box::new(s.node(b)?)))
@@ -1037,6 +1189,7 @@ impl Ctx<'_> {
             }
             Expr::Let(name, bound, body) => {
                 let binding = self.bind(name, bound)?;
+                self.record_ok = record_ok;
                 let r = self.node(body);
                 self.unbind(&binding);
                 binding.wrap(r?, self.scope.len())
@@ -1099,6 +1252,19 @@ impl Ctx<'_> {
                 agg,
                 col,
             } => self.pool_node(groups, mods, agg, *col)?,
+            Expr::Record(fields, col) => {
+                if !record_ok {
+                    return Err(CompileError {
+                        col: *col,
+                        message: "a record `{ name = ..., ... }` is the scenario's result: write it last, after any `let`s, not inside another expression".into(),
+                    });
+                }
+                let mut parts = Vec::new();
+                for (_, e, _) in fields {
+                    parts.push(self.node(e)?);
+                }
+                Node::Record(parts)
+            }
         })
     }
 
@@ -1412,8 +1578,8 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
             }
             sample(&r.body, rng, s, depth + k + 1)
         }
-        // Read only by `step`.
-        Node::Emit(_) => 0,
+        // Read only by `step`; packed before any roll.
+        Node::Emit(_) | Node::Record(_) => 0,
         Node::Counted(c, pools) => {
             let n = sample(c, rng, s, depth).clamp(0, MAX_DICE) as usize;
             sample_pool(&pools[n], rng)
@@ -1704,7 +1870,7 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             (lo.min(0), hi.max(0))
         }
         Node::Cmp(..) => (0, 1),
-        Node::Emit(_) => (0, 0),
+        Node::Emit(_) | Node::Record(_) => (0, 0),
         Node::Counted(c, pools) => {
             let (lo, hi) = bounds(c, vars);
             let (lo, hi) = (lo.clamp(0, MAX_DICE), hi.clamp(0, MAX_DICE));

@@ -159,3 +159,106 @@ fn a_balance_command_picks_a_result_by_name() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("best"), "{}", text(&o.stderr));
 }
+
+/// Genesys faces as (success, advantage, triumph, failure, threat) counts, written here
+/// apart from the language.
+fn faces(text: &str) -> Vec<[i64; 5]> {
+    text.split(',')
+        .map(|f| {
+            let mut c = [0; 5];
+            for sym in f.trim().split('+') {
+                match sym {
+                    "s" => c[0] += 1,
+                    "a" => c[1] += 1,
+                    "t" => c[2] += 1,
+                    "f" => c[3] += 1,
+                    "h" => c[4] += 1,
+                    "blank" => {}
+                    other => panic!("{other}"),
+                }
+            }
+            c
+        })
+        .collect()
+}
+
+#[test]
+fn narrative_dice_counted_by_symbol_against_every_roll() {
+    // The shipped Genesys check: 2 ability, 1 proficiency, 2 difficulty dice.
+    let ability = faces("blank, s, s, s+s, a, a, s+a, a+a");
+    let proficiency = faces("blank, s, s, s+s, s+s, a, s+a, s+a, s+a, a+a, a+a, t+s");
+    let difficulty = faces("blank, f, f+f, h, h, h, h+h, f+h");
+    let pool = [&ability, &ability, &proficiency, &difficulty, &difficulty];
+    let mut rolls: Vec<([i64; 5], f64)> = vec![([0; 5], 1.0)];
+    for die in pool {
+        rolls = rolls
+            .iter()
+            .flat_map(|(acc, p)| {
+                die.iter().map(move |f| {
+                    let mut a = *acc;
+                    for k in 0..5 {
+                        a[k] += f[k];
+                    }
+                    (a, p / die.len() as f64)
+                })
+            })
+            .collect();
+    }
+    let mut want = BTreeMap::new();
+    let mut want_t = BTreeMap::new();
+    for (c, p) in &rolls {
+        *want.entry((c[0] - c[3], c[1] - c[4])).or_insert(0.0) += p;
+        *want_t.entry((c[0] - c[3], c[2])).or_insert(0.0) += p;
+    }
+    let cfg = rollsim::config::load(&crate::util::shipped("dice-examples.toml"), &[]).unwrap();
+    let c = cfg.compile("genesys-check").unwrap();
+    let names: Vec<&str> = c.metrics.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["successes", "advantages", "triumphs"]);
+    same_joint(&joint(&c, "successes", "advantages"), &want);
+    same_joint(&joint(&c, "successes", "triumphs"), &want_t);
+    // The README's headline: at least one net success.
+    let ok: f64 = want
+        .iter()
+        .filter(|((s, _), _)| *s >= 1)
+        .map(|(_, p)| p)
+        .sum();
+    assert_eq!(format!("{:.2}", 100.0 * ok), "65.08");
+    assert_eq!(c.headline.label, "P(at least 1)");
+    let h = c.metrics[0].project_f64(c.exact.as_ref().unwrap());
+    let got: f64 = c.headline.values.iter().map(|&i| h[i]).sum();
+    assert!((got - ok).abs() < 1e-12, "{got} {ok}");
+    assert_agrees(&c, &["successes", "advantages", "triumphs"], 300_000, 2603);
+}
+
+#[test]
+fn named_faces_are_numbers_until_counted_by_name() {
+    // Without a count by name, `hit` counts 1 and `blank` 0, as before.
+    let c = compile("3d{blank, hit, hit+hit}", None);
+    let m = crate::dice_lang::dist(&c);
+    // Per die 0, 1, 2 equally: the sum of 3 is 3 at 7/27.
+    assert!((m[&3] - 7.0 / 27.0).abs() < 1e-15, "{m:?}");
+    // Counted by name: the same numbers here, since `hit+hit` shows two hits.
+    let c = compile("3d{blank, hit, hit+hit} count hit", None);
+    assert!((crate::dice_lang::dist(&c)[&3] - 7.0 / 27.0).abs() < 1e-15);
+    let err = |roll: &str| {
+        let t = format!("system = \"dice\"\n[scenarios.s]\nroll = {roll:?}\n");
+        load_str(&t, "dice.toml", &[]).err().unwrap().to_string()
+    };
+    let e = err("let p = 3d{blank, s, s+a} in p count z");
+    assert!(
+        e.contains("no face of these dice shows `z` (did you mean `s`?); they show s, a"),
+        "{e}"
+    );
+    let e = err("let p = 3d{blank, s, s+a} in p count s + p highest");
+    assert!(e.contains("read it with `count NAME` (s, a)"), "{e}");
+    let e = err("[2d{s, a}, 1d6] count s");
+    assert!(
+        e.contains("dice counted by name and dice read as numbers in one pool"),
+        "{e}"
+    );
+    let e = err("3d6 count hits");
+    assert!(
+        e.contains("no named faces; to compare with a value write `count >= hits`"),
+        "{e}"
+    );
+}

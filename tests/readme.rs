@@ -249,6 +249,35 @@ const QUOTES: &[(&str, &[&str], &str, Quote, &str)] = &[
         Quote::Percent("value", "0"),
         "65.07",
     ),
+    // dice: Genesys narrative dice, named results
+    (
+        "dice-examples.toml",
+        &[],
+        "genesys-check",
+        Quote::Percent("successes", "0"),
+        "19.58",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "genesys-check",
+        Quote::Percent("triumphs", "1"),
+        "8.33",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "genesys-check",
+        Quote::Mean("successes"),
+        "1.0833",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "genesys-check",
+        Quote::Mean("advantages"),
+        "0.4167",
+    ),
     // dozen: reactions, a push off a bridge, green dice
     (
         "dozen.toml",

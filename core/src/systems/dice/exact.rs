@@ -1255,6 +1255,20 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
             }
             Ok(out)
         }
+        (None, Agg::Tally(t)) => {
+            // Each die's count of the symbol, summed over the dice.
+            let mut out = Dist::point(0);
+            for (n, d) in &dies {
+                let mut m: Map<i64, f64> = Map::default();
+                for (v, q) in d.iter() {
+                    *m.entry(super::lang::tally(v, t)).or_default() += q;
+                }
+                let sum = power_sum(&Dist::from_map(&m), *n, notes)?;
+                notes.pairs(&out, &sum)?;
+                out = out.add(&sum)?;
+            }
+            Ok(out)
+        }
         (None, Agg::Count(c)) => {
             let mut out = Dist::point(0);
             for ((n, d), (_, spec)) in dies.iter().zip(&p.groups) {
@@ -1440,6 +1454,7 @@ fn multiset(
                 let take = c.min(k - kept);
                 let acc2 = match agg {
                     Agg::Sum => acc + take as i64 * v,
+                    Agg::Tally(t) => acc + take as i64 * super::lang::tally(v, t),
                     Agg::Count(cond) => {
                         acc + if cond.holds(v, spec_lohi.0, spec_lohi.1) {
                             take as i64

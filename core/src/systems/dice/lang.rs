@@ -16,10 +16,12 @@
 //!                                       | "(" expr ")")      d(EXPR): sides from a value
 //! face     := INT | NAME ("=" INT)?          a named face counts its value: default 1,
 //!                                            0 for blank, miss, none and empty
+//!           | NAME ("+" NAME)+               several symbols on one face
 //! modifier := "explode" cond? | "again" cond? | "reroll" cond ("once" | "always")?
 //!           | ("keep" | "drop") ("highest" | "lowest") number? | "depth" number
 //! number   := INT | NAME | "(" expr ")"       any value known before the pool is rolled
-//! aggregate:= "sum" | "count" cond | "highest" | "lowest" | "maxset"
+//! aggregate:= "sum" | "count" cond | "count" NAME | "highest" | "lowest" | "maxset"
+//!                                   `count NAME`: a symbol of named faces, by name
 //! versus   := ("pairs" | "beats") "(" dice "," dice ("," "ties")? ")"
 //! cond     := ("<=" | ">=" | "<" | ">" | "==" | "!=")? (INT | "(" expr ")") | CMP NAME
 //!           | "max" | "min"
@@ -137,6 +139,17 @@ pub enum AggOf<V> {
     Lowest,
     /// The most dice showing the same face.
     MaxSet,
+    /// How many times a named symbol shows on the dice (`count success`: a face
+    /// `success+advantage` counts once for each). Written, the symbol's name; compiled,
+    /// where its count sits in a face's code ([`tally`]).
+    Tally(V),
+}
+
+/// How many of a symbol a face's code holds: compiled, a tally is `digit + 16 * base`,
+/// the code's digit in that base.
+pub fn tally(code: i64, t: i64) -> i64 {
+    let (digit, base) = ((t % 16) as u32, t / 16);
+    (code / base.pow(digit)) % base
 }
 
 /// A compiled read.
@@ -156,6 +169,10 @@ pub struct Die {
     /// `d(EXPR)`: the number of sides is a value (a step die), its faces 1 to it;
     /// `faces` is then empty until the value is known.
     pub sides: Option<Box<Expr>>,
+    /// Per face, the names written on it with how many times (`success+success`);
+    /// empty for a face that is a number. Counted by name (`count success`), these
+    /// become the faces.
+    pub names: Vec<Vec<(String, u32)>>,
 }
 
 /// A group of identical dice; the count is an expression folded to a number at compile.
@@ -698,8 +715,10 @@ impl Parser {
                 faces: Vec::new(),
                 text: "d(...)".into(),
                 sides: Some(Box::new(e)),
+                names: Vec::new(),
             });
         }
+        let mut names: Vec<Vec<(String, u32)>> = Vec::new();
         let faces: Vec<i64> = match sides {
             "F" => vec![-1, 0, 1],
             "%" => (1..=100).collect(),
@@ -708,9 +727,36 @@ impl Parser {
                 let mut faces = Vec::new();
                 loop {
                     let neg = self.minus();
+                    let mut written: Vec<(String, u32)> = Vec::new();
                     let v = match self.next() {
                         (Tok::Int(n), _) => n,
+                        (Tok::Word(w), _) if !neg && self.is_sym("+") => {
+                            // `success+advantage`: several symbols on one face, its value
+                            // the sum of theirs.
+                            let mut v = 0;
+                            let mut w = w;
+                            loop {
+                                v += !NOTHING.contains(&w.to_ascii_lowercase().as_str()) as i64;
+                                match written.iter_mut().find(|(n, _)| *n == w) {
+                                    Some((_, c)) => *c += 1,
+                                    None => written.push((w.clone(), 1)),
+                                }
+                                if !self.is_sym("+") {
+                                    break;
+                                }
+                                self.next();
+                                match self.next() {
+                                    (Tok::Word(x), _) => w = x,
+                                    _ => {
+                                        self.at -= 1;
+                                        return Err(self.unexpected("a symbol's name after `+`"));
+                                    }
+                                }
+                            }
+                            v
+                        }
                         (Tok::Word(w), _) if !neg => {
+                            written.push((w.clone(), 1));
                             if self.is_sym("=") {
                                 self.next();
                                 let neg = self.minus();
@@ -738,7 +784,13 @@ impl Parser {
                             return Err(self.unexpected("a face: a number or a name"));
                         }
                     };
+                    // One symbol: as many of it as the face's value (`blank` none,
+                    // `crit=2` two).
+                    if let [(_, c)] = written.as_mut_slice() {
+                        *c = v.max(0) as u32;
+                    }
                     faces.push(if neg { -v } else { v });
+                    names.push(written);
                     if faces.len() > 1_000 {
                         return Err(self.unexpected("at most 1,000 faces"));
                     }
@@ -768,6 +820,7 @@ impl Parser {
             faces,
             text: d.to_string(),
             sides: None,
+            names,
         })
     }
 
@@ -1001,7 +1054,16 @@ impl Parser {
             Some(AggOf::Sum)
         } else if self.is_word("count") {
             self.next();
-            Some(AggOf::Count(self.cond(false)?.unwrap_or(CondOf::Max)))
+            match self.peek().clone() {
+                // `count success`: a symbol of named faces (a bare name; `count >= w`
+                // compares with a value).
+                Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
+                    let col = self.col();
+                    self.next();
+                    Some(AggOf::Tally(Box::new(Expr::Name(w, col))))
+                }
+                _ => Some(AggOf::Count(self.cond(false)?.unwrap_or(CondOf::Max))),
+            }
         } else if self.is_word("highest") {
             self.next();
             Some(AggOf::Highest)

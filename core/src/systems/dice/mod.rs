@@ -292,13 +292,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                 None => vec![("value".into(), format!("`{}`", sc.roll), None)],
                 Some(fields) => fields
                     .iter()
-                    .map(|f| {
-                        (
-                            f.name.clone(),
-                            format!("`{}` of `{}`", f.name, sc.roll),
-                            Some(f),
-                        )
-                    })
+                    .map(|f| (f.name.clone(), format!("the roll's `{}`", f.name), Some(f)))
                     .collect(),
             };
             // Per read: its values at each state, its range, and its exact marginal.

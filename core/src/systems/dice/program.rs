@@ -114,6 +114,133 @@ pub struct PoolSpec {
     /// For Monte Carlo: the pool's plain dice rolled a few at a time, as one exactly
     /// uniform draw over every way they can land, read through a table.
     pub table: Option<Box<Tables>>,
+    /// Dice counted by name: the symbols on their faces (each face is then a code of
+    /// how many of each it shows), else empty.
+    pub named: Vec<String>,
+}
+
+/// The symbols of an expression that counts faces by name (`count success`): every
+/// name on a face, and the base of the codes (one more than the most of one symbol a
+/// face shows), so that a face's code holds each symbol's count as one digit.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Symbols {
+    pub names: Vec<String>,
+    pub base: i64,
+}
+
+/// Most combinations of symbols' counts one face's code may hold.
+const MAX_CODES: i64 = 1 << 16;
+
+impl Symbols {
+    /// The symbols of `e`, when it counts a face by name (None otherwise: named faces
+    /// are then numbers, `hit` 1 and `blank` 0).
+    fn of(e: &Expr) -> Result<Option<Symbols>, CompileError> {
+        let mut tallies = false;
+        let mut names: Vec<String> = Vec::new();
+        let mut most = 1u32;
+        visit(e, &mut |x| match x {
+            Expr::Pool { groups, agg, .. } => {
+                tallies |= matches!(agg, Some(AggOf::Tally(_)));
+                for g in groups {
+                    for (n, c) in g.die.names.iter().flatten() {
+                        if *c > 0 && !names.contains(n) {
+                            names.push(n.clone());
+                        }
+                        most = most.max(*c);
+                    }
+                }
+            }
+            Expr::Read { agg, .. } => tallies |= matches!(agg, Some(AggOf::Tally(_))),
+            _ => {}
+        });
+        if !tallies {
+            return Ok(None);
+        }
+        let base = most as i64 + 1;
+        let codes = (0..names.len()).try_fold(1i64, |acc, _| acc.checked_mul(base));
+        if codes.is_none_or(|c| c > MAX_CODES) || base > 15 {
+            return Err(CompileError {
+                col: 0,
+                message: format!(
+                    "faces counted by name: {} symbols with up to {} of one on a face are too many to count exactly (at most {MAX_CODES} combinations, 14 of one)",
+                    names.len(),
+                    most
+                ),
+            });
+        }
+        Ok(Some(Symbols { names, base }))
+    }
+
+    /// A compiled `count NAME`: the symbol's digit and the base ([`lang::tally`]).
+    fn tally(&self, name: &str) -> Option<i64> {
+        let j = self.names.iter().position(|n| n == name)?;
+        Some(j as i64 + 16 * self.base)
+    }
+}
+
+/// Every expression inside `e` (and `e`), pools' counts, faces and reads included.
+fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    let cond = |c: &CondAst, f: &mut dyn FnMut(&Expr)| {
+        if let CondOf::Cmp(_, x) = c {
+            visit(x, f);
+        }
+    };
+    let agg = |a: &Option<AggAst>, f: &mut dyn FnMut(&Expr)| match a {
+        Some(AggOf::Count(c)) => cond(c, f),
+        Some(AggOf::Tally(x)) => visit(x, f),
+        _ => {}
+    };
+    let modifier = |m: &ModAst, f: &mut dyn FnMut(&Expr)| match m {
+        ModOf::Explode(c) | ModOf::Again(c) | ModOf::Reroll(c, _) => cond(c, f),
+        ModOf::Keep(_, x) | ModOf::Drop(_, x) | ModOf::Depth(x) => visit(x, f),
+    };
+    match e {
+        Expr::Num(_) | Expr::Name(..) => {}
+        Expr::Pool {
+            groups,
+            mods,
+            agg: a,
+            ..
+        } => {
+            for g in groups {
+                visit(&g.count, f);
+                if let Some(x) = &g.die.sides {
+                    visit(x, f);
+                }
+            }
+            mods.iter().for_each(|m| modifier(m, f));
+            agg(a, f);
+        }
+        Expr::Versus { a, b, .. } => {
+            visit(a, f);
+            visit(b, f);
+        }
+        Expr::Read { keep, agg: a, .. } => {
+            if let Some(m) = keep {
+                modifier(m, f);
+            }
+            agg(a, f);
+        }
+        Expr::Neg(a) | Expr::Not(a) => visit(a, f),
+        Expr::Bin(_, a, b) | Expr::Let(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => {
+            visit(a, f);
+            visit(b, f);
+        }
+        Expr::If(c, a, b) => {
+            visit(c, f);
+            visit(a, f);
+            visit(b, f);
+        }
+        Expr::Repeat(r) => {
+            r.state.iter().for_each(|(_, x, _)| visit(x, f));
+            visit(&r.until, f);
+            r.lets.iter().for_each(|(_, x)| visit(x, f));
+            r.updates.iter().for_each(|(_, x, _)| visit(x, f));
+            visit(&r.body, f);
+        }
+        Expr::Record(fields, _) => fields.iter().for_each(|(_, x, _)| visit(x, f)),
+    }
 }
 
 /// Most entries of one table (its values as `i32`: within the first-level cache).
@@ -194,7 +321,7 @@ impl PoolSpec {
         let whole = k == n;
         let chunked = matches!(
             self.agg,
-            Agg::Sum | Agg::Count(_) | Agg::Highest | Agg::Lowest
+            Agg::Sum | Agg::Count(_) | Agg::Highest | Agg::Lowest | Agg::Tally(_)
         ) && self.keep.is_none();
         if !whole && !chunked {
             return self;
@@ -364,6 +491,8 @@ enum Slot {
 
 struct Ctx<'a> {
     names: Names<'a>,
+    /// The expression's symbols, when it counts faces by name.
+    symbols: Option<Symbols>,
     /// Whether a record may stand here: the result, or the body of a `let` that is.
     record_ok: bool,
     scope: Vec<(String, Slot)>,
@@ -430,6 +559,7 @@ pub const VARS: usize = 80;
 pub fn compile(e: &Expr, names: Names) -> Result<Node, CompileError> {
     let mut ctx = Ctx {
         names,
+        symbols: Symbols::of(e)?,
         record_ok: false,
         scope: Vec::new(),
         used: 0,
@@ -466,15 +596,16 @@ pub fn parse_result(
     names: Names,
 ) -> Result<(Node, Option<Vec<Field>>), lang::SyntaxError> {
     let e = lang::parse(text)?;
-    let mut ctx = Ctx {
-        names,
-        record_ok: true,
-        scope: Vec::new(),
-        used: 0,
-    };
     let at = |e: CompileError| lang::SyntaxError {
         col: e.col,
         message: e.message,
+    };
+    let mut ctx = Ctx {
+        names,
+        symbols: Symbols::of(&e).map_err(at)?,
+        record_ok: true,
+        scope: Vec::new(),
+        used: 0,
     };
     let n = ctx.node(&e).map_err(at)?;
     let col = record_col(&e);
@@ -779,6 +910,7 @@ pub fn spec_of(
     agg: &Option<AggAst>,
     col: usize,
     vals: &[Val],
+    syms: Option<&Symbols>,
 ) -> Result<PoolSpec, CompileError> {
     let err = |m: String| CompileError { col, message: m };
     let mut next = vals.iter().copied();
@@ -795,6 +927,8 @@ pub fn spec_of(
     };
     let mut specs = Vec::new();
     let mut total = 0i64;
+    let mut named: Vec<String> = Vec::new();
+    let mut symbolic: Vec<bool> = Vec::new();
     for g in groups {
         let c = take();
         let n = if c.fixed {
@@ -821,8 +955,52 @@ pub fn spec_of(
                 (1..=s.v.clamp(1, MAX_SIDES)).collect()
             }
         };
+        // Faces with names, in an expression that counts them by name: each face the
+        // code of its symbols.
+        let faces = match syms {
+            Some(sy) if g.die.names.iter().any(|f| !f.is_empty()) => {
+                let mut codes = Vec::with_capacity(faces.len());
+                for (written, v) in g.die.names.iter().zip(&faces) {
+                    if written.is_empty() || *v < 0 {
+                        return Err(err(format!(
+                            "`{}`: a die counted by name has named faces only (`blank` for none), found {v}",
+                            g.die.text
+                        )));
+                    }
+                    let mut code = 0;
+                    for (n, c) in written {
+                        if let Some(j) = sy.names.iter().position(|x| x == n) {
+                            code += *c as i64 * sy.base.pow(j as u32);
+                        }
+                    }
+                    codes.push(code);
+                }
+                for (n, _) in g.die.names.iter().flatten() {
+                    if sy.names.contains(n) && !named.contains(n) {
+                        named.push(n.clone());
+                    }
+                }
+                symbolic.push(true);
+                codes
+            }
+            _ => {
+                symbolic.push(false);
+                faces
+            }
+        };
         total += n;
         specs.push((n as u32, DieSpec::new(faces)));
+    }
+    if symbolic.contains(&true) && symbolic.contains(&false) {
+        return Err(err(
+            "dice counted by name and dice read as numbers in one pool: give each its own pool"
+                .into(),
+        ));
+    }
+    if symbolic.contains(&true) && !mods.is_empty() {
+        return Err(err(
+            "dice counted by name take no modifiers (their faces are symbols, not numbers to compare)".into(),
+        ));
     }
     if total > MAX_DICE {
         if vals.iter().all(|v| v.fixed) {
@@ -910,7 +1088,14 @@ pub fn spec_of(
         Some(AggOf::Highest) => AggOf::Highest,
         Some(AggOf::Lowest) => AggOf::Lowest,
         Some(AggOf::MaxSet) => AggOf::MaxSet,
+        Some(AggOf::Tally(x)) => AggOf::Tally(tally_of(x, &named, syms, col)?),
     };
+    if !named.is_empty() && !matches!(agg, Agg::Tally(_)) && agg_written(agg) {
+        return Err(err(format!(
+            "these dice are counted by name: read them with `count NAME` ({})",
+            named.join(", ")
+        )));
+    }
     if specs.len() > 1 {
         if let Agg::Count(Cond::Max | Cond::Min) = agg {
             return Err(err(
@@ -938,7 +1123,43 @@ pub fn spec_of(
         keep,
         agg,
         table: None,
+        named,
     })
+}
+
+/// Whether a read is written (a bare pool or a pool variable reads as a sum).
+fn agg_written(a: Agg) -> bool {
+    !matches!(a, Agg::Sum)
+}
+
+/// A compiled `count NAME` on dice whose symbols are `named`.
+fn tally_of(
+    x: &Expr,
+    named: &[String],
+    syms: Option<&Symbols>,
+    col: usize,
+) -> Result<i64, CompileError> {
+    let Expr::Name(name, at) = x else {
+        return Err(CompileError {
+            col,
+            message: "`count` takes a face or a symbol's name".into(),
+        });
+    };
+    match syms.and_then(|s| s.tally(name)) {
+        Some(t) if named.contains(name) => Ok(t),
+        _ => Err(CompileError {
+            col: *at,
+            message: if named.is_empty() {
+                format!("`count {name}` counts a symbol, but these dice have no named faces; to compare with a value write `count >= {name}`")
+            } else {
+                format!(
+                    "no face of these dice shows `{name}`{}; they show {}",
+                    nearest_hint(name, named.iter().map(String::as_str)),
+                    named.join(", ")
+                )
+            },
+        }),
+    }
 }
 
 /// Most numbers of one pool that may be known only when it is rolled.
@@ -957,6 +1178,7 @@ pub struct Template {
     pub fixed: Vec<Option<i64>>,
     /// The rolled numbers' expressions, in order.
     pub params: Vec<Node>,
+    pub syms: Option<Symbols>,
 }
 
 impl Template {
@@ -975,7 +1197,15 @@ impl Template {
                 },
             })
             .collect();
-        spec_of(&self.groups, &self.mods, &self.agg, self.col, &vals).ok()
+        spec_of(
+            &self.groups,
+            &self.mods,
+            &self.agg,
+            self.col,
+            &vals,
+            self.syms.as_ref(),
+        )
+        .ok()
     }
 }
 
@@ -1014,7 +1244,7 @@ impl Ctx<'_> {
                 }),
             }
         }
-        spec_of(groups, mods, agg, col, &vals)
+        spec_of(groups, mods, agg, col, &vals, self.symbols.as_ref())
     }
 
     /// A pool read by itself: a plain pool, one counted by a value, or a template.
@@ -1034,9 +1264,18 @@ impl Ctx<'_> {
                     fixed: true,
                 })
                 .collect();
-            return Ok(Node::Pool(Box::new(
-                spec_of(groups, mods, agg, col, &vals)?.tabled(),
-            )));
+            let spec = spec_of(groups, mods, agg, col, &vals, self.symbols.as_ref())?;
+            if !spec.named.is_empty() && !matches!(spec.agg, Agg::Tally(_)) {
+                return Err(CompileError {
+                    col,
+                    message: format!(
+                        "these dice are counted by name: read them with `count NAME` ({}), or bind them (`let p = ... in p count {}`)",
+                        spec.named.join(", "),
+                        spec.named[0]
+                    ),
+                });
+            }
+            return Ok(Node::Pool(Box::new(spec.tabled())));
         }
         let rolled = params.iter().filter(|p| p.is_err()).count();
         if rolled > MAX_PARAMS {
@@ -1069,7 +1308,7 @@ impl Ctx<'_> {
                 None => Val { v: 1, fixed: false },
             })
             .collect();
-        spec_of(groups, mods, agg, col, &probe)?;
+        spec_of(groups, mods, agg, col, &probe, self.symbols.as_ref())?;
         // One kind of die whose count alone is rolled: the pool for every count, made now.
         if let ([g], [None, ..]) = (groups, fixed.as_slice()) {
             if nodes.len() == 1 && g.die.sides.is_none() {
@@ -1077,7 +1316,8 @@ impl Ctx<'_> {
                     .map(|n| {
                         let mut vals = probe.clone();
                         vals[0] = Val { v: n, fixed: false };
-                        spec_of(groups, mods, agg, col, &vals).map(PoolSpec::tabled)
+                        spec_of(groups, mods, agg, col, &vals, self.symbols.as_ref())
+                            .map(PoolSpec::tabled)
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 let count = nodes.into_iter().next().unwrap_or(Node::Num(0));
@@ -1091,6 +1331,7 @@ impl Ctx<'_> {
             col,
             fixed,
             params: nodes,
+            syms: self.symbols.clone(),
         })))
     }
 
@@ -1106,6 +1347,15 @@ impl Ctx<'_> {
             Expr::Name(n, col) => match self.scope.iter().rposition(|(s, _)| s == n) {
                 Some(i) => match &self.scope[i].1 {
                     Slot::Num => Node::Var(i),
+                    Slot::Pool(spec, _) if !spec.named.is_empty() => {
+                        return Err(CompileError {
+                            col: *col,
+                            message: format!(
+                                "`{n}` holds dice counted by name: read it with `count NAME` ({})",
+                                spec.named.join(", ")
+                            ),
+                        })
+                    }
                     Slot::Pool(spec, offset) => {
                         self.read(i, spec.clone(), *offset, None, Agg::Sum, None)
                     }
@@ -1167,7 +1417,19 @@ impl Ctx<'_> {
                     Some(AggOf::Highest) => AggOf::Highest,
                     Some(AggOf::Lowest) => AggOf::Lowest,
                     Some(AggOf::MaxSet) => AggOf::MaxSet,
+                    Some(AggOf::Tally(x)) => {
+                        AggOf::Tally(tally_of(x, &spec.named, self.symbols.as_ref(), *col)?)
+                    }
                 };
+                if !spec.named.is_empty() && !matches!(agg, Agg::Tally(_)) {
+                    return Err(CompileError {
+                        col: *col,
+                        message: format!(
+                            "`{name}` holds dice counted by name: read it with `count NAME` ({})",
+                            spec.named.join(", ")
+                        ),
+                    });
+                }
                 let rolled =
                     (rolled.keep.is_some() || rolled.face.is_some()).then(|| Box::new(rolled));
                 self.read(i, spec, offset, keep, agg, rolled)
@@ -1476,6 +1738,7 @@ pub fn read_sorted(dice: &[i64], keep: Option<(End, u32)>, agg: Agg, lo: i64, hi
         Agg::Count(c) => kept.iter().filter(|&&v| c.holds(v, lo, hi)).count() as i64,
         Agg::Highest => kept.iter().copied().max().unwrap_or(0),
         Agg::Lowest => kept.iter().copied().min().unwrap_or(0),
+        Agg::Tally(t) => kept.iter().map(|&v| lang::tally(v, t)).sum(),
         Agg::MaxSet => {
             let (mut best, mut run) = (0i64, 0i64);
             for i in 0..kept.len() {
@@ -1808,11 +2071,12 @@ fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
                     Agg::Count(c) => acc += c.holds(v, d.lo(), d.hi()) as i64,
                     Agg::Highest => acc = acc.max(v),
                     Agg::Lowest => acc = acc.min(v),
+                    Agg::Tally(t) => acc += lang::tally(v, t),
                     Agg::MaxSet => {}
                 }
             }
         }
-        return if any || matches!(p.agg, Agg::Sum | Agg::Count(_)) {
+        return if any || matches!(p.agg, Agg::Sum | Agg::Count(_) | Agg::Tally(_)) {
             acc
         } else {
             0
@@ -1990,6 +2254,8 @@ fn pool_bounds(p: &PoolSpec) -> (i64, i64) {
     let chain = p.again.map_or(1, |_| deepest as i64 + 1);
     match p.agg {
         Agg::Count(_) => (0, n * chain),
+        // Each die at most base - 1 of the symbol.
+        Agg::Tally(t) => (0, n * (t / 16 - 1)),
         Agg::MaxSet => (0, n),
         Agg::Highest | Agg::Lowest => {
             let lo = p.groups.iter().map(|(_, d)| die(d).0).min().unwrap_or(0);

@@ -4,9 +4,9 @@
 use crate::util::{rollsim, shipped, tempdir};
 use std::path::Path;
 
-const CONTRACT_DIST: &str = "scenario,metric,value,count,trials,probability,ci_low,ci_high,exact";
-const CONTRACT_SUMMARY: &str =
-    "scenario,metric,mean,mean_ci_low,mean_ci_high,exact_mean,trials,seed,outcomes";
+const CONTRACT_DIST: &str =
+    "scenario,metric,value,count,trials,probability,ci_low,ci_high,exact,exact_fraction";
+const CONTRACT_SUMMARY: &str = "scenario,metric,mean,mean_ci_low,mean_ci_high,exact_mean,trials,seed,outcomes,exact_mean_fraction";
 
 #[test]
 fn run_writes_every_format_and_chart() {
@@ -33,7 +33,7 @@ fn run_writes_every_format_and_chart() {
         .success();
     let stdout = String::from_utf8(a.get_output().stdout.clone()).unwrap();
     assert!(stdout.contains("### slam-orc-vs-human-guard"));
-    assert!(stdout.contains("| value | P (Monte Carlo) | 95% CI | exact | z |"));
+    assert!(stdout.contains("| value | P (Monte Carlo) | 95% CI | exact | exact fraction | z |"));
     let dist = std::fs::read_to_string(out.join("distribution.csv")).unwrap();
     assert_eq!(dist.lines().next().unwrap(), CONTRACT_DIST);
     assert!(dist.contains("slam-orc-vs-human-guard,result,double,"));

@@ -55,7 +55,7 @@ fn dash_o_dash_streams_the_table_and_writes_no_folder() {
     let mut lines = out.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "scenario,metric,value,count,trials,probability,ci_low,ci_high,exact"
+        "scenario,metric,value,count,trials,probability,ci_low,ci_high,exact,exact_fraction"
     );
     assert!(lines.all(|l| l.starts_with("slam-orc-vs-human-guard,")));
     assert!(text(&a.get_output().stderr).contains("to standard output"));

@@ -1035,20 +1035,24 @@ fn roll_prints_the_distribution_and_writes_its_tables() {
         .assert()
         .success();
     let s = String::from_utf8(a.get_output().stdout.clone()).unwrap();
-    // P(18) = 21/1296 = 1.6204%; P(at least 3) = 100%; the exact mean 12.2446.
-    assert!(s.contains("| 18 | 1.6204% | 1.6204% |"), "{s}");
-    assert!(s.contains("| 3 | 0.0772% | 100.0000% |"), "{s}");
-    assert!(s.contains("mean (exact): 12.2446"), "{s}");
+    // P(18) = 21/1296 = 7/432 = 1.6204%; P(3) = 1/1296, P(at least 3) = 100%; the
+    // exact mean 15869/1296 = 12.2446.
+    assert!(s.contains("| 18 | 1.6204% | 7/432 | 1.6204% |"), "{s}");
+    assert!(s.contains("| 3 | 0.0772% | 1/1296 | 100.0000% |"), "{s}");
+    assert!(s.contains("mean (exact): 12.2446 = 15869/1296"), "{s}");
     assert!(s.contains("95% CI"), "{s}");
     assert!(out.join("summary.csv").is_file());
     assert!(out.join("roll").join("value.png").is_file());
-    // --exact-only: no Monte Carlo, no files; --vs: who wins.
+    // --exact-only: no Monte Carlo, no files; --vs: who wins, 229 of the 400 rolls.
     let a = rollsim()
         .args(["roll", "d20 + 5", "--vs", "d20 + 3", "--exact-only"])
         .assert()
         .success();
     let s = String::from_utf8(a.get_output().stdout.clone()).unwrap();
-    assert!(s.contains("P(the roll wins) (exact): 57.2500%"), "{s}");
+    assert!(
+        s.contains("P(the roll wins) (exact): 57.2500% = 229/400"),
+        "{s}"
+    );
     assert!(!s.contains("Monte Carlo"), "{s}");
     // A typo: exit 2, the column and a caret under it, the nearest word.
     let a = rollsim().args(["roll", "4d6 drop lowst"]).assert().code(2);

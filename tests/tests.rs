@@ -12,6 +12,7 @@ mod determinism;
 mod dice_lang;
 mod dozen_rules;
 mod equalize;
+mod fractions;
 mod fuzz;
 mod gallery;
 mod grammar_fuzz;

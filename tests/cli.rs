@@ -937,6 +937,18 @@ fn compare_sweep_sensitivity_equalize_and_overlay_from_the_command_line() {
         .assert()
         .success();
     assert!(out.join("overlay-result.png").exists() && out.join("overlay-result.csv").exists());
+    // Its table carries the exact fractions too: the Orc's Slam draws in 227 of 1296
+    // rolls; the exploding variant's chains make no fraction within the bound.
+    let csv = std::fs::read_to_string(out.join("overlay-result.csv")).unwrap();
+    assert!(csv.starts_with("entry,value,probability,ci_low,ci_high,exact,exact_fraction\n"));
+    let draw = |entry: &str| {
+        csv.lines()
+            .find(|l| l.starts_with(&format!("{entry}: slam-orc-vs-human-guard,draw,")))
+            .unwrap()
+            .to_string()
+    };
+    assert!(draw("rush").ends_with(",0.1751543209877,227/1296"), "{csv}");
+    assert!(draw("rush-exploding").ends_with(','), "{csv}");
 }
 
 #[test]

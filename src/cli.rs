@@ -149,13 +149,13 @@ pub struct RollArgs {
     pub seed: Option<u64>,
     #[command(flatten)]
     pub threads: Threads,
-    /// Only the exact distribution: no Monte Carlo, no files
+    /// Only the exact distribution, no Monte Carlo; files only where -o says
     #[arg(long)]
     pub exact_only: bool,
-    /// Output directory [default: reports/roll]
+    /// Output directory; `-` writes the distribution table (in the first --format) to standard output instead, no files [default: reports/roll; none with --exact-only]
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Table formats written (comma-separated)
+    /// Table formats (comma-separated); md prints the Markdown report of `run` after the roll's table
     #[arg(
         long,
         value_enum,

@@ -103,8 +103,8 @@ fn balance(c: BalanceArgs, svg: bool, cancel: &Cancel) -> Options {
 
 fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
     let svg = cli.charts.contains(&cli::ChartArg::Svg);
-    // `-o -` streams a table on standard output, which only `run` writes: anywhere else
-    // it would make a folder named `-`.
+    // `-o -` streams a table on standard output, which only `run` and `roll` write:
+    // anywhere else it would make a folder named `-`.
     let folder_only = match &cli.command {
         Some(Command::Compare(a)) => a.common.out.clone(),
         Some(Command::Roster(a)) => a.common.out.clone(),
@@ -112,14 +112,13 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
         Some(Command::Sensitivity(a)) => a.out.clone(),
         Some(Command::Equalize(a)) => a.common.out.clone(),
         Some(Command::Overlay(a)) => a.out.clone(),
-        Some(Command::Roll(a)) => a.out.clone(),
         Some(Command::Merge(a)) => Some(a.out.clone()),
         Some(Command::Run(a)) if a.shard.is_some() => a.out.clone(),
         _ => None,
     };
     if app::to_stdout(&folder_only) {
         return Err(AppError::BadOption(
-            "-o -: only `rollsim run` (without --shard) writes its table to standard output; give this command a folder, e.g. -o out".into(),
+            "-o -: only `rollsim run` (without --shard) and `rollsim roll` write their table to standard output; give this command a folder, e.g. -o out".into(),
         ));
     }
     match cli.command {

@@ -4,9 +4,9 @@
 use crate::util::{rollsim, shipped, tempdir};
 use std::path::Path;
 
-const CONTRACT_DIST: &str = "scenario,metric,value,count,trials,probability,ci_low,ci_high,exact";
-const CONTRACT_SUMMARY: &str =
-    "scenario,metric,mean,mean_ci_low,mean_ci_high,exact_mean,trials,seed,outcomes";
+const CONTRACT_DIST: &str =
+    "scenario,metric,value,count,trials,probability,ci_low,ci_high,exact,exact_fraction";
+const CONTRACT_SUMMARY: &str = "scenario,metric,mean,mean_ci_low,mean_ci_high,exact_mean,trials,seed,outcomes,exact_mean_fraction";
 
 #[test]
 fn run_writes_every_format_and_chart() {
@@ -33,7 +33,7 @@ fn run_writes_every_format_and_chart() {
         .success();
     let stdout = String::from_utf8(a.get_output().stdout.clone()).unwrap();
     assert!(stdout.contains("### slam-orc-vs-human-guard"));
-    assert!(stdout.contains("| value | P (Monte Carlo) | 95% CI | exact | z |"));
+    assert!(stdout.contains("| value | P (Monte Carlo) | 95% CI | exact | exact fraction | z |"));
     let dist = std::fs::read_to_string(out.join("distribution.csv")).unwrap();
     assert_eq!(dist.lines().next().unwrap(), CONTRACT_DIST);
     assert!(dist.contains("slam-orc-vs-human-guard,result,double,"));
@@ -937,6 +937,18 @@ fn compare_sweep_sensitivity_equalize_and_overlay_from_the_command_line() {
         .assert()
         .success();
     assert!(out.join("overlay-result.png").exists() && out.join("overlay-result.csv").exists());
+    // Its table carries the exact fractions too: the Orc's Slam draws in 227 of 1296
+    // rolls; the exploding variant's chains make no fraction within the bound.
+    let csv = std::fs::read_to_string(out.join("overlay-result.csv")).unwrap();
+    assert!(csv.starts_with("entry,value,probability,ci_low,ci_high,exact,exact_fraction\n"));
+    let draw = |entry: &str| {
+        csv.lines()
+            .find(|l| l.starts_with(&format!("{entry}: slam-orc-vs-human-guard,draw,")))
+            .unwrap()
+            .to_string()
+    };
+    assert!(draw("rush").ends_with(",0.1751543209877,227/1296"), "{csv}");
+    assert!(draw("rush-exploding").ends_with(','), "{csv}");
 }
 
 #[test]
@@ -1035,20 +1047,24 @@ fn roll_prints_the_distribution_and_writes_its_tables() {
         .assert()
         .success();
     let s = String::from_utf8(a.get_output().stdout.clone()).unwrap();
-    // P(18) = 21/1296 = 1.6204%; P(at least 3) = 100%; the exact mean 12.2446.
-    assert!(s.contains("| 18 | 1.6204% | 1.6204% |"), "{s}");
-    assert!(s.contains("| 3 | 0.0772% | 100.0000% |"), "{s}");
-    assert!(s.contains("mean (exact): 12.2446"), "{s}");
+    // P(18) = 21/1296 = 7/432 = 1.6204%; P(3) = 1/1296, P(at least 3) = 100%; the
+    // exact mean 15869/1296 = 12.2446.
+    assert!(s.contains("| 18 | 1.6204% | 7/432 | 1.6204% |"), "{s}");
+    assert!(s.contains("| 3 | 0.0772% | 1/1296 | 100.0000% |"), "{s}");
+    assert!(s.contains("mean (exact): 12.2446 = 15869/1296"), "{s}");
     assert!(s.contains("95% CI"), "{s}");
     assert!(out.join("summary.csv").is_file());
     assert!(out.join("roll").join("value.png").is_file());
-    // --exact-only: no Monte Carlo, no files; --vs: who wins.
+    // --exact-only: no Monte Carlo, no files; --vs: who wins, 229 of the 400 rolls.
     let a = rollsim()
         .args(["roll", "d20 + 5", "--vs", "d20 + 3", "--exact-only"])
         .assert()
         .success();
     let s = String::from_utf8(a.get_output().stdout.clone()).unwrap();
-    assert!(s.contains("P(the roll wins) (exact): 57.2500%"), "{s}");
+    assert!(
+        s.contains("P(the roll wins) (exact): 57.2500% = 229/400"),
+        "{s}"
+    );
     assert!(!s.contains("Monte Carlo"), "{s}");
     // A typo: exit 2, the column and a caret under it, the nearest word.
     let a = rollsim().args(["roll", "4d6 drop lowst"]).assert().code(2);

@@ -162,12 +162,13 @@ fn the_gallery_renders_in_a_browser_with_every_image_and_link() {
             continue;
         };
         for line in text.lines().skip(1) {
-            // scenario,metric,value,count,trials,probability,ci_low,ci_high,exact
-            let c: Vec<&str> = line.rsplitn(6, ',').collect();
+            // scenario,metric,value,count,trials,probability,ci_low,ci_high,exact,
+            // exact_fraction
+            let c: Vec<&str> = line.rsplitn(7, ',').collect();
             let (hi, lo, trials): (f64, f64, u64) = (
-                c[1].parse().unwrap(),
                 c[2].parse().unwrap(),
-                c[4].parse().unwrap(),
+                c[3].parse().unwrap(),
+                c[5].parse().unwrap(),
             );
             assert!((1 << 17..=10_000_000).contains(&trials), "{line}");
             assert!((hi - lo) / 2.0 <= 0.001 + 1e-12, "{line}");

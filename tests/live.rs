@@ -80,13 +80,14 @@ fn cli_table(
     let csv = text(&out.stdout);
     let mut t = BTreeMap::new();
     for line in csv.lines().skip(1) {
-        // Labels may hold commas inside quotes: the last six fields are numbers.
+        // Labels may hold commas inside quotes: the last seven fields are six numbers
+        // and the exact fraction.
         let f: Vec<&str> = line.split(',').collect();
         let n = f.len();
-        let value = f[2..n - 6].join(",").trim_matches('"').to_string();
+        let value = f[2..n - 7].join(",").trim_matches('"').to_string();
         t.insert(
             (f[0].to_string(), f[1].to_string(), value),
-            f[n - 1].parse::<f64>().unwrap(),
+            f[n - 2].parse::<f64>().unwrap(),
         );
     }
     t

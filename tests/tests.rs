@@ -14,6 +14,7 @@ mod dice_numbers;
 mod dice_records;
 mod dozen_rules;
 mod equalize;
+mod fractions;
 mod fuzz;
 mod gallery;
 mod grammar_fuzz;

@@ -80,9 +80,57 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// A probability as the odds a designer says aloud: `1 in 8`, `1 in 7.7`, `1 in 1,680`.
+/// `unit` is N when `p` is exactly 1/N, which then needs no rounding; otherwise 1/p
+/// rounded to one decimal below 10, to a whole number up to 1,000 and to three
+/// significant digits beyond, because past that the odds of a rare event are read for
+/// their size. None above 1/2, where `1 in 1.6` says less than the percentage beside
+/// it, and for an impossible outcome.
+pub fn one_in(p: f64, unit: Option<u64>) -> Option<String> {
+    if !(p > 0.0 && p <= 0.5) {
+        return None;
+    }
+    if let Some(n) = unit {
+        return Some(format!("1 in {}", thousands(n)));
+    }
+    let x = 1.0 / p;
+    let tenths = (x * 10.0).round() / 10.0;
+    if tenths < 10.0 {
+        return Some(format!("1 in {tenths:.1}"));
+    }
+    if x >= 1e15 {
+        return Some(format!("1 in {x:.2e}"));
+    }
+    let whole = x.round();
+    let digits = whole.log10().floor() as i32 + 1;
+    let step = 10f64.powi((digits - 3).max(0));
+    Some(format!(
+        "1 in {}",
+        thousands(((whole / step).round() * step) as u64)
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn odds_read_aloud() {
+        assert_eq!(one_in(1.0 / 8.0, Some(8)).as_deref(), Some("1 in 8"));
+        assert_eq!(
+            one_in(1.0 / 1296.0, Some(1296)).as_deref(),
+            Some("1 in 1,296")
+        );
+        // 27/216 is 1/8 too; 25/216 is not a unit fraction: 8.64 to one decimal.
+        assert_eq!(one_in(25.0 / 216.0, None).as_deref(), Some("1 in 8.6"));
+        assert_eq!(one_in(0.13, None).as_deref(), Some("1 in 7.7"));
+        assert_eq!(one_in(21.0 / 1296.0, None).as_deref(), Some("1 in 62"));
+        assert_eq!(one_in(1.0 / 1679.6, None).as_deref(), Some("1 in 1,680"));
+        assert_eq!(one_in(0.5, Some(2)).as_deref(), Some("1 in 2"));
+        assert_eq!(one_in(0.6, None), None);
+        assert_eq!(one_in(0.0, None), None);
+        assert_eq!(one_in(f64::NAN, None), None);
+    }
 
     #[test]
     fn nouns_and_verbs_agree() {

@@ -427,12 +427,15 @@ pub fn wrote_line(written: &[PathBuf], dir: &Path) -> String {
     )
 }
 
-/// `run -o -`: the distribution table in the first table format (or the Markdown
-/// report for `md` alone) on standard output; no files, no charts.
+/// `run -o -`: the distribution table on standard output; no files, no charts.
 fn run_to_stdout(opts: &RunOptions) -> Result<String, AppError> {
-    let out = compute(opts)?;
-    let format = opts
-        .formats
+    stream(&compute(opts)?, &opts.formats)
+}
+
+/// `-o -` of a computed run (`run` and `roll` alike): the distribution table in the
+/// first table format of `formats`, or the Markdown report for `md` alone.
+fn stream(out: &RunOutput, formats: &[Format]) -> Result<String, AppError> {
+    let format = formats
         .iter()
         .copied()
         .find(|f| *f != Format::Md)
@@ -443,7 +446,7 @@ fn run_to_stdout(opts: &RunOptions) -> Result<String, AppError> {
                 "-o - streams text: parquet is binary, write it to a folder (-o DIR) or choose --format csv or json".into(),
             ))
         }
-        (_, None) => markdown_report(&out),
+        (_, None) => markdown_report(out),
         (_, Some(exporter)) => {
             // Only the distribution table streams, straight from the exporter.
             let bytes = exporter

@@ -2,14 +2,15 @@
 //! with a language of its own writes the config; the run is an ordinary one.
 
 use super::Format;
-use super::{compute_config, write_reports, RunOptions};
+use super::{compute_config, to_stdout, write_reports, RunOptions};
 use crate::config;
 use crate::error::AppError;
 use crate::model::Compiled;
-use crate::report::markdown::{Align, Table};
+use crate::report::markdown::{self, Align, Table};
 use crate::report::stage::{Keep, Staging};
-use crate::report::ScenarioResult;
+use crate::report::{MetricResult, ScenarioResult};
 use rollsim_core::Cancel;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 #[derive(Clone, Debug)]
@@ -57,123 +58,178 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
         other => AppError::Config(other),
     })?;
     let c = crate::balance::compile(&cfg, "roll", &o.cancel)?;
-    if o.exact_only {
-        return Ok(table(&c, None));
+    if o.exact_only && c.exact.is_none() {
+        return Err(AppError::BadOption(format!(
+            "--exact-only: {}. Roll it without --exact-only for the Monte Carlo estimate",
+            c.description
+        )));
     }
-    let target = o
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("reports/roll"));
-    // The scenario is built in memory: no file is written for it.
+    let ro = run_options(o);
+    if to_stdout(&o.out) {
+        return super::stream(&compute_config(&cfg, &ro, None)?, &ro.formats);
+    }
+    // An exact answer takes no time and is printed whole: files only where -o asks.
+    let target = match (&o.out, o.exact_only) {
+        (None, true) => None,
+        (out, _) => Some(out.clone().unwrap_or_else(|| PathBuf::from("reports/roll"))),
+    };
+    let results = match &target {
+        None => compute_config(&cfg, &ro, None)?.results,
+        Some(target) => {
+            let stage = Staging::begin(target, Keep::Report)?;
+            let out = compute_config(&cfg, &ro, None)?;
+            write_reports(
+                &out.results,
+                stage.dir(),
+                &ro.formats,
+                super::charts(ro.plots, o.svg),
+                &ro.cancel,
+            )?;
+            ro.cancel.check()?;
+            stage.commit()?;
+            out.results
+        }
+    };
+    let r = results
+        .first()
+        .ok_or_else(|| AppError::BadOption("the roll gave no result".into()))?;
+    let mut s = table(&c, r, !o.exact_only);
+    if o.formats.contains(&Format::Md) {
+        s.push('\n');
+        s.push_str(&markdown::full(&results));
+    }
+    if let Some(target) = target {
+        let _ = write!(s, "\nTables and charts: {}\n", target.display());
+    }
+    Ok(s)
+}
+
+/// The run a roll is: the scenario is built in memory, no file is written for it.
+fn run_options(o: &RollOptions) -> RunOptions {
     let mut ro = RunOptions::new("roll");
     ro.cancel = o.cancel.clone();
     ro.trials = Some(o.trials.unwrap_or(DEFAULT_TRIALS));
     ro.seed = o.seed;
     ro.threads = o.threads;
-    ro.out = Some(target.clone());
+    ro.out = o.out.clone();
     ro.formats = o.formats.clone();
     ro.plots = o.plots;
+    ro.svg = o.svg;
     ro.quiet = o.quiet;
-    let stage = Staging::begin(&target, Keep::Report)?;
-    let out = compute_config(&cfg, &ro, None)?;
-    write_reports(
-        &out.results,
-        stage.dir(),
-        &ro.formats,
-        super::charts(ro.plots, o.svg),
-        &ro.cancel,
-    )?;
-    ro.cancel.check()?;
-    stage.commit()?;
-    let mut s = table(&c, out.results.first());
-    s.push_str(&format!("\nTables and charts: {}\n", target.display()));
-    Ok(s)
+    ro.exact_only = o.exact_only;
+    ro
 }
 
-/// The result's distribution: each value's exact probability and P(at least it), and
-/// the Monte Carlo estimate with its 95% CI when there is a run.
-fn table(c: &Compiled, run: Option<&ScenarioResult>) -> String {
-    let m = &c.metrics[0];
-    let exact = c.exact.as_ref().map(|e| m.project_f64(e));
-    let mut head = vec![("value", Align::Right)];
-    if exact.is_some() {
-        head.extend([("exact", Align::Right), ("at least (exact)", Align::Right)]);
+fn pct(p: f64) -> String {
+    format!("{:.4}%", 100.0 * p)
+}
+
+/// An exact value with the fraction it is, where it is one: `10.5000 = 21/2`; a whole
+/// number (`2.0000`) says all there is without its `2/1`.
+fn with_fraction(shown: String, f: Option<rollsim_core::results::Fraction>) -> String {
+    match f {
+        Some(f) if f.denom > 1 => format!("{shown} = {f}"),
+        _ => shown,
     }
-    if run.is_some() {
-        head.extend([("Monte Carlo", Align::Right), ("95% CI", Align::Left)]);
+}
+
+/// Every metric of the roll (the result, and with `--vs` who wins): each value's exact
+/// probability and fraction, P(at least it) for numbers, and the Monte Carlo estimate
+/// with its 95% CI when `mc`; then the means and the headline.
+fn table(c: &Compiled, r: &ScenarioResult, mc: bool) -> String {
+    let mut s = format!("{}\n\n", c.description);
+    let exact = c.exact.is_some();
+    for (i, m) in r.metrics.iter().enumerate() {
+        if i > 0 {
+            let _ = write!(s, "\n**{}**: {}\n\n", m.name, m.description);
+        }
+        s.push_str(&metric_table(m, exact, mc));
     }
-    let mut t = Table::new(head);
-    let rows = run.map(|r| &r.metrics[0].rows);
-    let n = m.labels.len();
-    let mut tail: f64 = exact.as_ref().map_or(0.0, |e| e.iter().sum());
-    let pct = |p: f64| format!("{:.4}%", 100.0 * p);
-    for v in 0..n {
-        let e = exact.as_ref().map(|e| e[v]);
-        let mc = rows.and_then(|r| r.get(v));
-        // Values no roll reaches say nothing.
-        if e.unwrap_or(0.0) == 0.0 && mc.is_none_or(|r| r.count == 0) {
-            if let Some(e) = e {
-                tail -= e;
-            }
-            continue;
+    for m in r.metrics.iter().filter(|m| m.numeric) {
+        // One numeric metric is the roll's own value: its mean needs no name.
+        let name = if r.metrics.len() > 1 {
+            format!(" of {}", m.name)
+        } else {
+            String::new()
+        };
+        if let Some(e) = m.exact_mean {
+            let shown = crate::text::fixed(e, 4);
+            let _ = write!(
+                s,
+                "\nmean{name} (exact): {}",
+                with_fraction(shown, m.exact_mean_fraction)
+            );
         }
-        let mut cells = vec![m.labels[v].clone()];
-        if let Some(e) = e {
-            cells.push(pct(e));
-            cells.push(pct(tail.clamp(0.0, 1.0)));
-            tail -= e;
-        }
-        if let Some(r) = mc {
-            cells.push(pct(r.probability));
-            cells.push(format!("{} .. {}", pct(r.ci_low), pct(r.ci_high)));
-        } else if run.is_some() {
-            cells.extend([pct(0.0), String::new()]);
-        }
-        t.row(cells);
-    }
-    let mean_exact = exact.as_ref().map(|e| {
-        e.iter()
-            .enumerate()
-            .map(|(v, p)| m.value(v) * p)
-            .sum::<f64>()
-    });
-    let mut s = format!("{}\n\n{}", c.description, t.render());
-    if let Some(me) = mean_exact {
-        s.push_str(&format!("\nmean (exact): {me:.4}"));
-    }
-    if let Some(r) = run {
-        let mr = &r.metrics[0];
-        if let (Some(mean), Some(ci)) = (mr.mean, mr.mean_ci) {
-            s.push_str(&format!(
-                "\nmean (Monte Carlo, {} rolls, seed {}): {mean:.4} [{:.4}, {:.4}]",
-                r.trials, r.seed, ci.0, ci.1
-            ));
-        }
-        s.push_str(&format!(
-            "\n{}: {:.4}%",
-            c.headline.label,
-            100.0 * r.headline.probability
-        ));
-        if let Some(e) = r.headline.exact {
-            s.push_str(&format!(" (exact {:.4}%)", 100.0 * e));
+        if let (true, Some(mean), Some(ci)) = (mc, m.mean, m.mean_ci) {
+            let _ = write!(
+                s,
+                "\nmean{name} (Monte Carlo, {} rolls, seed {}): {} [{}, {}]",
+                r.trials,
+                r.seed,
+                crate::text::fixed(mean, 4),
+                crate::text::fixed(ci.0, 4),
+                crate::text::fixed(ci.1, 4)
+            );
         }
     }
-    if run.is_none() {
-        if let Some(p) = c.headline_exact() {
-            s.push_str(&format!(
-                "\n{} (exact): {:.4}%",
-                c.headline.label,
-                100.0 * p
-            ));
+    let h = &r.headline;
+    let exact_h = h.exact.map(|e| with_fraction(pct(e), h.exact_fraction));
+    match (mc, exact_h) {
+        (true, Some(e)) => {
+            let _ = write!(s, "\n{}: {} (exact {e})", h.label, pct(h.probability));
         }
+        (true, None) => {
+            let _ = write!(s, "\n{}: {}", h.label, pct(h.probability));
+        }
+        (false, Some(e)) => {
+            let _ = write!(s, "\n{} (exact): {e}", h.label);
+        }
+        (false, None) => {}
     }
     if c.capped_mass > 0.0 {
-        let note = c
-            .capped_note
-            .as_deref()
-            .unwrap_or("exact mass in the capped top bucket");
-        s.push_str(&format!("\n{note}: {:.3e}", c.capped_mass));
+        let _ = write!(s, "\n{}: {:.3e}", r.capped_note, c.capped_mass);
     }
     s.push('\n');
     s
+}
+
+/// One metric's rows; values no roll reaches (exactly and in the run) are left out.
+fn metric_table(m: &MetricResult, exact: bool, mc: bool) -> String {
+    let mut head = vec![(if m.numeric { "value" } else { "outcome" }, Align::Right)];
+    if exact {
+        head.extend([("exact", Align::Right), ("fraction", Align::Right)]);
+        if m.numeric {
+            head.push(("at least (exact)", Align::Right));
+        }
+    }
+    if mc {
+        head.extend([("Monte Carlo", Align::Right), ("95% CI", Align::Left)]);
+    }
+    let mut t = Table::new(head);
+    let mut tail: f64 = m.rows.iter().filter_map(|r| r.exact).sum();
+    for row in &m.rows {
+        let e = row.exact.unwrap_or(0.0);
+        if e == 0.0 && (!mc || row.count == 0) {
+            continue;
+        }
+        let mut cells = vec![row.label.clone()];
+        if exact {
+            cells.push(pct(e));
+            cells.push(
+                row.exact_fraction
+                    .map(|f| f.to_string())
+                    .unwrap_or_default(),
+            );
+            if m.numeric {
+                cells.push(pct(tail.clamp(0.0, 1.0)));
+            }
+        }
+        tail -= e;
+        if mc {
+            cells.push(pct(row.probability));
+            cells.push(format!("{} .. {}", pct(row.ci_low), pct(row.ci_high)));
+        }
+        t.row(cells);
+    }
+    t.render()
 }

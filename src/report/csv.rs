@@ -8,12 +8,36 @@ use std::path::Path;
 
 /// A text cell a spreadsheet would run as a formula (`=1+2`, `+A1`, `-2+3`, `@SUM`) gets
 /// a leading `'`, as OWASP advises; names are already checked at load, this also covers
-/// labels made from command-line input.
+/// labels made from command-line input. A number is left alone: the values of a numeric
+/// metric (`-3` of `2d6 - 7`) are labels in a text column, and `'-3` would be text that
+/// no sum, sort or chart of the sheet reads as the number it is.
 fn defuse(s: &str) -> String {
+    if is_number(s) {
+        return s.to_string();
+    }
     match s.chars().next() {
         Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{s}"),
         _ => s.to_string(),
     }
+}
+
+/// A plain number and nothing more: a decimal (`-3`, `-0.5`, `+2`, `-1e-3`: digits, a
+/// sign, a point, an exponent) or an exact fraction (`-1/2`, a mean below zero). `-inf`
+/// and `-nan` parse as floats, but a spreadsheet reads them as names in a formula, so
+/// they stay text.
+fn is_number(s: &str) -> bool {
+    let decimal = |s: &str| {
+        s.bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'))
+            && s.parse::<f64>().is_ok()
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let fraction = |s: &str| {
+        let s = s.strip_prefix('-').unwrap_or(s);
+        s.split_once('/')
+            .is_some_and(|(n, d)| digits(n) && digits(d))
+    };
+    decimal(s) || fraction(s)
 }
 
 /// The frame with its text columns defused.
@@ -63,5 +87,31 @@ mod tests {
         assert_eq!(defuse("-cmd"), "'-cmd");
         assert_eq!(defuse("@SUM(A1)"), "'@SUM(A1)");
         assert_eq!(defuse("slam"), "slam");
+        // Formulas that start like numbers are still formulas.
+        assert_eq!(defuse("-2+3"), "'-2+3");
+        assert_eq!(defuse("-1e5+A1"), "'-1e5+A1");
+        assert_eq!(defuse("-inf"), "'-inf");
+        assert_eq!(defuse("-"), "'-");
+        assert_eq!(defuse("+"), "'+");
+        assert_eq!(defuse("-1/A1"), "'-1/A1");
+        assert_eq!(defuse("-1/2/3"), "'-1/2/3");
+        assert_eq!(defuse("-/2"), "'-/2");
+    }
+
+    #[test]
+    fn numbers_stay_numbers() {
+        for n in [
+            "-3",
+            "-0.5",
+            "+2",
+            "-1e-3",
+            "-12E+2",
+            "0",
+            "17",
+            "-1/2",
+            "1155/4096",
+        ] {
+            assert_eq!(defuse(n), n);
+        }
     }
 }

@@ -11,7 +11,8 @@ pub type Frame = DataFrame;
 /// An error building a table.
 pub type FrameError = PolarsError;
 
-/// `scenario,metric,value,count,trials,probability,ci_low,ci_high,exact`
+/// `scenario,metric,value,count,trials,probability,ci_low,ci_high,exact,exact_fraction`;
+/// `exact_fraction` is text (`"1/8"`): no number type holds 1155/4096 as it is.
 pub fn distribution(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
     let mut scenario = Vec::new();
     let mut metric = Vec::new();
@@ -22,6 +23,7 @@ pub fn distribution(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
     let mut ci_low = Vec::new();
     let mut ci_high = Vec::new();
     let mut exact: Vec<Option<f64>> = Vec::new();
+    let mut exact_fraction: Vec<Option<String>> = Vec::new();
     for r in results {
         for m in &r.metrics {
             for row in &m.rows {
@@ -34,6 +36,7 @@ pub fn distribution(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
                 ci_low.push(row.ci_low);
                 ci_high.push(row.ci_high);
                 exact.push(row.exact);
+                exact_fraction.push(row.exact_fraction.map(|f| f.to_string()));
             }
         }
     }
@@ -47,12 +50,14 @@ pub fn distribution(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
         "ci_low" => ci_low,
         "ci_high" => ci_high,
         "exact" => exact,
+        "exact_fraction" => exact_fraction,
     )
 }
 
-/// `scenario,metric,mean,mean_ci_low,mean_ci_high,exact_mean,trials,seed,outcomes`;
-/// categorical metrics have no mean and leave those cells empty, and give each
-/// outcome's probability in `outcomes` (`win: 0.4512 (exact 0.4508); ...`).
+/// `scenario,metric,mean,mean_ci_low,mean_ci_high,exact_mean,trials,seed,outcomes,
+/// exact_mean_fraction`; categorical metrics have no mean and leave those cells empty,
+/// and give each outcome's probability in `outcomes` (`win: 0.4512 (exact 0.4508);
+/// ...`). The fraction comes last so that the columns before it stay where they were.
 pub fn summary(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
     let mut scenario = Vec::new();
     let mut metric = Vec::new();
@@ -60,6 +65,7 @@ pub fn summary(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
     let mut lo: Vec<Option<f64>> = Vec::new();
     let mut hi: Vec<Option<f64>> = Vec::new();
     let mut exact_mean: Vec<Option<f64>> = Vec::new();
+    let mut exact_mean_fraction: Vec<Option<String>> = Vec::new();
     let mut trials = Vec::new();
     let mut seed = Vec::new();
     let mut outcomes: Vec<Option<String>> = Vec::new();
@@ -82,6 +88,7 @@ pub fn summary(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
             lo.push(m.mean_ci.map(|c| c.0));
             hi.push(m.mean_ci.map(|c| c.1));
             exact_mean.push(m.exact_mean);
+            exact_mean_fraction.push(m.exact_mean_fraction.map(|f| f.to_string()));
             trials.push(r.trials);
             seed.push(r.seed);
         }
@@ -96,6 +103,7 @@ pub fn summary(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
         "trials" => trials,
         "seed" => seed,
         "outcomes" => outcomes,
+        "exact_mean_fraction" => exact_mean_fraction,
     )
 }
 
@@ -352,16 +360,17 @@ pub fn equalize(all: &[Equalized]) -> PolarsResult<DataFrame> {
     )
 }
 
-/// Overlay rows: `entry,value,probability,ci_low,ci_high,exact`, one per entry and value
-/// (the union of values, in order of first appearance).
+/// Overlay rows: `entry,value,probability,ci_low,ci_high,exact,exact_fraction`, one per
+/// entry and value (the union of values, in order of first appearance).
 pub fn overlay(rows: &[(String, MetricResult, u64)], values: &[String]) -> PolarsResult<DataFrame> {
-    let (mut ent, mut val, mut p, mut lo, mut hi, mut ex) = (
+    let (mut ent, mut val, mut p, mut lo, mut hi, mut ex, mut fr) = (
         vec![],
         vec![],
         vec![],
         vec![],
         vec![],
         Vec::<Option<f64>>::new(),
+        Vec::<Option<String>>::new(),
     );
     for (label, m, _) in rows {
         for v in values {
@@ -372,9 +381,10 @@ pub fn overlay(rows: &[(String, MetricResult, u64)], values: &[String]) -> Polar
             lo.push(r.map_or(0.0, |r| r.ci_low));
             hi.push(r.map_or(0.0, |r| r.ci_high));
             ex.push(r.and_then(|r| r.exact));
+            fr.push(r.and_then(|r| r.exact_fraction).map(|f| f.to_string()));
         }
     }
-    df!("entry" => ent, "value" => val, "probability" => p, "ci_low" => lo, "ci_high" => hi, "exact" => ex)
+    df!("entry" => ent, "value" => val, "probability" => p, "ci_low" => lo, "ci_high" => hi, "exact" => ex, "exact_fraction" => fr)
 }
 
 /// A roster: `unit,name,elo,elo_ci95,nash_weight,worth,dominated_by,field_win_rate`, one

@@ -77,6 +77,19 @@ fn z(z: Option<f64>) -> String {
 
 pub use rollsim_core::text::thousands;
 
+/// A value's exact probability, with the odds beside it where they read easier than a
+/// small percentage: `12.50% (1 in 8)`, `1.62% (1 in 62)`.
+fn exact_odds(row: &super::ValueRow) -> String {
+    let Some(e) = row.exact else {
+        return "-".into();
+    };
+    let unit = row.exact_fraction.and_then(|f| f.unit_denominator());
+    match crate::text::one_in(e, unit) {
+        Some(odds) => format!("{} ({odds})", pct(e)),
+        None => pct(e),
+    }
+}
+
 /// One row per scenario: its headline probability, Monte Carlo and exact.
 pub fn headlines(results: &[ScenarioResult]) -> String {
     use Align::*;
@@ -199,6 +212,10 @@ pub fn full(results: &[ScenarioResult]) -> String {
                 );
                 if let Some(e) = m.exact_mean {
                     let _ = write!(s, ", exact {}", crate::text::fixed(e, 4));
+                    // A whole number needs no `/1`.
+                    if let Some(f) = m.exact_mean_fraction.filter(|f| f.denom > 1) {
+                        let _ = write!(s, " ({f})");
+                    }
                 }
             }
             s.push_str("\n\n");
@@ -207,6 +224,7 @@ pub fn full(results: &[ScenarioResult]) -> String {
                 ("P (Monte Carlo)", Align::Right),
                 ("95% CI", Align::Left),
                 ("exact", Align::Right),
+                ("exact fraction", Align::Right),
                 ("z", Align::Right),
             ]);
             // A long tail (a duel's length) is folded into one line; the CSV
@@ -224,7 +242,10 @@ pub fn full(results: &[ScenarioResult]) -> String {
                     row.label.clone(),
                     pct(row.probability),
                     format!("{} .. {}", pct(row.ci_low), pct(row.ci_high)),
-                    opt_pct(row.exact),
+                    exact_odds(row),
+                    row.exact_fraction
+                        .map(|f| f.to_string())
+                        .unwrap_or_default(),
                     z(row.z),
                 ]);
             }

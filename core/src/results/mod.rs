@@ -20,6 +20,8 @@ pub struct ValueRow {
     pub ci_low: f64,
     pub ci_high: f64,
     pub exact: Option<f64>,
+    /// `exact` as the fraction it is (see [`exact_fractions`] for when there is one).
+    pub exact_fraction: Option<Fraction>,
     /// Standard errors between the Monte Carlo estimate and the exact value.
     pub z: Option<f64>,
 }
@@ -33,6 +35,8 @@ pub struct MetricResult {
     pub mean: Option<f64>,
     pub mean_ci: Option<(f64, f64)>,
     pub exact_mean: Option<f64>,
+    /// `exact_mean` as a fraction, summed from the values' own fractions.
+    pub exact_mean_fraction: Option<Fraction>,
     /// Standard errors between the Monte Carlo mean and the exact mean.
     pub mean_z: Option<f64>,
     /// Whether the metric gets charts of its own.
@@ -71,6 +75,8 @@ pub struct HeadlineResult {
     pub ci_low: f64,
     pub ci_high: f64,
     pub exact: Option<f64>,
+    /// `exact` as a fraction: the sum of its values' fractions.
+    pub exact_fraction: Option<Fraction>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -161,6 +167,116 @@ pub fn fraction(p: f64, max_den: u64) -> Option<(u64, u64)> {
     None
 }
 
+/// Fractions are looked for up to this denominator. It holds 6^8 = 1,679,616 (four d6
+/// against four d6) and 10^6 (six d10); 6^9 (five d6 against four) is past it. Two
+/// distinct fractions over d and k differ by at least 1/(dk), here at least 2.5e-13,
+/// more than [`fraction`]'s tolerance: a true fraction within the bound is never taken
+/// for another. Much beyond 3e6 fractions crowd closer than the tolerance.
+pub const MAX_DENOMINATOR: u64 = 2_000_000;
+
+/// An exact value as a fraction in lowest terms: the reader checks it against the rules
+/// by hand (27/216 is the 27 ways of 216 for three dice), which no float allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fraction {
+    pub numer: i64,
+    /// Always at least 1.
+    pub denom: u64,
+}
+
+impl Fraction {
+    /// `numer/denom` in lowest terms; None for a zero denominator or one that does not
+    /// fit the fields.
+    pub fn new(numer: i128, denom: i128) -> Option<Fraction> {
+        if denom == 0 {
+            return None;
+        }
+        let g = gcd(numer, denom);
+        let sign = if denom < 0 { -1 } else { 1 };
+        Some(Fraction {
+            numer: i64::try_from(sign * numer / g).ok()?,
+            denom: u64::try_from(sign * denom / g).ok()?,
+        })
+    }
+
+    /// `N` where this is exactly 1/N: "1 in N" then needs no rounding.
+    pub fn unit_denominator(self) -> Option<u64> {
+        (self.numer == 1).then_some(self.denom)
+    }
+
+    fn parts(self) -> (i128, i128) {
+        (i128::from(self.numer), i128::from(self.denom))
+    }
+
+    /// `self + other`; None past i128. A true distribution's denominators all divide
+    /// the product of its dice's faces, so its sums stay small.
+    fn checked_add(self, other: Fraction) -> Option<Fraction> {
+        let ((a, b), (c, d)) = (self.parts(), other.parts());
+        let g = gcd(b, d);
+        let den = (b / g).checked_mul(d)?;
+        let num = a.checked_mul(d / g)?.checked_add(c.checked_mul(b / g)?)?;
+        Fraction::new(num, den)
+    }
+}
+
+/// `n/d`, always with the slash (`0/1`, `1/1`, `21/2`), so that a reader of a table
+/// splits every cell the same way.
+impl std::fmt::Display for Fraction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.numer, self.denom)
+    }
+}
+
+/// As the tables write it (`"27/216"` reduced: `"1/8"`), not as two numbers.
+impl Serialize for Fraction {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    // gcd(0, 0) would be 0: 1 keeps the divisions defined.
+    i128::try_from(a.max(1)).unwrap_or(1)
+}
+
+/// The fractions of a whole distribution (`p` over every value of one metric, in
+/// order), or None. One value near a fraction proves nothing: about 3% of arbitrary
+/// floats in the middle of [0, 1] lie within [`fraction`]'s tolerance of some fraction
+/// over at most a million (measured on uniform samples). So every value must be a
+/// fraction within [`MAX_DENOMINATOR`] and together they must add up to exactly 1, which
+/// chance near-misses never do. Values are clamped into [0, 1] first: a sum of floats
+/// may end at `1.0000000000000002`. A value above zero is never `0/1`, however small
+/// (`fraction` takes anything below 1e-16 for zero): a rare outcome is not impossible.
+pub fn exact_fractions(p: &[f64]) -> Option<Vec<Fraction>> {
+    let mut out = Vec::with_capacity(p.len());
+    let mut sum = Fraction { numer: 0, denom: 1 };
+    for &x in p {
+        let x = x.clamp(0.0, 1.0);
+        let (n, d) = fraction(x, MAX_DENOMINATOR).filter(|&(n, _)| n > 0 || x == 0.0)?;
+        let f = Fraction::new(i128::from(n), i128::from(d))?;
+        sum = sum.checked_add(f)?;
+        out.push(f);
+    }
+    (sum == Fraction { numer: 1, denom: 1 }).then_some(out)
+}
+
+/// The mean of a numeric metric whose value `v` is `v + offset`, summed exactly from the
+/// values' fractions. Not [`fraction`] of the float mean: that mean's rounding grows
+/// with its size (one ulp of 60 is 7e-15), while `fraction` allows 1e-13 of the part
+/// after the point, down to 1e-16. None past [`MAX_DENOMINATOR`].
+pub fn mean_fraction(fractions: &[Fraction], offset: i64) -> Option<Fraction> {
+    let mut sum = Fraction { numer: 0, denom: 1 };
+    for (v, f) in fractions.iter().enumerate() {
+        let value = i128::try_from(v).ok()? + i128::from(offset);
+        let (n, d) = f.parts();
+        sum = sum.checked_add(Fraction::new(n.checked_mul(value)?, d)?)?;
+    }
+    (sum.denom <= MAX_DENOMINATOR).then_some(sum)
+}
+
 /// Metrics with more values than this lose their zero tail like numeric ones.
 pub const LONG_METRIC: usize = 25;
 
@@ -183,6 +299,9 @@ pub fn summarize(
         .map(|m| {
             let counts = m.project_counts(&hist.counts);
             let exact = c.exact.as_ref().map(|e| m.project_f64(e));
+            // From the probabilities as computed: the rows' are rounded to 13 digits,
+            // too few to tell 227/1296 from a fraction over a million.
+            let fractions = exact.as_deref().and_then(exact_fractions);
             let mut rows: Vec<ValueRow> = counts
                 .iter()
                 .enumerate()
@@ -196,6 +315,7 @@ pub fn summarize(
                         ci_low: lo,
                         ci_high: hi,
                         exact: ex,
+                        exact_fraction: fractions.as_ref().and_then(|f| f.get(v).copied()),
                         z: ex.map(|p| z_proportion(k, n, p.clamp(0.0, 1.0))),
                     }
                 })
@@ -233,6 +353,10 @@ pub fn summarize(
             } else {
                 (None, None, None, None)
             };
+            let exact_mean_fraction = fractions
+                .as_deref()
+                .filter(|_| m.numeric)
+                .and_then(|f| mean_fraction(f, m.offset));
             MetricResult {
                 name: m.name.clone(),
                 description: m.description.clone(),
@@ -241,6 +365,7 @@ pub fn summarize(
                 mean,
                 mean_ci: mean_ci_v,
                 exact_mean,
+                exact_mean_fraction,
                 mean_z,
                 max_abs_z,
                 chart: m.chart,
@@ -252,6 +377,17 @@ pub fn summarize(
     let k: u64 = h.values.iter().map(|&v| counts[v]).sum();
     let (lo, hi) = wilson(k, n, z);
     let exact = c.headline_exact().map(tidy_probability);
+    let exact_fraction = c
+        .exact
+        .as_ref()
+        .and_then(|e| exact_fractions(&c.metrics[h.metric].project_f64(e)))
+        .and_then(|f| {
+            h.values
+                .iter()
+                .try_fold(Fraction { numer: 0, denom: 1 }, |sum, &v| {
+                    sum.checked_add(*f.get(v)?)
+                })
+        });
     ScenarioResult {
         config: config.into(),
         system: system.into(),
@@ -267,6 +403,7 @@ pub fn summarize(
             ci_low: lo,
             ci_high: hi,
             exact,
+            exact_fraction,
         },
         capped_mass: c.capped_mass,
         capped_note: c
@@ -472,7 +609,72 @@ pub fn widest_half_width(c: &Compiled, hist: &Histogram) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::fraction;
+    use super::{exact_fractions, fraction, mean_fraction, Fraction};
+
+    /// The sum of three d6 by enumeration, as floats: ways / 216 for 3..=18.
+    fn three_d6() -> Vec<f64> {
+        let mut ways = [0u32; 16];
+        for a in 1..=6 {
+            for b in 1..=6 {
+                for c in 1..=6 {
+                    ways[a + b + c - 3] += 1;
+                }
+            }
+        }
+        ways.iter().map(|&w| f64::from(w) / 216.0).collect()
+    }
+
+    #[test]
+    fn a_whole_distribution_and_its_mean_as_fractions() {
+        let f = exact_fractions(&three_d6()).expect("3d6 is fractions over 216");
+        let shown: Vec<String> = f.iter().map(|x| x.to_string()).collect();
+        // 1, 3, 6, 10, 15, 21, 25, 27 ways of 216, reduced.
+        assert_eq!(
+            shown[..8],
+            ["1/216", "1/72", "1/36", "5/108", "5/72", "7/72", "25/216", "1/8"]
+        );
+        assert_eq!(shown[7], shown[8], "P(10) = P(11) = 27/216");
+        // Values 3..=18: the offset 3.
+        assert_eq!(mean_fraction(&f, 3).unwrap().to_string(), "21/2");
+        // 2d6 - 7 (values -5..=5) has mean 0; d6 - 4 (values -3..=2) has mean -1/2.
+        let two_d6: Vec<f64> = (2..=12)
+            .map(|s: i32| f64::from(6 - (s - 7).abs()) / 36.0)
+            .collect();
+        let f = exact_fractions(&two_d6).unwrap();
+        assert_eq!(mean_fraction(&f, -5), Some(Fraction { numer: 0, denom: 1 }));
+        let f = exact_fractions(&[1.0 / 6.0; 6]).unwrap();
+        assert_eq!(mean_fraction(&f, -3).unwrap().to_string(), "-1/2");
+    }
+
+    #[test]
+    fn a_near_miss_is_no_fraction() {
+        // One value nudged by 1e-9: the others stay fractions, the sum is no longer 1.
+        let mut p = three_d6();
+        p[5] += 1e-9;
+        p[6] -= 1e-9;
+        assert_eq!(exact_fractions(&p), None);
+        // pi/4 and its complement lie within the tolerance of no fraction over 2e6.
+        let q = std::f64::consts::PI / 4.0;
+        assert_eq!(exact_fractions(&[q, 1.0 - q]), None);
+        // Mass missing (a truncated tail): fractions that add up to less than 1.
+        assert_eq!(exact_fractions(&[0.5, 0.25]), None);
+        // A rare outcome is not impossible: 2^-60 is within the tolerance of 0/1.
+        let tiny = 2f64.powi(-60);
+        assert_eq!(exact_fractions(&[1.0 - tiny, tiny]), None);
+        // Float noise above 1 is clamped: a certain outcome is 1/1.
+        let f = exact_fractions(&[1.0 + 2e-16, 0.0]).unwrap();
+        assert_eq!(
+            (f[0].to_string(), f[1].to_string()),
+            ("1/1".into(), "0/1".into())
+        );
+    }
+
+    #[test]
+    fn fractions_are_reduced_with_the_sign_on_top() {
+        assert_eq!(Fraction::new(27, 216).unwrap().to_string(), "1/8");
+        assert_eq!(Fraction::new(3, -6).unwrap().to_string(), "-1/2");
+        assert_eq!(Fraction::new(1, 0), None);
+    }
 
     #[test]
     fn fractions_of_dice_probabilities_and_nothing_else() {

@@ -139,8 +139,12 @@ fn with_fraction(shown: String, f: Option<rollsim_core::results::Fraction>) -> S
 fn table(c: &Compiled, r: &ScenarioResult, mc: bool) -> String {
     let mut s = format!("{}\n\n", c.description);
     let exact = c.exact.is_some();
+    // The roll's own value needs no heading; several results (a record, a `--vs`)
+    // each get theirs.
+    let named =
+        r.metrics.len() > 1 && r.metrics[0].name != "value" && r.metrics[0].name != "margin";
     for (i, m) in r.metrics.iter().enumerate() {
-        if i > 0 {
+        if i > 0 || named {
             let _ = write!(s, "\n**{}**: {}\n\n", m.name, m.description);
         }
         s.push_str(&metric_table(m, exact, mc));

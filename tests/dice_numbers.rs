@@ -219,3 +219,25 @@ fn a_rolled_face_cannot_reroll_for_ever() {
     });
     same(&compile("let t = d6 in d6 reroll < t", None), &want);
 }
+
+#[test]
+fn a_pool_variable_bound_with_a_keep_holds_the_kept_dice() {
+    // `let p = 4d6 keep highest 3 in ...`: p is the three kept dice (it read all four
+    // before issue #26's review).
+    let want = brute(4, &D6, |r| sorted(r)[1..].iter().sum());
+    let c = compile("let p = 4d6 keep highest 3 in p", None);
+    same(&c, &want);
+    // Read two ways, and kept again from the kept dice: the second lowest of four.
+    let want = brute(4, &D6, |r| {
+        let s = sorted(r);
+        s[1..].iter().sum::<i64>() + s[1..].iter().filter(|&&x| x == 6).count() as i64
+    });
+    same(
+        &compile("let p = 4d6 keep highest 3 in p + p count 6", None),
+        &want,
+    );
+    let want = brute(4, &D6, |r| sorted(r)[1]);
+    let c = compile("let p = 4d6 keep highest 3 in p keep lowest 1", None);
+    same(&c, &want);
+    assert_agrees(&c, &["value"], 200_000, 269);
+}

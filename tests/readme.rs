@@ -278,6 +278,28 @@ const QUOTES: &[(&str, &[&str], &str, Quote, &str)] = &[
         Quote::Mean("advantages"),
         "0.4167",
     ),
+    // dice: the Gloomhaven modifier deck
+    (
+        "dice-examples.toml",
+        &[],
+        "gloomhaven-attack",
+        Quote::Mean("value"),
+        "3",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "gloomhaven-advantage",
+        Quote::Mean("value"),
+        "3.7684",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "gloomhaven-advantage",
+        Quote::Percent("value", "6"),
+        "10",
+    ),
     // dozen: reactions, a push off a bridge, green dice
     (
         "dozen.toml",

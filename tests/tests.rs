@@ -9,6 +9,7 @@ mod charts;
 mod cli;
 mod descent_rules;
 mod determinism;
+mod dice_decks;
 mod dice_lang;
 mod dice_numbers;
 mod dice_records;

@@ -623,7 +623,8 @@ fn over_pool(
         if result.is_err() {
             return;
         }
-        env.push(0, dice.to_vec());
+        // A variable bound with a keep holds the kept dice.
+        env.push(0, spec.keep_of(dice).to_vec());
         result = inner.within(p, |inner| body(env, inner, p));
         env.pop();
     })?;
@@ -1150,6 +1151,9 @@ fn multisets(
     notes: &mut Notes,
     visit: &mut dyn FnMut(&[i64], f64),
 ) -> Result<(), TooBig> {
+    if let Some((deck, k)) = spec.deck() {
+        return hands(deck, k, notes, visit);
+    }
     // Per group: its values and their probabilities.
     let groups: Vec<(u32, Vec<(i64, f64)>)> = dice_of(spec, notes)?
         .into_iter()
@@ -1227,8 +1231,115 @@ fn multisets(
     Ok(())
 }
 
+/// Every hand a deck deals (sorted card values) with its probability: how many cards of
+/// each value are dealt, by the multivariate hypergeometric law (the product of
+/// C(copies, dealt) over C(cards, hand)), never by going through orders.
+fn hands(
+    deck: &DieSpec,
+    k: u32,
+    notes: &mut Notes,
+    visit: &mut dyn FnMut(&[i64], f64),
+) -> Result<(), TooBig> {
+    let mut kinds: Vec<(i64, u32)> = Vec::new();
+    let mut cards = deck.faces.clone();
+    cards.sort_unstable();
+    for c in cards {
+        match kinds.last_mut() {
+            Some((v, n)) if *v == c => *n += 1,
+            _ => kinds.push((c, 1)),
+        }
+    }
+    // C(n, r) as a float: an exact integer below 2^53 (every deck of a game), and at
+    // most C(1000, 100) ~ 10^140 otherwise; a hand's weight is one product of them over
+    // C(cards, hand), divided once.
+    let choose = |n: u32, r: u32| -> f64 {
+        let r = r.min(n - r);
+        (0..r).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+    };
+    let total: u32 = kinds.iter().map(|(_, n)| n).sum();
+    let all = choose(total, k);
+    // Hands still possible from kind `i` on: the cards left must cover what is left.
+    let mut left = vec![0u32; kinds.len() + 1];
+    for i in (0..kinds.len()).rev() {
+        left[i] = left[i + 1] + kinds[i].1;
+    }
+    let mut count = 0u64;
+    #[allow(clippy::too_many_arguments)]
+    fn walk(
+        kinds: &[(i64, u32)],
+        left: &[u32],
+        i: usize,
+        need: u32,
+        weight: f64,
+        hand: &mut Vec<i64>,
+        count: &mut u64,
+        visit: &mut dyn FnMut(&[i64], f64),
+        choose: &dyn Fn(u32, u32) -> f64,
+        all: f64,
+    ) -> bool {
+        if need == 0 {
+            *count += 1;
+            if *count > MAX_OUTCOMES {
+                return false;
+            }
+            visit(hand, weight / all);
+            return true;
+        }
+        if i == kinds.len() || left[i] < need {
+            return true;
+        }
+        let (v, n) = kinds[i];
+        for take in (0..=n.min(need)).rev() {
+            if left[i + 1] < need - take {
+                break;
+            }
+            let start = hand.len();
+            hand.extend(std::iter::repeat_n(v, take as usize));
+            let ok = walk(
+                kinds,
+                left,
+                i + 1,
+                need - take,
+                weight * choose(n, take),
+                hand,
+                count,
+                visit,
+                choose,
+                all,
+            );
+            hand.truncate(start);
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+    let mut hand = Vec::with_capacity(k as usize);
+    let done = walk(
+        &kinds, &left, 0, k, 1.0, &mut hand, &mut count, visit, &choose, all,
+    );
+    notes.spend(
+        count.saturating_mul(NODE_COST),
+        "a deck dealing too many hands",
+    )?;
+    if !done {
+        return Err(TooBig(format!(
+            "a deck dealing more than {MAX_OUTCOMES} different hands"
+        )));
+    }
+    Ok(())
+}
+
 /// A pool read by its aggregate.
 fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
+    if let Some((deck, k)) = p.deck() {
+        let mut m: Map<i64, f64> = Map::default();
+        hands(deck, k, notes, &mut |hand, q| {
+            let v = super::program::read_sorted(hand, p.keep, p.agg, deck.lo(), deck.hi());
+            *m.entry(v).or_default() += q;
+        })?;
+        return Ok(Dist::from_map(&m));
+    }
     let dies = dice_of(p, notes)?;
     let total: u32 = dies.iter().map(|(n, _)| n).sum();
     if total == 0 {

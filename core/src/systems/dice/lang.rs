@@ -11,10 +11,11 @@
 //! unary    := "-" unary | pool
 //! pool     := atom modifier* aggregate?     on a `let` pool variable: keep/drop, aggregate
 //! atom     := INT | NAME | "(" expr ")" | dice | "[" dice ("," dice)* "]" | record
+//!           | "deck" "{" face ("," face)* "}" "draw" number      cards without replacement
 //! record   := "{" NAME "=" expr ("," NAME "=" expr)* "}"   the result only, after `let`s
 //! dice     := (INT | "(" expr ")")? "d" (INT | "F" | "%" | "{" face ("," face)* "}"
 //!                                       | "(" expr ")")      d(EXPR): sides from a value
-//! face     := INT | NAME ("=" INT)?          a named face counts its value: default 1,
+//! face     := (INT | NAME ("=" INT)?) ("*" INT)?   a named face counts its value: default 1,
 //!                                            0 for blank, miss, none and empty
 //!           | NAME ("+" NAME)+               several symbols on one face
 //! modifier := "explode" cond? | "again" cond? | "reroll" cond ("once" | "always")?
@@ -180,6 +181,9 @@ pub struct Die {
 pub struct Group {
     pub count: Expr,
     pub die: Die,
+    /// A deck: `count` cards dealt from `die`'s faces (one card each) without
+    /// replacement, not dice.
+    pub deck: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -299,7 +303,7 @@ pub const NOTHING: &[&str] = &["blank", "miss", "none", "empty"];
 pub const KEYWORDS: &[&str] = &[
     "let", "in", "if", "then", "else", "explode", "again", "reroll", "once", "always", "keep",
     "drop", "highest", "lowest", "sum", "count", "maxset", "max", "min", "pairs", "beats", "ties",
-    "cancel", "depth", "and", "or", "not", "repeat", "until", "do", "limit",
+    "cancel", "depth", "and", "or", "not", "repeat", "until", "do", "limit", "deck", "draw",
 ];
 
 #[derive(Clone, Debug, PartialEq)]
@@ -789,8 +793,23 @@ impl Parser {
                     if let [(_, c)] = written.as_mut_slice() {
                         *c = v.max(0) as u32;
                     }
-                    faces.push(if neg { -v } else { v });
-                    names.push(written);
+                    // `face * N`: N copies (a deck's cards, a die's repeated faces).
+                    let copies = if self.is_sym("*") {
+                        self.next();
+                        match self.next() {
+                            (Tok::Int(n), _) if (1..=1_000).contains(&n) => n as usize,
+                            _ => {
+                                self.at -= 1;
+                                return Err(self.unexpected("how many copies, 1 to 1,000"));
+                            }
+                        }
+                    } else {
+                        1
+                    };
+                    for _ in 0..copies {
+                        faces.push(if neg { -v } else { v });
+                        names.push(written.clone());
+                    }
                     if faces.len() > 1_000 {
                         return Err(self.unexpected("at most 1,000 faces"));
                     }
@@ -836,6 +855,27 @@ impl Parser {
                 return Ok(Lead::Group(Group {
                     count: Expr::Num(1),
                     die,
+                    deck: false,
+                }));
+            }
+            Tok::Word(w) if w == "deck" => {
+                // `deck{faces} draw N`: N cards dealt from the deck.
+                self.next();
+                if !self.is_sym("{") {
+                    return Err(
+                        self.unexpected("the deck's cards, e.g. `deck{0*6, 1*5, -1*5, 2, -2}`")
+                    );
+                }
+                let mut die = self.die("d")?;
+                die.text = "deck".into();
+                self.expect_word("draw")?;
+                let Some(count) = self.number(depth)? else {
+                    return Err(self.unexpected("how many cards are drawn, e.g. `draw 2`"));
+                };
+                return Ok(Lead::Group(Group {
+                    count,
+                    die,
+                    deck: true,
                 }));
             }
             Tok::Int(n) => {
@@ -856,7 +896,11 @@ impl Parser {
             Tok::Dice(d) => {
                 self.next();
                 let die = self.die(&d)?;
-                Ok(Lead::Group(Group { count, die }))
+                Ok(Lead::Group(Group {
+                    count,
+                    die,
+                    deck: false,
+                }))
             }
             _ if paren => Ok(Lead::Paren(count, start)),
             _ => {

@@ -33,6 +33,8 @@ pub struct DieSpec {
     pub reject: u64,
     /// Several faces from one exactly uniform word, for plain dice (two faces or more).
     pub words: Option<crate::dice::Faces>,
+    /// A deck: its faces are its cards, dealt without replacement.
+    pub deck: bool,
 }
 
 impl DieSpec {
@@ -48,6 +50,7 @@ impl DieSpec {
             reject: (faces_len(&faces)).wrapping_neg() % faces_len(&faces),
             words: (faces.len() >= 2).then(|| crate::dice::Faces::new(faces.len() as u32)),
             faces,
+            deck: false,
         }
     }
 
@@ -299,7 +302,57 @@ impl Tables {
     }
 }
 
+/// One index of `0..n`, exactly uniform (Lemire's multiply and reject).
+#[inline]
+fn below(n: u64, rng: &mut Rng) -> usize {
+    let reject = n.wrapping_neg() % n;
+    loop {
+        let m = rng.next_u64() as u128 * n as u128;
+        if (m as u64) >= reject {
+            return (m >> 64) as usize;
+        }
+    }
+}
+
+/// Deal `k` cards of `deck` into `out` (unsorted): Floyd's sampling of `k` distinct
+/// places of the shuffled deck, each set of places equally likely, one draw per card.
+fn deal(deck: &DieSpec, k: usize, rng: &mut Rng, out: &mut [i64]) {
+    let n = deck.faces.len();
+    let mut taken = [0usize; BUF];
+    for (m, j) in (n - k..n).enumerate() {
+        let t = below(j as u64 + 1, rng);
+        let pick = if taken[..m].contains(&t) { j } else { t };
+        taken[m] = pick;
+        out[m] = deck.faces[pick];
+    }
+}
+
 impl PoolSpec {
+    /// How many dice the pool keeps (all it rolls, without a keep).
+    pub fn kept(&self) -> usize {
+        self.keep.map_or(
+            self.groups.iter().map(|(n, _)| *n as usize).sum(),
+            |(_, k)| k as usize,
+        )
+    }
+
+    /// The kept dice of `sorted` (every die the pool rolled, low to high).
+    pub fn keep_of<'d>(&self, sorted: &'d [i64]) -> &'d [i64] {
+        match self.keep {
+            None => sorted,
+            Some((End::Lowest, k)) => &sorted[..k as usize],
+            Some((End::Highest, k)) => &sorted[sorted.len() - k as usize..],
+        }
+    }
+
+    /// The deck and how many cards are dealt, when the pool is a deck.
+    pub fn deck(&self) -> Option<(&DieSpec, u32)> {
+        match self.groups.as_slice() {
+            [(k, d)] if d.deck => Some((d, *k)),
+            _ => None,
+        }
+    }
+
     /// The spec with Monte Carlo tables, when its dice are one kind of plain die
     /// (no explosion, reroll or `again`) and the values fit.
     pub fn tabled(mut self) -> PoolSpec {
@@ -308,7 +361,13 @@ impl PoolSpec {
             return self;
         };
         let (n, s) = (*n, d.faces.len() as u64);
-        if n == 0 || s < 2 || d.explode.is_some() || d.reroll.is_some() || self.again.is_some() {
+        if n == 0
+            || s < 2
+            || d.deck
+            || d.explode.is_some()
+            || d.reroll.is_some()
+            || self.again.is_some()
+        {
             return self;
         }
         let mut k = 1u32;
@@ -525,10 +584,12 @@ fn bind_pool(spec: PoolSpec, offset: usize, body: Node, i: usize) -> Node {
     match seen.as_slice() {
         // Read one way only: a number variable, its distribution computed once (no
         // need to go through every roll of the pool).
-        [(keep, agg)] if !rolled => Node::Let(
+        // (A variable bound with a keep holds the kept dice: a read that keeps again
+        // is not one keep of the pool.)
+        [(keep, agg)] if !rolled && (keep.is_none() || spec.keep.is_none()) => Node::Let(
             Box::new(Node::Pool(Box::new(
                 PoolSpec {
-                    keep: *keep,
+                    keep: keep.or(spec.keep),
                     agg: *agg,
                     ..spec
                 }
@@ -931,6 +992,19 @@ pub fn spec_of(
     let mut symbolic: Vec<bool> = Vec::new();
     for g in groups {
         let c = take();
+        // A deck deals at most its cards.
+        let most = if g.deck {
+            MAX_DICE.min(g.die.faces.len() as i64)
+        } else {
+            MAX_DICE
+        };
+        if g.deck && c.fixed && !(0..=most).contains(&c.v) {
+            return Err(err(format!(
+                "draw {}: a deck of {} cards deals 0 to {most}",
+                c.v,
+                g.die.faces.len()
+            )));
+        }
         let n = if c.fixed {
             if !(0..=MAX_DICE).contains(&c.v) {
                 return Err(err(format!(
@@ -940,7 +1014,7 @@ pub fn spec_of(
             }
             c.v
         } else {
-            c.v.clamp(0, MAX_DICE)
+            c.v.clamp(0, most)
         };
         let faces = match &g.die.sides {
             None => g.die.faces.clone(),
@@ -989,7 +1063,20 @@ pub fn spec_of(
             }
         };
         total += n;
-        specs.push((n as u32, DieSpec::new(faces)));
+        let mut spec = DieSpec::new(faces);
+        spec.deck = g.deck;
+        specs.push((n as u32, spec));
+    }
+    if groups.iter().any(|g| g.deck) {
+        if groups.len() > 1 {
+            return Err(err("a deck is a pool of its own: deal it apart from dice, e.g. `let h = deck{...} draw 5 in ...`".into()));
+        }
+        if mods
+            .iter()
+            .any(|m| !matches!(m, ModOf::Keep(..) | ModOf::Drop(..)))
+        {
+            return Err(err("a deck's cards are dealt, not rolled: `keep` and `drop` apply, `explode`, `again` and `reroll` do not".into()));
+        }
     }
     if symbolic.contains(&true) && symbolic.contains(&false) {
         return Err(err(
@@ -1382,7 +1469,7 @@ impl Ctx<'_> {
                         ),
                     });
                 };
-                let total: u32 = spec.groups.iter().map(|(n, _)| n).sum();
+                let total = spec.kept() as u32;
                 // The read's numbers: the keep's count and the count's face, each folded
                 // or rolled at the read.
                 let mut rolled = ReadParams::default();
@@ -1498,6 +1585,14 @@ impl Ctx<'_> {
                         });
                     };
                     let s = self.pool_spec(groups, mods, &None, *col)?;
+                    if s.deck().is_some() {
+                        return Err(CompileError {
+                            col: *col,
+                            message:
+                                "`pairs`, `beats` and `cancel` set dice against dice, not a deck"
+                                    .into(),
+                        });
+                    }
                     if s.again.is_some() {
                         return Err(CompileError {
                             col: *col,
@@ -1671,7 +1766,7 @@ impl Ctx<'_> {
         agg: Agg,
         rolled: Option<Box<ReadParams>>,
     ) -> Node {
-        let len = spec.groups.iter().map(|(n, _)| *n as usize).sum();
+        let len = spec.kept();
         let lo = spec.groups.iter().map(|(_, d)| d.lo()).min().unwrap_or(0);
         let hi = spec.groups.iter().map(|(_, d)| d.hi()).max().unwrap_or(0);
         Node::PoolVar(Box::new(PoolRead {
@@ -1912,6 +2007,34 @@ pub fn sample_plain(n: &Node, rng: &mut Rng) -> i64 {
 
 /// Roll a pool variable's dice into the scratch at `offset`, sorted.
 fn roll_pool_var(spec: &PoolSpec, offset: usize, rng: &mut Rng, s: &mut Scratch) {
+    if spec.keep.is_some() {
+        // Bound with a keep: the variable holds the kept dice only.
+        let mut buf = [0i64; BUF];
+        let n: usize = spec.groups.iter().map(|(n, _)| *n as usize).sum();
+        let all = &mut buf[..n];
+        match spec.deck() {
+            Some((deck, k)) => deal(deck, k as usize, rng, all),
+            None => {
+                let mut k = 0;
+                for (n, d) in &spec.groups {
+                    for _ in 0..*n {
+                        all[k] = d.roll(rng);
+                        k += 1;
+                    }
+                }
+            }
+        }
+        all.sort_unstable();
+        let kept = spec.keep_of(all);
+        s.dice[offset..offset + kept.len()].copy_from_slice(kept);
+        return;
+    }
+    if let Some((deck, k)) = spec.deck() {
+        let cards = &mut s.dice[offset..offset + k as usize];
+        deal(deck, k as usize, rng, cards);
+        cards.sort_unstable();
+        return;
+    }
     let mut k = offset;
     for (n, d) in &spec.groups {
         for _ in 0..*n {
@@ -2023,6 +2146,13 @@ pub fn versus(kind: Versus, a: &[i64], b: &[i64], ties: bool) -> i64 {
 fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
     if let Some(t) = &p.table {
         return t.sample(rng);
+    }
+    if let Some((deck, k)) = p.deck() {
+        let mut buf = [0i64; BUF];
+        let cards = &mut buf[..k as usize];
+        deal(deck, k as usize, rng, cards);
+        cards.sort_unstable();
+        return read_sorted(cards, p.keep, p.agg, deck.lo(), deck.hi());
     }
     if let Some(c) = p.again {
         // Each die, and each die it adds, read as it lands.
@@ -2225,7 +2355,7 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
                 })
             };
             match &r.rolled {
-                None => read(r.keep, r.agg),
+                None => read(r.keep.or(r.spec.keep), r.agg),
                 // Any keep from no dice to all of them.
                 Some(_) => {
                     let (a, b) = (read(None, r.agg), read(Some((End::Highest, 0)), r.agg));
@@ -2239,6 +2369,26 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
 
 /// The smallest and largest value a pool can read.
 fn pool_bounds(p: &PoolSpec) -> (i64, i64) {
+    if let Some((deck, k)) = p.deck() {
+        let n = p.keep.map_or(k, |(_, j)| j) as i64;
+        return match p.agg {
+            Agg::Count(_) | Agg::MaxSet => (0, n),
+            Agg::Tally(t) => (0, n * (t / 16 - 1)),
+            Agg::Highest | Agg::Lowest if n == 0 => (0, 0),
+            Agg::Highest | Agg::Lowest => (deck.lo(), deck.hi()),
+            // The kept cards' sum lies between the sums of the deck's n lowest and n
+            // highest cards.
+            Agg::Sum => {
+                let mut cards = deck.faces.clone();
+                cards.sort_unstable();
+                let n = n as usize;
+                (
+                    cards[..n].iter().sum(),
+                    cards[cards.len() - n..].iter().sum(),
+                )
+            }
+        };
+    }
     // One die: its faces, an explosion chain of up to `depth` more rolls.
     let die = |d: &DieSpec| {
         let (lo, hi) = (d.lo(), d.hi());

@@ -300,6 +300,28 @@ const QUOTES: &[(&str, &[&str], &str, Quote, &str)] = &[
         Quote::Percent("value", "6"),
         "10",
     ),
+    // dice: Infinity's face to face
+    (
+        "dice-examples.toml",
+        &[],
+        "infinity-face-to-face",
+        Quote::Mean("active_hits"),
+        "1.365",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "infinity-face-to-face",
+        Quote::Percent("active_hits", "0"),
+        "23.79",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "infinity-face-to-face",
+        Quote::Percent("reactive_hits", "1"),
+        "18",
+    ),
     // dozen: reactions, a push off a bridge, green dice
     (
         "dozen.toml",

@@ -10,6 +10,7 @@ mod cli;
 mod descent_rules;
 mod determinism;
 mod dice_decks;
+mod dice_face;
 mod dice_lang;
 mod dice_numbers;
 mod dice_records;

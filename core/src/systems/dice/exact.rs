@@ -9,7 +9,7 @@
 //! `let` variable is enumerated: the body is evaluated once per value it can take.
 
 use super::lang::{Agg, Cond, End};
-use super::program::{DieSpec, Node, PoolSpec, Repeat, Template};
+use super::program::{DieSpec, Meeting, Node, PoolSpec, Repeat, Side, Template};
 use crate::cancel::Cancel;
 use std::collections::{BTreeMap, HashMap};
 
@@ -542,6 +542,7 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             _ => versus_by_enumeration(*kind, a, b, *ties, notes)?,
         },
         Node::Versus(kind, a, b, ties) => versus_by_enumeration(*kind, a, b, *ties, notes)?,
+        Node::Meeting(m) => meeting(m, env, notes)?,
         Node::Repeat(r) => repeat(r, env, notes)?,
         Node::Counted(c, pools) => {
             let d = eval(c, env, notes)?;
@@ -1064,6 +1065,44 @@ fn face_by_face(
         *m.entry(w as i64).or_default() += p;
     }
     Ok(Dist::from_map(&m))
+}
+
+/// Two sides die by die in full: a pool variable's dice as they are in scope, a pool's
+/// every multiset (its kept dice), each pair of outcomes read.
+fn meeting(m: &Meeting, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
+    let outcomes =
+        |side: &Side, env: &Env, notes: &mut Notes| -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
+            match side {
+                Side::Var { i, .. } => Ok(vec![(env.dice[*i].clone(), 1.0)]),
+                Side::Pool(spec) => {
+                    let mut out = Vec::new();
+                    multisets(spec, notes, &mut |dice, p| {
+                        out.push((spec.keep_of(dice).to_vec(), p))
+                    })?;
+                    Ok(out)
+                }
+            }
+        };
+    let xs = outcomes(&m.sides[0], env, notes)?;
+    let ys = outcomes(&m.sides[1], env, notes)?;
+    if (xs.len() as u64) * (ys.len() as u64) > MAX_OUTCOMES {
+        return Err(TooBig(format!(
+            "{} x {} outcomes of two pools set against each other",
+            xs.len(),
+            ys.len()
+        )));
+    }
+    notes.spend(
+        (xs.len() as u64 * ys.len() as u64).saturating_mul(NODE_COST),
+        "two pools set against each other with too many outcomes",
+    )?;
+    let mut out: Map<i64, f64> = Map::default();
+    for (x, p) in &xs {
+        for (y, q) in &ys {
+            *out.entry(m.value(x, y)).or_default() += p * q;
+        }
+    }
+    Ok(Dist::from_map(&out))
 }
 
 /// Every multiset of one pool against every multiset of the other (keep, or mixed

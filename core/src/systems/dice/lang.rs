@@ -23,7 +23,9 @@
 //! number   := INT | NAME | "(" expr ")"       any value known before the pool is rolled
 //! aggregate:= "sum" | "count" cond | "count" NAME | "highest" | "lowest" | "maxset"
 //!                                   `count NAME`: a symbol of named faces, by name
-//! versus   := ("pairs" | "beats") "(" dice "," dice ("," "ties")? ")"
+//! versus   := ("pairs" | "beats" | "cancel") "(" side "," side ("," "ties")? ")" aggregate?
+//! side     := dice | NAME ("only" cond)?      a pool, or a pool variable; only: the dice
+//!                                            that take part (the successes)
 //! cond     := ("<=" | ">=" | "<" | ">" | "==" | "!=")? (INT | "(" expr ")") | CMP NAME
 //!           | "max" | "min"
 //! ```
@@ -216,6 +218,11 @@ pub enum Expr {
         /// Ties go to the first pool.
         ties: bool,
         col: Col,
+        /// Each side's dice that take part (`only <= 13`: the successes); None: all.
+        only: [Option<CondAst>; 2],
+        /// How the first side's dice that are left are read (`cancel(A, B) highest`);
+        /// None: counted.
+        read: Option<AggAst>,
     },
     /// A `let` pool variable read again: `p count 6`, `p keep highest 2`, `p highest`.
     Read {
@@ -304,6 +311,7 @@ pub const KEYWORDS: &[&str] = &[
     "let", "in", "if", "then", "else", "explode", "again", "reroll", "once", "always", "keep",
     "drop", "highest", "lowest", "sum", "count", "maxset", "max", "min", "pairs", "beats", "ties",
     "cancel", "depth", "and", "or", "not", "repeat", "until", "do", "limit", "deck", "draw",
+    "only",
 ];
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1093,33 +1101,7 @@ impl Parser {
             }
             mods.push(m);
         }
-        let agg = if self.is_word("sum") {
-            self.next();
-            Some(AggOf::Sum)
-        } else if self.is_word("count") {
-            self.next();
-            match self.peek().clone() {
-                // `count success`: a symbol of named faces (a bare name; `count >= w`
-                // compares with a value).
-                Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
-                    let col = self.col();
-                    self.next();
-                    Some(AggOf::Tally(Box::new(Expr::Name(w, col))))
-                }
-                _ => Some(AggOf::Count(self.cond(false)?.unwrap_or(CondOf::Max))),
-            }
-        } else if self.is_word("highest") {
-            self.next();
-            Some(AggOf::Highest)
-        } else if self.is_word("lowest") {
-            self.next();
-            Some(AggOf::Lowest)
-        } else if self.is_word("maxset") {
-            self.next();
-            Some(AggOf::MaxSet)
-        } else {
-            None
-        };
+        let agg = self.read_of_dice()?;
         match atom {
             Some(Expr::Name(name, c)) if agg.is_some() || !mods.is_empty() => {
                 if mods.len() > 1 {
@@ -1151,6 +1133,46 @@ impl Parser {
                 col,
             }),
         }
+    }
+
+    /// `only COND` after a side of `pairs`, `beats` or `cancel`: the dice that take part.
+    fn only(&mut self) -> Result<Option<CondAst>, SyntaxError> {
+        if !self.is_word("only") {
+            return Ok(None);
+        }
+        self.next();
+        self.cond(false)
+    }
+
+    /// A read of dice (`sum`, `count ...`, `highest`, `lowest`, `maxset`), if one is written.
+    fn read_of_dice(&mut self) -> Result<Option<AggAst>, SyntaxError> {
+        Ok(if self.is_word("sum") {
+            self.next();
+            Some(AggOf::Sum)
+        } else if self.is_word("count") {
+            self.next();
+            match self.peek().clone() {
+                // `count success`: a symbol of named faces (a bare name; `count >= w`
+                // compares with a value).
+                Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
+                    let col = self.col();
+                    self.next();
+                    Some(AggOf::Tally(Box::new(Expr::Name(w, col))))
+                }
+                _ => Some(AggOf::Count(self.cond(false)?.unwrap_or(CondOf::Max))),
+            }
+        } else if self.is_word("highest") {
+            self.next();
+            Some(AggOf::Highest)
+        } else if self.is_word("lowest") {
+            self.next();
+            Some(AggOf::Lowest)
+        } else if self.is_word("maxset") {
+            self.next();
+            Some(AggOf::MaxSet)
+        } else {
+            None
+        })
     }
 
     /// `{ NAME = EXPR, ... }`: named results.
@@ -1208,8 +1230,10 @@ impl Parser {
             self.next();
             self.expect_sym("(")?;
             let a = self.pool(depth + 1)?;
+            let only_a = self.only()?;
             self.expect_sym(",")?;
             let b = self.pool(depth + 1)?;
+            let only_b = self.only()?;
             let ties = if self.is_sym(",") && kind != Versus::Cancel {
                 self.next();
                 self.expect_word("ties")?;
@@ -1219,19 +1243,23 @@ impl Parser {
             };
             self.expect_sym(")")?;
             for e in [&a, &b] {
-                if !matches!(e, Expr::Pool { agg: None, .. }) {
+                if !matches!(e, Expr::Pool { agg: None, .. } | Expr::Name(..)) {
                     return Err(SyntaxError {
                         col,
-                        message: "`pairs`, `beats` and `cancel` set two pools of dice against each other, e.g. pairs(3d6, 2d6)".into(),
+                        message: "`pairs`, `beats` and `cancel` set two pools of dice (or pool variables) against each other, e.g. pairs(3d6, 2d6)".into(),
                     });
                 }
             }
+            // The first side's dice left, read: `cancel(A, B) highest`.
+            let read = self.read_of_dice()?;
             return Ok(Expr::Versus {
                 kind,
                 a: Box::new(a),
                 b: Box::new(b),
                 ties,
                 col,
+                only: [only_a, only_b],
+                read,
             });
         }
         if self.is_sym("{") {

@@ -448,6 +448,8 @@ pub enum Node {
     Pool(Box<PoolSpec>),
     /// Two pools die by die ([`Versus`]); `ties`: ties go to the first.
     Versus(Versus, Box<PoolSpec>, Box<PoolSpec>, bool),
+    /// Two sides die by die with pool variables, `only` or a read: see [`Meeting`].
+    Meeting(Box<Meeting>),
     /// A pool of one kind of die whose count is a value (a state variable, a roll):
     /// the pool compiled for every count from 0 to [`MAX_DICE`], picked by the count
     /// (clamped to that range).
@@ -462,6 +464,78 @@ pub enum Node {
     Emit(Vec<Node>),
     /// Named results, before [`pack`] turns them into one number (never evaluated).
     Record(Vec<Node>),
+}
+
+/// `pairs`, `beats` or `cancel` in full: each side a pool or a pool variable, the dice
+/// of each that take part (`only`), and how the first side's dice left are read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Meeting {
+    pub kind: Versus,
+    pub sides: [Side; 2],
+    pub only: [Option<Cond>; 2],
+    pub ties: bool,
+    /// None: the first side's dice left are counted.
+    pub read: Option<Agg>,
+}
+
+/// One side of a [`Meeting`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Side {
+    Pool(Box<PoolSpec>),
+    /// A pool variable at scope depth `i`, its dice at `offset` of the scratch.
+    Var {
+        i: usize,
+        offset: usize,
+        spec: Box<PoolSpec>,
+    },
+}
+
+impl Side {
+    pub fn spec(&self) -> &PoolSpec {
+        match self {
+            Side::Pool(p) | Side::Var { spec: p, .. } => p,
+        }
+    }
+}
+
+impl Meeting {
+    /// The first side's dice left (ascending) given both sides' dice (ascending, kept):
+    /// each side's `only` applied first.
+    pub fn left(&self, a: &[i64], b: &[i64], out: &mut Vec<i64>) {
+        let only = |dice: &[i64], c: Option<Cond>, p: &PoolSpec, buf: &mut Vec<i64>| {
+            buf.clear();
+            let (lo, hi) = face_span(p);
+            buf.extend(
+                dice.iter()
+                    .copied()
+                    .filter(|&v| c.is_none_or(|c| c.holds(v, lo, hi))),
+            );
+        };
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        only(a, self.only[0], self.sides[0].spec(), &mut x);
+        only(b, self.only[1], self.sides[1].spec(), &mut y);
+        versus_dice(self.kind, &x, &y, self.ties, out);
+    }
+
+    /// The result given both sides' dice.
+    pub fn value(&self, a: &[i64], b: &[i64]) -> i64 {
+        let mut left = Vec::new();
+        self.left(a, b, &mut left);
+        match self.read {
+            None => left.len() as i64,
+            Some(agg) => {
+                let (lo, hi) = face_span(self.sides[0].spec());
+                read_sorted(&left, None, agg, lo, hi)
+            }
+        }
+    }
+}
+
+/// The lowest and highest face of a pool's dice.
+fn face_span(p: &PoolSpec) -> (i64, i64) {
+    let lo = p.groups.iter().map(|(_, d)| d.lo()).min().unwrap_or(0);
+    let hi = p.groups.iter().map(|(_, d)| d.hi()).max().unwrap_or(0);
+    (lo, hi)
 }
 
 /// A compiled `repeat`. At scope depth `d` its state variables sit at `d..d + k` and
@@ -796,7 +870,7 @@ fn constant(n: &Node) -> Option<i64> {
 /// Every expression directly inside `n`, in order.
 fn each_child(n: &Node, f: &mut dyn FnMut(&Node)) {
     match n {
-        Node::Num(_) | Node::Var(_) | Node::Pool(_) | Node::Versus(..) => {}
+        Node::Num(_) | Node::Var(_) | Node::Pool(_) | Node::Versus(..) | Node::Meeting(_) => {}
         Node::Neg(a) => f(a),
         Node::Add(a, b)
         | Node::Sub(a, b)
@@ -838,6 +912,15 @@ fn each_child(n: &Node, f: &mut dyn FnMut(&Node)) {
 /// Every distinct way the body reads the pool variable at depth `i`; a read whose
 /// numbers are rolled counts as a way of its own each time (it is never one number).
 fn reads(n: &Node, i: usize, out: &mut Vec<(Option<(End, u32)>, Agg)>, rolled: &mut bool) {
+    // Set against other dice, the variable's dice are read one by one.
+    if let Node::Meeting(m) = n {
+        if m.sides
+            .iter()
+            .any(|s| matches!(s, Side::Var { i: j, .. } if *j == i))
+        {
+            *rolled = true;
+        }
+    }
     if let Node::PoolVar(r) = n {
         if r.i == i {
             if r.rolled.is_some() {
@@ -855,6 +938,10 @@ pub fn mentions(n: &Node, i: usize) -> bool {
     let here = match n {
         Node::Var(j) => *j == i,
         Node::PoolVar(r) => r.i == i,
+        Node::Meeting(m) => m
+            .sides
+            .iter()
+            .any(|s| matches!(s, Side::Var { i: j, .. } if *j == i)),
         _ => false,
     };
     let mut found = here;
@@ -1573,8 +1660,10 @@ impl Ctx<'_> {
                 b,
                 ties,
                 col,
+                only,
+                read,
             } => {
-                let mut spec = |e: &Expr| -> Result<Box<PoolSpec>, CompileError> {
+                let spec = |s: &mut Self, e: &Expr| -> Result<Box<PoolSpec>, CompileError> {
                     let Expr::Pool {
                         groups, mods, col, ..
                     } = e
@@ -1584,7 +1673,7 @@ impl Ctx<'_> {
                             message: "dice expected".into(),
                         });
                     };
-                    let s = self.pool_spec(groups, mods, &None, *col)?;
+                    let s = s.pool_spec(groups, mods, &None, *col)?;
                     if s.deck().is_some() {
                         return Err(CompileError {
                             col: *col,
@@ -1601,7 +1690,72 @@ impl Ctx<'_> {
                     }
                     Ok(Box::new(s))
                 };
-                Node::Versus(*kind, spec(a)?, spec(b)?, *ties)
+                let side = |s: &mut Self, e: &Expr| -> Result<Side, CompileError> {
+                    if let Expr::Name(name, at) = e {
+                        return match s.scope.iter().rposition(|(x, _)| x == name) {
+                            Some(i) => match &s.scope[i].1 {
+                                Slot::Pool(spec, offset) => Ok(Side::Var {
+                                    i,
+                                    offset: *offset,
+                                    spec: spec.clone(),
+                                }),
+                                Slot::Num => Err(CompileError {
+                                    col: *at,
+                                    message: format!("`{name}` is a number: `pairs`, `beats` and `cancel` set dice against dice (bind dice without a read: `let {name} = 3d20 in ...`)"),
+                                }),
+                            },
+                            None => Err(s.unknown(name, *at)),
+                        };
+                    }
+                    Ok(Side::Pool(spec(s, e)?))
+                };
+                let (x, y) = (side(self, a)?, side(self, b)?);
+                let named_a = x.spec().named.clone();
+                let mut cond = |c: &Option<CondAst>| -> Result<Option<Cond>, CompileError> {
+                    Ok(match c {
+                        None => None,
+                        Some(CondOf::Max) => Some(CondOf::Max),
+                        Some(CondOf::Min) => Some(CondOf::Min),
+                        Some(CondOf::Cmp(op, e)) => {
+                            let n = self.node(e)?;
+                            Some(CondOf::Cmp(
+                                *op,
+                                constant(&n).ok_or_else(|| CompileError {
+                                    col: *col,
+                                    message: "`only` takes a face fixed before the roll: a number or stats".into(),
+                                })?,
+                            ))
+                        }
+                    })
+                };
+                let only = [cond(&only[0])?, cond(&only[1])?];
+                let read = match read {
+                    None => None,
+                    Some(a) => Some(match a {
+                        AggOf::Sum => AggOf::Sum,
+                        AggOf::Highest => AggOf::Highest,
+                        AggOf::Lowest => AggOf::Lowest,
+                        AggOf::MaxSet => AggOf::MaxSet,
+                        AggOf::Count(c) => {
+                            AggOf::Count(cond(&Some(c.clone()))?.unwrap_or(CondOf::Max))
+                        }
+                        AggOf::Tally(t) => {
+                            AggOf::Tally(tally_of(t, &named_a, self.symbols.as_ref(), *col)?)
+                        }
+                    }),
+                };
+                match (x, y) {
+                    (Side::Pool(p), Side::Pool(q)) if only == [None, None] && read.is_none() => {
+                        Node::Versus(*kind, p, q, *ties)
+                    }
+                    (x, y) => Node::Meeting(Box::new(Meeting {
+                        kind: *kind,
+                        sides: [x, y],
+                        only,
+                        ties: *ties,
+                        read,
+                    })),
+                }
             }
             Expr::Pool {
                 groups,
@@ -1980,6 +2134,23 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
             }
         }
         Node::Pool(p) => sample_pool(p, rng),
+        Node::Meeting(m) => {
+            let mut x = [0i64; BUF];
+            let mut y = [0i64; BUF];
+            let side = |side: &Side, rng: &mut Rng, s: &Scratch, buf: &mut [i64; BUF]| -> usize {
+                match side {
+                    Side::Pool(p) => roll_kept(p, rng, buf),
+                    Side::Var { offset, spec, .. } => {
+                        let n = spec.kept();
+                        buf[..n].copy_from_slice(&s.dice[*offset..offset + n]);
+                        n
+                    }
+                }
+            };
+            let na = side(&m.sides[0], rng, s, &mut x);
+            let nb = side(&m.sides[1], rng, s, &mut y);
+            m.value(&x[..na], &y[..nb])
+        }
         Node::Versus(kind, a, b, ties) => {
             let mut x = [0i64; BUF];
             let mut y = [0i64; BUF];
@@ -2103,6 +2274,43 @@ fn roll_kept(p: &PoolSpec, rng: &mut Rng, buf: &mut [i64; BUF]) -> usize {
         Some((End::Highest, k)) => {
             buf.copy_within(len - k as usize..len, 0);
             k as usize
+        }
+    }
+}
+
+/// The first pool's dice that are left when two sorted pools (ascending) meet die by
+/// die, ascending: the dice that win their pair, that beat the other's highest, or
+/// that no die of the other cancels.
+pub fn versus_dice(kind: Versus, a: &[i64], b: &[i64], ties: bool, out: &mut Vec<i64>) {
+    out.clear();
+    let wins = |x: i64, y: i64| if ties { x >= y } else { x > y };
+    match kind {
+        Versus::Pairs => {
+            let n = a.len().min(b.len());
+            for (x, y) in a.iter().rev().zip(b.iter().rev()).take(n) {
+                if wins(*x, *y) {
+                    out.push(*x);
+                }
+            }
+            out.reverse();
+        }
+        Versus::Beats => match b.last() {
+            None => out.extend_from_slice(a),
+            Some(&top) => out.extend(a.iter().copied().filter(|&x| wins(x, top))),
+        },
+        Versus::Cancel => {
+            let (mut i, mut j) = (0, 0);
+            while i < a.len() {
+                if j < b.len() && a[i] == b[j] {
+                    i += 1;
+                    j += 1;
+                } else if j < b.len() && a[i] > b[j] {
+                    j += 1;
+                } else {
+                    out.push(a[i]);
+                    i += 1;
+                }
+            }
         }
     }
 }
@@ -2315,6 +2523,18 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             let out = bounds(&r.body, vars);
             vars.truncate(base);
             out
+        }
+        Node::Meeting(m) => {
+            let a = m.sides[0].spec();
+            let n = a.kept() as i64;
+            let (lo, hi) = face_span(a);
+            // Any subset of the first side's kept dice.
+            match m.read {
+                None | Some(Agg::Count(_)) | Some(Agg::MaxSet) => (0, n),
+                Some(Agg::Tally(t)) => (0, n * (t / 16 - 1)),
+                Some(Agg::Highest) | Some(Agg::Lowest) => (lo.min(0), hi.max(0)),
+                Some(Agg::Sum) => ((n * lo).min(0), (n * hi).max(0)),
+            }
         }
         Node::Versus(kind, a, b, _) => {
             let n = |p: &PoolSpec| {

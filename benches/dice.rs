@@ -42,6 +42,23 @@ fn exact(c: &mut Criterion) {
     g.finish();
 }
 
+/// Issue #26's targets, a whole compile each: two pool variables read several ways
+/// (under 1 s), a 20-card deck dealt 5 (under 10 ms).
+fn language(c: &mut Criterion) {
+    let mut g = c.benchmark_group("dice_language");
+    g.sample_size(10);
+    for q in [
+        "let a = 6d10 in let b = 6d10 in a count >= 7 - b count >= 7 + (a highest > b highest)",
+        "let h = deck{0*6, 1*5, -1*5, 2, -2, x2=100, null=-100} draw 5 in h count 1 + h highest",
+        "deck{0*6, 1*5, -1*5, 2, -2, x2=100, null=-100} draw 5 sum",
+        "let t = d6 in 10d6 count >= (4 + (t > 3))",
+        "let active = 3d20 in let reactive = 1d20 in { a = beats(active only <= 13, reactive only <= 12), r = beats(reactive only <= 12, active only <= 13) }",
+    ] {
+        g.bench_function(q, |b| b.iter(|| black_box(compile(q, None))));
+    }
+    g.finish();
+}
+
 fn monte_carlo(c: &mut Criterion) {
     let mut g = c.benchmark_group("dice_monte_carlo");
     g.throughput(Throughput::Elements(CHUNK));
@@ -50,5 +67,5 @@ fn monte_carlo(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, exact, monte_carlo);
+criterion_group!(benches, exact, language, monte_carlo);
 criterion_main!(benches);

@@ -620,15 +620,46 @@ fn over_pool(
 ) -> Result<(), TooBig> {
     let mut result = Ok(());
     let mut inner = notes.inner();
-    multisets(spec, notes, &mut |dice, p| {
-        if result.is_err() {
-            return;
+    if spec.ways.is_empty() {
+        multisets(spec, notes, &mut |dice, p| {
+            if result.is_err() {
+                return;
+            }
+            // A variable bound with a keep holds the kept dice.
+            env.push(0, spec.keep_of(dice).to_vec());
+            result = inner.within(p, |inner| body(env, inner, p));
+            env.pop();
+        })?;
+    } else {
+        // The rolls that read the same every way the body reads them, as one: the body
+        // sees one of them, with their summed probability (in the order first met).
+        let (lo, hi) = super::program::face_span(spec);
+        let mut index: Map<Vec<i64>, usize> = Map::default();
+        let mut outcomes: Vec<(Vec<i64>, f64)> = Vec::new();
+        multisets(spec, notes, &mut |dice, p| {
+            let kept = spec.keep_of(dice);
+            let key: Vec<i64> = spec
+                .ways
+                .iter()
+                .map(|(keep, agg)| super::program::read_sorted(kept, *keep, *agg, lo, hi))
+                .collect();
+            match index.get(&key) {
+                Some(&i) => outcomes[i].1 += p,
+                None => {
+                    index.insert(key, outcomes.len());
+                    outcomes.push((kept.to_vec(), p));
+                }
+            }
+        })?;
+        for (dice, p) in outcomes {
+            env.push(0, dice);
+            result = inner.within(p, |inner| body(env, inner, p));
+            env.pop();
+            if result.is_err() {
+                break;
+            }
         }
-        // A variable bound with a keep holds the kept dice.
-        env.push(0, spec.keep_of(dice).to_vec());
-        result = inner.within(p, |inner| body(env, inner, p));
-        env.pop();
-    })?;
+    }
     notes.merge(inner);
     result
 }

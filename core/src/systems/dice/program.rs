@@ -120,6 +120,11 @@ pub struct PoolSpec {
     /// Dice counted by name: the symbols on their faces (each face is then a code of
     /// how many of each it shows), else empty.
     pub named: Vec<String>,
+    /// A pool variable's every way of being read, when they are all fixed reads: two
+    /// rolls that read the same every way are one outcome to the body (five d10 read
+    /// by `count >= 7` and `highest` are 66 outcomes, not 2,002 multisets). Empty:
+    /// every multiset is its own.
+    pub ways: Vec<(Option<(End, u32)>, Agg)>,
 }
 
 /// The symbols of an expression that counts faces by name (`count success`): every
@@ -532,7 +537,7 @@ impl Meeting {
 }
 
 /// The lowest and highest face of a pool's dice.
-fn face_span(p: &PoolSpec) -> (i64, i64) {
+pub fn face_span(p: &PoolSpec) -> (i64, i64) {
     let lo = p.groups.iter().map(|(_, d)| d.lo()).min().unwrap_or(0);
     let hi = p.groups.iter().map(|(_, d)| d.hi()).max().unwrap_or(0);
     (lo, hi)
@@ -672,7 +677,10 @@ fn bind_pool(spec: PoolSpec, offset: usize, body: Node, i: usize) -> Node {
             Box::new(to_var(body, i)),
         ),
         _ => Node::LetPool {
-            spec: Box::new(spec),
+            spec: Box::new(PoolSpec {
+                ways: if rolled { Vec::new() } else { seen },
+                ..spec
+            }),
             offset,
             body: Box::new(body),
         },
@@ -1298,6 +1306,7 @@ pub fn spec_of(
         agg,
         table: None,
         named,
+        ways: Vec::new(),
     })
 }
 

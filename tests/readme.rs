@@ -322,6 +322,28 @@ const QUOTES: &[(&str, &[&str], &str, Quote, &str)] = &[
         Quote::Percent("reactive_hits", "1"),
         "18",
     ),
+    // dice: damage over models
+    (
+        "dice-examples.toml",
+        &[],
+        "warhammer-allocate",
+        Quote::Mean("killed"),
+        "3.1687",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "warhammer-allocate",
+        Quote::Percent("killed", "5"),
+        "10.11",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "warhammer-allocate",
+        Quote::Mean("wounds_left"),
+        "3.4416",
+    ),
     // dozen: reactions, a push off a bridge, green dice
     (
         "dozen.toml",

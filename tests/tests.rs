@@ -9,6 +9,7 @@ mod charts;
 mod cli;
 mod descent_rules;
 mod determinism;
+mod dice_allocate;
 mod dice_decks;
 mod dice_face;
 mod dice_lang;

@@ -445,6 +445,14 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             let (x, y) = operands(a, b, env, notes)?;
             x.combine(&y, |x, y| x.saturating_mul(y))?
         }
+        Node::Max(a, b) => {
+            let (x, y) = operands(a, b, env, notes)?;
+            x.combine(&y, |x, y| x.max(y))?
+        }
+        Node::Min(a, b) => {
+            let (x, y) = operands(a, b, env, notes)?;
+            x.combine(&y, |x, y| x.min(y))?
+        }
         Node::Div(a, b) => {
             let (x, y) = operands(a, b, env, notes)?;
             x.combine(&y, |x, y| if y == 0 { 0 } else { x.div_euclid(y) })?

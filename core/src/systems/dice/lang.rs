@@ -12,6 +12,8 @@
 //! pool     := atom modifier* aggregate?     on a `let` pool variable: keep/drop, aggregate
 //! atom     := INT | NAME | "(" expr ")" | dice | "[" dice ("," dice)* "]" | record
 //!           | "deck" "{" face ("," face)* "}" "draw" number      cards without replacement
+//!           | "allocate" "(" ("models" | "wounds" | "hits" | "damage") "=" expr ... ("," "spill")? ")"
+//!             ("then" expr)?                  damage over models: a `repeat`, see `allocation`
 //! record   := "{" NAME "=" expr ("," NAME "=" expr)* "}"   the result only, after `let`s
 //! dice     := (INT | "(" expr ")")? "d" (INT | "F" | "%" | "{" face ("," face)* "}"
 //!                                       | "(" expr ")")      d(EXPR): sides from a value
@@ -194,6 +196,9 @@ pub enum Op {
     Sub,
     Mul,
     Div,
+    /// `max(a, b)`, `min(a, b)`.
+    Max,
+    Min,
     Cmp(Cmp),
 }
 
@@ -266,6 +271,279 @@ pub struct Repeat {
 pub const DEFAULT_LIMIT: u32 = 100;
 /// The most rounds a `repeat` may be given.
 pub const MAX_LIMIT: u32 = 10_000;
+/// The most weapons of one `allocate` (each takes a state variable of its `repeat`).
+pub const MAX_WEAPONS: usize = 3;
+
+/// An `allocate` as its `repeat`. State: the unit's models and wounds (rolled once),
+/// the models alive, the wounds of the model taking damage, the damage lost, and each
+/// weapon's hits left. A round is one hit of the first weapon with hits left.
+fn allocation(
+    models: Expr,
+    wounds: Expr,
+    weapons: Vec<(Expr, Expr)>,
+    spill: bool,
+    body: Expr,
+    col: Col,
+) -> Expr {
+    // Names a designer cannot write: the state is the form's own.
+    let v = |n: &str| Expr::Name(format!("\u{0}{n}"), col);
+    let num = Expr::Num;
+    let bin = |op: Op, a: Expr, b: Expr| Expr::Bin(op, Box::new(a), Box::new(b));
+    let iff = |c: Expr, a: Expr, b: Expr| Expr::If(Box::new(c), Box::new(a), Box::new(b));
+    let left = |j: usize| format!("\u{0}left{j}");
+    let k = weapons.len();
+    // The damage lost is a state only when the body reads it: it grows the chain.
+    let reads_lost = mentions_name(&body, "lost");
+    // The unit's models and wounds, rolled once: `let`s around the `repeat`.
+    let mut state = vec![
+        ("\u{0}alive".to_string(), v("m"), col),
+        ("\u{0}hp".to_string(), v("w"), col),
+    ];
+    if reads_lost {
+        state.push(("\u{0}lost".to_string(), num(0), col));
+    }
+    for (j, (hits, _)) in weapons.iter().enumerate() {
+        state.push((left(j), hits.clone(), col));
+    }
+    // Done when the unit is gone or every weapon is spent.
+    let spent = (1..k).fold(
+        bin(Op::Cmp(Cmp::Le), Expr::Name(left(0), col), num(0)),
+        |acc, i| {
+            Expr::And(
+                Box::new(acc),
+                Box::new(bin(Op::Cmp(Cmp::Le), Expr::Name(left(i), col), num(0))),
+            )
+        },
+    );
+    let until = Expr::Or(
+        Box::new(bin(Op::Cmp(Cmp::Le), v("alive"), num(0))),
+        Box::new(spent),
+    );
+    let max = |a: Expr, b: Expr| bin(Op::Max, a, b);
+    // The damage of this hit: the first weapon with hits left.
+    let mut damage = weapons[k - 1].1.clone();
+    for j in (0..k - 1).rev() {
+        damage = iff(
+            bin(Op::Cmp(Cmp::Gt), Expr::Name(left(j), col), num(0)),
+            weapons[j].1.clone(),
+            damage,
+        );
+    }
+    // The unit's wounds left: the models behind the one taking damage, and its own.
+    let total = bin(
+        Op::Add,
+        bin(Op::Mul, bin(Op::Sub, v("alive"), num(1)), v("w")),
+        v("hp"),
+    );
+    let d = || v("d");
+    let mut updates = Vec::new();
+    let mut lets = vec![("\u{0}d".to_string(), damage)];
+    if spill {
+        // The damage runs on: the unit's wounds less it, the models the rest make up.
+        lets.push((
+            "\u{0}rest".to_string(),
+            max(num(0), bin(Op::Sub, total.clone(), d())),
+        ));
+        let rest = || v("rest");
+        let alive = bin(
+            Op::Div,
+            bin(Op::Sub, bin(Op::Add, rest(), v("w")), num(1)),
+            v("w"),
+        );
+        updates.push(("\u{0}alive".to_string(), alive.clone(), col));
+        updates.push((
+            "\u{0}hp".to_string(),
+            iff(
+                bin(Op::Cmp(Cmp::Gt), rest(), num(0)),
+                // The model taking damage: its share of the rest, 1 to w.
+                max(
+                    num(1),
+                    bin(
+                        Op::Min,
+                        v("w"),
+                        bin(
+                            Op::Sub,
+                            rest(),
+                            bin(Op::Mul, bin(Op::Sub, alive, num(1)), v("w")),
+                        ),
+                    ),
+                ),
+                v("w"),
+            ),
+            col,
+        ));
+        updates.push((
+            "\u{0}lost".to_string(),
+            // Only the hit that ends the unit loses damage (nothing is lost before,
+            // and no hit comes after): the larger of the two, as tight as its values.
+            max(v("lost"), bin(Op::Sub, d(), total)),
+            col,
+        ));
+    } else {
+        // The model takes the damage; past its last wound the rest is lost.
+        lets.push(("\u{0}kill".to_string(), bin(Op::Cmp(Cmp::Ge), d(), v("hp"))));
+        let kill = || v("kill");
+        // (`max` keeps each variable's range as tight as its values.)
+        updates.push((
+            "\u{0}alive".to_string(),
+            max(num(0), bin(Op::Sub, v("alive"), kill())),
+            col,
+        ));
+        updates.push((
+            "\u{0}hp".to_string(),
+            iff(kill(), v("w"), max(num(1), bin(Op::Sub, v("hp"), d()))),
+            col,
+        ));
+        updates.push((
+            "\u{0}lost".to_string(),
+            bin(
+                Op::Add,
+                v("lost"),
+                iff(kill(), max(num(0), bin(Op::Sub, d(), v("hp"))), num(0)),
+            ),
+            col,
+        ));
+    }
+    // One hit of the first weapon with hits left.
+    for j in 0..k {
+        let mut first = bin(Op::Cmp(Cmp::Gt), Expr::Name(left(j), col), num(0));
+        for i in 0..j {
+            first = Expr::And(
+                Box::new(first),
+                Box::new(bin(Op::Cmp(Cmp::Le), Expr::Name(left(i), col), num(0))),
+            );
+        }
+        updates.push((
+            left(j),
+            max(num(0), bin(Op::Sub, Expr::Name(left(j), col), first)),
+            col,
+        ));
+    }
+    // What the body reads.
+    let wounds_left = iff(
+        bin(Op::Cmp(Cmp::Gt), v("alive"), num(0)),
+        bin(
+            Op::Add,
+            bin(Op::Mul, bin(Op::Sub, v("alive"), num(1)), v("w")),
+            v("hp"),
+        ),
+        num(0),
+    );
+    if !reads_lost {
+        updates.retain(|(n, ..)| n != "\u{0}lost");
+    }
+    let body = if reads_lost {
+        Expr::Let("lost".into(), Box::new(v("lost")), Box::new(body))
+    } else {
+        body
+    };
+    let body = Expr::Let(
+        "killed".into(),
+        Box::new(bin(Op::Sub, v("m"), v("alive"))),
+        Box::new(Expr::Let(
+            "wounds_left".into(),
+            Box::new(wounds_left),
+            Box::new(body),
+        )),
+    );
+    let repeat = Expr::Repeat(Box::new(Repeat {
+        state,
+        until,
+        lets,
+        updates,
+        limit: ALLOCATE_LIMIT,
+        body,
+        col,
+    }));
+    Expr::Let(
+        "\u{0}m".into(),
+        Box::new(models),
+        Box::new(Expr::Let(
+            "\u{0}w".into(),
+            Box::new(wounds),
+            Box::new(repeat),
+        )),
+    )
+}
+
+/// Hits one `allocate` plays out (a round each); more are left unplayed, their exact
+/// probability reported. (It also bounds the damage lost, which grows with the hits.)
+pub const ALLOCATE_LIMIT: u32 = 200;
+
+/// Whether `e` names `name` anywhere (a conservative look: shadowing is not followed).
+fn mentions_name(e: &Expr, name: &str) -> bool {
+    let mut found = false;
+    visit(e, &mut |x| {
+        found |= matches!(x, Expr::Name(n, _) if n == name)
+    });
+    found
+}
+
+/// Every expression inside `e` (and `e`), pools' counts, faces and reads included.
+pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    let cond = |c: &CondAst, f: &mut dyn FnMut(&Expr)| {
+        if let CondOf::Cmp(_, x) = c {
+            visit(x, f);
+        }
+    };
+    let agg = |a: &Option<AggAst>, f: &mut dyn FnMut(&Expr)| match a {
+        Some(AggOf::Count(c)) => cond(c, f),
+        Some(AggOf::Tally(x)) => visit(x, f),
+        _ => {}
+    };
+    let modifier = |m: &ModAst, f: &mut dyn FnMut(&Expr)| match m {
+        ModOf::Explode(c) | ModOf::Again(c) | ModOf::Reroll(c, _) => cond(c, f),
+        ModOf::Keep(_, x) | ModOf::Drop(_, x) | ModOf::Depth(x) => visit(x, f),
+    };
+    match e {
+        Expr::Num(_) | Expr::Name(..) => {}
+        Expr::Pool {
+            groups,
+            mods,
+            agg: a,
+            ..
+        } => {
+            for g in groups {
+                visit(&g.count, f);
+                if let Some(x) = &g.die.sides {
+                    visit(x, f);
+                }
+            }
+            mods.iter().for_each(|m| modifier(m, f));
+            agg(a, f);
+        }
+        Expr::Versus { a, b, .. } => {
+            visit(a, f);
+            visit(b, f);
+        }
+        Expr::Read { keep, agg: a, .. } => {
+            if let Some(m) = keep {
+                modifier(m, f);
+            }
+            agg(a, f);
+        }
+        Expr::Neg(a) | Expr::Not(a) => visit(a, f),
+        Expr::Bin(_, a, b) | Expr::Let(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => {
+            visit(a, f);
+            visit(b, f);
+        }
+        Expr::If(c, a, b) => {
+            visit(c, f);
+            visit(a, f);
+            visit(b, f);
+        }
+        Expr::Repeat(r) => {
+            r.state.iter().for_each(|(_, x, _)| visit(x, f));
+            visit(&r.until, f);
+            r.lets.iter().for_each(|(_, x)| visit(x, f));
+            r.updates.iter().for_each(|(_, x, _)| visit(x, f));
+            visit(&r.body, f);
+        }
+        Expr::Record(fields, _) => fields.iter().for_each(|(_, x, _)| visit(x, f)),
+    }
+}
+
 /// The most named results of one record.
 pub const MAX_FIELDS: usize = 8;
 /// The most state variables of one `repeat`.
@@ -311,7 +589,7 @@ pub const KEYWORDS: &[&str] = &[
     "let", "in", "if", "then", "else", "explode", "again", "reroll", "once", "always", "keep",
     "drop", "highest", "lowest", "sum", "count", "maxset", "max", "min", "pairs", "beats", "ties",
     "cancel", "depth", "and", "or", "not", "repeat", "until", "do", "limit", "deck", "draw",
-    "only",
+    "only", "allocate",
 ];
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1175,6 +1453,93 @@ impl Parser {
         })
     }
 
+    /// `allocate(models = M, wounds = W, hits = H, damage = D, ... [, spill]) [then
+    /// BODY]`: hits, weapon by weapon in order, each dealing its damage (rolled per hit)
+    /// to a unit of M models of W wounds, one model at a time; damage past a model's
+    /// last wound is lost unless `spill`. Written as the `repeat` it is: one hit per
+    /// round, the state the unit and the hits left. BODY reads `killed`, `wounds_left`
+    /// and `lost` (default: `killed`).
+    fn allocate(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let col = self.col();
+        self.next();
+        self.expect_sym("(")?;
+        let (mut models, mut wounds, mut spill) = (None, None, false);
+        let mut weapons: Vec<(Expr, Option<Expr>)> = Vec::new();
+        loop {
+            let at = self.col();
+            let key = match self.next() {
+                (Tok::Word(w), _) => w,
+                _ => {
+                    self.at -= 1;
+                    return Err(
+                        self.unexpected("`models =`, `wounds =`, `hits =`, `damage =` or `spill`")
+                    );
+                }
+            };
+            if key == "spill" {
+                spill = true;
+            } else {
+                self.expect_sym("=")?;
+                let e = self.expr(depth + 1)?;
+                match key.as_str() {
+                    "models" => models = Some(e),
+                    "wounds" => wounds = Some(e),
+                    "hits" => weapons.push((e, None)),
+                    "damage" => match weapons.last_mut() {
+                        Some((_, d @ None)) => *d = Some(e),
+                        _ => {
+                            return Err(SyntaxError {
+                                col: at,
+                                message: "`damage =` follows its weapon's `hits =`".into(),
+                            })
+                        }
+                    },
+                    other => {
+                        return Err(SyntaxError {
+                            col: at,
+                            message: format!(
+                                "`{other}`: `allocate` takes `models =`, `wounds =`, then `hits =` and `damage =` per weapon, and `spill`{}",
+                                crate::config::reader::nearest_hint(other, ["models", "wounds", "hits", "damage", "spill"].into_iter())
+                            ),
+                        })
+                    }
+                }
+            }
+            if self.is_sym(",") {
+                self.next();
+                continue;
+            }
+            self.expect_sym(")")?;
+            break;
+        }
+        let (Some(models), Some(wounds)) = (models, wounds) else {
+            return Err(SyntaxError {
+                col,
+                message: "`allocate` needs `models = N` and `wounds = N` (each model's wounds)"
+                    .into(),
+            });
+        };
+        if weapons.is_empty() || weapons.len() > MAX_WEAPONS {
+            return Err(SyntaxError {
+                col,
+                message: format!(
+                    "`allocate` takes 1 to {MAX_WEAPONS} weapons, each `hits = ..., damage = ...`"
+                ),
+            });
+        }
+        let body = if self.is_word("then") {
+            self.next();
+            self.expr(depth + 1)?
+        } else {
+            Expr::Name("killed".into(), col)
+        };
+        let weapons: Vec<(Expr, Expr)> = weapons
+            .into_iter()
+            .map(|(h, d)| (h, d.unwrap_or(Expr::Num(1))))
+            .collect();
+        Ok(allocation(models, wounds, weapons, spill, body, col))
+    }
+
     /// `{ NAME = EXPR, ... }`: named results.
     fn record(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         let col = self.col();
@@ -1264,6 +1629,34 @@ impl Parser {
         }
         if self.is_sym("{") {
             return self.record(depth);
+        }
+        if self.is_word("allocate") {
+            return self.allocate(depth);
+        }
+        // `max(a, b, ...)`, `min(a, b, ...)`: a function here (a bare `max` is a die's top
+        // face in a condition).
+        if (self.is_word("max") || self.is_word("min"))
+            && matches!(self.toks.get(self.at + 1), Some((Tok::Sym("("), _)))
+        {
+            let op = if self.is_word("max") {
+                Op::Max
+            } else {
+                Op::Min
+            };
+            self.next();
+            self.next();
+            let mut e = self.expr(depth + 1)?;
+            self.expect_sym(",")?;
+            loop {
+                let b = self.expr(depth + 1)?;
+                e = Expr::Bin(op, Box::new(e), Box::new(b));
+                if self.is_sym(",") {
+                    self.next();
+                    continue;
+                }
+                self.expect_sym(")")?;
+                return Ok(e);
+            }
         }
         match self.peek().clone() {
             Tok::Int(n) => {

@@ -146,7 +146,7 @@ impl Symbols {
         let mut tallies = false;
         let mut names: Vec<String> = Vec::new();
         let mut most = 1u32;
-        visit(e, &mut |x| match x {
+        lang::visit(e, &mut |x| match x {
             Expr::Pool { groups, agg, .. } => {
                 tallies |= matches!(agg, Some(AggOf::Tally(_)));
                 for g in groups {
@@ -183,71 +183,6 @@ impl Symbols {
     fn tally(&self, name: &str) -> Option<i64> {
         let j = self.names.iter().position(|n| n == name)?;
         Some(j as i64 + 16 * self.base)
-    }
-}
-
-/// Every expression inside `e` (and `e`), pools' counts, faces and reads included.
-fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    f(e);
-    let cond = |c: &CondAst, f: &mut dyn FnMut(&Expr)| {
-        if let CondOf::Cmp(_, x) = c {
-            visit(x, f);
-        }
-    };
-    let agg = |a: &Option<AggAst>, f: &mut dyn FnMut(&Expr)| match a {
-        Some(AggOf::Count(c)) => cond(c, f),
-        Some(AggOf::Tally(x)) => visit(x, f),
-        _ => {}
-    };
-    let modifier = |m: &ModAst, f: &mut dyn FnMut(&Expr)| match m {
-        ModOf::Explode(c) | ModOf::Again(c) | ModOf::Reroll(c, _) => cond(c, f),
-        ModOf::Keep(_, x) | ModOf::Drop(_, x) | ModOf::Depth(x) => visit(x, f),
-    };
-    match e {
-        Expr::Num(_) | Expr::Name(..) => {}
-        Expr::Pool {
-            groups,
-            mods,
-            agg: a,
-            ..
-        } => {
-            for g in groups {
-                visit(&g.count, f);
-                if let Some(x) = &g.die.sides {
-                    visit(x, f);
-                }
-            }
-            mods.iter().for_each(|m| modifier(m, f));
-            agg(a, f);
-        }
-        Expr::Versus { a, b, .. } => {
-            visit(a, f);
-            visit(b, f);
-        }
-        Expr::Read { keep, agg: a, .. } => {
-            if let Some(m) = keep {
-                modifier(m, f);
-            }
-            agg(a, f);
-        }
-        Expr::Neg(a) | Expr::Not(a) => visit(a, f),
-        Expr::Bin(_, a, b) | Expr::Let(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => {
-            visit(a, f);
-            visit(b, f);
-        }
-        Expr::If(c, a, b) => {
-            visit(c, f);
-            visit(a, f);
-            visit(b, f);
-        }
-        Expr::Repeat(r) => {
-            r.state.iter().for_each(|(_, x, _)| visit(x, f));
-            visit(&r.until, f);
-            r.lets.iter().for_each(|(_, x)| visit(x, f));
-            r.updates.iter().for_each(|(_, x, _)| visit(x, f));
-            visit(&r.body, f);
-        }
-        Expr::Record(fields, _) => fields.iter().for_each(|(_, x, _)| visit(x, f)),
     }
 }
 
@@ -438,6 +373,8 @@ pub enum Node {
     Sub(Box<Node>, Box<Node>),
     Mul(Box<Node>, Box<Node>),
     Div(Box<Node>, Box<Node>),
+    Max(Box<Node>, Box<Node>),
+    Min(Box<Node>, Box<Node>),
     Cmp(Cmp, Box<Node>, Box<Node>),
     Let(Box<Node>, Box<Node>),
     /// A pool rolled once and read several times in the body: its dice sit at `offset`
@@ -770,10 +707,11 @@ pub fn parse_result(
     Ok((n, named))
 }
 
-/// The record at the end of a chain of `let`s, if there is one.
+/// The record at the end of a chain of `let`s (and `repeat`s' `then`), if there is one.
 fn record_of(e: &Expr) -> Option<&Expr> {
     match e {
         Expr::Let(_, _, body) => record_of(body),
+        Expr::Repeat(r) => record_of(&r.body),
         r @ Expr::Record(..) => Some(r),
         _ => None,
     }
@@ -819,6 +757,27 @@ fn pack(
                 body: Box::new(body?),
             }
         }
+        Node::Repeat(r) => {
+            let base = vars.len();
+            let state = repeat_bounds(&r, vars);
+            vars.extend_from_slice(&state);
+            let Repeat {
+                init,
+                until,
+                step,
+                limit,
+                body,
+            } = *r;
+            let body = pack(body, vars, fields);
+            vars.truncate(base);
+            Node::Repeat(Box::new(Repeat {
+                init,
+                until,
+                step,
+                limit,
+                body: body?,
+            }))
+        }
         Node::Record(parts) => {
             let mut out: Option<Node> = None;
             let mut stride: i64 = 1;
@@ -863,6 +822,8 @@ fn constant(n: &Node) -> Option<i64> {
         Node::Add(a, b) => constant(a)?.checked_add(constant(b)?)?,
         Node::Sub(a, b) => constant(a)?.checked_sub(constant(b)?)?,
         Node::Mul(a, b) => constant(a)?.checked_mul(constant(b)?)?,
+        Node::Max(a, b) => constant(a)?.max(constant(b)?),
+        Node::Min(a, b) => constant(a)?.min(constant(b)?),
         Node::Div(a, b) => {
             let d = constant(b)?;
             if d == 0 {
@@ -884,6 +845,8 @@ fn each_child(n: &Node, f: &mut dyn FnMut(&Node)) {
         | Node::Sub(a, b)
         | Node::Mul(a, b)
         | Node::Div(a, b)
+        | Node::Max(a, b)
+        | Node::Min(a, b)
         | Node::Cmp(_, a, b)
         | Node::Let(a, b) => {
             f(a);
@@ -967,6 +930,8 @@ fn to_var(n: Node, i: usize) -> Node {
         Node::Sub(x, y) => Node::Sub(b(x), b(y)),
         Node::Mul(x, y) => Node::Mul(b(x), b(y)),
         Node::Div(x, y) => Node::Div(b(x), b(y)),
+        Node::Max(x, y) => Node::Max(b(x), b(y)),
+        Node::Min(x, y) => Node::Min(b(x), b(y)),
         Node::Cmp(c, x, y) => Node::Cmp(c, b(x), b(y)),
         Node::Let(x, y) => Node::Let(b(x), b(y)),
         Node::LetPool { spec, offset, body } => Node::LetPool {
@@ -1625,6 +1590,8 @@ impl Ctx<'_> {
                     Op::Sub => Node::Sub(a, b),
                     Op::Mul => Node::Mul(a, b),
                     Op::Div => Node::Div(a, b),
+                    Op::Max => Node::Max(a, b),
+                    Op::Min => Node::Min(a, b),
                     Op::Cmp(c) => Node::Cmp(*c, a, b),
                 };
                 match constant(&n) {
@@ -1654,7 +1621,7 @@ impl Ctx<'_> {
             Expr::Not(a) => Node::Cmp(Cmp::Eq, Box::new(self.node(a)?), Box::new(Node::Num(0))),
             Expr::Repeat(r) => {
                 let d = self.scope.len();
-                let out = self.repeat(r);
+                let out = self.repeat(r, record_ok);
                 self.scope.truncate(d);
                 out?
             }
@@ -1836,7 +1803,8 @@ impl Ctx<'_> {
         }
     }
 
-    fn repeat(&mut self, r: &lang::Repeat) -> Result<Node, CompileError> {
+    /// A `repeat`; `record_ok`: its `then` may be a record (the repeat is the result).
+    fn repeat(&mut self, r: &lang::Repeat, record_ok: bool) -> Result<Node, CompileError> {
         let d = self.scope.len();
         if d + r.state.len() + 1 > VARS {
             return Err(CompileError {
@@ -1859,6 +1827,7 @@ impl Ctx<'_> {
         }
         self.scope.push(("rounds".into(), Slot::Num));
         let until = self.node(&r.until)?;
+        self.record_ok = record_ok;
         let body = self.node(&r.body)?;
         let mut bindings = Vec::new();
         let mut failed = None;
@@ -2067,6 +2036,8 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
                 x.div_euclid(y)
             }
         }
+        Node::Max(a, b) => sample(a, rng, s, depth).max(sample(b, rng, s, depth)),
+        Node::Min(a, b) => sample(a, rng, s, depth).min(sample(b, rng, s, depth)),
         Node::Cmp(c, a, b) => {
             let x = sample(a, rng, s, depth);
             let y = sample(b, rng, s, depth);
@@ -2473,6 +2444,25 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
         Node::Mul(a, b) => span(bounds(a, vars), bounds(b, vars), &|x, y| {
             x.saturating_mul(y)
         }),
+        Node::Max(a, b) => {
+            let (x, y) = (bounds(a, vars), bounds(b, vars));
+            (x.0.max(y.0), x.1.max(y.1))
+        }
+        Node::Min(a, b) => {
+            let (x, y) = (bounds(a, vars), bounds(b, vars));
+            (x.0.min(y.0), x.1.min(y.1))
+        }
+        Node::Div(a, b) if bounds(b, vars).0 >= 1 => {
+            // A divisor of at least 1: rounding down is monotone in both, so the corners.
+            let (x, y) = (bounds(a, vars), bounds(b, vars));
+            let c = [
+                x.0.div_euclid(y.0),
+                x.0.div_euclid(y.1),
+                x.1.div_euclid(y.0),
+                x.1.div_euclid(y.1),
+            ];
+            (*c.iter().min().unwrap_or(&0), *c.iter().max().unwrap_or(&0))
+        }
         Node::Div(a, b) => {
             let (x, y) = (bounds(a, vars), bounds(b, vars));
             // Dividing by 1 or -1 gives the widest result; by 0, 0.
@@ -2508,27 +2498,9 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             out
         }
         Node::Repeat(r) => {
-            // The state's bounds after 0, 1, 2, ... rounds, joined, until they settle
-            // or the limit is reached.
-            let mut state: Vec<(i64, i64)> = r.init.iter().map(|n| bounds(n, vars)).collect();
             let base = vars.len();
-            for _ in 0..r.limit {
-                vars.extend_from_slice(&state);
-                vars.push((0, r.limit as i64));
-                let next = step_bounds(&r.step, vars);
-                vars.truncate(base);
-                let joined: Vec<(i64, i64)> = state
-                    .iter()
-                    .zip(&next)
-                    .map(|(a, b)| (a.0.min(b.0), a.1.max(b.1)))
-                    .collect();
-                if joined == state {
-                    break;
-                }
-                state = joined;
-            }
+            let state = repeat_bounds(r, vars);
             vars.extend_from_slice(&state);
-            vars.push((0, r.limit as i64));
             let out = bounds(&r.body, vars);
             vars.truncate(base);
             out
@@ -2594,6 +2566,31 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
         }
         Node::Pool(p) => pool_bounds(p),
     }
+}
+
+/// The bounds of a `repeat`'s state variables and its rounds, as its body sees them:
+/// the state's bounds after 0, 1, 2, ... rounds, joined, until they settle or the limit
+/// is reached.
+fn repeat_bounds(r: &Repeat, vars: &mut Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+    let mut state: Vec<(i64, i64)> = r.init.iter().map(|n| bounds(n, vars)).collect();
+    let base = vars.len();
+    for _ in 0..r.limit {
+        vars.extend_from_slice(&state);
+        vars.push((0, r.limit as i64));
+        let next = step_bounds(&r.step, vars);
+        vars.truncate(base);
+        let joined: Vec<(i64, i64)> = state
+            .iter()
+            .zip(&next)
+            .map(|(a, b)| (a.0.min(b.0), a.1.max(b.1)))
+            .collect();
+        if joined == state {
+            break;
+        }
+        state = joined;
+    }
+    state.push((0, r.limit as i64));
+    state
 }
 
 /// The smallest and largest value a pool can read.

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 const HEAVY: &str = r#"
 system = "dice"
 [scenarios.heavy]
-roll = "let a = 6d10 in let b = 6d10 in (a count 10) - (b count 10) + a highest - b highest"
+roll = "let a = 8d10 in let b = 6d10 in a sum - b sum + a highest * b lowest"
 "#;
 
 #[test]

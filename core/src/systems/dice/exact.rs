@@ -644,7 +644,11 @@ fn over_pool(
         let (lo, hi) = super::program::face_span(spec);
         let mut index: Map<Vec<i64>, usize> = Map::default();
         let mut outcomes: Vec<(Vec<i64>, f64)> = Vec::new();
+        // Each roll gone through is read and looked up (about a node's work): nested
+        // variables go through one's rolls once per outcome of the other.
+        let mut visited = 0u64;
         multisets(spec, notes, &mut |dice, p| {
+            visited += 1;
             let kept = spec.keep_of(dice);
             let key: Vec<i64> = spec
                 .ways
@@ -659,6 +663,10 @@ fn over_pool(
                 }
             }
         })?;
+        notes.spend(
+            visited.saturating_mul(NODE_COST),
+            "nested pool variables with too many rolls",
+        )?;
         for (dice, p) in outcomes {
             env.push(0, dice);
             result = inner.within(p, |inner| body(env, inner, p));

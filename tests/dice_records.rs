@@ -108,27 +108,30 @@ fn a_balance_command_picks_a_result_by_name() {
     )
     .unwrap();
     let out = dir.path().join("out");
-    let o = rollsim()
-        .args([
-            "sweep",
-            cfg.to_str().unwrap(),
-            "-s",
-            "s",
-            "--vary",
-            "unit.pool=1..2",
-        ])
-        .args([
-            "--exact-only",
-            "--metric",
-            "best",
-            "-o",
-            out.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let sweep = |metric: &str| {
+        rollsim()
+            .args([
+                "sweep",
+                cfg.to_str().unwrap(),
+                "-s",
+                "s",
+                "--vary",
+                "unit.pool=1..2",
+            ])
+            .args([
+                "--exact-only",
+                "--metric",
+                metric,
+                "-o",
+                out.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap()
+    };
+    let o = sweep("best");
     assert!(o.status.success(), "{}", text(&o.stderr));
     let csv = std::fs::read_to_string(out.join("sweep-s-unit_pool.csv")).unwrap();
-    // The best of 1d6 is 3.5; of 2d6, 161/36.
+    // The exact column: the best of 1d6 is 3.5; of 2d6, 161/36.
     let values: Vec<f64> = csv
         .lines()
         .skip(1)
@@ -138,24 +141,7 @@ fn a_balance_command_picks_a_result_by_name() {
     assert!((values[0] - 3.5).abs() < 1e-9, "{csv}");
     assert!((values[1] - 161.0 / 36.0).abs() < 1e-9, "{csv}");
     // A name that is not a result: the nearest named.
-    let o = rollsim()
-        .args([
-            "sweep",
-            cfg.to_str().unwrap(),
-            "-s",
-            "s",
-            "--vary",
-            "unit.pool=1..2",
-        ])
-        .args([
-            "--exact-only",
-            "--metric",
-            "bset",
-            "-o",
-            out.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let o = sweep("bset");
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("best"), "{}", text(&o.stderr));
 }

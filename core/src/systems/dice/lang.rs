@@ -1658,23 +1658,10 @@ impl Parser {
                 return Ok(e);
             }
         }
-        match self.peek().clone() {
-            Tok::Int(n) => {
-                self.next();
-                Ok(Expr::Num(n))
-            }
-            Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
-                let col = self.col();
-                self.next();
-                Ok(Expr::Name(w, col))
-            }
-            Tok::Sym("(") => {
-                self.next();
-                let e = self.expr(depth + 1)?;
-                self.expect_sym(")")?;
-                Ok(e)
-            }
-            _ => Err(self.unexpected("a number, dice (`3d6`), a name or `(`")),
+        // A number, a name or a parenthesised expression: what a modifier takes too.
+        match self.number(depth)? {
+            Some(e) => Ok(e),
+            None => Err(self.unexpected("a number, dice (`3d6`), a name or `(`")),
         }
     }
 }

@@ -29,8 +29,6 @@ const MAX_SETS: usize = 256;
 const MAX_SET: usize = 1024;
 /// Longest dice expression the box takes.
 const MAX_EXPR: usize = 4096;
-/// Denominators the page shows a fraction for (6^7 = 279,936 fits; 6^8 does not).
-const MAX_DENOMINATOR: u64 = 1_000_000;
 /// Monte Carlo on the page: to the CLI's default precision, at most the CLI's default
 /// trials (the page shows how far it is, and the next move of a control stops it).
 const PAGE_PRECISION: f64 = 0.001;
@@ -221,32 +219,22 @@ struct Exact {
     headline_fraction: Option<String>,
 }
 
-fn fraction(p: f64) -> Option<String> {
-    results::fraction(p, MAX_DENOMINATOR).map(|(n, d)| format!("{n}/{d}"))
-}
-
 fn exact(c: &Compiled, seed: u64, file: &str, system: &str) -> Option<Exact> {
-    let pmf = c.exact.as_ref()?;
+    c.exact.as_ref()?;
     let result = results::summarize_exact(c, seed, file, system);
-    // From the probabilities as computed: the report's are rounded to 13 digits.
+    // The tables' own fractions (`exact_fraction`): a metric's, when every value of it
+    // is one and together they make 1, so the page never shows one the tables do not.
     let fractions = result
         .metrics
         .iter()
         .map(|m| {
-            let Some(metric) = c.metrics.iter().find(|x| x.name == m.name) else {
-                return vec![None; m.rows.len()];
-            };
-            let raw = metric.project_f64(pmf);
             m.rows
                 .iter()
-                .map(|r| {
-                    let i = metric.labels.iter().position(|l| *l == r.label)?;
-                    fraction(raw[i])
-                })
+                .map(|r| r.exact_fraction.map(|f| f.to_string()))
                 .collect()
         })
         .collect();
-    let headline_fraction = c.headline_exact().and_then(fraction);
+    let headline_fraction = result.headline.exact_fraction.map(|f| f.to_string());
     Some(Exact {
         result,
         fractions,

@@ -194,4 +194,17 @@ fn allocate_mistakes_are_named() {
     );
     let e = err("allocate(models = 3, wounds = 2, hit = 4)");
     assert!(e.contains("(did you mean `hits`?)"), "{e}");
+    // A unit of a million models of a million wounds: the wounds left span 10^12
+    // values; the exact engine says so (it aborted allocating them), Monte Carlo plays.
+    let c = compile(
+        "allocate(models = 1000000, wounds = 1000000, hits = 3, damage = 1000000)",
+        None,
+    );
+    assert!(c.exact.is_none());
+    assert!(
+        c.description
+            .contains("no exact distribution (a value spans"),
+        "{}",
+        c.description
+    );
 }

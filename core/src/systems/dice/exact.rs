@@ -527,6 +527,14 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             let mut out = notes.within(yes, |notes| eval(a, env, notes))?;
             out.p.iter_mut().for_each(|q| *q *= yes);
             let other = notes.within(1.0 - yes, |notes| eval(b, env, notes))?;
+            // Two branches far apart span every value between them.
+            let width = out
+                .hi()
+                .max(other.hi())
+                .saturating_sub(out.lo.min(other.lo));
+            if width >= MAX_SPAN as i64 {
+                return Err(TooBig(format!("a value spans {width} values")));
+            }
             out.add_scaled(&other, 1.0 - yes);
             out.trim()
         }

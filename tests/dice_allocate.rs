@@ -5,7 +5,6 @@
 
 use crate::dice_lang::{compile, rolls};
 use crate::util::assert_agrees;
-use rollsim::config::load_str;
 use rollsim::model::Compiled;
 use std::collections::BTreeMap;
 
@@ -181,10 +180,7 @@ fn the_shipped_warhammer_attack() {
 
 #[test]
 fn allocate_mistakes_are_named() {
-    let err = |roll: &str| {
-        let t = format!("system = \"dice\"\n[scenarios.s]\nroll = {roll:?}\n");
-        load_str(&t, "dice.toml", &[]).err().unwrap().to_string()
-    };
+    let err = crate::dice_lang::load_err;
     let e = err("allocate(models = 3, hits = 4)");
     assert!(e.contains("needs `models = N` and `wounds = N`"), "{e}");
     let e = err("allocate(models = 3, wounds = 2, damage = 2)");

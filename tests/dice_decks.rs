@@ -6,7 +6,6 @@
 
 use crate::dice_lang::{compile, same};
 use crate::util::assert_agrees;
-use rollsim::config::load_str;
 use std::collections::BTreeMap;
 
 /// Every `k`-card hand of `cards` (by places), each equally likely, read by `f` (the
@@ -150,10 +149,7 @@ fn cards_with_symbols_and_a_dealt_count_from_a_value() {
 
 #[test]
 fn a_deck_s_mistakes_are_named() {
-    let err = |roll: &str| {
-        let t = format!("system = \"dice\"\n[scenarios.s]\nroll = {roll:?}\n");
-        load_str(&t, "dice.toml", &[]).err().unwrap().to_string()
-    };
+    let err = crate::dice_lang::load_err;
     let e = err("deck{1, 2, 3} draw 4");
     assert!(e.contains("draw 4: a deck of 3 cards deals 0 to 3"), "{e}");
     let e = err("deck{1, 2, 3} draw 2 explode");

@@ -6,7 +6,6 @@
 
 use crate::dice_lang::{compile, rolls, same, D6};
 use crate::util::assert_agrees;
-use rollsim::config::load_str;
 use std::collections::BTreeMap;
 
 /// The first pool's dice left when each die of the second cancels one showing the same
@@ -118,10 +117,7 @@ fn infinity_face_to_face_both_ways_from_one_roll() {
 
 #[test]
 fn face_to_face_mistakes_are_named() {
-    let err = |roll: &str| {
-        let t = format!("system = \"dice\"\n[scenarios.s]\nroll = {roll:?}\n");
-        load_str(&t, "dice.toml", &[]).err().unwrap().to_string()
-    };
+    let err = crate::dice_lang::load_err;
     let e = err("let x = d6 + 1 in beats(x, 2d6)");
     assert!(e.contains("`x` is a number"), "{e}");
     let e = err("let t = d6 in beats(2d6 only <= t, 2d6)");

@@ -82,6 +82,15 @@ pub(crate) fn same(c: &Compiled, want: &BTreeMap<i64, f64>) {
 
 pub(crate) const D6: [i64; 6] = [1, 2, 3, 4, 5, 6];
 
+/// The error a one-scenario config with this `roll` gets (it must not load).
+pub(crate) fn load_err(roll: &str) -> String {
+    let text = format!("system = \"dice\"\n[scenarios.s]\nroll = {roll:?}\n");
+    match load_str(&text, "dice.toml", &[]) {
+        Ok(_) => panic!("{roll} loaded"),
+        Err(e) => e.to_string(),
+    }
+}
+
 #[test]
 fn keep_and_drop_against_every_roll() {
     let sorted = |r: &[i64]| {
@@ -655,13 +664,7 @@ fn logic_and_repeat_errors() {
         &compile("not d6 == 6", None),
         &BTreeMap::from([(0, 1.0 / 6.0), (1, 5.0 / 6.0)]),
     );
-    let err = |roll: &str| {
-        let text = format!("system = \"dice\"\n[scenarios.s]\nroll = {roll:?}\n");
-        match load_str(&text, "dice.toml", &[]) {
-            Ok(_) => panic!("{roll} loaded"),
-            Err(e) => e.to_string(),
-        }
-    };
+    let err = load_err;
     let e = err("repeat hp = 3 until hp <= 0 do hq = hp - 1 then hp");
     assert!(
         e.contains("`hq` is not a state variable") && e.contains("did you mean `hp`"),

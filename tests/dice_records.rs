@@ -226,10 +226,7 @@ fn named_faces_are_numbers_until_counted_by_name() {
     // Counted by name: the same numbers here, since `hit+hit` shows two hits.
     let c = compile("3d{blank, hit, hit+hit} count hit", None);
     assert!((crate::dice_lang::dist(&c)[&3] - 7.0 / 27.0).abs() < 1e-15);
-    let err = |roll: &str| {
-        let t = format!("system = \"dice\"\n[scenarios.s]\nroll = {roll:?}\n");
-        load_str(&t, "dice.toml", &[]).err().unwrap().to_string()
-    };
+    let err = crate::dice_lang::load_err;
     let e = err("let p = 3d{blank, s, s+a} in p count z");
     assert!(
         e.contains("no face of these dice shows `z` (did you mean `s`?); they show s, a"),

@@ -298,7 +298,11 @@ pub fn write_reports(
             continue;
         };
         let ext = exporter.ext();
-        let write = |df: &mut frame::Frame, p: &Path| exporter.write(df, p);
+        // Checked before every file: a large table takes a while to write.
+        let write = |df: &mut frame::Frame, p: &Path| -> Result<(), AppError> {
+            check()?;
+            Ok(exporter.write(df, p)?)
+        };
         for (df, stem) in [
             (&mut dist, "distribution"),
             (&mut summ, "summary"),
@@ -745,6 +749,7 @@ pub fn run_all(
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         computed.map(|()| (outputs, staged))
     })?;
+    cancel.check()?;
     let mut dirs = Vec::new();
     let mut sections = Vec::new();
     for ((cfg, out), staged) in configs.iter().zip(&outputs).zip(staged) {
@@ -771,6 +776,7 @@ pub fn run_all(
             roster,
         });
     }
+    cancel.check()?;
     let gallery = report::gallery::write(&root, &sections)?;
     dirs.push(stage.final_path(&gallery[0]).display().to_string());
     cancel.check()?;

@@ -195,7 +195,8 @@ const TABLE: u64 = 8192;
 pub struct Table {
     pow: u64,
     reject: u64,
-    values: Vec<i32>,
+    /// Shared: the pools of every count of one die share their chunk tables.
+    values: std::sync::Arc<[i32]>,
 }
 
 impl Table {
@@ -295,7 +296,15 @@ impl PoolSpec {
 
     /// The spec with Monte Carlo tables, when its dice are one kind of plain die
     /// (no explosion, reroll or `again`) and the values fit.
-    pub fn tabled(mut self) -> PoolSpec {
+    pub fn tabled(self) -> PoolSpec {
+        self.tabled_sharing(&mut Vec::new())
+    }
+
+    /// [`PoolSpec::tabled`] for specs that differ only in their dice count (a count
+    /// that is rolled makes one per count, up to [`MAX_DICE`]): the tables already made,
+    /// by chunk size and whether a chunk is the whole pool, are reused instead of
+    /// enumerated again (making them for every count took 100 ms of a config's load).
+    fn tabled_sharing(mut self, made: &mut Vec<((u32, bool), Table)>) -> PoolSpec {
         self.table = None;
         let [(n, d)] = self.groups.as_slice() else {
             return self;
@@ -325,7 +334,10 @@ impl PoolSpec {
         if !whole && !chunked {
             return self;
         }
-        let table = |k: u32| -> Option<Table> {
+        let mut table = |k: u32| -> Option<Table> {
+            if let Some((_, t)) = made.iter().find(|(key, _)| *key == (k, whole)) {
+                return Some(t.clone());
+            }
             let pow = s.pow(k);
             let mut values = Vec::with_capacity(pow as usize);
             let mut dice = vec![0i64; k as usize];
@@ -340,11 +352,13 @@ impl PoolSpec {
                 let v = read_sorted(&dice, keep, self.agg, d.lo(), d.hi());
                 values.push(i32::try_from(v).ok()?);
             }
-            Some(Table {
+            let t = Table {
                 pow,
                 reject: pow.wrapping_neg() % pow,
-                values,
-            })
+                values: values.into(),
+            };
+            made.push(((k, whole), t.clone()));
+            Some(t)
         };
         let mut parts = Vec::new();
         let Some(full) = table(k) else { return self };
@@ -1460,12 +1474,13 @@ impl Ctx<'_> {
         // One kind of die whose count alone is rolled: the pool for every count, made now.
         if let ([g], [None, ..]) = (groups, fixed.as_slice()) {
             if nodes.len() == 1 && g.die.sides.is_none() {
+                let mut made = Vec::new();
                 let pools = (0..=MAX_DICE)
                     .map(|n| {
                         let mut vals = probe.clone();
                         vals[0] = Val { v: n, fixed: false };
                         spec_of(groups, mods, agg, col, &vals, self.symbols.as_ref())
-                            .map(PoolSpec::tabled)
+                            .map(|s| s.tabled_sharing(&mut made))
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 let count = nodes.into_iter().next().unwrap_or(Node::Num(0));

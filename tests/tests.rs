@@ -10,6 +10,7 @@ mod cli;
 mod descent_rules;
 mod determinism;
 mod dice_allocate;
+mod dice_choice;
 mod dice_decks;
 mod dice_face;
 mod dice_lang;

@@ -207,6 +207,10 @@ pub struct Compiled {
     pub charts: Vec<Chart>,
     /// The profile this scenario is a point of, if any.
     pub group: Option<Group>,
+    /// The choices its rolls are played by, as Markdown, when it makes any (the dice
+    /// language's `reroll ... to maximise`): a designer reads the policy beside the
+    /// numbers it gives.
+    pub policy: Option<String>,
 }
 
 /// A compiled scenario whose parts do not fit together (a metric map of the wrong length,
@@ -241,7 +245,14 @@ impl Compiled {
             capped_note: None,
             charts: Vec::new(),
             group: None,
+            policy: None,
         }
+    }
+
+    /// Replaces the default `None`.
+    pub fn policy(mut self, policy: Option<String>) -> Self {
+        self.policy = policy;
+        self
     }
 
     /// Replaces the default `None`: takes an `Option` so a PMF that may fail to build

@@ -328,6 +328,21 @@ pub fn write_reports(
             written.push(p);
         }
     }
+    // A scenario that chooses (`reroll ... to maximise`): its choices beside its charts.
+    for r in results {
+        if let Some(policy) = &r.policy {
+            check()?;
+            let sub = dir.join(&r.name);
+            std::fs::create_dir_all(&sub).map_err(|e| WriteError::io(&sub, e))?;
+            let p = sub.join("choice.md");
+            let text = format!(
+                "# {}: the choice\n\n{}\n\nWhich dice each roll keeps; the rest are rerolled.\n\n{policy}",
+                r.name, r.description
+            );
+            std::fs::write(&p, text).map_err(|e| WriteError::io(&p, e))?;
+            written.push(p);
+        }
+    }
     if let Some(kinds) = charts {
         check()?;
         // Checked before each scenario's charts, so a stop waits for one chart at most

@@ -193,6 +193,12 @@ fn table(c: &Compiled, r: &ScenarioResult, mc: bool) -> String {
     if c.capped_mass > 0.0 {
         let _ = write!(s, "\n{}: {:.3e}", r.capped_note, c.capped_mass);
     }
+    if let Some(p) = &c.policy {
+        let _ = write!(
+            s,
+            "\n\n**The choice**: which dice each roll keeps (the rest are rerolled)\n\n{p}"
+        );
+    }
     s.push('\n');
     s
 }

@@ -103,6 +103,9 @@ pub struct ScenarioResult {
     /// What the reader must know about this run (a precision target not reached).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The choices the rolls are played by (see `Compiled::policy`).
+    #[serde(skip)]
+    pub policy: Option<String>,
 }
 
 impl ScenarioResult {
@@ -413,6 +416,7 @@ pub fn summarize(
         charts: c.charts.clone(),
         group: c.group.clone(),
         note: None,
+        policy: c.policy.clone(),
     }
 }
 

@@ -8,6 +8,7 @@
 //! each group show each face (the multiset method of Liu's icepool, AIIDE 2022). Only a
 //! `let` variable is enumerated: the body is evaluated once per value it can take.
 
+use super::choice::Choice;
 use super::lang::{Agg, Cond, End};
 use super::program::{DieSpec, Meeting, Node, PoolSpec, Repeat, Side, Template};
 use crate::cancel::Cancel;
@@ -78,6 +79,11 @@ impl Dist {
             .and_then(|i| self.p.get(i))
             .copied()
             .unwrap_or(0.0)
+    }
+
+    /// The values with mass, ascending, and their probabilities.
+    pub fn values(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
+        self.iter()
     }
 
     fn iter(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
@@ -377,6 +383,24 @@ impl Env {
     }
 }
 
+/// The mean of `n` with the pool variable at scope depth `depth` holding `dice` (and
+/// nothing else in scope): a choice's objective at one roll.
+pub fn mean_with_dice(
+    n: &Node,
+    depth: usize,
+    dice: &[i64],
+    notes: &mut Notes,
+) -> Result<f64, TooBig> {
+    let mut env = Env::default();
+    for _ in 0..depth {
+        env.push(0, Vec::new());
+    }
+    env.push(0, dice.to_vec());
+    let d = eval(n, &mut env, notes)?;
+    let total: f64 = d.p.iter().sum();
+    Ok(d.iter().map(|(v, p)| v as f64 * p).sum::<f64>() / total)
+}
+
 /// Most outcomes of a pool variable the exact engine goes through (every multiset of
 /// its dice); past it the scenario is Monte Carlo only.
 pub const MAX_OUTCOMES: u64 = 2_000_000;
@@ -472,9 +496,11 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             }
             out.unwrap_or_else(|| Dist::point(0)).trim()
         }
-        Node::LetPool { spec, body, .. } => {
+        Node::LetPool {
+            spec, body, choice, ..
+        } => {
             let mut out: Option<Dist> = None;
-            over_pool(spec, env, notes, &mut |env, notes, p| {
+            over_pool(spec, choice.as_deref(), env, notes, &mut |env, notes, p| {
                 let r = eval(body, env, notes)?;
                 mix(&mut out, &r, p, notes)?;
                 Ok(())
@@ -630,13 +656,28 @@ fn template(t: &Template, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooB
 /// error.
 fn over_pool(
     spec: &PoolSpec,
+    choice: Option<&Choice>,
     env: &mut Env,
     notes: &mut Notes,
     body: &mut dyn FnMut(&mut Env, &mut Notes, f64) -> Result<(), TooBig>,
 ) -> Result<(), TooBig> {
     let mut result = Ok(());
     let mut inner = notes.inner();
-    if spec.ways.is_empty() {
+    if let Some(c) = choice {
+        // Rerolled by a choice: the dice at the end, as the choice's plan found them.
+        notes.spend(
+            (c.ends.len() as u64).saturating_mul(NODE_COST),
+            "a choice with too many ends",
+        )?;
+        for (dice, p) in &c.ends {
+            env.push(0, dice.clone());
+            result = inner.within(*p, |inner| body(env, inner, *p));
+            env.pop();
+            if result.is_err() {
+                break;
+            }
+        }
+    } else if spec.ways.is_empty() {
         multisets(spec, notes, &mut |dice, p| {
             if result.is_err() {
                 return;
@@ -954,8 +995,10 @@ fn step(
                 r?;
             }
         }
-        Node::LetPool { spec, body, .. } => {
-            over_pool(spec, env, notes, &mut |env, notes, p| {
+        Node::LetPool {
+            spec, body, choice, ..
+        } => {
+            over_pool(spec, choice.as_deref(), env, notes, &mut |env, notes, p| {
                 step(body, w * p, env, notes, out)
             })?;
         }

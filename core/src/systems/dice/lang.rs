@@ -3,6 +3,8 @@
 //!
 //! ```text
 //! expr     := "let" NAME "=" expr "in" expr     bound dice without a read: a pool variable
+//!           | "reroll" NAME "=" dice ("twice" | INT "times")? "to" ("maximise" | "minimise")
+//!             expr ("in" expr)?      dice rerolled by the best choice for the objective
 //!           | "if" expr "then" expr "else" expr
 //!           | compare
 //! compare  := sum (("<=" | ">=" | "<" | ">" | "==" | "!=") sum)?      1 if true, else 0
@@ -249,7 +251,36 @@ pub enum Expr {
     /// Several named results of one roll, `{ successes = ..., advantages = ... }`: the
     /// scenario's metrics (only as the result, after any `let`s).
     Record(Vec<(String, Expr, Col)>, Col),
+    /// A roll whose dice may be rerolled, by the choice that does best for an objective:
+    /// see [`Choose`].
+    Choose(Box<Choose>),
 }
+
+/// `reroll p = 5d6 twice to maximise p count 6 >= 4 in p sum`: the dice rolled, then
+/// up to `rerolls` times any of them rolled again, each time the ones whose rerolling
+/// does best for the objective's mean (its probability when it is a condition), with
+/// the rerolls still to come played as well; the body (the objective when there is
+/// none) reads the dice at the end.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choose {
+    pub name: String,
+    pub pool: Expr,
+    pub rerolls: u32,
+    pub goal: Goal,
+    pub objective: Expr,
+    pub body: Option<Expr>,
+    pub col: Col,
+}
+
+/// Which way a choice pushes its objective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    Maximise,
+    Minimise,
+}
+
+/// The most rerolls a choice plans for.
+pub const MAX_REROLLS: u32 = 5;
 
 /// `repeat a = 10, b = 8 until a <= 0 or b <= 0 do let x = 2d6 in a = a - ..., b = ...
 /// limit 50 then a > 0`: state variables, the condition that ends the rounds (checked
@@ -541,6 +572,13 @@ pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             visit(&r.body, f);
         }
         Expr::Record(fields, _) => fields.iter().for_each(|(_, x, _)| visit(x, f)),
+        Expr::Choose(c) => {
+            visit(&c.pool, f);
+            visit(&c.objective, f);
+            if let Some(b) = &c.body {
+                visit(b, f);
+            }
+        }
     }
 }
 
@@ -832,7 +870,68 @@ impl Parser {
         if self.is_word("repeat") {
             return self.repeat(depth);
         }
+        if self.is_word("reroll") {
+            return self.choose(depth);
+        }
         self.or(depth)
+    }
+
+    /// `reroll NAME = DICE (twice | N times)? to maximise|minimise OBJECTIVE (in BODY)?`
+    fn choose(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let col = self.col();
+        self.next();
+        let name = match self.next() {
+            (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
+            _ => {
+                self.at -= 1;
+                return Err(
+                    self.unexpected("a name for the dice (`reroll p = 5d6 to maximise ...`)")
+                );
+            }
+        };
+        self.expect_sym("=")?;
+        let pool = self.expr(depth + 1)?;
+        let rerolls = if self.is_word("twice") {
+            self.next();
+            2
+        } else if let Tok::Int(n) = self.peek() {
+            let n = *n;
+            let at = self.col();
+            self.next();
+            self.expect_word("times")?;
+            if !(1..=MAX_REROLLS as i64).contains(&n) {
+                return Err(SyntaxError {
+                    col: at,
+                    message: format!("rerolls from 1 to {MAX_REROLLS} times, not {n}"),
+                });
+            }
+            n as u32
+        } else {
+            1
+        };
+        self.expect_word("to")?;
+        let goal = match self.peek() {
+            Tok::Word(w) if w == "maximise" || w == "maximize" => Goal::Maximise,
+            Tok::Word(w) if w == "minimise" || w == "minimize" => Goal::Minimise,
+            _ => return Err(self.unexpected("`maximise` or `minimise`")),
+        };
+        self.next();
+        let objective = self.expr(depth + 1)?;
+        let body = if self.is_word("in") {
+            self.next();
+            Some(self.expr(depth + 1)?)
+        } else {
+            None
+        };
+        Ok(Expr::Choose(Box::new(Choose {
+            name,
+            pool,
+            rerolls,
+            goal,
+            objective,
+            body,
+            col,
+        })))
     }
 
     fn or(&mut self, depth: usize) -> Result<Expr, SyntaxError> {

@@ -2,6 +2,7 @@
 //! with an exact distribution ([`exact`]) beside Monte Carlo that rolls every die as
 //! written ([`program`]).
 
+pub mod choice;
 pub mod config;
 pub mod exact;
 pub mod lang;
@@ -421,4 +422,5 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     )
     .exact(exact.ok())
     .capped(capped + unfinished, Some(capped_note(capped, unfinished)))
+    .policy(program::policy(&sc.roll_node))
 }

@@ -1,6 +1,7 @@
 //! An expression compiled once per scenario: names resolved, dice counts folded to
 //! numbers, pools laid out, so that Monte Carlo neither parses nor allocates per trial.
 
+use super::choice::Choice;
 use super::lang::{
     self, Agg, AggAst, AggOf, Cmp, Cond, CondAst, CondOf, End, Expr, ModAst, ModOf, Op, Versus,
 };
@@ -76,7 +77,7 @@ impl DieSpec {
 
     /// Roll one die as written: the face, a re-roll, then the explosion chain.
     #[inline]
-    fn roll(&self, rng: &mut Rng) -> i64 {
+    pub(super) fn roll(&self, rng: &mut Rng) -> i64 {
         let (lo, hi) = (self.lo(), self.hi());
         let face = |rng: &mut Rng| {
             let f = self.face(rng);
@@ -397,6 +398,9 @@ pub enum Node {
         spec: Box<PoolSpec>,
         offset: usize,
         body: Box<Node>,
+        /// Rerolled by a choice (`reroll p = 5d6 to maximise ...`) before the body reads
+        /// them.
+        choice: Option<Box<Choice>>,
     },
     /// A read of the pool variable at scope depth `i`.
     PoolVar(Box<PoolRead>),
@@ -634,6 +638,7 @@ fn bind_pool(spec: PoolSpec, offset: usize, body: Node, i: usize) -> Node {
             }),
             offset,
             body: Box::new(body),
+            choice: None,
         },
     }
 }
@@ -726,6 +731,7 @@ fn record_of(e: &Expr) -> Option<&Expr> {
     match e {
         Expr::Let(_, _, body) => record_of(body),
         Expr::Repeat(r) => record_of(&r.body),
+        Expr::Choose(c) => c.body.as_ref().and_then(record_of),
         r @ Expr::Record(..) => Some(r),
         _ => None,
     }
@@ -761,7 +767,12 @@ fn pack(
             vars.pop();
             Node::Let(bound, Box::new(body?))
         }
-        Node::LetPool { spec, offset, body } => {
+        Node::LetPool {
+            spec,
+            offset,
+            body,
+            choice,
+        } => {
             vars.push((0, 0));
             let body = pack(*body, vars, fields);
             vars.pop();
@@ -769,6 +780,7 @@ fn pack(
                 spec,
                 offset,
                 body: Box::new(body?),
+                choice,
             }
         }
         Node::Repeat(r) => {
@@ -894,6 +906,23 @@ fn each_child(n: &Node, f: &mut dyn FnMut(&Node)) {
     }
 }
 
+/// The choices an expression makes (`reroll ... to maximise`), as Markdown: each one's
+/// first choice for every roll.
+pub fn policy(n: &Node) -> Option<String> {
+    fn walk(n: &Node, out: &mut Vec<String>) {
+        if let Node::LetPool {
+            choice: Some(c), ..
+        } = n
+        {
+            out.push(c.shown.clone());
+        }
+        each_child(n, &mut |c| walk(c, out));
+    }
+    let mut found = Vec::new();
+    walk(n, &mut found);
+    (!found.is_empty()).then(|| found.join("\n"))
+}
+
 /// Every distinct way the body reads the pool variable at depth `i`; a read whose
 /// numbers are rolled counts as a way of its own each time (it is never one number).
 fn reads(n: &Node, i: usize, out: &mut Vec<(Option<(End, u32)>, Agg)>, rolled: &mut bool) {
@@ -948,10 +977,16 @@ fn to_var(n: Node, i: usize) -> Node {
         Node::Min(x, y) => Node::Min(b(x), b(y)),
         Node::Cmp(c, x, y) => Node::Cmp(c, b(x), b(y)),
         Node::Let(x, y) => Node::Let(b(x), b(y)),
-        Node::LetPool { spec, offset, body } => Node::LetPool {
+        Node::LetPool {
+            spec,
+            offset,
+            body,
+            choice,
+        } => Node::LetPool {
             spec,
             offset,
             body: b(body),
+            choice,
         },
         Node::If(c, x, y) => Node::If(b(c), b(x), b(y)),
         Node::Repeat(r) => {
@@ -1621,6 +1656,7 @@ impl Ctx<'_> {
                 self.unbind(&binding);
                 binding.wrap(r?, self.scope.len())
             }
+            Expr::Choose(c) => self.choose(c, record_ok)?,
             Expr::And(a, b) => {
                 let (a, b) = bin(self, a, b)?;
                 Node::Mul(Box::new(truth(*a)), Box::new(truth(*b)))
@@ -1809,6 +1845,62 @@ impl Ctx<'_> {
         let b = self.node(bound)?;
         self.scope.push((name.to_string(), Slot::Num));
         Ok(Binding::Num(b))
+    }
+
+    /// `reroll p = DICE ... to maximise OBJECTIVE in BODY`: a pool variable whose dice
+    /// a choice rerolls before the body reads them.
+    fn choose(&mut self, c: &lang::Choose, record_ok: bool) -> Result<Node, CompileError> {
+        let refuse = |message: String| CompileError {
+            col: c.col,
+            message,
+        };
+        let depth = self.scope.len();
+        let binding = self.bind(&c.name, &c.pool)?;
+        let (spec, offset) = match &binding {
+            Binding::Pool(spec, offset, _) => ((**spec).clone(), *offset),
+            Binding::Num(_) => {
+                self.unbind(&binding);
+                return Err(refuse(format!(
+                    "`reroll {} = ...` rerolls dice: bind dice without a read, e.g. `reroll {} = 5d6 to maximise {} count 6`",
+                    c.name, c.name, c.name
+                )));
+            }
+        };
+        self.record_ok = false;
+        let objective = self.node(&c.objective);
+        self.record_ok = record_ok;
+        let body = match &c.body {
+            Some(b) => self.node(b),
+            None => objective.clone(),
+        };
+        self.unbind(&binding);
+        let (objective, body) = (objective?, body?);
+        let die = match spec.groups.as_slice() {
+            [(_, d)] if !d.deck && spec.keep.is_none() && spec.again.is_none() => d.clone(),
+            _ => {
+                return Err(refuse(
+                    "a choice rerolls one kind of die, without a keep, `again` or a deck: e.g. `reroll p = 5d6 to maximise ...`".into(),
+                ))
+            }
+        };
+        if (0..depth).any(|i| mentions(&objective, i)) {
+            return Err(refuse(format!(
+                "the objective may read only `{}` and numbers: the choice is worked out once, before any roll",
+                c.name
+            )));
+        }
+        let n = spec.groups[0].0;
+        let choice = super::choice::plan(die, n, c.rerolls, c.goal, &objective, depth)
+            .map_err(|why| refuse(format!("this choice cannot be made: {why}")))?;
+        Ok(Node::LetPool {
+            spec: Box::new(PoolSpec {
+                ways: Vec::new(),
+                ..spec
+            }),
+            offset,
+            body: Box::new(body),
+            choice: Some(Box::new(choice)),
+        })
     }
 
     fn unbind(&mut self, b: &Binding) {
@@ -2062,8 +2154,16 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
             s.vars[depth] = sample(bound, rng, s, depth);
             sample(body, rng, s, depth + 1)
         }
-        Node::LetPool { spec, offset, body } => {
+        Node::LetPool {
+            spec,
+            offset,
+            body,
+            choice,
+        } => {
             roll_pool_var(spec, *offset, rng, s);
+            if let Some(c) = choice {
+                c.play(&mut s.dice[*offset..*offset + c.n as usize], rng);
+            }
             sample(body, rng, s, depth + 1)
         }
         Node::Repeat(r) => {
@@ -2219,8 +2319,16 @@ fn step(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize, out: &mut [i64])
             s.vars[depth] = sample(bound, rng, s, depth);
             step(body, rng, s, depth + 1, out)
         }
-        Node::LetPool { spec, offset, body } => {
+        Node::LetPool {
+            spec,
+            offset,
+            body,
+            choice,
+        } => {
             roll_pool_var(spec, *offset, rng, s);
+            if let Some(c) = choice {
+                c.play(&mut s.dice[*offset..*offset + c.n as usize], rng);
+            }
             step(body, rng, s, depth + 1, out)
         }
         Node::Emit(v) => {

@@ -1,0 +1,370 @@
+//! Choices after a roll: `reroll p = 5d6 twice to maximise p count 6 >= 4`.
+//!
+//! The choice is worked out once, exactly, when the expression is compiled, the way
+//! descent's Aim is: for every roll, which dice to keep so that the objective's mean
+//! is best, with the rerolls still to come played as well. A roll is a multiset (the
+//! order of the dice never matters to a choice), so 5d6 has 252 rolls and 462 sets of
+//! dice that could be kept, whatever is rolled. Monte Carlo then rolls the dice as the
+//! rules say and keeps what the table says; the exact engine reads the dice at the end
+//! from the same table. Neither samples from the other.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::exact::{self, Notes};
+use super::lang::Goal;
+use super::program::{DieSpec, Node};
+use crate::dice::Rng;
+
+type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+
+/// Most rolls of the whole pool a choice goes through (5d6: 252; 8d10: 24,310).
+pub const MAX_ROLLS: u64 = 50_000;
+/// Most dice a choice is made over.
+pub const MAX_DICE: u32 = 12;
+/// Most distinct values of its die.
+pub const MAX_VALUES: usize = 32;
+/// Most units of work (a kept set and a reroll summed, a kept set looked at) one
+/// choice's plan may take: about a tenth of a second.
+const MAX_WORK: u64 = 20_000_000;
+/// Most rows of the printed policy.
+const SHOWN_ROWS: usize = 300;
+
+/// A compiled choice: the die, and for every roll and number of rerolls left, the dice
+/// kept.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    die: DieSpec,
+    /// The die's values, ascending: a roll is how many dice show each.
+    values: Vec<i64>,
+    pub n: u32,
+    rerolls: u32,
+    /// Per rerolls left (index `t - 1`), per roll (its counts packed, see [`Packing`]):
+    /// the counts kept.
+    keep: Vec<Map<u128, u128>>,
+    /// The dice at the end, sorted, with their probability under the choices.
+    pub ends: Vec<(Vec<i64>, f64)>,
+    /// The first choice for every roll, as Markdown.
+    pub shown: String,
+}
+
+/// Counts of each value packed as digits in base `n + 1`.
+#[derive(Clone, Copy)]
+struct Packing {
+    base: u128,
+    values: usize,
+}
+
+impl Packing {
+    fn pack(&self, counts: &[u8]) -> u128 {
+        counts
+            .iter()
+            .rev()
+            .fold(0u128, |k, &c| k * self.base + c as u128)
+    }
+    fn unpack(&self, mut key: u128) -> Vec<u8> {
+        (0..self.values)
+            .map(|_| {
+                let c = (key % self.base) as u8;
+                key /= self.base;
+                c
+            })
+            .collect()
+    }
+}
+
+/// Every multiset of `k` dice over the values: its counts and its probability when `k`
+/// dice are rolled (k! / prod c! * prod q^c).
+fn multisets(k: u32, q: &[f64]) -> Vec<(Vec<u8>, f64)> {
+    fn walk(
+        j: usize,
+        left: u32,
+        q: &[f64],
+        c: &mut Vec<u8>,
+        p: f64,
+        out: &mut Vec<(Vec<u8>, f64)>,
+    ) {
+        if j == q.len() - 1 {
+            c.push(left as u8);
+            let mut p = p * q[j].powi(left as i32);
+            for i in 2..=left {
+                p /= i as f64;
+            }
+            out.push((c.clone(), p));
+            c.pop();
+            return;
+        }
+        for n in (0..=left).rev() {
+            c.push(n as u8);
+            let mut r = p * q[j].powi(n as i32);
+            for i in 2..=n {
+                r /= i as f64;
+            }
+            walk(j + 1, left - n, q, c, r, out);
+            c.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(0, k, q, &mut Vec::new(), 1.0, &mut out);
+    let fact: f64 = (2..=k).map(|i| i as f64).product();
+    out.iter_mut().for_each(|(_, p)| *p *= fact);
+    out
+}
+
+/// C(n + s - 1, n): the rolls of `n` dice with `s` values.
+fn rolls(n: u32, s: usize) -> u64 {
+    let mut c = 1u64;
+    for j in 0..(s as u64).saturating_sub(1) {
+        c = c.saturating_mul(n as u64 + 1 + j) / (j + 1);
+    }
+    c
+}
+
+/// The dice of a roll, sorted.
+fn dice(values: &[i64], counts: &[u8]) -> Vec<i64> {
+    counts
+        .iter()
+        .zip(values)
+        .flat_map(|(&c, &v)| std::iter::repeat_n(v, c as usize))
+        .collect()
+}
+
+/// Work the choice for `n` dice of `die`, rerolled up to `rerolls` times, so that the
+/// mean of `objective` (which reads only the pool variable at scope depth `depth`) is
+/// best; or why it cannot be worked out.
+pub fn plan(
+    die: DieSpec,
+    n: u32,
+    rerolls: u32,
+    goal: Goal,
+    objective: &Node,
+    depth: usize,
+) -> Result<Choice, String> {
+    let mut notes = Notes::default();
+    let too_big =
+        |e: exact::TooBig| format!("its objective cannot be worked out exactly ({})", e.0);
+    let (dist, capped) = exact::die_dist(&die, &mut notes).map_err(too_big)?;
+    if capped > 0.0 {
+        return Err("an exploding die has no fixed faces to choose between".into());
+    }
+    let (values, q): (Vec<i64>, Vec<f64>) = dist.values().unzip();
+    let s = values.len();
+    if n == 0 || n > MAX_DICE {
+        return Err(format!(
+            "a choice is made over 1 to {MAX_DICE} dice, not {n}"
+        ));
+    }
+    if s > MAX_VALUES {
+        return Err(format!(
+            "a choice is made over dice with at most {MAX_VALUES} values, not {s}"
+        ));
+    }
+    let count = rolls(n, s);
+    if count > MAX_ROLLS {
+        return Err(format!(
+            "{n} dice of {s} values roll {count} ways; a choice goes through at most {MAX_ROLLS}"
+        ));
+    }
+    let pk = Packing {
+        base: n as u128 + 1,
+        values: s,
+    };
+    let sign = match goal {
+        Goal::Maximise => 1.0,
+        Goal::Minimise => -1.0,
+    };
+    let by_size: Vec<Vec<(u128, Vec<u8>, f64)>> = (0..=n)
+        .map(|k| {
+            multisets(k, &q)
+                .into_iter()
+                .map(|(c, p)| (pk.pack(&c), c, p))
+                .collect()
+        })
+        .collect();
+    let full = &by_size[n as usize];
+    // The objective's mean at every roll: the value of a roll with no reroll left.
+    let mut worth: Map<u128, f64> = Map::default();
+    for (key, c, _) in full {
+        let m = exact::mean_with_dice(objective, depth, &dice(&values, c), &mut notes)
+            .map_err(too_big)?;
+        worth.insert(*key, sign * m);
+    }
+    let mut work = 0u64;
+    let mut keep = Vec::new();
+    for _ in 0..rerolls {
+        // What keeping a set is worth: its rerolled dice summed over.
+        let mut kept_worth: Map<u128, f64> = Map::default();
+        for (k, set) in by_size.iter().enumerate() {
+            let rest = &by_size[n as usize - k];
+            work += (set.len() * rest.len()) as u64;
+            if work > MAX_WORK {
+                return Err(format!(
+                    "{n} dice of {s} values have too many choices to weigh"
+                ));
+            }
+            for (key, _, _) in set {
+                let v: f64 = rest.iter().map(|(r, _, p)| p * worth[&(key + r)]).sum();
+                kept_worth.insert(*key, v);
+            }
+        }
+        // For each roll the best set it holds: keeping more dice on a tie.
+        let mut best_of: Map<u128, u128> = Map::default();
+        let mut next: Map<u128, f64> = Map::default();
+        for (key, c, _) in full {
+            let mut best = (kept_worth[key], n, *key);
+            let mut sub = vec![0u8; s];
+            let mut visit = |sub: &[u8]| {
+                let k = pk.pack(sub);
+                let size: u32 = sub.iter().map(|&x| x as u32).sum();
+                let v = kept_worth[&k];
+                let eps = 1e-12 * best.0.abs().max(1.0);
+                if v > best.0 + eps || (v >= best.0 - eps && size > best.1) {
+                    best = (v, size, k);
+                }
+            };
+            work += subsets(c, 0, &mut sub, &mut visit);
+            if work > MAX_WORK {
+                return Err(format!(
+                    "{n} dice of {s} values have too many choices to weigh"
+                ));
+            }
+            best_of.insert(*key, best.2);
+            next.insert(*key, best.0);
+        }
+        keep.push(best_of);
+        worth = next;
+    }
+    // The rolls' probabilities through the choices, to the dice at the end (in key
+    // order, so that the sums are the same every time).
+    let mut now: BTreeMap<u128, f64> = full.iter().map(|(k, _, p)| (*k, *p)).collect();
+    for t in (0..rerolls as usize).rev() {
+        let mut after: BTreeMap<u128, f64> = BTreeMap::new();
+        for (key, p) in &now {
+            let k = keep[t][key];
+            let size: u32 = pk.unpack(k).iter().map(|&x| x as u32).sum();
+            for (r, _, q) in &by_size[(n - size) as usize] {
+                *after.entry(k + r).or_insert(0.0) += p * q;
+            }
+        }
+        now = after;
+    }
+    let ends = now
+        .into_iter()
+        .map(|(k, p)| (dice(&values, &pk.unpack(k)), p))
+        .collect();
+    let mut choice = Choice {
+        die,
+        values,
+        n,
+        rerolls,
+        keep,
+        ends,
+        shown: String::new(),
+    };
+    choice.shown = choice.show(&pk, full, &worth, sign);
+    Ok(choice)
+}
+
+/// Visit every sub-multiset of `c` from value `j` on; how many were visited.
+fn subsets(c: &[u8], j: usize, sub: &mut [u8], visit: &mut dyn FnMut(&[u8])) -> u64 {
+    if j == c.len() {
+        visit(sub);
+        return 1;
+    }
+    let mut seen = 0;
+    for x in (0..=c[j]).rev() {
+        sub[j] = x;
+        seen += subsets(c, j + 1, sub, visit);
+    }
+    sub[j] = 0;
+    seen
+}
+
+impl Choice {
+    /// Play the choices on rolled dice (sorted), rerolling with `rng` as the rules say.
+    pub fn play(&self, dice: &mut [i64], rng: &mut Rng) {
+        let pk = Packing {
+            base: self.n as u128 + 1,
+            values: self.values.len(),
+        };
+        for t in (0..self.rerolls as usize).rev() {
+            let mut key = 0u128;
+            for &d in dice.iter() {
+                let j = self.values.partition_point(|&v| v < d);
+                key += pk.base.pow(j as u32);
+            }
+            let Some(&kept) = self.keep[t].get(&key) else {
+                return;
+            };
+            let mut i = 0;
+            for (j, c) in pk.unpack(kept).into_iter().enumerate() {
+                for _ in 0..c {
+                    dice[i] = self.values[j];
+                    i += 1;
+                }
+            }
+            for d in dice[i..].iter_mut() {
+                *d = self.die.roll(rng);
+            }
+            dice.sort_unstable();
+        }
+    }
+
+    /// The first choice for every roll, best rolls first, as a Markdown table.
+    fn show(
+        &self,
+        pk: &Packing,
+        full: &[(u128, Vec<u8>, f64)],
+        worth: &Map<u128, f64>,
+        sign: f64,
+    ) -> String {
+        let word = |c: &[u8]| {
+            let d = dice(&self.values, c);
+            if d.is_empty() {
+                "nothing".to_string()
+            } else {
+                d.iter()
+                    .rev()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+        };
+        let t = self.rerolls as usize - 1;
+        let mut rows: Vec<(Vec<i64>, String)> = full
+            .iter()
+            .map(|(key, c, _)| {
+                let kept = pk.unpack(self.keep[t][key]);
+                let size: u32 = kept.iter().map(|&x| x as u32).sum();
+                let mut d = dice(&self.values, c);
+                d.reverse();
+                let reroll = match self.n - size {
+                    0 => "none".to_string(),
+                    r => format!("{r}"),
+                };
+                let w = crate::text::fixed(sign * worth[key], 4);
+                (
+                    d,
+                    format!("| {} | {} | {reroll} | {w} |", word(c), word(&kept)),
+                )
+            })
+            .collect();
+        rows.sort_by(|a, b| b.0.cmp(&a.0));
+        let mut out = String::from(
+            "| roll | keep | dice rerolled | objective's mean from here |\n|---|---|---:|---:|\n",
+        );
+        for (_, r) in rows.iter().take(SHOWN_ROWS) {
+            out.push_str(r);
+            out.push('\n');
+        }
+        if rows.len() > SHOWN_ROWS {
+            out.push_str(&format!(
+                "\n({} more rolls not shown)\n",
+                rows.len() - SHOWN_ROWS
+            ));
+        }
+        if self.rerolls > 1 {
+            out.push_str("\nThe later rerolls choose the same way from what they roll, with one reroll fewer to come.\n");
+        }
+        out
+    }
+}

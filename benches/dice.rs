@@ -53,6 +53,9 @@ fn language(c: &mut Criterion) {
         "deck{0*6, 1*5, -1*5, 2, -2, x2=100, null=-100} draw 5 sum",
         "let t = d6 in 10d6 count >= (4 + (t > 3))",
         "let active = 3d20 in let reactive = 1d20 in { a = beats(active only <= 13, reactive only <= 12), r = beats(reactive only <= 12, active only <= 13) }",
+        // Choices after a roll (the target: 5 dice under 100 ms).
+        "reroll p = 5d6 to maximise p count >= 5 >= 3",
+        "reroll p = 5d6 twice to maximise p maxset == 5",
     ] {
         g.bench_function(q, |b| b.iter(|| black_box(compile(q, None))));
     }

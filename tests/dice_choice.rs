@@ -193,6 +193,25 @@ fn the_policy_is_printed_with_ties_keeping_more_dice() {
     ] {
         assert!(text.contains(row), "{row} not in\n{text}");
     }
+    // The README's Yahtzee rows.
+    let out = assert_cmd::Command::cargo_bin("rollsim")
+        .unwrap()
+        .args([
+            "roll",
+            "reroll p = 5d6 twice to maximise p maxset == 5",
+            "--exact-only",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
+    for row in [
+        "| 6 6 6 5 5 | 6 6 6 | 2 | 0.0934 |",
+        "| 6 6 5 5 1 | 6 6 | 3 | 0.0291 |",
+        "| 6 5 4 3 2 | 6 | 4 | 0.0126 |",
+    ] {
+        assert!(text.contains(row) && readme.contains(row), "{row}");
+    }
     // And beside the charts of a run.
     let dir = crate::util::tempdir();
     let cfg = dir.path().join("c.toml");

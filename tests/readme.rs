@@ -344,6 +344,21 @@ const QUOTES: &[(&str, &[&str], &str, Quote, &str)] = &[
         Quote::Mean("wounds_left"),
         "3.4416",
     ),
+    // dice: choices after the roll
+    (
+        "dice-examples.toml",
+        &[],
+        "yahtzee-in-three-rolls",
+        Quote::Percent("yahtzee", "1"),
+        "4.6029",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "yahtzee-in-three-rolls",
+        Quote::Mean("alike"),
+        "3.0792",
+    ),
     // dozen: reactions, a push off a bridge, green dice
     (
         "dozen.toml",

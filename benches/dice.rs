@@ -56,6 +56,7 @@ fn language(c: &mut Criterion) {
         // Choices after a roll (the target: 5 dice under 100 ms).
         "reroll p = 5d6 to maximise p count >= 5 >= 3",
         "reroll p = 5d6 twice to maximise p maxset == 5",
+        "choose total = 2, effect = 1 from [1d10, 2d8, 1d6] only >= 2 to maximise total sum * 100 + effect sides in { total = total sum, effect = max(effect sides, 4) }",
     ] {
         g.bench_function(q, |b| b.iter(|| black_box(compile(q, None))));
     }

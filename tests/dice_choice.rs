@@ -266,3 +266,176 @@ fn choices_that_cannot_be_made_say_why() {
         assert!(e.contains(says), "{roll}: {e}");
     }
 }
+
+/// Every ordered roll of dice with these sides, by brute force: the faces and sides of
+/// each die.
+fn mixed_rolls(sides: &[i64]) -> Vec<Vec<(i64, i64)>> {
+    let mut out = vec![Vec::new()];
+    for &s in sides {
+        out = out
+            .into_iter()
+            .flat_map(|r: Vec<(i64, i64)>| {
+                (1..=s).map(move |f| {
+                    let mut r = r.clone();
+                    r.push((f, s));
+                    r
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// Cortex by brute force: the dice not showing 1, every pair (or fewer, when fewer are
+/// left) for the total and every die left for the effect; the best by `score`, then
+/// `read` of (total, the effect die's sides or 0), weighted over every roll.
+fn cortex(
+    sides: &[i64],
+    score: &dyn Fn(i64, i64) -> i64,
+    read: &dyn Fn(i64, i64) -> (i64, i64),
+) -> BTreeMap<(i64, i64), f64> {
+    let all = mixed_rolls(sides);
+    let w = 1.0 / all.len() as f64;
+    let mut out = BTreeMap::new();
+    for roll in &all {
+        let ok: Vec<(i64, i64)> = roll.iter().copied().filter(|d| d.0 >= 2).collect();
+        let n = ok.len();
+        let mut best: Option<(i64, (i64, i64))> = None;
+        let mut consider = |total: i64, effect: i64| {
+            let s = score(total, effect);
+            if best.is_none_or(|b| s > b.0) {
+                best = Some((s, read(total, effect)));
+            }
+        };
+        let pairs: Vec<Vec<usize>> = match n {
+            0 => vec![vec![]],
+            1 => vec![vec![0]],
+            _ => (0..n)
+                .flat_map(|i| (i + 1..n).map(move |j| vec![i, j]))
+                .collect(),
+        };
+        for pair in pairs {
+            let total: i64 = pair.iter().map(|&i| ok[i].0).sum();
+            let rest: Vec<usize> = (0..n).filter(|i| !pair.contains(i)).collect();
+            if rest.is_empty() {
+                consider(total, 0);
+            }
+            for e in rest {
+                consider(total, ok[e].1);
+            }
+        }
+        *out.entry(best.unwrap().1).or_insert(0.0) += w;
+    }
+    out
+}
+
+/// The exact marginal of a record's field.
+fn marginal(c: &rollsim::model::Compiled, name: &str) -> BTreeMap<i64, f64> {
+    let m = c.metrics.iter().find(|m| m.name == name).unwrap();
+    let mut out = BTreeMap::new();
+    for (v, q) in m.project_f64(c.exact.as_ref().unwrap()).iter().enumerate() {
+        if *q > 1e-15 {
+            out.insert(m.value(v) as i64, *q);
+        }
+    }
+    out
+}
+
+fn check_marginals(c: &rollsim::model::Compiled, want: &BTreeMap<(i64, i64), f64>) {
+    for (field, pick) in [("total", 0), ("effect", 1)] {
+        let mut w: BTreeMap<i64, f64> = BTreeMap::new();
+        for (k, p) in want {
+            *w.entry(if pick == 0 { k.0 } else { k.1 }).or_insert(0.0) += p;
+        }
+        let got = marginal(c, field);
+        assert_eq!(
+            got.keys().collect::<Vec<_>>(),
+            w.keys().collect::<Vec<_>>(),
+            "{field}"
+        );
+        for (k, p) in &w {
+            assert!((got[k] - p).abs() < 1e-12, "{field} {k}: {} {p}", got[k]);
+        }
+    }
+}
+
+#[test]
+fn cortex_picks_the_total_and_the_effect_die_against_every_roll() {
+    // The usual play: the highest total, then the largest effect die (d4 when none).
+    let sides = [10, 8, 8, 6];
+    let want = cortex(&sides, &|t, e| t * 100 + e, &|t, e| (t, e.max(4)));
+    let c = compile(
+        "choose total = 2, effect = 1 from [1d10, 2d8, 1d6] only >= 2 \
+         to maximise total sum * 100 + effect sides \
+         in { total = total sum, effect = max(effect sides, 4) }",
+        None,
+    );
+    check_marginals(&c, &want);
+    assert_agrees(&c, &["total", "effect"], 200_000, 2616);
+    // By hand: every die shows 1 on 1 roll in 3840, and then there is no total.
+    assert!((marginal(&c, "total")[&0] - 1.0 / 3840.0).abs() < 1e-15);
+    // Against a difficulty of 10, the effect die first once the total makes it: a
+    // d10 kept for the effect when two others still make 10.
+    let want = cortex(&sides, &|t, e| (t >= 10) as i64 * 100 + e, &|t, e| {
+        ((t >= 10) as i64, e.max(4))
+    });
+    let c = compile(
+        "choose total = 2, effect = 1 from [1d10, 2d8, 1d6] only >= 2 \
+         to maximise (total sum >= 10) * 100 + effect sides \
+         in { total = total sum >= 10, effect = max(effect sides, 4) }",
+        None,
+    );
+    check_marginals(&c, &want);
+    assert_agrees(&c, &["total", "effect"], 200_000, 2617);
+    // Played this way the effect die is larger on average than under the usual play.
+    let mean = |m: &BTreeMap<i64, f64>| m.iter().map(|(v, p)| *v as f64 * p).sum::<f64>();
+    let usual = compile(
+        "choose total = 2, effect = 1 from [1d10, 2d8, 1d6] only >= 2 \
+         to maximise total sum * 100 + effect sides in max(effect sides, 4)",
+        None,
+    );
+    assert!(mean(&marginal(&c, "effect")) > mean(&crate::dice_lang::dist(&usual)));
+}
+
+#[test]
+fn picks_that_cannot_be_made_say_why() {
+    for (roll, says) in [
+        (
+            "choose t = 2 from 3d6 to maximise t sum + d6",
+            "only the dice chosen",
+        ),
+        (
+            "let x = d6 in choose t = 2 from 3d6 to maximise t sum + x",
+            "only the dice chosen",
+        ),
+        (
+            "let p = 3d6 in p sides",
+            "only the dice a `choose` hands out",
+        ),
+        (
+            "choose t = 2 from 3d6 explode to maximise t sum",
+            "plain dice",
+        ),
+        (
+            "choose t = 2 from 13d6 to maximise t sum",
+            "at most 12 dice",
+        ),
+        (
+            "choose a = 1, b = 1, c = 1, d = 1 from 5d6 to maximise a sum",
+            "at most 3 roles",
+        ),
+        (
+            "choose a = 1, a = 1 from 5d6 to maximise a sum",
+            "chosen twice",
+        ),
+        ("choose t = 0 from 5d6 to maximise t sum", "1 to 12"),
+        ("choose t = 2 from 3 to maximise t sum", "takes dice"),
+        (
+            "choose t = 2 from 3d6 to maximise t count >= (d6)",
+            "numbers fixed before the roll",
+        ),
+    ] {
+        let e = load_err(roll);
+        assert!(e.contains(says), "{roll}: {e}");
+    }
+}

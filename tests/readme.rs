@@ -359,6 +359,27 @@ const QUOTES: &[(&str, &[&str], &str, Quote, &str)] = &[
         Quote::Mean("alike"),
         "3.0792",
     ),
+    (
+        "dice-examples.toml",
+        &[],
+        "cortex-total-and-effect",
+        Quote::Mean("total"),
+        "12.3474",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "cortex-total-and-effect",
+        Quote::Percent("effect", "10"),
+        "30.99",
+    ),
+    (
+        "dice-examples.toml",
+        &[],
+        "cortex-total-and-effect",
+        Quote::Percent("effect", "4"),
+        "8.31",
+    ),
     // dozen: reactions, a push off a bridge, green dice
     (
         "dozen.toml",

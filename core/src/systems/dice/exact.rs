@@ -10,6 +10,7 @@
 
 use super::choice::Choice;
 use super::lang::{Agg, Cond, End};
+use super::pick::Picker;
 use super::program::{DieSpec, Meeting, Node, PoolSpec, Repeat, Side, Template};
 use crate::cancel::Cancel;
 use std::collections::{BTreeMap, HashMap};
@@ -507,6 +508,7 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             })?;
             out.unwrap_or_else(|| Dist::point(0)).trim()
         }
+        Node::Pick(p) => pick(p, env, notes)?,
         Node::PoolVar(r) => match &r.rolled {
             None => Dist::point(super::program::read_sorted(
                 &env.dice[r.i],
@@ -727,6 +729,53 @@ fn over_pool(
     }
     notes.merge(inner);
     result
+}
+
+/// Most rolls a `choose` goes through exactly (every roll is handed out every way).
+pub const MAX_PICK_ROLLS: f64 = 100_000.0;
+
+/// A `choose`: every roll of its dice (a multiset per kind of die), handed out the best
+/// way; the rolls that hand the roles the same dice are read by the body once.
+fn pick(p: &Picker, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
+    let mut dists = Vec::new();
+    let mut count = 1.0f64;
+    for (n, d) in &p.groups {
+        let (dist, _) = die_dist(d, notes)?;
+        let vals: Vec<(i64, f64)> = dist.iter().collect();
+        let mut c = 1.0;
+        for j in 0..vals.len().saturating_sub(1) {
+            c = c * (*n as f64 + 1.0 + j as f64) / (j as f64 + 1.0);
+        }
+        count *= c;
+        dists.push(vals);
+    }
+    if count > MAX_PICK_ROLLS {
+        return Err(TooBig(format!(
+            "a `choose` over {count:.0} rolls (at most {MAX_PICK_ROLLS} are handed out)"
+        )));
+    }
+    notes.spend(
+        (count as u64).saturating_mul(NODE_COST * 8),
+        "a `choose` over too many rolls",
+    )?;
+    let mut s = Box::new(super::program::Scratch::new());
+    let mut ends: BTreeMap<Vec<(Vec<i64>, i64)>, f64> = BTreeMap::new();
+    p.rolls(&dists, &mut |dice, q| {
+        p.choose(dice, &mut s);
+        *ends.entry(p.read_back(&s)).or_insert(0.0) += q;
+    });
+    let mut out: Option<Dist> = None;
+    for (roles, q) in ends {
+        for (faces, sides) in &roles {
+            env.push(*sides, faces.clone());
+        }
+        let r = notes.within(q, |notes| eval(&p.body, env, notes));
+        for _ in &roles {
+            env.pop();
+        }
+        mix(&mut out, &r?, q, notes)?;
+    }
+    Ok(out.unwrap_or_else(|| Dist::point(0)).trim())
 }
 
 /// A state of a `repeat`: its variables' values.

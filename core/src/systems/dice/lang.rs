@@ -5,6 +5,10 @@
 //! expr     := "let" NAME "=" expr "in" expr     bound dice without a read: a pool variable
 //!           | "reroll" NAME "=" dice ("twice" | INT "times")? "to" ("maximise" | "minimise")
 //!             expr ("in" expr)?      dice rerolled by the best choice for the objective
+//!           | "choose" NAME "=" INT ("," NAME "=" INT)* "from" pool ("only" cond)?
+//!             "to" ("maximise" | "minimise") expr ("in" expr)?
+//!                                 dice of one roll picked into roles (Cortex: a total and
+//!                                 an effect die); `NAME sides` reads a role's largest die
 //!           | "if" expr "then" expr "else" expr
 //!           | compare
 //! compare  := sum (("<=" | ">=" | "<" | ">" | "==" | "!=") sum)?      1 if true, else 0
@@ -254,7 +258,30 @@ pub enum Expr {
     /// A roll whose dice may be rerolled, by the choice that does best for an objective:
     /// see [`Choose`].
     Choose(Box<Choose>),
+    /// Dice of one roll picked into roles: see [`Pick`].
+    Pick(Box<Pick>),
+    /// `NAME sides`: the most sides among the dice a role of a `choose` holds.
+    Sides(String, Col),
 }
+
+/// `choose total = 2, effect = 1 from [1d10, 2d8, 1d6] only >= 2 to maximise
+/// total sum * 100 + effect sides in { total = total sum, effect = max(effect sides, 4) }`:
+/// the dice rolled, then the ones `only` allows handed out to the roles in order (each
+/// as many as it asks for, while there are dice left), the way that does best for the
+/// objective; each role is read as a pool variable, and knows its dice's sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pick {
+    pub roles: Vec<(String, u32, Col)>,
+    pub pool: Expr,
+    pub only: Option<CondAst>,
+    pub goal: Goal,
+    pub objective: Expr,
+    pub body: Option<Expr>,
+    pub col: Col,
+}
+
+/// The most roles of one `choose`.
+pub const MAX_ROLES: usize = 3;
 
 /// `reroll p = 5d6 twice to maximise p count 6 >= 4 in p sum`: the dice rolled, then
 /// up to `rerolls` times any of them rolled again, each time the ones whose rerolling
@@ -572,6 +599,17 @@ pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             visit(&r.body, f);
         }
         Expr::Record(fields, _) => fields.iter().for_each(|(_, x, _)| visit(x, f)),
+        Expr::Sides(..) => {}
+        Expr::Pick(p) => {
+            visit(&p.pool, f);
+            if let Some(c) = &p.only {
+                cond(c, f);
+            }
+            visit(&p.objective, f);
+            if let Some(b) = &p.body {
+                visit(b, f);
+            }
+        }
         Expr::Choose(c) => {
             visit(&c.pool, f);
             visit(&c.objective, f);
@@ -873,7 +911,92 @@ impl Parser {
         if self.is_word("reroll") {
             return self.choose(depth);
         }
+        if self.is_word("choose") {
+            return self.pick(depth);
+        }
         self.or(depth)
+    }
+
+    /// `to maximise|minimise OBJECTIVE (in BODY)?`, after a choice's dice.
+    fn goal(&mut self, depth: usize) -> Result<(Goal, Expr, Option<Expr>), SyntaxError> {
+        self.expect_word("to")?;
+        let goal = match self.peek() {
+            Tok::Word(w) if w == "maximise" || w == "maximize" => Goal::Maximise,
+            Tok::Word(w) if w == "minimise" || w == "minimize" => Goal::Minimise,
+            _ => return Err(self.unexpected("`maximise` or `minimise`")),
+        };
+        self.next();
+        let objective = self.expr(depth + 1)?;
+        let body = if self.is_word("in") {
+            self.next();
+            Some(self.expr(depth + 1)?)
+        } else {
+            None
+        };
+        Ok((goal, objective, body))
+    }
+
+    /// `choose NAME = K, ... from DICE (only COND)? to maximise|minimise OBJ (in BODY)?`
+    fn pick(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let col = self.col();
+        self.next();
+        let mut roles = Vec::new();
+        loop {
+            let at = self.col();
+            let name = match self.next() {
+                (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
+                _ => {
+                    self.at -= 1;
+                    return Err(self.unexpected(
+                        "a name for the dice chosen (`choose total = 2, effect = 1 from ...`)",
+                    ));
+                }
+            };
+            self.expect_sym("=")?;
+            let k = match self.peek() {
+                Tok::Int(k) if (1..=12).contains(k) => *k as u32,
+                _ => return Err(self.unexpected("how many dice it takes, 1 to 12")),
+            };
+            self.next();
+            if roles
+                .iter()
+                .any(|(n, _, _): &(String, u32, Col)| *n == name)
+            {
+                return Err(SyntaxError {
+                    col: at,
+                    message: format!("`{name}` is chosen twice"),
+                });
+            }
+            roles.push((name, k, at));
+            if !self.is_sym(",") {
+                break;
+            }
+            self.next();
+        }
+        if roles.len() > MAX_ROLES {
+            return Err(SyntaxError {
+                col,
+                message: format!("a `choose` hands dice to at most {MAX_ROLES} roles"),
+            });
+        }
+        self.expect_word("from")?;
+        let pool = self.pool(depth + 1)?;
+        let only = if self.is_word("only") {
+            self.next();
+            self.cond(false)?
+        } else {
+            None
+        };
+        let (goal, objective, body) = self.goal(depth)?;
+        Ok(Expr::Pick(Box::new(Pick {
+            roles,
+            pool,
+            only,
+            goal,
+            objective,
+            body,
+            col,
+        })))
     }
 
     /// `reroll NAME = DICE (twice | N times)? to maximise|minimise OBJECTIVE (in BODY)?`
@@ -909,20 +1032,7 @@ impl Parser {
         } else {
             1
         };
-        self.expect_word("to")?;
-        let goal = match self.peek() {
-            Tok::Word(w) if w == "maximise" || w == "maximize" => Goal::Maximise,
-            Tok::Word(w) if w == "minimise" || w == "minimize" => Goal::Minimise,
-            _ => return Err(self.unexpected("`maximise` or `minimise`")),
-        };
-        self.next();
-        let objective = self.expr(depth + 1)?;
-        let body = if self.is_word("in") {
-            self.next();
-            Some(self.expr(depth + 1)?)
-        } else {
-            None
-        };
+        let (goal, objective, body) = self.goal(depth)?;
         Ok(Expr::Choose(Box::new(Choose {
             name,
             pool,
@@ -1477,6 +1587,12 @@ impl Parser {
                 });
             }
             mods.push(m);
+        }
+        if let (Some(Expr::Name(name, c)), true, true) =
+            (&atom, mods.is_empty(), self.is_word("sides"))
+        {
+            self.next();
+            return Ok(Expr::Sides(name.clone(), *c));
         }
         let agg = self.read_of_dice()?;
         match atom {

@@ -6,6 +6,7 @@ pub mod choice;
 pub mod config;
 pub mod exact;
 pub mod lang;
+pub mod pick;
 pub mod program;
 
 use super::{Knobs, Loaded, RoleKnob};

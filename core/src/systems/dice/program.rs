@@ -5,6 +5,7 @@ use super::choice::Choice;
 use super::lang::{
     self, Agg, AggAst, AggOf, Cmp, Cond, CondAst, CondOf, End, Expr, ModAst, ModOf, Op, Versus,
 };
+use super::pick::Picker;
 use crate::config::reader::nearest_hint;
 use crate::dice::Rng;
 use rand::Rng as _;
@@ -419,6 +420,8 @@ pub enum Node {
     Template(Box<Template>),
     /// Rounds until a condition holds: see [`Repeat`].
     Repeat(Box<Repeat>),
+    /// Dice of one roll handed out to roles (`choose`): see [`Picker`].
+    Pick(Box<Picker>),
     /// The state variables' new values at the end of a round's `let`s (only inside
     /// [`Repeat::step`]).
     Emit(Vec<Node>),
@@ -525,6 +528,9 @@ pub struct PoolRead {
     pub spec: Box<PoolSpec>,
     /// The read's numbers known only when it is read (`p count >= w`).
     pub rolled: Option<Box<ReadParams>>,
+    /// A role of a `choose`: it holds as many dice as it was handed (the scratch says
+    /// how many), not always `len`.
+    pub sized: bool,
 }
 
 /// A pool variable's read whose keep count or count face is a value: rolled (or read
@@ -580,6 +586,9 @@ enum Slot {
     Num,
     /// A pool variable: its spec and where its dice sit in the scratch.
     Pool(Box<PoolSpec>, usize),
+    /// A role of a `choose`: dice handed to it (up to the spec's count), where they sit,
+    /// and its largest die's sides in its number slot.
+    Role(Box<PoolSpec>, usize),
 }
 
 struct Ctx<'a> {
@@ -732,6 +741,7 @@ fn record_of(e: &Expr) -> Option<&Expr> {
         Expr::Let(_, _, body) => record_of(body),
         Expr::Repeat(r) => record_of(&r.body),
         Expr::Choose(c) => c.body.as_ref().and_then(record_of),
+        Expr::Pick(p) => p.body.as_ref().and_then(record_of),
         r @ Expr::Record(..) => Some(r),
         _ => None,
     }
@@ -803,6 +813,14 @@ fn pack(
                 limit,
                 body: body?,
             }))
+        }
+        Node::Pick(mut p) => {
+            let base = vars.len();
+            vars.extend(std::iter::repeat_n(p.sides_bounds(), p.roles.len()));
+            let body = pack(p.body, vars, fields);
+            vars.truncate(base);
+            p.body = body?;
+            Node::Pick(p)
         }
         Node::Record(parts) => {
             let mut out: Option<Node> = None;
@@ -879,6 +897,10 @@ fn each_child(n: &Node, f: &mut dyn FnMut(&Node)) {
             f(b);
         }
         Node::LetPool { body, .. } => f(body),
+        Node::Pick(p) => {
+            f(&p.objective);
+            f(&p.body);
+        }
         Node::If(c, a, b) => {
             f(c);
             f(a);
@@ -921,6 +943,35 @@ pub fn policy(n: &Node) -> Option<String> {
     let mut found = Vec::new();
     walk(n, &mut found);
     (!found.is_empty()).then(|| found.join("\n"))
+}
+
+/// A pool variable read marked as a role of a `choose` (it holds the dice handed to it).
+fn sized(n: Node) -> Node {
+    match n {
+        Node::PoolVar(mut r) => {
+            r.sized = true;
+            Node::PoolVar(r)
+        }
+        other => other,
+    }
+}
+
+/// Whether an expression rolls dice of its own.
+fn rolls_dice(n: &Node) -> bool {
+    let here = matches!(
+        n,
+        Node::Pool(_)
+            | Node::Versus(..)
+            | Node::Meeting(_)
+            | Node::Counted(..)
+            | Node::Template(_)
+            | Node::LetPool { .. }
+            | Node::Repeat(_)
+            | Node::Pick(_)
+    );
+    let mut found = here;
+    each_child(n, &mut |c| found = found || rolls_dice(c));
+    found
 }
 
 /// Every distinct way the body reads the pool variable at depth `i`; a read whose
@@ -989,6 +1040,10 @@ fn to_var(n: Node, i: usize) -> Node {
             choice,
         },
         Node::If(c, x, y) => Node::If(b(c), b(x), b(y)),
+        Node::Pick(mut p) => {
+            p.body = to_var(p.body, i);
+            Node::Pick(p)
+        }
         Node::Repeat(r) => {
             let Repeat {
                 init,
@@ -1557,6 +1612,9 @@ impl Ctx<'_> {
                     Slot::Pool(spec, offset) => {
                         self.read(i, spec.clone(), *offset, None, Agg::Sum, None)
                     }
+                    Slot::Role(spec, offset) => {
+                        sized(self.read(i, spec.clone(), *offset, None, Agg::Sum, None))
+                    }
                 },
                 None => match self.names.iter().find(|(k, _)| k == n) {
                     Some((_, v)) => Node::Num(*v),
@@ -1572,13 +1630,15 @@ impl Ctx<'_> {
                 let Some(i) = self.scope.iter().rposition(|(s, _)| s == name) else {
                     return Err(self.unknown(name, *col));
                 };
-                let Slot::Pool(spec, offset) = self.scope[i].1.clone() else {
-                    return Err(CompileError {
+                let (spec, offset, role) = match self.scope[i].1.clone() {
+                    Slot::Pool(spec, offset) => (spec, offset, false),
+                    Slot::Role(spec, offset) => (spec, offset, true),
+                    Slot::Num => return Err(CompileError {
                         col: *col,
                         message: format!(
                             "`{name}` is a number: `keep`, `drop`, `count` and the other reads apply to dice (bind dice without a read: `let {name} = 4d6 in ...`)"
                         ),
-                    });
+                    }),
                 };
                 let total = spec.kept() as u32;
                 // The read's numbers: the keep's count and the count's face, each folded
@@ -1630,7 +1690,18 @@ impl Ctx<'_> {
                 }
                 let rolled =
                     (rolled.keep.is_some() || rolled.face.is_some()).then(|| Box::new(rolled));
-                self.read(i, spec, offset, keep, agg, rolled)
+                if role && rolled.is_some() {
+                    return Err(CompileError {
+                        col: *col,
+                        message: format!("`{name}` holds the dice a `choose` handed it: its reads take numbers fixed before the roll"),
+                    });
+                }
+                let n = self.read(i, spec, offset, keep, agg, rolled);
+                if role {
+                    sized(n)
+                } else {
+                    n
+                }
             }
             Expr::Neg(a) => Node::Neg(Box::new(self.node(a)?)),
             Expr::Bin(op, a, b) => {
@@ -1657,6 +1728,17 @@ impl Ctx<'_> {
                 binding.wrap(r?, self.scope.len())
             }
             Expr::Choose(c) => self.choose(c, record_ok)?,
+            Expr::Pick(p) => self.pick(p, record_ok)?,
+            Expr::Sides(name, col) => match self.scope.iter().rposition(|(s, _)| s == name) {
+                Some(i) if matches!(self.scope[i].1, Slot::Role(..)) => Node::Var(i),
+                Some(_) => {
+                    return Err(CompileError {
+                        col: *col,
+                        message: format!("`{name} sides`: only the dice a `choose` hands out know their sizes (`choose effect = 1 from [...] ... effect sides`)"),
+                    })
+                }
+                None => return Err(self.unknown(name, *col)),
+            },
             Expr::And(a, b) => {
                 let (a, b) = bin(self, a, b)?;
                 Node::Mul(Box::new(truth(*a)), Box::new(truth(*b)))
@@ -1725,6 +1807,10 @@ impl Ctx<'_> {
                                     i,
                                     offset: *offset,
                                     spec: spec.clone(),
+                                }),
+                                Slot::Role(..) => Err(CompileError {
+                                    col: *at,
+                                    message: format!("`{name}` holds dice a `choose` handed it: they are not set against other dice"),
                                 }),
                                 Slot::Num => Err(CompileError {
                                     col: *at,
@@ -1903,6 +1989,120 @@ impl Ctx<'_> {
         })
     }
 
+    /// `choose ROLE = K, ... from DICE only COND to maximise OBJECTIVE in BODY`.
+    fn pick(&mut self, p: &lang::Pick, record_ok: bool) -> Result<Node, CompileError> {
+        let refuse = |message: String| CompileError {
+            col: p.col,
+            message,
+        };
+        let Expr::Pool {
+            groups,
+            mods,
+            agg: None,
+            col,
+        } = &p.pool
+        else {
+            return Err(refuse(
+                "`choose ... from` takes dice without a read, e.g. `[1d10, 2d8, 1d6]`".into(),
+            ));
+        };
+        if !mods.is_empty() {
+            return Err(refuse(
+                "`choose ... from` takes plain dice (no modifiers): it picks from what they show"
+                    .into(),
+            ));
+        }
+        let spec = self.pool_spec(groups, mods, &None, *col)?;
+        if spec.deck().is_some() || !spec.named.is_empty() {
+            return Err(refuse(
+                "`choose ... from` takes dice with numbers on their faces, not a deck or symbols"
+                    .into(),
+            ));
+        }
+        let n: u32 = spec.groups.iter().map(|(n, _)| n).sum();
+        if n > super::pick::MAX_DICE {
+            return Err(refuse(format!(
+                "`choose` picks from at most {} dice, not {n}",
+                super::pick::MAX_DICE
+            )));
+        }
+        let only = match &p.only {
+            None => None,
+            Some(CondOf::Max) => Some(CondOf::Max),
+            Some(CondOf::Min) => Some(CondOf::Min),
+            Some(CondOf::Cmp(op, e)) => {
+                let v = self.node(e)?;
+                Some(CondOf::Cmp(
+                    *op,
+                    constant(&v).ok_or_else(|| {
+                        refuse(
+                            "`only` takes a face fixed before the roll: a number or stats".into(),
+                        )
+                    })?,
+                ))
+            }
+        };
+        let depth = self.scope.len();
+        if depth + p.roles.len() > VARS {
+            return Err(refuse(format!("more than {VARS} names in scope at once")));
+        }
+        // A role's bounds: as many dice as it takes, of any face of the pool, or none.
+        let mut faces: Vec<i64> = spec
+            .groups
+            .iter()
+            .flat_map(|(_, d)| d.faces.iter().copied())
+            .chain([0])
+            .collect();
+        faces.sort_unstable();
+        faces.dedup();
+        let start = self.used;
+        let mut roles = Vec::new();
+        for (name, k, _) in &p.roles {
+            let offset = self.used;
+            if offset + *k as usize > SCRATCH {
+                self.scope.truncate(depth);
+                self.used = start;
+                return Err(refuse(format!(
+                    "pool variables hold at most {SCRATCH} dice at once"
+                )));
+            }
+            self.used += *k as usize;
+            let role = PoolSpec {
+                groups: vec![(*k, DieSpec::new(faces.clone()))],
+                ways: Vec::new(),
+                table: None,
+                ..spec.clone()
+            };
+            self.scope
+                .push((name.clone(), Slot::Role(Box::new(role), offset)));
+            roles.push((*k, offset));
+        }
+        self.record_ok = false;
+        let objective = self.node(&p.objective);
+        self.record_ok = record_ok;
+        let body = match &p.body {
+            Some(b) => self.node(b),
+            None => objective.clone(),
+        };
+        self.scope.truncate(depth);
+        self.used = start;
+        let (objective, body) = (objective?, body?);
+        if (0..depth).any(|i| mentions(&objective, i)) || rolls_dice(&objective) {
+            return Err(refuse(
+                "the objective may read only the dice chosen and numbers: it is worked out for every way to hand them out".into(),
+            ));
+        }
+        Ok(Node::Pick(Box::new(Picker {
+            groups: spec.groups.clone(),
+            only,
+            roles,
+            goal: p.goal,
+            objective,
+            body,
+            depth,
+        })))
+    }
+
     fn unbind(&mut self, b: &Binding) {
         self.scope.pop();
         if let Binding::Pool(_, _, n) = b {
@@ -2018,6 +2218,7 @@ impl Ctx<'_> {
             hi,
             spec,
             rolled,
+            sized: false,
         }))
     }
 
@@ -2094,6 +2295,8 @@ pub fn read_sorted(dice: &[i64], keep: Option<(End, u32)>, agg: Agg, lo: i64, hi
 pub struct Scratch {
     pub vars: [i64; VARS],
     pub dice: [i64; SCRATCH],
+    /// How many dice each role of a `choose` holds, by scope depth.
+    pub lens: [usize; VARS],
     made: std::collections::HashMap<
         (usize, [i64; MAX_PARAMS]),
         Option<PoolSpec>,
@@ -2109,6 +2312,7 @@ impl Scratch {
         Scratch {
             vars: [0; VARS],
             dice: [0; SCRATCH],
+            lens: [0; VARS],
             made: Default::default(),
         }
     }
@@ -2166,6 +2370,10 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
             }
             sample(body, rng, s, depth + 1)
         }
+        Node::Pick(p) => {
+            p.play(rng, s);
+            sample(&p.body, rng, s, depth + p.roles.len())
+        }
         Node::Repeat(r) => {
             let k = r.init.len();
             let mut state = [0i64; lang::MAX_STATE];
@@ -2219,7 +2427,8 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
                     r.with(k, f)
                 }
             };
-            read_sorted(&s.dice[r.offset..r.offset + r.len], keep, agg, r.lo, r.hi)
+            let len = if r.sized { s.lens[r.i] } else { r.len };
+            read_sorted(&s.dice[r.offset..r.offset + len], keep, agg, r.lo, r.hi)
         }
         Node::If(c, a, b) => {
             if sample(c, rng, s, depth) != 0 {
@@ -2662,6 +2871,13 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
         Node::If(_, a, b) => {
             let (x, y) = (bounds(a, vars), bounds(b, vars));
             (x.0.min(y.0), x.1.max(y.1))
+        }
+        Node::Pick(p) => {
+            let base = vars.len();
+            vars.extend(std::iter::repeat_n(p.sides_bounds(), p.roles.len()));
+            let r = bounds(&p.body, vars);
+            vars.truncate(base);
+            r
         }
         Node::LetPool { body, .. } => {
             // The pool's reads carry their own bounds; its slot is a placeholder.

@@ -1,0 +1,257 @@
+//! Dice of one roll picked into roles: `choose total = 2, effect = 1 from [1d10, 2d8,
+//! 1d6] only >= 2 to maximise total sum * 100 + effect sides` (Cortex: two dice for the
+//! total, another for the effect die, whose size counts, not its face).
+//!
+//! The dice keep their size, so a pick tells a d10 showing 4 from a d8 showing 4. Every
+//! way to hand the allowed dice out (each role in order takes as many as it asks for,
+//! while there are dice left) is tried on the roll in front of the player, and the best
+//! for the objective kept: the objective reads only the roles and numbers, so it is a
+//! number for each way, and the same choice is made by Monte Carlo on the dice it rolls
+//! and by the exact engine on every roll it goes through.
+
+use super::lang::{Cond, Goal};
+use super::program::{sample, DieSpec, Node, Scratch};
+use crate::dice::Rng;
+
+/// Most dice one pick looks at.
+pub const MAX_DICE: u32 = 12;
+
+/// A compiled pick.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Picker {
+    /// Per group: its count and its die.
+    pub groups: Vec<(u32, DieSpec)>,
+    /// The dice that may be picked (Cortex: not the 1s).
+    pub only: Option<Cond>,
+    /// Per role: how many dice it takes and where they sit in the scratch.
+    pub roles: Vec<(u32, usize)>,
+    pub goal: Goal,
+    /// Reads the roles (at scope depths `depth..depth + roles`) and numbers only.
+    pub objective: Node,
+    pub body: Node,
+    pub depth: usize,
+}
+
+/// A die as picked: its face and its number of sides.
+pub type Die = (i64, i64);
+
+impl Picker {
+    /// What a role's number slot (its largest die's sides) can be.
+    pub fn sides_bounds(&self) -> (i64, i64) {
+        let most = self
+            .groups
+            .iter()
+            .map(|(_, d)| d.faces.len())
+            .max()
+            .unwrap_or(0);
+        (0, most as i64)
+    }
+
+    /// Whether a die may be picked.
+    fn allowed(&self, face: i64, d: &DieSpec) -> bool {
+        self.only.is_none_or(|c| c.holds(face, d.lo(), d.hi()))
+    }
+
+    /// Roll the dice as written, then hand them out the best way into the scratch.
+    pub fn play(&self, rng: &mut Rng, s: &mut Scratch) {
+        let mut dice = [(0i64, 0i64); MAX_DICE as usize];
+        let mut n = 0;
+        for (count, d) in &self.groups {
+            for _ in 0..*count {
+                let f = d.roll(rng);
+                if self.allowed(f, d) {
+                    dice[n] = (f, d.faces.len() as i64);
+                    n += 1;
+                }
+            }
+        }
+        self.choose(&mut dice[..n], s);
+    }
+
+    /// The best way to hand out `dice` (the allowed ones), written into the scratch:
+    /// each role's faces sorted at its offset, its length and its largest die's sides.
+    pub fn choose(&self, dice: &mut [Die], s: &mut Scratch) {
+        // Sorted, so that equal dice sit together and a way that differs only by which
+        // of two equal dice a role took is tried once.
+        dice.sort_unstable();
+        let mut taken = [false; MAX_DICE as usize];
+        let mut best: Option<(i64, [u16; 3])> = None;
+        let mut current = [0u16; 3];
+        self.hand_out(dice, 0, &mut taken, &mut current, &mut best, s);
+        let masks = best.map_or([0; 3], |b| b.1);
+        self.write(dice, &masks, s);
+    }
+
+    /// Role `r` and after: every way, each role a combination of the dice not taken.
+    fn hand_out(
+        &self,
+        dice: &[Die],
+        r: usize,
+        taken: &mut [bool; MAX_DICE as usize],
+        current: &mut [u16; 3],
+        best: &mut Option<(i64, [u16; 3])>,
+        s: &mut Scratch,
+    ) {
+        if r == self.roles.len() {
+            self.write(dice, current, s);
+            let rng = &mut <Rng as rand::SeedableRng>::seed_from_u64(0);
+            let v = sample(&self.objective, rng, s, self.depth + self.roles.len());
+            let v = match self.goal {
+                Goal::Maximise => v,
+                Goal::Minimise => -v,
+            };
+            if best.is_none_or(|b| v > b.0) {
+                *best = Some((v, *current));
+            }
+            return;
+        }
+        let left: Vec<usize> = (0..dice.len()).filter(|&i| !taken[i]).collect();
+        let k = (self.roles[r].0 as usize).min(left.len());
+        combinations(dice, &left, k, 0, 0, &mut |mask| {
+            for (i, t) in taken.iter_mut().enumerate().take(dice.len()) {
+                if mask & (1 << i) != 0 {
+                    *t = true;
+                }
+            }
+            current[r] = mask;
+            self.hand_out(dice, r + 1, taken, current, best, s);
+            for (i, t) in taken.iter_mut().enumerate().take(dice.len()) {
+                if mask & (1 << i) != 0 {
+                    *t = false;
+                }
+            }
+        });
+        current[r] = 0;
+    }
+
+    /// The roles' dice, as `masks` of `dice` say, into the scratch.
+    fn write(&self, dice: &[Die], masks: &[u16; 3], s: &mut Scratch) {
+        for (r, &(_, offset)) in self.roles.iter().enumerate() {
+            let (mut len, mut sides) = (0, 0);
+            for (i, &(f, sz)) in dice.iter().enumerate() {
+                if masks[r] & (1 << i) != 0 {
+                    s.dice[offset + len] = f;
+                    len += 1;
+                    sides = sides.max(sz);
+                }
+            }
+            s.dice[offset..offset + len].sort_unstable();
+            s.vars[self.depth + r] = sides;
+            s.lens[self.depth + r] = len;
+        }
+    }
+
+    /// The roles as the scratch holds them: per role its faces (sorted) and its largest
+    /// die's sides, the exact engine's key for one outcome.
+    pub fn read_back(&self, s: &Scratch) -> Vec<(Vec<i64>, i64)> {
+        self.roles
+            .iter()
+            .enumerate()
+            .map(|(r, &(_, offset))| {
+                let len = s.lens[self.depth + r];
+                (
+                    s.dice[offset..offset + len].to_vec(),
+                    s.vars[self.depth + r],
+                )
+            })
+            .collect()
+    }
+
+    /// Every roll of the dice (each group a multiset of its die's values), the allowed
+    /// dice of it with their sizes, and its probability.
+    pub fn rolls(&self, dists: &[Vec<(i64, f64)>], visit: &mut dyn FnMut(&mut Vec<Die>, f64)) {
+        /// Where the walk is: the group, the value of its die, its dice not yet given a
+        /// value.
+        struct At {
+            g: usize,
+            j: usize,
+            left: u32,
+        }
+        fn walk(
+            p: &Picker,
+            dists: &[Vec<(i64, f64)>],
+            at: At,
+            prob: f64,
+            dice: &mut Vec<Die>,
+            visit: &mut dyn FnMut(&mut Vec<Die>, f64),
+        ) {
+            let At { g, j, left } = at;
+            if g == p.groups.len() {
+                let mut allowed: Vec<Die> = dice.clone();
+                visit(&mut allowed, prob);
+                return;
+            }
+            let (n, d) = &p.groups[g];
+            let vals = &dists[g];
+            // The last value takes the group's dice that are left.
+            let last = j == vals.len() - 1 || left == 0;
+            let (v, q) = vals[j];
+            let counts = if last { left..=left } else { 0..=left };
+            for c in counts.rev() {
+                let len = dice.len();
+                if p.allowed(v, d) {
+                    dice.extend(std::iter::repeat_n((v, d.faces.len() as i64), c as usize));
+                }
+                let mut w = prob * q.powi(c as i32);
+                for i in 2..=c {
+                    w /= i as f64;
+                }
+                let next = if last {
+                    // n! / (prod c!) for the group, its c!s divided out above.
+                    w *= (2..=*n).map(|i| i as f64).product::<f64>();
+                    At {
+                        g: g + 1,
+                        j: 0,
+                        left: p.groups.get(g + 1).map_or(0, |x| x.0),
+                    }
+                } else {
+                    At {
+                        g,
+                        j: j + 1,
+                        left: left - c,
+                    }
+                };
+                walk(p, dists, next, w, dice, visit);
+                dice.truncate(len);
+            }
+        }
+        let left = self.groups.first().map_or(0, |g| g.0);
+        walk(
+            self,
+            dists,
+            At { g: 0, j: 0, left },
+            1.0,
+            &mut Vec::new(),
+            visit,
+        );
+    }
+}
+
+/// Every combination of `k` of the dice at positions `left` from `from` on, as a mask,
+/// skipping a die equal to the one before it at the same step (one way per distinct
+/// hand).
+fn combinations(
+    dice: &[Die],
+    left: &[usize],
+    k: usize,
+    from: usize,
+    mask: u16,
+    visit: &mut dyn FnMut(u16),
+) {
+    if k == 0 {
+        visit(mask);
+        return;
+    }
+    let mut prev: Option<Die> = None;
+    for a in from..left.len() {
+        if left.len() - a < k {
+            break;
+        }
+        let die = dice[left[a]];
+        if prev == Some(die) {
+            continue;
+        }
+        prev = Some(die);
+        combinations(dice, left, k - 1, a + 1, mask | (1 << left[a]), visit);
+    }
+}

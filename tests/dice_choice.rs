@@ -249,7 +249,18 @@ fn choices_that_cannot_be_made_say_why() {
         ),
         ("reroll p = [1d6, 1d8] to maximise p sum", "one kind of die"),
         ("reroll p = 13d6 to maximise p sum", "1 to 12 dice"),
-        ("reroll p = 5d6 explode to maximise p sum", "exploding"),
+        (
+            "reroll p = 5d6 explode to maximise p sum",
+            "explodes or rerolls",
+        ),
+        (
+            "reroll p = 5d6 reroll 1 to maximise p sum",
+            "explodes or rerolls",
+        ),
+        (
+            "reroll p = 5d6 to maximise p sum + d6",
+            "no dice of its own",
+        ),
         ("reroll p = 5d6 0 times to maximise p sum", "1 to 5 times"),
         ("reroll p = 5d6 to maximize", "expected"),
         (
@@ -430,6 +441,10 @@ fn picks_that_cannot_be_made_say_why() {
         ),
         ("choose t = 0 from 5d6 to maximise t sum", "1 to 12"),
         ("choose t = 2 from 3 to maximise t sum", "takes dice"),
+        (
+            "choose a = 5, b = 5, c = 2 from [4d6, 4d8, 4d10] to maximise a sum",
+            "16632 ways on one roll",
+        ),
         (
             "choose t = 2 from 3d6 to maximise t count >= (d6)",
             "numbers fixed before the roll",

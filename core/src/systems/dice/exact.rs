@@ -8,9 +8,9 @@
 //! each group show each face (the multiset method of Liu's icepool, AIIDE 2022). Only a
 //! `let` variable is enumerated: the body is evaluated once per value it can take.
 
-use super::choice::Choice;
 use super::lang::{Agg, Cond, End};
-use super::pick::Picker;
+use super::program::choice::Choice;
+use super::program::pick::Picker;
 use super::program::{DieSpec, Meeting, Node, PoolSpec, Repeat, Side, Template};
 use crate::cancel::Cancel;
 use std::collections::{BTreeMap, HashMap};
@@ -80,11 +80,6 @@ impl Dist {
             .and_then(|i| self.p.get(i))
             .copied()
             .unwrap_or(0.0)
-    }
-
-    /// The values with mass, ascending, and their probabilities.
-    pub fn values(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
-        self.iter()
     }
 
     fn iter(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
@@ -382,24 +377,6 @@ impl Env {
         self.nums.pop();
         self.dice.pop();
     }
-}
-
-/// The mean of `n` with the pool variable at scope depth `depth` holding `dice` (and
-/// nothing else in scope): a choice's objective at one roll.
-pub fn mean_with_dice(
-    n: &Node,
-    depth: usize,
-    dice: &[i64],
-    notes: &mut Notes,
-) -> Result<f64, TooBig> {
-    let mut env = Env::default();
-    for _ in 0..depth {
-        env.push(0, Vec::new());
-    }
-    env.push(0, dice.to_vec());
-    let d = eval(n, &mut env, notes)?;
-    let total: f64 = d.p.iter().sum();
-    Ok(d.iter().map(|(v, p)| v as f64 * p).sum::<f64>() / total)
 }
 
 /// Most outcomes of a pool variable the exact engine goes through (every multiset of
@@ -731,8 +708,9 @@ fn over_pool(
     result
 }
 
-/// Most rolls a `choose` goes through exactly (every roll is handed out every way).
-pub const MAX_PICK_ROLLS: f64 = 100_000.0;
+/// Most rolls times ways to hand each out a `choose` goes through exactly (Cortex's
+/// four dice: 2,160 rolls, 12 ways).
+pub const MAX_PICK_ROLLS: f64 = 2_000_000.0;
 
 /// A `choose`: every roll of its dice (a multiset per kind of die), handed out the best
 /// way; the rolls that hand the roles the same dice are read by the body once.
@@ -749,13 +727,17 @@ fn pick(p: &Picker, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
         count *= c;
         dists.push(vals);
     }
+    // Each roll is handed out every way: rolls times ways is the work.
+    let ks: Vec<u32> = p.roles.iter().map(|(k, _)| *k).collect();
+    let n: u32 = p.groups.iter().map(|(n, _)| n).sum();
+    count *= super::program::pick::ways(n, &ks) as f64;
     if count > MAX_PICK_ROLLS {
         return Err(TooBig(format!(
-            "a `choose` over {count:.0} rolls (at most {MAX_PICK_ROLLS} are handed out)"
+            "a `choose` over {count:.0} rolls and ways to hand them out (at most {MAX_PICK_ROLLS})"
         )));
     }
     notes.spend(
-        (count as u64).saturating_mul(NODE_COST * 8),
+        (count as u64).saturating_mul(NODE_COST),
         "a `choose` over too many rolls",
     )?;
     let mut s = Box::new(super::program::Scratch::new());

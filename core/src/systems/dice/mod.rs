@@ -2,11 +2,9 @@
 //! with an exact distribution ([`exact`]) beside Monte Carlo that rolls every die as
 //! written ([`program`]).
 
-pub mod choice;
 pub mod config;
 pub mod exact;
 pub mod lang;
-pub mod pick;
 pub mod program;
 
 use super::{Knobs, Loaded, RoleKnob};

@@ -9,12 +9,31 @@
 //! number for each way, and the same choice is made by Monte Carlo on the dice it rolls
 //! and by the exact engine on every roll it goes through.
 
-use super::lang::{Cond, Goal};
-use super::program::{sample, DieSpec, Node, Scratch};
+use super::super::lang::{Cond, Goal};
+use super::{sample, DieSpec, Node, Scratch};
 use crate::dice::Rng;
 
 /// Most dice one pick looks at.
 pub const MAX_DICE: u32 = 12;
+/// Most ways to hand out one roll (every die distinct): each is an evaluation of the
+/// objective, per roll in both engines.
+pub const MAX_WAYS: u64 = 2_000;
+
+/// How many ways `n` distinct dice are handed to roles taking `ks` in order.
+pub fn ways(n: u32, ks: &[u32]) -> u64 {
+    let mut left = n as u64;
+    let mut total = 1u64;
+    for &k in ks {
+        let k = (k as u64).min(left);
+        let mut c = 1u64;
+        for i in 0..k {
+            c = c * (left - i) / (i + 1);
+        }
+        total = total.saturating_mul(c);
+        left -= k;
+    }
+    total
+}
 
 /// A compiled pick.
 #[derive(Clone, Debug, PartialEq)]

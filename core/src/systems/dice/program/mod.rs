@@ -1,13 +1,16 @@
 //! An expression compiled once per scenario: names resolved, dice counts folded to
 //! numbers, pools laid out, so that Monte Carlo neither parses nor allocates per trial.
 
-use super::choice::Choice;
+pub mod choice;
+pub mod pick;
+
 use super::lang::{
     self, Agg, AggAst, AggOf, Cmp, Cond, CondAst, CondOf, End, Expr, ModAst, ModOf, Op, Versus,
 };
-use super::pick::Picker;
 use crate::config::reader::nearest_hint;
 use crate::dice::Rng;
+use choice::Choice;
+use pick::Picker;
 use rand::Rng as _;
 
 /// Most dice one pool may roll (before `again` adds any).
@@ -1969,14 +1972,14 @@ impl Ctx<'_> {
                 ))
             }
         };
-        if (0..depth).any(|i| mentions(&objective, i)) {
+        if (0..depth).any(|i| mentions(&objective, i)) || rolls_dice(&objective) {
             return Err(refuse(format!(
-                "the objective may read only `{}` and numbers: the choice is worked out once, before any roll",
+                "the objective may read only `{}` and numbers (no dice of its own): the choice is worked out once, before any roll",
                 c.name
             )));
         }
         let n = spec.groups[0].0;
-        let choice = super::choice::plan(die, n, c.rerolls, c.goal, &objective, depth)
+        let choice = choice::plan(die, n, c.rerolls, c.goal, &objective, (depth, offset))
             .map_err(|why| refuse(format!("this choice cannot be made: {why}")))?;
         Ok(Node::LetPool {
             spec: Box::new(PoolSpec {
@@ -2020,10 +2023,18 @@ impl Ctx<'_> {
             ));
         }
         let n: u32 = spec.groups.iter().map(|(n, _)| n).sum();
-        if n > super::pick::MAX_DICE {
+        if n > pick::MAX_DICE {
             return Err(refuse(format!(
                 "`choose` picks from at most {} dice, not {n}",
-                super::pick::MAX_DICE
+                pick::MAX_DICE
+            )));
+        }
+        let ks: Vec<u32> = p.roles.iter().map(|(_, k, _)| *k).collect();
+        let ways = pick::ways(n, &ks);
+        if ways > pick::MAX_WAYS {
+            return Err(refuse(format!(
+                "{n} dice handed out this way can go {ways} ways on one roll; a `choose` tries at most {}",
+                pick::MAX_WAYS
             )));
         }
         let only = match &p.only {

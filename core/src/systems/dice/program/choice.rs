@@ -10,9 +10,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::exact::{self, Notes};
-use super::lang::Goal;
-use super::program::{DieSpec, Node};
+use super::super::lang::Goal;
+use super::{sample, DieSpec, Node, Scratch};
 use crate::dice::Rng;
 
 type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
@@ -130,24 +129,30 @@ fn dice(values: &[i64], counts: &[u8]) -> Vec<i64> {
 }
 
 /// Work the choice for `n` dice of `die`, rerolled up to `rerolls` times, so that the
-/// mean of `objective` (which reads only the pool variable at scope depth `depth`) is
-/// best; or why it cannot be worked out.
+/// mean of `objective` (which reads only the pool variable at scope depth `depth`,
+/// whose dice sit at `offset` of the scratch, and rolls nothing: a number for each
+/// roll) is best; or why it cannot be worked out.
 pub fn plan(
     die: DieSpec,
     n: u32,
     rerolls: u32,
     goal: Goal,
     objective: &Node,
-    depth: usize,
+    (depth, offset): (usize, usize),
 ) -> Result<Choice, String> {
-    let mut notes = Notes::default();
-    let too_big =
-        |e: exact::TooBig| format!("its objective cannot be worked out exactly ({})", e.0);
-    let (dist, capped) = exact::die_dist(&die, &mut notes).map_err(too_big)?;
-    if capped > 0.0 {
-        return Err("an exploding die has no fixed faces to choose between".into());
+    if die.explode.is_some() || die.reroll.is_some() {
+        return Err(
+            "a choice rerolls plain dice: a die that explodes or rerolls by itself has no fixed faces to choose between".into(),
+        );
     }
-    let (values, q): (Vec<i64>, Vec<f64>) = dist.values().unzip();
+    // The die's values and their chances: its faces, each equally likely.
+    let mut values = die.faces.clone();
+    values.sort_unstable();
+    values.dedup();
+    let q: Vec<f64> = values
+        .iter()
+        .map(|v| die.faces.iter().filter(|f| *f == v).count() as f64 / die.faces.len() as f64)
+        .collect();
     let s = values.len();
     if n == 0 || n > MAX_DICE {
         return Err(format!(
@@ -182,12 +187,14 @@ pub fn plan(
         })
         .collect();
     let full = &by_size[n as usize];
-    // The objective's mean at every roll: the value of a roll with no reroll left.
+    // The objective at every roll: the value of a roll with no reroll left.
     let mut worth: Map<u128, f64> = Map::default();
+    let mut scratch = Box::new(Scratch::new());
+    let rng = &mut <Rng as rand::SeedableRng>::seed_from_u64(0);
     for (key, c, _) in full {
-        let m = exact::mean_with_dice(objective, depth, &dice(&values, c), &mut notes)
-            .map_err(too_big)?;
-        worth.insert(*key, sign * m);
+        scratch.dice[offset..offset + n as usize].copy_from_slice(&dice(&values, c));
+        let m = sample(objective, rng, &mut scratch, depth + 1);
+        worth.insert(*key, sign * m as f64);
     }
     let mut work = 0u64;
     let mut keep = Vec::new();

@@ -2375,10 +2375,7 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
             body,
             choice,
         } => {
-            roll_pool_var(spec, *offset, rng, s);
-            if let Some(c) = choice {
-                c.play(&mut s.dice[*offset..*offset + c.n as usize], rng);
-            }
+            roll_bound(spec, *offset, choice.as_deref(), rng, s);
             sample(body, rng, s, depth + 1)
         }
         Node::Pick(p) => {
@@ -2492,6 +2489,20 @@ pub fn sample_plain(n: &Node, rng: &mut Rng) -> i64 {
 }
 
 /// Roll a pool variable's dice into the scratch at `offset`, sorted.
+/// A pool variable's dice into the scratch, rerolled by its choice if it has one.
+fn roll_bound(
+    spec: &PoolSpec,
+    offset: usize,
+    choice: Option<&Choice>,
+    rng: &mut Rng,
+    s: &mut Scratch,
+) {
+    roll_pool_var(spec, offset, rng, s);
+    if let Some(c) = choice {
+        c.play(&mut s.dice[offset..offset + c.n as usize], rng);
+    }
+}
+
 fn roll_pool_var(spec: &PoolSpec, offset: usize, rng: &mut Rng, s: &mut Scratch) {
     if spec.keep.is_some() {
         // Bound with a keep: the variable holds the kept dice only.
@@ -2545,10 +2556,7 @@ fn step(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize, out: &mut [i64])
             body,
             choice,
         } => {
-            roll_pool_var(spec, *offset, rng, s);
-            if let Some(c) = choice {
-                c.play(&mut s.dice[*offset..*offset + c.n as usize], rng);
-            }
+            roll_bound(spec, *offset, choice.as_deref(), rng, s);
             step(body, rng, s, depth + 1, out)
         }
         Node::Emit(v) => {

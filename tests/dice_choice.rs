@@ -447,10 +447,57 @@ fn picks_that_cannot_be_made_say_why() {
         ),
         (
             "choose t = 2 from 3d6 to maximise t count >= (d6)",
-            "numbers fixed before the roll",
+            "a rolled number has no fixed count",
         ),
     ] {
         let e = load_err(roll);
         assert!(e.contains(says), "{roll}: {e}");
     }
+}
+
+#[test]
+fn roles_short_of_dice_read_what_they_hold() {
+    // A role asks for more dice than there are: a keep keeps what there is (it used to
+    // slice past the end), by hand from one or two d6.
+    let c = compile("choose a = 3 from 1d6 to maximise a keep highest 2", None);
+    assert!((exact_mean(&c) - 3.5).abs() < 1e-12);
+    assert_agrees(&c, &["value"], 100_000, 2618);
+    let c = compile(
+        "choose a = 3 from 2d6 to maximise a sum in a keep lowest 3",
+        None,
+    );
+    assert!((exact_mean(&c) - 7.0).abs() < 1e-12);
+    // Cortex read by the total's higher die: when every die is a hitch the total holds
+    // none (1 roll in 3840), which reads 0; both engines agree.
+    let c = compile(
+        "choose total = 2, effect = 1 from [1d10, 2d8, 1d6] only >= 2 \
+         to maximise total sum * 100 + effect sides in total keep highest 1",
+        None,
+    );
+    assert_agrees(&c, &["value"], 100_000, 2619);
+    // `count min` and `count max` go by the pool's own faces, not the 0 the bounds add.
+    let c = compile(
+        "choose a = 1 from 2d6 to minimise a sum in a count min",
+        None,
+    );
+    assert!((exact_mean(&c) - 11.0 / 36.0).abs() < 1e-12);
+    let c = compile(
+        "choose a = 1 from 2d{-3,-2,-1} to maximise a sum in a count max",
+        None,
+    );
+    assert!((exact_mean(&c) - 5.0 / 9.0).abs() < 1e-12);
+    // Minimising an objective that reaches the lowest number there is still prefers
+    // it: a die of 4 or more is taken when there is one (the lower of two such, as
+    // the sorted dice meet them first), else the lower die. By hand: both 4+ (9/36)
+    // the lower of two of 4..6, 41/9; one (18/36) it, 5; none (9/36) the lower of two
+    // of 1..3, 14/9: (41 + 90 + 14) / 36.
+    let c = compile(
+        "choose a = 1 from 2d6 to minimise (a sum >= 4) * \
+         (0 - 1000000 * 1000000 * 1000000 * 1000000 - 1) in a sum",
+        None,
+    );
+    assert!((exact_mean(&c) - 145.0 / 36.0).abs() < 1e-12);
+    // A drop has no fixed count to go by.
+    let e = load_err("choose a = 3 from 2d6 to maximise a sum in a drop lowest 1");
+    assert!(e.contains("read it with `keep`"), "{e}");
 }

@@ -590,8 +590,9 @@ enum Slot {
     /// A pool variable: its spec and where its dice sit in the scratch.
     Pool(Box<PoolSpec>, usize),
     /// A role of a `choose`: dice handed to it (up to the spec's count), where they sit,
-    /// and its largest die's sides in its number slot.
-    Role(Box<PoolSpec>, usize),
+    /// and the lowest and highest face of the pool (its spec also has 0, for bounds);
+    /// its largest die's sides are in its number slot.
+    Role(Box<PoolSpec>, usize, (i64, i64)),
 }
 
 struct Ctx<'a> {
@@ -948,11 +949,13 @@ pub fn policy(n: &Node) -> Option<String> {
     (!found.is_empty()).then(|| found.join("\n"))
 }
 
-/// A pool variable read marked as a role of a `choose` (it holds the dice handed to it).
-fn sized(n: Node) -> Node {
+/// A pool variable read marked as a role of a `choose` (it holds the dice handed to
+/// it), with the pool's own lowest and highest face for `count min` and `count max`.
+fn sized(n: Node, (lo, hi): (i64, i64)) -> Node {
     match n {
         Node::PoolVar(mut r) => {
             r.sized = true;
+            (r.lo, r.hi) = (lo, hi);
             Node::PoolVar(r)
         }
         other => other,
@@ -1615,8 +1618,8 @@ impl Ctx<'_> {
                     Slot::Pool(spec, offset) => {
                         self.read(i, spec.clone(), *offset, None, Agg::Sum, None)
                     }
-                    Slot::Role(spec, offset) => {
-                        sized(self.read(i, spec.clone(), *offset, None, Agg::Sum, None))
+                    Slot::Role(spec, offset, faces) => {
+                        sized(self.read(i, spec.clone(), *offset, None, Agg::Sum, None), *faces)
                     }
                 },
                 None => match self.names.iter().find(|(k, _)| k == n) {
@@ -1634,8 +1637,8 @@ impl Ctx<'_> {
                     return Err(self.unknown(name, *col));
                 };
                 let (spec, offset, role) = match self.scope[i].1.clone() {
-                    Slot::Pool(spec, offset) => (spec, offset, false),
-                    Slot::Role(spec, offset) => (spec, offset, true),
+                    Slot::Pool(spec, offset) => (spec, offset, None),
+                    Slot::Role(spec, offset, faces) => (spec, offset, Some(faces)),
                     Slot::Num => return Err(CompileError {
                         col: *col,
                         message: format!(
@@ -1647,6 +1650,7 @@ impl Ctx<'_> {
                 // The read's numbers: the keep's count and the count's face, each folded
                 // or rolled at the read.
                 let mut rolled = ReadParams::default();
+                let is_drop = matches!(keep, Some(ModOf::Drop(..)));
                 let keep = match keep {
                     Some(m @ (ModOf::Keep(end, e) | ModOf::Drop(end, e))) => {
                         let drop = matches!(m, ModOf::Drop(..));
@@ -1693,17 +1697,16 @@ impl Ctx<'_> {
                 }
                 let rolled =
                     (rolled.keep.is_some() || rolled.face.is_some()).then(|| Box::new(rolled));
-                if role && rolled.is_some() {
+                if role.is_some() && (rolled.is_some() || is_drop) {
                     return Err(CompileError {
                         col: *col,
-                        message: format!("`{name}` holds the dice a `choose` handed it: its reads take numbers fixed before the roll"),
+                        message: format!("`{name}` holds the dice a `choose` handed it, as many as were left: read it with `keep` (a `drop` or a rolled number has no fixed count to go by)"),
                     });
                 }
                 let n = self.read(i, spec, offset, keep, agg, rolled);
-                if role {
-                    sized(n)
-                } else {
-                    n
+                match role {
+                    Some(faces) => sized(n, faces),
+                    None => n,
                 }
             }
             Expr::Neg(a) => Node::Neg(Box::new(self.node(a)?)),
@@ -2066,6 +2069,10 @@ impl Ctx<'_> {
             .collect();
         faces.sort_unstable();
         faces.dedup();
+        let real = (
+            spec.groups.iter().map(|(_, d)| d.lo()).min().unwrap_or(0),
+            spec.groups.iter().map(|(_, d)| d.hi()).max().unwrap_or(0),
+        );
         let start = self.used;
         let mut roles = Vec::new();
         for (name, k, _) in &p.roles {
@@ -2085,7 +2092,7 @@ impl Ctx<'_> {
                 ..spec.clone()
             };
             self.scope
-                .push((name.clone(), Slot::Role(Box::new(role), offset)));
+                .push((name.clone(), Slot::Role(Box::new(role), offset, real)));
             roles.push((*k, offset));
         }
         self.record_ok = false;
@@ -2274,10 +2281,12 @@ fn keep_of(drop: bool, end: End, n: i64, total: u32) -> (End, u32) {
 /// engine (over every multiset of a pool variable) and the sampler (over the dice it
 /// rolled): it reads dice, it does not roll them.
 pub fn read_sorted(dice: &[i64], keep: Option<(End, u32)>, agg: Agg, lo: i64, hi: i64) -> i64 {
+    // A keep of more dice than there are keeps them all (a role of a `choose` may hold
+    // fewer dice than it asks for).
     let kept = match keep {
         None => dice,
-        Some((End::Highest, k)) => &dice[dice.len() - k as usize..],
-        Some((End::Lowest, k)) => &dice[..k as usize],
+        Some((End::Highest, k)) => &dice[dice.len().saturating_sub(k as usize)..],
+        Some((End::Lowest, k)) => &dice[..(k as usize).min(dice.len())],
     };
     match agg {
         Agg::Sum => kept.iter().sum(),

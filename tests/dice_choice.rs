@@ -442,6 +442,18 @@ fn picks_that_cannot_be_made_say_why() {
         ("choose t = 0 from 5d6 to maximise t sum", "1 to 12"),
         ("choose t = 2 from 3 to maximise t sum", "takes dice"),
         (
+            "choose t = 2 form 3d6 to maximise t sum",
+            "did you mean `from`?",
+        ),
+        (
+            "reroll p = 5d6 to maximse p sum",
+            "did you mean `maximise`?",
+        ),
+        (
+            "reroll p = 5d6 twice ot maximise p sum",
+            "did you mean `to`?",
+        ),
+        (
             "choose a = 5, b = 5, c = 2 from [4d6, 4d8, 4d10] to maximise a sum",
             "16632 ways on one roll",
         ),

@@ -865,7 +865,23 @@ impl Parser {
             self.next();
             Ok(())
         } else {
-            Err(self.unexpected(&format!("`{w}`")))
+            Err(self.unexpected_of(&format!("`{w}`"), &[w]))
+        }
+    }
+
+    /// [`Parser::unexpected`] where the words that fit are known: a misspelling of one
+    /// of them is hinted at it, not at the nearest word of the whole language.
+    fn unexpected_of(&self, expected: &str, words: &[&str]) -> SyntaxError {
+        let hint = match self.peek() {
+            Tok::Word(w) => crate::config::reader::nearest_hint(w, words.iter().copied()),
+            _ => String::new(),
+        };
+        if hint.is_empty() {
+            return self.unexpected(expected);
+        }
+        SyntaxError {
+            col: self.col(),
+            message: format!("expected {expected}, found {}{hint}", self.found()),
         }
     }
 
@@ -923,7 +939,12 @@ impl Parser {
         let goal = match self.peek() {
             Tok::Word(w) if w == "maximise" || w == "maximize" => Goal::Maximise,
             Tok::Word(w) if w == "minimise" || w == "minimize" => Goal::Minimise,
-            _ => return Err(self.unexpected("`maximise` or `minimise`")),
+            _ => {
+                return Err(self.unexpected_of(
+                    "`maximise` or `minimise`",
+                    &["maximise", "minimise", "maximize", "minimize"],
+                ))
+            }
         };
         self.next();
         let objective = self.expr(depth + 1)?;

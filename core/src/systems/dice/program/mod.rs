@@ -801,22 +801,11 @@ fn pack(
             let base = vars.len();
             let state = repeat_bounds(&r, vars);
             vars.extend_from_slice(&state);
-            let Repeat {
-                init,
-                until,
-                step,
-                limit,
-                body,
-            } = *r;
-            let body = pack(body, vars, fields);
+            let mut r = r;
+            let body = pack(std::mem::replace(&mut r.body, Node::Num(0)), vars, fields);
             vars.truncate(base);
-            Node::Repeat(Box::new(Repeat {
-                init,
-                until,
-                step,
-                limit,
-                body: body?,
-            }))
+            r.body = body?;
+            Node::Repeat(r)
         }
         Node::Pick(mut p) => {
             let base = vars.len();
@@ -1050,21 +1039,13 @@ fn to_var(n: Node, i: usize) -> Node {
             p.body = to_var(p.body, i);
             Node::Pick(p)
         }
-        Node::Repeat(r) => {
-            let Repeat {
-                init,
-                until,
-                step,
-                limit,
-                body,
-            } = *r;
-            Node::Repeat(Box::new(Repeat {
-                init: init.into_iter().map(|n| to_var(n, i)).collect(),
-                until: to_var(until, i),
-                step: to_var(step, i),
-                limit,
-                body: to_var(body, i),
-            }))
+        Node::Repeat(mut r) => {
+            let mut each = |n: &mut Node| *n = to_var(std::mem::replace(n, Node::Num(0)), i);
+            r.init.iter_mut().for_each(&mut each);
+            each(&mut r.until);
+            each(&mut r.step);
+            each(&mut r.body);
+            Node::Repeat(r)
         }
         Node::Emit(v) => Node::Emit(v.into_iter().map(|n| to_var(n, i)).collect()),
         Node::Record(v) => Node::Record(v.into_iter().map(|n| to_var(n, i)).collect()),

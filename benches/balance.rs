@@ -81,6 +81,7 @@ fn exact_commands(c: &mut Criterion) {
             seed: 7,
             trials: None,
             ctx,
+            share: &rollsim::balance::Share::All,
         };
         g.bench_function(format!("sensitivity/{scenario}"), |b| {
             b.iter(|| sensitivity::rows(&job).unwrap())

@@ -50,6 +50,7 @@ fn whole(c: &mut Criterion) {
         seed: 7,
         trials: None,
         ctx: Ctx::new(&cancel, &Hidden),
+        share: &rollsim::balance::Share::All,
     };
     let mut g = c.benchmark_group("roster_rush");
     g.sample_size(10);

@@ -79,6 +79,21 @@ pub struct Sets {
     pub sets: Vec<String>,
 }
 
+/// Sharding, declared once for every command that shards: by hand, or from a cluster
+/// scheduler's array job.
+#[derive(Args, Debug)]
+pub struct Shard {
+    /// Run only shard K of N (its share of the work) and write part-K-of-N.json (into -o, else beside the output folder) for `rollsim merge`. Without it, a SLURM array task (SLURM_ARRAY_TASK_ID) picks its shard itself
+    #[arg(long, value_name = "K/N", conflicts_with = "no_shard")]
+    pub shard: Option<String>,
+    /// How many shards, where the scheduler names only the task: HyperQueue (HQ_TASK_ID, from 1), a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, from 0), PBS (PBS_ARRAY_INDEX, PBS_ARRAYID, from 1)
+    #[arg(long, value_name = "N", conflicts_with = "no_shard")]
+    pub shards: Option<u64>,
+    /// Run the whole command even inside a scheduler's array job
+    #[arg(long)]
+    pub no_shard: bool,
+}
+
 /// `--no-plots`, declared once for every command that draws.
 #[derive(Args, Debug)]
 pub struct Plots {
@@ -113,8 +128,10 @@ pub enum Command {
     Overlay(OverlayArgs),
     /// The units as a metagame: each against each in both seats, ratings, the Nash mix, dominated units
     Roster(RosterArgs),
-    /// Add up the parts of `run --shard K/N` into the output of a single run
+    /// Put the parts of a sharded command (run, compare, sweep, sensitivity, equalize, roster) together into the output of a single run
     Merge(MergeArgs),
+    /// Print ready scripts that run a command as N shards on SLURM, HyperQueue or Kubernetes, then merge them
+    Plan(PlanArgs),
     /// Roll a dice expression without a config, e.g. rollsim roll "4d6 drop lowest" (see the README's dice language)
     Roll(RollArgs),
     /// The live tuning page: a local web server where every stat is a slider and the odds change as you drag
@@ -232,6 +249,8 @@ pub struct BalanceArgs {
     pub set: Sets,
     #[command(flatten)]
     pub plots: Plots,
+    #[command(flatten)]
+    pub shard: Shard,
 }
 
 #[derive(Args, Debug)]
@@ -320,7 +339,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub set: Sets,
     /// Exact distributions only, no Monte Carlo (every probability is the exact one; fast)
-    #[arg(long, conflicts_with_all = ["precision", "shard"])]
+    #[arg(long, conflicts_with_all = ["precision", "shard", "shards"])]
     pub exact_only: bool,
     /// Table formats (comma-separated); md prints Markdown tables to stdout
     #[arg(
@@ -336,14 +355,41 @@ pub struct RunArgs {
     /// No progress bar
     #[arg(short, long)]
     pub quiet: bool,
-    /// Run only shard K of N (its share of the chunks) and write DIR/part-K-of-N.json for `rollsim merge`
-    #[arg(long, value_name = "K/N", conflicts_with = "precision")]
-    pub shard: Option<String>,
+    #[command(flatten)]
+    pub shard: Shard,
+}
+
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    /// The TOML config file, e.g. configs/NAME.toml
+    pub config: PathBuf,
+    /// The command to spread and its options, e.g. `roster -s duel -n 1e6` [default: run]; its -o is where the merged output goes
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
+    pub command: Vec<String>,
+    /// How many tasks (shards)
+    #[arg(long, value_name = "N")]
+    pub tasks: Option<u64>,
+    /// Which scheduler's script to print [default: all three]
+    #[arg(long, value_enum, ignore_case = true)]
+    pub scheduler: Option<SchedulerArg>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchedulerArg {
+    Slurm,
+    #[value(alias = "hq")]
+    Hyperqueue,
+    #[value(alias = "k8s")]
+    Kubernetes,
 }
 
 #[derive(Args, Debug)]
 pub struct MergeArgs {
-    /// The part files of every shard (part-K-of-N.json)
+    /// The part files of every shard (part-K-of-N.json), or folders of them
     #[arg(required = true)]
     pub parts: Vec<PathBuf>,
     /// Output directory

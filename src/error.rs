@@ -29,6 +29,10 @@ pub enum AppError {
     Interrupted,
     #[error("{0}")]
     Threads(String),
+    /// A shard's command stopped where it needs the other shards' items (never shown:
+    /// the shard writes its part instead).
+    #[error("{}", rollsim_core::Error::Deferred)]
+    Deferred,
 }
 
 impl From<rollsim_core::Error> for AppError {
@@ -42,6 +46,7 @@ impl From<rollsim_core::Error> for AppError {
             E::BadOption(m) => AppError::BadOption(m),
             E::Compile(c) => AppError::Compile(c),
             E::Interrupted => AppError::Interrupted,
+            E::Deferred => AppError::Deferred,
             // The core's error is non-exhaustive: a new kind reads as an internal one.
             other => AppError::Threads(other.to_string()),
         }

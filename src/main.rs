@@ -6,8 +6,9 @@ mod cli;
 use clap::Parser as _;
 use cli::{BalanceArgs, Cli, Command, FormatArg, ResponseArg};
 use rollsim::app::balance::{
-    CompareOptions, EqualizeOptions, Options, OverlayOptions, RosterOptions, SweepOptions,
+    CompareOptions, EqualizeOptions, Options, OverlayOptions, RosterOptions, Sharing, SweepOptions,
 };
+use rollsim::app::scheduler::Found;
 use rollsim::app::{self, balance as run_balance, AppError, Format, RunOptions};
 use rollsim::Cancel;
 use std::io::Write;
@@ -86,8 +87,26 @@ fn format(f: FormatArg) -> Format {
     }
 }
 
-fn balance(c: BalanceArgs, svg: bool, cancel: &Cancel) -> Options {
+/// The shard this process runs: `--shard`, else the scheduler's array task (said on
+/// stderr, as is a scheduler's task that is not used).
+fn sharding(s: cli::Shard) -> Result<Option<Found>, AppError> {
+    let request = rollsim::app::shard::Request {
+        shard: s.shard,
+        shards: s.shards,
+        no_shard: s.no_shard,
+    };
+    let (found, note) = request.resolve(&|k| std::env::var(k).ok())?;
+    if let Some(note) = note {
+        eprintln!("{}", terminal_safe(&note));
+    }
+    Ok(found)
+}
+
+fn balance(c: BalanceArgs, svg: bool, cancel: &Cancel) -> Result<Options, AppError> {
     let mut o = Options::new(c.config, &c.scenario);
+    if let Some(f) = sharding(c.shard)? {
+        o.sharing = Sharing::Shard(f);
+    }
     o.cancel = cancel.clone();
     o.svg = svg;
     o.metric = c.metric;
@@ -98,7 +117,7 @@ fn balance(c: BalanceArgs, svg: bool, cancel: &Cancel) -> Options {
     o.out = c.out;
     o.sets = c.set.sets;
     o.plots = !c.plots.no_plots;
-    o
+    Ok(o)
 }
 
 fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
@@ -113,7 +132,9 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
         Some(Command::Equalize(a)) => a.common.out.clone(),
         Some(Command::Overlay(a)) => a.out.clone(),
         Some(Command::Merge(a)) => Some(a.out.clone()),
-        Some(Command::Run(a)) if a.shard.is_some() => a.out.clone(),
+        Some(Command::Run(a)) if a.shard.shard.is_some() || a.shard.shards.is_some() => {
+            a.out.clone()
+        }
         _ => None,
     };
     if app::to_stdout(&folder_only) {
@@ -126,23 +147,23 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
         Some(Command::List(a)) => app::list(&a.config, &a.set.sets, cancel),
         Some(Command::Check(a)) => app::check(&a.config, &a.set.sets, cancel),
         Some(Command::Compare(a)) => run_balance::compare(&CompareOptions {
-            common: balance(a.common, svg, cancel),
+            common: balance(a.common, svg, cancel)?,
             attackers: a.attackers,
             defenders: a.defenders,
             best_response: a.response == ResponseArg::Best,
         }),
         Some(Command::Roster(a)) => run_balance::roster(&RosterOptions {
-            common: balance(a.common, svg, cancel),
+            common: balance(a.common, svg, cancel)?,
             units: a.units,
             best_response: a.response == ResponseArg::Best,
             count: a.count,
             reference: a.reference,
         }),
         Some(Command::Sweep(a)) => run_balance::sweep(&SweepOptions {
-            common: balance(a.common, svg, cancel),
+            common: balance(a.common, svg, cancel)?,
             vary: a.vary,
         }),
-        Some(Command::Sensitivity(c)) => run_balance::sensitivity(&balance(c, svg, cancel)),
+        Some(Command::Sensitivity(c)) => run_balance::sensitivity(&balance(c, svg, cancel)?),
         Some(Command::Overlay(a)) => run_balance::overlay(&OverlayOptions {
             entries: a.entries,
             metric: a.metric,
@@ -155,7 +176,7 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             cancel: cancel.clone(),
         }),
         Some(Command::Equalize(a)) => run_balance::equalize(&EqualizeOptions {
-            common: balance(a.common, svg, cancel),
+            common: balance(a.common, svg, cancel)?,
             target: a.target,
             pairs: a.pairs,
         }),
@@ -175,8 +196,12 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             o.exact_only = a.exact_only;
             o.cancel = cancel.clone();
             o.svg = svg;
-            match a.shard {
-                Some(s) => rollsim::app::shard::run(&o, rollsim::app::shard::parse_shard(&s)?),
+            match sharding(a.shard)? {
+                Some(f) if app::to_stdout(&o.out) => Err(AppError::BadOption(format!(
+                    "-o -: this run is shard {}/{} ({}), which writes a part file; give it a folder, e.g. -o parts",
+                    f.k, f.n, f.from
+                ))),
+                Some(f) => rollsim::app::shard::run(&o, &f),
                 None => app::run(&o),
             }
         }
@@ -200,12 +225,195 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             svg,
             cancel: cancel.clone(),
         }),
-        Some(Command::Merge(a)) => rollsim::app::shard::merge(
+        Some(Command::Plan(a)) => plan(a),
+        Some(Command::Merge(a)) => rollsim::app::merge::merge(
             &a.parts,
             &a.out,
             &a.format.into_iter().map(format).collect::<Vec<_>>(),
             app::charts(!a.plots.no_plots, svg),
             cancel,
         ),
+    }
+}
+
+/// The commands `plan` spreads.
+const SHARDED: [&str; 6] = [
+    "run",
+    "compare",
+    "sweep",
+    "sensitivity",
+    "equalize",
+    "roster",
+];
+
+/// `rollsim plan CONFIG [COMMAND...] --tasks N`: check the command as the shards will
+/// run it, then print the scripts.
+fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
+    // `--tasks` and `--scheduler` may follow the command (they are no command's own).
+    let (mut tasks, mut scheduler) = (a.tasks, a.scheduler);
+    let mut tail: Vec<String> = Vec::new();
+    let mut it = a.command.into_iter();
+    while let Some(w) = it.next() {
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f == "--tasks" || f == "--scheduler" => {
+                (f.to_string(), Some(v.to_string()))
+            }
+            _ => (w.clone(), None),
+        };
+        if flag != "--tasks" && flag != "--scheduler" {
+            tail.push(w);
+            continue;
+        }
+        let value = inline
+            .or_else(|| it.next())
+            .ok_or_else(|| AppError::BadOption(format!("{flag}: give a value")))?;
+        if flag == "--tasks" {
+            tasks = Some(value.parse().map_err(|_| {
+                AppError::BadOption(format!(
+                    "--tasks {value}: expected a number of tasks, e.g. 8"
+                ))
+            })?);
+        } else {
+            scheduler = Some(
+                <cli::SchedulerArg as clap::ValueEnum>::from_str(&value, true).map_err(|_| {
+                    AppError::BadOption(format!(
+                        "--scheduler {value}: expected slurm, hyperqueue or kubernetes"
+                    ))
+                })?,
+            );
+        }
+    }
+    let tasks = tasks.ok_or_else(|| {
+        AppError::BadOption("plan: give --tasks N, the number of shards, e.g. --tasks 8".into())
+    })?;
+    if tasks == 0 || tasks > rollsim::app::part::MAX_SHARDS {
+        return Err(AppError::BadOption(format!(
+            "--tasks {tasks}: expected 1 to {}",
+            rollsim::app::part::MAX_SHARDS
+        )));
+    }
+    let (name, options) = match tail.first() {
+        Some(w) if !w.starts_with('-') => (w.clone(), tail[1..].to_vec()),
+        _ => ("run".to_string(), tail),
+    };
+    if !SHARDED.contains(&name.as_str()) {
+        return Err(AppError::BadOption(format!(
+            "plan: `{name}` does not shard; plan spreads {}",
+            SHARDED.join(", ")
+        )));
+    }
+    // The command exactly as a shard will parse it.
+    let argv: Vec<String> = [
+        "rollsim".to_string(),
+        name.clone(),
+        a.config.display().to_string(),
+    ]
+    .into_iter()
+    .chain(options.iter().cloned())
+    .collect();
+    let parsed = Cli::try_parse_from(&argv).map_err(|e| {
+        AppError::BadOption(format!(
+            "plan: the command `{}` does not parse: {}",
+            argv[1..].join(" "),
+            e.render().to_string().trim()
+        ))
+    })?;
+    let (out, shard) = match &parsed.command {
+        Some(Command::Run(r)) => (r.out.clone(), &r.shard),
+        Some(Command::Compare(c)) => (c.common.out.clone(), &c.common.shard),
+        Some(Command::Roster(c)) => (c.common.out.clone(), &c.common.shard),
+        Some(Command::Sweep(c)) => (c.common.out.clone(), &c.common.shard),
+        Some(Command::Equalize(c)) => (c.common.out.clone(), &c.common.shard),
+        Some(Command::Sensitivity(c)) => (c.out.clone(), &c.shard),
+        _ => unreachable!("checked against SHARDED"),
+    };
+    if shard.shard.is_some() || shard.shards.is_some() || shard.no_shard {
+        return Err(AppError::BadOption(
+            "plan: leave --shard, --shards and --no-shard out of the command; the scripts give each task its shard".into(),
+        ));
+    }
+    if app::to_stdout(&out) {
+        return Err(AppError::BadOption(
+            "plan: -o - cannot be merged into; give the command a folder, e.g. -o out".into(),
+        ));
+    }
+    // The config must load, and a run needs a chunk per shard.
+    let text = rollsim::config::read(&a.config)?;
+    if let Some(Command::Run(r)) = &parsed.command {
+        if r.exact_only || r.precision.is_some() {
+            return Err(AppError::BadOption(
+                "plan: a sharded run has a fixed number of trials: drop --exact-only and --precision".into(),
+            ));
+        }
+        let cfg = rollsim::config::load_str(&text, &a.config.display().to_string(), &r.set.sets)?;
+        let trials = r.trials.or(cfg.run.trials).unwrap_or(app::DEFAULT_TRIALS);
+        let chunks = trials.div_ceil(rollsim::sim::CHUNK);
+        if tasks > chunks {
+            return Err(AppError::BadOption(format!(
+                "--tasks {tasks}: {trials} trials are {chunks} chunk(s) of {}; use at most {chunks} tasks",
+                rollsim::sim::CHUNK
+            )));
+        }
+    } else {
+        rollsim::app::balance::load_source(&a.config, &[])?;
+    }
+    // The command's own -o is where the merge writes; the tasks write their parts beside.
+    let out = out.unwrap_or_else(|| {
+        let report = app::default_out(&a.config);
+        if name == "run" {
+            report
+        } else {
+            report.join(&name)
+        }
+    });
+    let options = without_out(&options);
+    let p = rollsim::app::plan::Plan::new(&name, &a.config, &options, out, tasks, program());
+    use cli::SchedulerArg as S;
+    Ok(match scheduler {
+        Some(S::Slurm) => p.slurm(),
+        Some(S::Hyperqueue) => p.hyperqueue(),
+        Some(S::Kubernetes) => p.kubernetes(),
+        None => format!(
+            "# ---- SLURM: save as {n}.sh, then: bash {n}.sh\n{}\n# ---- HyperQueue: save as {n}-hq.sh, then: bash {n}-hq.sh\n{}\n# ---- Kubernetes: save as {n}.yaml, then: kubectl apply -f {n}.yaml\n{}",
+            p.slurm(),
+            p.hyperqueue(),
+            p.kubernetes(),
+            n = p.name
+        ),
+    })
+}
+
+/// The options without `-o DIR` (in any of its spellings): a shard writes its part
+/// where the plan says.
+fn without_out(options: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for w in options {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if w == "-o" || w == "--out" {
+            skip = true;
+        } else if !(w.starts_with("--out=") || (w.starts_with("-o") && !w.starts_with("--"))) {
+            out.push(w.clone());
+        }
+    }
+    out
+}
+
+/// `rollsim` when that is this binary on the PATH, else this binary's path.
+fn program() -> String {
+    let me = std::env::current_exe().and_then(|p| p.canonicalize()).ok();
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("rollsim"))
+            .find(|p| p.is_file())
+            .and_then(|p| p.canonicalize().ok())
+    });
+    match (me, on_path) {
+        (Some(a), Some(b)) if a == b => "rollsim".into(),
+        (Some(a), _) => a.display().to_string(),
+        _ => "rollsim".into(),
     }
 }

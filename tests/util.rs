@@ -144,5 +144,10 @@ pub fn job<'a>(
         seed,
         trials,
         ctx: ctx(),
+        share: &WHOLE,
     }
 }
+
+/// Every item computed here (not a shard, not a merge).
+static WHOLE: std::sync::LazyLock<rollsim::balance::Share> =
+    std::sync::LazyLock::new(|| rollsim::balance::Share::All);

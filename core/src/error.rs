@@ -24,6 +24,12 @@ pub enum Error {
     /// The [`crate::Cancel`] token was cancelled.
     #[error("interrupted: no output was written")]
     Interrupted,
+    /// A shard has computed its share of a command ([`crate::balance::Share`]); the rest
+    /// needs the other shards' results, so the command stops here and `merge` goes on.
+    #[error(
+        "this shard's share is done; `rollsim merge` computes the rest from every shard's part"
+    )]
+    Deferred,
 }
 
 impl Error {

@@ -1,21 +1,27 @@
 //! The balance commands as the binary runs them: `balance` computes, this writes the
 //! tables and charts through `report` and returns the Markdown for stdout.
 
+use super::part::{self, Part};
+use super::scheduler::Found;
 use super::{thread_pool, AppError};
 use crate::balance::{
-    budget, compare, costs, equalize, overlay, roster, sensitivity, sweep, Job, Pick, Source,
+    budget, compare, equalize, overlay, roster, sensitivity, sweep, Job, Pick, Share, Source,
     Target,
 };
 use crate::config;
 use crate::report::analysis::how;
 use crate::report::stage::{Keep, Staging};
 use crate::report::{csv, frame, markdown, plot, write::WriteError};
+use rollsim_core::balance::share::Recorded;
 use rollsim_core::run::Ctx;
 use rollsim_core::Cancel;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// What every balance command is told: the config, the scenario, what to read and how.
-#[derive(Clone, Debug)]
+/// A shard's part carries these (without what only changes how this process runs or
+/// where it writes), so that `merge` runs the same command.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Options {
     pub config: PathBuf,
     /// A scenario, a group member (`crossbow-range@d4`) or a group (`crossbow-range`).
@@ -25,14 +31,34 @@ pub struct Options {
     pub seed: Option<u64>,
     pub trials: Option<u64>,
     pub exact_only: bool,
+    #[serde(skip)]
     pub threads: Option<usize>,
+    #[serde(skip)]
     pub out: Option<PathBuf>,
     pub sets: Vec<String>,
+    #[serde(skip)]
     pub plots: bool,
     /// Every chart as SVG too (`--charts png,svg`).
+    #[serde(skip)]
     pub svg: bool,
     /// Stops the command (the binary's Ctrl-C handler holds a clone).
+    #[serde(skip)]
     pub cancel: Cancel,
+    /// The whole command, one shard of it, or the merge of every shard's part.
+    #[serde(skip)]
+    pub sharing: Sharing,
+}
+
+/// How much of a balance command this process computes.
+#[derive(Clone, Debug, Default)]
+pub enum Sharing {
+    #[default]
+    Whole,
+    /// One shard: its share of the command's items goes to a part file (in `out`, else
+    /// beside the command's output folder).
+    Shard(Found),
+    /// The merge: the config text the parts carry and what each part computed.
+    Merge { text: String, parts: Vec<Recorded> },
 }
 
 impl Options {
@@ -51,13 +77,23 @@ impl Options {
             plots: true,
             svg: false,
             cancel: Cancel::new(),
+            sharing: Sharing::Whole,
         }
     }
 
     /// Load the config once, resolve the scenario or group, settle seed and trials,
     /// build the pool.
     pub fn prepare(&self) -> Result<Prepared, AppError> {
-        let source = load_source(&self.config, &self.sets)?;
+        let (text, share) = match &self.sharing {
+            Sharing::Merge { text, parts } => (
+                text.clone(),
+                Share::merged(parts.clone())
+                    .map_err(|e| AppError::BadOption(format!("the parts do not add up: {e}")))?,
+            ),
+            Sharing::Shard(f) => (config::read(&self.config)?, Share::part(f.k, f.n)),
+            Sharing::Whole => (config::read(&self.config)?, Share::All),
+        };
+        let source = Source::parse(&text, &self.config, &self.sets)?;
         let target = source.target(&self.scenario)?;
         let (seed, trials) = budget(&source, self.seed, self.trials, self.exact_only);
         Ok(Prepared {
@@ -68,6 +104,13 @@ impl Options {
             seed,
             trials,
             cancel: self.cancel.clone(),
+            share,
+            text,
+            shard: match &self.sharing {
+                Sharing::Shard(f) => Some(f.clone()),
+                _ => None,
+            },
+            out: self.out.clone(),
         })
     }
 }
@@ -87,9 +130,68 @@ pub struct Prepared {
     pub trials: Option<u64>,
     pub pool: rayon::ThreadPool,
     pub cancel: Cancel,
+    pub share: Share,
+    /// The config's text, for a shard's part.
+    text: String,
+    shard: Option<Found>,
+    out: Option<PathBuf>,
 }
 
 impl Prepared {
+    /// On a shard: compute this shard's items with `f` (which stops where it needs the
+    /// other shards') and write them, with `command`, as `part-K-of-N.json` in `-o`, else
+    /// beside the command's output folder. `None`: not a shard.
+    fn part(
+        &self,
+        command: &Command,
+        f: impl FnOnce(&Job) -> Result<(), rollsim_core::Error> + Send,
+    ) -> Result<Option<String>, AppError> {
+        let Some(found) = &self.shard else {
+            return Ok(None);
+        };
+        match self.run(f) {
+            Ok(()) | Err(AppError::Deferred) => {}
+            Err(e) => return Err(e),
+        }
+        self.cancel.check()?;
+        let spreads = self.share.recorded();
+        let (mine, all) = spreads.values().fold((0, 0), |(m, a), s| {
+            (m + s.results.len() as u64, a + s.items)
+        });
+        let what = command.name();
+        let dir = self.out.clone().unwrap_or_else(|| {
+            let o = out_dir(&self.source, &None, what);
+            o.with_file_name(format!("{what}-parts"))
+        });
+        let encoded = serde_json::to_value(command)
+            .map_err(|e| AppError::BadOption(format!("encoding the command: {e}")))?;
+        let p = Part {
+            format: part::FORMAT,
+            version: env!("CARGO_PKG_VERSION").into(),
+            build: part::build(),
+            config_file: self.source.file.clone(),
+            config_hash: part::hash(&self.text, &self.source.sets),
+            config_text: self.text.clone(),
+            sets: self.source.sets.clone(),
+            seed: self.seed,
+            trials: self.trials.unwrap_or(0),
+            shard: [found.k, found.n],
+            scenarios: Vec::new(),
+            command: Some(encoded),
+            spreads,
+            from: found.from.clone(),
+            checksum: String::new(),
+        };
+        let path = part::write(p, &dir)?;
+        Ok(Some(format!(
+            "{what} shard {}/{} ({}): {mine} of {all} items; wrote {}\n",
+            found.k,
+            found.n,
+            found.from,
+            path.display()
+        )))
+    }
+
     /// Run `f` on the command's pool with its job (no progress bars: a balance
     /// command's cells are many and short).
     fn run<T>(
@@ -107,13 +209,14 @@ impl Prepared {
             seed: self.seed,
             trials: self.trials,
             ctx: Ctx::new(&self.cancel, &hidden),
+            share: &self.share,
         };
         Ok(self.pool.install(|| f(&job))?)
     }
 }
 
 /// `rollsim compare`: the common options, the two sides' ids, and the response rule.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CompareOptions {
     pub common: Options,
     /// Ids for the attacker side; empty: every entry of its table.
@@ -124,14 +227,14 @@ pub struct CompareOptions {
 }
 
 /// `rollsim sweep`: the common options and one or two `KEY=LO..HI[:STEP]`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SweepOptions {
     pub common: Options,
     pub vary: Vec<String>,
 }
 
 /// `rollsim equalize`: the common options, the target value and whether to try pairs.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct EqualizeOptions {
     pub common: Options,
     /// What to bring the value to; None: 0.5 for a probability (a mean needs one).
@@ -141,7 +244,7 @@ pub struct EqualizeOptions {
 }
 
 /// `rollsim roster`: the common options, the units and the response rule.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RosterOptions {
     pub common: Options,
     /// The units; empty: every entry of the scenario's table.
@@ -165,6 +268,92 @@ pub struct OverlayOptions {
     pub plots: bool,
     pub svg: bool,
     pub cancel: Cancel,
+}
+
+/// A balance command that can be sharded, as a part carries it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Command {
+    Compare(CompareOptions),
+    Sweep(SweepOptions),
+    Sensitivity(Options),
+    Equalize(EqualizeOptions),
+    Roster(RosterOptions),
+}
+
+impl Command {
+    /// Its name on the command line (and its output folder's).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Compare(_) => "compare",
+            Command::Sweep(_) => "sweep",
+            Command::Sensitivity(_) => "sensitivity",
+            Command::Equalize(_) => "equalize",
+            Command::Roster(_) => "roster",
+        }
+    }
+
+    pub fn common(&self) -> &Options {
+        match self {
+            Command::Compare(o) => &o.common,
+            Command::Sweep(o) => &o.common,
+            Command::Sensitivity(o) => o,
+            Command::Equalize(o) => &o.common,
+            Command::Roster(o) => &o.common,
+        }
+    }
+
+    pub fn common_mut(&mut self) -> &mut Options {
+        match self {
+            Command::Compare(o) => &mut o.common,
+            Command::Sweep(o) => &mut o.common,
+            Command::Sensitivity(o) => o,
+            Command::Equalize(o) => &mut o.common,
+            Command::Roster(o) => &mut o.common,
+        }
+    }
+
+    /// Run it: whole, as a shard, or as the merge, as its options say.
+    pub fn run(&self) -> Result<String, AppError> {
+        match self {
+            Command::Compare(o) => compare(o),
+            Command::Sweep(o) => sweep(o),
+            Command::Sensitivity(o) => sensitivity(o),
+            Command::Equalize(o) => equalize(o),
+            Command::Roster(o) => roster(o),
+        }
+    }
+}
+
+/// `rollsim merge` of a balance command's parts (checked to belong together by
+/// [`part::load_together`]): the command once more, every shard's items given, into
+/// `out`. What no shard could compute (it needs every shard's items) is computed here.
+pub fn merge(
+    loaded: &[(PathBuf, Part)],
+    out: &Path,
+    plots: bool,
+    svg: bool,
+    cancel: &Cancel,
+) -> Result<String, AppError> {
+    let (path, first) = &loaded[0];
+    let value = first.command.clone().unwrap_or_default();
+    let mut command: Command = serde_json::from_value(value).map_err(|e| {
+        AppError::BadOption(format!(
+            "{}: not a balance command this rollsim runs ({e})",
+            path.display()
+        ))
+    })?;
+    let o = command.common_mut();
+    o.out = Some(out.to_path_buf());
+    o.plots = plots;
+    o.svg = svg;
+    o.cancel = cancel.clone();
+    o.threads = None;
+    o.sets = first.sets.clone();
+    o.sharing = Sharing::Merge {
+        text: first.config_text.clone(),
+        parts: loaded.iter().map(|(_, p)| p.spreads.clone()).collect(),
+    };
+    command.run()
 }
 
 /// Where a balance command writes: `--out`, else `reports/<config>/<what>`.
@@ -226,6 +415,11 @@ pub fn write_matrix(
 pub fn compare(o: &CompareOptions) -> Result<String, AppError> {
     let c = &o.common;
     let p = c.prepare()?;
+    if let Some(done) = p.part(&Command::Compare(o.clone()), |job| {
+        compare::matrices(job, (&o.attackers, &o.defenders), o.best_response).map(drop)
+    })? {
+        return Ok(done);
+    }
     let stage = Staging::begin(&out_dir(&p.source, &c.out, "compare"), Keep::Everything)?;
     let ms = p.run(|job| compare::matrices(job, (&o.attackers, &o.defenders), o.best_response))?;
     let mut md = String::new();
@@ -257,6 +451,11 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
             keys[0].key
         )));
     }
+    if let Some(done) = p.part(&Command::Sweep(o.clone()), |job| {
+        sweep::sweep(job, keys.clone()).map(drop)
+    })? {
+        return Ok(done);
+    }
     let stage = Staging::begin(&out_dir(&p.source, &c.out, "sweep"), Keep::Everything)?;
     let dir = stage.dir().to_path_buf();
     let s = p.run(|job| sweep::sweep(job, keys))?;
@@ -287,6 +486,11 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
 /// `rollsim sensitivity`.
 pub fn sensitivity(o: &Options) -> Result<String, AppError> {
     let p = o.prepare()?;
+    if let Some(done) = p.part(&Command::Sensitivity(o.clone()), |job| {
+        sensitivity::rows(job).map(drop)
+    })? {
+        return Ok(done);
+    }
     let stage = Staging::begin(&out_dir(&p.source, &o.out, "sensitivity"), Keep::Everything)?;
     let dir = stage.dir().to_path_buf();
     let r = p.run(sensitivity::rows)?;
@@ -339,6 +543,11 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
 pub fn equalize(o: &EqualizeOptions) -> Result<String, AppError> {
     let c = &o.common;
     let p = c.prepare()?;
+    if let Some(done) = p.part(&Command::Equalize(o.clone()), |job| {
+        equalize::equalize(job, o.target, o.pairs).map(drop)
+    })? {
+        return Ok(done);
+    }
     let stage = Staging::begin(&out_dir(&p.source, &c.out, "equalize"), Keep::Everything)?;
     let all = p.run(|job| equalize::equalize(job, o.target, o.pairs))?;
     let path = stage.dir().join(format!("equalize-{}.csv", p.target.name));
@@ -400,13 +609,15 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
 pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
     let c = &o.common;
     let p = c.prepare()?;
+    let count = o.count.as_deref().map(|n| (n, o.reference.as_deref()));
+    if let Some(done) = p.part(&Command::Roster(o.clone()), |job| {
+        roster::priced(job, &o.units, o.best_response, count).map(drop)
+    })? {
+        return Ok(done);
+    }
     let stage = Staging::begin(&out_dir(&p.source, &c.out, "roster"), Keep::Everything)?;
     let dir = stage.dir().to_path_buf();
-    let r = p.run(|job| roster::roster(job, &o.units, o.best_response))?;
-    let priced = match &o.count {
-        Some(count) => Some(p.run(|job| costs::costs(job, &r, count, o.reference.as_deref()))?),
-        None => None,
-    };
+    let (r, priced) = p.run(|job| roster::priced(job, &o.units, o.best_response, count))?;
     let mut files = write_matrix(&r.matrix, &dir, super::charts(c.plots, c.svg))?;
     files.extend(write_roster(&r, &dir, super::charts(c.plots, c.svg))?);
     let mut md = markdown::roster(&r);

@@ -2,7 +2,11 @@
 //! onto these option structs, tests call the same functions.
 
 pub mod balance;
+pub mod merge;
+pub mod part;
+pub mod plan;
 pub mod roll;
+pub mod scheduler;
 pub mod shard;
 
 use crate::config::{self, reader::nearest_hint, AnalysisConfig};

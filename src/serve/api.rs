@@ -13,7 +13,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use rollsim_core::balance::controls::{self, Control};
-use rollsim_core::balance::{self, compare, costs, roster, sensitivity, Job, Pick, Source, Target};
+use rollsim_core::balance::{self, compare, roster, sensitivity, Job, Pick, Source, Target};
 use rollsim_core::model::Compiled;
 use rollsim_core::results::{self, ScenarioResult};
 use rollsim_core::run::{self, Ctx};
@@ -545,6 +545,7 @@ fn balance_view(
         seed,
         trials,
         ctx: Ctx::new(cancel, meter),
+        share: &balance::Share::All,
     };
     let how = match trials {
         None => "exact".to_string(),
@@ -569,11 +570,8 @@ fn balance_view(
             })
         }
         BalanceView::Roster => {
-            let ro = roster::roster(&job, &[], false)?;
-            let priced = match &r.count {
-                Some(count) => Some(costs::costs(&job, &ro, count, None)?),
-                None => None,
-            };
+            let (ro, priced) =
+                roster::priced(&job, &[], false, r.count.as_deref().map(|c| (c, None)))?;
             let order = ro.by_strength();
             json!({
                 "view": "roster",

@@ -9,8 +9,6 @@ use crate::results::analysis::{Axis, Matrix, MatrixCell, Slot};
 use crate::run::Ctx;
 use crate::sim::Budget;
 use crate::Error;
-#[cfg(feature = "parallel")]
-use rayon::prelude::*;
 use toml::Value;
 
 /// Check the chosen ids against the role's table, naming the nearest on a miss.
@@ -85,15 +83,25 @@ fn responses(source: &Source, table: &str) -> Vec<(String, Edit)> {
 }
 
 /// Every matrix `compare` draws for `target`: one per member, or with `best` on a
-/// decision table one matrix whose cells take the defender's best choice.
+/// decision table one matrix whose cells take the defender's best choice. The cells of
+/// every matrix are one spread ([`Job::spread`]): a shard computes its share of them all.
 pub fn matrices(
     job: &Job,
     sides: (&[String], &[String]),
     best: bool,
 ) -> Result<Vec<Matrix>, Error> {
-    let (source, target, pick, seed, trials, ctx) = (
-        job.source, job.target, job.pick, job.seed, job.trials, job.ctx,
-    );
+    let plans = plans(job, sides, best)?;
+    computed(job, plans)?.ok_or(Error::Deferred)
+}
+
+/// The matrices [`matrices`] computes, checked and laid out, before any cell.
+pub(super) fn plans(
+    job: &Job,
+    sides: (&[String], &[String]),
+    best: bool,
+) -> Result<Vec<Plan>, Error> {
+    let (source, target, ctx) = (job.source, job.target, job.ctx);
+    let budget = job.trials.map(Budget::Trials);
     // A decision's member under --response best stands for the whole decision.
     let group;
     let target = if best && !target.group && target.members[0] != target.table {
@@ -106,7 +114,7 @@ pub fn matrices(
     } else {
         target
     };
-    if best && is_decision(source, target, ctx.cancel)? {
+    Ok(if best && is_decision(source, target, ctx.cancel)? {
         let choices: Vec<(String, String)> = target
             .members
             .iter()
@@ -115,60 +123,75 @@ pub fn matrices(
                 (label, m.clone())
             })
             .collect();
-        return Ok(vec![build(
+        vec![plan(
             source,
             target,
             &target.name,
             sides,
-            pick,
-            seed,
-            trials.map(Budget::Trials),
-            Responses::Members(&choices),
+            job.pick,
+            budget,
+            Responses::Members(choices),
             ctx,
-        )?]);
-    }
-    target
-        .members
+        )?]
+    } else {
+        target
+            .members
+            .iter()
+            .map(|m| {
+                let how = if best {
+                    let rs = responses(source, &target.table);
+                    // Only the choices the scenario's kind takes count.
+                    let takes = |e: &Edit| source.apply(std::slice::from_ref(e)).is_ok();
+                    if !rs.iter().any(|(_, e)| takes(e)) {
+                        return Err(Error::BadOption(format!(
+                            "--response best: scenario `{m}` has no response for the defender to choose"
+                        )));
+                    }
+                    Responses::Sets(rs)
+                } else {
+                    Responses::Fixed
+                };
+                plan(source, target, m, sides, job.pick, budget, how, ctx)
+            })
+            .collect::<Result<_, _>>()?
+    })
+}
+
+/// The plans' cells as one spread, and the matrices (`None` on a shard).
+pub(super) fn computed(job: &Job, plans: Vec<Plan>) -> Result<Option<Vec<Matrix>>, Error> {
+    let (source, ctx) = (job.source, job.ctx);
+    let items: Vec<(usize, usize, usize)> = plans
         .iter()
-        .map(|m| {
-            let rs;
-            let how = if best {
-                rs = responses(source, &target.table);
-                // Only the choices the scenario's kind takes count.
-                let takes = |e: &Edit| source.apply(std::slice::from_ref(e)).is_ok();
-                if !rs.iter().any(|(_, e)| takes(e)) {
-                    return Err(Error::BadOption(format!(
-                        "--response best: scenario `{m}` has no response for the defender to choose"
-                    )));
-                }
-                Responses::Sets(&rs)
-            } else {
-                Responses::Fixed
-            };
-            build(
-                source,
-                target,
-                m,
-                sides,
-                pick,
-                seed,
-                trials.map(Budget::Trials),
-                how,
-                ctx,
-            )
+        .enumerate()
+        .flat_map(|(p, plan)| plan.pairs().map(move |(i, j)| (p, i, j)))
+        .collect();
+    let cells = job.spread("matrix cells", &items, |&(p, i, j)| {
+        plans[p].cell(source, (i, j), job.seed, ctx)
+    })?;
+    let Some(cells) = cells else {
+        return Ok(None);
+    };
+    let mut it = cells.into_iter();
+    plans
+        .into_iter()
+        .map(|plan| {
+            let n = plan.rows.entries.len() * plan.cols.entries.len();
+            let mine: Vec<MatrixCell> = it.by_ref().take(n).collect();
+            plan.finish(source, mine, job.seed)
         })
-        .collect()
+        .collect::<Result<_, _>>()
+        .map(Some)
 }
 
 /// How a cell's defender responds.
-#[derive(Clone, Copy)]
-enum Responses<'a> {
+#[derive(Clone)]
+enum Responses {
     /// As the scenario says.
     Fixed,
     /// The best of these (label, change).
-    Sets(&'a [(String, Edit)]),
+    Sets(Vec<(String, Edit)>),
     /// The best of these (label, member name).
-    Members(&'a [(String, String)]),
+    Members(Vec<(String, String)>),
 }
 
 /// Compute one matrix of `member` (writes nothing).
@@ -182,31 +205,45 @@ pub fn matrix(
     ctx: Ctx,
 ) -> Result<Matrix, Error> {
     let target = source.target(member)?;
-    build(
+    let p = plan(
         source,
         &target,
         member,
         sides,
         pick,
-        seed,
         budget,
         Responses::Fixed,
         ctx,
-    )
+    )?;
+    let pairs: Vec<(usize, usize)> = p.pairs().collect();
+    let cells = super::each(&pairs, |&ij| p.cell(source, ij, seed, ctx))?;
+    p.finish(source, cells, seed)
+}
+
+/// One matrix before its cells: what every cell needs, checked once.
+pub(super) struct Plan {
+    table: String,
+    pub(super) member: String,
+    roles: (Role, Role),
+    pub(super) rows: Axis,
+    pub(super) cols: Axis,
+    what: String,
+    pick: Pick,
+    budget: Option<Budget>,
+    how: Responses,
 }
 
 #[allow(clippy::too_many_arguments)]
-fn build(
+fn plan(
     source: &Source,
     target: &Target,
     member: &str,
     (attackers, defenders): (&[String], &[String]),
     pick: &Pick,
-    seed: u64,
     budget: Option<Budget>,
     how: Responses,
     ctx: Ctx,
-) -> Result<Matrix, Error> {
+) -> Result<Plan, Error> {
     let table = &target.table;
     let roles = source.roles(table)?;
     if roles.len() < 2 {
@@ -220,19 +257,41 @@ fn build(
     let rows = axis(source, &ar, attackers)?;
     let cols = axis(source, &dr, defenders)?;
     // What is measured, from the scenario as written: a bad --metric fails here, once.
-    let first = match how {
+    let first = match &how {
         Responses::Members(m) => m[0].1.clone(),
         _ => member.to_string(),
     };
-    let mut what = pick.describe(&compile(&source.base, &first, ctx.cancel)?)?;
-    let set = |role: &Role, id: &str| Edit::Scenario {
-        scenario: table.clone(),
-        key: role.key.clone(),
-        value: Value::String(id.to_string()),
-    };
-    // One cell under one response: a config or scenario the rules refuse is a blank
-    // with its reason; an interrupt or an unmeasurable pick stops the run.
-    let one = |edits: Vec<Edit>, name: &str| -> Result<Slot, Error> {
+    let what = pick.describe(&compile(&source.base, &first, ctx.cancel)?)?;
+    Ok(Plan {
+        table: table.clone(),
+        member: member.to_string(),
+        roles: (ar, dr),
+        rows,
+        cols,
+        what,
+        pick: pick.clone(),
+        budget,
+        how,
+    })
+}
+
+impl Plan {
+    /// Every (row, column), row by row.
+    fn pairs(&self) -> impl Iterator<Item = (usize, usize)> {
+        let cols = self.cols.entries.len();
+        (0..self.rows.entries.len()).flat_map(move |i| (0..cols).map(move |j| (i, j)))
+    }
+
+    /// One cell under one response: a config or scenario the rules refuse is a blank
+    /// with its reason; an interrupt or an unmeasurable pick stops the run.
+    fn one(
+        &self,
+        source: &Source,
+        edits: Vec<Edit>,
+        name: &str,
+        seed: u64,
+        ctx: Ctx,
+    ) -> Result<Slot, Error> {
         let cfg = match source.apply(&edits) {
             Ok(c) => c,
             Err(e) => return Ok(Err(e.to_string())),
@@ -242,21 +301,35 @@ fn build(
             Err(Error::Interrupted) => return Err(Error::Interrupted),
             Err(e) => return Ok(Err(e.to_string())),
         };
-        Ok(Ok(measure_budget(&c, pick, seed, budget, ctx)?))
-    };
-    let pairs: Vec<(usize, usize)> = (0..rows.entries.len())
-        .flat_map(|i| (0..cols.entries.len()).map(move |j| (i, j)))
-        .collect();
-    let cell = |&(i, j): &(usize, usize)| -> Result<MatrixCell, Error> {
-        let base = vec![set(&ar, &rows.entries[i].0), set(&dr, &cols.entries[j].0)];
-        let tries: Vec<(Option<String>, Vec<Edit>, String)> = match how {
-            Responses::Fixed => vec![(None, base, member.to_string())],
+        Ok(Ok(measure_budget(&c, &self.pick, seed, self.budget, ctx)?))
+    }
+
+    fn cell(
+        &self,
+        source: &Source,
+        (i, j): (usize, usize),
+        seed: u64,
+        ctx: Ctx,
+    ) -> Result<MatrixCell, Error> {
+        let set = |role: &Role, id: &str| Edit::Scenario {
+            scenario: self.table.clone(),
+            key: role.key.clone(),
+            value: Value::String(id.to_string()),
+        };
+        let (ar, dr) = &self.roles;
+        let base = vec![
+            set(ar, &self.rows.entries[i].0),
+            set(dr, &self.cols.entries[j].0),
+        ];
+        let member = &self.member;
+        let tries: Vec<(Option<String>, Vec<Edit>, String)> = match &self.how {
+            Responses::Fixed => vec![(None, base, member.clone())],
             Responses::Sets(rs) => rs
                 .iter()
                 .map(|(label, s)| {
                     let mut sets = base.clone();
                     sets.push(s.clone());
-                    (Some(label.clone()), sets, member.to_string())
+                    (Some(label.clone()), sets, member.clone())
                 })
                 .collect(),
             Responses::Members(ms) => ms
@@ -267,7 +340,7 @@ fn build(
         let mut best: Option<MatrixCell> = None;
         let mut reason = String::new();
         for (label, sets, name) in tries {
-            match one(sets, &name)? {
+            match self.one(source, sets, &name, seed, ctx)? {
                 Ok(c) => {
                     if best.as_ref().is_none_or(|b| match &b.value {
                         Ok(bc) => c.estimate < bc.estimate,
@@ -290,60 +363,68 @@ fn build(
             value: Err(reason),
             response: None,
         }))
-    };
-    #[cfg(feature = "parallel")]
-    let cells: Vec<MatrixCell> = pairs.par_iter().map(cell).collect::<Result<_, Error>>()?;
-    #[cfg(not(feature = "parallel"))]
-    let cells: Vec<MatrixCell> = pairs.iter().map(cell).collect::<Result<_, Error>>()?;
-    let mut grid = Vec::new();
-    let mut it = cells.into_iter();
-    for _ in 0..rows.entries.len() {
-        grid.push(it.by_ref().take(cols.entries.len()).collect::<Vec<_>>());
     }
-    if let Some(MatrixCell { value: Err(e), .. }) = grid
-        .iter()
-        .flatten()
-        .all(|c| c.value.is_err())
-        .then(|| grid[0][0].clone())
-    {
-        return Err(Error::BadOption(format!("no pair can be computed: {e}")));
+
+    /// The matrix from its cells, row by row.
+    fn finish(self, source: &Source, cells: Vec<MatrixCell>, seed: u64) -> Result<Matrix, Error> {
+        let mut grid = Vec::new();
+        let mut it = cells.into_iter();
+        for _ in 0..self.rows.entries.len() {
+            grid.push(
+                it.by_ref()
+                    .take(self.cols.entries.len())
+                    .collect::<Vec<_>>(),
+            );
+        }
+        if let Some(MatrixCell { value: Err(e), .. }) = grid
+            .iter()
+            .flatten()
+            .all(|c| c.value.is_err())
+            .then(|| grid.first().and_then(|r| r.first()).cloned())
+            .flatten()
+        {
+            return Err(Error::BadOption(format!("no pair can be computed: {e}")));
+        }
+        let mut what = self.what;
+        let (ar, _) = &self.roles;
+        // A headline names the scenario's own attacker ("P(Thief wins)"): say the row side.
+        if self.pick == Pick::Headline {
+            let first = source.display(&ar.table, &ar.id);
+            what = what.replace(first.as_str(), &format!("{} (row)", ar.key));
+        }
+        let response = match self.how {
+            Responses::Fixed => None,
+            Responses::Sets(_) => Some(format!(
+                "the defender's best {}",
+                source
+                    .knobs()
+                    .responses
+                    .iter()
+                    .map(|k| k.key)
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            )),
+            Responses::Members(_) => Some("the defender's best choice".into()),
+        };
+        let budget = self.budget;
+        Ok(Matrix {
+            config: source.stem(),
+            scenario: self.member,
+            what,
+            probability: self.pick.is_probability(),
+            rows: self.rows,
+            cols: self.cols,
+            cells: grid,
+            response,
+            trials: budget.map(|b| match b {
+                Budget::Trials(n) => n,
+                Budget::Precision { max_trials, .. } => max_trials,
+            }),
+            precision: match budget {
+                Some(Budget::Precision { eps, .. }) => Some(eps),
+                _ => None,
+            },
+            seed,
+        })
     }
-    // A headline names the scenario's own attacker ("P(Thief wins)"): say the row side.
-    if *pick == Pick::Headline {
-        let first = source.display(&ar.table, &ar.id);
-        what = what.replace(first.as_str(), &format!("{} (row)", ar.key));
-    }
-    let response = match how {
-        Responses::Fixed => None,
-        Responses::Sets(_) => Some(format!(
-            "the defender's best {}",
-            source
-                .knobs()
-                .responses
-                .iter()
-                .map(|k| k.key)
-                .collect::<Vec<_>>()
-                .join(" or ")
-        )),
-        Responses::Members(_) => Some("the defender's best choice".into()),
-    };
-    Ok(Matrix {
-        config: source.stem(),
-        scenario: member.into(),
-        what,
-        probability: pick.is_probability(),
-        rows,
-        cols,
-        cells: grid,
-        response,
-        trials: budget.map(|b| match b {
-            Budget::Trials(n) => n,
-            Budget::Precision { max_trials, .. } => max_trials,
-        }),
-        precision: match budget {
-            Some(Budget::Precision { eps, .. }) => Some(eps),
-            _ => None,
-        },
-        seed,
-    })
 }

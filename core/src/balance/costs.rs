@@ -65,67 +65,132 @@ pub fn costs(
     count: &str,
     reference: Option<&str>,
 ) -> Result<Costs, Error> {
-    let source = job.source;
-    let table = &job.target.table;
-    let roles = source.roles(table)?;
-    let (att, def) = (&roles[0], &roles[1]);
-    let units = &roster.units;
-    let knob = source
-        .knobs()
-        .stats
+    let units: Vec<(String, String)> = roster
+        .units
         .iter()
-        .find(|s| s.table == att.table && s.key == count)
-        .cloned()
-        .ok_or_else(|| {
-            let names: Vec<String> = source
-                .knobs()
-                .stats
-                .iter()
-                .filter(|s| s.table == att.table)
-                .map(|s| s.key.to_string())
-                .collect();
-            Error::BadOption(format!(
-                "--count {count}: the units of `{}` have no stat `{count}` to count with{}; their stats are {}",
-                att.table,
-                nearest_hint(count, names.iter().map(String::as_str)),
-                names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-            ))
-        })?;
-    if knob.better < 0 {
-        return Err(Error::BadOption(format!(
-            "--count {count}: `{count}` is better low; a count is more of a unit (models, dice, hit points)"
-        )));
-    }
-    let reference = match reference {
-        None => units[0].id.clone(),
-        Some(r) => units
-            .iter()
-            .find(|u| u.id == r || u.name.eq_ignore_ascii_case(r))
-            .map(|u| u.id.clone())
-            .ok_or_else(|| {
-                Error::BadOption(format!(
-                    "--reference {r}: not a unit of the roster{}",
-                    nearest_hint(r, units.iter().map(|u| u.id.as_str()))
-                ))
-            })?,
-    };
-    let now: Vec<i64> = units
-        .iter()
-        .map(|u| {
-            source.int_of(&att.table, &u.id, count).ok_or_else(|| {
-                Error::BadOption(format!("--count {count}: unit `{}` has no `{count}`", u.id))
-            })
-        })
-        .collect::<Result<_, _>>()?;
-    let current: Vec<Option<i64>> = units
-        .iter()
-        .map(|u| source.int_of(&att.table, &u.id, "cost"))
+        .map(|u| (u.id.clone(), u.name.clone()))
         .collect();
-    let r = units.iter().position(|u| u.id == reference).unwrap_or(0);
-    let reference_cost = current[r].map_or(100.0, |c| c as f64);
-    let member = roster.matrix.scenario.clone();
-    // P(a with `ca` attacks d with `cd` and wins).
-    let attack = |a: &str, ca: i64, d: &str, cd: i64| -> Result<f64, Error> {
+    let p = Pricing::new(job, &units, &roster.matrix.scenario, count, reference)?;
+    let searched = p.searches(job)?;
+    let now = p.fair_now(job)?;
+    p.finish(
+        job,
+        searched.ok_or(Error::Deferred)?,
+        now.ok_or(Error::Deferred)?,
+    )
+}
+
+/// One unit's search for the count that ties the reference: the count (None: no count
+/// in range does), the whole counts around it, whether the lowest count already ties,
+/// and every count tried with its chance.
+pub type Search = (Option<f64>, Option<(i64, i64)>, bool, Vec<(i64, f64)>);
+
+/// At equal points: each unit's win rate against the field, the largest |chance - 1/2|,
+/// the matrix.
+pub type Fair = (Vec<f64>, f64, Vec<Vec<f64>>);
+
+/// A roster's pricing, checked, before anything is measured: the searches and the
+/// check at the current costs need nothing else, so a shard computes its share of both
+/// ([`Job::spread`]); the check at the suggested costs needs every search.
+pub struct Pricing {
+    units: Vec<(String, String)>,
+    member: String,
+    count: String,
+    reference: String,
+    r: usize,
+    now: Vec<i64>,
+    current: Vec<Option<i64>>,
+    reference_cost: f64,
+    lo: i64,
+    hi: i64,
+}
+
+impl Pricing {
+    /// Check `count` and `reference` against the units (id, display name) of `member`.
+    pub fn new(
+        job: &Job,
+        units: &[(String, String)],
+        member: &str,
+        count: &str,
+        reference: Option<&str>,
+    ) -> Result<Pricing, Error> {
+        let source = job.source;
+        let table = &job.target.table;
+        let roles = source.roles(table)?;
+        let att = &roles[0];
+        let knob = source
+            .knobs()
+            .stats
+            .iter()
+            .find(|s| s.table == att.table && s.key == count)
+            .cloned()
+            .ok_or_else(|| {
+                let names: Vec<String> = source
+                    .knobs()
+                    .stats
+                    .iter()
+                    .filter(|s| s.table == att.table)
+                    .map(|s| s.key.to_string())
+                    .collect();
+                Error::BadOption(format!(
+                    "--count {count}: the units of `{}` have no stat `{count}` to count with{}; their stats are {}",
+                    att.table,
+                    nearest_hint(count, names.iter().map(String::as_str)),
+                    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                ))
+            })?;
+        if knob.better < 0 {
+            return Err(Error::BadOption(format!(
+                "--count {count}: `{count}` is better low; a count is more of a unit (models, dice, hit points)"
+            )));
+        }
+        let reference = match reference {
+            None => units[0].0.clone(),
+            Some(r) => units
+                .iter()
+                .find(|u| u.0 == r || u.1.eq_ignore_ascii_case(r))
+                .map(|u| u.0.clone())
+                .ok_or_else(|| {
+                    Error::BadOption(format!(
+                        "--reference {r}: not a unit of the roster{}",
+                        nearest_hint(r, units.iter().map(|u| u.0.as_str()))
+                    ))
+                })?,
+        };
+        let now: Vec<i64> = units
+            .iter()
+            .map(|u| {
+                source.int_of(&att.table, &u.0, count).ok_or_else(|| {
+                    Error::BadOption(format!("--count {count}: unit `{}` has no `{count}`", u.0))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let current: Vec<Option<i64>> = units
+            .iter()
+            .map(|u| source.int_of(&att.table, &u.0, "cost"))
+            .collect();
+        let r = units.iter().position(|u| u.0 == reference).unwrap_or(0);
+        let reference_cost = current[r].map_or(100.0, |c| c as f64);
+        Ok(Pricing {
+            units: units.to_vec(),
+            member: member.to_string(),
+            count: count.to_string(),
+            reference,
+            r,
+            now,
+            current,
+            reference_cost,
+            lo: knob.lo.max(1),
+            hi: knob.hi.min(10_000),
+        })
+    }
+
+    /// P(a with `ca` attacks d with `cd` and wins).
+    fn attack(&self, job: &Job, (a, ca): (&str, i64), (d, cd): (&str, i64)) -> Result<f64, Error> {
+        let source = job.source;
+        let table = &job.target.table;
+        let roles = source.roles(table)?;
+        let (att, def) = (&roles[0], &roles[1]);
         let pick = |role: &super::Role, id: &str| Edit::Scenario {
             scenario: table.clone(),
             key: role.key.clone(),
@@ -135,161 +200,209 @@ pub fn costs(
             scenario: table.clone(),
             role: role.key.clone(),
             table: role.table.clone(),
-            key: count.to_string(),
+            key: self.count.clone(),
             value: Value::Integer(c),
         };
         let cfg = source.apply(&[pick(att, a), pick(def, d), n(att, ca), n(def, cd)])?;
-        job.value(&compile(&cfg, &member, job.ctx.cancel)?)
-    };
-    // Both seats, as the roster reads a pair.
-    let both = |a: &str, ca: i64, d: &str, cd: i64| -> Result<f64, Error> {
-        Ok((attack(a, ca, d, cd)? + 1.0 - attack(d, cd, a, ca)?) / 2.0)
-    };
-    let (lo, hi) = (knob.lo.max(1), knob.hi.min(10_000));
-    let mut rows = Vec::new();
-    for (i, u) in units.iter().enumerate() {
-        let mut at_least = false;
-        let mut curve: Vec<(i64, f64)> = Vec::new();
-        let (even, bracket) = if i == r {
-            (Some(now[r] as f64), None)
-        } else {
-            // Bracket the tie from the unit's own count outwards (doubling, or halving),
-            // never from the knob's far end (a thousand hit points is a long duel), then
-            // halve between the two and read between the whole counts around it.
-            let memo = std::cell::RefCell::new(std::collections::BTreeMap::new());
-            let f = |x: i64| -> Result<f64, Error> {
-                if let Some(v) = memo.borrow().get(&x) {
-                    return Ok(*v);
-                }
-                let v = both(&u.id, x, &reference, now[r])?;
-                memo.borrow_mut().insert(x, v);
-                Ok(v)
-            };
-            let start = now[i].clamp(lo, hi);
-            let mut found: Option<(i64, i64)> = None;
-            let mut none = false;
-            if f(start)? >= 0.5 {
-                let mut b = start;
-                loop {
-                    if b == lo {
-                        at_least = f(lo)? > 0.5;
-                        break;
-                    }
-                    let a = (b / 2).max(lo);
-                    if f(a)? < 0.5 {
-                        found = Some((a, b));
-                        break;
-                    }
-                    b = a;
-                }
-            } else {
-                let mut a = start;
-                loop {
-                    if a == hi {
-                        none = true;
-                        break;
-                    }
-                    let b = (a * 2).min(hi);
-                    if f(b)? >= 0.5 {
-                        found = Some((a, b));
-                        break;
-                    }
-                    a = b;
-                }
-            }
-            let result = match found {
-                Some((mut a, mut b)) => {
-                    while b - a > 1 {
-                        let mid = (a + b) / 2;
-                        if f(mid)? < 0.5 {
-                            a = mid;
-                        } else {
-                            b = mid;
-                        }
-                    }
-                    let (fa, fb) = (f(a)?, f(b)?);
-                    let x = a as f64 + (0.5 - fa) / (fb - fa).max(1e-15);
-                    (Some(x), Some((a, b)))
-                }
-                None if none => (None, None),
-                None => (Some(lo as f64), None),
-            };
-            curve = memo.into_inner().into_iter().collect();
-            result
-        };
-        let worth = |x: f64| reference_cost * now[i] as f64 / x;
-        rows.push(CostRow {
-            id: u.id.clone(),
-            name: u.name.clone(),
-            count: now[i],
-            current: current[i],
-            even_count: even,
-            suggested: if i == r {
-                Some(reference_cost)
-            } else {
-                even.map(worth)
-            },
-            interval: bracket.map(|(a, b)| (worth(b as f64), worth(a as f64))),
-            at_least,
-            curve,
-            field_before: None,
-            field_after: None,
-        });
+        job.value(&compile(&cfg, &self.member, job.ctx.cancel)?)
     }
-    // At equal points: each unit fields what the reference's cost buys at its price.
-    // Each unit's win rate against the field, the largest |chance - 1/2|, the matrix.
-    type Fair = (Vec<f64>, f64, Vec<Vec<f64>>);
-    let fair = |prices: &[f64]| -> Result<Fair, Error> {
-        let n = units.len();
+
+    /// Both seats, as the roster reads a pair.
+    fn both(&self, job: &Job, a: (&str, i64), d: (&str, i64)) -> Result<f64, Error> {
+        Ok((self.attack(job, a, d)? + 1.0 - self.attack(job, d, a)?) / 2.0)
+    }
+
+    /// Every unit's search for its tie with the reference (`None` on a shard).
+    pub fn searches(&self, job: &Job) -> Result<Option<Vec<Search>>, Error> {
+        let idx: Vec<usize> = (0..self.units.len()).collect();
+        job.spread("price searches", &idx, |&i| self.search(job, i))
+    }
+
+    /// Bracket the tie from the unit's own count outwards (doubling, or halving), never
+    /// from the knob's far end (a thousand hit points is a long duel), then halve between
+    /// the two and read between the whole counts around it.
+    fn search(&self, job: &Job, i: usize) -> Result<Search, Error> {
+        let (lo, hi, r) = (self.lo, self.hi, self.r);
+        if i == r {
+            return Ok((Some(self.now[r] as f64), None, false, Vec::new()));
+        }
+        let id = &self.units[i].0;
+        let memo = std::cell::RefCell::new(std::collections::BTreeMap::new());
+        let f = |x: i64| -> Result<f64, Error> {
+            if let Some(v) = memo.borrow().get(&x) {
+                return Ok(*v);
+            }
+            let v = self.both(job, (id, x), (&self.reference, self.now[r]))?;
+            memo.borrow_mut().insert(x, v);
+            Ok(v)
+        };
+        let mut at_least = false;
+        let start = self.now[i].clamp(lo, hi);
+        let mut found: Option<(i64, i64)> = None;
+        let mut none = false;
+        if f(start)? >= 0.5 {
+            let mut b = start;
+            loop {
+                if b == lo {
+                    at_least = f(lo)? > 0.5;
+                    break;
+                }
+                let a = (b / 2).max(lo);
+                if f(a)? < 0.5 {
+                    found = Some((a, b));
+                    break;
+                }
+                b = a;
+            }
+        } else {
+            let mut a = start;
+            loop {
+                if a == hi {
+                    none = true;
+                    break;
+                }
+                let b = (a * 2).min(hi);
+                if f(b)? >= 0.5 {
+                    found = Some((a, b));
+                    break;
+                }
+                a = b;
+            }
+        }
+        let (even, bracket) = match found {
+            Some((mut a, mut b)) => {
+                while b - a > 1 {
+                    let mid = (a + b) / 2;
+                    if f(mid)? < 0.5 {
+                        a = mid;
+                    } else {
+                        b = mid;
+                    }
+                }
+                let (fa, fb) = (f(a)?, f(b)?);
+                let x = a as f64 + (0.5 - fa) / (fb - fa).max(1e-15);
+                (Some(x), Some((a, b)))
+            }
+            None if none => (None, None),
+            None => (Some(lo as f64), None),
+        };
+        Ok((
+            even,
+            bracket,
+            at_least,
+            memo.into_inner().into_iter().collect(),
+        ))
+    }
+
+    /// At equal points with these prices: each unit fields what the reference's cost
+    /// buys at its price (`None` on a shard).
+    fn fair(&self, job: &Job, label: &str, prices: &[f64]) -> Result<Option<Fair>, Error> {
+        let n = self.units.len();
         let counts: Vec<i64> = (0..n)
-            .map(|i| ((now[i] as f64 * reference_cost / prices[i]).round() as i64).clamp(lo, hi))
+            .map(|i| {
+                ((self.now[i] as f64 * self.reference_cost / prices[i]).round() as i64)
+                    .clamp(self.lo, self.hi)
+            })
             .collect();
+        let pairs: Vec<(usize, usize)> = (0..n)
+            .flat_map(|i| ((i + 1)..n).map(move |j| (i, j)))
+            .collect();
+        let Some(ps) = job.spread(label, &pairs, |&(i, j)| {
+            self.both(
+                job,
+                (&self.units[i].0, counts[i]),
+                (&self.units[j].0, counts[j]),
+            )
+        })?
+        else {
+            return Ok(None);
+        };
         let mut field = vec![0.0; n];
         let mut worst: f64 = 0.0;
         let mut m = vec![vec![0.5; n]; n];
-        for i in 0..n {
-            for j in (i + 1)..n {
-                let p = both(&units[i].id, counts[i], &units[j].id, counts[j])?;
-                field[i] += p / (n - 1) as f64;
-                field[j] += (1.0 - p) / (n - 1) as f64;
-                worst = worst.max((p - 0.5).abs());
-                m[i][j] = p;
-                m[j][i] = 1.0 - p;
+        for (&(i, j), p) in pairs.iter().zip(ps) {
+            field[i] += p / (n - 1) as f64;
+            field[j] += (1.0 - p) / (n - 1) as f64;
+            worst = worst.max((p - 0.5).abs());
+            m[i][j] = p;
+            m[j][i] = 1.0 - p;
+        }
+        Ok(Some((field, worst, m)))
+    }
+
+    /// The matrix at the current costs, if every unit declares one (`Some(None)`: none
+    /// to check; `None` on a shard).
+    pub fn fair_now(&self, job: &Job) -> Result<Option<Option<Fair>>, Error> {
+        if !self.current.iter().all(Option::is_some) {
+            return Ok(Some(None));
+        }
+        let prices: Vec<f64> = self.current.iter().map(|c| c.unwrap_or(1) as f64).collect();
+        Ok(self
+            .fair(job, "fair pairs at the current costs", &prices)?
+            .map(Some))
+    }
+
+    /// The prices from every search, and the check at the suggested costs.
+    pub fn finish(
+        self,
+        job: &Job,
+        searched: Vec<Search>,
+        before: Option<Fair>,
+    ) -> Result<Costs, Error> {
+        let r = self.r;
+        let mut rows = Vec::new();
+        for (i, (even, bracket, at_least, curve)) in searched.into_iter().enumerate() {
+            let worth = |x: f64| self.reference_cost * self.now[i] as f64 / x;
+            rows.push(CostRow {
+                id: self.units[i].0.clone(),
+                name: self.units[i].1.clone(),
+                count: self.now[i],
+                current: self.current[i],
+                even_count: even,
+                suggested: if i == r {
+                    Some(self.reference_cost)
+                } else {
+                    even.map(worth)
+                },
+                interval: bracket.map(|(a, b)| (worth(b as f64), worth(a as f64))),
+                at_least,
+                curve,
+                field_before: None,
+                field_after: None,
+            });
+        }
+        let mut out = Costs {
+            count: self.count.clone(),
+            reference: self.reference.clone(),
+            reference_cost: self.reference_cost,
+            rows,
+            worst_before: None,
+            worst_after: None,
+            before: None,
+            after: None,
+        };
+        if let Some((field, worst, m)) = before {
+            out.worst_before = Some(worst);
+            out.before = Some(m);
+            for (row, f) in out.rows.iter_mut().zip(field) {
+                row.field_before = Some(f);
             }
         }
-        Ok((field, worst, m))
-    };
-    let mut out = Costs {
-        count: count.to_string(),
-        reference,
-        reference_cost,
-        rows,
-        worst_before: None,
-        worst_after: None,
-        before: None,
-        after: None,
-    };
-    if current.iter().all(Option::is_some) {
-        let prices: Vec<f64> = current.iter().map(|c| c.unwrap_or(1) as f64).collect();
-        let (field, worst, m) = fair(&prices)?;
-        out.worst_before = Some(worst);
-        out.before = Some(m);
-        for (row, f) in out.rows.iter_mut().zip(field) {
-            row.field_before = Some(f);
+        if out.rows.iter().all(|r| r.suggested.is_some()) {
+            let prices: Vec<f64> = out
+                .rows
+                .iter()
+                .map(|r| r.suggested.unwrap_or(1.0))
+                .collect();
+            let (field, worst, m) = self
+                .fair(job, "fair pairs at the suggested costs", &prices)?
+                .ok_or(Error::Deferred)?;
+            out.worst_after = Some(worst);
+            out.after = Some(m);
+            for (row, f) in out.rows.iter_mut().zip(field) {
+                row.field_after = Some(f);
+            }
         }
+        Ok(out)
     }
-    if out.rows.iter().all(|r| r.suggested.is_some()) {
-        let prices: Vec<f64> = out
-            .rows
-            .iter()
-            .map(|r| r.suggested.unwrap_or(1.0))
-            .collect();
-        let (field, worst, m) = fair(&prices)?;
-        out.worst_after = Some(worst);
-        out.after = Some(m);
-        for (row, f) in out.rows.iter_mut().zip(field) {
-            row.field_after = Some(f);
-        }
-    }
-    Ok(out)
 }

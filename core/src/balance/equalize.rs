@@ -5,7 +5,7 @@
 //! change that leaves the value unchanged is no candidate; a value already within its
 //! precision of the target is reported as even.
 
-use super::{choose, each, exact_value, measure, steps, units, Job, Source, Step};
+use super::{choose, exact_value, measure, steps, units, Job, Source, Step};
 use crate::model::Compiled;
 use crate::results::analysis::{Candidate, Equalized};
 use crate::Error;
@@ -82,105 +82,57 @@ pub fn equalize(job: &Job, goal: Option<f64>, pairs: bool) -> Result<Vec<Equaliz
         Vec::new()
     };
     let by = |c: &Compiled| job.value(c);
-    let mut out = Vec::new();
+    // Each member as it is: its value now and that value's precision (the target within
+    // it is even: exact, to the last digits; Monte Carlo, inside its 95% interval).
+    let mut members: Vec<Member> = Vec::new();
     for (label, unit) in units(source, target, cancel)? {
         let (base, _) = choose(&source.base, &unit, cancel, by)?;
         let what = pick.describe(&base)?;
-        let now = by(&base)?;
-        // The value `k` steps along a knob (in the direction `dir`: +1 helps its side),
-        // or None where the knob's range ends or the rules refuse the value.
-        let at = |knob: &Knob, k: i64| -> Result<Option<Candidate>, Error> {
-            let Some(step) = steps(source, &target.table, k)?
-                .into_iter()
-                .find(|s| &knob_of(s) == knob)
-            else {
-                return Ok(None);
-            };
-            try_step(&step, source, &unit, job)
+        let (now, precision) = match (job.trials, exact_value(&base, pick)) {
+            (None, Some(e)) => (e, SAME),
+            _ => {
+                let cell = measure(
+                    &base,
+                    pick,
+                    job.seed,
+                    job.trials.or(Some(crate::run::DEFAULT_TRIALS)),
+                    job.ctx,
+                )?;
+                (cell.estimate, (cell.ci.1 - cell.ci.0) / 2.0)
+            }
         };
-        // Goal-seek along each knob in each direction: doubling the step until the
-        // value crosses the target (or the knob's range ends), then halving between the
-        // last two, so a knob's whole range costs a few evaluations, not one per step.
-        let seeks: Vec<(Knob, i64)> = all_knobs
+        members.push(Member {
+            label,
+            unit,
+            what,
+            now,
+            precision,
+        });
+    }
+    // Every goal-seek (a knob in a direction) and every pair, of every member: one spread.
+    let mut work: Vec<Work> = Vec::new();
+    for m in 0..members.len() {
+        for k in 0..all_knobs.len() {
+            work.extend([Work::Seek(m, k, 1), Work::Seek(m, k, -1)]);
+        }
+        work.extend((0..paired.len()).map(|p| Work::Pair(m, p)));
+    }
+    let found = job
+        .spread("equalize candidates", &work, |w| match *w {
+            Work::Seek(m, k, dir) => seek(job, &members[m], goal, &all_knobs[k], dir),
+            Work::Pair(m, p) => Ok(try_step(&paired[p], source, &members[m].unit, job)?
+                .into_iter()
+                .collect()),
+        })?
+        .ok_or(Error::Deferred)?;
+    let mut out = Vec::new();
+    for (m, member) in members.into_iter().enumerate() {
+        let now = member.now;
+        let mut candidates: Vec<Candidate> = work
             .iter()
-            .flat_map(|k| [(k.clone(), 1), (k.clone(), -1)])
-            .collect();
-        let side = |v: f64| (v - goal).signum();
-        let found = each(&seeks, |(knob, dir)| {
-            let mut seen: Vec<Candidate> = Vec::new();
-            let (mut lo, mut hi): (i64, Option<i64>) = (0, None);
-            let mut k = 1;
-            let mut prev = now;
-            // Double until the target is crossed or the range ends.
-            let mut end = None;
-            loop {
-                match at(knob, dir * k)? {
-                    None => {
-                        end = Some(k);
-                        break;
-                    }
-                    Some(c) => {
-                        let crossed = side(c.value) != side(now) || c.value == goal;
-                        // Moving away from the target, or not moving after many steps:
-                        // this direction has nothing closer to offer.
-                        let away = (c.value - goal).abs() > (prev - goal).abs() + SAME;
-                        let still = (c.value - now).abs() <= SAME && k >= STILL;
-                        // Moved, then flat: the die's range is used up (a save of 1+
-                        // and one of -5+ both always save).
-                        let flat = (c.value - prev).abs() <= SAME && (c.value - now).abs() > SAME;
-                        prev = c.value;
-                        seen.push(c);
-                        if crossed {
-                            hi = Some(k);
-                            break;
-                        }
-                        lo = k;
-                        if k >= MAX_SEEK || away || still || flat {
-                            break;
-                        }
-                        k = (k * 2).min(MAX_SEEK);
-                    }
-                }
-            }
-            // The range ended between the last good step and `end`: find its last step.
-            if let (None, Some(mut bad)) = (hi, end) {
-                while bad - lo > 1 {
-                    let mid = (lo + bad) / 2;
-                    match at(knob, dir * mid)? {
-                        None => bad = mid,
-                        Some(c) => {
-                            let crossed = side(c.value) != side(now) || c.value == goal;
-                            seen.push(c);
-                            if crossed {
-                                hi = Some(mid);
-                                break;
-                            }
-                            lo = mid;
-                        }
-                    }
-                }
-            }
-            // Halve between the last step short of the target and the first past it.
-            if let Some(mut h) = hi {
-                while h - lo > 1 {
-                    let mid = (lo + h) / 2;
-                    let Some(c) = at(knob, dir * mid)? else { break };
-                    let short = side(c.value) == side(now) && c.value != goal;
-                    seen.push(c);
-                    if short {
-                        lo = mid;
-                    } else {
-                        h = mid;
-                    }
-                }
-            }
-            Ok(seen)
-        })?;
-        let tried_pairs = each(&paired, |step| try_step(step, source, &unit, job))?;
-        let mut candidates: Vec<Candidate> = found
-            .into_iter()
-            .flatten()
-            .chain(tried_pairs.into_iter().flatten())
+            .zip(&found)
+            .filter(|(w, _)| matches!(w, Work::Seek(i, ..) | Work::Pair(i, _) if *i == m))
+            .flat_map(|(_, c)| c.iter().cloned())
             // A change that leaves the value where it is changes nothing a designer
             // needs (a stat the scenario never reads).
             .filter(|c| (c.value - now).abs() > SAME)
@@ -194,32 +146,128 @@ pub fn equalize(job: &Job, goal: Option<f64>, pairs: bool) -> Result<Vec<Equaliz
             }
         });
         candidates.dedup_by(|a, b| a.change == b.change);
-        // Already even: the target lies within the value's own precision (exact: equal
-        // to the last digits; Monte Carlo: inside its 95% interval).
-        let precision = match job.trials {
-            None if exact_value(&base, pick).is_some() => SAME,
-            _ => {
-                let cell = measure(
-                    &base,
-                    pick,
-                    job.seed,
-                    job.trials.or(Some(crate::run::DEFAULT_TRIALS)),
-                    job.ctx,
-                )?;
-                (cell.ci.1 - cell.ci.0) / 2.0
-            }
-        };
         out.push(Equalized {
-            scenario: label,
-            what,
+            scenario: member.label,
+            what: member.what,
             probability: pick.is_probability(),
             target: goal,
             now,
-            even: (now - goal).abs() <= precision,
+            even: (now - goal).abs() <= member.precision,
             candidates,
         });
     }
     Ok(out)
+}
+
+/// A member of the target as it is, before any change.
+struct Member {
+    label: String,
+    unit: Vec<String>,
+    what: String,
+    now: f64,
+    precision: f64,
+}
+
+/// One item of the equalizer's work: a goal-seek of member `.0` along knob `.1` in
+/// direction `.2`, or member `.0` with pair `.1`.
+enum Work {
+    Seek(usize, usize, i64),
+    Pair(usize, usize),
+}
+
+/// Goal-seek along `knob` in direction `dir` (+1 helps its side): doubling the step
+/// until the value crosses the target (or the knob's range ends), then halving between
+/// the last two, so a knob's whole range costs a few evaluations, not one per step.
+/// Returns every candidate tried.
+fn seek(
+    job: &Job,
+    member: &Member,
+    goal: f64,
+    knob: &Knob,
+    dir: i64,
+) -> Result<Vec<Candidate>, Error> {
+    let (source, target) = (job.source, job.target);
+    let now = member.now;
+    // The value `k` steps along the knob, or None where the knob's range ends or the
+    // rules refuse the value.
+    let at = |k: i64| -> Result<Option<Candidate>, Error> {
+        let Some(step) = steps(source, &target.table, k)?
+            .into_iter()
+            .find(|s| &knob_of(s) == knob)
+        else {
+            return Ok(None);
+        };
+        try_step(&step, source, &member.unit, job)
+    };
+    let side = |v: f64| (v - goal).signum();
+    let mut seen: Vec<Candidate> = Vec::new();
+    let (mut lo, mut hi): (i64, Option<i64>) = (0, None);
+    let mut k = 1;
+    let mut prev = now;
+    // Double until the target is crossed or the range ends.
+    let mut end = None;
+    loop {
+        match at(dir * k)? {
+            None => {
+                end = Some(k);
+                break;
+            }
+            Some(c) => {
+                let crossed = side(c.value) != side(now) || c.value == goal;
+                // Moving away from the target, or not moving after many steps:
+                // this direction has nothing closer to offer.
+                let away = (c.value - goal).abs() > (prev - goal).abs() + SAME;
+                let still = (c.value - now).abs() <= SAME && k >= STILL;
+                // Moved, then flat: the die's range is used up (a save of 1+
+                // and one of -5+ both always save).
+                let flat = (c.value - prev).abs() <= SAME && (c.value - now).abs() > SAME;
+                prev = c.value;
+                seen.push(c);
+                if crossed {
+                    hi = Some(k);
+                    break;
+                }
+                lo = k;
+                if k >= MAX_SEEK || away || still || flat {
+                    break;
+                }
+                k = (k * 2).min(MAX_SEEK);
+            }
+        }
+    }
+    // The range ended between the last good step and `end`: find its last step.
+    if let (None, Some(mut bad)) = (hi, end) {
+        while bad - lo > 1 {
+            let mid = (lo + bad) / 2;
+            match at(dir * mid)? {
+                None => bad = mid,
+                Some(c) => {
+                    let crossed = side(c.value) != side(now) || c.value == goal;
+                    seen.push(c);
+                    if crossed {
+                        hi = Some(mid);
+                        break;
+                    }
+                    lo = mid;
+                }
+            }
+        }
+    }
+    // Halve between the last step short of the target and the first past it.
+    if let Some(mut h) = hi {
+        while h - lo > 1 {
+            let mid = (lo + h) / 2;
+            let Some(c) = at(dir * mid)? else { break };
+            let short = side(c.value) == side(now) && c.value != goal;
+            seen.push(c);
+            if short {
+                lo = mid;
+            } else {
+                h = mid;
+            }
+        }
+    }
+    Ok(seen)
 }
 
 /// Values closer than this are one value (the last digits of an exact sum).

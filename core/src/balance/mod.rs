@@ -14,6 +14,7 @@ pub mod metagame;
 pub mod overlay;
 pub mod roster;
 pub mod sensitivity;
+pub mod share;
 pub mod sweep;
 
 use crate::cancel::Cancel;
@@ -27,6 +28,7 @@ use crate::run::{self, Ctx};
 use crate::sim::Budget;
 use crate::systems::{Knobs, Shown};
 use crate::Error;
+pub use share::Share;
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 
@@ -538,9 +540,22 @@ pub struct Job<'a> {
     pub seed: u64,
     pub trials: Option<u64>,
     pub ctx: Ctx<'a>,
+    /// Which of the command's items this process computes ([`Share`]).
+    pub share: &'a Share,
 }
 
 impl Job<'_> {
+    /// `f` over `items` as the job's [`Share`] says; `None` on a shard (it computed and
+    /// recorded its own items; the rest is on the other shards).
+    pub fn spread<I: Sync, T: Send + serde::Serialize + serde::de::DeserializeOwned>(
+        &self,
+        label: &str,
+        items: &[I],
+        f: impl Fn(&I) -> Result<T, Error> + Sync + Send,
+    ) -> Result<Option<Vec<T>>, Error> {
+        self.share.spread(label, items, f)
+    }
+
     /// The value of the pick on `c`: exact in exact-only mode where there is one, else
     /// simulated (at the default count when the job is exact-only and `c` has no exact
     /// distribution).

@@ -4,6 +4,7 @@
 //! matrix is `compare`'s own (the same cells, so the two agree cell by cell); the game
 //! theory is [`super::metagame`].
 
+use super::costs::{Costs, Pricing};
 use super::{compare, metagame, Job};
 use crate::results::analysis::Matrix;
 use crate::Error;
@@ -57,6 +58,18 @@ impl Roster {
 /// Analyse the roster `units` (empty: every entry of the scenario's table) in the job's
 /// scenario; `best`: the defender picks its best response in each cell.
 pub fn roster(job: &Job, units: &[String], best: bool) -> Result<Roster, Error> {
+    priced(job, units, best, None).map(|(r, _)| r)
+}
+
+/// [`roster`], and with `count` (the count stat, the reference unit) its units priced:
+/// the matrix, the price searches and the check at the current costs are spread
+/// together, so a shard computes its share of all three.
+pub fn priced(
+    job: &Job,
+    units: &[String],
+    best: bool,
+    count: Option<(&str, Option<&str>)>,
+) -> Result<(Roster, Option<Costs>), Error> {
     if !job.pick.is_probability() {
         return Err(Error::BadOption(
             "roster reads a chance of winning: give --metric as METRIC=VALUES (e.g. result=win), not a mean".into(),
@@ -75,16 +88,40 @@ pub fn roster(job: &Job, units: &[String], best: bool) -> Result<Roster, Error> 
             return Err(cannot_meet(&job.target.name, &a.table, &b.table));
         }
     }
-    let mut ms = compare::matrices(job, (units, units), best)?;
-    if ms.len() != 1 {
+    let plans = compare::plans(job, (units, units), best)?;
+    if plans.len() != 1 {
         return Err(Error::BadOption(format!(
             "`{}` is a group of {} scenarios; a roster is read in one: name a member, e.g. -s {}",
             job.target.name,
-            ms.len(),
-            ms[0].scenario
+            plans.len(),
+            plans[0].member
         )));
     }
-    analyse(ms.remove(0))
+    let (rows, member) = (plans[0].rows.clone(), plans[0].member.clone());
+    if rows.entries.len() < 2 {
+        return Err(Error::BadOption(format!(
+            "a roster needs at least two units; `{}` has {}",
+            rows.table,
+            rows.entries.len()
+        )));
+    }
+    let pricing = count
+        .map(|(c, r)| Pricing::new(job, &rows.entries, &member, c, r))
+        .transpose()?;
+    let matrices = compare::computed(job, plans)?;
+    let (searched, now) = match &pricing {
+        Some(p) => (p.searches(job)?.map(Some), p.fair_now(job)?.map(Some)),
+        None => (Some(None), Some(None)),
+    };
+    let (Some(mut ms), Some(searched), Some(now)) = (matrices, searched, now) else {
+        return Err(Error::Deferred);
+    };
+    let roster = analyse(ms.remove(0))?;
+    let costs = match (pricing, searched) {
+        (Some(p), Some(s)) => Some(p.finish(job, s, now.flatten())?),
+        _ => None,
+    };
+    Ok((roster, costs))
 }
 
 /// The metagame of a matchup matrix whose two sides pick from one table (its rows and

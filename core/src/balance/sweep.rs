@@ -162,25 +162,41 @@ pub fn sweep(job: &Job, keys: Vec<Vary>) -> Result<Sweep, Error> {
             cells: Vec::new(),
         })
         .collect();
+    // Every point of every member, x slowest, then y, then the member: one spread.
+    let points: Vec<(i64, Option<i64>, usize)> = keys[0]
+        .values
+        .iter()
+        .flat_map(|&x| {
+            second
+                .iter()
+                .flat_map(move |&y| (0..target.members.len()).map(move |m| (x, y, m)))
+        })
+        .collect();
+    let slots = job.spread("sweep points", &points, |&(x, y, m)| {
+        let mut pts = vec![(&keys[0], x)];
+        if let (Some(k), Some(y)) = (keys.get(1), y) {
+            pts.push((k, y));
+        }
+        Ok(match at(source, &pts) {
+            Err(e) => Err(e.to_string()),
+            Ok(cfg) => match compile(&cfg, &target.members[m], cancel) {
+                Err(Error::Interrupted) => return Err(Error::Interrupted),
+                Err(e) => Err(e.to_string()),
+                Ok(c) => Ok(measure(&c, pick, seed, trials, job.ctx)?),
+            },
+        })
+    })?;
+    let Some(slots) = slots else {
+        return Err(Error::Deferred);
+    };
     let mut first_error: Option<String> = None;
     let mut any = false;
-    for &x in &keys[0].values {
+    let mut it = slots.into_iter();
+    for _ in &keys[0].values {
         let mut rows: Vec<Vec<Slot>> = vec![Vec::new(); series.len()];
-        for y in &second {
-            let mut pts = vec![(&keys[0], x)];
-            if let (Some(k), Some(y)) = (keys.get(1), y) {
-                pts.push((k, *y));
-            }
-            let cfg = at(source, &pts);
-            for (row, member) in rows.iter_mut().zip(&target.members) {
-                let slot = match &cfg {
-                    Err(e) => Err(e.to_string()),
-                    Ok(cfg) => match compile(cfg, member, cancel) {
-                        Err(Error::Interrupted) => return Err(Error::Interrupted),
-                        Err(e) => Err(e.to_string()),
-                        Ok(c) => Ok(measure(&c, pick, seed, trials, job.ctx)?),
-                    },
-                };
+        for _ in &second {
+            for row in rows.iter_mut() {
+                let Some(slot) = it.next() else { break };
                 match &slot {
                     Ok(_) => any = true,
                     Err(e) => {

@@ -4,7 +4,7 @@
 
 /// One measured number: Monte Carlo with its 95% CI, and the exact value if known. In
 /// exact-only mode the estimate is the exact value and the interval has no width.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cell {
     pub estimate: f64,
     pub ci: (f64, f64),
@@ -28,7 +28,7 @@ pub struct Axis {
 }
 
 /// A matrix cell: the value and, under `--response best`, the response the defender chose.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MatrixCell {
     pub value: Slot,
     pub response: Option<String>,
@@ -108,7 +108,7 @@ pub struct Sweep {
 }
 
 /// One change and its effect on one quantity.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SensitivityRow {
     /// The scenario or group member.
     pub scenario: String,
@@ -123,7 +123,7 @@ pub struct SensitivityRow {
 }
 
 /// One tried change and where it puts the measured value.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Candidate {
     pub change: String,
     /// Steps taken (1 = one die or one stat step; a pair counts both).

@@ -1,0 +1,312 @@
+//! `rollsim plan`: ready scripts that run one command as N shards on a cluster scheduler
+//! and merge them. Each shard task finds its shard in the scheduler's variables
+//! ([`super::scheduler`]), writes its part into one folder, and the merge reads that
+//! folder once every task has finished.
+
+use std::path::{Path, PathBuf};
+
+/// One command spread over `tasks` shards.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// `run`, `compare`, ...
+    pub command: String,
+    /// A task's arguments after the program: the command, the config, its options and
+    /// `-o PARTS`.
+    pub args: Vec<String>,
+    /// Where the parts go (beside the output folder).
+    pub parts: PathBuf,
+    /// Where the merge writes.
+    pub out: PathBuf,
+    pub tasks: u64,
+    /// The program a SLURM or HyperQueue task runs (`rollsim` when that is the one on
+    /// the PATH, else this binary's path).
+    pub program: String,
+    /// A name for the jobs: `rollsim-compare-rush`.
+    pub name: String,
+}
+
+/// Quote for a POSIX shell (only where needed, so the scripts read as typed).
+pub fn quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// A string for YAML (JSON's quoting is YAML's).
+fn yaml(s: &str) -> String {
+    serde_json::Value::String(s.to_string()).to_string()
+}
+
+/// A Kubernetes name: lower case letters, digits and `-`, at most 63 characters.
+fn dns(s: &str) -> String {
+    let mut out: String = s
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    out.truncate(52);
+    out.trim_matches('-').to_string()
+}
+
+impl Plan {
+    /// `command`'s task for shard runs: `args` with `-o PARTS`, for `tasks` shards.
+    pub fn new(
+        command: &str,
+        config: &Path,
+        options: &[String],
+        out: PathBuf,
+        tasks: u64,
+        program: String,
+    ) -> Plan {
+        let name = out.file_name().unwrap_or_default().to_string_lossy();
+        let parts = out.with_file_name(format!("{name}-parts"));
+        let stem = config
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let mut args = vec![command.to_string(), config.display().to_string()];
+        args.extend(options.iter().cloned());
+        args.extend(["-o".into(), parts.display().to_string()]);
+        Plan {
+            command: command.to_string(),
+            args,
+            parts,
+            out,
+            tasks,
+            program,
+            name: format!("rollsim-{command}-{stem}"),
+        }
+    }
+
+    fn line(&self, program: &str, extra: &[String]) -> String {
+        std::iter::once(program.to_string())
+            .chain(self.args.iter().chain(extra).map(|a| quote(a)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn merge_line(&self, program: &str) -> String {
+        format!(
+            "{program} merge {} -o {}",
+            quote(&self.parts.display().to_string()),
+            quote(&self.out.display().to_string())
+        )
+    }
+
+    fn what(&self) -> String {
+        format!(
+            "`{}` as {} shards",
+            self.line("rollsim", &[]).replace(
+                &format!(" -o {}", quote(&self.parts.display().to_string())),
+                ""
+            ),
+            self.tasks
+        )
+    }
+
+    /// A bash script that submits the array job (each task reads its shard from
+    /// SLURM_ARRAY_TASK_ID) and the merge as a job that starts once every task succeeded.
+    pub fn slurm(&self) -> String {
+        let parts = quote(&self.parts.display().to_string());
+        format!(
+            r#"#!/bin/bash
+# rollsim plan: {what} on SLURM, then the merge.
+# Run it from the folder the paths are relative to: bash {name}.sh
+# (bash {name}.sh --wait blocks until the merge has finished, and fails if it did).
+set -euo pipefail
+mkdir -p {parts}
+array=$(sbatch --parsable --job-name={name} --array=1-{n} --cpus-per-task=1 \
+    --output={parts}/slurm-%A_%a.out <<'EOF'
+#!/bin/bash
+# Each task finds its shard in SLURM_ARRAY_TASK_ID, _MIN and _COUNT.
+exec {task}
+EOF
+)
+sbatch --parsable --job-name={name}-merge --dependency=afterok:"${{array%%;*}}" \
+    --kill-on-invalid-dep=yes --output={parts}/slurm-merge-%j.out "$@" \
+    --wrap={merge}
+"#,
+            what = self.what(),
+            name = self.name,
+            n = self.tasks,
+            task = self.line(&self.program, &[]),
+            merge = quote(&format!("exec {}", self.merge_line(&self.program))),
+        )
+    }
+
+    /// A bash script for a running HyperQueue server and workers: an array of N tasks
+    /// (HQ_TASK_ID 1..N, the count stated with --shards), then the merge.
+    pub fn hyperqueue(&self) -> String {
+        format!(
+            r#"#!/bin/bash
+# rollsim plan: {what} on HyperQueue, then the merge.
+# Needs a server and workers (hq server start; hq worker start, or hq alloc add slurm ...).
+set -euo pipefail
+mkdir -p {parts}
+hq submit --name={name} --array=1-{n} --cpus=1 --wait -- \
+    {task}
+{merge}
+"#,
+            what = self.what(),
+            parts = quote(&self.parts.display().to_string()),
+            name = self.name,
+            n = self.tasks,
+            task = self.line(&self.program, &["--shards".into(), self.tasks.to_string()]),
+            merge = self.merge_line(&self.program),
+        )
+    }
+
+    /// An Indexed Job of N pods (JOB_COMPLETION_INDEX 0..N-1, the count stated with
+    /// --shards) and a merge Job that waits for the N parts, on a shared volume.
+    pub fn kubernetes(&self) -> String {
+        let name = dns(&self.name);
+        let args: Vec<String> = self
+            .args
+            .iter()
+            .cloned()
+            .chain(["--shards".into(), self.tasks.to_string()])
+            .map(|a| yaml(&a))
+            .collect();
+        let parts = self.parts.display().to_string();
+        let wait = format!(
+            "until [ \"$(ls {p} 2>/dev/null | grep -c -E '^part-[0-9]+-of-{n}[.]json$')\" -ge {n} ]; do sleep 10; done; exec {merge}",
+            p = quote(&parts),
+            n = self.tasks,
+            merge = self.merge_line("rollsim"),
+        );
+        format!(
+            r#"# rollsim plan: {what} on Kubernetes, then the merge.
+# kubectl apply -f {name}.yaml starts both Jobs; the merge waits for the {n} parts.
+# The pods need an image with rollsim on its PATH (set `image`) and the working folder
+# (the config; the parts and the output are written there) on a volume every pod can
+# write (ReadWriteMany; set `claimName`).
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {name}
+spec:
+  completionMode: Indexed
+  completions: {n}
+  parallelism: {n}
+  backoffLimit: {retries}
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: shard
+          image: rollsim:latest
+          workingDir: /work
+          command: ["rollsim"]
+          args: [{args}]
+          resources:
+            requests:
+              cpu: "1"
+          volumeMounts:
+            - name: work
+              mountPath: /work
+      volumes:
+        - name: work
+          persistentVolumeClaim:
+            claimName: rollsim-work
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {name}-merge
+spec:
+  backoffLimit: 0
+  activeDeadlineSeconds: 604800
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: merge
+          image: rollsim:latest
+          workingDir: /work
+          command: ["sh", "-c"]
+          args: [{wait}]
+          volumeMounts:
+            - name: work
+              mountPath: /work
+      volumes:
+        - name: work
+          persistentVolumeClaim:
+            claimName: rollsim-work
+"#,
+            what = self.what(),
+            n = self.tasks,
+            retries = self.tasks.saturating_mul(2).min(1000),
+            args = args.join(", "),
+            wait = yaml(&wait),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> Plan {
+        Plan::new(
+            "roster",
+            Path::new("configs/rush.toml"),
+            &[
+                "-s".into(),
+                "duel".into(),
+                "--set".into(),
+                "units.orc.name=Big Orc".into(),
+            ],
+            PathBuf::from("reports/rush/roster"),
+            4,
+            "rollsim".into(),
+        )
+    }
+
+    #[test]
+    fn quoting_leaves_plain_words_and_quotes_the_rest() {
+        assert_eq!(quote("configs/rush.toml"), "configs/rush.toml");
+        assert_eq!(quote("a b"), "'a b'");
+        assert_eq!(quote("it's"), r"'it'\''s'");
+        assert_eq!(quote(""), "''");
+        assert_eq!(dns("rollsim-compare-My_Game"), "rollsim-compare-my-game");
+    }
+
+    #[test]
+    fn every_script_runs_the_same_task_and_merges_its_parts() {
+        let p = plan();
+        assert_eq!(p.parts, PathBuf::from("reports/rush/roster-parts"));
+        let task = "roster configs/rush.toml -s duel --set 'units.orc.name=Big Orc' -o reports/rush/roster-parts";
+        let s = p.slurm();
+        assert!(s.contains("--array=1-4"), "{s}");
+        assert!(s.contains(&format!("exec rollsim {task}\n")), "{s}");
+        assert!(s.contains("--dependency=afterok:"), "{s}");
+        assert!(
+            s.contains(
+                "--wrap='exec rollsim merge reports/rush/roster-parts -o reports/rush/roster'"
+            ),
+            "{s}"
+        );
+        let h = p.hyperqueue();
+        assert!(h.contains("--array=1-4"), "{h}");
+        assert!(h.contains(&format!("rollsim {task} --shards 4\n")), "{h}");
+        assert!(h.contains("rollsim merge reports/rush/roster-parts -o reports/rush/roster"));
+        let k = p.kubernetes();
+        assert!(
+            k.contains("completionMode: Indexed") && k.contains("completions: 4"),
+            "{k}"
+        );
+        assert!(
+            k.contains(
+                r#""units.orc.name=Big Orc", "-o", "reports/rush/roster-parts", "--shards", "4"]"#
+            ),
+            "{k}"
+        );
+        assert!(k.contains("-of-4[.]json$')\\\" -ge 4 ]"), "{k}");
+    }
+}

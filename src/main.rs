@@ -318,13 +318,13 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
             e.render().to_string().trim()
         ))
     })?;
-    let (out, shard) = match &parsed.command {
-        Some(Command::Run(r)) => (r.out.clone(), &r.shard),
-        Some(Command::Compare(c)) => (c.common.out.clone(), &c.common.shard),
-        Some(Command::Roster(c)) => (c.common.out.clone(), &c.common.shard),
-        Some(Command::Sweep(c)) => (c.common.out.clone(), &c.common.shard),
-        Some(Command::Equalize(c)) => (c.common.out.clone(), &c.common.shard),
-        Some(Command::Sensitivity(c)) => (c.out.clone(), &c.shard),
+    let (out, shard, balance) = match &parsed.command {
+        Some(Command::Run(r)) => (r.out.clone(), &r.shard, None),
+        Some(Command::Compare(c)) => (c.common.out.clone(), &c.common.shard, Some(&c.common)),
+        Some(Command::Roster(c)) => (c.common.out.clone(), &c.common.shard, Some(&c.common)),
+        Some(Command::Sweep(c)) => (c.common.out.clone(), &c.common.shard, Some(&c.common)),
+        Some(Command::Equalize(c)) => (c.common.out.clone(), &c.common.shard, Some(&c.common)),
+        Some(Command::Sensitivity(c)) => (c.out.clone(), &c.shard, Some(c)),
         _ => unreachable!("checked against SHARDED"),
     };
     if shard.shard.is_some() || shard.shards.is_some() || shard.no_shard {
@@ -354,8 +354,9 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
                 rollsim::sim::CHUNK
             )));
         }
-    } else {
-        rollsim::app::balance::load_source(&a.config, &[])?;
+    } else if let Some(b) = balance {
+        let source = rollsim::app::balance::load_source(&a.config, &b.set.sets)?;
+        source.target(&b.scenario)?;
     }
     // The command's own -o is where the merge writes; the tasks write their parts beside.
     let out = out.unwrap_or_else(|| {

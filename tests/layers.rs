@@ -527,6 +527,11 @@ fn the_core_reads_no_file_clock_environment_or_global() {
             if banned == "AtomicBool" && f.ends_with("cancel.rs") {
                 continue;
             }
+            // A shard's record of its items is a value the command is handed (a
+            // `Share`), not a global: its lock lets the matrix's threads share it.
+            if banned == "Mutex" && f.ends_with("balance/share.rs") {
+                continue;
+            }
             if text.contains(banned) {
                 bad.push(format!("{} uses {banned}", f.display()));
             }

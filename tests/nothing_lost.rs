@@ -202,7 +202,7 @@ fn item13_parts_name_their_format_and_build_and_use_sha256() {
         .code(2);
     let err = text(&a.get_output().stderr);
     assert!(
-        err.contains("part format 1, this rollsim reads format 3"),
+        err.contains("part format 1, this rollsim reads format 4"),
         "{err}"
     );
     // A part of another build is refused, even resealed.

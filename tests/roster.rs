@@ -287,7 +287,7 @@ fn the_readme_s_roster_table_is_what_the_command_prints() {
 
 /// Three squads of one kind of model (a d6 each, a hit on 4+), two, one and four
 /// models, all at cost 10: a volley each way, the one with more hits winning.
-const SQUADS: &str = r#"system = "dice"
+pub const SQUADS: &str = r#"system = "dice"
 title = "Squads"
 stat_bounds = { models = [1, 40] }
 [units.pair]

@@ -7,6 +7,7 @@ mod bounded;
 mod cancel;
 mod charts;
 mod cli;
+mod cluster;
 mod descent_rules;
 mod determinism;
 mod dice_allocate;

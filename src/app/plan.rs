@@ -21,7 +21,7 @@ pub struct Plan {
     /// The program a SLURM or HyperQueue task runs (`rollsim` when that is the one on
     /// the PATH, else this binary's path).
     pub program: String,
-    /// A name for the jobs: `rollsim-compare-rush`.
+    /// A name for the jobs: `rollsim-compare-mygame`.
     pub name: String,
 }
 
@@ -118,7 +118,8 @@ impl Plan {
             r#"#!/bin/bash
 # rollsim plan: {what} on SLURM, then the merge.
 # Run it from the folder the paths are relative to: bash {name}.sh
-# (bash {name}.sh --wait blocks until the merge has finished, and fails if it did).
+# bash {name}.sh --wait blocks until the merge job has ended (if a shard fails, the
+# merge is cancelled and never writes: the tasks' slurm-*.out files say why).
 set -euo pipefail
 mkdir -p {parts}
 array=$(sbatch --parsable --job-name={name} --array=1-{n} --cpus-per-task=1 \
@@ -255,14 +256,14 @@ mod tests {
     fn plan() -> Plan {
         Plan::new(
             "roster",
-            Path::new("configs/rush.toml"),
+            Path::new("configs/game.toml"),
             &[
                 "-s".into(),
                 "duel".into(),
                 "--set".into(),
                 "units.orc.name=Big Orc".into(),
             ],
-            PathBuf::from("reports/rush/roster"),
+            PathBuf::from("reports/game/roster"),
             4,
             "rollsim".into(),
         )
@@ -270,7 +271,7 @@ mod tests {
 
     #[test]
     fn quoting_leaves_plain_words_and_quotes_the_rest() {
-        assert_eq!(quote("configs/rush.toml"), "configs/rush.toml");
+        assert_eq!(quote("configs/game.toml"), "configs/game.toml");
         assert_eq!(quote("a b"), "'a b'");
         assert_eq!(quote("it's"), r"'it'\''s'");
         assert_eq!(quote(""), "''");
@@ -280,22 +281,22 @@ mod tests {
     #[test]
     fn every_script_runs_the_same_task_and_merges_its_parts() {
         let p = plan();
-        assert_eq!(p.parts, PathBuf::from("reports/rush/roster-parts"));
-        let task = "roster configs/rush.toml -s duel --set 'units.orc.name=Big Orc' -o reports/rush/roster-parts";
+        assert_eq!(p.parts, PathBuf::from("reports/game/roster-parts"));
+        let task = "roster configs/game.toml -s duel --set 'units.orc.name=Big Orc' -o reports/game/roster-parts";
         let s = p.slurm();
         assert!(s.contains("--array=1-4"), "{s}");
         assert!(s.contains(&format!("exec rollsim {task}\n")), "{s}");
         assert!(s.contains("--dependency=afterok:"), "{s}");
         assert!(
             s.contains(
-                "--wrap='exec rollsim merge reports/rush/roster-parts -o reports/rush/roster'"
+                "--wrap='exec rollsim merge reports/game/roster-parts -o reports/game/roster'"
             ),
             "{s}"
         );
         let h = p.hyperqueue();
         assert!(h.contains("--array=1-4"), "{h}");
         assert!(h.contains(&format!("rollsim {task} --shards 4\n")), "{h}");
-        assert!(h.contains("rollsim merge reports/rush/roster-parts -o reports/rush/roster"));
+        assert!(h.contains("rollsim merge reports/game/roster-parts -o reports/game/roster"));
         let k = p.kubernetes();
         assert!(
             k.contains("completionMode: Indexed") && k.contains("completions: 4"),
@@ -303,7 +304,7 @@ mod tests {
         );
         assert!(
             k.contains(
-                r#""units.orc.name=Big Orc", "-o", "reports/rush/roster-parts", "--shards", "4"]"#
+                r#""units.orc.name=Big Orc", "-o", "reports/game/roster-parts", "--shards", "4"]"#
             ),
             "{k}"
         );

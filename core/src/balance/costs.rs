@@ -6,7 +6,7 @@
 //! buys at the reference's price, and the matrix at equal points says how fair the
 //! prices are, before and after.
 
-use super::{compile, roster::Roster, Job};
+use super::{compile, Job};
 use crate::config::reader::nearest_hint;
 use crate::edit::Edit;
 use crate::Error;
@@ -55,29 +55,6 @@ pub struct Costs {
     /// Both seats at equal points (`[i][j]`: `i`'s chance against `j`), before and after.
     pub before: Option<Vec<Vec<f64>>>,
     pub after: Option<Vec<Vec<f64>>>,
-}
-
-/// Price the units of `roster` on the stat `count`, against `reference` (default: the
-/// first unit).
-pub fn costs(
-    job: &Job,
-    roster: &Roster,
-    count: &str,
-    reference: Option<&str>,
-) -> Result<Costs, Error> {
-    let units: Vec<(String, String)> = roster
-        .units
-        .iter()
-        .map(|u| (u.id.clone(), u.name.clone()))
-        .collect();
-    let p = Pricing::new(job, &units, &roster.matrix.scenario, count, reference)?;
-    let searched = p.searches(job)?;
-    let now = p.fair_now(job)?;
-    p.finish(
-        job,
-        searched.ok_or(Error::Deferred)?,
-        now.ok_or(Error::Deferred)?,
-    )
 }
 
 /// One unit's search for the count that ties the reference: the count (None: no count

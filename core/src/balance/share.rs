@@ -316,7 +316,7 @@ mod tests {
         assert!(err.to_string().contains("does not read back"), "{err}");
         // Finite floats come back bit for bit (serde_json's float_roundtrip).
         let s = Share::part(1, 1);
-        let xs = [0.1 + 0.2, 1.0 / 3.0, 5e-324, 1.7976931348623157e308];
+        let xs: [f64; 4] = [0.1 + 0.2, 1.0 / 3.0, 5e-324, 1.7976931348623157e308];
         s.spread("y", &xs, |&x| Ok(x)).unwrap();
         let m = Share::merged(vec![s.recorded()]).unwrap();
         let back: Vec<f64> = m.spread("y", &xs, |_| Ok(0.0)).unwrap().unwrap();

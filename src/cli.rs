@@ -209,6 +209,8 @@ pub struct OverlayArgs {
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub plots: Plots,
+    #[command(flatten)]
+    pub shard: Shard,
 }
 
 #[derive(Args, Debug)]

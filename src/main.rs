@@ -174,6 +174,11 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             plots: !a.plots.no_plots,
             svg,
             cancel: cancel.clone(),
+            texts: Default::default(),
+            sharing: match sharding(a.shard)? {
+                Some(f) => Sharing::Shard(f),
+                None => Sharing::Whole,
+            },
         }),
         Some(Command::Equalize(a)) => run_balance::equalize(&EqualizeOptions {
             common: balance(a.common, svg, cancel)?,

@@ -132,6 +132,19 @@ fn every_balance_command_on_rush_merges_into_the_single_run() {
             .collect();
         sharded_is_single(&args, cmd == "sweep");
     }
+    // Overlay: entries of two configs, one with a side changed.
+    let as_dice = shipped("rush-as-dice.toml");
+    sharded_is_single(
+        &[
+            "overlay",
+            &format!("{rush}:{slam}"),
+            &format!("{rush}:{slam}:attacker=goblin"),
+            &format!("{}:{slam}", as_dice.display()),
+            "-n",
+            "3000",
+        ],
+        false,
+    );
     // Exact only, and a side swapped by --set (the sweep steps the unit now attacking).
     sharded_is_single(&["compare", rush, "-s", slam, "--exact-only"], false);
     sharded_is_single(

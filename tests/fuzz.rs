@@ -432,6 +432,8 @@ mod commands {
                             plots: false,
                             svg: false,
                             cancel: rollsim::Cancel::new(),
+                            texts: Default::default(),
+                            sharing: Default::default(),
                         })
                     }
                 }

@@ -136,6 +136,8 @@ fn walk_config(file: &str, trials: Option<u64>, out: &Path) -> (usize, usize, us
                     plots: false,
                     svg: false,
                     cancel: rollsim::Cancel::new(),
+                    texts: Default::default(),
+                    sharing: Default::default(),
                 })
             }));
         }

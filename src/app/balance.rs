@@ -16,6 +16,7 @@ use rollsim_core::balance::share::Recorded;
 use rollsim_core::run::Ctx;
 use rollsim_core::Cancel;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// What every balance command is told: the config, the scenario, what to read and how.
@@ -154,42 +155,18 @@ impl Prepared {
             Err(e) => return Err(e),
         }
         self.cancel.check()?;
-        let spreads = self.share.recorded();
-        let (mine, all) = spreads.values().fold((0, 0), |(m, a), s| {
-            (m + s.results.len() as u64, a + s.items)
-        });
-        let what = command.name();
-        let dir = self.out.clone().unwrap_or_else(|| {
-            let o = out_dir(&self.source, &None, what);
-            o.with_file_name(format!("{what}-parts"))
-        });
-        let encoded = serde_json::to_value(command)
-            .map_err(|e| AppError::BadOption(format!("encoding the command: {e}")))?;
-        let p = Part {
-            format: part::FORMAT,
-            version: env!("CARGO_PKG_VERSION").into(),
-            build: part::build(),
-            config_file: self.source.file.clone(),
-            config_hash: part::hash(&self.text, &self.source.sets),
-            config_text: self.text.clone(),
-            sets: self.source.sets.clone(),
+        let origin = Origin {
+            file: &self.source.file,
+            text: &self.text,
+            sets: &self.source.sets,
             seed: self.seed,
             trials: self.trials.unwrap_or(0),
-            shard: [found.k, found.n],
-            scenarios: Vec::new(),
-            command: Some(encoded),
-            spreads,
-            from: found.from.clone(),
-            checksum: String::new(),
         };
-        let path = part::write(p, &dir)?;
-        Ok(Some(format!(
-            "{what} shard {}/{} ({}): {mine} of {all} items; wrote {}\n",
-            found.k,
-            found.n,
-            found.from,
-            path.display()
-        )))
+        let dir = self.out.clone().unwrap_or_else(|| {
+            let o = out_dir(&self.source, &None, command.name());
+            o.with_file_name(format!("{}-parts", command.name()))
+        });
+        write_part(command, found, &self.share, origin, &dir).map(Some)
     }
 
     /// Run `f` on the command's pool with its job (no progress bars: a balance
@@ -213,6 +190,57 @@ impl Prepared {
         };
         Ok(self.pool.install(|| f(&job))?)
     }
+}
+
+/// What a part says about the run it belongs to.
+struct Origin<'a> {
+    file: &'a str,
+    text: &'a str,
+    sets: &'a [String],
+    seed: u64,
+    trials: u64,
+}
+
+/// Write a shard's part: the command, what its share recorded, where it came from.
+fn write_part(
+    command: &Command,
+    found: &Found,
+    share: &Share,
+    origin: Origin,
+    dir: &Path,
+) -> Result<String, AppError> {
+    let spreads = share.recorded();
+    let (mine, all) = spreads.values().fold((0, 0), |(m, a), s| {
+        (m + s.results.len() as u64, a + s.items)
+    });
+    let encoded = serde_json::to_value(command)
+        .map_err(|e| AppError::BadOption(format!("encoding the command: {e}")))?;
+    let p = Part {
+        format: part::FORMAT,
+        version: env!("CARGO_PKG_VERSION").into(),
+        build: part::build(),
+        config_file: origin.file.to_string(),
+        config_hash: part::hash(origin.text, origin.sets),
+        config_text: origin.text.to_string(),
+        sets: origin.sets.to_vec(),
+        seed: origin.seed,
+        trials: origin.trials,
+        shard: [found.k, found.n],
+        scenarios: Vec::new(),
+        command: Some(encoded),
+        spreads,
+        from: found.from.clone(),
+        checksum: String::new(),
+    };
+    let path = part::write(p, dir)?;
+    Ok(format!(
+        "{} shard {}/{} ({}): {mine} of {all} items; wrote {}\n",
+        command.name(),
+        found.k,
+        found.n,
+        found.from,
+        path.display()
+    ))
 }
 
 /// `rollsim compare`: the common options, the two sides' ids, and the response rule.
@@ -257,17 +285,28 @@ pub struct RosterOptions {
 }
 
 /// `rollsim overlay`: two or more `CONFIG:SCENARIO[:KEY=VALUE;...]` entries.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OverlayOptions {
     pub entries: Vec<String>,
     pub metric: Option<String>,
     pub seed: Option<u64>,
     pub trials: Option<u64>,
+    #[serde(skip)]
     pub threads: Option<usize>,
+    #[serde(skip)]
     pub out: Option<PathBuf>,
+    #[serde(skip)]
     pub plots: bool,
+    #[serde(skip)]
     pub svg: bool,
+    #[serde(skip)]
     pub cancel: Cancel,
+    /// Each entry's config text by its path as given: read from the files, or (in a
+    /// merge) the ones the shards read, which their parts carry.
+    #[serde(default)]
+    pub texts: BTreeMap<String, String>,
+    #[serde(skip)]
+    pub sharing: Sharing,
 }
 
 /// A balance command that can be sharded, as a part carries it.
@@ -278,6 +317,7 @@ pub enum Command {
     Sensitivity(Options),
     Equalize(EqualizeOptions),
     Roster(RosterOptions),
+    Overlay(OverlayOptions),
 }
 
 impl Command {
@@ -289,27 +329,39 @@ impl Command {
             Command::Sensitivity(_) => "sensitivity",
             Command::Equalize(_) => "equalize",
             Command::Roster(_) => "roster",
+            Command::Overlay(_) => "overlay",
         }
     }
 
-    pub fn common(&self) -> &Options {
-        match self {
-            Command::Compare(o) => &o.common,
-            Command::Sweep(o) => &o.common,
-            Command::Sensitivity(o) => o,
-            Command::Equalize(o) => &o.common,
-            Command::Roster(o) => &o.common,
-        }
-    }
-
-    pub fn common_mut(&mut self) -> &mut Options {
-        match self {
+    /// Set up the merge of its parts: write into `out` with these charts, every part's
+    /// items given.
+    fn merging(
+        &mut self,
+        first: &Part,
+        parts: Vec<Recorded>,
+        out: &Path,
+        charts: (bool, bool),
+        cancel: &Cancel,
+    ) {
+        let sharing = Sharing::Merge {
+            text: first.config_text.clone(),
+            parts,
+        };
+        let o = match self {
             Command::Compare(o) => &mut o.common,
             Command::Sweep(o) => &mut o.common,
             Command::Sensitivity(o) => o,
             Command::Equalize(o) => &mut o.common,
             Command::Roster(o) => &mut o.common,
-        }
+            Command::Overlay(o) => {
+                (o.out, o.plots, o.svg) = (Some(out.to_path_buf()), charts.0, charts.1);
+                (o.cancel, o.threads, o.sharing) = (cancel.clone(), None, sharing);
+                return;
+            }
+        };
+        (o.out, o.plots, o.svg) = (Some(out.to_path_buf()), charts.0, charts.1);
+        (o.cancel, o.threads, o.sharing) = (cancel.clone(), None, sharing);
+        o.sets = first.sets.clone();
     }
 
     /// Run it: whole, as a shard, or as the merge, as its options say.
@@ -320,6 +372,7 @@ impl Command {
             Command::Sensitivity(o) => sensitivity(o),
             Command::Equalize(o) => equalize(o),
             Command::Roster(o) => roster(o),
+            Command::Overlay(o) => overlay(o),
         }
     }
 }
@@ -342,17 +395,8 @@ pub fn merge(
             path.display()
         ))
     })?;
-    let o = command.common_mut();
-    o.out = Some(out.to_path_buf());
-    o.plots = plots;
-    o.svg = svg;
-    o.cancel = cancel.clone();
-    o.threads = None;
-    o.sets = first.sets.clone();
-    o.sharing = Sharing::Merge {
-        text: first.config_text.clone(),
-        parts: loaded.iter().map(|(_, p)| p.spreads.clone()).collect(),
-    };
+    let parts = loaded.iter().map(|(_, p)| p.spreads.clone()).collect();
+    command.merging(first, parts, out, (plots, svg), cancel);
     command.run()
 }
 
@@ -567,23 +611,81 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
         .iter()
         .map(|e| overlay::parse_entry(e))
         .collect::<Result<Vec<_>, _>>()?;
-    let stage = Staging::begin(
-        &o.out
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("reports").join("overlay")),
-        Keep::Everything,
-    )?;
-    let dir = stage.dir().to_path_buf();
+    // The configs' texts, read once: the shards' parts carry them to the merge.
+    let mut texts = o.texts.clone();
+    if !matches!(o.sharing, Sharing::Merge { .. }) {
+        for e in &entries {
+            if let std::collections::btree_map::Entry::Vacant(v) =
+                texts.entry(e.config.display().to_string())
+            {
+                v.insert(config::read(&e.config)?);
+            }
+        }
+    }
+    let share = match &o.sharing {
+        Sharing::Whole => Share::All,
+        Sharing::Shard(f) => Share::part(f.k, f.n),
+        Sharing::Merge { parts, .. } => Share::merged(parts.clone())
+            .map_err(|e| AppError::BadOption(format!("the parts do not add up: {e}")))?,
+    };
+    let out = o
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("reports").join("overlay"));
+    let stage = match &o.sharing {
+        Sharing::Shard(found) => Err(found),
+        _ => Ok(Staging::begin(&out, Keep::Everything)?),
+    };
     let pool = thread_pool(o.threads)?;
     let load = |path: &Path| -> Result<Source, rollsim_core::Error> {
-        let text = config::read(path)?;
-        Source::parse(&text, path, &[])
+        let text = texts.get(&path.display().to_string()).ok_or_else(|| {
+            rollsim_core::Error::BadOption(format!(
+                "{}: not among the parts' configs",
+                path.display()
+            ))
+        })?;
+        Source::parse(text, path, &[])
     };
     let hidden = rollsim_core::sim::Hidden;
     let ctx = Ctx::new(&o.cancel, &hidden);
-    let (metric, rows) = pool.install(|| {
-        overlay::results(&entries, &load, o.metric.as_deref(), o.seed, o.trials, ctx)
-    })?;
+    let got = pool.install(|| {
+        overlay::results(
+            &entries,
+            &load,
+            o.metric.as_deref(),
+            o.seed,
+            o.trials,
+            ctx,
+            &share,
+        )
+    });
+    let stage = match stage {
+        Ok(stage) => stage,
+        // A shard: its share of the simulations, and every config's text, into its part.
+        Err(found) => {
+            match got {
+                Ok(_) | Err(rollsim_core::Error::Deferred) => {}
+                Err(e) => return Err(e.into()),
+            }
+            o.cancel.check()?;
+            let mut command = o.clone();
+            command.texts = texts.clone();
+            let origin = Origin {
+                file: &entries[0].config.display().to_string(),
+                text: "",
+                sets: &[],
+                seed: o.seed.unwrap_or(0),
+                trials: o.trials.unwrap_or(0),
+            };
+            let dir = o
+                .out
+                .clone()
+                .unwrap_or_else(|| out.with_file_name("overlay-parts"));
+            return write_part(&Command::Overlay(command), found, &share, origin, &dir);
+        }
+    };
+    let dir = stage.dir().to_path_buf();
+    let (metric, rows) = got?;
     // The union of values, in order of first appearance.
     let mut values: Vec<String> = Vec::new();
     for (_, m, _) in &rows {

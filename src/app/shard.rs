@@ -91,9 +91,16 @@ pub fn parse_shard(s: &str) -> Result<(u64, u64), AppError> {
 pub fn run(opts: &RunOptions, found: &Found) -> Result<String, AppError> {
     let (k, n) = (found.k, found.n);
     if opts.precision.is_some() {
-        return Err(AppError::BadOption(
-            "--shard runs a fixed number of trials: drop --precision (and give -n)".into(),
-        ));
+        return Err(AppError::BadOption(format!(
+            "shard {k}/{n} ({}) runs a fixed number of trials: drop --precision (and give -n), or give --no-shard to run whole inside an array task",
+            found.from
+        )));
+    }
+    if opts.exact_only {
+        return Err(AppError::BadOption(format!(
+            "shard {k}/{n} ({}): an exact-only run simulates nothing to share out; give --no-shard to run it whole inside an array task",
+            found.from
+        )));
     }
     let text = config::read(&opts.config)?;
     let file = opts.config.display().to_string();

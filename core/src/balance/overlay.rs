@@ -1,7 +1,7 @@
 //! Side by side: one metric's distribution for several scenarios (units, or variants of
 //! one config against another with a rule switched) on one chart and one table.
 
-use super::{Pick, Source};
+use super::{Pick, Share, Source};
 use crate::edit::Edit;
 use crate::results::{self, MetricResult};
 use crate::run::{self, Ctx};
@@ -90,7 +90,8 @@ fn changes(source: &Source, table: &str, sets: &[String]) -> Result<Vec<Edit>, E
 }
 
 /// Each entry's metric, Monte Carlo and exact; a group name stands for all its members.
-/// `load` reads an entry's config (the front end's files).
+/// `load` reads an entry's config (the front end's files). Every entry is checked and
+/// compiled first; the simulations are one spread ([`Share`]): a shard runs its share.
 pub fn results(
     entries: &[Entry],
     load: &dyn Fn(&std::path::Path) -> Result<Source, Error>,
@@ -98,9 +99,20 @@ pub fn results(
     seed: Option<u64>,
     trials: Option<u64>,
     ctx: Ctx,
+    share: &Share,
 ) -> Result<(String, Vec<Shown>), Error> {
-    let mut out = Vec::new();
-    let mut name = String::new();
+    /// One scenario to simulate, with what its row is called and read by.
+    struct Item {
+        label: String,
+        member: String,
+        metric: String,
+        c: crate::model::Compiled,
+        seed: u64,
+        trials: u64,
+        stem: String,
+        system: String,
+    }
+    let mut items = Vec::new();
     for e in entries {
         let source = load(&e.config)?;
         let target = source.target(&e.scenario)?;
@@ -119,22 +131,46 @@ pub fn results(
                     other => Err(other),
                 })?;
             let (seed, trials) = super::budget(&source, seed, trials, false);
-            let n = trials.unwrap_or(run::DEFAULT_TRIALS);
-            let h = run::simulate(&c, seed, Budget::Trials(n), ctx)?;
-            let r = results::summarize(&c, &h, seed, &source.stem(), source.base.system_name());
-            let Some(mr) = r.metrics.into_iter().find(|x| x.name == m) else {
-                return Err(Error::BadOption(format!("no metric `{m}` in `{member}`")));
-            };
-            if name.is_empty() {
-                name = m;
-            }
             let label = if target.group {
                 e.label.replacen(&e.scenario, member, 1)
             } else {
                 e.label.clone()
             };
-            out.push((label, mr, n));
+            items.push(Item {
+                label,
+                member: member.clone(),
+                metric: m,
+                c,
+                seed,
+                trials: trials.unwrap_or(run::DEFAULT_TRIALS),
+                stem: source.stem(),
+                system: source.base.system_name().to_string(),
+            });
         }
+    }
+    let counts = share
+        .spread("overlay entries", &items, |it| {
+            Ok(run::simulate(&it.c, it.seed, Budget::Trials(it.trials), ctx)?.counts)
+        })?
+        .ok_or(Error::Deferred)?;
+    let mut out = Vec::new();
+    let mut name = String::new();
+    for (it, counts) in items.into_iter().zip(counts) {
+        let h = crate::sim::Histogram {
+            counts,
+            trials: it.trials,
+        };
+        let r = results::summarize(&it.c, &h, it.seed, &it.stem, &it.system);
+        let Some(mr) = r.metrics.into_iter().find(|x| x.name == it.metric) else {
+            return Err(Error::BadOption(format!(
+                "no metric `{}` in `{}`",
+                it.metric, it.member
+            )));
+        };
+        if name.is_empty() {
+            name = it.metric;
+        }
+        out.push((it.label, mr, it.trials));
     }
     Ok((name, out))
 }

@@ -4,7 +4,7 @@
 //! typed edits per cell).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use rollsim::balance::{compare, equalize, sensitivity, sweep, Job, Pick, Source};
+use rollsim::balance::{compare, equalize, sensitivity, sweep, Job, Pick, Share, Source};
 use rollsim::run::Ctx;
 use rollsim::sim::Hidden;
 use rollsim::Cancel;
@@ -102,5 +102,53 @@ fn exact_commands(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, matrix, exact_commands);
+/// A command as four shards' parts and their merge, in one process, against the same
+/// command whole: what recording the items and reading them back costs (issue #27).
+fn sharded(c: &mut Criterion) {
+    let source = source("configs/rush.toml");
+    let target = source.target("slam-orc-vs-human-guard").unwrap();
+    let cancel = Cancel::new();
+    let ctx = Ctx::new(&cancel, &Hidden);
+    let pick = Pick::Headline;
+    fn job<'a>(
+        (source, target, pick): (&'a Source, &'a rollsim::balance::Target, &'a Pick),
+        share: &'a Share,
+        trials: Option<u64>,
+        ctx: Ctx<'a>,
+    ) -> Job<'a> {
+        Job {
+            source,
+            target,
+            pick,
+            seed: 7,
+            trials,
+            ctx,
+            share,
+        }
+    }
+    let on = (&source, &target, &pick);
+    let mut g = c.benchmark_group("sharded");
+    g.sample_size(10);
+    for (name, trials) in [("exact", None), ("monte_carlo_1e5", Some(100_000))] {
+        g.bench_function(format!("equalize_pairs_{name}/whole"), |b| {
+            b.iter(|| equalize::equalize(&job(on, &Share::All, trials, ctx), None, true).unwrap())
+        });
+        g.bench_function(format!("equalize_pairs_{name}/4_parts_and_merge"), |b| {
+            b.iter(|| {
+                let parts: Vec<_> = (1..=4)
+                    .map(|k| {
+                        let s = Share::part(k, 4);
+                        let _ = equalize::equalize(&job(on, &s, trials, ctx), None, true);
+                        s.recorded()
+                    })
+                    .collect();
+                let m = Share::merged(parts).unwrap();
+                equalize::equalize(&job(on, &m, trials, ctx), None, true).unwrap()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, matrix, exact_commands, sharded);
 criterion_main!(benches);

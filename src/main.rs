@@ -363,17 +363,94 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
         let source = rollsim::app::balance::load_source(&a.config, &b.set.sets)?;
         source.target(&b.scenario)?;
     }
-    // The command's own -o is where the merge writes; the tasks write their parts beside.
-    let out = out.unwrap_or_else(|| {
-        let report = app::default_out(&a.config);
-        if name == "run" {
-            report
-        } else {
-            report.join(&name)
+    // The command's own -o is where the merge writes, and the parts go beside it;
+    // without one, where the command writes, and the parts beside the config's report
+    // (a `rollsim run` replaces the report folder whole).
+    let (parts, out) = match out {
+        Some(o) => {
+            let Some(last) = o.file_name() else {
+                return Err(AppError::BadOption(format!(
+                    "plan: -o {}: name a folder, e.g. -o out/{name}",
+                    o.display()
+                )));
+            };
+            let last = last.to_string_lossy().into_owned();
+            (o.with_file_name(format!("{last}-parts")), o)
         }
-    });
+        None if name == "run" => {
+            let report = app::default_out(&a.config);
+            let stem = report
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            (report.with_file_name(format!("{stem}-parts")), report)
+        }
+        None => (
+            rollsim::app::balance::parts_dir(&a.config, &name),
+            app::default_out(&a.config).join(&name),
+        ),
+    };
     let options = without_out(&options);
-    let p = rollsim::app::plan::Plan::new(&name, &a.config, &options, out, tasks, program());
+    // An -o inside a cluster of short flags (`-qo DIR`) is not taken out: refused.
+    let stripped: Vec<String> = argv[..3]
+        .iter()
+        .cloned()
+        .chain(options.iter().cloned())
+        .collect();
+    let again = Cli::try_parse_from(&stripped).map_err(|e| AppError::BadOption(e.to_string()))?;
+    let left = match &again.command {
+        Some(Command::Run(r)) => r.out.is_some(),
+        Some(Command::Compare(c)) => c.common.out.is_some(),
+        Some(Command::Roster(c)) => c.common.out.is_some(),
+        Some(Command::Sweep(c)) => c.common.out.is_some(),
+        Some(Command::Equalize(c)) => c.common.out.is_some(),
+        Some(Command::Sensitivity(c)) => c.out.is_some(),
+        _ => false,
+    };
+    if left {
+        return Err(AppError::BadOption(
+            "plan: give the command's -o DIR as a word of its own (not inside -qo DIR)".into(),
+        ));
+    }
+    // What decides the merge's files, as the command was given it.
+    let mut merge_flags = Vec::new();
+    if parsed.charts.contains(&cli::ChartArg::Svg) {
+        merge_flags.extend(["--charts".to_string(), "png,svg".to_string()]);
+    }
+    let (no_plots, formats) = match &parsed.command {
+        Some(Command::Run(r)) => (r.plots.no_plots, Some(&r.format)),
+        Some(Command::Compare(c)) => (c.common.plots.no_plots, None),
+        Some(Command::Roster(c)) => (c.common.plots.no_plots, None),
+        Some(Command::Sweep(c)) => (c.common.plots.no_plots, None),
+        Some(Command::Equalize(c)) => (c.common.plots.no_plots, None),
+        Some(Command::Sensitivity(c)) => (c.plots.no_plots, None),
+        _ => (false, None),
+    };
+    if no_plots {
+        merge_flags.push("--no-plots".into());
+    }
+    if let Some(f) = formats.filter(|f| **f != [FormatArg::Csv, FormatArg::Md]) {
+        let names: Vec<&str> = f
+            .iter()
+            .map(|x| match x {
+                FormatArg::Csv => "csv",
+                FormatArg::Parquet => "parquet",
+                FormatArg::Json => "json",
+                FormatArg::Md => "md",
+            })
+            .collect();
+        merge_flags.extend(["--format".to_string(), names.join(",")]);
+    }
+    let p = rollsim::app::plan::Plan::new(
+        &name,
+        &a.config,
+        &options,
+        (parts, out),
+        merge_flags,
+        tasks,
+        program(),
+    );
     use cli::SchedulerArg as S;
     Ok(match scheduler {
         Some(S::Slurm) => p.slurm(),

@@ -316,6 +316,67 @@ fn parts_of_two_commands_or_a_missing_shard_are_refused() {
 }
 
 #[test]
+fn a_run_after_a_balance_shard_keeps_its_part_and_an_odd_target_is_refused() {
+    let d = tempdir();
+    std::fs::create_dir_all(d.path().join("configs")).unwrap();
+    std::fs::copy(shipped("rush.toml"), d.path().join("configs/rush.toml")).unwrap();
+    let at = |args: &[&str]| clean().current_dir(d.path()).args(args).assert();
+    at(&[
+        "compare",
+        "configs/rush.toml",
+        "-s",
+        "slam-orc-vs-human-guard",
+        "--exact-only",
+        "--shard",
+        "1/2",
+    ])
+    .success();
+    let part = d.path().join("reports/rush-parts/compare/part-1-of-2.json");
+    assert!(part.is_file());
+    // The config's report is replaced whole; the part beside it stays.
+    at(&[
+        "run",
+        "configs/rush.toml",
+        "-s",
+        "slam-orc-vs-human-guard",
+        "--exact-only",
+        "--no-plots",
+        "--format",
+        "csv",
+    ])
+    .success();
+    at(&[
+        "run",
+        "configs/rush.toml",
+        "-s",
+        "slam-orc-vs-human-guard",
+        "--exact-only",
+        "--no-plots",
+        "--format",
+        "csv",
+    ])
+    .success();
+    assert!(part.is_file());
+    // A target no part could carry is refused before anything runs.
+    for t in ["inf", "NaN"] {
+        let a = at(&[
+            "equalize",
+            "configs/rush.toml",
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--exact-only",
+            "--target",
+            t,
+        ])
+        .code(2);
+        assert!(
+            text(&a.get_output().stderr).contains("expected a number"),
+            "{t}"
+        );
+    }
+}
+
+#[test]
 fn plan_checks_the_command_before_printing_scripts() {
     let rush = shipped("rush.toml");
     let plan = |args: &[&str]| clean().arg("plan").arg(&rush).args(args).assert();
@@ -528,7 +589,7 @@ fn the_readme_s_slurm_script_runs_on_a_real_slurm_and_merges_into_the_single_run
         .unwrap();
     let logs = || {
         let mut s = String::new();
-        for dir in [work.join("reports/rush/roster-parts"), cluster.join("log")] {
+        for dir in [work.join("reports/rush-parts/roster"), cluster.join("log")] {
             for (name, bytes) in files(&dir)
                 .into_iter()
                 .filter(|(n, _)| !n.ends_with(".json"))
@@ -555,7 +616,7 @@ fn the_readme_s_slurm_script_runs_on_a_real_slurm_and_merges_into_the_single_run
     assert!(merged.is_dir(), "no merged output:\n{}", logs());
     for k in 1..=4 {
         let part: rollsim::app::shard::Part = serde_json::from_slice(
-            &std::fs::read(work.join(format!("reports/rush/roster-parts/part-{k}-of-4.json")))
+            &std::fs::read(work.join(format!("reports/rush-parts/roster/part-{k}-of-4.json")))
                 .unwrap(),
         )
         .unwrap();

@@ -17,6 +17,9 @@ pub struct Plan {
     pub parts: PathBuf,
     /// Where the merge writes.
     pub out: PathBuf,
+    /// The merge's own flags that decide what it writes (`--no-plots`, `--charts`,
+    /// `--format`), as the command was given them.
+    pub merge_flags: Vec<String>,
     pub tasks: u64,
     /// The program a SLURM or HyperQueue task runs (`rollsim` when that is the one on
     /// the PATH, else this binary's path).
@@ -42,6 +45,19 @@ fn yaml(s: &str) -> String {
     serde_json::Value::String(s.to_string()).to_string()
 }
 
+/// A job name any scheduler and shell take: letters, digits, `-` and `_`.
+fn slug(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
 /// A Kubernetes name: lower case letters, digits and `-`, at most 63 characters.
 fn dns(s: &str) -> String {
     let mut out: String = s
@@ -54,17 +70,17 @@ fn dns(s: &str) -> String {
 }
 
 impl Plan {
-    /// `command`'s task for shard runs: `args` with `-o PARTS`, for `tasks` shards.
+    /// `command`'s task for shard runs: `args` with `-o PARTS`, for `tasks` shards; the
+    /// merge writes `out` with `merge_flags`.
     pub fn new(
         command: &str,
         config: &Path,
         options: &[String],
-        out: PathBuf,
+        (parts, out): (PathBuf, PathBuf),
+        merge_flags: Vec<String>,
         tasks: u64,
         program: String,
     ) -> Plan {
-        let name = out.file_name().unwrap_or_default().to_string_lossy();
-        let parts = out.with_file_name(format!("{name}-parts"));
         let stem = config
             .file_stem()
             .unwrap_or_default()
@@ -78,25 +94,32 @@ impl Plan {
             args,
             parts,
             out,
+            merge_flags,
             tasks,
             program,
-            name: format!("rollsim-{command}-{stem}"),
+            name: slug(&format!("rollsim-{command}-{stem}")),
         }
     }
 
     fn line(&self, program: &str, extra: &[String]) -> String {
-        std::iter::once(program.to_string())
+        std::iter::once(quote(program))
             .chain(self.args.iter().chain(extra).map(|a| quote(a)))
             .collect::<Vec<_>>()
             .join(" ")
     }
 
     fn merge_line(&self, program: &str) -> String {
-        format!(
-            "{program} merge {} -o {}",
+        let mut line = format!(
+            "{} merge {} -o {}",
+            quote(program),
             quote(&self.parts.display().to_string()),
             quote(&self.out.display().to_string())
-        )
+        );
+        for f in &self.merge_flags {
+            line.push(' ');
+            line.push_str(&quote(f));
+        }
+        line
     }
 
     fn what(&self) -> String {
@@ -121,7 +144,8 @@ impl Plan {
 # bash {name}.sh --wait blocks until the merge job has ended (if a shard fails, the
 # merge is cancelled and never writes: the tasks' slurm-*.out files say why).
 set -euo pipefail
-mkdir -p {parts}
+# The parts of an earlier run of this plan would be merged with this one's: gone first.
+mkdir -p {parts} && rm -f {parts}/part-*-of-*.json
 array=$(sbatch --parsable --job-name={name} --array=1-{n} --cpus-per-task=1 \
     --output={parts}/slurm-%A_%a.out <<'EOF'
 #!/bin/bash
@@ -149,7 +173,8 @@ sbatch --parsable --job-name={name}-merge --dependency=afterok:"${{array%%;*}}" 
 # rollsim plan: {what} on HyperQueue, then the merge.
 # Needs a server and workers (hq server start; hq worker start, or hq alloc add slurm ...).
 set -euo pipefail
-mkdir -p {parts}
+# The parts of an earlier run of this plan would be merged with this one's: gone first.
+mkdir -p {parts} && rm -f {parts}/part-*-of-*.json
 hq submit --name={name} --array=1-{n} --cpus=1 --wait -- \
     {task}
 {merge}
@@ -183,7 +208,8 @@ hq submit --name={name} --array=1-{n} --cpus=1 --wait -- \
         );
         format!(
             r#"# rollsim plan: {what} on Kubernetes, then the merge.
-# kubectl apply -f {name}.yaml starts both Jobs; the merge waits for the {n} parts.
+# kubectl apply -f {name}.yaml starts both Jobs; the merge waits for the {n} parts, so
+# delete {parts} (the parts of an earlier run) before applying it again.
 # The pods need an image with rollsim on its PATH (set `image`) and the working folder
 # (the config; the parts and the output are written there) on a volume every pod can
 # write (ReadWriteMany; set `claimName`).
@@ -241,6 +267,7 @@ spec:
             claimName: rollsim-work
 "#,
             what = self.what(),
+            parts = parts,
             n = self.tasks,
             retries = self.tasks.saturating_mul(2).min(1000),
             args = args.join(", "),
@@ -263,7 +290,11 @@ mod tests {
                 "--set".into(),
                 "units.orc.name=Big Orc".into(),
             ],
-            PathBuf::from("reports/game/roster"),
+            (
+                PathBuf::from("reports/game/roster-parts"),
+                PathBuf::from("reports/game/roster"),
+            ),
+            vec!["--no-plots".into()],
             4,
             "rollsim".into(),
         )
@@ -276,6 +307,7 @@ mod tests {
         assert_eq!(quote("it's"), r"'it'\''s'");
         assert_eq!(quote(""), "''");
         assert_eq!(dns("rollsim-compare-My_Game"), "rollsim-compare-my-game");
+        assert_eq!(slug("rollsim-run-my game $(x)"), "rollsim-run-my-game---x-");
     }
 
     #[test]
@@ -289,14 +321,24 @@ mod tests {
         assert!(s.contains("--dependency=afterok:"), "{s}");
         assert!(
             s.contains(
-                "--wrap='exec rollsim merge reports/game/roster-parts -o reports/game/roster'"
+                "--wrap='exec rollsim merge reports/game/roster-parts -o reports/game/roster --no-plots'"
             ),
             "{s}"
         );
         let h = p.hyperqueue();
         assert!(h.contains("--array=1-4"), "{h}");
         assert!(h.contains(&format!("rollsim {task} --shards 4\n")), "{h}");
-        assert!(h.contains("rollsim merge reports/game/roster-parts -o reports/game/roster"));
+        assert!(
+            h.contains("rollsim merge reports/game/roster-parts -o reports/game/roster --no-plots")
+        );
+        // A program path with a space is one word.
+        let mut q = plan();
+        q.program = "/opt/my tools/rollsim".into();
+        assert!(
+            q.slurm().contains("exec '/opt/my tools/rollsim' roster"),
+            "{}",
+            q.slurm()
+        );
         let k = p.kubernetes();
         assert!(
             k.contains("completionMode: Indexed") && k.contains("completions: 4"),

@@ -140,7 +140,10 @@ pub fn find(
     if id < min || (id - min) % step != 0 {
         return Err(bad("not a task of an evenly stepped array"));
     }
-    let k = (id - min) / step + 1;
+    // ID - MIN < 2^64, so the place fits; +1 only overflows for an absurd array.
+    let k = ((id - min) / step)
+        .checked_add(1)
+        .ok_or_else(|| bad("the task number is out of range"))?;
     if count == 0 || k > count {
         return Err(bad(
             "the array is not evenly stepped (a list such as 1,4,9)",
@@ -239,6 +242,13 @@ mod tests {
         assert!(shard(&list, None)
             .unwrap_err()
             .contains("not evenly stepped"));
+        // A task number past any real array is refused, not wrapped to shard 0.
+        let huge = [
+            ("SLURM_ARRAY_TASK_ID", "18446744073709551615"),
+            ("SLURM_ARRAY_TASK_MIN", "0"),
+            ("SLURM_ARRAY_TASK_COUNT", "3"),
+        ];
+        assert!(shard(&huge, None).is_err());
         // A missing count or a non-number is an error naming the variable.
         let e = shard(
             &[("SLURM_ARRAY_TASK_ID", "2"), ("SLURM_ARRAY_TASK_MIN", "1")],

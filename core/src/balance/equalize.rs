@@ -62,6 +62,11 @@ const STILL: i64 = 16;
 pub fn equalize(job: &Job, goal: Option<f64>, pairs: bool) -> Result<Vec<Equalized>, Error> {
     let (source, target, pick, cancel) = (job.source, job.target, job.pick, job.ctx.cancel);
     let goal = match (goal, pick.is_probability()) {
+        (Some(g), _) if !g.is_finite() => {
+            return Err(Error::BadOption(format!(
+                "--target {g}: expected a number, e.g. 0.5 or 3"
+            )))
+        }
         (Some(g), true) if !(0.0..=1.0).contains(&g) => {
             return Err(Error::BadOption(format!(
                 "--target {g}: a probability target is between 0 and 1, e.g. 0.5"

@@ -547,7 +547,7 @@ pub struct Job<'a> {
 impl Job<'_> {
     /// `f` over `items` as the job's [`Share`] says; `None` on a shard (it computed and
     /// recorded its own items; the rest is on the other shards).
-    pub fn spread<I: Sync, T: Send + serde::Serialize + serde::de::DeserializeOwned>(
+    pub fn spread<I: Sync, T: Send + serde::Serialize + serde::de::DeserializeOwned + PartialEq>(
         &self,
         label: &str,
         items: &[I],
@@ -581,6 +581,7 @@ impl Job<'_> {
 
 /// `f` over every item, in order: side by side on rayon's pool with the `parallel`
 /// feature (each item is a variant of its own, so the results are the same either way).
+/// Of several errors, the first item's is returned, whichever finished first.
 pub fn each<I: Sync, T: Send>(
     items: &[I],
     f: impl Fn(&I) -> Result<T, Error> + Sync + Send,
@@ -588,7 +589,8 @@ pub fn each<I: Sync, T: Send>(
     #[cfg(feature = "parallel")]
     {
         use rayon::prelude::*;
-        items.par_iter().map(f).collect()
+        let all: Vec<Result<T, Error>> = items.par_iter().map(f).collect();
+        all.into_iter().collect()
     }
     #[cfg(not(feature = "parallel"))]
     {

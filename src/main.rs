@@ -5,11 +5,12 @@ mod cli;
 
 use clap::Parser as _;
 use cli::{BalanceArgs, Cli, Command, FormatArg, ResponseArg};
+use rollsim::app::balance::Command as BalanceCommand;
 use rollsim::app::balance::{
     CompareOptions, EqualizeOptions, Options, OverlayOptions, RosterOptions, Sharing, SweepOptions,
 };
 use rollsim::app::scheduler::Found;
-use rollsim::app::{self, balance as run_balance, AppError, Format, RunOptions};
+use rollsim::app::{self, AppError, Format, RunOptions};
 use rollsim::Cancel;
 use std::io::Write;
 
@@ -146,45 +147,14 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
         None => app::run_all(cli.quiet, cli.trials, cli.threads.get(), svg, cancel),
         Some(Command::List(a)) => app::list(&a.config, &a.set.sets, cancel),
         Some(Command::Check(a)) => app::check(&a.config, &a.set.sets, cancel),
-        Some(Command::Compare(a)) => run_balance::compare(&CompareOptions {
-            common: balance(a.common, svg, cancel)?,
-            attackers: a.attackers,
-            defenders: a.defenders,
-            best_response: a.response == ResponseArg::Best,
-        }),
-        Some(Command::Roster(a)) => run_balance::roster(&RosterOptions {
-            common: balance(a.common, svg, cancel)?,
-            units: a.units,
-            best_response: a.response == ResponseArg::Best,
-            count: a.count,
-            reference: a.reference,
-        }),
-        Some(Command::Sweep(a)) => run_balance::sweep(&SweepOptions {
-            common: balance(a.common, svg, cancel)?,
-            vary: a.vary,
-        }),
-        Some(Command::Sensitivity(c)) => run_balance::sensitivity(&balance(c, svg, cancel)?),
-        Some(Command::Overlay(a)) => run_balance::overlay(&OverlayOptions {
-            entries: a.entries,
-            metric: a.metric,
-            seed: a.seed,
-            trials: a.trials,
-            threads: a.threads.get(),
-            out: a.out,
-            plots: !a.plots.no_plots,
-            svg,
-            cancel: cancel.clone(),
-            texts: Default::default(),
-            sharing: match sharding(a.shard)? {
-                Some(f) => Sharing::Shard(f),
-                None => Sharing::Whole,
-            },
-        }),
-        Some(Command::Equalize(a)) => run_balance::equalize(&EqualizeOptions {
-            common: balance(a.common, svg, cancel)?,
-            target: a.target,
-            pairs: a.pairs,
-        }),
+        Some(
+            c @ (Command::Compare(_)
+            | Command::Roster(_)
+            | Command::Sweep(_)
+            | Command::Sensitivity(_)
+            | Command::Overlay(_)
+            | Command::Equalize(_)),
+        ) => balance_command(c, svg, cancel)?.run(),
         Some(Command::Run(a)) => {
             let mut o = RunOptions::new(a.config);
             o.scenarios = a.scenarios;
@@ -239,6 +209,57 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             cancel,
         ),
     }
+}
+
+/// A balance command's options from its flags (the shard from `--shard` or the
+/// scheduler's variables).
+fn balance_command(
+    command: Command,
+    svg: bool,
+    cancel: &Cancel,
+) -> Result<BalanceCommand, AppError> {
+    Ok(match command {
+        Command::Compare(a) => BalanceCommand::Compare(CompareOptions {
+            common: balance(a.common, svg, cancel)?,
+            attackers: a.attackers,
+            defenders: a.defenders,
+            best_response: a.response == ResponseArg::Best,
+        }),
+        Command::Roster(a) => BalanceCommand::Roster(RosterOptions {
+            common: balance(a.common, svg, cancel)?,
+            units: a.units,
+            best_response: a.response == ResponseArg::Best,
+            count: a.count,
+            reference: a.reference,
+        }),
+        Command::Sweep(a) => BalanceCommand::Sweep(SweepOptions {
+            common: balance(a.common, svg, cancel)?,
+            vary: a.vary,
+        }),
+        Command::Sensitivity(c) => BalanceCommand::Sensitivity(balance(c, svg, cancel)?),
+        Command::Overlay(a) => BalanceCommand::Overlay(OverlayOptions {
+            entries: a.entries,
+            metric: a.metric,
+            seed: a.seed,
+            trials: a.trials,
+            threads: a.threads.get(),
+            out: a.out,
+            plots: !a.plots.no_plots,
+            svg,
+            cancel: cancel.clone(),
+            texts: Default::default(),
+            sharing: match sharding(a.shard)? {
+                Some(f) => Sharing::Shard(f),
+                None => Sharing::Whole,
+            },
+        }),
+        Command::Equalize(a) => BalanceCommand::Equalize(EqualizeOptions {
+            common: balance(a.common, svg, cancel)?,
+            target: a.target,
+            pairs: a.pairs,
+        }),
+        _ => unreachable!("only balance commands come here"),
+    })
 }
 
 /// The commands `plan` spreads.
@@ -351,6 +372,7 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
             ));
         }
         let cfg = rollsim::config::load_str(&text, &a.config.display().to_string(), &r.set.sets)?;
+        app::select(&cfg, &r.scenarios)?;
         let trials = r.trials.or(cfg.run.trials).unwrap_or(app::DEFAULT_TRIALS);
         let chunks = trials.div_ceil(rollsim::sim::CHUNK);
         if tasks > chunks {
@@ -359,9 +381,18 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
                 rollsim::sim::CHUNK
             )));
         }
-    } else if let Some(b) = balance {
-        let source = rollsim::app::balance::load_source(&a.config, &b.set.sets)?;
-        source.target(&b.scenario)?;
+    } else if balance.is_some() {
+        // Everything a shard does before its first item: the names, the metric, the keys.
+        let mut check = balance_command(
+            Cli::try_parse_from(&argv)
+                .map_err(|e| AppError::BadOption(e.to_string()))?
+                .command
+                .expect("a command"),
+            false,
+            &Cancel::new(),
+        )?;
+        check.checking();
+        check.run()?;
     }
     // The command's own -o is where the merge writes, and the parts go beside it;
     // without one, where the command writes, and the parts beside the config's report

@@ -60,6 +60,9 @@ pub enum Sharing {
     Shard(Found),
     /// The merge: the config text the parts carry and what each part computed.
     Merge { text: String, parts: Vec<Recorded> },
+    /// `plan`'s check: everything a shard does up to its first item (the options, the
+    /// names, the metric), with no item computed, few trials and nothing written.
+    Check,
 }
 
 impl Options {
@@ -93,11 +96,18 @@ impl Options {
             ),
             Sharing::Shard(f) => (config::read(&self.config)?, Share::part(f.k, f.n)),
             Sharing::Whole => (config::read(&self.config)?, Share::All),
+            // Shard N of N owns item N - 1 of the command: none at this N.
+            Sharing::Check => (config::read(&self.config)?, Share::part(u64::MAX, u64::MAX)),
         };
+        let check = matches!(self.sharing, Sharing::Check);
         let source = Source::parse(&text, &self.config, &self.sets)?;
         let target = source.target(&self.scenario)?;
-        let (seed, trials) = budget(&source, self.seed, self.trials, self.exact_only);
+        let (seed, mut trials) = budget(&source, self.seed, self.trials, self.exact_only);
+        if check {
+            trials = trials.map(|_| 1_000);
+        }
         Ok(Prepared {
+            check,
             pick: Pick::parse(self.metric.as_deref()),
             pool: thread_pool(self.threads)?,
             source,
@@ -132,6 +142,8 @@ pub struct Prepared {
     pub pool: rayon::ThreadPool,
     pub cancel: Cancel,
     pub share: Share,
+    /// `plan`'s check ([`Sharing::Check`]).
+    check: bool,
     /// The config's text, for a shard's part.
     text: String,
     shard: Option<Found>,
@@ -147,6 +159,12 @@ impl Prepared {
         command: &Command,
         f: impl FnOnce(&Job) -> Result<(), rollsim_core::Error> + Send,
     ) -> Result<Option<String>, AppError> {
+        if self.check {
+            return match self.run(f) {
+                Ok(()) | Err(AppError::Deferred) => Ok(Some(String::new())),
+                Err(e) => Err(e),
+            };
+        }
         let Some(found) = &self.shard else {
             return Ok(None);
         };
@@ -375,6 +393,18 @@ impl Command {
         (o.out, o.plots, o.svg) = (Some(out.to_path_buf()), charts.0, charts.1);
         (o.cancel, o.threads, o.sharing) = (cancel.clone(), None, sharing);
         o.sets = first.sets.clone();
+    }
+
+    /// Make it `plan`'s check ([`Sharing::Check`]); `overlay` has none.
+    pub fn checking(&mut self) {
+        match self {
+            Command::Compare(o) => o.common.sharing = Sharing::Check,
+            Command::Sweep(o) => o.common.sharing = Sharing::Check,
+            Command::Sensitivity(o) => o.sharing = Sharing::Check,
+            Command::Equalize(o) => o.common.sharing = Sharing::Check,
+            Command::Roster(o) => o.common.sharing = Sharing::Check,
+            Command::Overlay(_) => {}
+        }
     }
 
     /// Run it: whole, as a shard, or as the merge, as its options say.
@@ -640,6 +670,11 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
         Sharing::Shard(f) => Share::part(f.k, f.n),
         Sharing::Merge { parts, .. } => Share::merged(parts.clone())
             .map_err(|e| AppError::BadOption(format!("the parts do not add up: {e}")))?,
+        Sharing::Check => {
+            return Err(AppError::BadOption(
+                "overlay names its configs in its entries: `plan` does not take it".into(),
+            ))
+        }
     };
     let out = o
         .out

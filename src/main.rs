@@ -399,28 +399,23 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
     // (a `rollsim run` replaces the report folder whole).
     let (parts, out) = match out {
         Some(o) => {
-            let Some(last) = o.file_name() else {
-                return Err(AppError::BadOption(format!(
+            let parts = rollsim::app::part::beside(&o).ok_or_else(|| {
+                AppError::BadOption(format!(
                     "plan: -o {}: name a folder, e.g. -o out/{name}",
                     o.display()
-                )));
-            };
-            let last = last.to_string_lossy().into_owned();
-            (o.with_file_name(format!("{last}-parts")), o)
+                ))
+            })?;
+            (parts, o)
         }
-        None if name == "run" => {
+        None => {
             let report = app::default_out(&a.config);
-            let stem = report
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
-            (report.with_file_name(format!("{stem}-parts")), report)
+            let out = if name == "run" {
+                report
+            } else {
+                report.join(&name)
+            };
+            (rollsim::app::part::default_dir(&a.config, &name), out)
         }
-        None => (
-            rollsim::app::balance::parts_dir(&a.config, &name),
-            app::default_out(&a.config).join(&name),
-        ),
     };
     let options = without_out(&options);
     // An -o inside a cluster of short flags (`-qo DIR`) is not taken out: refused.

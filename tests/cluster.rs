@@ -223,69 +223,38 @@ fn every_balance_command_on_a_dice_config_merges_into_the_single_run() {
 fn parts_of_two_commands_or_a_missing_shard_are_refused() {
     let d = tempdir();
     let rush = shipped("rush.toml");
-    let part = |cmd: &str, k: u64, dir: &str| {
-        clean()
+    // `cmd` on the rush Slam, exact, into `dir`, with these variables and flags.
+    let on_slam = |cmd: &str, env: &[(&str, &str)], flags: &[&str], dir: &str| {
+        let mut c = clean();
+        c.envs(env.iter().copied())
             .arg(cmd)
             .arg(&rush)
-            .args(["-s", "slam-orc-vs-human-guard", "--exact-only", "--shard"])
-            .arg(format!("{k}/2"))
+            .args(["-s", "slam-orc-vs-human-guard", "--exact-only"])
+            .args(flags)
             .arg("-o")
-            .arg(d.path().join(dir))
-            .assert()
-            .success();
+            .arg(d.path().join(dir));
+        c.assert()
     };
-    part("compare", 1, "a");
-    part("roster", 2, "a");
-    let a = clean()
-        .arg("merge")
-        .arg(d.path().join("a"))
-        .arg("-o")
-        .arg(d.path().join("m"))
-        .assert()
-        .code(2);
-    let err = text(&a.get_output().stderr);
+    let merge = |dir: &str| {
+        clean()
+            .arg("merge")
+            .arg(d.path().join(dir))
+            .arg("-o")
+            .arg(d.path().join("m"))
+            .assert()
+    };
+    on_slam("compare", &[], &["--shard", "1/2"], "a").success();
+    on_slam("roster", &[], &["--shard", "2/2"], "a").success();
+    let err = text(&merge("a").code(2).get_output().stderr);
     assert!(err.contains("come from different runs: command"), "{err}");
-    part("compare", 1, "b");
-    let a = clean()
-        .arg("merge")
-        .arg(d.path().join("b"))
-        .arg("-o")
-        .arg(d.path().join("m"))
-        .assert()
-        .code(2);
-    let err = text(&a.get_output().stderr);
+    on_slam("compare", &[], &["--shard", "1/2"], "b").success();
+    let err = text(&merge("b").code(2).get_output().stderr);
     assert!(err.contains("missing shard(s) 2 of 2"), "{err}");
     assert!(!d.path().join("m").exists());
     // A scheduler's count without a task, and a task without a count.
-    let a = clean()
-        .args(["compare"])
-        .arg(&rush)
-        .args([
-            "-s",
-            "slam-orc-vs-human-guard",
-            "--exact-only",
-            "--shards",
-            "4",
-            "-o",
-        ])
-        .arg(d.path().join("c"))
-        .assert()
-        .code(2);
+    let a = on_slam("compare", &[], &["--shards", "4"], "c").code(2);
     assert!(text(&a.get_output().stderr).contains("no array task in the environment"));
-    let a = clean()
-        .env("HQ_TASK_ID", "0")
-        .args(["compare"])
-        .arg(&rush)
-        .args([
-            "-s",
-            "slam-orc-vs-human-guard",
-            "--exact-only",
-            "--no-plots",
-            "-o",
-        ])
-        .arg(d.path().join("whole"))
-        .assert()
-        .success();
+    let a = on_slam("compare", &[("HQ_TASK_ID", "0")], &["--no-plots"], "whole").success();
     assert!(text(&a.get_output().stderr)
         .contains("HQ_TASK_ID=0 is set, but HyperQueue gives no task count: this run is whole"));
     assert!(d
@@ -293,25 +262,13 @@ fn parts_of_two_commands_or_a_missing_shard_are_refused() {
         .join("whole/matrix-slam-orc-vs-human-guard.csv")
         .exists());
     // --no-shard runs whole inside an array task.
-    clean()
-        .env("SLURM_ARRAY_TASK_ID", "1")
-        .env("SLURM_ARRAY_TASK_MIN", "1")
-        .env("SLURM_ARRAY_TASK_COUNT", "2")
-        .args(["run"])
-        .arg(&rush)
-        .args([
-            "-s",
-            "slam-orc-vs-human-guard",
-            "--exact-only",
-            "--no-shard",
-            "--no-plots",
-            "--format",
-            "csv",
-            "-o",
-        ])
-        .arg(d.path().join("run"))
-        .assert()
-        .success();
+    let slurm = [
+        ("SLURM_ARRAY_TASK_ID", "1"),
+        ("SLURM_ARRAY_TASK_MIN", "1"),
+        ("SLURM_ARRAY_TASK_COUNT", "2"),
+    ];
+    let flags = ["--no-shard", "--no-plots", "--format", "csv"];
+    on_slam("run", &slurm, &flags, "run").success();
     assert!(d.path().join("run/summary.csv").is_file());
 }
 

@@ -183,7 +183,7 @@ impl Prepared {
         let dir = self
             .out
             .clone()
-            .unwrap_or_else(|| parts_dir(&self.source.path, command.name()));
+            .unwrap_or_else(|| part::default_dir(&self.source.path, command.name()));
         write_part(command, found, &self.share, origin, &dir).map(Some)
     }
 
@@ -208,19 +208,6 @@ impl Prepared {
         };
         Ok(self.pool.install(|| f(&job))?)
     }
-}
-
-/// Where a balance command's shards put their parts without `-o`:
-/// `reports/<config>-parts/<command>`, beside the config's report folder and not in it
-/// (the next `rollsim run` replaces that folder whole).
-pub fn parts_dir(config: &Path, command: &str) -> PathBuf {
-    let report = super::default_out(config);
-    let name = report
-        .file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned();
-    report.with_file_name(format!("{name}-parts")).join(command)
 }
 
 /// What a part says about the run it belongs to.

@@ -170,6 +170,27 @@ pub fn read(path: &Path) -> Result<Part, AppError> {
     Ok(part)
 }
 
+/// Where the parts of a command writing into `folder` go: `<folder>-parts`, beside it,
+/// never in it (a run replaces its report folder whole). `None` for a folder without a
+/// name (`.`).
+pub fn beside(folder: &Path) -> Option<PathBuf> {
+    let name = folder.file_name()?.to_string_lossy().into_owned();
+    Some(folder.with_file_name(format!("{name}-parts")))
+}
+
+/// Where a shard of `command` on `config` puts its part without `-o`: `run`'s beside the
+/// config's report (`reports/<config>-parts`), a balance command's in a folder of its own
+/// there (`reports/<config>-parts/<command>`).
+pub fn default_dir(config: &Path, command: &str) -> PathBuf {
+    let report = super::default_out(config);
+    let parts = beside(&report).unwrap_or_else(|| report.join("parts"));
+    if command == "run" {
+        parts
+    } else {
+        parts.join(command)
+    }
+}
+
 /// Finish `part` (its checksum) and write it to `DIR/part-K-of-N.json` in one step.
 pub fn write(mut part: Part, dir: &Path) -> Result<PathBuf, AppError> {
     part.checksum = part

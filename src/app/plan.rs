@@ -69,6 +69,32 @@ fn dns(s: &str) -> String {
     out.trim_matches('-').to_string()
 }
 
+/// A Job's pod: one container of the rollsim image in the shared working folder.
+fn pod(name: &str, command: &str, args: &str, one_cpu: bool) -> String {
+    let resources = if one_cpu {
+        "          resources:\n            requests:\n              cpu: \"1\"\n"
+    } else {
+        ""
+    };
+    format!(
+        r#"      restartPolicy: Never
+      containers:
+        - name: {name}
+          image: rollsim:latest
+          workingDir: /work
+          command: {command}
+          args: [{args}]
+{resources}          volumeMounts:
+            - name: work
+              mountPath: /work
+      volumes:
+        - name: work
+          persistentVolumeClaim:
+            claimName: rollsim-work
+"#
+    )
+}
+
 impl Plan {
     /// `command`'s task for shard runs: `args` with `-o PARTS`, for `tasks` shards; the
     /// merge writes `out` with `merge_flags`.
@@ -224,24 +250,7 @@ spec:
   backoffLimit: {retries}
   template:
     spec:
-      restartPolicy: Never
-      containers:
-        - name: shard
-          image: rollsim:latest
-          workingDir: /work
-          command: ["rollsim"]
-          args: [{args}]
-          resources:
-            requests:
-              cpu: "1"
-          volumeMounts:
-            - name: work
-              mountPath: /work
-      volumes:
-        - name: work
-          persistentVolumeClaim:
-            claimName: rollsim-work
----
+{shard_pod}---
 apiVersion: batch/v1
 kind: Job
 metadata:
@@ -251,27 +260,13 @@ spec:
   activeDeadlineSeconds: 604800
   template:
     spec:
-      restartPolicy: Never
-      containers:
-        - name: merge
-          image: rollsim:latest
-          workingDir: /work
-          command: ["sh", "-c"]
-          args: [{wait}]
-          volumeMounts:
-            - name: work
-              mountPath: /work
-      volumes:
-        - name: work
-          persistentVolumeClaim:
-            claimName: rollsim-work
-"#,
+{merge_pod}"#,
             what = self.what(),
             parts = parts,
             n = self.tasks,
             retries = self.tasks.saturating_mul(2).min(1000),
-            args = args.join(", "),
-            wait = yaml(&wait),
+            shard_pod = pod("shard", r#"["rollsim"]"#, &args.join(", "), true),
+            merge_pod = pod("merge", r#"["sh", "-c"]"#, &yaml(&wait), false),
         )
     }
 }

@@ -159,15 +159,10 @@ pub fn run(opts: &RunOptions, found: &Found) -> Result<String, AppError> {
         checksum: String::new(),
     };
     // Beside the config's report, not in it: the next run replaces its report folder.
-    let dir = opts.out.clone().unwrap_or_else(|| {
-        let report = app::default_out(&opts.config);
-        let name = report
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        report.with_file_name(format!("{name}-parts"))
-    });
+    let dir = opts
+        .out
+        .clone()
+        .unwrap_or_else(|| part::default_dir(&opts.config, "run"));
     let count = part.scenarios.len();
     let path = part::write(part, &dir)?;
     Ok(format!(

@@ -73,8 +73,19 @@ impl Dist {
         self
     }
 
+    /// A distribution from (value, probability) pairs in any order.
+    pub(super) fn from_pairs(pairs: impl Iterator<Item = (i64, f64)>) -> Dist {
+        let m: Map<i64, f64> = pairs.collect();
+        Dist::from_map(&m)
+    }
+
+    /// The values of non-zero probability, lowest first.
+    pub(super) fn iter_nonzero(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
+        self.iter()
+    }
+
     /// P(v), zero outside the range.
-    fn at(&self, v: i64) -> f64 {
+    pub(super) fn at(&self, v: i64) -> f64 {
         usize::try_from(v - self.lo)
             .ok()
             .and_then(|i| self.p.get(i))
@@ -259,7 +270,7 @@ pub fn die_dist(d: &DieSpec, notes: &mut Notes) -> Result<(Dist, f64), TooBig> {
 
 /// Each group of a pool: its count and its die's distribution (the mass of its
 /// explosion chains stopped at the depth limit noted, once per die).
-fn dice_of(p: &PoolSpec, notes: &mut Notes) -> Result<Vec<(u32, Dist)>, TooBig> {
+pub(super) fn dice_of(p: &PoolSpec, notes: &mut Notes) -> Result<Vec<(u32, Dist)>, TooBig> {
     p.groups
         .iter()
         .map(|(n, d)| {
@@ -345,6 +356,20 @@ impl Notes {
         )
     }
 
+    /// Whether the evaluation was stopped.
+    pub(super) fn cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Count one step of a pass over `states` states (see [`state_cost`]).
+    pub(super) fn step(&mut self, states: usize) -> Result<(), TooBig> {
+        self.work += state_cost(states);
+        if self.work > MAX_WORK {
+            return Err(TooBig("a read of pools with too many states".into()));
+        }
+        Ok(())
+    }
+
     fn merge(&mut self, inner: Notes) {
         self.capped += inner.capped;
         self.unfinished += inner.unfinished;
@@ -366,6 +391,9 @@ impl Notes {
 pub struct Env {
     nums: Vec<i64>,
     dice: Vec<Vec<i64>>,
+    /// Reads whose value a joint pass fixed (a node's address and its value): the body
+    /// of a lowered `let` chain is evaluated once per list of values its reads take.
+    fixed: Vec<(usize, i64)>,
 }
 
 impl Env {
@@ -431,6 +459,12 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
     // their bodies' evaluations, and no path may run unbounded. A node costs about as
     // much as [`NODE_COST`] units of arithmetic (it allocates its distribution).
     notes.spend(NODE_COST, "nested `let`s with too many combinations")?;
+    if !env.fixed.is_empty() && matches!(n, Node::PoolVar(_) | Node::Meeting(_)) {
+        let at = n as *const Node as usize;
+        if let Some(&(_, v)) = env.fixed.iter().find(|(k, _)| *k == at) {
+            return Ok(Dist::point(v));
+        }
+    }
     Ok(match n {
         Node::Num(v) => Dist::point(*v),
         Node::Var(i) => Dist::point(env.nums[*i]),
@@ -477,6 +511,9 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
         Node::LetPool {
             spec, body, choice, ..
         } => {
+            if let Some(d) = let_chain(n, env, notes)? {
+                return Ok(d);
+            }
             let mut out: Option<Dist> = None;
             over_pool(spec, choice.as_deref(), env, notes, &mut |env, notes, p| {
                 let r = eval(body, env, notes)?;
@@ -560,10 +597,13 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             super::lang::Versus::Cancel if a.groups.len() == 1 && b.groups.len() == 1 => {
                 face_by_face(a, b, notes, |_, _, ca, cb| ca.saturating_sub(cb))?
             }
-            _ => versus_by_enumeration(*kind, a, b, *ties, notes)?,
+            _ => versus_pass(*kind, a, b, *ties, notes)?,
         },
-        Node::Versus(kind, a, b, ties) => versus_by_enumeration(*kind, a, b, *ties, notes)?,
-        Node::Meeting(m) => meeting(m, env, notes)?,
+        Node::Versus(kind, a, b, ties) => versus_pass(*kind, a, b, *ties, notes)?,
+        Node::Meeting(m) => match super::lower::meeting(m, notes)? {
+            Some(pass) => pass.dist(notes)?,
+            None => meeting(m, env, notes)?,
+        },
         Node::Repeat(r) => repeat(r, env, notes)?,
         Node::Counted(c, pools) => {
             let d = eval(c, env, notes)?;
@@ -579,6 +619,62 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
         // Read only by `step`; packed before any evaluation.
         Node::Emit(_) | Node::Record(_) => Dist::point(0),
     })
+}
+
+/// Two pools die by die by the multiset pass, or (a deck, `again`) every multiset of
+/// one against every multiset of the other.
+fn versus_pass(
+    kind: super::lang::Versus,
+    a: &PoolSpec,
+    b: &PoolSpec,
+    ties: bool,
+    notes: &mut Notes,
+) -> Result<Dist, TooBig> {
+    match super::lower::versus(kind, a, b, ties, notes)? {
+        Some(pass) => pass.dist(notes),
+        None => versus_by_enumeration(kind, a, b, ties, notes),
+    }
+}
+
+/// A `let` chain of pool variables whose every read lowers to one multiset pass: the
+/// reads' joint distribution, then the body once per list of values they take (the
+/// reads fixed to those values). None: the chain goes through its rolls instead.
+fn let_chain(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Option<Dist>, TooBig> {
+    let Some(chain) = super::lower::chain(n, env.nums.len(), notes)? else {
+        return Ok(None);
+    };
+    let joint = chain.pass.run(notes)?;
+    notes.spend(
+        (joint.len() as u64).saturating_mul(NODE_COST),
+        "pool variables whose reads take too many values together",
+    )?;
+    let mark = env.fixed.len();
+    for _ in 0..chain.vars {
+        env.push(0, Vec::new());
+    }
+    let mut out: Option<Dist> = None;
+    let mut result = Ok(());
+    for (vals, p) in &joint {
+        env.fixed.truncate(mark);
+        env.fixed.extend(
+            chain
+                .nodes
+                .iter()
+                .zip(vals)
+                .map(|(&at, &v)| (at as usize, v)),
+        );
+        let r = notes.within(*p, |notes| eval(chain.body, env, notes));
+        result = r.and_then(|d| mix(&mut out, &d, *p, notes));
+        if result.is_err() {
+            break;
+        }
+    }
+    env.fixed.truncate(mark);
+    for _ in 0..chain.vars {
+        env.pop();
+    }
+    result?;
+    Ok(Some(out.unwrap_or_else(|| Dist::point(0)).trim()))
 }
 
 /// A pool whose numbers are rolled first: each combination of their values (they are
@@ -1606,6 +1702,27 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
             }
             Ok(Dist { lo, p: out }.trim())
         }
+        (keep, Agg::Straight) => {
+            let (lo, hi) = super::program::face_span(p);
+            let pass = super::multiset::Pass {
+                pools: vec![super::multiset::PoolIn { groups: dies }],
+                reads: vec![super::multiset::Read::Of(
+                    super::multiset::Source {
+                        pool: 0,
+                        keeps: keep.map(|(e, k)| (e, k, total)).into_iter().collect(),
+                        only: None,
+                        lo,
+                        hi,
+                    },
+                    super::multiset::Reading {
+                        agg: Agg::Straight,
+                        lo,
+                        hi,
+                    },
+                )],
+            };
+            pass.dist(notes)
+        }
         (keep, agg) => {
             // Keep `k` from one end (drop turned into keep); MaxSet keeps all.
             let (end, k) = keep.unwrap_or((End::Highest, total));
@@ -1742,6 +1859,8 @@ fn multiset(
                         }
                     }
                     Agg::MaxSet => acc.max(take as i64),
+                    // Read by the general pass (`pool` sends it there).
+                    Agg::Straight => acc,
                     // The kept dice's extreme: the first value kept from this end is the
                     // highest (or lowest); the last, the other.
                     Agg::Highest | Agg::Lowest => {

@@ -30,6 +30,7 @@
 //!           | ("keep" | "drop") ("highest" | "lowest") number? | "depth" number
 //! number   := INT | NAME | "(" expr ")"       any value known before the pool is rolled
 //! aggregate:= "sum" | "count" cond | "count" NAME | "highest" | "lowest" | "maxset"
+//!           | "straight"            the longest run of consecutive faces
 //!                                   `count NAME`: a symbol of named faces, by name
 //! versus   := ("pairs" | "beats" | "cancel") "(" side "," side ("," "ties")? ")" aggregate?
 //! side     := dice | NAME ("only" cond)?      a pool, or a pool variable; only: the dice
@@ -150,6 +151,9 @@ pub enum AggOf<V> {
     Lowest,
     /// The most dice showing the same face.
     MaxSet,
+    /// The longest run of consecutive faces among the dice (1 2 3 4 5 is a large
+    /// straight: 5).
+    Straight,
     /// How many times a named symbol shows on the dice (`count success`: a face
     /// `success+advantage` counts once for each). Written, the symbol's name; compiled,
     /// where its count sits in a face's code ([`tally`]).
@@ -663,9 +667,9 @@ pub const NOTHING: &[&str] = &["blank", "miss", "none", "empty"];
 /// Words the language reserves.
 pub const KEYWORDS: &[&str] = &[
     "let", "in", "if", "then", "else", "explode", "again", "reroll", "once", "always", "keep",
-    "drop", "highest", "lowest", "sum", "count", "maxset", "max", "min", "pairs", "beats", "ties",
-    "cancel", "depth", "and", "or", "not", "repeat", "until", "do", "limit", "deck", "draw",
-    "only", "allocate",
+    "drop", "highest", "lowest", "sum", "count", "maxset", "straight", "max", "min", "pairs",
+    "beats", "ties", "cancel", "depth", "and", "or", "not", "repeat", "until", "do", "limit",
+    "deck", "draw", "only", "allocate",
 ];
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1684,6 +1688,9 @@ impl Parser {
         } else if self.is_word("maxset") {
             self.next();
             Some(AggOf::MaxSet)
+        } else if self.is_word("straight") {
+            self.next();
+            Some(AggOf::Straight)
         } else {
             None
         })

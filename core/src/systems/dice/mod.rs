@@ -5,6 +5,8 @@
 pub mod config;
 pub mod exact;
 pub mod lang;
+mod lower;
+pub mod multiset;
 pub mod program;
 
 use super::{Knobs, Loaded, RoleKnob};

@@ -874,7 +874,7 @@ fn constant(n: &Node) -> Option<i64> {
 }
 
 /// Every expression directly inside `n`, in order.
-fn each_child(n: &Node, f: &mut dyn FnMut(&Node)) {
+pub(crate) fn each_child(n: &Node, f: &mut dyn FnMut(&Node)) {
     match n {
         Node::Num(_) | Node::Var(_) | Node::Pool(_) | Node::Versus(..) | Node::Meeting(_) => {}
         Node::Neg(a) => f(a),
@@ -1326,6 +1326,7 @@ pub fn spec_of(
         Some(AggOf::Highest) => AggOf::Highest,
         Some(AggOf::Lowest) => AggOf::Lowest,
         Some(AggOf::MaxSet) => AggOf::MaxSet,
+        Some(AggOf::Straight) => AggOf::Straight,
         Some(AggOf::Tally(x)) => AggOf::Tally(tally_of(x, &named, syms, col)?),
     };
     if !named.is_empty() && !matches!(agg, Agg::Tally(_)) && agg_written(agg) {
@@ -1663,6 +1664,7 @@ impl Ctx<'_> {
                     Some(AggOf::Highest) => AggOf::Highest,
                     Some(AggOf::Lowest) => AggOf::Lowest,
                     Some(AggOf::MaxSet) => AggOf::MaxSet,
+                    Some(AggOf::Straight) => AggOf::Straight,
                     Some(AggOf::Tally(x)) => {
                         AggOf::Tally(tally_of(x, &spec.named, self.symbols.as_ref(), *col)?)
                     }
@@ -1836,6 +1838,7 @@ impl Ctx<'_> {
                         AggOf::Highest => AggOf::Highest,
                         AggOf::Lowest => AggOf::Lowest,
                         AggOf::MaxSet => AggOf::MaxSet,
+                        AggOf::Straight => AggOf::Straight,
                         AggOf::Count(c) => {
                             AggOf::Count(cond(&Some(c.clone()))?.unwrap_or(CondOf::Max))
                         }
@@ -2287,7 +2290,26 @@ pub fn read_sorted(dice: &[i64], keep: Option<(End, u32)>, agg: Agg, lo: i64, hi
             }
             best
         }
+        Agg::Straight => straight(kept),
     }
+}
+
+/// The longest run of consecutive faces among sorted dice (repeats neither add to a
+/// run nor break it).
+pub fn straight(sorted: &[i64]) -> i64 {
+    let (mut best, mut run) = (0i64, 0i64);
+    for i in 0..sorted.len() {
+        if i > 0 && sorted[i] == sorted[i - 1] {
+            continue;
+        }
+        run = if i > 0 && sorted[i] == sorted[i - 1].saturating_add(1) {
+            run + 1
+        } else {
+            1
+        };
+        best = best.max(run);
+    }
+    best
 }
 
 /// A sampler's working memory for one trial: `let` values and pool variables' dice,
@@ -2705,7 +2727,7 @@ fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
         }
         return acc;
     }
-    if p.keep.is_none() && p.agg != Agg::MaxSet {
+    if p.keep.is_none() && !matches!(p.agg, Agg::MaxSet | Agg::Straight) {
         // Read each die as it lands: no buffer to fill.
         let mut acc = match p.agg {
             Agg::Highest => i64::MIN,
@@ -2731,7 +2753,7 @@ fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
                     Agg::Highest => acc = acc.max(v),
                     Agg::Lowest => acc = acc.min(v),
                     Agg::Tally(t) => acc += lang::tally(v, t),
-                    Agg::MaxSet => {}
+                    Agg::MaxSet | Agg::Straight => {}
                 }
             }
         }
@@ -2753,7 +2775,7 @@ fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
         }
     }
     let dice = &mut buf[..len];
-    if p.keep.is_some() || p.agg == Agg::MaxSet {
+    if p.keep.is_some() || matches!(p.agg, Agg::MaxSet | Agg::Straight) {
         dice.sort_unstable();
     }
     read_sorted(dice, p.keep, p.agg, lo, hi)
@@ -2852,7 +2874,7 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             let (lo, hi) = face_span(a);
             // Any subset of the first side's kept dice.
             match m.read {
-                None | Some(Agg::Count(_)) | Some(Agg::MaxSet) => (0, n),
+                None | Some(Agg::Count(_)) | Some(Agg::MaxSet) | Some(Agg::Straight) => (0, n),
                 Some(Agg::Tally(t)) => (0, n * (t / 16 - 1)),
                 Some(Agg::Highest) | Some(Agg::Lowest) => (lo.min(0), hi.max(0)),
                 Some(Agg::Sum) => ((n * lo).min(0), (n * hi).max(0)),
@@ -2946,7 +2968,7 @@ fn pool_bounds(p: &PoolSpec) -> (i64, i64) {
     if let Some((deck, k)) = p.deck() {
         let n = p.keep.map_or(k, |(_, j)| j) as i64;
         return match p.agg {
-            Agg::Count(_) | Agg::MaxSet => (0, n),
+            Agg::Count(_) | Agg::MaxSet | Agg::Straight => (0, n),
             Agg::Tally(t) => (0, n * (t / 16 - 1)),
             Agg::Highest | Agg::Lowest if n == 0 => (0, 0),
             Agg::Highest | Agg::Lowest => (deck.lo(), deck.hi()),
@@ -2980,7 +3002,7 @@ fn pool_bounds(p: &PoolSpec) -> (i64, i64) {
         Agg::Count(_) => (0, n * chain),
         // Each die at most base - 1 of the symbol.
         Agg::Tally(t) => (0, n * (t / 16 - 1)),
-        Agg::MaxSet => (0, n),
+        Agg::MaxSet | Agg::Straight => (0, n),
         Agg::Highest | Agg::Lowest => {
             let lo = p.groups.iter().map(|(_, d)| die(d).0).min().unwrap_or(0);
             let hi = p.groups.iter().map(|(_, d)| die(d).1).max().unwrap_or(0);

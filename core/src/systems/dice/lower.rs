@@ -1,0 +1,260 @@
+//! Reads of pools lowered to one [`Pass`] of the multiset evaluator: a pool set against
+//! another (`cancel(9d10, 8d10) highest`), and the pool variables of a `let` chain with
+//! every way its body reads them (`let a = 6d10 in let b = 6d10 in {mine = beats(a, b),
+//! left = cancel(a, b) highest}`): one pass over the faces gives the joint distribution
+//! of the reads, and the body is evaluated once per list of values they take.
+//!
+//! What cannot be lowered (a deck, `again`, a read whose numbers are rolled, a role of a
+//! `choose`, a rerolled variable) answers `None`, and the caller goes the way it went
+//! before.
+
+use super::exact::{Notes, TooBig};
+use super::lang::{Agg, End, Versus};
+use super::multiset::{Pass, PoolIn, Read, Reading, Source};
+use super::program::{face_span, Meeting, Node, PoolSpec, Side};
+
+/// A pool as a pass takes it: independent dice of a fixed number.
+fn pool_in(spec: &PoolSpec, notes: &mut Notes) -> Result<Option<PoolIn>, TooBig> {
+    if spec.deck().is_some() || spec.again.is_some() {
+        return Ok(None);
+    }
+    Ok(Some(PoolIn {
+        groups: super::exact::dice_of(spec, notes)?,
+    }))
+}
+
+fn total(spec: &PoolSpec) -> u32 {
+    spec.groups.iter().map(|(n, _)| n).sum()
+}
+
+/// A source over pool `pool` of the pass: the pool's own keep (a variable bound with a
+/// keep holds the kept dice), then `read` (a read's keep of those).
+fn source(spec: &PoolSpec, pool: usize, read: Option<(End, u32)>) -> Source {
+    let (lo, hi) = face_span(spec);
+    let n = total(spec);
+    let mut keeps = Vec::new();
+    let mut held = n;
+    if let Some((end, k)) = spec.keep {
+        keeps.push((end, k.min(n), n));
+        held = k.min(n);
+    }
+    if let Some((end, k)) = read {
+        keeps.push((end, k.min(held), held));
+    }
+    Source {
+        pool,
+        keeps,
+        only: None,
+        lo,
+        hi,
+    }
+}
+
+fn reading(agg: Agg, spec: &PoolSpec) -> Reading {
+    let (lo, hi) = face_span(spec);
+    Reading { agg, lo, hi }
+}
+
+/// Two pools die by die (`Node::Versus`: each side's own keep, counted).
+pub(super) fn versus(
+    kind: Versus,
+    a: &PoolSpec,
+    b: &PoolSpec,
+    ties: bool,
+    notes: &mut Notes,
+) -> Result<Option<Pass>, TooBig> {
+    let (Some(pa), Some(pb)) = (pool_in(a, notes)?, pool_in(b, notes)?) else {
+        return Ok(None);
+    };
+    let pass = Pass {
+        pools: vec![pa, pb],
+        reads: vec![Read::Meet {
+            kind,
+            a: source(a, 0, None),
+            b: source(b, 1, None),
+            ties,
+            read: None,
+        }],
+    };
+    Ok(pass.fits().then_some(pass))
+}
+
+/// A meeting of two pools (no pool variable: those are lowered with their `let`).
+pub(super) fn meeting(m: &Meeting, notes: &mut Notes) -> Result<Option<Pass>, TooBig> {
+    let (Side::Pool(a), Side::Pool(b)) = (&m.sides[0], &m.sides[1]) else {
+        return Ok(None);
+    };
+    let (Some(pa), Some(pb)) = (pool_in(a, notes)?, pool_in(b, notes)?) else {
+        return Ok(None);
+    };
+    let pass = Pass {
+        pools: vec![pa, pb],
+        reads: vec![meet(m, source(a, 0, None), source(b, 1, None))],
+    };
+    Ok(pass.fits().then_some(pass))
+}
+
+fn meet(m: &Meeting, mut a: Source, mut b: Source) -> Read {
+    a.only = m.only[0];
+    b.only = m.only[1];
+    Read::Meet {
+        kind: m.kind,
+        a,
+        b,
+        ties: m.ties,
+        read: m.read.map(|agg| reading(agg, m.sides[0].spec())),
+    }
+}
+
+/// A `let` chain of pool variables lowered: the pass over the variables (and any pool a
+/// read sets against them), and for each read of the pass the node it stands for.
+pub(super) struct Chain<'n> {
+    pub pass: Pass,
+    pub nodes: Vec<*const Node>,
+    /// The variables bound, outermost first.
+    pub vars: usize,
+    pub body: &'n Node,
+}
+
+/// The chain of pool variables bound at `n` (a `LetPool`) at scope depth `depth`, when
+/// every read of them in the body can be lowered.
+pub(super) fn chain<'n>(
+    n: &'n Node,
+    depth: usize,
+    notes: &mut Notes,
+) -> Result<Option<Chain<'n>>, TooBig> {
+    let mut specs: Vec<&PoolSpec> = Vec::new();
+    let mut at = n;
+    while let Node::LetPool {
+        spec,
+        body,
+        choice: None,
+        ..
+    } = at
+    {
+        specs.push(spec);
+        at = body;
+    }
+    let body = at;
+    if specs.is_empty() {
+        return Ok(None);
+    }
+    let vars = depth..depth + specs.len();
+    let mut reads: Vec<(*const Node, Lowering)> = Vec::new();
+    let mut ok = true;
+    let repeats = has_repeat(body);
+    collect(body, &vars, repeats, &mut reads, &mut ok);
+    if !ok || reads.is_empty() {
+        return Ok(None);
+    }
+    let mut pools = Vec::new();
+    for spec in &specs {
+        match pool_in(spec, notes)? {
+            Some(p) => pools.push(p),
+            None => return Ok(None),
+        }
+    }
+    let mut out = Vec::new();
+    let mut nodes = Vec::new();
+    for (ptr, l) in reads {
+        let read = match l {
+            Lowering::Var { i, keep, agg } => {
+                let spec = specs[i - depth];
+                Read::Of(source(spec, i - depth, keep), reading(agg, spec))
+            }
+            Lowering::Meet(m) => {
+                let mut side =
+                    |s: &Side, pools: &mut Vec<PoolIn>| -> Result<Option<Source>, TooBig> {
+                        Ok(match s {
+                            Side::Var { i, .. } => Some(source(specs[i - depth], i - depth, None)),
+                            Side::Pool(p) => match pool_in(p, notes)? {
+                                Some(pi) => {
+                                    pools.push(pi);
+                                    Some(source(p, pools.len() - 1, None))
+                                }
+                                None => None,
+                            },
+                        })
+                    };
+                let (Some(a), Some(b)) = (
+                    side(&m.sides[0], &mut pools)?,
+                    side(&m.sides[1], &mut pools)?,
+                ) else {
+                    return Ok(None);
+                };
+                meet(&m, a, b)
+            }
+        };
+        out.push(read);
+        nodes.push(ptr);
+    }
+    let pass = Pass { pools, reads: out };
+    if !pass.fits() {
+        return Ok(None);
+    }
+    Ok(Some(Chain {
+        pass,
+        nodes,
+        vars: specs.len(),
+        body,
+    }))
+}
+
+enum Lowering {
+    Var {
+        i: usize,
+        keep: Option<(End, u32)>,
+        agg: Agg,
+    },
+    Meet(Box<Meeting>),
+}
+
+fn has_repeat(n: &Node) -> bool {
+    let mut found = matches!(n, Node::Repeat(_));
+    super::program::each_child(n, &mut |c| found = found || has_repeat(c));
+    found
+}
+
+/// The reads of the chain's variables in `n`; `ok` turns false at a use that cannot be
+/// lowered. A pool set against a variable is rolled once in the pass: only where the
+/// body has no `repeat` (whose rounds would each roll it anew).
+fn collect(
+    n: &Node,
+    vars: &std::ops::Range<usize>,
+    repeats: bool,
+    out: &mut Vec<(*const Node, Lowering)>,
+    ok: &mut bool,
+) {
+    match n {
+        Node::PoolVar(r) if vars.contains(&r.i) => {
+            if r.rolled.is_some() || r.sized {
+                *ok = false;
+            } else {
+                out.push((
+                    n as *const Node,
+                    Lowering::Var {
+                        i: r.i,
+                        keep: r.keep,
+                        agg: r.agg,
+                    },
+                ));
+            }
+            return;
+        }
+        Node::Meeting(m) => {
+            let mine = |s: &Side| matches!(s, Side::Var { i, .. } if vars.contains(i));
+            let other_var = |s: &Side| matches!(s, Side::Var { i, .. } if !vars.contains(i));
+            if m.sides.iter().any(mine) {
+                let fresh = m.sides.iter().any(|s| matches!(s, Side::Pool(_)));
+                if m.sides.iter().any(other_var) || (fresh && repeats) {
+                    *ok = false;
+                } else {
+                    out.push((n as *const Node, Lowering::Meet(m.clone())));
+                }
+            }
+            return;
+        }
+        _ => {}
+    }
+    super::program::each_child(n, &mut |c| collect(c, vars, repeats, out, ok));
+}

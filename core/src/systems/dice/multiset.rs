@@ -1,0 +1,529 @@
+//! The exact engine's one law for reads of pools, after icepool's multiset evaluator
+//! (Liu, AIIDE 2022): the outcomes every die can show are visited once, highest first;
+//! at each, every group of identical dice places some of the dice it has left (a
+//! binomial, given they show nothing higher), and each read updates a small state from
+//! the counts placed. Rolls that leave every read in the same state are one from then
+//! on, so the cost grows with the states the reads need, not with the rolls: two pools
+//! of nine and eight d10 set against each other are some thousands of states, where
+//! going through their rolls pairs 48,620 multisets with 24,310.
+//!
+//! A pass reads several pools at once ([`Pass::pools`]) by several reads
+//! ([`Pass::reads`]): the reads of one record over two pool variables are one pass, and
+//! its result is the joint distribution of their values. A new read of a pool is a new
+//! [`Read`] kind: its state's width, its step at one outcome, its value at the end.
+
+use super::exact::{Dist, Notes, TooBig};
+use super::lang::{tally, Agg, Cond, End, Versus};
+use std::collections::HashMap;
+
+type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+
+/// How many numbers one state of a pass holds: the dice placed of every group, then
+/// every read's own. A pass that needs more is refused (and the caller goes on without
+/// it).
+pub const KEY: usize = 14;
+
+/// One state: dice placed per group, then the reads' numbers.
+type Key = [i64; KEY];
+
+/// A read's "no die yet" (highest and lowest of no dice read 0, as the sampler reads
+/// them).
+const NONE: i64 = i64::MIN;
+
+/// The dice of one read of a pool, as counts at each outcome: which pool, the keeps
+/// applied to it in order (a pool variable bound with a keep, then the read's own), and
+/// the condition that picks the dice taking part (`only`).
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub pool: usize,
+    /// (end, how many kept, of how many dice): a keep sees the dice the one before kept.
+    pub keeps: Vec<(End, u32, u32)>,
+    pub only: Option<Cond>,
+    /// The pool's faces span, for `min` / `max` in a condition.
+    pub lo: i64,
+    pub hi: i64,
+}
+
+impl Source {
+    /// Of `c` dice at outcome `o`, with `seen` of the pool's dice higher, how many this
+    /// source holds.
+    fn count(&self, o: i64, seen: u32, c: u32) -> u32 {
+        let (mut s, mut c) = (seen, c);
+        for &(end, k, n) in &self.keeps {
+            // Ranks from the top: `s` dice before these `c`.
+            (s, c) = match end {
+                End::Highest => (s.min(k), (s + c).min(k) - s.min(k)),
+                End::Lowest => {
+                    let cut = n.saturating_sub(k);
+                    (s.saturating_sub(cut), (s + c).saturating_sub(s.max(cut)))
+                }
+            };
+        }
+        match self.only {
+            Some(cond) if !cond.holds(o, self.lo, self.hi) => 0,
+            _ => c,
+        }
+    }
+
+    /// How many of the pool's `seen` highest dice this source holds (no `only`).
+    fn kept_seen(&self, seen: u32) -> u32 {
+        let mut s = seen;
+        for &(end, k, n) in &self.keeps {
+            s = match end {
+                End::Highest => s.min(k),
+                End::Lowest => s.saturating_sub(n.saturating_sub(k)),
+            };
+        }
+        s
+    }
+
+    /// Whether the source's dice are a fixed number (no `only`, so sorted pairs are
+    /// known when the first side's die is placed).
+    fn fixed_len(&self, pool_len: u32) -> Option<u32> {
+        if self.only.is_some() {
+            return None;
+        }
+        Some(self.keeps.last().map_or(pool_len, |&(_, k, n)| k.min(n)))
+    }
+}
+
+/// How a multiset of dice becomes a number, visited highest first.
+#[derive(Clone, Copy, Debug)]
+pub struct Reading {
+    pub agg: Agg,
+    /// The faces span of the dice read, for `count max` / `count min`.
+    pub lo: i64,
+    pub hi: i64,
+}
+
+impl Reading {
+    fn width(&self) -> usize {
+        match self.agg {
+            Agg::Straight => 2,
+            _ => 1,
+        }
+    }
+
+    fn init(&self, st: &mut [i64]) {
+        match self.agg {
+            Agg::Highest | Agg::Lowest => st[0] = NONE,
+            Agg::Straight => {
+                st[0] = 0;
+                st[1] = 0;
+            }
+            _ => st[0] = 0,
+        }
+    }
+
+    /// `c` dice at `o`; `prev` the outcome visited before (a higher one), if any.
+    fn step(&self, st: &mut [i64], o: i64, prev: Option<i64>, c: u32) {
+        let c64 = c as i64;
+        match self.agg {
+            Agg::Sum => st[0] = st[0].saturating_add(o.saturating_mul(c64)),
+            Agg::Count(cond) => {
+                if cond.holds(o, self.lo, self.hi) {
+                    st[0] += c64
+                }
+            }
+            Agg::Tally(t) => st[0] = st[0].saturating_add(tally(o, t).saturating_mul(c64)),
+            Agg::MaxSet => st[0] = st[0].max(c64),
+            Agg::Highest => {
+                if st[0] == NONE && c > 0 {
+                    st[0] = o
+                }
+            }
+            Agg::Lowest => {
+                if c > 0 {
+                    st[0] = o
+                }
+            }
+            Agg::Straight => {
+                // st[0]: the run of faces shown ending at the outcome before; a face
+                // between two visited outcomes that no die can show breaks a run.
+                if c == 0 {
+                    st[0] = 0;
+                } else {
+                    let after = prev == Some(o + 1);
+                    st[0] = if after { st[0] + 1 } else { 1 };
+                    st[1] = st[1].max(st[0]);
+                }
+            }
+        }
+    }
+
+    fn value(&self, st: &[i64]) -> i64 {
+        match self.agg {
+            Agg::Highest | Agg::Lowest if st[0] == NONE => 0,
+            Agg::Straight => st[1],
+            _ => st[0],
+        }
+    }
+}
+
+/// One read of a pass.
+#[derive(Clone, Debug)]
+pub enum Read {
+    /// A source read by a [`Reading`].
+    Of(Source, Reading),
+    /// Two sources die by die (`pairs`, `beats`, `cancel`): the first's dice left, read
+    /// by a [`Reading`] (counted when None).
+    Meet {
+        kind: Versus,
+        a: Source,
+        b: Source,
+        ties: bool,
+        read: Option<Reading>,
+    },
+}
+
+impl Read {
+    /// Numbers of its state: the meeting's own first (beats: whether the second's
+    /// highest is placed; pairs with `only`: how far the first side is ahead), then the
+    /// reading's.
+    fn width(&self) -> usize {
+        match self {
+            Read::Of(_, r) => r.width(),
+            Read::Meet { kind, read, .. } => {
+                let own = match kind {
+                    Versus::Cancel => 0,
+                    // Pairs of unknown sizes: how far the first side is ahead.
+                    Versus::Beats | Versus::Pairs => 1,
+                };
+                own + read.map_or(1, |r| r.width())
+            }
+        }
+    }
+
+    fn reading(&self) -> Reading {
+        match self {
+            Read::Of(_, r) => *r,
+            Read::Meet { read, .. } => read.unwrap_or(Reading {
+                agg: Agg::Count(Cond::Cmp(super::lang::Cmp::Ge, i64::MIN)),
+                lo: 0,
+                hi: 0,
+            }),
+        }
+    }
+
+    fn own(&self) -> usize {
+        self.width() - self.reading().width()
+    }
+}
+
+/// One pool of a pass: groups of identical dice, each die a distribution.
+#[derive(Clone, Debug)]
+pub struct PoolIn {
+    pub groups: Vec<(u32, Dist)>,
+}
+
+/// Several pools read jointly by several reads.
+pub struct Pass {
+    pub pools: Vec<PoolIn>,
+    pub reads: Vec<Read>,
+}
+
+/// Most states one outcome's step may hold before the pass gives up.
+pub const MAX_STATES: usize = 4_000_000;
+
+impl Pass {
+    /// Whether the reads' states and the groups fit one [`Key`], and every meeting
+    /// that needs fixed sizes has them.
+    pub fn fits(&self) -> bool {
+        let groups: usize = self.pools.iter().map(|p| p.groups.len()).sum();
+        let reads: usize = self.reads.iter().map(Read::width).sum();
+        groups + reads <= KEY && self.reads.iter().all(|r| self.meeting_ok(r))
+    }
+
+    fn len(&self, pool: usize) -> u32 {
+        self.pools[pool].groups.iter().map(|(n, _)| n).sum()
+    }
+
+    /// Sorted pairs read other than by a count need both sides' sizes fixed (a pair is
+    /// then decided as the first side's die is placed); counted, they need not.
+    fn meeting_ok(&self, r: &Read) -> bool {
+        match r {
+            Read::Meet {
+                kind: Versus::Pairs,
+                a,
+                b,
+                read: Some(_),
+                ..
+            } => a.fixed_len(self.len(a.pool)).is_some() && b.fixed_len(self.len(b.pool)).is_some(),
+            _ => true,
+        }
+    }
+
+    /// The joint distribution of the reads' values: each distinct list of values with
+    /// its probability, in a fixed order (the order of first reaching them). Explosion
+    /// chains stopped at their depth are the callers' to note (the dice come as
+    /// distributions).
+    pub fn run(&self, notes: &mut Notes) -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
+        if !self.fits() {
+            return Err(TooBig("a read with too many parts for one pass".into()));
+        }
+        // Every group in one list: its pool, its dice, its die.
+        let groups: Vec<(usize, u32, &Dist)> = self
+            .pools
+            .iter()
+            .enumerate()
+            .flat_map(|(i, p)| p.groups.iter().map(move |(n, d)| (i, *n, d)))
+            .collect();
+        let ng = groups.len();
+        let mut offsets = Vec::with_capacity(self.reads.len());
+        let mut at = ng;
+        for r in &self.reads {
+            offsets.push(at);
+            at += r.width();
+        }
+        let mut values: Vec<i64> = groups
+            .iter()
+            .flat_map(|(_, _, d)| d.iter_nonzero())
+            .map(|(v, _)| v)
+            .collect();
+        values.sort_unstable();
+        values.dedup();
+        values.reverse();
+        let pool_len: Vec<u32> = (0..self.pools.len()).map(|i| self.len(i)).collect();
+        let fixed: Vec<Option<(u32, u32)>> = self
+            .reads
+            .iter()
+            .map(|r| match r {
+                Read::Meet { a, b, .. } => a
+                    .fixed_len(pool_len[a.pool])
+                    .zip(b.fixed_len(pool_len[b.pool])),
+                Read::Of(..) => None,
+            })
+            .collect();
+
+        // Each die's running sum from its lowest value: P(it shows o or less).
+        let cdfs: Vec<Vec<f64>> = groups
+            .iter()
+            .map(|(_, _, d)| {
+                let mut acc = 0.0;
+                d.p.iter()
+                    .map(|q| {
+                        acc += q;
+                        acc
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut start: Key = [0; KEY];
+        for (r, &off) in self.reads.iter().zip(&offsets) {
+            let own = r.own();
+            start[off..off + own].fill(0);
+            r.reading().init(&mut start[off + own..]);
+        }
+        let mut cur: Map<Key, f64> = Map::default();
+        cur.insert(start, 1.0);
+        let mut next: Map<Key, f64> = Map::default();
+        // Binomials of each group, by dice left, made once per outcome as met.
+        let mut binoms: Vec<Vec<Option<Vec<f64>>>> = groups
+            .iter()
+            .map(|(_, n, _)| vec![None; *n as usize + 1])
+            .collect();
+        let mut prev: Option<i64> = None;
+        let mut counts = vec![0u32; ng];
+        let mut seen = vec![0u32; self.pools.len()];
+        let mut placed = vec![0u32; self.pools.len()];
+        for &o in &values {
+            if notes.cancelled() {
+                return Err(TooBig("the computation was stopped".into()));
+            }
+            // P(a die shows o | it shows nothing higher), per group.
+            let q: Vec<f64> = groups
+                .iter()
+                .zip(&cdfs)
+                .map(|((_, _, d), cdf)| {
+                    let below = usize::try_from(o - d.lo)
+                        .ok()
+                        .and_then(|i| cdf.get(i).copied())
+                        .unwrap_or(if o < d.lo { 0.0 } else { 1.0 });
+                    let here = d.at(o);
+                    if below > 0.0 {
+                        (here / below).min(1.0)
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            binoms
+                .iter_mut()
+                .for_each(|b| b.iter_mut().for_each(|x| *x = None));
+            next.clear();
+            for (key, &p) in &cur {
+                // The groups' counts at o, every combination (an odometer).
+                let left: Vec<u32> = (0..ng).map(|g| groups[g].1 - key[g] as u32).collect();
+                for g in 0..ng {
+                    if binoms[g][left[g] as usize].is_none() {
+                        binoms[g][left[g] as usize] = Some(binomial(left[g], q[g]));
+                    }
+                }
+                counts.iter_mut().for_each(|c| *c = 0);
+                'combos: loop {
+                    let mut w = p;
+                    for g in 0..ng {
+                        w *= binoms[g][left[g] as usize]
+                            .as_ref()
+                            .map_or(0.0, |b| b[counts[g] as usize]);
+                    }
+                    if w > 0.0 {
+                        notes.step(cur.len().max(next.len()))?;
+                        seen.iter_mut().for_each(|s| *s = 0);
+                        placed.iter_mut().for_each(|s| *s = 0);
+                        for g in 0..ng {
+                            seen[groups[g].0] += key[g] as u32;
+                            placed[groups[g].0] += counts[g];
+                        }
+                        let mut k = *key;
+                        for g in 0..ng {
+                            k[g] += counts[g] as i64;
+                        }
+                        for (ri, r) in self.reads.iter().enumerate() {
+                            let st = &mut k[offsets[ri]..offsets[ri] + r.width()];
+                            step(r, fixed[ri], st, o, prev, &seen, &placed);
+                        }
+                        *next.entry(k).or_default() += w;
+                    }
+                    // Next combination.
+                    let mut g = 0;
+                    loop {
+                        if g == ng {
+                            break 'combos;
+                        }
+                        if counts[g] < left[g] {
+                            counts[g] += 1;
+                            break;
+                        }
+                        counts[g] = 0;
+                        g += 1;
+                    }
+                }
+            }
+            if next.len() > MAX_STATES {
+                return Err(TooBig(format!(
+                    "a read of pools with {} states at one face",
+                    next.len()
+                )));
+            }
+            std::mem::swap(&mut cur, &mut next);
+            prev = Some(o);
+        }
+        let mut index: Map<Vec<i64>, usize> = Map::default();
+        let mut out: Vec<(Vec<i64>, f64)> = Vec::new();
+        // The states in a fixed order, so that sums come out the same run after run.
+        let mut finals: Vec<(Key, f64)> = cur.into_iter().collect();
+        finals.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for (key, p) in finals {
+            let vals: Vec<i64> = self
+                .reads
+                .iter()
+                .zip(&offsets)
+                .map(|(r, &off)| r.reading().value(&key[off + r.own()..off + r.width()]))
+                .collect();
+            match index.get(&vals) {
+                Some(&i) => out[i].1 += p,
+                None => {
+                    index.insert(vals.clone(), out.len());
+                    out.push((vals, p));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The distribution of a pass of one read.
+    pub fn dist(&self, notes: &mut Notes) -> Result<Dist, TooBig> {
+        let joint = self.run(notes)?;
+        let mut m: Map<i64, f64> = Map::default();
+        for (v, p) in joint {
+            *m.entry(v[0]).or_default() += p;
+        }
+        Ok(Dist::from_pairs(m.into_iter()))
+    }
+}
+
+/// One read's step at outcome `o`: `seen` dice of each pool higher than `o`, `placed` at
+/// it; `fixed` the two sides' sizes of a meeting, when known.
+fn step(
+    r: &Read,
+    fixed: Option<(u32, u32)>,
+    st: &mut [i64],
+    o: i64,
+    prev: Option<i64>,
+    seen: &[u32],
+    placed: &[u32],
+) {
+    match r {
+        Read::Of(src, reading) => {
+            let c = src.count(o, seen[src.pool], placed[src.pool]);
+            reading.step(st, o, prev, c);
+        }
+        Read::Meet {
+            kind,
+            a,
+            b,
+            ties,
+            read,
+        } => {
+            let ca = a.count(o, seen[a.pool], placed[a.pool]);
+            let cb = b.count(o, seen[b.pool], placed[b.pool]);
+            let own = r.own();
+            let (mine, rest) = st.split_at_mut(own);
+            let left = match kind {
+                Versus::Cancel => ca.saturating_sub(cb),
+                Versus::Beats => {
+                    // mine[0]: whether the second side's highest die is placed.
+                    let above = mine[0] == 0 && (cb == 0 || *ties);
+                    if cb > 0 {
+                        mine[0] = 1;
+                    }
+                    if above {
+                        ca
+                    } else {
+                        0
+                    }
+                }
+                Versus::Pairs => match fixed {
+                    Some((na, nb)) => {
+                        // Sizes known: each of the first's dice placed now wins when
+                        // its partner comes lower (a tie when placed now too), if it
+                        // has a partner at all.
+                        let x = a.kept_seen(seen[a.pool]);
+                        let y = b.kept_seen(seen[b.pool]);
+                        let k = na.min(nb);
+                        (x..(x + ca).min(k))
+                            .filter(|&i| i >= y + cb || (i >= y && *ties))
+                            .count() as u32
+                    }
+                    None => {
+                        // mine[0]: the first side's dice placed less the second's. A
+                        // die of the first whose partner is not placed yet wins when it
+                        // comes (later, so lower); one placed with its partner ties.
+                        let d = mine[0];
+                        let (x, y) = (d.max(0) as u32, (-d).max(0) as u32);
+                        let beaten = x.min(cb);
+                        let level = (x + ca).min(y + cb).saturating_sub(x.max(y));
+                        let tied = if *ties { level } else { 0 };
+                        mine[0] = d + ca as i64 - cb as i64;
+                        beaten + tied
+                    }
+                },
+            };
+            let reading = read.unwrap_or(Reading {
+                agg: Agg::Sum,
+                lo: 0,
+                hi: 0,
+            });
+            match read {
+                Some(_) => reading.step(rest, o, prev, left),
+                None => rest[0] += left as i64,
+            }
+        }
+    }
+}
+
+/// Binomial probabilities of 0..=n successes at p.
+fn binomial(n: u32, p: f64) -> Vec<f64> {
+    crate::exact::binomial(n, p).0
+}

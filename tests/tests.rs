@@ -13,6 +13,7 @@ mod determinism;
 mod dice_allocate;
 mod dice_choice;
 mod dice_decks;
+mod dice_engine;
 mod dice_face;
 mod dice_lang;
 mod dice_numbers;

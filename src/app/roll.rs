@@ -217,7 +217,8 @@ fn metric_table(m: &MetricResult, exact: bool, mc: bool) -> String {
     }
     let mut t = Table::new(head);
     let mut tail: f64 = m.rows.iter().filter_map(|r| r.exact).sum();
-    for row in &m.rows {
+    let (rows, left_out) = rollsim_core::results::shown_rows(m);
+    for row in rows {
         let e = row.exact.unwrap_or(0.0);
         if e == 0.0 && (!mc || row.count == 0) {
             continue;
@@ -241,5 +242,9 @@ fn metric_table(m: &MetricResult, exact: bool, mc: bool) -> String {
         }
         t.row(cells);
     }
-    t.render()
+    let mut out = t.render();
+    if let Some(note) = left_out {
+        let _ = write!(out, "\n{note} (the CSV keeps every value)\n");
+    }
+    out
 }

@@ -72,13 +72,16 @@ pub fn summary(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
     for r in results {
         for m in &r.metrics {
             // A categorical metric has no mean: its outcomes' probabilities instead.
+            // A tail below 1e-15 that no trial reached is named, not listed: the
+            // distribution table holds its values.
             outcomes.push((!m.numeric).then(|| {
-                m.rows
-                    .iter()
+                let (rows, left_out) = rollsim_core::results::shown_rows(m);
+                rows.iter()
                     .map(|v| match v.exact {
                         Some(e) => format!("{}: {:.4} (exact {:.4})", v.label, v.probability, e),
                         None => format!("{}: {:.4}", v.label, v.probability),
                     })
+                    .chain(left_out)
                     .collect::<Vec<_>>()
                     .join("; ")
             }));

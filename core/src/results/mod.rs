@@ -286,6 +286,40 @@ pub const LONG_METRIC: usize = 25;
 /// Exact values below this are shown as zero and trailing ones are trimmed.
 const NEGLIGIBLE: f64 = 1e-15;
 
+/// The rows a table on screen shows: all but a trailing tail that no trial reached and
+/// whose exact probabilities are each below 1e-15, and a line that says what was left
+/// out ("values 88-100 left out: together 5.6e-15"), if anything was.
+/// As [`summarize`] trims zeros, only numeric and long metrics lose a tail: a zero among
+/// a few named outcomes says something.
+pub fn shown_rows(m: &MetricResult) -> (&[ValueRow], Option<String>) {
+    let rows = &m.rows;
+    let mut end = rows.len();
+    let trims = m.numeric || rows.len() > LONG_METRIC;
+    while trims
+        && end > 1
+        && rows[end - 1].count == 0
+        && rows[end - 1].exact.unwrap_or(0.0) < NEGLIGIBLE
+    {
+        end -= 1;
+    }
+    let left = &rows[end..];
+    let note = match left {
+        [] => None,
+        [one] => Some(format!(
+            "value {} left out: {:.1e}",
+            one.label,
+            one.exact.unwrap_or(0.0)
+        )),
+        [first, .., last] => Some(format!(
+            "values {}-{} left out: together {:.1e}",
+            first.label,
+            last.label,
+            left.iter().filter_map(|r| r.exact).sum::<f64>()
+        )),
+    };
+    (&rows[..end], note)
+}
+
 /// Turn a histogram over states into per-metric distributions with CIs and agreement.
 pub fn summarize(
     c: &Compiled,
@@ -324,11 +358,13 @@ pub fn summarize(
                 })
                 .collect();
             // Zero tails of numeric and of long metrics say nothing; a zero among a
-            // few named outcomes ("unfinished: 0%") does.
+            // few named outcomes ("unfinished: 0%") does. A value of any exact
+            // probability above zero, however small, stays: the data files keep the
+            // whole distribution (the tables on screen trim it, see [`shown_rows`]).
             if m.numeric || rows.len() > LONG_METRIC {
                 while rows.len() > 1 {
                     let last = &rows[rows.len() - 1];
-                    if last.count == 0 && last.exact.unwrap_or(0.0) < NEGLIGIBLE {
+                    if last.count == 0 && last.exact.unwrap_or(0.0) == 0.0 {
                         rows.pop();
                     } else {
                         break;

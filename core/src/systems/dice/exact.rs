@@ -609,7 +609,7 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             let d = eval(c, env, notes)?;
             let mut out: Option<Dist> = None;
             for (n, p) in d.iter() {
-                let spec = &pools[n.clamp(0, super::program::MAX_DICE) as usize];
+                let spec = &pools[n.clamp(0, super::program::MAX_ROLLED_DICE) as usize];
                 let r = notes.within(p, |notes| pool(spec, notes))?;
                 mix(&mut out, &r, p, notes)?;
             }
@@ -1702,7 +1702,13 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
             }
             Ok(Dist { lo, p: out }.trim())
         }
-        (keep, Agg::Straight) => {
+        // A read no special pass serves (a straight), or of groups too large for the
+        // keep pass's packed state: the general multiset pass.
+        (keep, agg)
+            if agg == Agg::Straight
+                || (dies.iter().any(|(n, _)| *n > 255)
+                    && !(dies.len() == 1 && agg == Agg::Sum)) =>
+        {
             let (lo, hi) = super::program::face_span(p);
             let pass = super::multiset::Pass {
                 pools: vec![super::multiset::PoolIn { groups: dies }],
@@ -1714,11 +1720,7 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
                         lo,
                         hi,
                     },
-                    super::multiset::Reading {
-                        agg: Agg::Straight,
-                        lo,
-                        hi,
-                    },
+                    super::multiset::Reading { agg, lo, hi },
                 )],
             };
             pass.dist(notes)
@@ -1762,7 +1764,12 @@ fn multiset(
     notes: &mut Notes,
 ) -> Result<Dist, TooBig> {
     if dies.len() == 1 && agg == Agg::Sum {
-        return keep_sum_one_kind(dies[0].0, &dies[0].1, end, k, notes);
+        let (n, d) = (dies[0].0, &dies[0].1);
+        return if n > BY_STATES {
+            keep_sum_by_threshold(n, d, end, k, notes)
+        } else {
+            keep_sum_one_kind(n, d, end, k, notes)
+        };
     }
     let mut values: Vec<i64> = dies
         .iter()
@@ -1970,6 +1977,75 @@ fn keep_sum_one_kind(
     }
     let m: Map<i64, f64> = done.iter().map(|(&a, &p)| (a as i64 + low, p)).collect();
     Ok(Dist::from_map(&m))
+}
+
+/// Dice of one kind past which a kept sum is found by [`keep_sum_by_threshold`]: its
+/// cost grows as faces x k x the sum's span, the state pass's as faces x dice x its
+/// states (kept count x sum), which packs the dice left in a byte.
+const BY_STATES: u32 = 64;
+
+/// Keep `k` of `n` dice of one kind from `end`, summed, by the face `t` that the k-th
+/// kept die shows: `a` dice lie beyond `t` (fewer than `k`), each a die conditioned to lie
+/// beyond it, so their sum is a power of that die; `k - a` more show `t`. P(a beyond, and
+/// at least `k - a` of the rest at `t`) is a binomial times a binomial tail.
+fn keep_sum_by_threshold(
+    n: u32,
+    d: &Dist,
+    end: End,
+    k: u32,
+    notes: &mut Notes,
+) -> Result<Dist, TooBig> {
+    // Keeping the lowest of `d` is keeping the highest of its negation.
+    let d = if end == End::Lowest {
+        d.neg()
+    } else {
+        d.clone()
+    };
+    let k = k.min(n);
+    if k == 0 {
+        return Ok(Dist::point(0));
+    }
+    let lo = d.lo * k as i64;
+    let width = (d.p.len() - 1) * k as usize + 1;
+    if width > MAX_SPAN {
+        return Err(TooBig(format!("a kept sum spans {width} values")));
+    }
+    let mut out = vec![0.0; width];
+    let faces: Vec<(i64, f64)> = d.iter().collect();
+    for (j, &(t, eq)) in faces.iter().enumerate() {
+        // P(a die lies beyond t), summed from the top so no rounding builds up.
+        let gt: f64 = faces[j + 1..].iter().map(|(_, q)| q).sum();
+        let beyond = Dist {
+            lo: t + 1,
+            p: (t + 1..=d.hi())
+                .map(|v| if gt > 0.0 { d.at(v) / gt } else { 0.0 })
+                .collect(),
+        };
+        let count = binomial(n, gt);
+        let at_t = if gt < 1.0 { eq / (1.0 - gt) } else { 0.0 };
+        let mut power = Dist::point(0);
+        for a in 0..k {
+            let pa = count[a as usize];
+            if pa > 0.0 {
+                // At least k - a of the n - a dice at or below t show t.
+                let tail: f64 = binomial(n - a, at_t)[(k - a) as usize..].iter().sum();
+                let w = pa * tail;
+                if w > 0.0 {
+                    let shift = (k - a) as i64 * t;
+                    for (i, &q) in power.p.iter().enumerate() {
+                        out[(power.lo + i as i64 + shift - lo) as usize] += w * q;
+                    }
+                }
+            }
+            if gt == 0.0 {
+                break;
+            }
+            notes.pairs(&power, &beyond)?;
+            power = power.add(&beyond)?;
+        }
+    }
+    let out = Dist { lo, p: out }.trim();
+    Ok(if end == End::Lowest { out.neg() } else { out })
 }
 
 /// `again`: a die showing the condition adds a die to the pool; read by `sum` or

@@ -191,6 +191,7 @@ pub fn plan(
     let mut worth: Map<u128, f64> = Map::default();
     let mut scratch = Box::new(Scratch::new());
     let rng = &mut <Rng as rand::SeedableRng>::seed_from_u64(0);
+    scratch.room(offset + n as usize);
     for (key, c, _) in full {
         scratch.dice[offset..offset + n as usize].copy_from_slice(&dice(&values, c));
         let m = sample(objective, rng, &mut scratch, depth + 1);

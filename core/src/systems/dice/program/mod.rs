@@ -13,8 +13,12 @@ use choice::Choice;
 use pick::Picker;
 use rand::Rng as _;
 
-/// Most dice one pool may roll (before `again` adds any).
-pub const MAX_DICE: i64 = 100;
+/// Most dice one pool may roll (before `again` adds any): what fits in memory. What
+/// bounds the work is the exact engine's budget and the trials' own time, not a count.
+pub const MAX_DICE: i64 = 1_000_000;
+/// Most dice of a pool whose count is rolled (`(x)d6`), and most cards a deck deals: the
+/// sampler makes such a pool for every count up to it.
+pub const MAX_ROLLED_DICE: i64 = 100;
 /// How deep an explosion or `again` chain goes; the exact engine reports the mass of
 /// chains stopped here.
 pub const DEPTH: u32 = 20;
@@ -264,7 +268,7 @@ fn below(n: u64, rng: &mut Rng) -> usize {
 /// places of the shuffled deck, each set of places equally likely, one draw per card.
 fn deal(deck: &DieSpec, k: usize, rng: &mut Rng, out: &mut [i64]) {
     let n = deck.faces.len();
-    let mut taken = [0usize; BUF];
+    let mut taken = [0usize; MAX_ROLLED_DICE as usize];
     for (m, j) in (n - k..n).enumerate() {
         let t = below(j as u64 + 1, rng);
         let pick = if taken[..m].contains(&t) { j } else { t };
@@ -274,6 +278,11 @@ fn deal(deck: &DieSpec, k: usize, rng: &mut Rng, out: &mut [i64]) {
 }
 
 impl PoolSpec {
+    /// How many dice the pool rolls (before `again` adds any).
+    pub fn rolled(&self) -> usize {
+        self.groups.iter().map(|(n, _)| *n as usize).sum()
+    }
+
     /// How many dice the pool keeps (all it rolls, without a keep).
     pub fn kept(&self) -> usize {
         self.keep.map_or(
@@ -306,7 +315,7 @@ impl PoolSpec {
     }
 
     /// [`PoolSpec::tabled`] for specs that differ only in their dice count (a count
-    /// that is rolled makes one per count, up to [`MAX_DICE`]): the tables already made,
+    /// that is rolled makes one per count, up to [`MAX_ROLLED_DICE`]): the tables already made,
     /// by chunk size and whether a chunk is the whole pool, are reused instead of
     /// enumerated again (making them for every count took 100 ms of a config's load).
     fn tabled_sharing(mut self, made: &mut Vec<((u32, bool), Table)>) -> PoolSpec {
@@ -415,7 +424,7 @@ pub enum Node {
     /// Two sides die by die with pool variables, `only` or a read: see [`Meeting`].
     Meeting(Box<Meeting>),
     /// A pool of one kind of die whose count is a value (a state variable, a roll):
-    /// the pool compiled for every count from 0 to [`MAX_DICE`], picked by the count
+    /// the pool compiled for every count from 0 to [`MAX_ROLLED_DICE`], picked by the count
     /// (clamped to that range).
     Counted(Box<Node>, Vec<PoolSpec>),
     /// A pool whose numbers are rolled first (a threshold from a `let`, `d(size)`):
@@ -662,7 +671,7 @@ fn truth(n: Node) -> Node {
 }
 
 /// Dice all pool variables in scope may hold at once.
-pub const SCRATCH: usize = 400;
+pub const SCRATCH: usize = MAX_DICE as usize;
 
 /// Variables (`let` values, state variables) in scope at once.
 pub const VARS: usize = 80;
@@ -1145,9 +1154,9 @@ pub fn spec_of(
         let c = take();
         // A deck deals at most its cards.
         let most = if g.deck {
-            MAX_DICE.min(g.die.faces.len() as i64)
+            MAX_ROLLED_DICE.min(g.die.faces.len() as i64)
         } else {
-            MAX_DICE
+            MAX_ROLLED_DICE
         };
         if g.deck && c.fixed && !(0..=most).contains(&c.v) {
             return Err(err(format!(
@@ -1246,7 +1255,7 @@ pub fn spec_of(
                 "{total} dice: a pool rolls at most {MAX_DICE}"
             )));
         }
-        // Counts known only at the roll: the pool takes the first hundred dice.
+        // Counts known only at the roll: the pool takes the first [`MAX_DICE`] dice.
         let mut left = MAX_DICE as u32;
         for (n, _) in specs.iter_mut() {
             *n = (*n).min(left);
@@ -1553,7 +1562,7 @@ impl Ctx<'_> {
         if let ([g], [None, ..]) = (groups, fixed.as_slice()) {
             if nodes.len() == 1 && g.die.sides.is_none() {
                 let mut made = Vec::new();
-                let pools = (0..=MAX_DICE)
+                let pools = (0..=MAX_ROLLED_DICE)
                     .map(|n| {
                         let mut vals = probe.clone();
                         vals[0] = Val { v: n, fixed: false };
@@ -2317,7 +2326,8 @@ pub fn straight(sorted: &[i64]) -> i64 {
 /// sampler, not per trial).
 pub struct Scratch {
     pub vars: [i64; VARS],
-    pub dice: [i64; SCRATCH],
+    /// Grown to what the pool variables rolled need (once per sampler, not per trial).
+    pub dice: Vec<i64>,
     /// How many dice each role of a `choose` holds, by scope depth.
     pub lens: [usize; VARS],
     made: std::collections::HashMap<
@@ -2334,9 +2344,18 @@ impl Scratch {
     pub fn new() -> Self {
         Scratch {
             vars: [0; VARS],
-            dice: [0; SCRATCH],
+            dice: vec![0; BUF],
             lens: [0; VARS],
             made: Default::default(),
+        }
+    }
+}
+
+impl Scratch {
+    /// Room for `n` dice of pool variables (grown once per sampler as it meets them).
+    pub fn room(&mut self, n: usize) {
+        if self.dice.len() < n {
+            self.dice.resize(n, 0);
         }
     }
 }
@@ -2347,8 +2366,20 @@ impl Default for Scratch {
     }
 }
 
-/// Dice one sampled pool may hold at once (keep, drop and `maxset` sort them).
-const BUF: usize = MAX_DICE as usize;
+/// Dice one sampled pool holds on the stack (keep, drop and `maxset` sort them); a
+/// larger pool's go in a buffer of their own (its rolling costs more than the
+/// allocation).
+const BUF: usize = 128;
+
+/// `f` on a buffer of `n` dice.
+fn held<R>(n: usize, f: impl FnOnce(&mut [i64]) -> R) -> R {
+    if n <= BUF {
+        let mut b = [0i64; BUF];
+        f(&mut b[..n])
+    } else {
+        f(&mut vec![0i64; n])
+    }
+}
 
 /// Roll an expression as written; `s` holds the `let` values and pool variables'
 /// dice in scope, `depth` the scope's depth.
@@ -2416,7 +2447,7 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
         // Read only by `step`; packed before any roll.
         Node::Emit(_) | Node::Record(_) => 0,
         Node::Counted(c, pools) => {
-            let n = sample(c, rng, s, depth).clamp(0, MAX_DICE) as usize;
+            let n = sample(c, rng, s, depth).clamp(0, MAX_ROLLED_DICE) as usize;
             sample_pool(&pools[n], rng)
         }
         Node::Template(t) => {
@@ -2459,9 +2490,7 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
         }
         Node::Pool(p) => sample_pool(p, rng),
         Node::Meeting(m) => {
-            let mut x = [0i64; BUF];
-            let mut y = [0i64; BUF];
-            let side = |side: &Side, rng: &mut Rng, s: &Scratch, buf: &mut [i64; BUF]| -> usize {
+            let side = |side: &Side, rng: &mut Rng, s: &Scratch, buf: &mut [i64]| -> usize {
                 match side {
                     Side::Pool(p) => roll_kept(p, rng, buf),
                     Side::Var { offset, spec, .. } => {
@@ -2471,17 +2500,25 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
                     }
                 }
             };
-            let na = side(&m.sides[0], rng, s, &mut x);
-            let nb = side(&m.sides[1], rng, s, &mut y);
-            m.value(&x[..na], &y[..nb])
+            let size = |side: &Side| match side {
+                Side::Pool(p) => p.rolled(),
+                Side::Var { spec, .. } => spec.kept(),
+            };
+            held(size(&m.sides[0]), |x| {
+                held(size(&m.sides[1]), |y| {
+                    let na = side(&m.sides[0], rng, s, x);
+                    let nb = side(&m.sides[1], rng, s, y);
+                    m.value(&x[..na], &y[..nb])
+                })
+            })
         }
-        Node::Versus(kind, a, b, ties) => {
-            let mut x = [0i64; BUF];
-            let mut y = [0i64; BUF];
-            let na = roll_kept(a, rng, &mut x);
-            let nb = roll_kept(b, rng, &mut y);
-            versus(*kind, &x[..na], &y[..nb], *ties)
-        }
+        Node::Versus(kind, a, b, ties) => held(a.rolled(), |x| {
+            held(b.rolled(), |y| {
+                let na = roll_kept(a, rng, x);
+                let nb = roll_kept(b, rng, y);
+                versus(*kind, &x[..na], &y[..nb], *ties)
+            })
+        }),
     }
 }
 
@@ -2516,26 +2553,27 @@ fn roll_bound(
 }
 
 fn roll_pool_var(spec: &PoolSpec, offset: usize, rng: &mut Rng, s: &mut Scratch) {
+    let n = spec.rolled();
+    s.room(offset + n);
     if spec.keep.is_some() {
         // Bound with a keep: the variable holds the kept dice only.
-        let mut buf = [0i64; BUF];
-        let n: usize = spec.groups.iter().map(|(n, _)| *n as usize).sum();
-        let all = &mut buf[..n];
-        match spec.deck() {
-            Some((deck, k)) => deal(deck, k as usize, rng, all),
-            None => {
-                let mut k = 0;
-                for (n, d) in &spec.groups {
-                    for _ in 0..*n {
-                        all[k] = d.roll(rng);
-                        k += 1;
+        held(n, |all| {
+            match spec.deck() {
+                Some((deck, k)) => deal(deck, k as usize, rng, all),
+                None => {
+                    let mut k = 0;
+                    for (n, d) in &spec.groups {
+                        for _ in 0..*n {
+                            all[k] = d.roll(rng);
+                            k += 1;
+                        }
                     }
                 }
             }
-        }
-        all.sort_unstable();
-        let kept = spec.keep_of(all);
-        s.dice[offset..offset + kept.len()].copy_from_slice(kept);
+            all.sort_unstable();
+            let kept = spec.keep_of(all);
+            s.dice[offset..offset + kept.len()].copy_from_slice(kept);
+        });
         return;
     }
     if let Some((deck, k)) = spec.deck() {
@@ -2601,8 +2639,9 @@ fn step_bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> Vec<(i64, i64)> {
     }
 }
 
-/// Roll a pool into `buf`, sorted, its kept dice first: how many are kept.
-fn roll_kept(p: &PoolSpec, rng: &mut Rng, buf: &mut [i64; BUF]) -> usize {
+/// Roll a pool into `buf` (room for [`PoolSpec::rolled`] dice), sorted, its kept dice
+/// first: how many are kept.
+fn roll_kept(p: &PoolSpec, rng: &mut Rng, buf: &mut [i64]) -> usize {
     let mut len = 0;
     for (n, d) in &p.groups {
         for _ in 0..*n {
@@ -2699,11 +2738,11 @@ fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
         return t.sample(rng);
     }
     if let Some((deck, k)) = p.deck() {
-        let mut buf = [0i64; BUF];
-        let cards = &mut buf[..k as usize];
-        deal(deck, k as usize, rng, cards);
-        cards.sort_unstable();
-        return read_sorted(cards, p.keep, p.agg, deck.lo(), deck.hi());
+        return held(k as usize, |cards| {
+            deal(deck, k as usize, rng, cards);
+            cards.sort_unstable();
+            read_sorted(cards, p.keep, p.agg, deck.lo(), deck.hi())
+        });
     }
     if let Some(c) = p.again {
         // Each die, and each die it adds, read as it lands.
@@ -2763,22 +2802,22 @@ fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
             0
         };
     }
-    let mut buf = [0i64; BUF];
-    let mut len = 0;
-    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-    for (n, d) in &p.groups {
-        lo = lo.min(d.lo());
-        hi = hi.max(d.hi());
-        for _ in 0..*n {
-            buf[len] = d.roll(rng);
-            len += 1;
+    held(p.rolled(), |dice| {
+        let mut len = 0;
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        for (n, d) in &p.groups {
+            lo = lo.min(d.lo());
+            hi = hi.max(d.hi());
+            for _ in 0..*n {
+                dice[len] = d.roll(rng);
+                len += 1;
+            }
         }
-    }
-    let dice = &mut buf[..len];
-    if p.keep.is_some() || matches!(p.agg, Agg::MaxSet | Agg::Straight) {
-        dice.sort_unstable();
-    }
-    read_sorted(dice, p.keep, p.agg, lo, hi)
+        if p.keep.is_some() || matches!(p.agg, Agg::MaxSet | Agg::Straight) {
+            dice.sort_unstable();
+        }
+        read_sorted(dice, p.keep, p.agg, lo, hi)
+    })
 }
 
 /// The smallest and largest value an expression can take (`vars`: the bounds of the
@@ -2837,7 +2876,7 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
         Node::Emit(_) | Node::Record(_) => (0, 0),
         Node::Counted(c, pools) => {
             let (lo, hi) = bounds(c, vars);
-            let (lo, hi) = (lo.clamp(0, MAX_DICE), hi.clamp(0, MAX_DICE));
+            let (lo, hi) = (lo.clamp(0, MAX_ROLLED_DICE), hi.clamp(0, MAX_ROLLED_DICE));
             (lo..=hi)
                 .map(|n| pool_bounds(&pools[n as usize]))
                 .fold((i64::MAX, i64::MIN), |a, b| (a.0.min(b.0), a.1.max(b.1)))

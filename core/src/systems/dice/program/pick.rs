@@ -161,6 +161,7 @@ impl Picker {
     /// The roles' dice, as `masks` of `dice` say, into the scratch.
     fn write(&self, dice: &[Die], masks: &[u16; 3], s: &mut Scratch) {
         for (r, &(_, offset)) in self.roles.iter().enumerate() {
+            s.room(offset + dice.len());
             let (mut len, mut sides) = (0, 0);
             for (i, &(f, sz)) in dice.iter().enumerate() {
                 if masks[r] & (1 << i) != 0 {

@@ -259,3 +259,197 @@ fn the_issue_s_expressions_are_exact_and_agree_with_monte_carlo() {
     assert_agrees(&c, &["mine", "theirs", "left"], 200_000, 5);
     check("let p = 8d6 in p straight", 6);
 }
+
+/// C(n, k) p^k (1 - p)^(n - k), each factor applied in turn (no factorial overflows).
+fn binomial_term(n: u64, k: u64, p: f64) -> f64 {
+    let mut x = 1.0f64;
+    for i in 0..k {
+        x *= (n - i) as f64 / (i + 1) as f64;
+    }
+    x * p.powi(k as i32) * (1.0 - p).powi((n - k) as i32)
+}
+
+/// Issue #42: pools past a hundred dice, exact, against closed forms and an independent
+/// method.
+#[test]
+fn hordes_are_exact_against_closed_forms() {
+    // Counts of hits on 4+: the binomial at p = 1/2, value by value, to 1e-10 of each
+    // value's own size (every term of 500 dice is above 1e-151: no float underflows).
+    for n in [120u64, 500] {
+        let c = compile(&format!("{n}d6 count >= 4"), None);
+        let m = &c.metrics[0];
+        let all = m.project_f64(c.exact.as_ref().expect("exact"));
+        assert_eq!(all.len(), n as usize + 1, "{n}d6: every count 0..={n}");
+        for k in 0..=n {
+            let want = binomial_term(n, k, 0.5);
+            let got = all[k as usize];
+            assert!(
+                ((got - want) / want).abs() < 1e-10,
+                "{n}d6 count >= 4: P({k}) = {got:e}, want {want:e}"
+            );
+        }
+    }
+    // 10d6 sum by inclusion-exclusion, exactly in integers: the ways to make s are
+    // sum_j (-1)^j C(10, j) C(s - 6j - 1, 9).
+    fn choose(n: i64, k: i64) -> i128 {
+        if k < 0 || n < k {
+            return 0;
+        }
+        (0..k).fold(1i128, |acc, i| acc * (n - i) as i128 / (i + 1) as i128)
+    }
+    let c = compile("10d6 sum", None);
+    let d = crate::dice_lang::dist(&c);
+    for s in 10..=60i64 {
+        let ways: i128 = (0..=10)
+            .map(|j| {
+                let term = choose(10, j) * choose(s - 6 * j - 1, 9);
+                if j % 2 == 0 {
+                    term
+                } else {
+                    -term
+                }
+            })
+            .sum();
+        let want = ways as f64 / 6f64.powi(10);
+        assert!((d[&s] - want).abs() < 1e-15, "10d6: P({s})");
+    }
+    // 1000d6 sum: one die added at a time (not the library's repeated squaring), each
+    // value to 1e-9 of its size where it is above 1e-200; the mean is 3500 exactly.
+    let c = compile("1000d6 sum", None);
+    let m = &c.metrics[0];
+    let got = m.project_f64(c.exact.as_ref().expect("exact"));
+    let mut want = vec![1.0f64];
+    for _ in 0..1000 {
+        let mut next = vec![0.0; want.len() + 6];
+        for (i, &p) in want.iter().enumerate() {
+            for f in 1..=6 {
+                next[i + f] += p / 6.0;
+            }
+        }
+        want = next;
+    }
+    let mut mean = 0.0;
+    for (i, &p) in got.iter().enumerate() {
+        let v = m.value(i) as usize;
+        mean += v as f64 * p;
+        if want[v] > 1e-200 {
+            assert!(
+                ((p - want[v]) / want[v]).abs() < 1e-9,
+                "1000d6: P({v}) = {p:e}, want {:e}",
+                want[v]
+            );
+        }
+    }
+    assert!((mean - 3500.0).abs() < 1e-9, "1000d6 mean {mean}");
+}
+
+/// The kept sum of many dice of one kind, against a pass written here: faces from the
+/// top, the state (dice placed, sum of the kept ones), each face placing a binomial
+/// number of the dice left.
+fn keep_highest_by_faces(n: usize, sides: i64, k: usize) -> BTreeMap<i64, f64> {
+    let mut cur: BTreeMap<(usize, i64), f64> = BTreeMap::new();
+    cur.insert((0, 0), 1.0);
+    for f in (1..=sides).rev() {
+        // P(a die left shows f | it shows f or less).
+        let q = 1.0 / f as f64;
+        let mut next = BTreeMap::new();
+        for (&(placed, sum), &p) in &cur {
+            let left = n - placed;
+            for c in 0..=left {
+                let w = binomial_term(left as u64, c as u64, q);
+                if w == 0.0 {
+                    continue;
+                }
+                let kept = (placed + c).min(k) - placed.min(k);
+                *next
+                    .entry((placed + c, sum + kept as i64 * f))
+                    .or_insert(0.0) += p * w;
+            }
+        }
+        cur = next;
+    }
+    let mut out = BTreeMap::new();
+    for ((_, sum), p) in cur {
+        *out.entry(sum).or_insert(0.0) += p;
+    }
+    out
+}
+
+#[test]
+fn big_keeps_against_a_pass_over_the_faces() {
+    // Past 64 dice the engine goes by the kept die's face; below, by its states: both
+    // against the pass above, keep highest and (by symmetry, a d10 read as 11 - face)
+    // keep lowest.
+    for (n, k) in [(30usize, 7usize), (100, 30)] {
+        let want = keep_highest_by_faces(n, 10, k);
+        let c = compile(&format!("{n}d10 keep highest {k}"), None);
+        let got = crate::dice_lang::dist(&c);
+        for (v, p) in &want {
+            if *p > 1e-13 {
+                let g = got.get(v).copied().unwrap_or(0.0);
+                assert!(
+                    (g - p).abs() < 1e-12,
+                    "{n}d10 kh{k}: P({v}) = {g}, want {p}"
+                );
+            }
+        }
+        let c = compile(&format!("{n}d10 keep lowest {k}"), None);
+        let got = crate::dice_lang::dist(&c);
+        for (v, p) in &want {
+            if *p > 1e-13 {
+                let low = 11 * k as i64 - v;
+                let g = got.get(&low).copied().unwrap_or(0.0);
+                assert!(
+                    (g - p).abs() < 1e-12,
+                    "{n}d10 kl{k}: P({low}) = {g}, want {p}"
+                );
+            }
+        }
+    }
+    // The issue's horde, exact and within 4.5 SE of Monte Carlo.
+    let c = compile("160d20 keep highest 80", None);
+    assert!(c.exact.is_some());
+    assert_agrees(&c, &["value"], 20_000, 7);
+    let c = compile("300d6 keep lowest 3 highest", None);
+    assert!(c.exact.is_some());
+    assert_agrees(&c, &["value"], 50_000, 8);
+}
+
+/// The data file of a hundred shots holds all 101 counts and they add to 1; the table on
+/// screen names the tail it leaves out.
+#[test]
+fn a_hundred_shots_write_every_count() {
+    let dir = crate::util::tempdir();
+    let out = crate::util::rollsim()
+        .args(["roll", "100d6 count >= 4", "--exact-only", "-o"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = std::fs::read_to_string(dir.path().join("distribution.csv")).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let (vi, ei) = (
+        head.iter().position(|h| *h == "value").unwrap(),
+        head.iter().position(|h| *h == "exact").unwrap(),
+    );
+    let rows: Vec<(i64, f64)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[vi].parse().unwrap(), f[ei].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+        (0..=100).collect::<Vec<_>>()
+    );
+    let total: f64 = rows.iter().map(|r| r.1).sum();
+    assert!((total - 1.0).abs() < 1e-12, "sum {total}");
+    // P(100 hits) = 2^-100, kept however small.
+    assert!((rows[100].1 / 0.5f64.powi(100) - 1.0).abs() < 1e-9);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("values 88-100 left out: together"),
+        "{stdout}"
+    );
+}

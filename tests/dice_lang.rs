@@ -269,8 +269,9 @@ fn errors_point_at_the_column_and_suggest() {
     assert!(e.contains("unknown name `skil`"), "{e}");
     let e = err("d6 reroll <= 6 always");
     assert!(e.contains("never stop"), "{e}");
-    let e = err("500d6");
-    assert!(e.contains("at most 100") || e.contains("0 to 100"), "{e}");
+    // No cap of a hundred dice (issue #42): past a million a pool does not fit.
+    let e = err("2000000d6");
+    assert!(e.contains("0 to 1,000,000"), "{e}");
     // A stat of the scenario's unit is a name; a near miss is suggested.
     let text = "system = \"dice\"\n[units.hero]\nskill = 4\n[scenarios.s]\nunit = \"hero\"\nroll = \"(skil)d6 count >= 5\"\n";
     let e = load_str(text, "dice.toml", &[]).unwrap_err().to_string();
@@ -534,10 +535,14 @@ fn past_the_stated_bound_it_is_monte_carlo_only_and_says_so() {
     );
     let h = crate::util::simulate(&c, 1_000, 1, 1);
     assert_eq!(h.trials, 1_000);
-    // A pool variable with too many multisets, likewise.
-    let c = compile("let p = 100d6 in p count 6 + p highest", None);
+    // A pool variable whose reads need too many states together, likewise (read by
+    // its sum and its count of 6s: a state per pair of them at every face).
+    let c = compile(
+        "let p = 40d20 in let q = 40d20 in p sum - q sum + p count 6",
+        None,
+    );
     assert!(
-        c.exact.is_none() && c.description.contains("outcomes"),
+        c.exact.is_none() && c.description.contains("states"),
         "{}",
         c.description
     );

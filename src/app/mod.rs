@@ -169,6 +169,18 @@ pub fn compute_config(
     opts: &RunOptions,
     bars: Option<&Bars>,
 ) -> Result<RunOutput, AppError> {
+    compute_given(cfg, opts, bars, Vec::new())
+}
+
+/// [`compute_config`] with some scenarios compiled already (`rollsim roll` compiles its
+/// one to check it is exact): those are run as they are, not compiled again, since
+/// compiling works out the exact distribution.
+pub fn compute_given(
+    cfg: &AnalysisConfig,
+    opts: &RunOptions,
+    bars: Option<&Bars>,
+    mut given: Vec<crate::model::Compiled>,
+) -> Result<RunOutput, AppError> {
     let names = select(cfg, &opts.scenarios)?;
     if let Some(eps) = opts.precision {
         if !(eps > 0.0 && eps < 0.5) {
@@ -212,10 +224,21 @@ pub fn compute_config(
     let ctx = Ctx::new(&opts.cancel, bars);
     // Compiling works out the exact distributions, which take longer than the
     // simulation for some scenarios: all of them side by side first, in order.
+    let ready: Vec<Option<crate::model::Compiled>> = names
+        .iter()
+        .map(|name| {
+            let at = given.iter().position(|c| &c.name == name)?;
+            Some(given.swap_remove(at))
+        })
+        .collect();
     let compiled: Vec<Result<crate::model::Compiled, AppError>> = pool.install(|| {
         names
             .par_iter()
-            .map(|name| Ok(crate::balance::compile(cfg, name, &opts.cancel)?))
+            .zip(ready)
+            .map(|(name, ready)| match ready {
+                Some(c) => Ok(c),
+                None => Ok(crate::balance::compile(cfg, name, &opts.cancel)?),
+            })
             .collect()
     });
     // Scenarios run side by side as well as chunk by chunk: a core that finishes its

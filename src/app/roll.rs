@@ -2,10 +2,9 @@
 //! with a language of its own writes the config; the run is an ordinary one.
 
 use super::Format;
-use super::{compute_config, to_stdout, write_reports, RunOptions};
+use super::{compute_given, to_stdout, write_reports, RunOptions};
 use crate::config;
 use crate::error::AppError;
-use crate::model::Compiled;
 use crate::report::markdown::{self, Align, Table};
 use crate::report::stage::{Keep, Staging};
 use crate::report::{MetricResult, ScenarioResult};
@@ -65,8 +64,10 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
         )));
     }
     let ro = run_options(o);
+    let (description, exact) = (c.description.clone(), c.exact.is_some());
+    let given = vec![c];
     if to_stdout(&o.out) {
-        return super::stream(&compute_config(&cfg, &ro, None)?, &ro.formats);
+        return super::stream(&compute_given(&cfg, &ro, None, given)?, &ro.formats);
     }
     // An exact answer takes no time and is printed whole: files only where -o asks.
     let target = match (&o.out, o.exact_only) {
@@ -74,10 +75,10 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
         (out, _) => Some(out.clone().unwrap_or_else(|| PathBuf::from("reports/roll"))),
     };
     let results = match &target {
-        None => compute_config(&cfg, &ro, None)?.results,
+        None => compute_given(&cfg, &ro, None, given)?.results,
         Some(target) => {
             let stage = Staging::begin(target, Keep::Report)?;
-            let out = compute_config(&cfg, &ro, None)?;
+            let out = compute_given(&cfg, &ro, None, given)?;
             write_reports(
                 &out.results,
                 stage.dir(),
@@ -93,7 +94,7 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
     let r = results
         .first()
         .ok_or_else(|| AppError::BadOption("the roll gave no result".into()))?;
-    let mut s = table(&c, r, !o.exact_only);
+    let mut s = table(&description, exact, r, !o.exact_only);
     if o.formats.contains(&Format::Md) {
         s.push('\n');
         s.push_str(&markdown::full(&results));
@@ -136,9 +137,8 @@ fn with_fraction(shown: String, f: Option<rollsim_core::results::Fraction>) -> S
 /// Every metric of the roll (the result, and with `--vs` who wins): each value's exact
 /// probability and fraction, P(at least it) for numbers, and the Monte Carlo estimate
 /// with its 95% CI when `mc`; then the means and the headline.
-fn table(c: &Compiled, r: &ScenarioResult, mc: bool) -> String {
-    let mut s = format!("{}\n\n", c.description);
-    let exact = c.exact.is_some();
+fn table(description: &str, exact: bool, r: &ScenarioResult, mc: bool) -> String {
+    let mut s = format!("{description}\n\n");
     // The roll's own value needs no heading; several results (a record, a `--vs`)
     // each get theirs.
     let named =
@@ -190,10 +190,10 @@ fn table(c: &Compiled, r: &ScenarioResult, mc: bool) -> String {
         }
         (false, None) => {}
     }
-    if c.capped_mass > 0.0 {
-        let _ = write!(s, "\n{}: {:.3e}", r.capped_note, c.capped_mass);
+    if r.capped_mass > 0.0 {
+        let _ = write!(s, "\n{}: {:.3e}", r.capped_note, r.capped_mass);
     }
-    if let Some(p) = &c.policy {
+    if let Some(p) = &r.policy {
         let _ = write!(
             s,
             "\n\n**The choice**: which dice each roll keeps (the rest are rerolled)\n\n{p}"

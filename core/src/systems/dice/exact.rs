@@ -8,383 +8,13 @@
 //! each group show each face (the multiset method of Liu's icepool, AIIDE 2022). Only a
 //! `let` variable is enumerated: the body is evaluated once per value it can take.
 
+use super::dist::{binomial, dice_of, state_cost, Map, NODE_COST, SCANS_PER_UNIT};
+pub use super::dist::{die_dist, Dist, Notes, TooBig, MAX_SPAN, MAX_WORK};
 use super::lang::{Agg, Cond, End};
 use super::program::choice::Choice;
 use super::program::pick::Picker;
 use super::program::{DieSpec, Meeting, Node, PoolSpec, Repeat, Side, Template};
-use crate::cancel::Cancel;
-use std::collections::{BTreeMap, HashMap};
-
-/// A hash map whose iteration order depends only on what went in (std's default
-/// hasher is seeded per process): sums accumulated while iterating one come out
-/// bit-identical run after run. foldhash's fixed-seed hasher: the keep passes hash a
-/// state per multiply-add, and SipHash (or a multiply whose low bits ignore the high
-/// bits of the key) cost them more than the arithmetic.
-type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
-
-/// A distribution over `lo..lo + p.len()`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Dist {
-    pub lo: i64,
-    pub p: Vec<f64>,
-}
-
-/// Most values one distribution may span: past it the expression is refused (the
-/// exact engine would otherwise grow without bound).
-pub const MAX_SPAN: usize = 1 << 20;
-
-/// Work past which exact evaluation gives up (state-steps of the keep/drop pass).
-pub const MAX_WORK: u64 = 20_000_000;
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct TooBig(pub String);
-
-impl Dist {
-    pub fn point(v: i64) -> Self {
-        Dist {
-            lo: v,
-            p: vec![1.0],
-        }
-    }
-
-    pub fn hi(&self) -> i64 {
-        self.lo + self.p.len() as i64 - 1
-    }
-
-    fn from_map(m: &Map<i64, f64>) -> Dist {
-        let lo = *m.keys().min().unwrap_or(&0);
-        let hi = *m.keys().max().unwrap_or(&0);
-        let mut p = vec![0.0; (hi - lo + 1) as usize];
-        for (&v, &q) in m {
-            p[(v - lo) as usize] += q;
-        }
-        Dist { lo, p }.trim()
-    }
-
-    /// Drop zero mass at both ends.
-    fn trim(mut self) -> Dist {
-        let first = self.p.iter().position(|&q| q > 0.0).unwrap_or(0);
-        let last = self.p.iter().rposition(|&q| q > 0.0).unwrap_or(0);
-        if first > last {
-            return Dist::point(self.lo);
-        }
-        self.lo += first as i64;
-        self.p = self.p[first..=last].to_vec();
-        self
-    }
-
-    /// A distribution from (value, probability) pairs in any order.
-    pub(super) fn from_pairs(pairs: impl Iterator<Item = (i64, f64)>) -> Dist {
-        let m: Map<i64, f64> = pairs.collect();
-        Dist::from_map(&m)
-    }
-
-    /// The values of non-zero probability, lowest first.
-    pub(super) fn iter_nonzero(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
-        self.iter()
-    }
-
-    /// P(v), zero outside the range.
-    pub(super) fn at(&self, v: i64) -> f64 {
-        usize::try_from(v - self.lo)
-            .ok()
-            .and_then(|i| self.p.get(i))
-            .copied()
-            .unwrap_or(0.0)
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
-        self.p
-            .iter()
-            .enumerate()
-            .filter(|(_, &q)| q > 0.0)
-            .map(move |(i, &q)| (self.lo + i as i64, q))
-    }
-
-    pub fn add(&self, o: &Dist) -> Result<Dist, TooBig> {
-        let n = self.p.len() + o.p.len() - 1;
-        if n > MAX_SPAN {
-            return Err(TooBig(format!("a sum spans {n} values")));
-        }
-        let mut p = vec![0.0; n];
-        for (i, &a) in self.p.iter().enumerate() {
-            if a == 0.0 {
-                continue;
-            }
-            // Slices zipped, so the loop has no bounds checks and vectorises.
-            for (dst, &b) in p[i..i + o.p.len()].iter_mut().zip(&o.p) {
-                *dst += a * b;
-            }
-        }
-        Ok(Dist {
-            lo: self.lo + o.lo,
-            p,
-        })
-    }
-
-    pub fn neg(&self) -> Dist {
-        let mut p = self.p.clone();
-        p.reverse();
-        Dist { lo: -self.hi(), p }
-    }
-
-    /// Any operator on independent values, pair by pair.
-    pub fn combine(&self, o: &Dist, f: impl Fn(i64, i64) -> i64) -> Result<Dist, TooBig> {
-        if self.p.len() == 1 && o.p.len() == 1 {
-            // Two known values (a `let` value, a state): no map needed.
-            return Ok(Dist::point(f(self.lo, o.lo)));
-        }
-        if (self.p.len() as u64) * (o.p.len() as u64) > MAX_WORK {
-            return Err(TooBig("an operation on two wide values".into()));
-        }
-        let mut m: Map<i64, f64> = Map::default();
-        for (a, p) in self.iter() {
-            for (b, q) in o.iter() {
-                *m.entry(f(a, b)).or_default() += p * q;
-            }
-        }
-        let d = Dist::from_map(&m);
-        if d.p.len() > MAX_SPAN {
-            return Err(TooBig(format!("a value spans {} values", d.p.len())));
-        }
-        Ok(d)
-    }
-
-    /// Mixture: `self` with weight `w` plus `o` with `1 - w`... generalised: add `o`
-    /// scaled by `w` into `self`.
-    fn add_scaled(&mut self, o: &Dist, w: f64) {
-        if o.lo >= self.lo && o.hi() <= self.hi() {
-            let at = (o.lo - self.lo) as usize;
-            for (slot, &q) in self.p[at..].iter_mut().zip(&o.p) {
-                *slot += w * q;
-            }
-            return;
-        }
-        let lo = self.lo.min(o.lo);
-        let hi = self.hi().max(o.hi());
-        let mut p = vec![0.0; (hi - lo + 1) as usize];
-        for (i, &q) in self.p.iter().enumerate() {
-            p[(self.lo - lo) as usize + i] += q;
-        }
-        for (i, &q) in o.p.iter().enumerate() {
-            p[(o.lo - lo) as usize + i] += w * q;
-        }
-        self.lo = lo;
-        self.p = p;
-    }
-}
-
-/// One die after its own modifiers: the distribution of its value, and the mass of
-/// explosion chains stopped at the depth limit.
-pub fn die_dist(d: &DieSpec, notes: &mut Notes) -> Result<(Dist, f64), TooBig> {
-    let n = d.faces.len() as f64;
-    let mut m: Map<i64, f64> = Map::default();
-    for &f in &d.faces {
-        *m.entry(f).or_default() += 1.0 / n;
-    }
-    let mut base = Dist::from_map(&m);
-    if let Some((c, always)) = d.reroll {
-        let (lo, hi) = (d.lo(), d.hi());
-        let hit: f64 = base
-            .iter()
-            .filter(|(v, _)| c.holds(*v, lo, hi))
-            .map(|(_, p)| p)
-            .sum();
-        let first = base.lo;
-        let stands: Vec<f64> = base
-            .p
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| {
-                if c.holds(first + i as i64, lo, hi) {
-                    0.0
-                } else {
-                    p
-                }
-            })
-            .collect();
-        base.p = if always {
-            // Rerolled until it stands: the faces that stand, renormalised.
-            stands.iter().map(|p| p / (1.0 - hit)).collect()
-        } else {
-            // Rerolled once: a face that stands, or (with the mass `hit`) a second roll.
-            stands
-                .iter()
-                .zip(&base.p)
-                .map(|(s, p)| s + hit * p)
-                .collect()
-        };
-        base = base.trim();
-    }
-    let Some(c) = d.explode else {
-        return Ok((base, 0.0));
-    };
-    // Value of a chain: each exploding face adds another roll of the (rerolled) die.
-    // The faces split into those that roll on (`boom`) and those that end the chain
-    // (`stop`); chains still rolling after `k` explosions are one distribution, so a
-    // step is two convolutions, each counted as pairs of values.
-    let (lo, hi) = (d.lo(), d.hi());
-    let part = |rolls_on: bool| Dist {
-        lo: base.lo,
-        p: base
-            .p
-            .iter()
-            .enumerate()
-            .map(|(i, &q)| {
-                let v = base.lo + i as i64;
-                if c.holds(v, lo, hi) == rolls_on {
-                    q
-                } else {
-                    0.0
-                }
-            })
-            .collect(),
-    };
-    let (boom, stop) = (part(true), part(false));
-    let mut out: Option<Dist> = None;
-    let mut carry = Dist::point(0);
-    let mut capped = 0.0;
-    for depth in 0..=d.depth {
-        let last = depth == d.depth;
-        // At the depth limit an exploding face stands as it is (and is reported).
-        let ends = if last { &base } else { &stop };
-        notes.pairs(&carry, ends)?;
-        let ended = carry.add(ends)?;
-        match &mut out {
-            None => out = Some(ended),
-            Some(o) => o.add_scaled(&ended, 1.0),
-        }
-        if last {
-            capped = carry.p.iter().sum::<f64>() * boom.p.iter().sum::<f64>();
-            break;
-        }
-        notes.pairs(&carry, &boom)?;
-        carry = carry.add(&boom)?.trim();
-        if carry.p.iter().all(|&q| q == 0.0) {
-            break;
-        }
-    }
-    let out = out.unwrap_or_else(|| Dist::point(0));
-    Ok((out.trim(), capped))
-}
-
-/// Each group of a pool: its count and its die's distribution (the mass of its
-/// explosion chains stopped at the depth limit noted, once per die).
-pub(super) fn dice_of(p: &PoolSpec, notes: &mut Notes) -> Result<Vec<(u32, Dist)>, TooBig> {
-    p.groups
-        .iter()
-        .map(|(n, d)| {
-            let (dist, capped) = die_dist(d, notes)?;
-            notes.cap(capped * *n as f64);
-            Ok((*n, dist))
-        })
-        .collect()
-}
-
-/// Binomial probabilities of 0..=n successes at p.
-fn binomial(n: u32, p: f64) -> Vec<f64> {
-    crate::exact::binomial(n, p).0
-}
-
-/// What one exact evaluation found besides the distribution.
-pub struct Notes {
-    /// Mass of explosion chains stopped at their depth limit.
-    pub capped: f64,
-    /// Mass of `repeat`s stopped at their limit before their condition held.
-    pub unfinished: f64,
-    pub work: u64,
-    /// The probability of reaching the part being evaluated (a branch, a `let`
-    /// value), so that what a part reports counts as often as the part happens.
-    weight: f64,
-    /// Checked at every node: a cancelled evaluation gives up as one too big would.
-    cancel: Cancel,
-}
-
-impl Default for Notes {
-    fn default() -> Self {
-        Notes {
-            capped: 0.0,
-            unfinished: 0.0,
-            work: 0,
-            weight: 1.0,
-            cancel: Cancel::new(),
-        }
-    }
-}
-
-impl Notes {
-    /// Notes for an evaluation that `cancel` stops.
-    pub fn stopped_by(cancel: &Cancel) -> Notes {
-        Notes {
-            cancel: cancel.clone(),
-            ..Notes::default()
-        }
-    }
-
-    /// Explosion chains of this part stopped at the depth limit, with probability `p`.
-    fn cap(&mut self, p: f64) {
-        self.capped += self.weight * p;
-    }
-
-    /// Notes for the body of a pool variable (evaluated while the outer notes are
-    /// busy going through the pool's rolls), merged back by [`Notes::merge`].
-    fn inner(&self) -> Notes {
-        Notes {
-            work: self.work,
-            weight: self.weight,
-            cancel: self.cancel.clone(),
-            ..Notes::default()
-        }
-    }
-
-    /// Count `units` of work; past [`MAX_WORK`] the evaluation gives up (the scenario is
-    /// then Monte Carlo only, and says `why`).
-    fn spend(&mut self, units: u64, why: &str) -> Result<(), TooBig> {
-        self.work = self.work.saturating_add(units);
-        if self.work > MAX_WORK {
-            return Err(TooBig(why.into()));
-        }
-        Ok(())
-    }
-
-    /// Count an operation on two distributions: every pair of values is a multiply-add
-    /// (a fraction of a nanosecond, vectorised), [`PAIRS_PER_UNIT`] of them a unit.
-    fn pairs(&mut self, a: &Dist, b: &Dist) -> Result<(), TooBig> {
-        self.spend(
-            (a.p.len() as u64).saturating_mul(b.p.len() as u64) / PAIRS_PER_UNIT,
-            "sums and operations on too many values",
-        )
-    }
-
-    /// Whether the evaluation was stopped.
-    pub(super) fn cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
-    }
-
-    /// Count one step of a pass over `states` states (see [`state_cost`]).
-    pub(super) fn step(&mut self, states: usize) -> Result<(), TooBig> {
-        self.work += state_cost(states);
-        if self.work > MAX_WORK {
-            return Err(TooBig("a read of pools with too many states".into()));
-        }
-        Ok(())
-    }
-
-    fn merge(&mut self, inner: Notes) {
-        self.capped += inner.capped;
-        self.unfinished += inner.unfinished;
-        self.work = self.work.max(inner.work);
-    }
-
-    /// Evaluate a part reached with probability `p` (given how this one was reached).
-    fn within<T>(&mut self, p: f64, f: impl FnOnce(&mut Notes) -> T) -> T {
-        let w = self.weight;
-        self.weight = w * p;
-        let r = f(self);
-        self.weight = w;
-        r
-    }
-}
+use std::collections::BTreeMap;
 
 /// The `let` values in scope: a number, or a pool variable's dice (sorted), per level.
 #[derive(Default)]
@@ -411,36 +41,9 @@ impl Env {
 /// its dice); past it the scenario is Monte Carlo only.
 pub const MAX_OUTCOMES: u64 = 2_000_000;
 
-/// Pairs of values combined per unit of work (see [`NODE_COST`]).
-const PAIRS_PER_UNIT: u64 = 96;
-
-/// States of a keep pass that stay in the processor's caches; past them, every step of
-/// the pass waits on memory.
-const CACHED_STATES: usize = 1 << 15;
-
-/// Work units one step of a keep pass counts for, given how many states it reads or
-/// writes (measured: about 10 ns a step while the states fit in the caches, 100 ns
-/// past them).
-fn state_cost(states: usize) -> u64 {
-    if states > CACHED_STATES {
-        8
-    } else {
-        1
-    }
-}
-
 /// Most kinds of dice one keep or drop goes through exactly (its state packs a byte
 /// per kind in one word).
-const MAX_KINDS: usize = 16;
-
-/// Values filtered and summed per unit of work (a compare and a branch each, not
-/// vectorised).
-const SCANS_PER_UNIT: u64 = 16;
-
-/// Work units one evaluated node, or one hash-map update, counts for: a node allocates
-/// and frees a distribution, about as long as this many multiply-adds (measured: 2e7
-/// units of nodes took 3 s, of pairs well under one).
-const NODE_COST: u64 = 5;
+pub(super) const MAX_KINDS: usize = 16;
 
 /// Both sides of a binary operator, the pairs they make counted as work.
 fn operands(a: &Node, b: &Node, env: &mut Env, notes: &mut Notes) -> Result<(Dist, Dist), TooBig> {
@@ -583,7 +186,8 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
         Node::Pool(p) => pool(p, notes)?,
         Node::Versus(kind, a, b, ties) if a.keep.is_none() && b.keep.is_none() => match kind {
             super::lang::Versus::Beats => beats(a, b, *ties, notes)?,
-            super::lang::Versus::Pairs if a.groups.len() == 1 && b.groups.len() == 1 => {
+            // One kind of die a side, few enough for the packed pass.
+            super::lang::Versus::Pairs if one_kind(a) && one_kind(b) => {
                 let k = a.groups[0].0.min(b.groups[0].0) as usize;
                 let ties = *ties;
                 face_by_face(a, b, notes, |x, y, ca, cb| {
@@ -594,7 +198,7 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
                         .count()
                 })?
             }
-            super::lang::Versus::Cancel if a.groups.len() == 1 && b.groups.len() == 1 => {
+            super::lang::Versus::Cancel if one_kind(a) && one_kind(b) => {
                 face_by_face(a, b, notes, |_, _, ca, cb| ca.saturating_sub(cb))?
             }
             _ => versus_pass(*kind, a, b, *ties, notes)?,
@@ -619,6 +223,11 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
         // Read only by `step`; packed before any evaluation.
         Node::Emit(_) | Node::Record(_) => Dist::point(0),
     })
+}
+
+/// A pool of one kind of die, at most 255 of them.
+fn one_kind(p: &PoolSpec) -> bool {
+    matches!(p.groups.as_slice(), [(n, _)] if *n <= 255)
 }
 
 /// Two pools die by die by the multiset pass, or (a deck, `again`) every multiset of
@@ -1166,7 +775,7 @@ fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
     let na: u32 = da.iter().map(|(n, _)| n).sum();
     let mut out = vec![0.0; na as usize + 1];
     // The first pool's count of dice beating `m` (every die counts when B is empty).
-    let count_above = |m: Option<i64>| -> Result<Dist, TooBig> {
+    let count_above = |m: Option<i64>, notes: &mut Notes| -> Result<Dist, TooBig> {
         let mut acc = Dist::point(0);
         for (n, d) in &da {
             let q = match m {
@@ -1179,13 +788,13 @@ fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
             };
             acc = acc.add(&Dist {
                 lo: 0,
-                p: binomial(*n, q),
+                p: binomial(*n, q, notes)?,
             })?;
         }
         Ok(acc)
     };
     if nb == 0 {
-        for (v, p) in count_above(None)?.iter() {
+        for (v, p) in count_above(None, notes)?.iter() {
             out[v as usize] += p;
         }
         return Ok(Dist { lo: 0, p: out }.trim());
@@ -1210,7 +819,7 @@ fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
         if pm == 0.0 {
             continue;
         }
-        for (v, p) in count_above(Some(m))?.iter() {
+        for (v, p) in count_above(Some(m), notes)?.iter() {
             out[v as usize] += pm * p;
         }
     }
@@ -1259,8 +868,12 @@ fn face_by_face(
         };
         let (qa, qb) = (q(&da, left_a), q(&db, left_b));
         // The binomials of every count of dice left, once per value (not per state).
-        let bas: Vec<Vec<f64>> = (0..=na as u32).map(|r| binomial(r, qa)).collect();
-        let bbs: Vec<Vec<f64>> = (0..=nb as u32).map(|r| binomial(r, qb)).collect();
+        let bas: Vec<Vec<f64>> = (0..=na as u32)
+            .map(|r| binomial(r, qa, notes))
+            .collect::<Result<_, _>>()?;
+        let bbs: Vec<Vec<f64>> = (0..=nb as u32)
+            .map(|r| binomial(r, qb, notes))
+            .collect::<Result<_, _>>()?;
         next.clear();
         for (&(x, y, w), &p) in &cur {
             let (ba, bb) = (&bas[na - x], &bbs[nb - y]);
@@ -1654,7 +1267,7 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
                     .sum();
                 out = out.add(&Dist {
                     lo: 0,
-                    p: binomial(*n, q),
+                    p: binomial(*n, q, notes)?,
                 })?;
             }
             Ok(out)
@@ -1831,7 +1444,11 @@ fn multiset(
                 d.p[(v - d.lo) as usize]
             };
             let q = if l <= 0.0 { 0.0 } else { (pv / l).min(1.0) };
-            binoms.push((0..=*n).map(|r| binomial(r, q)).collect());
+            binoms.push(
+                (0..=*n)
+                    .map(|r| binomial(r, q, notes))
+                    .collect::<Result<_, _>>()?,
+            );
         }
         for (&(rest, kept, acc), &w) in &cur {
             ways.clear();
@@ -1942,7 +1559,9 @@ fn keep_sum_one_kind(
         };
         // Binomial(r, q) for every r once per face.
         binoms.clear();
-        binoms.extend((0..=n).map(|r| binomial(r, q)));
+        for r in 0..=n {
+            binoms.push(binomial(r, q, notes)?);
+        }
         next.clear();
         for (&key, &w) in &cur {
             let r = (key & 0xff) as u32;
@@ -2021,14 +1640,16 @@ fn keep_sum_by_threshold(
                 .map(|v| if gt > 0.0 { d.at(v) / gt } else { 0.0 })
                 .collect(),
         };
-        let count = binomial(n, gt);
+        let count = binomial(n, gt, notes)?;
         let at_t = if gt < 1.0 { eq / (1.0 - gt) } else { 0.0 };
         let mut power = Dist::point(0);
         for a in 0..k {
             let pa = count[a as usize];
             if pa > 0.0 {
                 // At least k - a of the n - a dice at or below t show t.
-                let tail: f64 = binomial(n - a, at_t)[(k - a) as usize..].iter().sum();
+                let tail: f64 = binomial(n - a, at_t, notes)?[(k - a) as usize..]
+                    .iter()
+                    .sum();
                 let w = pa * tail;
                 if w > 0.0 {
                     let shift = (k - a) as i64 * t;

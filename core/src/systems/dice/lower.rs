@@ -8,7 +8,7 @@
 //! `choose`, a rerolled variable) answers `None`, and the caller goes the way it went
 //! before.
 
-use super::exact::{Notes, TooBig};
+use super::dist::{Notes, TooBig};
 use super::lang::{Agg, End, Versus};
 use super::multiset::{Pass, PoolIn, Read, Reading, Source};
 use super::program::{face_span, Meeting, Node, PoolSpec, Side};
@@ -19,7 +19,7 @@ fn pool_in(spec: &PoolSpec, notes: &mut Notes) -> Result<Option<PoolIn>, TooBig>
         return Ok(None);
     }
     Ok(Some(PoolIn {
-        groups: super::exact::dice_of(spec, notes)?,
+        groups: super::dist::dice_of(spec, notes)?,
     }))
 }
 

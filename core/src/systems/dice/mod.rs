@@ -3,6 +3,7 @@
 //! written ([`program`]).
 
 pub mod config;
+pub mod dist;
 pub mod exact;
 pub mod lang;
 mod lower;

@@ -12,7 +12,7 @@
 //! its result is the joint distribution of their values. A new read of a pool is a new
 //! [`Read`] kind: its state's width, its step at one outcome, its value at the end.
 
-use super::exact::{Dist, Notes, TooBig};
+use super::dist::{binomial, Dist, Notes, TooBig};
 use super::lang::{tally, Agg, Cond, End, Versus};
 use std::collections::HashMap;
 
@@ -324,6 +324,7 @@ impl Pass {
             .collect();
         let mut prev: Option<i64> = None;
         let mut counts = vec![0u32; ng];
+        let mut left = vec![0u32; ng];
         let mut seen = vec![0u32; self.pools.len()];
         let mut placed = vec![0u32; self.pools.len()];
         for &o in &values {
@@ -353,10 +354,12 @@ impl Pass {
             next.clear();
             for (key, &p) in &cur {
                 // The groups' counts at o, every combination (an odometer).
-                let left: Vec<u32> = (0..ng).map(|g| groups[g].1 - key[g] as u32).collect();
+                for g in 0..ng {
+                    left[g] = groups[g].1 - key[g] as u32;
+                }
                 for g in 0..ng {
                     if binoms[g][left[g] as usize].is_none() {
-                        binoms[g][left[g] as usize] = Some(binomial(left[g], q[g]));
+                        binoms[g][left[g] as usize] = Some(binomial(left[g], q[g], notes)?);
                     }
                 }
                 counts.iter_mut().for_each(|c| *c = 0);
@@ -368,7 +371,9 @@ impl Pass {
                             .map_or(0.0, |b| b[counts[g] as usize]);
                     }
                     if w > 0.0 {
-                        notes.step(cur.len().max(next.len()))?;
+                        // A step hashes a whole state: about four of the keep
+                        // pass's packed ones.
+                        notes.step(cur.len().max(next.len()), 4)?;
                         seen.iter_mut().for_each(|s| *s = 0);
                         placed.iter_mut().for_each(|s| *s = 0);
                         for g in 0..ng {
@@ -413,7 +418,7 @@ impl Pass {
         let mut out: Vec<(Vec<i64>, f64)> = Vec::new();
         // The states in a fixed order, so that sums come out the same run after run.
         let mut finals: Vec<(Key, f64)> = cur.into_iter().collect();
-        finals.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        finals.sort_unstable_by_key(|a| a.0);
         for (key, p) in finals {
             let vals: Vec<i64> = self
                 .reads
@@ -521,9 +526,4 @@ fn step(
             }
         }
     }
-}
-
-/// Binomial probabilities of 0..=n successes at p.
-fn binomial(n: u32, p: f64) -> Vec<f64> {
-    crate::exact::binomial(n, p).0
 }

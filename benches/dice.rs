@@ -68,8 +68,58 @@ fn monte_carlo(c: &mut Criterion) {
     g.throughput(Throughput::Elements(CHUNK));
     let sc = compile("5d6 count >= 4", Some("4d6 count >= 4"));
     common::bench_chunks(&mut g, "5d6 vs 4d6 success pools", sc.trial.as_ref());
+    // Issue #35: the rush Slam written in the language beside the built-in one, and the
+    // shipped damage allocation, one core each.
+    for (file, scenario) in [
+        ("rush-as-dice.toml", "slam-orc-vs-human-guard"),
+        ("rush.toml", "slam-orc-vs-human-guard"),
+        ("dice-examples.toml", "warhammer-allocate"),
+    ] {
+        let sc = shipped(file, scenario);
+        common::bench_chunks(&mut g, &format!("{file}/{scenario}"), sc.trial.as_ref());
+    }
+    g.finish();
+    // Issue #42: Monte Carlo's cost is linear in the dice. Throughput in dice, so the
+    // two figures compare directly (2000d6 at no less than a fifth of 20d6's rate).
+    for n in [20u64, 2000] {
+        let mut g = c.benchmark_group("dice_monte_carlo_dice");
+        g.sample_size(10);
+        g.throughput(Throughput::Elements(CHUNK * n));
+        let sc = compile(&format!("{n}d6 count >= 4"), None);
+        common::bench_chunks(&mut g, &format!("{n}d6 count >= 4"), sc.trial.as_ref());
+        g.finish();
+    }
+}
+
+/// Issue #42's hordes, a whole compile each (the exact distribution included).
+fn hordes(c: &mut Criterion) {
+    let mut g = c.benchmark_group("dice_hordes");
+    g.sample_size(10);
+    for q in [
+        "160d20 keep highest 80",
+        "200d6 sum",
+        "500d6 count >= 4",
+        "1000d6 sum",
+        "cancel(9d10, 8d10) highest",
+        "cancel(12d6, 10d6) sum",
+        "let a = 5d20 in let b = 5d20 in beats(a only <= 12, b only <= 12) - beats(b only <= 12, a only <= 12)",
+        "let a = 6d10 in let b = 6d10 in { mine = beats(a, b), theirs = beats(b, a), left = cancel(a, b) highest }",
+        "8d6 straight",
+    ] {
+        g.bench_function(q, |b| b.iter(|| black_box(compile(q, None))));
+    }
     g.finish();
 }
 
-criterion_group!(benches, exact, language, monte_carlo);
+fn shipped(file: &str, scenario: &str) -> Compiled {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("configs")
+        .join(file);
+    rollsim::config::load(&path, &[])
+        .expect("shipped config")
+        .compile(scenario)
+        .expect("scenario")
+}
+
+criterion_group!(benches, exact, language, monte_carlo, hordes);
 criterion_main!(benches);

@@ -96,6 +96,8 @@ struct DiceTrial {
     states: usize,
     /// Both sides plain pools: rolled without a scratch.
     pools: bool,
+    /// The roll's `let`s rolled, the rest read from a table (see [`program::fold`]).
+    folded: Option<program::fold::Folded>,
 }
 
 impl DiceTrial {
@@ -109,7 +111,10 @@ impl DiceTrial {
             }
             v
         } else {
-            let mut v = program::sample(&self.roll, rng, s, 0);
+            let mut v = match &self.folded {
+                Some(f) => f.sample(rng, s),
+                None => program::sample(&self.roll, rng, s, 0),
+            };
             if let Some(o) = &self.vs {
                 v -= program::sample(o, rng, s, 0);
             }
@@ -418,6 +423,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
             states,
             pools: program::is_plain(&sc.roll_node)
                 && sc.vs.as_ref().is_none_or(|v| program::is_plain(&v.1)),
+            folded: program::fold::fold(&sc.roll_node),
         }),
         metrics,
         headline,

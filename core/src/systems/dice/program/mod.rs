@@ -2,6 +2,7 @@
 //! numbers, pools laid out, so that Monte Carlo neither parses nor allocates per trial.
 
 pub mod choice;
+pub mod fold;
 pub mod pick;
 
 use super::lang::{
@@ -210,7 +211,7 @@ pub struct Table {
 
 impl Table {
     #[inline(always)]
-    fn draw(&self, rng: &mut Rng) -> i64 {
+    pub(crate) fn draw(&self, rng: &mut Rng) -> i64 {
         loop {
             let m = rng.next_u64() as u128 * self.pow as u128;
             if (m as u64) >= self.reject {
@@ -231,6 +232,14 @@ pub struct Tables {
 }
 
 impl Tables {
+    /// The one table a whole pool is drawn from, when it is one.
+    pub(crate) fn single(&self) -> Option<&Table> {
+        match self.parts.as_slice() {
+            [(t, 1)] => Some(t),
+            _ => None,
+        }
+    }
+
     #[inline]
     fn sample(&self, rng: &mut Rng) -> i64 {
         let mut acc = match self.agg {
@@ -961,7 +970,7 @@ fn sized(n: Node, (lo, hi): (i64, i64)) -> Node {
 }
 
 /// Whether an expression rolls dice of its own.
-fn rolls_dice(n: &Node) -> bool {
+pub(crate) fn rolls_dice(n: &Node) -> bool {
     let here = matches!(
         n,
         Node::Pool(_)

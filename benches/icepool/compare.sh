@@ -28,7 +28,10 @@ QUERIES=(
   "20d20-keep-highest-10|20d20 keep highest 10"
   "100d6-keep-highest-50|100d6 keep highest 50"
   "pairs-10d6-10d6|pairs(10d6, 10d6)"
-  "6d10-explode-keep-highest-3|6d10 explode depth 4 keep highest 3"
+  "6d10-explode-depth-4-keep-highest-3|6d10 explode depth 4 keep highest 3"
+  "6d10-explode-keep-highest-3|6d10 explode keep highest 3"
+  "beats-5d20-5d20|beats(5d20, 5d20)"
+  "5d10-count-7-less-ones|let p = 5d10 in p count >= 7 - p count 1"
 )
 
 median() { sort -g | sed -n 2p; }
@@ -47,5 +50,6 @@ for q in "${QUERIES[@]}"; do
   theirs=$(for _ in 1 2 3; do
     "$PYTHON" "$HERE/icepool_time.py" "$name" | cut -f2
   done | median)
-  "$PYTHON" -c "import sys; o, t = float(sys.argv[2]), float(sys.argv[3]); print(\"| `%s` | %.0f ms | %.0f ms | %.0fx |\" % (sys.argv[1], o * 1000, t * 1000, t / o))" "$expr" "$ours" "$theirs"
+  row=$("$PYTHON" -c 'import sys; o, t = float(sys.argv[1]), float(sys.argv[2]); print("%.0f ms | %.0f ms | %.0fx" % (o * 1000, t * 1000, t / o))' "$ours" "$theirs")
+  printf '| `%s` | %s |\n' "$expr" "$row"
 done

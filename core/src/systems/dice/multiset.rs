@@ -24,11 +24,15 @@ type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 pub const KEY: usize = 14;
 
 /// One state: dice placed per group, then the reads' numbers.
-type Key = [i64; KEY];
+type Key = [Num; KEY];
+
+/// A number of a state: counts, sums and faces of a pass whose values all fit (see
+/// [`Pass::fits`]); half the width of an `i64`, so a state hashes in half the time.
+type Num = i32;
 
 /// A read's "no die yet" (highest and lowest of no dice read 0, as the sampler reads
 /// them).
-const NONE: i64 = i64::MIN;
+const NONE: Num = Num::MIN;
 
 /// The dice of one read of a pool, as counts at each outcome: which pool, the keeps
 /// applied to it in order (a pool variable bound with a keep, then the read's own), and
@@ -104,7 +108,7 @@ impl Reading {
         }
     }
 
-    fn init(&self, st: &mut [i64]) {
+    fn init(&self, st: &mut [Num]) {
         match self.agg {
             Agg::Highest | Agg::Lowest => st[0] = NONE,
             Agg::Straight => {
@@ -116,25 +120,26 @@ impl Reading {
     }
 
     /// `c` dice at `o`; `prev` the outcome visited before (a higher one), if any.
-    fn step(&self, st: &mut [i64], o: i64, prev: Option<i64>, c: u32) {
-        let c64 = c as i64;
+    fn step(&self, st: &mut [Num], o: i64, prev: Option<i64>, c: u32) {
+        let c64 = c as Num;
+        let face = o as Num;
         match self.agg {
-            Agg::Sum => st[0] = st[0].saturating_add(o.saturating_mul(c64)),
+            Agg::Sum => st[0] = st[0].saturating_add(face.saturating_mul(c64)),
             Agg::Count(cond) => {
                 if cond.holds(o, self.lo, self.hi) {
                     st[0] += c64
                 }
             }
-            Agg::Tally(t) => st[0] = st[0].saturating_add(tally(o, t).saturating_mul(c64)),
+            Agg::Tally(t) => st[0] = st[0].saturating_add((tally(o, t) as Num).saturating_mul(c64)),
             Agg::MaxSet => st[0] = st[0].max(c64),
             Agg::Highest => {
                 if st[0] == NONE && c > 0 {
-                    st[0] = o
+                    st[0] = face
                 }
             }
             Agg::Lowest => {
                 if c > 0 {
-                    st[0] = o
+                    st[0] = face
                 }
             }
             Agg::Straight => {
@@ -151,12 +156,12 @@ impl Reading {
         }
     }
 
-    fn value(&self, st: &[i64]) -> i64 {
-        match self.agg {
+    fn value(&self, st: &[Num]) -> i64 {
+        i64::from(match self.agg {
             Agg::Highest | Agg::Lowest if st[0] == NONE => 0,
             Agg::Straight => st[1],
             _ => st[0],
-        }
+        })
     }
 }
 
@@ -231,7 +236,22 @@ impl Pass {
     pub fn fits(&self) -> bool {
         let groups: usize = self.pools.iter().map(|p| p.groups.len()).sum();
         let reads: usize = self.reads.iter().map(Read::width).sum();
-        groups + reads <= KEY && self.reads.iter().all(|r| self.meeting_ok(r))
+        // Every face times every die within a state's numbers (a sum of them all, with
+        // room to spare).
+        let dice: i64 = self
+            .pools
+            .iter()
+            .map(|p| p.groups.iter().map(|(n, _)| *n as i64).sum::<i64>())
+            .sum();
+        let face = self
+            .pools
+            .iter()
+            .flat_map(|p| &p.groups)
+            .map(|(_, d)| d.lo.abs().max(d.hi().abs()))
+            .max()
+            .unwrap_or(0);
+        let small = face.saturating_mul(dice.max(1)) < (Num::MAX / 4) as i64;
+        small && groups + reads <= KEY && self.reads.iter().all(|r| self.meeting_ok(r))
     }
 
     fn len(&self, pool: usize) -> u32 {
@@ -382,7 +402,7 @@ impl Pass {
                         }
                         let mut k = *key;
                         for g in 0..ng {
-                            k[g] += counts[g] as i64;
+                            k[g] += counts[g] as Num;
                         }
                         for (ri, r) in self.reads.iter().enumerate() {
                             let st = &mut k[offsets[ri]..offsets[ri] + r.width()];
@@ -453,7 +473,7 @@ impl Pass {
 fn step(
     r: &Read,
     fixed: Option<(u32, u32)>,
-    st: &mut [i64],
+    st: &mut [Num],
     o: i64,
     prev: Option<i64>,
     seen: &[u32],
@@ -510,7 +530,7 @@ fn step(
                         let beaten = x.min(cb);
                         let level = (x + ca).min(y + cb).saturating_sub(x.max(y));
                         let tied = if *ties { level } else { 0 };
-                        mine[0] = d + ca as i64 - cb as i64;
+                        mine[0] = d + ca as Num - cb as Num;
                         beaten + tied
                     }
                 },
@@ -522,7 +542,7 @@ fn step(
             });
             match read {
                 Some(_) => reading.step(rest, o, prev, left),
-                None => rest[0] += left as i64,
+                None => rest[0] += left as Num,
             }
         }
     }

@@ -925,14 +925,14 @@ fn meeting(m: &Meeting, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig
     let ys = outcomes(&m.sides[1], env, notes)?;
     if (xs.len() as u64) * (ys.len() as u64) > MAX_OUTCOMES {
         return Err(TooBig(format!(
-            "{} x {} outcomes of two pools set against each other",
+            "{} x {} outcomes of a deck, an `again` pool or a `choose` role set against other dice, gone through one by one (plain dice are read by one pass)",
             xs.len(),
             ys.len()
         )));
     }
     notes.spend(
         (xs.len() as u64 * ys.len() as u64).saturating_mul(NODE_COST),
-        "two pools set against each other with too many outcomes",
+        "a deck, an `again` pool or a `choose` role set against other dice with too many outcomes",
     )?;
     let mut out: Map<i64, f64> = Map::default();
     for (x, p) in &xs {
@@ -968,7 +968,7 @@ fn versus_by_enumeration(
     let (xs, ys) = (kept(a, notes)?, kept(b, notes)?);
     if (xs.len() as u64) * (ys.len() as u64) > MAX_OUTCOMES {
         return Err(TooBig(format!(
-            "{} x {} outcomes of two pools set against each other",
+            "{} x {} outcomes of a deck, an `again` pool or a `choose` role set against other dice, gone through one by one (plain dice are read by one pass)",
             xs.len(),
             ys.len()
         )));

@@ -143,8 +143,19 @@ impl Trial for DiceTrial {
         let mut left = trials;
         while left > 0 && !stop.is_cancelled() {
             let n = left.min(crate::model::STOP_EVERY);
-            for _ in 0..n {
-                hist[self.one(&mut local, &mut scratch)] += 1;
+            match (&self.folded, &self.vs) {
+                // A folded roll on its own: its loop holds nothing else.
+                (Some(f), None) => {
+                    for _ in 0..n {
+                        let v = f.sample(&mut local, &mut scratch);
+                        hist[(v - self.lo).clamp(0, self.states as i64 - 1) as usize] += 1;
+                    }
+                }
+                _ => {
+                    for _ in 0..n {
+                        hist[self.one(&mut local, &mut scratch)] += 1;
+                    }
+                }
             }
             left -= n;
         }

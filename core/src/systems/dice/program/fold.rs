@@ -112,6 +112,17 @@ impl Folded {
     #[inline]
     pub fn sample(&self, rng: &mut Rng, s: &mut Scratch) -> i64 {
         if let Some(tables) = &self.tables {
+            // Two pools, the usual roll against roll: no loop.
+            if let ([a, b], [la, lb], [ha, hb], [sa, _]) = (
+                tables.as_slice(),
+                self.lo.as_slice(),
+                self.hi.as_slice(),
+                self.stride.as_slice(),
+            ) {
+                let x = (a.draw(rng).clamp(*la, *ha) - la) as usize;
+                let y = (b.draw(rng).clamp(*lb, *hb) - lb) as usize;
+                return self.values[x * sa + y];
+            }
             let mut idx = 0;
             for (i, t) in tables.iter().enumerate() {
                 let v = t.draw(rng).clamp(self.lo[i], self.hi[i]);

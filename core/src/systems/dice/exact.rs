@@ -1317,26 +1317,12 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
         }
         // A read no special pass serves (a straight), or of groups too large for the
         // keep pass's packed state: the general multiset pass.
-        (keep, agg)
+        (_, agg)
             if agg == Agg::Straight
                 || (dies.iter().any(|(n, _)| *n > 255)
                     && !(dies.len() == 1 && agg == Agg::Sum)) =>
         {
-            let (lo, hi) = super::program::face_span(p);
-            let pass = super::multiset::Pass {
-                pools: vec![super::multiset::PoolIn { groups: dies }],
-                reads: vec![super::multiset::Read::Of(
-                    super::multiset::Source {
-                        pool: 0,
-                        keeps: keep.map(|(e, k)| (e, k, total)).into_iter().collect(),
-                        only: None,
-                        lo,
-                        hi,
-                    },
-                    super::multiset::Reading { agg, lo, hi },
-                )],
-            };
-            pass.dist(notes)
+            super::lower::read(p, dies, agg).dist(notes)
         }
         (keep, agg) => {
             // Keep `k` from one end (drop turned into keep); MaxSet keeps all.

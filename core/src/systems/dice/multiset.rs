@@ -227,8 +227,8 @@ pub struct Pass {
     pub reads: Vec<Read>,
 }
 
-/// Most states one outcome's step may hold before the pass gives up.
-pub const MAX_STATES: usize = 4_000_000;
+/// Most states one face of a pass may hold before it gives up (about 80 MB of them).
+pub const MAX_STATES: usize = 1_000_000;
 
 impl Pass {
     /// Whether the reads' states and the groups fit one [`Key`], and every meeting

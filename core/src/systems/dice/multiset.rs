@@ -345,6 +345,7 @@ impl Pass {
         let mut prev: Option<i64> = None;
         let mut counts = vec![0u32; ng];
         let mut left = vec![0u32; ng];
+        let mut span = vec![(0u32, 0u32); ng];
         let mut seen = vec![0u32; self.pools.len()];
         let mut placed = vec![0u32; self.pools.len()];
         for &o in &values {
@@ -382,7 +383,15 @@ impl Pass {
                         binoms[g][left[g] as usize] = Some(binomial(left[g], q[g], notes)?);
                     }
                 }
-                counts.iter_mut().for_each(|c| *c = 0);
+                // Only the counts a group can place at o: one when its dice must all
+                // show it (or none can), not every count up to the dice left.
+                for g in 0..ng {
+                    let b = binoms[g][left[g] as usize].as_deref().unwrap_or(&[]);
+                    let first = b.iter().position(|&x| x > 0.0).unwrap_or(0);
+                    let last = b.iter().rposition(|&x| x > 0.0).unwrap_or(0);
+                    span[g] = (first as u32, last as u32);
+                    counts[g] = first as u32;
+                }
                 'combos: loop {
                     let mut w = p;
                     for g in 0..ng {
@@ -390,10 +399,10 @@ impl Pass {
                             .as_ref()
                             .map_or(0.0, |b| b[counts[g] as usize]);
                     }
+                    // Counted whether or not it holds: a step hashes a whole state,
+                    // about four of the keep pass's packed ones.
+                    notes.step(cur.len().max(next.len()), 4)?;
                     if w > 0.0 {
-                        // A step hashes a whole state: about four of the keep
-                        // pass's packed ones.
-                        notes.step(cur.len().max(next.len()), 4)?;
                         seen.iter_mut().for_each(|s| *s = 0);
                         placed.iter_mut().for_each(|s| *s = 0);
                         for g in 0..ng {
@@ -416,11 +425,11 @@ impl Pass {
                         if g == ng {
                             break 'combos;
                         }
-                        if counts[g] < left[g] {
+                        if counts[g] < span[g].1 {
                             counts[g] += 1;
                             break;
                         }
-                        counts[g] = 0;
+                        counts[g] = span[g].0;
                         g += 1;
                     }
                 }

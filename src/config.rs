@@ -37,7 +37,8 @@ pub fn read(path: &Path) -> Result<String, ConfigError> {
         source,
     };
     check_readable(path, MAX_CONFIG_BYTES, "config file").map_err(fail)?;
-    std::fs::read_to_string(path).map_err(fail)
+    let bytes = std::fs::read(path).map_err(fail)?;
+    rollsim_core::document::text_of(bytes, &path.display().to_string())
 }
 
 /// Load and validate a config file, applying `--set KEY=VALUE` overrides.

@@ -35,6 +35,7 @@ mod reliability;
 mod roster;
 mod rush_rules;
 mod serve;
+mod serve_bounds;
 mod skirmish_rules;
 mod snapshots;
 mod swap;

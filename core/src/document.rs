@@ -109,6 +109,28 @@ pub enum CompileError {
 
 /// Parse a config's text into its table, in file order; a syntax error names the line,
 /// the column and the key on that line.
+/// A config file's bytes as text, or where they stop being UTF-8 (TOML is UTF-8; a file
+/// saved as Latin-1 or UTF-16 is refused at its first bad byte, by line and column).
+pub fn text_of(bytes: Vec<u8>, file: &str) -> Result<String, ConfigError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let good = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        // The text before the bad byte is valid: count lines and columns in it.
+        let before = std::str::from_utf8(&bytes[..good]).unwrap_or_default();
+        let (line, column) = line_col(before, good);
+        ConfigError::Syntax {
+            file: file.into(),
+            line,
+            column,
+            key: key_on_line(before, line),
+            message: format!(
+                "byte 0x{:02X} is not UTF-8 text: save the config as UTF-8",
+                bytes[good]
+            ),
+        }
+    })
+}
+
 pub fn parse(text: &str, file: &str) -> Result<Table, ConfigError> {
     text.parse().map_err(|e: toml::de::Error| {
         let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));

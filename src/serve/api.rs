@@ -4,6 +4,7 @@
 //! would compute it.
 
 use super::files::FileError;
+use super::memory::Ticket;
 use super::stream::{self, Meter};
 use super::App;
 use crate::error::AppError;
@@ -32,6 +33,12 @@ const MAX_EXPR: usize = 4096;
 /// Monte Carlo on the page: to the CLI's default precision, at most the CLI's default
 /// trials (the page shows how far it is, and the next move of a control stops it).
 const PAGE_PRECISION: f64 = 0.001;
+/// A view lists at most this many scenarios and groups (a config may have 100,000):
+/// the rest are counted, and `rollsim list` prints them all.
+const MAX_LISTED: usize = 500;
+/// A group's members the page shows and simulates, at most (the balance views take
+/// every member).
+const MAX_MEMBERS: usize = 100;
 /// Trials per cell of a balance view for scenarios without an exact distribution.
 const BALANCE_TRIALS: u64 = 20_000;
 
@@ -82,6 +89,7 @@ fn file_error(e: FileError) -> Refusal {
         FileError::BadName(m) => Refusal::new(StatusCode::BAD_REQUEST, &m),
         FileError::Missing(m) => Refusal::new(StatusCode::NOT_FOUND, &m),
         FileError::Exists(m) => Refusal::new(StatusCode::CONFLICT, &m),
+        FileError::Unreadable(m) => Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, &m),
         FileError::Io(m) => Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, &m),
     }
 }
@@ -153,6 +161,16 @@ async fn load_off(app: &Arc<App>, at: At) -> Result<(Source, Target), Refusal> {
         })
 }
 
+/// A request over config `file` waits here until its memory fits in the server's
+/// budget ([`super::memory`]); the ticket is held until the request's work ends.
+async fn admit(app: &App, file: &str) -> Result<Ticket, Refusal> {
+    let len = app.files.len(file).map_err(file_error)?;
+    app.memory
+        .admit(len)
+        .await
+        .ok_or_else(|| Refusal::new(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping"))
+}
+
 /// Short work (an exact pass, a file): on a blocking thread, a few at a time.
 /// The work gets a token that is cancelled when the page stops waiting (the handler is
 /// dropped) or the server stops; the turn is the worker's until it ends, so a request
@@ -183,29 +201,21 @@ where
 
 /// `GET /api/configs`: the configs the page offers, with their titles (or why one
 /// does not load).
+///
+/// Not in the computations' turnstile: it waits for memory inside, and a request that
+/// waits for memory must never hold a turn that a request holding memory waits for.
 pub async fn configs(State(app): State<Arc<App>>) -> Response {
-    blocking(app, |app, _| {
-        let list: Vec<Value> = app
-            .files
-            .configs()
-            .into_iter()
-            .map(|name| {
-                let loaded = app
-                    .files
-                    .read(&name)
-                    .map_err(|_| "unreadable".to_string())
-                    .and_then(|text| {
-                        document::load_str(&text, &name, &[]).map_err(|e| e.to_string())
-                    });
-                match loaded {
-                    Ok(c) => json!({ "file": name, "title": c.title, "system": c.system_name() }),
-                    Err(e) => json!({ "file": name, "error": e }),
-                }
-            })
-            .collect();
-        Json(json!({ "configs": list })).into_response()
+    tokio::task::spawn_blocking(move || {
+        let (list, left_out) = app.listing.entries(&app.files, &app.memory);
+        Json(json!({ "configs": list, "left_out": left_out })).into_response()
     })
     .await
+    .unwrap_or_else(|e| {
+        refuse(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("internal error: {e}"),
+        )
+    })
 }
 
 /// One scenario's exact results as the page shows them: the report's own numbers, with
@@ -272,15 +282,23 @@ pub async fn view(State(app): State<Arc<App>>, b: Result<Json<At>, JsonRejection
         Ok(at) => at,
         Err(r) => return r.into_response(),
     };
+    let ticket = match admit(&app, &at.file).await {
+        Ok(t) => t,
+        Err(r) => return r.into_response(),
+    };
     blocking(app, move |app, cancel| {
-        let (source, target) = match load(app, &at) {
-            Ok(x) => x,
-            Err(r) => return r.into_response(),
+        let answer = match load(app, &at) {
+            Ok((source, target)) => {
+                match view_of(&source, &target, &at, &app.files.shown(&at.file), cancel) {
+                    Ok(v) => Json(v).into_response(),
+                    Err(e) => Refusal::from(e).into_response(),
+                }
+            }
+            Err(r) => r.into_response(),
         };
-        match view_of(&source, &target, &at, &app.files.shown(&at.file), cancel) {
-            Ok(v) => Json(v).into_response(),
-            Err(e) => Refusal::from(e).into_response(),
-        }
+        // The config is dropped by now: the ticket gives its memory back.
+        drop(ticket);
+        answer
     })
     .await
 }
@@ -296,7 +314,7 @@ fn view_of(
     let system = source.base.system_name();
     let controls: Vec<Control> = controls::controls(source, target)?;
     let mut members = Vec::new();
-    for m in &target.members {
+    for m in target.members.iter().take(MAX_MEMBERS) {
         let c = balance::compile(&source.base, m, cancel)?;
         members.push(json!({
             "name": c.name,
@@ -305,18 +323,36 @@ fn view_of(
         }));
     }
     let infos = source.base.scenarios();
-    let mut groups: Vec<String> = Vec::new();
+    let mut groups: Vec<&str> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for i in infos.iter().filter(|i| i.member) {
-        if !groups.contains(&i.table) {
-            groups.push(i.table.clone());
+        if seen.insert(i.table.as_str()) {
+            groups.push(&i.table);
         }
     }
+    // The lists summarised: the first [`MAX_LISTED`] of each, and the one shown.
+    let listed = |name: &str, i: usize| i < MAX_LISTED || name == target.name;
+    let scenarios: Vec<Value> = infos
+        .iter()
+        .enumerate()
+        .filter(|(n, i)| listed(&i.name, *n))
+        .map(|(_, i)| json!({"name": i.name, "table": i.table, "member": i.member}))
+        .collect();
+    let shown_groups: Vec<&str> = groups
+        .iter()
+        .enumerate()
+        .filter(|(n, g)| listed(g, *n))
+        .map(|(_, g)| *g)
+        .collect();
     Ok(json!({
         "file": at.file,
         "title": source.base.title,
         "system": system,
-        "scenarios": infos.iter().map(|i| json!({"name": i.name, "table": i.table, "member": i.member})).collect::<Vec<_>>(),
-        "groups": groups,
+        "scenarios": scenarios,
+        "scenarios_total": infos.len(),
+        "groups": shown_groups,
+        "groups_total": groups.len(),
+        "members_total": target.members.len(),
         "target": { "name": target.name, "table": target.table, "group": target.group, "members": target.members },
         "controls": controls,
         "members": members,
@@ -349,6 +385,7 @@ pub async fn simulate(
         Err(e) => return e.into_response(),
     };
     // Refuse what cannot load before streaming, so a bad state is a 4xx.
+    let mut ticket = None;
     let (source, target) = match (&r.expr, &r.file) {
         (Some(expr), None) => match one_liner(expr) {
             Ok(s) => s,
@@ -360,6 +397,10 @@ pub async fn simulate(
                 scenario: r.scenario.clone(),
                 sets: r.sets.clone(),
             };
+            match admit(&app, file).await {
+                Ok(t) => ticket = Some(t),
+                Err(e) => return e.into_response(),
+            }
             match load_off(&app, at).await {
                 Ok(x) => x,
                 Err(e) => return e.into_response(),
@@ -378,7 +419,7 @@ pub async fn simulate(
         let (seed, _) = balance::budget(&source, None, None, true);
         let system = source.base.system_name();
         let mut out = Vec::new();
-        for m in &target.members {
+        for m in target.members.iter().take(MAX_MEMBERS) {
             let c = balance::compile(&source.base, m, meter.cancel()).map_err(|e| e.to_string())?;
             if c.exact.is_some() {
                 continue;
@@ -395,6 +436,8 @@ pub async fn simulate(
             .map_err(|e| e.to_string())?;
             out.push(results::summarize(&c, &h, seed, &file, system));
         }
+        drop((source, target));
+        drop(ticket);
         serde_json::to_value(out).map_err(|e| e.to_string())
     })
 }
@@ -514,12 +557,20 @@ pub async fn balance(
         Err(e) => return e.into_response(),
     };
     let at = r.at.at();
+    let ticket = match admit(&app, &at.file).await {
+        Ok(t) => t,
+        Err(e) => return e.into_response(),
+    };
     let (source, target) = match load_off(&app, at).await {
         Ok(x) => x,
         Err(e) => return e.into_response(),
     };
     stream::lines(app.clone(), move |meter: &Meter| {
-        balance_view(&source, &target, &r, meter).map_err(|e| AppError::from(e).to_string())
+        let v =
+            balance_view(&source, &target, &r, meter).map_err(|e| AppError::from(e).to_string());
+        drop((source, target));
+        drop(ticket);
+        v
     })
 }
 
@@ -640,7 +691,12 @@ pub async fn save(
         Ok(r) => r,
         Err(e) => return e.into_response(),
     };
+    let ticket = match admit(&app, &r.at.file).await {
+        Ok(t) => t,
+        Err(e) => return e.into_response(),
+    };
     blocking(app, move |app, _| {
+        let _ticket = ticket;
         let at = r.at.at();
         let (source, _) = match load(app, &at) {
             Ok(x) => x,

@@ -27,8 +27,22 @@ pub enum FileError {
     Missing(String),
     /// The file to save exists and the page did not confirm replacing it (409).
     Exists(String),
+    /// The file is there but is not text a config can be (422), e.g. not UTF-8: the
+    /// served file's fault, not the server's.
+    Unreadable(String),
     /// The operating system refused (500).
     Io(String),
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (FileError::BadName(m)
+        | FileError::Missing(m)
+        | FileError::Exists(m)
+        | FileError::Unreadable(m)
+        | FileError::Io(m)) = self;
+        f.write_str(m)
+    }
 }
 
 impl Folder {
@@ -88,18 +102,27 @@ impl Folder {
         Ok(real)
     }
 
+    /// The size of config `name` in bytes: what a request over it is budgeted by.
+    pub fn len(&self, name: &str) -> Result<u64, FileError> {
+        let p = self.path(name)?;
+        Ok(std::fs::metadata(&p)
+            .map_err(|e| FileError::Unreadable(format!("{name}: {e}")))?
+            .len())
+    }
+
     /// The text of config `name`.
     pub fn read(&self, name: &str) -> Result<String, FileError> {
         let p = self.path(name)?;
-        let len = std::fs::metadata(&p)
-            .map_err(|e| FileError::Io(format!("{name}: {e}")))?
-            .len();
+        let len = self.len(name)?;
         if len > MAX_CONFIG {
             return Err(FileError::BadName(format!(
                 "{name}: {len} bytes; the page reads configs up to {MAX_CONFIG}"
             )));
         }
-        std::fs::read_to_string(&p).map_err(|e| FileError::Io(format!("{name}: {e}")))
+        let bytes = std::fs::read(&p)
+            .map_err(|e| FileError::Unreadable(format!("{name}: cannot read the config: {e}")))?;
+        rollsim_core::document::text_of(bytes, name)
+            .map_err(|e| FileError::Unreadable(e.to_string()))
     }
 
     /// Write `text` as config `name`, all or nothing (a temporary file renamed into

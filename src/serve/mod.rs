@@ -8,20 +8,29 @@
 //! web page elsewhere cannot reach it through DNS rebinding); files are named, never
 //! pathed, and only `*.toml` files directly inside the config folder are read or written;
 //! bodies are capped; computations are bounded as the CLI's are, run a few at a time, and
-//! stop when the page stops waiting for them.
+//! stop when the page stops waiting for them. Whatever the folder holds and however
+//! many ask, memory stays within a budget ([`memory`]); a request's headers, its body and
+//! an idle connection each have a deadline, and connections are capped; a request that
+//! would write a file is refused from a page of another origin.
 
 mod api;
 mod files;
+mod listing;
+mod memory;
 mod stream;
 
 use crate::error::AppError;
+use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{get, post};
-use axum::serve::ListenerExt as _;
 use axum::Router;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use rollsim_core::Cancel;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -32,6 +41,13 @@ use std::time::Duration;
 pub const BODY_LIMIT: usize = 256 * 1024;
 /// Computations running at once; the rest wait their turn.
 const AT_ONCE: usize = 4;
+/// The longest a request's headers may take to arrive, counted from the connection's
+/// opening or the end of its previous answer: so also how long a connection may sit idle.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// The longest a request's body may take to arrive once its headers have.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections open at once; a further one waits in the system's queue until one closes.
+pub const MAX_CONNECTIONS: usize = 256;
 
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
@@ -55,6 +71,10 @@ pub struct App {
     /// The tokens of the computations under way: Ctrl-C stops them at once (a Monte
     /// Carlo chunk checks its own token, not the process's).
     running: std::sync::Mutex<Vec<Cancel>>,
+    /// The memory the requests in flight may take.
+    memory: memory::Budget,
+    /// The configs list's entries, remembered per file version.
+    listing: listing::Listing,
 }
 
 impl App {
@@ -106,11 +126,6 @@ pub fn serve(o: &ServeOptions) -> Result<String, AppError> {
         let addr = listener
             .local_addr()
             .map_err(|e| AppError::BadOption(format!("listening: {e}")))?;
-        // Answers are a head and a body in two small writes: without TCP_NODELAY the
-        // second waits for the page's delayed acknowledgement.
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
         let app = Arc::new(App {
             hosts: hosts(addr),
             any_ip_host: o.bind.is_unspecified().then_some(addr.port()),
@@ -118,6 +133,8 @@ pub fn serve(o: &ServeOptions) -> Result<String, AppError> {
             turns: Arc::new(tokio::sync::Semaphore::new(AT_ONCE)),
             cancel: o.cancel.clone(),
             running: Default::default(),
+            memory: memory::Budget::new(),
+            listing: Default::default(),
         });
         let shown = if addr.ip().is_unspecified() {
             SocketAddr::new(IpAddr::from([127, 0, 0, 1]), addr.port())
@@ -134,23 +151,70 @@ pub fn serve(o: &ServeOptions) -> Result<String, AppError> {
             );
             let _ = out.flush();
         }
-        let stop = o.cancel.clone();
-        let all = app.clone();
-        axum::serve(listener, router(app))
-            .with_graceful_shutdown(async move {
-                while !stop.is_cancelled() {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-                all.stop_all();
-            })
-            .await
-            .map_err(|e| AppError::BadOption(format!("serving: {e}")))?;
+        accept(listener, app, &o.cancel).await;
         Ok::<_, AppError>(())
     })?;
     // Streams still open when Ctrl-C came (a simulation the page was waiting for) must not
     // hold the process: their workers see the stop token and end on their own.
     runtime.shutdown_timeout(Duration::from_millis(200));
     Ok("rollsim serve: stopped\n".into())
+}
+
+/// Take connections until Ctrl-C, each under the header and idle deadline, at most
+/// [`MAX_CONNECTIONS`] at once; then stop the computations and close the connections.
+async fn accept(listener: tokio::net::TcpListener, app: Arc<App>, stop: &Cancel) {
+    let service = TowerToHyperService::new(router(app.clone()));
+    let graceful = GracefulShutdown::new();
+    let open = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let permit = tokio::select! {
+            p = open.clone().acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+            _ = stopped(stop) => break,
+        };
+        let tcp = tokio::select! {
+            r = listener.accept() => match r {
+                Ok((tcp, _)) => tcp,
+                // Out of file descriptors, or a connection reset before it was taken:
+                // the next one may do; a pause keeps a full table from spinning.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                }
+            },
+            _ = stopped(stop) => break,
+        };
+        // Answers are a head and a body in two small writes: without TCP_NODELAY the
+        // second waits for the page's delayed acknowledgement.
+        let _ = tcp.set_nodelay(true);
+        let conn = http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(HEADER_TIMEOUT)
+            .serve_connection(TokioIo::new(tcp), service.clone());
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            let _ = conn.await;
+            drop(permit);
+        });
+    }
+    drop(listener);
+    app.stop_all();
+    app.memory.close();
+    // Streams the page was waiting for end as their computations see the stop token;
+    // a connection that will not close in time is dropped with the runtime.
+    tokio::select! {
+        _ = graceful.shutdown() => {}
+        _ = tokio::time::sleep(Duration::from_millis(300)) => {}
+    }
+}
+
+/// Ready once `stop` is cancelled.
+async fn stopped(stop: &Cancel) {
+    while !stop.is_cancelled() {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// The Host values a request may carry: the address it reached, and `localhost` for a
@@ -212,6 +276,28 @@ async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
             ),
         );
     }
+    if !matches!(*req.method(), Method::GET | Method::HEAD) {
+        if let Some(origin) = req.headers().get(header::ORIGIN) {
+            let origin = origin.to_str().unwrap_or("");
+            let own = origin
+                .strip_prefix("http://")
+                .is_some_and(|h| allowed(&app, h));
+            if !own {
+                return api::refuse(
+                    StatusCode::FORBIDDEN,
+                    &format!(
+                        "a page at `{}` may not send this server requests: only its own page (http://{}) may",
+                        origin.escape_debug(),
+                        app.hosts[0]
+                    ),
+                );
+            }
+        }
+    }
+    let req = match with_body(req).await {
+        Ok(r) => r,
+        Err(refused) => return refused,
+    };
     let mut r = next.run(req).await;
     let h = r.headers_mut();
     h.insert(
@@ -226,6 +312,41 @@ async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     r
+}
+
+/// The request with its whole body read, within [`BODY_TIMEOUT`] and [`BODY_LIMIT`]:
+/// a body that trickles in holds no handler, turn or memory while it does.
+async fn with_body(req: Request) -> Result<Request, Response> {
+    let too_big = || {
+        api::refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &format!("malformed request: the body is over {BODY_LIMIT} bytes"),
+        )
+    };
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > BODY_LIMIT as u64) {
+        return Err(too_big());
+    }
+    let (parts, body) = req.into_parts();
+    match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, BODY_LIMIT)).await {
+        Ok(Ok(bytes)) => Ok(Request::from_parts(parts, Body::from(bytes))),
+        Ok(Err(_)) if declared.is_none() => Err(too_big()),
+        Ok(Err(e)) => Err(api::refuse(
+            StatusCode::BAD_REQUEST,
+            &format!("malformed request: the body was cut off: {e}"),
+        )),
+        Err(_) => Err(api::refuse(
+            StatusCode::REQUEST_TIMEOUT,
+            &format!(
+                "malformed request: the body took over {} s to arrive",
+                BODY_TIMEOUT.as_secs()
+            ),
+        )),
+    }
 }
 
 fn allowed(app: &App, host: &str) -> bool {

@@ -143,8 +143,11 @@ pub fn entries<'a, T>(
             format!("missing table `[{key}.{id}]` with at least one {what}"),
         )
     })?;
-    let mut out = Vec::new();
-    for (name, r) in tables.tables() {
+    let tables_in = tables.tables();
+    // Exactly as many as there are: a config of 100,000 scenarios must not carry a
+    // doubled vector's spare half for as long as it is loaded.
+    let mut out = Vec::with_capacity(tables_in.len());
+    for (name, r) in tables_in {
         if key != "scenarios" {
             check_name(&tables, &name, what)?;
         }

@@ -132,12 +132,13 @@ function busy(on) {
 // ---------- configs and scenarios ----------
 async function loadConfigs() {
   const r = await fetch('/api/configs');
-  const { configs } = await r.json();
+  const { configs, left_out: leftOut } = await r.json();
   const sel = $('config');
   sel.replaceChildren(...configs.map((c) => el('option', {
     value: c.file, disabled: !!c.error,
     text: c.error ? `${c.file} (does not load)` : `${c.file}: ${c.title}`,
   })));
+  if (leftOut) sel.append(el('option', { disabled: true, value: '', text: `… ${leftOut.toLocaleString()} more configs in the folder, not listed` }));
   if (!state.file || !configs.some((c) => c.file === state.file)) {
     // The URL's config is gone: its scenario and changes went with it.
     const first = configs.find((c) => !c.error);
@@ -152,15 +153,18 @@ let scenariosShape = '';
 function fillScenarios() {
   const sel = $('scenario');
   // The list changes with the config only: rebuilt then, not on every move.
-  const shape = view.file + JSON.stringify(view.groups) + view.scenarios.length;
+  const shape = view.file + JSON.stringify(view.groups) + view.scenarios_total + view.target.name;
   if (shape === scenariosShape) { sel.value = view.target.name; return; }
   scenariosShape = shape;
   const opts = [];
   const groups = el('optgroup', { label: 'groups (every member)' });
   for (const g of view.groups) groups.append(el('option', { value: g, text: g }));
   if (view.groups.length) opts.push(groups);
+  const more = (n, what) => el('option', { disabled: true, value: '', text: `… ${n.toLocaleString()} more ${what} (rollsim list ${view.file} names them all)` });
+  if (view.groups_total > view.groups.length) groups.append(more(view.groups_total - view.groups.length, 'groups'));
   const one = el('optgroup', { label: 'scenarios' });
   for (const s of view.scenarios) one.append(el('option', { value: s.name, text: s.name }));
+  if (view.scenarios_total > view.scenarios.length) one.append(more(view.scenarios_total - view.scenarios.length, 'scenarios'));
   opts.push(one);
   sel.replaceChildren(...opts);
   sel.value = view.target.name;
@@ -337,6 +341,9 @@ function renderDist() {
       box.append(metricBlock(mem.name, mm, ex ? ex.fractions[i] : null, mc ? mc.metrics[i] : null));
     });
     kids.push(box);
+  }
+  if (view.members_total > view.members.length) {
+    kids.push(el('p', { class: 'note', text: `The first ${view.members.length} of the group's ${view.members_total.toLocaleString()} members: rollsim run ${view.file} -s ${view.target.name} computes them all.` }));
   }
   pane.replaceChildren(...kids);
 }

@@ -1155,7 +1155,8 @@ pub fn spec_of(
             }
         }
     };
-    let mut specs = Vec::new();
+    // One entry per group, exactly: a pool lives as long as its config is loaded.
+    let mut specs = Vec::with_capacity(groups.len());
     let mut total = 0i64;
     let mut named: Vec<String> = Vec::new();
     let mut symbolic: Vec<bool> = Vec::new();

@@ -22,7 +22,7 @@ pub enum AppError {
     #[error(transparent)]
     Compile(#[from] CompileError),
     #[error("writing {0}")]
-    Write(#[from] WriteError),
+    Write(WriteError),
     #[error("building the table: {0}")]
     Table(#[from] crate::report::frame::FrameError),
     #[error("interrupted: no output was written")]
@@ -33,6 +33,16 @@ pub enum AppError {
     /// the shard writes its part instead).
     #[error("{}", rollsim_core::Error::Deferred)]
     Deferred,
+}
+
+impl From<WriteError> for AppError {
+    fn from(e: WriteError) -> Self {
+        match e {
+            // A chart not begun because of Ctrl-C: the run was interrupted, nothing more.
+            WriteError::Interrupted => AppError::Interrupted,
+            e => AppError::Write(e),
+        }
+    }
 }
 
 impl From<rollsim_core::Error> for AppError {
@@ -54,7 +64,7 @@ impl From<rollsim_core::Error> for AppError {
 }
 
 impl AppError {
-    /// 2 for bad input and for an output folder rollsim refuses to touch (not ours, or
+    /// 2 for bad input and for an output path rollsim refuses (not a folder, not ours,
     /// another run's), 130 for Ctrl-C, 1 for anything else.
     pub fn exit_code(&self) -> i32 {
         match self {
@@ -62,7 +72,9 @@ impl AppError {
             | AppError::UnknownScenario { .. }
             | AppError::BadOption(_)
             | AppError::Compile(CompileError::Unknown { .. })
-            | AppError::Write(WriteError::NotOurs { .. } | WriteError::Busy { .. }) => 2,
+            | AppError::Write(
+                WriteError::NotOurs { .. } | WriteError::Busy { .. } | WriteError::Refused { .. },
+            ) => 2,
             AppError::Interrupted => 130,
             _ => 1,
         }

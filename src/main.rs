@@ -205,7 +205,7 @@ fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             &a.parts,
             &a.out,
             &a.format.into_iter().map(format).collect::<Vec<_>>(),
-            app::charts(!a.plots.no_plots, svg),
+            app::charts(!a.plots.no_plots, svg, cancel),
             cancel,
         ),
     }

@@ -435,3 +435,114 @@ fn sensitivity_says_when_there_is_nothing_to_step() {
     assert!(text(&a.get_output().stdout)
         .starts_with("No change to try: the scenario has no dice or stats to step."));
 }
+
+/// Issue #39: every refusal of a bad output path is bad input (exit 2), from every
+/// command that writes a folder, and says which path and why.
+#[test]
+fn a_bad_output_path_exits_2_from_every_command_that_writes() {
+    let dir = tempdir();
+    let file = dir.path().join("afile");
+    std::fs::write(&file, "mine").unwrap();
+    let link = dir.path().join("alink");
+    std::os::unix::fs::symlink(dir.path(), &link).unwrap();
+    let rush = shipped("rush.toml");
+    let rush = rush.to_str().unwrap();
+    let under_file = file.join("sub");
+    for (out, why) in [
+        (file.as_path(), "exists and is not a folder"),
+        (under_file.as_path(), "cannot make the folder it goes in"),
+        (link.as_path(), "is a symbolic link"),
+    ] {
+        let o = out.to_str().unwrap();
+        let commands: Vec<Vec<&str>> = vec![
+            vec![
+                "run",
+                rush,
+                "-s",
+                "slam-orc-vs-human-guard",
+                "-n",
+                "1000",
+                "-o",
+                o,
+            ],
+            vec!["roll", "2d6", "-n", "1000", "-o", o],
+            vec![
+                "compare",
+                rush,
+                "-s",
+                "slam-orc-vs-human-guard",
+                "-n",
+                "1000",
+                "-o",
+                o,
+            ],
+            vec![
+                "roster",
+                rush,
+                "-s",
+                "slam-orc-vs-human-guard",
+                "-n",
+                "1000",
+                "-o",
+                o,
+            ],
+        ];
+        for args in commands {
+            let a = rollsim()
+                .current_dir(dir.path())
+                .args(&args)
+                .assert()
+                .code(2);
+            let err = text(&a.get_output().stderr);
+            assert!(err.contains(why), "{args:?}: {err}");
+            assert!(err.contains(o), "{args:?}: {err}");
+        }
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+    }
+}
+
+/// Issue #39: a write that fails part way (here a file-size limit, as a full disk would)
+/// names the file the user asked for, never the hidden staging folder or temporary name
+/// it was being written under, and leaves no output.
+#[test]
+fn a_failed_write_names_the_users_path_not_the_staging_one() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollsim"));
+    c.args(["run", shipped("rush.toml").to_str().unwrap()])
+        .args(["-s", "slam-orc-vs-human-guard", "-n", "1000", "-o"])
+        .arg(&out);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            // Files over 16 KB fail with EFBIG (the charts), as on a full disk.
+            let lim = libc::rlimit {
+                rlim_cur: 16 << 10,
+                rlim_max: 16 << 10,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let o = c.output().unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("File too large"), "{err}");
+    assert!(err.contains(&out.display().to_string()), "{err}");
+    assert!(
+        !err.contains("staging") && !err.contains("partial"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(
+        left.iter().all(|n| n.to_string_lossy().ends_with(".lock")),
+        "{left:?}"
+    );
+}

@@ -500,7 +500,11 @@ pub fn compare(o: &CompareOptions) -> Result<String, AppError> {
     let mut files = Vec::new();
     for m in &ms {
         md.push_str(&markdown::matrix(m));
-        files.extend(write_matrix(m, stage.dir(), super::charts(c.plots, c.svg))?);
+        files.extend(write_matrix(
+            m,
+            stage.dir(),
+            super::charts(c.plots, c.svg, &c.cancel),
+        )?);
     }
     Ok(md + &commit(stage, &files, &c.cancel)?)
 }
@@ -551,7 +555,10 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
             &how(s.trials, s.seed, "per point"),
             &dir,
             &stem,
-            plot::Charts { svg: c.svg },
+            plot::Charts {
+                svg: c.svg,
+                stop: Some(&c.cancel),
+            },
         )?);
     }
     Ok(markdown::sweep(&s) + &commit(stage, &files, &c.cancel)?)
@@ -605,7 +612,10 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
                 &bars,
                 first.probability,
                 &png,
-                plot::Charts { svg: o.svg },
+                plot::Charts {
+                    svg: o.svg,
+                    stop: Some(&o.cancel),
+                },
             )?;
             files.push(png);
         }
@@ -735,7 +745,16 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
     let mut files = vec![path];
     if o.plots {
         let png = dir.join(format!("overlay-{metric}.png"));
-        plot::overlay::draw(&metric, &rows, &values, &png, plot::Charts { svg: o.svg })?;
+        plot::overlay::draw(
+            &metric,
+            &rows,
+            &values,
+            &png,
+            plot::Charts {
+                svg: o.svg,
+                stop: Some(&o.cancel),
+            },
+        )?;
         files.push(png);
     }
     Ok(markdown::overlay(&metric, &rows, &values) + &commit(stage, &files, &o.cancel)?)
@@ -755,8 +774,12 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
     let stage = Staging::begin(&out_dir(&p.source, &c.out, "roster"), Keep::Everything)?;
     let dir = stage.dir().to_path_buf();
     let (r, priced) = p.run(|job| roster::priced(job, &o.units, o.best_response, count))?;
-    let mut files = write_matrix(&r.matrix, &dir, super::charts(c.plots, c.svg))?;
-    files.extend(write_roster(&r, &dir, super::charts(c.plots, c.svg))?);
+    let mut files = write_matrix(&r.matrix, &dir, super::charts(c.plots, c.svg, &c.cancel))?;
+    files.extend(write_roster(
+        &r,
+        &dir,
+        super::charts(c.plots, c.svg, &c.cancel),
+    )?);
     let mut md = markdown::roster(&r);
     if let Some(k) = &priced {
         let path = dir.join(format!("costs-{}.csv", r.matrix.scenario));
@@ -764,7 +787,7 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
         files.push(path);
         md.push_str(&markdown::costs(k));
         // The matrix at equal points, priced now and re-priced, as heatmaps.
-        if let Some(charts) = super::charts(c.plots, c.svg) {
+        if let Some(charts) = super::charts(c.plots, c.svg, &c.cancel) {
             for (m, tag, words) in [
                 (&k.before, "costs-now", "at equal points"),
                 (&k.after, "repriced", "at equal points"),

@@ -290,8 +290,11 @@ pub fn compute_given(
 }
 
 /// The charts to draw: none, or PNGs (and SVGs with `svg`).
-pub fn charts(plots: bool, svg: bool) -> Option<plot::Charts> {
-    plots.then_some(plot::Charts { svg })
+pub fn charts(plots: bool, svg: bool, stop: &Cancel) -> Option<plot::Charts<'_>> {
+    plots.then_some(plot::Charts {
+        svg,
+        stop: Some(stop),
+    })
 }
 
 /// Write tables and charts (where `charts` says) of `results` into `dir`; returns the
@@ -424,14 +427,14 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     // output folder, and is reported as what it is.
     let cfg = config::load(&opts.config, &opts.sets)?;
     select(&cfg, &opts.scenarios)?;
-    let stage = Staging::begin(&target, Keep::Report)?;
+    let stage = Staging::begin(&target, Keep::Report)?.stopped_by(&opts.cancel);
     // The config loaded and checked above, not loaded again.
     let out = compute_config(&cfg, opts, None)?;
     let written = write_reports(
         &out.results,
         stage.dir(),
         &opts.formats,
-        charts(opts.plots, opts.svg),
+        charts(opts.plots, opts.svg, &opts.cancel),
         &opts.cancel,
     )?;
     opts.cancel.check()?;
@@ -705,7 +708,7 @@ pub fn run_all(
             .into());
         }
     }
-    let stage = Staging::begin(reports, Keep::Everything)?;
+    let stage = Staging::begin(reports, Keep::Everything)?.stopped_by(cancel);
     let root = stage.dir().to_path_buf();
     let folder = |out: &RunOutput| root.join(out.out.file_name().unwrap_or_default());
     let total = loaded.iter().map(|c| c.scenario_names().len()).sum();
@@ -732,13 +735,16 @@ pub fn run_all(
                         &out.results,
                         &dir,
                         &[Format::Csv, Format::Parquet],
-                        charts(true, svg),
+                        charts(true, svg, cancel),
                         cancel,
                     )?;
                     let matrix = match matrix {
                         Some(m) => {
-                            let files =
-                                balance::write_matrix(&m, &dir.join("compare"), charts(true, svg))?;
+                            let files = balance::write_matrix(
+                                &m,
+                                &dir.join("compare"),
+                                charts(true, svg, cancel),
+                            )?;
                             Some((m, files))
                         }
                         None => None,
@@ -751,7 +757,7 @@ pub fn run_all(
                                 let files = balance::write_roster(
                                     &r,
                                     &dir.join("roster"),
-                                    charts(true, svg),
+                                    charts(true, svg, cancel),
                                 )?;
                                 Some((r, files))
                             }

@@ -77,13 +77,13 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
     let results = match &target {
         None => compute_given(&cfg, &ro, None, given)?.results,
         Some(target) => {
-            let stage = Staging::begin(target, Keep::Report)?;
+            let stage = Staging::begin(target, Keep::Report)?.stopped_by(&ro.cancel);
             let out = compute_given(&cfg, &ro, None, given)?;
             write_reports(
                 &out.results,
                 stage.dir(),
                 &ro.formats,
-                super::charts(ro.plots, o.svg),
+                super::charts(ro.plots, o.svg, &ro.cancel),
                 &ro.cancel,
             )?;
             ro.cancel.check()?;

@@ -49,6 +49,8 @@ pub struct Staging {
     keep: Keep,
     _locks: Vec<File>,
     done: bool,
+    /// Once cancelled, the old folder's removal after the exchange stops where it is.
+    stop: Option<rollsim_core::Cancel>,
 }
 
 fn parent_and_name(target: &Path) -> Result<(PathBuf, String), WriteError> {
@@ -57,7 +59,7 @@ fn parent_and_name(target: &Path) -> Result<(PathBuf, String), WriteError> {
         .and_then(|n| n.to_str())
         .filter(|n| !n.is_empty() && *n != "." && *n != "..")
         .ok_or_else(|| {
-            WriteError::encode(
+            WriteError::refused(
                 target,
                 "an output folder needs a name (not `.`, `..` or `/`)",
             )
@@ -338,15 +340,24 @@ impl Staging {
             _ => PathBuf::from(&name),
         };
         let target = &plain;
-        std::fs::create_dir_all(&parent).map_err(|e| WriteError::io(&parent, e))?;
+        // A parent that cannot be made (a file on the way, no permission) is a bad -o.
+        std::fs::create_dir_all(&parent).map_err(|e| {
+            WriteError::refused(
+                target,
+                format!(
+                    "cannot make the folder it goes in, {}: {e}",
+                    parent.display()
+                ),
+            )
+        })?;
         if std::fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(WriteError::encode(
+            return Err(WriteError::refused(
                 target,
                 "is a symbolic link; rollsim replaces its output folder as a whole, so give the folder it points to with -o",
             ));
         }
         if target.exists() && !target.is_dir() {
-            return Err(WriteError::encode(
+            return Err(WriteError::refused(
                 target,
                 "exists and is not a folder: choose another -o",
             ));
@@ -360,7 +371,7 @@ impl Staging {
         // Errors name the folder asked for, not the lock file beside it.
         let lock = open_lock(&lock_path, true).map_err(|e| {
             if e.raw_os_error() == Some(libc::ELOOP) {
-                WriteError::encode(
+                WriteError::refused(
                     target,
                     format!("a symbolic link sits where rollsim keeps this folder's lock ({}); remove it and run again", lock_path.display()),
                 )
@@ -424,11 +435,21 @@ impl Staging {
             keep,
             _locks: locks,
             done: false,
+            stop: None,
         };
         if keep == Keep::Report {
             mark(staging.dir())?;
         }
         Ok(staging)
+    }
+
+    /// Let Ctrl-C cut short the removal of the replaced folder after the commit: the
+    /// new folder is in place by then, and a large old one (hundreds of charts, tens of
+    /// megabytes) can take longer to delete than a stop may take. What is left is a
+    /// hidden staging folder beside the target, which the next run removes.
+    pub fn stopped_by(mut self, stop: &rollsim_core::Cancel) -> Staging {
+        self.stop = Some(stop.clone());
+        self
     }
 
     /// Where to write the folder's files.
@@ -457,7 +478,7 @@ impl Staging {
             // The staging folder now holds the old folder, every file worth keeping
             // already linked into the new one.
             self.done = true;
-            let _ = std::fs::remove_dir_all(&self.dir);
+            remove_unless(&self.dir, self.stop.as_ref());
         } else {
             std::fs::rename(&self.dir, &self.target)
                 .map_err(|e| WriteError::io(&self.target, e))?;
@@ -477,10 +498,43 @@ pub fn mark(dir: &Path) -> Result<(), WriteError> {
     .map_err(|e| WriteError::io(dir, e))
 }
 
+/// Remove `dir` and everything in it, file by file, until `stop` is cancelled.
+fn remove_unless(dir: &Path, stop: Option<&rollsim_core::Cancel>) {
+    match stop {
+        Some(stop) => remove_while(dir, &|| !stop.is_cancelled()),
+        None => {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Remove `dir` and everything in it, file by file, while `go` says so.
+fn remove_while(dir: &Path, go: &dyn Fn() -> bool) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if !go() {
+                return;
+            }
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_while(&e.path(), go);
+            } else {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+    let _ = std::fs::remove_dir(dir);
+}
+
+/// How long a stopped run spends removing what it staged: tens of megabytes of charts
+/// can take longer to delete on a busy disk than a Ctrl-C may take. What is left is a
+/// hidden staging folder beside the target, removed by the next run.
+const CLEANUP: std::time::Duration = std::time::Duration::from_millis(500);
+
 impl Drop for Staging {
     fn drop(&mut self) {
         if !self.done {
-            let _ = std::fs::remove_dir_all(&self.dir);
+            let until = std::time::Instant::now() + CLEANUP;
+            remove_while(&self.dir, &|| std::time::Instant::now() < until);
         }
     }
 }

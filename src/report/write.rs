@@ -17,6 +17,13 @@ pub enum WriteError {
     Encode { path: String, message: String },
     #[error("{path}: another rollsim run is writing this folder; wait for it to finish or choose another -o")]
     Busy { path: String },
+    /// The output path given cannot be an output folder (a file, a link, no name, a
+    /// parent that cannot be made): bad input, like a bad option.
+    #[error("{path}: {message}")]
+    Refused { path: String, message: String },
+    /// Stopped (Ctrl-C) before this file was begun.
+    #[error("interrupted")]
+    Interrupted,
     /// The output folder holds files rollsim did not write: it is never replaced.
     #[error("{path}: this folder is not a rollsim report (it has files rollsim did not write, and no .rollsim-report marker); a run replaces its output folder as a whole, so it will not touch this one: choose a new or empty folder with -o")]
     NotOurs { path: String },
@@ -25,17 +32,59 @@ pub enum WriteError {
 impl WriteError {
     pub fn io(path: &Path, source: std::io::Error) -> Self {
         WriteError::Io {
-            path: path.display().to_string(),
+            path: shown(path),
             source,
         }
     }
 
     pub fn encode(path: &Path, message: impl ToString) -> Self {
         WriteError::Encode {
-            path: path.display().to_string(),
+            path: shown(path),
             message: message.to_string(),
         }
     }
+
+    pub fn refused(path: &Path, message: impl ToString) -> Self {
+        WriteError::Refused {
+            path: shown(path),
+            message: message.to_string(),
+        }
+    }
+}
+
+/// A path as the user knows it: files are written to a temporary name inside a staging
+/// folder beside the output folder, but a message (a full disk, a refused write) names
+/// the file the user asked for, `reports/rush/x.png`, not
+/// `reports/.rush.staging-4242/.x.4242-9f0c….partial.png`.
+pub fn shown(path: &Path) -> String {
+    let parts: Vec<String> = path
+        .components()
+        .map(|c| {
+            let c = c.as_os_str().to_string_lossy();
+            unstaged(&c).unwrap_or_else(|| c.into_owned())
+        })
+        .collect();
+    let mut out = PathBuf::new();
+    for p in parts {
+        out.push(p);
+    }
+    out.display().to_string()
+}
+
+/// `.NAME.staging-PID` -> `NAME`; `.STEM.PID-HASH.partial.EXT` -> `STEM.EXT`.
+fn unstaged(part: &str) -> Option<String> {
+    let rest = part.strip_prefix('.')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if let Some((name, pid)) = rest.rsplit_once(".staging-") {
+        return (digits(pid) && !name.is_empty()).then(|| name.to_string());
+    }
+    let (before, ext) = rest
+        .split_once(".partial.")
+        .map_or((None, ""), |(b, e)| (Some(b), e));
+    let (stem, tag) = before?.rsplit_once('.')?;
+    let (pid, hash) = tag.split_once('-')?;
+    (digits(pid) && hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| format!("{stem}.{ext}"))
 }
 
 /// A new, empty temporary file in the same directory, keeping the extension (plotters
@@ -99,6 +148,27 @@ pub fn finish(tmp: &Path, path: &Path, result: Result<(), WriteError>) -> Result
         Err(e) => {
             let _ = std::fs::remove_file(tmp);
             Err(e)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{shown, temp_name};
+    use std::path::Path;
+
+    #[test]
+    fn messages_name_the_files_the_user_asked_for() {
+        let pid = std::process::id();
+        let staged = format!("reports/.rush.staging-{pid}/slam/x.png");
+        assert_eq!(shown(Path::new(&staged)), "reports/rush/slam/x.png");
+        let tmp = temp_name(Path::new(&staged));
+        assert_eq!(shown(&tmp), "reports/rush/slam/x.png");
+        let tmp = temp_name(Path::new("out/summary.csv"));
+        assert_eq!(shown(&tmp), "out/summary.csv");
+        // A designer's own dotted names are theirs.
+        for own in [".config/a.toml", "a/.staging-x/b", "out/.x.partial.png"] {
+            assert_eq!(shown(Path::new(own)), own);
         }
     }
 }

@@ -19,6 +19,7 @@ use super::write::{finish, temp_path, WriteError};
 use super::ScenarioResult;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
+use rollsim_core::Cancel;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
@@ -239,9 +240,14 @@ pub fn draw_bars(bars: &Bars, path: &Path, charts: Charts) -> Result<(), WriteEr
 
 /// Which files a chart is written as: always a PNG, and with `--charts png,svg` an SVG
 /// beside it for rulebooks. A value each command passes down, not a switch.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Charts {
+///
+/// It carries the run's stop token: every chart checks it before it is drawn, so a
+/// Ctrl-C waits for at most the one chart each core is drawing, whoever asked for it (a
+/// scenario's charts, a matrix, a roster, a sweep).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Charts<'a> {
     pub svg: bool,
+    pub stop: Option<&'a Cancel>,
 }
 
 /// Draw one chart into `path` (PNG) and, where `charts` says, beside it as SVG; each
@@ -257,6 +263,9 @@ where
     P: FnOnce(Area<BitMapBackend>) -> DrawResult<()>,
     S: FnOnce(Area<SVGBackend>) -> DrawResult<()>,
 {
+    if charts.stop.is_some_and(Cancel::is_cancelled) {
+        return Err(WriteError::Interrupted);
+    }
     fonts();
     let tmp = temp_path(path)?;
     // Drawn into memory and encoded here with fast compression and one filter: the

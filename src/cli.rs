@@ -81,7 +81,7 @@ pub struct Sets {
 
 /// Sharding, declared once for every command that shards: by hand, or from a cluster
 /// scheduler's array job.
-#[derive(Args, Debug)]
+#[derive(Args, Clone, Debug)]
 pub struct Shard {
     /// Run only shard K of N (its share of the work) and write part-K-of-N.json (into -o, else beside the output folder) for `rollsim merge`. Without it, a SLURM array task (SLURM_ARRAY_TASK_ID) picks its shard itself
     #[arg(long, value_name = "K/N", conflicts_with = "no_shard")]

@@ -8,6 +8,8 @@
 //! under their old names so that `rollsim::balance::...` and the like keep working.
 
 pub mod app;
+pub mod cli;
+pub mod command;
 pub mod config;
 pub mod error;
 pub mod progress;

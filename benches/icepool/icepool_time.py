@@ -43,6 +43,7 @@ QUERIES = {
     "100d6-keep-highest-50": lambda: d6.pool(100).highest(50).sum(),
     "pairs-10d6-10d6": lambda: d6.pool(10).sort_pair('>', d6.pool(10)).size(),
     "6d10-explode-depth-4-keep-highest-3": lambda: d10.explode(depth=4).pool(6).highest(3).sum(),
+    "10d10-explode-depth-4-keep-highest-5": lambda: d10.explode(depth=4).pool(10).highest(5).sum(),
     "6d10-explode-keep-highest-3": lambda: d10.explode(depth=20).pool(6).highest(3).sum(),
     "beats-5d20-5d20": lambda: d20.pool(5).versus_all('>', d20.pool(5)).size(),
     "5d10-count-7-less-ones": lambda: 5 @ d10.map(lambda x: (x >= 7) - (x == 1)),

@@ -415,6 +415,14 @@ pub fn write_reports(
 
 /// `rollsim run`: returns the Markdown printed to stdout (empty without `md`). The
 /// output folder is locked for the whole run and replaced as a whole at the end.
+/// The results `run` writes, computed without writing anything (the Python package's
+/// tables).
+pub fn run_results(opts: &RunOptions) -> Result<Vec<ScenarioResult>, AppError> {
+    let cfg = config::load(&opts.config, &opts.sets)?;
+    select(&cfg, &opts.scenarios)?;
+    Ok(compute_config(&cfg, opts, None)?.results)
+}
+
 pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     if to_stdout(&opts.out) {
         return run_to_stdout(opts);

@@ -42,7 +42,18 @@ fn one_liner(o: &RollOptions) -> Result<String, AppError> {
         .map_err(AppError::BadOption)
 }
 
-pub fn roll(o: &RollOptions) -> Result<String, AppError> {
+/// The results `roll` writes, computed without writing anything (the Python package's
+/// tables).
+pub fn results(o: &RollOptions) -> Result<Vec<ScenarioResult>, AppError> {
+    let (cfg, c) = compiled(o)?;
+    Ok(compute_given(&cfg, &run_options(o), None, vec![c])?.results)
+}
+
+/// The one-liner's config and its one scenario, compiled; `--exact-only` on an
+/// expression without an exact distribution is refused here.
+fn compiled(
+    o: &RollOptions,
+) -> Result<(config::AnalysisConfig, rollsim_core::model::Compiled), AppError> {
     let text = one_liner(o)?;
     // The config is ours, not the user's: a problem with it is a problem with one of
     // the expressions, said in their words, not at a line of a file they never wrote.
@@ -63,6 +74,11 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
             c.description
         )));
     }
+    Ok((cfg, c))
+}
+
+pub fn roll(o: &RollOptions) -> Result<String, AppError> {
+    let (cfg, c) = compiled(o)?;
     let ro = run_options(o);
     let (description, exact) = (c.description.clone(), c.exact.is_some());
     let given = vec![c];

@@ -423,3 +423,64 @@ pub fn costs(k: &rollsim_core::balance::costs::Costs) -> PolarsResult<DataFrame>
         "field_after" => r.iter().map(|x| x.field_after).collect::<Vec<_>>(),
     )
 }
+
+/// A table's column as plain values, for a front end without polars of its own (the
+/// Python package builds its DataFrames from these, with these types).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cells {
+    Str(Vec<Option<String>>),
+    U64(Vec<Option<u64>>),
+    I64(Vec<Option<i64>>),
+    F64(Vec<Option<f64>>),
+}
+
+/// A table as named columns of plain values.
+pub type Columns = Vec<(String, Cells)>;
+
+/// `df`'s columns, by name, as [`Cells`].
+pub fn cells(df: &DataFrame) -> PolarsResult<Columns> {
+    df.columns()
+        .iter()
+        .map(|c| {
+            let s = c.as_materialized_series();
+            let cells = match s.dtype() {
+                DataType::String => {
+                    let ca = s.str()?;
+                    Cells::Str(
+                        (0..ca.len())
+                            .map(|i| ca.get(i).map(str::to_string))
+                            .collect(),
+                    )
+                }
+                DataType::UInt64 => {
+                    let ca = s.u64()?;
+                    Cells::U64((0..ca.len()).map(|i| ca.get(i)).collect())
+                }
+                DataType::Int64 => {
+                    let ca = s.i64()?;
+                    Cells::I64((0..ca.len()).map(|i| ca.get(i)).collect())
+                }
+                DataType::Float64 => {
+                    let ca = s.f64()?;
+                    Cells::F64((0..ca.len()).map(|i| ca.get(i)).collect())
+                }
+                other => {
+                    return Err(PolarsError::ComputeError(
+                        format!("column `{}` of type {other} has no plain form", c.name()).into(),
+                    ))
+                }
+            };
+            Ok((c.name().to_string(), cells))
+        })
+        .collect()
+}
+
+/// The three tables of a run, as `distribution.csv`, `summary.csv` and `headline.csv`
+/// have them, by name.
+pub fn run_tables(results: &[ScenarioResult]) -> PolarsResult<Vec<(&'static str, Columns)>> {
+    Ok(vec![
+        ("distribution", cells(&distribution(results)?)?),
+        ("summary", cells(&summary(results)?)?),
+        ("headline", cells(&headline(results)?)?),
+    ])
+}

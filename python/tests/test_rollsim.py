@@ -1,0 +1,196 @@
+"""The Python package against the command line: every number a call returns equals the
+CSV `rollsim` writes for the same command; exact values against an enumerator written
+here; errors, interrupts, types and charts as the package promises (docs/python.md)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import rollsim
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIGS = ROOT / "configs"
+BIN = Path(os.environ.get("ROLLSIM_BIN", ROOT / "target" / "release" / "rollsim"))
+
+
+def cli(args: list[str], tmp_path: Path) -> dict[str, pl.DataFrame]:
+    """The command line's CSVs for `args`, by relative name without `.csv`."""
+    out = tmp_path / f"cli-{len(list(tmp_path.iterdir()))}"
+    quiet = ["-q"] if args[0] in ("run", "roll") else []
+    tables = ["--format", "csv"] if args[0] in ("run", "roll") else []
+    subprocess.run(
+        [str(BIN), *args, *quiet, "--no-plots", *tables, "-o", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    return {str(p.relative_to(out).with_suffix("")): pl.read_csv(p) for p in sorted(out.rglob("*.csv"))}
+
+
+def assert_same(py: pl.DataFrame, csv: pl.DataFrame) -> None:
+    """The same columns in the same order, the same rows, every cell equal (floats as the
+    CSV writes them: to the last digit it prints)."""
+    assert py.columns == csv.columns
+    assert py.height == csv.height
+    for name in py.columns:
+        a, b = py[name].to_list(), csv[name].to_list()
+        for x, y in zip(a, b):
+            if isinstance(x, float) or isinstance(y, float):
+                assert x is not None and y is not None, (name, x, y)
+                assert x == pytest.approx(y, rel=1e-12, abs=1e-15), (name, x, y)
+            else:
+                # A string column the CSV reader took as numbers (values such as "12").
+                assert x == y or str(x) == str(y), (name, x, y)
+
+
+def test_a_roll_is_the_clis_roll_table_for_table(tmp_path: Path) -> None:
+    r = rollsim.roll("4d6 drop lowest", trials=100_000, seed=7)
+    want = cli(["roll", "4d6 drop lowest", "-n", "100000", "--seed", "7"], tmp_path)
+    assert_same(r.distribution, want["distribution"])
+    assert_same(r.summary, want["summary"])
+    assert_same(r.headline, want["headline"])
+    exact = rollsim.roll("2d20 highest + 5 >= 15", exact_only=True)
+    want = cli(["roll", "2d20 highest + 5 >= 15", "--exact-only"], tmp_path)
+    assert_same(exact.distribution, want["distribution"])
+    vs = rollsim.roll("3d6", vs="2d6 + 4", exact_only=True)
+    want = cli(["roll", "3d6", "--vs", "2d6 + 4", "--exact-only"], tmp_path)
+    assert_same(vs.distribution, want["distribution"])
+
+
+def enumerate_4d6_drop_lowest() -> dict[int, Fraction]:
+    counts = Counter(sum(sorted(d)[1:]) for d in itertools.product(range(1, 7), repeat=4))
+    return {v: Fraction(c, 6**4) for v, c in counts.items()}
+
+
+def test_exact_values_are_the_enumerators() -> None:
+    r = rollsim.roll("4d6 drop lowest", exact_only=True)
+    d = r.distribution
+    want = enumerate_4d6_drop_lowest()
+    assert sorted(int(v) for v in d["value"]) == sorted(want)
+    for value, exact, frac in zip(d["value"], d["exact"], d["exact_fraction"]):
+        assert Fraction(frac) == want[int(value)]
+        assert exact == pytest.approx(float(want[int(value)]), rel=1e-15)
+    mean = sum(v * p for v, p in want.items())
+    # The table's mean is rounded to 11 decimals; its fraction is the exact one.
+    assert r.mean == pytest.approx(float(mean), abs=1e-11)
+    assert r.summary["exact_mean_fraction"][0] == f"{mean.numerator}/{mean.denominator}"
+
+
+@pytest.mark.parametrize(
+    "config, scenario, extra",
+    [
+        ("rush.toml", "slam-orc-vs-human-guard", {}),
+        ("rush.toml", "slam-orc-vs-human-guard", {"units.orc.strength": 2}),
+        ("descent.toml", "bare-hands-vs-skeleton", {}),
+        ("dice-examples.toml", "fighter-hits-orc", {}),
+    ],
+)
+def test_a_config_run_is_the_clis(tmp_path: Path, config: str, scenario: str, extra: dict) -> None:
+    c = rollsim.load(CONFIGS / config, set=extra)
+    assert scenario in c.scenarios
+    r = c.run(scenario, trials=50_000, seed=3)
+    sets = [a for k, v in extra.items() for a in ("--set", f"{k}={v}")]
+    want = cli(["run", str(CONFIGS / config), "-s", scenario, *sets, "-n", "50000", "--seed", "3"], tmp_path)
+    assert_same(r.distribution, want["distribution"])
+    assert_same(r.summary, want["summary"])
+    assert_same(r.headline, want["headline"])
+
+
+def test_the_scenarios_are_what_rollsim_list_names() -> None:
+    listed = subprocess.run(
+        [str(BIN), "list", str(CONFIGS / "rush.toml")], check=True, capture_output=True, text=True
+    ).stdout
+    names = [line.split("\t")[0] for line in listed.splitlines() if line]
+    assert rollsim.load(CONFIGS / "rush.toml").scenarios == names
+
+
+def test_a_sweep_is_the_clis(tmp_path: Path) -> None:
+    c = rollsim.load(CONFIGS / "rush.toml")
+    s = c.sweep("slam-orc-vs-human-guard", "attacker.strength", "2..6", exact_only=True)
+    want = cli(
+        ["sweep", str(CONFIGS / "rush.toml"), "-s", "slam-orc-vs-human-guard", "--vary", "attacker.strength=2..6", "--exact-only"],
+        tmp_path,
+    )
+    assert_same(s, next(iter(want.values())))
+    assert s.height == 5
+
+
+def test_a_bad_expression_raises_the_clis_message() -> None:
+    with pytest.raises(rollsim.RollsimError) as e:
+        rollsim.roll("3d6 keep highst 2")
+    said = str(e.value)
+    assert isinstance(e.value, ValueError)
+    assert e.value.exit_code == 2
+    assert "expected `highest` or `lowest`, found `highst`" in said
+    assert "^" in said
+    cli_said = subprocess.run([str(BIN), "roll", "3d6 keep highst 2"], capture_output=True, text=True)
+    assert cli_said.returncode == 2
+    assert said in cli_said.stderr
+    with pytest.raises(rollsim.RollsimError, match="no scenario `slam`"):
+        rollsim.load(CONFIGS / "rush.toml").run("slam")
+
+
+def test_keyboard_interrupt_stops_a_long_run_within_half_a_second() -> None:
+    sent: list[float] = []
+
+    def interrupt() -> None:
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(1.0, interrupt)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        rollsim.roll("10d6 explode 6 sum", trials=10**10)
+    took = time.monotonic() - sent[0]
+    assert took < 0.5, took
+
+
+def test_the_tables_types_are_the_tables_own() -> None:
+    r = rollsim.roll("2d6", trials=10_000)
+    assert r.distribution.schema == pl.Schema(
+        {
+            "scenario": pl.String,
+            "metric": pl.String,
+            "value": pl.String,
+            "count": pl.UInt64,
+            "trials": pl.UInt64,
+            "probability": pl.Float64,
+            "ci_low": pl.Float64,
+            "ci_high": pl.Float64,
+            "exact": pl.Float64,
+            "exact_fraction": pl.String,
+        }
+    )
+    assert r.summary.columns == [
+        "scenario", "metric", "mean", "mean_ci_low", "mean_ci_high", "exact_mean",
+        "trials", "seed", "outcomes", "exact_mean_fraction",
+    ]
+    assert r.summary.schema["mean"] == pl.Float64
+    assert r.headline.schema["exact"] == pl.Float64
+    # The Slam's draw, as the README quotes it.
+    slam = rollsim.load(CONFIGS / "rush.toml").run("slam-orc-vs-human-guard", exact_only=True)
+    fractions = dict(zip(slam.distribution["value"], slam.distribution["exact_fraction"]))
+    assert fractions["draw"] == "227/1296"
+
+
+def test_a_chart_is_the_clis_png_and_a_notebook_shows_it(tmp_path: Path) -> None:
+    r = rollsim.roll("3d6", exact_only=True)
+    png = r.plot()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png._repr_png_() == bytes(png)
+    out = tmp_path / "charts"
+    subprocess.run([str(BIN), "roll", "3d6", "--exact-only", "-q", "-o", str(out)], check=True, capture_output=True)
+    drawn = sorted(out.rglob("value.png"))
+    assert drawn and drawn[0].read_bytes() == bytes(png)
+    assert "3d6" in r._repr_html_() or "<table" in r._repr_html_()
+    assert "exact" in repr(r)

@@ -1,0 +1,531 @@
+//! A command line run in-process: the flags parsed as the binary parses them, handed to
+//! [`crate::app`], the text it prints returned. The binary and the Python package both go
+//! through here, so a notebook's numbers and errors are the command line's.
+
+use crate::app::balance::Command as BalanceCommand;
+use crate::app::balance::{
+    CompareOptions, EqualizeOptions, Options, OverlayOptions, RosterOptions, Sharing, SweepOptions,
+};
+use crate::app::scheduler::Found;
+use crate::app::{self, AppError, Format, RunOptions};
+use crate::cli::{self, BalanceArgs, Cli, Command, FormatArg, ResponseArg};
+use clap::Parser as _;
+use rollsim_core::Cancel;
+
+/// Run the command line `args` (without the program's name) until it ends or `cancel`
+/// is cancelled; what it would print on standard output. A usage error is bad input
+/// with clap's message.
+pub fn execute<I, T>(args: I, cancel: &Cancel) -> Result<String, AppError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let argv = std::iter::once(std::ffi::OsString::from("rollsim"))
+        .chain(args.into_iter().map(Into::into));
+    let cli = Cli::try_parse_from(argv)
+        .map_err(|e| AppError::BadOption(e.render().to_string().trim_end().to_string()))?;
+    run(cli, cancel)
+}
+
+/// Text for a terminal: control characters from a config (an escape sequence that
+/// would recolour or clear the screen, a carriage return that would hide a line) are
+/// shown escaped, never sent; line breaks and tabs stay.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The results a `run` or `roll` command line writes (its tables), computed without
+/// writing anything: what the Python package reads. Other commands are refused.
+pub fn results<I, T>(
+    args: I,
+    cancel: &Cancel,
+) -> Result<Vec<crate::report::ScenarioResult>, AppError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let argv = std::iter::once(std::ffi::OsString::from("rollsim"))
+        .chain(args.into_iter().map(Into::into));
+    let cli = Cli::try_parse_from(argv)
+        .map_err(|e| AppError::BadOption(e.render().to_string().trim_end().to_string()))?;
+    let svg = cli.charts.contains(&cli::ChartArg::Svg);
+    match cli.command {
+        Some(Command::Run(a)) => app::run_results(&run_options(a, svg, cancel)),
+        Some(Command::Roll(a)) => app::roll::results(&roll_options(a, svg, cancel)),
+        _ => Err(AppError::BadOption(
+            "only `run` and `roll` give their tables without writing them".into(),
+        )),
+    }
+}
+
+fn run_options(a: cli::RunArgs, svg: bool, cancel: &Cancel) -> RunOptions {
+    let mut o = RunOptions::new(a.config);
+    o.scenarios = a.scenarios;
+    o.trials = a.trials;
+    o.seed = a.seed;
+    o.threads = a.threads.get();
+    o.precision = a.precision;
+    o.max_trials = a.max_trials;
+    o.out = a.out;
+    o.sets = a.set.sets;
+    o.formats = a.format.into_iter().map(format).collect();
+    o.plots = !a.plots.no_plots;
+    o.quiet = a.quiet;
+    o.exact_only = a.exact_only;
+    o.cancel = cancel.clone();
+    o.svg = svg;
+    o
+}
+
+fn roll_options(a: cli::RollArgs, svg: bool, cancel: &Cancel) -> app::RollOptions {
+    app::RollOptions {
+        roll: a.roll,
+        vs: a.vs,
+        trials: a.trials,
+        seed: a.seed,
+        threads: a.threads.get(),
+        exact_only: a.exact_only,
+        out: a.out,
+        formats: a.format.into_iter().map(format).collect(),
+        plots: !a.plots.no_plots,
+        quiet: a.quiet,
+        svg,
+        cancel: cancel.clone(),
+    }
+}
+
+fn format(f: FormatArg) -> Format {
+    match f {
+        FormatArg::Csv => Format::Csv,
+        FormatArg::Parquet => Format::Parquet,
+        FormatArg::Json => Format::Json,
+        FormatArg::Md => Format::Md,
+    }
+}
+
+/// The shard this process runs: `--shard`, else the scheduler's array task (said on
+/// stderr, as is a scheduler's task that is not used).
+fn sharding(s: cli::Shard) -> Result<Option<Found>, AppError> {
+    let request = crate::app::shard::Request {
+        shard: s.shard,
+        shards: s.shards,
+        no_shard: s.no_shard,
+    };
+    let (found, note) = request.resolve(&|k| std::env::var(k).ok())?;
+    if let Some(note) = note {
+        eprintln!("{}", terminal_safe(&note));
+    }
+    Ok(found)
+}
+
+fn balance(c: BalanceArgs, svg: bool, cancel: &Cancel) -> Result<Options, AppError> {
+    let mut o = Options::new(c.config, &c.scenario);
+    if let Some(f) = sharding(c.shard)? {
+        o.sharing = Sharing::Shard(f);
+    }
+    o.cancel = cancel.clone();
+    o.svg = svg;
+    o.metric = c.metric;
+    o.seed = c.seed;
+    o.trials = c.trials;
+    o.exact_only = c.exact_only;
+    o.threads = c.threads.get();
+    o.out = c.out;
+    o.sets = c.set.sets;
+    o.plots = !c.plots.no_plots;
+    Ok(o)
+}
+
+pub fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
+    let svg = cli.charts.contains(&cli::ChartArg::Svg);
+    // `-o -` streams a table on standard output, which only `run` and `roll` write:
+    // anywhere else it would make a folder named `-`.
+    let folder_only = match &cli.command {
+        Some(Command::Compare(a)) => a.common.out.clone(),
+        Some(Command::Roster(a)) => a.common.out.clone(),
+        Some(Command::Sweep(a)) => a.common.out.clone(),
+        Some(Command::Sensitivity(a)) => a.out.clone(),
+        Some(Command::Equalize(a)) => a.common.out.clone(),
+        Some(Command::Overlay(a)) => a.out.clone(),
+        Some(Command::Merge(a)) => Some(a.out.clone()),
+        Some(Command::Run(a)) if a.shard.shard.is_some() || a.shard.shards.is_some() => {
+            a.out.clone()
+        }
+        _ => None,
+    };
+    if app::to_stdout(&folder_only) {
+        return Err(AppError::BadOption(
+            "-o -: only `rollsim run` (without --shard) and `rollsim roll` write their table to standard output; give this command a folder, e.g. -o out".into(),
+        ));
+    }
+    match cli.command {
+        None => app::run_all(cli.quiet, cli.trials, cli.threads.get(), svg, cancel),
+        Some(Command::List(a)) => app::list(&a.config, &a.set.sets, cancel),
+        Some(Command::Check(a)) => app::check(&a.config, &a.set.sets, cancel),
+        Some(
+            c @ (Command::Compare(_)
+            | Command::Roster(_)
+            | Command::Sweep(_)
+            | Command::Sensitivity(_)
+            | Command::Overlay(_)
+            | Command::Equalize(_)),
+        ) => balance_command(c, svg, cancel)?.run(),
+        Some(Command::Run(a)) => {
+            let shard = a.shard.clone();
+            let o = run_options(a, svg, cancel);
+            match sharding(shard)? {
+                Some(f) if app::to_stdout(&o.out) => Err(AppError::BadOption(format!(
+                    "-o -: this run is shard {}/{} ({}), which writes a part file; give it a folder, e.g. -o parts",
+                    f.k, f.n, f.from
+                ))),
+                Some(f) => crate::app::shard::run(&o, &f),
+                None => app::run(&o),
+            }
+        }
+        Some(Command::Serve(a)) => crate::serve::serve(&crate::serve::ServeOptions {
+            dir: a.dir,
+            bind: a.bind,
+            port: a.port,
+            cancel: cancel.clone(),
+        }),
+        Some(Command::Roll(a)) => app::roll(&roll_options(a, svg, cancel)),
+        Some(Command::Plan(a)) => plan(a),
+        Some(Command::Merge(a)) => crate::app::merge::merge(
+            &a.parts,
+            &a.out,
+            &a.format.into_iter().map(format).collect::<Vec<_>>(),
+            app::charts(!a.plots.no_plots, svg, cancel),
+            cancel,
+        ),
+    }
+}
+
+/// A balance command's options from its flags (the shard from `--shard` or the
+/// scheduler's variables).
+fn balance_command(
+    command: Command,
+    svg: bool,
+    cancel: &Cancel,
+) -> Result<BalanceCommand, AppError> {
+    Ok(match command {
+        Command::Compare(a) => BalanceCommand::Compare(CompareOptions {
+            common: balance(a.common, svg, cancel)?,
+            attackers: a.attackers,
+            defenders: a.defenders,
+            best_response: a.response == ResponseArg::Best,
+        }),
+        Command::Roster(a) => BalanceCommand::Roster(RosterOptions {
+            common: balance(a.common, svg, cancel)?,
+            units: a.units,
+            best_response: a.response == ResponseArg::Best,
+            count: a.count,
+            reference: a.reference,
+        }),
+        Command::Sweep(a) => BalanceCommand::Sweep(SweepOptions {
+            common: balance(a.common, svg, cancel)?,
+            vary: a.vary,
+        }),
+        Command::Sensitivity(c) => BalanceCommand::Sensitivity(balance(c, svg, cancel)?),
+        Command::Overlay(a) => BalanceCommand::Overlay(OverlayOptions {
+            entries: a.entries,
+            metric: a.metric,
+            seed: a.seed,
+            trials: a.trials,
+            threads: a.threads.get(),
+            out: a.out,
+            plots: !a.plots.no_plots,
+            svg,
+            cancel: cancel.clone(),
+            texts: Default::default(),
+            sharing: match sharding(a.shard)? {
+                Some(f) => Sharing::Shard(f),
+                None => Sharing::Whole,
+            },
+        }),
+        Command::Equalize(a) => BalanceCommand::Equalize(EqualizeOptions {
+            common: balance(a.common, svg, cancel)?,
+            target: a.target,
+            pairs: a.pairs,
+        }),
+        _ => unreachable!("only balance commands come here"),
+    })
+}
+
+/// The commands `plan` spreads.
+const SHARDED: [&str; 6] = [
+    "run",
+    "compare",
+    "sweep",
+    "sensitivity",
+    "equalize",
+    "roster",
+];
+
+/// `rollsim plan CONFIG [COMMAND...] --tasks N`: check the command as the shards will
+/// run it, then print the scripts.
+fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
+    // `--tasks` and `--scheduler` may follow the command (they are no command's own).
+    let (mut tasks, mut scheduler) = (a.tasks, a.scheduler);
+    let mut tail: Vec<String> = Vec::new();
+    let mut it = a.command.into_iter();
+    while let Some(w) = it.next() {
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f == "--tasks" || f == "--scheduler" => {
+                (f.to_string(), Some(v.to_string()))
+            }
+            _ => (w.clone(), None),
+        };
+        if flag != "--tasks" && flag != "--scheduler" {
+            tail.push(w);
+            continue;
+        }
+        let value = inline
+            .or_else(|| it.next())
+            .ok_or_else(|| AppError::BadOption(format!("{flag}: give a value")))?;
+        if flag == "--tasks" {
+            tasks = Some(value.parse().map_err(|_| {
+                AppError::BadOption(format!(
+                    "--tasks {value}: expected a number of tasks, e.g. 8"
+                ))
+            })?);
+        } else {
+            scheduler = Some(
+                <cli::SchedulerArg as clap::ValueEnum>::from_str(&value, true).map_err(|_| {
+                    AppError::BadOption(format!(
+                        "--scheduler {value}: expected slurm, hyperqueue or kubernetes"
+                    ))
+                })?,
+            );
+        }
+    }
+    let tasks = tasks.ok_or_else(|| {
+        AppError::BadOption("plan: give --tasks N, the number of shards, e.g. --tasks 8".into())
+    })?;
+    if tasks == 0 || tasks > crate::app::part::MAX_SHARDS {
+        return Err(AppError::BadOption(format!(
+            "--tasks {tasks}: expected 1 to {}",
+            crate::app::part::MAX_SHARDS
+        )));
+    }
+    let (name, options) = match tail.first() {
+        Some(w) if !w.starts_with('-') => (w.clone(), tail[1..].to_vec()),
+        _ => ("run".to_string(), tail),
+    };
+    if !SHARDED.contains(&name.as_str()) {
+        return Err(AppError::BadOption(format!(
+            "plan: `{name}` does not shard; plan spreads {}",
+            SHARDED.join(", ")
+        )));
+    }
+    // The command exactly as a shard will parse it.
+    let argv: Vec<String> = [
+        "rollsim".to_string(),
+        name.clone(),
+        a.config.display().to_string(),
+    ]
+    .into_iter()
+    .chain(options.iter().cloned())
+    .collect();
+    let parsed = Cli::try_parse_from(&argv).map_err(|e| {
+        AppError::BadOption(format!(
+            "plan: the command `{}` does not parse: {}",
+            argv[1..].join(" "),
+            e.render().to_string().trim()
+        ))
+    })?;
+    let (out, shard, balance) = match &parsed.command {
+        Some(Command::Run(r)) => (r.out.clone(), &r.shard, None),
+        Some(Command::Compare(c)) => (c.common.out.clone(), &c.common.shard, Some(&c.common)),
+        Some(Command::Roster(c)) => (c.common.out.clone(), &c.common.shard, Some(&c.common)),
+        Some(Command::Sweep(c)) => (c.common.out.clone(), &c.common.shard, Some(&c.common)),
+        Some(Command::Equalize(c)) => (c.common.out.clone(), &c.common.shard, Some(&c.common)),
+        Some(Command::Sensitivity(c)) => (c.out.clone(), &c.shard, Some(c)),
+        _ => unreachable!("checked against SHARDED"),
+    };
+    if shard.shard.is_some() || shard.shards.is_some() || shard.no_shard {
+        return Err(AppError::BadOption(
+            "plan: leave --shard, --shards and --no-shard out of the command; the scripts give each task its shard".into(),
+        ));
+    }
+    if app::to_stdout(&out) {
+        return Err(AppError::BadOption(
+            "plan: -o - cannot be merged into; give the command a folder, e.g. -o out".into(),
+        ));
+    }
+    // The config must load, and a run needs a chunk per shard.
+    let text = crate::config::read(&a.config)?;
+    if let Some(Command::Run(r)) = &parsed.command {
+        if r.exact_only || r.precision.is_some() {
+            return Err(AppError::BadOption(
+                "plan: a sharded run has a fixed number of trials: drop --exact-only and --precision".into(),
+            ));
+        }
+        let cfg = crate::config::load_str(&text, &a.config.display().to_string(), &r.set.sets)?;
+        app::select(&cfg, &r.scenarios)?;
+        let trials = r.trials.or(cfg.run.trials).unwrap_or(app::DEFAULT_TRIALS);
+        let chunks = trials.div_ceil(crate::sim::CHUNK);
+        if tasks > chunks {
+            return Err(AppError::BadOption(format!(
+                "--tasks {tasks}: {trials} trials are {chunks} chunk(s) of {}; use at most {chunks} tasks",
+                crate::sim::CHUNK
+            )));
+        }
+    } else if balance.is_some() {
+        // Everything a shard does before its first item: the names, the metric, the keys.
+        let mut check = balance_command(
+            Cli::try_parse_from(&argv)
+                .map_err(|e| AppError::BadOption(e.to_string()))?
+                .command
+                .expect("a command"),
+            false,
+            &Cancel::new(),
+        )?;
+        check.checking();
+        check.run()?;
+    }
+    // The command's own -o is where the merge writes, and the parts go beside it;
+    // without one, where the command writes, and the parts beside the config's report
+    // (a `rollsim run` replaces the report folder whole).
+    let (parts, out) = match out {
+        Some(o) => {
+            let parts = crate::app::part::beside(&o).ok_or_else(|| {
+                AppError::BadOption(format!(
+                    "plan: -o {}: name a folder, e.g. -o out/{name}",
+                    o.display()
+                ))
+            })?;
+            (parts, o)
+        }
+        None => {
+            let report = app::default_out(&a.config);
+            let out = if name == "run" {
+                report
+            } else {
+                report.join(&name)
+            };
+            (crate::app::part::default_dir(&a.config, &name), out)
+        }
+    };
+    let options = without_out(&options);
+    // An -o inside a cluster of short flags (`-qo DIR`) is not taken out: refused.
+    let stripped: Vec<String> = argv[..3]
+        .iter()
+        .cloned()
+        .chain(options.iter().cloned())
+        .collect();
+    let again = Cli::try_parse_from(&stripped).map_err(|e| AppError::BadOption(e.to_string()))?;
+    let left = match &again.command {
+        Some(Command::Run(r)) => r.out.is_some(),
+        Some(Command::Compare(c)) => c.common.out.is_some(),
+        Some(Command::Roster(c)) => c.common.out.is_some(),
+        Some(Command::Sweep(c)) => c.common.out.is_some(),
+        Some(Command::Equalize(c)) => c.common.out.is_some(),
+        Some(Command::Sensitivity(c)) => c.out.is_some(),
+        _ => false,
+    };
+    if left {
+        return Err(AppError::BadOption(
+            "plan: give the command's -o DIR as a word of its own (not inside -qo DIR)".into(),
+        ));
+    }
+    // What decides the merge's files, as the command was given it.
+    let mut merge_flags = Vec::new();
+    if parsed.charts.contains(&cli::ChartArg::Svg) {
+        merge_flags.extend(["--charts".to_string(), "png,svg".to_string()]);
+    }
+    let (no_plots, formats) = match &parsed.command {
+        Some(Command::Run(r)) => (r.plots.no_plots, Some(&r.format)),
+        Some(Command::Compare(c)) => (c.common.plots.no_plots, None),
+        Some(Command::Roster(c)) => (c.common.plots.no_plots, None),
+        Some(Command::Sweep(c)) => (c.common.plots.no_plots, None),
+        Some(Command::Equalize(c)) => (c.common.plots.no_plots, None),
+        Some(Command::Sensitivity(c)) => (c.plots.no_plots, None),
+        _ => (false, None),
+    };
+    if no_plots {
+        merge_flags.push("--no-plots".into());
+    }
+    if let Some(f) = formats.filter(|f| **f != [FormatArg::Csv, FormatArg::Md]) {
+        let names: Vec<&str> = f
+            .iter()
+            .map(|x| match x {
+                FormatArg::Csv => "csv",
+                FormatArg::Parquet => "parquet",
+                FormatArg::Json => "json",
+                FormatArg::Md => "md",
+            })
+            .collect();
+        merge_flags.extend(["--format".to_string(), names.join(",")]);
+    }
+    let p = crate::app::plan::Plan::new(
+        &name,
+        &a.config,
+        &options,
+        (parts, out),
+        merge_flags,
+        tasks,
+        program(),
+    );
+    use cli::SchedulerArg as S;
+    Ok(match scheduler {
+        Some(S::Slurm) => p.slurm(),
+        Some(S::Hyperqueue) => p.hyperqueue(),
+        Some(S::Kubernetes) => p.kubernetes(),
+        None => format!(
+            "# ---- SLURM: save as {n}.sh, then: bash {n}.sh\n{}\n# ---- HyperQueue: save as {n}-hq.sh, then: bash {n}-hq.sh\n{}\n# ---- Kubernetes: save as {n}.yaml, then: kubectl apply -f {n}.yaml\n{}",
+            p.slurm(),
+            p.hyperqueue(),
+            p.kubernetes(),
+            n = p.name
+        ),
+    })
+}
+
+/// The options without `-o DIR` (in any of its spellings): a shard writes its part
+/// where the plan says.
+fn without_out(options: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for w in options {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if w == "-o" || w == "--out" {
+            skip = true;
+        } else if !(w.starts_with("--out=") || (w.starts_with("-o") && !w.starts_with("--"))) {
+            out.push(w.clone());
+        }
+    }
+    out
+}
+
+/// `rollsim` when that is this binary on the PATH, else this binary's path.
+fn program() -> String {
+    let me = std::env::current_exe().and_then(|p| p.canonicalize()).ok();
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("rollsim"))
+            .find(|p| p.is_file())
+            .and_then(|p| p.canonicalize().ok())
+    });
+    match (me, on_path) {
+        (Some(a), Some(b)) if a == b => "rollsim".into(),
+        (Some(a), _) => a.display().to_string(),
+        _ => "rollsim".into(),
+    }
+}

@@ -54,8 +54,8 @@ impl WriteError {
 
 /// A path as the user knows it: files are written to a temporary name inside a staging
 /// folder beside the output folder, but a message (a full disk, a refused write) names
-/// the file the user asked for, `reports/rush/x.png`, not
-/// `reports/.rush.staging-4242/.x.4242-9f0c….partial.png`.
+/// the file the user asked for, `reports/units/x.png`, not
+/// `reports/.units.staging-4242/.x.4242-9f0c….partial.png`.
 pub fn shown(path: &Path) -> String {
     let parts: Vec<String> = path
         .components()
@@ -160,10 +160,10 @@ mod tests {
     #[test]
     fn messages_name_the_files_the_user_asked_for() {
         let pid = std::process::id();
-        let staged = format!("reports/.rush.staging-{pid}/slam/x.png");
-        assert_eq!(shown(Path::new(&staged)), "reports/rush/slam/x.png");
+        let staged = format!("reports/.units.staging-{pid}/slam/x.png");
+        assert_eq!(shown(Path::new(&staged)), "reports/units/slam/x.png");
         let tmp = temp_name(Path::new(&staged));
-        assert_eq!(shown(&tmp), "reports/rush/slam/x.png");
+        assert_eq!(shown(&tmp), "reports/units/slam/x.png");
         let tmp = temp_name(Path::new("out/summary.csv"));
         assert_eq!(shown(&tmp), "out/summary.csv");
         // A designer's own dotted names are theirs.

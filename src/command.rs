@@ -20,11 +20,20 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    run(parse(args)?, cancel)
+}
+
+/// `args` (without the program's name) as the binary parses them; a usage error is bad
+/// input with clap's message.
+fn parse<I, T>(args: I) -> Result<Cli, AppError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
     let argv = std::iter::once(std::ffi::OsString::from("rollsim"))
         .chain(args.into_iter().map(Into::into));
-    let cli = Cli::try_parse_from(argv)
-        .map_err(|e| AppError::BadOption(e.render().to_string().trim_end().to_string()))?;
-    run(cli, cancel)
+    Cli::try_parse_from(argv)
+        .map_err(|e| AppError::BadOption(e.render().to_string().trim_end().to_string()))
 }
 
 /// Text for a terminal: control characters from a config (an escape sequence that
@@ -58,10 +67,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let argv = std::iter::once(std::ffi::OsString::from("rollsim"))
-        .chain(args.into_iter().map(Into::into));
-    let cli = Cli::try_parse_from(argv)
-        .map_err(|e| AppError::BadOption(e.render().to_string().trim_end().to_string()))?;
+    let cli = parse(args)?;
     let svg = cli.charts.contains(&cli::ChartArg::Svg);
     match cli.command {
         Some(Command::Run(a)) => app::run_results(&run_options(a, svg, cancel)),

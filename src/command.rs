@@ -417,11 +417,9 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
             (parts, o)
         }
         None => {
-            let report = app::default_out(&a.config);
-            let out = if name == "run" {
-                report
-            } else {
-                report.join(&name)
+            let out = match &parsed.command {
+                Some(Command::Run(r)) => app::run_out(&a.config, &r.scenarios, !r.plots.no_plots),
+                _ => app::default_out(&a.config).join(&name),
             };
             (crate::app::part::default_dir(&a.config, &name), out)
         }
@@ -465,7 +463,19 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
     if no_plots {
         merge_flags.push("--no-plots".into());
     }
-    if let Some(f) = formats.filter(|f| **f != [FormatArg::Csv, FormatArg::Md]) {
+    // A run merged into the gallery's folder writes the tables the gallery links to.
+    let mut formats = formats.cloned();
+    if let Some(f) = formats
+        .as_mut()
+        .filter(|_| out == app::default_out(&a.config))
+    {
+        for x in [FormatArg::Csv, FormatArg::Parquet] {
+            if !f.contains(&x) {
+                f.push(x);
+            }
+        }
+    }
+    if let Some(f) = formats.filter(|f| *f != [FormatArg::Csv, FormatArg::Md]) {
         let names: Vec<&str> = f
             .iter()
             .map(|x| match x {

@@ -228,7 +228,7 @@ fn each_chart_kind_titles_labels_and_legends() {
     let t = texts(&sweep[0]);
     assert_eq!(
         t[0],
-        "Slam orc vs human guard: P(slammer wins) against attacker.strength"
+        "Slam orc vs human guard: P(slammer wins) against Orc's strength (attacker)"
     );
     balance(
         &[

@@ -674,7 +674,7 @@ fn skirmish_forbidden_reactions_and_bad_units() {
         &[],
         &[
             &format!("bad.toml:{line}:1: key `scenarios.cavalry-charges-archers-close.reaction`"),
-            "spells may never be cast as a reaction (seed 003)",
+            "spells may never be cast as a reaction",
         ],
     );
     let t = edited(

@@ -400,8 +400,7 @@ fn plan_checks_the_command_before_printing_scripts() {
 /// The README's "Big runs" command and the script `plan` prints for it, as the README
 /// shows them.
 fn readme_plan() -> (Vec<String>, String) {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let section = readme.split("## Big runs").nth(1).unwrap();
+    let section = crate::util::doc("cluster.md");
     let command = section
         .lines()
         .find(|l| l.starts_with("rollsim plan ") && l.contains("--scheduler slurm"))
@@ -422,8 +421,7 @@ fn readme_plan() -> (Vec<String>, String) {
 
 #[test]
 fn the_readme_shows_what_plan_prints_for_each_scheduler() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let section = readme.split("## Big runs").nth(1).unwrap();
+    let section = crate::util::doc("cluster.md");
     let (args, script) = readme_plan();
     let bin = assert_cmd::cargo::cargo_bin("rollsim");
     let path = format!(

@@ -1,4 +1,4 @@
-//! `descent` (RULES.md section 2): hand-checked exact values, the ordering of the re-roll
+//! `descent` (docs/games/descent.md): hand-checked exact values, the ordering of the re-roll
 //! policies for every shipped weapon, Aim + Dodge cancelling, and pierce.
 
 use crate::util::{close, exact_of, load, simulate};

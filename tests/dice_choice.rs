@@ -204,7 +204,7 @@ fn the_policy_is_printed_with_ties_keeping_more_dice() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
+    let readme = crate::util::all_docs();
     for row in [
         "| 6 6 6 5 5 | 6 6 6 | 2 | 0.0934 |",
         "| 6 6 5 5 1 | 6 6 | 3 | 0.0291 |",

@@ -1,4 +1,4 @@
-//! `dozen` (RULES.md section 4): every worked example of the seed, hand-worked exact
+//! `dozen` (docs/games/dozen.md): every worked example of the rulebook, hand-worked exact
 //! values, and the duel's Markov chain against closed forms.
 
 use crate::util::{close, dozen_config, dozen_config_with, exact_of, load, simulate};
@@ -41,7 +41,7 @@ fn seed_melee_5_and_1_against_5_is_one_attacker_hit() {
     assert_eq!(resolve(a, d, 2), (1, 1));
     // Dice above the target fail first: 5 and 8 at ST7 leave only the 5.
     assert_eq!(successes(pack(&[5, 8], 7)), 1);
-    // The seed's second example: 3 against 4 and 5 is two hits on the 3.
+    // The rulebook's second example: 3 against 4 and 5 is two hits on the 3.
     assert_eq!(resolve(pack(&[3], 7), pack(&[4, 5], 7), 1), (1 + 2, 2));
 }
 
@@ -78,7 +78,7 @@ fn seed_injured_at_2_of_5_hp_and_1_of_4() {
     assert_eq!(condition(2, 5), 1);
     assert_eq!(condition(5, 5), 3);
     assert_eq!(condition(0, 5), 0);
-    // The seed's characters: CO 3 + endurance 2 = 5 HP; the dwarf CO 4 alone = 4.
+    // The rulebook's characters: CO 3 + endurance 2 = 5 HP; the dwarf CO 4 alone = 4.
     assert_eq!(character("fighter").hp(), 5);
     assert_eq!(character("dwarf").hp(), 4);
     assert_eq!(character("dwarf").ac(), 4); // DX 3 + leather 1
@@ -622,7 +622,7 @@ fn a_push_over_a_drop_chains_into_a_fall() {
 
 #[test]
 fn the_dice_reserve_caps_a_pool() {
-    // Seed 001: a character rolls its skill level in dice, and only as many as its
+    // The rules: a character rolls its skill level in dice, and only as many as its
     // reserve holds. The fighter (melee 2) with 1 die in reserve charges as with one
     // die fewer; a reserve of 5 changes nothing.
     let cfg = |reserve: &str| {

@@ -2,7 +2,7 @@
 //! chromium; `.ci/run` installs it when missing): it renders, every image decodes and
 //! every link resolves, the page is under 1 MB, and a screenshot is kept.
 
-use crate::util::{rollsim, tempdir};
+use crate::util::{rollsim, root, tempdir, text};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -149,12 +149,13 @@ fn the_gallery_renders_in_a_browser_with_every_image_and_link() {
     let dir = tempdir();
     // The main job as the README runs it (no -n): every probability it reports to
     // within ±0.001 (95%), each scenario as many trials as that needs, at most 10^7.
-    rollsim()
+    let main_job = rollsim()
         .current_dir(dir.path())
         .args(["-q"])
         .assert()
         .success();
     let reports = dir.path().join("reports");
+    readme_figures_are_the_main_jobs(&text(&main_job.get_output().stdout), &reports);
     let mut rows = 0;
     for config in std::fs::read_dir(&reports).unwrap() {
         let table = config.unwrap().path().join("distribution.csv");
@@ -280,4 +281,98 @@ fn the_gallery_renders_in_a_browser_with_every_image_and_link() {
         "a blank screenshot: {} bytes",
         png.len()
     );
+    // The README's worked example, after the main job, leaves every link of the
+    // gallery whole (it writes `reports/rush-partial/`).
+    rollsim()
+        .current_dir(dir.path())
+        .args(["run"])
+        .arg(root().join("configs/rush.toml"))
+        .args(["-s", "slam-orc-vs-human-guard", "-q"])
+        .assert()
+        .success();
+    assert!(reports
+        .join("rush-partial/slam-orc-vs-human-guard/result.png")
+        .is_file());
+    let broken = dead_links(&reports);
+    assert!(broken.is_empty(), "after the worked example: {broken:?}");
+    // So does a whole run of one config with its own formats, and a balance command.
+    for args in [
+        vec!["run", "configs/rush.toml", "-q", "--format", "json"],
+        vec![
+            "roster",
+            "configs/rush.toml",
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--exact-only",
+        ],
+        vec!["run", "configs/rush.toml", "-q", "--no-plots"],
+    ] {
+        let config = root().join(args[1]);
+        rollsim()
+            .current_dir(dir.path())
+            .arg(args[0])
+            .arg(&config)
+            .args(&args[2..])
+            .assert()
+            .success();
+        let broken = dead_links(&reports);
+        assert!(broken.is_empty(), "after {args:?}: {broken:?}");
+    }
+}
+
+/// The links and images of `reports/index.html` that point at no file.
+fn dead_links(reports: &Path) -> Vec<String> {
+    let html = std::fs::read_to_string(reports.join("index.html")).unwrap();
+    let mut out = Vec::new();
+    let mut n = 0;
+    for attr in ["href=\"", "src=\""] {
+        for part in html.split(attr).skip(1) {
+            let target = part.split('"').next().unwrap();
+            if target.starts_with('#') || target.contains("://") {
+                continue;
+            }
+            n += 1;
+            let path = decode(target.split(['?', '#']).next().unwrap());
+            if !reports.join(&path).exists() {
+                out.push(path);
+            }
+        }
+    }
+    assert!(n > 400, "{n} links");
+    out
+}
+
+/// The README quotes the main job's count of scenarios and of charts: this run's.
+fn readme_figures_are_the_main_jobs(printed: &str, reports: &Path) {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let quoted = |what: &str| -> u64 {
+        let end = readme
+            .find(&format!(" {what}**"))
+            .unwrap_or_else(|| panic!("the README quotes no **N {what}**"));
+        let start = readme[..end].rfind("**").unwrap() + 2;
+        readme[start..end].replace(',', "").parse().unwrap()
+    };
+    // One line per scenario in the printed table (after its heading and rule).
+    let scenarios = printed
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| config"))
+        .count() as u64;
+    let mut charts = 0u64;
+    let mut stack = vec![reports.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "png") {
+                charts += 1;
+            }
+        }
+    }
+    assert_eq!(
+        quoted("scenarios"),
+        scenarios,
+        "scenarios the main job printed"
+    );
+    assert_eq!(quoted("charts"), charts, "PNG charts the main job wrote");
 }

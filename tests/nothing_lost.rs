@@ -119,16 +119,7 @@ fn item1_parts_and_balance_outputs_survive_the_next_run() {
     // A plain run replaces the report, and keeps both.
     rollsim()
         .current_dir(d.path())
-        .args([
-            "run",
-            &cfg,
-            "-s",
-            "stand-up-striker",
-            "-n",
-            "1000",
-            "-q",
-            "--no-plots",
-        ])
+        .args(["run", &cfg, "-n", "1000", "-q"])
         .assert()
         .success();
     assert!(d.path().join("reports/rush/summary.csv").is_file());
@@ -384,15 +375,7 @@ fn item3_a_run_or_the_main_job_never_replaces_a_folder_a_compare_writes_inside()
     assert!(staging_of(&d.path().join("reports/rush"), "compare"));
     let a = rollsim()
         .current_dir(d.path())
-        .args([
-            "run",
-            "rush.toml",
-            "-s",
-            "stand-up-striker",
-            "-n",
-            "1000",
-            "-q",
-        ])
+        .args(["run", "rush.toml", "-n", "1000", "-q"])
         .assert()
         .code(2);
     let err = text(&a.get_output().stderr);

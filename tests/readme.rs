@@ -477,7 +477,7 @@ fn exact_value(c: &Compiled, q: &Quote) -> f64 {
 
 #[test]
 fn every_quoted_number_is_the_exact_value_and_in_the_readme() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = crate::util::all_docs();
     for (file, sets, name, q, quoted) in QUOTES {
         let cfg = load_with(file, sets);
         let c = cfg.compile(name).unwrap();
@@ -500,15 +500,20 @@ fn every_quoted_number_is_the_exact_value_and_in_the_readme() {
 }
 
 #[test]
-fn every_image_the_readme_shows_exists() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+fn every_image_the_readme_and_docs_show_exists() {
+    let docs = crate::util::all_docs();
     let mut n = 0;
-    for part in readme.split("](").skip(1) {
-        let path = part.split(')').next().unwrap();
-        if path.starts_with("docs/") {
-            assert!(root().join(path).is_file(), "README shows missing {path}");
-            n += 1;
-        }
+    for part in docs.split("![").skip(1) {
+        let Some(path) = part.split("](").nth(1).and_then(|p| p.split(')').next()) else {
+            continue;
+        };
+        // README.md names `docs/img/...`; a page of docs/ names `img/...` or `../img/...`.
+        let name = path.rsplit("img/").next().unwrap();
+        assert!(
+            root().join("docs/img").join(name).is_file(),
+            "the docs show missing {path}"
+        );
+        n += 1;
     }
     assert!(n >= 15, "{n} images");
 }
@@ -516,7 +521,7 @@ fn every_image_the_readme_shows_exists() {
 /// The dice-language reference table: every example's quoted result is its exact value.
 #[test]
 fn every_dice_language_example_gives_the_quoted_result() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = crate::util::doc("dice-language.md");
     let table = readme
         .split("| write | means | example | result (exact) |")
         .nth(1)

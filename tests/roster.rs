@@ -275,7 +275,7 @@ fn the_readme_s_roster_table_is_what_the_command_prints() {
     )
     .success();
     let md = text(&a.get_output().stdout);
-    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
+    let readme = crate::util::all_docs();
     let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| ")).collect();
     assert_eq!(rows.len(), 6, "{md}");
     for row in rows {
@@ -420,7 +420,7 @@ fn the_readme_s_cost_table_is_what_the_command_prints() {
     )
     .success();
     let md = text(&a.get_output().stdout);
-    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
+    let readme = crate::util::all_docs();
     let costs = md.split("#### Point costs").nth(1).unwrap();
     let rows: Vec<&str> = costs.lines().filter(|l| l.starts_with("| ")).collect();
     assert_eq!(rows.len(), 3, "{costs}");

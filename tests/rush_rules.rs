@@ -1,4 +1,4 @@
-//! The literal rules of RULES.md section 1 and exact values worked out by hand.
+//! The literal rules (docs/games/rush.md) and exact values worked out by hand.
 
 use crate::util::{close, exact_of, rush_config};
 use rollsim::exact::check_pmf;

@@ -1050,3 +1050,49 @@ fn saves_at_once_to_one_name_leave_one_whole_file() {
     rollsim::document::load_str(&text, "same.toml", &[]).unwrap();
     no_temporary_files(dir.path());
 }
+
+/// Issue #38: a script that GETs a POST endpoint (or POSTs a page) is told which method
+/// to use, with an `Allow` header, not an empty 405.
+#[test]
+fn a_wrong_method_is_told_the_method_to_use() {
+    let dir = tempdir();
+    std::fs::copy(shipped("rush.toml"), dir.path().join("rush.toml")).unwrap();
+    let s = Server::start(dir.path());
+    for path in [
+        "/api/view",
+        "/api/simulate",
+        "/api/roll",
+        "/api/balance",
+        "/api/save",
+    ] {
+        let (status, body) = s.get(&format!("{path}?config=rush.toml"));
+        assert_eq!(status, 405, "{path}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            v["error"], "GET is not served here: use POST with a JSON body",
+            "{path}"
+        );
+    }
+    for path in ["/api/configs", "/", "/app.js"] {
+        let (status, body) = s.post(path, "{}");
+        assert_eq!(status, 405, "{path}");
+        assert!(
+            body.contains("POST is not served here: use GET"),
+            "{path}: {body}"
+        );
+    }
+    // The answer names the allowed method in its headers too.
+    let mut t = TcpStream::connect(&s.addr).unwrap();
+    t.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        t,
+        "GET /api/view HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        s.addr
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = t.read_to_string(&mut answer);
+    let head = answer.split("\r\n\r\n").next().unwrap().to_lowercase();
+    assert!(head.starts_with("http/1.1 405"), "{head}");
+    assert!(head.contains("\r\nallow: post"), "{head}");
+}

@@ -1,4 +1,4 @@
-//! `skirmish` (RULES.md section 3): each modifier by hand, the simultaneity of an action
+//! `skirmish` (docs/games/skirmish.md): each modifier by hand, the simultaneity of an action
 //! and its reaction, morale, and the decision tables.
 
 use crate::util::{close, exact_of, load, simulate};
@@ -488,7 +488,7 @@ fn fatigue_tokens_and_regroup_in_a_firefight_by_hand() {
 
 #[test]
 fn a_fatigued_unit_charged_flees() {
-    // Seed 003: a unit charged while fatigued cannot react and flees, exactly as a
+    // The rules: a unit charged while fatigued cannot react and flees, exactly as a
     // charge it does not answer (`reaction = "none"`).
     let text = std::fs::read_to_string(crate::util::shipped("skirmish.toml")).unwrap();
     let head = text.split("\n[scenarios.").next().unwrap();

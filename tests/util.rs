@@ -3,7 +3,7 @@
 use rollsim::config::{self, AnalysisConfig};
 use rollsim::model::Compiled;
 use rollsim::sim::{self, Budget, Hidden, Histogram};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -151,3 +151,31 @@ pub fn job<'a>(
 /// Every item computed here (not a shard, not a merge).
 static WHOLE: std::sync::LazyLock<rollsim::balance::Share> =
     std::sync::LazyLock::new(|| rollsim::balance::Share::All);
+
+/// The README and every page of `docs/`, one text: what a promise quoted "in the docs"
+/// is checked against, wherever a page moves it.
+pub fn all_docs() -> String {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
+        }
+    }
+    let mut pages = vec![root().join("README.md")];
+    walk(&root().join("docs"), &mut pages);
+    pages
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One page of `docs/`, e.g. `cluster.md`.
+pub fn doc(name: &str) -> String {
+    std::fs::read_to_string(root().join("docs").join(name))
+        .unwrap_or_else(|e| panic!("docs/{name}: {e}"))
+}

@@ -33,6 +33,20 @@ pub fn default_out(config: &Path) -> PathBuf {
     Path::new("reports").join(stem)
 }
 
+/// Where `run` writes without `-o`. The config's report folder is the one the gallery
+/// (`reports/index.html`) links into, so only a whole report (every scenario, with
+/// charts) goes there; a selection or a run without charts goes beside it, to
+/// `reports/<file stem>-partial`, and the gallery's links stay whole.
+pub fn run_out(config: &Path, scenarios: &[String], plots: bool) -> PathBuf {
+    let report = default_out(config);
+    if scenarios.is_empty() && plots {
+        return report;
+    }
+    let mut name = report.file_name().unwrap_or_default().to_os_string();
+    name.push("-partial");
+    report.with_file_name(name)
+}
+
 /// The pool a command runs on: `--threads`, else one thread per core.
 pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, AppError> {
     let mut b = rayon::ThreadPoolBuilder::new();
@@ -105,6 +119,27 @@ impl RunOptions {
             exact_only: false,
             cancel: Cancel::new(),
         }
+    }
+
+    /// The folder the run writes: `-o`, else [`run_out`].
+    pub fn target(&self) -> PathBuf {
+        self.out
+            .clone()
+            .unwrap_or_else(|| run_out(&self.config, &self.scenarios, self.plots))
+    }
+
+    /// The table formats written: the ones asked for, and in the gallery's folder
+    /// also CSV and Parquet, which the gallery links to.
+    fn written_formats(&self) -> Vec<Format> {
+        let mut formats = self.formats.clone();
+        if self.out.is_none() && self.target() == default_out(&self.config) {
+            for f in [Format::Csv, Format::Parquet] {
+                if !formats.contains(&f) {
+                    formats.push(f);
+                }
+            }
+        }
+        formats
     }
 }
 
@@ -282,10 +317,7 @@ pub fn compute_given(
     Ok(RunOutput {
         title: cfg.title.clone(),
         results,
-        out: opts
-            .out
-            .clone()
-            .unwrap_or_else(|| default_out(&opts.config)),
+        out: opts.target(),
     })
 }
 
@@ -427,10 +459,7 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     if to_stdout(&opts.out) {
         return run_to_stdout(opts);
     }
-    let target = opts
-        .out
-        .clone()
-        .unwrap_or_else(|| default_out(&opts.config));
+    let target = opts.target();
     // Check the config and the names first: bad input must not touch (or lock) the
     // output folder, and is reported as what it is.
     let cfg = config::load(&opts.config, &opts.sets)?;
@@ -441,13 +470,19 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     let written = write_reports(
         &out.results,
         stage.dir(),
-        &opts.formats,
+        &opts.written_formats(),
         charts(opts.plots, opts.svg, &opts.cancel),
         &opts.cancel,
     )?;
     opts.cancel.check()?;
     stage.commit()?;
     eprintln!("{}", wrote_line(&written, &target));
+    if opts.out.is_none() && target != default_out(&opts.config) {
+        eprintln!(
+            "(a partial report: {} is left whole for the gallery; -o DIR writes elsewhere)",
+            default_out(&opts.config).display()
+        );
+    }
     Ok(if opts.formats.contains(&Format::Md) {
         markdown_report(&out)
     } else {

@@ -1,10 +1,16 @@
-//! The result model as polars DataFrames: the one place that decides the table columns
-//! of shared/DESIGN.md.
+//! The result model as polars DataFrames: the one place that decides the table columns.
+//! A number no simulation made is never shown as one: with no trials (`--exact-only`)
+//! the Monte Carlo columns (counts, trials, estimates and their intervals) are empty.
 
 use super::analysis::{Candidate, Equalized, Matrix, SensitivityRow, Sweep};
 use super::{MetricResult, ScenarioResult};
 use polars_core::df;
 use polars_core::prelude::*;
+
+/// `v` where a simulation made it (`trials > 0`), else empty.
+fn mc<T>(trials: u64, v: T) -> Option<T> {
+    (trials > 0).then_some(v)
+}
 
 /// A table, as the exporters take it: the rest of rollsim names polars only through these.
 pub type Frame = DataFrame;
@@ -30,11 +36,11 @@ pub fn distribution(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
                 scenario.push(r.name.clone());
                 metric.push(m.name.clone());
                 value.push(row.label.clone());
-                count.push(row.count);
-                trials.push(r.trials);
-                probability.push(row.probability);
-                ci_low.push(row.ci_low);
-                ci_high.push(row.ci_high);
+                count.push(mc(r.trials, row.count));
+                trials.push(mc(r.trials, r.trials));
+                probability.push(mc(r.trials, row.probability));
+                ci_low.push(mc(r.trials, row.ci_low));
+                ci_high.push(mc(r.trials, row.ci_high));
                 exact.push(row.exact);
                 exact_fraction.push(row.exact_fraction.map(|f| f.to_string()));
             }
@@ -77,9 +83,12 @@ pub fn summary(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
             outcomes.push((!m.numeric).then(|| {
                 let (rows, left_out) = rollsim_core::results::shown_rows(m);
                 rows.iter()
-                    .map(|v| match v.exact {
-                        Some(e) => format!("{}: {:.4} (exact {:.4})", v.label, v.probability, e),
-                        None => format!("{}: {:.4}", v.label, v.probability),
+                    .map(|v| match (v.exact, r.trials) {
+                        (Some(e), 0) => format!("{}: exact {:.4}", v.label, e),
+                        (Some(e), _) => {
+                            format!("{}: {:.4} (exact {:.4})", v.label, v.probability, e)
+                        }
+                        (None, _) => format!("{}: {:.4}", v.label, v.probability),
                     })
                     .chain(left_out)
                     .collect::<Vec<_>>()
@@ -87,12 +96,12 @@ pub fn summary(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
             }));
             scenario.push(r.name.clone());
             metric.push(m.name.clone());
-            mean.push(m.mean);
-            lo.push(m.mean_ci.map(|c| c.0));
-            hi.push(m.mean_ci.map(|c| c.1));
+            mean.push(m.mean.filter(|_| r.trials > 0));
+            lo.push(m.mean_ci.map(|c| c.0).filter(|_| r.trials > 0));
+            hi.push(m.mean_ci.map(|c| c.1).filter(|_| r.trials > 0));
             exact_mean.push(m.exact_mean);
             exact_mean_fraction.push(m.exact_mean_fraction.map(|f| f.to_string()));
-            trials.push(r.trials);
+            trials.push(mc(r.trials, r.trials));
             seed.push(r.seed);
         }
     }
@@ -117,11 +126,11 @@ pub fn headline(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
     df!(
         "scenario" => results.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),
         "headline" => results.iter().map(|r| r.headline.label.clone()).collect::<Vec<_>>(),
-        "probability" => results.iter().map(|r| r.headline.probability).collect::<Vec<_>>(),
-        "ci_low" => results.iter().map(|r| r.headline.ci_low).collect::<Vec<_>>(),
-        "ci_high" => results.iter().map(|r| r.headline.ci_high).collect::<Vec<_>>(),
+        "probability" => results.iter().map(|r| mc(r.trials, r.headline.probability)).collect::<Vec<_>>(),
+        "ci_low" => results.iter().map(|r| mc(r.trials, r.headline.ci_low)).collect::<Vec<_>>(),
+        "ci_high" => results.iter().map(|r| mc(r.trials, r.headline.ci_high)).collect::<Vec<_>>(),
         "exact" => results.iter().map(|r| r.headline.exact).collect::<Vec<_>>(),
-        "trials" => results.iter().map(|r| r.trials).collect::<Vec<_>>(),
+        "trials" => results.iter().map(|r| mc(r.trials, r.trials)).collect::<Vec<_>>(),
         "seed" => results.iter().map(|r| r.seed).collect::<Vec<_>>(),
         "description" => results.iter().map(|r| r.description.clone()).collect::<Vec<_>>(),
     )
@@ -151,7 +160,7 @@ pub fn profile(members: &[&ScenarioResult]) -> PolarsResult<DataFrame> {
         cols.push(Column::new(
             name.clone().into(),
             xs.iter()
-                .map(|&x| cell(x).map(|r| r.headline.probability))
+                .map(|&x| cell(x).and_then(|r| mc(r.trials, r.headline.probability)))
                 .collect::<Vec<_>>(),
         ));
         cols.push(Column::new(
@@ -192,7 +201,7 @@ pub fn decision(rows: &[&super::DecisionRow]) -> PolarsResult<DataFrame> {
             head.clone().into(),
             choices
                 .iter()
-                .map(|c| cell(c).map(|r| r.estimate))
+                .map(|c| cell(c).and_then(|r| mc(r.trials, r.estimate)))
                 .collect::<Vec<_>>(),
         ));
         cols.push(Column::new(
@@ -214,9 +223,9 @@ pub fn decisions(rows: &[super::DecisionRow]) -> PolarsResult<DataFrame> {
         "choice" => rows.iter().map(|r| r.choice.clone()).collect::<Vec<_>>(),
         "scenario" => rows.iter().map(|r| r.scenario.clone()).collect::<Vec<_>>(),
         "quantity" => rows.iter().map(|r| r.quantity.clone()).collect::<Vec<_>>(),
-        "estimate" => rows.iter().map(|r| r.estimate).collect::<Vec<_>>(),
-        "ci_low" => rows.iter().map(|r| r.ci_low).collect::<Vec<_>>(),
-        "ci_high" => rows.iter().map(|r| r.ci_high).collect::<Vec<_>>(),
+        "estimate" => rows.iter().map(|r| mc(r.trials, r.estimate)).collect::<Vec<_>>(),
+        "ci_low" => rows.iter().map(|r| mc(r.trials, r.ci_low)).collect::<Vec<_>>(),
+        "ci_high" => rows.iter().map(|r| mc(r.trials, r.ci_high)).collect::<Vec<_>>(),
         "exact" => rows.iter().map(|r| r.exact).collect::<Vec<_>>(),
     )
 }
@@ -234,9 +243,10 @@ struct SlotColumns {
 impl SlotColumns {
     fn push(&mut self, s: &super::analysis::Slot) {
         let c = s.as_ref().ok();
-        self.estimate.push(c.map(|c| c.estimate));
-        self.ci_low.push(c.map(|c| c.ci.0));
-        self.ci_high.push(c.map(|c| c.ci.1));
+        let m = s.as_ref().ok().filter(|c| c.trials > 0);
+        self.estimate.push(m.map(|c| c.estimate));
+        self.ci_low.push(m.map(|c| c.ci.0));
+        self.ci_high.push(m.map(|c| c.ci.1));
         self.exact.push(c.and_then(|c| c.exact));
         self.note.push(s.as_ref().err().cloned());
     }
@@ -259,7 +269,7 @@ pub fn matrix_long(m: &Matrix) -> PolarsResult<DataFrame> {
             resp.push(c.response.clone());
             cols.push(&c.value);
             // Each pair's own count (under a precision target they differ).
-            trials.push(c.value.as_ref().map_or(0, |c| c.trials));
+            trials.push(c.value.as_ref().ok().and_then(|c| mc(c.trials, c.trials)));
         }
     }
     let n = a.len();
@@ -375,14 +385,14 @@ pub fn overlay(rows: &[(String, MetricResult, u64)], values: &[String]) -> Polar
         Vec::<Option<f64>>::new(),
         Vec::<Option<String>>::new(),
     );
-    for (label, m, _) in rows {
+    for (label, m, trials) in rows {
         for v in values {
             let r = m.rows.iter().find(|r| &r.label == v);
             ent.push(label.clone());
             val.push(v.clone());
-            p.push(r.map_or(0.0, |r| r.probability));
-            lo.push(r.map_or(0.0, |r| r.ci_low));
-            hi.push(r.map_or(0.0, |r| r.ci_high));
+            p.push(mc(*trials, r.map_or(0.0, |r| r.probability)));
+            lo.push(mc(*trials, r.map_or(0.0, |r| r.ci_low)));
+            hi.push(mc(*trials, r.map_or(0.0, |r| r.ci_high)));
             ex.push(r.and_then(|r| r.exact));
             fr.push(r.and_then(|r| r.exact_fraction).map(|f| f.to_string()));
         }

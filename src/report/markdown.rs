@@ -90,29 +90,34 @@ fn exact_odds(row: &super::ValueRow) -> String {
     }
 }
 
-/// One row per scenario: its headline probability, Monte Carlo and exact.
+/// One row per scenario: its headline probability, Monte Carlo and exact; without a
+/// simulation (`--exact-only`), the exact value alone.
 pub fn headlines(results: &[ScenarioResult]) -> String {
     use Align::*;
-    let mut t = Table::new([
-        ("config", Left),
-        ("scenario", Left),
-        ("headline", Left),
-        ("Monte Carlo", Right),
-        ("95% CI", Left),
-        ("exact", Right),
-        ("max |z|", Right),
-    ]);
+    let simulated = results.iter().any(|r| r.trials > 0);
+    let mut head = vec![("config", Left), ("scenario", Left), ("headline", Left)];
+    if simulated {
+        head.extend([("Monte Carlo", Right), ("95% CI", Left)]);
+    }
+    head.push(("exact", Right));
+    if simulated {
+        head.push(("max |z|", Right));
+    }
+    let mut t = Table::new(head);
     for r in results {
         let h = &r.headline;
-        t.row([
-            r.config.clone(),
-            r.name.clone(),
-            h.label.clone(),
-            pct(h.probability),
-            format!("{} .. {}", pct(h.ci_low), pct(h.ci_high)),
-            opt_pct(h.exact),
-            z(r.max_abs_z()),
-        ]);
+        let mut row = vec![r.config.clone(), r.name.clone(), h.label.clone()];
+        if simulated {
+            row.extend([
+                pct(h.probability),
+                format!("{} .. {}", pct(h.ci_low), pct(h.ci_high)),
+            ]);
+        }
+        row.push(opt_pct(h.exact));
+        if simulated {
+            row.push(z(r.max_abs_z()));
+        }
+        t.row(row);
     }
     t.render()
 }
@@ -187,7 +192,7 @@ pub fn full(results: &[ScenarioResult]) -> String {
             "{}  \n{}{}\n",
             r.description,
             if r.trials == 0 {
-                "exact only (no Monte Carlo)".to_string()
+                "exact distributions only (nothing simulated)".to_string()
             } else {
                 format!("{} trials, seed {}", thousands(r.trials), r.seed)
             },
@@ -202,31 +207,46 @@ pub fn full(results: &[ScenarioResult]) -> String {
         }
         for m in &r.metrics {
             let _ = write!(s, "**{}** ({})", m.name, m.description);
-            if let (Some(mean), Some((lo, hi))) = (m.mean, m.mean_ci) {
-                let _ = write!(
-                    s,
-                    ": mean {} [{}, {}]",
-                    crate::text::fixed(mean, 4),
-                    crate::text::fixed(lo, 4),
-                    crate::text::fixed(hi, 4)
-                );
+            let simulated = r.trials > 0;
+            let exact_mean = |s: &mut String, lead: &str| {
                 if let Some(e) = m.exact_mean {
-                    let _ = write!(s, ", exact {}", crate::text::fixed(e, 4));
+                    let _ = write!(s, "{lead}{}", crate::text::fixed(e, 4));
                     // A whole number needs no `/1`.
                     if let Some(f) = m.exact_mean_fraction.filter(|f| f.denom > 1) {
                         let _ = write!(s, " ({f})");
                     }
                 }
+            };
+            match (m.mean, m.mean_ci) {
+                (Some(mean), Some((lo, hi))) if simulated => {
+                    let _ = write!(
+                        s,
+                        ": mean {} [{}, {}]",
+                        crate::text::fixed(mean, 4),
+                        crate::text::fixed(lo, 4),
+                        crate::text::fixed(hi, 4)
+                    );
+                    exact_mean(&mut s, ", exact ");
+                }
+                _ => exact_mean(&mut s, ": exact mean "),
             }
             s.push_str("\n\n");
-            let mut t = Table::new([
-                ("value", Align::Left),
-                ("P (Monte Carlo)", Align::Right),
-                ("95% CI", Align::Left),
-                ("exact", Align::Right),
-                ("exact fraction", Align::Right),
-                ("z", Align::Right),
-            ]);
+            let mut t = if simulated {
+                Table::new([
+                    ("value", Align::Left),
+                    ("P (Monte Carlo)", Align::Right),
+                    ("95% CI", Align::Left),
+                    ("exact", Align::Right),
+                    ("exact fraction", Align::Right),
+                    ("z", Align::Right),
+                ])
+            } else {
+                Table::new([
+                    ("value", Align::Left),
+                    ("exact", Align::Right),
+                    ("exact fraction", Align::Right),
+                ])
+            };
             // A long tail (a duel's length) is folded into one line; the CSV
             // keeps every value.
             let long = m.rows.len() > super::LONG_METRIC;
@@ -238,27 +258,33 @@ pub fn full(results: &[ScenarioResult]) -> String {
                     folded_exact = folded_exact.zip(row.exact).map(|(a, b)| a + b);
                     continue;
                 }
-                t.row([
-                    row.label.clone(),
-                    pct(row.probability),
-                    format!("{} .. {}", pct(row.ci_low), pct(row.ci_high)),
-                    exact_odds(row),
-                    row.exact_fraction
-                        .map(|f| f.to_string())
-                        .unwrap_or_default(),
-                    z(row.z),
-                ]);
+                let fraction = row
+                    .exact_fraction
+                    .map(|f| f.to_string())
+                    .unwrap_or_default();
+                if simulated {
+                    t.row([
+                        row.label.clone(),
+                        pct(row.probability),
+                        format!("{} .. {}", pct(row.ci_low), pct(row.ci_high)),
+                        exact_odds(row),
+                        fraction,
+                        z(row.z),
+                    ]);
+                } else {
+                    t.row([row.label.clone(), exact_odds(row), fraction]);
+                }
             }
             if folded > 0 {
-                t.row([
-                    format!(
-                        "{folded} other values, each below {} (in the CSV)",
-                        pct(FOLD_BELOW)
-                    ),
-                    pct(folded_p),
-                    String::new(),
-                    opt_pct(folded_exact),
-                ]);
+                let label = format!(
+                    "{folded} other values, each below {} (in the CSV)",
+                    pct(FOLD_BELOW)
+                );
+                if simulated {
+                    t.row([label, pct(folded_p), String::new(), opt_pct(folded_exact)]);
+                } else {
+                    t.row([label, opt_pct(folded_exact)]);
+                }
             }
             s.push_str(&t.render());
             s.push('\n');
@@ -281,7 +307,12 @@ pub fn decisions(rows: &[super::DecisionRow]) -> String {
                 choices.push(&r.choice);
             }
         }
-        let _ = writeln!(s, "### decision: {name}\n");
+        let exact = mine.iter().all(|r| r.trials == 0);
+        let _ = writeln!(
+            s,
+            "### decision: {name}{}\n",
+            if exact { " (exact)" } else { "" }
+        );
         let mut t = Table::new(std::iter::once(("choice".to_string(), Align::Left)).chain(
             quantities.iter().map(|q| {
                 let head = mine
@@ -305,9 +336,10 @@ pub fn decisions(rows: &[super::DecisionRow]) -> String {
                                     pct(x)
                                 }
                             };
-                            match r.exact {
-                                Some(e) => format!("{} (exact {})", v(r.estimate), v(e)),
-                                None => v(r.estimate),
+                            match (r.exact, r.trials) {
+                                (Some(e), 0) => v(e),
+                                (Some(e), _) => format!("{} (exact {})", v(r.estimate), v(e)),
+                                (None, _) => v(r.estimate),
                             }
                         })
                         .unwrap_or_default()

@@ -27,7 +27,14 @@ pub const MARKER: &str = ".rollsim-report";
 
 /// Folders inside a report that other commands write (balance outputs): a run carries
 /// them over from the report it replaces instead of deleting them.
-pub const KEPT: &[&str] = &["compare", "sweep", "sensitivity", "equalize", "overlay"];
+pub const KEPT: &[&str] = &[
+    "compare",
+    "sweep",
+    "sensitivity",
+    "equalize",
+    "overlay",
+    "roster",
+];
 
 /// What a new folder takes over from the one it replaces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -25,7 +25,7 @@ use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use axum::routing::{get, post};
+use axum::routing::{get, post, MethodRouter};
 use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -240,19 +240,39 @@ fn hosts(addr: SocketAddr) -> Vec<String> {
 /// The page's routes, behind the Host check and the body cap.
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
-        .route("/", get(page::index))
-        .route("/app.js", get(page::script))
-        .route("/style.css", get(page::style))
-        .route("/api/configs", get(api::configs))
-        .route("/api/view", post(api::view))
-        .route("/api/simulate", post(api::simulate))
-        .route("/api/roll", post(api::roll))
-        .route("/api/balance", post(api::balance))
-        .route("/api/save", post(api::save))
+        .route("/", only(get(page::index), Method::GET))
+        .route("/app.js", only(get(page::script), Method::GET))
+        .route("/style.css", only(get(page::style), Method::GET))
+        .route("/api/configs", only(get(api::configs), Method::GET))
+        .route("/api/view", only(post(api::view), Method::POST))
+        .route("/api/simulate", only(post(api::simulate), Method::POST))
+        .route("/api/roll", only(post(api::roll), Method::POST))
+        .route("/api/balance", only(post(api::balance), Method::POST))
+        .route("/api/save", only(post(api::save), Method::POST))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(app.clone(), guard))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(app)
+}
+
+/// A route that answers any other method with 405, an `Allow` header and a message
+/// naming the method to use (a script's `GET /api/view` learns it needs a POST).
+fn only(route: MethodRouter<Arc<App>>, allowed: Method) -> MethodRouter<Arc<App>> {
+    route.fallback(move |used: Method| async move {
+        let how = if allowed == Method::POST {
+            "use POST with a JSON body"
+        } else {
+            "use GET"
+        };
+        let mut r = api::refuse(
+            StatusCode::METHOD_NOT_ALLOWED,
+            &format!("{used} is not served here: {how}"),
+        );
+        if let Ok(v) = HeaderValue::from_str(allowed.as_str()) {
+            r.headers_mut().insert(header::ALLOW, v);
+        }
+        r
+    })
 }
 
 async fn not_found() -> Response {

@@ -16,6 +16,8 @@ pub const MAX_VALUES: i128 = 200;
 pub struct Vary {
     /// As written, e.g. `attacker.strength`.
     pub key: String,
+    /// In a reader's words, for a chart's axis: `Orc's strength (attacker)`.
+    pub label: String,
     pub values: Vec<i64>,
     /// What one value changes, with [`Vary::edit`].
     to: Swept,
@@ -124,7 +126,22 @@ pub fn parse(source: &Source, scenario: &str, s: &str) -> Result<Vary, Error> {
         },
         _ => Swept::Path(key.split('.').map(|s| s.trim().to_string()).collect()),
     };
-    Ok(Vary { key, values, to })
+    let label = match &to {
+        Swept::Side { role, key, .. } => roles.iter().find(|r| &r.key == role).map_or_else(
+            || format!("{role}.{key}"),
+            |r| format!("{}'s {key} ({role})", source.display(&r.table, &r.id)),
+        ),
+        Swept::Path(p) if p.len() > 2 && source.ids(&p[0]).contains(&p[1]) => {
+            format!("{}'s {}", source.display(&p[0], &p[1]), p[2..].join("."))
+        }
+        _ => key.clone(),
+    };
+    Ok(Vary {
+        key,
+        label,
+        values,
+        to,
+    })
 }
 
 /// The config at one point of the sweep.
@@ -223,6 +240,7 @@ pub fn sweep(job: &Job, keys: Vec<Vary>) -> Result<Sweep, Error> {
             .into_iter()
             .map(|k| SweepKey {
                 key: k.key,
+                label: k.label,
                 values: k.values,
             })
             .collect(),

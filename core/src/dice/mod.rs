@@ -99,7 +99,8 @@ impl Pool {
         let explode_on = if exploding { explode_on } else { NEVER };
         Pool {
             dice,
-            // A face that explodes is also a success (RULES.md section 1).
+            // A face that explodes is also a success (the sports game's reading; its
+            // page under docs/games says why).
             success_on: target.min(explode_on),
             explode_on,
             cap: if exploding {

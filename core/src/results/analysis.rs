@@ -83,6 +83,8 @@ impl Matrix {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepKey {
     pub key: String,
+    /// The key in a reader's words (`Orc's strength (attacker)`), for a chart's axis.
+    pub label: String,
     pub values: Vec<i64>,
 }
 

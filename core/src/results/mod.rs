@@ -540,6 +540,9 @@ pub struct DecisionRow {
     pub exact: Option<f64>,
     /// An expectation (true) or a probability.
     pub expected: bool,
+    /// The Monte Carlo trials behind `estimate` (0: exact-only, the estimate is the
+    /// exact value and no table may show it as a simulation's).
+    pub trials: u64,
 }
 
 impl DecisionRow {
@@ -598,6 +601,7 @@ pub fn decision_rows(results: &[ScenarioResult]) -> Vec<DecisionRow> {
                         ci_high: ci.1,
                         exact,
                         expected,
+                        trials: r.trials,
                     }
                 };
             if let (true, Some(mean), Some(ci)) = (m.numeric, m.mean, m.mean_ci) {

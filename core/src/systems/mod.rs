@@ -144,8 +144,8 @@ pub struct Knobs {
     /// Scenario keys the defending side chooses (Slamback or Dodge, a reaction), for
     /// `compare --response best`.
     pub responses: &'static [ResponseKnob],
-    /// The `[rules]` keys where RULES.md picks one reading of a seed and keeps the others
-    /// switchable: what the live page offers beside the stats.
+    /// The `[rules]` keys where the rules are ambiguous and rollsim picks one reading,
+    /// keeping the others switchable: what the live page offers beside the stats.
     pub readings: &'static [Reading],
 }
 

@@ -99,15 +99,22 @@ where
         head.draw(&Text::new(text.clone(), (x + 22, y), legend.clone()))?;
         x += 22 + 8 * text.chars().count() as i32 + 24;
     }
-    head.draw(&Polygon::new(
-        vec![(x + 7, y + 1), (x + 14, y + 8), (x + 7, y + 15), (x, y + 8)],
-        EXACT.filled(),
-    ))?;
-    head.draw(&Text::new(
-        "exact; whiskers: 95% CI".to_string(),
-        (x + 20, y),
-        legend,
-    ))?;
+    // Without trials (`--exact-only`) the bars are the exact values: no whisker, no
+    // diamond.
+    let simulated = rows.iter().any(|r| r.trials > 0);
+    if simulated {
+        head.draw(&Polygon::new(
+            vec![(x + 7, y + 1), (x + 14, y + 8), (x + 7, y + 15), (x, y + 8)],
+            EXACT.filled(),
+        ))?;
+        head.draw(&Text::new(
+            "exact; whiskers: 95% CI".to_string(),
+            (x + 20, y),
+            legend,
+        ))?;
+    } else {
+        head.draw(&Text::new("(exact)".to_string(), (x, y), legend))?;
+    }
 
     let top = rows
         .iter()
@@ -169,8 +176,8 @@ where
                 &mut ch,
                 (left + 0.02, left + width - 0.02),
                 r.estimate,
-                (r.ci_low, r.ci_high),
-                r.exact,
+                simulated.then_some((r.ci_low, r.ci_high)),
+                r.exact.filter(|_| simulated),
                 c,
                 7,
             )?;

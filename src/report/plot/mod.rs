@@ -315,7 +315,7 @@ where
     head.draw(&Rectangle::new([(26, y + 1), (42, y + 15)], BAR.filled()))?;
     // An exact-only run (no trials) has bars of the exact values and no whiskers.
     let mc = if b.trials == 0 {
-        "exact (no Monte Carlo)".to_string()
+        "exact".to_string()
     } else {
         format!(
             "Monte Carlo, {} trials (whiskers: 95% CI)",
@@ -493,7 +493,7 @@ pub(crate) fn grouped_bar<DB>(
     ch: &mut Plane<DB>,
     (left, right): (f64, f64),
     estimate: f64,
-    (lo, hi): (f64, f64),
+    ci: Option<(f64, f64)>,
     exact: Option<f64>,
     colour: RGBColor,
     size: i32,
@@ -507,14 +507,17 @@ where
         [(left, 0.0), (right, estimate)],
         colour.mix(0.85).filled(),
     )))?;
-    ch.draw_series(std::iter::once(ErrorBar::new_vertical(
-        mid,
-        lo,
-        estimate,
-        hi,
-        BLACK.stroke_width(if size > 5 { 2 } else { 1 }),
-        size as u32 + 1,
-    )))?;
+    // No interval without a simulation: an exact bar has no whisker.
+    if let Some((lo, hi)) = ci {
+        ch.draw_series(std::iter::once(ErrorBar::new_vertical(
+            mid,
+            lo,
+            estimate,
+            hi,
+            BLACK.stroke_width(if size > 5 { 2 } else { 1 }),
+            size as u32 + 1,
+        )))?;
+    }
     if let Some(e) = exact {
         ch.draw_series(std::iter::once(
             EmptyElement::at((mid, e))

@@ -140,7 +140,7 @@ where
                 &mut ch,
                 (left + 0.01, left + width - 0.01),
                 r.probability,
-                (r.ci_low, r.ci_high),
+                Some((r.ci_low, r.ci_high)),
                 r.exact,
                 c,
                 5,

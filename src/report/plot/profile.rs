@@ -11,10 +11,18 @@ use crate::stats::{wilson, z95};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
-const NOTE: &str = "lines: exact, points: Monte Carlo with 95% CI";
+/// What the marks are, as the subtitle says it: with no trials (`--exact-only`) there
+/// are no points, and the chart says so.
+fn note(trials: u64) -> &'static str {
+    if trials > 0 {
+        "lines: exact, points: Monte Carlo with 95% CI"
+    } else {
+        "lines: exact"
+    }
+}
 
-/// One line: (x, Monte Carlo value, (ci low, ci high), exact) per point.
-type Line = (String, Vec<(f64, f64, (f64, f64), Option<f64>)>);
+/// One line: (x, the Monte Carlo value with its 95% CI if any ran, exact) per point.
+type Line = (String, Vec<(f64, Option<(f64, (f64, f64))>, Option<f64>)>);
 
 fn series<'a>(members: &[&'a ScenarioResult]) -> Vec<(String, Vec<&'a ScenarioResult>)> {
     let mut out: Vec<(String, Vec<&ScenarioResult>)> = Vec::new();
@@ -66,12 +74,9 @@ pub fn draw(
                     .map(|r| {
                         let m = &r.metrics[mi];
                         let x = r.group.as_ref().map_or(0.0, |g| g.x);
-                        (
-                            x,
-                            m.mean.unwrap_or(0.0),
-                            m.mean_ci.unwrap_or((0.0, 0.0)),
-                            m.exact_mean,
-                        )
+                        let mc = (r.trials > 0)
+                            .then(|| (m.mean.unwrap_or(0.0), m.mean_ci.unwrap_or((0.0, 0.0))));
+                        (x, mc, m.exact_mean)
                     })
                     .collect();
                 (s.clone(), pts)
@@ -80,7 +85,7 @@ pub fn draw(
         let p = sub.join(format!("{metric}_vs_{}.png", x_desc.replace(' ', "_")));
         let (lead, rest) = super::titles(name, &desc, first.seed);
         let title = super::headed(&lead, &format!("expected {metric} against {x_desc}"));
-        let subtitle = format!("{NOTE}; {rest}");
+        let subtitle = format!("{}; {rest}", note(first.trials));
         write(
             &p,
             (&title, &subtitle),
@@ -115,8 +120,13 @@ pub fn draw(
                     let count: u64 = values.iter().map(|&v| rows[v].count).sum();
                     let exact = values.iter().map(|&v| rows[v].exact).sum::<Option<f64>>();
                     let x = r.group.as_ref().map_or(0.0, |g| g.x);
-                    let p = count as f64 / r.trials as f64;
-                    (x, p, wilson(count, r.trials, z95()), exact)
+                    let mc = (r.trials > 0).then(|| {
+                        (
+                            count as f64 / r.trials as f64,
+                            wilson(count, r.trials, z95()),
+                        )
+                    });
+                    (x, mc, exact)
                 })
                 .collect();
             lines.push((format!("P({label}), {s}"), pts));
@@ -126,7 +136,7 @@ pub fn draw(
         let p = sub.join(format!("probabilities_vs_{}.png", x_desc.replace(' ', "_")));
         let (lead, rest) = super::titles(name, &desc, first.seed);
         let title = super::headed(&lead, &format!("{} against {x_desc}", named.join(" and ")));
-        let subtitle = format!("{NOTE}; {rest}");
+        let subtitle = format!("{}; {rest}", note(first.trials));
         write(
             &p,
             (&title, &subtitle),
@@ -188,7 +198,10 @@ where
     let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
     let top = lines
         .iter()
-        .flat_map(|l| l.1.iter().map(|p| p.2 .1.max(p.3.unwrap_or(0.0))))
+        .flat_map(|l| {
+            l.1.iter()
+                .map(|p| p.1.map_or(0.0, |m| m.1 .1).max(p.2.unwrap_or(0.0)))
+        })
         .fold(0.0f64, f64::max);
     let ymax = if percent {
         (top * 1.1).clamp(0.05, 1.0)
@@ -223,15 +236,24 @@ where
         .draw()?;
     for (i, (_, pts)) in lines.iter().enumerate() {
         let c = SERIES[i % SERIES.len()];
-        let exact: Vec<(f64, f64)> = pts.iter().filter_map(|p| p.3.map(|e| (p.0, e))).collect();
+        let exact: Vec<(f64, f64)> = pts.iter().filter_map(|p| p.2.map(|e| (p.0, e))).collect();
         if !exact.is_empty() {
             ch.draw_series(std::iter::once(PathElement::new(exact, c.stroke_width(2))))?;
         }
+        let simulated: Vec<(f64, f64, (f64, f64))> = pts
+            .iter()
+            .filter_map(|p| p.1.map(|(v, ci)| (p.0, v, ci)))
+            .collect();
         ch.draw_series(
-            pts.iter()
+            simulated
+                .iter()
                 .map(|p| ErrorBar::new_vertical(p.0, p.2 .0, p.1, p.2 .1, c.stroke_width(2), 8)),
         )?;
-        ch.draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 4, c.filled())))?;
+        ch.draw_series(
+            simulated
+                .iter()
+                .map(|p| Circle::new((p.0, p.1), 4, c.filled())),
+        )?;
     }
     root.present()?;
     Ok(())

@@ -101,15 +101,18 @@ where
         head.draw(&Text::new(text.clone(), (x + 24, y), legend.clone()))?;
         x += 24 + 9 * text.chars().count() as i32 + 20;
     }
-    head.draw(&Text::new(
+    // Without trials (`--exact-only`) the bands are the exact values themselves.
+    let simulated = r.trials > 0;
+    let how = if simulated {
         format!(
             "(Monte Carlo, {} trials)",
             super::super::markdown::thousands(r.trials)
-        ),
-        (x, y),
-        legend.clone(),
-    ))?;
-    if all.iter().any(|s| s.exact.is_some()) {
+        )
+    } else {
+        "(exact)".to_string()
+    };
+    head.draw(&Text::new(how, (x, y), legend.clone()))?;
+    if simulated && all.iter().any(|s| s.exact.is_some()) {
         let ex = x + 260;
         head.draw(&Circle::new((ex, y + 8), 5, EXACT.filled()))?;
         head.draw(&Text::new("exact".to_string(), (ex + 12, y), legend))?;
@@ -155,7 +158,7 @@ where
                     .pos(Pos::new(HPos::Right, VPos::Center)),
             )))?;
         }
-        if let Some(e) = &s.exact {
+        if let Some(e) = s.exact.as_ref().filter(|_| simulated) {
             let tops: Vec<f64> = (0..=steps).map(|t| below_exact[t] + e[t]).collect();
             ch.draw_series(
                 (1..=steps).map(|t| Circle::new((t as f64, tops[t]), 4, EXACT.filled())),

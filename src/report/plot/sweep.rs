@@ -21,7 +21,7 @@ pub fn draw(
     let keys = s
         .keys
         .iter()
-        .map(|k| k.key.clone())
+        .map(|k| k.label.clone())
         .collect::<Vec<_>>()
         .join(" and ");
     if let Some(k2) = s.keys.get(1) {
@@ -46,11 +46,11 @@ pub fn draw(
             };
             let heat = Heat {
                 title: format!("{name}: {} against {keys}", s.what),
-                subtitle: format!("{how}; rows {}, columns {}", s.keys[0].key, k2.key),
+                subtitle: format!("{how}; rows {}, columns {}", s.keys[0].label, k2.label),
                 rows: s.keys[0].values.iter().map(|v| v.to_string()).collect(),
                 cols: k2.values.iter().map(|v| v.to_string()).collect(),
-                row_desc: s.keys[0].key.clone(),
-                col_desc: k2.key.clone(),
+                row_desc: s.keys[0].label.clone(),
+                col_desc: k2.label.clone(),
                 text: heatmap::texts(&values, s.probability),
                 range: heatmap::range(&values, s.probability),
                 values,
@@ -96,7 +96,10 @@ where
     // A group's members are named by what follows the group's name: `d4+aim`.
     let prefix = format!("{}@", s.scenario);
     let short = |l: &str| l.strip_prefix(&prefix).unwrap_or(l).to_string();
-    if one {
+    // Without trials (`--exact-only`) there is no band and no point: the legend says
+    // only "exact".
+    let simulated = s.trials.is_some();
+    if one && simulated {
         head.draw(&Rectangle::new(
             [(26, y + 1), (50, y + 15)],
             BAR.mix(0.25).filled(),
@@ -111,12 +114,19 @@ where
             EXACT.stroke_width(3),
         ))?;
         head.draw(&Text::new("exact".to_string(), (368, y), legend))?;
-    } else {
-        head.draw(&Text::new(
-            "one line per member: lines exact, points Monte Carlo (95% CIs in the CSV)".to_string(),
-            (26, y),
-            legend,
+    } else if one {
+        head.draw(&PathElement::new(
+            vec![(26, y + 8), (56, y + 8)],
+            EXACT.stroke_width(3),
         ))?;
+        head.draw(&Text::new("exact".to_string(), (64, y), legend))?;
+    } else {
+        let text = if simulated {
+            "one line per member: lines exact, points Monte Carlo (95% CIs in the CSV)"
+        } else {
+            "one line per member, exact"
+        };
+        head.draw(&Text::new(text.to_string(), (26, y), legend))?;
     }
     let xs: Vec<f64> = s.keys[0].values.iter().map(|&v| v as f64).collect();
     let series: Vec<Vec<(f64, &Cell)>> = s
@@ -133,7 +143,13 @@ where
     let top = series
         .iter()
         .flatten()
-        .map(|(_, c)| c.ci.1.max(c.exact.unwrap_or(0.0)))
+        .map(|(_, c)| {
+            if simulated {
+                c.ci.1.max(c.exact.unwrap_or(0.0))
+            } else {
+                c.exact.unwrap_or(c.estimate)
+            }
+        })
         .fold(0.0f64, f64::max);
     let ymax = if s.probability {
         (top * 1.1).clamp(0.05, 1.0)
@@ -158,7 +174,7 @@ where
         .x_label_style((FONT, 15))
         .y_label_style((FONT, 15))
         .axis_desc_style((FONT, 17))
-        .x_desc(s.keys[0].key.as_str())
+        .x_desc(s.keys[0].label.as_str())
         .y_desc(s.what.as_str())
         .x_label_formatter(&|v| format!("{v:.0}"))
         .y_label_formatter(&|v| {
@@ -169,12 +185,19 @@ where
             }
         })
         .draw()?;
+    // Even odds, the line a designer balances toward.
+    if pct && ymax > 0.5 {
+        ch.draw_series(std::iter::once(PathElement::new(
+            vec![(x0 - pad, 0.5), (x1 + pad, 0.5)],
+            RGBColor(150, 150, 150).stroke_width(1),
+        )))?;
+    }
     for (i, pts) in series.iter().enumerate() {
         if pts.is_empty() {
             continue;
         }
         let c = colour(i);
-        if one {
+        if one && simulated {
             let mut band: Vec<(f64, f64)> = pts.iter().map(|(x, c)| (*x, c.ci.1)).collect();
             band.extend(pts.iter().rev().map(|(x, c)| (*x, c.ci.0)));
             ch.draw_series(std::iter::once(Polygon::new(band, c.mix(0.25).filled())))?;
@@ -196,10 +219,12 @@ where
                     PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3))
                 });
         }
-        ch.draw_series(
-            pts.iter()
-                .map(|(x, p)| Circle::new((*x, p.estimate), 4, c.filled())),
-        )?;
+        if simulated {
+            ch.draw_series(
+                pts.iter()
+                    .map(|(x, p)| Circle::new((*x, p.estimate), 4, c.filled())),
+            )?;
+        }
     }
     if !one {
         ch.configure_series_labels()

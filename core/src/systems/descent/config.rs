@@ -105,7 +105,7 @@ pub const KINDS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// Most power dice an attack may add (RULES.md section 2).
+/// Most power dice an attack may add (docs/games/descent.md).
 pub const MAX_POWER_DICE: i64 = 5;
 /// Highest armour, pierce and wounds an entry may have.
 pub const MAX_ARMOUR: i64 = 20;

@@ -1,5 +1,5 @@
-//! `descent`: Descent: Journeys in the Dark (1st edition) attacks of seeds 000 and 002
-//! (RULES.md section 2): custom-faced dice, range, surges, power dice, Aim and Dodge,
+//! `descent`: Descent: Journeys in the Dark (1st edition) attacks (docs/games/descent.md):
+//! custom-faced dice, range, surges, power dice, Aim and Dodge,
 //! and distance profiles.
 
 pub mod config;

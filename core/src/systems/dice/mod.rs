@@ -221,7 +221,7 @@ fn capped_note(capped: f64, unfinished: f64) -> String {
         (false, true) => rounds.to_string(),
         _ => chains,
     };
-    format!("exact probability that {what} (Monte Carlo stops there too)")
+    format!("exact probability that {what} (a roll of the dice stops there too)")
 }
 
 /// Compile a scenario; `cancel` stops its exact evaluation (which then reads as none).

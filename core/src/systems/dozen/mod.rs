@@ -1,4 +1,4 @@
-//! `dozen`: the "Dozen Die" d12 roll-under skirmish RPG of seed 001 (RULES.md section 4):
+//! `dozen`: the "Dozen Die" d12 roll-under skirmish RPG (docs/games/dozen.md):
 //! terrain, falls, jumps, conflicts, face-to-face melee and duels.
 
 pub mod config;

@@ -1,4 +1,4 @@
-//! `rush`: the hex sports game of seed 004 (RULES.md section 1): d6 pools at a target,
+//! `rush`: the hex sports game (docs/games/rush.md): d6 pools at a target,
 //! opposed Slams and Steals, exploding sixes as a rule switch.
 
 pub mod config;

@@ -103,12 +103,9 @@ const UNIT_KEYS: &[&str] = &[
     "run",
 ];
 
-/// Reactions seed 003 names that cannot answer these actions, with the reason.
+/// Reactions the rules name that cannot answer these actions, with the reason.
 const FORBIDDEN: &[(&str, &str)] = &[
-    (
-        "cast_spell",
-        "spells may never be cast as a reaction (seed 003)",
-    ),
+    ("cast_spell", "spells may never be cast as a reaction"),
     (
         "counter_spell",
         "a counter spell answers a spell, not a shot or a charge",
@@ -260,7 +257,7 @@ fn unit(r: &Reader, key: &str, units: &[Unit]) -> Result<Unit, Problem> {
     })
 }
 
-/// A reaction name, with the seed's reason when it names something that cannot react.
+/// A reaction name, with the rules' reason when it names something that cannot react.
 fn reaction<T>(
     r: &Reader,
     key: &str,
@@ -321,7 +318,7 @@ fn group(r: &Reader, label: String, choice: &str, index: usize) -> Group {
 /// The charged unit and its reaction (a shield wall needs shields).
 fn charged(r: &Reader, units: &[Unit]) -> Result<(Unit, ChargeReaction), Problem> {
     let target = unit(r, "target", units)?;
-    // Seed 003: a unit charged while fatigued (it acted or reacted this turn) flees.
+    // The rules: a unit charged while fatigued (it acted or reacted this turn) flees.
     if r.bool_opt("target_fatigued")?.unwrap_or(false) {
         let given = reaction(
             r,
@@ -577,7 +574,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
                     "a unit shot at over a whole turn stays: `none`, `shoot_back` or `go_to_ground`",
                 ));
             }
-            // Aim needs a ready marker (seed 003).
+            // Aim needs a ready marker.
             let mut ready = false;
             for (i, a) in plan.iter().enumerate() {
                 match a {
@@ -586,9 +583,9 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
                         return Err(r.problem(
                             "plan",
                             format!(
-                            "the aim at step {} has no ready marker: `make_ready` first (seed 003)",
-                            i + 1
-                        ),
+                                "the aim at step {} has no ready marker: `make_ready` first",
+                                i + 1
+                            ),
                         ))
                     }
                     _ => {}
@@ -599,7 +596,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, 
             if let Some(step) = lost.first() {
                 return Err(r.problem(
                     "plan",
-                    format!("the shot at step {step} has no ready marker: `make_ready` first (seed 003)"),
+                    format!("the shot at step {step} has no ready marker: `make_ready` first"),
                 ));
             }
             if shots.is_empty() {

@@ -1,4 +1,4 @@
-//! `skirmish`: the unit wargame with simultaneous reactions of seed 003 (RULES.md section
+//! `skirmish`: the unit wargame with simultaneous reactions (docs/games/skirmish.md section
 //! 3): shooting and charging with reactions, morale, firefights and decision tables.
 
 pub mod config;

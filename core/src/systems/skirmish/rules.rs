@@ -1,6 +1,6 @@
-//! `skirmish`: the unit wargame of seed 003 (shared/RULES.md section 3).
+//! `skirmish`: the unit wargame (docs/games/skirmish.md).
 //!
-//! Seed 003 gives actions and modifiers but not the dice, so the resolution is config:
+//! The rules give actions and modifiers but not the dice, so the resolution is config:
 //! each attack die hits when `1dS + to-hit modifiers >= target value`, each hit makes a
 //! defence die that saves at `defence` or better, and unsaved hits are casualties (at most
 //! the models the unit has). An action and its reaction resolve simultaneously: both
@@ -38,7 +38,7 @@ pub enum CombatBonus {
     Dice,
 }
 
-/// The dice resolution a config chooses (seed 003 does not give one).
+/// The dice resolution a config chooses (the rules do not give one).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rules {
     /// Faces of every die (default 10).
@@ -204,7 +204,7 @@ impl ShotReaction {
 /// A charged unit's reaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChargeReaction {
-    /// No reaction: the target breaks and flees (seed 003).
+    /// No reaction: the target breaks and flees.
     None,
     CounterCharge,
     Defend,
@@ -278,7 +278,7 @@ pub enum Scenario {
         rounds: u32,
     },
     /// A turn of shooting actions by one unit at one target (`make_ready`, `aim`, `shoot`),
-    /// the target answering every shot with `reaction`. Markers follow seed 003: a unit
+    /// the target answering every shot with `reaction`. Markers follow the rules: a unit
     /// shoots only with a ready marker, an aim marker adds +2 to its next shot, and a unit
     /// that is attacked (shot back at) loses both.
     Volley {
@@ -693,7 +693,7 @@ struct FirefightTrial {
     f: FirefightRules,
 }
 
-/// The economy of a firefight (seed 003): fatigue, morale tokens, Regroup and the
+/// The economy of a firefight: fatigue, morale tokens, Regroup and the
 /// ready markers shooting needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FirefightRules {

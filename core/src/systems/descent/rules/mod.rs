@@ -1,5 +1,5 @@
-//! `descent`: Descent: Journeys in the Dark (1st edition) attacks, seeds 000 and 002
-//! (shared/RULES.md section 2).
+//! `descent`: Descent: Journeys in the Dark (1st edition) attacks
+//! (the rules: docs/games/descent.md).
 //!
 //! Custom-faced dice; an attack misses on any miss face or when its range falls short of
 //! the distance; surges buy the weapon's abilities and power-die faces offer +1 damage or
@@ -165,7 +165,7 @@ pub struct Monster {
     pub name: String,
     pub armour: u8,
     pub wounds: u8,
-    /// Defence dice rolled after the attack (seed 002): their blocks cancel damage.
+    /// Defence dice rolled after the attack: their blocks cancel damage.
     pub defence: Vec<Die>,
     /// Iron Shield: re-roll, once, every defence die showing fewer blocks than its
     /// average.
@@ -347,7 +347,7 @@ pub struct Attack {
 }
 
 impl Attack {
-    /// Aim and Dodge on the same attack cancel (seed 000).
+    /// Aim and Dodge on the same attack cancel.
     pub fn reroll(&self) -> Reroll {
         match (self.aim, self.dodge) {
             (Some(p), None) => Reroll::Aim(p),
@@ -877,7 +877,7 @@ fn convolve_damage(built: &[(AttackTrial, Vec<f64>)]) -> Vec<f64> {
 /// An overlord turn: `attacks` on the same target, the wounds added up. `attacks[0]`
 /// carries the Aim (an Aim is spent on one attack); the Dodge order is on every attack
 /// (it lasts until the hero's next turn). `guard`: the target's Guard order, an
-/// interrupt attack on the first attacker before it attacks (seed 000: the order is
+/// interrupt attack on the first attacker before it attacks (the rules: the order is
 /// lost once the hero is wounded, so it is used before the first attack).
 pub fn compile_turn(
     name: &str,
@@ -1044,19 +1044,31 @@ pub fn compile(name: &str, a: &Attack) -> Compiled {
         ));
     }
     let description = describe(a);
-    Compiled::new(
-        name,
-        description,
-        Box::new(trial),
-        metrics,
+    // P(kill) says nothing when no roll can kill (an ogre's wounds are out of reach): the
+    // headline is then the weapon's first effect, else any wound at all.
+    let most = (2..states).map(dmg).max().unwrap_or(0);
+    let headline = if most >= wounds {
         Headline {
             label: "P(kill)".into(),
             metric: 2,
             values: vec![1],
-        },
-    )
-    .exact(Some(exact))
-    .group(a.group.clone())
+        }
+    } else if let Some(e) = a.weapon.effects.first() {
+        Headline {
+            label: format!("P({})", e.trim().to_lowercase()),
+            metric: 3,
+            values: (1..res.effect_radix[0]).collect(),
+        }
+    } else {
+        Headline {
+            label: "P(at least 1 wound)".into(),
+            metric: 1,
+            values: (1..res.stride).collect(),
+        }
+    };
+    Compiled::new(name, description, Box::new(trial), metrics, headline)
+        .exact(Some(exact))
+        .group(a.group.clone())
 }
 
 #[cfg(test)]

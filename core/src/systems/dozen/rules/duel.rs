@@ -188,7 +188,7 @@ fn green_lost(rules: &Rules, tough: bool, hp: u32, start: u32) -> bool {
     rules.injured_green == InjuredGreen::CannotActivate && !tough && injured(hp, start)
 }
 
-/// The `toughness` skill cancels the injured character's green-dice rule (seed 001).
+/// The `toughness` skill cancels the injured character's green-dice rule.
 fn tough(c: &Character) -> bool {
     c.skill("toughness") > 0
 }

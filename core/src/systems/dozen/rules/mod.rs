@@ -1,5 +1,4 @@
-//! `dozen`: the "Dozen Die" d12 roll-under skirmish RPG of seed 001 (shared/RULES.md
-//! section 4).
+//! `dozen`: the "Dozen Die" d12 roll-under skirmish RPG (docs/games/dozen.md).
 //!
 //! Every test rolls d12 and succeeds at or under a target; a natural 12 always fails
 //! (`natural_fail`). Each scenario kind has a sampler that rolls the dice as the rules
@@ -36,11 +35,11 @@ pub struct Rules {
     pub second_charge: SecondCharge,
     /// How a duel draws activations from the dice bag.
     pub bag_draw: BagDraw,
-    /// Whether an injured character may activate with a green die (seed 001: no).
+    /// Whether an injured character may activate with a green die (the rules: no).
     pub injured_green: InjuredGreen,
 }
 
-/// Seed 001: "an injured character cannot activate with green dice"; the `toughness`
+/// The rules: "an injured character cannot activate with green dice"; the `toughness`
 /// skill cancels it. A switch, so a designer can measure what the rule is worth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InjuredGreen {
@@ -48,7 +47,7 @@ pub enum InjuredGreen {
     CanActivate,
 }
 
-/// The seed draws "a die from the bag" without saying whether it goes back.
+/// The rules draw "a die from the bag" without saying whether it goes back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BagDraw {
     /// Every activation draws from the full bag (the shipped reading).
@@ -121,7 +120,7 @@ pub struct Character {
     pub weapon: u32,
     /// Added to DX for the armour class (leather is +1).
     pub armour: u32,
-    /// Dice in the character's reserve (seed 001, "noppavaranto"): a test rolls at most
+    /// Dice in the character's reserve: a test rolls at most
     /// this many, whatever its skill level. `None`: no cap.
     pub reserve: Option<u32>,
 }
@@ -419,7 +418,7 @@ fn hp_metric(name: &str, description: &str, values: usize, map: Vec<u16>) -> Met
     Metric::numeric(name, description, values, map)
 }
 
-/// Squares moved after the terrain test (RULES.md 4, "Terrain movement").
+/// Squares moved after the terrain test (docs/games/dozen.md, terrain movement).
 pub fn squares(difficulty: Difficulty, mv: u32, face: u32, success: bool) -> u32 {
     match difficulty {
         Difficulty::VeryEasy => mv,

@@ -1,13 +1,13 @@
-//! Reactions (seed 001, "Reaktio"): a character moves in sight of enemies with loaded
+//! Reactions: a character moves in sight of enemies with loaded
 //! missile weapons, and each of them shoots at it as a free reaction. A shot unloads the
 //! weapon until the shooter reloads on its own activation (every weapon is reloaded at
 //! the start of a round), so each shooter fires once at a character running past.
 //!
-//! The seed names the shooting roll but not its dice, so it is read as a conflict: the
+//! The rules name the shooting roll but not its dice, so it is read as a conflict: the
 //! shooter rolls its shooting skill's level in d12, each die at or under the ability plus
 //! the difficulty modifier hits, and the target defends each hit with its armour class,
 //! as in melee: a d12 at or under it saves, else 1 HP. A character hit but still standing
-//! finishes its activation; injury counts only after it (the seed).
+//! finishes its activation; injury counts only after it (the rules).
 //!
 //! Every die is independent, so the HP lost is a sum of binomials: exact by convolution.
 

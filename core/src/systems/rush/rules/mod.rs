@@ -1,4 +1,4 @@
-//! `rush`: the hex sports game of seed 004 (shared/RULES.md section 1).
+//! `rush`: the hex sports game (rules: docs/games/rush.md).
 //!
 //! Success-counting d6 pools. Modifiers change the number of dice, never the target.
 //! Every scenario kind below has a sampler that rolls the dice literally and an exact
@@ -23,7 +23,7 @@ pub enum Role {
 /// When an opposed win is a "double".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DoubleRule {
-    /// `w >= 2 * l` (with `w > l`): the seed's "twice"; 1 vs 0 is a double.
+    /// `w >= 2 * l` (with `w > l`): the rules' "twice"; 1 vs 0 is a double.
     Twice,
     /// `w - l >= 2`.
     Margin2,
@@ -41,7 +41,7 @@ pub enum Escalation {
 /// The Catch pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CatchPool {
-    /// The Throw's successes (seed 004).
+    /// The Throw's successes.
     ThrowSuccesses,
     /// The usual 3 dice plus the Throw's successes (variant).
     ThreePlusThrow,
@@ -87,7 +87,7 @@ pub struct Unit {
     pub role: Role,
 }
 
-/// Every dice test of RULES.md section 1.
+/// Every dice test of the rules (docs/games/rush.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Test {
     Dash,
@@ -285,7 +285,7 @@ pub enum Scenario {
     StandUp {
         side: Side,
     },
-    /// Pick Up, and with 2+ successes the free Throw (RULES.md's "Pick Up then Throw").
+    /// Pick Up, and with 2+ successes the free Throw ("Pick Up then Throw").
     PickUpThrow {
         side: Side,
         sprinted: bool,

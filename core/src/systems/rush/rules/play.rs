@@ -1,4 +1,4 @@
-//! A whole play (seed 004): the carrier Dashes, maybe Picks Up the ball, maybe passes
+//! A whole play: the carrier Dashes, maybe Picks Up the ball, maybe passes
 //! (Throw then Catch), and whoever holds the ball throws at the Strike hex. Each test's
 //! outcome decides whether the play goes on:
 //! - a Dash with too few successes: the carrier falls over, the play ends;

@@ -134,14 +134,50 @@ pub fn text_of(bytes: Vec<u8>, file: &str) -> Result<String, ConfigError> {
 pub fn parse(text: &str, file: &str) -> Result<Table, ConfigError> {
     text.parse().map_err(|e: toml::de::Error| {
         let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+        let message = e.message().trim().to_string();
+        let (key, message) = match duplicate(text, line).filter(|_| message == "duplicate key") {
+            Some((key, first)) => (
+                Some(key),
+                format!("duplicate key: already set on line {first}; keep one of the two"),
+            ),
+            None => (key_on_line(text, line), message),
+        };
         ConfigError::Syntax {
             file: file.into(),
             line,
             column,
-            key: key_on_line(text, line),
-            message: e.message().trim().to_string(),
+            key,
+            message,
         }
     })
+}
+
+/// A key or table set twice, at `line`: its whole path (`units.orc.name`, `[units.orc]`)
+/// and the line that set it first, which the TOML parser does not say.
+fn duplicate(text: &str, line: usize) -> Option<(String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let header = |l: &str| {
+        let t = l.trim();
+        (t.starts_with('[') && !t.starts_with("[["))
+            .then(|| t.trim_start_matches('[').split(']').next().unwrap_or("").trim().to_string())
+    };
+    let here = lines.get(line.checked_sub(1)?)?;
+    if let Some(table) = header(here) {
+        let first = lines[..line - 1]
+            .iter()
+            .position(|l| header(l).as_deref() == Some(table.as_str()))?;
+        return Some((format!("[{table}]"), first + 1));
+    }
+    let key = key_on_line(text, line)?;
+    // The table the key is in starts at the nearest header above it.
+    let start = lines[..line - 1]
+        .iter()
+        .rposition(|l| header(l).is_some())
+        .map_or(0, |i| i + 1);
+    let table = start.checked_sub(1).and_then(|i| header(lines[i]));
+    let first = (start..line - 1).find(|&i| key_on_line(text, i + 1).as_deref() == Some(&key))?;
+    let path = table.map_or(key.clone(), |t| format!("{t}.{key}"));
+    Some((path, first + 1))
 }
 
 /// The key paths `--set` overrode, each with the argument that did it: an error in such
@@ -205,6 +241,16 @@ pub fn load_table(table: &Table, file: &str) -> Result<AnalysisConfig, ConfigErr
 
 fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
     let root = Reader::root(table);
+    // A new (or empty) file is told what it may name.
+    if table.get("system").is_none() {
+        return Err(root.problem(
+            "system",
+            format!(
+                "missing key: every config starts with `system = \"...\"`, one of {}",
+                reader::list(&systems::names())
+            ),
+        ));
+    }
     let system = root.string_req("system")?;
     let title = root.string_opt("title")?.unwrap_or_default();
     let mut run = RunDefaults::default();

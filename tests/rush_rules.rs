@@ -120,6 +120,23 @@ fn escalation_shared_and_per_test() {
         per.compile("d").unwrap().exact.as_ref().unwrap()[3],
         p1 * p2 * p1,
     );
+    // A play's Dashes are one kind of (123) test: under either reading the k-th needs
+    // k successes, so the whole play has the same distribution.
+    let shared = crate::util::load("rush.toml");
+    let per = crate::util::load_with("rush.toml", &["rules.escalation=per_test"]);
+    for name in [
+        "play-striker-dashes-picks-up-strikes",
+        "play-jack-picks-up-passes-to-striker",
+    ] {
+        let (a, b) = (
+            shared.compile(name).unwrap().exact.unwrap(),
+            per.compile(name).unwrap().exact.unwrap(),
+        );
+        assert_eq!(a.len(), b.len(), "{name}");
+        for (x, y) in a.iter().zip(&b) {
+            close(*x, *y);
+        }
+    }
 }
 
 #[test]

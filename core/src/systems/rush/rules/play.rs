@@ -10,7 +10,7 @@
 //! Exact: the chance of going on multiplies down the stages (the Catch summed over the
 //! Throw's successes). Monte Carlo rolls each test as the rules say.
 
-use super::{Escalation, Rules, Side, Test};
+use super::{Rules, Side, Test};
 use crate::dice::{Pool, Rng};
 use crate::exact::{pool_pmf, Pmf};
 use crate::model::{Compiled, Headline, Metric, Trial};
@@ -151,11 +151,10 @@ pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
     if play.dashes > 0 {
         let fell = label("falls over dashing");
         for i in 0..play.dashes {
-            // The k-th (123) test of the action needs k successes (per_test: 1).
-            let need = match rules.escalation {
-                Escalation::Shared => i + 1,
-                Escalation::PerTest => 1,
-            };
+            // The k-th (123) test of the action needs k successes. A play's only
+            // (123) tests are its Dashes, one kind: `per_test` counts them as `shared`
+            // does, as the `dash` scenario does.
+            let need = i + 1;
             stages.push(Stage::Dash {
                 pool: at(i as usize).pool(Test::Dash, b, 0, rules),
                 need,

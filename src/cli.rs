@@ -132,7 +132,7 @@ pub enum Command {
     Merge(MergeArgs),
     /// Print ready scripts that run a command as N shards on SLURM, HyperQueue or Kubernetes, then merge them
     Plan(PlanArgs),
-    /// Roll a dice expression without a config, e.g. rollsim roll "4d6 drop lowest" (see the README's dice language)
+    /// Roll a dice expression without a config, e.g. rollsim roll "4d6 drop lowest" (the language: docs/dice-language.md)
     Roll(RollArgs),
     /// The live tuning page: a local web server where every stat is a slider and the odds change as you drag
     Serve(ServeArgs),

@@ -1,4 +1,4 @@
-"""rollsim beside icepool on the exact queries of the README's "Speed" table.
+"""rollsim beside icepool on the exact queries of the "Speed" table (docs/architecture.md).
 
 rollsim: `rollsim roll EXPR --exact-only` as a whole process (start, parse, exact
 distribution, the table printed), timed around the process, the median of five runs.

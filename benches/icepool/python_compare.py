@@ -15,7 +15,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from compare import ms  # noqa: E402  (the same figures as the README's table)
+from compare import ms  # noqa: E402  (the same figures as docs/architecture.md's table)
 
 QUERIES = [
     ("20d20-keep-highest-10", "20d20 keep highest 10"),

@@ -158,8 +158,14 @@ fn duplicate(text: &str, line: usize) -> Option<(String, usize)> {
     let lines: Vec<&str> = text.lines().collect();
     let header = |l: &str| {
         let t = l.trim();
-        (t.starts_with('[') && !t.starts_with("[["))
-            .then(|| t.trim_start_matches('[').split(']').next().unwrap_or("").trim().to_string())
+        (t.starts_with('[') && !t.starts_with("[[")).then(|| {
+            t.trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        })
     };
     let here = lines.get(line.checked_sub(1)?)?;
     if let Some(table) = header(here) {

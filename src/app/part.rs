@@ -53,7 +53,7 @@ pub struct Part {
     /// How the shard was chosen: `--shard K/N`, or the scheduler's variables.
     pub from: String,
     /// SHA-256 of the part's JSON with this field empty: an edited or damaged part is
-    /// refused (see the README: it guards against accidents and mixed inputs, not against
+    /// refused (docs/cluster.md: it guards against accidents and mixed inputs, not against
     /// someone who edits a part and computes the hash again).
     pub checksum: String,
 }

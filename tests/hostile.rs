@@ -612,7 +612,8 @@ fn item9_messages_name_the_key() {
     let dup = rush.replacen("strength = 4", "strength = 4\nstrength = 5", 1);
     let m = e(&dup, &[]);
     assert!(
-        m.contains("key `strength`") && m.contains("duplicate key"),
+        m.contains("key `units.human_striker.strength`")
+            && m.contains("duplicate key: already set on line 32"),
         "{m}"
     );
     let big = rush.replacen("strength = 4", "strength = 9223372036854775808", 1);

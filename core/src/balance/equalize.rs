@@ -325,7 +325,7 @@ mod tests {
 
     #[test]
     fn a_walk_that_creeps_toward_an_asymptote_stops() {
-        // The skirmish regroup scenario: Skirmishers' models 14 -> 22 -> 38 gained 0.0183
+        // A shipped firefight with regroups: the defenders' models 14 -> 22 -> 38 gained 0.0183
         // then 0.0078 toward 50% with 0.367 left: the tail (about 0.006) cannot get there.
         assert!(converges_short(0.0183, 0.0078, 0.367));
         // Gains shrinking slowly (r = 0.9): the tail (0.81) may still cross 0.5.

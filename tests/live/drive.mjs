@@ -83,8 +83,13 @@ try {
     await settle(0);
     await page.click('#expr');
     await page.keyboard.type(plan.expr, { delay: 5 });
-    await page.waitForFunction(() => !document.getElementById('expr-error').hidden
-      && document.body.dataset.dice === 'ready', { timeout: 10000 });
+    // The answer to the whole expression, not to a prefix an earlier keystroke sent
+    // (the error's first line is the expression it is about).
+    await page.waitForFunction((expr) => {
+      const e = document.getElementById('expr-error');
+      return !e.hidden && document.body.dataset.dice === 'ready'
+        && e.textContent.split('\n')[0] === expr;
+    }, { timeout: 10000 }, plan.expr);
     out.dice = await page.evaluate(() => {
       const e = document.getElementById('expr-error');
       return { text: e.textContent, column: e.dataset.column };

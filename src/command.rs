@@ -463,19 +463,7 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
     if no_plots {
         merge_flags.push("--no-plots".into());
     }
-    // A run merged into the gallery's folder writes the tables the gallery links to.
-    let mut formats = formats.cloned();
-    if let Some(f) = formats
-        .as_mut()
-        .filter(|_| out == app::default_out(&a.config))
-    {
-        for x in [FormatArg::Csv, FormatArg::Parquet] {
-            if !f.contains(&x) {
-                f.push(x);
-            }
-        }
-    }
-    if let Some(f) = formats.filter(|f| *f != [FormatArg::Csv, FormatArg::Md]) {
+    if let Some(f) = formats.filter(|f| **f != [FormatArg::Csv, FormatArg::Md]) {
         let names: Vec<&str> = f
             .iter()
             .map(|x| match x {

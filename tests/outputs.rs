@@ -547,3 +547,79 @@ fn a_failed_write_names_the_users_path_not_the_staging_one() {
         "{left:?}"
     );
 }
+
+/// The gallery links to a config's CSV and Parquet tables: whatever else `--format` asks
+/// for, a report written into `reports/<config>` (by `run` or by merging a run's shards)
+/// has both, and one written elsewhere has only what was asked for.
+#[test]
+fn a_report_in_the_gallerys_folder_always_has_csv_and_parquet() {
+    let d = tempdir();
+    std::fs::create_dir(d.path().join("configs")).unwrap();
+    std::fs::copy(shipped("rush.toml"), d.path().join("configs/rush.toml")).unwrap();
+    let at = |args: &[&str]| {
+        rollsim()
+            .current_dir(d.path())
+            .args(args)
+            .assert()
+            .success();
+    };
+    let has = |dir: &str, file: &str| d.path().join(dir).join(file).is_file();
+    at(&[
+        "run",
+        "configs/rush.toml",
+        "-n",
+        "5000",
+        "-q",
+        "--no-plots",
+        "--format",
+        "json",
+        "-o",
+        "reports/rush",
+    ]);
+    assert!(has("reports/rush", "distribution.csv") && has("reports/rush", "distribution.parquet"));
+    assert!(has("reports/rush", "distribution.json"));
+    at(&[
+        "run",
+        "configs/rush.toml",
+        "-n",
+        "5000",
+        "-q",
+        "--no-plots",
+        "--format",
+        "json",
+        "-o",
+        "elsewhere",
+    ]);
+    assert!(has("elsewhere", "distribution.json"));
+    assert!(!has("elsewhere", "distribution.csv") && !has("elsewhere", "distribution.parquet"));
+    // A run's shards merged into the gallery's folder.
+    at(&[
+        "run",
+        "configs/rush.toml",
+        "-n",
+        "70000",
+        "-q",
+        "--shard",
+        "1/1",
+    ]);
+    at(&[
+        "merge",
+        "reports/rush-parts",
+        "-o",
+        "reports/rush",
+        "--format",
+        "json",
+        "--no-plots",
+    ]);
+    assert!(has("reports/rush", "summary.csv") && has("reports/rush", "summary.parquet"));
+    at(&[
+        "merge",
+        "reports/rush-parts",
+        "-o",
+        "merged",
+        "--format",
+        "json",
+        "--no-plots",
+    ]);
+    assert!(has("merged", "summary.json") && !has("merged", "summary.parquet"));
+}

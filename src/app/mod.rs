@@ -127,20 +127,21 @@ impl RunOptions {
             .clone()
             .unwrap_or_else(|| run_out(&self.config, &self.scenarios, self.plots))
     }
+}
 
-    /// The table formats written: the ones asked for, and in the gallery's folder
-    /// also CSV and Parquet, which the gallery links to.
-    fn written_formats(&self) -> Vec<Format> {
-        let mut formats = self.formats.clone();
-        if self.out.is_none() && self.target() == default_out(&self.config) {
-            for f in [Format::Csv, Format::Parquet] {
-                if !formats.contains(&f) {
-                    formats.push(f);
-                }
+/// The table formats a report of `config` written into `dir` gets: the ones asked for,
+/// and in the config's gallery folder ([`default_out`]) also CSV and Parquet, which the
+/// gallery links to. `run` and `merge` both write through it.
+pub fn report_formats(config: &Path, dir: &Path, asked: &[Format]) -> Vec<Format> {
+    let mut formats = asked.to_vec();
+    if dir == default_out(config) {
+        for f in [Format::Csv, Format::Parquet] {
+            if !formats.contains(&f) {
+                formats.push(f);
             }
         }
-        formats
     }
+    formats
 }
 
 /// `-o -`: the tables go to standard output, not to a folder.
@@ -470,17 +471,18 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     let written = write_reports(
         &out.results,
         stage.dir(),
-        &opts.written_formats(),
+        &report_formats(&opts.config, &target, &opts.formats),
         charts(opts.plots, opts.svg, &opts.cancel),
         &opts.cancel,
     )?;
     opts.cancel.check()?;
     stage.commit()?;
     eprintln!("{}", wrote_line(&written, &target));
-    if opts.out.is_none() && target != default_out(&opts.config) {
+    let gallery = default_out(&opts.config);
+    if opts.out.is_none() && target != gallery {
         eprintln!(
             "(a partial report: {} is left whole for the gallery; -o DIR writes elsewhere)",
-            default_out(&opts.config).display()
+            gallery.display()
         );
     }
     Ok(if opts.formats.contains(&Format::Md) {

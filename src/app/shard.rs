@@ -233,7 +233,8 @@ pub fn merge(
     }
     cancel.check()?;
     let stage = Staging::begin(out, Keep::Report)?;
-    app::write_reports(&results, stage.dir(), formats, charts, cancel)?;
+    let written = app::report_formats(Path::new(&first.config_file), out, formats);
+    app::write_reports(&results, stage.dir(), &written, charts, cancel)?;
     cancel.check()?;
     stage.commit()?;
     Ok(if formats.contains(&Format::Md) {

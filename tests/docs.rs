@@ -3,40 +3,26 @@
 //! (files and headings), the four games are written down, the project names nothing a
 //! clone does not have, and the live page's curl examples answer against a real server.
 
-use crate::util::{root, tempdir};
+use crate::util::{docs_pages, root, tempdir};
 use std::collections::{BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 
-/// Every Markdown file under `docs/`.
-fn docs_pages() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "md") {
-                out.push(p);
-            }
+/// The lines of a Markdown text outside fenced code blocks.
+fn prose(text: &str) -> impl Iterator<Item = &str> {
+    let mut fenced = false;
+    text.lines().filter(move |line| {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            return false;
         }
-    }
-    let mut out = Vec::new();
-    walk(&root().join("docs"), &mut out);
-    out.sort();
-    out
+        !fenced
+    })
 }
 
 /// The targets of a Markdown text's inline links and images, outside code.
 fn links(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut fenced = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
-            continue;
-        }
+    for line in prose(text) {
         // Inline code spans hold examples, not links.
         let plain: String = line
             .split('`')
@@ -72,15 +58,7 @@ fn slug(heading: &str) -> String {
 /// The anchors of a Markdown file's headings (a repeated heading gets `-1`, `-2`, ...).
 fn anchors(text: &str) -> BTreeSet<String> {
     let mut seen = BTreeSet::new();
-    let mut fenced = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced || !line.starts_with('#') {
-            continue;
-        }
+    for line in prose(text).filter(|l| l.starts_with('#')) {
         let s = slug(line.trim_start_matches('#'));
         let mut name = s.clone();
         let mut k = 1;

@@ -2,7 +2,7 @@
 //! so no table or chart of any shipped config (and no balance command) may say "Monte
 //! Carlo" or show an interval, and the tables' Monte Carlo columns are empty.
 
-use crate::util::{rollsim, root, tempdir, text};
+use crate::util::{files_with, rollsim, root, tempdir, text};
 use std::path::{Path, PathBuf};
 
 /// The rows of a CSV text (quoted fields may hold commas, quotes and line breaks).
@@ -36,19 +36,21 @@ fn csv_rows(s: &str) -> Vec<Vec<String>> {
     rows
 }
 
+/// The columns only a simulation fills, in every table that has them.
+const MC: &[&str] = &[
+    "count",
+    "trials",
+    "probability",
+    "ci_low",
+    "ci_high",
+    "mean",
+    "mean_ci_low",
+    "mean_ci_high",
+    "estimate",
+];
+
 /// The columns of a table that only a simulation fills.
 fn simulated_column(table: &str, name: &str) -> bool {
-    const MC: &[&str] = &[
-        "count",
-        "trials",
-        "probability",
-        "ci_low",
-        "ci_high",
-        "mean",
-        "mean_ci_low",
-        "mean_ci_high",
-        "estimate",
-    ];
     if MC.contains(&name) {
         return true;
     }
@@ -56,23 +58,6 @@ fn simulated_column(table: &str, name: &str) -> bool {
     // its exact value beside it.
     let compact = table.starts_with("profile-") || table.starts_with("decision-");
     compact && !name.ends_with(" exact")
-}
-
-fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == ext) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// What a page or a chart must not say without a simulation behind it.
@@ -96,7 +81,7 @@ fn assert_honest(what: &str, out: &Path, printed: &str) -> (usize, usize) {
         panic!("{what}: the printed report says `{w}`:\n{printed}");
     }
     let mut cells = 0;
-    for csv in files(out, "csv") {
+    for csv in files_with(out, "csv") {
         let table = csv.file_name().unwrap().to_string_lossy().into_owned();
         let rows = csv_rows(&std::fs::read_to_string(&csv).unwrap());
         let head = &rows[0];
@@ -128,25 +113,18 @@ fn assert_honest(what: &str, out: &Path, printed: &str) -> (usize, usize) {
             }
         }
     }
-    for json in files(out, "json") {
+    for json in files_with(out, "json") {
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         for row in v.as_array().into_iter().flatten() {
-            for k in [
-                "count",
-                "trials",
-                "probability",
-                "ci_low",
-                "ci_high",
-                "mean",
-            ] {
+            for k in MC {
                 if let Some(x) = row.get(k) {
                     assert!(x.is_null(), "{what}: {} {k} = {x}", json.display());
                 }
             }
         }
     }
-    let svgs = files(out, "svg");
+    let svgs = files_with(out, "svg");
     for svg in &svgs {
         let s = std::fs::read_to_string(svg).unwrap();
         if let Some(w) = claims_a_simulation(&s) {

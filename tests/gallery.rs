@@ -357,18 +357,7 @@ fn readme_figures_are_the_main_jobs(printed: &str, reports: &Path) {
         .lines()
         .filter(|l| l.starts_with("| ") && !l.starts_with("| config"))
         .count() as u64;
-    let mut charts = 0u64;
-    let mut stack = vec![reports.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "png") {
-                charts += 1;
-            }
-        }
-    }
+    let charts = crate::util::files_with(reports, "png").len() as u64;
     assert_eq!(
         quoted("scenarios"),
         scenarios,

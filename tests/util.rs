@@ -152,23 +152,34 @@ pub fn job<'a>(
 static WHOLE: std::sync::LazyLock<rollsim::balance::Share> =
     std::sync::LazyLock::new(|| rollsim::balance::Share::All);
 
-/// The README and every page of `docs/`, one text: what a promise quoted "in the docs"
-/// is checked against, wherever a page moves it.
-pub fn all_docs() -> String {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
+/// Every file under `dir` (at any depth) whose name ends in `.ext`, sorted.
+pub fn files_with(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();
             if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "md") {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == ext) {
                 out.push(p);
             }
         }
     }
-    let mut pages = vec![root().join("README.md")];
-    walk(&root().join("docs"), &mut pages);
-    pages
-        .iter()
+    out.sort();
+    out
+}
+
+/// Every page of `docs/`.
+pub fn docs_pages() -> Vec<PathBuf> {
+    files_with(&root().join("docs"), "md")
+}
+
+/// The README and every page of `docs/`, one text: what a promise quoted "in the docs"
+/// is checked against, wherever a page moves it.
+pub fn all_docs() -> String {
+    std::iter::once(root().join("README.md"))
+        .chain(docs_pages())
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect::<Vec<_>>()
         .join("\n")

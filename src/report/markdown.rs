@@ -231,22 +231,28 @@ pub fn full(results: &[ScenarioResult]) -> String {
                 _ => exact_mean(&mut s, ": exact mean "),
             }
             s.push_str("\n\n");
-            let mut t = if simulated {
-                Table::new([
-                    ("value", Align::Left),
-                    ("P (Monte Carlo)", Align::Right),
-                    ("95% CI", Align::Left),
-                    ("exact", Align::Right),
-                    ("exact fraction", Align::Right),
-                    ("z", Align::Right),
-                ])
-            } else {
-                Table::new([
-                    ("value", Align::Left),
-                    ("exact", Align::Right),
-                    ("exact fraction", Align::Right),
-                ])
+            // Each column, and whether only a simulation fills it: without one
+            // (`--exact-only`) those columns are left out.
+            let shown = |cells: Vec<(String, bool)>| {
+                cells
+                    .into_iter()
+                    .filter(|(_, mc)| simulated || !mc)
+                    .map(|(c, _)| c)
+                    .collect::<Vec<_>>()
             };
+            let mut t = Table::new(
+                [
+                    ("value", Align::Left, false),
+                    ("P (Monte Carlo)", Align::Right, true),
+                    ("95% CI", Align::Left, true),
+                    ("exact", Align::Right, false),
+                    ("exact fraction", Align::Right, false),
+                    ("z", Align::Right, true),
+                ]
+                .into_iter()
+                .filter(|c| simulated || !c.2)
+                .map(|(h, a, _)| (h, a)),
+            );
             // A long tail (a duel's length) is folded into one line; the CSV
             // keeps every value.
             let long = m.rows.len() > super::LONG_METRIC;
@@ -258,33 +264,33 @@ pub fn full(results: &[ScenarioResult]) -> String {
                     folded_exact = folded_exact.zip(row.exact).map(|(a, b)| a + b);
                     continue;
                 }
-                let fraction = row
-                    .exact_fraction
-                    .map(|f| f.to_string())
-                    .unwrap_or_default();
-                if simulated {
-                    t.row([
-                        row.label.clone(),
-                        pct(row.probability),
-                        format!("{} .. {}", pct(row.ci_low), pct(row.ci_high)),
-                        exact_odds(row),
-                        fraction,
-                        z(row.z),
-                    ]);
-                } else {
-                    t.row([row.label.clone(), exact_odds(row), fraction]);
-                }
+                t.row(shown(vec![
+                    (row.label.clone(), false),
+                    (pct(row.probability), true),
+                    (format!("{} .. {}", pct(row.ci_low), pct(row.ci_high)), true),
+                    (exact_odds(row), false),
+                    (
+                        row.exact_fraction
+                            .map(|f| f.to_string())
+                            .unwrap_or_default(),
+                        false,
+                    ),
+                    (z(row.z), true),
+                ]));
             }
             if folded > 0 {
-                let label = format!(
-                    "{folded} other values, each below {} (in the CSV)",
-                    pct(FOLD_BELOW)
-                );
-                if simulated {
-                    t.row([label, pct(folded_p), String::new(), opt_pct(folded_exact)]);
-                } else {
-                    t.row([label, opt_pct(folded_exact)]);
-                }
+                t.row(shown(vec![
+                    (
+                        format!(
+                            "{folded} other values, each below {} (in the CSV)",
+                            pct(FOLD_BELOW)
+                        ),
+                        false,
+                    ),
+                    (pct(folded_p), true),
+                    (String::new(), true),
+                    (opt_pct(folded_exact), false),
+                ]));
             }
             s.push_str(&t.render());
             s.push('\n');

@@ -230,6 +230,36 @@ fn each_chart_kind_titles_labels_and_legends() {
         t[0],
         "Slam orc vs human guard: P(slammer wins) against Orc's strength (attacker)"
     );
+    // The axis names the unit the side names now: after a --set swapping the
+    // attacker, and after a rename.
+    for (set, who) in [
+        (
+            "scenarios.slam-orc-vs-human-guard.attacker=goblin",
+            "Goblin",
+        ),
+        ("units.orc.name=Warboss", "Warboss"),
+    ] {
+        let o = out(&format!("sweep-{who}"));
+        balance(
+            &[
+                "sweep",
+                rush,
+                "-s",
+                "slam-orc-vs-human-guard",
+                "--vary",
+                "attacker.strength=2..5",
+                "--set",
+                set,
+            ],
+            &o,
+        );
+        let t = texts(&svgs(&o)[0]);
+        assert!(
+            t[0].ends_with(&format!("against {who}'s strength (attacker)")),
+            "{t:?}"
+        );
+        assert!(t.contains(&format!("{who}'s strength (attacker)")), "{t:?}");
+    }
     balance(
         &[
             "sensitivity",

@@ -98,6 +98,8 @@ struct DiceTrial {
     pools: bool,
     /// The roll's `let`s rolled, the rest read from a table (see [`program::fold`]).
     folded: Option<program::fold::Folded>,
+    /// The roll's `repeat` played from a table of its rounds (see [`program::machine`]).
+    machine: Option<program::machine::Machine>,
 }
 
 impl DiceTrial {
@@ -111,9 +113,10 @@ impl DiceTrial {
             }
             v
         } else {
-            let mut v = match &self.folded {
-                Some(f) => f.sample(rng, s),
-                None => program::sample(&self.roll, rng, s, 0),
+            let mut v = match (&self.folded, &self.machine) {
+                (Some(f), _) => f.sample(rng, s),
+                (None, Some(m)) => m.sample(rng, s),
+                (None, None) => program::sample(&self.roll, rng, s, 0),
             };
             if let Some(o) = &self.vs {
                 v -= program::sample(o, rng, s, 0);
@@ -435,6 +438,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
             pools: program::is_plain(&sc.roll_node)
                 && sc.vs.as_ref().is_none_or(|v| program::is_plain(&v.1)),
             folded: program::fold::fold(&sc.roll_node),
+            machine: program::machine::Machine::of(&sc.roll_node),
         }),
         metrics,
         headline,

@@ -3,6 +3,7 @@
 
 pub mod choice;
 pub mod fold;
+pub mod machine;
 pub mod pick;
 
 use super::lang::{
@@ -2436,23 +2437,8 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
             sample(&p.body, rng, s, depth + p.roles.len())
         }
         Node::Repeat(r) => {
-            let k = r.init.len();
-            let mut state = [0i64; lang::MAX_STATE];
-            for (i, n) in r.init.iter().enumerate() {
-                state[i] = sample(n, rng, s, depth);
-            }
-            s.vars[depth..depth + k].copy_from_slice(&state[..k]);
-            let mut round = 0;
-            loop {
-                s.vars[depth + k] = round as i64;
-                if round == r.limit || sample(&r.until, rng, s, depth + k + 1) != 0 {
-                    break;
-                }
-                step(&r.step, rng, s, depth + k + 1, &mut state);
-                s.vars[depth..depth + k].copy_from_slice(&state[..k]);
-                round += 1;
-            }
-            sample(&r.body, rng, s, depth + k + 1)
+            let state = init_state(r, rng, s, depth);
+            play_repeat(r, rng, s, depth, state, 0)
         }
         // Read only by `step`; packed before any roll.
         Node::Emit(_) | Node::Record(_) => 0,
@@ -2600,6 +2586,38 @@ fn roll_pool_var(spec: &PoolSpec, offset: usize, rng: &mut Rng, s: &mut Scratch)
         }
     }
     s.dice[offset..k].sort_unstable();
+}
+
+/// A `repeat`'s state variables' first values (each read before any is set).
+fn init_state(r: &Repeat, rng: &mut Rng, s: &mut Scratch, depth: usize) -> [i64; lang::MAX_STATE] {
+    let mut state = [0i64; lang::MAX_STATE];
+    for (i, n) in r.init.iter().enumerate() {
+        state[i] = sample(n, rng, s, depth);
+    }
+    state
+}
+
+/// A `repeat`'s rounds from `state` after `round` of them, then its body.
+fn play_repeat(
+    r: &Repeat,
+    rng: &mut Rng,
+    s: &mut Scratch,
+    depth: usize,
+    mut state: [i64; lang::MAX_STATE],
+    mut round: u32,
+) -> i64 {
+    let k = r.init.len();
+    s.vars[depth..depth + k].copy_from_slice(&state[..k]);
+    loop {
+        s.vars[depth + k] = round as i64;
+        if round == r.limit || sample(&r.until, rng, s, depth + k + 1) != 0 {
+            break;
+        }
+        step(&r.step, rng, s, depth + k + 1, &mut state);
+        s.vars[depth..depth + k].copy_from_slice(&state[..k]);
+        round += 1;
+    }
+    sample(&r.body, rng, s, depth + k + 1)
 }
 
 /// Roll one round of a `repeat`: its `let`s, then every state variable's new value

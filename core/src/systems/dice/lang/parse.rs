@@ -1,0 +1,1286 @@
+//! The lexer and the recursive-descent parser: text to [`Expr`], or a [`SyntaxError`]
+//! at a column.
+
+use super::*;
+
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Tok {
+    Int(i64),
+    Word(String),
+    /// `d` with what follows it: `d6`, `dF`, `d%`, or `d` before `{`.
+    Dice(String),
+    Sym(&'static str),
+    End,
+}
+
+pub(super) fn lex(text: &str) -> Result<Vec<(Tok, Col)>, SyntaxError> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        if c.is_ascii_digit() {
+            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '_') {
+                i += 1;
+            }
+            let s: String = chars[start..i].iter().filter(|c| **c != '_').collect();
+            let n = s
+                .parse::<i64>()
+                .ok()
+                .filter(|n| *n <= 1_000_000)
+                .ok_or(SyntaxError {
+                    col: start,
+                    message: "a number from 0 to 1,000,000".into(),
+                })?;
+            out.push((Tok::Int(n), start));
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == '_' {
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let w: String = chars[start..i].iter().collect();
+            // `d6`, `dF`, `d%`, `d{`: a die, not a name.
+            let is_dice = (w == "d"
+                && i < chars.len()
+                && (chars[i] == '{' || chars[i] == '%' || chars[i] == '('))
+                || (w.len() > 1
+                    && w.starts_with('d')
+                    && (w[1..].chars().all(|c| c.is_ascii_digit()) || &w[1..] == "F"));
+            if is_dice {
+                let mut d = w.clone();
+                if i < chars.len() && chars[i] == '%' {
+                    d.push('%');
+                    i += 1;
+                }
+                out.push((Tok::Dice(d), start));
+            } else {
+                out.push((Tok::Word(w), start));
+            }
+            continue;
+        }
+        let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
+        let sym = ["<=", ">=", "==", "!="]
+            .into_iter()
+            .find(|s| *s == two)
+            .or_else(|| {
+                [
+                    "+", "-", "*", "/", "(", ")", "[", "]", "{", "}", ",", "=", "<", ">",
+                ]
+                .into_iter()
+                .find(|s| s.starts_with(c))
+            });
+        match sym {
+            Some(s) => {
+                i += s.len();
+                out.push((Tok::Sym(s), start));
+            }
+            None => {
+                return Err(SyntaxError {
+                    col: start,
+                    message: format!("unexpected `{c}`"),
+                })
+            }
+        }
+    }
+    out.push((Tok::End, chars.len()));
+    Ok(out)
+}
+
+pub(super) struct Parser {
+    toks: Vec<(Tok, Col)>,
+    at: usize,
+}
+
+/// Parse one expression.
+pub fn parse(text: &str) -> Result<Expr, SyntaxError> {
+    if text.chars().count() > 2_000 {
+        return Err(SyntaxError {
+            col: 0,
+            message: "an expression of at most 2,000 characters".into(),
+        });
+    }
+    let mut p = Parser {
+        toks: lex(text)?,
+        at: 0,
+    };
+    let e = p.expr(0)?;
+    match p.peek() {
+        Tok::End => Ok(e),
+        _ => Err(p.unexpected("an operator (+ - * / >= ...), a modifier or the end")),
+    }
+}
+
+/// What starts a pool: a group of dice, a parenthesised expression that turned out not
+/// to count dice (with the token it started at), or neither.
+pub(super) enum Lead {
+    Group(Group),
+    Paren(Expr, usize),
+    Nothing,
+}
+
+/// Deepest nesting of parentheses, `let` and `if` accepted (a hostile input cannot
+/// overflow the stack).
+pub(super) const MAX_DEPTH: usize = 64;
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.at].0
+    }
+
+    fn col(&self) -> Col {
+        self.toks[self.at].1
+    }
+
+    fn next(&mut self) -> (Tok, Col) {
+        let t = self.toks[self.at].clone();
+        if self.at + 1 < self.toks.len() {
+            self.at += 1;
+        }
+        t
+    }
+
+    fn found(&self) -> String {
+        match self.peek() {
+            Tok::Int(n) => format!("`{n}`"),
+            Tok::Word(w) => format!("`{w}`"),
+            Tok::Dice(d) => format!("`{d}`"),
+            Tok::Sym(s) => format!("`{s}`"),
+            Tok::End => "the end".into(),
+        }
+    }
+
+    fn unexpected(&self, expected: &str) -> SyntaxError {
+        // A misspelt word of the language gets its nearest spelling.
+        let hint = match self.peek() {
+            Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
+                crate::config::reader::nearest_hint(w, KEYWORDS.iter().copied())
+            }
+            _ => String::new(),
+        };
+        SyntaxError {
+            col: self.col(),
+            message: format!("expected {expected}, found {}{hint}", self.found()),
+        }
+    }
+
+    fn is_word(&self, w: &str) -> bool {
+        matches!(self.peek(), Tok::Word(x) if x == w)
+    }
+
+    fn is_sym(&self, s: &str) -> bool {
+        matches!(self.peek(), Tok::Sym(x) if *x == s)
+    }
+
+    /// Take a leading `-` if there is one.
+    fn minus(&mut self) -> bool {
+        let neg = self.is_sym("-");
+        if neg {
+            self.next();
+        }
+        neg
+    }
+
+    fn expect_sym(&mut self, s: &str) -> Result<(), SyntaxError> {
+        if self.is_sym(s) {
+            self.next();
+            Ok(())
+        } else {
+            Err(self.unexpected(&format!("`{s}`")))
+        }
+    }
+
+    fn expect_word(&mut self, w: &str) -> Result<(), SyntaxError> {
+        if self.is_word(w) {
+            self.next();
+            Ok(())
+        } else {
+            Err(self.unexpected_of(&format!("`{w}`"), &[w]))
+        }
+    }
+
+    /// [`Parser::unexpected`] where the words that fit are known: a misspelling of one
+    /// of them is hinted at it, not at the nearest word of the whole language.
+    fn unexpected_of(&self, expected: &str, words: &[&str]) -> SyntaxError {
+        let hint = match self.peek() {
+            Tok::Word(w) => crate::config::reader::nearest_hint(w, words.iter().copied()),
+            _ => String::new(),
+        };
+        if hint.is_empty() {
+            return self.unexpected(expected);
+        }
+        SyntaxError {
+            col: self.col(),
+            message: format!("expected {expected}, found {}{hint}", self.found()),
+        }
+    }
+
+    fn depth_check(&self, depth: usize) -> Result<(), SyntaxError> {
+        if depth > MAX_DEPTH {
+            return Err(SyntaxError {
+                col: self.col(),
+                message: format!("nesting deeper than {MAX_DEPTH} levels"),
+            });
+        }
+        Ok(())
+    }
+
+    fn expr(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        self.depth_check(depth)?;
+        if self.is_word("let") {
+            self.next();
+            let name = match self.next() {
+                (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
+                _ => {
+                    self.at -= 1;
+                    return Err(self.unexpected("a name for the value"));
+                }
+            };
+            self.expect_sym("=")?;
+            let bound = self.expr(depth + 1)?;
+            self.expect_word("in")?;
+            let body = self.expr(depth + 1)?;
+            return Ok(Expr::Let(name, Box::new(bound), Box::new(body)));
+        }
+        if self.is_word("if") {
+            self.next();
+            let c = self.expr(depth + 1)?;
+            self.expect_word("then")?;
+            let a = self.expr(depth + 1)?;
+            self.expect_word("else")?;
+            let b = self.expr(depth + 1)?;
+            return Ok(Expr::If(Box::new(c), Box::new(a), Box::new(b)));
+        }
+        if self.is_word("repeat") {
+            return self.repeat(depth);
+        }
+        if self.is_word("reroll") {
+            return self.choose(depth);
+        }
+        if self.is_word("choose") {
+            return self.pick(depth);
+        }
+        self.or(depth)
+    }
+
+    /// `to maximise|minimise OBJECTIVE (in BODY)?`, after a choice's dice.
+    fn goal(&mut self, depth: usize) -> Result<(Goal, Expr, Option<Expr>), SyntaxError> {
+        self.expect_word("to")?;
+        let goal = match self.peek() {
+            Tok::Word(w) if w == "maximise" || w == "maximize" => Goal::Maximise,
+            Tok::Word(w) if w == "minimise" || w == "minimize" => Goal::Minimise,
+            _ => {
+                return Err(self.unexpected_of(
+                    "`maximise` or `minimise`",
+                    &["maximise", "minimise", "maximize", "minimize"],
+                ))
+            }
+        };
+        self.next();
+        let objective = self.expr(depth + 1)?;
+        let body = if self.is_word("in") {
+            self.next();
+            Some(self.expr(depth + 1)?)
+        } else {
+            None
+        };
+        Ok((goal, objective, body))
+    }
+
+    /// `choose NAME = K, ... from DICE (only COND)? to maximise|minimise OBJ (in BODY)?`
+    fn pick(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let col = self.col();
+        self.next();
+        let mut roles = Vec::new();
+        loop {
+            let at = self.col();
+            let name = match self.next() {
+                (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
+                _ => {
+                    self.at -= 1;
+                    return Err(self.unexpected(
+                        "a name for the dice chosen (`choose total = 2, effect = 1 from ...`)",
+                    ));
+                }
+            };
+            self.expect_sym("=")?;
+            let k = match self.peek() {
+                Tok::Int(k) if (1..=12).contains(k) => *k as u32,
+                _ => return Err(self.unexpected("how many dice it takes, 1 to 12")),
+            };
+            self.next();
+            if roles
+                .iter()
+                .any(|(n, _, _): &(String, u32, Col)| *n == name)
+            {
+                return Err(SyntaxError {
+                    col: at,
+                    message: format!("`{name}` is chosen twice"),
+                });
+            }
+            roles.push((name, k, at));
+            if !self.is_sym(",") {
+                break;
+            }
+            self.next();
+        }
+        if roles.len() > MAX_ROLES {
+            return Err(SyntaxError {
+                col,
+                message: format!("a `choose` hands dice to at most {MAX_ROLES} roles"),
+            });
+        }
+        self.expect_word("from")?;
+        let pool = self.pool(depth + 1)?;
+        let only = if self.is_word("only") {
+            self.next();
+            self.cond(false)?
+        } else {
+            None
+        };
+        let (goal, objective, body) = self.goal(depth)?;
+        Ok(Expr::Pick(Box::new(Pick {
+            roles,
+            pool,
+            only,
+            goal,
+            objective,
+            body,
+            col,
+        })))
+    }
+
+    /// `reroll NAME = DICE (twice | N times)? to maximise|minimise OBJECTIVE (in BODY)?`
+    fn choose(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let col = self.col();
+        self.next();
+        let name = match self.next() {
+            (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
+            _ => {
+                self.at -= 1;
+                return Err(
+                    self.unexpected("a name for the dice (`reroll p = 5d6 to maximise ...`)")
+                );
+            }
+        };
+        self.expect_sym("=")?;
+        let pool = self.expr(depth + 1)?;
+        let rerolls = if self.is_word("twice") {
+            self.next();
+            2
+        } else if let Tok::Int(n) = self.peek() {
+            let n = *n;
+            let at = self.col();
+            self.next();
+            self.expect_word("times")?;
+            if !(1..=MAX_REROLLS as i64).contains(&n) {
+                return Err(SyntaxError {
+                    col: at,
+                    message: format!("rerolls from 1 to {MAX_REROLLS} times, not {n}"),
+                });
+            }
+            n as u32
+        } else {
+            1
+        };
+        let (goal, objective, body) = self.goal(depth)?;
+        Ok(Expr::Choose(Box::new(Choose {
+            name,
+            pool,
+            rerolls,
+            goal,
+            objective,
+            body,
+            col,
+        })))
+    }
+
+    fn or(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let mut a = self.and(depth)?;
+        while self.is_word("or") {
+            self.next();
+            let b = self.and(depth)?;
+            a = Expr::Or(Box::new(a), Box::new(b));
+        }
+        Ok(a)
+    }
+
+    fn and(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let mut a = self.not(depth)?;
+        while self.is_word("and") {
+            self.next();
+            let b = self.not(depth)?;
+            a = Expr::And(Box::new(a), Box::new(b));
+        }
+        Ok(a)
+    }
+
+    fn not(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        if self.is_word("not") {
+            self.next();
+            self.depth_check(depth + 1)?;
+            return Ok(Expr::Not(Box::new(self.not(depth + 1)?)));
+        }
+        self.compare(depth)
+    }
+
+    /// `NAME = EXPR` (a state variable and its value).
+    fn assignment(&mut self, depth: usize) -> Result<(String, Expr, Col), SyntaxError> {
+        let col = self.col();
+        let name = match self.next() {
+            (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
+            _ => {
+                self.at -= 1;
+                return Err(self.unexpected("a state variable's name"));
+            }
+        };
+        self.expect_sym("=")?;
+        Ok((name, self.expr(depth + 1)?, col))
+    }
+
+    fn repeat(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let col = self.col();
+        self.next();
+        let mut state = vec![self.assignment(depth)?];
+        while self.is_sym(",") {
+            self.next();
+            state.push(self.assignment(depth)?);
+        }
+        if state.len() > MAX_STATE {
+            return Err(SyntaxError {
+                col,
+                message: format!("a `repeat` keeps at most {MAX_STATE} state variables"),
+            });
+        }
+        self.expect_word("until")?;
+        let until = self.expr(depth + 1)?;
+        self.expect_word("do")?;
+        let mut lets = Vec::new();
+        while self.is_word("let") {
+            self.next();
+            let (name, bound, _) = self.assignment(depth)?;
+            self.expect_word("in")?;
+            lets.push((name, bound));
+        }
+        let mut updates = vec![self.assignment(depth)?];
+        while self.is_sym(",") {
+            self.next();
+            updates.push(self.assignment(depth)?);
+        }
+        let mut limit = DEFAULT_LIMIT;
+        if self.is_word("limit") {
+            self.next();
+            match self.next() {
+                (Tok::Int(n), _) if (1..=MAX_LIMIT as i64).contains(&n) => limit = n as u32,
+                _ => {
+                    self.at -= 1;
+                    return Err(
+                        self.unexpected(&format!("a number of rounds from 1 to {MAX_LIMIT}"))
+                    );
+                }
+            }
+        }
+        if !self.is_word("then") {
+            return Err(self.unexpected("`,` and another update, `limit N` or `then`"));
+        }
+        self.next();
+        let body = self.expr(depth + 1)?;
+        Ok(Expr::Repeat(Box::new(Repeat {
+            state,
+            until,
+            lets,
+            updates,
+            limit,
+            body,
+            col,
+        })))
+    }
+
+    fn compare(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let a = self.sum(depth)?;
+        let cmp = match self.peek() {
+            Tok::Sym("<=") => Some(Cmp::Le),
+            Tok::Sym(">=") => Some(Cmp::Ge),
+            Tok::Sym("<") => Some(Cmp::Lt),
+            Tok::Sym(">") => Some(Cmp::Gt),
+            Tok::Sym("==") => Some(Cmp::Eq),
+            Tok::Sym("!=") => Some(Cmp::Ne),
+            _ => None,
+        };
+        match cmp {
+            Some(c) => {
+                self.next();
+                let b = self.sum(depth)?;
+                Ok(Expr::Bin(Op::Cmp(c), Box::new(a), Box::new(b)))
+            }
+            None => Ok(a),
+        }
+    }
+
+    fn sum(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let mut a = self.product(depth)?;
+        loop {
+            let op = match self.peek() {
+                Tok::Sym("+") => Op::Add,
+                Tok::Sym("-") => Op::Sub,
+                _ => return Ok(a),
+            };
+            self.next();
+            let b = self.product(depth)?;
+            a = Expr::Bin(op, Box::new(a), Box::new(b));
+        }
+    }
+
+    fn product(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let mut a = self.unary(depth)?;
+        loop {
+            let op = match self.peek() {
+                Tok::Sym("*") => Op::Mul,
+                Tok::Sym("/") => Op::Div,
+                _ => return Ok(a),
+            };
+            self.next();
+            let b = self.unary(depth)?;
+            a = Expr::Bin(op, Box::new(a), Box::new(b));
+        }
+    }
+
+    fn unary(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        if self.is_sym("-") {
+            self.next();
+            self.depth_check(depth + 1)?;
+            return Ok(Expr::Neg(Box::new(self.unary(depth + 1)?)));
+        }
+        self.pool(depth)
+    }
+
+    /// A die after `d`: `6`, `F`, `%`, or `{faces}`.
+    fn die(&mut self, d: &str) -> Result<Die, SyntaxError> {
+        let sides = &d[1..];
+        if sides.is_empty() && self.is_sym("(") {
+            self.next();
+            let e = self.expr(1)?;
+            self.expect_sym(")")?;
+            return Ok(Die {
+                faces: Vec::new(),
+                text: "d(...)".into(),
+                sides: Some(Box::new(e)),
+                names: Vec::new(),
+            });
+        }
+        let mut names: Vec<Vec<(String, u32)>> = Vec::new();
+        let faces: Vec<i64> = match sides {
+            "F" => vec![-1, 0, 1],
+            "%" => (1..=100).collect(),
+            "" => {
+                self.expect_sym("{")?;
+                let mut faces = Vec::new();
+                loop {
+                    let neg = self.minus();
+                    let mut written: Vec<(String, u32)> = Vec::new();
+                    let v = match self.next() {
+                        (Tok::Int(n), _) => n,
+                        (Tok::Word(w), _) if !neg && self.is_sym("+") => {
+                            // `success+advantage`: several symbols on one face, its value
+                            // the sum of theirs.
+                            let mut v = 0;
+                            let mut w = w;
+                            loop {
+                                v += !NOTHING.contains(&w.to_ascii_lowercase().as_str()) as i64;
+                                match written.iter_mut().find(|(n, _)| *n == w) {
+                                    Some((_, c)) => *c += 1,
+                                    None => written.push((w.clone(), 1)),
+                                }
+                                if !self.is_sym("+") {
+                                    break;
+                                }
+                                self.next();
+                                match self.next() {
+                                    (Tok::Word(x), _) => w = x,
+                                    _ => {
+                                        self.at -= 1;
+                                        return Err(self.unexpected("a symbol's name after `+`"));
+                                    }
+                                }
+                            }
+                            v
+                        }
+                        (Tok::Word(w), _) if !neg => {
+                            written.push((w.clone(), 1));
+                            if self.is_sym("=") {
+                                self.next();
+                                let neg = self.minus();
+                                match self.next() {
+                                    (Tok::Int(n), _) => {
+                                        if neg {
+                                            -n
+                                        } else {
+                                            n
+                                        }
+                                    }
+                                    _ => {
+                                        self.at -= 1;
+                                        return Err(self.unexpected("the face's value"));
+                                    }
+                                }
+                            } else if NOTHING.contains(&w.to_ascii_lowercase().as_str()) {
+                                0
+                            } else {
+                                1
+                            }
+                        }
+                        _ => {
+                            self.at -= 1;
+                            return Err(self.unexpected("a face: a number or a name"));
+                        }
+                    };
+                    // One symbol: as many of it as the face's value (`blank` none,
+                    // `crit=2` two).
+                    if let [(_, c)] = written.as_mut_slice() {
+                        *c = v.max(0) as u32;
+                    }
+                    // `face * N`: N copies (a deck's cards, a die's repeated faces).
+                    let copies = if self.is_sym("*") {
+                        self.next();
+                        match self.next() {
+                            (Tok::Int(n), _) if (1..=1_000).contains(&n) => n as usize,
+                            _ => {
+                                self.at -= 1;
+                                return Err(self.unexpected("how many copies, 1 to 1,000"));
+                            }
+                        }
+                    } else {
+                        1
+                    };
+                    for _ in 0..copies {
+                        faces.push(if neg { -v } else { v });
+                        names.push(written.clone());
+                    }
+                    if faces.len() > 1_000 {
+                        return Err(self.unexpected("at most 1,000 faces"));
+                    }
+                    if self.is_sym(",") {
+                        self.next();
+                        continue;
+                    }
+                    self.expect_sym("}")?;
+                    break;
+                }
+                faces
+            }
+            n => {
+                let s = n.parse::<i64>().ok().filter(|s| (1..=1_000).contains(s));
+                match s {
+                    Some(s) => (1..=s).collect(),
+                    None => {
+                        return Err(SyntaxError {
+                            col: self.toks[self.at - 1].1,
+                            message: "a die of 1 to 1,000 sides".into(),
+                        })
+                    }
+                }
+            }
+        };
+        Ok(Die {
+            faces,
+            text: d.to_string(),
+            sides: None,
+            names,
+        })
+    }
+
+    /// `NdS`, `dS`, `(expr)dS`, as one group. A parenthesised expression with no die
+    /// after it is handed back as it was parsed, never parsed again: re-parsing it as an
+    /// atom made each level of nesting cost twice the one inside (40 levels never ended).
+    fn group(&mut self, depth: usize) -> Result<Lead, SyntaxError> {
+        let start = self.at;
+        let (count, paren) = match self.peek().clone() {
+            Tok::Dice(d) if d.starts_with('d') => {
+                self.next();
+                let die = self.die(&d)?;
+                return Ok(Lead::Group(Group {
+                    count: Expr::Num(1),
+                    die,
+                    deck: false,
+                }));
+            }
+            Tok::Word(w) if w == "deck" => {
+                // `deck{faces} draw N`: N cards dealt from the deck.
+                self.next();
+                if !self.is_sym("{") {
+                    return Err(
+                        self.unexpected("the deck's cards, e.g. `deck{0*6, 1*5, -1*5, 2, -2}`")
+                    );
+                }
+                let mut die = self.die("d")?;
+                die.text = "deck".into();
+                self.expect_word("draw")?;
+                let Some(count) = self.number(depth)? else {
+                    return Err(self.unexpected("how many cards are drawn, e.g. `draw 2`"));
+                };
+                return Ok(Lead::Group(Group {
+                    count,
+                    die,
+                    deck: true,
+                }));
+            }
+            Tok::Int(n) => {
+                self.next();
+                (Expr::Num(n), false)
+            }
+            Tok::Sym("(") => {
+                self.next();
+                let e = self.expr(depth + 1)?;
+                self.expect_sym(")")?;
+                (e, true)
+            }
+            _ => return Ok(Lead::Nothing),
+        };
+        // `4d6` lexes as Int(4) then Dice("d6") only when written apart; `4d6` is one
+        // word starting with a digit, handled by the lexer as Int + Dice.
+        match self.peek().clone() {
+            Tok::Dice(d) => {
+                self.next();
+                let die = self.die(&d)?;
+                Ok(Lead::Group(Group {
+                    count,
+                    die,
+                    deck: false,
+                }))
+            }
+            _ if paren => Ok(Lead::Paren(count, start)),
+            _ => {
+                self.at = start;
+                Ok(Lead::Nothing)
+            }
+        }
+    }
+
+    /// A condition: `>= 7`, `10` (equal), `>= target` (a stat), `>= (dc - 2)`, `max`,
+    /// `min`.
+    fn cond(&mut self, optional: bool) -> Result<Option<CondAst>, SyntaxError> {
+        let cmp = match self.peek() {
+            Tok::Sym("<=") => Some(Cmp::Le),
+            Tok::Sym(">=") => Some(Cmp::Ge),
+            Tok::Sym("<") => Some(Cmp::Lt),
+            Tok::Sym(">") => Some(Cmp::Gt),
+            Tok::Sym("==") => Some(Cmp::Eq),
+            Tok::Sym("!=") => Some(Cmp::Ne),
+            _ => None,
+        };
+        if cmp.is_some() {
+            self.next();
+        }
+        if self.is_word("max") {
+            self.next();
+            return Ok(Some(CondOf::Max));
+        }
+        if self.is_word("min") {
+            self.next();
+            return Ok(Some(CondOf::Min));
+        }
+        let neg = self.minus();
+        let value = match self.peek().clone() {
+            Tok::Int(n) => {
+                self.next();
+                Expr::Num(n)
+            }
+            // A name only after a comparison: `count >= target` (bare, `count target`
+            // would read as the next word of the expression).
+            Tok::Word(w) if cmp.is_some() && !KEYWORDS.contains(&w.as_str()) => {
+                let col = self.col();
+                self.next();
+                Expr::Name(w, col)
+            }
+            Tok::Sym("(") => {
+                self.next();
+                let e = self.expr(1)?;
+                self.expect_sym(")")?;
+                e
+            }
+            _ if optional && cmp.is_none() && !neg => return Ok(None),
+            _ => {
+                return Err(self
+                    .unexpected("a face to compare with, e.g. `>= 7`, `10`, `>= target`, `max`"))
+            }
+        };
+        let value = if neg {
+            Expr::Neg(Box::new(value))
+        } else {
+            value
+        };
+        Ok(Some(CondOf::Cmp(cmp.unwrap_or(Cmp::Eq), Box::new(value))))
+    }
+
+    /// A number a modifier takes: `3`, a name (`keep highest k`) or `(EXPR)`; None when
+    /// none is written.
+    fn number(&mut self, depth: usize) -> Result<Option<Expr>, SyntaxError> {
+        Ok(match self.peek().clone() {
+            Tok::Int(n) => {
+                self.next();
+                Some(Expr::Num(n))
+            }
+            Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
+                let col = self.col();
+                self.next();
+                Some(Expr::Name(w, col))
+            }
+            Tok::Sym("(") => {
+                self.next();
+                self.depth_check(depth + 1)?;
+                let e = self.expr(depth + 1)?;
+                self.expect_sym(")")?;
+                Some(e)
+            }
+            _ => None,
+        })
+    }
+
+    fn pool(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let col = self.col();
+        let mut groups = Vec::new();
+        let atom = if self.is_sym("[") {
+            self.next();
+            loop {
+                match self.group(depth)? {
+                    Lead::Group(g) => groups.push(g),
+                    Lead::Paren(_, start) => {
+                        self.at = start;
+                        return Err(self.unexpected("dice, e.g. `2d6`"));
+                    }
+                    Lead::Nothing => return Err(self.unexpected("dice, e.g. `2d6`")),
+                }
+                if self.is_sym(",") {
+                    self.next();
+                    continue;
+                }
+                self.expect_sym("]")?;
+                break;
+            }
+            None
+        } else {
+            match self.group(depth)? {
+                Lead::Group(g) => {
+                    groups.push(g);
+                    None
+                }
+                Lead::Paren(e, _) => Some(e),
+                Lead::Nothing => Some(self.atom(depth)?),
+            }
+        };
+        let mut mods = Vec::new();
+        loop {
+            let m = if self.is_word("explode") {
+                self.next();
+                ModOf::Explode(self.cond(true)?.unwrap_or(CondOf::Max))
+            } else if self.is_word("again") {
+                self.next();
+                ModOf::Again(self.cond(true)?.unwrap_or(CondOf::Max))
+            } else if self.is_word("depth") {
+                self.next();
+                match self.number(depth)? {
+                    Some(Expr::Num(n)) if n > MAX_CHAIN as i64 => {
+                        self.at -= 1;
+                        return Err(self.unexpected(&format!(
+                            "the most extra rolls of a chain, 0 to {MAX_CHAIN}"
+                        )));
+                    }
+                    Some(e) => ModOf::Depth(Box::new(e)),
+                    None => {
+                        return Err(self.unexpected(&format!(
+                            "the most extra rolls of a chain, 0 to {MAX_CHAIN}"
+                        )))
+                    }
+                }
+            } else if self.is_word("reroll") {
+                self.next();
+                let c = self.cond(false)?.unwrap_or(CondOf::Min);
+                let always = if self.is_word("always") {
+                    self.next();
+                    true
+                } else {
+                    if self.is_word("once") {
+                        self.next();
+                    }
+                    false
+                };
+                ModOf::Reroll(c, always)
+            } else if self.is_word("keep") || self.is_word("drop") {
+                let keep = self.is_word("keep");
+                self.next();
+                let end = if self.is_word("highest") {
+                    End::Highest
+                } else if self.is_word("lowest") {
+                    End::Lowest
+                } else {
+                    return Err(self.unexpected("`highest` or `lowest`"));
+                };
+                self.next();
+                let n = Box::new(self.number(depth)?.unwrap_or(Expr::Num(1)));
+                if keep {
+                    ModOf::Keep(end, n)
+                } else {
+                    ModOf::Drop(end, n)
+                }
+            } else {
+                break;
+            };
+            let keep_or_drop = matches!(m, ModOf::Keep(..) | ModOf::Drop(..));
+            let on_name = matches!(atom, Some(Expr::Name(..)));
+            if groups.is_empty() && !(on_name && keep_or_drop) {
+                return Err(SyntaxError {
+                    col,
+                    message: if on_name {
+                        "a pool variable is read with `keep`, `drop`, `sum`, `count`, `highest`, `lowest` or `maxset`: its dice are already rolled".into()
+                    } else {
+                        "modifiers apply to dice, e.g. `4d6 drop lowest`".into()
+                    },
+                });
+            }
+            mods.push(m);
+        }
+        if let (Some(Expr::Name(name, c)), true, true) =
+            (&atom, mods.is_empty(), self.is_word("sides"))
+        {
+            self.next();
+            return Ok(Expr::Sides(name.clone(), *c));
+        }
+        let agg = self.read_of_dice()?;
+        match atom {
+            Some(Expr::Name(name, c)) if agg.is_some() || !mods.is_empty() => {
+                if mods.len() > 1 {
+                    return Err(SyntaxError {
+                        col,
+                        message: "one `keep` or `drop` per read".into(),
+                    });
+                }
+                Ok(Expr::Read {
+                    name,
+                    keep: mods.pop(),
+                    agg,
+                    col: c,
+                })
+            }
+            Some(a) => {
+                if agg.is_some() {
+                    return Err(SyntaxError {
+                        col,
+                        message: "`sum`, `count`, `highest`, `lowest` and `maxset` read dice, e.g. `5d10 count >= 7`".into(),
+                    });
+                }
+                Ok(a)
+            }
+            None => Ok(Expr::Pool {
+                groups,
+                mods,
+                agg,
+                col,
+            }),
+        }
+    }
+
+    /// `only COND` after a side of `pairs`, `beats` or `cancel`: the dice that take part.
+    fn only(&mut self) -> Result<Option<CondAst>, SyntaxError> {
+        if !self.is_word("only") {
+            return Ok(None);
+        }
+        self.next();
+        self.cond(false)
+    }
+
+    /// A read of dice (`sum`, `count ...`, `highest`, `lowest`, `maxset`), if one is written.
+    fn read_of_dice(&mut self) -> Result<Option<AggAst>, SyntaxError> {
+        Ok(if self.is_word("sum") {
+            self.next();
+            Some(AggOf::Sum)
+        } else if self.is_word("count") {
+            self.next();
+            match self.peek().clone() {
+                // `count success`: a symbol of named faces (a bare name; `count >= w`
+                // compares with a value).
+                Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
+                    let col = self.col();
+                    self.next();
+                    Some(AggOf::Tally(Box::new(Expr::Name(w, col))))
+                }
+                _ => Some(AggOf::Count(self.cond(false)?.unwrap_or(CondOf::Max))),
+            }
+        } else if self.is_word("highest") {
+            self.next();
+            Some(AggOf::Highest)
+        } else if self.is_word("lowest") {
+            self.next();
+            Some(AggOf::Lowest)
+        } else if self.is_word("maxset") {
+            self.next();
+            Some(AggOf::MaxSet)
+        } else if self.is_word("straight") {
+            self.next();
+            Some(AggOf::Straight)
+        } else {
+            None
+        })
+    }
+
+    /// `allocate(models = M, wounds = W, hits = H, damage = D, ... [, spill]) [then
+    /// BODY]`: hits, weapon by weapon in order, each dealing its damage (rolled per hit)
+    /// to a unit of M models of W wounds, one model at a time; damage past a model's
+    /// last wound is lost unless `spill`. Written as the `repeat` it is: one hit per
+    /// round, the state the unit and the hits left. BODY reads `killed`, `wounds_left`
+    /// and `lost` (default: `killed`).
+    fn allocate(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let col = self.col();
+        self.next();
+        self.expect_sym("(")?;
+        let (mut models, mut wounds, mut spill) = (None, None, false);
+        let mut weapons: Vec<(Expr, Option<Expr>)> = Vec::new();
+        loop {
+            let at = self.col();
+            let key = match self.next() {
+                (Tok::Word(w), _) => w,
+                _ => {
+                    self.at -= 1;
+                    return Err(
+                        self.unexpected("`models =`, `wounds =`, `hits =`, `damage =` or `spill`")
+                    );
+                }
+            };
+            if key == "spill" {
+                spill = true;
+            } else {
+                self.expect_sym("=")?;
+                let e = self.expr(depth + 1)?;
+                match key.as_str() {
+                    "models" => models = Some(e),
+                    "wounds" => wounds = Some(e),
+                    "hits" => weapons.push((e, None)),
+                    "damage" => match weapons.last_mut() {
+                        Some((_, d @ None)) => *d = Some(e),
+                        _ => {
+                            return Err(SyntaxError {
+                                col: at,
+                                message: "`damage =` follows its weapon's `hits =`".into(),
+                            })
+                        }
+                    },
+                    other => {
+                        return Err(SyntaxError {
+                            col: at,
+                            message: format!(
+                                "`{other}`: `allocate` takes `models =`, `wounds =`, then `hits =` and `damage =` per weapon, and `spill`{}",
+                                crate::config::reader::nearest_hint(other, ["models", "wounds", "hits", "damage", "spill"].into_iter())
+                            ),
+                        })
+                    }
+                }
+            }
+            if self.is_sym(",") {
+                self.next();
+                continue;
+            }
+            self.expect_sym(")")?;
+            break;
+        }
+        let (Some(models), Some(wounds)) = (models, wounds) else {
+            return Err(SyntaxError {
+                col,
+                message: "`allocate` needs `models = N` and `wounds = N` (each model's wounds)"
+                    .into(),
+            });
+        };
+        if weapons.is_empty() || weapons.len() > MAX_WEAPONS {
+            return Err(SyntaxError {
+                col,
+                message: format!(
+                    "`allocate` takes 1 to {MAX_WEAPONS} weapons, each `hits = ..., damage = ...`"
+                ),
+            });
+        }
+        let body = if self.is_word("then") {
+            self.next();
+            self.expr(depth + 1)?
+        } else {
+            Expr::Name("killed".into(), col)
+        };
+        let weapons: Vec<(Expr, Expr)> = weapons
+            .into_iter()
+            .map(|(h, d)| (h, d.unwrap_or(Expr::Num(1))))
+            .collect();
+        Ok(allocation(models, wounds, weapons, spill, body, col))
+    }
+
+    /// `{ NAME = EXPR, ... }`: named results.
+    fn record(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        let col = self.col();
+        self.next();
+        let mut fields: Vec<(String, Expr, Col)> = Vec::new();
+        loop {
+            let at = self.col();
+            let name = match self.next() {
+                (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
+                _ => {
+                    self.at -= 1;
+                    return Err(
+                        self.unexpected("a result's name, e.g. `{ hits = 3d6 count >= 5 }`")
+                    );
+                }
+            };
+            if fields.iter().any(|(n, ..)| *n == name) {
+                return Err(SyntaxError {
+                    col: at,
+                    message: format!("`{name}` is named twice in one record"),
+                });
+            }
+            self.expect_sym("=")?;
+            fields.push((name, self.expr(depth + 1)?, at));
+            if fields.len() > MAX_FIELDS {
+                return Err(SyntaxError {
+                    col: at,
+                    message: format!("a record has at most {MAX_FIELDS} results"),
+                });
+            }
+            if self.is_sym(",") {
+                self.next();
+                continue;
+            }
+            if !self.is_sym("}") {
+                return Err(self.unexpected("`,` and another result, or `}`"));
+            }
+            self.next();
+            return Ok(Expr::Record(fields, col));
+        }
+    }
+
+    fn atom(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
+        if self.is_word("pairs") || self.is_word("beats") || self.is_word("cancel") {
+            let col = self.col();
+            let kind = if self.is_word("pairs") {
+                Versus::Pairs
+            } else if self.is_word("beats") {
+                Versus::Beats
+            } else {
+                Versus::Cancel
+            };
+            self.next();
+            self.expect_sym("(")?;
+            let a = self.pool(depth + 1)?;
+            let only_a = self.only()?;
+            self.expect_sym(",")?;
+            let b = self.pool(depth + 1)?;
+            let only_b = self.only()?;
+            let ties = if self.is_sym(",") && kind != Versus::Cancel {
+                self.next();
+                self.expect_word("ties")?;
+                true
+            } else {
+                false
+            };
+            self.expect_sym(")")?;
+            for e in [&a, &b] {
+                if !matches!(e, Expr::Pool { agg: None, .. } | Expr::Name(..)) {
+                    return Err(SyntaxError {
+                        col,
+                        message: "`pairs`, `beats` and `cancel` set two pools of dice (or pool variables) against each other, e.g. pairs(3d6, 2d6)".into(),
+                    });
+                }
+            }
+            // The first side's dice left, read: `cancel(A, B) highest`.
+            let read = self.read_of_dice()?;
+            return Ok(Expr::Versus {
+                kind,
+                a: Box::new(a),
+                b: Box::new(b),
+                ties,
+                col,
+                only: [only_a, only_b],
+                read,
+            });
+        }
+        if self.is_sym("{") {
+            return self.record(depth);
+        }
+        if self.is_word("allocate") {
+            return self.allocate(depth);
+        }
+        // `max(a, b, ...)`, `min(a, b, ...)`: a function here (a bare `max` is a die's top
+        // face in a condition).
+        if (self.is_word("max") || self.is_word("min"))
+            && matches!(self.toks.get(self.at + 1), Some((Tok::Sym("("), _)))
+        {
+            let op = if self.is_word("max") {
+                Op::Max
+            } else {
+                Op::Min
+            };
+            self.next();
+            self.next();
+            let mut e = self.expr(depth + 1)?;
+            self.expect_sym(",")?;
+            loop {
+                let b = self.expr(depth + 1)?;
+                e = Expr::Bin(op, Box::new(e), Box::new(b));
+                if self.is_sym(",") {
+                    self.next();
+                    continue;
+                }
+                self.expect_sym(")")?;
+                return Ok(e);
+            }
+        }
+        // A number, a name or a parenthesised expression: what a modifier takes too.
+        match self.number(depth)? {
+            Some(e) => Ok(e),
+            None => Err(self.unexpected("a number, dice (`3d6`), a name or `(`")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_examples() {
+        for ok in [
+            "4d6 drop lowest",
+            "2d20 highest",
+            "d20 + 5 >= 15",
+            "5d10 again 10 count >= 7",
+            "6d10 explode keep highest 3",
+            "let a = d20 in if a == 20 then 2d8 + 3 else 1d8 + 3",
+            "[2d6, 1d8] keep highest 2",
+            "4dF",
+            "d{0, 0, 1, 1, 2}",
+            "d{blank, blank, hit, hit, crit=2}",
+            "(skill)d10 count >= 7",
+            "3d6 maxset",
+            "d% <= 35",
+            "let p = 4d6 in if p count 6 >= 2 then 7 else p highest",
+            "let p = 5d10 in p count >= 7 - p count 1",
+            "pairs(3d6, 2d6)",
+            "beats(3d12, 3d12, ties)",
+            "(skill)d10 count >= target",
+            "5d6 reroll <= (skill - 3) once",
+        ] {
+            parse(ok).unwrap_or_else(|e| panic!("{ok}: {}", e.render(ok)));
+        }
+    }
+
+    #[test]
+    fn errors_point_at_the_column() {
+        let e = parse("4d6 drop lowst").unwrap_err();
+        assert_eq!(e.col, 9);
+        assert!(e.message.contains("`highest` or `lowest`"), "{}", e.message);
+        let e = parse("3d6 +").unwrap_err();
+        assert_eq!(e.col, 5);
+        let e = parse("2d0").unwrap_err();
+        assert!(e.message.contains("1 to 1,000 sides"), "{}", e.message);
+        let deep = "(".repeat(500) + "1" + &")".repeat(500);
+        assert!(parse(&deep).is_err());
+    }
+}

@@ -1,0 +1,260 @@
+//! The smallest and largest value every expression can take, so that Monte Carlo knows its
+//! states without the exact distribution.
+
+use super::*;
+
+/// The smallest and largest value an expression can take (`vars`: the bounds of the
+/// `let` values in scope), so that Monte Carlo knows its states without the exact
+/// distribution.
+pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
+    let span = |a: (i64, i64), b: (i64, i64), f: &dyn Fn(i64, i64) -> i64| {
+        let c = [f(a.0, b.0), f(a.0, b.1), f(a.1, b.0), f(a.1, b.1)];
+        (*c.iter().min().unwrap_or(&0), *c.iter().max().unwrap_or(&0))
+    };
+    match n {
+        Node::Num(v) => (*v, *v),
+        Node::Var(i) => vars[*i],
+        Node::Neg(a) => {
+            let (lo, hi) = bounds(a, vars);
+            (hi.saturating_neg(), lo.saturating_neg())
+        }
+        Node::Add(a, b) => {
+            let (x, y) = (bounds(a, vars), bounds(b, vars));
+            (x.0.saturating_add(y.0), x.1.saturating_add(y.1))
+        }
+        Node::Sub(a, b) => {
+            let (x, y) = (bounds(a, vars), bounds(b, vars));
+            (x.0.saturating_sub(y.1), x.1.saturating_sub(y.0))
+        }
+        Node::Mul(a, b) => span(bounds(a, vars), bounds(b, vars), &|x, y| {
+            x.saturating_mul(y)
+        }),
+        Node::Max(a, b) => {
+            let (x, y) = (bounds(a, vars), bounds(b, vars));
+            (x.0.max(y.0), x.1.max(y.1))
+        }
+        Node::Min(a, b) => {
+            let (x, y) = (bounds(a, vars), bounds(b, vars));
+            (x.0.min(y.0), x.1.min(y.1))
+        }
+        Node::Div(a, b) if bounds(b, vars).0 >= 1 => {
+            // A divisor of at least 1: rounding down is monotone in both, so the corners.
+            let (x, y) = (bounds(a, vars), bounds(b, vars));
+            let c = [
+                x.0.div_euclid(y.0),
+                x.0.div_euclid(y.1),
+                x.1.div_euclid(y.0),
+                x.1.div_euclid(y.1),
+            ];
+            (*c.iter().min().unwrap_or(&0), *c.iter().max().unwrap_or(&0))
+        }
+        Node::Div(a, b) => {
+            let (x, y) = (bounds(a, vars), bounds(b, vars));
+            // Dividing by 1 or -1 gives the widest result; by 0, 0.
+            let (lo, hi) = (x.0.min(x.1.saturating_neg()), x.1.max(x.0.saturating_neg()));
+            let _ = y;
+            (lo.min(0), hi.max(0))
+        }
+        Node::Cmp(..) => (0, 1),
+        Node::Emit(_) | Node::Record(_) => (0, 0),
+        Node::Counted(c, pools) => {
+            let (lo, hi) = bounds(c, vars);
+            let (lo, hi) = (lo.clamp(0, MAX_ROLLED_DICE), hi.clamp(0, MAX_ROLLED_DICE));
+            (lo..=hi)
+                .map(|n| pool_bounds(&pools[n as usize]))
+                .fold((i64::MAX, i64::MIN), |a, b| (a.0.min(b.0), a.1.max(b.1)))
+        }
+        Node::Template(t) => {
+            // A pool's bounds widen with its dice, sides, keep and depth, and do not
+            // depend on its faces to compare with: the corners of the numbers' ranges
+            // cover every value (an empty pool reads 0).
+            let ranges: Vec<(i64, i64)> = t.params.iter().map(|p| bounds(p, vars)).collect();
+            let mut out = (i64::MAX, i64::MIN);
+            for corner in 0..1usize << ranges.len() {
+                let vals: Vec<i64> = ranges
+                    .iter()
+                    .enumerate()
+                    .map(|(j, r)| if corner >> j & 1 == 1 { r.1 } else { r.0 })
+                    .collect();
+                // A spec the compile-time check would refuse reads 0.
+                let b = t.spec(&vals).map_or((0, 0), |p| pool_bounds(&p));
+                out = (out.0.min(b.0), out.1.max(b.1));
+            }
+            out
+        }
+        Node::Repeat(r) => {
+            let base = vars.len();
+            let state = repeat_bounds(r, vars);
+            vars.extend_from_slice(&state);
+            let out = bounds(&r.body, vars);
+            vars.truncate(base);
+            out
+        }
+        Node::Meeting(m) => {
+            let a = m.sides[0].spec();
+            let n = a.kept() as i64;
+            let (lo, hi) = face_span(a);
+            // Any subset of the first side's kept dice.
+            match m.read {
+                None | Some(Agg::Count(_)) | Some(Agg::MaxSet) | Some(Agg::Straight) => (0, n),
+                Some(Agg::Tally(t)) => (0, n * (t / 16 - 1)),
+                Some(Agg::Highest) | Some(Agg::Lowest) => (lo.min(0), hi.max(0)),
+                Some(Agg::Sum) => ((n * lo).min(0), (n * hi).max(0)),
+            }
+        }
+        Node::Versus(kind, a, b, _) => {
+            let n = |p: &PoolSpec| {
+                p.keep
+                    .map_or(p.groups.iter().map(|(n, _)| *n as i64).sum(), |(_, k)| {
+                        k as i64
+                    })
+            };
+            match kind {
+                Versus::Pairs => (0, n(a).min(n(b))),
+                Versus::Beats | Versus::Cancel => (0, n(a)),
+            }
+        }
+        Node::Let(bound, body) => {
+            let b = bounds(bound, vars);
+            vars.push(b);
+            let r = bounds(body, vars);
+            vars.pop();
+            r
+        }
+        Node::If(_, a, b) => {
+            let (x, y) = (bounds(a, vars), bounds(b, vars));
+            (x.0.min(y.0), x.1.max(y.1))
+        }
+        Node::Pick(p) => {
+            let base = vars.len();
+            vars.extend(std::iter::repeat_n(p.sides_bounds(), p.roles.len()));
+            let r = bounds(&p.body, vars);
+            vars.truncate(base);
+            r
+        }
+        Node::LetPool { body, .. } => {
+            // The pool's reads carry their own bounds; its slot is a placeholder.
+            vars.push((0, 0));
+            let r = bounds(body, vars);
+            vars.pop();
+            r
+        }
+        Node::PoolVar(r) => {
+            let read = |keep, agg| {
+                pool_bounds(&PoolSpec {
+                    keep,
+                    agg,
+                    ..(*r.spec).clone()
+                })
+            };
+            match &r.rolled {
+                None => read(r.keep.or(r.spec.keep), r.agg),
+                // Any keep from no dice to all of them.
+                Some(_) => {
+                    let (a, b) = (read(None, r.agg), read(Some((End::Highest, 0)), r.agg));
+                    (a.0.min(b.0), a.1.max(b.1))
+                }
+            }
+        }
+        Node::Pool(p) => pool_bounds(p),
+    }
+}
+
+/// The bounds of a `repeat`'s state variables and its rounds, as its body sees them:
+/// the state's bounds after 0, 1, 2, ... rounds, joined, until they settle or the limit
+/// is reached.
+pub(super) fn repeat_bounds(r: &Repeat, vars: &mut Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+    let mut state: Vec<(i64, i64)> = r.init.iter().map(|n| bounds(n, vars)).collect();
+    let base = vars.len();
+    for _ in 0..r.limit {
+        vars.extend_from_slice(&state);
+        vars.push((0, r.limit as i64));
+        let next = step_bounds(&r.step, vars);
+        vars.truncate(base);
+        let joined: Vec<(i64, i64)> = state
+            .iter()
+            .zip(&next)
+            .map(|(a, b)| (a.0.min(b.0), a.1.max(b.1)))
+            .collect();
+        if joined == state {
+            break;
+        }
+        state = joined;
+    }
+    state.push((0, r.limit as i64));
+    state
+}
+
+/// The smallest and largest value a pool can read.
+pub(super) fn pool_bounds(p: &PoolSpec) -> (i64, i64) {
+    if let Some((deck, k)) = p.deck() {
+        let n = p.keep.map_or(k, |(_, j)| j) as i64;
+        return match p.agg {
+            Agg::Count(_) | Agg::MaxSet | Agg::Straight => (0, n),
+            Agg::Tally(t) => (0, n * (t / 16 - 1)),
+            Agg::Highest | Agg::Lowest if n == 0 => (0, 0),
+            Agg::Highest | Agg::Lowest => (deck.lo(), deck.hi()),
+            // The kept cards' sum lies between the sums of the deck's n lowest and n
+            // highest cards.
+            Agg::Sum => {
+                let mut cards = deck.faces.clone();
+                cards.sort_unstable();
+                let n = n as usize;
+                (
+                    cards[..n].iter().sum(),
+                    cards[cards.len() - n..].iter().sum(),
+                )
+            }
+        };
+    }
+    // One die: its faces, an explosion chain of up to `depth` more rolls.
+    let die = |d: &DieSpec| {
+        let (lo, hi) = (d.lo(), d.hi());
+        let extra = if d.explode.is_some() {
+            d.depth as i64
+        } else {
+            0
+        };
+        (lo + extra * lo.min(0), hi + extra * hi.max(0))
+    };
+    let n: i64 = p.groups.iter().map(|(n, _)| *n as i64).sum();
+    let deepest = p.groups.iter().map(|(_, d)| d.depth).max().unwrap_or(0);
+    let chain = p.again.map_or(1, |_| deepest as i64 + 1);
+    match p.agg {
+        Agg::Count(_) => (0, n * chain),
+        // Each die at most base - 1 of the symbol.
+        Agg::Tally(t) => (0, n * (t / 16 - 1)),
+        Agg::MaxSet | Agg::Straight => (0, n),
+        Agg::Highest | Agg::Lowest => {
+            let lo = p.groups.iter().map(|(_, d)| die(d).0).min().unwrap_or(0);
+            let hi = p.groups.iter().map(|(_, d)| die(d).1).max().unwrap_or(0);
+            if n == 0 {
+                (0, 0)
+            } else {
+                (lo, hi)
+            }
+        }
+        Agg::Sum => {
+            // Each die's chain of up to `chain` rolls: negative faces can only
+            // pull the low end down, positive ones push the high end up.
+            let one = |d: &DieSpec| {
+                let (lo, hi) = die(d);
+                (
+                    if lo < 0 { lo * chain } else { lo },
+                    if hi > 0 { hi * chain } else { hi },
+                )
+            };
+            match p.keep {
+                None => p.groups.iter().fold((0, 0), |acc, (n, d)| {
+                    let (lo, hi) = one(d);
+                    (acc.0 + *n as i64 * lo, acc.1 + *n as i64 * hi)
+                }),
+                Some((_, k)) => {
+                    let lo = p.groups.iter().map(|(_, d)| one(d).0).min().unwrap_or(0);
+                    let hi = p.groups.iter().map(|(_, d)| one(d).1).max().unwrap_or(0);
+                    (k as i64 * lo, k as i64 * hi)
+                }
+            }
+        }
+    }
+}

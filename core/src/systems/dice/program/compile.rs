@@ -1,0 +1,941 @@
+//! The AST to the typed program: names, stats and `let`s resolved in a scope, every
+//! operator lowered to its [`Node`].
+
+use super::*;
+
+/// A compile error at a column of the expression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompileError {
+    pub col: usize,
+    pub message: String,
+}
+
+/// Parse and compile an expression: either step's error as a [`SyntaxError`] at its
+/// column, ready to render under the text.
+pub fn parse_compiled(text: &str, names: Names) -> Result<Node, lang::SyntaxError> {
+    let e = lang::parse(text)?;
+    compile(&e, names).map_err(|e| lang::SyntaxError {
+        col: e.col,
+        message: e.message,
+    })
+}
+
+/// Names an expression may use besides its `let` variables: stats and scenario keys.
+pub type Names<'a> = &'a [(String, i64)];
+
+/// What a name in scope stands for.
+#[derive(Clone, Debug)]
+pub(super) enum Slot {
+    Num,
+    /// A pool variable: its spec and where its dice sit in the scratch.
+    Pool(Box<PoolSpec>, usize),
+    /// A role of a `choose`: dice handed to it (up to the spec's count), where they sit,
+    /// and the lowest and highest face of the pool (its spec also has 0, for bounds);
+    /// its largest die's sides are in its number slot.
+    Role(Box<PoolSpec>, usize, (i64, i64)),
+}
+
+pub(super) struct Ctx<'a> {
+    names: Names<'a>,
+    /// The expression's symbols, when it counts faces by name.
+    symbols: Option<Symbols>,
+    /// Whether a record may stand here: the result, or the body of a `let` that is.
+    record_ok: bool,
+    scope: Vec<(String, Slot)>,
+    /// Scratch dice taken by the pool variables in scope.
+    used: usize,
+}
+
+/// A `let` name in scope: a number, or a pool variable (its dice, their offset in the
+/// scratch and how many).
+pub(super) enum Binding {
+    Num(Node),
+    Pool(Box<PoolSpec>, usize, usize),
+}
+
+impl Binding {
+    /// The `let` around `body`, the name at scope depth `i`.
+    fn wrap(self, body: Node, i: usize) -> Node {
+        match self {
+            Binding::Num(b) => Node::Let(Box::new(b), Box::new(body)),
+            Binding::Pool(spec, offset, _) => bind_pool(*spec, offset, body, i),
+        }
+    }
+}
+
+/// A pool variable at scope depth `i` around its body.
+pub(super) fn bind_pool(spec: PoolSpec, offset: usize, body: Node, i: usize) -> Node {
+    let mut seen = Vec::new();
+    let mut rolled = false;
+    reads(&body, i, &mut seen, &mut rolled);
+    match seen.as_slice() {
+        // Read one way only: a number variable, its distribution computed once (no
+        // need to go through every roll of the pool).
+        // (A variable bound with a keep holds the kept dice: a read that keeps again
+        // is not one keep of the pool.)
+        [(keep, agg)] if !rolled && (keep.is_none() || spec.keep.is_none()) => Node::Let(
+            Box::new(Node::Pool(Box::new(
+                PoolSpec {
+                    keep: keep.or(spec.keep),
+                    agg: *agg,
+                    ..spec
+                }
+                .tabled(),
+            ))),
+            Box::new(to_var(body, i)),
+        ),
+        _ => Node::LetPool {
+            spec: Box::new(PoolSpec {
+                ways: if rolled { Vec::new() } else { seen },
+                ..spec
+            }),
+            offset,
+            body: Box::new(body),
+            choice: None,
+        },
+    }
+}
+
+/// 1 if the value is non-zero, else 0.
+pub(super) fn truth(n: Node) -> Node {
+    Node::Cmp(Cmp::Ne, Box::new(n), Box::new(Node::Num(0)))
+}
+
+/// Dice all pool variables in scope may hold at once.
+pub const SCRATCH: usize = MAX_DICE as usize;
+
+/// Variables (`let` values, state variables) in scope at once.
+pub const VARS: usize = 80;
+
+/// Compile an expression against the names in scope.
+pub fn compile(e: &Expr, names: Names) -> Result<Node, CompileError> {
+    Ctx::compiling(e, names, false)?.node(e)
+}
+
+impl<'a> Ctx<'a> {
+    /// A fresh scope for `e`; `record_ok`: whether `e` is a scenario's whole result,
+    /// where a record may stand.
+    pub(super) fn compiling(
+        e: &Expr,
+        names: Names<'a>,
+        record_ok: bool,
+    ) -> Result<Ctx<'a>, CompileError> {
+        Ok(Ctx {
+            names,
+            symbols: Symbols::of(e)?,
+            record_ok,
+            scope: Vec::new(),
+            used: 0,
+        })
+    }
+
+    /// A pool's numbers compiled: each a folded value, or the expression rolled for it.
+    fn params(
+        &mut self,
+        groups: &[lang::Group],
+        mods: &[ModAst],
+        agg: &Option<AggAst>,
+    ) -> Result<Vec<Result<i64, Node>>, CompileError> {
+        param_exprs(groups, mods, agg)
+            .into_iter()
+            .map(|e| {
+                let n = self.node(e)?;
+                Ok(constant(&n).ok_or(n))
+            })
+            .collect()
+    }
+
+    /// A pool whose numbers must all fold at compile (a pool variable, `pairs`).
+    fn pool_spec(
+        &mut self,
+        groups: &[lang::Group],
+        mods: &[ModAst],
+        agg: &Option<AggAst>,
+        col: usize,
+    ) -> Result<PoolSpec, CompileError> {
+        let mut vals = Vec::new();
+        for p in self.params(groups, mods, agg)? {
+            match p {
+                Ok(v) => vals.push(Val { v, fixed: true }),
+                Err(_) => return Err(CompileError {
+                    col,
+                    message: "a number of dice, sides, face or keep that is rolled or changes needs a pool read by itself, e.g. `(hp)d6 count >= w`; in a pool variable, `pairs`, `beats` or `cancel` it must be a number or stats".into(),
+                }),
+            }
+        }
+        spec_of(groups, mods, agg, col, &vals, self.symbols.as_ref())
+    }
+
+    /// A pool read by itself: a plain pool, one counted by a value, or a template.
+    fn pool_node(
+        &mut self,
+        groups: &[lang::Group],
+        mods: &[ModAst],
+        agg: &Option<AggAst>,
+        col: usize,
+    ) -> Result<Node, CompileError> {
+        let params = self.params(groups, mods, agg)?;
+        if params.iter().all(Result::is_ok) {
+            let vals: Vec<Val> = params
+                .into_iter()
+                .map(|p| Val {
+                    v: p.unwrap_or(0),
+                    fixed: true,
+                })
+                .collect();
+            let spec = spec_of(groups, mods, agg, col, &vals, self.symbols.as_ref())?;
+            if !spec.named.is_empty() && !matches!(spec.agg, Agg::Tally(_)) {
+                return Err(CompileError {
+                    col,
+                    message: format!(
+                        "these dice are counted by name: read them with `count NAME` ({}), or bind them (`let p = ... in p count {}`)",
+                        spec.named.join(", "),
+                        spec.named[0]
+                    ),
+                });
+            }
+            return Ok(Node::Pool(Box::new(spec.tabled())));
+        }
+        let rolled = params.iter().filter(|p| p.is_err()).count();
+        if rolled > MAX_PARAMS {
+            return Err(CompileError {
+                col,
+                message: format!(
+                    "at most {MAX_PARAMS} numbers of one pool may be rolled or changing"
+                ),
+            });
+        }
+        for m in mods {
+            if let ModOf::Reroll(CondOf::Cmp(_, e), true) = m {
+                let n = self.node(e)?;
+                if constant(&n).is_none() {
+                    return Err(CompileError {
+                        col,
+                        message: "`reroll ... always` needs a face fixed before the roll: a rolled one could reroll every face for ever".into(),
+                    });
+                }
+            }
+        }
+        let fixed: Vec<Option<i64>> = params.iter().map(|p| p.as_ref().ok().copied()).collect();
+        let nodes: Vec<Node> = params.into_iter().filter_map(Result::err).collect();
+        // The form's mistakes that no value mends (two keeps, `again` with `keep`) are
+        // found now, with every rolled number at 1.
+        let probe: Vec<Val> = fixed
+            .iter()
+            .map(|f| match f {
+                Some(v) => Val { v: *v, fixed: true },
+                None => Val { v: 1, fixed: false },
+            })
+            .collect();
+        spec_of(groups, mods, agg, col, &probe, self.symbols.as_ref())?;
+        // One kind of die whose count alone is rolled: the pool for every count, made now.
+        if let ([g], [None, ..]) = (groups, fixed.as_slice()) {
+            if nodes.len() == 1 && g.die.sides.is_none() {
+                let mut made = Vec::new();
+                let pools = (0..=MAX_ROLLED_DICE)
+                    .map(|n| {
+                        let mut vals = probe.clone();
+                        vals[0] = Val { v: n, fixed: false };
+                        spec_of(groups, mods, agg, col, &vals, self.symbols.as_ref())
+                            .map(|s| s.tabled_sharing(&mut made))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let count = nodes.into_iter().next().unwrap_or(Node::Num(0));
+                return Ok(Node::Counted(Box::new(count), pools));
+            }
+        }
+        Ok(Node::Template(Box::new(Template {
+            groups: groups.to_vec(),
+            mods: mods.to_vec(),
+            agg: agg.clone(),
+            col,
+            fixed,
+            params: nodes,
+            syms: self.symbols.clone(),
+        })))
+    }
+
+    pub(super) fn node(&mut self, e: &Expr) -> Result<Node, CompileError> {
+        // A record only as the result: here, or in the body of a `let` that is.
+        let record_ok = std::mem::replace(&mut self.record_ok, false);
+        let bin =
+            |s: &mut Self, a: &Expr, b: &Expr| -> Result<(Box<Node>, Box<Node>), CompileError> {
+                Ok((Box::new(s.node(a)?), Box::new(s.node(b)?)))
+            };
+        Ok(match e {
+            Expr::Num(v) => Node::Num(*v),
+            Expr::Name(n, col) => match self.scope.iter().rposition(|(s, _)| s == n) {
+                Some(i) => match &self.scope[i].1 {
+                    Slot::Num => Node::Var(i),
+                    Slot::Pool(spec, _) if !spec.named.is_empty() => {
+                        return Err(CompileError {
+                            col: *col,
+                            message: format!(
+                                "`{n}` holds dice counted by name: read it with `count NAME` ({})",
+                                spec.named.join(", ")
+                            ),
+                        })
+                    }
+                    Slot::Pool(spec, offset) => {
+                        self.read(i, spec.clone(), *offset, None, Agg::Sum, None)
+                    }
+                    Slot::Role(spec, offset, faces) => {
+                        sized(self.read(i, spec.clone(), *offset, None, Agg::Sum, None), *faces)
+                    }
+                },
+                None => match self.names.iter().find(|(k, _)| k == n) {
+                    Some((_, v)) => Node::Num(*v),
+                    None => return Err(self.unknown(n, *col)),
+                },
+            },
+            Expr::Read {
+                name,
+                keep,
+                agg,
+                col,
+            } => {
+                let Some(i) = self.scope.iter().rposition(|(s, _)| s == name) else {
+                    return Err(self.unknown(name, *col));
+                };
+                let (spec, offset, role) = match self.scope[i].1.clone() {
+                    Slot::Pool(spec, offset) => (spec, offset, None),
+                    Slot::Role(spec, offset, faces) => (spec, offset, Some(faces)),
+                    Slot::Num => return Err(CompileError {
+                        col: *col,
+                        message: format!(
+                            "`{name}` is a number: `keep`, `drop`, `count` and the other reads apply to dice (bind dice without a read: `let {name} = 4d6 in ...`)"
+                        ),
+                    }),
+                };
+                let total = spec.kept() as u32;
+                // The read's numbers: the keep's count and the count's face, each folded
+                // or rolled at the read.
+                let mut rolled = ReadParams::default();
+                let is_drop = matches!(keep, Some(ModOf::Drop(..)));
+                let keep = match keep {
+                    Some(m @ (ModOf::Keep(end, e) | ModOf::Drop(end, e))) => {
+                        let drop = matches!(m, ModOf::Drop(..));
+                        let n = self.node(e)?;
+                        match constant(&n) {
+                            Some(v) => Some(keep_of(drop, *end, v, total)),
+                            None => {
+                                rolled.keep = Some((drop, *end, n));
+                                Some(keep_of(drop, *end, 0, total))
+                            }
+                        }
+                    }
+                    _ => None,
+                };
+                let agg = match agg {
+                    None | Some(AggOf::Sum) => AggOf::Sum,
+                    Some(AggOf::Count(CondOf::Cmp(op, e))) => {
+                        let n = self.node(e)?;
+                        match constant(&n) {
+                            Some(v) => AggOf::Count(CondOf::Cmp(*op, v)),
+                            None => {
+                                rolled.face = Some(n);
+                                AggOf::Count(CondOf::Cmp(*op, 0))
+                            }
+                        }
+                    }
+                    Some(AggOf::Count(CondOf::Max)) => AggOf::Count(CondOf::Max),
+                    Some(AggOf::Count(CondOf::Min)) => AggOf::Count(CondOf::Min),
+                    Some(AggOf::Highest) => AggOf::Highest,
+                    Some(AggOf::Lowest) => AggOf::Lowest,
+                    Some(AggOf::MaxSet) => AggOf::MaxSet,
+                    Some(AggOf::Straight) => AggOf::Straight,
+                    Some(AggOf::Tally(x)) => {
+                        AggOf::Tally(tally_of(x, &spec.named, self.symbols.as_ref(), *col)?)
+                    }
+                };
+                if !spec.named.is_empty() && !matches!(agg, Agg::Tally(_)) {
+                    return Err(CompileError {
+                        col: *col,
+                        message: format!(
+                            "`{name}` holds dice counted by name: read it with `count NAME` ({})",
+                            spec.named.join(", ")
+                        ),
+                    });
+                }
+                let rolled =
+                    (rolled.keep.is_some() || rolled.face.is_some()).then(|| Box::new(rolled));
+                if role.is_some() && (rolled.is_some() || is_drop) {
+                    return Err(CompileError {
+                        col: *col,
+                        message: format!("`{name}` holds the dice a `choose` handed it, as many as were left: read it with `keep` (a `drop` or a rolled number has no fixed count to go by)"),
+                    });
+                }
+                let n = self.read(i, spec, offset, keep, agg, rolled);
+                match role {
+                    Some(faces) => sized(n, faces),
+                    None => n,
+                }
+            }
+            Expr::Neg(a) => Node::Neg(Box::new(self.node(a)?)),
+            Expr::Bin(op, a, b) => {
+                let (a, b) = bin(self, a, b)?;
+                let n = match op {
+                    Op::Add => Node::Add(a, b),
+                    Op::Sub => Node::Sub(a, b),
+                    Op::Mul => Node::Mul(a, b),
+                    Op::Div => Node::Div(a, b),
+                    Op::Max => Node::Max(a, b),
+                    Op::Min => Node::Min(a, b),
+                    Op::Cmp(c) => Node::Cmp(*c, a, b),
+                };
+                match constant(&n) {
+                    Some(v) => Node::Num(v),
+                    None => n,
+                }
+            }
+            Expr::Let(name, bound, body) => {
+                let binding = self.bind(name, bound)?;
+                self.record_ok = record_ok;
+                let r = self.node(body);
+                self.unbind(&binding);
+                binding.wrap(r?, self.scope.len())
+            }
+            Expr::Choose(c) => self.choose(c, record_ok)?,
+            Expr::Pick(p) => self.pick(p, record_ok)?,
+            Expr::Sides(name, col) => match self.scope.iter().rposition(|(s, _)| s == name) {
+                Some(i) if matches!(self.scope[i].1, Slot::Role(..)) => Node::Var(i),
+                Some(_) => {
+                    return Err(CompileError {
+                        col: *col,
+                        message: format!("`{name} sides`: only the dice a `choose` hands out know their sizes (`choose effect = 1 from [...] ... effect sides`)"),
+                    })
+                }
+                None => return Err(self.unknown(name, *col)),
+            },
+            Expr::And(a, b) => {
+                let (a, b) = bin(self, a, b)?;
+                Node::Mul(Box::new(truth(*a)), Box::new(truth(*b)))
+            }
+            Expr::Or(a, b) => {
+                let (a, b) = bin(self, a, b)?;
+                Node::Cmp(
+                    Cmp::Ge,
+                    Box::new(Node::Add(Box::new(truth(*a)), Box::new(truth(*b)))),
+                    Box::new(Node::Num(1)),
+                )
+            }
+            Expr::Not(a) => Node::Cmp(Cmp::Eq, Box::new(self.node(a)?), Box::new(Node::Num(0))),
+            Expr::Repeat(r) => {
+                let d = self.scope.len();
+                let out = self.repeat(r, record_ok);
+                self.scope.truncate(d);
+                out?
+            }
+            Expr::If(c, a, b) => Node::If(
+                Box::new(self.node(c)?),
+                Box::new(self.node(a)?),
+                Box::new(self.node(b)?),
+            ),
+            Expr::Versus {
+                kind,
+                a,
+                b,
+                ties,
+                col,
+                only,
+                read,
+            } => {
+                let spec = |s: &mut Self, e: &Expr| -> Result<Box<PoolSpec>, CompileError> {
+                    let Expr::Pool {
+                        groups, mods, col, ..
+                    } = e
+                    else {
+                        return Err(CompileError {
+                            col: *col,
+                            message: "dice expected".into(),
+                        });
+                    };
+                    let s = s.pool_spec(groups, mods, &None, *col)?;
+                    if s.deck().is_some() {
+                        return Err(CompileError {
+                            col: *col,
+                            message:
+                                "`pairs`, `beats` and `cancel` set dice against dice, not a deck"
+                                    .into(),
+                        });
+                    }
+                    if s.again.is_some() {
+                        return Err(CompileError {
+                            col: *col,
+                            message: "`again` cannot be paired off: its pool's size varies".into(),
+                        });
+                    }
+                    Ok(Box::new(s))
+                };
+                let side = |s: &mut Self, e: &Expr| -> Result<Side, CompileError> {
+                    if let Expr::Name(name, at) = e {
+                        return match s.scope.iter().rposition(|(x, _)| x == name) {
+                            Some(i) => match &s.scope[i].1 {
+                                Slot::Pool(spec, offset) => Ok(Side::Var {
+                                    i,
+                                    offset: *offset,
+                                    spec: spec.clone(),
+                                }),
+                                Slot::Role(..) => Err(CompileError {
+                                    col: *at,
+                                    message: format!("`{name}` holds dice a `choose` handed it: they are not set against other dice"),
+                                }),
+                                Slot::Num => Err(CompileError {
+                                    col: *at,
+                                    message: format!("`{name}` is a number: `pairs`, `beats` and `cancel` set dice against dice (bind dice without a read: `let {name} = 3d20 in ...`)"),
+                                }),
+                            },
+                            None => Err(s.unknown(name, *at)),
+                        };
+                    }
+                    Ok(Side::Pool(spec(s, e)?))
+                };
+                let (x, y) = (side(self, a)?, side(self, b)?);
+                let named_a = x.spec().named.clone();
+                let mut cond = |c: &Option<CondAst>| -> Result<Option<Cond>, CompileError> {
+                    Ok(match c {
+                        None => None,
+                        Some(CondOf::Max) => Some(CondOf::Max),
+                        Some(CondOf::Min) => Some(CondOf::Min),
+                        Some(CondOf::Cmp(op, e)) => {
+                            let n = self.node(e)?;
+                            Some(CondOf::Cmp(
+                                *op,
+                                constant(&n).ok_or_else(|| CompileError {
+                                    col: *col,
+                                    message: "`only` takes a face fixed before the roll: a number or stats".into(),
+                                })?,
+                            ))
+                        }
+                    })
+                };
+                let only = [cond(&only[0])?, cond(&only[1])?];
+                let read = match read {
+                    None => None,
+                    Some(a) => Some(match a {
+                        AggOf::Sum => AggOf::Sum,
+                        AggOf::Highest => AggOf::Highest,
+                        AggOf::Lowest => AggOf::Lowest,
+                        AggOf::MaxSet => AggOf::MaxSet,
+                        AggOf::Straight => AggOf::Straight,
+                        AggOf::Count(c) => {
+                            AggOf::Count(cond(&Some(c.clone()))?.unwrap_or(CondOf::Max))
+                        }
+                        AggOf::Tally(t) => {
+                            AggOf::Tally(tally_of(t, &named_a, self.symbols.as_ref(), *col)?)
+                        }
+                    }),
+                };
+                match (x, y) {
+                    (Side::Pool(p), Side::Pool(q)) if only == [None, None] && read.is_none() => {
+                        Node::Versus(*kind, p, q, *ties)
+                    }
+                    (x, y) => Node::Meeting(Box::new(Meeting {
+                        kind: *kind,
+                        sides: [x, y],
+                        only,
+                        ties: *ties,
+                        read,
+                    })),
+                }
+            }
+            Expr::Pool {
+                groups,
+                mods,
+                agg,
+                col,
+            } => self.pool_node(groups, mods, agg, *col)?,
+            Expr::Record(fields, col) => {
+                if !record_ok {
+                    return Err(CompileError {
+                        col: *col,
+                        message: "a record `{ name = ..., ... }` is the scenario's result: write it last, after any `let`s, not inside another expression".into(),
+                    });
+                }
+                let mut parts = Vec::new();
+                for (_, e, _) in fields {
+                    parts.push(self.node(e)?);
+                }
+                Node::Record(parts)
+            }
+        })
+    }
+
+    /// Bring a `let` name into scope: dice without a read become a pool variable.
+    fn bind(&mut self, name: &str, bound: &Expr) -> Result<Binding, CompileError> {
+        if self.scope.len() >= VARS {
+            return Err(CompileError {
+                col: 0,
+                message: format!("more than {VARS} names in scope at once"),
+            });
+        }
+        if let Expr::Pool {
+            groups,
+            mods,
+            agg: None,
+            col,
+        } = bound
+        {
+            // Dice bound without a read: a pool variable, read in the body.
+            let spec = self.pool_spec(groups, mods, &None, *col)?;
+            if spec.again.is_some() {
+                return Err(CompileError {
+                    col: *col,
+                    message: "a pool variable cannot use `again` (its size would vary)".into(),
+                });
+            }
+            let n: u32 = spec.groups.iter().map(|(n, _)| n).sum();
+            let offset = self.used;
+            if offset + n as usize > SCRATCH {
+                return Err(CompileError {
+                    col: *col,
+                    message: format!("pool variables hold at most {SCRATCH} dice at once"),
+                });
+            }
+            self.used += n as usize;
+            self.scope
+                .push((name.to_string(), Slot::Pool(Box::new(spec.clone()), offset)));
+            return Ok(Binding::Pool(Box::new(spec), offset, n as usize));
+        }
+        let b = self.node(bound)?;
+        self.scope.push((name.to_string(), Slot::Num));
+        Ok(Binding::Num(b))
+    }
+
+    /// `reroll p = DICE ... to maximise OBJECTIVE in BODY`: a pool variable whose dice
+    /// a choice rerolls before the body reads them.
+    fn choose(&mut self, c: &lang::Choose, record_ok: bool) -> Result<Node, CompileError> {
+        let refuse = |message: String| CompileError {
+            col: c.col,
+            message,
+        };
+        let depth = self.scope.len();
+        let binding = self.bind(&c.name, &c.pool)?;
+        let (spec, offset) = match &binding {
+            Binding::Pool(spec, offset, _) => ((**spec).clone(), *offset),
+            Binding::Num(_) => {
+                self.unbind(&binding);
+                return Err(refuse(format!(
+                    "`reroll {} = ...` rerolls dice: bind dice without a read, e.g. `reroll {} = 5d6 to maximise {} count 6`",
+                    c.name, c.name, c.name
+                )));
+            }
+        };
+        self.record_ok = false;
+        let objective = self.node(&c.objective);
+        self.record_ok = record_ok;
+        let body = match &c.body {
+            Some(b) => self.node(b),
+            None => objective.clone(),
+        };
+        self.unbind(&binding);
+        let (objective, body) = (objective?, body?);
+        let die = match spec.groups.as_slice() {
+            [(_, d)] if !d.deck && spec.keep.is_none() && spec.again.is_none() => d.clone(),
+            _ => {
+                return Err(refuse(
+                    "a choice rerolls one kind of die, without a keep, `again` or a deck: e.g. `reroll p = 5d6 to maximise ...`".into(),
+                ))
+            }
+        };
+        if (0..depth).any(|i| mentions(&objective, i)) || rolls_dice(&objective) {
+            return Err(refuse(format!(
+                "the objective may read only `{}` and numbers (no dice of its own): the choice is worked out once, before any roll",
+                c.name
+            )));
+        }
+        let n = spec.groups[0].0;
+        let choice = choice::plan(die, n, c.rerolls, c.goal, &objective, (depth, offset))
+            .map_err(|why| refuse(format!("this choice cannot be made: {why}")))?;
+        Ok(Node::LetPool {
+            spec: Box::new(PoolSpec {
+                ways: Vec::new(),
+                ..spec
+            }),
+            offset,
+            body: Box::new(body),
+            choice: Some(Box::new(choice)),
+        })
+    }
+
+    /// `choose ROLE = K, ... from DICE only COND to maximise OBJECTIVE in BODY`.
+    fn pick(&mut self, p: &lang::Pick, record_ok: bool) -> Result<Node, CompileError> {
+        let refuse = |message: String| CompileError {
+            col: p.col,
+            message,
+        };
+        let Expr::Pool {
+            groups,
+            mods,
+            agg: None,
+            col,
+        } = &p.pool
+        else {
+            return Err(refuse(
+                "`choose ... from` takes dice without a read, e.g. `[1d10, 2d8, 1d6]`".into(),
+            ));
+        };
+        if !mods.is_empty() {
+            return Err(refuse(
+                "`choose ... from` takes plain dice (no modifiers): it picks from what they show"
+                    .into(),
+            ));
+        }
+        let spec = self.pool_spec(groups, mods, &None, *col)?;
+        if spec.deck().is_some() || !spec.named.is_empty() {
+            return Err(refuse(
+                "`choose ... from` takes dice with numbers on their faces, not a deck or symbols"
+                    .into(),
+            ));
+        }
+        let n: u32 = spec.groups.iter().map(|(n, _)| n).sum();
+        if n > pick::MAX_DICE {
+            return Err(refuse(format!(
+                "`choose` picks from at most {} dice, not {n}",
+                pick::MAX_DICE
+            )));
+        }
+        let ks: Vec<u32> = p.roles.iter().map(|(_, k, _)| *k).collect();
+        let ways = pick::ways(n, &ks);
+        if ways > pick::MAX_WAYS {
+            return Err(refuse(format!(
+                "{n} dice handed out this way can go {ways} ways on one roll; a `choose` tries at most {}",
+                pick::MAX_WAYS
+            )));
+        }
+        let only = match &p.only {
+            None => None,
+            Some(CondOf::Max) => Some(CondOf::Max),
+            Some(CondOf::Min) => Some(CondOf::Min),
+            Some(CondOf::Cmp(op, e)) => {
+                let v = self.node(e)?;
+                Some(CondOf::Cmp(
+                    *op,
+                    constant(&v).ok_or_else(|| {
+                        refuse(
+                            "`only` takes a face fixed before the roll: a number or stats".into(),
+                        )
+                    })?,
+                ))
+            }
+        };
+        let depth = self.scope.len();
+        if depth + p.roles.len() > VARS {
+            return Err(refuse(format!("more than {VARS} names in scope at once")));
+        }
+        // A role's bounds: as many dice as it takes, of any face of the pool, or none.
+        let mut faces: Vec<i64> = spec
+            .groups
+            .iter()
+            .flat_map(|(_, d)| d.faces.iter().copied())
+            .chain([0])
+            .collect();
+        faces.sort_unstable();
+        faces.dedup();
+        let real = (
+            spec.groups.iter().map(|(_, d)| d.lo()).min().unwrap_or(0),
+            spec.groups.iter().map(|(_, d)| d.hi()).max().unwrap_or(0),
+        );
+        let start = self.used;
+        let mut roles = Vec::new();
+        for (name, k, _) in &p.roles {
+            let offset = self.used;
+            if offset + *k as usize > SCRATCH {
+                self.scope.truncate(depth);
+                self.used = start;
+                return Err(refuse(format!(
+                    "pool variables hold at most {SCRATCH} dice at once"
+                )));
+            }
+            self.used += *k as usize;
+            let role = PoolSpec {
+                groups: vec![(*k, DieSpec::new(faces.clone()))],
+                ways: Vec::new(),
+                table: None,
+                ..spec.clone()
+            };
+            self.scope
+                .push((name.clone(), Slot::Role(Box::new(role), offset, real)));
+            roles.push((*k, offset));
+        }
+        self.record_ok = false;
+        let objective = self.node(&p.objective);
+        self.record_ok = record_ok;
+        let body = match &p.body {
+            Some(b) => self.node(b),
+            None => objective.clone(),
+        };
+        self.scope.truncate(depth);
+        self.used = start;
+        let (objective, body) = (objective?, body?);
+        if (0..depth).any(|i| mentions(&objective, i)) || rolls_dice(&objective) {
+            return Err(refuse(
+                "the objective may read only the dice chosen and numbers: it is worked out for every way to hand them out".into(),
+            ));
+        }
+        Ok(Node::Pick(Box::new(Picker {
+            groups: spec.groups.clone(),
+            only,
+            roles,
+            goal: p.goal,
+            objective,
+            body,
+            depth,
+        })))
+    }
+
+    fn unbind(&mut self, b: &Binding) {
+        self.scope.pop();
+        if let Binding::Pool(_, _, n) = b {
+            self.used -= n;
+        }
+    }
+
+    /// A `repeat`; `record_ok`: its `then` may be a record (the repeat is the result).
+    fn repeat(&mut self, r: &lang::Repeat, record_ok: bool) -> Result<Node, CompileError> {
+        let d = self.scope.len();
+        if d + r.state.len() + 1 > VARS {
+            return Err(CompileError {
+                col: r.col,
+                message: format!("more than {VARS} names in scope at once"),
+            });
+        }
+        let mut init = Vec::new();
+        for (i, (name, e, col)) in r.state.iter().enumerate() {
+            if r.state[..i].iter().any(|(m, ..)| m == name) {
+                return Err(CompileError {
+                    col: *col,
+                    message: format!("`{name}` is a state variable twice"),
+                });
+            }
+            init.push(self.node(e)?);
+        }
+        for (name, ..) in &r.state {
+            self.scope.push((name.clone(), Slot::Num));
+        }
+        self.scope.push(("rounds".into(), Slot::Num));
+        let until = self.node(&r.until)?;
+        self.record_ok = record_ok;
+        let body = self.node(&r.body)?;
+        let mut bindings = Vec::new();
+        let mut failed = None;
+        for (name, bound) in &r.lets {
+            match self.bind(name, bound) {
+                Ok(b) => bindings.push(b),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        let emit = match failed {
+            Some(e) => Err(e),
+            None => self.updates(r, d),
+        };
+        for b in bindings.iter().rev() {
+            self.unbind(b);
+        }
+        let mut step = Node::Emit(emit?);
+        for (j, b) in bindings.into_iter().enumerate().rev() {
+            step = b.wrap(step, d + r.state.len() + 1 + j);
+        }
+        Ok(Node::Repeat(Box::new(Repeat {
+            init,
+            until,
+            step,
+            limit: r.limit,
+            body,
+        })))
+    }
+
+    /// Every state variable's value after a round: its update, or itself.
+    fn updates(&mut self, r: &lang::Repeat, d: usize) -> Result<Vec<Node>, CompileError> {
+        let mut out: Vec<Option<Node>> = vec![None; r.state.len()];
+        for (name, e, col) in &r.updates {
+            let Some(i) = r.state.iter().position(|(m, ..)| m == name) else {
+                return Err(CompileError {
+                    col: *col,
+                    message: format!(
+                        "`{name}` is not a state variable of this `repeat`{}; its state variables are {}",
+                        nearest_hint(name, r.state.iter().map(|(m, ..)| m.as_str())),
+                        r.state.iter().map(|(m, ..)| m.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                });
+            };
+            if out[i].is_some() {
+                return Err(CompileError {
+                    col: *col,
+                    message: format!("`{name}` is updated twice in one round"),
+                });
+            }
+            out[i] = Some(self.node(e)?);
+        }
+        Ok(out
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| n.unwrap_or(Node::Var(d + i)))
+            .collect())
+    }
+
+    fn read(
+        &self,
+        i: usize,
+        spec: Box<PoolSpec>,
+        offset: usize,
+        keep: Option<(End, u32)>,
+        agg: Agg,
+        rolled: Option<Box<ReadParams>>,
+    ) -> Node {
+        let len = spec.kept();
+        let lo = spec.groups.iter().map(|(_, d)| d.lo()).min().unwrap_or(0);
+        let hi = spec.groups.iter().map(|(_, d)| d.hi()).max().unwrap_or(0);
+        Node::PoolVar(Box::new(PoolRead {
+            i,
+            offset,
+            len,
+            keep,
+            agg,
+            lo,
+            hi,
+            spec,
+            rolled,
+            sized: false,
+        }))
+    }
+
+    fn unknown(&self, n: &str, col: usize) -> CompileError {
+        let known: Vec<&str> = self
+            .scope
+            .iter()
+            .map(|(s, _)| s.as_str())
+            .chain(self.names.iter().map(|(k, _)| k.as_str()))
+            .collect();
+        CompileError {
+            col,
+            message: format!(
+                "unknown name `{n}`{}; {}",
+                nearest_hint(n, known.iter().copied()),
+                if known.is_empty() {
+                    "no names are in scope (a `let`, or the unit's stats)".to_string()
+                } else {
+                    format!("the names in scope are {}", known.join(", "))
+                }
+            ),
+        }
+    }
+}
+
+/// A `keep` or `drop` of `n` from `end` of `total` dice, as a keep.
+pub(super) fn keep_of(drop: bool, end: End, n: i64, total: u32) -> (End, u32) {
+    let n = n.clamp(0, total as i64) as u32;
+    match drop {
+        true => (
+            match end {
+                End::Highest => End::Lowest,
+                End::Lowest => End::Highest,
+            },
+            total - n,
+        ),
+        false => (end, n),
+    }
+}

@@ -1,0 +1,193 @@
+//! A record of named results packed into one number, each field a digit, so that both
+//! engines carry the joint distribution unchanged.
+
+use super::*;
+
+/// One named result of a record: its name, its smallest value and how many values it
+/// spans; packed, it is digit `i` of the result in the mixed radix of the spans.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub lo: i64,
+    pub span: i64,
+    /// The product of the spans of the fields before it.
+    pub stride: i64,
+}
+
+impl Field {
+    /// This field's value in a packed result.
+    pub fn of(&self, packed: i64) -> i64 {
+        self.lo + packed.div_euclid(self.stride).rem_euclid(self.span)
+    }
+}
+
+/// Most combinations of a record's values (each is a state of the Monte Carlo table).
+pub const MAX_COMBINATIONS: i64 = 1 << 16;
+
+/// Parse and compile a scenario's result: one number, or a record of named results
+/// packed into one number (each field a digit of it, so that the exact engine and the
+/// sampler carry their joint distribution unchanged) with its fields.
+pub fn parse_result(
+    text: &str,
+    names: Names,
+) -> Result<(Node, Option<Vec<Field>>), lang::SyntaxError> {
+    let e = lang::parse(text)?;
+    let at = |e: CompileError| lang::SyntaxError {
+        col: e.col,
+        message: e.message,
+    };
+    let n = Ctx::compiling(&e, names, true)
+        .and_then(|mut ctx| ctx.node(&e))
+        .map_err(at)?;
+    let col = record_col(&e);
+    let mut fields = None;
+    let n =
+        pack(n, &mut Vec::new(), &mut fields).map_err(|m| lang::SyntaxError { col, message: m })?;
+    let named = fields.map(|f: Vec<(i64, i64, i64)>| {
+        record_names(&e)
+            .into_iter()
+            .zip(f)
+            .map(|(name, (lo, span, stride))| Field {
+                name,
+                lo,
+                span,
+                stride,
+            })
+            .collect()
+    });
+    Ok((n, named))
+}
+
+/// The record at the end of a chain of `let`s (and `repeat`s' `then`), if there is one.
+pub(super) fn record_of(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::Let(_, _, body) => record_of(body),
+        Expr::Repeat(r) => record_of(&r.body),
+        Expr::Choose(c) => c.body.as_ref().and_then(record_of),
+        Expr::Pick(p) => p.body.as_ref().and_then(record_of),
+        r @ Expr::Record(..) => Some(r),
+        _ => None,
+    }
+}
+
+pub(super) fn record_names(e: &Expr) -> Vec<String> {
+    match record_of(e) {
+        Some(Expr::Record(f, _)) => f.iter().map(|(n, ..)| n.clone()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+pub(super) fn record_col(e: &Expr) -> usize {
+    match record_of(e) {
+        Some(Expr::Record(_, c)) => *c,
+        _ => 0,
+    }
+}
+
+/// Replace the record at the end of the `let`s by its packed number: field `i` less its
+/// smallest value, times the product of the spans before it, summed. `vars`: the
+/// bounds of the `let` values in scope.
+pub(super) fn pack(
+    n: Node,
+    vars: &mut Vec<(i64, i64)>,
+    fields: &mut Option<Vec<(i64, i64, i64)>>,
+) -> Result<Node, String> {
+    Ok(match n {
+        Node::Let(bound, body) => {
+            let b = bounds(&bound, vars);
+            vars.push(b);
+            let body = pack(*body, vars, fields);
+            vars.pop();
+            Node::Let(bound, Box::new(body?))
+        }
+        Node::LetPool {
+            spec,
+            offset,
+            body,
+            choice,
+        } => {
+            vars.push((0, 0));
+            let body = pack(*body, vars, fields);
+            vars.pop();
+            Node::LetPool {
+                spec,
+                offset,
+                body: Box::new(body?),
+                choice,
+            }
+        }
+        Node::Repeat(r) => {
+            let base = vars.len();
+            let state = repeat_bounds(&r, vars);
+            vars.extend_from_slice(&state);
+            let mut r = r;
+            let body = pack(std::mem::replace(&mut r.body, Node::Num(0)), vars, fields);
+            vars.truncate(base);
+            r.body = body?;
+            Node::Repeat(r)
+        }
+        Node::Pick(mut p) => {
+            let base = vars.len();
+            vars.extend(std::iter::repeat_n(p.sides_bounds(), p.roles.len()));
+            let body = pack(p.body, vars, fields);
+            vars.truncate(base);
+            p.body = body?;
+            Node::Pick(p)
+        }
+        Node::Record(parts) => {
+            let mut out: Option<Node> = None;
+            let mut stride: i64 = 1;
+            let mut f = Vec::new();
+            let mut spans = Vec::new();
+            for part in parts {
+                let (lo, hi) = bounds(&part, vars);
+                let span = hi.saturating_sub(lo).saturating_add(1);
+                spans.push(span);
+                let combos = stride.saturating_mul(span);
+                if combos > MAX_COMBINATIONS {
+                    return Err(format!(
+                        "the record's results span {} values: together more than {MAX_COMBINATIONS} combinations",
+                        spans.iter().map(i64::to_string).collect::<Vec<_>>().join(" x ")
+                    ));
+                }
+                let digit = Node::Sub(Box::new(part), Box::new(Node::Num(lo)));
+                let term = if stride == 1 {
+                    digit
+                } else {
+                    Node::Mul(Box::new(Node::Num(stride)), Box::new(digit))
+                };
+                out = Some(match out {
+                    None => term,
+                    Some(acc) => Node::Add(Box::new(acc), Box::new(term)),
+                });
+                f.push((lo, span, stride));
+                stride = combos;
+            }
+            *fields = Some(f);
+            out.unwrap_or(Node::Num(0))
+        }
+        other => other,
+    })
+}
+
+/// Fold an expression without dice to its number.
+pub(super) fn constant(n: &Node) -> Option<i64> {
+    Some(match n {
+        Node::Num(v) => *v,
+        Node::Neg(a) => -constant(a)?,
+        Node::Add(a, b) => constant(a)?.checked_add(constant(b)?)?,
+        Node::Sub(a, b) => constant(a)?.checked_sub(constant(b)?)?,
+        Node::Mul(a, b) => constant(a)?.checked_mul(constant(b)?)?,
+        Node::Max(a, b) => constant(a)?.max(constant(b)?),
+        Node::Min(a, b) => constant(a)?.min(constant(b)?),
+        Node::Div(a, b) => {
+            let d = constant(b)?;
+            if d == 0 {
+                0
+            } else {
+                constant(a)?.div_euclid(d)
+            }
+        }
+        _ => return None,
+    })
+}

@@ -1,0 +1,575 @@
+//! Monte Carlo: the typed program rolled as written, every die by the rules.
+
+use super::*;
+
+/// Read sorted dice: keep from one end, then the aggregate. Shared by the exact
+/// engine (over every multiset of a pool variable) and the sampler (over the dice it
+/// rolled): it reads dice, it does not roll them.
+pub fn read_sorted(dice: &[i64], keep: Option<(End, u32)>, agg: Agg, lo: i64, hi: i64) -> i64 {
+    // A keep of more dice than there are keeps them all (a role of a `choose` may hold
+    // fewer dice than it asks for).
+    let kept = match keep {
+        None => dice,
+        Some((End::Highest, k)) => &dice[dice.len().saturating_sub(k as usize)..],
+        Some((End::Lowest, k)) => &dice[..(k as usize).min(dice.len())],
+    };
+    match agg {
+        Agg::Sum => kept.iter().sum(),
+        Agg::Count(c) => kept.iter().filter(|&&v| c.holds(v, lo, hi)).count() as i64,
+        Agg::Highest => kept.iter().copied().max().unwrap_or(0),
+        Agg::Lowest => kept.iter().copied().min().unwrap_or(0),
+        Agg::Tally(t) => kept.iter().map(|&v| lang::tally(v, t)).sum(),
+        Agg::MaxSet => {
+            let (mut best, mut run) = (0i64, 0i64);
+            for i in 0..kept.len() {
+                run = if i > 0 && kept[i] == kept[i - 1] {
+                    run + 1
+                } else {
+                    1
+                };
+                best = best.max(run);
+            }
+            best
+        }
+        Agg::Straight => straight(kept),
+    }
+}
+
+/// The longest run of consecutive faces among sorted dice (repeats neither add to a
+/// run nor break it).
+pub fn straight(sorted: &[i64]) -> i64 {
+    let (mut best, mut run) = (0i64, 0i64);
+    for i in 0..sorted.len() {
+        if i > 0 && sorted[i] == sorted[i - 1] {
+            continue;
+        }
+        run = if i > 0 && sorted[i] == sorted[i - 1].saturating_add(1) {
+            run + 1
+        } else {
+            1
+        };
+        best = best.max(run);
+    }
+    best
+}
+
+/// A sampler's working memory for one trial: `let` values and pool variables' dice,
+/// and the pools of templates already made for the numbers rolled (made once per
+/// sampler, not per trial).
+pub struct Scratch {
+    pub vars: [i64; VARS],
+    /// Grown to what the pool variables rolled need (once per sampler, not per trial).
+    pub dice: Vec<i64>,
+    /// How many dice each role of a `choose` holds, by scope depth.
+    pub lens: [usize; VARS],
+    made: std::collections::HashMap<
+        (usize, [i64; MAX_PARAMS]),
+        Option<PoolSpec>,
+        foldhash::fast::FixedState,
+    >,
+}
+
+/// Pools of templates one sampler keeps; past it they are made afresh.
+pub(super) const MADE: usize = 4096;
+
+impl Scratch {
+    pub fn new() -> Self {
+        Scratch {
+            vars: [0; VARS],
+            dice: vec![0; BUF],
+            lens: [0; VARS],
+            made: Default::default(),
+        }
+    }
+}
+
+impl Scratch {
+    /// Room for `n` dice of pool variables (grown once per sampler as it meets them).
+    pub fn room(&mut self, n: usize) {
+        if self.dice.len() < n {
+            self.dice.resize(n, 0);
+        }
+    }
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Dice one sampled pool holds on the stack (keep, drop and `maxset` sort them); a
+/// larger pool's go in a buffer of their own (its rolling costs more than the
+/// allocation).
+pub(super) const BUF: usize = 128;
+
+/// `f` on a buffer of `n` dice.
+pub(super) fn held<R>(n: usize, f: impl FnOnce(&mut [i64]) -> R) -> R {
+    if n <= BUF {
+        let mut b = [0i64; BUF];
+        f(&mut b[..n])
+    } else {
+        f(&mut vec![0i64; n])
+    }
+}
+
+/// Roll an expression as written; `s` holds the `let` values and pool variables'
+/// dice in scope, `depth` the scope's depth.
+pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
+    match n {
+        Node::Num(v) => *v,
+        Node::Var(i) => s.vars[*i],
+        Node::Neg(a) => sample(a, rng, s, depth).saturating_neg(),
+        // Saturating: a hostile expression cannot overflow; its bounds saturate alike.
+        Node::Add(a, b) => sample(a, rng, s, depth).saturating_add(sample(b, rng, s, depth)),
+        Node::Sub(a, b) => sample(a, rng, s, depth).saturating_sub(sample(b, rng, s, depth)),
+        Node::Mul(a, b) => sample(a, rng, s, depth).saturating_mul(sample(b, rng, s, depth)),
+        Node::Div(a, b) => {
+            let x = sample(a, rng, s, depth);
+            let y = sample(b, rng, s, depth);
+            if y == 0 {
+                0
+            } else {
+                x.div_euclid(y)
+            }
+        }
+        Node::Max(a, b) => sample(a, rng, s, depth).max(sample(b, rng, s, depth)),
+        Node::Min(a, b) => sample(a, rng, s, depth).min(sample(b, rng, s, depth)),
+        Node::Cmp(c, a, b) => {
+            let x = sample(a, rng, s, depth);
+            let y = sample(b, rng, s, depth);
+            c.holds(x, y) as i64
+        }
+        Node::Let(bound, body) => {
+            s.vars[depth] = sample(bound, rng, s, depth);
+            sample(body, rng, s, depth + 1)
+        }
+        Node::LetPool {
+            spec,
+            offset,
+            body,
+            choice,
+        } => {
+            roll_bound(spec, *offset, choice.as_deref(), rng, s);
+            sample(body, rng, s, depth + 1)
+        }
+        Node::Pick(p) => {
+            p.play(rng, s);
+            sample(&p.body, rng, s, depth + p.roles.len())
+        }
+        Node::Repeat(r) => {
+            let state = init_state(r, rng, s, depth);
+            play_repeat(r, rng, s, depth, state, 0)
+        }
+        // Read only by `step`; packed before any roll.
+        Node::Emit(_) | Node::Record(_) => 0,
+        Node::Counted(c, pools) => {
+            let n = sample(c, rng, s, depth).clamp(0, MAX_ROLLED_DICE) as usize;
+            sample_pool(&pools[n], rng)
+        }
+        Node::Template(t) => {
+            let mut key = [0i64; MAX_PARAMS];
+            for (k, p) in key.iter_mut().zip(&t.params) {
+                *k = sample(p, rng, s, depth);
+            }
+            // Keyed by the template's address: one compiled expression, one sampler.
+            let id = (&**t as *const Template as usize, key);
+            if !s.made.contains_key(&id) {
+                if s.made.len() >= MADE {
+                    s.made.clear();
+                }
+                let spec = t.spec(&key[..t.params.len()]).map(PoolSpec::tabled);
+                s.made.insert(id, spec);
+            }
+            match &s.made[&id] {
+                Some(p) => sample_pool(p, rng),
+                None => 0,
+            }
+        }
+        Node::PoolVar(r) => {
+            let (keep, agg) = match &r.rolled {
+                None => (r.keep, r.agg),
+                Some(p) => {
+                    let k = p.keep.as_ref().map(|(_, _, n)| sample(n, rng, s, depth));
+                    let f = p.face.as_ref().map(|n| sample(n, rng, s, depth));
+                    r.with(k, f)
+                }
+            };
+            let len = if r.sized { s.lens[r.i] } else { r.len };
+            read_sorted(&s.dice[r.offset..r.offset + len], keep, agg, r.lo, r.hi)
+        }
+        Node::If(c, a, b) => {
+            if sample(c, rng, s, depth) != 0 {
+                sample(a, rng, s, depth)
+            } else {
+                sample(b, rng, s, depth)
+            }
+        }
+        Node::Pool(p) => sample_pool(p, rng),
+        Node::Meeting(m) => {
+            let side = |side: &Side, rng: &mut Rng, s: &Scratch, buf: &mut [i64]| -> usize {
+                match side {
+                    Side::Pool(p) => roll_kept(p, rng, buf),
+                    Side::Var { offset, spec, .. } => {
+                        let n = spec.kept();
+                        buf[..n].copy_from_slice(&s.dice[*offset..offset + n]);
+                        n
+                    }
+                }
+            };
+            let size = |side: &Side| match side {
+                Side::Pool(p) => p.rolled(),
+                Side::Var { spec, .. } => spec.kept(),
+            };
+            held(size(&m.sides[0]), |x| {
+                held(size(&m.sides[1]), |y| {
+                    let na = side(&m.sides[0], rng, s, x);
+                    let nb = side(&m.sides[1], rng, s, y);
+                    m.value(&x[..na], &y[..nb])
+                })
+            })
+        }
+        Node::Versus(kind, a, b, ties) => held(a.rolled(), |x| {
+            held(b.rolled(), |y| {
+                let na = roll_kept(a, rng, x);
+                let nb = roll_kept(b, rng, y);
+                versus(*kind, &x[..na], &y[..nb], *ties)
+            })
+        }),
+    }
+}
+
+/// Whether an expression is a number or a pool (no variables: no scratch needed).
+pub fn is_plain(n: &Node) -> bool {
+    matches!(n, Node::Num(_) | Node::Pool(_))
+}
+
+/// Roll a number or a pool ([`is_plain`]).
+#[inline]
+pub fn sample_plain(n: &Node, rng: &mut Rng) -> i64 {
+    match n {
+        Node::Num(v) => *v,
+        Node::Pool(p) => sample_pool(p, rng),
+        _ => 0,
+    }
+}
+
+/// Roll a pool variable's dice into the scratch at `offset`, sorted.
+/// A pool variable's dice into the scratch, rerolled by its choice if it has one.
+pub(super) fn roll_bound(
+    spec: &PoolSpec,
+    offset: usize,
+    choice: Option<&Choice>,
+    rng: &mut Rng,
+    s: &mut Scratch,
+) {
+    roll_pool_var(spec, offset, rng, s);
+    if let Some(c) = choice {
+        c.play(&mut s.dice[offset..offset + c.n as usize], rng);
+    }
+}
+
+pub(super) fn roll_pool_var(spec: &PoolSpec, offset: usize, rng: &mut Rng, s: &mut Scratch) {
+    let n = spec.rolled();
+    s.room(offset + n);
+    if spec.keep.is_some() {
+        // Bound with a keep: the variable holds the kept dice only.
+        held(n, |all| {
+            match spec.deck() {
+                Some((deck, k)) => deal(deck, k as usize, rng, all),
+                None => {
+                    let mut k = 0;
+                    for (n, d) in &spec.groups {
+                        for _ in 0..*n {
+                            all[k] = d.roll(rng);
+                            k += 1;
+                        }
+                    }
+                }
+            }
+            all.sort_unstable();
+            let kept = spec.keep_of(all);
+            s.dice[offset..offset + kept.len()].copy_from_slice(kept);
+        });
+        return;
+    }
+    if let Some((deck, k)) = spec.deck() {
+        let cards = &mut s.dice[offset..offset + k as usize];
+        deal(deck, k as usize, rng, cards);
+        cards.sort_unstable();
+        return;
+    }
+    let mut k = offset;
+    for (n, d) in &spec.groups {
+        for _ in 0..*n {
+            s.dice[k] = d.roll(rng);
+            k += 1;
+        }
+    }
+    s.dice[offset..k].sort_unstable();
+}
+
+/// A `repeat`'s state variables' first values (each read before any is set).
+pub(super) fn init_state(
+    r: &Repeat,
+    rng: &mut Rng,
+    s: &mut Scratch,
+    depth: usize,
+) -> [i64; lang::MAX_STATE] {
+    let mut state = [0i64; lang::MAX_STATE];
+    for (i, n) in r.init.iter().enumerate() {
+        state[i] = sample(n, rng, s, depth);
+    }
+    state
+}
+
+/// A `repeat`'s rounds from `state` after `round` of them, then its body.
+pub(super) fn play_repeat(
+    r: &Repeat,
+    rng: &mut Rng,
+    s: &mut Scratch,
+    depth: usize,
+    mut state: [i64; lang::MAX_STATE],
+    mut round: u32,
+) -> i64 {
+    let k = r.init.len();
+    s.vars[depth..depth + k].copy_from_slice(&state[..k]);
+    loop {
+        s.vars[depth + k] = round as i64;
+        if round == r.limit || sample(&r.until, rng, s, depth + k + 1) != 0 {
+            break;
+        }
+        step(&r.step, rng, s, depth + k + 1, &mut state);
+        s.vars[depth..depth + k].copy_from_slice(&state[..k]);
+        round += 1;
+    }
+    sample(&r.body, rng, s, depth + k + 1)
+}
+
+/// Roll one round of a `repeat`: its `let`s, then every state variable's new value
+/// into `out` (all read the values before the round).
+pub(super) fn step(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize, out: &mut [i64]) {
+    match n {
+        Node::Let(bound, body) => {
+            s.vars[depth] = sample(bound, rng, s, depth);
+            step(body, rng, s, depth + 1, out)
+        }
+        Node::LetPool {
+            spec,
+            offset,
+            body,
+            choice,
+        } => {
+            roll_bound(spec, *offset, choice.as_deref(), rng, s);
+            step(body, rng, s, depth + 1, out)
+        }
+        Node::Emit(v) => {
+            for (i, n) in v.iter().enumerate() {
+                out[i] = sample(n, rng, s, depth);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The bounds of every state variable after a round, as [`bounds`] does for a value.
+pub(super) fn step_bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+    match n {
+        Node::Let(bound, body) => {
+            let b = bounds(bound, vars);
+            vars.push(b);
+            let r = step_bounds(body, vars);
+            vars.pop();
+            r
+        }
+        Node::LetPool { body, .. } => {
+            vars.push((0, 0));
+            let r = step_bounds(body, vars);
+            vars.pop();
+            r
+        }
+        Node::Emit(v) => v.iter().map(|n| bounds(n, vars)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Roll a pool into `buf` (room for [`PoolSpec::rolled`] dice), sorted, its kept dice
+/// first: how many are kept.
+pub(super) fn roll_kept(p: &PoolSpec, rng: &mut Rng, buf: &mut [i64]) -> usize {
+    let mut len = 0;
+    for (n, d) in &p.groups {
+        for _ in 0..*n {
+            buf[len] = d.roll(rng);
+            len += 1;
+        }
+    }
+    buf[..len].sort_unstable();
+    match p.keep {
+        None => len,
+        Some((End::Lowest, k)) => k as usize,
+        Some((End::Highest, k)) => {
+            buf.copy_within(len - k as usize..len, 0);
+            k as usize
+        }
+    }
+}
+
+/// The first pool's dice that are left when two sorted pools (ascending) meet die by
+/// die, ascending: the dice that win their pair, that beat the other's highest, or
+/// that no die of the other cancels.
+pub fn versus_dice(kind: Versus, a: &[i64], b: &[i64], ties: bool, out: &mut Vec<i64>) {
+    out.clear();
+    let wins = |x: i64, y: i64| if ties { x >= y } else { x > y };
+    match kind {
+        Versus::Pairs => {
+            let n = a.len().min(b.len());
+            for (x, y) in a.iter().rev().zip(b.iter().rev()).take(n) {
+                if wins(*x, *y) {
+                    out.push(*x);
+                }
+            }
+            out.reverse();
+        }
+        Versus::Beats => match b.last() {
+            None => out.extend_from_slice(a),
+            Some(&top) => out.extend(a.iter().copied().filter(|&x| wins(x, top))),
+        },
+        Versus::Cancel => {
+            let (mut i, mut j) = (0, 0);
+            while i < a.len() {
+                if j < b.len() && a[i] == b[j] {
+                    i += 1;
+                    j += 1;
+                } else if j < b.len() && a[i] > b[j] {
+                    j += 1;
+                } else {
+                    out.push(a[i]);
+                    i += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Two sorted pools (ascending) die by die: pairs won by the first, or the first's dice
+/// above the second's highest (`ties`: equal counts for the first).
+pub fn versus(kind: Versus, a: &[i64], b: &[i64], ties: bool) -> i64 {
+    let wins = |x: i64, y: i64| if ties { x >= y } else { x > y };
+    match kind {
+        Versus::Pairs => a
+            .iter()
+            .rev()
+            .zip(b.iter().rev())
+            .filter(|(x, y)| wins(**x, **y))
+            .count() as i64,
+        Versus::Beats => match b.last() {
+            None => a.len() as i64,
+            Some(&top) => a.iter().filter(|&&x| wins(x, top)).count() as i64,
+        },
+        Versus::Cancel => {
+            // Both sorted: walk them together, a match removing one die of each.
+            let (mut i, mut j, mut left) = (0, 0, 0);
+            while i < a.len() && j < b.len() {
+                match a[i].cmp(&b[j]) {
+                    std::cmp::Ordering::Equal => {
+                        i += 1;
+                        j += 1;
+                    }
+                    std::cmp::Ordering::Less => {
+                        left += 1;
+                        i += 1;
+                    }
+                    std::cmp::Ordering::Greater => j += 1,
+                }
+            }
+            left + (a.len() - i) as i64
+        }
+    }
+}
+
+pub(super) fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
+    if let Some(t) = &p.table {
+        return t.sample(rng);
+    }
+    if let Some((deck, k)) = p.deck() {
+        return held(k as usize, |cards| {
+            deal(deck, k as usize, rng, cards);
+            cards.sort_unstable();
+            read_sorted(cards, p.keep, p.agg, deck.lo(), deck.hi())
+        });
+    }
+    if let Some(c) = p.again {
+        // Each die, and each die it adds, read as it lands.
+        let mut acc = 0;
+        for (n, d) in &p.groups {
+            let (lo, hi) = (d.lo(), d.hi());
+            for _ in 0..*n {
+                let mut depth = 0;
+                loop {
+                    let v = d.roll(rng);
+                    acc += match p.agg {
+                        Agg::Count(cc) => cc.holds(v, lo, hi) as i64,
+                        _ => v,
+                    };
+                    if !c.holds(v, lo, hi) || depth >= d.depth {
+                        break;
+                    }
+                    depth += 1;
+                }
+            }
+        }
+        return acc;
+    }
+    if p.keep.is_none() && !matches!(p.agg, Agg::MaxSet | Agg::Straight) {
+        // Read each die as it lands: no buffer to fill.
+        let mut acc = match p.agg {
+            Agg::Highest => i64::MIN,
+            Agg::Lowest => i64::MAX,
+            _ => 0,
+        };
+        let mut any = false;
+        for (n, d) in &p.groups {
+            // Plain dice: many faces from each word; else die by die with its modifiers.
+            let mut words = d
+                .words
+                .filter(|_| d.explode.is_none() && d.reroll.is_none())
+                .map(|w| w.stream());
+            for _ in 0..*n {
+                let v = match &mut words {
+                    Some(w) => d.faces[w.roll(rng) as usize - 1],
+                    None => d.roll(rng),
+                };
+                any = true;
+                match p.agg {
+                    Agg::Sum => acc += v,
+                    Agg::Count(c) => acc += c.holds(v, d.lo(), d.hi()) as i64,
+                    Agg::Highest => acc = acc.max(v),
+                    Agg::Lowest => acc = acc.min(v),
+                    Agg::Tally(t) => acc += lang::tally(v, t),
+                    Agg::MaxSet | Agg::Straight => {}
+                }
+            }
+        }
+        return if any || matches!(p.agg, Agg::Sum | Agg::Count(_) | Agg::Tally(_)) {
+            acc
+        } else {
+            0
+        };
+    }
+    held(p.rolled(), |dice| {
+        let mut len = 0;
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        for (n, d) in &p.groups {
+            lo = lo.min(d.lo());
+            hi = hi.max(d.hi());
+            for _ in 0..*n {
+                dice[len] = d.roll(rng);
+                len += 1;
+            }
+        }
+        if p.keep.is_some() || matches!(p.agg, Agg::MaxSet | Agg::Straight) {
+            dice.sort_unstable();
+        }
+        read_sorted(dice, p.keep, p.agg, lo, hi)
+    })
+}

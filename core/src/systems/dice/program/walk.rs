@@ -1,0 +1,205 @@
+//! Questions asked of a compiled tree: what it reads, whether it rolls, its children.
+
+use super::*;
+
+/// Every expression directly inside `n`, in order.
+pub(crate) fn each_child(n: &Node, f: &mut dyn FnMut(&Node)) {
+    match n {
+        Node::Num(_) | Node::Var(_) | Node::Pool(_) | Node::Versus(..) | Node::Meeting(_) => {}
+        Node::Neg(a) => f(a),
+        Node::Add(a, b)
+        | Node::Sub(a, b)
+        | Node::Mul(a, b)
+        | Node::Div(a, b)
+        | Node::Max(a, b)
+        | Node::Min(a, b)
+        | Node::Cmp(_, a, b)
+        | Node::Let(a, b) => {
+            f(a);
+            f(b);
+        }
+        Node::LetPool { body, .. } => f(body),
+        Node::Pick(p) => {
+            f(&p.objective);
+            f(&p.body);
+        }
+        Node::If(c, a, b) => {
+            f(c);
+            f(a);
+            f(b);
+        }
+        Node::Repeat(r) => {
+            r.init.iter().for_each(&mut *f);
+            f(&r.until);
+            f(&r.step);
+            f(&r.body);
+        }
+        Node::Emit(v) | Node::Record(v) => v.iter().for_each(f),
+        Node::Counted(c, _) => f(c),
+        Node::Template(t) => t.params.iter().for_each(f),
+        Node::PoolVar(r) => {
+            if let Some(p) = &r.rolled {
+                if let Some((_, _, k)) = &p.keep {
+                    f(k);
+                }
+                if let Some(v) = &p.face {
+                    f(v);
+                }
+            }
+        }
+    }
+}
+
+/// The choices an expression makes (`reroll ... to maximise`), as Markdown: each one's
+/// first choice for every roll.
+pub fn policy(n: &Node) -> Option<String> {
+    fn walk(n: &Node, out: &mut Vec<String>) {
+        if let Node::LetPool {
+            choice: Some(c), ..
+        } = n
+        {
+            out.push(c.shown.clone());
+        }
+        each_child(n, &mut |c| walk(c, out));
+    }
+    let mut found = Vec::new();
+    walk(n, &mut found);
+    (!found.is_empty()).then(|| found.join("\n"))
+}
+
+/// A pool variable read marked as a role of a `choose` (it holds the dice handed to
+/// it), with the pool's own lowest and highest face for `count min` and `count max`.
+pub(super) fn sized(n: Node, (lo, hi): (i64, i64)) -> Node {
+    match n {
+        Node::PoolVar(mut r) => {
+            r.sized = true;
+            (r.lo, r.hi) = (lo, hi);
+            Node::PoolVar(r)
+        }
+        other => other,
+    }
+}
+
+/// Whether an expression rolls dice of its own.
+pub(crate) fn rolls_dice(n: &Node) -> bool {
+    let here = matches!(
+        n,
+        Node::Pool(_)
+            | Node::Versus(..)
+            | Node::Meeting(_)
+            | Node::Counted(..)
+            | Node::Template(_)
+            | Node::LetPool { .. }
+            | Node::Repeat(_)
+            | Node::Pick(_)
+    );
+    let mut found = here;
+    each_child(n, &mut |c| found = found || rolls_dice(c));
+    found
+}
+
+/// Every distinct way the body reads the pool variable at depth `i`; a read whose
+/// numbers are rolled counts as a way of its own each time (it is never one number).
+pub(super) fn reads(
+    n: &Node,
+    i: usize,
+    out: &mut Vec<(Option<(End, u32)>, Agg)>,
+    rolled: &mut bool,
+) {
+    // Set against other dice, the variable's dice are read one by one.
+    if let Node::Meeting(m) = n {
+        if m.sides
+            .iter()
+            .any(|s| matches!(s, Side::Var { i: j, .. } if *j == i))
+        {
+            *rolled = true;
+        }
+    }
+    if let Node::PoolVar(r) = n {
+        if r.i == i {
+            if r.rolled.is_some() {
+                *rolled = true;
+            } else if !out.contains(&(r.keep, r.agg)) {
+                out.push((r.keep, r.agg));
+            }
+        }
+    }
+    each_child(n, &mut |c| reads(c, i, out, rolled));
+}
+
+/// Whether an expression reads the variable at scope depth `i`.
+pub fn mentions(n: &Node, i: usize) -> bool {
+    let here = match n {
+        Node::Var(j) => *j == i,
+        Node::PoolVar(r) => r.i == i,
+        Node::Meeting(m) => m
+            .sides
+            .iter()
+            .any(|s| matches!(s, Side::Var { i: j, .. } if *j == i)),
+        _ => false,
+    };
+    let mut found = here;
+    each_child(n, &mut |c| found = found || mentions(c, i));
+    found
+}
+
+/// Turn reads of the pool variable at depth `i` into reads of a number variable.
+pub(super) fn to_var(n: Node, i: usize) -> Node {
+    let b = |x: Box<Node>| Box::new(to_var(*x, i));
+    match n {
+        Node::PoolVar(r) if r.i == i => Node::Var(i),
+        Node::Neg(a) => Node::Neg(b(a)),
+        Node::Add(x, y) => Node::Add(b(x), b(y)),
+        Node::Sub(x, y) => Node::Sub(b(x), b(y)),
+        Node::Mul(x, y) => Node::Mul(b(x), b(y)),
+        Node::Div(x, y) => Node::Div(b(x), b(y)),
+        Node::Max(x, y) => Node::Max(b(x), b(y)),
+        Node::Min(x, y) => Node::Min(b(x), b(y)),
+        Node::Cmp(c, x, y) => Node::Cmp(c, b(x), b(y)),
+        Node::Let(x, y) => Node::Let(b(x), b(y)),
+        Node::LetPool {
+            spec,
+            offset,
+            body,
+            choice,
+        } => Node::LetPool {
+            spec,
+            offset,
+            body: b(body),
+            choice,
+        },
+        Node::If(c, x, y) => Node::If(b(c), b(x), b(y)),
+        Node::Pick(mut p) => {
+            p.body = to_var(p.body, i);
+            Node::Pick(p)
+        }
+        Node::Repeat(mut r) => {
+            let mut each = |n: &mut Node| *n = to_var(std::mem::replace(n, Node::Num(0)), i);
+            r.init.iter_mut().for_each(&mut each);
+            each(&mut r.until);
+            each(&mut r.step);
+            each(&mut r.body);
+            Node::Repeat(r)
+        }
+        Node::Emit(v) => Node::Emit(v.into_iter().map(|n| to_var(n, i)).collect()),
+        Node::Record(v) => Node::Record(v.into_iter().map(|n| to_var(n, i)).collect()),
+        Node::Counted(c, pools) => Node::Counted(b(c), pools),
+        Node::Template(mut t) => {
+            t.params = std::mem::take(&mut t.params)
+                .into_iter()
+                .map(|n| to_var(n, i))
+                .collect();
+            Node::Template(t)
+        }
+        Node::PoolVar(mut r) => {
+            if let Some(p) = r.rolled.as_mut() {
+                if let Some((d, e, k)) = p.keep.take() {
+                    p.keep = Some((d, e, to_var(k, i)));
+                }
+                p.face = p.face.take().map(|v| to_var(v, i));
+            }
+            Node::PoolVar(r)
+        }
+        other => other,
+    }
+}

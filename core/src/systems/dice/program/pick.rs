@@ -170,7 +170,7 @@ impl Picker {
                     sides = sides.max(sz);
                 }
             }
-            s.dice[offset..offset + len].sort_unstable();
+            super::sort_dice(&mut s.dice[offset..offset + len]);
             s.vars[self.depth + r] = sides;
             s.lens[self.depth + r] = len;
         }

@@ -287,7 +287,7 @@ pub(super) fn roll_pool_var(spec: &PoolSpec, offset: usize, rng: &mut Rng, s: &m
                     }
                 }
             }
-            all.sort_unstable();
+            sort_dice(all);
             let kept = spec.keep_of(all);
             s.dice[offset..offset + kept.len()].copy_from_slice(kept);
         });
@@ -306,7 +306,7 @@ pub(super) fn roll_pool_var(spec: &PoolSpec, offset: usize, rng: &mut Rng, s: &m
             k += 1;
         }
     }
-    s.dice[offset..k].sort_unstable();
+    sort_dice(&mut s.dice[offset..k]);
 }
 
 /// A `repeat`'s state variables' first values (each read before any is set).
@@ -398,12 +398,21 @@ pub(super) fn step_bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> Vec<(i64, i64
 pub(super) fn roll_kept(p: &PoolSpec, rng: &mut Rng, buf: &mut [i64]) -> usize {
     let mut len = 0;
     for (n, d) in &p.groups {
+        // Plain dice: many faces from each word (as a pool read alone), else die by
+        // die with its modifiers.
+        let mut words = d
+            .words
+            .filter(|_| d.explode.is_none() && d.reroll.is_none())
+            .map(|w| w.stream());
         for _ in 0..*n {
-            buf[len] = d.roll(rng);
+            buf[len] = match &mut words {
+                Some(w) => d.faces[w.roll(rng) as usize - 1],
+                None => d.roll(rng),
+            };
             len += 1;
         }
     }
-    buf[..len].sort_unstable();
+    sort_dice(&mut buf[..len]);
     match p.keep {
         None => len,
         Some((End::Lowest, k)) => k as usize,
@@ -568,8 +577,66 @@ pub(super) fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
             }
         }
         if p.keep.is_some() || matches!(p.agg, Agg::MaxSet | Agg::Straight) {
-            dice.sort_unstable();
+            sort_dice(dice);
         }
         read_sorted(dice, p.keep, p.agg, lo, hi)
     })
+}
+
+/// Rolled dice in order: counted into their faces when many dice span few values (a
+/// thousand `dF` are three counts, not a comparison sort), else sorted. Either way the
+/// same order, so the draws and the result do not depend on which.
+pub(super) fn sort_dice(d: &mut [i64]) {
+    if d.len() < 64 {
+        d.sort_unstable();
+        return;
+    }
+    let (lo, hi) = d
+        .iter()
+        .fold((i64::MAX, i64::MIN), |(l, h), &v| (l.min(v), h.max(v)));
+    let span = hi.abs_diff(lo) as usize;
+    if span >= 256 {
+        d.sort_unstable();
+        return;
+    }
+    let mut counts = [0u32; 256];
+    for &v in d.iter() {
+        counts[(v - lo) as usize] += 1;
+    }
+    let mut at = 0;
+    for (j, &c) in counts[..=span].iter().enumerate() {
+        d[at..at + c as usize].fill(lo + j as i64);
+        at += c as usize;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counting and comparison sorts agree, on many dice of a narrow span, a wide one,
+    /// and negative faces.
+    #[test]
+    fn dice_counted_into_order_are_sorted() {
+        let mut x = 7u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for (n, span, lo) in [
+            (1000, 3, -1),
+            (64, 6, 1),
+            (500, 255, -100),
+            (300, 1000, 0),
+            (10, 4, 0),
+        ] {
+            let mut d: Vec<i64> = (0..n).map(|_| lo + (next() % span) as i64).collect();
+            let mut want = d.clone();
+            want.sort_unstable();
+            sort_dice(&mut d);
+            assert_eq!(d, want, "{n} dice over {span} values");
+        }
+    }
 }

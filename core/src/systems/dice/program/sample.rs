@@ -393,24 +393,37 @@ pub(super) fn step_bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> Vec<(i64, i64
     }
 }
 
+/// `n` dice of `d`, each handed to `put` as it lands: plain dice many faces to a random
+/// word, dice that re-roll or explode one by one with their modifiers.
+#[inline(always)]
+fn each_die(d: &DieSpec, n: u32, rng: &mut Rng, mut put: impl FnMut(i64)) {
+    match d
+        .words
+        .filter(|_| d.explode.is_none() && d.reroll.is_none())
+    {
+        Some(w) => {
+            let mut w = w.stream();
+            for _ in 0..n {
+                put(d.faces[w.roll(rng) as usize - 1]);
+            }
+        }
+        None => {
+            for _ in 0..n {
+                put(d.roll(rng));
+            }
+        }
+    }
+}
+
 /// Roll a pool into `buf` (room for [`PoolSpec::rolled`] dice), sorted, its kept dice
 /// first: how many are kept.
 pub(super) fn roll_kept(p: &PoolSpec, rng: &mut Rng, buf: &mut [i64]) -> usize {
     let mut len = 0;
     for (n, d) in &p.groups {
-        // Plain dice: many faces from each word (as a pool read alone), else die by
-        // die with its modifiers.
-        let mut words = d
-            .words
-            .filter(|_| d.explode.is_none() && d.reroll.is_none())
-            .map(|w| w.stream());
-        for _ in 0..*n {
-            buf[len] = match &mut words {
-                Some(w) => d.faces[w.roll(rng) as usize - 1],
-                None => d.roll(rng),
-            };
+        each_die(d, *n, rng, |v| {
+            buf[len] = v;
             len += 1;
-        }
+        });
     }
     sort_dice(&mut buf[..len]);
     match p.keep {
@@ -538,16 +551,7 @@ pub(super) fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
         };
         let mut any = false;
         for (n, d) in &p.groups {
-            // Plain dice: many faces from each word; else die by die with its modifiers.
-            let mut words = d
-                .words
-                .filter(|_| d.explode.is_none() && d.reroll.is_none())
-                .map(|w| w.stream());
-            for _ in 0..*n {
-                let v = match &mut words {
-                    Some(w) => d.faces[w.roll(rng) as usize - 1],
-                    None => d.roll(rng),
-                };
+            each_die(d, *n, rng, |v| {
                 any = true;
                 match p.agg {
                     Agg::Sum => acc += v,
@@ -557,7 +561,7 @@ pub(super) fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
                     Agg::Tally(t) => acc += lang::tally(v, t),
                     Agg::MaxSet | Agg::Straight => {}
                 }
-            }
+            });
         }
         return if any || matches!(p.agg, Agg::Sum | Agg::Count(_) | Agg::Tally(_)) {
             acc

@@ -237,7 +237,13 @@ pub fn compute_given(
         return Err(AppError::BadOption("--trials must be at least 1".into()));
     }
     let seed = opts.seed.or(cfg.run.seed).unwrap_or(DEFAULT_SEED);
-    let pool = thread_pool(opts.threads)?;
+    // One exact answer needs no workers: starting them would be a third of the command's
+    // time when the answer itself takes a millisecond (`roll --exact-only`).
+    let pool = if opts.exact_only && names.len() <= 1 {
+        None
+    } else {
+        Some(thread_pool(opts.threads)?)
+    };
     let stem = opts
         .config
         .file_stem()
@@ -267,16 +273,14 @@ pub fn compute_given(
             Some(given.swap_remove(at))
         })
         .collect();
-    let compiled: Vec<Result<crate::model::Compiled, AppError>> = pool.install(|| {
-        names
-            .par_iter()
-            .zip(ready)
-            .map(|(name, ready)| match ready {
-                Some(c) => Ok(c),
-                None => Ok(crate::balance::compile(cfg, name, &opts.cancel)?),
-            })
-            .collect()
-    });
+    let compile = |(name, ready): (&String, Option<crate::model::Compiled>)| match ready {
+        Some(c) => Ok(c),
+        None => Ok(crate::balance::compile(cfg, name, &opts.cancel)?),
+    };
+    let compiled: Vec<Result<crate::model::Compiled, AppError>> = match &pool {
+        Some(pool) => pool.install(|| names.par_iter().zip(ready).map(compile).collect()),
+        None => names.iter().zip(ready).map(compile).collect(),
+    };
     // Scenarios run side by side as well as chunk by chunk: a core that finishes its
     // chunks of one scenario takes up another's instead of waiting. Each scenario's
     // counts depend on its seed and chunks alone, so the output is the same.
@@ -309,8 +313,10 @@ pub fn compute_given(
         }
         Ok(r)
     };
-    let done: Vec<Result<ScenarioResult, AppError>> =
-        pool.install(|| names.par_iter().zip(compiled).map(one).collect());
+    let done: Vec<Result<ScenarioResult, AppError>> = match &pool {
+        Some(pool) => pool.install(|| names.par_iter().zip(compiled).map(one).collect()),
+        None => names.iter().zip(compiled).map(one).collect(),
+    };
     // The first error in the config's order, as a run one by one would meet it.
     for r in done {
         results.push(r?);

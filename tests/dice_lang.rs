@@ -857,6 +857,27 @@ fn tabled_pools_roll_as_die_by_die() {
 }
 
 #[test]
+fn rerolled_dice_roll_again_from_the_stream_of_faces() {
+    // A die that rerolls takes its faces several to a random word, as a plain die does;
+    // each reroll is a roll of its own. Read alone and set against another pool, once
+    // and always, on a low face, a named face and an uneven die.
+    for (i, e) in [
+        "8d6 reroll 1",
+        "6d10 reroll <= 2 always count >= 7",
+        "[2d6, 3d8] reroll min always highest",
+        "12d{-1, 0, 1} reroll 0 lowest",
+        "5d{1, 1, 2, 5} reroll max",
+        "pairs(4d6 reroll 1 always, 3d6)",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let c = compile(e, None);
+        assert_agrees(&c, &["value"], 300_000, 60 + i as u64);
+    }
+}
+
+#[test]
 fn ten_again_with_ones_cancelling_is_one_line() {
     // The first roll read three ways; each of its 10s adds a die that is itself
     // 10-again (a rolled dice count). By hand: 5 dice give 2 successes and 0.5 ones on

@@ -6,7 +6,8 @@
 //! cap and must end in 0 or 2 with no panic, no hang and no internal error.
 //!
 //! `cargo test` runs a fixed-seed slice; the whole fuzz is
-//! `FUZZ_CASES=10000 cargo test --release -- --ignored grammar_fuzz_full --nocapture`.
+//! `FUZZ_CASES=10000 cargo test --release -- --ignored grammar_fuzz_full --nocapture`;
+//! `FUZZ_FROM=N FUZZ_CASES=N+1` runs case N alone, as a failure names it.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -418,11 +419,15 @@ fn grammar_fuzz_full() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(10_000);
+    let from: u64 = std::env::var("FUZZ_FROM")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let d = crate::util::tempdir();
     let t0 = Instant::now();
-    let (bad, slowest) = fuzz(0, n, d.path());
+    let (bad, slowest) = fuzz(from, n, d.path());
     eprintln!(
-        "grammar fuzz: {n} cases in {:.0} s, {} failures, slowest case {} in {:?}:\n{}",
+        "grammar fuzz: cases {from}..{n} in {:.0} s, {} failures, slowest case {} in {:?}:\n{}",
         t0.elapsed().as_secs_f64(),
         bad.len(),
         slowest.1,

@@ -397,17 +397,30 @@ pub(super) fn step_bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> Vec<(i64, i64
 /// word, dice that re-roll or explode one by one with their modifiers.
 #[inline(always)]
 fn each_die(d: &DieSpec, n: u32, rng: &mut Rng, mut put: impl FnMut(i64)) {
-    match d
-        .words
-        .filter(|_| d.explode.is_none() && d.reroll.is_none())
-    {
-        Some(w) => {
+    match (d.words.filter(|_| d.explode.is_none()), d.reroll) {
+        (Some(w), None) => {
             let mut w = w.stream();
             for _ in 0..n {
                 put(d.faces[w.roll(rng) as usize - 1]);
             }
         }
-        None => {
+        (Some(w), Some((c, always))) => {
+            // A die that rerolls rolls again from the same stream of faces: each roll is
+            // still one uniform face, the reroll a roll of its own.
+            let mut w = w.stream();
+            let (lo, hi) = (d.lo(), d.hi());
+            for _ in 0..n {
+                let mut f = d.faces[w.roll(rng) as usize - 1];
+                if c.holds(f, lo, hi) {
+                    f = d.faces[w.roll(rng) as usize - 1];
+                    while always && c.holds(f, lo, hi) {
+                        f = d.faces[w.roll(rng) as usize - 1];
+                    }
+                }
+                put(f);
+            }
+        }
+        _ => {
             for _ in 0..n {
                 put(d.roll(rng));
             }

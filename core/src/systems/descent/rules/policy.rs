@@ -76,10 +76,18 @@ struct Setup<'a> {
     wounds: usize,
     /// The target's blocks (defence dice), `[1.0]` without them.
     blocks: Vec<f64>,
-    /// Distribution of the summed faces of a set of re-rolled dice (count per kind).
-    cache: HashMap<Vec<u8>, Sparse>,
-    /// Worth of (kept sum, re-rolled counts).
-    worth: HashMap<(u64, Vec<u8>), f64>,
+    /// Distribution of the summed faces of a set of re-rolled dice (count per kind,
+    /// packed by [`packed`]).
+    cache: HashMap<u128, Sparse>,
+    /// Worth of (kept sum, re-rolled counts packed).
+    worth: HashMap<(u64, u128), f64>,
+}
+
+/// Dice per kind as one word, a byte a kind: the caches' key, without an allocation in
+/// the loop that weighs every re-roll of every roll. An attack has at most 16 dice.
+fn packed(counts: &[u8]) -> u128 {
+    debug_assert!(counts.len() <= 16);
+    counts.iter().fold(0u128, |acc, &c| (acc << 8) | c as u128)
 }
 
 impl Setup<'_> {
@@ -103,7 +111,7 @@ impl Setup<'_> {
     }
 
     fn rerolled(&mut self, counts: &[u8]) -> Sparse {
-        if let Some(s) = self.cache.get(counts) {
+        if let Some(s) = self.cache.get(&packed(counts)) {
             return s.clone();
         }
         let mut acc: Sparse = vec![(0, 1.0)];
@@ -118,13 +126,13 @@ impl Setup<'_> {
                 acc = add(self.res, &acc, &one);
             }
         }
-        self.cache.insert(counts.to_vec(), acc.clone());
+        self.cache.insert(packed(counts), acc.clone());
         acc
     }
 
     /// Expected objective when `kept` stays and `counts` dice per kind are re-rolled.
     fn worth(&mut self, kept: u64, counts: &[u8]) -> f64 {
-        let key = (self.res.canonical(kept), counts.to_vec());
+        let key = (self.res.canonical(kept), packed(counts));
         if let Some(&w) = self.worth.get(&key) {
             return w;
         }
@@ -136,36 +144,6 @@ impl Setup<'_> {
         self.worth.insert(key, w);
         w
     }
-}
-
-/// Every re-roll choice of one canonical roll: per kind and value, how many to re-roll.
-fn options(roll: &[Vec<u8>]) -> Vec<Vec<Vec<u8>>> {
-    let mut out: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
-    for counts in roll {
-        let mut next = Vec::new();
-        for prefix in &out {
-            let mut per: Vec<Vec<u8>> = vec![Vec::new()];
-            for &c in counts {
-                per = per
-                    .into_iter()
-                    .flat_map(|p| {
-                        (0..=c).map(move |j| {
-                            let mut q = p.clone();
-                            q.push(j);
-                            q
-                        })
-                    })
-                    .collect();
-            }
-            for p in per {
-                let mut q = prefix.clone();
-                q.push(p);
-                next.push(q);
-            }
-        }
-        out = next;
-    }
-    out
 }
 
 pub fn plan(a: &Attack, res: &Resolver) -> Plan {
@@ -294,36 +272,7 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
             Reroll::Dodge(Policy::Optimal) if shows_miss => none.clone(),
             Reroll::Aim(Policy::Optimal) | Reroll::Dodge(Policy::Optimal) => {
                 let aim = matches!(reroll, Reroll::Aim(_));
-                let mut best: Option<(f64, Vec<Vec<u8>>)> = None;
-                for opt in options(&roll) {
-                    if aim
-                        && roll.iter().enumerate().any(|(k, c)| {
-                            c.iter()
-                                .enumerate()
-                                .any(|(v, &n)| s.kinds[k].miss[v] && opt[k][v] != n)
-                        })
-                    {
-                        continue;
-                    }
-                    let kept = sum_of(&roll, &opt, &s);
-                    let counts: Vec<u8> = opt.iter().map(|o| o.iter().sum()).collect();
-                    let w = s.worth(kept, &counts);
-                    // Strictly better only: ties keep the earlier choice (fewer re-rolls).
-                    let better = match &best {
-                        None => true,
-                        Some((b, _)) => {
-                            if aim {
-                                w > *b + 1e-12
-                            } else {
-                                w < *b - 1e-12
-                            }
-                        }
-                    };
-                    if better {
-                        best = Some((w, opt));
-                    }
-                }
-                best.map(|b| b.1).unwrap_or(none.clone())
+                best_take(&mut s, &roll, aim).unwrap_or(none.clone())
             }
         };
         let kept = sum_of(&roll, &take, &s);
@@ -350,6 +299,74 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
     }
 }
 
+/// The best re-roll of one canonical roll (per kind and value, how many to re-roll): the
+/// highest worth for an Aim, the lowest for a Dodge. Every choice is weighed in
+/// lexicographic order (the first value's count most significant, each ascending), and
+/// ties keep the earlier (fewer re-rolls first). Aim re-rolls every miss face, for
+/// nothing is lower than keeping one. The choices are an odometer over one flat array,
+/// as this loop is most of an exact balance search's time.
+fn best_take(s: &mut Setup, roll: &[Vec<u8>], aim: bool) -> Option<Vec<Vec<u8>>> {
+    let mut slot_kind = Vec::new();
+    let mut slot_value = Vec::new();
+    let mut high = Vec::new();
+    let mut low = Vec::new();
+    for (k, counts) in roll.iter().enumerate() {
+        for (v, &n) in counts.iter().enumerate() {
+            slot_kind.push(k);
+            slot_value.push(s.kinds[k].values[v]);
+            high.push(n);
+            low.push(if aim && s.kinds[k].miss[v] { n } else { 0 });
+        }
+    }
+    let mut opt = low.clone();
+    let mut best: Option<(f64, Vec<u8>)> = None;
+    let mut counts = [0u8; 16];
+    let kinds = roll.len();
+    loop {
+        let mut kept = 0u64;
+        counts[..kinds].iter_mut().for_each(|c| *c = 0);
+        for i in 0..opt.len() {
+            kept += (high[i] - opt[i]) as u64 * slot_value[i];
+            counts[slot_kind[i]] += opt[i];
+        }
+        let w = s.worth(kept, &counts[..kinds]);
+        // Strictly better only: ties keep the earlier choice (fewer re-rolls).
+        let better = match &best {
+            None => true,
+            Some((b, _)) if aim => w > *b + 1e-12,
+            Some((b, _)) => w < *b - 1e-12,
+        };
+        if better {
+            match &mut best {
+                Some((bw, bo)) => {
+                    *bw = w;
+                    bo.copy_from_slice(&opt);
+                }
+                None => best = Some((w, opt.clone())),
+            }
+        }
+        // The next choice: the last slot turns fastest.
+        let mut i = opt.len();
+        loop {
+            if i == 0 {
+                let (_, flat) = best?;
+                let mut it = flat.into_iter();
+                return Some(
+                    roll.iter()
+                        .map(|c| it.by_ref().take(c.len()).collect())
+                        .collect(),
+                );
+            }
+            i -= 1;
+            if opt[i] < high[i] {
+                opt[i] += 1;
+                break;
+            }
+            opt[i] = low[i];
+        }
+    }
+}
+
 /// The re-roll mask of every initial roll (faces as digits, first die most significant).
 fn masks(sides: &[usize], s: &Setup, decisions: &HashMap<Vec<u8>, Vec<u8>>) -> Vec<u16> {
     let n = sides.len();
@@ -365,24 +382,21 @@ fn masks(sides: &[usize], s: &Setup, decisions: &HashMap<Vec<u8>, Vec<u8>>) -> V
         .collect();
     let width: usize = s.kinds.iter().map(|k| k.values.len()).sum();
     let mut out = vec![0u16; total];
-    let mut key = vec![0u8; width];
+    let value_slot =
+        |i: usize, face: usize| offsets[s.die_kind[i]] + s.kinds[s.die_kind[i]].face_value[face];
+    // The initial rolls in order (the last die turning fastest), each die's value
+    // counted into `key` as its face turns: no division and no recount per roll.
     let mut faces = vec![0usize; n];
-    for (idx, slot) in out.iter_mut().enumerate() {
-        let mut x = idx;
-        for i in (0..n).rev() {
-            faces[i] = x % sides[i];
-            x /= sides[i];
-        }
-        key.iter_mut().for_each(|c| *c = 0);
-        let value_slot = |i: usize, face: usize| {
-            offsets[s.die_kind[i]] + s.kinds[s.die_kind[i]].face_value[face]
-        };
-        for (i, &face) in faces.iter().enumerate() {
-            key[value_slot(i, face)] += 1;
-        }
+    let mut key = vec![0u8; width];
+    for i in 0..n {
+        key[value_slot(i, 0)] += 1;
+    }
+    let mut left = Vec::with_capacity(width);
+    for slot in out.iter_mut() {
         if let Some(take) = decisions.get(&key[..]) {
             // Re-roll the first dice (in roll order) showing each value to re-roll.
-            let mut left = take.clone();
+            left.clear();
+            left.extend_from_slice(take);
             let mut mask = 0u16;
             for (i, &face) in faces.iter().enumerate() {
                 let v = value_slot(i, face);
@@ -392,6 +406,14 @@ fn masks(sides: &[usize], s: &Setup, decisions: &HashMap<Vec<u8>, Vec<u8>>) -> V
                 }
             }
             *slot = mask;
+        }
+        for i in (0..n).rev() {
+            key[value_slot(i, faces[i])] -= 1;
+            faces[i] = (faces[i] + 1) % sides[i];
+            key[value_slot(i, faces[i])] += 1;
+            if faces[i] != 0 {
+                break;
+            }
         }
     }
     out

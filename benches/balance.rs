@@ -102,6 +102,51 @@ fn exact_commands(c: &mut Criterion) {
     g.finish();
 }
 
+/// The three slowest balance commands on a shipped scenario with `--exact-only`, from a
+/// run of sensitivity, equalize, compare and roster on every shipped scenario and group
+/// (2026-11-26: 1.6 s, 1.1 s and 1.0 s as whole processes, every other under 0.6 s).
+fn slowest(c: &mut Criterion) {
+    let cancel = Cancel::new();
+    let ctx = Ctx::new(&cancel, &Hidden);
+    let mut g = c.benchmark_group("balance_slowest");
+    g.sample_size(10);
+    let descent = source("configs/descent.toml");
+    {
+        let target = descent.target("bare-hands-power").unwrap();
+        let job = Job {
+            source: &descent,
+            target: &target,
+            pick: &Pick::Headline,
+            seed: 7,
+            trials: None,
+            ctx,
+            share: &Share::All,
+        };
+        g.bench_function("compare/bare-hands-power", |b| {
+            b.iter(|| compare::matrices(&job, (&[], &[]), false).unwrap())
+        });
+    }
+    for (source, scenario) in [
+        (descent, "fire-staff-range"),
+        (source("configs/dice-examples.toml"), "fighter-duels-orc"),
+    ] {
+        let target = source.target(scenario).unwrap();
+        let job = Job {
+            source: &source,
+            target: &target,
+            pick: &Pick::Headline,
+            seed: 7,
+            trials: None,
+            ctx,
+            share: &Share::All,
+        };
+        g.bench_function(format!("equalize/{scenario}"), |b| {
+            b.iter(|| equalize::equalize(&job, None, false).unwrap())
+        });
+    }
+    g.finish();
+}
+
 /// A command as four shards' parts and their merge, in one process, against the same
 /// command whole: what recording the items and reading them back costs (issue #27).
 fn sharded(c: &mut Criterion) {
@@ -150,5 +195,5 @@ fn sharded(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, matrix, exact_commands, sharded);
+criterion_group!(benches, matrix, exact_commands, slowest, sharded);
 criterion_main!(benches);

@@ -2,7 +2,7 @@
 //! grammar (`core/src/systems/dice/lang.rs`, with `repeat`, the versus forms and the
 //! logic operators), configs from each system's schema (the tables, keys, kinds and
 //! values of the shipped configs, recombined, with names that do and do not exist and
-//! values of every type and size). Each case runs the real binary under a 20 s and 4 GB
+//! values of every type and size). Each case runs the real binary under a 30 s and 4 GB
 //! cap and must end in 0 or 2 with no panic, no hang and no internal error.
 //!
 //! `cargo test` runs a fixed-seed slice; the whole fuzz is
@@ -340,10 +340,10 @@ fn run_case(mut c: Command) -> Result<Duration, String> {
         if let Some(s) = child.try_wait().map_err(|e| e.to_string())? {
             break s;
         }
-        if start.elapsed() > Duration::from_secs(20) {
+        if start.elapsed() > Duration::from_secs(30) {
             let _ = child.kill();
             let _ = child.wait();
-            return Err("hang: over 20 s".into());
+            return Err("hang: over 30 s".into());
         }
         std::thread::sleep(Duration::from_millis(2));
     };

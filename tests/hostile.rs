@@ -540,7 +540,7 @@ fn item6_merge_refuses_edited_parts() {
         let t0 = std::time::Instant::now();
         let a = merge(&ps, &out).code(2);
         assert!(stderr(&a).contains(why), "{why}: {}", stderr(&a));
-        assert!(t0.elapsed().as_secs() < 20, "{why}: refused at once");
+        assert!(t0.elapsed().as_secs() < 30, "{why}: refused, not hung");
         assert!(!out.exists());
     }
     // Untouched parts still merge.

@@ -937,8 +937,9 @@ fn compare_sweep_sensitivity_equalize_and_overlay_from_the_command_line() {
         .assert()
         .success();
     assert!(out.join("overlay-result.png").exists() && out.join("overlay-result.csv").exists());
-    // Its table carries the exact fractions too: the Orc's Slam draws in 227 of 1296
-    // rolls; the exploding variant's chains make no fraction within the bound.
+    // Its table carries the exact fractions too: the Orc's Slam draws in 681 of 3,888
+    // weighted counts, 227/1296 (`util::orc_slams_guard` works it out); the exploding
+    // variant's chains make no fraction within the bound.
     let csv = std::fs::read_to_string(out.join("overlay-result.csv")).unwrap();
     assert!(csv.starts_with("entry,value,probability,ci_low,ci_high,exact,exact_fraction\n"));
     let draw = |entry: &str| {
@@ -947,7 +948,16 @@ fn compare_sweep_sensitivity_equalize_and_overlay_from_the_command_line() {
             .unwrap()
             .to_string()
     };
-    assert!(draw("rush").ends_with(",0.1751543209877,227/1296"), "{csv}");
+    let (_, draws) = crate::util::orc_slams_guard();
+    let ways = crate::util::ORC_SLAMS_GUARD_WAYS;
+    let g = crate::util::gcd(draws, ways);
+    let line = draw("rush");
+    assert!(
+        line.ends_with(&format!(",{}/{}", draws / g, ways / g)),
+        "{csv}"
+    );
+    let exact: f64 = line.rsplit(',').nth(1).unwrap().parse().unwrap();
+    assert!((exact - draws as f64 / ways as f64).abs() < 1e-12, "{line}");
     assert!(draw("rush-exploding").ends_with(','), "{csv}");
 }
 

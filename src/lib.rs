@@ -17,6 +17,6 @@ pub mod report;
 pub mod serve;
 
 pub use rollsim_core::{
-    balance, cancel, dice, document, edit, exact, model, results, run, sim, stats, systems, text,
-    Cancel, Error,
+    balance, cancel, document, edit, exact, kernels, model, results, run, sim, stats, systems,
+    text, Cancel, Error,
 };

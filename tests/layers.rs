@@ -51,9 +51,8 @@ fn no_system_is_named_outside_its_folder() {
         }
         let text = std::fs::read_to_string(&f).unwrap();
         for (i, line) in text.lines().enumerate() {
-            // "dice" is also a word every layer uses (and `crate::dice` the shared dice
-            // code): for it, only a path into its folder or the string a config writes
-            // names the system.
+            // "dice" is also a word every layer uses: for it, only a path into its
+            // folder or the string a config writes names the system.
             let named = |n: &String| {
                 if COMMON_WORDS.contains(&n.as_str()) {
                     line.contains(&format!("systems::{n}")) || line.contains(&format!("\"{n}\""))
@@ -455,7 +454,7 @@ fn layers_import_one_way() {
         ("run", &["balance", "systems", "document"]),
         ("document", &["balance", "run", "results"]),
         ("model", &["systems", "config", "document", "balance"]),
-        ("dice", &["systems", "model", "sim", "balance"]),
+        ("kernels", &["systems", "model", "sim", "balance"]),
         ("exact", &["systems", "model", "sim", "balance"]),
     ];
     let cli: &[(&str, &[&str])] = &[

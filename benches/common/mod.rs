@@ -6,7 +6,7 @@
 
 use criterion::measurement::WallTime;
 use criterion::BenchmarkGroup;
-use rollsim::dice::chunk_rng;
+use rollsim::kernels::chunk_rng;
 use rollsim::model::Sampler;
 use rollsim::sim::CHUNK;
 use rollsim::sim::{self, Budget, Hidden, Histogram};

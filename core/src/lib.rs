@@ -7,7 +7,7 @@
 //! [`document`] (a config's text or parsed TOML -> a validated config, through the
 //! registry of [`systems`]), [`systems`] (one folder per game behind one interface),
 //! [`config`] (the toolkit every system reads its tables with), [`sim`] (one
-//! deterministic chunk of trials at a time, merged histograms), [`model`], [`dice`],
+//! deterministic chunk of trials at a time, merged histograms), [`model`], [`kernels`],
 //! [`exact`], [`stats`], [`text`], [`cancel`].
 //!
 //! Nothing here reads a file, a clock, an environment variable or a global: a front end
@@ -17,11 +17,11 @@
 pub mod balance;
 pub mod cancel;
 pub mod config;
-pub mod dice;
 pub mod document;
 pub mod edit;
 pub mod error;
 pub mod exact;
+pub mod kernels;
 pub mod model;
 pub mod results;
 pub mod run;

@@ -7,7 +7,7 @@
 //! produce a PMF over the same states so both paths go through the same metric maps.
 
 use crate::cancel::Cancel;
-use crate::dice::Rng;
+use crate::kernels::Rng;
 
 /// One Monte Carlo trial of a scenario: roll the dice as the rules say, return the state.
 pub trait Trial: Sync + Send {

@@ -3,7 +3,7 @@
 //! Values are small non-negative integers (successes, hits, turns), so a dense `Vec<f64>`
 //! is both the simplest and the fastest representation.
 
-use crate::dice::{Pool, NEVER, SIDES};
+use crate::kernels::{Pool, NEVER, SIDES};
 
 /// A probability mass function over the integers `0..len()`.
 #[derive(Clone, Debug, PartialEq)]
@@ -168,7 +168,7 @@ pub fn pool_pmf(pool: &Pool) -> Pmf {
 mod tests {
     #[test]
     fn an_exploding_pool_of_no_dice_covers_every_state() {
-        let p = super::pool_pmf(&crate::dice::Pool::new(0, 4, 6));
+        let p = super::pool_pmf(&crate::kernels::Pool::new(0, 4, 6));
         assert_eq!(p.0.len(), 25);
         assert_eq!(p.0[0], 1.0);
     }

@@ -7,7 +7,7 @@
 //! histogram per worker, whatever the trial count.
 
 use crate::cancel::Cancel;
-use crate::dice::chunk_rng;
+use crate::kernels::chunk_rng;
 use crate::model::Sampler;
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
@@ -264,7 +264,7 @@ mod tests {
     }
 
     use super::*;
-    use crate::dice::{roll_die, Rng};
+    use crate::kernels::{roll_die, Rng};
     use crate::model::Trial;
 
     struct D6;

@@ -13,7 +13,7 @@ pub mod program;
 use super::{Knobs, Loaded, RoleKnob};
 use crate::cancel::Cancel;
 use crate::config::{reader::Reader, Problem};
-use crate::dice::Rng;
+use crate::kernels::Rng;
 use crate::model::{Compiled, Headline, Metric, Trial};
 use config::{Scenario, Ties};
 use program::Node;

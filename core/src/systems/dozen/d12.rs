@@ -8,7 +8,7 @@
 //! surviving face of a pool is the highest non-zero nibble: exactly what the melee
 //! cancellation rule needs, without sorting.
 
-use crate::dice::Rng;
+use crate::kernels::Rng;
 use rand::Rng as _;
 
 /// Faces drawn from one word: 12^17 < 2^64 < 12^18.
@@ -248,7 +248,7 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dice::chunk_rng;
+    use crate::kernels::chunk_rng;
 
     #[test]
     fn packed_fields() {

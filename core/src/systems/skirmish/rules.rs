@@ -9,8 +9,8 @@
 //! saved" dice. A unit that took casualties may have to pass a morale test or break.
 //! Several rounds are a Markov chain over the models left and who broke.
 
-use crate::dice::{FaceStream, Faces, Rng};
 use crate::exact::binomial;
+use crate::kernels::{FaceStream, Faces, Rng};
 use crate::model::{Chart, Compiled, Group, Headline, Metric, Radix, Trial};
 
 /// How a test's die is read: pass at or under the number, or at or over it.

@@ -13,8 +13,8 @@
 
 pub mod policy;
 
-use crate::dice::Rng;
 use crate::exact::Pmf;
+use crate::kernels::Rng;
 use crate::model::{Compiled, Group, Headline, Metric, Trial};
 use rand::Rng as _;
 
@@ -259,9 +259,9 @@ impl Defence {
         let mut total = 0;
         for (blocks, reroll) in &self.dice {
             let n = blocks.len() as u32;
-            let mut f = crate::dice::roll_die(rng, n) as usize - 1;
+            let mut f = crate::kernels::roll_die(rng, n) as usize - 1;
             if reroll[f] {
-                f = crate::dice::roll_die(rng, n) as usize - 1;
+                f = crate::kernels::roll_die(rng, n) as usize - 1;
             }
             total += blocks[f] as usize;
         }

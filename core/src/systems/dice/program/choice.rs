@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::super::lang::Goal;
 use super::{sample, DieSpec, Node, Scratch};
-use crate::dice::Rng;
+use crate::kernels::Rng;
 
 type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 

@@ -5,7 +5,7 @@
 //! are still rolled, never an outcome drawn from the exact distribution.
 
 use super::{bounds, rolls_dice, sample, Node, Scratch, Table};
-use crate::dice::Rng;
+use crate::kernels::Rng;
 use rand::Rng as _;
 
 /// Most entries of one table: past it the tree is walked as before.
@@ -221,7 +221,7 @@ impl Folded {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dice::chunk_rng;
+    use crate::kernels::chunk_rng;
 
     /// Two pools drawn from one word land every pair of ways equally often: each of the
     /// 2 x 3 pairs of `d2` and `d3` within 4.5 standard errors of 1/6, and a table of

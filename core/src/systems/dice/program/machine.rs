@@ -13,7 +13,7 @@
 
 use super::{bounds, mentions, rolls_dice, sample, sample_pool, Node, PoolSpec, Repeat, Scratch};
 use super::{MAX_ROLLED_DICE, VARS};
-use crate::dice::Rng;
+use crate::kernels::Rng;
 use std::collections::HashMap;
 
 /// Most states one machine tabulates, and most starts; past them the tree is walked.
@@ -455,7 +455,7 @@ fn find_pool(n: &Node, p: *const PoolSpec) -> Option<PoolSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dice::chunk_rng;
+    use crate::kernels::chunk_rng;
     use rand::Rng as _;
 
     /// The machine against the walk, trial by trial from one generator each: the same

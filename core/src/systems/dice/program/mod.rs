@@ -25,7 +25,7 @@ use super::lang::{
     self, Agg, AggAst, AggOf, Cmp, Cond, CondAst, CondOf, End, Expr, ModAst, ModOf, Op, Versus,
 };
 use crate::config::reader::nearest_hint;
-use crate::dice::Rng;
+use crate::kernels::Rng;
 use choice::Choice;
 use pick::Picker;
 use rand::Rng as _;

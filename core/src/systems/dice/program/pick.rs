@@ -11,7 +11,7 @@
 
 use super::super::lang::{Cond, Goal};
 use super::{sample, DieSpec, Node, Scratch};
-use crate::dice::Rng;
+use crate::kernels::Rng;
 
 /// Most dice one pick looks at.
 pub const MAX_DICE: u32 = 12;

@@ -31,7 +31,7 @@ pub struct DieSpec {
     /// 2^64 mod faces: Lemire's rejection threshold, computed once, not per die.
     pub reject: u64,
     /// Several faces from one exactly uniform word, for plain dice (two faces or more).
-    pub words: Option<crate::dice::Faces>,
+    pub words: Option<crate::kernels::Faces>,
     /// A deck: its faces are its cards, dealt without replacement.
     pub deck: bool,
 }
@@ -47,7 +47,7 @@ impl DieSpec {
             lo_face,
             hi_face,
             reject: (faces_len(&faces)).wrapping_neg() % faces_len(&faces),
-            words: (faces.len() >= 2).then(|| crate::dice::Faces::new(faces.len() as u32)),
+            words: (faces.len() >= 2).then(|| crate::kernels::Faces::new(faces.len() as u32)),
             faces,
             deck: false,
         }

@@ -16,8 +16,8 @@ use super::{
     condition_metric, contest_target, describe_contest, fall_keep, fall_pmf, roll_fall, Character,
     Contestant, Rules,
 };
-use crate::dice::Rng;
 use crate::exact::binomial;
+use crate::kernels::Rng;
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
 use crate::systems::dozen::d12::{
     above3_table, count_ge, group3_table, next3, successes, top, word, Pool, Stream,

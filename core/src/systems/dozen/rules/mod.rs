@@ -10,8 +10,8 @@ pub mod duel;
 pub mod melee;
 pub mod reaction;
 
-use crate::dice::Rng;
 use crate::exact::binomial;
+use crate::kernels::Rng;
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
 use crate::systems::dozen::d12::{self, effective_target, Stream};
 

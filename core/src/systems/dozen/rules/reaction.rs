@@ -12,8 +12,8 @@
 //! Every die is independent, so the HP lost is a sum of binomials: exact by convolution.
 
 use super::{condition, contest_target, Character, Contestant, Rules, CONDITIONS};
-use crate::dice::Rng;
 use crate::exact::{binomial, Pmf};
+use crate::kernels::Rng;
 use crate::model::{Compiled, Headline, Metric, Trial};
 use crate::systems::dozen::d12::Stream;
 

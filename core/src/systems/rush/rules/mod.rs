@@ -8,8 +8,8 @@
 pub mod play;
 
 use crate::cancel::Cancel;
-use crate::dice::{pow6, Digits, ExplodingPools, Packed4, Pool, Rng, WORD_DICE};
 use crate::exact::{pool_pmf, Pmf};
+use crate::kernels::{pow6, Digits, ExplodingPools, Packed4, Pool, Rng, WORD_DICE};
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
 
 /// A unit's role; each grants +1 die on its own tests.
@@ -1315,7 +1315,7 @@ fn pass(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dice::chunk_rng;
+    use crate::kernels::chunk_rng;
 
     fn side(id: &str, strength: u8, armour: u8, extra_dice: i32) -> Side {
         Side {

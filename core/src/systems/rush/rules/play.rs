@@ -11,8 +11,8 @@
 //! Throw's successes). Monte Carlo rolls each test as the rules say.
 
 use super::{Rules, Side, Test};
-use crate::dice::{Pool, Rng};
 use crate::exact::{pool_pmf, Pmf};
+use crate::kernels::{Pool, Rng};
 use crate::model::{Compiled, Headline, Metric, Trial};
 
 /// A whole play as written in the config.

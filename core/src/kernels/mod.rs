@@ -1,4 +1,6 @@
-//! Dice primitives for the Monte Carlo path.
+//! The Monte Carlo path's dice kernels: the generator, and d6 pools rolled several to a
+//! random word (the dice language, `systems/dice`, is another thing: it rolls through
+//! these).
 //!
 //! Every die is rolled: a group of up to five d6 is drawn as one uniform number in
 //! `0..6^k` and its faces are read through a lookup table, and up to 24 dice share one

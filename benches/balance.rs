@@ -4,7 +4,7 @@
 //! typed edits per cell).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use rollsim::balance::{compare, equalize, sensitivity, sweep, Job, Pick, Share, Source};
+use rollsim::balance::{compare, equalize, sensitivity, sweep, Job, Pick, Share, Source, Target};
 use rollsim::run::Ctx;
 use rollsim::sim::Hidden;
 use rollsim::Cancel;
@@ -111,37 +111,32 @@ fn slowest(c: &mut Criterion) {
     let mut g = c.benchmark_group("balance_slowest");
     g.sample_size(10);
     let descent = source("configs/descent.toml");
-    {
-        let target = descent.target("bare-hands-power").unwrap();
-        let job = Job {
-            source: &descent,
-            target: &target,
-            pick: &Pick::Headline,
+    let examples = source("configs/dice-examples.toml");
+    let pick = Pick::Headline;
+    fn job<'a>(source: &'a Source, target: &'a Target, pick: &'a Pick, ctx: Ctx<'a>) -> Job<'a> {
+        Job {
+            source,
+            target,
+            pick,
             seed: 7,
             trials: None,
             ctx,
             share: &Share::All,
-        };
-        g.bench_function("compare/bare-hands-power", |b| {
-            b.iter(|| compare::matrices(&job, (&[], &[]), false).unwrap())
-        });
+        }
     }
+    let power = descent.target("bare-hands-power").unwrap();
+    let on_power = job(&descent, &power, &pick, ctx);
+    g.bench_function("compare/bare-hands-power", |b| {
+        b.iter(|| compare::matrices(&on_power, (&[], &[]), false).unwrap())
+    });
     for (source, scenario) in [
-        (descent, "fire-staff-range"),
-        (source("configs/dice-examples.toml"), "fighter-duels-orc"),
+        (&descent, "fire-staff-range"),
+        (&examples, "fighter-duels-orc"),
     ] {
         let target = source.target(scenario).unwrap();
-        let job = Job {
-            source: &source,
-            target: &target,
-            pick: &Pick::Headline,
-            seed: 7,
-            trials: None,
-            ctx,
-            share: &Share::All,
-        };
+        let on = job(source, &target, &pick, ctx);
         g.bench_function(format!("equalize/{scenario}"), |b| {
-            b.iter(|| equalize::equalize(&job, None, false).unwrap())
+            b.iter(|| equalize::equalize(&on, None, false).unwrap())
         });
     }
     g.finish();

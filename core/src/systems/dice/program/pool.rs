@@ -73,24 +73,29 @@ impl DieSpec {
         self.hi_face
     }
 
+    /// A face as the die's re-roll leaves it, each roll from `draw`: the one law of
+    /// `reroll` for a die rolled alone and for dice taken several to a random word.
+    #[inline(always)]
+    pub(super) fn rerolled(&self, mut draw: impl FnMut() -> i64) -> i64 {
+        let (lo, hi) = (self.lo(), self.hi());
+        let f = draw();
+        match self.reroll {
+            Some((c, always)) if c.holds(f, lo, hi) => {
+                let mut f = draw();
+                while always && c.holds(f, lo, hi) {
+                    f = draw();
+                }
+                f
+            }
+            _ => f,
+        }
+    }
+
     /// Roll one die as written: the face, a re-roll, then the explosion chain.
     #[inline]
     pub(super) fn roll(&self, rng: &mut Rng) -> i64 {
         let (lo, hi) = (self.lo(), self.hi());
-        let face = |rng: &mut Rng| {
-            let f = self.face(rng);
-            match self.reroll {
-                Some((c, true)) => {
-                    let mut f = f;
-                    while c.holds(f, lo, hi) {
-                        f = self.face(rng);
-                    }
-                    f
-                }
-                Some((c, false)) if c.holds(f, lo, hi) => self.face(rng),
-                _ => f,
-            }
-        };
+        let face = |rng: &mut Rng| self.rerolled(|| self.face(rng));
         let mut v = face(rng);
         if let Some(c) = self.explode {
             let mut last = v;

@@ -404,20 +404,12 @@ fn each_die(d: &DieSpec, n: u32, rng: &mut Rng, mut put: impl FnMut(i64)) {
                 put(d.faces[w.roll(rng) as usize - 1]);
             }
         }
-        (Some(w), Some((c, always))) => {
+        (Some(w), Some(_)) => {
             // A die that rerolls rolls again from the same stream of faces: each roll is
             // still one uniform face, the reroll a roll of its own.
             let mut w = w.stream();
-            let (lo, hi) = (d.lo(), d.hi());
             for _ in 0..n {
-                let mut f = d.faces[w.roll(rng) as usize - 1];
-                if c.holds(f, lo, hi) {
-                    f = d.faces[w.roll(rng) as usize - 1];
-                    while always && c.holds(f, lo, hi) {
-                        f = d.faces[w.roll(rng) as usize - 1];
-                    }
-                }
-                put(f);
+                put(d.rerolled(|| d.faces[w.roll(rng) as usize - 1]));
             }
         }
         _ => {

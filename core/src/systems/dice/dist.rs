@@ -16,7 +16,9 @@ pub(super) type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 /// A distribution over `lo..lo + p.len()`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dist {
+    /// The lowest value.
     pub lo: i64,
+    /// Each value's probability, from `lo` up.
     pub p: Vec<f64>,
 }
 
@@ -27,10 +29,12 @@ pub const MAX_SPAN: usize = 1 << 20;
 /// Work past which exact evaluation gives up (state-steps of the keep/drop pass).
 pub const MAX_WORK: u64 = 20_000_000;
 
+/// An expression the exact engine will not evaluate (too wide, too much work, cancelled): why, in words; Monte Carlo answers it instead.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TooBig(pub String);
 
 impl Dist {
+    /// Always `v`.
     pub fn point(v: i64) -> Self {
         Dist {
             lo: v,
@@ -38,6 +42,7 @@ impl Dist {
         }
     }
 
+    /// The highest value.
     pub fn hi(&self) -> i64 {
         self.lo + self.p.len() as i64 - 1
     }
@@ -92,6 +97,7 @@ impl Dist {
             .map(move |(i, &q)| (self.lo + i as i64, q))
     }
 
+    /// The distribution of the sum of one draw of each.
     pub fn add(&self, o: &Dist) -> Result<Dist, TooBig> {
         let n = self.p.len() + o.p.len() - 1;
         if n > MAX_SPAN {
@@ -113,6 +119,7 @@ impl Dist {
         })
     }
 
+    /// The distribution of `-x`.
     pub fn neg(&self) -> Dist {
         let mut p = self.p.clone();
         p.reverse();
@@ -291,6 +298,7 @@ pub struct Notes {
     pub capped: f64,
     /// Mass of `repeat`s stopped at their limit before their condition held.
     pub unfinished: f64,
+    /// Work spent so far, in units of [`MAX_WORK`].
     pub work: u64,
     /// The probability of reaching the part being evaluated (a branch, a `let`
     /// value), so that what a part reports counts as often as the part happens.

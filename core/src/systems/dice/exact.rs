@@ -235,7 +235,7 @@ fn one_kind(p: &PoolSpec) -> bool {
 }
 
 /// Two pools die by die by the multiset pass, or (a deck, `again`) every multiset of
-/// one against every multiset of the other.
+/// one (its kept dice) against every multiset of the other.
 fn versus_pass(
     kind: super::lang::Versus,
     a: &PoolSpec,
@@ -243,10 +243,15 @@ fn versus_pass(
     ties: bool,
     notes: &mut Notes,
 ) -> Result<Dist, TooBig> {
-    match super::lower::versus(kind, a, b, ties, notes)? {
-        Some(pass) => pass.dist(notes),
-        None => versus_by_enumeration(kind, a, b, ties, notes),
+    if let Some(pass) = super::lower::versus(kind, a, b, ties, notes)? {
+        return pass.dist(notes);
     }
+    let (xs, ys) = (kept_multisets(a, notes)?, kept_multisets(b, notes)?);
+    // Not charged to the budget, as it never was (charged, some pools would go to
+    // Monte Carlo that are exact now).
+    every_pair(&xs, &ys, None, |x, y| {
+        super::program::versus(kind, x, y, ties)
+    })
 }
 
 /// A `let` chain of pool variables whose every read lowers to one multiset pass: the
@@ -469,6 +474,17 @@ fn pick(p: &Picker, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
     Ok(out.unwrap_or_else(|| Dist::point(0)).trim())
 }
 
+/// Every value the groups' dice can show, ascending, each once.
+fn faces_of(dies: &[(u32, Dist)]) -> Vec<i64> {
+    let mut values: Vec<i64> = dies
+        .iter()
+        .flat_map(|(_, d)| d.iter().map(|(v, _)| v))
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
 /// Face to face without keep: given the second pool's highest die `m` (powers of its
 /// dice's CDFs), each die of the first beats it independently: a binomial per group.
 fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Dist, TooBig> {
@@ -502,12 +518,7 @@ fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
         }
         return Ok(Dist { lo: 0, p: out }.trim());
     }
-    let mut values: Vec<i64> = db
-        .iter()
-        .flat_map(|(_, d)| d.iter().map(|(v, _)| v))
-        .collect();
-    values.sort_unstable();
-    values.dedup();
+    let values = faces_of(&db);
     // Each value of the second pool scans both pools' values.
     let scan: u64 = da.iter().chain(&db).map(|(_, d)| d.p.len() as u64).sum();
     let mut prev = 0.0;
@@ -611,21 +622,32 @@ fn face_by_face(
 /// Two sides die by die in full: a pool variable's dice as they are in scope, a pool's
 /// every multiset (its kept dice), each pair of outcomes read.
 fn meeting(m: &Meeting, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
-    let outcomes =
-        |side: &Side, env: &Env, notes: &mut Notes| -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
-            match side {
-                Side::Var { i, .. } => Ok(vec![(env.dice[*i].clone(), 1.0)]),
-                Side::Pool(spec) => {
-                    let mut out = Vec::new();
-                    multisets(spec, notes, &mut |dice, p| {
-                        out.push((spec.keep_of(dice).to_vec(), p))
-                    })?;
-                    Ok(out)
-                }
-            }
-        };
+    let outcomes = |side: &Side, env: &Env, notes: &mut Notes| match side {
+        Side::Var { i, .. } => Ok(vec![(env.dice[*i].clone(), 1.0)]),
+        Side::Pool(spec) => kept_multisets(spec, notes),
+    };
     let xs = outcomes(&m.sides[0], env, notes)?;
     let ys = outcomes(&m.sides[1], env, notes)?;
+    every_pair(&xs, &ys, Some(notes), |x, y| m.value(x, y))
+}
+
+/// Every multiset of a pool, its kept dice only, with its probability.
+fn kept_multisets(spec: &PoolSpec, notes: &mut Notes) -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
+    let mut out = Vec::new();
+    multisets(spec, notes, &mut |dice, p| {
+        out.push((spec.keep_of(dice).to_vec(), p))
+    })?;
+    Ok(out)
+}
+
+/// Each outcome of one side against each of the other, read by `value`: at most
+/// [`MAX_OUTCOMES`] pairs, charged to `budget` when one is given.
+fn every_pair(
+    xs: &[(Vec<i64>, f64)],
+    ys: &[(Vec<i64>, f64)],
+    budget: Option<&mut Notes>,
+    value: impl Fn(&[i64], &[i64]) -> i64,
+) -> Result<Dist, TooBig> {
     if (xs.len() as u64) * (ys.len() as u64) > MAX_OUTCOMES {
         return Err(TooBig(format!(
             "{} x {} outcomes of a deck, an `again` pool or a `choose` role set against other dice, gone through one by one (plain dice are read by one pass)",
@@ -633,57 +655,19 @@ fn meeting(m: &Meeting, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig
             ys.len()
         )));
     }
-    notes.spend(
-        (xs.len() as u64 * ys.len() as u64).saturating_mul(NODE_COST),
-        "a deck, an `again` pool or a `choose` role set against other dice with too many outcomes",
-    )?;
+    if let Some(notes) = budget {
+        notes.spend(
+            (xs.len() as u64 * ys.len() as u64).saturating_mul(NODE_COST),
+            "a deck, an `again` pool or a `choose` role set against other dice with too many outcomes",
+        )?;
+    }
     let mut out: Map<i64, f64> = Map::default();
-    for (x, p) in &xs {
-        for (y, q) in &ys {
-            *out.entry(m.value(x, y)).or_default() += p * q;
+    for (x, p) in xs {
+        for (y, q) in ys {
+            *out.entry(value(x, y)).or_default() += p * q;
         }
     }
     Ok(Dist::from_map(&out))
-}
-
-/// Every multiset of one pool against every multiset of the other (keep, or mixed
-/// dice in sorted pairs).
-fn versus_by_enumeration(
-    kind: super::lang::Versus,
-    a: &PoolSpec,
-    b: &PoolSpec,
-    ties: bool,
-    notes: &mut Notes,
-) -> Result<Dist, TooBig> {
-    // Every multiset of one pool against every multiset of the other.
-    let kept = |spec: &PoolSpec, notes: &mut Notes| -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
-        let mut out = Vec::new();
-        multisets(spec, notes, &mut |dice, p| {
-            let d = match spec.keep {
-                None => dice.to_vec(),
-                Some((super::lang::End::Lowest, k)) => dice[..k as usize].to_vec(),
-                Some((super::lang::End::Highest, k)) => dice[dice.len() - k as usize..].to_vec(),
-            };
-            out.push((d, p));
-        })?;
-        Ok(out)
-    };
-    let (xs, ys) = (kept(a, notes)?, kept(b, notes)?);
-    if (xs.len() as u64) * (ys.len() as u64) > MAX_OUTCOMES {
-        return Err(TooBig(format!(
-            "{} x {} outcomes of a deck, an `again` pool or a `choose` role set against other dice, gone through one by one (plain dice are read by one pass)",
-            xs.len(),
-            ys.len()
-        )));
-    }
-    let mut m: Map<i64, f64> = Map::default();
-    for (x, p) in &xs {
-        for (y, q) in &ys {
-            *m.entry(super::program::versus(kind, x, y, ties))
-                .or_default() += p * q;
-        }
-    }
-    Ok(Dist::from_map(&m))
 }
 
 /// Add `d` with weight `p` into the mixture `out`.
@@ -1073,12 +1057,7 @@ fn multiset(
             keep_sum_one_kind(n, d, end, k, notes)
         };
     }
-    let mut values: Vec<i64> = dies
-        .iter()
-        .flat_map(|(_, d)| d.iter().map(|(v, _)| v))
-        .collect();
-    values.sort_unstable();
-    values.dedup();
+    let mut values = faces_of(dies);
     if end == End::Highest {
         values.reverse();
     }

@@ -53,15 +53,22 @@ pub type Col = usize;
 /// A comparison with a number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cmp {
+    /// `<=`
     Le,
+    /// `>=`
     Ge,
+    /// `<`
     Lt,
+    /// `>`
     Gt,
+    /// `==`, and a bare value in a condition (`count 6`).
     Eq,
+    /// `!=`
     Ne,
 }
 
 impl Cmp {
+    /// Whether `a` stands so to `b` (`Le`: `a <= b`).
     pub fn holds(self, a: i64, b: i64) -> bool {
         match self {
             Cmp::Le => a <= b,
@@ -90,8 +97,11 @@ impl Cmp {
 /// number ([`Cond`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CondOf<V> {
+    /// `>= 7`, or a bare `10` (equal): the face compared with a value.
     Cmp(Cmp, V),
+    /// `max`: the die's top face (an `explode` or `again` with no condition).
     Max,
+    /// `min`: the die's bottom face (a `reroll` with no condition).
     Min,
 }
 
@@ -119,9 +129,12 @@ impl fmt::Display for Cond {
     }
 }
 
+/// The end of the sorted dice a `keep` or `drop` takes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum End {
+    /// `highest`: the largest dice.
     Highest,
+    /// `lowest`: the smallest dice.
     Lowest,
 }
 
@@ -134,9 +147,10 @@ pub enum ModOf<V> {
     Again(CondOf<V>),
     /// A die showing the condition is rolled again: once, or until it does not.
     Reroll(CondOf<V>, bool),
-    /// Keep or drop this many dice from one end (a number, or an expression: `keep
-    /// highest k`).
+    /// `keep highest|lowest N`: N dice from that end (N a number, or an expression:
+    /// `keep highest k`).
     Keep(End, V),
+    /// `drop highest|lowest N`: every die but the N at that end.
     Drop(End, V),
     /// The most extra rolls of an explosion or `again` chain (`depth N`).
     Depth(V),
@@ -151,9 +165,13 @@ pub type Mod = ModOf<i64>;
 /// How a pool becomes a number.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum AggOf<V> {
+    /// `sum`: the faces added (a pool read no other way is summed).
     Sum,
+    /// `count >= 7`: how many dice meet the condition (successes).
     Count(CondOf<V>),
+    /// `highest`: the largest face rolled.
     Highest,
+    /// `lowest`: the smallest face rolled.
     Lowest,
     /// The most dice showing the same face.
     MaxSet,
@@ -178,12 +196,15 @@ pub type Agg = AggOf<i64>;
 
 /// As written: conditions hold expressions.
 pub type CondAst = CondOf<Box<Expr>>;
+/// A modifier as written: its numbers still expressions.
 pub type ModAst = ModOf<Box<Expr>>;
+/// A read as written: its numbers still expressions.
 pub type AggAst = AggOf<Box<Expr>>;
 
 /// A die: its faces, each equally likely.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Die {
+    /// Each face's value, one entry per face (`d{1,1,2}` has three); a named face counts its value.
     pub faces: Vec<i64>,
     /// How it was written (`d6`, `dF`, `d{0,0,1,2}`).
     pub text: String,
@@ -199,45 +220,64 @@ pub struct Die {
 /// A group of identical dice; the count is an expression folded to a number at compile.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group {
+    /// How many dice (`3` in `3d6`, `skill` in `(skill)d10`); for a deck, the cards drawn.
     pub count: Expr,
+    /// The die each of them is (for a deck, its cards).
     pub die: Die,
     /// A deck: `count` cards dealt from `die`'s faces (one card each) without
     /// replacement, not dice.
     pub deck: bool,
 }
 
+/// An operator between two values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
+    /// `+`
     Add,
+    /// `-`
     Sub,
+    /// `*`
     Mul,
+    /// `/`, rounding down; a division by 0 gives 0.
     Div,
-    /// `max(a, b)`, `min(a, b)`.
+    /// `max(a, b)`.
     Max,
+    /// `min(a, b)`.
     Min,
+    /// `a >= b` and the other comparisons: 1 when it holds, else 0.
     Cmp(Cmp),
 }
 
+/// An expression of the dice language as parsed: names not yet resolved, pools not yet compiled.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
+    /// A number written, `5`.
     Num(i64),
     /// A name: a `let` variable, a stat of the scenario's unit, or a scenario key.
     Name(String, Col),
+    /// Dice and what is done to them: `4d6 drop lowest`, `[2d6, 1d8] keep highest 2`, `5d10 count >= 7`.
     Pool {
+        /// The groups rolled together (`[2d6, 1d8]` has two).
         groups: Vec<Group>,
+        /// The modifiers, in the order written.
         mods: Vec<ModAst>,
         /// None: not read explicitly (a sum, or the dice of a `let` pool variable).
         agg: Option<AggAst>,
+        /// Where the pool starts in the text.
         col: Col,
     },
     /// Two pools set against each other die by die: `pairs(3d6, 2d6)` (sorted pairs,
     /// RISK) or `beats(3d12, 2d12)` (dice above the other side's best).
     Versus {
+        /// Which meeting: `pairs`, `beats` or `cancel`.
         kind: Versus,
+        /// The first side, whose dice are counted: a pool or a pool variable.
         a: Box<Expr>,
+        /// The second side.
         b: Box<Expr>,
         /// Ties go to the first pool.
         ties: bool,
+        /// Where the meeting is written.
         col: Col,
         /// Each side's dice that take part (`only <= 13`: the successes); None: all.
         only: [Option<CondAst>; 2],
@@ -247,18 +287,28 @@ pub enum Expr {
     },
     /// A `let` pool variable read again: `p count 6`, `p keep highest 2`, `p highest`.
     Read {
+        /// The pool variable's name.
         name: String,
+        /// A `keep` or `drop` of its dice before the read.
         keep: Option<ModAst>,
+        /// The read; None: the kept dice summed.
         agg: Option<AggAst>,
+        /// Where the name is written.
         col: Col,
     },
+    /// `-x`.
     Neg(Box<Expr>),
+    /// `a + b`, `a >= b`, `max(a, b)`: two values and an operator.
     Bin(Op, Box<Expr>, Box<Expr>),
+    /// `let NAME = BOUND in BODY`: BOUND named in BODY (dice with no read: a pool variable).
     Let(String, Box<Expr>, Box<Expr>),
+    /// `if C then A else B`: A when C is not 0, else B.
     If(Box<Expr>, Box<Expr>, Box<Expr>),
     /// Logic: 1 or 0, from whether the sides are non-zero.
     And(Box<Expr>, Box<Expr>),
+    /// `a or b`: 1 when either side is not 0.
     Or(Box<Expr>, Box<Expr>),
+    /// `not a`: 1 when `a` is 0.
     Not(Box<Expr>),
     /// Rounds until a condition holds (attrition, a duel): see [`Repeat`].
     Repeat(Box<Repeat>),
@@ -281,12 +331,19 @@ pub enum Expr {
 /// objective; each role is read as a pool variable, and knows its dice's sizes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pick {
+    /// Each role: its name, how many dice it takes, where it is written.
     pub roles: Vec<(String, u32, Col)>,
+    /// The dice rolled: `[1d10, 2d8, 1d6]`.
     pub pool: Expr,
+    /// `only COND`: the dice that may be handed out; None: all of them.
     pub only: Option<CondAst>,
+    /// Whether the objective is pushed up or down.
     pub goal: Goal,
+    /// What the handing out does best for.
     pub objective: Expr,
+    /// `in BODY`: what is read once the dice are handed out; None: the objective.
     pub body: Option<Expr>,
+    /// Where `choose` is written.
     pub col: Col,
 }
 
@@ -300,19 +357,28 @@ pub const MAX_ROLES: usize = 3;
 /// none) reads the dice at the end.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Choose {
+    /// The name the dice are read by (`p`).
     pub name: String,
+    /// The dice rolled (`5d6`).
     pub pool: Expr,
+    /// How many times dice may be rerolled: 1, `twice`, or `N times`.
     pub rerolls: u32,
+    /// Whether the objective is pushed up or down.
     pub goal: Goal,
+    /// What the rerolls do best for.
     pub objective: Expr,
+    /// `in BODY`: what is read from the final dice; None: the objective.
     pub body: Option<Expr>,
+    /// Where `reroll` is written.
     pub col: Col,
 }
 
 /// Which way a choice pushes its objective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Goal {
+    /// `to maximise`: the highest mean (or probability).
     Maximise,
+    /// `to minimise`: the lowest.
     Minimise,
 }
 
@@ -326,12 +392,19 @@ pub const MAX_REROLLS: u32 = 5;
 /// that would pass the limit is not played: the state stays unfinished.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Repeat {
+    /// Each state variable: its name, its first value, where it is written (`a = 10`).
     pub state: Vec<(String, Expr, Col)>,
+    /// The rounds end when this is not 0; checked before each round.
     pub until: Expr,
+    /// A round's `let`s, rolled afresh each round before the updates.
     pub lets: Vec<(String, Expr)>,
+    /// Each state variable's new value after a round (`a = a - 2d6`), where it is written.
     pub updates: Vec<(String, Expr, Col)>,
+    /// The most rounds played: `limit N`, else [`DEFAULT_LIMIT`].
     pub limit: u32,
+    /// What is read when the rounds end (`then EXPR`).
     pub body: Expr,
+    /// Where `repeat` is written.
     pub col: Col,
 }
 
@@ -445,7 +518,9 @@ pub enum Versus {
 /// A syntax error: where, what was found and what was expected.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SyntaxError {
+    /// Where the error is: characters from the start of the text.
     pub col: Col,
+    /// What was expected and what was found instead.
     pub message: String,
 }
 

@@ -18,6 +18,7 @@ use crate::model::{Compiled, Headline, Metric, Trial};
 use config::{Scenario, Ties};
 use program::Node;
 
+/// The `dice` system: a scenario's result written in the dice language.
 pub struct Dice;
 
 /// Most values a scenario's result may span (its Monte Carlo histogram).

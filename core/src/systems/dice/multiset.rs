@@ -39,12 +39,15 @@ const NONE: Num = Num::MIN;
 /// the condition that picks the dice taking part (`only`).
 #[derive(Clone, Debug)]
 pub struct Source {
+    /// Which pool of the pass, by index.
     pub pool: usize,
     /// (end, how many kept, of how many dice): a keep sees the dice the one before kept.
     pub keeps: Vec<(End, u32, u32)>,
+    /// `only COND`: the dice that take part; None: all.
     pub only: Option<Cond>,
-    /// The pool's faces span, for `min` / `max` in a condition.
+    /// The pool's lowest face, for `min` in a condition.
     pub lo: i64,
+    /// The pool's highest face, for `max` in a condition.
     pub hi: i64,
 }
 
@@ -94,9 +97,11 @@ impl Source {
 /// How a multiset of dice becomes a number, visited highest first.
 #[derive(Clone, Copy, Debug)]
 pub struct Reading {
+    /// The read: sum, count, highest and so on.
     pub agg: Agg,
-    /// The faces span of the dice read, for `count max` / `count min`.
+    /// The lowest face of the dice read, for `count min`.
     pub lo: i64,
+    /// The highest face of the dice read, for `count max`.
     pub hi: i64,
 }
 
@@ -173,10 +178,15 @@ pub enum Read {
     /// Two sources die by die (`pairs`, `beats`, `cancel`): the first's dice left, read
     /// by a [`Reading`] (counted when None).
     Meet {
+        /// `pairs`, `beats` or `cancel`.
         kind: Versus,
+        /// The first side, whose dice are counted or read.
         a: Source,
+        /// The second side.
         b: Source,
+        /// Ties go to the first side.
         ties: bool,
+        /// How the first side's dice left are read; None: counted.
         read: Option<Reading>,
     },
 }
@@ -218,12 +228,15 @@ impl Read {
 /// One pool of a pass: groups of identical dice, each die a distribution.
 #[derive(Clone, Debug)]
 pub struct PoolIn {
+    /// Each group: how many dice, and one die's distribution.
     pub groups: Vec<(u32, Dist)>,
 }
 
 /// Several pools read jointly by several reads.
 pub struct Pass {
+    /// The pools, each rolled once.
     pub pools: Vec<PoolIn>,
+    /// The reads, whose values come out jointly.
     pub reads: Vec<Read>,
 }
 

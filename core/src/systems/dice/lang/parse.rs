@@ -92,6 +92,9 @@ pub(super) fn lex(text: &str) -> Result<Vec<(Tok, Col)>, SyntaxError> {
     Ok(out)
 }
 
+/// How an operator joins its two sides into one expression.
+type Join = fn(Box<Expr>, Box<Expr>) -> Expr;
+
 pub(super) struct Parser {
     toks: Vec<(Tok, Col)>,
     at: usize,
@@ -177,18 +180,89 @@ impl Parser {
         matches!(self.peek(), Tok::Sym(x) if *x == s)
     }
 
-    /// Take a leading `-` if there is one.
-    fn minus(&mut self) -> bool {
-        let neg = self.is_sym("-");
-        if neg {
+    /// Take `s` if it comes next.
+    fn eat_sym(&mut self, s: &str) -> bool {
+        let here = self.is_sym(s);
+        if here {
             self.next();
         }
-        neg
+        here
+    }
+
+    /// Take the word `w` if it comes next.
+    fn eat_word(&mut self, w: &str) -> bool {
+        let here = self.is_word(w);
+        if here {
+            self.next();
+        }
+        here
+    }
+
+    /// The next token as `want` reads it, or an error that `expected` was wanted.
+    /// The error stands one token back when the text has ended (`let` alone is
+    /// "expected a name ..., found `let`").
+    fn take<T>(
+        &mut self,
+        expected: &str,
+        want: impl FnOnce(Tok) -> Option<T>,
+    ) -> Result<T, SyntaxError> {
+        let (tok, _) = self.next();
+        want(tok).ok_or_else(|| {
+            self.at -= 1;
+            self.unexpected(expected)
+        })
+    }
+
+    /// A name the text gives (a word of its own, not one of the language's).
+    fn name(&mut self, expected: &str) -> Result<String, SyntaxError> {
+        self.take(expected, |t| match t {
+            Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => Some(w),
+            _ => None,
+        })
+    }
+
+    /// After an item of a list: `,` (true: another follows) or the list's closing
+    /// `close` (false).
+    fn another(&mut self, close: &str) -> Result<bool, SyntaxError> {
+        if self.eat_sym(",") {
+            return Ok(true);
+        }
+        self.expect_sym(close)?;
+        Ok(false)
+    }
+
+    /// The comparison written next, if one is (not taken).
+    fn comparison(&self) -> Option<Cmp> {
+        match self.peek() {
+            Tok::Sym("<=") => Some(Cmp::Le),
+            Tok::Sym(">=") => Some(Cmp::Ge),
+            Tok::Sym("<") => Some(Cmp::Lt),
+            Tok::Sym(">") => Some(Cmp::Gt),
+            Tok::Sym("==") => Some(Cmp::Eq),
+            Tok::Sym("!=") => Some(Cmp::Ne),
+            _ => None,
+        }
+    }
+
+    /// One level of left-to-right operators, `a - b + c` or `a or b or c`: each operand
+    /// read by `operand`, joined by the entry of `ops` whose symbol or word comes between.
+    fn chain(
+        &mut self,
+        depth: usize,
+        operand: fn(&mut Self, usize) -> Result<Expr, SyntaxError>,
+        ops: &[(&str, Join)],
+    ) -> Result<Expr, SyntaxError> {
+        let mut a = operand(self, depth)?;
+        while let Some((_, join)) = ops.iter().find(|(s, _)| self.is_sym(s) || self.is_word(s)) {
+            self.next();
+            let b = operand(self, depth)?;
+            a = join(Box::new(a), Box::new(b));
+        }
+        Ok(a)
     }
 
     fn expect_sym(&mut self, s: &str) -> Result<(), SyntaxError> {
-        if self.is_sym(s) {
-            self.next();
+        if self.eat_sym(s) {
             Ok(())
         } else {
             Err(self.unexpected(&format!("`{s}`")))
@@ -196,8 +270,7 @@ impl Parser {
     }
 
     fn expect_word(&mut self, w: &str) -> Result<(), SyntaxError> {
-        if self.is_word(w) {
-            self.next();
+        if self.eat_word(w) {
             Ok(())
         } else {
             Err(self.unexpected_of(&format!("`{w}`"), &[w]))
@@ -232,23 +305,15 @@ impl Parser {
 
     fn expr(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         self.depth_check(depth)?;
-        if self.is_word("let") {
-            self.next();
-            let name = match self.next() {
-                (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
-                _ => {
-                    self.at -= 1;
-                    return Err(self.unexpected("a name for the value"));
-                }
-            };
+        if self.eat_word("let") {
+            let name = self.name("a name for the value")?;
             self.expect_sym("=")?;
             let bound = self.expr(depth + 1)?;
             self.expect_word("in")?;
             let body = self.expr(depth + 1)?;
             return Ok(Expr::Let(name, Box::new(bound), Box::new(body)));
         }
-        if self.is_word("if") {
-            self.next();
+        if self.eat_word("if") {
             let c = self.expr(depth + 1)?;
             self.expect_word("then")?;
             let a = self.expr(depth + 1)?;
@@ -283,8 +348,7 @@ impl Parser {
         };
         self.next();
         let objective = self.expr(depth + 1)?;
-        let body = if self.is_word("in") {
-            self.next();
+        let body = if self.eat_word("in") {
             Some(self.expr(depth + 1)?)
         } else {
             None
@@ -299,15 +363,8 @@ impl Parser {
         let mut roles = Vec::new();
         loop {
             let at = self.col();
-            let name = match self.next() {
-                (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
-                _ => {
-                    self.at -= 1;
-                    return Err(self.unexpected(
-                        "a name for the dice chosen (`choose total = 2, effect = 1 from ...`)",
-                    ));
-                }
-            };
+            let name =
+                self.name("a name for the dice chosen (`choose total = 2, effect = 1 from ...`)")?;
             self.expect_sym("=")?;
             let k = match self.peek() {
                 Tok::Int(k) if (1..=12).contains(k) => *k as u32,
@@ -324,10 +381,9 @@ impl Parser {
                 });
             }
             roles.push((name, k, at));
-            if !self.is_sym(",") {
+            if !self.eat_sym(",") {
                 break;
             }
-            self.next();
         }
         if roles.len() > MAX_ROLES {
             return Err(SyntaxError {
@@ -337,12 +393,7 @@ impl Parser {
         }
         self.expect_word("from")?;
         let pool = self.pool(depth + 1)?;
-        let only = if self.is_word("only") {
-            self.next();
-            self.cond(false)?
-        } else {
-            None
-        };
+        let only = self.only()?;
         let (goal, objective, body) = self.goal(depth)?;
         Ok(Expr::Pick(Box::new(Pick {
             roles,
@@ -359,19 +410,10 @@ impl Parser {
     fn choose(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         let col = self.col();
         self.next();
-        let name = match self.next() {
-            (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
-            _ => {
-                self.at -= 1;
-                return Err(
-                    self.unexpected("a name for the dice (`reroll p = 5d6 to maximise ...`)")
-                );
-            }
-        };
+        let name = self.name("a name for the dice (`reroll p = 5d6 to maximise ...`)")?;
         self.expect_sym("=")?;
         let pool = self.expr(depth + 1)?;
-        let rerolls = if self.is_word("twice") {
-            self.next();
+        let rerolls = if self.eat_word("twice") {
             2
         } else if let Tok::Int(n) = self.peek() {
             let n = *n;
@@ -401,28 +443,15 @@ impl Parser {
     }
 
     fn or(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
-        let mut a = self.and(depth)?;
-        while self.is_word("or") {
-            self.next();
-            let b = self.and(depth)?;
-            a = Expr::Or(Box::new(a), Box::new(b));
-        }
-        Ok(a)
+        self.chain(depth, Self::and, &[("or", Expr::Or)])
     }
 
     fn and(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
-        let mut a = self.not(depth)?;
-        while self.is_word("and") {
-            self.next();
-            let b = self.not(depth)?;
-            a = Expr::And(Box::new(a), Box::new(b));
-        }
-        Ok(a)
+        self.chain(depth, Self::not, &[("and", Expr::And)])
     }
 
     fn not(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
-        if self.is_word("not") {
-            self.next();
+        if self.eat_word("not") {
             self.depth_check(depth + 1)?;
             return Ok(Expr::Not(Box::new(self.not(depth + 1)?)));
         }
@@ -432,13 +461,7 @@ impl Parser {
     /// `NAME = EXPR` (a state variable and its value).
     fn assignment(&mut self, depth: usize) -> Result<(String, Expr, Col), SyntaxError> {
         let col = self.col();
-        let name = match self.next() {
-            (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
-            _ => {
-                self.at -= 1;
-                return Err(self.unexpected("a state variable's name"));
-            }
-        };
+        let name = self.name("a state variable's name")?;
         self.expect_sym("=")?;
         Ok((name, self.expr(depth + 1)?, col))
     }
@@ -447,8 +470,7 @@ impl Parser {
         let col = self.col();
         self.next();
         let mut state = vec![self.assignment(depth)?];
-        while self.is_sym(",") {
-            self.next();
+        while self.eat_sym(",") {
             state.push(self.assignment(depth)?);
         }
         if state.len() > MAX_STATE {
@@ -461,34 +483,28 @@ impl Parser {
         let until = self.expr(depth + 1)?;
         self.expect_word("do")?;
         let mut lets = Vec::new();
-        while self.is_word("let") {
-            self.next();
+        while self.eat_word("let") {
             let (name, bound, _) = self.assignment(depth)?;
             self.expect_word("in")?;
             lets.push((name, bound));
         }
         let mut updates = vec![self.assignment(depth)?];
-        while self.is_sym(",") {
-            self.next();
+        while self.eat_sym(",") {
             updates.push(self.assignment(depth)?);
         }
         let mut limit = DEFAULT_LIMIT;
-        if self.is_word("limit") {
-            self.next();
-            match self.next() {
-                (Tok::Int(n), _) if (1..=MAX_LIMIT as i64).contains(&n) => limit = n as u32,
-                _ => {
-                    self.at -= 1;
-                    return Err(
-                        self.unexpected(&format!("a number of rounds from 1 to {MAX_LIMIT}"))
-                    );
-                }
-            }
+        if self.eat_word("limit") {
+            limit = self.take(
+                &format!("a number of rounds from 1 to {MAX_LIMIT}"),
+                |t| match t {
+                    Tok::Int(n) if (1..=MAX_LIMIT as i64).contains(&n) => Some(n as u32),
+                    _ => None,
+                },
+            )?;
         }
-        if !self.is_word("then") {
+        if !self.eat_word("then") {
             return Err(self.unexpected("`,` and another update, `limit N` or `then`"));
         }
-        self.next();
         let body = self.expr(depth + 1)?;
         Ok(Expr::Repeat(Box::new(Repeat {
             state,
@@ -503,16 +519,7 @@ impl Parser {
 
     fn compare(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         let a = self.sum(depth)?;
-        let cmp = match self.peek() {
-            Tok::Sym("<=") => Some(Cmp::Le),
-            Tok::Sym(">=") => Some(Cmp::Ge),
-            Tok::Sym("<") => Some(Cmp::Lt),
-            Tok::Sym(">") => Some(Cmp::Gt),
-            Tok::Sym("==") => Some(Cmp::Eq),
-            Tok::Sym("!=") => Some(Cmp::Ne),
-            _ => None,
-        };
-        match cmp {
+        match self.comparison() {
             Some(c) => {
                 self.next();
                 let b = self.sum(depth)?;
@@ -523,36 +530,29 @@ impl Parser {
     }
 
     fn sum(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
-        let mut a = self.product(depth)?;
-        loop {
-            let op = match self.peek() {
-                Tok::Sym("+") => Op::Add,
-                Tok::Sym("-") => Op::Sub,
-                _ => return Ok(a),
-            };
-            self.next();
-            let b = self.product(depth)?;
-            a = Expr::Bin(op, Box::new(a), Box::new(b));
-        }
+        self.chain(
+            depth,
+            Self::product,
+            &[
+                ("+", |a, b| Expr::Bin(Op::Add, a, b)),
+                ("-", |a, b| Expr::Bin(Op::Sub, a, b)),
+            ],
+        )
     }
 
     fn product(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
-        let mut a = self.unary(depth)?;
-        loop {
-            let op = match self.peek() {
-                Tok::Sym("*") => Op::Mul,
-                Tok::Sym("/") => Op::Div,
-                _ => return Ok(a),
-            };
-            self.next();
-            let b = self.unary(depth)?;
-            a = Expr::Bin(op, Box::new(a), Box::new(b));
-        }
+        self.chain(
+            depth,
+            Self::unary,
+            &[
+                ("*", |a, b| Expr::Bin(Op::Mul, a, b)),
+                ("/", |a, b| Expr::Bin(Op::Div, a, b)),
+            ],
+        )
     }
 
     fn unary(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
-        if self.is_sym("-") {
-            self.next();
+        if self.eat_sym("-") {
             self.depth_check(depth + 1)?;
             return Ok(Expr::Neg(Box::new(self.unary(depth + 1)?)));
         }
@@ -562,8 +562,7 @@ impl Parser {
     /// A die after `d`: `6`, `F`, `%`, or `{faces}`.
     fn die(&mut self, d: &str) -> Result<Die, SyntaxError> {
         let sides = &d[1..];
-        if sides.is_empty() && self.is_sym("(") {
-            self.next();
+        if sides.is_empty() && self.eat_sym("(") {
             let e = self.expr(1)?;
             self.expect_sym(")")?;
             return Ok(Die {
@@ -581,7 +580,7 @@ impl Parser {
                 self.expect_sym("{")?;
                 let mut faces = Vec::new();
                 loop {
-                    let neg = self.minus();
+                    let neg = self.eat_sym("-");
                     let mut written: Vec<(String, u32)> = Vec::new();
                     let v = match self.next() {
                         (Tok::Int(n), _) => n,
@@ -596,37 +595,28 @@ impl Parser {
                                     Some((_, c)) => *c += 1,
                                     None => written.push((w.clone(), 1)),
                                 }
-                                if !self.is_sym("+") {
+                                if !self.eat_sym("+") {
                                     break;
                                 }
-                                self.next();
-                                match self.next() {
-                                    (Tok::Word(x), _) => w = x,
-                                    _ => {
-                                        self.at -= 1;
-                                        return Err(self.unexpected("a symbol's name after `+`"));
-                                    }
-                                }
+                                w = self.take("a symbol's name after `+`", |t| match t {
+                                    Tok::Word(x) => Some(x),
+                                    _ => None,
+                                })?;
                             }
                             v
                         }
                         (Tok::Word(w), _) if !neg => {
                             written.push((w.clone(), 1));
-                            if self.is_sym("=") {
-                                self.next();
-                                let neg = self.minus();
-                                match self.next() {
-                                    (Tok::Int(n), _) => {
-                                        if neg {
-                                            -n
-                                        } else {
-                                            n
-                                        }
-                                    }
-                                    _ => {
-                                        self.at -= 1;
-                                        return Err(self.unexpected("the face's value"));
-                                    }
+                            if self.eat_sym("=") {
+                                let neg = self.eat_sym("-");
+                                let n = self.take("the face's value", |t| match t {
+                                    Tok::Int(n) => Some(n),
+                                    _ => None,
+                                })?;
+                                if neg {
+                                    -n
+                                } else {
+                                    n
                                 }
                             } else if NOTHING.contains(&w.to_ascii_lowercase().as_str()) {
                                 0
@@ -645,15 +635,11 @@ impl Parser {
                         *c = v.max(0) as u32;
                     }
                     // `face * N`: N copies (a deck's cards, a die's repeated faces).
-                    let copies = if self.is_sym("*") {
-                        self.next();
-                        match self.next() {
-                            (Tok::Int(n), _) if (1..=1_000).contains(&n) => n as usize,
-                            _ => {
-                                self.at -= 1;
-                                return Err(self.unexpected("how many copies, 1 to 1,000"));
-                            }
-                        }
+                    let copies = if self.eat_sym("*") {
+                        self.take("how many copies, 1 to 1,000", |t| match t {
+                            Tok::Int(n) if (1..=1_000).contains(&n) => Some(n as usize),
+                            _ => None,
+                        })?
                     } else {
                         1
                     };
@@ -664,12 +650,9 @@ impl Parser {
                     if faces.len() > 1_000 {
                         return Err(self.unexpected("at most 1,000 faces"));
                     }
-                    if self.is_sym(",") {
-                        self.next();
-                        continue;
+                    if !self.another("}")? {
+                        break;
                     }
-                    self.expect_sym("}")?;
-                    break;
                 }
                 faces
             }
@@ -764,27 +747,17 @@ impl Parser {
     /// A condition: `>= 7`, `10` (equal), `>= target` (a stat), `>= (dc - 2)`, `max`,
     /// `min`.
     fn cond(&mut self, optional: bool) -> Result<Option<CondAst>, SyntaxError> {
-        let cmp = match self.peek() {
-            Tok::Sym("<=") => Some(Cmp::Le),
-            Tok::Sym(">=") => Some(Cmp::Ge),
-            Tok::Sym("<") => Some(Cmp::Lt),
-            Tok::Sym(">") => Some(Cmp::Gt),
-            Tok::Sym("==") => Some(Cmp::Eq),
-            Tok::Sym("!=") => Some(Cmp::Ne),
-            _ => None,
-        };
+        let cmp = self.comparison();
         if cmp.is_some() {
             self.next();
         }
-        if self.is_word("max") {
-            self.next();
+        if self.eat_word("max") {
             return Ok(Some(CondOf::Max));
         }
-        if self.is_word("min") {
-            self.next();
+        if self.eat_word("min") {
             return Ok(Some(CondOf::Min));
         }
-        let neg = self.minus();
+        let neg = self.eat_sym("-");
         let value = match self.peek().clone() {
             Tok::Int(n) => {
                 self.next();
@@ -844,8 +817,7 @@ impl Parser {
     fn pool(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         let col = self.col();
         let mut groups = Vec::new();
-        let atom = if self.is_sym("[") {
-            self.next();
+        let atom = if self.eat_sym("[") {
             loop {
                 match self.group(depth)? {
                     Lead::Group(g) => groups.push(g),
@@ -855,12 +827,9 @@ impl Parser {
                     }
                     Lead::Nothing => return Err(self.unexpected("dice, e.g. `2d6`")),
                 }
-                if self.is_sym(",") {
-                    self.next();
-                    continue;
+                if !self.another("]")? {
+                    break;
                 }
-                self.expect_sym("]")?;
-                break;
             }
             None
         } else {
@@ -875,40 +844,26 @@ impl Parser {
         };
         let mut mods = Vec::new();
         loop {
-            let m = if self.is_word("explode") {
-                self.next();
+            let m = if self.eat_word("explode") {
                 ModOf::Explode(self.cond(true)?.unwrap_or(CondOf::Max))
-            } else if self.is_word("again") {
-                self.next();
+            } else if self.eat_word("again") {
                 ModOf::Again(self.cond(true)?.unwrap_or(CondOf::Max))
-            } else if self.is_word("depth") {
-                self.next();
+            } else if self.eat_word("depth") {
+                let expected = format!("the most extra rolls of a chain, 0 to {MAX_CHAIN}");
                 match self.number(depth)? {
                     Some(Expr::Num(n)) if n > MAX_CHAIN as i64 => {
                         self.at -= 1;
-                        return Err(self.unexpected(&format!(
-                            "the most extra rolls of a chain, 0 to {MAX_CHAIN}"
-                        )));
+                        return Err(self.unexpected(&expected));
                     }
                     Some(e) => ModOf::Depth(Box::new(e)),
-                    None => {
-                        return Err(self.unexpected(&format!(
-                            "the most extra rolls of a chain, 0 to {MAX_CHAIN}"
-                        )))
-                    }
+                    None => return Err(self.unexpected(&expected)),
                 }
-            } else if self.is_word("reroll") {
-                self.next();
+            } else if self.eat_word("reroll") {
                 let c = self.cond(false)?.unwrap_or(CondOf::Min);
-                let always = if self.is_word("always") {
-                    self.next();
-                    true
-                } else {
-                    if self.is_word("once") {
-                        self.next();
-                    }
-                    false
-                };
+                let always = self.eat_word("always");
+                if !always {
+                    self.eat_word("once");
+                }
                 ModOf::Reroll(c, always)
             } else if self.is_word("keep") || self.is_word("drop") {
                 let keep = self.is_word("keep");
@@ -986,20 +941,17 @@ impl Parser {
 
     /// `only COND` after a side of `pairs`, `beats` or `cancel`: the dice that take part.
     fn only(&mut self) -> Result<Option<CondAst>, SyntaxError> {
-        if !self.is_word("only") {
+        if !self.eat_word("only") {
             return Ok(None);
         }
-        self.next();
         self.cond(false)
     }
 
     /// A read of dice (`sum`, `count ...`, `highest`, `lowest`, `maxset`), if one is written.
     fn read_of_dice(&mut self) -> Result<Option<AggAst>, SyntaxError> {
-        Ok(if self.is_word("sum") {
-            self.next();
+        Ok(if self.eat_word("sum") {
             Some(AggOf::Sum)
-        } else if self.is_word("count") {
-            self.next();
+        } else if self.eat_word("count") {
             match self.peek().clone() {
                 // `count success`: a symbol of named faces (a bare name; `count >= w`
                 // compares with a value).
@@ -1010,17 +962,13 @@ impl Parser {
                 }
                 _ => Some(AggOf::Count(self.cond(false)?.unwrap_or(CondOf::Max))),
             }
-        } else if self.is_word("highest") {
-            self.next();
+        } else if self.eat_word("highest") {
             Some(AggOf::Highest)
-        } else if self.is_word("lowest") {
-            self.next();
+        } else if self.eat_word("lowest") {
             Some(AggOf::Lowest)
-        } else if self.is_word("maxset") {
-            self.next();
+        } else if self.eat_word("maxset") {
             Some(AggOf::MaxSet)
-        } else if self.is_word("straight") {
-            self.next();
+        } else if self.eat_word("straight") {
             Some(AggOf::Straight)
         } else {
             None
@@ -1041,15 +989,13 @@ impl Parser {
         let mut weapons: Vec<(Expr, Option<Expr>)> = Vec::new();
         loop {
             let at = self.col();
-            let key = match self.next() {
-                (Tok::Word(w), _) => w,
-                _ => {
-                    self.at -= 1;
-                    return Err(
-                        self.unexpected("`models =`, `wounds =`, `hits =`, `damage =` or `spill`")
-                    );
-                }
-            };
+            let key = self.take(
+                "`models =`, `wounds =`, `hits =`, `damage =` or `spill`",
+                |t| match t {
+                    Tok::Word(w) => Some(w),
+                    _ => None,
+                },
+            )?;
             if key == "spill" {
                 spill = true;
             } else {
@@ -1079,12 +1025,9 @@ impl Parser {
                     }
                 }
             }
-            if self.is_sym(",") {
-                self.next();
-                continue;
+            if !self.another(")")? {
+                break;
             }
-            self.expect_sym(")")?;
-            break;
         }
         let (Some(models), Some(wounds)) = (models, wounds) else {
             return Err(SyntaxError {
@@ -1101,8 +1044,7 @@ impl Parser {
                 ),
             });
         }
-        let body = if self.is_word("then") {
-            self.next();
+        let body = if self.eat_word("then") {
             self.expr(depth + 1)?
         } else {
             Expr::Name("killed".into(), col)
@@ -1121,15 +1063,7 @@ impl Parser {
         let mut fields: Vec<(String, Expr, Col)> = Vec::new();
         loop {
             let at = self.col();
-            let name = match self.next() {
-                (Tok::Word(w), _) if !KEYWORDS.contains(&w.as_str()) => w,
-                _ => {
-                    self.at -= 1;
-                    return Err(
-                        self.unexpected("a result's name, e.g. `{ hits = 3d6 count >= 5 }`")
-                    );
-                }
-            };
+            let name = self.name("a result's name, e.g. `{ hits = 3d6 count >= 5 }`")?;
             if fields.iter().any(|(n, ..)| *n == name) {
                 return Err(SyntaxError {
                     col: at,
@@ -1144,14 +1078,12 @@ impl Parser {
                     message: format!("a record has at most {MAX_FIELDS} results"),
                 });
             }
-            if self.is_sym(",") {
-                self.next();
+            if self.eat_sym(",") {
                 continue;
             }
-            if !self.is_sym("}") {
+            if !self.eat_sym("}") {
                 return Err(self.unexpected("`,` and another result, or `}`"));
             }
-            self.next();
             return Ok(Expr::Record(fields, col));
         }
     }
@@ -1173,8 +1105,7 @@ impl Parser {
             self.expect_sym(",")?;
             let b = self.pool(depth + 1)?;
             let only_b = self.only()?;
-            let ties = if self.is_sym(",") && kind != Versus::Cancel {
-                self.next();
+            let ties = if kind != Versus::Cancel && self.eat_sym(",") {
                 self.expect_word("ties")?;
                 true
             } else {
@@ -1224,12 +1155,9 @@ impl Parser {
             loop {
                 let b = self.expr(depth + 1)?;
                 e = Expr::Bin(op, Box::new(e), Box::new(b));
-                if self.is_sym(",") {
-                    self.next();
-                    continue;
+                if !self.another(")")? {
+                    return Ok(e);
                 }
-                self.expect_sym(")")?;
-                return Ok(e);
             }
         }
         // A number, a name or a parenthesised expression: what a modifier takes too.

@@ -36,6 +36,7 @@ pub struct Choice {
     die: DieSpec,
     /// The die's values, ascending: a roll is how many dice show each.
     values: Vec<i64>,
+    /// How many dice are rolled.
     pub n: u32,
     rerolls: u32,
     /// Per rerolls left (index `t - 1`), per roll (its counts packed, see [`Packing`]):

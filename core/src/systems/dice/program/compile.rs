@@ -6,7 +6,9 @@ use super::*;
 /// A compile error at a column of the expression.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompileError {
+    /// Where in the expression (characters from 0).
     pub col: usize,
+    /// What is wrong, for the designer.
     pub message: String,
 }
 

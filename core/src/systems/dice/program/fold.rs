@@ -17,10 +17,13 @@ pub const MAX_ENTRIES: usize = 1 << 14;
 pub struct Folded {
     /// Each `let`'s bound, at scope depth 0, 1, ... (a bound may read the ones before).
     pub bounds: Vec<Bound>,
-    /// Each bound's lowest value and its place value in `values`.
+    /// Each bound's lowest value.
     pub lo: Vec<i64>,
+    /// Each bound's highest value (values past it are clamped to it).
     pub hi: Vec<i64>,
+    /// Each bound's place value in `values`.
     pub stride: Vec<usize>,
+    /// The body's value for every combination of the bounds' values.
     pub values: Vec<i64>,
     /// Every bound a single table (none reads a `let` before it): drawn in a loop
     /// that touches no scratch.
@@ -93,6 +96,7 @@ pub enum Bound {
     /// A pool whose every die is one draw from one table (5d6 count >= 3: one draw over
     /// the 7,776 ways its dice land): drawn here, with no walk of the tree.
     Table(Table),
+    /// Any other bound: the tree walked by the sampler.
     Node(Node),
 }
 

@@ -30,25 +30,39 @@ use choice::Choice;
 use pick::Picker;
 use rand::Rng as _;
 
+/// A compiled expression: what both engines (exact and Monte Carlo) read.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Node {
+    /// A number known at compile.
     Num(i64),
     /// A `let` value, by its depth in the scope.
     Var(usize),
+    /// `-x`, saturating.
     Neg(Box<Node>),
+    /// `a + b`, saturating (as are `-` and `*`).
     Add(Box<Node>, Box<Node>),
+    /// `a - b`.
     Sub(Box<Node>, Box<Node>),
+    /// `a * b`.
     Mul(Box<Node>, Box<Node>),
+    /// `a / b`, rounding down; by 0 it gives 0.
     Div(Box<Node>, Box<Node>),
+    /// `max(a, b)`.
     Max(Box<Node>, Box<Node>),
+    /// `min(a, b)`.
     Min(Box<Node>, Box<Node>),
+    /// A comparison: 1 when it holds, else 0.
     Cmp(Cmp, Box<Node>, Box<Node>),
+    /// `let`: the value bound at the next scope depth, then the body.
     Let(Box<Node>, Box<Node>),
     /// A pool rolled once and read several times in the body: its dice sit at `offset`
     /// of the sampler's scratch.
     LetPool {
+        /// The pool rolled.
         spec: Box<PoolSpec>,
+        /// Where its dice sit in the scratch.
         offset: usize,
+        /// What reads the dice.
         body: Box<Node>,
         /// Rerolled by a choice (`reroll p = 5d6 to maximise ...`) before the body reads
         /// them.
@@ -56,7 +70,9 @@ pub enum Node {
     },
     /// A read of the pool variable at scope depth `i`.
     PoolVar(Box<PoolRead>),
+    /// `if C then A else B`: A when C is not 0.
     If(Box<Node>, Box<Node>, Box<Node>),
+    /// A pool rolled and read at once (`4d6 drop lowest`, `5d10 count >= 7`).
     Pool(Box<PoolSpec>),
     /// Two pools die by die ([`Versus`]); `ties`: ties go to the first.
     Versus(Versus, Box<PoolSpec>, Box<PoolSpec>, bool),
@@ -84,9 +100,13 @@ pub enum Node {
 /// of each that take part (`only`), and how the first side's dice left are read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Meeting {
+    /// `pairs`, `beats` or `cancel`.
     pub kind: Versus,
+    /// The first side (whose dice are counted) and the second.
     pub sides: [Side; 2],
+    /// Each side's `only`: the dice that take part; None: all.
     pub only: [Option<Cond>; 2],
+    /// Ties go to the first side.
     pub ties: bool,
     /// None: the first side's dice left are counted.
     pub read: Option<Agg>,
@@ -95,16 +115,21 @@ pub struct Meeting {
 /// One side of a [`Meeting`].
 #[derive(Clone, Debug, PartialEq)]
 pub enum Side {
+    /// A pool rolled here.
     Pool(Box<PoolSpec>),
     /// A pool variable at scope depth `i`, its dice at `offset` of the scratch.
     Var {
+        /// Its scope depth.
         i: usize,
+        /// Where its dice sit in the scratch.
         offset: usize,
+        /// The pool it was bound to.
         spec: Box<PoolSpec>,
     },
 }
 
 impl Side {
+    /// The pool this side's dice come from.
     pub fn spec(&self) -> &PoolSpec {
         match self {
             Side::Pool(p) | Side::Var { spec: p, .. } => p,
@@ -156,24 +181,34 @@ pub fn face_span(p: &PoolSpec) -> (i64, i64) {
 /// the rounds played at `d + k`; `until`, `step` and `body` see them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Repeat {
+    /// Each state variable's first value.
     pub init: Vec<Node>,
+    /// The rounds end when this is not 0; checked before each round.
     pub until: Node,
     /// The round's `let`s around an [`Node::Emit`] of every state variable.
     pub step: Node,
+    /// The most rounds played.
     pub limit: u32,
+    /// What is read when the rounds end.
     pub body: Node,
 }
 
 /// How a pool variable is read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PoolRead {
+    /// The variable's scope depth.
     pub i: usize,
+    /// Where its dice sit in the scratch.
     pub offset: usize,
+    /// How many dice it holds (its kept dice).
     pub len: usize,
+    /// A `keep`/`drop` of them before the read (an end and how many).
     pub keep: Option<(End, u32)>,
+    /// The read.
     pub agg: Agg,
-    /// The pool's faces span, for `count max` / `count min`.
+    /// The pool's lowest face, for `count min`.
     pub lo: i64,
+    /// The pool's highest face, for `count max`.
     pub hi: i64,
     /// The pool, for bounds.
     pub spec: Box<PoolSpec>,
@@ -190,6 +225,7 @@ pub struct PoolRead {
 pub struct ReadParams {
     /// A drop, its end, the count.
     pub keep: Option<(bool, End, Node)>,
+    /// The face of a `count` compared with, when it is a value.
     pub face: Option<Node>,
 }
 

@@ -45,10 +45,13 @@ pub struct Picker {
     pub only: Option<Cond>,
     /// Per role: how many dice it takes and where they sit in the scratch.
     pub roles: Vec<(u32, usize)>,
+    /// Whether the objective is pushed up or down.
     pub goal: Goal,
     /// Reads the roles (at scope depths `depth..depth + roles`) and numbers only.
     pub objective: Node,
+    /// What is read once the dice are handed out (the objective when none is written).
     pub body: Node,
+    /// The scope depth of the first role.
     pub depth: usize,
 }
 

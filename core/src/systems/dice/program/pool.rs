@@ -20,13 +20,19 @@ pub(super) fn faces_len(faces: &[i64]) -> u64 {
 /// One kind of die with its own modifiers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DieSpec {
+    /// The faces, each equally likely (repeats allowed: `d{1,1,2}`).
     pub faces: Vec<i64>,
+    /// `explode COND`: a face meeting it rolls again and adds.
     pub explode: Option<Cond>,
+    /// `reroll COND`: a face meeting it is rolled again, once (false) or until it does
+    /// not (`always`, true).
     pub reroll: Option<(Cond, bool)>,
+    /// The most extra rolls of an explosion or `again` chain (`depth N`, else [`DEPTH`]).
     pub depth: u32,
-    /// The lowest and highest face (`min` and `max` in a condition), kept so that a
-    /// roll does not scan the faces.
+    /// The lowest face (`min` in a condition), kept so that a roll does not scan the
+    /// faces.
     pub lo_face: i64,
+    /// The highest face (`max` in a condition), kept likewise.
     pub hi_face: i64,
     /// 2^64 mod faces: Lemire's rejection threshold, computed once, not per die.
     pub reject: u64,
@@ -37,6 +43,7 @@ pub struct DieSpec {
 }
 
 impl DieSpec {
+    /// A plain die with these faces: no modifiers, not a deck.
     pub fn new(faces: Vec<i64>) -> Self {
         let lo_face = faces.iter().copied().min().unwrap_or(0);
         let hi_face = faces.iter().copied().max().unwrap_or(0);
@@ -64,10 +71,12 @@ impl DieSpec {
             }
         }
     }
+    /// The lowest face (`min` in a condition).
     #[inline(always)]
     pub fn lo(&self) -> i64 {
         self.lo_face
     }
+    /// The highest face (`max` in a condition).
     #[inline(always)]
     pub fn hi(&self) -> i64 {
         self.hi_face
@@ -113,10 +122,13 @@ impl DieSpec {
 /// A pool: its groups of dice, what adds dice, what is kept, how it is read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PoolSpec {
+    /// Each group: how many dice, and the die.
     pub groups: Vec<(u32, DieSpec)>,
+    /// `again COND`: a die meeting it adds another die to the pool.
     pub again: Option<Cond>,
     /// Keep this many from this end (a drop is a keep of the rest).
     pub keep: Option<(End, u32)>,
+    /// How the kept dice become one number.
     pub agg: Agg,
     /// For Monte Carlo: the pool's plain dice rolled a few at a time, as one exactly
     /// uniform draw over every way they can land, read through a table.
@@ -136,7 +148,9 @@ pub struct PoolSpec {
 /// face shows), so that a face's code holds each symbol's count as one digit.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Symbols {
+    /// Every symbol named on a face; a symbol's count is digit `i` of a face's code.
     pub names: Vec<String>,
+    /// The base of the codes: one more than the most of one symbol on a face.
     pub base: i64,
 }
 

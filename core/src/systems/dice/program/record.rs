@@ -7,8 +7,11 @@ use super::*;
 /// spans; packed, it is digit `i` of the result in the mixed radix of the spans.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field {
+    /// The name written before `=`: the metric it becomes.
     pub name: String,
+    /// The field's smallest value.
     pub lo: i64,
+    /// How many values it spans (its largest is `lo + span - 1`).
     pub span: i64,
     /// The product of the spans of the fields before it.
     pub stride: i64,
@@ -92,30 +95,22 @@ pub(super) fn pack(
     vars: &mut Vec<(i64, i64)>,
     fields: &mut Option<Vec<(i64, i64, i64)>>,
 ) -> Result<Node, String> {
+    // A `let` of either kind: the body packed with the variable's bounds in scope (a
+    // pool variable's read bounds itself).
+    let mut n = n;
+    let scoped = match &mut n {
+        Node::Let(bound, body) => Some((bounds(bound, vars), body)),
+        Node::LetPool { body, .. } => Some(((0, 0), body)),
+        _ => None,
+    };
+    if let Some((b, body)) = scoped {
+        vars.push(b);
+        let packed = pack(std::mem::replace(&mut **body, Node::Num(0)), vars, fields);
+        vars.pop();
+        **body = packed?;
+        return Ok(n);
+    }
     Ok(match n {
-        Node::Let(bound, body) => {
-            let b = bounds(&bound, vars);
-            vars.push(b);
-            let body = pack(*body, vars, fields);
-            vars.pop();
-            Node::Let(bound, Box::new(body?))
-        }
-        Node::LetPool {
-            spec,
-            offset,
-            body,
-            choice,
-        } => {
-            vars.push((0, 0));
-            let body = pack(*body, vars, fields);
-            vars.pop();
-            Node::LetPool {
-                spec,
-                offset,
-                body: Box::new(body?),
-                choice,
-            }
-        }
         Node::Repeat(r) => {
             let base = vars.len();
             let state = repeat_bounds(&r, vars);

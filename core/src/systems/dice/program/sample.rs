@@ -57,6 +57,7 @@ pub fn straight(sorted: &[i64]) -> i64 {
 /// and the pools of templates already made for the numbers rolled (made once per
 /// sampler, not per trial).
 pub struct Scratch {
+    /// Each `let` value and `repeat` variable in scope, by scope depth.
     pub vars: [i64; VARS],
     /// Grown to what the pool variables rolled need (once per sampler, not per trial).
     pub dice: Vec<i64>,
@@ -73,6 +74,7 @@ pub struct Scratch {
 pub(super) const MADE: usize = 4096;
 
 impl Scratch {
+    /// A fresh scratch, for one sampler.
     pub fn new() -> Self {
         Scratch {
             vars: [0; VARS],
@@ -140,17 +142,8 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
             let y = sample(b, rng, s, depth);
             c.holds(x, y) as i64
         }
-        Node::Let(bound, body) => {
-            s.vars[depth] = sample(bound, rng, s, depth);
-            sample(body, rng, s, depth + 1)
-        }
-        Node::LetPool {
-            spec,
-            offset,
-            body,
-            choice,
-        } => {
-            roll_bound(spec, *offset, choice.as_deref(), rng, s);
+        Node::Let(..) | Node::LetPool { .. } => {
+            let body = bind(n, rng, s, depth);
             sample(body, rng, s, depth + 1)
         }
         Node::Pick(p) => {
@@ -254,8 +247,30 @@ pub fn sample_plain(n: &Node, rng: &mut Rng) -> i64 {
     }
 }
 
-/// Roll a pool variable's dice into the scratch at `offset`, sorted.
-/// A pool variable's dice into the scratch, rerolled by its choice if it has one.
+/// Set what a `let` binds at `depth`: its value, or (a pool variable) its dice rolled
+/// into the scratch. The body it scopes, to go on with at `depth + 1`.
+#[inline(always)]
+fn bind<'n>(n: &'n Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> &'n Node {
+    match n {
+        Node::Let(bound, body) => {
+            s.vars[depth] = sample(bound, rng, s, depth);
+            body
+        }
+        Node::LetPool {
+            spec,
+            offset,
+            body,
+            choice,
+        } => {
+            roll_bound(spec, *offset, choice.as_deref(), rng, s);
+            body
+        }
+        _ => unreachable!("only a `let` binds a variable"),
+    }
+}
+
+/// A pool variable's dice into the scratch at `offset`, sorted, rerolled by its choice
+/// if it has one.
 pub(super) fn roll_bound(
     spec: &PoolSpec,
     offset: usize,
@@ -350,17 +365,8 @@ pub(super) fn play_repeat(
 /// into `out` (all read the values before the round).
 pub(super) fn step(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize, out: &mut [i64]) {
     match n {
-        Node::Let(bound, body) => {
-            s.vars[depth] = sample(bound, rng, s, depth);
-            step(body, rng, s, depth + 1, out)
-        }
-        Node::LetPool {
-            spec,
-            offset,
-            body,
-            choice,
-        } => {
-            roll_bound(spec, *offset, choice.as_deref(), rng, s);
+        Node::Let(..) | Node::LetPool { .. } => {
+            let body = bind(n, rng, s, depth);
             step(body, rng, s, depth + 1, out)
         }
         Node::Emit(v) => {

@@ -39,7 +39,9 @@ pub(super) fn param_exprs<'e>(
 /// only when the pool is rolled (clamped into range, as a dice count is).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Val {
+    /// The number.
     pub v: i64,
+    /// Folded at compile (out of range is an error), not rolled.
     pub fixed: bool,
 }
 
@@ -344,14 +346,19 @@ pub const MAX_PARAMS: usize = 8;
 /// and the expressions of the others, rolled first and independent of the pool.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Template {
+    /// The pool's groups as written.
     pub groups: Vec<lang::Group>,
+    /// Its modifiers as written.
     pub mods: Vec<ModAst>,
+    /// Its read as written; None: a sum.
     pub agg: Option<AggAst>,
+    /// Where the pool is written.
     pub col: usize,
     /// Per number of the pool: its value when folded, None when rolled.
     pub fixed: Vec<Option<i64>>,
     /// The rolled numbers' expressions, in order.
     pub params: Vec<Node>,
+    /// The symbols named on its faces, when it counts faces by name.
     pub syms: Option<Symbols>,
 }
 

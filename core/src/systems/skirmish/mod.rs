@@ -8,6 +8,7 @@ use super::{Knobs, Loaded, Reading, ResponseKnob, RoleKnob, Shown, StatKnob};
 use crate::config::{reader::Reader, Problem};
 use config::{SkirmishConfig, ATTACK_DICE, MODELS, SKILL, TARGET_VALUE};
 
+/// The `skirmish` system: reads its configs and names its knobs.
 pub struct Skirmish;
 
 const fn role(key: &'static str) -> RoleKnob {

@@ -19,6 +19,7 @@ impl Cancel {
         self.0.store(true, Ordering::SeqCst);
     }
 
+    /// Whether [`Cancel::cancel`] has been called on any clone.
     pub fn is_cancelled(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }

@@ -20,10 +20,15 @@ use toml::Table;
 /// A validated config, ready to compile scenarios from.
 #[derive(Clone, Debug)]
 pub struct AnalysisConfig {
+    /// Where the text came from, as messages and reports name it.
     pub file: PathBuf,
+    /// The config's `title`, for report headings.
     pub title: String,
+    /// `[run]`: trials, seed and precision unless the command line overrides them.
     pub run: RunDefaults,
+    /// The system its `system = "..."` names.
     pub system: &'static dyn System,
+    /// That system's validated reading of the rest of the config.
     pub loaded: Arc<dyn Loaded>,
     /// `[stat_bounds]`: the designer's range for a stat, narrowing the system's (a
     /// balance command never steps a stat outside it).
@@ -33,6 +38,7 @@ pub struct AnalysisConfig {
 }
 
 impl AnalysisConfig {
+    /// The `system = "..."` name: which game folder under `systems` reads the config.
     pub fn system_name(&self) -> &'static str {
         self.system.name()
     }
@@ -42,6 +48,7 @@ impl AnalysisConfig {
         self.loaded.scenarios()
     }
 
+    /// The names of [`AnalysisConfig::scenarios`], in file order.
     pub fn scenario_names(&self) -> Vec<String> {
         self.scenarios().into_iter().map(|s| s.name).collect()
     }
@@ -101,14 +108,19 @@ impl AnalysisConfig {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CompileError {
+    /// The config has no scenario of that name.
     #[error("no scenario `{name}`{hint}")]
-    Unknown { name: String, hint: String },
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// ` (did you mean `x`?)` for the nearest known name, or empty.
+        hint: String,
+    },
+    /// The rules module built a scenario whose parts do not fit: a bug in rollsim.
     #[error(transparent)]
     Invalid(#[from] crate::model::InvalidScenario),
 }
 
-/// Parse a config's text into its table, in file order; a syntax error names the line,
-/// the column and the key on that line.
 /// A config file's bytes as text, or where they stop being UTF-8 (TOML is UTF-8; a file
 /// saved as Latin-1 or UTF-16 is refused at its first bad byte, by line and column).
 pub fn text_of(bytes: Vec<u8>, file: &str) -> Result<String, ConfigError> {
@@ -131,6 +143,8 @@ pub fn text_of(bytes: Vec<u8>, file: &str) -> Result<String, ConfigError> {
     })
 }
 
+/// Parse a config's text into its table, in file order; a syntax error names the line,
+/// the column and the key on that line.
 pub fn parse(text: &str, file: &str) -> Result<Table, ConfigError> {
     text.parse().map_err(|e: toml::de::Error| {
         let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));

@@ -16,8 +16,11 @@ pub enum Edit {
     /// A key of scenario table `scenario`: the entry a side names (`defender = goblin`),
     /// a dice count, a response, a distance.
     Scenario {
+        /// The scenario table's name (`[scenarios.NAME]`).
         scenario: String,
+        /// The key within it.
         key: String,
+        /// Its new value.
         value: Value,
     },
     /// A key within the entry that side `role` (`attacker`) of scenario table `scenario`
@@ -25,15 +28,24 @@ pub enum Edit {
     /// names the same entry (an orc against an orc), the changed side gets its own copy,
     /// so a change to the attacker leaves the defender as it was.
     Side {
+        /// The scenario table's name (`[scenarios.NAME]`).
         scenario: String,
+        /// The scenario key that names the side's entry.
         role: String,
         /// The table the side's entries are in (`units`).
         table: String,
+        /// Key within the entry.
         key: String,
+        /// Its new value.
         value: Value,
     },
     /// Any key path, as a `--set` would write it.
-    Path { path: Vec<String>, value: Value },
+    Path {
+        /// The keys from the root table down, e.g. `["rules", "explode_on"]`.
+        path: Vec<String>,
+        /// The new value.
+        value: Value,
+    },
 }
 
 /// Why an edit could not be applied.

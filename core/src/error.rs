@@ -5,20 +5,27 @@
 use crate::config::ConfigError;
 use crate::document::CompileError;
 
+/// Why a computation produced no result.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// The config file is malformed or refers to something it lacks.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// A scenario name the user asked for is not in the config.
     #[error("{file}: no scenario `{name}`{hint}; `rollsim list {file}` shows them all")]
     UnknownScenario {
+        /// The config file, as the user named it.
         file: String,
+        /// The name asked for.
         name: String,
+        /// ` (did you mean `x`?)` for the nearest known name, or empty.
         hint: String,
     },
     /// An option or a request that cannot be honoured, in the user's words.
     #[error("{0}")]
     BadOption(String),
+    /// A scenario could not be compiled (an unknown name or a rules module's bug).
     #[error(transparent)]
     Compile(#[from] CompileError),
     /// The [`crate::Cancel`] token was cancelled.

@@ -13,6 +13,7 @@ use crate::kernels::Rng;
 pub trait Trial: Sync + Send {
     /// Number of distinct states; `sample` returns values below it.
     fn states(&self) -> usize;
+    /// One trial: the state it ends in, below [`Trial::states`].
     fn sample(&self, rng: &mut Rng) -> usize;
     /// `trials` trials counted into `hist`. A trial with few dice overrides this to roll
     /// two trials from one word of the generator; a trial that can be slow (the dice
@@ -40,7 +41,9 @@ pub const STOP_EVERY: u64 = 64;
 /// The engine's view of a trial: one virtual call per chunk, the per-trial loop
 /// monomorphised and inlined for each scenario kind.
 pub trait Sampler: Sync + Send {
+    /// Number of distinct states, the length of the histogram.
     fn states(&self) -> usize;
+    /// `trials` trials counted into `hist` (see [`Trial::run_chunk`]).
     fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64], stop: &Cancel);
 }
 
@@ -58,6 +61,7 @@ impl<T: Trial> Sampler for T {
 /// A quantity reported for a scenario, e.g. "result" or "target_turns_out_of_play".
 #[derive(Clone, Debug)]
 pub struct Metric {
+    /// How reports and chart file names refer to it, e.g. `result`.
     pub name: String,
     /// What the value means, in words a designer reads on a chart.
     pub description: String,
@@ -120,6 +124,7 @@ impl Metric {
         (v as i64 + self.offset) as f64
     }
 
+    /// A metric whose values are names ("draw", "win"), in the order of `labels`.
     pub fn categorical(name: &str, description: &str, labels: &[&str], map: Vec<u16>) -> Self {
         Metric {
             name: name.into(),
@@ -158,9 +163,13 @@ pub enum Chart {
     /// finish it" and value t >= 1 "finished it at step t"; drawn as the probability
     /// that each side has won by each step.
     Race {
+        /// Chart file name part, after the scenario's name.
         file: String,
+        /// The chart's title.
         title: String,
+        /// What a step is, for the x axis (e.g. "activations").
         x_desc: String,
+        /// Each side's name and the index in `metrics` of its finishing-step metric.
         sides: Vec<(String, usize)>,
     },
 }
@@ -170,11 +179,15 @@ pub enum Chart {
 /// decision table (`choice`: x = 0, 1, ... and the series is the choice's name).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group {
+    /// The profile's name, shared by its scenarios.
     pub name: String,
     /// What the whole profile is, for its charts.
     pub label: String,
+    /// What `x` measures, for the x axis (e.g. "distance").
     pub x_desc: String,
+    /// This scenario's position on the x axis.
     pub x: f64,
+    /// The line it belongs to (e.g. "Aim (optimal)").
     pub series: String,
     /// A decision table: `x` numbers the choices, `series` names them.
     pub choice: bool,
@@ -183,7 +196,9 @@ pub struct Group {
 /// The event a one-line summary reports for a scenario, e.g. P(slammer wins).
 #[derive(Clone, Debug)]
 pub struct Headline {
+    /// How the summary names the event, e.g. "P(slammer wins)".
     pub label: String,
+    /// Index in [`Compiled::metrics`] of the metric the event is read from.
     pub metric: usize,
     /// Value indices of `metric` that make up the event.
     pub values: Vec<usize>,
@@ -191,10 +206,15 @@ pub struct Headline {
 
 /// A scenario ready to run: how to sample it, what to report, and its exact distribution.
 pub struct Compiled {
+    /// The scenario's name in the config.
     pub name: String,
+    /// What it models, in the designer's words (may be empty).
     pub description: String,
+    /// What the engine runs.
     pub trial: Box<dyn Sampler>,
+    /// Everything reported, each a function of the state.
     pub metrics: Vec<Metric>,
+    /// The event the one-line summary gives.
     pub headline: Headline,
     /// Exact PMF over the states, where the rules allow one.
     pub exact: Option<Vec<f64>>,
@@ -219,7 +239,9 @@ pub struct Compiled {
 #[derive(Debug, thiserror::Error)]
 #[error("scenario `{scenario}`: {problem} (a bug in rollsim: please report it)")]
 pub struct InvalidScenario {
+    /// The scenario's name.
     pub scenario: String,
+    /// What does not fit.
     pub problem: String,
 }
 
@@ -359,10 +381,12 @@ impl Compiled {
 pub struct Radix(pub Vec<usize>);
 
 impl Radix {
+    /// Number of states: the product of the radices.
     pub fn size(&self) -> usize {
         self.0.iter().product()
     }
 
+    /// The state of `digits` (each below its radix).
     #[inline]
     pub fn encode(&self, digits: &[usize]) -> usize {
         let mut s = 0;
@@ -373,6 +397,7 @@ impl Radix {
         s
     }
 
+    /// The digits of state `s`, the inverse of [`Radix::encode`].
     pub fn decode(&self, mut s: usize) -> Vec<usize> {
         let mut out = vec![0; self.0.len()];
         for i in (0..self.0.len()).rev() {

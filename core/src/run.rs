@@ -7,19 +7,26 @@ use crate::results;
 use crate::sim::{self, Budget, Reporter};
 use crate::Error;
 
+/// Trials per scenario when the user names neither a count nor a precision target.
 pub const DEFAULT_TRIALS: u64 = 10_000_000;
+/// The seed when the user gives none: runs are reproducible by default.
 pub const DEFAULT_SEED: u64 = 2026;
+/// The cap on a precision-targeted run's trials per scenario when the user gives none.
 pub const DEFAULT_MAX_TRIALS: u64 = 1_000_000_000;
 
 /// What a computation is handed by its caller instead of reading globals: the token that
 /// stops it and where it reports progress.
 #[derive(Clone, Copy)]
 pub struct Ctx<'a> {
+    /// Checked between units of work; once cancelled the computation returns
+    /// [`Error::Interrupted`].
     pub cancel: &'a Cancel,
+    /// Makes a progress sink for each scenario run.
     pub progress: &'a dyn Reporter,
 }
 
 impl<'a> Ctx<'a> {
+    /// What a front end builds once per command (or per request of the live page).
     pub fn new(cancel: &'a Cancel, progress: &'a dyn Reporter) -> Self {
         Ctx { cancel, progress }
     }

@@ -40,26 +40,40 @@ pub struct Control {
     pub label: String,
     /// The key path a `--set` writes (`units.orc.strength`).
     pub key: String,
+    /// What kind of input it is, with its current value.
     #[serde(flatten)]
     pub kind: ControlKind,
 }
 
+/// A control's input and its current value, as the page draws it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ControlKind {
     /// An integer in `lo..=hi` (a slider). `target`: shown as `4+`, and lower is better.
     Number {
+        /// The slider's left end.
         lo: i64,
+        /// The slider's right end.
         hi: i64,
+        /// The value now.
         value: i64,
+        /// A target to roll: shown as `4+`, lower is better.
         target: bool,
         /// The config writes it as a string (`"4+"`), so a change is written that way too.
         quoted: bool,
     },
     /// One of these names (a select).
-    Choice { choices: Vec<String>, value: String },
+    Choice {
+        /// Every name it may take.
+        choices: Vec<String>,
+        /// The name now.
+        value: String,
+    },
     /// On or off (a checkbox).
-    Flag { value: bool },
+    Flag {
+        /// On now.
+        value: bool,
+    },
 }
 
 impl Control {

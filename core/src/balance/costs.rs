@@ -15,7 +15,9 @@ use toml::Value;
 /// One unit's price.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CostRow {
+    /// The unit's id in its table.
     pub id: String,
+    /// Its display name.
     pub name: String,
     /// Its count as configured.
     pub count: i64,
@@ -35,8 +37,9 @@ pub struct CostRow {
     /// against the reference there: its exchange-rate line.
     pub curve: Vec<(i64, f64)>,
     /// Its average chance (both seats) against every other unit at equal points, with
-    /// the current costs (if every unit has one) and with the suggested ones.
+    /// the current costs (`None` unless every unit has one).
     pub field_before: Option<f64>,
+    /// As `field_before`, with the suggested costs (`None` unless every unit has one).
     pub field_after: Option<f64>,
 }
 
@@ -45,15 +48,21 @@ pub struct CostRow {
 pub struct Costs {
     /// The count knob (a stat of the units).
     pub count: String,
+    /// The reference unit's id.
     pub reference: String,
     /// The reference's cost (100 when it declares none: costs are then relative).
     pub reference_cost: f64,
+    /// One per unit, in roster order.
     pub rows: Vec<CostRow>,
-    /// The largest |chance - 1/2| over every pair at equal points, before and after.
+    /// The largest |chance - 1/2| over every pair at equal points, with the current
+    /// costs (`None` unless every unit has one).
     pub worst_before: Option<f64>,
+    /// As `worst_before`, with the suggested costs (`None` unless every unit has one).
     pub worst_after: Option<f64>,
-    /// Both seats at equal points (`[i][j]`: `i`'s chance against `j`), before and after.
+    /// Both seats at equal points (`[i][j]`: `i`'s chance against `j`), with the
+    /// current costs.
     pub before: Option<Vec<Vec<f64>>>,
+    /// As `before`, with the suggested costs (`None` unless every unit has one).
     pub after: Option<Vec<Vec<f64>>>,
 }
 

@@ -27,15 +27,19 @@ pub fn both_seats(a: &[Vec<f64>]) -> Vec<Vec<f64>> {
 /// any reply.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mix {
+    /// How often to pick each unit, in roster order; they sum to 1.
     pub weights: Vec<f64>,
+    /// The mix's chance to win against the best reply (1/2 with every unit allowed).
     pub value: f64,
 }
 
 /// Why a metagame could not be worked out.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MetagameError {
+    /// Fewer than two units: no game to play.
     #[error("a roster needs at least two units; it has {0}")]
     TooFew(usize),
+    /// The solver gave no answer (its message).
     #[error("the linear program of the Nash mix failed: {0}")]
     Solver(String),
 }
@@ -148,7 +152,9 @@ pub fn without_each(m: &[Vec<f64>]) -> Result<Vec<f64>, MetagameError> {
 /// others; `None` where the games are not counted, an exact matrix).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ratings {
+    /// `ln s` per unit, in roster order, shifted to mean 0.
     pub log_strength: Vec<f64>,
+    /// The standard error of each `log_strength`; `None` for an exact matrix.
     pub se: Option<Vec<f64>>,
 }
 

@@ -38,9 +38,17 @@ pub enum Pick {
     /// The scenario's headline probability (P(slammer wins), P(kill), ...).
     Headline,
     /// P(metric takes one of these values).
-    Values { metric: String, values: Vec<String> },
+    Values {
+        /// The metric's name.
+        metric: String,
+        /// The value labels that make up the event.
+        values: Vec<String>,
+    },
     /// The metric's mean (numeric metrics).
-    Mean { metric: String },
+    Mean {
+        /// The metric's name.
+        metric: String,
+    },
 }
 
 impl Pick {
@@ -233,8 +241,11 @@ pub fn exact_value(c: &Compiled, pick: &Pick) -> Option<f64> {
 /// A scenario key that names an entry of a table: `attacker` -> `units.orc`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Role {
+    /// The scenario key (`attacker`).
     pub key: String,
+    /// The table it names an entry of (`units`).
     pub table: String,
+    /// The entry it names now (`orc`).
     pub id: String,
 }
 
@@ -257,11 +268,13 @@ pub struct Target {
 pub struct Source {
     /// What names the config in messages and output (its path as given).
     pub path: PathBuf,
+    /// `path` as text, for messages.
     pub file: String,
     /// The parsed table with every `--set` applied: what the sides are now.
     pub table: Table,
     /// The config as the command line gives it.
     pub base: AnalysisConfig,
+    /// The `--set KEY=VALUE` overrides, as given.
     pub sets: Vec<String>,
     overridden: Overridden,
     knobs: Knobs,
@@ -534,11 +547,17 @@ pub fn budget(
 /// read off it, the seed and the trials (None: exact only), and the context.
 #[derive(Clone, Copy, Debug)]
 pub struct Job<'a> {
+    /// The config, parsed once.
     pub source: &'a Source,
+    /// The scenario or group the command was given.
     pub target: &'a Target,
+    /// What is read off each variant.
     pub pick: &'a Pick,
+    /// The seed every variant is run with.
     pub seed: u64,
+    /// Trials per variant; `None`: exact only.
     pub trials: Option<u64>,
+    /// The stop token and progress sink.
     pub ctx: Ctx<'a>,
     /// Which of the command's items this process computes ([`Share`]).
     pub share: &'a Share,
@@ -605,6 +624,7 @@ pub const POOL_STEP: &str = "pool";
 /// that helps that side.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
+    /// The side it is for, and the entry that side names.
     pub role: Role,
     /// [`POOL_STEP`], or the stat's key.
     pub what: String,

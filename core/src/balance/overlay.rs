@@ -13,12 +13,17 @@ use std::path::PathBuf;
 /// `attacker=goblin` is the scenario's key, `attacker.strength=2` the attacker's entry).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
+    /// The config file, as given.
     pub config: PathBuf,
+    /// The scenario's name in it.
     pub scenario: String,
+    /// `--set` overrides for this entry alone.
     pub sets: Vec<String>,
+    /// How the chart's legend and the table name it: `stem: scenario, sets`.
     pub label: String,
 }
 
+/// Read one `CONFIG:SCENARIO[:KEY=VALUE;...]` argument; the config is not opened yet.
 pub fn parse_entry(s: &str) -> Result<Entry, Error> {
     let mut parts = s.splitn(3, ':');
     let (config, scenario) = match (parts.next(), parts.next()) {

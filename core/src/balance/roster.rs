@@ -12,7 +12,9 @@ use crate::Error;
 /// One unit of the roster.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnitRow {
+    /// The unit's id in its table.
     pub id: String,
+    /// Its display name.
     pub name: String,
     /// Bradley-Terry strength on the Elo scale (400 points: ten to one odds), mean 0.
     pub elo: f64,
@@ -36,6 +38,7 @@ pub struct Roster {
     pub matrix: Matrix,
     /// Both seats: `both[i][j]` is `i`'s chance when each plays each seat once.
     pub both: Vec<Vec<f64>>,
+    /// One per unit, in the matrix's order.
     pub units: Vec<UnitRow>,
     /// What the Nash mix guarantees (1/2 in a symmetric game: a check).
     pub value: f64,

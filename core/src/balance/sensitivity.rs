@@ -10,7 +10,9 @@ use crate::Error;
 /// The rows, and the steps the rules refused (change, reason).
 #[derive(Clone, Debug, Default)]
 pub struct Sensitivity {
+    /// One per member, step and quantity.
     pub rows: Vec<SensitivityRow>,
+    /// (the step, why the rules refused it).
     pub refused: Vec<(String, String)>,
 }
 

@@ -21,6 +21,7 @@ use std::sync::Mutex;
 /// One spread as a shard recorded it: how many items it had and the shard's own.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
+    /// Items in the whole spread, every shard's.
     pub items: u64,
     /// (item index, its result).
     pub results: Vec<(u64, serde_json::Value)>,
@@ -38,13 +39,19 @@ pub enum Share {
     /// Shard `k` of `n`: item `i` of the command's items, counted across its spreads in
     /// order, is this shard's when `i % n == k - 1`.
     Part {
+        /// This shard, 1-based.
         k: u64,
+        /// Shards in all.
         n: u64,
+        /// Items of the spreads so far (where the next spread's numbering starts), and
+        /// what this shard has recorded.
         state: Mutex<(u64, Recorded)>,
     },
     /// The union of every shard's items; spreads no shard reached are computed.
     Merged {
+        /// Every shard's recorded items, checked to hold each item of a spread once.
         given: Recorded,
+        /// Items computed here because no shard reached their spread.
         computed: AtomicU64,
     },
 }
@@ -52,14 +59,36 @@ pub enum Share {
 /// Why recorded parts do not add up to one run.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ShareError {
+    /// The parts reached different spreads (one part's labels / another's): they come
+    /// from different commands or configs.
     #[error("the parts disagree on the spreads they reached ({0})")]
     Labels(String),
+    /// Two parts saw a different number of items in one spread.
     #[error("spread `{label}` has {a} items in one part and {b} in another")]
-    Items { label: String, a: u64, b: u64 },
+    Items {
+        /// The spread.
+        label: String,
+        /// Its item count in one part.
+        a: u64,
+        /// Its item count in another.
+        b: u64,
+    },
+    /// An item was recorded by more than one part.
     #[error("spread `{label}`: item {index} is in two parts")]
-    Twice { label: String, index: u64 },
+    Twice {
+        /// The spread.
+        label: String,
+        /// The item, 0-based.
+        index: u64,
+    },
+    /// An item no part recorded (a shard's part is missing).
     #[error("spread `{label}`: item {index} is in no part")]
-    Missing { label: String, index: u64 },
+    Missing {
+        /// The spread.
+        label: String,
+        /// The first missing item, 0-based.
+        index: u64,
+    },
 }
 
 impl Share {

@@ -18,6 +18,7 @@ pub struct Vary {
     pub key: String,
     /// In a reader's words, for a chart's axis: `Orc's strength (attacker)`.
     pub label: String,
+    /// The values it takes, in order.
     pub values: Vec<i64>,
     /// What one value changes, with [`Vary::edit`].
     to: Swept,

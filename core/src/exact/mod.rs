@@ -17,10 +17,12 @@ impl Pmf {
         Pmf(p)
     }
 
+    /// One past the largest value: the PMF covers `0..len()`.
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    /// No values at all (not even 0): a PMF of no mass.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -35,6 +37,7 @@ impl Pmf {
         self.0.iter().skip(v).sum()
     }
 
+    /// The expected value, `E[X]`.
     pub fn mean(&self) -> f64 {
         self.0.iter().enumerate().map(|(i, p)| i as f64 * p).sum()
     }

@@ -84,9 +84,13 @@ static COUNT_GE: [[u8; TABLE]; 6] = {
 /// the same (tiny, stated) mass in the top bucket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pool {
+    /// Dice rolled before any explosion.
     pub dice: u32,
+    /// Lowest face (1-6) that counts as a success.
     pub success_on: u8,
+    /// Lowest face that adds a die; [`NEVER`] when the pool does not explode.
     pub explode_on: u8,
+    /// Most successes counted: `dice`, plus [`EXPLODE_HEADROOM`] when exploding.
     pub cap: u32,
 }
 
@@ -113,6 +117,7 @@ impl Pool {
         }
     }
 
+    /// Whether some face adds a die.
     pub fn exploding(&self) -> bool {
         self.explode_on != NEVER
     }
@@ -449,6 +454,7 @@ static FACES: [Faces; 65] = {
 };
 
 impl Faces {
+    /// The reading of a die with `sides` faces (2 or more); from the table up to a d64.
     #[inline]
     pub fn new(sides: u32) -> Self {
         match FACES.get(sides as usize) {

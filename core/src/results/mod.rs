@@ -14,11 +14,17 @@ use serde::Serialize;
 /// Probability of one value of one metric.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ValueRow {
+    /// The value as the metric labels it (`3`, `win`).
     pub label: String,
+    /// Trials that ended with this value.
     pub count: u64,
+    /// The Monte Carlo estimate, `count / trials`.
     pub probability: f64,
+    /// Lower end of its 95% Wilson interval.
     pub ci_low: f64,
+    /// Upper end of its 95% Wilson interval.
     pub ci_high: f64,
+    /// The exact probability, where the rules module computes one.
     pub exact: Option<f64>,
     /// `exact` as the fraction it is (see [`exact_fractions`] for when there is one).
     pub exact_fraction: Option<Fraction>,
@@ -26,14 +32,22 @@ pub struct ValueRow {
     pub z: Option<f64>,
 }
 
+/// One metric of a run: every value's probability and, for a numeric metric, the mean.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct MetricResult {
+    /// The metric's name ([`crate::model::Metric::name`]).
     pub name: String,
+    /// What the value means, for chart captions.
     pub description: String,
+    /// Whether values are numbers (with a mean and an "at least" chart).
     pub numeric: bool,
+    /// One per value, in the metric's order.
     pub rows: Vec<ValueRow>,
+    /// The Monte Carlo mean (numeric metrics only).
     pub mean: Option<f64>,
+    /// The mean's 95% confidence interval, (low, high).
     pub mean_ci: Option<(f64, f64)>,
+    /// The exact mean, where there is an exact distribution.
     pub exact_mean: Option<f64>,
     /// `exact_mean` as a fraction, summed from the values' own fractions.
     pub exact_mean_fraction: Option<Fraction>,
@@ -66,28 +80,43 @@ impl MetricResult {
     }
 }
 
+/// The one-line summary's event, measured: see [`crate::model::Headline`].
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct HeadlineResult {
+    /// How the summary names it, e.g. `P(slammer wins)`.
     pub label: String,
     /// The metric the headline reads (its chart is the scenario's headline chart).
     pub metric: String,
+    /// The Monte Carlo estimate.
     pub probability: f64,
+    /// Lower end of its 95% Wilson interval.
     pub ci_low: f64,
+    /// Upper end of its 95% Wilson interval.
     pub ci_high: f64,
+    /// The exact probability, where known.
     pub exact: Option<f64>,
     /// `exact` as a fraction: the sum of its values' fractions.
     pub exact_fraction: Option<Fraction>,
 }
 
+/// Everything one scenario's run measured, ready for tables, charts and JSON.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ScenarioResult {
+    /// The config it came from, by its file stem (the CLI) or name (the live page).
     pub config: String,
+    /// The config's system name.
     pub system: String,
+    /// The scenario's name.
     pub name: String,
+    /// What it models, in the designer's words.
     pub description: String,
+    /// Monte Carlo trials run (0 for an exact-only result).
     pub trials: u64,
+    /// The seed the trials were drawn from.
     pub seed: u64,
+    /// One per metric, in the scenario's order.
     pub metrics: Vec<MetricResult>,
+    /// The summary's event.
     pub headline: HeadlineResult,
     /// Exact probability that an exploding pool reached its top bucket, or that a
     /// duel was stopped unfinished.
@@ -181,6 +210,7 @@ pub const MAX_DENOMINATOR: u64 = 2_000_000;
 /// by hand (27/216 is the 27 ways of 216 for three dice), which no float allows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fraction {
+    /// Numerator, carrying the sign.
     pub numer: i64,
     /// Always at least 1.
     pub denom: u64,
@@ -527,16 +557,24 @@ pub fn summarize_exact(c: &Compiled, seed: u64, config: &str, system: &str) -> S
 /// categorical metric's last outcome, such as "broken") for one choice.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DecisionRow {
+    /// The decision table's name.
     pub decision: String,
+    /// The choice this row is for (the member's series name).
     pub choice: String,
+    /// The member scenario that plays the choice.
     pub scenario: String,
+    /// The quantity by metric name: `expected hits`, `P(morale = broken)`.
     pub quantity: String,
     /// The quantity in the units' own words, for charts and Markdown: `models Archers
     /// lose`, `P(Archers broken)`.
     pub label: String,
+    /// The Monte Carlo mean or probability.
     pub estimate: f64,
+    /// Lower end of its 95% interval.
     pub ci_low: f64,
+    /// Upper end of its 95% interval.
     pub ci_high: f64,
+    /// The exact value, where known.
     pub exact: Option<f64>,
     /// An expectation (true) or a probability.
     pub expected: bool,

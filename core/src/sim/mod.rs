@@ -31,6 +31,7 @@ impl Progress for Hidden {}
 
 /// What makes a [`Progress`] sink for each scenario a command runs.
 pub trait Reporter: Sync {
+    /// The sink for the run of scenario `label` (its name).
     fn scenario(&self, label: &str) -> Box<dyn Progress + '_>;
 }
 
@@ -51,12 +52,19 @@ pub enum Budget {
     Trials(u64),
     /// Run until every reported probability's 95% Wilson half-width is at most `eps`
     /// (from two chunks, then to the count the half-width scales to), or `max_trials`.
-    Precision { eps: f64, max_trials: u64 },
+    Precision {
+        /// The largest acceptable 95% half-width, as a probability (0.001 = 0.1 points).
+        eps: f64,
+        /// The most trials: stop here even if `eps` is not met.
+        max_trials: u64,
+    },
 }
 
+/// Why a run returned no histogram.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SimError {
+    /// The stop token was cancelled; the partial counts are discarded.
     #[error("interrupted")]
     Interrupted,
 }
@@ -64,7 +72,9 @@ pub enum SimError {
 /// Counts per state after `trials` trials.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Histogram {
+    /// Trials that ended in each state, indexed by state.
     pub counts: Vec<u64>,
+    /// Trials run: the sum of `counts`.
     pub trials: u64,
 }
 

@@ -85,7 +85,9 @@ pub trait System: Sync {
 /// Where an expression goes wrong: the character it goes wrong at (0-based) and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExpressionError {
+    /// 0-based character index into the expression.
     pub column: usize,
+    /// What is wrong there.
     pub message: String,
 }
 
@@ -139,7 +141,9 @@ pub struct Knobs {
     /// Scenario keys that name an entry of a table, in the order compare reads them: the
     /// attacker (row) side first.
     pub roles: &'static [RoleKnob],
+    /// Integer stats of the roles' entries that a balance command may step.
     pub stats: Cow<'static, [StatKnob]>,
+    /// Scenario keys that add dice to one side.
     pub dice: &'static [DiceKnob],
     /// Scenario keys the defending side chooses (Slamback or Dodge, a reaction), for
     /// `compare --response best`.
@@ -152,27 +156,35 @@ pub struct Knobs {
 /// `attacker` names an entry of `units`.
 #[derive(Clone, Copy, Debug)]
 pub struct RoleKnob {
+    /// The scenario key (`attacker`).
     pub key: &'static str,
+    /// The table its value names an entry of (`units`).
     pub table: &'static str,
 }
 
 /// How a stat is shown: `3` or a target `3+`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Shown {
+    /// The number as is.
     Plain,
+    /// A target to roll: `3+`.
     Target,
 }
 
 /// An integer stat of a table's entries.
 #[derive(Clone, Debug)]
 pub struct StatKnob {
+    /// The table whose entries have it (`units`).
     pub table: &'static str,
     /// Key within the entry (dotted for a nested table: `skills.melee`).
     pub key: Cow<'static, str>,
     /// +1 if a higher number is better for its owner, -1 if lower is (a target to roll).
     pub better: i64,
+    /// Lowest value a balance command may step it to.
     pub lo: i64,
+    /// Highest value a balance command may step it to.
     pub hi: i64,
+    /// How reports write a value.
     pub shown: Shown,
 }
 
@@ -183,7 +195,9 @@ pub struct DiceKnob {
     pub side: &'static str,
     /// The scenario key.
     pub key: &'static str,
+    /// Fewest dice the key may be set to.
     pub lo: i64,
+    /// Most dice the key may be set to.
     pub hi: i64,
     /// What one step adds, singular and plural: ("die", "dice"), ("power die", "power dice").
     pub noun: (&'static str, &'static str),
@@ -197,6 +211,7 @@ pub struct DiceKnob {
 pub struct ResponseKnob {
     /// The scenario key (`response`, `reaction`).
     pub key: &'static str,
+    /// The values it accepts, e.g. `["slamback", "dodge"]`.
     pub choices: &'static [&'static str],
 }
 
@@ -204,11 +219,14 @@ pub struct ResponseKnob {
 /// key is absent (a test checks both against the reader: `tests/live.rs`).
 #[derive(Clone, Copy, Debug)]
 pub struct Reading {
+    /// The key within `[rules]`.
     pub key: &'static str,
+    /// Its values and default.
     pub kind: ReadingKind,
 }
 
 impl Reading {
+    /// A key that takes one of `choices`, `default` when absent.
     pub const fn choice(
         key: &'static str,
         choices: &'static [&'static str],
@@ -220,6 +238,7 @@ impl Reading {
         }
     }
 
+    /// An integer key in `lo..=hi`, `default` when absent.
     pub const fn int(key: &'static str, lo: i64, hi: i64, default: i64) -> Reading {
         Reading {
             key,
@@ -227,6 +246,7 @@ impl Reading {
         }
     }
 
+    /// A boolean key, `default` when absent.
     pub const fn flag(key: &'static str, default: bool) -> Reading {
         Reading {
             key,
@@ -235,20 +255,35 @@ impl Reading {
     }
 }
 
+/// The values a [`Reading`] accepts, and the one it takes when absent.
 #[derive(Clone, Copy, Debug)]
 pub enum ReadingKind {
     /// One of these names; `default` is one of them.
     Choice {
+        /// Every accepted name.
         choices: &'static [&'static str],
+        /// The value when the key is absent.
         default: &'static str,
     },
     /// An integer in `lo..=hi`.
-    Int { lo: i64, hi: i64, default: i64 },
+    Int {
+        /// Smallest accepted.
+        lo: i64,
+        /// Largest accepted.
+        hi: i64,
+        /// The value when the key is absent.
+        default: i64,
+    },
     /// `true` or `false`.
-    Flag { default: bool },
+    Flag {
+        /// The value when the key is absent.
+        default: bool,
+    },
     /// The id of an entry of `table` (descent's `power_die` names a `[dice]` entry).
     Entry {
+        /// The table the id names an entry of.
         table: &'static str,
+        /// The id when the key is absent.
         default: &'static str,
     },
 }

@@ -12,6 +12,7 @@ use super::{
 use crate::config::{reader::Reader, Problem};
 use config::{DescentConfig, MAX_ARMOUR, MAX_PIERCE, MAX_POWER_DICE, MAX_WOUNDS};
 
+/// The `descent` system as the registry sees it: loads a config, names its knobs.
 pub struct Descent;
 
 static KNOBS: Knobs = Knobs {

@@ -51,6 +51,7 @@ pub struct Stream {
 }
 
 impl Stream {
+    /// An empty stream: its first face draws a word.
     pub fn new() -> Self {
         Stream::default()
     }
@@ -199,7 +200,9 @@ pub fn pack(faces: &[u32], target: u32) -> Packed {
 /// A pool of `dice` d12 that succeed at or under `target` (after the natural fail).
 #[derive(Clone, Debug)]
 pub struct Pool {
+    /// Dice rolled, at most [`MAX_POOL`].
     pub dice: u32,
+    /// Effective target, 0 to 12 (see [`effective_target`]): a face at or under it succeeds.
     pub target: u32,
     /// Entries for groups of 1, 2 and 3 dice, at offsets 0, 12 and 156.
     table: Box<[Packed]>,

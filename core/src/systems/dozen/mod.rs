@@ -10,6 +10,7 @@ use crate::config::{reader::Reader, Problem};
 use config::{DozenConfig, MAX_SCORE};
 use d12::MAX_POOL;
 
+/// The `dozen` system as the registry sees it: loads a config, names its knobs.
 pub struct Dozen;
 
 const fn stat(key: &'static str, lo: i64) -> StatKnob {

@@ -21,9 +21,13 @@ use rand::Rng as _;
 /// One face of a custom die.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Face {
+    /// An X: one anywhere in the roll and the whole attack misses.
     pub miss: bool,
+    /// Range in spaces, 0 to 20, added up over the roll.
     pub range: u8,
+    /// Hearts: damage before armour, 0 to 20.
     pub damage: u8,
+    /// Lightning bolts, 0 to 20, spent on the weapon's surge abilities.
     pub surge: u8,
     /// A power-die face offering +1 damage or +1 range, chosen after the roll.
     pub choice: bool,
@@ -101,16 +105,22 @@ impl Face {
 /// A custom die: its faces, each equally likely.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Die {
+    /// Its ID under `[dice]`, as descriptions name it.
     pub name: String,
+    /// 1 to 20 faces.
     pub faces: Vec<Face>,
 }
 
 /// What one surge ability buys, for `cost` surges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SurgeAbility {
+    /// Surges spent per use, 1 to 10.
     pub cost: u8,
+    /// Damage added per use, 0 to 20.
     pub damage: u8,
+    /// Range added per use, in spaces, 0 to 20.
     pub range: u8,
+    /// Armour ignored per use, 0 to 20 (pierce beyond the armour is wasted).
     pub pierce: u8,
     /// Usable once per attack (else as often as surges allow).
     pub once: bool,
@@ -119,14 +129,20 @@ pub struct SurgeAbility {
     pub effect: Option<u8>,
 }
 
+/// What an attack rolls and what its surges buy; a monster's attack is a weapon too.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Weapon {
+    /// The key under `[weapons]`, as scenarios name it.
     pub id: String,
+    /// The name reports show (the id unless the config gives one).
     pub name: String,
+    /// Its coloured dice, repeats allowed; power dice come on top.
     pub dice: Vec<Die>,
     /// Melee attacks hit adjacent targets only; range does not matter.
     pub melee: bool,
+    /// Armour the weapon ignores, 0 to 20.
     pub pierce: u8,
+    /// Its surge abilities, in the order the config lists them (the order they are bought).
     pub surges: Vec<SurgeAbility>,
     /// The effects its surge abilities can put on the target, by name.
     pub effects: Vec<String>,
@@ -152,18 +168,27 @@ impl Weapon {
     }
 }
 
+/// The attacker: what it adds to a weapon's roll.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hero {
+    /// The key under `[heroes]`, as scenarios name it.
     pub id: String,
+    /// The name reports show (the id unless the config gives one).
     pub name: String,
+    /// Power dice added to each attack, 0 to 5 (bought with fatigue or given by skills).
     pub power_dice: u8,
 }
 
+/// The target of an attack (a hero as a target is written as a monster too).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Monster {
+    /// The key under `[monsters]`, as scenarios name it.
     pub id: String,
+    /// The name reports show (the id unless the config gives one).
     pub name: String,
+    /// Taken off each hit's damage, 0 to 20, less the attack's pierce.
     pub armour: u8,
+    /// Wounds at full health, 1 to 100: a kill is damage reaching them.
     pub wounds: u8,
     /// Defence dice rolled after the attack: their blocks cancel damage.
     pub defence: Vec<Die>,
@@ -285,6 +310,7 @@ fn defended(res: &Resolver, exact: &[f64], blocks: &[f64]) -> Vec<f64> {
 /// Which dice an Aim or a Dodge re-rolls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
+    /// Re-roll nothing: the order is placed but not used.
     KeepAll,
     /// Aim: re-roll the dice showing a miss. Dodge: unless the attack already misses,
     /// make the attacker re-roll his best dice: every die showing more damage than its
@@ -295,8 +321,10 @@ pub enum Policy {
 }
 
 impl Policy {
+    /// The config spellings, in variant order (`"none"` is read as no order).
     pub const NAMES: &'static [&'static str] = &["keep_all", "misses_only", "optimal"];
 
+    /// The policy a config names; `None` for any other name.
     pub fn from_name(s: &str) -> Option<Self> {
         Some(match s {
             "keep_all" => Policy::KeepAll,
@@ -306,6 +334,7 @@ impl Policy {
         })
     }
 
+    /// The config spelling, `"keep_all"` for [`Policy::KeepAll`].
     pub fn name(self) -> &'static str {
         Self::NAMES[self as usize]
     }
@@ -323,24 +352,36 @@ pub enum Objective {
 /// The re-roll of an attack: by whom and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reroll {
+    /// No re-roll: no order, or an Aim and a Dodge that cancel.
     None,
+    /// The attacker's Aim re-rolls to raise the objective.
     Aim(Policy),
+    /// The target's Dodge makes the attacker re-roll to lower it.
     Dodge(Policy),
 }
 
 /// One attack as a scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attack {
+    /// The attacker (its name; its power dice are the default for `power_dice`).
     pub hero: Hero,
+    /// What the attack rolls and what its surges buy.
     pub weapon: Weapon,
+    /// The die a power die is (`[rules] power_die`, the black die by default).
     pub power_die: Die,
+    /// Power dice this attack adds, 0 to 5.
     pub power_dice: u8,
+    /// The target: armour, defence dice, name.
     pub target: Monster,
     /// Remaining wounds the kill is judged against.
     pub wounds: u8,
+    /// Spaces to the target, 1 to 30 (1 = adjacent; a melee attack is always 1).
     pub distance: u8,
+    /// The attacker's Aim order and how it re-rolls; `None`: no Aim.
     pub aim: Option<Policy>,
+    /// The target's Dodge order and what it makes the attacker re-roll; `None`: no Dodge.
     pub dodge: Option<Policy>,
+    /// What an `optimal` re-roll aims for.
     pub objective: Objective,
     /// Set when the attack is one point of a profile (distance or power dice).
     pub group: Option<Group>,
@@ -381,6 +422,7 @@ fn field(x: u64, i: u32) -> usize {
 
 /// Outcome states: 0 = a miss face, 1 = out of range, 2 + k = a hit for k damage.
 pub const MISS: usize = 0;
+/// The state of an attack whose range falls short of the distance (see [`MISS`]).
 pub const OUT_OF_RANGE: usize = 1;
 
 /// The best use of surges and power-die choices for every summed roll, tabulated.
@@ -396,6 +438,7 @@ pub struct Resolver {
     dcap: usize,
     /// State for (range, surge, choice, damage), ranges and surges capped.
     table: Vec<u16>,
+    /// How many outcome states there are: miss, out of range, then every hit.
     pub states: usize,
     /// Damage values a hit can show (the most damage + 1).
     pub stride: usize,
@@ -406,6 +449,7 @@ pub struct Resolver {
 }
 
 impl Resolver {
+    /// Tabulate the best use of surges and choices for every roll `a` can sum to.
     pub fn new(a: &Attack) -> Self {
         let dice = a.dice();
         let max = |f: fn(&Face) -> u8| -> usize {
@@ -997,6 +1041,7 @@ pub fn compile_turn(
     .group(a.group.clone())
 }
 
+/// An `attack` scenario, or one point of a `profile`: result, damage, kill, effects.
 pub fn compile(name: &str, a: &Attack) -> Compiled {
     let (trial, exact) = sampler(a);
     let states = trial.resolver.states;

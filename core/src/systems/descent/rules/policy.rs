@@ -18,7 +18,11 @@ type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>
 /// What the sampler and the reports need: a re-roll mask per initial roll (empty if
 /// nothing is ever re-rolled) and the exact distribution over states.
 pub struct Plan {
+    /// Per initial roll (faces as base-`sides` digits, first die most significant), bit
+    /// `i` set when die `i` is re-rolled; empty when no roll re-rolls anything.
     pub masks: Vec<u16>,
+    /// Per outcome state of the [`Resolver`], its probability after the re-roll and
+    /// before any defence dice.
     pub exact: Vec<f64>,
 }
 
@@ -146,6 +150,7 @@ impl Setup<'_> {
     }
 }
 
+/// The attack's re-roll policy worked out for every roll, and its exact distribution.
 pub fn plan(a: &Attack, res: &Resolver) -> Plan {
     let dice = a.dice();
     let mut kinds: Vec<Kind> = Vec::new();

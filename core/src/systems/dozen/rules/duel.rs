@@ -22,8 +22,11 @@ use rand::Rng as _;
 /// `lose[j]` = P(the defender wins and the attacker loses j HP), `none` = no hits.
 #[derive(Clone, Debug)]
 pub struct Charge {
+    /// By HP the defender loses (after armour): P(the attacker wins and it loses that many).
     pub win: Vec<f64>,
+    /// By HP the attacker loses: P(the defender wins and it loses that many).
     pub lose: Vec<f64>,
+    /// P(no die stands on either side).
     pub none: f64,
 }
 
@@ -119,15 +122,20 @@ pub type End = (Option<usize>, usize, usize);
 /// then the unfinished ones by (HP of A, HP of B), both at least 1.
 #[derive(Clone, Copy, Debug)]
 pub struct Layout {
+    /// A's starting HP.
     pub ha: usize,
+    /// B's starting HP.
     pub hb: usize,
+    /// `max_activations`: the longest duel counted as finished.
     pub max: usize,
 }
 
 impl Layout {
+    /// How many states there are: finished duels of every length, then unfinished ones.
     pub fn states(&self) -> usize {
         self.max * (self.ha + self.hb) + self.ha * self.hb
     }
+    /// The state of a duel that ends at activation `t` (1 to `max`) with one side at 0 HP.
     #[inline]
     pub fn finished(&self, t: usize, a_left: usize, b_left: usize) -> usize {
         let end = if b_left == 0 {
@@ -137,10 +145,13 @@ impl Layout {
         };
         (t - 1) * (self.ha + self.hb) + end
     }
+    /// The state of a duel stopped after `max` activations with both sides standing.
     #[inline]
     pub fn unfinished(&self, a_left: usize, b_left: usize) -> usize {
         self.max * (self.ha + self.hb) + (a_left - 1) * self.hb + (b_left - 1)
     }
+    /// What a state number means, the inverse of [`Layout::finished`] and
+    /// [`Layout::unfinished`].
     pub fn decode(&self, s: usize) -> End {
         let width = self.ha + self.hb;
         if s < self.max * width {
@@ -163,11 +174,14 @@ const NEGLIGIBLE_MASS: f64 = 1e-200;
 /// A duel's dice bag: each side's dice, and how many of them are green.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bag {
+    /// Dice of A and of B in the bag, 1 to 100 each: their ratio sets who activates.
     pub dice: [u32; 2],
+    /// How many of each side's dice are green (at most its `dice`).
     pub green: [u32; 2],
 }
 
 impl Bag {
+    /// A bag of `dice` per side, `green` of them green.
     pub fn new(dice: [u32; 2], green: [u32; 2]) -> Self {
         Bag { dice, green }
     }
@@ -691,6 +705,7 @@ fn describe(c: &Character, rules: &Rules) -> String {
     )
 }
 
+/// A duel scenario: who wins, after how many activations, with how many HP left.
 pub fn compile(
     name: &str,
     a: &Character,

@@ -27,8 +27,11 @@ use crate::systems::dozen::d12::{
 /// `lose[k]` = P(the defender scores k hits); `none` = P(no die stands).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hits {
+    /// By hit count: P(the attacker scores that many); index 0 stays 0.
     pub win: Vec<f64>,
+    /// By hit count: P(the defender scores that many); index 0 stays 0.
     pub lose: Vec<f64>,
+    /// P(no die stands on either side): nobody is hit or pushed.
     pub none: f64,
 }
 
@@ -303,6 +306,7 @@ fn describe_melee(c: &Character, dice: u32) -> String {
     }
 }
 
+/// A `melee` scenario: one charge, its hits, armour rolls and any push over a drop.
 pub fn compile_melee(
     name: &str,
     attacker: &Character,

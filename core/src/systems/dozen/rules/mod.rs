@@ -32,6 +32,7 @@ pub enum SecondCharge {
 pub struct Rules {
     /// A face of this or more always fails (seed: 12); 0 turns the rule off.
     pub natural_fail: u32,
+    /// Whether a duel's activation may charge again with its second order.
     pub second_charge: SecondCharge,
     /// How a duel draws activations from the dice bag.
     pub bag_draw: BagDraw,
@@ -43,7 +44,9 @@ pub struct Rules {
 /// skill cancels it. A switch, so a designer can measure what the rule is worth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InjuredGreen {
+    /// The rule as written: an injured character without `toughness` loses the draw.
     CannotActivate,
+    /// The rule switched off: any die activates any character.
     CanActivate,
 }
 
@@ -77,16 +80,23 @@ impl Rules {
 /// The abilities a conflict can be rolled against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ability {
+    /// Dexterity: terrain, jumping, armour.
     Dx,
+    /// Constitution: hit points, falling.
     Co,
+    /// Strength: melee.
     St,
+    /// Charisma.
     Ch,
+    /// Awareness.
     Aw,
 }
 
 impl Ability {
+    /// The config spellings, in variant order.
     pub const NAMES: &'static [&'static str] = &["dx", "co", "st", "ch", "aw"];
 
+    /// The ability a config names (`"dx"`, ...); `None` for an unknown name.
     pub fn from_name(s: &str) -> Option<Self> {
         Some(match s {
             "dx" => Ability::Dx,
@@ -98,6 +108,7 @@ impl Ability {
         })
     }
 
+    /// The config spelling, `"dx"` for [`Ability::Dx`].
     pub fn name(self) -> &'static str {
         Self::NAMES[self as usize]
     }
@@ -106,13 +117,21 @@ impl Ability {
 /// A character's stat line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Character {
+    /// The key under `[characters]`, as scenarios name it.
     pub id: String,
+    /// The name reports show (the id unless the config gives one).
     pub name: String,
+    /// Dexterity, 1 to 12: terrain and jump tests, the base of the armour class.
     pub dx: u32,
+    /// Constitution, 1 to 12: the base of the HP; falls test the better of DX and CO.
     pub co: u32,
+    /// Strength, 1 to 12: the base of the melee target.
     pub st: u32,
+    /// Charisma, 1 to 12: a conflict may roll against it.
     pub ch: u32,
+    /// Awareness, 1 to 12: a conflict may roll against it.
     pub aw: u32,
+    /// Move, in squares per move order (0 to 12); also caps a jump.
     pub mv: u32,
     /// Skill levels by name (melee, endurance, turn_undead, ...).
     pub skills: Vec<(String, u32)>,
@@ -133,6 +152,7 @@ impl Character {
 }
 
 impl Character {
+    /// The level of a skill (the dice it rolls); 0 for a skill the character lacks.
     pub fn skill(&self, name: &str) -> u32 {
         self.skills
             .iter()
@@ -155,6 +175,7 @@ impl Character {
         self.st + self.weapon
     }
 
+    /// The score of one ability, for a conflict rolled against it.
     pub fn ability(&self, a: Ability) -> u32 {
         match a {
             Ability::Dx => self.dx,
@@ -169,17 +190,24 @@ impl Character {
 /// Difficulty of terrain and of conflicts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Difficulty {
+    /// No test: terrain costs nothing, every conflict die succeeds.
     VeryEasy,
+    /// +6 to the ability.
     Easy,
+    /// +3 to the ability.
     Normal,
+    /// The ability as it is.
     Hard,
+    /// -1 to the ability.
     VeryHard,
 }
 
 impl Difficulty {
+    /// The config spellings, in variant order.
     pub const NAMES: &'static [&'static str] =
         &["very_easy", "easy", "normal", "hard", "very_hard"];
 
+    /// The difficulty a config names (`"very_easy"`, ...); `None` for an unknown name.
     pub fn from_name(s: &str) -> Option<Self> {
         let i = Self::NAMES.iter().position(|n| *n == s)?;
         Some(
@@ -193,6 +221,7 @@ impl Difficulty {
         )
     }
 
+    /// The config spelling, `"very_easy"` for [`Difficulty::VeryEasy`].
     pub fn name(self) -> &'static str {
         Self::NAMES[self as usize]
     }
@@ -212,7 +241,9 @@ impl Difficulty {
 /// Wading is horizontal difficult terrain, climbing vertical.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
+    /// Across rough ground (marsh, river, thorn hedge): a failure never falls.
     Wade,
+    /// Up or down (ladder, rope, wall): a bad failure falls.
     Climb,
 }
 
@@ -220,68 +251,97 @@ pub enum Mode {
 /// ability (plus the difficulty modifier) is the target.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Contestant {
+    /// The character rolling.
     pub who: Character,
+    /// The skill whose level is the number of dice.
     pub skill: String,
+    /// The ability the dice roll under, before the difficulty modifier.
     pub ability: Ability,
+    /// Adds its modifier to the ability; very easy rolls nothing and succeeds.
     pub difficulty: Difficulty,
+    /// Dice added to the skill level, -15 to 15 (a bonus or a penalty from the situation).
     pub extra_dice: i32,
 }
 
 impl Contestant {
+    /// Dice rolled: skill level plus extra dice, at least 0, capped by the reserve.
     pub fn dice(&self) -> u32 {
         self.who
             .from_reserve((self.who.skill(&self.skill) as i32 + self.extra_dice).max(0) as u32)
     }
 }
 
+/// A `[scenarios.NAME]` of a dozen config, one variant per `kind`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Scenario {
     /// One move through difficult terrain; a climb may fall from `start_height`.
     Terrain {
+        /// The character moving.
         who: Character,
+        /// Wading or climbing.
         mode: Mode,
+        /// Sets the DX test and what a failure costs in squares.
         difficulty: Difficulty,
+        /// Climb only: the height in squares (0 to 60) a fall drops from.
         start_height: u32,
     },
+    /// A fall: 1 square is harmless, from 2 each square's d12 may cost 1 HP.
     Fall {
+        /// The character falling.
         who: Character,
+        /// Squares fallen, 0 to 60.
         height: u32,
     },
     /// A jump of `distance` squares over a gap `drop` squares deep.
     Jump {
+        /// The character jumping.
         who: Character,
+        /// Squares jumped, 1 to MV; above half MV it needs a DX+3 test.
         distance: u32,
+        /// Depth of the gap in squares, 0 to 60: a failed jump falls this far.
         drop: u32,
     },
     /// One charge: the attacker's melee dice against the defender's, then armour.
     Melee {
+        /// The side charging: it wins ties.
         attacker: Character,
+        /// The side charged.
         defender: Character,
+        /// Dice added to the attacker's melee level, -15 to 15.
         attacker_extra_dice: i32,
+        /// Dice added to the defender's melee level, -15 to 15.
         defender_extra_dice: i32,
         /// Squares of drop behind the attacker and the defender: the side hit is pushed
         /// 1 square, over the edge, and falls this far.
         drops: [u32; 2],
     },
+    /// A skill test against a difficulty: each die at or under the target is a success.
     Conflict(Contestant),
     /// The active side wins ties, as a charging attacker does.
     Opposed {
+        /// The side acting: it wins ties.
         active: Contestant,
+        /// The side resisting.
         opponent: Contestant,
     },
     /// A character moving in sight of shooters with loaded weapons: each shoots once.
     RunPast {
+        /// The character moving; its armour class saves each hit.
         runner: Character,
+        /// 1 to 8 shooters, each rolling its shooting skill once.
         shooters: Vec<Contestant>,
     },
     /// Activations until one is a casualty.
     Duel {
+        /// Side A: its results are the `a_` metrics.
         a: Character,
+        /// Side B (may be the same character as A).
         b: Character,
         /// Dice of each side in the bag; each activation draws one.
         bag: [u32; 2],
         /// How many of each side's dice are green.
         green: [u32; 2],
+        /// Activations (1 to 2000) after which the duel stops, reported unfinished.
         max_activations: u32,
     },
 }
@@ -291,6 +351,7 @@ pub fn p_success(target: u32) -> f64 {
     target as f64 / 12.0
 }
 
+/// A scenario's sampler, metrics and exact distribution, by kind.
 pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
     match sc {
         Scenario::Terrain {
@@ -414,8 +475,18 @@ pub fn roll_fall(s: &mut Stream, rng: &mut Rng, height: u32, keep: u32) -> u32 {
     }
 }
 
-fn hp_metric(name: &str, description: &str, values: usize, map: Vec<u16>) -> Metric {
-    Metric::numeric(name, description, values, map)
+/// The `hp_lost` and `condition` metrics of a scenario whose only damage is a fall:
+/// `lost` is each state's HP lost, at most `most` (the height, one die a square).
+fn fall_metrics(description: &str, who: &Character, most: u32, lost: &[u32]) -> [Metric; 2] {
+    [
+        Metric::numeric(
+            "hp_lost",
+            description,
+            most as usize + 1,
+            lost.iter().map(|&l| l as u16).collect(),
+        ),
+        condition_metric("condition", who, lost),
+    ]
 }
 
 /// Squares moved after the terrain test (docs/games/dozen.md, terrain movement).
@@ -561,13 +632,12 @@ fn terrain(
             states.iter().map(|v| v[1] as u16).collect(),
         ));
         let lost: Vec<u32> = states.iter().map(|v| v[2] as u32).collect();
-        metrics.push(hp_metric(
-            "hp_lost",
+        metrics.extend(fall_metrics(
             &format!("HP lost falling from height {height}"),
-            height as usize + 1,
-            lost.iter().map(|&l| l as u16).collect(),
+            who,
+            height,
+            &lost,
         ));
-        metrics.push(condition_metric("condition", who, &lost));
         headline = Headline {
             label: "P(fall)".into(),
             metric: 1,
@@ -636,15 +706,7 @@ fn fall(name: &str, who: &Character, height: u32, rules: &Rules) -> Compiled {
             }
         ),
         Box::new(FallTrial { height, keep }),
-        vec![
-            hp_metric(
-                "hp_lost",
-                "HP lost (no armour roll)",
-                height as usize + 1,
-                lost.iter().map(|&l| l as u16).collect(),
-            ),
-            condition_metric("condition", who, &lost),
-        ],
+        fall_metrics("HP lost (no armour roll)", who, height, &lost).into(),
         Headline {
             label: "P(any HP lost)".into(),
             metric: 0,
@@ -693,6 +755,8 @@ fn jump(name: &str, who: &Character, distance: u32, drop: u32, rules: &Rules) ->
     }
     let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
     let lost: Vec<u32> = states.iter().map(|v| v[1] as u32).collect();
+    let [hp_lost, hp_condition] =
+        fall_metrics(&format!("HP lost falling {drop} squares"), who, drop, &lost);
     Compiled::new(
         name,
         format!(
@@ -717,13 +781,8 @@ fn jump(name: &str, who: &Character, distance: u32, drop: u32, rules: &Rules) ->
                 &["fell", "made it"],
                 states.iter().map(|v| v[0] as u16).collect(),
             ),
-            hp_metric(
-                "hp_lost",
-                &format!("HP lost falling {drop} squares"),
-                drop as usize + 1,
-                lost.iter().map(|&l| l as u16).collect(),
-            ),
-            condition_metric("condition", who, &lost),
+            hp_lost,
+            hp_condition,
         ],
         Headline {
             label: "P(made it)".into(),

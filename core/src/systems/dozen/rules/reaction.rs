@@ -43,6 +43,7 @@ impl Trial for RunPastTrial {
     }
 }
 
+/// A `run_past` scenario: the HP a runner loses to one shot from each shooter.
 pub fn compile(name: &str, runner: &Character, shooters: &[Contestant], rules: &Rules) -> Compiled {
     let ac = rules.target(runner.ac() as i32);
     let shots: Vec<(u32, u32)> = shooters

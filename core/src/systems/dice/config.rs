@@ -10,39 +10,54 @@ use toml::Value;
 /// A unit: a name and its stats, each a name an expression may use.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Unit {
+    /// The `[units.ID]` key scenarios name the unit by.
     pub id: String,
+    /// The name descriptions show.
     pub name: String,
+    /// Each stat's name and value, in file order.
     pub stats: Vec<(String, i64)>,
 }
 
 /// How a tie of an opposed roll counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ties {
+    /// Equal rolls are a tie of their own.
     Tie,
+    /// Equal rolls go to the roll.
     Roll,
+    /// Equal rolls go to the opposing roll (`vs`).
     Vs,
 }
 
 /// A scenario: the roll, maybe the roll it is opposed by, and how it is read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
+    /// The roll as written.
     pub roll: String,
+    /// The roll, parsed.
     pub roll_node: Node,
     /// A record's named results, packed into `roll_node`'s value (None: one value).
     pub fields: Option<Vec<program::Field>>,
+    /// The opposing roll as written and parsed, if any.
     pub vs: Option<(String, Node)>,
+    /// How equal rolls of an opposed roll count.
     pub ties: Ties,
     /// Thresholds of the named outcomes, ascending, and their names (one more).
     pub tiers: Option<(Vec<i64>, Vec<String>)>,
     /// The headline event: value at least this (None: the default).
     pub at_least: Option<i64>,
+    /// The name of the unit whose stats the roll reads, if any.
     pub unit: Option<String>,
+    /// The name of the unit whose stats it reads as `their_<stat>`, if any.
     pub opponent: Option<String>,
 }
 
+/// A checked `dice` config.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiceConfig {
+    /// `[units.ID]` in file order; none when the config has no `[units]`.
     pub units: Vec<Unit>,
+    /// `[scenarios.NAME]` in file order.
     pub scenarios: Vec<Named<Scenario>>,
     /// Every stat a unit has, and whether a lower value is better for its owner.
     pub stats: Vec<(String, bool)>,
@@ -52,6 +67,8 @@ pub struct DiceConfig {
 pub const STAT_RANGE: (i64, i64) = (-1_000, 1_000);
 
 impl Named<Scenario> {
+    /// The scenario's sampler and exact distribution, described; `cancel` stops a long
+    /// exact computation.
     pub fn compile(&self, cancel: &crate::cancel::Cancel) -> crate::model::Compiled {
         self.describe(super::compile(&self.name, &self.scenario, cancel))
     }
@@ -123,6 +140,7 @@ const SCENARIO_KEYS: &[&str] = &[
     "at_least",
 ];
 
+/// Read and check a whole `dice` config.
 pub fn read(root: &Reader) -> Result<DiceConfig, Problem> {
     root.only_at_root(&["lower_is_better", "units", "scenarios"])?;
     let lower: Vec<String> = match root.table.get("lower_is_better") {

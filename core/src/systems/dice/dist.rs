@@ -1,5 +1,5 @@
 //! A distribution over a range of integers, the dice that make one, and the budget every
-//! exact evaluation spends ([`Notes`]): what the exact engine ([`super::exact`]) and the
+//! exact evaluation spends ([`Ledger`]): what the exact engine ([`super::exact`]) and the
 //! multiset pass ([`super::multiset`]) both stand on.
 
 use super::program::{DieSpec, PoolSpec};
@@ -174,7 +174,7 @@ impl Dist {
 
 /// One die after its own modifiers: the distribution of its value, and the mass of
 /// explosion chains stopped at the depth limit.
-pub fn die_dist(d: &DieSpec, notes: &mut Notes) -> Result<(Dist, f64), TooBig> {
+pub fn die_dist(d: &DieSpec, ledger: &mut Ledger) -> Result<(Dist, f64), TooBig> {
     let n = d.faces.len() as f64;
     let mut m: Map<i64, f64> = Map::default();
     for &f in &d.faces {
@@ -246,7 +246,7 @@ pub fn die_dist(d: &DieSpec, notes: &mut Notes) -> Result<(Dist, f64), TooBig> {
         let last = depth == d.depth;
         // At the depth limit an exploding face stands as it is (and is reported).
         let ends = if last { &base } else { &stop };
-        notes.pairs(&carry, ends)?;
+        ledger.pairs(&carry, ends)?;
         let ended = carry.add(ends)?;
         match &mut out {
             None => out = Some(ended),
@@ -256,7 +256,7 @@ pub fn die_dist(d: &DieSpec, notes: &mut Notes) -> Result<(Dist, f64), TooBig> {
             capped = carry.p.iter().sum::<f64>() * boom.p.iter().sum::<f64>();
             break;
         }
-        notes.pairs(&carry, &boom)?;
+        ledger.pairs(&carry, &boom)?;
         carry = carry.add(&boom)?.trim();
         if carry.p.iter().all(|&q| q == 0.0) {
             break;
@@ -268,19 +268,19 @@ pub fn die_dist(d: &DieSpec, notes: &mut Notes) -> Result<(Dist, f64), TooBig> {
 
 /// Each group of a pool: its count and its die's distribution (the mass of its
 /// explosion chains stopped at the depth limit noted, once per die).
-pub(super) fn dice_of(p: &PoolSpec, notes: &mut Notes) -> Result<Vec<(u32, Dist)>, TooBig> {
+pub(super) fn dice_of(p: &PoolSpec, ledger: &mut Ledger) -> Result<Vec<(u32, Dist)>, TooBig> {
     p.groups
         .iter()
         .map(|(n, d)| {
-            let (dist, capped) = die_dist(d, notes)?;
-            notes.cap(capped * *n as f64);
+            let (dist, capped) = die_dist(d, ledger)?;
+            ledger.cap(capped * *n as f64);
             Ok((*n, dist))
         })
         .collect()
 }
 
 /// Binomial probabilities of 0..=n successes at p.
-pub(super) fn binomial(n: u32, p: f64, notes: &mut Notes) -> Result<Vec<f64>, TooBig> {
+pub(super) fn binomial(n: u32, p: f64, ledger: &mut Ledger) -> Result<Vec<f64>, TooBig> {
     // Pascal's triangle up to a thousand dice (n^2 / 2 multiply-adds), from the mode
     // outwards past it (a few n): counted, since a pool's dice have no fixed cap.
     let steps = if n <= 1000 {
@@ -288,12 +288,14 @@ pub(super) fn binomial(n: u32, p: f64, notes: &mut Notes) -> Result<Vec<f64>, To
     } else {
         4 * n as u64
     };
-    notes.spend(steps / PAIRS_PER_UNIT + 1, "binomials of too many dice")?;
+    ledger.spend(steps / PAIRS_PER_UNIT + 1, "binomials of too many dice")?;
     Ok(crate::exact::binomial(n, p).0)
 }
 
-/// What one exact evaluation found besides the distribution.
-pub struct Notes {
+/// The account one exact evaluation keeps besides its distribution: the work it has spent
+/// against [`MAX_WORK`] (and the cancel check it makes as it spends), and the mass it
+/// could not finish (capped explosions, unfinished repeats), so the answer can say so.
+pub struct Ledger {
     /// Mass of explosion chains stopped at their depth limit.
     pub capped: f64,
     /// Mass of `repeat`s stopped at their limit before their condition held.
@@ -307,9 +309,9 @@ pub struct Notes {
     pub(super) cancel: Cancel,
 }
 
-impl Default for Notes {
+impl Default for Ledger {
     fn default() -> Self {
-        Notes {
+        Ledger {
             capped: 0.0,
             unfinished: 0.0,
             work: 0,
@@ -319,12 +321,12 @@ impl Default for Notes {
     }
 }
 
-impl Notes {
-    /// Notes for an evaluation that `cancel` stops.
-    pub fn stopped_by(cancel: &Cancel) -> Notes {
-        Notes {
+impl Ledger {
+    /// A ledger for an evaluation that `cancel` stops.
+    pub fn stopped_by(cancel: &Cancel) -> Ledger {
+        Ledger {
             cancel: cancel.clone(),
-            ..Notes::default()
+            ..Ledger::default()
         }
     }
 
@@ -333,14 +335,14 @@ impl Notes {
         self.capped += self.weight * p;
     }
 
-    /// Notes for the body of a pool variable (evaluated while the outer notes are
-    /// busy going through the pool's rolls), merged back by [`Notes::merge`].
-    pub(super) fn inner(&self) -> Notes {
-        Notes {
+    /// A ledger for the body of a pool variable (evaluated while the outer ledger is
+    /// busy going through the pool's rolls), merged back by [`Ledger::merge`].
+    pub(super) fn inner(&self) -> Ledger {
+        Ledger {
             work: self.work,
             weight: self.weight,
             cancel: self.cancel.clone(),
-            ..Notes::default()
+            ..Ledger::default()
         }
     }
 
@@ -377,14 +379,14 @@ impl Notes {
         Ok(())
     }
 
-    pub(super) fn merge(&mut self, inner: Notes) {
+    pub(super) fn merge(&mut self, inner: Ledger) {
         self.capped += inner.capped;
         self.unfinished += inner.unfinished;
         self.work = self.work.max(inner.work);
     }
 
     /// Evaluate a part reached with probability `p` (given how this one was reached).
-    pub(super) fn within<T>(&mut self, p: f64, f: impl FnOnce(&mut Notes) -> T) -> T {
+    pub(super) fn within<T>(&mut self, p: f64, f: impl FnOnce(&mut Ledger) -> T) -> T {
         let w = self.weight;
         self.weight = w * p;
         let r = f(self);

@@ -9,7 +9,7 @@
 //! `let` variable is enumerated: the body is evaluated once per value it can take.
 
 use super::dist::{binomial, dice_of, state_cost, Map, NODE_COST, SCANS_PER_UNIT};
-pub use super::dist::{die_dist, Dist, Notes, TooBig, MAX_SPAN, MAX_WORK};
+pub use super::dist::{die_dist, Dist, Ledger, TooBig, MAX_SPAN, MAX_WORK};
 use super::lang::{Agg, Cond, End};
 use super::program::choice::Choice;
 use super::program::pick::Picker;
@@ -50,22 +50,27 @@ pub const MAX_OUTCOMES: u64 = 2_000_000;
 pub(super) const MAX_KINDS: usize = 16;
 
 /// Both sides of a binary operator, the pairs they make counted as work.
-fn operands(a: &Node, b: &Node, env: &mut Env, notes: &mut Notes) -> Result<(Dist, Dist), TooBig> {
-    let x = eval(a, env, notes)?;
-    let y = eval(b, env, notes)?;
-    notes.pairs(&x, &y)?;
+fn operands(
+    a: &Node,
+    b: &Node,
+    env: &mut Env,
+    ledger: &mut Ledger,
+) -> Result<(Dist, Dist), TooBig> {
+    let x = eval(a, env, ledger)?;
+    let y = eval(b, env, ledger)?;
+    ledger.pairs(&x, &y)?;
     Ok((x, y))
 }
 
 /// The exact distribution of a compiled expression in `env`.
-pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
-    if notes.cancel.is_cancelled() {
+pub fn eval(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig> {
+    if ledger.cancel.is_cancelled() {
         return Err(TooBig("the computation was stopped".into()));
     }
     // Every node evaluated counts against the one budget: `let`s over `let`s multiply
     // their bodies' evaluations, and no path may run unbounded. A node costs about as
     // much as [`NODE_COST`] units of arithmetic (it allocates its distribution).
-    notes.spend(NODE_COST, "nested `let`s with too many combinations")?;
+    ledger.spend(NODE_COST, "nested `let`s with too many combinations")?;
     if !env.fixed.is_empty() && matches!(n, Node::PoolVar(_) | Node::Meeting(_)) {
         let at = n as *const Node as usize;
         if let Some(&(_, v)) = env.fixed.iter().find(|(k, _)| *k == at) {
@@ -75,61 +80,67 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
     Ok(match n {
         Node::Num(v) => Dist::point(*v),
         Node::Var(i) => Dist::point(env.nums[*i]),
-        Node::Neg(a) => eval(a, env, notes)?.neg(),
+        Node::Neg(a) => eval(a, env, ledger)?.neg(),
         Node::Add(a, b) => {
-            let (x, y) = operands(a, b, env, notes)?;
+            let (x, y) = operands(a, b, env, ledger)?;
             x.add(&y)?
         }
         Node::Sub(a, b) => {
-            let (x, y) = operands(a, b, env, notes)?;
+            let (x, y) = operands(a, b, env, ledger)?;
             x.add(&y.neg())?
         }
         Node::Mul(a, b) => {
-            let (x, y) = operands(a, b, env, notes)?;
+            let (x, y) = operands(a, b, env, ledger)?;
             x.combine(&y, |x, y| x.saturating_mul(y))?
         }
         Node::Max(a, b) => {
-            let (x, y) = operands(a, b, env, notes)?;
+            let (x, y) = operands(a, b, env, ledger)?;
             x.combine(&y, |x, y| x.max(y))?
         }
         Node::Min(a, b) => {
-            let (x, y) = operands(a, b, env, notes)?;
+            let (x, y) = operands(a, b, env, ledger)?;
             x.combine(&y, |x, y| x.min(y))?
         }
         Node::Div(a, b) => {
-            let (x, y) = operands(a, b, env, notes)?;
+            let (x, y) = operands(a, b, env, ledger)?;
             x.combine(&y, |x, y| if y == 0 { 0 } else { x.div_euclid(y) })?
         }
         Node::Cmp(c, a, b) => {
-            let (x, y) = operands(a, b, env, notes)?;
+            let (x, y) = operands(a, b, env, ledger)?;
             x.combine(&y, |x, y| c.holds(x, y) as i64)?
         }
         Node::Let(bound, body) => {
-            let d = eval(bound, env, notes)?;
+            let d = eval(bound, env, ledger)?;
             let mut out: Option<Dist> = None;
             for (v, p) in d.iter() {
                 env.push(v, Vec::new());
-                let r = notes.within(p, |notes| eval(body, env, notes));
+                let r = ledger.within(p, |ledger| eval(body, env, ledger));
                 env.pop();
-                mix(&mut out, &r?, p, notes)?;
+                mix(&mut out, &r?, p, ledger)?;
             }
             out.unwrap_or_else(|| Dist::point(0)).trim()
         }
         Node::LetPool {
             spec, body, choice, ..
         } => {
-            if let Some(d) = let_chain(n, env, notes)? {
+            if let Some(d) = let_chain(n, env, ledger)? {
                 return Ok(d);
             }
             let mut out: Option<Dist> = None;
-            over_pool(spec, choice.as_deref(), env, notes, &mut |env, notes, p| {
-                let r = eval(body, env, notes)?;
-                mix(&mut out, &r, p, notes)?;
-                Ok(())
-            })?;
+            over_pool(
+                spec,
+                choice.as_deref(),
+                env,
+                ledger,
+                &mut |env, ledger, p| {
+                    let r = eval(body, env, ledger)?;
+                    mix(&mut out, &r, p, ledger)?;
+                    Ok(())
+                },
+            )?;
             out.unwrap_or_else(|| Dist::point(0)).trim()
         }
-        Node::Pick(p) => pick(p, env, notes)?,
+        Node::Pick(p) => pick(p, env, ledger)?,
         Node::PoolVar(r) => match &r.rolled {
             None => Dist::point(super::program::read_sorted(
                 &env.dice[r.i],
@@ -141,11 +152,11 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             Some(rolled) => {
                 // The read's numbers, rolled independently of the dice already rolled.
                 let keep = match &rolled.keep {
-                    Some((_, _, n)) => Some(eval(n, env, notes)?),
+                    Some((_, _, n)) => Some(eval(n, env, ledger)?),
                     None => None,
                 };
                 let face = match &rolled.face {
-                    Some(n) => Some(eval(n, env, notes)?),
+                    Some(n) => Some(eval(n, env, ledger)?),
                     None => None,
                 };
                 let values = |d: &Option<Dist>| -> Vec<(Option<i64>, f64)> {
@@ -155,7 +166,7 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
                     }
                 };
                 let (ks, fs) = (values(&keep), values(&face));
-                notes.spend(
+                ledger.spend(
                     (ks.len() * fs.len()) as u64,
                     "a read whose numbers take too many values",
                 )?;
@@ -171,11 +182,11 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             }
         },
         Node::If(c, a, b) => {
-            let d = eval(c, env, notes)?;
+            let d = eval(c, env, ledger)?;
             let yes: f64 = d.iter().filter(|(v, _)| *v != 0).map(|(_, p)| p).sum();
-            let mut out = notes.within(yes, |notes| eval(a, env, notes))?;
+            let mut out = ledger.within(yes, |ledger| eval(a, env, ledger))?;
             out.p.iter_mut().for_each(|q| *q *= yes);
-            let other = notes.within(1.0 - yes, |notes| eval(b, env, notes))?;
+            let other = ledger.within(1.0 - yes, |ledger| eval(b, env, ledger))?;
             // Two branches far apart span every value between them.
             let width = out
                 .hi()
@@ -187,14 +198,14 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
             out.add_scaled(&other, 1.0 - yes);
             out.trim()
         }
-        Node::Pool(p) => pool(p, notes)?,
+        Node::Pool(p) => pool(p, ledger)?,
         Node::Versus(kind, a, b, ties) if a.keep.is_none() && b.keep.is_none() => match kind {
-            super::lang::Versus::Beats => beats(a, b, *ties, notes)?,
+            super::lang::Versus::Beats => beats(a, b, *ties, ledger)?,
             // One kind of die a side, few enough for the packed pass.
             super::lang::Versus::Pairs if one_kind(a) && one_kind(b) => {
                 let k = a.groups[0].0.min(b.groups[0].0) as usize;
                 let ties = *ties;
-                face_by_face(a, b, notes, |x, y, ca, cb| {
+                face_by_face(a, b, ledger, |x, y, ca, cb| {
                     // The first's places filled now: won when the partner comes lower,
                     // a tie when it is placed now too.
                     (x..(x + ca).min(k))
@@ -203,27 +214,27 @@ pub fn eval(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> 
                 })?
             }
             super::lang::Versus::Cancel if one_kind(a) && one_kind(b) => {
-                face_by_face(a, b, notes, |_, _, ca, cb| ca.saturating_sub(cb))?
+                face_by_face(a, b, ledger, |_, _, ca, cb| ca.saturating_sub(cb))?
             }
-            _ => versus_pass(*kind, a, b, *ties, notes)?,
+            _ => versus_pass(*kind, a, b, *ties, ledger)?,
         },
-        Node::Versus(kind, a, b, ties) => versus_pass(*kind, a, b, *ties, notes)?,
-        Node::Meeting(m) => match super::lower::meeting(m, notes)? {
-            Some(pass) => pass.dist(notes)?,
-            None => meeting(m, env, notes)?,
+        Node::Versus(kind, a, b, ties) => versus_pass(*kind, a, b, *ties, ledger)?,
+        Node::Meeting(m) => match super::lower::meeting(m, ledger)? {
+            Some(pass) => pass.dist(ledger)?,
+            None => meeting(m, env, ledger)?,
         },
-        Node::Repeat(r) => repeat(r, env, notes)?,
+        Node::Repeat(r) => repeat(r, env, ledger)?,
         Node::Counted(c, pools) => {
-            let d = eval(c, env, notes)?;
+            let d = eval(c, env, ledger)?;
             let mut out: Option<Dist> = None;
             for (n, p) in d.iter() {
                 let spec = &pools[n.clamp(0, super::program::MAX_ROLLED_DICE) as usize];
-                let r = notes.within(p, |notes| pool(spec, notes))?;
-                mix(&mut out, &r, p, notes)?;
+                let r = ledger.within(p, |ledger| pool(spec, ledger))?;
+                mix(&mut out, &r, p, ledger)?;
             }
             out.unwrap_or_else(|| Dist::point(0)).trim()
         }
-        Node::Template(t) => template(t, env, notes)?,
+        Node::Template(t) => template(t, env, ledger)?,
         // Read only by `step`; packed before any evaluation.
         Node::Emit(_) | Node::Record(_) => Dist::point(0),
     })
@@ -241,12 +252,12 @@ fn versus_pass(
     a: &PoolSpec,
     b: &PoolSpec,
     ties: bool,
-    notes: &mut Notes,
+    ledger: &mut Ledger,
 ) -> Result<Dist, TooBig> {
-    if let Some(pass) = super::lower::versus(kind, a, b, ties, notes)? {
-        return pass.dist(notes);
+    if let Some(pass) = super::lower::versus(kind, a, b, ties, ledger)? {
+        return pass.dist(ledger);
     }
-    let (xs, ys) = (kept_multisets(a, notes)?, kept_multisets(b, notes)?);
+    let (xs, ys) = (kept_multisets(a, ledger)?, kept_multisets(b, ledger)?);
     // Not charged to the budget, as it never was (charged, some pools would go to
     // Monte Carlo that are exact now).
     every_pair(&xs, &ys, None, |x, y| {
@@ -257,12 +268,12 @@ fn versus_pass(
 /// A `let` chain of pool variables whose every read lowers to one multiset pass: the
 /// reads' joint distribution, then the body once per list of values they take (the
 /// reads fixed to those values). None: the chain goes through its rolls instead.
-fn let_chain(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Option<Dist>, TooBig> {
-    let Some(chain) = super::lower::chain(n, env.nums.len(), notes)? else {
+fn let_chain(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Option<Dist>, TooBig> {
+    let Some(chain) = super::lower::chain(n, env.nums.len(), ledger)? else {
         return Ok(None);
     };
-    let joint = chain.pass.run(notes)?;
-    notes.spend(
+    let joint = chain.pass.run(ledger)?;
+    ledger.spend(
         (joint.len() as u64).saturating_mul(NODE_COST),
         "pool variables whose reads take too many values together",
     )?;
@@ -281,8 +292,8 @@ fn let_chain(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Option<Dist>,
                 .zip(vals)
                 .map(|(&at, &v)| (at as usize, v)),
         );
-        let r = notes.within(*p, |notes| eval(chain.body, env, notes));
-        result = r.and_then(|d| mix(&mut out, &d, *p, notes));
+        let r = ledger.within(*p, |ledger| eval(chain.body, env, ledger));
+        result = r.and_then(|d| mix(&mut out, &d, *p, ledger));
         if result.is_err() {
             break;
         }
@@ -298,11 +309,11 @@ fn let_chain(n: &Node, env: &mut Env, notes: &mut Notes) -> Result<Option<Dist>,
 /// A pool whose numbers are rolled first: each combination of their values (they are
 /// independent of one another given the variables in scope, each its own roll), the
 /// pool it makes, mixed by the combination's probability.
-fn template(t: &Template, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
+fn template(t: &Template, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig> {
     let dists = t
         .params
         .iter()
-        .map(|p| eval(p, env, notes))
+        .map(|p| eval(p, env, ledger))
         .collect::<Result<Vec<_>, _>>()?;
     let combos = dists
         .iter()
@@ -310,7 +321,7 @@ fn template(t: &Template, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooB
             acc.checked_mul(d.p.iter().filter(|&&q| q > 0.0).count() as u64)
         })
         .unwrap_or(u64::MAX);
-    notes.spend(
+    ledger.spend(
         combos.saturating_mul(NODE_COST),
         "a pool whose rolled numbers take too many values together",
     )?;
@@ -323,24 +334,24 @@ fn template(t: &Template, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooB
         p: f64,
         vals: &mut Vec<i64>,
         out: &mut Option<Dist>,
-        notes: &mut Notes,
+        ledger: &mut Ledger,
     ) -> Result<(), TooBig> {
         if j == dists.len() {
             let Some(spec) = t.spec(vals) else {
-                return mix(out, &Dist::point(0), p, notes);
+                return mix(out, &Dist::point(0), p, ledger);
             };
-            let d = notes.within(p, |notes| pool(&spec, notes))?;
-            return mix(out, &d, p, notes);
+            let d = ledger.within(p, |ledger| pool(&spec, ledger))?;
+            return mix(out, &d, p, ledger);
         }
         for (v, q) in dists[j].iter() {
             if q > 0.0 {
                 vals[j] = v;
-                walk(t, dists, j + 1, p * q, vals, out, notes)?;
+                walk(t, dists, j + 1, p * q, vals, out, ledger)?;
             }
         }
         Ok(())
     }
-    walk(t, &dists, 0, 1.0, &mut vals, &mut out, notes)?;
+    walk(t, &dists, 0, 1.0, &mut vals, &mut out, ledger)?;
     Ok(out.unwrap_or_else(|| Dist::point(0)).trim())
 }
 
@@ -351,14 +362,14 @@ fn over_pool(
     spec: &PoolSpec,
     choice: Option<&Choice>,
     env: &mut Env,
-    notes: &mut Notes,
-    body: &mut dyn FnMut(&mut Env, &mut Notes, f64) -> Result<(), TooBig>,
+    ledger: &mut Ledger,
+    body: &mut dyn FnMut(&mut Env, &mut Ledger, f64) -> Result<(), TooBig>,
 ) -> Result<(), TooBig> {
     let mut result = Ok(());
-    let mut inner = notes.inner();
+    let mut inner = ledger.inner();
     if let Some(c) = choice {
         // Rerolled by a choice: the dice at the end, as the choice's plan found them.
-        notes.spend(
+        ledger.spend(
             (c.ends.len() as u64).saturating_mul(NODE_COST),
             "a choice with too many ends",
         )?;
@@ -371,7 +382,7 @@ fn over_pool(
             }
         }
     } else if spec.ways.is_empty() {
-        multisets(spec, notes, &mut |dice, p| {
+        multisets(spec, ledger, &mut |dice, p| {
             if result.is_err() {
                 return;
             }
@@ -389,7 +400,7 @@ fn over_pool(
         // Each roll gone through is read and looked up (about a node's work): nested
         // variables go through one's rolls once per outcome of the other.
         let mut visited = 0u64;
-        multisets(spec, notes, &mut |dice, p| {
+        multisets(spec, ledger, &mut |dice, p| {
             visited += 1;
             let kept = spec.keep_of(dice);
             let key: Vec<i64> = spec
@@ -405,7 +416,7 @@ fn over_pool(
                 }
             }
         })?;
-        notes.spend(
+        ledger.spend(
             visited.saturating_mul(NODE_COST),
             "nested pool variables with too many rolls",
         )?;
@@ -418,7 +429,7 @@ fn over_pool(
             }
         }
     }
-    notes.merge(inner);
+    ledger.merge(inner);
     result
 }
 
@@ -428,11 +439,11 @@ pub const MAX_PICK_ROLLS: f64 = 2_000_000.0;
 
 /// A `choose`: every roll of its dice (a multiset per kind of die), handed out the best
 /// way; the rolls that hand the roles the same dice are read by the body once.
-fn pick(p: &Picker, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
+fn pick(p: &Picker, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig> {
     let mut dists = Vec::new();
     let mut count = 1.0f64;
     for (n, d) in &p.groups {
-        let (dist, _) = die_dist(d, notes)?;
+        let (dist, _) = die_dist(d, ledger)?;
         let vals: Vec<(i64, f64)> = dist.iter().collect();
         let mut c = 1.0;
         for j in 0..vals.len().saturating_sub(1) {
@@ -450,7 +461,7 @@ fn pick(p: &Picker, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
             "a `choose` over {count:.0} rolls and ways to hand them out (at most {MAX_PICK_ROLLS})"
         )));
     }
-    notes.spend(
+    ledger.spend(
         (count as u64).saturating_mul(NODE_COST),
         "a `choose` over too many rolls",
     )?;
@@ -465,11 +476,11 @@ fn pick(p: &Picker, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
         for (faces, sides) in &roles {
             env.push(*sides, faces.clone());
         }
-        let r = notes.within(q, |notes| eval(&p.body, env, notes));
+        let r = ledger.within(q, |ledger| eval(&p.body, env, ledger));
         for _ in &roles {
             env.pop();
         }
-        mix(&mut out, &r?, q, notes)?;
+        mix(&mut out, &r?, q, ledger)?;
     }
     Ok(out.unwrap_or_else(|| Dist::point(0)).trim())
 }
@@ -487,14 +498,14 @@ fn faces_of(dies: &[(u32, Dist)]) -> Vec<i64> {
 
 /// Face to face without keep: given the second pool's highest die `m` (powers of its
 /// dice's CDFs), each die of the first beats it independently: a binomial per group.
-fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Dist, TooBig> {
-    let (da, db) = (dice_of(a, notes)?, dice_of(b, notes)?);
+fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, ledger: &mut Ledger) -> Result<Dist, TooBig> {
+    let (da, db) = (dice_of(a, ledger)?, dice_of(b, ledger)?);
     let cdf = |d: &Dist, v: i64| -> f64 { d.iter().filter(|(x, _)| *x <= v).map(|(_, q)| q).sum() };
     let nb: u32 = db.iter().map(|(n, _)| n).sum();
     let na: u32 = da.iter().map(|(n, _)| n).sum();
     let mut out = vec![0.0; na as usize + 1];
     // The first pool's count of dice beating `m` (every die counts when B is empty).
-    let count_above = |m: Option<i64>, notes: &mut Notes| -> Result<Dist, TooBig> {
+    let count_above = |m: Option<i64>, ledger: &mut Ledger| -> Result<Dist, TooBig> {
         let mut acc = Dist::point(0);
         for (n, d) in &da {
             let q = match m {
@@ -507,13 +518,13 @@ fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
             };
             acc = acc.add(&Dist {
                 lo: 0,
-                p: binomial(*n, q, notes)?,
+                p: binomial(*n, q, ledger)?,
             })?;
         }
         Ok(acc)
     };
     if nb == 0 {
-        for (v, p) in count_above(None, notes)?.iter() {
+        for (v, p) in count_above(None, ledger)?.iter() {
             out[v as usize] += p;
         }
         return Ok(Dist { lo: 0, p: out }.trim());
@@ -523,7 +534,7 @@ fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
     let scan: u64 = da.iter().chain(&db).map(|(_, d)| d.p.len() as u64).sum();
     let mut prev = 0.0;
     for m in values {
-        notes.spend(
+        ledger.spend(
             NODE_COST + scan / SCANS_PER_UNIT,
             "face to face over too many values",
         )?;
@@ -533,7 +544,7 @@ fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
         if pm == 0.0 {
             continue;
         }
-        for (v, p) in count_above(Some(m), notes)?.iter() {
+        for (v, p) in count_above(Some(m), ledger)?.iter() {
             out[v as usize] += pm * p;
         }
     }
@@ -550,12 +561,12 @@ fn beats(a: &PoolSpec, b: &PoolSpec, ties: bool, notes: &mut Notes) -> Result<Di
 fn face_by_face(
     a: &PoolSpec,
     b: &PoolSpec,
-    notes: &mut Notes,
+    ledger: &mut Ledger,
     gained: impl Fn(usize, usize, usize, usize) -> usize,
 ) -> Result<Dist, TooBig> {
-    let (na, (da, ca)) = (a.groups[0].0 as usize, die_dist(&a.groups[0].1, notes)?);
-    let (nb, (db, cb)) = (b.groups[0].0 as usize, die_dist(&b.groups[0].1, notes)?);
-    notes.cap(ca * na as f64 + cb * nb as f64);
+    let (na, (da, ca)) = (a.groups[0].0 as usize, die_dist(&a.groups[0].1, ledger)?);
+    let (nb, (db, cb)) = (b.groups[0].0 as usize, die_dist(&b.groups[0].1, ledger)?);
+    ledger.cap(ca * na as f64 + cb * nb as f64);
     let mut values: Vec<i64> = da.iter().chain(db.iter()).map(|(v, _)| v).collect();
     values.sort_unstable();
     values.dedup();
@@ -572,7 +583,7 @@ fn face_by_face(
     let mut next: Map<(usize, usize, usize), f64> = Map::default();
     let (mut left_a, mut left_b) = (1.0f64, 1.0f64);
     for v in values {
-        notes.spend(NODE_COST, "two pools of so many dice and faces")?;
+        ledger.spend(NODE_COST, "two pools of so many dice and faces")?;
         let q = |d: &Dist, left: f64| {
             if left > 0.0 {
                 (at(d, v) / left).min(1.0)
@@ -583,10 +594,10 @@ fn face_by_face(
         let (qa, qb) = (q(&da, left_a), q(&db, left_b));
         // The binomials of every count of dice left, once per value (not per state).
         let bas: Vec<Vec<f64>> = (0..=na as u32)
-            .map(|r| binomial(r, qa, notes))
+            .map(|r| binomial(r, qa, ledger))
             .collect::<Result<_, _>>()?;
         let bbs: Vec<Vec<f64>> = (0..=nb as u32)
-            .map(|r| binomial(r, qb, notes))
+            .map(|r| binomial(r, qb, ledger))
             .collect::<Result<_, _>>()?;
         next.clear();
         for (&(x, y, w), &p) in &cur {
@@ -599,8 +610,8 @@ fn face_by_face(
                     if pb == 0.0 {
                         continue;
                     }
-                    notes.work += state_cost(cur.len().max(next.len()));
-                    if notes.work > MAX_WORK {
+                    ledger.work += state_cost(cur.len().max(next.len()));
+                    if ledger.work > MAX_WORK {
                         return Err(TooBig("two pools of so many dice and faces".into()));
                     }
                     let won = w + gained(x, y, ca, cb);
@@ -621,20 +632,20 @@ fn face_by_face(
 
 /// Two sides die by die in full: a pool variable's dice as they are in scope, a pool's
 /// every multiset (its kept dice), each pair of outcomes read.
-fn meeting(m: &Meeting, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
-    let outcomes = |side: &Side, env: &Env, notes: &mut Notes| match side {
+fn meeting(m: &Meeting, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig> {
+    let outcomes = |side: &Side, env: &Env, ledger: &mut Ledger| match side {
         Side::Var { i, .. } => Ok(vec![(env.dice[*i].clone(), 1.0)]),
-        Side::Pool(spec) => kept_multisets(spec, notes),
+        Side::Pool(spec) => kept_multisets(spec, ledger),
     };
-    let xs = outcomes(&m.sides[0], env, notes)?;
-    let ys = outcomes(&m.sides[1], env, notes)?;
-    every_pair(&xs, &ys, Some(notes), |x, y| m.value(x, y))
+    let xs = outcomes(&m.sides[0], env, ledger)?;
+    let ys = outcomes(&m.sides[1], env, ledger)?;
+    every_pair(&xs, &ys, Some(ledger), |x, y| m.value(x, y))
 }
 
 /// Every multiset of a pool, its kept dice only, with its probability.
-fn kept_multisets(spec: &PoolSpec, notes: &mut Notes) -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
+fn kept_multisets(spec: &PoolSpec, ledger: &mut Ledger) -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
     let mut out = Vec::new();
-    multisets(spec, notes, &mut |dice, p| {
+    multisets(spec, ledger, &mut |dice, p| {
         out.push((spec.keep_of(dice).to_vec(), p))
     })?;
     Ok(out)
@@ -645,7 +656,7 @@ fn kept_multisets(spec: &PoolSpec, notes: &mut Notes) -> Result<Vec<(Vec<i64>, f
 fn every_pair(
     xs: &[(Vec<i64>, f64)],
     ys: &[(Vec<i64>, f64)],
-    budget: Option<&mut Notes>,
+    budget: Option<&mut Ledger>,
     value: impl Fn(&[i64], &[i64]) -> i64,
 ) -> Result<Dist, TooBig> {
     if (xs.len() as u64) * (ys.len() as u64) > MAX_OUTCOMES {
@@ -655,8 +666,8 @@ fn every_pair(
             ys.len()
         )));
     }
-    if let Some(notes) = budget {
-        notes.spend(
+    if let Some(ledger) = budget {
+        ledger.spend(
             (xs.len() as u64 * ys.len() as u64).saturating_mul(NODE_COST),
             "a deck, an `again` pool or a `choose` role set against other dice with too many outcomes",
         )?;
@@ -671,7 +682,7 @@ fn every_pair(
 }
 
 /// Add `d` with weight `p` into the mixture `out`.
-fn mix(out: &mut Option<Dist>, d: &Dist, p: f64, notes: &mut Notes) -> Result<(), TooBig> {
+fn mix(out: &mut Option<Dist>, d: &Dist, p: f64, ledger: &mut Ledger) -> Result<(), TooBig> {
     // A part within the mixture's range touches its own values; one past it makes the
     // mixture anew, touching every value of both: many wide parts are work too. The
     // mixture grows by its own width past the part (zeros, trimmed by the callers), so
@@ -697,7 +708,7 @@ fn mix(out: &mut Option<Dist>, d: &Dist, p: f64, notes: &mut Notes) -> Result<()
         }
         None => d.p.len(),
     };
-    notes.spend(touched as u64, "nested `let`s with too many combinations")?;
+    ledger.spend(touched as u64, "nested `let`s with too many combinations")?;
     match out {
         None => {
             let mut z = d.clone();
@@ -712,14 +723,14 @@ fn mix(out: &mut Option<Dist>, d: &Dist, p: f64, notes: &mut Notes) -> Result<()
 /// Every multiset of a pool's dice (sorted values) with its probability.
 fn multisets(
     spec: &PoolSpec,
-    notes: &mut Notes,
+    ledger: &mut Ledger,
     visit: &mut dyn FnMut(&[i64], f64),
 ) -> Result<(), TooBig> {
     if let Some((deck, k)) = spec.deck() {
-        return hands(deck, k, notes, visit);
+        return hands(deck, k, ledger, visit);
     }
     // Per group: its values and their probabilities.
-    let groups: Vec<(u32, Vec<(i64, f64)>)> = dice_of(spec, notes)?
+    let groups: Vec<(u32, Vec<(i64, f64)>)> = dice_of(spec, ledger)?
         .into_iter()
         .map(|(n, dist)| (n, dist.iter().collect()))
         .collect();
@@ -801,7 +812,7 @@ fn multisets(
 fn hands(
     deck: &DieSpec,
     k: u32,
-    notes: &mut Notes,
+    ledger: &mut Ledger,
     visit: &mut dyn FnMut(&[i64], f64),
 ) -> Result<(), TooBig> {
     let mut kinds: Vec<(i64, u32)> = Vec::new();
@@ -882,7 +893,7 @@ fn hands(
     let done = walk(
         &kinds, &left, 0, k, 1.0, &mut hand, &mut count, visit, &choose, all,
     );
-    notes.spend(
+    ledger.spend(
         count.saturating_mul(NODE_COST),
         "a deck dealing too many hands",
     )?;
@@ -895,16 +906,16 @@ fn hands(
 }
 
 /// A pool read by its aggregate.
-fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
+fn pool(p: &PoolSpec, ledger: &mut Ledger) -> Result<Dist, TooBig> {
     if let Some((deck, k)) = p.deck() {
         let mut m: Map<i64, f64> = Map::default();
-        hands(deck, k, notes, &mut |hand, q| {
+        hands(deck, k, ledger, &mut |hand, q| {
             let v = super::program::read_sorted(hand, p.keep, p.agg, deck.lo(), deck.hi());
             *m.entry(v).or_default() += q;
         })?;
         return Ok(Dist::from_map(&m));
     }
-    let dies = dice_of(p, notes)?;
+    let dies = dice_of(p, ledger)?;
     let total: u32 = dies.iter().map(|(n, _)| n).sum();
     if total == 0 {
         // No dice: every reading of an empty pool is 0, as the sampler reads it.
@@ -913,19 +924,19 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
     // A pool costs about its dice times its faces (more for keeps and chains, which
     // bound themselves as well).
     let faces: u64 = dies.iter().map(|(_, d)| d.p.len() as u64).sum();
-    notes.spend(
+    ledger.spend(
         (total as u64).max(1).saturating_mul(faces.max(1)),
         "a pool with too many dice and faces",
     )?;
     if let Some(c) = p.again {
-        return again(p, c, notes);
+        return again(p, c, ledger);
     }
     match (p.keep, p.agg) {
         (None, Agg::Sum) => {
             let mut out = Dist::point(0);
             for (n, d) in &dies {
-                let sum = power_sum(d, *n, notes)?;
-                notes.pairs(&out, &sum)?;
+                let sum = power_sum(d, *n, ledger)?;
+                ledger.pairs(&out, &sum)?;
                 out = out.add(&sum)?;
             }
             Ok(out)
@@ -938,8 +949,8 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
                 for (v, q) in d.iter() {
                     *m.entry(super::lang::tally(v, t)).or_default() += q;
                 }
-                let sum = power_sum(&Dist::from_map(&m), *n, notes)?;
-                notes.pairs(&out, &sum)?;
+                let sum = power_sum(&Dist::from_map(&m), *n, ledger)?;
+                ledger.pairs(&out, &sum)?;
                 out = out.add(&sum)?;
             }
             Ok(out)
@@ -954,7 +965,7 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
                     .sum();
                 out = out.add(&Dist {
                     lo: 0,
-                    p: binomial(*n, q, notes)?,
+                    p: binomial(*n, q, ledger)?,
                 })?;
             }
             Ok(out)
@@ -966,7 +977,7 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
             // P(max <= v) = product of each die's CDF; min by the survival function.
             // Each die's CDF is one running sum over the range, so the cost is the
             // range times the dice groups, however sparse the faces are.
-            notes.spend(
+            ledger.spend(
                 ((hi - lo + 1) as u64).saturating_mul(dies.len() as u64),
                 "a highest or lowest over too wide a range",
             )?;
@@ -1009,29 +1020,29 @@ fn pool(p: &PoolSpec, notes: &mut Notes) -> Result<Dist, TooBig> {
                 || (dies.iter().any(|(n, _)| *n > 255)
                     && !(dies.len() == 1 && agg == Agg::Sum)) =>
         {
-            super::lower::read(p, dies, agg).dist(notes)
+            super::lower::read(p, dies, agg).dist(ledger)
         }
         (keep, agg) => {
             // Keep `k` from one end (drop turned into keep); MaxSet keeps all.
             let (end, k) = keep.unwrap_or((End::Highest, total));
-            multiset(&dies, &p.groups, end, k.min(total), agg, notes)
+            multiset(&dies, &p.groups, end, k.min(total), agg, ledger)
         }
     }
 }
 
 /// The sum of `n` independent copies of `d`, by repeated squaring.
-fn power_sum(d: &Dist, n: u32, notes: &mut Notes) -> Result<Dist, TooBig> {
+fn power_sum(d: &Dist, n: u32, ledger: &mut Ledger) -> Result<Dist, TooBig> {
     let mut out = Dist::point(0);
     let mut base = d.clone();
     let mut k = n;
     while k > 0 {
         if k & 1 == 1 {
-            notes.pairs(&out, &base)?;
+            ledger.pairs(&out, &base)?;
             out = out.add(&base)?;
         }
         k >>= 1;
         if k > 0 {
-            notes.pairs(&base, &base)?;
+            ledger.pairs(&base, &base)?;
             base = base.add(&base)?;
         }
     }
@@ -1047,14 +1058,14 @@ fn multiset(
     end: End,
     k: u32,
     agg: Agg,
-    notes: &mut Notes,
+    ledger: &mut Ledger,
 ) -> Result<Dist, TooBig> {
     if dies.len() == 1 && agg == Agg::Sum {
         let (n, d) = (dies[0].0, &dies[0].1);
         return if n > BY_STATES {
-            keep_sum_by_threshold(n, d, end, k, notes)
+            keep_sum_by_threshold(n, d, end, k, ledger)
         } else {
-            keep_sum_one_kind(n, d, end, k, notes)
+            keep_sum_one_kind(n, d, end, k, ledger)
         };
     }
     let mut values = faces_of(dies);
@@ -1100,7 +1111,7 @@ fn multiset(
         if cur.is_empty() {
             break;
         }
-        notes.spend(NODE_COST, "a keep or drop over so many dice and faces")?;
+        ledger.spend(NODE_COST, "a keep or drop over so many dice and faces")?;
         next.clear();
         // Per group: P(a die shows v | it shows none of the values passed), and the
         // binomials of every count of dice left, once per value.
@@ -1114,7 +1125,7 @@ fn multiset(
             let q = if l <= 0.0 { 0.0 } else { (pv / l).min(1.0) };
             binoms.push(
                 (0..=*n)
-                    .map(|r| binomial(r, q, notes))
+                    .map(|r| binomial(r, q, ledger))
                     .collect::<Result<_, _>>()?,
             );
         }
@@ -1135,8 +1146,8 @@ fn multiset(
                 std::mem::swap(&mut ways, &mut grown);
             }
             for &(rl, c, p) in &ways {
-                notes.work += state_cost(cur.len().max(next.len()));
-                if notes.work > MAX_WORK {
+                ledger.work += state_cost(cur.len().max(next.len()));
+                if ledger.work > MAX_WORK {
                     return Err(TooBig("a keep or drop over so many dice and faces".into()));
                 }
                 let take = c.min(k - kept);
@@ -1198,7 +1209,7 @@ fn keep_sum_one_kind(
     d: &Dist,
     end: End,
     k: u32,
-    notes: &mut Notes,
+    ledger: &mut Ledger,
 ) -> Result<Dist, TooBig> {
     let mut values: Vec<(i64, f64)> = d.iter().collect();
     if end == End::Highest {
@@ -1219,7 +1230,7 @@ fn keep_sum_one_kind(
     let mut left = 1.0f64;
     let mut binoms: Vec<Vec<f64>> = Vec::new();
     for &(v, pv) in &values {
-        notes.spend(NODE_COST, "a keep or drop over so many dice and faces")?;
+        ledger.spend(NODE_COST, "a keep or drop over so many dice and faces")?;
         let q = if left > 0.0 {
             (pv / left).min(1.0)
         } else {
@@ -1228,7 +1239,7 @@ fn keep_sum_one_kind(
         // Binomial(r, q) for every r once per face.
         binoms.clear();
         for r in 0..=n {
-            binoms.push(binomial(r, q, notes)?);
+            binoms.push(binomial(r, q, ledger)?);
         }
         next.clear();
         for (&key, &w) in &cur {
@@ -1239,8 +1250,8 @@ fn keep_sum_one_kind(
                 if pb == 0.0 {
                     continue;
                 }
-                notes.work += state_cost(cur.len().max(next.len()));
-                if notes.work > MAX_WORK {
+                ledger.work += state_cost(cur.len().max(next.len()));
+                if ledger.work > MAX_WORK {
                     return Err(TooBig("a keep or drop over so many dice and faces".into()));
                 }
                 let take = (c as u32).min(k - kept);
@@ -1280,7 +1291,7 @@ fn keep_sum_by_threshold(
     d: &Dist,
     end: End,
     k: u32,
-    notes: &mut Notes,
+    ledger: &mut Ledger,
 ) -> Result<Dist, TooBig> {
     // Keeping the lowest of `d` is keeping the highest of its negation.
     let d = if end == End::Lowest {
@@ -1308,14 +1319,14 @@ fn keep_sum_by_threshold(
                 .map(|v| if gt > 0.0 { d.at(v) / gt } else { 0.0 })
                 .collect(),
         };
-        let count = binomial(n, gt, notes)?;
+        let count = binomial(n, gt, ledger)?;
         let at_t = if gt < 1.0 { eq / (1.0 - gt) } else { 0.0 };
         let mut power = Dist::point(0);
         for a in 0..k {
             let pa = count[a as usize];
             if pa > 0.0 {
                 // At least k - a of the n - a dice at or below t show t.
-                let tail: f64 = binomial(n - a, at_t, notes)?[(k - a) as usize..]
+                let tail: f64 = binomial(n - a, at_t, ledger)?[(k - a) as usize..]
                     .iter()
                     .sum();
                 let w = pa * tail;
@@ -1329,7 +1340,7 @@ fn keep_sum_by_threshold(
             if gt == 0.0 {
                 break;
             }
-            notes.pairs(&power, &beyond)?;
+            ledger.pairs(&power, &beyond)?;
             power = power.add(&beyond)?;
         }
     }
@@ -1340,7 +1351,7 @@ fn keep_sum_by_threshold(
 /// `again`: a die showing the condition adds a die to the pool; read by `sum` or
 /// `count`. Each die of the pool starts a chain of its own, so the pool's value is the
 /// sum of independent chains.
-fn again(p: &PoolSpec, c: Cond, notes: &mut Notes) -> Result<Dist, TooBig> {
+fn again(p: &PoolSpec, c: Cond, ledger: &mut Ledger) -> Result<Dist, TooBig> {
     let mut out = Dist::point(0);
     for (n, spec) in &p.groups {
         let (base, _) = die_dist(
@@ -1348,7 +1359,7 @@ fn again(p: &PoolSpec, c: Cond, notes: &mut Notes) -> Result<Dist, TooBig> {
                 explode: None,
                 ..spec.clone()
             },
-            notes,
+            ledger,
         )?;
         let (lo, hi) = (spec.lo(), spec.hi());
         // One chain's (value read, added) per roll, up to the depth limit.
@@ -1361,7 +1372,7 @@ fn again(p: &PoolSpec, c: Cond, notes: &mut Notes) -> Result<Dist, TooBig> {
         let mut chain: Map<i64, f64> = Map::default();
         let mut carry: Map<i64, f64> = Map::from_iter([(0, 1.0)]);
         for depth in 0..=spec.depth {
-            notes.spend(
+            ledger.spend(
                 (carry.len() as u64)
                     .saturating_mul(base.p.len() as u64)
                     .saturating_mul(NODE_COST),
@@ -1375,7 +1386,7 @@ fn again(p: &PoolSpec, c: Cond, notes: &mut Notes) -> Result<Dist, TooBig> {
                         *next.entry(total).or_default() += w * q;
                     } else {
                         if c.holds(v, lo, hi) {
-                            notes.cap(*n as f64 * w * q);
+                            ledger.cap(*n as f64 * w * q);
                         }
                         *chain.entry(total).or_default() += w * q;
                     }
@@ -1386,8 +1397,8 @@ fn again(p: &PoolSpec, c: Cond, notes: &mut Notes) -> Result<Dist, TooBig> {
                 break;
             }
         }
-        let sum = power_sum(&Dist::from_map(&chain), *n, notes)?;
-        notes.pairs(&out, &sum)?;
+        let sum = power_sum(&Dist::from_map(&chain), *n, ledger)?;
+        ledger.pairs(&out, &sum)?;
         out = out.add(&sum)?;
     }
     Ok(out)

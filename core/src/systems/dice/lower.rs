@@ -8,18 +8,18 @@
 //! `choose`, a rerolled variable) answers `None`, and the caller goes the way it went
 //! before.
 
-use super::dist::{Notes, TooBig};
+use super::dist::{Ledger, TooBig};
 use super::lang::{Agg, End, Versus};
 use super::multiset::{Pass, PoolIn, Read, Reading, Source};
 use super::program::{face_span, Meeting, Node, PoolSpec, Side};
 
 /// A pool as a pass takes it: independent dice of a fixed number.
-fn pool_in(spec: &PoolSpec, notes: &mut Notes) -> Result<Option<PoolIn>, TooBig> {
+fn pool_in(spec: &PoolSpec, ledger: &mut Ledger) -> Result<Option<PoolIn>, TooBig> {
     if spec.deck().is_some() || spec.again.is_some() {
         return Ok(None);
     }
     Ok(Some(PoolIn {
-        groups: super::dist::dice_of(spec, notes)?,
+        groups: super::dist::dice_of(spec, ledger)?,
     }))
 }
 
@@ -69,9 +69,9 @@ pub(super) fn versus(
     a: &PoolSpec,
     b: &PoolSpec,
     ties: bool,
-    notes: &mut Notes,
+    ledger: &mut Ledger,
 ) -> Result<Option<Pass>, TooBig> {
-    let (Some(pa), Some(pb)) = (pool_in(a, notes)?, pool_in(b, notes)?) else {
+    let (Some(pa), Some(pb)) = (pool_in(a, ledger)?, pool_in(b, ledger)?) else {
         return Ok(None);
     };
     let pass = Pass {
@@ -88,11 +88,11 @@ pub(super) fn versus(
 }
 
 /// A meeting of two pools (no pool variable: those are lowered with their `let`).
-pub(super) fn meeting(m: &Meeting, notes: &mut Notes) -> Result<Option<Pass>, TooBig> {
+pub(super) fn meeting(m: &Meeting, ledger: &mut Ledger) -> Result<Option<Pass>, TooBig> {
     let (Side::Pool(a), Side::Pool(b)) = (&m.sides[0], &m.sides[1]) else {
         return Ok(None);
     };
-    let (Some(pa), Some(pb)) = (pool_in(a, notes)?, pool_in(b, notes)?) else {
+    let (Some(pa), Some(pb)) = (pool_in(a, ledger)?, pool_in(b, ledger)?) else {
         return Ok(None);
     };
     let pass = Pass {
@@ -129,7 +129,7 @@ pub(super) struct Chain<'n> {
 pub(super) fn chain<'n>(
     n: &'n Node,
     depth: usize,
-    notes: &mut Notes,
+    ledger: &mut Ledger,
 ) -> Result<Option<Chain<'n>>, TooBig> {
     let mut specs: Vec<&PoolSpec> = Vec::new();
     let mut at = n;
@@ -157,7 +157,7 @@ pub(super) fn chain<'n>(
     }
     let mut pools = Vec::new();
     for spec in &specs {
-        match pool_in(spec, notes)? {
+        match pool_in(spec, ledger)? {
             Some(p) => pools.push(p),
             None => return Ok(None),
         }
@@ -175,7 +175,7 @@ pub(super) fn chain<'n>(
                     |s: &Side, pools: &mut Vec<PoolIn>| -> Result<Option<Source>, TooBig> {
                         Ok(match s {
                             Side::Var { i, .. } => Some(source(specs[i - depth], i - depth, None)),
-                            Side::Pool(p) => match pool_in(p, notes)? {
+                            Side::Pool(p) => match pool_in(p, ledger)? {
                                 Some(pi) => {
                                     pools.push(pi);
                                     Some(source(p, pools.len() - 1, None))

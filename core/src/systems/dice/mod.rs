@@ -176,15 +176,15 @@ fn exact_of(
     states: usize,
     cancel: &Cancel,
 ) -> (Result<Vec<f64>, String>, f64, f64) {
-    let mut notes = exact::Notes::stopped_by(cancel);
-    let run = |notes: &mut exact::Notes| -> Result<exact::Dist, exact::TooBig> {
-        let a = exact::eval(&sc.roll_node, &mut exact::Env::default(), notes)?;
+    let mut ledger = exact::Ledger::stopped_by(cancel);
+    let run = |ledger: &mut exact::Ledger| -> Result<exact::Dist, exact::TooBig> {
+        let a = exact::eval(&sc.roll_node, &mut exact::Env::default(), ledger)?;
         match &sc.vs {
             None => Ok(a),
-            Some((_, v)) => a.add(&exact::eval(v, &mut exact::Env::default(), notes)?.neg()),
+            Some((_, v)) => a.add(&exact::eval(v, &mut exact::Env::default(), ledger)?.neg()),
         }
     };
-    match run(&mut notes) {
+    match run(&mut ledger) {
         Ok(d) => {
             let mut out = vec![0.0; states];
             for (i, &p) in d.p.iter().enumerate() {
@@ -206,7 +206,7 @@ fn exact_of(
                 );
             }
             out.iter_mut().for_each(|p| *p /= total);
-            (Ok(out), notes.capped, notes.unfinished)
+            (Ok(out), ledger.capped, ledger.unfinished)
         }
         Err(exact::TooBig(why)) => (Err(why), 0.0, 0.0),
     }

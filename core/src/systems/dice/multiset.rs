@@ -12,7 +12,7 @@
 //! its result is the joint distribution of their values. A new read of a pool is a new
 //! [`Read`] kind: its state's width, its step at one outcome, its value at the end.
 
-use super::dist::{binomial, Dist, Notes, TooBig};
+use super::dist::{binomial, Dist, Ledger, TooBig};
 use super::lang::{tally, Agg, Cond, End, Versus};
 use std::collections::HashMap;
 
@@ -290,7 +290,7 @@ impl Pass {
     /// its probability, in a fixed order (the order of first reaching them). Explosion
     /// chains stopped at their depth are the callers' to note (the dice come as
     /// distributions).
-    pub fn run(&self, notes: &mut Notes) -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
+    pub fn run(&self, ledger: &mut Ledger) -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
         if !self.fits() {
             return Err(TooBig("a read with too many parts for one pass".into()));
         }
@@ -362,7 +362,7 @@ impl Pass {
         let mut seen = vec![0u32; self.pools.len()];
         let mut placed = vec![0u32; self.pools.len()];
         for &o in &values {
-            if notes.cancelled() {
+            if ledger.cancelled() {
                 return Err(TooBig("the computation was stopped".into()));
             }
             // P(a die shows o | it shows nothing higher), per group.
@@ -393,7 +393,7 @@ impl Pass {
                 }
                 for g in 0..ng {
                     if binoms[g][left[g] as usize].is_none() {
-                        binoms[g][left[g] as usize] = Some(binomial(left[g], q[g], notes)?);
+                        binoms[g][left[g] as usize] = Some(binomial(left[g], q[g], ledger)?);
                     }
                 }
                 // Only the counts a group can place at o: one when its dice must all
@@ -414,7 +414,7 @@ impl Pass {
                     }
                     // Counted whether or not it holds: a step hashes a whole state,
                     // about four of the keep pass's packed ones.
-                    notes.step(cur.len().max(next.len()), 4)?;
+                    ledger.step(cur.len().max(next.len()), 4)?;
                     if w > 0.0 {
                         seen.iter_mut().for_each(|s| *s = 0);
                         placed.iter_mut().for_each(|s| *s = 0);
@@ -480,8 +480,8 @@ impl Pass {
     }
 
     /// The distribution of a pass of one read.
-    pub fn dist(&self, notes: &mut Notes) -> Result<Dist, TooBig> {
-        let joint = self.run(notes)?;
+    pub fn dist(&self, ledger: &mut Ledger) -> Result<Dist, TooBig> {
+        let joint = self.run(ledger)?;
         let mut m: Map<i64, f64> = Map::default();
         for (v, p) in joint {
             *m.entry(v[0]).or_default() += p;

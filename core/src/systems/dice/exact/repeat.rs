@@ -16,11 +16,11 @@ pub const MAX_REPEAT_STATES: usize = 200_000;
 /// A `repeat` as a Markov chain: the distribution over its state round by round, the
 /// mass whose condition holds (or that reaches the limit) leaving to be read by the
 /// body.
-pub(super) fn repeat(r: &Repeat, env: &mut Env, notes: &mut Notes) -> Result<Dist, TooBig> {
+pub(super) fn repeat(r: &Repeat, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig> {
     let mut start: BTreeMap<State, f64> = BTreeMap::new();
     start.insert(Vec::new(), 1.0);
     for n in &r.init {
-        let d = eval(n, env, notes)?;
+        let d = eval(n, env, ledger)?;
         let mut next = BTreeMap::new();
         for (s, p) in &start {
             for (v, q) in d.iter() {
@@ -54,14 +54,14 @@ pub(super) fn repeat(r: &Repeat, env: &mut Env, notes: &mut Notes) -> Result<Dis
                 env.push(seen.states[id][k], Vec::new());
             }
             env.push(round as i64, Vec::new());
-            let res = play_round(r, round, p, env, notes, &mut out, &mut seen, id, &mut next);
+            let res = play_round(r, round, p, env, ledger, &mut out, &mut seen, id, &mut next);
             for _ in 0..=vars {
                 env.pop();
             }
             res?;
         }
-        notes.work += REPEAT_COST * active.len() as u64;
-        if notes.work > MAX_WORK || next.touched.len() > MAX_REPEAT_STATES {
+        ledger.work += REPEAT_COST * active.len() as u64;
+        if ledger.work > MAX_WORK || next.touched.len() > MAX_REPEAT_STATES {
             return Err(TooBig(format!(
                 "a `repeat` with {} states in round {}",
                 next.touched.len(),
@@ -157,7 +157,7 @@ pub(super) fn play_round(
     round: u32,
     p: f64,
     env: &mut Env,
-    notes: &mut Notes,
+    ledger: &mut Ledger,
     out: &mut Option<Dist>,
     seen: &mut Seen,
     id: usize,
@@ -165,43 +165,43 @@ pub(super) fn play_round(
 ) -> Result<(), TooBig> {
     let yes = match seen.until[id] {
         Some(stop) => {
-            notes.cap(p * stop.capped);
-            notes.unfinished += notes.weight * p * stop.unfinished;
+            ledger.cap(p * stop.capped);
+            ledger.unfinished += ledger.weight * p * stop.unfinished;
             stop.yes
         }
         None if seen.cache_until => {
             // Computed at weight 1: what it reports is per unit of mass.
-            let mut inner = Notes {
-                work: notes.work,
-                cancel: notes.cancel.clone(),
-                ..Notes::default()
+            let mut inner = Ledger {
+                work: ledger.work,
+                cancel: ledger.cancel.clone(),
+                ..Ledger::default()
             };
             let until = eval(&r.until, env, &mut inner)?;
-            notes.work = inner.work;
+            ledger.work = inner.work;
             let stop = Stop {
                 yes: until.iter().filter(|(v, _)| *v != 0).map(|(_, q)| q).sum(),
                 capped: inner.capped,
                 unfinished: inner.unfinished,
             };
-            notes.cap(p * stop.capped);
-            notes.unfinished += notes.weight * p * stop.unfinished;
+            ledger.cap(p * stop.capped);
+            ledger.unfinished += ledger.weight * p * stop.unfinished;
             seen.until[id] = Some(stop);
             stop.yes
         }
         None => {
-            let until = notes.within(p, |notes| eval(&r.until, env, notes))?;
+            let until = ledger.within(p, |ledger| eval(&r.until, env, ledger))?;
             until.iter().filter(|(v, _)| *v != 0).map(|(_, q)| q).sum()
         }
     };
     let done = if round == r.limit {
-        notes.unfinished += notes.weight * p * (1.0 - yes);
+        ledger.unfinished += ledger.weight * p * (1.0 - yes);
         1.0
     } else {
         yes
     };
     if done > 0.0 {
-        let body = notes.within(p * done, |notes| eval(&r.body, env, notes))?;
-        mix(out, &body, p * done, notes)?;
+        let body = ledger.within(p * done, |ledger| eval(&r.body, env, ledger))?;
+        mix(out, &body, p * done, ledger)?;
     }
     if done < 1.0 {
         let left = p * (1.0 - done);
@@ -209,14 +209,14 @@ pub(super) fn play_round(
             Some(_) => None,
             None => {
                 // Computed at weight 1: what it reports is per round played from here.
-                let mut inner = Notes {
-                    work: notes.work,
-                    cancel: notes.cancel.clone(),
-                    ..Notes::default()
+                let mut inner = Ledger {
+                    work: ledger.work,
+                    cancel: ledger.cancel.clone(),
+                    ..Ledger::default()
                 };
                 let mut outcomes = BTreeMap::new();
                 step(&r.step, 1.0, env, &mut inner, &mut outcomes)?;
-                notes.work = inner.work;
+                ledger.work = inner.work;
                 Some(Transition {
                     outcomes: outcomes.into_iter().map(|(s, q)| (seen.id(s), q)).collect(),
                     capped: inner.capped,
@@ -229,9 +229,9 @@ pub(super) fn play_round(
                 .as_ref()
                 .expect("a state's transition is kept or fresh")
         });
-        notes.cap(left * t.capped);
-        notes.unfinished += notes.weight * left * t.unfinished;
-        notes.work += t.outcomes.len() as u64;
+        ledger.cap(left * t.capped);
+        ledger.unfinished += ledger.weight * left * t.unfinished;
+        ledger.work += t.outcomes.len() as u64;
         for &(s, q) in &t.outcomes {
             next.add(s, left * q);
         }
@@ -256,15 +256,15 @@ pub(super) fn step(
     n: &Node,
     w: f64,
     env: &mut Env,
-    notes: &mut Notes,
+    ledger: &mut Ledger,
     out: &mut BTreeMap<State, f64>,
 ) -> Result<(), TooBig> {
     match n {
         Node::Let(bound, body) => {
-            let d = eval(bound, env, notes)?;
+            let d = eval(bound, env, ledger)?;
             for (v, p) in d.iter() {
                 env.push(v, Vec::new());
-                let r = notes.within(p, |notes| step(body, w * p, env, notes, out));
+                let r = ledger.within(p, |ledger| step(body, w * p, env, ledger, out));
                 env.pop();
                 r?;
             }
@@ -272,16 +272,20 @@ pub(super) fn step(
         Node::LetPool {
             spec, body, choice, ..
         } => {
-            over_pool(spec, choice.as_deref(), env, notes, &mut |env, notes, p| {
-                step(body, w * p, env, notes, out)
-            })?;
+            over_pool(
+                spec,
+                choice.as_deref(),
+                env,
+                ledger,
+                &mut |env, ledger, p| step(body, w * p, env, ledger, out),
+            )?;
         }
         Node::Emit(v) => {
             let mut joint: Vec<(State, f64)> = vec![(Vec::new(), w)];
             for n in v {
-                let d = eval(n, env, notes)?;
-                notes.work += REPEAT_COST * (joint.len() * d.p.len()) as u64;
-                if notes.work > MAX_WORK {
+                let d = eval(n, env, ledger)?;
+                ledger.work += REPEAT_COST * (joint.len() * d.p.len()) as u64;
+                if ledger.work > MAX_WORK {
                     return Err(TooBig("a `repeat`'s round has too many outcomes".into()));
                 }
                 joint = joint

@@ -37,7 +37,9 @@ pub(super) enum Slot {
     Role(Box<PoolSpec>, usize, (i64, i64)),
 }
 
-pub(super) struct Ctx<'a> {
+/// The compiler's state while it lowers one expression: the names in scope, the
+/// symbols, and the scratch dice the pool variables hold.
+pub(super) struct Compiler<'a> {
     names: Names<'a>,
     /// The expression's symbols, when it counts faces by name.
     symbols: Option<Symbols>,
@@ -111,18 +113,18 @@ pub const VARS: usize = 80;
 
 /// Compile an expression against the names in scope.
 pub fn compile(e: &Expr, names: Names) -> Result<Node, CompileError> {
-    Ctx::compiling(e, names, false)?.node(e)
+    Compiler::compiling(e, names, false)?.node(e)
 }
 
-impl<'a> Ctx<'a> {
+impl<'a> Compiler<'a> {
     /// A fresh scope for `e`; `record_ok`: whether `e` is a scenario's whole result,
     /// where a record may stand.
     pub(super) fn compiling(
         e: &Expr,
         names: Names<'a>,
         record_ok: bool,
-    ) -> Result<Ctx<'a>, CompileError> {
-        Ok(Ctx {
+    ) -> Result<Compiler<'a>, CompileError> {
+        Ok(Compiler {
             names,
             symbols: Symbols::of(e)?,
             record_ok,
@@ -158,7 +160,7 @@ impl<'a> Ctx<'a> {
         let mut vals = Vec::new();
         for p in self.params(groups, mods, agg)? {
             match p {
-                Ok(v) => vals.push(Val { v, fixed: true }),
+                Ok(v) => vals.push(PoolNumber { value: v, fixed: true }),
                 Err(_) => return Err(CompileError {
                     col,
                     message: "a number of dice, sides, face or keep that is rolled or changes needs a pool read by itself, e.g. `(hp)d6 count >= w`; in a pool variable, `pairs`, `beats` or `cancel` it must be a number or stats".into(),
@@ -178,10 +180,10 @@ impl<'a> Ctx<'a> {
     ) -> Result<Node, CompileError> {
         let params = self.params(groups, mods, agg)?;
         if params.iter().all(Result::is_ok) {
-            let vals: Vec<Val> = params
+            let vals: Vec<PoolNumber> = params
                 .into_iter()
-                .map(|p| Val {
-                    v: p.unwrap_or(0),
+                .map(|p| PoolNumber {
+                    value: p.unwrap_or(0),
                     fixed: true,
                 })
                 .collect();
@@ -222,11 +224,17 @@ impl<'a> Ctx<'a> {
         let nodes: Vec<Node> = params.into_iter().filter_map(Result::err).collect();
         // The form's mistakes that no value mends (two keeps, `again` with `keep`) are
         // found now, with every rolled number at 1.
-        let probe: Vec<Val> = fixed
+        let probe: Vec<PoolNumber> = fixed
             .iter()
             .map(|f| match f {
-                Some(v) => Val { v: *v, fixed: true },
-                None => Val { v: 1, fixed: false },
+                Some(v) => PoolNumber {
+                    value: *v,
+                    fixed: true,
+                },
+                None => PoolNumber {
+                    value: 1,
+                    fixed: false,
+                },
             })
             .collect();
         spec_of(groups, mods, agg, col, &probe, self.symbols.as_ref())?;
@@ -237,7 +245,10 @@ impl<'a> Ctx<'a> {
                 let pools = (0..=MAX_ROLLED_DICE)
                     .map(|n| {
                         let mut vals = probe.clone();
-                        vals[0] = Val { v: n, fixed: false };
+                        vals[0] = PoolNumber {
+                            value: n,
+                            fixed: false,
+                        };
                         spec_of(groups, mods, agg, col, &vals, self.symbols.as_ref())
                             .map(|s| s.tabled_sharing(&mut made))
                     })

@@ -39,7 +39,7 @@ pub fn parse_result(
         col: e.col,
         message: e.message,
     };
-    let n = Ctx::compiling(&e, names, true)
+    let n = Compiler::compiling(&e, names, true)
         .and_then(|mut ctx| ctx.node(&e))
         .map_err(at)?;
     let col = record_col(&e);

@@ -38,9 +38,9 @@ pub(super) fn param_exprs<'e>(
 /// A number of a pool: folded at compile (`fixed`: out of range is an error), or known
 /// only when the pool is rolled (clamped into range, as a dice count is).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Val {
+pub struct PoolNumber {
     /// The number.
-    pub v: i64,
+    pub value: i64,
     /// Folded at compile (out of range is an error), not rolled.
     pub fixed: bool,
 }
@@ -56,19 +56,24 @@ pub fn spec_of(
     mods: &[ModAst],
     agg: &Option<AggAst>,
     col: usize,
-    vals: &[Val],
+    vals: &[PoolNumber],
     syms: Option<&Symbols>,
 ) -> Result<PoolSpec, CompileError> {
     let err = |m: String| CompileError { col, message: m };
     let mut next = vals.iter().copied();
-    let mut take = || next.next().unwrap_or(Val { v: 0, fixed: true });
-    let cond = |c: &CondAst, take: &mut dyn FnMut() -> Val| -> (Cond, bool) {
+    let mut take = || {
+        next.next().unwrap_or(PoolNumber {
+            value: 0,
+            fixed: true,
+        })
+    };
+    let cond = |c: &CondAst, take: &mut dyn FnMut() -> PoolNumber| -> (Cond, bool) {
         match c {
             CondOf::Max => (CondOf::Max, true),
             CondOf::Min => (CondOf::Min, true),
             CondOf::Cmp(op, _) => {
                 let v = take();
-                (CondOf::Cmp(*op, v.v), v.fixed)
+                (CondOf::Cmp(*op, v.value), v.fixed)
             }
         }
     };
@@ -85,35 +90,35 @@ pub fn spec_of(
         } else {
             MAX_ROLLED_DICE
         };
-        if g.deck && c.fixed && !(0..=most).contains(&c.v) {
+        if g.deck && c.fixed && !(0..=most).contains(&c.value) {
             return Err(err(format!(
                 "draw {}: a deck of {} cards deals 0 to {most}",
-                c.v,
+                c.value,
                 g.die.faces.len()
             )));
         }
         let n = if c.fixed {
-            if !(0..=MAX_DICE).contains(&c.v) {
+            if !(0..=MAX_DICE).contains(&c.value) {
                 return Err(err(format!(
                     "{} dice: a pool rolls 0 to {MAX_DICE} dice",
-                    c.v
+                    c.value
                 )));
             }
-            c.v
+            c.value
         } else {
-            c.v.clamp(0, most)
+            c.value.clamp(0, most)
         };
         let faces = match &g.die.sides {
             None => g.die.faces.clone(),
             Some(_) => {
                 let s = take();
-                if s.fixed && !(1..=MAX_SIDES).contains(&s.v) {
+                if s.fixed && !(1..=MAX_SIDES).contains(&s.value) {
                     return Err(err(format!(
                         "a d({}): a die has 1 to {MAX_SIDES} sides",
-                        s.v
+                        s.value
                     )));
                 }
-                (1..=s.v.clamp(1, MAX_SIDES)).collect()
+                (1..=s.value.clamp(1, MAX_SIDES)).collect()
             }
         };
         // Faces with names, in an expression that counts them by name: each face the
@@ -224,18 +229,18 @@ pub fn spec_of(
             }
             ModOf::Depth(_) => {
                 let d = take();
-                if d.fixed && !(0..=lang::MAX_CHAIN as i64).contains(&d.v) {
+                if d.fixed && !(0..=lang::MAX_CHAIN as i64).contains(&d.value) {
                     return Err(err(format!(
                         "depth {}: the most extra rolls of a chain are 0 to {}",
-                        d.v,
+                        d.value,
                         lang::MAX_CHAIN
                     )));
                 }
-                let n = d.v.clamp(0, lang::MAX_CHAIN as i64) as u32;
+                let n = d.value.clamp(0, lang::MAX_CHAIN as i64) as u32;
                 specs.iter_mut().for_each(|(_, s)| s.depth = n);
             }
             ModOf::Keep(end, _) | ModOf::Drop(end, _) => {
-                let n = take().v;
+                let n = take().value;
                 if keep.is_some() {
                     return Err(err("one `keep` or `drop` per pool".into()));
                 }
@@ -367,13 +372,16 @@ impl Template {
     /// would have refused).
     pub fn spec(&self, rolled: &[i64]) -> Option<PoolSpec> {
         let mut r = rolled.iter();
-        let vals: Vec<Val> = self
+        let vals: Vec<PoolNumber> = self
             .fixed
             .iter()
             .map(|f| match f {
-                Some(v) => Val { v: *v, fixed: true },
-                None => Val {
-                    v: r.next().copied().unwrap_or(0),
+                Some(v) => PoolNumber {
+                    value: *v,
+                    fixed: true,
+                },
+                None => PoolNumber {
+                    value: r.next().copied().unwrap_or(0),
                     fixed: false,
                 },
             })

@@ -16,10 +16,14 @@ use toml::{Table, Value};
 /// Where a bad value came from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Origin {
+    /// The config file, at a 1-based line and column (in characters).
     File {
+        /// 1-based line.
         line: usize,
+        /// 1-based column, in characters.
         column: usize,
     },
+    /// A `--set KEY=VALUE` argument, as written.
     Set(String),
     /// A variant a balance command made of the file (a changed stat, a swapped unit).
     Variant,
@@ -30,29 +34,48 @@ pub enum Origin {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
+    /// The file could not be read at all.
     #[error("{file}: cannot read the config: {source}")]
     Read {
+        /// The config's path, as given.
         file: String,
+        /// What the system said.
         source: std::io::Error,
     },
     #[error("{file}:{line}:{column}: {}invalid TOML: {message}", .key.as_ref().map_or(String::new(), |k| format!("key `{k}`: ")))]
+    /// Not TOML: the parser's message at its position.
     Syntax {
+        /// The config's path, as given.
         file: String,
+        /// 1-based line of the error.
         line: usize,
+        /// 1-based column of the error, in characters.
         column: usize,
         /// The key on the line of the error, where there is one.
         key: Option<String>,
+        /// The parser's message.
         message: String,
     },
     #[error("{}", render_invalid(.file, .origin, .key, .message))]
+    /// Valid TOML that the system's reader refused.
     Invalid {
+        /// The config's path, as given.
         file: String,
+        /// Where the bad value came from: the file, a `--set` or a balance variant.
         origin: Origin,
+        /// The dotted key path of the bad value.
         key: String,
+        /// What was expected, with the nearest valid name where there is one.
         message: String,
     },
+    /// A `--set` that cannot be applied (no `=`, a missing table, `system`).
     #[error("--set {arg}: {message}")]
-    BadSet { arg: String, message: String },
+    BadSet {
+        /// The argument as written.
+        arg: String,
+        /// Why it cannot be applied.
+        message: String,
+    },
 }
 
 fn render_invalid(file: &str, origin: &Origin, key: &str, message: &str) -> String {
@@ -66,11 +89,14 @@ fn render_invalid(file: &str, origin: &Origin, key: &str, message: &str) -> Stri
 /// A problem found while reading the table: the key path and what was wrong.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
+    /// The key path, from the root table.
     pub path: Vec<String>,
+    /// What was wrong, for the designer.
     pub message: String,
 }
 
 impl Problem {
+    /// A problem at `path`.
     pub fn new(path: &[String], message: impl Into<String>) -> Self {
         Problem {
             path: path.to_vec(),
@@ -82,7 +108,9 @@ impl Problem {
 /// Defaults for a run that the config may carry in `[run]`; the CLI overrides them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunDefaults {
+    /// `trials`: trials per scenario for `rollsim run`.
     pub trials: Option<u64>,
+    /// `seed`: the master seed.
     pub seed: Option<u64>,
     /// The scenario whose matchup matrix the gallery shows.
     pub matrix: Option<String>,
@@ -91,10 +119,13 @@ pub struct RunDefaults {
 /// A scenario with its name and the designer's own description, if any.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Named<S> {
+    /// The scenario's name: its table's, with a suffix for a group's members.
     pub name: String,
     /// The `[scenarios.NAME]` table it was read from (a group's name for its members).
     pub table: String,
+    /// `description`, the designer's words put in front of the generated description.
     pub description: Option<String>,
+    /// The checked scenario.
     pub scenario: S,
 }
 
@@ -116,8 +147,6 @@ impl<S> Named<S> {
     }
 }
 
-/// Every `[KEY.ID]` table in file order, each read by `read(id, table)`; at least one.
-/// `what` names one entry in messages ("unit"), `id` the placeholder ("ID", "NAME").
 /// A unit's `cost = N` (its points, read by `rollsim roster`): a positive integer when
 /// present. Nothing else reads it: it is not a stat a balance command steps.
 pub fn cost(r: &Reader) -> Result<Option<i64>, Problem> {
@@ -130,6 +159,8 @@ pub fn cost(r: &Reader) -> Result<Option<i64>, Problem> {
     }
 }
 
+/// Every `[KEY.ID]` table in file order, each read by `read(id, table)`; at least one.
+/// `what` names one entry in messages ("unit"), `id` the placeholder ("ID", "NAME").
 pub fn entries<'a, T>(
     root: &Reader<'a>,
     key: &str,
@@ -157,6 +188,18 @@ pub fn entries<'a, T>(
         return Err(root.problem(key, format!("expected at least one {what}")));
     }
     Ok(out)
+}
+
+/// A system's `[rules]`, read by `read`, or the rules' defaults when the config has no
+/// such table.
+pub fn rules<T: Default>(
+    root: &Reader,
+    read: impl FnOnce(&Reader) -> Result<T, Problem>,
+) -> Result<T, Problem> {
+    match root.table_opt("rules")? {
+        Some(r) => read(&r),
+        None => Ok(T::default()),
+    }
 }
 
 /// The `[scenarios.NAME]` tables, each read by `read`.

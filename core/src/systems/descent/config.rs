@@ -11,22 +11,31 @@ use crate::systems::descent::rules::{
 };
 use toml::Value;
 
+/// A checked `descent` config.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DescentConfig {
+    /// `[dice.ID]`: the faces of each die.
     pub dice: Vec<Die>,
+    /// `[weapons.ID]`.
     pub weapons: Vec<Weapon>,
+    /// `[heroes.ID]`.
     pub heroes: Vec<Hero>,
+    /// `[monsters.ID]`: the targets.
     pub monsters: Vec<Monster>,
+    /// `[scenarios.NAME]`, a profile's members each on its own.
     pub scenarios: Vec<Named<Scenario>>,
 }
 
 /// One scenario: an attack, or an overlord turn of several attacks on one target.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Scenario {
+    /// One attack.
     Attack(Box<Attack>),
     /// The attacks of one turn (the first carries any Aim) and the target's wounds left.
     Turn {
+        /// The turn's attacks, in order.
         attacks: Vec<Attack>,
+        /// The target's wounds at the start of the turn.
         wounds: u8,
         /// The target's Guard order: its interrupt attack on the first attacker.
         guard: Option<Box<Attack>>,
@@ -34,6 +43,7 @@ pub enum Scenario {
 }
 
 impl Named<Scenario> {
+    /// The scenario's sampler and exact distribution, described.
     pub fn compile(&self) -> crate::model::Compiled {
         use crate::systems::descent::rules;
         self.describe(match &self.scenario {
@@ -107,9 +117,11 @@ pub const KINDS: &[(&str, &[&str])] = &[
 
 /// Most power dice an attack may add (docs/games/descent.md).
 pub const MAX_POWER_DICE: i64 = 5;
-/// Highest armour, pierce and wounds an entry may have.
+/// Highest armour an entry may have.
 pub const MAX_ARMOUR: i64 = 20;
+/// Highest pierce an entry may have.
 pub const MAX_PIERCE: i64 = 20;
+/// Most wounds an entry may have.
 pub const MAX_WOUNDS: i64 = 100;
 /// Most defence dice a target may roll.
 pub const MAX_DEFENCE_DICE: usize = 8;
@@ -120,6 +132,7 @@ pub const MAX_DISTANCE: i64 = 30;
 /// Most initial rolls the re-roll policy table may cover.
 const MAX_ROLLS: usize = 1 << 21;
 
+/// Read and check a whole `descent` config.
 pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
     root.only_at_root(&[
         "rules",
@@ -136,9 +149,11 @@ pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
         if let Some(p) = r.string_opt("power_die")? {
             power = p;
         }
-        if let Some(e) = r.pick("surge_effects", &[("first", true), ("last", false)])? {
-            effects_first = e;
-        }
+        r.pick_into(
+            "surge_effects",
+            &[("first", true), ("last", false)],
+            &mut effects_first,
+        )?;
     }
     let dice = crate::config::entries(root, "dice", "die", "ID", |_, id, r| read_die(id, &r))?;
     if !dice.iter().any(|d| d.name == power) {
@@ -175,21 +190,10 @@ pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
         let defence = match r.table.get("defence") {
             None => Vec::new(),
             Some(Value::Array(v)) if v.len() <= MAX_DEFENCE_DICE => {
-                let names: Vec<&str> = dice.iter().map(|d| d.name.as_str()).collect();
                 let mut out = Vec::new();
                 for x in v {
                     let name = x.as_str().unwrap_or_default();
-                    let die = dice.iter().find(|d| d.name == name).ok_or_else(|| {
-                        r.problem(
-                            "defence",
-                            format!(
-                                "no die `{name}`{}; the dice are {}",
-                                nearest_hint(name, names.iter().copied()),
-                                list(&names)
-                            ),
-                        )
-                    })?;
-                    out.push(die.clone());
+                    out.push(r.find("defence", name, &dice, |d| &d.name, ("die", "dice"))?.clone());
                 }
                 out
             }
@@ -318,17 +322,10 @@ fn read_weapon(id: &str, r: &Reader, dice: &[Die], effects_first: bool) -> Resul
     let mut wd = Vec::new();
     for v in list_of {
         let name = v.as_str().unwrap_or_default();
-        let die = dice.iter().find(|d| d.name == name).ok_or_else(|| {
-            r.problem(
-                "dice",
-                format!(
-                    "no die `{name}`{}; the dice are {}",
-                    nearest_hint(name, names.iter().copied()),
-                    list(&names)
-                ),
-            )
-        })?;
-        wd.push(die.clone());
+        wd.push(
+            r.find("dice", name, dice, |d| &d.name, ("die", "dice"))?
+                .clone(),
+        );
     }
     let melee = r
         .choice_opt("type", &["melee", "ranged", "magic"])?
@@ -449,6 +446,20 @@ struct World<'a> {
     power_die: &'a Die,
 }
 
+/// Refuse a melee weapon's attack at `distance` (given at `key`) past the adjacent space.
+fn in_reach(r: &Reader, key: &str, weapon: &Weapon, distance: i64) -> Result<(), Problem> {
+    if weapon.melee && distance > 1 {
+        return Err(r.problem(
+            key,
+            format!(
+                "{} is a melee weapon: it attacks adjacent targets only (distance 1), found {distance}",
+                weapon.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn by_id<'a, T>(
     r: &Reader,
     key: &str,
@@ -459,17 +470,7 @@ fn by_id<'a, T>(
     let id = r
         .string_opt(key)?
         .ok_or_else(|| r.problem(key, format!("missing key: the id of a {what}")))?;
-    items.iter().find(|x| id_of(x) == id).ok_or_else(|| {
-        let ids: Vec<&str> = items.iter().map(&id_of).collect();
-        r.problem(
-            key,
-            format!(
-                "no {what} `{id}`{}; the {what}s are {}",
-                nearest_hint(&id, ids.iter().copied()),
-                list(&ids)
-            ),
-        )
-    })
+    r.find(key, &id, items, id_of, (what, &format!("{what}s")))
 }
 
 /// An Aim or Dodge order: one of the policies, or `none` (the same as leaving it out, so
@@ -521,15 +522,7 @@ fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Scenario)>, Probl
                     "missing key: the distance to the target in spaces (1 = adjacent)",
                 )
             })?;
-        if weapon.melee && d > 1 {
-            return Err(r.problem(
-                "distance",
-                format!(
-                    "{} is a melee weapon: it attacks adjacent targets only (distance 1), found {d}",
-                    weapon.name
-                ),
-            ));
-        }
+        in_reach(r, "distance", &weapon, d)?;
         Ok(d as u8)
     };
     if kind == "turn" {
@@ -564,15 +557,7 @@ fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Scenario)>, Probl
             let gw = by_id(r, "guard_weapon", "weapon", w.weapons, |x| &x.id)?.clone();
             let gt = by_id(r, "guard_target", "monster", w.monsters, |m| &m.id)?.clone();
             let gd = r.int_in("guard_distance", 1, MAX_DISTANCE)?.unwrap_or(1);
-            if gw.melee && gd > 1 {
-                return Err(r.problem(
-                    "guard_distance",
-                    format!(
-                        "{} is a melee weapon: it attacks adjacent targets only (distance 1), found {gd}",
-                        gw.name
-                    ),
-                ));
-            }
+            in_reach(r, "guard_distance", &gw, gd)?;
             let g = Attack {
                 hero: gh.clone(),
                 weapon: gw,

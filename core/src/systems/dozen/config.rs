@@ -9,16 +9,22 @@ use crate::systems::dozen::rules::{
 };
 use toml::Value;
 
+/// A checked `dozen` config.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DozenConfig {
+    /// `[rules]`, or the defaults.
     pub rules: Rules,
+    /// `[characters.ID]` in file order.
     pub characters: Vec<Character>,
+    /// `[scenarios.NAME]` in file order.
     pub scenarios: Vec<Named>,
 }
 
+/// A `dozen` scenario with its name and the designer's description.
 pub type Named = crate::config::Named<Scenario>;
 
 impl Named {
+    /// The scenario's sampler and exact distribution under `rules`, described.
     pub fn compile(&self, rules: &Rules) -> crate::model::Compiled {
         self.describe(crate::systems::dozen::rules::compile(
             &self.name,
@@ -89,12 +95,10 @@ pub const MAX_ACTIVATIONS: i64 = 2000;
 /// Deepest fall or gap, in squares.
 pub const MAX_HEIGHT: i64 = 60;
 
+/// Read and check a whole `dozen` config.
 pub fn read(root: &Reader) -> Result<DozenConfig, Problem> {
     root.only_at_root(&["rules", "characters", "scenarios"])?;
-    let rules = match root.table_opt("rules")? {
-        Some(r) => read_rules(&r)?,
-        None => Rules::default(),
-    };
+    let rules = crate::config::rules(root, read_rules)?;
     let characters = crate::config::entries(root, "characters", "character", "ID", |_, id, r| {
         read_character(id, &r)
     })?;
@@ -109,30 +113,18 @@ pub fn read(root: &Reader) -> Result<DozenConfig, Problem> {
 fn read_rules(r: &Reader) -> Result<Rules, Problem> {
     r.only(RULE_KEYS)?;
     let mut rules = Rules::default();
-    if let Some(n) = r.int_in("natural_fail", 0, 12)? {
-        rules.natural_fail = n as u32;
-    }
-    if let Some(b) = r.pick(
-        "bag_draw",
-        &[
-            ("with_replacement", BagDraw::WithReplacement),
-            ("without_replacement", BagDraw::WithoutReplacement),
-        ],
-    )? {
-        rules.bag_draw = b;
-    }
-    if let Some(g) = r.pick(
-        "injured_green",
-        &[
-            ("cannot_activate", InjuredGreen::CannotActivate),
-            ("can_activate", InjuredGreen::CanActivate),
-        ],
-    )? {
-        rules.injured_green = g;
-    }
-    if let Some(s) = r.pick("second_charge", SECOND_CHARGE)? {
-        rules.second_charge = s;
-    }
+    r.int_into("natural_fail", 0, 12, &mut rules.natural_fail)?;
+    let draws = [
+        ("with_replacement", BagDraw::WithReplacement),
+        ("without_replacement", BagDraw::WithoutReplacement),
+    ];
+    r.pick_into("bag_draw", &draws, &mut rules.bag_draw)?;
+    let green = [
+        ("cannot_activate", InjuredGreen::CannotActivate),
+        ("can_activate", InjuredGreen::CanActivate),
+    ];
+    r.pick_into("injured_green", &green, &mut rules.injured_green)?;
+    r.pick_into("second_charge", SECOND_CHARGE, &mut rules.second_charge)?;
     Ok(rules)
 }
 
@@ -190,17 +182,8 @@ fn character(r: &Reader, key: &str, chars: &[Character]) -> Result<Character, Pr
             "missing key: the id of a character (a `[characters.ID]` table)",
         )
     })?;
-    chars.iter().find(|c| c.id == id).cloned().ok_or_else(|| {
-        let ids: Vec<&str> = chars.iter().map(|c| c.id.as_str()).collect();
-        r.problem(
-            key,
-            format!(
-                "no character `{id}`{}; the characters are {}",
-                nearest_hint(&id, ids.iter().copied()),
-                list(&ids)
-            ),
-        )
-    })
+    r.find(key, &id, chars, |c| &c.id, ("character", "characters"))
+        .cloned()
 }
 
 fn difficulty(r: &Reader, key: &str, default: Option<Difficulty>) -> Result<Difficulty, Problem> {
@@ -421,17 +404,13 @@ fn read_scenario(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
             let difficulty = difficulty(r, "difficulty", Some(Difficulty::Normal))?;
             let mut shooters = Vec::new();
             for id in &ids {
-                let who = chars.iter().find(|c| c.id == *id).ok_or_else(|| {
-                    let names: Vec<&str> = chars.iter().map(|c| c.id.as_str()).collect();
-                    r.problem(
-                        "shooters",
-                        format!(
-                            "no character `{id}`{}; the characters are {}",
-                            nearest_hint(id, names.iter().copied()),
-                            list(&names)
-                        ),
-                    )
-                })?;
+                let who = r.find(
+                    "shooters",
+                    id,
+                    chars,
+                    |c| &c.id,
+                    ("character", "characters"),
+                )?;
                 if who.skill(&skill) == 0 {
                     let key = if r.table.contains_key("skill") {
                         "skill"

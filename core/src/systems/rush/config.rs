@@ -1,21 +1,27 @@
 //! `system = "rush"`: `[rules]`, `[units.ID]` and `[scenarios.NAME]`.
 
-use crate::config::reader::{list, nearest_hint, Reader};
+use crate::config::reader::Reader;
 use crate::config::Problem;
 use crate::systems::rush::rules::{
     throw_dice, CatchPool, DoubleRule, Escalation, Response, Role, Rules, Scenario, Side, Unit,
 };
 
+/// A checked `rush` config.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RushConfig {
+    /// `[rules]`, or the defaults.
     pub rules: Rules,
+    /// `[units.ID]` in file order.
     pub units: Vec<Unit>,
+    /// `[scenarios.NAME]` in file order.
     pub scenarios: Vec<Named>,
 }
 
+/// A `rush` scenario with its name and the designer's description.
 pub type Named = crate::config::Named<Scenario>;
 
 impl Named {
+    /// The scenario's sampler and exact distribution under `rules`, described.
     pub fn compile(&self, rules: &Rules) -> crate::model::Compiled {
         self.describe(crate::systems::rush::rules::compile(
             &self.name,
@@ -24,6 +30,29 @@ impl Named {
         ))
     }
 }
+
+/// The range of a stat (a target to roll on a d6): lowest.
+pub const STAT_LO: i64 = 2;
+/// The range of a stat: highest.
+pub const STAT_HI: i64 = 6;
+/// Largest pool a test may reach; keeps the exact engine and histograms small.
+pub const MAX_DICE: i64 = 60;
+
+/// `double_rule` as written.
+const DOUBLE_RULES: &[(&str, DoubleRule)] = &[
+    ("twice", DoubleRule::Twice),
+    ("margin2", DoubleRule::Margin2),
+];
+/// `escalation` as written.
+const ESCALATIONS: &[(&str, Escalation)] = &[
+    ("shared", Escalation::Shared),
+    ("per_test", Escalation::PerTest),
+];
+/// `catch_pool` as written.
+const CATCH_POOLS: &[(&str, CatchPool)] = &[
+    ("throw_successes", CatchPool::ThrowSuccesses),
+    ("three_plus_throw", CatchPool::ThreePlusThrow),
+];
 
 /// Scenario kinds and the keys each one takes (besides `kind` and `description`).
 pub const KINDS: &[(&str, &[&str])] = &[
@@ -128,26 +157,11 @@ pub const KINDS: &[(&str, &[&str])] = &[
 const UNIT_KEYS: &[&str] = &[
     "name", "move", "strength", "speed", "skill", "armour", "role", "cost",
 ];
-const RULE_KEYS: &[&str] = &[
-    "explode_on",
-    "double_rule",
-    "escalation",
-    "catch_pool",
-    "threat_cap",
-    "base_dice",
-];
-/// The range of a stat (a target to roll on a d6).
-pub const STAT_LO: i64 = 2;
-pub const STAT_HI: i64 = 6;
-/// Largest pool a test may reach; keeps the exact engine and histograms small.
-pub const MAX_DICE: i64 = 60;
 
+/// Read and check a whole `rush` config.
 pub fn read(root: &Reader) -> Result<RushConfig, Problem> {
     root.only_at_root(&["rules", "units", "scenarios"])?;
-    let rules = match root.table_opt("rules")? {
-        Some(r) => read_rules(&r)?,
-        None => Rules::default(),
-    };
+    let rules = crate::config::rules(root, read_rules)?;
     let units = crate::config::entries(root, "units", "unit", "ID", |_, id, r| read_unit(id, &r))?;
     let scenarios = crate::config::scenarios(root, |r| read_scenario(r, &units, &rules))?;
     Ok(RushConfig {
@@ -158,7 +172,14 @@ pub fn read(root: &Reader) -> Result<RushConfig, Problem> {
 }
 
 fn read_rules(r: &Reader) -> Result<Rules, Problem> {
-    r.only(RULE_KEYS)?;
+    r.only(&[
+        "explode_on",
+        "double_rule",
+        "escalation",
+        "catch_pool",
+        "threat_cap",
+        "base_dice",
+    ])?;
     let mut rules = Rules::default();
     if let Some(e) = r.i64_opt("explode_on")? {
         if e != 0 && !(2..=6).contains(&e) {
@@ -169,39 +190,11 @@ fn read_rules(r: &Reader) -> Result<Rules, Problem> {
         }
         rules.explode_on = e as u8;
     }
-    if let Some(d) = r.pick(
-        "double_rule",
-        &[
-            ("twice", DoubleRule::Twice),
-            ("margin2", DoubleRule::Margin2),
-        ],
-    )? {
-        rules.double_rule = d;
-    }
-    if let Some(e) = r.pick(
-        "escalation",
-        &[
-            ("shared", Escalation::Shared),
-            ("per_test", Escalation::PerTest),
-        ],
-    )? {
-        rules.escalation = e;
-    }
-    if let Some(c) = r.pick(
-        "catch_pool",
-        &[
-            ("throw_successes", CatchPool::ThrowSuccesses),
-            ("three_plus_throw", CatchPool::ThreePlusThrow),
-        ],
-    )? {
-        rules.catch_pool = c;
-    }
-    if let Some(t) = r.int_in("threat_cap", 0, 10)? {
-        rules.threat_cap = t as u32;
-    }
-    if let Some(b) = r.int_in("base_dice", 0, 20)? {
-        rules.base_dice = b as u32;
-    }
+    r.pick_into("double_rule", DOUBLE_RULES, &mut rules.double_rule)?;
+    r.pick_into("escalation", ESCALATIONS, &mut rules.escalation)?;
+    r.pick_into("catch_pool", CATCH_POOLS, &mut rules.catch_pool)?;
+    r.int_into("threat_cap", 0, 10, &mut rules.threat_cap)?;
+    r.int_into("base_dice", 0, 20, &mut rules.base_dice)?;
     Ok(rules)
 }
 
@@ -261,17 +254,8 @@ fn read_unit(id: &str, r: &Reader) -> Result<Unit, Problem> {
 
 fn unit_ref(r: &Reader, key: &str, units: &[Unit]) -> Result<Unit, Problem> {
     let id = r.string_req(key)?;
-    units.iter().find(|u| u.id == id).cloned().ok_or_else(|| {
-        let ids: Vec<&str> = units.iter().map(|u| u.id.as_str()).collect();
-        r.problem(
-            key,
-            format!(
-                "no unit `{id}`{}; the units are {}",
-                nearest_hint(&id, ids.iter().copied()),
-                list(&ids)
-            ),
-        )
-    })
+    r.find(key, &id, units, |u| &u.id, ("unit", "units"))
+        .cloned()
 }
 
 fn side(

@@ -8,6 +8,7 @@ use super::{DiceKnob, Knobs, Loaded, Reading, ResponseKnob, RoleKnob, Shown, Sta
 use crate::config::{reader::Reader, Problem};
 use config::{RushConfig, MAX_DICE, STAT_HI, STAT_LO};
 
+/// The `rush` system, as the loader finds it by name.
 pub struct Rush;
 
 const fn stat(key: &'static str) -> StatKnob {

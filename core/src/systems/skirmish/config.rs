@@ -11,14 +11,19 @@ use crate::systems::skirmish::rules::{
     Sense, ShotReaction, Stats, Unit,
 };
 
+/// A checked `skirmish` config.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SkirmishConfig {
+    /// `[rules]`, or the defaults.
     pub rules: Rules,
+    /// `[units.ID]` in file order.
     pub units: Vec<Unit>,
+    /// `[scenarios.NAME]`, a group's members each on its own.
     pub scenarios: Vec<Named<Scenario>>,
 }
 
 impl Named<Scenario> {
+    /// The scenario's sampler and exact distribution under `rules`, described.
     pub fn compile(&self, rules: &Rules) -> crate::model::Compiled {
         self.describe(crate::systems::skirmish::rules::compile(
             &self.name,
@@ -80,10 +85,13 @@ pub const KINDS: &[(&str, &[&str])] = &[
 /// Most morale tokens a firefight side may start with or Regroup at.
 pub const MAX_TOKENS: i64 = 20;
 
-/// Ranges of the unit stats a balance command may step.
+/// Ranges of the unit stats a balance command may step: `attack_dice`.
 pub const ATTACK_DICE: (i64, i64) = (0, 10);
+/// `shoot` and `fight`, added to the attack roll.
 pub const SKILL: (i64, i64) = (-20, 20);
+/// `target_value`, the number an attack roll must reach.
 pub const TARGET_VALUE: (i64, i64) = (0, 50);
+/// `models` in a unit.
 pub const MODELS: (i64, i64) = (1, 100);
 
 const UNIT_KEYS: &[&str] = &[
@@ -113,12 +121,10 @@ const FORBIDDEN: &[(&str, &str)] = &[
     ("store_power", "storing power is an action, not a reaction"),
 ];
 
+/// Read and check a whole `skirmish` config.
 pub fn read(root: &Reader) -> Result<SkirmishConfig, Problem> {
     root.only_at_root(&["rules", "units", "scenarios"])?;
-    let rules = match root.table_opt("rules")? {
-        Some(r) => read_rules(&r)?,
-        None => Rules::default(),
-    };
+    let rules = crate::config::rules(root, read_rules)?;
     let units = crate::config::entries(root, "units", "unit", "ID", |_, id, r| {
         read_unit(id, &r, &rules)
     })?;
@@ -152,37 +158,21 @@ fn read_rules(r: &Reader) -> Result<Rules, Problem> {
         "combat_bonus",
     ])?;
     let mut rules = Rules::default();
-    if let Some(d) = r.int_in("die", 2, 100)? {
-        rules.die = d as u32;
-    }
+    r.int_into("die", 2, 100, &mut rules.die)?;
     let die = rules.die as i64;
     rules.natural_hit = r.int_in("natural_hit", 0, die)?.unwrap_or(0) as u32;
     rules.natural_miss = r.int_in("natural_miss", 0, die)?.unwrap_or(0) as u32;
     rules.saves = r.bool_opt("saves")?.unwrap_or(true);
-    if let Some(m) = r.pick(
-        "morale",
-        &[("at_most", Sense::AtMost), ("at_least", Sense::AtLeast)],
-    )? {
-        rules.morale_sense = m;
-    }
-    if let Some(b) = r.pick(
-        "break_test",
-        &[
-            ("casualties", BreakTest::Casualties),
-            ("never", BreakTest::Never),
-        ],
-    )? {
-        rules.break_test = b;
-    }
-    if let Some(c) = r.int_in("casualty_modifier", 0, 10)? {
-        rules.casualty_modifier = c as i32;
-    }
-    if let Some(c) = r.pick(
-        "combat_bonus",
-        &[("to_hit", CombatBonus::ToHit), ("dice", CombatBonus::Dice)],
-    )? {
-        rules.combat_bonus = c;
-    }
+    let senses = [("at_most", Sense::AtMost), ("at_least", Sense::AtLeast)];
+    r.pick_into("morale", &senses, &mut rules.morale_sense)?;
+    let breaks = [
+        ("casualties", BreakTest::Casualties),
+        ("never", BreakTest::Never),
+    ];
+    r.pick_into("break_test", &breaks, &mut rules.break_test)?;
+    r.int_into("casualty_modifier", 0, 10, &mut rules.casualty_modifier)?;
+    let bonuses = [("to_hit", CombatBonus::ToHit), ("dice", CombatBonus::Dice)];
+    r.pick_into("combat_bonus", &bonuses, &mut rules.combat_bonus)?;
     Ok(rules)
 }
 
@@ -244,17 +234,8 @@ fn unit(r: &Reader, key: &str, units: &[Unit]) -> Result<Unit, Problem> {
     let id = r
         .string_opt(key)?
         .ok_or_else(|| r.problem(key, "missing key: the id of a unit"))?;
-    units.iter().find(|u| u.id == id).cloned().ok_or_else(|| {
-        let ids: Vec<&str> = units.iter().map(|u| u.id.as_str()).collect();
-        r.problem(
-            key,
-            format!(
-                "no unit `{id}`{}; the units are {}",
-                nearest_hint(&id, ids.iter().copied()),
-                list(&ids)
-            ),
-        )
-    })
+    r.find(key, &id, units, |u| &u.id, ("unit", "units"))
+        .cloned()
 }
 
 /// A reaction name, with the rules' reason when it names something that cannot react.

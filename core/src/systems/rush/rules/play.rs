@@ -10,50 +10,83 @@
 //! Exact: the chance of going on multiplies down the stages (the Catch summed over the
 //! Throw's successes). Monte Carlo rolls each test as the rules say.
 
-use super::{Rules, Side, Test};
-use crate::exact::{pool_pmf, Pmf};
+use super::{Rules, Side, Tally, Test};
+use crate::exact::Pmf;
 use crate::kernels::{Pool, Rng};
 use crate::model::{Compiled, Headline, Metric, Trial};
 
 /// A whole play as written in the config.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Play {
+    /// The unit that starts with the move (and the ball, or picks it up).
     pub carrier: Side,
+    /// Dashes before the Pick Up or the Throw (0: none).
     pub dashes: u32,
     /// The threat on each Dash's test; empty: the carrier's `threat`, which is also the
     /// threat where the move ends (for the Pick Up and the Throw).
     pub hex_threats: Vec<u32>,
     /// The ball lies where the move ends.
     pub pick_up: bool,
+    /// Whether the carrier sprinted (-1 die on the Pick Up).
     pub sprinted: bool,
     /// Whether the carrier's Throw is in the action it moved in (-1 die). A Throw after
     /// a Pick Up's 2+ is a free action of its own.
     pub moved: bool,
     /// A pass: the catcher and the range of the pass.
     pub pass: Option<(Side, u32)>,
+    /// Hexes from the thrower to the Strike hex (1 to 9).
     pub strike_range: u32,
+}
+
+/// The outcome numbers of a (1) test that ends the play on 0 successes (`none`) or
+/// on 1 (`one`, the action ends); 2+ goes on with a free action.
+#[derive(Clone, Copy, Debug)]
+struct Graded {
+    none: usize,
+    one: usize,
+}
+
+impl Graded {
+    /// Where `successes` end the play, if they do.
+    #[inline]
+    fn ends(self, successes: u32) -> Option<usize> {
+        match successes {
+            0 => Some(self.none),
+            1 => Some(self.one),
+            _ => None,
+        }
+    }
+
+    /// Adds the mass that ends here, reached with chance `reach`, to `exact`; the
+    /// chance of going on (2+ successes).
+    fn settle(self, exact: &mut [f64], pmf: &Pmf, reach: f64) -> f64 {
+        exact[self.none] += reach * pmf.p(0);
+        exact[self.one] += reach * pmf.p(1);
+        pmf.at_least(2)
+    }
+}
+
+/// The pass: an inaccurate Throw, then the Catch dropping the ball or stopping the
+/// catcher.
+#[derive(Clone, Debug)]
+struct Pass {
+    throw: Pool,
+    /// The Catch pool for each number of Throw successes.
+    catch: Vec<Pool>,
+    inaccurate: usize,
+    ends: Graded,
 }
 
 /// One stage and the outcome numbers of its ways to end the play.
 #[derive(Clone, Debug)]
 enum Stage {
-    Dash {
-        pool: Pool,
-        need: u32,
-        fell: usize,
-    },
-    PickUp {
-        pool: Pool,
-        scattered: usize,
-        held: usize,
-    },
-    Pass {
-        throw: Pool,
-        catch: Vec<Pool>,
-        inaccurate: usize,
-        dropped: usize,
-        caught: usize,
-    },
+    /// A Dash needing `need` successes; fewer: the carrier falls over.
+    Dash { pool: Pool, need: u32, fell: usize },
+    /// The Pick Up: 0 scatters, 1 holds the ball but stops.
+    PickUp { pool: Pool, ends: Graded },
+    /// The pass.
+    Pass(Pass),
+    /// The Throw at the Strike hex: 0 scatters, 1+ is a Strike.
     Strike {
         pool: Pool,
         missed: usize,
@@ -61,6 +94,7 @@ enum Stage {
     },
 }
 
+/// The stages rolled in order until one ends the play; the state is its outcome.
 struct PlayTrial {
     stages: Vec<Stage>,
 }
@@ -81,30 +115,18 @@ impl Trial for PlayTrial {
                         return *fell;
                     }
                 }
-                Stage::PickUp {
-                    pool,
-                    scattered,
-                    held,
-                } => match pool.roll(rng) {
-                    0 => return *scattered,
-                    1 => return *held,
-                    _ => {}
-                },
-                Stage::Pass {
-                    throw,
-                    catch,
-                    inaccurate,
-                    dropped,
-                    caught,
-                } => {
-                    let t = throw.roll(rng) as usize;
-                    if t == 0 {
-                        return *inaccurate;
+                Stage::PickUp { pool, ends } => {
+                    if let Some(end) = ends.ends(pool.roll(rng)) {
+                        return end;
                     }
-                    match catch[t].roll(rng) {
-                        0 => return *dropped,
-                        1 => return *caught,
-                        _ => {}
+                }
+                Stage::Pass(p) => {
+                    let t = p.throw.roll(rng) as usize;
+                    if t == 0 {
+                        return p.inaccurate;
+                    }
+                    if let Some(end) = p.ends.ends(p.catch[t].roll(rng)) {
+                        return end;
                     }
                 }
                 Stage::Strike {
@@ -124,14 +146,8 @@ impl Trial for PlayTrial {
     }
 }
 
-fn capped(pmf: &Pmf, pool: &Pool) -> f64 {
-    if pool.exploding() {
-        pmf.p(pool.cap as usize)
-    } else {
-        0.0
-    }
-}
-
+/// The play's stages in order, each ending it on some outcomes, and its exact
+/// distribution over where it ends.
 pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
     let b = rules.base_dice;
     let c = &play.carrier;
@@ -171,11 +187,11 @@ pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
     let mut moved = play.moved;
     if play.pick_up {
         let pool = end.pool(Test::PickUp, b, -(play.sprinted as i32), rules);
-        stages.push(Stage::PickUp {
-            pool,
-            scattered: label("pick up scatters"),
-            held: label("picked up, stops"),
-        });
+        let ends = Graded {
+            none: label("pick up scatters"),
+            one: label("picked up, stops"),
+        };
+        stages.push(Stage::PickUp { pool, ends });
         steps.push(format!("Pick Up ({} dice)", pool.dice));
         moved = false;
     }
@@ -183,21 +199,19 @@ pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
     if let Some((catcher, range)) = &play.pass {
         let throw = end.throw_pool(*range, moved, false, rules);
         let catch: Vec<Pool> = (0..=throw.cap)
-            .map(|t| {
-                let base = match rules.catch_pool {
-                    super::CatchPool::ThrowSuccesses => t,
-                    super::CatchPool::ThreePlusThrow => b + t,
-                };
-                catcher.pool(Test::Catch, base, 0, rules)
-            })
+            .map(|t| catcher.catch_pool(t, rules))
             .collect();
-        stages.push(Stage::Pass {
+        let inaccurate = label("pass inaccurate");
+        let ends = Graded {
+            none: label("catch dropped"),
+            one: label("caught, stops"),
+        };
+        stages.push(Stage::Pass(Pass {
             throw,
             catch,
-            inaccurate: label("pass inaccurate"),
-            dropped: label("catch dropped"),
-            caught: label("caught, stops"),
-        });
+            inaccurate,
+            ends,
+        }));
         steps.push(format!(
             "a pass of {range} hexes to {} ({} dice)",
             catcher.unit.name, throw.dice
@@ -219,45 +233,26 @@ pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
     let n = labels.len();
     let mut exact = vec![0.0; n];
     let mut reach = 1.0;
-    let mut capped_mass = 0.0;
+    let mut tally = Tally::default();
     for st in &stages {
         match st {
             Stage::Dash { pool, need, fell } => {
-                let pmf = pool_pmf(pool);
-                capped_mass += reach * capped(&pmf, pool);
-                let pass = pmf.at_least(*need as usize);
+                let pass = tally.pmf(pool, reach).at_least(*need as usize);
                 exact[*fell] += reach * (1.0 - pass);
                 reach *= pass;
             }
-            Stage::PickUp {
-                pool,
-                scattered,
-                held,
-            } => {
-                let pmf = pool_pmf(pool);
-                capped_mass += reach * capped(&pmf, pool);
-                exact[*scattered] += reach * pmf.p(0);
-                exact[*held] += reach * pmf.p(1);
-                reach *= pmf.at_least(2);
+            Stage::PickUp { pool, ends } => {
+                let pmf = tally.pmf(pool, reach);
+                reach *= ends.settle(&mut exact, &pmf, reach);
             }
-            Stage::Pass {
-                throw,
-                catch,
-                inaccurate,
-                dropped,
-                caught,
-            } => {
-                let pt = pool_pmf(throw);
-                capped_mass += reach * capped(&pt, throw);
-                exact[*inaccurate] += reach * pt.p(0);
+            Stage::Pass(p) => {
+                let pt = tally.pmf(&p.throw, reach);
+                exact[p.inaccurate] += reach * pt.p(0);
                 let mut on = 0.0;
-                for (t, pool) in catch.iter().enumerate().skip(1) {
-                    let pc = pool_pmf(pool);
+                for (t, pool) in p.catch.iter().enumerate().skip(1) {
                     let w = reach * pt.p(t);
-                    capped_mass += w * capped(&pc, pool);
-                    exact[*dropped] += w * pc.p(0);
-                    exact[*caught] += w * pc.p(1);
-                    on += pt.p(t) * pc.at_least(2);
+                    let pc = tally.pmf(pool, w);
+                    on += pt.p(t) * p.ends.settle(&mut exact, &pc, w);
                 }
                 reach *= on;
             }
@@ -266,8 +261,7 @@ pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
                 missed,
                 strike,
             } => {
-                let pmf = pool_pmf(pool);
-                capped_mass += reach * capped(&pmf, pool);
+                let pmf = tally.pmf(pool, reach);
                 exact[*missed] += reach * pmf.p(0);
                 exact[*strike] += reach * pmf.at_least(1);
             }
@@ -291,5 +285,5 @@ pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
         },
     )
     .exact(Some(exact))
-    .capped(capped_mass, None)
+    .capped(tally.capped, None)
 }

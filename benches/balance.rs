@@ -5,7 +5,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rollsim::balance::{compare, equalize, sensitivity, sweep, Job, Pick, Share, Source, Target};
-use rollsim::run::Ctx;
+use rollsim::run::Hooks;
 use rollsim::sim::Hidden;
 use rollsim::Cancel;
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ fn source(rel: &str) -> Source {
 fn matrix(c: &mut Criterion) {
     let source = source("configs/rush.toml");
     let cancel = Cancel::new();
-    let ctx = Ctx::new(&cancel, &Hidden);
+    let ctx = Hooks::new(&cancel, &Hidden);
     let sc = "slam-orc-vs-human-guard";
     let mut g = c.benchmark_group("compare_slam_5x5");
     g.sample_size(10);
@@ -50,7 +50,7 @@ fn matrix(c: &mut Criterion) {
 /// Sensitivity, a five-point sweep and equalize (with pairs), exact only.
 fn exact_commands(c: &mut Criterion) {
     let cancel = Cancel::new();
-    let ctx = Ctx::new(&cancel, &Hidden);
+    let ctx = Hooks::new(&cancel, &Hidden);
     let cases = [
         (
             "configs/rush.toml",
@@ -107,13 +107,13 @@ fn exact_commands(c: &mut Criterion) {
 /// (2026-11-26: 1.6 s, 1.1 s and 1.0 s as whole processes, every other under 0.6 s).
 fn slowest(c: &mut Criterion) {
     let cancel = Cancel::new();
-    let ctx = Ctx::new(&cancel, &Hidden);
+    let ctx = Hooks::new(&cancel, &Hidden);
     let mut g = c.benchmark_group("balance_slowest");
     g.sample_size(10);
     let descent = source("configs/descent.toml");
     let examples = source("configs/dice-examples.toml");
     let pick = Pick::Headline;
-    fn job<'a>(source: &'a Source, target: &'a Target, pick: &'a Pick, ctx: Ctx<'a>) -> Job<'a> {
+    fn job<'a>(source: &'a Source, target: &'a Target, pick: &'a Pick, ctx: Hooks<'a>) -> Job<'a> {
         Job {
             source,
             target,
@@ -148,13 +148,13 @@ fn sharded(c: &mut Criterion) {
     let source = source("configs/rush.toml");
     let target = source.target("slam-orc-vs-human-guard").unwrap();
     let cancel = Cancel::new();
-    let ctx = Ctx::new(&cancel, &Hidden);
+    let ctx = Hooks::new(&cancel, &Hidden);
     let pick = Pick::Headline;
     fn job<'a>(
         (source, target, pick): (&'a Source, &'a rollsim::balance::Target, &'a Pick),
         share: &'a Share,
         trials: Option<u64>,
-        ctx: Ctx<'a>,
+        ctx: Hooks<'a>,
     ) -> Job<'a> {
         Job {
             source,

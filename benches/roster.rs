@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rollsim::balance::{metagame, roster, Job, Pick, Source};
-use rollsim::run::Ctx;
+use rollsim::run::Hooks;
 use rollsim::sim::Hidden;
 use rollsim::Cancel;
 use std::path::Path;
@@ -49,7 +49,7 @@ fn whole(c: &mut Criterion) {
         pick: &Pick::Headline,
         seed: 7,
         trials: None,
-        ctx: Ctx::new(&cancel, &Hidden),
+        ctx: Hooks::new(&cancel, &Hidden),
         share: &rollsim::balance::Share::All,
     };
     let mut g = c.benchmark_group("roster_rush");

@@ -102,6 +102,23 @@ pub struct Plots {
     pub no_plots: bool,
 }
 
+/// `run`'s tables and charts, declared once so that `merge` takes the same flags and
+/// writes the files the single run would have (`plan` passes them on).
+#[derive(Args, Debug)]
+pub struct Output {
+    /// Table formats (comma-separated); md prints Markdown tables to stdout
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        value_delimiter = ',',
+        default_value = "csv,md"
+    )]
+    pub format: Vec<FormatArg>,
+    #[command(flatten)]
+    pub plots: Plots,
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChartArg {
     Png,
@@ -343,17 +360,8 @@ pub struct RunArgs {
     /// Exact distributions only, no Monte Carlo (every probability is the exact one; fast)
     #[arg(long, conflicts_with_all = ["precision", "shard", "shards"])]
     pub exact_only: bool,
-    /// Table formats (comma-separated); md prints Markdown tables to stdout
-    #[arg(
-        long,
-        value_enum,
-        ignore_case = true,
-        value_delimiter = ',',
-        default_value = "csv,md"
-    )]
-    pub format: Vec<FormatArg>,
     #[command(flatten)]
-    pub plots: Plots,
+    pub output: Output,
     /// No progress bar
     #[arg(short, long)]
     pub quiet: bool,
@@ -397,17 +405,8 @@ pub struct MergeArgs {
     /// Output directory
     #[arg(short, long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Table formats (comma-separated); md prints Markdown tables to stdout
-    #[arg(
-        long,
-        value_enum,
-        ignore_case = true,
-        value_delimiter = ',',
-        default_value = "csv,md"
-    )]
-    pub format: Vec<FormatArg>,
     #[command(flatten)]
-    pub plots: Plots,
+    pub output: Output,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

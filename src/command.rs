@@ -88,8 +88,8 @@ fn run_options(a: cli::RunArgs, svg: bool, cancel: &Cancel) -> RunOptions {
     o.max_trials = a.max_trials;
     o.out = a.out;
     o.sets = a.set.sets;
-    o.formats = a.format.into_iter().map(format).collect();
-    o.plots = !a.plots.no_plots;
+    o.formats = a.output.format.into_iter().map(format).collect();
+    o.plots = !a.output.plots.no_plots;
     o.quiet = a.quiet;
     o.exact_only = a.exact_only;
     o.cancel = cancel.clone();
@@ -213,8 +213,8 @@ pub fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
         Some(Command::Merge(a)) => crate::app::merge::merge(
             &a.parts,
             &a.out,
-            &a.format.into_iter().map(format).collect::<Vec<_>>(),
-            app::charts(!a.plots.no_plots, svg, cancel),
+            &a.output.format.into_iter().map(format).collect::<Vec<_>>(),
+            app::charts(!a.output.plots.no_plots, svg, cancel),
             cancel,
         ),
     }
@@ -418,7 +418,9 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
         }
         None => {
             let out = match &parsed.command {
-                Some(Command::Run(r)) => app::run_out(&a.config, &r.scenarios, !r.plots.no_plots),
+                Some(Command::Run(r)) => {
+                    app::run_out(&a.config, &r.scenarios, !r.output.plots.no_plots)
+                }
                 _ => app::default_out(&a.config).join(&name),
             };
             (crate::app::part::default_dir(&a.config, &name), out)
@@ -452,7 +454,7 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
         merge_flags.extend(["--charts".to_string(), "png,svg".to_string()]);
     }
     let (no_plots, formats) = match &parsed.command {
-        Some(Command::Run(r)) => (r.plots.no_plots, Some(&r.format)),
+        Some(Command::Run(r)) => (r.output.plots.no_plots, Some(&r.output.format)),
         Some(Command::Compare(c)) => (c.common.plots.no_plots, None),
         Some(Command::Roster(c)) => (c.common.plots.no_plots, None),
         Some(Command::Sweep(c)) => (c.common.plots.no_plots, None),

@@ -297,10 +297,16 @@ fn metric_changes_what_every_command_measures() {
         let ms = compare::matrices(&job(&s, &t, p, 1, None), (&[], &[]), false).unwrap();
         ms[0].cells[3][2].value.as_ref().unwrap().estimate
     };
-    // The Orc against the Human Guard: P(win or double) against P(double) alone.
+    // The Orc against the Human Guard: P(win or double) against P(double) alone. The
+    // Orc's 5 dice at 3+ against the Guard's 4 at 4+ (`util::slam_where` sums the two
+    // binomials): more successes, 467/648 = 0.72068; a double ("twice": at least twice
+    // the Guard's successes and more of them, so 1 against 0 counts), 0.47377.
     let (a, b) = (cell(&head), cell(&double));
+    let win = crate::util::slam_wins(5, 3, 4, 4);
+    let twice = crate::util::slam_where(5, 3, 4, 4, |x, y| x > y && x >= 2 * y);
+    assert!((win - 467.0 / 648.0).abs() < 1e-12, "{win}");
     assert!(
-        (a - 0.72067).abs() < 1e-4 && (b - 0.4738).abs() < 1e-3,
+        (a - win).abs() < 1e-9 && (b - twice).abs() < 1e-9,
         "{a} {b}"
     );
     // Sensitivity measures the asked metric only.

@@ -14,6 +14,7 @@ fn item5_parsing_is_linear_in_nesting() {
         .args(["roll", &deep, "--exact-only"])
         .assert()
         .success();
+    // Parentheses change nothing: one d6, mean (1 + 2 + ... + 6) / 6 = 21/6 = 3.5.
     assert!(text(&a.get_output().stdout).contains("mean (exact): 3.5000"));
     // Past the depth limit: an error at the column, at once.
     let deeper = "(".repeat(70) + "d6" + &")".repeat(70);
@@ -56,7 +57,10 @@ fn item11_a_result_too_wide_is_refused_not_an_internal_error() {
         .args(["roll", "65d1000", "--exact-only"])
         .assert()
         .success();
-    assert!(text(&a.get_output().stdout).contains("mean (exact): 32532.5000"));
+    // The mean of a d1000 is (1 + 1000) / 2 = 500.5; of 65 of them 65 x 500.5.
+    let mean = format!("mean (exact): {:.4}", 65.0 * 500.5);
+    assert_eq!(mean, "mean (exact): 32532.5000");
+    assert!(text(&a.get_output().stdout).contains(&mean));
 }
 
 #[test]
@@ -271,7 +275,8 @@ fn two_pool_variables_read_several_ways_are_exact_within_a_second() {
 #[test]
 fn item6_a_sparse_die_over_a_wide_range_is_exact_at_once() {
     // Two faces a million apart: the lowest of one die read over the range in one pass
-    // (it read every face at every value: 10^12 steps). P(lowest > 3) = 1/2.
+    // (it read every face at every value: 10^12 steps). P(lowest > 3) = 1/2: one die,
+    // whose faces are 0 and 1,000,000, is above 3 when it shows the second of its two.
     let start = Instant::now();
     let a = rollsim()
         .args(["roll", "d{0,1000000} lowest > 3", "--exact-only"])
@@ -360,6 +365,7 @@ fn an_empty_pool_is_exactly_zero_and_its_probability_never_negative_zero() {
             .assert()
             .success();
         let out = text_of(&a);
+        // No dice: the value is 0 on every roll (100%), and no die can succeed (0%).
         assert!(out.contains("| 0 | 100.0000% |"), "{e}: {out}");
         // An empty sum of floats is -0.0: it printed as "-0.0000%".
         assert!(out.contains("P(success) (exact): 0.0000%"), "{e}: {out}");
@@ -392,7 +398,11 @@ fn fuzz_finds_exploding_pools_answer_within_seconds_without_overflowing_the_stac
         assert!(start.elapsed() < Duration::from_secs(30), "{e}: {:?}", start.elapsed());
     }
     // A pool variable over one exploding d1000 (20,000 values) is exact now, and right:
-    // the mean of a d1000 exploding on its maximum is 500.5 * 1000 / 999.
+    // each roll of the chain adds 500.5 on average and is rolled with (1/1000)^k (the
+    // k before it showed 1000), so the mean is 500.5 (1 + 1/1000 + 1/1000^2 + ...) =
+    // 500.5 / (1 - 1/1000) = 500.5 * 1000 / 999 = 501.001001... (the chain's cap on
+    // explosions leaves out a tail of 1/1000 to the twentieth power or so: nothing at
+    // four decimals).
     let a = rollsim()
         .args([
             "roll",
@@ -403,5 +413,7 @@ fn fuzz_finds_exploding_pools_answer_within_seconds_without_overflowing_the_stac
         .assert()
         .success();
     let out = text_of(&a);
-    assert!(out.contains("mean (exact): 501.0010"), "{out}");
+    let mean = format!("mean (exact): {:.4}", 500.5 * 1000.0 / 999.0);
+    assert_eq!(mean, "mean (exact): 501.0010");
+    assert!(out.contains(&mean), "{out}");
 }

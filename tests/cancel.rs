@@ -42,7 +42,8 @@ fn an_uncancelled_token_lets_a_light_pass_finish() {
     let cfg = rollsim::config::load_str(text, "x.toml", &[]).unwrap();
     let c = compile(&cfg, "x", &Cancel::new()).unwrap();
     let e = c.exact.expect("3d6 is exact");
-    // P(3d6 = 10) = 27/216.
+    // P(3d6 = 10) = 27/216: the orderings of {1,3,6}, {1,4,5}, {2,3,5} (6 each), {2,2,6},
+    // {2,4,4}, {3,3,4} (3 each): 18 + 9 = 27 of the 216 rolls.
     let m = &c.metrics[0];
     let p = m.project_f64(&e);
     let i = m.labels.iter().position(|l| l == "10").unwrap();

@@ -456,6 +456,8 @@ fn dozen_duel_nobody_can_win_is_reported_not_hung() {
         stdout.contains("exact probability of no casualty within 40 activations 1.0e0"),
         "{stdout}"
     );
+    // The pacifists are given no weapon, so no activation can wound either of them:
+    // every duel is still running at the 40th activation, probability 1.
     assert!(stdout.contains("| unfinished | 100.00% |"), "{stdout}");
     let dist = std::fs::read_to_string(out.join("distribution.csv")).unwrap();
     assert!(dist.contains("stalemate,activations,>40,100000,100000,1.0,"));
@@ -853,10 +855,17 @@ fn compare_sweep_sensitivity_equalize_and_overlay_from_the_command_line() {
         .assert()
         .success();
     let md = String::from_utf8(a.get_output().stdout.clone()).unwrap();
-    assert!(
-        md.contains("| Orc | 83.6% | 83.6% | 72.1% | 54.9% | 91.2% |"),
-        "{md}"
-    );
+    // The Orc's row, worked out by `util::slam_wins`: it slams with 3 dice + 1 (guard)
+    // + 1 (moved adjacent) at 3+; each defender slams back with 3 dice at its strength,
+    // a guard with one more: Striker and Jack 3 at 4+, Guard 4 at 4+, Orc 4 at 3+,
+    // Goblin 3 at 5+.
+    let row: Vec<String> = [(3, 4), (3, 4), (4, 4), (4, 3), (3, 5)]
+        .iter()
+        .map(|&(n, t)| format!("{:.1}%", 100.0 * crate::util::slam_wins(5, 3, n, t)))
+        .collect();
+    let row = format!("| Orc | {} |", row.join(" | "));
+    assert_eq!(row, "| Orc | 83.6% | 83.6% | 72.1% | 54.9% | 91.2% |");
+    assert!(md.contains(&row), "{md}");
     let wide =
         std::fs::read_to_string(out.join("matrix-slam-orc-vs-human-guard-wide.csv")).unwrap();
     assert_eq!(
@@ -925,8 +934,15 @@ fn compare_sweep_sensitivity_equalize_and_overlay_from_the_command_line() {
         .arg(&out)
         .assert()
         .success();
-    assert!(String::from_utf8_lossy(&a.get_output().stdout)
-        .contains("Closest to 50%: **attacker Orc: strength 3+ -> 4+** gives 50.00%"));
+    // At 4+ the Orc's 5 dice against the Guard's 4 win exactly half the time: the fifth
+    // die breaks the symmetry of the other four (`util::slam_wins` adds it up).
+    let even = format!("{:.2}%", 100.0 * crate::util::slam_wins(5, 4, 4, 4));
+    assert_eq!(even, "50.00%");
+    assert!(
+        String::from_utf8_lossy(&a.get_output().stdout).contains(&format!(
+            "Closest to 50%: **attacker Orc: strength 3+ -> 4+** gives {even}"
+        ))
+    );
     let exploding = shipped("rush-exploding.toml");
     rollsim()
         .arg("overlay")
@@ -1058,7 +1074,21 @@ fn roll_prints_the_distribution_and_writes_its_tables() {
         .success();
     let s = String::from_utf8(a.get_output().stdout.clone()).unwrap();
     // P(18) = 21/1296 = 7/432 = 1.6204%; P(3) = 1/1296, P(at least 3) = 100%; the
-    // exact mean 15869/1296 = 12.2446.
+    // exact mean 15869/1296 = 12.2446. Counted here over the 6^4 = 1296 rolls: 18 needs
+    // three 6s kept (four 6s, or three and one of 5 others in 4 places: 1 + 20 = 21);
+    // 3 needs four 1s.
+    let (mut eighteen, mut three, mut total) = (0, 0, 0);
+    for code in 0..1296 {
+        let mut r: Vec<u32> = (0..4).map(|i| code / 6u32.pow(i) % 6 + 1).collect();
+        r.sort_unstable();
+        let kept: u32 = r[1..].iter().sum();
+        eighteen += (kept == 18) as u32;
+        three += (kept == 3) as u32;
+        total += kept;
+    }
+    assert_eq!((eighteen, three, total), (21, 1, 15869));
+    assert_eq!(format!("{:.4}", 100.0 * 21.0 / 1296.0), "1.6204");
+    assert_eq!(format!("{:.4}", 15869.0 / 1296.0), "12.2446");
     assert!(s.contains("| 18 | 1.6204% | 7/432 | 1.6204% |"), "{s}");
     assert!(s.contains("| 3 | 0.0772% | 1/1296 | 100.0000% |"), "{s}");
     assert!(s.contains("mean (exact): 12.2446 = 15869/1296"), "{s}");
@@ -1071,6 +1101,11 @@ fn roll_prints_the_distribution_and_writes_its_tables() {
         .assert()
         .success();
     let s = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    // Counted here: pairs (a, b) of d20s with a + 5 > b + 3.
+    let wins = (1..=20)
+        .flat_map(|a| (1..=20).filter(move |b| a + 5 > b + 3))
+        .count();
+    assert_eq!(wins, 229);
     assert!(
         s.contains("P(the roll wins) (exact): 57.2500% = 229/400"),
         "{s}"

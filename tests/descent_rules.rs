@@ -85,6 +85,8 @@ fn the_blue_die_alone_misses_one_time_in_six() {
     let c = load("descent.toml")
         .compile("bare-hands-vs-skeleton")
         .unwrap();
+    // One blue die: the X face, 1 of its 6, misses; the target is adjacent, so every
+    // other face is in range.
     close(exact_of(&c, "result", "miss"), 1.0 / 6.0);
     close(exact_of(&c, "result", "out of range"), 0.0);
 }
@@ -305,6 +307,7 @@ dodge = "misses_only"
 "#;
     let cfg = load_str(text, "turn.toml", &[]).unwrap();
     let c = cfg.compile("t").unwrap();
+    // Dies with 3/9 (above); 4 damage is 2 + 2, 1/3 * 1/3.
     close(exact_of(&c, "fate", "dies"), 1.0 / 3.0);
     close(exact_of(&c, "damage", "4"), 1.0 / 9.0);
     assert_eq!(c.headline.label, "P(Hero dies)");

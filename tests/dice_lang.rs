@@ -238,7 +238,9 @@ fn variables_conditions_and_opposed_rolls_by_hand() {
         &compile("let x = d6 in x - x", None),
         &BTreeMap::from([(0, 1.0)]),
     );
-    // Opposed: d20 + 5 against d20 + 3 wins when a + 2 > b: 229/400.
+    // Opposed: d20 + 5 against d20 + 3 wins when a + 2 > b: every a for b = 1 or 2
+    // (40 pairs), and 22 - b of them for b = 3..=20 (19 + 18 + ... + 2 = 189): 229/400.
+    // A tie, a + 2 = b, for b = 3..=20: 18/400.
     let c = compile("d20 + 5", Some("d20 + 3"));
     assert!((exact_of(&c, "result", "the roll wins") - 229.0 / 400.0).abs() < 1e-12);
     assert!((exact_of(&c, "result", "tie") - 18.0 / 400.0).abs() < 1e-12);

@@ -35,8 +35,9 @@ fn a_threshold_from_a_let_value() {
     let c = compile("let w = d4 in 3d6 count >= w", None);
     same(&c, &want);
     assert_agrees(&c, &["value"], 200_000, 261);
-    // By hand: w = 1 always counts 3; P(3) = (1 + 1/8 + 1/27 * 8 ... ) / 4, the mean
-    // (3 + 2.5 + 2 + 1.5) / 4 = 2.25.
+    // By hand: at w = 1, 2, 3, 4 a die counts with 6/6, 5/6, 4/6, 3/6, so 3 dice count
+    // 3, 2.5, 2 and 1.5 on average, each w with 1/4: the mean (3 + 2.5 + 2 + 1.5) / 4
+    // = 2.25.
     let mean: f64 = want.iter().map(|(v, p)| *v as f64 * p).sum();
     assert!((mean - 2.25).abs() < 1e-12, "{mean}");
 }
@@ -53,7 +54,8 @@ fn a_wound_roll_whose_target_is_worked_out_before_the_roll() {
     });
     let c = compile("let t = d6 in 3d6 count >= (4 + (t > 3))", None);
     same(&c, &want);
-    // By hand: half the time 4+ (1/2 a die), half 5+ (1/3): mean 3 * 5/12 = 1.25.
+    // By hand: half the time (t = 1, 2, 3) 4+ (1/2 a die), half 5+ (1/3): mean
+    // 3 * (1/2 * 1/2 + 1/2 * 1/3) = 3 * 5/12 = 1.25.
     let mean: f64 = want.iter().map(|(v, p)| *v as f64 * p).sum();
     assert!((mean - 1.25).abs() < 1e-12, "{mean}");
     assert_agrees(&c, &["value"], 200_000, 262);
@@ -70,7 +72,7 @@ fn a_die_whose_sides_are_a_value() {
     let c = compile("let k = d3 in d(2 * k + 2)", None);
     same(&c, &want);
     assert_agrees(&c, &["value"], 200_000, 263);
-    // By hand: P(1) = (1/4 + 1/6 + 1/8) / 3 = 13/72.
+    // By hand: P(1) = (1/4 + 1/6 + 1/8) / 3 = (6/24 + 4/24 + 3/24) / 3 = 13/72.
     assert!((want[&1] - 13.0 / 72.0).abs() < 1e-15);
     // Two step dice of a rolled size, summed.
     let want = over(&[1, 2], |k| {

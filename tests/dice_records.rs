@@ -57,7 +57,7 @@ fn one_roll_read_two_ways_keeps_its_joint_distribution() {
     // By hand: no six and best 5 is (5/6)^3 - (4/6)^3 = 61/216.
     assert!((want[&(0, 5)] - 61.0 / 216.0).abs() < 1e-15);
     assert_agrees(&c, &["sixes", "best"], 200_000, 2601);
-    // The headline is the first result's: P(at least 1) six = 91/216.
+    // The headline is the first result's: P(at least 1) six = 1 - (5/6)^3 = 91/216.
     assert_eq!(c.headline.label, "P(at least 1)");
     let six = &c.metrics[0];
     let p: f64 = six.project_f64(c.exact.as_ref().unwrap())[1..].iter().sum();
@@ -131,7 +131,9 @@ fn a_balance_command_picks_a_result_by_name() {
     let o = sweep("best");
     assert!(o.status.success(), "{}", text(&o.stderr));
     let csv = std::fs::read_to_string(out.join("sweep-s-unit_pool.csv")).unwrap();
-    // The exact column: the best of 1d6 is 3.5; of 2d6, 161/36.
+    // The exact column: the best of 1d6 is 21/6 = 3.5; of 2d6, P(best = k) =
+    // (k^2 - (k - 1)^2)/36 = (2k - 1)/36, so the mean is (1*1 + 2*3 + 3*5 + 4*7 + 5*9
+    // + 6*11)/36 = 161/36.
     let values: Vec<f64> = csv
         .lines()
         .skip(1)
@@ -221,7 +223,8 @@ fn named_faces_are_numbers_until_counted_by_name() {
     // Without a count by name, `hit` counts 1 and `blank` 0, as before.
     let c = compile("3d{blank, hit, hit+hit}", None);
     let m = crate::dice_lang::dist(&c);
-    // Per die 0, 1, 2 equally: the sum of 3 is 3 at 7/27.
+    // Per die 0, 1, 2 equally: the sum of 3 is 3 at 7/27 (1+1+1, or 0, 1 and 2 in
+    // any of 3! = 6 orders: 7 of the 27 rolls).
     assert!((m[&3] - 7.0 / 27.0).abs() < 1e-15, "{m:?}");
     // Counted by name: the same numbers here, since `hit+hit` shows two hits.
     let c = compile("3d{blank, hit, hit+hit} count hit", None);

@@ -72,7 +72,7 @@ fn a_knob_is_sought_over_its_whole_range_not_three_steps() {
 
 #[test]
 fn bounds_unchanged_values_and_already_even() {
-    // P(d6 > wounds + 2) = 50% now: already even. Wounds below 1 is no unit (bounds
+    // P(d6 > wounds + 2) = P(d6 > 3) = 3/6 = 50% now: already even. Wounds below 1 is no unit (bounds
     // [1, 10]); `unused` and the hero's own wounds never change the value: no candidate.
     let d = tempdir();
     let md = equalize(
@@ -84,7 +84,8 @@ fn bounds_unchanged_values_and_already_even() {
     assert!(!md.contains("wounds 1 -> 0"), "{md}");
     assert!(!md.contains("unused"), "{md}");
     assert!(!md.contains("unit hero: wounds"), "{md}");
-    // +1 attack: P(d6 > 2) = 66.67%; the foe's wounds 1 -> 2: P(d6 > 4) = 33.33%.
+    // +1 attack: P(d6 + 1 > 3) = P(d6 > 2) = 4/6 = 66.67%; the foe's wounds 1 -> 2:
+    // P(d6 > 4) = 2/6 = 33.33%.
     assert!(
         md.contains("| unit hero: attack 0 -> 1 | 1 | 66.67% |"),
         "{md}"
@@ -93,7 +94,7 @@ fn bounds_unchanged_values_and_already_even() {
         md.contains("| opponent foe: wounds 1 -> 2 | 1 | 33.33% |"),
         "{md}"
     );
-    // Without the bounds the foe's wounds may go to 0: P(d6 > 2) = 66.67%.
+    // Without the bounds the foe's wounds may go to 0: P(d6 > 0 + 2) = 4/6 = 66.67%.
     let md = equalize(&config(d.path(), ""), "tough", &d.path().join("o2"));
     assert!(
         md.contains("| opponent foe: wounds 1 -> 0 | 1 | 66.67% |"),

@@ -32,7 +32,24 @@ fn row<'a>(
         .unwrap_or_else(|| panic!("no row {metric} = {value}"))
 }
 
-/// 3d6: the ways to roll 3..=18 are 1, 3, 6, 10, 15, 21, 25, 27, 27, 25, ... of 216.
+/// `ways / of` in lowest terms, as the tables print a fraction.
+fn reduced(ways: u64, of: u64) -> String {
+    let g = crate::util::gcd(ways, of);
+    format!("{}/{}", ways / g, of / g)
+}
+
+/// The ways to roll each total of `n` d6, counted over all 6^n rolls (index = total).
+fn ways_d6(n: u32) -> Vec<u64> {
+    let mut ways = vec![0u64; 6 * n as usize + 1];
+    for code in 0..6u64.pow(n) {
+        let total: u64 = (0..n).map(|i| code / 6u64.pow(i) % 6 + 1).sum();
+        ways[total as usize] += 1;
+    }
+    ways
+}
+
+/// 3d6: the ways to roll 3..=18 are 1, 3, 6, 10, 15, 21, 25, 27, 27, 25, ... of 216
+/// (`ways_d6(3)` counts them; the first test checks this table against it).
 const THREE_D6: [&str; 16] = [
     "1/216", "1/72", "1/36", "5/108", "5/72", "7/72", "25/216", "1/8", "1/8", "25/216", "7/72",
     "5/72", "5/108", "1/36", "1/72", "1/216",
@@ -49,11 +66,13 @@ fn issue26_item7_every_table_format_carries_the_exact_fraction() {
         .assert()
         .success();
     // CSV: P(10) = 27/216 = 1/8, and every value's fraction in order.
+    let derived: Vec<String> = ways_d6(3)[3..].iter().map(|&w| reduced(w, 216)).collect();
+    assert_eq!(derived, THREE_D6);
     let dist = rows(&out.join("distribution.csv"));
     let fractions: Vec<&str> = dist.iter().map(|r| r["exact_fraction"].as_str()).collect();
     assert_eq!(fractions, THREE_D6);
     assert_eq!(row(&dist, "value", "10")["exact"], "0.125");
-    // The mean: 21/2.
+    // The mean: 3 x 7/2 = 21/2.
     let summ = rows(&out.join("summary.csv"));
     assert_eq!(summ[0]["exact_mean"], "10.5");
     assert_eq!(summ[0]["exact_mean_fraction"], "21/2");
@@ -125,7 +144,12 @@ fn issue26_item7_negative_values_are_numbers_in_csv() {
 #[test]
 fn issue26_item7_a_fraction_only_where_one_fits() {
     // Four d6 against four d6: 6^8 = 1,679,616 rolls, within the bound. A tie is
-    // the sum over totals of (ways)^2: 146,868 / 1,679,616 = 7553/93312.
+    // the sum over totals of (ways)^2: 135,954 / 1,679,616 = 7553/93312 (counted here;
+    // both divided by 18). The widest margin, 20 (four 6s against four 1s), is one roll
+    // of them: 1/1679616.
+    let ties: u64 = ways_d6(4).iter().map(|w| w * w).sum();
+    assert_eq!(ties, 135_954);
+    assert_eq!(reduced(ties, 1_679_616), "7553/93312");
     let a = rollsim()
         .args(["roll", "4d6", "--vs", "4d6", "--exact-only", "-o", "-"])
         .assert()
@@ -232,6 +256,8 @@ fn issue26_item8_roll_writes_what_out_format_and_exact_only_ask_for() {
         .assert()
         .success();
     let s = text(&a.get_output().stdout);
+    // P(at least 10) = (27 + 27 + 25 + 21 + 15 + 10 + 6 + 3 + 1) / 216 = 135/216.
+    assert_eq!(ways_d6(3)[10..].iter().sum::<u64>(), 135);
     assert!(s.contains("| 10 | 12.5000% | 1/8 | 62.5000% |"), "{s}");
     assert!(s.contains("mean (exact): 10.5000 = 21/2"), "{s}");
     assert!(s.contains("### roll"), "{s}");
@@ -265,7 +291,19 @@ fn cells<'a>(table: &'a str, first: &str) -> Vec<&'a str> {
 fn issue26_item8_vs_prints_who_wins_exact_and_monte_carlo() {
     // d20 + 5 against d20 + 3: the roll wins when its die is at most one below the
     // other's: 229 of 400 pairs; equal totals (die two below) 18 of 400 = 9/200; the
-    // other roll wins in the remaining 153.
+    // other roll wins in the remaining 153. Counted here:
+    let count = |keep: fn(i32, i32) -> bool| {
+        (1..=20)
+            .flat_map(|a| (1..=20).map(move |b| (a, b)))
+            .filter(|&(a, b)| keep(a + 5, b + 3))
+            .count() as u64
+    };
+    let (win, tie, lose) = (
+        count(|a, b| a > b),
+        count(|a, b| a == b),
+        count(|a, b| a < b),
+    );
+    assert_eq!((win, tie, lose), (229, 18, 153));
     let dir = tempdir();
     let n = 400_000u32;
     let a = rollsim()
@@ -276,11 +314,12 @@ fn issue26_item8_vs_prints_who_wins_exact_and_monte_carlo() {
         .success();
     let s = text(&a.get_output().stdout);
     let dist = rows(&dir.path().join("o").join("distribution.csv"));
-    for (outcome, exact, fraction) in [
-        ("the roll wins", 0.5725, "229/400"),
-        ("tie", 0.045, "9/200"),
-        ("the other roll wins", 0.3825, "153/400"),
+    for (outcome, ways) in [
+        ("the roll wins", win),
+        ("tie", tie),
+        ("the other roll wins", lose),
     ] {
+        let (exact, fraction) = (ways as f64 / 400.0, reduced(ways, 400));
         let c = cells(&s, outcome);
         assert_eq!(c[1], format!("{:.4}%", 100.0 * exact), "{s}");
         assert_eq!(c[2], fraction, "{s}");

@@ -206,11 +206,18 @@ fn sliders_in_a_real_browser_show_what_run_exact_only_prints() {
         .unwrap();
     assert!(text(&cli.stderr).contains("column 10"));
     // The balance tabs: the matchup heatmap is rush's five units each way, its Orc
-    // against Human Guard cell the Slam's headline (0.7206790123 = 72.07%).
+    // against Human Guard cell the Slam's headline: 2,802 of 3,888 weighted counts =
+    // 467/648 = 0.7206790123 = 72.07% (`util::orc_slams_guard` adds them up).
     let tabs = &seen["tabs"];
     let cells = strings(&tabs["matrix"]["cells"]);
     assert_eq!(cells.len(), 25, "{tabs}");
-    assert!(cells.contains(&"72.07%".to_string()), "{cells:?}");
+    let (wins, _) = crate::util::orc_slams_guard();
+    let cell = format!(
+        "{:.2}%",
+        100.0 * wins as f64 / crate::util::ORC_SLAMS_GUARD_WAYS as f64
+    );
+    assert_eq!(cell, "72.07%");
+    assert!(cells.contains(&cell), "{cells:?}");
     assert!(tabs["matrix"]["url"]
         .as_str()
         .unwrap()

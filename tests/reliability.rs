@@ -188,11 +188,14 @@ fn intervals_cover_the_exact_value_about_95_percent_of_the_time() {
             let (lo, hi) = rollsim::stats::wilson(k, h.trials, rollsim::stats::z95());
             hits += (lo <= exact && exact <= hi) as u32;
         }
-        // Each scenario alone: well inside what 200 draws of a 95% interval give.
+        // Each scenario alone: well inside what 200 draws of a 95% interval give (190
+        // expected, SE sqrt(200 x 0.95 x 0.05) = 3.08: 180 is 3.2 SE below).
         assert!((180..=200).contains(&hits), "{file} {name}: {hits}/200");
         covered += hits;
         total += 200;
     }
+    // Pooled over the 8 scenarios, 1,600 draws: SE sqrt(0.95 x 0.05 / 1600) = 0.0054,
+    // so 0.93..=0.97 is 0.95 +- 3.7 SE.
     let rate = covered as f64 / total as f64;
     assert!((0.93..=0.97).contains(&rate), "coverage {rate}");
 }

@@ -91,8 +91,12 @@ fn rock_paper_scissors_is_a_third_each_all_cycle() {
     let rs = rows(&out.join("roster-throw.csv"));
     assert_eq!(rs.len(), 3);
     for r in &rs {
-        // The Nash mix is 1/3 each; each unit's worth to the roster 1/2 - 1/3 = 1/6
-        // (worked by hand in the metagame module); equal ratings; 50% against the field.
+        // The Nash mix is 1/3 each (the game is the same under a rotation of the three
+        // throws). A player who may not pick rock mixes paper (x) and scissors, both
+        // seats averaged (a throw against itself is 1/2): against rock it wins x,
+        // against paper x/2 + (1 - x), against scissors (1 - x)/2; the least of these
+        // is largest at x = 1/3, for 1/3. So each unit's worth to the roster is
+        // 1/2 - 1/3 = 1/6. Equal ratings; 1/3 (1 + 0 + 1/2) = 50% against the field.
         assert!((num(r, "nash_weight") - 1.0 / 3.0).abs() < 1e-9, "{r:?}");
         assert!((num(r, "worth") - 1.0 / 6.0).abs() < 1e-9, "{r:?}");
         assert!(num(r, "elo").abs() < 1e-6, "{r:?}");
@@ -100,6 +104,8 @@ fn rock_paper_scissors_is_a_third_each_all_cycle() {
         assert_eq!(r["dominated_by"], "", "{r:?}");
     }
     assert!(md.contains("wins at least 50.00%"), "{md}");
+    // Each throw's row of log-odds holds one win, one loss and one even pairing: every
+    // row mean is 0, so no strength per unit explains any of it: all cycle, 100%.
     assert!(md.contains("Cyclic share 100.00%"), "{md}");
 }
 
@@ -114,7 +120,7 @@ fn an_exact_copy_shares_its_weight_and_rating() {
     let by = |id: &str| rs.iter().find(|r| r["unit"] == id).unwrap();
     assert!((num(by("rock"), "nash_weight") - num(by("rock2"), "nash_weight")).abs() < 1e-12);
     assert!((num(by("rock"), "elo") - num(by("rock2"), "elo")).abs() < 1e-9);
-    // Rock's share of the mix is split between its copies: 1/6 each.
+    // Rock's share of the mix (1/3, as above) is split between its copies: 1/6 each.
     assert!(
         (num(by("rock"), "nash_weight") - 1.0 / 6.0).abs() < 1e-9,
         "{rs:?}"

@@ -82,6 +82,7 @@ fn threats_cap_at_minus_two_and_spare_the_armour_check() {
 #[test]
 fn a_zero_die_pool_scores_zero() {
     // Human Jack throwing 8 hexes (1 die), having moved (-1), two threats: clamped to 0.
+    // No die, no success: inaccurate with probability 1.
     let cfg = rush_config(
         "[scenarios.t]\nkind = \"throw\"\nunit = \"human_jack\"\nrange = 8\nmoved = true\nthreat = 2\n",
     );
@@ -157,7 +158,9 @@ fn three_dice_against_three_by_hand() {
 
 #[test]
 fn armour_check_by_hand() {
-    // Human Guard, 3 hits: 4 dice at 4+; turns = 3 - successes, at least 0.
+    // Human Guard, 3 hits: 4 dice at 4+; turns = 3 - successes, at least 0. With k
+    // successes in C(4, k)/16: 3 turns at k = 0 (1/16), 2 at k = 1 (4/16), 1 at k = 2
+    // (6/16), 0 at k = 3 or 4 (4/16 + 1/16 = 5/16).
     let cfg = rush_config("[scenarios.a]\nkind = \"armour\"\nunit = \"human_guard\"\nhits = 3\n");
     let c = cfg.compile("a").unwrap();
     close(exact_of(&c, "turns_out_of_play", "3"), 1.0 / 16.0);
@@ -170,6 +173,7 @@ fn armour_check_by_hand() {
 fn pass_chains_the_throw_into_the_catch_by_hand() {
     // Striker throws 3 hexes: 4 dice at 4+. Jack catches with the throw's successes at 4+.
     // P(caught) = sum_t C(4,t)/16 * (1 - 2^-t) = (2 + 4.5 + 3.5 + 15/16)/16 = 175/256.
+    // Inaccurate: no success of the 4 dice, (1/2)^4 = 1/16.
     let cfg = rush_config(
         "[scenarios.p]\nkind = \"pass\"\nthrower = \"human_striker\"\ncatcher = \"human_jack\"\nrange = 3\n",
     );
@@ -200,7 +204,8 @@ fn slam_armour_chain_by_hand() {
 #[test]
 fn pick_up_then_throw_by_hand() {
     // Striker: Pick Up 4 dice at 4+, 2+ successes = 11/16; the free Throw at 3 hexes after
-    // moving: 4 - 1 = 3 dice at 4+, accurate = 7/8. Together 77/128.
+    // moving: 4 - 1 = 3 dice at 4+, accurate = 7/8. Together 77/128. The Pick Up fails
+    // with no success (1/16: the ball scatters) and stops with exactly one (4/16).
     let cfg = rush_config(
         "[scenarios.p]\nkind = \"pick_up_throw\"\nunit = \"human_striker\"\nrange = 3\nmoved = true\ndescription = \"scoop\"\n",
     );

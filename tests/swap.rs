@@ -120,6 +120,26 @@ fn sweep_varies_the_unit_the_set_put_on_the_side() {
         assert_eq!(*g, single(&path, SLAM, &all), "strength {x}");
     }
     // The numbers: the goblin's line runs 61.20% -> 96.48%, not a flat 91.21%.
+    // Worked out by `util::slam_wins`: the Orc's 5 dice at 3+ against the Goblin's 3
+    // (a jack: no extra die) at its strength, 2+ to 6+ (91.21% is its own 5+).
+    for (g, x) in got.iter().zip(2..=6) {
+        assert!(
+            (g - crate::util::slam_wins(5, 3, 3, x)).abs() < 1e-12,
+            "{x}: {g}"
+        );
+    }
+    assert_eq!(
+        format!("{:.4}", crate::util::slam_wins(5, 3, 3, 2)),
+        "0.6120"
+    );
+    assert_eq!(
+        format!("{:.4}", crate::util::slam_wins(5, 3, 3, 6)),
+        "0.9648"
+    );
+    assert_eq!(
+        format!("{:.4}", crate::util::slam_wins(5, 3, 3, 5)),
+        "0.9121"
+    );
     assert_eq!(format!("{:.4}", got[0]), "0.6120");
     assert_eq!(format!("{:.4}", got[4]), "0.9648");
 }
@@ -141,6 +161,7 @@ fn the_cli_sweep_and_sensitivity_show_the_swapped_unit() {
         .assert()
         .success();
     let out = text(&a.get_output().stdout);
+    // As above, `util::slam_wins(5, 3, 3, strength)`: 0.61199 and 0.96483.
     assert!(
         out.contains("| 2 | 61.20% |") && out.contains("| 6 | 96.48% |"),
         "{out}"

@@ -125,8 +125,8 @@ pub fn text(b: &[u8]) -> String {
 static NEVER: std::sync::LazyLock<rollsim::Cancel> = std::sync::LazyLock::new(rollsim::Cancel::new);
 
 /// The context a balance computation runs in here: never cancelled, no progress shown.
-pub fn ctx() -> rollsim::run::Ctx<'static> {
-    rollsim::run::Ctx::new(&NEVER, &rollsim::sim::Hidden)
+pub fn ctx() -> rollsim::run::Hooks<'static> {
+    rollsim::run::Hooks::new(&NEVER, &rollsim::sim::Hidden)
 }
 
 /// A balance job on `source`'s `target`.
@@ -210,6 +210,42 @@ pub fn orc_slams_guard() -> (u64, u64) {
         }
     }
     (win, draw)
+}
+
+/// P(the slammer wins) in a Slam and Slamback, apart from the library: `a` dice that
+/// succeed on `a_target`+ against `d` dice on `d_target`+ (a d6 each), the slammer
+/// winning with more successes.
+pub fn slam_wins(a: u32, a_target: u32, d: u32, d_target: u32) -> f64 {
+    slam_where(a, a_target, d, d_target, |x, y| x > y)
+}
+
+/// The same two pools: the probability of the (slammer's, defender's) success counts
+/// that `keep` picks, summed over both binomials, P(x of a) P(y of d) with
+/// P(x of n) = C(n, x) p^x (1 - p)^(n - x) and p = (7 - target) / 6.
+pub fn slam_where(
+    a: u32,
+    a_target: u32,
+    d: u32,
+    d_target: u32,
+    keep: impl Fn(u32, u32) -> bool,
+) -> f64 {
+    let binomial = |n: u32, target: u32| {
+        let p = (7 - target) as f64 / 6.0;
+        let choose = |k: u32| (0..k).fold(1.0, |acc, j| acc * (n - j) as f64 / (j + 1) as f64);
+        (0..=n)
+            .map(|k| choose(k) * p.powi(k as i32) * (1.0 - p).powi((n - k) as i32))
+            .collect::<Vec<f64>>()
+    };
+    let (xs, ys) = (binomial(a, a_target), binomial(d, d_target));
+    let mut sum = 0.0;
+    for (x, p) in (0..).zip(&xs) {
+        for (y, q) in (0..).zip(&ys) {
+            if keep(x, y) {
+                sum += p * q;
+            }
+        }
+    }
+    sum
 }
 
 /// The denominator of [`orc_slams_guard`]'s counts.

@@ -14,10 +14,10 @@ pub const DEFAULT_SEED: u64 = 2026;
 /// The cap on a precision-targeted run's trials per scenario when the user gives none.
 pub const DEFAULT_MAX_TRIALS: u64 = 1_000_000_000;
 
-/// What a computation is handed by its caller instead of reading globals: the token that
-/// stops it and where it reports progress.
+/// The caller's hooks into a computation, handed in instead of read from globals: the
+/// token that stops it and where it reports progress.
 #[derive(Clone, Copy)]
-pub struct Ctx<'a> {
+pub struct Hooks<'a> {
     /// Checked between units of work; once cancelled the computation returns
     /// [`Error::Interrupted`].
     pub cancel: &'a Cancel,
@@ -25,10 +25,10 @@ pub struct Ctx<'a> {
     pub progress: &'a dyn Reporter,
 }
 
-impl<'a> Ctx<'a> {
+impl<'a> Hooks<'a> {
     /// What a front end builds once per command (or per request of the live page).
     pub fn new(cancel: &'a Cancel, progress: &'a dyn Reporter) -> Self {
-        Ctx { cancel, progress }
+        Hooks { cancel, progress }
     }
 
     /// `Err(Error::Interrupted)` once cancelled.
@@ -37,9 +37,9 @@ impl<'a> Ctx<'a> {
     }
 }
 
-impl std::fmt::Debug for Ctx<'_> {
+impl std::fmt::Debug for Hooks<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Ctx")
+        f.debug_struct("Hooks")
             .field("cancelled", &self.cancel.is_cancelled())
             .finish()
     }
@@ -50,7 +50,7 @@ pub fn simulate(
     c: &Compiled,
     seed: u64,
     budget: Budget,
-    ctx: Ctx,
+    ctx: Hooks,
 ) -> Result<sim::Histogram, Error> {
     let progress = ctx.progress.scenario(&c.name);
     let widest = |h: &sim::Histogram| results::widest_half_width(c, h);

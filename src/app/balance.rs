@@ -13,7 +13,7 @@ use crate::report::analysis::how;
 use crate::report::stage::{Keep, Staging};
 use crate::report::{csv, frame, markdown, plot, write::WriteError};
 use rollsim_core::balance::share::Recorded;
-use rollsim_core::run::Ctx;
+use rollsim_core::run::Hooks;
 use rollsim_core::Cancel;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -203,7 +203,7 @@ impl Prepared {
             pick: &self.pick,
             seed: self.seed,
             trials: self.trials,
-            ctx: Ctx::new(&self.cancel, &hidden),
+            ctx: Hooks::new(&self.cancel, &hidden),
             share: &self.share,
         };
         Ok(self.pool.install(|| f(&job))?)
@@ -692,7 +692,7 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
         Source::parse(text, path, &[])
     };
     let hidden = rollsim_core::sim::Hidden;
-    let ctx = Ctx::new(&o.cancel, &hidden);
+    let ctx = Hooks::new(&o.cancel, &hidden);
     let got = pool.install(|| {
         overlay::results(
             &entries,
@@ -851,26 +851,7 @@ pub fn write_roster(
     csv::write(&mut frame::roster(r)?, &path)?;
     let mut files = vec![path];
     if let Some(charts) = charts {
-        let method = r.matrix.how();
-        let scenario = plot::words(&r.matrix.scenario);
-        let png = dir.join(format!("{stem}-nash.png"));
-        plot::roster::weights(
-            r,
-            &format!("{scenario}: how often a perfect player picks each unit"),
-            &format!("the Nash mix of \"each player picks a unit\", both seats ({method})"),
-            &png,
-            charts,
-        )?;
-        files.push(png);
-        let png = dir.join(format!("{stem}-ratings.png"));
-        plot::roster::ratings(
-            r,
-            &format!("{scenario}: each unit's strength"),
-            &format!("Bradley-Terry rating from both seats ({method})"),
-            &png,
-            charts,
-        )?;
-        files.push(png);
+        files.extend(plot::roster::draw(r, dir, &stem, charts)?);
     }
     Ok(files)
 }

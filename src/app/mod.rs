@@ -17,7 +17,7 @@ use crate::report::{self, frame, markdown, plot, write::WriteError, ScenarioResu
 use crate::sim::Budget;
 use rayon::prelude::*;
 pub use roll::{roll, RollOptions};
-use rollsim_core::run::{self, Ctx};
+use rollsim_core::run::{self, Hooks};
 use rollsim_core::Cancel;
 use std::path::{Path, PathBuf};
 
@@ -263,7 +263,7 @@ pub fn compute_given(
             &own
         }
     };
-    let ctx = Ctx::new(&opts.cancel, bars);
+    let ctx = Hooks::new(&opts.cancel, bars);
     // Compiling works out the exact distributions, which take longer than the
     // simulation for some scenarios: all of them side by side first, in order.
     let ready: Vec<Option<crate::model::Compiled>> = names
@@ -706,7 +706,7 @@ fn gallery_matrix(
         &Pick::Headline,
         seed,
         n.map(|_| budget),
-        Ctx::new(cancel, &rollsim_core::sim::Hidden),
+        Hooks::new(cancel, &rollsim_core::sim::Hidden),
     )?;
     Ok(Some(m))
 }

@@ -17,7 +17,7 @@ use rollsim_core::balance::controls::{self, Control};
 use rollsim_core::balance::{self, compare, roster, sensitivity, Job, Pick, Source, Target};
 use rollsim_core::model::Compiled;
 use rollsim_core::results::{self, ScenarioResult};
-use rollsim_core::run::{self, Ctx};
+use rollsim_core::run::{self, Hooks};
 use rollsim_core::sim::Budget;
 use rollsim_core::{document, Cancel};
 use serde::{Deserialize, Serialize};
@@ -415,7 +415,7 @@ pub async fn simulate(
     };
     let file = r.file.clone().unwrap_or_else(|| "rollsim roll".into());
     stream::lines(app.clone(), move |meter: &Meter| {
-        let ctx = Ctx::new(meter.cancel(), meter);
+        let ctx = Hooks::new(meter.cancel(), meter);
         let (seed, _) = balance::budget(&source, None, None, true);
         let system = source.base.system_name();
         let mut out = Vec::new();
@@ -595,7 +595,7 @@ fn balance_view(
         pick: &pick,
         seed,
         trials,
-        ctx: Ctx::new(cancel, meter),
+        ctx: Hooks::new(cancel, meter),
         share: &balance::Share::All,
     };
     let how = match trials {

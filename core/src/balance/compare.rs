@@ -6,7 +6,7 @@
 use super::{compile, is_decision, measure_budget, Job, Pick, Role, Source, Target};
 use crate::edit::Edit;
 use crate::results::analysis::{Axis, Matrix, MatrixCell, Slot};
-use crate::run::Ctx;
+use crate::run::Hooks;
 use crate::sim::Budget;
 use crate::Error;
 use toml::Value;
@@ -202,7 +202,7 @@ pub fn matrix(
     pick: &Pick,
     seed: u64,
     budget: Option<Budget>,
-    ctx: Ctx,
+    ctx: Hooks,
 ) -> Result<Matrix, Error> {
     let target = source.target(member)?;
     let p = plan(
@@ -242,7 +242,7 @@ fn plan(
     pick: &Pick,
     budget: Option<Budget>,
     how: Responses,
-    ctx: Ctx,
+    ctx: Hooks,
 ) -> Result<Plan, Error> {
     let table = &target.table;
     let roles = source.roles(table)?;
@@ -290,7 +290,7 @@ impl Plan {
         edits: Vec<Edit>,
         name: &str,
         seed: u64,
-        ctx: Ctx,
+        ctx: Hooks,
     ) -> Result<Slot, Error> {
         let cfg = match source.apply(&edits) {
             Ok(c) => c,
@@ -309,7 +309,7 @@ impl Plan {
         source: &Source,
         (i, j): (usize, usize),
         seed: u64,
-        ctx: Ctx,
+        ctx: Hooks,
     ) -> Result<MatrixCell, Error> {
         let set = |role: &Role, id: &str| Edit::Scenario {
             scenario: self.table.clone(),

@@ -24,7 +24,7 @@ use crate::edit::{self, Edit};
 use crate::model::Compiled;
 use crate::results;
 pub use crate::results::analysis::{Cell, Slot};
-use crate::run::{self, Ctx};
+use crate::run::{self, Hooks};
 use crate::sim::Budget;
 use crate::systems::{Knobs, Shown};
 use crate::Error;
@@ -136,7 +136,7 @@ pub fn measure(
     pick: &Pick,
     seed: u64,
     trials: Option<u64>,
-    ctx: Ctx,
+    ctx: Hooks,
 ) -> Result<Cell, Error> {
     measure_budget(c, pick, seed, trials.map(Budget::Trials), ctx)
 }
@@ -148,7 +148,7 @@ pub fn measure_budget(
     pick: &Pick,
     seed: u64,
     budget: Option<Budget>,
-    ctx: Ctx,
+    ctx: Hooks,
 ) -> Result<Cell, Error> {
     pick.describe(c)?;
     // Stop between cells too, not only inside a simulation.
@@ -558,7 +558,7 @@ pub struct Job<'a> {
     /// Trials per variant; `None`: exact only.
     pub trials: Option<u64>,
     /// The stop token and progress sink.
-    pub ctx: Ctx<'a>,
+    pub ctx: Hooks<'a>,
     /// Which of the command's items this process computes ([`Share`]).
     pub share: &'a Share,
 }

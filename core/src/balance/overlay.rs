@@ -4,7 +4,7 @@
 use super::{Pick, Share, Source};
 use crate::edit::Edit;
 use crate::results::{self, MetricResult};
-use crate::run::{self, Ctx};
+use crate::run::{self, Hooks};
 use crate::sim::Budget;
 use crate::Error;
 use std::path::PathBuf;
@@ -103,7 +103,7 @@ pub fn results(
     metric: Option<&str>,
     seed: Option<u64>,
     trials: Option<u64>,
-    ctx: Ctx,
+    ctx: Hooks,
     share: &Share,
 ) -> Result<(String, Vec<Shown>), Error> {
     /// One scenario to simulate, with what its row is called and read by.

@@ -2,8 +2,9 @@
 //! expected value of each quantity side by side (casualties dealt and suffered). Bars are
 //! Monte Carlo with 95% CI whiskers, diamonds the exact values.
 
+use super::frame::{category_tick, folder, mesh, plane, value_tick};
 use super::Area;
-use super::{fonts, grouped_bar, header, DrawResult, EXACT, FONT, HEIGHT, SERIES, WIDTH};
+use super::{grouped_bar, header, DrawResult, EXACT, FONT, HEIGHT, SERIES, WIDTH};
 use crate::report::write::WriteError;
 use crate::report::DecisionRow;
 use plotters::prelude::*;
@@ -20,22 +21,16 @@ pub fn draw(
     dir: &Path,
     charts: super::Charts,
 ) -> Result<Vec<PathBuf>, WriteError> {
-    fonts();
-    let sub = dir.join(name);
-    std::fs::create_dir_all(&sub).map_err(|e| WriteError::io(&sub, e))?;
+    let sub = folder(dir, name)?;
     let mut out = Vec::new();
     for (file, probabilities) in [("decision.png", false), ("decision_morale.png", true)] {
         if !rows.iter().any(|r| r.expected != probabilities) {
             continue;
         }
         let path = sub.join(file);
-        super::save(
-            &path,
-            (WIDTH, HEIGHT),
-            charts,
-            |root| draw_into(root, name, label, seed, rows, probabilities),
-            |root| draw_into(root, name, label, seed, rows, probabilities),
-        )?;
+        super::frame::save_chart!(&path, (WIDTH, HEIGHT), charts, |root| {
+            draw_into(root, name, label, seed, rows, probabilities)
+        })?;
         out.push(path);
     }
     Ok(out)
@@ -74,7 +69,6 @@ where
             .find(|r| r.quantity == q)
             .map_or(q.replace('_', " "), |r| r.label.clone())
     };
-    root.fill(&WHITE)?;
     let (lead, subtitle) = super::titles(name, label, seed);
     let (head, body, y) = header(
         &root,
@@ -121,44 +115,19 @@ where
         .map(|r| r.ci_high.max(r.exact.unwrap_or(0.0)))
         .fold(0.0f64, f64::max);
     let n = choices.len().max(1) as f64;
-    let mut ch = ChartBuilder::on(&body)
-        .margin_left(20)
-        .margin_right(30)
-        .margin_bottom(10)
-        .x_label_area_size(60)
-        .y_label_area_size(80)
-        .build_cartesian_2d(-0.5..(n - 0.5), 0f64..(top * 1.15).max(0.1))?;
-    let names = choices.clone();
-    ch.configure_mesh()
+    let mut ch = plane(&body, -0.5..(n - 0.5), 0f64..(top * 1.15).max(0.1))?;
+    mesh(&mut ch)
         .disable_x_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(225, 225, 225))
         .x_labels(choices.len() * 2 + 1)
-        .y_labels(11)
         .x_label_style((FONT, 16))
-        .y_label_style((FONT, 15))
-        .axis_desc_style((FONT, 17))
         .x_desc("choice")
         .y_desc(if probabilities {
             "probability"
         } else {
             "expected models lost"
         })
-        .x_label_formatter(&|v| {
-            let i = v.round();
-            if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < names.len() {
-                names[i as usize].to_string()
-            } else {
-                String::new()
-            }
-        })
-        .y_label_formatter(&|v| {
-            if probabilities {
-                format!("{:.0}%", v * 100.0)
-            } else {
-                format!("{v:.1}")
-            }
-        })
+        .x_label_formatter(&|v| category_tick(&choices, *v))
+        .y_label_formatter(&value_tick(probabilities, 1))
         .draw()?;
     let width = 0.7 / quantities.len().max(1) as f64;
     for (qi, q) in quantities.iter().enumerate() {

@@ -1,16 +1,10 @@
 //! The outcome distribution of one metric: P(value) per value.
 
-use super::{draw_bars, Bars};
-use crate::report::write::WriteError;
+use super::Bars;
 use crate::report::{MetricResult, ScenarioResult};
-use std::path::Path;
 
-pub fn draw(
-    r: &ScenarioResult,
-    m: &MetricResult,
-    path: &Path,
-    charts: super::Charts,
-) -> Result<(), WriteError> {
+/// The bars of `m`'s chart in scenario `r`.
+pub fn bars(r: &ScenarioResult, m: &MetricResult) -> Bars {
     // Leading values that cannot happen (exactly 0, such as a duel over in 0
     // activations) are left off a numeric chart; its axis labels say where it starts.
     let skip = if m.numeric {
@@ -29,10 +23,10 @@ pub fn draw(
         "outcome".to_string()
     };
     let (title, subtitle) = super::titles(&r.name, &r.description, r.seed);
-    let bars = Bars {
+    Bars {
         title: super::headed(&title, &m.name.replace('_', " ")),
         subtitle,
-        x_desc: &x_desc,
+        x_desc,
         y_desc: "probability",
         labels: rows.iter().map(|row| row.label.clone()).collect(),
         values: rows
@@ -41,6 +35,5 @@ pub fn draw(
             .collect(),
         trials: r.trials,
         fold: m.numeric,
-    };
-    draw_bars(&bars, path, charts)
+    }
 }

@@ -2,8 +2,9 @@
 //! unit as its count grows, through every count the cost search tried; where a line
 //! crosses 50% the unit ties the reference, which prices it.
 
+use super::frame::{mesh, percent_tick, series_legend, whole_tick};
 use super::Area;
-use super::{fonts, header, DrawResult, FONT, SERIES, WIDE, WIDTH};
+use super::{fonts, header, DrawResult, SERIES, WIDE, WIDTH};
 use crate::report::write::WriteError;
 use plotters::prelude::*;
 use rollsim_core::balance::costs::Costs;
@@ -17,13 +18,9 @@ pub fn draw(
     charts: super::Charts,
 ) -> Result<(), WriteError> {
     fonts();
-    super::save(
-        path,
-        (WIDTH, 600),
-        charts,
-        |root| draw_into(k, title, subtitle, root),
-        |root| draw_into(k, title, subtitle, root),
-    )
+    super::frame::save_chart!(path, (WIDTH, 600), charts, |root| {
+        draw_into(k, title, subtitle, root)
+    })
 }
 
 fn draw_into<DB>(k: &Costs, title: &str, subtitle: &str, root: Area<DB>) -> DrawResult<()>
@@ -31,7 +28,6 @@ where
     DB: DrawingBackend,
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE)?;
     let (_, body, _) = header(&root, title, subtitle)?;
     let lines: Vec<_> = k.rows.iter().filter(|r| r.curve.len() > 1).collect();
     let x1 = lines
@@ -47,18 +43,12 @@ where
         .x_label_area_size(60)
         .y_label_area_size(80)
         .build_cartesian_2d(0f64..x1 * 1.05, 0f64..1f64)?;
-    ch.configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(225, 225, 225))
+    mesh(&mut ch)
         .x_labels(12)
-        .y_labels(11)
-        .x_label_style((FONT, 15))
-        .y_label_style((FONT, 15))
-        .axis_desc_style((FONT, 17))
         .x_desc(format!("the unit's {}", k.count))
         .y_desc("chance against the reference (both seats)")
-        .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| format!("{:.0}%", v * 100.0))
+        .x_label_formatter(&whole_tick)
+        .y_label_formatter(&percent_tick)
         .draw()?;
     // The tie: where a line crosses it, the unit is worth the reference.
     ch.draw_series(std::iter::once(PathElement::new(
@@ -85,12 +75,7 @@ where
         ch.draw_series(pts.iter().map(|p| Circle::new(*p, 4, c.filled())))?;
     }
     if !lines.is_empty() {
-        ch.configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(200, 200, 200))
-            .label_font((FONT, 14))
-            .draw()?;
+        series_legend(&mut ch, SeriesLabelPosition::LowerRight)?;
     }
     root.present()?;
     Ok(())

@@ -29,13 +29,7 @@ pub struct HBars<'a> {
 pub fn draw(h: &HBars, path: &Path, charts: super::Charts) -> Result<(), WriteError> {
     fonts();
     let height = (200 + 34 * h.bars.len() as u32).max(400);
-    super::save(
-        path,
-        (WIDTH, height),
-        charts,
-        |root| draw_into(h, root),
-        |root| draw_into(h, root),
-    )
+    super::frame::save_chart!(path, (WIDTH, height), charts, |root| draw_into(h, root))
 }
 
 fn draw_into<DB>(h: &HBars, root: Area<DB>) -> DrawResult<()>
@@ -52,7 +46,6 @@ where
         axis,
         value,
     } = *h;
-    root.fill(&WHITE)?;
     let (_, body, _) = header(&root, title, subtitle)?;
     let n = bars.len().max(1);
     let names: Vec<String> = bars.iter().map(|b| b.0.clone()).collect();

@@ -46,13 +46,7 @@ fn colour(t: f64) -> RGBColor {
 pub fn draw(h: &Heat, path: &Path, charts: super::Charts) -> Result<(), WriteError> {
     fonts();
     let height = HEIGHT.max(220 + 46 * h.rows.len() as u32);
-    super::save(
-        path,
-        (WIDTH, height),
-        charts,
-        |root| draw_into(h, root),
-        |root| draw_into(h, root),
-    )
+    super::frame::save_chart!(path, (WIDTH, height), charts, |root| draw_into(h, root))
 }
 
 fn draw_into<DB>(h: &Heat, root: Area<DB>) -> DrawResult<()>
@@ -60,7 +54,6 @@ where
     DB: DrawingBackend,
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE)?;
     let (_head, body, _) = header(&root, &h.title, &h.subtitle)?;
     let (grid, bar) = body.split_horizontally(WIDTH - 130);
     let label_w = h

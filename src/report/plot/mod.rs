@@ -6,6 +6,7 @@ pub mod at_least;
 pub mod decision;
 pub mod distribution;
 pub mod exchange;
+pub(crate) mod frame;
 pub mod hbars;
 pub mod heatmap;
 pub mod overlay;
@@ -69,11 +70,11 @@ pub(crate) const WIDE: [RGBColor; 10] = [
 ];
 
 /// What a bar chart shows.
-pub struct Bars<'a> {
+pub struct Bars {
     pub title: String,
     pub subtitle: String,
-    pub x_desc: &'a str,
-    pub y_desc: &'a str,
+    pub x_desc: String,
+    pub y_desc: &'static str,
     pub labels: Vec<String>,
     /// (estimate, (ci_low, ci_high), exact) per bar.
     pub values: Vec<(f64, (f64, f64), Option<f64>)>,
@@ -218,7 +219,7 @@ pub fn draw_bars(bars: &Bars, path: &Path, charts: Charts) -> Result<(), WriteEr
         trimmed = Bars {
             title: bars.title.clone(),
             subtitle: bars.subtitle.clone(),
-            x_desc: bars.x_desc,
+            x_desc: bars.x_desc.clone(),
             y_desc: bars.y_desc,
             labels,
             values,
@@ -229,13 +230,7 @@ pub fn draw_bars(bars: &Bars, path: &Path, charts: Charts) -> Result<(), WriteEr
     } else {
         bars
     };
-    save(
-        path,
-        (WIDTH, HEIGHT),
-        charts,
-        |root| draw_into(bars, root),
-        |root| draw_into(bars, root),
-    )
+    frame::save_chart!(path, (WIDTH, HEIGHT), charts, |root| draw_into(bars, root))
 }
 
 /// Which files a chart is written as: always a PNG, and with `--charts png,svg` an SVG
@@ -307,7 +302,6 @@ where
     DB: DrawingBackend,
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE)?;
     // The legend lives in the header, so it can never cover a bar or its label.
     let (head, body, legend_y) = header(&root, &b.title, &b.subtitle)?;
     let legend_font = (FONT, 15).into_font().color(&BLACK);
@@ -357,13 +351,13 @@ where
         .x_label_style(label_font)
         .y_label_style((FONT, 15))
         .axis_desc_style((FONT, 17))
-        .x_desc(b.x_desc)
+        .x_desc(b.x_desc.as_str())
         .y_desc(b.y_desc)
         .x_label_formatter(&|x| match x {
             SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
             _ => String::new(),
         })
-        .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
+        .y_label_formatter(&frame::percent_tick)
         .draw()?;
 
     chart.draw_series(
@@ -451,8 +445,8 @@ fn subtitle_lines(subtitle: &str) -> (u32, Vec<String>) {
     (14, lines)
 }
 
-/// Title and subtitle; returns the header area, the chart area and the y of the legend
-/// row in the header.
+/// A white page with the title and subtitle; returns the header area, the chart area
+/// and the y of the legend row in the header.
 pub(crate) fn header<DB>(
     root: &Area<DB>,
     title: &str,
@@ -462,6 +456,7 @@ where
     DB: DrawingBackend,
     DB::ErrorType: 'static,
 {
+    root.fill(&WHITE)?;
     let (size, lines) = subtitle_lines(subtitle);
     let legend_y = 46 + 19 * lines.len() as i32 + 12;
     let (head, body) = root.split_vertically(legend_y as u32 + 31);
@@ -545,16 +540,15 @@ pub fn scenario_charts(
     if r.group.is_some() {
         return Ok(Vec::new());
     }
-    let sub = dir.join(&r.name);
-    std::fs::create_dir_all(&sub).map_err(|e| WriteError::io(&sub, e))?;
+    frame::folder(dir, &r.name)?;
     let mut out = Vec::new();
     for m in r.metrics.iter().filter(|m| m.chart) {
         let p = chart_path(dir, &r.name, &m.name, "");
-        distribution::draw(r, m, &p, charts)?;
+        draw_bars(&distribution::bars(r, m), &p, charts)?;
         out.push(p);
         if m.numeric && m.rows.len() > 2 {
             let p = chart_path(dir, &r.name, &m.name, "_at_least");
-            at_least::draw(r, m, &p, charts)?;
+            draw_bars(&at_least::bars(r, m), &p, charts)?;
             out.push(p);
         }
     }

@@ -1,6 +1,7 @@
 //! Side by side: one metric's distribution for several entries, grouped by value, one
 //! colour per entry (bars = Monte Carlo with 95% CI whiskers, diamonds = exact).
 
+use super::frame::{category_tick, mesh, percent_tick, plane};
 use super::Area;
 use super::{fonts, grouped_bar, header, DrawResult, FONT, HEIGHT, SERIES, WIDTH};
 use crate::report::markdown::thousands;
@@ -33,13 +34,9 @@ pub fn draw(
         .max(2)
         .min(values.len());
     let values = &values[..keep];
-    super::save(
-        path,
-        (WIDTH, HEIGHT),
-        charts,
-        |root| draw_into(metric, rows, values, root),
-        |root| draw_into(metric, rows, values, root),
-    )
+    super::frame::save_chart!(path, (WIDTH, HEIGHT), charts, |root| {
+        draw_into(metric, rows, values, root)
+    })
 }
 
 fn draw_into<DB>(
@@ -52,7 +49,6 @@ where
     DB: DrawingBackend,
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE)?;
     let trials = rows.iter().map(|r| r.2).min().unwrap_or(0);
     let (head, body, y) = header(
         &root,
@@ -99,34 +95,15 @@ where
         })
         .fold(0.0f64, f64::max);
     let n = values.len().max(1) as f64;
-    let names = values.to_vec();
-    let mut ch = ChartBuilder::on(&body)
-        .margin_left(20)
-        .margin_right(30)
-        .margin_bottom(10)
-        .x_label_area_size(60)
-        .y_label_area_size(80)
-        .build_cartesian_2d(-0.5..(n - 0.5), 0f64..(top * 1.15).clamp(0.01, 1.05))?;
-    ch.configure_mesh()
+    let mut ch = plane(&body, -0.5..(n - 0.5), 0f64..(top * 1.15).clamp(0.01, 1.05))?;
+    mesh(&mut ch)
         .disable_x_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(225, 225, 225))
         .x_labels(values.len() * 2 + 1)
-        .y_labels(11)
         .x_label_style((FONT, if values.len() > 12 { 12 } else { 15 }))
-        .y_label_style((FONT, 15))
-        .axis_desc_style((FONT, 17))
         .x_desc(metric.replace('_', " "))
         .y_desc("probability")
-        .x_label_formatter(&|v| {
-            let i = v.round();
-            if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < names.len() {
-                names[i as usize].clone()
-            } else {
-                String::new()
-            }
-        })
-        .y_label_formatter(&|v| format!("{:.0}%", v * 100.0))
+        .x_label_formatter(&|v| category_tick(values, *v))
+        .y_label_formatter(&percent_tick)
         .draw()?;
     let width = 0.8 / rows.len().max(1) as f64;
     for (k, (_, m, _)) in rows.iter().enumerate() {

@@ -3,8 +3,9 @@
 //! the first numeric metric (damage), one of the probability of chosen outcomes (a miss,
 //! a kill). Monte Carlo points carry 95% CI whiskers; exact values are the lines.
 
+use super::frame::{folder, mesh, plane, value_tick, whole_tick};
 use super::Area;
-use super::{fonts, header, DrawResult, FONT, HEIGHT, SERIES, WIDTH};
+use super::{header, DrawResult, FONT, HEIGHT, SERIES, WIDTH};
 use crate::report::write::WriteError;
 use crate::report::ScenarioResult;
 use crate::stats::{wilson, z95};
@@ -47,9 +48,7 @@ pub fn draw(
     dir: &Path,
     charts: super::Charts,
 ) -> Result<Vec<PathBuf>, WriteError> {
-    fonts();
-    let sub = dir.join(name);
-    std::fs::create_dir_all(&sub).map_err(|e| WriteError::io(&sub, e))?;
+    let sub = folder(dir, name)?;
     let first = members[0];
     let x_desc = first
         .group
@@ -159,13 +158,9 @@ fn write(
     percent: bool,
     charts: super::Charts,
 ) -> Result<(), WriteError> {
-    super::save(
-        path,
-        (WIDTH, HEIGHT),
-        charts,
-        |root| draw_into(root, title, subtitle, x_desc, y_desc, lines, percent),
-        |root| draw_into(root, title, subtitle, x_desc, y_desc, lines, percent),
-    )
+    super::frame::save_chart!(path, (WIDTH, HEIGHT), charts, |root| {
+        draw_into(root, title, subtitle, x_desc, y_desc, lines, percent)
+    })
 }
 
 fn draw_into<DB>(
@@ -181,7 +176,6 @@ where
     DB: DrawingBackend,
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE)?;
     let (head, body, y) = header(&root, title, subtitle)?;
     let legend = (FONT, 15).into_font().color(&BLACK);
     let mut x = 26;
@@ -208,31 +202,13 @@ where
     } else {
         (top * 1.15).max(1.0)
     };
-    let mut ch = ChartBuilder::on(&body)
-        .margin_left(20)
-        .margin_right(30)
-        .margin_bottom(10)
-        .x_label_area_size(60)
-        .y_label_area_size(80)
-        .build_cartesian_2d((x0 - 0.5)..(x1 + 0.5), 0f64..ymax)?;
-    ch.configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(225, 225, 225))
+    let mut ch = plane(&body, (x0 - 0.5)..(x1 + 0.5), 0f64..ymax)?;
+    mesh(&mut ch)
         .x_labels(((x1 - x0) as usize + 1).min(30))
-        .y_labels(11)
-        .x_label_style((FONT, 15))
-        .y_label_style((FONT, 15))
-        .axis_desc_style((FONT, 17))
         .x_desc(x_desc)
         .y_desc(y_desc)
-        .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| {
-            if percent {
-                format!("{:.0}%", v * 100.0)
-            } else {
-                format!("{v:.1}")
-            }
-        })
+        .x_label_formatter(&whole_tick)
+        .y_label_formatter(&value_tick(percent, 1))
         .draw()?;
     for (i, (_, pts)) in lines.iter().enumerate() {
         let c = SERIES[i % SERIES.len()];

@@ -3,6 +3,7 @@
 //! how fast they rise is the length of the fight. Monte Carlo is drawn as bands, the
 //! exact values as dots on their edges.
 
+use super::frame::{mesh, percent_tick, whole_tick};
 use super::Area;
 use super::{fonts, header, DrawResult, EXACT, FONT, HEIGHT, SERIES, WIDTH};
 use crate::model::Chart;
@@ -46,13 +47,9 @@ pub fn draw(
     charts: super::Charts,
 ) -> Result<(), WriteError> {
     fonts();
-    super::save(
-        path,
-        (WIDTH, HEIGHT),
-        charts,
-        |root| draw_into(r, chart, root),
-        |root| draw_into(r, chart, root),
-    )
+    super::frame::save_chart!(path, (WIDTH, HEIGHT), charts, |root| draw_into(
+        r, chart, root
+    ))
 }
 
 fn draw_into<DB>(r: &ScenarioResult, chart: &Chart, root: Area<DB>) -> DrawResult<()>
@@ -89,7 +86,6 @@ where
         .max(3)
         .min(longest);
 
-    root.fill(&WHITE)?;
     let (lead, subtitle) = super::titles(&r.name, &r.description, r.seed);
     let (head, body, y) = header(&root, &super::headed(&lead, title), &subtitle)?;
     let colours = [SERIES[0], SERIES[1]];
@@ -125,18 +121,12 @@ where
         .x_label_area_size(70)
         .y_label_area_size(80)
         .build_cartesian_2d(0f64..steps as f64, 0f64..1.0)?;
-    ch.configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(225, 225, 225))
+    mesh(&mut ch)
         .x_labels(steps.min(30) + 1)
-        .y_labels(11)
-        .x_label_style((FONT, 15))
-        .y_label_style((FONT, 15))
-        .axis_desc_style((FONT, 17))
         .x_desc(x_desc.as_str())
         .y_desc("probability of having won")
-        .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| format!("{:.0}%", v * 100.0))
+        .x_label_formatter(&whole_tick)
+        .y_label_formatter(&percent_tick)
         .draw()?;
 
     // Bands stacked bottom-up: side k spans from the sum of the sides below to that

@@ -5,67 +5,67 @@
 use super::hbars::{self, Bar, HBars};
 use crate::report::write::WriteError;
 use rollsim_core::balance::roster::Roster;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// The Nash weights, in percent, on a 0 to 100 axis.
-pub fn weights(
+/// Both charts into `DIR/STEM-nash.png` and `DIR/STEM-ratings.png`; returns the files.
+pub fn draw(
     r: &Roster,
-    title: &str,
-    subtitle: &str,
-    path: &Path,
+    dir: &Path,
+    stem: &str,
     charts: super::Charts,
-) -> Result<(), WriteError> {
-    let bars: Vec<Bar> = r
-        .by_strength()
-        .into_iter()
-        .map(|i| (r.units[i].name.clone(), r.units[i].weight * 100.0, None))
+) -> Result<Vec<PathBuf>, WriteError> {
+    let method = r.matrix.how();
+    let scenario = super::words(&r.matrix.scenario);
+    let strongest = r.by_strength();
+    // The Nash weights, in percent, on a 0 to 100 axis.
+    let weights: Vec<Bar> = strongest
+        .iter()
+        .map(|&i| (r.units[i].name.clone(), r.units[i].weight * 100.0, None))
         .collect();
-    let label = |v: f64| format!("{v:.1}%");
-    hbars::draw(
-        &HBars {
-            title,
-            subtitle,
-            x_desc: "Nash weight (% of picks)",
-            bars: &bars,
-            range: (0.0, 105.0),
-            axis: &label,
-            value: &label,
-        },
-        path,
-        charts,
-    )
-}
-
-/// The ratings (Elo points, mean 0) with their 95% intervals where there are some.
-pub fn ratings(
-    r: &Roster,
-    title: &str,
-    subtitle: &str,
-    path: &Path,
-    charts: super::Charts,
-) -> Result<(), WriteError> {
-    let bars: Vec<Bar> = r
-        .by_strength()
-        .into_iter()
-        .map(|i| (r.units[i].name.clone(), r.units[i].elo, r.units[i].elo_ci))
+    let percent = |v: f64| format!("{v:.1}%");
+    // The ratings (Elo points, mean 0) with their 95% intervals where there are some.
+    let ratings: Vec<Bar> = strongest
+        .iter()
+        .map(|&i| (r.units[i].name.clone(), r.units[i].elo, r.units[i].elo_ci))
         .collect();
-    let top = bars
+    let top = ratings
         .iter()
         .map(|b| b.1.abs() + b.2.unwrap_or(0.0))
         .fold(10.0f64, f64::max)
         * 1.25;
-    let label = |v: f64| format!("{v:+.0}");
-    hbars::draw(
-        &HBars {
-            title,
-            subtitle,
-            x_desc: "rating (Elo points, mean 0; 400 points = 10:1 odds)",
-            bars: &bars,
-            range: (-top, top),
-            axis: &label,
-            value: &label,
-        },
-        path,
-        charts,
-    )
+    let points = |v: f64| format!("{v:+.0}");
+    let mut files = Vec::new();
+    for (file, chart) in [
+        (
+            "nash",
+            HBars {
+                title: &format!("{scenario}: how often a perfect player picks each unit"),
+                subtitle: &format!(
+                    "the Nash mix of \"each player picks a unit\", both seats ({method})"
+                ),
+                x_desc: "Nash weight (% of picks)",
+                bars: &weights,
+                range: (0.0, 105.0),
+                axis: &percent,
+                value: &percent,
+            },
+        ),
+        (
+            "ratings",
+            HBars {
+                title: &format!("{scenario}: each unit's strength"),
+                subtitle: &format!("Bradley-Terry rating from both seats ({method})"),
+                x_desc: "rating (Elo points, mean 0; 400 points = 10:1 odds)",
+                bars: &ratings,
+                range: (-top, top),
+                axis: &points,
+                value: &points,
+            },
+        ),
+    ] {
+        let png = dir.join(format!("{stem}-{file}.png"));
+        hbars::draw(&chart, &png, charts)?;
+        files.push(png);
+    }
+    Ok(files)
 }

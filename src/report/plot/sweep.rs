@@ -1,6 +1,7 @@
 //! A sweep: one key as lines (Monte Carlo points with a shaded 95% band, the exact values
 //! as a line; one colour per member of a group), two keys as a heatmap per member.
 
+use super::frame::{mesh, plane, series_legend, value_tick, whole_tick};
 use super::heatmap::{self, Heat};
 use super::Area;
 use super::{fonts, header, DrawResult, BAR, EXACT, FONT, HEIGHT, SERIES, WIDE, WIDTH};
@@ -65,13 +66,9 @@ pub fn draw(
     fonts();
     let path = dir.join(format!("{stem}.png"));
     let title = format!("{}: {} against {keys}", super::words(&s.scenario), s.what);
-    super::save(
-        &path,
-        (WIDTH, HEIGHT),
-        charts,
-        |root| lines(s, &title, how, root),
-        |root| lines(s, &title, how, root),
-    )?;
+    super::frame::save_chart!(&path, (WIDTH, HEIGHT), charts, |root| {
+        lines(s, &title, how, root)
+    })?;
     Ok(vec![path])
 }
 
@@ -80,7 +77,6 @@ where
     DB: DrawingBackend,
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE)?;
     let (head, body, y) = header(&root, title, how)?;
     let legend = (FONT, 15).into_font().color(&BLACK);
     let one = s.series.len() == 1;
@@ -158,32 +154,14 @@ where
     };
     let (x0, x1) = (xs[0], *xs.last().unwrap_or(&xs[0]));
     let pad = ((x1 - x0) * 0.03).max(0.5);
-    let mut ch = ChartBuilder::on(&body)
-        .margin_left(20)
-        .margin_right(30)
-        .margin_bottom(10)
-        .x_label_area_size(60)
-        .y_label_area_size(80)
-        .build_cartesian_2d((x0 - pad)..(x1 + pad), 0f64..ymax)?;
+    let mut ch = plane(&body, (x0 - pad)..(x1 + pad), 0f64..ymax)?;
     let pct = s.probability;
-    ch.configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(225, 225, 225))
+    mesh(&mut ch)
         .x_labels(xs.len().min(25))
-        .y_labels(11)
-        .x_label_style((FONT, 15))
-        .y_label_style((FONT, 15))
-        .axis_desc_style((FONT, 17))
         .x_desc(s.keys[0].label.as_str())
         .y_desc(s.what.as_str())
-        .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| {
-            if pct {
-                format!("{:.0}%", v * 100.0)
-            } else {
-                format!("{v:.2}")
-            }
-        })
+        .x_label_formatter(&whole_tick)
+        .y_label_formatter(&value_tick(pct, 2))
         .draw()?;
     // Even odds, the line a designer balances toward.
     if pct && ymax > 0.5 {
@@ -227,12 +205,7 @@ where
         }
     }
     if !one {
-        ch.configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(200, 200, 200))
-            .label_font((FONT, 14))
-            .draw()?;
+        series_legend(&mut ch, SeriesLabelPosition::UpperRight)?;
     }
     root.present()?;
     Ok(())

@@ -160,7 +160,7 @@ impl<'a> Compiler<'a> {
         let mut vals = Vec::new();
         for p in self.params(groups, mods, agg)? {
             match p {
-                Ok(v) => vals.push(PoolNumber { value: v, fixed: true }),
+                Ok(v) => vals.push(PoolNumber::fixed(v)),
                 Err(_) => return Err(CompileError {
                     col,
                     message: "a number of dice, sides, face or keep that is rolled or changes needs a pool read by itself, e.g. `(hp)d6 count >= w`; in a pool variable, `pairs`, `beats` or `cancel` it must be a number or stats".into(),
@@ -182,10 +182,7 @@ impl<'a> Compiler<'a> {
         if params.iter().all(Result::is_ok) {
             let vals: Vec<PoolNumber> = params
                 .into_iter()
-                .map(|p| PoolNumber {
-                    value: p.unwrap_or(0),
-                    fixed: true,
-                })
+                .map(|p| PoolNumber::fixed(p.unwrap_or(0)))
                 .collect();
             let spec = spec_of(groups, mods, agg, col, &vals, self.symbols.as_ref())?;
             if !spec.named.is_empty() && !matches!(spec.agg, Agg::Tally(_)) {
@@ -227,14 +224,8 @@ impl<'a> Compiler<'a> {
         let probe: Vec<PoolNumber> = fixed
             .iter()
             .map(|f| match f {
-                Some(v) => PoolNumber {
-                    value: *v,
-                    fixed: true,
-                },
-                None => PoolNumber {
-                    value: 1,
-                    fixed: false,
-                },
+                Some(v) => PoolNumber::fixed(*v),
+                None => PoolNumber::rolled(1),
             })
             .collect();
         spec_of(groups, mods, agg, col, &probe, self.symbols.as_ref())?;
@@ -245,10 +236,7 @@ impl<'a> Compiler<'a> {
                 let pools = (0..=MAX_ROLLED_DICE)
                     .map(|n| {
                         let mut vals = probe.clone();
-                        vals[0] = PoolNumber {
-                            value: n,
-                            fixed: false,
-                        };
+                        vals[0] = PoolNumber::rolled(n);
                         spec_of(groups, mods, agg, col, &vals, self.symbols.as_ref())
                             .map(|s| s.tabled_sharing(&mut made))
                     })

@@ -45,6 +45,21 @@ pub struct PoolNumber {
     pub fixed: bool,
 }
 
+impl PoolNumber {
+    /// A number folded at compile.
+    pub fn fixed(value: i64) -> Self {
+        PoolNumber { value, fixed: true }
+    }
+
+    /// A number a roll gave.
+    pub fn rolled(value: i64) -> Self {
+        PoolNumber {
+            value,
+            fixed: false,
+        }
+    }
+}
+
 /// Faces a `d(x)` die may have.
 pub const MAX_SIDES: i64 = 1_000;
 
@@ -61,12 +76,7 @@ pub fn spec_of(
 ) -> Result<PoolSpec, CompileError> {
     let err = |m: String| CompileError { col, message: m };
     let mut next = vals.iter().copied();
-    let mut take = || {
-        next.next().unwrap_or(PoolNumber {
-            value: 0,
-            fixed: true,
-        })
-    };
+    let mut take = || next.next().unwrap_or(PoolNumber::fixed(0));
     let cond = |c: &CondAst, take: &mut dyn FnMut() -> PoolNumber| -> (Cond, bool) {
         match c {
             CondOf::Max => (CondOf::Max, true),
@@ -376,14 +386,8 @@ impl Template {
             .fixed
             .iter()
             .map(|f| match f {
-                Some(v) => PoolNumber {
-                    value: *v,
-                    fixed: true,
-                },
-                None => PoolNumber {
-                    value: r.next().copied().unwrap_or(0),
-                    fixed: false,
-                },
+                Some(v) => PoolNumber::fixed(*v),
+                None => PoolNumber::rolled(r.next().copied().unwrap_or(0)),
             })
             .collect();
         spec_of(

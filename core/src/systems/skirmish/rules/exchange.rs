@@ -1,8 +1,8 @@
 //! Exchanges: one shot or one charge and the target's reaction, resolved simultaneously.
 
 use super::{
-    breaks, charge_attacks, p_break, shoot_attacks, Attack, ChargeReaction, Rules, ShotReaction,
-    Unit,
+    breaks, charge_attacks, models_lost, p_break, shoot_attacks, Attack, ChargeReaction, Rules,
+    ShotReaction, Unit,
 };
 use crate::kernels::{Faces, Rng};
 use crate::model::{Compiled, Group, Headline, Metric, Radix, Trial};
@@ -95,42 +95,12 @@ fn exchange(
             .collect()
     };
     let metrics = vec![
-        Metric::numeric(
-            "casualties_on_target",
-            &format!(
-                "models {} (of {})",
-                crate::text::agrees(&target.name, "loses", "lose"),
-                target.models
-            ),
-            target.models as usize + 1,
-            field(0),
-        ),
-        Metric::numeric(
-            &format!("casualties_on_{actor_role}"),
-            &format!(
-                "models {} (of {})",
-                crate::text::agrees(&actor.name, "loses", "lose"),
-                actor.models
-            ),
-            actor.models as usize + 1,
-            field(1),
-        ),
-        Metric::categorical(
-            "target_morale",
-            &format!(
-                "{}: morale after casualties; a wiped-out unit is gone, not holding",
-                target.name
-            ),
-            &["holds", "broken", "wiped out"],
-            morale(0, 2, target.models),
-        ),
-        Metric::categorical(
+        models_lost("casualties_on_target", target, "", field(0)),
+        models_lost(&format!("casualties_on_{actor_role}"), actor, "", field(1)),
+        morale_after("target_morale", target, morale(0, 2, target.models)),
+        morale_after(
             &format!("{actor_role}_morale"),
-            &format!(
-                "{}: morale after casualties; a wiped-out unit is gone, not holding",
-                actor.name
-            ),
-            &["holds", "broken", "wiped out"],
+            actor,
             morale(1, 3, actor.models),
         ),
     ];
@@ -247,6 +217,20 @@ pub(super) fn compile_charge(
         rules,
         group,
         "charger",
+    )
+}
+
+/// A unit's morale after the exchange's casualties, as a metric: holds, broken or wiped
+/// out (`map` takes each outcome to one of the three).
+fn morale_after(key: &str, unit: &Unit, map: Vec<u16>) -> Metric {
+    Metric::categorical(
+        key,
+        &format!(
+            "{}: morale after casualties; a wiped-out unit is gone, not holding",
+            unit.name
+        ),
+        &["holds", "broken", "wiped out"],
+        map,
     )
 }
 

@@ -23,7 +23,7 @@ pub use volley::{plan_shots, Action};
 
 use crate::exact::binomial;
 use crate::kernels::{FaceStream, Rng};
-use crate::model::{Compiled, Group};
+use crate::model::{Compiled, Group, Metric};
 
 /// How a test's die is read: pass at or under the number, or at or over it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -608,4 +608,19 @@ pub fn compile(name: &str, sc: &Scenario, rules: &Rules) -> Compiled {
             rules,
         ),
     }
+}
+
+/// The models a unit loses, as a metric: `key` names it, `when` qualifies the loss
+/// ("", " over the turn", " to return fire"); `map` takes each outcome to the count.
+fn models_lost(key: &str, unit: &Unit, when: &str, map: Vec<u16>) -> Metric {
+    Metric::numeric(
+        key,
+        &format!(
+            "models {}{when} (of {})",
+            crate::text::agrees(&unit.name, "loses", "lose"),
+            unit.models
+        ),
+        unit.models as usize + 1,
+        map,
+    )
 }

@@ -1,8 +1,8 @@
 //! Volleys: one unit's turn of shooting actions (make ready, aim, shoot) at one target.
 
-use super::{shoot_attacks, Attack, Rules, ShotReaction, Stats, Unit};
+use super::{models_lost, shoot_attacks, Attack, Rules, ShotReaction, Stats, Unit};
 use crate::kernels::{Faces, Rng};
-use crate::model::{Compiled, Headline, Metric, Radix, Trial};
+use crate::model::{Compiled, Headline, Radix, Trial};
 
 /// A shooting action of a turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,24 +188,11 @@ pub(super) fn compile_volley(
         description,
         Box::new(trial),
         vec![
-            Metric::numeric(
-                "casualties_on_target",
-                &format!(
-                    "models {} over the turn (of {})",
-                    crate::text::agrees(&target.name, "loses", "lose"),
-                    target.models
-                ),
-                target.models as usize + 1,
-                field(0),
-            ),
-            Metric::numeric(
+            models_lost("casualties_on_target", target, " over the turn", field(0)),
+            models_lost(
                 "casualties_on_shooter",
-                &format!(
-                    "models {} to return fire (of {})",
-                    crate::text::agrees(&shooter.name, "loses", "lose"),
-                    shooter.models
-                ),
-                shooter.models as usize + 1,
+                shooter,
+                " to return fire",
                 field(1),
             ),
         ],

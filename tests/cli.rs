@@ -1021,6 +1021,34 @@ fn groups_and_best_responses_from_the_command_line() {
         .success();
     let md = String::from_utf8(a.get_output().stdout.clone()).unwrap();
     assert!(md.contains("| Archers | 93.6% [go to ground] |"), "{md}");
+    // The archers' row worked out by hand: 10 dice at shoot +1 on a d10 hit a target
+    // value t on 10 - t + 2 faces of 10, and a hit kills unless the target's defence die
+    // saves (at `defence` or more). The reaction sets t: none and shoot back the target's
+    // value plus cover, go to ground 2 more, run 2 less and no cover. P(the target takes
+    // casualties) = 1 - (1 - p)^10, and the defender picks the least.
+    let row: String = [(7, 0, 9), (8, 1, 10), (7, 0, 8), (6, 0, 8), (6, 0, 10)]
+        .iter()
+        .map(|&(tv, cover, defence): &(i32, i32, i32)| {
+            let kill =
+                |t: i32| (10 - t + 2).clamp(0, 10) as f64 / 10.0 * (defence - 1) as f64 / 10.0;
+            let (best, p) = [
+                ("none", tv + cover),
+                ("shoot back", tv + cover),
+                ("go to ground", tv + cover + 2),
+                ("run", tv - 2),
+            ]
+            .into_iter()
+            .map(|(r, t)| (r, 1.0 - (1.0 - kill(t)).powi(10)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap();
+            format!(" {:.1}% [{best}] |", 100.0 * p)
+        })
+        .collect();
+    assert_eq!(
+        row,
+        " 93.6% [go to ground] | 61.1% [go to ground] | 90.5% [go to ground] | 96.3% [go to ground] | 98.8% [go to ground] |"
+    );
+    assert!(md.contains(&format!("| Archers |{row}")), "{md}");
     let csv = std::fs::read_to_string(out.join("matrix-archers-shot-at-best.csv")).unwrap();
     assert!(
         csv.lines().nth(1).unwrap().contains(",go_to_ground,"),

@@ -1,6 +1,6 @@
 //! The README's worked examples: every image it shows exists, and every number it quotes
 //! for the turn-spanning scenarios (issue #13) is the exact value, to the digits quoted:
-//! where the test works the number out itself (`derived`), the README is checked against
+//! the test works every number out itself (`derived`), the README is checked against
 //! that working and the program against it too.
 
 use crate::util::{load_with, root};
@@ -514,16 +514,15 @@ fn every_quoted_number_is_the_exact_value_and_in_the_readme() {
             );
         }
     }
-    // Every quote the match in `derived` names (a misspelt key would skip one).
-    assert_eq!(derivations, 46, "quotes derived");
+    // Every quote is worked out by `derived` (a misspelt key would skip one).
+    assert_eq!(derivations, QUOTES.len(), "quotes derived");
+    assert_eq!(derivations, 60, "quotes derived");
 }
 
 /// The test's own working of a quoted number, in the units the README prints it (a
 /// percentage or a mean), apart from the library: a closed form, an enumeration of every
-/// roll, or a Markov chain over the state written here. `None` where the test has no
-/// derivation of its own yet (the skirmish combats and firefights, and dozen's duels:
-/// whole games of many rules): those quotes are checked against the program's exact
-/// value only.
+/// roll, or a Markov chain over the state written here. Every quote has one; `None`
+/// only for a key the match does not name (which the count in the test catches).
 fn derived(name: &str, sets: &[&str], q: &Quote) -> Option<f64> {
     let what = match q {
         Quote::Percent(m, l) => format!("{m}={l}"),
@@ -614,6 +613,46 @@ fn derived(name: &str, sets: &[&str], q: &Quote) -> Option<f64> {
         ("thief-runs-past-two-archers", "", "condition=unhurt") => {
             100.0 * binomial(4, 7.0 / 36.0)[0]
         }
+        // skirmish: the combat and the firefights, Markov chains over the models left
+        // (`skirmish_combat`, `firefight`).
+        ("warband-charges-spearmen-combat", "", "outcome=Spearmen win") => {
+            100.0 * skirmish_combat()[0]
+        }
+        ("warband-charges-spearmen-combat", "", "outcome=Warband wins") => {
+            100.0 * skirmish_combat()[1]
+        }
+        ("warband-charges-spearmen-combat", "", "outcome=both out") => 100.0 * skirmish_combat()[2],
+        ("archers-vs-skirmishers-fatigue", "", "outcome=Archers win") => {
+            100.0 * firefight(&ECONOMY[0])[0]
+        }
+        ("archers-vs-skirmishers-regroup", "", "outcome=Archers win") => {
+            100.0 * firefight(&ECONOMY[1])[0]
+        }
+        (
+            "archers-vs-skirmishers-regroup",
+            "scenarios.archers-vs-skirmishers-regroup.b_regroup=20",
+            "outcome=Archers win",
+        ) => 100.0 * firefight(&ECONOMY[2])[0],
+        ("archers-vs-skirmishers-ready-markers", "", "outcome=Archers win") => {
+            100.0 * firefight(&ECONOMY[3])[0]
+        }
+        ("archers-vs-skirmishers-ready-markers", "", "outcome=Skirmishers win") => {
+            100.0 * firefight(&ECONOMY[3])[1]
+        }
+        (
+            "archers-vs-skirmishers-ready-markers",
+            "scenarios.archers-vs-skirmishers-ready-markers.ready_markers=false",
+            "outcome=Archers win",
+        ) => 100.0 * firefight(&ECONOMY[4])[0],
+        (
+            "archers-vs-skirmishers-ready-markers",
+            "scenarios.archers-vs-skirmishers-ready-markers.ready_markers=false",
+            "outcome=Skirmishers win",
+        ) => 100.0 * firefight(&ECONOMY[4])[1],
+        ("duel-fighter-vs-dwarf-green-dice", "", "mean activations") => dozen_duel(true).0,
+        ("duel-fighter-vs-dwarf-no-green", "", "mean activations") => dozen_duel(false).0,
+        ("duel-fighter-vs-dwarf-green-dice", "", "winner=Fighter wins") => dozen_duel(true).1,
+        ("duel-fighter-vs-dwarf-no-green", "", "winner=Fighter wins") => dozen_duel(false).1,
         ("fighter-pushes-dwarf-off-bridge", "", "result=attacker wins") => 100.0 * bridge().0,
         ("fighter-pushes-dwarf-off-bridge", "", "mean fall_hp_lost") => bridge().1,
         ("fighter-pushes-dwarf-off-bridge", "", "defender_condition=casualty") => {
@@ -1413,4 +1452,338 @@ fn the_readme_test_command_is_what_ci_runs() {
         ci.lines().any(|l| l.trim() == command),
         ".ci/run must run `{command}`"
     );
+}
+
+/// Skirmish (docs/games/skirmish.md): the chance that one attack die kills, a d10 to
+/// hit (roll + `to_hit` >= `target`) times the chance the d10 defence roll (saving at
+/// `defence` or more) fails.
+fn kill_chance(to_hit: i64, target: i64, defence: i64) -> f64 {
+    let hit = (1..=10).filter(|r| r + to_hit >= target).count() as f64 / 10.0;
+    let fail = (1..=10).filter(|&r| r < defence).count() as f64 / 10.0;
+    hit * fail
+}
+
+/// A skirmish morale test: passes on a d10 at or under `morale` - `penalty`.
+fn holds(morale: usize, penalty: usize) -> f64 {
+    morale.saturating_sub(penalty).min(10) as f64 / 10.0
+}
+
+/// One simultaneous skirmish exchange: side i has `m[i]` models, each rolling one die
+/// that kills a model of the other side with `p[i]` (0: it does not fire). Casualties
+/// come off at once (at most the models there are); a side that lost models but not all
+/// tests morale against `morale[i]` less the penalty `penalty(i, lost)` (the models lost,
+/// or the tokens then held). Each outcome: (models lost, out: wiped or broken, chance).
+#[allow(clippy::type_complexity)]
+fn exchange(
+    m: [usize; 2],
+    p: [f64; 2],
+    morale: [usize; 2],
+    penalty: impl Fn(usize, usize) -> usize,
+) -> Vec<([usize; 2], [bool; 2], f64)> {
+    // Models side i loses: a binomial of the other side's dice, folded at m[i].
+    let lost = |i: usize| {
+        let mut d = vec![0.0; m[i] + 1];
+        for (k, q) in binomial(m[1 - i], p[1 - i]).into_iter().enumerate() {
+            d[k.min(m[i])] += q;
+        }
+        d
+    };
+    let (l0, l1) = (lost(0), lost(1));
+    let mut out = vec![];
+    for (a, &pa) in l0.iter().enumerate() {
+        for (b, &pb) in l1.iter().enumerate() {
+            let l = [a, b];
+            // For each side: (out?, chance) pairs.
+            let fate = |i: usize| -> Vec<(bool, f64)> {
+                if l[i] == m[i] {
+                    vec![(true, 1.0)]
+                } else if l[i] == 0 {
+                    vec![(false, 1.0)]
+                } else {
+                    let h = holds(morale[i], penalty(i, l[i]));
+                    vec![(false, h), (true, 1.0 - h)]
+                }
+            };
+            for (o0, q0) in fate(0) {
+                for (o1, q1) in fate(1) {
+                    out.push((l, [o0, o1], pa * pb * q0 * q1));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The warband (12 models, fight 0, target value 6, saves on 10, charge bonus 1, morale
+/// 6) charges the spearmen (10 models, fight 1, target value 7, saves on 8+, defend
+/// bonus 2, morale 8), who defend: up to 10 rounds, the first with the bonuses. A Markov
+/// chain over the models left. [spearmen win, warband wins, both out].
+fn skirmish_combat() -> [f64; 3] {
+    let mut state = std::collections::BTreeMap::from([((12usize, 10usize), 1.0)]);
+    let mut end = [0.0; 3];
+    for round in 0..10 {
+        let bonus = |b: i64| if round == 0 { b } else { 0 };
+        // Warband dice at the spearmen, spearmen dice at the warband.
+        let p = [
+            kill_chance(bonus(1), 7, 8),
+            kill_chance(1 + bonus(2), 6, 10),
+        ];
+        let mut next = std::collections::BTreeMap::new();
+        for (&(w, s), &q) in &state {
+            for (l, out, r) in exchange([w, s], p, [6, 8], |_, lost| lost) {
+                match out {
+                    [true, true] => end[2] += q * r,
+                    [true, false] => end[0] += q * r,
+                    [false, true] => end[1] += q * r,
+                    [false, false] => *next.entry((w - l[0], s - l[1])).or_insert(0.0) += q * r,
+                }
+            }
+        }
+        state = next;
+    }
+    end
+}
+
+/// How a skirmish firefight between the archers (a: 10 models, shoot +1, target value
+/// 7, saves on 9+, morale 7) and the skirmishers (b: 6 models, target value 8 + cover 1,
+/// saves on 10, morale 6) is played, as docs/games/skirmish.md gives the switches.
+struct Firefight {
+    /// The skirmishers go to ground when shot at (else they take it).
+    b_ground: bool,
+    /// The skirmishers shoot back (the archers always may).
+    b_shoot_back: bool,
+    /// A reaction is the round's action; a unit that acted cannot react.
+    fatigue: bool,
+    /// Casualties are tokens kept; a test counts every token held.
+    tokens: bool,
+    /// The skirmishers Regroup (one token off) instead of shooting at this many tokens.
+    b_regroup: usize,
+    /// Shooting and shooting back need a ready marker, lost when shot at.
+    ready: bool,
+}
+
+/// The README's firefights as configs/skirmish.toml sets them: fatigue (the
+/// skirmishers go to ground), Regroup at 2 tokens, never Regrouping, ready markers (both
+/// shooting back), and the same without ready markers.
+const ECONOMY: [Firefight; 5] = [
+    Firefight {
+        b_ground: true,
+        b_shoot_back: false,
+        fatigue: true,
+        tokens: true,
+        b_regroup: usize::MAX,
+        ready: false,
+    },
+    Firefight {
+        b_ground: false,
+        b_shoot_back: false,
+        fatigue: true,
+        tokens: true,
+        b_regroup: 2,
+        ready: false,
+    },
+    Firefight {
+        b_ground: false,
+        b_shoot_back: false,
+        fatigue: true,
+        tokens: true,
+        b_regroup: usize::MAX,
+        ready: false,
+    },
+    Firefight {
+        b_ground: false,
+        b_shoot_back: true,
+        fatigue: false,
+        tokens: false,
+        b_regroup: usize::MAX,
+        ready: true,
+    },
+    Firefight {
+        b_ground: false,
+        b_shoot_back: true,
+        fatigue: false,
+        tokens: false,
+        b_regroup: usize::MAX,
+        ready: false,
+    },
+];
+
+/// Three rounds of the firefight: a Markov chain over (models, tokens, ready marker)
+/// of both sides, one action at a time. [archers win, skirmishers win].
+fn firefight(f: &Firefight) -> [f64; 2] {
+    // A die's chance to kill: archers at skirmishers (d10 + 1 >= 9: 3/10, or 11 gone to
+    // ground: 1/10; 9/10 unsaved), skirmishers at archers (d10 >= 7: 4/10; 8/10 unsaved).
+    let a_hits = if f.b_ground {
+        kill_chance(1, 8 + 1 + 2, 10)
+    } else {
+        kill_chance(1, 8 + 1, 10)
+    };
+    let p_of = [a_hits, kill_chance(0, 7, 9)];
+    let morale = [7, 6];
+    type State = ([usize; 2], [usize; 2], [bool; 2]);
+    let mut state: std::collections::BTreeMap<State, f64> =
+        std::collections::BTreeMap::from([(([10, 6], [0, 0], [true, true]), 1.0)]);
+    let mut end = [0.0; 2];
+    for _ in 0..3 {
+        // (state, the skirmishers fatigued this round).
+        let mut within: Vec<(State, bool, f64)> =
+            state.iter().map(|(&s, &q)| (s, false, q)).collect();
+        for x in 0..2 {
+            let y = 1 - x;
+            let mut after = vec![];
+            for ((m, t, r), b_tired, q) in within {
+                if x == 1 && b_tired {
+                    after.push(((m, t, r), b_tired, q));
+                    continue;
+                }
+                // x Regroups (at b_regroup tokens), Makes Ready (without a marker) or
+                // shoots; y answers with fire if it shoots back, is ready (with markers)
+                // and, with fatigue, has not acted (the archers, acting first, have).
+                let y_shoots_back =
+                    (y == 0 || f.b_shoot_back) && (!f.ready || r[y]) && !(f.fatigue && y == 0);
+                let regroup = x == 1 && f.tokens && t[1] >= f.b_regroup;
+                let make_ready = f.ready && !r[x];
+                let x_fires = !regroup && !make_ready;
+                // Going to ground answers a shot only.
+                let y_ground = y == 1 && f.b_ground && x_fires;
+                let mut p = [0.0; 2];
+                if x_fires {
+                    p[x] = p_of[x];
+                }
+                if y_shoots_back {
+                    p[y] = p_of[y];
+                }
+                let tired = b_tired || (y == 1 && f.fatigue && (y_shoots_back || y_ground));
+                let mut t0 = t;
+                if regroup {
+                    t0[1] -= 1;
+                }
+                let mut r0 = r;
+                if make_ready && !y_shoots_back {
+                    r0[x] = true;
+                }
+                // A morale test counts the tokens then held, or the exchange's losses.
+                let penalty = |i: usize, lost: usize| if f.tokens { t0[i] + lost } else { lost };
+                for (l, out, s) in exchange(m, p, morale, penalty) {
+                    let q = q * s;
+                    match out {
+                        [true, false] => end[1] += q,
+                        [false, true] => end[0] += q,
+                        // Both out: a win for nobody.
+                        [true, true] => {}
+                        [false, false] => {
+                            let mut t1 = t0;
+                            let mut r1 = r0;
+                            for i in 0..2 {
+                                if f.tokens {
+                                    t1[i] += l[i];
+                                }
+                                // Shot at: the marker is gone.
+                                if p[1 - i] > 0.0 {
+                                    r1[i] = false;
+                                }
+                            }
+                            after.push((([m[0] - l[0], m[1] - l[1]], t1, r1), tired, q));
+                        }
+                    }
+                }
+            }
+            within = after;
+        }
+        let mut next = std::collections::BTreeMap::new();
+        for (s, _, q) in within {
+            *next.entry(s).or_insert(0.0) += q;
+        }
+        state = next;
+    }
+    end
+}
+
+/// dozen's charge, every roll of 2d12 at or under `ta` (the attacker) against 2d12 at
+/// or under `td` (a 12 always fails): the attacker's dice at or above the defender's
+/// highest success stand, the defender's above the attacker's highest. Each roll's
+/// (attacker's hits, defender's hits, probability).
+fn charge_both(ta: usize, td: usize) -> Vec<(usize, usize, f64)> {
+    let ok = |x: usize, t: usize| x <= t && x < 12;
+    rolls(4, 12)
+        .map(|r| {
+            let (a, d) = r.split_at(2);
+            let best = |s: &[usize], t: usize| s.iter().filter(|&&x| ok(x, t)).max().copied();
+            let (best_a, best_d) = (best(a, ta).unwrap_or(0), best(d, td).unwrap_or(0));
+            let hits_a = a.iter().filter(|&&x| ok(x, ta) && x >= best_d).count();
+            let hits_d = d.iter().filter(|&&y| ok(y, td) && y > best_a).count();
+            (hits_a, hits_d, 1.0 / 12f64.powi(4))
+        })
+        .collect()
+}
+
+/// The duel of the fighter (5 HP, injured at 2 or less; 2d12 at ST 4 + sword 3 = 7) and
+/// the dwarf (4 HP, injured at 1; 2d12 at ST 4 + axe 2 = 6), both armour class 4 (a hit
+/// costs 1 HP unless a d12 shows 4 or less: 8/12). Two dice each in the bag, drawn with
+/// replacement, one of each side's green when `green` (an injured side loses its green
+/// draw). The drawn side charges; a charge with hits earns a second one. A Markov chain
+/// over (fighter's HP, dwarf's HP), 300 draws as the scenario's limit. (mean draws,
+/// P(the fighter wins)).
+fn dozen_duel(green: bool) -> (f64, f64) {
+    let hp = [5i64, 4];
+    // A charge by side x: (HP lost by x, HP lost by y, hits of x, chance), the saves
+    // rolled per hit.
+    let charge = |x: usize| {
+        let t = [7, 6];
+        let mut d = std::collections::BTreeMap::new();
+        for (ha, hd, p) in charge_both(t[x], t[1 - x]) {
+            for (ly, py) in binomial(ha, 8.0 / 12.0).into_iter().enumerate() {
+                for (lx, px) in binomial(hd, 8.0 / 12.0).into_iter().enumerate() {
+                    *d.entry((lx as i64, ly as i64, ha > 0)).or_insert(0.0) += p * py * px;
+                }
+            }
+        }
+        d
+    };
+    let charges = [charge(0), charge(1)];
+    let mut state = std::collections::BTreeMap::from([((hp[0], hp[1]), 1.0)]);
+    let (mut draws, mut fighter) = (0.0, 0.0);
+    for _ in 0..300 {
+        draws += state.values().sum::<f64>();
+        let mut next = std::collections::BTreeMap::new();
+        for (&(f, w), &p) in &state {
+            let now = [f, w];
+            for x in 0..2 {
+                let injured = 2 * now[x] < hp[x];
+                // Half the draws are x's; with a green die, half of those are lost when
+                // x is injured.
+                let lost = if green && injured { 0.25 } else { 0.0 };
+                *next.entry((f, w)).or_insert(0.0) += p * lost;
+                // Up to two charges, the second after one with hits.
+                let mut live = vec![(now, p * (0.5 - lost), true)];
+                for _ in 0..2 {
+                    let mut more = vec![];
+                    for (s, q, again) in live {
+                        if !again {
+                            *next.entry((s[0], s[1])).or_insert(0.0) += q;
+                            continue;
+                        }
+                        for (&(lx, ly, won), &r) in &charges[x] {
+                            let mut s = s;
+                            s[x] -= lx;
+                            s[1 - x] -= ly;
+                            if s[1 - x] <= 0 {
+                                fighter += if x == 0 { q * r } else { 0.0 };
+                            } else if s[x] <= 0 {
+                                fighter += if x == 1 { q * r } else { 0.0 };
+                            } else {
+                                more.push((s, q * r, won));
+                            }
+                        }
+                    }
+                    live = more;
+                }
+                for (s, q, _) in live {
+                    *next.entry((s[0], s[1])).or_insert(0.0) += q;
+                }
+            }
+        }
+        state = next;
+    }
+    (draws, 100.0 * fighter)
 }

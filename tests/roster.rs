@@ -289,6 +289,140 @@ fn the_readme_s_roster_table_is_what_the_command_prints() {
     }
     assert!(md.contains("Cyclic share 0.10%"), "{md}");
     assert!(readme.contains("(here 0.10%: a ladder)"));
+    // The same table worked out here, and the README's rows are it.
+    let (table, cyclic) = rush_slam_roster();
+    assert_eq!(cyclic, "0.10%");
+    assert!(md.contains(&format!("Cyclic share {cyclic}")), "{md}");
+    for row in &table {
+        assert!(md.contains(row), "the command lacks: {row}\n{md}");
+        assert!(readme.contains(row), "README lacks: {row}");
+    }
+    assert_eq!(
+        table,
+        [
+            "| Orc | +214 | 81.29% | 100.00% | +20.00 points | - |",
+            "| Human Guard | +55 | 58.95% | 0.00% | +0.00 points | Orc |",
+            "| Human Striker | -46 | 43.07% | 0.00% | +0.00 points | Human Guard |",
+            "| Human Jack | -46 | 43.07% | 0.00% | +0.00 points | Human Guard |",
+            "| Goblin | -177 | 23.61% | 0.00% | +0.00 points | Human Striker |",
+        ]
+    );
+}
+
+/// The rush Slam roster (`slam-orc-vs-human-guard`, every unit of rush.toml against
+/// every unit, a Slamback answering) worked out apart from the library: its table rows
+/// (best rated first) and its cyclic share.
+fn rush_slam_roster() -> (Vec<String>, String) {
+    // (name, strength, a guard): a Slam rolls 3 dice, +1 for a guard, +1 for moving
+    // adjacent, each a success at strength+; the Slamback 3, +1 for a guard.
+    let units = [
+        ("Human Striker", 4, 0),
+        ("Human Jack", 4, 0),
+        ("Human Guard", 4, 1),
+        ("Orc", 3, 1),
+        ("Goblin", 5, 0),
+    ];
+    let n = units.len();
+    let slam = |i: usize, j: usize| {
+        let ((_, si, gi), (_, sj, gj)) = (units[i], units[j]);
+        crate::util::slam_wins(3 + gi + 1, si, 3 + gj, sj)
+    };
+    // Both seats: i slams j, and j slams i and loses.
+    let a: Vec<Vec<f64>> = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| (slam(i, j) + 1.0 - slam(j, i)) / 2.0)
+                .collect()
+        })
+        .collect();
+    // Bradley-Terry: log-strengths r with P(i beats j) = 1 / (1 + e^(r_j - r_i)), fitted
+    // to a[i][j] over the pairs by maximum likelihood: gradient ascent (the likelihood
+    // is concave), mean 0; Elo points are r x 400 / ln 10.
+    let mut r = vec![0.0f64; n];
+    for _ in 0..20_000 {
+        let grad: Vec<f64> = (0..n)
+            .map(|i| {
+                (0..n)
+                    .filter(|&j| j != i)
+                    .map(|j| a[i][j] - 1.0 / (1.0 + (r[j] - r[i]).exp()))
+                    .sum()
+            })
+            .collect();
+        r.iter_mut().zip(&grad).for_each(|(x, g)| *x += 0.1 * g);
+        let m = r.iter().sum::<f64>() / n as f64;
+        r.iter_mut().for_each(|x| *x -= m);
+    }
+    let elo: Vec<f64> = r
+        .iter()
+        .map(|x| x * 400.0 / std::f64::consts::LN_10)
+        .collect();
+    // The Orc wins at least 1/2 against every unit, and every other unit less than 1/2
+    // against the Orc: a perfect player picks the Orc alone (the value of this
+    // symmetric game is 1/2), and any weight elsewhere loses to the Orc.
+    let orc = 3;
+    assert!((0..n).all(|j| a[orc][j] >= 0.5));
+    assert!((0..n).all(|k| k == orc || a[k][orc] < 0.5));
+    // Without the Orc, no mix beats the best row against the Orc, and that row (the
+    // Guard's) does no worse against anything else: it guarantees exactly that. Without
+    // any other unit the Orc still guarantees 1/2.
+    let best = (0..n)
+        .filter(|&k| k != orc)
+        .max_by(|&x, &y| a[x][orc].total_cmp(&a[y][orc]))
+        .unwrap();
+    assert!((0..n).all(|j| a[best][j] >= a[best][orc]));
+    let worth = |k: usize| {
+        if k == orc {
+            0.5 - a[best][orc]
+        } else {
+            0.0
+        }
+    };
+    // Dominated by: the first unit at least as good against every unit and better
+    // against one.
+    let dominated_by = |k: usize| {
+        (0..n)
+            .find(|&d| {
+                d != k
+                    && (0..n).all(|j| a[d][j] >= a[k][j] - 1e-12)
+                    && (0..n).any(|j| a[d][j] > a[k][j] + 1e-12)
+            })
+            .map_or("-", |d| units[d].0)
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&x, &y| elo[y].total_cmp(&elo[x]));
+    let rows = order
+        .iter()
+        .map(|&i| {
+            let field = (0..n).filter(|&j| j != i).map(|j| a[i][j]).sum::<f64>() / (n - 1) as f64;
+            format!(
+                "| {} | {:+.0} | {:.2}% | {:.2}% | {:+.2} points | {} |",
+                units[i].0,
+                elo[i],
+                100.0 * field,
+                if i == orc { 100.0 } else { 0.0 },
+                100.0 * worth(i),
+                dominated_by(i)
+            )
+        })
+        .collect();
+    // The cyclic share: the log-odds l[i][j] less the best fit r_i - r_j (r_i the row
+    // mean, least squares), as a share of the whole sum of squares.
+    let l: Vec<Vec<f64>> = a
+        .iter()
+        .map(|row| row.iter().map(|p| (p / (1.0 - p)).ln()).collect())
+        .collect();
+    let mean: Vec<f64> = l
+        .iter()
+        .map(|row| row.iter().sum::<f64>() / n as f64)
+        .collect();
+    let (mut rest, mut all) = (0.0, 0.0);
+    for i in 0..n {
+        for j in 0..n {
+            rest += (l[i][j] - mean[i] + mean[j]).powi(2);
+            all += l[i][j].powi(2);
+        }
+    }
+    (rows, format!("{:.2}%", 100.0 * rest / all))
 }
 
 /// Three squads of one kind of model (a d6 each, a hit on 4+), two, one and four
@@ -433,4 +567,87 @@ fn the_readme_s_cost_table_is_what_the_command_prints() {
     for row in rows {
         assert!(readme.contains(row), "README lacks: {row}");
     }
+    // Worked out here: the Orc's chance against the Fighter (12 hp), both seats, by its
+    // hp. It ties between 19 hp and 20, read by a straight line between the two; at
+    // 15 hp it costs 100 x 15 over that (75 at 20, 78.9 at 19). What 100 points then buy
+    // is 15 x 100 / 75.2 = 19.93 hp, fielded as 20: the Orc wins f(20) of the pair.
+    let f = orc_against_fighter;
+    let (f19, f20) = (f(19), f(20));
+    assert!(f19 < 0.5 && 0.5 < f20, "{f19} {f20}");
+    let even = 19.0 + (0.5 - f19) / (f20 - f19);
+    let cost = |hp: f64| {
+        let c = format!("{:.1}", 100.0 * 15.0 / hp);
+        c.strip_suffix(".0").map_or(c.clone(), str::to_string)
+    };
+    let derived = [
+        format!(
+            "| Fighter | 12 | 12.00 | - | 100 | - | {:.2}% |",
+            100.0 * (1.0 - f20)
+        ),
+        format!(
+            "| Orc | 15 | {even:.2} | - | {} ({} to {}) | - | {:.2}% |",
+            cost(even),
+            cost(20.0),
+            cost(19.0),
+            100.0 * f20
+        ),
+    ];
+    assert_eq!(
+        derived,
+        [
+            "| Fighter | 12 | 12.00 | - | 100 | - | 49.83% |",
+            "| Orc | 15 | 19.93 | - | 75.2 (75 to 78.9) | - | 50.17% |",
+        ]
+    );
+    for row in &derived {
+        assert!(
+            costs.contains(row.as_str()),
+            "the command lacks: {row}\n{costs}"
+        );
+        assert!(readme.contains(row.as_str()), "README lacks: {row}");
+    }
+    let off = format!("{:.2} points with the suggested ones", 100.0 * (f20 - 0.5));
+    assert!(md.contains(&off), "{off}\n{md}");
+}
+
+/// `fighter-duels-orc` (dice-examples.toml) apart from the library: each round the unit
+/// hits on d20 + its attack >= the other's AC for a d8, the opponent at the same time on
+/// d20 + its attack >= the unit's AC for a d10, until one is down. A Markov chain over
+/// (unit's hp, opponent's hp): P(the unit wins: standing, the other down).
+fn unit_wins_duel(hp: [i64; 2], hit: [f64; 2]) -> f64 {
+    let dealt = |p: f64, sides: i64| {
+        let mut d = vec![(0, 1.0 - p)];
+        d.extend((1..=sides).map(|x| (x, p / sides as f64)));
+        d
+    };
+    let (by_unit, by_other) = (dealt(hit[0], 8), dealt(hit[1], 10));
+    let mut state = std::collections::BTreeMap::from([((hp[0], hp[1]), 1.0)]);
+    let mut wins = 0.0;
+    // 300 rounds; what is left after them is below 1e-50.
+    for _ in 0..300 {
+        let mut next = std::collections::BTreeMap::new();
+        for (&(me, foe), &p) in &state {
+            for &(a, pa) in &by_unit {
+                for &(b, pb) in &by_other {
+                    let (me, foe) = (me - b, foe - a);
+                    if me <= 0 || foe <= 0 {
+                        wins += if me > 0 { p * pa * pb } else { 0.0 };
+                    } else {
+                        *next.entry((me, foe)).or_insert(0.0) += p * pa * pb;
+                    }
+                }
+            }
+        }
+        state = next;
+    }
+    wins
+}
+
+/// The Orc (attack 3, AC 13) with `hp` against the Fighter (attack 5, AC 16, 12 hp),
+/// both seats: (P(the Orc wins as the unit) + 1 - P(the Fighter wins as the unit)) / 2.
+/// The Fighter hits the Orc on 8+ (13/20), the Orc the Fighter on 13+ (8/20).
+fn orc_against_fighter(hp: i64) -> f64 {
+    let orc = unit_wins_duel([hp, 12], [8.0 / 20.0, 13.0 / 20.0]);
+    let fighter = unit_wins_duel([12, hp], [13.0 / 20.0, 8.0 / 20.0]);
+    (orc + 1.0 - fighter) / 2.0
 }

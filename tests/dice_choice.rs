@@ -239,6 +239,9 @@ fn the_policy_is_printed_with_ties_keeping_more_dice() {
         String::from_utf8_lossy(&out.stderr)
     );
     let policy = std::fs::read_to_string(dir.path().join("out/push/choice.md")).unwrap();
+    // From 5 4 3, keeping 5 and 4 (9) and rolling one die reaches 15 only on a 6: 1/6;
+    // keeping all three (12) cannot, and rolling more dice does no better than 1/6.
+    assert_eq!(format!("{:.4}", 1.0 / 6.0), "0.1667");
     assert!(policy.contains("| 5 4 3 | 5 4 | 1 | 0.1667 |"), "{policy}");
 }
 

@@ -68,6 +68,63 @@ fn matrix_cells_are_the_single_runs() {
 }
 
 #[test]
+fn a_matrix_cell_to_a_precision_stops_on_the_number_it_shows() {
+    // A goblin slamming a Human Guard rarely knocks it down (the headline), while the
+    // Slam's other metrics (each side's successes) have values near 1/2. A run of the
+    // scenario stops when all of them are within the target; a matrix cell shows the
+    // headline only, so it stops once that is, and its number is the run's at the
+    // cell's own count: same seed, same bits.
+    let s = source("rush.toml", &[]);
+    let sc = "slam-orc-vs-human-guard";
+    let (seed, eps) = (5, 0.002);
+    let budget = Budget::Precision {
+        eps,
+        max_trials: 1_000_000,
+    };
+    let m = compare::matrix(
+        &s,
+        sc,
+        (&["goblin".to_string()], &["human_guard".to_string()]),
+        &Pick::Headline,
+        seed,
+        Some(budget),
+        ctx(),
+    )
+    .unwrap();
+    let cell = m.cells[0][0].value.as_ref().unwrap();
+    assert!((cell.ci.1 - cell.ci.0) / 2.0 <= eps, "{cell:?}");
+    let cfg = rollsim::config::load(
+        &shipped("rush.toml"),
+        &[
+            format!("scenarios.{sc}.attacker=goblin"),
+            format!("scenarios.{sc}.defender=human_guard"),
+        ],
+    )
+    .unwrap();
+    let c = cfg.compile(sc).unwrap();
+    let whole = rollsim::run::simulate(&c, seed, budget, ctx()).unwrap();
+    assert!(
+        cell.trials < whole.trials,
+        "the cell ran {} trials, the whole report {}",
+        cell.trials,
+        whole.trials
+    );
+    let h = rollsim::run::simulate(&c, seed, Budget::Trials(cell.trials), ctx()).unwrap();
+    let r = summarize(&c, &h, seed, "rush", "rush");
+    assert_eq!(cell.estimate, r.headline.probability);
+    // One chunk (65,536 trials) fewer would not have met the target: the cell stopped
+    // where its own number asked, not later.
+    let fewer =
+        rollsim::run::simulate(&c, seed, Budget::Trials(cell.trials - 65_536), ctx()).unwrap();
+    let r = summarize(&c, &fewer, seed, "rush", "rush");
+    assert!(
+        (r.headline.ci_high - r.headline.ci_low) / 2.0 > eps,
+        "{:?}",
+        r.headline
+    );
+}
+
+#[test]
 fn sweep_points_match_their_exact_values() {
     let s = source("rush.toml", &[]);
     let sc = "slam-orc-vs-human-guard";

@@ -45,20 +45,33 @@ impl std::fmt::Debug for Hooks<'_> {
     }
 }
 
-/// Run one compiled scenario through the engine, reporting under its name.
+/// Run one compiled scenario through the engine, reporting under its name; a precision
+/// budget holds for every probability its report shows.
 pub fn simulate(
     c: &Compiled,
     seed: u64,
     budget: Budget,
     ctx: Hooks,
 ) -> Result<sim::Histogram, Error> {
+    simulate_shown(c, seed, budget, ctx, &|h| results::widest_half_width(c, h))
+}
+
+/// [`simulate`] for a caller that shows fewer numbers than the report would (a matrix
+/// cell shows one): `widest` is the widest 95% half-width among those, which is what a
+/// precision budget stops on.
+pub fn simulate_shown(
+    c: &Compiled,
+    seed: u64,
+    budget: Budget,
+    ctx: Hooks,
+    widest: &dyn Fn(&sim::Histogram) -> f64,
+) -> Result<sim::Histogram, Error> {
     let progress = ctx.progress.scenario(&c.name);
-    let widest = |h: &sim::Histogram| results::widest_half_width(c, h);
     let h = sim::run(
         c.trial.as_ref(),
         seed,
         budget,
-        &widest,
+        widest,
         progress.as_ref(),
         ctx.cancel,
     );

@@ -142,7 +142,10 @@ pub fn measure(
 }
 
 /// [`measure`] with any budget: a fixed count, or a precision target (the main job's
-/// gallery matrix runs each cell to the precision of every other number it shows).
+/// gallery matrix runs each cell to the precision of every other number it shows). A
+/// cell shows one number, so a precision target is met when that number's interval is
+/// narrow enough: the scenario's other metrics, which the cell never shows, do not keep
+/// it running.
 pub fn measure_budget(
     c: &Compiled,
     pick: &Pick,
@@ -167,7 +170,27 @@ pub fn measure_budget(
             trials: 0,
         });
     };
-    let h = run::simulate(c, seed, budget, ctx)?;
+    let z = crate::stats::z95();
+    let shown = |h: &crate::sim::Histogram| match pick {
+        Pick::Headline => {
+            crate::stats::wilson_half_width(results::headline_count(c, h), h.trials, z)
+        }
+        Pick::Values { metric, values } => match c.metrics.iter().find(|m| m.name == *metric) {
+            Some(m) => {
+                let counts = m.project_counts(&h.counts);
+                let k = values
+                    .iter()
+                    .filter_map(|v| m.labels.iter().position(|l| l == v))
+                    .map(|i| counts[i])
+                    .sum();
+                crate::stats::wilson_half_width(k, h.trials, z)
+            }
+            None => results::widest_half_width(c, h),
+        },
+        // A mean's interval is not a probability's: every probability shown instead.
+        Pick::Mean { .. } => results::widest_half_width(c, h),
+    };
+    let h = run::simulate_shown(c, seed, budget, ctx, &shown)?;
     let r = results::summarize(c, &h, seed, "", "");
     let metric = |name: &str| r.metrics.iter().find(|m| m.name == *name);
     Ok(match pick {

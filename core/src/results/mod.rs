@@ -673,20 +673,26 @@ pub fn decision_rows(results: &[ScenarioResult]) -> Vec<DecisionRow> {
 pub fn widest_half_width(c: &Compiled, hist: &Histogram) -> f64 {
     let z = z95();
     // The headline is shown too, and it may add up several values (win or double).
-    let headline = c.metrics.get(c.headline.metric).map_or(0, |m| {
-        let counts = m.project_counts(&hist.counts);
-        c.headline
-            .values
-            .iter()
-            .filter_map(|&i| counts.get(i))
-            .sum()
-    });
+    let headline = headline_count(c, hist);
     c.metrics
         .iter()
         .flat_map(|m| m.project_counts(&hist.counts))
         .chain(std::iter::once(headline))
         .map(|k| crate::stats::wilson_half_width(k, hist.trials, z))
         .fold(0.0, f64::max)
+}
+
+/// Trials in `hist` whose outcome counts towards the headline (which may add up several
+/// values of its metric, win or double).
+pub fn headline_count(c: &Compiled, hist: &Histogram) -> u64 {
+    c.metrics.get(c.headline.metric).map_or(0, |m| {
+        let counts = m.project_counts(&hist.counts);
+        c.headline
+            .values
+            .iter()
+            .filter_map(|&i| counts.get(i))
+            .sum()
+    })
 }
 
 #[cfg(test)]

@@ -142,10 +142,9 @@ pub fn measure(
 }
 
 /// [`measure`] with any budget: a fixed count, or a precision target (the main job's
-/// gallery matrix runs each cell to the precision of every other number it shows). A
-/// cell shows one number, so a precision target is met when that number's interval is
-/// narrow enough: the scenario's other metrics, which the cell never shows, do not keep
-/// it running.
+/// gallery matrix runs each cell to the main job's precision). A cell shows one number,
+/// so a precision target is met when that number's interval is narrow enough: the
+/// scenario's other metrics, which the cell never shows, do not keep it running.
 pub fn measure_budget(
     c: &Compiled,
     pick: &Pick,
@@ -176,15 +175,7 @@ pub fn measure_budget(
             crate::stats::wilson_half_width(results::headline_count(c, h), h.trials, z)
         }
         Pick::Values { metric, values } => match c.metrics.iter().find(|m| m.name == *metric) {
-            Some(m) => {
-                let counts = m.project_counts(&h.counts);
-                let k = values
-                    .iter()
-                    .filter_map(|v| m.labels.iter().position(|l| l == v))
-                    .map(|i| counts[i])
-                    .sum();
-                crate::stats::wilson_half_width(k, h.trials, z)
-            }
+            Some(m) => crate::stats::wilson_half_width(values_count(m, values, h), h.trials, z),
             None => results::widest_half_width(c, h),
         },
         // A mean's interval is not a probability's: every probability shown instead.
@@ -218,13 +209,7 @@ pub fn measure_budget(
             let Some(m) = c.metrics.iter().find(|m| m.name == *name) else {
                 return Err(Error::BadOption(format!("no metric `{name}`")));
             };
-            let idx: Vec<usize> = values
-                .iter()
-                .filter_map(|v| m.labels.iter().position(|l| l == v))
-                .collect();
-            let counts = m.project_counts(&h.counts);
-            let k: u64 = idx.iter().map(|&i| counts[i]).sum();
-            let z = crate::stats::z95();
+            let k = values_count(m, values, &h);
             Cell {
                 estimate: k as f64 / h.trials as f64,
                 ci: crate::stats::wilson(k, h.trials, z),
@@ -233,6 +218,17 @@ pub fn measure_budget(
             }
         }
     })
+}
+
+/// Trials in `hist` whose outcome of metric `m` is one of `values` (a name that is not
+/// one of its values counts none).
+fn values_count(m: &crate::model::Metric, values: &[String], hist: &crate::sim::Histogram) -> u64 {
+    let counts = m.project_counts(&hist.counts);
+    values
+        .iter()
+        .filter_map(|v| m.labels.iter().position(|l| l == v))
+        .map(|i| counts[i])
+        .sum()
 }
 
 /// The exact value of `pick`, if the scenario has an exact distribution.

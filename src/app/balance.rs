@@ -472,10 +472,10 @@ pub fn write_matrix(
     let stem = m.stem();
     let mut out = Vec::new();
     let long = dir.join(format!("{stem}.csv"));
-    csv::write(&mut frame::matrix_long(m)?, &long)?;
+    csv::write(&frame::matrix_long(m)?, &long)?;
     out.push(long);
     let wide = dir.join(format!("{stem}-wide.csv"));
-    csv::write(&mut frame::matrix_wide(m)?, &wide)?;
+    csv::write(&frame::matrix_wide(m)?, &wide)?;
     out.push(wide);
     if let Some(charts) = charts {
         let png = dir.join(format!("{stem}.png"));
@@ -547,7 +547,7 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
             .join("-")
     );
     let csv_path = dir.join(format!("{stem}.csv"));
-    csv::write(&mut frame::sweep(&s)?, &csv_path)?;
+    csv::write(&frame::sweep(&s)?, &csv_path)?;
     let mut files = vec![csv_path];
     if c.plots {
         files.extend(plot::sweep::draw(
@@ -576,7 +576,7 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
     let dir = stage.dir().to_path_buf();
     let r = p.run(sensitivity::rows)?;
     let csv_path = dir.join(format!("sensitivity-{}.csv", p.target.name));
-    csv::write(&mut frame::sensitivity(&r.rows)?, &csv_path)?;
+    csv::write(&frame::sensitivity(&r.rows)?, &csv_path)?;
     let mut files = vec![csv_path];
     if o.plots {
         let method = how(p.trials, p.seed, "each");
@@ -635,7 +635,7 @@ pub fn equalize(o: &EqualizeOptions) -> Result<String, AppError> {
     let stage = Staging::begin(&out_dir(&p.source, &c.out, "equalize"), Keep::Everything)?;
     let all = p.run(|job| equalize::equalize(job, o.target, o.pairs))?;
     let path = stage.dir().join(format!("equalize-{}.csv", p.target.name));
-    csv::write(&mut frame::equalize(&all)?, &path)?;
+    csv::write(&frame::equalize(&all)?, &path)?;
     Ok(markdown::equalize(&all) + &commit(stage, &[path], &c.cancel)?)
 }
 
@@ -741,7 +741,7 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
         }
     }
     let path = dir.join(format!("overlay-{metric}.csv"));
-    csv::write(&mut frame::overlay(&rows, &values)?, &path)?;
+    csv::write(&frame::overlay(&rows, &values)?, &path)?;
     let mut files = vec![path];
     if o.plots {
         let png = dir.join(format!("overlay-{metric}.png"));
@@ -783,7 +783,7 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
     let mut md = markdown::roster(&r);
     if let Some(k) = &priced {
         let path = dir.join(format!("costs-{}.csv", r.matrix.scenario));
-        csv::write(&mut frame::costs(k)?, &path)?;
+        csv::write(&frame::costs(k)?, &path)?;
         files.push(path);
         md.push_str(&markdown::costs(k));
         // The matrix at equal points, priced now and re-priced, as heatmaps.
@@ -848,7 +848,7 @@ pub fn write_roster(
     mkdir(dir)?;
     let stem = format!("roster-{}", r.matrix.scenario);
     let path = dir.join(format!("{stem}.csv"));
-    csv::write(&mut frame::roster(r)?, &path)?;
+    csv::write(&frame::roster(r)?, &path)?;
     let mut files = vec![path];
     if let Some(charts) = charts {
         files.extend(plot::roster::draw(r, dir, &stem, charts)?);

@@ -347,16 +347,16 @@ pub fn write_reports(
 ) -> Result<Vec<PathBuf>, AppError> {
     std::fs::create_dir_all(dir).map_err(|e| WriteError::io(dir, e))?;
     let mut written = Vec::new();
-    let mut dist = frame::distribution(results)?;
-    let mut summ = frame::summary(results)?;
-    let mut head = frame::headline(results)?;
-    let mut profiles = report::profiles(results)
+    let dist = frame::distribution(results)?;
+    let summ = frame::summary(results)?;
+    let head = frame::headline(results)?;
+    let profiles = report::profiles(results)
         .into_iter()
         .map(|(name, members)| Ok((name, frame::profile(&members)?)))
         .collect::<Result<Vec<_>, frame::FrameError>>()?;
     let decisions = report::decision_rows(results);
-    let mut dec = frame::decisions(&decisions)?;
-    let mut per_decision = report::by_decision(&decisions)
+    let dec = frame::decisions(&decisions)?;
+    let per_decision = report::by_decision(&decisions)
         .into_iter()
         .map(|(n, rows)| Ok((n.to_string(), frame::decision(&rows)?)))
         .collect::<Result<Vec<_>, frame::FrameError>>()?;
@@ -368,14 +368,14 @@ pub fn write_reports(
         };
         let ext = exporter.ext();
         // Checked before every file: a large table takes a while to write.
-        let write = |df: &mut frame::Frame, p: &Path| -> Result<(), AppError> {
+        let write = |df: &frame::Frame, p: &Path| -> Result<(), AppError> {
             check()?;
             Ok(exporter.write(df, p)?)
         };
         for (df, stem) in [
-            (&mut dist, "distribution"),
-            (&mut summ, "summary"),
-            (&mut head, "headline"),
+            (&dist, "distribution"),
+            (&summ, "summary"),
+            (&head, "headline"),
         ] {
             let p = dir.join(format!("{stem}.{ext}"));
             write(df, &p)?;
@@ -383,15 +383,15 @@ pub fn write_reports(
         }
         if !decisions.is_empty() {
             let p = dir.join(format!("decisions.{ext}"));
-            write(&mut dec, &p)?;
+            write(&dec, &p)?;
             written.push(p);
         }
-        for (name, df) in &mut profiles {
+        for (name, df) in &profiles {
             let p = dir.join(format!("profile-{name}.{ext}"));
             write(df, &p)?;
             written.push(p);
         }
-        for (name, df) in &mut per_decision {
+        for (name, df) in &per_decision {
             let p = dir.join(format!("decision-{name}.{ext}"));
             write(df, &p)?;
             written.push(p);
@@ -550,7 +550,7 @@ fn stream(out: &RunOutput, formats: &[Format]) -> Result<String, AppError> {
         (_, Some(exporter)) => {
             // Only the distribution table streams, straight from the exporter.
             let bytes = exporter
-                .to_bytes(&mut frame::distribution(&out.results)?)
+                .to_bytes(&frame::distribution(&out.results)?)
                 .map_err(|e| WriteError::Encode {
                     path: "standard output".into(),
                     message: e,

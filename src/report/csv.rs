@@ -1,9 +1,8 @@
 //! CSV exporter: `distribution.csv`, `summary.csv` and every balance table.
 
 use super::export::Exporter;
+use super::table::{Cells, Frame};
 use super::write::WriteError;
-use polars_core::prelude::*;
-use polars_io::prelude::*;
 use std::path::Path;
 
 /// A text cell a spreadsheet would run as a formula (`=1+2`, `+A1`, `-2+3`, `@SUM`) gets
@@ -40,18 +39,61 @@ fn is_number(s: &str) -> bool {
     decimal(s) || fraction(s)
 }
 
-/// The frame with its text columns defused.
-fn safe(df: &DataFrame) -> PolarsResult<DataFrame> {
-    let mut cols = Vec::with_capacity(df.width());
-    for c in df.columns() {
-        if c.dtype() == &DataType::String {
-            let v: Vec<Option<String>> = c.str()?.iter().map(|o| o.map(defuse)).collect();
-            cols.push(Column::new(c.name().clone(), v));
-        } else {
-            cols.push(c.clone());
-        }
+/// A text cell as CSV has it: quoted where a comma, a quote or a line break would
+/// otherwise split it, and an empty text `""` so that it differs from an empty cell.
+fn text(out: &mut Vec<u8>, s: &str) {
+    if !s.is_empty() && !s.contains([',', '"', '\n', '\r']) {
+        out.extend_from_slice(s.as_bytes());
+        return;
     }
-    DataFrame::new(df.height(), cols)
+    out.push(b'"');
+    out.extend_from_slice(s.replace('"', "\"\"").as_bytes());
+    out.push(b'"');
+}
+
+/// The table as CSV text: a header row, then a row per record; an empty cell is empty,
+/// a float its shortest text that reads back as the same float (`0.5`, `1.0`, `4.2e-6`).
+fn encode(df: &Frame) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, (name, _)) in df.columns().iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        text(&mut out, name);
+    }
+    out.push(b'\n');
+    let mut float = zmij::Buffer::new();
+    for row in 0..df.height() {
+        for (i, (_, cells)) in df.columns().iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            match cells {
+                Cells::Str(v) => {
+                    if let Some(s) = &v[row] {
+                        text(&mut out, &defuse(s));
+                    }
+                }
+                Cells::U64(v) => {
+                    if let Some(n) = v[row] {
+                        out.extend_from_slice(n.to_string().as_bytes());
+                    }
+                }
+                Cells::I64(v) => {
+                    if let Some(n) = v[row] {
+                        out.extend_from_slice(n.to_string().as_bytes());
+                    }
+                }
+                Cells::F64(v) => {
+                    if let Some(x) = v[row] {
+                        out.extend_from_slice(float.format(x).as_bytes());
+                    }
+                }
+            }
+        }
+        out.push(b'\n');
+    }
+    out
 }
 
 /// CSV with a header row, text cells defused.
@@ -63,17 +105,13 @@ impl Exporter for Csv {
         "csv"
     }
 
-    fn export(&self, df: &mut DataFrame, out: &mut dyn std::io::Write) -> Result<(), String> {
-        let mut df = safe(df).map_err(|e| e.to_string())?;
-        CsvWriter::new(out)
-            .include_header(true)
-            .finish(&mut df)
-            .map_err(|e| e.to_string())
+    fn export(&self, df: &Frame, out: &mut dyn std::io::Write) -> Result<(), String> {
+        out.write_all(&encode(df)).map_err(|e| e.to_string())
     }
 }
 
 /// The balance commands' tables are CSV: `Csv.write`, shorter at their call sites.
-pub fn write(df: &mut DataFrame, path: &Path) -> Result<(), WriteError> {
+pub fn write(df: &Frame, path: &Path) -> Result<(), WriteError> {
     Csv.write(df, path)
 }
 
@@ -96,6 +134,20 @@ mod tests {
         assert_eq!(defuse("-1/A1"), "'-1/A1");
         assert_eq!(defuse("-1/2/3"), "'-1/2/3");
         assert_eq!(defuse("-/2"), "'-/2");
+    }
+
+    #[test]
+    fn cells_are_quoted_where_they_would_split_and_empty_text_differs_from_no_cell() {
+        let df = crate::report::table::frame!(
+            "name, quoted" => vec![Some("a,b".to_string()), Some(String::new()), None, Some("say \"hi\"".into()), Some("two\nlines".into())],
+            "n" => vec![Some(1u64), None, Some(3), Some(4), Some(5)],
+            "x" => vec![0.5, 1.0, 4.186840315812751e-6, -0.0, 0.1 + 0.2],
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(encode(&df)).unwrap(),
+            "\"name, quoted\",n,x\n\"a,b\",1,0.5\n\"\",,1.0\n,3,4.186840315812751e-6\n\"say \"\"hi\"\"\",4,-0.0\n\"two\nlines\",5,0.30000000000000004\n"
+        );
     }
 
     #[test]

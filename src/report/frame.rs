@@ -1,25 +1,25 @@
-//! The result model as polars DataFrames: the one place that decides the table columns.
+//! The result model as tables: the one place that decides the table columns.
 //! A number no simulation made is never shown as one: with no trials (`--exact-only`)
 //! the Monte Carlo columns (counts, trials, estimates and their intervals) are empty.
 
 use super::analysis::{Candidate, Equalized, Matrix, SensitivityRow, Sweep};
+use super::table::frame as df;
+pub use super::table::{Cells, Columns, Frame, FrameError};
 use super::{MetricResult, ScenarioResult};
-use polars_core::df;
-use polars_core::prelude::*;
+
+/// A named column.
+fn col(name: impl Into<String>, values: impl Into<Cells>) -> (String, Cells) {
+    (name.into(), values.into())
+}
 
 /// `v` where a simulation made it (`trials > 0`), else empty.
 fn mc<T>(trials: u64, v: T) -> Option<T> {
     (trials > 0).then_some(v)
 }
 
-/// A table, as the exporters take it: the rest of rollsim names polars only through these.
-pub type Frame = DataFrame;
-/// An error building a table.
-pub type FrameError = PolarsError;
-
 /// `scenario,metric,value,count,trials,probability,ci_low,ci_high,exact,exact_fraction`;
 /// `exact_fraction` is text (`"1/8"`): no number type holds 1155/4096 as it is.
-pub fn distribution(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
+pub fn distribution(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
     let mut scenario = Vec::new();
     let mut metric = Vec::new();
     let mut value = Vec::new();
@@ -64,7 +64,7 @@ pub fn distribution(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
 /// exact_mean_fraction`; categorical metrics have no mean and leave those cells empty,
 /// and give each outcome's probability in `outcomes` (`win: 0.4512 (exact 0.4508);
 /// ...`). The fraction comes last so that the columns before it stay where they were.
-pub fn summary(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
+pub fn summary(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
     let mut scenario = Vec::new();
     let mut metric = Vec::new();
     let mut mean: Vec<Option<f64>> = Vec::new();
@@ -122,7 +122,7 @@ pub fn summary(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
 /// `scenario,headline,probability,ci_low,ci_high,exact,trials,seed,description`: one
 /// row per scenario, its headline number (what `rollsim` prints and the gallery leads
 /// with).
-pub fn headline(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
+pub fn headline(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
     df!(
         "scenario" => results.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),
         "headline" => results.iter().map(|r| r.headline.label.clone()).collect::<Vec<_>>(),
@@ -138,14 +138,14 @@ pub fn headline(results: &[ScenarioResult]) -> PolarsResult<DataFrame> {
 
 /// One profile as a compact table: a row per point (`x_desc`), a column per series with
 /// the headline probability, and one with its exact value.
-pub fn profile(members: &[&ScenarioResult]) -> PolarsResult<DataFrame> {
+pub fn profile(members: &[&ScenarioResult]) -> Result<Frame, FrameError> {
     let (xs, series) = super::profile_axes(members);
     let x_desc = members
         .first()
         .and_then(|r| r.group.as_ref())
         .map(|g| g.x_desc.clone())
         .unwrap_or_else(|| "x".into());
-    let mut cols = vec![Column::new(x_desc.into(), xs.clone())];
+    let mut cols = vec![col(x_desc, xs.clone())];
     for s in &series {
         let cell = |x: f64| {
             members
@@ -157,26 +157,26 @@ pub fn profile(members: &[&ScenarioResult]) -> PolarsResult<DataFrame> {
         } else {
             s.clone()
         };
-        cols.push(Column::new(
-            name.clone().into(),
+        cols.push(col(
+            name.clone(),
             xs.iter()
                 .map(|&x| cell(x).and_then(|r| mc(r.trials, r.headline.probability)))
                 .collect::<Vec<_>>(),
         ));
-        cols.push(Column::new(
-            format!("{name} exact").into(),
+        cols.push(col(
+            format!("{name} exact"),
             xs.iter()
                 .map(|&x| cell(x).and_then(|r| r.headline.exact))
                 .collect::<Vec<_>>(),
         ));
     }
-    DataFrame::new(xs.len(), cols)
+    Frame::new(cols)
 }
 
 /// One decision as a compact table: a row per choice, a column per quantity in the
 /// units' words (`expected models Archers lose`, `P(Archers broken)`) and one with its
 /// exact value.
-pub fn decision(rows: &[&super::DecisionRow]) -> PolarsResult<DataFrame> {
+pub fn decision(rows: &[&super::DecisionRow]) -> Result<Frame, FrameError> {
     let mut choices: Vec<&str> = Vec::new();
     let mut quantities: Vec<&str> = Vec::new();
     for r in rows {
@@ -187,8 +187,8 @@ pub fn decision(rows: &[&super::DecisionRow]) -> PolarsResult<DataFrame> {
             quantities.push(&r.quantity);
         }
     }
-    let mut cols = vec![Column::new(
-        "choice".into(),
+    let mut cols = vec![col(
+        "choice",
         choices.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
     )];
     for q in quantities {
@@ -197,27 +197,27 @@ pub fn decision(rows: &[&super::DecisionRow]) -> PolarsResult<DataFrame> {
             .iter()
             .find(|r| r.quantity == q)
             .map_or(q.to_string(), |r| r.heading());
-        cols.push(Column::new(
-            head.clone().into(),
+        cols.push(col(
+            head.clone(),
             choices
                 .iter()
                 .map(|c| cell(c).and_then(|r| mc(r.trials, r.estimate)))
                 .collect::<Vec<_>>(),
         ));
-        cols.push(Column::new(
-            format!("{head} exact").into(),
+        cols.push(col(
+            format!("{head} exact"),
             choices
                 .iter()
                 .map(|c| cell(c).and_then(|r| r.exact))
                 .collect::<Vec<_>>(),
         ));
     }
-    DataFrame::new(choices.len(), cols)
+    Frame::new(cols)
 }
 
 /// `decision,choice,scenario,quantity,estimate,ci_low,ci_high,exact`: the decision
 /// tables, one row per (decision, choice, quantity).
-pub fn decisions(rows: &[super::DecisionRow]) -> PolarsResult<DataFrame> {
+pub fn decisions(rows: &[super::DecisionRow]) -> Result<Frame, FrameError> {
     df!(
         "decision" => rows.iter().map(|r| r.decision.clone()).collect::<Vec<_>>(),
         "choice" => rows.iter().map(|r| r.choice.clone()).collect::<Vec<_>>(),
@@ -256,7 +256,7 @@ impl SlotColumns {
 /// `scenario,attacker,defender,estimate,ci_low,ci_high,exact,
 /// response,note,trials,seed`; an impossible pair has empty numbers and its reason in
 /// `note`, and `response` is the defender's choice under `--response best`.
-pub fn matrix_long(m: &Matrix) -> PolarsResult<DataFrame> {
+pub fn matrix_long(m: &Matrix) -> Result<Frame, FrameError> {
     let mut a = Vec::new();
     let mut d = Vec::new();
     let mut resp = Vec::<Option<String>>::new();
@@ -290,9 +290,9 @@ pub fn matrix_long(m: &Matrix) -> PolarsResult<DataFrame> {
 
 /// A matchup matrix, wide: the row side's ids, then one column of estimates per column
 /// entry (empty where the pair is impossible).
-pub fn matrix_wide(m: &Matrix) -> PolarsResult<DataFrame> {
-    let mut cols: Vec<Column> = vec![Column::new(
-        "attacker".into(),
+pub fn matrix_wide(m: &Matrix) -> Result<Frame, FrameError> {
+    let mut cols: Columns = vec![col(
+        "attacker",
         m.rows
             .entries
             .iter()
@@ -300,19 +300,19 @@ pub fn matrix_wide(m: &Matrix) -> PolarsResult<DataFrame> {
             .collect::<Vec<_>>(),
     )];
     for (j, (id, _)) in m.cols.entries.iter().enumerate() {
-        cols.push(Column::new(
-            id.as_str().into(),
+        cols.push(col(
+            id.as_str(),
             m.cells
                 .iter()
                 .map(|row| row[j].value.as_ref().ok().map(|c| c.estimate))
                 .collect::<Vec<_>>(),
         ));
     }
-    DataFrame::new(m.rows.entries.len(), cols)
+    Frame::new(cols)
 }
 
 /// A sweep, one row per point and member: the keys, `scenario`, the cell and a `note`.
-pub fn sweep(s: &Sweep) -> PolarsResult<DataFrame> {
+pub fn sweep(s: &Sweep) -> Result<Frame, FrameError> {
     let n1 = s.keys[0].values.len();
     let n2 = s.keys.get(1).map_or(1, |k| k.values.len());
     let mut k1 = Vec::new();
@@ -331,22 +331,21 @@ pub fn sweep(s: &Sweep) -> PolarsResult<DataFrame> {
             }
         }
     }
-    let rows = member.len();
-    let mut cols = vec![Column::new("scenario".into(), member)];
-    cols.push(Column::new(s.keys[0].key.as_str().into(), k1));
+    let mut cols = vec![col("scenario", member)];
+    cols.push(col(s.keys[0].key.as_str(), k1));
     if let Some(k) = s.keys.get(1) {
-        cols.push(Column::new(k.key.as_str().into(), k2));
+        cols.push(col(k.key.as_str(), k2));
     }
-    cols.push(Column::new("estimate".into(), cols_in.estimate));
-    cols.push(Column::new("ci_low".into(), cols_in.ci_low));
-    cols.push(Column::new("ci_high".into(), cols_in.ci_high));
-    cols.push(Column::new("exact".into(), cols_in.exact));
-    cols.push(Column::new("note".into(), cols_in.note));
-    DataFrame::new(rows, cols)
+    cols.push(col("estimate", cols_in.estimate));
+    cols.push(col("ci_low", cols_in.ci_low));
+    cols.push(col("ci_high", cols_in.ci_high));
+    cols.push(col("exact", cols_in.exact));
+    cols.push(col("note", cols_in.note));
+    Frame::new(cols)
 }
 
 /// Sensitivity rows: `scenario,change,side,quantity,before,after,change_in_value`.
-pub fn sensitivity(rows: &[SensitivityRow]) -> PolarsResult<DataFrame> {
+pub fn sensitivity(rows: &[SensitivityRow]) -> Result<Frame, FrameError> {
     df!(
         "scenario" => rows.iter().map(|r| r.scenario.clone()).collect::<Vec<_>>(),
         "change" => rows.iter().map(|r| r.change.clone()).collect::<Vec<_>>(),
@@ -359,7 +358,7 @@ pub fn sensitivity(rows: &[SensitivityRow]) -> PolarsResult<DataFrame> {
 }
 
 /// Equalizer candidates: `scenario,change,steps,value,distance_from_target`.
-pub fn equalize(all: &[Equalized]) -> PolarsResult<DataFrame> {
+pub fn equalize(all: &[Equalized]) -> Result<Frame, FrameError> {
     let rows: Vec<(&Equalized, &Candidate)> = all
         .iter()
         .flat_map(|e| e.candidates.iter().map(move |c| (e, c)))
@@ -375,7 +374,10 @@ pub fn equalize(all: &[Equalized]) -> PolarsResult<DataFrame> {
 
 /// Overlay rows: `entry,value,probability,ci_low,ci_high,exact,exact_fraction`, one per
 /// entry and value (the union of values, in order of first appearance).
-pub fn overlay(rows: &[(String, MetricResult, u64)], values: &[String]) -> PolarsResult<DataFrame> {
+pub fn overlay(
+    rows: &[(String, MetricResult, u64)],
+    values: &[String],
+) -> Result<Frame, FrameError> {
     let (mut ent, mut val, mut p, mut lo, mut hi, mut ex, mut fr) = (
         vec![],
         vec![],
@@ -403,7 +405,7 @@ pub fn overlay(rows: &[(String, MetricResult, u64)], values: &[String]) -> Polar
 /// A roster: `unit,name,elo,elo_ci95,nash_weight,worth,dominated_by,field_win_rate`, one
 /// row per unit (`elo_ci95` empty for an exact matrix, `dominated_by` for an undominated
 /// unit).
-pub fn roster(r: &rollsim_core::balance::roster::Roster) -> PolarsResult<DataFrame> {
+pub fn roster(r: &rollsim_core::balance::roster::Roster) -> Result<Frame, FrameError> {
     let u = &r.units;
     df!(
         "unit" => u.iter().map(|x| x.id.clone()).collect::<Vec<_>>(),
@@ -418,7 +420,7 @@ pub fn roster(r: &rollsim_core::balance::roster::Roster) -> PolarsResult<DataFra
 }
 
 /// A roster's prices: `unit,name,count,current_cost,even_count,suggested_cost,cost_low,cost_high,field_before,field_after`.
-pub fn costs(k: &rollsim_core::balance::costs::Costs) -> PolarsResult<DataFrame> {
+pub fn costs(k: &rollsim_core::balance::costs::Costs) -> Result<Frame, FrameError> {
     let r = &k.rows;
     df!(
         "unit" => r.iter().map(|x| x.id.clone()).collect::<Vec<_>>(),
@@ -434,63 +436,12 @@ pub fn costs(k: &rollsim_core::balance::costs::Costs) -> PolarsResult<DataFrame>
     )
 }
 
-/// A table's column as plain values, for a front end without polars of its own (the
-/// Python package builds its DataFrames from these, with these types).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Cells {
-    Str(Vec<Option<String>>),
-    U64(Vec<Option<u64>>),
-    I64(Vec<Option<i64>>),
-    F64(Vec<Option<f64>>),
-}
-
-/// A table as named columns of plain values.
-pub type Columns = Vec<(String, Cells)>;
-
-/// `df`'s columns, by name, as [`Cells`].
-pub fn cells(df: &DataFrame) -> PolarsResult<Columns> {
-    df.columns()
-        .iter()
-        .map(|c| {
-            let s = c.as_materialized_series();
-            let cells = match s.dtype() {
-                DataType::String => {
-                    let ca = s.str()?;
-                    Cells::Str(
-                        (0..ca.len())
-                            .map(|i| ca.get(i).map(str::to_string))
-                            .collect(),
-                    )
-                }
-                DataType::UInt64 => {
-                    let ca = s.u64()?;
-                    Cells::U64((0..ca.len()).map(|i| ca.get(i)).collect())
-                }
-                DataType::Int64 => {
-                    let ca = s.i64()?;
-                    Cells::I64((0..ca.len()).map(|i| ca.get(i)).collect())
-                }
-                DataType::Float64 => {
-                    let ca = s.f64()?;
-                    Cells::F64((0..ca.len()).map(|i| ca.get(i)).collect())
-                }
-                other => {
-                    return Err(PolarsError::ComputeError(
-                        format!("column `{}` of type {other} has no plain form", c.name()).into(),
-                    ))
-                }
-            };
-            Ok((c.name().to_string(), cells))
-        })
-        .collect()
-}
-
 /// The three tables of a run, as `distribution.csv`, `summary.csv` and `headline.csv`
 /// have them, by name.
-pub fn run_tables(results: &[ScenarioResult]) -> PolarsResult<Vec<(&'static str, Columns)>> {
+pub fn run_tables(results: &[ScenarioResult]) -> Result<Vec<(&'static str, Columns)>, FrameError> {
     Ok(vec![
-        ("distribution", cells(&distribution(results)?)?),
-        ("summary", cells(&summary(results)?)?),
-        ("headline", cells(&headline(results)?)?),
+        ("distribution", distribution(results)?.into_columns()),
+        ("summary", summary(results)?.into_columns()),
+        ("headline", headline(results)?.into_columns()),
     ])
 }

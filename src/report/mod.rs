@@ -1,5 +1,5 @@
 //! Results into files and text: `frame` is the one place where results become
-//! DataFrames; each exporter and each chart kind has its own file. The result model
+//! tables ([`table::Frame`]); each exporter and each chart kind has its own file. The result model
 //! itself (summaries, matrices, sweeps) is the core's ([`rollsim_core::results`]).
 
 pub mod csv;
@@ -11,6 +11,7 @@ pub mod markdown;
 pub mod parquet;
 pub mod plot;
 pub mod stage;
+pub mod table;
 pub mod write;
 
 pub use rollsim_core::results::*;

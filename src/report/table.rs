@@ -59,14 +59,19 @@ impl<T: Cell> From<Vec<T>> for Cells {
     }
 }
 
-/// A table built wrong: a column of another height than the rest (a bug of ours, told
-/// as an error rather than a panic).
+/// A table built wrong: a column of another height than the rest, or two columns of one
+/// name (a unit whose id is another column's heading), told as an error rather than
+/// written as a table whose readers keep one of the two.
 #[derive(Debug, thiserror::Error)]
-#[error("column `{column}` has {len} cells where the table has {height} rows")]
-pub struct FrameError {
-    column: String,
-    len: usize,
-    height: usize,
+pub enum FrameError {
+    #[error("column `{column}` has {len} cells where the table has {height} rows")]
+    Ragged {
+        column: String,
+        len: usize,
+        height: usize,
+    },
+    #[error("two columns are named `{0}`: rename one of the units or series that head them")]
+    Duplicate(String),
 }
 
 /// Named columns, all of one height.
@@ -84,11 +89,16 @@ impl Frame {
     pub fn new(columns: Columns) -> Result<Frame, FrameError> {
         let height = columns.first().map_or(0, |(_, c)| c.len());
         if let Some((name, c)) = columns.iter().find(|(_, c)| c.len() != height) {
-            return Err(FrameError {
+            return Err(FrameError::Ragged {
                 column: name.clone(),
                 len: c.len(),
                 height,
             });
+        }
+        for (i, (name, _)) in columns.iter().enumerate() {
+            if columns[..i].iter().any(|(n, _)| n == name) {
+                return Err(FrameError::Duplicate(name.clone()));
+            }
         }
         Ok(Frame { height, columns })
     }
@@ -129,7 +139,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_ragged_table_is_an_error_naming_its_column() {
+    fn a_ragged_table_or_a_repeated_heading_is_an_error_naming_its_column() {
         let e = frame!("a" => vec![1u64, 2], "b" => vec![Some(0.5)]).unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -138,5 +148,10 @@ mod tests {
         let f = frame!("a" => vec![1u64, 2], "b" => vec![None, Some(0.5)]).unwrap();
         assert_eq!(f.height(), 2);
         assert_eq!(f.column("b"), Some(&Cells::F64(vec![None, Some(0.5)])));
+        let e = frame!("attacker" => vec![1u64], "attacker" => vec![2u64]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "two columns are named `attacker`: rename one of the units or series that head them"
+        );
     }
 }

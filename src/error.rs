@@ -74,7 +74,8 @@ impl AppError {
             | AppError::Compile(CompileError::Unknown { .. })
             | AppError::Write(
                 WriteError::NotOurs { .. } | WriteError::Busy { .. } | WriteError::Refused { .. },
-            ) => 2,
+            )
+            | AppError::Table(crate::report::frame::FrameError::Duplicate(_)) => 2,
             AppError::Interrupted => 130,
             _ => 1,
         }

@@ -2,7 +2,7 @@
 //! the code before it: names that would escape or inject, planted links, kills, two runs
 //! at once, a full stdout, tampered parts, unbounded ranges, signals, messages.
 
-use crate::util::{rollsim, shipped, tempdir};
+use crate::util::{rollsim, shipped, tempdir, text as text_of};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -117,6 +117,37 @@ fn item11_text_cells_from_the_command_line_cannot_start_a_formula() {
     for line in csv.lines() {
         assert!(!"=+-@".contains(line.chars().next().unwrap()), "{line}");
     }
+}
+
+#[test]
+fn a_unit_id_that_is_a_column_heading_is_refused_and_nothing_is_written() {
+    // The wide matchup table heads its first column `attacker` and then one column per
+    // defender id: a defender called `attacker` would give two columns of one name,
+    // which a reader keeps one of. Refused as bad input, with the name, no file made.
+    let dir = tempdir();
+    let text = std::fs::read_to_string(shipped("rush.toml"))
+        .unwrap()
+        .replace("[units.human_jack]", "[units.attacker]")
+        .replace("\"human_jack\"", "\"attacker\"");
+    let cfg = dir.path().join("rush.toml");
+    std::fs::write(&cfg, text).unwrap();
+    let out = dir.path().join("out");
+    let a = rollsim()
+        .arg("compare")
+        .arg(&cfg)
+        .args([
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--exact-only",
+            "--no-plots",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .code(2);
+    let e = text_of(&a.get_output().stderr);
+    assert!(e.contains("two columns are named `attacker`"), "{e}");
+    assert!(!out.exists(), "nothing written");
 }
 
 #[test]

@@ -13,6 +13,21 @@ fn source(name: &str, sets: &[&str]) -> Source {
     load_source(&shipped(name), &sets).unwrap()
 }
 
+/// Scenario `sc` of rush.toml with `attacker` against `defender`, as a single run
+/// compiles it (what a matrix cell must equal).
+fn pair(sc: &str, attacker: &str, defender: &str) -> rollsim::model::Compiled {
+    rollsim::config::load(
+        &shipped("rush.toml"),
+        &[
+            format!("scenarios.{sc}.attacker={attacker}"),
+            format!("scenarios.{sc}.defender={defender}"),
+        ],
+    )
+    .unwrap()
+    .compile(sc)
+    .unwrap()
+}
+
 #[test]
 fn matrix_cells_are_the_single_runs() {
     // Every cell is the number `rollsim run --set scenarios.S.attacker=A --set
@@ -39,15 +54,7 @@ fn matrix_cells_are_the_single_runs() {
     assert_eq!((m.cells.len(), m.cells[0].len()), (2, 3));
     for (i, a) in attackers.iter().enumerate() {
         for (j, d) in defenders.iter().enumerate() {
-            let cfg = rollsim::config::load(
-                &shipped("rush.toml"),
-                &[
-                    format!("scenarios.{sc}.attacker={a}"),
-                    format!("scenarios.{sc}.defender={d}"),
-                ],
-            )
-            .unwrap();
-            let c = cfg.compile(sc).unwrap();
+            let c = pair(sc, a, d);
             let h = rollsim::run::simulate(&c, seed, Budget::Trials(n), ctx()).unwrap();
             let r = summarize(&c, &h, seed, "rush", "rush");
             let cell = m.cells[i][j].value.as_ref().unwrap();
@@ -93,15 +100,7 @@ fn a_matrix_cell_to_a_precision_stops_on_the_number_it_shows() {
     .unwrap();
     let cell = m.cells[0][0].value.as_ref().unwrap();
     assert!((cell.ci.1 - cell.ci.0) / 2.0 <= eps, "{cell:?}");
-    let cfg = rollsim::config::load(
-        &shipped("rush.toml"),
-        &[
-            format!("scenarios.{sc}.attacker=goblin"),
-            format!("scenarios.{sc}.defender=human_guard"),
-        ],
-    )
-    .unwrap();
-    let c = cfg.compile(sc).unwrap();
+    let c = pair(sc, "goblin", "human_guard");
     let whole = rollsim::run::simulate(&c, seed, budget, ctx()).unwrap();
     assert!(
         cell.trials < whole.trials,

@@ -3,7 +3,7 @@
 //! the Monte Carlo columns (counts, trials, estimates and their intervals) are empty.
 
 use super::analysis::{Candidate, Equalized, Matrix, SensitivityRow, Sweep};
-use super::table::frame as df;
+use super::table::frame;
 pub use super::table::{Cells, Columns, Frame, FrameError};
 use super::{MetricResult, ScenarioResult};
 
@@ -46,7 +46,7 @@ pub fn distribution(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
             }
         }
     }
-    df!(
+    frame!(
         "scenario" => scenario,
         "metric" => metric,
         "value" => value,
@@ -105,7 +105,7 @@ pub fn summary(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
             seed.push(r.seed);
         }
     }
-    df!(
+    frame!(
         "scenario" => scenario,
         "metric" => metric,
         "mean" => mean,
@@ -123,7 +123,7 @@ pub fn summary(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
 /// row per scenario, its headline number (what `rollsim` prints and the gallery leads
 /// with).
 pub fn headline(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
-    df!(
+    frame!(
         "scenario" => results.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),
         "headline" => results.iter().map(|r| r.headline.label.clone()).collect::<Vec<_>>(),
         "probability" => results.iter().map(|r| mc(r.trials, r.headline.probability)).collect::<Vec<_>>(),
@@ -218,7 +218,7 @@ pub fn decision(rows: &[&super::DecisionRow]) -> Result<Frame, FrameError> {
 /// `decision,choice,scenario,quantity,estimate,ci_low,ci_high,exact`: the decision
 /// tables, one row per (decision, choice, quantity).
 pub fn decisions(rows: &[super::DecisionRow]) -> Result<Frame, FrameError> {
-    df!(
+    frame!(
         "decision" => rows.iter().map(|r| r.decision.clone()).collect::<Vec<_>>(),
         "choice" => rows.iter().map(|r| r.choice.clone()).collect::<Vec<_>>(),
         "scenario" => rows.iter().map(|r| r.scenario.clone()).collect::<Vec<_>>(),
@@ -273,7 +273,7 @@ pub fn matrix_long(m: &Matrix) -> Result<Frame, FrameError> {
         }
     }
     let n = a.len();
-    df!(
+    frame!(
         "scenario" => vec![m.scenario.clone(); n],
         "attacker" => a,
         "defender" => d,
@@ -346,7 +346,7 @@ pub fn sweep(s: &Sweep) -> Result<Frame, FrameError> {
 
 /// Sensitivity rows: `scenario,change,side,quantity,before,after,change_in_value`.
 pub fn sensitivity(rows: &[SensitivityRow]) -> Result<Frame, FrameError> {
-    df!(
+    frame!(
         "scenario" => rows.iter().map(|r| r.scenario.clone()).collect::<Vec<_>>(),
         "change" => rows.iter().map(|r| r.change.clone()).collect::<Vec<_>>(),
         "side" => rows.iter().map(|r| r.side.clone()).collect::<Vec<_>>(),
@@ -363,7 +363,7 @@ pub fn equalize(all: &[Equalized]) -> Result<Frame, FrameError> {
         .iter()
         .flat_map(|e| e.candidates.iter().map(move |c| (e, c)))
         .collect();
-    df!(
+    frame!(
         "scenario" => rows.iter().map(|(e, _)| e.scenario.clone()).collect::<Vec<_>>(),
         "change" => rows.iter().map(|(_, c)| c.change.clone()).collect::<Vec<_>>(),
         "steps" => rows.iter().map(|(_, c)| c.size).collect::<Vec<_>>(),
@@ -399,7 +399,7 @@ pub fn overlay(
             fr.push(r.and_then(|r| r.exact_fraction).map(|f| f.to_string()));
         }
     }
-    df!("entry" => ent, "value" => val, "probability" => p, "ci_low" => lo, "ci_high" => hi, "exact" => ex, "exact_fraction" => fr)
+    frame!("entry" => ent, "value" => val, "probability" => p, "ci_low" => lo, "ci_high" => hi, "exact" => ex, "exact_fraction" => fr)
 }
 
 /// A roster: `unit,name,elo,elo_ci95,nash_weight,worth,dominated_by,field_win_rate`, one
@@ -407,7 +407,7 @@ pub fn overlay(
 /// unit).
 pub fn roster(r: &rollsim_core::balance::roster::Roster) -> Result<Frame, FrameError> {
     let u = &r.units;
-    df!(
+    frame!(
         "unit" => u.iter().map(|x| x.id.clone()).collect::<Vec<_>>(),
         "name" => u.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
         "elo" => u.iter().map(|x| x.elo).collect::<Vec<_>>(),
@@ -422,7 +422,7 @@ pub fn roster(r: &rollsim_core::balance::roster::Roster) -> Result<Frame, FrameE
 /// A roster's prices: `unit,name,count,current_cost,even_count,suggested_cost,cost_low,cost_high,field_before,field_after`.
 pub fn costs(k: &rollsim_core::balance::costs::Costs) -> Result<Frame, FrameError> {
     let r = &k.rows;
-    df!(
+    frame!(
         "unit" => r.iter().map(|x| x.id.clone()).collect::<Vec<_>>(),
         "name" => r.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
         "count" => r.iter().map(|x| x.count).collect::<Vec<_>>(),

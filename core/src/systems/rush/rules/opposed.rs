@@ -263,8 +263,9 @@ impl Trial for Opposed {
                 }
             }
             _ => match &self.exploding {
-                // Its own loop: the pools' tables stay in registers across trials.
-                Some(p) if self.joint.is_none() && self.packed.is_none() => {
+                // Its own loop: the pools' tables stay in registers across trials (only
+                // pools that do not explode are read jointly or packed).
+                Some(p) => {
                     for _ in 0..trials {
                         hist[self.exploding_trial(p, rng)] += 1;
                     }

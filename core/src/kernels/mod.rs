@@ -441,12 +441,12 @@ pub struct Faces {
     reject: u64,
 }
 
-/// [`Faces`] of the dice up to a d64, worked out at compile time: a trial that starts a
-/// stream of them pays no division.
-static FACES: [Faces; 65] = {
-    let mut t = [Faces::compute(2); 65];
+/// [`Faces`] of the dice up to a d128, worked out at compile time: a trial that starts a
+/// stream of them pays no division (a d100 is two d10s read as one number).
+static FACES: [Faces; 129] = {
+    let mut t = [Faces::compute(2); 129];
     let mut s = 3;
-    while s < 65 {
+    while s < 129 {
         t[s] = Faces::compute(s as u32);
         s += 1;
     }
@@ -454,7 +454,7 @@ static FACES: [Faces; 65] = {
 };
 
 impl Faces {
-    /// The reading of a die with `sides` faces (2 or more); from the table up to a d64.
+    /// The reading of a die with `sides` faces (2 or more); from the table up to a d128.
     #[inline]
     pub fn new(sides: u32) -> Self {
         match FACES.get(sides as usize) {

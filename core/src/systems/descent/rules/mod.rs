@@ -695,7 +695,9 @@ impl Trial for AttackTrial {
     fn states(&self) -> usize {
         self.resolver.states
     }
-    #[inline]
+    // Inlined into the engine's chunk loop, so that the generator's state stays in
+    // registers across trials instead of going through memory on every call.
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         let mut r = loop {
             let r = rng.next_u64();
@@ -890,6 +892,7 @@ impl Trial for TurnTrial {
     fn states(&self) -> usize {
         self.dmg_states() * if self.guard.is_some() { 2 } else { 1 }
     }
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         let killed = self
             .guard

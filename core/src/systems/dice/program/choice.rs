@@ -42,6 +42,11 @@ pub struct Choice {
     /// Per rerolls left (index `t - 1`), per roll (its counts packed, see [`Packing`]):
     /// the counts kept.
     keep: Vec<Map<u128, u128>>,
+    /// `keep` unpacked for Monte Carlo: per rerolls left, per roll, the dice kept
+    /// (sorted), so a trial neither divides a 128-bit key nor allocates.
+    kept_dice: Vec<Map<u128, Box<[i64]>>>,
+    /// `base^j` per value index: a roll's key is a sum of these.
+    powers: Vec<u128>,
     /// The dice at the end, sorted, with their probability under the choices.
     pub ends: Vec<(Vec<i64>, f64)>,
     /// The first choice for every roll, as Markdown.
@@ -272,12 +277,23 @@ pub fn plan(
         .into_iter()
         .map(|(k, p)| (dice(&values, &pk.unpack(k)), p))
         .collect();
+    let kept_dice = keep
+        .iter()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (*k, dice(&values, &pk.unpack(*v)).into_boxed_slice()))
+                .collect()
+        })
+        .collect();
+    let powers = (0..values.len()).map(|j| pk.base.pow(j as u32)).collect();
     let mut choice = Choice {
         die,
         values,
         n,
         rerolls,
         keep,
+        kept_dice,
+        powers,
         ends,
         shown: String::new(),
     };
@@ -288,26 +304,16 @@ pub fn plan(
 impl Choice {
     /// Play the choices on rolled dice (sorted), rerolling with `rng` as the rules say.
     pub fn play(&self, dice: &mut [i64], rng: &mut Rng) {
-        let pk = Packing {
-            base: self.n as u128 + 1,
-            values: self.values.len(),
-        };
         for t in (0..self.rerolls as usize).rev() {
             let mut key = 0u128;
             for &d in dice.iter() {
-                let j = self.values.partition_point(|&v| v < d);
-                key += pk.base.pow(j as u32);
+                key += self.powers[self.values.partition_point(|&v| v < d)];
             }
-            let Some(&kept) = self.keep[t].get(&key) else {
+            let Some(kept) = self.kept_dice[t].get(&key) else {
                 return;
             };
-            let mut i = 0;
-            for (j, c) in pk.unpack(kept).into_iter().enumerate() {
-                for _ in 0..c {
-                    dice[i] = self.values[j];
-                    i += 1;
-                }
-            }
+            let i = kept.len();
+            dice[..i].copy_from_slice(kept);
             for d in dice[i..].iter_mut() {
                 *d = self.die.roll(rng);
             }

@@ -20,6 +20,10 @@ pub const MAX_DICE: u32 = 12;
 /// one: 252, about 15 µs a Monte Carlo trial).
 pub const MAX_WAYS: u64 = 300;
 
+/// Rolls a sampler remembers the hand-out of, per scratch; past it they are weighed
+/// afresh.
+const PICKS: usize = 1 << 16;
+
 /// How many ways `n` distinct dice are handed to roles taking `ks` in order.
 pub fn ways(n: u32, ks: &[u32]) -> u64 {
     let mut left = n as u64;
@@ -97,7 +101,31 @@ impl Picker {
                 }
             }
         }
-        self.choose(&mut dice[..n], s);
+        let dice = &mut dice[..n];
+        // Sorted (as `choose` sorts them), then packed, a die to 16 bits, when every
+        // face and size fits a byte: sides are at least 1, so no die packs to zero and
+        // rolls of different lengths differ.
+        dice.sort_unstable();
+        let small = |&(f, z): &Die| (0..256).contains(&f) && (1..256).contains(&z);
+        if n > 8 || !dice.iter().all(small) {
+            return self.choose(dice, s);
+        }
+        let key = dice
+            .iter()
+            .fold(0u128, |k, &(f, z)| k << 16 | (f as u128) << 8 | z as u128);
+        let id = (self as *const Picker as usize, key);
+        let masks = match s.picks.get(&id) {
+            Some(m) => *m,
+            None => {
+                let m = self.best(dice, s);
+                if s.picks.len() >= PICKS {
+                    s.picks.clear();
+                }
+                s.picks.insert(id, m);
+                m
+            }
+        };
+        self.write(dice, &masks, s);
     }
 
     /// The best way to hand out `dice` (the allowed ones), written into the scratch:
@@ -106,6 +134,13 @@ impl Picker {
         // Sorted, so that equal dice sit together and a way that differs only by which
         // of two equal dice a role took is tried once.
         dice.sort_unstable();
+        let masks = self.best(dice, s);
+        self.write(dice, &masks, s);
+    }
+
+    /// The masks of the best way to hand out sorted `dice` (the scratch is written
+    /// while ways are tried).
+    fn best(&self, dice: &[Die], s: &mut Scratch) -> [u16; 3] {
         let mut taken = [false; MAX_DICE as usize];
         let mut best: Option<(i64, [u16; 3])> = None;
         let mut current = [0u16; 3];
@@ -118,8 +153,7 @@ impl Picker {
             rng,
         };
         self.hand_out(dice, 0, &mut at, s);
-        let masks = best.map_or([0; 3], |b| b.1);
-        self.write(dice, &masks, s);
+        best.map_or([0; 3], |b| b.1)
     }
 
     /// Role `r` and after: every way, each role a combination of the dice not taken.

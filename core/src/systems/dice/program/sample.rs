@@ -68,6 +68,11 @@ pub struct Scratch {
         Option<PoolSpec>,
         foldhash::fast::FixedState,
     >,
+    /// Each `choose` already made on a roll (keyed by the pick's address and its sorted
+    /// dice packed): the hand-out is a function of the dice alone, so a roll seen
+    /// before is handed out as it was, without weighing every way again.
+    pub(super) picks:
+        std::collections::HashMap<(usize, u128), [u16; 3], foldhash::fast::FixedState>,
 }
 
 /// Pools of templates one sampler keeps; past it they are made afresh.
@@ -81,6 +86,7 @@ impl Scratch {
             dice: vec![0; BUF],
             lens: [0; VARS],
             made: Default::default(),
+            picks: Default::default(),
         }
     }
 }
@@ -107,7 +113,15 @@ pub(super) const BUF: usize = 128;
 
 /// `f` on a buffer of `n` dice.
 pub(super) fn held<R>(n: usize, f: impl FnOnce(&mut [i64]) -> R) -> R {
-    if n <= BUF {
+    // The buffer is zeroed on every call: a few dice get a few words, not a kilobyte
+    // (a trial of one-die reads cleared 1 KB per read).
+    if n <= 8 {
+        let mut b = [0i64; 8];
+        f(&mut b[..n])
+    } else if n <= 32 {
+        let mut b = [0i64; 32];
+        f(&mut b[..n])
+    } else if n <= BUF {
         let mut b = [0i64; BUF];
         f(&mut b[..n])
     } else {
@@ -115,32 +129,48 @@ pub(super) fn held<R>(n: usize, f: impl FnOnce(&mut [i64]) -> R) -> R {
     }
 }
 
-/// Roll an expression as written; `s` holds the `let` values and pool variables'
-/// dice in scope, `depth` the scope's depth.
-pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
+/// An operand of an arithmetic node: a number, a variable or a pool read in place, the
+/// rest through [`sample`]. Each call site mostly sees one kind of child, so this is a
+/// branch the processor predicts per site, where a call of `sample` for a leaf was an
+/// indirect jump through its match that it mispredicted (about half the nodes of a
+/// round are leaves).
+#[inline(always)]
+fn operand(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
     match n {
         Node::Num(v) => *v,
         Node::Var(i) => s.vars[*i],
-        Node::Neg(a) => sample(a, rng, s, depth).saturating_neg(),
+        Node::Pool(p) => sample_pool(p, rng),
+        _ => sample(n, rng, s, depth),
+    }
+}
+
+/// Roll an expression as written; `s` holds the `let` values and pool variables'
+/// dice in scope, `depth` the scope's depth.
+pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
+    let x = |n: &Node, rng: &mut Rng, s: &mut Scratch| operand(n, rng, s, depth);
+    match n {
+        Node::Num(v) => *v,
+        Node::Var(i) => s.vars[*i],
+        Node::Neg(a) => x(a, rng, s).saturating_neg(),
         // Saturating: a hostile expression cannot overflow; its bounds saturate alike.
-        Node::Add(a, b) => sample(a, rng, s, depth).saturating_add(sample(b, rng, s, depth)),
-        Node::Sub(a, b) => sample(a, rng, s, depth).saturating_sub(sample(b, rng, s, depth)),
-        Node::Mul(a, b) => sample(a, rng, s, depth).saturating_mul(sample(b, rng, s, depth)),
+        Node::Add(a, b) => x(a, rng, s).saturating_add(x(b, rng, s)),
+        Node::Sub(a, b) => x(a, rng, s).saturating_sub(x(b, rng, s)),
+        Node::Mul(a, b) => x(a, rng, s).saturating_mul(x(b, rng, s)),
         Node::Div(a, b) => {
-            let x = sample(a, rng, s, depth);
-            let y = sample(b, rng, s, depth);
+            let x0 = x(a, rng, s);
+            let y = x(b, rng, s);
             if y == 0 {
                 0
             } else {
-                x.div_euclid(y)
+                x0.div_euclid(y)
             }
         }
-        Node::Max(a, b) => sample(a, rng, s, depth).max(sample(b, rng, s, depth)),
-        Node::Min(a, b) => sample(a, rng, s, depth).min(sample(b, rng, s, depth)),
+        Node::Max(a, b) => x(a, rng, s).max(x(b, rng, s)),
+        Node::Min(a, b) => x(a, rng, s).min(x(b, rng, s)),
         Node::Cmp(c, a, b) => {
-            let x = sample(a, rng, s, depth);
-            let y = sample(b, rng, s, depth);
-            c.holds(x, y) as i64
+            let x0 = x(a, rng, s);
+            let y = x(b, rng, s);
+            c.holds(x0, y) as i64
         }
         Node::Let(..) | Node::LetPool { .. } => {
             let body = bind(n, rng, s, depth);
@@ -150,35 +180,14 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
             p.play(rng, s);
             sample(&p.body, rng, s, depth + p.roles.len())
         }
-        Node::Repeat(r) => {
-            let state = init_state(r, rng, s, depth);
-            play_repeat(r, rng, s, depth, state, 0)
-        }
+        Node::Repeat(r) => sample_repeat(r, rng, s, depth),
         // Read only by `step`; packed before any roll.
         Node::Emit(_) | Node::Record(_) => 0,
         Node::Counted(c, pools) => {
             let n = sample(c, rng, s, depth).clamp(0, MAX_ROLLED_DICE) as usize;
             sample_pool(&pools[n], rng)
         }
-        Node::Template(t) => {
-            let mut key = [0i64; MAX_PARAMS];
-            for (k, p) in key.iter_mut().zip(&t.params) {
-                *k = sample(p, rng, s, depth);
-            }
-            // Keyed by the template's address: one compiled expression, one sampler.
-            let id = (&**t as *const Template as usize, key);
-            if !s.made.contains_key(&id) {
-                if s.made.len() >= MADE {
-                    s.made.clear();
-                }
-                let spec = t.spec(&key[..t.params.len()]).map(PoolSpec::tabled);
-                s.made.insert(id, spec);
-            }
-            match &s.made[&id] {
-                Some(p) => sample_pool(p, rng),
-                None => 0,
-            }
-        }
+        Node::Template(t) => sample_template(t, rng, s, depth),
         Node::PoolVar(r) => {
             let (keep, agg) = match &r.rolled {
                 None => (r.keep, r.agg),
@@ -192,44 +201,83 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
             read_sorted(&s.dice[r.offset..r.offset + len], keep, agg, r.lo, r.hi)
         }
         Node::If(c, a, b) => {
-            if sample(c, rng, s, depth) != 0 {
-                sample(a, rng, s, depth)
+            if x(c, rng, s) != 0 {
+                x(a, rng, s)
             } else {
-                sample(b, rng, s, depth)
+                x(b, rng, s)
             }
         }
         Node::Pool(p) => sample_pool(p, rng),
-        Node::Meeting(m) => {
-            let side = |side: &Side, rng: &mut Rng, s: &Scratch, buf: &mut [i64]| -> usize {
-                match side {
-                    Side::Pool(p) => roll_kept(p, rng, buf),
-                    Side::Var { offset, spec, .. } => {
-                        let n = spec.kept();
-                        buf[..n].copy_from_slice(&s.dice[*offset..offset + n]);
-                        n
-                    }
-                }
-            };
-            let size = |side: &Side| match side {
-                Side::Pool(p) => p.rolled(),
-                Side::Var { spec, .. } => spec.kept(),
-            };
-            held(size(&m.sides[0]), |x| {
-                held(size(&m.sides[1]), |y| {
-                    let na = side(&m.sides[0], rng, s, x);
-                    let nb = side(&m.sides[1], rng, s, y);
-                    m.value(&x[..na], &y[..nb])
-                })
-            })
-        }
-        Node::Versus(kind, a, b, ties) => held(a.rolled(), |x| {
-            held(b.rolled(), |y| {
-                let na = roll_kept(a, rng, x);
-                let nb = roll_kept(b, rng, y);
-                versus(*kind, &x[..na], &y[..nb], *ties)
-            })
-        }),
+        Node::Meeting(m) => sample_meeting(m, rng, s),
+        Node::Versus(kind, a, b, ties) => sample_versus(*kind, a, b, *ties, rng),
     }
+}
+
+// The arms of [`sample`] that hold buffers or tables, out of line: `sample` recurses
+// through every node of a trial, and their stack buffers in its frame made each level
+// of the recursion kilobytes deep.
+
+#[inline(never)]
+fn sample_template(t: &Template, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
+    let mut key = [0i64; MAX_PARAMS];
+    for (k, p) in key.iter_mut().zip(&t.params) {
+        *k = sample(p, rng, s, depth);
+    }
+    // Keyed by the template's address: one compiled expression, one sampler.
+    let id = (t as *const Template as usize, key);
+    if !s.made.contains_key(&id) {
+        if s.made.len() >= MADE {
+            s.made.clear();
+        }
+        let spec = t.spec(&key[..t.params.len()]).map(PoolSpec::tabled);
+        s.made.insert(id, spec);
+    }
+    match &s.made[&id] {
+        Some(p) => sample_pool(p, rng),
+        None => 0,
+    }
+}
+
+#[inline(never)]
+fn sample_repeat(r: &Repeat, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
+    let state = init_state(r, rng, s, depth);
+    play_repeat(r, rng, s, depth, state, 0)
+}
+
+#[inline(never)]
+fn sample_meeting(m: &Meeting, rng: &mut Rng, s: &mut Scratch) -> i64 {
+    let side = |side: &Side, rng: &mut Rng, s: &Scratch, buf: &mut [i64]| -> usize {
+        match side {
+            Side::Pool(p) => roll_kept(p, rng, buf),
+            Side::Var { offset, spec, .. } => {
+                let n = spec.kept();
+                buf[..n].copy_from_slice(&s.dice[*offset..offset + n]);
+                n
+            }
+        }
+    };
+    let size = |side: &Side| match side {
+        Side::Pool(p) => p.rolled(),
+        Side::Var { spec, .. } => spec.kept(),
+    };
+    held(size(&m.sides[0]), |x| {
+        held(size(&m.sides[1]), |y| {
+            let na = side(&m.sides[0], rng, s, x);
+            let nb = side(&m.sides[1], rng, s, y);
+            m.value(&x[..na], &y[..nb])
+        })
+    })
+}
+
+#[inline(never)]
+fn sample_versus(kind: Versus, a: &PoolSpec, b: &PoolSpec, ties: bool, rng: &mut Rng) -> i64 {
+    held(a.rolled(), |x| {
+        held(b.rolled(), |y| {
+            let na = roll_kept(a, rng, x);
+            let nb = roll_kept(b, rng, y);
+            versus(kind, &x[..na], &y[..nb], ties)
+        })
+    })
 }
 
 /// Whether an expression is a number or a pool (no variables: no scratch needed).

@@ -633,6 +633,7 @@ impl Trial for DuelTrial {
         }
         *rng_out = local;
     }
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         if let Some(c) = &self.small {
             // The same duel `run_chunk` rolls, through the loop for any rule.

@@ -261,7 +261,7 @@ impl Trial for MeleeTrial {
     fn states(&self) -> usize {
         self.radix.iter().product()
     }
-    #[inline]
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         if let Some(t) = &self.small {
             let r = word(rng, 9);
@@ -549,6 +549,7 @@ impl Trial for OpposedTrial {
     fn states(&self) -> usize {
         self.radix.iter().product()
     }
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         let mut s = Stream::new();
         let xa = self.a.roll(&mut s, rng);

@@ -553,6 +553,7 @@ impl Trial for TerrainTrial {
     fn states(&self) -> usize {
         self.radix.size()
     }
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         if self.difficulty == Difficulty::VeryEasy {
             return self.radix.encode(&[self.who.mv as usize, 0, 0]);
@@ -681,6 +682,7 @@ impl Trial for FallTrial {
     fn states(&self) -> usize {
         self.height as usize + 1
     }
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         let mut s = Stream::new();
         roll_fall(&mut s, rng, self.height, self.keep) as usize
@@ -731,6 +733,7 @@ impl Trial for JumpTrial {
     fn states(&self) -> usize {
         2 * (self.drop as usize + 1)
     }
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         let Some(t) = self.test else {
             return self.drop as usize + 1; // made it, no damage
@@ -802,6 +805,7 @@ impl Trial for ConflictTrial {
     fn states(&self) -> usize {
         self.dice as usize + 1
     }
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         match &self.pool {
             None => self.dice as usize,

@@ -29,6 +29,7 @@ impl Trial for RunPastTrial {
     fn states(&self) -> usize {
         1 + self.shots.iter().map(|s| s.0 as usize).sum::<usize>()
     }
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         let mut s = Stream::new();
         let mut lost = 0;

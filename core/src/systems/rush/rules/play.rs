@@ -106,7 +106,7 @@ impl Trial for PlayTrial {
             _ => 1,
         }
     }
-    #[inline]
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         for st in &self.stages {
             match st {

@@ -14,7 +14,7 @@ impl Trial for Single {
     fn states(&self) -> usize {
         self.0.cap as usize + 1
     }
-    #[inline]
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         self.0.roll(rng) as usize
     }
@@ -121,7 +121,7 @@ impl Trial for Chain {
     fn states(&self) -> usize {
         self.pools.len() + 1
     }
-    #[inline]
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         for (i, (p, &need)) in self.pools.iter().zip(&self.needs).enumerate() {
             if p.roll(rng) < need {

@@ -17,7 +17,7 @@ impl Trial for PickThrow {
     fn states(&self) -> usize {
         3 * (self.throw.cap as usize + 1)
     }
-    #[inline]
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         let p = self.pick.roll(rng).min(2) as usize;
         let t = if p == 2 {
@@ -100,7 +100,7 @@ impl Trial for PassTrial {
     fn states(&self) -> usize {
         (self.throw.cap as usize + 1) * self.catch_states
     }
-    #[inline]
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         let t = self.throw.roll(rng) as usize;
         let c = if t == 0 {

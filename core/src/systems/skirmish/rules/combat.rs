@@ -47,6 +47,7 @@ impl Trial for CombatTrial {
     fn states(&self) -> usize {
         self.radix.size()
     }
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         let mut m = [self.charger.models, self.target.models];
         if self.flees() {

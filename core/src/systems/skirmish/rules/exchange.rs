@@ -24,6 +24,7 @@ impl Trial for Exchange {
     fn states(&self) -> usize {
         self.radix.size()
     }
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         if self.flees {
             return self.radix.encode(&[0, 0, 1, 0]);

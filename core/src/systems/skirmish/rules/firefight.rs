@@ -340,6 +340,7 @@ impl Trial for FirefightTrial {
     fn states(&self) -> usize {
         self.radix.size()
     }
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         let mut p = self.start();
         let d = &mut Faces::new(self.rules.die).stream();

@@ -14,6 +14,7 @@ impl Trial for MoraleTrial {
     fn states(&self) -> usize {
         2
     }
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         let roll = Faces::new(self.rules.die).stream().roll(rng);
         self.rules.morale_passes(roll, self.morale, self.penalty) as usize

@@ -81,6 +81,7 @@ impl Trial for VolleyTrial {
     fn states(&self) -> usize {
         self.radix.size()
     }
+    #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
         let d = &mut Faces::new(self.rules.die).stream();
         let mut m = [self.shooter.models, self.target.models];

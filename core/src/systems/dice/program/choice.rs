@@ -317,7 +317,7 @@ impl Choice {
             for d in dice[i..].iter_mut() {
                 *d = self.die.roll(rng);
             }
-            dice.sort_unstable();
+            super::sort_dice(dice);
         }
     }
 

@@ -397,7 +397,7 @@ impl Machine {
         let d = self.lets.len();
         let k = r.init.len();
         let state = super::init_state(r, rng, s, d);
-        s.vars[d..d + k].copy_from_slice(&state[..k]);
+        super::sample::set_state(&mut s.vars[d..d + k], &state[..k]);
         let Some(mut at) = self.start_of(&s.vars) else {
             // A start past its bounds (none is): walked.
             return super::play_repeat(r, rng, s, d, state, 0);

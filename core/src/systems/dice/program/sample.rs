@@ -386,6 +386,20 @@ pub(super) fn init_state(
     state
 }
 
+/// A `repeat`'s state variables into their slots. Copied by lengths the compiler
+/// knows: a copy of a length known only at run time is a call of `memmove`, a tenth
+/// of a duel's trial at one or two values a round.
+#[inline(always)]
+pub(super) fn set_state(dst: &mut [i64], src: &[i64]) {
+    match src.len() {
+        1 => dst[..1].copy_from_slice(&src[..1]),
+        2 => dst[..2].copy_from_slice(&src[..2]),
+        3 => dst[..3].copy_from_slice(&src[..3]),
+        4 => dst[..4].copy_from_slice(&src[..4]),
+        _ => dst.copy_from_slice(src),
+    }
+}
+
 /// A `repeat`'s rounds from `state` after `round` of them, then its body.
 pub(super) fn play_repeat(
     r: &Repeat,
@@ -396,14 +410,14 @@ pub(super) fn play_repeat(
     mut round: u32,
 ) -> i64 {
     let k = r.init.len();
-    s.vars[depth..depth + k].copy_from_slice(&state[..k]);
+    set_state(&mut s.vars[depth..depth + k], &state[..k]);
     loop {
         s.vars[depth + k] = round as i64;
         if round == r.limit || sample(&r.until, rng, s, depth + k + 1) != 0 {
             break;
         }
         step(&r.step, rng, s, depth + k + 1, &mut state);
-        s.vars[depth..depth + k].copy_from_slice(&state[..k]);
+        set_state(&mut s.vars[depth..depth + k], &state[..k]);
         round += 1;
     }
     sample(&r.body, rng, s, depth + k + 1)
@@ -570,6 +584,10 @@ pub fn versus(kind: Versus, a: &[i64], b: &[i64], ties: bool) -> i64 {
 
 pub(super) fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
     if let Some(t) = &p.table {
+        // A die or a small pool: one draw from one table of its faces.
+        if let Some(one) = t.single() {
+            return one.draw(rng);
+        }
         return t.sample(rng);
     }
     if let Some((deck, k)) = p.deck() {
@@ -650,6 +668,20 @@ pub(super) fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
 /// thousand `dF` are three counts, not a comparison sort), else sorted. Either way the
 /// same order, so the draws and the result do not depend on which.
 pub(super) fn sort_dice(d: &mut [i64]) {
+    if d.len() <= 16 {
+        // A handful of dice: an insertion sort in place, where the library's sort
+        // spent more on choosing how to sort than on sorting.
+        for i in 1..d.len() {
+            let v = d[i];
+            let mut j = i;
+            while j > 0 && d[j - 1] > v {
+                d[j] = d[j - 1];
+                j -= 1;
+            }
+            d[j] = v;
+        }
+        return;
+    }
     if d.len() < 64 {
         d.sort_unstable();
         return;
@@ -694,6 +726,11 @@ mod tests {
             (500, 255, -100),
             (300, 1000, 0),
             (10, 4, 0),
+            (16, 20, -5),
+            (5, 6, 1),
+            (2, 2, 0),
+            (1, 6, 1),
+            (0, 6, 1),
         ] {
             let mut d: Vec<i64> = (0..n).map(|_| lo + (next() % span) as i64).collect();
             let mut want = d.clone();

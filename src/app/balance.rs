@@ -558,6 +558,7 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
             plot::Charts {
                 svg: c.svg,
                 stop: Some(&c.cancel),
+                text: None,
             },
         )?);
     }
@@ -615,6 +616,7 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
                 plot::Charts {
                     svg: o.svg,
                     stop: Some(&o.cancel),
+                    text: None,
                 },
             )?;
             files.push(png);
@@ -753,6 +755,7 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
             plot::Charts {
                 svg: o.svg,
                 stop: Some(&o.cancel),
+                text: None,
             },
         )?;
         files.push(png);

@@ -333,6 +333,7 @@ pub fn charts(plots: bool, svg: bool, stop: &Cancel) -> Option<plot::Charts<'_>>
     plots.then_some(plot::Charts {
         svg,
         stop: Some(stop),
+        text: None,
     })
 }
 
@@ -765,6 +766,8 @@ pub fn run_all(
     let total = loaded.iter().map(|c| c.scenario_names().len()).sum();
     let bars = Bars::batch(quiet, total);
     let pool = thread_pool(threads)?;
+    // One cache of rasterised labels for every chart of the run.
+    let text = plot::text::TextCache::new();
     // Each config's folder is staged as a whole (tables, charts and its matrix) on a
     // thread of its own while the next config computes, so neither leaves a core idle.
     let (outputs, staged) = std::thread::scope(|scope| {
@@ -786,7 +789,7 @@ pub fn run_all(
                         &out.results,
                         &dir,
                         &[Format::Csv, Format::Parquet],
-                        charts(true, svg, cancel),
+                        charts(true, svg, cancel).map(|c| c.with_text(&text)),
                         cancel,
                     )?;
                     let matrix = match matrix {
@@ -794,7 +797,7 @@ pub fn run_all(
                             let files = balance::write_matrix(
                                 &m,
                                 &dir.join("compare"),
-                                charts(true, svg, cancel),
+                                charts(true, svg, cancel).map(|c| c.with_text(&text)),
                             )?;
                             Some((m, files))
                         }
@@ -808,7 +811,7 @@ pub fn run_all(
                                 let files = balance::write_roster(
                                     &r,
                                     &dir.join("roster"),
-                                    charts(true, svg, cancel),
+                                    charts(true, svg, cancel).map(|c| c.with_text(&text)),
                                 )?;
                                 Some((r, files))
                             }

@@ -15,6 +15,7 @@ pub mod race;
 pub mod roster;
 pub mod sensitivity;
 pub mod sweep;
+pub mod text;
 
 use super::write::{finish, temp_path, WriteError};
 use super::ScenarioResult;
@@ -243,6 +244,19 @@ pub fn draw_bars(bars: &Bars, path: &Path, charts: Charts) -> Result<(), WriteEr
 pub struct Charts<'a> {
     pub svg: bool,
     pub stop: Option<&'a Cancel>,
+    /// Labels already rasterised, shared by the charts of one run (`None`: each chart
+    /// keeps its own).
+    pub text: Option<&'a text::TextCache>,
+}
+
+impl<'a> Charts<'a> {
+    /// The same charts, their text drawn through `cache`.
+    pub fn with_text(self, cache: &'a text::TextCache) -> Self {
+        Charts {
+            text: Some(cache),
+            ..self
+        }
+    }
 }
 
 /// Draw one chart into `path` (PNG) and, where `charts` says, beside it as SVG; each
@@ -255,7 +269,7 @@ pub(crate) fn save<P, S>(
     svg: S,
 ) -> Result<(), WriteError>
 where
-    P: FnOnce(Area<BitMapBackend>) -> DrawResult<()>,
+    P: FnOnce(Area<text::Cached<BitMapBackend>>) -> DrawResult<()>,
     S: FnOnce(Area<SVGBackend>) -> DrawResult<()>,
 {
     if charts.stop.is_some_and(Cancel::is_cancelled) {
@@ -266,8 +280,13 @@ where
     // Drawn into memory and encoded here with fast compression and one filter: the
     // same pixels as plotters' own save, in a fraction of the time.
     let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    let own = text::TextCache::new();
     let result = {
-        let root = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
+        let root = text::Cached {
+            inner: BitMapBackend::with_buffer(&mut pixels, size),
+            cache: charts.text.unwrap_or(&own),
+        }
+        .into_drawing_area();
         png(root.clone())
             .map_err(|e| WriteError::encode(path, e))
             .and_then(|()| root.present().map_err(|e| WriteError::encode(path, e)))

@@ -1,5 +1,5 @@
 //! Glyphs rasterised once per run. plotters outlines and fills every glyph of every text
-//! it draws, and a run draws the same few dozen glyphs at the same few sizes hundreds of
+//! it draws, and a run draws the same few score glyphs at the same few sizes hundreds of
 //! thousands of times: that was half the time of drawing a chart. Here a text is laid
 //! out as plotters lays it out (its kerning and advances, its placement), and each glyph's
 //! coverage comes from a cache of the pixels ab_glyph gave the first time, handed to the

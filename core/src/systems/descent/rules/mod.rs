@@ -687,6 +687,9 @@ pub struct AttackTrial {
     /// of a die-by-die sum.
     rolls: u64,
     kept: Vec<u64>,
+    /// Without a re-roll, each initial roll's state itself (the resolver read once per
+    /// roll at compile, not once per trial); else empty.
+    settled: Vec<u32>,
     /// The target's defence dice, rolled after a hit.
     defence: Option<Defence>,
 }
@@ -718,6 +721,9 @@ impl Trial for AttackTrial {
             let m = r as u128 * self.rolls as u128;
             r = m as u64;
             let idx = (m >> 64) as usize;
+            if let Some(&state) = self.settled.get(idx) {
+                return self.defend(state as usize, rng);
+            }
             let mut sum = self.kept[idx];
             if !self.policy.is_empty() {
                 let mask = self.policy[idx];
@@ -850,12 +856,18 @@ fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>) {
     } else {
         Vec::new()
     };
+    let settled = if plan.masks.is_empty() {
+        kept.iter().map(|&sum| resolver.state(sum) as u32).collect()
+    } else {
+        Vec::new()
+    };
     (
         AttackTrial {
             faces,
             sides,
             dice: dice.len(),
             policy: plan.masks,
+            settled,
             resolver,
             reject: pow.wrapping_neg() % pow,
             pow,

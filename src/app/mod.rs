@@ -748,6 +748,17 @@ pub fn run_all(
         .iter()
         .map(|c| config::load_str(&c.text, &c.path.display().to_string(), &[]))
         .collect::<Result<Vec<_>, _>>()?;
+    // Computed with the config of fewest scenarios last: the run ends once the last
+    // config's tables and charts are written, after it computes, so the last should have
+    // the fewest. Reported in the configs' own order all the same.
+    let (configs, loaded) = {
+        let mut both: Vec<_> = configs.into_iter().zip(loaded).collect();
+        if let Some(k) = (0..both.len()).min_by_key(|&k| (both[k].1.scenario_names().len(), k)) {
+            let last = both.remove(k);
+            both.push(last);
+        }
+        both.into_iter().unzip::<_, _, Vec<_>, Vec<_>>()
+    };
     // `reports/` is replaced as a whole, in one step, at the end: every config folder it
     // will replace is checked and every lock taken now, before any work.
     let reports = Path::new("reports");
@@ -852,9 +863,11 @@ pub fn run_all(
         computed.map(|()| (outputs, staged))
     })?;
     cancel.check()?;
+    let mut done: Vec<_> = configs.iter().zip(&outputs).zip(staged).collect();
+    done.sort_by(|((a, _), _), ((b, _), _)| a.path.cmp(&b.path));
     let mut dirs = Vec::new();
     let mut sections = Vec::new();
-    for ((cfg, out), staged) in configs.iter().zip(&outputs).zip(staged) {
+    for ((cfg, out), staged) in done {
         let (matrix, roster) = staged?;
         let out = out.as_ref();
         all.extend(out.results.iter().cloned());

@@ -156,6 +156,25 @@ fn the_gallery_renders_in_a_browser_with_every_image_and_link() {
         .success();
     let reports = dir.path().join("reports");
     readme_figures_are_the_main_jobs(&text(&main_job.get_output().stdout), &reports);
+    // The configs are computed smallest last, and reported in their own order: the
+    // headline table's rows go config by config, by file name.
+    let printed = text(&main_job.get_output().stdout);
+    let order: Vec<&str> = printed
+        .lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .filter_map(|l| l.split(" |").next())
+        .filter(|c| *c != "config" && !c.starts_with("---"))
+        .fold(Vec::new(), |mut seen, c| {
+            if seen.last() != Some(&c) {
+                seen.push(c);
+            }
+            seen
+        });
+    // By file name: `rush-as-dice.toml` comes before `rush.toml`.
+    let mut sorted = order.clone();
+    sorted.sort_by_key(|c| format!("{c}.toml"));
+    assert_eq!(order, sorted, "the headline table's configs");
+    assert_eq!(order.len(), 7, "{order:?}");
     let mut rows = 0;
     for config in std::fs::read_dir(&reports).unwrap() {
         let table = config.unwrap().path().join("distribution.csv");

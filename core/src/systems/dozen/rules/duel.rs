@@ -202,6 +202,11 @@ fn green_lost(rules: &Rules, tough: bool, hp: u32, start: u32) -> bool {
     rules.injured_green == InjuredGreen::CannotActivate && !tough && injured(hp, start)
 }
 
+/// Per side: whether an injured character loses a green die's activation.
+fn green_lost_of(rules: &Rules, a: &Character, b: &Character) -> [bool; 2] {
+    [a, b].map(|c| rules.injured_green == InjuredGreen::CannotActivate && !tough(c))
+}
+
 /// The `toughness` skill cancels the injured character's green-dice rule.
 fn tough(c: &Character) -> bool {
     c.skill("toughness") > 0
@@ -357,11 +362,14 @@ struct DuelTrial {
     second: SecondCharge,
     lay: Layout,
     /// The table path, when the bag is drawn from with a d12 (its dice divide 12, drawn
-    /// back each time, none green) and each side rolls five dice or fewer.
+    /// back each time) and each side rolls five dice or fewer.
     small: Option<Charges>,
     /// The side each face of a d12 bag die draws (0 for A, 1 for B), padded to 16 so
     /// the lookup needs no bounds check.
     bag_side: [u8; 16],
+    /// Per face of a d12 bag die: 1 if it draws a green die whose activation the side
+    /// loses when injured (the side's `green_lost`), else 0.
+    bag_green: [u8; 16],
 }
 
 impl DuelTrial {
@@ -577,7 +585,12 @@ impl DuelTrial {
         let after_win = rule == mode(SecondCharge::AfterWin);
         for t in 1..=self.lay.max {
             let mut w = Charges::draw(rng, c.word);
-            let x = self.bag_side[w.take(12) & 15] as usize;
+            let face = w.take(12) & 15;
+            let x = self.bag_side[face] as usize;
+            if self.bag_green[face] != 0 && injured([ha, hb][x], self.hp[x]) {
+                // An injured character cannot activate with a green die: a lost draw.
+                continue;
+            }
             let (won, hit_b, lost) = c.charge::<JOINT>(x, &mut w);
             ha = ha.saturating_sub(lost * !hit_b as u32);
             hb = hb.saturating_sub(lost * hit_b as u32);
@@ -847,10 +860,7 @@ pub fn compile(
             hp: [fa.hp, fb.hp],
             bag_all: bag.dice[0] + bag.dice[1],
             kinds: bag.kinds(),
-            green_lost: [
-                rules.injured_green == InjuredGreen::CannotActivate && !tough(a),
-                rules.injured_green == InjuredGreen::CannotActivate && !tough(b),
-            ],
+            green_lost: green_lost_of(rules, a, b),
             without: rules.bag_draw == BagDraw::WithoutReplacement,
             second: rules.second_charge,
             lay,
@@ -858,14 +868,27 @@ pub fn compile(
                 let per = 12 / (bag.dice[0] + bag.dice[1]).clamp(1, 12);
                 std::array::from_fn(|d| (d as u32 / per >= bag.dice[0]) as u8)
             },
+            bag_green: {
+                // As the walk draws: face `d` is die `d / per` of the bag, its kind the
+                // first whose count it falls in (A's green, A's other, B's green, ...).
+                let per = 12 / (bag.dice[0] + bag.dice[1]).clamp(1, 12);
+                let kinds = bag.kinds();
+                let lost = green_lost_of(rules, a, b);
+                std::array::from_fn(|d| {
+                    let mut draw = d as u32 / per;
+                    let mut k = 0;
+                    while k < 3 && draw >= kinds[k] {
+                        draw -= kinds[k];
+                        k += 1;
+                    }
+                    (d < 12 && k % 2 == 0 && lost[k / 2]) as u8
+                })
+            },
             small: Charges::new([&fa, &fb])
-                // A d12 face draws from the bag, drawn back each time, no green dice.
+                // A d12 face draws from the bag, drawn back each time.
                 .filter(|_| {
                     let all = bag.dice[0] + bag.dice[1];
-                    all > 0
-                        && 12 % all == 0
-                        && rules.bag_draw != BagDraw::WithoutReplacement
-                        && bag.green == [0, 0]
+                    all > 0 && 12 % all == 0 && rules.bag_draw != BagDraw::WithoutReplacement
                 }),
         }),
         metrics,

@@ -202,6 +202,17 @@ fn green_lost(rules: &Rules, tough: bool, hp: u32, start: u32) -> bool {
     rules.injured_green == InjuredGreen::CannotActivate && !tough && injured(hp, start)
 }
 
+/// The kind of die a draw numbered `d` (from 0) picks out of `bag` (A's green, A's
+/// other, B's green, B's other); a draw past the bag's dice is its last kind.
+fn kind_of(bag: &[u32; 4], mut d: u32) -> usize {
+    let mut k = 0;
+    while k < 3 && d >= bag[k] {
+        d -= bag[k];
+        k += 1;
+    }
+    k
+}
+
 /// Per side: whether an injured character loses a green die's activation.
 fn green_lost_of(rules: &Rules, a: &Character, b: &Character) -> [bool; 2] {
     [a, b].map(|c| rules.injured_green == InjuredGreen::CannotActivate && !tough(c))
@@ -657,15 +668,6 @@ impl Trial for DuelTrial {
         }
         let mut s = Stream::new();
         let mut hp = self.hp;
-        // The kind of die a draw numbered `d` (from 0) picks out of `bag`.
-        let kind_of = |bag: &[u32; 4], mut d: u32| {
-            let mut k = 0;
-            while d >= bag[k] {
-                d -= bag[k];
-                k += 1;
-            }
-            k
-        };
         // Dice of each kind still in the bag this round (without replacement).
         let mut left = self.kinds;
         for t in 1..=self.lay.max {
@@ -728,6 +730,8 @@ pub fn compile(
     max: u32,
     rules: &Rules,
 ) -> Compiled {
+    // On the table path a d12 face is die `face / per` of the bag (its dice divide 12).
+    let per = 12 / (bag.dice[0] + bag.dice[1]).clamp(1, 12);
     let (fa, fb) = (fighter(a, rules), fighter(b, rules));
     let lay = Layout {
         ha: fa.hp as usize,
@@ -864,26 +868,12 @@ pub fn compile(
             without: rules.bag_draw == BagDraw::WithoutReplacement,
             second: rules.second_charge,
             lay,
-            bag_side: {
-                let per = 12 / (bag.dice[0] + bag.dice[1]).clamp(1, 12);
-                std::array::from_fn(|d| (d as u32 / per >= bag.dice[0]) as u8)
-            },
-            bag_green: {
-                // As the walk draws: face `d` is die `d / per` of the bag, its kind the
-                // first whose count it falls in (A's green, A's other, B's green, ...).
-                let per = 12 / (bag.dice[0] + bag.dice[1]).clamp(1, 12);
-                let kinds = bag.kinds();
-                let lost = green_lost_of(rules, a, b);
-                std::array::from_fn(|d| {
-                    let mut draw = d as u32 / per;
-                    let mut k = 0;
-                    while k < 3 && draw >= kinds[k] {
-                        draw -= kinds[k];
-                        k += 1;
-                    }
-                    (d < 12 && k % 2 == 0 && lost[k / 2]) as u8
-                })
-            },
+            bag_side: std::array::from_fn(|d| (d as u32 / per >= bag.dice[0]) as u8),
+            // As the walk draws: face `d` is die `d / per` of the bag.
+            bag_green: std::array::from_fn(|d| {
+                let k = kind_of(&bag.kinds(), d as u32 / per);
+                (d < 12 && k % 2 == 0 && green_lost_of(rules, a, b)[k / 2]) as u8
+            }),
             small: Charges::new([&fa, &fb])
                 // A d12 face draws from the bag, drawn back each time.
                 .filter(|_| {

@@ -872,7 +872,7 @@ pub fn compile(
             // As the walk draws: face `d` is die `d / per` of the bag.
             bag_green: std::array::from_fn(|d| {
                 let k = kind_of(&bag.kinds(), d as u32 / per);
-                (d < 12 && k % 2 == 0 && green_lost_of(rules, a, b)[k / 2]) as u8
+                (d < 12 && k.is_multiple_of(2) && green_lost_of(rules, a, b)[k / 2]) as u8
             }),
             small: Charges::new([&fa, &fb])
                 // A d12 face draws from the bag, drawn back each time.

@@ -188,27 +188,92 @@ impl Pool {
 /// many explosions are still to roll; the rare pool that needs more than four rolls them
 /// on group by group. Rolling explosions one at a time or in waves gives the same
 /// distribution: every die is an independent d6 either way.
+///
+/// Pools 2 and 3 are alternatives, of which a trial uses one at most (the armour of
+/// whoever was knocked down): [`ExplodingPools::armour_pair`] reads both off the same
+/// dice, each of which is still a fair die for whichever pool the trial then uses, and
+/// reads three dice after them for explosions rather than four, so that the tables that
+/// read both at once stay small.
 #[derive(Clone, Debug)]
 pub struct ExplodingPools {
     pools: [Pool; 4],
-    /// `6^dice` of each pool.
-    pow: [u64; 4],
-    /// Which of the tables below each pool reads (pools alike share them).
-    kind: [usize; 4],
-    /// Per kind, for a pool's own dice `x`: the successes (bits 0..3) and where the
-    /// row of its explosions starts in `chains` (above).
-    first: Box<[[u16; TABLE]; 4]>,
-    /// Per kind, row `pending` (0..=5, rows 1296 apart), column the four dice after the
-    /// pool's: successes among the dice the explosions called for (bits 0..3),
-    /// explosions still to roll (above).
-    chains: Box<[[u8; TABLE]; 4]>,
+    /// `6^dice` of pools 0 and 1, and of the larger of pools 2 and 3: the dice both read.
+    pow: [u32; 3],
+    /// In one block, so that the hot loop reaches every table through one address.
+    t: Box<Tables>,
+}
+
+/// [`ExplodingPools`]' tables.
+#[derive(Clone, Debug)]
+struct Tables {
+    /// Per pool 0 and 1, for its own dice `x`: the successes (bits 0..3) plus where the
+    /// row of its explosions starts in `chains`, a multiple of 8.
+    first: [[u16; TABLE]; 2],
+    /// Per kind of pool (success and explosion faces; pools alike share one), six rows
+    /// 1296 apart, row `pending`, column the four dice after the pool's: successes
+    /// among the dice the explosions called for (bits 0..4), explosions still to roll
+    /// (above).
+    chains: [u8; CHAINS],
+    /// For pools 2 and 3's dice `x`: pool 2's successes (bits 0..4), pool 3's (bits
+    /// 8..12), and where the row of both pools' explosions starts in `pair_tails`
+    /// (above bit 16). A pool of `n` dice counts the last `n` digits of `x`.
+    pair_first: [u32; TABLE],
+    /// Per pair of explosions pending (pool 2's times six plus pool 3's), rows 216 apart,
+    /// column the three dice after the pools' own: successes among the dice pool 2's
+    /// explosions took (bits 0..4), its explosions still to roll (bits 4..8), and the
+    /// same for pool 3 (bits 8..12, 12..16). Added to `pair_first`'s entry, each pool's
+    /// field holds its successes and explosions pending.
+    pair_tails: [u16; TAILS],
 }
 
 /// Dice a word is drawn for: 6^22 leaves a rejection rate under 1%.
 pub const WORD_DICE: u32 = 22;
+
+/// Dice a [`Lane`] is drawn for: 6^9, whose rejection rate on 32 bits is 4e-4.
+const LANE_DICE: usize = 9;
+
+/// Half a generator word, exactly uniform for [`LANE_DICE`] dice: groups of dice are read
+/// off it as [`Digits`] reads a word, but each by a 32-bit product, which is cheaper than
+/// the full product of two 64-bit words that a whole word needs.
+#[derive(Clone, Copy, Debug)]
+pub struct Lane(u32);
+
+impl Lane {
+    /// Both halves of one word, each drawn exactly uniform for [`LANE_DICE`] dice: the
+    /// word is redrawn if either half falls in the rejected band (Lemire 2019), so the
+    /// halves stay independent.
+    #[inline(always)]
+    pub fn pair(rng: &mut Rng) -> [Lane; 2] {
+        let (n, reject) = (POW6[LANE_DICE], (1u64 << 32) % POW6[LANE_DICE]);
+        loop {
+            let r = rng.next_u64();
+            let (lo, hi) = (r & 0xffff_ffff, r >> 32);
+            if ((lo * n) & 0xffff_ffff >= reject) & ((hi * n) & 0xffff_ffff >= reject) {
+                return [Lane(lo as u32), Lane(hi as u32)];
+            }
+        }
+    }
+
+    /// The next group of dice as one number below `pow` (`6^dice`).
+    #[inline(always)]
+    pub fn take(&mut self, pow: u32) -> usize {
+        let m = self.0 as u64 * pow as u64;
+        self.0 = m as u32;
+        (m >> 32) as usize
+    }
+}
 /// Explosion dice read from the word after a pool's own: P(needing more) is about 1%.
 const CHAIN_DICE: u32 = 4;
 const CHAIN_POW: usize = 1296;
+/// Rows of one kind in `chains`: 6 * 1296, a multiple of 8.
+const KIND_ROWS: usize = 6 * CHAIN_POW;
+/// `chains`' length: four kinds' rows, rounded up to a power of two for a mask.
+const CHAINS: usize = 32768;
+/// Explosion dice read after the armour's own.
+const TAIL_DICE: u32 = 3;
+const TAIL_POW: usize = 216;
+/// `pair_tails`' length: 36 rows of 216, rounded up to a power of two.
+const TAILS: usize = 8192;
 
 impl ExplodingPools {
     /// `None` if a pool has more than five dice.
@@ -224,41 +289,76 @@ impl ExplodingPools {
                 kinds.len() - 1
             })
         });
-        // Four kinds at most, as many as pools: a fixed count lets the hot loop index
-        // without a bounds check (a kind no pool has is never read, nor cached).
-        let mut first = Box::new([[0u16; TABLE]; 4]);
-        let mut chains = Box::new([[0u8; TABLE]; 4]);
+        let mut t = Box::new(Tables {
+            first: [[0; TABLE]; 2],
+            chains: [0; CHAINS],
+            pair_first: [0; TABLE],
+            pair_tails: [0; TAILS],
+        });
+        // Four kinds at most, as many as pools: they fill `chains`.
         for (k, &(s, e)) in kinds.iter().enumerate() {
-            let (ts, te) = (&COUNT_GE[(s - 2) as usize], &COUNT_GE[(e - 2) as usize]);
-            for x in 0..TABLE {
-                first[k][x] = ts[x] as u16 | (te[x] as u16 * CHAIN_POW as u16) << 3;
+            for i in 0..KIND_ROWS {
+                let c = chain(i / CHAIN_POW, i % CHAIN_POW, CHAIN_DICE, s, e);
+                t.chains[k * KIND_ROWS + i] = (c & 7) | (c >> 3) << 4;
             }
-            for i in 0..6 * CHAIN_POW {
-                chains[k][i] = chain(i / CHAIN_POW, i % CHAIN_POW, s, e);
+        }
+        // Pool `i`'s successes and explosions among its own dice, the last of `x`.
+        let own = |i: usize, x: usize| {
+            let p = pools[i];
+            let own = x % POW6[p.dice as usize] as usize;
+            let count = |on: u8| COUNT_GE[(on - 2) as usize][own] as usize;
+            (count(p.success_on), count(p.explode_on))
+        };
+        for (i, first) in t.first.iter_mut().enumerate() {
+            for (x, f) in first.iter_mut().enumerate() {
+                let (succ, exploded) = own(i, x);
+                *f = (kind[i] * KIND_ROWS + exploded * CHAIN_POW) as u16 | succ as u16;
             }
+        }
+        for (x, f) in t.pair_first.iter_mut().enumerate() {
+            let ((s2, e2), (s3, e3)) = (own(2, x), own(3, x));
+            *f = (s2 | s3 << 8 | ((e2 * 6 + e3) * TAIL_POW) << 16) as u32;
+        }
+        for (i, tail) in t.pair_tails.iter_mut().take(36 * TAIL_POW).enumerate() {
+            let (row, x) = (i / TAIL_POW, i % TAIL_POW);
+            let read = |p: Pool, pending| {
+                let c = chain(pending, x, TAIL_DICE, p.success_on, p.explode_on) as u16;
+                (c & 7) | (c >> 3) << 4
+            };
+            *tail = read(pools[2], row / 6) | read(pools[3], row % 6) << 8;
         }
         Some(ExplodingPools {
             pools,
-            pow: pools.map(|p| POW6[p.dice as usize]),
-            kind,
-            first,
-            chains,
+            pow: [
+                pools[0].dice,
+                pools[1].dice,
+                pools[2].dice.max(pools[3].dice),
+            ]
+            .map(|n| POW6[n as usize] as u32),
+            t,
         })
     }
 
-    /// Dice pool `i` reads from a word: its own and four for explosions.
-    pub fn dice(&self, i: usize) -> u32 {
-        self.pools[i].dice + CHAIN_DICE
+    /// Pool `i` (0 or 1) from a lane of its own (at most nine dice: its five and four
+    /// for explosions): its successes (bits 0..4) and the explosions still to roll
+    /// (above; almost always none, see [`ExplodingPools::finish`]).
+    #[inline(always)]
+    pub fn roll(&self, i: usize, mut lane: Lane) -> u32 {
+        let e = self.t.first[i & 1][lane.take(self.pow[i & 1]) & (TABLE - 1)] as usize;
+        let more = lane.take(CHAIN_POW as u32);
+        let c = self.t.chains[((e & !7) + more) & (CHAINS - 1)];
+        (e & 7) as u32 + c as u32
     }
 
-    /// Pool `i` from the word `w`: its successes and the explosions still to roll
-    /// (almost always none; see [`ExplodingPools::finish`]).
+    /// Pools 2 and 3 from the same dice of `lane`, for a trial that uses one of them at
+    /// most: pool 2's successes (bits 0..4) and explosions still to roll (bits 4..8),
+    /// pool 3's in bits 8..16 the same way.
     #[inline(always)]
-    pub fn roll(&self, i: usize, w: &mut Digits) -> (u32, u32) {
-        let k = self.kind[i & 3] & 3;
-        let e = self.first[k][w.take(self.pow[i & 3]) & (TABLE - 1)] as usize;
-        let c = self.chains[k][((e >> 3) + w.take(CHAIN_POW as u64)) & (TABLE - 1)];
-        ((e & 7) as u32 + (c & 7) as u32, (c >> 3) as u32)
+    pub fn armour_pair(&self, mut lane: Lane) -> u32 {
+        let f = self.t.pair_first[lane.take(self.pow[2]) & (TABLE - 1)];
+        let more = lane.take(TAIL_POW as u32);
+        let t = self.t.pair_tails[((f >> 16) as usize + more) & (TAILS - 1)] as u32;
+        (f & 0xffff) + t
     }
 
     /// Pool `i`'s successes once the `pending` explosions left are rolled.
@@ -272,12 +372,12 @@ impl ExplodingPools {
     }
 }
 
-/// With `pending` explosions to roll and the next four dice `x` (base 6, the first die
+/// With `pending` explosions to roll and the next `dice` dice `x` (base 6, the first die
 /// the most significant digit): the successes among the dice the explosions take, and
-/// the explosions still pending after the four.
-fn chain(mut pending: usize, x: usize, success_on: u8, explode_on: u8) -> u8 {
+/// the explosions still pending after them.
+fn chain(mut pending: usize, x: usize, dice: u32, success_on: u8, explode_on: u8) -> u8 {
     let mut succ = 0u8;
-    for k in (0..CHAIN_DICE).rev() {
+    for k in (0..dice).rev() {
         if pending == 0 {
             break;
         }
@@ -657,43 +757,47 @@ mod tests {
         // exploding on 6, after one explosion: the 6 succeeds and explodes, the 3
         // succeeds; two successes, nothing pending.
         let x = 5 * 216 + 2 * 36;
-        assert_eq!(chain(1, x, 3, 6), 2);
+        assert_eq!(chain(1, x, 4, 3, 6), 2);
         // Nothing pending reads no die.
-        assert_eq!(chain(0, 1295, 3, 6), 0);
+        assert_eq!(chain(0, 1295, 4, 3, 6), 0);
         // Two pending and four 6s: four successes, still two pending.
-        assert_eq!(chain(2, 1295, 3, 6), 4 | 2 << 3);
+        assert_eq!(chain(2, 1295, 4, 3, 6), 4 | 2 << 3);
         // Three pending, faces 2, 2, 2, 6 at 3+: the first three are taken, the 6 not.
-        assert_eq!(chain(3, 216 + 36 + 6 + 5, 3, 6), 0);
+        assert_eq!(chain(3, 216 + 36 + 6 + 5, 4, 3, 6), 0);
     }
 
     #[test]
     fn exploding_pools_match_their_exact_distributions() {
-        // 5 dice at 3+, 4 at 4+, none, 2 at 6+, all exploding on 6, 400k trials: each
-        // value's frequency within 4.5 SE of the exact PMF, which includes the rolls
-        // that need more than four explosion dice and so the path that rolls them on.
+        // Sides of 5 dice at 3+ and 4 at 4+, armour of 3 dice at 4+ or 2 at 6+ read off
+        // the same dice, all exploding on 6, 400k trials: each value's frequency within
+        // 4.5 SE of the exact PMF, which includes the rolls that need more explosion dice
+        // than the tables read and so the path that rolls them on.
         let pools = [
             Pool::new(5, 3, 6),
             Pool::new(4, 4, 6),
-            Pool::new(0, 4, 6),
+            Pool::new(3, 4, 6),
             Pool::new(2, 6, 6),
         ];
         let set = ExplodingPools::new(pools).unwrap();
         let n = 400_000u32;
         let mut rng = chunk_rng(5, 2);
         let mut counts = vec![vec![0u32; 40]; 4];
-        let mut long = 0;
+        let mut long = [0; 4];
         for _ in 0..n {
-            let mut w = Digits::draw(&mut rng, WORD_DICE);
-            for (i, c) in counts.iter_mut().enumerate() {
-                if i == 2 {
-                    w = Digits::draw(&mut rng, WORD_DICE);
-                }
-                let (s, pending) = set.roll(i, &mut w);
-                long += (pending > 0) as u32;
-                c[set.finish(i, &mut rng, s, pending) as usize] += 1;
+            let [la, ld] = Lane::pair(&mut rng);
+            let [arm, _] = Lane::pair(&mut rng);
+            let both = set.armour_pair(arm);
+            let (a, d) = (set.roll(0, la), set.roll(1, ld));
+            let reads = [a, d, both & 0xff, both >> 8].map(|r| (r & 15, r >> 4));
+            for (i, (s, pending)) in reads.into_iter().enumerate() {
+                long[i] += (pending > 0) as u32;
+                counts[i][set.finish(i, &mut rng, s, pending) as usize] += 1;
             }
         }
-        assert!(long > 1000, "the long path ran {long} times");
+        assert!(
+            long.iter().all(|&l| l > 200),
+            "the long path ran {long:?} times"
+        );
         for (i, pool) in pools.iter().enumerate() {
             let pmf = crate::exact::pool_pmf(pool).0;
             for (k, &c) in counts[i].iter().enumerate() {

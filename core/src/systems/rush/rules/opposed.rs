@@ -7,7 +7,7 @@
 use super::{capped, classify, describe_pool, DoubleRule, Response, Rules, Side, Test};
 use crate::cancel::Cancel;
 use crate::exact::pool_pmf;
-use crate::kernels::{pow6, Digits, ExplodingPools, Packed4, Pool, Rng, WORD_DICE};
+use crate::kernels::{pow6, Digits, ExplodingPools, Lane, Packed4, Pool, Rng};
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
 
 /// The opposed-test result labels, in state order.
@@ -43,8 +43,12 @@ struct Opposed {
     /// 16 bits, the hits in bits 16..24, whose armour applies in bits 24..: 0 none,
     /// 1 the responder's, 2 the actor's. Replaces the outcome branches with one lookup.
     outcome: [u32; 36],
-    /// The same for the exploding pools' successes (each below 32), at `a * 32 + d`.
-    wide: Box<[u32]>,
+    /// For the exploding pools' successes (each below 32), at `a * 32 + d`: the state of
+    /// (a, d, 0) in the low 16 bits; how far to shift both armour pools' reads (see
+    /// [`ExplodingPools::armour_pair`]) to bring the one that counts to the low byte, in
+    /// bits 16..21; a mask of that byte, 0 when nobody is knocked down, in bits 24..32;
+    /// and the hits in bits 32..40.
+    wide: Box<[u64; 1024]>,
 }
 
 impl Opposed {
@@ -118,45 +122,103 @@ fn opposed_trial(
         radix: [ca + 1, cd + 1, ca.max(cd) + 1],
         joint: None,
         packed: Packed4::new([&a, &d, &d_armour, &a_armour]),
-        exploding: ExplodingPools::new([a, d, d_armour, a_armour]).filter(|p| {
-            a.exploding()
-                && p.dice(0) + p.dice(1) <= WORD_DICE
-                && p.dice(2) + p.dice(3) <= WORD_DICE
-        }),
+        exploding: ExplodingPools::new([a, d, d_armour, a_armour]).filter(|_| a.exploding()),
         outcome: [0; 36],
-        wide: Box::new([]),
+        wide: Box::new([0; 1024]),
     };
     o.outcome = o.outcome_table(6).try_into().expect("36 outcomes");
-    o.wide = o.outcome_table(32).into();
+    let outcomes = o.outcome_table(32);
+    for (w, e) in o.wide.iter_mut().zip(outcomes) {
+        let (base, hits, which) = (e & 0xffff, (e >> 16) & 0xff, e >> 24);
+        let (shift, mask) = match which {
+            0 => (0, 0),
+            1 => (0, 0xff),
+            _ => (8, 0xff),
+        };
+        *w = (base | shift << 16 | mask << 24) as u64 | (hits as u64) << 32;
+    }
     o.joint = Joint::new(&o);
     o
 }
 
 impl Opposed {
-    /// A trial of exploding pools: both sides from one word, both armour rolls from
-    /// another, and the one that counts picked after by a mask, not an index: four
-    /// independent chains of work, no branch on the dice but the rare long explosion.
-    #[inline(always)]
-    fn exploding_trial(&self, p: &ExplodingPools, rng: &mut Rng) -> usize {
-        let mut w = Digits::draw(rng, WORD_DICE);
-        let (a, pa) = p.roll(0, &mut w);
-        let (d, pd) = p.roll(1, &mut w);
-        let mut w = Digits::draw(rng, WORD_DICE);
-        let (d_arm, pda) = p.roll(2, &mut w);
-        let (a_arm, paa) = p.roll(3, &mut w);
-        let mut s = [a, d, d_arm, a_arm];
-        if pa + pd + pda + paa > 0 {
-            for (i, pending) in [pa, pd, pda, paa].into_iter().enumerate() {
-                s[i] = p.finish(i, rng, s[i], pending);
-            }
+    /// `trials` trials of exploding pools, two to a word of armour dice (a lane each).
+    #[inline(never)]
+    fn run_exploding(&self, p: &ExplodingPools, rng_out: &mut Rng, trials: u64, hist: &mut [u64]) {
+        // A generator of its own whose address nothing takes (the long explosions are
+        // handed it by value), so that it stays in registers.
+        let mut local = rng_out.clone();
+        let rng = &mut local;
+        for _ in 0..trials / 2 {
+            let [arm, arm2] = Lane::pair(rng);
+            hist[self.exploding_trial(p, rng, arm)] += 1;
+            hist[self.exploding_trial(p, rng, arm2)] += 1;
         }
-        let [a, d, d_arm, a_arm] = s;
-        let e = self.wide[((a << 5 | d) & 1023) as usize];
-        let hits = (e >> 16) & 0xff;
-        // Bit 24: the responder's armour applies; bit 25: the actor's.
-        let arm =
-            (d_arm & ((e >> 24) & 1).wrapping_neg()) | (a_arm & ((e >> 25) & 1).wrapping_neg());
+        *rng_out = local;
+        if trials % 2 == 1 {
+            hist[self.sample(rng_out)] += 1;
+        }
+    }
+
+    /// A trial of exploding pools: both sides from one word, a lane each, and the armour
+    /// from `arm`, a lane of a word two trials share. Both armour pools are read off the
+    /// same dice, as only the knocked-down side's counts, and the one that counts is
+    /// picked by a shift and a mask, not an index: no branch on the dice but the rare
+    /// long explosion.
+    #[inline(always)]
+    fn exploding_trial(&self, p: &ExplodingPools, rng: &mut Rng, arm: Lane) -> usize {
+        let [la, ld] = Lane::pair(rng);
+        let (a, d) = (p.roll(0, la), p.roll(1, ld));
+        let both = p.armour_pair(arm);
+        let e = self.wide[((a & 15) << 5 | (d & 15)) as usize];
+        let armour = Self::armour_of(e, both);
+        if (a | d | armour) >> 4 != 0 {
+            let state;
+            (*rng, state) = self.roll_on(p, rng.clone(), [a & 15, a >> 4, d & 15, d >> 4], both);
+            return state;
+        }
+        self.settle(e, armour & 15)
+    }
+
+    /// Of both armour pools' reads, the successes (bits 0..4) and explosions pending
+    /// (above) of the one whose armour the outcome `e` tests: nobody's (both zero), the
+    /// responder's (pool 2, the low byte) or the actor's (pool 3, the high byte).
+    #[inline(always)]
+    fn armour_of(e: u64, both: u32) -> u32 {
+        // `wrapping_shr` reads the shift's low five bits: bits 16..21 of `e`.
+        both.wrapping_shr((e >> 16) as u32) & (e >> 24) as u8 as u32
+    }
+
+    /// The state of a trial whose `wide` entry is `e`, with `arm` saves.
+    #[inline(always)]
+    fn settle(&self, e: u64, arm: u32) -> usize {
+        let hits = (e >> 32) as u32;
         (e & 0xffff) as usize + hits.saturating_sub(arm) as usize
+    }
+
+    /// The rare trial whose explosions run past the dice its lanes hold: the sides roll
+    /// on, then the armour that counts, from its read in `both`. Out of line, and handed
+    /// the generator by value, so that the hot loop never takes its generator's address
+    /// and keeps it in registers.
+    #[cold]
+    #[inline(never)]
+    fn roll_on(
+        &self,
+        p: &ExplodingPools,
+        mut rng: Rng,
+        [a, pa, d, pd]: [u32; 4],
+        both: u32,
+    ) -> (Rng, usize) {
+        let a = p.finish(0, &mut rng, a, pa);
+        let d = p.finish(1, &mut rng, d, pd);
+        let e = self.wide[((a << 5 | d) & 1023) as usize];
+        let armour = Self::armour_of(e, both);
+        // Pool 2 when the shift is 0, 3 when it is 8; no armour when the mask is 0.
+        let arm = match ((e >> 24) as u8, (e >> 16) & 31) {
+            (0, _) => 0,
+            (_, shift) => p.finish(2 + shift as usize / 8, &mut rng, armour & 15, armour >> 4),
+        };
+        (rng, self.settle(e, arm))
     }
 }
 
@@ -265,11 +327,7 @@ impl Trial for Opposed {
             _ => match &self.exploding {
                 // Its own loop: the pools' tables stay in registers across trials (only
                 // pools that do not explode are read jointly or packed).
-                Some(p) => {
-                    for _ in 0..trials {
-                        hist[self.exploding_trial(p, rng)] += 1;
-                    }
-                }
+                Some(p) => self.run_exploding(p, rng, trials, hist),
                 _ => {
                     for _ in 0..trials {
                         hist[self.sample(rng)] += 1;
@@ -292,7 +350,8 @@ impl Trial for Opposed {
             return (e & 0xffff) as usize + hits.saturating_sub(arm) as usize;
         }
         if let Some(p) = &self.exploding {
-            return self.exploding_trial(p, rng);
+            let [arm, _] = Lane::pair(rng);
+            return self.exploding_trial(p, rng, arm);
         }
         let a = self.a.roll(rng);
         let d = self.d.roll(rng);

@@ -229,39 +229,6 @@ struct Tables {
 /// Dice a word is drawn for: 6^22 leaves a rejection rate under 1%.
 pub const WORD_DICE: u32 = 22;
 
-/// Dice a [`Lane`] is drawn for: 6^9, whose rejection rate on 32 bits is 4e-4.
-const LANE_DICE: usize = 9;
-
-/// Half a generator word, exactly uniform for [`LANE_DICE`] dice: groups of dice are read
-/// off it as [`Digits`] reads a word, but each by a 32-bit product, which is cheaper than
-/// the full product of two 64-bit words that a whole word needs.
-#[derive(Clone, Copy, Debug)]
-pub struct Lane(u32);
-
-impl Lane {
-    /// Both halves of one word, each drawn exactly uniform for [`LANE_DICE`] dice: the
-    /// word is redrawn if either half falls in the rejected band (Lemire 2019), so the
-    /// halves stay independent.
-    #[inline(always)]
-    pub fn pair(rng: &mut Rng) -> [Lane; 2] {
-        let (n, reject) = (POW6[LANE_DICE], (1u64 << 32) % POW6[LANE_DICE]);
-        loop {
-            let r = rng.next_u64();
-            let (lo, hi) = (r & 0xffff_ffff, r >> 32);
-            if ((lo * n) & 0xffff_ffff >= reject) & ((hi * n) & 0xffff_ffff >= reject) {
-                return [Lane(lo as u32), Lane(hi as u32)];
-            }
-        }
-    }
-
-    /// The next group of dice as one number below `pow` (`6^dice`).
-    #[inline(always)]
-    pub fn take(&mut self, pow: u32) -> usize {
-        let m = self.0 as u64 * pow as u64;
-        self.0 = m as u32;
-        (m >> 32) as usize
-    }
-}
 /// Explosion dice read from the word after a pool's own: P(needing more) is about 1%.
 const CHAIN_DICE: u32 = 4;
 const CHAIN_POW: usize = 1296;
@@ -339,24 +306,24 @@ impl ExplodingPools {
         })
     }
 
-    /// Pool `i` (0 or 1) from a lane of its own (at most nine dice: its five and four
-    /// for explosions): its successes (bits 0..4) and the explosions still to roll
-    /// (above; almost always none, see [`ExplodingPools::finish`]).
+    /// Pool `i` (0 or 1) from `w` (at most nine dice: its five and four for
+    /// explosions): its successes (bits 0..4) and the explosions still to roll (above;
+    /// almost always none, see [`ExplodingPools::finish`]).
     #[inline(always)]
-    pub fn roll(&self, i: usize, mut lane: Lane) -> u32 {
-        let e = self.t.first[i & 1][lane.take(self.pow[i & 1]) & (TABLE - 1)] as usize;
-        let more = lane.take(CHAIN_POW as u32);
+    pub fn roll(&self, i: usize, w: &mut Digits) -> u32 {
+        let e = self.t.first[i & 1][w.take(self.pow[i & 1] as u64) & (TABLE - 1)] as usize;
+        let more = w.take(CHAIN_POW as u64);
         let c = self.t.chains[((e & !7) + more) & (CHAINS - 1)];
         (e & 7) as u32 + c as u32
     }
 
-    /// Pools 2 and 3 from the same dice of `lane`, for a trial that uses one of them at
-    /// most: pool 2's successes (bits 0..4) and explosions still to roll (bits 4..8),
-    /// pool 3's in bits 8..16 the same way.
+    /// Pools 2 and 3 from the same dice of `w` (at most eight: five and three for
+    /// explosions), for a trial that uses one of them at most: pool 2's successes (bits
+    /// 0..4) and explosions still to roll (bits 4..8), pool 3's in bits 8..16 the same way.
     #[inline(always)]
-    pub fn armour_pair(&self, mut lane: Lane) -> u32 {
-        let f = self.t.pair_first[lane.take(self.pow[2]) & (TABLE - 1)];
-        let more = lane.take(TAIL_POW as u32);
+    pub fn armour_pair(&self, w: &mut Digits) -> u32 {
+        let f = self.t.pair_first[w.take(self.pow[2] as u64) & (TABLE - 1)];
+        let more = w.take(TAIL_POW as u64);
         let t = self.t.pair_tails[((f >> 16) as usize + more) & (TAILS - 1)] as u32;
         (f & 0xffff) + t
     }
@@ -784,10 +751,9 @@ mod tests {
         let mut counts = vec![vec![0u32; 40]; 4];
         let mut long = [0; 4];
         for _ in 0..n {
-            let [la, ld] = Lane::pair(&mut rng);
-            let [arm, _] = Lane::pair(&mut rng);
-            let both = set.armour_pair(arm);
-            let (a, d) = (set.roll(0, la), set.roll(1, ld));
+            let mut w = Digits::draw(&mut rng, WORD_DICE);
+            let both = set.armour_pair(&mut Digits::draw(&mut rng, WORD_DICE));
+            let (a, d) = (set.roll(0, &mut w), set.roll(1, &mut w));
             let reads = [a, d, both & 0xff, both >> 8].map(|r| (r & 15, r >> 4));
             for (i, (s, pending)) in reads.into_iter().enumerate() {
                 long[i] += (pending > 0) as u32;

@@ -7,7 +7,7 @@
 use super::{capped, classify, describe_pool, DoubleRule, Response, Rules, Side, Test};
 use crate::cancel::Cancel;
 use crate::exact::pool_pmf;
-use crate::kernels::{pow6, Digits, ExplodingPools, Lane, Packed4, Pool, Rng};
+use crate::kernels::{pow6, Digits, ExplodingPools, Packed4, Pool, Rng, WORD_DICE};
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
 
 /// The opposed-test result labels, in state order.
@@ -142,7 +142,7 @@ fn opposed_trial(
 }
 
 impl Opposed {
-    /// `trials` trials of exploding pools, two to a word of armour dice (a lane each).
+    /// `trials` trials of exploding pools, two to a word of armour dice.
     #[inline(never)]
     fn run_exploding(&self, p: &ExplodingPools, rng_out: &mut Rng, trials: u64, hist: &mut [u64]) {
         // A generator of its own whose address nothing takes (the long explosions are
@@ -150,9 +150,9 @@ impl Opposed {
         let mut local = rng_out.clone();
         let rng = &mut local;
         for _ in 0..trials / 2 {
-            let [arm, arm2] = Lane::pair(rng);
-            hist[self.exploding_trial(p, rng, arm)] += 1;
-            hist[self.exploding_trial(p, rng, arm2)] += 1;
+            let mut arm = Digits::draw(rng, WORD_DICE);
+            hist[self.exploding_trial(p, rng, &mut arm)] += 1;
+            hist[self.exploding_trial(p, rng, &mut arm)] += 1;
         }
         *rng_out = local;
         if trials % 2 == 1 {
@@ -160,15 +160,14 @@ impl Opposed {
         }
     }
 
-    /// A trial of exploding pools: both sides from one word, a lane each, and the armour
-    /// from `arm`, a lane of a word two trials share. Both armour pools are read off the
-    /// same dice, as only the knocked-down side's counts, and the one that counts is
-    /// picked by a shift and a mask, not an index: no branch on the dice but the rare
-    /// long explosion.
+    /// A trial of exploding pools: both sides from one word, and the armour from `arm`,
+    /// a word two trials share. Both armour pools are read off the same dice, as only
+    /// the knocked-down side's counts, and the one that counts is picked by a shift and
+    /// a mask, not an index: no branch on the dice but the rare long explosion.
     #[inline(always)]
-    fn exploding_trial(&self, p: &ExplodingPools, rng: &mut Rng, arm: Lane) -> usize {
-        let [la, ld] = Lane::pair(rng);
-        let (a, d) = (p.roll(0, la), p.roll(1, ld));
+    fn exploding_trial(&self, p: &ExplodingPools, rng: &mut Rng, arm: &mut Digits) -> usize {
+        let mut w = Digits::draw(rng, WORD_DICE);
+        let (a, d) = (p.roll(0, &mut w), p.roll(1, &mut w));
         let both = p.armour_pair(arm);
         let e = self.wide[((a & 15) << 5 | (d & 15)) as usize];
         let armour = Self::armour_of(e, both);
@@ -196,7 +195,7 @@ impl Opposed {
         (e & 0xffff) as usize + hits.saturating_sub(arm) as usize
     }
 
-    /// The rare trial whose explosions run past the dice its lanes hold: the sides roll
+    /// The rare trial whose explosions run past the dice its words hold: the sides roll
     /// on, then the armour that counts, from its read in `both`. Out of line, and handed
     /// the generator by value, so that the hot loop never takes its generator's address
     /// and keeps it in registers.
@@ -350,8 +349,8 @@ impl Trial for Opposed {
             return (e & 0xffff) as usize + hits.saturating_sub(arm) as usize;
         }
         if let Some(p) = &self.exploding {
-            let [arm, _] = Lane::pair(rng);
-            return self.exploding_trial(p, rng, arm);
+            let mut arm = Digits::draw(rng, WORD_DICE);
+            return self.exploding_trial(p, rng, &mut arm);
         }
         let a = self.a.roll(rng);
         let d = self.d.roll(rng);

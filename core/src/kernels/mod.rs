@@ -182,12 +182,13 @@ impl Pool {
     }
 }
 
-/// Four pools of which some explode, read through tables: each pool's dice, then four dice
-/// more, read as the explosions that follow, one at a time in the order they are rolled.
-/// One lookup gives how many of those four the explosions called for succeeded, and how
-/// many explosions are still to roll; the rare pool that needs more than four rolls them
-/// on group by group. Rolling explosions one at a time or in waves gives the same
-/// distribution: every die is an independent d6 either way.
+/// Four pools of which some explode, read through tables: each pool's dice, then a few
+/// dice more (four for pools 0 and 1, three for pools 2 and 3), read as the explosions
+/// that follow, one at a time in the order they are rolled. One lookup gives how many of
+/// those the explosions called for succeeded, and how many explosions are still to roll;
+/// the rare pool that needs more rolls them on group by group. Rolling explosions one at
+/// a time or in waves gives the same distribution: every die is an independent d6 either
+/// way.
 ///
 /// Pools 2 and 3 are alternatives, of which a trial uses one at most (the armour of
 /// whoever was knocked down): [`ExplodingPools::armour_pair`] reads both off the same
@@ -234,13 +235,18 @@ const CHAIN_DICE: u32 = 4;
 const CHAIN_POW: usize = 1296;
 /// Rows of one kind in `chains`: 6 * 1296, a multiple of 8.
 const KIND_ROWS: usize = 6 * CHAIN_POW;
-/// `chains`' length: four kinds' rows, rounded up to a power of two for a mask.
-const CHAINS: usize = 32768;
+/// `chains`' length: two kinds' rows (pools 0 and 1), rounded up to a power of two for
+/// a mask.
+const CHAINS: usize = 16384;
 /// Explosion dice read after the armour's own.
 const TAIL_DICE: u32 = 3;
 const TAIL_POW: usize = 216;
 /// `pair_tails`' length: 36 rows of 216, rounded up to a power of two.
 const TAILS: usize = 8192;
+
+// The sides' dice fit one word, and two trials' armour dice another.
+const _: () = assert!(2 * (GROUP + CHAIN_DICE) <= WORD_DICE);
+const _: () = assert!(2 * (GROUP + TAIL_DICE) <= WORD_DICE);
 
 impl ExplodingPools {
     /// `None` if a pool has more than five dice.
@@ -248,8 +254,10 @@ impl ExplodingPools {
         if pools.iter().any(|p| p.dice > GROUP) {
             return None;
         }
+        // The kinds of pools 0 and 1, two at most, fill `chains` (pools 2 and 3 read
+        // `pair_tails`).
         let mut kinds: Vec<(u8, u8)> = Vec::new();
-        let kind = pools.map(|p| {
+        let kind = [pools[0], pools[1]].map(|p| {
             let k = (p.success_on, p.explode_on);
             kinds.iter().position(|&x| x == k).unwrap_or_else(|| {
                 kinds.push(k);
@@ -262,7 +270,6 @@ impl ExplodingPools {
             pair_first: [0; TABLE],
             pair_tails: [0; TAILS],
         });
-        // Four kinds at most, as many as pools: they fill `chains`.
         for (k, &(s, e)) in kinds.iter().enumerate() {
             for i in 0..KIND_ROWS {
                 let c = chain(i / CHAIN_POW, i % CHAIN_POW, CHAIN_DICE, s, e);
@@ -311,6 +318,7 @@ impl ExplodingPools {
     /// almost always none, see [`ExplodingPools::finish`]).
     #[inline(always)]
     pub fn roll(&self, i: usize, w: &mut Digits) -> u32 {
+        debug_assert!(i < 2, "pools 2 and 3 are read by armour_pair");
         let e = self.t.first[i & 1][w.take(self.pow[i & 1] as u64) & (TABLE - 1)] as usize;
         let more = w.take(CHAIN_POW as u64);
         let c = self.t.chains[((e & !7) + more) & (CHAINS - 1)];
@@ -736,9 +744,11 @@ mod tests {
     #[test]
     fn exploding_pools_match_their_exact_distributions() {
         // Sides of 5 dice at 3+ and 4 at 4+, armour of 3 dice at 4+ or 2 at 6+ read off
-        // the same dice, all exploding on 6, 400k trials: each value's frequency within
-        // 4.5 SE of the exact PMF, which includes the rolls that need more explosion dice
-        // than the tables read and so the path that rolls them on.
+        // the same dice, all exploding on 6, 400k trials, two to a word of armour dice:
+        // each value's frequency within 4.5 SE of the exact PMF, which includes the rolls
+        // that need more explosion dice than the tables read and so the path that rolls
+        // them on. (A second read of a word that repeated the first would skew nothing
+        // here: `two_armour_reads_from_one_word_are_independent` checks that.)
         let pools = [
             Pool::new(5, 3, 6),
             Pool::new(4, 4, 6),
@@ -750,9 +760,14 @@ mod tests {
         let mut rng = chunk_rng(5, 2);
         let mut counts = vec![vec![0u32; 40]; 4];
         let mut long = [0; 4];
-        for _ in 0..n {
+        let mut arm = Digits::new(0);
+        for t in 0..n {
             let mut w = Digits::draw(&mut rng, WORD_DICE);
-            let both = set.armour_pair(&mut Digits::draw(&mut rng, WORD_DICE));
+            // Two trials share a word of armour dice, as the Slam's do.
+            if t % 2 == 0 {
+                arm = Digits::draw(&mut rng, WORD_DICE);
+            }
+            let both = set.armour_pair(&mut arm);
             let (a, d) = (set.roll(0, &mut w), set.roll(1, &mut w));
             let reads = [a, d, both & 0xff, both >> 8].map(|r| (r & 15, r >> 4));
             for (i, (s, pending)) in reads.into_iter().enumerate() {
@@ -774,6 +789,34 @@ mod tests {
             }
         }
         assert!(ExplodingPools::new([Pool::new(6, 4, 6), pools[1], pools[2], pools[3]]).is_none());
+    }
+
+    #[test]
+    fn two_armour_reads_from_one_word_are_independent() {
+        // Two trials read their armour from one word: the second read must not repeat
+        // or lean on the first. 200k words, 4 dice at 4+ exploding on 6: P(both reads
+        // show the same successes) within 4.5 SE of what independent reads give, the
+        // sum over values of the product of the two reads' own frequencies.
+        let pool = Pool::new(4, 4, 6);
+        let set = ExplodingPools::new([pool; 4]).unwrap();
+        let n = 200_000;
+        let mut rng = chunk_rng(9, 4);
+        let (mut first, mut second, mut same) = ([0u32; 16], [0u32; 16], 0u32);
+        for _ in 0..n {
+            let mut w = Digits::draw(&mut rng, WORD_DICE);
+            let (x, y) = (set.armour_pair(&mut w) & 15, set.armour_pair(&mut w) & 15);
+            first[x as usize] += 1;
+            second[y as usize] += 1;
+            same += (x == y) as u32;
+        }
+        let f = |c: u32| c as f64 / n as f64;
+        let expect: f64 = (0..16).map(|k| f(first[k]) * f(second[k])).sum();
+        let se = (expect * (1.0 - expect) / n as f64).sqrt();
+        assert!(
+            (f(same) - expect).abs() < 4.5 * se,
+            "{} vs {expect}",
+            f(same)
+        );
     }
 
     #[test]

@@ -145,8 +145,8 @@ impl Opposed {
     /// `trials` trials of exploding pools, two to a word of armour dice.
     #[inline(never)]
     fn run_exploding(&self, p: &ExplodingPools, rng_out: &mut Rng, trials: u64, hist: &mut [u64]) {
-        // A generator of its own whose address nothing takes (the long explosions are
-        // handed it by value), so that it stays in registers.
+        // A generator of its own, whose address no call out of line takes (the long
+        // explosions are handed it by value), so that it stays in registers.
         let mut local = rng_out.clone();
         let rng = &mut local;
         for _ in 0..trials / 2 {

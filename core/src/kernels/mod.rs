@@ -273,14 +273,14 @@ impl ExplodingPools {
         for (k, &(s, e)) in kinds.iter().enumerate() {
             for i in 0..KIND_ROWS {
                 let c = chain(i / CHAIN_POW, i % CHAIN_POW, CHAIN_DICE, s, e);
-                t.chains[k * KIND_ROWS + i] = (c & 7) | (c >> 3) << 4;
+                t.chains[k * KIND_ROWS + i] = nibbles(c);
             }
         }
         // Pool `i`'s successes and explosions among its own dice, the last of `x`.
         let own = |i: usize, x: usize| {
             let p = pools[i];
-            let own = x % POW6[p.dice as usize] as usize;
-            let count = |on: u8| COUNT_GE[(on - 2) as usize][own] as usize;
+            let dice = x % POW6[p.dice as usize] as usize;
+            let count = |on: u8| COUNT_GE[(on - 2) as usize][dice] as usize;
             (count(p.success_on), count(p.explode_on))
         };
         for (i, first) in t.first.iter_mut().enumerate() {
@@ -296,8 +296,7 @@ impl ExplodingPools {
         for (i, tail) in t.pair_tails.iter_mut().take(36 * TAIL_POW).enumerate() {
             let (row, x) = (i / TAIL_POW, i % TAIL_POW);
             let read = |p: Pool, pending| {
-                let c = chain(pending, x, TAIL_DICE, p.success_on, p.explode_on) as u16;
-                (c & 7) | (c >> 3) << 4
+                nibbles(chain(pending, x, TAIL_DICE, p.success_on, p.explode_on)) as u16
             };
             *tail = read(pools[2], row / 6) | read(pools[3], row % 6) << 8;
         }
@@ -345,6 +344,12 @@ impl ExplodingPools {
         let p = &self.pools[i];
         (succ + p.roll_exploding(rng, pending)).min(p.cap)
     }
+}
+
+/// A [`chain`] result with its successes in bits 0..4 and the explosions still pending
+/// above: room for the pool's own successes to be added to the low nibble.
+fn nibbles(c: u8) -> u8 {
+    (c & 7) | (c >> 3) << 4
 }
 
 /// With `pending` explosions to roll and the next `dice` dice `x` (base 6, the first die

@@ -732,6 +732,8 @@ pub fn compile(
 ) -> Compiled {
     // On the table path a d12 face is die `face / per` of the bag (its dice divide 12).
     let per = 12 / (bag.dice[0] + bag.dice[1]).clamp(1, 12);
+    let face_kind: [usize; 16] = std::array::from_fn(|d| kind_of(&bag.kinds(), d as u32 / per));
+    let green_lost = green_lost_of(rules, a, b);
     let (fa, fb) = (fighter(a, rules), fighter(b, rules));
     let lay = Layout {
         ha: fa.hp as usize,
@@ -864,15 +866,15 @@ pub fn compile(
             hp: [fa.hp, fb.hp],
             bag_all: bag.dice[0] + bag.dice[1],
             kinds: bag.kinds(),
-            green_lost: green_lost_of(rules, a, b),
+            green_lost,
             without: rules.bag_draw == BagDraw::WithoutReplacement,
             second: rules.second_charge,
             lay,
-            bag_side: std::array::from_fn(|d| (d as u32 / per >= bag.dice[0]) as u8),
-            // As the walk draws: face `d` is die `d / per` of the bag.
+            // As the walk draws: face `d` is die `d / per` of the bag, of kind `face_kind`.
+            bag_side: face_kind.map(|k| (k / 2) as u8),
             bag_green: std::array::from_fn(|d| {
-                let k = kind_of(&bag.kinds(), d as u32 / per);
-                (d < 12 && k.is_multiple_of(2) && green_lost_of(rules, a, b)[k / 2]) as u8
+                let k = face_kind[d];
+                (d < 12 && k.is_multiple_of(2) && green_lost[k / 2]) as u8
             }),
             small: Charges::new([&fa, &fb])
                 // A d12 face draws from the bag, drawn back each time.

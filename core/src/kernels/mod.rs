@@ -558,6 +558,24 @@ impl Faces {
         }
     }
 
+    /// How many faces one word holds.
+    pub fn per_word(&self) -> u32 {
+        self.per_word
+    }
+
+    /// A word exactly uniform over the faces it holds: face `j` of it (from 0) is the top
+    /// digit of `word * sides^j` (wrapping), which [`digit_scales`] and [`digit_from`]
+    /// test with one multiplication and one comparison, independent of the faces before.
+    #[inline(always)]
+    pub fn word(&self, rng: &mut Rng) -> u64 {
+        loop {
+            let r = rng.next_u64();
+            if r.wrapping_mul(self.pow) >= self.reject {
+                return r;
+            }
+        }
+    }
+
     /// A fresh stream of these dice (start one per trial).
     pub fn stream(&self) -> FaceStream {
         FaceStream {
@@ -566,6 +584,57 @@ impl Faces {
             left: 0,
         }
     }
+}
+
+/// The largest die [`digit_scales`] and [`digit_from`] know.
+pub const DIGIT_SIDES: u32 = 16;
+
+/// `sides^j mod 2^64` for the dice up to [`DIGIT_SIDES`] and every digit a word holds.
+static DIGIT_SCALES: [[u64; 64]; DIGIT_SIDES as usize + 1] = {
+    let mut t = [[0u64; 64]; DIGIT_SIDES as usize + 1];
+    let mut s = 2;
+    while s <= DIGIT_SIDES as usize {
+        let mut p = 1u64;
+        let mut j = 0;
+        while j < 64 {
+            t[s][j] = p;
+            p = p.wrapping_mul(s as u64);
+            j += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+/// `ceil(a * 2^64 / sides)` for every `a < sides`, the dice up to [`DIGIT_SIDES`].
+static DIGIT_FROM: [[u64; DIGIT_SIDES as usize]; DIGIT_SIDES as usize + 1] = {
+    let mut t = [[0u64; DIGIT_SIDES as usize]; DIGIT_SIDES as usize + 1];
+    let mut s = 2;
+    while s <= DIGIT_SIDES as usize {
+        let mut a = 0;
+        while a < s {
+            t[s][a] = ((a as u128) << 64).div_ceil(s as u128) as u64;
+            a += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+/// The multipliers that bring each digit of a word to its top, for a die of `sides`
+/// faces (2 to [`DIGIT_SIDES`]): digit `j` (from 0) by the `j`-th.
+#[inline(always)]
+pub fn digit_scales(sides: u32) -> &'static [u64; 64] {
+    &DIGIT_SCALES[sides as usize]
+}
+
+/// The least word whose top digit, base `sides`, is `a` or more (`a` below `sides`,
+/// `sides` 2 to [`DIGIT_SIDES`]): the top digit is `floor(w * sides / 2^64)`, which is
+/// `a` or more exactly when `w >= ceil(a * 2^64 / sides)`. So a face (its digit plus
+/// one) is `a + 1` or more exactly when its word, scaled, is at least this.
+#[inline(always)]
+pub fn digit_from(sides: u32, a: u32) -> u64 {
+    DIGIT_FROM[sides as usize][a as usize]
 }
 
 /// Faces drawn one at a time from exactly uniform words.
@@ -583,12 +652,7 @@ impl FaceStream {
     #[inline]
     pub fn roll_n<const N: usize>(&mut self, rng: &mut Rng) -> [u32; N] {
         if self.left < N as u32 {
-            self.r = loop {
-                let r = rng.next_u64();
-                if r.wrapping_mul(self.spec.pow) >= self.spec.reject {
-                    break r;
-                }
-            };
+            self.r = self.spec.word(rng);
             self.left = self.spec.per_word;
         }
         self.left -= N as u32;
@@ -603,12 +667,7 @@ impl FaceStream {
     #[inline]
     pub fn roll(&mut self, rng: &mut Rng) -> u32 {
         if self.left == 0 {
-            self.r = loop {
-                let r = rng.next_u64();
-                if r.wrapping_mul(self.spec.pow) >= self.spec.reject {
-                    break r;
-                }
-            };
+            self.r = self.spec.word(rng);
             self.left = self.spec.per_word;
         }
         let m = self.r as u128 * self.spec.sides as u128;
@@ -729,6 +788,42 @@ mod tests {
         for (face, &n) in c.iter().enumerate().skip(1) {
             assert!((n as f64 - 1e5).abs() < 4.5 * se, "face {face}: {n}");
         }
+    }
+
+    /// A word's faces tested through [`digit_scales`] and [`digit_from`] are the faces a
+    /// stream reads from the same word, for every die up to a d16 and every threshold:
+    /// the Monte Carlo that tests them rolls the dice a stream would.
+    #[test]
+    fn digit_tests_read_the_stream_faces() {
+        let mut rng = chunk_rng(5, 9);
+        for sides in 2..=DIGIT_SIDES {
+            let f = Faces::new(sides);
+            let scales = digit_scales(sides);
+            for _ in 0..2_000 {
+                let w = f.word(&mut rng);
+                // The stream's faces of this word, by the chain of multiplications.
+                let mut r = w;
+                for (j, &scale) in scales.iter().enumerate().take(f.per_word() as usize) {
+                    let m = r as u128 * sides as u128;
+                    r = m as u64;
+                    let face = (m >> 64) as u32 + 1;
+                    let scaled = w.wrapping_mul(scale);
+                    for a in 0..sides {
+                        assert_eq!(
+                            scaled >= digit_from(sides, a),
+                            face > a,
+                            "d{sides}, face {j} of {w:#x}, at least {}",
+                            a + 1
+                        );
+                    }
+                }
+            }
+        }
+        // The thresholds themselves: ceil(a * 2^64 / sides), worked out by hand.
+        assert_eq!(digit_from(2, 1), 1 << 63);
+        assert_eq!(digit_from(10, 0), 0);
+        assert_eq!(digit_from(4, 3), 3 << 62);
+        assert_eq!(digit_from(3, 1), u64::MAX / 3 + 1);
     }
 
     #[test]

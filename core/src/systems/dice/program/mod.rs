@@ -141,32 +141,47 @@ impl Meeting {
     /// The first side's dice left (ascending) given both sides' dice (ascending, kept):
     /// each side's `only` applied first.
     pub fn left(&self, a: &[i64], b: &[i64], out: &mut Vec<i64>) {
-        let only = |dice: &[i64], c: Option<Cond>, p: &PoolSpec, buf: &mut Vec<i64>| {
-            buf.clear();
+        out.clear();
+        out.resize(a.len(), 0);
+        let n = self.left_into(a, b, out);
+        out.truncate(n);
+    }
+
+    /// [`Meeting::left`] into `out` (room for `a.len()` dice): how many are left. Every
+    /// buffer on the stack: a Monte Carlo trial of a meeting allocated three vectors.
+    fn left_into(&self, a: &[i64], b: &[i64], out: &mut [i64]) -> usize {
+        let only = |dice: &[i64], c: Option<Cond>, p: &PoolSpec, buf: &mut [i64]| {
             let (lo, hi) = face_span(p);
-            buf.extend(
-                dice.iter()
-                    .copied()
-                    .filter(|&v| c.is_none_or(|c| c.holds(v, lo, hi))),
-            );
+            let mut n = 0;
+            for &v in dice {
+                if c.is_none_or(|c| c.holds(v, lo, hi)) {
+                    buf[n] = v;
+                    n += 1;
+                }
+            }
+            n
         };
-        let (mut x, mut y) = (Vec::new(), Vec::new());
-        only(a, self.only[0], self.sides[0].spec(), &mut x);
-        only(b, self.only[1], self.sides[1].spec(), &mut y);
-        versus_dice(self.kind, &x, &y, self.ties, out);
+        sample::held(a.len(), |x| {
+            sample::held(b.len(), |y| {
+                let nx = only(a, self.only[0], self.sides[0].spec(), x);
+                let ny = only(b, self.only[1], self.sides[1].spec(), y);
+                versus_dice(self.kind, &x[..nx], &y[..ny], self.ties, out)
+            })
+        })
     }
 
     /// The result given both sides' dice.
     pub fn value(&self, a: &[i64], b: &[i64]) -> i64 {
-        let mut left = Vec::new();
-        self.left(a, b, &mut left);
-        match self.read {
-            None => left.len() as i64,
-            Some(agg) => {
-                let (lo, hi) = face_span(self.sides[0].spec());
-                read_sorted(&left, None, agg, lo, hi)
+        sample::held(a.len(), |left| {
+            let n = self.left_into(a, b, left);
+            match self.read {
+                None => n as i64,
+                Some(agg) => {
+                    let (lo, hi) = face_span(self.sides[0].spec());
+                    read_sorted(&left[..n], None, agg, lo, hi)
+                }
             }
-        }
+        })
     }
 }
 

@@ -511,23 +511,30 @@ pub(super) fn roll_kept(p: &PoolSpec, rng: &mut Rng, buf: &mut [i64]) -> usize {
 
 /// The first pool's dice that are left when two sorted pools (ascending) meet die by
 /// die, ascending: the dice that win their pair, that beat the other's highest, or
-/// that no die of the other cancels.
-pub fn versus_dice(kind: Versus, a: &[i64], b: &[i64], ties: bool, out: &mut Vec<i64>) {
-    out.clear();
+/// that no die of the other cancels. Written into `out` (room for `a.len()` dice):
+/// how many.
+pub fn versus_dice(kind: Versus, a: &[i64], b: &[i64], ties: bool, out: &mut [i64]) -> usize {
     let wins = |x: i64, y: i64| if ties { x >= y } else { x > y };
+    let mut n = 0;
+    let mut put = |v: i64| {
+        out[n] = v;
+        n += 1;
+    };
     match kind {
         Versus::Pairs => {
-            let n = a.len().min(b.len());
-            for (x, y) in a.iter().rev().zip(b.iter().rev()).take(n) {
+            // Paired from the top, so the pairs are those of the highest dice; the
+            // winners of the lowest pairs come first.
+            let skip = a.len().saturating_sub(b.len());
+            let top = b.len().min(a.len());
+            for (x, y) in a[skip..].iter().zip(&b[b.len() - top..]) {
                 if wins(*x, *y) {
-                    out.push(*x);
+                    put(*x);
                 }
             }
-            out.reverse();
         }
         Versus::Beats => match b.last() {
-            None => out.extend_from_slice(a),
-            Some(&top) => out.extend(a.iter().copied().filter(|&x| wins(x, top))),
+            None => a.iter().for_each(|&x| put(x)),
+            Some(&top) => a.iter().filter(|&&x| wins(x, top)).for_each(|&x| put(x)),
         },
         Versus::Cancel => {
             let (mut i, mut j) = (0, 0);
@@ -538,12 +545,13 @@ pub fn versus_dice(kind: Versus, a: &[i64], b: &[i64], ties: bool, out: &mut Vec
                 } else if j < b.len() && a[i] > b[j] {
                     j += 1;
                 } else {
-                    out.push(a[i]);
+                    put(a[i]);
                     i += 1;
                 }
             }
         }
     }
+    n
 }
 
 /// Two sorted pools (ascending) die by die: pairs won by the first, or the first's dice
@@ -668,6 +676,17 @@ pub(super) fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
 /// thousand `dF` are three counts, not a comparison sort), else sorted. Either way the
 /// same order, so the draws and the result do not depend on which.
 pub(super) fn sort_dice(d: &mut [i64]) {
+    match d.len() {
+        0 | 1 => return,
+        2 => return network::<2>(d, &NET2),
+        3 => return network::<3>(d, &NET3),
+        4 => return network::<4>(d, &NET4),
+        5 => return network::<5>(d, &NET5),
+        6 => return network::<6>(d, &NET6),
+        7 => return network::<7>(d, &NET7),
+        8 => return network::<8>(d, &NET8),
+        _ => {}
+    }
     if d.len() <= 16 {
         // A handful of dice: an insertion sort in place, where the library's sort
         // spent more on choosing how to sort than on sorting.
@@ -705,9 +724,115 @@ pub(super) fn sort_dice(d: &mut [i64]) {
     }
 }
 
+// Sorting networks for 2 to 8 dice, each a fixed list of compare-exchanges (the
+// smallest known for its size). A roll of a few dice is random, so an insertion sort's
+// every "is it smaller" is a branch the processor guesses wrong half the time; a
+// network's compare-exchange is a min and a max, with no branch at all.
+const NET2: [(u8, u8); 1] = [(0, 1)];
+const NET3: [(u8, u8); 3] = [(0, 2), (0, 1), (1, 2)];
+const NET4: [(u8, u8); 5] = [(0, 2), (1, 3), (0, 1), (2, 3), (1, 2)];
+const NET5: [(u8, u8); 9] = [
+    (0, 3),
+    (1, 4),
+    (0, 2),
+    (1, 3),
+    (0, 1),
+    (2, 4),
+    (1, 2),
+    (3, 4),
+    (2, 3),
+];
+const NET6: [(u8, u8); 12] = [
+    (0, 5),
+    (1, 3),
+    (2, 4),
+    (1, 2),
+    (3, 4),
+    (0, 3),
+    (2, 5),
+    (0, 1),
+    (2, 3),
+    (4, 5),
+    (1, 2),
+    (3, 4),
+];
+const NET7: [(u8, u8); 16] = [
+    (0, 6),
+    (2, 3),
+    (4, 5),
+    (0, 2),
+    (1, 4),
+    (3, 6),
+    (0, 1),
+    (2, 5),
+    (3, 4),
+    (1, 2),
+    (4, 6),
+    (2, 3),
+    (4, 5),
+    (1, 2),
+    (3, 4),
+    (5, 6),
+];
+const NET8: [(u8, u8); 19] = [
+    (0, 2),
+    (1, 3),
+    (4, 6),
+    (5, 7),
+    (0, 4),
+    (1, 5),
+    (2, 6),
+    (3, 7),
+    (0, 1),
+    (2, 3),
+    (4, 5),
+    (6, 7),
+    (2, 4),
+    (3, 5),
+    (1, 4),
+    (3, 6),
+    (1, 2),
+    (3, 4),
+    (5, 6),
+];
+
+/// `d` (of length `N`) sorted by the network `pairs`, in registers.
+#[inline(always)]
+fn network<const N: usize>(d: &mut [i64], pairs: &[(u8, u8)]) {
+    let Ok(mut a) = <[i64; N]>::try_from(&*d) else {
+        return d.sort_unstable();
+    };
+    for &(i, j) in pairs {
+        let (x, y) = (a[i as usize], a[j as usize]);
+        a[i as usize] = x.min(y);
+        a[j as usize] = x.max(y);
+    }
+    d.copy_from_slice(&a);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every network sorts every sequence of 0s and 1s of its length, which by the 0-1
+    /// principle means it sorts everything; and a few rolls with repeats besides.
+    #[test]
+    fn every_network_sorts() {
+        for n in 2..=8usize {
+            for bits in 0u32..1 << n {
+                let mut d: Vec<i64> = (0..n).map(|i| (bits >> i & 1) as i64).collect();
+                let mut want = d.clone();
+                want.sort_unstable();
+                sort_dice(&mut d);
+                assert_eq!(d, want, "{n} dice, pattern {bits:b}");
+            }
+            let mut d: Vec<i64> = (0..n as i64).map(|i| (i * 7 + 3) % 5 - 2).collect();
+            let mut want = d.clone();
+            want.sort_unstable();
+            sort_dice(&mut d);
+            assert_eq!(d, want, "{n} dice with repeats");
+        }
+    }
 
     /// Counting and comparison sorts agree, on many dice of a narrow span, a wide one,
     /// and negative faces.

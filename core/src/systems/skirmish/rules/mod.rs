@@ -22,7 +22,7 @@ pub use firefight::FirefightRules;
 pub use volley::{plan_shots, Action};
 
 use crate::exact::binomial;
-use crate::kernels::{FaceStream, Rng};
+use crate::kernels::{digit_from, digit_scales, FaceStream, Faces, Rng};
 use crate::model::{Compiled, Group, Metric};
 
 /// How a test's die is read: pass at or under the number, or at or over it.
@@ -436,31 +436,43 @@ impl Attack {
         n.min(self.cap)
     }
 
-    /// [`Attack::roll`] with saves and no re-roll, on a die of at most 11 faces: each
-    /// die of the attack and its save die are one number below `die^2` (the to-hit face
-    /// its high digit, the save its low one), and a table of every such pair, built
-    /// from the same two comparisons, says which cause a casualty. One multiplication
-    /// a die where the faces one at a time took two.
+    /// [`Attack::roll`] with saves and no re-roll, on a die of at most 11 faces. Each
+    /// die of the attack and its save die are two digits of one word (as a stream of
+    /// `die^2`-faced dice would read them: the to-hit face the high digit, the save the
+    /// low one), and each test is a comparison of the word brought to that digit with a
+    /// threshold. No digit is extracted, and no die waits on the one before it.
     #[inline]
     fn roll_pairs(&self, hit_on: u32, die: u32, rng: &mut Rng) -> u32 {
-        // Per pair (bit `x - 1` of the number `x` the stream reads): set if it hits and
-        // the save fails. Two words, read by a shift beside the multiplication that draws
-        // the next die: no table to clear on every attack.
+        // A hit is a face of `hit_on` or more: a digit of `hit_on - 1` or more. A failed
+        // save is a face below `defence`: a digit below `fails`, so a word of at most
+        // the last word whose digit is `fails - 1`.
         let fails = self.defence.saturating_sub(1).min(die);
-        let row = (1u128 << fails) - 1;
-        let mut casualty = 0u128;
-        for h in hit_on.max(1)..=die {
-            casualty |= row << ((h - 1) * die);
-        }
-        let words = [casualty as u64, (casualty >> 64) as u64];
-        let mut pairs = crate::kernels::Faces::new(die * die).stream();
+        let possible = hit_on <= die && fails > 0;
+        let hit_from = digit_from(die, hit_on.clamp(1, die) - 1);
+        let fail_to = if fails >= die {
+            u64::MAX
+        } else {
+            digit_from(die, fails.max(1)) - 1
+        };
+        let scales = digit_scales(die);
+        let pairs = Faces::new(die * die);
+        let mut left = self.dice;
         let mut n = 0;
-        for _ in 0..self.dice {
-            let [x] = pairs.roll_n(rng);
-            let i = x - 1;
-            n += (words[(i >> 6) as usize] >> (i & 63)) as u32 & 1;
+        while left > 0 {
+            let r = pairs.word(rng);
+            let k = left.min(pairs.per_word());
+            for s in scales[..2 * k as usize].chunks_exact(2) {
+                let hit = r.wrapping_mul(s[0]) >= hit_from;
+                let fail = r.wrapping_mul(s[1]) <= fail_to;
+                n += (hit & fail) as u32;
+            }
+            left -= k;
         }
-        n.min(self.cap)
+        if possible {
+            n.min(self.cap)
+        } else {
+            0
+        }
     }
 }
 

@@ -127,14 +127,23 @@ impl Pool {
         self.dice <= GROUP && !self.exploding()
     }
 
-    /// Roll the pool; the number of successes, at most `cap`.
-    #[inline]
+    /// Roll the pool; the number of successes, at most `cap`. The common pool (five
+    /// dice or fewer, no explosions) is one lookup, inlined where it is rolled; the
+    /// rest is out of line, so that a trial that rolls a few pools stays small enough
+    /// to be inlined itself.
+    #[inline(always)]
     pub fn roll(&self, rng: &mut Rng) -> u32 {
         if self.small() {
             let r = word_for(rng, self.dice);
             let x = ((r as u128 * POW6[self.dice as usize] as u128) >> 64) as usize;
             return COUNT_GE[(self.success_on - 2) as usize][x] as u32;
         }
+        self.roll_large(rng)
+    }
+
+    /// [`Pool::roll`] of a pool of more than five dice or one that explodes.
+    #[inline(never)]
+    fn roll_large(&self, rng: &mut Rng) -> u32 {
         if self.dice <= GROUP {
             return self.roll_exploding_small(rng);
         }

@@ -100,9 +100,45 @@ pub(super) fn bind_pool(spec: PoolSpec, offset: usize, body: Node, i: usize) -> 
     }
 }
 
-/// 1 if the value is non-zero, else 0.
+/// 1 if the value is non-zero, else 0: a comparison is that already (`a or b` reads
+/// two of them, and a round of a `repeat` reads its `until` every round).
 pub(super) fn truth(n: Node) -> Node {
-    Node::Cmp(Cmp::Ne, Box::new(n), Box::new(Node::Num(0)))
+    match n {
+        Node::Cmp(..) => n,
+        _ => Node::Cmp(Cmp::Ne, Box::new(n), Box::new(Node::Num(0))),
+    }
+}
+
+/// `pool + k` (or `- k`) compared with a number `m`, as the pool compared with `m - k`
+/// (or `m + k`): the same dice and the same answer, in one node whose operands the
+/// sampler reads in place (`d20 + attack >= ac`, rolled every round of a duel). Only
+/// where the sums cannot saturate, which would make the two differ.
+fn shifted_cmp(c: Cmp, a: Node, b: Node) -> Node {
+    let shifted = |pool: &Node, k: i64, m: i64| -> Option<Node> {
+        let Node::Pool(p) = pool else {
+            return None;
+        };
+        let (lo, hi) = pool_bounds(p);
+        lo.checked_add(k)?;
+        hi.checked_add(k)?;
+        Some(Node::Cmp(
+            c,
+            Box::new(pool.clone()),
+            Box::new(Node::Num(m.checked_sub(k)?)),
+        ))
+    };
+    let found = match (&a, &b) {
+        (Node::Add(x, y), Node::Num(m)) => match (&**x, &**y) {
+            (pool, Node::Num(k)) | (Node::Num(k), pool) => shifted(pool, *k, *m),
+            _ => None,
+        },
+        (Node::Sub(x, y), Node::Num(m)) => match &**y {
+            Node::Num(k) => k.checked_neg().and_then(|k| shifted(x, k, *m)),
+            _ => None,
+        },
+        _ => None,
+    };
+    found.unwrap_or_else(|| Node::Cmp(c, Box::new(a), Box::new(b)))
 }
 
 /// Dice all pool variables in scope may hold at once.
@@ -382,7 +418,7 @@ impl<'a> Compiler<'a> {
                     Op::Div => Node::Div(a, b),
                     Op::Max => Node::Max(a, b),
                     Op::Min => Node::Min(a, b),
-                    Op::Cmp(c) => Node::Cmp(*c, a, b),
+                    Op::Cmp(c) => shifted_cmp(*c, *a, *b),
                 };
                 match constant(&n) {
                     Some(v) => Node::Num(v),
@@ -938,5 +974,50 @@ pub(super) fn keep_of(drop: bool, end: End, n: i64, total: u32) -> (End, u32) {
             total - n,
         ),
         false => (end, n),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compiled(text: &str) -> Node {
+        parse_compiled(text, &[]).expect(text)
+    }
+
+    /// `d20 + 5 >= 13` is the d20 against 8 (and `d20 - 2 < 4` against 6); `or` of two
+    /// comparisons adds them with no test of each against 0. Sums that could saturate
+    /// are left as written.
+    #[test]
+    fn comparisons_of_shifted_pools_and_truths_are_simplified() {
+        let pool_vs = |n: &Node| match n {
+            Node::Cmp(c, p, m) if matches!(**p, Node::Pool(_)) => match **m {
+                Node::Num(m) => Some((*c, m)),
+                _ => None,
+            },
+            _ => None,
+        };
+        assert_eq!(pool_vs(&compiled("d20 + 5 >= 13")), Some((Cmp::Ge, 8)));
+        assert_eq!(pool_vs(&compiled("5 + d20 >= 13")), Some((Cmp::Ge, 8)));
+        assert_eq!(pool_vs(&compiled("d20 - 2 < 4")), Some((Cmp::Lt, 6)));
+        let big = [("big".to_string(), i64::MAX - 3)];
+        let n = parse_compiled("2d6 + big == 0", &big).expect("big");
+        assert!(
+            matches!(&n, Node::Cmp(Cmp::Eq, a, _) if matches!(**a, Node::Add(..))),
+            "{n:?}"
+        );
+        match compiled("d6 >= 5 or d6 <= 1") {
+            Node::Cmp(Cmp::Ge, sum, one) => {
+                assert_eq!(*one, Node::Num(1));
+                let Node::Add(a, b) = *sum else {
+                    panic!("not a sum: {sum:?}")
+                };
+                assert!(
+                    pool_vs(&a).is_some() && pool_vs(&b).is_some(),
+                    "{a:?} {b:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -679,6 +679,8 @@ pub struct AttackTrial {
     /// most significant); empty when nothing is re-rolled.
     policy: Vec<u16>,
     resolver: Resolver,
+    /// `sides^i` (wrapping) for each die `i`: what brings its re-roll digit to the top.
+    scales: [u64; MAX_ATTACK_DICE],
     /// 2^64 mod sides^(2 * dice): one word gives the roll and any re-rolls.
     reject: u64,
     pow: u64,
@@ -726,12 +728,13 @@ impl Trial for AttackTrial {
             }
             let mut sum = self.kept[idx];
             if !self.policy.is_empty() {
+                // Re-roll digit `i` is the top digit of `r * sides^i`: each die read on
+                // its own, none waiting on the multiplication of the one before.
                 let mask = self.policy[idx];
-                for i in 0..self.dice {
-                    let m = r as u128 * self.sides as u128;
-                    r = m as u64;
+                for (i, &scale) in self.scales[..self.dice].iter().enumerate() {
+                    let d = (r.wrapping_mul(scale) as u128 * self.sides as u128) >> 64;
                     let keep = ((mask >> i & 1) as u64).wrapping_neg();
-                    sum = sum.wrapping_add(self.faces[i * n + (m >> 64) as usize] & keep);
+                    sum = sum.wrapping_add(self.faces[i * n + d as usize] & keep);
                 }
             }
             return self.defend(self.resolver.state(sum), rng);
@@ -869,6 +872,7 @@ fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>) {
             policy: plan.masks,
             settled,
             resolver,
+            scales: std::array::from_fn(|i| sides.wrapping_pow(i as u32)),
             reject: pow.wrapping_neg() % pow,
             pow,
             rolls,

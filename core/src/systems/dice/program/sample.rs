@@ -18,7 +18,7 @@ pub fn read_sorted(dice: &[i64], keep: Option<(End, u32)>, agg: Agg, lo: i64, hi
         Agg::Count(c) => kept.iter().filter(|&&v| c.holds(v, lo, hi)).count() as i64,
         Agg::Highest => kept.iter().copied().max().unwrap_or(0),
         Agg::Lowest => kept.iter().copied().min().unwrap_or(0),
-        Agg::Tally(t) => kept.iter().map(|&v| lang::tally(v, t)).sum(),
+        Agg::Tally(t) => tally_sum(kept, t),
         Agg::MaxSet => {
             let (mut best, mut run) = (0i64, 0i64);
             for i in 0..kept.len() {
@@ -33,6 +33,36 @@ pub fn read_sorted(dice: &[i64], keep: Option<(End, u32)>, agg: Agg, lo: i64, hi
         }
         Agg::Straight => straight(kept),
     }
+}
+
+/// The sum of [`lang::tally`] over `dice`: how many of a symbol the faces hold. Each
+/// face's count is a digit of its code, the code divided by `base^digit` and taken
+/// modulo `base`. The two divisions go by multiplications with reciprocals worked out
+/// once per read (exact for codes and divisors below 2^32: Lemire, Kaser and Kurz,
+/// "Faster remainder by direct computation", 2019), where a read of five symbol dice
+/// spent most of its time dividing. Anything else is divided as [`lang::tally`] does.
+fn tally_sum(dice: &[i64], t: i64) -> i64 {
+    const SMALL: i64 = 1 << 32;
+    let (digit, base) = ((t % 16) as u32, t / 16);
+    let place = match base.checked_pow(digit) {
+        Some(p) if (2..SMALL).contains(&base) && (1..SMALL).contains(&p) => p as u64,
+        _ => return dice.iter().map(|&v| lang::tally(v, t)).sum(),
+    };
+    // `ceil(2^64 / d)` for a divisor `d` of 2 or more; a place of 1 divides nothing.
+    let by_place = (place > 1).then(|| u64::MAX / place + 1);
+    let by_base = u64::MAX / base as u64 + 1;
+    dice.iter()
+        .map(|&v| {
+            if !(0..SMALL).contains(&v) {
+                return lang::tally(v, t);
+            }
+            let q = match by_place {
+                Some(m) => ((v as u128 * m as u128) >> 64) as u64,
+                None => v as u64,
+            };
+            ((by_base.wrapping_mul(q) as u128 * base as u128) >> 64) as i64
+        })
+        .sum()
 }
 
 /// The longest run of consecutive faces among sorted dice (repeats neither add to a
@@ -813,6 +843,58 @@ fn network<const N: usize>(d: &mut [i64], pairs: &[(u8, u8)]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tally read by reciprocals is the tally by division, for codes and divisors
+    /// of every size, negative codes and a base of 1 included.
+    #[test]
+    fn tallies_by_reciprocal_are_tallies_by_division() {
+        let mut x = 99u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for base in [
+            1i64,
+            2,
+            3,
+            5,
+            7,
+            10,
+            16,
+            255,
+            65_536,
+            1 << 31,
+            (1 << 32) + 1,
+        ] {
+            for digit in 0..16 {
+                let t = base * 16 + digit;
+                if base.checked_pow(digit as u32).is_none() {
+                    continue;
+                }
+                let mut dice: Vec<i64> = (0..40)
+                    .map(|i| match i % 4 {
+                        0 => (next() % 1000) as i64,
+                        1 => (next() >> 32) as i64,
+                        2 => (next() >> 30) as i64 - (1 << 33),
+                        _ => (next() % (1 << 32)) as i64,
+                    })
+                    .collect();
+                dice.extend([0, 1, (1 << 32) - 1, 1 << 32, -1]);
+                for &v in &dice {
+                    let want = lang::tally(v, t);
+                    assert_eq!(
+                        tally_sum(&[v], t),
+                        want,
+                        "code {v}, base {base}, digit {digit}"
+                    );
+                }
+                let want: i64 = dice.iter().map(|&v| lang::tally(v, t)).sum();
+                assert_eq!(tally_sum(&dice, t), want, "base {base}, digit {digit}");
+            }
+        }
+    }
 
     /// Every network sorts every sequence of 0s and 1s of its length, which by the 0-1
     /// principle means it sorts everything; and a few rolls with repeats besides.

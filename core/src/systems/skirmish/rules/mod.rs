@@ -404,6 +404,7 @@ impl Attack {
     /// read only if it hit. Every die of the attack is rolled up front, so the count
     /// has no branch a processor could mispredict: a save rolled for a miss is never
     /// read, which leaves the distribution as written.
+    #[inline(always)]
     pub fn roll(&self, rules: &Rules, d: &mut FaceStream, rng: &mut Rng) -> u32 {
         let mut n = 0;
         // Hitting is a threshold on the roll, so each die is two comparisons; its faces

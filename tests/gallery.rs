@@ -383,4 +383,25 @@ fn readme_figures_are_the_main_jobs(printed: &str, reports: &Path) {
         "scenarios the main job printed"
     );
     assert_eq!(quoted("charts"), charts, "PNG charts the main job wrote");
+    // What docs/commands.md says it writes, "about N MB", within 15%.
+    let commands = std::fs::read_to_string(root().join("docs/commands.md")).unwrap();
+    let at = commands
+        .find(" MB of tables, charts and a gallery")
+        .expect("docs/commands.md gives the main job's size");
+    let said: f64 = commands[..at].rsplit(' ').next().unwrap().parse().unwrap();
+    fn bytes(dir: &Path) -> u64 {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| match e.file_type().unwrap().is_dir() {
+                true => bytes(&e.path()),
+                false => e.metadata().unwrap().len(),
+            })
+            .sum()
+    }
+    let written = bytes(reports) as f64 / 1e6;
+    assert!(
+        (written - said).abs() <= 0.15 * said,
+        "docs/commands.md says about {said} MB; the main job wrote {written:.1} MB"
+    );
 }

@@ -634,6 +634,7 @@ static DIGIT_FROM: [[u64; DIGIT_SIDES as usize]; DIGIT_SIDES as usize + 1] = {
 /// faces (2 to [`DIGIT_SIDES`]): digit `j` (from 0) by the `j`-th.
 #[inline(always)]
 pub fn digit_scales(sides: u32) -> &'static [u64; 64] {
+    debug_assert!((2..=DIGIT_SIDES).contains(&sides), "a d{sides}");
     &DIGIT_SCALES[sides as usize]
 }
 
@@ -643,6 +644,10 @@ pub fn digit_scales(sides: u32) -> &'static [u64; 64] {
 /// one) is `a + 1` or more exactly when its word, scaled, is at least this.
 #[inline(always)]
 pub fn digit_from(sides: u32, a: u32) -> u64 {
+    debug_assert!(
+        (2..=DIGIT_SIDES).contains(&sides) && a < sides,
+        "{a} of a d{sides}"
+    );
     DIGIT_FROM[sides as usize][a as usize]
 }
 

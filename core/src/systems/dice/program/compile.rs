@@ -100,8 +100,8 @@ pub(super) fn bind_pool(spec: PoolSpec, offset: usize, body: Node, i: usize) -> 
     }
 }
 
-/// 1 if the value is non-zero, else 0: a comparison is that already (`a or b` reads
-/// two of them, and a round of a `repeat` reads its `until` every round).
+/// 1 if the value is non-zero, else 0: a comparison is that already (`a or b` of two
+/// comparisons, as a `repeat`'s `until` often is, tested each against 0 on every round).
 pub(super) fn truth(n: Node) -> Node {
     match n {
         Node::Cmp(..) => n,
@@ -118,13 +118,17 @@ fn shifted_cmp(c: Cmp, a: Node, b: Node) -> Node {
         let Node::Pool(p) = pool else {
             return None;
         };
+        // Far inside the range of i64 (faces and numbers are at most a million), so no
+        // sum near it can saturate whatever the pool rolls.
+        const FAR: i64 = 1 << 48;
         let (lo, hi) = pool_bounds(p);
-        lo.checked_add(k)?;
-        hi.checked_add(k)?;
+        if [lo, hi, k, m].iter().any(|v| !(-FAR..=FAR).contains(v)) {
+            return None;
+        }
         Some(Node::Cmp(
             c,
             Box::new(pool.clone()),
-            Box::new(Node::Num(m.checked_sub(k)?)),
+            Box::new(Node::Num(m - k)),
         ))
     };
     let found = match (&a, &b) {

@@ -138,17 +138,10 @@ impl Side {
 }
 
 impl Meeting {
-    /// The first side's dice left (ascending) given both sides' dice (ascending, kept):
-    /// each side's `only` applied first.
-    pub fn left(&self, a: &[i64], b: &[i64], out: &mut Vec<i64>) {
-        out.clear();
-        out.resize(a.len(), 0);
-        let n = self.left_into(a, b, out);
-        out.truncate(n);
-    }
-
-    /// [`Meeting::left`] into `out` (room for `a.len()` dice): how many are left. Every
-    /// buffer on the stack: a Monte Carlo trial of a meeting allocated three vectors.
+    /// The first side's dice left (ascending) given both sides' dice (ascending, kept),
+    /// each side's `only` applied first, into `out` (room for `a.len()` dice): how many
+    /// are left. Every buffer on the stack: a Monte Carlo trial of a meeting allocated
+    /// three vectors.
     fn left_into(&self, a: &[i64], b: &[i64], out: &mut [i64]) -> usize {
         let only = |dice: &[i64], c: Option<Cond>, p: &PoolSpec, buf: &mut [i64]| {
             let (lo, hi) = face_span(p);

@@ -457,6 +457,8 @@ impl Attack {
         };
         let scales = digit_scales(die);
         let pairs = Faces::new(die * die);
+        // An attack that cannot cause a casualty still rolls its dice (and counts them,
+        // to no use): the words it draws are those every other attack draws.
         let mut left = self.dice;
         let mut n = 0;
         while left > 0 {

@@ -844,17 +844,21 @@ fn network<const N: usize>(d: &mut [i64], pairs: &[(u8, u8)]) {
 mod tests {
     use super::*;
 
-    /// The tally read by reciprocals is the tally by division, for codes and divisors
-    /// of every size, negative codes and a base of 1 included.
-    #[test]
-    fn tallies_by_reciprocal_are_tallies_by_division() {
-        let mut x = 99u64;
-        let mut next = || {
+    /// A plain xorshift from `seed`: test data apart from the generator under test.
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x
-        };
+        }
+    }
+
+    /// The tally read by reciprocals is the tally by division, for codes and divisors
+    /// of every size, negative codes and a base of 1 included.
+    #[test]
+    fn tallies_by_reciprocal_are_tallies_by_division() {
+        let mut next = xorshift(99);
         for base in [
             1i64,
             2,
@@ -920,13 +924,7 @@ mod tests {
     /// and negative faces.
     #[test]
     fn dice_counted_into_order_are_sorted() {
-        let mut x = 7u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(7);
         for (n, span, lo) in [
             (1000, 3, -1),
             (64, 6, 1),

@@ -63,6 +63,6 @@ fn precision_runs_are_deterministic_and_stop_when_met() {
     assert_eq!(a, run_csv(2, Some(0.002)));
     // The widest Wilson half-width near p = 1/2 is 0.98 / sqrt(n): 0.002 needs n >= 240,100.
     // The opening round of 2 chunks (131,072 trials) falls short, and its half-width
-    // scales to 240k, rounded up to 4 whole chunks: 262,144.
-    assert!(a.1.contains(",262144,2026"), "{}", a.1);
+    // scales to 240k, rounded up to whole steps of 4,096: 241,664 (59 steps).
+    assert!(a.1.contains(",241664,2026"), "{}", a.1);
 }

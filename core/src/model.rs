@@ -32,6 +32,35 @@ pub trait Trial: Sync + Send {
         }
         *rng = local;
     }
+    /// What this trial is, as bytes: two trials with equal keys draw the same numbers
+    /// and land in the same states, so the engine may count a run of one as a run of
+    /// the other (a matrix's two units of the same numbers, a profile's two points the
+    /// rules cannot tell apart). `None`, the default: never shared. A key must cover
+    /// everything `sample` and `run_chunk` read; [`key_of`] makes one from the fields.
+    fn key(&self) -> Option<Vec<u8>> {
+        None
+    }
+}
+
+/// A [`Trial::key`] from `what`, everything a trial of type `T` reads (its fields, or
+/// what they are all made from): the type's name, then `what` as its `Hash` writes it.
+/// The bytes themselves are the key, not a hash of them, so two keys never collide:
+/// std's `Hash` writes lengths before slices and ends strings, so the stream is read
+/// back one way only.
+pub fn key_of<T: ?Sized, K: std::hash::Hash + ?Sized>(what: &K) -> Vec<u8> {
+    struct Bytes(Vec<u8>);
+    impl std::hash::Hasher for Bytes {
+        fn write(&mut self, bytes: &[u8]) {
+            self.0.extend_from_slice(bytes);
+        }
+        fn finish(&self) -> u64 {
+            0
+        }
+    }
+    let mut b = Bytes(Vec::new());
+    std::hash::Hash::hash(std::any::type_name::<T>(), &mut b);
+    what.hash(&mut b);
+    b.0
 }
 
 /// Trials between two looks at the stop token inside a chunk of the dice language: a
@@ -45,11 +74,17 @@ pub trait Sampler: Sync + Send {
     fn states(&self) -> usize;
     /// `trials` trials counted into `hist` (see [`Trial::run_chunk`]).
     fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64], stop: &Cancel);
+    /// See [`Trial::key`].
+    fn key(&self) -> Option<Vec<u8>>;
 }
 
 impl<T: Trial> Sampler for T {
     fn states(&self) -> usize {
         Trial::states(self)
+    }
+
+    fn key(&self) -> Option<Vec<u8>> {
+        Trial::key(self)
     }
 
     #[inline(never)]
@@ -377,7 +412,7 @@ impl Compiled {
 }
 
 /// Encode a tuple of small values as one state index (mixed radix, last fastest).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub struct Radix(pub Vec<usize>);
 
 impl Radix {

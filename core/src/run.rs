@@ -23,12 +23,26 @@ pub struct Hooks<'a> {
     pub cancel: &'a Cancel,
     /// Makes a progress sink for each scenario run.
     pub progress: &'a dyn Reporter,
+    /// Where runs of the same trial are shared within the command, if anywhere.
+    pub memo: Option<&'a sim::Memo>,
 }
 
 impl<'a> Hooks<'a> {
     /// What a front end builds once per command (or per request of the live page).
     pub fn new(cancel: &'a Cancel, progress: &'a dyn Reporter) -> Self {
-        Hooks { cancel, progress }
+        Hooks {
+            cancel,
+            progress,
+            memo: None,
+        }
+    }
+
+    /// These hooks, sharing runs of the same trial through `memo` (see [`sim::Memo`]).
+    pub fn with_memo(self, memo: &'a sim::Memo) -> Self {
+        Hooks {
+            memo: Some(memo),
+            ..self
+        }
     }
 
     /// `Err(Error::Interrupted)` once cancelled.
@@ -67,13 +81,19 @@ pub fn simulate_shown(
     widest: &dyn Fn(&sim::Histogram) -> f64,
 ) -> Result<sim::Histogram, Error> {
     let progress = ctx.progress.scenario(&c.name);
-    let h = sim::run(
+    let key = ctx.memo.and_then(|_| c.trial.key());
+    let shared = ctx
+        .memo
+        .zip(key.as_deref())
+        .map(|(memo, key)| sim::Shared { memo, key });
+    let h = sim::run_shared(
         c.trial.as_ref(),
         seed,
         budget,
         widest,
         progress.as_ref(),
         ctx.cancel,
+        shared,
     );
     progress.finish();
     h.map_err(|_| Error::Interrupted)

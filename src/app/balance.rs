@@ -197,13 +197,14 @@ impl Prepared {
         T: Send,
     {
         let hidden = rollsim_core::sim::Hidden;
+        let memo = rollsim_core::sim::Memo::new();
         let job = Job {
             source: &self.source,
             target: &self.target,
             pick: &self.pick,
             seed: self.seed,
             trials: self.trials,
-            ctx: Hooks::new(&self.cancel, &hidden),
+            ctx: Hooks::new(&self.cancel, &hidden).with_memo(&memo),
             share: &self.share,
         };
         Ok(self.pool.install(|| f(&job))?)

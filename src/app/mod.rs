@@ -263,7 +263,10 @@ pub fn compute_given(
             &own
         }
     };
-    let ctx = Hooks::new(&opts.cancel, bars);
+    // Scenarios of the same trial (a profile's points the rules cannot tell apart) are
+    // rolled once.
+    let memo = crate::sim::Memo::new();
+    let ctx = Hooks::new(&opts.cancel, bars).with_memo(&memo);
     // Compiling works out the exact distributions, which take longer than the
     // simulation for some scenarios: all of them side by side first, in order.
     let ready: Vec<Option<crate::model::Compiled>> = names
@@ -700,6 +703,8 @@ fn gallery_matrix(
         },
         Some(t) => Budget::Trials(t.min(GALLERY_TRIALS)),
     };
+    // Pairs of units with the same numbers are the same trial: rolled once.
+    let memo = rollsim_core::sim::Memo::new();
     let m = compare::matrix(
         &source,
         &scenario,
@@ -707,7 +712,7 @@ fn gallery_matrix(
         &Pick::Headline,
         seed,
         n.map(|_| budget),
-        Hooks::new(cancel, &rollsim_core::sim::Hidden),
+        Hooks::new(cancel, &rollsim_core::sim::Hidden).with_memo(&memo),
     )?;
     Ok(Some(m))
 }

@@ -82,7 +82,7 @@ static COUNT_GE: [[u8; TABLE]; 6] = {
 /// more, each showing `explode_on` or more adds one more die (which may explode again).
 /// Successes saturate at `cap`, the same cap the exact engine uses, so both paths report
 /// the same (tiny, stated) mass in the top bucket.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Pool {
     /// Dice rolled before any explosion.
     pub dice: u32,

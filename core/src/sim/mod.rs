@@ -9,6 +9,9 @@
 use crate::cancel::Cancel;
 use crate::kernels::chunk_rng;
 use crate::model::Sampler;
+
+mod memo;
+pub use memo::{Memo, Shared};
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
 
@@ -45,13 +48,21 @@ impl Reporter for Hidden {
 /// noise, small enough that 2 threads stay balanced on a 10^6-trial run.
 pub const CHUNK: u64 = 1 << 16;
 
+/// A precision run's counts after its opening round are multiples of this: a sixteenth
+/// of a chunk, where whole chunks ran up to 65,535 trials past what a scenario needed
+/// (3.5% of the main job's trials). A round that falls short (1 in 20 in the main job)
+/// costs another, which rolls its last short chunk again: less than a margin that
+/// would prevent it.
+pub const PRECISION_STEP: u64 = CHUNK / 16;
+
 /// How many trials to run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Budget {
     /// Exactly this many.
     Trials(u64),
     /// Run until every reported probability's 95% Wilson half-width is at most `eps`
-    /// (from two chunks, then to the count the half-width scales to), or `max_trials`.
+    /// (from two chunks, then to the count the half-width scales to, in steps of
+    /// [`PRECISION_STEP`]), or `max_trials`.
     Precision {
         /// The largest acceptable 95% half-width, as a probability (0.001 = 0.1 points).
         eps: f64,
@@ -219,6 +230,33 @@ pub fn run(
     progress: &dyn Progress,
     stop: &Cancel,
 ) -> Result<Histogram, SimError> {
+    run_shared(sampler, seed, budget, widest, progress, stop, None)
+}
+
+/// [`run`], taking each range of trials from `shared`'s memo when the same sampler has
+/// rolled it under the same seed, and leaving there the ranges it rolls.
+pub fn run_shared(
+    sampler: &dyn Sampler,
+    seed: u64,
+    budget: Budget,
+    widest: &dyn Fn(&Histogram) -> f64,
+    progress: &dyn Progress,
+    stop: &Cancel,
+    shared: Option<Shared>,
+) -> Result<Histogram, SimError> {
+    let range = |from: u64, to: u64| match shared {
+        None => run_range(sampler, seed, from, to, progress, stop),
+        Some(s) => {
+            let key = (s.key.to_vec(), seed, from, to);
+            if let Some(counts) = s.memo.get(&key) {
+                progress.advance(to - from);
+                return Ok(counts);
+            }
+            let counts = run_range(sampler, seed, from, to, progress, stop)?;
+            s.memo.put(key, &counts);
+            Ok(counts)
+        }
+    };
     let mut hist = Histogram {
         counts: vec![0; sampler.states()],
         trials: 0,
@@ -229,7 +267,19 @@ pub fn run(
     };
     progress.set_total(target);
     loop {
-        let part = run_range(sampler, seed, hist.trials, target, progress, stop)?;
+        if !hist.trials.is_multiple_of(CHUNK) {
+            // A chunk's generator cannot be taken up where a round left it: the short
+            // chunk the last round ended on is rolled again from its start (the same
+            // trials, not counted twice), so the run stays trials `0..target` of the
+            // seed, as a fixed run of `target` trials is.
+            let from = hist.trials / CHUNK * CHUNK;
+            let tail = run_range(sampler, seed, from, hist.trials, &Hidden, stop)?;
+            for (x, y) in hist.counts.iter_mut().zip(&tail) {
+                *x -= y;
+            }
+            hist.trials = from;
+        }
+        let part = range(hist.trials, target)?;
         add(&mut hist.counts, &part);
         hist.trials = target;
         let Budget::Precision { eps, .. } = budget else {
@@ -240,13 +290,14 @@ pub fn run(
             break;
         }
         // A half-width shrinks as 1/sqrt(trials): go straight to the count that should
-        // meet the target (whole chunks, at least one more), so no scenario runs more
-        // than its own probabilities need. It depends on the counts alone, so the
-        // count is the same for any thread count.
-        let chunks = (target as f64 * (w / eps).powi(2) / CHUNK as f64 - 1e-9).ceil() as u64;
-        target = chunks
-            .saturating_mul(CHUNK)
-            .max(target.saturating_add(CHUNK))
+        // meet the target (whole steps, at least one more), so no scenario runs more
+        // than its own probabilities need. It depends on the counts alone, so the count
+        // is the same for any thread count.
+        let need = target as f64 * (w / eps).powi(2);
+        let steps = (need / PRECISION_STEP as f64 - 1e-9).ceil() as u64;
+        target = steps
+            .saturating_mul(PRECISION_STEP)
+            .max(target.saturating_add(PRECISION_STEP))
             .min(max);
         progress.set_total(target);
     }
@@ -328,6 +379,98 @@ mod tests {
         // 1/sqrt(n) <= 1/2048 first holds at n = 2^22.
         assert_eq!(h.trials, 1 << 22);
         assert_eq!(h, go(1, Budget::Trials(1 << 22)));
+    }
+
+    /// A precision run whose second round ends inside a chunk and falls short: its third
+    /// round rolls that chunk again from its start, so the run is the first `n` trials
+    /// of the seed, as a fixed run of `n` is, for any thread count.
+    #[test]
+    fn a_round_ending_inside_a_chunk_is_taken_up_from_the_chunks_start() {
+        let eps = 0.001;
+        // Half-widths that scale the opening round to 150,000 trials (151,552 in steps,
+        // inside chunk 2), then that count to 170,000 (172,032), where the target is met.
+        let widest = |h: &Histogram| match h.trials {
+            131_072 => eps * (150_000.0f64 / 131_072.0).sqrt(),
+            151_552 => eps * (170_000.0f64 / 151_552.0).sqrt(),
+            _ => 0.0,
+        };
+        let budget = Budget::Precision {
+            eps,
+            max_trials: 1 << 30,
+        };
+        let at = |threads: usize, budget: Budget| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let stop = Cancel::new();
+            pool.install(|| run(&D6, 9, budget, &widest, &Hidden, &stop).unwrap())
+        };
+        let h = at(2, budget);
+        assert_eq!(h.trials, 172_032);
+        assert_eq!(h.counts.iter().sum::<u64>(), 172_032);
+        assert_eq!(h, at(1, Budget::Trials(172_032)));
+        assert_eq!(h, at(1, budget));
+        assert_eq!(h, at(3, Budget::Trials(172_032)));
+    }
+
+    /// A D6 with a key, counting the chunks it rolls.
+    struct Keyed<'a> {
+        chunks: &'a std::sync::atomic::AtomicU64,
+        key: u8,
+    }
+    impl Trial for Keyed<'_> {
+        fn states(&self) -> usize {
+            6
+        }
+        fn sample(&self, rng: &mut Rng) -> usize {
+            roll_die(rng, 6) as usize - 1
+        }
+        fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64], _stop: &Cancel) {
+            self.chunks
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            for _ in 0..trials {
+                hist[self.sample(rng)] += 1;
+            }
+        }
+        fn key(&self) -> Option<Vec<u8>> {
+            Some(vec![self.key])
+        }
+    }
+
+    #[test]
+    fn a_memo_rolls_the_same_trial_once_and_gives_its_counts() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let chunks = AtomicU64::new(0);
+        let memo = Memo::new();
+        let stop = Cancel::new();
+        let budget = Budget::Precision {
+            eps: 0.002,
+            max_trials: 1 << 30,
+        };
+        let widest = |h: &Histogram| 1.0 / (h.trials as f64).sqrt() / 2.0;
+        let go = |key: u8, seed: u64, memo: Option<&Memo>| {
+            let t = Keyed {
+                chunks: &chunks,
+                key,
+            };
+            let k = Sampler::key(&t).unwrap();
+            let shared = memo.map(|memo| Shared { memo, key: &k });
+            run_shared(&t, seed, budget, &widest, &Hidden, &stop, shared).unwrap()
+        };
+        let alone = go(1, 5, None);
+        let rolled = chunks.swap(0, Ordering::Relaxed);
+        assert!(rolled >= 2);
+        assert_eq!(go(1, 5, Some(&memo)), alone);
+        assert_eq!(chunks.swap(0, Ordering::Relaxed), rolled);
+        // The same trial and seed again: nothing rolled, the same counts.
+        assert_eq!(go(1, 5, Some(&memo)), alone);
+        assert_eq!(chunks.swap(0, Ordering::Relaxed), 0);
+        // Another seed, or another trial, is rolled.
+        assert_ne!(go(1, 6, Some(&memo)), alone);
+        assert_eq!(chunks.swap(0, Ordering::Relaxed), rolled);
+        go(2, 5, Some(&memo));
+        assert_eq!(chunks.swap(0, Ordering::Relaxed), rolled);
     }
 
     #[test]

@@ -254,7 +254,7 @@ fn die_blocks(d: &Die, iron_shield: bool) -> Vec<f64> {
 
 /// Defence dice for the sampler: blocks per face, and whether the Iron Shield re-rolls
 /// the face.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 struct Defence {
     dice: Vec<(Vec<u8>, Vec<bool>)>,
 }
@@ -429,7 +429,7 @@ pub const OUT_OF_RANGE: usize = 1;
 ///
 /// A hit's state is `2 + damage + stride * e`, `e` numbering the counts of the weapon's
 /// effects (0 when it has none), so without effects the state is 2 + damage.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub struct Resolver {
     /// Range counts up to the distance (more does not help); 0 for melee.
     rcap: usize,
@@ -670,6 +670,7 @@ pub fn effect_key(name: &str) -> String {
 }
 
 /// Sample an attack: roll, re-roll by the precomputed policy, resolve.
+#[derive(Hash)]
 pub struct AttackTrial {
     /// Packed faces of each die, indexed die * faces + face.
     faces: Vec<u64>,
@@ -699,6 +700,9 @@ pub struct AttackTrial {
 impl Trial for AttackTrial {
     fn states(&self) -> usize {
         self.resolver.states
+    }
+    fn key(&self) -> Option<Vec<u8>> {
+        Some(crate::model::key_of::<Self, _>(self))
     }
     // Inlined into the engine's chunk loop, so that the generator's state stays in
     // registers across trials instead of going through memory on every call.

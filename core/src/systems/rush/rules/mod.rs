@@ -29,7 +29,7 @@ pub enum Role {
 }
 
 /// When an opposed win is a "double".
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DoubleRule {
     /// `w >= 2 * l` (with `w > l`): the rules' "twice"; 1 vs 0 is a double.
     Twice,

@@ -306,6 +306,18 @@ impl Trial for Opposed {
     fn states(&self) -> usize {
         self.radix.iter().product()
     }
+    /// Its tables are all made from these fields (see [`opposed_trial`]).
+    fn key(&self) -> Option<Vec<u8>> {
+        Some(crate::model::key_of::<Self, _>(&(
+            self.a,
+            self.d,
+            self.armours,
+            self.rule,
+            self.responder_knocks_down,
+            self.actor_knocks_down,
+            self.radix,
+        )))
+    }
     /// Its trials take nanoseconds: a chunk ends well within a stop's half second, so
     /// `_stop` is left to the chunk loop.
     fn run_chunk(&self, rng_out: &mut Rng, trials: u64, hist: &mut [u64], _stop: &Cancel) {

@@ -2,19 +2,21 @@
 
 use super::{
     breaks, charge_attacks, models_lost, p_break, shoot_attacks, Attack, ChargeReaction, Rules,
-    ShotReaction, Unit,
+    ShotReaction, Stats, Unit,
 };
 use crate::kernels::{Faces, Rng};
 use crate::model::{Compiled, Group, Headline, Metric, Radix, Trial};
 
 /// A single exchange. State: (casualties on the target, casualties on the actor, target
-/// broken, actor broken). A unit wiped out is not "broken": it is gone.
+/// broken, actor broken). A unit wiped out is not "broken": it is gone. Units are their
+/// numbers alone: two units of the same numbers make the same trial (see [`Trial::key`]).
+#[derive(Hash)]
 struct Exchange {
     rules: Rules,
     act: Attack,
     back: Option<Attack>,
-    actor: Unit,
-    target: Unit,
+    actor: Stats,
+    target: Stats,
     /// The target flees without a fight (a charge met with no reaction).
     flees: bool,
     radix: Radix,
@@ -23,6 +25,9 @@ struct Exchange {
 impl Trial for Exchange {
     fn states(&self) -> usize {
         self.radix.size()
+    }
+    fn key(&self) -> Option<Vec<u8>> {
+        Some(crate::model::key_of::<Self, _>(self))
     }
     #[inline(always)]
     fn sample(&self, rng: &mut Rng) -> usize {
@@ -112,8 +117,8 @@ fn exchange(
             rules: rules.clone(),
             act,
             back,
-            actor: actor.clone(),
-            target: target.clone(),
+            actor: actor.stats,
+            target: target.stats,
             flees,
             radix,
         }),
@@ -395,5 +400,30 @@ mod tests {
         assert_exact(&c, "target_morale", &[0.0, 1.0, 0.0]);
         assert_exact(&c, "casualties_on_target", &[1.0, 0.0]);
         assert_sampled(&c, "target_morale", &[0.0, 1.0, 0.0], 16);
+    }
+
+    /// A matrix's two units of the same numbers are one trial, whatever their names: the
+    /// engine rolls it once (see `Trial::key`). A number that changes the dice is another.
+    #[test]
+    fn units_of_the_same_numbers_make_the_same_trial() {
+        let rules = Rules::default();
+        let key = |target: super::super::Unit, reaction| {
+            let sc = Scenario::Shoot {
+                shooter: unit("red", stats()),
+                target,
+                aimed: false,
+                reaction,
+                group: None,
+            };
+            compile("shot", &sc, &rules).trial.key().unwrap()
+        };
+        let blue = key(unit("blue", stats()), ShotReaction::None);
+        assert_eq!(blue, key(unit("green", stats()), ShotReaction::None));
+        let braver = Stats {
+            morale: 99,
+            ..stats()
+        };
+        assert_ne!(blue, key(unit("blue", braver), ShotReaction::None));
+        assert_ne!(blue, key(unit("blue", stats()), ShotReaction::ShootBack));
     }
 }

@@ -26,7 +26,7 @@ use crate::kernels::{digit_from, digit_scales, FaceStream, Faces, Rng};
 use crate::model::{Compiled, Group, Metric};
 
 /// How a test's die is read: pass at or under the number, or at or over it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Sense {
     /// Pass on a roll at or under the morale number (the default).
     AtMost,
@@ -35,7 +35,7 @@ pub enum Sense {
 }
 
 /// When a unit takes a morale test after an exchange.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BreakTest {
     /// After any exchange in which it took casualties.
     Casualties,
@@ -44,7 +44,7 @@ pub enum BreakTest {
 }
 
 /// How a charge or defend bonus counts in combat.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CombatBonus {
     /// Added to the to-hit roll.
     ToHit,
@@ -53,7 +53,7 @@ pub enum CombatBonus {
 }
 
 /// The dice resolution a config chooses (the rules do not give one).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Rules {
     /// Faces of every die (default 10).
     pub die: u32,
@@ -168,7 +168,7 @@ impl std::ops::Deref for Unit {
 }
 
 /// A unit's numbers.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Hash)]
 pub struct Stats {
     /// Models in the unit; each casualty removes one.
     pub models: u32,
@@ -366,7 +366,7 @@ pub enum Scenario {
 
 /// One side's attack in an exchange: dice, per-die P(hit), the defender's P(save) and
 /// whether it re-rolls failed saves, and the most casualties it can cause.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Hash)]
 pub struct Attack {
     /// Attack dice rolled.
     pub dice: u32,

@@ -1,0 +1,56 @@
+//! Runs shared within one command: the same trial under the same seed is rolled once.
+
+/// The counts of runs already made in one command, by sampler key (see
+/// [`crate::model::Trial::key`]), seed and trial range: a second scenario (or matrix
+/// cell) whose trial is the same is not rolled again. Its counts are the ones rolling
+/// it would give, bit for bit: the trials of a range depend on the seed, the chunks
+/// and the sampler alone. The caller makes one per command and drops it after.
+#[derive(Debug, Default)]
+pub struct Memo {
+    runs: std::sync::Mutex<Runs>,
+}
+
+/// The runs kept, and the bytes their keys and counts take.
+#[derive(Debug, Default)]
+struct Runs {
+    by_key: std::collections::HashMap<RunKey, Vec<u64>>,
+    bytes: usize,
+}
+
+/// A sampler's key, the seed, and the first and end trial.
+pub(super) type RunKey = (Vec<u8>, u64, u64, u64);
+
+/// Bytes of keys and counts one [`Memo`] keeps; past them it keeps no more runs (the
+/// command goes on unshared). A key holds its trial's tables (half a megabyte for an
+/// attack of five dice with a re-roll policy): the main job keeps about 15 MB.
+const MEMO_BYTES: usize = 64 << 20;
+
+impl Memo {
+    /// An empty memo.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub(super) fn get(&self, key: &RunKey) -> Option<Vec<u64>> {
+        let runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        runs.by_key.get(key).cloned()
+    }
+
+    pub(super) fn put(&self, key: RunKey, counts: &[u64]) {
+        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        let bytes = key.0.len() + 8 * counts.len();
+        if runs.bytes + bytes <= MEMO_BYTES {
+            runs.bytes += bytes;
+            runs.by_key.insert(key, counts.to_vec());
+        }
+    }
+}
+
+/// Where a run looks for ranges already rolled: the memo and the sampler's key.
+#[derive(Clone, Copy)]
+pub struct Shared<'a> {
+    /// The command's memo.
+    pub memo: &'a Memo,
+    /// The sampler's [`Sampler::key`].
+    pub key: &'a [u8],
+}

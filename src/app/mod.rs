@@ -98,6 +98,9 @@ pub struct RunOptions {
     pub exact_only: bool,
     /// Stops the run (the binary's Ctrl-C handler holds a clone).
     pub cancel: Cancel,
+    /// Runs shared with the rest of the command (the main job's configs and matrices);
+    /// `None`: the run keeps its own.
+    pub memo: Option<std::sync::Arc<crate::sim::Memo>>,
 }
 
 impl RunOptions {
@@ -118,6 +121,7 @@ impl RunOptions {
             quiet: false,
             exact_only: false,
             cancel: Cancel::new(),
+            memo: None,
         }
     }
 
@@ -265,8 +269,9 @@ pub fn compute_given(
     };
     // Scenarios of the same trial (a profile's points the rules cannot tell apart) are
     // rolled once.
-    let memo = crate::sim::Memo::new();
-    let ctx = Hooks::new(&opts.cancel, bars).with_memo(&memo);
+    let own = crate::sim::Memo::new();
+    let memo = opts.memo.as_deref().unwrap_or(&own);
+    let ctx = Hooks::new(&opts.cancel, bars).with_memo(memo);
     // Compiling works out the exact distributions, which take longer than the
     // simulation for some scenarios: all of them side by side first, in order.
     let ready: Vec<Option<crate::model::Compiled>> = names
@@ -679,6 +684,7 @@ fn gallery_matrix(
     config: &Shipped,
     trials: Option<u64>,
     cancel: &Cancel,
+    memo: &crate::sim::Memo,
 ) -> Result<Option<crate::report::analysis::Matrix>, AppError> {
     use crate::balance::{compare, Pick, Source};
     let source = Source::parse(&config.text, &config.path, &[])?;
@@ -703,8 +709,8 @@ fn gallery_matrix(
         },
         Some(t) => Budget::Trials(t.min(GALLERY_TRIALS)),
     };
-    // Pairs of units with the same numbers are the same trial: rolled once.
-    let memo = rollsim_core::sim::Memo::new();
+    // Pairs of units with the same numbers are the same trial, and a pair may be a
+    // scenario of the config: rolled once.
     let m = compare::matrix(
         &source,
         &scenario,
@@ -712,7 +718,7 @@ fn gallery_matrix(
         &Pick::Headline,
         seed,
         n.map(|_| budget),
-        Hooks::new(cancel, &rollsim_core::sim::Hidden).with_memo(&memo),
+        Hooks::new(cancel, &rollsim_core::sim::Hidden).with_memo(memo),
     )?;
     Ok(Some(m))
 }
@@ -784,6 +790,9 @@ pub fn run_all(
     let pool = thread_pool(threads)?;
     // One cache of rasterised labels for every chart of the run.
     let text = plot::text::TextCache::new();
+    // One memo of runs for the configs and their matrices: a matrix's pair that is a
+    // scenario of its config is rolled once.
+    let memo = std::sync::Arc::new(crate::sim::Memo::new());
     // Each config's folder is staged as a whole (tables, charts and its matrix) on a
     // thread of its own while the next config computes, so neither leaves a core idle.
     let (outputs, staged) = std::thread::scope(|scope| {
@@ -793,7 +802,7 @@ pub fn run_all(
             // configs' simulations.
             let mut matrices = configs
                 .iter()
-                .map(|cfg| pool.install(|| gallery_matrix(cfg, trials, cancel)))
+                .map(|cfg| pool.install(|| gallery_matrix(cfg, trials, cancel, &memo)))
                 .collect::<Vec<_>>()
                 .into_iter();
             rx.into_iter()
@@ -854,6 +863,7 @@ pub fn run_all(
                     opts.max_trials = DEFAULT_TRIALS;
                 }
                 opts.formats = vec![Format::Csv, Format::Parquet];
+                opts.memo = Some(memo.clone());
                 let out = std::sync::Arc::new(compute_config(cfg, &opts, Some(&bars))?);
                 outputs.push(out.clone());
                 // The writer only stops early on an error, which the join reports.

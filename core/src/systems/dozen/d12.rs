@@ -198,7 +198,7 @@ pub fn pack(faces: &[u32], target: u32) -> Packed {
 }
 
 /// A pool of `dice` d12 that succeed at or under `target` (after the natural fail).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub struct Pool {
     /// Dice rolled, at most [`MAX_POOL`].
     pub dice: u32,

@@ -120,7 +120,7 @@ pub type End = (Option<usize>, usize, usize);
 /// How duel states are numbered: finished duels by (activations, end), end in
 /// `0..ha` = A won with end + 1 HP left, `ha..ha+hb` = B won with end - ha + 1 left;
 /// then the unfinished ones by (HP of A, HP of B), both at least 1.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Hash)]
 pub struct Layout {
     /// A's starting HP.
     pub ha: usize,
@@ -358,6 +358,7 @@ pub fn exact(a: &Character, b: &Character, bag: Bag, max: u32, rules: &Rules) ->
     out
 }
 
+#[derive(Hash)]
 struct DuelTrial {
     pools: [Pool; 2],
     ac: [u32; 2],
@@ -409,6 +410,7 @@ impl DuelTrial {
 /// packed roll of the charger's dice and of the target's (each as many digits of a word
 /// as it has dice), and the HP an armour roll of as many dice as either side can lose
 /// takes off, read for the first `hits` of them.
+#[derive(Hash)]
 struct Charges {
     /// Per side charging: `12^dice` of the charger, of the target, of the armour roll.
     pow: [[u64; 3]; 2],
@@ -624,6 +626,9 @@ impl DuelTrial {
 impl Trial for DuelTrial {
     fn states(&self) -> usize {
         self.lay.states()
+    }
+    fn key(&self) -> Option<Vec<u8>> {
+        Some(crate::model::key_of::<Self, _>(self))
     }
     /// The table path's duels in one loop, compiled for its tables and its
     /// second-charge rule, with its setup done once a chunk.

@@ -16,7 +16,7 @@ use crate::model::{Compiled, Headline, Metric, Radix, Trial};
 use crate::systems::dozen::d12::{self, effective_target, Stream};
 
 /// When an activation's second order is another charge.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SecondCharge {
     /// Only after the first charge won (seed: "a winning attacker with an order left
     /// may charge again").

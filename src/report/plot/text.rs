@@ -184,9 +184,12 @@ impl<DB: DrawingBackend> DrawingBackend for Cached<'_, DB> {
         if color.alpha == 0.0 {
             return Ok(());
         }
-        // Regular text only: a chart's bold is its one title, and plotters' bold did not
-        // come out pixel for pixel as the bold font drawn here.
-        let regular = style.family().as_str() == FONT && matches!(style.style(), FontStyle::Normal);
+        // A chart's bold (its title) too: plotters' `FontDesc::style` keeps the font data
+        // the description was made with, so a text made regular and then set bold is
+        // drawn in the regular face (its pixels are these; the test below holds them). A
+        // text made bold from the start would differ here: no chart makes one.
+        let regular = style.family().as_str() == FONT
+            && matches!(style.style(), FontStyle::Normal | FontStyle::Bold);
         let Some(face) = self.cache.font.as_ref().filter(|_| regular) else {
             return self.inner.draw_text(text, style, pos);
         };

@@ -5,7 +5,7 @@
 /// cell) whose trial is the same is not rolled again. Its counts are the ones rolling
 /// it would give, bit for bit: the trials of a range depend on the seed, the chunks
 /// and the sampler alone. The caller makes one per command and drops it after.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Memo {
     runs: std::sync::Mutex<Runs>,
 }
@@ -39,7 +39,8 @@ impl Memo {
     pub(super) fn put(&self, key: RunKey, counts: &[u64]) {
         let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
         let bytes = key.0.len() + 8 * counts.len();
-        if runs.bytes + bytes <= MEMO_BYTES {
+        // Two threads may roll the same range side by side: it is counted once.
+        if runs.bytes + bytes <= MEMO_BYTES && !runs.by_key.contains_key(&key) {
             runs.bytes += bytes;
             runs.by_key.insert(key, counts.to_vec());
         }
@@ -53,4 +54,11 @@ pub struct Shared<'a> {
     pub memo: &'a Memo,
     /// The sampler's [`Sampler::key`].
     pub key: &'a [u8],
+}
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        write!(f, "Memo({} runs, {} bytes)", runs.by_key.len(), runs.bytes)
+    }
 }

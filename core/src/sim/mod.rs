@@ -48,11 +48,11 @@ impl Reporter for Hidden {
 /// noise, small enough that 2 threads stay balanced on a 10^6-trial run.
 pub const CHUNK: u64 = 1 << 16;
 
-/// A precision run's counts after its opening round are multiples of this: a sixteenth
-/// of a chunk, where whole chunks ran up to 65,535 trials past what a scenario needed
-/// (3.5% of the main job's trials). A round that falls short (1 in 20 in the main job)
-/// costs another, which rolls its last short chunk again: less than a margin that
-/// would prevent it.
+/// A precision run's counts after its opening round are multiples of this (or its cap
+/// of trials, where it stops there): a sixteenth of a chunk, where whole chunks ran up
+/// to 65,535 trials past what a scenario needed (3.5% of the main job's trials). A round
+/// that falls short (1 in 20 in the main job) costs another, which rolls its last short
+/// chunk again: less than a margin that would prevent it.
 pub const PRECISION_STEP: u64 = CHUNK / 16;
 
 /// How many trials to run.
@@ -249,6 +249,10 @@ pub fn run_shared(
         Some(s) => {
             let key = (s.key.to_vec(), seed, from, to);
             if let Some(counts) = s.memo.get(&key) {
+                // As a run that rolled it: a stop is an interruption, not a result.
+                if stop.is_cancelled() {
+                    return Err(SimError::Interrupted);
+                }
                 progress.advance(to - from);
                 return Ok(counts);
             }
@@ -266,6 +270,9 @@ pub fn run_shared(
         Budget::Precision { max_trials, .. } => ((CHUNK * 2).min(max_trials), max_trials),
     };
     progress.set_total(target);
+    // Trials rolled twice (below): the progress sink sees them twice, so its total
+    // counts them twice too.
+    let mut again = 0;
     loop {
         if !hist.trials.is_multiple_of(CHUNK) {
             // A chunk's generator cannot be taken up where a round left it: the short
@@ -277,6 +284,8 @@ pub fn run_shared(
             for (x, y) in hist.counts.iter_mut().zip(&tail) {
                 *x -= y;
             }
+            again += hist.trials - from;
+            progress.set_total(target + again);
             hist.trials = from;
         }
         let part = range(hist.trials, target)?;
@@ -299,7 +308,7 @@ pub fn run_shared(
             .saturating_mul(PRECISION_STEP)
             .max(target.saturating_add(PRECISION_STEP))
             .min(max);
-        progress.set_total(target);
+        progress.set_total(target + again);
     }
     Ok(hist)
 }
@@ -408,6 +417,27 @@ mod tests {
         };
         let h = at(2, budget);
         assert_eq!(h.trials, 172_032);
+        // The progress it reports ends at its total, though a short chunk is rolled twice.
+        #[derive(Default)]
+        struct Seen {
+            total: std::sync::atomic::AtomicU64,
+            done: std::sync::atomic::AtomicU64,
+        }
+        impl Progress for Seen {
+            fn set_total(&self, total: u64) {
+                self.total
+                    .store(total, std::sync::atomic::Ordering::Relaxed);
+            }
+            fn advance(&self, trials: u64) {
+                self.done
+                    .fetch_add(trials, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        let seen = Seen::default();
+        run(&D6, 9, budget, &widest, &seen, &Cancel::new()).unwrap();
+        let (total, done) = (seen.total.into_inner(), seen.done.into_inner());
+        assert_eq!(done, total);
+        assert_eq!(total, 172_032 + (151_552 - 131_072));
         assert_eq!(h.counts.iter().sum::<u64>(), 172_032);
         assert_eq!(h, at(1, Budget::Trials(172_032)));
         assert_eq!(h, at(1, budget));

@@ -26,17 +26,18 @@ use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 static FONT_REGULAR: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
-static FONT_BOLD: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans-Bold.ttf");
 pub(crate) const FONT: &str = "sans-serif";
 
-/// Register the embedded fonts once per process.
+/// Register the embedded font once per process. Only the regular face: plotters'
+/// `FontDesc::style` keeps the face a description was made with, so the charts' bold
+/// titles have always been drawn in it, and without a bold face registered a text made
+/// bold from the start falls back to it too (as the glyph cache draws every text).
 pub(crate) fn fonts() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // The bytes are a known-good TTF compiled in; a failure here is a build defect
         // that every chart test would catch.
         let _ = plotters::style::register_font(FONT, FontStyle::Normal, FONT_REGULAR);
-        let _ = plotters::style::register_font(FONT, FontStyle::Bold, FONT_BOLD);
     });
 }
 

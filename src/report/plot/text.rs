@@ -173,7 +173,7 @@ impl<DB: DrawingBackend> DrawingBackend for Cached<'_, DB> {
 
     /// plotters' own text drawing (`DrawingBackend::draw_text` placing what its ab_glyph
     /// font draws), each glyph's pixels from the cache. A font other than the embedded
-    /// regular and bold is left to plotters.
+    /// one, or a style other than regular and bold, is left to plotters.
     fn draw_text<S: BackendTextStyle>(
         &mut self,
         text: &str,
@@ -184,10 +184,9 @@ impl<DB: DrawingBackend> DrawingBackend for Cached<'_, DB> {
         if color.alpha == 0.0 {
             return Ok(());
         }
-        // A chart's bold (its title) too: plotters' `FontDesc::style` keeps the font data
-        // the description was made with, so a text made regular and then set bold is
-        // drawn in the regular face (its pixels are these; the test below holds them). A
-        // text made bold from the start would differ here: no chart makes one.
+        // Bold too (titles, a race's band labels): only the regular face is registered
+        // (see `fonts`), and plotters draws a bold text in it (the test below holds the
+        // pixels).
         let regular = style.family().as_str() == FONT
             && matches!(style.style(), FontStyle::Normal | FontStyle::Bold);
         let Some(face) = self.cache.font.as_ref().filter(|_| regular) else {

@@ -592,6 +592,27 @@ mod tests {
         opposed_trial(a, d, d_armour, a_armour, rules, true, true)
     }
 
+    /// Two Slams of the same pools are one trial whatever the units are called; a
+    /// change to either side's strength or armour, or to the double's rule, is another.
+    #[test]
+    fn slams_of_the_same_pools_are_one_trial() {
+        let rules = Rules::default();
+        let key = |x: &Side, y: &Side, rules: &Rules| {
+            let (o, _) = compile_opposed(x, y, rules);
+            Trial::key(&o).unwrap()
+        };
+        let base = key(&side("x", 4, 4, 0), &side("y", 3, 5, 0), &rules);
+        assert_eq!(base, key(&side("a", 4, 4, 0), &side("b", 3, 5, 0), &rules));
+        assert_ne!(base, key(&side("x", 5, 4, 0), &side("y", 3, 5, 0), &rules));
+        assert_ne!(base, key(&side("x", 4, 3, 0), &side("y", 3, 5, 0), &rules));
+        assert_ne!(base, key(&side("x", 4, 4, 0), &side("y", 3, 4, 0), &rules));
+        let margin = Rules {
+            double_rule: DoubleRule::Margin2,
+            ..Rules::default()
+        };
+        assert_ne!(base, key(&side("x", 4, 4, 0), &side("y", 3, 5, 0), &margin));
+    }
+
     #[test]
     fn three_against_three_reads_both_sides_as_one_group() {
         let rules = Rules::default();

@@ -64,6 +64,7 @@ pub fn simulate(c: &Compiled, trials: u64, seed: u64, threads: usize) -> Histogr
             &|_| 0.0,
             &Hidden,
             &stop,
+            None,
         )
     })
     .unwrap()

@@ -39,7 +39,15 @@ pub fn bench_chunks(g: &mut BenchmarkGroup<WallTime>, name: &str, sampler: &dyn 
 pub fn run(pool: &rayon::ThreadPool, sampler: &dyn Sampler, trials: u64) -> Histogram {
     let stop = rollsim::Cancel::new();
     pool.install(|| {
-        sim::run(sampler, 7, Budget::Trials(trials), &|_| 0.0, &Hidden, &stop)
-            .expect("not interrupted")
+        sim::run(
+            sampler,
+            7,
+            Budget::Trials(trials),
+            &|_| 0.0,
+            &Hidden,
+            &stop,
+            None,
+        )
+        .expect("not interrupted")
     })
 }

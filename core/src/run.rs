@@ -86,7 +86,7 @@ pub fn simulate_shown(
         .memo
         .zip(key.as_deref())
         .map(|(memo, key)| sim::Shared { memo, key });
-    let h = sim::run_shared(
+    let h = sim::run(
         c.trial.as_ref(),
         seed,
         budget,

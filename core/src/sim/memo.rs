@@ -10,15 +10,16 @@ pub struct Memo {
     runs: std::sync::Mutex<Runs>,
 }
 
-/// The runs kept, and the bytes their keys and counts take.
+/// The runs kept, by sampler key (each key held once, however many ranges it rolled),
+/// and the bytes their keys and counts take.
 #[derive(Debug, Default)]
 struct Runs {
-    by_key: std::collections::HashMap<RunKey, Vec<u64>>,
+    by_key: std::collections::HashMap<Vec<u8>, std::collections::HashMap<Range, Vec<u64>>>,
     bytes: usize,
 }
 
-/// A sampler's key, the seed, and the first and end trial.
-pub(super) type RunKey = (Vec<u8>, u64, u64, u64);
+/// The seed, and the first and end trial.
+pub(super) type Range = (u64, u64, u64);
 
 /// Bytes of keys and counts one [`Memo`] keeps; past them it keeps no more runs (the
 /// command goes on unshared). A key holds its trial's tables (half a megabyte for an
@@ -31,18 +32,22 @@ impl Memo {
         Self::default()
     }
 
-    pub(super) fn get(&self, key: &RunKey) -> Option<Vec<u64>> {
+    pub(super) fn get(&self, key: &[u8], range: Range) -> Option<Vec<u64>> {
         let runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-        runs.by_key.get(key).cloned()
+        runs.by_key.get(key)?.get(&range).cloned()
     }
 
-    pub(super) fn put(&self, key: RunKey, counts: &[u64]) {
+    pub(super) fn put(&self, key: &[u8], range: Range, counts: &[u64]) {
         let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-        let bytes = key.0.len() + 8 * counts.len();
+        let known = runs.by_key.contains_key(key);
+        let bytes = if known { 0 } else { key.len() } + 8 * counts.len();
+        if runs.bytes + bytes > MEMO_BYTES {
+            return;
+        }
+        let ranges = runs.by_key.entry(key.to_vec()).or_default();
         // Two threads may roll the same range side by side: it is counted once.
-        if runs.bytes + bytes <= MEMO_BYTES && !runs.by_key.contains_key(&key) {
+        if ranges.insert(range, counts.to_vec()).is_none() {
             runs.bytes += bytes;
-            runs.by_key.insert(key, counts.to_vec());
         }
     }
 }
@@ -59,6 +64,7 @@ pub struct Shared<'a> {
 impl std::fmt::Debug for Memo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-        write!(f, "Memo({} runs, {} bytes)", runs.by_key.len(), runs.bytes)
+        let ranges: usize = runs.by_key.values().map(|r| r.len()).sum();
+        write!(f, "Memo({ranges} runs, {} bytes)", runs.bytes)
     }
 }

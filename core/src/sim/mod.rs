@@ -222,20 +222,9 @@ fn add(a: &mut [u64], b: &[u64]) {
 
 /// Run a scenario. `widest` returns, for a histogram, the widest 95% half-width over
 /// every probability the report will show; it decides when `Budget::Precision` stops.
+/// With `shared`, each range of trials the same sampler has rolled under the same seed
+/// is taken from its memo, and the ranges this run rolls are left there.
 pub fn run(
-    sampler: &dyn Sampler,
-    seed: u64,
-    budget: Budget,
-    widest: &dyn Fn(&Histogram) -> f64,
-    progress: &dyn Progress,
-    stop: &Cancel,
-) -> Result<Histogram, SimError> {
-    run_shared(sampler, seed, budget, widest, progress, stop, None)
-}
-
-/// [`run`], taking each range of trials from `shared`'s memo when the same sampler has
-/// rolled it under the same seed, and leaving there the ranges it rolls.
-pub fn run_shared(
     sampler: &dyn Sampler,
     seed: u64,
     budget: Budget,
@@ -247,8 +236,8 @@ pub fn run_shared(
     let range = |from: u64, to: u64| match shared {
         None => run_range(sampler, seed, from, to, progress, stop),
         Some(s) => {
-            let key = (s.key.to_vec(), seed, from, to);
-            if let Some(counts) = s.memo.get(&key) {
+            let range = (seed, from, to);
+            if let Some(counts) = s.memo.get(s.key, range) {
                 // As a run that rolled it: a stop is an interruption, not a result.
                 if stop.is_cancelled() {
                     return Err(SimError::Interrupted);
@@ -257,7 +246,7 @@ pub fn run_shared(
                 return Ok(counts);
             }
             let counts = run_range(sampler, seed, from, to, progress, stop)?;
-            s.memo.put(key, &counts);
+            s.memo.put(s.key, range, &counts);
             Ok(counts)
         }
     };
@@ -361,6 +350,7 @@ mod tests {
                 &|h| 1.0 / (h.trials as f64).sqrt(),
                 &Hidden,
                 &stop,
+                None,
             )
         })
         .unwrap()
@@ -413,7 +403,7 @@ mod tests {
                 .build()
                 .unwrap();
             let stop = Cancel::new();
-            pool.install(|| run(&D6, 9, budget, &widest, &Hidden, &stop).unwrap())
+            pool.install(|| run(&D6, 9, budget, &widest, &Hidden, &stop, None).unwrap())
         };
         let h = at(2, budget);
         assert_eq!(h.trials, 172_032);
@@ -434,7 +424,7 @@ mod tests {
             }
         }
         let seen = Seen::default();
-        run(&D6, 9, budget, &widest, &seen, &Cancel::new()).unwrap();
+        run(&D6, 9, budget, &widest, &seen, &Cancel::new(), None).unwrap();
         let (total, done) = (seen.total.into_inner(), seen.done.into_inner());
         assert_eq!(done, total);
         assert_eq!(total, 172_032 + (151_552 - 131_072));
@@ -486,7 +476,7 @@ mod tests {
             };
             let k = Sampler::key(&t).unwrap();
             let shared = memo.map(|memo| Shared { memo, key: &k });
-            run_shared(&t, seed, budget, &widest, &Hidden, &stop, shared).unwrap()
+            run(&t, seed, budget, &widest, &Hidden, &stop, shared).unwrap()
         };
         let alone = go(1, 5, None);
         let rolled = chunks.swap(0, Ordering::Relaxed);
@@ -519,7 +509,7 @@ mod tests {
     fn interrupted_run_reports_it() {
         let stop = Cancel::new();
         stop.cancel();
-        let r = run(&D6, 1, Budget::Trials(1000), &|_| 0.0, &Hidden, &stop);
+        let r = run(&D6, 1, Budget::Trials(1000), &|_| 0.0, &Hidden, &stop, None);
         assert!(matches!(r, Err(SimError::Interrupted)));
     }
 }

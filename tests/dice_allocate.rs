@@ -190,16 +190,24 @@ fn allocate_mistakes_are_named() {
     );
     let e = err("allocate(models = 3, wounds = 2, hit = 4)");
     assert!(e.contains("(did you mean `hits`?)"), "{e}");
-    // A unit of a million models of a million wounds: the wounds left span 10^12
-    // values; the exact engine says so (it aborted allocating them), Monte Carlo plays.
+    // A unit of a million models of a million wounds, each hit dealing exactly a
+    // million: every hit kills one model, exactly (the branch of a wound that survives
+    // is never taken, so the wounds left never span their 10^12 values).
     let c = compile(
         "allocate(models = 1000000, wounds = 1000000, hits = 3, damage = 1000000)",
+        None,
+    );
+    assert_eq!(c.exact.as_deref(), Some(&[1.0][..]), "{}", c.description);
+    // Each hit's damage rolled from a thousand values: the rounds' outcomes are too many
+    // for the exact engine, which says so; Monte Carlo plays.
+    let c = compile(
+        "allocate(models = 1000000, wounds = 1000000, hits = 3, damage = d1000 * 1000)",
         None,
     );
     assert!(c.exact.is_none());
     assert!(
         c.description
-            .contains("no exact distribution (a value spans"),
+            .contains("no exact distribution (a `repeat`'s round has too many outcomes"),
         "{}",
         c.description
     );

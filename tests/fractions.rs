@@ -184,7 +184,7 @@ fn issue26_item7_a_fraction_only_where_one_fits() {
     rollsim()
         .args([
             "roll",
-            "let a = d1000 in let b = d1000 in let c = d1000 in a+b+c",
+            "let a = d1000 in let b = d1000 in let c = d1000 in (a*b + b*c + c*a) / 100000",
         ])
         .args(["-n", "2000", "--no-plots", "-q", "-o"])
         .arg(&out)
@@ -277,7 +277,7 @@ fn issue26_item8_roll_writes_what_out_format_and_exact_only_ask_for() {
     let a = rollsim()
         .args([
             "roll",
-            "let a = d1000 in let b = d1000 in let c = d1000 in a+b+c",
+            "let a = d1000 in let b = d1000 in let c = d1000 in (a*b + b*c + c*a) / 100000",
         ])
         .arg("--exact-only")
         .assert()

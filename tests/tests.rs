@@ -21,6 +21,7 @@ mod dice_records;
 mod docs;
 mod dozen_rules;
 mod equalize;
+mod exact_law;
 mod exact_only;
 mod fractions;
 mod fuzz;

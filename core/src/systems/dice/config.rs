@@ -50,6 +50,8 @@ pub struct Scenario {
     pub unit: Option<String>,
     /// The name of the unit whose stats it reads as `their_<stat>`, if any.
     pub opponent: Option<String>,
+    /// The lowest and highest value of the result (see [`result_span`]).
+    pub span: (i64, i64),
 }
 
 /// A checked `dice` config.
@@ -362,16 +364,8 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
     };
     let at_least = r.int_in("at_least", -1_000_000, 1_000_000)?;
     // The states Monte Carlo needs must stay a table.
-    let (lo, hi) = span(&roll_node, vs.as_ref().map(|v| &v.1));
-    if hi.saturating_sub(lo) >= super::MAX_STATES as i64 {
-        return Err(r.problem(
-            if vs.is_some() { "vs" } else { "roll" },
-            format!(
-                "the result can range from {lo} to {hi}: more than {} values",
-                super::MAX_STATES
-            ),
-        ));
-    }
+    let span = result_span(&roll_node, vs.as_ref().map(|v| &v.1))
+        .map_err(|why| r.problem(if vs.is_some() { "vs" } else { "roll" }, why))?;
     Ok(Scenario {
         roll,
         roll_node,
@@ -382,10 +376,53 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
         at_least,
         unit: me.map(|u| u.name.clone()),
         opponent: them.map(|u| u.name.clone()),
+        span,
     })
 }
 
-/// The range of the scenario's result: the roll, or the roll less the opposing roll.
+/// The lowest and highest value the result can take, for Monte Carlo's table (at most
+/// [`super::MAX_STATES`] values): the bounds worked out from the program, or where they
+/// are wider (`x - 8 * (x / 8)` of a wide `x` is bounded by about twice `x`'s range,
+/// though it takes 8 values), the support of its exact distribution. Only then is the
+/// exact distribution worked out here, within its usual budget.
+pub fn result_span(roll: &Node, vs: Option<&Node>) -> Result<(i64, i64), String> {
+    let (lo, hi) = span(roll, vs);
+    let fits = |lo: i64, hi: i64| hi.saturating_sub(lo) < super::MAX_STATES as i64;
+    if fits(lo, hi) {
+        return Ok((lo, hi));
+    }
+    let mut ledger = super::exact::Ledger::default();
+    let mut exact = || -> Result<super::exact::Dist, super::exact::TooBig> {
+        let a = super::exact::distribution(roll, &mut ledger)?;
+        match vs {
+            None => Ok(a),
+            Some(v) => a.add(&super::exact::distribution(v, &mut ledger)?.neg()),
+        }
+    };
+    match exact() {
+        Ok(d) => {
+            let first = d.p.iter().position(|&q| q > 0.0).unwrap_or(0) as i64;
+            let last = d.p.iter().rposition(|&q| q > 0.0).unwrap_or(0) as i64;
+            let (a, b) = (d.lo + first, d.lo + last);
+            if fits(a, b) {
+                Ok((a, b))
+            } else {
+                Err(format!(
+                    "the result can range from {a} to {b}: more than {} values",
+                    super::MAX_STATES
+                ))
+            }
+        }
+        Err(super::exact::TooBig(why)) => Err(format!(
+            "the result can range from {lo} to {hi}: more than {} values (its exact \
+             distribution, which could show it takes fewer, was not worked out: {why})",
+            super::MAX_STATES
+        )),
+    }
+}
+
+/// The range of the scenario's result by its bounds: the roll, or the roll less the
+/// opposing roll.
 pub fn span(roll: &Node, vs: Option<&Node>) -> (i64, i64) {
     let (a, b) = program::bounds(roll, &mut Vec::new());
     match vs {

@@ -16,9 +16,19 @@ use super::program::pick::Picker;
 use super::program::{DieSpec, Meeting, Node, PoolSpec, Repeat, Side, Template};
 use std::collections::BTreeMap;
 
+mod parts;
 mod repeat;
+mod sink;
 
+use parts::*;
 use repeat::*;
+pub use sink::sunk;
+
+/// The exact distribution of a whole expression (no variables in scope): its `let`s
+/// first moved down to the parts that read them ([`sunk`]), then evaluated.
+pub fn distribution(n: &Node, ledger: &mut Ledger) -> Result<Dist, TooBig> {
+    eval(&sunk(n, 0), &mut Env::default(), ledger)
+}
 
 /// The `let` values in scope: a number, or a pool variable's dice (sorted), per level.
 #[derive(Default)]
@@ -28,6 +38,9 @@ pub struct Env {
     /// Reads whose value a joint pass fixed (a node's address and its value): the body
     /// of a lowered `let` chain is evaluated once per list of values its reads take.
     fixed: Vec<(usize, i64)>,
+    /// What each part of the tree is, by address (a part is always evaluated at the
+    /// same depth of scope, so this is known the first time it is met): see [`Part`].
+    parts: Map<usize, Part>,
 }
 
 impl Env {
@@ -77,6 +90,9 @@ pub fn eval(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig
             return Ok(Dist::point(v));
         }
     }
+    if let Some(d) = remembered(n, env, ledger)? {
+        return Ok(d);
+    }
     Ok(match n {
         Node::Num(v) => Dist::point(*v),
         Node::Var(i) => Dist::point(env.nums[*i]),
@@ -103,7 +119,7 @@ pub fn eval(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig
         }
         Node::Div(a, b) => {
             let (x, y) = operands(a, b, env, ledger)?;
-            x.combine(&y, |x, y| if y == 0 { 0 } else { x.div_euclid(y) })?
+            x.combine(&y, divide)?
         }
         Node::Cmp(c, a, b) => {
             let (x, y) = operands(a, b, env, ledger)?;
@@ -111,6 +127,13 @@ pub fn eval(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig
         }
         Node::Let(bound, body) => {
             let d = eval(bound, env, ledger)?;
+            if d.p.len() == 1 {
+                // One value: nothing to mix.
+                env.push(d.lo, Vec::new());
+                let r = eval(body, env, ledger);
+                env.pop();
+                return r;
+            }
             let mut out: Option<Dist> = None;
             for (v, p) in d.iter() {
                 env.push(v, Vec::new());
@@ -184,6 +207,13 @@ pub fn eval(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig
         Node::If(c, a, b) => {
             let d = eval(c, env, ledger)?;
             let yes: f64 = d.iter().filter(|(v, _)| *v != 0).map(|(_, p)| p).sum();
+            // A branch never taken is not evaluated (a `let` value that decides it).
+            if d.iter().all(|(v, _)| v == 0) {
+                return eval(b, env, ledger);
+            }
+            if d.iter().all(|(v, _)| v != 0) {
+                return eval(a, env, ledger);
+            }
             let mut out = ledger.within(yes, |ledger| eval(a, env, ledger))?;
             out.p.iter_mut().for_each(|q| *q *= yes);
             let other = ledger.within(1.0 - yes, |ledger| eval(b, env, ledger))?;

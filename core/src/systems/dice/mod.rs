@@ -178,10 +178,10 @@ fn exact_of(
 ) -> (Result<Vec<f64>, String>, f64, f64) {
     let mut ledger = exact::Ledger::stopped_by(cancel);
     let run = |ledger: &mut exact::Ledger| -> Result<exact::Dist, exact::TooBig> {
-        let a = exact::eval(&sc.roll_node, &mut exact::Env::default(), ledger)?;
+        let a = exact::distribution(&sc.roll_node, ledger)?;
         match &sc.vs {
             None => Ok(a),
-            Some((_, v)) => a.add(&exact::eval(v, &mut exact::Env::default(), ledger)?.neg()),
+            Some((_, v)) => a.add(&exact::distribution(v, ledger)?.neg()),
         }
     };
     match run(&mut ledger) {
@@ -230,7 +230,7 @@ fn capped_note(capped: f64, unfinished: f64) -> String {
 
 /// Compile a scenario; `cancel` stops its exact evaluation (which then reads as none).
 pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
-    let (lo, hi) = config::span(&sc.roll_node, sc.vs.as_ref().map(|v| &v.1));
+    let (lo, hi) = sc.span;
     let states = (hi - lo + 1) as usize;
     let (exact, capped, unfinished) = exact_of(sc, lo, states, cancel);
     // The tables start and end where a roll can land: the bounds narrowed to the exact

@@ -50,6 +50,75 @@ pub(crate) fn each_child(n: &Node, f: &mut dyn FnMut(&Node)) {
     }
 }
 
+/// Every expression directly inside `n`, in the order of [`each_child`], to change.
+pub(crate) fn each_child_mut(n: &mut Node, f: &mut dyn FnMut(&mut Node)) {
+    match n {
+        Node::Num(_) | Node::Var(_) | Node::Pool(_) | Node::Versus(..) | Node::Meeting(_) => {}
+        Node::Neg(a) => f(a),
+        Node::Add(a, b)
+        | Node::Sub(a, b)
+        | Node::Mul(a, b)
+        | Node::Div(a, b)
+        | Node::Max(a, b)
+        | Node::Min(a, b)
+        | Node::Cmp(_, a, b)
+        | Node::Let(a, b) => {
+            f(a);
+            f(b);
+        }
+        Node::LetPool { body, .. } => f(body),
+        Node::Pick(p) => {
+            f(&mut p.objective);
+            f(&mut p.body);
+        }
+        Node::If(c, a, b) => {
+            f(c);
+            f(a);
+            f(b);
+        }
+        Node::Repeat(r) => {
+            r.init.iter_mut().for_each(&mut *f);
+            f(&mut r.until);
+            f(&mut r.step);
+            f(&mut r.body);
+        }
+        Node::Emit(v) | Node::Record(v) => v.iter_mut().for_each(f),
+        Node::Counted(c, _) => f(c),
+        Node::Template(t) => t.params.iter_mut().for_each(f),
+        Node::PoolVar(r) => {
+            if let Some(p) = &mut r.rolled {
+                if let Some((_, _, k)) = &mut p.keep {
+                    f(k);
+                }
+                if let Some(v) = &mut p.face {
+                    f(v);
+                }
+            }
+        }
+    }
+}
+
+/// Every scope depth `n` names (the variables it reads, the first role a `choose` binds)
+/// mapped through `f`: what moving an expression to another depth of scope takes, since
+/// a variable is named by its depth. `f` must keep the order of the depths `n` binds
+/// itself (they are implied by where `n` is evaluated).
+pub(crate) fn relevel(n: &mut Node, f: &dyn Fn(usize) -> usize) {
+    match n {
+        Node::Var(j) => *j = f(*j),
+        Node::PoolVar(r) => r.i = f(r.i),
+        Node::Meeting(m) => {
+            for s in &mut m.sides {
+                if let Side::Var { i, .. } = s {
+                    *i = f(*i);
+                }
+            }
+        }
+        Node::Pick(p) => p.depth = f(p.depth),
+        _ => {}
+    }
+    each_child_mut(n, &mut |c| relevel(c, f));
+}
+
 /// The choices an expression makes (`reroll ... to maximise`), as Markdown: each one's
 /// first choice for every roll.
 pub fn policy(n: &Node) -> Option<String> {

@@ -121,5 +121,35 @@ fn shipped(file: &str, scenario: &str) -> Compiled {
         .expect("scenario")
 }
 
-criterion_group!(benches, exact, language, monte_carlo, hordes);
+/// Issue #55: programs whose `let`s are read by parts, each evaluated as written (every
+/// `let` over its whole body, the engine before variable elimination, with its other
+/// caches) and with its `let`s moved down (`exact::distribution`, what a compile does).
+fn law(c: &mut Criterion) {
+    use rollsim::systems::dice::{exact, program};
+    let mut g = c.benchmark_group("dice_law");
+    g.sample_size(10);
+    for (name, q) in [
+        ("penetrating", "let a = d10 explode depth 6 in let b = d10 explode depth 6 in let c = d8 explode depth 6 in (a - a / 10) + (b - b / 10) + (c - c / 8)"),
+        ("chain", "let hits = 20d6 count >= 3 in let wounds = (hits)d6 count >= 4 in let saves = (wounds)d6 count >= 5 in wounds - saves"),
+        ("doubles", "let a = d6 in let b = d6 in if a == b then a + b + (repeat t = 0, go = 1 until go == 0 do t = t + d6, go = d6 == 6 limit 8 then t) else a + b"),
+        ("three_players", "let sa = (let a = 6d6 in a count 6 * 49 + a count 5 * 7 + a count 4) in let sb = (let b = 6d6 in b count 6 * 49 + b count 5 * 7 + b count 4) in let sc = (let c = 6d6 in c count 6 * 49 + c count 5 * 7 + c count 4) in if sa > max(sb, sc) then 1 else if sb > max(sa, sc) then 2 else if sc > max(sa, sb) then 3 else 0"),
+    ] {
+        let (n, _) = program::parse_result(q, &[]).expect("a valid expression");
+        g.bench_function(format!("{name}/as_written"), |b| {
+            b.iter(|| {
+                black_box(exact::eval(
+                    &n,
+                    &mut exact::Env::default(),
+                    &mut exact::Ledger::default(),
+                ))
+            })
+        });
+        g.bench_function(format!("{name}/moved"), |b| {
+            b.iter(|| black_box(exact::distribution(&n, &mut exact::Ledger::default())))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, exact, language, monte_carlo, hordes, law);
 criterion_main!(benches);

@@ -215,3 +215,71 @@ fn a_remainder_of_a_wide_value_takes_its_eight_values() {
         "{e}"
     );
 }
+
+/// Every sorted roll of `n` dice of `sides` faces, with its probability (the rolls it
+/// stands for: n! over the product of each face's count factorial, over sides^n).
+fn sorted_rolls(n: usize, sides: i64) -> Vec<(Vec<i64>, f64)> {
+    fn walk(n: usize, from: i64, sides: i64, cur: &mut Vec<i64>, out: &mut Vec<Vec<i64>>) {
+        if cur.len() == n {
+            out.push(cur.clone());
+            return;
+        }
+        for f in from..=sides {
+            cur.push(f);
+            walk(n, f, sides, cur, out);
+            cur.pop();
+        }
+    }
+    let mut all = Vec::new();
+    walk(n, 1, sides, &mut Vec::new(), &mut all);
+    let fact = |k: usize| (1..=k).map(|x| x as f64).product::<f64>();
+    all.into_iter()
+        .map(|r| {
+            let mut ways = fact(n);
+            for f in 1..=sides {
+                ways /= fact(r.iter().filter(|&&x| x == f).count());
+            }
+            (r, ways / (sides as f64).powi(n as i32))
+        })
+        .collect()
+}
+
+/// `keep middle K`: the K dice in the middle, as many dropped from each end (one more
+/// from the top when the dice left over are odd), read every way a keep is read.
+#[test]
+fn keep_middle_against_every_sorted_roll() {
+    let rolls = sorted_rolls(8, 10);
+    let by = |f: &dyn Fn(&[i64]) -> i64| {
+        let mut m = BTreeMap::new();
+        for (r, p) in &rolls {
+            *m.entry(f(r)).or_insert(0.0) += p;
+        }
+        m
+    };
+    // 8d10: two dropped from each end.
+    let c = compile("8d10 keep middle 4", None);
+    same(&c, &by(&|r| r[2..6].iter().sum()));
+    assert_agrees(&c, &["value"], 200_000, 12);
+    same(
+        &compile("8d10 keep middle 4 count >= 6", None),
+        &by(&|r| r[2..6].iter().filter(|&&x| x >= 6).count() as i64),
+    );
+    // Seven left over: three from the bottom, four from the top.
+    same(&compile("8d10 keep middle 1", None), &by(&|r| r[3]));
+    // A pool variable read through its middle twice, and once whole.
+    let c = compile(
+        "let p = 8d10 in p keep middle 3 highest * 100 + p keep middle 3 lowest * 10 + p highest / 5",
+        None,
+    );
+    same(&c, &by(&|r| r[4] * 100 + r[2] * 10 + r[7] / 5));
+    assert_agrees(&c, &["value"], 200_000, 13);
+    // Every roll of 5d6, the middle three.
+    same(
+        &compile("5d6 keep middle 3", None),
+        &brute(5, &D6, |r| {
+            let mut v = r.to_vec();
+            v.sort();
+            v[1..4].iter().sum()
+        }),
+    );
+}

@@ -93,6 +93,7 @@ fn pool(g: &mut Gen, depth: u32) -> String {
             0 => format!("explode {}", cond(g)),
             1 => format!("again {}", cond(g)),
             2 => format!("reroll {}{}", cond(g), g.pick(&["", " once", " always"])),
+            4 if g.chance(25) => format!("keep middle {}", g.below(5)),
             _ => format!(
                 "{} {} {}",
                 g.pick(&["keep", "drop"]),

@@ -1348,6 +1348,10 @@ fn example_derived(example: &str) -> Option<(Option<f64>, Option<f64>)> {
                 .sum::<f64>()
                 / 3.0,
         ),
+        // By symmetry the middle three of five d6 average 3.5 each.
+        "5d6 keep middle 3" => mean(avg(5, 6, |r| {
+            high_to_low(r)[1..4].iter().sum::<usize>() as f64
+        })),
         "4d6 drop lowest" => mean(avg(4, 6, |r| {
             high_to_low(r)[..3].iter().sum::<usize>() as f64
         })),

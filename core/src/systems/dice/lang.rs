@@ -152,6 +152,10 @@ pub enum ModOf<V> {
     Keep(End, V),
     /// `drop highest|lowest N`: every die but the N at that end.
     Drop(End, V),
+    /// `keep middle N`: the N dice in the middle, as many dropped from each end (one
+    /// more from the top when the dice left over are odd). Compiled into two keeps of
+    /// one roll (see `Compiler::middle`).
+    Middle(V),
     /// The most extra rolls of an explosion or `again` chain (`depth N`).
     Depth(V),
 }
@@ -430,7 +434,7 @@ pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     };
     let modifier = |m: &ModAst, f: &mut dyn FnMut(&Expr)| match m {
         ModOf::Explode(c) | ModOf::Again(c) | ModOf::Reroll(c, _) => cond(c, f),
-        ModOf::Keep(_, x) | ModOf::Drop(_, x) | ModOf::Depth(x) => visit(x, f),
+        ModOf::Keep(_, x) | ModOf::Drop(_, x) | ModOf::Middle(x) | ModOf::Depth(x) => visit(x, f),
     };
     match e {
         Expr::Num(_) | Expr::Name(..) => {}

@@ -868,24 +868,33 @@ impl Parser {
             } else if self.is_word("keep") || self.is_word("drop") {
                 let keep = self.is_word("keep");
                 self.next();
-                let end = if self.is_word("highest") {
-                    End::Highest
-                } else if self.is_word("lowest") {
-                    End::Lowest
+                if keep && self.eat_word("middle") {
+                    let n = Box::new(self.number(depth)?.unwrap_or(Expr::Num(1)));
+                    ModOf::Middle(n)
                 } else {
-                    return Err(self.unexpected("`highest` or `lowest`"));
-                };
-                self.next();
-                let n = Box::new(self.number(depth)?.unwrap_or(Expr::Num(1)));
-                if keep {
-                    ModOf::Keep(end, n)
-                } else {
-                    ModOf::Drop(end, n)
+                    let end = if self.is_word("highest") {
+                        End::Highest
+                    } else if self.is_word("lowest") {
+                        End::Lowest
+                    } else {
+                        return Err(self.unexpected(if keep {
+                            "`highest`, `lowest` or `middle`"
+                        } else {
+                            "`highest` or `lowest`"
+                        }));
+                    };
+                    self.next();
+                    let n = Box::new(self.number(depth)?.unwrap_or(Expr::Num(1)));
+                    if keep {
+                        ModOf::Keep(end, n)
+                    } else {
+                        ModOf::Drop(end, n)
+                    }
                 }
             } else {
                 break;
             };
-            let keep_or_drop = matches!(m, ModOf::Keep(..) | ModOf::Drop(..));
+            let keep_or_drop = matches!(m, ModOf::Keep(..) | ModOf::Drop(..) | ModOf::Middle(_));
             let on_name = matches!(atom, Some(Expr::Name(..)));
             if groups.is_empty() && !(on_name && keep_or_drop) {
                 return Err(SyntaxError {

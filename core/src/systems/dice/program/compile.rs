@@ -67,6 +67,10 @@ impl Binding {
     }
 }
 
+/// The name of the pool variable `keep middle` binds: a space is in no name a user can
+/// write.
+const MIDDLE: &str = "keep middle";
+
 /// A pool variable at scope depth `i` around its body.
 pub(super) fn bind_pool(spec: PoolSpec, offset: usize, body: Node, i: usize) -> Node {
     let mut seen = Vec::new();
@@ -331,6 +335,26 @@ impl<'a> Compiler<'a> {
             },
             Expr::Read {
                 name,
+                keep: Some(ModOf::Middle(k)),
+                agg,
+                col,
+            } => {
+                let Some(i) = self.scope.iter().rposition(|(s, _)| s == name) else {
+                    return Err(self.unknown(name, *col));
+                };
+                let total = match &self.scope[i].1 {
+                    Slot::Pool(spec, _) => spec.kept() as u32,
+                    _ => {
+                        return Err(CompileError {
+                            col: *col,
+                            message: format!("`keep middle` reads dice: `{name}` holds a number or the dice a `choose` handed it"),
+                        })
+                    }
+                };
+                self.middle_read(name, k, total, agg, *col)?
+            }
+            Expr::Read {
+                name,
                 keep,
                 agg,
                 col,
@@ -585,6 +609,14 @@ impl<'a> Compiler<'a> {
                 mods,
                 agg,
                 col,
+            } if mods.iter().any(|m| matches!(m, ModOf::Middle(_))) => {
+                self.middle(groups, mods, agg, *col)?
+            }
+            Expr::Pool {
+                groups,
+                mods,
+                agg,
+                col,
             } => self.pool_node(groups, mods, agg, *col)?,
             Expr::Record(fields, col) => {
                 if !record_ok {
@@ -823,6 +855,101 @@ impl<'a> Compiler<'a> {
             body,
             depth,
         })))
+    }
+
+    /// `POOL keep middle K READ`: the pool bound once (a pool variable of a name no
+    /// expression can write) and read as keeps from its lowest end, so both engines read
+    /// the middle dice with what they have for one keep: the exact engine's pass over
+    /// both reads together, Monte Carlo's one roll sorted.
+    fn middle(
+        &mut self,
+        groups: &[lang::Group],
+        mods: &[ModAst],
+        agg: &Option<AggAst>,
+        col: usize,
+    ) -> Result<Node, CompileError> {
+        let refuse = |message: &str| CompileError {
+            col,
+            message: message.into(),
+        };
+        let keeps = mods
+            .iter()
+            .filter(|m| matches!(m, ModOf::Keep(..) | ModOf::Drop(..) | ModOf::Middle(_)))
+            .count();
+        if keeps > 1 {
+            return Err(refuse("one `keep` or `drop` per pool"));
+        }
+        let Some(ModOf::Middle(k)) = mods.iter().find(|m| matches!(m, ModOf::Middle(_))) else {
+            return Err(refuse("`keep middle N` keeps N dice"));
+        };
+        let rest: Vec<ModAst> = mods
+            .iter()
+            .filter(|m| !matches!(m, ModOf::Middle(_)))
+            .cloned()
+            .collect();
+        let bound = Expr::Pool {
+            groups: groups.to_vec(),
+            mods: rest,
+            agg: None,
+            col,
+        };
+        let depth = self.scope.len();
+        let binding = self.bind(MIDDLE, &bound)?;
+        let total = match &binding {
+            Binding::Pool(spec, _, _) => spec.kept() as u32,
+            Binding::Num(_) => {
+                self.unbind(&binding);
+                return Err(refuse("`keep middle` keeps dice of a pool"));
+            }
+        };
+        let body = self.middle_read(MIDDLE, k, total, agg, col);
+        self.unbind(&binding);
+        Ok(binding.wrap(body?, depth))
+    }
+
+    /// The middle `k` of the `total` dice of the pool variable `name`, read by `agg`:
+    /// `sum` and `count` are the lowest `low + k` less the lowest `low` (`low` dice
+    /// dropped from the bottom, the rest of the dice left over from the top), `highest`
+    /// is the highest of the lowest `low + k`, `lowest` the lowest of the highest
+    /// `total - low`.
+    fn middle_read(
+        &mut self,
+        name: &str,
+        k: &Expr,
+        total: u32,
+        agg: &Option<AggAst>,
+        col: usize,
+    ) -> Result<Node, CompileError> {
+        let refuse = |message: String| CompileError { col, message };
+        let k = constant(&self.node(k)?)
+            .ok_or_else(|| refuse("`keep middle N` takes a number known before the roll".into()))?;
+        if !(0..=total as i64).contains(&k) {
+            return Err(refuse(format!(
+                "`keep middle {k}` of {total} dice: keep 0 to {total}"
+            )));
+        }
+        let k = k as u32;
+        let low = (total - k) / 2;
+        let read = |end: End, n: u32| Expr::Read {
+            name: name.to_string(),
+            keep: Some(ModOf::Keep(end, Box::new(Expr::Num(n as i64)))),
+            agg: agg.clone(),
+            col,
+        };
+        Ok(match agg {
+            None | Some(AggOf::Sum) | Some(AggOf::Count(_)) | Some(AggOf::Tally(_)) => {
+                let upto = self.node(&read(End::Lowest, low + k))?;
+                let below = self.node(&read(End::Lowest, low))?;
+                Node::Sub(Box::new(upto), Box::new(below))
+            }
+            Some(AggOf::Highest) => self.node(&read(End::Lowest, low + k))?,
+            Some(AggOf::Lowest) => self.node(&read(End::Highest, total - low))?,
+            Some(AggOf::MaxSet) | Some(AggOf::Straight) => {
+                return Err(refuse(
+                    "`keep middle` is read with `sum`, `count`, `highest` or `lowest`".into(),
+                ))
+            }
+        })
     }
 
     fn unbind(&mut self, b: &Binding) {

@@ -26,7 +26,9 @@ pub(super) fn param_exprs<'e>(
     for m in mods {
         match m {
             ModOf::Explode(c) | ModOf::Again(c) | ModOf::Reroll(c, _) => cond(c, &mut out),
-            ModOf::Keep(_, e) | ModOf::Drop(_, e) | ModOf::Depth(e) => out.push(e),
+            ModOf::Keep(_, e) | ModOf::Drop(_, e) | ModOf::Middle(e) | ModOf::Depth(e) => {
+                out.push(e)
+            }
         }
     }
     if let Some(AggOf::Count(c)) = agg {
@@ -175,7 +177,7 @@ pub fn spec_of(
         }
         if mods
             .iter()
-            .any(|m| !matches!(m, ModOf::Keep(..) | ModOf::Drop(..)))
+            .any(|m| !matches!(m, ModOf::Keep(..) | ModOf::Drop(..) | ModOf::Middle(_)))
         {
             return Err(err("a deck's cards are dealt, not rolled: `keep` and `drop` apply, `explode`, `again` and `reroll` do not".into()));
         }
@@ -248,6 +250,12 @@ pub fn spec_of(
                 }
                 let n = d.value.clamp(0, lang::MAX_CHAIN as i64) as u32;
                 specs.iter_mut().for_each(|(_, s)| s.depth = n);
+            }
+            // Compiled into two keeps of one roll before a pool is made of it.
+            ModOf::Middle(_) => {
+                return Err(err(
+                    "`keep middle` reads a pool bound once: it cannot stand here".into(),
+                ))
             }
             ModOf::Keep(end, _) | ModOf::Drop(end, _) => {
                 let n = take().value;

@@ -23,6 +23,7 @@ mod dozen_rules;
 mod equalize;
 mod exact_law;
 mod exact_only;
+mod extremes;
 mod fractions;
 mod fuzz;
 mod gallery;

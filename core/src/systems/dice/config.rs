@@ -217,7 +217,10 @@ fn read_unit(id: &str, r: &Reader) -> Result<Unit, Problem> {
             continue;
         }
         match v {
-            Value::Integer(n) if is_name(k) && n.abs() <= 1_000_000 => stats.push((k.clone(), *n)),
+            // A range, not `n.abs()`: the absolute value of i64::MIN wraps (to itself).
+            Value::Integer(n) if is_name(k) && (-1_000_000..=1_000_000).contains(n) => {
+                stats.push((k.clone(), *n))
+            }
             Value::Integer(_) if is_name(k) => {
                 return Err(r.problem(k, "expected a stat from -1,000,000 to 1,000,000"))
             }
@@ -270,7 +273,13 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
     if let Some(t) = r.table_opt("values")? {
         for (k, v) in t.table {
             match v {
-                Value::Integer(n) if is_name(k) => values.push((k.clone(), *n)),
+                // Read in the roll as a stat is: the same range.
+                Value::Integer(n) if is_name(k) && (-1_000_000..=1_000_000).contains(n) => {
+                    values.push((k.clone(), *n))
+                }
+                Value::Integer(_) if is_name(k) => {
+                    return Err(t.problem(k, "expected a value from -1,000,000 to 1,000,000"))
+                }
                 _ => {
                     return Err(t.problem(k, "expected a named integer, e.g. values = { ac = 15 }"))
                 }

@@ -98,3 +98,28 @@ fn a_stat_of_i64_min_is_refused_as_its_neighbour_is() {
         assert!(e.contains("expected a stat from -1,000,000 to 1,000,000"), "{e}");
     }
 }
+
+/// Issue #58, item 2: a `--set` with a line break in it dropped everything after the
+/// break and exited 0. Refused now, naming the character and where it stands, by the
+/// command line (and so the Python package, which runs it) as by the server.
+#[test]
+fn a_set_with_a_control_character_is_refused_naming_it() {
+    let a = crate::util::rollsim()
+        .args(["check", "configs/dice-examples.toml", "--set"])
+        .arg("units.fighter.attack=5\nunits.orc.ac=1")
+        .assert()
+        .code(2);
+    let e = crate::util::text(&a.get_output().stderr);
+    assert!(
+        e.contains("character 23 is a line break (U+000A): a --set is one KEY=VALUE on one line"),
+        "{e}"
+    );
+    assert!(e.contains("units.fighter.attack=5\\nunits.orc.ac=1"), "{e}");
+    let a = crate::util::rollsim()
+        .args(["check", "configs/dice-examples.toml", "--set"])
+        .arg("units.fighter.attack=\t5")
+        .assert()
+        .code(2);
+    let e = crate::util::text(&a.get_output().stderr);
+    assert!(e.contains("character 22 is a tab (U+0009)"), "{e}");
+}

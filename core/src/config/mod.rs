@@ -326,6 +326,24 @@ fn check_kind_keys(r: &Reader, kind: &str, keys: &[&str]) -> Result<(), Problem>
 /// (a misspelt unit or scenario is an error with the nearest name), except the optional
 /// sections `[run]` and `[rules]`; the last key may be new, and validation judges it.
 pub fn apply_set(table: &mut Table, arg: &str) -> Result<Vec<String>, ConfigError> {
+    if let Some((at, c)) = arg.chars().enumerate().find(|(_, c)| c.is_control()) {
+        // What follows a line break was dropped without a word: refused, as the live
+        // page's server refuses it.
+        let what = match c {
+            '\n' => "a line break",
+            '\r' => "a carriage return",
+            '\t' => "a tab",
+            _ => "a control character",
+        };
+        return Err(ConfigError::BadSet {
+            arg: arg.escape_debug().to_string(),
+            message: format!(
+                "character {} is {what} (U+{:04X}): a --set is one KEY=VALUE on one line; give each change a --set of its own",
+                at + 1,
+                c as u32
+            ),
+        });
+    }
     let bad = |message: String| ConfigError::BadSet {
         arg: arg.into(),
         message,

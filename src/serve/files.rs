@@ -196,7 +196,8 @@ pub fn check_name(name: &str) -> Result<(), FileError> {
         && stem
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        && !stem.contains("..");
+        // Anywhere in the name, the `.toml` too (`x..toml`), as the docs say.
+        && !name.contains("..");
     if ok {
         Ok(())
     } else {
@@ -225,6 +226,8 @@ mod tests {
             "units",
             "units.toml/",
             "a..b.toml",
+            // Issue #58, item 5: the stem's last dot and the suffix's first.
+            "x..toml",
             "r\u{0}.toml",
             "c:\\x.toml",
             ".toml",

@@ -95,7 +95,10 @@ fn a_stat_of_i64_min_is_refused_as_its_neighbour_is() {
             .unwrap_err()
             .to_string();
         assert!(e.contains("u.toml:3:1: key `units.u.s`"), "{e}");
-        assert!(e.contains("expected a stat from -1,000,000 to 1,000,000"), "{e}");
+        assert!(
+            e.contains("expected a stat from -1,000,000 to 1,000,000"),
+            "{e}"
+        );
     }
 }
 
@@ -122,4 +125,38 @@ fn a_set_with_a_control_character_is_refused_naming_it() {
         .code(2);
     let e = crate::util::text(&a.get_output().stderr);
     assert!(e.contains("character 22 is a tab (U+0009)"), "{e}");
+}
+
+/// Issue #58, item 7: the page's list of configs showed a stale title after an edit that
+/// kept the file's size and time of change. It is keyed on the content now.
+#[test]
+fn the_configs_list_sees_an_edit_of_the_same_size_and_time() {
+    use crate::serve::{folder, Server};
+    let dir = folder(&["rush.toml"]);
+    let path = dir.path().join("rush.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let title = text
+        .lines()
+        .find_map(|l| l.strip_prefix("title = \""))
+        .and_then(|t| t.strip_suffix('"'))
+        .expect("rush.toml has a title")
+        .to_string();
+    let s = Server::start(dir.path());
+    let (_, before) = s.get("/api/configs");
+    assert!(before.contains(&title), "{before}");
+    // The same number of bytes, the time of change put back.
+    let when = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let other: String = title.chars().rev().collect();
+    assert_ne!(other, title);
+    std::fs::write(&path, text.replacen(&title, &other, 1)).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+    assert_eq!(std::fs::metadata(&path).unwrap().len() as usize, text.len());
+    let (_, after) = s.get("/api/configs");
+    assert!(after.contains(&other), "{after}");
+    assert!(!after.contains(&format!("\"{title}\"")), "{after}");
 }

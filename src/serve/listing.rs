@@ -1,23 +1,24 @@
 //! `GET /api/configs`: the configs the page offers, each with its title or why it does
-//! not load. Each entry is remembered for its file as it was (size and time of change),
-//! so a large config is loaded again only when it changes, not on every visit of the
-//! page: the server's one cache, of a few hundred bytes an entry, at most
+//! not load. Each entry is remembered for its file's content (a SHA-256 of its bytes:
+//! an edit that keeps a file's size and time of change is still an edit), so a large
+//! config is read again on every visit of the page but loaded and validated only when
+//! it changes: the server's one cache, of a few hundred bytes an entry, at most
 //! [`MAX_CONFIGS`] entries, an entry dropped as soon as its file changes or goes.
 
 use super::files::Folder;
 use super::memory::Budget;
 use rollsim_core::document;
 use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::SystemTime;
 
 /// The most configs the page lists (and the cache remembers); a folder with more says
 /// how many it left out.
 pub const MAX_CONFIGS: usize = 1000;
 
-/// What identifies a file's version without reading it.
-type Stamp = (u64, Option<SystemTime>);
+/// What identifies a file's version: its content's digest.
+type Stamp = [u8; 32];
 
 #[derive(Default)]
 pub struct Listing {
@@ -32,21 +33,7 @@ impl Listing {
         let mut out = Vec::with_capacity(names.len().min(MAX_CONFIGS));
         let mut now = HashMap::new();
         for name in names.into_iter().take(MAX_CONFIGS) {
-            let stamp = files
-                .path(&name)
-                .ok()
-                .and_then(|p| std::fs::metadata(p).ok())
-                .map(|m| (m.len(), m.modified().ok()));
-            let remembered = stamp.and_then(|st| {
-                let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-                seen.get(&name)
-                    .filter(|(s, _)| *s == st)
-                    .map(|(_, v)| v.clone())
-            });
-            let entry = match remembered {
-                Some(v) => v,
-                None => entry(files, memory, &name, stamp.map_or(0, |s| s.0)),
-            };
+            let (stamp, entry) = self.entry(files, memory, &name);
             if let Some(st) = stamp {
                 now.insert(name, (st, entry.clone()));
             }
@@ -56,21 +43,37 @@ impl Listing {
         *self.seen.lock().unwrap_or_else(|e| e.into_inner()) = now;
         (out, left_out)
     }
-}
 
-/// One config's entry, loading it within the memory budget.
-fn entry(files: &Folder, memory: &Budget, name: &str, len: u64) -> Value {
-    let Some(ticket) = memory.admit_blocking(len) else {
-        return json!({ "file": name, "error": "the server is stopping" });
-    };
-    let loaded = files
-        .read(name)
-        .map_err(|e| e.to_string())
-        .and_then(|text| document::load_str(&text, name, &[]).map_err(|e| e.to_string()));
-    let v = match loaded {
-        Ok(c) => json!({ "file": name, "title": c.title, "system": c.system_name() }),
-        Err(e) => json!({ "file": name, "error": e }),
-    };
-    drop(ticket);
-    v
+    /// One config's entry and its content's digest (None: unreadable), read within the
+    /// memory budget and loaded only when its content is not the one remembered.
+    fn entry(&self, files: &Folder, memory: &Budget, name: &str) -> (Option<Stamp>, Value) {
+        let len = files
+            .path(name)
+            .ok()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map_or(0, |m| m.len());
+        let Some(ticket) = memory.admit_blocking(len) else {
+            return (
+                None,
+                json!({ "file": name, "error": "the server is stopping" }),
+            );
+        };
+        let text = match files.read(name) {
+            Ok(t) => t,
+            Err(e) => return (None, json!({ "file": name, "error": e.to_string() })),
+        };
+        let stamp: Stamp = Sha256::digest(text.as_bytes()).into();
+        let remembered = {
+            let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+            seen.get(name)
+                .filter(|(s, _)| *s == stamp)
+                .map(|(_, v)| v.clone())
+        };
+        let v = remembered.unwrap_or_else(|| match document::load_str(&text, name, &[]) {
+            Ok(c) => json!({ "file": name, "title": c.title, "system": c.system_name() }),
+            Err(e) => json!({ "file": name, "error": e.to_string() }),
+        });
+        drop(ticket);
+        (Some(stamp), v)
+    }
 }

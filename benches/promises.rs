@@ -231,6 +231,39 @@ struct Case {
     run: Box<dyn Fn(&Path) -> Duration>,
 }
 
+/// A folder where the main job has run once, and how long that took.
+fn main_job_folder(work: &Path) -> (PathBuf, Duration) {
+    static DONE: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    let dir = work.join("main-job");
+    let took = *DONE.get_or_init(|| {
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut c = bin();
+        c.current_dir(&dir);
+        timed(c, 0)
+    });
+    (dir, took)
+}
+
+/// Issue #58, item 3: a whole report planted as the staging folder a SIGKILL of the
+/// main job leaves, then Ctrl-C `at` into the next main job (a fraction of its time).
+fn stop_the_main_job_beside_leftovers(work: &Path, at: f64) -> Duration {
+    let (dir, took) = main_job_folder(work);
+    let planted = Command::new("cp")
+        .args(["-r", "reports", ".reports.staging-99999"])
+        .current_dir(&dir)
+        .status()
+        .unwrap();
+    assert!(planted.success());
+    let mut c = bin();
+    c.current_dir(&dir);
+    let mut child = quiet(c);
+    std::thread::sleep(Duration::from_secs_f64((took.as_secs_f64() * at).max(0.03)));
+    let (stopped, code) = stop(&mut child, libc::SIGINT);
+    assert!(code == Some(130) || code == Some(0), "{code:?}");
+    let _ = std::fs::remove_dir_all(dir.join(".reports.staging-99999"));
+    stopped
+}
+
 fn main() {
     let runs: usize = std::env::var("PROMISE_RUNS")
         .ok()
@@ -249,6 +282,16 @@ fn main() {
             name: "SIGTERM stops a run whose trials take milliseconds",
             promise: ms(500),
             run: Box::new(stop_slow_trials),
+        },
+        Case {
+            name: "Ctrl-C 30 ms into the main job, a killed run's whole report planted",
+            promise: ms(500),
+            run: Box::new(|w| stop_the_main_job_beside_leftovers(w, 0.0)),
+        },
+        Case {
+            name: "Ctrl-C at 90% of the main job, a killed run's whole report planted",
+            promise: ms(500),
+            run: Box::new(|w| stop_the_main_job_beside_leftovers(w, 0.9)),
         },
         Case {
             name: "Ctrl-C stops the live page's server while it simulates",

@@ -58,6 +58,10 @@ pub struct Staging {
     done: bool,
     /// Once cancelled, the old folder's removal after the exchange stops where it is.
     stop: Option<rollsim_core::Cancel>,
+    /// Staging folders of killed runs, found at the start and removed after the commit
+    /// (a whole report of them can take seconds to delete, and a Ctrl-C at the start
+    /// must not wait for it); a stopped run leaves them to the next.
+    leftovers: Vec<PathBuf>,
 }
 
 fn parent_and_name(target: &Path) -> Result<(PathBuf, String), WriteError> {
@@ -425,16 +429,23 @@ impl Staging {
             }
             locks.push(f);
         }
-        // Leftovers of killed runs: only a lock holder stages, so none is in use.
+        // Leftovers of killed runs: only a lock holder stages, so none is in use. One of
+        // this process's own number (a pid used again) is cleared now, the others after
+        // the commit.
         let prefix = format!(".{name}.staging-");
+        let dir = parent.join(format!("{prefix}{}", std::process::id()));
+        let mut leftovers = Vec::new();
         if let Ok(entries) = std::fs::read_dir(&parent) {
             for e in entries.flatten() {
                 if e.file_name().to_string_lossy().starts_with(&prefix) {
-                    let _ = std::fs::remove_dir_all(e.path());
+                    leftovers.push(e.path());
                 }
             }
         }
-        let dir = parent.join(format!("{prefix}{}", std::process::id()));
+        if leftovers.contains(&dir) {
+            leftovers.retain(|l| *l != dir);
+            let _ = std::fs::remove_dir_all(&dir);
+        }
         std::fs::create_dir(&dir).map_err(|e| WriteError::io(target, e))?;
         let staging = Staging {
             target: target.to_path_buf(),
@@ -443,6 +454,7 @@ impl Staging {
             _locks: locks,
             done: false,
             stop: None,
+            leftovers,
         };
         if keep == Keep::Report {
             mark(staging.dir())?;
@@ -491,6 +503,9 @@ impl Staging {
                 .map_err(|e| WriteError::io(&self.target, e))?;
         }
         self.done = true;
+        for l in std::mem::take(&mut self.leftovers) {
+            remove_unless(&l, self.stop.as_ref());
+        }
         Ok(())
     }
 }
@@ -535,7 +550,7 @@ fn remove_while(dir: &Path, go: &dyn Fn() -> bool) {
 /// How long a stopped run spends removing what it staged: tens of megabytes of charts
 /// can take longer to delete on a busy disk than a Ctrl-C may take. What is left is a
 /// hidden staging folder beside the target, removed by the next run.
-const CLEANUP: std::time::Duration = std::time::Duration::from_millis(500);
+const CLEANUP: std::time::Duration = std::time::Duration::from_millis(200);
 
 impl Drop for Staging {
     fn drop(&mut self) {

@@ -1,5 +1,7 @@
-//! Issue #58, item 1: every number a config holds, set to the edges of what an integer
-//! can be. A stat of exactly i64::MIN passed the dice system's ±1,000,000 check (its
+//! Issue #58, hardening from a hostile afternoon: one test per defect it found, each
+//! failing on the code before it.
+//!
+//! Item 1: every number a config holds, set to the edges of what an integer can be. A stat of exactly i64::MIN passed the dice system's ±1,000,000 check (its
 //! absolute value wraps to itself) and gave one value with probability 1 where there were
 //! six. Here every integer of every shipped config, of every system, is set by `--set` to
 //! i64::MIN, i64::MAX, their neighbours and u64::MAX: each must be refused with a message
@@ -159,4 +161,67 @@ fn the_configs_list_sees_an_edit_of_the_same_size_and_time() {
     let (_, after) = s.get("/api/configs");
     assert!(after.contains(&other), "{after}");
     assert!(!after.contains(&format!("\"{title}\"")), "{after}");
+}
+
+/// Issue #58, item 3: a run removed a killed run's leftover staging folder (a whole
+/// report) before it looked at Ctrl-C, which then waited seconds. The leftovers are
+/// removed after the commit now: a run stopped early leaves them for the next, and a run
+/// that finishes removes them.
+#[test]
+fn a_killed_runs_leftovers_are_removed_after_the_run_never_before_a_stop() {
+    let d = crate::util::tempdir();
+    let out = d.path().join("out");
+    let plant = || {
+        let left = d.path().join(".out.staging-99999");
+        for i in 0..50 {
+            let sub = left.join(format!("s{i}"));
+            std::fs::create_dir_all(&sub).unwrap();
+            for j in 0..40 {
+                std::fs::write(sub.join(format!("f{j}.csv")), "x").unwrap();
+            }
+        }
+        left
+    };
+    let config = crate::util::shipped("rush.toml");
+    let left = plant();
+    crate::util::rollsim()
+        .args([
+            "run",
+            config.to_str().unwrap(),
+            "-s",
+            "slam-orc-vs-human-guard",
+        ])
+        .args(["-n", "1000", "-q", "--no-plots", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(!left.exists(), "a finished run removes the leftovers");
+    let left = plant();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollsim"))
+        .args([
+            "run",
+            config.to_str().unwrap(),
+            "-s",
+            "slam-orc-vs-human-guard",
+        ])
+        .args(["-n", "4000000000", "-q", "--no-plots", "-o"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let own = d.path().join(format!(".out.staging-{}", child.id()));
+    let t0 = std::time::Instant::now();
+    while !own.exists() && t0.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    assert!(own.exists(), "the run staged");
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        left.exists(),
+        "the stopped run left the leftovers for the next"
+    );
+    assert!(out.join("summary.csv").exists(), "the old report stands");
 }

@@ -283,3 +283,52 @@ fn keep_middle_against_every_sorted_roll() {
         }),
     );
 }
+
+/// The two reads added as units of the reader table (`runs`, `sets N`), each against
+/// every roll: a plain pool, a mixed pool with a keep, a pool variable read with others,
+/// and Monte Carlo within 4.5 standard errors.
+#[test]
+fn runs_and_sets_against_every_roll() {
+    let runs = |r: &[i64]| {
+        let mut v = r.to_vec();
+        v.sort();
+        v.dedup();
+        v.iter().filter(|&&d| !v.contains(&(d - 1))).count() as i64
+    };
+    let sets = |r: &[i64], k: usize| {
+        (1..=20)
+            .filter(|f| r.iter().filter(|&&d| d == *f).count() >= k)
+            .count() as i64
+    };
+    let c = compile("5d6 runs", None);
+    same(&c, &brute(5, &D6, runs));
+    assert_agrees(&c, &["value"], 200_000, 14);
+    for k in 1..=4usize {
+        same(
+            &compile(&format!("6d6 sets {k}"), None),
+            &brute(6, &D6, |r| sets(r, k)),
+        );
+    }
+    // Three d6 and two d8, the highest four kept: every roll of the five dice.
+    let mut want = BTreeMap::new();
+    for r in crate::dice_lang::rolls(3, &D6) {
+        for s in crate::dice_lang::rolls(2, &[1, 2, 3, 4, 5, 6, 7, 8]) {
+            let mut all: Vec<i64> = r.iter().chain(&s).copied().collect();
+            all.sort();
+            *want.entry(runs(&all[1..])).or_insert(0.0) += 1.0 / (216.0 * 64.0);
+        }
+    }
+    same(&compile("[3d6, 2d8] keep highest 4 runs", None), &want);
+    // A pool variable read three ways at once.
+    let c = compile(
+        "let p = 6d6 in p sets 2 * 100 + p runs * 10 + p highest",
+        None,
+    );
+    same(
+        &c,
+        &brute(6, &D6, |r| {
+            sets(r, 2) * 100 + runs(r) * 10 + r.iter().max().unwrap()
+        }),
+    );
+    assert_agrees(&c, &["value"], 200_000, 15);
+}

@@ -108,7 +108,9 @@ fn pool(g: &mut Gen, depth: u32) -> String {
             0 => format!("count {}", cond(g)),
             1 => "highest".into(),
             2 => "lowest".into(),
-            3 => "maxset".into(),
+            3 => g
+                .pick(&["maxset", "runs", "sets 2", "straight"])
+                .to_string(),
             _ => "sum".into(),
         };
         s = format!("{s} {a}");

@@ -1279,7 +1279,7 @@ fn every_dice_language_example_gives_the_quoted_result() {
     }
     assert!(checked >= 18, "{checked} examples checked");
     // Every example with a number of its own is worked out by `example_derived`.
-    assert_eq!(derivations, 39, "examples derived");
+    assert_eq!(derivations, 41, "examples derived");
 }
 
 /// The mean of `f` over every roll of `n` dice of faces 1..=`sides`.
@@ -1348,6 +1348,18 @@ fn example_derived(example: &str) -> Option<(Option<f64>, Option<f64>)> {
                 .sum::<f64>()
                 / 3.0,
         ),
+        // Every roll of 5d6: a face starts a run unless the face below it shows too.
+        "5d6 runs" => mean(avg(5, 6, |r| {
+            (1..=6)
+                .filter(|f| r.contains(f) && !r.contains(&(f - 1)))
+                .count() as f64
+        })),
+        // Every roll of 5d6: the faces shown on two dice or more.
+        "5d6 sets 2" => mean(avg(5, 6, |r| {
+            (1..=6)
+                .filter(|f| r.iter().filter(|&&d| d == *f).count() >= 2)
+                .count() as f64
+        })),
         // By symmetry the middle three of five d6 average 3.5 each.
         "5d6 keep middle 3" => mean(avg(5, 6, |r| {
             high_to_low(r)[1..4].iter().sum::<usize>() as f64

@@ -1046,7 +1046,7 @@ fn pool(p: &PoolSpec, ledger: &mut Ledger) -> Result<Dist, TooBig> {
         // A read no special pass serves (a straight), or of groups too large for the
         // keep pass's packed state: the general multiset pass.
         (_, agg)
-            if agg == Agg::Straight
+            if matches!(agg, Agg::Straight | Agg::Shape(_))
                 || (dies.iter().any(|(n, _)| *n > 255)
                     && !(dies.len() == 1 && agg == Agg::Sum)) =>
         {
@@ -1193,7 +1193,7 @@ fn multiset(
                     }
                     Agg::MaxSet => acc.max(take as i64),
                     // Read by the general pass (`pool` sends it there).
-                    Agg::Straight => acc,
+                    Agg::Straight | Agg::Shape(_) => acc,
                     // The kept dice's extreme: the first value kept from this end is the
                     // highest (or lowest); the last, the other.
                     Agg::Highest | Agg::Lowest => {

@@ -182,6 +182,9 @@ pub enum AggOf<V> {
     /// The longest run of consecutive faces among the dice (1 2 3 4 5 is a large
     /// straight: 5).
     Straight,
+    /// A read of the multiset of faces from the table of [`super::shapes::SHAPES`]
+    /// (`runs`, `sets 2`).
+    Shape(super::shapes::ShapeRead),
     /// How many times a named symbol shows on the dice (`count success`: a face
     /// `success+advantage` counts once for each). Written, the symbol's name; compiled,
     /// where its count sits in a face's code ([`tally`]).

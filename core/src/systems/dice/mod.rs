@@ -9,6 +9,7 @@ pub mod lang;
 mod lower;
 pub mod multiset;
 pub mod program;
+pub mod shapes;
 
 use super::{Knobs, Loaded, RoleKnob};
 use crate::cancel::Cancel;

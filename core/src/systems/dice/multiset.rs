@@ -109,6 +109,7 @@ impl Reading {
     fn width(&self) -> usize {
         match self.agg {
             Agg::Straight => 2,
+            Agg::Shape(s) => s.shape().width(),
             _ => 1,
         }
     }
@@ -120,6 +121,7 @@ impl Reading {
                 st[0] = 0;
                 st[1] = 0;
             }
+            Agg::Shape(s) => s.shape().init(st),
             _ => st[0] = 0,
         }
     }
@@ -147,6 +149,7 @@ impl Reading {
                     st[0] = face
                 }
             }
+            Agg::Shape(s) => s.shape().step(st, o, prev, c, s.k),
             Agg::Straight => {
                 // st[0]: the run of faces shown ending at the outcome before; a face
                 // between two visited outcomes that no die can show breaks a run.
@@ -165,6 +168,7 @@ impl Reading {
         i64::from(match self.agg {
             Agg::Highest | Agg::Lowest if st[0] == NONE => 0,
             Agg::Straight => st[1],
+            Agg::Shape(s) => return s.shape().value(st, s.k),
             _ => st[0],
         })
     }

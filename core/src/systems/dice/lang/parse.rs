@@ -979,6 +979,30 @@ impl Parser {
             Some(AggOf::MaxSet)
         } else if self.eat_word("straight") {
             Some(AggOf::Straight)
+        } else if let Some(id) = match self.peek() {
+            Tok::Word(w) => super::super::shapes::by_word(w),
+            _ => None,
+        } {
+            let shape = super::super::shapes::SHAPES[id as usize];
+            self.next();
+            let k = match shape.number() {
+                None => 0,
+                Some(least) => match self.peek().clone() {
+                    Tok::Int(k) if k >= least => {
+                        self.next();
+                        k
+                    }
+                    _ => {
+                        return Err(self.unexpected(&format!(
+                            "a whole number from {least} after `{}` ({}), e.g. `5d6 {} 2`",
+                            shape.word(),
+                            shape.meaning(),
+                            shape.word()
+                        )))
+                    }
+                },
+            };
+            Some(AggOf::Shape(super::super::shapes::ShapeRead { id, k }))
         } else {
             None
         })

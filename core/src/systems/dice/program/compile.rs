@@ -409,6 +409,7 @@ impl<'a> Compiler<'a> {
                     Some(AggOf::Lowest) => AggOf::Lowest,
                     Some(AggOf::MaxSet) => AggOf::MaxSet,
                     Some(AggOf::Straight) => AggOf::Straight,
+                    Some(AggOf::Shape(s)) => AggOf::Shape(*s),
                     Some(AggOf::Tally(x)) => {
                         AggOf::Tally(tally_of(x, &spec.named, self.symbols.as_ref(), *col)?)
                     }
@@ -583,6 +584,7 @@ impl<'a> Compiler<'a> {
                         AggOf::Lowest => AggOf::Lowest,
                         AggOf::MaxSet => AggOf::MaxSet,
                         AggOf::Straight => AggOf::Straight,
+                        AggOf::Shape(s) => AggOf::Shape(*s),
                         AggOf::Count(c) => {
                             AggOf::Count(cond(&Some(c.clone()))?.unwrap_or(CondOf::Max))
                         }
@@ -944,7 +946,7 @@ impl<'a> Compiler<'a> {
             }
             Some(AggOf::Highest) => self.node(&read(End::Lowest, low + k))?,
             Some(AggOf::Lowest) => self.node(&read(End::Highest, total - low))?,
-            Some(AggOf::MaxSet) | Some(AggOf::Straight) => {
+            Some(AggOf::MaxSet) | Some(AggOf::Straight) | Some(AggOf::Shape(_)) => {
                 return Err(refuse(
                     "`keep middle` is read with `sum`, `count`, `highest` or `lowest`".into(),
                 ))

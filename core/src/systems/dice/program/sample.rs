@@ -32,6 +32,7 @@ pub fn read_sorted(dice: &[i64], keep: Option<(End, u32)>, agg: Agg, lo: i64, hi
             best
         }
         Agg::Straight => straight(kept),
+        Agg::Shape(s) => s.shape().of_sorted(kept, s.k),
     }
 }
 
@@ -657,7 +658,7 @@ pub(super) fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
         }
         return acc;
     }
-    if p.keep.is_none() && !matches!(p.agg, Agg::MaxSet | Agg::Straight) {
+    if p.keep.is_none() && !matches!(p.agg, Agg::MaxSet | Agg::Straight | Agg::Shape(_)) {
         // Read each die as it lands: no buffer to fill.
         let mut acc = match p.agg {
             Agg::Highest => i64::MIN,
@@ -674,7 +675,7 @@ pub(super) fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
                     Agg::Highest => acc = acc.max(v),
                     Agg::Lowest => acc = acc.min(v),
                     Agg::Tally(t) => acc += lang::tally(v, t),
-                    Agg::MaxSet | Agg::Straight => {}
+                    Agg::MaxSet | Agg::Straight | Agg::Shape(_) => {}
                 }
             });
         }
@@ -695,7 +696,7 @@ pub(super) fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
                 len += 1;
             }
         }
-        if p.keep.is_some() || matches!(p.agg, Agg::MaxSet | Agg::Straight) {
+        if p.keep.is_some() || matches!(p.agg, Agg::MaxSet | Agg::Straight | Agg::Shape(_)) {
             sort_dice(dice);
         }
         read_sorted(dice, p.keep, p.agg, lo, hi)

@@ -286,6 +286,7 @@ pub fn spec_of(
         Some(AggOf::Lowest) => AggOf::Lowest,
         Some(AggOf::MaxSet) => AggOf::MaxSet,
         Some(AggOf::Straight) => AggOf::Straight,
+        Some(AggOf::Shape(s)) => AggOf::Shape(*s),
         Some(AggOf::Tally(x)) => AggOf::Tally(tally_of(x, &named, syms, col)?),
     };
     if !named.is_empty() && !matches!(agg, Agg::Tally(_)) && agg_written(agg) {

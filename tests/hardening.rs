@@ -225,3 +225,89 @@ fn a_killed_runs_leftovers_are_removed_after_the_run_never_before_a_stop() {
     );
     assert!(out.join("summary.csv").exists(), "the old report stands");
 }
+
+/// The resident memory of a process, in KiB.
+fn rss_kib(pid: i32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap()
+}
+
+const VIEWS: [&str; 3] = ["matrix", "sensitivity", "roster"];
+
+/// Issue #58, item 6: after 10,000 mixed requests at concurrency 50 the idle server
+/// held 80 to 127 MB (5.5 MB fresh) in the issue's probe: freed memory stayed in the
+/// allocator's per-thread arenas. The server now keeps two arenas and gives their free
+/// pages back when the last request in flight ends.
+#[test]
+fn the_server_gives_memory_back_after_ten_thousand_requests_at_concurrency_fifty() {
+    use crate::serve::{folder, Server};
+    let dir = folder(&[
+        "rush.toml",
+        "skirmish.toml",
+        "descent.toml",
+        "dice-examples.toml",
+    ]);
+    let s = std::sync::Arc::new(Server::start(dir.path()));
+    let fresh = rss_kib(s.pid());
+    let workers: Vec<_> = (0..50)
+        .map(|w| {
+            let s = s.clone();
+            std::thread::spawn(move || {
+                for i in 0..200 {
+                    let view = |file: &str, scenario: &str, sets: Vec<String>| {
+                        serde_json::json!({ "file": file, "scenario": scenario, "sets": sets })
+                            .to_string()
+                    };
+                    let (status, text) = match (w + i) % 7 {
+                        0 => s.get("/api/configs"),
+                        1 => s.post(
+                            "/api/view",
+                            &view(
+                                "rush.toml",
+                                "slam-orc-vs-human-guard",
+                                vec![format!("units.orc.strength={}", 2 + i % 5)],
+                            ),
+                        ),
+                        2 => s.post("/api/view", &view("skirmish.toml", "archers-shot-at@none", vec![])),
+                        3 => s.post("/api/view", &view("descent.toml", "bare-hands-vs-skeleton", vec![])),
+                        4 => s.post(
+                            "/api/roll",
+                            &serde_json::json!({ "expr": format!("{}d6 keep highest 3", 3 + i % 9) })
+                                .to_string(),
+                        ),
+                        5 => s.post(
+                            "/api/balance",
+                            &serde_json::json!({
+                                "file": "rush.toml",
+                                "scenario": "slam-orc-vs-human-guard",
+                                "view": VIEWS[i % 3],
+                            })
+                            .to_string(),
+                        ),
+                        _ => s.post("/api/view", &view("dice-examples.toml", "blades-action", vec![])),
+                    };
+                    assert_eq!(status, 200, "{text}");
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    let busy = rss_kib(s.pid());
+    std::thread::sleep(std::time::Duration::from_secs(10));
+    let idle = rss_kib(s.pid());
+    eprintln!("resident: fresh {fresh} KiB, after the load {busy} KiB, 10 s later {idle} KiB");
+    // The issue asks under 60 MB. Measured here (2 cores): 29 to 31 MB idle before, 17
+    // MB after; 24 MB fails the code before and leaves room for noise.
+    assert!(
+        idle < 24 * 1024,
+        "fresh {fresh} KiB, after {busy}, idle {idle}"
+    );
+    s.serves();
+}

@@ -197,7 +197,7 @@ fn sliders_in_a_real_browser_show_what_run_exact_only_prints() {
     let lines: Vec<&str> = dice["text"].as_str().unwrap().lines().collect();
     assert_eq!(lines[0], "3d6 keep highst 2");
     assert!(
-        lines[1].starts_with("         ^ expected `highest` or `lowest`"),
+        lines[1].starts_with("         ^ expected `highest`, `lowest` or `middle`"),
         "{lines:?}"
     );
     let cli = rollsim()

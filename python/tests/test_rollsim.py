@@ -131,7 +131,7 @@ def test_a_bad_expression_raises_the_clis_message() -> None:
     said = str(e.value)
     assert isinstance(e.value, ValueError)
     assert e.value.exit_code == 2
-    assert "expected `highest` or `lowest`, found `highst`" in said
+    assert "expected `highest`, `lowest` or `middle`, found `highst`" in said
     assert "^" in said
     cli_said = subprocess.run([str(BIN), "roll", "3d6 keep highst 2"], capture_output=True, text=True)
     assert cli_said.returncode == 2

@@ -214,7 +214,72 @@ pub fn controls(source: &Source, target: &Target) -> Result<Vec<Control>, Error>
             kind,
         });
     }
+    if source.base.scenario_names().len() <= SETTLED {
+        // Side by side (each control's loads are its own).
+        out = super::each(&out, |c| {
+            let mut c = c.clone();
+            settle(source, &mut c);
+            Ok(c)
+        })?;
+    }
     Ok(out)
+}
+
+/// Configs of at most this many scenarios have their sliders' ends checked by loading
+/// the config with them (a few loads a slider); a larger one's loads would cost the view
+/// seconds, and its sliders keep the ends their knobs declare.
+pub const SETTLED: usize = 2_000;
+
+/// A number control's ends moved in to the furthest values on each side of its value
+/// that the config loads with, as the server loads it: a stat's declared bounds are the
+/// widest any config allows, while one config's rules narrow them (a skirmish defence
+/// saves on the config's die, 1 to die + 1; a die of 2 sides cannot hold a defence of
+/// 9) and other keys constrain each other. The values between the two ends are taken
+/// to load too (a binary search from the value outwards).
+fn settle(source: &Source, c: &mut Control) {
+    let ControlKind::Number {
+        lo,
+        hi,
+        value,
+        quoted,
+        ..
+    } = &mut c.kind
+    else {
+        return;
+    };
+    let path: Vec<String> = c.key.split('.').map(str::to_string).collect();
+    let quoted = *quoted;
+    let loads = |v: i64| {
+        let value = if quoted {
+            Value::String(format!("{v}+"))
+        } else {
+            Value::Integer(v)
+        };
+        source
+            .apply(&[Edit::Path {
+                path: path.clone(),
+                value,
+            }])
+            .is_ok()
+    };
+    // The furthest value from `from` towards `to` that loads, `from` loading.
+    let furthest = |from: i64, to: i64| -> i64 {
+        if from == to || loads(to) {
+            return to;
+        }
+        let (mut ok, mut bad) = (from, to);
+        while (bad - ok).abs() > 1 {
+            let mid = ok + (bad - ok) / 2;
+            if loads(mid) {
+                ok = mid;
+            } else {
+                bad = mid;
+            }
+        }
+        ok
+    };
+    *hi = furthest(*value, *hi);
+    *lo = furthest(*value, *lo);
 }
 
 fn entry_value<'s>(source: &'s Source, table: &str, id: &str, key: &str) -> Option<&'s Value> {

@@ -45,6 +45,11 @@ pub struct Cli {
     /// No progress bar
     #[arg(short, long)]
     pub quiet: bool,
+    /// Run more than 10^10 trials in one process (-n past it is refused without this: at
+    /// a few hundred million trials a second that is minutes to hours; `plan` and
+    /// `--shard` split a big run instead)
+    #[arg(long, global = true)]
+    pub no_trial_cap: bool,
     /// Chart files (comma-separated): png, and svg beside each PNG for rulebooks (any command)
     #[arg(
         long,

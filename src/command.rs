@@ -125,6 +125,47 @@ fn format(f: FormatArg) -> Format {
 
 /// The shard this process runs: `--shard`, else the scheduler's array task (said on
 /// stderr, as is a scheduler's task that is not used).
+/// The most trials `-n` may ask one process for without `--no-trial-cap`: at the few
+/// hundred million trials a second of the fastest games, minutes; at the thousands of a
+/// slow dice program, days. A run of `-n 1e15` ran for ever without a word.
+pub const TRIAL_CAP: u64 = 10_000_000_000;
+
+/// Refuse `-n` past [`TRIAL_CAP`] unless `--no-trial-cap` says so; a sharded run (by
+/// flag or by a scheduler's array job) and `plan` split the work and are not capped.
+fn check_trial_cap(cli: &Cli) -> Result<(), AppError> {
+    if cli.no_trial_cap {
+        return Ok(());
+    }
+    let unsharded = |s: &cli::Shard| -> Result<bool, AppError> {
+        let request = crate::app::shard::Request {
+            shard: s.shard.clone(),
+            shards: s.shards,
+            no_shard: s.no_shard,
+        };
+        Ok(request.resolve(&|k| std::env::var(k).ok())?.0.is_none())
+    };
+    let asked = match &cli.command {
+        None => cli.trials,
+        Some(Command::Run(a)) if unsharded(&a.shard)? => a.trials,
+        Some(Command::Roll(a)) => a.trials,
+        Some(Command::Overlay(a)) if unsharded(&a.shard)? => a.trials,
+        Some(
+            Command::Compare(cli::CompareArgs { common, .. })
+            | Command::Sweep(cli::SweepArgs { common, .. })
+            | Command::Roster(cli::RosterArgs { common, .. })
+            | Command::Equalize(cli::EqualizeArgs { common, .. }),
+        ) if unsharded(&common.shard)? => common.trials,
+        Some(Command::Sensitivity(a)) if unsharded(&a.shard)? => a.trials,
+        _ => None,
+    };
+    match asked {
+        Some(n) if n > TRIAL_CAP => Err(AppError::BadOption(format!(
+            "-n {n}: more than {TRIAL_CAP} trials in one process, which can take hours; add --no-trial-cap to run them anyway, use --precision to stop when the numbers are as precise as you need, or split the run with `rollsim plan` / --shard K/N"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 fn sharding(s: cli::Shard) -> Result<Option<Found>, AppError> {
     let request = crate::app::shard::Request {
         shard: s.shard,
@@ -178,6 +219,7 @@ pub fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             "-o -: only `rollsim run` (without --shard) and `rollsim roll` write their table to standard output; give this command a folder, e.g. -o out".into(),
         ));
     }
+    check_trial_cap(&cli)?;
     match cli.command {
         None => app::run_all(cli.quiet, cli.trials, cli.threads.get(), svg, cancel),
         Some(Command::List(a)) => app::list(&a.config, &a.set.sets, cancel),

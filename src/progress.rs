@@ -10,6 +10,14 @@ use std::time::{Duration, Instant};
 
 const SHOW_AFTER: Duration = Duration::from_secs(1);
 
+/// Work this long or longer is announced with its estimate (issue #58: a run of `-n
+/// 1e15` or a 3 ms trial at the default count started without a word).
+const LONG: Duration = Duration::from_secs(60);
+
+/// The estimate is made from the pace between these times after the start: long enough
+/// for the pace to settle, early enough to be said up front.
+const SAMPLE: (Duration, Duration) = (Duration::from_millis(500), Duration::from_secs(5));
+
 /// A run of many scenarios (`rollsim`, `rollsim run`): when it started, how many
 /// scenarios it has and how many are done, so that each bar says "scenario k of N" and
 /// how long the whole run has left.
@@ -85,11 +93,15 @@ pub fn batch_status(k: usize, total: usize, elapsed: f64) -> String {
 
 /// Seconds as a designer reads them: `45s`, `3 min 5s`.
 fn seconds(s: f64) -> String {
-    let s = s.ceil() as u64;
+    let s = s.ceil().min(u64::MAX as f64) as u64;
     if s < 60 {
         format!("{s}s")
-    } else {
+    } else if s < 3600 {
         format!("{} min {}s", s / 60, s % 60)
+    } else if s < 2 * 86_400 {
+        format!("{} h {} min", s / 3600, s % 3600 / 60)
+    } else {
+        format!("{} days", s / 86_400)
     }
 }
 
@@ -104,6 +116,8 @@ pub struct Progress<'b> {
     done: AtomicU64,
     total: AtomicU64,
     bar: OnceLock<ProgressBar>,
+    /// The estimate of a long run said.
+    warned: std::sync::atomic::AtomicBool,
 }
 
 impl<'b> Progress<'b> {
@@ -133,6 +147,41 @@ impl<'b> Progress<'b> {
             done: AtomicU64::new(0),
             total: AtomicU64::new(0),
             bar: OnceLock::new(),
+            warned: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+}
+
+impl Progress<'_> {
+    /// Once, early in a run whose pace says it will take a minute or more: how long,
+    /// and how to stop it (on stderr, quiet or not: a warning, not a progress bar).
+    fn warn_if_long(&self, done: u64) {
+        let at = self.start.elapsed();
+        if at < SAMPLE.0 || at > SAMPLE.1 || self.warned.load(Ordering::Relaxed) {
+            return;
+        }
+        let total = self.total.load(Ordering::Relaxed);
+        if total <= done || done == 0 {
+            return;
+        }
+        let rate = done as f64 / at.as_secs_f64();
+        let all = total as f64 / rate;
+        if all < LONG.as_secs_f64() || self.warned.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let who = if self.label.is_empty() {
+            String::new()
+        } else {
+            format!("{}: ", self.label)
+        };
+        let line = format!(
+            "{who}{total} trials at about {} a second will take about {}; Ctrl-C stops it and writes nothing (-n asks fewer trials, --precision stops when the numbers are precise enough)",
+            rate.round() as u64,
+            seconds(all)
+        );
+        match self.bar.get() {
+            Some(bar) => bar.println(line),
+            None => eprintln!("{line}"),
         }
     }
 }
@@ -148,6 +197,7 @@ impl rollsim_core::sim::Progress for Progress<'_> {
     /// Called by workers after each chunk.
     fn advance(&self, trials: u64) {
         let done = self.done.fetch_add(trials, Ordering::Relaxed) + trials;
+        self.warn_if_long(done);
         // In a run of many scenarios every scenario shows its line: the terminal
         // is never blank; a single scenario waits a second first.
         let wait = if self.batch.is_some() {
@@ -190,6 +240,7 @@ impl rollsim_core::sim::Progress for Progress<'_> {
     }
 
     fn finish(&self) {
+        self.warned.store(true, Ordering::Relaxed);
         if let Some(bar) = self.bar.get() {
             bar.finish_and_clear();
         }
@@ -212,5 +263,7 @@ mod tests {
             batch_status(3, 4, 10.0),
             "scenario 3 of 4, about 10s left in all"
         );
+        assert_eq!(super::seconds(3.0 * 3600.0 + 125.0), "3 h 2 min");
+        assert_eq!(super::seconds(1e9), "11574 days");
     }
 }

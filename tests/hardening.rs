@@ -360,3 +360,70 @@ fn every_slider_of_every_shipped_config_is_accepted_at_both_ends_and_the_middle(
         refused.join("\n")
     );
 }
+
+/// Issue #58, item 8: work with no end in sight started without a word. `-n` past 10^10
+/// trials in one process is refused unless `--no-trial-cap` says so, and a run whose
+/// pace says it takes a minute or more says how long, and how to stop it, up front.
+#[test]
+fn long_work_says_so_up_front() {
+    let config = crate::util::shipped("rush.toml");
+    let a = crate::util::rollsim()
+        .args([
+            "run",
+            config.to_str().unwrap(),
+            "-s",
+            "slam-orc-vs-human-guard",
+        ])
+        .args(["-n", "1e15", "-q"])
+        .assert()
+        .code(2);
+    let e = crate::util::text(&a.get_output().stderr);
+    assert!(
+        e.contains("-n 1000000000000000: more than 10000000000 trials in one process"),
+        "{e}"
+    );
+    assert!(e.contains("add --no-trial-cap to run them anyway"), "{e}");
+    // Every command that takes -n.
+    for args in [
+        vec!["roll", "d6", "-n", "2e10"],
+        vec![
+            "sweep",
+            config.to_str().unwrap(),
+            "-s",
+            "slam-orc-vs-human-guard",
+        ],
+    ] {
+        let mut args = args.clone();
+        if args[0] == "sweep" {
+            args.extend(["--vary", "attacker.strength=2..3", "-n", "2e10"]);
+        }
+        let a = crate::util::rollsim().args(&args).assert().code(2);
+        let e = crate::util::text(&a.get_output().stderr);
+        assert!(e.contains("more than 10000000000 trials"), "{args:?}: {e}");
+    }
+    // With the flag it starts; and a run of minutes says so within seconds.
+    let dir = crate::util::tempdir();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollsim"))
+        .args(["roll", "let a = 3d6 in let b = 3d6 in max(a, b) * d6"])
+        .args(["-n", "2e10", "--no-trial-cap", "-q", "--threads", "1", "-o"])
+        .arg(dir.path().join("r"))
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert!(
+        line.starts_with("roll: 20000000000 trials at about ")
+            && line.contains(" a second will take about "),
+        "{line}"
+    );
+    assert!(
+        line.contains("Ctrl-C stops it and writes nothing"),
+        "{line}"
+    );
+    assert_eq!(status.code(), Some(130));
+}

@@ -2,100 +2,76 @@
 
 use super::*;
 
-/// Every expression directly inside `n`, in order.
-pub(crate) fn each_child(n: &Node, f: &mut dyn FnMut(&Node)) {
-    match n {
-        Node::Num(_) | Node::Var(_) | Node::Pool(_) | Node::Versus(..) | Node::Meeting(_) => {}
-        Node::Neg(a) => f(a),
-        Node::Add(a, b)
-        | Node::Sub(a, b)
-        | Node::Mul(a, b)
-        | Node::Div(a, b)
-        | Node::Max(a, b)
-        | Node::Min(a, b)
-        | Node::Cmp(_, a, b)
-        | Node::Let(a, b) => {
-            f(a);
-            f(b);
-        }
-        Node::LetPool { body, .. } => f(body),
-        Node::Pick(p) => {
-            f(&p.objective);
-            f(&p.body);
-        }
-        Node::If(c, a, b) => {
-            f(c);
-            f(a);
-            f(b);
-        }
-        Node::Repeat(r) => {
-            r.init.iter().for_each(&mut *f);
-            f(&r.until);
-            f(&r.step);
-            f(&r.body);
-        }
-        Node::Emit(v) | Node::Record(v) => v.iter().for_each(f),
-        Node::Counted(c, _) => f(c),
-        Node::Template(t) => t.params.iter().for_each(f),
-        Node::PoolVar(r) => {
-            if let Some(p) = &r.rolled {
-                if let Some((_, _, k)) = &p.keep {
-                    f(k);
+/// The children of a node, in order, handed to `$f` as `&` or (with `mut`) `&mut`:
+/// one list for both walks, so a new node kind cannot be seen by one and missed by the
+/// other.
+macro_rules! children {
+    ($n:expr, $f:expr $(, $m:tt)?) => {
+        match $n {
+            Node::Num(_) | Node::Var(_) | Node::Pool(_) | Node::Versus(..) | Node::Meeting(_) => {}
+            Node::Neg(a) => $f(a),
+            Node::Add(a, b)
+            | Node::Sub(a, b)
+            | Node::Mul(a, b)
+            | Node::Div(a, b)
+            | Node::Max(a, b)
+            | Node::Min(a, b)
+            | Node::Cmp(_, a, b)
+            | Node::Let(a, b) => {
+                $f(a);
+                $f(b);
+            }
+            Node::LetPool { body, .. } => $f(body),
+            Node::Pick(p) => {
+                $f(&$($m)? p.objective);
+                $f(&$($m)? p.body);
+            }
+            Node::If(c, a, b) => {
+                $f(c);
+                $f(a);
+                $f(b);
+            }
+            Node::Repeat(r) => {
+                for n in &$($m)? r.init {
+                    $f(n);
                 }
-                if let Some(v) = &p.face {
-                    f(v);
+                $f(&$($m)? r.until);
+                $f(&$($m)? r.step);
+                $f(&$($m)? r.body);
+            }
+            Node::Emit(v) | Node::Record(v) => {
+                for n in v {
+                    $f(n);
+                }
+            }
+            Node::Counted(c, _) => $f(c),
+            Node::Template(t) => {
+                for n in &$($m)? t.params {
+                    $f(n);
+                }
+            }
+            Node::PoolVar(r) => {
+                if let Some(p) = &$($m)? r.rolled {
+                    if let Some((_, _, k)) = &$($m)? p.keep {
+                        $f(k);
+                    }
+                    if let Some(v) = &$($m)? p.face {
+                        $f(v);
+                    }
                 }
             }
         }
-    }
+    };
+}
+
+/// Every expression directly inside `n`, in order.
+pub(crate) fn each_child(n: &Node, f: &mut dyn FnMut(&Node)) {
+    children!(n, f)
 }
 
 /// Every expression directly inside `n`, in the order of [`each_child`], to change.
 pub(crate) fn each_child_mut(n: &mut Node, f: &mut dyn FnMut(&mut Node)) {
-    match n {
-        Node::Num(_) | Node::Var(_) | Node::Pool(_) | Node::Versus(..) | Node::Meeting(_) => {}
-        Node::Neg(a) => f(a),
-        Node::Add(a, b)
-        | Node::Sub(a, b)
-        | Node::Mul(a, b)
-        | Node::Div(a, b)
-        | Node::Max(a, b)
-        | Node::Min(a, b)
-        | Node::Cmp(_, a, b)
-        | Node::Let(a, b) => {
-            f(a);
-            f(b);
-        }
-        Node::LetPool { body, .. } => f(body),
-        Node::Pick(p) => {
-            f(&mut p.objective);
-            f(&mut p.body);
-        }
-        Node::If(c, a, b) => {
-            f(c);
-            f(a);
-            f(b);
-        }
-        Node::Repeat(r) => {
-            r.init.iter_mut().for_each(&mut *f);
-            f(&mut r.until);
-            f(&mut r.step);
-            f(&mut r.body);
-        }
-        Node::Emit(v) | Node::Record(v) => v.iter_mut().for_each(f),
-        Node::Counted(c, _) => f(c),
-        Node::Template(t) => t.params.iter_mut().for_each(f),
-        Node::PoolVar(r) => {
-            if let Some(p) = &mut r.rolled {
-                if let Some((_, _, k)) = &mut p.keep {
-                    f(k);
-                }
-                if let Some(v) = &mut p.face {
-                    f(v);
-                }
-            }
-        }
-    }
+    children!(n, f, mut)
 }
 
 /// Every scope depth `n` names (the variables it reads, the first role a `choose` binds)

@@ -66,6 +66,7 @@ fn stop_a_huge_run(work: &Path) -> Duration {
     let mut c = bin();
     c.args(["run", shipped("rush.toml").to_str().unwrap()])
         .args(["-s", "stand-up-striker", "-n", "18446744073709551615", "-q"])
+        .arg("--no-trial-cap")
         .arg("-o")
         .arg(work.join("huge"));
     let mut child = quiet(c);

@@ -60,6 +60,7 @@ fn sigterm_stops_a_run_of_2_to_the_64_trials_at_once() {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollsim"))
         .args(["run", crate::util::shipped("rush.toml").to_str().unwrap()])
         .args(["-s", "stand-up-striker", "-n", "18446744073709551615", "-q"])
+        .arg("--no-trial-cap")
         .arg("-o")
         .arg(&out)
         .stdout(std::process::Stdio::null())

@@ -243,7 +243,8 @@ fn compare(
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollsim"));
     c.current_dir(dir).args(["compare", cfg, "-s", scenario]);
     match trials {
-        Some(n) => c.args(["-n", n]),
+        // Runs of hours, to be stopped: past the trial cap on purpose.
+        Some(n) => c.args(["-n", n, "--no-trial-cap"]),
         None => c.arg("--exact-only"),
     };
     if let Some(o) = out {

@@ -232,9 +232,9 @@ pub const SETTLED: usize = 2_000;
 
 /// A number control's ends moved in to the furthest values on each side of its value
 /// that the config loads with, as the server loads it: a stat's declared bounds are the
-/// widest any config allows, while one config's rules narrow them (a skirmish defence
-/// saves on the config's die, 1 to die + 1; a die of 2 sides cannot hold a defence of
-/// 9) and other keys constrain each other. The values between the two ends are taken
+/// widest any config allows, while one config's rules narrow them (a save rolled on the
+/// config's own die cannot need more than that die + 1; a die of 2 sides cannot hold a
+/// save of 9) and other keys constrain each other. The values between the two ends are taken
 /// to load too (a binary search from the value outwards).
 fn settle(source: &Source, c: &mut Control) {
     let ControlKind::Number {

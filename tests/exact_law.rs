@@ -332,3 +332,52 @@ fn runs_and_sets_against_every_roll() {
     );
     assert_agrees(&c, &["value"], 200_000, 15);
 }
+
+/// docs/dice-language.md states every limit with its number: each constant, as the
+/// table writes it.
+#[test]
+fn every_limit_of_the_language_is_in_its_docs_with_its_number() {
+    use rollsim::systems::dice::{dist, exact, lang, multiset, program};
+    let docs = std::fs::read_to_string(crate::util::root().join("docs/dice-language.md")).unwrap();
+    let limits = docs.split("## Limits").nth(1).expect("a Limits section");
+    let thousands = |n: u64| {
+        let s = n.to_string();
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    for (what, n) in [
+        ("dice in one pool", program::MAX_DICE as u64),
+        ("rolled count", program::MAX_ROLLED_DICE as u64),
+        ("chain depth", lang::MAX_CHAIN as u64),
+        ("result values", rollsim::systems::dice::MAX_STATES as u64),
+        ("span", dist::MAX_SPAN as u64),
+        ("pass states", multiset::MAX_STATES as u64),
+        ("outcomes", exact::MAX_OUTCOMES),
+        ("repeat states", exact::MAX_REPEAT_STATES as u64),
+        ("repeat limit", lang::MAX_LIMIT as u64),
+        ("roles", lang::MAX_ROLES as u64),
+        ("choose dice", program::pick::MAX_DICE as u64),
+        ("ways", program::pick::MAX_WAYS),
+        ("rerolls", lang::MAX_REROLLS as u64),
+        ("fields", lang::MAX_FIELDS as u64),
+        ("names", program::VARS as u64),
+        ("denominator", rollsim::results::MAX_DENOMINATOR),
+    ] {
+        assert!(
+            limits.contains(&format!("| {} ", thousands(n)))
+                || limits.contains(&format!(" {} |", thousands(n)))
+                || limits.contains(&format!("| {} (", thousands(n)))
+                || limits.contains(&format!("{} (1,048,576)", "2^20")) && n == 1 << 20
+                || limits.contains(&format!("| {} to ", thousands(n)))
+                || limits.contains(&format!("/ {} |", thousands(n))),
+            "{what}: {n} is not in the Limits table"
+        );
+    }
+    assert!(limits.contains("2 x 10^7 units") && dist::MAX_WORK == 20_000_000);
+}

@@ -21,6 +21,7 @@ mod repeat;
 mod sink;
 
 use parts::*;
+pub use repeat::MAX_REPEAT_STATES;
 use repeat::*;
 pub use sink::sunk;
 

@@ -340,17 +340,7 @@ fn every_limit_of_the_language_is_in_its_docs_with_its_number() {
     use rollsim::systems::dice::{dist, exact, lang, multiset, program};
     let docs = std::fs::read_to_string(crate::util::root().join("docs/dice-language.md")).unwrap();
     let limits = docs.split("## Limits").nth(1).expect("a Limits section");
-    let thousands = |n: u64| {
-        let s = n.to_string();
-        let mut out = String::new();
-        for (i, c) in s.chars().enumerate() {
-            if i > 0 && (s.len() - i).is_multiple_of(3) {
-                out.push(',');
-            }
-            out.push(c);
-        }
-        out
-    };
+    let thousands = rollsim::text::thousands;
     for (what, n) in [
         ("dice in one pool", program::MAX_DICE as u64),
         ("rolled count", program::MAX_ROLLED_DICE as u64),

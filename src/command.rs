@@ -25,7 +25,7 @@ where
 
 /// `args` (without the program's name) as the binary parses them; a usage error is bad
 /// input with clap's message.
-fn parse<I, T>(args: I) -> Result<Cli, AppError>
+pub(crate) fn parse<I, T>(args: I) -> Result<Cli, AppError>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
@@ -68,10 +68,22 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let cli = parse(args)?;
-    let svg = cli.charts.contains(&cli::ChartArg::Svg);
     match cli.command {
-        Some(Command::Run(a)) => app::run_results(&run_options(a, svg, cancel)),
-        Some(Command::Roll(a)) => app::roll::results(&roll_options(a, svg, cancel)),
+        Some(c) => results_of(c, cancel),
+        None => Err(AppError::BadOption(
+            "only `run` and `roll` give their tables without writing them".into(),
+        )),
+    }
+}
+
+/// The results of a parsed `run` or `roll`, not written.
+pub(crate) fn results_of(
+    command: Command,
+    cancel: &Cancel,
+) -> Result<Vec<crate::report::ScenarioResult>, AppError> {
+    match command {
+        Command::Run(a) => app::run_results(&run_options(a, false, cancel)),
+        Command::Roll(a) => app::roll::results(&roll_options(a, false, cancel)),
         _ => Err(AppError::BadOption(
             "only `run` and `roll` give their tables without writing them".into(),
         )),
@@ -264,7 +276,7 @@ pub fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
 
 /// A balance command's options from its flags (the shard from `--shard` or the
 /// scheduler's variables).
-fn balance_command(
+pub(crate) fn balance_command(
     command: Command,
     svg: bool,
     cancel: &Cancel,

@@ -4,7 +4,7 @@
 //! Layers, top to bottom (each imports only those below it): [`app`] (what each command
 //! does: read files, call the core, write through [`report`]), [`serve`] (the live page's web server, over the core), [`report`] (results ->
 //! tables, exporters, charts, the gallery), [`progress`] (the terminal's progress bars),
-//! [`error`]. Everything that computes is the core's; its modules are re-exported here
+//! [`error`]. [`tables`] hands a command's tables over as polars DataFrames. Everything that computes is the core's; its modules are re-exported here
 //! under their old names so that `rollsim::balance::...` and the like keep working.
 
 pub mod app;
@@ -15,6 +15,7 @@ pub mod error;
 pub mod progress;
 pub mod report;
 pub mod serve;
+pub mod tables;
 
 pub use rollsim_core::{
     balance, cancel, document, edit, exact, kernels, model, results, run, sim, stats, systems,

@@ -85,25 +85,20 @@ fn issue26_item7_every_table_format_carries_the_exact_fraction() {
     let json = std::fs::read_to_string(out.join("summary.json")).unwrap();
     assert!(json.contains(r#""exact_mean_fraction":"21/2""#), "{json}");
     // Parquet: a text column of the same fractions.
-    use parquet::file::reader::{FileReader, SerializedFileReader};
-    use parquet::record::RowAccessor;
+    use polars_io::prelude::*;
     let f = std::fs::File::open(out.join("distribution.parquet")).unwrap();
-    let reader = SerializedFileReader::new(f).unwrap();
-    let fields = reader
-        .metadata()
-        .file_metadata()
-        .schema()
-        .get_fields()
-        .to_vec();
-    let at = fields
-        .iter()
-        .position(|c| c.name() == "exact_fraction")
-        .unwrap();
-    assert!(fields[at].is_optional(), "a cell may be empty");
-    let col: Vec<Option<String>> = reader
-        .get_row_iter(None)
+    let df = ParquetReader::new(f).finish().unwrap();
+    let fractions = df.column("exact_fraction").unwrap();
+    assert_eq!(
+        fractions.dtype(),
+        &polars_core::prelude::DataType::String,
+        "text, as no number type holds 1155/4096"
+    );
+    let col: Vec<Option<String>> = fractions
+        .str()
         .unwrap()
-        .map(|row| row.unwrap().get_string(at).ok().cloned())
+        .iter()
+        .map(|o| o.map(str::to_string))
         .collect();
     assert_eq!(col, THREE_D6.map(|f| Some(f.to_string())));
     // Markdown (`--format md`): the fraction in its column, "1 in N" beside a small

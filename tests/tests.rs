@@ -43,5 +43,6 @@ mod serve_bounds;
 mod skirmish_rules;
 mod snapshots;
 mod swap;
+mod tables;
 mod util;
 mod walk;

@@ -395,6 +395,63 @@ impl Command {
         }
     }
 
+    /// The tables it writes, computed whole and kept in memory: no staging, no files,
+    /// no charts (`overlay` is not among them yet).
+    pub fn tables(&self) -> Result<Vec<(String, frame::Frame)>, AppError> {
+        let mut out = Vec::new();
+        match self {
+            Command::Compare(o) => {
+                let p = o.common.prepare()?;
+                let ms = p.run(|job| {
+                    compare::matrices(job, (&o.attackers, &o.defenders), o.best_response)
+                })?;
+                for m in &ms {
+                    out.push((m.stem(), frame::matrix_long(m)?));
+                    out.push((format!("{}-wide", m.stem()), frame::matrix_wide(m)?));
+                }
+            }
+            Command::Sweep(o) => {
+                vary_count(o)?;
+                let p = o.common.prepare()?;
+                let keys = sweep_keys(o, &p)?;
+                let s = p.run(|job| sweep::sweep(job, keys))?;
+                out.push((sweep_stem(&s), frame::sweep(&s)?));
+            }
+            Command::Sensitivity(o) => {
+                let p = o.prepare()?;
+                let r = p.run(sensitivity::rows)?;
+                let name = format!("sensitivity-{}", p.target.name);
+                out.push((name, frame::sensitivity(&r.rows)?));
+            }
+            Command::Equalize(o) => {
+                let p = o.common.prepare()?;
+                let all = p.run(|job| equalize::equalize(job, o.target, o.pairs))?;
+                let name = format!("equalize-{}", p.target.name);
+                out.push((name, frame::equalize(&all)?));
+            }
+            Command::Roster(o) => {
+                let p = o.common.prepare()?;
+                let count = o.count.as_deref().map(|n| (n, o.reference.as_deref()));
+                let (r, priced) =
+                    p.run(|job| roster::priced(job, &o.units, o.best_response, count))?;
+                let m = &r.matrix;
+                out.push((m.stem(), frame::matrix_long(m)?));
+                out.push((format!("{}-wide", m.stem()), frame::matrix_wide(m)?));
+                out.push((format!("roster-{}", m.scenario), frame::roster(&r)?));
+                if let Some(k) = &priced {
+                    out.push((format!("costs-{}", m.scenario), frame::costs(k)?));
+                }
+            }
+            Command::Overlay(_) => {
+                return Err(AppError::BadOption(
+                    "overlay's table is written to a folder only for now: run it with -o DIR"
+                        .into(),
+                ))
+            }
+        }
+        Ok(out)
+    }
+
     /// Run it: whole, as a shard, or as the merge, as its options say.
     pub fn run(&self) -> Result<String, AppError> {
         match self {
@@ -480,7 +537,7 @@ pub fn write_matrix(
     out.push(wide);
     if let Some(charts) = charts {
         let png = dir.join(format!("{stem}.png"));
-        plot::heatmap::matrix(m, &png, charts)?;
+        plot::heatmap::matrix(m, &frame::matrix_cells(m)?, &png, charts)?;
         out.push(png);
     }
     Ok(out)
@@ -500,7 +557,7 @@ pub fn compare(o: &CompareOptions) -> Result<String, AppError> {
     let mut md = String::new();
     let mut files = Vec::new();
     for m in &ms {
-        md.push_str(&markdown::matrix(m));
+        md.push_str(&markdown::matrix(m, &frame::matrix_cells(m)?));
         files.extend(write_matrix(
             m,
             stage.dir(),
@@ -510,15 +567,18 @@ pub fn compare(o: &CompareOptions) -> Result<String, AppError> {
     Ok(md + &commit(stage, &files, &c.cancel)?)
 }
 
-/// `rollsim sweep`.
-pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
-    let c = &o.common;
+/// One or two `--vary` keys, checked before the config is read.
+fn vary_count(o: &SweepOptions) -> Result<(), AppError> {
     if o.vary.is_empty() || o.vary.len() > 2 {
         return Err(AppError::BadOption(
             "--vary: give one or two keys, e.g. --vary attacker.strength=2..6".into(),
         ));
     }
-    let p = c.prepare()?;
+    Ok(())
+}
+
+/// The keys `--vary` names, checked against the config: not the same twice.
+fn sweep_keys(o: &SweepOptions, p: &Prepared) -> Result<Vec<sweep::Vary>, AppError> {
     let keys = o
         .vary
         .iter()
@@ -530,6 +590,28 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
             keys[0].key
         )));
     }
+    Ok(keys)
+}
+
+/// A sweep's file stem: `sweep-SCENARIO-KEY[-KEY]`.
+fn sweep_stem(s: &crate::report::analysis::Sweep) -> String {
+    format!(
+        "sweep-{}-{}",
+        s.scenario,
+        s.keys
+            .iter()
+            .map(|k| k.key.replace('.', "_"))
+            .collect::<Vec<_>>()
+            .join("-")
+    )
+}
+
+/// `rollsim sweep`.
+pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
+    let c = &o.common;
+    vary_count(o)?;
+    let p = c.prepare()?;
+    let keys = sweep_keys(o, &p)?;
     if let Some(done) = p.part(&Command::Sweep(o.clone()), |job| {
         sweep::sweep(job, keys.clone()).map(drop)
     })? {
@@ -538,15 +620,7 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
     let stage = Staging::begin(&out_dir(&p.source, &c.out, "sweep"), Keep::Everything)?;
     let dir = stage.dir().to_path_buf();
     let s = p.run(|job| sweep::sweep(job, keys))?;
-    let stem = format!(
-        "sweep-{}-{}",
-        s.scenario,
-        s.keys
-            .iter()
-            .map(|k| k.key.replace('.', "_"))
-            .collect::<Vec<_>>()
-            .join("-")
-    );
+    let stem = sweep_stem(&s);
     let csv_path = dir.join(format!("{stem}.csv"));
     csv::write(&frame::sweep(&s)?, &csv_path)?;
     let mut files = vec![csv_path];
@@ -813,7 +887,7 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
                 }
                 hm.response = None;
                 let png = dir.join(format!("{}.png", hm.stem()));
-                plot::heatmap::matrix(&hm, &png, charts)?;
+                plot::heatmap::matrix(&hm, &frame::matrix_cells(&hm)?, &png, charts)?;
                 files.push(png);
             }
             let png = dir.join(format!("costs-{}-exchange.png", r.matrix.scenario));

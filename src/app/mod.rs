@@ -356,19 +356,8 @@ pub fn write_reports(
 ) -> Result<Vec<PathBuf>, AppError> {
     std::fs::create_dir_all(dir).map_err(|e| WriteError::io(dir, e))?;
     let mut written = Vec::new();
-    let dist = frame::distribution(results)?;
-    let summ = frame::summary(results)?;
-    let head = frame::headline(results)?;
-    let profiles = report::profiles(results)
-        .into_iter()
-        .map(|(name, members)| Ok((name, frame::profile(&members)?)))
-        .collect::<Result<Vec<_>, frame::FrameError>>()?;
+    let tables = frame::report_tables(results)?;
     let decisions = report::decision_rows(results);
-    let dec = frame::decisions(&decisions)?;
-    let per_decision = report::by_decision(&decisions)
-        .into_iter()
-        .map(|(n, rows)| Ok((n.to_string(), frame::decision(&rows)?)))
-        .collect::<Result<Vec<_>, frame::FrameError>>()?;
     let check = || cancel.check();
     for f in formats {
         check()?;
@@ -376,33 +365,11 @@ pub fn write_reports(
             continue;
         };
         let ext = exporter.ext();
-        // Checked before every file: a large table takes a while to write.
-        let write = |df: &frame::Frame, p: &Path| -> Result<(), AppError> {
+        for (stem, df) in &tables {
+            // Checked before every file: a large table takes a while to write.
             check()?;
-            Ok(exporter.write(df, p)?)
-        };
-        for (df, stem) in [
-            (&dist, "distribution"),
-            (&summ, "summary"),
-            (&head, "headline"),
-        ] {
             let p = dir.join(format!("{stem}.{ext}"));
-            write(df, &p)?;
-            written.push(p);
-        }
-        if !decisions.is_empty() {
-            let p = dir.join(format!("decisions.{ext}"));
-            write(&dec, &p)?;
-            written.push(p);
-        }
-        for (name, df) in &profiles {
-            let p = dir.join(format!("profile-{name}.{ext}"));
-            write(df, &p)?;
-            written.push(p);
-        }
-        for (name, df) in &per_decision {
-            let p = dir.join(format!("decision-{name}.{ext}"));
-            write(df, &p)?;
+            exporter.write(df, &p)?;
             written.push(p);
         }
     }

@@ -1,8 +1,10 @@
 //! CSV exporter: `distribution.csv`, `summary.csv` and every balance table.
 
 use super::export::Exporter;
-use super::table::{Cells, Frame};
+use super::table::Frame;
 use super::write::WriteError;
+use polars_core::prelude::*;
+use polars_io::prelude::*;
 use std::path::Path;
 
 /// A text cell a spreadsheet would run as a formula (`=1+2`, `+A1`, `-2+3`, `@SUM`) gets
@@ -39,61 +41,29 @@ fn is_number(s: &str) -> bool {
     decimal(s) || fraction(s)
 }
 
-/// A text cell as CSV has it: quoted where a comma, a quote or a line break would
-/// otherwise split it, and an empty text `""` so that it differs from an empty cell.
-fn text(out: &mut Vec<u8>, s: &str) {
-    if !s.is_empty() && !s.contains([',', '"', '\n', '\r']) {
-        out.extend_from_slice(s.as_bytes());
-        return;
+/// The frame with its text columns defused.
+fn safe(df: &DataFrame) -> PolarsResult<DataFrame> {
+    let mut cols = Vec::with_capacity(df.width());
+    for c in df.columns() {
+        if c.dtype() == &DataType::String {
+            let v: Vec<Option<String>> = c.str()?.iter().map(|o| o.map(defuse)).collect();
+            cols.push(Column::new(c.name().clone(), v));
+        } else {
+            cols.push(c.clone());
+        }
     }
-    out.push(b'"');
-    out.extend_from_slice(s.replace('"', "\"\"").as_bytes());
-    out.push(b'"');
+    DataFrame::new(df.height(), cols)
 }
 
-/// The table as CSV text: a header row, then a row per record; an empty cell is empty,
-/// a float its shortest text that reads back as the same float (`0.5`, `1.0`, `4.2e-6`).
-fn encode(df: &Frame) -> Vec<u8> {
+/// The table as CSV text, by polars' writer: a header row, then a row per record; an
+/// empty cell is empty, an empty text `""`, a float its shortest text that reads back as
+/// the same float (`0.5`, `1.0`, `4.2e-6`).
+fn encode(df: &Frame) -> PolarsResult<Vec<u8>> {
     let mut out = Vec::new();
-    for (i, (name, _)) in df.columns().iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        text(&mut out, name);
-    }
-    out.push(b'\n');
-    let mut float = zmij::Buffer::new();
-    for row in 0..df.height() {
-        for (i, (_, cells)) in df.columns().iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            match cells {
-                Cells::Str(v) => {
-                    if let Some(s) = &v[row] {
-                        text(&mut out, &defuse(s));
-                    }
-                }
-                Cells::U64(v) => {
-                    if let Some(n) = v[row] {
-                        out.extend_from_slice(n.to_string().as_bytes());
-                    }
-                }
-                Cells::I64(v) => {
-                    if let Some(n) = v[row] {
-                        out.extend_from_slice(n.to_string().as_bytes());
-                    }
-                }
-                Cells::F64(v) => {
-                    if let Some(x) = v[row] {
-                        out.extend_from_slice(float.format(x).as_bytes());
-                    }
-                }
-            }
-        }
-        out.push(b'\n');
-    }
-    out
+    CsvWriter::new(&mut out)
+        .include_header(true)
+        .finish(&mut safe(df.df())?)?;
+    Ok(out)
 }
 
 /// CSV with a header row, text cells defused.
@@ -106,7 +76,8 @@ impl Exporter for Csv {
     }
 
     fn export(&self, df: &Frame, out: &mut dyn std::io::Write) -> Result<(), String> {
-        out.write_all(&encode(df)).map_err(|e| e.to_string())
+        let bytes = encode(df).map_err(|e| e.to_string())?;
+        out.write_all(&bytes).map_err(|e| e.to_string())
     }
 }
 
@@ -145,7 +116,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            String::from_utf8(encode(&df)).unwrap(),
+            String::from_utf8(encode(&df).unwrap()).unwrap(),
             "\"name, quoted\",n,x\n\"a,b\",1,0.5\n\"\",,1.0\n,3,4.186840315812751e-6\n\"say \"\"hi\"\"\",4,-0.0\n\"two\nlines\",5,0.30000000000000004\n"
         );
     }

@@ -289,26 +289,105 @@ pub fn matrix_long(m: &Matrix) -> Result<Frame, FrameError> {
 }
 
 /// A matchup matrix, wide: the row side's ids, then one column of estimates per column
-/// entry (empty where the pair is impossible).
+/// entry (empty where the pair is impossible), pivoted out of the long table.
 pub fn matrix_wide(m: &Matrix) -> Result<Frame, FrameError> {
-    let mut cols: Columns = vec![col(
-        "attacker",
-        m.rows
-            .entries
-            .iter()
-            .map(|(id, _)| id.clone())
-            .collect::<Vec<_>>(),
-    )];
-    for (j, (id, _)) in m.cols.entries.iter().enumerate() {
-        cols.push(col(
-            id.as_str(),
-            m.cells
-                .iter()
-                .map(|row| row[j].value.as_ref().ok().map(|c| c.estimate))
-                .collect::<Vec<_>>(),
-        ));
+    shown(&matrix_long(m)?)?.pivot("attacker", "defender", &column_ids(m), "value")
+}
+
+/// The long table with the number a matrix shows in `value`: the estimate where Monte
+/// Carlo ran, else the exact value (exact-only, where the estimate is the exact value).
+fn shown(long: &Frame) -> Result<Frame, FrameError> {
+    long.coalesce("value", "estimate", "exact")
+}
+
+/// The column side's ids, in the matrix's order.
+fn column_ids(m: &Matrix) -> Vec<String> {
+    m.cols.entries.iter().map(|(id, _)| id.clone()).collect()
+}
+
+/// A grid of one kind of cell: a row per row entry, a column per column entry.
+pub type Grid<T> = Vec<Vec<Option<T>>>;
+
+/// A matrix's cells read back out of its long table, one grid per column of it: what the
+/// Markdown table, the heatmap and the live page's JSON show, so that all five renderings
+/// of a matrix come from one table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatrixCells {
+    /// The number shown: the estimate, or the exact value where no trials ran.
+    pub value: Grid<f64>,
+    pub ci_low: Grid<f64>,
+    pub ci_high: Grid<f64>,
+    pub exact: Grid<f64>,
+    pub response: Grid<String>,
+    pub note: Grid<String>,
+}
+
+/// `values` of the long table as a grid: its pivot, read back row by row.
+fn grid(long: &Frame, m: &Matrix, values: &str) -> Result<Vec<Cells>, FrameError> {
+    let wide = long.pivot("attacker", "defender", &column_ids(m), values)?;
+    let ids = column_ids(m);
+    let by_column = ids
+        .iter()
+        .map(|id| {
+            wide.column(id).ok_or_else(|| FrameError::Ragged {
+                column: id.clone(),
+                len: 0,
+                height: wide.height(),
+            })
+        })
+        .collect::<Result<Vec<Cells>, FrameError>>()?;
+    if wide.height() != m.rows.entries.len() {
+        return Err(FrameError::Ragged {
+            column: "attacker".into(),
+            len: wide.height(),
+            height: m.rows.entries.len(),
+        });
     }
-    Frame::new(cols)
+    Ok(by_column)
+}
+
+/// A float grid from columns of cells.
+fn floats(columns: Vec<Cells>, rows: usize) -> Grid<f64> {
+    (0..rows)
+        .map(|i| {
+            columns
+                .iter()
+                .map(|c| match c {
+                    Cells::F64(v) => v[i],
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A text grid from columns of cells.
+fn texts(columns: Vec<Cells>, rows: usize) -> Grid<String> {
+    (0..rows)
+        .map(|i| {
+            columns
+                .iter()
+                .map(|c| match c {
+                    Cells::Str(v) => v[i].clone(),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The cells of `m` as its long table has them.
+pub fn matrix_cells(m: &Matrix) -> Result<MatrixCells, FrameError> {
+    let long = &matrix_long(m)?;
+    let rows = m.rows.entries.len();
+    Ok(MatrixCells {
+        value: floats(grid(&shown(long)?, m, "value")?, rows),
+        ci_low: floats(grid(long, m, "ci_low")?, rows),
+        ci_high: floats(grid(long, m, "ci_high")?, rows),
+        exact: floats(grid(long, m, "exact")?, rows),
+        response: texts(grid(long, m, "response")?, rows),
+        note: texts(grid(long, m, "note")?, rows),
+    })
 }
 
 /// A sweep, one row per point and member: the keys, `scenario`, the cell and a `note`.
@@ -440,8 +519,30 @@ pub fn costs(k: &rollsim_core::balance::costs::Costs) -> Result<Frame, FrameErro
 /// have them, by name.
 pub fn run_tables(results: &[ScenarioResult]) -> Result<Vec<(&'static str, Columns)>, FrameError> {
     Ok(vec![
-        ("distribution", distribution(results)?.into_columns()),
-        ("summary", summary(results)?.into_columns()),
-        ("headline", headline(results)?.into_columns()),
+        ("distribution", distribution(results)?.to_columns()?),
+        ("summary", summary(results)?.to_columns()?),
+        ("headline", headline(results)?.to_columns()?),
     ])
+}
+
+/// Every table a run writes, by file stem, in the order they are written:
+/// `distribution`, `summary`, `headline`, then `decisions` (where a scenario chooses),
+/// `profile-NAME` per profile and `decision-NAME` per decision.
+pub fn report_tables(results: &[ScenarioResult]) -> Result<Vec<(String, Frame)>, FrameError> {
+    let mut out = vec![
+        ("distribution".to_string(), distribution(results)?),
+        ("summary".to_string(), summary(results)?),
+        ("headline".to_string(), headline(results)?),
+    ];
+    let decisions = super::decision_rows(results);
+    if !decisions.is_empty() {
+        out.push(("decisions".to_string(), self::decisions(&decisions)?));
+    }
+    for (name, members) in super::profiles(results) {
+        out.push((format!("profile-{name}"), profile(&members)?));
+    }
+    for (name, rows) in super::by_decision(&decisions) {
+        out.push((format!("decision-{name}"), decision(&rows)?));
+    }
+    Ok(out)
 }

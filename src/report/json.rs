@@ -1,7 +1,9 @@
-//! JSON exporter: the tables as arrays of row objects.
+//! JSON exporter: the tables as arrays of row objects (polars' row-oriented JSON).
 
 use super::export::Exporter;
-use super::table::{Cells, Frame};
+use super::table::Frame;
+use polars_core::prelude::*;
+use polars_io::prelude::*;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Json;
@@ -12,48 +14,20 @@ impl Exporter for Json {
     }
 
     fn export(&self, df: &Frame, out: &mut dyn std::io::Write) -> Result<(), String> {
-        out.write_all(&encode(df)).map_err(|e| e.to_string())
+        let bytes = encode(df).map_err(|e| e.to_string())?;
+        out.write_all(&bytes).map_err(|e| e.to_string())
     }
 }
 
-/// The table as a JSON array of row objects, keys in column order: `[{"scenario":"x",
-/// "count":12,"exact":null},...]`; a float that is not finite is `null`, as JSON has no
-/// text for it.
-fn encode(df: &Frame) -> Vec<u8> {
-    let mut out = vec![b'['];
-    let names: Vec<String> = df
-        .columns()
-        .iter()
-        .map(|(n, _)| serde_json::to_string(n).unwrap_or_default())
-        .collect();
-    let mut float = zmij::Buffer::new();
-    for row in 0..df.height() {
-        if row > 0 {
-            out.push(b',');
-        }
-        out.push(b'{');
-        for (i, (_, cells)) in df.columns().iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(names[i].as_bytes());
-            out.push(b':');
-            let cell = match cells {
-                Cells::Str(v) => v[row]
-                    .as_deref()
-                    .map(|s| serde_json::to_string(s).unwrap_or_default()),
-                Cells::U64(v) => v[row].map(|n| n.to_string()),
-                Cells::I64(v) => v[row].map(|n| n.to_string()),
-                Cells::F64(v) => v[row]
-                    .filter(|x| x.is_finite())
-                    .map(|x| float.format_finite(x).to_string()),
-            };
-            out.extend_from_slice(cell.as_deref().unwrap_or("null").as_bytes());
-        }
-        out.push(b'}');
-    }
-    out.push(b']');
-    out
+/// The table as a JSON array of row objects by polars' writer, keys in column order:
+/// `[{"scenario":"x","count":12,"exact":null},...]`; a float that is not finite is
+/// `null`, as JSON has no text for it.
+fn encode(df: &Frame) -> PolarsResult<Vec<u8>> {
+    let mut out = Vec::new();
+    JsonWriter::new(&mut out)
+        .with_json_format(JsonFormat::Json)
+        .finish(&mut df.df().clone())?;
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -70,10 +44,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            String::from_utf8(encode(&df)).unwrap(),
+            String::from_utf8(encode(&df).unwrap()).unwrap(),
             r#"[{"value":"10","count":null,"exact":0.125,"delta":-2},{"value":"a \"b\"\n","count":7,"exact":null,"delta":3}]"#
         );
         let empty = crate::report::table::frame!("a" => Vec::<f64>::new()).unwrap();
-        assert_eq!(encode(&empty), b"[]");
+        assert_eq!(encode(&empty).unwrap(), b"[]");
     }
 }

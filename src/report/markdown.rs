@@ -1,6 +1,7 @@
 //! Markdown tables for the terminal (and for pasting into a design doc).
 
 use super::analysis::{how, Equalized, Matrix, SensitivityRow, Sweep};
+use super::frame::MatrixCells;
 use super::{MetricResult, ScenarioResult};
 use std::fmt::Write as _;
 
@@ -369,8 +370,9 @@ fn value(v: f64, probability: bool) -> String {
 }
 
 /// A matchup matrix: a row per attacker, a column per defender; exact values in
-/// parentheses, the defender's choice in brackets, an impossible pair as "-".
-pub fn matrix(m: &Matrix) -> String {
+/// parentheses, the defender's choice in brackets, an impossible pair as "-". The cells
+/// are read from the matrix's long table (`cells`), as the CSVs and the heatmap are.
+pub fn matrix(m: &Matrix, cells: &MatrixCells) -> String {
     let mut s = format!(
         "### {}: {} ({} rows, {} columns{}; {})\n\n",
         m.scenario,
@@ -393,34 +395,34 @@ pub fn matrix(m: &Matrix) -> String {
                 .map(|(_, name)| (name.clone(), Align::Right)),
         ),
     );
+    // One decimal: a matrix is read at a glance.
+    let f = |v: f64| {
+        if m.probability {
+            format!("{:.1}%", v * 100.0)
+        } else {
+            crate::text::fixed(v, 3)
+        }
+    };
     let mut blanks = Vec::new();
-    for ((_, name), row) in m.rows.entries.iter().zip(&m.cells) {
-        let cells = row.iter().zip(&m.cols.entries).map(|(c, (_, col))| {
-            // One decimal: a matrix is read at a glance.
-            let f = |v: f64| {
-                if m.probability {
-                    format!("{:.1}%", v * 100.0)
-                } else {
-                    crate::text::fixed(v, 3)
-                }
-            };
-            let mut v = match (&c.value, m.trials) {
-                (Ok(c), Some(_)) => match c.exact {
-                    Some(e) => format!("{} ({})", f(c.estimate), f(e)),
-                    None => f(c.estimate),
+    for (i, (_, name)) in m.rows.entries.iter().enumerate() {
+        let row = m.cols.entries.iter().enumerate().map(|(j, (_, col))| {
+            let mut v = match (cells.note[i][j].as_deref(), cells.value[i][j]) {
+                (None, Some(v)) => match (m.trials, cells.exact[i][j]) {
+                    (Some(_), Some(e)) => format!("{} ({})", f(v), f(e)),
+                    _ => f(v),
                 },
-                (Ok(c), None) => f(c.estimate),
-                (Err(e), _) => {
+                (e, _) => {
+                    let e = e.unwrap_or("no value");
                     blanks.push(format!("{name} against {col}: {e}"));
                     "-".into()
                 }
             };
-            if let Some(r) = &c.response {
+            if let Some(r) = &cells.response[i][j] {
                 v.push_str(&format!(" [{}]", r.replace('_', " ")));
             }
             v
         });
-        t.row(std::iter::once(name.clone()).chain(cells.collect::<Vec<_>>()));
+        t.row(std::iter::once(name.clone()).chain(row.collect::<Vec<_>>()));
     }
     s.push_str(&t.render());
     if !blanks.is_empty() {

@@ -1,6 +1,11 @@
-//! A table as the exporters take it: named columns of plain cells, all one height.
-//! rollsim's tables are a few thousand rows written once, so a column is a `Vec` and
-//! nothing more: no query engine is built (a clean build's largest cost once was one).
+//! A table as the exporters take it: a polars `DataFrame` of named, typed columns, all one
+//! height, built from plain cells in one place ([`Frame::new`]) so that the rest of
+//! rollsim makes tables without naming polars, and every wide form is a polars operation
+//! on a long one ([`Frame::pivot`]).
+
+use polars_core::prelude::{Column, DataFrame, DataType, PlSmallStr, PolarsError};
+use polars_lazy::prelude::{col, when, Expr, IntoLazy, Selector};
+use std::sync::Arc;
 
 /// A column's cells; `None` is an empty cell (a number no simulation made, a note a
 /// pair does not have).
@@ -72,20 +77,65 @@ pub enum FrameError {
     },
     #[error("two columns are named `{0}`: rename one of the units or series that head them")]
     Duplicate(String),
+    #[error("a table operation failed: {0}")]
+    Polars(#[from] PolarsError),
+    #[error("column `{column}` holds {found}, which no table of rollsim writes")]
+    Type { column: String, found: String },
 }
 
 /// Named columns, all of one height.
 pub type Columns = Vec<(String, Cells)>;
 
-/// A table: named columns of one height, in the order they are written.
+/// A table: named, typed columns of one height, in the order they are written.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Frame {
-    height: usize,
-    columns: Columns,
+pub struct Frame(DataFrame);
+
+impl Cells {
+    /// The column as polars holds it: text, unsigned and signed 64-bit integers, floats.
+    fn into_column(self, name: &str) -> Column {
+        let name = PlSmallStr::from(name);
+        match self {
+            Cells::Str(v) => Column::new(name, v),
+            Cells::U64(v) => Column::new(name, v),
+            Cells::I64(v) => Column::new(name, v),
+            Cells::F64(v) => Column::new(name, v),
+        }
+    }
+
+    /// A polars column as plain cells, or which type it holds where that is none of the four.
+    fn of(c: &Column) -> Result<Cells, FrameError> {
+        let s = c.as_materialized_series();
+        Ok(match s.dtype() {
+            DataType::String => {
+                Cells::Str(s.str()?.iter().map(|o| o.map(str::to_string)).collect())
+            }
+            DataType::UInt64 => Cells::U64(s.u64()?.iter().collect()),
+            DataType::Int64 => Cells::I64(s.i64()?.iter().collect()),
+            DataType::Float64 => Cells::F64(s.f64()?.iter().collect()),
+            other => {
+                return Err(FrameError::Type {
+                    column: c.name().to_string(),
+                    found: other.to_string(),
+                })
+            }
+        })
+    }
+}
+
+/// A list of column names as the lazy API selects them.
+fn names(of: &[&str]) -> Selector {
+    Selector::ByName {
+        names: of
+            .iter()
+            .map(|n| PlSmallStr::from(*n))
+            .collect::<Arc<[_]>>(),
+        strict: true,
+    }
 }
 
 impl Frame {
-    /// The table of `columns`, or which one is not as long as the first.
+    /// The table of `columns`, or which one is not as long as the first, or which name
+    /// two of them share.
     pub fn new(columns: Columns) -> Result<Frame, FrameError> {
         let height = columns.first().map_or(0, |(_, c)| c.len());
         if let Some((name, c)) = columns.iter().find(|(_, c)| c.len() != height) {
@@ -100,27 +150,101 @@ impl Frame {
                 return Err(FrameError::Duplicate(name.clone()));
             }
         }
-        Ok(Frame { height, columns })
+        let cols = columns
+            .into_iter()
+            .map(|(name, cells)| cells.into_column(&name))
+            .collect();
+        Ok(Frame(DataFrame::new(height, cols)?))
+    }
+
+    /// A table polars made (the library's callers hand one back to an exporter).
+    pub fn from_df(df: DataFrame) -> Frame {
+        Frame(df)
     }
 
     /// Rows.
     pub fn height(&self) -> usize {
-        self.height
+        self.0.height()
     }
 
-    /// The columns, in order.
-    pub fn columns(&self) -> &[(String, Cells)] {
-        &self.columns
+    /// The DataFrame, for the writers and for callers of the library.
+    pub fn df(&self) -> &DataFrame {
+        &self.0
     }
 
-    /// The columns, given up.
-    pub fn into_columns(self) -> Columns {
-        self.columns
+    /// The DataFrame, given up.
+    pub fn into_df(self) -> DataFrame {
+        self.0
     }
 
-    /// The column called `name`.
-    pub fn column(&self, name: &str) -> Option<&Cells> {
-        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    /// The columns as plain cells, in order (for a front end with no polars of its own).
+    pub fn to_columns(&self) -> Result<Columns, FrameError> {
+        self.0
+            .columns()
+            .iter()
+            .map(|c| Ok((c.name().to_string(), Cells::of(c)?)))
+            .collect()
+    }
+
+    /// The column called `name`, as plain cells.
+    pub fn column(&self, name: &str) -> Option<Cells> {
+        self.0.column(name).ok().and_then(|c| Cells::of(c).ok())
+    }
+
+    /// The table with a column `name` holding `first` where it has a cell, else `then`.
+    pub fn coalesce(&self, name: &str, first: &str, then: &str) -> Result<Frame, FrameError> {
+        let out = self
+            .0
+            .clone()
+            .lazy()
+            .with_column(
+                when(col(first).is_null())
+                    .then(col(then))
+                    .otherwise(col(first))
+                    .alias(name),
+            )
+            .collect()?;
+        Ok(Frame(out))
+    }
+
+    /// The wide form of a long table: a row per distinct `index` (in order of first
+    /// appearance), then a column per entry of `on` (in the order given, headed by the
+    /// entry) holding the `values` cell of that pair, empty where the long table has no
+    /// such row. A pair that appears twice keeps its first cell.
+    pub fn pivot(
+        &self,
+        index: &str,
+        on: &str,
+        order: &[String],
+        values: &str,
+    ) -> Result<Frame, FrameError> {
+        if let Some(twice) = order
+            .iter()
+            .enumerate()
+            .find(|(i, o)| *o == index || order[..*i].contains(o))
+        {
+            return Err(FrameError::Duplicate(twice.1.clone()));
+        }
+        let on_columns = DataFrame::new(
+            order.len(),
+            vec![Column::new(PlSmallStr::from(on), order.to_vec())],
+        )?;
+        let wide = self
+            .0
+            .clone()
+            .lazy()
+            .pivot(
+                names(&[on]),
+                Arc::new(on_columns),
+                names(&[index]),
+                names(&[values]),
+                Expr::Element.first(),
+                true,
+                PlSmallStr::from("_"),
+                polars_core::frame::PivotColumnNaming::Auto,
+            )
+            .collect()?;
+        Ok(Frame(wide))
     }
 }
 
@@ -147,11 +271,48 @@ mod tests {
         );
         let f = frame!("a" => vec![1u64, 2], "b" => vec![None, Some(0.5)]).unwrap();
         assert_eq!(f.height(), 2);
-        assert_eq!(f.column("b"), Some(&Cells::F64(vec![None, Some(0.5)])));
+        assert_eq!(f.column("b"), Some(Cells::F64(vec![None, Some(0.5)])));
         let e = frame!("attacker" => vec![1u64], "attacker" => vec![2u64]).unwrap_err();
+        assert!(matches!(e, FrameError::Duplicate(_)));
         assert_eq!(
             e.to_string(),
             "two columns are named `attacker`: rename one of the units or series that head them"
+        );
+    }
+
+    #[test]
+    fn a_pivot_puts_each_pair_in_its_row_and_column_and_leaves_missing_pairs_empty() {
+        // Rows in order of first appearance, columns in the order asked (not the long
+        // table's), an absent pair and an empty cell both empty.
+        let long = frame!(
+            "attacker" => vec!["orc".to_string(), "orc".into(), "elf".into()],
+            "defender" => vec!["elf".to_string(), "orc".into(), "orc".into()],
+            "estimate" => vec![Some(0.25), None, Some(0.75)],
+        )
+        .unwrap();
+        let wide = long
+            .pivot(
+                "attacker",
+                "defender",
+                &["orc".into(), "elf".into()],
+                "estimate",
+            )
+            .unwrap();
+        assert_eq!(
+            wide.to_columns().unwrap(),
+            vec![
+                (
+                    "attacker".to_string(),
+                    Cells::Str(vec![Some("orc".into()), Some("elf".into())])
+                ),
+                ("orc".to_string(), Cells::F64(vec![None, Some(0.75)])),
+                ("elf".to_string(), Cells::F64(vec![Some(0.25), None])),
+            ]
+        );
+        let both = long.coalesce("v", "estimate", "estimate").unwrap();
+        assert_eq!(
+            both.column("v"),
+            Some(Cells::F64(vec![Some(0.25), None, Some(0.75)]))
         );
     }
 }

@@ -566,8 +566,7 @@ pub async fn balance(
         Err(e) => return e.into_response(),
     };
     stream::lines(app.clone(), move |meter: &Meter| {
-        let v =
-            balance_view(&source, &target, &r, meter).map_err(|e| AppError::from(e).to_string());
+        let v = balance_view(&source, &target, &r, meter).map_err(|e| e.to_string());
         drop((source, target));
         drop(ticket);
         v
@@ -579,7 +578,7 @@ fn balance_view(
     target: &Target,
     r: &BalanceRequest,
     meter: &Meter,
-) -> Result<Value, rollsim_core::Error> {
+) -> Result<Value, AppError> {
     let cancel = meter.cancel();
     let all_exact = target.members.iter().try_fold(true, |all, m| {
         Ok::<_, rollsim_core::Error>(
@@ -605,7 +604,7 @@ fn balance_view(
     Ok(match r.view {
         BalanceView::Matrix => {
             let ms = compare::matrices(&job, (&[], &[]), false)?;
-            json!({ "view": "matrix", "how": how, "matrices": ms.iter().map(matrix_json).collect::<Vec<_>>() })
+            json!({ "view": "matrix", "how": how, "matrices": ms.iter().map(matrix_json).collect::<Result<Vec<_>, _>>()? })
         }
         BalanceView::Sensitivity => {
             let s = sensitivity::rows(&job)?;
@@ -630,7 +629,7 @@ fn balance_view(
                 "value": ro.value,
                 "cyclic": ro.cyclic,
                 "exact": ro.exact,
-                "matrix": matrix_json(&ro.matrix),
+                "matrix": matrix_json(&ro.matrix)?,
                 "units": order.iter().map(|&i| {
                     let u = &ro.units[i];
                     json!({
@@ -655,19 +654,34 @@ fn balance_view(
     })
 }
 
-fn matrix_json(m: &rollsim_core::results::analysis::Matrix) -> Value {
-    json!({
+/// A matrix as the page draws it, its cells read from the matrix's long table as the
+/// command line's CSVs, Markdown and heatmap are.
+fn matrix_json(m: &rollsim_core::results::analysis::Matrix) -> Result<Value, AppError> {
+    let c = crate::report::frame::matrix_cells(m)?;
+    let cells = (0..m.rows.entries.len())
+        .map(|i| {
+            (0..m.cols.entries.len())
+                .map(|j| match (&c.note[i][j], c.value[i][j]) {
+                    (None, Some(v)) => json!({
+                        "estimate": v,
+                        "exact": c.exact[i][j],
+                        "ci": [c.ci_low[i][j].unwrap_or(v), c.ci_high[i][j].unwrap_or(v)],
+                        "response": c.response[i][j],
+                    }),
+                    (e, _) => json!({ "error": e.as_deref().unwrap_or("no value") }),
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect::<Vec<_>>();
+    Ok(json!({
         "scenario": m.scenario,
         "what": m.what,
         "probability": m.probability,
         "how": m.how(),
         "rows": { "key": m.rows.key, "entries": m.rows.entries },
         "cols": { "key": m.cols.key, "entries": m.cols.entries },
-        "cells": m.cells.iter().map(|row| row.iter().map(|c| match &c.value {
-            Ok(v) => json!({ "estimate": v.estimate, "exact": v.exact, "ci": [v.ci.0, v.ci.1], "response": c.response }),
-            Err(e) => json!({ "error": e }),
-        }).collect::<Vec<_>>()).collect::<Vec<_>>(),
-    })
+        "cells": cells,
+    }))
 }
 
 #[derive(Clone, Debug, Deserialize)]

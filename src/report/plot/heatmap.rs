@@ -200,24 +200,21 @@ pub fn texts(values: &[Vec<Option<f64>>], percent: bool) -> Vec<Vec<String>> {
 
 /// A matchup matrix: probabilities on a 0..100% scale, means on their own range; an
 /// impossible pair is a grey "n/a" cell, a chosen response is named in its cell.
-pub fn matrix(m: &Matrix, path: &Path, charts: super::Charts) -> Result<(), WriteError> {
-    let values: Vec<Vec<Option<f64>>> = m
-        .cells
-        .iter()
-        .map(|r| {
-            r.iter()
-                .map(|c| c.value.as_ref().ok().map(|c| c.estimate))
-                .collect()
-        })
-        .collect();
-    let text = m
-        .cells
+pub fn matrix(
+    m: &Matrix,
+    cells: &crate::report::frame::MatrixCells,
+    path: &Path,
+    charts: super::Charts,
+) -> Result<(), WriteError> {
+    let values = cells.value.clone();
+    let text = cells
+        .response
         .iter()
         .zip(&values)
         .map(|(r, vs)| {
             r.iter()
                 .zip(vs)
-                .map(|(c, &v)| cell_text(v, m.probability, c.response.as_deref()))
+                .map(|(c, &v)| cell_text(v, m.probability, c.as_deref()))
                 .collect()
         })
         .collect();

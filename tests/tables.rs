@@ -1,0 +1,140 @@
+//! `rollsim::tables`: every command's tables in memory equal the files the command line
+//! writes, cell for cell and type for type (each written back through the same CSV
+//! writer and compared byte for byte), for every command that writes tables.
+
+use crate::util::{rollsim, root, tempdir};
+use polars_core::prelude::DataType;
+use rollsim::report::export::Exporter;
+use rollsim::report::frame::Frame;
+
+/// Run `args` both ways: the command line into a folder, the library in memory; each
+/// table must be a file of the folder with the same bytes, and every CSV of the folder
+/// one of the tables.
+fn same(args: &[&str]) -> rollsim::tables::Tables {
+    let dir = tempdir();
+    let out = dir.path().join("o");
+    rollsim()
+        .arg("-q")
+        .args(args)
+        .args(["--no-plots", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let t = rollsim::tables::of(args.iter().copied(), &rollsim::Cancel::new()).unwrap();
+    let names: Vec<String> = t.names().map(str::to_string).collect();
+    assert!(!names.is_empty(), "{args:?}: no tables");
+    let mut files: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|f| f.strip_suffix(".csv").map(str::to_string))
+        .collect();
+    files.sort();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(sorted, files, "{args:?}: the tables are the CSV files");
+    for name in &names {
+        let df = t.get(name).unwrap().clone();
+        let mine = rollsim::report::csv::Csv
+            .to_bytes(&Frame::from_df(df))
+            .unwrap();
+        let file = std::fs::read(out.join(format!("{name}.csv"))).unwrap();
+        assert!(
+            mine == file,
+            "{args:?}: {name} differs:\n{}\nagainst the file\n{}",
+            String::from_utf8_lossy(&mine),
+            String::from_utf8_lossy(&file)
+        );
+    }
+    t
+}
+
+fn config(name: &str) -> String {
+    root().join("configs").join(name).display().to_string()
+}
+
+#[test]
+fn every_command_hands_over_the_tables_it_writes() {
+    let rush = config("rush.toml");
+    let dice = config("dice-examples.toml");
+    let descent = config("descent.toml");
+    let skirmish = config("skirmish.toml");
+    let slam = "slam-orc-vs-human-guard";
+    // run (with profiles and decisions), roll, both ways of each.
+    let t = same(&["run", &descent, "-n", "3000"]);
+    assert!(t.names().any(|n| n.starts_with("profile-")));
+    let t = same(&["run", &skirmish, "-n", "2000"]);
+    assert!(t.names().any(|n| n == "decisions"));
+    same(&["run", &rush, "--exact-only"]);
+    let t = same(&["roll", "4d6 drop lowest", "-n", "5000"]);
+    // The Monte Carlo columns are numbers when trials ran, empty numbers when not.
+    let d = t.get("distribution").unwrap();
+    assert_eq!(d.column("probability").unwrap().dtype(), &DataType::Float64);
+    assert_eq!(d.column("count").unwrap().dtype(), &DataType::UInt64);
+    let t = same(&["roll", "4d6 drop lowest", "--exact-only"]);
+    let d = t.get("distribution").unwrap();
+    assert_eq!(d.column("probability").unwrap().dtype(), &DataType::Float64);
+    assert_eq!(d.column("probability").unwrap().null_count(), d.height());
+    // The balance commands.
+    let t = same(&["compare", &rush, "-s", slam, "-n", "3000"]);
+    let wide = t.get(&format!("matrix-{slam}-wide")).unwrap();
+    assert_eq!((wide.height(), wide.width()), (5, 6));
+    same(&[
+        "compare",
+        &rush,
+        "-s",
+        slam,
+        "--response",
+        "best",
+        "-n",
+        "2000",
+    ]);
+    same(&["compare", &rush, "-s", slam, "--exact-only"]);
+    same(&[
+        "sweep",
+        &descent,
+        "-s",
+        "crossbow-vs-ogre",
+        "--vary",
+        "distance=1..6",
+        "--metric",
+        "damage",
+        "-n",
+        "2000",
+    ]);
+    same(&[
+        "sweep",
+        &rush,
+        "-s",
+        slam,
+        "--vary",
+        "attacker.strength=2..4",
+        "--vary",
+        "defender.strength=2..4",
+        "--exact-only",
+    ]);
+    same(&["sensitivity", &rush, "-s", slam, "--exact-only"]);
+    same(&["equalize", &rush, "-s", slam, "--exact-only"]);
+    let t = same(&[
+        "roster",
+        &dice,
+        "-s",
+        "fighter-duels-orc",
+        "--exact-only",
+        "--count",
+        "hp",
+    ]);
+    assert!(t.names().any(|n| n == "costs-fighter-duels-orc"));
+    same(&["roster", &rush, "-s", slam, "-n", "2000"]);
+}
+
+#[test]
+fn a_command_without_tables_is_refused_by_name() {
+    let e = rollsim::tables::of(["list", &config("rush.toml")], &rollsim::Cancel::new())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("give run, roll, compare"), "{e}");
+    let e = rollsim::tables::of(["roll", "3d6", "--trails", "5"], &rollsim::Cancel::new())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--trials"), "the nearest flag is named: {e}");
+}

@@ -36,6 +36,29 @@ where
         .map_err(|e| AppError::BadOption(e.render().to_string().trim_end().to_string()))
 }
 
+/// The options of `command` (`roll`, `run`, `compare`, ...) as the command line takes
+/// them, its own and the global ones: (long name, takes a value, may be given several
+/// times). The Python package makes its keyword arguments from this list, so every option
+/// of every command is a keyword there, with the command line's default.
+pub fn options(command: &str) -> Result<Vec<(String, bool, bool)>, AppError> {
+    use clap::CommandFactory as _;
+    let root = Cli::command();
+    let sub = root
+        .find_subcommand(command)
+        .ok_or_else(|| AppError::BadOption(format!("`{command}` is not a command of rollsim")))?;
+    let global = root.get_arguments().filter(|a| a.is_global_set());
+    Ok(sub
+        .get_arguments()
+        .chain(global)
+        .filter_map(|a| {
+            let long = a.get_long()?;
+            let takes = a.get_action().takes_values();
+            let many = matches!(a.get_action(), clap::ArgAction::Append);
+            Some((long.to_string(), takes, many))
+        })
+        .collect())
+}
+
 /// Text for a terminal: control characters from a config (an escape sequence that
 /// would recolour or clear the screen, a carriage return that would hide a line) are
 /// shown escaped, never sent; line breaks and tabs stay.

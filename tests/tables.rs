@@ -138,3 +138,24 @@ fn a_command_without_tables_is_refused_by_name() {
         .to_string();
     assert!(e.contains("--trials"), "the nearest flag is named: {e}");
 }
+
+#[test]
+fn every_option_of_every_command_is_listed_for_the_python_keywords() {
+    let has = |command: &str, want: (&str, bool, bool)| {
+        let all = rollsim::command::options(command).unwrap();
+        assert!(
+            all.iter().any(|(n, t, m)| (n.as_str(), *t, *m) == want),
+            "{command}: {want:?} not in {all:?}"
+        );
+    };
+    has("roster", ("count", true, false));
+    has("roster", ("exact-only", false, false));
+    has("roster", ("set", true, true));
+    has("compare", ("response", true, false));
+    has("sweep", ("vary", true, true));
+    has("roll", ("vs", true, false));
+    // A global flag reaches every command.
+    has("roll", ("threads", true, false));
+    has("equalize", ("no-trial-cap", false, false));
+    assert!(rollsim::command::options("rol").is_err());
+}

@@ -14,6 +14,7 @@ See docs/python.md in the repository.
 
 from __future__ import annotations
 
+import difflib
 import html
 import os
 import tempfile
@@ -22,12 +23,10 @@ from typing import Any, Iterable, Mapping, Optional
 
 import polars as pl
 
-from ._rollsim import RollsimError, run_cli, tables as _tables_of
+from ._rollsim import RollsimError, options as _options_of, run_cli, tables as _tables_of
 
 __all__ = ["roll", "load", "Result", "Config", "Png", "RollsimError", "run_cli"]
 
-DEFAULT_TRIALS = 1_000_000
-DEFAULT_SEED = 2026
 
 
 class Png(bytes):
@@ -52,11 +51,15 @@ def _frame(columns: list[tuple[str, str, list]]) -> pl.DataFrame:
     )
 
 
-def _csvs(folder: Path) -> dict[str, pl.DataFrame]:
-    return {
-        str(p.relative_to(folder).with_suffix("")): pl.read_csv(p)
-        for p in sorted(folder.rglob("*.csv"))
-    }
+def _numeric_values(df: pl.DataFrame) -> pl.DataFrame:
+    """`value` as integers where every value is one (a sum, a count), so that it sorts
+    and plots as numbers; text where any value is a word (`win`, `draw`)."""
+    if "value" not in df.columns or df.height == 0:
+        return df
+    as_int = df["value"].cast(pl.Int64, strict=False)
+    if as_int.null_count() > df["value"].null_count():
+        return df
+    return df.with_columns(as_int.alias("value"))
 
 
 class Result:
@@ -67,9 +70,16 @@ class Result:
     def __init__(self, args: list[str]):
         self._args = args
         tables = {name: _frame(columns) for name, columns in _tables_of([str(a) for a in args])}
-        self.distribution: pl.DataFrame = tables["distribution"]
+        self.distribution: pl.DataFrame = _numeric_values(tables["distribution"])
         self.summary: pl.DataFrame = tables["summary"]
-        self.headline: pl.DataFrame = tables["headline"]
+        self.headline_table: pl.DataFrame = tables["headline"]
+        first = self.headline_table.row(0, named=True) if self.headline_table.height else {}
+        exact, estimate = first.get("exact"), first.get("probability")
+        self.headline: Optional[float] = exact if exact is not None else estimate
+        """The headline number of the first scenario (what the command line prints
+        first): exact where there is an exact value, else the Monte Carlo estimate.
+        ``headline_table`` has every scenario's, with intervals and fractions."""
+        self.tables: dict[str, pl.DataFrame] = tables
 
     @property
     def mean(self) -> Optional[float]:
@@ -95,7 +105,7 @@ class Result:
             return Png(charts[0].read_bytes())
 
     def _headline_text(self) -> str:
-        h = self.headline.row(0, named=True)
+        h = self.headline_table.row(0, named=True)
         value = h.get("exact")
         how = "exact"
         if value is None:
@@ -112,33 +122,57 @@ class Result:
         return f"<p><b>{html.escape(self._headline_text())}</b></p>" + self.distribution._repr_html_()
 
 
-def _options(
-    exact_only: bool, trials: Optional[int], seed: Optional[int], quiet: bool = True
-) -> list[str]:
-    # The balance commands print no progress bars: they take no `-q`.
-    args = ["-q"] if quiet else []
-    if exact_only:
-        args.append("--exact-only")
-    if trials is not None:
-        args += ["-n", str(int(trials))]
-    if seed is not None:
-        args += ["--seed", str(int(seed))]
+# Options that only say where and how files are written, or split a run over machines:
+# a call hands its tables over in memory, so they have no keyword.
+_NOT_HERE = {"out", "format", "no_plots", "charts", "shard", "shards", "quiet", "help", "version"}
+
+_SPECS: dict[str, dict[str, tuple[bool, bool]]] = {}
+
+
+def _spec(command: str) -> dict[str, tuple[bool, bool]]:
+    """The command line's options of `command`, by keyword (`exact_only` for
+    `--exact-only`): (takes a value, may be given several times)."""
+    if command not in _SPECS:
+        _SPECS[command] = {
+            flag.replace("-", "_"): (takes, many)
+            for flag, takes, many in _options_of(command)
+            if flag.replace("-", "_") not in _NOT_HERE
+        }
+    return _SPECS[command]
+
+
+def _flags(command: str, opts: Mapping[str, Any], fixed: Iterable[str] = ()) -> list[str]:
+    """`opts` as `command`'s flags. A keyword left out (or None) is the command line's
+    default; an unknown one raises TypeError naming the nearest valid keyword."""
+    spec = _spec(command)
+    args: list[str] = []
+    for key, value in opts.items():
+        if key not in spec or key in fixed:
+            valid = sorted(k for k in spec if k not in fixed)
+            near = difflib.get_close_matches(key, valid, n=1, cutoff=0.5)
+            hint = f"; did you mean `{near[0]}`?" if near else f"; valid: {', '.join(valid)}"
+            raise TypeError(f"{command}() got an unexpected keyword argument `{key}`{hint}")
+        if value is None or value is False:
+            continue
+        takes, many = spec[key]
+        flag = "--" + key.replace("_", "-")
+        if not takes:
+            args.append(flag)
+            continue
+        values = value if many and isinstance(value, (list, tuple)) else [value]
+        for v in values:
+            if isinstance(v, bool):
+                v = "true" if v else "false"
+            args += [flag, str(v)]
     return args
 
 
-def roll(
-    expr: str,
-    exact_only: bool = False,
-    trials: int = DEFAULT_TRIALS,
-    seed: int = DEFAULT_SEED,
-    vs: Optional[str] = None,
-) -> Result:
-    """``rollsim roll EXPR``: a dice expression's distribution, exact beside Monte Carlo
-    (only exact with ``exact_only``); ``vs`` sets it against an opposing roll."""
-    args = ["roll", expr] + _options(exact_only, trials, seed)
-    if vs is not None:
-        args += ["--vs", vs]
-    return Result(args)
+def roll(expr: str, **opts: Any) -> Result:
+    """``rollsim roll EXPR``: a dice expression's distribution, exact beside Monte Carlo.
+    Every option of the command is a keyword (``exact_only=True``, ``trials=100_000``,
+    ``seed=7``, ``vs="2d6 + 4"``, ...), its default the command line's (1,000,000
+    trials, seed 2026)."""
+    return Result(["-q", "roll", expr] + _flags("roll", opts))
 
 
 def _set_args(sets: Mapping[str, Any]) -> list[str]:
@@ -161,23 +195,17 @@ class Config:
             line.split("\t", 1)[0] for line in listed.splitlines() if line.strip()
         ]
 
-    def run(
-        self,
-        name: str,
-        exact_only: bool = False,
-        trials: Optional[int] = None,
-        seed: Optional[int] = None,
-    ) -> Result:
-        """``rollsim run CONFIG -s NAME``: a scenario or a group's tables."""
-        return Result(["run", self.path, "-s", name] + self.sets + _options(exact_only, trials, seed))
+    def run(self, name: str, **opts: Any) -> Result:
+        """``rollsim run CONFIG -s NAME``: a scenario or a group's tables; every option of
+        ``run`` is a keyword, as for ``roll``."""
+        args = ["-q", "run", self.path, "-s", name] + self.sets
+        return Result(args + _flags("run", opts, ("scenarios", "set")))
 
     def _balance(self, command: str, scenario: str, extra: Iterable[str], **opts: Any) -> dict[str, pl.DataFrame]:
         args = [command, self.path, "-s", scenario] + self.sets + list(extra)
-        args += _options(bool(opts.get("exact_only")), opts.get("trials"), opts.get("seed"), quiet=False)
-        with tempfile.TemporaryDirectory(prefix="rollsim-") as tmp:
-            out = Path(tmp) / "out"
-            _run(args + ["--no-plots", "-o", str(out)])
-            return _csvs(out)
+        args += _flags(command, opts, ("scenario", "set", "vary"))
+        # In memory: the command line's own tables, typed as its CSVs are written.
+        return {name: _frame(columns) for name, columns in _tables_of([str(a) for a in args])}
 
     def compare(self, scenario: str, **opts: Any) -> dict[str, pl.DataFrame]:
         """``rollsim compare``: the matchup matrices, by CSV name."""

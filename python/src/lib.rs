@@ -11,7 +11,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use rollsim::app::AppError;
-use rollsim::report::frame::{self, Cells};
+use rollsim::report::frame::{Cells, Frame};
 use rollsim::Cancel;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -87,13 +87,18 @@ fn run_cli(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
     interruptible(py, move |cancel| rollsim::command::execute(args, cancel))
 }
 
-/// The tables `rollsim run ...` or `rollsim roll ...` (ARGS) would write, not written:
-/// `[(table, [(column, dtype, values)])]`, dtype one of `str`, `u64`, `i64`, `f64`.
+/// The tables `rollsim ARGS...` would write (run, roll and the balance commands), not
+/// written: `[(table, [(column, dtype, values)])]`, dtype one of `str`, `u64`, `i64`,
+/// `f64`. Made in memory by `rollsim::tables`, the same polars tables the command line
+/// writes: no files, no text read back.
 #[pyfunction]
 fn tables(py: Python<'_>, args: Vec<String>) -> PyResult<Vec<PyTable>> {
     let tables = interruptible(py, move |cancel| {
-        let results = rollsim::command::results(args, cancel)?;
-        frame::run_tables(&results).map_err(|e| AppError::Threads(e.to_string()))
+        rollsim::tables::of(args, cancel)?
+            .into_vec()
+            .into_iter()
+            .map(|(name, df)| Ok((name, Frame::from_df(df).to_columns()?)))
+            .collect::<Result<Vec<_>, AppError>>()
     })?;
     tables
         .into_iter()
@@ -115,10 +120,18 @@ fn tables(py: Python<'_>, args: Vec<String>) -> PyResult<Vec<PyTable>> {
         .collect()
 }
 
+/// The options of `command` as the command line takes them: `[(long name, takes a
+/// value, may repeat)]`, for the keyword arguments of the Python calls.
+#[pyfunction]
+fn options(command: &str) -> PyResult<Vec<(String, bool, bool)>> {
+    rollsim::command::options(command).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 #[pymodule]
 fn _rollsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(tables, m)?)?;
+    m.add_function(wrap_pyfunction!(options, m)?)?;
     m.add("RollsimError", m.py().get_type::<RollsimError>())?;
     Ok(())
 }

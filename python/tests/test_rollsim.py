@@ -58,7 +58,7 @@ def test_a_roll_is_the_clis_roll_table_for_table(tmp_path: Path) -> None:
     want = cli(["roll", "4d6 drop lowest", "-n", "100000", "--seed", "7"], tmp_path)
     assert_same(r.distribution, want["distribution"])
     assert_same(r.summary, want["summary"])
-    assert_same(r.headline, want["headline"])
+    assert_same(r.headline_table, want["headline"])
     exact = rollsim.roll("2d20 highest + 5 >= 15", exact_only=True)
     want = cli(["roll", "2d20 highest + 5 >= 15", "--exact-only"], tmp_path)
     assert_same(exact.distribution, want["distribution"])
@@ -103,7 +103,7 @@ def test_a_config_run_is_the_clis(tmp_path: Path, config: str, scenario: str, ex
     want = cli(["run", str(CONFIGS / config), "-s", scenario, *sets, "-n", "50000", "--seed", "3"], tmp_path)
     assert_same(r.distribution, want["distribution"])
     assert_same(r.summary, want["summary"])
-    assert_same(r.headline, want["headline"])
+    assert_same(r.headline_table, want["headline"])
 
 
 def test_the_scenarios_are_what_rollsim_list_names() -> None:
@@ -123,6 +123,32 @@ def test_a_sweep_is_the_clis(tmp_path: Path) -> None:
     )
     assert_same(s, next(iter(want.values())))
     assert s.height == 5
+    # Handed over typed, not read back from a CSV: nothing was simulated, yet the
+    # estimate and interval columns are floats (empty), the key a number.
+    assert s.schema["estimate"] == pl.Float64 and s.schema["ci_low"] == pl.Float64
+    assert s["estimate"].null_count() == 5
+    assert s.schema["attacker.strength"] == pl.Int64
+    assert s["attacker.strength"].to_list() == [2, 3, 4, 5, 6]
+
+
+def test_balance_tables_are_the_clis_in_memory(tmp_path: Path) -> None:
+    rush = str(CONFIGS / "rush.toml")
+    slam = "slam-orc-vs-human-guard"
+    c = rollsim.load(rush)
+    for got, args in [
+        (c.compare(slam, exact_only=True), ["compare", rush, "-s", slam, "--exact-only"]),
+        (c.roster(slam, exact_only=True), ["roster", rush, "-s", slam, "--exact-only"]),
+        ({"s": c.sensitivity(slam, exact_only=True)}, ["sensitivity", rush, "-s", slam, "--exact-only"]),
+        ({"e": c.equalize(slam, exact_only=True)}, ["equalize", rush, "-s", slam, "--exact-only"]),
+    ]:
+        want = cli(args, tmp_path)
+        if set(got) <= {"s", "e"}:
+            got = dict(zip(want, got.values()))
+        assert sorted(got) == sorted(want), (args, list(got), list(want))
+        for name, df in got.items():
+            assert_same(df, want[name])
+    wide = c.compare(slam, exact_only=True)[f"matrix-{slam}-wide"]
+    assert wide.schema["orc"] == pl.Float64 and wide.height == 5
 
 
 def test_a_bad_expression_raises_the_clis_message() -> None:
@@ -161,7 +187,8 @@ def test_the_tables_types_are_the_tables_own() -> None:
         {
             "scenario": pl.String,
             "metric": pl.String,
-            "value": pl.String,
+            # A number where every value is one: 2d6's sums sort as numbers.
+            "value": pl.Int64,
             "count": pl.UInt64,
             "trials": pl.UInt64,
             "probability": pl.Float64,
@@ -176,7 +203,7 @@ def test_the_tables_types_are_the_tables_own() -> None:
         "trials", "seed", "outcomes", "exact_mean_fraction",
     ]
     assert r.summary.schema["mean"] == pl.Float64
-    assert r.headline.schema["exact"] == pl.Float64
+    assert r.headline_table.schema["exact"] == pl.Float64
     # The Slam's draw, as the README quotes it.
     slam = rollsim.load(CONFIGS / "rush.toml").run("slam-orc-vs-human-guard", exact_only=True)
     fractions = dict(zip(slam.distribution["value"], slam.distribution["exact_fraction"]))
@@ -194,3 +221,36 @@ def test_a_chart_is_the_clis_png_and_a_notebook_shows_it(tmp_path: Path) -> None
     assert drawn and drawn[0].read_bytes() == bytes(png)
     assert "3d6" in r._repr_html_() or "<table" in r._repr_html_()
     assert "exact" in repr(r)
+
+
+def test_every_option_is_a_keyword_and_a_misspelt_one_raises() -> None:
+    with pytest.raises(TypeError, match="did you mean `trials`"):
+        rollsim.roll("3d6", trails=5)
+    rush = rollsim.load(CONFIGS / "rush.toml")
+    with pytest.raises(TypeError, match="did you mean `response`"):
+        rush.compare("slam-orc-vs-human-guard", respons="best", exact_only=True)
+    # Options past exact_only, trials and seed reach the command: the defender's best
+    # response, and a roster priced on a count stat (suggested point costs).
+    best = rush.compare("slam-orc-vs-human-guard", response="best", exact_only=True)
+    long = best["matrix-slam-orc-vs-human-guard-best"]
+    assert long["response"].drop_nulls().len() > 0
+    dice = rollsim.load(CONFIGS / "dice-examples.toml")
+    roster = dice.roster("fighter-duels-orc", exact_only=True, count="hp")
+    costs = roster["costs-fighter-duels-orc"]
+    assert costs.schema["suggested_cost"] == pl.Float64 and costs.height == 2
+
+
+def test_values_sort_as_numbers_and_the_headline_is_a_number() -> None:
+    r = rollsim.roll("3d6", exact_only=True)
+    assert r.distribution.schema["value"] == pl.Int64
+    assert r.distribution.sort("value")["value"].to_list() == list(range(3, 19))
+    # A roll's headline is P(at least T) (the label says T): a number, the exact chance,
+    # here summed again from the distribution's exact column.
+    h = r.headline_table.row(0, named=True)
+    t = int(h["headline"].removeprefix("P(at least ").removesuffix(")"))
+    assert isinstance(r.headline, float)
+    want = r.distribution.filter(pl.col("value") >= t)["exact"].sum()
+    assert r.headline == pytest.approx(want, abs=1e-12)
+    # Words stay words.
+    slam = rollsim.load(CONFIGS / "rush.toml").run("slam-orc-vs-human-guard", exact_only=True)
+    assert slam.distribution.schema["value"] == pl.String

@@ -5,7 +5,7 @@
 //! a roster its ratings and costs, under the names of the files it writes.
 //!
 //! ```
-//! use polars_core::prelude::DataType;
+//! use polars::prelude::DataType;
 //!
 //! let cancel = rollsim::Cancel::new();
 //! let t = rollsim::tables::of(["roll", "3d6", "--exact-only"], &cancel)?;
@@ -33,7 +33,7 @@
 use crate::app::AppError;
 use crate::cli::{Cli, Command};
 use crate::report::frame;
-use polars_core::prelude::DataFrame;
+use polars::prelude::DataFrame;
 use rollsim_core::Cancel;
 
 /// A command's tables by name (the file stem the command line writes them under), in

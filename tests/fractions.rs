@@ -85,13 +85,13 @@ fn issue26_item7_every_table_format_carries_the_exact_fraction() {
     let json = std::fs::read_to_string(out.join("summary.json")).unwrap();
     assert!(json.contains(r#""exact_mean_fraction":"21/2""#), "{json}");
     // Parquet: a text column of the same fractions.
-    use polars_io::prelude::*;
+    use polars::prelude::*;
     let f = std::fs::File::open(out.join("distribution.parquet")).unwrap();
     let df = ParquetReader::new(f).finish().unwrap();
     let fractions = df.column("exact_fraction").unwrap();
     assert_eq!(
         fractions.dtype(),
-        &polars_core::prelude::DataType::String,
+        &polars::prelude::DataType::String,
         "text, as no number type holds 1155/4096"
     );
     let col: Vec<Option<String>> = fractions

@@ -524,21 +524,20 @@ fn layers_import_one_way() {
         .chain(sources(&root().join("python/src")))
     {
         let text = code(&std::fs::read_to_string(&f).unwrap());
-        // polars is the table layer: its core and lazy crates in the table file, its
-        // writers in the exporters' files.
+        // polars is the table layer: frames and their operations in the table file,
+        // its writers in the exporters' files.
         for (krate, homes) in [
             (
-                "polars_core",
+                "polars",
                 &["table.rs", "csv.rs", "json.rs", "parquet.rs"][..],
             ),
-            ("polars_lazy", &["table.rs"]),
             ("polars_io", &["csv.rs", "json.rs", "parquet.rs"]),
         ] {
             // `rollsim::tables` hands DataFrames to the library's callers.
             let home = homes
                 .iter()
                 .any(|n| f.ends_with(Path::new("report").join(n)))
-                || (krate == "polars_core" && f.ends_with("src/tables.rs"));
+                || (krate == "polars" && f.ends_with("src/tables.rs"));
             if names_crate(&text, krate) && !home {
                 bad.push(format!("{} uses {krate} outside its exporter", f.display()));
             }

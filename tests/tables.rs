@@ -3,7 +3,7 @@
 //! writer and compared byte for byte), for every command that writes tables.
 
 use crate::util::{rollsim, root, tempdir};
-use polars_core::prelude::DataType;
+use polars::prelude::DataType;
 use rollsim::report::export::Exporter;
 use rollsim::report::frame::Frame;
 

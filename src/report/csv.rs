@@ -3,8 +3,7 @@
 use super::export::Exporter;
 use super::table::Frame;
 use super::write::WriteError;
-use polars_core::prelude::*;
-use polars_io::prelude::*;
+use polars::prelude::*;
 use std::path::Path;
 
 /// A text cell a spreadsheet would run as a formula (`=1+2`, `+A1`, `-2+3`, `@SUM`) gets

@@ -137,82 +137,92 @@ pub fn headline(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
 }
 
 /// One profile as a compact table: a row per point (`x_desc`), a column per series with
-/// the headline probability, and one with its exact value.
+/// the headline probability, and one with its exact value: a pivot of the long table of
+/// its members (one row per point and series), sorted by the point.
 pub fn profile(members: &[&ScenarioResult]) -> Result<Frame, FrameError> {
-    let (xs, series) = super::profile_axes(members);
+    let (_, series) = super::profile_axes(members);
     let x_desc = members
         .first()
         .and_then(|r| r.group.as_ref())
         .map(|g| g.x_desc.clone())
         .unwrap_or_else(|| "x".into());
-    let mut cols = vec![col(x_desc, xs.clone())];
-    for s in &series {
-        let cell = |x: f64| {
-            members
+    let grouped: Vec<(&ScenarioResult, &rollsim_core::model::Group)> = members
+        .iter()
+        .filter_map(|r| r.group.as_ref().map(|g| (*r, g)))
+        .collect();
+    let long = Frame::new(vec![
+        col(
+            x_desc.clone(),
+            grouped.iter().map(|(_, g)| g.x).collect::<Vec<_>>(),
+        ),
+        col(
+            "series",
+            grouped
                 .iter()
-                .find(|r| r.group.as_ref().is_some_and(|g| g.series == *s && g.x == x))
-        };
+                .map(|(_, g)| g.series.clone())
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "probability",
+            grouped
+                .iter()
+                .map(|(r, _)| mc(r.trials, r.headline.probability))
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "exact",
+            grouped
+                .iter()
+                .map(|(r, _)| r.headline.exact)
+                .collect::<Vec<_>>(),
+        ),
+    ])?;
+    let mut pick = Vec::new();
+    for s in &series {
         let name = if s.is_empty() {
             "probability".to_string()
         } else {
             s.clone()
         };
-        cols.push(col(
-            name.clone(),
-            xs.iter()
-                .map(|&x| cell(x).and_then(|r| mc(r.trials, r.headline.probability)))
-                .collect::<Vec<_>>(),
-        ));
-        cols.push(col(
-            format!("{name} exact"),
-            xs.iter()
-                .map(|&x| cell(x).and_then(|r| r.headline.exact))
-                .collect::<Vec<_>>(),
-        ));
+        pick.push(("probability", s.clone(), name.clone()));
+        pick.push(("exact", s.clone(), format!("{name} exact")));
     }
-    Frame::new(cols)
+    long.pivot_pick(&x_desc, "series", &series, &["probability", "exact"], &pick)?
+        .sorted(&x_desc)
 }
 
 /// One decision as a compact table: a row per choice, a column per quantity in the
 /// units' words (`expected models Archers lose`, `P(Archers broken)`) and one with its
-/// exact value.
+/// exact value: a pivot of the decision's rows of the long `decisions` table.
 pub fn decision(rows: &[&super::DecisionRow]) -> Result<Frame, FrameError> {
-    let mut choices: Vec<&str> = Vec::new();
-    let mut quantities: Vec<&str> = Vec::new();
+    let mut quantities: Vec<String> = Vec::new();
     for r in rows {
-        if !choices.contains(&r.choice.as_str()) {
-            choices.push(&r.choice);
-        }
-        if !quantities.contains(&r.quantity.as_str()) {
-            quantities.push(&r.quantity);
+        if !quantities.contains(&r.quantity) {
+            quantities.push(r.quantity.clone());
         }
     }
-    let mut cols = vec![col(
-        "choice",
-        choices.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
-    )];
-    for q in quantities {
-        let cell = |c: &str| rows.iter().find(|r| r.choice == c && r.quantity == q);
+    let long = frame!(
+        "choice" => rows.iter().map(|r| r.choice.clone()).collect::<Vec<_>>(),
+        "quantity" => rows.iter().map(|r| r.quantity.clone()).collect::<Vec<_>>(),
+        "estimate" => rows.iter().map(|r| mc(r.trials, r.estimate)).collect::<Vec<_>>(),
+        "exact" => rows.iter().map(|r| r.exact).collect::<Vec<_>>(),
+    )?;
+    let mut pick = Vec::new();
+    for q in &quantities {
         let head = rows
             .iter()
-            .find(|r| r.quantity == q)
-            .map_or(q.to_string(), |r| r.heading());
-        cols.push(col(
-            head.clone(),
-            choices
-                .iter()
-                .map(|c| cell(c).and_then(|r| mc(r.trials, r.estimate)))
-                .collect::<Vec<_>>(),
-        ));
-        cols.push(col(
-            format!("{head} exact"),
-            choices
-                .iter()
-                .map(|c| cell(c).and_then(|r| r.exact))
-                .collect::<Vec<_>>(),
-        ));
+            .find(|r| r.quantity == *q)
+            .map_or(q.clone(), |r| r.heading());
+        pick.push(("estimate", q.clone(), head.clone()));
+        pick.push(("exact", q.clone(), format!("{head} exact")));
     }
-    Frame::new(cols)
+    long.pivot_pick(
+        "choice",
+        "quantity",
+        &quantities,
+        &["estimate", "exact"],
+        &pick,
+    )
 }
 
 /// `decision,choice,scenario,quantity,estimate,ci_low,ci_high,exact`: the decision

@@ -2,8 +2,7 @@
 
 use super::export::Exporter;
 use super::table::Frame;
-use polars_core::prelude::*;
-use polars_io::prelude::*;
+use polars::prelude::*;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Json;

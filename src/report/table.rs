@@ -3,8 +3,8 @@
 //! rollsim makes tables without naming polars, and every wide form is a polars operation
 //! on a long one ([`Frame::pivot`]).
 
-use polars_core::prelude::{Column, DataFrame, DataType, PlSmallStr, PolarsError};
-use polars_lazy::prelude::{col, when, Expr, IntoLazy, Selector};
+use polars::prelude::{col, when, Expr, IntoLazy, Selector};
+use polars::prelude::{Column, DataFrame, DataType, PlSmallStr, PolarsError};
 use std::sync::Arc;
 
 /// A column's cells; `None` is an empty cell (a number no simulation made, a note a
@@ -207,6 +207,54 @@ impl Frame {
         Ok(Frame(out))
     }
 
+    /// Several value columns of a long table side by side: each of `values` pivoted as
+    /// [`Frame::pivot`] does, then the `index` column and the cells `pick` names (a value
+    /// column, an entry of `on`, the heading it gets), in that order.
+    pub fn pivot_pick(
+        &self,
+        index: &str,
+        on: &str,
+        order: &[String],
+        values: &[&str],
+        pick: &[(&str, String, String)],
+    ) -> Result<Frame, FrameError> {
+        let wide = values
+            .iter()
+            .map(|v| Ok((*v, self.pivot(index, on, order, v)?)))
+            .collect::<Result<Vec<_>, FrameError>>()?;
+        let mut cols = Vec::with_capacity(pick.len() + 1);
+        let first = wide.first().map(|(_, w)| w.0.column(index)).transpose()?;
+        cols.extend(first.cloned());
+        for (value, entry, heading) in pick {
+            if cols.iter().any(|c: &Column| c.name().as_str() == heading) {
+                return Err(FrameError::Duplicate(heading.clone()));
+            }
+            let (_, w) = wide
+                .iter()
+                .find(|(v, _)| v == value)
+                .ok_or_else(|| FrameError::Type {
+                    column: (*value).to_string(),
+                    found: "a column that was not pivoted".into(),
+                })?;
+            let mut c = w.0.column(entry)?.clone();
+            c.rename(PlSmallStr::from(heading.as_str()));
+            cols.push(c);
+        }
+        let height = cols.first().map_or(0, Column::len);
+        Ok(Frame(DataFrame::new(height, cols)?))
+    }
+
+    /// The rows ordered by `by`, ascending (a profile's x axis).
+    pub fn sorted(&self, by: &str) -> Result<Frame, FrameError> {
+        let out = self
+            .0
+            .clone()
+            .lazy()
+            .sort([by], Default::default())
+            .collect()?;
+        Ok(Frame(out))
+    }
+
     /// The wide form of a long table: a row per distinct `index` (in order of first
     /// appearance), then a column per entry of `on` (in the order given, headed by the
     /// entry) holding the `values` cell of that pair, empty where the long table has no
@@ -241,7 +289,7 @@ impl Frame {
                 Expr::Element.first(),
                 true,
                 PlSmallStr::from("_"),
-                polars_core::frame::PivotColumnNaming::Auto,
+                polars::frame::PivotColumnNaming::Auto,
             )
             .collect()?;
         Ok(Frame(wide))

@@ -247,6 +247,49 @@ fn variables_conditions_and_opposed_rolls_by_hand() {
     assert_agrees(&c, &["result", "margin"], 300_000, 10);
 }
 
+/// Issue #57: in an expression of three lines (a config's `roll = """..."""`), the
+/// error names its line and column and the caret stands under the name on its line.
+#[test]
+fn a_multi_line_expressions_error_points_at_its_line() {
+    let text = "system = \"dice\"\n[scenarios.s]\nroll = \"\"\"let x = d6 in\n  let y = d8 in\n  x + y + foo\"\"\"\n";
+    let e = load_str(text, "dice.toml", &[]).unwrap_err().to_string();
+    assert!(e.contains("line 3, column 11"), "{e}");
+    assert!(
+        e.contains(
+            "  let x = d6 in\n    let y = d8 in\n    x + y + foo\n            ^ unknown name `foo`"
+        ),
+        "{e}"
+    );
+}
+
+/// Issue #57: a read of a parenthesised pool says why it fails and how to write it;
+/// both ways it suggests work and agree (a d6 rerolled once on a 1 shows 5 or 6 with
+/// chance 1/3 + 1/6 * 1/3 = 7/18, so the mean count of 20 such dice is 20 * 7/18).
+#[test]
+fn a_read_of_a_parenthesised_pool_says_how_to_keep_the_dice() {
+    let e = load_str(
+        "system = \"dice\"\n[scenarios.s]\nroll = \"(20d6 reroll 1) count >= 5\"\n",
+        "dice.toml",
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("parentheses make a number of the dice inside"),
+        "{e}"
+    );
+    for roll in [
+        "20d6 reroll 1 count >= 5",
+        "let p = 20d6 reroll 1 in p count >= 5",
+    ] {
+        let mean: f64 = dist(&compile(roll, None))
+            .iter()
+            .map(|(v, p)| *v as f64 * p)
+            .sum();
+        assert!((mean - 20.0 * 7.0 / 18.0).abs() < 1e-9, "{roll}: {mean}");
+    }
+}
+
 #[test]
 fn errors_point_at_the_column_and_suggest() {
     let err = |text: &str| {

@@ -421,20 +421,30 @@ fn dash_o_dash_elsewhere_is_refused_and_makes_no_folder() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
+/// Issue #57: a dice scenario that names no unit has no stats to change. Sensitivity and
+/// the equalizer say so and why, exit 2 and write nothing (they used to exit 0 with an
+/// empty table).
 #[test]
-fn sensitivity_says_when_there_is_nothing_to_step() {
-    // A dice scenario that names no unit has no stats to change: said, not silence.
-    let a = rollsim()
-        .args([
-            "sensitivity",
-            shipped("dice-examples.toml").to_str().unwrap(),
-        ])
-        .args(["-s", "squads-shoot-it-out", "--exact-only", "-o"])
-        .arg(tempdir().path().join("o"))
-        .assert()
-        .success();
-    assert!(text(&a.get_output().stdout)
-        .starts_with("No change to try: the scenario has no dice or stats to step."));
+fn sensitivity_and_equalize_refuse_when_there_is_nothing_to_step() {
+    for command in ["sensitivity", "equalize"] {
+        let dir = tempdir();
+        let out = dir.path().join("o");
+        let a = rollsim()
+            .args([command, shipped("dice-examples.toml").to_str().unwrap()])
+            .args(["-s", "squads-shoot-it-out", "--exact-only", "-o"])
+            .arg(&out)
+            .assert()
+            .code(2);
+        let err = text(&a.get_output().stderr);
+        assert!(
+            err.contains(&format!(
+                "{command}: nothing to change in `squads-shoot-it-out`"
+            )),
+            "{err}"
+        );
+        assert!(err.contains("rollsim sweep --vary"), "{err}");
+        assert!(!out.exists(), "{command}: a refusal writes no folder");
+    }
 }
 
 /// Issue #39: every refusal of a bad output path is bad input (exit 2), from every

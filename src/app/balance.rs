@@ -420,12 +420,18 @@ impl Command {
             Command::Sensitivity(o) => {
                 let p = o.prepare()?;
                 let r = p.run(sensitivity::rows)?;
+                if r.rows.is_empty() && r.refused.is_empty() {
+                    return Err(nothing_to_change("sensitivity", &p.target.name));
+                }
                 let name = format!("sensitivity-{}", p.target.name);
                 out.push((name, frame::sensitivity(&r.rows)?));
             }
             Command::Equalize(o) => {
                 let p = o.common.prepare()?;
                 let all = p.run(|job| equalize::equalize(job, o.target, o.pairs))?;
+                if all.iter().all(|e| e.candidates.is_empty() && !e.even) {
+                    return Err(nothing_to_change("equalize", &p.target.name));
+                }
                 let name = format!("equalize-{}", p.target.name);
                 out.push((name, frame::equalize(&all)?));
             }
@@ -567,6 +573,14 @@ pub fn compare(o: &CompareOptions) -> Result<String, AppError> {
     Ok(md + &commit(stage, &files, &c.cancel)?)
 }
 
+/// A scenario with no dice count or stat to step: refused (exit 2, no table written)
+/// rather than answered with an empty table, and told what would give it one.
+fn nothing_to_change(command: &str, scenario: &str) -> AppError {
+    AppError::BadOption(format!(
+        "{command}: nothing to change in `{scenario}`: its roll reads no unit's stat and no dice count this command can step. Give the scenario a unit whose stats the roll reads (`unit = \"NAME\"`), or step a number of your own with `rollsim sweep --vary KEY=LO..HI`"
+    ))
+}
+
 /// One or two `--vary` keys, checked before the config is read.
 fn vary_count(o: &SweepOptions) -> Result<(), AppError> {
     if o.vary.is_empty() || o.vary.len() > 2 {
@@ -651,6 +665,9 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
     let stage = Staging::begin(&out_dir(&p.source, &o.out, "sensitivity"), Keep::Everything)?;
     let dir = stage.dir().to_path_buf();
     let r = p.run(sensitivity::rows)?;
+    if r.rows.is_empty() && r.refused.is_empty() {
+        return Err(nothing_to_change("sensitivity", &p.target.name));
+    }
     let csv_path = dir.join(format!("sensitivity-{}.csv", p.target.name));
     csv::write(&frame::sensitivity(&r.rows)?, &csv_path)?;
     let mut files = vec![csv_path];
@@ -711,6 +728,9 @@ pub fn equalize(o: &EqualizeOptions) -> Result<String, AppError> {
     }
     let stage = Staging::begin(&out_dir(&p.source, &c.out, "equalize"), Keep::Everything)?;
     let all = p.run(|job| equalize::equalize(job, o.target, o.pairs))?;
+    if all.iter().all(|e| e.candidates.is_empty() && !e.even) {
+        return Err(nothing_to_change("equalize", &p.target.name));
+    }
     let path = stage.dir().join(format!("equalize-{}.csv", p.target.name));
     csv::write(&frame::equalize(&all)?, &path)?;
     Ok(markdown::equalize(&all) + &commit(stage, &[path], &c.cancel)?)

@@ -243,7 +243,7 @@ fn read_unit(id: &str, r: &Reader) -> Result<Unit, Problem> {
 /// Parse and compile one expression key, its errors at the key with a caret.
 fn expression(r: &Reader, key: &str, text: &str, names: &[(String, i64)]) -> Result<Node, Problem> {
     program::parse_compiled(text, names)
-        .map_err(|e| r.problem(key, format!("column {}: {}", e.col + 1, e.render(text))))
+        .map_err(|e| r.problem(key, format!("{}: {}", e.place(text), e.render(text))))
 }
 
 fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
@@ -304,7 +304,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
         )
     })?;
     let (roll_node, fields) = program::parse_result(&roll, &names(me, them))
-        .map_err(|e| r.problem("roll", format!("column {}: {}", e.col + 1, e.render(&roll))))?;
+        .map_err(|e| r.problem("roll", format!("{}: {}", e.place(&roll), e.render(&roll))))?;
     let vs = match r.string_opt("vs")? {
         None => None,
         Some(text) => {

@@ -532,15 +532,52 @@ pub struct SyntaxError {
 }
 
 impl SyntaxError {
-    /// The expression with a caret under the column, then the message.
+    /// The error's line and column in `text`, both counted from 0 (a config's expression
+    /// often spans lines: `roll = """..."""`).
+    fn line_col(&self, text: &str) -> (usize, usize) {
+        let (mut line, mut col) = (0, 0);
+        for ch in text.chars().take(self.col) {
+            if ch == '\n' {
+                (line, col) = (line + 1, 0);
+            } else {
+                col += 1;
+            }
+        }
+        (line, col)
+    }
+
+    /// Where the error is, as a reader counts: `column 9`, or `line 3, column 9` in an
+    /// expression of several lines.
+    pub fn place(&self, text: &str) -> String {
+        let (line, col) = self.line_col(text);
+        if text.contains('\n') {
+            format!("line {}, column {}", line + 1, col + 1)
+        } else {
+            format!("column {}", col + 1)
+        }
+    }
+
+    /// The expression, each line indented, with a caret under the error's column right
+    /// below its line, then the message. The caret's indent copies the line's tabs, so it
+    /// stands under the right character however a terminal draws them.
     pub fn render(&self, text: &str) -> String {
-        format!(
-            "{}\n  {}\n  {}^ {}",
-            "in the expression:",
-            text,
-            " ".repeat(self.col),
-            self.message
-        )
+        let (at, col) = self.line_col(text);
+        let mut out = String::from("in the expression:");
+        let lines: Vec<&str> = text.split('\n').collect();
+        for (i, line) in lines.iter().enumerate() {
+            out.push_str("\n  ");
+            out.push_str(line);
+            if i == at.min(lines.len() - 1) {
+                let indent: String = line
+                    .chars()
+                    .chain(std::iter::repeat(' '))
+                    .take(col)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
+                out.push_str(&format!("\n  {indent}^ {}", self.message));
+            }
+        }
+        out
     }
 }
 
@@ -554,3 +591,43 @@ pub const KEYWORDS: &[&str] = &[
     "beats", "ties", "cancel", "depth", "and", "or", "not", "repeat", "until", "do", "limit",
     "deck", "draw", "only", "allocate",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::SyntaxError;
+
+    #[test]
+    fn the_caret_stands_under_the_error_on_its_own_line() {
+        // `foo` on the third line, column 9 (counted from 1); the text's own offset is 36.
+        let text = "let x = d6 in\nlet y = d8 in\nx + y + foo";
+        let e = SyntaxError {
+            col: text.find("foo").unwrap(),
+            message: "unknown name `foo`".into(),
+        };
+        assert_eq!(e.place(text), "line 3, column 9");
+        assert_eq!(
+            e.render(text),
+            "in the expression:\n  let x = d6 in\n  let y = d8 in\n  x + y + foo\n          ^ unknown name `foo`"
+        );
+        // On the first of three lines, the caret comes right below it, the rest after.
+        let e = SyntaxError {
+            col: 4,
+            message: "here".into(),
+        };
+        assert_eq!(e.place(text), "line 1, column 5");
+        assert_eq!(
+            e.render(text),
+            "in the expression:\n  let x = d6 in\n      ^ here\n  let y = d8 in\n  x + y + foo"
+        );
+        // One line: as before, the column alone; a tab keeps the caret aligned.
+        let e = SyntaxError {
+            col: 3,
+            message: "m".into(),
+        };
+        assert_eq!(e.place("d6 +"), "column 4");
+        assert_eq!(
+            e.render("\td6 +"),
+            "in the expression:\n  \td6 +\n  \t  ^ m"
+        );
+    }
+}

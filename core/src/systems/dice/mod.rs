@@ -72,8 +72,8 @@ impl super::System for Dice {
             let Some(text) = text else { continue };
             if let Err(e) = program::parse_result(text, &[]) {
                 return Some(Err(format!(
-                    "{what}, column {}: {}",
-                    e.col + 1,
+                    "{what}, {}: {}",
+                    e.place(text),
                     e.render(text)
                 )));
             }

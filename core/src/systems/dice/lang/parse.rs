@@ -932,9 +932,20 @@ impl Parser {
             }
             Some(a) => {
                 if agg.is_some() {
+                    // `(20d6 reroll 1) count >= 5`: parentheses make a number of the
+                    // dice inside, so the read finds no dice; say how to keep them dice.
+                    let parenthesised = self
+                        .toks
+                        .iter()
+                        .any(|(t, c)| *c == col && *t == Tok::Sym("("));
+                    let message = if parenthesised {
+                        "a read (`sum`, `count`, `highest`, ...) needs dice, and parentheses make a number of the dice inside: leave them out (`20d6 reroll 1 count >= 5`) or name the dice first (`let p = 20d6 reroll 1 in p count >= 5`)"
+                    } else {
+                        "`sum`, `count`, `highest`, `lowest` and `maxset` read dice, e.g. `5d10 count >= 7`"
+                    };
                     return Err(SyntaxError {
                         col,
-                        message: "`sum`, `count`, `highest`, `lowest` and `maxset` read dice, e.g. `5d10 count >= 7`".into(),
+                        message: message.into(),
                     });
                 }
                 Ok(a)

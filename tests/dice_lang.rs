@@ -290,6 +290,30 @@ fn a_read_of_a_parenthesised_pool_says_how_to_keep_the_dice() {
     }
 }
 
+/// Issue #57: `d20 / 0` was 0 without a word. A divisor that is always 0 is an error
+/// with the caret under it; one that is 0 only on some rolls counts as 0 there, as the
+/// docs say: `d20 / (d2 - 1)` is 0 when the d2 shows 1, else the d20 (mean 10.5 / 2).
+#[test]
+fn a_division_by_zero_is_an_error_under_the_divisor() {
+    for (roll, col) in [("d20 / 0", 7), ("d20 / (2 - 2)", 7), ("3 + d6 / -0", 10)] {
+        let e = load_str(
+            &format!("system = \"dice\"\n[scenarios.s]\nroll = {roll:?}\n"),
+            "dice.toml",
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains(&format!("column {col}: ")), "{roll}: {e}");
+        let caret = format!("\n  {}^ division by 0", " ".repeat(col - 1));
+        assert!(e.contains(&caret), "{roll}: {e}");
+    }
+    let mean: f64 = dist(&compile("d20 / (d2 - 1)", None))
+        .iter()
+        .map(|(v, p)| *v as f64 * p)
+        .sum();
+    assert!((mean - 10.5 / 2.0).abs() < 1e-12, "{mean}");
+}
+
 #[test]
 fn errors_point_at_the_column_and_suggest() {
     let err = |text: &str| {

@@ -100,6 +100,27 @@ pub(super) struct Parser {
     at: usize,
 }
 
+/// The value of an expression made of numbers alone (`0`, `2 - 2`, `-(3 * 0)`), or None
+/// where it rolls dice or reads a name.
+fn constant(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Num(n) => Some(*n),
+        Expr::Neg(a) => constant(a)?.checked_neg(),
+        Expr::Bin(op, a, b) => {
+            let (x, y) = (constant(a)?, constant(b)?);
+            match op {
+                Op::Add => x.checked_add(y),
+                Op::Sub => x.checked_sub(y),
+                Op::Mul => x.checked_mul(y),
+                Op::Max => Some(x.max(y)),
+                Op::Min => Some(x.min(y)),
+                Op::Div | Op::Cmp(_) => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// Parse one expression.
 pub fn parse(text: &str) -> Result<Expr, SyntaxError> {
     if text.chars().count() > 2_000 {
@@ -253,9 +274,19 @@ impl Parser {
         ops: &[(&str, Join)],
     ) -> Result<Expr, SyntaxError> {
         let mut a = operand(self, depth)?;
-        while let Some((_, join)) = ops.iter().find(|(s, _)| self.is_sym(s) || self.is_word(s)) {
+        while let Some((sym, join)) = ops.iter().find(|(s, _)| self.is_sym(s) || self.is_word(s)) {
             self.next();
+            let col = self.col();
             let b = operand(self, depth)?;
+            // `d20 / 0` has no value: refused here, under the divisor, rather than given
+            // one without a word. (A divisor that is 0 only on some rolls counts as 0 on
+            // those rolls, as docs/dice-language.md says.)
+            if *sym == "/" && constant(&b) == Some(0) {
+                return Err(SyntaxError {
+                    col,
+                    message: "division by 0: this divisor is always 0, so the division has no value; divide by a number that is not 0 (a divisor that is 0 only on some rolls counts as 0 there)".into(),
+                });
+            }
             a = join(Box::new(a), Box::new(b));
         }
         Ok(a)

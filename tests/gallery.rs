@@ -250,6 +250,14 @@ fn the_gallery_renders_in_a_browser_with_every_image_and_link() {
     let html = std::fs::read_to_string(reports.join("index.html")).unwrap();
     assert!(html.len() < 1_000_000, "index.html is {} bytes", html.len());
     assert!(!html.contains("data:image"), "images are embedded");
+    // Issue #57: a profile whose headline chance is the same at every point (descent's
+    // fire staff never kills) leads with a mean that moves instead, and says the flat
+    // chance; no card reads "0.00% to 0.00%".
+    assert!(!html.contains(": 0.00% to 0.00% over"), "a flat headline");
+    assert!(
+        html.contains("(P(kill) 0.00% at every one)"),
+        "the flat chance is said"
+    );
     // Descriptions are visible text, not folded away.
     assert!(html.contains("<p class=\"desc\">"));
     assert!(!html.contains("<details"));

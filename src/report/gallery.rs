@@ -220,17 +220,49 @@ fn entries<'a>(sec: &'a Section) -> Vec<Entry<'a>> {
             let lo = ps.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = ps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let choice = first.group.as_ref().is_some_and(|g| g.choice);
-            format!(
-                "{}: {} to {} over {} {}",
-                h.label,
-                pct(lo),
-                pct(hi),
-                e.members.len(),
-                if choice { "choices" } else { "points" }
-            )
+            let n = e.members.len();
+            let what = if choice { "choices" } else { "points" };
+            if lo < hi {
+                format!("{}: {} to {} over {n} {what}", h.label, pct(lo), pct(hi))
+            } else {
+                // The same everywhere (a kill no point of the range can make): no
+                // headline. The first mean that moves is one, with the flat chance said.
+                match moving_mean(&e.members) {
+                    Some((name, a, b)) => format!(
+                        "{name}: {} to {} over {n} {what} ({} {} at every one)",
+                        crate::text::fixed(a, 2),
+                        crate::text::fixed(b, 2),
+                        h.label,
+                        pct(lo)
+                    ),
+                    None => format!("{}: {} at every one of {n} {what}", h.label, pct(lo)),
+                }
+            }
         };
     }
     out
+}
+
+/// The first numeric metric whose mean differs between a group's members: its name and
+/// its mean at the first and the last member (exact where known).
+fn moving_mean(members: &[&ScenarioResult]) -> Option<(String, f64, f64)> {
+    let first = members.first()?;
+    first.metrics.iter().filter(|m| m.numeric).find_map(|m| {
+        let means: Vec<f64> = members
+            .iter()
+            .map(|r| {
+                r.metrics
+                    .iter()
+                    .find(|x| x.name == m.name)
+                    .and_then(|x| x.exact_mean.or(x.mean))
+            })
+            .collect::<Option<_>>()?;
+        let (a, b) = (*means.first()?, *means.last()?);
+        means
+            .iter()
+            .any(|x| (x - a).abs() > 1e-12)
+            .then(|| (format!("mean {}", m.name), a, b))
+    })
 }
 
 pub fn html(root: &Path, sections: &[Section]) -> String {

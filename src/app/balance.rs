@@ -406,8 +406,10 @@ impl Command {
                     compare::matrices(job, (&o.attackers, &o.defenders), o.best_response)
                 })?;
                 for m in &ms {
-                    out.push((m.stem(), frame::matrix_long(m)?));
-                    out.push((format!("{}-wide", m.stem()), frame::matrix_wide(m)?));
+                    let long = frame::matrix_long(m)?;
+                    let wide = frame::matrix_wide(&long, m)?;
+                    out.push((m.stem(), long));
+                    out.push((format!("{}-wide", m.stem()), wide));
                 }
             }
             Command::Sweep(o) => {
@@ -441,8 +443,10 @@ impl Command {
                 let (r, priced) =
                     p.run(|job| roster::priced(job, &o.units, o.best_response, count))?;
                 let m = &r.matrix;
-                out.push((m.stem(), frame::matrix_long(m)?));
-                out.push((format!("{}-wide", m.stem()), frame::matrix_wide(m)?));
+                let long = frame::matrix_long(m)?;
+                let wide = frame::matrix_wide(&long, m)?;
+                out.push((m.stem(), long));
+                out.push((format!("{}-wide", m.stem()), wide));
                 out.push((format!("roster-{}", m.scenario), frame::roster(&r)?));
                 if let Some(k) = &priced {
                     out.push((format!("costs-{}", m.scenario), frame::costs(k)?));
@@ -535,15 +539,17 @@ pub fn write_matrix(
     mkdir(dir)?;
     let stem = m.stem();
     let mut out = Vec::new();
+    // One long table; the wide CSV and the heatmap's cells are pivots of it.
+    let table = frame::matrix_long(m)?;
     let long = dir.join(format!("{stem}.csv"));
-    csv::write(&frame::matrix_long(m)?, &long)?;
+    csv::write(&table, &long)?;
     out.push(long);
     let wide = dir.join(format!("{stem}-wide.csv"));
-    csv::write(&frame::matrix_wide(m)?, &wide)?;
+    csv::write(&frame::matrix_wide(&table, m)?, &wide)?;
     out.push(wide);
     if let Some(charts) = charts {
         let png = dir.join(format!("{stem}.png"));
-        plot::heatmap::matrix(m, &frame::matrix_cells(m)?, &png, charts)?;
+        plot::heatmap::matrix(m, &frame::matrix_cells(&table, m)?, &png, charts)?;
         out.push(png);
     }
     Ok(out)
@@ -563,7 +569,10 @@ pub fn compare(o: &CompareOptions) -> Result<String, AppError> {
     let mut md = String::new();
     let mut files = Vec::new();
     for m in &ms {
-        md.push_str(&markdown::matrix(m, &frame::matrix_cells(m)?));
+        md.push_str(&markdown::matrix(
+            m,
+            &frame::matrix_cells(&frame::matrix_long(m)?, m)?,
+        ));
         files.extend(write_matrix(
             m,
             stage.dir(),
@@ -907,7 +916,8 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
                 }
                 hm.response = None;
                 let png = dir.join(format!("{}.png", hm.stem()));
-                plot::heatmap::matrix(&hm, &frame::matrix_cells(&hm)?, &png, charts)?;
+                let cells = frame::matrix_cells(&frame::matrix_long(&hm)?, &hm)?;
+                plot::heatmap::matrix(&hm, &cells, &png, charts)?;
                 files.push(png);
             }
             let png = dir.join(format!("costs-{}-exchange.png", r.matrix.scenario));

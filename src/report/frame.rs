@@ -300,8 +300,8 @@ pub fn matrix_long(m: &Matrix) -> Result<Frame, FrameError> {
 
 /// A matchup matrix, wide: the row side's ids, then one column of estimates per column
 /// entry (empty where the pair is impossible), pivoted out of the long table.
-pub fn matrix_wide(m: &Matrix) -> Result<Frame, FrameError> {
-    shown(&matrix_long(m)?)?.pivot("attacker", "defender", &column_ids(m), "value")
+pub fn matrix_wide(long: &Frame, m: &Matrix) -> Result<Frame, FrameError> {
+    shown(long)?.pivot("attacker", "defender", &column_ids(m), "value")
 }
 
 /// The long table with the number a matrix shows in `value`: the estimate where Monte
@@ -356,39 +356,32 @@ fn grid(long: &Frame, m: &Matrix, values: &str) -> Result<Vec<Cells>, FrameError
     Ok(by_column)
 }
 
-/// A float grid from columns of cells.
-fn floats(columns: Vec<Cells>, rows: usize) -> Grid<f64> {
-    (0..rows)
-        .map(|i| {
-            columns
-                .iter()
-                .map(|c| match c {
-                    Cells::F64(v) => v[i],
-                    _ => None,
-                })
-                .collect()
-        })
+/// A grid from columns of cells: row `i` takes each column's `i`-th cell through `cell`
+/// (None where the column is of another type).
+fn rows<T>(columns: &[Cells], n: usize, cell: impl Fn(&Cells, usize) -> Option<T>) -> Grid<T> {
+    (0..n)
+        .map(|i| columns.iter().map(|c| cell(c, i)).collect())
         .collect()
+}
+
+/// A float grid from columns of cells.
+fn floats(columns: Vec<Cells>, n: usize) -> Grid<f64> {
+    rows(&columns, n, |c, i| match c {
+        Cells::F64(v) => v[i],
+        _ => None,
+    })
 }
 
 /// A text grid from columns of cells.
-fn texts(columns: Vec<Cells>, rows: usize) -> Grid<String> {
-    (0..rows)
-        .map(|i| {
-            columns
-                .iter()
-                .map(|c| match c {
-                    Cells::Str(v) => v[i].clone(),
-                    _ => None,
-                })
-                .collect()
-        })
-        .collect()
+fn texts(columns: Vec<Cells>, n: usize) -> Grid<String> {
+    rows(&columns, n, |c, i| match c {
+        Cells::Str(v) => v[i].clone(),
+        _ => None,
+    })
 }
 
-/// The cells of `m` as its long table has them.
-pub fn matrix_cells(m: &Matrix) -> Result<MatrixCells, FrameError> {
-    let long = &matrix_long(m)?;
+/// The cells of `m` as its long table (`matrix_long(m)`) has them.
+pub fn matrix_cells(long: &Frame, m: &Matrix) -> Result<MatrixCells, FrameError> {
     let rows = m.rows.entries.len();
     Ok(MatrixCells {
         value: floats(grid(&shown(long)?, m, "value")?, rows),

@@ -657,7 +657,8 @@ fn balance_view(
 /// A matrix as the page draws it, its cells read from the matrix's long table as the
 /// command line's CSVs, Markdown and heatmap are.
 fn matrix_json(m: &rollsim_core::results::analysis::Matrix) -> Result<Value, AppError> {
-    let c = crate::report::frame::matrix_cells(m)?;
+    use crate::report::frame;
+    let c = frame::matrix_cells(&frame::matrix_long(m)?, m)?;
     let cells = (0..m.rows.entries.len())
         .map(|i| {
             (0..m.cols.entries.len())

@@ -275,6 +275,9 @@ pub struct BalanceArgs {
     pub plots: Plots,
     #[command(flatten)]
     pub shard: Shard,
+    /// No progress bar (a bar shows the points or variants a command works through, after a second)
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 #[derive(Args, Debug)]

@@ -229,6 +229,7 @@ fn balance(c: BalanceArgs, svg: bool, cancel: &Cancel) -> Result<Options, AppErr
     o.out = c.out;
     o.sets = c.set.sets;
     o.plots = !c.plots.no_plots;
+    o.quiet = c.quiet;
     Ok(o)
 }
 

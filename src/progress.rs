@@ -38,6 +38,9 @@ fn lines_forced() -> bool {
 /// (as its [`Reporter`]), so two runs in one process never share a count.
 pub struct Bars {
     quiet: bool,
+    /// Bars for items only (a balance command): its variants' runs are many and short,
+    /// and show no bar of their own.
+    items_only: bool,
     batch: Option<Mutex<Batch>>,
     /// One set of lines for every bar: scenarios running side by side each keep a line.
     lines: MultiProgress,
@@ -48,6 +51,7 @@ impl Bars {
     pub fn new(quiet: bool) -> Self {
         Bars {
             quiet,
+            items_only: false,
             batch: None,
             lines: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
         }
@@ -65,6 +69,15 @@ impl Bars {
         }
     }
 
+    /// Bars for a balance command: one for each list of items it works through (the
+    /// points of a sweep, the variants of a search), none for the runs inside them.
+    pub fn items(quiet: bool) -> Self {
+        Bars {
+            items_only: true,
+            ..Bars::new(quiet)
+        }
+    }
+
     /// Whether this counts a run of many scenarios.
     pub fn is_batch(&self) -> bool {
         self.batch.is_some()
@@ -73,9 +86,52 @@ impl Bars {
 
 impl Reporter for Bars {
     fn scenario(&self, label: &str) -> Box<dyn rollsim_core::sim::Progress + '_> {
-        Box::new(Progress::new(label, self))
+        if self.items_only {
+            return Box::new(rollsim_core::sim::Hidden);
+        }
+        Box::new(Progress::new(label, self, Unit::Trials))
+    }
+
+    fn items(&self, label: &str) -> Box<dyn rollsim_core::sim::Progress + '_> {
+        if !self.items_only {
+            return Box::new(rollsim_core::sim::Hidden);
+        }
+        Box::new(Progress::new(label, self, Unit::Items))
     }
 }
+
+/// What a bar counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unit {
+    /// A scenario's trials.
+    Trials,
+    /// A balance command's points or variants, each a run or an exact pass of its own.
+    Items,
+}
+
+impl Unit {
+    fn word(self) -> &'static str {
+        match self {
+            Unit::Trials => "trials",
+            Unit::Items => "done",
+        }
+    }
+
+    /// What to do about a long run, besides Ctrl-C.
+    fn advice(self) -> &'static str {
+        match self {
+            Unit::Trials => {
+                "-n asks fewer trials, --precision stops when the numbers are precise enough"
+            }
+            Unit::Items => "fewer values to step through, or fewer trials with -n, take less",
+        }
+    }
+}
+
+/// How long a pilot may take before the estimate is said from what it has...
+const PILOT_SETTLE: Duration = Duration::from_millis(20);
+/// ... and how many trials are enough to say it.
+const PILOT_ENOUGH: u64 = 4096;
 
 /// "scenario k of N, about T left in all", from the average time per scenario so far.
 pub fn batch_status(k: usize, total: usize, elapsed: f64) -> String {
@@ -118,12 +174,16 @@ pub struct Progress<'b> {
     bar: OnceLock<ProgressBar>,
     /// The estimate of a long run said.
     warned: std::sync::atomic::AtomicBool,
+    unit: Unit,
+    /// When the pilot began, and its trials so far.
+    pilot: OnceLock<Instant>,
+    piloted: AtomicU64,
 }
 
 impl<'b> Progress<'b> {
     /// A bar for `label` that shows itself if the run outlasts a second, stderr is a
     /// terminal and the bars are not quiet.
-    fn new(label: &str, bars: &'b Bars) -> Self {
+    fn new(label: &str, bars: &'b Bars, unit: Unit) -> Self {
         let quiet = bars.quiet;
         // Scenarios may start side by side: the line is printed under the lock, so
         // "scenario k" lines come in the order of k.
@@ -148,6 +208,9 @@ impl<'b> Progress<'b> {
             total: AtomicU64::new(0),
             bar: OnceLock::new(),
             warned: std::sync::atomic::AtomicBool::new(false),
+            unit,
+            pilot: OnceLock::new(),
+            piloted: AtomicU64::new(0),
         }
     }
 }
@@ -157,32 +220,47 @@ impl Progress<'_> {
     /// and how to stop it (on stderr, quiet or not: a warning, not a progress bar).
     fn warn_if_long(&self, done: u64) {
         let at = self.start.elapsed();
-        if at < SAMPLE.0 || at > SAMPLE.1 || self.warned.load(Ordering::Relaxed) {
+        if at < SAMPLE.0 || at > SAMPLE.1 || self.warned.load(Ordering::Relaxed) || done == 0 {
             return;
         }
+        self.warn_at(done as f64 / at.as_secs_f64());
+    }
+
+    /// The warning, if `rate` (per second, every thread together) makes the run a
+    /// minute or longer and it has not been said.
+    fn warn_at(&self, rate: f64) {
         let total = self.total.load(Ordering::Relaxed);
-        if total <= done || done == 0 {
-            return;
-        }
-        let rate = done as f64 / at.as_secs_f64();
         let all = total as f64 / rate;
-        if all < LONG.as_secs_f64() || self.warned.swap(true, Ordering::Relaxed) {
+        if total == 0 || all < LONG.as_secs_f64() || self.warned.swap(true, Ordering::Relaxed) {
             return;
         }
-        let who = if self.label.is_empty() {
-            String::new()
-        } else {
-            format!("{}: ", self.label)
+        // "roll: 1000000 trials at ...", "40000 sweep points at ..." (an item list's
+        // label is its plural noun).
+        let (who, noun) = match (self.unit, self.label.is_empty()) {
+            (Unit::Trials, true) => (String::new(), "trials"),
+            (Unit::Trials, false) => (format!("{}: ", self.label), "trials"),
+            (Unit::Items, true) => (String::new(), "items"),
+            (Unit::Items, false) => (String::new(), self.label.as_str()),
         };
         let line = format!(
-            "{who}{total} trials at about {} a second will take about {}; Ctrl-C stops it and writes nothing (-n asks fewer trials, --precision stops when the numbers are precise enough)",
-            rate.round() as u64,
-            seconds(all)
+            "{who}{total} {noun} at about {} a second will take about {}; Ctrl-C stops it and writes nothing ({})",
+            rate_words(rate),
+            seconds(all),
+            self.unit.advice()
         );
         match self.bar.get() {
             Some(bar) => bar.println(line),
             None => eprintln!("{line}"),
         }
+    }
+}
+
+/// A rate as a designer reads it: whole numbers, or a fraction below one a second.
+fn rate_words(rate: f64) -> String {
+    if rate >= 10.0 {
+        format!("{}", rate.round() as u64)
+    } else {
+        format!("{rate:.2}")
     }
 }
 
@@ -213,9 +291,10 @@ impl rollsim_core::sim::Progress for Progress<'_> {
                 .bars
                 .lines
                 .add(ProgressBar::new(self.total.load(Ordering::Relaxed)));
-            let style = ProgressStyle::with_template(
-                "{prefix:>24} [{bar:30}] {human_pos}/{human_len} trials {msg}",
-            )
+            let style = ProgressStyle::with_template(&format!(
+                "{{prefix:>24}} [{{bar:30}}] {{human_pos}}/{{human_len}} {} {{msg}}",
+                self.unit.word()
+            ))
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> ");
             bar.set_style(style);
@@ -231,12 +310,41 @@ impl rollsim_core::sim::Progress for Progress<'_> {
             Some((k, n, t)) => format!("; {}", batch_status(k, n, t)),
             None => String::new(),
         };
-        bar.set_message(format!(
-            "({:.1}M/s, {:.0}s left{across})",
-            rate / 1e6,
-            left.ceil()
-        ));
+        let pace = match self.unit {
+            Unit::Trials => format!("{:.1}M/s", rate / 1e6),
+            Unit::Items => format!("{}/s", rate_words(rate)),
+        };
+        bar.set_message(format!("({pace}, {:.0}s left{across})", left.ceil()));
         bar.set_position(done);
+    }
+
+    /// Piloted where the run is long enough for its estimate to matter and nobody has
+    /// said it yet: one trial, twice as many again while it is short and its pace says
+    /// a quarter of a minute or more.
+    fn pilot(&self) -> bool {
+        if self.warned.load(Ordering::Relaxed) {
+            return false;
+        }
+        self.pilot.get_or_init(Instant::now);
+        true
+    }
+
+    fn piloted(&self, trials: u64, workers: usize) -> bool {
+        let Some(start) = self.pilot.get() else {
+            return false;
+        };
+        let done = self.piloted.fetch_add(trials, Ordering::Relaxed) + trials;
+        let at = start.elapsed().as_secs_f64().max(1e-9);
+        let rate = done as f64 / at * workers.max(1) as f64;
+        let all = self.total.load(Ordering::Relaxed) as f64 / rate;
+        if all < LONG.as_secs_f64() / 4.0 {
+            return false;
+        }
+        if at < PILOT_SETTLE.as_secs_f64() && done < PILOT_ENOUGH {
+            return true;
+        }
+        self.warn_at(rate);
+        false
     }
 
     fn finish(&self) {

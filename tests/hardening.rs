@@ -410,19 +410,11 @@ fn long_work_says_so_up_front() {
     }
     // With the flag it starts; and a run of minutes says so within seconds.
     let dir = crate::util::tempdir();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollsim"))
-        .args(["roll", "let a = 3d6 in let b = 3d6 in max(a, b) * d6"])
-        .args(["-n", "2e10", "--no-trial-cap", "-q", "--threads", "1", "-o"])
-        .arg(dir.path().join("r"))
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = child.wait().unwrap();
+    let (line, status) = first_warning(
+        &["roll", "let a = 3d6 in let b = 3d6 in max(a, b) * d6"],
+        &["-n", "2e10", "--no-trial-cap", "--threads", "1"],
+        &dir.path().join("r"),
+    );
     assert!(
         line.starts_with("roll: 20000000000 trials at about ")
             && line.contains(" a second will take about "),
@@ -432,5 +424,80 @@ fn long_work_says_so_up_front() {
         line.contains("Ctrl-C stops it and writes nothing"),
         "{line}"
     );
-    assert_eq!(status.code(), Some(130));
+    assert_eq!(status.code(), Some(130), "{line}");
+    // A trial of milliseconds: its first chunk of 65,536 trials would take minutes, so
+    // the estimate comes from a pilot of a few trials rolled before the run.
+    let (line, status) = first_warning(
+        &["roll", "cancel(500000d6, 500000d6) highest"],
+        &["-n", "1e6", "--threads", "1"],
+        &dir.path().join("c"),
+    );
+    assert!(
+        line.starts_with("roll: 1000000 trials at about ") && line.contains(" will take about "),
+        "{line}"
+    );
+    assert_eq!(status.code(), Some(130), "{line}");
+    // A balance command counts its points: 40,000 exact points of a sweep whose cost
+    // grows along both axes, taken in an order that samples the whole grid early.
+    let config = dir.path().join("slow.toml");
+    std::fs::write(
+        &config,
+        "system = \"dice\"\n[scenarios.big]\nroll = \"(n)d10 keep highest (k) sum\"\nvalues = { n = 10, k = 5 }\n",
+    )
+    .unwrap();
+    let (line, status) = first_warning(
+        &["sweep", config.to_str().unwrap(), "-s", "big"],
+        &[
+            "--vary",
+            "scenarios.big.values.n=1..200",
+            "--vary",
+            "scenarios.big.values.k=1..200",
+            "--exact-only",
+            "--threads",
+            "1",
+        ],
+        &dir.path().join("s"),
+    );
+    assert!(
+        line.starts_with("40000 sweep points at about ") && line.contains(" will take about "),
+        "{line}"
+    );
+    assert_eq!(status.code(), Some(130), "{line}");
+    assert!(!dir.path().join("s").exists());
+}
+
+/// Start `rollsim ARGS EXTRA -q -o OUT`, read its first line on stderr (within 60 s, else
+/// an empty line), then stop it with Ctrl-C: the line, and how it ended.
+fn first_warning(
+    args: &[&str],
+    extra: &[&str],
+    out: &std::path::Path,
+) -> (String, std::process::ExitStatus) {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollsim"))
+        .args(args)
+        .args(extra)
+        .args(["-q", "-o"])
+        .arg(out)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    // The reader keeps the pipe open to the end: a closed one would make the child's
+    // last words fail.
+    let reader = std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = std::io::BufRead::read_line(&mut err, &mut line);
+        let _ = tx.send(line);
+        let _ = std::io::Read::read_to_end(&mut err, &mut Vec::new());
+    });
+    let line = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .unwrap_or_default();
+    unsafe { libc::kill(pid, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    (line, status)
 }

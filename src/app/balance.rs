@@ -39,6 +39,9 @@ pub struct Options {
     pub sets: Vec<String>,
     #[serde(skip)]
     pub plots: bool,
+    /// No progress bar (the estimate of a long command is still said).
+    #[serde(skip)]
+    pub quiet: bool,
     /// Every chart as SVG too (`--charts png,svg`).
     #[serde(skip)]
     pub svg: bool,
@@ -79,6 +82,7 @@ impl Options {
             out: None,
             sets: Vec::new(),
             plots: true,
+            quiet: false,
             svg: false,
             cancel: Cancel::new(),
             sharing: Sharing::Whole,
@@ -122,6 +126,7 @@ impl Options {
                 _ => None,
             },
             out: self.out.clone(),
+            quiet: self.quiet,
         })
     }
 }
@@ -148,6 +153,7 @@ pub struct Prepared {
     text: String,
     shard: Option<Found>,
     out: Option<PathBuf>,
+    quiet: bool,
 }
 
 impl Prepared {
@@ -187,8 +193,8 @@ impl Prepared {
         write_part(command, found, &self.share, origin, &dir).map(Some)
     }
 
-    /// Run `f` on the command's pool with its job (no progress bars: a balance
-    /// command's cells are many and short).
+    /// Run `f` on the command's pool with its job: a bar for each list of items it
+    /// works through, none for the runs inside them (many and short).
     fn run<T>(
         &self,
         f: impl FnOnce(&Job) -> Result<T, rollsim_core::Error> + Send,
@@ -196,7 +202,7 @@ impl Prepared {
     where
         T: Send,
     {
-        let hidden = rollsim_core::sim::Hidden;
+        let bars = crate::progress::Bars::items(self.quiet);
         let memo = rollsim_core::sim::Memo::new();
         let job = Job {
             source: &self.source,
@@ -204,7 +210,7 @@ impl Prepared {
             pick: &self.pick,
             seed: self.seed,
             trials: self.trials,
-            ctx: Hooks::new(&self.cancel, &hidden).with_memo(&memo),
+            ctx: Hooks::new(&self.cancel, &bars).with_memo(&memo),
             share: &self.share,
         };
         Ok(self.pool.install(|| f(&job))?)

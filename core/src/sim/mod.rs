@@ -24,6 +24,18 @@ pub trait Progress: Sync {
     fn advance(&self, _trials: u64) {}
     /// The run is over (done or stopped).
     fn finish(&self) {}
+    /// Whether to roll a pilot before the run: a few trials apart from it, on a
+    /// generator no chunk uses and never counted, so that a sink can tell how long the
+    /// run will take where one chunk is too slow to tell it (a trial of 3 ms fills a
+    /// chunk in minutes). Asked once the total is set.
+    fn pilot(&self) -> bool {
+        false
+    }
+    /// `trials` more pilot trials are done; the run will share its trials among
+    /// `workers` threads. Whether to roll twice as many again.
+    fn piloted(&self, _trials: u64, _workers: usize) -> bool {
+        false
+    }
 }
 
 /// A sink that shows nothing.
@@ -36,6 +48,11 @@ impl Progress for Hidden {}
 pub trait Reporter: Sync {
     /// The sink for the run of scenario `label` (its name).
     fn scenario(&self, label: &str) -> Box<dyn Progress + '_>;
+    /// The sink for work counted in items rather than trials (the points of a sweep,
+    /// the variants a search tries), labelled `label`.
+    fn items(&self, _label: &str) -> Box<dyn Progress + '_> {
+        Box::new(Hidden)
+    }
 }
 
 impl Reporter for Hidden {
@@ -213,6 +230,37 @@ fn run_chunks(
     }
 }
 
+/// Runs shorter than this are not piloted: a pilot's trial is a thousandth of them at most.
+const PILOT_MIN: u64 = 1000;
+
+/// The pilot [`Progress::pilot`] asks for: 1, 2, 4, ... trials, timed by the sink, on
+/// the generator of a chunk no run reaches (its trials would start past 2^64), into a
+/// histogram of its own. Nothing of it reaches the run's counts.
+fn pilot(sampler: &dyn Sampler, seed: u64, progress: &dyn Progress, stop: &Cancel) {
+    let mut rng = chunk_rng(seed, u64::MAX);
+    let mut hist = vec![0u64; sampler.states()];
+    let mut n = 1;
+    while !stop.is_cancelled() && n <= CHUNK {
+        sampler.run_chunk(&mut rng, n, &mut hist, stop);
+        if stop.is_cancelled() || !progress.piloted(n, workers()) {
+            break;
+        }
+        n *= 2;
+    }
+}
+
+/// How many threads a run's chunks are shared among.
+fn workers() -> usize {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::current_num_threads()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        1
+    }
+}
+
 /// `a += b`, state by state.
 fn add(a: &mut [u64], b: &[u64]) {
     for (x, y) in a.iter_mut().zip(b) {
@@ -259,6 +307,9 @@ pub fn run(
         Budget::Precision { max_trials, .. } => ((CHUNK * 2).min(max_trials), max_trials),
     };
     progress.set_total(target);
+    if target >= PILOT_MIN && progress.pilot() {
+        pilot(sampler, seed, progress, stop);
+    }
     // Trials rolled twice (below): the progress sink sees them twice, so its total
     // counts them twice too.
     let mut again = 0;
@@ -491,6 +542,52 @@ mod tests {
         assert_eq!(chunks.swap(0, Ordering::Relaxed), rolled);
         go(2, 5, Some(&memo));
         assert_eq!(chunks.swap(0, Ordering::Relaxed), rolled);
+    }
+
+    /// A pilot's trials are rolled apart from the run: the same counts as a run with
+    /// none, for any thread count; it doubles while the sink asks, and never counts.
+    #[test]
+    fn a_pilot_is_timed_apart_and_leaves_the_counts_as_they_were() {
+        use std::sync::Mutex;
+        struct Pilots(Mutex<Vec<(u64, usize)>>);
+        impl Progress for Pilots {
+            fn pilot(&self) -> bool {
+                true
+            }
+            fn piloted(&self, trials: u64, workers: usize) -> bool {
+                let mut seen = self.0.lock().unwrap();
+                seen.push((trials, workers));
+                seen.len() < 4
+            }
+        }
+        let budget = Budget::Trials(CHUNK * 3 + 7);
+        for threads in [1, 3] {
+            let sink = Pilots(Mutex::new(Vec::new()));
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let h = pool
+                .install(|| run(&D6, 42, budget, &|_| 0.0, &sink, &Cancel::new(), None).unwrap());
+            assert_eq!(h, go(threads, budget));
+            assert_eq!(
+                sink.0.into_inner().unwrap(),
+                vec![(1, threads), (2, threads), (4, threads), (8, threads)]
+            );
+        }
+        // A short run is not piloted.
+        let sink = Pilots(Mutex::new(Vec::new()));
+        run(
+            &D6,
+            1,
+            Budget::Trials(999),
+            &|_| 0.0,
+            &sink,
+            &Cancel::new(),
+            None,
+        )
+        .unwrap();
+        assert!(sink.0.into_inner().unwrap().is_empty());
     }
 
     #[test]

@@ -319,6 +319,43 @@ fn the_server_gives_memory_back_after_ten_thousand_requests_at_concurrency_fifty
     s.serves();
 }
 
+/// Issue #57, item 5: a dice config's own stats offered hit points from -6 and a damage
+/// die from -10. A stat the config gives as positive slides from 0 up (1 where it sizes a
+/// die, which the config's loads find), one given as negative stays at or below 0.
+#[test]
+fn a_dice_configs_own_stats_keep_their_sign_on_the_live_page() {
+    use rollsim::balance::controls::{controls, ControlKind};
+    use rollsim::balance::Source;
+    let text = "system = \"dice\"\n[units.a]\nname = \"A\"\nhp = 12\ndmg = 8\nbonus = -2\nedge = 0\n\
+                [scenarios.hit]\nunit = \"a\"\nroll = \"d(dmg) + bonus + edge >= hp / 3\"\n";
+    let source = Source::parse(text, std::path::Path::new("d.toml"), &[]).unwrap();
+    let ends: std::collections::BTreeMap<String, (i64, i64)> =
+        controls(&source, &source.target("hit").unwrap())
+            .unwrap()
+            .into_iter()
+            .filter_map(|c| match c.kind {
+                ControlKind::Number { lo, hi, .. } => Some((c.label, (lo, hi))),
+                _ => None,
+            })
+            .collect();
+    assert_eq!(ends["hp"], (0, 32));
+    assert_eq!(ends["dmg"], (1, 28));
+    assert_eq!(ends["bonus"], (-22, 0));
+    assert_eq!(ends["edge"], (-20, 20));
+    // The shipped dice examples: no stat given as positive slides below 0.
+    let path = crate::util::shipped("dice-examples.toml");
+    let source = Source::parse(&std::fs::read_to_string(&path).unwrap(), &path, &[]).unwrap();
+    for name in source.base.scenario_names() {
+        for c in controls(&source, &source.target(&name).unwrap()).unwrap() {
+            if let ControlKind::Number { lo, value, .. } = c.kind {
+                if c.key.starts_with("units.") && value > 0 {
+                    assert!(lo >= 0, "{name}: {} from {lo}", c.key);
+                }
+            }
+        }
+    }
+}
+
 /// Issue #58, item 4: the live page offered slider values the server refused (a
 /// skirmish defence of 15 where the die allows 1 to 11, `explode_on = 1`). Every slider of
 /// every scenario and group of every shipped config, at both ends and in the middle,

@@ -22,10 +22,19 @@ const DICE_WINDOW: (i64, i64) = (-6, 12);
 /// -1000 to 1000) gets a slider this far either side of its value instead.
 const WIDE: i64 = 20;
 
-/// `lo..=hi` as a slider shows it: the whole range, or a window around `value`.
+/// `lo..=hi` as a slider shows it: the whole range, or a window around `value`. A window
+/// keeps the value's side of zero: a wide stat is a `dice` unit's own, whose meaning the
+/// rules do not know, and one the config gives as positive is a count, a score or a
+/// die's size (hit points, a damage die) far more often than a modifier, so its slider
+/// runs from 0, not from -8 (its loads move that to 1 where it sizes a die).
 fn window(lo: i64, hi: i64, value: i64) -> (i64, i64) {
     if hi - lo > 2 * WIDE {
-        ((value - WIDE).max(lo), (value + WIDE).min(hi))
+        let (a, b) = ((value - WIDE).max(lo), (value + WIDE).min(hi));
+        match value.signum() {
+            1 => (a.max(0), b),
+            -1 => (a, b.min(0)),
+            _ => (a, b),
+        }
     } else {
         (lo.min(value), hi.max(value))
     }

@@ -59,26 +59,7 @@ pub fn options(command: &str) -> Result<Vec<(String, bool, bool)>, AppError> {
         .collect())
 }
 
-/// Text for a terminal: control characters from a config (an escape sequence that
-/// would recolour or clear the screen, a carriage return that would hide a line) are
-/// shown escaped, never sent; line breaks and tabs stay.
-pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    text.chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
+pub use rollsim_core::text::terminal_safe;
 
 /// The results a `run` or `roll` command line writes (its tables), computed without
 /// writing anything: what the Python package reads. Other commands are refused.

@@ -121,3 +121,87 @@ fn bad_stat_bounds_are_refused_at_their_line() {
         assert!(err.contains(says), "{bounds}: {err}");
     }
 }
+
+/// Issue #57: a duel that can end in a draw is even when wins equal losses, not at a 50%
+/// chance to win. d6 + 1 against d6, ties a draw: the Knight wins 21/36, draws 5/36,
+/// loses 10/36 (counted by hand over the 36 pairs). The equalizer says so on stderr and
+/// in its report, seeks P(win) - P(loss) = 0 and finds it at an attack of 0 (15/36 each
+/// way); `--target 0.5` still seeks a 50% win.
+#[test]
+fn a_duel_with_draws_is_even_when_wins_equal_losses() {
+    let dir = tempdir();
+    let cfg = dir.path().join("tie.toml");
+    std::fs::write(
+        &cfg,
+        "system = \"dice\"\n[units.a]\nname = \"Knight\"\natk = 1\n[units.b]\nname = \"Rogue\"\natk = 0\n\
+         [scenarios.duel]\nunit = \"a\"\nopponent = \"b\"\nroll = \"d6 + atk\"\nvs = \"d6 + atk\"\nties = \"tie\"\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str], out: &str| {
+        let a = rollsim()
+            .args([
+                "equalize",
+                cfg.to_str().unwrap(),
+                "-s",
+                "duel",
+                "--exact-only",
+                "-o",
+            ])
+            .arg(dir.path().join(out))
+            .args(extra)
+            .assert()
+            .success();
+        let o = a.get_output();
+        (text(&o.stdout), text(&o.stderr))
+    };
+    let (md, err) = run(&[], "margin");
+    assert!(
+        err.contains("note: `duel` can end in a draw (P(result = tie): 13.89%), so even is wins equal losses: the equalizer seeks P(Knight wins) - P(Rogue wins) = 0"),
+        "{err}"
+    );
+    assert!(
+        md.contains("P(Knight wins) - P(Rogue wins) now: 0.306."),
+        "{md}"
+    );
+    assert!(md.contains("Note: `duel` can end in a draw"), "{md}");
+    let csv = std::fs::read_to_string(dir.path().join("margin/equalize-duel.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    // The two changes that make it 15/36 against 15/36, then the two that overshoot to
+    // 10/36 - 21/36 = -11/36.
+    for (row, (change, value)) in rows.iter().zip([
+        ("unit Knight: atk 1 -> 0", 0.0),
+        ("opponent Rogue: atk 0 -> 1", 0.0),
+        ("unit Knight: atk 1 -> -1", -11.0 / 36.0),
+        ("opponent Rogue: atk 0 -> 2", -11.0 / 36.0),
+    ]) {
+        assert_eq!(row[1], change, "{csv}");
+        let v: f64 = row[3].parse().unwrap();
+        assert!((v - value).abs() < 1e-12, "{csv}");
+    }
+    // Asked for a 50% win, it seeks that, and says nothing of draws.
+    let (md, err) = run(&["--target", "0.5"], "half");
+    assert!(!err.contains("draw"), "{err}");
+    assert!(md.contains("P(Knight wins) now: 58.33%."), "{md}");
+    // Other commands that read the win say a draw counts as no win.
+    let a = rollsim()
+        .args([
+            "sensitivity",
+            cfg.to_str().unwrap(),
+            "-s",
+            "duel",
+            "--exact-only",
+            "-o",
+        ])
+        .arg(dir.path().join("sens"))
+        .assert()
+        .success();
+    let err = text(&a.get_output().stderr);
+    assert!(
+        err.contains("note: `duel` can end in a draw (P(result = tie): 13.89%): P(Knight wins) counts a draw as no win; `equalize` seeks wins equal losses (P(Knight wins) - P(Rogue wins) = 0)"),
+        "{err}"
+    );
+}

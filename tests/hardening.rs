@@ -326,7 +326,8 @@ fn the_server_gives_memory_back_after_ten_thousand_requests_at_concurrency_fifty
 fn a_dice_configs_own_stats_keep_their_sign_on_the_live_page() {
     use rollsim::balance::controls::{controls, ControlKind};
     use rollsim::balance::Source;
-    let text = "system = \"dice\"\n[units.a]\nname = \"A\"\nhp = 12\ndmg = 8\nbonus = -2\nedge = 0\n\
+    let text =
+        "system = \"dice\"\n[units.a]\nname = \"A\"\nhp = 12\ndmg = 8\nbonus = -2\nedge = 0\n\
                 [scenarios.hit]\nunit = \"a\"\nroll = \"d(dmg) + bonus + edge >= hp / 3\"\n";
     let source = Source::parse(text, std::path::Path::new("d.toml"), &[]).unwrap();
     let ends: std::collections::BTreeMap<String, (i64, i64)> =

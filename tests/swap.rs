@@ -189,7 +189,8 @@ fn equalize_on_a_dice_firefight_changes_the_swapped_opponent() {
     let s = source(&path, &sets);
     let t = s.target("firefight").unwrap();
     let pick = Pick::Headline;
-    let e = equalize::equalize(&job(&s, &t, &pick, 1, None), None, false).unwrap();
+    // A 50% win (a firefight can end with both out: the default seeks wins equal losses).
+    let e = equalize::equalize(&job(&s, &t, &pick, 1, None), Some(0.5), false).unwrap();
     let e = &e[0];
     assert_eq!(e.now, single(&path, "firefight", &sets));
     let opponent: Vec<_> = e
@@ -318,8 +319,8 @@ fn every_balance_command_on_both_systems_reads_the_swapped_side() {
                 assert!(r.change.contains(name), "{}", r.change);
             }
         }
-        // Equalize: every candidate.
-        let e = equalize::equalize(&job, None, false).unwrap();
+        // Equalize: every candidate (of a 50% win: the headline's own values).
+        let e = equalize::equalize(&job, Some(0.5), false).unwrap();
         for c in &e[0].candidates {
             let step = all_steps.iter().find(|st| st.label == c.change).unwrap();
             assert_eq!(c.value, want(step), "{}", c.change);

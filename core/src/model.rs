@@ -237,6 +237,10 @@ pub struct Headline {
     pub metric: usize,
     /// Value indices of `metric` that make up the event.
     pub values: Vec<usize>,
+    /// Where the event is one side's win: the value indices of the same metric that are
+    /// the other side's (empty where the headline has no opposite). A value in neither
+    /// list is a draw, so "even" is wins equal losses, not a 50% chance to win.
+    pub against: Vec<usize>,
 }
 
 /// A scenario ready to run: how to sample it, what to report, and its exact distribution.
@@ -469,6 +473,7 @@ mod tests {
                 label: "P(heads)".into(),
                 metric: 0,
                 values: vec![0],
+                against: Vec::new(),
             },
         )
         .exact(Some(exact))

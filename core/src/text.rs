@@ -110,6 +110,27 @@ pub fn one_in(p: f64, unit: Option<u64>) -> Option<String> {
     ))
 }
 
+/// Text for a terminal: control characters from a config (an escape sequence that
+/// would recolour or clear the screen, a carriage return that would hide a line) are
+/// shown escaped, never sent; line breaks and tabs stay.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

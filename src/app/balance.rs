@@ -217,6 +217,30 @@ impl Prepared {
     }
 }
 
+impl Prepared {
+    /// On stderr, where the command reads a win that can end in a draw: that a draw
+    /// counts as no win, and how to read wins against losses instead.
+    fn say_draws(&self) -> Result<(), AppError> {
+        if self.pick != Pick::Headline {
+            return Ok(());
+        }
+        if let Some(d) = self.run(rollsim_core::balance::draws)? {
+            let win = d.margin.split(" - ").next().unwrap_or_default();
+            eprintln!(
+                "note: {}",
+                rollsim_core::text::terminal_safe(&format!(
+                    "`{}` can end in a draw ({}: {:.2}%): {win} counts a draw as no win; `equalize` seeks wins equal losses ({} = 0)",
+                    d.scenario,
+                    d.what,
+                    d.chance * 100.0,
+                    d.margin
+                ))
+            );
+        }
+        Ok(())
+    }
+}
+
 /// What a part says about the run it belongs to.
 struct Origin<'a> {
     file: &'a str,
@@ -572,6 +596,7 @@ pub fn compare(o: &CompareOptions) -> Result<String, AppError> {
     }
     let stage = Staging::begin(&out_dir(&p.source, &c.out, "compare"), Keep::Everything)?;
     let ms = p.run(|job| compare::matrices(job, (&o.attackers, &o.defenders), o.best_response))?;
+    p.say_draws()?;
     let mut md = String::new();
     let mut files = Vec::new();
     for m in &ms {
@@ -649,6 +674,7 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
     let stage = Staging::begin(&out_dir(&p.source, &c.out, "sweep"), Keep::Everything)?;
     let dir = stage.dir().to_path_buf();
     let s = p.run(|job| sweep::sweep(job, keys))?;
+    p.say_draws()?;
     let stem = sweep_stem(&s);
     let csv_path = dir.join(format!("{stem}.csv"));
     csv::write(&frame::sweep(&s)?, &csv_path)?;
@@ -680,6 +706,7 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
     let stage = Staging::begin(&out_dir(&p.source, &o.out, "sensitivity"), Keep::Everything)?;
     let dir = stage.dir().to_path_buf();
     let r = p.run(sensitivity::rows)?;
+    p.say_draws()?;
     if r.rows.is_empty() && r.refused.is_empty() {
         return Err(nothing_to_change("sensitivity", &p.target.name));
     }
@@ -745,6 +772,9 @@ pub fn equalize(o: &EqualizeOptions) -> Result<String, AppError> {
     let all = p.run(|job| equalize::equalize(job, o.target, o.pairs))?;
     if all.iter().all(|e| e.candidates.is_empty() && !e.even) {
         return Err(nothing_to_change("equalize", &p.target.name));
+    }
+    if let Some(note) = all.iter().find_map(|e| e.note.as_ref()) {
+        eprintln!("note: {}", rollsim_core::text::terminal_safe(note));
     }
     let path = stage.dir().join(format!("equalize-{}.csv", p.target.name));
     csv::write(&frame::equalize(&all)?, &path)?;
@@ -887,6 +917,7 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
     let stage = Staging::begin(&out_dir(&p.source, &c.out, "roster"), Keep::Everything)?;
     let dir = stage.dir().to_path_buf();
     let (r, priced) = p.run(|job| roster::priced(job, &o.units, o.best_response, count))?;
+    p.say_draws()?;
     let mut files = write_matrix(&r.matrix, &dir, super::charts(c.plots, c.svg, &c.cancel))?;
     files.extend(write_roster(
         &r,

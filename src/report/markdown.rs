@@ -584,6 +584,9 @@ pub fn equalize(all: &[Equalized]) -> String {
             e.what,
             v(e.now)
         );
+        if let Some(note) = &e.note {
+            let _ = writeln!(s, "Note: {note}.\n");
+        }
         if e.even {
             let _ = writeln!(
                 s,

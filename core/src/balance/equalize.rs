@@ -5,7 +5,7 @@
 //! change that leaves the value unchanged is no candidate; a value already within its
 //! precision of the target is reported as even.
 
-use super::{choose, exact_value, measure, steps, units, Job, Source, Step};
+use super::{choose, exact_value, measure, steps, units, Job, Pick, Source, Step};
 use crate::model::Compiled;
 use crate::results::analysis::{Candidate, Equalized};
 use crate::Error;
@@ -60,6 +60,27 @@ const STILL: i64 = 16;
 
 /// Every member's candidates, sorted best first: closest to the target, then smallest.
 pub fn equalize(job: &Job, goal: Option<f64>, pairs: bool) -> Result<Vec<Equalized>, Error> {
+    // A win that can end in a draw is even when wins equal losses: with no target given,
+    // the headline becomes its margin, sought at 0.
+    let draws = match (goal, job.pick) {
+        (None, Pick::Headline) => draw_note(job)?,
+        _ => None,
+    };
+    let margin_job;
+    let job = match draws {
+        Some(_) => {
+            margin_job = Job {
+                pick: &Pick::Margin,
+                ..*job
+            };
+            &margin_job
+        }
+        None => job,
+    };
+    let goal = match (goal, draws.is_some()) {
+        (None, true) => Some(0.0),
+        _ => goal,
+    };
     let (source, target, pick, cancel) = (job.source, job.target, job.pick, job.ctx.cancel);
     let goal = match (goal, pick.is_probability()) {
         (Some(g), _) if !g.is_finite() => {
@@ -159,9 +180,23 @@ pub fn equalize(job: &Job, goal: Option<f64>, pairs: bool) -> Result<Vec<Equaliz
             now,
             even: (now - goal).abs() <= member.precision,
             candidates,
+            note: draws.clone(),
         });
     }
     Ok(out)
+}
+
+/// What the equalizer says where the target can end in a draw.
+fn draw_note(job: &Job) -> Result<Option<String>, Error> {
+    Ok(super::draws(job)?.map(|d| {
+        format!(
+            "`{}` can end in a draw ({}: {}), so even is wins equal losses: the equalizer seeks {} = 0 (--target 0.5 seeks a 50% chance to win instead)",
+            d.scenario,
+            d.what,
+            format_args!("{}%", crate::text::fixed(d.chance * 100.0, 2)),
+            d.margin
+        )
+    }))
 }
 
 /// A member of the target as it is, before any change.

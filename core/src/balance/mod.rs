@@ -49,6 +49,12 @@ pub enum Pick {
         /// The metric's name.
         metric: String,
     },
+    /// The headline's win less its opposite (P(win) - P(loss), from -1 to 1): where a
+    /// matchup can end in a draw, even is 0 here, not a 50% chance to win (which a
+    /// side can reach while its opponent wins far less). See [`Headline::against`].
+    ///
+    /// [`Headline::against`]: crate::model::Headline::against
+    Margin,
 }
 
 impl Pick {
@@ -71,7 +77,27 @@ impl Pick {
 
     /// Whether the value is a probability (else an expectation).
     pub fn is_probability(&self) -> bool {
-        !matches!(self, Pick::Mean { .. })
+        !matches!(self, Pick::Mean { .. } | Pick::Margin)
+    }
+
+    /// The outcomes of `c`'s headline that are neither a win nor a loss, where it has an
+    /// opposite ([`Headline::against`]) and draws are among its values.
+    ///
+    /// [`Headline::against`]: crate::model::Headline::against
+    pub fn draws(c: &Compiled) -> Option<Pick> {
+        let h = &c.headline;
+        if h.against.is_empty() {
+            return None;
+        }
+        let m = &c.metrics[h.metric];
+        let values: Vec<String> = (0..m.labels.len())
+            .filter(|v| !h.values.contains(v) && !h.against.contains(v))
+            .map(|v| m.labels[v].clone())
+            .collect();
+        (!values.is_empty()).then(|| Pick::Values {
+            metric: m.name.clone(),
+            values,
+        })
     }
 
     /// Check against a compiled scenario; returns what is measured, in words.
@@ -92,6 +118,22 @@ impl Pick {
         };
         match self {
             Pick::Headline => Ok(c.headline.label.clone()),
+            Pick::Margin => {
+                let h = &c.headline;
+                if h.against.is_empty() {
+                    return Err(Error::BadOption(format!(
+                        "scenario `{}`: its headline, {}, has no opposite to set against it",
+                        c.name, h.label
+                    )));
+                }
+                let m = &c.metrics[h.metric];
+                let loss: Vec<&str> = h
+                    .against
+                    .iter()
+                    .filter_map(|&v| m.labels.get(v).map(String::as_str))
+                    .collect();
+                Ok(format!("{} - P({})", h.label, loss.join(" or ")))
+            }
             Pick::Mean { metric: name } => {
                 let m = metric(name)?;
                 if !m.numeric {
@@ -180,11 +222,21 @@ pub fn measure_budget(
         },
         // A mean's interval is not a probability's: every probability shown instead.
         Pick::Mean { .. } => results::widest_half_width(c, h),
+        Pick::Margin => margin(c, h, z).1,
     };
     let h = run::simulate_shown(c, seed, budget, ctx, &shown)?;
     let r = results::summarize(c, &h, seed, "", "");
     let metric = |name: &str| r.metrics.iter().find(|m| m.name == *name);
     Ok(match pick {
+        Pick::Margin => {
+            let (estimate, half) = margin(c, &h, z);
+            Cell {
+                estimate,
+                ci: (estimate - half, estimate + half),
+                exact: exact_value(c, pick),
+                trials: h.trials,
+            }
+        }
         Pick::Headline => Cell {
             estimate: r.headline.probability,
             ci: (r.headline.ci_low, r.headline.ci_high),
@@ -220,6 +272,60 @@ pub fn measure_budget(
     })
 }
 
+/// A target whose headline is a win that can end in a draw: balance commands say so,
+/// and the equalizer seeks wins equal losses ([`Pick::Margin`]) by default.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Draws {
+    /// The target as given.
+    pub scenario: String,
+    /// The draw as an event: `P(outcome = both fall)`.
+    pub what: String,
+    /// Its chance in the target's first member as it is.
+    pub chance: f64,
+    /// The margin in words: `P(the fighter wins) - P(the orc wins)`.
+    pub margin: String,
+}
+
+/// Where the target's first member can end in a draw (its headline has an opposite, and
+/// the outcomes that are neither have a chance above 0), measured as the job measures
+/// (exact where it can, else its trials, shared with the runs of the command).
+pub fn draws(job: &Job) -> Result<Option<Draws>, Error> {
+    let Some((_, unit)) = units(job.source, job.target, job.ctx.cancel)?
+        .into_iter()
+        .next()
+    else {
+        return Ok(None);
+    };
+    let (base, _) = choose(&job.source.base, &unit, job.ctx.cancel, |c| job.value(c))?;
+    let Some(draw) = Pick::draws(&base) else {
+        return Ok(None);
+    };
+    let chance = job.value_of(&base, &draw)?;
+    if chance <= 0.0 {
+        return Ok(None);
+    }
+    Ok(Some(Draws {
+        scenario: job.target.name.clone(),
+        what: draw.describe(&base)?,
+        chance,
+        margin: Pick::Margin.describe(&base)?,
+    }))
+}
+
+/// P(win) - P(loss) from `hist`, and its 95% half-width (the normal interval of a
+/// difference of two shares of one multinomial: variance (w + l - (w - l)^2) / n).
+fn margin(c: &Compiled, hist: &crate::sim::Histogram, z: f64) -> (f64, f64) {
+    let h = &c.headline;
+    let counts = c.metrics[h.metric].project_counts(&hist.counts);
+    let share = |vs: &[usize]| {
+        vs.iter().filter_map(|&v| counts.get(v)).sum::<u64>() as f64 / hist.trials.max(1) as f64
+    };
+    let (w, l) = (share(&h.values), share(&h.against));
+    let d = w - l;
+    let var = (w + l - d * d).max(0.0) / hist.trials.max(1) as f64;
+    (d, z * var.sqrt())
+}
+
 /// Trials in `hist` whose outcome of metric `m` is one of `values` (a name that is not
 /// one of its values counts none).
 fn values_count(m: &crate::model::Metric, values: &[String], hist: &crate::sim::Histogram) -> u64 {
@@ -237,6 +343,11 @@ pub fn exact_value(c: &Compiled, pick: &Pick) -> Option<f64> {
     let by = |name: &str| c.metrics.iter().find(|m| m.name == name);
     Some(match pick {
         Pick::Headline => c.headline_exact()?,
+        Pick::Margin => {
+            let p = c.metrics[c.headline.metric].project_f64(e);
+            let sum = |vs: &[usize]| vs.iter().filter_map(|&v| p.get(v)).sum::<f64>();
+            sum(&c.headline.values) - sum(&c.headline.against) + 0.0
+        }
         Pick::Mean { metric } => {
             let m = by(metric)?;
             m.project_f64(e)

@@ -182,6 +182,9 @@ pub struct Equalized {
     pub even: bool,
     /// Sorted best first: closest to the target, then smallest.
     pub candidates: Vec<Candidate>,
+    /// Why the target is not what the command line gave, where it is not (a matchup
+    /// that can end in a draw is even when wins equal losses).
+    pub note: Option<String>,
 }
 
 /// How a balance result was measured, for titles and table headers.

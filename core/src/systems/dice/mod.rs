@@ -307,6 +307,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                 label: format!("P({})", labels[0]),
                 metric: 1,
                 values: vec![0],
+                against: vec![labels.len() - 1],
             };
         }
         None => {
@@ -362,21 +363,27 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                     label: format!("P(at least {k})"),
                     metric: 0,
                     values: (0..fstates).filter(|&v| fvalue(v) >= k).collect(),
+                    against: Vec::new(),
                 },
-                (Some((_, names)), None) => Headline {
+                (Some((t, names)), None) => Headline {
                     label: format!("P({})", names[names.len() - 1]),
                     metric: reads.len(),
                     values: vec![names.len() - 1],
+                    // Tiers at 0 and 1 read the value as a margin, as `vs` does: below
+                    // 0 the other side wins, 0 is a draw (`(me > 0) - (foe > 0)`).
+                    against: if t[..] == [0, 1] { vec![0] } else { Vec::new() },
                 },
                 (None, None) if binary => Headline {
                     label: "P(success)".into(),
                     metric: 0,
                     values: (0..fstates).filter(|&v| fvalue(v) == 1).collect(),
+                    against: Vec::new(),
                 },
                 (None, None) if flo <= 0 && fhi >= 1 => Headline {
                     label: "P(at least 1)".into(),
                     metric: 0,
                     values: (0..fstates).filter(|&v| fvalue(v) >= 1).collect(),
+                    against: Vec::new(),
                 },
                 (None, None) => {
                     // At least the median, where the exact distribution says it is.
@@ -398,6 +405,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                         label: format!("P(at least {median})"),
                         metric: 0,
                         values: (0..fstates).filter(|&v| fvalue(v) >= median).collect(),
+                        against: Vec::new(),
                     }
                 }
             };

@@ -1058,6 +1058,7 @@ pub fn compile_turn(
             label: format!("P({} dies)", a.target.name),
             metric: 1,
             values: vec![1],
+            against: Vec::new(),
         },
     )
     .exact(Some(total))
@@ -1120,18 +1121,21 @@ pub fn compile(name: &str, a: &Attack) -> Compiled {
             label: "P(kill)".into(),
             metric: 2,
             values: vec![1],
+            against: Vec::new(),
         }
     } else if let Some(e) = a.weapon.effects.first() {
         Headline {
             label: format!("P({})", e.trim().to_lowercase()),
             metric: 3,
             values: (1..res.effect_radix[0]).collect(),
+            against: Vec::new(),
         }
     } else {
         Headline {
             label: "P(at least 1 wound)".into(),
             metric: 1,
             values: (1..res.stride).collect(),
+            against: Vec::new(),
         }
     };
     Compiled::new(name, description, Box::new(trial), metrics, headline)

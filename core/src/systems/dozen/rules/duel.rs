@@ -893,6 +893,7 @@ pub fn compile(
             label: format!("P({} wins)", a.name),
             metric: 0,
             values: vec![0],
+            against: vec![1],
         },
     )
     .exact(Some(exact))

@@ -533,6 +533,7 @@ pub fn compile_melee(
             label: "P(attacker wins)".into(),
             metric: 0,
             values: vec![1],
+            against: vec![2],
         },
     )
     .exact(Some(exact))
@@ -631,6 +632,7 @@ pub fn compile_opposed(
             label: "P(active side wins)".into(),
             metric: 0,
             values: vec![1],
+            against: vec![2],
         },
     )
     .exact(Some(exact))

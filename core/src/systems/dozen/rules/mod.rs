@@ -624,6 +624,7 @@ fn terrain(
         label: format!("P(full MV {})", who.mv),
         metric: 0,
         values: vec![who.mv as usize],
+        against: Vec::new(),
     };
     if mode == Mode::Climb {
         metrics.push(Metric::categorical(
@@ -643,6 +644,7 @@ fn terrain(
             label: "P(fall)".into(),
             metric: 1,
             values: vec![1],
+            against: Vec::new(),
         };
     }
     let desc = format!(
@@ -713,6 +715,7 @@ fn fall(name: &str, who: &Character, height: u32, rules: &Rules) -> Compiled {
             label: "P(any HP lost)".into(),
             metric: 0,
             values: (1..=height as usize).collect(),
+            against: Vec::new(),
         },
     )
     .exact(Some(fall_pmf(who, height, rules)))
@@ -791,6 +794,7 @@ fn jump(name: &str, who: &Character, distance: u32, drop: u32, rules: &Rules) ->
             label: "P(made it)".into(),
             metric: 0,
             values: vec![1],
+            against: Vec::new(),
         },
     )
     .exact(Some(exact))
@@ -879,6 +883,7 @@ fn conflict(name: &str, c: &Contestant, rules: &Rules) -> Compiled {
             label: "P(at least one success)".into(),
             metric: 1,
             values: vec![1],
+            against: Vec::new(),
         },
     )
     .exact(Some(exact))

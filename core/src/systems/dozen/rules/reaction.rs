@@ -106,6 +106,7 @@ pub fn compile(name: &str, runner: &Character, shooters: &[Contestant], rules: &
             label: format!("P({} gets past)", runner.name),
             metric: 1,
             values: vec![0, 1, 2],
+            against: Vec::new(),
         },
     )
     .exact(Some(exact))

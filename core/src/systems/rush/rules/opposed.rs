@@ -524,6 +524,7 @@ pub(super) fn opposed(
             label: format!("P({actor} wins)"),
             metric: 0,
             values: vec![1, 2],
+            against: vec![3, 4],
         },
     )
     .exact(Some(exact))

@@ -282,6 +282,7 @@ pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
             label: "P(Strike)".into(),
             metric: 0,
             values: vec![n - 1],
+            against: Vec::new(),
         },
     )
     .exact(Some(exact))

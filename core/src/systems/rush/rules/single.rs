@@ -73,6 +73,7 @@ pub(super) fn graded(
         label: headline.into(),
         metric: 0,
         values: vec![1, 2],
+        against: Vec::new(),
     };
     single(name, desc, pool, result, "successes", headline)
 }
@@ -89,6 +90,7 @@ pub(super) fn throw(name: &str, desc: String, pool: Pool) -> Compiled {
         label: "P(accurate)".into(),
         metric: 0,
         values: vec![1],
+        against: Vec::new(),
     };
     single(name, desc, pool, result, "throw_successes", headline)
 }
@@ -106,6 +108,7 @@ pub(super) fn armour(name: &str, desc: String, pool: Pool, hits: u32) -> Compile
         label: "P(0 turns out)".into(),
         metric: 0,
         values: vec![0],
+        against: Vec::new(),
     };
     single(name, desc, pool, result, "armour_successes", headline)
 }
@@ -168,6 +171,7 @@ pub(super) fn chain(name: &str, desc: String, pools: Vec<Pool>, needs: Vec<u32>)
             label: "P(stays up)".into(),
             metric: 0,
             values: vec![1],
+            against: Vec::new(),
         },
     )
     .exact(Some(exact))

@@ -81,6 +81,7 @@ pub(super) fn pick_up_throw(
             label: "P(accurate throw)".into(),
             metric: 0,
             values: vec![3],
+            against: Vec::new(),
         },
     )
     .exact(Some(exact))
@@ -178,6 +179,7 @@ pub(super) fn pass(
             label: "P(caught)".into(),
             metric: 0,
             values: vec![2, 3],
+            against: Vec::new(),
         },
     )
     .exact(Some(exact))

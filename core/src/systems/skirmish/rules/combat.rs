@@ -263,6 +263,7 @@ pub(super) fn compile_combat(
             label: format!("P({c_wins})"),
             metric: 0,
             values: vec![0],
+            against: vec![1],
         },
     )
     .exact(Some(exact))

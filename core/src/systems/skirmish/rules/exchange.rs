@@ -127,6 +127,7 @@ fn exchange(
             label: "P(target takes casualties)".into(),
             metric: 0,
             values: (1..=target.models as usize).collect(),
+            against: Vec::new(),
         },
     )
     .exact(Some(exact))

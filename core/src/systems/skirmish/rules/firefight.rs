@@ -522,6 +522,7 @@ pub(super) fn compile_firefight(
             label: format!("P({a_wins})"),
             metric: 0,
             values: vec![0],
+            against: vec![1],
         },
     )
     .exact(Some(exact))

@@ -72,6 +72,7 @@ pub(super) fn compile_morale(
             label: format!("P({})", labels[1]),
             metric: 0,
             values: vec![1],
+            against: Vec::new(),
         },
     )
     .exact(Some(vec![1.0 - p, p]))

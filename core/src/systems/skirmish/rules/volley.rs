@@ -201,6 +201,7 @@ pub(super) fn compile_volley(
             label: "P(target takes casualties)".into(),
             metric: 0,
             values: (1..=target.models as usize).collect(),
+            against: Vec::new(),
         },
     )
     .exact(Some(exact))

@@ -1145,3 +1145,57 @@ fn a_wrong_method_is_told_the_method_to_use() {
     assert!(head.starts_with("http/1.1 405"), "{head}");
     assert!(head.contains("\r\nallow: post"), "{head}");
 }
+
+/// Issue #57: `their_pool` written in `vs` reads the unit's own pool there (in `vs` the
+/// names are the other way round), so the Knight's 8 dice met themselves and the margin
+/// was exactly 0, without a word. Such a scenario still loads, and is named: on stderr
+/// and in the report by the command line, beside the headline by the live page. The
+/// same duel written right says nothing.
+#[test]
+fn a_vs_that_reads_one_units_stat_on_both_sides_is_named() {
+    let dir = tempdir();
+    std::fs::write(
+        dir.path().join("mix.toml"),
+        "system = \"dice\"\n[units.a]\nname = \"Knight\"\npool = 8\n[units.b]\nname = \"Rogue\"\npool = 5\n\
+         [scenarios.bad]\nunit = \"a\"\nopponent = \"b\"\nroll = \"(pool)d6 count >= 5\"\nvs = \"(their_pool)d6 count >= 5\"\n\
+         [scenarios.good]\nunit = \"a\"\nopponent = \"b\"\nroll = \"(pool)d6 count >= 5\"\nvs = \"(pool)d6 count >= 5\"\n\
+         [scenarios.flipped]\nunit = \"a\"\nopponent = \"b\"\nroll = \"(their_pool)d6 count >= 5\"\nvs = \"(pool)d6 count >= 5\"\n",
+    )
+    .unwrap();
+    let said = "`roll` and `vs` both read Knight's `pool` and neither reads Rogue's: in `vs` a plain name is Rogue's, so write `pool` there";
+    let a = rollsim()
+        .args(["run"])
+        .arg(dir.path().join("mix.toml"))
+        .args(["--exact-only", "-o"])
+        .arg(dir.path().join("out"))
+        .assert()
+        .success();
+    let err = crate::util::text(&a.get_output().stderr);
+    let out = crate::util::text(&a.get_output().stdout);
+    assert!(err.contains(&format!("warning: bad: {said}")), "{err}");
+    assert!(
+        err.contains("warning: flipped: `roll` and `vs` both read Rogue's `pool` and neither reads Knight's: in `roll` a plain name is Knight's"),
+        "{err}"
+    );
+    assert!(!err.contains("warning: good"), "{err}");
+    assert!(out.contains(&format!("**Note:** {said}")), "{out}");
+    // The mixed-up duel is the Knight against himself: a margin of exactly 0 on average.
+    let s = Server::start(dir.path());
+    let (got, body) = s.post_json(
+        "/api/view",
+        &json!({ "file": "mix.toml", "scenario": "bad" }),
+    );
+    assert_eq!(got, 200, "{body}");
+    let exact = &body["members"][0]["exact"];
+    assert!(
+        exact["note"].as_str().is_some_and(|n| n.starts_with(said)),
+        "{exact}"
+    );
+    let mean = exact["metrics"][0]["exact_mean"].as_f64().unwrap();
+    assert!(mean.abs() < 1e-12, "{mean}");
+    let (_, body) = s.post_json(
+        "/api/view",
+        &json!({ "file": "mix.toml", "scenario": "good" }),
+    );
+    assert!(body["members"][0]["exact"]["note"].is_null(), "{body}");
+}

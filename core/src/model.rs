@@ -270,6 +270,9 @@ pub struct Compiled {
     /// language's `reroll ... to maximise`): a designer reads the policy beside the
     /// numbers it gives.
     pub policy: Option<String>,
+    /// What the designer should look at, though the scenario loads: reports and the
+    /// live page show it, the command line says it on stderr.
+    pub warning: Option<String>,
 }
 
 /// A compiled scenario whose parts do not fit together (a metric map of the wrong length,
@@ -307,7 +310,15 @@ impl Compiled {
             charts: Vec::new(),
             group: None,
             policy: None,
+            warning: None,
         }
+    }
+
+    /// Replaces the default `None`: what the designer should look at, though the
+    /// scenario loads (a `vs` that reads one unit's stat on both sides).
+    pub fn warning(mut self, warning: Option<String>) -> Self {
+        self.warning = warning;
+        self
     }
 
     /// Replaces the default `None`.

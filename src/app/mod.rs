@@ -289,6 +289,15 @@ pub fn compute_given(
         Some(pool) => pool.install(|| names.par_iter().zip(ready).map(compile).collect()),
         None => names.iter().zip(ready).map(compile).collect(),
     };
+    // What a designer should look at, once each, in order, before the numbers.
+    for c in compiled.iter().flatten() {
+        if let Some(w) = &c.warning {
+            eprintln!(
+                "warning: {}",
+                rollsim_core::text::terminal_safe(&format!("{}: {w}", c.name))
+            );
+        }
+    }
     // Scenarios run side by side as well as chunk by chunk: a core that finishes its
     // chunks of one scenario takes up another's instead of waiting. Each scenario's
     // counts depend on its seed and chunks alone, so the output is the same.
@@ -316,7 +325,10 @@ pub fn compute_given(
                 if !opts.quiet {
                     eprintln!("warning: {}: {note}", c.name);
                 }
-                r.note = Some(note);
+                r.note = Some(match r.note.take() {
+                    Some(w) => format!("{w}; {note}"),
+                    None => note,
+                });
             }
         }
         Ok(r)

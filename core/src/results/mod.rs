@@ -481,7 +481,7 @@ pub fn summarize(
             .unwrap_or_else(|| "exact mass in the capped top bucket".into()),
         charts: c.charts.clone(),
         group: c.group.clone(),
-        note: None,
+        note: c.warning.clone(),
         policy: c.policy.clone(),
     }
 }

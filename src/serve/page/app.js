@@ -336,6 +336,8 @@ function renderDist() {
     if (ex) hl.append(el('small', { text: 'exact' + (ex.headline_fraction ? ` = ${ex.headline_fraction}` : '') }));
     else hl.append(el('small', { text: `Monte Carlo, ${mc.trials.toLocaleString()} trials, 95% CI ${pct(h.ci_low)} .. ${pct(h.ci_high)}` }));
     box.append(hl);
+    // What the designer should look at though it loads (a `vs` reading one unit's stat on both sides).
+    if (base.note) box.append(el('p', { class: 'warning', role: 'alert', text: '⚠ ' + base.note }));
     base.metrics.forEach((m, i) => {
       const mm = ex ? m : Object.assign({}, m, { exact_missing: true });
       box.append(metricBlock(mem.name, mm, ex ? ex.fractions[i] : null, mc ? mc.metrics[i] : null));

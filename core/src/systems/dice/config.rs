@@ -52,6 +52,8 @@ pub struct Scenario {
     pub opponent: Option<String>,
     /// The lowest and highest value of the result (see [`result_span`]).
     pub span: (i64, i64),
+    /// What the designer should look at, though the scenario loads (see [`their_mixup`]).
+    pub warning: Option<String>,
 }
 
 /// A checked `dice` config.
@@ -375,6 +377,10 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
     // The states Monte Carlo needs must stay a table.
     let span = result_span(&roll_node, vs.as_ref().map(|v| &v.1))
         .map_err(|why| r.problem(if vs.is_some() { "vs" } else { "roll" }, why))?;
+    let warning = match (&vs, me, them) {
+        (Some((text, _)), Some(me), Some(them)) => their_mixup(&roll, text, me, them, &values),
+        _ => None,
+    };
     Ok(Scenario {
         roll,
         roll_node,
@@ -386,7 +392,75 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
         unit: me.map(|u| u.name.clone()),
         opponent: them.map(|u| u.name.clone()),
         span,
+        warning,
     })
+}
+
+/// A `vs` whose two sides read one unit's stat where one side's `their_` was probably
+/// meant. In `roll` a plain name is the unit's stat and `their_<stat>` the opponent's;
+/// in `vs` the other way round, so `their_pool` in `vs` reads the unit's own pool and
+/// the duel is the unit against itself (8 dice against 8, a margin of exactly 0). The
+/// check: a stat both units have, read from the same unit by both sides, and from the
+/// other unit by neither. Names are read off the text (a `let` that reuses a stat's
+/// name counts as a read: a warning, never a refusal); a unit against itself is left.
+pub fn their_mixup(
+    roll: &str,
+    vs: &str,
+    me: &Unit,
+    them: &Unit,
+    values: &[(String, i64)],
+) -> Option<String> {
+    if me.id == them.id {
+        return None;
+    }
+    let names = |text: &str| -> Vec<String> {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+            .map(str::to_string)
+            .collect()
+    };
+    let has = |u: &Unit, k: &str| u.stats.iter().any(|(s, _)| s == k);
+    // Which units' `k` a side reads: (its own side's unit, the other).
+    let reads = |text: &str, k: &str| {
+        let words = names(text);
+        let plain = !values.iter().any(|(v, _)| v == k) && words.iter().any(|w| w == k);
+        let their = words.iter().any(|w| w.strip_prefix("their_") == Some(k));
+        (plain, their)
+    };
+    for (k, _) in &me.stats {
+        if !has(them, k) {
+            continue;
+        }
+        // roll: plain = me, their_ = them; vs: plain = them, their_ = me.
+        let (r_me, r_them) = reads(roll, k);
+        let (v_them, v_me) = reads(vs, k);
+        let (who, other, fix) = if r_me && v_me && !r_them && !v_them {
+            (
+                me,
+                them,
+                format!(
+                    "in `vs` a plain name is {}'s, so write `{k}` there",
+                    them.name
+                ),
+            )
+        } else if r_them && v_them && !r_me && !v_me {
+            (
+                them,
+                me,
+                format!(
+                    "in `roll` a plain name is {}'s, so write `{k}` there",
+                    me.name
+                ),
+            )
+        } else {
+            continue;
+        };
+        return Some(format!(
+            "`roll` and `vs` both read {}'s `{k}` and neither reads {}'s: {fix} (`their_{k}` is the other side's in each)",
+            who.name, other.name
+        ));
+    }
+    None
 }
 
 /// The lowest and highest value the result can take, for Monte Carlo's table (at most

@@ -456,4 +456,5 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     .exact(exact.ok())
     .capped(capped + unfinished, Some(capped_note(capped, unfinished)))
     .policy(program::policy(&sc.roll_node))
+    .warning(sc.warning.clone())
 }

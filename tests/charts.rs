@@ -75,6 +75,137 @@ fn good_percent(t: &str) -> bool {
     n.parse::<f64>().is_ok_and(|v| (0.0..=100.0).contains(&v)) && decimals <= 2
 }
 
+/// An attribute of an SVG tag.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+    Some(&tag[at..at + tag[at..].find('"')?])
+}
+
+/// What is wrong with a chart's layout (issue #57): two horizontal texts drawn over each
+/// other (each text's box from its anchor, font size and half an em a character, which
+/// is narrower than DejaVu Sans prints, so only real overlaps count), or more than
+/// [`MAX_EMPTY`] bars in a row under half a pixel high.
+///
+/// [`MAX_EMPTY`]: rollsim::report::plot::MAX_EMPTY
+fn layout_problems(path: &Path) -> Vec<String> {
+    let svg = std::fs::read_to_string(path).unwrap();
+    let mut boxes: Vec<(f64, f64, f64, f64, String)> = Vec::new();
+    let mut rest = svg.as_str();
+    while let Some(start) = rest.find("<text") {
+        let body = &rest[start..];
+        let open = body.find('>').unwrap();
+        let close = body.find("</text>").unwrap();
+        let (tag, text) = (&body[..open], body[open + 1..close].trim().to_string());
+        rest = &body[close + 7..];
+        if text.is_empty() || tag.contains("transform=") {
+            continue;
+        }
+        let num = |k: &str| attr(tag, k).and_then(|v| v.parse::<f64>().ok()).unwrap();
+        let (x, y, size) = (num("x"), num("y"), num("font-size"));
+        let w = text.chars().count() as f64 * size * 0.5;
+        let x0 = match attr(tag, "text-anchor") {
+            Some("middle") => x - w / 2.0,
+            Some("end") => x - w,
+            _ => x,
+        };
+        boxes.push((x0, x0 + w, y, size, text));
+    }
+    let mut out = Vec::new();
+    for (i, a) in boxes.iter().enumerate() {
+        for b in &boxes[i + 1..] {
+            let same_line = (a.2 - b.2).abs() < 0.8 * a.3.min(b.3);
+            if same_line && a.1.min(b.1) - a.0.max(b.0) > 1.0 {
+                out.push(format!("{}: `{}` over `{}`", path.display(), a.4, b.4));
+            }
+        }
+    }
+    // The bar charts' bars: rectangles of the bar colour at 0.85 opacity, left to right.
+    let mut bars: Vec<(f64, f64)> = svg
+        .split("<rect ")
+        .skip(1)
+        .filter(|t| t.contains("fill=\"#4477AA\"") && t.contains("opacity=\"0.85\""))
+        .map(|t| {
+            let n = |k: &str| attr(&format!(" {t}"), k).unwrap().parse::<f64>().unwrap();
+            (n("x"), n("height"))
+        })
+        .collect();
+    bars.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (mut run, mut longest) = (0, 0);
+    for (_, h) in &bars {
+        run = if *h < 0.5 { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    if longest > rollsim::report::plot::MAX_EMPTY {
+        out.push(format!("{}: {longest} empty bars in a row", path.display()));
+    }
+    out
+}
+
+/// Issue #57: charts of wide distributions were unreadable (120 empty bars of an
+/// exploding margin, tick labels printed into a smear). Each of these draws its tails
+/// folded into `x or less` / `y or more`, as many labels as fit, no run of empty bars,
+/// and says on its axis what it folded.
+#[test]
+fn wide_distributions_draw_legible_charts() {
+    let dir = tempdir();
+    let cfg = dir.path().join("wide.toml");
+    std::fs::write(
+        &cfg,
+        r#"system = "dice"
+[units.a]
+name = "Raiders"
+pool = 8
+[units.b]
+name = "Guards"
+pool = 6
+[scenarios.exploding-margin]
+unit = "a"
+opponent = "b"
+roll = "let p = (pool)d6 in max(0, p count >= 5 - p count 1 + (p count 6)d6 again 6 count >= 5)"
+vs = "let p = (pool)d6 in max(0, p count >= 5 - p count 1 + (p count 6)d6 again 6 count >= 5)"
+[scenarios.hundred]
+roll = "100d6 count >= 4"
+[scenarios.sum]
+roll = "200d6"
+[scenarios.tens]
+roll = "d6 * 10"
+"#,
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    rollsim()
+        .arg("run")
+        .arg(&cfg)
+        .args(["-n", "20000", "-q", "--charts", "png,svg", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let all = svgs(&out);
+    assert_eq!(all.len(), 9, "{all:?}");
+    let bad: Vec<String> = all.iter().flat_map(|f| layout_problems(f)).collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // The margin takes values from -132 up (the CSV keeps every one, 309 rows);
+    // its chart starts at `-8 or less` and ends at `9 or more`.
+    let margin = texts(&out.join("exploding-margin/margin.svg"));
+    assert!(margin.iter().any(|t| t == "-8 or less"), "{margin:?}");
+    assert!(margin.iter().any(|t| t == "9 or more"), "{margin:?}");
+    assert!(margin.iter().any(|t| t.contains("tails under 0.05% folded into the end bars")));
+    let csv = std::fs::read_to_string(out.join("distribution.csv")).unwrap();
+    let rows = csv
+        .lines()
+        .filter(|l| l.starts_with("exploding-margin,margin,"))
+        .count();
+    assert!(rows > 40, "{rows}");
+    // 127 bars of 200d6 print at most one label in five.
+    let sum = texts(&out.join("sum/value.svg"));
+    let ticks = sum.iter().filter(|t| t.parse::<i64>().is_ok()).count();
+    assert!((5..=30).contains(&ticks), "{sum:?}");
+    // d6 * 10: the impossible values between 10 and 20 are one empty slot.
+    let tens = texts(&out.join("tens/value.svg"));
+    assert_eq!(tens.iter().filter(|t| *t == "…").count(), 5, "{tens:?}");
+    assert!(tens.iter().any(|t| t.contains("… = values that cannot happen")));
+}
+
 #[test]
 fn every_shipped_chart_reads_as_words() {
     let dir = tempdir();
@@ -87,6 +218,7 @@ fn every_shipped_chart_reads_as_words() {
     assert!(all.len() >= 600, "{} charts", all.len());
     let mut bad = Vec::new();
     for f in &all {
+        bad.extend(layout_problems(f));
         let t = texts(f);
         let title = &t[0];
         if title.is_empty()

@@ -76,6 +76,13 @@ where
         .build_cartesian_2d(0f64..nc as f64, 0f64..nr as f64)?;
     let rows = h.rows.clone();
     let cols = h.cols.clone();
+    // Column labels wider than their column are wrapped under it, line by line, rather
+    // than printed over their neighbours ("Fighter (grey defence die)" beside "Fighter
+    // (grey die, Iron Shield)").
+    let col_font = if nc > 8 { 12 } else { 15 };
+    let col_px = f64::from(ch.backend_coord(&(1.0, 0.0)).0 - ch.backend_coord(&(0.0, 0.0)).0);
+    let fits = (col_px - 8.0) / (f64::from(col_font) * 0.6);
+    let wrapped = cols.iter().any(|c| c.chars().count() as f64 > fits);
     ch.configure_mesh()
         .disable_mesh()
         .x_labels(nc * 2 + 1)
@@ -87,7 +94,7 @@ where
         .y_desc(h.row_desc.as_str())
         .x_label_formatter(&|v| {
             let i = v - 0.5;
-            if (i - i.round()).abs() < 1e-6 && i >= 0.0 && (i as usize) < cols.len() {
+            if !wrapped && (i - i.round()).abs() < 1e-6 && i >= 0.0 && (i as usize) < cols.len() {
                 cols[i as usize].clone()
             } else {
                 String::new()
@@ -103,6 +110,20 @@ where
             }
         })
         .draw()?;
+    if wrapped {
+        let style = TextStyle::from((FONT, col_font).into_font()).pos(
+            plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Center,
+                plotters::style::text_anchor::VPos::Top,
+            ),
+        );
+        for (c, label) in cols.iter().enumerate() {
+            let (x, y) = ch.backend_coord(&(c as f64 + 0.5, 0.0));
+            for (k, line) in wrap(label, fits.max(4.0) as usize, 3).into_iter().enumerate() {
+                root.draw(&Text::new(line, (x, y + 8 + k as i32 * (col_font + 3)), style.clone()))?;
+            }
+        }
+    }
     let (lo, hi) = h.range;
     let span = if hi > lo { hi - lo } else { 1.0 };
     for (r, row) in h.values.iter().enumerate() {
@@ -164,6 +185,44 @@ where
     }
     root.present()?;
     Ok(())
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces (a word longer than
+/// a line is cut), at most `lines` of them, the last ending in `…` if text is left.
+pub fn wrap(text: &str, width: usize, lines: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let mut word: String = word.to_string();
+        while word.chars().count() > width {
+            let head: String = word.chars().take(width).collect();
+            if !line.is_empty() {
+                out.push(std::mem::take(&mut line));
+            }
+            out.push(head);
+            word = word.chars().skip(width).collect();
+        }
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&word);
+    }
+    if !line.is_empty() {
+        out.push(line);
+    }
+    if out.len() > lines {
+        out.truncate(lines);
+        if let Some(last) = out.last_mut() {
+            let keep: String = last.chars().take(width.saturating_sub(1)).collect();
+            *last = format!("{keep}…");
+        }
+    }
+    out
 }
 
 /// The colour scale of some values: 0..100% for probabilities, else their own range.

@@ -185,54 +185,143 @@ pub fn titles(name: &str, description: &str, seed: u64) -> (String, String) {
     (title, subtitle)
 }
 
+/// Bars below this share (both the estimate and the exact value), or under a pixel high
+/// (a 400th of the tallest bar), at either end of a distribution are folded into its end
+/// bars, `x or less` and `y or more`: a margin of exploding pools runs from -130 to 9,
+/// where all but a dozen bars are invisible. The axis title gives the share; the data
+/// files keep every value.
+pub const TAIL: f64 = 5e-4;
+
+/// The fraction of the tallest bar under which a bar is less than a pixel high.
+const PIXEL: f64 = 1.0 / 400.0;
+
+/// A run of more than this many values that cannot happen (exactly 0 both ways) inside
+/// a distribution is drawn as one empty bar labelled `…` (`d6 * 10` takes 10, 20, ...).
+pub const MAX_EMPTY: usize = 3;
+
+/// The label of such a cut run.
+pub const GAP: &str = "…";
+
 /// Draw `bars` into a PNG at `path`, atomically.
 pub fn draw_bars(bars: &Bars, path: &Path, charts: Charts) -> Result<(), WriteError> {
     fonts();
-    // The CSV keeps every value down to 1e-15; a chart stops where bars become invisible.
-    let mut keep = bars.values.len();
-    while keep > 2
-        && bars.values[keep - 1].0 < 5e-4
-        && bars.values[keep - 1].2.unwrap_or(0.0) < 5e-4
-    {
-        keep -= 1;
+    let shown = shown(bars);
+    frame::save_chart!(path, (WIDTH, HEIGHT), charts, |root| draw_into(&shown, root))
+}
+
+/// The bars a chart draws: the tails under [`TAIL`] folded into the end bars (a
+/// distribution) or left off (P(at least k)), long runs of impossible values cut to one
+/// empty bar; the axis title says what was folded.
+pub fn shown(bars: &Bars) -> Bars {
+    let v = &bars.values;
+    let top = v
+        .iter()
+        .map(|x| x.0.max(x.2.unwrap_or(0.0)))
+        .fold(0.0f64, f64::max);
+    let under = TAIL.max(top * PIXEL);
+    let small = |x: &(f64, (f64, f64), Option<f64>)| x.0 < under && x.2.unwrap_or(0.0) < under;
+    let mut hi = v.len();
+    while hi > 2 && small(&v[hi - 1]) {
+        hi -= 1;
     }
-    let trimmed;
-    let bars = if keep < bars.values.len() {
-        let mut labels = bars.labels[..keep].to_vec();
-        let mut values = bars.values[..keep].to_vec();
-        if bars.fold {
-            // The last bar is the tail from it on: its estimate and exact value summed,
-            // its interval from the summed count.
-            let tail = &bars.values[keep - 1..];
-            let p: f64 = tail.iter().map(|v| v.0).sum();
-            let exact = tail.iter().try_fold(0.0, |acc, v| v.2.map(|e| acc + e));
+    let mut lo = 0;
+    if bars.fold {
+        while hi - lo > 2 && small(&v[lo]) {
+            lo += 1;
+        }
+    }
+    // A tail summed into one bar: its estimate and exact value summed, its interval
+    // from the summed count.
+    let sum = |tail: &[(f64, (f64, f64), Option<f64>)]| {
+        let p: f64 = tail.iter().map(|v| v.0).sum();
+        let exact = tail.iter().try_fold(0.0, |acc, v| v.2.map(|e| acc + e));
+        let ci = if bars.trials > 0 {
             let k = (p * bars.trials as f64).round() as u64;
-            let ci = if bars.trials > 0 {
-                crate::stats::wilson(k, bars.trials, crate::stats::z95())
+            crate::stats::wilson(k, bars.trials, crate::stats::z95())
+        } else {
+            (p, p)
+        };
+        (p, ci, exact)
+    };
+    let mut labels = bars.labels[lo..hi].to_vec();
+    let mut values = v[lo..hi].to_vec();
+    let (mut below, mut above) = (false, false);
+    if bars.fold && lo > 0 {
+        values[0] = sum(&v[..=lo]);
+        labels[0] = format!("{} or less", labels[0]);
+        below = true;
+    }
+    if bars.fold && hi < v.len() {
+        let last = values.len() - 1;
+        values[last] = sum(&v[hi - 1..]);
+        if !labels[last].ends_with("or more") {
+            labels[last] = format!("{} or more", labels[last]);
+        }
+        above = true;
+    }
+    let mut cut = false;
+    if bars.fold {
+        let empty = |x: &(f64, (f64, f64), Option<f64>)| x.0 == 0.0 && x.2.unwrap_or(0.0) == 0.0;
+        let (mut l2, mut v2) = (Vec::new(), Vec::new());
+        let mut i = 0;
+        while i < values.len() {
+            let run = values[i..].iter().take_while(|x| empty(x)).count();
+            if run > MAX_EMPTY {
+                l2.push(GAP.to_string());
+                v2.push(values[i]);
+                i += run;
+                cut = true;
             } else {
-                (p, p)
-            };
-            values[keep - 1] = (p, ci, exact);
-            let last = &mut labels[keep - 1];
-            if !last.ends_with("or more") {
-                *last = format!("{last} or more");
+                l2.push(labels[i].clone());
+                v2.push(values[i]);
+                i += 1;
             }
         }
-        trimmed = Bars {
-            title: bars.title.clone(),
-            subtitle: bars.subtitle.clone(),
-            x_desc: bars.x_desc.clone(),
-            y_desc: bars.y_desc,
-            labels,
-            values,
-            trials: bars.trials,
-            fold: bars.fold,
-        };
-        &trimmed
-    } else {
-        bars
-    };
-    frame::save_chart!(path, (WIDTH, HEIGHT), charts, |root| draw_into(bars, root))
+        labels = l2;
+        values = v2;
+    }
+    let mut x_desc = bars.x_desc.clone();
+    let mut said = Vec::new();
+    if below || above {
+        said.push(format!(
+            "{} under {} folded into the end {}",
+            if below && above { "tails" } else { "a tail" },
+            percent(under),
+            if below && above { "bars" } else { "bar" }
+        ));
+    }
+    if cut {
+        said.push("… = values that cannot happen".to_string());
+    }
+    if !said.is_empty() {
+        x_desc = format!("{x_desc} ({})", said.join("; "));
+    }
+    Bars {
+        title: bars.title.clone(),
+        subtitle: bars.subtitle.clone(),
+        x_desc,
+        y_desc: bars.y_desc,
+        labels,
+        values,
+        trials: bars.trials,
+        fold: bars.fold,
+    }
+}
+
+/// Which bars' labels an axis of `n` bars shows, at most one a `step`: as many as fit
+/// side by side in `width` pixels at `px` a character (the widest label sets the pace),
+/// always the first and the last, none crowding the last.
+pub fn label_step(labels: &[String], px: f64, width: f64) -> usize {
+    let widest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(1) as f64;
+    // DejaVu Sans runs about 0.6 em a character for digits; a gap of one character.
+    let each = (widest + 1.0) * px * 0.6;
+    let n = labels.len().max(1) as f64;
+    ((n * each / width).ceil() as usize).max(1)
+}
+
+/// Whether bar `i` of `n` shows its label at `step`.
+pub fn labelled(i: usize, n: usize, step: usize) -> bool {
+    i + 1 == n || (i.is_multiple_of(step) && n - 1 - i >= step)
 }
 
 /// Which files a chart is written as: always a PNG, and with `--charts png,svg` an SVG
@@ -360,7 +449,20 @@ where
         .x_label_area_size(70)
         .y_label_area_size(80)
         .build_cartesian_2d((0..n - 1).into_segmented(), 0f64..ymax)?;
-    let label_font = (FONT, if n > 16 { 13 } else { 16 });
+    let label_px = if n > 16 { 13 } else { 16 };
+    let label_font = (FONT, label_px);
+    // The plot is the chart less its margins and the y labels' area.
+    let step = label_step(&labels, f64::from(label_px), f64::from(WIDTH - 20 - 30 - 80));
+    let count = labels.len();
+    // Ticks a tenth of the axis apart, with the decimals that tell them apart (0.2%,
+    // 0.4%, ... where whole percentages would print 0%, 0%, 1%, 1%, ...).
+    let decimals = (-(ymax * 10.0).log10()).ceil().max(0.0) as usize;
+    let y_tick = move |v: &f64| format!("{:.*}%", decimals, v * 100.0);
+    // Markers no wider than their bar: 200 bars of whiskers and diamonds 14 pixels wide
+    // are a smear.
+    let bar_px = f64::from(WIDTH - 20 - 30 - 80) / f64::from(n);
+    let cap = (bar_px - 2.0).clamp(0.0, 10.0) as u32;
+    let r = (bar_px / 2.0).clamp(2.0, 7.0) as i32;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -374,39 +476,43 @@ where
         .x_desc(b.x_desc.as_str())
         .y_desc(b.y_desc)
         .x_label_formatter(&|x| match x {
-            SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
+            SegmentValue::CenterOf(i) if labelled(*i as usize, count, step) => {
+                labels.get(*i as usize).cloned().unwrap_or_default()
+            }
             _ => String::new(),
         })
-        .y_label_formatter(&frame::percent_tick)
+        .y_label_formatter(&y_tick)
         .draw()?;
 
     chart.draw_series(
         Histogram::vertical(&chart)
             .style(BAR.mix(0.85).filled())
-            .margin(if n > 16 { 3 } else { 12 })
+            .margin(if n > 16 { ((bar_px / 5.0) as u32).min(3) } else { 12 })
             .data(b.values.iter().enumerate().map(|(i, v)| (i as i32, v.0))),
     )?;
-    chart.draw_series(b.values.iter().enumerate().map(|(i, (p, (lo, hi), _))| {
+    // A cut run of impossible values is an empty slot: no whisker, diamond or figure.
+    let real = |&(i, _): &(usize, _)| b.labels[i] != GAP;
+    chart.draw_series(b.values.iter().enumerate().filter(real).map(|(i, (p, (lo, hi), _))| {
         ErrorBar::new_vertical(
             SegmentValue::CenterOf(i as i32),
             *lo,
             *p,
             *hi,
-            BLACK.stroke_width(2),
-            10,
+            BLACK.stroke_width(if cap < 4 { 1 } else { 2 }),
+            cap,
         )
     }))?;
-    chart.draw_series(b.values.iter().enumerate().filter_map(|(i, (_, _, e))| {
+    chart.draw_series(b.values.iter().enumerate().filter(real).filter_map(|(i, (_, _, e))| {
         e.map(|e| {
             EmptyElement::at((SegmentValue::CenterOf(i as i32), e))
                 + Polygon::new(
-                    vec![(0, -7), (7, 0), (0, 7), (-7, 0)],
+                    vec![(0, -r), (r, 0), (0, r), (-r, 0)],
                     EXACT.filled().stroke_width(1),
                 )
         })
     }))?;
     if n <= 16 {
-        chart.draw_series(b.values.iter().enumerate().map(|(i, (p, (_, hi), _))| {
+        chart.draw_series(b.values.iter().enumerate().filter(real).map(|(i, (p, (_, hi), _))| {
             Text::new(
                 percent(*p),
                 (SegmentValue::CenterOf(i as i32), hi.max(*p) + ymax * 0.015),

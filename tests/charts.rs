@@ -189,7 +189,9 @@ roll = "d6 * 10"
     let margin = texts(&out.join("exploding-margin/margin.svg"));
     assert!(margin.iter().any(|t| t == "-8 or less"), "{margin:?}");
     assert!(margin.iter().any(|t| t == "9 or more"), "{margin:?}");
-    assert!(margin.iter().any(|t| t.contains("tails under 0.05% folded into the end bars")));
+    assert!(margin
+        .iter()
+        .any(|t| t.contains("tails under 0.05% folded into the end bars")));
     let csv = std::fs::read_to_string(out.join("distribution.csv")).unwrap();
     let rows = csv
         .lines()
@@ -203,7 +205,9 @@ roll = "d6 * 10"
     // d6 * 10: the impossible values between 10 and 20 are one empty slot.
     let tens = texts(&out.join("tens/value.svg"));
     assert_eq!(tens.iter().filter(|t| *t == "…").count(), 5, "{tens:?}");
-    assert!(tens.iter().any(|t| t.contains("… = values that cannot happen")));
+    assert!(tens
+        .iter()
+        .any(|t| t.contains("… = values that cannot happen")));
 }
 
 #[test]

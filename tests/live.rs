@@ -248,3 +248,101 @@ fn sliders_in_a_real_browser_show_what_run_exact_only_prints() {
         png.len()
     );
 }
+
+/// Issue #57: on the live page a wide dice distribution ran to 168 bars with labels
+/// printed over each other and a table of dozens of 0.00% rows. The exploding margin
+/// (8 exploding dice against 6) takes 309 values; the page's table hides those under
+/// 0.05% at either end (still in the page, so its rows are the CLI's), its chart folds
+/// them into `≤x` and `≥y` bars whose labels, measured by the browser, never overlap,
+/// and the button under the table shows every row.
+#[test]
+fn a_wide_distribution_on_the_live_page_hides_its_tails_until_asked() {
+    let dir = crate::util::tempdir();
+    let config = dir.path().join("wide.toml");
+    std::fs::write(
+        &config,
+        r#"system = "dice"
+[units.a]
+name = "Raiders"
+pool = 8
+[units.b]
+name = "Guards"
+pool = 6
+[scenarios.exploding-margin]
+unit = "a"
+opponent = "b"
+roll = "let p = (pool)d6 in max(0, p count >= 5 - p count 1 + (p count 6)d6 again 6 count >= 5)"
+vs = "let p = (pool)d6 in max(0, p count >= 5 - p count 1 + (p count 6)d6 again 6 count >= 5)"
+"#,
+    )
+    .unwrap();
+    let shot = root().join("target/live-page-tails.png");
+    let seen = drive(
+        dir.path(),
+        &json!({ "steps": [], "tails": { "config": "wide.toml", "scenario": "exploding-margin",
+                 "shot": shot.to_str().unwrap() } }),
+        &shot,
+    );
+    assert_eq!(seen["errors"], json!([]), "the page threw");
+    let tails = &seen["tails"];
+    let cli = cli_table(&config, "exploding-margin", &[]);
+    let margin = |tables: &Value| -> Vec<Value> {
+        tables
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["metric"] == "margin")
+            .unwrap()["rows"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let rows = margin(&tails["before"]);
+    // Every row is in the page, as the CLI has it; the tails are hidden.
+    assert_eq!(page_table(&tails["before"]).len(), cli.len());
+    let hidden: Vec<&Value> = rows.iter().filter(|r| r["hidden"] == true).collect();
+    let shown = rows.len() - hidden.len();
+    assert!(
+        hidden.len() > 250 && (10..=25).contains(&shown),
+        "{shown} shown of {}",
+        rows.len()
+    );
+    for r in &hidden {
+        let p: f64 = r["exact"].as_str().unwrap().parse().unwrap();
+        assert!(p < 5e-4, "{r}");
+    }
+    // The charts' labels, as laid out by the browser, never overlap on one line, with
+    // the tails folded or every value shown.
+    let all: Vec<&Value> = tails["charts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(tails["chartsAll"].as_array().unwrap())
+        .collect();
+    for chart in all {
+        let boxes = chart.as_array().unwrap();
+        for (i, a) in boxes.iter().enumerate() {
+            for b in &boxes[i + 1..] {
+                let f = |v: &Value, k: &str| v[k].as_f64().unwrap();
+                let same_line = (f(a, "y") - f(b, "y")).abs() < 1.0;
+                let apart = f(a, "x") + f(a, "width") <= f(b, "x") + 0.5
+                    || f(b, "x") + f(b, "width") <= f(a, "x") + 0.5;
+                assert!(!same_line || apart, "{a} over {b}");
+            }
+        }
+    }
+    let labels: Vec<String> = tails["charts"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(labels.iter().any(|l| l.starts_with('≤')), "{labels:?}");
+    assert!(labels.iter().any(|l| l.starts_with('≥')), "{labels:?}");
+    // The button shows every row.
+    assert!(margin(&tails["after"]).iter().all(|r| r["hidden"] == false));
+    assert_eq!(
+        tails["button"],
+        format!("Hide the {} values under 0.05% at the ends", hidden.len())
+    );
+}

@@ -40,6 +40,7 @@ try {
     metric: t.dataset.metric,
     rows: [...t.querySelectorAll('tbody tr')].map((r) => ({
       value: r.dataset.value,
+      hidden: r.hidden,
       exact: r.dataset.exact === undefined ? null : r.dataset.exact,
       shown: r.querySelector('td.p').textContent,
       fraction: r.querySelector('td.frac') ? r.querySelector('td.frac').textContent : null,
@@ -94,6 +95,22 @@ try {
       const e = document.getElementById('expr-error');
       return { text: e.textContent, column: e.dataset.column };
     });
+  }
+
+  // A wide distribution: its tails hidden in the table and folded in the chart, then
+  // every row shown by the button under the table.
+  if (plan.tails) {
+    await page.goto(`${base}/?config=${encodeURIComponent(plan.tails.config)}&scenario=${encodeURIComponent(plan.tails.scenario)}`);
+    await settle(0);
+    const charts = () => page.evaluate(() => [...document.querySelectorAll('#pane-dist svg.chart')].map((s) =>
+      [...s.querySelectorAll('text')].map((t) => { const b = t.getBBox(); return { text: t.textContent, x: b.x, y: b.y, width: b.width, height: b.height }; })));
+    out.tails = { before: await tables(), charts: await charts() };
+    if (plan.tails.shot) await page.screenshot({ path: plan.tails.shot, fullPage: false });
+    await page.click('#pane-dist button.tails');
+    await page.waitForFunction(() => document.querySelector('#pane-dist table.dist tbody tr.tail:not([hidden])') !== null, { timeout: 10000 });
+    out.tails.after = await tables();
+    out.tails.button = await page.$eval('#pane-dist button.tails', (b) => b.textContent);
+    out.tails.chartsAll = await charts();
   }
 
   // The balance tabs on the same knobs: each draws its view.

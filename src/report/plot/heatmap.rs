@@ -119,8 +119,15 @@ where
         );
         for (c, label) in cols.iter().enumerate() {
             let (x, y) = ch.backend_coord(&(c as f64 + 0.5, 0.0));
-            for (k, line) in wrap(label, fits.max(4.0) as usize, 3).into_iter().enumerate() {
-                root.draw(&Text::new(line, (x, y + 8 + k as i32 * (col_font + 3)), style.clone()))?;
+            for (k, line) in wrap(label, fits.max(4.0) as usize, 3)
+                .into_iter()
+                .enumerate()
+            {
+                root.draw(&Text::new(
+                    line,
+                    (x, y + 8 + k as i32 * (col_font + 3)),
+                    style.clone(),
+                ))?;
             }
         }
     }

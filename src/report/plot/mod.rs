@@ -206,7 +206,9 @@ pub const GAP: &str = "…";
 pub fn draw_bars(bars: &Bars, path: &Path, charts: Charts) -> Result<(), WriteError> {
     fonts();
     let shown = shown(bars);
-    frame::save_chart!(path, (WIDTH, HEIGHT), charts, |root| draw_into(&shown, root))
+    frame::save_chart!(path, (WIDTH, HEIGHT), charts, |root| draw_into(
+        &shown, root
+    ))
 }
 
 /// The bars a chart draws: the tails under [`TAIL`] folded into the end bars (a
@@ -452,7 +454,11 @@ where
     let label_px = if n > 16 { 13 } else { 16 };
     let label_font = (FONT, label_px);
     // The plot is the chart less its margins and the y labels' area.
-    let step = label_step(&labels, f64::from(label_px), f64::from(WIDTH - 20 - 30 - 80));
+    let step = label_step(
+        &labels,
+        f64::from(label_px),
+        f64::from(WIDTH - 20 - 30 - 80),
+    );
     let count = labels.len();
     // Ticks a tenth of the axis apart, with the decimals that tell them apart (0.2%,
     // 0.4%, ... where whole percentages would print 0%, 0%, 1%, 1%, ...).
@@ -487,43 +493,61 @@ where
     chart.draw_series(
         Histogram::vertical(&chart)
             .style(BAR.mix(0.85).filled())
-            .margin(if n > 16 { ((bar_px / 5.0) as u32).min(3) } else { 12 })
+            .margin(if n > 16 {
+                ((bar_px / 5.0) as u32).min(3)
+            } else {
+                12
+            })
             .data(b.values.iter().enumerate().map(|(i, v)| (i as i32, v.0))),
     )?;
     // A cut run of impossible values is an empty slot: no whisker, diamond or figure.
     let real = |&(i, _): &(usize, _)| b.labels[i] != GAP;
-    chart.draw_series(b.values.iter().enumerate().filter(real).map(|(i, (p, (lo, hi), _))| {
-        ErrorBar::new_vertical(
-            SegmentValue::CenterOf(i as i32),
-            *lo,
-            *p,
-            *hi,
-            BLACK.stroke_width(if cap < 4 { 1 } else { 2 }),
-            cap,
-        )
-    }))?;
-    chart.draw_series(b.values.iter().enumerate().filter(real).filter_map(|(i, (_, _, e))| {
-        e.map(|e| {
-            EmptyElement::at((SegmentValue::CenterOf(i as i32), e))
-                + Polygon::new(
-                    vec![(0, -r), (r, 0), (0, r), (-r, 0)],
-                    EXACT.filled().stroke_width(1),
+    chart.draw_series(
+        b.values
+            .iter()
+            .enumerate()
+            .filter(real)
+            .map(|(i, (p, (lo, hi), _))| {
+                ErrorBar::new_vertical(
+                    SegmentValue::CenterOf(i as i32),
+                    *lo,
+                    *p,
+                    *hi,
+                    BLACK.stroke_width(if cap < 4 { 1 } else { 2 }),
+                    cap,
                 )
-        })
-    }))?;
+            }),
+    )?;
+    chart.draw_series(
+        b.values
+            .iter()
+            .enumerate()
+            .filter(real)
+            .filter_map(|(i, (_, _, e))| {
+                e.map(|e| {
+                    EmptyElement::at((SegmentValue::CenterOf(i as i32), e))
+                        + Polygon::new(
+                            vec![(0, -r), (r, 0), (0, r), (-r, 0)],
+                            EXACT.filled().stroke_width(1),
+                        )
+                })
+            }),
+    )?;
     if n <= 16 {
-        chart.draw_series(b.values.iter().enumerate().filter(real).map(|(i, (p, (_, hi), _))| {
-            Text::new(
-                percent(*p),
-                (SegmentValue::CenterOf(i as i32), hi.max(*p) + ymax * 0.015),
-                TextStyle::from((FONT, 15).into_font()).pos(
-                    plotters::style::text_anchor::Pos::new(
-                        plotters::style::text_anchor::HPos::Center,
-                        plotters::style::text_anchor::VPos::Bottom,
+        chart.draw_series(b.values.iter().enumerate().filter(real).map(
+            |(i, (p, (_, hi), _))| {
+                Text::new(
+                    percent(*p),
+                    (SegmentValue::CenterOf(i as i32), hi.max(*p) + ymax * 0.015),
+                    TextStyle::from((FONT, 15).into_font()).pos(
+                        plotters::style::text_anchor::Pos::new(
+                            plotters::style::text_anchor::HPos::Center,
+                            plotters::style::text_anchor::VPos::Bottom,
+                        ),
                     ),
-                ),
-            )
-        }))?;
+                )
+            },
+        ))?;
     }
     root.present()?;
     Ok(())

@@ -41,6 +41,33 @@ const num = (x) => (Math.abs(x) >= 100 ? fixed(x, 1) : fixed(x, 4));
 const TABS = ['dist', 'matrix', 'sensitivity', 'roster'];
 const state = { file: null, scenario: null, sets: [], tab: 'dist', expr: '' };
 const modes = {}; // metric -> exactly | at_least | at_most
+const allRows = {}; // member/metric -> true: its tails shown too
+// Values under this share at either end of a numeric distribution are its tails: the
+// table hides them (a button shows them) and the chart folds them into its end bars, as
+// the PNG charts do.
+const TAIL = 5e-4;
+
+// [lo, hi]: the rows of a numeric metric between its tails (every row of a category).
+function tailWindow(rows, mcRows, numeric) {
+  const n = rows.length;
+  if (!numeric || n <= 2) return [0, n - 1];
+  const big = (i) => Math.max(rows[i].p || 0, mcRows ? (mcRows[i].probability || 0) : 0) >= TAIL;
+  let lo = 0, hi = n - 1;
+  while (lo < hi - 1 && !big(lo)) lo++;
+  while (hi > lo + 1 && !big(hi)) hi--;
+  return [lo, hi];
+}
+
+// The chart's bars for rows lo..hi: in `exactly` mode the tails summed into the end bars.
+function folded(labels, values, lo, hi, fold) {
+  if (!values) return null;
+  const v = values.slice(lo, hi + 1);
+  if (fold) {
+    if (lo > 0) v[0] = values.slice(0, lo + 1).reduce((a, b) => a + b, 0);
+    if (hi < values.length - 1) v[v.length - 1] = values.slice(hi).reduce((a, b) => a + b, 0);
+  }
+  return v;
+}
 let view = null; // the last /api/view answer
 let gen = 0; // bumps on every change; answers to an older one are dropped
 const inflight = { view: null, sim: null, balance: null, roll: null };
@@ -264,7 +291,11 @@ function chart(labels, values, mc) {
     g.append(svg('line', { x1: L, x2: W, y1: y, y2: y }));
     g.append(svg('text', { x: L - 4, y: y + 4, 'text-anchor': 'end' }, document.createTextNode((100 * top * f).toFixed(top * f < 0.1 && f ? 1 : 0) + '%')));
   }
-  const every = Math.ceil(n / 24);
+  // As many labels as fit side by side (about 6 units a character at this size), the
+  // last always, none crowding it.
+  const widest = Math.min(9, Math.max(1, ...labels.map((l) => l.length)));
+  const every = Math.max(1, Math.ceil(n * (widest + 1) * 6 / (W - L)));
+  const labelled = (i) => i === n - 1 || (i % every === 0 && n - 1 - i >= every);
   values.forEach((v, i) => {
     const h = (H - T - B) * (v / top);
     const x = L + i * bw + bw * 0.12;
@@ -274,8 +305,10 @@ function chart(labels, values, mc) {
       const hm = (H - T - B) * (mc[i] / top);
       g.append(svg('rect', { class: 'mcbar', x, y: H - B - hm, width: bw * 0.76, height: Math.max(0, hm) }));
     }
-    if (i % every === 0) {
-      const t = svg('text', { x: x + bw * 0.38, y: H - B + 13, 'text-anchor': 'middle' }, document.createTextNode(labels[i].length > 9 ? labels[i].slice(0, 8) + '…' : labels[i]));
+    if (labelled(i)) {
+      // The last label ends at its bar's right edge, so the chart's edge never cuts it.
+      const last = i === n - 1 && n > 1;
+      const t = svg('text', { x: last ? x + bw * 0.76 : x + bw * 0.38, y: H - B + 13, 'text-anchor': last ? 'end' : 'middle' }, document.createTextNode(labels[i].length > 9 ? labels[i].slice(0, 8) + '…' : labels[i]));
       g.append(t);
     }
   });
@@ -296,8 +329,12 @@ function metricBlock(member, m, fr, mcm) {
   const exactShown = !m.exact_missing;
   if (exactShown) head.append(el('th', { text: 'fraction' }));
   if (mcRows) head.append(el('th', { text: 'Monte Carlo' }), el('th', { text: '95% CI' }));
+  const [lo, hi] = tailWindow(rows, mcRows, m.numeric);
+  const tails = rows.length - (hi - lo + 1);
+  const all = !!allRows[key];
   const body = rows.map((r, i) => {
     const tr = el('tr', { 'data-value': r.label });
+    if (i < lo || i > hi) { tr.classList.add('tail'); tr.hidden = !all; }
     if (exactShown && r.row.exact !== null && r.row.exact !== undefined) tr.setAttribute('data-exact', String(r.row.exact));
     tr.append(el('td', { text: r.label }), el('td', { class: 'p', text: exactShown ? pct(values[i]) : '' }));
     if (exactShown) tr.append(el('td', { class: 'frac', text: mode === 'exactly' && r.frac ? r.frac : '' }));
@@ -308,11 +345,22 @@ function metricBlock(member, m, fr, mcm) {
     return tr;
   });
   const table = el('table', { class: 'dist', 'data-member': member, 'data-metric': m.name }, el('thead', {}, head), el('tbody', {}, ...body));
+  const toggle = tails ? el('button', { class: 'tails', type: 'button', 'data-tails': key,
+    text: all ? `Hide the ${tails} values under 0.05% at the ends` : `Show all ${rows.length} values (${tails} under 0.05% at the ends hidden)`,
+    onclick: () => { allRows[key] = !all; renderDist(); } }) : null;
+  // The chart: the tails folded into `≤x` and `≥y` bars (every value with the tails shown).
+  const [clo, chi] = all ? [0, rows.length - 1] : [lo, hi];
+  const fold = mode === 'exactly';
+  const labels = rows.map((r) => r.label).slice(clo, chi + 1);
+  if (clo > 0) labels[0] = '≤' + labels[0];
+  if (chi < rows.length - 1) labels[labels.length - 1] = '≥' + labels[labels.length - 1];
+  const shownValues = folded(null, exactShown ? values : mcValues, clo, chi, fold);
+  const shownMc = exactShown ? folded(null, mcValues, clo, chi, fold) : null;
   const mean = m.exact_mean !== null && m.exact_mean !== undefined ? `mean ${num(m.exact_mean)} (exact)`
     : mcm && mcm.mean !== null ? `mean ${num(mcm.mean)} [${num(mcm.mean_ci[0])}, ${num(mcm.mean_ci[1])}]` : '';
   return el('div', { class: 'metric' },
-    el('div', {}, el('h4', { text: m.name.replace(/_/g, ' ') }), el('p', { class: 'about', text: m.description + (m.numeric && mean ? ` · ${mean}` : '') }), radios, table),
-    chart(rows.map((r) => r.label), exactShown ? values : mcValues, exactShown ? mcValues : null));
+    el('div', {}, el('h4', { text: m.name.replace(/_/g, ' ') }), el('p', { class: 'about', text: m.description + (m.numeric && mean ? ` · ${mean}` : '') }), radios, table, ...(toggle ? [toggle] : [])),
+    chart(labels, shownValues, shownMc));
 }
 
 const simulated = {}; // member name -> Monte Carlo ScenarioResult for the current gen

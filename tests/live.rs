@@ -346,3 +346,89 @@ vs = "let p = (pool)d6 in max(0, p count >= 5 - p count 1 + (p count 6)d6 again 
         format!("Hide the {} values under 0.05% at the ends", hidden.len())
     );
 }
+
+/// The rows of the Markdown table in `md` whose heading row starts `| HEAD |`, cells split.
+fn md_rows(md: &str, head: &str) -> Vec<Vec<String>> {
+    let lines: Vec<&str> = md.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with(&format!("| {head} |")))
+        .unwrap_or_else(|| panic!("no table `{head}` in:\n{md}"));
+    lines[start + 2..]
+        .iter()
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Issue #57: the live page's roster tab showed 12.96% "worth" for the Orc and 50.00%
+/// for every other unit (rush, the Orc at strength 2+), where `rollsim roster` says
+/// +37.04 points and +0.00. The tab now shows the command line's tables cell for cell,
+/// with the same edits, and with `--count` its price table too.
+#[test]
+fn the_roster_tab_shows_what_rollsim_roster_prints() {
+    let configs = root().join("configs");
+    for (config, scenario, sets, count) in [
+        (
+            "rush.toml",
+            "slam-orc-vs-human-guard",
+            vec!["units.orc.strength=2"],
+            None,
+        ),
+        (
+            "dice-examples.toml",
+            "fighter-duels-orc",
+            vec![],
+            Some("hp"),
+        ),
+    ] {
+        let mut tabs = json!({ "config": config, "scenario": scenario, "sets": sets });
+        if let Some(c) = count {
+            tabs["count"] = json!(c);
+        }
+        let shot = root().join("target/live-page-roster.png");
+        let seen = drive(&configs, &json!({ "steps": [], "tabs": tabs }), &shot);
+        assert_eq!(seen["errors"], json!([]), "the page threw");
+        let mut cmd = rollsim();
+        cmd.arg("roster")
+            .arg(configs.join(config))
+            .args(["-s", scenario, "--exact-only", "--no-plots", "-o"])
+            .arg(crate::util::tempdir().path().join("r"));
+        for s in &sets {
+            cmd.args(["--set", s]);
+        }
+        if let Some(c) = count {
+            cmd.args(["--count", c]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let md = text(&out.stdout);
+        let page: Vec<Vec<String>> = seen["tabs"]["roster"]["roster"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| strings(&r["cells"]))
+            .collect();
+        assert_eq!(page, md_rows(&md, "unit | rating (Elo)"), "{config}");
+        if config == "rush.toml" {
+            assert_eq!(page[0][0], "Orc");
+            assert_eq!(page[0][4], "+37.04 points");
+            assert!(page[1..].iter().all(|r| r[4] == "+0.00 points"), "{page:?}");
+        }
+        if count.is_some() {
+            let costs: Vec<Vec<String>> = seen["tabs"]["costs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| strings(&r["cells"]))
+                .collect();
+            assert_eq!(costs, md_rows(&md, "unit | hp"), "{config}");
+            assert_eq!(costs[1][4], "75.2 (75 to 78.9)");
+        }
+    }
+}

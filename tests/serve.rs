@@ -607,7 +607,10 @@ fn the_balance_views_agree_with_the_scenario_they_are_read_from() {
     let (_, r) = s.streamed("/api/balance", &at("roster"));
     let units = r["result"]["units"].as_array().unwrap();
     assert_eq!(units.len(), 5);
-    let total: f64 = units.iter().map(|u| u["weight"].as_f64().unwrap()).sum();
+    let total: f64 = units
+        .iter()
+        .map(|u| u["nash_weight"].as_f64().unwrap())
+        .sum();
     assert!((total - 1.0).abs() < 1e-9, "{total}");
     // Costs on a count stat: the reference keeps its cost, the other is priced to tie.
     let (status, r) = s.streamed(

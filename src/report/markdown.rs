@@ -35,6 +35,16 @@ impl Table {
         self.rows.push(r);
     }
 
+    /// The headings, as written.
+    pub fn head(&self) -> Vec<&str> {
+        self.head.iter().map(|(h, _)| h.as_str()).collect()
+    }
+
+    /// The rows' cells, as written.
+    pub fn rows(&self) -> &[Vec<String>] {
+        &self.rows
+    }
+
     /// A `|` inside a cell would end it: escape it.
     fn cell(s: &str) -> String {
         s.replace('|', "\\|").replace('\n', " ")
@@ -647,23 +657,9 @@ pub fn overlay(metric: &str, rows: &[(String, MetricResult, u64)], values: &[Str
     s
 }
 
-/// A roster: the units by strength, with the metagame's reading of each.
-pub fn roster(r: &rollsim_core::balance::roster::Roster) -> String {
-    let mut s = String::new();
-    let m = &r.matrix;
-    let _ = writeln!(
-        s,
-        "### {}: the roster as a metagame\n\n{} units, each against each in both seats ({}; {}{}).\n",
-        m.scenario,
-        r.units.len(),
-        m.what,
-        m.how(),
-        if r.exact && m.trials.is_some() {
-            "; the metagame read from the exact values"
-        } else {
-            ""
-        }
-    );
+/// A roster's table as `rollsim roster` prints it, strongest first: the live page's
+/// roster tab shows these very cells.
+pub fn roster_table(r: &rollsim_core::balance::roster::Roster) -> Table {
     let order = r.by_strength();
     let mut t = Table::new([
         ("unit", Align::Left),
@@ -692,7 +688,27 @@ pub fn roster(r: &rollsim_core::balance::roster::Roster) -> String {
                 .map_or_else(|| "-".into(), |x| x.name.clone()),
         ]);
     }
-    s.push_str(&t.render());
+    t
+}
+
+/// A roster: the units by strength, with the metagame's reading of each.
+pub fn roster(r: &rollsim_core::balance::roster::Roster) -> String {
+    let mut s = String::new();
+    let m = &r.matrix;
+    let _ = writeln!(
+        s,
+        "### {}: the roster as a metagame\n\n{} units, each against each in both seats ({}; {}{}).\n",
+        m.scenario,
+        r.units.len(),
+        m.what,
+        m.how(),
+        if r.exact && m.trials.is_some() {
+            "; the metagame read from the exact values"
+        } else {
+            ""
+        }
+    );
+    s.push_str(&roster_table(r).render());
     let never: Vec<&str> = r
         .units
         .iter()
@@ -724,22 +740,9 @@ pub fn roster(r: &rollsim_core::balance::roster::Roster) -> String {
     s
 }
 
-/// A roster's prices: each unit's count that ties the reference, its suggested cost,
-/// and how fair the matrix is at equal points before and after.
-pub fn costs(k: &rollsim_core::balance::costs::Costs) -> String {
-    let mut s = String::new();
-    let reference = k
-        .rows
-        .iter()
-        .find(|r| r.id == k.reference)
-        .map_or(k.reference.clone(), |r| r.name.clone());
-    let _ = writeln!(
-        s,
-        "#### Point costs\n\nEach unit's `{}` was stepped until it ties {reference} (both seats, 50%); it is then worth the cost of {reference} ({}) times its {} over that count.\n",
-        k.count,
-        num(k.reference_cost),
-        k.count
-    );
+/// A roster's price table as `rollsim roster --count` prints it (the live page shows
+/// these very cells).
+pub fn costs_table(k: &rollsim_core::balance::costs::Costs) -> Table {
     let mut t = Table::new([
         ("unit", Align::Left),
         (k.count.as_str(), Align::Right),
@@ -766,7 +769,26 @@ pub fn costs(k: &rollsim_core::balance::costs::Costs) -> String {
             opt_pct(r.field_after),
         ]);
     }
-    s.push_str(&t.render());
+    t
+}
+
+/// A roster's prices: each unit's count that ties the reference, its suggested cost,
+/// and how fair the matrix is at equal points before and after.
+pub fn costs(k: &rollsim_core::balance::costs::Costs) -> String {
+    let mut s = String::new();
+    let reference = k
+        .rows
+        .iter()
+        .find(|r| r.id == k.reference)
+        .map_or(k.reference.clone(), |r| r.name.clone());
+    let _ = writeln!(
+        s,
+        "#### Point costs\n\nEach unit's `{}` was stepped until it ties {reference} (both seats, 50%); it is then worth the cost of {reference} ({}) times its {} over that count.\n",
+        k.count,
+        num(k.reference_cost),
+        k.count
+    );
+    s.push_str(&costs_table(k).render());
     let _ = writeln!(
         s,
         "\nAt equal points every unit fields what the cost of {reference} buys at its price. Largest |win rate - 50%| over the pairs: {} with the costs now, {} with the suggested ones.\n",

@@ -622,7 +622,10 @@ fn balance_view(
         BalanceView::Roster => {
             let (ro, priced) =
                 roster::priced(&job, &[], false, r.count.as_deref().map(|c| (c, None)))?;
-            let order = ro.by_strength();
+            // The cells of `rollsim roster`'s tables, made by the same functions: the
+            // page shows what the command line prints, column for column.
+            let table =
+                |t: crate::report::markdown::Table| json!({ "head": t.head(), "rows": t.rows() });
             json!({
                 "view": "roster",
                 "how": how,
@@ -630,15 +633,18 @@ fn balance_view(
                 "cyclic": ro.cyclic,
                 "exact": ro.exact,
                 "matrix": matrix_json(&ro.matrix)?,
-                "units": order.iter().map(|&i| {
+                // Strongest first, as the table's rows; the numbers of the CSV's columns.
+                "units": ro.by_strength().iter().map(|&i| {
                     let u = &ro.units[i];
                     json!({
-                        "id": u.id, "name": u.name, "elo": u.elo, "elo_ci": u.elo_ci,
-                        "weight": u.weight, "without": u.without,
-                        "dominated_by": u.dominated_by, "field": u.field,
+                        "unit": u.id, "name": u.name, "elo": u.elo, "elo_ci95": u.elo_ci,
+                        "nash_weight": u.weight, "worth": 0.5 - u.without,
+                        "dominated_by": u.dominated_by, "field_win_rate": u.field,
                     })
                 }).collect::<Vec<_>>(),
+                "table": table(crate::report::markdown::roster_table(&ro)),
                 "costs": priced.map(|k| json!({
+                    "table": table(crate::report::markdown::costs_table(&k)),
                     "count": k.count,
                     "reference": k.reference, "reference_cost": k.reference_cost,
                     "rows": k.rows.iter().map(|c| json!({

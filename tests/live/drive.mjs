@@ -115,7 +115,8 @@ try {
 
   // The balance tabs on the same knobs: each draws its view.
   if (plan.tabs) {
-    await page.goto(`${base}/?config=${encodeURIComponent(plan.tabs.config)}&scenario=${encodeURIComponent(plan.tabs.scenario)}`);
+    const sets = (plan.tabs.sets || []).map((s) => `&set=${encodeURIComponent(s)}`).join('');
+    await page.goto(`${base}/?config=${encodeURIComponent(plan.tabs.config)}&scenario=${encodeURIComponent(plan.tabs.scenario)}${sets}`);
     await settle(0);
     out.tabs = {};
     for (const tab of ['matrix', 'sensitivity', 'roster']) {
@@ -131,8 +132,19 @@ try {
           bars: [...pane.querySelectorAll('.bars td.bar span')].map((b) => b.getBoundingClientRect().width),
           rows: pane.querySelectorAll('table tbody tr').length,
           text: pane.textContent.slice(0, 400),
+          roster: [...pane.querySelectorAll('table.roster tbody tr')].map((tr) => ({
+            unit: tr.dataset.unit, cells: [...tr.children].map((td) => td.textContent) })),
         };
       }, tab);
+    }
+    // The roster priced on a stat, as `rollsim roster --count STAT` prices it.
+    if (plan.tabs.count) {
+      // A price stat redraws the roster tab alone (no new generation): wait for its table.
+      await page.select('#pane-roster select[aria-label="count stat"]', plan.tabs.count);
+      await page.waitForSelector('#pane-roster table.costs', { timeout: 20000 });
+      await page.waitForFunction(() => document.body.dataset.state === 'ready', { timeout: 20000 });
+      out.tabs.costs = await page.evaluate(() => [...document.querySelectorAll('#pane-roster table.costs tbody tr')]
+        .map((tr) => ({ unit: tr.dataset.unit, cells: [...tr.children].map((td) => td.textContent) })));
     }
   }
 

@@ -433,18 +433,14 @@ function renderBalance(res) {
     const count = el('select', { 'aria-label': 'count stat', onchange: (e) => { rosterCount = e.target.value || null; refreshBalance(); } },
       el('option', { value: '', text: 'no costs' }), ...[...new Set(stats)].map((s) => el('option', { value: s, text: `price on ${s}` })));
     count.value = rosterCount || '';
-    const units = res.units.map((u) => el('tr', {}, el('td', { text: u.name }), el('td', { text: u.elo.toFixed(0) + (u.elo_ci ? ` ± ${u.elo_ci.toFixed(0)}` : '') }),
-      el('td', { text: pct(u.weight) }), el('td', { text: pct(u.field) }), el('td', { text: pct(u.without) }), el('td', { text: u.dominated_by || '' })));
+    // `rollsim roster`'s own tables, cell for cell (the server makes them with the
+    // functions the command line prints them with); each row knows its unit.
+    const cliTable = (t, ids, cls) => el('table', { class: cls }, el('thead', {}, el('tr', {}, ...t.head.map((h) => el('th', { text: h })))),
+      el('tbody', {}, ...t.rows.map((r, i) => el('tr', { 'data-unit': ids[i] }, ...r.map((c) => el('td', { text: c }))))));
     const kids = [el('p', { class: 'note', text: `Both seats; ${res.how}. Game value ${pct(res.value)}; cyclic share ${pct(res.cyclic)}.` }),
-      el('table', {}, el('thead', {}, el('tr', {}, ...['unit', 'rating (Elo)', 'Nash weight', 'vs field', 'worth', 'dominated by'].map((t) => el('th', { text: t })))), el('tbody', {}, ...units)),
+      cliTable(res.table, res.units.map((u) => u.unit), 'roster'),
       el('p', {}, count)];
-    if (res.costs) {
-      const k = res.costs;
-      kids.push(el('table', {}, el('thead', {}, el('tr', {}, ...['unit', `${k.count}`, 'cost now', 'suggested', 'vs field before', 'after'].map((t) => el('th', { text: t })))),
-        el('tbody', {}, ...k.rows.map((c) => el('tr', {}, el('td', { text: c.name }), el('td', { text: String(c.count) }), el('td', { text: c.cost === null ? '' : String(c.cost) }),
-          el('td', { text: c.suggested === null ? 'n/a' : (c.at_least ? '≥ ' : '') + c.suggested.toFixed(1) }),
-          el('td', { text: c.field_before === null ? '' : pct(c.field_before) }), el('td', { text: c.field_after === null ? '' : pct(c.field_after) }))))));
-    }
+    if (res.costs) kids.push(cliTable(res.costs.table, res.costs.rows.map((c) => c.id), 'costs'));
     kids.push(matrixTable(res.matrix));
     pane.replaceChildren(...kids);
   }

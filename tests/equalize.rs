@@ -204,4 +204,18 @@ fn a_duel_with_draws_is_even_when_wins_equal_losses() {
         err.contains("note: `duel` can end in a draw (P(result = tie): 13.89%): P(Knight wins) counts a draw as no win; `equalize` seeks wins equal losses (P(Knight wins) - P(Rogue wins) = 0)"),
         "{err}"
     );
+    // One chart per quantity (issue #57): the win in points, the mean margin apart.
+    let mut charts: Vec<String> = std::fs::read_dir(dir.path().join("sens"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".png"))
+        .collect();
+    charts.sort();
+    assert_eq!(
+        charts,
+        [
+            "sensitivity-duel-expected-margin.png",
+            "sensitivity-duel.png"
+        ]
+    );
 }

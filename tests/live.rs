@@ -233,6 +233,19 @@ fn sliders_in_a_real_browser_show_what_run_exact_only_prints() {
         tabs["sensitivity"]["rows"].as_u64().unwrap() >= 10,
         "{tabs}"
     );
+    // Issue #57: one table and one bar scale per quantity (P(slammer wins) in points,
+    // each mean in its own unit), its longest bar the full width.
+    let scales = tabs["sensitivity"]["scales"].as_array().unwrap();
+    assert!(scales.len() >= 2, "{tabs}");
+    for s in scales {
+        let widest = s["widths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_f64().unwrap())
+            .fold(0.0, f64::max);
+        assert_eq!(widest, 100.0, "{s}");
+    }
     assert!(
         tabs["roster"]["text"]
             .as_str()

@@ -241,6 +241,20 @@ impl Prepared {
     }
 }
 
+/// A quantity as a file name's part: `expected rounds` -> `expected-rounds`,
+/// `P(slammer wins)` -> `p-slammer-wins`.
+fn slug(quantity: &str) -> String {
+    let mut out = String::new();
+    for c in quantity.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
 /// What a part says about the run it belongs to.
 struct Origin<'a> {
     file: &'a str,
@@ -721,39 +735,50 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
                 labels.push(&row.scenario);
             }
         }
+        // One chart per member and quantity: a probability's points, a mean winner and
+        // a number of rounds are not one axis. The first quantity (the headline) keeps the
+        // member's file name; each other adds its own.
         for member in labels {
             let mine: Vec<_> = r.rows.iter().filter(|x| x.scenario == member).collect();
-            let Some(first) = mine.first() else { continue };
-            let quantity = first.quantity.clone();
-            let bars: Vec<(String, f64)> = mine
-                .iter()
-                .filter(|x| x.quantity == quantity)
-                .map(|x| (x.change.clone(), x.delta))
-                .collect();
+            let mut quantities: Vec<&str> = Vec::new();
+            for x in &mine {
+                if !quantities.contains(&x.quantity.as_str()) {
+                    quantities.push(&x.quantity);
+                }
+            }
             // A decision's label is "NAME (best choice)": its file is NAME's.
             let stem = member.split(' ').next().unwrap_or(member);
-            let png = dir.join(format!("sensitivity-{stem}.png"));
-            let unit = if first.probability {
-                "percentage points"
-            } else {
-                "change in the mean"
-            };
-            plot::sensitivity::draw(
-                &format!("{}: what one step is worth", plot::words(member)),
-                &format!(
-                    "change in {quantity} for each side's +1 die or one better stat step ({method})"
-                ),
-                &format!("change in {quantity} ({unit})"),
-                &bars,
-                first.probability,
-                &png,
-                plot::Charts {
-                    svg: o.svg,
-                    stop: Some(&o.cancel),
-                    text: None,
-                },
-            )?;
-            files.push(png);
+            for (k, quantity) in quantities.iter().enumerate() {
+                let rows: Vec<_> = mine.iter().filter(|x| x.quantity == *quantity).collect();
+                let Some(first) = rows.first() else { continue };
+                let bars: Vec<(String, f64)> =
+                    rows.iter().map(|x| (x.change.clone(), x.delta)).collect();
+                let png = match k {
+                    0 => dir.join(format!("sensitivity-{stem}.png")),
+                    _ => dir.join(format!("sensitivity-{stem}-{}.png", slug(quantity))),
+                };
+                let unit = if first.probability {
+                    "percentage points"
+                } else {
+                    "change in the mean"
+                };
+                plot::sensitivity::draw(
+                    &format!("{}: what one step is worth", plot::words(member)),
+                    &format!(
+                        "change in {quantity} for each side's +1 die or one better stat step ({method})"
+                    ),
+                    &format!("change in {quantity} ({unit})"),
+                    &bars,
+                    first.probability,
+                    &png,
+                    plot::Charts {
+                        svg: o.svg,
+                        stop: Some(&o.cancel),
+                        text: None,
+                    },
+                )?;
+                files.push(png);
+            }
         }
     }
     Ok(markdown::sensitivity(&r.rows, &r.refused) + &commit(stage, &files, &o.cancel)?)

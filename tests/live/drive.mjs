@@ -132,6 +132,8 @@ try {
           bars: [...pane.querySelectorAll('.bars td.bar span')].map((b) => b.getBoundingClientRect().width),
           rows: pane.querySelectorAll('table tbody tr').length,
           text: pane.textContent.slice(0, 400),
+          scales: [...pane.querySelectorAll('table.bars')].map((t) => ({ quantity: t.dataset.quantity,
+            widths: [...t.querySelectorAll('td.bar span')].map((s) => parseFloat(s.style.width)) })),
           roster: [...pane.querySelectorAll('table.roster tbody tr')].map((tr) => ({
             unit: tr.dataset.unit, cells: [...tr.children].map((td) => td.textContent) })),
         };

@@ -419,13 +419,24 @@ function renderBalance(res) {
   if (res.view === 'matrix') {
     pane.replaceChildren(...res.matrices.map(matrixTable));
   } else if (res.view === 'sensitivity') {
-    const top = Math.max(1e-9, ...res.rows.map((r) => Math.abs(r.delta)));
-    const rows = res.rows.map((r) => el('tr', {}, el('td', { text: r.scenario }), el('td', { text: r.change }), el('td', { text: r.quantity }),
-      el('td', { text: r.probability ? pct(r.base) : num(r.base) }), el('td', { text: r.probability ? pct(r.changed) : num(r.changed) }),
-      el('td', { text: (r.delta >= 0 ? '+' : '') + (r.probability ? (100 * r.delta).toFixed(2) + ' pts' : num(r.delta)) }),
-      el('td', { class: 'bar' }, el('span', { class: r.delta >= 0 ? 'pos' : 'neg', style: `width:${(100 * Math.abs(r.delta) / top).toFixed(1)}%` }))));
-    const kids = [el('p', { class: 'note', text: `One step in each side's favour (${res.how}).` }),
-      el('table', { class: 'bars' }, el('thead', {}, el('tr', {}, ...['scenario', 'change', 'what', 'before', 'after', 'worth', ''].map((t) => el('th', { text: t })))), el('tbody', {}, ...rows))];
+    // One table and one bar scale per member and quantity: points of a probability, an
+    // expected winner and a number of rounds are not one axis.
+    const groups = [];
+    for (const r of res.rows) {
+      let g = groups.find((x) => x.scenario === r.scenario && x.quantity === r.quantity);
+      if (!g) groups.push(g = { scenario: r.scenario, quantity: r.quantity, rows: [] });
+      g.rows.push(r);
+    }
+    const kids = [el('p', { class: 'note', text: `One step in each side's favour (${res.how}).` })];
+    for (const g of groups) {
+      const top = Math.max(1e-9, ...g.rows.map((r) => Math.abs(r.delta)));
+      const rows = g.rows.map((r) => el('tr', {}, el('td', { text: r.change }),
+        el('td', { text: r.probability ? pct(r.base) : num(r.base) }), el('td', { text: r.probability ? pct(r.changed) : num(r.changed) }),
+        el('td', { text: (r.delta >= 0 ? '+' : '') + (r.probability ? (100 * r.delta).toFixed(2) + ' pts' : num(r.delta)) }),
+        el('td', { class: 'bar' }, el('span', { class: r.delta >= 0 ? 'pos' : 'neg', style: `width:${(100 * Math.abs(r.delta) / top).toFixed(1)}%` }))));
+      kids.push(el('h4', { text: `${g.scenario}: ${g.quantity}` }),
+        el('table', { class: 'bars', 'data-quantity': g.quantity }, el('thead', {}, el('tr', {}, ...['change', 'before', 'after', 'worth', ''].map((t) => el('th', { text: t })))), el('tbody', {}, ...rows)));
+    }
     if (res.refused.length) kids.push(el('p', { class: 'note', text: 'Refused by the rules: ' + res.refused.map((x) => `${x.change} (${x.why})`).join('; ') }));
     pane.replaceChildren(...kids);
   } else {

@@ -486,3 +486,42 @@ fn a_decision_is_read_after_the_defenders_best_choice() {
     assert_eq!(e.len(), 1);
     assert!((e[0].now - lowest).abs() < 1e-15);
 }
+
+/// A dice scenario's named number (`values = { n = 2 }`) is a key a sweep steps by its
+/// name, as `distance` is a descent scenario's: `--vary n=1..3` steps
+/// `scenarios.NAME.values.n` (it was refused as an unknown key of the scenario). The
+/// mean of (n)d6 is 3.5 n.
+#[test]
+fn a_sweep_steps_a_dice_scenarios_named_value_by_its_name() {
+    let dir = tempdir();
+    let cfg = dir.path().join("v.toml");
+    std::fs::write(
+        &cfg,
+        "system = \"dice\"\n[scenarios.pool]\nroll = \"(n)d6\"\nvalues = { n = 2 }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    crate::util::rollsim()
+        .args([
+            "sweep",
+            cfg.to_str().unwrap(),
+            "-s",
+            "pool",
+            "--vary",
+            "n=1..3",
+        ])
+        .args(["--metric", "value", "--exact-only", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let csv = std::fs::read_to_string(out.join("sweep-pool-n.csv")).unwrap();
+    let exact: Vec<f64> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(5).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(exact.len(), 3, "{csv}");
+    for (got, n) in exact.iter().zip([1.0, 2.0, 3.0]) {
+        assert!((got - 3.5 * n).abs() < 1e-12, "{csv}");
+    }
+}

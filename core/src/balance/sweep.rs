@@ -121,6 +121,14 @@ pub fn parse(source: &Source, scenario: &str, s: &str) -> Result<Vary, Error> {
             table: r.table.clone(),
             key: rest.to_string(),
         },
+        // A dice scenario's named number (`values = { n = 10 }`) is its key too: `n=1..20`
+        // steps `scenarios.NAME.values.n`, as a designer reads the scenario.
+        _ if !key.contains('.') && named_value(source, scenario, &key) => Swept::Path(
+            ["scenarios", scenario, "values", key.as_str()]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        ),
         _ if !key.contains('.') => Swept::Scenario {
             scenario: scenario.to_string(),
             key: key.clone(),
@@ -143,6 +151,23 @@ pub fn parse(source: &Source, scenario: &str, s: &str) -> Result<Vary, Error> {
         values,
         to,
     })
+}
+
+/// Whether scenario table `scenario` has no key `key` of its own but a named value of
+/// that name (`values = { key = ... }`).
+fn named_value(source: &Source, scenario: &str, key: &str) -> bool {
+    let Some(t) = source
+        .table
+        .get("scenarios")
+        .and_then(|s| s.get(scenario))
+        .and_then(toml::Value::as_table)
+    else {
+        return false;
+    };
+    !t.contains_key(key)
+        && t.get("values")
+            .and_then(toml::Value::as_table)
+            .is_some_and(|v| v.contains_key(key))
 }
 
 /// The config at one point of the sweep.

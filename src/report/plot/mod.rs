@@ -188,7 +188,7 @@ pub fn titles(name: &str, description: &str, seed: u64) -> (String, String) {
 /// Bars below this share (both the estimate and the exact value), or under a pixel high
 /// (a 400th of the tallest bar), at either end of a distribution are folded into its end
 /// bars, `x or less` and `y or more`: a margin of exploding pools runs from -130 to 9,
-/// where all but a dozen bars are invisible. The axis title gives the share; the data
+/// where all but some twenty bars are invisible. The axis title gives the share; the data
 /// files keep every value.
 pub const TAIL: f64 = 5e-4;
 

@@ -272,23 +272,7 @@ fn sliders_in_a_real_browser_show_what_run_exact_only_prints() {
 fn a_wide_distribution_on_the_live_page_hides_its_tails_until_asked() {
     let dir = crate::util::tempdir();
     let config = dir.path().join("wide.toml");
-    std::fs::write(
-        &config,
-        r#"system = "dice"
-[units.a]
-name = "Raiders"
-pool = 8
-[units.b]
-name = "Guards"
-pool = 6
-[scenarios.exploding-margin]
-unit = "a"
-opponent = "b"
-roll = "let p = (pool)d6 in max(0, p count >= 5 - p count 1 + (p count 6)d6 again 6 count >= 5)"
-vs = "let p = (pool)d6 in max(0, p count >= 5 - p count 1 + (p count 6)d6 again 6 count >= 5)"
-"#,
-    )
-    .unwrap();
+    std::fs::write(&config, crate::util::EXPLODING_MARGIN).unwrap();
     let shot = root().join("target/live-page-tails.png");
     let seen = drive(
         dir.path(),

@@ -260,3 +260,20 @@ pub fn gcd(a: u64, b: u64) -> u64 {
         gcd(b, a % b)
     }
 }
+
+/// A dice config of one wide distribution (issue #57): the margin of 8 exploding dice
+/// against 6, 1s cancelling successes, values from -132 up. Tests of charts and the live
+/// page append scenarios to it.
+pub const EXPLODING_MARGIN: &str = r#"system = "dice"
+[units.a]
+name = "Raiders"
+pool = 8
+[units.b]
+name = "Guards"
+pool = 6
+[scenarios.exploding-margin]
+unit = "a"
+opponent = "b"
+roll = "let p = (pool)d6 in max(0, p count >= 5 - p count 1 + (p count 6)d6 again 6 count >= 5)"
+vs = "let p = (pool)d6 in max(0, p count >= 5 - p count 1 + (p count 6)d6 again 6 count >= 5)"
+"#;

@@ -69,6 +69,11 @@ pub enum Sharing {
 }
 
 impl Options {
+    /// The charts this command draws: SVG beside PNG as asked, stopped by its Ctrl-C.
+    fn charts(&self) -> plot::Charts<'_> {
+        all_charts(self.svg, &self.cancel)
+    }
+
     /// Defaults: the headline, the config's seed and trials, charts on.
     pub fn new(config: impl Into<PathBuf>, scenario: &str) -> Self {
         Options {
@@ -370,6 +375,18 @@ pub struct OverlayOptions {
     pub texts: BTreeMap<String, String>,
     #[serde(skip)]
     pub sharing: Sharing,
+}
+
+impl OverlayOptions {
+    /// As [`Options::charts`].
+    fn charts(&self) -> plot::Charts<'_> {
+        all_charts(self.svg, &self.cancel)
+    }
+}
+
+/// A balance command's charts (it draws them unless `--no-plots`, which it checks itself).
+fn all_charts(svg: bool, cancel: &Cancel) -> plot::Charts<'_> {
+    super::charts(true, svg, cancel).unwrap_or_default()
 }
 
 /// A balance command that can be sharded, as a part carries it.
@@ -699,11 +716,7 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
             &how(s.trials, s.seed, "per point"),
             &dir,
             &stem,
-            plot::Charts {
-                svg: c.svg,
-                stop: Some(&c.cancel),
-                text: None,
-            },
+            c.charts(),
         )?);
     }
     Ok(markdown::sweep(&s) + &commit(stage, &files, &c.cancel)?)
@@ -771,11 +784,7 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
                     &bars,
                     first.probability,
                     &png,
-                    plot::Charts {
-                        svg: o.svg,
-                        stop: Some(&o.cancel),
-                        text: None,
-                    },
+                    o.charts(),
                 )?;
                 files.push(png);
             }
@@ -912,17 +921,7 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
     let mut files = vec![path];
     if o.plots {
         let png = dir.join(format!("overlay-{metric}.png"));
-        plot::overlay::draw(
-            &metric,
-            &rows,
-            &values,
-            &png,
-            plot::Charts {
-                svg: o.svg,
-                stop: Some(&o.cancel),
-                text: None,
-            },
-        )?;
+        plot::overlay::draw(&metric, &rows, &values, &png, o.charts())?;
         files.push(png);
     }
     Ok(markdown::overlay(&metric, &rows, &values) + &commit(stage, &files, &o.cancel)?)

@@ -947,6 +947,30 @@ fn compare_sweep_sensitivity_equalize_and_overlay_from_the_command_line() {
             "Closest to 50%: **attacker Orc: strength 3+ -> 4+** gives {even}"
         ))
     );
+    // Without a target (the README's example), a Slam that can end in a draw is even
+    // when wins equal losses: the Guard at 2+, where the Orc's 5 dice at 3+ win and
+    // lose within 0.002 of each other (`util::slam_where` adds both up).
+    let a = rollsim()
+        .args([
+            "equalize",
+            rush.to_str().unwrap(),
+            "-s",
+            "slam-orc-vs-human-guard",
+            "--exact-only",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let margin =
+        crate::util::slam_wins(5, 3, 4, 2) - crate::util::slam_where(5, 3, 4, 2, |x, y| y > x);
+    assert_eq!(format!("{margin:.3}"), "0.002");
+    let said = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
+    assert!(
+        said.contains("Closest to 0: **defender Human Guard: strength 4+ -> 2+** gives 0.002"),
+        "{said}"
+    );
+    assert!(String::from_utf8_lossy(&a.get_output().stderr).contains("can end in a draw"));
     let exploding = shipped("rush-exploding.toml");
     rollsim()
         .arg("overlay")

@@ -286,7 +286,7 @@ pub struct Draws {
     pub margin: String,
 }
 
-/// A chance of a draw below this (a dozen duel still unfinished after its last
+/// A chance of a draw below this (a duel to the end still unfinished after its last
 /// activation, 1e-10 exact and never seen in 20,000 trials) leaves a win read as it is:
 /// the share under which a chart folds a tail too.
 pub const DRAW_MIN: f64 = 5e-4;

@@ -922,22 +922,25 @@ fn compare_sweep_sensitivity_equalize_and_overlay_from_the_command_line() {
         .success();
     assert!(String::from_utf8_lossy(&a.get_output().stdout).contains("+1 die"));
     assert!(out.join("sensitivity-pick-up-striker.png").exists());
-    let a = rollsim()
-        .args([
-            "equalize",
-            rush.to_str().unwrap(),
-            "-s",
-            "slam-orc-vs-human-guard",
-            "--exact-only",
-            // A Slam can end in a draw: without a target the equalizer seeks wins
-            // equal losses (`tests/equalize.rs`).
-            "--target",
-            "0.5",
-            "-o",
-        ])
-        .arg(&out)
-        .assert()
-        .success();
+    // `rollsim COMMAND rush.toml -s slam-orc-vs-human-guard --exact-only EXTRA -o out`.
+    let slam = |command: &str, extra: &[&str]| {
+        rollsim()
+            .args([
+                command,
+                rush.to_str().unwrap(),
+                "-s",
+                "slam-orc-vs-human-guard",
+            ])
+            .arg("--exact-only")
+            .args(extra)
+            .arg("-o")
+            .arg(&out)
+            .assert()
+            .success()
+    };
+    // A Slam can end in a draw: without a target the equalizer seeks wins equal losses
+    // (`tests/equalize.rs`).
+    let a = slam("equalize", &["--target", "0.5"]);
     // At 4+ the Orc's 5 dice against the Guard's 4 win exactly half the time: the fifth
     // die breaks the symmetry of the other four (`util::slam_wins` adds it up).
     let even = format!("{:.2}%", 100.0 * crate::util::slam_wins(5, 4, 4, 4));
@@ -950,18 +953,7 @@ fn compare_sweep_sensitivity_equalize_and_overlay_from_the_command_line() {
     // Without a target (the README's example), a Slam that can end in a draw is even
     // when wins equal losses: the Guard at 2+, where the Orc's 5 dice at 3+ win and
     // lose within 0.002 of each other (`util::slam_where` adds both up).
-    let a = rollsim()
-        .args([
-            "equalize",
-            rush.to_str().unwrap(),
-            "-s",
-            "slam-orc-vs-human-guard",
-            "--exact-only",
-            "-o",
-        ])
-        .arg(&out)
-        .assert()
-        .success();
+    let a = slam("equalize", &[]);
     let margin =
         crate::util::slam_wins(5, 3, 4, 2) - crate::util::slam_where(5, 3, 4, 2, |x, y| y > x);
     assert_eq!(format!("{margin:.3}"), "0.002");

@@ -962,3 +962,126 @@ fn ten_again_with_ones_cancelling_is_one_line() {
     assert!((dist(&c)[&-5] - 1e-5).abs() < 1e-17);
     assert_agrees(&c, &["value"], 300_000, 27);
 }
+
+/// Every way one die of `faces` lands with its `again` chain (a face meeting `adds`
+/// adds a die, at most `depth` more): the faces rolled, in order, with their weight.
+fn chains(faces: &[i64], adds: &dyn Fn(i64) -> bool, depth: u32) -> Vec<(Vec<i64>, f64)> {
+    let w = 1.0 / faces.len() as f64;
+    let mut out = Vec::new();
+    let mut open = vec![(Vec::new(), 1.0)];
+    for level in 0..=depth {
+        let mut next = Vec::new();
+        for (rolled, p) in open {
+            for &f in faces {
+                let mut r: Vec<i64> = rolled.clone();
+                r.push(f);
+                if adds(f) && level < depth {
+                    next.push((r, p * w));
+                } else {
+                    out.push((r, p * w));
+                }
+            }
+        }
+        open = next;
+    }
+    out
+}
+
+/// The brute-force distribution of `f` over every roll of `kinds` (how many dice of
+/// which faces, each chaining on `adds`), `f` reading every face rolled.
+fn brute_again(
+    kinds: &[(usize, &[i64])],
+    adds: &dyn Fn(i64, &[i64]) -> bool,
+    depth: u32,
+    f: impl Fn(&[i64]) -> i64,
+) -> BTreeMap<i64, f64> {
+    let mut all: Vec<(Vec<i64>, f64)> = vec![(Vec::new(), 1.0)];
+    for &(n, faces) in kinds {
+        let one = chains(faces, &|v| adds(v, faces), depth);
+        for _ in 0..n {
+            all = all
+                .iter()
+                .flat_map(|(r, p)| {
+                    one.iter().map(move |(c, q)| {
+                        let mut r = r.clone();
+                        r.extend(c);
+                        (r, p * q)
+                    })
+                })
+                .collect();
+        }
+    }
+    let mut m = BTreeMap::new();
+    for (r, p) in &all {
+        *m.entry(f(r)).or_insert(0.0) += p;
+    }
+    m
+}
+
+#[test]
+fn an_again_pool_variable_read_several_ways_against_every_chain() {
+    // Issue #57: "1s cancel successes, exploded dice included" could not be written: a
+    // pool variable refused `again`. Now its reads are tallied over every die rolled.
+    let count = |r: &[i64], t: &dyn Fn(i64) -> bool| r.iter().filter(|&&v| t(v)).count() as i64;
+    let c = compile(
+        "let p = 3d6 again 6 depth 2 in p count >= 5 - p count 1",
+        None,
+    );
+    let want = brute_again(&[(3, &D6)], &|v, _| v == 6, 2, |r| {
+        count(r, &|v| v >= 5) - count(r, &|v| v == 1)
+    });
+    same(&c, &want);
+    assert_agrees(&c, &["value"], 300_000, 71);
+    // Two kinds of die, each chaining on its own top face, read three ways at once.
+    let c = compile(
+        "let p = [2d6, 2d4] again max depth 3 in 1000 * p count 1 + 10 * p count >= 4 + p sum / 10",
+        None,
+    );
+    let d4: &[i64] = &[1, 2, 3, 4];
+    let want = brute_again(
+        &[(2, &D6), (2, d4)],
+        &|v, faces| v == *faces.last().unwrap(),
+        3,
+        |r| 1000 * count(r, &|v| v == 1) + 10 * count(r, &|v| v >= 4) + r.iter().sum::<i64>() / 10,
+    );
+    same(&c, &want);
+    assert_agrees(&c, &["value"], 300_000, 72);
+    // 10-again with 1s cancelling, every die included, at the default depth: exact
+    // against Monte Carlo, and a read as a dice count later in the expression.
+    for (i, e) in [
+        "let p = 5d10 again 10 in p count >= 7 - p count 1",
+        "let p = 4d10 again 10 in (p count 10)d6 sum + p count 1",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let c = compile(e, None);
+        assert!(c.exact.is_some(), "{e}");
+        assert_agrees(&c, &["value"], 300_000, 73 + i as u64);
+    }
+    // Read one way it is a single `again` read, as before.
+    let one = dist(&compile("let p = 5d10 again 10 in p count >= 7", None));
+    let whole = dist(&compile("5d10 again 10 count >= 7", None));
+    assert_eq!(
+        one.keys().collect::<Vec<_>>(),
+        whole.keys().collect::<Vec<_>>()
+    );
+    for (k, p) in &whole {
+        assert!((one[k] - p).abs() < 1e-15, "{k}");
+    }
+    // What its varying count cannot take says so, with the caret under the read.
+    for (roll, col, says) in [
+        (
+            "let p = 3d6 again 6 in p keep highest 2",
+            23,
+            "`sum` or `count`",
+        ),
+        ("let p = 3d6 again 6 in p highest", 23, "`sum` or `count`"),
+        ("let p = 3d6 again 6 in beats(p, 2d6)", 29, "paired off"),
+        ("let p = 3d6 again 6 in p keep middle 1", 23, "middle"),
+    ] {
+        let e = load_err(roll);
+        assert!(e.contains(says), "{roll}: {e}");
+        assert!(e.contains(&format!("column {}", col + 1)), "{roll}: {e}");
+    }
+}

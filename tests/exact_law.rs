@@ -356,6 +356,7 @@ fn every_limit_of_the_language_is_in_its_docs_with_its_number() {
         ("ways", program::pick::MAX_WAYS),
         ("rerolls", lang::MAX_REROLLS as u64),
         ("fields", lang::MAX_FIELDS as u64),
+        ("again tallies", program::MAX_TALLIES as u64),
         ("names", program::VARS as u64),
         ("denominator", rollsim::results::MAX_DENOMINATOR),
     ] {

@@ -1279,7 +1279,7 @@ fn every_dice_language_example_gives_the_quoted_result() {
     }
     assert!(checked >= 18, "{checked} examples checked");
     // Every example with a number of its own is worked out by `example_derived`.
-    assert_eq!(derivations, 41, "examples derived");
+    assert_eq!(derivations, 42, "examples derived");
 }
 
 /// The mean of `f` over every roll of `n` dice of faces 1..=`sides`.
@@ -1371,6 +1371,8 @@ fn example_derived(example: &str) -> Option<(Option<f64>, Option<f64>)> {
         "d6 explode" => mean(3.5 / (1.0 - 1.0 / 6.0)),
         // A die succeeds on 7+ (0.4) and adds a die on a 10 (0.1): x = 0.4 + 0.1 x.
         "5d10 again 10 count >= 7" => mean(5.0 * 0.4 / 0.9),
+        // Per die, a chain of 1 + 1/9 rolls on average, each 7+ with 0.4 and a 1 with 0.1.
+        "let p = 5d10 again 10 in p count >= 7 - p count 1" => mean(5.0 * (0.4 - 0.1) / 0.9),
         // A 6 (1/6) adds one more d6 and stops.
         "d6 explode depth 1" => mean(3.5 + 3.5 / 6.0),
         // A 1 is rerolled once: worth a fresh d6.

@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 mod parts;
 mod repeat;
 mod sink;
+mod tallies;
 
 use parts::*;
 pub use repeat::MAX_REPEAT_STATES;
@@ -166,13 +167,7 @@ pub fn eval(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig
         }
         Node::Pick(p) => pick(p, env, ledger)?,
         Node::PoolVar(r) => match &r.rolled {
-            None => Dist::point(super::program::read_sorted(
-                &env.dice[r.i],
-                r.keep,
-                r.agg,
-                r.lo,
-                r.hi,
-            )),
+            None => Dist::point(r.value(&env.dice[r.i], r.keep, r.agg)),
             Some(rolled) => {
                 // The read's numbers, rolled independently of the dice already rolled.
                 let keep = match &rolled.keep {
@@ -407,6 +402,16 @@ fn over_pool(
         for (dice, p) in &c.ends {
             env.push(0, dice.clone());
             result = inner.within(*p, |inner| body(env, inner, *p));
+            env.pop();
+            if result.is_err() {
+                break;
+            }
+        }
+    } else if let Some(c) = spec.again {
+        // Its dice count varies: it holds its tallies, one per way the body reads it.
+        for (t, p) in tallies::tallies(spec, c, ledger)? {
+            env.push(0, t);
+            result = inner.within(p, |inner| body(env, inner, p));
             env.pop();
             if result.is_err() {
                 break;

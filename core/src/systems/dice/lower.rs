@@ -235,7 +235,7 @@ fn collect(
 ) {
     match n {
         Node::PoolVar(r) if vars.contains(&r.i) => {
-            if r.rolled.is_some() || r.sized {
+            if r.rolled.is_some() || r.sized || r.tally.is_some() {
                 *ok = false;
             } else {
                 out.push((

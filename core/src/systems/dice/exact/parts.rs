@@ -135,7 +135,7 @@ fn scalar(n: &Node, env: &mut Env) -> i64 {
                     r.with(k, f)
                 }
             };
-            crate::systems::dice::program::read_sorted(&env.dice[r.i], keep, agg, r.lo, r.hi)
+            r.value(&env.dice[r.i], keep, agg)
         }
         // Every other node rolls dice (see `rolls_dice`).
         _ => unreachable!("a node that rolls dice evaluated as a number"),

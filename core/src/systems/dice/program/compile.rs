@@ -51,20 +51,65 @@ pub(super) struct Compiler<'a> {
 }
 
 /// A `let` name in scope: a number, or a pool variable (its dice, their offset in the
-/// scratch and how many).
+/// scratch, how many slots it takes there, and where the pool is written).
 pub(super) enum Binding {
     Num(Node),
-    Pool(Box<PoolSpec>, usize, usize),
+    Pool(Box<PoolSpec>, usize, usize, usize),
 }
 
 impl Binding {
     /// The `let` around `body`, the name at scope depth `i`.
-    fn wrap(self, body: Node, i: usize) -> Node {
-        match self {
+    fn wrap(self, body: Node, i: usize) -> Result<Node, CompileError> {
+        Ok(match self {
             Binding::Num(b) => Node::Let(Box::new(b), Box::new(body)),
-            Binding::Pool(spec, offset, _) => bind_pool(*spec, offset, body, i),
-        }
+            Binding::Pool(spec, offset, _, col) if spec.again.is_some() => {
+                bind_tallies(*spec, offset, body, i, col)?
+            }
+            Binding::Pool(spec, offset, ..) => bind_pool(*spec, offset, body, i),
+        })
     }
+}
+
+/// An `again` pool variable at scope depth `i` around its body: read one way, a number
+/// variable (as any pool variable); read several ways, each read a tally of its own,
+/// summed die by die as the dice land (its dice are never held: how many varies).
+fn bind_tallies(
+    spec: PoolSpec,
+    offset: usize,
+    mut body: Node,
+    i: usize,
+    col: usize,
+) -> Result<Node, CompileError> {
+    let mut seen = Vec::new();
+    let mut rolled = false;
+    reads(&body, i, &mut seen, &mut rolled);
+    if seen.len() <= 1 {
+        return Ok(bind_pool(spec, offset, body, i));
+    }
+    if seen.len() > MAX_TALLIES {
+        return Err(CompileError {
+            col,
+            message: format!(
+                "a pool variable with `again` is read {} different ways; at most {MAX_TALLIES}",
+                seen.len()
+            ),
+        });
+    }
+    fn mark(n: &mut Node, i: usize, seen: &[(Option<(End, u32)>, Agg)]) {
+        if let Node::PoolVar(r) = n {
+            if r.i == i {
+                r.tally = seen.iter().position(|w| *w == (r.keep, r.agg));
+            }
+        }
+        each_child_mut(n, &mut |c| mark(c, i, seen));
+    }
+    mark(&mut body, i, &seen);
+    Ok(Node::LetPool {
+        spec: Box::new(PoolSpec { ways: seen, ..spec }),
+        offset,
+        body: Box::new(body),
+        choice: None,
+    })
 }
 
 /// The name of the pool variable `keep middle` binds: a space is in no name a user can
@@ -343,6 +388,12 @@ impl<'a> Compiler<'a> {
                     return Err(self.unknown(name, *col));
                 };
                 let total = match &self.scope[i].1 {
+                    Slot::Pool(spec, _) if spec.again.is_some() => {
+                        return Err(CompileError {
+                            col: *col,
+                            message: format!("`{name}` holds a pool with `again`, whose dice count varies: it has no middle dice to keep; read it with `sum` or `count`"),
+                        })
+                    }
                     Slot::Pool(spec, _) => spec.kept() as u32,
                     _ => {
                         return Err(CompileError {
@@ -425,6 +476,14 @@ impl<'a> Compiler<'a> {
                 }
                 let rolled =
                     (rolled.keep.is_some() || rolled.face.is_some()).then(|| Box::new(rolled));
+                if spec.again.is_some()
+                    && (keep.is_some() || rolled.is_some() || !matches!(agg, Agg::Sum | Agg::Count(_)))
+                {
+                    return Err(CompileError {
+                        col: *col,
+                        message: format!("`{name}` holds a pool with `again`, whose dice count varies: read it with `sum` or `count` of a fixed face, without keep or drop (e.g. `{name} count {}`)", spec.groups.iter().map(|(_, d)| d.hi()).max().unwrap_or(1)),
+                    });
+                }
                 if role.is_some() && (rolled.is_some() || is_drop) {
                     return Err(CompileError {
                         col: *col,
@@ -459,7 +518,7 @@ impl<'a> Compiler<'a> {
                 self.record_ok = record_ok;
                 let r = self.node(body);
                 self.unbind(&binding);
-                binding.wrap(r?, self.scope.len())
+                binding.wrap(r?, self.scope.len())?
             }
             Expr::Choose(c) => self.choose(c, record_ok)?,
             Expr::Pick(p) => self.pick(p, record_ok)?,
@@ -537,6 +596,10 @@ impl<'a> Compiler<'a> {
                     if let Expr::Name(name, at) = e {
                         return match s.scope.iter().rposition(|(x, _)| x == name) {
                             Some(i) => match &s.scope[i].1 {
+                                Slot::Pool(spec, _) if spec.again.is_some() => Err(CompileError {
+                                    col: *at,
+                                    message: format!("`{name}` holds a pool with `again`: its dice cannot be paired off, since their count varies"),
+                                }),
                                 Slot::Pool(spec, offset) => Ok(Side::Var {
                                     i,
                                     offset: *offset,
@@ -653,13 +716,11 @@ impl<'a> Compiler<'a> {
         {
             // Dice bound without a read: a pool variable, read in the body.
             let spec = self.pool_spec(groups, mods, &None, *col)?;
-            if spec.again.is_some() {
-                return Err(CompileError {
-                    col: *col,
-                    message: "a pool variable cannot use `again` (its size would vary)".into(),
-                });
-            }
-            let n: u32 = spec.groups.iter().map(|(n, _)| n).sum();
+            // An `again` pool's dice count varies: it holds one tally per way it is read.
+            let n = match spec.again {
+                Some(_) => MAX_TALLIES as u32,
+                None => spec.groups.iter().map(|(n, _)| n).sum(),
+            };
             let offset = self.used;
             if offset + n as usize > SCRATCH {
                 return Err(CompileError {
@@ -670,7 +731,7 @@ impl<'a> Compiler<'a> {
             self.used += n as usize;
             self.scope
                 .push((name.to_string(), Slot::Pool(Box::new(spec.clone()), offset)));
-            return Ok(Binding::Pool(Box::new(spec), offset, n as usize));
+            return Ok(Binding::Pool(Box::new(spec), offset, n as usize, *col));
         }
         let b = self.node(bound)?;
         self.scope.push((name.to_string(), Slot::Num));
@@ -687,7 +748,7 @@ impl<'a> Compiler<'a> {
         let depth = self.scope.len();
         let binding = self.bind(&c.name, &c.pool)?;
         let (spec, offset) = match &binding {
-            Binding::Pool(spec, offset, _) => ((**spec).clone(), *offset),
+            Binding::Pool(spec, offset, ..) => ((**spec).clone(), *offset),
             Binding::Num(_) => {
                 self.unbind(&binding);
                 return Err(refuse(format!(
@@ -898,7 +959,7 @@ impl<'a> Compiler<'a> {
         let depth = self.scope.len();
         let binding = self.bind(MIDDLE, &bound)?;
         let total = match &binding {
-            Binding::Pool(spec, _, _) => spec.kept() as u32,
+            Binding::Pool(spec, ..) => spec.kept() as u32,
             Binding::Num(_) => {
                 self.unbind(&binding);
                 return Err(refuse("`keep middle` keeps dice of a pool"));
@@ -906,7 +967,7 @@ impl<'a> Compiler<'a> {
         };
         let body = self.middle_read(MIDDLE, k, total, agg, col);
         self.unbind(&binding);
-        Ok(binding.wrap(body?, depth))
+        binding.wrap(body?, depth)
     }
 
     /// The middle `k` of the `total` dice of the pool variable `name`, read by `agg`:
@@ -956,7 +1017,7 @@ impl<'a> Compiler<'a> {
 
     fn unbind(&mut self, b: &Binding) {
         self.scope.pop();
-        if let Binding::Pool(_, _, n) = b {
+        if let Binding::Pool(_, _, n, _) = b {
             self.used -= n;
         }
     }
@@ -1007,7 +1068,7 @@ impl<'a> Compiler<'a> {
         }
         let mut step = Node::Emit(emit?);
         for (j, b) in bindings.into_iter().enumerate().rev() {
-            step = b.wrap(step, d + r.state.len() + 1 + j);
+            step = b.wrap(step, d + r.state.len() + 1 + j)?;
         }
         Ok(Node::Repeat(Box::new(Repeat {
             init,
@@ -1070,6 +1131,7 @@ impl<'a> Compiler<'a> {
             spec,
             rolled,
             sized: false,
+            tally: None,
         }))
     }
 

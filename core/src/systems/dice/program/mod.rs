@@ -225,6 +225,10 @@ pub struct PoolRead {
     /// A role of a `choose`: it holds as many dice as it was handed (the scratch says
     /// how many), not always `len`.
     pub sized: bool,
+    /// An `again` pool variable read several ways: its dice count varies, so it holds
+    /// one tally per way it is read (every read a sum over its dice, see
+    /// [`tally_step`]), and this read is tally `j`.
+    pub tally: Option<usize>,
 }
 
 /// A pool variable's read whose keep count or count face is a value: rolled (or read
@@ -238,6 +242,15 @@ pub struct ReadParams {
 }
 
 impl PoolRead {
+    /// The read of what the variable holds (its dice, sorted, or its tallies).
+    #[inline(always)]
+    pub fn value(&self, held: &[i64], keep: Option<(End, u32)>, agg: Agg) -> i64 {
+        match self.tally {
+            Some(j) => held[j],
+            None => read_sorted(held, keep, agg, self.lo, self.hi),
+        }
+    }
+
     /// The keep and the read given the rolled numbers.
     pub fn with(&self, keep: Option<i64>, face: Option<i64>) -> (Option<(End, u32)>, Agg) {
         let k = match (&self.rolled, keep) {

@@ -228,8 +228,12 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
                     r.with(k, f)
                 }
             };
-            let len = if r.sized { s.lens[r.i] } else { r.len };
-            read_sorted(&s.dice[r.offset..r.offset + len], keep, agg, r.lo, r.hi)
+            let len = match r.tally {
+                Some(_) => MAX_TALLIES,
+                None if r.sized => s.lens[r.i],
+                None => r.len,
+            };
+            r.value(&s.dice[r.offset..r.offset + len], keep, agg)
         }
         Node::If(c, a, b) => {
             if x(c, rng, s) != 0 {
@@ -364,6 +368,30 @@ pub(super) fn roll_bound(
 }
 
 pub(super) fn roll_pool_var(spec: &PoolSpec, offset: usize, rng: &mut Rng, s: &mut Scratch) {
+    if let Some(c) = spec.again {
+        // Its dice count varies: each die, and each die it adds, tallied as it lands,
+        // one tally per way the body reads it.
+        s.room(offset + MAX_TALLIES);
+        let tallies = &mut s.dice[offset..offset + spec.ways.len()];
+        tallies.fill(0);
+        for (n, d) in &spec.groups {
+            let (lo, hi) = (d.lo(), d.hi());
+            for _ in 0..*n {
+                let mut depth = 0;
+                loop {
+                    let v = d.roll(rng);
+                    for (t, (_, agg)) in tallies.iter_mut().zip(&spec.ways) {
+                        *t += tally_step(*agg, v, lo, hi);
+                    }
+                    if !c.holds(v, lo, hi) || depth >= d.depth {
+                        break;
+                    }
+                    depth += 1;
+                }
+            }
+        }
+        return;
+    }
     let n = spec.rolled();
     s.room(offset + n);
     if spec.keep.is_some() {
@@ -645,10 +673,7 @@ pub(super) fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
                 let mut depth = 0;
                 loop {
                     let v = d.roll(rng);
-                    acc += match p.agg {
-                        Agg::Count(cc) => cc.holds(v, lo, hi) as i64,
-                        _ => v,
-                    };
+                    acc += tally_step(p.agg, v, lo, hi);
                     if !c.holds(v, lo, hi) || depth >= d.depth {
                         break;
                     }

@@ -129,6 +129,14 @@ fn expr(g: &mut Gen, depth: u32) -> String {
     let d = depth - 1;
     match g.below(14) {
         0 => format!("let x = {} in {} + x", expr(g, d), expr(g, d)),
+        // An `again` pool read several ways: a tally per read (a varying dice count).
+        1 if g.chance(30) => format!(
+            "let p = {} again {} in p {} - p {}",
+            dice(g, d),
+            cond(g),
+            g.pick(&["count 6", "sum", "count >= 4", "highest"]),
+            g.pick(&["count 1", "sum", "count >= 2"])
+        ),
         1 => format!(
             "let p = {} in p {} + p {}",
             pool(g, d),

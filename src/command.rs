@@ -175,11 +175,19 @@ fn check_trial_cap(cli: &Cli) -> Result<(), AppError> {
         _ => None,
     };
     match asked {
-        Some(n) if n > TRIAL_CAP => Err(AppError::BadOption(format!(
-            "-n {n}: more than {TRIAL_CAP} trials in one process, which can take hours; add --no-trial-cap to run them anyway, use --precision to stop when the numbers are as precise as you need, or split the run with `rollsim plan` / --shard K/N"
-        ))),
+        Some(n) => trial_cap(n),
         _ => Ok(()),
     }
+}
+
+/// `-n n` refused past [`TRIAL_CAP`] (the caller knows no `--no-trial-cap` was given).
+pub(crate) fn trial_cap(n: u64) -> Result<(), AppError> {
+    if n <= TRIAL_CAP {
+        return Ok(());
+    }
+    Err(AppError::BadOption(format!(
+        "-n {n}: more than {TRIAL_CAP} trials in one process, which can take hours; add --no-trial-cap to run them anyway, use --precision to stop when the numbers are as precise as you need, or split the run with `rollsim plan` / --shard K/N"
+    )))
 }
 
 fn sharding(s: cli::Shard) -> Result<Option<Found>, AppError> {

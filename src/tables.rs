@@ -30,9 +30,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::app::AppError;
+use crate::app::{AppError, RollOptions};
 use crate::cli::{Cli, Command};
 use crate::report::frame;
+use crate::report::ScenarioResult;
 use polars::prelude::DataFrame;
 use rollsim_core::Cancel;
 
@@ -89,4 +90,130 @@ where
     Ok(Tables(
         named.into_iter().map(|(n, f)| (n, f.into_df())).collect(),
     ))
+}
+
+/// A roll as a notebook asks for it: the options of `rollsim roll` that change its
+/// numbers, typed. [`roll`] gives the tables [`of`] gives for `["roll", expr, ...]`.
+#[derive(Clone, Debug, Default)]
+pub struct Roll {
+    /// The expression (`roll EXPR`).
+    pub expr: String,
+    /// `--vs EXPR`.
+    pub vs: Option<String>,
+    /// `-n`; None: the command line's default.
+    pub trials: Option<u64>,
+    /// `--seed`; None: the command line's default.
+    pub seed: Option<u64>,
+    /// `--threads` (1 to 1024); None: one per core.
+    pub threads: Option<usize>,
+    /// `--exact-only`.
+    pub exact_only: bool,
+    /// `--no-trial-cap`.
+    pub no_trial_cap: bool,
+}
+
+/// A roll's tables without the command line's parser: parse the expression, evaluate,
+/// frame. Building the parser of every command took half of a small exact roll's time
+/// in a notebook, where a slider asks for one roll after another.
+pub fn roll(r: &Roll, cancel: &Cancel) -> Result<Tables, AppError> {
+    roll_held(r, cancel)?.tables()
+}
+
+/// A roll's results, held for its tables and charts (see [`roll`]).
+pub fn roll_held(r: &Roll, cancel: &Cancel) -> Result<Held, AppError> {
+    if let Some(n) = r.trials.filter(|_| !r.no_trial_cap) {
+        crate::command::trial_cap(n)?;
+    }
+    if let Some(t) = r.threads.filter(|t| !(1..=1024).contains(t)) {
+        return Err(AppError::BadOption(format!(
+            "--threads {t}: give 1 to 1024 worker threads"
+        )));
+    }
+    let o = RollOptions {
+        roll: r.expr.clone(),
+        vs: r.vs.clone(),
+        trials: r.trials,
+        seed: r.seed,
+        threads: r.threads,
+        exact_only: r.exact_only,
+        out: None,
+        formats: Vec::new(),
+        plots: false,
+        svg: false,
+        quiet: true,
+        cancel: cancel.clone(),
+    };
+    Ok(Held(crate::app::roll::results(&o)?))
+}
+
+/// The results of `rollsim run ...` or `rollsim roll ...` (`args` without the program's
+/// name), held for their tables and charts.
+pub fn held<I, T>(args: I, cancel: &Cancel) -> Result<Held, AppError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    Ok(Held(crate::command::results(args, cancel)?))
+}
+
+/// A `run` or `roll`'s results kept in memory: its tables and its charts come from the
+/// same numbers, and a chart asked for later is drawn without computing anything again.
+#[derive(Clone, Debug)]
+pub struct Held(Vec<ScenarioResult>);
+
+/// Which chart of a metric [`Held::png`] draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chart {
+    /// Each value's probability (`METRIC.png`).
+    Distribution,
+    /// P(at least k) (`METRIC_at_least.png`).
+    AtLeast,
+}
+
+impl Held {
+    /// The tables, as [`of`] makes them for the same command line.
+    pub fn tables(&self) -> Result<Tables, AppError> {
+        Ok(Tables(
+            frame::report_tables(&self.0)?
+                .into_iter()
+                .map(|(n, f)| (n, f.into_df()))
+                .collect(),
+        ))
+    }
+
+    /// The first scenario's headline number as the first row of the `headline` table
+    /// gives it: exact where there is an exact value, else the Monte Carlo estimate.
+    pub fn headline(&self) -> Option<f64> {
+        let r = self.0.first()?;
+        r.headline
+            .exact
+            .or((r.trials > 0).then_some(r.headline.probability))
+    }
+
+    /// The first charted metric's chart of the first scenario that has one, as the
+    /// command line draws it (the PNG's bytes, equal to its file's).
+    pub fn png(&self, chart: Chart) -> Result<Vec<u8>, AppError> {
+        use crate::report::plot::{at_least, bars_png, distribution};
+        let found = self.0.iter().filter(|r| r.group.is_none()).find_map(|r| {
+            r.metrics
+                .iter()
+                .filter(|m| m.chart)
+                .find(|m| chart == Chart::Distribution || (m.numeric && m.rows.len() > 2))
+                .map(|m| (r, m))
+        });
+        let Some((r, m)) = found else {
+            return Err(AppError::BadOption(format!(
+                "no {} chart: no scenario here has a metric drawn that way",
+                match chart {
+                    Chart::Distribution => "distribution",
+                    Chart::AtLeast => "P(at least k)",
+                }
+            )));
+        };
+        let bars = match chart {
+            Chart::Distribution => distribution::bars(r, m),
+            Chart::AtLeast => at_least::bars(r, m),
+        };
+        Ok(bars_png(&bars)?)
+    }
 }

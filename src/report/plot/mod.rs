@@ -211,6 +211,19 @@ pub fn draw_bars(bars: &Bars, path: &Path, charts: Charts) -> Result<(), WriteEr
     ))
 }
 
+/// `bars` drawn as [`draw_bars`] draws them, the PNG's bytes in memory (a notebook's
+/// `plot()`, from the result it already holds): the same bytes as the file.
+pub fn bars_png(bars: &Bars) -> Result<Vec<u8>, WriteError> {
+    let at = Path::new("chart.png");
+    fonts();
+    let shown = shown(bars);
+    let pixels = paint((WIDTH, HEIGHT), None, |root| draw_into(&shown, root))
+        .map_err(|e| WriteError::encode(at, e))?;
+    let mut out = Vec::new();
+    encode_png_into(&mut out, &pixels, (WIDTH, HEIGHT)).map_err(|e| WriteError::encode(at, e))?;
+    Ok(out)
+}
+
 /// The bars a chart draws: the tails under [`TAIL`] folded into the end bars (a
 /// distribution) or left off (P(at least k)), long runs of impossible values cut to one
 /// empty bar; the axis title says what was folded.
@@ -369,21 +382,9 @@ where
     }
     fonts();
     let tmp = temp_path(path)?;
-    // Drawn into memory and encoded here with fast compression and one filter: the
-    // same pixels as plotters' own save, in a fraction of the time.
-    let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
-    let own = text::TextCache::new();
-    let result = {
-        let root = text::Cached {
-            inner: BitMapBackend::with_buffer(&mut pixels, size),
-            cache: charts.text.unwrap_or(&own),
-        }
-        .into_drawing_area();
-        png(root.clone())
-            .map_err(|e| WriteError::encode(path, e))
-            .and_then(|()| root.present().map_err(|e| WriteError::encode(path, e)))
-    };
-    let result = result.and_then(|()| encode_png(&tmp, &pixels, size));
+    let result = paint(size, charts.text, png)
+        .map_err(|e| WriteError::encode(path, e))
+        .and_then(|pixels| encode_png(&tmp, &pixels, size));
     finish(&tmp, path, result)?;
     if charts.svg {
         let sp = path.with_extension("svg");
@@ -395,15 +396,48 @@ where
     Ok(())
 }
 
-/// An RGB image into `path` as PNG.
-fn encode_png(path: &Path, pixels: &[u8], (w, h): (u32, u32)) -> Result<(), WriteError> {
+/// A chart drawn into memory as RGB pixels: encoded by [`encode_png_into`] with fast
+/// compression and one filter, the same pixels as plotters' own save in a fraction of
+/// the time.
+fn paint<P>(size: (u32, u32), cache: Option<&text::TextCache>, png: P) -> Result<Vec<u8>, String>
+where
+    P: FnOnce(Area<text::Cached<BitMapBackend>>) -> DrawResult<()>,
+{
+    let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    let own = text::TextCache::new();
+    {
+        let root = text::Cached {
+            inner: BitMapBackend::with_buffer(&mut pixels, size),
+            cache: cache.unwrap_or(&own),
+        }
+        .into_drawing_area();
+        png(root.clone()).map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(pixels)
+}
+
+/// An RGB image as PNG into `out`.
+fn encode_png_into(
+    out: impl std::io::Write,
+    pixels: &[u8],
+    (w, h): (u32, u32),
+) -> Result<(), image::ImageError> {
     use image::codecs::png::{CompressionType, FilterType, PngEncoder};
     use image::ImageEncoder;
+    PngEncoder::new_with_quality(out, CompressionType::Fast, FilterType::Sub).write_image(
+        pixels,
+        w,
+        h,
+        image::ColorType::Rgb8,
+    )
+}
+
+/// An RGB image into `path` as PNG.
+fn encode_png(path: &Path, pixels: &[u8], size: (u32, u32)) -> Result<(), WriteError> {
     let file = std::fs::File::create(path).map_err(|e| WriteError::io(path, e))?;
     let mut out = std::io::BufWriter::new(file);
-    PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Sub)
-        .write_image(pixels, w, h, image::ColorType::Rgb8)
-        .map_err(|e| WriteError::encode(path, e))?;
+    encode_png_into(&mut out, pixels, size).map_err(|e| WriteError::encode(path, e))?;
     use std::io::Write;
     out.flush().map_err(|e| WriteError::io(path, e))
 }

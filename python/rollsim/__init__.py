@@ -1,8 +1,11 @@
 """rollsim in a notebook: exact and Monte Carlo odds for tabletop dice games.
 
 Every call runs the rollsim command line in-process (the same code as the ``rollsim``
-binary, with Python's lock released while it computes) and reads the tables it writes
-into polars DataFrames: the numbers, columns and error messages are the command line's.
+binary, with Python's lock released while it computes) and hands its tables over in
+memory as polars DataFrames: the numbers, columns and error messages are the command
+line's. A ``roll`` whose options are plain values skips the command line's parser
+(parse the expression, evaluate, frame); a result keeps its numbers in Rust, so its
+``plot()`` is drawn from them without running anything again.
 
     >>> import rollsim
     >>> r = rollsim.roll("4d6 drop lowest", exact_only=True)
@@ -17,13 +20,11 @@ from __future__ import annotations
 import difflib
 import html
 import os
-import tempfile
-from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 import polars as pl
 
-from ._rollsim import RollsimError, options as _options_of, run_cli, tables as _tables_of
+from ._rollsim import RollsimError, held as _held, options as _options_of, roll_held as _roll_held, run_cli, tables as _tables_of
 
 __all__ = ["roll", "load", "Result", "Config", "Png", "RollsimError", "run_cli"]
 
@@ -40,21 +41,16 @@ def _run(args: list[str]) -> str:
     return run_cli([str(a) for a in args])
 
 
-_DTYPES = {"str": pl.String, "u64": pl.UInt64, "i64": pl.Int64, "f64": pl.Float64}
-
-
-def _frame(columns: list[tuple[str, str, list]]) -> pl.DataFrame:
-    """A table from the native half's columns, with the table's own types."""
-    return pl.DataFrame(
-        {name: values for name, _, values in columns},
-        schema={name: _DTYPES[dtype] for name, dtype, _ in columns},
-    )
+def _frame(table: Any) -> pl.DataFrame:
+    """A table from the native half: an Arrow C stream (the Arrow PyCapsule interface),
+    taken by polars in one call with the types the table has in Rust."""
+    return pl.DataFrame(table)
 
 
 def _numeric_values(df: pl.DataFrame) -> pl.DataFrame:
     """`value` as integers where every value is one (a sum, a count), so that it sorts
     and plots as numbers; text where any value is a word (`win`, `draw`)."""
-    if "value" not in df.columns or df.height == 0:
+    if "value" not in df.columns or df.height == 0 or df.schema["value"] != pl.String:
         return df
     as_int = df["value"].cast(pl.Int64, strict=False)
     if as_int.null_count() > df["value"].null_count():
@@ -65,21 +61,51 @@ def _numeric_values(df: pl.DataFrame) -> pl.DataFrame:
 class Result:
     """One command's tables: ``distribution``, ``summary`` and ``headline``, the same
     columns, types and numbers as the command line's ``distribution.csv``, ``summary.csv``
-    and ``headline.csv`` (made by the same code, handed over in memory)."""
+    and ``headline.csv`` (made by the same code, handed over in memory). Each DataFrame
+    is made when first read: a slider that asks only for ``headline`` pays for no frame."""
 
-    def __init__(self, args: list[str]):
+    def __init__(self, args: list[str], held: Any = None):
         self._args = args
-        tables = {name: _frame(columns) for name, columns in _tables_of([str(a) for a in args])}
-        self.distribution: pl.DataFrame = _numeric_values(tables["distribution"])
-        self.summary: pl.DataFrame = tables["summary"]
-        self.headline_table: pl.DataFrame = tables["headline"]
-        first = self.headline_table.row(0, named=True) if self.headline_table.height else {}
-        exact, estimate = first.get("exact"), first.get("probability")
-        self.headline: Optional[float] = exact if exact is not None else estimate
+        self._held = held if held is not None else _held([str(a) for a in args])
+        self._columns: Optional[dict[str, Any]] = None
+        self._frames: dict[str, pl.DataFrame] = {}
+        self.headline: Optional[float] = self._held.headline()
         """The headline number of the first scenario (what the command line prints
         first): exact where there is an exact value, else the Monte Carlo estimate.
         ``headline_table`` has every scenario's, with intervals and fractions."""
-        self.tables: dict[str, pl.DataFrame] = tables
+
+    def _handed_over(self) -> dict[str, Any]:
+        if self._columns is None:
+            # Handed over at the first table read, every table at once.
+            self._columns = dict(self._held.tables())
+        return self._columns
+
+    def _frame_of(self, name: str) -> pl.DataFrame:
+        self._handed_over()
+        if name not in self._frames:
+            df = _frame(self._columns[name])
+            self._frames[name] = _numeric_values(df) if name == "distribution" else df
+        return self._frames[name]
+
+    @property
+    def distribution(self) -> pl.DataFrame:
+        """Every value of every metric: exact, its fraction, Monte Carlo and its interval."""
+        return self._frame_of("distribution")
+
+    @property
+    def summary(self) -> pl.DataFrame:
+        """Per metric: mean, spread and quantiles, exact beside Monte Carlo."""
+        return self._frame_of("summary")
+
+    @property
+    def headline_table(self) -> pl.DataFrame:
+        """Every scenario's headline, with its interval and fraction."""
+        return self._frame_of("headline")
+
+    @property
+    def tables(self) -> dict[str, pl.DataFrame]:
+        """Every table, by the name of the CSV the command line writes."""
+        return {name: self._frame_of(name) for name in self._handed_over()}
 
     @property
     def mean(self) -> Optional[float]:
@@ -92,17 +118,9 @@ class Result:
 
     def plot(self, which: str = "distribution") -> Png:
         """The command line's chart of the first scenario (``distribution`` or
-        ``at_least``), drawn by running the same command again with charts: same seed,
-        same numbers."""
-        with tempfile.TemporaryDirectory(prefix="rollsim-") as tmp:
-            out = Path(tmp) / "out"
-            _run(self._args + ["--format", "csv", "-o", str(out)])
-            # A scenario's charts are METRIC.png and METRIC_at_least.png.
-            at_least = which == "at_least"
-            charts = [p for p in sorted(out.rglob("*.png")) if p.stem.endswith("_at_least") == at_least]
-            if not charts:
-                raise RollsimError(f"no `{which}` chart was drawn")
-            return Png(charts[0].read_bytes())
+        ``at_least``), drawn from the numbers this result holds: nothing is run again,
+        and the bytes are those of the command line's PNG."""
+        return Png(self._held.png(which))
 
     def _headline_text(self) -> str:
         h = self.headline_table.row(0, named=True)
@@ -172,7 +190,41 @@ def roll(expr: str, **opts: Any) -> Result:
     Every option of the command is a keyword (``exact_only=True``, ``trials=100_000``,
     ``seed=7``, ``vs="2d6 + 4"``, ...), its default the command line's (1,000,000
     trials, seed 2026)."""
-    return Result(["-q", "roll", expr] + _flags("roll", opts))
+    args = ["-q", "roll", expr] + _flags("roll", opts)
+    lean = _lean_roll(opts)
+    if lean is None:
+        return Result(args)
+    return Result(args, _roll_held(expr, **lean))
+
+
+def _u64(v: Any, lo: int = 0, hi: int = 2**64 - 1) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+# The lean path's keywords, each with the values it takes as they are; anything else
+# (`trials="1e6"`, a negative seed) goes through the command line's parser, which says
+# what is wrong in its words.
+_LEAN = {
+    "vs": lambda v: isinstance(v, str),
+    "trials": _u64,
+    "seed": _u64,
+    "threads": lambda v: _u64(v, 1, 1024),
+    "exact_only": lambda v: isinstance(v, bool),
+    "no_trial_cap": lambda v: isinstance(v, bool),
+}
+
+
+def _lean_roll(opts: Mapping[str, Any]) -> Optional[dict[str, Any]]:
+    """The options as the lean path takes them, or None where only the command line's
+    parser can read them."""
+    lean = {}
+    for key, value in opts.items():
+        if value is None:
+            continue
+        if key not in _LEAN or not _LEAN[key](value):
+            return None
+        lean[key] = value
+    return lean
 
 
 def _set_args(sets: Mapping[str, Any]) -> list[str]:
@@ -205,7 +257,7 @@ class Config:
         args = [command, self.path, "-s", scenario] + self.sets + list(extra)
         args += _flags(command, opts, ("scenario", "set", "vary"))
         # In memory: the command line's own tables, typed as its CSVs are written.
-        return {name: _frame(columns) for name, columns in _tables_of([str(a) for a in args])}
+        return {name: _frame(table) for name, table in _tables_of([str(a) for a in args])}
 
     def compare(self, scenario: str, **opts: Any) -> dict[str, pl.DataFrame]:
         """``rollsim compare``: the matchup matrices, by CSV name."""

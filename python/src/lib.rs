@@ -1,18 +1,23 @@
 //! The Python package's native half: a rollsim command line run in-process, exactly as
 //! the `rollsim` binary would run it, with the interpreter's lock released while it
 //! computes. `run_cli` returns what the binary prints (and writes what it writes);
-//! `tables` returns a `run` or `roll`'s three tables as columns, without writing them.
-//! The Python half (`rollsim/__init__.py`) builds the command lines and makes polars
-//! DataFrames of the columns, so a notebook's numbers, columns and error messages are
-//! the command line's by construction.
+//! `tables` returns a command's tables without writing them, each an Arrow C stream
+//! (the Arrow PyCapsule interface) that `pl.DataFrame` takes in one call; `held` and
+//! `roll_held` keep a `run` or `roll`'s results for its tables, headline and charts.
+//! The Python half (`rollsim/__init__.py`) builds the command lines, so a notebook's
+//! numbers, columns and error messages are the command line's by construction.
 
+use polars::prelude::{ArrowDataType, ArrowField, CompatLevel, DataFrame, DataType, Series};
+use polars_arrow::array::{new_empty_array, Array, StructArray};
+use polars_arrow::ffi;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyBytes, PyCapsule};
 use rollsim::app::AppError;
-use rollsim::report::frame::{Cells, Frame};
+use rollsim::tables::Chart;
 use rollsim::Cancel;
+use std::ffi::CString;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -40,8 +45,11 @@ where
     // Waited on with the interpreter's lock released, from this thread only.
     let rx = std::sync::Mutex::new(rx);
     let token = cancel.clone();
-    let worker = std::thread::spawn(move || {
-        let _ = tx.send(work(&token));
+    // On a worker that stays (rayon's): starting a thread for each call took 0.2 ms, as
+    // long as a whole small roll. A panic is caught and said, never taken to the pool.
+    rayon::spawn(move || {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&token)));
+        let _ = tx.send(r.map_err(|_| ()));
     });
     let outcome = loop {
         let next = py.allow_threads(|| {
@@ -50,21 +58,20 @@ where
                 .and_then(|rx| rx.recv_timeout(POLL))
         });
         match next {
-            Ok(r) => break Ok(Ok(r)),
+            Ok(Ok(r)) => break Ok(Ok(r)),
+            Ok(Err(())) => return Err(PyRuntimeError::new_err("rollsim's computation panicked")),
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if let Err(interrupt) = py.check_signals() {
                     cancel.cancel();
+                    // The worker sees the token at its next check; wait for it to
+                    // stop (its answer, or the channel closed) without the lock.
+                    py.allow_threads(|| rx.lock().map(|rx| rx.recv()).ok());
                     break Err(interrupt);
                 }
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break Ok(Err(())),
         }
     };
-    // The worker sees the token at its next check; wait for it without the lock.
-    let joined = py.allow_threads(|| worker.join());
-    if joined.is_err() {
-        return Err(PyRuntimeError::new_err("rollsim's computation panicked"));
-    }
     match outcome? {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => {
@@ -78,9 +85,6 @@ where
     }
 }
 
-/// A table for Python: its name and its columns as (name, dtype, list of values).
-type PyTable = (String, Vec<(String, String, PyObject)>);
-
 /// Run `rollsim ARGS...`; what it prints on standard output.
 #[pyfunction]
 fn run_cli(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
@@ -88,34 +92,158 @@ fn run_cli(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
 }
 
 /// The tables `rollsim ARGS...` would write (run, roll and the balance commands), not
-/// written: `[(table, [(column, dtype, values)])]`, dtype one of `str`, `u64`, `i64`,
-/// `f64`. Made in memory by `rollsim::tables`, the same polars tables the command line
-/// writes: no files, no text read back.
+/// written: `[(name, table)]`, made in memory by `rollsim::tables`, the same polars
+/// tables the command line writes: no files, no text read back.
 #[pyfunction]
-fn tables(py: Python<'_>, args: Vec<String>) -> PyResult<Vec<PyTable>> {
-    let tables = interruptible(py, move |cancel| {
-        rollsim::tables::of(args, cancel)?
-            .into_vec()
-            .into_iter()
-            .map(|(name, df)| Ok((name, Frame::from_df(df).to_columns()?)))
-            .collect::<Result<Vec<_>, AppError>>()
-    })?;
-    tables
+fn tables(py: Python<'_>, args: Vec<String>) -> PyResult<Vec<(String, Table)>> {
+    let tables = interruptible(py, move |cancel| rollsim::tables::of(args, cancel))?;
+    Ok(for_python(tables))
+}
+
+/// A `run` or `roll`'s results held in Rust: its tables handed over once, its charts
+/// drawn from the same numbers when asked (no second run).
+#[pyclass(frozen)]
+struct Held(rollsim::tables::Held);
+
+#[pymethods]
+impl Held {
+    /// The tables, as `tables` gives them for the same command line.
+    fn tables(&self) -> PyResult<Vec<(String, Table)>> {
+        let t = self
+            .0
+            .tables()
+            .map_err(|e| RollsimError::new_err(format!("{e:#}")))?;
+        Ok(for_python(t))
+    }
+
+    /// The first scenario's headline number (exact, else Monte Carlo; None if neither).
+    fn headline(&self) -> Option<f64> {
+        self.0.headline()
+    }
+
+    /// The first scenario's chart as PNG bytes: `distribution` or `at_least`.
+    fn png<'py>(&self, py: Python<'py>, which: &str) -> PyResult<Bound<'py, PyBytes>> {
+        let chart = match which {
+            "distribution" => Chart::Distribution,
+            "at_least" => Chart::AtLeast,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "`{other}`: a chart is `distribution` or `at_least`"
+                )))
+            }
+        };
+        let held = self.0.clone();
+        let png = interruptible(py, move |_| held.png(chart))?;
+        Ok(PyBytes::new(py, &png))
+    }
+}
+
+/// `rollsim run ...` or `rollsim roll ...` (`args` without the program's name), held.
+#[pyfunction]
+fn held(py: Python<'_>, args: Vec<String>) -> PyResult<Held> {
+    Ok(Held(interruptible(py, move |cancel| {
+        rollsim::tables::held(args, cancel)
+    })?))
+}
+
+/// `rollsim roll EXPR` with the options that change its numbers, typed, held: the
+/// results of `held` for the same command line, by the lean path (no command line
+/// parsed).
+#[pyfunction]
+#[pyo3(signature = (expr, vs=None, trials=None, seed=None, threads=None, exact_only=false, no_trial_cap=false))]
+#[allow(clippy::too_many_arguments)]
+fn roll_held(
+    py: Python<'_>,
+    expr: String,
+    vs: Option<String>,
+    trials: Option<u64>,
+    seed: Option<u64>,
+    threads: Option<usize>,
+    exact_only: bool,
+    no_trial_cap: bool,
+) -> PyResult<Held> {
+    let roll = rollsim::tables::Roll {
+        expr,
+        vs,
+        trials,
+        seed,
+        threads,
+        exact_only,
+        no_trial_cap,
+    };
+    Ok(Held(interruptible(py, move |cancel| {
+        rollsim::tables::roll_held(&roll, cancel)
+    })?))
+}
+
+/// A table handed to Python through the Arrow PyCapsule interface: `pl.DataFrame(t)`
+/// takes its columns as they are in Rust (types, nulls and all) in one call, no value
+/// going through a Python object on the way.
+#[pyclass(frozen)]
+struct Table(DataFrame);
+
+#[pymethods]
+impl Table {
+    /// An Arrow C stream of the table as one record batch. A `requested_schema` is
+    /// not taken up: the table's own types stand (the PyCapsule interface allows it).
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<PyObject>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let name = CString::new("arrow_array_stream").expect("no NUL in the name");
+        PyCapsule::new(py, arrow_stream(&self.0), Some(name))
+    }
+
+    /// How many rows.
+    fn __len__(&self) -> usize {
+        self.0.height()
+    }
+}
+
+/// The table as an Arrow C stream of one struct array (its columns, one chunk each).
+fn arrow_stream(df: &DataFrame) -> ffi::ArrowArrayStream {
+    let compat = CompatLevel::newest();
+    let columns: Vec<Series> = df
+        .columns()
+        .iter()
+        .map(|c| c.as_materialized_series().rechunk())
+        .collect();
+    let fields: Vec<ArrowField> = columns.iter().map(|s| s.field().to_arrow(compat)).collect();
+    let arrays: Vec<Box<dyn Array>> = columns
+        .iter()
+        .zip(&fields)
+        .map(|(s, f)| match s.n_chunks() {
+            0 => new_empty_array(f.dtype().clone()),
+            _ => s.to_arrow(0, compat),
+        })
+        .collect();
+    let dtype = ArrowDataType::Struct(fields);
+    let batch = StructArray::new(dtype.clone(), df.height(), arrays, None);
+    let field = ArrowField::new("".into(), dtype, false);
+    ffi::export_iterator(Box::new(std::iter::once(Ok(batch.boxed()))), field)
+}
+
+/// The tables for Python: a distribution's `value` as integers where every value is one
+/// (a sum, a count), so that it sorts and plots as numbers; text where any is a word
+/// (`win`, `draw`). The CSV holds the same digits either way.
+fn for_python(t: rollsim::tables::Tables) -> Vec<(String, Table)> {
+    t.into_vec()
         .into_iter()
-        .map(|(name, columns)| {
-            let columns = columns
-                .into_iter()
-                .map(|(column, cells)| {
-                    let (dtype, values) = match cells {
-                        Cells::Str(v) => ("str", PyList::new(py, v)?),
-                        Cells::U64(v) => ("u64", PyList::new(py, v)?),
-                        Cells::I64(v) => ("i64", PyList::new(py, v)?),
-                        Cells::F64(v) => ("f64", PyList::new(py, v)?),
-                    };
-                    Ok((column, dtype.to_string(), values.into_any().unbind()))
-                })
-                .collect::<PyResult<Vec<_>>>()?;
-            Ok((name.to_string(), columns))
+        .map(|(name, mut df)| {
+            if name == "distribution" {
+                let ints = df
+                    .column("value")
+                    .ok()
+                    .filter(|c| c.dtype() == &DataType::String)
+                    .and_then(|c| c.strict_cast(&DataType::Int64).ok());
+                if let Some(ints) = ints {
+                    let _ = df.with_column(ints);
+                }
+            }
+            (name, Table(df))
         })
         .collect()
 }
@@ -131,6 +259,10 @@ fn options(command: &str) -> PyResult<Vec<(String, bool, bool)>> {
 fn _rollsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(tables, m)?)?;
+    m.add_function(wrap_pyfunction!(held, m)?)?;
+    m.add_function(wrap_pyfunction!(roll_held, m)?)?;
+    m.add_class::<Held>()?;
+    m.add_class::<Table>()?;
     m.add_function(wrap_pyfunction!(options, m)?)?;
     m.add("RollsimError", m.py().get_type::<RollsimError>())?;
     Ok(())

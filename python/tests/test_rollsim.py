@@ -254,3 +254,49 @@ def test_values_sort_as_numbers_and_the_headline_is_a_number() -> None:
     # Words stay words.
     slam = rollsim.load(CONFIGS / "rush.toml").run("slam-orc-vs-human-guard", exact_only=True)
     assert slam.distribution.schema["value"] == pl.String
+
+
+@pytest.mark.parametrize(
+    "expr, opts",
+    [
+        ("3d6", {"exact_only": True}),
+        ("4d6 drop lowest", {"trials": 20_000, "seed": 7}),
+        ("3d6", {"vs": "2d6 + 4", "trials": 10_000, "seed": 3, "threads": 1}),
+        ("let p = 5d10 again 10 in p count >= 7 - p count 1", {"trials": 5_000, "seed": 11}),
+    ],
+)
+def test_the_lean_roll_is_the_command_lines_roll(expr: str, opts: dict) -> None:
+    # `roll` with plain values skips the command line's parser; its tables, headline and
+    # chart are those of the same roll through the parser, cell for cell and byte for byte.
+    lean = rollsim.roll(expr, **opts)
+    parsed = rollsim.Result(["-q", "roll", expr] + rollsim._flags("roll", opts))
+    assert lean.tables.keys() == parsed.tables.keys()
+    for name, df in parsed.tables.items():
+        assert lean.tables[name].equals(df, null_equal=True), name
+    assert lean.headline == parsed.headline
+    assert bytes(lean.plot()) == bytes(parsed.plot())
+    # A value only the parser reads (a count written as text) goes its way, same numbers.
+    if "trials" in opts:
+        text = rollsim.roll(expr, **{**opts, "trials": str(opts["trials"])})
+        assert text.distribution.equals(lean.distribution, null_equal=True)
+
+
+def test_a_chart_is_drawn_from_the_result_it_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = rollsim.roll("4d6 drop lowest", trials=20_000, seed=5)
+    # Nothing runs again: every way into the command line is closed before plot().
+    def closed(*_: object, **__: object) -> None:
+        raise AssertionError("plot() ran a command again")
+    for name in ("run_cli", "_held", "_roll_held", "_tables_of"):
+        monkeypatch.setattr(rollsim, name, closed)
+    both = {which: bytes(r.plot(which)) for which in ("distribution", "at_least")}
+    monkeypatch.undo()
+    out = tmp_path / "charts"
+    subprocess.run(
+        [str(BIN), "roll", "4d6 drop lowest", "-n", "20000", "--seed", "5", "-q", "-o", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    assert both["distribution"] == next(out.rglob("value.png")).read_bytes()
+    assert both["at_least"] == next(out.rglob("value_at_least.png")).read_bytes()
+    with pytest.raises(ValueError, match="distribution"):
+        r.plot("pie")

@@ -125,6 +125,42 @@ fn every_command_hands_over_the_tables_it_writes() {
     ]);
     assert!(t.names().any(|n| n == "costs-fighter-duels-orc"));
     same(&["roster", &rush, "-s", slam, "-n", "2000"]);
+    // overlay: each entry's values joined onto the union of values; a value an entry
+    // never shows is 0 where it was simulated, with no exact value.
+    same(&[
+        "overlay",
+        &format!("{rush}:{slam}"),
+        &format!("{rush}:{slam}:attacker.strength=2"),
+        "-n",
+        "3000",
+    ]);
+    let dir = tempdir();
+    let small = dir.path().join("small.toml");
+    std::fs::write(
+        &small,
+        "system = \"dice\"\n[scenarios.four]\nroll = \"d4\"\n[scenarios.six]\nroll = \"d6\"\n",
+    )
+    .unwrap();
+    let small = small.display().to_string();
+    let t = same(&[
+        "overlay",
+        &format!("{small}:four"),
+        &format!("{small}:six"),
+        "-n",
+        "600",
+    ]);
+    let o = t.names().next().map(|n| t.get(n).unwrap().clone()).unwrap();
+    assert_eq!(o.height(), 12, "two entries by the six values of both");
+    let at = |c: &str| o.column(c).unwrap().as_materialized_series().clone();
+    let (value, p, exact) = (at("value"), at("probability"), at("exact"));
+    // d4's rows, in order: 1..4 shown, then 5 and 6 it never shows.
+    assert_eq!(value.str().unwrap().get(4), Some("5"));
+    assert_eq!(p.f64().unwrap().get(4), Some(0.0));
+    assert_eq!(exact.f64().unwrap().get(4), None);
+    assert_eq!(exact.f64().unwrap().get(0), Some(0.25));
+    // Exact values are kept to 13 digits, as every table writes them.
+    let last = exact.f64().unwrap().get(11).unwrap();
+    assert!((last - 1.0 / 6.0).abs() < 1e-12, "{last}");
 }
 
 #[test]

@@ -26,7 +26,7 @@ import polars as pl
 
 from ._rollsim import RollsimError, held as _held, options as _options_of, roll_held as _roll_held, run_cli, tables as _tables_of
 
-__all__ = ["roll", "load", "Result", "Config", "Png", "RollsimError", "run_cli"]
+__all__ = ["roll", "load", "overlay", "Result", "Config", "Png", "RollsimError", "run_cli"]
 
 
 
@@ -263,9 +263,24 @@ class Config:
         """``rollsim compare``: the matchup matrices, by CSV name."""
         return self._balance("compare", scenario, [], **opts)
 
-    def sweep(self, scenario: str, key: str, values: str, **opts: Any) -> pl.DataFrame:
-        """``rollsim sweep CONFIG -s NAME --vary KEY=VALUES``: one row per point."""
-        tables = self._balance("sweep", scenario, ["--vary", f"{key}={values}"], **opts)
+    def sweep(
+        self,
+        scenario: str,
+        key: str | Mapping[str, str],
+        values: Optional[str] = None,
+        **opts: Any,
+    ) -> pl.DataFrame:
+        """``rollsim sweep CONFIG -s NAME --vary KEY=VALUES``: one row per point. ``key``
+        and ``values`` (``"attacker.strength", "2..6"``), or for a grid a dict of two
+        keys to their values (``{"attacker.strength": "2..6", "distance": "1..5"}``):
+        one row per pair."""
+        vary = dict(key) if isinstance(key, Mapping) else {key: values}
+        if not 1 <= len(vary) <= 2 or any(v is None for v in vary.values()):
+            raise TypeError("sweep() takes a key and its values, or a dict of one or two keys to their values")
+        extra: list[str] = []
+        for k, v in vary.items():
+            extra += ["--vary", f"{k}={v}"]
+        tables = self._balance("sweep", scenario, extra, **opts)
         return next(iter(tables.values()))
 
     def sensitivity(self, scenario: str, **opts: Any) -> pl.DataFrame:
@@ -282,6 +297,17 @@ class Config:
 
     def __repr__(self) -> str:
         return f"Config({self.path!r}, {len(self.scenarios)} scenarios)"
+
+
+def overlay(*entries: str | os.PathLike, **opts: Any) -> dict[str, pl.DataFrame]:
+    """``rollsim overlay ENTRY ENTRY ...``: one metric of several scenarios side by side,
+    each entry ``"CONFIG:SCENARIO"`` or ``"CONFIG:SCENARIO:KEY=VALUE;..."`` (a variant);
+    every option of ``overlay`` is a keyword (``metric``, ``trials``, ``seed``, ...). The
+    tables it would write as CSVs, by name."""
+    if len(entries) < 2:
+        raise TypeError("overlay() sets at least two entries side by side, e.g. overlay(\"a.toml:duel\", \"b.toml:duel\")")
+    args = ["overlay", *(str(e) for e in entries)] + _flags("overlay", opts)
+    return {name: _frame(table) for name, table in _tables_of(args)}
 
 
 def load(path: str | os.PathLike, set: Optional[Mapping[str, Any]] = None) -> Config:

@@ -300,3 +300,26 @@ def test_a_chart_is_drawn_from_the_result_it_holds(tmp_path: Path, monkeypatch: 
     assert both["at_least"] == next(out.rglob("value_at_least.png")).read_bytes()
     with pytest.raises(ValueError, match="distribution"):
         r.plot("pie")
+
+
+def test_a_two_key_sweep_and_an_overlay_are_the_clis(tmp_path: Path) -> None:
+    rush = str(CONFIGS / "rush.toml")
+    slam = "slam-orc-vs-human-guard"
+    grid = rollsim.load(rush).sweep(slam, {"attacker.strength": "2..4", "defender.strength": "2..3"}, exact_only=True)
+    want = cli(
+        ["sweep", rush, "-s", slam, "--vary", "attacker.strength=2..4", "--vary", "defender.strength=2..3", "--exact-only"],
+        tmp_path,
+    )
+    assert_same(grid, next(iter(want.values())))
+    assert grid.height == 6
+    assert grid.schema["attacker.strength"] == pl.Int64 and grid.schema["defender.strength"] == pl.Int64
+    variant = f"{rush}:{slam}:attacker.strength=2"
+    got = rollsim.overlay(f"{rush}:{slam}", variant, trials=10_000, seed=3)
+    want = cli(["overlay", f"{rush}:{slam}", variant, "-n", "10000", "--seed", "3"], tmp_path)
+    assert sorted(got) == sorted(want)
+    for name, df in got.items():
+        assert_same(df, want[name])
+    with pytest.raises(TypeError, match="at least two"):
+        rollsim.overlay(f"{rush}:{slam}")
+    with pytest.raises(TypeError, match="did you mean `metric`"):
+        rollsim.overlay(f"{rush}:{slam}", variant, metrc="x")

@@ -457,7 +457,7 @@ impl Command {
     }
 
     /// The tables it writes, computed whole and kept in memory: no staging, no files,
-    /// no charts (`overlay` is not among them yet).
+    /// no charts.
     pub fn tables(&self) -> Result<Vec<(String, frame::Frame)>, AppError> {
         let mut out = Vec::new();
         match self {
@@ -513,11 +513,11 @@ impl Command {
                     out.push((format!("costs-{}", m.scenario), frame::costs(k)?));
                 }
             }
-            Command::Overlay(_) => {
-                return Err(AppError::BadOption(
-                    "overlay's table is written to a folder only for now: run it with -o DIR"
-                        .into(),
-                ))
+            Command::Overlay(o) => {
+                let (entries, texts) = overlay_inputs(o)?;
+                let (metric, rows) = overlay_rows(o, &entries, &texts, &Share::All)?;
+                let values = overlay_values(&rows);
+                out.push((format!("overlay-{metric}"), frame::overlay(&rows, &values)?));
             }
         }
         Ok(out)
@@ -817,27 +817,7 @@ pub fn equalize(o: &EqualizeOptions) -> Result<String, AppError> {
 
 /// `rollsim overlay`.
 pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
-    if o.entries.len() < 2 {
-        return Err(AppError::BadOption(
-            "give two or more CONFIG:SCENARIO entries to set side by side".into(),
-        ));
-    }
-    let entries = o
-        .entries
-        .iter()
-        .map(|e| overlay::parse_entry(e))
-        .collect::<Result<Vec<_>, _>>()?;
-    // The configs' texts, read once: the shards' parts carry them to the merge.
-    let mut texts = o.texts.clone();
-    if !matches!(o.sharing, Sharing::Merge { .. }) {
-        for e in &entries {
-            if let std::collections::btree_map::Entry::Vacant(v) =
-                texts.entry(e.config.display().to_string())
-            {
-                v.insert(config::read(&e.config)?);
-            }
-        }
-    }
+    let (entries, texts) = overlay_inputs(o)?;
     let share = match &o.sharing {
         Sharing::Whole => Share::All,
         Sharing::Shard(f) => Share::part(f.k, f.n),
@@ -857,29 +837,7 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
         Sharing::Shard(found) => Err(found),
         _ => Ok(Staging::begin(&out, Keep::Everything)?),
     };
-    let pool = thread_pool(o.threads)?;
-    let load = |path: &Path| -> Result<Source, rollsim_core::Error> {
-        let text = texts.get(&path.display().to_string()).ok_or_else(|| {
-            rollsim_core::Error::BadOption(format!(
-                "{}: not among the parts' configs",
-                path.display()
-            ))
-        })?;
-        Source::parse(text, path, &[])
-    };
-    let hidden = rollsim_core::sim::Hidden;
-    let ctx = Hooks::new(&o.cancel, &hidden);
-    let got = pool.install(|| {
-        overlay::results(
-            &entries,
-            &load,
-            o.metric.as_deref(),
-            o.seed,
-            o.trials,
-            ctx,
-            &share,
-        )
-    });
+    let got = overlay_rows(o, &entries, &texts, &share);
     let stage = match stage {
         Ok(stage) => stage,
         // A shard: its share of the simulations, and every config's text, into its part.
@@ -907,15 +865,7 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
     };
     let dir = stage.dir().to_path_buf();
     let (metric, rows) = got?;
-    // The union of values, in order of first appearance.
-    let mut values: Vec<String> = Vec::new();
-    for (_, m, _) in &rows {
-        for r in &m.rows {
-            if !values.contains(&r.label) {
-                values.push(r.label.clone());
-            }
-        }
-    }
+    let values = overlay_values(&rows);
     let path = dir.join(format!("overlay-{metric}.csv"));
     csv::write(&frame::overlay(&rows, &values)?, &path)?;
     let mut files = vec![path];
@@ -925,6 +875,80 @@ pub fn overlay(o: &OverlayOptions) -> Result<String, AppError> {
         files.push(png);
     }
     Ok(markdown::overlay(&metric, &rows, &values) + &commit(stage, &files, &o.cancel)?)
+}
+
+/// An overlay's entries and each one's config text by its path as given: read from the
+/// files once, or (in a merge) the ones the shards read, which their parts carry.
+fn overlay_inputs(
+    o: &OverlayOptions,
+) -> Result<(Vec<overlay::Entry>, BTreeMap<String, String>), AppError> {
+    if o.entries.len() < 2 {
+        return Err(AppError::BadOption(
+            "give two or more CONFIG:SCENARIO entries to set side by side".into(),
+        ));
+    }
+    let entries = o
+        .entries
+        .iter()
+        .map(|e| overlay::parse_entry(e))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut texts = o.texts.clone();
+    if !matches!(o.sharing, Sharing::Merge { .. }) {
+        for e in &entries {
+            if let std::collections::btree_map::Entry::Vacant(v) =
+                texts.entry(e.config.display().to_string())
+            {
+                v.insert(config::read(&e.config)?);
+            }
+        }
+    }
+    Ok((entries, texts))
+}
+
+/// The overlay's metric and its rows (each entry's label, metric and trials), `share`
+/// of them simulated here.
+fn overlay_rows(
+    o: &OverlayOptions,
+    entries: &[overlay::Entry],
+    texts: &BTreeMap<String, String>,
+    share: &Share,
+) -> Result<(String, Vec<overlay::Shown>), rollsim_core::Error> {
+    let pool = thread_pool(o.threads).map_err(|e| rollsim_core::Error::BadOption(e.to_string()))?;
+    let load = |path: &Path| -> Result<Source, rollsim_core::Error> {
+        let text = texts.get(&path.display().to_string()).ok_or_else(|| {
+            rollsim_core::Error::BadOption(format!(
+                "{}: not among the parts' configs",
+                path.display()
+            ))
+        })?;
+        Source::parse(text, path, &[])
+    };
+    let hidden = rollsim_core::sim::Hidden;
+    let ctx = Hooks::new(&o.cancel, &hidden);
+    pool.install(|| {
+        overlay::results(
+            entries,
+            &load,
+            o.metric.as_deref(),
+            o.seed,
+            o.trials,
+            ctx,
+            share,
+        )
+    })
+}
+
+/// The union of the entries' values, in order of first appearance.
+fn overlay_values(rows: &[overlay::Shown]) -> Vec<String> {
+    let mut values: Vec<String> = Vec::new();
+    for (_, m, _) in rows {
+        for r in &m.rows {
+            if !values.contains(&r.label) {
+                values.push(r.label.clone());
+            }
+        }
+    }
+    values
 }
 
 /// `rollsim roster`: the matrix (as `compare` writes it), `roster-SCENARIO.csv`, and two

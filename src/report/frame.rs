@@ -455,33 +455,53 @@ pub fn equalize(all: &[Equalized]) -> Result<Frame, FrameError> {
 }
 
 /// Overlay rows: `entry,value,probability,ci_low,ci_high,exact,exact_fraction`, one per
-/// entry and value (the union of values, in order of first appearance).
+/// entry and value (the union of values, in order of first appearance): every entry's
+/// own rows, long, joined onto the grid of entries and values. A value an entry never
+/// showed has probability 0 where it was simulated, and no exact value.
 pub fn overlay(
     rows: &[(String, MetricResult, u64)],
     values: &[String],
 ) -> Result<Frame, FrameError> {
-    let (mut ent, mut val, mut p, mut lo, mut hi, mut ex, mut fr) = (
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        Vec::<Option<f64>>::new(),
-        Vec::<Option<String>>::new(),
-    );
-    for (label, m, trials) in rows {
-        for v in values {
-            let r = m.rows.iter().find(|r| &r.label == v);
-            ent.push(label.clone());
-            val.push(v.clone());
-            p.push(mc(*trials, r.map_or(0.0, |r| r.probability)));
-            lo.push(mc(*trials, r.map_or(0.0, |r| r.ci_low)));
-            hi.push(mc(*trials, r.map_or(0.0, |r| r.ci_high)));
-            ex.push(r.and_then(|r| r.exact));
-            fr.push(r.and_then(|r| r.exact_fraction).map(|f| f.to_string()));
-        }
+    // Entries are told apart by position: two may share a label.
+    let per = |f: &dyn Fn(usize, &(String, MetricResult, u64)) -> Vec<u64>| {
+        rows.iter()
+            .enumerate()
+            .flat_map(|(i, e)| f(i, e))
+            .collect::<Vec<u64>>()
+    };
+    let grid = frame!(
+        "i" => per(&|i, _| vec![i as u64; values.len()]),
+        "entry" => rows.iter().flat_map(|(label, ..)| vec![label.clone(); values.len()]).collect::<Vec<_>>(),
+        "value" => rows.iter().flat_map(|_| values.iter().cloned()).collect::<Vec<_>>(),
+        "trials" => per(&|_, (_, _, t)| vec![*t; values.len()]),
+    )?;
+    let shown: Vec<(u64, &super::ValueRow)> = rows
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, m, _))| m.rows.iter().map(move |r| (i as u64, r)))
+        .collect();
+    let long = frame!(
+        "i" => shown.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+        "value" => shown.iter().map(|(_, r)| r.label.clone()).collect::<Vec<_>>(),
+        "probability" => shown.iter().map(|(_, r)| r.probability).collect::<Vec<_>>(),
+        "ci_low" => shown.iter().map(|(_, r)| r.ci_low).collect::<Vec<_>>(),
+        "ci_high" => shown.iter().map(|(_, r)| r.ci_high).collect::<Vec<_>>(),
+        "exact" => shown.iter().map(|(_, r)| r.exact).collect::<Vec<_>>(),
+        "exact_fraction" => shown.iter().map(|(_, r)| r.exact_fraction.map(|f| f.to_string())).collect::<Vec<_>>(),
+    )?;
+    let mut joined = grid.left_join(&long, &["i", "value"])?;
+    for c in ["probability", "ci_low", "ci_high"] {
+        joined = joined.filled_where_counted(c, "trials", 0.0)?;
     }
-    frame!("entry" => ent, "value" => val, "probability" => p, "ci_low" => lo, "ci_high" => hi, "exact" => ex, "exact_fraction" => fr)
+    joined.select(&[
+        "entry",
+        "value",
+        "probability",
+        "ci_low",
+        "ci_high",
+        "exact",
+        "exact_fraction",
+    ])
 }
 
 /// A roster: `unit,name,elo,elo_ci95,nash_weight,worth,dominated_by,field_win_rate`, one

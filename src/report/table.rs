@@ -3,8 +3,9 @@
 //! rollsim makes tables without naming polars, and every wide form is a polars operation
 //! on a long one ([`Frame::pivot`]).
 
-use polars::prelude::{col, when, Expr, IntoLazy, Selector};
+use polars::prelude::{col, lit, when, Expr, IntoLazy, Selector, NULL};
 use polars::prelude::{Column, DataFrame, DataType, PlSmallStr, PolarsError};
+use polars::prelude::{JoinArgs, JoinType, MaintainOrderJoin};
 use std::sync::Arc;
 
 /// A column's cells; `None` is an empty cell (a number no simulation made, a note a
@@ -242,6 +243,51 @@ impl Frame {
         }
         let height = cols.first().map_or(0, Column::len);
         Ok(Frame(DataFrame::new(height, cols)?))
+    }
+
+    /// Every row of this table with the other columns of `right` where its `on` cells
+    /// match, empty where no row of `right` does, in this table's order (a left join;
+    /// `right` has one row per key).
+    pub fn left_join(&self, right: &Frame, on: &[&str]) -> Result<Frame, FrameError> {
+        let keys: Vec<Expr> = on.iter().map(|c| col(*c)).collect();
+        let mut args = JoinArgs::new(JoinType::Left);
+        args.maintain_order = MaintainOrderJoin::Left;
+        let out = self
+            .0
+            .clone()
+            .lazy()
+            .join(right.0.clone().lazy(), &keys, &keys, args)
+            .collect()?;
+        Ok(Frame(out))
+    }
+
+    /// `column` where the `count` column is above 0: its cell, or `fill` where it is
+    /// empty; elsewhere an empty cell (a float column: a probability no simulation made
+    /// stays empty).
+    pub fn filled_where_counted(
+        &self,
+        column: &str,
+        count: &str,
+        fill: f64,
+    ) -> Result<Frame, FrameError> {
+        let mask = col(count).gt(lit(0u64));
+        let out = self
+            .0
+            .clone()
+            .lazy()
+            .with_column(
+                when(mask)
+                    .then(col(column).fill_null(lit(fill)))
+                    .otherwise(lit(NULL).cast(DataType::Float64))
+                    .alias(column),
+            )
+            .collect()?;
+        Ok(Frame(out))
+    }
+
+    /// The columns `keep`, in that order.
+    pub fn select(&self, keep: &[&str]) -> Result<Frame, FrameError> {
+        Ok(Frame(self.0.select(keep.iter().copied())?))
     }
 
     /// The rows ordered by `by`, ascending (a profile's x axis).

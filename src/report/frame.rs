@@ -463,17 +463,12 @@ pub fn overlay(
     values: &[String],
 ) -> Result<Frame, FrameError> {
     // Entries are told apart by position: two may share a label.
-    let per = |f: &dyn Fn(usize, &(String, MetricResult, u64)) -> Vec<u64>| {
-        rows.iter()
-            .enumerate()
-            .flat_map(|(i, e)| f(i, e))
-            .collect::<Vec<u64>>()
-    };
+    let n = values.len();
     let grid = frame!(
-        "i" => per(&|i, _| vec![i as u64; values.len()]),
-        "entry" => rows.iter().flat_map(|(label, ..)| vec![label.clone(); values.len()]).collect::<Vec<_>>(),
+        "i" => (0..rows.len() as u64).flat_map(|i| std::iter::repeat_n(i, n)).collect::<Vec<_>>(),
+        "entry" => rows.iter().flat_map(|(label, ..)| std::iter::repeat_n(label.clone(), n)).collect::<Vec<_>>(),
         "value" => rows.iter().flat_map(|_| values.iter().cloned()).collect::<Vec<_>>(),
-        "trials" => per(&|_, (_, _, t)| vec![*t; values.len()]),
+        "trials" => rows.iter().flat_map(|(_, _, t)| std::iter::repeat_n(*t, n)).collect::<Vec<_>>(),
     )?;
     let shown: Vec<(u64, &super::ValueRow)> = rows
         .iter()

@@ -140,6 +140,11 @@ def test_balance_tables_are_the_clis_in_memory(tmp_path: Path) -> None:
         (c.roster(slam, exact_only=True), ["roster", rush, "-s", slam, "--exact-only"]),
         ({"s": c.sensitivity(slam, exact_only=True)}, ["sensitivity", rush, "-s", slam, "--exact-only"]),
         ({"e": c.equalize(slam, exact_only=True)}, ["equalize", rush, "-s", slam, "--exact-only"]),
+        (c.compare(slam, response="best", exact_only=True), ["compare", rush, "-s", slam, "--response", "best", "--exact-only"]),
+        (
+            rollsim.load(CONFIGS / "dice-examples.toml").roster("fighter-duels-orc", exact_only=True, count="hp"),
+            ["roster", str(CONFIGS / "dice-examples.toml"), "-s", "fighter-duels-orc", "--exact-only", "--count", "hp"],
+        ),
     ]:
         want = cli(args, tmp_path)
         if set(got) <= {"s", "e"}:

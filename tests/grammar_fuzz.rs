@@ -144,6 +144,12 @@ fn expr(g: &mut Gen, depth: u32) -> String {
             g.pick(&["highest", "lowest", "count >= 4", "maxset"])
         ),
         2 => format!("if {} then {} else {}", expr(g, d), expr(g, d), expr(g, d)),
+        3 if g.chance(30) => format!(
+            "cancel({}, {}{})",
+            dice(g, 0),
+            dice(g, 0),
+            g.pick(&["", ", ==", ", <=", ", <"])
+        ),
         3 => format!(
             "{}({}, {}{})",
             g.pick(&["pairs", "beats"]),

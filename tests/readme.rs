@@ -1279,7 +1279,7 @@ fn every_dice_language_example_gives_the_quoted_result() {
     }
     assert!(checked >= 18, "{checked} examples checked");
     // Every example with a number of its own is worked out by `example_derived`.
-    assert_eq!(derivations, 42, "examples derived");
+    assert_eq!(derivations, 43, "examples derived");
 }
 
 /// The mean of `f` over every roll of `n` dice of faces 1..=`sides`.
@@ -1401,6 +1401,16 @@ fn example_derived(example: &str) -> Option<(Option<f64>, Option<f64>)> {
             r[..3].iter().filter(|&&x| x > r[3].max(r[4])).count() as f64
         })),
         "cancel(3d6, 2d6)" => mean(avg(5, 6, |r| cancelled(r).len() as f64)),
+        // B's dice, highest first, each take out A's highest die at or below it.
+        "cancel(3d6, 2d6, <=)" => mean(avg(5, 6, |r| {
+            let mut a = r[..3].to_vec();
+            for y in high_to_low(&r[3..]) {
+                if let Some(i) = (0..a.len()).filter(|&i| a[i] <= y).max_by_key(|&i| a[i]) {
+                    a.remove(i);
+                }
+            }
+            a.len() as f64
+        })),
         "cancel(3d6, 2d6) highest" => mean(avg(5, 6, |r| {
             cancelled(r).into_iter().max().unwrap_or(0) as f64
         })),

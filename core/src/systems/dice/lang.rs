@@ -32,7 +32,8 @@
 //! aggregate:= "sum" | "count" cond | "count" NAME | "highest" | "lowest" | "maxset"
 //!           | "straight"            the longest run of consecutive faces
 //!                                   `count NAME`: a symbol of named faces, by name
-//! versus   := ("pairs" | "beats" | "cancel") "(" side "," side ("," "ties")? ")" aggregate?
+//! versus   := ("pairs" | "beats") "(" side "," side ("," "ties")? ")" aggregate?
+//!           | "cancel" "(" side "," side ("," ("==" | "<=" | "<"))? ")" aggregate?
 //! side     := dice | NAME ("only" cond)?      a pool, or a pool variable; only: the dice
 //!                                            that take part (the successes)
 //! cond     := ("<=" | ">=" | "<" | ">" | "==" | "!=")? (INT | "(" expr ")") | CMP NAME
@@ -520,6 +521,11 @@ pub enum Versus {
     /// How many of the first pool's dice are left when each die of the second cancels
     /// one showing the same face.
     Cancel,
+    /// How many of the first pool's dice are left when each die of the second, highest
+    /// first, cancels the highest of the first's dice it reaches: at or below it when
+    /// the meeting's `ties` is set (`cancel(A, B, <=)`), strictly below it otherwise
+    /// (`cancel(A, B, <)`).
+    CancelBelow,
 }
 
 /// A syntax error: where, what was found and what was expected.

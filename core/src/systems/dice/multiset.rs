@@ -205,6 +205,8 @@ impl Read {
             Read::Meet { kind, read, .. } => {
                 let own = match kind {
                     Versus::Cancel => 0,
+                    // The second's dice placed that have cancelled nothing yet.
+                    Versus::CancelBelow => 1,
                     // Pairs of unknown sizes: how far the first side is ahead.
                     Versus::Beats | Versus::Pairs => 1,
                 };
@@ -523,6 +525,23 @@ fn step(
             let (mine, rest) = st.split_at_mut(own);
             let left = match kind {
                 Versus::Cancel => ca.saturating_sub(cb),
+                Versus::CancelBelow => {
+                    // mine[0]: the second's dice placed above this face (with `ties`,
+                    // at it too) that have cancelled nothing yet; each cancels the
+                    // highest of the first's dice it reaches, and these are the highest
+                    // left.
+                    let mut waiting = mine[0] as u32;
+                    if *ties {
+                        waiting += cb;
+                    }
+                    let cancelled = waiting.min(ca);
+                    waiting -= cancelled;
+                    if !*ties {
+                        waiting += cb;
+                    }
+                    mine[0] = waiting as Num;
+                    ca - cancelled
+                }
                 Versus::Beats => {
                     // mine[0]: whether the second side's highest die is placed.
                     let above = mine[0] == 0 && (cb == 0 || *ties);

@@ -1163,6 +1163,23 @@ impl Parser {
         }
     }
 
+    /// `cancel(A, B, CMP)`'s comparison: how a die of A must stand to a die of B to be
+    /// cancelled by it (`==`: the same face; `<=`: at or below it; `<`: below it).
+    fn cancel_by(&mut self) -> Result<(Versus, bool), SyntaxError> {
+        for (sym, by) in [
+            ("==", (Versus::Cancel, false)),
+            ("<=", (Versus::CancelBelow, true)),
+            ("<", (Versus::CancelBelow, false)),
+        ] {
+            if self.eat_sym(sym) {
+                return Ok(by);
+            }
+        }
+        Err(self.unexpected(
+            "how a die of the first pool must stand to the second's to be cancelled: `==` (the same face), `<=` (at or below it) or `<` (below it)",
+        ))
+    }
+
     fn atom(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         if self.is_word("pairs") || self.is_word("beats") || self.is_word("cancel") {
             let col = self.col();
@@ -1180,11 +1197,14 @@ impl Parser {
             self.expect_sym(",")?;
             let b = self.pool(depth + 1)?;
             let only_b = self.only()?;
-            let ties = if kind != Versus::Cancel && self.eat_sym(",") {
-                self.expect_word("ties")?;
-                true
-            } else {
-                false
+            let (kind, ties) = match kind {
+                Versus::Cancel if self.eat_sym(",") => self.cancel_by()?,
+                Versus::Cancel => (Versus::Cancel, false),
+                _ if self.eat_sym(",") => {
+                    self.expect_word("ties")?;
+                    (kind, true)
+                }
+                _ => (kind, false),
             };
             self.expect_sym(")")?;
             for e in [&a, &b] {

@@ -112,7 +112,7 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             };
             match kind {
                 Versus::Pairs => (0, n(a).min(n(b))),
-                Versus::Beats | Versus::Cancel => (0, n(a)),
+                Versus::Beats | Versus::Cancel | Versus::CancelBelow => (0, n(a)),
             }
         }
         Node::Let(bound, body) => {

@@ -609,8 +609,37 @@ pub fn versus_dice(kind: Versus, a: &[i64], b: &[i64], ties: bool, out: &mut [i6
                 }
             }
         }
+        Versus::CancelBelow => {
+            // The first's dice the second's pass over, highest first, then the ones
+            // below every die that cancelled: turned to ascending order after.
+            let top = cancel_below(a, b, ties, |x| put(x));
+            out[..n].reverse();
+            out.copy_within(..n, top);
+            out[..top].copy_from_slice(&a[..top]);
+            return n + top;
+        }
     }
     n
+}
+
+/// `cancel(A, B, <=)` on sorted pools (ascending): each of `b`'s dice, highest first,
+/// cancels the highest of `a`'s dice it reaches (at or below it with `ties`, else below
+/// it). `passed` gets `a`'s dice left above the lowest one cancelled, highest first;
+/// the first so many of `a` (the count returned) are left too.
+fn cancel_below(a: &[i64], b: &[i64], ties: bool, mut passed: impl FnMut(i64)) -> usize {
+    let reaches = |x: i64, y: i64| if ties { x <= y } else { x < y };
+    let mut i = a.len();
+    for &y in b.iter().rev() {
+        while i > 0 && !reaches(a[i - 1], y) {
+            i -= 1;
+            passed(a[i]);
+        }
+        if i == 0 {
+            break;
+        }
+        i -= 1;
+    }
+    i
 }
 
 /// Two sorted pools (ascending) die by die: pairs won by the first, or the first's dice
@@ -645,6 +674,11 @@ pub fn versus(kind: Versus, a: &[i64], b: &[i64], ties: bool) -> i64 {
                 }
             }
             left + (a.len() - i) as i64
+        }
+        Versus::CancelBelow => {
+            let mut passed = 0i64;
+            let below = cancel_below(a, b, ties, |_| passed += 1);
+            passed + below as i64
         }
     }
 }

@@ -612,7 +612,7 @@ pub fn versus_dice(kind: Versus, a: &[i64], b: &[i64], ties: bool, out: &mut [i6
         Versus::CancelBelow => {
             // The first's dice the second's pass over, highest first, then the ones
             // below every die that cancelled: turned to ascending order after.
-            let top = cancel_below(a, b, ties, |x| put(x));
+            let top = cancel_below(a, b, ties, &mut put);
             out[..n].reverse();
             out.copy_within(..n, top);
             out[..top].copy_from_slice(&a[..top]);

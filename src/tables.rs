@@ -34,7 +34,8 @@ use crate::app::{AppError, RollOptions};
 use crate::cli::{Cli, Command};
 use crate::report::frame;
 use crate::report::ScenarioResult;
-use polars::prelude::DataFrame;
+pub use polars::prelude::DataFrame;
+use polars::prelude::DataType;
 use rollsim_core::Cancel;
 
 /// A command's tables by name (the file stem the command line writes them under), in
@@ -56,6 +57,28 @@ impl Tables {
     /// Every table, given up, in order.
     pub fn into_vec(self) -> Vec<(String, DataFrame)> {
         self.0
+    }
+
+    /// The same tables with a distribution's `value` as integers where every value is
+    /// one (a sum, a count), so that it sorts and plots as numbers; text where any is a
+    /// word (`win`, `draw`). The CSV holds the same digits either way; a front end with
+    /// types of its own (the Python package) wants the numbers.
+    pub fn with_numeric_values(mut self) -> Tables {
+        for (name, df) in &mut self.0 {
+            if name != "distribution" {
+                continue;
+            }
+            let ints = df
+                .column("value")
+                .ok()
+                .filter(|c| c.dtype() == &DataType::String)
+                .and_then(|c| c.strict_cast(&DataType::Int64).ok());
+            if let Some(ints) = ints {
+                // Same name, same height: replacing a column cannot fail.
+                let _ = df.with_column(ints);
+            }
+        }
+        self
     }
 }
 

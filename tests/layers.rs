@@ -529,9 +529,10 @@ fn layers_import_one_way() {
         for (krate, homes) in [
             (
                 "polars",
-                &["table.rs", "csv.rs", "json.rs", "parquet.rs"][..],
+                &["table.rs", "csv.rs", "json.rs", "parquet.rs", "arrow.rs"][..],
             ),
             ("polars_io", &["csv.rs", "json.rs", "parquet.rs"]),
+            ("polars_arrow", &["arrow.rs"]),
         ] {
             // `rollsim::tables` hands DataFrames to the library's callers.
             let home = homes

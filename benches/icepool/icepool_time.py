@@ -8,7 +8,7 @@ import sys
 import time
 
 import icepool
-from icepool import d6, d10, d20
+from icepool import d4, d6, d10, d20
 
 
 def f2f():
@@ -30,6 +30,18 @@ def record():
     return three(d10.pool(6), d10.pool(6))
 
 
+def again_chain(tally):
+    """One d10 of a 10-again pool read by `tally` summed over its chain: a 10 adds a die
+    (at most 20 more). The 10 is marked (1001 plus its tally) so that the chain explodes
+    on it alone; the chain's total is then 1001 per 10 plus the last die's tally."""
+    marked = d10.map(lambda x: 1001 + tally(x) if x == 10 else tally(x))
+    chain = marked.explode([1001 + tally(10)], depth=20)
+
+    # Each 10 adds 1001 and its tally, the last die its tally (-1 to 1): 1001 per 10
+    # taken off leaves the tallies.
+    return chain.map(lambda total: total - 1001 * ((total + 1) // 1001))
+
+
 QUERIES = {
     "cancel-9d10-8d10-highest": lambda: d10.pool(9).difference(d10.pool(8)).highest(1).sum(),
     "face-to-face-5d20": f2f,
@@ -47,6 +59,15 @@ QUERIES = {
     "6d10-explode-keep-highest-3": lambda: d10.explode(depth=20).pool(6).highest(3).sum(),
     "beats-5d20-5d20": lambda: d20.pool(5).versus_all('>', d20.pool(5)).size(),
     "5d10-count-7-less-ones": lambda: 5 @ d10.map(lambda x: (x >= 7) - (x == 1)),
+    "4d6-drop-lowest": lambda: d6.pool(4).highest(3).sum(),
+    "2d20-highest": lambda: d20.pool(2).highest(1).sum(),
+    "10d10-count-8": lambda: 10 @ (d10 >= 8),
+    "5d6-maxset": lambda: d6.pool(5).largest_count(),
+    "d4-d6": lambda: d4 @ d6,
+    "d6-explode": lambda: d6.explode(depth=20),
+    "3d6-less-2d6-plus-4": lambda: (3 @ d6) - (2 @ d6 + 4),
+    "5d10-again-10-count-7": lambda: 5 @ again_chain(lambda x: int(x >= 7)),
+    "5d10-again-10-ones-cancel": lambda: 5 @ again_chain(lambda x: (x >= 7) - (x == 1)),
 }
 
 

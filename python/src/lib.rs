@@ -7,14 +7,13 @@
 //! The Python half (`rollsim/__init__.py`) builds the command lines, so a notebook's
 //! numbers, columns and error messages are the command line's by construction.
 
-use polars::prelude::{ArrowDataType, ArrowField, CompatLevel, DataFrame, DataType, Series};
-use polars_arrow::array::{new_empty_array, Array, StructArray};
-use polars_arrow::ffi;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
 use rollsim::app::AppError;
+use rollsim::report::arrow;
+use rollsim::report::frame::Frame;
 use rollsim::tables::Chart;
 use rollsim::Cancel;
 use std::ffi::CString;
@@ -180,7 +179,7 @@ fn roll_held(
 /// takes its columns as they are in Rust (types, nulls and all) in one call, no value
 /// going through a Python object on the way.
 #[pyclass(frozen)]
-struct Table(DataFrame);
+struct Table(Frame);
 
 #[pymethods]
 impl Table {
@@ -194,7 +193,7 @@ impl Table {
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let _ = requested_schema;
         let name = CString::new("arrow_array_stream").expect("no NUL in the name");
-        PyCapsule::new(py, arrow_stream(&self.0), Some(name))
+        PyCapsule::new(py, arrow::c_stream(&self.0), Some(name))
     }
 
     /// How many rows.
@@ -203,48 +202,12 @@ impl Table {
     }
 }
 
-/// The table as an Arrow C stream of one struct array (its columns, one chunk each).
-fn arrow_stream(df: &DataFrame) -> ffi::ArrowArrayStream {
-    let compat = CompatLevel::newest();
-    let columns: Vec<Series> = df
-        .columns()
-        .iter()
-        .map(|c| c.as_materialized_series().rechunk())
-        .collect();
-    let fields: Vec<ArrowField> = columns.iter().map(|s| s.field().to_arrow(compat)).collect();
-    let arrays: Vec<Box<dyn Array>> = columns
-        .iter()
-        .zip(&fields)
-        .map(|(s, f)| match s.n_chunks() {
-            0 => new_empty_array(f.dtype().clone()),
-            _ => s.to_arrow(0, compat),
-        })
-        .collect();
-    let dtype = ArrowDataType::Struct(fields);
-    let batch = StructArray::new(dtype.clone(), df.height(), arrays, None);
-    let field = ArrowField::new("".into(), dtype, false);
-    ffi::export_iterator(Box::new(std::iter::once(Ok(batch.boxed()))), field)
-}
-
-/// The tables for Python: a distribution's `value` as integers where every value is one
-/// (a sum, a count), so that it sorts and plots as numbers; text where any is a word
-/// (`win`, `draw`). The CSV holds the same digits either way.
+/// The tables for Python, a distribution's `value` as numbers where it is one.
 fn for_python(t: rollsim::tables::Tables) -> Vec<(String, Table)> {
-    t.into_vec()
+    t.with_numeric_values()
+        .into_vec()
         .into_iter()
-        .map(|(name, mut df)| {
-            if name == "distribution" {
-                let ints = df
-                    .column("value")
-                    .ok()
-                    .filter(|c| c.dtype() == &DataType::String)
-                    .and_then(|c| c.strict_cast(&DataType::Int64).ok());
-                if let Some(ints) = ints {
-                    let _ = df.with_column(ints);
-                }
-            }
-            (name, Table(df))
-        })
+        .map(|(name, df)| (name, Table(Frame::from_df(df))))
         .collect()
 }
 

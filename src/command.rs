@@ -72,6 +72,7 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let cli = parse(args)?;
+    check_trial_cap(&cli)?;
     match cli.command {
         Some(c) => results_of(c, cancel),
         None => Err(AppError::BadOption(
@@ -148,7 +149,7 @@ pub const TRIAL_CAP: u64 = 10_000_000_000;
 
 /// Refuse `-n` past [`TRIAL_CAP`] unless `--no-trial-cap` says so; a sharded run (by
 /// flag or by a scheduler's array job) and `plan` split the work and are not capped.
-fn check_trial_cap(cli: &Cli) -> Result<(), AppError> {
+pub(crate) fn check_trial_cap(cli: &Cli) -> Result<(), AppError> {
     if cli.no_trial_cap {
         return Ok(());
     }

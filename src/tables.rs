@@ -91,6 +91,7 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let cli: Cli = crate::command::parse(args)?;
+    crate::command::check_trial_cap(&cli)?;
     let named = match cli.command {
         Some(c @ (Command::Run(_) | Command::Roll(_))) => {
             let results = crate::command::results_of(c, cancel)?;

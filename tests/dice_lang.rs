@@ -1079,6 +1079,12 @@ fn an_again_pool_variable_read_several_ways_against_every_chain() {
         ("let p = 3d6 again 6 in p highest", 23, "`sum` or `count`"),
         ("let p = 3d6 again 6 in beats(p, 2d6)", 29, "paired off"),
         ("let p = 3d6 again 6 in p keep middle 1", 23, "middle"),
+        (
+            "let p = [2d6, 2d10] again 10 in p count max + p count 1",
+            32,
+            "a fixed face",
+        ),
+        ("3d6 again 6 keep middle 1", 0, "`sum` or `count`"),
     ] {
         let e = load_err(roll);
         assert!(e.contains(says), "{roll}: {e}");

@@ -69,6 +69,7 @@ class Result:
         self._held = held if held is not None else _held([str(a) for a in args])
         self._columns: Optional[dict[str, Any]] = None
         self._frames: dict[str, pl.DataFrame] = {}
+        self._tables: Optional[dict[str, pl.DataFrame]] = None
         self.headline: Optional[float] = self._held.headline()
         """The headline number of the first scenario (what the command line prints
         first): exact where there is an exact value, else the Monte Carlo estimate.
@@ -105,7 +106,9 @@ class Result:
     @property
     def tables(self) -> dict[str, pl.DataFrame]:
         """Every table, by the name of the CSV the command line writes."""
-        return {name: self._frame_of(name) for name in self._handed_over()}
+        if self._tables is None:
+            self._tables = {name: self._frame_of(name) for name in self._handed_over()}
+        return self._tables
 
     @property
     def mean(self) -> Optional[float]:
@@ -190,6 +193,7 @@ def roll(expr: str, **opts: Any) -> Result:
     Every option of the command is a keyword (``exact_only=True``, ``trials=100_000``,
     ``seed=7``, ``vs="2d6 + 4"``, ...), its default the command line's (1,000,000
     trials, seed 2026)."""
+    expr = str(expr)
     args = ["-q", "roll", expr] + _flags("roll", opts)
     lean = _lean_roll(opts)
     if lean is None:
@@ -206,7 +210,7 @@ def _u64(v: Any, lo: int = 0, hi: int = 2**64 - 1) -> bool:
 # what is wrong in its words.
 _LEAN = {
     "vs": lambda v: isinstance(v, str),
-    "trials": _u64,
+    "trials": lambda v: _u64(v, 1),
     "seed": _u64,
     "threads": lambda v: _u64(v, 1, 1024),
     "exact_only": lambda v: isinstance(v, bool),

@@ -20,6 +20,8 @@ use std::ffi::CString;
 use std::sync::mpsc;
 use std::time::Duration;
 
+mod workers;
+
 create_exception!(
     _rollsim,
     RollsimError,
@@ -44,12 +46,11 @@ where
     // Waited on with the interpreter's lock released, from this thread only.
     let rx = std::sync::Mutex::new(rx);
     let token = cancel.clone();
-    // On a worker that stays (rayon's): starting a thread for each call took 0.2 ms, as
-    // long as a whole small roll. A panic is caught and said, never taken to the pool.
-    rayon::spawn(move || {
+    // On a worker kept between calls (`workers`). A panic is caught and said.
+    workers::run(Box::new(move || {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&token)));
         let _ = tx.send(r.map_err(|_| ()));
-    });
+    }));
     let outcome = loop {
         let next = py.allow_threads(|| {
             rx.lock()
@@ -62,9 +63,21 @@ where
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if let Err(interrupt) = py.check_signals() {
                     cancel.cancel();
-                    // The worker sees the token at its next check; wait for it to
-                    // stop (its answer, or the channel closed) without the lock.
-                    py.allow_threads(|| rx.lock().map(|rx| rx.recv()).ok());
+                    // The worker sees the token at its next check: wait for it to stop
+                    // (its answer, or the channel closed) without the lock, unless
+                    // Ctrl-C comes again.
+                    loop {
+                        let stopped = py.allow_threads(|| {
+                            rx.lock()
+                                .map_err(|_| mpsc::RecvTimeoutError::Disconnected)
+                                .and_then(|rx| rx.recv_timeout(POLL))
+                        });
+                        if !matches!(stopped, Err(mpsc::RecvTimeoutError::Timeout))
+                            || py.check_signals().is_err()
+                        {
+                            break;
+                        }
+                    }
                     break Err(interrupt);
                 }
             }

@@ -328,3 +328,32 @@ def test_a_two_key_sweep_and_an_overlay_are_the_clis(tmp_path: Path) -> None:
         rollsim.overlay(f"{rush}:{slam}")
     with pytest.raises(TypeError, match="did you mean `metric`"):
         rollsim.overlay(f"{rush}:{slam}", variant, metrc="x")
+
+
+def _child_headline(expr: str) -> float:
+    return rollsim.roll(expr, exact_only=True).headline
+
+
+def test_a_forked_process_rolls_too() -> None:
+    # The parent's worker threads are not copied by a fork (multiprocessing's default
+    # on Linux): the child starts its own instead of waiting for ever.
+    import multiprocessing
+
+    want = rollsim.roll("3d6", exact_only=True).headline
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        got = pool.apply_async(_child_headline, ("3d6",)).get(timeout=60)
+    assert got == want
+
+
+def test_the_trial_cap_holds_on_every_path() -> None:
+    for trials in (20_000_000_000, "20000000000"):
+        with pytest.raises(rollsim.RollsimError, match="--no-trial-cap"):
+            rollsim.roll("d6", trials=trials)
+    with pytest.raises(rollsim.RollsimError, match="--no-trial-cap"):
+        rollsim.load(CONFIGS / "rush.toml").run("slam-orc-vs-human-guard", trials=20_000_000_000)
+    # Zero trials is the command line's refusal, in its words, on either path.
+    with pytest.raises(rollsim.RollsimError) as lean:
+        rollsim.roll("d6", trials=0)
+    with pytest.raises(rollsim.RollsimError) as parsed:
+        rollsim.roll("d6", trials="0")
+    assert str(lean.value) == str(parsed.value)

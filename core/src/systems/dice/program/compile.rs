@@ -476,8 +476,13 @@ impl<'a> Compiler<'a> {
                 }
                 let rolled =
                     (rolled.keep.is_some() || rolled.face.is_some()).then(|| Box::new(rolled));
+                let mixed_end = spec.groups.len() > 1
+                    && matches!(agg, Agg::Count(CondOf::Max | CondOf::Min));
                 if spec.again.is_some()
-                    && (keep.is_some() || rolled.is_some() || !matches!(agg, Agg::Sum | Agg::Count(_)))
+                    && (keep.is_some()
+                        || rolled.is_some()
+                        || mixed_end
+                        || !matches!(agg, Agg::Sum | Agg::Count(_)))
                 {
                     return Err(CompileError {
                         col: *col,
@@ -959,6 +964,12 @@ impl<'a> Compiler<'a> {
         let depth = self.scope.len();
         let binding = self.bind(MIDDLE, &bound)?;
         let total = match &binding {
+            Binding::Pool(spec, ..) if spec.again.is_some() => {
+                self.unbind(&binding);
+                return Err(refuse(
+                    "`again` adds dice to the pool: read it with `sum` or `count`, without keep or drop",
+                ));
+            }
             Binding::Pool(spec, ..) => spec.kept() as u32,
             Binding::Num(_) => {
                 self.unbind(&binding);

@@ -394,36 +394,6 @@ fn cancelled_below(a: &[i64], b: &[i64], ties: bool) -> Vec<i64> {
     left
 }
 
-/// Every sorted roll of `n` dice of `sides` with its probability (a multinomial weight).
-fn sorted_weighted(n: usize, sides: i64) -> Vec<(Vec<i64>, f64)> {
-    fn walk(n: usize, from: i64, sides: i64, cur: &mut Vec<i64>, out: &mut Vec<Vec<i64>>) {
-        if cur.len() == n {
-            out.push(cur.clone());
-            return;
-        }
-        for f in from..=sides {
-            cur.push(f);
-            walk(n, f, sides, cur, out);
-            cur.pop();
-        }
-    }
-    let mut all = Vec::new();
-    walk(n, 1, sides, &mut Vec::new(), &mut all);
-    let fact = |k: usize| (1..=k).map(|i| i as f64).product::<f64>();
-    all.into_iter()
-        .map(|r| {
-            let mut w = fact(n);
-            let mut i = 0;
-            while i < r.len() {
-                let j = r[i..].iter().take_while(|&&x| x == r[i]).count();
-                w /= fact(j);
-                i += j;
-            }
-            (r, w / (sides as f64).powi(n as i32))
-        })
-        .collect()
-}
-
 #[test]
 fn cancel_by_the_highest_die_each_ties_or_beats_against_every_roll() {
     // Issue #55: two pools where each die of one cancels the highest die of the other
@@ -466,7 +436,7 @@ fn cancel_by_the_highest_die_each_ties_or_beats_against_every_roll() {
     // first cancels the highest die of the second it ties or beats; the first's dice
     // that cancel nothing. As many as the second's left (as many pairs are made either
     // way, and the pools are as large), so `cancel(5d10, 5d10, <=)`.
-    let rolls = sorted_weighted(5, 10);
+    let rolls = sorted_rolls(5, 10);
     let mut want: BTreeMap<i64, f64> = BTreeMap::new();
     for (x, p) in &rolls {
         for (y, q) in &rolls {

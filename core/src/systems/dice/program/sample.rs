@@ -367,6 +367,22 @@ pub(super) fn roll_bound(
     }
 }
 
+/// One die of an `again` pool and the dice it adds, at most its depth more: `each`
+/// gets every face as it lands (a single read and a variable's tallies alike).
+#[inline(always)]
+fn again_chain(d: &DieSpec, c: Cond, rng: &mut Rng, mut each: impl FnMut(i64)) {
+    let (lo, hi) = (d.lo(), d.hi());
+    let mut depth = 0;
+    loop {
+        let v = d.roll(rng);
+        each(v);
+        if !c.holds(v, lo, hi) || depth >= d.depth {
+            break;
+        }
+        depth += 1;
+    }
+}
+
 pub(super) fn roll_pool_var(spec: &PoolSpec, offset: usize, rng: &mut Rng, s: &mut Scratch) {
     if let Some(c) = spec.again {
         // Its dice count varies: each die, and each die it adds, tallied as it lands,
@@ -377,17 +393,11 @@ pub(super) fn roll_pool_var(spec: &PoolSpec, offset: usize, rng: &mut Rng, s: &m
         for (n, d) in &spec.groups {
             let (lo, hi) = (d.lo(), d.hi());
             for _ in 0..*n {
-                let mut depth = 0;
-                loop {
-                    let v = d.roll(rng);
+                again_chain(d, c, rng, |v| {
                     for (t, (_, agg)) in tallies.iter_mut().zip(&spec.ways) {
                         *t += tally_step(*agg, v, lo, hi);
                     }
-                    if !c.holds(v, lo, hi) || depth >= d.depth {
-                        break;
-                    }
-                    depth += 1;
-                }
+                });
             }
         }
         return;
@@ -704,15 +714,7 @@ pub(super) fn sample_pool(p: &PoolSpec, rng: &mut Rng) -> i64 {
         for (n, d) in &p.groups {
             let (lo, hi) = (d.lo(), d.hi());
             for _ in 0..*n {
-                let mut depth = 0;
-                loop {
-                    let v = d.roll(rng);
-                    acc += tally_step(p.agg, v, lo, hi);
-                    if !c.holds(v, lo, hi) || depth >= d.depth {
-                        break;
-                    }
-                    depth += 1;
-                }
+                again_chain(d, c, rng, |v| acc += tally_step(p.agg, v, lo, hi));
             }
         }
         return acc;

@@ -46,3 +46,4 @@ mod swap;
 mod tables;
 mod util;
 mod walk;
+mod worked;

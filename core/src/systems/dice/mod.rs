@@ -96,6 +96,17 @@ struct DiceTrial {
     vs: Option<Node>,
     lo: i64,
     states: usize,
+    /// What only Monte Carlo reads, made when a first trial is rolled: an exact answer
+    /// (`--exact-only`, a notebook's `exact_only=True`) never pays for it.
+    prepared: std::sync::OnceLock<Prepared>,
+}
+
+/// The roll made ready to sample: its pools' tables, its `let`s folded into a table, its
+/// `repeat` a state machine. Each is worked out from the compiled roll alone, so a
+/// trial rolls the same dice whichever thread makes it.
+struct Prepared {
+    roll: Node,
+    vs: Option<Node>,
     /// Both sides plain pools: rolled without a scratch.
     pools: bool,
     /// The roll's `let`s rolled, the rest read from a table (see [`program::fold`]).
@@ -104,23 +115,42 @@ struct DiceTrial {
     machine: Option<program::machine::Machine>,
 }
 
+impl Prepared {
+    fn of(roll: &Node, vs: Option<&Node>) -> Prepared {
+        let roll = program::tabled(roll.clone());
+        let vs = vs.map(|v| program::tabled(v.clone()));
+        Prepared {
+            pools: program::is_plain(&roll) && vs.as_ref().is_none_or(program::is_plain),
+            folded: program::fold::fold(&roll),
+            machine: program::machine::Machine::of(&roll),
+            roll,
+            vs,
+        }
+    }
+}
+
 impl DiceTrial {
+    fn prepared(&self) -> &Prepared {
+        self.prepared
+            .get_or_init(|| Prepared::of(&self.roll, self.vs.as_ref()))
+    }
+
     /// One trial with `s` as the interpreter's scratch.
     #[inline]
-    fn one(&self, rng: &mut Rng, s: &mut program::Scratch) -> usize {
-        let v = if self.pools {
-            let mut v = program::sample_plain(&self.roll, rng);
-            if let Some(o) = &self.vs {
+    fn one(&self, p: &Prepared, rng: &mut Rng, s: &mut program::Scratch) -> usize {
+        let v = if p.pools {
+            let mut v = program::sample_plain(&p.roll, rng);
+            if let Some(o) = &p.vs {
                 v -= program::sample_plain(o, rng);
             }
             v
         } else {
-            let mut v = match (&self.folded, &self.machine) {
+            let mut v = match (&p.folded, &p.machine) {
                 (Some(f), _) => f.sample(rng, s),
                 (None, Some(m)) => m.sample(rng, s),
-                (None, None) => program::sample(&self.roll, rng, s, 0),
+                (None, None) => program::sample(&p.roll, rng, s, 0),
             };
-            if let Some(o) = &self.vs {
+            if let Some(o) = &p.vs {
                 v -= program::sample(o, rng, s, 0);
             }
             v
@@ -135,7 +165,7 @@ impl Trial for DiceTrial {
         self.states
     }
     fn sample(&self, rng: &mut Rng) -> usize {
-        self.one(rng, &mut Box::new(program::Scratch::new()))
+        self.one(self.prepared(), rng, &mut Box::new(program::Scratch::new()))
     }
 
     /// One scratch per chunk, made here and dropped at its end: no allocation and no
@@ -144,11 +174,12 @@ impl Trial for DiceTrial {
     fn run_chunk(&self, rng: &mut Rng, trials: u64, hist: &mut [u64], stop: &Cancel) {
         let mut local = rng.clone();
         let mut scratch = Box::new(program::Scratch::new());
+        let p = self.prepared();
         // As the default `run_chunk`: a trial of the language can take milliseconds.
         let mut left = trials;
         while left > 0 && !stop.is_cancelled() {
             let n = left.min(crate::model::STOP_EVERY);
-            match (&self.folded, &self.vs) {
+            match (&p.folded, &p.vs) {
                 // A folded roll on its own: its loop holds nothing else.
                 (Some(f), None) => {
                     for _ in 0..n {
@@ -158,7 +189,7 @@ impl Trial for DiceTrial {
                 }
                 _ => {
                     for _ in 0..n {
-                        hist[self.one(&mut local, &mut scratch)] += 1;
+                        hist[self.one(p, &mut local, &mut scratch)] += 1;
                     }
                 }
             }
@@ -445,10 +476,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
             vs: sc.vs.as_ref().map(|v| v.1.clone()),
             lo,
             states,
-            pools: program::is_plain(&sc.roll_node)
-                && sc.vs.as_ref().is_none_or(|v| program::is_plain(&v.1)),
-            folded: program::fold::fold(&sc.roll_node),
-            machine: program::machine::Machine::of(&sc.roll_node),
+            prepared: std::sync::OnceLock::new(),
         }),
         metrics,
         headline,

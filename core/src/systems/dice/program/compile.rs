@@ -127,14 +127,11 @@ pub(super) fn bind_pool(spec: PoolSpec, offset: usize, body: Node, i: usize) -> 
         // (A variable bound with a keep holds the kept dice: a read that keeps again
         // is not one keep of the pool.)
         [(keep, agg)] if !rolled && (keep.is_none() || spec.keep.is_none()) => Node::Let(
-            Box::new(Node::Pool(Box::new(
-                PoolSpec {
-                    keep: keep.or(spec.keep),
-                    agg: *agg,
-                    ..spec
-                }
-                .tabled(),
-            ))),
+            Box::new(Node::Pool(Box::new(PoolSpec {
+                keep: keep.or(spec.keep),
+                agg: *agg,
+                ..spec
+            }))),
             Box::new(to_var(body, i)),
         ),
         _ => Node::LetPool {
@@ -284,7 +281,7 @@ impl<'a> Compiler<'a> {
                     ),
                 });
             }
-            return Ok(Node::Pool(Box::new(spec.tabled())));
+            return Ok(Node::Pool(Box::new(spec)));
         }
         let rolled = params.iter().filter(|p| p.is_err()).count();
         if rolled > MAX_PARAMS {
@@ -318,16 +315,15 @@ impl<'a> Compiler<'a> {
             })
             .collect();
         spec_of(groups, mods, agg, col, &probe, self.symbols.as_ref())?;
-        // One kind of die whose count alone is rolled: the pool for every count, made now.
+        // One kind of die whose count alone is rolled: the pool for every count, made now
+        // (their Monte Carlo tables when a first trial is rolled: [`tabled`]).
         if let ([g], [None, ..]) = (groups, fixed.as_slice()) {
             if nodes.len() == 1 && g.die.sides.is_none() {
-                let mut made = Vec::new();
                 let pools = (0..=MAX_ROLLED_DICE)
                     .map(|n| {
                         let mut vals = probe.clone();
                         vals[0] = PoolNumber::rolled(n);
                         spec_of(groups, mods, agg, col, &vals, self.symbols.as_ref())
-                            .map(|s| s.tabled_sharing(&mut made))
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 let count = nodes.into_iter().next().unwrap_or(Node::Num(0));

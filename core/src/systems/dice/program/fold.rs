@@ -234,7 +234,7 @@ mod tests {
     fn two_tables_from_one_word_are_uniform_over_their_pairs() {
         let n = super::super::parse_compiled("let a = 1d2 in let b = 1d3 in a * 10 + b", &[])
             .expect("compiles");
-        let f = fold(&n).expect("folds");
+        let f = fold(&super::super::tabled(n)).expect("folds");
         assert!(f.pair.is_some(), "two single tables share a word");
         let mut rng = chunk_rng(5, 0);
         let mut s = Scratch::new();
@@ -258,7 +258,7 @@ mod tests {
             &[],
         )
         .expect("compiles");
-        let f = fold(&n).expect("folds");
+        let f = fold(&super::super::tabled(n)).expect("folds");
         assert!(f.pair.is_some());
         let (mut five, mut none) = (0u32, 0u32);
         for _ in 0..trials {

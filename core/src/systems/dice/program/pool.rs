@@ -420,3 +420,25 @@ impl PoolSpec {
         self
     }
 }
+
+/// `n` with the Monte Carlo tables of its pools (a pool of plain dice of one kind, and the
+/// pools of a rolled count, which share theirs). Only the sampler reads them, so they are
+/// made when a first trial is rolled, not at compile: an exact answer never pays for them
+/// (`(d4)d6`'s hundred and one pools took 1.2 ms of a 1.6 ms exact roll).
+pub fn tabled(mut n: Node) -> Node {
+    fn table(n: &mut Node) {
+        match n {
+            Node::Pool(p) => **p = (**p).clone().tabled(),
+            Node::Counted(_, pools) => {
+                let mut made = Vec::new();
+                for s in pools.iter_mut() {
+                    *s = s.clone().tabled_sharing(&mut made);
+                }
+            }
+            _ => {}
+        }
+        super::each_child_mut(n, &mut table);
+    }
+    table(&mut n);
+    n
+}

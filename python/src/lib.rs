@@ -55,7 +55,7 @@ where
         let next = py.allow_threads(|| {
             rx.lock()
                 .map_err(|_| mpsc::RecvTimeoutError::Disconnected)
-                .and_then(|rx| rx.recv_timeout(POLL))
+                .and_then(|rx| workers::wait(&rx, POLL))
         });
         match next {
             Ok(Ok(r)) => break Ok(Ok(r)),
@@ -70,7 +70,7 @@ where
                         let stopped = py.allow_threads(|| {
                             rx.lock()
                                 .map_err(|_| mpsc::RecvTimeoutError::Disconnected)
-                                .and_then(|rx| rx.recv_timeout(POLL))
+                                .and_then(|rx| workers::wait(&rx, POLL))
                         });
                         if !matches!(stopped, Err(mpsc::RecvTimeoutError::Timeout))
                             || py.check_signals().is_err()

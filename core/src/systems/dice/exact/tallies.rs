@@ -69,14 +69,131 @@ pub(in super::super) fn tallies(
     Ok(out.into_iter().collect())
 }
 
+/// Most cells of a dense grid of tallies: past it the tallies are kept sparse.
+const GRID_CELLS: usize = 1 << 22;
+
+/// Tallies as a dense grid: each way's lowest tally and number of values, the cells in
+/// row-major order (the last way fastest), which is the ordered map's order too. Adding
+/// two parts is a convolution by offsets, with no key built or looked up per pair.
+struct Grid {
+    lo: Vec<i64>,
+    len: Vec<usize>,
+    p: Vec<f64>,
+}
+
+impl Grid {
+    /// `j` as a grid, when its cells fit.
+    fn of(j: &Joint) -> Option<Grid> {
+        let k = j.keys().next()?.len();
+        let mut lo = vec![i64::MAX; k];
+        let mut hi = vec![i64::MIN; k];
+        for t in j.keys() {
+            for i in 0..k {
+                lo[i] = lo[i].min(t[i]);
+                hi[i] = hi[i].max(t[i]);
+            }
+        }
+        let len: Vec<usize> = (0..k)
+            .map(|i| usize::try_from(hi[i] - lo[i] + 1).ok())
+            .collect::<Option<_>>()?;
+        let cells = len.iter().try_fold(1usize, |a, &l| a.checked_mul(l))?;
+        if cells > GRID_CELLS {
+            return None;
+        }
+        let mut g = Grid {
+            lo,
+            len,
+            p: vec![0.0; cells],
+        };
+        for (t, &q) in j {
+            let at = g.index(t);
+            g.p[at] += q;
+        }
+        Some(g)
+    }
+
+    fn index(&self, t: &[i64]) -> usize {
+        t.iter()
+            .zip(&self.lo)
+            .zip(&self.len)
+            .fold(0, |at, ((v, lo), len)| at * len + (v - lo) as usize)
+    }
+
+    /// Each non-zero cell: its offset in a grid whose ways have `len` values, and its
+    /// probability.
+    fn offsets(&self, len: &[usize]) -> Vec<(usize, f64)> {
+        let k = self.len.len();
+        let mut out = Vec::new();
+        let mut digits = vec![0usize; k];
+        for &q in &self.p {
+            if q != 0.0 {
+                let at = digits.iter().zip(len).fold(0, |a, (d, l)| a * l + d);
+                out.push((at, q));
+            }
+            // The next cell's digits.
+            for i in (0..k).rev() {
+                digits[i] += 1;
+                if digits[i] < self.len[i] {
+                    break;
+                }
+                digits[i] = 0;
+            }
+        }
+        out
+    }
+
+    fn add(&self, o: &Grid) -> Option<Grid> {
+        let len: Vec<usize> = self
+            .len
+            .iter()
+            .zip(&o.len)
+            .map(|(a, b)| a + b - 1)
+            .collect();
+        let cells = len.iter().try_fold(1usize, |a, &l| a.checked_mul(l))?;
+        if cells > GRID_CELLS {
+            return None;
+        }
+        let mut p = vec![0.0; cells];
+        let b = o.offsets(&len);
+        for (x, q) in self.offsets(&len) {
+            for &(y, r) in &b {
+                p[x + y] += q * r;
+            }
+        }
+        Some(Grid {
+            lo: self.lo.iter().zip(&o.lo).map(|(a, b)| a + b).collect(),
+            len,
+            p,
+        })
+    }
+
+    fn joint(&self) -> Joint {
+        let k = self.len.len();
+        let mut out = Joint::new();
+        let mut t = self.lo.clone();
+        for &q in &self.p {
+            if q != 0.0 {
+                out.insert(t.clone(), q);
+            }
+            for i in (0..k).rev() {
+                t[i] += 1;
+                if t[i] < self.lo[i] + self.len[i] as i64 {
+                    break;
+                }
+                t[i] = self.lo[i];
+            }
+        }
+        out
+    }
+
+    fn nonzero(&self) -> u64 {
+        self.p.iter().filter(|&&q| q != 0.0).count() as u64
+    }
+}
+
 /// The tallies of two independent parts added.
 fn add(a: &Joint, b: &Joint, ledger: &mut Ledger) -> Result<Joint, TooBig> {
-    ledger.spend(
-        (a.len() as u64)
-            .saturating_mul(b.len() as u64)
-            .saturating_mul(NODE_COST),
-        "an `again` pool read several ways with too many values together",
-    )?;
+    spend(a.len() as u64, b.len() as u64, NODE_COST, ledger)?;
     let mut out: Joint = BTreeMap::new();
     for (x, p) in a {
         for (y, q) in b {
@@ -87,8 +204,26 @@ fn add(a: &Joint, b: &Joint, ledger: &mut Ledger) -> Result<Joint, TooBig> {
     Ok(out)
 }
 
-/// `n` independent copies of `one` added, by repeated squaring.
+/// The budget of adding parts of `a` and `b` non-zero tallies, at `cost` units a pair.
+fn spend(a: u64, b: u64, cost: u64, ledger: &mut Ledger) -> Result<(), TooBig> {
+    ledger.spend(
+        a.saturating_mul(b).saturating_mul(cost),
+        "an `again` pool read several ways with too many values together",
+    )
+}
+
+/// Units a pair of a grid's cells costs: one multiply-add at an offset, where a map's
+/// pair builds a key and looks it up ([`NODE_COST`]).
+const GRID_PAIR: u64 = 1;
+
+/// `n` independent copies of `one` added, by repeated squaring: as dense grids where
+/// they fit, else as maps.
 fn power(one: &Joint, n: u32, ledger: &mut Ledger) -> Result<Joint, TooBig> {
+    if let Some(g) = Grid::of(one) {
+        if let Some(sum) = grid_power(g, n, ledger)? {
+            return Ok(sum.joint());
+        }
+    }
     let k = one.keys().next().map_or(0, Vec::len);
     let mut out: Joint = BTreeMap::from([(vec![0; k], 1.0)]);
     let mut base = one.clone();
@@ -103,4 +238,35 @@ fn power(one: &Joint, n: u32, ledger: &mut Ledger) -> Result<Joint, TooBig> {
         }
     }
     Ok(out)
+}
+
+/// [`power`] on a grid; `None` when a sum's grid would not fit.
+fn grid_power(one: Grid, n: u32, ledger: &mut Ledger) -> Result<Option<Grid>, TooBig> {
+    let k = one.len.len();
+    let mut out = Grid {
+        lo: vec![0; k],
+        len: vec![1; k],
+        p: vec![1.0],
+    };
+    let mut base = one;
+    let mut m = n;
+    while m > 0 {
+        if m & 1 == 1 {
+            spend(out.nonzero(), base.nonzero(), GRID_PAIR, ledger)?;
+            let Some(sum) = out.add(&base) else {
+                return Ok(None);
+            };
+            out = sum;
+        }
+        m >>= 1;
+        if m > 0 {
+            let nz = base.nonzero();
+            spend(nz, nz, GRID_PAIR, ledger)?;
+            let Some(sq) = base.add(&base) else {
+                return Ok(None);
+            };
+            base = sq;
+        }
+    }
+    Ok(Some(out))
 }

@@ -270,3 +270,38 @@ fn grid_power(one: Grid, n: u32, ledger: &mut Ledger) -> Result<Option<Grid>, To
     }
     Ok(Some(out))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The two ways of adding tallies agree: a chain's tallies over three ways (one of
+    /// them negative) raised to powers 1 to 7, as grids and as maps.
+    #[test]
+    fn grids_add_as_maps_do() {
+        let one: Joint = BTreeMap::from([
+            (vec![0, 0, -1], 0.1),
+            (vec![1, 0, 0], 0.25),
+            (vec![1, 2, 0], 0.05),
+            (vec![2, 1, -1], 0.3),
+            (vec![4, 0, 0], 0.3),
+        ]);
+        for n in 1..=7 {
+            let mut ledger = Ledger::default();
+            let grid = grid_power(Grid::of(&one).unwrap(), n, &mut ledger)
+                .unwrap()
+                .unwrap()
+                .joint();
+            // The map path, as `power` takes it when no grid fits.
+            let mut map: Joint = BTreeMap::from([(vec![0; 3], 1.0)]);
+            for _ in 0..n {
+                map = add(&map, &one, &mut ledger).unwrap();
+            }
+            assert_eq!(grid.len(), map.len(), "power {n}");
+            for (t, p) in &map {
+                assert!((grid[t] - p).abs() < 1e-15, "power {n} at {t:?}");
+            }
+            assert!((grid.values().sum::<f64>() - 1.0).abs() < 1e-12);
+        }
+    }
+}

@@ -16,6 +16,7 @@ mod dice_decks;
 mod dice_engine;
 mod dice_face;
 mod dice_lang;
+mod dice_mends;
 mod dice_numbers;
 mod dice_records;
 mod docs;

@@ -374,6 +374,20 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
         }
     };
     let at_least = r.int_in("at_least", -1_000_000, 1_000_000)?;
+    for (key, node) in
+        std::iter::once(("roll", &roll_node)).chain(vs.as_ref().map(|v| ("vs", &v.1)))
+    {
+        if let Some(most) = program::rolled_count_past_limit(node, &mut Vec::new()) {
+            let m = program::MAX_ROLLED_DICE;
+            return Err(r.problem(
+                key,
+                format!(
+                    "a dice count that is rolled or changes can reach {most}: such a pool rolls at most {m} dice, so split it into pools of at most {m} each (for a count up to {}: `(min(hits, {m}))d6 + (max(hits - {m}, 0))d6`)",
+                    2 * m
+                ),
+            ));
+        }
+    }
     // The states Monte Carlo needs must stay a table.
     let span = result_span(&roll_node, vs.as_ref().map(|v| &v.1))
         .map_err(|why| r.problem(if vs.is_some() { "vs" } else { "roll" }, why))?;

@@ -788,7 +788,10 @@ impl Parser {
         if self.eat_word("min") {
             return Ok(Some(CondOf::Min));
         }
-        let neg = self.eat_sym("-");
+        // A bare `-` after a word whose condition may be left out is the minus of the
+        // expression: `d6 explode - 1` is an exploding d6 less 1, not a d6 that explodes
+        // on -1 (which is `explode == -1`).
+        let neg = (cmp.is_some() || !optional) && self.eat_sym("-");
         let value = match self.peek().clone() {
             Tok::Int(n) => {
                 self.next();

@@ -161,6 +161,62 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
     }
 }
 
+/// The most dice a count that is rolled or changes can ask for, where that is past
+/// [`MAX_ROLLED_DICE`] (`let hits = 300d6 count >= 3 in (hits)d6`): such a pool would
+/// roll 100 dice where 300 were asked for, in both engines alike, a wrong answer no
+/// check could see, so the scenario is refused instead. (`vars`: the bounds of the
+/// `let` values in scope, as for [`bounds`].) A pool of several groups whose first
+/// count is fixed is not looked at here; it is clamped as the docs say.
+pub fn rolled_count_past_limit(n: &Node, vars: &mut Vec<(i64, i64)>) -> Option<i64> {
+    let count = match n {
+        Node::Counted(c, _) => Some(bounds(c, vars).1),
+        Node::Template(t) if t.fixed.first() == Some(&None) => {
+            t.params.first().map(|c| bounds(c, vars).1)
+        }
+        _ => None,
+    };
+    if let Some(hi) = count.filter(|&hi| hi > MAX_ROLLED_DICE) {
+        return Some(hi);
+    }
+    let scoped = |body: &Node, add: Vec<(i64, i64)>, vars: &mut Vec<(i64, i64)>| {
+        let base = vars.len();
+        vars.extend(add);
+        let r = rolled_count_past_limit(body, vars);
+        vars.truncate(base);
+        r
+    };
+    match n {
+        Node::Let(bound, body) => rolled_count_past_limit(bound, vars).or_else(|| {
+            let b = bounds(bound, vars);
+            scoped(body, vec![b], vars)
+        }),
+        Node::LetPool { body, .. } => scoped(body, vec![(0, 0)], vars),
+        Node::Pick(p) => {
+            let roles = vec![p.sides_bounds(); p.roles.len()];
+            scoped(&p.objective, roles.clone(), vars).or_else(|| scoped(&p.body, roles, vars))
+        }
+        Node::Repeat(r) => {
+            let found = r.init.iter().find_map(|i| rolled_count_past_limit(i, vars));
+            found.or_else(|| {
+                let mut state = repeat_bounds(r, vars);
+                let body = scoped(&r.body, state.clone(), vars);
+                state.push((0, r.limit as i64));
+                body.or_else(|| scoped(&r.until, state.clone(), vars))
+                    .or_else(|| scoped(&r.step, state, vars))
+            })
+        }
+        _ => {
+            let mut found = None;
+            each_child(n, &mut |c| {
+                if found.is_none() {
+                    found = rolled_count_past_limit(c, vars);
+                }
+            });
+            found
+        }
+    }
+}
+
 /// The bounds of a `repeat`'s state variables and its rounds, as its body sees them:
 /// the state's bounds after 0, 1, 2, ... rounds, joined, until they settle or the limit
 /// is reached.

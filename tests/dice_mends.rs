@@ -1,0 +1,115 @@
+//! Two silent wrong answers a benchmark of published mechanics found, each now right or
+//! refused: a `-` after a bare `explode` or `again` was taken as the face to explode on
+//! (`d6 explode - 1` rolled a plain d6), and a dice count rolled past 100 was clamped to
+//! 100 (`(hits)d6` with up to 300 hits rolled at most 100 dice).
+
+use crate::dice_lang::{compile, dist};
+use rollsim::config::load_str;
+use std::collections::BTreeMap;
+
+/// An exploding die's chain worked out here, depth `depth`: each face, and on `top` one
+/// more roll added (the last roll of a full chain stands as it is).
+fn exploding(faces: &[i64], top: i64, depth: usize) -> BTreeMap<i64, f64> {
+    let w = 1.0 / faces.len() as f64;
+    let mut out = BTreeMap::new();
+    // (total so far, probability), chains still going.
+    let mut going = vec![(0i64, 1.0f64)];
+    for level in 0..=depth {
+        let mut next = Vec::new();
+        for &(t, p) in &going {
+            for &f in faces {
+                if f == top && level < depth {
+                    next.push((t + f, p * w));
+                } else {
+                    *out.entry(t + f).or_insert(0.0) += p * w;
+                }
+            }
+        }
+        going = next;
+    }
+    out
+}
+
+fn shifted(d: &BTreeMap<i64, f64>, by: i64) -> BTreeMap<i64, f64> {
+    d.iter().map(|(v, p)| (v + by, *p)).collect()
+}
+
+fn assert_same(got: &BTreeMap<i64, f64>, want: &BTreeMap<i64, f64>, what: &str) {
+    for (v, p) in want.iter().filter(|(_, p)| **p > 1e-15) {
+        let g = got.get(v).copied().unwrap_or(0.0);
+        assert!((g - p).abs() < 1e-12, "{what}: P({v}) is {g}, not {p}");
+    }
+    for (v, g) in got {
+        assert!(
+            want.get(v).copied().unwrap_or(0.0) > 0.0,
+            "{what}: {v} ({g}) cannot happen"
+        );
+    }
+}
+
+#[test]
+fn a_minus_after_a_bare_explode_or_again_is_arithmetic() {
+    let d6: Vec<i64> = (1..=6).collect();
+    let chain = exploding(&d6, 6, 20);
+    assert_same(
+        &dist(&compile("d6 explode - 1", None)),
+        &shifted(&chain, -1),
+        "d6 explode - 1",
+    );
+    assert_same(
+        &dist(&compile("d6 explode + 1", None)),
+        &shifted(&chain, 1),
+        "d6 explode + 1",
+    );
+    // Two exploding dice, one less the other: symmetric about 0, mean 0.
+    let both = dist(&compile("d6 explode - d6 explode", None));
+    let mean: f64 = both.iter().map(|(v, p)| *v as f64 * p).sum();
+    assert!(mean.abs() < 1e-12, "mean {mean}");
+    assert!((both[&3] - both[&-3]).abs() < 1e-15);
+    // `again`: a 10 adds a die; `- 1` takes 1 off the sum (the plain sum would be
+    // 27.5 for 5d10, and 5d10 again 10's is 5 * 5.5 * 10/9 = 30.5556).
+    let again = dist(&compile("5d10 again - 1", None));
+    let mean: f64 = again.iter().map(|(v, p)| *v as f64 * p).sum();
+    assert!(
+        (mean - (5.0 * 5.5 * 10.0 / 9.0 - 1.0)).abs() < 1e-9,
+        "mean {mean}"
+    );
+    // A negative face after a comparison is still a face: a die of -1, 0 and 1 that
+    // explodes on -1 (and adds each roll), depth 1.
+    let fudge = dist(&compile("d{-1, 0, 1} explode == -1 depth 1", None));
+    let want = exploding(&[-1, 0, 1], -1, 1);
+    assert_same(&fudge, &want, "explode == -1");
+}
+
+#[test]
+fn a_rolled_count_past_the_limit_is_refused_not_clamped() {
+    for (roll, most) in [
+        ("let hits = 300d6 count >= 3 in (hits)d6 count >= 4", 300),
+        ("(2d100)d4", 200),
+        ("let n = d6 in (n * 30)d6", 180),
+        (
+            "repeat n = 0 until rounds == 3 do n = n + (n + 50)d2 count 2 then n",
+            0,
+        ),
+    ] {
+        let text = format!("system = \"dice\"\n[scenarios.s]\nroll = {roll:?}\n");
+        let err = match load_str(&text, "dice.toml", &[]) {
+            Ok(_) => panic!("{roll}: loads"),
+            Err(e) => format!("{e}"),
+        };
+        assert!(err.contains("at most 100 dice"), "{roll}: {err}");
+        assert!(err.contains("scenarios.s.roll"), "{roll}: {err}");
+        if most > 0 {
+            assert!(err.contains(&format!("can reach {most}")), "{roll}: {err}");
+        }
+    }
+    // Within the limit the count is rolled as written: (d4)d6 against its own mixture.
+    let d = dist(&compile("(d4)d6", None));
+    let mean: f64 = d.iter().map(|(v, p)| *v as f64 * p).sum();
+    assert!((mean - 2.5 * 3.5).abs() < 1e-12, "mean {mean}");
+    // The split the message suggests is exact: 200 hits at most, read in two pools.
+    let split = "let hits = 200d6 count >= 3 in (min(hits, 100))d6 count >= 4 + (max(hits - 100, 0))d6 count >= 4";
+    let d = dist(&compile(split, None));
+    let mean: f64 = d.iter().map(|(v, p)| *v as f64 * p).sum();
+    assert!((mean - 200.0 * 4.0 / 6.0 * 0.5).abs() < 1e-9, "mean {mean}");
+}

@@ -605,9 +605,10 @@ fn past_the_stated_bound_it_is_monte_carlo_only_and_says_so() {
     let h = crate::util::simulate(&c, 1_000, 1, 1);
     assert_eq!(h.trials, 1_000);
     // A pool variable whose reads need too many states together, likewise (read by
-    // its sum and its count of 6s: a state per pair of them at every face).
+    // its sum and its highest die: a state per pair of them and dice placed at every
+    // face). (Read by its sum and a count it is exact: those add die by die.)
     let c = compile(
-        "let p = 40d20 in let q = 40d20 in p sum - q sum + p count 6",
+        "let p = 40d20 in let q = 40d20 in p sum - q sum + p highest",
         None,
     );
     assert!(

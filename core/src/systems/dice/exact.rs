@@ -43,6 +43,10 @@ pub struct Env {
     /// What each part of the tree is, by address (a part is always evaluated at the
     /// same depth of scope, so this is known the first time it is met): see [`Part`].
     parts: Map<usize, Part>,
+    /// Per pool variable (its `let`'s address), its body with every read a tally, when
+    /// its reads are all sums and counts: see [`tallies::plain`]. Kept for the whole
+    /// evaluation, so no two bodies share an address.
+    tallied: Map<usize, Option<std::rc::Rc<Node>>>,
 }
 
 impl Env {
@@ -148,6 +152,11 @@ pub fn eval(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig
         Node::LetPool {
             spec, body, choice, ..
         } => {
+            if choice.is_none() {
+                if let Some(d) = tallies::plain(n, spec, body, env, ledger)? {
+                    return Ok(d);
+                }
+            }
             if let Some(d) = let_chain(n, env, ledger)? {
                 return Ok(d);
             }

@@ -265,7 +265,7 @@ impl Grid {
 
 /// The tallies of two independent parts added.
 fn add(a: &Joint, b: &Joint, ledger: &mut Ledger) -> Result<Joint, TooBig> {
-    spend(a.len() as u64, b.len() as u64, NODE_COST, ledger)?;
+    spend(a.len() as u64, b.len() as u64, 0, ledger)?;
     let mut out: Joint = BTreeMap::new();
     for (x, p) in a {
         for (y, q) in b {
@@ -276,17 +276,23 @@ fn add(a: &Joint, b: &Joint, ledger: &mut Ledger) -> Result<Joint, TooBig> {
     Ok(out)
 }
 
-/// The budget of adding parts of `a` and `b` non-zero tallies, at `cost` units a pair.
-fn spend(a: u64, b: u64, cost: u64, ledger: &mut Ledger) -> Result<(), TooBig> {
+/// The budget of adding parts of `a` and `b` non-zero tallies: `per` pairs a unit, or
+/// with `per` 0, [`NODE_COST`] units a pair.
+fn spend(a: u64, b: u64, per: u64, ledger: &mut Ledger) -> Result<(), TooBig> {
+    let pairs = a.saturating_mul(b);
     ledger.spend(
-        a.saturating_mul(b).saturating_mul(cost),
-        "an `again` pool read several ways with too many values together",
+        match per {
+            0 => pairs.saturating_mul(NODE_COST),
+            per => pairs / per + 1,
+        },
+        "a pool variable read several ways with too many values together",
     )
 }
 
-/// Units a pair of a grid's cells costs: one multiply-add at an offset, where a map's
-/// pair builds a key and looks it up ([`NODE_COST`]).
-const GRID_PAIR: u64 = 1;
+/// Pairs of a grid's cells a unit of work counts for: a multiply-add at an offset, the
+/// inner loop along a row (a map's pair builds a key and looks it up: [`NODE_COST`]
+/// units). Measured here: 200d20 read by two counts in 40 ms, 1000d20 in 0.1 s.
+const GRID_PAIRS_PER_UNIT: u64 = 16;
 
 /// `n` independent copies of `one` added, by repeated squaring: as dense grids where
 /// they fit, else as maps.
@@ -324,7 +330,7 @@ fn grid_power(one: Grid, n: u32, ledger: &mut Ledger) -> Result<Option<Grid>, To
     let mut m = n;
     while m > 0 {
         if m & 1 == 1 {
-            spend(out.nonzero(), base.nonzero(), GRID_PAIR, ledger)?;
+            spend(out.nonzero(), base.nonzero(), GRID_PAIRS_PER_UNIT, ledger)?;
             let Some(sum) = out.add(&base) else {
                 return Ok(None);
             };
@@ -333,7 +339,7 @@ fn grid_power(one: Grid, n: u32, ledger: &mut Ledger) -> Result<Option<Grid>, To
         m >>= 1;
         if m > 0 {
             let nz = base.nonzero();
-            spend(nz, nz, GRID_PAIR, ledger)?;
+            spend(nz, nz, GRID_PAIRS_PER_UNIT, ledger)?;
             let Some(sq) = base.add(&base) else {
                 return Ok(None);
             };

@@ -1033,6 +1033,16 @@ fn an_again_pool_variable_read_several_ways_against_every_chain() {
     });
     same(&c, &want);
     assert_agrees(&c, &["value"], 300_000, 71);
+    // Read through a product of two reads (no longer a sum of each die's share: the
+    // body is evaluated per pair of tallies).
+    let c = compile(
+        "let p = 3d6 again 6 depth 2 in p count >= 5 * p count 1 + p sum",
+        None,
+    );
+    let want = brute_again(&[(3, &D6)], &|v, _| v == 6, 2, |r| {
+        count(r, &|v| v >= 5) * count(r, &|v| v == 1) + r.iter().sum::<i64>()
+    });
+    same(&c, &want);
     // Two kinds of die, each chaining on its own top face, read three ways at once.
     let c = compile(
         "let p = [2d6, 2d4] again max depth 3 in 1000 * p count 1 + 10 * p count >= 4 + p sum / 10",

@@ -113,3 +113,29 @@ fn a_rolled_count_past_the_limit_is_refused_not_clamped() {
     let mean: f64 = d.iter().map(|(v, p)| *v as f64 * p).sum();
     assert!((mean - 200.0 * 4.0 / 6.0 * 0.5).abs() < 1e-9, "mean {mean}");
 }
+
+/// What the language's table says of `repeat`, each reading checked exactly and by Monte
+/// Carlo: the condition is tested before the first round, a `let` after `do` is one roll
+/// a round read by every update, and at the limit the body reads the state it stopped
+/// in, `rounds` the limit.
+#[test]
+fn a_repeat_reads_as_its_table_says() {
+    let point = |roll: &str, v: i64| {
+        let c = compile(roll, None);
+        let d = dist(&c);
+        assert_eq!(d.keys().copied().collect::<Vec<_>>(), vec![v], "{roll}");
+        crate::util::assert_agrees(&c, &["value"], 20_000, 3);
+    };
+    // Done before it starts: no round is played.
+    point("repeat n = 5 until n >= 5 do n = n + d6 then rounds", 0);
+    // One roll a round, read by both updates: a and b always equal.
+    point(
+        "repeat a = 0, b = 0 until rounds == 4 do let r = d6 in a = a + r, b = b + r then a - b",
+        0,
+    );
+    // Never done: stopped at the limit, `rounds` is the limit and the state is its own.
+    point(
+        "repeat n = 0 until n < 0 do n = n + 1 limit 3 then n * 10 + rounds",
+        33,
+    );
+}

@@ -244,7 +244,7 @@ fn named_faces_are_numbers_until_counted_by_name() {
     );
     let e = err("3d6 count hits");
     assert!(
-        e.contains("no named faces; to compare with a value write `count >= hits`"),
+        e.contains("no named faces; to count the dice showing that value write `count == hits` (or `count >= hits`, at least it)"),
         "{e}"
     );
 }

@@ -46,7 +46,7 @@ pub struct Env {
     /// Per pool variable (its `let`'s address), its body with every read a tally, when
     /// its reads are all sums and counts: see [`tallies::plain`]. Kept for the whole
     /// evaluation, so no two bodies share an address.
-    tallied: Map<usize, Option<std::rc::Rc<Node>>>,
+    tallied: Map<usize, Option<std::rc::Rc<tallies::Tallied>>>,
 }
 
 impl Env {

@@ -12,13 +12,24 @@ use super::{eval, mix, Env};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-/// A pool variable of plain dice (no `again`, keep, deck, explosion or faces counted by
-/// name) whose body reads it only by sums and counts of fixed faces: each die adds to
-/// every read on its own, so the reads' joint distribution is one die's raised to the
-/// pool's power, and the body is evaluated once per list of values they take together.
-/// The multiset pass would hold a state per number of dice placed at every face (`let p
-/// = 50d10 in p count >= 7 + p count 10` took 0.11 s); here it is a grid of 51 x 51.
-/// None: the variable is read some other way (the pass or its rolls then go through it).
+/// A pool variable's body with every read of it a tally ([`mark`]), and the body as
+/// `c + k_1 read_1 + k_2 read_2 + ...` when it is that ([`linear`]).
+pub(super) struct Tallied {
+    body: Node,
+    linear: Option<(Vec<i64>, i64)>,
+}
+
+/// A pool variable of plain dice (no keep, deck, explosion or faces counted by name, an
+/// `again` allowed) whose body reads it only by sums and counts of fixed faces: each die
+/// adds to every read on its own (its whole chain, with `again`), so the reads' joint
+/// distribution is one die's raised to the pool's power, and the body is evaluated once
+/// per list of values they take together. The multiset pass would hold a state per
+/// number of dice placed at every face (`let p = 50d10 in p count >= 7 + p count 10`
+/// took 0.11 s); here it is a grid of 51 x 51. A body that is a sum of the reads times
+/// numbers (successes less 1s, 10s counted twice) is one number per die: its values
+/// are one die's weighted by those numbers, raised to the power as a sum is (a
+/// convolution, not a grid). None: the variable is read some other way (the pass or its
+/// rolls then go through it).
 pub(super) fn plain(
     at: &Node,
     spec: &PoolSpec,
@@ -27,11 +38,11 @@ pub(super) fn plain(
     ledger: &mut Ledger,
 ) -> Result<Option<Dist>, TooBig> {
     let key = at as *const Node as usize;
+    let i = env.dice.len();
     if !env.tallied.contains_key(&key) {
         let summed =
             |w: &(Option<_>, Agg)| w.0.is_none() && matches!(w.1, Agg::Sum | Agg::Count(_));
-        let fits = spec.again.is_none()
-            && spec.keep.is_none()
+        let fits = spec.keep.is_none()
             && spec.named.is_empty()
             && !spec.ways.is_empty()
             && spec.ways.iter().all(summed)
@@ -41,23 +52,85 @@ pub(super) fn plain(
                 .all(|(_, d)| !d.deck && d.explode.is_none());
         let marked = fits.then(|| {
             let mut b = body.clone();
-            mark(&mut b, env.dice.len(), &spec.ways);
-            Rc::new(b)
+            mark(&mut b, i, &spec.ways);
+            let linear = linear(&b, i, spec.ways.len());
+            Rc::new(Tallied { body: b, linear })
         });
         env.tallied.insert(key, marked);
     }
-    let Some(body) = env.tallied.get(&key).cloned().flatten() else {
+    let Some(t) = env.tallied.get(&key).cloned().flatten() else {
         return Ok(None);
     };
-    let joint = joint(spec, None, ledger)?;
+    if let Some((k, c)) = &t.linear {
+        let (flo, fhi) = super::super::program::face_span(spec);
+        let mut out = Dist::point(*c);
+        for (n, d) in &spec.groups {
+            let one = chain(spec, d, *n, spec.again, (flo, fhi), ledger)?;
+            // Tallies of one weight summed (a success and a 1 weigh as nothing).
+            let mut by_weight: BTreeMap<i64, f64> = BTreeMap::new();
+            for (t, p) in &one {
+                let w = t
+                    .iter()
+                    .zip(k)
+                    .fold(0i64, |w, (t, k)| w.saturating_add(t.saturating_mul(*k)));
+                *by_weight.entry(w).or_default() += p;
+            }
+            let weighted = Dist::from_pairs(by_weight.into_iter());
+            let all = super::power_sum(&weighted, *n, ledger)?;
+            ledger.pairs(&out, &all)?;
+            out = out.add(&all)?;
+        }
+        return Ok(Some(out.trim()));
+    }
+    let joint = joint(spec, spec.again, ledger)?;
     let mut out: Option<Dist> = None;
-    for (t, p) in joint {
-        env.push(0, t);
-        let r = ledger.within(p, |ledger| eval(&body, env, ledger));
+    for (v, p) in joint {
+        env.push(0, v);
+        let r = ledger.within(p, |ledger| eval(&t.body, env, ledger));
         env.pop();
         mix(&mut out, &r?, p, ledger)?;
     }
     Ok(Some(out.unwrap_or_else(|| Dist::point(0)).trim()))
+}
+
+/// `n` as `c + k . reads`, the reads of the pool variable at depth `i` (marked with
+/// their tallies, `ways` of them) times numbers, when it is that: sums, differences,
+/// negations and products by a number of the reads and numbers, with no value past
+/// `i64` on the way (the engine's arithmetic saturates there).
+fn linear(n: &Node, i: usize, ways: usize) -> Option<(Vec<i64>, i64)> {
+    let scale = |(k, c): (Vec<i64>, i64), m: i64| -> Option<(Vec<i64>, i64)> {
+        let k = k.iter().map(|k| k.checked_mul(m)).collect::<Option<_>>()?;
+        Some((k, c.checked_mul(m)?))
+    };
+    let add = |a: (Vec<i64>, i64), b: (Vec<i64>, i64)| -> Option<(Vec<i64>, i64)> {
+        let k =
+            a.0.iter()
+                .zip(&b.0)
+                .map(|(x, y)| x.checked_add(*y))
+                .collect::<Option<_>>()?;
+        Some((k, a.1.checked_add(b.1)?))
+    };
+    let constant = |f: &(Vec<i64>, i64)| f.0.iter().all(|&k| k == 0).then_some(f.1);
+    match n {
+        Node::Num(v) => Some((vec![0; ways], *v)),
+        Node::PoolVar(r) if r.i == i => {
+            let mut k = vec![0; ways];
+            *k.get_mut(r.tally?)? = 1;
+            Some((k, 0))
+        }
+        Node::Neg(a) => scale(linear(a, i, ways)?, -1),
+        Node::Add(a, b) => add(linear(a, i, ways)?, linear(b, i, ways)?),
+        Node::Sub(a, b) => add(linear(a, i, ways)?, scale(linear(b, i, ways)?, -1)?),
+        Node::Mul(a, b) => {
+            let (x, y) = (linear(a, i, ways)?, linear(b, i, ways)?);
+            match (constant(&x), constant(&y)) {
+                (_, Some(m)) => scale(x, m),
+                (Some(m), _) => scale(y, m),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// Each read of the pool variable at depth `i` marked with its place among `ways`.
@@ -93,52 +166,67 @@ fn joint(
     let mut out: Joint = BTreeMap::from([(vec![0; k], 1.0)]);
     // A read's `max` and `min` are the pool's top and bottom faces, as the sampler and
     // the pass read them; `again`'s are the die's own.
-    let (flo, fhi) = super::super::program::face_span(spec);
+    let faces = super::super::program::face_span(spec);
     for (n, d) in &spec.groups {
-        let (base, _) = die_dist(
-            &DieSpec {
-                explode: None,
-                ..d.clone()
-            },
-            ledger,
-        )?;
-        let (lo, hi) = (d.lo(), d.hi());
-        let mut chain: Joint = BTreeMap::new();
-        let mut carry: Joint = BTreeMap::from([(vec![0; k], 1.0)]);
-        for depth in 0..=d.depth {
-            ledger.spend(
-                (carry.len() as u64)
-                    .saturating_mul(base.p.len() as u64)
-                    .saturating_mul(NODE_COST),
-                "an `again` chain read several ways with too many values",
-            )?;
-            let mut next: Joint = BTreeMap::new();
-            for (acc, &w) in &carry {
-                for (v, q) in base.iter() {
-                    let t: Vec<i64> = acc
-                        .iter()
-                        .zip(&spec.ways)
-                        .map(|(a, (_, agg))| a + tally_step(*agg, v, flo, fhi))
-                        .collect();
-                    let adds = again.is_some_and(|c| c.holds(v, lo, hi));
-                    if adds && depth < d.depth {
-                        *next.entry(t).or_default() += w * q;
-                    } else {
-                        if adds {
-                            ledger.cap(*n as f64 * w * q);
-                        }
-                        *chain.entry(t).or_default() += w * q;
-                    }
-                }
-            }
-            carry = next;
-            if carry.is_empty() {
-                break;
-            }
-        }
-        out = add(&out, &power(&chain, *n, ledger)?, ledger)?;
+        let one = chain(spec, d, *n, again, faces, ledger)?;
+        out = add(&out, &power(&one, *n, ledger)?, ledger)?;
     }
     Ok(out.into_iter().collect())
+}
+
+/// One die's tallies (its whole chain, with `again`), read every way of `spec`; the
+/// chains of the pool's `n` such dice stopped at their depth are reported to the ledger.
+fn chain(
+    spec: &PoolSpec,
+    d: &DieSpec,
+    n: u32,
+    again: Option<Cond>,
+    (flo, fhi): (i64, i64),
+    ledger: &mut Ledger,
+) -> Result<Joint, TooBig> {
+    let k = spec.ways.len();
+    let (base, _) = die_dist(
+        &DieSpec {
+            explode: None,
+            ..d.clone()
+        },
+        ledger,
+    )?;
+    let (lo, hi) = (d.lo(), d.hi());
+    let mut chain: Joint = BTreeMap::new();
+    let mut carry: Joint = BTreeMap::from([(vec![0; k], 1.0)]);
+    for depth in 0..=d.depth {
+        ledger.spend(
+            (carry.len() as u64)
+                .saturating_mul(base.p.len() as u64)
+                .saturating_mul(NODE_COST),
+            "an `again` chain read several ways with too many values",
+        )?;
+        let mut next: Joint = BTreeMap::new();
+        for (acc, &w) in &carry {
+            for (v, q) in base.iter() {
+                let t: Vec<i64> = acc
+                    .iter()
+                    .zip(&spec.ways)
+                    .map(|(a, (_, agg))| a + tally_step(*agg, v, flo, fhi))
+                    .collect();
+                let adds = again.is_some_and(|c| c.holds(v, lo, hi));
+                if adds && depth < d.depth {
+                    *next.entry(t).or_default() += w * q;
+                } else {
+                    if adds {
+                        ledger.cap(n as f64 * w * q);
+                    }
+                    *chain.entry(t).or_default() += w * q;
+                }
+            }
+        }
+        carry = next;
+        if carry.is_empty() {
+            break;
+        }
+    }
+    Ok(chain)
 }
 
 /// Most cells of a dense grid of tallies: past it the tallies are kept sparse.

@@ -350,7 +350,7 @@ pub(super) fn tally_of(
         _ => Err(CompileError {
             col: *at,
             message: if named.is_empty() {
-                format!("`count {name}` counts a symbol, but these dice have no named faces; to compare with a value write `count >= {name}`")
+                format!("`count {name}` counts a symbol, but these dice have no named faces; to count the dice showing that value write `count == {name}` (or `count >= {name}`, at least it)")
             } else {
                 format!(
                     "no face of these dice shows `{name}`{}; they show {}",

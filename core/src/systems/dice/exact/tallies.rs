@@ -39,7 +39,7 @@ pub(super) fn plain(
 ) -> Result<Option<Dist>, TooBig> {
     let key = at as *const Node as usize;
     let i = env.dice.len();
-    if !env.tallied.contains_key(&key) {
+    if let std::collections::hash_map::Entry::Vacant(slot) = env.tallied.entry(key) {
         let summed =
             |w: &(Option<_>, Agg)| w.0.is_none() && matches!(w.1, Agg::Sum | Agg::Count(_));
         let fits = spec.keep.is_none()
@@ -56,7 +56,7 @@ pub(super) fn plain(
             let linear = linear(&b, i, spec.ways.len());
             Rc::new(Tallied { body: b, linear })
         });
-        env.tallied.insert(key, marked);
+        slot.insert(marked);
     }
     let Some(t) = env.tallied.get(&key).cloned().flatten() else {
         return Ok(None);

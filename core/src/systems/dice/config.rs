@@ -382,7 +382,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
             return Err(r.problem(
                 key,
                 format!(
-                    "a dice count that is rolled or changes can reach {most}: such a pool rolls at most {m} dice, so split it into pools of at most {m} each (for a count up to {}: `(min(hits, {m}))d6 + (max(hits - {m}, 0))d6`)",
+                    "a dice count that is rolled or changes can reach {most}: such a pool rolls at most {m} dice, so split it into pools of at most {m} each (e.g. for a count up to {}: `(min(hits, {m}))d6 + (max(hits - {m}, 0))d6`)",
                     2 * m
                 ),
             ));

@@ -164,14 +164,37 @@ fn issue26_item7_a_fraction_only_where_one_fits() {
     // Nothing was simulated: the Monte Carlo columns are empty.
     assert!(csv.contains("roll,margin,20,,,,,,"), "{csv}");
     assert!(csv.contains(",1/1679616\n"), "{csv}");
-    // Eight d10: 10^8 rolls, past the bound. The exact value is there, its fraction
-    // is not (P(80) = 1e-8), and no other value of that metric has one either.
+    // Eight d10: 10^8 rolls, past the floats' bound: its fractions come from integer
+    // weights (P(80) = 1/10^8; P(9) = 8 of 10^8 = 1/12500000).
     let a = rollsim()
         .args(["roll", "8d10", "--exact-only", "-o", "-", "--format", "csv"])
         .assert()
         .success();
     let csv = text(&a.get_output().stdout);
-    assert!(csv.contains("\nroll,value,80,,,,,,1e-8,\n"), "{csv}");
+    assert!(
+        csv.contains("\nroll,value,80,,,,,,1e-8,1/100000000\n"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains("\nroll,value,9,,,,,,8e-8,1/12500000\n"),
+        "{csv}"
+    );
+    // A pool variable read two ways has no integer weights: the value is there, its
+    // fraction is not (over 10^8 too), and no other value of that metric has one.
+    let a = rollsim()
+        .args([
+            "roll",
+            "let p = 8d10 in p count >= 7 + p highest",
+            "--exact-only",
+            "-o",
+            "-",
+            "--format",
+            "csv",
+        ])
+        .assert()
+        .success();
+    let csv = text(&a.get_output().stdout);
+    assert!(csv.lines().count() > 10, "{csv}");
     assert!(csv.lines().skip(1).all(|l| l.ends_with(',')), "{csv}");
     // No exact distribution at all: both cells empty.
     let dir = tempdir();

@@ -3,6 +3,7 @@
 mod agreement;
 mod bad_configs;
 mod balance;
+mod big_fractions;
 mod bounded;
 mod cancel;
 mod charts;

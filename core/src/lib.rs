@@ -23,6 +23,7 @@ pub mod document;
 pub mod edit;
 pub mod error;
 pub mod exact;
+pub mod fraction;
 pub mod kernels;
 pub mod model;
 pub mod results;

@@ -7,6 +7,7 @@
 //! produce a PMF over the same states so both paths go through the same metric maps.
 
 use crate::cancel::Cancel;
+use crate::fraction::Fraction;
 use crate::kernels::Rng;
 
 /// One Monte Carlo trial of a scenario: roll the dice as the rules say, return the state.
@@ -181,6 +182,21 @@ impl Metric {
         out
     }
 
+    /// Push exact fractions over states through this metric.
+    pub fn project_fractions(&self, states: &[Fraction]) -> Vec<Fraction> {
+        let mut parts: Vec<Vec<(&Fraction, i64)>> = vec![Vec::new(); self.labels.len()];
+        for (s, p) in states.iter().enumerate() {
+            parts[self.map[s] as usize].push((p, 1));
+        }
+        parts
+            .into_iter()
+            .map(|p| match p.as_slice() {
+                [(one, _)] => (*one).clone(),
+                _ => Fraction::sum(p),
+            })
+            .collect()
+    }
+
     /// Push state counts through this metric.
     pub fn project_counts(&self, states: &[u64]) -> Vec<u64> {
         let mut out = vec![0u64; self.labels.len()];
@@ -257,6 +273,9 @@ pub struct Compiled {
     pub headline: Headline,
     /// Exact PMF over the states, where the rules allow one.
     pub exact: Option<Vec<f64>>,
+    /// `exact` as fractions, where an exact computation with integer weights made them
+    /// (of any size; a float's fractions are recovered only over small denominators).
+    pub exact_fractions: Option<Vec<Fraction>>,
     /// Exact probability of states that sit in a saturated top bucket (exploding pools
     /// capped for a fixed-size histogram), reported instead of dropped.
     pub capped_mass: f64,
@@ -305,6 +324,7 @@ impl Compiled {
             metrics,
             headline,
             exact: None,
+            exact_fractions: None,
             capped_mass: 0.0,
             capped_note: None,
             charts: Vec::new(),
@@ -331,6 +351,12 @@ impl Compiled {
     /// (e.g. `result.ok()`) needs no branch at the call site.
     pub fn exact(mut self, exact: Option<Vec<f64>>) -> Self {
         self.exact = exact;
+        self
+    }
+
+    /// Replaces the default `None`: the PMF over the states as exact fractions.
+    pub fn exact_fractions(mut self, fractions: Option<Vec<Fraction>>) -> Self {
+        self.exact_fractions = fractions;
         self
     }
 

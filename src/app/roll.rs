@@ -143,11 +143,36 @@ fn pct(p: f64) -> String {
 
 /// An exact value with the fraction it is, where it is one: `10.5000 = 21/2`; a whole
 /// number (`2.0000`) says all there is without its `2/1`.
-fn with_fraction(shown: String, f: Option<rollsim_core::results::Fraction>) -> String {
+fn with_fraction(shown: String, f: Option<&rollsim_core::results::Fraction>) -> String {
     match f {
-        Some(f) if f.denom > 1 => format!("{shown} = {f}"),
+        Some(f) if !f.is_whole() => format!("{shown} = {f}"),
         _ => shown,
     }
+}
+
+/// Fractions past this many characters are cut on screen: a table of 780-digit
+/// numbers (the low sums of `1000d6`) reads as noise. The data files hold them whole.
+const SHOWN_FRACTION: usize = 40;
+
+/// A fraction as the table on screen shows it: whole, or its leading digits and its
+/// size (`1/3689…(779 digits)`).
+fn on_screen(f: &rollsim_core::results::Fraction) -> String {
+    let text = f.to_string();
+    if text.len() <= SHOWN_FRACTION {
+        return text;
+    }
+    let cut = |n: String| {
+        if n.len() > 12 {
+            format!("{}…({} digits)", &n[..6], n.len())
+        } else {
+            n
+        }
+    };
+    format!(
+        "{}/{}",
+        cut(f.numer().to_string()),
+        cut(f.denom().to_string())
+    )
 }
 
 /// Every metric of the roll (the result, and with `--vs` who wins): each value's exact
@@ -177,7 +202,7 @@ fn table(description: &str, exact: bool, r: &ScenarioResult, mc: bool) -> String
             let _ = write!(
                 s,
                 "\nmean{name} (exact): {}",
-                with_fraction(shown, m.exact_mean_fraction)
+                with_fraction(shown, m.exact_mean_fraction.as_ref())
             );
         }
         if let (true, Some(mean), Some(ci)) = (mc, m.mean, m.mean_ci) {
@@ -193,7 +218,9 @@ fn table(description: &str, exact: bool, r: &ScenarioResult, mc: bool) -> String
         }
     }
     let h = &r.headline;
-    let exact_h = h.exact.map(|e| with_fraction(pct(e), h.exact_fraction));
+    let exact_h = h
+        .exact
+        .map(|e| with_fraction(pct(e), h.exact_fraction.as_ref()));
     match (mc, exact_h) {
         (true, Some(e)) => {
             let _ = write!(s, "\n{}: {} (exact {e})", h.label, pct(h.probability));
@@ -244,7 +271,8 @@ fn metric_table(m: &MetricResult, exact: bool, mc: bool) -> String {
             cells.push(pct(e));
             cells.push(
                 row.exact_fraction
-                    .map(|f| f.to_string())
+                    .as_ref()
+                    .map(on_screen)
                     .unwrap_or_default(),
             );
             if m.numeric {

@@ -42,7 +42,7 @@ pub fn distribution(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
                 ci_low.push(mc(r.trials, row.ci_low));
                 ci_high.push(mc(r.trials, row.ci_high));
                 exact.push(row.exact);
-                exact_fraction.push(row.exact_fraction.map(|f| f.to_string()));
+                exact_fraction.push(row.exact_fraction.as_ref().map(|f| f.to_string()));
             }
         }
     }
@@ -100,7 +100,7 @@ pub fn summary(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
             lo.push(m.mean_ci.map(|c| c.0).filter(|_| r.trials > 0));
             hi.push(m.mean_ci.map(|c| c.1).filter(|_| r.trials > 0));
             exact_mean.push(m.exact_mean);
-            exact_mean_fraction.push(m.exact_mean_fraction.map(|f| f.to_string()));
+            exact_mean_fraction.push(m.exact_mean_fraction.as_ref().map(|f| f.to_string()));
             trials.push(mc(r.trials, r.trials));
             seed.push(r.seed);
         }
@@ -482,7 +482,7 @@ pub fn overlay(
         "ci_low" => shown.iter().map(|(_, r)| r.ci_low).collect::<Vec<_>>(),
         "ci_high" => shown.iter().map(|(_, r)| r.ci_high).collect::<Vec<_>>(),
         "exact" => shown.iter().map(|(_, r)| r.exact).collect::<Vec<_>>(),
-        "exact_fraction" => shown.iter().map(|(_, r)| r.exact_fraction.map(|f| f.to_string())).collect::<Vec<_>>(),
+        "exact_fraction" => shown.iter().map(|(_, r)| r.exact_fraction.as_ref().map(|f| f.to_string())).collect::<Vec<_>>(),
     )?;
     let mut joined = grid.left_join(&long, &["i", "value"])?;
     for c in ["probability", "ci_low", "ci_high"] {

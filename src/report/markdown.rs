@@ -94,7 +94,10 @@ fn exact_odds(row: &super::ValueRow) -> String {
     let Some(e) = row.exact else {
         return "-".into();
     };
-    let unit = row.exact_fraction.and_then(|f| f.unit_denominator());
+    let unit = row
+        .exact_fraction
+        .as_ref()
+        .and_then(|f| f.unit_denominator());
     match crate::text::one_in(e, unit) {
         Some(odds) => format!("{} ({odds})", pct(e)),
         None => pct(e),
@@ -223,7 +226,7 @@ pub fn full(results: &[ScenarioResult]) -> String {
                 if let Some(e) = m.exact_mean {
                     let _ = write!(s, "{lead}{}", crate::text::fixed(e, 4));
                     // A whole number needs no `/1`.
-                    if let Some(f) = m.exact_mean_fraction.filter(|f| f.denom > 1) {
+                    if let Some(f) = m.exact_mean_fraction.as_ref().filter(|f| !f.is_whole()) {
                         let _ = write!(s, " ({f})");
                     }
                 }
@@ -282,6 +285,7 @@ pub fn full(results: &[ScenarioResult]) -> String {
                     (exact_odds(row), false),
                     (
                         row.exact_fraction
+                            .as_ref()
                             .map(|f| f.to_string())
                             .unwrap_or_default(),
                         false,

@@ -240,11 +240,15 @@ fn exact(c: &Compiled, seed: u64, file: &str, system: &str) -> Option<Exact> {
         .map(|m| {
             m.rows
                 .iter()
-                .map(|r| r.exact_fraction.map(|f| f.to_string()))
+                .map(|r| r.exact_fraction.as_ref().map(|f| f.to_string()))
                 .collect()
         })
         .collect();
-    let headline_fraction = result.headline.exact_fraction.map(|f| f.to_string());
+    let headline_fraction = result
+        .headline
+        .exact_fraction
+        .as_ref()
+        .map(|f| f.to_string());
     Some(Exact {
         result,
         fractions,

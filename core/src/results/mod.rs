@@ -6,9 +6,11 @@
 
 pub mod analysis;
 
-use crate::model::Compiled;
+pub use crate::fraction::{exact_fractions, fraction, Fraction, MAX_DENOMINATOR};
+use crate::model::{Compiled, Metric};
 use crate::sim::Histogram;
 use crate::stats::{mean_ci, mean_sd, wilson, z95, z_mean, z_proportion};
+use num_traits::Zero;
 use serde::Serialize;
 
 /// Probability of one value of one metric.
@@ -162,152 +164,27 @@ pub fn tidy(x: f64) -> f64 {
     format!("{x:.12e}").parse().unwrap_or(x)
 }
 
-/// The fraction `p` is, where its denominator is at most `max_den`: the continued
-/// fraction's convergents, stopped at the first within float rounding of `p`. Exact
-/// dice probabilities are fractions over products of the dice's faces (6^7 = 279,936),
-/// computed in floats; give `p` as computed, not rounded for print (13 digits are too
-/// few to tell 227/1296 from a fraction over a million). A convergent further away
-/// than rounding is not the value, so `None` then.
-pub fn fraction(p: f64, max_den: u64) -> Option<(u64, u64)> {
-    if !(0.0..=1.0).contains(&p) {
-        return None;
-    }
-    let close = |n: u64, d: u64| (n as f64 / d as f64 - p).abs() <= 1e-13 * p.max(1e-3);
-    // Convergents h/k of p's continued fraction [a0; a1, a2, ...].
-    let (mut h0, mut h1, mut k0, mut k1) = (0u64, 1u64, 1u64, 0u64);
-    let mut x = p;
-    for _ in 0..64 {
-        let a = x.floor();
-        if a > max_den as f64 {
-            return None;
-        }
-        let a = a as u64;
-        let (h, k) = (a.checked_mul(h1)? + h0, a.checked_mul(k1)? + k0);
-        if k > max_den {
-            return None;
-        }
-        if close(h, k) {
-            return Some((h, k));
-        }
-        (h0, h1, k0, k1) = (h1, h, k1, k);
-        let rest = x - a as f64;
-        if rest <= 0.0 {
-            return None;
-        }
-        x = 1.0 / rest;
-    }
-    None
-}
-
-/// Fractions are looked for up to this denominator. It holds 6^8 = 1,679,616 (four d6
-/// against four d6) and 10^6 (six d10); 6^9 (five d6 against four) is past it. Two
-/// distinct fractions over d and k differ by at least 1/(dk), here at least 2.5e-13,
-/// more than [`fraction`]'s tolerance: a true fraction within the bound is never taken
-/// for another. Much beyond 3e6 fractions crowd closer than the tolerance.
-pub const MAX_DENOMINATOR: u64 = 2_000_000;
-
-/// An exact value as a fraction in lowest terms: the reader checks it against the rules
-/// by hand (27/216 is the 27 ways of 216 for three dice), which no float allows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fraction {
-    /// Numerator, carrying the sign.
-    pub numer: i64,
-    /// Always at least 1.
-    pub denom: u64,
-}
-
-impl Fraction {
-    /// `numer/denom` in lowest terms; None for a zero denominator or one that does not
-    /// fit the fields.
-    pub fn new(numer: i128, denom: i128) -> Option<Fraction> {
-        if denom == 0 {
-            return None;
-        }
-        let g = gcd(numer, denom);
-        let sign = if denom < 0 { -1 } else { 1 };
-        Some(Fraction {
-            numer: i64::try_from(sign * numer / g).ok()?,
-            denom: u64::try_from(sign * denom / g).ok()?,
-        })
-    }
-
-    /// `N` where this is exactly 1/N: "1 in N" then needs no rounding.
-    pub fn unit_denominator(self) -> Option<u64> {
-        (self.numer == 1).then_some(self.denom)
-    }
-
-    fn parts(self) -> (i128, i128) {
-        (i128::from(self.numer), i128::from(self.denom))
-    }
-
-    /// `self + other`; None past i128. A true distribution's denominators all divide
-    /// the product of its dice's faces, so its sums stay small.
-    fn checked_add(self, other: Fraction) -> Option<Fraction> {
-        let ((a, b), (c, d)) = (self.parts(), other.parts());
-        let g = gcd(b, d);
-        let den = (b / g).checked_mul(d)?;
-        let num = a.checked_mul(d / g)?.checked_add(c.checked_mul(b / g)?)?;
-        Fraction::new(num, den)
-    }
-}
-
-/// `n/d`, always with the slash (`0/1`, `1/1`, `21/2`), so that a reader of a table
-/// splits every cell the same way.
-impl std::fmt::Display for Fraction {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.numer, self.denom)
-    }
-}
-
-/// As the tables write it (`"27/216"` reduced: `"1/8"`), not as two numbers.
-impl Serialize for Fraction {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-fn gcd(a: i128, b: i128) -> i128 {
-    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    // gcd(0, 0) would be 0: 1 keeps the divisions defined.
-    i128::try_from(a.max(1)).unwrap_or(1)
-}
-
-/// The fractions of a whole distribution (`p` over every value of one metric, in
-/// order), or None. One value near a fraction proves nothing: about 3% of arbitrary
-/// floats in the middle of [0, 1] lie within [`fraction`]'s tolerance of some fraction
-/// over at most a million (measured on uniform samples). So every value must be a
-/// fraction within [`MAX_DENOMINATOR`] and together they must add up to exactly 1, which
-/// chance near-misses never do. Values are clamped into [0, 1] first: a sum of floats
-/// may end at `1.0000000000000002`. A value above zero is never `0/1`, however small
-/// (`fraction` takes anything below 1e-16 for zero): a rare outcome is not impossible.
-pub fn exact_fractions(p: &[f64]) -> Option<Vec<Fraction>> {
-    let mut out = Vec::with_capacity(p.len());
-    let mut sum = Fraction { numer: 0, denom: 1 };
-    for &x in p {
-        let x = x.clamp(0.0, 1.0);
-        let (n, d) = fraction(x, MAX_DENOMINATOR).filter(|&(n, _)| n > 0 || x == 0.0)?;
-        let f = Fraction::new(i128::from(n), i128::from(d))?;
-        sum = sum.checked_add(f)?;
-        out.push(f);
-    }
-    (sum == Fraction { numer: 1, denom: 1 }).then_some(out)
-}
-
 /// The mean of a numeric metric whose value `v` is `v + offset`, summed exactly from the
 /// values' fractions. Not [`fraction`] of the float mean: that mean's rounding grows
 /// with its size (one ulp of 60 is 7e-15), while `fraction` allows 1e-13 of the part
-/// after the point, down to 1e-16. None past [`MAX_DENOMINATOR`].
-pub fn mean_fraction(fractions: &[Fraction], offset: i64) -> Option<Fraction> {
-    let mut sum = Fraction { numer: 0, denom: 1 };
-    for (v, f) in fractions.iter().enumerate() {
-        let value = i128::try_from(v).ok()? + i128::from(offset);
-        let (n, d) = f.parts();
-        sum = sum.checked_add(Fraction::new(n.checked_mul(value)?, d)?)?;
+/// after the point, down to 1e-16.
+pub fn mean_fraction(fractions: &[Fraction], offset: i64) -> Fraction {
+    Fraction::sum(
+        fractions
+            .iter()
+            .enumerate()
+            .map(|(v, f)| (f, v as i64 + offset)),
+    )
+}
+
+/// One metric's exact fractions: projected from the scenario's own where its exact
+/// computation made them, else recovered from the floats as computed (the rows' are
+/// rounded to 13 digits, too few to tell 227/1296 from a fraction over a million).
+fn metric_fractions(c: &Compiled, m: &Metric, exact: Option<&[f64]>) -> Option<Vec<Fraction>> {
+    match &c.exact_fractions {
+        Some(f) => Some(m.project_fractions(f)),
+        None => exact.and_then(exact_fractions),
     }
-    (sum.denom <= MAX_DENOMINATOR).then_some(sum)
 }
 
 /// Metrics with more values than this lose their zero tail like numeric ones.
@@ -366,9 +243,7 @@ pub fn summarize(
         .map(|m| {
             let counts = m.project_counts(&hist.counts);
             let exact = c.exact.as_ref().map(|e| m.project_f64(e));
-            // From the probabilities as computed: the rows' are rounded to 13 digits,
-            // too few to tell 227/1296 from a fraction over a million.
-            let fractions = exact.as_deref().and_then(exact_fractions);
+            let fractions = metric_fractions(c, m, exact.as_deref());
             let mut rows: Vec<ValueRow> = counts
                 .iter()
                 .enumerate()
@@ -382,7 +257,7 @@ pub fn summarize(
                         ci_low: lo,
                         ci_high: hi,
                         exact: ex,
-                        exact_fraction: fractions.as_ref().and_then(|f| f.get(v).copied()),
+                        exact_fraction: fractions.as_ref().and_then(|f| f.get(v).cloned()),
                         z: ex.map(|p| z_proportion(k, n, p.clamp(0.0, 1.0))),
                     }
                 })
@@ -394,7 +269,11 @@ pub fn summarize(
             if m.numeric || rows.len() > LONG_METRIC {
                 while rows.len() > 1 {
                     let last = &rows[rows.len() - 1];
-                    if last.count == 0 && last.exact.unwrap_or(0.0) == 0.0 {
+                    let impossible = match &last.exact_fraction {
+                        Some(f) => f.numer().is_zero(),
+                        None => last.exact.unwrap_or(0.0) == 0.0,
+                    };
+                    if last.count == 0 && impossible {
                         rows.pop();
                     } else {
                         break;
@@ -425,7 +304,7 @@ pub fn summarize(
             let exact_mean_fraction = fractions
                 .as_deref()
                 .filter(|_| m.numeric)
-                .and_then(|f| mean_fraction(f, m.offset));
+                .map(|f| mean_fraction(f, m.offset));
             MetricResult {
                 name: m.name.clone(),
                 description: m.description.clone(),
@@ -446,17 +325,19 @@ pub fn summarize(
     let k: u64 = h.values.iter().map(|&v| counts[v]).sum();
     let (lo, hi) = wilson(k, n, z);
     let exact = c.headline_exact().map(tidy_probability);
-    let exact_fraction = c
-        .exact
-        .as_ref()
-        .and_then(|e| exact_fractions(&c.metrics[h.metric].project_f64(e)))
-        .and_then(|f| {
-            h.values
-                .iter()
-                .try_fold(Fraction { numer: 0, denom: 1 }, |sum, &v| {
-                    sum.checked_add(*f.get(v)?)
-                })
-        });
+    let head = &c.metrics[h.metric];
+    let exact_fraction = metric_fractions(
+        c,
+        head,
+        c.exact.as_ref().map(|e| head.project_f64(e)).as_deref(),
+    )
+    .and_then(|f| {
+        h.values
+            .iter()
+            .map(|&v| Some((f.get(v)?, 1)))
+            .collect::<Option<Vec<_>>>()
+            .map(Fraction::sum)
+    });
     ScenarioResult {
         config: config.into(),
         system: system.into(),
@@ -723,15 +604,15 @@ mod tests {
         );
         assert_eq!(shown[7], shown[8], "P(10) = P(11) = 27/216");
         // Values 3..=18: the offset 3.
-        assert_eq!(mean_fraction(&f, 3).unwrap().to_string(), "21/2");
+        assert_eq!(mean_fraction(&f, 3).to_string(), "21/2");
         // 2d6 - 7 (values -5..=5) has mean 0; d6 - 4 (values -3..=2) has mean -1/2.
         let two_d6: Vec<f64> = (2..=12)
             .map(|s: i32| f64::from(6 - (s - 7).abs()) / 36.0)
             .collect();
         let f = exact_fractions(&two_d6).unwrap();
-        assert_eq!(mean_fraction(&f, -5), Some(Fraction { numer: 0, denom: 1 }));
+        assert_eq!(mean_fraction(&f, -5), Fraction::zero());
         let f = exact_fractions(&[1.0 / 6.0; 6]).unwrap();
-        assert_eq!(mean_fraction(&f, -3).unwrap().to_string(), "-1/2");
+        assert_eq!(mean_fraction(&f, -3).to_string(), "-1/2");
     }
 
     #[test]

@@ -144,6 +144,17 @@ function problem(text) {
   p.hidden = !text;
   p.textContent = text || '';
 }
+// Fractions past this many characters are cut in a cell (the lowest sums of 1000d6 are
+// 1 over a number of 779 digits); the cell's tooltip and the data files hold them whole.
+const SHOWN_FRACTION = 40;
+
+function shortFraction(f) {
+  if (!f || f.length <= SHOWN_FRACTION) return f;
+  const cut = (n) => n.length > 12 ? `${n.slice(0, 6)}…(${n.length} digits)` : n;
+  const [n, d] = f.split('/');
+  return `${cut(n)}/${cut(d)}`;
+}
+
 function progress(label, fraction) {
   const p = $('progress');
   if (label === null) { p.hidden = true; return; }
@@ -337,7 +348,12 @@ function metricBlock(member, m, fr, mcm) {
     if (i < lo || i > hi) { tr.classList.add('tail'); tr.hidden = !all; }
     if (exactShown && r.row.exact !== null && r.row.exact !== undefined) tr.setAttribute('data-exact', String(r.row.exact));
     tr.append(el('td', { text: r.label }), el('td', { class: 'p', text: exactShown ? pct(values[i]) : '' }));
-    if (exactShown) tr.append(el('td', { class: 'frac', text: mode === 'exactly' && r.frac ? r.frac : '' }));
+    if (exactShown) {
+      const whole = mode === 'exactly' && r.frac ? r.frac : '';
+      const td = el('td', { class: 'frac', text: shortFraction(whole) });
+      if (whole.length > SHOWN_FRACTION) td.title = whole;
+      tr.append(td);
+    }
     if (mcRows) {
       const q = mcRows[i];
       tr.append(el('td', { class: 'mc', text: pct(mcValues[i]) }), el('td', { class: 'mc', text: mode === 'exactly' ? `${pct(q.ci_low)} .. ${pct(q.ci_high)}` : '' }));
@@ -381,7 +397,7 @@ function renderDist() {
     const h = base.headline;
     const value = ex ? h.exact : h.probability;
     const hl = el('p', { class: 'headline' }, `${h.label} = `, el('b', { text: pct(value) }));
-    if (ex) hl.append(el('small', { text: 'exact' + (ex.headline_fraction ? ` = ${ex.headline_fraction}` : '') }));
+    if (ex) hl.append(el('small', { text: 'exact' + (ex.headline_fraction ? ` = ${shortFraction(ex.headline_fraction)}` : '') }));
     else hl.append(el('small', { text: `Monte Carlo, ${mc.trials.toLocaleString()} trials, 95% CI ${pct(h.ci_low)} .. ${pct(h.ci_high)}` }));
     box.append(hl);
     // What the designer should look at though it loads (a `vs` reading one unit's stat on both sides).

@@ -16,11 +16,13 @@ use super::program::pick::Picker;
 use super::program::{DieSpec, Meeting, Node, PoolSpec, Repeat, Side, Template};
 use std::collections::BTreeMap;
 
+mod law;
 mod parts;
 mod repeat;
 mod sink;
 mod tallies;
 
+pub use law::{law, Law, NoLaw, LAW_WORK};
 use parts::*;
 pub use repeat::MAX_REPEAT_STATES;
 use repeat::*;

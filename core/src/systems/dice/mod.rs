@@ -14,9 +14,11 @@ pub mod shapes;
 use super::{Knobs, Loaded, RoleKnob};
 use crate::cancel::Cancel;
 use crate::config::{reader::Reader, Problem};
+use crate::fraction::Fraction;
 use crate::kernels::Rng;
 use crate::model::{Compiled, Headline, Metric, Trial};
 use config::{Scenario, Ties};
+use num_traits::Zero;
 use program::Node;
 
 /// The `dice` system: a scenario's result written in the dice language.
@@ -200,14 +202,14 @@ impl Trial for DiceTrial {
 }
 
 /// The exact distribution of the result over `lo..lo + states`, or why there is none,
-/// and the mass of explosion chains stopped at their depth limit and of `repeat`s
-/// stopped at theirs.
+/// with its fractions where they are known, and the mass of explosion chains stopped at
+/// their depth limit and of `repeat`s stopped at theirs.
 fn exact_of(
     sc: &Scenario,
     lo: i64,
     states: usize,
     cancel: &Cancel,
-) -> (Result<Vec<f64>, String>, f64, f64) {
+) -> (Result<Exact, String>, f64, f64) {
     let mut ledger = exact::Ledger::stopped_by(cancel);
     let run = |ledger: &mut exact::Ledger| -> Result<exact::Dist, exact::TooBig> {
         let a = exact::distribution(&sc.roll_node, ledger)?;
@@ -238,10 +240,31 @@ fn exact_of(
                 );
             }
             out.iter_mut().for_each(|p| *p /= total);
-            (Ok(out), ledger.capped, ledger.unfinished)
+            // Fractions from the floats where their denominators are small; else from
+            // integer weights, where the integer engine serves the expression in its
+            // budget. Its floats then replace the engine's: the same values, without
+            // the underflow below 1e-308.
+            let fractions = crate::fraction::exact_fractions(&out).or_else(|| {
+                let vs = sc.vs.as_ref().map(|(_, v)| v);
+                let law = exact::law(&sc.roll_node, vs, cancel).ok()?;
+                let f = law.fractions(lo, states);
+                out = f.iter().map(|f| f.to_f64()).collect();
+                Some(f)
+            });
+            (
+                Ok(Exact { p: out, fractions }),
+                ledger.capped,
+                ledger.unfinished,
+            )
         }
         Err(exact::TooBig(why)) => (Err(why), 0.0, 0.0),
     }
+}
+
+/// An exact distribution over the states: floats, and the fractions they are.
+struct Exact {
+    p: Vec<f64>,
+    fractions: Option<Vec<Fraction>>,
 }
 
 /// What the capped mass is: explosion chains cut at their depth, `repeat`s cut at their
@@ -268,19 +291,25 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     // The tables start and end where a roll can land: the bounds narrowed to the exact
     // support. (A sampled value outside it would pile up in an end bucket, far from its
     // exact value, and the agreement tests would fail.)
-    let (lo, hi, states, exact) = match exact {
-        Ok(e) => {
-            let first = e.iter().position(|&p| p > 0.0).unwrap_or(0);
-            let last = e.iter().rposition(|&p| p > 0.0).unwrap_or(0).max(first);
-            let narrowed = e[first..=last].to_vec();
+    let (lo, hi, states, exact, fractions) = match exact {
+        Ok(Exact { p: e, fractions }) => {
+            // A value is possible where its fraction says so, though its float may be
+            // below the smallest float (the lowest sums of 1000d6).
+            let possible = |i: usize| match &fractions {
+                Some(f) => !f[i].numer().is_zero(),
+                None => e[i] > 0.0,
+            };
+            let first = (0..e.len()).position(possible).unwrap_or(0);
+            let last = (0..e.len()).rposition(possible).unwrap_or(0).max(first);
             (
                 lo + first as i64,
                 lo + last as i64,
                 last - first + 1,
-                Ok(narrowed),
+                Ok(e[first..=last].to_vec()),
+                fractions.map(|f| f[first..=last].to_vec()),
             )
         }
-        Err(why) => (lo, hi, states, Err(why)),
+        Err(why) => (lo, hi, states, Err(why), None),
     };
     let who = sc.unit.clone().unwrap_or_else(|| "the roll".into());
     let other = sc
@@ -359,7 +388,14 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                     .collect();
                 let (flo, fhi) = match &exact {
                     Ok(e) => {
-                        let seen = at.iter().zip(e).filter(|(_, p)| **p > 0.0).map(|(v, _)| *v);
+                        let seen = at
+                            .iter()
+                            .enumerate()
+                            .filter(|&(i, _)| match &fractions {
+                                Some(f) => !f[i].numer().is_zero(),
+                                None => e[i] > 0.0,
+                            })
+                            .map(|(_, v)| *v);
                         seen.fold((i64::MAX, i64::MIN), |a, v| (a.0.min(v), a.1.max(v)))
                     }
                     Err(_) => (
@@ -482,6 +518,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
         headline,
     )
     .exact(exact.ok())
+    .exact_fractions(fractions)
     .capped(capped + unfinished, Some(capped_note(capped, unfinished)))
     .policy(program::policy(&sc.roll_node))
     .warning(sc.warning.clone())

@@ -214,12 +214,12 @@ fn bind(d: usize, binder: Binder, body: Node) -> Node {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::{distribution, eval, Dist, Env, Ledger};
     use crate::systems::dice::program::parse_result;
 
     /// xorshift64: the same programs on every machine.
-    struct Gen(u64);
+    pub(in super::super) struct Gen(pub(in super::super) u64);
     impl Gen {
         fn below(&mut self, n: u64) -> u64 {
             self.0 ^= self.0 << 13;
@@ -231,7 +231,7 @@ mod tests {
 
     /// A random expression over the variables `vars` (names in scope), `let`s and
     /// branches most of all: what the rules move.
-    fn expr(g: &mut Gen, vars: &mut Vec<String>, depth: u32) -> String {
+    pub(in super::super) fn expr(g: &mut Gen, vars: &mut Vec<String>, depth: u32) -> String {
         let leaf = depth == 0 || g.below(5) == 0;
         if leaf {
             return match g.below(7) {

@@ -1,0 +1,198 @@
+//! Exact values as fractions of any size: what an exact computation with integer
+//! weights gives, and what a float of a small-denominator fraction is recovered as.
+
+use num_bigint::{BigInt, BigUint};
+use num_integer::Integer;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+use serde::Serialize;
+
+/// An exact value as a fraction in lowest terms: the reader checks it against the rules
+/// by hand (27/216 is the 27 ways of 216 for three dice), which no float allows. Its
+/// integers have no size limit: `20d20 keep highest 10` is over 20^20 and the lowest
+/// sum of `1000d6` is 1 over 6^1000.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fraction {
+    numer: BigInt,
+    denom: BigUint,
+}
+
+impl Fraction {
+    /// `numer/denom` in lowest terms; None for a zero denominator.
+    pub fn new(numer: impl Into<BigInt>, denom: impl Into<BigInt>) -> Option<Fraction> {
+        let (numer, denom): (BigInt, BigInt) = (numer.into(), denom.into());
+        if denom.is_zero() {
+            return None;
+        }
+        let g = numer.gcd(&denom);
+        let (numer, denom) = if denom.is_negative() {
+            (-(numer / &g), -(denom / &g))
+        } else {
+            (numer / &g, denom / &g)
+        };
+        Some(Fraction {
+            numer,
+            denom: denom.to_biguint()?,
+        })
+    }
+
+    /// 0/1.
+    pub fn zero() -> Fraction {
+        Fraction {
+            numer: BigInt::zero(),
+            denom: BigUint::one(),
+        }
+    }
+
+    /// The numerator, carrying the sign.
+    pub fn numer(&self) -> &BigInt {
+        &self.numer
+    }
+
+    /// The denominator, always at least 1.
+    pub fn denom(&self) -> &BigUint {
+        &self.denom
+    }
+
+    /// A whole number: its `/1` says nothing.
+    pub fn is_whole(&self) -> bool {
+        self.denom.is_one()
+    }
+
+    /// `N` where this is exactly 1/N and N fits a u64: "1 in N" then needs no rounding.
+    pub fn unit_denominator(&self) -> Option<u64> {
+        if self.numer.is_one() {
+            self.denom.to_u64()
+        } else {
+            None
+        }
+    }
+
+    /// The nearest float (0 below the smallest float: the fraction still says it).
+    pub fn to_f64(&self) -> f64 {
+        // Both scaled down to 64 significant bits first: a ratio of two floats of
+        // thousands of bits would be inf/inf.
+        let shift = |x: &BigUint| x.bits().saturating_sub(64);
+        let (n, d) = (self.numer.magnitude(), &self.denom);
+        let (sn, sd) = (shift(n), shift(d));
+        let f = (n >> sn).to_f64().unwrap_or(0.0) / (d >> sd).to_f64().unwrap_or(1.0);
+        let scaled = f * 2f64.powi((sn as i64 - sd as i64).clamp(-2000, 2000) as i32);
+        if self.numer.is_negative() {
+            -scaled
+        } else {
+            scaled
+        }
+    }
+
+    /// `self + other`.
+    pub fn add(&self, other: &Fraction) -> Fraction {
+        let (a, b) = (&self.numer, BigInt::from(self.denom.clone()));
+        let (c, d) = (&other.numer, BigInt::from(other.denom.clone()));
+        Fraction::new(a * &d + c * &b, b * d).unwrap_or_else(Fraction::zero)
+    }
+
+    /// The sum of many fractions, brought to one denominator first and reduced once:
+    /// a distribution's fractions mostly share one (a power of the dice's faces), and a
+    /// gcd per addition of numbers of hundreds of digits is what would cost.
+    pub fn sum<'a>(parts: impl IntoIterator<Item = (&'a Fraction, i64)>) -> Fraction {
+        let mut common = BigUint::one();
+        let mut numer = BigInt::zero();
+        for (f, k) in parts {
+            if f.numer.is_zero() || k == 0 {
+                continue;
+            }
+            if !(&common % &f.denom).is_zero() {
+                let lcm = common.lcm(&f.denom);
+                numer *= BigInt::from(&lcm / &common);
+                common = lcm;
+            }
+            numer += &f.numer * BigInt::from(&common / &f.denom) * k;
+        }
+        Fraction::new(numer, BigInt::from(common)).unwrap_or_else(Fraction::zero)
+    }
+
+    /// `self` times a whole number.
+    pub fn times(&self, k: i64) -> Fraction {
+        Fraction::new(&self.numer * k, BigInt::from(self.denom.clone()))
+            .unwrap_or_else(Fraction::zero)
+    }
+}
+
+/// `n/d`, always with the slash (`0/1`, `1/1`, `21/2`), so that a reader of a table
+/// splits every cell the same way.
+impl std::fmt::Display for Fraction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.numer, self.denom)
+    }
+}
+
+/// As the tables write it (`"27/216"` reduced: `"1/8"`), not as two numbers.
+impl Serialize for Fraction {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// The fraction `p` is, where its denominator is at most `max_den`: the continued
+/// fraction's convergents, stopped at the first within float rounding of `p`. Exact
+/// dice probabilities are fractions over products of the dice's faces (6^7 = 279,936),
+/// computed in floats; give `p` as computed, not rounded for print (13 digits are too
+/// few to tell 227/1296 from a fraction over a million). A convergent further away
+/// than rounding is not the value, so `None` then.
+pub fn fraction(p: f64, max_den: u64) -> Option<(u64, u64)> {
+    if !(0.0..=1.0).contains(&p) {
+        return None;
+    }
+    let close = |n: u64, d: u64| (n as f64 / d as f64 - p).abs() <= 1e-13 * p.max(1e-3);
+    // Convergents h/k of p's continued fraction [a0; a1, a2, ...].
+    let (mut h0, mut h1, mut k0, mut k1) = (0u64, 1u64, 1u64, 0u64);
+    let mut x = p;
+    for _ in 0..64 {
+        let a = x.floor();
+        if a > max_den as f64 {
+            return None;
+        }
+        let a = a as u64;
+        let (h, k) = (a.checked_mul(h1)? + h0, a.checked_mul(k1)? + k0);
+        if k > max_den {
+            return None;
+        }
+        if close(h, k) {
+            return Some((h, k));
+        }
+        (h0, h1, k0, k1) = (h1, h, k1, k);
+        let rest = x - a as f64;
+        if rest <= 0.0 {
+            return None;
+        }
+        x = 1.0 / rest;
+    }
+    None
+}
+
+/// Fractions are looked for up to this denominator. It holds 6^8 = 1,679,616 (four d6
+/// against four d6) and 10^6 (six d10); 6^9 (five d6 against four) is past it. Two
+/// distinct fractions over d and k differ by at least 1/(dk), here at least 2.5e-13,
+/// more than [`fraction`]'s tolerance: a true fraction within the bound is never taken
+/// for another. Much beyond 3e6 fractions crowd closer than the tolerance.
+pub const MAX_DENOMINATOR: u64 = 2_000_000;
+
+/// The fractions of a whole distribution (`p` over every value of one metric, in
+/// order), or None. One value near a fraction proves nothing: about 3% of arbitrary
+/// floats in the middle of [0, 1] lie within [`fraction`]'s tolerance of some fraction
+/// over at most a million (measured on uniform samples). So every value must be a
+/// fraction within [`MAX_DENOMINATOR`] and together they must add up to exactly 1, which
+/// chance near-misses never do. Values are clamped into [0, 1] first: a sum of floats
+/// may end at `1.0000000000000002`. A value above zero is never `0/1`, however small
+/// (`fraction` takes anything below 1e-16 for zero): a rare outcome is not impossible.
+pub fn exact_fractions(p: &[f64]) -> Option<Vec<Fraction>> {
+    let mut out = Vec::with_capacity(p.len());
+    let mut sum = Fraction::zero();
+    for &x in p {
+        let x = x.clamp(0.0, 1.0);
+        let (n, d) = fraction(x, MAX_DENOMINATOR).filter(|&(n, _)| n > 0 || x == 0.0)?;
+        let f = Fraction::new(n, d)?;
+        sum = sum.add(&f);
+        out.push(f);
+    }
+    (sum == Fraction::new(1, 1)?).then_some(out)
+}

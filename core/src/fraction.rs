@@ -35,6 +35,14 @@ impl Fraction {
         })
     }
 
+    /// `numer/denom`, already in lowest terms (the caller divided out their gcd).
+    pub(crate) fn lowest(numer: BigUint, denom: BigUint) -> Fraction {
+        Fraction {
+            numer: BigInt::from(numer),
+            denom,
+        }
+    }
+
     /// 0/1.
     pub fn zero() -> Fraction {
         Fraction {

@@ -43,6 +43,14 @@ impl Fraction {
         }
     }
 
+    /// `numer/denom` from machine integers already in lowest terms.
+    fn lowest_signed(numer: i128, denom: u128) -> Fraction {
+        Fraction {
+            numer: BigInt::from(numer),
+            denom: BigUint::from(denom),
+        }
+    }
+
     /// 0/1.
     pub fn zero() -> Fraction {
         Fraction {
@@ -102,12 +110,16 @@ impl Fraction {
     /// a distribution's fractions mostly share one (a power of the dice's faces), and a
     /// gcd per addition of numbers of hundreds of digits is what would cost.
     pub fn sum<'a>(parts: impl IntoIterator<Item = (&'a Fraction, i64)>) -> Fraction {
+        let parts: Vec<(&Fraction, i64)> = parts
+            .into_iter()
+            .filter(|(f, k)| !f.numer.is_zero() && *k != 0)
+            .collect();
+        if let Some(f) = small_sum(&parts) {
+            return f;
+        }
         let mut common = BigUint::one();
         let mut numer = BigInt::zero();
         for (f, k) in parts {
-            if f.numer.is_zero() || k == 0 {
-                continue;
-            }
             if !(&common % &f.denom).is_zero() {
                 let lcm = common.lcm(&f.denom);
                 numer *= BigInt::from(&lcm / &common);
@@ -123,6 +135,28 @@ impl Fraction {
         Fraction::new(&self.numer * k, BigInt::from(self.denom.clone()))
             .unwrap_or_else(Fraction::zero)
     }
+}
+
+/// [`Fraction::sum`] in machine integers, for the common case of small denominators
+/// (a 3d6 table's mean): None where any number passes an i128.
+fn small_sum(parts: &[(&Fraction, i64)]) -> Option<Fraction> {
+    let (mut common, mut numer) = (1i128, 0i128);
+    for (f, k) in parts {
+        let (n, d) = (f.numer.to_i128()?, f.denom.to_i128()?);
+        if common % d != 0 {
+            let up = d / i128::try_from(common.unsigned_abs().gcd(&d.unsigned_abs())).ok()?;
+            numer = numer.checked_mul(up)?;
+            common = common.checked_mul(up)?;
+        }
+        numer = numer.checked_add(n.checked_mul(common / d)?.checked_mul(i128::from(*k))?)?;
+    }
+    let g = i128::try_from(numer.unsigned_abs().gcd(&common.unsigned_abs()))
+        .ok()?
+        .max(1);
+    Some(Fraction::lowest_signed(
+        numer / g,
+        (common / g).unsigned_abs(),
+    ))
 }
 
 /// `n/d`, always with the slash (`0/1`, `1/1`, `21/2`), so that a reader of a table
@@ -194,13 +228,21 @@ pub const MAX_DENOMINATOR: u64 = 2_000_000;
 /// (`fraction` takes anything below 1e-16 for zero): a rare outcome is not impossible.
 pub fn exact_fractions(p: &[f64]) -> Option<Vec<Fraction>> {
     let mut out = Vec::with_capacity(p.len());
-    let mut sum = Fraction::zero();
+    // The running sum in machine integers (the denominators are at most 2e6): a sum
+    // past an i128 is no distribution of small fractions.
+    let (mut common, mut numer) = (1u128, 0u128);
     for &x in p {
         let x = x.clamp(0.0, 1.0);
+        // Convergents are in lowest terms.
         let (n, d) = fraction(x, MAX_DENOMINATOR).filter(|&(n, _)| n > 0 || x == 0.0)?;
-        let f = Fraction::new(n, d)?;
-        sum = sum.add(&f);
-        out.push(f);
+        let (n, d) = (u128::from(n), u128::from(d));
+        if common % d != 0 {
+            let up = d / common.gcd(&d);
+            numer = numer.checked_mul(up)?;
+            common = common.checked_mul(up)?;
+        }
+        numer = numer.checked_add(n.checked_mul(common / d)?)?;
+        out.push(Fraction::lowest_signed(n as i128, d));
     }
-    (sum == Fraction::new(1, 1)?).then_some(out)
+    (numer == common).then_some(out)
 }

@@ -65,20 +65,25 @@ impl Tables {
     /// types of its own (the Python package) wants the numbers.
     pub fn with_numeric_values(mut self) -> Tables {
         for (name, df) in &mut self.0 {
-            if name != "distribution" {
-                continue;
-            }
-            let ints = df
-                .column("value")
-                .ok()
-                .filter(|c| c.dtype() == &DataType::String)
-                .and_then(|c| c.strict_cast(&DataType::Int64).ok());
-            if let Some(ints) = ints {
-                // Same name, same height: replacing a column cannot fail.
-                let _ = df.with_column(ints);
+            if name == "distribution" {
+                numeric_values(df);
             }
         }
         self
+    }
+}
+
+/// A distribution's `value` as integers where every value is one (a sum, a count), so
+/// that it sorts and plots as numbers; text where any value is a word (`win`).
+fn numeric_values(df: &mut DataFrame) {
+    let ints = df
+        .column("value")
+        .ok()
+        .filter(|c| c.dtype() == &DataType::String)
+        .and_then(|c| c.strict_cast(&DataType::Int64).ok());
+    if let Some(ints) = ints {
+        // Same name, same height: replacing a column cannot fail.
+        let _ = df.with_column(ints);
     }
 }
 
@@ -203,6 +208,23 @@ impl Held {
                 .map(|(n, f)| (n, f.into_df()))
                 .collect(),
         ))
+    }
+
+    /// One of the tables every run has, made alone (`distribution`, with its `value`
+    /// as numbers where it is one, `summary` or `headline`; None for any other name): a
+    /// notebook that reads one table pays for that one.
+    pub fn table(&self, name: &str) -> Result<Option<DataFrame>, AppError> {
+        let made = match name {
+            "distribution" => frame::distribution(&self.0)?,
+            "summary" => frame::summary(&self.0)?,
+            "headline" => frame::headline(&self.0)?,
+            _ => return Ok(None),
+        };
+        let mut df = made.into_df();
+        if name == "distribution" {
+            numeric_values(&mut df);
+        }
+        Ok(Some(df))
     }
 
     /// The first scenario's headline number as the first row of the `headline` table

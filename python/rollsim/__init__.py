@@ -47,17 +47,6 @@ def _frame(table: Any) -> pl.DataFrame:
     return pl.DataFrame(table)
 
 
-def _numeric_values(df: pl.DataFrame) -> pl.DataFrame:
-    """`value` as integers where every value is one (a sum, a count), so that it sorts
-    and plots as numbers; text where any value is a word (`win`, `draw`)."""
-    if "value" not in df.columns or df.height == 0 or df.schema["value"] != pl.String:
-        return df
-    as_int = df["value"].cast(pl.Int64, strict=False)
-    if as_int.null_count() > df["value"].null_count():
-        return df
-    return df.with_columns(as_int.alias("value"))
-
-
 class Result:
     """One command's tables: ``distribution``, ``summary`` and ``headline``, the same
     columns, types and numbers as the command line's ``distribution.csv``, ``summary.csv``
@@ -82,10 +71,11 @@ class Result:
         return self._columns
 
     def _frame_of(self, name: str) -> pl.DataFrame:
-        self._handed_over()
         if name not in self._frames:
-            df = _frame(self._columns[name])
-            self._frames[name] = _numeric_values(df) if name == "distribution" else df
+            # One of the three every run has is made alone (the others not made at
+            # all); `tables` hands over every table at once.
+            one = self._held.table(name) if self._columns is None else None
+            self._frames[name] = _frame(one if one is not None else self._handed_over()[name])
         return self._frames[name]
 
     @property

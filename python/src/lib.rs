@@ -128,6 +128,16 @@ impl Held {
         Ok(for_python(t))
     }
 
+    /// `distribution`, `summary` or `headline` alone, as `tables` gives it; None for
+    /// another name.
+    fn table(&self, name: &str) -> PyResult<Option<Table>> {
+        let t = self
+            .0
+            .table(name)
+            .map_err(|e| RollsimError::new_err(format!("{e:#}")))?;
+        Ok(t.map(|df| Table(Frame::from_df(df))))
+    }
+
     /// The first scenario's headline number (exact, else Monte Carlo; None if neither).
     fn headline(&self) -> Option<f64> {
         self.0.headline()

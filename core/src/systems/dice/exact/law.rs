@@ -27,6 +27,15 @@ use num_traits::{One, Zero};
 /// engine gives up: about half a second on one core for numbers of hundreds of digits.
 pub const LAW_WORK: u64 = 15_000_000;
 
+/// The most values one law may span, as the float engine's [`super::MAX_SPAN`].
+fn span(lo: i64, hi: i64) -> Result<usize, NoLaw> {
+    usize::try_from(hi.checked_sub(lo).ok_or(NoLaw)?)
+        .ok()
+        .map(|s| s + 1)
+        .filter(|&s| s <= super::MAX_SPAN)
+        .ok_or(NoLaw)
+}
+
 /// Convolutions whose shorter side has this many values go by one big multiply.
 const KRONECKER: usize = 16;
 
@@ -70,14 +79,14 @@ impl Law {
         }
     }
 
-    fn from_map(m: Map<i64, BigUint>, den: BigUint) -> Law {
+    fn from_map(m: Map<i64, BigUint>, den: BigUint) -> Result<Law, NoLaw> {
         let lo = m.keys().copied().min().unwrap_or(0);
         let hi = m.keys().copied().max().unwrap_or(0);
-        let mut n = vec![BigUint::zero(); (hi - lo + 1) as usize];
+        let mut n = vec![BigUint::zero(); span(lo, hi)?];
         for (v, w) in m {
             n[(v - lo) as usize] += w;
         }
-        Law { lo, n, den }.trim()
+        Ok(Law { lo, n, den }.trim())
     }
 
     fn trim(mut self) -> Law {
@@ -101,7 +110,7 @@ impl Law {
     }
 
     /// Every value through `f`.
-    fn map(&self, f: impl Fn(i64) -> i64) -> Law {
+    fn map(&self, f: impl Fn(i64) -> i64) -> Result<Law, NoLaw> {
         let mut m: Map<i64, BigUint> = Map::default();
         for (v, w) in self.iter() {
             *m.entry(f(v)).or_default() += w;
@@ -118,7 +127,7 @@ impl Law {
                 *m.entry(f(x, y)).or_default() += a * c;
             }
         }
-        Ok(Law::from_map(m, &self.den * &o.den))
+        Law::from_map(m, &self.den * &o.den)
     }
 
     /// The sum of one draw of each. Long ones by Kronecker substitution: each side
@@ -313,38 +322,55 @@ fn small_factors(den: &BigUint) -> Option<Vec<(u32, u32)>> {
 }
 
 /// Sums weighted parts over one denominator: `Σ wᵢ · partᵢ` for a `let`, an `if`, a
-/// rolled dice count. The weights are counts over the denominator `over`.
+/// rolled dice count. The weights are counts over the denominator `over`. The parts are
+/// held until the end, so that their common denominator is found once, not grown part
+/// by part with every sum so far scaled up each time it grows.
 struct Mixer {
-    ways: Map<i64, BigUint>,
-    /// The parts' common denominator so far (every `ways` entry is over it).
-    common: BigUint,
+    parts: Vec<(BigUint, Law)>,
 }
 
 impl Mixer {
     fn new() -> Mixer {
-        Mixer {
-            ways: Map::default(),
-            common: BigUint::one(),
-        }
+        Mixer { parts: Vec::new() }
     }
 
-    fn add(&mut self, w: &BigUint, part: &Law, b: &mut Budget) -> Result<(), NoLaw> {
-        b.spend((part.n.len() + self.ways.len()) as u64)?;
-        if !(&self.common % &part.den).is_zero() {
-            let lcm = self.common.lcm(&part.den);
-            let up = &lcm / &self.common;
-            self.ways.values_mut().for_each(|x| *x *= &up);
-            self.common = lcm;
-        }
-        let scale = w * (&self.common / &part.den);
-        for (v, x) in part.iter() {
-            *self.ways.entry(v).or_default() += x * &scale;
-        }
+    fn add(&mut self, w: &BigUint, part: Law, b: &mut Budget) -> Result<(), NoLaw> {
+        b.spend(2 * part.n.len() as u64)?;
+        self.parts.push((w.clone(), part));
         Ok(())
     }
 
-    fn done(self, over: &BigUint) -> Law {
-        Law::from_map(self.ways, over * &self.common).reduced()
+    fn done(self, over: &BigUint) -> Result<Law, NoLaw> {
+        let mut common = BigUint::one();
+        for (_, part) in &self.parts {
+            if !(&common % &part.den).is_zero() {
+                common = common.lcm(&part.den);
+            }
+        }
+        let lo = self.parts.iter().map(|(_, p)| p.lo).min().unwrap_or(0);
+        let hi = self
+            .parts
+            .iter()
+            .map(|(_, p)| p.lo + p.n.len() as i64 - 1)
+            .max()
+            .unwrap_or(0);
+        let mut n = vec![BigUint::zero(); span(lo, hi)?];
+        for (w, part) in &self.parts {
+            let scale = w * (&common / &part.den);
+            let at = (part.lo - lo) as usize;
+            for (dst, x) in n[at..].iter_mut().zip(&part.n) {
+                if !x.is_zero() {
+                    *dst += x * &scale;
+                }
+            }
+        }
+        Ok(Law {
+            lo,
+            n,
+            den: over * common,
+        }
+        .trim()
+        .reduced())
     }
 }
 
@@ -363,7 +389,7 @@ pub fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
         None => a,
         Some(v) => {
             let v = eval(&super::sunk(v, 0), &mut env, &mut b)?;
-            a.add(&v.map(|x| x.saturating_neg()), &mut b)?
+            a.add(&v.map(|x| x.saturating_neg())?, &mut b)?
         }
     }
     .reduced())
@@ -378,14 +404,14 @@ fn eval(n: &Node, env: &mut Vec<i64>, b: &mut Budget) -> Result<Law, NoLaw> {
     Ok(match n {
         Node::Num(v) => Law::point(*v),
         Node::Var(i) => Law::point(*env.get(*i).ok_or(NoLaw)?),
-        Node::Neg(a) => eval(a, env, b)?.map(|x| x.saturating_neg()),
+        Node::Neg(a) => eval(a, env, b)?.map(|x| x.saturating_neg())?,
         Node::Add(x, y) => {
             let (x, y) = two(x, y, env, b)?;
             x.add(&y, b)?
         }
         Node::Sub(x, y) => {
             let (x, y) = two(x, y, env, b)?;
-            x.add(&y.map(|v| v.saturating_neg()), b)?
+            x.add(&y.map(|v| v.saturating_neg())?, b)?
         }
         Node::Mul(x, y) => {
             let (x, y) = two(x, y, env, b)?;
@@ -414,9 +440,9 @@ fn eval(n: &Node, env: &mut Vec<i64>, b: &mut Budget) -> Result<Law, NoLaw> {
                 env.push(v);
                 let part = eval(body, env, b);
                 env.pop();
-                mix.add(w, &part?, b)?;
+                mix.add(w, part?, b)?;
             }
-            mix.done(&d.den)
+            mix.done(&d.den)?
         }
         Node::If(c, yes, no) => {
             let d = eval(c, env, b)?;
@@ -436,9 +462,9 @@ fn eval(n: &Node, env: &mut Vec<i64>, b: &mut Budget) -> Result<Law, NoLaw> {
                 return eval(yes, env, b);
             }
             let mut mix = Mixer::new();
-            mix.add(&taken, &eval(yes, env, b)?, b)?;
-            mix.add(&not, &eval(no, env, b)?, b)?;
-            mix.done(&d.den)
+            mix.add(&taken, eval(yes, env, b)?, b)?;
+            mix.add(&not, eval(no, env, b)?, b)?;
+            mix.done(&d.den)?
         }
         Node::Pool(p) => pool(p, b)?,
         Node::Counted(c, pools) => {
@@ -446,9 +472,9 @@ fn eval(n: &Node, env: &mut Vec<i64>, b: &mut Budget) -> Result<Law, NoLaw> {
             let mut mix = Mixer::new();
             for (k, w) in d.iter() {
                 let spec = &pools[k.clamp(0, MAX_ROLLED_DICE) as usize];
-                mix.add(w, &pool(spec, b)?, b)?;
+                mix.add(w, pool(spec, b)?, b)?;
             }
-            mix.done(&d.den)
+            mix.done(&d.den)?
         }
         _ => return Err(NoLaw),
     })
@@ -463,7 +489,7 @@ fn die_law(d: &DieSpec, cancel: &Cancel) -> Result<Law, NoLaw> {
         for &f in &d.faces {
             *m.entry(f).or_default() += 1u32;
         }
-        return Ok(Law::from_map(m, BigUint::from(d.faces.len())).reduced());
+        return Ok(Law::from_map(m, BigUint::from(d.faces.len()))?.reduced());
     }
     let (dist, _) = die_dist(d, &mut Ledger::stopped_by(cancel)).map_err(|_| NoLaw)?;
     let fractions = crate::fraction::exact_fractions(&dist.p).ok_or(NoLaw)?;
@@ -505,7 +531,7 @@ fn pool(p: &PoolSpec, b: &mut Budget) -> Result<Law, NoLaw> {
             let mut out = Law::point(0);
             for (n, d) in &dies {
                 let d = match p.agg {
-                    Agg::Tally(t) => d.map(|v| tally(v, t)),
+                    Agg::Tally(t) => d.map(|v| tally(v, t))?,
                     _ => d.clone(),
                 };
                 for _ in 0..*n {
@@ -530,15 +556,38 @@ fn pool(p: &PoolSpec, b: &mut Budget) -> Result<Law, NoLaw> {
                 let n = *n as usize;
                 b.spend(4 * n as u64 + 4)?;
                 let mut misses = vec![BigUint::one(); n + 1];
-                for c in (0..n).rev() {
-                    misses[c] = &misses[c + 1] * &miss;
+                if !miss.is_one() {
+                    for c in (0..n).rev() {
+                        misses[c] = &misses[c + 1] * &miss;
+                    }
                 }
-                let (mut ways, mut hits, mut choose) =
-                    (Vec::with_capacity(n + 1), BigUint::one(), BigUint::one());
+                // C(n, c) in a machine word while it fits (to 120 dice), and a power of
+                // 1 (a coin of 1 in 2) not multiplied at all.
+                let (mut ways, mut hits) = (Vec::with_capacity(n + 1), BigUint::one());
+                let (mut small, mut choose) = (Some(1u128), BigUint::one());
                 for (c, m) in misses.iter().enumerate() {
-                    ways.push(&choose * &hits * m);
-                    hits *= &hit;
-                    choose = choose * (n - c) / (c + 1);
+                    let mut w = match small {
+                        Some(k) => BigUint::from(k),
+                        None => choose.clone(),
+                    };
+                    if !hit.is_one() {
+                        w *= &hits;
+                        hits *= &hit;
+                    }
+                    if !miss.is_one() {
+                        w *= m;
+                    }
+                    ways.push(w);
+                    let (up, down) = ((n - c) as u128, (c + 1) as u128);
+                    if small.is_some() {
+                        small = small.and_then(|k| k.checked_mul(up)).map(|k| k / down);
+                        if small.is_none() {
+                            // Past a word: from here in big integers, from C(n, c).
+                            choose = BigUint::from(ways_choose(n, c)) * (n - c) / (c + 1);
+                        }
+                    } else {
+                        choose = choose * (n - c) / (c + 1);
+                    }
                 }
                 let counts = Law {
                     lo: 0,
@@ -555,6 +604,11 @@ fn pool(p: &PoolSpec, b: &mut Budget) -> Result<Law, NoLaw> {
             pass(&dies, &p.groups, end, k.min(total), agg, b)
         }
     }
+}
+
+/// C(n, c) in big integers.
+fn ways_choose(n: usize, c: usize) -> BigUint {
+    (0..c).fold(BigUint::one(), |acc, i| acc * (n - i) / (i + 1))
 }
 
 /// Keep `k` dice from the `end` of the pool and read them by `agg`: at each face, from
@@ -694,7 +748,7 @@ fn pass(
             *done.entry(acc).or_default() += ways;
         }
     }
-    Ok(Law::from_map(done, den).reduced())
+    Ok(Law::from_map(done, den)?.reduced())
 }
 
 #[cfg(test)]
@@ -754,6 +808,9 @@ mod tests {
             "6d6 maxset",
             "7d10 keep highest 3 maxset",
             "12d6 count >= 5",
+            // Binomials past a machine word (C(130, 65) > 2^120), a coin of 1 in 2 and not.
+            "130d6 count >= 4",
+            "130d6 count >= 5",
             "8d10 count max",
             "4d{1,1,2,3} keep highest 2",
             "3d{hit*3, crit, blank*2} count hit",
@@ -779,6 +836,9 @@ mod tests {
             "5d6 straight",
             "6d6 again 6",
             "let p = 3d6 in p highest + p lowest",
+            // Nor a value spanning more numbers than the float engine takes.
+            "d2 * 1000000 * 1000000",
+            "if d2 == 1 then 0 else 1000000 * 3",
         ] {
             let (n, _) = parse_result(text, &[]).unwrap();
             assert!(law(&n, None, &Cancel::default()).is_err(), "{text}");

@@ -344,6 +344,70 @@ fn a_wide_distribution_on_the_live_page_hides_its_tails_until_asked() {
     );
 }
 
+/// A fraction too long for its cell (300d6: the numbers have up to 234 digits) is shown
+/// by its first digits and its length, and whole in the cell's tooltip, as the command
+/// line's data file has it.
+#[test]
+fn a_fraction_too_long_for_its_cell_is_cut_and_whole_in_its_tooltip() {
+    let dir = crate::util::tempdir();
+    let config = dir.path().join("horde.toml");
+    std::fs::write(
+        &config,
+        "system = \"dice\"\n[scenarios.horde]\nroll = \"300d6\"\n",
+    )
+    .unwrap();
+    let seen = drive(
+        dir.path(),
+        &json!({ "steps": [], "tails": { "config": "horde.toml", "scenario": "horde" } }),
+        &root().join("target/live-page-horde.png"),
+    );
+    assert_eq!(seen["errors"], json!([]), "the page threw");
+    // The command line's whole fractions, value by value.
+    let out = rollsim()
+        .arg("run")
+        .arg(&config)
+        .args(["-s", "horde", "--exact-only", "-o", "-", "--format", "csv"])
+        .output()
+        .unwrap();
+    let csv = text(&out.stdout);
+    let whole: BTreeMap<String, String> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[2].to_string(), f[f.len() - 1].to_string())
+        })
+        .collect();
+    let rows = seen["tails"]["before"][0]["rows"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(rows.len(), 1501, "every sum from 300 to 1800");
+    let mut cut = 0;
+    for r in &rows {
+        let (shown, title) = (
+            r["fraction"].as_str().unwrap(),
+            r["whole"].as_str().unwrap(),
+        );
+        let want = &whole[r["value"].as_str().unwrap()];
+        if want.len() > 40 {
+            assert_eq!(title, want, "{r}");
+            assert!(shown.len() < want.len() && shown.contains("digits)"), "{r}");
+            cut += 1;
+        } else {
+            assert_eq!((shown, title), (want.as_str(), ""), "{r}");
+        }
+    }
+    // The lowest sum is 1 over 6^300, a number of 234 digits.
+    let low = rows.iter().find(|r| r["value"] == "300").unwrap();
+    assert!(low["fraction"].as_str().unwrap().starts_with("1/"), "{low}");
+    assert!(
+        low["fraction"].as_str().unwrap().ends_with("(234 digits)"),
+        "{low}"
+    );
+    assert!(cut > 1000, "{cut} cut");
+}
+
 /// The rows of the Markdown table in `md` whose heading row starts `| HEAD |`, cells split.
 fn md_rows(md: &str, head: &str) -> Vec<Vec<String>> {
     let lines: Vec<&str> = md.lines().collect();

@@ -44,6 +44,7 @@ try {
       exact: r.dataset.exact === undefined ? null : r.dataset.exact,
       shown: r.querySelector('td.p').textContent,
       fraction: r.querySelector('td.frac') ? r.querySelector('td.frac').textContent : null,
+      whole: r.querySelector('td.frac') ? r.querySelector('td.frac').title : null,
     })),
   })));
   const sets = () => page.evaluate(() => new URLSearchParams(location.search).getAll('set'));

@@ -1198,31 +1198,7 @@ fn multiset(
                     return Err(TooBig("a keep or drop over so many dice and faces".into()));
                 }
                 let take = c.min(k - kept);
-                let acc2 = match agg {
-                    Agg::Sum => acc + take as i64 * v,
-                    Agg::Tally(t) => acc + take as i64 * super::lang::tally(v, t),
-                    Agg::Count(cond) => {
-                        acc + if cond.holds(v, spec_lohi.0, spec_lohi.1) {
-                            take as i64
-                        } else {
-                            0
-                        }
-                    }
-                    Agg::MaxSet => acc.max(take as i64),
-                    // Read by the general pass (`pool` sends it there).
-                    Agg::Straight | Agg::Shape(_) => acc,
-                    // The kept dice's extreme: the first value kept from this end is the
-                    // highest (or lowest); the last, the other.
-                    Agg::Highest | Agg::Lowest => {
-                        let first_from_end = kept == 0 && take > 0;
-                        let wants_first = (agg == Agg::Highest) == (end == End::Highest);
-                        if take > 0 && (if wants_first { first_from_end } else { true }) {
-                            v
-                        } else {
-                            acc
-                        }
-                    }
-                };
+                let acc2 = kept_read(agg, end, acc, kept, take, v, spec_lohi);
                 // Once `k` are kept the rest cannot matter: the reading is final.
                 if kept + take == k {
                     *done.entry(acc2).or_default() += p;
@@ -1244,6 +1220,45 @@ fn multiset(
     }
     let m = done;
     Ok(Dist::from_map(&m))
+}
+
+/// A keep pass's reading after `take` more dice kept at face `v` (`kept` before them),
+/// from the accumulator `acc`: the one step both passes (floats here, integer weights
+/// in [`law`]) take. `count max` / `count min` read the faces' span `lohi`. A read the
+/// general pass serves (`straight`, a shape) leaves `acc` as it is: `pool` never sends
+/// it here.
+pub(super) fn kept_read(
+    agg: Agg,
+    end: End,
+    acc: i64,
+    kept: u32,
+    take: u32,
+    v: i64,
+    lohi: (i64, i64),
+) -> i64 {
+    match agg {
+        Agg::Sum => acc + take as i64 * v,
+        Agg::Tally(t) => acc + take as i64 * super::lang::tally(v, t),
+        Agg::Count(cond) => {
+            acc + if cond.holds(v, lohi.0, lohi.1) {
+                take as i64
+            } else {
+                0
+            }
+        }
+        Agg::MaxSet => acc.max(take as i64),
+        Agg::Straight | Agg::Shape(_) => acc,
+        // The kept dice's extreme: the first value kept from this end is the highest
+        // (or lowest); the last, the other.
+        Agg::Highest | Agg::Lowest => {
+            let wants_first = (agg == Agg::Highest) == (end == End::Highest);
+            if take > 0 && (!wants_first || kept == 0) {
+                v
+            } else {
+                acc
+            }
+        }
+    }
 }
 
 /// The keep pass's packed states.

@@ -583,7 +583,7 @@ fn pool(p: &PoolSpec, b: &mut Budget) -> Result<Law, NoLaw> {
                         small = small.and_then(|k| k.checked_mul(up)).map(|k| k / down);
                         if small.is_none() {
                             // Past a word: from here in big integers, from C(n, c).
-                            choose = BigUint::from(ways_choose(n, c)) * (n - c) / (c + 1);
+                            choose = ways_choose(n, c) * (n - c) / (c + 1);
                         }
                     } else {
                         choose = choose * (n - c) / (c + 1);
@@ -706,27 +706,7 @@ fn pass(
             }
             for (r2, c, x) in splits {
                 let take = c.min(k - kept);
-                let acc2 = match agg {
-                    Agg::Sum => acc + take as i64 * v,
-                    Agg::Tally(t) => acc + take as i64 * tally(v, t),
-                    Agg::Count(cond) => {
-                        acc + if cond.holds(v, lo_face, hi_face) {
-                            take as i64
-                        } else {
-                            0
-                        }
-                    }
-                    Agg::MaxSet => acc.max(take as i64),
-                    Agg::Highest | Agg::Lowest => {
-                        let wants_first = (agg == Agg::Highest) == (end == End::Highest);
-                        if take > 0 && (!wants_first || kept == 0) {
-                            v
-                        } else {
-                            acc
-                        }
-                    }
-                    Agg::Straight | Agg::Shape(_) => return Err(NoLaw),
-                };
+                let acc2 = super::kept_read(agg, end, acc, kept, take, v, (lo_face, hi_face));
                 if kept + take == k {
                     // Final: the dice left land on any face not passed yet.
                     let later = r2

@@ -9,7 +9,7 @@
 //!
 //! It serves the expressions built from numbers, arithmetic, comparisons, `let`, `if`,
 //! pools read by sums, counts, tallies and keep windows, and dice counts that come from
-//! a roll (anything else: `None`, and the fractions are the float's, where they can be
+//! a roll (anything else: [`NoLaw`], and the fractions are the float's, where they can be
 //! recovered). Its work is bounded by [`LAW_WORK`]; it is run only where the float
 //! engine's fractions cannot be recovered, so it never slows a roll that has them.
 

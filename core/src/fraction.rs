@@ -99,13 +99,6 @@ impl Fraction {
         }
     }
 
-    /// `self + other`.
-    pub fn add(&self, other: &Fraction) -> Fraction {
-        let (a, b) = (&self.numer, BigInt::from(self.denom.clone()));
-        let (c, d) = (&other.numer, BigInt::from(other.denom.clone()));
-        Fraction::new(a * &d + c * &b, b * d).unwrap_or_else(Fraction::zero)
-    }
-
     /// The sum of many fractions, brought to one denominator first and reduced once:
     /// a distribution's fractions mostly share one (a power of the dice's faces), and a
     /// gcd per addition of numbers of hundreds of digits is what would cost.
@@ -128,12 +121,6 @@ impl Fraction {
             numer += &f.numer * BigInt::from(&common / &f.denom) * k;
         }
         Fraction::new(numer, BigInt::from(common)).unwrap_or_else(Fraction::zero)
-    }
-
-    /// `self` times a whole number.
-    pub fn times(&self, k: i64) -> Fraction {
-        Fraction::new(&self.numer * k, BigInt::from(self.denom.clone()))
-            .unwrap_or_else(Fraction::zero)
     }
 }
 

@@ -6,6 +6,9 @@ use num_integer::Integer;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 use serde::Serialize;
 
+/// Fractions longer than this are cut where they are shown ([`Fraction::shown`]).
+pub const SHOWN_FRACTION: usize = 64;
+
 /// An exact value as a fraction in lowest terms: the reader checks it against the rules
 /// by hand (27/216 is the 27 ways of 216 for three dice), which no float allows. Its
 /// integers have no size limit: `20d20 keep highest 10` is over 20^20 and the lowest
@@ -97,6 +100,29 @@ impl Fraction {
         } else {
             scaled
         }
+    }
+
+    /// As a table or a line of text shows it: whole up to [`SHOWN_FRACTION`] characters,
+    /// else each long number by its first digits and its length (`1/141661…(779
+    /// digits)`, the lowest sum of 1000d6). A table of 780-digit numbers reads as noise;
+    /// the data files hold them whole.
+    pub fn shown(&self) -> String {
+        let text = self.to_string();
+        if text.len() <= SHOWN_FRACTION {
+            return text;
+        }
+        let cut = |n: String| {
+            if n.len() > 12 {
+                format!("{}…({} digits)", &n[..6], n.len())
+            } else {
+                n
+            }
+        };
+        format!(
+            "{}/{}",
+            cut(self.numer.to_string()),
+            cut(self.denom.to_string())
+        )
     }
 
     /// The sum of many fractions, brought to one denominator first and reduced once:

@@ -145,34 +145,9 @@ fn pct(p: f64) -> String {
 /// number (`2.0000`) says all there is without its `2/1`.
 fn with_fraction(shown: String, f: Option<&rollsim_core::results::Fraction>) -> String {
     match f {
-        Some(f) if !f.is_whole() => format!("{shown} = {f}"),
+        Some(f) if !f.is_whole() => format!("{shown} = {}", f.shown()),
         _ => shown,
     }
-}
-
-/// Fractions past this many characters are cut on screen: a table of 780-digit
-/// numbers (the low sums of `1000d6`) reads as noise. The data files hold them whole.
-const SHOWN_FRACTION: usize = 40;
-
-/// A fraction as the table on screen shows it: whole, or its leading digits and its
-/// size (`1/3689…(779 digits)`).
-fn on_screen(f: &rollsim_core::results::Fraction) -> String {
-    let text = f.to_string();
-    if text.len() <= SHOWN_FRACTION {
-        return text;
-    }
-    let cut = |n: String| {
-        if n.len() > 12 {
-            format!("{}…({} digits)", &n[..6], n.len())
-        } else {
-            n
-        }
-    };
-    format!(
-        "{}/{}",
-        cut(f.numer().to_string()),
-        cut(f.denom().to_string())
-    )
 }
 
 /// Every metric of the roll (the result, and with `--vs` who wins): each value's exact
@@ -272,7 +247,7 @@ fn metric_table(m: &MetricResult, exact: bool, mc: bool) -> String {
             cells.push(
                 row.exact_fraction
                     .as_ref()
-                    .map(on_screen)
+                    .map(|f| f.shown())
                     .unwrap_or_default(),
             );
             if m.numeric {

@@ -227,7 +227,7 @@ pub fn full(results: &[ScenarioResult]) -> String {
                     let _ = write!(s, "{lead}{}", crate::text::fixed(e, 4));
                     // A whole number needs no `/1`.
                     if let Some(f) = m.exact_mean_fraction.as_ref().filter(|f| !f.is_whole()) {
-                        let _ = write!(s, " ({f})");
+                        let _ = write!(s, " ({})", f.shown());
                     }
                 }
             };
@@ -286,7 +286,7 @@ pub fn full(results: &[ScenarioResult]) -> String {
                     (
                         row.exact_fraction
                             .as_ref()
-                            .map(|f| f.to_string())
+                            .map(|f| f.shown())
                             .unwrap_or_default(),
                         false,
                     ),

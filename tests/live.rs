@@ -356,10 +356,12 @@ fn a_fraction_too_long_for_its_cell_is_cut_and_whole_in_its_tooltip() {
         "system = \"dice\"\n[scenarios.horde]\nroll = \"300d6\"\n",
     )
     .unwrap();
+    let shot = root().join("target/live-page-horde.png");
     let seen = drive(
         dir.path(),
-        &json!({ "steps": [], "tails": { "config": "horde.toml", "scenario": "horde" } }),
-        &root().join("target/live-page-horde.png"),
+        &json!({ "steps": [], "tails": { "config": "horde.toml", "scenario": "horde",
+                 "shot": shot.to_str().unwrap() } }),
+        &shot,
     );
     assert_eq!(seen["errors"], json!([]), "the page threw");
     // The command line's whole fractions, value by value.
@@ -398,12 +400,22 @@ fn a_fraction_too_long_for_its_cell_is_cut_and_whole_in_its_tooltip() {
             assert_eq!((shown, title), (want.as_str(), ""), "{r}");
         }
     }
-    // The lowest sum is 1 over 6^300, a number of 234 digits.
+    // The lowest sum is 1 over 6^300, a number of 234 digits; the middle's two numbers
+    // are both long.
     let low = rows.iter().find(|r| r["value"] == "300").unwrap();
     assert!(low["fraction"].as_str().unwrap().starts_with("1/"), "{low}");
     assert!(
-        low["fraction"].as_str().unwrap().ends_with("(234 digits)"),
+        low["fraction"]
+            .as_str()
+            .unwrap()
+            .ends_with("… (234 digits)"),
         "{low}"
+    );
+    let mid = rows.iter().find(|r| r["value"] == "1050").unwrap();
+    let shown = mid["fraction"].as_str().unwrap();
+    assert!(
+        shown.matches('…').count() == 2 && shown.ends_with(" digits)") && shown.len() < 40,
+        "{mid}"
     );
     assert!(cut > 1000, "{cut} cut");
 }

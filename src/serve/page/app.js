@@ -150,9 +150,10 @@ const SHOWN_FRACTION = 40;
 
 function shortFraction(f) {
   if (!f || f.length <= SHOWN_FRACTION) return f;
-  const cut = (n) => n.length > 12 ? `${n.slice(0, 6)}…(${n.length} digits)` : n;
   const [n, d] = f.split('/');
-  return `${cut(n)}/${cut(d)}`;
+  const cut = (x) => x.length > 12 ? `${x.slice(0, 6)}…` : x;
+  const sizes = [n, d].filter((x) => x.length > 12).map((x) => x.length).join('/');
+  return `${cut(n)}/${cut(d)} (${sizes} digits)`;
 }
 
 function progress(label, fraction) {

@@ -8,6 +8,14 @@ use std::sync::Arc;
 #[derive(Clone, Debug, Default)]
 pub struct Cancel(Arc<AtomicBool>);
 
+/// A token over a flag someone else sets: the Python package's SIGINT handler, which
+/// may not allocate, sets a flag made before the call.
+impl From<Arc<AtomicBool>> for Cancel {
+    fn from(flag: Arc<AtomicBool>) -> Self {
+        Self(flag)
+    }
+}
+
 impl Cancel {
     /// A token nobody has cancelled yet.
     pub fn new() -> Self {

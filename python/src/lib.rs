@@ -20,6 +20,15 @@ use std::ffi::CString;
 use std::sync::mpsc;
 use std::time::Duration;
 
+#[cfg(target_os = "linux")]
+mod signals;
+/// Elsewhere every call goes to a worker, which polls for Ctrl-C.
+#[cfg(not(target_os = "linux"))]
+mod signals {
+    pub fn armed() -> Option<rollsim::Cancel> {
+        None
+    }
+}
 mod workers;
 
 create_exception!(
@@ -32,15 +41,29 @@ create_exception!(
 /// How often a running computation looks for Ctrl-C (KeyboardInterrupt).
 const POLL: Duration = Duration::from_millis(50);
 
-/// Run `work` on a thread of its own, the interpreter's lock released, looking for
-/// Ctrl-C every [`POLL`]: KeyboardInterrupt cancels the work's token, waits for it to
-/// stop, and is raised. A refusal raises `RollsimError` with the command line's message
-/// (its `exit_code` is the binary's).
+/// Run `work` with the interpreter's lock released, so that Ctrl-C (KeyboardInterrupt)
+/// stops it: on this thread where SIGINT itself cancels it (`signals`), else on a
+/// worker while this thread looks for Ctrl-C every [`POLL`], cancels the work's token,
+/// waits for it to stop and raises KeyboardInterrupt. A refusal raises `RollsimError`
+/// with the command line's message (its `exit_code` is the binary's).
 fn interruptible<T, F>(py: Python<'_>, work: F) -> PyResult<T>
 where
     T: Send + 'static,
     F: FnOnce(&Cancel) -> Result<T, AppError> + Send + 'static,
 {
+    if let Some(cancel) = signals::armed() {
+        // A Ctrl-C already pressed stops the call before it starts.
+        py.check_signals()?;
+        let r = py.allow_threads(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&cancel)))
+        });
+        // KeyboardInterrupt, when SIGINT stopped the work, before its refusal.
+        py.check_signals()?;
+        return match r {
+            Ok(r) => refused(py, r),
+            Err(_) => Err(PyRuntimeError::new_err("rollsim's computation panicked")),
+        };
+    }
     let cancel = Cancel::new();
     let (tx, rx) = mpsc::channel();
     // Waited on with the interpreter's lock released, from this thread only.
@@ -85,16 +108,20 @@ where
         }
     };
     match outcome? {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => {
-            let err = RollsimError::new_err(format!("{e:#}"));
-            err.value(py).setattr("exit_code", e.exit_code())?;
-            Err(err)
-        }
+        Ok(r) => refused(py, r),
         Err(()) => Err(PyRuntimeError::new_err(
             "rollsim's computation stopped without an answer",
         )),
     }
+}
+
+/// The work's answer, or its refusal as `RollsimError` with the binary's exit code.
+fn refused<T>(py: Python<'_>, r: Result<T, AppError>) -> PyResult<T> {
+    r.or_else(|e| {
+        let err = RollsimError::new_err(format!("{e:#}"));
+        err.value(py).setattr("exit_code", e.exit_code())?;
+        Err(err)
+    })
 }
 
 /// Run `rollsim ARGS...`; what it prints on standard output.

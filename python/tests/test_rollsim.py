@@ -186,6 +186,63 @@ def test_keyboard_interrupt_stops_a_long_run_within_half_a_second() -> None:
     assert took < 0.5, took
 
 
+def test_ctrl_c_reaches_a_handler_installed_after_import_and_still_stops_the_run() -> None:
+    # A call runs on the calling thread, SIGINT itself cancelling it; a handler a
+    # notebook installs later (ipykernel does, around every cell) replaces ours, which
+    # the next call puts back in front of it: the run stops within half a second, and
+    # the designer's handler is the one that answers.
+    heard: list[float] = []
+
+    def mine(signum, frame):  # noqa: ANN001
+        heard.append(time.monotonic())
+        raise KeyboardInterrupt("mine")
+
+    before = signal.signal(signal.SIGINT, mine)
+    try:
+        sent: list[float] = []
+
+        def interrupt() -> None:
+            sent.append(time.monotonic())
+            os.kill(os.getpid(), signal.SIGINT)
+
+        timer = threading.Timer(0.5, interrupt)
+        timer.start()
+        with pytest.raises(KeyboardInterrupt, match="mine"):
+            rollsim.roll("10d6 explode 6 sum", trials=10**10)
+        assert len(heard) == 1
+        assert heard[0] - sent[0] < 0.5, heard[0] - sent[0]
+        # The handler the designer installed is still the one Python calls.
+        assert signal.getsignal(signal.SIGINT) is mine
+    finally:
+        signal.signal(signal.SIGINT, before)
+    # And a call after it runs to its answer: nothing of the interrupt is left over.
+    assert rollsim.roll("2d6", exact_only=True).mean == 7
+
+
+def test_with_sigint_ignored_a_call_runs_and_answers() -> None:
+    # No handler of the interpreter's to hand SIGINT on to: the call goes to a worker
+    # (Ctrl-C cannot reach it anyway), and SIGINT stays ignored.
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        assert rollsim.roll("3d6", exact_only=True).mean == 10.5
+        os.kill(os.getpid(), signal.SIGINT)
+        assert rollsim.roll("d6", exact_only=True).mean == 3.5
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_a_call_from_another_thread_answers_as_the_main_threads_does() -> None:
+    # Off the main thread a call goes to a worker (the interpreter runs its handlers on
+    # the main thread only): the same numbers.
+    got: list[float] = []
+    t = threading.Thread(target=lambda: got.append(rollsim.roll("4d6 drop lowest", exact_only=True).mean))
+    t.start()
+    t.join()
+    assert got == [rollsim.roll("4d6 drop lowest", exact_only=True).mean]
+    assert abs(got[0] - 15869 / 1296) < 1e-9
+
+
 def test_the_tables_types_are_the_tables_own() -> None:
     r = rollsim.roll("2d6", trials=10_000)
     assert r.distribution.schema == pl.Schema(

@@ -3,7 +3,7 @@
 
 pub use rollsim_core::config::*;
 pub use rollsim_core::document::{
-    load_str, load_table, parse, AnalysisConfig, CompileError, MAX_SCENARIOS,
+    load_str, load_table, one_liner, parse, AnalysisConfig, CompileError, MAX_SCENARIOS,
 };
 use std::path::Path;
 

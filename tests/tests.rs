@@ -35,6 +35,7 @@ mod kill;
 mod layers;
 mod live;
 mod nothing_lost;
+mod one_liner;
 mod outputs;
 mod readme;
 mod reliability;

@@ -222,6 +222,38 @@ pub fn load_str(text: &str, file: &str, sets: &[String]) -> Result<AnalysisConfi
     validate_located(&table, file, Some(text), &overridden)
 }
 
+/// The config of `rollsim roll EXPR [--vs EXPR]`, from the first system with a language
+/// of its own ([`crate::systems::System::one_liner_loaded`]), named `file` in messages
+/// and reports. `None` when no system reads expressions; `Err` says what is wrong with
+/// which expression.
+pub fn one_liner(
+    roll: &str,
+    vs: Option<&str>,
+    file: &str,
+) -> Option<Result<AnalysisConfig, String>> {
+    systems::REGISTRY.iter().find_map(|&system| {
+        let loaded = system.one_liner_loaded(roll, vs)?;
+        Some(loaded.map(|loaded| {
+            let loaded: Arc<dyn Loaded> = Arc::from(loaded);
+            let index = loaded
+                .scenarios()
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| (s.name, i))
+                .collect();
+            AnalysisConfig {
+                file: PathBuf::from(file),
+                title: file.to_string(),
+                run: RunDefaults::default(),
+                system,
+                loaded,
+                stat_bounds: Arc::new(Vec::new()),
+                index: Arc::new(index),
+            }
+        }))
+    })
+}
+
 /// Validate a parsed (and possibly edited) table. A problem is placed at the `--set`
 /// that overrode its key, else at its line in `text` where there is one, else it is
 /// said to be in the config "as changed" (a balance variant).

@@ -33,15 +33,6 @@ pub struct RollOptions {
 /// Trials when the command line does not say.
 pub const DEFAULT_TRIALS: u64 = 1_000_000;
 
-/// The config text of a one-liner, from the first system that has a language.
-fn one_liner(o: &RollOptions) -> Result<String, AppError> {
-    crate::systems::REGISTRY
-        .iter()
-        .find_map(|s| s.one_liner(&o.roll, o.vs.as_deref()))
-        .ok_or_else(|| AppError::BadOption("no system reads expressions".into()))?
-        .map_err(AppError::BadOption)
-}
-
 /// The results `roll` writes, computed without writing anything (the Python package's
 /// tables).
 pub fn results(o: &RollOptions) -> Result<Vec<ScenarioResult>, AppError> {
@@ -54,19 +45,11 @@ pub fn results(o: &RollOptions) -> Result<Vec<ScenarioResult>, AppError> {
 fn compiled(
     o: &RollOptions,
 ) -> Result<(config::AnalysisConfig, rollsim_core::model::Compiled), AppError> {
-    let text = one_liner(o)?;
     // The config is ours, not the user's: a problem with it is a problem with one of
     // the expressions, said in their words, not at a line of a file they never wrote.
-    let cfg = config::load_str(&text, "rollsim roll", &[]).map_err(|e| match e {
-        config::ConfigError::Invalid { key, message, .. } => {
-            let (what, expr) = match key.rsplit('.').next() {
-                Some("vs") => ("--vs", o.vs.clone().unwrap_or_default()),
-                _ => ("roll", o.roll.clone()),
-            };
-            AppError::BadOption(format!("{what} `{}`: {message}", expr.escape_debug()))
-        }
-        other => AppError::Config(other),
-    })?;
+    let cfg = config::one_liner(&o.roll, o.vs.as_deref(), "rollsim roll")
+        .ok_or_else(|| AppError::BadOption("no system reads expressions".into()))?
+        .map_err(AppError::BadOption)?;
     let c = crate::balance::compile(&cfg, "roll", &o.cancel)?;
     if o.exact_only && c.exact.is_none() {
         return Err(AppError::BadOption(format!(

@@ -75,6 +75,16 @@ pub trait System: Sync {
     fn one_liner(&self, _roll: &str, _vs: Option<&str>) -> Option<Result<String, String>> {
         None
     }
+    /// The config [`System::one_liner`] writes, read already: what `rollsim roll` and a
+    /// notebook's `roll` run, without writing the text and parsing it back. `Err` says
+    /// what is wrong with which expression, as the command line prints it.
+    fn one_liner_loaded(
+        &self,
+        _roll: &str,
+        _vs: Option<&str>,
+    ) -> Option<Result<Box<dyn Loaded>, String>> {
+        None
+    }
     /// Whether an expression of the system's language reads, and if not where it goes
     /// wrong (the live page draws a caret there). `None` for systems without a language.
     fn check_expression(&self, _text: &str) -> Option<Result<(), ExpressionError>> {

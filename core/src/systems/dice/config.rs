@@ -374,23 +374,8 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
         }
     };
     let at_least = r.int_in("at_least", -1_000_000, 1_000_000)?;
-    for (key, node) in
-        std::iter::once(("roll", &roll_node)).chain(vs.as_ref().map(|v| ("vs", &v.1)))
-    {
-        if let Some(most) = program::rolled_count_past_limit(node, &mut Vec::new()) {
-            let m = program::MAX_ROLLED_DICE;
-            return Err(r.problem(
-                key,
-                format!(
-                    "a dice count that is rolled or changes can reach {most}: such a pool rolls at most {m} dice, so split it into pools of at most {m} each (e.g. for a count up to {}: `(min(hits, {m}))d6 + (max(hits - {m}, 0))d6`)",
-                    2 * m
-                ),
-            ));
-        }
-    }
-    // The states Monte Carlo needs must stay a table.
-    let span = result_span(&roll_node, vs.as_ref().map(|v| &v.1))
-        .map_err(|why| r.problem(if vs.is_some() { "vs" } else { "roll" }, why))?;
+    let span =
+        bounded(&roll_node, vs.as_ref().map(|v| &v.1)).map_err(|(k, why)| r.problem(k, why))?;
     let warning = match (&vs, me, them) {
         (Some((text, _)), Some(me), Some(them)) => their_mixup(&roll, text, me, them, &values),
         _ => None,
@@ -407,6 +392,91 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
         opponent: them.map(|u| u.name.clone()),
         span,
         warning,
+    })
+}
+
+/// The checks of a scenario's parsed expressions that a config and a one-liner share:
+/// no rolled dice count past [`program::MAX_ROLLED_DICE`], and a result whose states
+/// Monte Carlo can keep in a table. Its span, or the key at fault and why.
+fn bounded(roll: &Node, vs: Option<&Node>) -> Result<(i64, i64), (&'static str, String)> {
+    for (key, node) in std::iter::once(("roll", roll)).chain(vs.map(|v| ("vs", v))) {
+        if let Some(most) = program::rolled_count_past_limit(node, &mut Vec::new()) {
+            let m = program::MAX_ROLLED_DICE;
+            return Err((
+                key,
+                format!(
+                    "a dice count that is rolled or changes can reach {most}: such a pool rolls at most {m} dice, so split it into pools of at most {m} each (e.g. for a count up to {}: `(min(hits, {m}))d6 + (max(hits - {m}, 0))d6`)",
+                    2 * m
+                ),
+            ));
+        }
+    }
+    // The states Monte Carlo needs must stay a table.
+    result_span(roll, vs).map_err(|why| (if vs.is_some() { "vs" } else { "roll" }, why))
+}
+
+/// The config `rollsim roll EXPR [--vs EXPR]` stands for, its one scenario `roll`,
+/// built from the expressions parsed once: what a config of the two keys `roll` and
+/// `vs` reads to (a test holds the two equal), without writing that config and reading
+/// it back. Errors name the expression (`roll` or `--vs`) and where in it.
+pub fn one_liner(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
+    let placed = |what: &str, text: &str, e: super::lang::SyntaxError| {
+        format!("{what}, {}: {}", e.place(text), e.render(text))
+    };
+    let (roll_node, fields) =
+        program::parse_result(roll, &[]).map_err(|e| placed("roll", roll, e))?;
+    let vs = match vs {
+        None => None,
+        Some(text) => {
+            // Read as a result first, as `roll` is, for the same message at the same
+            // place; then as the plain expression `vs` must be.
+            program::parse_result(text, &[]).map_err(|e| placed("--vs", text, e))?;
+            let node = program::parse_compiled(text, &[]).map_err(|e| {
+                format!(
+                    "--vs `{}`: {}: {}",
+                    text.escape_debug(),
+                    e.place(text),
+                    e.render(text)
+                )
+            })?;
+            Some((text.to_string(), node))
+        }
+    };
+    let said = |key: &str, why: String| {
+        let (what, text) = match (key, &vs) {
+            ("vs", Some((t, _))) => ("--vs", t.as_str()),
+            _ => ("roll", roll),
+        };
+        format!("{what} `{}`: {why}", text.escape_debug())
+    };
+    if fields.is_some() && vs.is_some() {
+        return Err(said(
+            "vs",
+            "a roll with named results (a record) is not opposed: read both sides in it, e.g. { me = ..., them = ... }".into(),
+        ));
+    }
+    let span = bounded(&roll_node, vs.as_ref().map(|v| &v.1)).map_err(|(k, why)| said(k, why))?;
+    Ok(DiceConfig {
+        units: Vec::new(),
+        scenarios: vec![Named {
+            name: "roll".into(),
+            table: "roll".into(),
+            description: None,
+            scenario: Scenario {
+                roll: roll.to_string(),
+                roll_node,
+                fields,
+                vs,
+                ties: Ties::Tie,
+                tiers: None,
+                at_least: None,
+                unit: None,
+                opponent: None,
+                span,
+                warning: None,
+            },
+        }],
+        stats: Vec::new(),
     })
 }
 

@@ -90,6 +90,14 @@ impl super::System for Dice {
         }
         Some(Ok(text))
     }
+
+    fn one_liner_loaded(
+        &self,
+        roll: &str,
+        vs: Option<&str>,
+    ) -> Option<Result<Box<dyn Loaded>, String>> {
+        Some(config::one_liner(roll, vs).map(|c| Box::new(c) as Box<dyn Loaded>))
+    }
 }
 
 /// Roll the scenario as written: the roll, less the opposing roll.

@@ -59,7 +59,7 @@ pub fn armed() -> Option<Cancel> {
     if !main_thread() {
         return None;
     }
-    let ours = on_sigint as usize;
+    let ours = on_sigint as *const () as usize;
     // SAFETY: sigaction with a null new action only reads the current one.
     let mut now: libc::sigaction = unsafe { std::mem::zeroed() };
     if unsafe { libc::sigaction(libc::SIGINT, std::ptr::null(), &mut now) } != 0 {

@@ -327,7 +327,7 @@ impl<'a> Compiler<'a> {
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 let count = nodes.into_iter().next().unwrap_or(Node::Num(0));
-                return Ok(Node::Counted(Box::new(count), pools));
+                return Ok(Node::Counted(Box::new(count), pools.into()));
             }
         }
         Ok(Node::Template(Box::new(Template {

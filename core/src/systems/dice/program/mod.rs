@@ -80,8 +80,10 @@ pub enum Node {
     Meeting(Box<Meeting>),
     /// A pool of one kind of die whose count is a value (a state variable, a roll):
     /// the pool compiled for every count from 0 to [`MAX_ROLLED_DICE`], picked by the count
-    /// (clamped to that range).
-    Counted(Box<Node>, Vec<PoolSpec>),
+    /// (clamped to that range). Shared: a compiled roll is cloned for Monte Carlo and
+    /// the exact engine, and a hundred and one pools copied each time were a tenth of a
+    /// small roll.
+    Counted(Box<Node>, std::sync::Arc<[PoolSpec]>),
     /// A pool whose numbers are rolled first (a threshold from a `let`, `d(size)`):
     /// see [`Template`].
     Template(Box<Template>),

@@ -431,9 +431,10 @@ pub fn tabled(mut n: Node) -> Node {
             Node::Pool(p) => **p = (**p).clone().tabled(),
             Node::Counted(_, pools) => {
                 let mut made = Vec::new();
-                for s in pools.iter_mut() {
-                    *s = s.clone().tabled_sharing(&mut made);
-                }
+                *pools = pools
+                    .iter()
+                    .map(|s| s.clone().tabled_sharing(&mut made))
+                    .collect();
             }
             _ => {}
         }

@@ -176,7 +176,12 @@ fn small_sum(parts: &[(&Fraction, i64)]) -> Option<Fraction> {
 /// splits every cell the same way.
 impl std::fmt::Display for Fraction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.numer, self.denom)
+        // In machine words where they fit: a table writes one per value, and a big
+        // integer's digits by division were most of a wide sparse table's time.
+        match (self.numer.to_i64(), self.denom.to_u64()) {
+            (Some(n), Some(d)) => write!(f, "{n}/{d}"),
+            _ => write!(f, "{}/{}", self.numer, self.denom),
+        }
     }
 }
 

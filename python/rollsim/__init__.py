@@ -310,19 +310,38 @@ def load(path: str | os.PathLike, set: Optional[Mapping[str, Any]] = None) -> Co
     return Config(path, set)
 
 
-# What the import rolls once: a pool variable read two ways, a rolled count, a keep, a
-# count and a `max`, so that the code a first roll runs (the parser, the compile, the
-# exact engine, the tables) has been run once and is in memory.
+# What the import rolls: the language's common reads (a pool variable read two ways, a
+# rolled count, keeps, counts, rerolls, explosions, faces named, a branch, a contest, a
+# sequence), so that the code a first roll runs (the parser, the compile, the exact
+# engine, the tables, polars' reading of them) has been run and is warm.
 _FIRST = "let p = 4d6 in p highest + p sum - (d4)d6 count >= 3 + max(d8, 2d10 keep highest 1)"
+_WARM = (
+    _FIRST,
+    "d20 + 5",
+    "4d6 drop lowest",
+    "(2d6 reroll <= 1) + 2",
+    "d6 explode - d6 explode",
+    "let p = 3d{hit*2, miss} in p count hit",
+    "let r = d20 in if r >= 11 then 2d6 + 3 else 0",
+    "8d10 count >= 7",
+    "pairs(3d6, 2d6)",
+    "repeat t = 0 until t >= 6 do t = t + d6 then rounds",
+)
+# Rounds of it: one round leaves a first roll twice as slow as its next (what a call
+# runs is read once, not yet warm: caches, branch predictors, the interpreter's
+# specialised code); three bring it to the next's (0.11 ms for a small roll with its
+# DataFrame, where one round left 0.16 to 0.23).
+_WARM_ROUNDS = 3
 
 
 def _start() -> None:
-    """Start at import what the first call would otherwise start: the worker the calls
-    run on, the code a roll runs, `roll`'s keywords (read from the command line's
-    parser, 0.35 ms) and polars' reading of an Arrow stream (its modules load on first
-    use). About 3 ms, beside the hundred polars' own import takes; a notebook's first
-    roll is then as quick as its next (0.15 ms where it was 0.6)."""
-    roll(_FIRST, exact_only=True).distribution
+    """Start at import what the first call would otherwise start: the code a roll runs,
+    `roll`'s keywords (read from the command line's parser, 0.35 ms) and polars' reading
+    of an Arrow stream (its modules load on first use). About 7 ms, beside the 150
+    polars' own import takes; a notebook's first roll is then as quick as its next."""
+    for _ in range(_WARM_ROUNDS):
+        for expr in _WARM:
+            roll(expr, exact_only=True).distribution
 
 
 _start()

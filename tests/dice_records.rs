@@ -216,6 +216,32 @@ fn narrative_dice_counted_by_symbol_against_every_roll() {
     let got: f64 = c.headline.values.iter().map(|&i| h[i]).sum();
     assert!((got - ok).abs() < 1e-12, "{got} {ok}");
     assert_agrees(&c, &["successes", "advantages", "triumphs"], 300_000, 2603);
+    // The same dice as one pool variable read two ways by name, its body a difference
+    // of the two (each die's symbols weighed, one number per die), and a product of
+    // two reads (their joint distribution, then the body).
+    let dice = "[2d{blank, success, success, success+success, advantage, advantage, success+advantage, advantage+advantage}, 1d{blank, success, success, success+success, success+success, advantage, success+advantage, success+advantage, success+advantage, advantage+advantage, advantage+advantage, triumph+success}, 2d{blank, failure, failure+failure, threat, threat, threat, threat+threat, failure+threat}]";
+    for (body, read) in [
+        (
+            "p count success - p count failure",
+            (|c: &[i64; 5]| c[0] - c[3]) as fn(&[i64; 5]) -> i64,
+        ),
+        ("(p count advantage) * (p count threat)", |c| c[1] * c[4]),
+    ] {
+        let text = format!("let p = {dice} in {body}");
+        let c = rollsim::config::one_liner(&text, None, "t")
+            .unwrap()
+            .unwrap()
+            .compile("roll")
+            .unwrap();
+        let mut want: BTreeMap<i64, f64> = BTreeMap::new();
+        for (k, p) in &rolls {
+            *want.entry(read(k)).or_insert(0.0) += p;
+        }
+        for (v, p) in &want {
+            let got = crate::util::exact_of(&c, "value", &v.to_string());
+            assert!((got - p).abs() < 1e-12, "{body}: at {v}: {got} against {p}");
+        }
+    }
 }
 
 #[test]

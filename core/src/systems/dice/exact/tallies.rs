@@ -19,8 +19,9 @@ pub(super) struct Tallied {
     linear: Option<(Vec<i64>, i64)>,
 }
 
-/// A pool variable of plain dice (no keep, deck, explosion or faces counted by name, an
-/// `again` allowed) whose body reads it only by sums and counts of fixed faces: each die
+/// A pool variable of plain dice (no keep, deck or explosion, an `again` allowed) whose
+/// body reads it only by sums, counts of fixed faces and counts of named symbols (a
+/// face's code holds how many of each it shows: [`tally_step`]): each die
 /// adds to every read on its own (its whole chain, with `again`), so the reads' joint
 /// distribution is one die's raised to the pool's power, and the body is evaluated once
 /// per list of values they take together. The multiset pass would hold a state per
@@ -41,9 +42,10 @@ pub(super) fn plain(
     let i = env.dice.len();
     if let std::collections::hash_map::Entry::Vacant(slot) = env.tallied.entry(key) {
         let summed =
-            |w: &(Option<_>, Agg)| w.0.is_none() && matches!(w.1, Agg::Sum | Agg::Count(_));
+            |w: &(Option<_>, Agg)| w.0.is_none() && matches!(w.1, Agg::Sum | Agg::Count(_) | Agg::Tally(_));
+        // Symbols counted by name are tallies too: each face's code holds how many of
+        // each it shows.
         let fits = spec.keep.is_none()
-            && spec.named.is_empty()
             && !spec.ways.is_empty()
             && spec.ways.iter().all(summed)
             && spec

@@ -16,12 +16,14 @@ pub const DEPTH: u32 = 20;
 /// Most ways an `again` pool variable may be read (it holds one tally per way).
 pub const MAX_TALLIES: usize = 16;
 
-/// What one die showing `v` adds to a `sum` or `count` of an `again` pool: the pool's
-/// read is this summed over every die rolled, the dice `again` adds included.
+/// What one die showing `v` adds to a `sum`, a `count` or a symbol's count (`count
+/// success`) of a pool read die by die: the pool's read is this summed over every die
+/// rolled, the dice `again` adds included.
 #[inline(always)]
 pub fn tally_step(agg: Agg, v: i64, lo: i64, hi: i64) -> i64 {
     match agg {
         Agg::Count(c) => c.holds(v, lo, hi) as i64,
+        Agg::Tally(t) => super::super::lang::tally(v, t),
         _ => v,
     }
 }

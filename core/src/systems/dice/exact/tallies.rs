@@ -41,8 +41,9 @@ pub(super) fn plain(
     let key = at as *const Node as usize;
     let i = env.dice.len();
     if let std::collections::hash_map::Entry::Vacant(slot) = env.tallied.entry(key) {
-        let summed =
-            |w: &(Option<_>, Agg)| w.0.is_none() && matches!(w.1, Agg::Sum | Agg::Count(_) | Agg::Tally(_));
+        let summed = |w: &(Option<_>, Agg)| {
+            w.0.is_none() && matches!(w.1, Agg::Sum | Agg::Count(_) | Agg::Tally(_))
+        };
         // Symbols counted by name are tallies too: each face's code holds how many of
         // each it shows.
         let fits = spec.keep.is_none()
@@ -385,9 +386,11 @@ fn spend(a: u64, b: u64, per: u64, ledger: &mut Ledger) -> Result<(), TooBig> {
 const GRID_PAIRS_PER_UNIT: u64 = 16;
 
 /// `n` independent copies of `one` added, by repeated squaring: as dense grids where
-/// they fit, else as maps.
+/// they fit and the sum fills enough of its grid, else as maps. A die read by one count
+/// per face (4d6: can two make 7) sums to at most the multisets of its values, 126
+/// tallies in a grid of 15,625 cells: the grid's every cell was gone through for them.
 fn power(one: &Joint, n: u32, ledger: &mut Ledger) -> Result<Joint, TooBig> {
-    if let Some(g) = Grid::of(one) {
+    if let Some(g) = Grid::of(one).filter(|g| dense(g, one.len(), n)) {
         if let Some(sum) = grid_power(g, n, ledger)? {
             return Ok(sum.joint());
         }
@@ -406,6 +409,22 @@ fn power(one: &Joint, n: u32, ledger: &mut Ledger) -> Result<Joint, TooBig> {
         }
     }
     Ok(out)
+}
+
+/// Whether `n` copies of a part of `values` non-zero tallies in grid `g` fill enough of
+/// their sum's grid for it to be worth going through: the sum holds at most the
+/// multisets of those values, and the maps' pairs cost about their square.
+fn dense(g: &Grid, values: usize, n: u32) -> bool {
+    let cells: f64 = g
+        .len
+        .iter()
+        .map(|&l| (l as f64 - 1.0) * f64::from(n) + 1.0)
+        .product();
+    // C(n + values - 1, values - 1), as a float (a bound, large or not).
+    let multisets: f64 = (1..values)
+        .map(|j| (f64::from(n) + j as f64) / j as f64)
+        .product();
+    multisets * multisets > 4.0 * cells
 }
 
 /// [`power`] on a grid; `None` when a sum's grid would not fit.

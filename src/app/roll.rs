@@ -1,5 +1,6 @@
 //! `rollsim roll EXPR [--vs EXPR]`: a one-line question without a config. The system
-//! with a language of its own writes the config; the run is an ordinary one.
+//! with a language of its own builds the config from the expressions, parsed once
+//! (`config::one_liner`); the run is an ordinary one.
 
 use super::Format;
 use super::{compute_given, to_stdout, write_reports, RunOptions};

@@ -4,7 +4,7 @@
 //! message for every one that does not. The text route is the reference, its errors
 //! put in the command line's words as the roll command said them before.
 
-use rollsim::config::{load_str, one_liner, ConfigError};
+use rollsim::config::{load_str, one_liner, AnalysisConfig, ConfigError};
 use rollsim::systems::dice::config::DiceConfig;
 
 /// What the route through the config's text gives: the config, or the message.
@@ -12,15 +12,7 @@ fn through_text(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
     let dice = rollsim::systems::find("dice").expect("the dice system");
     let text = dice.one_liner(roll, vs).expect("dice reads expressions")?;
     match load_str(&text, "rollsim roll", &[]) {
-        Ok(cfg) => {
-            assert_eq!(cfg.title, "rollsim roll");
-            Ok(cfg
-                .loaded
-                .as_any()
-                .downcast_ref::<DiceConfig>()
-                .expect("a dice config")
-                .clone())
-        }
+        Ok(cfg) => Ok(dice_of(&cfg)),
         Err(ConfigError::Invalid { key, message, .. }) => {
             let (what, expr) = match key.rsplit('.').next() {
                 Some("vs") => ("--vs", vs.unwrap_or_default()),
@@ -34,14 +26,18 @@ fn through_text(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
 
 fn direct(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
     let cfg = one_liner(roll, vs, "rollsim roll").expect("dice reads expressions")?;
-    assert_eq!(cfg.title, "rollsim roll");
     assert_eq!(cfg.scenario_names(), ["roll"]);
-    Ok(cfg
-        .loaded
+    Ok(dice_of(&cfg))
+}
+
+/// The checked dice config of a one-liner's config, titled as the command names it.
+fn dice_of(cfg: &AnalysisConfig) -> DiceConfig {
+    assert_eq!(cfg.title, "rollsim roll");
+    cfg.loaded
         .as_any()
         .downcast_ref::<DiceConfig>()
         .expect("a dice config")
-        .clone())
+        .clone()
 }
 
 /// Every inline code span of the dice language's guide: expressions that read, and

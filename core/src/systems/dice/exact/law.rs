@@ -706,8 +706,34 @@ fn pass(
     } else {
         cur.insert((start, 0, 0), BigUint::one());
     }
-    let binomial = |r: u32, c: u32| -> BigUint {
-        (0..c).fold(BigUint::one(), |acc, i| acc * (r - i) / (i + 1))
+    // C(r, c) for every r up to a group's dice, made once: a state's split needs them
+    // all (20d20 keep 10 built each again per state, a third of the pass).
+    let most = dies.iter().map(|(n, _)| *n as usize).max().unwrap_or(0);
+    let mut binomials: Vec<Vec<BigUint>> = vec![vec![BigUint::one()]];
+    for r in 1..=most {
+        let above = &binomials[r - 1];
+        let row = (0..=r)
+            .map(|c| match c {
+                0 => BigUint::one(),
+                c if c == r => BigUint::one(),
+                c => &above[c - 1] + &above[c],
+            })
+            .collect();
+        binomials.push(row);
+    }
+    // Powers 0..=n of each of `x` (a group's ways at one face, or its faces left).
+    let powers = |x: &[BigUint]| -> Vec<Vec<BigUint>> {
+        x.iter()
+            .zip(dies)
+            .map(|(w, (n, _))| {
+                let mut p = vec![BigUint::one()];
+                for c in 1..=*n as usize {
+                    let next = &p[c - 1] * w;
+                    p.push(next);
+                }
+                p
+            })
+            .collect()
     };
     for &v in &values {
         if cur.is_empty() {
@@ -726,6 +752,7 @@ fn pass(
         for (g, w) in here.iter().enumerate() {
             left[g] -= w;
         }
+        let (here_pow, left_pow) = (powers(&here), powers(&left));
         let mut next: Map<State, BigUint> = Map::default();
         for ((rest, kept, acc), ways) in cur.drain() {
             // Every split of each group's dice left into "show v" and "later".
@@ -738,7 +765,12 @@ fn pass(
                         b.spend(1)?;
                         let mut r2 = r.clone();
                         r2[g] -= cg;
-                        grown.push((r2, c + cg, x * binomial(r[g], cg) * w.pow(cg)));
+                        let (r, cg) = (r[g] as usize, cg as usize);
+                        grown.push((
+                            r2,
+                            c + cg as u32,
+                            x * (&binomials[r][cg] * &here_pow[g][cg]),
+                        ));
                     }
                 }
                 splits = grown;
@@ -750,8 +782,8 @@ fn pass(
                     // Final: the dice left land on any face not passed yet.
                     let later = r2
                         .iter()
-                        .zip(&left)
-                        .fold(BigUint::one(), |a, (&r, l)| a * l.pow(r));
+                        .zip(&left_pow)
+                        .fold(BigUint::one(), |a, (&r, l)| a * &l[r as usize]);
                     b.spend(r2.len() as u64)?;
                     *done.entry(acc2).or_default() += x * later;
                 } else {

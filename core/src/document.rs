@@ -38,6 +38,29 @@ pub struct AnalysisConfig {
 }
 
 impl AnalysisConfig {
+    /// A checked config from its parts, each scenario found by name (`names` in the
+    /// order of `loaded.scenarios()`): a file read, or a one-liner built whole.
+    fn assembled(
+        file: &str,
+        title: String,
+        run: RunDefaults,
+        system: &'static dyn System,
+        loaded: Arc<dyn Loaded>,
+        stat_bounds: Vec<(String, i64, i64)>,
+        names: Vec<String>,
+    ) -> AnalysisConfig {
+        let index = names.into_iter().enumerate().map(|(i, n)| (n, i)).collect();
+        AnalysisConfig {
+            file: PathBuf::from(file),
+            title,
+            run,
+            system,
+            loaded,
+            stat_bounds: Arc::new(stat_bounds),
+            index: Arc::new(index),
+        }
+    }
+
     /// The `system = "..."` name: which game folder under `systems` reads the config.
     pub fn system_name(&self) -> &'static str {
         self.system.name()
@@ -235,21 +258,16 @@ pub fn one_liner(
         let loaded = system.one_liner_loaded(roll, vs)?;
         Some(loaded.map(|loaded| {
             let loaded: Arc<dyn Loaded> = Arc::from(loaded);
-            let index = loaded
-                .scenarios()
-                .into_iter()
-                .enumerate()
-                .map(|(i, s)| (s.name, i))
-                .collect();
-            AnalysisConfig {
-                file: PathBuf::from(file),
-                title: file.to_string(),
-                run: RunDefaults::default(),
+            let names = loaded.scenarios().into_iter().map(|s| s.name).collect();
+            AnalysisConfig::assembled(
+                file,
+                file.to_string(),
+                RunDefaults::default(),
                 system,
                 loaded,
-                stat_bounds: Arc::new(Vec::new()),
-                index: Arc::new(index),
-            }
+                Vec::new(),
+                names,
+            )
         }))
     })
 }
@@ -339,11 +357,6 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
         ));
     }
     let names: Vec<String> = infos.iter().map(|s| s.name.clone()).collect();
-    let index: std::collections::HashMap<String, usize> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.clone(), i))
-        .collect();
     if let Some(m) = &run.matrix {
         if !names.contains(m) {
             let run_r = root.table_opt("run")?.expect("read above");
@@ -356,15 +369,15 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
             ));
         }
     }
-    Ok(AnalysisConfig {
-        file: PathBuf::from(file),
+    Ok(AnalysisConfig::assembled(
+        file,
         title,
         run,
         system,
         loaded,
-        stat_bounds: Arc::new(stat_bounds),
-        index: Arc::new(index),
-    })
+        stat_bounds,
+        names,
+    ))
 }
 
 /// `[stat_bounds]`: `STAT = [LO, HI]` for any stat the balance commands step, e.g.

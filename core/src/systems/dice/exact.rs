@@ -21,6 +21,7 @@ mod parts;
 mod repeat;
 mod sink;
 mod tallies;
+mod weight;
 
 pub use law::{law, Law, NoLaw, LAW_WORK};
 use parts::*;
@@ -265,7 +266,15 @@ pub fn eval(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig
             let d = eval(c, env, ledger)?;
             let mut out: Option<Dist> = None;
             for (n, p) in d.iter() {
-                let spec = &pools[n.clamp(0, super::program::MAX_ROLLED_DICE) as usize];
+                // The pools run to the most the count can be: a count past them would
+                // mean its bounds are wrong, and a pool of too few dice read in silence.
+                if n >= pools.len() as i64 && n <= super::program::MAX_ROLLED_DICE {
+                    return Err(TooBig(format!(
+                        "a rolled count of {n} passed the {} pools made for it",
+                        pools.len()
+                    )));
+                }
+                let spec = super::program::counted(pools, n);
                 let r = ledger.within(p, |ledger| pool(spec, ledger))?;
                 mix(&mut out, &r, p, ledger)?;
             }

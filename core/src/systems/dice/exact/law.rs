@@ -7,6 +7,9 @@
 //! denominator, as icepool keeps them: a product of dice multiplies denominators, a
 //! branch or a `let` brings its parts to a common one. Nothing is rounded.
 //!
+//! The weights are generic ([`Weight`]): two machine words first, big integers where a
+//! count passes them.
+//!
 //! It serves the expressions built from numbers, arithmetic, comparisons, `let`, `if`,
 //! pools read by sums, counts, tallies and keep windows, and dice counts that come from
 //! a roll (anything else: [`NoLaw`], and the fractions are the float's, where they can be
@@ -15,13 +18,14 @@
 
 use super::super::dist::{die_dist, Ledger, Map};
 use super::super::lang::{tally, Agg, End};
-use super::super::program::{DieSpec, Node, PoolSpec, MAX_ROLLED_DICE};
+use super::super::program::{counted, DieSpec, Node, PoolSpec};
 use super::divide;
+pub use super::weight::NoLaw;
+use super::weight::Weight;
 use crate::cancel::Cancel;
 use crate::fraction::Fraction;
+use dashu_int::UBig;
 use num_bigint::BigUint;
-use num_integer::Integer;
-use num_traits::{One, Zero};
 
 /// Operations on big integers (a multiply-add, an addition) past which the integer
 /// engine gives up: about half a second on one core for numbers of hundreds of digits.
@@ -29,11 +33,11 @@ pub const LAW_WORK: u64 = 15_000_000;
 
 /// The most values one law may span, as the float engine's [`super::MAX_SPAN`].
 fn span(lo: i64, hi: i64) -> Result<usize, NoLaw> {
-    usize::try_from(hi.checked_sub(lo).ok_or(NoLaw)?)
+    usize::try_from(hi.checked_sub(lo).ok_or(NoLaw::Refused)?)
         .ok()
         .map(|s| s + 1)
         .filter(|&s| s <= super::MAX_SPAN)
-        .ok_or(NoLaw)
+        .ok_or(NoLaw::Refused)
 }
 
 /// Convolutions whose shorter side has this many values go by one big multiply.
@@ -41,62 +45,70 @@ const KRONECKER: usize = 16;
 
 /// An exact distribution over `lo..lo + n.len()`: `n[i]` ways of `den`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Law {
+pub struct Law<W = UBig> {
     /// The lowest value.
     pub lo: i64,
     /// Ways of each value, from `lo` up.
-    pub n: Vec<BigUint>,
+    pub n: Vec<W>,
     /// The ways of every value together (the sum of `n`).
-    pub den: BigUint,
+    pub den: W,
 }
-
-/// Why the integer engine stopped: the float's fractions stand.
-#[derive(Debug)]
-pub struct NoLaw;
 
 /// The work left and the cancel flag, checked as the work is spent; and every pool's
 /// law worked out so far, so that a pool met again (three batteries of `100d6 count >=
 /// 3`, each wounding with the same pools of every count) is worked out once.
-struct Budget<'a> {
+struct Budget<'a, W> {
     left: u64,
     cancel: &'a Cancel,
-    pools: Vec<(PoolSpec, Law)>,
+    pools: Vec<(&'a PoolSpec, Law<W>)>,
     /// The `let`s and rolled counts that read no variable (met with none in scope),
     /// each with its law: `let`s moved down to what reads them leave such parts side by
     /// side, often alike.
-    closed: Vec<(Node, Law)>,
+    closed: Vec<(&'a Node, Law<W>)>,
+    /// Each die's law: the pools of every count a rolled count may take share theirs.
+    dice: Vec<(&'a DieSpec, Law<W>)>,
 }
 
-impl Budget<'_> {
+impl<'a, W> Budget<'a, W> {
+    fn new(cancel: &'a Cancel) -> Self {
+        Budget {
+            left: LAW_WORK,
+            cancel,
+            pools: Vec::new(),
+            closed: Vec::new(),
+            dice: Vec::new(),
+        }
+    }
+
     fn spend(&mut self, ops: u64) -> Result<(), NoLaw> {
         if ops > self.left || self.cancel.is_cancelled() {
-            return Err(NoLaw);
+            return Err(NoLaw::Refused);
         }
         self.left -= ops;
         Ok(())
     }
 }
 
-impl Law {
-    fn point(v: i64) -> Law {
+impl<W: Weight> Law<W> {
+    fn point(v: i64) -> Self {
         Law {
             lo: v,
-            n: vec![BigUint::one()],
-            den: BigUint::one(),
+            n: vec![W::one()],
+            den: W::one(),
         }
     }
 
-    fn from_map(m: Map<i64, BigUint>, den: BigUint) -> Result<Law, NoLaw> {
+    fn from_map(m: Map<i64, W>, den: W) -> Result<Self, NoLaw> {
         let lo = m.keys().copied().min().unwrap_or(0);
         let hi = m.keys().copied().max().unwrap_or(0);
-        let mut n = vec![BigUint::zero(); span(lo, hi)?];
+        let mut n = vec![W::default(); span(lo, hi)?];
         for (v, w) in m {
-            n[(v - lo) as usize] += w;
+            n[(v - lo) as usize].add_to(&w)?;
         }
         Ok(Law { lo, n, den }.trim())
     }
 
-    fn trim(mut self) -> Law {
+    fn trim(mut self) -> Self {
         let first = self.n.iter().position(|w| !w.is_zero()).unwrap_or(0);
         let last = self.n.iter().rposition(|w| !w.is_zero()).unwrap_or(0);
         if first > last {
@@ -108,7 +120,7 @@ impl Law {
         self
     }
 
-    fn iter(&self) -> impl Iterator<Item = (i64, &BigUint)> + '_ {
+    fn iter(&self) -> impl Iterator<Item = (i64, &W)> + '_ {
         self.n
             .iter()
             .enumerate()
@@ -117,88 +129,67 @@ impl Law {
     }
 
     /// Every value through `f`.
-    fn map(&self, f: impl Fn(i64) -> i64) -> Result<Law, NoLaw> {
-        let mut m: Map<i64, BigUint> = Map::default();
+    fn map(&self, f: impl Fn(i64) -> i64) -> Result<Self, NoLaw> {
+        let mut m: Map<i64, W> = Map::default();
         for (v, w) in self.iter() {
-            *m.entry(f(v)).or_default() += w;
+            m.entry(f(v)).or_default().add_to(w)?;
         }
         Law::from_map(m, self.den.clone())
     }
 
     /// `f(x, y)` of one draw of each.
-    fn combine(&self, o: &Law, b: &mut Budget, f: impl Fn(i64, i64) -> i64) -> Result<Law, NoLaw> {
+    fn combine(
+        &self,
+        o: &Self,
+        b: &mut Budget<W>,
+        f: impl Fn(i64, i64) -> i64,
+    ) -> Result<Self, NoLaw> {
         b.spend((self.n.len() * o.n.len()) as u64)?;
-        let mut m: Map<i64, BigUint> = Map::default();
+        let mut m: Map<i64, W> = Map::default();
         for (x, a) in self.iter() {
             for (y, c) in o.iter() {
-                *m.entry(f(x, y)).or_default() += a * c;
+                m.entry(f(x, y)).or_default().add_product(a, c)?;
             }
         }
-        Law::from_map(m, &self.den * &o.den)
+        Law::from_map(m, self.den.mul(&o.den)?)
     }
 
-    /// The sum of one draw of each. Long ones by Kronecker substitution: each side
-    /// packed into one integer, a slot of whole words per value wide enough for any
-    /// coefficient of the product, the two multiplied once (num-bigint's Toom-3) and
-    /// the product cut back into slots. A convolution of 300 numbers of 600 bits is
-    /// then one multiply of 200,000-bit numbers, not 90,000 small ones.
-    fn add(&self, o: &Law, b: &mut Budget) -> Result<Law, NoLaw> {
+    /// The sum of one draw of each. Long ones in big integers by Kronecker
+    /// substitution ([`Weight::kronecker`]).
+    fn add(&self, o: &Self, b: &mut Budget<W>) -> Result<Self, NoLaw> {
+        let den = self.den.mul(&o.den)?;
         if self.n.len().min(o.n.len()) >= KRONECKER {
-            let bits = |l: &Law| l.n.iter().map(|x| x.bits()).max().unwrap_or(0);
-            let slot_bits = bits(self) + bits(o) + 64
-                - u64::from(self.n.len().min(o.n.len()).leading_zeros())
-                + 1;
-            let words = slot_bits.div_ceil(32) as usize;
-            let total = (self.n.len() + o.n.len()) as u64 * words as u64;
-            // The multiply's digits, counted against the budget as a convolution's pairs.
-            b.spend(total * (total as f64).log2().max(1.0) as u64 / 4)?;
-            let pack = |l: &Law| {
-                let mut digits = Vec::with_capacity(l.n.len() * words);
-                for x in &l.n {
-                    let d = x.to_u32_digits();
-                    digits.extend_from_slice(&d);
-                    digits.resize(digits.len() + words - d.len(), 0);
-                }
-                BigUint::new(digits)
-            };
-            let product = (pack(self) * pack(o)).to_u32_digits();
-            let len = self.n.len() + o.n.len() - 1;
-            let n = (0..len)
-                .map(|i| {
-                    let from = (i * words).min(product.len());
-                    let to = ((i + 1) * words).min(product.len());
-                    BigUint::from_slice(&product[from..to])
-                })
-                .collect();
-            return Ok(Law {
-                lo: self.lo + o.lo,
-                n,
-                den: &self.den * &o.den,
-            });
+            if let Some(n) = W::kronecker(&self.n, &o.n, &mut |ops| b.spend(ops)) {
+                return Ok(Law {
+                    lo: self.lo + o.lo,
+                    n: n?,
+                    den,
+                });
+            }
         }
         b.spend((self.n.len() * o.n.len()) as u64)?;
-        let mut n = vec![BigUint::zero(); self.n.len() + o.n.len() - 1];
+        let mut n = vec![W::default(); self.n.len() + o.n.len() - 1];
         for (i, a) in self.n.iter().enumerate() {
             if a.is_zero() {
                 continue;
             }
             for (dst, c) in n[i..].iter_mut().zip(&o.n) {
                 if !c.is_zero() {
-                    *dst += a * c;
+                    dst.add_product(a, c)?;
                 }
             }
         }
         Ok(Law {
             lo: self.lo + o.lo,
             n,
-            den: &self.den * &o.den,
+            den,
         })
     }
 
     /// The sum with one more die of `die`: when its faces are one run of equal weights
     /// (every plain die numbered from 1), a sliding window of two additions per value,
     /// not a multiply per face.
-    fn add_die(&self, die: &Law, b: &mut Budget) -> Result<Law, NoLaw> {
+    fn add_die(&self, die: &Self, b: &mut Budget<W>) -> Result<Self, NoLaw> {
         let w = &die.n[0];
         if die.n.len() == 1 || die.n.iter().any(|x| x != w) {
             return self.add(die, b);
@@ -207,151 +198,100 @@ impl Law {
         b.spend(2 * (len + k) as u64)?;
         // out[s] = (n[s] + n[s-1] + ... + n[s-k+1]) * w.
         let mut out = Vec::with_capacity(len + k - 1);
-        let mut window = BigUint::zero();
+        let mut window = W::default();
         for s in 0..len + k - 1 {
             if s < len {
-                window += &self.n[s];
+                window.add_to(&self.n[s])?;
             }
             if s >= k {
-                window -= &self.n[s - k];
+                window.sub_from(&self.n[s - k])?;
             }
             out.push(if w.is_one() {
                 window.clone()
             } else {
-                &window * w
+                window.mul(w)?
             });
         }
         Ok(Law {
             lo: self.lo + die.lo,
             n: out,
-            den: &self.den * &die.den,
+            den: self.den.mul(&die.den)?,
         })
     }
 
     /// The law in lowest terms: the common factor of every count and the denominator
     /// divided out (a `let` brings its parts to a common denominator, often too large).
-    /// The denominator is a product of the dice's sizes, so the factor is found prime
-    /// by prime (a binary gcd of numbers of hundreds of digits per value would cost
-    /// more than the law).
-    fn reduced(mut self) -> Law {
-        let g = match small_factors(&self.den) {
-            Some(factors) => factors.iter().fold(BigUint::one(), |g, &(p, e)| {
-                let mut m = e;
-                for w in self.n.iter().filter(|w| !w.is_zero()) {
-                    if m == 0 {
-                        break;
-                    }
-                    m = valuation(w, p, m);
-                }
-                g * BigUint::from(p).pow(m)
-            }),
-            None => self
-                .n
-                .iter()
-                .filter(|w| !w.is_zero())
-                .fold(
-                    self.den.clone(),
-                    |g, w| if g.is_one() { g } else { g.gcd(w) },
-                ),
-        };
+    fn reduced(mut self) -> Self {
+        if self.den.is_one() {
+            return self;
+        }
+        let g = W::common_factor(&self.den, &self.n);
         if !g.is_one() && !g.is_zero() {
-            self.n.iter_mut().for_each(|w| *w /= &g);
-            self.den /= &g;
+            self.n.iter_mut().for_each(|w| *w = w.div(&g));
+            self.den = self.den.div(&g);
         }
         self
     }
 
+    /// The same law in big integers.
+    fn widened(&self) -> Law<UBig> {
+        let wide = |w: &W| match w.to_u128() {
+            Some(v) => UBig::from(v),
+            None => UBig::from_le_bytes(&w.to_big().to_bytes_le()),
+        };
+        Law {
+            lo: self.lo,
+            n: self.n.iter().map(wide).collect(),
+            den: wide(&self.den),
+        }
+    }
+}
+
+impl Law<UBig> {
     /// Each value's fraction over `lo..lo + states` (a value outside it joins the end
     /// it passes, as the float's distribution does).
     pub fn fractions(&self, lo: i64, states: usize) -> Vec<Fraction> {
-        let mut ways = vec![BigUint::zero(); states];
+        let mut ways = vec![UBig::ZERO; states];
         for (v, w) in self.iter() {
             ways[((v - lo).max(0) as usize).min(states - 1)] += w;
         }
-        let factors = small_factors(&self.den);
         ways.into_iter()
-            .map(|w| match &factors {
-                Some(factors) => {
-                    let g = factors.iter().fold(BigUint::one(), |g, &(p, e)| {
-                        g * BigUint::from(p).pow(valuation(&w, p, e))
-                    });
-                    Fraction::lowest(w / &g, &self.den / g)
-                }
-                None => Fraction::new(
-                    num_bigint::BigInt::from(w),
-                    num_bigint::BigInt::from(self.den.clone()),
-                )
-                .unwrap_or_else(Fraction::zero),
+            .map(|w| {
+                let g = UBig::common_factor(&self.den, std::slice::from_ref(&w));
+                Fraction::lowest(w.div(&g).to_big(), self.den.div(&g).to_big())
             })
             .collect()
     }
-}
-
-/// How many times `p` divides `x`, at most `cap` (0 is divided any number of times).
-fn valuation(x: &BigUint, p: u32, cap: u32) -> u32 {
-    if x.is_zero() {
-        return cap;
-    }
-    if p == 2 {
-        return x.trailing_zeros().map_or(cap, |z| (z as u32).min(cap));
-    }
-    // Whole powers of p that fit a word first: one pass over the digits each.
-    let k = (63.0 / f64::from(p).log2()).floor() as u32;
-    let pk = u64::from(p).pow(k);
-    let (mut x, mut v) = (x.clone(), 0);
-    while v + k <= cap && (&x % pk).is_zero() {
-        x /= pk;
-        v += k;
-    }
-    while v < cap && (&x % p).is_zero() {
-        x /= p;
-        v += 1;
-    }
-    v
-}
-
-/// The primes of `den` and their powers, where all are below 2,000 (a die's size, or a
-/// rerolled or exploding die's small denominator); None where a larger one is left.
-fn small_factors(den: &BigUint) -> Option<Vec<(u32, u32)>> {
-    let (mut rest, mut out) = (den.clone(), Vec::new());
-    for p in 2u32..2000 {
-        if rest.is_one() {
-            return Some(out);
-        }
-        // A composite p never divides what its primes have left.
-        if (&rest % p).is_zero() {
-            let e = valuation(&rest, p, u32::MAX);
-            rest /= BigUint::from(p).pow(e);
-            out.push((p, e));
-        }
-    }
-    rest.is_one().then_some(out)
 }
 
 /// Sums weighted parts over one denominator: `Σ wᵢ · partᵢ` for a `let`, an `if`, a
 /// rolled dice count. The weights are counts over the denominator `over`. The parts are
 /// held until the end, so that their common denominator is found once, not grown part
 /// by part with every sum so far scaled up each time it grows.
-struct Mixer {
-    parts: Vec<(BigUint, Law)>,
+struct Mixer<W> {
+    parts: Vec<(W, Law<W>)>,
 }
 
-impl Mixer {
-    fn new() -> Mixer {
+impl<W: Weight> Mixer<W> {
+    fn new() -> Self {
         Mixer { parts: Vec::new() }
     }
 
-    fn add(&mut self, w: &BigUint, part: Law, b: &mut Budget) -> Result<(), NoLaw> {
+    fn add(&mut self, w: &W, part: Law<W>, b: &mut Budget<W>) -> Result<(), NoLaw> {
         b.spend(2 * part.n.len() as u64)?;
         self.parts.push((w.clone(), part));
         Ok(())
     }
 
-    fn done(self, over: &BigUint) -> Result<Law, NoLaw> {
-        let mut common = BigUint::one();
+    fn done(mut self, over: &W) -> Result<Law<W>, NoLaw> {
+        // One part that is certain (a dice count that is one number): the part itself.
+        if self.parts.len() == 1 && self.parts[0].0 == *over {
+            return Ok(self.parts.swap_remove(0).1);
+        }
+        let mut common = W::one();
         for (_, part) in &self.parts {
-            if !(&common % &part.den).is_zero() {
-                common = common.lcm(&part.den);
+            if !common.multiple_of(&part.den) {
+                common = common.lcm(&part.den)?;
             }
         }
         let lo = self.parts.iter().map(|(_, p)| p.lo).min().unwrap_or(0);
@@ -361,20 +301,20 @@ impl Mixer {
             .map(|(_, p)| p.lo + p.n.len() as i64 - 1)
             .max()
             .unwrap_or(0);
-        let mut n = vec![BigUint::zero(); span(lo, hi)?];
+        let mut n = vec![W::default(); span(lo, hi)?];
         for (w, part) in &self.parts {
-            let scale = w * (&common / &part.den);
+            let scale = w.mul(&common.div(&part.den))?;
             let at = (part.lo - lo) as usize;
             for (dst, x) in n[at..].iter_mut().zip(&part.n) {
                 if !x.is_zero() {
-                    *dst += x * &scale;
+                    dst.add_product(x, &scale)?;
                 }
             }
         }
         Ok(Law {
             lo,
             n,
-            den: over * common,
+            den: over.mul(&common)?,
         }
         .trim()
         .reduced())
@@ -382,56 +322,75 @@ impl Mixer {
 }
 
 /// The exact law of `n` (no variables in scope), or [`NoLaw`] where a part is not
-/// served or the work passes [`LAW_WORK`].
+/// served or the work passes [`LAW_WORK`]: in machine words first, and again in big
+/// integers where a count passes them.
 pub fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
-    let mut b = Budget {
-        left: LAW_WORK,
-        cancel,
-        pools: Vec::new(),
-        closed: Vec::new(),
-    };
-    let mut env = Vec::new();
     // As the float engine does: every `let` moved down to the parts that read it, so
     // that independent parts are convolved, not enumerated together.
-    let a = eval(&super::sunk(n, 0), &mut env, &mut b)?;
+    let (n, vs) = (super::sunk(n, 0), vs.map(|v| super::sunk(v, 0)));
+    match law_in::<u128>(&n, vs.as_ref(), cancel) {
+        Ok(law) => Ok(law.widened()),
+        Err(NoLaw::Wide) => law_in::<UBig>(&n, vs.as_ref(), cancel),
+        Err(e) => Err(e),
+    }
+}
+
+/// [`law`] in weights `W`, of the expressions with their `let`s moved down.
+fn law_in<W: Weight>(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law<W>, NoLaw> {
+    let mut b = Budget::new(cancel);
+    let mut env = Vec::new();
+    let a = eval(n, &mut env, &mut b)?;
     Ok(match vs {
         None => a,
         Some(v) => {
-            let v = eval(&super::sunk(v, 0), &mut env, &mut b)?;
+            let v = eval(v, &mut env, &mut b)?;
             a.add(&v.map(|x| x.saturating_neg())?, &mut b)?
         }
     }
     .reduced())
 }
 
-fn eval(n: &Node, env: &mut Vec<i64>, b: &mut Budget) -> Result<Law, NoLaw> {
+fn eval<'a, W: Weight>(
+    n: &'a Node,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
     if env.is_empty() && matches!(n, Node::Let(..) | Node::Counted(..)) {
         if let Some(law) = b
             .closed
             .iter()
-            .find(|(m, _)| m == n)
+            .find(|(m, _)| std::ptr::eq(*m, n) || *m == n)
             .map(|(_, l)| l.clone())
         {
             b.spend(law.n.len() as u64)?;
             return Ok(law);
         }
         let law = open(n, env, b)?;
-        b.closed.push((n.clone(), law.clone()));
+        b.closed.push((n, law.clone()));
         return Ok(law);
     }
     open(n, env, b)
 }
 
 /// [`eval`] without looking for `n` among the parts worked out before.
-fn open(n: &Node, env: &mut Vec<i64>, b: &mut Budget) -> Result<Law, NoLaw> {
+fn open<'a, W: Weight>(
+    n: &'a Node,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
     b.spend(1)?;
-    let two =
-        |x: &Node, y: &Node, env: &mut Vec<i64>, b: &mut Budget| -> Result<(Law, Law), NoLaw> {
-            Ok((eval(x, env, b)?, eval(y, env, b)?))
-        };
+    type Two<W> = Result<(Law<W>, Law<W>), NoLaw>;
+    fn two<'a, W: Weight>(
+        x: &'a Node,
+        y: &'a Node,
+        env: &mut Vec<i64>,
+        b: &mut Budget<'a, W>,
+    ) -> Two<W> {
+        Ok((eval(x, env, b)?, eval(y, env, b)?))
+    }
     Ok(match n {
         Node::Num(v) => Law::point(*v),
-        Node::Var(i) => Law::point(*env.get(*i).ok_or(NoLaw)?),
+        Node::Var(i) => Law::point(*env.get(*i).ok_or(NoLaw::Refused)?),
         Node::Neg(a) => eval(a, env, b)?.map(|x| x.saturating_neg())?,
         Node::Add(x, y) => {
             let (x, y) = two(x, y, env, b)?;
@@ -474,12 +433,12 @@ fn open(n: &Node, env: &mut Vec<i64>, b: &mut Budget) -> Result<Law, NoLaw> {
         }
         Node::If(c, yes, no) => {
             let d = eval(c, env, b)?;
-            let (mut taken, mut not) = (BigUint::zero(), BigUint::zero());
+            let (mut taken, mut not) = (W::default(), W::default());
             for (v, w) in d.iter() {
                 if v != 0 {
-                    taken += w;
+                    taken.add_to(w)?;
                 } else {
-                    not += w;
+                    not.add_to(w)?;
                 }
             }
             // A branch never taken is not evaluated.
@@ -499,67 +458,79 @@ fn open(n: &Node, env: &mut Vec<i64>, b: &mut Budget) -> Result<Law, NoLaw> {
             let d = eval(c, env, b)?;
             let mut mix = Mixer::new();
             for (k, w) in d.iter() {
-                let spec = &pools[k.clamp(0, MAX_ROLLED_DICE) as usize];
+                let spec = counted(pools, k);
                 mix.add(w, remembered(spec, b)?, b)?;
             }
             mix.done(&d.den)?
         }
-        _ => return Err(NoLaw),
+        _ => return Err(NoLaw::Refused),
     })
 }
 
 /// One die's law: a plain die's faces counted; a rerolled or exploding die's from its
 /// float distribution, whose denominators are small (6^k for an explosion's k rolls),
 /// so its fractions are recovered whole and checked to add up to 1.
-fn die_law(d: &DieSpec, cancel: &Cancel) -> Result<Law, NoLaw> {
+fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>, NoLaw> {
     if d.explode.is_none() && d.reroll.is_none() {
-        let mut m: Map<i64, BigUint> = Map::default();
+        let mut m: Map<i64, W> = Map::default();
         for &f in &d.faces {
-            *m.entry(f).or_default() += 1u32;
+            m.entry(f).or_default().add_to(&W::one())?;
         }
-        return Ok(Law::from_map(m, BigUint::from(d.faces.len()))?.reduced());
+        return Ok(Law::from_map(m, W::from_u128(d.faces.len() as u128))?.reduced());
     }
-    let (dist, _) = die_dist(d, &mut Ledger::stopped_by(cancel)).map_err(|_| NoLaw)?;
-    let fractions = crate::fraction::exact_fractions(&dist.p).ok_or(NoLaw)?;
-    let den = fractions
-        .iter()
-        .fold(BigUint::one(), |acc, f| acc.lcm(f.denom()));
+    let (dist, _) = die_dist(d, &mut Ledger::stopped_by(cancel)).map_err(|_| NoLaw::Refused)?;
+    let fractions = crate::fraction::exact_fractions(&dist.p).ok_or(NoLaw::Refused)?;
+    let den = fractions.iter().fold(BigUint::from(1u8), |acc, f| {
+        num_integer::Integer::lcm(&acc, f.denom())
+    });
     let n = fractions
         .iter()
-        .map(|f| {
-            let ways = f.numer().magnitude() * (&den / f.denom());
-            ways
-        })
-        .collect();
+        .map(|f| W::from_big(&(f.numer().magnitude() * (&den / f.denom()))))
+        .collect::<Result<_, _>>()?;
     Ok(Law {
         lo: dist.lo,
         n,
-        den,
+        den: W::from_big(&den)?,
     }
     .trim())
 }
 
+/// A die's law, from the ones worked out before when it is one of them.
+fn die<'a, W: Weight>(d: &'a DieSpec, b: &mut Budget<'a, W>) -> Result<Law<W>, NoLaw> {
+    if let Some((_, law)) = b.dice.iter().find(|(e, _)| std::ptr::eq(*e, d) || *e == d) {
+        return Ok(law.clone());
+    }
+    let law = die_law(d, b.cancel)?;
+    b.dice.push((d, law.clone()));
+    Ok(law)
+}
+
 /// A pool's law, from the ones worked out before when it is one of them.
-fn remembered(p: &PoolSpec, b: &mut Budget) -> Result<Law, NoLaw> {
-    if let Some(law) = b.pools.iter().find(|(q, _)| q == p).map(|(_, l)| l.clone()) {
+fn remembered<'a, W: Weight>(p: &'a PoolSpec, b: &mut Budget<'a, W>) -> Result<Law<W>, NoLaw> {
+    if let Some(law) = b
+        .pools
+        .iter()
+        .find(|(q, _)| std::ptr::eq(*q, p) || *q == p)
+        .map(|(_, l)| l.clone())
+    {
         b.spend(law.n.len() as u64)?;
         return Ok(law);
     }
     let law = pool(p, b)?;
-    b.pools.push((p.clone(), law.clone()));
+    b.pools.push((p, law.clone()));
     Ok(law)
 }
 
 /// A pool read at once: sums die by die; counts by binomials; every other read by the
 /// pass over the faces from the keep's end.
-fn pool(p: &PoolSpec, b: &mut Budget) -> Result<Law, NoLaw> {
+fn pool<'a, W: Weight>(p: &'a PoolSpec, b: &mut Budget<'a, W>) -> Result<Law<W>, NoLaw> {
     if p.again.is_some() || p.deck().is_some() {
-        return Err(NoLaw);
+        return Err(NoLaw::Refused);
     }
-    let dies: Vec<(u32, Law)> = p
+    let dies: Vec<(u32, Law<W>)> = p
         .groups
         .iter()
-        .map(|(n, d)| Ok((*n, die_law(d, b.cancel)?)))
+        .map(|(n, d)| Ok((*n, die(d, b)?)))
         .collect::<Result<_, NoLaw>>()?;
     let total: u32 = dies.iter().map(|(n, _)| n).sum();
     if total == 0 {
@@ -582,62 +553,20 @@ fn pool(p: &PoolSpec, b: &mut Budget) -> Result<Law, NoLaw> {
         (None, Agg::Count(c)) => {
             let mut out = Law::point(0);
             for ((n, d), (_, spec)) in dies.iter().zip(&p.groups) {
-                let hit: BigUint = d
-                    .iter()
-                    .filter(|(v, _)| c.holds(*v, spec.lo(), spec.hi()))
-                    .map(|(_, w)| w.clone())
-                    .sum();
-                let miss = &d.den - &hit;
+                let mut hit = W::default();
+                for (_, w) in d.iter().filter(|(v, _)| c.holds(*v, spec.lo(), spec.hi())) {
+                    hit.add_to(w)?;
+                }
+                let mut miss = d.den.clone();
+                miss.sub_from(&hit)?;
                 // In lowest terms first (3 of 6 is 1 of 2): the powers stay small.
                 let g = hit.gcd(&miss).gcd(&d.den);
-                let (hit, miss, coin_den) = (&hit / &g, miss / &g, &d.den / &g);
-                // C(n, c) hit^c miss^(n - c): the powers of miss from the top down.
-                let n = *n as usize;
-                b.spend(4 * n as u64 + 4)?;
-                let mut misses = vec![BigUint::one(); n + 1];
-                if !miss.is_one() {
-                    for c in (0..n).rev() {
-                        misses[c] = &misses[c + 1] * &miss;
-                    }
-                }
-                // C(n, c) in a machine word while it fits (to 120 dice), and a power of
-                // 1 (a coin of 1 in 2) not multiplied at all.
-                let (mut ways, mut hits) = (Vec::with_capacity(n + 1), BigUint::one());
-                let (mut small, mut choose) = (Some(1u128), BigUint::one());
-                for (c, m) in misses.iter().enumerate() {
-                    let mut w = match small {
-                        Some(k) => BigUint::from(k),
-                        None => choose.clone(),
-                    };
-                    if !hit.is_one() {
-                        w *= &hits;
-                        hits *= &hit;
-                    }
-                    if !miss.is_one() {
-                        w *= m;
-                    }
-                    ways.push(w);
-                    let (up, down) = ((n - c) as u128, (c + 1) as u128);
-                    if small.is_some() {
-                        small = small.and_then(|k| k.checked_mul(up)).map(|k| k / down);
-                        if small.is_none() {
-                            // Past a word: from here in big integers, from C(n, c).
-                            choose = ways_choose(n, c) * (n - c) / (c + 1);
-                        }
-                    } else {
-                        choose = choose * (n - c) / (c + 1);
-                    }
-                }
-                let counts = Law {
-                    lo: 0,
-                    n: ways,
-                    den: coin_den.pow(n as u32),
-                };
-                out = out.add(&counts, b)?;
+                let (hit, miss, coin_den) = (hit.div(&g), miss.div(&g), d.den.div(&g));
+                out = out.add(&counts(*n as usize, &hit, &miss, &coin_den, b)?, b)?;
             }
             Ok(out.reduced())
         }
-        (_, Agg::Straight) | (_, Agg::Shape(_)) => Err(NoLaw),
+        (_, Agg::Straight) | (_, Agg::Shape(_)) => Err(NoLaw::Refused),
         (keep, agg) => {
             let (end, k) = keep.unwrap_or((End::Highest, total));
             pass(&dies, &p.groups, end, k.min(total), agg, b)
@@ -645,22 +574,69 @@ fn pool(p: &PoolSpec, b: &mut Budget) -> Result<Law, NoLaw> {
     }
 }
 
-/// C(n, c) in big integers.
-fn ways_choose(n: usize, c: usize) -> BigUint {
-    (0..c).fold(BigUint::one(), |acc, i| acc * (n - i) / (i + 1))
+/// The law of how many of `n` coins land, each `hit` ways of `coin_den` (`miss` the
+/// rest): `C(n, c) hit^c miss^(n - c)` ways of `coin_den^n`.
+fn counts<W: Weight>(
+    n: usize,
+    hit: &W,
+    miss: &W,
+    coin_den: &W,
+    b: &mut Budget<W>,
+) -> Result<Law<W>, NoLaw> {
+    b.spend(4 * n as u64 + 4)?;
+    // The powers of miss from the top down.
+    let mut misses = vec![W::one(); n + 1];
+    if !miss.is_one() {
+        for c in (0..n).rev() {
+            misses[c] = misses[c + 1].mul(miss)?;
+        }
+    }
+    // C(n, c) in a machine word while it fits (to 120 dice), and a power of 1 (a coin
+    // of 1 in 2) not multiplied at all.
+    let (mut ways, mut hits) = (Vec::with_capacity(n + 1), W::one());
+    let (mut small, mut choose) = (Some(1u128), W::one());
+    for (c, m) in misses.iter().enumerate() {
+        let mut w = match small {
+            Some(k) => W::from_u128(k),
+            None => choose.clone(),
+        };
+        if !hit.is_one() {
+            w = w.mul(&hits)?;
+            hits = hits.mul(hit)?;
+        }
+        if !miss.is_one() {
+            w = w.mul(m)?;
+        }
+        ways.push(w);
+        let (up, down) = ((n - c) as u64, (c + 1) as u64);
+        if let Some(k) = small {
+            small = k.checked_mul(u128::from(up)).map(|k| k / u128::from(down));
+            if small.is_none() {
+                // Past a word: from here in the weight, from C(n, c).
+                choose = W::from_u128(k).mul_small(up)?.div_small(down);
+            }
+        } else {
+            choose = choose.mul_small(up)?.div_small(down);
+        }
+    }
+    Ok(Law {
+        lo: 0,
+        n: ways,
+        den: coin_den.pow(n as u32)?,
+    })
 }
 
 /// Keep `k` dice from the `end` of the pool and read them by `agg`: at each face, from
 /// that end, how many of each group's dice left show it, `C(r, c) · w^c` ways. A state
 /// that has kept `k` is final: its dice left take any face not yet passed.
-fn pass(
-    dies: &[(u32, Law)],
+fn pass<W: Weight>(
+    dies: &[(u32, Law<W>)],
     specs: &[(u32, DieSpec)],
     end: End,
     k: u32,
     agg: Agg,
-    b: &mut Budget,
-) -> Result<Law, NoLaw> {
+    b: &mut Budget<W>,
+) -> Result<Law<W>, NoLaw> {
     let (lo_face, hi_face) = specs
         .first()
         .map(|(_, d)| (d.lo(), d.hi()))
@@ -689,49 +665,54 @@ fn pass(
     let splits: f64 = dies.iter().map(|(n, _)| *n as f64 / 2.0 + 1.0).product();
     let estimate = values.len() as f64 * placed * (k as f64 + 1.0) * acc_span * splits;
     if estimate > b.left as f64 {
-        return Err(NoLaw);
+        return Err(NoLaw::Refused);
     }
-    let den = dies
-        .iter()
-        .fold(BigUint::one(), |acc, (n, d)| acc * d.den.pow(*n));
+    let mut den = W::one();
+    for (n, d) in dies {
+        den = den.mul(&d.den.pow(*n)?)?;
+    }
     // Ways a group's die can still land: its faces not yet passed.
-    let mut left: Vec<BigUint> = dies.iter().map(|(_, d)| d.den.clone()).collect();
+    let mut left: Vec<W> = dies.iter().map(|(_, d)| d.den.clone()).collect();
     // State: (dice left per group, kept so far, accumulator) -> ways.
     type State = (Vec<u32>, u32, i64);
-    let mut cur: Map<State, BigUint> = Map::default();
-    let mut done: Map<i64, BigUint> = Map::default();
+    let mut cur: Map<State, W> = Map::default();
+    let mut done: Map<i64, W> = Map::default();
     let start: Vec<u32> = dies.iter().map(|(n, _)| *n).collect();
     if k == 0 {
         done.insert(0, den.clone());
     } else {
-        cur.insert((start, 0, 0), BigUint::one());
+        cur.insert((start, 0, 0), W::one());
     }
     // C(r, c) for every r up to a group's dice, made once: a state's split needs them
     // all (20d20 keep 10 built each again per state, a third of the pass).
     let most = dies.iter().map(|(n, _)| *n as usize).max().unwrap_or(0);
-    let mut binomials: Vec<Vec<BigUint>> = vec![vec![BigUint::one()]];
+    let mut binomials: Vec<Vec<W>> = vec![vec![W::one()]];
     for r in 1..=most {
         let above = &binomials[r - 1];
         let row = (0..=r)
             .map(|c| match c {
-                0 => BigUint::one(),
-                c if c == r => BigUint::one(),
-                c => &above[c - 1] + &above[c],
+                0 => Ok(W::one()),
+                c if c == r => Ok(W::one()),
+                c => {
+                    let mut x = above[c - 1].clone();
+                    x.add_to(&above[c])?;
+                    Ok(x)
+                }
             })
-            .collect();
+            .collect::<Result<_, NoLaw>>()?;
         binomials.push(row);
     }
     // Powers 0..=n of each of `x` (a group's ways at one face, or its faces left).
-    let powers = |x: &[BigUint]| -> Vec<Vec<BigUint>> {
+    let powers = |x: &[W]| -> Result<Vec<Vec<W>>, NoLaw> {
         x.iter()
             .zip(dies)
             .map(|(w, (n, _))| {
-                let mut p = vec![BigUint::one()];
+                let mut p = vec![W::one()];
                 for c in 1..=*n as usize {
-                    let next = &p[c - 1] * w;
+                    let next = p[c - 1].mul(w)?;
                     p.push(next);
                 }
-                p
+                Ok(p)
             })
             .collect()
     };
@@ -739,7 +720,7 @@ fn pass(
         if cur.is_empty() {
             break;
         }
-        let here: Vec<BigUint> = dies
+        let here: Vec<W> = dies
             .iter()
             .map(|(_, d)| {
                 usize::try_from(v - d.lo)
@@ -750,13 +731,13 @@ fn pass(
             })
             .collect();
         for (g, w) in here.iter().enumerate() {
-            left[g] -= w;
+            left[g].sub_from(w)?;
         }
-        let (here_pow, left_pow) = (powers(&here), powers(&left));
-        let mut next: Map<State, BigUint> = Map::default();
+        let (here_pow, left_pow) = (powers(&here)?, powers(&left)?);
+        let mut next: Map<State, W> = Map::default();
         for ((rest, kept, acc), ways) in cur.drain() {
             // Every split of each group's dice left into "show v" and "later".
-            let mut splits: Vec<(Vec<u32>, u32, BigUint)> = vec![(rest.clone(), 0, ways)];
+            let mut splits: Vec<(Vec<u32>, u32, W)> = vec![(rest.clone(), 0, ways)];
             for (g, w) in here.iter().enumerate() {
                 let mut grown = Vec::new();
                 for (r, c, x) in &splits {
@@ -769,7 +750,7 @@ fn pass(
                         grown.push((
                             r2,
                             c + cg as u32,
-                            x * (&binomials[r][cg] * &here_pow[g][cg]),
+                            x.mul(&binomials[r][cg].mul(&here_pow[g][cg])?)?,
                         ));
                     }
                 }
@@ -780,14 +761,16 @@ fn pass(
                 let acc2 = super::kept_read(agg, end, acc, kept, take, v, (lo_face, hi_face));
                 if kept + take == k {
                     // Final: the dice left land on any face not passed yet.
-                    let later = r2
-                        .iter()
-                        .zip(&left_pow)
-                        .fold(BigUint::one(), |a, (&r, l)| a * &l[r as usize]);
+                    let mut later = W::one();
+                    for (&r, l) in r2.iter().zip(&left_pow) {
+                        later = later.mul(&l[r as usize])?;
+                    }
                     b.spend(r2.len() as u64)?;
-                    *done.entry(acc2).or_default() += x * later;
+                    done.entry(acc2).or_default().add_product(&x, &later)?;
                 } else {
-                    *next.entry((r2, kept + take, acc2)).or_default() += x;
+                    next.entry((r2, kept + take, acc2))
+                        .or_default()
+                        .add_to(&x)?;
                 }
             }
         }
@@ -796,7 +779,7 @@ fn pass(
     // States that kept fewer than `k` read as they stand, once every die has landed.
     for ((rest, _, acc), ways) in cur {
         if rest.iter().all(|&r| r == 0) {
-            *done.entry(acc).or_default() += ways;
+            done.entry(acc).or_default().add_to(&ways)?;
         }
     }
     Ok(Law::from_map(done, den)?.reduced())
@@ -807,7 +790,7 @@ mod tests {
     use super::super::sink::tests::{expr, Gen};
     use super::super::{distribution, Ledger};
     use super::*;
-    use crate::systems::dice::program::parse_result;
+    use crate::systems::dice::program::{parse_result, MAX_ROLLED_DICE};
 
     /// The law's fractions against the float engine (a different algorithm for every
     /// pool read: conditional binomials, CDF powers, packed keep passes), value by value,
@@ -820,6 +803,16 @@ mod tests {
         let Ok(law) = law(&n, None, &Cancel::default()) else {
             return false;
         };
+        // In machine words where every count fits them, the same law as in big integers.
+        let sunk = super::super::sunk(&n, 0);
+        match law_in::<u128>(&sunk, None, &Cancel::default()) {
+            Ok(small) => assert_eq!(
+                small.widened(),
+                law_in::<UBig>(&sunk, None, &Cancel::default()).unwrap(),
+                "{text}"
+            ),
+            Err(e) => assert_eq!(e, NoLaw::Wide, "{text}"),
+        }
         let (lo, hi) = (
             float.lo.min(law.lo),
             float.hi().max(law.lo + law.n.len() as i64 - 1),
@@ -841,6 +834,9 @@ mod tests {
         }
         true
     }
+
+    /// Hit, wound and save, each's dice count the roll before's.
+    const CHAIN: &str = "let hits = 20d6 count >= 3 in let wounds = (hits)d6 count >= 4 in let saves = (wounds)d6 count >= 5 in wounds - saves";
 
     /// Every read the law serves, one by one: keep windows from both ends over one and
     /// several kinds of dice, counts, tallies, extremes, sets, rerolled and exploding
@@ -878,10 +874,20 @@ mod tests {
             // Long sides: the convolution by one big multiply.
             "30d6 + 25d8 - 20d4",
             "let h = 40d6 count >= 3 in (h)d6 count >= 4 + 30d10 count >= 7",
+            CHAIN,
         ];
         for text in served {
             assert!(agrees(text), "{text}: the law refused it");
         }
+        // Both weights are met: counts in machine words, and past them.
+        let words = |text: &str| {
+            let (n, _) = parse_result(text, &[]).unwrap();
+            law_in::<u128>(&super::super::sunk(&n, 0), None, &Cancel::default()).is_ok()
+        };
+        assert!(words("20d20 keep highest 10"));
+        assert!(words(CHAIN));
+        assert!(!words("130d6 count >= 5"));
+        assert!(!words("30d6 + 25d8 - 20d4"));
         // Reads it does not serve give no law (the floats' fractions stand).
         for text in [
             "5d6 straight",
@@ -894,6 +900,38 @@ mod tests {
             let (n, _) = parse_result(text, &[]).unwrap();
             assert!(law(&n, None, &Cancel::default()).is_err(), "{text}");
         }
+    }
+
+    /// A rolled count's pools are made up to the most its count can be: in a thousand
+    /// random programs whose counts come from `let`s, branches and `repeat`s, no count
+    /// passes them (the float engine says so where one would), and some are cut short.
+    #[test]
+    fn a_rolled_count_never_passes_its_pools() {
+        let mut g = Gen(0x0c0a_77ed_0000_0003);
+        let (mut counts, mut short) = (0, 0);
+        for _ in 0..1000 {
+            let text = expr(&mut g, &mut Vec::new(), 5);
+            let Ok((n, _)) = parse_result(&text, &[]) else {
+                continue;
+            };
+            fn each(n: &Node, f: &mut dyn FnMut(&Node)) {
+                f(n);
+                crate::systems::dice::program::each_child(n, &mut |c| each(c, f));
+            }
+            each(&n, &mut |m| {
+                if let Node::Counted(_, pools) = m {
+                    counts += 1;
+                    short += usize::from(pools.len() <= MAX_ROLLED_DICE as usize);
+                }
+            });
+            if let Err(e) = distribution(&n, &mut Ledger::default()) {
+                assert!(!e.0.contains("passed the"), "{text}: {}", e.0);
+            }
+        }
+        assert!(
+            counts > 100 && short > 100,
+            "{counts} rolled counts, {short} cut short"
+        );
     }
 
     /// A thousand random programs of nested `let`s, branches, operators and pools whose
@@ -918,13 +956,15 @@ mod tests {
     fn a_part_met_again_is_worked_out_once() {
         let spent = |text: &str| {
             let (n, _) = parse_result(text, &[]).unwrap();
-            let mut b = Budget {
+            let n = super::super::sunk(&n, 0);
+            let mut b = Budget::<UBig> {
                 left: LAW_WORK,
                 cancel: &Cancel::default(),
                 pools: Vec::new(),
                 closed: Vec::new(),
+                dice: Vec::new(),
             };
-            eval(&super::super::sunk(&n, 0), &mut Vec::new(), &mut b).unwrap();
+            eval(&n, &mut Vec::new(), &mut b).unwrap();
             LAW_WORK - b.left
         };
         let one = "let h = 100d6 count >= 3 in (h)d6 count >= 4";
@@ -939,11 +979,12 @@ mod tests {
     #[test]
     fn what_passes_the_budget_is_refused_before_the_work() {
         let (n, _) = parse_result("150d10 keep highest 75", &[]).unwrap();
-        let mut b = Budget {
+        let mut b = Budget::<UBig> {
             left: LAW_WORK,
             cancel: &Cancel::default(),
             pools: Vec::new(),
             closed: Vec::new(),
+            dice: Vec::new(),
         };
         assert!(eval(&n, &mut Vec::new(), &mut b).is_err());
         assert!(b.left > LAW_WORK - 100, "spent {}", LAW_WORK - b.left);

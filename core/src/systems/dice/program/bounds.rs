@@ -59,9 +59,9 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
         Node::Emit(_) | Node::Record(_) => (0, 0),
         Node::Counted(c, pools) => {
             let (lo, hi) = bounds(c, vars);
-            let (lo, hi) = (lo.clamp(0, MAX_ROLLED_DICE), hi.clamp(0, MAX_ROLLED_DICE));
-            (lo..=hi)
-                .map(|n| pool_bounds(&pools[n as usize]))
+            let last = pools.len() as i64 - 1;
+            (lo.clamp(0, last)..=hi.clamp(0, last))
+                .map(|n| pool_bounds(counted(pools, n)))
                 .fold((i64::MAX, i64::MIN), |a, b| (a.0.min(b.0), a.1.max(b.1)))
         }
         Node::Template(t) => {

@@ -28,7 +28,9 @@ pub type Names<'a> = &'a [(String, i64)];
 /// What a name in scope stands for.
 #[derive(Clone, Debug)]
 pub(super) enum Slot {
-    Num,
+    /// A number: the least and most it can be, where a `let` binds it (a `repeat`'s
+    /// state or rounds: None, any).
+    Num(Option<(i64, i64)>),
     /// A pool variable: its spec and where its dice sit in the scratch.
     Pool(Box<PoolSpec>, usize),
     /// A role of a `choose`: dice handed to it (up to the spec's count), where they sit,
@@ -315,11 +317,15 @@ impl<'a> Compiler<'a> {
             })
             .collect();
         spec_of(groups, mods, agg, col, &probe, self.symbols.as_ref())?;
-        // One kind of die whose count alone is rolled: the pool for every count, made now
-        // (their Monte Carlo tables when a first trial is rolled: [`tabled`]).
+        // One kind of die whose count alone is rolled: the pool for every count it can
+        // take, made now (their Monte Carlo tables when a first trial is rolled:
+        // [`tabled`]). A chain of hits from 2d6 attacks makes 13 pools, not 101.
         if let ([g], [None, ..]) = (groups, fixed.as_slice()) {
             if nodes.len() == 1 && g.die.sides.is_none() {
-                let pools = (0..=MAX_ROLLED_DICE)
+                let most = super::bounds(&nodes[0], &mut self.var_bounds())
+                    .1
+                    .clamp(0, MAX_ROLLED_DICE);
+                let pools = (0..=most)
                     .map(|n| {
                         let mut vals = probe.clone();
                         vals[0] = PoolNumber::rolled(n);
@@ -341,6 +347,18 @@ impl<'a> Compiler<'a> {
         })))
     }
 
+    /// The least and most each name in scope can be, as [`super::bounds`] reads them
+    /// (any, where that is not known).
+    fn var_bounds(&self) -> Vec<(i64, i64)> {
+        self.scope
+            .iter()
+            .map(|(_, s)| match s {
+                Slot::Num(Some(b)) => *b,
+                _ => (i64::MIN, i64::MAX),
+            })
+            .collect()
+    }
+
     pub(super) fn node(&mut self, e: &Expr) -> Result<Node, CompileError> {
         // A record only as the result: here, or in the body of a `let` that is.
         let record_ok = std::mem::replace(&mut self.record_ok, false);
@@ -352,7 +370,7 @@ impl<'a> Compiler<'a> {
             Expr::Num(v) => Node::Num(*v),
             Expr::Name(n, col) => match self.scope.iter().rposition(|(s, _)| s == n) {
                 Some(i) => match &self.scope[i].1 {
-                    Slot::Num => Node::Var(i),
+                    Slot::Num(_) => Node::Var(i),
                     Slot::Pool(spec, _) if !spec.named.is_empty() => {
                         return Err(CompileError {
                             col: *col,
@@ -412,7 +430,7 @@ impl<'a> Compiler<'a> {
                 let (spec, offset, role) = match self.scope[i].1.clone() {
                     Slot::Pool(spec, offset) => (spec, offset, None),
                     Slot::Role(spec, offset, faces) => (spec, offset, Some(faces)),
-                    Slot::Num => return Err(CompileError {
+                    Slot::Num(_) => return Err(CompileError {
                         col: *col,
                         message: format!(
                             "`{name}` is a number: `keep`, `drop`, `count` and the other reads apply to dice (bind dice without a read: `let {name} = 4d6 in ...`)"
@@ -610,7 +628,7 @@ impl<'a> Compiler<'a> {
                                     col: *at,
                                     message: format!("`{name}` holds dice a `choose` handed it: they are not set against other dice"),
                                 }),
-                                Slot::Num => Err(CompileError {
+                                Slot::Num(_) => Err(CompileError {
                                     col: *at,
                                     message: format!("`{name}` is a number: `pairs`, `beats` and `cancel` set dice against dice (bind dice without a read: `let {name} = 3d20 in ...`)"),
                                 }),
@@ -735,7 +753,8 @@ impl<'a> Compiler<'a> {
             return Ok(Binding::Pool(Box::new(spec), offset, n as usize, *col));
         }
         let b = self.node(bound)?;
-        self.scope.push((name.to_string(), Slot::Num));
+        let range = super::bounds(&b, &mut self.var_bounds());
+        self.scope.push((name.to_string(), Slot::Num(Some(range))));
         Ok(Binding::Num(b))
     }
 
@@ -1049,9 +1068,9 @@ impl<'a> Compiler<'a> {
             init.push(self.node(e)?);
         }
         for (name, ..) in &r.state {
-            self.scope.push((name.clone(), Slot::Num));
+            self.scope.push((name.clone(), Slot::Num(None)));
         }
-        self.scope.push(("rounds".into(), Slot::Num));
+        self.scope.push(("rounds".into(), Slot::Num(None)));
         let until = self.node(&r.until)?;
         self.record_ok = record_ok;
         let body = self.node(&r.body)?;

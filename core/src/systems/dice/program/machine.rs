@@ -12,7 +12,7 @@
 //! `until a <= 0` stops it, where its bounds say 300.
 
 use super::{bounds, mentions, rolls_dice, sample, sample_pool, Node, PoolSpec, Repeat, Scratch};
-use super::{MAX_ROLLED_DICE, VARS};
+use super::{counted, VARS};
 use crate::kernels::Rng;
 use std::collections::HashMap;
 
@@ -129,8 +129,8 @@ impl Scripted<'_> {
             }
             Node::Pool(p) => self.draw(p)?,
             Node::Counted(c, pools) => {
-                let k = self.eval(c, depth)?.clamp(0, MAX_ROLLED_DICE) as usize;
-                self.draw(&pools[k])?
+                let k = self.eval(c, depth)?;
+                self.draw(counted(pools, k))?
             }
             _ => return Err(Stop::Unsupported),
         })

@@ -9,6 +9,14 @@ pub const MAX_DICE: i64 = 1_000_000;
 /// Most dice of a pool whose count is rolled (`(x)d6`), and most cards a deck deals: the
 /// sampler makes such a pool for every count up to it.
 pub const MAX_ROLLED_DICE: i64 = 100;
+
+/// The pool a rolled count of `k` dice reads: a rolled count's pools run from none to
+/// the most its count can be ([`super::bounds`]), one per count.
+pub fn counted(pools: &[PoolSpec], k: i64) -> &PoolSpec {
+    &pools[usize::try_from(k)
+        .unwrap_or(0)
+        .min(pools.len().saturating_sub(1))]
+}
 /// How deep an explosion or `again` chain goes; the exact engine reports the mass of
 /// chains stopped here.
 pub const DEPTH: u32 = 20;

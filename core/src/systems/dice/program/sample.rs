@@ -214,10 +214,7 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
         Node::Repeat(r) => sample_repeat(r, rng, s, depth),
         // Read only by `step`; packed before any roll.
         Node::Emit(_) | Node::Record(_) => 0,
-        Node::Counted(c, pools) => {
-            let n = sample(c, rng, s, depth).clamp(0, MAX_ROLLED_DICE) as usize;
-            sample_pool(&pools[n], rng)
-        }
+        Node::Counted(c, pools) => sample_pool(counted(pools, sample(c, rng, s, depth)), rng),
         Node::Template(t) => sample_template(t, rng, s, depth),
         Node::PoolVar(r) => {
             let (keep, agg) = match &r.rolled {

@@ -1,0 +1,313 @@
+//! The integer law's weights: counts of ways, in two machine words while they fit and
+//! in big integers past that.
+//!
+//! Most rolls a designer writes have denominators under 2^128 (`20d6` hit, wound and
+//! save is 2^20 · 3^40), and a big integer spends most of its time on them deciding
+//! they are small. So the law runs first in `u128`, every operation checked: the first
+//! that would overflow stops it ([`NoLaw::Wide`]) and it runs again in [`UBig`]. The
+//! two give the same fractions, as the law's tests check value by value.
+
+use dashu_int::ops::{BitTest, Gcd};
+use dashu_int::{UBig, Word};
+use num_bigint::BigUint;
+
+/// Why the integer engine stopped: the float's fractions stand.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NoLaw {
+    /// A part it does not serve, its budget spent, or the run cancelled.
+    Refused,
+    /// A count passed the weight's words: run again in big integers.
+    Wide,
+}
+
+/// What the law needs of a count of ways. Every operation that could overflow says so.
+pub trait Weight: Clone + PartialEq + Default + std::fmt::Debug {
+    fn from_u128(v: u128) -> Self;
+    fn from_big(v: &BigUint) -> Result<Self, NoLaw>;
+    fn to_big(&self) -> BigUint;
+    /// In two machine words, where it fits.
+    fn to_u128(&self) -> Option<u128>;
+    fn is_zero(&self) -> bool;
+    fn is_one(&self) -> bool;
+    fn add_to(&mut self, o: &Self) -> Result<(), NoLaw>;
+    /// `self += a * b`: a convolution's step.
+    fn add_product(&mut self, a: &Self, b: &Self) -> Result<(), NoLaw>;
+    fn sub_from(&mut self, o: &Self) -> Result<(), NoLaw>;
+    fn mul(&self, o: &Self) -> Result<Self, NoLaw>;
+    fn mul_small(&self, k: u64) -> Result<Self, NoLaw>;
+    /// `self / o`, where `o` divides it.
+    fn div(&self, o: &Self) -> Self;
+    fn div_small(&self, k: u64) -> Self;
+    /// Whether `self` is a multiple of `o`.
+    fn multiple_of(&self, o: &Self) -> bool;
+    fn gcd(&self, o: &Self) -> Self;
+    fn pow(&self, e: u32) -> Result<Self, NoLaw>;
+    /// The largest factor that divides `den` and every one of `ns`.
+    fn common_factor(den: &Self, ns: &[Self]) -> Self;
+    /// A convolution of long sides by one big multiply, where this weight has one; its
+    /// cost is `spend`'s before the work.
+    fn kronecker(
+        _a: &[Self],
+        _b: &[Self],
+        _spend: &mut dyn FnMut(u64) -> Result<(), NoLaw>,
+    ) -> Option<Result<Vec<Self>, NoLaw>> {
+        None
+    }
+
+    fn one() -> Self {
+        Self::from_u128(1)
+    }
+
+    fn lcm(&self, o: &Self) -> Result<Self, NoLaw> {
+        self.div(&self.gcd(o)).mul(o)
+    }
+}
+
+/// Stein's gcd of `den` and each count, stopping at 1.
+fn gcd_fold(den: u128, ns: impl Iterator<Item = u128>) -> u128 {
+    let mut g = den;
+    for w in ns {
+        if g == 1 {
+            break;
+        }
+        if w != 0 {
+            g = num_integer::Integer::gcd(&g, &w);
+        }
+    }
+    g
+}
+
+impl Weight for u128 {
+    fn from_u128(v: u128) -> Self {
+        v
+    }
+    fn from_big(v: &BigUint) -> Result<Self, NoLaw> {
+        u128::try_from(v).map_err(|_| NoLaw::Wide)
+    }
+    fn to_big(&self) -> BigUint {
+        BigUint::from(*self)
+    }
+    fn to_u128(&self) -> Option<u128> {
+        Some(*self)
+    }
+    fn is_zero(&self) -> bool {
+        *self == 0
+    }
+    fn is_one(&self) -> bool {
+        *self == 1
+    }
+    fn add_to(&mut self, o: &Self) -> Result<(), NoLaw> {
+        *self = self.checked_add(*o).ok_or(NoLaw::Wide)?;
+        Ok(())
+    }
+    fn add_product(&mut self, a: &Self, b: &Self) -> Result<(), NoLaw> {
+        let p = a.checked_mul(*b).ok_or(NoLaw::Wide)?;
+        self.add_to(&p)
+    }
+    fn sub_from(&mut self, o: &Self) -> Result<(), NoLaw> {
+        *self = self.checked_sub(*o).ok_or(NoLaw::Refused)?;
+        Ok(())
+    }
+    fn mul(&self, o: &Self) -> Result<Self, NoLaw> {
+        self.checked_mul(*o).ok_or(NoLaw::Wide)
+    }
+    fn mul_small(&self, k: u64) -> Result<Self, NoLaw> {
+        self.checked_mul(u128::from(k)).ok_or(NoLaw::Wide)
+    }
+    fn div(&self, o: &Self) -> Self {
+        self.checked_div(*o).unwrap_or(0)
+    }
+    fn div_small(&self, k: u64) -> Self {
+        self.checked_div(u128::from(k)).unwrap_or(0)
+    }
+    fn multiple_of(&self, o: &Self) -> bool {
+        *o != 0 && self.is_multiple_of(*o)
+    }
+    fn gcd(&self, o: &Self) -> Self {
+        num_integer::Integer::gcd(self, o)
+    }
+    fn pow(&self, e: u32) -> Result<Self, NoLaw> {
+        self.checked_pow(e).ok_or(NoLaw::Wide)
+    }
+    fn common_factor(den: &Self, ns: &[Self]) -> Self {
+        gcd_fold(*den, ns.iter().copied())
+    }
+}
+
+impl Weight for UBig {
+    fn from_u128(v: u128) -> Self {
+        UBig::from(v)
+    }
+    fn from_big(v: &BigUint) -> Result<Self, NoLaw> {
+        Ok(match u128::try_from(v) {
+            Ok(v) => UBig::from(v),
+            Err(_) => UBig::from_le_bytes(&v.to_bytes_le()),
+        })
+    }
+    fn to_big(&self) -> BigUint {
+        match u128::try_from(self) {
+            Ok(v) => BigUint::from(v),
+            Err(_) => BigUint::from_bytes_le(&self.to_le_bytes()),
+        }
+    }
+    fn to_u128(&self) -> Option<u128> {
+        u128::try_from(self).ok()
+    }
+    fn is_zero(&self) -> bool {
+        UBig::is_zero(self)
+    }
+    fn is_one(&self) -> bool {
+        UBig::is_one(self)
+    }
+    fn add_to(&mut self, o: &Self) -> Result<(), NoLaw> {
+        *self += o;
+        Ok(())
+    }
+    fn add_product(&mut self, a: &Self, b: &Self) -> Result<(), NoLaw> {
+        *self += a * b;
+        Ok(())
+    }
+    fn sub_from(&mut self, o: &Self) -> Result<(), NoLaw> {
+        if *o > *self {
+            return Err(NoLaw::Refused);
+        }
+        *self -= o;
+        Ok(())
+    }
+    fn mul(&self, o: &Self) -> Result<Self, NoLaw> {
+        Ok(self * o)
+    }
+    fn mul_small(&self, k: u64) -> Result<Self, NoLaw> {
+        Ok(self * k)
+    }
+    fn div(&self, o: &Self) -> Self {
+        if o.is_zero() {
+            return UBig::ZERO;
+        }
+        self / o
+    }
+    fn div_small(&self, k: u64) -> Self {
+        if k == 0 {
+            return UBig::ZERO;
+        }
+        self / k
+    }
+    fn multiple_of(&self, o: &Self) -> bool {
+        !o.is_zero() && (self % o).is_zero()
+    }
+    fn gcd(&self, o: &Self) -> Self {
+        Gcd::gcd(self, o)
+    }
+    fn pow(&self, e: u32) -> Result<Self, NoLaw> {
+        Ok(UBig::pow(self, e as usize))
+    }
+    /// By machine words where `den` fits them; else prime by prime, as the denominator
+    /// is a product of the dice's sizes (a binary gcd of numbers of hundreds of digits
+    /// per value would cost more than the law).
+    fn common_factor(den: &Self, ns: &[Self]) -> Self {
+        if let Some(d) = den.to_u128() {
+            // Every count is at most the denominator, so fits as well.
+            return UBig::from(gcd_fold(d, ns.iter().filter_map(|w| w.to_u128())));
+        }
+        match small_factors(den) {
+            Some(factors) => factors.iter().fold(UBig::ONE, |g, &(p, e)| {
+                let mut m = e;
+                for w in ns.iter().filter(|w| !w.is_zero()) {
+                    if m == 0 {
+                        break;
+                    }
+                    m = valuation(w, p, m);
+                }
+                g * UBig::from(p).pow(m as usize)
+            }),
+            None => ns
+                .iter()
+                .filter(|w| !w.is_zero())
+                .fold(
+                    den.clone(),
+                    |g, w| if g.is_one() { g } else { Gcd::gcd(&g, w) },
+                ),
+        }
+    }
+
+    /// Each side packed into one integer, a slot of whole words per value wide enough
+    /// for any coefficient of the product, the two multiplied once and the product cut
+    /// back into slots. A convolution of 300 numbers of 600 bits is then one multiply
+    /// of 200,000-bit numbers, not 90,000 small ones.
+    fn kronecker(
+        a: &[Self],
+        b: &[Self],
+        spend: &mut dyn FnMut(u64) -> Result<(), NoLaw>,
+    ) -> Option<Result<Vec<Self>, NoLaw>> {
+        let bits = |l: &[UBig]| l.iter().map(|x| x.bit_len() as u64).max().unwrap_or(0);
+        let shorter = a.len().min(b.len());
+        let slot_bits = bits(a) + bits(b) + 64 - u64::from(shorter.leading_zeros()) + 1;
+        let words = slot_bits.div_ceil(u64::from(Word::BITS)) as usize;
+        let total = (a.len() + b.len()) as u64 * words as u64;
+        // The multiply's words, counted against the budget as a convolution's pairs.
+        if let Err(e) = spend(total * (total as f64).log2().max(1.0) as u64 / 4) {
+            return Some(Err(e));
+        }
+        let pack = |l: &[UBig]| {
+            let mut digits = Vec::with_capacity(l.len() * words);
+            for x in l {
+                let d = x.as_words();
+                digits.extend_from_slice(d);
+                digits.resize(digits.len() + words - d.len(), 0);
+            }
+            UBig::from_words(&digits)
+        };
+        let product = pack(a) * pack(b);
+        let product = product.as_words();
+        Some(Ok((0..a.len() + b.len() - 1)
+            .map(|i| {
+                let from = (i * words).min(product.len());
+                let to = ((i + 1) * words).min(product.len());
+                UBig::from_words(&product[from..to])
+            })
+            .collect()))
+    }
+}
+
+/// How many times `p` divides `x`, at most `cap` (0 is divided any number of times).
+fn valuation(x: &UBig, p: u32, cap: u32) -> u32 {
+    if x.is_zero() {
+        return cap;
+    }
+    if p == 2 {
+        return x
+            .trailing_zeros()
+            .map_or(cap, |z| u32::try_from(z).unwrap_or(u32::MAX).min(cap));
+    }
+    // Whole powers of p that fit a word first: one pass over the digits each.
+    let k = (63.0 / f64::from(p).log2()).floor() as u32;
+    let pk = u64::from(p).pow(k);
+    let (mut x, mut v) = (x.clone(), 0);
+    while v + k <= cap && &x % pk == 0 {
+        x /= pk;
+        v += k;
+    }
+    while v < cap && &x % p == 0 {
+        x /= p;
+        v += 1;
+    }
+    v
+}
+
+/// The primes of `den` and their powers, where all are below 2,000 (a die's size, or a
+/// rerolled or exploding die's small denominator); None where a larger one is left.
+fn small_factors(den: &UBig) -> Option<Vec<(u32, u32)>> {
+    let (mut rest, mut out) = (den.clone(), Vec::new());
+    for p in 2u32..2000 {
+        if rest.is_one() {
+            return Some(out);
+        }
+        // A composite p never divides what its primes have left.
+        if &rest % p == 0 {
+            let e = valuation(&rest, p, u32::MAX);
+            rest /= UBig::from(p).pow(e as usize);
+            out.push((p, e));
+        }
+    }
+    rest.is_one().then_some(out)
+}

@@ -35,6 +35,11 @@ fn exact(c: &mut Criterion) {
         "beats(5d20, 5d20)",
         "cancel(9d10, 8d10)",
         "let p = 5d10 in p count >= 7 - p count 1",
+        // Chains: the integer law, its counts in machine words.
+        "let hits = 20d6 count >= 3 in let wounds = (hits)d6 count >= 4 in let saves = (wounds)d6 count >= 5 in wounds - saves",
+        "let attacks = 2d6 in let hits = (attacks)d6 count >= 3 in let wounds = (hits)d6 count >= 3 in let unsaved = (wounds)d6 count <= 4 in (unsaved)d3",
+        // Past them: big integers.
+        "1000d6 sum",
         "repeat me = 20, foe = 20 until me <= 0 or foe <= 0 do let a = 3d6 in let b = 3d6 in me = me - (b > a) * (b - a), foe = foe - (a > b) * (a - b) then me > 0",
     ] {
         g.bench_function(q, |b| b.iter(|| black_box(compile(q, None))));

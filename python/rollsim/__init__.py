@@ -326,6 +326,8 @@ _WARM = (
     "8d10 count >= 7",
     "pairs(3d6, 2d6)",
     "repeat t = 0 until t >= 6 do t = t + d6 then rounds",
+    # A chain whose fractions pass what floats recover: the integer law's code.
+    "let h = 10d6 count >= 3 in (h)d6 count >= 4",
 )
 # Rounds of it: one round leaves a first roll twice as slow as its next (what a call
 # runs is read once, not yet warm: caches, branch predictors, the interpreter's

@@ -219,6 +219,30 @@ impl<W: Weight> Law<W> {
         })
     }
 
+    /// The sum of `n` draws: die by die in machine words (a sliding window each, where
+    /// the counts stay small), by repeated squaring in big integers, where each
+    /// squaring of a long law is one big multiply (200d6: 7.5 ms die by die).
+    fn times(&self, n: u32, b: &mut Budget<W>) -> Result<Self, NoLaw> {
+        let mut out = Law::point(0);
+        if !W::SQUARES || n < KRONECKER as u32 {
+            for _ in 0..n {
+                out = out.add_die(self, b)?;
+            }
+            return Ok(out);
+        }
+        let (mut base, mut k) = (self.clone(), n);
+        while k > 0 {
+            if k & 1 == 1 {
+                out = out.add(&base, b)?;
+            }
+            k >>= 1;
+            if k > 0 {
+                base = base.add(&base, b)?;
+            }
+        }
+        Ok(out)
+    }
+
     /// The law in lowest terms: the common factor of every count and the denominator
     /// divided out (a `let` brings its parts to a common denominator, often too large).
     fn reduced(mut self) -> Self {
@@ -544,9 +568,7 @@ fn pool<'a, W: Weight>(p: &'a PoolSpec, b: &mut Budget<'a, W>) -> Result<Law<W>,
                     Agg::Tally(t) => d.map(|v| tally(v, t))?,
                     _ => d.clone(),
                 };
-                for _ in 0..*n {
-                    out = out.add_die(&d, b)?;
-                }
+                out = out.add(&d.times(*n, b)?, b)?;
             }
             Ok(out.reduced())
         }
@@ -673,11 +695,25 @@ fn pass<W: Weight>(
     }
     // Ways a group's die can still land: its faces not yet passed.
     let mut left: Vec<W> = dies.iter().map(|(_, d)| d.den.clone()).collect();
-    // State: (dice left per group, kept so far, accumulator) -> ways.
-    type State = (Vec<u32>, u32, i64);
+    // State: (dice left per group, kept so far, accumulator) -> ways. The dice left are
+    // one number, each group a digit of base its dice + 1: no list made per state.
+    type State = (u64, u32, i64);
+    let mut strides = Vec::with_capacity(dies.len());
+    let mut stride = 1u64;
+    for (n, _) in dies {
+        strides.push(stride);
+        stride = stride
+            .checked_mul(u64::from(*n) + 1)
+            .ok_or(NoLaw::Refused)?;
+    }
+    let left_of = |key: u64, g: usize| ((key / strides[g]) % (u64::from(dies[g].0) + 1)) as u32;
     let mut cur: Map<State, W> = Map::default();
     let mut done: Map<i64, W> = Map::default();
-    let start: Vec<u32> = dies.iter().map(|(n, _)| *n).collect();
+    let start: u64 = dies
+        .iter()
+        .zip(&strides)
+        .map(|((n, _), s)| u64::from(*n) * s)
+        .sum();
     if k == 0 {
         done.insert(0, den.clone());
     } else {
@@ -737,20 +773,22 @@ fn pass<W: Weight>(
         let mut next: Map<State, W> = Map::default();
         for ((rest, kept, acc), ways) in cur.drain() {
             // Every split of each group's dice left into "show v" and "later".
-            let mut splits: Vec<(Vec<u32>, u32, W)> = vec![(rest.clone(), 0, ways)];
+            let mut splits: Vec<(u64, u32, W)> = vec![(rest, 0, ways)];
             for (g, w) in here.iter().enumerate() {
+                if w.is_zero() {
+                    continue;
+                }
                 let mut grown = Vec::new();
                 for (r, c, x) in &splits {
-                    let top = if w.is_zero() { 0 } else { r[g] };
+                    let top = left_of(*r, g);
                     for cg in 0..=top {
                         b.spend(1)?;
-                        let mut r2 = r.clone();
-                        r2[g] -= cg;
-                        let (r, cg) = (r[g] as usize, cg as usize);
+                        let r2 = r - u64::from(cg) * strides[g];
+                        let (top, cg) = (top as usize, cg as usize);
                         grown.push((
                             r2,
                             c + cg as u32,
-                            x.mul(&binomials[r][cg].mul(&here_pow[g][cg])?)?,
+                            x.mul(&binomials[top][cg].mul(&here_pow[g][cg])?)?,
                         ));
                     }
                 }
@@ -762,10 +800,10 @@ fn pass<W: Weight>(
                 if kept + take == k {
                     // Final: the dice left land on any face not passed yet.
                     let mut later = W::one();
-                    for (&r, l) in r2.iter().zip(&left_pow) {
-                        later = later.mul(&l[r as usize])?;
+                    for (g, l) in left_pow.iter().enumerate() {
+                        later = later.mul(&l[left_of(r2, g) as usize])?;
                     }
-                    b.spend(r2.len() as u64)?;
+                    b.spend(left_pow.len() as u64)?;
                     done.entry(acc2).or_default().add_product(&x, &later)?;
                 } else {
                     next.entry((r2, kept + take, acc2))
@@ -778,7 +816,7 @@ fn pass<W: Weight>(
     }
     // States that kept fewer than `k` read as they stand, once every die has landed.
     for ((rest, _, acc), ways) in cur {
-        if rest.iter().all(|&r| r == 0) {
+        if rest == 0 {
             done.entry(acc).or_default().add_to(&ways)?;
         }
     }

@@ -22,6 +22,9 @@ pub enum NoLaw {
 
 /// What the law needs of a count of ways. Every operation that could overflow says so.
 pub trait Weight: Clone + PartialEq + Default + std::fmt::Debug {
+    /// Whether long convolutions go by one big multiply ([`Weight::kronecker`]), so that
+    /// a sum of many dice is best made by squaring.
+    const SQUARES: bool = false;
     fn from_u128(v: u128) -> Self;
     fn from_big(v: &BigUint) -> Result<Self, NoLaw>;
     fn to_big(&self) -> BigUint;
@@ -135,6 +138,7 @@ impl Weight for u128 {
 }
 
 impl Weight for UBig {
+    const SQUARES: bool = true;
     fn from_u128(v: u128) -> Self {
         UBig::from(v)
     }

@@ -279,9 +279,20 @@ impl Law<UBig> {
         for (v, w) in self.iter() {
             ways[((v - lo).max(0) as usize).min(states - 1)] += w;
         }
+        // The denominator's primes found once for every value (1000d6's 5,001 values
+        // each finding them again took 0.2 s).
+        let factors = match self.den.to_u128() {
+            Some(_) => None,
+            None => super::weight::small_factors(&self.den),
+        };
         ways.into_iter()
             .map(|w| {
-                let g = UBig::common_factor(&self.den, std::slice::from_ref(&w));
+                let g = match &factors {
+                    Some(factors) => factors.iter().fold(UBig::ONE, |g, &(p, e)| {
+                        g * UBig::from(p).pow(super::weight::valuation(&w, p, e) as usize)
+                    }),
+                    None => UBig::common_factor(&self.den, std::slice::from_ref(&w)),
+                };
                 Fraction::lowest(w.div(&g).to_big(), self.den.div(&g).to_big())
             })
             .collect()

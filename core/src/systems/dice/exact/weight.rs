@@ -274,7 +274,7 @@ impl Weight for UBig {
 }
 
 /// How many times `p` divides `x`, at most `cap` (0 is divided any number of times).
-fn valuation(x: &UBig, p: u32, cap: u32) -> u32 {
+pub(super) fn valuation(x: &UBig, p: u32, cap: u32) -> u32 {
     if x.is_zero() {
         return cap;
     }
@@ -300,7 +300,7 @@ fn valuation(x: &UBig, p: u32, cap: u32) -> u32 {
 
 /// The primes of `den` and their powers, where all are below 2,000 (a die's size, or a
 /// rerolled or exploding die's small denominator); None where a larger one is left.
-fn small_factors(den: &UBig) -> Option<Vec<(u32, u32)>> {
+pub(super) fn small_factors(den: &UBig) -> Option<Vec<(u32, u32)>> {
     let (mut rest, mut out) = (den.clone(), Vec::new());
     for p in 2u32..2000 {
         if rest.is_one() {

@@ -685,3 +685,37 @@ fn item10_a_precision_not_reached_is_said() {
     );
     assert!(stderr(&a).contains("warning: slam-orc-vs-human-guard: precision"));
 }
+
+/// The one quotient past the integers (the least one over -1) panicked the sampler and
+/// the constant folder: it reads as the greatest, in every engine, as the exact engine
+/// always read it.
+#[test]
+fn the_least_integer_over_minus_one_is_the_greatest_in_every_engine() {
+    let least = "(-(1000000 * 1000000 * 1000000 * 1000000) - 1000000)";
+    // Folded at compile; rolled, through the sampler and the exact engine (compared
+    // with 0, as a result of 2^64 values is refused before it is rolled).
+    for (roll, row) in [
+        (
+            format!("{least} / -1"),
+            "roll,value,9223372036854775807,2000,2000,",
+        ),
+        (
+            format!("({least} + d2 - 1) / -1 > 0"),
+            "roll,value,1,2000,2000,",
+        ),
+    ] {
+        let out = bin()
+            .args(["roll", &roll, "-o", "-", "-n", "2000", "--seed", "1"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{roll}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains(row), "{roll}: {text}");
+        assert!(text.contains(",1.0,1/1"), "{roll}: exact 1: {text}");
+    }
+}

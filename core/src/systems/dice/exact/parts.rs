@@ -144,13 +144,7 @@ fn scalar(n: &Node, env: &mut Env) -> i64 {
 
 /// `x / y` rounding down, by 0 giving 0 (and the one quotient past `i64`, `i64::MIN /
 /// -1`, saturating).
-pub(super) fn divide(x: i64, y: i64) -> i64 {
-    if y == 0 {
-        0
-    } else {
-        x.checked_div_euclid(y).unwrap_or(i64::MAX)
-    }
-}
+pub(super) use super::super::program::divide;
 
 /// Whether `n` reads a variable bound below scope depth `depth` (outside it).
 fn reads_below(n: &Node, depth: usize) -> bool {

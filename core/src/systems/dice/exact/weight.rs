@@ -18,6 +18,9 @@ pub enum NoLaw {
     Refused,
     /// A count passed the weight's words: run again in big integers.
     Wide,
+    /// The budget spent: in machine words, where a long convolution is not one big
+    /// multiply and costs more, run again in big integers.
+    Spent,
 }
 
 /// What the law needs of a count of ways. Every operation that could overflow says so.

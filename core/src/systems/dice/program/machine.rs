@@ -12,7 +12,7 @@
 //! `until a <= 0` stops it, where its bounds say 300.
 
 use super::{bounds, mentions, rolls_dice, sample, sample_pool, Node, PoolSpec, Repeat, Scratch};
-use super::{counted, VARS};
+use super::{counted, divide, VARS};
 use crate::kernels::Rng;
 use std::collections::HashMap;
 
@@ -102,12 +102,7 @@ impl Scripted<'_> {
             Node::Mul(a, b) => self.eval(a, depth)?.saturating_mul(self.eval(b, depth)?),
             Node::Div(a, b) => {
                 let x = self.eval(a, depth)?;
-                let y = self.eval(b, depth)?;
-                if y == 0 {
-                    0
-                } else {
-                    x.div_euclid(y)
-                }
+                divide(x, self.eval(b, depth)?)
             }
             Node::Max(a, b) => self.eval(a, depth)?.max(self.eval(b, depth)?),
             Node::Min(a, b) => self.eval(a, depth)?.min(self.eval(b, depth)?),

@@ -79,8 +79,8 @@ pub enum Node {
     /// Two sides die by die with pool variables, `only` or a read: see [`Meeting`].
     Meeting(Box<Meeting>),
     /// A pool of one kind of die whose count is a value (a state variable, a roll):
-    /// the pool compiled for every count from 0 to [`MAX_ROLLED_DICE`], picked by the count
-    /// (clamped to that range). Shared: a compiled roll is cloned for Monte Carlo and
+    /// the pool compiled for every count from 0 to the most the count can be (at most
+    /// [`MAX_ROLLED_DICE`]), picked by the count ([`counted`]). Shared: a compiled roll is cloned for Monte Carlo and
     /// the exact engine, and a hundred and one pools copied each time were a tenth of a
     /// small roll.
     Counted(Box<Node>, std::sync::Arc<[PoolSpec]>),
@@ -177,6 +177,16 @@ impl Meeting {
                 }
             }
         })
+    }
+}
+
+/// The language's division, in every engine alike: rounded down, by 0 is 0, and the
+/// one quotient past the integers (the least one over -1) the greatest.
+pub fn divide(x: i64, y: i64) -> i64 {
+    if y == 0 {
+        0
+    } else {
+        x.checked_div_euclid(y).unwrap_or(i64::MAX)
     }
 }
 

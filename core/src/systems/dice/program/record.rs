@@ -177,11 +177,7 @@ pub(super) fn constant(n: &Node) -> Option<i64> {
         Node::Min(a, b) => constant(a)?.min(constant(b)?),
         Node::Div(a, b) => {
             let d = constant(b)?;
-            if d == 0 {
-                0
-            } else {
-                constant(a)?.div_euclid(d)
-            }
+            divide(constant(a)?, d)
         }
         _ => return None,
     })

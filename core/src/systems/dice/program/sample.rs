@@ -189,12 +189,7 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
         Node::Mul(a, b) => x(a, rng, s).saturating_mul(x(b, rng, s)),
         Node::Div(a, b) => {
             let x0 = x(a, rng, s);
-            let y = x(b, rng, s);
-            if y == 0 {
-                0
-            } else {
-                x0.div_euclid(y)
-            }
+            divide(x0, x(b, rng, s))
         }
         Node::Max(a, b) => x(a, rng, s).max(x(b, rng, s)),
         Node::Min(a, b) => x(a, rng, s).min(x(b, rng, s)),

@@ -290,11 +290,10 @@ impl Law<UBig> {
         };
         ways.into_iter()
             .map(|w| {
+                let one = std::slice::from_ref(&w);
                 let g = match &factors {
-                    Some(factors) => factors.iter().fold(UBig::ONE, |g, &(p, e)| {
-                        g * UBig::from(p).pow(super::weight::valuation(&w, p, e) as usize)
-                    }),
-                    None => UBig::common_factor(&self.den, std::slice::from_ref(&w)),
+                    Some(factors) => super::weight::common_power(factors, one),
+                    None => UBig::common_factor(&self.den, one),
                 };
                 Fraction::lowest(w.div(&g).to_big(), self.den.div(&g).to_big())
             })

@@ -217,16 +217,7 @@ impl Weight for UBig {
             return UBig::from(gcd_fold(d, ns.iter().filter_map(|w| w.to_u128())));
         }
         match small_factors(den) {
-            Some(factors) => factors.iter().fold(UBig::ONE, |g, &(p, e)| {
-                let mut m = e;
-                for w in ns.iter().filter(|w| !w.is_zero()) {
-                    if m == 0 {
-                        break;
-                    }
-                    m = valuation(w, p, m);
-                }
-                g * UBig::from(p).pow(m as usize)
-            }),
+            Some(factors) => common_power(&factors, ns),
             None => ns
                 .iter()
                 .filter(|w| !w.is_zero())
@@ -276,8 +267,23 @@ impl Weight for UBig {
     }
 }
 
+/// The largest product of powers of `factors` (the denominator's primes, each at most
+/// its power there) that divides every one of `ns`.
+pub(super) fn common_power(factors: &[(u32, u32)], ns: &[UBig]) -> UBig {
+    factors.iter().fold(UBig::ONE, |g, &(p, e)| {
+        let mut m = e;
+        for w in ns.iter().filter(|w| !w.is_zero()) {
+            if m == 0 {
+                break;
+            }
+            m = valuation(w, p, m);
+        }
+        g * UBig::from(p).pow(m as usize)
+    })
+}
+
 /// How many times `p` divides `x`, at most `cap` (0 is divided any number of times).
-pub(super) fn valuation(x: &UBig, p: u32, cap: u32) -> u32 {
+fn valuation(x: &UBig, p: u32, cap: u32) -> u32 {
     if x.is_zero() {
         return cap;
     }

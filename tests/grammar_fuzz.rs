@@ -109,7 +109,7 @@ fn pool(g: &mut Gen, depth: u32) -> String {
             1 => "highest".into(),
             2 => "lowest".into(),
             3 => g
-                .pick(&["maxset", "runs", "sets 2", "straight"])
+                .pick(&["maxset", "runs", "sets 2", "straight", "mode"])
                 .to_string(),
             _ => "sum".into(),
         };

@@ -468,10 +468,7 @@ def dragon_age_stunt():
 
 @row("reign-set", "Reign (One-Roll Engine)", FACES,
      "7d10: the widest set, then the tallest, as width x 100 + height (0: no set)",
-     """let p = 7d10 in let w = p maxset in
-        if w < 2 then 0 else 100 * w + max(1 * (p count 1 == w), 2 * (p count 2 == w),
-          3 * (p count 3 == w), 4 * (p count 4 == w), 5 * (p count 5 == w), 6 * (p count 6 == w),
-          7 * (p count 7 == w), 8 * (p count 8 == w), 9 * (p count 9 == w), 10 * (p count 10 == w))""")
+     "let p = 7d10 in let w = p maxset in if w < 2 then 0 else 100 * w + p mode")
 def reign_set():
     widest = d10.pool(7).largest_count_and_outcome()  # widest, then tallest
     return widest.map(lambda width, height: 0 if width < 2 else 100 * width + height)

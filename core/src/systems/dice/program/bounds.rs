@@ -97,7 +97,7 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             // Any subset of the first side's kept dice.
             match m.read {
                 None | Some(Agg::Count(_)) | Some(Agg::MaxSet) | Some(Agg::Straight) => (0, n),
-                Some(Agg::Shape(s)) => s.shape().bounds(n, s.k),
+                Some(Agg::Shape(s)) => s.shape().bounds(n, s.k, (lo, hi)),
                 Some(Agg::Tally(t)) => (0, n * (t / 16 - 1)),
                 Some(Agg::Highest) | Some(Agg::Lowest) => (lo.min(0), hi.max(0)),
                 Some(Agg::Sum) => ((n * lo).min(0), (n * hi).max(0)),
@@ -248,7 +248,7 @@ pub(super) fn pool_bounds(p: &PoolSpec) -> (i64, i64) {
         let n = p.keep.map_or(k, |(_, j)| j) as i64;
         return match p.agg {
             Agg::Count(_) | Agg::MaxSet | Agg::Straight => (0, n),
-            Agg::Shape(s) => s.shape().bounds(n, s.k),
+            Agg::Shape(s) => s.shape().bounds(n, s.k, (deck.lo(), deck.hi())),
             Agg::Tally(t) => (0, n * (t / 16 - 1)),
             Agg::Highest | Agg::Lowest if n == 0 => (0, 0),
             Agg::Highest | Agg::Lowest => (deck.lo(), deck.hi()),
@@ -283,7 +283,11 @@ pub(super) fn pool_bounds(p: &PoolSpec) -> (i64, i64) {
         // Each die at most base - 1 of the symbol.
         Agg::Tally(t) => (0, n * (t / 16 - 1)),
         Agg::MaxSet | Agg::Straight => (0, n),
-        Agg::Shape(s) => s.shape().bounds(n, s.k),
+        Agg::Shape(s) => {
+            let lo = p.groups.iter().map(|(_, d)| die(d).0).min().unwrap_or(0);
+            let hi = p.groups.iter().map(|(_, d)| die(d).1).max().unwrap_or(0);
+            s.shape().bounds(n, s.k, (lo, hi))
+        }
         Agg::Highest | Agg::Lowest => {
             let lo = p.groups.iter().map(|(_, d)| die(d).0).min().unwrap_or(0);
             let hi = p.groups.iter().map(|(_, d)| die(d).1).max().unwrap_or(0);

@@ -9,6 +9,7 @@
 //! (`maxset` and `straight` predate the table and are still arms of [`super::lang::Agg`]
 //! of their own, with special passes beside the general one.)
 
+mod mode;
 mod runs;
 mod sets;
 
@@ -21,8 +22,8 @@ pub trait Shape: Sync {
     fn number(&self) -> Option<i64>;
     /// What it reads, for messages and docs.
     fn meaning(&self) -> &'static str;
-    /// The lowest and highest value on `n` dice.
-    fn bounds(&self, n: i64, k: i64) -> (i64, i64);
+    /// The lowest and highest value on `n` dice whose faces lie in `faces`.
+    fn bounds(&self, n: i64, k: i64, faces: (i64, i64)) -> (i64, i64);
     /// The value on `dice`, sorted ascending (`k`: the number after the word).
     fn of_sorted(&self, dice: &[i64], k: i64) -> i64;
     /// How many numbers its state takes in the multiset pass (at most [`WIDTH`]).
@@ -41,7 +42,7 @@ pub trait Shape: Sync {
 pub const WIDTH: usize = 2;
 
 /// Every shape read, by the index a compiled read names it with.
-pub static SHAPES: &[&dyn Shape] = &[&runs::Runs, &sets::Sets];
+pub static SHAPES: &[&dyn Shape] = &[&runs::Runs, &sets::Sets, &mode::Mode];
 
 /// A compiled shape read: which [`Shape`], and the number after its word (0 if none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -85,7 +86,7 @@ pub(crate) mod check {
             }
             let (a, b) = (s.of_sorted(&dice, k), s.value(&st, k));
             assert_eq!(a, b, "{} {k} of {dice:?}", s.word());
-            let (lo, hi) = s.bounds(n as i64, k);
+            let (lo, hi) = s.bounds(n as i64, k, (faces[0], faces[faces.len() - 1]));
             assert!((lo..=hi).contains(&a), "{} {k} of {dice:?}: {a}", s.word());
             let mut i = 0;
             while i < n && roll[i] == faces.len() - 1 {

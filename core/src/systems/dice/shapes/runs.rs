@@ -15,7 +15,7 @@ impl Shape for Runs {
     fn meaning(&self) -> &'static str {
         "how many runs of consecutive faces the dice show"
     }
-    fn bounds(&self, n: i64, _: i64) -> (i64, i64) {
+    fn bounds(&self, n: i64, _: i64, _: (i64, i64)) -> (i64, i64) {
         (0, n.max(0))
     }
     fn of_sorted(&self, dice: &[i64], _: i64) -> i64 {

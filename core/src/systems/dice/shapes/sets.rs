@@ -15,7 +15,7 @@ impl Shape for Sets {
     fn meaning(&self) -> &'static str {
         "how many faces show on at least N dice"
     }
-    fn bounds(&self, n: i64, k: i64) -> (i64, i64) {
+    fn bounds(&self, n: i64, k: i64, _: (i64, i64)) -> (i64, i64) {
         (0, n.max(0) / k.max(1))
     }
     fn of_sorted(&self, dice: &[i64], k: i64) -> i64 {

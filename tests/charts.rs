@@ -152,7 +152,7 @@ fn wide_distributions_draw_legible_charts() {
     std::fs::write(
         &cfg,
         format!(
-            "{}[scenarios.hundred]\nroll = \"100d6 count >= 4\"\n[scenarios.sum]\nroll = \"200d6\"\n[scenarios.tens]\nroll = \"d6 * 10\"\n",
+            "{}[scenarios.hundred]\nroll = \"100d6 count >= 4\"\n[scenarios.sum]\nroll = \"200d6\"\n[scenarios.tens]\nroll = \"d6 * 10\"\n[scenarios.gaps]\nroll = \"d6 * 10 + d2\"\n",
             crate::util::EXPLODING_MARGIN
         ),
     )
@@ -166,7 +166,7 @@ fn wide_distributions_draw_legible_charts() {
         .assert()
         .success();
     let all = svgs(&out);
-    assert_eq!(all.len(), 9, "{all:?}");
+    assert_eq!(all.len(), 11, "{all:?}");
     let bad: Vec<String> = all.iter().flat_map(|f| layout_problems(f)).collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     // The margin takes values from -132 up (the CSV keeps every one, 309 rows);
@@ -187,10 +187,17 @@ fn wide_distributions_draw_legible_charts() {
     let sum = texts(&out.join("sum/value.svg"));
     let ticks = sum.iter().filter(|t| t.parse::<i64>().is_ok()).count();
     assert!((5..=30).contains(&ticks), "{sum:?}");
-    // d6 * 10: the impossible values between 10 and 20 are one empty slot.
+    // d6 * 10: the values run in steps of 10, a bar each, nothing between.
     let tens = texts(&out.join("tens/value.svg"));
-    assert_eq!(tens.iter().filter(|t| *t == "…").count(), 5, "{tens:?}");
-    assert!(tens
+    for v in ["10", "20", "30", "40", "50", "60"] {
+        assert!(tens.iter().any(|t| t == v), "{v}: {tens:?}");
+    }
+    assert!(!tens.iter().any(|t| t == "…" || t == "15"), "{tens:?}");
+    // d6 * 10 + d2: 11, 12, 21, 22, ...: the impossible values between 12 and 21 are
+    // one empty slot.
+    let gaps = texts(&out.join("gaps/value.svg"));
+    assert_eq!(gaps.iter().filter(|t| *t == "…").count(), 5, "{gaps:?}");
+    assert!(gaps
         .iter()
         .any(|t| t.contains("… = values that cannot happen")));
 }

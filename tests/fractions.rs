@@ -378,3 +378,81 @@ fn issue26_item8_vs_prints_who_wins_exact_and_monte_carlo() {
         "{s}"
     );
 }
+
+/// docs/commands.md: a number that cannot come up has no row in the data files, with or
+/// without trials; a value of any chance keeps its row; a named outcome keeps its row at
+/// 0. `2d2 * 3`: 6, 9, 12 at 1/4, 1/2, 1/4. Odd margins of even rolls never tie.
+#[test]
+fn the_data_files_leave_out_numbers_that_cannot_come_up() {
+    let dir = tempdir();
+    for (i, trials) in ["0", "20000"].iter().enumerate() {
+        let out = dir.path().join(format!("o{i}"));
+        let mut cmd = rollsim();
+        cmd.args(["roll", "2d2 * 3", "--no-plots", "-q", "-o"])
+            .arg(&out);
+        if *trials == "0" {
+            cmd.arg("--exact-only");
+        } else {
+            cmd.args(["-n", trials]);
+        }
+        cmd.assert().success();
+        let dist = rows(&out.join("distribution.csv"));
+        let got: Vec<(&str, &str)> = dist
+            .iter()
+            .map(|r| (r["value"].as_str(), r["exact_fraction"].as_str()))
+            .collect();
+        assert_eq!(got, [("6", "1/4"), ("9", "1/2"), ("12", "1/4")], "{trials}");
+        // Values in steps of 3: the mean and the headline read them as the numbers.
+        let summ = rows(&out.join("summary.csv"));
+        assert_eq!(summ[0]["exact_mean_fraction"], "9/1", "{trials}");
+        let head = rows(&out.join("headline.csv"));
+        assert_eq!(head[0]["headline"], "P(at least 9)", "{trials}");
+        assert_eq!(head[0]["exact"], "0.75", "{trials}");
+    }
+    let out = dir.path().join("vs");
+    rollsim()
+        .args([
+            "roll",
+            "2d6 * 2",
+            "--vs",
+            "2d6 * 2 + 1",
+            "--exact-only",
+            "--no-plots",
+            "-q",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let dist = rows(&out.join("distribution.csv"));
+    let margins: Vec<i64> = dist
+        .iter()
+        .filter(|r| r["metric"] == "margin")
+        .map(|r| r["value"].parse().unwrap())
+        .collect();
+    assert_eq!(margins, (-21..=19).step_by(2).collect::<Vec<_>>());
+    let results: Vec<(&str, &str)> = dist
+        .iter()
+        .filter(|r| r["metric"] == "result")
+        .map(|r| (r["value"].as_str(), r["exact_fraction"].as_str()))
+        .collect();
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert_eq!(results[1], ("tie", "0/1"));
+    // A value below the smallest float keeps its row: 1000d6's lowest sum is 6^-1000.
+    let out = dir.path().join("big");
+    rollsim()
+        .args([
+            "roll",
+            "1000d6 sum",
+            "--exact-only",
+            "--no-plots",
+            "-q",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let dist = rows(&out.join("distribution.csv"));
+    assert_eq!(dist.len(), 5001);
+    assert_eq!(dist[0]["value"], "1000");
+}

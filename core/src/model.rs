@@ -110,9 +110,12 @@ pub struct Metric {
     /// Whether it gets charts of its own (false for metrics that only feed a
     /// scenario-level chart, such as a duel's wins by activation).
     pub chart: bool,
-    /// A numeric metric's value index `v` stands for `v + offset` (a sum of 3d6 starts
-    /// at 3, a Fudge roll below 0); 0 for most.
+    /// A numeric metric's value index `v` stands for `offset + v * step` (a sum of 3d6
+    /// starts at 3, a Fudge roll below 0); 0 for most.
     pub offset: i64,
+    /// The distance between a numeric metric's values: 1 for most, 50 for a Farkle
+    /// score (61 values from 0 to 3,000, not 3,001 of which most cannot happen).
+    pub step: i64,
 }
 
 impl Metric {
@@ -126,6 +129,7 @@ impl Metric {
             map,
             chart: true,
             offset: 0,
+            step: 1,
         }
     }
 
@@ -137,10 +141,30 @@ impl Metric {
         values: usize,
         map: Vec<u16>,
     ) -> Self {
+        Metric::numeric_stepped(name, description, lo, 1, values, map)
+    }
+
+    /// A numeric metric over `lo, lo + step, ...` (`values` of them), labelled by the
+    /// numbers.
+    pub fn numeric_stepped(
+        name: &str,
+        description: &str,
+        lo: i64,
+        step: i64,
+        values: usize,
+        map: Vec<u16>,
+    ) -> Self {
         Metric {
-            labels: (0..values).map(|v| (lo + v as i64).to_string()).collect(),
+            name: name.into(),
+            description: description.into(),
+            labels: (0..values)
+                .map(|v| (lo + v as i64 * step).to_string())
+                .collect(),
+            numeric: true,
+            map,
+            chart: true,
             offset: lo,
-            ..Metric::numeric(name, description, values, map)
+            step,
         }
     }
 
@@ -157,7 +181,7 @@ impl Metric {
 
     /// The number value index `v` stands for.
     pub fn value(&self, v: usize) -> f64 {
-        (v as i64 + self.offset) as f64
+        (v as i64 * self.step + self.offset) as f64
     }
 
     /// A metric whose values are names ("draw", "win"), in the order of `labels`.
@@ -170,6 +194,7 @@ impl Metric {
             map,
             chart: true,
             offset: 0,
+            step: 1,
         }
     }
 
@@ -184,15 +209,28 @@ impl Metric {
 
     /// Push exact fractions over states through this metric.
     pub fn project_fractions(&self, states: &[Fraction]) -> Vec<Fraction> {
-        let mut parts: Vec<Vec<(&Fraction, i64)>> = vec![Vec::new(); self.labels.len()];
-        for (s, p) in states.iter().enumerate() {
-            parts[self.map[s] as usize].push((p, 1));
+        // The states grouped by value (a counting sort): no list of parts per value,
+        // which cost more than the fractions themselves at thousands of values, and a
+        // value of one state (a roll's `value`) copied rather than summed.
+        let n = self.labels.len();
+        let mut start = vec![0usize; n + 1];
+        for s in 0..states.len() {
+            start[self.map[s] as usize + 1] += 1;
         }
-        parts
-            .into_iter()
-            .map(|p| match p.as_slice() {
-                [(one, _)] => (*one).clone(),
-                _ => Fraction::sum(p),
+        for v in 0..n {
+            start[v + 1] += start[v];
+        }
+        let mut at = start.clone();
+        let mut order = vec![0usize; states.len()];
+        for s in 0..states.len() {
+            let v = self.map[s] as usize;
+            order[at[v]] = s;
+            at[v] += 1;
+        }
+        (0..n)
+            .map(|v| match &order[start[v]..start[v + 1]] {
+                [one] => states[*one].clone(),
+                group => Fraction::sum(group.iter().map(|&s| (&states[s], 1))),
             })
             .collect()
     }

@@ -938,7 +938,8 @@ fn overlay_rows(
     })
 }
 
-/// The union of the entries' values, in order of first appearance.
+/// The union of the entries' values, in order of first appearance; numbers in order
+/// of size (`2d6 * 2` against `2d6 * 2 + 1` take turns, neither holding the other's).
 fn overlay_values(rows: &[overlay::Shown]) -> Vec<String> {
     let mut values: Vec<String> = Vec::new();
     for (_, m, _) in rows {
@@ -947,6 +948,12 @@ fn overlay_values(rows: &[overlay::Shown]) -> Vec<String> {
                 values.push(r.label.clone());
             }
         }
+    }
+    let numbers: Option<Vec<i64>> = values.iter().map(|v| v.parse().ok()).collect();
+    if let Some(numbers) = numbers {
+        let mut both: Vec<(i64, String)> = numbers.into_iter().zip(values).collect();
+        both.sort_by_key(|b| b.0);
+        values = both.into_iter().map(|b| b.1).collect();
     }
     values
 }

@@ -18,7 +18,10 @@ fn mc<T>(trials: u64, v: T) -> Option<T> {
 }
 
 /// `scenario,metric,value,count,trials,probability,ci_low,ci_high,exact,exact_fraction`;
-/// `exact_fraction` is text (`"1/8"`): no number type holds 1155/4096 as it is.
+/// `exact_fraction` is text (`"1/8"`): no number type holds 1155/4096 as it is. A
+/// numeric metric's values that cannot happen and no trial gave are left out (Farkle's
+/// scores are multiples of 50: not 3,001 rows from 0 to 3,000, most of them 0); every
+/// value of any chance stays.
 pub fn distribution(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
     let mut scenario = Vec::new();
     let mut metric = Vec::new();
@@ -32,7 +35,8 @@ pub fn distribution(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
     let mut exact_fraction: Vec<Option<String>> = Vec::new();
     for r in results {
         for m in &r.metrics {
-            for row in &m.rows {
+            let sparse = m.sparse();
+            for row in m.rows.iter().filter(|row| !(sparse && row.impossible())) {
                 scenario.push(r.name.clone());
                 metric.push(m.name.clone());
                 value.push(row.label.clone());

@@ -34,6 +34,28 @@ pub struct ValueRow {
     pub z: Option<f64>,
 }
 
+impl ValueRow {
+    /// Whether the value cannot happen: its exact probability is zero (by its fraction
+    /// where it has one: a float may underflow to zero for a value that can happen, the
+    /// lowest sums of 1000d6) and no trial ended on it.
+    pub fn impossible(&self) -> bool {
+        let zero = match &self.exact_fraction {
+            Some(f) => f.numer().is_zero(),
+            None => self.exact == Some(0.0),
+        };
+        zero && self.count == 0
+    }
+}
+
+impl MetricResult {
+    /// Whether the data files leave out its values that cannot happen: a numeric or long
+    /// metric's do (Farkle's impossible scores between 0 and 3000); a few named outcomes
+    /// keep theirs ("unfinished: 0" says something).
+    pub fn sparse(&self) -> bool {
+        self.numeric || self.rows.len() > LONG_METRIC
+    }
+}
+
 /// One metric of a run: every value's probability and, for a numeric metric, the mean.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct MetricResult {
@@ -164,16 +186,16 @@ pub fn tidy(x: f64) -> f64 {
     format!("{x:.12e}").parse().unwrap_or(x)
 }
 
-/// The mean of a numeric metric whose value `v` is `v + offset`, summed exactly from the
+/// The mean of a numeric metric whose value `v` is `offset + v * step`, summed exactly from the
 /// values' fractions. Not [`fraction`] of the float mean: that mean's rounding grows
 /// with its size (one ulp of 60 is 7e-15), while `fraction` allows 1e-13 of the part
 /// after the point, down to 1e-16.
-pub fn mean_fraction(fractions: &[Fraction], offset: i64) -> Fraction {
+pub fn mean_fraction(fractions: &[Fraction], offset: i64, step: i64) -> Fraction {
     Fraction::sum(
         fractions
             .iter()
             .enumerate()
-            .map(|(v, f)| (f, v as i64 + offset)),
+            .map(|(v, f)| (f, offset + v as i64 * step)),
     )
 }
 
@@ -237,13 +259,27 @@ pub fn summarize(
 ) -> ScenarioResult {
     let n = hist.trials;
     let z = z95();
+    // The headline's fraction, from its metric's (worked out once: recovering them
+    // from floats costs a continued fraction per value).
+    let mut headline_fraction = None;
     let metrics: Vec<MetricResult> = c
         .metrics
         .iter()
-        .map(|m| {
+        .enumerate()
+        .map(|(mi, m)| {
             let counts = m.project_counts(&hist.counts);
             let exact = c.exact.as_ref().map(|e| m.project_f64(e));
             let fractions = metric_fractions(c, m, exact.as_deref());
+            if mi == c.headline.metric {
+                headline_fraction = Some(fractions.as_ref().and_then(|f| {
+                    c.headline
+                        .values
+                        .iter()
+                        .map(|&v| Some((f.get(v)?, 1)))
+                        .collect::<Option<Vec<_>>>()
+                        .map(Fraction::sum)
+                }));
+            }
             let mut rows: Vec<ValueRow> = counts
                 .iter()
                 .enumerate()
@@ -258,7 +294,10 @@ pub fn summarize(
                         ci_high: hi,
                         exact: ex,
                         exact_fraction: fractions.as_ref().and_then(|f| f.get(v).cloned()),
-                        z: ex.map(|p| z_proportion(k, n, p.clamp(0.0, 1.0))),
+                        // No trials, no deviation to measure (and nothing to spend on).
+                        z: ex
+                            .filter(|_| n > 0)
+                            .map(|p| z_proportion(k, n, p.clamp(0.0, 1.0))),
                     }
                 })
                 .collect();
@@ -304,7 +343,7 @@ pub fn summarize(
             let exact_mean_fraction = fractions
                 .as_deref()
                 .filter(|_| m.numeric)
-                .map(|f| mean_fraction(f, m.offset));
+                .map(|f| mean_fraction(f, m.offset, m.step));
             MetricResult {
                 name: m.name.clone(),
                 description: m.description.clone(),
@@ -325,19 +364,7 @@ pub fn summarize(
     let k: u64 = h.values.iter().map(|&v| counts[v]).sum();
     let (lo, hi) = wilson(k, n, z);
     let exact = c.headline_exact().map(tidy_probability);
-    let head = &c.metrics[h.metric];
-    let exact_fraction = metric_fractions(
-        c,
-        head,
-        c.exact.as_ref().map(|e| head.project_f64(e)).as_deref(),
-    )
-    .and_then(|f| {
-        h.values
-            .iter()
-            .map(|&v| Some((f.get(v)?, 1)))
-            .collect::<Option<Vec<_>>>()
-            .map(Fraction::sum)
-    });
+    let exact_fraction = headline_fraction.flatten();
     ScenarioResult {
         config: config.into(),
         system: system.into(),
@@ -604,15 +631,15 @@ mod tests {
         );
         assert_eq!(shown[7], shown[8], "P(10) = P(11) = 27/216");
         // Values 3..=18: the offset 3.
-        assert_eq!(mean_fraction(&f, 3).to_string(), "21/2");
+        assert_eq!(mean_fraction(&f, 3, 1).to_string(), "21/2");
         // 2d6 - 7 (values -5..=5) has mean 0; d6 - 4 (values -3..=2) has mean -1/2.
         let two_d6: Vec<f64> = (2..=12)
             .map(|s: i32| f64::from(6 - (s - 7).abs()) / 36.0)
             .collect();
         let f = exact_fractions(&two_d6).unwrap();
-        assert_eq!(mean_fraction(&f, -5), Fraction::zero());
+        assert_eq!(mean_fraction(&f, -5, 1), Fraction::zero());
         let f = exact_fractions(&[1.0 / 6.0; 6]).unwrap();
-        assert_eq!(mean_fraction(&f, -3).to_string(), "-1/2");
+        assert_eq!(mean_fraction(&f, -3, 1).to_string(), "-1/2");
     }
 
     #[test]

@@ -331,8 +331,14 @@ function chart(labels, values, mc) {
 function metricBlock(member, m, fr, mcm) {
   const key = `${member}/${m.name}`;
   const mode = modes[m.name] || 'exactly';
-  const rows = m.rows.map((r, i) => ({ label: r.label, p: r.exact !== null && r.exact !== undefined ? r.exact : r.probability, frac: fr ? fr[i] : null, row: r }));
-  const mcRows = mcm ? mcm.rows : null;
+  // A number that cannot come up (exact 0, by its fraction where it has one, and no
+  // trial gave it) has no row, as in the data files; a named outcome keeps its 0.
+  const sparse = m.numeric || m.rows.length > 25;
+  const keep = m.rows.map((r, i) => !(sparse && r.exact === 0 && (!fr || !fr[i] || fr[i] === '0/1')
+    && !(mcm && mcm.rows[i] && mcm.rows[i].count > 0)));
+  const rows = m.rows.map((r, i) => ({ label: r.label, p: r.exact !== null && r.exact !== undefined ? r.exact : r.probability, frac: fr ? fr[i] : null, row: r }))
+    .filter((_, i) => keep[i]);
+  const mcRows = mcm ? mcm.rows.filter((_, i) => keep[i]) : null;
   const values = cumulative(rows, mode);
   const mcValues = mcRows ? cumulative(mcRows.map((r) => ({ p: r.probability })), mode) : null;
   const radios = el('div', { class: 'modes' }, ...[['exactly', 'exactly'], ['at_least', 'at least'], ['at_most', 'at most']].map(([v, t]) => el('label', {},

@@ -394,28 +394,39 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                 let at: Vec<i64> = (0..states)
                     .map(|v| read.map_or(value(v), |f| f.of(value(v))))
                     .collect();
-                let (flo, fhi) = match &exact {
-                    Ok(e) => {
-                        let seen = at
-                            .iter()
-                            .enumerate()
-                            .filter(|&(i, _)| match &fractions {
-                                Some(f) => !f[i].numer().is_zero(),
-                                None => e[i] > 0.0,
-                            })
-                            .map(|(_, v)| *v);
-                        seen.fold((i64::MAX, i64::MIN), |a, v| (a.0.min(v), a.1.max(v)))
-                    }
-                    Err(_) => (
-                        at.iter().copied().min().unwrap_or(0),
-                        at.iter().copied().max().unwrap_or(0),
-                    ),
+                // The values a roll can take, where the exact distribution says which.
+                let possible: Vec<i64> = match &exact {
+                    Ok(e) => at
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, _)| match &fractions {
+                            Some(f) => !f[i].numer().is_zero(),
+                            None => e[i] > 0.0,
+                        })
+                        .map(|(_, v)| *v)
+                        .collect(),
+                    Err(_) => at.clone(),
                 };
-                let (flo, fhi) = if flo > fhi { (0, 0) } else { (flo, fhi) };
-                let span = (fhi - flo + 1) as usize;
+                let flo = possible.iter().copied().min().unwrap_or(0);
+                let fhi = possible.iter().copied().max().unwrap_or(0);
+                // Values that all lie a whole number of steps apart (Farkle's multiples
+                // of 50) are shown in those steps: the values between cannot happen.
+                // Only where the exact distribution says so: Monte Carlo alone knows
+                // nothing of what cannot happen.
+                let step = match &exact {
+                    Ok(_) => possible.iter().fold(0, |g, v| gcd(g, v - flo)).max(1),
+                    Err(_) => 1,
+                };
+                let span = ((fhi - flo) / step + 1) as usize;
+                // A value off the steps (none, if the two engines agree) goes to the
+                // nearest step, where the agreement checks see it.
                 let map: Vec<u16> = at
                     .iter()
-                    .map(|v| (v - flo).clamp(0, span as i64 - 1) as u16)
+                    .map(|v| {
+                        (v - flo + step / 2)
+                            .div_euclid(step)
+                            .clamp(0, span as i64 - 1) as u16
+                    })
                     .collect();
                 let marginal = exact.as_ref().ok().map(|e| {
                     let mut m = vec![0.0; span];
@@ -425,13 +436,20 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                     m
                 });
                 if first.is_none() {
-                    first = Some((flo, fhi, span, map.clone(), marginal));
+                    first = Some((flo, fhi, step, span, map.clone(), marginal));
                 }
-                metrics.push(Metric::numeric_from(name, description, flo, span, map));
+                metrics.push(Metric::numeric_stepped(
+                    name,
+                    description,
+                    flo,
+                    step,
+                    span,
+                    map,
+                ));
             }
-            let (flo, fhi, fstates, fmap, fexact) =
-                first.unwrap_or((lo, hi, states, Vec::new(), None));
-            let fvalue = |v: usize| flo + v as i64;
+            let (flo, fhi, fstep, fstates, fmap, fexact) =
+                first.unwrap_or((lo, hi, 1, states, Vec::new(), None));
+            let fvalue = |v: usize| flo + v as i64 * fstep;
             let binary = flo >= 0 && fhi <= 1;
             headline = match (&sc.tiers, sc.at_least) {
                 (_, Some(k)) => Headline {
@@ -530,4 +548,13 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     .capped(capped + unfinished, Some(capped_note(capped, unfinished)))
     .policy(program::policy(&sc.roll_node))
     .warning(sc.warning.clone())
+}
+
+/// The greatest common divisor of two whole numbers, at least 0 (`gcd(0, x)` is `|x|`).
+fn gcd(a: i64, b: i64) -> i64 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a.min(i64::MAX as u64) as i64
 }

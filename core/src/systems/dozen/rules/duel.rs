@@ -835,6 +835,7 @@ pub fn compile(
             }),
             chart: false,
             offset: 0,
+            step: 1,
         }
     };
     metrics.extend([won_at(0, "a"), won_at(1, "b")]);

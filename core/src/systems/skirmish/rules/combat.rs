@@ -198,6 +198,7 @@ pub(super) fn compile_combat(
                 .collect(),
             chart: false,
             offset: 0,
+            step: 1,
         }
     };
     let mut ended = Metric::numeric(

@@ -250,6 +250,11 @@ pub fn exact_fractions(p: &[f64]) -> Option<Vec<Fraction>> {
     // past an i128 is no distribution of small fractions.
     let (mut common, mut numer) = (1u128, 0u128);
     for &x in p {
+        if x == 0.0 {
+            // Most values of a wide, sparse distribution (Farkle's 3,001).
+            out.push(Fraction::zero());
+            continue;
+        }
         let x = x.clamp(0.0, 1.0);
         // Convergents are in lowest terms.
         let (n, d) = fraction(x, MAX_DENOMINATOR).filter(|&(n, _)| n > 0 || x == 0.0)?;

@@ -312,7 +312,7 @@ def load(path: str | os.PathLike, set: Optional[Mapping[str, Any]] = None) -> Co
 
 # What the import rolls: the language's common reads (a pool variable read two ways, a
 # rolled count, keeps, counts, rerolls, explosions, faces named, a branch, a contest, a
-# sequence), so that the code a first roll runs (the parser, the compile, the exact
+# sequence, a throw scored by its faces), so that the code a first roll runs (the parser, the compile, the exact
 # engine, the tables, polars' reading of them) has been run and is warm.
 _FIRST = "let p = 4d6 in p highest + p sum - (d4)d6 count >= 3 + max(d8, 2d10 keep highest 1)"
 _WARM = (
@@ -328,6 +328,9 @@ _WARM = (
     "repeat t = 0 until t >= 6 do t = t + d6 then rounds",
     # A chain whose fractions pass what floats recover: the integer law's code.
     "let h = 10d6 count >= 3 in (h)d6 count >= 4",
+    # A throw scored by its faces (sets, runs, the face most dice show): the pass that
+    # reads one pool many ways at once, and a score in steps of 50.
+    "let p = 5d6 in if p maxset >= 3 then 500 * p mode else 100 * p sets 2 + 50 * p straight",
 )
 # Rounds of it: one round leaves a first roll twice as slow as its next (what a call
 # runs is read once, not yet warm: caches, branch predictors, the interpreter's

@@ -314,6 +314,9 @@ impl Pass {
             offsets.push(at);
             at += r.width();
         }
+        // Where each read's numbers end: the next one's start (a width is a match, and a
+        // shape's a call, too dear at every step of every state).
+        offsets.push(at);
         let mut values: Vec<i64> = groups
             .iter()
             .flat_map(|(_, _, d)| d.iter_nonzero())
@@ -392,6 +395,8 @@ impl Pass {
                 .iter_mut()
                 .for_each(|b| b.iter_mut().for_each(|x| *x = None));
             next.clear();
+            // Each state goes on to one at least (and at most a few, mostly).
+            next.reserve(cur.len());
             for (key, &p) in &cur {
                 // The groups' counts at o, every combination (an odometer).
                 for g in 0..ng {
@@ -433,7 +438,7 @@ impl Pass {
                             k[g] += counts[g] as Num;
                         }
                         for (ri, r) in self.reads.iter().enumerate() {
-                            let st = &mut k[offsets[ri]..offsets[ri] + r.width()];
+                            let st = &mut k[offsets[ri]..offsets[ri + 1]];
                             step(r, fixed[ri], st, o, prev, &seen, &placed);
                         }
                         *next.entry(k).or_default() += w;

@@ -74,7 +74,7 @@ pub(super) fn remembered(
 
 /// The value of a part that rolls no dice, given the variables in scope: the same
 /// arithmetic as the distributions' (saturating, `/` rounding down, by 0 giving 0).
-fn scalar(n: &Node, env: &mut Env) -> i64 {
+pub(super) fn scalar(n: &Node, env: &mut Env) -> i64 {
     let two = |a: &Node, b: &Node, env: &mut Env| (scalar(a, env), scalar(b, env));
     match n {
         Node::Num(v) => *v,

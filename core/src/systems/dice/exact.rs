@@ -327,36 +327,11 @@ fn let_chain(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Option<Dist
     for _ in 0..chain.vars {
         env.push(0, Vec::new());
     }
-    // A body that rolls no dice is one number per combination: summed by value in the
-    // order met (the same sums a mixture of points makes), no distribution made and
-    // mixed per combination.
-    if !matches!(chain.body, Node::Emit(_) | Node::Record(_))
-        && !crate::systems::dice::program::rolls_dice(chain.body)
-    {
-        let mut by: Map<i64, f64> = Map::default();
-        for (vals, p) in &joint {
-            env.fixed.truncate(mark);
-            env.fixed.extend(
-                chain
-                    .nodes
-                    .iter()
-                    .zip(vals)
-                    .map(|(&at, &v)| (at as usize, v)),
-            );
-            *by.entry(parts::scalar(chain.body, env)).or_default() += p;
-        }
-        env.fixed.truncate(mark);
+    if let Some(d) = parts::by_value(&chain, &joint, env, mark) {
         for _ in 0..chain.vars {
             env.pop();
         }
-        let (lo, hi) = by
-            .keys()
-            .fold((i64::MAX, i64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
-        let width = (hi as i128 - lo as i128 + 1).max(1);
-        if width > MAX_SPAN as i128 {
-            return Err(TooBig(format!("a value spans {width} values")));
-        }
-        return Ok(Some(Dist::from_map(&by)));
+        return d.map(Some);
     }
     let mut out: Option<Dist> = None;
     let mut result = Ok(());

@@ -161,3 +161,42 @@ fn reads_below(n: &Node, depth: usize) -> bool {
     crate::systems::dice::program::each_child(n, &mut |c| found = found || reads_below(c, depth));
     found
 }
+
+/// A pool chain's body that rolls no dice, as one number per combination of its reads'
+/// values, summed by value in the order met (the same sums a mixture of points makes):
+/// no distribution made and mixed per combination. None where the body rolls dice (or
+/// emits a record). `mark` is where the chain's fixed values start.
+pub(super) fn by_value(
+    chain: &super::super::lower::Chain,
+    joint: &[(Vec<i64>, f64)],
+    env: &mut Env,
+    mark: usize,
+) -> Option<Result<Dist, TooBig>> {
+    if matches!(chain.body, Node::Emit(_) | Node::Record(_))
+        || crate::systems::dice::program::rolls_dice(chain.body)
+    {
+        return None;
+    }
+    let mut by: Map<i64, f64> = Map::default();
+    for (vals, p) in joint {
+        env.fixed.truncate(mark);
+        env.fixed.extend(
+            chain
+                .nodes
+                .iter()
+                .zip(vals)
+                .map(|(&at, &v)| (at as usize, v)),
+        );
+        *by.entry(scalar(chain.body, env)).or_default() += p;
+    }
+    env.fixed.truncate(mark);
+    let (lo, hi) = by
+        .keys()
+        .fold((i64::MAX, i64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+    let width = (hi as i128 - lo as i128 + 1).max(1);
+    Some(if width > MAX_SPAN as i128 {
+        Err(TooBig(format!("a value spans {width} values")))
+    } else {
+        Ok(Dist::from_map(&by))
+    })
+}

@@ -334,6 +334,11 @@ fn errors_point_at_the_column_and_suggest() {
         "{e}"
     );
     assert!(e.contains("(did you mean `lowest`?)"), "{e}");
+    // A read of the shape table is a word of the language too.
+    let e = err("7d10 mod");
+    assert!(e.contains("(did you mean `mode`?)"), "{e}");
+    let e = err("5d6 run");
+    assert!(e.contains("(did you mean `runs`?)"), "{e}");
     let e = err("3d6 + skil");
     assert!(e.contains("unknown name `skil`"), "{e}");
     let e = err("d6 reroll <= 6 always");

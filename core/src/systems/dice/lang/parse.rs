@@ -183,7 +183,12 @@ impl Parser {
         // A misspelt word of the language gets its nearest spelling.
         let hint = match self.peek() {
             Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
-                crate::config::reader::nearest_hint(w, KEYWORDS.iter().copied())
+                // The reads of the shape table are words of the language too (`mod`:
+                // `mode`, not `max`).
+                let shapes = crate::systems::dice::shapes::SHAPES
+                    .iter()
+                    .map(|s| s.word());
+                crate::config::reader::nearest_hint(w, KEYWORDS.iter().copied().chain(shapes))
             }
             _ => String::new(),
         };

@@ -409,22 +409,19 @@ fn the_data_files_leave_out_numbers_that_cannot_come_up() {
         assert_eq!(head[0]["headline"], "P(at least 9)", "{trials}");
         assert_eq!(head[0]["exact"], "0.75", "{trials}");
     }
-    let out = dir.path().join("vs");
-    rollsim()
-        .args([
-            "roll",
-            "2d6 * 2",
-            "--vs",
-            "2d6 * 2 + 1",
-            "--exact-only",
-            "--no-plots",
-            "-q",
-            "-o",
-        ])
-        .arg(&out)
-        .assert()
-        .success();
-    let dist = rows(&out.join("distribution.csv"));
+    // `rollsim roll ARGS --exact-only`'s distribution table.
+    let exact_rows = |name: &str, args: &[&str]| {
+        let out = dir.path().join(name);
+        rollsim()
+            .arg("roll")
+            .args(args)
+            .args(["--exact-only", "--no-plots", "-q", "-o"])
+            .arg(&out)
+            .assert()
+            .success();
+        rows(&out.join("distribution.csv"))
+    };
+    let dist = exact_rows("vs", &["2d6 * 2", "--vs", "2d6 * 2 + 1"]);
     let margins: Vec<i64> = dist
         .iter()
         .filter(|r| r["metric"] == "margin")
@@ -439,20 +436,7 @@ fn the_data_files_leave_out_numbers_that_cannot_come_up() {
     assert_eq!(results.len(), 3, "{results:?}");
     assert_eq!(results[1], ("tie", "0/1"));
     // A value below the smallest float keeps its row: 1000d6's lowest sum is 6^-1000.
-    let out = dir.path().join("big");
-    rollsim()
-        .args([
-            "roll",
-            "1000d6 sum",
-            "--exact-only",
-            "--no-plots",
-            "-q",
-            "-o",
-        ])
-        .arg(&out)
-        .assert()
-        .success();
-    let dist = rows(&out.join("distribution.csv"));
+    let dist = exact_rows("big", &["1000d6 sum"]);
     assert_eq!(dist.len(), 5001);
     assert_eq!(dist[0]["value"], "1000");
 }

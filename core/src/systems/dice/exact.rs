@@ -336,14 +336,7 @@ fn let_chain(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Option<Dist
     let mut out: Option<Dist> = None;
     let mut result = Ok(());
     for (vals, p) in &joint {
-        env.fixed.truncate(mark);
-        env.fixed.extend(
-            chain
-                .nodes
-                .iter()
-                .zip(vals)
-                .map(|(&at, &v)| (at as usize, v)),
-        );
+        parts::fix(&chain, vals, env, mark);
         let r = ledger.within(*p, |ledger| eval(chain.body, env, ledger));
         result = r.and_then(|d| mix(&mut out, &d, *p, ledger));
         if result.is_err() {

@@ -179,14 +179,7 @@ pub(super) fn by_value(
     }
     let mut by: Map<i64, f64> = Map::default();
     for (vals, p) in joint {
-        env.fixed.truncate(mark);
-        env.fixed.extend(
-            chain
-                .nodes
-                .iter()
-                .zip(vals)
-                .map(|(&at, &v)| (at as usize, v)),
-        );
+        fix(chain, vals, env, mark);
         *by.entry(scalar(chain.body, env)).or_default() += p;
     }
     env.fixed.truncate(mark);
@@ -199,4 +192,17 @@ pub(super) fn by_value(
     } else {
         Ok(Dist::from_map(&by))
     })
+}
+
+/// Each read of a pool chain at its value in one combination, `vals` (from `mark` on in
+/// the fixed values, where the chain's start).
+pub(super) fn fix(chain: &super::super::lower::Chain, vals: &[i64], env: &mut Env, mark: usize) {
+    env.fixed.truncate(mark);
+    env.fixed.extend(
+        chain
+            .nodes
+            .iter()
+            .zip(vals)
+            .map(|(&at, &v)| (at as usize, v)),
+    );
 }

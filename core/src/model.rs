@@ -121,16 +121,7 @@ pub struct Metric {
 impl Metric {
     /// A numeric metric whose value `v` is labelled by the number itself.
     pub fn numeric(name: &str, description: &str, values: usize, map: Vec<u16>) -> Self {
-        Metric {
-            name: name.into(),
-            description: description.into(),
-            labels: (0..values).map(|v| v.to_string()).collect(),
-            numeric: true,
-            map,
-            chart: true,
-            offset: 0,
-            step: 1,
-        }
+        Metric::numeric_stepped(name, description, 0, 1, values, map)
     }
 
     /// A numeric metric over `lo..lo + values`, labelled by the numbers.

@@ -118,7 +118,11 @@ fn meet(m: &Meeting, mut a: Source, mut b: Source) -> Read {
 /// read sets against them), and for each read of the pass the node it stands for.
 pub(super) struct Chain<'n> {
     pub pass: Pass,
+    /// The nodes that read the chain's variables.
     pub nodes: Vec<*const Node>,
+    /// Which read of the pass each node stands for: the same read written twice (`p
+    /// sets 2` in two places of Farkle's score) is one read of the pass.
+    pub of: Vec<usize>,
     /// The variables bound, outermost first.
     pub vars: usize,
     pub body: &'n Node,
@@ -164,7 +168,18 @@ pub(super) fn chain<'n>(
     }
     let mut out = Vec::new();
     let mut nodes = Vec::new();
+    let mut of = Vec::new();
+    // The plain reads lowered so far, and each one's place in the pass.
+    let mut plain: Vec<(PlainRead, usize)> = Vec::new();
     for (ptr, l) in reads {
+        if let Lowering::Var { i, keep, agg } = &l {
+            if let Some(&(_, at)) = plain.iter().find(|(k, _)| *k == (*i, *keep, *agg)) {
+                nodes.push(ptr);
+                of.push(at);
+                continue;
+            }
+            plain.push(((*i, *keep, *agg), out.len()));
+        }
         let read = match l {
             Lowering::Var { i, keep, agg } => {
                 let spec = specs[i - depth];
@@ -193,6 +208,7 @@ pub(super) fn chain<'n>(
                 meet(&m, a, b)
             }
         };
+        of.push(out.len());
         out.push(read);
         nodes.push(ptr);
     }
@@ -203,10 +219,14 @@ pub(super) fn chain<'n>(
     Ok(Some(Chain {
         pass,
         nodes,
+        of,
         vars: specs.len(),
         body,
     }))
 }
+
+/// A read of a chain's variable as its own: which variable, its keep, its read.
+type PlainRead = (usize, Option<(End, u32)>, Agg);
 
 enum Lowering {
     Var {

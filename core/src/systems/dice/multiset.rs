@@ -16,6 +16,8 @@ use super::dist::{binomial, Dist, Ledger, TooBig};
 use super::lang::{tally, Agg, Cond, End, Versus};
 use std::collections::HashMap;
 
+mod paths;
+
 type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// How many numbers one state of a pass holds: the dice placed of every group, then
@@ -249,6 +251,45 @@ pub struct Pass {
 /// Most states one face of a pass may hold before it gives up (about 80 MB of them).
 pub const MAX_STATES: usize = 1_000_000;
 
+/// Most multisets a pass goes through one by one rather than merging states: the
+/// dice of Farkle's throw (462) or a Yahtzee's (252), where nearly every multiset
+/// leaves the reads in a state of its own and merging them costs a hash of every state
+/// for nothing.
+const MAX_PATHS: u64 = 2_000;
+
+/// What [`Pass::run`] and a walk of every path ([`paths::run`]) share.
+struct Plan<'a> {
+    /// Every group in one list: its pool, its dice, its die.
+    groups: Vec<(usize, u32, &'a Dist)>,
+    /// Where each read's numbers start in a state, and (last) where the last one ends.
+    offsets: Vec<usize>,
+    /// The outcomes any die can show, highest first.
+    values: Vec<i64>,
+    /// Each read's two sides' sizes, where it is a meeting that has them fixed.
+    fixed: Vec<Option<(u32, u32)>>,
+    /// Each die's running sum from its lowest value: P(it shows o or less).
+    cdfs: Vec<Vec<f64>>,
+    /// The state before any die is placed.
+    start: Key,
+    /// How many multisets the groups can show together (saturating).
+    paths: u64,
+}
+
+/// Multisets of `n` dice over `faces` faces: C(n + faces - 1, n), saturating.
+fn multisets(n: u64, faces: u64) -> u64 {
+    if faces == 0 {
+        return u64::from(n == 0);
+    }
+    let (mut acc, k) = (1u128, n.min(faces - 1));
+    for i in 0..k {
+        acc = acc * u128::from(n + faces - 1 - i) / u128::from(i + 1);
+        if acc > u128::from(u64::MAX) {
+            return u64::MAX;
+        }
+    }
+    acc as u64
+}
+
 impl Pass {
     /// Whether the reads' states and the groups fit one [`Key`], and every meeting
     /// that needs fixed sizes has them.
@@ -300,62 +341,26 @@ impl Pass {
         if !self.fits() {
             return Err(TooBig("a read with too many parts for one pass".into()));
         }
-        // Every group in one list: its pool, its dice, its die.
-        let groups: Vec<(usize, u32, &Dist)> = self
-            .pools
-            .iter()
-            .enumerate()
-            .flat_map(|(i, p)| p.groups.iter().map(move |(n, d)| (i, *n, d)))
-            .collect();
-        let ng = groups.len();
-        let mut offsets = Vec::with_capacity(self.reads.len());
-        let mut at = ng;
-        for r in &self.reads {
-            offsets.push(at);
-            at += r.width();
+        let plan = self.plan();
+        if plan.paths <= MAX_PATHS {
+            paths::run(self, &plan, ledger)
+        } else {
+            self.merged(plan, ledger)
         }
-        // Where each read's numbers end: the next one's start (a width is a match, and a
-        // shape's a call, too dear at every step of every state).
-        offsets.push(at);
-        let mut values: Vec<i64> = groups
-            .iter()
-            .flat_map(|(_, _, d)| d.iter_nonzero())
-            .map(|(v, _)| v)
-            .collect();
-        values.sort_unstable();
-        values.dedup();
-        values.reverse();
-        let pool_len: Vec<u32> = (0..self.pools.len()).map(|i| self.len(i)).collect();
-        let fixed: Vec<Option<(u32, u32)>> = self
-            .reads
-            .iter()
-            .map(|r| match r {
-                Read::Meet { a, b, .. } => a
-                    .fixed_len(pool_len[a.pool])
-                    .zip(b.fixed_len(pool_len[b.pool])),
-                Read::Of(..) => None,
-            })
-            .collect();
+    }
 
-        // Each die's running sum from its lowest value: P(it shows o or less).
-        let cdfs: Vec<Vec<f64>> = groups
-            .iter()
-            .map(|(_, _, d)| {
-                let mut acc = 0.0;
-                d.p.iter()
-                    .map(|q| {
-                        acc += q;
-                        acc
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut start: Key = [0; KEY];
-        for (r, &off) in self.reads.iter().zip(&offsets) {
-            let own = r.own();
-            start[off..off + own].fill(0);
-            r.reading().init(&mut start[off + own..]);
-        }
+    /// [`Pass::run`] by merging the states that rolls leave alike, outcome by outcome.
+    fn merged(&self, plan: Plan<'_>, ledger: &mut Ledger) -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
+        let Plan {
+            groups,
+            offsets,
+            values,
+            fixed,
+            cdfs,
+            start,
+            ..
+        } = plan;
+        let ng = groups.len();
         let mut cur: Map<Key, f64> = Map::default();
         cur.insert(start, 1.0);
         let mut next: Map<Key, f64> = Map::default();
@@ -374,23 +379,7 @@ impl Pass {
             if ledger.cancelled() {
                 return Err(TooBig("the computation was stopped".into()));
             }
-            // P(a die shows o | it shows nothing higher), per group.
-            let q: Vec<f64> = groups
-                .iter()
-                .zip(&cdfs)
-                .map(|((_, _, d), cdf)| {
-                    let below = usize::try_from(o - d.lo)
-                        .ok()
-                        .and_then(|i| cdf.get(i).copied())
-                        .unwrap_or(if o < d.lo { 0.0 } else { 1.0 });
-                    let here = d.at(o);
-                    if below > 0.0 {
-                        (here / below).min(1.0)
-                    } else {
-                        0.0
-                    }
-                })
-                .collect();
+            let q = shows_next(&groups, &cdfs, o);
             binoms
                 .iter_mut()
                 .for_each(|b| b.iter_mut().for_each(|x| *x = None));
@@ -473,12 +462,7 @@ impl Pass {
         let mut finals: Vec<(Key, f64)> = cur.into_iter().collect();
         finals.sort_unstable_by_key(|a| a.0);
         for (key, p) in finals {
-            let vals: Vec<i64> = self
-                .reads
-                .iter()
-                .zip(&offsets)
-                .map(|(r, &off)| r.reading().value(&key[off + r.own()..off + r.width()]))
-                .collect();
+            let vals = self.values_of(&offsets, &key);
             match index.get(&vals) {
                 Some(&i) => out[i].1 += p,
                 None => {
@@ -490,6 +474,100 @@ impl Pass {
         Ok(out)
     }
 
+    /// What a pass and a walk of every path share: the groups in one list, where each
+    /// read's numbers sit in a state, the outcomes highest first, the meetings' fixed
+    /// sizes, each die's running sum, the first state, and how many multisets the
+    /// groups can show together.
+    fn plan(&self) -> Plan<'_> {
+        // Every group in one list: its pool, its dice, its die.
+        let groups: Vec<(usize, u32, &Dist)> = self
+            .pools
+            .iter()
+            .enumerate()
+            .flat_map(|(i, p)| p.groups.iter().map(move |(n, d)| (i, *n, d)))
+            .collect();
+        let mut offsets = Vec::with_capacity(self.reads.len());
+        let mut at = groups.len();
+        for r in &self.reads {
+            offsets.push(at);
+            at += r.width();
+        }
+        // Where each read's numbers end: the next one's start (a width is a match, and a
+        // shape's a call, too dear at every step of every state).
+        offsets.push(at);
+        let mut values: Vec<i64> = groups
+            .iter()
+            .flat_map(|(_, _, d)| d.iter_nonzero())
+            .map(|(v, _)| v)
+            .collect();
+        values.sort_unstable();
+        values.dedup();
+        values.reverse();
+        let pool_len: Vec<u32> = (0..self.pools.len()).map(|i| self.len(i)).collect();
+        let fixed: Vec<Option<(u32, u32)>> = self
+            .reads
+            .iter()
+            .map(|r| match r {
+                Read::Meet { a, b, .. } => a
+                    .fixed_len(pool_len[a.pool])
+                    .zip(b.fixed_len(pool_len[b.pool])),
+                Read::Of(..) => None,
+            })
+            .collect();
+
+        // Each die's running sum from its lowest value: P(it shows o or less).
+        let cdfs: Vec<Vec<f64>> = groups
+            .iter()
+            .map(|(_, _, d)| {
+                let mut acc = 0.0;
+                d.p.iter()
+                    .map(|q| {
+                        acc += q;
+                        acc
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut start: Key = [0; KEY];
+        for (r, &off) in self.reads.iter().zip(&offsets) {
+            let own = r.own();
+            start[off..off + own].fill(0);
+            r.reading().init(&mut start[off + own..]);
+        }
+        let paths = groups.iter().fold(1u64, |acc, (_, n, d)| {
+            let faces = d.iter_nonzero().count() as u64;
+            acc.saturating_mul(multisets(*n as u64, faces))
+        });
+        Plan {
+            groups,
+            offsets,
+            values,
+            fixed,
+            cdfs,
+            start,
+            paths,
+        }
+    }
+
+    /// The reads' values at a final state.
+    fn values_of(&self, offsets: &[usize], key: &Key) -> Vec<i64> {
+        let mut out = Vec::with_capacity(self.reads.len());
+        self.values_into(offsets, key, &mut out);
+        out
+    }
+
+    /// [`Pass::values_of`] into `out`, cleared first.
+    fn values_into(&self, offsets: &[usize], key: &Key, out: &mut Vec<i64>) {
+        out.clear();
+        out.extend(
+            self.reads
+                .iter()
+                .zip(offsets)
+                .zip(&offsets[1..])
+                .map(|((r, &off), &end)| r.reading().value(&key[off + r.own()..end])),
+        );
+    }
+
     /// The distribution of a pass of one read.
     pub fn dist(&self, ledger: &mut Ledger) -> Result<Dist, TooBig> {
         let joint = self.run(ledger)?;
@@ -499,6 +577,27 @@ impl Pass {
         }
         Ok(Dist::from_pairs(m.into_iter()))
     }
+}
+
+/// P(a die shows `o` | it shows nothing higher), per group: the chance each die left
+/// takes at `o`, the outcomes visited highest first.
+fn shows_next(groups: &[(usize, u32, &Dist)], cdfs: &[Vec<f64>], o: i64) -> Vec<f64> {
+    groups
+        .iter()
+        .zip(cdfs)
+        .map(|((_, _, d), cdf)| {
+            let below = usize::try_from(o - d.lo)
+                .ok()
+                .and_then(|i| cdf.get(i).copied())
+                .unwrap_or(if o < d.lo { 0.0 } else { 1.0 });
+            let here = d.at(o);
+            if below > 0.0 {
+                (here / below).min(1.0)
+            } else {
+                0.0
+            }
+        })
+        .collect()
 }
 
 /// One read's step at outcome `o`: `seen` dice of each pool higher than `o`, `placed` at

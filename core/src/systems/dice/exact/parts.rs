@@ -178,11 +178,22 @@ pub(super) fn by_value(
         return None;
     }
     let mut by: Map<i64, f64> = Map::default();
-    for (vals, p) in joint {
-        fix(chain, vals, env, mark);
-        *by.entry(scalar(chain.body, env)).or_default() += p;
+    match super::flat::Flat::of(chain.body, &chain.nodes, &chain.of) {
+        Some(flat) => {
+            let mut stack = Vec::new();
+            for (vals, p) in joint {
+                *by.entry(flat.run(vals, &mut env.nums, &mut stack))
+                    .or_default() += p;
+            }
+        }
+        None => {
+            for (vals, p) in joint {
+                fix(chain, vals, env, mark);
+                *by.entry(scalar(chain.body, env)).or_default() += p;
+            }
+            env.fixed.truncate(mark);
+        }
     }
-    env.fixed.truncate(mark);
     let (lo, hi) = by
         .keys()
         .fold((i64::MAX, i64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
@@ -202,7 +213,7 @@ pub(super) fn fix(chain: &super::super::lower::Chain, vals: &[i64], env: &mut En
         chain
             .nodes
             .iter()
-            .zip(vals)
-            .map(|(&at, &v)| (at as usize, v)),
+            .zip(&chain.of)
+            .map(|(&at, &i)| (at as usize, vals[i])),
     );
 }

@@ -180,7 +180,10 @@ impl std::fmt::Display for Fraction {
         // integer's digits by division were most of a wide sparse table's time.
         match (self.numer.to_i64(), self.denom.to_u64()) {
             (Some(n), Some(d)) => write!(f, "{n}/{d}"),
-            _ => write!(f, "{}/{}", self.numer, self.denom),
+            _ => match (self.numer.to_i128(), self.denom.to_u128()) {
+                (Some(n), Some(d)) => write!(f, "{n}/{d}"),
+                _ => write!(f, "{}/{}", self.numer, self.denom),
+            },
         }
     }
 }

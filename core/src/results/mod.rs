@@ -183,7 +183,31 @@ pub fn tidy(x: f64) -> f64 {
     if !x.is_finite() || x == 0.0 {
         return x;
     }
-    format!("{x:.12e}").parse().unwrap_or(x)
+    // Written into a buffer on the stack: a table tidies every value, and a `String`
+    // each was an allocation and a free per value.
+    struct Buf {
+        b: [u8; 40],
+        n: usize,
+    }
+    impl std::fmt::Write for Buf {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let end = self.n + s.len();
+            self.b
+                .get_mut(self.n..end)
+                .ok_or(std::fmt::Error)?
+                .copy_from_slice(s.as_bytes());
+            self.n = end;
+            Ok(())
+        }
+    }
+    let mut buf = Buf { b: [0; 40], n: 0 };
+    if std::fmt::Write::write_fmt(&mut buf, format_args!("{x:.12e}")).is_err() {
+        return x;
+    }
+    std::str::from_utf8(&buf.b[..buf.n])
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(x)
 }
 
 /// The mean of a numeric metric whose value `v` is `offset + v * step`, summed exactly from the

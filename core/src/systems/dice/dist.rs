@@ -65,7 +65,9 @@ impl Dist {
             return Dist::point(self.lo);
         }
         self.lo += first as i64;
-        self.p = self.p[first..=last].to_vec();
+        if first > 0 || last + 1 < self.p.len() {
+            self.p = self.p[first..=last].to_vec();
+        }
         self
     }
 
@@ -176,11 +178,20 @@ impl Dist {
 /// explosion chains stopped at the depth limit.
 pub fn die_dist(d: &DieSpec, ledger: &mut Ledger) -> Result<(Dist, f64), TooBig> {
     let n = d.faces.len() as f64;
-    let mut m: Map<i64, f64> = Map::default();
-    for &f in &d.faces {
-        *m.entry(f).or_default() += 1.0 / n;
+    // Over the faces' span as it is (every die's distribution is held that wide), the
+    // same sums a map of faces made, without the map: a die is made for every dice
+    // count a rolled count can take.
+    let lo = d.faces.iter().copied().min().unwrap_or(0);
+    let hi = d.faces.iter().copied().max().unwrap_or(0);
+    let width = (hi as i128 - lo as i128 + 1) as u128;
+    if width > MAX_SPAN as u128 {
+        return Err(TooBig(format!("a die whose faces span {width} values")));
     }
-    let mut base = Dist::from_map(&m);
+    let mut p = vec![0.0; width as usize];
+    for &f in &d.faces {
+        p[(f - lo) as usize] += 1.0 / n;
+    }
+    let mut base = Dist { lo, p }.trim();
     if let Some((c, always)) = d.reroll {
         let (lo, hi) = (d.lo(), d.hi());
         let hit: f64 = base

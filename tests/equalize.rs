@@ -170,13 +170,15 @@ fn a_duel_with_draws_is_even_when_wins_equal_losses() {
         .skip(1)
         .map(|l| l.split(',').collect())
         .collect();
-    // The two changes that make it 15/36 against 15/36, then the two that overshoot to
-    // 10/36 - 21/36 = -11/36.
+    // The two changes that make it 15/36 against 15/36 (the walk along each knob stops
+    // at the step that reaches the target, as it does for a 50% win in
+    // `tests/balance.rs`), then the two the other way: 26/36 - 6/36 = 20/36.
+    assert_eq!(rows.len(), 4, "{csv}");
     for (row, (change, value)) in rows.iter().zip([
         ("unit Knight: atk 1 -> 0", 0.0),
         ("opponent Rogue: atk 0 -> 1", 0.0),
-        ("unit Knight: atk 1 -> -1", -11.0 / 36.0),
-        ("opponent Rogue: atk 0 -> 2", -11.0 / 36.0),
+        ("unit Knight: atk 1 -> 2", 20.0 / 36.0),
+        ("opponent Rogue: atk 0 -> -1", 20.0 / 36.0),
     ]) {
         assert_eq!(row[1], change, "{csv}");
         let v: f64 = row[3].parse().unwrap();

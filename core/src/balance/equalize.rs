@@ -255,7 +255,11 @@ fn seek(
                 break;
             }
             Some(c) => {
-                let crossed = side(c.value) != side(now) || c.value == goal;
+                // On the target to the last digits of an exact sum: a hit, whichever
+                // side of it those digits fall (15/36 against 15/36 summed in two
+                // orders is 0 or an ulp either way).
+                let hit = (c.value - goal).abs() <= SAME;
+                let crossed = side(c.value) != side(now) || hit;
                 // Moving away from the target, or not moving after many steps:
                 // this direction has nothing closer to offer.
                 let away = (c.value - goal).abs() > (prev - goal).abs() + SAME;

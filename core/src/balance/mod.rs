@@ -348,11 +348,28 @@ pub fn exact_value(c: &Compiled, pick: &Pick) -> Option<f64> {
     let by = |name: &str| c.metrics.iter().find(|m| m.name == name);
     Some(match pick {
         Pick::Headline => c.headline_exact()?,
-        Pick::Margin => {
-            let p = c.metrics[c.headline.metric].project_f64(e);
-            let sum = |vs: &[usize]| vs.iter().filter_map(|&v| p.get(v)).sum::<f64>();
-            sum(&c.headline.values) - sum(&c.headline.against) + 0.0
-        }
+        // From the fractions where there are some: P(win) and P(loss) summed as floats
+        // in two orders can differ by an ulp where they are equal (15/36 each way), and
+        // the equalizer would take an even duel for one just past even.
+        Pick::Margin => match &c.exact_fractions {
+            Some(f) => {
+                let p = c.metrics[c.headline.metric].project_fractions(f);
+                let side = |vs: &[usize], k: i64| {
+                    vs.iter()
+                        .filter_map(|&v| p.get(v))
+                        .map(move |f| (f, k))
+                        .collect::<Vec<_>>()
+                };
+                let mut parts = side(&c.headline.values, 1);
+                parts.extend(side(&c.headline.against, -1));
+                crate::fraction::Fraction::sum(parts).to_f64() + 0.0
+            }
+            None => {
+                let p = c.metrics[c.headline.metric].project_f64(e);
+                let sum = |vs: &[usize]| vs.iter().filter_map(|&v| p.get(v)).sum::<f64>();
+                sum(&c.headline.values) - sum(&c.headline.against) + 0.0
+            }
+        },
         Pick::Mean { metric } => {
             let m = by(metric)?;
             m.project_f64(e)

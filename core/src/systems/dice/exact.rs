@@ -24,7 +24,7 @@ mod sink;
 mod tallies;
 mod weight;
 
-pub use law::{law, Law, NoLaw, LAW_WORK};
+pub use law::{first_law, law, Law, NoLaw, LAW_WORK};
 use parts::*;
 pub use repeat::MAX_REPEAT_STATES;
 use repeat::*;

@@ -105,6 +105,9 @@ struct DiceTrial {
     roll: Node,
     vs: Option<Node>,
     lo: i64,
+    /// The values a roll can take lie this far apart (Farkle's scores: 50), each state
+    /// one of them: `lo + state * step`.
+    step: i64,
     states: usize,
     /// What only Monte Carlo reads, made when a first trial is rolled: an exact answer
     /// (`--exact-only`, a notebook's `exact_only=True`) never pays for it.
@@ -165,8 +168,19 @@ impl DiceTrial {
             }
             v
         };
-        // The bounds contain every value a roll can take.
-        (v - self.lo).clamp(0, self.states as i64 - 1) as usize
+        self.state(v)
+    }
+
+    /// The state of the value `v`. The bounds contain every value a roll can take; a
+    /// value off the steps (none, if the two engines agree) goes to the nearest step,
+    /// where the agreement checks see it.
+    fn state(&self, v: i64) -> usize {
+        let at = if self.step == 1 {
+            v - self.lo
+        } else {
+            (v - self.lo + self.step / 2).div_euclid(self.step)
+        };
+        at.clamp(0, self.states as i64 - 1) as usize
     }
 }
 
@@ -194,7 +208,7 @@ impl Trial for DiceTrial {
                 (Some(f), None) => {
                     for _ in 0..n {
                         let v = f.sample(&mut local, &mut scratch);
-                        hist[(v - self.lo).clamp(0, self.states as i64 - 1) as usize] += 1;
+                        hist[self.state(v)] += 1;
                     }
                 }
                 _ => {
@@ -218,6 +232,20 @@ fn exact_of(
     states: usize,
     cancel: &Cancel,
 ) -> (Result<Exact, String>, f64, f64) {
+    let vs = sc.vs.as_ref().map(|(_, v)| v);
+    if let Some(law) = exact::first_law(&sc.roll_node, vs, cancel) {
+        let f = law.fractions(lo, states);
+        let grid = Grid::of(&f, |f| !f.numer().is_zero());
+        let f = grid.pick(&f);
+        let exact = Exact {
+            lo: lo + grid.first as i64,
+            step: grid.step as i64,
+            p: f.iter().map(Fraction::to_f64).collect(),
+            fractions: Some(f),
+        };
+        // Nothing stopped: the law serves no explosion and no `repeat`.
+        return (Ok(exact), 0.0, 0.0);
+    }
     let mut ledger = exact::Ledger::stopped_by(cancel);
     let run = |ledger: &mut exact::Ledger| -> Result<exact::Dist, exact::TooBig> {
         let a = exact::distribution(&sc.roll_node, ledger)?;
@@ -248,19 +276,32 @@ fn exact_of(
                 );
             }
             out.iter_mut().for_each(|p| *p /= total);
+            // The values that can come up, as steps from the first: every state between
+            // (Farkle's 2,951 scores that are not multiples of 50) would be carried,
+            // tabled and turned into a fraction for nothing.
+            let grid = Grid::of(&out, |p| *p > 0.0);
+            let mut p = grid.pick(&out);
             // Fractions from the floats where their denominators are small; else from
             // integer weights, where the integer engine serves the expression in its
             // budget. Its floats then replace the engine's: the same values, without
-            // the underflow below 1e-308.
-            let fractions = crate::fraction::exact_fractions(&out).or_else(|| {
-                let vs = sc.vs.as_ref().map(|(_, v)| v);
+            // the underflow below 1e-308 (so the values possible are the fractions'
+            // that are not 0, and their steps are found again from them).
+            let mut grid_of = grid;
+            let fractions = crate::fraction::exact_fractions(&p).or_else(|| {
                 let law = exact::law(&sc.roll_node, vs, cancel).ok()?;
                 let f = law.fractions(lo, states);
-                out = f.iter().map(|f| f.to_f64()).collect();
+                grid_of = Grid::of(&f, |f| !f.numer().is_zero());
+                let f = grid_of.pick(&f);
+                p = f.iter().map(|f| f.to_f64()).collect();
                 Some(f)
             });
             (
-                Ok(Exact { p: out, fractions }),
+                Ok(Exact {
+                    lo: lo + grid_of.first as i64,
+                    step: grid_of.step as i64,
+                    p,
+                    fractions,
+                }),
                 ledger.capped,
                 ledger.unfinished,
             )
@@ -269,10 +310,53 @@ fn exact_of(
     }
 }
 
-/// An exact distribution over the states: floats, and the fractions they are.
+/// An exact distribution over the values a roll can take, `lo` and every `step`
+/// after it: floats, and the fractions they are.
 struct Exact {
+    lo: i64,
+    step: i64,
     p: Vec<f64>,
     fractions: Option<Vec<Fraction>>,
+}
+
+/// Where the values that can come up lie among dense states: the first and the last,
+/// and the step between (the greatest common divisor of their distances).
+#[derive(Clone, Copy)]
+struct Grid {
+    first: usize,
+    last: usize,
+    step: usize,
+}
+
+impl Grid {
+    fn of<T>(dense: &[T], possible: impl Fn(&T) -> bool) -> Grid {
+        let first = dense.iter().position(&possible).unwrap_or(0);
+        let last = dense
+            .iter()
+            .rposition(&possible)
+            .unwrap_or(first)
+            .max(first);
+        let mut step = 0;
+        for (i, x) in dense.iter().enumerate().take(last + 1).skip(first + 1) {
+            if step != 1 && possible(x) {
+                step = gcd(step as i64, (i - first) as i64) as usize;
+            }
+        }
+        Grid {
+            first,
+            last,
+            step: step.max(1),
+        }
+    }
+
+    /// The states on the grid, in order.
+    fn pick<T: Clone>(&self, dense: &[T]) -> Vec<T> {
+        dense[self.first..=self.last]
+            .iter()
+            .step_by(self.step)
+            .cloned()
+            .collect()
+    }
 }
 
 /// What the capped mass is: explosion chains cut at their depth, `repeat`s cut at their
@@ -296,28 +380,24 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     let (lo, hi) = sc.span;
     let states = (hi - lo + 1) as usize;
     let (exact, capped, unfinished) = exact_of(sc, lo, states, cancel);
-    // The tables start and end where a roll can land: the bounds narrowed to the exact
-    // support. (A sampled value outside it would pile up in an end bucket, far from its
-    // exact value, and the agreement tests would fail.)
-    let (lo, hi, states, exact, fractions) = match exact {
-        Ok(Exact { p: e, fractions }) => {
-            // A value is possible where its fraction says so, though its float may be
-            // below the smallest float (the lowest sums of 1000d6).
-            let possible = |i: usize| match &fractions {
-                Some(f) => !f[i].numer().is_zero(),
-                None => e[i] > 0.0,
-            };
-            let first = (0..e.len()).position(possible).unwrap_or(0);
-            let last = (0..e.len()).rposition(possible).unwrap_or(0).max(first);
-            (
-                lo + first as i64,
-                lo + last as i64,
-                last - first + 1,
-                Ok(e[first..=last].to_vec()),
-                fractions.map(|f| f[first..=last].to_vec()),
-            )
-        }
-        Err(why) => (lo, hi, states, Err(why), None),
+    // The tables start and end where a roll can land, in the steps between the values
+    // it can take. (A sampled value outside would pile up in an end bucket, far from
+    // its exact value, and the agreement tests would fail.)
+    let (lo, hi, step, states, exact, fractions) = match exact {
+        Ok(Exact {
+            lo,
+            step,
+            p,
+            fractions,
+        }) => (
+            lo,
+            lo + (p.len() as i64 - 1) * step,
+            step,
+            p.len(),
+            Ok(p),
+            fractions,
+        ),
+        Err(why) => (lo, hi, 1, states, Err(why), None),
     };
     let who = sc.unit.clone().unwrap_or_else(|| "the roll".into());
     let other = sc
@@ -325,14 +405,15 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
         .clone()
         .unwrap_or_else(|| "the other roll".into());
     let mut metrics = Vec::new();
-    let value = |v: usize| lo + v as i64;
+    let value = |v: usize| lo + v as i64 * step;
     let headline;
     match &sc.vs {
         Some((text, _)) => {
-            metrics.push(Metric::numeric_from(
+            metrics.push(Metric::numeric_stepped(
                 "margin",
                 &format!("`{}` less `{text}`", sc.roll),
                 lo,
+                step,
                 states,
                 (0..states).map(|v| v as u16).collect(),
             ));
@@ -537,6 +618,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
             roll: sc.roll_node.clone(),
             vs: sc.vs.as_ref().map(|v| v.1.clone()),
             lo,
+            step,
             states,
             prepared: std::sync::OnceLock::new(),
         }),

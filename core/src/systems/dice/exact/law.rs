@@ -157,9 +157,21 @@ impl<W: Weight> Law<W> {
         Law::from_map(m, self.den.mul(&o.den)?)
     }
 
+    /// Whether every sum of a value of each lies within `i64`: past it the language's
+    /// arithmetic saturates, which a shifted convolution cannot do (the sum then goes
+    /// value by value, saturating as the float engine and the sampler do).
+    fn sums_fit(&self, o: &Self) -> bool {
+        let hi = |l: &Self| l.lo as i128 + l.n.len() as i128 - 1;
+        let (lo, hi) = (self.lo as i128 + o.lo as i128, hi(self) + hi(o));
+        lo >= i64::MIN as i128 && hi <= i64::MAX as i128
+    }
+
     /// The sum of one draw of each. Long ones in big integers by Kronecker
     /// substitution ([`Weight::kronecker`]).
     fn add(&self, o: &Self, b: &mut Budget<W>) -> Result<Self, NoLaw> {
+        if !self.sums_fit(o) {
+            return self.combine(o, b, i64::saturating_add);
+        }
         let den = self.den.mul(&o.den)?;
         if self.n.len().min(o.n.len()) >= KRONECKER {
             if let Some(n) = W::kronecker(&self.n, &o.n, &mut |ops| b.spend(ops)) {
@@ -194,7 +206,7 @@ impl<W: Weight> Law<W> {
     /// not a multiply per face.
     fn add_die(&self, die: &Self, b: &mut Budget<W>) -> Result<Self, NoLaw> {
         let w = &die.n[0];
-        if die.n.len() == 1 || die.n.iter().any(|x| x != w) {
+        if die.n.len() == 1 || die.n.iter().any(|x| x != w) || !self.sums_fit(die) {
             return self.add(die, b);
         }
         let (len, k) = (self.n.len(), die.n.len());
@@ -370,6 +382,52 @@ pub fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
         Err(NoLaw::Wide | NoLaw::Spent) => law_in::<UBig>(&n, vs.as_ref(), cancel),
         Err(e) => Err(e),
     }
+}
+
+/// The exact law of `n` in machine words, tried before the float engine: where every
+/// part is one the law serves and no die explodes (an explosion chain stopped at its
+/// depth is a mass only the float engine counts), and every count fits two words. Hit,
+/// wound and save with its rolled dice counts is then one integer evaluation, not a
+/// float one and then an integer one for its fractions. None: go the float engine's
+/// way.
+pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Option<Law> {
+    if !served(n) || vs.is_some_and(|v| !served(v)) {
+        return None;
+    }
+    let (n, vs) = (super::sunk(n, 0), vs.map(|v| super::sunk(v, 0)));
+    law_in::<u128>(&n, vs.as_ref(), cancel)
+        .ok()
+        .map(|law| law.widened())
+}
+
+/// Whether every part of `n` is one [`law`] serves, with no die that explodes.
+fn served(n: &Node) -> bool {
+    let plain = |p: &PoolSpec| {
+        p.again.is_none()
+            && p.deck().is_none()
+            && !matches!(p.agg, Agg::Straight | Agg::Shape(_))
+            && p.groups.iter().all(|(_, d)| d.explode.is_none())
+    };
+    let here = match n {
+        Node::Num(_)
+        | Node::Var(_)
+        | Node::Neg(_)
+        | Node::Add(..)
+        | Node::Sub(..)
+        | Node::Mul(..)
+        | Node::Div(..)
+        | Node::Max(..)
+        | Node::Min(..)
+        | Node::Cmp(..)
+        | Node::Let(..)
+        | Node::If(..) => true,
+        Node::Pool(p) => plain(p),
+        Node::Counted(_, pools) => pools.iter().all(plain),
+        _ => false,
+    };
+    let mut ok = here;
+    super::super::program::each_child(n, &mut |c| ok = ok && served(c));
+    ok
 }
 
 /// [`law`] in weights `W`, of the expressions with their `let`s moved down.

@@ -1,247 +1,105 @@
-//! A pool chain's body that rolls no dice, flattened once into a list of steps on a
-//! stack, then run for every combination of its reads' values. Walking the tree
-//! matched, recursed and searched the fixed reads at every node, for every one of
-//! hundreds of combinations (Farkle's body is sixty nodes, run 462 times); the list is
-//! made once, takes about a third less time, and runs the same arithmetic as the tree
-//! walk of `parts::scalar`.
+//! A pool chain's body that rolls no dice, evaluated for every list of its reads'
+//! values at once: node by node, each node over a column of values, one per list. The
+//! tree walk per list (and a list of steps run per list after it) spent most of its time
+//! deciding what each node is, a mispredicted jump per node per list (Farkle's body is
+//! sixty nodes, for 462 lists); here each node is decided once and its arithmetic is a
+//! loop over the column. Both sides of an `if` are worked out for every list and the
+//! condition picks: the language's arithmetic has no error and no effect (`/ 0` is 0,
+//! the ends saturate), so a side not taken changes nothing. The same arithmetic as the
+//! tree walk of `parts::scalar`, which a test checks on random trees.
 
 use crate::systems::dice::lang::Cmp;
 use crate::systems::dice::program::{divide, Node};
 
-/// One step of a flattened body.
-#[derive(Clone, Copy, Debug)]
-enum Op {
-    Num(i64),
-    /// A `let` value in scope, by its depth.
-    Var(usize),
-    /// The value of the chain's `i`th read.
-    Read(usize),
-    Neg,
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Max,
-    Min,
-    Cmp(Cmp),
-    /// Pops a condition; goes to the step given where it is 0.
-    JumpIfZero(usize),
-    Jump(usize),
-    /// Pops a value into scope (a `let`).
-    Bind,
-    /// Drops the innermost `let` value.
-    Unbind,
-    /// An operator whose right side is a number (`c1 * 100`, `m == 6`): one step, not
-    /// two, for the most common shape of a score's arithmetic.
-    Const(Bin, i64),
-    /// A read compared with a number (`p sets 3 == 2`).
-    ReadCmp(usize, Cmp, i64),
+/// What the columns are of: the chain's reads by address (`reads[i]` is the
+/// `of[i]`th value of a list), the lists, and the `let` values in scope.
+pub(super) struct Rows<'a> {
+    pub reads: &'a [*const Node],
+    pub of: &'a [usize],
+    pub lists: &'a [(Vec<i64>, f64)],
+    pub scope: &'a [i64],
 }
 
-/// An operator on two values.
-#[derive(Clone, Copy, Debug)]
-enum Bin {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Max,
-    Min,
-    Cmp(Cmp),
+/// `body`'s value at every list of `rows`, in order; None where it holds a node that is
+/// not plain arithmetic on `let` values and the chain's reads.
+pub(super) fn values(body: &Node, rows: &Rows<'_>) -> Option<Vec<i64>> {
+    column(body, rows, &mut Vec::new())
 }
 
-impl Bin {
-    fn of(self, a: i64, b: i64) -> i64 {
-        match self {
-            Bin::Add => a.saturating_add(b),
-            Bin::Sub => a.saturating_sub(b),
-            Bin::Mul => a.saturating_mul(b),
-            Bin::Div => divide(a, b),
-            Bin::Max => a.max(b),
-            Bin::Min => a.min(b),
-            Bin::Cmp(c) => c.holds(a, b) as i64,
+/// `f` of `a` and `b`, list by list.
+fn two(
+    a: &Node,
+    b: &Node,
+    f: &dyn Fn(i64, i64) -> i64,
+    rows: &Rows<'_>,
+    lets: &mut Vec<Vec<i64>>,
+) -> Option<Vec<i64>> {
+    let mut x = column(a, rows, lets)?;
+    match b {
+        // A number on the right (`c1 * 100`, `m == 6`), the most common shape of a
+        // score's arithmetic: no column of it made.
+        Node::Num(k) => x.iter_mut().for_each(|x| *x = f(*x, *k)),
+        _ => {
+            let y = column(b, rows, lets)?;
+            x.iter_mut().zip(&y).for_each(|(x, y)| *x = f(*x, *y));
         }
     }
-
-    /// The operator with its sides swapped, where one is (`3 * x` is `x * 3`, `6 <= x`
-    /// is `x >= 6`).
-    fn swapped(self) -> Option<Bin> {
-        Some(match self {
-            Bin::Add | Bin::Mul | Bin::Max | Bin::Min => self,
-            Bin::Cmp(c) => Bin::Cmp(match c {
-                Cmp::Le => Cmp::Ge,
-                Cmp::Ge => Cmp::Le,
-                Cmp::Lt => Cmp::Gt,
-                Cmp::Gt => Cmp::Lt,
-                Cmp::Eq | Cmp::Ne => c,
-            }),
-            Bin::Sub | Bin::Div => return None,
-        })
-    }
-
-    fn op(self) -> Op {
-        match self {
-            Bin::Add => Op::Add,
-            Bin::Sub => Op::Sub,
-            Bin::Mul => Op::Mul,
-            Bin::Div => Op::Div,
-            Bin::Max => Op::Max,
-            Bin::Min => Op::Min,
-            Bin::Cmp(c) => Op::Cmp(c),
-        }
-    }
+    Some(x)
 }
 
-/// A body as steps.
-pub(super) struct Flat {
-    ops: Vec<Op>,
-}
-
-impl Flat {
-    /// `body` flattened, its reads of the chain found by address in `reads` (the `i`th
-    /// is the chain's `of[i]`th value); None where it holds a node that is not plain
-    /// arithmetic on `let` values and those reads.
-    pub(super) fn of(body: &Node, reads: &[*const Node], of: &[usize]) -> Option<Flat> {
-        let mut ops = Vec::new();
-        flatten(body, reads, &mut ops)?;
-        for op in &mut ops {
-            if let Op::Read(i) | Op::ReadCmp(i, ..) = op {
-                *i = *of.get(*i)?;
-            }
-        }
-        Some(Flat { ops })
-    }
-
-    /// The body's value at the reads' values `vals`, with `scope` the `let` values
-    /// in scope (given back as it came); `stack` is scratch.
-    pub(super) fn run(&self, vals: &[i64], scope: &mut Vec<i64>, stack: &mut Vec<i64>) -> i64 {
-        stack.clear();
-        let mut at = 0;
-        while let Some(&op) = self.ops.get(at) {
-            at += 1;
-            let two = |stack: &mut Vec<i64>| {
-                let b = stack.pop().unwrap_or(0);
-                let a = stack.pop().unwrap_or(0);
-                (a, b)
-            };
-            let v = match op {
-                Op::Num(v) => v,
-                Op::Var(i) => scope.get(i).copied().unwrap_or(0),
-                Op::Read(i) => vals.get(i).copied().unwrap_or(0),
-                Op::Neg => stack.pop().unwrap_or(0).saturating_neg(),
-                Op::Add => {
-                    let (a, b) = two(stack);
-                    a.saturating_add(b)
-                }
-                Op::Sub => {
-                    let (a, b) = two(stack);
-                    a.saturating_sub(b)
-                }
-                Op::Mul => {
-                    let (a, b) = two(stack);
-                    a.saturating_mul(b)
-                }
-                Op::Div => {
-                    let (a, b) = two(stack);
-                    divide(a, b)
-                }
-                Op::Max => {
-                    let (a, b) = two(stack);
-                    a.max(b)
-                }
-                Op::Min => {
-                    let (a, b) = two(stack);
-                    a.min(b)
-                }
-                Op::Cmp(c) => {
-                    let (a, b) = two(stack);
-                    c.holds(a, b) as i64
-                }
-                Op::JumpIfZero(to) => {
-                    if stack.pop().unwrap_or(0) == 0 {
-                        at = to;
-                    }
-                    continue;
-                }
-                Op::Jump(to) => {
-                    at = to;
-                    continue;
-                }
-                Op::Bind => {
-                    scope.push(stack.pop().unwrap_or(0));
-                    continue;
-                }
-                Op::Unbind => {
-                    scope.pop();
-                    continue;
-                }
-                Op::Const(b, k) => b.of(stack.pop().unwrap_or(0), k),
-                Op::ReadCmp(i, c, k) => c.holds(vals.get(i).copied().unwrap_or(0), k) as i64,
-            };
-            stack.push(v);
-        }
-        stack.pop().unwrap_or(0)
-    }
-}
-
-fn flatten(n: &Node, reads: &[*const Node], ops: &mut Vec<Op>) -> Option<()> {
-    let read = |n: &Node| reads.iter().position(|&r| std::ptr::eq(r, n));
-    let two = |a: &Node, b: &Node, bin: Bin, ops: &mut Vec<Op>| {
-        // A number on the right, or on the left of an operator that can swap: the
-        // other side, then the operator with the number.
-        let (x, k, bin) = match (a, b, bin.swapped()) {
-            (_, Node::Num(k), _) => (a, *k, bin),
-            (Node::Num(k), _, Some(swapped)) => (b, *k, swapped),
-            _ => {
-                flatten(a, reads, ops)?;
-                flatten(b, reads, ops)?;
-                ops.push(bin.op());
-                return Some(());
-            }
-        };
-        match (bin, read(x)) {
-            (Bin::Cmp(c), Some(i)) => ops.push(Op::ReadCmp(i, c, k)),
-            _ => {
-                flatten(x, reads, ops)?;
-                ops.push(Op::Const(bin, k));
-            }
-        }
-        Some(())
-    };
-    match n {
-        Node::Num(v) => ops.push(Op::Num(*v)),
-        Node::Var(i) => ops.push(Op::Var(*i)),
+/// `n` over every list; `lets` the columns of the `let`s inside the body, innermost last.
+fn column(n: &Node, rows: &Rows<'_>, lets: &mut Vec<Vec<i64>>) -> Option<Vec<i64>> {
+    let len = rows.lists.len();
+    let two =
+        |a, b, f: &dyn Fn(i64, i64) -> i64, lets: &mut Vec<Vec<i64>>| two(a, b, f, rows, lets);
+    Some(match n {
+        Node::Num(v) => vec![*v; len],
+        Node::Var(i) => match rows.scope.get(*i) {
+            Some(v) => vec![*v; len],
+            None => lets.get(*i - rows.scope.len())?.clone(),
+        },
         Node::Neg(a) => {
-            flatten(a, reads, ops)?;
-            ops.push(Op::Neg);
+            let mut x = column(a, rows, lets)?;
+            x.iter_mut().for_each(|x| *x = x.saturating_neg());
+            x
         }
-        Node::Add(a, b) => two(a, b, Bin::Add, ops)?,
-        Node::Sub(a, b) => two(a, b, Bin::Sub, ops)?,
-        Node::Mul(a, b) => two(a, b, Bin::Mul, ops)?,
-        Node::Div(a, b) => two(a, b, Bin::Div, ops)?,
-        Node::Max(a, b) => two(a, b, Bin::Max, ops)?,
-        Node::Min(a, b) => two(a, b, Bin::Min, ops)?,
-        Node::Cmp(c, a, b) => two(a, b, Bin::Cmp(*c), ops)?,
+        Node::Add(a, b) => two(a, b, &i64::saturating_add, lets)?,
+        Node::Sub(a, b) => two(a, b, &i64::saturating_sub, lets)?,
+        Node::Mul(a, b) => two(a, b, &i64::saturating_mul, lets)?,
+        Node::Div(a, b) => two(a, b, &divide, lets)?,
+        Node::Max(a, b) => two(a, b, &i64::max, lets)?,
+        Node::Min(a, b) => two(a, b, &i64::min, lets)?,
+        Node::Cmp(c, a, b) => {
+            let c: Cmp = *c;
+            two(a, b, &move |x, y| c.holds(x, y) as i64, lets)?
+        }
         Node::If(c, a, b) => {
-            flatten(c, reads, ops)?;
-            let test = ops.len();
-            ops.push(Op::JumpIfZero(0));
-            flatten(a, reads, ops)?;
-            let skip = ops.len();
-            ops.push(Op::Jump(0));
-            ops[test] = Op::JumpIfZero(ops.len());
-            flatten(b, reads, ops)?;
-            ops[skip] = Op::Jump(ops.len());
+            let test = column(c, rows, lets)?;
+            let mut yes = column(a, rows, lets)?;
+            let no = column(b, rows, lets)?;
+            for ((y, n), t) in yes.iter_mut().zip(&no).zip(&test) {
+                if *t == 0 {
+                    *y = *n;
+                }
+            }
+            yes
         }
         Node::Let(bound, body) => {
-            flatten(bound, reads, ops)?;
-            ops.push(Op::Bind);
-            flatten(body, reads, ops)?;
-            ops.push(Op::Unbind);
+            let v = column(bound, rows, lets)?;
+            lets.push(v);
+            let out = column(body, rows, lets);
+            lets.pop();
+            out?
         }
-        _ => ops.push(Op::Read(read(n)?)),
-    }
-    Some(())
+        _ => {
+            let i = rows.reads.iter().position(|&r| std::ptr::eq(r, n))?;
+            let at = *rows.of.get(i)?;
+            rows.lists
+                .iter()
+                .map(|(vals, _)| vals.get(at).copied().unwrap_or(0))
+                .collect()
+        }
+    })
 }
 
 #[cfg(test)]
@@ -283,7 +141,7 @@ mod tests {
         }
     }
 
-    /// The steps give what the tree walk gives, on a thousand random trees at random
+    /// The columns give what the tree walk gives, on a thousand random trees at random
     /// values in scope (the numbers near the ends of `i64` too, where arithmetic
     /// saturates).
     #[test]
@@ -291,8 +149,8 @@ mod tests {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         for round in 0..1000 {
             let body = tree(&mut seed, 3, 6);
-            // Every `Var(0)` also stands as a read of the chain, as a read compared with
-            // a number is flattened to one step.
+            // Every `Var(0)` also stands as a read of the chain (a `Var` is read from
+            // the scope first, so only where it is the read itself).
             fn zeros(n: &Node, out: &mut Vec<*const Node>) {
                 if matches!(n, Node::Var(0)) {
                     out.push(n as *const Node);
@@ -302,7 +160,6 @@ mod tests {
             let mut reads = Vec::new();
             zeros(&body, &mut reads);
             let of = vec![0; reads.len()];
-            let flat = Flat::of(&body, &reads, &of).expect("plain arithmetic flattens");
             for j in 0..8i64 {
                 let values = [j - 3, 2 * j, if j == 7 { i64::MAX } else { -j }];
                 let mut env = Env::default();
@@ -310,10 +167,15 @@ mod tests {
                     env.push(v, Vec::new());
                 }
                 let want = scalar(&body, &mut env);
-                let mut scope = values.to_vec();
-                let got = flat.run(&values[..1], &mut scope, &mut Vec::new());
-                assert_eq!(got, want, "round {round}, {values:?}: {body:?}");
-                assert_eq!(scope, values, "the scope comes back as it went");
+                let lists = [(values[..1].to_vec(), 1.0)];
+                let rows = Rows {
+                    reads: &reads,
+                    of: &of,
+                    lists: &lists,
+                    scope: &values,
+                };
+                let got = super::values(&body, &rows).expect("plain arithmetic");
+                assert_eq!(got, [want], "round {round}, {values:?}: {body:?}");
             }
         }
     }

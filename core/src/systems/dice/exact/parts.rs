@@ -178,12 +178,16 @@ pub(super) fn by_value(
         return None;
     }
     let mut by: Map<i64, f64> = Map::default();
-    match super::flat::Flat::of(chain.body, &chain.nodes, &chain.of) {
-        Some(flat) => {
-            let mut stack = Vec::new();
-            for (vals, p) in joint {
-                *by.entry(flat.run(vals, &mut env.nums, &mut stack))
-                    .or_default() += p;
+    let rows = super::flat::Rows {
+        reads: &chain.nodes,
+        of: &chain.of,
+        lists: joint,
+        scope: &env.nums,
+    };
+    match super::flat::values(chain.body, &rows) {
+        Some(values) => {
+            for (v, (_, p)) in values.into_iter().zip(joint) {
+                *by.entry(v).or_default() += p;
             }
         }
         None => {

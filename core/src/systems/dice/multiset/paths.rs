@@ -4,8 +4,9 @@
 //! leaves the reads in a state of their own (a throw scored by its faces, read ten
 //! ways), merging finds nothing to merge and the hashing was most of the work.
 
-use super::{shows_next, step, Key, Map, Num, Pass, Plan, KEY};
+use super::{shows_next, step, Key, Map, Num, Pass, Plan, Read, KEY};
 use crate::systems::dice::dist::{binomial, Ledger, TooBig};
+use crate::systems::dice::lang::{tally, Agg};
 
 /// The joint distribution of the pass's reads, as [`Pass::run`] gives it: each distinct
 /// list of values with its probability, in the order first reached.
@@ -34,6 +35,17 @@ pub(super) fn run(
         }
         binoms.push(at);
     }
+    // The reads each outcome can move: a count of faces that `o` is not (Farkle's
+    // `p count 5` at every face but 5) stays where it is, and is not stepped.
+    let moving: Vec<Vec<usize>> = plan
+        .values
+        .iter()
+        .map(|&o| {
+            (0..pass.reads.len())
+                .filter(|&ri| moves(&pass.reads[ri], o))
+                .collect()
+        })
+        .collect();
     // Where each group's binomials start in an outcome's list.
     let mut first = Vec::with_capacity(plan.groups.len());
     let mut at = 0;
@@ -46,6 +58,7 @@ pub(super) fn run(
         plan,
         binoms: &binoms,
         first: &first,
+        moving: &moving,
         index: Map::default(),
         out: Vec::new(),
         vals: Vec::with_capacity(pass.reads.len()),
@@ -54,11 +67,25 @@ pub(super) fn run(
     Ok(walk.out)
 }
 
+/// Whether a read's state can change at outcome `o`: every read but a count (or tally)
+/// of faces that `o` is not, whose step adds nothing there.
+fn moves(r: &Read, o: i64) -> bool {
+    match r {
+        Read::Of(_, reading) => match reading.agg {
+            Agg::Count(c) => c.holds(o, reading.lo, reading.hi),
+            Agg::Tally(t) => tally(o, t) != 0,
+            _ => true,
+        },
+        Read::Meet { .. } => true,
+    }
+}
+
 struct Walk<'a, 'p> {
     pass: &'a Pass,
     plan: &'a Plan<'p>,
     binoms: &'a [Vec<Vec<f64>>],
     first: &'a [usize],
+    moving: &'a [Vec<usize>],
     index: Map<Vec<i64>, usize>,
     out: Vec<(Vec<i64>, f64)>,
     /// The values of the multiset at hand.
@@ -100,9 +127,17 @@ impl Walk<'_, '_> {
                 placed[pool] += counts[g];
                 k[g] += counts[g] as Num;
             }
-            for (ri, r) in self.pass.reads.iter().enumerate() {
+            for &ri in &self.moving[oi] {
                 let st = &mut k[plan.offsets[ri]..plan.offsets[ri + 1]];
-                step(r, plan.fixed[ri], st, o, prev, &seen, &placed);
+                step(
+                    &self.pass.reads[ri],
+                    plan.fixed[ri],
+                    st,
+                    o,
+                    prev,
+                    &seen,
+                    &placed,
+                );
             }
             self.outcome(oi + 1, &k, p);
             return;

@@ -386,18 +386,46 @@ pub fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
 
 /// The exact law of `n` in machine words, tried before the float engine: where every
 /// part is one the law serves and no die explodes (an explosion chain stopped at its
-/// depth is a mass only the float engine counts), and every count fits two words. Hit,
-/// wound and save with its rolled dice counts is then one integer evaluation, not a
-/// float one and then an integer one for its fractions. None: go the float engine's
-/// way.
+/// depth is a mass only the float engine counts), where the fractions could not be
+/// read off the floats (the dice's denominators multiplied pass
+/// [`crate::fraction::MAX_DENOMINATOR`], so the law would be run after the float engine
+/// anyway), and where every count fits two words. Hit, wound and save with its rolled
+/// dice counts is then one integer evaluation, not a float one and then an integer one
+/// for its fractions. None: go the float engine's way (three d10s read through `let`s,
+/// a denominator of 1,000, are faster there and need no law).
 pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Option<Law> {
     if !served(n) || vs.is_some_and(|v| !served(v)) {
+        return None;
+    }
+    let dens = dens(n) * vs.map_or(1.0, dens);
+    if dens <= crate::fraction::MAX_DENOMINATOR as f64 {
         return None;
     }
     let (n, vs) = (super::sunk(n, 0), vs.map(|v| super::sunk(v, 0)));
     law_in::<u128>(&n, vs.as_ref(), cancel)
         .ok()
         .map(|law| law.widened())
+}
+
+/// About how large `n`'s denominator can be: every pool's rolls multiplied (a rolled
+/// count's largest pool), as independent parts multiply theirs.
+fn dens(n: &Node) -> f64 {
+    let pool = |p: &PoolSpec| -> f64 {
+        p.groups
+            .iter()
+            .map(|(k, d)| {
+                let rolls = if d.reroll.is_some() { 2 * *k } else { *k };
+                (d.faces.len() as f64).powi(rolls.min(i32::MAX as u32) as i32)
+            })
+            .product()
+    };
+    let mut d = match n {
+        Node::Pool(p) => pool(p),
+        Node::Counted(_, pools) => pools.iter().map(pool).fold(1.0, f64::max),
+        _ => 1.0,
+    };
+    super::super::program::each_child(n, &mut |c| d *= dens(c));
+    d
 }
 
 /// Whether every part of `n` is one [`law`] serves, with no die that explodes.

@@ -16,7 +16,7 @@ use super::program::pick::Picker;
 use super::program::{DieSpec, Meeting, Node, PoolSpec, Repeat, Side, Template};
 use std::collections::BTreeMap;
 
-mod flat;
+mod columns;
 mod law;
 mod parts;
 mod repeat;

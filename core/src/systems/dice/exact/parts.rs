@@ -178,13 +178,13 @@ pub(super) fn by_value(
         return None;
     }
     let mut by: Map<i64, f64> = Map::default();
-    let rows = super::flat::Rows {
+    let rows = super::columns::Rows {
         reads: &chain.nodes,
         of: &chain.of,
         lists: joint,
         scope: &env.nums,
     };
-    match super::flat::values(chain.body, &rows) {
+    match super::columns::values(chain.body, &rows) {
         Some(values) => {
             for (v, (_, p)) in values.into_iter().zip(joint) {
                 *by.entry(v).or_default() += p;

@@ -27,7 +27,7 @@ pub(super) fn values(body: &Node, rows: &Rows<'_>) -> Option<Vec<i64>> {
 }
 
 /// `f` of `a` and `b`, list by list.
-fn two(
+fn pair(
     a: &Node,
     b: &Node,
     f: &dyn Fn(i64, i64) -> i64,
@@ -50,8 +50,6 @@ fn two(
 /// `n` over every list; `lets` the columns of the `let`s inside the body, innermost last.
 fn column(n: &Node, rows: &Rows<'_>, lets: &mut Vec<Vec<i64>>) -> Option<Vec<i64>> {
     let len = rows.lists.len();
-    let two =
-        |a, b, f: &dyn Fn(i64, i64) -> i64, lets: &mut Vec<Vec<i64>>| two(a, b, f, rows, lets);
     Some(match n {
         Node::Num(v) => vec![*v; len],
         Node::Var(i) => match rows.scope.get(*i) {
@@ -63,15 +61,15 @@ fn column(n: &Node, rows: &Rows<'_>, lets: &mut Vec<Vec<i64>>) -> Option<Vec<i64
             x.iter_mut().for_each(|x| *x = x.saturating_neg());
             x
         }
-        Node::Add(a, b) => two(a, b, &i64::saturating_add, lets)?,
-        Node::Sub(a, b) => two(a, b, &i64::saturating_sub, lets)?,
-        Node::Mul(a, b) => two(a, b, &i64::saturating_mul, lets)?,
-        Node::Div(a, b) => two(a, b, &divide, lets)?,
-        Node::Max(a, b) => two(a, b, &i64::max, lets)?,
-        Node::Min(a, b) => two(a, b, &i64::min, lets)?,
+        Node::Add(a, b) => pair(a, b, &i64::saturating_add, rows, lets)?,
+        Node::Sub(a, b) => pair(a, b, &i64::saturating_sub, rows, lets)?,
+        Node::Mul(a, b) => pair(a, b, &i64::saturating_mul, rows, lets)?,
+        Node::Div(a, b) => pair(a, b, &divide, rows, lets)?,
+        Node::Max(a, b) => pair(a, b, &i64::max, rows, lets)?,
+        Node::Min(a, b) => pair(a, b, &i64::min, rows, lets)?,
         Node::Cmp(c, a, b) => {
             let c: Cmp = *c;
-            two(a, b, &move |x, y| c.holds(x, y) as i64, lets)?
+            pair(a, b, &move |x, y| c.holds(x, y) as i64, rows, lets)?
         }
         Node::If(c, a, b) => {
             let test = column(c, rows, lets)?;

@@ -837,13 +837,13 @@ fn dice_counts_that_are_rolled_or_change() {
         &c,
         &BTreeMap::from([(0, 1.0 / 9.0), (1, 4.0 / 9.0), (2, 4.0 / 9.0)]),
     );
-    // A count below 0 rolls no dice; a pool variable needs fixed counts (its dice are
-    // laid out once).
+    // A count below 0 rolls no dice; dice whose count is rolled, bound by `let`, are the
+    // number they read as (their sum): their faces are read where they are rolled.
     same(&compile("(d4 - 5)d6", None), &BTreeMap::from([(0, 1.0)]));
     let text =
         "system = \"dice\"\n[scenarios.s]\nroll = \"let p = (d4)d6 in p count 6 + p highest\"\n";
     let e = load_str(text, "dice.toml", &[]).err().unwrap().to_string();
-    assert!(e.contains("needs a pool read by itself"), "{e}");
+    assert!(e.contains("read them where they are rolled"), "{e}");
 }
 
 #[test]

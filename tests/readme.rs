@@ -757,7 +757,7 @@ fn every_dice_language_example_gives_the_quoted_result() {
     }
     assert!(checked >= 18, "{checked} examples checked");
     // Every example with a number of its own is worked out by `example_derived`.
-    assert_eq!(derivations, 44, "examples derived");
+    assert_eq!(derivations, 45, "examples derived");
 }
 
 /// The mean of `f` over every roll of `n` dice of faces 1..=`sides`.
@@ -853,6 +853,9 @@ fn example_derived(example: &str) -> Option<(Option<f64>, Option<f64>)> {
         })),
         // Each roll of the chain adds 3.5 and comes with (1/6)^k: 3.5 / (1 - 1/6).
         "d6 explode" => mean(3.5 / (1.0 - 1.0 / 6.0)),
+        // Each roll 10.5 on average, and another after a 10 or a 20 (1 in 10): the
+        // chain's rolls are 1 + 1/10 + ... + 1/10^20 (its depth).
+        "d20 explode on 10, 20" => mean(10.5 * (1.0 - 0.1f64.powi(21)) / 0.9),
         // A die succeeds on 7+ (0.4) and adds a die on a 10 (0.1): x = 0.4 + 0.1 x.
         "5d10 again 10 count >= 7" => mean(5.0 * 0.4 / 0.9),
         // Per die, a chain of 1 + 1/9 rolls on average, each 7+ with 0.4 and a 1 with 0.1.

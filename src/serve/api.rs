@@ -28,8 +28,8 @@ use std::sync::Arc;
 /// Most `--set`s one state may carry, and the longest one.
 const MAX_SETS: usize = 256;
 const MAX_SET: usize = 1024;
-/// Longest dice expression the box takes.
-const MAX_EXPR: usize = 4096;
+/// Longest dice expression the box takes: the language's own limit.
+const MAX_EXPR: usize = rollsim_core::systems::MAX_EXPRESSION_CHARS;
 /// Monte Carlo on the page: to the CLI's default precision, at most the CLI's default
 /// trials (the page shows how far it is, and the next move of a control stops it).
 const PAGE_PRECISION: f64 = 0.001;
@@ -448,7 +448,7 @@ pub async fn simulate(
 
 /// The dice box's expression as a one-scenario config, or its error at its column.
 fn one_liner(expr: &str) -> Result<(Source, Target), Refusal> {
-    if expr.len() > MAX_EXPR {
+    if expr.chars().count() > MAX_EXPR {
         return Err(Refusal::new(
             StatusCode::BAD_REQUEST,
             &format!("the expression is longer than {MAX_EXPR} characters"),

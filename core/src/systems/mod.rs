@@ -36,6 +36,10 @@ pub mod dozen;
 pub mod rush;
 pub mod skirmish;
 
+/// The longest expression any front end takes (the dice language's own limit), for a
+/// front end's dice box to refuse before a system parses it.
+pub use dice::lang::MAX_EXPRESSION_CHARS;
+
 use crate::config::{reader::Reader, Problem};
 use crate::model::Compiled;
 use std::any::Any;

@@ -104,6 +104,40 @@ pub enum CondOf<V> {
     Max,
     /// `min`: the die's bottom face (a `reroll` with no condition).
     Min,
+    /// `on 10, 20`: the faces named, one by one.
+    On(Faces),
+}
+
+/// Faces named one by one in a condition (`explode on 10, 20`), at most
+/// [`Faces::MOST`]: held inline, so that a condition stays a value a die copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Faces {
+    faces: [i64; Faces::MOST],
+    len: u8,
+}
+
+impl Faces {
+    /// Most faces one condition names.
+    pub const MOST: usize = 8;
+
+    /// The faces named, or None past [`Faces::MOST`].
+    pub fn of(faces: &[i64]) -> Option<Faces> {
+        let mut out = Faces {
+            faces: [0; Faces::MOST],
+            len: 0,
+        };
+        if faces.len() > Faces::MOST {
+            return None;
+        }
+        out.faces[..faces.len()].copy_from_slice(faces);
+        out.len = faces.len() as u8;
+        Some(out)
+    }
+
+    /// The faces named, in the order written.
+    pub fn as_slice(&self) -> &[i64] {
+        &self.faces[..self.len as usize]
+    }
 }
 
 /// A compiled condition.
@@ -116,6 +150,7 @@ impl Cond {
             Cond::Cmp(c, n) => c.holds(v, n),
             Cond::Max => v == hi,
             Cond::Min => v == lo,
+            Cond::On(faces) => faces.as_slice().contains(&v),
         }
     }
 }
@@ -126,6 +161,13 @@ impl fmt::Display for Cond {
             Cond::Cmp(c, n) => write!(f, "{} {n}", c.text()),
             Cond::Max => write!(f, "max"),
             Cond::Min => write!(f, "min"),
+            Cond::On(faces) => {
+                write!(f, "on ")?;
+                for (i, v) in faces.as_slice().iter().enumerate() {
+                    write!(f, "{}{v}", if i > 0 { ", " } else { "" })?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -121,12 +121,18 @@ fn constant(e: &Expr) -> Option<i64> {
     }
 }
 
+/// Longest expression, in characters, that any front end takes (a config's `roll`, the
+/// command line's, Python's, the live page's dice box): the one limit, stated here. A
+/// long mechanic (a battle to the end, weapon by weapon) runs to a thousand; the
+/// nesting limit ([`MAX_DEPTH`]) is what keeps a hostile one off the stack.
+pub const MAX_EXPRESSION_CHARS: usize = 16_384;
+
 /// Parse one expression.
 pub fn parse(text: &str) -> Result<Expr, SyntaxError> {
-    if text.chars().count() > 2_000 {
+    if text.chars().count() > MAX_EXPRESSION_CHARS {
         return Err(SyntaxError {
             col: 0,
-            message: "an expression of at most 2,000 characters".into(),
+            message: format!("an expression of at most {MAX_EXPRESSION_CHARS} characters"),
         });
     }
     let mut p = Parser {
@@ -793,6 +799,9 @@ impl Parser {
         if self.eat_word("min") {
             return Ok(Some(CondOf::Min));
         }
+        if cmp.is_none() && self.eat_word("on") {
+            return self.faces_named().map(Some);
+        }
         // A bare `-` after a word whose condition may be left out is the minus of the
         // expression: `d6 explode - 1` is an exploding d6 less 1, not a d6 that explodes
         // on -1 (which is `explode == -1`).
@@ -827,6 +836,44 @@ impl Parser {
             value
         };
         Ok(Some(CondOf::Cmp(cmp.unwrap_or(Cmp::Eq), Box::new(value))))
+    }
+
+    /// The faces after `on`: `on 10, 20` (each a whole number, as far as the commas go:
+    /// in a function's arguments, `max((d20 explode on 10, 20), 5)`) or `on {10, 20}`.
+    fn faces_named(&mut self) -> Result<CondAst, SyntaxError> {
+        let braced = self.eat_sym("{");
+        let mut faces = Vec::new();
+        loop {
+            let neg = self.eat_sym("-");
+            match *self.peek() {
+                Tok::Int(n) => {
+                    self.next();
+                    faces.push(if neg { -n } else { n });
+                }
+                _ => return Err(self.unexpected("a face, e.g. `explode on 10, 20`")),
+            }
+            // Another face follows a comma only where a number does (`explode on 10, 20,
+            // b = 3` in a `repeat` ends at `b`).
+            let more = matches!(self.toks.get(self.at + 1).map(|t| &t.0), Some(Tok::Int(_)))
+                || matches!(
+                    (self.toks.get(self.at + 1), self.toks.get(self.at + 2)),
+                    (Some((Tok::Sym("-"), _)), Some((Tok::Int(_), _)))
+                );
+            if matches!(self.peek(), Tok::Sym(",")) && (braced || more) {
+                self.next();
+                continue;
+            }
+            break;
+        }
+        if braced {
+            self.expect_sym("}")?;
+        }
+        let mut sorted = faces.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        super::Faces::of(&sorted).map(CondOf::On).ok_or_else(|| {
+            self.unexpected(&format!("at most {} faces after `on`", super::Faces::MOST))
+        })
     }
 
     /// A number a modifier takes: `3`, a name (`keep highest k`) or `(EXPR)`; None when

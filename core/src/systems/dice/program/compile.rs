@@ -433,7 +433,7 @@ impl<'a> Compiler<'a> {
                     Slot::Num(_) => return Err(CompileError {
                         col: *col,
                         message: format!(
-                            "`{name}` is a number: `keep`, `drop`, `count` and the other reads apply to dice (bind dice without a read: `let {name} = 4d6 in ...`)"
+                            "`{name}` is a number: `keep`, `drop`, `count` and the other reads apply to dice (bind dice without a read: `let {name} = 4d6 in ...`; dice whose count or sides are rolled are bound as their sum, so read them where they are rolled: `(a)d6 count >= 5`)"
                         ),
                     }),
                 };
@@ -470,6 +470,7 @@ impl<'a> Compiler<'a> {
                     }
                     Some(AggOf::Count(CondOf::Max)) => AggOf::Count(CondOf::Max),
                     Some(AggOf::Count(CondOf::Min)) => AggOf::Count(CondOf::Min),
+                    Some(AggOf::Count(CondOf::On(f))) => AggOf::Count(CondOf::On(*f)),
                     Some(AggOf::Highest) => AggOf::Highest,
                     Some(AggOf::Lowest) => AggOf::Lowest,
                     Some(AggOf::MaxSet) => AggOf::MaxSet,
@@ -645,6 +646,7 @@ impl<'a> Compiler<'a> {
                         None => None,
                         Some(CondOf::Max) => Some(CondOf::Max),
                         Some(CondOf::Min) => Some(CondOf::Min),
+                        Some(CondOf::On(f)) => Some(CondOf::On(*f)),
                         Some(CondOf::Cmp(op, e)) => {
                             let n = self.node(e)?;
                             Some(CondOf::Cmp(
@@ -733,6 +735,19 @@ impl<'a> Compiler<'a> {
             col,
         } = bound
         {
+            // Dice whose count, sides or a face is rolled (`let x = (a)d6 in x > y`)
+            // change from roll to roll, so no pool variable holds them: such a `let` is
+            // the number the dice read as by themselves (their sum), as `let x = d6`
+            // is. Their faces are read where they are rolled (`(a)d6 count >= 5`).
+            let fixed = param_exprs(groups, mods, &None)
+                .into_iter()
+                .all(|e| self.node(e).is_ok_and(|n| constant(&n).is_some()));
+            if !fixed {
+                let b = self.node(bound)?;
+                let range = super::bounds(&b, &mut self.var_bounds());
+                self.scope.push((name.to_string(), Slot::Num(Some(range))));
+                return Ok(Binding::Num(b));
+            }
             // Dice bound without a read: a pool variable, read in the body.
             let spec = self.pool_spec(groups, mods, &None, *col)?;
             // An `again` pool's dice count varies: it holds one tally per way it is read.
@@ -863,6 +878,7 @@ impl<'a> Compiler<'a> {
             None => None,
             Some(CondOf::Max) => Some(CondOf::Max),
             Some(CondOf::Min) => Some(CondOf::Min),
+            Some(CondOf::On(f)) => Some(CondOf::On(*f)),
             Some(CondOf::Cmp(op, e)) => {
                 let v = self.node(e)?;
                 Some(CondOf::Cmp(

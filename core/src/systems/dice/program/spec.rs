@@ -83,6 +83,7 @@ pub fn spec_of(
         match c {
             CondOf::Max => (CondOf::Max, true),
             CondOf::Min => (CondOf::Min, true),
+            CondOf::On(faces) => (CondOf::On(*faces), true),
             CondOf::Cmp(op, _) => {
                 let v = take();
                 (CondOf::Cmp(*op, v.value), v.fixed)

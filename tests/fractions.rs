@@ -179,8 +179,9 @@ fn issue26_item7_a_fraction_only_where_one_fits() {
         csv.contains("\nroll,value,9,,,,,,8e-8,1/12500000\n"),
         "{csv}"
     );
-    // A pool variable read two ways has no integer weights: the value is there, its
-    // fraction is not (over 10^8 too), and no other value of that metric has one.
+    // A pool variable read two ways: every multiset counted in integers, its fractions
+    // over 10^8 too. By hand: 18 is every die 7+ and one a 10, (4^8 - 3^8) / 10^8; 1 is
+    // every die a 1.
     let a = rollsim()
         .args([
             "roll",
@@ -195,7 +196,15 @@ fn issue26_item7_a_fraction_only_where_one_fits() {
         .success();
     let csv = text(&a.get_output().stdout);
     assert!(csv.lines().count() > 10, "{csv}");
-    assert!(csv.lines().skip(1).all(|l| l.ends_with(',')), "{csv}");
+    assert!(
+        csv.contains("\nroll,value,18,,,,,,0.00058975,2359/4000000\n"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains("\nroll,value,1,,,,,,1e-8,1/100000000\n"),
+        "{csv}"
+    );
+    assert!(csv.lines().skip(1).all(|l| !l.ends_with(',')), "{csv}");
     // No exact distribution at all: both cells empty.
     let dir = tempdir();
     let out = dir.path().join("o");

@@ -287,7 +287,16 @@ fn exact_of(
             // the underflow below 1e-308 (so the values possible are the fractions'
             // that are not 0, and their steps are found again from them).
             let mut grid_of = grid;
-            let fractions = crate::fraction::exact_fractions(&p).or_else(|| {
+            // A float is read as a fraction only where nothing was cut off at a limit:
+            // a chain stopped at its 100th round is within 1e-30 of the unlimited
+            // chain's small fraction, which the floats cannot tell from it.
+            let cut = ledger.capped > 0.0 || ledger.unfinished > 0.0;
+            let read = if cut {
+                None
+            } else {
+                crate::fraction::exact_fractions(&p)
+            };
+            let fractions = read.or_else(|| {
                 let law = exact::law(&sc.roll_node, vs, cancel).ok()?;
                 let f = law.fractions(lo, states);
                 grid_of = Grid::of(&f, |f| !f.numer().is_zero());

@@ -16,8 +16,8 @@
 //! recovered). Its work is bounded by [`LAW_WORK`]; it is run only where the float
 //! engine's fractions cannot be recovered, so it never slows a roll that has them.
 
-use super::super::dist::{die_dist, Ledger, Map};
-use super::super::lang::{tally, Agg, End};
+use super::super::dist::Map;
+use super::super::lang::{tally, Agg, Cond, End};
 use super::super::program::{counted, DieSpec, Node, PoolSpec};
 use super::divide;
 pub use super::weight::NoLaw;
@@ -25,7 +25,9 @@ use super::weight::Weight;
 use crate::cancel::Cancel;
 use crate::fraction::Fraction;
 use dashu_int::UBig;
-use num_bigint::BigUint;
+
+mod pools;
+mod repeat;
 
 /// Operations on big integers (a multiply-add, an addition) past which the integer
 /// engine gives up: about half a second on one core for numbers of hundreds of digits.
@@ -67,6 +69,8 @@ struct Budget<'a, W> {
     closed: Vec<(&'a Node, Law<W>)>,
     /// Each die's law: the pools of every count a rolled count may take share theirs.
     dice: Vec<(&'a DieSpec, Law<W>)>,
+    /// The dice of each pool variable in scope, sorted, by its scope depth.
+    held: Vec<(usize, Vec<i64>)>,
 }
 
 impl<'a, W> Budget<'a, W> {
@@ -77,6 +81,7 @@ impl<'a, W> Budget<'a, W> {
             pools: Vec::new(),
             closed: Vec::new(),
             dice: Vec::new(),
+            held: Vec::new(),
         }
     }
 
@@ -586,36 +591,113 @@ fn open<'a, W: Weight>(
             }
             mix.done(&d.den)?
         }
+        Node::Repeat(r) => repeat::repeat(r, env, b)?,
+        Node::LetPool {
+            spec,
+            body,
+            choice: None,
+            ..
+        } => pools::let_pool(spec, body, env, b)?,
+        Node::PoolVar(r) => pools::read(r, b)?,
         _ => return Err(NoLaw::Refused),
     })
 }
 
-/// One die's law: a plain die's faces counted; a rerolled or exploding die's from its
-/// float distribution, whose denominators are small (6^k for an explosion's k rolls),
-/// so its fractions are recovered whole and checked to add up to 1.
+/// One die's law, in integers as the sampler rolls it: its faces counted; a face a
+/// `reroll` hits rolled again (once, or until it stands); an exploding face rolling on,
+/// each chain's value the sum of its rolls, a face at the depth limit standing as it is.
+/// An explosion of depth `k` is a fraction over `s^(k+1)`, never read off a float.
 fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>, NoLaw> {
-    if d.explode.is_none() && d.reroll.is_none() {
-        let mut m: Map<i64, W> = Map::default();
-        for &f in &d.faces {
-            m.entry(f).or_default().add_to(&W::one())?;
+    let mut m: Map<i64, W> = Map::default();
+    for &f in &d.faces {
+        m.entry(f).or_default().add_to(&W::one())?;
+    }
+    let sides = W::from_u128(d.faces.len() as u128);
+    let mut base = Law::from_map(m, sides.clone())?;
+    let (lo, hi) = (d.lo(), d.hi());
+    let split = |l: &Law<W>, c: Cond, on: bool| Law {
+        lo: l.lo,
+        n: l.n
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                if c.holds(l.lo + i as i64, lo, hi) == on {
+                    w.clone()
+                } else {
+                    W::default()
+                }
+            })
+            .collect(),
+        den: l.den.clone(),
+    };
+    if let Some((c, always)) = d.reroll {
+        let stands = split(&base, c, false);
+        let mut hit = base.den.clone();
+        for w in &stands.n {
+            hit.sub_from(w)?;
         }
-        return Ok(Law::from_map(m, W::from_u128(d.faces.len() as u128))?.reduced());
+        base = if always {
+            // Rerolled until it stands: the faces that stand, over their own ways.
+            let mut left = base.den.clone();
+            left.sub_from(&hit)?;
+            if left.is_zero() {
+                return Err(NoLaw::Refused);
+            }
+            Law {
+                den: left,
+                ..stands
+            }
+        } else {
+            // Rerolled once: a face that stands, or (`hit` ways) a second roll.
+            let n = stands
+                .n
+                .iter()
+                .zip(&base.n)
+                .map(|(s, p)| {
+                    let mut x = s.mul(&base.den)?;
+                    x.add_product(&hit, p)?;
+                    Ok(x)
+                })
+                .collect::<Result<_, NoLaw>>()?;
+            Law {
+                lo: base.lo,
+                n,
+                den: base.den.mul(&base.den)?,
+            }
+        }
+        .trim()
+        .reduced();
     }
-    let (dist, _) = die_dist(d, &mut Ledger::stopped_by(cancel)).map_err(|_| NoLaw::Refused)?;
-    let fractions = crate::fraction::exact_fractions(&dist.p).ok_or(NoLaw::Refused)?;
-    let den = fractions.iter().fold(BigUint::from(1u8), |acc, f| {
-        num_integer::Integer::lcm(&acc, f.denom())
-    });
-    let n = fractions
-        .iter()
-        .map(|f| W::from_big(&(f.numer().magnitude() * (&den / f.denom()))))
-        .collect::<Result<_, _>>()?;
-    Ok(Law {
-        lo: dist.lo,
-        n,
-        den: W::from_big(&den)?,
+    let Some(c) = d.explode else {
+        return Ok(base.reduced());
+    };
+    let mut b = Budget::new(cancel);
+    let (boom, stop) = (split(&base, c, true), split(&base, c, false));
+    // Every chain ended so far, over the denominator of the chains still rolling times
+    // one roll's.
+    let mut out: Map<i64, W> = Map::default();
+    let mut carry = Law::point(0);
+    for depth in 0..=d.depth {
+        let last = depth == d.depth;
+        // At the depth limit an exploding face stands as it is.
+        let ended = carry.add(if last { &base } else { &stop }, &mut b)?;
+        for (v, w) in ended.iter() {
+            out.entry(v).or_default().add_to(w)?;
+        }
+        if last {
+            return Ok(Law::from_map(out, ended.den)?.reduced());
+        }
+        let on = carry.add(&boom, &mut b)?;
+        if on.n.iter().all(|w| w.is_zero()) {
+            return Ok(Law::from_map(out, ended.den)?.reduced());
+        }
+        carry = on.trim();
+        // The chains ended so far, over the next round's denominator.
+        for w in out.values_mut() {
+            *w = w.mul(&base.den)?;
+        }
     }
-    .trim())
+    unreachable!("the loop returns at its last depth")
 }
 
 /// A die's law, from the ones worked out before when it is one of them.
@@ -647,8 +729,14 @@ fn remembered<'a, W: Weight>(p: &'a PoolSpec, b: &mut Budget<'a, W>) -> Result<L
 /// A pool read at once: sums die by die; counts by binomials; every other read by the
 /// pass over the faces from the keep's end.
 fn pool<'a, W: Weight>(p: &'a PoolSpec, b: &mut Budget<'a, W>) -> Result<Law<W>, NoLaw> {
-    if p.again.is_some() || p.deck().is_some() {
-        return Err(NoLaw::Refused);
+    if let Some(c) = p.again {
+        return match p.agg {
+            Agg::Sum | Agg::Count(_) if p.keep.is_none() => pools::again_pool(p, c, b),
+            _ => Err(NoLaw::Refused),
+        };
+    }
+    if p.deck().is_some() || matches!(p.agg, Agg::Straight | Agg::Shape(_)) {
+        return pools::read_whole(p, b);
     }
     let dies: Vec<(u32, Law<W>)> = p
         .groups
@@ -687,7 +775,7 @@ fn pool<'a, W: Weight>(p: &'a PoolSpec, b: &mut Budget<'a, W>) -> Result<Law<W>,
             }
             Ok(out.reduced())
         }
-        (_, Agg::Straight) | (_, Agg::Shape(_)) => Err(NoLaw::Refused),
+        (_, Agg::Straight) | (_, Agg::Shape(_)) => pools::read_whole(p, b),
         (keep, agg) => {
             let (end, k) = keep.unwrap_or((End::Highest, total));
             pass(&dies, &p.groups, end, k.min(total), agg, b)
@@ -1018,6 +1106,19 @@ mod tests {
             // A small denominator and long sides: too costly convolved in machine words,
             // one big multiply in big integers.
             "d100 * d100 + d100 * d100",
+            // A pool variable read several ways: every multiset counted.
+            "let p = 3d6 in p highest + p lowest",
+            "let p = [3d6, 2d8] in p count 6 * 10 + p keep highest 2 sum",
+            // Rounds: a chain stopped at its limit, and one that stops on its own.
+            "repeat n = 0, hit = 0 until hit do let r = d6 in n = n + 1, hit = r >= 5 limit 30 then n",
+            "repeat a = 4, d = 3 until a <= 0 or d <= 0 do let x = d6 in let y = d6 in a = a - (y > x), d = d - (x > y) then a - d",
+            "d20 explode on 10, 20 depth 3",
+            // Reads of a pool's whole roll: a straight, a shape, a deck, `again`.
+            "5d6 straight",
+            "6d6 sets 2",
+            "deck{1*4, 2*4, 3*4, 10*4} draw 3 keep highest 2",
+            "6d6 again 6",
+            "5d10 again >= 9 count >= 8",
         ];
         for text in served {
             assert!(agrees(text), "{text}: the law refused it");
@@ -1034,9 +1135,7 @@ mod tests {
         assert!(!words("30d6 + 25d8 - 20d4"));
         // Reads it does not serve give no law (the floats' fractions stand).
         for text in [
-            "5d6 straight",
-            "6d6 again 6",
-            "let p = 3d6 in p highest + p lowest",
+            "let p = 6d6 again 6 in p count 6 + p sum",
             // Nor a value spanning more numbers than the float engine takes.
             "d2 * 1000000 * 1000000",
             "if d2 == 1 then 0 else 1000000 * 3",
@@ -1101,13 +1200,8 @@ mod tests {
         let spent = |text: &str| {
             let (n, _) = parse_result(text, &[]).unwrap();
             let n = super::super::sunk(&n, 0);
-            let mut b = Budget::<UBig> {
-                left: LAW_WORK,
-                cancel: &Cancel::default(),
-                pools: Vec::new(),
-                closed: Vec::new(),
-                dice: Vec::new(),
-            };
+            let cancel = Cancel::default();
+            let mut b = Budget::<UBig>::new(&cancel);
             eval(&n, &mut Vec::new(), &mut b).unwrap();
             LAW_WORK - b.left
         };
@@ -1123,13 +1217,8 @@ mod tests {
     #[test]
     fn what_passes_the_budget_is_refused_before_the_work() {
         let (n, _) = parse_result("150d10 keep highest 75", &[]).unwrap();
-        let mut b = Budget::<UBig> {
-            left: LAW_WORK,
-            cancel: &Cancel::default(),
-            pools: Vec::new(),
-            closed: Vec::new(),
-            dice: Vec::new(),
-        };
+        let cancel = Cancel::default();
+        let mut b = Budget::<UBig>::new(&cancel);
         assert!(eval(&n, &mut Vec::new(), &mut b).is_err());
         assert!(b.left > LAW_WORK - 100, "spent {}", LAW_WORK - b.left);
         let cancel = Cancel::default();

@@ -1,0 +1,363 @@
+//! A pool variable with integer weights: every multiset of its dice with its ways
+//! (multinomials of each die's law), those that read alike every way the body reads
+//! them taken as one, and the body read once per outcome, as the float engine's
+//! [`super::super::over_pool`] goes. `let p = 20d6 in p count 6 + max(p count 4, p count
+//! 5) - p count 1` is 53,130 multisets over 6^20, every one counted.
+
+use super::*;
+use crate::systems::dice::exact::MAX_OUTCOMES;
+use crate::systems::dice::lang::Cond;
+use crate::systems::dice::program::{face_span, read_sorted, DieSpec, PoolRead};
+
+/// The ways of each value of `body` with `spec`'s dice at scope depth `at`.
+pub(super) fn let_pool<'a, W: Weight>(
+    spec: &'a PoolSpec,
+    body: &'a Node,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
+    if spec.again.is_some() {
+        return Err(NoLaw::Refused);
+    }
+    // The outcomes the body tells apart: every way it reads them alike is one.
+    let (lo, hi) = face_span(spec);
+    let (outcomes, den) = outcomes(spec, b, &mut |sorted| {
+        let kept = spec.keep_of(sorted);
+        let key = if spec.ways.is_empty() {
+            kept.to_vec()
+        } else {
+            spec.ways
+                .iter()
+                .map(|(keep, agg)| read_sorted(kept, *keep, *agg, lo, hi))
+                .collect()
+        };
+        (key, kept.to_vec())
+    })?;
+    let at = env.len();
+    let mut mix = Mixer::new();
+    for (dice, w) in outcomes {
+        // The variable's slot holds no number: its reads find the dice.
+        env.push(0);
+        b.held.push((at, dice));
+        let part = eval(body, env, b);
+        b.held.pop();
+        env.pop();
+        mix.add(&w, part?, b)?;
+    }
+    mix.done(&den)
+}
+
+/// A pool read at once by what no pass of faces reads (a `straight`, a shape, a deck):
+/// every multiset (or hand) read as the sampler reads its dice.
+pub(super) fn read_whole<'a, W: Weight>(
+    spec: &'a PoolSpec,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
+    if spec.again.is_some() {
+        return Err(NoLaw::Refused);
+    }
+    let (lo, hi) = face_span(spec);
+    let (outcomes, den) = outcomes(spec, b, &mut |sorted| {
+        let v = read_sorted(sorted, spec.keep, spec.agg, lo, hi);
+        (vec![v], vec![v])
+    })?;
+    let mut m: Map<i64, W> = Map::default();
+    for (v, w) in outcomes {
+        m.entry(v[0]).or_default().add_to(&w)?;
+    }
+    Ok(Law::from_map(m, den)?.reduced())
+}
+
+/// Every multiset of `spec`'s dice (or hand of its deck), sorted, taken by `key` to
+/// (what tells outcomes apart, what the outcome holds): the outcomes with their ways,
+/// in the order first met, and the denominator of them all.
+#[allow(clippy::type_complexity)]
+fn outcomes<'a, W: Weight>(
+    spec: &'a PoolSpec,
+    b: &mut Budget<'a, W>,
+    key: &mut dyn FnMut(&[i64]) -> (Vec<i64>, Vec<i64>),
+) -> Result<(Vec<(Vec<i64>, W)>, W), NoLaw> {
+    let mut index: Map<Vec<i64>, usize> = Map::default();
+    let mut outcomes: Vec<(Vec<i64>, W)> = Vec::new();
+    let mut failed = None;
+    let mut visit = |dice: &[i64], w: W| {
+        if failed.is_some() {
+            return;
+        }
+        let mut sorted = dice.to_vec();
+        sorted.sort_unstable();
+        let (k, held) = key(&sorted);
+        let r = match index.get(&k) {
+            Some(&i) => outcomes[i].1.add_to(&w),
+            None => {
+                index.insert(k, outcomes.len());
+                outcomes.push((held, w));
+                Ok(())
+            }
+        };
+        if let Err(e) = r {
+            failed = Some(e);
+        }
+    };
+    let den = match spec.deck() {
+        Some((deck, k)) => hands(deck, k, b, &mut visit)?,
+        None => dice(spec, b, &mut visit)?,
+    };
+    match failed {
+        Some(e) => Err(e),
+        None => Ok((outcomes, den)),
+    }
+}
+
+/// As many outcomes as the float engine goes through, at most: `C(n + s - 1, s - 1)` of
+/// each group of `n` dice of `s` values, multiplied.
+fn within_outcomes<W: Weight>(sizes: &[(u32, usize)], b: &mut Budget<W>) -> Result<(), NoLaw> {
+    let mut count = 1f64;
+    for &(n, s) in sizes {
+        let mut c = 1f64;
+        for j in 0..(s as u64).saturating_sub(1) {
+            c = c * (f64::from(n) + 1.0 + j as f64) / (j as f64 + 1.0);
+        }
+        count *= c;
+    }
+    if count > MAX_OUTCOMES as f64 {
+        return Err(NoLaw::Refused);
+    }
+    b.spend(count as u64 * 4)
+}
+
+/// Every multiset of the pool's dice with its ways; the denominator returned.
+fn dice<'a, W: Weight>(
+    spec: &'a PoolSpec,
+    b: &mut Budget<'a, W>,
+    visit: &mut dyn FnMut(&[i64], W),
+) -> Result<W, NoLaw> {
+    let groups: Vec<(u32, Law<W>)> = spec
+        .groups
+        .iter()
+        .map(|(n, d)| Ok((*n, die(d, b)?)))
+        .collect::<Result<_, NoLaw>>()?;
+    let sizes: Vec<(u32, usize)> = groups.iter().map(|(n, l)| (*n, l.iter().count())).collect();
+    within_outcomes(&sizes, b)?;
+    let mut den = W::one();
+    for (n, law) in &groups {
+        den = den.mul(&law.den.pow(*n)?)?;
+    }
+    let values: Vec<Vec<(i64, W)>> = groups
+        .iter()
+        .map(|(_, l)| l.iter().map(|(v, w)| (v, w.clone())).collect())
+        .collect();
+    let counts: Vec<u32> = groups.iter().map(|(n, _)| *n).collect();
+    walk(&values, &counts, visit)?;
+    Ok(den)
+}
+
+/// Every hand `k` cards of `deck` deal, with its ways: `C(n_v, t_v)` of each card value
+/// `v` of `n_v` copies taken `t_v` times, multiplied, over `C(cards, k)`.
+fn hands<W: Weight>(
+    deck: &DieSpec,
+    k: u32,
+    b: &mut Budget<W>,
+    visit: &mut dyn FnMut(&[i64], W),
+) -> Result<W, NoLaw> {
+    let mut kinds: Vec<(i64, u32)> = Vec::new();
+    let mut cards = deck.faces.clone();
+    cards.sort_unstable();
+    for c in cards {
+        match kinds.last_mut() {
+            Some((v, n)) if *v == c => *n += 1,
+            _ => kinds.push((c, 1)),
+        }
+    }
+    let total: u32 = kinds.iter().map(|(_, n)| n).sum();
+    if k > total {
+        return Err(NoLaw::Refused);
+    }
+    let sizes: Vec<(u32, usize)> = vec![(k, kinds.len())];
+    within_outcomes(&sizes, b)?;
+    fn choose<W: Weight>(n: u32, r: u32) -> Result<W, NoLaw> {
+        let mut c = W::one();
+        for i in 0..r {
+            c = c.mul_small(u64::from(n - i))?.div_small(u64::from(i + 1));
+        }
+        Ok(c)
+    }
+    let mut left = vec![0u32; kinds.len() + 1];
+    for i in (0..kinds.len()).rev() {
+        left[i] = left[i + 1] + kinds[i].1;
+    }
+    #[allow(clippy::too_many_arguments)]
+    fn go<W: Weight>(
+        kinds: &[(i64, u32)],
+        left: &[u32],
+        i: usize,
+        need: u32,
+        w: W,
+        hand: &mut Vec<i64>,
+        visit: &mut dyn FnMut(&[i64], W),
+    ) -> Result<(), NoLaw> {
+        if need == 0 {
+            visit(hand, w);
+            return Ok(());
+        }
+        if i == kinds.len() || left[i] < need {
+            return Ok(());
+        }
+        let (v, n) = kinds[i];
+        for take in 0..=n.min(need) {
+            if left[i + 1] < need - take {
+                continue;
+            }
+            let start = hand.len();
+            hand.extend(std::iter::repeat_n(v, take as usize));
+            let ways = w.mul(&choose::<W>(n, take)?)?;
+            let r = go(kinds, left, i + 1, need - take, ways, hand, visit);
+            hand.truncate(start);
+            r?;
+        }
+        Ok(())
+    }
+    go(&kinds, &left, 0, k, W::one(), &mut Vec::new(), visit)?;
+    choose(total, k)
+}
+
+/// A read of the pool variable held at its depth.
+pub(super) fn read<W: Weight>(r: &PoolRead, b: &Budget<W>) -> Result<Law<W>, NoLaw> {
+    if r.rolled.is_some() || r.tally.is_some() || r.sized {
+        return Err(NoLaw::Refused);
+    }
+    let (_, dice) = b
+        .held
+        .iter()
+        .rev()
+        .find(|(at, _)| *at == r.i)
+        .ok_or(NoLaw::Refused)?;
+    Ok(Law::point(r.value(dice, r.keep, r.agg)))
+}
+
+/// Every multiset of the groups' dice (each group's dice spread over its values), with
+/// its ways: `C(left, c) w^c` for `c` of a group's `left` dice showing a value of `w`
+/// ways.
+fn walk<W: Weight>(
+    values: &[Vec<(i64, W)>],
+    counts: &[u32],
+    visit: &mut dyn FnMut(&[i64], W),
+) -> Result<(), NoLaw> {
+    #[allow(clippy::too_many_arguments)]
+    fn go<W: Weight>(
+        values: &[Vec<(i64, W)>],
+        counts: &[u32],
+        g: usize,
+        from: usize,
+        left: u32,
+        w: W,
+        dice: &mut Vec<i64>,
+        visit: &mut dyn FnMut(&[i64], W),
+    ) -> Result<(), NoLaw> {
+        if left == 0 {
+            return if g + 1 >= values.len() {
+                visit(dice, w);
+                Ok(())
+            } else {
+                go(values, counts, g + 1, 0, counts[g + 1], w, dice, visit)
+            };
+        }
+        let vals = &values[g];
+        for (v, (x, q)) in vals.iter().enumerate().skip(from) {
+            // The last value takes every die left.
+            let least = if v + 1 == vals.len() { left } else { 1 };
+            let mut binom = W::one();
+            let mut power = W::one();
+            for c in 1..=left {
+                binom = binom
+                    .mul_small(u64::from(left - c + 1))?
+                    .div_small(u64::from(c));
+                power = power.mul(q)?;
+                if c < least {
+                    continue;
+                }
+                let start = dice.len();
+                dice.extend(std::iter::repeat_n(*x, c as usize));
+                let ways = w.mul(&power)?.mul(&binom)?;
+                let r = go(values, counts, g, v + 1, left - c, ways, dice, visit);
+                dice.truncate(start);
+                r?;
+            }
+        }
+        Ok(())
+    }
+    if values.is_empty() {
+        visit(&[], W::one());
+        return Ok(());
+    }
+    go(
+        values,
+        counts,
+        0,
+        0,
+        counts[0],
+        W::one(),
+        &mut Vec::new(),
+        visit,
+    )
+}
+
+/// A pool with `again` read at once (`sum`, or `count` of a face): each die starts a
+/// chain of its own, a face meeting `c` adding a die, at most the depth's extra dice
+/// (the last stands as it falls); the pool's value is the sum of its independent chains.
+pub(super) fn again_pool<'a, W: Weight>(
+    p: &'a PoolSpec,
+    c: Cond,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
+    let mut out = Law::point(0);
+    for (n, spec) in &p.groups {
+        let base: Law<W> = die_law(
+            &DieSpec {
+                explode: None,
+                ..spec.clone()
+            },
+            b.cancel,
+        )?;
+        let (lo, hi) = (spec.lo(), spec.hi());
+        let read = |v: i64| -> i64 {
+            match p.agg {
+                Agg::Count(cc) => cc.holds(v, lo, hi) as i64,
+                _ => v,
+            }
+        };
+        // Chains ended so far, over the denominator of one more roll than the chains
+        // still going.
+        let mut chain: Map<i64, W> = Map::default();
+        let mut carry: Map<i64, W> = Map::from_iter([(0, W::one())]);
+        let mut den = W::one();
+        for depth in 0..=spec.depth {
+            b.spend((carry.len() * base.n.len()) as u64 + 1)?;
+            den = den.mul(&base.den)?;
+            if depth > 0 {
+                for w in chain.values_mut() {
+                    *w = w.mul(&base.den)?;
+                }
+            }
+            let mut next: Map<i64, W> = Map::default();
+            for (&acc, w) in &carry {
+                for (v, q) in base.iter() {
+                    let total = acc.saturating_add(read(v));
+                    let to = if c.holds(v, lo, hi) && depth < spec.depth {
+                        &mut next
+                    } else {
+                        &mut chain
+                    };
+                    to.entry(total).or_default().add_product(w, q)?;
+                }
+            }
+            carry = next;
+            if carry.is_empty() {
+                break;
+            }
+        }
+        let one = Law::from_map(chain, den)?.reduced();
+        out = out.add(&one.times(*n, b)?, b)?;
+    }
+    Ok(out.reduced())
+}

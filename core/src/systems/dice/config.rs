@@ -401,18 +401,34 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
 fn bounded(roll: &Node, vs: Option<&Node>) -> Result<(i64, i64), (&'static str, String)> {
     for (key, node) in std::iter::once(("roll", roll)).chain(vs.map(|v| ("vs", v))) {
         if let Some(most) = program::rolled_count_past_limit(node, &mut Vec::new()) {
-            let m = program::MAX_ROLLED_DICE;
-            return Err((
-                key,
-                format!(
-                    "a dice count that is rolled or changes can reach {most}: such a pool rolls at most {m} dice, so split it into pools of at most {m} each (e.g. for a count up to {}: `(min(hits, {m}))d6 + (max(hits - {m}, 0))d6`)",
-                    2 * m
-                ),
-            ));
+            reached_count(node, most).map_err(|why| (key, why))?;
         }
     }
     // The states Monte Carlo needs must stay a table.
     result_span(roll, vs).map_err(|why| (if vs.is_some() { "vs" } else { "roll" }, why))
+}
+
+/// A rolled dice count whose bounds (`estimate`, from intervals) pass what a pool rolls:
+/// the count's real reach, from the exact distribution of every count the program rolls
+/// (`(w - w / 100 * 100)d6` takes at most 99 dice, though its bounds say 2,000). Only
+/// where that cannot be worked out within its budget does the estimate stand.
+fn reached_count(node: &Node, estimate: i64) -> Result<(), String> {
+    let m = program::MAX_ROLLED_DICE;
+    let split = format!(
+        "such a pool rolls at most {m} dice, so split it into pools of at most {m} each (e.g. for a count up to {}: `(min(hits, {m}))d6 + (max(hits - {m}, 0))d6`)",
+        2 * m
+    );
+    let mut ledger = super::exact::Ledger::default();
+    match super::exact::distribution(node, &mut ledger) {
+        Ok(_) if ledger.most_dice <= m => Ok(()),
+        Ok(_) => Err(format!(
+            "a dice count that is rolled or changes reaches {}: {split}",
+            ledger.most_dice
+        )),
+        Err(super::exact::TooBig(why)) => Err(format!(
+            "a dice count that is rolled or changes can reach {estimate} by its bounds (its exact distribution, which could show it stays lower, was not worked out: {why}): {split}"
+        )),
+    }
 }
 
 /// The config `rollsim roll EXPR [--vs EXPR]` stands for, its one scenario `roll`,

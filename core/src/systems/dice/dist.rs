@@ -318,6 +318,9 @@ pub struct Ledger {
     pub(super) weight: f64,
     /// Checked at every node: a cancelled evaluation gives up as one too big would.
     pub(super) cancel: Cancel,
+    /// The most dice a rolled count asked for with any chance (0 where none did): a
+    /// count's real reach, where its bounds from intervals only estimate it.
+    pub most_dice: i64,
 }
 
 impl Default for Ledger {
@@ -328,6 +331,7 @@ impl Default for Ledger {
             work: 0,
             weight: 1.0,
             cancel: Cancel::new(),
+            most_dice: 0,
         }
     }
 }
@@ -394,6 +398,7 @@ impl Ledger {
         self.capped += inner.capped;
         self.unfinished += inner.unfinished;
         self.work = self.work.max(inner.work);
+        self.most_dice = self.most_dice.max(inner.most_dice);
     }
 
     /// Evaluate a part reached with probability `p` (given how this one was reached).

@@ -267,6 +267,7 @@ pub fn eval(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig
             let d = eval(c, env, ledger)?;
             let mut out: Option<Dist> = None;
             for (n, p) in d.iter() {
+                ledger.most_dice = ledger.most_dice.max(n);
                 // The pools run to the most the count can be: a count past them would
                 // mean its bounds are wrong, and a pool of too few dice read in silence.
                 if n >= pools.len() as i64 && n <= super::program::MAX_ROLLED_DICE {
@@ -383,6 +384,9 @@ fn template(t: &Template, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, To
         ledger: &mut Ledger,
     ) -> Result<(), TooBig> {
         if j == dists.len() {
+            if t.fixed.first() == Some(&None) {
+                ledger.most_dice = ledger.most_dice.max(vals[0]);
+            }
             let Some(spec) = t.spec(vals) else {
                 return mix(out, &Dist::point(0), p, ledger);
             };

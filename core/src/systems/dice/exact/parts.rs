@@ -62,6 +62,7 @@ pub(super) fn remembered(
             };
             let d = eval(n, env, &mut inner);
             ledger.work = inner.work;
+            ledger.most_dice = ledger.most_dice.max(inner.most_dice);
             let d = d?;
             ledger.cap(inner.capped);
             ledger.unfinished += ledger.weight * inner.unfinished;

@@ -178,6 +178,7 @@ pub(super) fn play_round(
             };
             let until = eval(&r.until, env, &mut inner)?;
             ledger.work = inner.work;
+            ledger.most_dice = ledger.most_dice.max(inner.most_dice);
             let stop = Stop {
                 yes: until.iter().filter(|(v, _)| *v != 0).map(|(_, q)| q).sum(),
                 capped: inner.capped,
@@ -217,6 +218,7 @@ pub(super) fn play_round(
                 let mut outcomes = BTreeMap::new();
                 step(&r.step, 1.0, env, &mut inner, &mut outcomes)?;
                 ledger.work = inner.work;
+                ledger.most_dice = ledger.most_dice.max(inner.most_dice);
                 Some(Transition {
                     outcomes: outcomes.into_iter().map(|(s, q)| (seen.id(s), q)).collect(),
                     capped: inner.capped,

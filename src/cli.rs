@@ -175,10 +175,11 @@ pub struct ServeArgs {
 
 #[derive(Args, Debug)]
 pub struct RollArgs {
-    /// The expression, e.g. "4d6 drop lowest", "2d20 highest + 5", "5d10 again 10 count >= 7"
+    /// The expression, e.g. "4d6 drop lowest", "2d20 highest + 5", "5d10 again 10 count >= 7" (one starting with a minus, "-d6 + 3", is an expression too)
+    #[arg(allow_hyphen_values = true)]
     pub roll: String,
     /// An opposing roll: the result is the margin ROLL - VS and who wins
-    #[arg(long, value_name = "EXPR")]
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     pub vs: Option<String>,
     /// Trials [default: 1000000]
     #[arg(short = 'n', long, value_parser = count, allow_negative_numbers = true)]

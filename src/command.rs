@@ -73,6 +73,7 @@ where
 {
     let cli = parse(args)?;
     check_trial_cap(&cli)?;
+    before_command(&cli)?;
     match cli.command {
         Some(c) => results_of(c, cancel),
         None => Err(AppError::BadOption(
@@ -181,6 +182,33 @@ pub(crate) fn check_trial_cap(cli: &Cli) -> Result<(), AppError> {
     }
 }
 
+/// `-n`, `--threads` and `-q` written before a command's name are the default run's
+/// (clap reads them as the top level's): refused, naming where they go, rather than
+/// dropped (`rollsim -n 1000 run ...` would run the command's own default trials).
+fn before_command(cli: &Cli) -> Result<(), AppError> {
+    if cli.command.is_none() {
+        return Ok(());
+    }
+    let mut given = Vec::new();
+    if let Some(n) = cli.trials {
+        given.push(format!("-n {n}"));
+    }
+    if let Some(t) = cli.threads.threads {
+        given.push(format!("--threads {t}"));
+    }
+    if cli.quiet {
+        given.push("-q".to_string());
+    }
+    if given.is_empty() {
+        return Ok(());
+    }
+    Err(AppError::BadOption(format!(
+        "{}: before a command, these are options of the run with no command; write them after the command's name, e.g. `rollsim run CONFIG {}`",
+        given.join(", "),
+        given.join(" ")
+    )))
+}
+
 /// `-n n` refused past [`TRIAL_CAP`] (the caller knows no `--no-trial-cap` was given).
 pub(crate) fn trial_cap(n: u64) -> Result<(), AppError> {
     if n <= TRIAL_CAP {
@@ -246,6 +274,7 @@ pub fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
         ));
     }
     check_trial_cap(&cli)?;
+    before_command(&cli)?;
     match cli.command {
         None => app::run_all(cli.quiet, cli.trials, cli.threads.get(), svg, cancel),
         Some(Command::List(a)) => app::list(&a.config, &a.set.sets, cancel),

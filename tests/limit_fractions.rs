@@ -1,0 +1,168 @@
+//! Issue #70, "no fraction read off a float": a `repeat` and an explosion carry integer
+//! weights, so a chain stopped at its limit prints the limit's own fraction, and an
+//! explosion's fraction is counted, not guessed. Each fraction is checked against big
+//! integers counted here by a method of the test's own (a closed form worked by hand, or
+//! every sequence of rolls walked), no code shared with the library.
+
+use crate::util::{rollsim, tempdir};
+use num_bigint::BigUint;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// `value -> exact_fraction` of a roll's `distribution.csv`, run exact only.
+fn fractions(roll: &str) -> BTreeMap<i64, String> {
+    let dir = tempdir();
+    let out = dir.path().join("r");
+    rollsim()
+        .args(["roll", roll, "--exact-only", "--no-plots", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    read(&out)
+}
+
+fn read(dir: &Path) -> BTreeMap<i64, String> {
+    let t = std::fs::read_to_string(dir.join("distribution.csv")).unwrap();
+    let mut lines = t.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let (v, f) = (at("value"), at("exact_fraction"));
+    lines
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            (cells[v].parse().unwrap(), cells[f].to_string())
+        })
+        .collect()
+}
+
+fn gcd(a: &BigUint, b: &BigUint) -> BigUint {
+    let (mut a, mut b) = (a.clone(), b.clone());
+    while b != BigUint::from(0u8) {
+        let r = &a % &b;
+        a = b;
+        b = r;
+    }
+    a
+}
+
+/// `n/d` in lowest terms, as the tables write it.
+fn lowest(n: &BigUint, d: &BigUint) -> String {
+    let g = gcd(n, d);
+    format!("{}/{}", n / &g, d / &g)
+}
+
+fn pow(b: u32, e: u32) -> BigUint {
+    BigUint::from(b).pow(e)
+}
+
+/// Throws of a d6 until a 5 or 6, at most 100: the parity of the throws taken. Without
+/// the limit the odd count is 3/5 exactly; the limit takes (3/5)(4/9)^50 from it, about
+/// 1.4e-18, far below a float's last digit at 0.6, so a fraction read off the floats is
+/// 3/5. The limit's own value, by hand: the odd counts 1, 3, ..., 99 each
+/// (2/3)^(k-1)/3, summing to (3/5)(1 - (4/9)^50) = 3 (9^50 - 4^50) / (5 · 9^50).
+#[test]
+fn a_reroll_until_chain_stopped_at_its_limit_prints_the_limits_own_fraction() {
+    let f = fractions(
+        "repeat n = 0, hit = 0 until hit do let r = d6 in n = n + 1, hit = r >= 5 \
+         limit 100 then n - n / 2 * 2",
+    );
+    let odd_n = BigUint::from(3u8) * (pow(9, 50) - pow(4, 50));
+    let odd_d = BigUint::from(5u8) * pow(9, 50);
+    let even_n = &odd_d - &odd_n;
+    assert_eq!(f[&1], lowest(&odd_n, &odd_d));
+    assert_eq!(f[&0], lowest(&even_n, &odd_d));
+    assert_ne!(
+        f[&1], "3/5",
+        "the unlimited chain's fraction, read off a float"
+    );
+}
+
+/// Every way `rounds` d20 death saves can go, walked roll by roll: 3 successes (10 to
+/// 19) or 3 failures (under 10, a 1 two) end it, a 20 gets back up. Ways over 20^5 (at
+/// most five rolls), for each end: 2 up, 1 stable, 0 dead.
+fn death_saves() -> BTreeMap<i64, BigUint> {
+    fn walk(s: u32, f: u32, rolls: u32, out: &mut BTreeMap<i64, BigUint>) {
+        let end = if s >= 3 {
+            Some(1)
+        } else if f >= 3 {
+            Some(0)
+        } else {
+            None
+        };
+        if let Some(e) = end {
+            *out.entry(e).or_default() += pow(20, 5 - rolls);
+            return;
+        }
+        for r in 1..=20u32 {
+            if r == 20 {
+                *out.entry(2).or_default() += pow(20, 5 - rolls - 1);
+            } else if r >= 10 {
+                walk(s + 1, f, rolls + 1, out);
+            } else {
+                walk(s, f + 1 + u32::from(r == 1), rolls + 1, out);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(0, 0, 0, &mut out);
+    out
+}
+
+/// A `repeat` that always ends before its limit: its fractions by integer weights equal
+/// every sequence of rolls counted.
+#[test]
+fn death_saving_throws_have_the_fractions_of_every_sequence_of_rolls() {
+    let f = fractions(
+        "repeat s = 0, f = 0, up = 0 until s >= 3 or f >= 3 or up do let r = d20 in \
+         s = s + (r >= 10 and r < 20), f = f + (r < 10) + (r == 1), up = r == 20 \
+         then if up then 2 else if s >= 3 then 1 else 0",
+    );
+    let den = pow(20, 5);
+    let want = death_saves();
+    assert_eq!(want.values().sum::<BigUint>(), den);
+    for (v, ways) in &want {
+        assert_eq!(f[v], lowest(ways, &den), "value {v}");
+    }
+}
+
+/// Ways of each total of one d`sides` exploding on its top face, at most `depth` extra
+/// rolls (the last stands as it falls), over sides^(depth + 1), every chain walked.
+fn exploding(sides: u32, depth: u32) -> BTreeMap<i64, BigUint> {
+    fn walk(sides: u32, left: u32, sum: i64, out: &mut BTreeMap<i64, BigUint>) {
+        for f in 1..=sides {
+            if f == sides && left > 0 {
+                walk(sides, left - 1, sum + f as i64, out);
+            } else {
+                *out.entry(sum + f as i64).or_default() += pow(sides, left);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(sides, depth, 0, &mut out);
+    out
+}
+
+/// An exploding die's fractions over 6^21 (past what a float's fraction is read to)
+/// and two exploding dice summed: counted chain by chain.
+#[test]
+fn an_explosion_prints_the_fraction_of_every_chain() {
+    let one = exploding(6, 20);
+    let den = pow(6, 21);
+    let f = fractions("d6 explode");
+    for v in [1, 5, 6 + 6 + 3, 20 * 6 + 4, 21 * 6] {
+        assert_eq!(f[&v], lowest(&one[&v], &den), "value {v}");
+    }
+    let small = exploding(4, 3);
+    let mut two: BTreeMap<i64, BigUint> = BTreeMap::new();
+    for (a, x) in &small {
+        for (b, y) in &small {
+            *two.entry(a + b).or_default() += x * y;
+        }
+    }
+    let den = pow(4, 8);
+    let f = fractions("d4 explode depth 3 + d4 explode depth 3");
+    assert_eq!(f.len(), two.len());
+    for (v, ways) in &two {
+        assert_eq!(f[v], lowest(ways, &den), "value {v}");
+    }
+}

@@ -305,6 +305,11 @@ pub struct Compiled {
     /// `exact` as fractions, where an exact computation with integer weights made them
     /// (of any size; a float's fractions are recovered only over small denominators).
     pub exact_fractions: Option<Vec<Fraction>>,
+    /// Whether a metric's fractions may be read off `exact` where `exact_fractions` is
+    /// None (a native game's floats, over small denominators). False where the system
+    /// made its fractions itself and has none to give: a float is then no fraction's
+    /// (a chain stopped at its limit is within 1e-30 of another, small, fraction).
+    pub floats_read: bool,
     /// Exact probability of states that sit in a saturated top bucket (exploding pools
     /// capped for a fixed-size histogram), reported instead of dropped.
     pub capped_mass: f64,
@@ -354,6 +359,7 @@ impl Compiled {
             headline,
             exact: None,
             exact_fractions: None,
+            floats_read: true,
             capped_mass: 0.0,
             capped_note: None,
             charts: Vec::new(),
@@ -386,6 +392,12 @@ impl Compiled {
     /// Replaces the default `None`: the PMF over the states as exact fractions.
     pub fn exact_fractions(mut self, fractions: Option<Vec<Fraction>>) -> Self {
         self.exact_fractions = fractions;
+        self
+    }
+
+    /// Replaces the default `true`: no metric's fractions are read off its floats.
+    pub fn floats_unread(mut self) -> Self {
+        self.floats_read = false;
         self
     }
 

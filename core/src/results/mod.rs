@@ -229,7 +229,8 @@ pub fn mean_fraction(fractions: &[Fraction], offset: i64, step: i64) -> Fraction
 fn metric_fractions(c: &Compiled, m: &Metric, exact: Option<&[f64]>) -> Option<Vec<Fraction>> {
     match &c.exact_fractions {
         Some(f) => Some(m.project_fractions(f)),
-        None => exact.and_then(exact_fractions),
+        None if c.floats_read => exact.and_then(exact_fractions),
+        None => None,
     }
 }
 

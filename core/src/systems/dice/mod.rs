@@ -636,6 +636,9 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     )
     .exact(exact.ok())
     .exact_fractions(fractions)
+    // Its fractions are made here, from integer weights or the whole distribution's
+    // floats where nothing was cut at a limit: none is guessed afterwards.
+    .floats_unread()
     .capped(capped + unfinished, Some(capped_note(capped, unfinished)))
     .policy(program::policy(&sc.roll_node))
     .warning(sc.warning.clone())

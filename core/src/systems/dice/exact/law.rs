@@ -11,10 +11,14 @@
 //! count passes them.
 //!
 //! It serves the expressions built from numbers, arithmetic, comparisons, `let`, `if`,
-//! pools read by sums, counts, tallies and keep windows, and dice counts that come from
-//! a roll (anything else: [`NoLaw`], and the fractions are the float's, where they can be
-//! recovered). Its work is bounded by [`LAW_WORK`]; it is run only where the float
-//! engine's fractions cannot be recovered, so it never slows a roll that has them.
+//! pools read by sums, counts, tallies and keep windows, rerolled and exploding dice (a
+//! chain of depth `k` over `s^(k+1)`), `again`, dice counts that come from a roll, pool
+//! variables read any number of ways and decks, straights and shapes (every multiset or
+//! hand counted, [`pools`]), and `repeat` (its states round by round, [`repeat`]).
+//! Anything else ([`NoLaw`]: a `choose`, a choice's rerolls, dice met die by die) keeps
+//! the float's fractions, where they can be read off it and no chain was cut at its
+//! limit. Its work is bounded by [`LAW_WORK`]; it is run only where the float engine's
+//! fractions cannot be read, so it never slows a roll that has them.
 
 use super::super::dist::Map;
 use super::super::lang::{tally, Agg, Cond, End};
@@ -382,9 +386,9 @@ pub fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
     // As the float engine does: every `let` moved down to the parts that read it, so
     // that independent parts are convolved, not enumerated together.
     let (n, vs) = (super::sunk(n, 0), vs.map(|v| super::sunk(v, 0)));
-    match law_in::<u128>(&n, vs.as_ref(), cancel) {
+    match law_in::<u128>(&n, vs.as_ref(), cancel, LAW_WORK) {
         Ok(law) => Ok(law.widened()),
-        Err(NoLaw::Wide | NoLaw::Spent) => law_in::<UBig>(&n, vs.as_ref(), cancel),
+        Err(NoLaw::Wide | NoLaw::Spent) => law_in::<UBig>(&n, vs.as_ref(), cancel, LAW_WORK),
         Err(e) => Err(e),
     }
 }
@@ -407,7 +411,7 @@ pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Option<Law> {
         return None;
     }
     let (n, vs) = (super::sunk(n, 0), vs.map(|v| super::sunk(v, 0)));
-    law_in::<u128>(&n, vs.as_ref(), cancel)
+    law_in::<u128>(&n, vs.as_ref(), cancel, LAW_WORK)
         .ok()
         .map(|law| law.widened())
 }
@@ -464,8 +468,14 @@ fn served(n: &Node) -> bool {
 }
 
 /// [`law`] in weights `W`, of the expressions with their `let`s moved down.
-fn law_in<W: Weight>(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law<W>, NoLaw> {
+fn law_in<W: Weight>(
+    n: &Node,
+    vs: Option<&Node>,
+    cancel: &Cancel,
+    work: u64,
+) -> Result<Law<W>, NoLaw> {
     let mut b = Budget::new(cancel);
+    b.left = work;
     let mut env = Vec::new();
     let a = eval(n, &mut env, &mut b)?;
     Ok(match vs {
@@ -1033,10 +1043,10 @@ mod tests {
         };
         // In machine words where every count fits them, the same law as in big integers.
         let sunk = super::super::sunk(&n, 0);
-        match law_in::<u128>(&sunk, None, &Cancel::default()) {
+        match law_in::<u128>(&sunk, None, &Cancel::default(), LAW_WORK) {
             Ok(small) => assert_eq!(
                 small.widened(),
-                law_in::<UBig>(&sunk, None, &Cancel::default()).unwrap(),
+                law_in::<UBig>(&sunk, None, &Cancel::default(), LAW_WORK).unwrap(),
                 "{text}"
             ),
             Err(e) => assert!(matches!(e, NoLaw::Wide | NoLaw::Spent), "{text}: {e:?}"),
@@ -1126,7 +1136,13 @@ mod tests {
         // Both weights are met: counts in machine words, and past them.
         let words = |text: &str| {
             let (n, _) = parse_result(text, &[]).unwrap();
-            law_in::<u128>(&super::super::sunk(&n, 0), None, &Cancel::default()).is_ok()
+            law_in::<u128>(
+                &super::super::sunk(&n, 0),
+                None,
+                &Cancel::default(),
+                LAW_WORK,
+            )
+            .is_ok()
         };
         assert!(words("20d20 keep highest 10"));
         assert!(words(CHAIN));

@@ -64,6 +64,11 @@ pub trait Weight: Clone + PartialEq + Default + std::fmt::Debug {
         Self::from_u128(1)
     }
 
+    /// Machine words the count takes: what one operation on it costs, about.
+    fn words(&self) -> u64 {
+        1
+    }
+
     fn lcm(&self, o: &Self) -> Result<Self, NoLaw> {
         self.div(&self.gcd(o)).mul(o)
     }
@@ -142,6 +147,9 @@ impl Weight for u128 {
 
 impl Weight for UBig {
     const SQUARES: bool = true;
+    fn words(&self) -> u64 {
+        (self.bit_len() as u64).div_ceil(64).max(1)
+    }
     fn from_u128(v: u128) -> Self {
         UBig::from(v)
     }

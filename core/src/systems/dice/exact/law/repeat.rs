@@ -60,6 +60,7 @@ pub(super) fn repeat<'a, W: Weight>(
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
     let (mut states, mut den) = start(r, env, b)?;
+    let start_words = den.words();
     let rounds_at = env.len() + r.init.len();
     let cache_until = !mentions(&r.until, rounds_at);
     let cache_step = !mentions(&r.step, rounds_at);
@@ -72,11 +73,14 @@ pub(super) fn repeat<'a, W: Weight>(
         if states.is_empty() {
             break;
         }
+        let left_before = b.left;
         let last = round == r.limit;
         // Every state's round, then one denominator for the next round's states.
         let mut plays = Vec::with_capacity(states.len());
+        // An operation on counts of many words costs as many.
+        let words = den.words();
         for (s, w) in states {
-            b.spend(super::super::repeat::REPEAT_COST)?;
+            b.spend(super::super::repeat::REPEAT_COST * words)?;
             env.extend_from_slice(&s);
             env.push(round as i64);
             let played = play(r, &s, last, cache_until, cache_step, &mut known, env, b);
@@ -110,7 +114,7 @@ pub(super) fn repeat<'a, W: Weight>(
                 continue;
             }
             let scale = w.mul(&goes_on)?.mul(&common.div(&p.until_den.mul(sd)?))?;
-            b.spend(to.len() as u64)?;
+            b.spend(to.len() as u64 * words)?;
             for (t, q) in to {
                 next.entry(t.clone()).or_default().add_product(q, &scale)?;
             }
@@ -125,6 +129,19 @@ pub(super) fn repeat<'a, W: Weight>(
             den = den.div(&g);
         }
         states = next;
+        // The rounds to come cost this one's each per word of their counts, whose words
+        // grow as they have grown so far: where that passes what is left, stop now
+        // rather than spend the budget for nothing (a duel's 100 rounds are seen to be
+        // too many in its first few).
+        if !states.is_empty() {
+            let spent = (left_before - b.left) as f64 / words as f64;
+            let to_come = f64::from(r.limit - round);
+            let rate = (den.words() - start_words) as f64 / f64::from(round + 1);
+            let words_to_come = to_come * den.words() as f64 + rate * to_come * to_come / 2.0;
+            if spent * words_to_come > b.left as f64 {
+                return Err(NoLaw::Spent);
+            }
+        }
     }
     let law = Law::from_map(out.ways, out.den)?;
     Ok(law.reduced())

@@ -241,8 +241,48 @@ pub fn apply_sets(table: &mut Table, sets: &[String]) -> Result<Overridden, Conf
 /// `--set KEY=VALUE` overrides.
 pub fn load_str(text: &str, file: &str, sets: &[String]) -> Result<AnalysisConfig, ConfigError> {
     let mut table = parse(text, file)?;
+    let as_written = (!sets.is_empty()).then(|| table.clone());
     let overridden = apply_sets(&mut table, sets)?;
-    validate_located(&table, file, Some(text), &overridden)
+    let cfg = validate_located(&table, file, Some(text), &overridden)?;
+    if let Some(t) = as_written {
+        refuse_unread(&t, &overridden, &cfg, file)?;
+    }
+    Ok(cfg)
+}
+
+/// A `--set` that added a key the file does not have, where the config reads no such key
+/// ([`crate::systems::Loaded::unread`]: `units.fighter.hpp=3` of a dice config whose
+/// rolls read `hp`): refused at the `--set`, as a misspelt key of a system's own schema
+/// is by its reader.
+pub fn refuse_unread(
+    as_written: &Table,
+    overridden: &Overridden,
+    cfg: &AnalysisConfig,
+    file: &str,
+) -> Result<(), ConfigError> {
+    fn has(t: &Table, path: &[String]) -> bool {
+        match path {
+            [] => true,
+            [last] => t.contains_key(last),
+            [first, rest @ ..] => {
+                matches!(t.get(first), Some(toml::Value::Table(s)) if has(s, rest))
+            }
+        }
+    }
+    for (path, arg) in overridden {
+        if has(as_written, path) {
+            continue;
+        }
+        if let Some(message) = cfg.loaded.unread(path) {
+            return Err(ConfigError::Invalid {
+                file: file.into(),
+                origin: Origin::Set(arg.clone()),
+                key: path.join("."),
+                message,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The config of `rollsim roll EXPR [--vs EXPR]`, from the first system with a language

@@ -446,8 +446,10 @@ impl Source {
     pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Source, Error> {
         let file = path.display().to_string();
         let mut table = document::parse(text, &file)?;
+        let as_written = table.clone();
         let overridden = document::apply_sets(&mut table, sets)?;
         let base = document::validate_located(&table, &file, Some(text), &overridden)?;
+        document::refuse_unread(&as_written, &overridden, &base, &file)?;
         let knobs = base.knobs();
         Ok(Source {
             path: path.to_path_buf(),

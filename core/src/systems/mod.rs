@@ -145,6 +145,15 @@ pub trait Loaded: Send + Sync + fmt::Debug {
     fn knobs(&self) -> Option<Knobs> {
         None
     }
+    /// Why a key that `--set` added to the config (`path`, absent from the file) is one
+    /// nothing reads, where that is so: a key of the system's own schema is refused by
+    /// its reader already, but a system whose keys are the config's own (a `dice` unit's
+    /// stats) reads only those its scenarios use (`units.fighter.hpp=3`, where `hp` is
+    /// read, would change nothing).
+    fn unread(&self, path: &[String]) -> Option<String> {
+        let _ = path;
+        None
+    }
 }
 
 /// The sides, stats and dice a balance command may turn in one system. A system's are

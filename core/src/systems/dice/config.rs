@@ -79,6 +79,30 @@ impl Named<Scenario> {
 }
 
 impl crate::systems::Loaded for DiceConfig {
+    fn unread(&self, path: &[String]) -> Option<String> {
+        let [table, id, k] = path else { return None };
+        let unit = self
+            .units
+            .iter()
+            .find(|u| u.id == *id)
+            .filter(|_| table == "units")?;
+        let read = names_read(&self.scenarios);
+        if read.contains(k.as_str()) {
+            return None;
+        }
+        let stats: Vec<&str> = unit
+            .stats
+            .iter()
+            .map(|(s, _)| s.as_str())
+            .filter(|s| read.contains(s))
+            .collect();
+        Some(format!(
+            "no scenario reads a stat `{k}`{}, so setting it changes nothing; the scenarios read {}",
+            nearest_hint(k, stats.iter().copied()),
+            if stats.is_empty() { "none of this unit's stats".to_string() } else { list(&stats) }
+        ))
+    }
+
     fn scenarios(&self) -> Vec<crate::systems::ScenarioInfo> {
         crate::systems::infos(&self.scenarios)
     }
@@ -194,6 +218,25 @@ pub fn read(root: &Reader) -> Result<DiceConfig, Problem> {
         scenarios,
         stats,
     })
+}
+
+/// The names the scenarios' rolls read (a stat, or `their_` it from the other side):
+/// every word of their text.
+fn names_read(scenarios: &[crate::config::Named<Scenario>]) -> std::collections::BTreeSet<&str> {
+    let mut read = std::collections::BTreeSet::new();
+    let texts = scenarios
+        .iter()
+        .map(|s| &s.scenario)
+        .flat_map(|s| std::iter::once(s.roll.as_str()).chain(s.vs.as_ref().map(|v| v.0.as_str())));
+    for text in texts {
+        for w in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            let w = w.strip_prefix("their_").unwrap_or(w);
+            if !w.is_empty() {
+                read.insert(w);
+            }
+        }
+    }
+    read
 }
 
 fn is_name(s: &str) -> bool {

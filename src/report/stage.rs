@@ -15,8 +15,11 @@
 //!
 //! Only a folder rollsim wrote is ever replaced: every report carries a marker file
 //! ([`MARKER`]); a folder without it that holds anything (a designer's own documents) is
-//! refused with exit 2. A folder of outputs ([`Keep::Everything`]) keeps every entry the
-//! new run does not write, so it may be anyone's.
+//! refused with exit 2. The marker lists every file the run wrote; anything else found
+//! in the folder at the next run (notes kept beside the tables, a folder of one's own)
+//! is not rollsim's, and is carried over into the new report as it is. A folder of
+//! outputs ([`Keep::Everything`]) keeps every entry the new run does not write, so it
+//! may be anyone's.
 
 use super::write::WriteError;
 use std::fs::{File, OpenOptions};
@@ -224,6 +227,13 @@ fn carry(old: &Path, new: &Path, keep: Keep) -> Result<(), WriteError> {
                     path: old.display().to_string(),
                 });
             }
+            carry_foreign(old, new).map_err(|(path, e)| match e {
+                Some(e) => fail(&path, e),
+                None => WriteError::refused(
+                    &path,
+                    "is not a file rollsim wrote, and this run writes one of that name: move it out of the folder and run again",
+                ),
+            })?;
             for k in KEPT {
                 let (from, to) = (old.join(k), new.join(k));
                 if !from.is_dir() {
@@ -263,6 +273,111 @@ fn carry(old: &Path, new: &Path, keep: Keep) -> Result<(), WriteError> {
         }
     }
     Ok(())
+}
+
+/// The heading in a report's marker above the files the run wrote, one a line.
+const WRITTEN: &str = "Written by rollsim (the next run replaces these and keeps anything else):";
+
+/// The files a report's marker says rollsim wrote (relative paths, `/` between names);
+/// None for a marker of a version that listed none (its folder is replaced whole).
+fn written(report: &Path) -> Option<std::collections::HashSet<String>> {
+    let text = std::fs::read_to_string(report.join(MARKER)).ok()?;
+    let (_, list) = text.split_once(WRITTEN)?;
+    Some(
+        list.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
+/// Every file under `dir` (not the marker, nothing transient), relative, `/` between
+/// names.
+fn files_under(dir: &Path, prefix: &str, out: &mut Vec<String>) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if transient(&name) || (prefix.is_empty() && name == MARKER) {
+            continue;
+        }
+        let rel = format!("{prefix}{name}");
+        if e.file_type()?.is_dir() {
+            files_under(&e.path(), &format!("{rel}/"), out)?;
+        } else {
+            out.push(rel);
+        }
+    }
+    Ok(())
+}
+
+/// The marker of a staged report, listing every file the run wrote into it.
+fn mark_written(dir: &Path) -> Result<(), WriteError> {
+    let mut files = Vec::new();
+    files_under(dir, "", &mut files).map_err(|e| WriteError::io(dir, e))?;
+    files.sort();
+    let mut text = String::from(
+        "A rollsim report: the next run into this folder replaces the files below and keeps anything else.\n",
+    );
+    text.push_str(WRITTEN);
+    text.push('\n');
+    for f in files {
+        text.push_str(&f);
+        text.push('\n');
+    }
+    std::fs::write(dir.join(MARKER), text).map_err(|e| WriteError::io(dir, e))
+}
+
+/// Link into the staged report `new` every entry of the old report `old` that rollsim
+/// did not write there (its marker's list), at the same place: a designer's notes and
+/// folders outlive a rerun. The path at fault, with the error (None: the new run writes
+/// a file of that name).
+fn carry_foreign(old: &Path, new: &Path) -> Result<(), (PathBuf, Option<std::io::Error>)> {
+    let Some(ours) = written(old) else {
+        return Ok(());
+    };
+    fn walk(
+        old: &Path,
+        new: &Path,
+        prefix: &str,
+        ours: &std::collections::HashSet<String>,
+    ) -> Result<(), (PathBuf, Option<std::io::Error>)> {
+        let entries = std::fs::read_dir(old).map_err(|e| (old.to_path_buf(), Some(e)))?;
+        for e in entries {
+            let e = e.map_err(|e| (old.to_path_buf(), Some(e)))?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            if transient(&name)
+                || (prefix.is_empty() && (name == MARKER || KEPT.contains(&name.as_str())))
+            {
+                continue;
+            }
+            let rel = format!("{prefix}{name}");
+            let (from, to) = (e.path(), new.join(&name));
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            let ours_inside = is_dir && ours.iter().any(|f| f.starts_with(&format!("{rel}/")));
+            if ours.contains(&rel) || ours_inside {
+                if ours_inside && to.is_dir() {
+                    walk(&from, &to, &format!("{rel}/"), ours)?;
+                } else if ours_inside {
+                    // A folder of ours the new run does not write: what is foreign in it
+                    // still goes over.
+                    std::fs::create_dir_all(&to).map_err(|x| (to.clone(), Some(x)))?;
+                    walk(&from, &to, &format!("{rel}/"), ours)?;
+                    let empty = std::fs::read_dir(&to).map_or(true, |mut d| d.next().is_none());
+                    if empty {
+                        let _ = std::fs::remove_dir(&to);
+                    }
+                }
+                continue;
+            }
+            if std::fs::symlink_metadata(&to).is_ok() {
+                return Err((from, None));
+            }
+            mirror(&from, &to).map_err(|x| (from.clone(), Some(x)))?;
+        }
+        Ok(())
+    }
+    walk(old, new, "", &ours)
 }
 
 /// Take a lock without waiting (`shared` for an enclosing folder's); `false` if another
@@ -490,6 +605,20 @@ impl Staging {
 
     /// Put the staged folder in place of the old one, in one step.
     pub fn commit(mut self) -> Result<(), WriteError> {
+        // Each report's marker lists the files it holds now, all rollsim's.
+        match self.keep {
+            Keep::Report => mark_written(&self.dir)?,
+            Keep::Everything => {
+                for e in std::fs::read_dir(&self.dir)
+                    .map_err(|e| WriteError::io(&self.dir, e))?
+                    .flatten()
+                {
+                    if e.path().join(MARKER).is_file() {
+                        mark_written(&e.path())?;
+                    }
+                }
+            }
+        }
         if std::fs::symlink_metadata(&self.target).is_ok() {
             // Checked again under the lock: the folder may have changed during the run.
             carry(&self.target, &self.dir, self.keep)?;

@@ -37,7 +37,7 @@ fn count(text: &str) -> Result<u64, String> {
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Trials per scenario for the default run, e.g. 1e6 [default: until every probability's 95% CI is within ±0.001, at most 10000000; a config's [run] trials serve `run`]
+    /// Trials per scenario for the default run, e.g. 1e6 (before a command's name, that command's) [default: until every probability's 95% CI is within ±0.001, at most 10000000; a config's [run] trials serve `run`]
     #[arg(short = 'n', long, global = false, value_parser = count, allow_negative_numbers = true)]
     pub trials: Option<u64>,
     #[command(flatten)]

@@ -71,9 +71,8 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let cli = parse(args)?;
+    let cli = before_command(parse(args)?)?;
     check_trial_cap(&cli)?;
-    before_command(&cli)?;
     match cli.command {
         Some(c) => results_of(c, cancel),
         None => Err(AppError::BadOption(
@@ -182,31 +181,77 @@ pub(crate) fn check_trial_cap(cli: &Cli) -> Result<(), AppError> {
     }
 }
 
-/// `-n`, `--threads` and `-q` written before a command's name are the default run's
-/// (clap reads them as the top level's): refused, naming where they go, rather than
-/// dropped (`rollsim -n 1000 run ...` would run the command's own default trials).
-fn before_command(cli: &Cli) -> Result<(), AppError> {
-    if cli.command.is_none() {
-        return Ok(());
+/// `-n`, `--threads` and `-q` written before a command's name (clap reads them as the
+/// top level's): handed to the command after them where it takes them (a command
+/// without `-q` draws no progress bar), refused where it runs no trials or is given a
+/// different value too; never dropped
+/// (`rollsim -n 1000 run ...` once ran the command's own default trials, silently).
+fn before_command(mut cli: Cli) -> Result<Cli, AppError> {
+    let (trials, threads, quiet) = (cli.trials.take(), cli.threads.threads.take(), cli.quiet);
+    cli.quiet = false;
+    let Some(command) = cli.command.as_mut() else {
+        cli.trials = trials;
+        cli.threads.threads = threads;
+        cli.quiet = quiet;
+        return Ok(cli);
+    };
+    if trials.is_none() && threads.is_none() && !quiet {
+        return Ok(cli);
     }
-    let mut given = Vec::new();
-    if let Some(n) = cli.trials {
-        given.push(format!("-n {n}"));
+    let (own_trials, own_threads, own_quiet) = match command {
+        Command::Run(a) => (
+            Some(&mut a.trials),
+            Some(&mut a.threads),
+            Some(&mut a.quiet),
+        ),
+        Command::Roll(a) => (
+            Some(&mut a.trials),
+            Some(&mut a.threads),
+            Some(&mut a.quiet),
+        ),
+        Command::Overlay(a) => (Some(&mut a.trials), Some(&mut a.threads), None),
+        Command::Sensitivity(c)
+        | Command::Compare(cli::CompareArgs { common: c, .. })
+        | Command::Sweep(cli::SweepArgs { common: c, .. })
+        | Command::Roster(cli::RosterArgs { common: c, .. })
+        | Command::Equalize(cli::EqualizeArgs { common: c, .. }) => (
+            Some(&mut c.trials),
+            Some(&mut c.threads),
+            Some(&mut c.quiet),
+        ),
+        _ => (None, None, None),
+    };
+    let refuse = |flag: String, why: &str| {
+        Err(AppError::BadOption(format!(
+            "{flag} before the command's name: {why}; write it after the command's name"
+        )))
+    };
+    if let Some(n) = trials {
+        match own_trials {
+            None => return refuse(format!("-n {n}"), "this command runs no trials"),
+            Some(t) if t.is_some_and(|m| m != n) => {
+                return refuse(format!("-n {n}"), "the command is given other trials too")
+            }
+            Some(t) => *t = Some(n),
+        }
     }
-    if let Some(t) = cli.threads.threads {
-        given.push(format!("--threads {t}"));
+    if let Some(n) = threads {
+        match own_threads {
+            None => return refuse(format!("--threads {n}"), "this command runs no trials"),
+            Some(t) if t.threads.is_some_and(|m| m != n) => {
+                return refuse(
+                    format!("--threads {n}"),
+                    "the command is given other threads too",
+                )
+            }
+            Some(t) => t.threads = Some(n),
+        }
     }
-    if cli.quiet {
-        given.push("-q".to_string());
+    // A command without `-q` shows no progress bar: quiet already.
+    if let (true, Some(q)) = (quiet, own_quiet) {
+        *q = true;
     }
-    if given.is_empty() {
-        return Ok(());
-    }
-    Err(AppError::BadOption(format!(
-        "{}: before a command, these are options of the run with no command; write them after the command's name, e.g. `rollsim run CONFIG {}`",
-        given.join(", "),
-        given.join(" ")
-    )))
+    Ok(cli)
 }
 
 /// `-n n` refused past [`TRIAL_CAP`] (the caller knows no `--no-trial-cap` was given).
@@ -252,6 +297,7 @@ fn balance(c: BalanceArgs, svg: bool, cancel: &Cancel) -> Result<Options, AppErr
 }
 
 pub fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
+    let cli = before_command(cli)?;
     let svg = cli.charts.contains(&cli::ChartArg::Svg);
     // `-o -` streams a table on standard output, which only `run` and `roll` write:
     // anywhere else it would make a folder named `-`.
@@ -274,7 +320,6 @@ pub fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
         ));
     }
     check_trial_cap(&cli)?;
-    before_command(&cli)?;
     match cli.command {
         None => app::run_all(cli.quiet, cli.trials, cli.threads.get(), svg, cancel),
         Some(Command::List(a)) => app::list(&a.config, &a.set.sets, cancel),

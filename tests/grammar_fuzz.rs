@@ -47,9 +47,19 @@ impl Gen {
 
 fn cond(g: &mut Gen) -> String {
     let cmp = *g.pick(&["", "<=", ">=", "<", ">", "==", "!="]);
-    match g.below(6) {
+    match g.below(7) {
         0 => "max".into(),
         1 => "min".into(),
+        // Faces named one by one, bare or in braces.
+        2 => {
+            let faces: Vec<String> = (0..1 + g.below(3))
+                .map(|_| g.below(12).to_string())
+                .collect();
+            match g.below(2) {
+                0 => format!("on {}", faces.join(", ")),
+                _ => format!("on {{{}}}", faces.join(", ")),
+            }
+        }
         _ => format!("{cmp}{}", g.below(12)),
     }
 }

@@ -3,38 +3,56 @@
 
 use crate::util::{rollsim, text};
 
-/// `-n`, `--threads` and `-q` before a command's name belong to the run with no
-/// command: given before `run`, they are refused, naming where they go, and nothing is
-/// run (the command would otherwise run its own default trials, silently).
+/// `-n`, `--threads` and `-q` before a command's name apply to that command (once they
+/// were the run-with-no-command's and silently dropped: `rollsim -n 1000 run` ran ten
+/// million trials); before a command that takes none of them, or beside a different
+/// value after it, they are refused, and nothing is run (`-q` before a command that
+/// draws no progress bar is what it says already).
 #[test]
-fn a_flag_before_the_command_is_refused_not_dropped() {
+fn a_flag_before_the_command_applies_to_it_or_is_refused() {
     let config = crate::util::shipped("rush.toml");
-    for before in [vec!["-n", "1000"], vec!["--threads", "1"], vec!["-q"]] {
+    let trials_of = |before: &[&str], after: &[&str]| {
         let a = rollsim()
-            .args(&before)
+            .args(before)
             .args(["run"])
             .arg(&config)
             .args(["-s", "slam-orc-vs-human-guard", "-o", "-"])
+            .args(after)
             .assert()
-            .code(2);
+            .success();
+        let csv = text(&a.get_output().stdout);
+        let row = csv.lines().nth(1).unwrap().to_string();
+        row.split(',').nth(4).unwrap().to_string()
+    };
+    assert_eq!(trials_of(&["-n", "1000"], &[]), "1000");
+    assert_eq!(
+        trials_of(&["-n", "1000", "-q", "--threads", "1"], &["-n", "1000"]),
+        "1000"
+    );
+    assert_eq!(trials_of(&[], &["-n", "1000"]), "1000");
+    for (before, command) in [
+        (vec!["-n", "1000"], vec!["run", "-n", "2000"]),
+        (vec!["-n", "1000"], vec!["check"]),
+        (vec!["--threads", "1"], vec!["list"]),
+    ] {
+        let mut cmd = rollsim();
+        cmd.args(&before)
+            .arg(command[0])
+            .arg(&config)
+            .args(&command[1..]);
+        if command[0] == "run" {
+            cmd.args(["-s", "slam-orc-vs-human-guard", "-o", "-"]);
+        }
+        let a = cmd.assert().code(2);
         let out = a.get_output();
         let err = text(&out.stderr);
-        assert!(err.contains(before[0]), "{before:?}: {err}");
+        assert!(err.contains(before[0]), "{before:?} {command:?}: {err}");
         assert!(
             err.contains("after the command's name"),
             "{before:?}: {err}"
         );
-        assert!(out.stdout.is_empty(), "{before:?}: ran anyway");
+        assert!(out.stdout.is_empty(), "{before:?} {command:?}: ran anyway");
     }
-    // After the command it is the command's: 1,000 trials exactly.
-    let a = rollsim()
-        .arg("run")
-        .arg(&config)
-        .args(["-s", "slam-orc-vs-human-guard", "-o", "-", "-n", "1000"])
-        .assert()
-        .success();
-    let csv = text(&a.get_output().stdout);
-    assert!(csv.lines().nth(1).unwrap().contains(",1000,"), "{csv}");
 }
 
 /// `rollsim roll "-d6 + 3"` is the roll 3 - d6 (-3 to 2, each 1/6), not an unknown
@@ -64,4 +82,80 @@ fn an_expression_starting_with_a_minus_is_a_roll() {
         csv.contains("\nroll,margin,2,,,,,,0.02777777777778,1/36\n"),
         "{csv}"
     );
+}
+
+/// A designer's notes kept in a report folder outlive a rerun into it: a file and a
+/// folder of their own are carried over as they are, beside the new tables; a file of
+/// theirs at a name the new run writes is not overwritten (the run is refused, naming
+/// it, and the old report stays).
+#[test]
+fn files_a_user_added_to_a_report_folder_survive_a_rerun() {
+    let dir = crate::util::tempdir();
+    let r = dir.path().join("R");
+    let roll = |expr: &str, more: &[&str]| {
+        rollsim()
+            .args(["roll", expr, "-n", "2000", "--no-plots", "-o"])
+            .arg(&r)
+            .args(more)
+            .assert()
+    };
+    roll("2d6", &[]).success();
+    std::fs::write(r.join("NOTES.md"), "why 2d6 felt swingy\n").unwrap();
+    std::fs::create_dir(r.join("playtests")).unwrap();
+    std::fs::write(r.join("playtests").join("week1.txt"), "won 3 of 5\n").unwrap();
+    for expr in ["3d6", "4d6"] {
+        roll(expr, &[]).success();
+        assert_eq!(
+            std::fs::read_to_string(r.join("NOTES.md")).unwrap(),
+            "why 2d6 felt swingy\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(r.join("playtests").join("week1.txt")).unwrap(),
+            "won 3 of 5\n"
+        );
+        // The tables are the new roll's: 3d6 reaches 18 (4d6 24), 2d6 did not.
+        let csv = std::fs::read_to_string(r.join("distribution.csv")).unwrap();
+        assert!(csv.contains("roll,value,18,"), "{expr}: {csv}");
+    }
+    // A file of the designer's where the next run would write one of its own.
+    std::fs::write(r.join("summary.parquet"), "mine").unwrap();
+    let a = roll("5d6", &["--format", "csv,parquet"]).code(2);
+    let err = text(&a.get_output().stderr);
+    assert!(err.contains("summary.parquet"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(r.join("summary.parquet")).unwrap(),
+        "mine"
+    );
+    let csv = std::fs::read_to_string(r.join("distribution.csv")).unwrap();
+    assert!(
+        csv.contains("roll,value,24,"),
+        "the old report stays: {csv}"
+    );
+}
+
+/// A misspelt key in `--set` is refused in every system, naming the flag's key and the
+/// nearest name the system reads: a dice config's unit stat as much as a native game's.
+#[test]
+fn a_misspelt_key_is_refused_in_every_system() {
+    for (config, set, near) in [
+        ("dice-examples.toml", "units.fighter.hpp=3", "hp"),
+        ("rush.toml", "units.human_striker.strenght=3", "strength"),
+        ("skirmish.toml", "units.archers.moral=6", "morale"),
+        ("dozen.toml", "characters.thief.dxx=4", "dx"),
+        ("descent.toml", "heroes.fighter.power_dic=3", "power_dice"),
+    ] {
+        let a = rollsim()
+            .arg("check")
+            .arg(crate::util::shipped(config))
+            .args(["--set", set])
+            .assert()
+            .code(2);
+        let err = text(&a.get_output().stderr);
+        let key = set.split('=').next().unwrap();
+        assert!(
+            err.contains(key.rsplit('.').next().unwrap()),
+            "{set}: {err}"
+        );
+        assert!(err.contains(&format!("`{near}`")), "{set}: {err}");
+    }
 }

@@ -446,10 +446,13 @@ impl Source {
     pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Source, Error> {
         let file = path.display().to_string();
         let mut table = document::parse(text, &file)?;
-        let as_written = table.clone();
+        // The file's own keys, kept only while there are changes to check against them.
+        let as_written = (!sets.is_empty()).then(|| table.clone());
         let overridden = document::apply_sets(&mut table, sets)?;
         let base = document::validate_located(&table, &file, Some(text), &overridden)?;
-        document::refuse_unread(&as_written, &overridden, &base, &file)?;
+        if let Some(t) = as_written {
+            document::refuse_unread(&t, &overridden, &base, &file)?;
+        }
         let knobs = base.knobs();
         Ok(Source {
             path: path.to_path_buf(),

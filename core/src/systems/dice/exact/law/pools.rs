@@ -110,7 +110,8 @@ fn outcomes<'a, W: Weight>(
 }
 
 /// As many outcomes as the float engine goes through, at most: `C(n + s - 1, s - 1)` of
-/// each group of `n` dice of `s` values, multiplied.
+/// each group of `n` dice of `s` values, multiplied; each costs its dice, sorted and
+/// read (a thousand dice of three faces are half a million multisets of a thousand).
 fn within_outcomes<W: Weight>(sizes: &[(u32, usize)], b: &mut Budget<W>) -> Result<(), NoLaw> {
     let mut count = 1f64;
     for &(n, s) in sizes {
@@ -123,7 +124,8 @@ fn within_outcomes<W: Weight>(sizes: &[(u32, usize)], b: &mut Budget<W>) -> Resu
     if count > MAX_OUTCOMES as f64 {
         return Err(NoLaw::Refused);
     }
-    b.spend(count as u64 * 4)
+    let dice: u64 = sizes.iter().map(|&(n, _)| u64::from(n)).sum();
+    b.spend((count as u64).saturating_mul(4 + dice))
 }
 
 /// Every multiset of the pool's dice with its ways; the denominator returned.

@@ -163,12 +163,21 @@ def _flags(command: str, opts: Mapping[str, Any], fixed: Iterable[str] = ()) -> 
             near = difflib.get_close_matches(key, valid, n=1, cutoff=0.5)
             hint = f"; did you mean `{near[0]}`?" if near else f"; valid: {', '.join(valid)}"
             raise TypeError(f"{command}() got an unexpected keyword argument `{key}`{hint}")
-        if value is None or value is False:
+        if value is None:
             continue
         takes, many = spec[key]
         flag = "--" + key.replace("_", "-")
         if not takes:
-            args.append(flag)
+            # A switch is True or False, as on the command line it is there or not:
+            # `exact_only=0` or `"no"` would otherwise read as switched on.
+            if not isinstance(value, bool):
+                raise TypeError(
+                    f"{command}() keyword `{key}` takes True or False, not {value!r}"
+                )
+            if value:
+                args.append(flag)
+            continue
+        if value is False:
             continue
         values = value if many and isinstance(value, (list, tuple)) else [value]
         for v in values:

@@ -414,3 +414,15 @@ def test_the_trial_cap_holds_on_every_path() -> None:
     with pytest.raises(rollsim.RollsimError) as parsed:
         rollsim.roll("d6", trials="0")
     assert str(lean.value) == str(parsed.value)
+
+
+def test_a_switch_is_true_or_false():
+    """`exact_only=0` or `"no"` is no switch (it once ran exact only): a TypeError naming
+    the keyword, as a misspelt keyword is; True and False do what they say."""
+    for bad in (0, 1, "no", "yes", 1.0):
+        with pytest.raises(TypeError, match="`exact_only` takes True or False"):
+            rollsim.roll("d6", exact_only=bad, trials=1000)
+    on = rollsim.roll("2d6", exact_only=True)
+    off = rollsim.roll("2d6", exact_only=False, trials=2000)
+    assert on.distribution["count"].null_count() == on.distribution.height
+    assert off.distribution["count"].sum() == 2000

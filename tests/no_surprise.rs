@@ -158,4 +158,19 @@ fn a_misspelt_key_is_refused_in_every_system() {
         );
         assert!(err.contains(&format!("`{near}`")), "{set}: {err}");
     }
+    // What a dice unit has besides its stats, added by --set, is taken: a name, points.
+    let config = crate::util::tempdir();
+    let path = config.path().join("duel.toml");
+    std::fs::write(
+        &path,
+        "system = \"dice\"\n[units.a]\nhp = 3\n[units.b]\nhp = 4\n\
+         [scenarios.s]\nunit = \"a\"\nopponent = \"b\"\nroll = \"d6 + hp - their_hp\"\n",
+    )
+    .unwrap();
+    rollsim()
+        .arg("check")
+        .arg(&path)
+        .args(["--set", "units.a.name=Champion", "--set", "units.b.cost=12"])
+        .assert()
+        .success();
 }

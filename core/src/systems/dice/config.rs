@@ -81,6 +81,10 @@ impl Named<Scenario> {
 impl crate::systems::Loaded for DiceConfig {
     fn unread(&self, path: &[String]) -> Option<String> {
         let [table, id, k] = path else { return None };
+        // A unit's name and points are no stats: read by every front end, not by rolls.
+        if k == "name" || k == "cost" {
+            return None;
+        }
         let unit = self
             .units
             .iter()

@@ -5,7 +5,7 @@
 //! library, and Monte Carlo within 4.5 standard errors.
 
 use crate::dice_lang::compile;
-use crate::util::assert_agrees;
+use crate::util::{assert_agrees, big_gcd as gcd};
 use num_bigint::BigUint;
 use rollsim::model::Compiled;
 use std::collections::BTreeMap;
@@ -15,16 +15,6 @@ use std::collections::BTreeMap;
 struct Q {
     n: BigUint,
     d: BigUint,
-}
-
-fn gcd(a: &BigUint, b: &BigUint) -> BigUint {
-    let (mut a, mut b) = (a.clone(), b.clone());
-    while b != BigUint::from(0u8) {
-        let r = &a % &b;
-        a = b;
-        b = r;
-    }
-    a
 }
 
 impl Q {
@@ -117,6 +107,26 @@ fn holds(roll: &str, want: &Law) {
     assert_agrees(&c, &["value"], 40_000, 11);
 }
 
+/// The rounds a count starting at `start` (with chance `p`) takes to reach 0, `next`
+/// its law after a round from `n`, stopped at the default limit of 100 rounds as the
+/// language's table says: into `out`, round by round.
+fn rounds_to_none(start: i64, p: &Q, out: &mut Law, next: impl Fn(i64) -> Law) {
+    let mut alive: BTreeMap<i64, Q> = BTreeMap::from([(start, p.clone())]);
+    for round in 0..=100 {
+        let mut after: BTreeMap<i64, Q> = BTreeMap::new();
+        for (n, q) in &alive {
+            if *n == 0 || round == 100 {
+                put(out, round, q);
+                continue;
+            }
+            for (k, pk) in next(*n) {
+                put(&mut after, k, &q.mul(&pk));
+            }
+        }
+        alive = after;
+    }
+}
+
 /// Hits, then saves of those hits, then the hits not saved each roll to wound: the
 /// count of the last pool is `hits - saved`, which can never pass the six dice that
 /// started it.
@@ -143,20 +153,9 @@ fn a_count_left_after_saves_rolls_its_wounds() {
 fn a_count_that_shrinks_inside_a_repeat() {
     let roll = "repeat n = 5 until n == 0 do n = (n)d6 count <= 4 then rounds";
     let mut want = Law::new();
-    let mut alive: BTreeMap<i64, Q> = BTreeMap::from([(5, Q::new(1u8, 1u8))]);
-    for round in 0..=100 {
-        let mut next: BTreeMap<i64, Q> = BTreeMap::new();
-        for (n, q) in &alive {
-            if *n == 0 || round == 100 {
-                put(&mut want, round, q);
-                continue;
-            }
-            for (k, pk) in binomial(*n as u64, 4, 6) {
-                put(&mut next, k, &q.mul(&pk));
-            }
-        }
-        alive = next;
-    }
+    rounds_to_none(5, &Q::new(1u8, 1u8), &mut want, |n| {
+        binomial(n as u64, 4, 6)
+    });
     holds(roll, &want);
 }
 
@@ -260,19 +259,9 @@ fn a_let_before_a_repeat_is_its_start() {
     let mut want = Law::new();
     let half = Q::new(1u8, 2u8);
     for (h, ph) in binomial(3, 2, 6) {
-        let mut alive: BTreeMap<i64, Q> = BTreeMap::from([(h, ph)]);
-        for round in 0..=100 {
-            let mut next: BTreeMap<i64, Q> = BTreeMap::new();
-            for (n, q) in &alive {
-                if *n == 0 || round == 100 {
-                    put(&mut want, round, q);
-                    continue;
-                }
-                put(&mut next, n - 1, &q.mul(&half));
-                put(&mut next, *n, &q.mul(&half));
-            }
-            alive = next;
-        }
+        rounds_to_none(h, &ph, &mut want, |n| {
+            BTreeMap::from([(n - 1, half.clone()), (n, half.clone())])
+        });
     }
     holds(roll, &want);
 }

@@ -4,7 +4,7 @@
 //! integers counted here by a method of the test's own (a closed form worked by hand, or
 //! every sequence of rolls walked), no code shared with the library.
 
-use crate::util::{rollsim, tempdir};
+use crate::util::{big_gcd as gcd, rollsim, tempdir};
 use num_bigint::BigUint;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -33,16 +33,6 @@ fn read(dir: &Path) -> BTreeMap<i64, String> {
             (cells[v].parse().unwrap(), cells[f].to_string())
         })
         .collect()
-}
-
-fn gcd(a: &BigUint, b: &BigUint) -> BigUint {
-    let (mut a, mut b) = (a.clone(), b.clone());
-    while b != BigUint::from(0u8) {
-        let r = &a % &b;
-        a = b;
-        b = r;
-    }
-    a
 }
 
 /// `n/d` in lowest terms, as the tables write it.

@@ -277,3 +277,15 @@ opponent = "b"
 roll = "let p = (pool)d6 in max(0, p count >= 5 - p count 1 + (p count 6)d6 again 6 count >= 5)"
 vs = "let p = (pool)d6 in max(0, p count >= 5 - p count 1 + (p count 6)d6 again 6 count >= 5)"
 "#;
+
+/// Euclid's greatest common divisor of two big integers (fractions past `u128` in the
+/// tests' own enumerators).
+pub fn big_gcd(a: &num_bigint::BigUint, b: &num_bigint::BigUint) -> num_bigint::BigUint {
+    let (mut a, mut b) = (a.clone(), b.clone());
+    while b != num_bigint::BigUint::from(0u8) {
+        let r = &a % &b;
+        a = b;
+        b = r;
+    }
+    a
+}

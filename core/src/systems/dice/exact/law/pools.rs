@@ -16,9 +16,6 @@ pub(super) fn let_pool<'a, W: Weight>(
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
-    if spec.again.is_some() {
-        return Err(NoLaw::Refused);
-    }
     // The outcomes the body tells apart: every way it reads them alike is one.
     let (lo, hi) = face_span(spec);
     let (outcomes, den) = outcomes(spec, b, &mut |sorted| {
@@ -53,9 +50,6 @@ pub(super) fn read_whole<'a, W: Weight>(
     spec: &'a PoolSpec,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
-    if spec.again.is_some() {
-        return Err(NoLaw::Refused);
-    }
     let (lo, hi) = face_span(spec);
     let (outcomes, den) = outcomes(spec, b, &mut |sorted| {
         let v = read_sorted(sorted, spec.keep, spec.agg, lo, hi);
@@ -77,6 +71,10 @@ fn outcomes<'a, W: Weight>(
     b: &mut Budget<'a, W>,
     key: &mut dyn FnMut(&[i64]) -> (Vec<i64>, Vec<i64>),
 ) -> Result<(Vec<(Vec<i64>, W)>, W), NoLaw> {
+    // An `again` pool's dice count varies: no multiset of a fixed count holds it.
+    if spec.again.is_some() {
+        return Err(NoLaw::Refused);
+    }
     let mut index: Map<Vec<i64>, usize> = Map::default();
     let mut outcomes: Vec<(Vec<i64>, W)> = Vec::new();
     let mut failed = None;

@@ -128,8 +128,11 @@ impl Unit {
     }
 }
 
-/// How long a pilot may take before the estimate is said from what it has...
-const PILOT_SETTLE: Duration = Duration::from_millis(20);
+/// How long a pilot may take before the estimate is said from what it has: long enough
+/// that a thread put aside for a few milliseconds (the main job's scenarios share two
+/// cores with its charts) or a first trial's one-off setup does not pass for the pace
+/// (issue #71: 20 ms once made a 5-second job "29 min")...
+const PILOT_SETTLE: Duration = Duration::from_millis(250);
 /// ... and how many trials are enough to say it.
 const PILOT_ENOUGH: u64 = 4096;
 

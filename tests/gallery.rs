@@ -149,11 +149,16 @@ fn the_gallery_renders_in_a_browser_with_every_image_and_link() {
     let dir = tempdir();
     // The main job as the README runs it (no -n): every probability it reports to
     // within ±0.001 (95%), each scenario as many trials as that needs, at most 10^7.
+    let began = std::time::Instant::now();
     let main_job = rollsim()
         .current_dir(dir.path())
         .args(["-q"])
         .assert()
         .success();
+    estimates_tell_the_time(
+        &text(&main_job.get_output().stderr),
+        began.elapsed().as_secs_f64(),
+    );
     let reports = dir.path().join("reports");
     readme_figures_are_the_main_jobs(&text(&main_job.get_output().stdout), &reports);
     // The configs are computed smallest last, and reported in their own order: the
@@ -345,6 +350,58 @@ fn the_gallery_renders_in_a_browser_with_every_image_and_link() {
         let broken = dead_links(&reports);
         assert!(broken.is_empty(), "after {args:?}: {broken:?}");
     }
+}
+
+/// Every shipped scenario runs in the main job: an estimate of a long run it prints is
+/// within 3x of the time the whole job took, and a job done within 10 s prints none
+/// (issue #71: "29 min" was once said of a job of 5 s).
+fn estimates_tell_the_time(stderr: &str, took: f64) {
+    for line in stderr.lines().filter(|l| l.contains(" will take about ")) {
+        assert!(took >= 10.0, "the job took {took:.1} s and said: {line}");
+        let said = line
+            .split(" will take about ")
+            .nth(1)
+            .and_then(|t| t.split(';').next())
+            .unwrap();
+        let secs = said_seconds(said);
+        assert!(
+            secs <= 3.0 * took,
+            "said {said} ({secs} s) of a job of {took:.1} s: {line}"
+        );
+    }
+}
+
+/// "45s", "3 min 5s", "2 h 10 min", "3 days" in seconds.
+fn said_seconds(said: &str) -> f64 {
+    let words: Vec<&str> = said.split_whitespace().collect();
+    let mut secs = 0.0;
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        if let Some(n) = w.strip_suffix('s').and_then(|n| n.parse::<f64>().ok()) {
+            secs += n;
+            i += 1;
+            continue;
+        }
+        let n: f64 = w.parse().unwrap_or_else(|_| panic!("{said}"));
+        let unit = match words.get(i + 1) {
+            Some(&"min") => 60.0,
+            Some(&"h") => 3600.0,
+            Some(&"days") => 86_400.0,
+            _ => panic!("{said}"),
+        };
+        secs += n * unit;
+        i += 2;
+    }
+    secs
+}
+
+#[test]
+fn an_estimate_reads_as_its_seconds() {
+    assert_eq!(said_seconds("45s"), 45.0);
+    assert_eq!(said_seconds("29 min 32s"), 1772.0);
+    assert_eq!(said_seconds("1 h 18 min"), 4680.0);
+    assert_eq!(said_seconds("3 days"), 259_200.0);
 }
 
 /// The links and images of `reports/index.html` that point at no file.

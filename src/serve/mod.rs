@@ -14,6 +14,7 @@
 //! would write a file is refused from a page of another origin.
 
 mod api;
+mod conns;
 mod files;
 mod listing;
 mod memory;
@@ -46,7 +47,8 @@ const AT_ONCE: usize = 4;
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// The longest a request's body may take to arrive once its headers have.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
-/// Connections open at once; a further one waits in the system's queue until one closes.
+/// Connections open at once; a further one takes the place of the one idle the longest,
+/// or waits in the system's queue until one closes if every one is busy.
 pub const MAX_CONNECTIONS: usize = 256;
 
 #[derive(Clone, Debug)]
@@ -161,19 +163,14 @@ pub fn serve(o: &ServeOptions) -> Result<String, AppError> {
 }
 
 /// Take connections until Ctrl-C, each under the header and idle deadline, at most
-/// [`MAX_CONNECTIONS`] at once; then stop the computations and close the connections.
+/// [`MAX_CONNECTIONS`] at once (past that, the one idle the longest closes for the new
+/// one: [`conns`]); then stop the computations and close the connections.
 async fn accept(listener: tokio::net::TcpListener, app: Arc<App>, stop: &Cancel) {
     let service = TowerToHyperService::new(router(app.clone()));
     let graceful = GracefulShutdown::new();
     let open = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let table = Arc::new(conns::Conns::default());
     loop {
-        let permit = tokio::select! {
-            p = open.clone().acquire_owned() => match p {
-                Ok(p) => p,
-                Err(_) => break,
-            },
-            _ = stopped(stop) => break,
-        };
         let tcp = tokio::select! {
             r = listener.accept() => match r {
                 Ok((tcp, _)) => tcp,
@@ -186,16 +183,51 @@ async fn accept(listener: tokio::net::TcpListener, app: Arc<App>, stop: &Cancel)
             },
             _ = stopped(stop) => break,
         };
+        let permit = match open.clone().try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                table.close_oldest_idle();
+                tokio::select! {
+                    p = open.clone().acquire_owned() => match p {
+                        Ok(p) => p,
+                        Err(_) => break,
+                    },
+                    _ = stopped(stop) => break,
+                }
+            }
+        };
         // Answers are a head and a body in two small writes: without TCP_NODELAY the
         // second waits for the page's delayed acknowledgement.
         let _ = tcp.set_nodelay(true);
-        let conn = http1::Builder::new()
+        let (key, conn) = table.open();
+        let service = service.clone();
+        let marked = conn.clone();
+        // Busy from the request's head to the drop of its answer's body.
+        let counted = hyper::service::service_fn(move |req| {
+            let busy = marked.busy();
+            let answer = hyper::service::Service::call(&service, req);
+            async move {
+                let answer = answer.await?;
+                Ok::<_, std::convert::Infallible>(answer.map(|body| {
+                    Body::new(http_body_util::BodyExt::map_frame(body, move |frame| {
+                        let _held = &busy;
+                        frame
+                    }))
+                }))
+            }
+        });
+        let served = http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(HEADER_TIMEOUT)
-            .serve_connection(TokioIo::new(tcp), service.clone());
-        let conn = graceful.watch(conn);
+            .serve_connection(TokioIo::new(tcp), counted);
+        let served = graceful.watch(served);
+        let table = table.clone();
         tokio::spawn(async move {
-            let _ = conn.await;
+            tokio::select! {
+                _ = served => {}
+                _ = conn.closed() => {}
+            }
+            table.gone(key);
             drop(permit);
         });
     }

@@ -189,6 +189,12 @@ pub struct RollArgs {
     pub seed: Option<u64>,
     #[command(flatten)]
     pub threads: Threads,
+    /// Roll until every reported probability's 95% CI half-width is at most EPS (e.g. 0.001), instead of a fixed count
+    #[arg(long, value_name = "EPS", conflicts_with_all = ["trials", "exact_only"])]
+    pub precision: Option<f64>,
+    /// Cap on trials under --precision
+    #[arg(long, default_value = "1_000_000_000", value_parser = count, allow_negative_numbers = true, requires = "precision")]
+    pub max_trials: u64,
     /// Only the exact distribution, no Monte Carlo; files only where -o says
     #[arg(long)]
     pub exact_only: bool,

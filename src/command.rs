@@ -20,7 +20,26 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    run(parse(args)?, cancel)
+    let argv = std::iter::once(std::ffi::OsString::from("rollsim"))
+        .chain(args.into_iter().map(Into::into));
+    match Cli::try_parse_from(argv) {
+        Ok(cli) => run(cli, cancel),
+        // `--help` and `--version` are answers, as the binary prints them on stdout.
+        Err(e) if !e.use_stderr() => Ok(e.render().to_string()),
+        Err(e) => Err(AppError::BadOption(
+            e.render().to_string().trim_end().to_string(),
+        )),
+    }
+}
+
+/// Whether `args` (without the program's name) run the main job: no command, and no
+/// `--help` or `--version` either.
+pub fn is_main_job<I, T>(args: I) -> bool
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    matches!(parse(args), Ok(cli) if cli.command.is_none())
 }
 
 /// `args` (without the program's name) as the binary parses them; a usage error is bad
@@ -119,6 +138,8 @@ fn roll_options(a: cli::RollArgs, svg: bool, cancel: &Cancel) -> app::RollOption
         roll: a.roll,
         vs: a.vs,
         trials: a.trials,
+        precision: a.precision,
+        max_trials: a.max_trials,
         seed: a.seed,
         threads: a.threads.get(),
         exact_only: a.exact_only,

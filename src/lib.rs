@@ -17,6 +17,9 @@ pub mod report;
 pub mod serve;
 pub mod tables;
 
+/// The version `rollsim --version` prints (the Python package's `__version__`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 pub use rollsim_core::{
     balance, cancel, document, edit, exact, kernels, model, results, run, sim, stats, systems,
     text, Cancel, Error,

@@ -162,6 +162,8 @@ pub fn roll_held(r: &Roll, cancel: &Cancel) -> Result<Held, AppError> {
         roll: r.expr.clone(),
         vs: r.vs.clone(),
         trials: r.trials,
+        precision: None,
+        max_trials: crate::app::DEFAULT_MAX_TRIALS,
         seed: r.seed,
         threads: r.threads,
         exact_only: r.exact_only,
@@ -234,6 +236,26 @@ impl Held {
         r.headline
             .exact
             .or((r.trials > 0).then_some(r.headline.probability))
+    }
+
+    /// What the command line says beside the numbers, scenario by scenario: its
+    /// warnings and notes (a precision not reached, a config's advice) and the mass a
+    /// limit cut (an explosion's depth, a `repeat`'s rounds), in the command line's
+    /// words, each led by the scenario's name.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        for r in &self.0 {
+            if let Some(note) = &r.note {
+                notes.push(format!("{}: {note}", r.name));
+            }
+            if r.capped_mass > 0.0 {
+                notes.push(format!(
+                    "{}: {}: {:.3e}",
+                    r.name, r.capped_note, r.capped_mass
+                ));
+            }
+        }
+        notes
     }
 
     /// The first charted metric's chart of the first scenario that has one, as the

@@ -20,13 +20,15 @@ from __future__ import annotations
 import difflib
 import html
 import os
+import pathlib
+import tempfile
 from typing import Any, Iterable, Mapping, Optional
 
 import polars as pl
 
-from ._rollsim import RollsimError, held as _held, options as _options_of, roll_held as _roll_held, run_cli, tables as _tables_of
+from ._rollsim import RollsimError, VERSION as __version__, held as _held, options as _options_of, roll_held as _roll_held, run_cli as _run_cli, tables as _tables_of
 
-__all__ = ["roll", "load", "overlay", "Result", "Config", "Png", "RollsimError", "run_cli"]
+__all__ = ["roll", "load", "overlay", "Result", "Config", "Png", "Tables", "Frame", "RollsimError", "run_cli", "__version__"]
 
 
 
@@ -37,8 +39,90 @@ class Png(bytes):
         return bytes(self)
 
 
+def run_cli(args: Iterable[str], main_job: bool = False) -> str:
+    """``rollsim ARGS...`` as the binary runs it (``--help`` and ``--version`` included);
+    what it prints on standard output. Files are written where the command writes them.
+    The main job (no command: every shipped config into ``./reports/``, about 40 MB) runs
+    only with ``main_job=True``: ``run_cli([])`` raises instead of filling the
+    notebook's folder."""
+    if not isinstance(main_job, bool):
+        raise TypeError(f"run_cli() keyword `main_job` takes True or False, not {main_job!r}")
+    return _run_cli([str(a) for a in args], main_job)
+
+
 def _run(args: list[str]) -> str:
-    return run_cli([str(a) for a in args])
+    return run_cli(args)
+
+
+def _charts(args: list[str]) -> dict[str, "Png"]:
+    """The charts the command line draws for ``args``, by file stem: the command run
+    again (the same seed, so the same numbers) into a folder of its own that is then
+    removed."""
+    with tempfile.TemporaryDirectory(prefix="rollsim-charts-") as tmp:
+        out = pathlib.Path(tmp) / "out"
+        run_cli([str(a) for a in args] + ["-o", str(out)])
+        return {p.stem: Png(p.read_bytes()) for p in sorted(out.rglob("*.png"))}
+
+
+def _pick(charts: dict[str, "Png"], which: Optional[str], command: str) -> "Png":
+    if not charts:
+        raise RollsimError(f"{command} drew no chart here")
+    if which is None:
+        return next(iter(charts.values()))
+    if which in charts:
+        return charts[which]
+    found = [k for k in charts if k.endswith(which) or which in k]
+    if len(found) == 1:
+        return charts[found[0]]
+    near = difflib.get_close_matches(which, list(charts), n=1, cutoff=0.3)
+    hint = f"; did you mean `{near[0]}`?" if near else ""
+    raise KeyError(f"no chart `{which}`: the charts are {', '.join(charts)}{hint}")
+
+
+class _Charted:
+    """What a balance result shares: the command line that made it, and its charts."""
+
+    _args: list[str]
+    _drawn: Optional[dict[str, Png]]
+
+    def charts(self) -> dict[str, Png]:
+        """Every chart the command line draws for this result (its PNG bytes, equal to
+        the files it writes), by file stem. The command runs again to draw them, with
+        the same seed: the same numbers."""
+        if self._drawn is None:
+            self._drawn = _charts(self._args)
+        return dict(self._drawn)
+
+    def plot(self, which: Optional[str] = None) -> Png:
+        """The command line's chart (the first, or the one whose file stem is or
+        contains ``which``, e.g. ``"ratings"`` of a roster), as PNG bytes a notebook
+        shows."""
+        return _pick(self.charts(), which, self._args[0])
+
+
+class Tables(_Charted, dict):
+    """A balance command's tables by CSV name (``compare``, ``roster``), with the charts
+    the command line draws beside them: ``plot()``, ``charts()``."""
+
+    def __init__(self, tables: Mapping[str, pl.DataFrame], args: list[str]):
+        super().__init__(tables)
+        self._args = args
+        self._drawn = None
+
+
+class Frame(_Charted, pl.DataFrame):
+    """A balance command's one table (``sweep``, ``sensitivity``, ``equalize``) as a
+    polars DataFrame, whose ``plot()`` is the command line's chart (not polars' own)."""
+
+    _args: list[str] = []
+    _drawn: Optional[dict[str, Png]] = None
+
+    @classmethod
+    def _of(cls, df: pl.DataFrame, args: list[str]) -> "Frame":
+        f = cls._from_pydf(df._df)
+        f._args = args
+        f._drawn = None
+        return f
 
 
 def _frame(table: Any) -> pl.DataFrame:
@@ -63,6 +147,10 @@ class Result:
         """The headline number of the first scenario (what the command line prints
         first): exact where there is an exact value, else the Monte Carlo estimate.
         ``headline_table`` has every scenario's, with intervals and fractions."""
+        self.notes: list[str] = list(self._held.notes())
+        """What the command line says beside the numbers, each led by its scenario's
+        name: warnings, a precision not reached, and the probability that a limit cut
+        a roll (an explosion's depth, a ``repeat``'s rounds)."""
 
     def _handed_over(self) -> dict[str, Any]:
         if self._columns is None:
@@ -127,10 +215,12 @@ class Result:
         return text + (f", {frac})" if frac else ")")
 
     def __repr__(self) -> str:
-        return f"{self._headline_text()}\n{self.distribution}"
+        notes = "".join(f"note: {n}\n" for n in self.notes)
+        return f"{self._headline_text()}\n{notes}{self.distribution}"
 
     def _repr_html_(self) -> str:
-        return f"<p><b>{html.escape(self._headline_text())}</b></p>" + self.distribution._repr_html_()
+        notes = "".join(f"<p>note: {html.escape(n)}</p>" for n in self.notes)
+        return f"<p><b>{html.escape(self._headline_text())}</b></p>" + notes + self.distribution._repr_html_()
 
 
 # Options that only say where and how files are written, or split a run over machines:
@@ -183,7 +273,9 @@ def _flags(command: str, opts: Mapping[str, Any], fixed: Iterable[str] = ()) -> 
         for v in values:
             if isinstance(v, bool):
                 v = "true" if v else "false"
-            args += [flag, str(v)]
+            # One word: a value starting with a minus (`seed=-1`, `vs="-d6"`) is the
+            # flag's value, refused in its own terms, not taken for another flag.
+            args.append(f"{flag}={v}")
     return args
 
 
@@ -256,14 +348,19 @@ class Config:
         args = ["-q", "run", self.path, "-s", name] + self.sets
         return Result(args + _flags("run", opts, ("scenarios", "set")))
 
-    def _balance(self, command: str, scenario: str, extra: Iterable[str], **opts: Any) -> dict[str, pl.DataFrame]:
+    def _balance(self, command: str, scenario: str, extra: Iterable[str], **opts: Any) -> Tables:
         args = [command, self.path, "-s", scenario] + self.sets + list(extra)
-        args += _flags(command, opts, ("scenario", "set", "vary"))
+        args = [str(a) for a in args + _flags(command, opts, ("scenario", "set", "vary"))]
         # In memory: the command line's own tables, typed as its CSVs are written.
-        return {name: _frame(table) for name, table in _tables_of([str(a) for a in args])}
+        return Tables({name: _frame(table) for name, table in _tables_of(args)}, args)
 
-    def compare(self, scenario: str, **opts: Any) -> dict[str, pl.DataFrame]:
-        """``rollsim compare``: the matchup matrices, by CSV name."""
+    def _one(self, command: str, scenario: str, extra: Iterable[str], **opts: Any) -> Frame:
+        tables = self._balance(command, scenario, extra, **opts)
+        return Frame._of(next(iter(tables.values())), tables._args)
+
+    def compare(self, scenario: str, **opts: Any) -> Tables:
+        """``rollsim compare``: the matchup matrices, by CSV name; ``plot()`` is the
+        heatmap the command line draws."""
         return self._balance("compare", scenario, [], **opts)
 
     def sweep(
@@ -272,30 +369,33 @@ class Config:
         key: str | Mapping[str, str],
         values: Optional[str] = None,
         **opts: Any,
-    ) -> pl.DataFrame:
+    ) -> Frame:
         """``rollsim sweep CONFIG -s NAME --vary KEY=VALUES``: one row per point. ``key``
         and ``values`` (``"attacker.strength", "2..6"``), or for a grid a dict of two
         keys to their values (``{"attacker.strength": "2..6", "distance": "1..5"}``):
-        one row per pair."""
+        one row per pair. ``plot()`` is the line chart or heatmap the command line
+        draws."""
         vary = dict(key) if isinstance(key, Mapping) else {key: values}
         if not 1 <= len(vary) <= 2 or any(v is None for v in vary.values()):
             raise TypeError("sweep() takes a key and its values, or a dict of one or two keys to their values")
         extra: list[str] = []
         for k, v in vary.items():
             extra += ["--vary", f"{k}={v}"]
-        tables = self._balance("sweep", scenario, extra, **opts)
-        return next(iter(tables.values()))
+        return self._one("sweep", scenario, extra, **opts)
 
-    def sensitivity(self, scenario: str, **opts: Any) -> pl.DataFrame:
-        """``rollsim sensitivity``: what +1 die and one better stat step are worth."""
-        return next(iter(self._balance("sensitivity", scenario, [], **opts).values()))
+    def sensitivity(self, scenario: str, **opts: Any) -> Frame:
+        """``rollsim sensitivity``: what +1 die and one better stat step are worth;
+        ``plot()`` is the command line's chart."""
+        return self._one("sensitivity", scenario, [], **opts)
 
     def equalize(self, scenario: str, **opts: Any) -> pl.DataFrame:
         """``rollsim equalize``: the smallest change that brings the odds closest to even."""
         return next(iter(self._balance("equalize", scenario, [], **opts).values()))
 
-    def roster(self, scenario: str, **opts: Any) -> dict[str, pl.DataFrame]:
-        """``rollsim roster``: ratings, the Nash mix and the matrix, by CSV name."""
+    def roster(self, scenario: str, **opts: Any) -> Tables:
+        """``rollsim roster``: ratings, the Nash mix and the matrix, by CSV name;
+        ``plot("ratings")``, ``plot("nash")``, ``plot("costs")`` ... the command line's
+        charts."""
         return self._balance("roster", scenario, [], **opts)
 
     def __repr__(self) -> str:

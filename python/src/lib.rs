@@ -32,7 +32,7 @@ mod signals {
 mod workers;
 
 create_exception!(
-    _rollsim,
+    rollsim,
     RollsimError,
     PyValueError,
     "A bad expression, config, option or output path: the command line's message."
@@ -124,9 +124,20 @@ fn refused<T>(py: Python<'_>, r: Result<T, AppError>) -> PyResult<T> {
     })
 }
 
-/// Run `rollsim ARGS...`; what it prints on standard output.
+/// Run `rollsim ARGS...`; what it prints on standard output. The main job (no command)
+/// writes every shipped config's reports into the working folder: from a notebook only
+/// when asked by `main_job`.
 #[pyfunction]
-fn run_cli(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
+#[pyo3(signature = (args, main_job = false))]
+fn run_cli(py: Python<'_>, args: Vec<String>, main_job: bool) -> PyResult<String> {
+    if !main_job && rollsim::command::is_main_job(args.clone()) {
+        return refused(
+            py,
+            Err(AppError::BadOption(
+                "run_cli() without a command is the main job: it writes every shipped config's reports (about 40 MB) into ./reports/ here; `run_cli([...], main_job=True)` runs it, `run_cli([\"--help\"])` lists the commands".into(),
+            )),
+        );
+    }
     interruptible(py, move |cancel| rollsim::command::execute(args, cancel))
 }
 
@@ -163,6 +174,11 @@ impl Held {
             .table(name)
             .map_err(|e| RollsimError::new_err(format!("{e:#}")))?;
         Ok(t.map(|df| Table(Frame::from_df(df))))
+    }
+
+    /// The notes the command line prints beside the numbers (warnings, a limit's cut).
+    fn notes(&self) -> Vec<String> {
+        self.0.notes()
     }
 
     /// The first scenario's headline number (exact, else Monte Carlo; None if neither).
@@ -271,6 +287,7 @@ fn options(command: &str) -> PyResult<Vec<(String, bool, bool)>> {
 #[pymodule]
 fn _rollsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
+    m.add("VERSION", rollsim::VERSION)?;
     m.add_function(wrap_pyfunction!(tables, m)?)?;
     m.add_function(wrap_pyfunction!(held, m)?)?;
     m.add_function(wrap_pyfunction!(roll_held, m)?)?;

@@ -426,3 +426,75 @@ def test_a_switch_is_true_or_false():
     off = rollsim.roll("2d6", exact_only=False, trials=2000)
     assert on.distribution["count"].null_count() == on.distribution.height
     assert off.distribution["count"].sum() == 2000
+
+
+def cli_pngs(args: list[str], tmp_path: Path) -> dict[str, bytes]:
+    """The PNG charts the command line writes for `args`, by file stem."""
+    out = tmp_path / f"png-{len(list(tmp_path.iterdir()))}"
+    subprocess.run([str(BIN), *args, "-o", str(out)], check=True, capture_output=True)
+    return {p.stem: p.read_bytes() for p in sorted(out.rglob("*.png"))}
+
+
+def test_plot_of_a_sweep_a_compare_and_a_roster_is_the_clis_png(tmp_path: Path) -> None:
+    rush = rollsim.load(CONFIGS / "rush.toml")
+    slam = "slam-orc-vs-human-guard"
+    sweep = rush.sweep(slam, "attacker.strength", "2..4", exact_only=True)
+    # Still a DataFrame for everything polars does, with the command line's chart.
+    assert isinstance(sweep, pl.DataFrame) and sweep.height == 3
+    want = cli_pngs(["sweep", str(CONFIGS / "rush.toml"), "-s", slam, "--vary", "attacker.strength=2..4", "--exact-only"], tmp_path)
+    assert list(want) == ["sweep-slam-orc-vs-human-guard-attacker_strength"]
+    assert sweep.plot() == next(iter(want.values()))
+    assert sweep.plot()._repr_png_()[:4] == b"\x89PNG"
+
+    compare = rush.compare(slam, trials=20_000, seed=5)
+    want = cli_pngs(["compare", str(CONFIGS / "rush.toml"), "-s", slam, "-n", "20000", "--seed", "5"], tmp_path)
+    assert compare.charts() == want and compare.plot() == want["matrix-slam-orc-vs-human-guard"]
+    assert isinstance(compare["matrix-slam-orc-vs-human-guard"], pl.DataFrame)
+
+    dice = CONFIGS / "dice-examples.toml"
+    roster = rollsim.load(dice).roster("fighter-duels-orc", exact_only=True, count="hp")
+    want = cli_pngs(["roster", str(dice), "-s", "fighter-duels-orc", "--exact-only", "--count", "hp"], tmp_path)
+    assert len(want) == 5 and roster.charts() == want
+    assert roster.plot("ratings") == want["roster-fighter-duels-orc-ratings"]
+    assert roster.plot("costs-fighter-duels-orc-exchange") == want["costs-fighter-duels-orc-exchange"]
+    with pytest.raises(KeyError, match="did you mean"):
+        roster.plot("ratngs-fighter")
+
+
+def test_run_cli_without_a_command_writes_nothing_and_version_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(rollsim.RollsimError, match="main job") as e:
+        rollsim.run_cli([])
+    assert e.value.exit_code == 2
+    with pytest.raises(rollsim.RollsimError, match="main job"):
+        rollsim.run_cli(["-q"])
+    assert list(tmp_path.iterdir()) == []
+    version = subprocess.run([str(BIN), "--version"], check=True, capture_output=True, text=True).stdout
+    assert rollsim.run_cli(["--version"]) == version == f"rollsim {rollsim.__version__}\n"
+    assert rollsim.__version__ == "0.1.0"
+    assert "Usage: rollsim roll" in rollsim.run_cli(["roll", "--help"])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_roll_takes_precision_and_a_value_starting_with_a_minus_is_a_value() -> None:
+    r = rollsim.roll("3d6", precision=0.01, seed=3)
+    d = r.distribution
+    # Trials enough that every interval is within ±0.01, and no more than a round past it.
+    assert (((d["ci_high"] - d["ci_low"]) / 2) <= 0.01).all()
+    assert 131_072 <= d["trials"][0] < 1_000_000
+    with pytest.raises(rollsim.RollsimError) as e:
+        rollsim.roll("3d6", seed=-1)
+    assert "invalid value '-1' for '--seed" in str(e.value) and "-- -1" not in str(e.value)
+    # `vs` starting with a minus is the opposing roll.
+    assert rollsim.roll("d6", vs="-d6", exact_only=True).distribution.height > 0
+
+
+def test_the_notes_the_command_line_prints_reach_the_result() -> None:
+    # Two rounds of a d2 can never reach 10: the limit of 100 rounds always stops it.
+    capped = rollsim.roll("repeat t = 0 until t >= 1000 do t = t + d2 then rounds", exact_only=True)
+    assert capped.notes == ["roll: exact probability that a `repeat` reached its limit of rounds unfinished (a roll of the dice stops there too): 1.000e0"]
+    assert "note: roll: exact probability" in repr(capped)
+    assert rollsim.roll("3d6", exact_only=True).notes == []
+    # A precision the cap stops short of is said, as the command line warns.
+    short = rollsim.roll("3d6", precision=0.0001, max_trials=1000)
+    assert len(short.notes) == 1 and "precision 0.0001 not reached" in short.notes[0]

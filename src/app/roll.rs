@@ -18,6 +18,10 @@ pub struct RollOptions {
     pub roll: String,
     pub vs: Option<String>,
     pub trials: Option<u64>,
+    /// `--precision`: roll until every probability is this precise (95% half-width).
+    pub precision: Option<f64>,
+    /// `--max-trials`: the cap on trials under `precision`.
+    pub max_trials: u64,
     pub seed: Option<u64>,
     pub threads: Option<usize>,
     pub exact_only: bool,
@@ -109,7 +113,13 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
 fn run_options(o: &RollOptions) -> RunOptions {
     let mut ro = RunOptions::new("roll");
     ro.cancel = o.cancel.clone();
-    ro.trials = Some(o.trials.unwrap_or(DEFAULT_TRIALS));
+    match o.precision {
+        Some(eps) => {
+            ro.precision = Some(eps);
+            ro.max_trials = o.max_trials;
+        }
+        None => ro.trials = Some(o.trials.unwrap_or(DEFAULT_TRIALS)),
+    }
     ro.seed = o.seed;
     ro.threads = o.threads;
     ro.out = o.out.clone();

@@ -21,7 +21,7 @@ fn svgs(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The texts of an SVG chart in drawing order (the title first).
-fn texts(path: &Path) -> Vec<String> {
+pub(crate) fn texts(path: &Path) -> Vec<String> {
     let svg = std::fs::read_to_string(path).unwrap();
     let mut out = Vec::new();
     let mut rest = svg.as_str();

@@ -505,3 +505,296 @@ fn the_roster_tab_shows_what_rollsim_roster_prints() {
         }
     }
 }
+
+/// Which of `stats` `rollsim roster --count` takes on this scenario.
+fn counts_the_cli_takes(config: &Path, scenario: &str, stats: &[&str]) -> Vec<String> {
+    stats
+        .iter()
+        .filter(|&&s| {
+            rollsim()
+                .arg("roster")
+                .arg(config)
+                .args([
+                    "-s",
+                    scenario,
+                    "--exact-only",
+                    "--no-plots",
+                    "-q",
+                    "--count",
+                    s,
+                    "-o",
+                ])
+                .arg(crate::util::tempdir().path().join("r"))
+                .output()
+                .unwrap()
+                .status
+                .success()
+        })
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// Issue: the roster's price menu offered rush's strength, speed, skill and armour, which
+/// `rollsim roster --count` refuses (each is better low), and picking one replaced the
+/// tab with one error line; the Matchups and Roster tabs printed `rollsim run`. Now the
+/// menu offers what the command line takes (nothing on rush), a refused price leaves the
+/// roster and its menu with the reason in the alert, and each tab prints the command
+/// that makes its table, which run gives the same cells.
+#[test]
+fn the_balance_tabs_offer_what_the_cli_takes_and_print_the_command_that_makes_them() {
+    let configs = root().join("configs");
+    let shot = root().join("target/live-page-balance.png");
+    for (config, scenario, stats, count) in [
+        (
+            "rush.toml",
+            "slam-orc-vs-human-guard",
+            vec!["strength", "speed", "skill", "armour"],
+            None,
+        ),
+        (
+            "skirmish.toml",
+            "archers-volley",
+            vec!["shoot", "fight", "target_value", "defence", "models"],
+            Some("models"),
+        ),
+    ] {
+        let mut plan = json!({ "steps": [], "tabs": { "config": config, "scenario": scenario } });
+        if let Some(c) = count {
+            plan["tabs"]["count"] = json!(c);
+            plan["refuse"] =
+                json!({ "config": config, "scenario": scenario, "stat": "defence", "then": c });
+        }
+        let seen = drive(&configs, &plan, &shot);
+        assert_eq!(seen["errors"], json!([]), "the page threw");
+        let path = configs.join(config);
+        let tabs = &seen["tabs"];
+        // The menu: what the command line takes, no more (none at all: no menu).
+        let offered = tabs["roster"]["counts"]
+            .as_array()
+            .map_or(vec![], |_| strings(&tabs["roster"]["counts"]));
+        assert_eq!(
+            offered,
+            counts_the_cli_takes(&path, scenario, &stats),
+            "{config}"
+        );
+        // Each tab's command is the one that makes its table.
+        for (tab, verb) in [
+            ("matrix", "compare"),
+            ("sensitivity", "sensitivity"),
+            ("roster", "roster"),
+        ] {
+            let want = format!(
+                "rollsim {verb} {} -s {scenario} --exact-only",
+                path.display()
+            );
+            assert_eq!(tabs[tab]["command"], want, "{config} {tab}");
+        }
+        // Run as printed, the matrix's command gives the heatmap's cells.
+        let printed = tabs["matrix"]["command"].as_str().unwrap().to_string();
+        let out = crate::util::tempdir();
+        let mut cmd = rollsim();
+        cmd.args(printed.split(' ').skip(1))
+            .args(["--no-plots", "-q", "-o"])
+            .arg(out.path());
+        assert!(cmd.output().unwrap().status.success(), "{printed}");
+        let wide = std::fs::read_to_string(out.path().join(format!("matrix-{scenario}-wide.csv")))
+            .unwrap();
+        let cli_cells: Vec<String> = wide
+            .lines()
+            .skip(1)
+            .flat_map(|l| {
+                l.split(',')
+                    .skip(1)
+                    .map(|v| format!("{:.2}%", 100.0 * v.parse::<f64>().unwrap()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(strings(&tabs["matrix"]["cells"]), cli_cells, "{config}");
+        if let Some(c) = count {
+            assert_eq!(
+                tabs["costsCommand"],
+                format!(
+                    "rollsim roster {} -s {scenario} --exact-only --count {c}",
+                    path.display()
+                )
+            );
+            // A price refused: the roster stays, the menu back on `no costs`, the reason
+            // in the alert; the menu still prices.
+            let r = &seen["refuse"];
+            assert!(
+                r["problem"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("`defence` is better low"),
+                "{r}"
+            );
+            assert_eq!(
+                (r["rosters"].as_u64(), r["menu"].as_str()),
+                (Some(1), Some("")),
+                "{r}"
+            );
+            assert_eq!(
+                (r["priced"].as_u64(), &r["problemAfter"]),
+                (Some(5), &Value::Null),
+                "{r}"
+            );
+        }
+    }
+}
+
+/// Issue: at 9 dice (the Orc's Slam with 4 extra dice) the page cut `slamback win` and
+/// `slamback double` both to `slamback…` and the sidebar `defender_extra_dice` to
+/// `defender_ex…`, drew two y ticks (the top and its half, at 42% and 84%) and three
+/// lines, showed `mean 0.0000` and a row `1 | 0.00%` under its own "values under 0.05%
+/// at the ends hidden", and kept fraction columns with every cell empty.
+#[test]
+fn at_nine_dice_the_page_names_every_bar_ticks_round_values_and_hides_what_it_says() {
+    let configs = root().join("configs");
+    let slam = "slam-orc-vs-human-guard";
+    let sets = vec![format!("scenarios.{slam}.extra_dice=4")];
+    let shot = root().join("target/live-page-nine-dice.png");
+    let seen = drive(
+        &configs,
+        &json!({ "steps": [], "charts": [{ "config": "rush.toml", "scenario": slam, "sets": &sets }] }),
+        &shot,
+    );
+    assert_eq!(seen["errors"], json!([]), "the page threw");
+    let c = &seen["charts"][0];
+    assert_eq!(c["cut"], json!([]), "a control's name is cut short");
+    let metrics = c["metrics"].as_array().unwrap();
+    let metric = |name: &str| metrics.iter().find(|m| m["metric"] == name).unwrap();
+    assert_eq!(
+        strings(&metric("result")["labels"]),
+        ["draw", "win", "double", "slamback win", "slamback double"]
+    );
+    let f = |v: &Value, k: &str| v[k].as_f64().unwrap();
+    for m in metrics {
+        let name = m["metric"].as_str().unwrap();
+        // No two labels read the same, and none lies over another.
+        let labels = strings(&m["labels"]);
+        let mut distinct = labels.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), labels.len(), "{name}: {labels:?}");
+        let boxes = m["boxes"].as_array().unwrap();
+        for (i, a) in boxes.iter().enumerate() {
+            for b in &boxes[i + 1..] {
+                let same_line = (f(a, "y") - f(b, "y")).abs() < 1.0;
+                let apart = f(a, "x") + f(a, "width") <= f(b, "x") + 0.5
+                    || f(b, "x") + f(b, "width") <= f(a, "x") + 0.5;
+                assert!(!same_line || apart, "{name}: {a} over {b}");
+            }
+        }
+        // The y axis as the PNG charts have it: from 0 in equal round steps (1, 2 or 5
+        // times a power of ten), at least four ticks, the top at or over the tallest
+        // bar, a grid line at each tick.
+        let ticks = m["ticks"].as_array().unwrap();
+        let at: Vec<f64> = ticks
+            .iter()
+            .map(|t| {
+                t["text"]
+                    .as_str()
+                    .unwrap()
+                    .trim_end_matches('%')
+                    .parse()
+                    .unwrap()
+            })
+            .collect();
+        assert!(at.len() >= 4 && at[0] == 0.0, "{name}: {at:?}");
+        let step = at[1];
+        let mantissa = step / 10f64.powf(step.log10().floor());
+        assert!(
+            [1.0, 2.0, 5.0].iter().any(|k| (mantissa - k).abs() < 1e-6),
+            "{name}: {at:?}"
+        );
+        for (i, v) in at.iter().enumerate() {
+            assert!((v - i as f64 * step).abs() < 1e-6, "{name}: {at:?}");
+        }
+        let grid: Vec<f64> = m["grid"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g.as_f64().unwrap())
+            .collect();
+        for t in ticks {
+            assert!(
+                grid.iter()
+                    .any(|g| (f(t, "y")..f(t, "y") + 14.0).contains(g)),
+                "{name}: no grid line at {t}"
+            );
+        }
+        let top = grid.iter().cloned().fold(f64::INFINITY, f64::min);
+        assert!(
+            top <= f(m, "tallest") + 0.5,
+            "{name}: a bar over the top tick"
+        );
+        // A fraction column only where a cell has one.
+        let head = strings(&m["head"]);
+        assert_eq!(
+            head.contains(&"fraction".to_string()),
+            m["fractions"].as_u64() > Some(0),
+            "{name}"
+        );
+    }
+    // What the table hides is what it says it hides: no row under 0.05% at either end
+    // of what it shows.
+    for name in [
+        "slammer_successes",
+        "target_turns_out_of_play",
+        "slammer_turns_out_of_play",
+    ] {
+        let rows = metric(name)["rows"].as_array().unwrap();
+        let shown: Vec<&Value> = rows.iter().filter(|r| r["hidden"] == false).collect();
+        for end in [shown[0], shown[shown.len() - 1]] {
+            assert!(f(end, "exact") >= 5e-4, "{name}: {end} shown");
+        }
+    }
+    // The fractions are too long for the tables at 9 dice: no fraction column there.
+    assert_eq!(metric("target_turns_out_of_play")["fractions"], 0);
+    assert_eq!(metric("result")["fractions"], 5);
+    // The mean is not 0: the CLI's exact rows give 0.0000435, shown to 3 digits.
+    let cli = cli_table(&configs.join("rush.toml"), slam, &sets);
+    let mean: f64 = cli
+        .iter()
+        .filter(|((_, m, _), _)| m == "slammer_turns_out_of_play")
+        .map(|((_, _, v), p)| v.parse::<f64>().unwrap() * p)
+        .sum();
+    let about = metric("slammer_turns_out_of_play")["about"]
+        .as_str()
+        .unwrap();
+    let shown: f64 = about
+        .rsplit("mean ")
+        .next()
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((shown - mean).abs() <= 0.005 * mean, "{about} vs {mean}");
+}
+
+/// Issue: the sensitivity table showed `-0.0000` (a change of -2e-16, float noise) and
+/// `+0.00 pts`; the command line prints `0.000` and `0.00 pts`.
+#[test]
+fn the_sensitivity_tab_writes_no_signed_zero() {
+    let configs = root().join("configs");
+    let shot = root().join("target/live-page-sensitivity.png");
+    let seen = drive(
+        &configs,
+        &json!({ "steps": [], "tabs": { "config": "dozen.toml", "scenario": "fighter-charges-dwarf" } }),
+        &shot,
+    );
+    assert_eq!(seen["errors"], json!([]), "the page threw");
+    let worth = strings(&seen["tabs"]["sensitivity"]["worth"]);
+    let zero = |w: &str| {
+        w.trim_end_matches(" pts")
+            .trim_start_matches(['+', '-'])
+            .chars()
+            .all(|c| c == '0' || c == '.')
+    };
+    assert!(worth.iter().filter(|w| zero(w)).count() > 10, "{worth:?}");
+    for w in worth.iter().filter(|w| zero(w)) {
+        assert!(!w.starts_with(['+', '-']), "{w}");
+    }
+}

@@ -7,6 +7,7 @@ mod big_fractions;
 mod bounded;
 mod cancel;
 mod charts;
+mod plain_tables;
 mod cli;
 mod cluster;
 mod descent_rules;

@@ -51,6 +51,22 @@ pub fn fixed(v: f64, d: usize) -> String {
     }
 }
 
+/// A probability as a percentage with `d` decimals that claims no certainty and no
+/// impossibility it does not have: exactly 1 is `100.0%` and exactly 0 is `0.0%`, but a
+/// value below 1 that would round up to 100 reads `>99.9%`, and one above 0 that would
+/// round down to 0 reads `<0.1%` (issue #71: `compare` printed 99.97% as "100.0%").
+pub fn percent(p: f64, d: usize) -> String {
+    let shown = fixed(p * 100.0, d);
+    let step = 10f64.powi(-(d as i32));
+    if p < 1.0 && shown == fixed(100.0, d) {
+        format!(">{}%", fixed(100.0 - step, d))
+    } else if p > 0.0 && shown == fixed(0.0, d) {
+        format!("<{}%", fixed(step, d))
+    } else {
+        format!("{shown}%")
+    }
+}
+
 /// `v` with its sign (`+0.25`, `-1.50`) and `d` decimals; zero has none (`0.00`).
 pub fn signed(v: f64, d: usize) -> String {
     let s = format!("{v:+.d$}");
@@ -134,6 +150,26 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_percentage_claims_no_certainty_it_does_not_have() {
+        for (p, d, shown) in [
+            (0.0, 1, "0.0%"),
+            (-0.0, 2, "0.00%"),
+            (1.0, 1, "100.0%"),
+            (0.9997046, 1, ">99.9%"),
+            (0.9995, 1, ">99.9%"),
+            (3.8e-6, 1, "<0.1%"),
+            (0.99958, 2, "99.96%"),
+            (0.9999962, 2, ">99.99%"),
+            (0.453, 1, "45.3%"),
+            (1e-300, 4, "<0.0001%"),
+            (0.996, 0, ">99%"),
+            (0.5, 0, "50%"),
+        ] {
+            assert_eq!(percent(p, d), shown, "{p} to {d} decimals");
+        }
+    }
 
     #[test]
     fn odds_read_aloud() {

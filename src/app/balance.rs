@@ -234,10 +234,10 @@ impl Prepared {
             eprintln!(
                 "note: {}",
                 rollsim_core::text::terminal_safe(&format!(
-                    "`{}` can end in a draw ({}: {:.2}%): {win} counts a draw as no win; `equalize` seeks wins equal losses ({} = 0)",
+                    "`{}` can end in a draw ({}: {}): {win} counts a draw as no win; `equalize` seeks wins equal losses ({} = 0)",
                     d.scenario,
                     d.what,
-                    d.chance * 100.0,
+                    rollsim_core::text::percent(d.chance, 2),
                     d.margin
                 ))
             );
@@ -776,7 +776,16 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
                     "change in the mean"
                 };
                 plot::sensitivity::draw(
-                    &format!("{}: what one step is worth", plot::words(member)),
+                    &plot::headed(
+                        &plot::lead(
+                            member,
+                            r.descriptions
+                                .iter()
+                                .find(|d| d.0 == *member)
+                                .map_or("", |d| d.1.as_str()),
+                        ),
+                        "what one step is worth",
+                    ),
                     &format!(
                         "change in {quantity} for each side's +1 die or one better stat step ({method})"
                     ),
@@ -995,6 +1004,13 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
                 let mut hm = r.matrix.clone();
                 hm.scenario = format!("{}-{tag}", r.matrix.scenario);
                 hm.what = format!("P(row wins), both seats, {words}");
+                // The designer's words lead the title; which pricing it is goes with
+                // what the cells are.
+                if plot::lead(&r.matrix.scenario, &r.matrix.description)
+                    != plot::words(&r.matrix.scenario)
+                {
+                    hm.what = format!("{}, {}", hm.what, tag.replace('-', " "));
+                }
                 for (i, row) in hm.cells.iter_mut().enumerate() {
                     for (j, cell) in row.iter_mut().enumerate() {
                         cell.response = None;
@@ -1020,9 +1036,9 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
                 .map_or(k.reference.as_str(), |x| x.name.as_str());
             plot::exchange::draw(
                 k,
-                &format!(
-                    "{}: what each unit is worth in {reference}s",
-                    plot::words(&r.matrix.scenario)
+                &plot::headed(
+                    &plot::lead(&r.matrix.scenario, &r.matrix.description),
+                    &format!("what each unit is worth in {reference}s"),
                 ),
                 &format!(
                     "each unit's chance against {reference} as its {} grows; at 50% it ties ({})",

@@ -132,7 +132,7 @@ fn run_options(o: &RollOptions) -> RunOptions {
 }
 
 fn pct(p: f64) -> String {
-    format!("{:.4}%", 100.0 * p)
+    rollsim_core::text::percent(p, 4)
 }
 
 /// An exact value with the fraction it is, where it is one: `10.5000 = 21/2`; a whole
@@ -230,11 +230,28 @@ fn metric_table(m: &MetricResult, exact: bool, mc: bool) -> String {
     let mut t = Table::new(head);
     let mut tail: f64 = m.rows.iter().filter_map(|r| r.exact).sum();
     let (rows, left_out) = rollsim_core::results::shown_rows(m);
+    let sparse = m.sparse();
+    // Whether a value before this one can happen.
+    let mut passed = false;
     for row in rows {
-        let e = row.exact.unwrap_or(0.0);
-        if e == 0.0 && (!mc || row.count == 0) {
+        // The rows the CSV lists (`MetricResult::listed`); `shown_rows` has only cut a
+        // trailing tail under 1e-15, which the note below names.
+        if sparse && row.impossible() {
             continue;
         }
+        // A value that can happen reads above 0 even where its float underflows (the
+        // lowest sums of 450d6: 1/6^450), and the chance of it or more below 100% once a
+        // value before it could happen.
+        let possible = row
+            .exact_fraction
+            .as_ref()
+            .map_or(row.exact.unwrap_or(0.0) > 0.0, |f| {
+                *f != rollsim_core::results::Fraction::zero()
+            });
+        let e = match row.exact.unwrap_or(0.0) {
+            0.0 if possible => f64::MIN_POSITIVE,
+            e => e,
+        };
         let mut cells = vec![row.label.clone()];
         if exact {
             cells.push(pct(e));
@@ -245,9 +262,15 @@ fn metric_table(m: &MetricResult, exact: bool, mc: bool) -> String {
                     .unwrap_or_default(),
             );
             if m.numeric {
-                cells.push(pct(tail.clamp(0.0, 1.0)));
+                let at_least = rollsim_core::results::tidy_probability(tail.clamp(0.0, 1.0));
+                cells.push(pct(match at_least {
+                    1.0 if passed => 1.0 - f64::EPSILON,
+                    0.0 if possible => f64::MIN_POSITIVE,
+                    p => p,
+                }));
             }
         }
+        passed |= possible;
         tail -= e;
         if mc {
             cells.push(pct(row.probability));

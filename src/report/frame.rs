@@ -35,8 +35,7 @@ pub fn distribution(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
     let mut exact_fraction: Vec<Option<String>> = Vec::new();
     for r in results {
         for m in &r.metrics {
-            let sparse = m.sparse();
-            for row in m.rows.iter().filter(|row| !(sparse && row.impossible())) {
+            for row in m.listed() {
                 scenario.push(r.name.clone());
                 metric.push(m.name.clone());
                 value.push(row.label.clone());

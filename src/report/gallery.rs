@@ -51,7 +51,7 @@ fn rel(root: &Path, p: &Path) -> String {
 }
 
 fn pct(p: f64) -> String {
-    format!("{:.2}%", p * 100.0)
+    crate::text::percent(p, 2)
 }
 
 pub fn markdown(root: &Path, sections: &[Section]) -> String {
@@ -169,8 +169,16 @@ fn entries<'a>(sec: &'a Section) -> Vec<Entry<'a>> {
             e.members.push(r);
             continue;
         }
-        // The headline's own chart; a group's is its overview chart.
-        let wanted = format!("{}.png", r.headline.metric);
+        // The headline's own chart; a group's is its overview chart; where the rules
+        // fix the headline, the chart of what varies instead ("P(stays up after k
+        // Dashes)").
+        let wanted = match (fixed_by_rules(&r.headline), varying_mean(r)) {
+            (Some(_), Some((m, _))) if files.contains(&format!("{}_at_least.png", m.name)) => {
+                format!("{}_at_least.png", m.name)
+            }
+            (Some(_), Some((m, _))) => format!("{}.png", m.name),
+            _ => format!("{}.png", r.headline.metric),
+        };
         let chart = if r.group.is_some() {
             files
                 .iter()
@@ -201,7 +209,19 @@ fn entries<'a>(sec: &'a Section) -> Vec<Entry<'a>> {
     for e in &mut out {
         let first = e.members[0];
         let h = &first.headline;
-        e.headline = if e.members.len() == 1 {
+        e.headline = if let (1, Some(fixed)) = (e.members.len(), fixed_by_rules(h)) {
+            // A headline the rules fix (a Goblin that never stays up) is no headline:
+            // the gallery leads with what can vary, and says why.
+            match varying_mean(first) {
+                Some((m, mean)) => format!(
+                    "mean {}: {} ({} {fixed} by the rules)",
+                    m.name.replace('_', " "),
+                    crate::text::fixed(mean, 2),
+                    h.label
+                ),
+                None => format!("{} {fixed} by the rules", h.label),
+            }
+        } else if e.members.len() == 1 {
             format!(
                 "{}: {} [{} .. {}]{}",
                 h.label,
@@ -241,6 +261,30 @@ fn entries<'a>(sec: &'a Section) -> Vec<Entry<'a>> {
         };
     }
     out
+}
+
+/// "cannot happen" or "is certain" where the rules fix a headline: its exact value is 0
+/// or 1 by its fraction (not a float that rounds there).
+fn fixed_by_rules(h: &rollsim_core::results::HeadlineResult) -> Option<&'static str> {
+    let f = h.exact_fraction.as_ref().filter(|f| f.is_whole())?;
+    match f.to_f64() {
+        0.0 => Some("cannot happen"),
+        1.0 => Some("is certain"),
+        _ => None,
+    }
+}
+
+/// The first numeric metric of a scenario that can take more than one value, with its
+/// mean (exact where known).
+fn varying_mean(r: &ScenarioResult) -> Option<(&rollsim_core::results::MetricResult, f64)> {
+    r.metrics.iter().filter(|m| m.numeric).find_map(|m| {
+        let can = m
+            .rows
+            .iter()
+            .filter(|x| x.exact.map_or(x.count > 0, |e| e > 0.0))
+            .count();
+        (can > 1).then_some((m, m.exact_mean.or(m.mean)?))
+    })
 }
 
 /// The first numeric metric whose mean differs between a group's members: its name and
@@ -460,18 +504,18 @@ fn roster_line(r: &Roster) -> String {
     picked.sort_by(|a, b| b.weight.total_cmp(&a.weight));
     let mix = picked
         .iter()
-        .map(|u| format!("{} {:.0}%", u.name, u.weight * 100.0))
+        .map(|u| format!("{} {}", u.name, crate::text::percent(u.weight, 0)))
         .collect::<Vec<_>>()
         .join(", ");
     let never = r.units.len() - picked.len();
     format!(
-        "Strongest: {best}. A perfect player picks {mix}{}; cyclic share {:.0}%.",
+        "Strongest: {best}. A perfect player picks {mix}{}; cyclic share {}.",
         if never > 0 {
             format!(" and never the other {never}")
         } else {
             String::new()
         },
-        r.cyclic * 100.0
+        crate::text::percent(r.cyclic, 0)
     )
 }
 

@@ -75,7 +75,7 @@ impl Table {
 }
 
 fn pct(p: f64) -> String {
-    format!("{:.2}%", p * 100.0)
+    crate::text::percent(p, 2)
 }
 
 fn opt_pct(p: Option<f64>) -> String {
@@ -267,11 +267,12 @@ pub fn full(results: &[ScenarioResult]) -> String {
                 .filter(|c| simulated || !c.2)
                 .map(|(h, a, _)| (h, a)),
             );
-            // A long tail (a duel's length) is folded into one line; the CSV
-            // keeps every value.
-            let long = m.rows.len() > super::LONG_METRIC;
+            // The rows the CSV lists (no value that cannot happen); a long tail (a
+            // duel's length) is folded into one line, the CSV keeps each of them.
+            let listed: Vec<&super::ValueRow> = m.listed().collect();
+            let long = listed.len() > super::LONG_METRIC;
             let (mut folded, mut folded_p, mut folded_exact) = (0usize, 0.0, Some(0.0));
-            for row in &m.rows {
+            for row in listed {
                 if long && row.probability < FOLD_BELOW && row.exact.unwrap_or(0.0) < FOLD_BELOW {
                     folded += 1;
                     folded_p += row.probability;
@@ -377,7 +378,7 @@ pub fn decisions(rows: &[super::DecisionRow]) -> String {
 /// A probability as a percentage or a mean with three decimals.
 fn value(v: f64, probability: bool) -> String {
     if probability {
-        format!("{:.2}%", v * 100.0)
+        crate::text::percent(v, 2)
     } else {
         crate::text::fixed(v, 3)
     }
@@ -412,7 +413,7 @@ pub fn matrix(m: &Matrix, cells: &MatrixCells) -> String {
     // One decimal: a matrix is read at a glance.
     let f = |v: f64| {
         if m.probability {
-            format!("{:.1}%", v * 100.0)
+            crate::text::percent(v, 1)
         } else {
             crate::text::fixed(v, 3)
         }
@@ -647,10 +648,9 @@ pub fn overlay(metric: &str, rows: &[(String, MetricResult, u64)], values: &[Str
             .iter()
             .map(|(_, m, _)| match m.rows.iter().find(|r| &r.label == v) {
                 Some(r) => format!(
-                    "{:.2}%{}",
-                    r.probability * 100.0,
-                    r.exact
-                        .map_or(String::new(), |e| format!(" ({:.2}%)", e * 100.0))
+                    "{}{}",
+                    pct(r.probability),
+                    r.exact.map_or(String::new(), |e| format!(" ({})", pct(e)))
                 ),
                 None => "-".into(),
             });

@@ -258,16 +258,45 @@ fn exact(c: &Compiled, seed: u64, file: &str, system: &str) -> Option<Exact> {
 
 /// The shell command that prints the same numbers.
 fn command(config: &str, at: &At, target: &Target) -> String {
+    command_of("run", config, &target.name, " --exact-only", &at.sets)
+}
+
+/// `rollsim VERB CONFIG -s TARGET` + `options` + the `--set`s, each word quoted for a shell.
+fn command_of(verb: &str, config: &str, target: &str, options: &str, sets: &[String]) -> String {
     let mut c = format!(
-        "rollsim run {} -s {} --exact-only",
+        "rollsim {verb} {} -s {}{options}",
         shell_word(config),
-        shell_word(&target.name)
+        shell_word(target)
     );
-    for s in &at.sets {
+    for s in sets {
         c.push_str(" --set ");
         c.push_str(&shell_word(s));
     }
     c
+}
+
+/// The command that prints a balance view's table: `compare` (the matrix), `sensitivity`
+/// or `roster` (with `--count`), exact or at the view's trials per cell (the seed is the
+/// config's or the CLI's default, as the view's).
+fn balance_command(
+    config: &str,
+    target: &Target,
+    r: &BalanceRequest,
+    trials: Option<u64>,
+) -> String {
+    let verb = match r.view {
+        BalanceView::Matrix => "compare",
+        BalanceView::Sensitivity => "sensitivity",
+        BalanceView::Roster => "roster",
+    };
+    let mut options = match trials {
+        None => " --exact-only".to_string(),
+        Some(n) => format!(" -n {n}"),
+    };
+    if let (BalanceView::Roster, Some(stat)) = (r.view, &r.count) {
+        options.push_str(&format!(" --count {}", shell_word(stat)));
+    }
+    command_of(verb, config, &target.name, &options, &r.at.sets)
 }
 
 fn shell_word(s: &str) -> String {
@@ -569,8 +598,9 @@ pub async fn balance(
         Ok(x) => x,
         Err(e) => return e.into_response(),
     };
+    let shown = app.files.shown(&r.at.file);
     stream::lines(app.clone(), move |meter: &Meter| {
-        let v = balance_view(&source, &target, &r, meter).map_err(|e| e.to_string());
+        let v = balance_view(&source, &target, &r, &shown, meter).map_err(|e| e.to_string());
         drop((source, target));
         drop(ticket);
         v
@@ -581,6 +611,7 @@ fn balance_view(
     source: &Source,
     target: &Target,
     r: &BalanceRequest,
+    shown: &str,
     meter: &Meter,
 ) -> Result<Value, AppError> {
     let cancel = meter.cancel();
@@ -605,7 +636,7 @@ fn balance_view(
         None => "exact".to_string(),
         Some(n) => format!("Monte Carlo, {n} trials per cell"),
     };
-    Ok(match r.view {
+    let mut v = match r.view {
         BalanceView::Matrix => {
             let ms = compare::matrices(&job, (&[], &[]), false)?;
             json!({ "view": "matrix", "how": how, "matrices": ms.iter().map(matrix_json).collect::<Result<Vec<_>, _>>()? })
@@ -633,6 +664,11 @@ fn balance_view(
             json!({
                 "view": "roster",
                 "how": how,
+                "counts": rollsim_core::balance::costs::countable(
+                    &job,
+                    &ro.matrix.rows.entries,
+                    &ro.matrix.scenario,
+                ),
                 "value": ro.value,
                 "cyclic": ro.cyclic,
                 "exact": ro.exact,
@@ -661,7 +697,9 @@ fn balance_view(
                 })),
             })
         }
-    })
+    };
+    v["command"] = json!(balance_command(shown, target, r, trials));
+    Ok(v)
 }
 
 /// A matrix as the page draws it, its cells read from the matrix's long table as the

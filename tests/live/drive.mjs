@@ -137,6 +137,12 @@ try {
             widths: [...t.querySelectorAll('td.bar span')].map((s) => parseFloat(s.style.width)) })),
           roster: [...pane.querySelectorAll('table.roster tbody tr')].map((tr) => ({
             unit: tr.dataset.unit, cells: [...tr.children].map((td) => td.textContent) })),
+          // The command printed under the tab, the sensitivity's `worth` cells, the
+          // roster's price menu (null: no menu).
+          command: document.getElementById('command').textContent,
+          worth: [...pane.querySelectorAll('table.bars tbody tr')].map((tr) => tr.children[3].textContent),
+          counts: pane.querySelector('select[aria-label="count stat"]')
+            ? [...pane.querySelectorAll('select[aria-label="count stat"] option')].map((o) => o.value).filter(Boolean) : null,
         };
       }, tab);
     }
@@ -148,7 +154,66 @@ try {
       await page.waitForFunction(() => document.body.dataset.state === 'ready', { timeout: 20000 });
       out.tabs.costs = await page.evaluate(() => [...document.querySelectorAll('#pane-roster table.costs tbody tr')]
         .map((tr) => ({ unit: tr.dataset.unit, cells: [...tr.children].map((td) => td.textContent) })));
+      out.tabs.costsCommand = await page.$eval('#command', (e) => e.textContent);
     }
+  }
+
+  // A price stat the server refuses (as a stale menu would offer it), then one it takes:
+  // the roster must stay, with the reason in the alert, and the menu still work.
+  if (plan.refuse) {
+    const r = plan.refuse;
+    const menu = '#pane-roster select[aria-label="count stat"]';
+    await page.goto(`${base}/?config=${encodeURIComponent(r.config)}&scenario=${encodeURIComponent(r.scenario)}&tab=roster`);
+    await settle(0);
+    await page.$eval(menu, (s, v) => s.append(new Option(`price on ${v}`, v)), r.stat);
+    await page.select(menu, r.stat);
+    await page.waitForFunction(() => document.body.dataset.state === 'ready', { timeout: 20000 });
+    out.refuse = await page.evaluate((m) => ({
+      problem: document.getElementById('problem').hidden ? null : document.getElementById('problem').textContent,
+      rosters: document.querySelectorAll('#pane-roster table.roster').length,
+      menu: document.querySelector(m) ? document.querySelector(m).value : null,
+    }), menu);
+    if (out.refuse.menu !== null) {
+      await page.select(menu, r.then);
+      await page.waitForSelector('#pane-roster table.costs', { timeout: 20000 });
+      await page.waitForFunction(() => document.body.dataset.state === 'ready', { timeout: 20000 });
+      out.refuse.priced = await page.$$eval('#pane-roster table.costs tbody tr', (trs) => trs.length);
+      out.refuse.problemAfter = await page.$eval('#problem', (e) => (e.hidden ? null : e.textContent));
+    }
+  }
+
+  // Charts, tables and the sidebar as drawn: each chart's axis labels (a label's lines
+  // joined by spaces) with their boxes, its y ticks and grid lines; each table's header,
+  // rows (visible or not) and the metric's `mean`; the sidebar's names cut short.
+  for (const c of plan.charts || []) {
+    const sets = (c.sets || []).map((s) => `&set=${encodeURIComponent(s)}`).join('');
+    await page.goto(`${base}/?config=${encodeURIComponent(c.config)}&scenario=${encodeURIComponent(c.scenario)}${sets}`);
+    await settle(0);
+    out.charts = out.charts || [];
+    out.charts.push(await page.evaluate(() => ({
+      cut: [...document.querySelectorAll('#controls .control label')].filter((l) => l.scrollWidth > l.clientWidth + 0.5).map((l) => l.textContent),
+      metrics: [...document.querySelectorAll('#pane-dist .metric')].map((m) => {
+        const s = m.querySelector('svg.chart');
+        const texts = [...s.querySelectorAll(':scope > text')];
+        // y ticks: right-aligned left of the plot; the rest label the bars.
+        const left = Math.min(...[...s.querySelectorAll('rect.bar')].map((r) => r.getBBox().x));
+        const isTick = (t) => t.getBBox().x + t.getBBox().width <= left;
+        const parts = (t) => (t.querySelector('tspan') ? [...t.querySelectorAll('tspan')] : [t]);
+        const t = m.querySelector('table.dist');
+        return {
+          metric: t.dataset.metric,
+          about: m.querySelector('.about').textContent,
+          head: [...t.querySelectorAll('thead th')].map((th) => th.textContent),
+          fractions: t.querySelectorAll('td.frac').length,
+          rows: [...t.querySelectorAll('tbody tr')].map((tr) => ({ value: tr.dataset.value, hidden: tr.hidden, exact: Number(tr.dataset.exact) })),
+          ticks: texts.filter(isTick).map((x) => ({ text: x.textContent, y: x.getBBox().y })),
+          grid: [...s.querySelectorAll('line')].map((l) => Number(l.getAttribute('y1'))),
+          tallest: Math.min(...[...s.querySelectorAll('rect.bar')].map((r) => r.getBBox().y)),
+          labels: texts.filter((x) => !isTick(x)).map((x) => parts(x).map((p) => p.textContent).join(' ')),
+          boxes: texts.filter((x) => !isTick(x)).flatMap((x) => parts(x).map((p) => { const b = p.getBBox(); return { text: p.textContent, x: b.x, y: b.y, width: b.width }; })),
+        };
+      }),
+    })));
   }
 
   // Latency: a control change to the new exact result rendered, as the page measures it

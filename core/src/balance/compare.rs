@@ -228,6 +228,7 @@ pub(super) struct Plan {
     pub(super) rows: Axis,
     pub(super) cols: Axis,
     what: String,
+    description: String,
     pick: Pick,
     budget: Option<Budget>,
     how: Responses,
@@ -261,7 +262,8 @@ fn plan(
         Responses::Members(m) => m[0].1.clone(),
         _ => member.to_string(),
     };
-    let what = pick.describe(&compile(&source.base, &first, ctx.cancel)?)?;
+    let c = compile(&source.base, &first, ctx.cancel)?;
+    let what = pick.describe(&c)?;
     Ok(Plan {
         table: table.clone(),
         member: member.to_string(),
@@ -269,6 +271,7 @@ fn plan(
         rows,
         cols,
         what,
+        description: c.description,
         pick: pick.clone(),
         budget,
         how,
@@ -410,6 +413,7 @@ impl Plan {
         Ok(Matrix {
             config: source.stem(),
             scenario: self.member,
+            description: self.description,
             what,
             probability: self.pick.is_probability(),
             rows: self.rows,

@@ -91,6 +91,28 @@ pub struct Pricing {
     hi: i64,
 }
 
+/// The stats `--count` takes for these units (id, display name) of `member`: each of the
+/// attacking side's stats that [`Pricing::new`] accepts, so that a menu offers no stat
+/// the command refuses.
+pub fn countable(job: &Job, units: &[(String, String)], member: &str) -> Vec<String> {
+    let Some(table) = job
+        .source
+        .roles(&job.target.table)
+        .ok()
+        .and_then(|r| r.first().map(|a| a.table.clone()))
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for s in job.source.knobs().stats.iter().filter(|s| s.table == table) {
+        let key = s.key.to_string();
+        if !out.contains(&key) && Pricing::new(job, units, member, &key, None).is_ok() {
+            out.push(key);
+        }
+    }
+    out
+}
+
 impl Pricing {
     /// Check `count` and `reference` against the units (id, display name) of `member`.
     pub fn new(

@@ -193,7 +193,7 @@ fn draw_note(job: &Job) -> Result<Option<String>, Error> {
             "`{}` can end in a draw ({}: {}), so even is wins equal losses: the equalizer seeks {} = 0 (--target 0.5 seeks a 50% chance to win instead)",
             d.scenario,
             d.what,
-            format_args!("{}%", crate::text::fixed(d.chance * 100.0, 2)),
+            crate::text::percent(d.chance, 2),
             d.margin
         )
     }))

@@ -14,6 +14,8 @@ pub struct Sensitivity {
     pub rows: Vec<SensitivityRow>,
     /// (the step, why the rules refused it).
     pub refused: Vec<(String, String)>,
+    /// (member, its description): a chart's title leads with the designer's words.
+    pub descriptions: Vec<(String, String)>,
 }
 
 /// Each step in each side's favour, for each member of the job's target (a decision
@@ -48,6 +50,8 @@ pub fn rows(job: &Job) -> Result<Sensitivity, Error> {
             .iter()
             .map(|(_, p)| job.value_of(&base, p))
             .collect::<Result<_, _>>()?;
+        out.descriptions
+            .push((label.clone(), base.description.clone()));
         befores.push((label, unit, picks, before));
     }
     // Each step on each unit: its rows, or the reason the rules refused it.

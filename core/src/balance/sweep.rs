@@ -196,7 +196,8 @@ pub fn sweep(job: &Job, keys: Vec<Vary>) -> Result<Sweep, Error> {
         Some(k) => k.values.iter().map(|&x| Some(x)).collect(),
         None => vec![None],
     };
-    let what = pick.describe(&compile(&source.base, &target.members[0], cancel)?)?;
+    let first = compile(&source.base, &target.members[0], cancel)?;
+    let what = pick.describe(&first)?;
     let mut series: Vec<SweepSeries> = target
         .members
         .iter()
@@ -260,6 +261,7 @@ pub fn sweep(job: &Job, keys: Vec<Vary>) -> Result<Sweep, Error> {
     }
     Ok(Sweep {
         scenario: target.name.clone(),
+        description: first.description,
         what,
         probability: pick.is_probability(),
         keys: keys

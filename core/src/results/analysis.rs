@@ -48,6 +48,9 @@ pub struct Matrix {
     pub config: String,
     /// The scenario (or group member) it was computed for.
     pub scenario: String,
+    /// The scenario's description (the designer's words, then the generated ones): a
+    /// chart's title leads with the designer's.
+    pub description: String,
     /// What each cell is, e.g. "P(slammer wins)".
     pub what: String,
     /// Whether cells are probabilities (else means).
@@ -118,6 +121,8 @@ pub struct SweepSeries {
 pub struct Sweep {
     /// The scenario or group name.
     pub scenario: String,
+    /// The (first member's) description: a chart's title leads with the designer's words.
+    pub description: String,
     /// What each cell is, e.g. "P(slammer wins)".
     pub what: String,
     /// Whether cells are probabilities (else means).

@@ -54,6 +54,15 @@ impl MetricResult {
     pub fn sparse(&self) -> bool {
         self.numeric || self.rows.len() > LONG_METRIC
     }
+
+    /// The rows every table lists, the data files, the Markdown report and the terminal
+    /// alike: all but, in a sparse metric, the values that cannot happen.
+    pub fn listed(&self) -> impl Iterator<Item = &ValueRow> + '_ {
+        let sparse = self.sparse();
+        self.rows
+            .iter()
+            .filter(move |r| !(sparse && r.impossible()))
+    }
 }
 
 /// One metric of a run: every value's probability and, for a numeric metric, the mean.

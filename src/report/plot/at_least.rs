@@ -21,6 +21,6 @@ pub fn bars(r: &ScenarioResult, m: &MetricResult) -> Bars {
             .collect(),
         values: tail.into_iter().skip(1).collect(),
         trials: r.trials,
-        fold: false,
+        tails: super::Tails::AtLeast,
     }
 }

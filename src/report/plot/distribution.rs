@@ -34,6 +34,10 @@ pub fn bars(r: &ScenarioResult, m: &MetricResult) -> Bars {
             .map(|row| (row.probability, (row.ci_low, row.ci_high), row.exact))
             .collect(),
         trials: r.trials,
-        fold: m.numeric,
+        tails: if m.numeric {
+            super::Tails::Fold
+        } else {
+            super::Tails::Keep
+        },
     }
 }

@@ -30,21 +30,29 @@ where
 {
     let (_, body, _) = header(&root, title, subtitle)?;
     let lines: Vec<_> = k.rows.iter().filter(|r| r.curve.len() > 1).collect();
-    let x1 = lines
-        .iter()
-        .flat_map(|r| r.curve.iter().map(|p| p.0))
-        .max()
-        .unwrap_or(2)
-        .max(2) as f64;
+    // The axis spans the counts tried, padded as a sweep's (costs of 14 to 52 are not
+    // drawn from 0).
+    let counts = || {
+        lines
+            .iter()
+            .flat_map(|r| r.curve.iter().map(|p| p.0 as f64))
+    };
+    let (x0, x1) = match (counts().reduce(f64::min), counts().reduce(f64::max)) {
+        (Some(a), Some(b)) => (a, b),
+        _ => (0.0, 2.0),
+    };
+    let pad = ((x1 - x0) * 0.03).max(0.5);
+    let (lo, hi) = ((x0 - pad).max(0.0), x1 + pad);
     let mut ch = ChartBuilder::on(&body)
         .margin_left(10)
         .margin_right(30)
         .margin_bottom(10)
         .x_label_area_size(60)
         .y_label_area_size(80)
-        .build_cartesian_2d(0f64..x1 * 1.05, 0f64..1f64)?;
+        .build_cartesian_2d(lo..hi, 0f64..1f64)?;
     mesh(&mut ch)
-        .x_labels(12)
+        // At most one label per whole count: a tick at 14.5 would print as "14".
+        .x_labels(((hi - lo) as usize + 1).clamp(2, 12))
         .x_desc(format!("the unit's {}", k.count))
         .y_desc("chance against the reference (both seats)")
         .x_label_formatter(&whole_tick)
@@ -52,7 +60,7 @@ where
         .draw()?;
     // The tie: where a line crosses it, the unit is worth the reference.
     ch.draw_series(std::iter::once(PathElement::new(
-        vec![(0.0, 0.5), (x1 * 1.05, 0.5)],
+        vec![(lo, 0.5), (hi, 0.5)],
         BLACK.mix(0.6).stroke_width(1),
     )))?;
     for (i, r) in lines.iter().enumerate() {

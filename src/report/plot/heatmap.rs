@@ -285,7 +285,10 @@ pub fn matrix(
         })
         .collect();
     let heat = Heat {
-        title: format!("{}: {} by matchup", super::words(&m.scenario), m.what),
+        title: super::headed(
+            &super::lead(&m.scenario, &m.description),
+            &format!("{} by matchup", m.what),
+        ),
         subtitle: format!(
             "{} ({}) against {} ({}){}; {}",
             m.rows.key,

@@ -81,9 +81,23 @@ pub struct Bars {
     /// (estimate, (ci_low, ci_high), exact) per bar.
     pub values: Vec<(f64, (f64, f64), Option<f64>)>,
     pub trials: u64,
-    /// A distribution: a tail too small to see is folded into its last bar, labelled
-    /// `k or more`. (Otherwise, as for P(at least k), it is left off.)
-    pub fold: bool,
+    /// What becomes of the bars too small (or too sure) to tell apart.
+    pub tails: Tails,
+}
+
+/// How a bar chart treats its ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tails {
+    /// A numeric distribution: a tail too small to see is folded into its end bar,
+    /// labelled `k or less` / `k or more`, and long runs of values that cannot happen
+    /// are cut to one empty bar.
+    Fold,
+    /// Named outcomes: every one is drawn but an end run too small to see.
+    Keep,
+    /// P(at least k): the small upper tail is left off, and so are the leading bars
+    /// within a pixel of certain (a wide margin's 140 bars at 100%), as a distribution
+    /// folds its lower tail; the axis title says from where.
+    AtLeast,
 }
 
 /// A probability as every chart prints it: a percentage with as many decimals as it
@@ -123,6 +137,19 @@ fn capitalised(s: &str) -> String {
     match c.next() {
         Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
         None => String::new(),
+    }
+}
+
+/// A balance chart's lead (a matrix, a sweep, a roster, sensitivity, costs): the
+/// designer's words of the scenario's description (before ` — `), else its name in
+/// words. The generated words name the one pair the scenario was written for (`Orc slams
+/// Human Guard`), which a matrix or a roster is not.
+pub fn lead(name: &str, description: &str) -> String {
+    match description.split_once(" — ") {
+        Some((d, _)) if !d.trim().is_empty() && d.chars().count() <= TITLE => {
+            d.split_whitespace().collect::<Vec<_>>().join(" ")
+        }
+        _ => words(name),
     }
 }
 
@@ -239,11 +266,25 @@ pub fn shown(bars: &Bars) -> Bars {
     while hi > 2 && small(&v[hi - 1]) {
         hi -= 1;
     }
+    let fold = bars.tails == Tails::Fold;
     let mut lo = 0;
-    if bars.fold {
-        while hi - lo > 2 && small(&v[lo]) {
-            lo += 1;
+    match bars.tails {
+        Tails::Fold => {
+            while hi - lo > 2 && small(&v[lo]) {
+                lo += 1;
+            }
         }
+        Tails::AtLeast => {
+            // Left off up to the last bar within `under` of certain (estimate and exact
+            // alike): the chart starts where the fall begins.
+            let sure = |x: &(f64, (f64, f64), Option<f64>)| {
+                1.0 - x.0 < under && x.2.is_none_or(|e| 1.0 - e < under)
+            };
+            while hi - lo > 2 && sure(&v[lo + 1]) {
+                lo += 1;
+            }
+        }
+        Tails::Keep => {}
     }
     // A tail summed into one bar: its estimate and exact value summed, its interval
     // from the summed count.
@@ -261,12 +302,12 @@ pub fn shown(bars: &Bars) -> Bars {
     let mut labels = bars.labels[lo..hi].to_vec();
     let mut values = v[lo..hi].to_vec();
     let (mut below, mut above) = (false, false);
-    if bars.fold && lo > 0 {
+    if fold && lo > 0 {
         values[0] = sum(&v[..=lo]);
         labels[0] = format!("{} or less", labels[0]);
         below = true;
     }
-    if bars.fold && hi < v.len() {
+    if fold && hi < v.len() {
         let last = values.len() - 1;
         values[last] = sum(&v[hi - 1..]);
         if !labels[last].ends_with("or more") {
@@ -275,7 +316,7 @@ pub fn shown(bars: &Bars) -> Bars {
         above = true;
     }
     let mut cut = false;
-    if bars.fold {
+    if fold {
         let empty = |x: &(f64, (f64, f64), Option<f64>)| x.0 == 0.0 && x.2.unwrap_or(0.0) == 0.0;
         let (mut l2, mut v2) = (Vec::new(), Vec::new());
         let mut i = 0;
@@ -308,6 +349,13 @@ pub fn shown(bars: &Bars) -> Bars {
     if cut {
         said.push("… = values that cannot happen".to_string());
     }
+    if bars.tails == Tails::AtLeast && lo > 0 {
+        said.push(format!(
+            "k below {} left off: each over {}",
+            bars.labels[lo].trim_start_matches('≥'),
+            percent(1.0 - under)
+        ));
+    }
     if !said.is_empty() {
         x_desc = format!("{x_desc} ({})", said.join("; "));
     }
@@ -319,7 +367,7 @@ pub fn shown(bars: &Bars) -> Bars {
         labels,
         values,
         trials: bars.trials,
-        fold: bars.fold,
+        tails: bars.tails,
     }
 }
 
@@ -629,6 +677,33 @@ fn subtitle_lines(subtitle: &str) -> (u32, Vec<String>) {
     (14, lines)
 }
 
+/// A title that fits the page's width: one longer than [`TITLE`] keeps its lead (up to
+/// the last `: ` or `? ` that leaves it short enough: a designer's question before what
+/// the chart shows) and hands the rest to the front of the subtitle; with no such break,
+/// it is cut with an ellipsis and said whole in the subtitle.
+fn fitted(title: &str, subtitle: &str) -> (String, String) {
+    if title.chars().count() <= TITLE {
+        return (title.to_string(), subtitle.to_string());
+    }
+    let cut = title
+        .char_indices()
+        .filter(|&(i, c)| matches!(c, ':' | '?') && title[i + 1..].starts_with(' '))
+        .filter(|&(i, _)| title[..=i].chars().count() <= TITLE)
+        .last();
+    match cut {
+        Some((i, c)) => {
+            let lead = if c == '?' { &title[..=i] } else { &title[..i] };
+            let rest = capitalised(title[i + 1..].trim());
+            (lead.to_string(), format!("{rest}. {subtitle}"))
+        }
+        None => {
+            let mut short: String = title.chars().take(TITLE - 1).collect();
+            short.push('…');
+            (short, format!("{title}. {subtitle}"))
+        }
+    }
+}
+
 /// A white page with the title and subtitle; returns the header area, the chart area
 /// and the y of the legend row in the header.
 pub(crate) fn header<DB>(
@@ -641,11 +716,12 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE)?;
-    let (size, lines) = subtitle_lines(subtitle);
+    let (title, subtitle) = fitted(title, subtitle);
+    let (size, lines) = subtitle_lines(&subtitle);
     let legend_y = 46 + 19 * lines.len() as i32 + 12;
     let (head, body) = root.split_vertically(legend_y as u32 + 31);
     head.draw(&Text::new(
-        title.to_string(),
+        title,
         (24, 12),
         (FONT, 26).into_font().style(FontStyle::Bold).color(&BLACK),
     ))?;

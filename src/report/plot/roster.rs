@@ -15,14 +15,14 @@ pub fn draw(
     charts: super::Charts,
 ) -> Result<Vec<PathBuf>, WriteError> {
     let method = r.matrix.how();
-    let scenario = super::words(&r.matrix.scenario);
+    let scenario = super::lead(&r.matrix.scenario, &r.matrix.description);
     let strongest = r.by_strength();
     // The Nash weights, in percent, on a 0 to 100 axis.
     let weights: Vec<Bar> = strongest
         .iter()
         .map(|&i| (r.units[i].name.clone(), r.units[i].weight * 100.0, None))
         .collect();
-    let percent = |v: f64| format!("{v:.1}%");
+    let percent = |v: f64| crate::text::percent(v / 100.0, 1);
     // The ratings (Elo points, mean 0) with their 95% intervals where there are some.
     let ratings: Vec<Bar> = strongest
         .iter()
@@ -39,7 +39,7 @@ pub fn draw(
         (
             "nash",
             HBars {
-                title: &format!("{scenario}: how often a perfect player picks each unit"),
+                title: &super::headed(&scenario, "how often a perfect player picks each unit"),
                 subtitle: &format!(
                     "the Nash mix of \"each player picks a unit\", both seats ({method})"
                 ),
@@ -53,7 +53,7 @@ pub fn draw(
         (
             "ratings",
             HBars {
-                title: &format!("{scenario}: each unit's strength"),
+                title: &super::headed(&scenario, "each unit's strength"),
                 subtitle: &format!("Bradley-Terry rating from both seats ({method})"),
                 x_desc: "rating (Elo points, mean 0; 400 points = 10:1 odds)",
                 bars: &ratings,

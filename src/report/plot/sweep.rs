@@ -38,7 +38,10 @@ pub fn draw(
                 })
                 .collect();
             let (file, name) = if s.series.len() == 1 {
-                (format!("{stem}.png"), super::words(&s.scenario))
+                (
+                    format!("{stem}.png"),
+                    super::lead(&s.scenario, &s.description),
+                )
             } else {
                 (
                     format!("{stem}-{}.png", ser.label),
@@ -46,7 +49,7 @@ pub fn draw(
                 )
             };
             let heat = Heat {
-                title: format!("{name}: {} against {keys}", s.what),
+                title: super::headed(&name, &format!("{} against {keys}", s.what)),
                 subtitle: format!("{how}; rows {}, columns {}", s.keys[0].label, k2.label),
                 rows: s.keys[0].values.iter().map(|v| v.to_string()).collect(),
                 cols: k2.values.iter().map(|v| v.to_string()).collect(),
@@ -65,7 +68,10 @@ pub fn draw(
     }
     fonts();
     let path = dir.join(format!("{stem}.png"));
-    let title = format!("{}: {} against {keys}", super::words(&s.scenario), s.what);
+    let title = super::headed(
+        &super::lead(&s.scenario, &s.description),
+        &format!("{} against {keys}", s.what),
+    );
     super::frame::save_chart!(&path, (WIDTH, HEIGHT), charts, |root| {
         lines(s, &title, how, root)
     })?;

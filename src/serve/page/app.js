@@ -36,7 +36,15 @@ function fixed(x, d) {
   return x.toFixed(d);
 }
 const pct = (p) => fixed(100 * p, 2) + '%';
-const num = (x) => (Math.abs(x) >= 100 ? fixed(x, 1) : fixed(x, 4));
+// A number that rounds to zero is written without a sign, as the CLI's `text::signed`
+// writes it: never `-0.0000` (a difference of -2e-16 is float noise).
+const unsignedZero = (s) => (/^-[0.]+$/.test(s) ? s.slice(1) : s);
+const num = (x) => unsignedZero(Math.abs(x) >= 100 ? fixed(x, 1) : fixed(x, 4));
+// A change, signed as the CLI's sensitivity table signs it: `+0.1168`, `-0.0340`, `0.0000`.
+const signed = (x, d) => { const s = unsignedZero(fixed(x, d)); return /^[0.]+$/.test(s) || s.startsWith('-') ? s : '+' + s; };
+// A mean: 4 decimals, or 3 significant digits where 4 decimals would print 0.0000 for
+// a mean that is not 0 (slammer turns out of play at 9 dice: 0.0000435).
+const mean = (x) => (x !== 0 && Math.abs(x) < 5e-5 && Math.abs(x) > 1e-12 ? x.toPrecision(3) : num(x));
 
 const TABS = ['dist', 'matrix', 'sensitivity', 'roster'];
 const state = { file: null, scenario: null, sets: [], tab: 'dist', expr: '' };
@@ -53,8 +61,8 @@ function tailWindow(rows, mcRows, numeric) {
   if (!numeric || n <= 2) return [0, n - 1];
   const big = (i) => Math.max(rows[i].p || 0, mcRows ? (mcRows[i].probability || 0) : 0) >= TAIL;
   let lo = 0, hi = n - 1;
-  while (lo < hi - 1 && !big(lo)) lo++;
-  while (hi > lo + 1 && !big(hi)) hi--;
+  while (lo < hi && !big(lo)) lo++;
+  while (hi > lo && !big(hi)) hi--;
   return [lo, hi];
 }
 
@@ -253,7 +261,9 @@ function renderControls() {
           onchange: (e) => change(c, e.target.checked ? 'true' : 'false') });
         out = null;
       }
-      const row = el('div', { class: 'control', 'data-key': c.key }, el('label', { for: id, text: c.label, title: c.key }), input);
+      // A long name wraps after an underscore (`defender_` / `extra_dice`), never cut.
+      const name = el('label', { for: id, title: c.key }, ...c.label.split(/(?<=_)/).flatMap((w, i) => (i ? [el('wbr'), w] : [w])));
+      const row = el('div', { class: 'control', 'data-key': c.key }, name, input);
       if (out) row.append(out);
       kids.push(row);
     }
@@ -292,35 +302,71 @@ function cumulative(rows, mode) {
   return p;
 }
 
-function chart(labels, values, mc) {
-  const W = 420, H = 170, L = 34, B = 30, T = 8;
-  const n = labels.length;
-  const top = Math.max(1e-9, ...values, ...(mc || []));
-  const bw = (W - L - 4) / Math.max(1, n);
-  const g = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img' });
-  for (const f of [0, 0.5, 1]) {
-    const y = T + (H - T - B) * (1 - f);
-    g.append(svg('line', { x1: L, x2: W, y1: y, y2: y }));
-    g.append(svg('text', { x: L - 4, y: y + 4, 'text-anchor': 'end' }, document.createTextNode((100 * top * f).toFixed(top * f < 0.1 && f ? 1 : 0) + '%')));
+// Round ticks from 0 past `top`: a step of 1, 2 or 5 times a power of ten, about five
+// of them, as the PNG charts' axes have (0%, 10%, 20%, ... or 0.02%, 0.04%, ...).
+function ticks(top) {
+  const raw = top / 5;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((k) => k * mag).find((s) => s >= raw * (1 - 1e-9));
+  const n = Math.max(1, Math.ceil(top / step - 1e-9));
+  // The decimals that tell the ticks apart (0.2%, 0.4%, not 0%, 0%).
+  const d = Math.max(0, -Math.floor(Math.log10(100 * step) + 1e-9));
+  return Array.from({ length: n + 1 }, (_, i) => ({ v: i * step, text: (100 * i * step).toFixed(d) + '%' }));
+}
+
+// A bar's label in lines of at most `max` characters, broken after a space or an
+// underscore; a word longer than its column is cut (the whole label is the tooltip).
+function wrap(label, max) {
+  const lines = [];
+  for (const w of label.match(/[^ _]+[ _]*|[ _]+/g) || [label]) {
+    const last = lines.length - 1;
+    if (last >= 0 && (lines[last] + w).trimEnd().length <= max) lines[last] += w;
+    else lines.push(w);
   }
+  return lines.map((l) => l.trimEnd()).map((l) => (l.length > max ? l.slice(0, Math.max(1, max - 1)) + '…' : l));
+}
+
+function chart(labels, values, mc) {
+  const W = 420, L = 40, T = 8, PLOT = 132;
+  const n = labels.length;
+  const axis = ticks(Math.max(1e-9, ...values, ...(mc || [])));
+  const top = axis[axis.length - 1].v;
+  const bw = (W - L - 4) / Math.max(1, n);
   // As many labels as fit side by side (about 6 units a character at this size), the
-  // last always, none crowding it.
+  // last always, none crowding it (it ends at its bar's right edge: half a label nearer);
+  // a label of words takes up to three lines of its column, so that no two bars' labels
+  // read the same.
   const widest = Math.min(9, Math.max(1, ...labels.map((l) => l.length)));
-  const every = Math.max(1, Math.ceil(n * (widest + 1) * 6 / (W - L)));
-  const labelled = (i) => i === n - 1 || (i % every === 0 && n - 1 - i >= every);
+  const words = labels.some((l) => /[ _]/.test(l)) && bw >= 36;
+  const every = words ? 1 : Math.max(1, Math.ceil(n * (widest + 1) * 6 / (W - L)));
+  const labelled = (i) => i === n - 1 || (i % every === 0 && n - 1 - i >= (every > 1 ? 1.5 * every : 1));
+  const room = Math.max(3, Math.floor((every * bw) / 6) - 1);
+  const lines = labels.map((l) => wrap(l, room).slice(0, 3));
+  const B = 18 + 12 * Math.max(1, ...lines.map((x) => x.length));
+  const H = T + PLOT + B;
+  const g = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img' });
+  // Grid lines at every tick, under the bars.
+  for (const t of axis) {
+    const y = T + PLOT * (1 - t.v / top);
+    g.append(svg('line', { class: t.v === 0 ? 'axis' : 'grid', x1: L, x2: W, y1: y, y2: y }));
+    g.append(svg('text', { x: L - 4, y: y + 4, 'text-anchor': 'end' }, document.createTextNode(t.text)));
+  }
   values.forEach((v, i) => {
-    const h = (H - T - B) * (v / top);
+    const h = PLOT * (v / top);
     const x = L + i * bw + bw * 0.12;
-    g.append(svg('rect', { class: 'bar', x, y: H - B - h, width: bw * 0.76, height: Math.max(0, h) },
+    g.append(svg('rect', { class: 'bar', x, y: T + PLOT - h, width: bw * 0.76, height: Math.max(0, h) },
       svg('title', {}, document.createTextNode(`${labels[i]}: ${pct(v)}`))));
     if (mc && mc[i] !== undefined) {
-      const hm = (H - T - B) * (mc[i] / top);
-      g.append(svg('rect', { class: 'mcbar', x, y: H - B - hm, width: bw * 0.76, height: Math.max(0, hm) }));
+      const hm = PLOT * (mc[i] / top);
+      g.append(svg('rect', { class: 'mcbar', x, y: T + PLOT - hm, width: bw * 0.76, height: Math.max(0, hm) }));
     }
     if (labelled(i)) {
       // The last label ends at its bar's right edge, so the chart's edge never cuts it.
-      const last = i === n - 1 && n > 1;
-      const t = svg('text', { x: last ? x + bw * 0.76 : x + bw * 0.38, y: H - B + 13, 'text-anchor': last ? 'end' : 'middle' }, document.createTextNode(labels[i].length > 9 ? labels[i].slice(0, 8) + '…' : labels[i]));
+      const last = i === n - 1 && n > 1 && !words;
+      const cx = last ? x + bw * 0.76 : x + bw * 0.38;
+      const t = svg('text', { x: cx, y: T + PLOT + 13, 'text-anchor': last ? 'end' : 'middle' },
+        svg('title', {}, document.createTextNode(labels[i])),
+        ...lines[i].map((line, k) => svg('tspan', { x: cx, dy: k ? 12 : 0 }, document.createTextNode(line))));
       g.append(t);
     }
   });
@@ -345,7 +391,10 @@ function metricBlock(member, m, fr, mcm) {
     el('input', { type: 'radio', name: 'mode-' + key, value: v, checked: mode === v, onchange: () => { modes[m.name] = v; renderDist(); } }), ' ' + t)));
   const head = el('tr', {}, el('th', { text: m.name }), el('th', { text: mode === 'exactly' ? 'P' : mode === 'at_least' ? 'P(≥)' : 'P(≤)' }));
   const exactShown = !m.exact_missing;
-  if (exactShown) head.append(el('th', { text: 'fraction' }));
+  // A fraction column only where a cell of it has one (none in `at least`/`at most`, none
+  // where every denominator is too large for the tables to keep).
+  const fracShown = exactShown && mode === 'exactly' && rows.some((r) => r.frac);
+  if (fracShown) head.append(el('th', { text: 'fraction' }));
   if (mcRows) head.append(el('th', { text: 'Monte Carlo' }), el('th', { text: '95% CI' }));
   const [lo, hi] = tailWindow(rows, mcRows, m.numeric);
   const tails = rows.length - (hi - lo + 1);
@@ -355,8 +404,8 @@ function metricBlock(member, m, fr, mcm) {
     if (i < lo || i > hi) { tr.classList.add('tail'); tr.hidden = !all; }
     if (exactShown && r.row.exact !== null && r.row.exact !== undefined) tr.setAttribute('data-exact', String(r.row.exact));
     tr.append(el('td', { text: r.label }), el('td', { class: 'p', text: exactShown ? pct(values[i]) : '' }));
-    if (exactShown) {
-      const whole = mode === 'exactly' && r.frac ? r.frac : '';
+    if (fracShown) {
+      const whole = r.frac || '';
       const td = el('td', { class: 'frac', text: shortFraction(whole) });
       if (whole.length > SHOWN_FRACTION) td.title = whole;
       tr.append(td);
@@ -379,10 +428,10 @@ function metricBlock(member, m, fr, mcm) {
   if (chi < rows.length - 1) labels[labels.length - 1] = '≥' + labels[labels.length - 1];
   const shownValues = folded(null, exactShown ? values : mcValues, clo, chi, fold);
   const shownMc = exactShown ? folded(null, mcValues, clo, chi, fold) : null;
-  const mean = m.exact_mean !== null && m.exact_mean !== undefined ? `mean ${num(m.exact_mean)} (exact)`
-    : mcm && mcm.mean !== null ? `mean ${num(mcm.mean)} [${num(mcm.mean_ci[0])}, ${num(mcm.mean_ci[1])}]` : '';
+  const meanText = m.exact_mean !== null && m.exact_mean !== undefined ? `mean ${mean(m.exact_mean)} (exact)`
+    : mcm && mcm.mean !== null ? `mean ${mean(mcm.mean)} [${mean(mcm.mean_ci[0])}, ${mean(mcm.mean_ci[1])}]` : '';
   return el('div', { class: 'metric' },
-    el('div', {}, el('h4', { text: m.name.replace(/_/g, ' ') }), el('p', { class: 'about', text: m.description + (m.numeric && mean ? ` · ${mean}` : '') }), radios, table, ...(toggle ? [toggle] : [])),
+    el('div', {}, el('h4', { text: m.name.replace(/_/g, ' ') }), el('p', { class: 'about', text: m.description + (m.numeric && meanText ? ` · ${meanText}` : '') }), radios, table, ...(toggle ? [toggle] : [])),
     chart(labels, shownValues, shownMc));
 }
 
@@ -439,6 +488,8 @@ function matrixTable(m) {
 }
 function renderBalance(res) {
   const pane = $('pane-' + state.tab);
+  // `rollsim compare`, `sensitivity` or `roster`: the command that prints this table.
+  $('command').textContent = res.command;
   if (res.view === 'matrix') {
     pane.replaceChildren(...res.matrices.map(matrixTable));
   } else if (res.view === 'sensitivity') {
@@ -455,7 +506,7 @@ function renderBalance(res) {
       const top = Math.max(1e-9, ...g.rows.map((r) => Math.abs(r.delta)));
       const rows = g.rows.map((r) => el('tr', {}, el('td', { text: r.change }),
         el('td', { text: r.probability ? pct(r.base) : num(r.base) }), el('td', { text: r.probability ? pct(r.changed) : num(r.changed) }),
-        el('td', { text: (r.delta >= 0 ? '+' : '') + (r.probability ? (100 * r.delta).toFixed(2) + ' pts' : num(r.delta)) }),
+        el('td', { text: r.probability ? signed(100 * r.delta, 2) + ' pts' : signed(r.delta, Math.abs(r.delta) >= 100 ? 1 : 4) }),
         el('td', { class: 'bar' }, el('span', { class: r.delta >= 0 ? 'pos' : 'neg', style: `width:${(100 * Math.abs(r.delta) / top).toFixed(1)}%` }))));
       kids.push(el('h4', { text: `${g.scenario}: ${g.quantity}` }),
         el('table', { class: 'bars', 'data-quantity': g.quantity }, el('thead', {}, el('tr', {}, ...['change', 'before', 'after', 'worth', ''].map((t) => el('th', { text: t })))), el('tbody', {}, ...rows)));
@@ -463,9 +514,12 @@ function renderBalance(res) {
     if (res.refused.length) kids.push(el('p', { class: 'note', text: 'Refused by the rules: ' + res.refused.map((x) => `${x.change} (${x.why})`).join('; ') }));
     pane.replaceChildren(...kids);
   } else {
-    const stats = (view.controls || []).filter((c) => c.kind === 'number' && !c.key.startsWith('scenarios.') && !c.key.startsWith('rules.')).map((c) => c.label);
-    const count = el('select', { 'aria-label': 'count stat', onchange: (e) => { rosterCount = e.target.value || null; refreshBalance(); } },
-      el('option', { value: '', text: 'no costs' }), ...[...new Set(stats)].map((s) => el('option', { value: s, text: `price on ${s}` })));
+    // Only the stats the config can price on (`counts`, from the server: more of a unit,
+    // as `rollsim roster --count` takes them); none, and there is no menu.
+    const count = res.counts.length
+      ? el('select', { 'aria-label': 'count stat', onchange: (e) => { rosterCount = e.target.value || null; refreshBalance(); } },
+        el('option', { value: '', text: 'no costs' }), ...res.counts.map((s) => el('option', { value: s, text: `price on ${s}` })))
+      : el('span', { class: 'note', text: 'No stat of these units counts them (models, dice, hit points): no costs to suggest.' });
     count.value = rosterCount || '';
     // `rollsim roster`'s own tables, cell for cell (the server makes them with the
     // functions the command line prints them with); each row knows its unit.
@@ -495,6 +549,13 @@ async function refreshBalance() {
     problem(null);
   } catch (e) {
     if (isAbort(e) || mine !== gen) return;
+    if (state.tab === 'roster' && rosterCount) {
+      // A price the rules refuse: the roster without costs again, and why, in the alert.
+      rosterCount = null;
+      await refreshBalance();
+      problem(e.message);
+      return;
+    }
     $('pane-' + state.tab).replaceChildren(el('p', { class: 'note', text: e.message }));
   }
   progress(null);
@@ -529,7 +590,8 @@ async function refresh() {
   for (const k of Object.keys(simulated)) delete simulated[k];
   fillScenarios();
   renderControls();
-  $('command').textContent = view.command;
+  // `rollsim run` makes the distribution; a balance tab's command comes with its answer.
+  $('command').textContent = state.tab === 'dist' ? view.command : '';
   if (state.tab === 'dist') {
     renderDist();
     if (moved !== null) {

@@ -287,7 +287,13 @@ fn best_response(name: &str, sc: &Scenario, rules: &Rules) -> Option<Compiled> {
         .iter()
         .enumerate()
         .filter(|(i, _)| *i != best)
-        .map(|(_, (r, _, p))| format!("{} would give {:.1}%", response_name(*r), 100.0 * p))
+        .map(|(_, (r, _, p))| {
+            format!(
+                "{} would give {}",
+                response_name(*r),
+                crate::text::percent(*p, 1)
+            )
+        })
         .collect();
     let (r, mut c, _) = tried.swap_remove(best);
     c.description = format!(

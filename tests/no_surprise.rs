@@ -135,15 +135,28 @@ fn files_a_user_added_to_a_report_folder_survive_a_rerun() {
 
 /// A misspelt key in `--set` is refused in every system, naming the flag's key and the
 /// nearest name the system reads: a dice config's unit stat as much as a native game's.
+/// A misspelt stat in each system's shipped config, and the name it is nearest to.
+/// (python/tests/test_rollsim.py sends the same through `set=`.)
+const MISSPELT: [(&str, &str, &str); 5] = [
+    ("dice-examples.toml", "units.fighter.hpp=3", "hp"),
+    ("rush.toml", "units.human_striker.strenght=3", "strength"),
+    ("skirmish.toml", "units.archers.moral=6", "morale"),
+    ("dozen.toml", "characters.thief.dxx=4", "dx"),
+    ("descent.toml", "heroes.fighter.power_dic=3", "power_dice"),
+];
+
 #[test]
 fn a_misspelt_key_is_refused_in_every_system() {
-    for (config, set, near) in [
-        ("dice-examples.toml", "units.fighter.hpp=3", "hp"),
-        ("rush.toml", "units.human_striker.strenght=3", "strength"),
-        ("skirmish.toml", "units.archers.moral=6", "morale"),
-        ("dozen.toml", "characters.thief.dxx=4", "dx"),
-        ("descent.toml", "heroes.fighter.power_dic=3", "power_dice"),
-    ] {
+    let server_dir = crate::serve::folder(&MISSPELT.map(|m| m.0));
+    let server = crate::serve::Server::start(server_dir.path());
+    for (config, set, near) in MISSPELT {
+        // The live page sends its changes as `--set` does: refused, with the nearest.
+        let (status, body) = server.post(
+            "/api/view",
+            &serde_json::json!({ "file": config, "sets": [set] }).to_string(),
+        );
+        assert_eq!(status, 400, "{config} {set}: {body}");
+        assert!(body.contains(&format!("`{near}`")), "{set}: {body}");
         let a = rollsim()
             .arg("check")
             .arg(crate::util::shipped(config))

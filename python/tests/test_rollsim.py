@@ -498,3 +498,19 @@ def test_the_notes_the_command_line_prints_reach_the_result() -> None:
     # A precision the cap stops short of is said, as the command line warns.
     short = rollsim.roll("3d6", precision=0.0001, max_trials=1000)
     assert len(short.notes) == 1 and "precision 0.0001 not reached" in short.notes[0]
+
+
+@pytest.mark.parametrize(
+    "config, key, near",
+    [
+        ("dice-examples.toml", "units.fighter.hpp", "hp"),
+        ("rush.toml", "units.human_striker.strenght", "strength"),
+        ("skirmish.toml", "units.archers.moral", "morale"),
+        ("dozen.toml", "characters.thief.dxx", "dx"),
+        ("descent.toml", "heroes.fighter.power_dic", "power_dice"),
+    ],
+)
+def test_a_misspelt_key_in_set_is_refused_with_the_nearest_name(config: str, key: str, near: str) -> None:
+    with pytest.raises(rollsim.RollsimError, match=f"`{near}`") as e:
+        rollsim.load(CONFIGS / config, set={key: 3})
+    assert e.value.exit_code == 2 and key.rsplit(".", 1)[1] in str(e.value)

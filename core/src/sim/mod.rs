@@ -170,15 +170,23 @@ pub fn run_shard(
     progress: &dyn Progress,
     stop: &Cancel,
 ) -> Result<Vec<u64>, SimError> {
-    run_chunks(
-        sampler,
-        seed,
-        0,
-        trials,
-        shard(trials, k, n),
-        progress,
-        stop,
-    )
+    let chunks = shard(trials, k, n);
+    // The shard's own trials: its chunks, the run's last one short where it ends there.
+    let last = trials.div_ceil(CHUNK).saturating_sub(1);
+    let short = trials.div_ceil(CHUNK) * CHUNK - trials;
+    let own = chunks.len * CHUNK
+        - if chunks.len > 0 && chunks.at(chunks.len - 1) == last {
+            short
+        } else {
+            0
+        };
+    // As a whole run: the bar's length and, for a long shard, the estimate up front
+    // (a shard of 6 x 10^9 trials once ran for hours without a word).
+    progress.set_total(own);
+    if own >= PILOT_MIN && progress.pilot() {
+        pilot(sampler, seed, progress, stop);
+    }
+    run_chunks(sampler, seed, 0, trials, chunks, progress, stop)
 }
 
 /// Run the given chunks, clipped to trials `from..to`: side by side on rayon's pool with
@@ -588,6 +596,38 @@ mod tests {
         )
         .unwrap();
         assert!(sink.0.into_inner().unwrap().is_empty());
+    }
+
+    /// A shard tells its sink how many trials it will roll (the shards' totals add up to
+    /// the run's, the last chunk short), and is piloted as a whole run is.
+    #[test]
+    fn a_shard_says_its_own_trials_and_is_piloted() {
+        use std::sync::Mutex;
+        #[derive(Default)]
+        struct Seen(Mutex<(Vec<u64>, usize)>);
+        impl Progress for Seen {
+            fn set_total(&self, total: u64) {
+                self.0.lock().unwrap().0.push(total);
+            }
+            fn pilot(&self) -> bool {
+                true
+            }
+            fn piloted(&self, _: u64, _: usize) -> bool {
+                self.0.lock().unwrap().1 += 1;
+                false
+            }
+        }
+        let trials = CHUNK * 5 + 7;
+        let mut all = 0;
+        for k in 1..=3 {
+            let sink = Seen::default();
+            run_shard(&D6, 1, trials, (k, 3), &sink, &Cancel::new()).unwrap();
+            let (totals, pilots) = sink.0.into_inner().unwrap();
+            assert_eq!(totals.len(), 1);
+            assert_eq!(pilots, 1);
+            all += totals[0];
+        }
+        assert_eq!(all, trials);
     }
 
     #[test]

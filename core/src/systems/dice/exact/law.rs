@@ -511,6 +511,56 @@ fn eval<'a, W: Weight>(
 }
 
 /// [`eval`] without looking for `n` among the parts worked out before.
+/// Whether `n` is arithmetic on numbers in scope, rolling nothing: [`number`] gives it.
+fn arithmetic(n: &Node) -> bool {
+    match n {
+        Node::Num(_) | Node::Var(_) => true,
+        Node::Neg(a) => arithmetic(a),
+        Node::Add(x, y)
+        | Node::Sub(x, y)
+        | Node::Mul(x, y)
+        | Node::Div(x, y)
+        | Node::Max(x, y)
+        | Node::Min(x, y)
+        | Node::Cmp(_, x, y)
+        | Node::Let(x, y) => arithmetic(x) && arithmetic(y),
+        Node::If(c, yes, no) => arithmetic(c) && arithmetic(yes) && arithmetic(no),
+        _ => false,
+    }
+}
+
+/// The value of an [`arithmetic`] node, as its law's single value would be (the same
+/// saturating arithmetic); `None` for anything else.
+fn number(n: &Node, env: &mut Vec<i64>) -> Option<i64> {
+    Some(match n {
+        Node::Num(v) => *v,
+        Node::Var(i) => *env.get(*i)?,
+        Node::Neg(a) => number(a, env)?.saturating_neg(),
+        Node::Add(x, y) => number(x, env)?.saturating_add(number(y, env)?),
+        Node::Sub(x, y) => number(x, env)?.saturating_add(number(y, env)?.saturating_neg()),
+        Node::Mul(x, y) => number(x, env)?.saturating_mul(number(y, env)?),
+        Node::Div(x, y) => divide(number(x, env)?, number(y, env)?),
+        Node::Max(x, y) => number(x, env)?.max(number(y, env)?),
+        Node::Min(x, y) => number(x, env)?.min(number(y, env)?),
+        Node::Cmp(c, x, y) => c.holds(number(x, env)?, number(y, env)?) as i64,
+        Node::If(c, yes, no) => {
+            if number(c, env)? != 0 {
+                number(yes, env)?
+            } else {
+                number(no, env)?
+            }
+        }
+        Node::Let(bound, body) => {
+            let v = number(bound, env)?;
+            env.push(v);
+            let r = number(body, env);
+            env.pop();
+            r?
+        }
+        _ => return None,
+    })
+}
+
 fn open<'a, W: Weight>(
     n: &'a Node,
     env: &mut Vec<i64>,
@@ -560,6 +610,20 @@ fn open<'a, W: Weight>(
         }
         Node::Let(bound, body) => {
             let d = eval(bound, env, b)?;
+            if arithmetic(body) {
+                // A body that rolls nothing is a number for each bound value: its ways
+                // go straight to that number (Savage Worlds' two exploding dice: 19,200
+                // bodies, once a law each).
+                b.spend(d.n.len() as u64)?;
+                let mut m: Map<i64, W> = Map::default();
+                for (v, w) in d.iter() {
+                    env.push(v);
+                    let at = number(body, env);
+                    env.pop();
+                    m.entry(at.ok_or(NoLaw::Refused)?).or_default().add_to(w)?;
+                }
+                return Law::from_map(m, d.den.clone());
+            }
             let mut mix = Mixer::new();
             for (v, w) in d.iter() {
                 env.push(v);

@@ -38,6 +38,28 @@ fn a_token_cancelled_mid_pass_stops_the_exact_evaluation() {
     assert!(took < Duration::from_secs(30), "{took:?}");
 }
 
+/// A kept sum of a big pool (about 0.6 s of sums of distributions): each of its sums
+/// looks at the token, so a stop is taken at once, not when the sum is done (a Ctrl-C
+/// at the start of `rollsim roll "200d100 keep highest 100"` waited 0.7 s).
+#[test]
+fn a_token_cancelled_during_a_big_kept_sum_stops_it() {
+    let text = "system = \"dice\"\n[scenarios.big]\nroll = \"200d100 keep highest 100\"\n";
+    let cfg = rollsim::config::load_str(text, "big.toml", &[]).unwrap();
+    let cancel = Cancel::new();
+    let stop = cancel.clone();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(20));
+        stop.cancel();
+    });
+    let r = compile(&cfg, "big", &cancel);
+    stopper.join().unwrap();
+    assert!(
+        matches!(r, Err(rollsim::Error::Interrupted)),
+        "{:?}",
+        r.map(|c| c.exact.is_some())
+    );
+}
+
 #[test]
 fn an_uncancelled_token_lets_a_light_pass_finish() {
     let text = "system = \"dice\"\n[scenarios.x]\nroll = \"3d6\"\n";

@@ -186,21 +186,24 @@ fn the_page_is_served_from_the_binary_with_its_safety_headers() {
             "{asset} names another site"
         );
     }
-    let mut sock = TcpStream::connect(&s.addr).unwrap();
-    write!(
-        sock,
-        "GET / HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-        s.addr
-    )
-    .unwrap();
-    let mut head = String::new();
-    sock.read_to_string(&mut head).unwrap();
-    let head = head.to_ascii_lowercase();
-    assert!(
-        head.contains("content-security-policy: default-src 'self'"),
-        "{head}"
-    );
-    assert!(head.contains("x-content-type-options: nosniff"), "{head}");
+    // The page, and a refusal of a foreign Host as well (it once had no headers).
+    for host in [s.addr.clone(), "evil.example".to_string()] {
+        let mut sock = TcpStream::connect(&s.addr).unwrap();
+        write!(
+            sock,
+            "GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut head = String::new();
+        sock.read_to_string(&mut head).unwrap();
+        let head = head.to_ascii_lowercase();
+        assert!(
+            head.contains("content-security-policy: default-src 'self'"),
+            "{head}"
+        );
+        assert!(head.contains("x-content-type-options: nosniff"), "{head}");
+        assert!(head.contains("cache-control: no-store"), "{head}");
+    }
 }
 
 #[test]

@@ -607,10 +607,10 @@ pub fn check(config: &Path, sets: &[String], cancel: &Cancel) -> Result<String, 
         }
     }
     Ok(format!(
-        "{}: ok ({} system, {} scenarios, {} with exact distributions)\n",
+        "{}: ok ({} system, {}, {} with exact distributions)\n",
         config.display(),
         cfg.system_name(),
-        names.len(),
+        rollsim_core::text::plural(names.len() as u64, "scenario", "scenarios"),
         exact
     ))
 }

@@ -313,12 +313,32 @@ async fn not_found() -> Response {
 
 /// Refuse a request for another host (DNS rebinding); mark every answer as what it is.
 async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
+    let mut r = checked(&app, req, next).await;
+    // On every answer, a refusal (403, 413, 408) as much as a page.
+    let h = r.headers_mut();
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
+        ),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// The answer to a request that passes the Host and Origin checks and whose body came
+/// whole in time; the refusal otherwise.
+async fn checked(app: &App, req: Request, next: Next) -> Response {
     let host = req
         .headers()
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("");
-    if !allowed(&app, host) {
+    if !allowed(app, host) {
         return api::refuse(
             StatusCode::FORBIDDEN,
             &format!(
@@ -333,7 +353,7 @@ async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
             let origin = origin.to_str().unwrap_or("");
             let own = origin
                 .strip_prefix("http://")
-                .is_some_and(|h| allowed(&app, h));
+                .is_some_and(|h| allowed(app, h));
             if !own {
                 return api::refuse(
                     StatusCode::FORBIDDEN,
@@ -346,24 +366,10 @@ async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
             }
         }
     }
-    let req = match with_body(req).await {
-        Ok(r) => r,
-        Err(refused) => return refused,
-    };
-    let mut r = next.run(req).await;
-    let h = r.headers_mut();
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
-        ),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    r
+    match with_body(req).await {
+        Ok(req) => next.run(req).await,
+        Err(refused) => refused,
+    }
 }
 
 /// The request with its whole body read, within [`BODY_TIMEOUT`] and [`BODY_LIMIT`]:

@@ -687,9 +687,9 @@ fn fitted(title: &str, subtitle: &str) -> (String, String) {
     }
     let cut = title
         .char_indices()
+        .rev()
         .filter(|&(i, c)| matches!(c, ':' | '?') && title[i + 1..].starts_with(' '))
-        .filter(|&(i, _)| title[..=i].chars().count() <= TITLE)
-        .last();
+        .find(|&(i, _)| title[..=i].chars().count() <= TITLE);
     match cut {
         Some((i, c)) => {
             let lead = if c == '?' { &title[..=i] } else { &title[..i] };

@@ -364,6 +364,11 @@ impl Ledger {
     /// Count `units` of work; past [`MAX_WORK`] the evaluation gives up (the scenario is
     /// then Monte Carlo only, and says `why`).
     pub(super) fn spend(&mut self, units: u64, why: &str) -> Result<(), TooBig> {
+        // Every spend looks at the stop token too: a long sum (200d100 keep highest
+        // 100's kept sums) once held a Ctrl-C for 0.7 s.
+        if self.cancel.is_cancelled() {
+            return Err(TooBig("the computation was stopped".into()));
+        }
         self.work = self.work.saturating_add(units);
         if self.work > MAX_WORK {
             return Err(TooBig(why.into()));
@@ -387,6 +392,9 @@ impl Ledger {
 
     /// Count one step of a pass over `states` states (see [`state_cost`]), `units` times.
     pub(super) fn step(&mut self, states: usize, units: u64) -> Result<(), TooBig> {
+        if self.cancel.is_cancelled() {
+            return Err(TooBig("the computation was stopped".into()));
+        }
         self.work += units * state_cost(states);
         if self.work > MAX_WORK {
             return Err(TooBig("a read of pools with too many states".into()));

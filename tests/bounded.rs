@@ -178,7 +178,7 @@ fn item9_loading_is_linear_in_a_units_stats() {
         .assert()
         .success();
     assert!(
-        text_of(&a).contains("ok (dice system, 1 scenarios"),
+        text_of(&a).contains("ok (dice system, 1 scenario,"),
         "{}",
         text_of(&a)
     );

@@ -677,19 +677,19 @@ fn subtitle_lines(subtitle: &str) -> (u32, Vec<String>) {
     (14, lines)
 }
 
-/// A title that fits the page's width: one longer than [`TITLE`] keeps its lead (up to
-/// the last `: ` or `? ` that leaves it short enough: a designer's question before what
-/// the chart shows) and hands the rest to the front of the subtitle; with no such break,
-/// it is cut with an ellipsis and said whole in the subtitle.
-fn fitted(title: &str, subtitle: &str) -> (String, String) {
-    if title.chars().count() <= TITLE {
+/// A title that fits the page's width (`fits`): one too wide keeps its lead (up to the
+/// last `: ` or `? ` that leaves it narrow enough: a designer's question before what the
+/// chart shows) and hands the rest to the front of the subtitle; with no such break, it
+/// is cut with an ellipsis and said whole in the subtitle.
+fn fitted(title: &str, subtitle: &str, fits: impl Fn(&str) -> bool) -> (String, String) {
+    if fits(title) {
         return (title.to_string(), subtitle.to_string());
     }
     let cut = title
         .char_indices()
         .rev()
         .filter(|&(i, c)| matches!(c, ':' | '?') && title[i + 1..].starts_with(' '))
-        .find(|&(i, _)| title[..=i].chars().count() <= TITLE);
+        .find(|&(i, c)| fits(if c == '?' { &title[..=i] } else { &title[..i] }));
     match cut {
         Some((i, c)) => {
             let lead = if c == '?' { &title[..=i] } else { &title[..i] };
@@ -697,7 +697,13 @@ fn fitted(title: &str, subtitle: &str) -> (String, String) {
             (lead.to_string(), format!("{rest}. {subtitle}"))
         }
         None => {
-            let mut short: String = title.chars().take(TITLE - 1).collect();
+            let mut short = String::new();
+            for c in title.chars() {
+                if !fits(&format!("{short}{c}…")) {
+                    break;
+                }
+                short.push(c);
+            }
             short.push('…');
             (short, format!("{title}. {subtitle}"))
         }
@@ -716,7 +722,13 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE)?;
-    let (title, subtitle) = fitted(title, subtitle);
+    // Measured in the title's own font, with the page's margins on both sides.
+    let font: TextStyle = (FONT, 26).into_font().style(FontStyle::Bold).into();
+    let room = root.dim_in_pixel().0.saturating_sub(48);
+    let (title, subtitle) = fitted(title, subtitle, |t| {
+        root.estimate_text_size(t, &font)
+            .map_or(t.chars().count() <= TITLE, |(w, _)| w <= room)
+    });
     let (size, lines) = subtitle_lines(&subtitle);
     let legend_y = 46 + 19 * lines.len() as i32 + 12;
     let (head, body) = root.split_vertically(legend_y as u32 + 31);

@@ -30,7 +30,7 @@ fn count(text: &str) -> Result<u64, String> {
 ///
 /// Without a command, runs every shipped config (./configs/*.toml; where there is no
 /// ./configs folder, the configs of the source tree this binary was built from) into
-/// ./reports/ with a fixed seed (about 40 MB of tables and charts, and a gallery at
+/// ./reports/ with a fixed seed (about 70 MB of tables and charts, and a gallery at
 /// reports/index.html), and prints a one-line summary per scenario.
 #[derive(Parser, Debug)]
 #[command(name = "rollsim", version, about, long_about)]

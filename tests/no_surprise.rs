@@ -187,3 +187,58 @@ fn a_misspelt_key_is_refused_in_every_system() {
         .assert()
         .success();
 }
+
+/// The live page on a scenario with no exact distribution: its printed command is the
+/// page's own Monte Carlo and runs (it printed `--exact-only`, which is refused), and a
+/// tab with nothing to step says so in the command line's words (it showed a heading
+/// and no table).
+#[test]
+fn the_page_says_what_it_cannot_do_and_prints_a_command_that_runs() {
+    let dir = crate::util::tempdir();
+    std::fs::write(
+        dir.path().join("mine.toml"),
+        "system = \"dice\"\n[scenarios.big]\nroll = \"50d100 keep highest 25\"\n",
+    )
+    .unwrap();
+    let server = crate::serve::Server::start(dir.path());
+    let (status, view) = server.post_json(
+        "/api/view",
+        &serde_json::json!({ "file": "mine.toml", "scenario": "big" }),
+    );
+    assert_eq!(status, 200, "{view}");
+    let command = view["command"].as_str().unwrap().to_string();
+    assert!(
+        command.ends_with("-s big --precision 0.001 --max-trials 10000000"),
+        "{command}"
+    );
+    let words: Vec<&str> = command.split(' ').collect();
+    assert_eq!(&words[..2], ["rollsim", "run"], "{command}");
+    rollsim()
+        .current_dir(dir.path())
+        .arg("run")
+        .arg(dir.path().join("mine.toml"))
+        .args(&words[3..])
+        .args(["-q", "--no-plots", "--format", "csv", "-o", "out"])
+        .assert()
+        .success();
+    let (_, sens) = server.streamed(
+        "/api/balance",
+        &serde_json::json!({ "file": "mine.toml", "scenario": "big", "view": "sensitivity" }),
+    );
+    let error = sens["error"].as_str().unwrap_or_default();
+    assert!(
+        error.starts_with("sensitivity: nothing to change in `big`"),
+        "{sens}"
+    );
+    let (_, matrix) = server.streamed(
+        "/api/balance",
+        &serde_json::json!({ "file": "mine.toml", "scenario": "big", "view": "matrix" }),
+    );
+    assert!(
+        matrix["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("has no side (no key of it names a unit)"),
+        "{matrix}"
+    );
+}

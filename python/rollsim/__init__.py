@@ -42,7 +42,7 @@ class Png(bytes):
 def run_cli(args: Iterable[str], main_job: bool = False) -> str:
     """``rollsim ARGS...`` as the binary runs it (``--help`` and ``--version`` included);
     what it prints on standard output. Files are written where the command writes them.
-    The main job (no command: every shipped config into ``./reports/``, about 40 MB) runs
+    The main job (no command: every shipped config into ``./reports/``, about 70 MB) runs
     only with ``main_job=True``: ``run_cli([])`` raises instead of filling the
     notebook's folder."""
     if not isinstance(main_job, bool):

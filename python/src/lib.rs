@@ -134,7 +134,7 @@ fn run_cli(py: Python<'_>, args: Vec<String>, main_job: bool) -> PyResult<String
         return refused(
             py,
             Err(AppError::BadOption(
-                "run_cli() without a command is the main job: it writes every shipped config's reports (about 40 MB) into ./reports/ here; `run_cli([...], main_job=True)` runs it, `run_cli([\"--help\"])` lists the commands".into(),
+                "run_cli() without a command is the main job: it writes every shipped config's reports (about 70 MB) into ./reports/ here; `run_cli([...], main_job=True)` runs it, `run_cli([\"--help\"])` lists the commands".into(),
             )),
         );
     }

@@ -647,9 +647,7 @@ pub fn compare(o: &CompareOptions) -> Result<String, AppError> {
 /// A scenario with no dice count or stat to step: refused (exit 2, no table written)
 /// rather than answered with an empty table, and told what would give it one.
 fn nothing_to_change(command: &str, scenario: &str) -> AppError {
-    AppError::BadOption(format!(
-        "{command}: nothing to change in `{scenario}`: its roll reads no unit's stat and no dice count this command can step. Give the scenario a unit whose stats the roll reads (`unit = \"NAME\"`), or step a number of your own with `rollsim sweep --vary KEY=LO..HI`"
-    ))
+    AppError::BadOption(rollsim_core::balance::nothing_to_change(command, scenario))
 }
 
 /// One or two `--vary` keys, checked before the config is read.

@@ -256,9 +256,19 @@ fn exact(c: &Compiled, seed: u64, file: &str, system: &str) -> Option<Exact> {
     })
 }
 
-/// The shell command that prints the same numbers.
-fn command(config: &str, at: &At, target: &Target) -> String {
-    command_of("run", config, &target.name, " --exact-only", &at.sets)
+/// The shell command that prints the same numbers: exact where every member is, else
+/// the page's own Monte Carlo (the CLI's default precision, at most its default trials,
+/// the same seed).
+fn command(config: &str, at: &At, target: &Target, all_exact: bool) -> String {
+    let options = if all_exact {
+        " --exact-only".to_string()
+    } else {
+        format!(
+            " --precision {PAGE_PRECISION} --max-trials {}",
+            run::DEFAULT_TRIALS
+        )
+    };
+    command_of("run", config, &target.name, &options, &at.sets)
 }
 
 /// `rollsim VERB CONFIG -s TARGET` + `options` + the `--set`s, each word quoted for a shell.
@@ -347,8 +357,10 @@ fn view_of(
     let system = source.base.system_name();
     let controls: Vec<Control> = controls::controls(source, target)?;
     let mut members = Vec::new();
+    let mut all_exact = true;
     for m in target.members.iter().take(MAX_MEMBERS) {
         let c = balance::compile(&source.base, m, cancel)?;
+        all_exact &= c.exact.is_some();
         members.push(json!({
             "name": c.name,
             "description": c.description,
@@ -389,7 +401,7 @@ fn view_of(
         "target": { "name": target.name, "table": target.table, "group": target.group, "members": target.members },
         "controls": controls,
         "members": members,
-        "command": command(shown, at, target),
+        "command": command(shown, at, target, all_exact),
     }))
 }
 
@@ -643,6 +655,11 @@ fn balance_view(
         }
         BalanceView::Sensitivity => {
             let s = sensitivity::rows(&job)?;
+            if s.rows.is_empty() && s.refused.is_empty() {
+                return Err(AppError::BadOption(
+                    rollsim_core::balance::nothing_to_change("sensitivity", &target.name),
+                ));
+            }
             json!({
                 "view": "sensitivity",
                 "how": how,

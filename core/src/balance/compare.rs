@@ -248,10 +248,12 @@ fn plan(
     let table = &target.table;
     let roles = source.roles(table)?;
     if roles.len() < 2 {
+        let sides = match roles.first() {
+            None => "no side (no key of it names a unit)".to_string(),
+            Some(r) => format!("one side (key `{}`)", r.key),
+        };
         return Err(Error::BadOption(format!(
-            "scenario `{member}` has {} side(s) (keys {}); a matchup needs two, such as an attacker and a defender",
-            roles.len(),
-            roles.iter().map(|r| format!("`{}`", r.key)).collect::<Vec<_>>().join(", ")
+            "scenario `{member}` has {sides}; a matchup needs two, such as an attacker and a defender"
         )));
     }
     let (ar, dr) = (roles[0].clone(), roles[1].clone());

@@ -35,7 +35,15 @@ function fixed(x, d) {
   }
   return x.toFixed(d);
 }
-const pct = (p) => fixed(100 * p, 2) + '%';
+// A probability as the CLI's tables print it: exactly 1 is 100.00% and exactly 0 is
+// 0.00%, but a value below 1 that would round up reads >99.99% and one above 0 that
+// would round down reads <0.01% (a cyclic share of 1.35e-5 once read 0.00%).
+const pct = (p) => {
+  const shown = fixed(100 * p, 2);
+  if (p < 1 && shown === '100.00') return '>99.99%';
+  if (p > 0 && shown === '0.00') return '<0.01%';
+  return (shown === '-0.00' ? '0.00' : shown) + '%';
+};
 // A number that rounds to zero is written without a sign, as the CLI's `text::signed`
 // writes it: never `-0.0000` (a difference of -2e-16 is float noise).
 const unsignedZero = (s) => (/^-[0.]+$/.test(s) ? s.slice(1) : s);

@@ -265,3 +265,36 @@ fn no_gallery_headline_is_one_the_rules_make_impossible() {
         "{heads:?}"
     );
 }
+
+#[test]
+fn a_scenario_chart_is_titled_in_the_designers_words_however_long() {
+    // 82 characters of the designer's: once dropped for the scenario's name, with only
+    // the expression below it.
+    let dir = tempdir();
+    rollsim()
+        .args(["run"])
+        .arg(root().join("configs/dice-examples.toml"))
+        .args([
+            "-s",
+            "fighter-hits-orc",
+            "-n",
+            "2000",
+            "-q",
+            "--charts",
+            "png,svg",
+            "-o",
+        ])
+        .arg(dir.path().join("out"))
+        .assert()
+        .success();
+    let t = texts(&dir.path().join("out/fighter-hits-orc/value.svg"));
+    let words = "d20 + attack against the orc's armour class";
+    assert!(t[0].starts_with(words), "{t:?}");
+    assert!(
+        t[..2]
+            .join(" ")
+            .contains("a natural 20 doubles the damage dice")
+            || t[1].starts_with("A natural 20 doubles the damage dice"),
+        "{t:?}"
+    );
+}

@@ -180,6 +180,17 @@ fn split_lead(d: &str) -> Option<(&str, &str)> {
     None
 }
 
+/// A title in the designer's words over the generated ones and the seed.
+fn titled(title: &str, rest: &str, seed: u64) -> (String, String) {
+    let seed = format!("seed {seed}");
+    let subtitle = if rest.is_empty() {
+        seed
+    } else {
+        format!("{rest} ({seed})")
+    };
+    (title.to_string(), subtitle)
+}
+
 /// Longest title a chart prints before it cuts the rest to the subtitle.
 const TITLE: usize = 72;
 
@@ -189,6 +200,9 @@ const TITLE: usize = 72;
 pub fn titles(name: &str, description: &str, seed: u64) -> (String, String) {
     let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
     let (title, rest) = match description.split_once(" — ") {
+        // The designer's words are the title however long: one too wide for the page
+        // keeps its first clause there and the rest leads the subtitle (`header`).
+        Some((t, r)) if !t.trim().is_empty() => return titled(t, r, seed),
         Some((t, r)) => (t.to_string(), r.to_string()),
         None => match split_lead(&description) {
             Some((t, r)) if t.chars().count() <= TITLE => (t.to_string(), r.to_string()),
@@ -678,8 +692,8 @@ fn subtitle_lines(subtitle: &str) -> (u32, Vec<String>) {
 }
 
 /// A title that fits the page's width (`fits`): one too wide keeps its lead (up to the
-/// last `: ` or `? ` that leaves it narrow enough: a designer's question before what the
-/// chart shows) and hands the rest to the front of the subtitle; with no such break, it
+/// last `: `, `? ` or `; ` that leaves it narrow enough: a designer's question before
+/// what the chart shows) and hands the rest to the front of the subtitle; with no such break, it
 /// is cut with an ellipsis and said whole in the subtitle.
 fn fitted(title: &str, subtitle: &str, fits: impl Fn(&str) -> bool) -> (String, String) {
     if fits(title) {
@@ -688,7 +702,7 @@ fn fitted(title: &str, subtitle: &str, fits: impl Fn(&str) -> bool) -> (String, 
     let cut = title
         .char_indices()
         .rev()
-        .filter(|&(i, c)| matches!(c, ':' | '?') && title[i + 1..].starts_with(' '))
+        .filter(|&(i, c)| matches!(c, ':' | '?' | ';') && title[i + 1..].starts_with(' '))
         .find(|&(i, c)| fits(if c == '?' { &title[..=i] } else { &title[..i] }));
     match cut {
         Some((i, c)) => {

@@ -928,6 +928,14 @@ pub fn steps(source: &Source, scenario: &str, by: i64) -> Result<Vec<Step>, Erro
     Ok(out)
 }
 
+/// What a balance command (`sensitivity`, `equalize`) says of a scenario it has nothing
+/// to step in: the command line and the live page in the same words.
+pub fn nothing_to_change(command: &str, scenario: &str) -> String {
+    format!(
+        "{command}: nothing to change in `{scenario}`: its roll reads no unit's stat and no dice count this command can step. Give the scenario a unit whose stats the roll reads (`unit = \"NAME\"`), or step a number of your own with `rollsim sweep --vary KEY=LO..HI`"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::{each, spread_order};
@@ -970,12 +978,4 @@ mod tests {
             crate::Error::BadOption("item 299".into()).to_string()
         );
     }
-}
-
-/// What a balance command (`sensitivity`, `equalize`) says of a scenario it has nothing
-/// to step in: the command line and the live page in the same words.
-pub fn nothing_to_change(command: &str, scenario: &str) -> String {
-    format!(
-        "{command}: nothing to change in `{scenario}`: its roll reads no unit's stat and no dice count this command can step. Give the scenario a unit whose stats the roll reads (`unit = \"NAME\"`), or step a number of your own with `rollsim sweep --vary KEY=LO..HI`"
-    )
 }

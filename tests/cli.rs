@@ -1,7 +1,7 @@
 //! The binary as a designer meets it: the happy path, and every kind of bad input
 //! answered with a located message, exit code 2 and no output written.
 
-use crate::util::{rollsim, shipped, tempdir};
+use crate::util::{rollsim, shipped, tempdir, walk};
 use std::path::Path;
 
 const CONTRACT_DIST: &str =
@@ -822,19 +822,6 @@ fn the_default_run_writes_the_gallery() {
     // A card per scenario with its headline chart, loaded from the file, not embedded.
     assert!(!html.contains("data:image"));
     assert!(html.matches("<img loading=\"lazy\"").count() >= 140);
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! the data, a wide "k or more" chart folded, and no gallery headline that cannot happen.
 
 use crate::charts::texts;
-use crate::util::{rollsim, root, tempdir, text, EXPLODING_MARGIN};
+use crate::util::{rollsim, root, tempdir, text, walk, EXPLODING_MARGIN};
 use std::path::Path;
 
 /// The first cells of a Markdown table's body rows, in order.
@@ -218,19 +218,6 @@ fn a_wide_k_or_more_chart_is_folded_as_its_distribution_is() {
     assert!(bars <= 30, "{bars} bars: {t:?}");
     assert!(!t.iter().any(|x| x == "≥-131"), "{t:?}");
     assert!(t.iter().any(|x| x.contains("left off")), "{t:?}");
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 #[test]

@@ -289,3 +289,17 @@ pub fn big_gcd(a: &num_bigint::BigUint, b: &num_bigint::BigUint) -> num_bigint::
     }
     a
 }
+
+/// Every file below `dir`, at any depth.
+pub fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

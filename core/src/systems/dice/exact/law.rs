@@ -513,20 +513,24 @@ fn eval<'a, W: Weight>(
 /// [`eval`] without looking for `n` among the parts worked out before.
 /// Whether `n` is arithmetic on numbers in scope, rolling nothing: [`number`] gives it.
 fn arithmetic(n: &Node) -> bool {
-    match n {
-        Node::Num(_) | Node::Var(_) => true,
-        Node::Neg(a) => arithmetic(a),
-        Node::Add(x, y)
-        | Node::Sub(x, y)
-        | Node::Mul(x, y)
-        | Node::Div(x, y)
-        | Node::Max(x, y)
-        | Node::Min(x, y)
-        | Node::Cmp(_, x, y)
-        | Node::Let(x, y) => arithmetic(x) && arithmetic(y),
-        Node::If(c, yes, no) => arithmetic(c) && arithmetic(yes) && arithmetic(no),
-        _ => false,
-    }
+    let here = matches!(
+        n,
+        Node::Num(_)
+            | Node::Var(_)
+            | Node::Neg(_)
+            | Node::Add(..)
+            | Node::Sub(..)
+            | Node::Mul(..)
+            | Node::Div(..)
+            | Node::Max(..)
+            | Node::Min(..)
+            | Node::Cmp(..)
+            | Node::Let(..)
+            | Node::If(..)
+    );
+    let mut all = here;
+    super::super::program::each_child(n, &mut |c| all = all && arithmetic(c));
+    all
 }
 
 /// The value of an [`arithmetic`] node, as its law's single value would be (the same

@@ -20,12 +20,31 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    match parsed(args)? {
+        Parsed::Cli(cli) => run(*cli, cancel),
+        Parsed::Answer(text) => Ok(text),
+    }
+}
+
+/// A command line as clap reads it: a command to run, or an answer already (`--help`,
+/// `--version`, which the binary prints on stdout).
+enum Parsed {
+    Cli(Box<Cli>),
+    Answer(String),
+}
+
+/// `args` (without the program's name) as the binary parses them; a usage error is bad
+/// input with clap's message.
+fn parsed<I, T>(args: I) -> Result<Parsed, AppError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
     let argv = std::iter::once(std::ffi::OsString::from("rollsim"))
         .chain(args.into_iter().map(Into::into));
     match Cli::try_parse_from(argv) {
-        Ok(cli) => run(cli, cancel),
-        // `--help` and `--version` are answers, as the binary prints them on stdout.
-        Err(e) if !e.use_stderr() => Ok(e.render().to_string()),
+        Ok(cli) => Ok(Parsed::Cli(Box::new(cli))),
+        Err(e) if !e.use_stderr() => Ok(Parsed::Answer(e.render().to_string())),
         Err(e) => Err(AppError::BadOption(
             e.render().to_string().trim_end().to_string(),
         )),
@@ -42,17 +61,17 @@ where
     matches!(parse(args), Ok(cli) if cli.command.is_none())
 }
 
-/// `args` (without the program's name) as the binary parses them; a usage error is bad
-/// input with clap's message.
+/// `args` as [`parsed`] reads them, where only a command will do: `--help` and
+/// `--version` are bad input with their text.
 pub(crate) fn parse<I, T>(args: I) -> Result<Cli, AppError>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let argv = std::iter::once(std::ffi::OsString::from("rollsim"))
-        .chain(args.into_iter().map(Into::into));
-    Cli::try_parse_from(argv)
-        .map_err(|e| AppError::BadOption(e.render().to_string().trim_end().to_string()))
+    match parsed(args)? {
+        Parsed::Cli(cli) => Ok(*cli),
+        Parsed::Answer(text) => Err(AppError::BadOption(text.trim_end().to_string())),
+    }
 }
 
 /// The options of `command` (`roll`, `run`, `compare`, ...) as the command line takes

@@ -242,12 +242,7 @@ fn metric_table(m: &MetricResult, exact: bool, mc: bool) -> String {
         // A value that can happen reads above 0 even where its float underflows (the
         // lowest sums of 450d6: 1/6^450), and the chance of it or more below 100% once a
         // value before it could happen.
-        let possible = row
-            .exact_fraction
-            .as_ref()
-            .map_or(row.exact.unwrap_or(0.0) > 0.0, |f| {
-                *f != rollsim_core::results::Fraction::zero()
-            });
+        let possible = !row.exactly_zero();
         let e = match row.exact.unwrap_or(0.0) {
             0.0 if possible => f64::MIN_POSITIVE,
             e => e,

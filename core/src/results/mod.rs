@@ -39,11 +39,16 @@ impl ValueRow {
     /// where it has one: a float may underflow to zero for a value that can happen, the
     /// lowest sums of 1000d6) and no trial ended on it.
     pub fn impossible(&self) -> bool {
-        let zero = match &self.exact_fraction {
+        self.exactly_zero() && self.count == 0
+    }
+
+    /// Whether its exact probability is zero, by its fraction where it has one (a float
+    /// underflows for the lowest sums of 450d6, which can happen).
+    pub fn exactly_zero(&self) -> bool {
+        match &self.exact_fraction {
             Some(f) => f.numer().is_zero(),
             None => self.exact == Some(0.0),
-        };
-        zero && self.count == 0
+        }
     }
 }
 

@@ -446,18 +446,7 @@ fn served(n: &Node) -> bool {
             && p.groups.iter().all(|(_, d)| d.explode.is_none())
     };
     let here = match n {
-        Node::Num(_)
-        | Node::Var(_)
-        | Node::Neg(_)
-        | Node::Add(..)
-        | Node::Sub(..)
-        | Node::Mul(..)
-        | Node::Div(..)
-        | Node::Max(..)
-        | Node::Min(..)
-        | Node::Cmp(..)
-        | Node::Let(..)
-        | Node::If(..) => true,
+        n if arithmetic_kind(n) => true,
         Node::Pool(p) => plain(p),
         Node::Counted(_, pools) => pools.iter().all(plain),
         _ => false,
@@ -510,25 +499,9 @@ fn eval<'a, W: Weight>(
     open(n, env, b)
 }
 
-/// [`eval`] without looking for `n` among the parts worked out before.
 /// Whether `n` is arithmetic on numbers in scope, rolling nothing: [`number`] gives it.
 fn arithmetic(n: &Node) -> bool {
-    let here = matches!(
-        n,
-        Node::Num(_)
-            | Node::Var(_)
-            | Node::Neg(_)
-            | Node::Add(..)
-            | Node::Sub(..)
-            | Node::Mul(..)
-            | Node::Div(..)
-            | Node::Max(..)
-            | Node::Min(..)
-            | Node::Cmp(..)
-            | Node::Let(..)
-            | Node::If(..)
-    );
-    let mut all = here;
+    let mut all = arithmetic_kind(n);
     super::super::program::each_child(n, &mut |c| all = all && arithmetic(c));
     all
 }
@@ -565,6 +538,26 @@ fn number(n: &Node, env: &mut Vec<i64>) -> Option<i64> {
     })
 }
 
+/// The kinds of node that are arithmetic on their children's numbers.
+fn arithmetic_kind(n: &Node) -> bool {
+    matches!(
+        n,
+        Node::Num(_)
+            | Node::Var(_)
+            | Node::Neg(_)
+            | Node::Add(..)
+            | Node::Sub(..)
+            | Node::Mul(..)
+            | Node::Div(..)
+            | Node::Max(..)
+            | Node::Min(..)
+            | Node::Cmp(..)
+            | Node::Let(..)
+            | Node::If(..)
+    )
+}
+
+/// [`eval`] without looking for `n` among the parts worked out before.
 fn open<'a, W: Weight>(
     n: &'a Node,
     env: &mut Vec<i64>,

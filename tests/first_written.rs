@@ -265,3 +265,68 @@ fn a_let_before_a_repeat_is_its_start() {
     }
     holds(roll, &want);
 }
+
+/// Every ordered deal of `k` labelled cards from `deck`: each equally likely.
+fn ordered_deals(deck: &[i64], k: usize, value: impl Fn(&[i64]) -> i64) -> Law {
+    fn go(deck: &[i64], used: &mut Vec<bool>, hand: &mut Vec<i64>, k: usize, f: &mut dyn FnMut(&[i64])) {
+        if hand.len() == k {
+            f(hand);
+            return;
+        }
+        for i in 0..deck.len() {
+            if !used[i] {
+                used[i] = true;
+                hand.push(deck[i]);
+                go(deck, used, hand, k, f);
+                hand.pop();
+                used[i] = false;
+            }
+        }
+    }
+    let mut ways: BTreeMap<i64, u64> = BTreeMap::new();
+    let mut all = 0u64;
+    go(deck, &mut vec![false; deck.len()], &mut Vec::new(), k, &mut |h| {
+        *ways.entry(value(h)).or_insert(0) += 1;
+        all += 1;
+    });
+    ways.into_iter().map(|(v, w)| (v, Q::new(w, all))).collect()
+}
+
+/// Three cards drawn in order from one deck, each read apart: a blackjack start, the
+/// first two cards and a third taken below 17 (an ace counts 11 while that stays at
+/// most 21, the value of the third card read apart). Every ordered deal of the 52
+/// labelled cards.
+#[test]
+fn three_cards_drawn_in_order_from_one_deck() {
+    let deck: Vec<i64> = (1..=13).flat_map(|r| [r.min(10); 4]).collect();
+    let roll = "let first, second, third = deck{1*4, 2*4, 3*4, 4*4, 5*4, 6*4, 7*4, 8*4, 9*4, 10*16} draw 3 in \
+        let two = first + second + 10 * (first == 1 or second == 1) in \
+        if two >= 17 then two else first + second + third + 10 * ((first == 1 or second == 1 or third == 1) and first + second + third <= 11)";
+    let want = ordered_deals(&deck, 3, |h| {
+        let ace = |cards: &[i64]| cards.contains(&1);
+        let two = h[0] + h[1] + 10 * ace(&h[..2]) as i64;
+        if two >= 17 {
+            two
+        } else {
+            let s: i64 = h.iter().sum();
+            s + 10 * (ace(h) && s <= 11) as i64
+        }
+    });
+    holds(roll, &want);
+    // The order matters: the first card above the second, the second above the third.
+    let small = [1, 1, 2, 3, 3, 3];
+    let want = ordered_deals(&small, 3, |h| h[0] * 100 + h[1] * 10 + h[2]);
+    holds("let a, b, c = deck{1*2, 2, 3*3} draw 3 in a * 100 + b * 10 + c", &want);
+}
+
+/// Dice named one by one: each its own roll, in the order written.
+#[test]
+fn dice_named_one_by_one() {
+    let mut want = Law::new();
+    for a in 1..=6 {
+        for b in 1..=8 {
+            put(&mut want, a * 10 + b, &Q::new(1u8, 48u8));
+        }
+    }
+    holds("let a, b = [1d6, 1d8] in a * 10 + b", &want);
+}

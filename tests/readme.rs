@@ -757,7 +757,7 @@ fn every_dice_language_example_gives_the_quoted_result() {
     }
     assert!(checked >= 18, "{checked} examples checked");
     // Every example with a number of its own is worked out by `example_derived`.
-    assert_eq!(derivations, 45, "examples derived");
+    assert_eq!(derivations, 46, "examples derived");
 }
 
 /// The mean of `f` over every roll of `n` dice of faces 1..=`sides`.
@@ -940,6 +940,8 @@ fn example_derived(example: &str) -> Option<(Option<f64>, Option<f64>)> {
         "3d{blank, hit, hit+hit} count hit" => mean(3.0 * 1.0),
         // Two cards of five, each 3 on average.
         "deck{1, 2, 3, 4, 5} draw 2" => mean(2.0 * 3.0),
+        // Two different cards of three, in either order: 1x2, 1x3, 2x3.
+        "let a, b = deck{1, 2, 3} draw 2 in a * b" => mean((2.0 + 3.0 + 6.0) / 3.0),
         "if d6 == 6 then 2d6 else d6" => mean(7.0 / 6.0 + 5.0 / 6.0 * 3.5),
         // Two dice: 3..=6 and 1..=4.
         "d6 >= 3 and d6 <= 4" => percent(4.0 / 6.0 * 4.0 / 6.0),

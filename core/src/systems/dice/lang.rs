@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! expr     := "let" NAME "=" expr "in" expr     bound dice without a read: a pool variable
+//!           | "let" NAME ("," NAME)+ "=" dice "in" expr   each card of a deal (or die) in order
 //!           | "reroll" NAME "=" dice ("twice" | INT "times")? "to" ("maximise" | "minimise")
 //!             expr ("in" expr)?      dice rerolled by the best choice for the objective
 //!           | "choose" NAME "=" INT ("," NAME "=" INT)* "from" pool ("only" cond)?
@@ -43,9 +44,11 @@
 use std::fmt;
 
 mod allocate;
+mod in_order;
 mod parse;
 
 use allocate::*;
+pub use in_order::MAX_IN_ORDER;
 pub use parse::*;
 
 /// A position in the expression text (characters from 0).

@@ -348,11 +348,34 @@ impl Parser {
     fn expr(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         self.depth_check(depth)?;
         if self.eat_word("let") {
+            let col = self.col();
             let name = self.name("a name for the value")?;
+            let mut names = vec![(name, col)];
+            while self.eat_sym(",") {
+                let c = self.col();
+                let more = self.name("another name (`let a, b = 2d6 in ...`)")?;
+                if names.iter().any(|(n, _)| *n == more) {
+                    return Err(SyntaxError {
+                        col: c,
+                        message: format!("`{more}` is named twice: each card or die takes a name of its own"),
+                    });
+                }
+                if names.len() == MAX_IN_ORDER {
+                    return Err(SyntaxError {
+                        col: c,
+                        message: format!("at most {MAX_IN_ORDER} names in one `let`: its body is worked out for every order of the cards"),
+                    });
+                }
+                names.push((more, c));
+            }
             self.expect_sym("=")?;
             let bound = self.expr(depth + 1)?;
             self.expect_word("in")?;
             let body = self.expr(depth + 1)?;
+            if names.len() > 1 {
+                return super::in_order::in_order(names, bound, body, col);
+            }
+            let (name, _) = names.pop().expect("one name");
             return Ok(Expr::Let(name, Box::new(bound), Box::new(body)));
         }
         if self.eat_word("if") {

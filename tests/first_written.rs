@@ -268,7 +268,13 @@ fn a_let_before_a_repeat_is_its_start() {
 
 /// Every ordered deal of `k` labelled cards from `deck`: each equally likely.
 fn ordered_deals(deck: &[i64], k: usize, value: impl Fn(&[i64]) -> i64) -> Law {
-    fn go(deck: &[i64], used: &mut Vec<bool>, hand: &mut Vec<i64>, k: usize, f: &mut dyn FnMut(&[i64])) {
+    fn go(
+        deck: &[i64],
+        used: &mut Vec<bool>,
+        hand: &mut Vec<i64>,
+        k: usize,
+        f: &mut dyn FnMut(&[i64]),
+    ) {
         if hand.len() == k {
             f(hand);
             return;
@@ -285,10 +291,16 @@ fn ordered_deals(deck: &[i64], k: usize, value: impl Fn(&[i64]) -> i64) -> Law {
     }
     let mut ways: BTreeMap<i64, u64> = BTreeMap::new();
     let mut all = 0u64;
-    go(deck, &mut vec![false; deck.len()], &mut Vec::new(), k, &mut |h| {
-        *ways.entry(value(h)).or_insert(0) += 1;
-        all += 1;
-    });
+    go(
+        deck,
+        &mut vec![false; deck.len()],
+        &mut Vec::new(),
+        k,
+        &mut |h| {
+            *ways.entry(value(h)).or_insert(0) += 1;
+            all += 1;
+        },
+    );
     ways.into_iter().map(|(v, w)| (v, Q::new(w, all))).collect()
 }
 
@@ -316,7 +328,10 @@ fn three_cards_drawn_in_order_from_one_deck() {
     // The order matters: the first card above the second, the second above the third.
     let small = [1, 1, 2, 3, 3, 3];
     let want = ordered_deals(&small, 3, |h| h[0] * 100 + h[1] * 10 + h[2]);
-    holds("let a, b, c = deck{1*2, 2, 3*3} draw 3 in a * 100 + b * 10 + c", &want);
+    holds(
+        "let a, b, c = deck{1*2, 2, 3*3} draw 3 in a * 100 + b * 10 + c",
+        &want,
+    );
 }
 
 /// Dice named one by one: each its own roll, in the order written.
@@ -329,4 +344,52 @@ fn dice_named_one_by_one() {
         }
     }
     holds("let a, b = [1d6, 1d8] in a * 10 + b", &want);
+}
+
+/// Four players' pools compared face by face: the most 6s wins, a tie on 6s goes to the
+/// most 5s among the players tied (first player's win, outright). Each pool's 6s and
+/// 5s from every count of each face, the four pools' every combination.
+#[test]
+fn four_pools_compared_face_by_face() {
+    let roll = "let a = 5d6 in let b = 5d6 in let c = 5d6 in let d = 5d6 in \
+        let six = max(b count 6, c count 6, d count 6) in \
+        if a count 6 != six then a count 6 > six \
+        else a count 5 > max(if b count 6 == six then b count 5 else -1, \
+            if c count 6 == six then c count 5 else -1, if d count 6 == six then d count 5 else -1)";
+    // (6s, 5s) of one pool with its ways over 6^5.
+    let mut one: BTreeMap<(u64, u64), BigUint> = BTreeMap::new();
+    for (c, ways) in compositions(5, 6) {
+        *one.entry((c[5], c[4])).or_default() += ways;
+    }
+    let pools: Vec<((u64, u64), BigUint)> = one.into_iter().collect();
+    let mut won = BigUint::from(0u8);
+    for (a, wa) in &pools {
+        for (b, wb) in &pools {
+            for (c, wc) in &pools {
+                for (d, wd) in &pools {
+                    let others = [b, c, d];
+                    let six = others.iter().map(|o| o.0).max().unwrap();
+                    let win = if a.0 != six {
+                        a.0 > six
+                    } else {
+                        let five = others
+                            .iter()
+                            .filter(|o| o.0 == six)
+                            .map(|o| o.1)
+                            .max()
+                            .unwrap();
+                        a.1 > five
+                    };
+                    if win {
+                        won += wa * wb * wc * wd;
+                    }
+                }
+            }
+        }
+    }
+    let den = BigUint::from(6u8).pow(20);
+    let mut want = Law::new();
+    put(&mut want, 1, &Q::new(won.clone(), den.clone()));
+    put(&mut want, 0, &Q::new(den.clone() - won, den));
+    holds(roll, &want);
 }

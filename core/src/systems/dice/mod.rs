@@ -234,17 +234,8 @@ fn exact_of(
 ) -> (Result<Exact, String>, f64, f64) {
     let vs = sc.vs.as_ref().map(|(_, v)| v);
     if let Some(law) = exact::first_law(&sc.roll_node, vs, cancel) {
-        let f = law.fractions(lo, states);
-        let grid = Grid::of(&f, |f| !f.numer().is_zero());
-        let f = grid.pick(&f);
-        let exact = Exact {
-            lo: lo + grid.first as i64,
-            step: grid.step as i64,
-            p: f.iter().map(Fraction::to_f64).collect(),
-            fractions: Some(f),
-        };
         // Nothing stopped: the law serves no explosion and no `repeat`.
-        return (Ok(exact), 0.0, 0.0);
+        return (Ok(Exact::of_law(&law, lo, states)), 0.0, 0.0);
     }
     let mut ledger = exact::Ledger::stopped_by(cancel);
     let run = |ledger: &mut exact::Ledger| -> Result<exact::Dist, exact::TooBig> {
@@ -315,7 +306,14 @@ fn exact_of(
                 ledger.unfinished,
             )
         }
-        Err(exact::TooBig(why)) => (Err(why), 0.0, 0.0),
+        // Past the float engine's budget, the integer law may still count it in its
+        // own (four players' pools of 8d6 set against each other: the floats go
+        // through every body once per pool's outcome, the law gives a body that rolls
+        // nothing its number at once). Its floats are its fractions'.
+        Err(exact::TooBig(why)) => match exact::law(&sc.roll_node, vs, cancel) {
+            Ok(law) if !cancel.is_cancelled() => (Ok(Exact::of_law(&law, lo, states)), 0.0, 0.0),
+            _ => (Err(why), 0.0, 0.0),
+        },
     }
 }
 
@@ -326,6 +324,21 @@ struct Exact {
     step: i64,
     p: Vec<f64>,
     fractions: Option<Vec<Fraction>>,
+}
+
+impl Exact {
+    /// The integer law's fractions over `lo..lo + states`, and their floats.
+    fn of_law(law: &exact::Law, lo: i64, states: usize) -> Exact {
+        let f = law.fractions(lo, states);
+        let grid = Grid::of(&f, |f| !f.numer().is_zero());
+        let f = grid.pick(&f);
+        Exact {
+            lo: lo + grid.first as i64,
+            step: grid.step as i64,
+            p: f.iter().map(Fraction::to_f64).collect(),
+            fractions: Some(f),
+        }
+    }
 }
 
 /// Where the values that can come up lie among dense states: the first and the last,

@@ -74,7 +74,18 @@ struct Budget<'a, W> {
     /// Each die's law: the pools of every count a rolled count may take share theirs.
     dice: Vec<(&'a DieSpec, Law<W>)>,
     /// The dice of each pool variable in scope, sorted, by its scope depth.
-    held: Vec<(usize, Vec<i64>)>,
+    held: Vec<(usize, std::rc::Rc<[i64]>)>,
+    /// Each pool variable's outcomes (as its body reads them) with their ways: a pool
+    /// bound inside another's body is the same pool for every outcome of the outer one,
+    /// and four players' pools set against each other walked the inner pools' multisets
+    /// again for every outcome of the outer ones.
+    outcomes: Vec<(&'a PoolSpec, std::rc::Rc<pools::Outcomes<W>>)>,
+    /// Whether each node met is [`arithmetic`], by address.
+    arithmetic: Map<usize, bool>,
+    /// Whether it convolved long laws value by value, which big integers do by one big
+    /// multiply ([`Weight::kronecker`]): only then is a budget spent in machine words
+    /// worth spending again in big integers ([`NoLaw::Spent`]).
+    long: bool,
 }
 
 impl<'a, W> Budget<'a, W> {
@@ -86,6 +97,9 @@ impl<'a, W> Budget<'a, W> {
             closed: Vec::new(),
             dice: Vec::new(),
             held: Vec::new(),
+            outcomes: Vec::new(),
+            arithmetic: Map::default(),
+            long: false,
         }
     }
 
@@ -191,6 +205,7 @@ impl<W: Weight> Law<W> {
                 });
             }
         }
+        b.long |= self.n.len().min(o.n.len()) >= KRONECKER;
         b.spend((self.n.len() * o.n.len()) as u64)?;
         let mut n = vec![W::default(); self.n.len() + o.n.len() - 1];
         for (i, a) in self.n.iter().enumerate() {
@@ -249,6 +264,7 @@ impl<W: Weight> Law<W> {
     fn times(&self, n: u32, b: &mut Budget<W>) -> Result<Self, NoLaw> {
         let mut out = Law::point(0);
         if !W::SQUARES || n < KRONECKER as u32 {
+            b.long |= n >= KRONECKER as u32;
             for _ in 0..n {
                 out = out.add_die(self, b)?;
             }
@@ -466,15 +482,23 @@ fn law_in<W: Weight>(
     let mut b = Budget::new(cancel);
     b.left = work;
     let mut env = Vec::new();
-    let a = eval(n, &mut env, &mut b)?;
-    Ok(match vs {
-        None => a,
-        Some(v) => {
-            let v = eval(v, &mut env, &mut b)?;
-            a.add(&v.map(|x| x.saturating_neg())?, &mut b)?
+    let mut run = || -> Result<Law<W>, NoLaw> {
+        let a = eval(n, &mut env, &mut b)?;
+        Ok(match vs {
+            None => a,
+            Some(v) => {
+                let v = eval(v, &mut env, &mut b)?;
+                a.add(&v.map(|x| x.saturating_neg())?, &mut b)?
+            }
         }
+        .reduced())
+    };
+    match run() {
+        // Big integers would spend the same on it: no second run (four pools of 10d6
+        // set against each other took 5 s in machine words, then 5 s more).
+        Err(NoLaw::Spent) if !b.long => Err(NoLaw::Refused),
+        r => r,
     }
-    .reduced())
 }
 
 fn eval<'a, W: Weight>(
@@ -499,38 +523,59 @@ fn eval<'a, W: Weight>(
     open(n, env, b)
 }
 
-/// Whether `n` is arithmetic on numbers in scope, rolling nothing: [`number`] gives it.
+/// Whether `n` is arithmetic on numbers and pool variables' dice in scope, rolling
+/// nothing: [`number`] gives it.
 fn arithmetic(n: &Node) -> bool {
-    let mut all = arithmetic_kind(n);
+    let mut all = arithmetic_kind(n) || plain_read(n);
     super::super::program::each_child(n, &mut |c| all = all && arithmetic(c));
     all
 }
 
+/// A read of a pool variable's dice that needs nothing but the dice held.
+fn plain_read(n: &Node) -> bool {
+    matches!(n, Node::PoolVar(r) if r.rolled.is_none() && r.tally.is_none() && !r.sized)
+}
+
+impl<'a, W> Budget<'a, W> {
+    /// [`arithmetic`], worked out once per node: a body is met once per outcome of the
+    /// pools and `let`s above it.
+    fn arithmetic(&mut self, n: &Node) -> bool {
+        let at = n as *const Node as usize;
+        *self.arithmetic.entry(at).or_insert_with(|| arithmetic(n))
+    }
+}
+
 /// The value of an [`arithmetic`] node, as its law's single value would be (the same
 /// saturating arithmetic); `None` for anything else.
-fn number(n: &Node, env: &mut Vec<i64>) -> Option<i64> {
+fn number(n: &Node, env: &mut Vec<i64>, held: &[(usize, std::rc::Rc<[i64]>)]) -> Option<i64> {
     Some(match n {
         Node::Num(v) => *v,
         Node::Var(i) => *env.get(*i)?,
-        Node::Neg(a) => number(a, env)?.saturating_neg(),
-        Node::Add(x, y) => number(x, env)?.saturating_add(number(y, env)?),
-        Node::Sub(x, y) => number(x, env)?.saturating_add(number(y, env)?.saturating_neg()),
-        Node::Mul(x, y) => number(x, env)?.saturating_mul(number(y, env)?),
-        Node::Div(x, y) => divide(number(x, env)?, number(y, env)?),
-        Node::Max(x, y) => number(x, env)?.max(number(y, env)?),
-        Node::Min(x, y) => number(x, env)?.min(number(y, env)?),
-        Node::Cmp(c, x, y) => c.holds(number(x, env)?, number(y, env)?) as i64,
+        Node::PoolVar(r) if plain_read(n) => {
+            let (_, dice) = held.iter().rev().find(|(at, _)| *at == r.i)?;
+            r.value(dice, r.keep, r.agg)
+        }
+        Node::Neg(a) => number(a, env, held)?.saturating_neg(),
+        Node::Add(x, y) => number(x, env, held)?.saturating_add(number(y, env, held)?),
+        Node::Sub(x, y) => {
+            number(x, env, held)?.saturating_add(number(y, env, held)?.saturating_neg())
+        }
+        Node::Mul(x, y) => number(x, env, held)?.saturating_mul(number(y, env, held)?),
+        Node::Div(x, y) => divide(number(x, env, held)?, number(y, env, held)?),
+        Node::Max(x, y) => number(x, env, held)?.max(number(y, env, held)?),
+        Node::Min(x, y) => number(x, env, held)?.min(number(y, env, held)?),
+        Node::Cmp(c, x, y) => c.holds(number(x, env, held)?, number(y, env, held)?) as i64,
         Node::If(c, yes, no) => {
-            if number(c, env)? != 0 {
-                number(yes, env)?
+            if number(c, env, held)? != 0 {
+                number(yes, env, held)?
             } else {
-                number(no, env)?
+                number(no, env, held)?
             }
         }
         Node::Let(bound, body) => {
-            let v = number(bound, env)?;
+            let v = number(bound, env, held)?;
             env.push(v);
-            let r = number(body, env);
+            let r = number(body, env, held);
             env.pop();
             r?
         }
@@ -607,7 +652,7 @@ fn open<'a, W: Weight>(
         }
         Node::Let(bound, body) => {
             let d = eval(bound, env, b)?;
-            if arithmetic(body) {
+            if b.arithmetic(body) {
                 // A body that rolls nothing is a number for each bound value: its ways
                 // go straight to that number (Savage Worlds' two exploding dice: 19,200
                 // bodies, once a law each).
@@ -615,7 +660,7 @@ fn open<'a, W: Weight>(
                 let mut m: Map<i64, W> = Map::default();
                 for (v, w) in d.iter() {
                     env.push(v);
-                    let at = number(body, env);
+                    let at = number(body, env, &b.held);
                     env.pop();
                     m.entry(at.ok_or(NoLaw::Refused)?).or_default().add_to(w)?;
                 }

@@ -49,7 +49,11 @@ pub(super) fn in_order(
     };
     let total: i64 = counts.iter().sum();
     if total != k as i64 {
-        let what = if groups.iter().any(|g| g.deck) { "cards" } else { "dice" };
+        let what = if groups.iter().any(|g| g.deck) {
+            "cards"
+        } else {
+            "dice"
+        };
         return Err(err(format!(
             "{k} names for {total} {what}: name each of them, one name each"
         )));

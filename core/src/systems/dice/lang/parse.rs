@@ -357,7 +357,9 @@ impl Parser {
                 if names.iter().any(|(n, _)| *n == more) {
                     return Err(SyntaxError {
                         col: c,
-                        message: format!("`{more}` is named twice: each card or die takes a name of its own"),
+                        message: format!(
+                            "`{more}` is named twice: each card or die takes a name of its own"
+                        ),
                     });
                 }
                 if names.len() == MAX_IN_ORDER {

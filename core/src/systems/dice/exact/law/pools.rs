@@ -17,32 +17,62 @@ pub(super) fn let_pool<'a, W: Weight>(
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
     // The outcomes the body tells apart: every way it reads them alike is one.
-    let (lo, hi) = face_span(spec);
-    let (outcomes, den) = outcomes(spec, b, &mut |sorted| {
-        let kept = spec.keep_of(sorted);
-        let key = if spec.ways.is_empty() {
-            kept.to_vec()
-        } else {
-            spec.ways
-                .iter()
-                .map(|(keep, agg)| read_sorted(kept, *keep, *agg, lo, hi))
-                .collect()
-        };
-        (key, kept.to_vec())
-    })?;
+    let known = b.outcomes.iter().find(|(s, _)| std::ptr::eq(*s, spec));
+    let taken = match known {
+        Some((_, o)) => o.clone(),
+        None => {
+            let (lo, hi) = face_span(spec);
+            let (each, den) = outcomes(spec, b, &mut |sorted| {
+                let kept = spec.keep_of(sorted);
+                let key = if spec.ways.is_empty() {
+                    kept.to_vec()
+                } else {
+                    spec.ways
+                        .iter()
+                        .map(|(keep, agg)| read_sorted(kept, *keep, *agg, lo, hi))
+                        .collect()
+                };
+                (key, kept.to_vec())
+            })?;
+            let each = each.into_iter().map(|(d, w)| (d.into(), w)).collect();
+            let o = std::rc::Rc::new((each, den));
+            b.outcomes.push((spec, o.clone()));
+            o
+        }
+    };
+    let (outcomes, den) = &*taken;
     let at = env.len();
+    if b.arithmetic(body) {
+        // A body that rolls nothing more is a number for each outcome: its ways go
+        // straight to that number.
+        b.spend(outcomes.len() as u64)?;
+        let mut m: Map<i64, W> = Map::default();
+        for (dice, w) in outcomes {
+            env.push(0);
+            b.held.push((at, dice.clone()));
+            let v = number(body, env, &b.held);
+            b.held.pop();
+            env.pop();
+            m.entry(v.ok_or(NoLaw::Refused)?).or_default().add_to(w)?;
+        }
+        return Law::from_map(m, den.clone());
+    }
     let mut mix = Mixer::new();
     for (dice, w) in outcomes {
+        b.spend(1)?;
         // The variable's slot holds no number: its reads find the dice.
         env.push(0);
-        b.held.push((at, dice));
+        b.held.push((at, dice.clone()));
         let part = eval(body, env, b);
         b.held.pop();
         env.pop();
-        mix.add(&w, part?, b)?;
+        mix.add(w, part?, b)?;
     }
-    mix.done(&den)
+    mix.done(den)
 }
+
+/// A pool's outcomes with their ways, and the denominator of them all.
+pub(super) type Outcomes<W> = (Vec<(std::rc::Rc<[i64]>, W)>, W);
 
 /// A pool read at once by what no pass of faces reads (a `straight`, a shape, a deck):
 /// every multiset (or hand) read as the sampler reads its dice.

@@ -271,49 +271,23 @@ fn exact_of(
             // (Farkle's 2,951 scores that are not multiples of 50) would be carried,
             // tabled and turned into a fraction for nothing.
             let grid = Grid::of(&out, |p| *p > 0.0);
-            let mut p = grid.pick(&out);
-            // Fractions from the floats where their denominators are small; else from
-            // integer weights, where the integer engine serves the expression in its
-            // budget. Its floats then replace the engine's: the same values, without
-            // the underflow below 1e-308 (so the values possible are the fractions'
-            // that are not 0, and their steps are found again from them).
-            let mut grid_of = grid;
-            // A float is read as a fraction only where nothing was cut off at a limit:
-            // a chain stopped at its 100th round is within 1e-30 of the unlimited
-            // chain's small fraction, which the floats cannot tell from it.
-            let cut = ledger.capped > 0.0 || ledger.unfinished > 0.0;
-            let read = if cut {
-                None
-            } else {
-                crate::fraction::exact_fractions(&p)
+            // Fractions from integer weights, where the integer law serves the
+            // expression in its budget; never read off the floats (a chain stopped at
+            // its 100th round is within 1e-30 of the unlimited chain's small fraction,
+            // which no float tells from it). The law's floats then replace the
+            // engine's: the same values, without the underflow below 1e-308.
+            let exact = match exact::law(&sc.roll_node, vs, cancel) {
+                Ok(law) => Exact::of_law(&law, lo, states),
+                Err(_) => Exact {
+                    lo: lo + grid.first as i64,
+                    step: grid.step as i64,
+                    p: grid.pick(&out),
+                    fractions: None,
+                },
             };
-            let fractions = read.or_else(|| {
-                let law = exact::law(&sc.roll_node, vs, cancel).ok()?;
-                let f = law.fractions(lo, states);
-                grid_of = Grid::of(&f, |f| !f.numer().is_zero());
-                let f = grid_of.pick(&f);
-                p = f.iter().map(|f| f.to_f64()).collect();
-                Some(f)
-            });
-            (
-                Ok(Exact {
-                    lo: lo + grid_of.first as i64,
-                    step: grid_of.step as i64,
-                    p,
-                    fractions,
-                }),
-                ledger.capped,
-                ledger.unfinished,
-            )
+            (Ok(exact), ledger.capped, ledger.unfinished)
         }
-        // Past the float engine's budget, the integer law may still count it in its
-        // own (four players' pools of 8d6 set against each other: the floats go
-        // through every body once per pool's outcome, the law gives a body that rolls
-        // nothing its number at once). Its floats are its fractions'.
-        Err(exact::TooBig(why)) => match exact::law(&sc.roll_node, vs, cancel) {
-            Ok(law) if !cancel.is_cancelled() => (Ok(Exact::of_law(&law, lo, states)), 0.0, 0.0),
-            _ => (Err(why), 0.0, 0.0),
-        },
+        Err(exact::TooBig(why)) => (Err(why), 0.0, 0.0),
     }
 }
 
@@ -649,8 +623,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     )
     .exact(exact.ok())
     .exact_fractions(fractions)
-    // Its fractions are made here, from integer weights or the whole distribution's
-    // floats where nothing was cut at a limit: none is guessed afterwards.
+    // Its fractions are made here, from integer weights: none is guessed afterwards.
     .floats_unread()
     .capped(capped + unfinished, Some(capped_note(capped, unfinished)))
     .policy(program::policy(&sc.roll_node))

@@ -22,7 +22,7 @@
 
 use super::super::dist::Map;
 use super::super::lang::{tally, Agg, Cond, End};
-use super::super::program::{counted, DieSpec, Node, PoolSpec};
+use super::super::program::{counted, versus, DieSpec, Node, PoolSpec, Side};
 use super::divide;
 pub use super::weight::NoLaw;
 use super::weight::Weight;
@@ -411,46 +411,18 @@ pub fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
 
 /// The exact law of `n` in machine words, tried before the float engine: where every
 /// part is one the law serves and no die explodes (an explosion chain stopped at its
-/// depth is a mass only the float engine counts), where the fractions could not be
-/// read off the floats (the dice's denominators multiplied pass
-/// [`crate::fraction::MAX_DENOMINATOR`], so the law would be run after the float engine
-/// anyway), and where every count fits two words. Hit, wound and save with its rolled
-/// dice counts is then one integer evaluation, not a float one and then an integer one
-/// for its fractions. None: go the float engine's way (three d10s read through `let`s,
-/// a denominator of 1,000, are faster there and need no law).
+/// depth is a mass only the float engine counts), and every count fits two words. The
+/// fractions come from integer weights only, so where the law serves, the floats would
+/// be a second evaluation for nothing: hit, wound and save with its rolled dice counts
+/// is one integer evaluation. None: go the float engine's way.
 pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Option<Law> {
     if !served(n) || vs.is_some_and(|v| !served(v)) {
-        return None;
-    }
-    let dens = dens(n) * vs.map_or(1.0, dens);
-    if dens <= crate::fraction::MAX_DENOMINATOR as f64 {
         return None;
     }
     let (n, vs) = (super::sunk(n, 0), vs.map(|v| super::sunk(v, 0)));
     law_in::<u128>(&n, vs.as_ref(), cancel, LAW_WORK)
         .ok()
         .map(|law| law.widened())
-}
-
-/// About how large `n`'s denominator can be: every pool's rolls multiplied (a rolled
-/// count's largest pool), as independent parts multiply theirs.
-fn dens(n: &Node) -> f64 {
-    let pool = |p: &PoolSpec| -> f64 {
-        p.groups
-            .iter()
-            .map(|(k, d)| {
-                let rolls = if d.reroll.is_some() { 2 * *k } else { *k };
-                (d.faces.len() as f64).powi(rolls.min(i32::MAX as u32) as i32)
-            })
-            .product()
-    };
-    let mut d = match n {
-        Node::Pool(p) => pool(p),
-        Node::Counted(_, pools) => pools.iter().map(pool).fold(1.0, f64::max),
-        _ => 1.0,
-    };
-    super::super::program::each_child(n, &mut |c| d *= dens(c));
-    d
 }
 
 /// Whether every part of `n` is one [`law`] serves, with no die that explodes.
@@ -533,7 +505,7 @@ fn arithmetic(n: &Node) -> bool {
 
 /// A read of a pool variable's dice that needs nothing but the dice held.
 fn plain_read(n: &Node) -> bool {
-    matches!(n, Node::PoolVar(r) if r.rolled.is_none() && r.tally.is_none() && !r.sized)
+    matches!(n, Node::PoolVar(r) if r.rolled.is_none() && r.tally.is_none())
 }
 
 impl<'a, W> Budget<'a, W> {
@@ -715,6 +687,19 @@ fn open<'a, W: Weight>(
             ..
         } => pools::let_pool(spec, body, env, b)?,
         Node::PoolVar(r) => pools::read(r, b)?,
+        Node::Pick(p) => pools::pick(p, env, b)?,
+        Node::Versus(kind, x, y, ties) => {
+            let sides = [pools::Meets::Pool(x), pools::Meets::Pool(y)];
+            pools::meeting(sides, &|a, d| versus(*kind, a, d, *ties), b)?
+        }
+        Node::Meeting(m) => {
+            let side = |s: &'a Side| match s {
+                Side::Pool(p) => pools::Meets::Pool(p),
+                Side::Var { i, .. } => pools::Meets::Held(*i),
+            };
+            let sides = [side(&m.sides[0]), side(&m.sides[1])];
+            pools::meeting(sides, &|a, d| m.value(a, d), b)?
+        }
         _ => return Err(NoLaw::Refused),
     })
 }

@@ -84,7 +84,7 @@ impl Picker {
     }
 
     /// Whether a die may be picked.
-    fn allowed(&self, face: i64, d: &DieSpec) -> bool {
+    pub fn allowed(&self, face: i64, d: &DieSpec) -> bool {
         self.only.is_none_or(|c| c.holds(face, d.lo(), d.hi()))
     }
 

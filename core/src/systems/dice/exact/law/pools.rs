@@ -7,7 +7,9 @@
 use super::*;
 use crate::systems::dice::exact::MAX_OUTCOMES;
 use crate::systems::dice::lang::Cond;
-use crate::systems::dice::program::{face_span, read_sorted, DieSpec, PoolRead};
+use crate::systems::dice::program::pick::{self, Picker};
+use crate::systems::dice::program::{face_span, read_sorted, DieSpec, PoolRead, Scratch};
+use std::collections::BTreeMap;
 
 /// The ways of each value of `body` with `spec`'s dice at scope depth `at`.
 pub(super) fn let_pool<'a, W: Weight>(
@@ -69,6 +71,146 @@ pub(super) fn let_pool<'a, W: Weight>(
         mix.add(w, part?, b)?;
     }
     mix.done(den)
+}
+
+/// Two sides set die by die (`pairs`, `beats`, `cancel`, with `only` and a read of
+/// what is left): every pair of the sides' outcomes (a pool's every multiset of kept
+/// dice, or a pool variable's dice held), the meeting's value on each, as the sampler
+/// reads it.
+pub(super) fn meeting<'a, W: Weight>(
+    sides: [Meets<'a>; 2],
+    value: &dyn Fn(&[i64], &[i64]) -> i64,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
+    let side = |s: Meets<'a>, b: &mut Budget<'a, W>| -> Result<std::rc::Rc<Outcomes<W>>, NoLaw> {
+        match s {
+            Meets::Pool(spec) => kept(spec, b),
+            Meets::Held(i) => {
+                let (_, dice) = b
+                    .held
+                    .iter()
+                    .rev()
+                    .find(|(at, _)| *at == i)
+                    .ok_or(NoLaw::Refused)?;
+                Ok(std::rc::Rc::new((vec![(dice.clone(), W::one())], W::one())))
+            }
+        }
+    };
+    let [x, y] = sides;
+    let (xs, ys) = (side(x, b)?, side(y, b)?);
+    b.spend((xs.0.len() as u64).saturating_mul(ys.0.len() as u64))?;
+    let mut m: Map<i64, W> = Map::default();
+    for (a, wa) in &xs.0 {
+        for (d, wd) in &ys.0 {
+            m.entry(value(a, d)).or_default().add_product(wa, wd)?;
+        }
+    }
+    Ok(Law::from_map(m, xs.1.mul(&ys.1)?)?.reduced())
+}
+
+/// Dice of one roll handed out to roles (`choose`): every multiset of the dice rolled
+/// with its ways, handed out as the sampler hands them out, the body read once per
+/// distinct hand-out.
+pub(super) fn pick<'a, W: Weight>(
+    p: &'a Picker,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
+    let groups: Vec<(u32, Law<W>)> = p
+        .groups
+        .iter()
+        .map(|(n, d)| Ok((*n, die(d, b)?)))
+        .collect::<Result<_, NoLaw>>()?;
+    let sizes: Vec<(u32, usize)> = groups.iter().map(|(n, l)| (*n, l.iter().count())).collect();
+    within_outcomes(&sizes, b)?;
+    // Each roll is handed out every way.
+    let ks: Vec<u32> = p.roles.iter().map(|(k, _)| *k).collect();
+    let n: u32 = p.groups.iter().map(|(n, _)| n).sum();
+    let rolls: f64 = sizes.iter().map(|&(n, s)| multisets(n, s)).product();
+    b.spend((rolls * pick::ways(n, &ks) as f64).min(u64::MAX as f64) as u64)?;
+    let mut den = W::one();
+    for (n, law) in &groups {
+        den = den.mul(&law.den.pow(*n)?)?;
+    }
+    let values: Vec<Vec<(i64, W)>> = groups
+        .iter()
+        .map(|(_, l)| l.iter().map(|(v, w)| (v, w.clone())).collect())
+        .collect();
+    let counts: Vec<u32> = groups.iter().map(|(n, _)| *n).collect();
+    let mut s = Box::new(Scratch::new());
+    let mut ends: BTreeMap<Vec<(Vec<i64>, i64)>, W> = BTreeMap::new();
+    let mut failed = None;
+    walk(&values, &counts, &mut |dice, w| {
+        // `walk` lays the dice out group by group.
+        let mut all: Vec<pick::Die> = Vec::with_capacity(dice.len());
+        let mut at = 0;
+        for (k, d) in &p.groups {
+            for &v in &dice[at..at + *k as usize] {
+                if p.allowed(v, d) {
+                    all.push((v, d.faces.len() as i64));
+                }
+            }
+            at += *k as usize;
+        }
+        p.choose(&mut all, &mut s);
+        if let Err(e) = ends.entry(p.read_back(&s)).or_default().add_to(&w) {
+            failed = Some(e);
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let at = env.len();
+    let mut mix = Mixer::new();
+    for (roles, w) in ends {
+        for (r, (faces, sides)) in roles.into_iter().enumerate() {
+            env.push(sides);
+            b.held.push((at + r, faces.into()));
+        }
+        let part = eval(&p.body, env, b);
+        for _ in &p.roles {
+            env.pop();
+            b.held.pop();
+        }
+        mix.add(&w, part?, b)?;
+    }
+    mix.done(&den)
+}
+
+/// How many multisets `n` dice of `s` values make: `C(n + s - 1, s - 1)`.
+fn multisets(n: u32, s: usize) -> f64 {
+    let mut c = 1f64;
+    for j in 0..(s as u64).saturating_sub(1) {
+        c = c * (f64::from(n) + 1.0 + j as f64) / (j as f64 + 1.0);
+    }
+    c
+}
+
+/// One side of a [`meeting`].
+#[derive(Clone, Copy)]
+pub(super) enum Meets<'a> {
+    /// A pool rolled there.
+    Pool(&'a PoolSpec),
+    /// The pool variable at this scope depth.
+    Held(usize),
+}
+
+/// Every multiset of a pool's kept dice (ascending) with its ways, once per pool.
+fn kept<'a, W: Weight>(
+    spec: &'a PoolSpec,
+    b: &mut Budget<'a, W>,
+) -> Result<std::rc::Rc<Outcomes<W>>, NoLaw> {
+    if let Some((_, o)) = b.outcomes.iter().find(|(s, _)| std::ptr::eq(*s, spec)) {
+        return Ok(o.clone());
+    }
+    let (each, den) = outcomes(spec, b, &mut |sorted| {
+        let k = spec.keep_of(sorted).to_vec();
+        (k.clone(), k)
+    })?;
+    let each = each.into_iter().map(|(d, w)| (d.into(), w)).collect();
+    let o = std::rc::Rc::new((each, den));
+    b.outcomes.push((spec, o.clone()));
+    Ok(o)
 }
 
 /// A pool's outcomes with their ways, and the denominator of them all.
@@ -141,14 +283,7 @@ fn outcomes<'a, W: Weight>(
 /// each group of `n` dice of `s` values, multiplied; each costs its dice, sorted and
 /// read (a thousand dice of three faces are half a million multisets of a thousand).
 fn within_outcomes<W: Weight>(sizes: &[(u32, usize)], b: &mut Budget<W>) -> Result<(), NoLaw> {
-    let mut count = 1f64;
-    for &(n, s) in sizes {
-        let mut c = 1f64;
-        for j in 0..(s as u64).saturating_sub(1) {
-            c = c * (f64::from(n) + 1.0 + j as f64) / (j as f64 + 1.0);
-        }
-        count *= c;
-    }
+    let count: f64 = sizes.iter().map(|&(n, s)| multisets(n, s)).product();
     if count > MAX_OUTCOMES as f64 {
         return Err(NoLaw::Refused);
     }
@@ -253,7 +388,7 @@ fn hands<W: Weight>(
 
 /// A read of the pool variable held at its depth.
 pub(super) fn read<W: Weight>(r: &PoolRead, b: &Budget<W>) -> Result<Law<W>, NoLaw> {
-    if r.rolled.is_some() || r.tally.is_some() || r.sized {
+    if r.rolled.is_some() || r.tally.is_some() {
         return Err(NoLaw::Refused);
     }
     let (_, dice) = b

@@ -686,7 +686,7 @@ fn open<'a, W: Weight>(
             choice: None,
             ..
         } => pools::let_pool(spec, body, env, b)?,
-        Node::PoolVar(r) => pools::read(r, b)?,
+        Node::PoolVar(r) => pools::read(r, env, b)?,
         Node::Pick(p) => pools::pick(p, env, b)?,
         Node::Versus(kind, x, y, ties) => {
             let sides = [pools::Meets::Pool(x), pools::Meets::Pool(y)];

@@ -386,18 +386,54 @@ fn hands<W: Weight>(
     choose(total, k)
 }
 
-/// A read of the pool variable held at its depth.
-pub(super) fn read<W: Weight>(r: &PoolRead, b: &Budget<W>) -> Result<Law<W>, NoLaw> {
-    if r.rolled.is_some() || r.tally.is_some() {
+/// A read of the pool variable held at its depth; a read whose keep count or face is a
+/// value (`p keep lowest i highest`) once per value it takes, as the float engine reads it.
+pub(super) fn read<'a, W: Weight>(
+    r: &'a PoolRead,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
+    if r.tally.is_some() {
         return Err(NoLaw::Refused);
     }
-    let (_, dice) = b
+    let dice = b
         .held
         .iter()
         .rev()
         .find(|(at, _)| *at == r.i)
+        .map(|(_, d)| d.clone())
         .ok_or(NoLaw::Refused)?;
-    Ok(Law::point(r.value(dice, r.keep, r.agg)))
+    let Some(rolled) = &r.rolled else {
+        return Ok(Law::point(r.value(&dice, r.keep, r.agg)));
+    };
+    let keep = match &rolled.keep {
+        Some((_, _, n)) => Some(eval(n, env, b)?),
+        None => None,
+    };
+    let face = match &rolled.face {
+        Some(n) => Some(eval(n, env, b)?),
+        None => None,
+    };
+    let values = |d: &Option<Law<W>>| -> (Vec<(Option<i64>, W)>, W) {
+        match d {
+            Some(d) => (
+                d.iter().map(|(v, w)| (Some(v), w.clone())).collect(),
+                d.den.clone(),
+            ),
+            None => (vec![(None, W::one())], W::one()),
+        }
+    };
+    let ((ks, dk), (fs, df)) = (values(&keep), values(&face));
+    b.spend((ks.len() * fs.len()) as u64)?;
+    let mut m: Map<i64, W> = Map::default();
+    for (k, wk) in &ks {
+        for (f, wf) in &fs {
+            let (keep, agg) = r.with(*k, *f);
+            let v = read_sorted(&dice, keep, agg, r.lo, r.hi);
+            m.entry(v).or_default().add_product(wk, wf)?;
+        }
+    }
+    Ok(Law::from_map(m, dk.mul(&df)?)?.reduced())
 }
 
 /// Every multiset of the groups' dice (each group's dice spread over its values), with

@@ -393,3 +393,61 @@ fn four_pools_compared_face_by_face() {
     put(&mut want, 0, &Q::new(den.clone() - won, den));
     holds(roll, &want);
 }
+
+/// Every ordered roll of `n` dice of `sides`, each with its way: one way in `sides^n`.
+fn ordered_rolls(n: usize, sides: i64) -> Vec<Vec<i64>> {
+    (0..n).fold(vec![vec![]], |rolls, _| {
+        rolls
+            .iter()
+            .flat_map(|r| {
+                (1..=sides).map(move |f| {
+                    let mut r = r.clone();
+                    r.push(f);
+                    r
+                })
+            })
+            .collect()
+    })
+}
+
+/// `reroll ... to maximise`: the choices are the plan's, the dice they end with counted
+/// in whole numbers (they had no fraction before). The best play is plain here, so the
+/// enumerator plays it by hand over every ordered roll: chasing 6s, every die that is
+/// not a 6 is thrown again, twice; for the highest total of 2d6 thrown once more, a die
+/// under 4 (below the 3.5 a new throw is worth) is thrown again.
+#[test]
+fn a_reroll_to_maximise_counts_its_choices() {
+    let mut want = Law::new();
+    let den = BigUint::from(6u8).pow(9);
+    for first in ordered_rolls(3, 6) {
+        let mut ends: Vec<(i64, BigUint)> = vec![(0, BigUint::from(1u8))];
+        for d in first {
+            // One die through two rerolls: the chance it ends a 6, scaled to 6^2.
+            let six = if d == 6 { 36u32 } else { 11 };
+            ends = ends
+                .into_iter()
+                .flat_map(|(c, w)| {
+                    [
+                        (c + 1, &w * BigUint::from(six)),
+                        (c, &w * BigUint::from(36 - six)),
+                    ]
+                })
+                .collect();
+        }
+        for (c, w) in ends {
+            put(&mut want, c, &Q::new(w, den.clone()));
+        }
+    }
+    holds("reroll p = 3d6 twice to maximise p count 6 in p count 6", &want);
+
+    let mut want = Law::new();
+    for first in ordered_rolls(2, 6) {
+        let kept: Vec<i64> = first.iter().copied().filter(|&d| d >= 4).collect();
+        for again in ordered_rolls(2 - kept.len(), 6) {
+            let total: i64 = kept.iter().chain(&again).sum();
+            let ways = BigUint::from(6u8).pow(kept.len() as u32);
+            put(&mut want, total, &Q::new(ways, BigUint::from(6u8).pow(4)));
+        }
+    }
+    holds("reroll p = 2d6 to maximise p sum", &want);
+}

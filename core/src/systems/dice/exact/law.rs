@@ -14,11 +14,11 @@
 //! pools read by sums, counts, tallies and keep windows, rerolled and exploding dice (a
 //! chain of depth `k` over `s^(k+1)`), `again`, dice counts that come from a roll, pool
 //! variables read any number of ways and decks, straights and shapes (every multiset or
-//! hand counted, [`pools`]), and `repeat` (its states round by round, [`repeat`]).
-//! Anything else ([`NoLaw`]: a `choose`, a choice's rerolls, dice met die by die) keeps
-//! the float's fractions, where they can be read off it and no chain was cut at its
-//! limit. Its work is bounded by [`LAW_WORK`]; it is run only where the float engine's
-//! fractions cannot be read, so it never slows a roll that has them.
+//! hand counted, [`pools`]), pools set against each other, `choose`'s roles, a
+//! choice's rerolls (the dice it ends with, counted through its plan's choices) and
+//! `repeat` (its states round by round, [`repeat`]). Where it stops ([`NoLaw`]: its
+//! budget spent, a part it does not serve) a row has no fraction: none is read off a
+//! float. Its work is bounded by [`LAW_WORK`].
 
 use super::super::dist::Map;
 use super::super::lang::{tally, Agg, Cond, End};
@@ -681,11 +681,8 @@ fn open<'a, W: Weight>(
         }
         Node::Repeat(r) => repeat::repeat(r, env, b)?,
         Node::LetPool {
-            spec,
-            body,
-            choice: None,
-            ..
-        } => pools::let_pool(spec, body, env, b)?,
+            spec, body, choice, ..
+        } => pools::let_pool(spec, choice.as_deref(), body, env, b)?,
         Node::PoolVar(r) => pools::read(r, env, b)?,
         Node::Pick(p) => pools::pick(p, env, b)?,
         Node::Versus(kind, x, y, ties) => {

@@ -10,6 +10,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use num_bigint::BigUint;
+
 use super::super::lang::Goal;
 use super::{sample, DieSpec, Node, Scratch};
 use crate::kernels::Rng;
@@ -113,6 +115,40 @@ fn multisets(k: u32, q: &[f64]) -> Vec<(Vec<u8>, f64)> {
     walk(0, k, q, &mut Vec::new(), 1.0, &mut out);
     let fact: f64 = (2..=k).map(|i| i as f64).product();
     out.iter_mut().for_each(|(_, p)| *p *= fact);
+    out
+}
+
+/// Every multiset of `k` dice over values shown by `faces[j]` faces each: its counts and
+/// its ways, `k! / prod c! * prod faces^c`.
+fn multiset_ways(k: u32, faces: &[u64]) -> Vec<(Vec<u8>, BigUint)> {
+    fn walk(
+        j: usize,
+        left: u32,
+        faces: &[u64],
+        c: &mut Vec<u8>,
+        w: &BigUint,
+        out: &mut Vec<(Vec<u8>, BigUint)>,
+    ) {
+        // The dice left choose which of them show value `j`: C(left, n) ways.
+        let last = j == faces.len() - 1;
+        for n in if last { left..=left } else { 0..=left } {
+            let mut ways = w * BigUint::from(faces[j]).pow(n);
+            let mut binomial = BigUint::from(1u32);
+            for i in 0..n {
+                binomial = binomial * (left - i) / (i + 1);
+            }
+            ways *= binomial;
+            c.push(n as u8);
+            if last {
+                out.push((c.clone(), ways));
+            } else {
+                walk(j + 1, left - n, faces, c, &ways, out);
+            }
+            c.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(0, k, faces, &mut Vec::new(), &BigUint::from(1u32), &mut out);
     out
 }
 
@@ -319,6 +355,56 @@ impl Choice {
             }
             super::sort_dice(dice);
         }
+    }
+
+    /// [`Choice::ends`] counted in whole numbers, for the fractions: the dice at the end
+    /// with their ways, over `F^(n·(rerolls + 1))` (`F` the die's faces), the denominator
+    /// returned. The float `ends` are products of rounded chances; these are the same
+    /// choices (the plan's `keep`) with every way counted.
+    pub fn end_ways(&self) -> (Vec<(Vec<i64>, BigUint)>, BigUint) {
+        let n = self.n;
+        let pk = Packing {
+            base: n as u128 + 1,
+            values: self.values.len(),
+        };
+        // Each value's faces: a die with a face twice shows that value two ways.
+        let faces: Vec<u64> = self
+            .values
+            .iter()
+            .map(|v| self.die.faces.iter().filter(|f| *f == v).count() as u64)
+            .collect();
+        let per_die = BigUint::from(self.die.faces.len() as u64);
+        let by_size: Vec<Vec<(u128, BigUint)>> = (0..=n)
+            .map(|k| {
+                multiset_ways(k, &faces)
+                    .into_iter()
+                    .map(|(c, w)| (pk.pack(&c), w))
+                    .collect()
+            })
+            .collect();
+        let mut now: BTreeMap<u128, BigUint> = by_size[n as usize].iter().cloned().collect();
+        for t in (0..self.rerolls as usize).rev() {
+            let mut kept: BTreeMap<u128, BigUint> = BTreeMap::new();
+            for (key, w) in &now {
+                *kept.entry(self.keep[t][key]).or_default() += w;
+            }
+            // Every step is over `F^n` more: a set of `size` dice kept rerolls the rest
+            // over `F^(n - size)`, so its ways are scaled by `F^size`.
+            let mut after: BTreeMap<u128, BigUint> = BTreeMap::new();
+            for (k, w) in &kept {
+                let size: u32 = pk.unpack(*k).iter().map(|&x| x as u32).sum();
+                let scaled = w * per_die.pow(size);
+                for (r, q) in &by_size[(n - size) as usize] {
+                    *after.entry(k + r).or_default() += &scaled * q;
+                }
+            }
+            now = after;
+        }
+        let ends = now
+            .into_iter()
+            .map(|(k, w)| (dice(&self.values, &pk.unpack(k)), w))
+            .collect();
+        (ends, per_die.pow(n * (self.rerolls + 1)))
     }
 
     /// The first choice for every roll, best rolls first, as a Markdown table.

@@ -7,6 +7,7 @@
 use super::*;
 use crate::systems::dice::exact::MAX_OUTCOMES;
 use crate::systems::dice::lang::Cond;
+use crate::systems::dice::program::choice::Choice;
 use crate::systems::dice::program::pick::{self, Picker};
 use crate::systems::dice::program::{face_span, read_sorted, DieSpec, PoolRead, Scratch};
 use std::collections::BTreeMap;
@@ -14,6 +15,7 @@ use std::collections::BTreeMap;
 /// The ways of each value of `body` with `spec`'s dice at scope depth `at`.
 pub(super) fn let_pool<'a, W: Weight>(
     spec: &'a PoolSpec,
+    choice: Option<&'a Choice>,
     body: &'a Node,
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
@@ -24,7 +26,7 @@ pub(super) fn let_pool<'a, W: Weight>(
         Some((_, o)) => o.clone(),
         None => {
             let (lo, hi) = face_span(spec);
-            let (each, den) = outcomes(spec, b, &mut |sorted| {
+            let mut key = |sorted: &[i64]| {
                 let kept = spec.keep_of(sorted);
                 let key = if spec.ways.is_empty() {
                     kept.to_vec()
@@ -35,7 +37,11 @@ pub(super) fn let_pool<'a, W: Weight>(
                         .collect()
                 };
                 (key, kept.to_vec())
-            })?;
+            };
+            let (each, den) = match choice {
+                Some(c) => chosen(c, b, &mut key)?,
+                None => outcomes(spec, b, &mut key)?,
+            };
             let each = each.into_iter().map(|(d, w)| (d.into(), w)).collect();
             let o = std::rc::Rc::new((each, den));
             b.outcomes.push((spec, o.clone()));
@@ -277,6 +283,33 @@ fn outcomes<'a, W: Weight>(
         Some(e) => Err(e),
         None => Ok((outcomes, den)),
     }
+}
+
+/// The dice a choice ends with (`reroll p = 5d6 to maximise ...`), every way counted
+/// through the choices its plan made, taken by `key` as [`outcomes`] takes a roll's.
+#[allow(clippy::type_complexity)]
+fn chosen<W: Weight>(
+    choice: &Choice,
+    b: &mut Budget<W>,
+    key: &mut dyn FnMut(&[i64]) -> (Vec<i64>, Vec<i64>),
+) -> Result<(Vec<(Vec<i64>, W)>, W), NoLaw> {
+    // The plan went through every kept set and its rerolls once already, in floats.
+    let (ends, den) = choice.end_ways();
+    b.spend(ends.len() as u64)?;
+    let mut index: Map<Vec<i64>, usize> = Map::default();
+    let mut outcomes: Vec<(Vec<i64>, W)> = Vec::new();
+    for (dice, w) in ends {
+        let w = W::from_big(&w)?;
+        let (k, held) = key(&dice);
+        match index.get(&k) {
+            Some(&i) => outcomes[i].1.add_to(&w)?,
+            None => {
+                index.insert(k, outcomes.len());
+                outcomes.push((held, w));
+            }
+        }
+    }
+    Ok((outcomes, W::from_big(&den)?))
 }
 
 /// As many outcomes as the float engine goes through, at most: `C(n + s - 1, s - 1)` of

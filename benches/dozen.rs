@@ -101,10 +101,10 @@ fn exact(c: &mut Criterion) {
     let rules = Rules::default();
     let mut g = c.benchmark_group("dozen_exact");
     g.bench_function("melee_hits_12v12", |b| {
-        b.iter(|| melee::hits(black_box(12), 7, 12, 7))
+        b.iter(|| melee::hits::<f64>(black_box(12), 7, 12, 7))
     });
     g.bench_function("melee_face_to_face_12v12", |b| {
-        b.iter(|| melee::face_to_face(black_box(12), 7, 12, 7))
+        b.iter(|| melee::face_to_face::<f64>(black_box(12), 7, 12, 7))
     });
     let (a, bb) = (ch("three"), ch("other"));
     assert_eq!((a.hp(), bb.hp()), (10, 10));
@@ -121,6 +121,19 @@ fn exact(c: &mut Criterion) {
     });
     g.bench_function("compile_melee_12v12_with_armour_and_metrics", |b| {
         b.iter(|| cfg.compile(black_box("melee-12v12")).unwrap())
+    });
+    // The same exact code in whole numbers, for the tables' fractions.
+    g.bench_function("melee_face_to_face_12v12_fractions", |b| {
+        b.iter(|| melee::face_to_face::<rollsim::exact::Ratio>(black_box(12), 7, 12, 7))
+    });
+    g.bench_function("melee_12v12_every_metric_s_fractions", |b| {
+        b.iter(|| {
+            let c = cfg.compile(black_box("melee-12v12")).unwrap();
+            c.metrics
+                .iter()
+                .map(|m| c.metric_fractions(m).map_or(0, |f| f.len()))
+                .sum::<usize>()
+        })
     });
     g.finish();
 }

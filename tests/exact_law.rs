@@ -423,7 +423,6 @@ fn every_limit_of_the_language_is_in_its_docs_with_its_number() {
         ("fields", lang::MAX_FIELDS as u64),
         ("again tallies", program::MAX_TALLIES as u64),
         ("names", program::VARS as u64),
-        ("denominator", rollsim::results::MAX_DENOMINATOR),
     ] {
         assert!(
             limits.contains(&format!("| {} ", thousands(n)))

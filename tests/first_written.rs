@@ -438,7 +438,10 @@ fn a_reroll_to_maximise_counts_its_choices() {
             put(&mut want, c, &Q::new(w, den.clone()));
         }
     }
-    holds("reroll p = 3d6 twice to maximise p count 6 in p count 6", &want);
+    holds(
+        "reroll p = 3d6 twice to maximise p count 6 in p count 6",
+        &want,
+    );
 
     let mut want = Law::new();
     for first in ordered_rolls(2, 6) {

@@ -34,8 +34,8 @@ fn aim_adds_two_to_hit() {
     let (a, s) = (unit("archers"), unit("spearmen"));
     let (plain, _) = shoot_attacks(&a, &s, false, ShotReaction::None);
     let (aimed, _) = shoot_attacks(&a, &s, true, ShotReaction::None);
-    close(r.p_hit(plain.modifier, plain.target), 0.5);
-    close(r.p_hit(aimed.modifier, aimed.target), 0.7);
+    close(r.p_hit::<f64>(plain.modifier, plain.target), 0.5);
+    close(r.p_hit::<f64>(aimed.modifier, aimed.target), 0.7);
     let cfg = load("skirmish.toml");
     close(
         mean(
@@ -87,7 +87,7 @@ fn shield_wall_rerolls_failed_saves_and_halves_attack_dice_rounding_down() {
     assert_eq!(back.unwrap().dice, 5); // 10 halved
                                        // Cavalry: 5 models x 2 dice, fight 1 + charge 2 against 7: 4+ hits (7/10); the
                                        // spearmen's save (8+) fails 7/10, twice with the re-roll: 0.7 * 0.49 per die.
-    close(att.p_casualty(&r), 0.7 * 0.49);
+    close(att.p_casualty::<f64>(&r), 0.7 * 0.49);
     let cfg = load("skirmish.toml");
     close(
         mean(
@@ -172,7 +172,7 @@ fn morale_tests_by_hand() {
     close(exact_of(&c, "target_morale", "broken"), 1.0);
     // After losing 2 of 10 models, the archers pass on 7 - 2 = 5 or less.
     let r = Rules::default();
-    close(1.0 - r.p_morale(7, 2), 0.5);
+    close(1.0 - r.p_morale::<f64>(7, 2), 0.5);
 }
 
 #[test]

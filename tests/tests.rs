@@ -37,6 +37,7 @@ mod kill;
 mod layers;
 mod limit_fractions;
 mod live;
+mod native_fractions;
 mod no_surprise;
 mod nothing_lost;
 mod one_liner;

@@ -538,11 +538,12 @@ def wrath_glory_shifts():
         else if cancel(m, e) highest >= cancel(e, m) highest
            and cancel(m, p) highest >= cancel(p, m) highest then 2
         else if cancel(e, p) highest >= cancel(p, e) highest then 3 else 4""",
-         "Monte Carlo only: \"no exact distribution (a deck, an `again` pool or a `choose` "
-         "role set against other dice with too many outcomes)\", though no deck, `again` or "
-         "`choose` is in it (four pools of 3, 1, 2 and 3 d6 read by twelve `cancel ... "
-         "highest`; with pools of 2, 1, 1, 2 dice, or three of the pools, it is exact); "
-         "the same in the build of 24c89f7")
+         "Monte Carlo only: \"no exact distribution (sides set against each other "
+         "(`cancel`, `beats`, `pairs`) with too many pairs of outcomes, for every outcome "
+         "of the pools around them)\" (four pools of 3, 1, 2 and 3 d6 read by twelve "
+         "`cancel ... highest`: every pair of pools' multisets, for every combination of "
+         "the four; with pools of 2, 1, 1, 2 dice, or three of the pools, it is exact). "
+         "The message named a deck, `again` or `choose` until 2026-11-29's fourth session")
 def dryh_dominance():
     def strength(roll):
         # How many dice show each face, from 6 down: compared face by face.

@@ -1,5 +1,5 @@
 //! Exact values as fractions of any size: what an exact computation with integer
-//! weights gives, and what a float of a small-denominator fraction is recovered as.
+//! weights gives (a float's value is never taken for one).
 
 use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
@@ -26,7 +26,7 @@ impl Fraction {
         if denom.is_zero() {
             return None;
         }
-        let g = numer.gcd(&denom);
+        let g = BigInt::from(gcd(numer.magnitude(), denom.magnitude()));
         let (numer, denom) = if denom.is_negative() {
             (-(numer / &g), -(denom / &g))
         } else {
@@ -140,7 +140,7 @@ impl Fraction {
         let mut numer = BigInt::zero();
         for (f, k) in parts {
             if !(&common % &f.denom).is_zero() {
-                let lcm = common.lcm(&f.denom);
+                let lcm = &common / gcd(&common, &f.denom) * &f.denom;
                 numer *= BigInt::from(&lcm / &common);
                 common = lcm;
             }
@@ -148,6 +148,18 @@ impl Fraction {
         }
         Fraction::new(numer, BigInt::from(common)).unwrap_or_else(Fraction::zero)
     }
+}
+
+/// The greatest common divisor: in machine words where both fit, else in dashu's
+/// integers (Lehmer's, where num-bigint's binary gcd goes bit by bit: a duel's
+/// fractions of thousands of digits took most of its table's time).
+fn gcd(a: &BigUint, b: &BigUint) -> BigUint {
+    if let (Some(x), Some(y)) = (a.to_u128(), b.to_u128()) {
+        return BigUint::from(x.gcd(&y));
+    }
+    let dashu = |v: &BigUint| dashu_int::UBig::from_le_bytes(&v.to_bytes_le());
+    let g = dashu_int::ops::Gcd::gcd(&dashu(a), &dashu(b));
+    BigUint::from_bytes_le(&g.to_le_bytes())
 }
 
 /// [`Fraction::sum`] in machine integers, for the common case of small denominators
@@ -193,82 +205,4 @@ impl Serialize for Fraction {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
     }
-}
-
-/// The fraction `p` is, where its denominator is at most `max_den`: the continued
-/// fraction's convergents, stopped at the first within float rounding of `p`. Exact
-/// dice probabilities are fractions over products of the dice's faces (6^7 = 279,936),
-/// computed in floats; give `p` as computed, not rounded for print (13 digits are too
-/// few to tell 227/1296 from a fraction over a million). A convergent further away
-/// than rounding is not the value, so `None` then.
-pub fn fraction(p: f64, max_den: u64) -> Option<(u64, u64)> {
-    if !(0.0..=1.0).contains(&p) {
-        return None;
-    }
-    let close = |n: u64, d: u64| (n as f64 / d as f64 - p).abs() <= 1e-13 * p.max(1e-3);
-    // Convergents h/k of p's continued fraction [a0; a1, a2, ...].
-    let (mut h0, mut h1, mut k0, mut k1) = (0u64, 1u64, 1u64, 0u64);
-    let mut x = p;
-    for _ in 0..64 {
-        let a = x.floor();
-        if a > max_den as f64 {
-            return None;
-        }
-        let a = a as u64;
-        let (h, k) = (a.checked_mul(h1)? + h0, a.checked_mul(k1)? + k0);
-        if k > max_den {
-            return None;
-        }
-        if close(h, k) {
-            return Some((h, k));
-        }
-        (h0, h1, k0, k1) = (h1, h, k1, k);
-        let rest = x - a as f64;
-        if rest <= 0.0 {
-            return None;
-        }
-        x = 1.0 / rest;
-    }
-    None
-}
-
-/// Fractions are looked for up to this denominator. It holds 6^8 = 1,679,616 (four d6
-/// against four d6) and 10^6 (six d10); 6^9 (five d6 against four) is past it. Two
-/// distinct fractions over d and k differ by at least 1/(dk), here at least 2.5e-13,
-/// more than [`fraction`]'s tolerance: a true fraction within the bound is never taken
-/// for another. Much beyond 3e6 fractions crowd closer than the tolerance.
-pub const MAX_DENOMINATOR: u64 = 2_000_000;
-
-/// The fractions of a whole distribution (`p` over every value of one metric, in
-/// order), or None. One value near a fraction proves nothing: about 3% of arbitrary
-/// floats in the middle of [0, 1] lie within [`fraction`]'s tolerance of some fraction
-/// over at most a million (measured on uniform samples). So every value must be a
-/// fraction within [`MAX_DENOMINATOR`] and together they must add up to exactly 1, which
-/// chance near-misses never do. Values are clamped into [0, 1] first: a sum of floats
-/// may end at `1.0000000000000002`. A value above zero is never `0/1`, however small
-/// (`fraction` takes anything below 1e-16 for zero): a rare outcome is not impossible.
-pub fn exact_fractions(p: &[f64]) -> Option<Vec<Fraction>> {
-    let mut out = Vec::with_capacity(p.len());
-    // The running sum in machine integers (the denominators are at most 2e6): a sum
-    // past an i128 is no distribution of small fractions.
-    let (mut common, mut numer) = (1u128, 0u128);
-    for &x in p {
-        if x == 0.0 {
-            // Most values of a wide, sparse distribution (Farkle's 3,001).
-            out.push(Fraction::zero());
-            continue;
-        }
-        let x = x.clamp(0.0, 1.0);
-        // Convergents are in lowest terms.
-        let (n, d) = fraction(x, MAX_DENOMINATOR).filter(|&(n, _)| n > 0 || x == 0.0)?;
-        let (n, d) = (u128::from(n), u128::from(d));
-        if common % d != 0 {
-            let up = d / common.gcd(&d);
-            numer = numer.checked_mul(up)?;
-            common = common.checked_mul(up)?;
-        }
-        numer = numer.checked_add(n.checked_mul(common / d)?)?;
-        out.push(Fraction::lowest_signed(n as i128, d));
-    }
-    (numer == common).then_some(out)
 }

@@ -7,6 +7,7 @@
 //! produce a PMF over the same states so both paths go through the same metric maps.
 
 use crate::cancel::Cancel;
+use crate::exact::Prob as _;
 use crate::fraction::Fraction;
 use crate::kernels::Rng;
 
@@ -303,13 +304,15 @@ pub struct Compiled {
     /// Exact PMF over the states, where the rules allow one.
     pub exact: Option<Vec<f64>>,
     /// `exact` as fractions, where an exact computation with integer weights made them
-    /// (of any size; a float's fractions are recovered only over small denominators).
+    /// at once (the dice language's law); a rules module makes its own later.
     pub exact_fractions: Option<Vec<Fraction>>,
-    /// Whether a metric's fractions may be read off `exact` where `exact_fractions` is
-    /// None (a native game's floats, over small denominators). False where the system
-    /// made its fractions itself and has none to give: a float is then no fraction's
-    /// (a chain stopped at its limit is within 1e-30 of another, small, fraction).
-    pub floats_read: bool,
+    /// `exact` as fractions, made when a table first asks for them: a rules module's
+    /// exact code run again in whole numbers ([`crate::exact::Ratio`]), which costs more
+    /// than its floats and is not wanted by a sweep that reads only the floats.
+    later_fractions: Option<LaterFractions>,
+    /// `later_fractions`' answer, once made: the states' chances, not yet in lowest
+    /// terms (a metric's values are summed first, then reduced once each).
+    made_fractions: std::sync::OnceLock<Option<Vec<crate::exact::Ratio>>>,
     /// Exact probability of states that sit in a saturated top bucket (exploding pools
     /// capped for a fixed-size histogram), reported instead of dropped.
     pub capped_mass: f64,
@@ -327,6 +330,9 @@ pub struct Compiled {
     /// live page show it, the command line says it on stderr.
     pub warning: Option<String>,
 }
+
+/// How a scenario's fractions are made when first asked for.
+type LaterFractions = Box<dyn Fn() -> Option<Vec<crate::exact::Ratio>> + Send + Sync>;
 
 /// A compiled scenario whose parts do not fit together (a metric map of the wrong length,
 /// a value past its labels, an exact PMF that does not sum to 1): a bug in a rules module,
@@ -359,7 +365,8 @@ impl Compiled {
             headline,
             exact: None,
             exact_fractions: None,
-            floats_read: true,
+            later_fractions: None,
+            made_fractions: std::sync::OnceLock::new(),
             capped_mass: 0.0,
             capped_note: None,
             charts: Vec::new(),
@@ -395,10 +402,33 @@ impl Compiled {
         self
     }
 
-    /// Replaces the default `true`: no metric's fractions are read off its floats.
-    pub fn floats_unread(mut self) -> Self {
-        self.floats_read = false;
+    /// The PMF over the states as exact fractions, made by `make` (the rules module's
+    /// exact code in [`crate::exact::Ratio`]s, or None where it would cost too much) the
+    /// first time they are asked for; no fraction is then read off the floats.
+    pub fn fractions_later<F, R>(mut self, make: F) -> Self
+    where
+        F: Fn() -> R + Send + Sync + 'static,
+        R: Into<Option<Vec<crate::exact::Ratio>>>,
+    {
+        self.later_fractions = Some(Box::new(move || make().into()));
         self
+    }
+
+    /// A metric's exact fractions, value by value: projected from the states' fractions
+    /// where they were made already, else summed from the rules module's exact code run
+    /// (once) in whole numbers and reduced once per value.
+    pub fn metric_fractions(&self, m: &Metric) -> Option<Vec<Fraction>> {
+        if let Some(f) = &self.exact_fractions {
+            return Some(m.project_fractions(f));
+        }
+        let later = self.later_fractions.as_ref()?;
+        let states = self.made_fractions.get_or_init(later).as_deref()?;
+        let mut sums = vec![crate::exact::Ratio::zero(); m.labels.len()];
+        for (s, p) in states.iter().enumerate() {
+            let v = m.map[s] as usize;
+            sums[v] += p.clone();
+        }
+        Some(crate::exact::Ratio::fractions(&sums))
     }
 
     /// Replaces the defaults 0 and `None`: the mass and what it means go together, so a

@@ -225,7 +225,7 @@ pub fn measure_budget(
         Pick::Margin => margin(c, h, z).1,
     };
     let h = run::simulate_shown(c, seed, budget, ctx, &shown)?;
-    let r = results::summarize(c, &h, seed, "", "");
+    let r = results::summarize_floats(c, &h, seed);
     let metric = |name: &str| r.metrics.iter().find(|m| m.name == *name);
     Ok(match pick {
         Pick::Margin => {
@@ -350,26 +350,30 @@ pub fn exact_value(c: &Compiled, pick: &Pick) -> Option<f64> {
         Pick::Headline => c.headline_exact()?,
         // From the fractions where there are some: P(win) and P(loss) summed as floats
         // in two orders can differ by an ulp where they are equal (15/36 each way), and
-        // the equalizer would take an even duel for one just past even.
-        Pick::Margin => match &c.exact_fractions {
-            Some(f) => {
-                let p = c.metrics[c.headline.metric].project_fractions(f);
-                let side = |vs: &[usize], k: i64| {
-                    vs.iter()
-                        .filter_map(|&v| p.get(v))
-                        .map(move |f| (f, k))
-                        .collect::<Vec<_>>()
-                };
-                let mut parts = side(&c.headline.values, 1);
-                parts.extend(side(&c.headline.against, -1));
-                crate::fraction::Fraction::sum(parts).to_f64() + 0.0
+        // the equalizer would take an even duel for one just past even. A rules module
+        // counts its fractions only when asked: asked here only where the floats say
+        // the margin is within rounding of even.
+        Pick::Margin => {
+            let m = &c.metrics[c.headline.metric];
+            let p = m.project_f64(e);
+            let sum = |vs: &[usize]| vs.iter().filter_map(|&v| p.get(v)).sum::<f64>();
+            let float = sum(&c.headline.values) - sum(&c.headline.against) + 0.0;
+            let counted = c.exact_fractions.is_some() || float.abs() < 1e-9;
+            match counted.then(|| c.metric_fractions(m)).flatten() {
+                Some(p) => {
+                    let side = |vs: &[usize], k: i64| {
+                        vs.iter()
+                            .filter_map(|&v| p.get(v))
+                            .map(move |f| (f, k))
+                            .collect::<Vec<_>>()
+                    };
+                    let mut parts = side(&c.headline.values, 1);
+                    parts.extend(side(&c.headline.against, -1));
+                    crate::fraction::Fraction::sum(parts).to_f64() + 0.0
+                }
+                None => float,
             }
-            None => {
-                let p = c.metrics[c.headline.metric].project_f64(e);
-                let sum = |vs: &[usize]| vs.iter().filter_map(|&v| p.get(v)).sum::<f64>();
-                sum(&c.headline.values) - sum(&c.headline.against) + 0.0
-            }
-        },
+        }
         Pick::Mean { metric } => {
             let m = by(metric)?;
             m.project_f64(e)

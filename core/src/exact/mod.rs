@@ -5,15 +5,19 @@
 
 use crate::kernels::{Pool, NEVER, SIDES};
 
-/// A probability mass function over the integers `0..len()`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Pmf(pub Vec<f64>);
+mod prob;
+pub use prob::{Prob, Ratio};
 
-impl Pmf {
+/// A probability mass function over the integers `0..len()`, in floats or (for the
+/// fractions) in [`Ratio`]s.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pmf<W = f64>(pub Vec<W>);
+
+impl<W: Prob> Pmf<W> {
     /// All mass on `v`.
     pub fn point(v: usize) -> Self {
-        let mut p = vec![0.0; v + 1];
-        p[v] = 1.0;
+        let mut p = vec![W::zero(); v + 1];
+        p[v] = W::one();
         Pmf(p)
     }
 
@@ -28,40 +32,54 @@ impl Pmf {
     }
 
     /// P(X = v), zero outside the support.
-    pub fn p(&self, v: usize) -> f64 {
-        self.0.get(v).copied().unwrap_or(0.0)
-    }
-
-    /// P(X >= v).
-    pub fn at_least(&self, v: usize) -> f64 {
-        self.0.iter().skip(v).sum()
-    }
-
-    /// The expected value, `E[X]`.
-    pub fn mean(&self) -> f64 {
-        self.0.iter().enumerate().map(|(i, p)| i as f64 * p).sum()
+    pub fn p(&self, v: usize) -> W {
+        self.0.get(v).cloned().unwrap_or_else(W::zero)
     }
 
     /// The distribution of X + Y for independent X, Y.
-    pub fn convolve(&self, other: &Pmf) -> Pmf {
+    pub fn convolve(&self, other: &Pmf<W>) -> Pmf<W> {
         self.convolve_capped(other, self.len() + other.len())
     }
 
     /// The distribution of X + Y for independent X, Y, with every sum at or above `cap`
     /// folded into `cap`. Folding commutes with addition of non-negative values
     /// (min(min(a,c) + min(b,c), c) = min(a + b, c)), so capped pools convolve exactly.
-    pub fn convolve_capped(&self, other: &Pmf, cap: usize) -> Pmf {
+    pub fn convolve_capped(&self, other: &Pmf<W>, cap: usize) -> Pmf<W> {
         let len = (self.len() + other.len()).saturating_sub(1).min(cap + 1);
-        let mut out = vec![0.0; len.max(1)];
-        for (i, &a) in self.0.iter().enumerate() {
-            if a == 0.0 {
+        let mut out = vec![W::zero(); len.max(1)];
+        for (i, a) in self.0.iter().enumerate() {
+            if a.is_zero() {
                 continue;
             }
-            for (j, &b) in other.0.iter().enumerate() {
-                out[(i + j).min(cap)] += a * b;
+            for (j, b) in other.0.iter().enumerate() {
+                out[(i + j).min(cap)] += a.clone() * b.clone();
             }
         }
         Pmf(out)
+    }
+}
+
+impl<W: Prob> Pmf<W> {
+    /// P(X >= v).
+    pub fn at_least(&self, v: usize) -> W {
+        let mut s = W::zero();
+        for p in self.0.iter().skip(v) {
+            s += p.clone();
+        }
+        s
+    }
+}
+
+impl Pmf {
+    /// The expected value, `E[X]`.
+    pub fn mean(&self) -> f64 {
+        self.0.iter().enumerate().map(|(i, p)| i as f64 * p).sum()
+    }
+}
+
+impl<W> From<Vec<W>> for Pmf<W> {
+    fn from(p: Vec<W>) -> Self {
+        Pmf(p)
     }
 }
 
@@ -136,23 +154,32 @@ fn binomial_by_ratios(n: u32, p: f64) -> Pmf {
 /// up to the cap with the rest of its tail folded into the cap, then convolved `dice`
 /// times, so no mass is dropped: what lies beyond the cap is reported as the top bucket.
 pub fn pool_pmf(pool: &Pool) -> Pmf {
-    let sides = SIDES as f64;
-    let p_succ = (SIDES + 1 - pool.success_on as u32) as f64 / sides;
+    pool_pmf_of(pool)
+}
+
+/// [`pool_pmf`] in any weight (up to a thousand dice without explosions).
+pub fn pool_pmf_of<W: Prob>(pool: &Pool) -> Pmf<W> {
+    let sides = u64::from(SIDES);
+    let succ = u64::from(SIDES + 1 - pool.success_on as u32);
     if !pool.exploding() {
-        return binomial(pool.dice, p_succ);
+        return W::binomial(pool.dice, &W::ratio(succ, sides));
     }
     let cap = pool.cap as usize;
-    let p_expl = (SIDES + 1 - pool.explode_on.min(NEVER) as u32) as f64 / sides;
-    let p_plain = p_succ - p_expl; // success without explosion
-    let p_fail = 1.0 - p_succ;
+    let p_succ = W::ratio(succ, sides);
+    let p_expl = W::ratio(
+        u64::from(SIDES + 1 - pool.explode_on.min(NEVER) as u32),
+        sides,
+    );
+    let p_plain = p_succ.clone() - p_expl.clone(); // success without explosion
+    let p_fail = W::one() - p_succ;
     // One die: S = 0 w.p. p_fail, 1 w.p. p_plain, 1 + S' w.p. p_expl.
-    let mut die = vec![0.0; cap + 1];
-    let mut reach = 1.0; // P(the chain reaches depth d)
-                         // A chain that stops at depth d (after d explosions) has d or d + 1 successes.
+    let mut die = vec![W::zero(); cap + 1];
+    let mut reach = W::one(); // P(the chain reaches depth d)
+                              // A chain that stops at depth d (after d explosions) has d or d + 1 successes.
     for d in 0..cap {
-        die[d] += reach * p_fail;
-        die[d + 1] += reach * p_plain;
-        reach *= p_expl;
+        die[d] += reach.clone() * p_fail.clone();
+        die[d + 1] += reach.clone() * p_plain.clone();
+        reach = reach * p_expl.clone();
     }
     // Chains still running at depth `cap` have at least `cap` successes.
     die[cap] += reach;
@@ -163,7 +190,7 @@ pub fn pool_pmf(pool: &Pool) -> Pmf {
     }
     // Over every state the sampler can report, even for a pool of 0 dice (found by the
     // command fuzz: a 1-entry PMF beside a 25-state sampler).
-    acc.0.resize(cap + 1, 0.0);
+    acc.0.resize(cap + 1, W::zero());
     acc
 }
 

@@ -6,7 +6,7 @@
 
 pub mod analysis;
 
-pub use crate::fraction::{exact_fractions, fraction, Fraction, MAX_DENOMINATOR};
+pub use crate::fraction::Fraction;
 use crate::model::{Compiled, Metric};
 use crate::sim::Histogram;
 use crate::stats::{mean_ci, mean_sd, wilson, z95, z_mean, z_proportion};
@@ -28,7 +28,7 @@ pub struct ValueRow {
     pub ci_high: f64,
     /// The exact probability, where the rules module computes one.
     pub exact: Option<f64>,
-    /// `exact` as the fraction it is (see [`exact_fractions`] for when there is one).
+    /// `exact` as the fraction it is, where the exact computation counted it.
     pub exact_fraction: Option<Fraction>,
     /// Standard errors between the Monte Carlo estimate and the exact value.
     pub z: Option<f64>,
@@ -237,15 +237,10 @@ pub fn mean_fraction(fractions: &[Fraction], offset: i64, step: i64) -> Fraction
     )
 }
 
-/// One metric's exact fractions: projected from the scenario's own where its exact
-/// computation made them, else recovered from the floats as computed (the rows' are
-/// rounded to 13 digits, too few to tell 227/1296 from a fraction over a million).
-fn metric_fractions(c: &Compiled, m: &Metric, exact: Option<&[f64]>) -> Option<Vec<Fraction>> {
-    match &c.exact_fractions {
-        Some(f) => Some(m.project_fractions(f)),
-        None if c.floats_read => exact.and_then(exact_fractions),
-        None => None,
-    }
+/// One metric's exact fractions, where the scenario's exact computation counted them
+/// (none is read off a float).
+fn metric_fractions(c: &Compiled, m: &Metric) -> Option<Vec<Fraction>> {
+    c.metric_fractions(m)
 }
 
 /// Metrics with more values than this lose their zero tail like numeric ones.
@@ -296,10 +291,27 @@ pub fn summarize(
     config: &str,
     system: &str,
 ) -> ScenarioResult {
+    summarize_with(c, hist, seed, config, system, true)
+}
+
+/// [`summarize`] without the fractions, for a reader of its floats only (a balance
+/// matrix's cell): a rules module's fractions are counted in whole numbers when first
+/// asked for, and a sweep of a hundred cells would count every one for nothing.
+pub fn summarize_floats(c: &Compiled, hist: &Histogram, seed: u64) -> ScenarioResult {
+    summarize_with(c, hist, seed, "", "", false)
+}
+
+fn summarize_with(
+    c: &Compiled,
+    hist: &Histogram,
+    seed: u64,
+    config: &str,
+    system: &str,
+    fractions: bool,
+) -> ScenarioResult {
     let n = hist.trials;
     let z = z95();
-    // The headline's fraction, from its metric's (worked out once: recovering them
-    // from floats costs a continued fraction per value).
+    // The headline's fraction, from its metric's (summed once per metric).
     let mut headline_fraction = None;
     let metrics: Vec<MetricResult> = c
         .metrics
@@ -308,7 +320,11 @@ pub fn summarize(
         .map(|(mi, m)| {
             let counts = m.project_counts(&hist.counts);
             let exact = c.exact.as_ref().map(|e| m.project_f64(e));
-            let fractions = metric_fractions(c, m, exact.as_deref());
+            let fractions = if fractions {
+                metric_fractions(c, m)
+            } else {
+                None
+            };
             if mi == c.headline.metric {
                 headline_fraction = Some(fractions.as_ref().and_then(|f| {
                     c.headline
@@ -644,7 +660,7 @@ pub fn headline_count(c: &Compiled, hist: &Histogram) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{exact_fractions, fraction, mean_fraction, Fraction};
+    use super::{mean_fraction, Fraction};
 
     /// The sum of three d6 by enumeration, as floats: ways / 216 for 3..=18.
     fn three_d6() -> Vec<f64> {
@@ -660,48 +676,14 @@ mod tests {
     }
 
     #[test]
-    fn a_whole_distribution_and_its_mean_as_fractions() {
-        let f = exact_fractions(&three_d6()).expect("3d6 is fractions over 216");
-        let shown: Vec<String> = f.iter().map(|x| x.to_string()).collect();
-        // 1, 3, 6, 10, 15, 21, 25, 27 ways of 216, reduced.
-        assert_eq!(
-            shown[..8],
-            ["1/216", "1/72", "1/36", "5/108", "5/72", "7/72", "25/216", "1/8"]
-        );
-        assert_eq!(shown[7], shown[8], "P(10) = P(11) = 27/216");
-        // Values 3..=18: the offset 3.
-        assert_eq!(mean_fraction(&f, 3, 1).to_string(), "21/2");
-        // 2d6 - 7 (values -5..=5) has mean 0; d6 - 4 (values -3..=2) has mean -1/2.
-        let two_d6: Vec<f64> = (2..=12)
-            .map(|s: i32| f64::from(6 - (s - 7).abs()) / 36.0)
+    fn a_distribution_s_mean_as_a_fraction() {
+        let f: Vec<Fraction> = three_d6()
+            .iter()
+            .map(|p| Fraction::new((p * 216.0).round() as i64, 216).unwrap())
             .collect();
-        let f = exact_fractions(&two_d6).unwrap();
-        assert_eq!(mean_fraction(&f, -5, 1), Fraction::zero());
-        let f = exact_fractions(&[1.0 / 6.0; 6]).unwrap();
-        assert_eq!(mean_fraction(&f, -3, 1).to_string(), "-1/2");
-    }
-
-    #[test]
-    fn a_near_miss_is_no_fraction() {
-        // One value nudged by 1e-9: the others stay fractions, the sum is no longer 1.
-        let mut p = three_d6();
-        p[5] += 1e-9;
-        p[6] -= 1e-9;
-        assert_eq!(exact_fractions(&p), None);
-        // pi/4 and its complement lie within the tolerance of no fraction over 2e6.
-        let q = std::f64::consts::PI / 4.0;
-        assert_eq!(exact_fractions(&[q, 1.0 - q]), None);
-        // Mass missing (a truncated tail): fractions that add up to less than 1.
-        assert_eq!(exact_fractions(&[0.5, 0.25]), None);
-        // A rare outcome is not impossible: 2^-60 is within the tolerance of 0/1.
-        let tiny = 2f64.powi(-60);
-        assert_eq!(exact_fractions(&[1.0 - tiny, tiny]), None);
-        // Float noise above 1 is clamped: a certain outcome is 1/1.
-        let f = exact_fractions(&[1.0 + 2e-16, 0.0]).unwrap();
-        assert_eq!(
-            (f[0].to_string(), f[1].to_string()),
-            ("1/1".into(), "0/1".into())
-        );
+        // 1, 3, 6, 10, 15, 21, 25, 27 ways of 216, reduced; values 3..=18: offset 3.
+        assert_eq!(f[7].to_string(), "1/8");
+        assert_eq!(mean_fraction(&f, 3, 1).to_string(), "21/2");
     }
 
     #[test]
@@ -709,23 +691,5 @@ mod tests {
         assert_eq!(Fraction::new(27, 216).unwrap().to_string(), "1/8");
         assert_eq!(Fraction::new(3, -6).unwrap().to_string(), "-1/2");
         assert_eq!(Fraction::new(1, 0), None);
-    }
-
-    #[test]
-    fn fractions_of_dice_probabilities_and_nothing_else() {
-        assert_eq!(fraction(0.0, 1_000_000), Some((0, 1)));
-        assert_eq!(fraction(1.0, 1_000_000), Some((1, 1)));
-        assert_eq!(fraction(1.0 / 6.0, 1_000_000), Some((1, 6)));
-        // P(the Orc's slam draws) = 227/1296, as computed; printed to 13 digits it is
-        // too far from 227/1296 to be told from other fractions.
-        assert_eq!(fraction(227.0 / 1296.0, 1_000_000), Some((227, 1296)));
-        assert_eq!(fraction(0.1751543209877, 1_000_000), None);
-        assert_eq!(fraction(0.1, 1_000_000), Some((1, 10)));
-        assert_eq!(fraction(1.0 / 1_679_616.0, 2_000_000), Some((1, 1_679_616)));
-        // Beyond the bound, or not a fraction at all (pi/4 is within 4e-13 of
-        // 286602/364913).
-        assert_eq!(fraction(1.0 / 1_679_616.0, 1_000_000), None);
-        assert_eq!(fraction(std::f64::consts::PI / 4.0, 1_000_000), None);
-        assert_eq!(fraction(f64::NAN, 1_000_000), None);
     }
 }

@@ -721,7 +721,7 @@ fn every_pair(
 ) -> Result<Dist, TooBig> {
     if (xs.len() as u64) * (ys.len() as u64) > MAX_OUTCOMES {
         return Err(TooBig(format!(
-            "{} x {} outcomes of a deck, an `again` pool or a `choose` role set against other dice, gone through one by one (plain dice are read by one pass)",
+            "{} x {} pairs of outcomes of two sides set against each other (`cancel`, `beats`, `pairs`), gone through one by one",
             xs.len(),
             ys.len()
         )));
@@ -729,7 +729,7 @@ fn every_pair(
     if let Some(ledger) = budget {
         ledger.spend(
             (xs.len() as u64 * ys.len() as u64).saturating_mul(NODE_COST),
-            "a deck, an `again` pool or a `choose` role set against other dice with too many outcomes",
+            "sides set against each other (`cancel`, `beats`, `pairs`) with too many pairs of outcomes, for every outcome of the pools around them",
         )?;
     }
     let mut out: Map<i64, f64> = Map::default();

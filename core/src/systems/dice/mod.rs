@@ -623,8 +623,6 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     )
     .exact(exact.ok())
     .exact_fractions(fractions)
-    // Its fractions are made here, from integer weights: none is guessed afterwards.
-    .floats_unread()
     .capped(capped + unfinished, Some(capped_note(capped, unfinished)))
     .policy(program::policy(&sc.roll_node))
     .warning(sc.warning.clone())

@@ -13,9 +13,10 @@
 
 pub mod policy;
 
-use crate::exact::Pmf;
+use crate::exact::{Pmf, Prob, Ratio};
 use crate::kernels::Rng;
 use crate::model::{Compiled, Group, Headline, Metric, Trial};
+use policy::Chances;
 use rand::Rng as _;
 
 /// One face of a custom die.
@@ -217,7 +218,7 @@ impl Monster {
 
     /// The distribution of the total blocks the defence dice give (Iron Shield
     /// included): `[1.0]` without defence dice.
-    pub fn blocks(&self) -> Vec<f64> {
+    pub fn blocks<W: Prob>(&self) -> Vec<W> {
         self.defence
             .iter()
             .fold(Pmf::point(0), |total, d| {
@@ -228,25 +229,26 @@ impl Monster {
 }
 
 /// One defence die's blocks, after the Iron Shield's re-roll when it has one.
-fn die_blocks(d: &Die, iron_shield: bool) -> Vec<f64> {
+fn die_blocks<W: Prob>(d: &Die, iron_shield: bool) -> Vec<W> {
+    let sides = d.faces.len() as u64;
     let n = d.faces.len() as f64;
     let most = d.faces.iter().map(|f| f.block as usize).max().unwrap_or(0);
-    let mut plain = vec![0.0; most + 1];
+    let mut plain = vec![W::zero(); most + 1];
     for f in &d.faces {
-        plain[f.block as usize] += 1.0 / n;
+        plain[f.block as usize] += W::ratio(1, sides);
     }
     if !iron_shield {
         return plain;
     }
     let mean: f64 = d.faces.iter().map(|f| f.block as f64).sum::<f64>() / n;
-    let mut out = vec![0.0; most + 1];
+    let mut out = vec![W::zero(); most + 1];
     for f in &d.faces {
         if (f.block as f64) < mean {
-            for (b, &p) in plain.iter().enumerate() {
-                out[b] += p / n;
+            for (b, p) in plain.iter().enumerate() {
+                out[b] += p.clone().over(sides);
             }
         } else {
-            out[f.block as usize] += 1.0 / n;
+            out[f.block as usize] += W::ratio(1, sides);
         }
     }
     out
@@ -296,12 +298,12 @@ impl Defence {
 
 /// An attack's exact distribution after the target's defence dice: a hit for k damage
 /// becomes a hit for max(0, k - blocks), its effects kept.
-fn defended(res: &Resolver, exact: &[f64], blocks: &[f64]) -> Vec<f64> {
-    let mut out = vec![0.0; exact.len()];
-    out[..2.min(exact.len())].copy_from_slice(&exact[..2.min(exact.len())]);
-    for (s, &p) in exact.iter().enumerate().skip(2) {
-        for (b, &q) in blocks.iter().enumerate() {
-            out[res.with_damage(s, res.damage(s).saturating_sub(b))] += p * q;
+fn defended<W: Prob>(res: &Resolver, exact: &[W], blocks: &[W]) -> Vec<W> {
+    let mut out = vec![W::zero(); exact.len()];
+    out[..2.min(exact.len())].clone_from_slice(&exact[..2.min(exact.len())]);
+    for (s, p) in exact.iter().enumerate().skip(2) {
+        for (b, q) in blocks.iter().enumerate() {
+            out[res.with_damage(s, res.damage(s).saturating_sub(b))] += p.clone() * q.clone();
         }
     }
     out
@@ -834,7 +836,7 @@ fn weapon_text(w: &Weapon, extra: &str) -> String {
 }
 
 /// An attack's sampler and its exact distribution over the sampler's states.
-fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>) {
+fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>, Chances) {
     let dice = a.dice();
     let resolver = Resolver::new(a);
     let plan = policy::plan(a, &resolver);
@@ -842,6 +844,7 @@ fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>) {
     let pow = sides.pow(2 * dice.len() as u32);
     let faces: Vec<u64> = dice.iter().flat_map(|d| d.faces.iter().map(pack)).collect();
     let exact = defended(&resolver, &plan.exact, &a.target.blocks());
+    let chances = plan.chances;
     let rolls = sides.pow(dice.len() as u32);
     let kept = if rolls <= 7776 {
         (0..rolls as usize)
@@ -884,7 +887,14 @@ fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>) {
             defence: Defence::new(&a.target),
         },
         exact,
+        chances,
     )
+}
+
+/// An attack's exact distribution after the target's defence dice, in weight `W`.
+fn attack_exact<W: Prob>(a: &Attack, chances: &Chances) -> Vec<W> {
+    let res = Resolver::new(a);
+    defended(&res, &chances.exact_in::<W>(&res), &a.target.blocks())
 }
 
 /// Several attacks on one target in one turn: each rolled as its own attack (its Aim,
@@ -929,16 +939,50 @@ impl Trial for TurnTrial {
 }
 
 /// The damage distribution of attacks, convolved.
-fn convolve_damage(built: &[(AttackTrial, Vec<f64>)]) -> Vec<f64> {
+fn convolve_damage<W: Prob>(built: &[(&Resolver, Vec<W>)]) -> Vec<W> {
     let mut total = Pmf::point(0);
-    for (t, e) in built {
-        let mut d = vec![0.0; t.resolver.stride];
-        for (s, &p) in e.iter().enumerate() {
-            d[t.resolver.damage(s)] += p;
+    for (res, e) in built {
+        let mut d = vec![W::zero(); res.stride];
+        for (s, p) in e.iter().enumerate() {
+            d[res.damage(s)] += p.clone();
         }
         total = total.convolve(&Pmf(d));
     }
     total.0
+}
+
+/// A turn's damage (and whether a Guard killed the first attacker), in weight `W`:
+/// the attacks' damage convolved, or with a Guard, its kill first.
+fn turn_exact<W: Prob>(
+    built: &[(&Resolver, Vec<W>)],
+    guard: Option<(&Resolver, Vec<W>, usize)>,
+    dmg_states: usize,
+) -> Vec<W> {
+    let all = convolve_damage(built);
+    let mut total = vec![W::zero(); dmg_states * if guard.is_some() { 2 } else { 1 }];
+    match guard {
+        Some((gres, ge, w)) => {
+            let mut p_kill = W::zero();
+            for (s, p) in ge.into_iter().enumerate() {
+                if s >= 2 && gres.damage(s) >= w {
+                    p_kill += p;
+                }
+            }
+            let rest = convolve_damage(&built[1..]);
+            for (d, p) in all.into_iter().enumerate() {
+                total[d] += (W::one() - p_kill.clone()) * p;
+            }
+            for (d, p) in rest.into_iter().enumerate() {
+                total[dmg_states + d] += p_kill.clone() * p;
+            }
+        }
+        None => {
+            for (d, p) in all.into_iter().enumerate() {
+                total[d] = p;
+            }
+        }
+    }
+    total
 }
 
 /// An overlord turn: `attacks` on the same target, the wounds added up. `attacks[0]`
@@ -952,36 +996,37 @@ pub fn compile_turn(
     wounds: u8,
     guard: Option<&Attack>,
 ) -> Compiled {
-    let built: Vec<(AttackTrial, Vec<f64>)> = attacks.iter().map(sampler).collect();
-    let all = convolve_damage(&built);
+    let built: Vec<(AttackTrial, Vec<f64>, Chances)> = attacks.iter().map(sampler).collect();
     let guard_built = guard.map(sampler);
     let dmg_states = 1 + built
         .iter()
-        .map(|(a, _)| a.resolver.stride - 1)
+        .map(|(a, _, _)| a.resolver.stride - 1)
         .sum::<usize>();
-    let mut total = vec![0.0; dmg_states * if guard.is_some() { 2 } else { 1 }];
-    match (&guard_built, guard) {
-        (Some((gt, ge)), Some(g)) => {
-            let w = g.wounds as usize;
-            let p_kill: f64 = ge
-                .iter()
-                .enumerate()
-                .filter(|&(s, _)| s >= 2 && gt.resolver.damage(s) >= w)
-                .map(|(_, p)| p)
-                .sum();
-            let rest = convolve_damage(&built[1..]);
-            for (d, &p) in all.iter().enumerate() {
-                total[d] += (1.0 - p_kill) * p;
-            }
-            for (d, &p) in rest.iter().enumerate() {
-                total[dmg_states + d] += p_kill * p;
-            }
-        }
-        _ => total[..all.len()].copy_from_slice(&all),
-    }
+    let floats: Vec<(&Resolver, Vec<f64>)> = built
+        .iter()
+        .map(|(t, e, _)| (&t.resolver, e.clone()))
+        .collect();
+    let wounds_of = guard.map_or(0, |g| g.wounds as usize);
+    let total = turn_exact(
+        &floats,
+        guard_built
+            .as_ref()
+            .map(|(t, e, _)| (&t.resolver, e.clone(), wounds_of)),
+        dmg_states,
+    );
+    // For the fractions: each attack (and the Guard's) with its chances, worked again
+    // in whole numbers when asked for.
+    let later: Vec<(Attack, Chances)> = attacks
+        .iter()
+        .zip(&built)
+        .map(|(a, (_, _, c))| (a.clone(), c.clone()))
+        .collect();
+    let later_guard: Option<(Attack, Chances)> = guard
+        .zip(guard_built.as_ref())
+        .map(|(g, (_, _, c))| (g.clone(), c.clone()));
     let trial = TurnTrial {
-        attacks: built.into_iter().map(|(t, _)| t).collect(),
-        guard: guard_built.map(|(t, _)| (t, guard.map_or(0, |g| g.wounds as usize))),
+        attacks: built.into_iter().map(|(t, _, _)| t).collect(),
+        guard: guard_built.map(|(t, _, _)| (t, wounds_of)),
     };
     let states = trial.states();
     let a = &attacks[0];
@@ -1062,12 +1107,27 @@ pub fn compile_turn(
         },
     )
     .exact(Some(total))
+    .fractions_later(move || {
+        let resolvers: Vec<Resolver> = later.iter().map(|(a, _)| Resolver::new(a)).collect();
+        let exact: Vec<(&Resolver, Vec<Ratio>)> = later
+            .iter()
+            .zip(&resolvers)
+            .map(|((a, c), r)| (r, attack_exact(a, c)))
+            .collect();
+        let guard_res = later_guard.as_ref().map(|(g, _)| Resolver::new(g));
+        let guard = later_guard
+            .as_ref()
+            .zip(guard_res.as_ref())
+            .map(|((g, c), r)| (r, attack_exact(g, c), wounds_of));
+        turn_exact(&exact, guard, dmg_states)
+    })
     .group(a.group.clone())
 }
 
 /// An `attack` scenario, or one point of a `profile`: result, damage, kill, effects.
 pub fn compile(name: &str, a: &Attack) -> Compiled {
-    let (trial, exact) = sampler(a);
+    let (trial, exact, chances) = sampler(a);
+    let later = a.clone();
     let states = trial.resolver.states;
     let res = trial.resolver.clone();
     let dmg = |s: usize| res.damage(s);
@@ -1140,6 +1200,7 @@ pub fn compile(name: &str, a: &Attack) -> Compiled {
     };
     Compiled::new(name, description, Box::new(trial), metrics, headline)
         .exact(Some(exact))
+        .fractions_later(move || attack_exact::<Ratio>(&later, &chances))
         .group(a.group.clone())
 }
 

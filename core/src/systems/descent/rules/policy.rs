@@ -11,6 +11,7 @@
 //! sampler, so the Monte Carlo trial only looks the mask up.
 
 use super::{pack, Attack, Objective, Policy, Reroll, Resolver, MISS};
+use crate::exact::Prob;
 /// The policy's caches and sums are keyed by small vectors and words: a fixed-seed fast
 /// hash (results never depend on a map's order: `add` sorts what it collects).
 type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
@@ -24,10 +25,106 @@ pub struct Plan {
     /// Per outcome state of the [`Resolver`], its probability after the re-roll and
     /// before any defence dice.
     pub exact: Vec<f64>,
+    /// What `exact` is summed from, for [`Plan::exact_in`].
+    pub chances: Chances,
+}
+
+/// The chances behind a plan's exact distribution: each kind of die's values (and how
+/// many of its faces show each), and per initial roll what it keeps and re-rolls. The
+/// choices are made once, in floats (a re-roll is weighed by its mean); what they give
+/// is summed in any weight.
+#[derive(Clone, Debug)]
+pub struct Chances {
+    /// Per kind: its values, each face's value, and its faces.
+    kinds: Vec<(Vec<u64>, Vec<usize>, u64)>,
+    /// Dice of each kind.
+    per_kind: Vec<usize>,
+    /// Per initial roll with a chance: the roll (a count per kind and value), the dice
+    /// re-rolled per kind, and the sum of the faces kept.
+    takes: Vec<(Vec<Vec<u8>>, Vec<u8>, u64)>,
+}
+
+impl Chances {
+    /// Each kind's values' chances: a face's `1/n` summed over the faces that show it.
+    fn value_chances<W: Prob>(&self) -> Vec<Vec<W>> {
+        self.kinds
+            .iter()
+            .map(|(values, face_value, n)| {
+                let mut p = vec![W::zero(); values.len()];
+                for &i in face_value {
+                    p[i] += W::ratio(1, *n);
+                }
+                p
+            })
+            .collect()
+    }
+
+    /// The distribution over `res`'s states after the re-rolls, in weight `W`.
+    pub fn exact_in<W: Prob>(&self, res: &Resolver) -> Vec<W> {
+        let p = self.value_chances::<W>();
+        let mut cache: HashMap<u128, Vec<(u64, W)>> = HashMap::default();
+        let mut exact = vec![W::zero(); res.states];
+        for (roll, counts, kept) in &self.takes {
+            let mut prob = W::one();
+            for (k, counts) in roll.iter().enumerate() {
+                let mut left = self.per_kind[k];
+                for (v, &c) in counts.iter().enumerate() {
+                    prob = prob * (choose::<W>(left, c as usize) * p[k][v].pow(u32::from(c)));
+                    left -= c as usize;
+                }
+            }
+            let sums = cache
+                .entry(packed(counts))
+                .or_insert_with(|| rerolled_in(res, &self.kinds, &p, counts));
+            for (x, q) in sums.iter() {
+                exact[res.state(kept + x)] += prob.clone() * q.clone();
+            }
+        }
+        exact
+    }
+}
+
+/// The summed faces of `counts` dice re-rolled per kind, in weight `W`, as
+/// [`Setup::rerolled`] sums them.
+#[allow(clippy::type_complexity)]
+fn rerolled_in<W: Prob>(
+    res: &Resolver,
+    kinds: &[(Vec<u64>, Vec<usize>, u64)],
+    p: &[Vec<W>],
+    counts: &[u8],
+) -> Vec<(u64, W)> {
+    let mut acc: Vec<(u64, W)> = vec![(0, W::one())];
+    for (k, &c) in counts.iter().enumerate() {
+        let one: Vec<(u64, W)> = kinds[k]
+            .0
+            .iter()
+            .zip(&p[k])
+            .map(|(&v, q)| (res.canonical(v), q.clone()))
+            .collect();
+        for _ in 0..c {
+            acc = add_in(res, &acc, &one);
+        }
+    }
+    acc
+}
+
+/// [`add`] in weight `W`.
+fn add_in<W: Prob>(res: &Resolver, a: &[(u64, W)], b: &[(u64, W)]) -> Vec<(u64, W)> {
+    let mut m: HashMap<u64, W> = HashMap::default();
+    for (x, p) in a {
+        for (y, q) in b {
+            *m.entry(res.canonical(x + y)).or_insert_with(W::zero) += p.clone() * q.clone();
+        }
+    }
+    let mut v: Vec<(u64, W)> = m.into_iter().collect();
+    v.sort_unstable_by_key(|e| e.0);
+    v
 }
 
 /// A kind of die: its distinct packed faces and their probabilities.
 struct Kind {
+    /// Its faces.
+    faces: u64,
     values: Vec<u64>,
     p: Vec<f64>,
     /// For each face index, its value index.
@@ -67,8 +164,10 @@ fn compositions(k: usize, v: usize) -> Vec<Vec<u8>> {
     out
 }
 
-fn choose(n: usize, k: usize) -> f64 {
-    (0..k).fold(1.0, |acc, j| acc * (n - j) as f64 / (j + 1) as f64)
+fn choose<W: Prob>(n: usize, k: usize) -> W {
+    (0..k).fold(W::one(), |acc, j| {
+        (acc * W::ratio((n - j) as u64, 1)).over((j + 1) as u64)
+    })
 }
 
 struct Setup<'a> {
@@ -183,6 +282,7 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
                     .collect();
                 let miss = values.iter().map(|&v| v & 0xff != 0).collect();
                 kinds.push(Kind {
+                    faces: packed.len() as u64,
                     values,
                     p,
                     face_value,
@@ -209,7 +309,7 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
         worth: HashMap::default(),
     };
     let reroll = a.reroll();
-    let mut exact = vec![0.0; res.states];
+    let mut takes = Vec::new();
 
     // Every canonical roll: a composition of each kind's dice over its values.
     let mut rolls: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
@@ -232,7 +332,7 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
         for (k, counts) in roll.iter().enumerate() {
             let mut left = per_kind[k];
             for (v, &c) in counts.iter().enumerate() {
-                prob *= choose(left, c as usize) * s.kinds[k].p[v].powi(c as i32);
+                prob *= choose::<f64>(left, c as usize) * s.kinds[k].p[v].powi(c as i32);
                 left -= c as usize;
             }
         }
@@ -282,13 +382,21 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
         };
         let kept = sum_of(&roll, &take, &s);
         let counts: Vec<u8> = take.iter().map(|o| o.iter().sum()).collect();
-        for (x, p) in s.rerolled(&counts) {
-            exact[res.state(kept + x)] += prob * p;
-        }
         if take != none {
             decisions.insert(roll.concat(), take.concat());
         }
+        takes.push((roll, counts, kept));
     }
+    let chances = Chances {
+        kinds: s
+            .kinds
+            .iter()
+            .map(|k| (k.values.clone(), k.face_value.clone(), k.faces))
+            .collect(),
+        per_kind,
+        takes,
+    };
+    let exact = chances.exact_in::<f64>(res);
     debug_assert!(exact[MISS] >= 0.0);
     Plan {
         masks: if decisions.is_empty() {
@@ -301,6 +409,7 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
             )
         },
         exact,
+        chances,
     }
 }
 

@@ -12,7 +12,7 @@
 use super::melee::{hits, melee_dice, resolve};
 use super::{injured, BagDraw, Character, InjuredGreen, Rules, SecondCharge};
 use crate::cancel::Cancel;
-use crate::exact::binomial;
+use crate::exact::{Prob, Ratio};
 use crate::kernels::{roll_die, Digits, Rng};
 use crate::model::{Chart, Compiled, Headline, Metric, Trial};
 use crate::systems::dozen::d12::{count_ge, faces, pack, pow12, Pool, Stream};
@@ -21,13 +21,13 @@ use rand::Rng as _;
 /// One charge's effect: `win[j]` = P(the attacker wins and the defender loses j HP),
 /// `lose[j]` = P(the defender wins and the attacker loses j HP), `none` = no hits.
 #[derive(Clone, Debug)]
-pub struct Charge {
+pub struct Charge<W = f64> {
     /// By HP the defender loses (after armour): P(the attacker wins and it loses that many).
-    pub win: Vec<f64>,
+    pub win: Vec<W>,
     /// By HP the attacker loses: P(the defender wins and it loses that many).
-    pub lose: Vec<f64>,
+    pub lose: Vec<W>,
     /// P(no die stands on either side).
-    pub none: f64,
+    pub none: W,
 }
 
 /// The targets of one character charging another.
@@ -49,19 +49,20 @@ fn fighter(c: &Character, rules: &Rules) -> Fighter {
     }
 }
 
-fn charge(att: &Fighter, def: &Fighter) -> Charge {
-    let h = hits(att.dice, att.target, def.dice, def.target);
-    let through = |k: usize, ac: u32| binomial(k as u32, 1.0 - ac as f64 / 12.0).0;
-    let mut win = vec![0.0; att.dice as usize + 1];
-    for (k, &p) in h.win.iter().enumerate().skip(1) {
+fn charge<W: Prob>(att: &Fighter, def: &Fighter) -> Charge<W> {
+    let h = hits::<W>(att.dice, att.target, def.dice, def.target);
+    let through =
+        |k: usize, ac: u32| W::binomial(k as u32, &(W::one() - W::ratio(u64::from(ac), 12))).0;
+    let mut win = vec![W::zero(); att.dice as usize + 1];
+    for (k, p) in h.win.iter().enumerate().skip(1) {
         for (j, q) in through(k, def.ac).into_iter().enumerate() {
-            win[j] += p * q;
+            win[j] += p.clone() * q;
         }
     }
-    let mut lose = vec![0.0; def.dice as usize + 1];
-    for (k, &p) in h.lose.iter().enumerate().skip(1) {
+    let mut lose = vec![W::zero(); def.dice as usize + 1];
+    for (k, p) in h.lose.iter().enumerate().skip(1) {
         for (j, q) in through(k, att.ac).into_iter().enumerate() {
-            lose[j] += p * q;
+            lose[j] += p.clone() * q;
         }
     }
     Charge {
@@ -73,43 +74,46 @@ fn charge(att: &Fighter, def: &Fighter) -> Charge {
 
 /// The end states of one activation by the side with `hx` HP against the side with `hy`,
 /// with `orders` orders left: ((hx', hy'), p), accumulated into `out`.
-fn activation(
-    c: &Charge,
+fn activation<W: Prob>(
+    c: &Charge<W>,
     second: SecondCharge,
     (hx, hy): (u32, u32),
     orders: u32,
-    p: f64,
-    out: &mut Vec<((u32, u32), f64)>,
+    p: &W,
+    out: &mut Vec<((u32, u32), W)>,
 ) {
     let again_after_win = orders > 1 && second != SecondCharge::Never;
     let again_otherwise = orders > 1 && second == SecondCharge::Always;
-    for (j, &q) in c.win.iter().enumerate() {
+    for (j, q) in c.win.iter().enumerate() {
         let y = hy.saturating_sub(j as u32);
-        if q == 0.0 {
+        if q.is_zero() {
             continue;
         }
+        let pq = p.clone() * q.clone();
         if y > 0 && again_after_win {
-            activation(c, second, (hx, y), orders - 1, p * q, out);
+            activation(c, second, (hx, y), orders - 1, &pq, out);
         } else {
-            out.push(((hx, y), p * q));
+            out.push(((hx, y), pq));
         }
     }
-    for (j, &q) in c.lose.iter().enumerate() {
+    for (j, q) in c.lose.iter().enumerate() {
         let x = hx.saturating_sub(j as u32);
-        if q == 0.0 {
+        if q.is_zero() {
             continue;
         }
+        let pq = p.clone() * q.clone();
         if x > 0 && again_otherwise {
-            activation(c, second, (x, hy), orders - 1, p * q, out);
+            activation(c, second, (x, hy), orders - 1, &pq, out);
         } else {
-            out.push(((x, hy), p * q));
+            out.push(((x, hy), pq));
         }
     }
-    if c.none > 0.0 {
+    if c.none.is_positive() {
+        let pn = p.clone() * c.none.clone();
         if again_otherwise {
-            activation(c, second, (hx, hy), orders - 1, p * c.none, out);
+            activation(c, second, (hx, hy), orders - 1, &pn, out);
         } else {
-            out.push(((hx, hy), p * c.none));
+            out.push(((hx, hy), pn));
         }
     }
 }
@@ -225,13 +229,34 @@ fn tough(c: &Character) -> bool {
 
 /// The exact distribution over [`Layout`] states.
 pub fn exact(a: &Character, b: &Character, bag: Bag, max: u32, rules: &Rules) -> Vec<f64> {
+    exact_in(a, b, bag, max, rules).unwrap_or_default()
+}
+
+/// Most units of work of the duel's chain in whole numbers: a transition taken at
+/// activation `t` costs about `t` words (each activation adds a word or so to the
+/// numbers). The dice language's law has the same budget: past it a duel has no
+/// fraction, as a dice duel to the end over 100 rounds has none (a duel of 300
+/// activations would have fractions of thousands of digits, megabytes in a table).
+const RATIO_WORK: u64 = 15_000_000;
+
+/// [`exact`] in any weight. Floats stop once the mass still fighting is below
+/// [`NEGLIGIBLE_MASS`]; whole numbers go on to `max`, so that a fraction is the value
+/// itself, and give None past [`RATIO_WORK`].
+fn exact_in<W: Prob>(
+    a: &Character,
+    b: &Character,
+    bag: Bag,
+    max: u32,
+    rules: &Rules,
+) -> Option<Vec<W>> {
+    let floats = !W::EXACT;
     let (fa, fb) = (fighter(a, rules), fighter(b, rules));
     let lay = Layout {
         ha: fa.hp as usize,
         hb: fb.hp as usize,
         max: max as usize,
     };
-    let (ca, cb) = (charge(&fa, &fb), charge(&fb, &fa));
+    let (ca, cb) = (charge::<W>(&fa, &fb), charge::<W>(&fb, &fa));
     let (ta, tb) = (tough(a), tough(b));
     // The bag's state between activations: with replacement one state (the full bag);
     // without, the dice of each kind still in it this round (never all 0: an empty bag
@@ -272,13 +297,13 @@ pub fn exact(a: &Character, b: &Character, bag: Bag, max: u32, rules: &Rules) ->
     // Transient state (x, y, bag), x, y >= 1. Each transition goes to a transient state
     // or ends the duel: (target, is_end, p).
     let idx = |x: u32, y: u32, k: usize| ((x as usize - 1) * lay.hb + (y as usize - 1)) * nb + k;
-    let mut trans: Vec<Vec<(usize, bool, f64)>> = Vec::with_capacity(lay.ha * lay.hb * nb);
+    let mut trans: Vec<Vec<(usize, bool, W)>> = Vec::with_capacity(lay.ha * lay.hb * nb);
     let mut buf = Vec::new();
     for x in 1..=fa.hp {
         for y in 1..=fb.hp {
             for &b in &bags {
-                let mut t: Vec<(usize, bool, f64)> = Vec::new();
-                let mut push = |nx: u32, ny: u32, k: usize, p: f64| {
+                let mut t: Vec<(usize, bool, W)> = Vec::new();
+                let mut push = |nx: u32, ny: u32, k: usize, p: W| {
                     let (target, end) = if nx == 0 || ny == 0 {
                         (lay.finished(1, nx as usize, ny as usize), true)
                     } else {
@@ -289,12 +314,12 @@ pub fn exact(a: &Character, b: &Character, bag: Bag, max: u32, rules: &Rules) ->
                         None => t.push((target, end, p)),
                     }
                 };
-                let total = b.iter().sum::<u32>() as f64;
+                let total = b.iter().sum::<u32>();
                 for (kind, &n) in b.iter().enumerate() {
                     if n == 0 {
                         continue;
                     }
-                    let p = n as f64 / total;
+                    let p = W::ratio(u64::from(n), u64::from(total));
                     let next = after(b, kind);
                     let green = kind % 2 == 0;
                     if kind < 2 {
@@ -303,8 +328,8 @@ pub fn exact(a: &Character, b: &Character, bag: Bag, max: u32, rules: &Rules) ->
                             continue;
                         }
                         buf.clear();
-                        activation(&ca, rules.second_charge, (x, y), 2, p, &mut buf);
-                        for &((nx, ny), q) in &buf {
+                        activation(&ca, rules.second_charge, (x, y), 2, &p, &mut buf);
+                        for ((nx, ny), q) in buf.drain(..) {
                             push(nx, ny, next, q);
                         }
                     } else {
@@ -313,8 +338,8 @@ pub fn exact(a: &Character, b: &Character, bag: Bag, max: u32, rules: &Rules) ->
                             continue;
                         }
                         buf.clear();
-                        activation(&cb, rules.second_charge, (y, x), 2, p, &mut buf);
-                        for &((ny, nx), q) in &buf {
+                        activation(&cb, rules.second_charge, (y, x), 2, &p, &mut buf);
+                        for ((ny, nx), q) in buf.drain(..) {
                             push(nx, ny, next, q);
                         }
                     }
@@ -323,39 +348,46 @@ pub fn exact(a: &Character, b: &Character, bag: Bag, max: u32, rules: &Rules) ->
             }
         }
     }
-    let mut out = vec![0.0; lay.states()];
-    let mut dist = vec![0.0; lay.ha * lay.hb * nb];
-    dist[idx(fa.hp, fb.hp, bag_index(full))] = 1.0;
-    let mut next = vec![0.0; dist.len()];
+    if !floats {
+        let steps: u64 = trans.iter().map(|t| t.len() as u64).sum();
+        let max = lay.max as u64;
+        if steps.saturating_mul(max).saturating_mul(max) / 2 > RATIO_WORK {
+            return None;
+        }
+    }
+    let mut out = vec![W::zero(); lay.states()];
+    let mut dist = vec![W::zero(); lay.ha * lay.hb * nb];
+    dist[idx(fa.hp, fb.hp, bag_index(full))] = W::one();
+    let mut next = vec![W::zero(); dist.len()];
     let width = lay.ha + lay.hb;
     for t in 0..lay.max {
-        next.iter_mut().for_each(|v| *v = 0.0);
-        for (s, &w) in dist.iter().enumerate() {
-            if w == 0.0 {
+        next.iter_mut().for_each(|v| *v = W::zero());
+        for (s, w) in dist.iter().enumerate() {
+            if w.is_zero() {
                 continue;
             }
-            for &(target, end, p) in &trans[s] {
-                if end {
+            for (target, end, p) in &trans[s] {
+                if *end {
                     // `target` was numbered for activation 1; shift to activation t + 1.
-                    out[t * width + target] += w * p;
+                    out[t * width + target] += w.clone() * p.clone();
                 } else {
-                    next[target] += w * p;
+                    next[*target] += w.clone() * p.clone();
                 }
             }
         }
         std::mem::swap(&mut dist, &mut next);
-        if dist.iter().sum::<f64>() < NEGLIGIBLE_MASS {
+        if floats && dist.iter().map(W::to_f64).sum::<f64>() < NEGLIGIBLE_MASS {
             break;
         }
     }
     for x in 1..=lay.ha {
         for y in 1..=lay.hb {
             for k in 0..nb {
-                out[lay.unfinished(x, y)] += dist[idx(x as u32, y as u32, k)];
+                out[lay.unfinished(x, y)] += dist[idx(x as u32, y as u32, k)].clone();
             }
         }
     }
-    out
+    Some(out)
 }
 
 #[derive(Hash)]
@@ -746,6 +778,7 @@ pub fn compile(
         max: max as usize,
     };
     let exact = exact(a, b, bag, max, rules);
+    let later = (a.clone(), b.clone(), rules.clone());
     let decoded: Vec<End> = (0..lay.states()).map(|s| lay.decode(s)).collect();
     let field =
         |f: &dyn Fn(&End) -> usize| -> Vec<u16> { decoded.iter().map(|d| f(d) as u16).collect() };
@@ -898,6 +931,7 @@ pub fn compile(
         },
     )
     .exact(Some(exact))
+    .fractions_later(move || exact_in::<Ratio>(&later.0, &later.1, bag, max, &later.2))
     .capped(
         capped_mass,
         Some(format!(

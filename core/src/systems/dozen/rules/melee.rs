@@ -16,7 +16,7 @@ use super::{
     condition_metric, contest_target, describe_contest, fall_keep, fall_pmf, roll_fall, Character,
     Contestant, Rules,
 };
-use crate::exact::binomial;
+use crate::exact::{Prob, Ratio};
 use crate::kernels::Rng;
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
 use crate::systems::dozen::d12::{
@@ -26,25 +26,25 @@ use crate::systems::dozen::d12::{
 /// Hits of one charge, exactly: `win[k]` = P(the attacker scores k hits), k >= 1;
 /// `lose[k]` = P(the defender scores k hits); `none` = P(no die stands).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Hits {
+pub struct Hits<W = f64> {
     /// By hit count: P(the attacker scores that many); index 0 stays 0.
-    pub win: Vec<f64>,
+    pub win: Vec<W>,
     /// By hit count: P(the defender scores that many); index 0 stays 0.
-    pub lose: Vec<f64>,
+    pub lose: Vec<W>,
     /// P(no die stands on either side): nobody is hit or pushed.
-    pub none: f64,
+    pub none: W,
 }
 
 /// P(highest surviving die = v) for v in 0..=12 (0: no die succeeded), for `n` dice at
 /// effective target `t`: P(max <= v) = (P(fail) + v/12)^n.
-fn top_pmf(n: u32, t: u32) -> [f64; 13] {
-    let q = 1.0 - t as f64 / 12.0;
-    let mut out = [0.0; 13];
-    let mut below = q.powi(n as i32);
-    out[0] = below;
+fn top_pmf<W: Prob>(n: u32, t: u32) -> [W; 13] {
+    let q = W::one() - W::ratio(u64::from(t), 12);
+    let mut out: [W; 13] = std::array::from_fn(|_| W::zero());
+    let mut below = q.pow(n);
+    out[0] = below.clone();
     for (v, o) in out.iter_mut().enumerate().take(t as usize + 1).skip(1) {
-        let upto = (q + v as f64 / 12.0).powi(n as i32);
-        *o = upto - below;
+        let upto = (q.clone() + W::ratio(v as u64, 12)).pow(n);
+        *o = upto.clone() - below;
         below = upto;
     }
     out
@@ -53,67 +53,67 @@ fn top_pmf(n: u32, t: u32) -> [f64; 13] {
 /// Hits of a charge by order statistics: condition on the defender's top die v; the
 /// attacker's hits are its dice in `max(v, 1)..=ta`, Binomial(n, that band / 12). And
 /// the same with the roles swapped for the defender's hits (band `u+1..=td`).
-pub fn hits(n: u32, ta: u32, m: u32, td: u32) -> Hits {
-    let mut win = vec![0.0; n as usize + 1];
-    let mut lose = vec![0.0; m as usize + 1];
-    let (top_a, top_d) = (top_pmf(n, ta), top_pmf(m, td));
-    for (v, &pv) in top_d.iter().enumerate() {
-        if pv == 0.0 {
+pub fn hits<W: Prob>(n: u32, ta: u32, m: u32, td: u32) -> Hits<W> {
+    let mut win = vec![W::zero(); n as usize + 1];
+    let mut lose = vec![W::zero(); m as usize + 1];
+    let (top_a, top_d) = (top_pmf::<W>(n, ta), top_pmf::<W>(m, td));
+    for (v, pv) in top_d.iter().enumerate() {
+        if pv.is_zero() {
             continue;
         }
         let band = (ta + 1).saturating_sub((v as u32).max(1));
-        for (k, &p) in binomial(n, band as f64 / 12.0).0.iter().enumerate().skip(1) {
-            win[k] += pv * p;
+        let b = W::binomial(n, &W::ratio(u64::from(band), 12)).0;
+        for (k, p) in b.into_iter().enumerate().skip(1) {
+            win[k] += pv.clone() * p;
         }
     }
-    for (u, &pu) in top_a.iter().enumerate() {
-        if pu == 0.0 {
+    for (u, pu) in top_a.iter().enumerate() {
+        if pu.is_zero() {
             continue;
         }
         let band = td.saturating_sub(u as u32);
-        for (k, &p) in binomial(m, band as f64 / 12.0).0.iter().enumerate().skip(1) {
-            lose[k] += pu * p;
+        let b = W::binomial(m, &W::ratio(u64::from(band), 12)).0;
+        for (k, p) in b.into_iter().enumerate().skip(1) {
+            lose[k] += pu.clone() * p;
         }
     }
-    Hits {
-        win,
-        lose,
-        none: top_a[0] * top_d[0],
-    }
+    let none = top_a[0].clone() * top_d[0].clone();
+    Hits { win, lose, none }
 }
 
 /// P(count = i and top = u) of `n` dice at effective target `t`, as `[i][u]`.
-fn count_top(n: u32, t: u32) -> Vec<[f64; 13]> {
-    let q = 1.0 - t as f64 / 12.0;
-    let mut out = vec![[0.0; 13]; n as usize + 1];
-    out[0][0] = q.powi(n as i32);
+fn count_top<W: Prob>(n: u32, t: u32) -> Vec<[W; 13]> {
+    let q = W::one() - W::ratio(u64::from(t), 12);
+    let mut out: Vec<[W; 13]> = (0..=n)
+        .map(|_| std::array::from_fn(|_| W::zero()))
+        .collect();
+    out[0][0] = q.pow(n);
     for (i, row) in out.iter_mut().enumerate().skip(1) {
-        let c = choose(n, i as u32) * q.powi((n - i as u32) as i32);
+        let c = choose::<W>(n, i as u32) * q.pow(n - i as u32);
         for (u, cell) in row.iter_mut().enumerate().take(t as usize + 1).skip(1) {
-            let hi = (u as f64 / 12.0).powi(i as i32);
-            let lo = ((u - 1) as f64 / 12.0).powi(i as i32);
-            *cell = c * (hi - lo);
+            let hi = W::ratio(u as u64, 12).pow(i as u32);
+            let lo = W::ratio((u - 1) as u64, 12).pow(i as u32);
+            *cell = c.clone() * (hi - lo);
         }
     }
     out
 }
 
-fn choose(n: u32, k: u32) -> f64 {
-    (0..k).fold(1.0, |acc, j| acc * (n - j) as f64 / (j + 1) as f64)
+fn choose<W: Prob>(n: u32, k: u32) -> W {
+    (0..k).fold(W::one(), |acc, j| {
+        (acc * W::ratio(u64::from(n - j), 1)).over(u64::from(j + 1))
+    })
 }
 
 /// Multinomial P(f, b, k) of `n` dice over bands with probabilities (pf, pb, pk).
-fn trinomial(n: u32, pf: f64, pb: f64, pk: f64) -> Vec<Vec<f64>> {
+fn trinomial<W: Prob>(n: u32, pf: &W, pb: &W, pk: &W) -> Vec<Vec<W>> {
     // [b][k] with f = n - b - k.
-    let mut out = vec![vec![0.0; n as usize + 1]; n as usize + 1];
+    let mut out = vec![vec![W::zero(); n as usize + 1]; n as usize + 1];
     for b in 0..=n {
         for k in 0..=n - b {
             let f = n - b - k;
-            out[b as usize][k as usize] = choose(n, b)
-                * choose(n - b, k)
-                * pf.powi(f as i32)
-                * pb.powi(b as i32)
-                * pk.powi(k as i32);
+            out[b as usize][k as usize] =
+                choose::<W>(n, b) * choose::<W>(n - b, k) * pf.pow(f) * pb.pow(b) * pk.pow(k);
         }
     }
     out
@@ -122,25 +122,26 @@ fn trinomial(n: u32, pf: f64, pb: f64, pk: f64) -> Vec<Vec<f64>> {
 /// The joint exact distribution of one cancellation over (attacker successes i,
 /// defender successes s, outcome), outcome 0 = no die stands, k in 1..=n = the
 /// attacker hits k times, n + k = the defender hits k times.
-pub fn face_to_face(n: u32, ta: u32, m: u32, td: u32) -> (Radix, Vec<f64>) {
+pub fn face_to_face<W: Prob>(n: u32, ta: u32, m: u32, td: u32) -> (Radix, Vec<W>) {
     let rx = Radix(vec![n as usize + 1, m as usize + 1, (n + m) as usize + 1]);
-    let mut out = vec![0.0; rx.size()];
-    let (qa, qd) = (1.0 - ta as f64 / 12.0, 1.0 - td as f64 / 12.0);
+    let mut out = vec![W::zero(); rx.size()];
+    let twelfths = |x: u32| W::ratio(u64::from(x), 12);
+    let (qa, qd) = (W::one() - twelfths(ta), W::one() - twelfths(td));
     // The attacker hits: condition on the defender's (successes s, top v); the
     // attacker's dice fail, fall below v (cancelled) or reach v (hit).
-    for (s, row) in count_top(m, td).iter().enumerate() {
-        for (v, &p) in row.iter().enumerate() {
-            if p == 0.0 {
+    for (s, row) in count_top::<W>(m, td).iter().enumerate() {
+        for (v, p) in row.iter().enumerate() {
+            if p.is_zero() {
                 continue;
             }
             let from = (v as u32).max(1);
-            let pb = from.min(ta + 1).saturating_sub(1) as f64 / 12.0;
-            let pk = (ta + 1).saturating_sub(from) as f64 / 12.0;
-            let tri = trinomial(n, qa, pb, pk);
-            for (b, ks) in tri.iter().enumerate() {
-                for (k, &q) in ks.iter().enumerate().skip(1) {
-                    if q > 0.0 {
-                        out[rx.encode(&[b + k, s, k])] += p * q;
+            let pb = twelfths(from.min(ta + 1).saturating_sub(1));
+            let pk = twelfths((ta + 1).saturating_sub(from));
+            let tri = trinomial(n, &qa, &pb, &pk);
+            for (b, ks) in tri.into_iter().enumerate() {
+                for (k, q) in ks.into_iter().enumerate().skip(1) {
+                    if q.is_positive() {
+                        out[rx.encode(&[b + k, s, k])] += p.clone() * q;
                     }
                 }
             }
@@ -148,24 +149,24 @@ pub fn face_to_face(n: u32, ta: u32, m: u32, td: u32) -> (Radix, Vec<f64>) {
     }
     // The defender hits: condition on the attacker's (successes i, top u); the
     // defender's dice fail, are at most u (cancelled) or above u (hit).
-    for (i, row) in count_top(n, ta).iter().enumerate() {
-        for (u, &p) in row.iter().enumerate() {
-            if p == 0.0 {
+    for (i, row) in count_top::<W>(n, ta).iter().enumerate() {
+        for (u, p) in row.iter().enumerate() {
+            if p.is_zero() {
                 continue;
             }
-            let pb = (u as u32).min(td) as f64 / 12.0;
-            let pk = td.saturating_sub(u as u32) as f64 / 12.0;
-            let tri = trinomial(m, qd, pb, pk);
-            for (b, ks) in tri.iter().enumerate() {
-                for (k, &q) in ks.iter().enumerate().skip(1) {
-                    if q > 0.0 {
-                        out[rx.encode(&[i, b + k, n as usize + k])] += p * q;
+            let pb = twelfths((u as u32).min(td));
+            let pk = twelfths(td.saturating_sub(u as u32));
+            let tri = trinomial(m, &qd, &pb, &pk);
+            for (b, ks) in tri.into_iter().enumerate() {
+                for (k, q) in ks.into_iter().enumerate().skip(1) {
+                    if q.is_positive() {
+                        out[rx.encode(&[i, b + k, n as usize + k])] += p.clone() * q;
                     }
                 }
             }
         }
     }
-    out[0] += qa.powi(n as i32) * qd.powi(m as i32);
+    out[0] += qa.pow(n) * qd.pow(m);
     (rx, out)
 }
 
@@ -306,6 +307,80 @@ fn describe_melee(c: &Character, dice: u32) -> String {
     }
 }
 
+/// What a charge's exact distribution is worked out from: the two sides' dice, targets
+/// and armour classes, the drops behind them and who falls (attacker first).
+struct Charge {
+    dice: [u32; 2],
+    targets: [u32; 2],
+    acs: [u32; 2],
+    drops: [u32; 2],
+    who: [Character; 2],
+    rules: Rules,
+}
+
+impl Charge {
+    /// The charge's states (successes of each side, the outcome, HP lost by the side
+    /// hit, HP lost falling): the cancellation, then the armour roll of the hits, then
+    /// the fall of the side pushed.
+    fn pmf<W: Prob>(&self) -> Vec<W> {
+        let ([n, m], [ta, td], [a_ac, d_ac]) = (self.dice, self.targets, self.acs);
+        let falls: [Vec<W>; 2] = [
+            fall_pmf(&self.who[0], self.drops[0], &self.rules),
+            fall_pmf(&self.who[1], self.drops[1], &self.rules),
+        ];
+        let fall_most = self
+            .drops
+            .iter()
+            .filter(|&&d| d >= 2)
+            .max()
+            .copied()
+            .unwrap_or(0) as usize;
+        let (rx, ftf) = face_to_face::<W>(n, ta, m, td);
+        let most = n.max(m) as usize;
+        let full = Radix(vec![
+            n as usize + 1,
+            m as usize + 1,
+            (n + m) as usize + 1,
+            most + 1,
+            fall_most + 1,
+        ]);
+        let mut exact = vec![W::zero(); full.size()];
+        let fails = |ac: u32| W::one() - W::ratio(u64::from(ac), 12);
+        let lost_d: Vec<Vec<W>> = (0..=n).map(|k| W::binomial(k, &fails(d_ac)).0).collect();
+        let lost_a: Vec<Vec<W>> = (0..=m).map(|k| W::binomial(k, &fails(a_ac)).0).collect();
+        let certain = vec![W::one()];
+        for (st, p) in ftf.iter().enumerate() {
+            if p.is_zero() {
+                continue;
+            }
+            let v = rx.decode(st);
+            let code = v[2];
+            let pmf = if code == 0 {
+                &lost_d[0]
+            } else if code <= n as usize {
+                &lost_d[code]
+            } else {
+                &lost_a[code - n as usize]
+            };
+            // The side hit is pushed: over a drop of 2 or more it falls.
+            let fall: &[W] = if code == 0 || fall_most == 0 {
+                &certain
+            } else if code <= n as usize {
+                &falls[1]
+            } else {
+                &falls[0]
+            };
+            for (l, q) in pmf.iter().enumerate() {
+                for (f, r) in fall.iter().enumerate() {
+                    exact[full.encode(&[v[0], v[1], code, l, f])] +=
+                        p.clone() * q.clone() * r.clone();
+                }
+            }
+        }
+        exact
+    }
+}
+
 /// A `melee` scenario: one charge, its hits, armour rolls and any push over a drop.
 pub fn compile_melee(
     name: &str,
@@ -317,10 +392,6 @@ pub fn compile_melee(
 ) -> Compiled {
     let (n, m) = (melee_dice(attacker, a_extra), melee_dice(defender, d_extra));
     // A fall from under 2 squares costs nothing, so only a real drop adds a dimension.
-    let falls = [
-        fall_pmf(attacker, drops[0], rules),
-        fall_pmf(defender, drops[1], rules),
-    ];
     let fall_most = drops
         .iter()
         .filter(|&&d| d >= 2)
@@ -331,7 +402,6 @@ pub fn compile_melee(
     let td = rules.target(defender.melee_target() as i32);
     let a_ac = rules.target(attacker.ac() as i32);
     let d_ac = rules.target(defender.ac() as i32);
-    let (rx, ftf) = face_to_face(n, ta, m, td);
     let most = n.max(m) as usize;
     let radix = [
         n as usize + 1,
@@ -341,41 +411,15 @@ pub fn compile_melee(
         fall_most + 1,
     ];
     let full = Radix(radix.to_vec());
-    let mut exact = vec![0.0; full.size()];
-    let lost_d: Vec<Vec<f64>> = (0..=n)
-        .map(|k| binomial(k, 1.0 - d_ac as f64 / 12.0).0)
-        .collect();
-    let lost_a: Vec<Vec<f64>> = (0..=m)
-        .map(|k| binomial(k, 1.0 - a_ac as f64 / 12.0).0)
-        .collect();
-    for (st, &p) in ftf.iter().enumerate() {
-        if p == 0.0 {
-            continue;
-        }
-        let v = rx.decode(st);
-        let code = v[2];
-        let pmf = if code == 0 {
-            &lost_d[0]
-        } else if code <= n as usize {
-            &lost_d[code]
-        } else {
-            &lost_a[code - n as usize]
-        };
-        // The side hit is pushed: over a drop of 2 or more it falls.
-        let fall: &[f64] = if code == 0 {
-            &[1.0]
-        } else if code <= n as usize {
-            &falls[1]
-        } else {
-            &falls[0]
-        };
-        let fall: &[f64] = if fall_most == 0 { &[1.0] } else { fall };
-        for (l, &q) in pmf.iter().enumerate() {
-            for (f, &r) in fall.iter().enumerate() {
-                exact[full.encode(&[v[0], v[1], code, l, f])] += p * q * r;
-            }
-        }
-    }
+    let charge = Charge {
+        dice: [n, m],
+        targets: [ta, td],
+        acs: [a_ac, d_ac],
+        drops,
+        who: [attacker.clone(), defender.clone()],
+        rules: rules.clone(),
+    };
+    let exact = charge.pmf::<f64>();
     let states: Vec<Vec<usize>> = (0..full.size()).map(|s| full.decode(s)).collect();
     let side = |code: usize| -> u16 {
         if code == 0 {
@@ -537,6 +581,7 @@ pub fn compile_melee(
         },
     )
     .exact(Some(exact))
+    .fractions_later(move || charge.pmf::<Ratio>())
 }
 
 /// An opposed conflict. State: (active successes, opponent successes, outcome).
@@ -571,7 +616,7 @@ pub fn compile_opposed(
     let (n, m) = (active.dice(), opponent.dice());
     let ta = contest_target(active, rules).unwrap_or(0);
     let td = contest_target(opponent, rules).unwrap_or(0);
-    let (rx, exact) = face_to_face(n, ta, m, td);
+    let (rx, exact) = face_to_face::<f64>(n, ta, m, td);
     let states: Vec<Vec<usize>> = (0..rx.size()).map(|s| rx.decode(s)).collect();
     let nn = n as usize;
     let field = |f: &dyn Fn(&[usize]) -> usize| -> Vec<u16> {
@@ -636,6 +681,7 @@ pub fn compile_opposed(
         },
     )
     .exact(Some(exact))
+    .fractions_later(move || face_to_face::<Ratio>(n, ta, m, td).1)
 }
 
 #[cfg(test)]
@@ -645,8 +691,8 @@ mod tests {
     #[test]
     fn order_statistics_match_the_joint() {
         for (n, ta, m, td) in [(3, 7, 3, 5), (1, 11, 4, 2), (0, 5, 2, 5), (5, 0, 2, 9)] {
-            let h = hits(n, ta, m, td);
-            let (rx, j) = face_to_face(n, ta, m, td);
+            let h = hits::<f64>(n, ta, m, td);
+            let (rx, j) = face_to_face::<f64>(n, ta, m, td);
             let mut win = vec![0.0; n as usize + 1];
             let mut lose = vec![0.0; m as usize + 1];
             let mut none = 0.0;
@@ -676,7 +722,7 @@ mod tests {
     fn one_die_each_by_hand() {
         // 1d12 at 6 vs 1d12 at 6: the attacker hits when it succeeds and the defender
         // fails (6/12 * 6/12) or both succeed and a >= d (21/144): 57/144.
-        let h = hits(1, 6, 1, 6);
+        let h = hits::<f64>(1, 6, 1, 6);
         assert!((h.win[1] - 57.0 / 144.0).abs() < 1e-15);
         // The defender hits when both succeed and d > a (15/144) or only it does (36/144).
         assert!((h.lose[1] - 51.0 / 144.0).abs() < 1e-15);

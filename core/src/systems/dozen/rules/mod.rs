@@ -10,7 +10,7 @@ pub mod duel;
 pub mod melee;
 pub mod reaction;
 
-use crate::exact::binomial;
+use crate::exact::{Prob, Ratio};
 use crate::kernels::Rng;
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
 use crate::systems::dozen::d12::{self, effective_target, Stream};
@@ -348,7 +348,12 @@ pub enum Scenario {
 
 /// The single-die success probability at an effective target.
 pub fn p_success(target: u32) -> f64 {
-    target as f64 / 12.0
+    p_success_of(target)
+}
+
+/// [`p_success`] in any weight: `target` faces of 12.
+pub fn p_success_of<W: Prob>(target: u32) -> W {
+    W::ratio(u64::from(target), 12)
 }
 
 /// A scenario's sampler, metrics and exact distribution, by kind.
@@ -440,14 +445,14 @@ fn condition_metric(name: &str, who: &Character, lost_of_state: &[u32]) -> Metri
 
 /// HP lost in a fall from `height` squares: none from 1; from 2 or more, one d12 per
 /// square and each die above max(DX, CO) (or a natural fail) costs 1 HP. No armour.
-pub fn fall_pmf(who: &Character, height: u32, rules: &Rules) -> Vec<f64> {
+pub fn fall_pmf<W: Prob>(who: &Character, height: u32, rules: &Rules) -> Vec<W> {
     if height < 2 {
-        let mut v = vec![0.0; height as usize + 1];
-        v[0] = 1.0;
+        let mut v = vec![W::zero(); height as usize + 1];
+        v[0] = W::one();
         return v;
     }
     let keep = fall_keep(who, rules);
-    binomial(height, 1.0 - p_success(keep)).0
+    W::binomial(height, &(W::one() - p_success_of(keep))).0
 }
 
 /// The highest face a falling die may show without costing HP: max(DX, CO), less a
@@ -571,6 +576,59 @@ impl Trial for TerrainTrial {
     }
 }
 
+/// [`terrain`]'s states (squares moved, fell, HP lost): each face of the d12, a fall
+/// lost as [`fall_pmf`] says.
+fn terrain_pmf<W: Prob>(
+    who: &Character,
+    mode: Mode,
+    difficulty: Difficulty,
+    height: u32,
+    rules: &Rules,
+) -> Vec<W> {
+    let radix = Radix(vec![who.mv as usize + 1, 2, height as usize + 1]);
+    let fall = fall_pmf::<W>(who, height, rules);
+    let mut exact = vec![W::zero(); radix.size()];
+    if difficulty == Difficulty::VeryEasy {
+        exact[radix.encode(&[who.mv as usize, 0, 0])] = W::one();
+        return exact;
+    }
+    for face in 1..=12 {
+        let (sq, fell) = terrain_outcome(who, mode, difficulty, face, rules);
+        if fell {
+            for (l, p) in fall.iter().enumerate() {
+                exact[radix.encode(&[sq as usize, 1, l])] += p.clone().over(12);
+            }
+        } else {
+            exact[radix.encode(&[sq as usize, 0, 0])] += W::one().over(12);
+        }
+    }
+    exact
+}
+
+/// [`jump`]'s states (made it, HP lost): the test passed, or a fall into the gap.
+fn jump_pmf<W: Prob>(who: &Character, test: Option<u32>, drop: u32, rules: &Rules) -> Vec<W> {
+    let radix = Radix(vec![2, drop as usize + 1]);
+    let mut exact = vec![W::zero(); radix.size()];
+    let p = test.map_or(W::one(), p_success_of);
+    exact[radix.encode(&[1, 0])] = p.clone();
+    for (l, q) in fall_pmf::<W>(who, drop, rules).into_iter().enumerate() {
+        exact[radix.encode(&[0, l])] += (W::one() - p.clone()) * q;
+    }
+    exact
+}
+
+/// [`conflict`]'s successes of `n` dice: all of them without a test, else a binomial.
+fn conflict_pmf<W: Prob>(n: u32, target: Option<u32>) -> Vec<W> {
+    match target {
+        None => {
+            let mut v = vec![W::zero(); n as usize + 1];
+            v[n as usize] = W::one();
+            v
+        }
+        Some(t) => W::binomial(n, &p_success_of(t)).0,
+    }
+}
+
 fn terrain(
     name: &str,
     who: &Character,
@@ -581,22 +639,7 @@ fn terrain(
 ) -> Compiled {
     let height = if mode == Mode::Climb { start_height } else { 0 };
     let radix = Radix(vec![who.mv as usize + 1, 2, height as usize + 1]);
-    let fall = fall_pmf(who, height, rules);
-    let mut exact = vec![0.0; radix.size()];
-    if difficulty == Difficulty::VeryEasy {
-        exact[radix.encode(&[who.mv as usize, 0, 0])] = 1.0;
-    } else {
-        for face in 1..=12 {
-            let (sq, fell) = terrain_outcome(who, mode, difficulty, face, rules);
-            if fell {
-                for (l, &p) in fall.iter().enumerate() {
-                    exact[radix.encode(&[sq as usize, 1, l])] += p / 12.0;
-                }
-            } else {
-                exact[radix.encode(&[sq as usize, 0, 0])] += 1.0 / 12.0;
-            }
-        }
-    }
+    let exact = terrain_pmf::<f64>(who, mode, difficulty, height, rules);
     let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
     let verb = match mode {
         Mode::Wade => "wades",
@@ -673,6 +716,10 @@ fn terrain(
         headline,
     )
     .exact(Some(exact))
+    .fractions_later({
+        let (who, rules) = (who.clone(), rules.clone());
+        move || terrain_pmf::<Ratio>(&who, mode, difficulty, height, &rules)
+    })
 }
 
 struct FallTrial {
@@ -719,6 +766,10 @@ fn fall(name: &str, who: &Character, height: u32, rules: &Rules) -> Compiled {
         },
     )
     .exact(Some(fall_pmf(who, height, rules)))
+    .fractions_later({
+        let (who, rules) = (who.clone(), rules.clone());
+        move || fall_pmf::<Ratio>(&who, height, &rules)
+    })
 }
 
 /// Whether a jump of `distance` needs a test: above half MV (rounded half up) it does.
@@ -753,12 +804,7 @@ impl Trial for JumpTrial {
 fn jump(name: &str, who: &Character, distance: u32, drop: u32, rules: &Rules) -> Compiled {
     let test = jump_needs_test(who.mv, distance).then(|| rules.target(who.dx as i32 + 3));
     let radix = Radix(vec![2, drop as usize + 1]);
-    let mut exact = vec![0.0; radix.size()];
-    let p = test.map_or(1.0, p_success);
-    exact[radix.encode(&[1, 0])] = p;
-    for (l, &q) in fall_pmf(who, drop, rules).iter().enumerate() {
-        exact[radix.encode(&[0, l])] += (1.0 - p) * q;
-    }
+    let exact = jump_pmf::<f64>(who, test, drop, rules);
     let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
     let lost: Vec<u32> = states.iter().map(|v| v[1] as u32).collect();
     let [hp_lost, hp_condition] =
@@ -798,6 +844,10 @@ fn jump(name: &str, who: &Character, distance: u32, drop: u32, rules: &Rules) ->
         },
     )
     .exact(Some(exact))
+    .fractions_later({
+        let (who, rules) = (who.clone(), rules.clone());
+        move || jump_pmf::<Ratio>(&who, test, drop, &rules)
+    })
 }
 
 struct ConflictTrial {
@@ -844,14 +894,7 @@ fn describe_contest(c: &Contestant) -> String {
 fn conflict(name: &str, c: &Contestant, rules: &Rules) -> Compiled {
     let n = c.dice();
     let target = contest_target(c, rules);
-    let exact = match target {
-        None => {
-            let mut v = vec![0.0; n as usize + 1];
-            v[n as usize] = 1.0;
-            v
-        }
-        Some(t) => binomial(n, p_success(t)).0,
-    };
+    let exact = conflict_pmf::<f64>(n, target);
     let map: Vec<u16> = (0..=n as u16).collect();
     Compiled::new(
         name,
@@ -887,4 +930,5 @@ fn conflict(name: &str, c: &Contestant, rules: &Rules) -> Compiled {
         },
     )
     .exact(Some(exact))
+    .fractions_later(move || conflict_pmf::<Ratio>(n, target))
 }

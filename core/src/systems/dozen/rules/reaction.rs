@@ -12,7 +12,7 @@
 //! Every die is independent, so the HP lost is a sum of binomials: exact by convolution.
 
 use super::{condition, contest_target, Character, Contestant, Rules, CONDITIONS};
-use crate::exact::{binomial, Pmf};
+use crate::exact::{Pmf, Prob, Ratio};
 use crate::kernels::Rng;
 use crate::model::{Compiled, Headline, Metric, Trial};
 use crate::systems::dozen::d12::Stream;
@@ -54,16 +54,8 @@ pub fn compile(name: &str, runner: &Character, shooters: &[Contestant], rules: &
     let trial = RunPastTrial { shots, ac };
     let states = trial.states();
     // Each die costs 1 HP with P(hit) * P(armour fails).
-    let exact = trial
-        .shots
-        .iter()
-        .fold(Pmf::point(0), |acc, &(dice, target)| {
-            acc.convolve(&binomial(
-                dice,
-                target as f64 / 12.0 * (1.0 - ac as f64 / 12.0),
-            ))
-        })
-        .0;
+    let exact = run_past_pmf::<f64>(&trial.shots, ac);
+    let later = trial.shots.clone();
     let hp = runner.hp();
     let lost: Vec<u32> = (0..states as u32).collect();
     let shooters_text: Vec<String> = shooters
@@ -110,4 +102,16 @@ pub fn compile(name: &str, runner: &Character, shooters: &[Contestant], rules: &
         },
     )
     .exact(Some(exact))
+    .fractions_later(move || run_past_pmf::<Ratio>(&later, ac))
+}
+
+/// HP lost to `shots` (dice, target): each die costs 1 HP with P(hit) * P(armour fails).
+fn run_past_pmf<W: Prob>(shots: &[(u32, u32)], ac: u32) -> Vec<W> {
+    shots
+        .iter()
+        .fold(Pmf::point(0), |acc, &(dice, target)| {
+            let p = W::ratio(u64::from(target), 12) * (W::one() - W::ratio(u64::from(ac), 12));
+            acc.convolve(&W::binomial(dice, &p))
+        })
+        .0
 }

@@ -13,7 +13,7 @@ pub mod play;
 mod single;
 mod throw;
 
-use crate::exact::{pool_pmf, Pmf};
+use crate::exact::{pool_pmf_of, Pmf, Prob};
 use crate::kernels::Pool;
 use crate::model::Compiled;
 
@@ -609,9 +609,9 @@ fn graded(name: &str, side: &Side, test: Test, situational: i32, rules: &Rules) 
 }
 
 /// Probability that a pool sits in its saturated top bucket (0 without explosions).
-fn capped(pmf: &Pmf, pool: &Pool) -> f64 {
+fn capped<W: Prob>(pmf: &Pmf<W>, pool: &Pool) -> f64 {
     if pool.exploding() {
-        pmf.p(pool.cap as usize)
+        pmf.p(pool.cap as usize).to_f64()
     } else {
         0.0
     }
@@ -623,13 +623,27 @@ fn capped(pmf: &Pmf, pool: &Pool) -> f64 {
 struct Tally {
     /// Chance that some roll ended in its capped top bucket.
     capped: f64,
+    /// Not kept: the exact code run again for its fractions, whose capped mass is the
+    /// floats' run's.
+    unkept: bool,
 }
 
 impl Tally {
-    /// The pmf of `pool`, rolled with chance `reach`.
-    fn pmf(&mut self, pool: &Pool, reach: f64) -> Pmf {
-        let pmf = pool_pmf(pool);
-        self.capped += reach * capped(&pmf, pool);
+    /// A tally for a run whose capped mass is not reported.
+    fn unkept() -> Tally {
+        Tally {
+            capped: 0.0,
+            unkept: true,
+        }
+    }
+
+    /// The pmf of `pool`, rolled with chance `reach` (in floats or whole numbers: the
+    /// capped mass is reported as a float either way).
+    fn pmf<W: Prob>(&mut self, pool: &Pool, reach: &W) -> Pmf<W> {
+        let pmf = pool_pmf_of(pool);
+        if pool.exploding() && !self.unkept {
+            self.capped += reach.to_f64() * capped(&pmf, pool);
+        }
         pmf
     }
 }

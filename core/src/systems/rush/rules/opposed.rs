@@ -6,7 +6,7 @@
 
 use super::{capped, classify, describe_pool, DoubleRule, Response, Rules, Side, Test};
 use crate::cancel::Cancel;
-use crate::exact::pool_pmf;
+use crate::exact::{pool_pmf, pool_pmf_of, Prob, Ratio};
 use crate::kernels::{pow6, Digits, ExplodingPools, Packed4, Pool, Rng, WORD_DICE};
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
 
@@ -400,31 +400,11 @@ pub(super) fn opposed(
     let actor_knocks_down = slam;
 
     // Exact: independent pools, then the armour check of whoever a double knocked down.
+    let knocks = (actor_knocks_down, responder_knocks_down);
+    let pools = [a, d, d_armour, a_armour];
+    let double = rules.double_rule;
+    let exact = opposed_pmf::<f64>(pools, double, knocks);
     let (pa, pd) = (pool_pmf(&a), pool_pmf(&d));
-    let (arm_d, arm_a) = (pool_pmf(&d_armour), pool_pmf(&a_armour));
-    let mut exact = vec![0.0; rx.size()];
-    for (x, &p1) in pa.0.iter().enumerate() {
-        for (y, &p2) in pd.0.iter().enumerate() {
-            let p = p1 * p2;
-            if p == 0.0 {
-                continue;
-            }
-            let class = classify(rules.double_rule, x as u32, y as u32);
-            let armour = match class {
-                2 if actor_knocks_down => Some((x - y, &arm_d)),
-                4 if responder_knocks_down => Some((y - x, &arm_a)),
-                _ => None,
-            };
-            match armour {
-                Some((hits, arm)) => {
-                    for (s, &q) in arm.0.iter().enumerate() {
-                        exact[rx.encode(&[x, y, hits.saturating_sub(s)])] += p * q;
-                    }
-                }
-                None => exact[rx.encode(&[x, y, 0])] += p,
-            }
-        }
-    }
     let capped_mass = 1.0 - (1.0 - capped(&pa, &a)) * (1.0 - capped(&pd, &d));
 
     let states = rx.size();
@@ -528,7 +508,47 @@ pub(super) fn opposed(
         },
     )
     .exact(Some(exact))
+    .fractions_later(move || opposed_pmf::<Ratio>(pools, double, knocks))
     .capped(capped_mass, None)
+}
+
+/// The opposed test's states (the two sides' successes, the turns out of play): the
+/// pools `[actor, responder, responder's armour, actor's armour]` independent, then the
+/// armour check of whoever a double knocked down (`knocks`: by the actor, by the
+/// responder).
+fn opposed_pmf<W: Prob>(
+    [a, d, d_armour, a_armour]: [Pool; 4],
+    double: DoubleRule,
+    (actor_knocks_down, responder_knocks_down): (bool, bool),
+) -> Vec<W> {
+    let (ca, cd) = (a.cap as usize, d.cap as usize);
+    let rx = Radix(vec![ca + 1, cd + 1, ca.max(cd) + 1]);
+    let (pa, pd) = (pool_pmf_of::<W>(&a), pool_pmf_of::<W>(&d));
+    let (arm_d, arm_a) = (pool_pmf_of::<W>(&d_armour), pool_pmf_of::<W>(&a_armour));
+    let mut exact = vec![W::zero(); rx.size()];
+    for (x, p1) in pa.0.iter().enumerate() {
+        for (y, p2) in pd.0.iter().enumerate() {
+            let p = p1.clone() * p2.clone();
+            if p.is_zero() {
+                continue;
+            }
+            let class = classify(double, x as u32, y as u32);
+            let armour = match class {
+                2 if actor_knocks_down => Some((x - y, &arm_d)),
+                4 if responder_knocks_down => Some((y - x, &arm_a)),
+                _ => None,
+            };
+            match armour {
+                Some((hits, arm)) => {
+                    for (s, q) in arm.0.iter().enumerate() {
+                        exact[rx.encode(&[x, y, hits.saturating_sub(s)])] += p.clone() * q.clone();
+                    }
+                }
+                None => exact[rx.encode(&[x, y, 0])] += p,
+            }
+        }
+    }
+    exact
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! Throw's successes). Monte Carlo rolls each test as the rules say.
 
 use super::{Rules, Side, Tally, Test};
-use crate::exact::Pmf;
+use crate::exact::{Pmf, Prob, Ratio};
 use crate::kernels::{Pool, Rng};
 use crate::model::{Compiled, Headline, Metric, Trial};
 
@@ -59,9 +59,9 @@ impl Graded {
 
     /// Adds the mass that ends here, reached with chance `reach`, to `exact`; the
     /// chance of going on (2+ successes).
-    fn settle(self, exact: &mut [f64], pmf: &Pmf, reach: f64) -> f64 {
-        exact[self.none] += reach * pmf.p(0);
-        exact[self.one] += reach * pmf.p(1);
+    fn settle<W: Prob>(self, exact: &mut [W], pmf: &Pmf<W>, reach: &W) -> W {
+        exact[self.none] += reach.clone() * pmf.p(0);
+        exact[self.one] += reach.clone() * pmf.p(1);
         pmf.at_least(2)
     }
 }
@@ -231,47 +231,15 @@ pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
         holder.unit.name, play.strike_range, strike.dice
     ));
     let n = labels.len();
-    let mut exact = vec![0.0; n];
-    let mut reach = 1.0;
     let mut tally = Tally::default();
-    for st in &stages {
-        match st {
-            Stage::Dash { pool, need, fell } => {
-                let pass = tally.pmf(pool, reach).at_least(*need as usize);
-                exact[*fell] += reach * (1.0 - pass);
-                reach *= pass;
-            }
-            Stage::PickUp { pool, ends } => {
-                let pmf = tally.pmf(pool, reach);
-                reach *= ends.settle(&mut exact, &pmf, reach);
-            }
-            Stage::Pass(p) => {
-                let pt = tally.pmf(&p.throw, reach);
-                exact[p.inaccurate] += reach * pt.p(0);
-                let mut on = 0.0;
-                for (t, pool) in p.catch.iter().enumerate().skip(1) {
-                    let w = reach * pt.p(t);
-                    let pc = tally.pmf(pool, w);
-                    on += pt.p(t) * p.ends.settle(&mut exact, &pc, w);
-                }
-                reach *= on;
-            }
-            Stage::Strike {
-                pool,
-                missed,
-                strike,
-            } => {
-                let pmf = tally.pmf(pool, reach);
-                exact[*missed] += reach * pmf.p(0);
-                exact[*strike] += reach * pmf.at_least(1);
-            }
-        }
-    }
+    let exact = play_pmf::<f64>(&stages, n, &mut tally);
     let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
     Compiled::new(
         name,
         format!("{}: {}", c.unit.name, steps.join(", then ")),
-        Box::new(PlayTrial { stages }),
+        Box::new(PlayTrial {
+            stages: stages.clone(),
+        }),
         vec![Metric::categorical(
             "result",
             "where the play ends: the first test that stops it, or the Strike",
@@ -286,5 +254,48 @@ pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
         },
     )
     .exact(Some(exact))
+    .fractions_later(move || play_pmf::<Ratio>(&stages, n, &mut Tally::unkept()))
     .capped(tally.capped, None)
+}
+
+/// Where the play's `n` outcomes end it: the chance of going on multiplied down the
+/// stages, the Catch summed over the Throw's successes.
+fn play_pmf<W: Prob>(stages: &[Stage], n: usize, tally: &mut Tally) -> Vec<W> {
+    let mut exact = vec![W::zero(); n];
+    let mut reach = W::one();
+    for st in stages {
+        match st {
+            Stage::Dash { pool, need, fell } => {
+                let pass = tally.pmf(pool, &reach).at_least(*need as usize);
+                exact[*fell] += reach.clone() * (W::one() - pass.clone());
+                reach = reach * pass;
+            }
+            Stage::PickUp { pool, ends } => {
+                let pmf = tally.pmf(pool, &reach);
+                let on = ends.settle(&mut exact, &pmf, &reach);
+                reach = reach * on;
+            }
+            Stage::Pass(p) => {
+                let pt = tally.pmf(&p.throw, &reach);
+                exact[p.inaccurate] += reach.clone() * pt.p(0);
+                let mut on = W::zero();
+                for (t, pool) in p.catch.iter().enumerate().skip(1) {
+                    let w = reach.clone() * pt.p(t);
+                    let pc = tally.pmf(pool, &w);
+                    on += pt.p(t) * p.ends.settle(&mut exact, &pc, &w);
+                }
+                reach = reach * on;
+            }
+            Stage::Strike {
+                pool,
+                missed,
+                strike,
+            } => {
+                let pmf = tally.pmf(pool, &reach);
+                exact[*missed] += reach.clone() * pmf.p(0);
+                exact[*strike] += reach.clone() * pmf.at_least(1);
+            }
+        }
+    }
+    exact
 }

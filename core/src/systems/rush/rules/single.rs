@@ -3,7 +3,7 @@
 //! pool's pmf, or the chance of passing multiplied down the chain.
 
 use super::Tally;
-use crate::exact::Pmf;
+use crate::exact::{pool_pmf_of, Pmf, Prob, Ratio};
 use crate::kernels::{Pool, Rng};
 use crate::model::{Compiled, Headline, Metric, Trial};
 
@@ -30,7 +30,7 @@ fn single(
     headline: Headline,
 ) -> Compiled {
     let mut tally = Tally::default();
-    let Pmf(exact) = tally.pmf(&pool, 1.0);
+    let Pmf(exact) = tally.pmf(&pool, &1.0);
     let cap = pool.cap as usize;
     let count = Metric::numeric(
         successes,
@@ -47,6 +47,7 @@ fn single(
         headline,
     )
     .exact(Some(exact))
+    .fractions_later(move || pool_pmf_of::<Ratio>(&pool).0)
     .capped(tally.capped, None)
 }
 
@@ -139,20 +140,16 @@ impl Trial for Chain {
 /// action with the unit fallen over.
 pub(super) fn chain(name: &str, desc: String, pools: Vec<Pool>, needs: Vec<u32>) -> Compiled {
     let k = pools.len();
-    let mut exact = vec![0.0; k + 1];
-    let mut reach = 1.0;
     let mut tally = Tally::default();
-    for (i, (p, &need)) in pools.iter().zip(&needs).enumerate() {
-        let pass = tally.pmf(p, reach).at_least(need as usize);
-        exact[i] = reach * (1.0 - pass);
-        reach *= pass;
-    }
-    exact[k] = reach;
+    let exact = chain_pmf::<f64>(&pools, &needs, &mut tally);
     let fell: Vec<u16> = (0..=k).map(|s| (s == k) as u16).collect();
     Compiled::new(
         name,
         desc,
-        Box::new(Chain { pools, needs }),
+        Box::new(Chain {
+            pools: pools.clone(),
+            needs: needs.clone(),
+        }),
         vec![
             Metric::categorical(
                 "result",
@@ -175,5 +172,21 @@ pub(super) fn chain(name: &str, desc: String, pools: Vec<Pool>, needs: Vec<u32>)
         },
     )
     .exact(Some(exact))
+    .fractions_later(move || chain_pmf::<Ratio>(&pools, &needs, &mut Tally::unkept()))
     .capped(tally.capped, None)
+}
+
+/// How many of `pools`' tests pass before the first failure: each passes with its
+/// chance of `needs` successes, reached if every test before it passed.
+fn chain_pmf<W: Prob>(pools: &[Pool], needs: &[u32], tally: &mut Tally) -> Vec<W> {
+    let k = pools.len();
+    let mut exact = vec![W::zero(); k + 1];
+    let mut reach = W::one();
+    for (i, (p, &need)) in pools.iter().zip(needs).enumerate() {
+        let pass = tally.pmf(p, &reach).at_least(need as usize);
+        exact[i] = reach.clone() * (W::one() - pass.clone());
+        reach = reach * pass;
+    }
+    exact[k] = reach;
+    exact
 }

@@ -3,6 +3,7 @@
 //! the first one's successes.
 
 use super::{describe_pool, CatchPool, Rules, Side, Tally};
+use crate::exact::{Prob, Ratio};
 use crate::kernels::{Pool, Rng};
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
 
@@ -39,14 +40,7 @@ pub(super) fn pick_up_throw(
 ) -> Compiled {
     let rx = Radix(vec![3, throw.cap as usize + 1]);
     let mut tally = Tally::default();
-    let pp = tally.pmf(&pick, 1.0);
-    let mut exact = vec![0.0; rx.size()];
-    exact[rx.encode(&[0, 0])] = pp.p(0);
-    exact[rx.encode(&[1, 0])] = pp.p(1);
-    let p2 = pp.at_least(2);
-    for (t, &q) in tally.pmf(&throw, p2).0.iter().enumerate() {
-        exact[rx.encode(&[2, t])] += p2 * q;
-    }
+    let exact = pick_throw_pmf::<f64>(pick, throw, &mut tally);
     let mut result = Vec::new();
     let mut tsucc = Vec::new();
     for s in 0..rx.size() {
@@ -85,7 +79,22 @@ pub(super) fn pick_up_throw(
         },
     )
     .exact(Some(exact))
+    .fractions_later(move || pick_throw_pmf::<Ratio>(pick, throw, &mut Tally::unkept()))
     .capped(tally.capped, None)
+}
+
+/// [`pick_up_throw`]'s states: the pick-up's successes (0, 1, 2+), then the throw's.
+fn pick_throw_pmf<W: Prob>(pick: Pool, throw: Pool, tally: &mut Tally) -> Vec<W> {
+    let rx = Radix(vec![3, throw.cap as usize + 1]);
+    let pp = tally.pmf(&pick, &W::one());
+    let mut exact = vec![W::zero(); rx.size()];
+    exact[rx.encode(&[0, 0])] = pp.p(0);
+    exact[rx.encode(&[1, 0])] = pp.p(1);
+    let p2 = pp.at_least(2);
+    for (t, q) in tally.pmf(&throw, &p2).0.into_iter().enumerate() {
+        exact[rx.encode(&[2, t])] += p2.clone() * q;
+    }
+    exact
 }
 
 /// Throw then Catch. State: (throw successes, catch successes); no Catch is rolled after
@@ -131,15 +140,7 @@ pub(super) fn pass(
     let catch_states = catch.iter().map(|p| p.cap as usize + 1).max().unwrap_or(1);
     let rx = Radix(vec![ct + 1, catch_states]);
     let mut tally = Tally::default();
-    let pt = tally.pmf(&throw, 1.0);
-    let mut exact = vec![0.0; rx.size()];
-    exact[rx.encode(&[0, 0])] = pt.p(0);
-    for t in 1..=ct {
-        let pc = tally.pmf(&catch[t], pt.p(t));
-        for (c, &q) in pc.0.iter().enumerate() {
-            exact[rx.encode(&[t, c])] += pt.p(t) * q;
-        }
-    }
+    let exact = pass_pmf::<f64>(throw, &catch, catch_states, &mut tally);
     let mut result = Vec::new();
     let mut tsucc = Vec::new();
     for s in 0..rx.size() {
@@ -163,7 +164,7 @@ pub(super) fn pass(
         desc,
         Box::new(PassTrial {
             throw,
-            catch,
+            catch: catch.clone(),
             catch_states,
         }),
         vec![
@@ -183,5 +184,27 @@ pub(super) fn pass(
         },
     )
     .exact(Some(exact))
+    .fractions_later(move || pass_pmf::<Ratio>(throw, &catch, catch_states, &mut Tally::unkept()))
     .capped(tally.capped, None)
+}
+
+/// [`pass`]'s states: the throw's successes, then the catch's (none after a miss).
+fn pass_pmf<W: Prob>(
+    throw: Pool,
+    catch: &[Pool],
+    catch_states: usize,
+    tally: &mut Tally,
+) -> Vec<W> {
+    let ct = throw.cap as usize;
+    let rx = Radix(vec![ct + 1, catch_states]);
+    let pt = tally.pmf(&throw, &W::one());
+    let mut exact = vec![W::zero(); rx.size()];
+    exact[rx.encode(&[0, 0])] = pt.p(0);
+    for t in 1..=ct {
+        let pc = tally.pmf(&catch[t], &pt.p(t));
+        for (c, q) in pc.0.into_iter().enumerate() {
+            exact[rx.encode(&[t, c])] += pt.p(t) * q;
+        }
+    }
+    exact
 }

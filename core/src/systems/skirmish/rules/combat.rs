@@ -4,11 +4,13 @@
 use super::{
     breaks, charge_attacks, p_break, status_of, Attack, ChargeReaction, Rules, Stats, Unit,
 };
+use crate::exact::{Prob, Ratio};
 use crate::kernels::{Faces, Rng};
 use crate::model::{Chart, Compiled, Headline, Metric, Radix, Trial};
 
 /// Combat state: (models of the charger, models of the target, who broke as in a
 /// firefight, the round it ended in: 0 = still fighting after the last round).
+#[derive(Clone)]
 struct CombatTrial {
     rules: Rules,
     charger: Unit,
@@ -84,41 +86,43 @@ impl Trial for CombatTrial {
 }
 
 /// Exactly: the chain over the survivors, round by round.
-fn combat_exact(f: &CombatTrial) -> Vec<f64> {
+fn combat_exact<W: Prob>(f: &CombatTrial) -> Vec<W> {
     let rules = &f.rules;
-    let mut out = vec![0.0; f.radix.size()];
+    let mut out = vec![W::zero(); f.radix.size()];
     let (mc, mt) = (f.charger.models, f.target.models);
     if f.flees() {
-        out[f.radix.encode(&[mc as usize, mt as usize, 2, 1])] = 1.0;
+        out[f.radix.encode(&[mc as usize, mt as usize, 2, 1])] = W::one();
         return out;
     }
     let units = [&f.charger, &f.target];
     // Still fighting: (models of the charger, of the target) -> probability.
-    let mut live = vec![vec![0.0; mt as usize + 1]; mc as usize + 1];
-    live[mc as usize][mt as usize] = 1.0;
+    let mut live = vec![vec![W::zero(); mt as usize + 1]; mc as usize + 1];
+    live[mc as usize][mt as usize] = W::one();
     for t in 1..=f.rounds {
-        let mut next = vec![vec![0.0; mt as usize + 1]; mc as usize + 1];
+        let mut next = vec![vec![W::zero(); mt as usize + 1]; mc as usize + 1];
         for (a, row) in live.iter().enumerate() {
-            for (b, &p) in row.iter().enumerate() {
-                if p == 0.0 {
+            for (b, p) in row.iter().enumerate() {
+                if p.is_zero() {
                     continue;
                 }
                 let m = [a as u32, b as u32];
                 let (act, back) = f.attacks(t, m);
-                let on_target = act.pmf(rules);
-                let on_charger = back.map_or(vec![1.0], |x| x.pmf(rules));
-                for (ct, &q) in on_target.iter().enumerate() {
-                    for (cc, &r) in on_charger.iter().enumerate() {
+                let on_target = act.pmf::<W>(rules);
+                let on_charger = back.map_or(vec![W::one()], |x| x.pmf(rules));
+                for (ct, q) in on_target.iter().enumerate() {
+                    for (cc, r) in on_charger.iter().enumerate() {
                         let with = |x: usize| Stats {
                             models: m[x],
                             ..units[x].stats
                         };
-                        let pb = [p_break(&with(0), cc, rules), p_break(&with(1), ct, rules)];
+                        let pb: [W; 2] =
+                            [p_break(&with(0), cc, rules), p_break(&with(1), ct, rules)];
                         let n = [a - cc, b - ct];
-                        for (b0, w0) in [(false, 1.0 - pb[0]), (true, pb[0])] {
-                            for (b1, w1) in [(false, 1.0 - pb[1]), (true, pb[1])] {
-                                let w = p * q * r * w0 * w1;
-                                if w == 0.0 {
+                        let [pb0, pb1] = pb;
+                        for (b0, w0) in [(false, W::one() - pb0.clone()), (true, pb0)] {
+                            for (b1, w1) in [(false, W::one() - pb1.clone()), (true, pb1.clone())] {
+                                let w = p.clone() * q.clone() * r.clone() * w0.clone() * w1;
+                                if w.is_zero() {
                                     continue;
                                 }
                                 let st = status_of([b0, b1]) as usize;
@@ -135,9 +139,9 @@ fn combat_exact(f: &CombatTrial) -> Vec<f64> {
         }
         live = next;
     }
-    for (a, row) in live.iter().enumerate() {
-        for (b, &p) in row.iter().enumerate() {
-            if p > 0.0 {
+    for (a, row) in live.into_iter().enumerate() {
+        for (b, p) in row.into_iter().enumerate() {
+            if !p.is_zero() {
                 out[f.radix.encode(&[a, b, 0, 0])] += p;
             }
         }
@@ -169,7 +173,8 @@ pub(super) fn compile_combat(
         rounds,
         radix: radix.clone(),
     };
-    let exact = combat_exact(&trial);
+    let exact = combat_exact::<f64>(&trial);
+    let later = trial.clone();
     let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
     // 0: the charger wins, 1: the target wins, 2: still fighting, 3: both out.
     let outcome = |v: &[usize]| -> usize {
@@ -268,6 +273,7 @@ pub(super) fn compile_combat(
         },
     )
     .exact(Some(exact))
+    .fractions_later(move || combat_exact::<Ratio>(&later))
     // Nothing is capped: still fighting after the last round is an outcome of its own,
     // not a cut.
     .charts(vec![race])

@@ -4,6 +4,7 @@ use super::{
     breaks, charge_attacks, models_lost, p_break, shoot_attacks, Attack, ChargeReaction, Rules,
     ShotReaction, Stats, Unit,
 };
+use crate::exact::{Prob, Ratio};
 use crate::kernels::{Faces, Rng};
 use crate::model::{Compiled, Group, Headline, Metric, Radix, Trial};
 
@@ -68,23 +69,9 @@ fn exchange(
         2,
         2,
     ]);
-    let mut exact = vec![0.0; radix.size()];
-    if flees {
-        exact[radix.encode(&[0, 0, 1, 0])] = 1.0;
-    } else {
-        let pt = act.pmf(rules);
-        let pa = back.map_or(vec![1.0], |b| b.pmf(rules));
-        for (ct, &p) in pt.iter().enumerate() {
-            for (ca, &q) in pa.iter().enumerate() {
-                let (bt, ba) = (p_break(target, ct, rules), p_break(actor, ca, rules));
-                for (tb, x) in [(0, 1.0 - bt), (1, bt)] {
-                    for (ab, y) in [(0, 1.0 - ba), (1, ba)] {
-                        exact[radix.encode(&[ct, ca, tb, ab])] += p * q * x * y;
-                    }
-                }
-            }
-        }
-    }
+    let sides = (target.stats, actor.stats);
+    let exact = exchange_pmf::<f64>(&radix, flees, (&act, back.as_ref()), sides, rules);
+    let later = (radix.clone(), rules.clone());
     let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
     let field = |i: usize| -> Vec<u16> { states.iter().map(|v| v[i] as u16).collect() };
     // A unit that lost every model is wiped out, whatever its (moot) morale test said.
@@ -131,7 +118,41 @@ fn exchange(
         },
     )
     .exact(Some(exact))
+    .fractions_later({
+        let (radix, rules) = later;
+        move || exchange_pmf::<Ratio>(&radix, flees, (&act, back.as_ref()), sides, &rules)
+    })
     .group(group)
+}
+
+/// The exchange's states (casualties on the target and on the actor, then whether
+/// each broke): the two attacks' casualties independent, each side's break test on its
+/// own casualties.
+fn exchange_pmf<W: Prob>(
+    radix: &Radix,
+    flees: bool,
+    (act, back): (&Attack, Option<&Attack>),
+    (target, actor): (Stats, Stats),
+    rules: &Rules,
+) -> Vec<W> {
+    let mut exact = vec![W::zero(); radix.size()];
+    if flees {
+        exact[radix.encode(&[0, 0, 1, 0])] = W::one();
+        return exact;
+    }
+    let pt = act.pmf::<W>(rules);
+    let pa = back.map_or(vec![W::one()], |b| b.pmf(rules));
+    for (ct, p) in pt.iter().enumerate() {
+        for (ca, q) in pa.iter().enumerate() {
+            let (bt, ba): (W, W) = (p_break(&target, ct, rules), p_break(&actor, ca, rules));
+            for (tb, x) in [(0, W::one() - bt.clone()), (1, bt)] {
+                for (ab, y) in [(0, W::one() - ba.clone()), (1, ba.clone())] {
+                    exact[radix.encode(&[ct, ca, tb, ab])] += p.clone() * q.clone() * x.clone() * y;
+                }
+            }
+        }
+    }
+    exact
 }
 
 fn describe_attack(a: &Attack, rules: &Rules) -> String {
@@ -141,7 +162,7 @@ fn describe_attack(a: &Attack, rules: &Rules) -> String {
         rules.die,
         a.modifier,
         a.target,
-        100.0 * rules.p_hit(a.modifier, a.target),
+        100.0 * rules.p_hit::<f64>(a.modifier, a.target),
         a.defence,
         if a.reroll_saves { " re-rolled" } else { "" }
     )

@@ -2,6 +2,7 @@
 //! with the optional economy of fatigue, morale tokens, Regroup and ready markers.
 
 use super::{shoot_attacks, status_of, Attack, BreakTest, Rules, ShotReaction, Stats, Unit};
+use crate::exact::{Prob, Ratio};
 use crate::kernels::{FaceStream, Faces, Rng};
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
 
@@ -10,6 +11,7 @@ use crate::model::{Compiled, Headline, Metric, Radix, Trial};
 /// the same simultaneous exchange; a side at 0 models is gone. A side is out when it is
 /// gone or broke; when both are out after the same exchange, neither won. The token and
 /// ready digits have one value (0) unless the firefight counts them.
+#[derive(Clone)]
 struct FirefightTrial {
     rules: Rules,
     a: Unit,
@@ -103,7 +105,7 @@ enum Act {
 }
 
 /// One way an exchange ends: (position, status, probability).
-type Step = (Pos, u32, f64);
+type Step<W> = (Pos, u32, W);
 
 impl FirefightTrial {
     fn units(&self) -> [&Unit; 2] {
@@ -177,11 +179,11 @@ impl FirefightTrial {
     }
 
     /// P(a unit of `models` before the exchange breaks after `c` casualties).
-    fn p_break(&self, u: &Unit, models: u32, c: u32, tokens: u32) -> f64 {
+    fn p_break<W: Prob>(&self, u: &Unit, models: u32, c: u32, tokens: u32) -> W {
         if c == 0 || self.rules.break_test == BreakTest::Never || c >= models {
-            return 0.0;
+            return W::zero();
         }
-        1.0 - self.rules.p_morale(u.morale, self.penalty(c, tokens))
+        W::one() - self.rules.p_morale(u.morale, self.penalty(c, tokens))
     }
 
     /// Tokens after casualties `c` (only counted when the firefight keeps tokens).
@@ -218,29 +220,29 @@ impl FirefightTrial {
     }
 
     /// Every way one exchange (x acts, y maybe reacts) ends, exactly.
-    fn exchange_exact(&self, x: usize, p: Pos, can_react: bool) -> Vec<Step> {
+    fn exchange_exact<W: Prob>(&self, x: usize, p: Pos, can_react: bool) -> Vec<Step<W>> {
         let y = 1 - x;
         let u = self.units();
         let reaction = self.reaction_to(x, p, can_react);
         let (act, back) = self.attacks(x, p, reaction);
         let base = self.after_acts(x, p, reaction);
-        let py = act.map_or(vec![1.0], |a| a.pmf(&self.rules));
-        let px = back.map_or(vec![1.0], |b| b.pmf(&self.rules));
+        let py = act.map_or(vec![W::one()], |a| a.pmf(&self.rules));
+        let px = back.map_or(vec![W::one()], |b| b.pmf(&self.rules));
         let mut out = Vec::new();
-        for (cy, &q) in py.iter().enumerate() {
-            for (cx, &r) in px.iter().enumerate() {
+        for (cy, q) in py.iter().enumerate() {
+            for (cx, r) in px.iter().enumerate() {
                 let mut n = base;
                 n.m[y] -= cy as u32;
                 n.m[x] -= cx as u32;
                 n.t[y] = self.add_tokens(base.t[y], cy as u32);
                 n.t[x] = self.add_tokens(base.t[x], cx as u32);
-                let yb = self.p_break(u[y], p.m[y], cy as u32, n.t[y]);
-                let xb = self.p_break(u[x], p.m[x], cx as u32, n.t[x]);
+                let yb: W = self.p_break(u[y], p.m[y], cy as u32, n.t[y]);
+                let xb: W = self.p_break(u[x], p.m[x], cx as u32, n.t[x]);
                 // Both break tests, as the sampler rolls them.
-                for (by, wy) in [(false, 1.0 - yb), (true, yb)] {
-                    for (bx, wx) in [(false, 1.0 - xb), (true, xb)] {
-                        let w = q * r * wy * wx;
-                        if w == 0.0 {
+                for (by, wy) in [(false, W::one() - yb.clone()), (true, yb)] {
+                    for (bx, wx) in [(false, W::one() - xb.clone()), (true, xb.clone())] {
+                        let w = q.clone() * r.clone() * wy.clone() * wx;
+                        if w.is_zero() {
                             continue;
                         }
                         let mut broke = [false; 2];
@@ -371,24 +373,28 @@ impl Trial for FirefightTrial {
 
 /// Exactly: the distribution over the firefight's states after the rounds. Within a
 /// round the state also carries who is spent (fatigue), as the sampler does.
-fn firefight_exact(f: &FirefightTrial) -> Vec<f64> {
+fn firefight_exact<W: Prob>(f: &FirefightTrial) -> Vec<W> {
     let size = f.radix.size();
-    let mut dist = vec![0.0; size];
-    dist[f.encode(f.start(), 0)] = 1.0;
+    let mut dist = vec![W::zero(); size];
+    dist[f.encode(f.start(), 0)] = W::one();
+    let none = || [W::zero(), W::zero(), W::zero(), W::zero()];
     for _ in 0..f.rounds {
         // (state, spent) within the round.
-        let mut cur: Vec<[f64; 4]> = dist.iter().map(|&p| [p, 0.0, 0.0, 0.0]).collect();
+        let mut cur: Vec<[W; 4]> = dist
+            .into_iter()
+            .map(|p| [p, W::zero(), W::zero(), W::zero()])
+            .collect();
         for x in 0..2 {
-            let mut next: Vec<[f64; 4]> = vec![[0.0; 4]; size];
+            let mut next: Vec<[W; 4]> = (0..size).map(|_| none()).collect();
             for (s, ps) in cur.iter().enumerate() {
-                for (spent_bits, &w) in ps.iter().enumerate() {
-                    if w == 0.0 {
+                for (spent_bits, w) in ps.iter().enumerate() {
+                    if w.is_zero() {
                         continue;
                     }
                     let (p, status) = f.decode(s);
                     let spent = [spent_bits & 1 == 1, spent_bits & 2 == 2];
                     if FirefightTrial::over(p, status) || (f.f.fatigue && spent[x]) {
-                        next[s][spent_bits] += w;
+                        next[s][spent_bits] += w.clone();
                         continue;
                     }
                     let can_react = !(f.f.fatigue && spent[1 - x]);
@@ -397,14 +403,23 @@ fn firefight_exact(f: &FirefightTrial) -> Vec<f64> {
                     ns[x] = true;
                     ns[1 - x] |= reacted;
                     let bits = ns[0] as usize + 2 * ns[1] as usize;
-                    for (n, status, q) in f.exchange_exact(x, p, can_react) {
-                        next[f.encode(n, status)][bits] += w * q;
+                    for (n, status, q) in f.exchange_exact::<W>(x, p, can_react) {
+                        next[f.encode(n, status)][bits] += w.clone() * q;
                     }
                 }
             }
             cur = next;
         }
-        dist = cur.iter().map(|ps| ps.iter().sum()).collect();
+        dist = cur
+            .into_iter()
+            .map(|ps| {
+                let mut total = W::zero();
+                for p in ps {
+                    total += p;
+                }
+                total
+            })
+            .collect();
     }
     dist
 }
@@ -451,7 +466,8 @@ pub(super) fn compile_firefight(
         radix: radix.clone(),
         f: *economy,
     };
-    let exact = firefight_exact(&trial);
+    let exact = firefight_exact::<f64>(&trial);
+    let later = trial.clone();
     let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
     // Out: gone, or broke. Both out after one simultaneous exchange: nobody won.
     let outcome = |v: &[usize]| -> u16 {
@@ -526,6 +542,7 @@ pub(super) fn compile_firefight(
         },
     )
     .exact(Some(exact))
+    .fractions_later(move || firefight_exact::<Ratio>(&later))
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ mod testing;
 pub use firefight::FirefightRules;
 pub use volley::{plan_shots, Action};
 
-use crate::exact::binomial;
+use crate::exact::Prob;
 use crate::kernels::{digit_from, digit_scales, FaceStream, Faces, Rng};
 use crate::model::{Compiled, Group, Metric};
 
@@ -90,11 +90,11 @@ impl Default for Rules {
 
 impl Rules {
     /// P(an attack die hits): `1dS + modifier >= target`, naturals first.
-    pub fn p_hit(&self, modifier: i32, target: i32) -> f64 {
+    pub fn p_hit<W: Prob>(&self, modifier: i32, target: i32) -> W {
         let hits = (1..=self.die)
             .filter(|&r| self.hits(r, modifier, target))
             .count();
-        hits as f64 / self.die as f64
+        W::ratio(hits as u64, u64::from(self.die))
     }
 
     /// Whether one attack die's `roll` hits: a natural miss never does, a natural hit
@@ -120,19 +120,20 @@ impl Rules {
     }
 
     /// P(a defence die saves): `defence` or better.
-    pub fn p_save(&self, defence: u32) -> f64 {
+    pub fn p_save<W: Prob>(&self, defence: u32) -> W {
         if !self.saves {
-            return 0.0;
+            return W::zero();
         }
-        (1..=self.die).filter(|&r| r >= defence).count() as f64 / self.die as f64
+        let saves = (1..=self.die).filter(|&r| r >= defence).count();
+        W::ratio(saves as u64, u64::from(self.die))
     }
 
     /// P(a morale test passes) with `penalty` taken off the morale number.
-    pub fn p_morale(&self, morale: i32, penalty: i32) -> f64 {
-        (1..=self.die)
+    pub fn p_morale<W: Prob>(&self, morale: i32, penalty: i32) -> W {
+        let passes = (1..=self.die)
             .filter(|&r| self.morale_passes(r, morale, penalty))
-            .count() as f64
-            / self.die as f64
+            .count();
+        W::ratio(passes as u64, u64::from(self.die))
     }
 
     /// Whether a morale die's `roll` passes against `morale` with `penalty` taken off (a
@@ -384,16 +385,20 @@ pub struct Attack {
 
 impl Attack {
     /// P(one die causes a casualty): it hits and the save fails (twice with a re-roll).
-    pub fn p_casualty(&self, rules: &Rules) -> f64 {
-        let fail = 1.0 - rules.p_save(self.defence);
-        let fail = if self.reroll_saves { fail * fail } else { fail };
-        rules.p_hit(self.modifier, self.target) * fail
+    pub fn p_casualty<W: Prob>(&self, rules: &Rules) -> W {
+        let fail = W::one() - rules.p_save(self.defence);
+        let fail = if self.reroll_saves {
+            fail.clone() * fail
+        } else {
+            fail
+        };
+        rules.p_hit::<W>(self.modifier, self.target) * fail
     }
 
     /// Casualties, exactly: Binomial(dice, p) folded at `cap` (the models there are).
-    pub fn pmf(&self, rules: &Rules) -> Vec<f64> {
-        let b = binomial(self.dice, self.p_casualty(rules)).0;
-        let mut out = vec![0.0; self.cap as usize + 1];
+    pub fn pmf<W: Prob>(&self, rules: &Rules) -> Vec<W> {
+        let b = W::binomial(self.dice, &self.p_casualty(rules)).0;
+        let mut out = vec![W::zero(); self.cap as usize + 1];
         for (k, p) in b.into_iter().enumerate() {
             out[k.min(self.cap as usize)] += p;
         }
@@ -566,11 +571,11 @@ pub fn charge_attacks(
 }
 
 /// P(broken | casualties) for a unit that took `c` casualties in an exchange.
-fn p_break(u: &Stats, c: usize, rules: &Rules) -> f64 {
+fn p_break<W: Prob>(u: &Stats, c: usize, rules: &Rules) -> W {
     if c == 0 || rules.break_test == BreakTest::Never || c as u32 >= u.models {
-        return 0.0;
+        return W::zero();
     }
-    1.0 - rules.p_morale(u.morale, rules.casualty_modifier * c as i32)
+    W::one() - rules.p_morale(u.morale, rules.casualty_modifier * c as i32)
 }
 
 fn breaks(u: &Stats, c: u32, rules: &Rules, d: &mut FaceStream, rng: &mut Rng) -> bool {

@@ -1,6 +1,7 @@
 //! Morale: a single rally or flee test with morale tokens.
 
 use super::{Rules, Sense, Unit};
+use crate::exact::{Prob, Ratio};
 use crate::kernels::{Faces, Rng};
 use crate::model::{Compiled, Headline, Metric, Trial};
 
@@ -30,7 +31,7 @@ pub(super) fn compile_morale(
     rules: &Rules,
 ) -> Compiled {
     let penalty = rules.casualty_modifier * tokens as i32;
-    let p = rules.p_morale(unit.morale, penalty);
+    let p: f64 = rules.p_morale(unit.morale, penalty);
     let labels: [&str; 2] = if rally {
         ["stays broken", "rallies"]
     } else {
@@ -76,6 +77,14 @@ pub(super) fn compile_morale(
         },
     )
     .exact(Some(vec![1.0 - p, p]))
+    .fractions_later({
+        let rules = rules.clone();
+        let morale = unit.morale;
+        move || {
+            let p: Ratio = rules.p_morale(morale, penalty);
+            vec![Ratio::one() - p.clone(), p]
+        }
+    })
 }
 
 #[cfg(test)]

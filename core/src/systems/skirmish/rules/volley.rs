@@ -1,6 +1,7 @@
 //! Volleys: one unit's turn of shooting actions (make ready, aim, shoot) at one target.
 
 use super::{models_lost, shoot_attacks, Attack, Rules, ShotReaction, Stats, Unit};
+use crate::exact::{Prob, Ratio};
 use crate::kernels::{Faces, Rng};
 use crate::model::{Compiled, Headline, Radix, Trial};
 
@@ -54,6 +55,7 @@ pub fn plan_shots(plan: &[Action], reaction: ShotReaction) -> (Vec<bool>, Vec<us
 }
 
 /// A turn of shots: state (casualties on the target, casualties on the shooter).
+#[derive(Clone)]
 struct VolleyTrial {
     rules: Rules,
     shooter: Unit,
@@ -101,37 +103,39 @@ impl Trial for VolleyTrial {
     }
 }
 
-fn volley_exact(f: &VolleyTrial) -> Vec<f64> {
+/// The volley's states (casualties on the target, on the shooter), shot by shot: each
+/// shot's casualties worked out from the models still standing on both sides.
+fn volley_exact<W: Prob>(f: &VolleyTrial) -> Vec<W> {
     let (ms, mt) = (f.shooter.models as usize, f.target.models as usize);
     // (shooter models, target models) -> probability
-    let mut dist = vec![vec![0.0; mt + 1]; ms + 1];
-    dist[ms][mt] = 1.0;
+    let mut dist = vec![vec![W::zero(); mt + 1]; ms + 1];
+    dist[ms][mt] = W::one();
     for &aimed in &f.shots {
-        let mut next = vec![vec![0.0; mt + 1]; ms + 1];
+        let mut next = vec![vec![W::zero(); mt + 1]; ms + 1];
         for (a, row) in dist.iter().enumerate() {
-            for (b, &p) in row.iter().enumerate() {
-                if p == 0.0 {
+            for (b, p) in row.iter().enumerate() {
+                if p.is_zero() {
                     continue;
                 }
                 if a == 0 || b == 0 {
-                    next[a][b] += p;
+                    next[a][b] += p.clone();
                     continue;
                 }
                 let (act, back) = f.attacks(aimed, [a as u32, b as u32]);
-                let pt = act.pmf(&f.rules);
-                let ps = back.map_or(vec![1.0], |x| x.pmf(&f.rules));
-                for (ct, &q) in pt.iter().enumerate() {
-                    for (cs, &r) in ps.iter().enumerate() {
-                        next[a - cs][b - ct] += p * q * r;
+                let pt = act.pmf::<W>(&f.rules);
+                let ps = back.map_or(vec![W::one()], |x| x.pmf(&f.rules));
+                for (ct, q) in pt.iter().enumerate() {
+                    for (cs, r) in ps.iter().enumerate() {
+                        next[a - cs][b - ct] += p.clone() * q.clone() * r.clone();
                     }
                 }
             }
         }
         dist = next;
     }
-    let mut out = vec![0.0; f.radix.size()];
-    for (a, row) in dist.iter().enumerate() {
-        for (b, &p) in row.iter().enumerate() {
+    let mut out = vec![W::zero(); f.radix.size()];
+    for (a, row) in dist.into_iter().enumerate() {
+        for (b, p) in row.into_iter().enumerate() {
             out[f.radix.encode(&[mt - b, ms - a])] += p;
         }
     }
@@ -159,7 +163,8 @@ pub(super) fn compile_volley(
         reaction,
         radix: radix.clone(),
     };
-    let exact = volley_exact(&trial);
+    let exact = volley_exact::<f64>(&trial);
+    let later = trial.clone();
     let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
     let field = |i: usize| -> Vec<u16> { states.iter().map(|v| v[i] as u16).collect() };
     let steps: Vec<&str> = plan.iter().map(|a| Action::NAMES[*a as usize]).collect();
@@ -205,6 +210,7 @@ pub(super) fn compile_volley(
         },
     )
     .exact(Some(exact))
+    .fractions_later(move || volley_exact::<Ratio>(&later))
 }
 
 #[cfg(test)]

@@ -146,6 +146,20 @@ def wh40k_firefight():
     return end.map(lambda w, g: (w + 1) // 2 - g)
 
 
+@cache
+def eclipse_round(a, d):
+    """One round of Eclipse's ion cannons (a hit on a 6 destroys a ship), the defenders'
+    `d` ships firing first: the ships left on each side."""
+    if a <= 0 or d <= 0:
+        return a, d
+
+    def attackers_fire(hits_on_a):
+        left = max(0, a - hits_on_a)
+        return (left @ (d6 == 6)).map(lambda h: (left, max(0, d - h)))
+
+    return (d @ (d6 == 6)).map(attackers_fire)
+
+
 @row("eclipse-interceptors", "Eclipse", SHRINK,
      "3 Interceptors attack 3 (one ion cannon each, hits on 6, a hit destroys one); equal "
      "initiative, so the defenders fire first each round, to the end: ships left "
@@ -154,19 +168,8 @@ def wh40k_firefight():
         do let left = max(0, a - (d)d6 count 6) in a = left, d = max(0, d - (left)d6 count 6)
         then a - d""")
 def eclipse_interceptors():
-    @cache
-    def round_(a, d):
-        if a <= 0 or d <= 0:
-            return a, d
-
-        def attackers_fire(hits_on_a):
-            left = max(0, a - hits_on_a)
-            return (left @ (d6 == 6)).map(lambda h: (left, max(0, d - h)))
-
-        return (d @ (d6 == 6)).map(attackers_fire)
-
     # 100 rounds at most, as the `repeat` (its default limit): both sides can miss.
-    return icepool.map(round_, (3, 3), star=True, repeat=100).map(lambda a, d: a - d)
+    return icepool.map(eclipse_round, (3, 3), star=True, repeat=100).map(lambda a, d: a - d)
 
 
 @pending("ship-captain-crew-turn", "Ship, Captain, and Crew", SHRINK,
@@ -1069,20 +1072,9 @@ def sr5_initiative_passes():
         do let left = max(0, a - (d)d6 count 6) in a = left, d = max(0, d - (left)d6 count 6)
         then a - d""")
 def eclipse_missiles():
-    @cache
-    def round_(a, d):
-        if a <= 0 or d <= 0:
-            return a, d
-
-        def attackers_fire(hits_on_a):
-            left = max(0, a - hits_on_a)
-            return (left @ (d6 == 6)).map(lambda h: (left, max(0, d - h)))
-
-        return (d @ (d6 == 6)).map(attackers_fire)
-
     def battle(downed):
         # 100 rounds at most, as the `repeat` (its default limit): both sides can miss.
-        end = icepool.map(round_, (2, max(0, 3 - downed)), star=True, repeat=100)
+        end = icepool.map(eclipse_round, (2, max(0, 3 - downed)), star=True, repeat=100)
         return end.map(lambda a, d: a - d)
 
     return (4 @ (d6 == 6)).map(battle)

@@ -38,8 +38,6 @@ pub trait Prob:
     fn ratio(n: u64, d: u64) -> Self;
     /// Whether it is no chance (a branch not worth walking).
     fn is_zero(&self) -> bool;
-    /// Whether it is 1 (a certain event: nothing left to branch on).
-    fn is_one(&self) -> bool;
     /// As a float, for what is reported only as one (a capped pool's top bucket).
     fn to_f64(&self) -> f64;
     /// `self^k` (floats by `powi`, as the rules modules raise them).
@@ -66,9 +64,6 @@ impl Prob for f64 {
     }
     fn is_zero(&self) -> bool {
         *self == 0.0
-    }
-    fn is_one(&self) -> bool {
-        *self == 1.0
     }
     fn to_f64(&self) -> f64 {
         *self
@@ -420,9 +415,6 @@ impl Prob for Ratio {
     fn is_zero(&self) -> bool {
         self.n.is_zero()
     }
-    fn is_one(&self) -> bool {
-        self.n > IBig::ZERO && (&self.n).unsigned_abs() == self.d.value()
-    }
     fn to_f64(&self) -> f64 {
         self.fraction().to_f64()
     }
@@ -493,7 +485,7 @@ mod tests {
         assert_eq!((Ratio::one() - q(1, 4)).fraction().to_string(), "3/4");
         assert_eq!((q(1, 4) + q(1, 6)).fraction().to_string(), "5/12");
         assert!((q(2, 4) - q(1, 2)).is_zero());
-        assert!((q(3, 6) + q(1, 2)).is_one());
+        assert_eq!(q(3, 6) + q(1, 2), Ratio::one());
         assert_eq!(q(1, 3), q(2, 6));
     }
 }

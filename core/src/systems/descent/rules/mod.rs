@@ -894,7 +894,8 @@ fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>, Chances) {
 /// An attack's exact distribution after the target's defence dice, in weight `W`.
 fn attack_exact<W: Prob>(a: &Attack, chances: &Chances) -> Vec<W> {
     let res = Resolver::new(a);
-    defended(&res, &chances.exact_in::<W>(&res), &a.target.blocks())
+    let exact = chances.exact_in::<W>(&res, &mut Default::default());
+    defended(&res, &exact, &a.target.blocks())
 }
 
 /// Several attacks on one target in one turn: each rolled as its own attack (its Aim,

@@ -59,10 +59,20 @@ impl Chances {
             .collect()
     }
 
-    /// The distribution over `res`'s states after the re-rolls, in weight `W`.
-    pub fn exact_in<W: Prob>(&self, res: &Resolver) -> Vec<W> {
+    /// The distribution over `res`'s states after the re-rolls, in weight `W`; `sums`
+    /// holds the re-rolled dice's summed faces already made (the plan's own, in floats).
+    pub fn exact_in<W: Prob>(
+        &self,
+        res: &Resolver,
+        sums: &mut HashMap<u128, Vec<(u64, W)>>,
+    ) -> Vec<W> {
         let p = self.value_chances::<W>();
-        let mut cache: HashMap<u128, Vec<(u64, W)>> = HashMap::default();
+        let kinds: Vec<(&[u64], &[W])> = self
+            .kinds
+            .iter()
+            .zip(&p)
+            .map(|((values, _, _), p)| (&values[..], &p[..]))
+            .collect();
         let mut exact = vec![W::zero(); res.states];
         for (roll, counts, kept) in &self.takes {
             let mut prob = W::one();
@@ -73,9 +83,9 @@ impl Chances {
                     left -= c as usize;
                 }
             }
-            let sums = cache
+            let sums = sums
                 .entry(packed(counts))
-                .or_insert_with(|| rerolled_in(res, &self.kinds, &p, counts));
+                .or_insert_with(|| rerolled_in(res, &kinds, counts));
             for (x, q) in sums.iter() {
                 exact[res.state(kept + x)] += prob.clone() * q.clone();
             }
@@ -84,21 +94,14 @@ impl Chances {
     }
 }
 
-/// The summed faces of `counts` dice re-rolled per kind, in weight `W`, as
-/// [`Setup::rerolled`] sums them.
-#[allow(clippy::type_complexity)]
-fn rerolled_in<W: Prob>(
-    res: &Resolver,
-    kinds: &[(Vec<u64>, Vec<usize>, u64)],
-    p: &[Vec<W>],
-    counts: &[u8],
-) -> Vec<(u64, W)> {
+/// The summed faces of `counts` dice re-rolled per kind (each kind's values and their
+/// chances), in weight `W`: one die at a time, canonical sums.
+fn rerolled_in<W: Prob>(res: &Resolver, kinds: &[(&[u64], &[W])], counts: &[u8]) -> Vec<(u64, W)> {
     let mut acc: Vec<(u64, W)> = vec![(0, W::one())];
-    for (k, &c) in counts.iter().enumerate() {
-        let one: Vec<(u64, W)> = kinds[k]
-            .0
+    for (&(values, p), &c) in kinds.iter().zip(counts) {
+        let one: Vec<(u64, W)> = values
             .iter()
-            .zip(&p[k])
+            .zip(p)
             .map(|(&v, q)| (res.canonical(v), q.clone()))
             .collect();
         for _ in 0..c {
@@ -108,7 +111,7 @@ fn rerolled_in<W: Prob>(
     acc
 }
 
-/// [`add`] in weight `W`.
+/// Two independent sums of faces added, in weight `W` (sorted, canonical).
 fn add_in<W: Prob>(res: &Resolver, a: &[(u64, W)], b: &[(u64, W)]) -> Vec<(u64, W)> {
     let mut m: HashMap<u64, W> = HashMap::default();
     for (x, p) in a {
@@ -136,18 +139,6 @@ struct Kind {
 
 /// Sparse distribution over summed (canonical) packed faces.
 type Sparse = Vec<(u64, f64)>;
-
-fn add(res: &Resolver, a: &Sparse, b: &Sparse) -> Sparse {
-    let mut m: HashMap<u64, f64> = HashMap::default();
-    for &(x, p) in a {
-        for &(y, q) in b {
-            *m.entry(res.canonical(x + y)).or_default() += p * q;
-        }
-    }
-    let mut v: Sparse = m.into_iter().collect();
-    v.sort_unstable_by_key(|e| e.0);
-    v
-}
 
 /// All count vectors of `k` dice over `v` values, in a fixed order.
 fn compositions(k: usize, v: usize) -> Vec<Vec<u8>> {
@@ -217,18 +208,12 @@ impl Setup<'_> {
         if let Some(s) = self.cache.get(&packed(counts)) {
             return s.clone();
         }
-        let mut acc: Sparse = vec![(0, 1.0)];
-        for (k, &c) in counts.iter().enumerate() {
-            let one: Sparse = self.kinds[k]
-                .values
-                .iter()
-                .zip(&self.kinds[k].p)
-                .map(|(&v, &p)| (self.res.canonical(v), p))
-                .collect();
-            for _ in 0..c {
-                acc = add(self.res, &acc, &one);
-            }
-        }
+        let kinds: Vec<(&[u64], &[f64])> = self
+            .kinds
+            .iter()
+            .map(|k| (&k.values[..], &k.p[..]))
+            .collect();
+        let acc = rerolled_in(self.res, &kinds, counts);
         self.cache.insert(packed(counts), acc.clone());
         acc
     }
@@ -396,7 +381,7 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
         per_kind,
         takes,
     };
-    let exact = chances.exact_in::<f64>(res);
+    let exact = chances.exact_in::<f64>(res, &mut s.cache);
     debug_assert!(exact[MISS] >= 0.0);
     Plan {
         masks: if decisions.is_empty() {

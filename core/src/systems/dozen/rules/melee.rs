@@ -309,7 +309,7 @@ fn describe_melee(c: &Character, dice: u32) -> String {
 
 /// What a charge's exact distribution is worked out from: the two sides' dice, targets
 /// and armour classes, the drops behind them and who falls (attacker first).
-struct Charge {
+struct ChargeExact {
     dice: [u32; 2],
     targets: [u32; 2],
     acs: [u32; 2],
@@ -318,7 +318,7 @@ struct Charge {
     rules: Rules,
 }
 
-impl Charge {
+impl ChargeExact {
     /// The charge's states (successes of each side, the outcome, HP lost by the side
     /// hit, HP lost falling): the cancellation, then the armour roll of the hits, then
     /// the fall of the side pushed.
@@ -411,7 +411,7 @@ pub fn compile_melee(
         fall_most + 1,
     ];
     let full = Radix(radix.to_vec());
-    let charge = Charge {
+    let charge = ChargeExact {
         dice: [n, m],
         targets: [ta, td],
         acs: [a_ac, d_ac],

@@ -122,27 +122,17 @@ pub(super) fn pick<'a, W: Weight>(
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
-    let groups: Vec<(u32, Law<W>)> = p
-        .groups
-        .iter()
-        .map(|(n, d)| Ok((*n, die(d, b)?)))
-        .collect::<Result<_, NoLaw>>()?;
-    let sizes: Vec<(u32, usize)> = groups.iter().map(|(n, l)| (*n, l.iter().count())).collect();
-    within_outcomes(&sizes, b)?;
+    let Laid {
+        sizes,
+        values,
+        counts,
+        den,
+    } = laid_out(&p.groups, b)?;
     // Each roll is handed out every way.
     let ks: Vec<u32> = p.roles.iter().map(|(k, _)| *k).collect();
     let n: u32 = p.groups.iter().map(|(n, _)| n).sum();
     let rolls: f64 = sizes.iter().map(|&(n, s)| multisets(n, s)).product();
     b.spend((rolls * pick::ways(n, &ks) as f64).min(u64::MAX as f64) as u64)?;
-    let mut den = W::one();
-    for (n, law) in &groups {
-        den = den.mul(&law.den.pow(*n)?)?;
-    }
-    let values: Vec<Vec<(i64, W)>> = groups
-        .iter()
-        .map(|(_, l)| l.iter().map(|(v, w)| (v, w.clone())).collect())
-        .collect();
-    let counts: Vec<u32> = groups.iter().map(|(n, _)| *n).collect();
     let mut s = Box::new(Scratch::new());
     let mut ends: BTreeMap<Vec<(Vec<i64>, i64)>, W> = BTreeMap::new();
     let mut failed = None;
@@ -330,8 +320,32 @@ fn dice<'a, W: Weight>(
     b: &mut Budget<'a, W>,
     visit: &mut dyn FnMut(&[i64], W),
 ) -> Result<W, NoLaw> {
-    let groups: Vec<(u32, Law<W>)> = spec
-        .groups
+    let Laid {
+        values,
+        counts,
+        den,
+        ..
+    } = laid_out(&spec.groups, b)?;
+    walk(&values, &counts, visit)?;
+    Ok(den)
+}
+
+/// A pool's groups laid out for [`walk`]: each group's values with their ways, its dice,
+/// how many values it has, and the denominator of every roll.
+struct Laid<W> {
+    sizes: Vec<(u32, usize)>,
+    values: Vec<Vec<(i64, W)>>,
+    counts: Vec<u32>,
+    den: W,
+}
+
+/// [`Laid`] for `groups` of dice, refused where their multisets pass the outcomes'
+/// budget ([`within_outcomes`]).
+fn laid_out<'a, W: Weight>(
+    groups: &'a [(u32, DieSpec)],
+    b: &mut Budget<'a, W>,
+) -> Result<Laid<W>, NoLaw> {
+    let groups: Vec<(u32, Law<W>)> = groups
         .iter()
         .map(|(n, d)| Ok((*n, die(d, b)?)))
         .collect::<Result<_, NoLaw>>()?;
@@ -341,13 +355,17 @@ fn dice<'a, W: Weight>(
     for (n, law) in &groups {
         den = den.mul(&law.den.pow(*n)?)?;
     }
-    let values: Vec<Vec<(i64, W)>> = groups
+    let values = groups
         .iter()
         .map(|(_, l)| l.iter().map(|(v, w)| (v, w.clone())).collect())
         .collect();
-    let counts: Vec<u32> = groups.iter().map(|(n, _)| *n).collect();
-    walk(&values, &counts, visit)?;
-    Ok(den)
+    let counts = groups.iter().map(|(n, _)| *n).collect();
+    Ok(Laid {
+        sizes,
+        values,
+        counts,
+        den,
+    })
 }
 
 /// Every hand `k` cards of `deck` deal, with its ways: `C(n_v, t_v)` of each card value

@@ -29,7 +29,9 @@ use super::weight::Weight;
 use crate::cancel::Cancel;
 use crate::fraction::Fraction;
 use dashu_int::UBig;
+use ethnum::U256;
 
+mod keep;
 mod pools;
 mod repeat;
 
@@ -402,9 +404,17 @@ pub fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
     // As the float engine does: every `let` moved down to the parts that read it, so
     // that independent parts are convolved, not enumerated together.
     let (n, vs) = (super::sunk(n, 0), vs.map(|v| super::sunk(v, 0)));
+    // A budget spent in words is spent again only where big integers multiply long
+    // convolutions at once; four words have no such multiply, so they are tried only
+    // where two were too narrow.
     match law_in::<u128>(&n, vs.as_ref(), cancel, LAW_WORK) {
         Ok(law) => Ok(law.widened()),
-        Err(NoLaw::Wide | NoLaw::Spent) => law_in::<UBig>(&n, vs.as_ref(), cancel, LAW_WORK),
+        Err(NoLaw::Wide) => match law_in::<U256>(&n, vs.as_ref(), cancel, LAW_WORK) {
+            Ok(law) => Ok(law.widened()),
+            Err(NoLaw::Wide | NoLaw::Spent) => law_in::<UBig>(&n, vs.as_ref(), cancel, LAW_WORK),
+            Err(e) => Err(e),
+        },
+        Err(NoLaw::Spent) => law_in::<UBig>(&n, vs.as_ref(), cancel, LAW_WORK),
         Err(e) => Err(e),
     }
 }
@@ -876,7 +886,7 @@ fn pool<'a, W: Weight>(p: &'a PoolSpec, b: &mut Budget<'a, W>) -> Result<Law<W>,
         (_, Agg::Straight) | (_, Agg::Shape(_)) => pools::read_whole(p, b),
         (keep, agg) => {
             let (end, k) = keep.unwrap_or((End::Highest, total));
-            pass(&dies, &p.groups, end, k.min(total), agg, b)
+            keep::pass(&dies, &p.groups, end, k.min(total), agg, b)
         }
     }
 }
@@ -936,181 +946,6 @@ fn counts<W: Weight>(
     })
 }
 
-/// Keep `k` dice from the `end` of the pool and read them by `agg`: at each face, from
-/// that end, how many of each group's dice left show it, `C(r, c) · w^c` ways. A state
-/// that has kept `k` is final: its dice left take any face not yet passed.
-fn pass<W: Weight>(
-    dies: &[(u32, Law<W>)],
-    specs: &[(u32, DieSpec)],
-    end: End,
-    k: u32,
-    agg: Agg,
-    b: &mut Budget<W>,
-) -> Result<Law<W>, NoLaw> {
-    let (lo_face, hi_face) = specs
-        .first()
-        .map(|(_, d)| (d.lo(), d.hi()))
-        .unwrap_or((0, 0));
-    let mut values: Vec<i64> = dies
-        .iter()
-        .flat_map(|(_, d)| d.iter().map(|(v, _)| v))
-        .collect();
-    values.sort_unstable();
-    values.dedup();
-    if end == End::Highest {
-        values.reverse();
-    }
-    // Refused before any work where the states could pass the budget: a keep over a
-    // big pool (150d10 keep 75) would spend it all and then give up.
-    let (lo_v, hi_v) = (
-        values.iter().min().copied().unwrap_or(0),
-        values.iter().max().copied().unwrap_or(0),
-    );
-    let acc_span = match agg {
-        Agg::Sum | Agg::Tally(_) => (k as f64) * ((hi_v - lo_v).abs().max(hi_v.abs()) as f64 + 1.0),
-        Agg::Highest | Agg::Lowest => values.len() as f64,
-        _ => k as f64 + 1.0,
-    };
-    let placed: f64 = dies.iter().map(|(n, _)| *n as f64 + 1.0).product();
-    let splits: f64 = dies.iter().map(|(n, _)| *n as f64 / 2.0 + 1.0).product();
-    let estimate = values.len() as f64 * placed * (k as f64 + 1.0) * acc_span * splits;
-    if estimate > b.left as f64 {
-        return Err(NoLaw::Refused);
-    }
-    let mut den = W::one();
-    for (n, d) in dies {
-        den = den.mul(&d.den.pow(*n)?)?;
-    }
-    // Ways a group's die can still land: its faces not yet passed.
-    let mut left: Vec<W> = dies.iter().map(|(_, d)| d.den.clone()).collect();
-    // State: (dice left per group, kept so far, accumulator) -> ways. The dice left are
-    // one number, each group a digit of base its dice + 1: no list made per state.
-    type State = (u64, u32, i64);
-    let mut strides = Vec::with_capacity(dies.len());
-    let mut stride = 1u64;
-    for (n, _) in dies {
-        strides.push(stride);
-        stride = stride
-            .checked_mul(u64::from(*n) + 1)
-            .ok_or(NoLaw::Refused)?;
-    }
-    let left_of = |key: u64, g: usize| ((key / strides[g]) % (u64::from(dies[g].0) + 1)) as u32;
-    let mut cur: Map<State, W> = Map::default();
-    let mut done: Map<i64, W> = Map::default();
-    let start: u64 = dies
-        .iter()
-        .zip(&strides)
-        .map(|((n, _), s)| u64::from(*n) * s)
-        .sum();
-    if k == 0 {
-        done.insert(0, den.clone());
-    } else {
-        cur.insert((start, 0, 0), W::one());
-    }
-    // C(r, c) for every r up to a group's dice, made once: a state's split needs them
-    // all (20d20 keep 10 built each again per state, a third of the pass).
-    let most = dies.iter().map(|(n, _)| *n as usize).max().unwrap_or(0);
-    let mut binomials: Vec<Vec<W>> = vec![vec![W::one()]];
-    for r in 1..=most {
-        let above = &binomials[r - 1];
-        let row = (0..=r)
-            .map(|c| match c {
-                0 => Ok(W::one()),
-                c if c == r => Ok(W::one()),
-                c => {
-                    let mut x = above[c - 1].clone();
-                    x.add_to(&above[c])?;
-                    Ok(x)
-                }
-            })
-            .collect::<Result<_, NoLaw>>()?;
-        binomials.push(row);
-    }
-    // Powers 0..=n of each of `x` (a group's ways at one face, or its faces left).
-    let powers = |x: &[W]| -> Result<Vec<Vec<W>>, NoLaw> {
-        x.iter()
-            .zip(dies)
-            .map(|(w, (n, _))| {
-                let mut p = vec![W::one()];
-                for c in 1..=*n as usize {
-                    let next = p[c - 1].mul(w)?;
-                    p.push(next);
-                }
-                Ok(p)
-            })
-            .collect()
-    };
-    for &v in &values {
-        if cur.is_empty() {
-            break;
-        }
-        let here: Vec<W> = dies
-            .iter()
-            .map(|(_, d)| {
-                usize::try_from(v - d.lo)
-                    .ok()
-                    .and_then(|i| d.n.get(i))
-                    .cloned()
-                    .unwrap_or_default()
-            })
-            .collect();
-        for (g, w) in here.iter().enumerate() {
-            left[g].sub_from(w)?;
-        }
-        let (here_pow, left_pow) = (powers(&here)?, powers(&left)?);
-        let mut next: Map<State, W> = Map::default();
-        for ((rest, kept, acc), ways) in cur.drain() {
-            // Every split of each group's dice left into "show v" and "later".
-            let mut splits: Vec<(u64, u32, W)> = vec![(rest, 0, ways)];
-            for (g, w) in here.iter().enumerate() {
-                if w.is_zero() {
-                    continue;
-                }
-                let mut grown = Vec::new();
-                for (r, c, x) in &splits {
-                    let top = left_of(*r, g);
-                    for cg in 0..=top {
-                        b.spend(1)?;
-                        let r2 = r - u64::from(cg) * strides[g];
-                        let (top, cg) = (top as usize, cg as usize);
-                        grown.push((
-                            r2,
-                            c + cg as u32,
-                            x.mul(&binomials[top][cg].mul(&here_pow[g][cg])?)?,
-                        ));
-                    }
-                }
-                splits = grown;
-            }
-            for (r2, c, x) in splits {
-                let take = c.min(k - kept);
-                let acc2 = super::kept_read(agg, end, acc, kept, take, v, (lo_face, hi_face));
-                if kept + take == k {
-                    // Final: the dice left land on any face not passed yet.
-                    let mut later = W::one();
-                    for (g, l) in left_pow.iter().enumerate() {
-                        later = later.mul(&l[left_of(r2, g) as usize])?;
-                    }
-                    b.spend(left_pow.len() as u64)?;
-                    done.entry(acc2).or_default().add_product(&x, &later)?;
-                } else {
-                    next.entry((r2, kept + take, acc2))
-                        .or_default()
-                        .add_to(&x)?;
-                }
-            }
-        }
-        cur = next;
-    }
-    // States that kept fewer than `k` read as they stand, once every die has landed.
-    for ((rest, _, acc), ways) in cur {
-        if rest == 0 {
-            done.entry(acc).or_default().add_to(&ways)?;
-        }
-    }
-    Ok(Law::from_map(done, den)?.reduced())
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::sink::tests::{expr, Gen};
@@ -1129,14 +964,16 @@ mod tests {
         let Ok(law) = law(&n, None, &Cancel::default()) else {
             return false;
         };
-        // In machine words where every count fits them, the same law as in big integers.
+        // In two and four machine words where every count fits them, the same law as
+        // in big integers.
         let sunk = super::super::sunk(&n, 0);
+        let big = || law_in::<UBig>(&sunk, None, &Cancel::default(), LAW_WORK).unwrap();
         match law_in::<u128>(&sunk, None, &Cancel::default(), LAW_WORK) {
-            Ok(small) => assert_eq!(
-                small.widened(),
-                law_in::<UBig>(&sunk, None, &Cancel::default(), LAW_WORK).unwrap(),
-                "{text}"
-            ),
+            Ok(small) => assert_eq!(small.widened(), big(), "{text}"),
+            Err(e) => assert!(matches!(e, NoLaw::Wide | NoLaw::Spent), "{text}: {e:?}"),
+        }
+        match law_in::<U256>(&sunk, None, &Cancel::default(), LAW_WORK) {
+            Ok(small) => assert_eq!(small.widened(), big(), "{text}"),
             Err(e) => assert!(matches!(e, NoLaw::Wide | NoLaw::Spent), "{text}: {e:?}"),
         }
         let (lo, hi) = (
@@ -1211,6 +1048,12 @@ mod tests {
             "repeat n = 0, hit = 0 until hit do let r = d6 in n = n + 1, hit = r >= 5 limit 30 then n",
             "repeat a = 4, d = 3 until a <= 0 or d <= 0 do let x = d6 in let y = d6 in a = a - (y > x), d = d - (x > y) then a - d",
             "d20 explode on 10, 20 depth 3",
+            // Keeps past two words and within four: one kind and two kinds of dice,
+            // sums, extremes and counts.
+            "10d10 explode depth 4 keep highest 5",
+            "[6d10, 5d8] explode depth 3 keep highest 4",
+            "12d10 explode depth 2 keep lowest 3 highest",
+            "9d12 explode depth 3 keep highest 4 count >= 20",
             // Reads of a pool's whole roll: a straight, a shape, a deck, `again`.
             "5d6 straight",
             "6d6 sets 2",
@@ -1237,6 +1080,15 @@ mod tests {
         assert!(!words("130d6 count >= 5"));
         assert!(!words("d100 * d100 + d100 * d100"));
         assert!(!words("30d6 + 25d8 - 20d4"));
+        assert!(!words("10d10 explode depth 4 keep highest 5"));
+        let four_words = |text: &str| {
+            let (n, _) = parse_result(text, &[]).unwrap();
+            let sunk = super::super::sunk(&n, 0);
+            law_in::<U256>(&sunk, None, &Cancel::default(), LAW_WORK).is_ok()
+        };
+        assert!(four_words("10d10 explode depth 4 keep highest 5"));
+        assert!(four_words("130d6 count >= 5"));
+        assert!(!four_words("200d6 count >= 5"));
         // Reads it does not serve give no law (the floats' fractions stand).
         for text in [
             "let p = 6d6 again 6 in p count 6 + p sum",
@@ -1316,15 +1168,29 @@ mod tests {
         assert!(agrees(three));
     }
 
-    /// The budget is spent before the work, not after: a keep over 150d10 is refused at
-    /// once, and a cancelled run gives no law.
+    /// The budget is spent as the work goes, and a cancelled run gives no law.
     #[test]
-    fn what_passes_the_budget_is_refused_before_the_work() {
-        let (n, _) = parse_result("150d10 keep highest 75", &[]).unwrap();
-        let cancel = Cancel::default();
-        let mut b = Budget::<UBig>::new(&cancel);
-        assert!(eval(&n, &mut Vec::new(), &mut b).is_err());
-        assert!(b.left > LAW_WORK - 100, "spent {}", LAW_WORK - b.left);
+    fn the_budget_is_spent_as_the_work_goes() {
+        // Refused where the work passes the budget, not from an estimate made before:
+        // 150d10 keep 75 is in it (an estimate of its states refused it), 300d10 keep
+        // 150 stops where the budget runs out.
+        let run = |text: &str| {
+            let (n, _) = parse_result(text, &[]).unwrap();
+            let cancel = Cancel::default();
+            let mut b = Budget::<UBig>::new(&cancel);
+            let r = eval(&n, &mut Vec::new(), &mut b).map(|l| l.reduced());
+            (r, LAW_WORK - b.left)
+        };
+        let (r, spent) = run("150d10 keep highest 75");
+        let kept = r.unwrap();
+        assert!(spent < LAW_WORK);
+        // From 75 (every die a 1: one way in 10^150) to 750.
+        assert_eq!((kept.lo, kept.n.len()), (75, 750 - 75 + 1));
+        assert_eq!(kept.n[0], UBig::ONE);
+        assert_eq!(kept.den, UBig::from(10u8).pow(150));
+        let (r, spent) = run("300d10 keep highest 150");
+        assert_eq!(r.unwrap_err(), NoLaw::Spent);
+        assert!(spent > LAW_WORK - 1000, "spent {spent}");
         let cancel = Cancel::default();
         cancel.cancel();
         let (n, _) = parse_result("3d6", &[]).unwrap();

@@ -9,6 +9,7 @@
 
 use dashu_int::ops::{BitTest, Gcd};
 use dashu_int::{UBig, Word};
+use ethnum::U256;
 use num_bigint::BigUint;
 
 /// Why the integer engine stopped: the float's fractions stand.
@@ -143,6 +144,85 @@ impl Weight for u128 {
     fn common_factor(den: &Self, ns: &[Self]) -> Self {
         gcd_fold(*den, ns.iter().copied())
     }
+}
+
+/// Four machine words, for the laws that pass two but not four (10d10 exploding to
+/// depth 4 is over 10^50): as fast as words, where a big integer would allocate each
+/// product. Reductions go through [`UBig`], once per law.
+impl Weight for U256 {
+    fn from_u128(v: u128) -> Self {
+        U256::from(v)
+    }
+    fn from_big(v: &BigUint) -> Result<Self, NoLaw> {
+        let bytes = v.to_bytes_le();
+        let mut le = [0u8; 32];
+        le.get_mut(..bytes.len())
+            .ok_or(NoLaw::Wide)?
+            .copy_from_slice(&bytes);
+        Ok(U256::from_le_bytes(le))
+    }
+    fn to_big(&self) -> BigUint {
+        BigUint::from_bytes_le(&self.to_le_bytes())
+    }
+    fn to_u128(&self) -> Option<u128> {
+        u128::try_from(*self).ok()
+    }
+    fn is_zero(&self) -> bool {
+        *self == U256::ZERO
+    }
+    fn is_one(&self) -> bool {
+        *self == U256::ONE
+    }
+    fn add_to(&mut self, o: &Self) -> Result<(), NoLaw> {
+        *self = self.checked_add(*o).ok_or(NoLaw::Wide)?;
+        Ok(())
+    }
+    fn add_product(&mut self, a: &Self, b: &Self) -> Result<(), NoLaw> {
+        let p = a.checked_mul(*b).ok_or(NoLaw::Wide)?;
+        self.add_to(&p)
+    }
+    fn sub_from(&mut self, o: &Self) -> Result<(), NoLaw> {
+        *self = self.checked_sub(*o).ok_or(NoLaw::Refused)?;
+        Ok(())
+    }
+    fn mul(&self, o: &Self) -> Result<Self, NoLaw> {
+        self.checked_mul(*o).ok_or(NoLaw::Wide)
+    }
+    fn mul_small(&self, k: u64) -> Result<Self, NoLaw> {
+        self.checked_mul(U256::from(k)).ok_or(NoLaw::Wide)
+    }
+    fn div(&self, o: &Self) -> Self {
+        self.checked_div(*o).unwrap_or(U256::ZERO)
+    }
+    fn div_small(&self, k: u64) -> Self {
+        self.checked_div(U256::from(k)).unwrap_or(U256::ZERO)
+    }
+    fn multiple_of(&self, o: &Self) -> bool {
+        self.checked_rem(*o).is_some_and(|r| r == U256::ZERO)
+    }
+    fn gcd(&self, o: &Self) -> Self {
+        narrow(&Gcd::gcd(&wide(self), &wide(o)))
+    }
+    fn pow(&self, e: u32) -> Result<Self, NoLaw> {
+        self.checked_pow(e).ok_or(NoLaw::Wide)
+    }
+    fn common_factor(den: &Self, ns: &[Self]) -> Self {
+        let ns: Vec<UBig> = ns.iter().map(wide).collect();
+        narrow(&UBig::common_factor(&wide(den), &ns))
+    }
+}
+
+fn wide(x: &U256) -> UBig {
+    UBig::from_le_bytes(&x.to_le_bytes())
+}
+
+/// A factor of a count that fits four words fits them too.
+fn narrow(x: &UBig) -> U256 {
+    let bytes = x.to_le_bytes();
+    let mut le = [0u8; 32];
+    let n = bytes.len().min(32);
+    le[..n].copy_from_slice(&bytes[..n]);
+    U256::from_le_bytes(le)
 }
 
 impl Weight for UBig {

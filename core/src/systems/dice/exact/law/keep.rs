@@ -1,0 +1,323 @@
+//! A keep read with integer weights: `k` dice kept from one end of a pool of one or
+//! several kinds of dice, read by sum, count, tally or extreme. Faces are passed from
+//! that end; at each, how many of each group's dice left show it, `C(r, c) · w^c` ways.
+//! A state that has kept `k` is final: its dice left take any face not yet passed.
+
+use super::*;
+
+/// (dice left per group, kept so far, accumulator). The dice left are one number, each
+/// group a digit of base its dice + 1: no list made per state.
+type State = (u64, u32, i64);
+
+/// One state's dice left after a split, the dice that showed the face, and its ways.
+type Split<W> = (u64, u32, W);
+
+/// Keep `k` dice from the `end` of the pool and read them by `agg`.
+pub(super) fn pass<W: Weight>(
+    dies: &[(u32, Law<W>)],
+    specs: &[(u32, DieSpec)],
+    end: End,
+    k: u32,
+    agg: Agg,
+    b: &mut Budget<W>,
+) -> Result<Law<W>, NoLaw> {
+    let mut values: Vec<i64> = dies
+        .iter()
+        .flat_map(|(_, d)| d.iter().map(|(v, _)| v))
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    if end == End::Highest {
+        values.reverse();
+    }
+    let keep = Keep::new(dies, specs, end, k, agg)?;
+    let mut left: Vec<W> = dies.iter().map(|(_, d)| d.den.clone()).collect();
+    let mut cur: Map<State, W> = Map::default();
+    let mut done: Map<i64, W> = Map::default();
+    if k == 0 {
+        done.insert(0, keep.den.clone());
+    } else {
+        cur.insert((keep.start(), 0, 0), W::one());
+    }
+    // The maps and the splits of one state kept from face to face: made once, cleared.
+    let mut next: Map<State, W> = Map::default();
+    let mut scratch = (Vec::new(), Vec::new());
+    for &v in &values {
+        if cur.is_empty() {
+            break;
+        }
+        let face = keep.face(v, &mut left)?;
+        next.clear();
+        next.reserve(cur.len());
+        for (state, ways) in cur.drain() {
+            match &face.tails {
+                Some(tails) => keep.one_kind(&face, tails, state, ways, &mut next, &mut done, b)?,
+                None => keep.kinds(&face, state, ways, &mut scratch, &mut next, &mut done, b)?,
+            }
+        }
+        std::mem::swap(&mut cur, &mut next);
+    }
+    // States that kept fewer than `k` read as they stand, once every die has landed.
+    for ((rest, _, acc), ways) in cur {
+        if rest == 0 {
+            done.entry(acc).or_default().add_to(&ways)?;
+        }
+    }
+    Ok(Law::from_map(done, keep.den)?.reduced())
+}
+
+/// What the pass reads by, made once.
+struct Keep<'d, W> {
+    dies: &'d [(u32, Law<W>)],
+    end: End,
+    k: u32,
+    agg: Agg,
+    lohi: (i64, i64),
+    den: W,
+    /// The place of each group's digit in a state's dice left.
+    strides: Vec<u64>,
+    /// What one split costs the budget.
+    words: u64,
+    /// `C(r, c)` for every r up to a group's dice, made once: a state's split needs
+    /// them all (20d20 keep 10 built each again per state, a third of the pass).
+    binomials: Vec<Vec<W>>,
+}
+
+/// One face's ways, made once for every state that meets it.
+struct Face<W> {
+    v: i64,
+    /// `C(r, c) · w^c` for every r and c of each group (empty where no die of the group
+    /// shows the face).
+    splits: Vec<Vec<Vec<W>>>,
+    /// Each group's ways to land on the faces not yet passed, to the power 0..=n.
+    left_pow: Vec<Vec<W>>,
+    /// One group, the common pool: every split that keeps the `need` dice still wanted
+    /// or more ends the same way (the same read, the rest on faces not yet passed), so
+    /// their ways are summed once per face, `Σ_{c ≥ need} C(r, c) · w^c · left^(r -
+    /// c)`, and each state ends by one product.
+    tails: Option<Vec<Vec<W>>>,
+}
+
+impl<'d, W: Weight> Keep<'d, W> {
+    fn new(
+        dies: &'d [(u32, Law<W>)],
+        specs: &[(u32, DieSpec)],
+        end: End,
+        k: u32,
+        agg: Agg,
+    ) -> Result<Self, NoLaw> {
+        let lohi = specs
+            .first()
+            .map(|(_, d)| (d.lo(), d.hi()))
+            .unwrap_or((0, 0));
+        let mut den = W::one();
+        for (n, d) in dies {
+            den = den.mul(&d.den.pow(*n)?)?;
+        }
+        let mut strides = Vec::with_capacity(dies.len());
+        let mut stride = 1u64;
+        for (n, _) in dies {
+            strides.push(stride);
+            stride = stride
+                .checked_mul(u64::from(*n) + 1)
+                .ok_or(NoLaw::Refused)?;
+        }
+        let most = dies.iter().map(|(n, _)| *n as usize).max().unwrap_or(0);
+        let mut binomials: Vec<Vec<W>> = vec![vec![W::one()]];
+        for r in 1..=most {
+            let above = &binomials[r - 1];
+            let mut row = vec![W::one(); r + 1];
+            for c in 1..r {
+                row[c] = above[c - 1].clone();
+                row[c].add_to(&above[c])?;
+            }
+            binomials.push(row);
+        }
+        Ok(Keep {
+            dies,
+            end,
+            k,
+            agg,
+            lohi,
+            // A split costs its state's lookup and a multiply whose words grow with
+            // the counts' (every count is at most the denominator): about one
+            // word-operation per four words of a count past the first. The budget is
+            // spent as the pass goes (300d10 keep 150 stops at it), never refused from
+            // an estimate of the states.
+            words: 1 + den.words() / 4,
+            den,
+            strides,
+            binomials,
+        })
+    }
+
+    /// The dice left before any face: every die of every group.
+    fn start(&self) -> u64 {
+        self.dies
+            .iter()
+            .zip(&self.strides)
+            .map(|((n, _), s)| u64::from(*n) * s)
+            .sum()
+    }
+
+    fn left_of(&self, key: u64, g: usize) -> u32 {
+        ((key / self.strides[g]) % (u64::from(self.dies[g].0) + 1)) as u32
+    }
+
+    /// Powers 0..=n of each of `x` (a group's ways at one face, or its faces left).
+    fn powers(&self, x: &[W]) -> Result<Vec<Vec<W>>, NoLaw> {
+        x.iter()
+            .zip(self.dies)
+            .map(|(w, (n, _))| {
+                let mut p = vec![W::one()];
+                for c in 1..=*n as usize {
+                    let next = p[c - 1].mul(w)?;
+                    p.push(next);
+                }
+                Ok(p)
+            })
+            .collect()
+    }
+
+    /// Face `v`'s ways, taking them off each group's faces `left`.
+    fn face(&self, v: i64, left: &mut [W]) -> Result<Face<W>, NoLaw> {
+        let here: Vec<W> = self
+            .dies
+            .iter()
+            .map(|(_, d)| {
+                usize::try_from(v - d.lo)
+                    .ok()
+                    .and_then(|i| d.n.get(i))
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect();
+        for (l, w) in left.iter_mut().zip(&here) {
+            l.sub_from(w)?;
+        }
+        let (here_pow, left_pow) = (self.powers(&here)?, self.powers(left)?);
+        let mut splits: Vec<Vec<Vec<W>>> = Vec::with_capacity(self.dies.len());
+        for (w, hp) in here.iter().zip(&here_pow) {
+            let rows = if w.is_zero() {
+                Vec::new()
+            } else {
+                self.binomials
+                    .iter()
+                    .take(hp.len())
+                    .map(|row| row.iter().zip(hp).map(|(c, p)| c.mul(p)).collect())
+                    .collect::<Result<_, NoLaw>>()?
+            };
+            splits.push(rows);
+        }
+        let tails = match (splits.as_slice(), left_pow.as_slice()) {
+            ([rows], [lp]) if !rows.is_empty() => Some(
+                rows.iter()
+                    .enumerate()
+                    .map(|(top, row)| {
+                        let mut tail = vec![W::default(); top + 2];
+                        for c in (0..=top).rev() {
+                            let mut t = tail[c + 1].clone();
+                            t.add_product(&row[c], &lp[top - c])?;
+                            tail[c] = t;
+                        }
+                        Ok(tail)
+                    })
+                    .collect::<Result<_, NoLaw>>()?,
+            ),
+            _ => None,
+        };
+        Ok(Face {
+            v,
+            splits,
+            left_pow,
+            tails,
+        })
+    }
+
+    /// The read after `take` more dice show the face.
+    fn read(&self, acc: i64, kept: u32, take: u32, v: i64) -> i64 {
+        super::super::kept_read(self.agg, self.end, acc, kept, take, v, self.lohi)
+    }
+
+    /// A state of a pool of one kind at a face: a split for each count of dice showing
+    /// it short of the dice still wanted, and one for all the rest together.
+    #[allow(clippy::too_many_arguments)]
+    fn one_kind(
+        &self,
+        face: &Face<W>,
+        tails: &[Vec<W>],
+        (rest, kept, acc): State,
+        ways: W,
+        next: &mut Map<State, W>,
+        done: &mut Map<i64, W>,
+        b: &mut Budget<W>,
+    ) -> Result<(), NoLaw> {
+        let (top, need) = (rest as usize, (self.k - kept) as usize);
+        b.spend((need.min(top) as u64 + 1) * self.words)?;
+        for (c, w) in face.splits[0][top].iter().enumerate().take(need) {
+            next.entry((
+                rest - c as u64,
+                kept + c as u32,
+                self.read(acc, kept, c as u32, face.v),
+            ))
+            .or_default()
+            .add_product(&ways, w)?;
+        }
+        if top >= need {
+            done.entry(self.read(acc, kept, need as u32, face.v))
+                .or_default()
+                .add_product(&ways, &tails[top][need])?;
+        }
+        Ok(())
+    }
+
+    /// A state of a pool of several kinds at a face: every split of each group's dice
+    /// left into "show it" and "later".
+    #[allow(clippy::too_many_arguments)]
+    fn kinds(
+        &self,
+        face: &Face<W>,
+        (rest, kept, acc): State,
+        ways: W,
+        (splits, grown): &mut (Vec<Split<W>>, Vec<Split<W>>),
+        next: &mut Map<State, W>,
+        done: &mut Map<i64, W>,
+        b: &mut Budget<W>,
+    ) -> Result<(), NoLaw> {
+        splits.clear();
+        splits.push((rest, 0, ways));
+        for (g, rows) in face.splits.iter().enumerate() {
+            if rows.is_empty() {
+                continue;
+            }
+            grown.clear();
+            for (r, c, x) in splits.drain(..) {
+                let top = self.left_of(r, g);
+                b.spend((u64::from(top) + 1) * self.words)?;
+                for (cg, w) in rows[top as usize].iter().enumerate() {
+                    let r2 = r - cg as u64 * self.strides[g];
+                    grown.push((r2, c + cg as u32, x.mul(w)?));
+                }
+            }
+            std::mem::swap(splits, grown);
+        }
+        for (r2, c, x) in splits.drain(..) {
+            let take = c.min(self.k - kept);
+            let acc2 = self.read(acc, kept, take, face.v);
+            if kept + take == self.k {
+                // Final: the dice left land on any face not passed yet.
+                b.spend(face.left_pow.len() as u64 * self.words)?;
+                let mut later = W::one();
+                for (g, l) in face.left_pow.iter().enumerate() {
+                    later = later.mul(&l[self.left_of(r2, g) as usize])?;
+                }
+                done.entry(acc2).or_default().add_product(&x, &later)?;
+            } else {
+                next.entry((r2, kept + take, acc2))
+                    .or_default()
+                    .add_to(&x)?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1172,8 +1172,8 @@ mod tests {
     #[test]
     fn the_budget_is_spent_as_the_work_goes() {
         // Refused where the work passes the budget, not from an estimate made before:
-        // 150d10 keep 75 is in it (an estimate of its states refused it), 300d10 keep
-        // 150 stops where the budget runs out.
+        // 120d10 keep 60 is in it (an estimate of its states refused it), 200d10 keep
+        // 100 stops where the budget runs out.
         let run = |text: &str| {
             let (n, _) = parse_result(text, &[]).unwrap();
             let cancel = Cancel::default();
@@ -1181,16 +1181,16 @@ mod tests {
             let r = eval(&n, &mut Vec::new(), &mut b).map(|l| l.reduced());
             (r, LAW_WORK - b.left)
         };
-        let (r, spent) = run("150d10 keep highest 75");
+        let (r, spent) = run("120d10 keep highest 60");
         let kept = r.unwrap();
         assert!(spent < LAW_WORK);
-        // From 75 (every die a 1: one way in 10^150) to 750.
-        assert_eq!((kept.lo, kept.n.len()), (75, 750 - 75 + 1));
+        // From 60 (every die a 1: one way in 10^120) to 600.
+        assert_eq!((kept.lo, kept.n.len()), (60, 600 - 60 + 1));
         assert_eq!(kept.n[0], UBig::ONE);
-        assert_eq!(kept.den, UBig::from(10u8).pow(150));
-        let (r, spent) = run("300d10 keep highest 150");
+        assert_eq!(kept.den, UBig::from(10u8).pow(120));
+        let (r, spent) = run("200d10 keep highest 100");
         assert_eq!(r.unwrap_err(), NoLaw::Spent);
-        assert!(spent > LAW_WORK - 1000, "spent {spent}");
+        assert!(spent > LAW_WORK - 2000, "spent {spent}");
         let cancel = Cancel::default();
         cancel.cancel();
         let (n, _) = parse_result("3d6", &[]).unwrap();

@@ -139,12 +139,12 @@ impl<'d, W: Weight> Keep<'d, W> {
             k,
             agg,
             lohi,
-            // A split costs its state's lookup and a multiply whose words grow with
-            // the counts' (every count is at most the denominator): about one
-            // word-operation per four words of a count past the first. The budget is
-            // spent as the pass goes (300d10 keep 150 stops at it), never refused from
-            // an estimate of the states.
-            words: 1 + den.words() / 4,
+            // A split costs a multiply as long as the counts (every count is at most
+            // the denominator) and a big integer's allocation: a word-operation a word,
+            // as a `repeat`'s round is counted. The budget is spent as the pass goes
+            // (200d10 keep 100 stops at it in half a second), never refused from an
+            // estimate of the states.
+            words: den.words(),
             den,
             strides,
             binomials,

@@ -1048,6 +1048,10 @@ mod tests {
             "repeat n = 0, hit = 0 until hit do let r = d6 in n = n + 1, hit = r >= 5 limit 30 then n",
             "repeat a = 4, d = 3 until a <= 0 or d <= 0 do let x = d6 in let y = d6 in a = a - (y > x), d = d - (x > y) then a - d",
             "d20 explode on 10, 20 depth 3",
+            // A pool variable read by counts and sums only: its reads' law die by die.
+            "let p = 20d6 in let w = p count 6 + (p count >= 3 - p count 6)d6 count >= 4 in (w)d6 count <= 2",
+            "let p = [6d6, 3d8] explode depth 2 in p count >= 5 + p count 1 - p sum / 4",
+            "let p = 4d{hit*3, crit, blank*2} in p count hit + 2 * p count crit",
             // Keeps past two words and within four: one kind and two kinds of dice,
             // sums, extremes and counts.
             "10d10 explode depth 4 keep highest 5",

@@ -40,7 +40,10 @@ pub(super) fn let_pool<'a, W: Weight>(
             };
             let (each, den) = match choice {
                 Some(c) => chosen(c, b, &mut key)?,
-                None => outcomes(spec, b, &mut key)?,
+                None => match tallied(spec, b)? {
+                    Some(each) => each,
+                    None => outcomes(spec, b, &mut key)?,
+                },
             };
             let each = each.into_iter().map(|(d, w)| (d.into(), w)).collect();
             let o = std::rc::Rc::new((each, den));
@@ -273,6 +276,77 @@ fn outcomes<'a, W: Weight>(
         Some(e) => Err(e),
         None => Ok((outcomes, den)),
     }
+}
+
+/// A pool variable read only by sums, counts and tallies of all its dice (`let p =
+/// 20d6 in p count 6 + (p count >= 3 - p count 6)d6 count >= 4`): each die adds to
+/// every read on its own, so the reads' joint law is built die by die over the reads'
+/// values (231 pairs of counts for 20d6), not walked over the pool's 53,130 multisets,
+/// as the float engine's tallies go. Each list of the reads' values keeps one roll
+/// that gives it, for the body to read. None where some read is not such a one.
+#[allow(clippy::type_complexity)]
+fn tallied<'a, W: Weight>(
+    spec: &'a PoolSpec,
+    b: &mut Budget<'a, W>,
+) -> Result<Option<(Vec<(Vec<i64>, W)>, W)>, NoLaw> {
+    let adds_up = |(keep, agg): &(Option<(End, u32)>, Agg)| {
+        keep.is_none() && matches!(agg, Agg::Sum | Agg::Count(_) | Agg::Tally(_))
+    };
+    if spec.again.is_some()
+        || spec.deck().is_some()
+        || spec.keep.is_some()
+        || spec.ways.is_empty()
+        || !spec.ways.iter().all(adds_up)
+    {
+        return Ok(None);
+    }
+    let (lo, hi) = face_span(spec);
+    // The reads' values so far -> one roll that gives them, and the ways.
+    type Reads<W> = Map<Vec<i64>, (Vec<i64>, W)>;
+    let mut states: Reads<W> = Map::default();
+    states.insert(vec![0; spec.ways.len()], (Vec::new(), W::one()));
+    let mut den = W::one();
+    for (n, d) in &spec.groups {
+        let law = die(d, b)?;
+        // The die's faces by what they add to the reads, one face standing for each.
+        let mut kinds: Vec<(Vec<i64>, i64, W)> = Vec::new();
+        for (v, w) in law.iter() {
+            let adds: Vec<i64> = spec
+                .ways
+                .iter()
+                .map(|(keep, agg)| read_sorted(&[v], *keep, *agg, lo, hi))
+                .collect();
+            match kinds.iter_mut().find(|(a, _, _)| *a == adds) {
+                Some((_, _, x)) => x.add_to(w)?,
+                None => kinds.push((adds, v, w.clone())),
+            }
+        }
+        for _ in 0..*n {
+            b.spend((states.len() * kinds.len()) as u64)?;
+            let mut next: Reads<W> = Map::default();
+            for (reads, (roll, w)) in &states {
+                for (adds, v, x) in &kinds {
+                    let after: Vec<i64> = reads.iter().zip(adds).map(|(r, a)| r + a).collect();
+                    let (_, ways) = next.entry(after).or_insert_with(|| {
+                        let mut roll = roll.clone();
+                        roll.push(*v);
+                        (roll, W::default())
+                    });
+                    ways.add_product(w, x)?;
+                }
+            }
+            states = next;
+        }
+        den = den.mul(&law.den.pow(*n)?)?;
+    }
+    let each = states
+        .into_values()
+        .map(|(mut roll, w)| {
+            roll.sort_unstable();
+            (roll, w)
+        })
+        .collect();
+    Ok(Some((each, den)))
 }
 
 /// The dice a choice ends with (`reroll p = 5d6 to maximise ...`), every way counted

@@ -233,9 +233,10 @@ fn exact_of(
     cancel: &Cancel,
 ) -> (Result<Exact, String>, f64, f64) {
     let vs = sc.vs.as_ref().map(|(_, v)| v);
-    if let Some(law) = exact::first_law(&sc.roll_node, vs, cancel) {
+    let first = exact::first_law(&sc.roll_node, vs, cancel);
+    if let Some(Ok(law)) = &first {
         // Nothing stopped: the law serves no explosion and no `repeat`.
-        return (Ok(Exact::of_law(&law, lo, states)), 0.0, 0.0);
+        return (Ok(Exact::of_law(law, lo, states)), 0.0, 0.0);
     }
     let mut ledger = exact::Ledger::stopped_by(cancel);
     let run = |ledger: &mut exact::Ledger| -> Result<exact::Dist, exact::TooBig> {
@@ -276,7 +277,12 @@ fn exact_of(
             // its 100th round is within 1e-30 of the unlimited chain's small fraction,
             // which no float tells from it). The law's floats then replace the
             // engine's: the same values, without the underflow below 1e-308.
-            let exact = match exact::law(&sc.roll_node, vs, cancel) {
+            // Not tried again where it was tried first and refused.
+            let law = match first {
+                Some(refused) => refused,
+                None => exact::law(&sc.roll_node, vs, cancel),
+            };
+            let exact = match law {
                 Ok(law) => Exact::of_law(&law, lo, states),
                 Err(_) => Exact {
                     lo: lo + grid.first as i64,

@@ -419,20 +419,17 @@ pub fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
     }
 }
 
-/// The exact law of `n` in machine words, tried before the float engine: where every
-/// part is one the law serves and no die explodes (an explosion chain stopped at its
-/// depth is a mass only the float engine counts), and every count fits two words. The
-/// fractions come from integer weights only, so where the law serves, the floats would
-/// be a second evaluation for nothing: hit, wound and save with its rolled dice counts
-/// is one integer evaluation. None: go the float engine's way.
-pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Option<Law> {
+/// The exact law of `n`, tried before the float engine where every part is one the law
+/// serves and no die explodes (an explosion chain stopped at its depth is a mass only
+/// the float engine counts). The fractions come from integer weights only, so where the
+/// law serves, the floats would be a second evaluation for nothing: hit, wound and save
+/// with its rolled dice counts is one integer evaluation. None: not tried, go the float
+/// engine's way; an error: tried and refused, so not worth trying again after it.
+pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Option<Result<Law, NoLaw>> {
     if !served(n) || vs.is_some_and(|v| !served(v)) {
         return None;
     }
-    let (n, vs) = (super::sunk(n, 0), vs.map(|v| super::sunk(v, 0)));
-    law_in::<u128>(&n, vs.as_ref(), cancel, LAW_WORK)
-        .ok()
-        .map(|law| law.widened())
+    Some(law(n, vs, cancel))
 }
 
 /// Whether every part of `n` is one [`law`] serves, with no die that explodes.
@@ -447,6 +444,10 @@ fn served(n: &Node) -> bool {
         n if arithmetic_kind(n) => true,
         Node::Pool(p) => plain(p),
         Node::Counted(_, pools) => pools.iter().all(plain),
+        // A pool variable (its reads are of the dice it holds): the law counts every
+        // multiset, or its reads' values die by die.
+        Node::LetPool { spec, .. } => plain(spec),
+        Node::PoolVar(_) => true,
         _ => false,
     };
     let mut ok = here;

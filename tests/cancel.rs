@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 const HEAVY: &str = r#"
 system = "dice"
 [scenarios.heavy]
-roll = "let a = 8d10 in let b = 7d10 in a sum - b sum + a highest * b lowest"
+roll = "let a = 11d10 in let b = 10d10 in a sum - b sum + a highest * b lowest"
 "#;
 
 #[test]

@@ -636,9 +636,6 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
 
 /// The greatest common divisor of two whole numbers, at least 0 (`gcd(0, x)` is `|x|`).
 fn gcd(a: i64, b: i64) -> i64 {
-    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a.min(i64::MAX as u64) as i64
+    // In magnitudes, so that no sign (i64::MIN's) can overflow.
+    num_integer::gcd(a.unsigned_abs(), b.unsigned_abs()).min(i64::MAX as u64) as i64
 }

@@ -30,7 +30,7 @@ pub(super) fn pass<W: Weight>(
     if end == End::Highest {
         values.reverse();
     }
-    let keep = Keep::new(dies, specs, end, k, agg)?;
+    let keep = Keep::new(dies, specs, end, k, agg, b)?;
     let mut left: Vec<W> = dies.iter().map(|(_, d)| d.den.clone()).collect();
     let mut cur: Map<State, W> = Map::default();
     let mut done: Map<i64, W> = Map::default();
@@ -105,6 +105,7 @@ impl<'d, W: Weight> Keep<'d, W> {
         end: End,
         k: u32,
         agg: Agg,
+        b: &mut Budget<W>,
     ) -> Result<Self, NoLaw> {
         let lohi = specs
             .first()
@@ -123,6 +124,16 @@ impl<'d, W: Weight> Keep<'d, W> {
                 .ok_or(NoLaw::Refused)?;
         }
         let most = dies.iter().map(|(n, _)| *n as usize).max().unwrap_or(0);
+        // The tables of each face are paid for before they are made: a keep of 1000
+        // dice would build half a million binomials, and as many products a face,
+        // before its first state (a hang, where the states' budget came too late).
+        let table = (most as u64 + 1) * (most as u64 + 2) / 2;
+        let faces: u64 = dies.iter().map(|(_, d)| d.iter().count() as u64).sum();
+        b.spend(
+            table
+                .saturating_mul(faces.saturating_mul(2) + 1)
+                .saturating_mul(den.words()),
+        )?;
         let mut binomials: Vec<Vec<W>> = vec![vec![W::one()]];
         for r in 1..=most {
             let above = &binomials[r - 1];

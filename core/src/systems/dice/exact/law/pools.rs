@@ -306,6 +306,7 @@ fn tallied<'a, W: Weight>(
     let mut states: Reads<W> = Map::default();
     states.insert(vec![0; spec.ways.len()], (Vec::new(), W::one()));
     let mut den = W::one();
+    let mut rolled = 0u64;
     for (n, d) in &spec.groups {
         let law = die(d, b)?;
         // The die's faces by what they add to the reads, one face standing for each.
@@ -322,7 +323,12 @@ fn tallied<'a, W: Weight>(
             }
         }
         for _ in 0..*n {
-            b.spend((states.len() * kinds.len()) as u64)?;
+            // Each state made holds its reads and a roll as long as the dice so far,
+            // as a multiset walked is counted (`within_outcomes`): what it takes in
+            // memory as well as in time.
+            rolled += 1;
+            let each = 4 + rolled + spec.ways.len() as u64;
+            b.spend(((states.len() * kinds.len()) as u64).saturating_mul(each))?;
             let mut next: Reads<W> = Map::default();
             for (reads, (roll, w)) in &states {
                 for (adds, v, x) in &kinds {

@@ -89,6 +89,28 @@ fn gcd_fold(den: u128, ns: impl Iterator<Item = u128>) -> u128 {
     g
 }
 
+/// The operations of a count in machine words (`u128`, `U256`): each checked, an
+/// overflow saying the law must run again wider.
+macro_rules! checked_words {
+    () => {
+        fn add_to(&mut self, o: &Self) -> Result<(), NoLaw> {
+            *self = self.checked_add(*o).ok_or(NoLaw::Wide)?;
+            Ok(())
+        }
+        fn add_product(&mut self, a: &Self, b: &Self) -> Result<(), NoLaw> {
+            let p = a.checked_mul(*b).ok_or(NoLaw::Wide)?;
+            self.add_to(&p)
+        }
+        fn sub_from(&mut self, o: &Self) -> Result<(), NoLaw> {
+            *self = self.checked_sub(*o).ok_or(NoLaw::Refused)?;
+            Ok(())
+        }
+        fn mul(&self, o: &Self) -> Result<Self, NoLaw> {
+            self.checked_mul(*o).ok_or(NoLaw::Wide)
+        }
+    };
+}
+
 impl Weight for u128 {
     fn from_u128(v: u128) -> Self {
         v
@@ -108,21 +130,7 @@ impl Weight for u128 {
     fn is_one(&self) -> bool {
         *self == 1
     }
-    fn add_to(&mut self, o: &Self) -> Result<(), NoLaw> {
-        *self = self.checked_add(*o).ok_or(NoLaw::Wide)?;
-        Ok(())
-    }
-    fn add_product(&mut self, a: &Self, b: &Self) -> Result<(), NoLaw> {
-        let p = a.checked_mul(*b).ok_or(NoLaw::Wide)?;
-        self.add_to(&p)
-    }
-    fn sub_from(&mut self, o: &Self) -> Result<(), NoLaw> {
-        *self = self.checked_sub(*o).ok_or(NoLaw::Refused)?;
-        Ok(())
-    }
-    fn mul(&self, o: &Self) -> Result<Self, NoLaw> {
-        self.checked_mul(*o).ok_or(NoLaw::Wide)
-    }
+    checked_words!();
     fn mul_small(&self, k: u64) -> Result<Self, NoLaw> {
         self.checked_mul(u128::from(k)).ok_or(NoLaw::Wide)
     }
@@ -173,21 +181,7 @@ impl Weight for U256 {
     fn is_one(&self) -> bool {
         *self == U256::ONE
     }
-    fn add_to(&mut self, o: &Self) -> Result<(), NoLaw> {
-        *self = self.checked_add(*o).ok_or(NoLaw::Wide)?;
-        Ok(())
-    }
-    fn add_product(&mut self, a: &Self, b: &Self) -> Result<(), NoLaw> {
-        let p = a.checked_mul(*b).ok_or(NoLaw::Wide)?;
-        self.add_to(&p)
-    }
-    fn sub_from(&mut self, o: &Self) -> Result<(), NoLaw> {
-        *self = self.checked_sub(*o).ok_or(NoLaw::Refused)?;
-        Ok(())
-    }
-    fn mul(&self, o: &Self) -> Result<Self, NoLaw> {
-        self.checked_mul(*o).ok_or(NoLaw::Wide)
-    }
+    checked_words!();
     fn mul_small(&self, k: u64) -> Result<Self, NoLaw> {
         self.checked_mul(U256::from(k)).ok_or(NoLaw::Wide)
     }

@@ -22,7 +22,7 @@
 
 use super::super::dist::Map;
 use super::super::lang::{tally, Agg, Cond, End};
-use super::super::program::{counted, versus, DieSpec, Node, PoolSpec, Side};
+use super::super::program::{counted, versus, DieSpec, Node, PoolRead, PoolSpec, Side};
 use super::divide;
 pub use super::weight::NoLaw;
 use super::weight::Weight;
@@ -76,12 +76,15 @@ struct Budget<'a, W> {
     /// Each die's law: the pools of every count a rolled count may take share theirs.
     dice: Vec<(&'a DieSpec, Law<W>)>,
     /// The dice of each pool variable in scope, sorted, by its scope depth.
-    held: Vec<(usize, std::rc::Rc<[i64]>)>,
+    held: Vec<(usize, Held<'a>)>,
     /// Each pool variable's outcomes (as its body reads them) with their ways: a pool
     /// bound inside another's body is the same pool for every outcome of the outer one,
     /// and four players' pools set against each other walked the inner pools' multisets
     /// again for every outcome of the outer ones.
     outcomes: Vec<(&'a PoolSpec, std::rc::Rc<pools::Outcomes<W>>)>,
+    /// Each pool variable read only by sums and counts: the values of its reads, with
+    /// their ways (as `outcomes`, a list of each read's value in place of the dice).
+    tallies: Vec<(&'a PoolSpec, std::rc::Rc<pools::Outcomes<W>>)>,
     /// Whether each node met is [`arithmetic`], by address.
     arithmetic: Map<usize, bool>,
     /// Whether it convolved long laws value by value, which big integers do by one big
@@ -100,6 +103,7 @@ impl<'a, W> Budget<'a, W> {
             dice: Vec::new(),
             held: Vec::new(),
             outcomes: Vec::new(),
+            tallies: Vec::new(),
             arithmetic: Map::default(),
             long: false,
         }
@@ -519,6 +523,38 @@ fn plain_read(n: &Node) -> bool {
     matches!(n, Node::PoolVar(r) if r.rolled.is_none() && r.tally.is_none())
 }
 
+/// A pool variable's dice in scope, as its body reads them.
+#[derive(Clone)]
+enum Held<'a> {
+    /// The dice, sorted.
+    Dice(std::rc::Rc<[i64]>),
+    /// Each of the pool's fixed reads (`ways`) and its value: a pool read only by sums
+    /// and counts holds no dice (200 of them for each of 20,000 outcomes, made and read
+    /// again, were most of the time and memory of `200d20` read by two counts).
+    Reads(&'a [(Option<(End, u32)>, Agg)], std::rc::Rc<[i64]>),
+}
+
+impl Held<'_> {
+    /// A fixed read's value.
+    fn value(&self, r: &PoolRead) -> Option<i64> {
+        match self {
+            Held::Dice(d) => Some(r.value(d, r.keep, r.agg)),
+            Held::Reads(ways, v) => ways
+                .iter()
+                .position(|w| *w == (r.keep, r.agg))
+                .map(|i| v[i]),
+        }
+    }
+
+    /// The dice, where they are held.
+    fn dice(&self) -> Option<&std::rc::Rc<[i64]>> {
+        match self {
+            Held::Dice(d) => Some(d),
+            Held::Reads(..) => None,
+        }
+    }
+}
+
 impl<'a, W> Budget<'a, W> {
     /// [`arithmetic`], worked out once per node: a body is met once per outcome of the
     /// pools and `let`s above it.
@@ -530,13 +566,13 @@ impl<'a, W> Budget<'a, W> {
 
 /// The value of an [`arithmetic`] node, as its law's single value would be (the same
 /// saturating arithmetic); `None` for anything else.
-fn number(n: &Node, env: &mut Vec<i64>, held: &[(usize, std::rc::Rc<[i64]>)]) -> Option<i64> {
+fn number(n: &Node, env: &mut Vec<i64>, held: &[(usize, Held)]) -> Option<i64> {
     Some(match n {
         Node::Num(v) => *v,
         Node::Var(i) => *env.get(*i)?,
         Node::PoolVar(r) if plain_read(n) => {
-            let (_, dice) = held.iter().rev().find(|(at, _)| *at == r.i)?;
-            r.value(dice, r.keep, r.agg)
+            let (_, h) = held.iter().rev().find(|(at, _)| *at == r.i)?;
+            h.value(r)?
         }
         Node::Neg(a) => number(a, env, held)?.saturating_neg(),
         Node::Add(x, y) => number(x, env, held)?.saturating_add(number(y, env, held)?),
@@ -1200,5 +1236,34 @@ mod tests {
         cancel.cancel();
         let (n, _) = parse_result("3d6", &[]).unwrap();
         assert!(law(&n, None, &cancel).is_err());
+    }
+
+    /// One big pool read by two counts (each die 0, 1 or 2 to the total): the law is
+    /// the 200-fold convolution of one die's `[10, 9, 1]` ways, worked out here by
+    /// repeated convolution in big integers, every value's count equal.
+    #[test]
+    fn a_big_pool_read_by_two_counts_is_its_dice_convolved() {
+        let (n, _) = parse_result("let p = 200d20 in p count >= 11 + p count 20", &[]).unwrap();
+        let got = law(&n, None, &Cancel::default()).expect("in the budget");
+        let mut want = vec![UBig::ONE];
+        for _ in 0..200 {
+            let mut next = vec![UBig::ZERO; want.len() + 2];
+            for (i, w) in want.iter().enumerate() {
+                for (j, k) in [10u8, 9, 1].into_iter().enumerate() {
+                    next[i + j] += w * UBig::from(k);
+                }
+            }
+            want = next;
+        }
+        let den = UBig::from(20u8).pow(200);
+        let f = got.fractions(0, 401);
+        for (v, (x, w)) in f.iter().zip(&want).enumerate() {
+            let g = w.gcd(&den);
+            assert_eq!(
+                (x.numer().to_string(), x.denom().to_string()),
+                ((w / &g).to_string(), (&den / &g).to_string()),
+                "at {v}"
+            );
+        }
     }
 }

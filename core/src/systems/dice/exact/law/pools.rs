@@ -20,11 +20,14 @@ pub(super) fn let_pool<'a, W: Weight>(
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
-    // The outcomes the body tells apart: every way it reads them alike is one.
+    // The outcomes the body tells apart: every way it reads them alike is one. A pool
+    // read only by sums and counts is held as its reads' values.
     let known = b.outcomes.iter().find(|(s, _)| std::ptr::eq(*s, spec));
-    let taken = match known {
-        Some((_, o)) => o.clone(),
-        None => {
+    let tally = b.tallies.iter().find(|(s, _)| std::ptr::eq(*s, spec));
+    let (taken, reads) = match (known, tally) {
+        (Some((_, o)), _) => (o.clone(), false),
+        (_, Some((_, o))) => (o.clone(), true),
+        (None, None) => {
             let (lo, hi) = face_span(spec);
             let mut key = |sorted: &[i64]| {
                 let kept = spec.keep_of(sorted);
@@ -38,17 +41,32 @@ pub(super) fn let_pool<'a, W: Weight>(
                 };
                 (key, kept.to_vec())
             };
-            let (each, den) = match choice {
-                Some(c) => chosen(c, b, &mut key)?,
-                None => match tallied(spec, b)? {
-                    Some(each) => each,
-                    None => outcomes(spec, b, &mut key)?,
-                },
+            let tallies = match choice {
+                Some(_) => None,
+                None => tallied(spec, b)?,
+            };
+            let reads = tallies.is_some();
+            let (each, den) = match (choice, tallies) {
+                (Some(c), _) => chosen(c, b, &mut key)?,
+                (None, Some(each)) => each,
+                (None, None) => outcomes(spec, b, &mut key)?,
             };
             let each = each.into_iter().map(|(d, w)| (d.into(), w)).collect();
             let o = std::rc::Rc::new((each, den));
-            b.outcomes.push((spec, o.clone()));
-            o
+            let cache = if reads {
+                &mut b.tallies
+            } else {
+                &mut b.outcomes
+            };
+            cache.push((spec, o.clone()));
+            (o, reads)
+        }
+    };
+    let held = |dice: &std::rc::Rc<[i64]>| {
+        if reads {
+            Held::Reads(&spec.ways, dice.clone())
+        } else {
+            Held::Dice(dice.clone())
         }
     };
     let (outcomes, den) = &*taken;
@@ -60,7 +78,7 @@ pub(super) fn let_pool<'a, W: Weight>(
         let mut m: Map<i64, W> = Map::default();
         for (dice, w) in outcomes {
             env.push(0);
-            b.held.push((at, dice.clone()));
+            b.held.push((at, held(dice)));
             let v = number(body, env, &b.held);
             b.held.pop();
             env.pop();
@@ -73,7 +91,7 @@ pub(super) fn let_pool<'a, W: Weight>(
         b.spend(1)?;
         // The variable's slot holds no number: its reads find the dice.
         env.push(0);
-        b.held.push((at, dice.clone()));
+        b.held.push((at, held(dice)));
         let part = eval(body, env, b);
         b.held.pop();
         env.pop();
@@ -95,11 +113,12 @@ pub(super) fn meeting<'a, W: Weight>(
         match s {
             Meets::Pool(spec) => kept(spec, b),
             Meets::Held(i) => {
-                let (_, dice) = b
+                let dice = b
                     .held
                     .iter()
                     .rev()
                     .find(|(at, _)| *at == i)
+                    .and_then(|(_, h)| h.dice())
                     .ok_or(NoLaw::Refused)?;
                 Ok(std::rc::Rc::new((vec![(dice.clone(), W::one())], W::one())))
             }
@@ -164,7 +183,7 @@ pub(super) fn pick<'a, W: Weight>(
     for (roles, w) in ends {
         for (r, (faces, sides)) in roles.into_iter().enumerate() {
             env.push(sides);
-            b.held.push((at + r, faces.into()));
+            b.held.push((at + r, Held::Dice(faces.into())));
         }
         let part = eval(&p.body, env, b);
         for _ in &p.roles {
@@ -279,11 +298,14 @@ fn outcomes<'a, W: Weight>(
 }
 
 /// A pool variable read only by sums, counts and tallies of all its dice (`let p =
-/// 20d6 in p count 6 + (p count >= 3 - p count 6)d6 count >= 4`): each die adds to
-/// every read on its own, so the reads' joint law is built die by die over the reads'
-/// values (231 pairs of counts for 20d6), not walked over the pool's 53,130 multisets,
-/// as the float engine's tallies go. Each list of the reads' values keeps one roll
-/// that gives it, for the body to read. None where some read is not such a one.
+/// 200d20 in p count >= 11 + p count 20`): each die adds to every read on its own, so
+/// the dice that add alike are one kind, and the reads' joint law is built kind by kind,
+/// as icepool's evaluator goes face by face: at each kind, how many of a group's dice
+/// left fall in it, `C(r, c) · w^c` ways, the last kind taking every die left. For
+/// 200d20 read by two counts that is about 20,000 states met once, where a pass die by
+/// die met each of the 200 dice (four million steps, past the budget: no fraction).
+/// The body reads the values (the pool is held as [`Held::Reads`]), no dice. None
+/// where some read is not such a one.
 #[allow(clippy::type_complexity)]
 fn tallied<'a, W: Weight>(
     spec: &'a PoolSpec,
@@ -301,58 +323,123 @@ fn tallied<'a, W: Weight>(
         return Ok(None);
     }
     let (lo, hi) = face_span(spec);
-    // The reads' values so far -> one roll that gives them, and the ways.
-    type Reads<W> = Map<Vec<i64>, (Vec<i64>, W)>;
-    let mut states: Reads<W> = Map::default();
-    states.insert(vec![0; spec.ways.len()], (Vec::new(), W::one()));
+    let laws = spec
+        .groups
+        .iter()
+        .map(|(n, d)| Ok((*n, die(d, b)?)))
+        .collect::<Result<Vec<_>, NoLaw>>()?;
     let mut den = W::one();
-    let mut rolled = 0u64;
-    for (n, d) in &spec.groups {
-        let law = die(d, b)?;
-        // The die's faces by what they add to the reads, one face standing for each.
-        let mut kinds: Vec<(Vec<i64>, i64, W)> = Vec::new();
-        for (v, w) in law.iter() {
-            let adds: Vec<i64> = spec
-                .ways
-                .iter()
-                .map(|(keep, agg)| read_sorted(&[v], *keep, *agg, lo, hi))
-                .collect();
-            match kinds.iter_mut().find(|(a, _, _)| *a == adds) {
-                Some((_, _, x)) => x.add_to(w)?,
-                None => kinds.push((adds, v, w.clone())),
-            }
+    for (n, law) in &laws {
+        den = den.mul(&law.den.pow(*n)?)?;
+    }
+    // A split is a multiply-add of counts at most the denominator, a word-operation a
+    // word, and the state it makes holds the reads.
+    let words = den.words();
+    // (the reads' values, dice of the group left) -> ways.
+    type States<W> = Map<(Vec<i64>, u32), W>;
+    let mut states: States<W> = Map::default();
+    states.insert((vec![0; spec.ways.len()], 0), W::one());
+    for (n, law) in &laws {
+        let mut kinds = kinds_of(law, spec, lo, hi)?;
+        // Dice that add nothing split the dice left first (a state for each count), so
+        // that the reads grow over fewer dice.
+        kinds.sort_by_key(|(adds, _)| adds.iter().any(|a| *a != 0));
+        let mut now: States<W> = Map::default();
+        for ((reads, _), v) in states {
+            now.insert((reads, *n), v);
         }
-        for _ in 0..*n {
-            // Each state made holds its reads and a roll as long as the dice so far,
-            // as a multiset walked is counted (`within_outcomes`): what it takes in
-            // memory as well as in time.
-            rolled += 1;
-            let each = 4 + rolled + spec.ways.len() as u64;
-            b.spend(((states.len() * kinds.len()) as u64).saturating_mul(each))?;
-            let mut next: Reads<W> = Map::default();
-            for (reads, (roll, w)) in &states {
-                for (adds, v, x) in &kinds {
-                    let after: Vec<i64> = reads.iter().zip(adds).map(|(r, a)| r + a).collect();
-                    let (_, ways) = next.entry(after).or_insert_with(|| {
-                        let mut roll = roll.clone();
-                        roll.push(*v);
-                        (roll, W::default())
-                    });
-                    ways.add_product(w, x)?;
+        states = now;
+        for (i, (adds, x)) in kinds.iter().enumerate() {
+            let last = i + 1 == kinds.len();
+            let mut rows = Splits::new(x, *n, b, words)?;
+            let mut next: States<W> = Map::default();
+            next.reserve(states.len());
+            for ((reads, r), w) in states {
+                let each = words + reads.len() as u64;
+                let first = if last { r } else { 0 };
+                b.spend(u64::from(r - first + 1).saturating_mul(each))?;
+                let row = rows.row(r, b)?;
+                for c in first..=r {
+                    let after: Vec<i64> = reads
+                        .iter()
+                        .zip(adds)
+                        .map(|(s, a)| s + a * i64::from(c))
+                        .collect();
+                    next.entry((after, r - c))
+                        .or_default()
+                        .add_product(&w, &row[c as usize])?;
                 }
             }
             states = next;
         }
-        den = den.mul(&law.den.pow(*n)?)?;
     }
     let each = states
-        .into_values()
-        .map(|(mut roll, w)| {
-            roll.sort_unstable();
-            (roll, w)
-        })
+        .into_iter()
+        .map(|((reads, _), w)| (reads, w))
         .collect();
     Ok(Some((each, den)))
+}
+
+/// A die's faces by what they add to the reads: (what it adds, the kind's ways).
+fn kinds_of<W: Weight>(
+    law: &Law<W>,
+    spec: &PoolSpec,
+    lo: i64,
+    hi: i64,
+) -> Result<Vec<(Vec<i64>, W)>, NoLaw> {
+    let mut kinds: Vec<(Vec<i64>, W)> = Vec::new();
+    for (v, w) in law.iter() {
+        let adds: Vec<i64> = spec
+            .ways
+            .iter()
+            .map(|(keep, agg)| read_sorted(&[v], *keep, *agg, lo, hi))
+            .collect();
+        match kinds.iter_mut().find(|(a, _)| *a == adds) {
+            Some((_, x)) => x.add_to(w)?,
+            None => kinds.push((adds, w.clone())),
+        }
+    }
+    Ok(kinds)
+}
+
+/// One kind's ways for `c` of `r` dice left to fall in it, `C(r, c) · w^c`, a row for
+/// each `r` made when a state first needs it and paid for then.
+struct Splits<W> {
+    pow: Vec<W>,
+    rows: Vec<Option<Vec<W>>>,
+    words: u64,
+}
+
+impl<W: Weight> Splits<W> {
+    fn new(w: &W, n: u32, b: &mut Budget<W>, words: u64) -> Result<Self, NoLaw> {
+        b.spend(u64::from(n + 1).saturating_mul(words))?;
+        let mut pow = vec![W::one()];
+        for c in 1..=n as usize {
+            let next = pow[c - 1].mul(w)?;
+            pow.push(next);
+        }
+        Ok(Splits {
+            pow,
+            rows: vec![None; n as usize + 1],
+            words,
+        })
+    }
+
+    fn row(&mut self, r: u32, b: &mut Budget<W>) -> Result<&[W], NoLaw> {
+        let r = r as usize;
+        if self.rows[r].is_none() {
+            b.spend((r as u64 + 1).saturating_mul(3 * self.words))?;
+            let mut row = Vec::with_capacity(r + 1);
+            let mut binomial = W::one();
+            for c in 0..=r {
+                row.push(binomial.mul(&self.pow[c])?);
+                // C(r, c + 1) = C(r, c) · (r - c) / (c + 1), exactly.
+                binomial = binomial.mul_small((r - c) as u64)?.div_small(c as u64 + 1);
+            }
+            self.rows[r] = Some(row);
+        }
+        Ok(self.rows[r].as_deref().unwrap_or_default())
+    }
 }
 
 /// The dice a choice ends with (`reroll p = 5d6 to maximise ...`), every way counted
@@ -527,16 +614,17 @@ pub(super) fn read<'a, W: Weight>(
     if r.tally.is_some() {
         return Err(NoLaw::Refused);
     }
-    let dice = b
+    let held = b
         .held
         .iter()
         .rev()
         .find(|(at, _)| *at == r.i)
-        .map(|(_, d)| d.clone())
+        .map(|(_, h)| h.clone())
         .ok_or(NoLaw::Refused)?;
     let Some(rolled) = &r.rolled else {
-        return Ok(Law::point(r.value(&dice, r.keep, r.agg)));
+        return held.value(r).map(Law::point).ok_or(NoLaw::Refused);
     };
+    let dice = held.dice().ok_or(NoLaw::Refused)?.clone();
     let keep = match &rolled.keep {
         Some((_, _, n)) => Some(eval(n, env, b)?),
         None => None,

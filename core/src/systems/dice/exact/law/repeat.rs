@@ -7,6 +7,7 @@
 use super::*;
 use crate::systems::dice::program::{mentions, Repeat};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// A state of a `repeat`: its variables' values.
 type State = Vec<i64>;
@@ -64,7 +65,7 @@ pub(super) fn repeat<'a, W: Weight>(
     let rounds_at = env.len() + r.init.len();
     let cache_until = !mentions(&r.until, rounds_at);
     let cache_step = !mentions(&r.step, rounds_at);
-    let mut known: Map<State, Round<W>> = Map::default();
+    let mut known: Map<State, Rc<Round<W>>> = Map::default();
     let mut out = Sum {
         ways: Map::default(),
         den: W::one(),
@@ -182,11 +183,18 @@ fn play<'a, W: Weight>(
     last: bool,
     cache_until: bool,
     cache_step: bool,
-    known: &mut Map<State, Round<W>>,
+    known: &mut Map<State, Rc<Round<W>>>,
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
-) -> Result<Round<W>, NoLaw> {
+) -> Result<Rc<Round<W>>, NoLaw> {
+    // Shared, not copied: a state met again every round (a duel's 100) reads the same
+    // round, whose places to go were cloned each time (a fifth of a battle's time).
     let cached = known.get(s).cloned();
+    if let Some(k) = &cached {
+        if cache_until && cache_step && !last {
+            return Ok(k.clone());
+        }
+    }
     let (stops, until_den) = match &cached {
         Some(k) if cache_until => (k.stops.clone(), k.until_den.clone()),
         _ => {
@@ -202,20 +210,20 @@ fn play<'a, W: Weight>(
     };
     if last {
         // At the limit every way stops, and is read by the body.
-        return Ok(Round {
+        return Ok(Rc::new(Round {
             stops: until_den.clone(),
             until_den,
             step: None,
-        });
+        }));
     }
     if stops == until_den {
-        return Ok(Round {
+        return Ok(Rc::new(Round {
             stops,
             until_den,
             step: None,
-        });
+        }));
     }
-    let step = match cached.and_then(|k| k.step) {
+    let step = match cached.and_then(|k| k.step.clone()) {
         Some(t) if cache_step => t,
         _ => {
             let mut to = BTreeMap::new();
@@ -223,11 +231,11 @@ fn play<'a, W: Weight>(
             (to, den)
         }
     };
-    let round = Round {
+    let round = Rc::new(Round {
         stops,
         until_den,
         step: Some(step),
-    };
+    });
     if cache_until && cache_step {
         known.insert(s.clone(), round.clone());
     }

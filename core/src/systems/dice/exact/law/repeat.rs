@@ -117,7 +117,15 @@ pub(super) fn repeat<'a, W: Weight>(
             let scale = w.mul(&goes_on)?.mul(&common.div(&p.until_den.mul(sd)?))?;
             b.spend(to.len() as u64 * words)?;
             for (t, q) in to {
-                next.entry(t.clone()).or_default().add_product(q, &scale)?;
+                // A state already met takes the ways without its key copied.
+                match next.get_mut(t) {
+                    Some(x) => x.add_product(q, &scale)?,
+                    None => {
+                        let mut x = W::default();
+                        x.add_product(q, &scale)?;
+                        next.insert(t.clone(), x);
+                    }
+                }
             }
         }
         den = den.mul(&common)?;

@@ -156,3 +156,50 @@ fn an_explosion_prints_the_fraction_of_every_chain() {
         assert_eq!(f[v], lowest(ways, &den), "value {v}");
     }
 }
+
+/// The fighter against the orc of the dice examples, to the end or 100 rounds: each
+/// round the fighter hits on 8+ of a d20 (13 faces) for a d8 and the orc on 13+ (8
+/// faces) for a d10. Walked here state by state over every round's 32,000 ways (a
+/// denominator of 32000^100), each side's hits and damage as the rules give them; the
+/// value is who is left standing, 0 for both or neither. The law had no fraction for it
+/// (every state's 99 joint outcomes passed its budget); each side's update read alone
+/// moves a state's ways 20 times a round.
+#[test]
+fn a_duel_to_the_end_has_the_fraction_of_every_round() {
+    let f = fractions(
+        "repeat me = 12, foe = 15 until me <= 0 or foe <= 0 \
+         do foe = foe - (d20 + 5 >= 13) * d8, me = me - (d20 + 3 >= 16) * d10 \
+         then (me > 0) - (foe > 0)",
+    );
+    // What one side takes a round, of 160 (the fighter's blow) and 200 (the orc's).
+    let foe_loses: Vec<(i64, u32)> = std::iter::once((0, 7 * 8))
+        .chain((1..=8).map(|d| (d, 13)))
+        .collect();
+    let me_loses: Vec<(i64, u32)> = std::iter::once((0, 12 * 10))
+        .chain((1..=10).map(|d| (d, 8)))
+        .collect();
+    // Every state's ways over 32000^round; what stopped, over 32000^100.
+    let mut states: BTreeMap<(i64, i64), BigUint> = BTreeMap::from([((12, 15), 1u8.into())]);
+    let mut ended: BTreeMap<i64, BigUint> = BTreeMap::new();
+    for round in 0..=100u32 {
+        let mut next: BTreeMap<(i64, i64), BigUint> = BTreeMap::new();
+        for ((me, foe), w) in states {
+            if me <= 0 || foe <= 0 || round == 100 {
+                let v = i64::from(me > 0) - i64::from(foe > 0);
+                *ended.entry(v).or_default() += w * pow(32000, 100 - round);
+                continue;
+            }
+            for &(a, wa) in &foe_loses {
+                for &(b, wb) in &me_loses {
+                    *next.entry((me - b, foe - a)).or_default() += &w * (wa * wb);
+                }
+            }
+        }
+        states = next;
+    }
+    let den = pow(32000, 100);
+    assert_eq!(f.len(), 3);
+    for (v, ways) in &ended {
+        assert_eq!(f[v], lowest(ways, &den), "value {v}");
+    }
+}

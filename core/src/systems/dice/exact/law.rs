@@ -685,6 +685,9 @@ fn open<'a, W: Weight>(
                 }
                 return Law::from_map(m, d.den.clone());
             }
+            if let Some(r) = repeat::started_by(body, env.len()) {
+                return repeat::after_let(&d, r, env, b);
+            }
             let mut mix = Mixer::new();
             for (v, w) in d.iter() {
                 env.push(v);
@@ -727,6 +730,7 @@ fn open<'a, W: Weight>(
             mix.done(&d.den)?
         }
         Node::Repeat(r) => repeat::repeat(r, env, b)?,
+        Node::Template(t) => pools::template(t, env, b)?,
         Node::LetPool {
             spec, body, choice, ..
         } => pools::let_pool(spec, choice.as_deref(), body, env, b)?,
@@ -1095,6 +1099,18 @@ mod tests {
             "[6d10, 5d8] explode depth 3 keep highest 4",
             "12d10 explode depth 2 keep lowest 3 highest",
             "9d12 explode depth 3 keep highest 4 count >= 20",
+            // Pools whose numbers are rolled first: a step die, a face and a keep count
+            // from a `let`.
+            "d(d6 + 2)",
+            "d(2 * d3 + 2) + d(d4)",
+            "let s = d6 + 2 in d(s) <= 2",
+            "let t = d6 in 3d6 count == t",
+            "let k = d3 in 4d6 keep highest k",
+            // A `repeat` stepping its die down; a `let` that only starts one; a duel
+            // whose sides' updates read their own variable only.
+            "repeat s = 8 until s == 0 do s = if d(s) <= 2 then (if s > 4 then s - 2 else 0) else s limit 30 then rounds",
+            "let hp = 2d8 + 1 in repeat h = hp until h <= 0 do h = h - (d20 >= 14) * (d8 + 1) limit 30 then rounds",
+            "repeat me = 6, foe = 7 until me <= 0 or foe <= 0 do foe = foe - (d20 >= 8) * d8, me = me - (d20 >= 13) * d10 limit 20 then (me > 0) - (foe > 0)",
             // Reads of a pool's whole roll: a straight, a shape, a deck, `again`.
             "5d6 straight",
             "6d6 sets 2",

@@ -9,7 +9,7 @@ use crate::systems::dice::exact::MAX_OUTCOMES;
 use crate::systems::dice::lang::Cond;
 use crate::systems::dice::program::choice::Choice;
 use crate::systems::dice::program::pick::{self, Picker};
-use crate::systems::dice::program::{face_span, read_sorted, DieSpec, PoolRead, Scratch};
+use crate::systems::dice::program::{face_span, read_sorted, DieSpec, PoolRead, Scratch, Template};
 use std::collections::BTreeMap;
 
 /// The ways of each value of `body` with `spec`'s dice at scope depth `at`.
@@ -780,4 +780,52 @@ pub(super) fn again_pool<'a, W: Weight>(
         out = out.add(&one.times(*n, b)?, b)?;
     }
     Ok(out.reduced())
+}
+
+/// A pool whose numbers are rolled first (a step die's sides `d(s)`, a face to count
+/// from a `let`, `count == t`): every combination of their values, each the pool it
+/// makes, mixed by the combination's ways, as the float engine's template goes. Each
+/// such pool is made there and then, so it is counted with a budget of its own, the
+/// work it spends taken from this one.
+pub(super) fn template<'a, W: Weight>(
+    t: &'a Template,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
+    let laws = t
+        .params
+        .iter()
+        .map(|p| eval(p, env, b))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut combos: Vec<(Vec<i64>, W)> = vec![(Vec::new(), W::one())];
+    let mut den = W::one();
+    for law in &laws {
+        b.spend((combos.len() * law.n.len()) as u64)?;
+        let mut next = Vec::with_capacity(combos.len() * law.n.len());
+        for (vals, w) in &combos {
+            for (v, q) in law.iter() {
+                let mut vals = vals.clone();
+                vals.push(v);
+                next.push((vals, w.mul(q)?));
+            }
+        }
+        combos = next;
+        den = den.mul(&law.den)?;
+    }
+    let mut mix = Mixer::new();
+    for (vals, w) in combos {
+        let part = match t.spec(&vals) {
+            None => Law::point(0),
+            Some(spec) => {
+                let mut own = Budget::<W>::new(b.cancel);
+                own.left = b.left;
+                let law = pool(&spec, &mut own);
+                b.left = own.left;
+                b.long |= own.long;
+                law?
+            }
+        };
+        mix.add(&w, part, b)?;
+    }
+    mix.done(&den)
 }

@@ -60,7 +60,68 @@ pub(super) fn repeat<'a, W: Weight>(
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
-    let (mut states, mut den) = start(r, env, b)?;
+    let (states, den) = start(r, env, b)?;
+    rounds(r, states, den, env, b)
+}
+
+/// The `repeat` that a `let`'s value only starts (`let hp = 4d8 + 1 in repeat h = hp
+/// until ...`: read by its first values and nowhere in its rounds), where `at` is the
+/// `let`'s place.
+pub(super) fn started_by(body: &Node, at: usize) -> Option<&Repeat> {
+    match body {
+        Node::Repeat(r)
+            if !mentions(&r.until, at) && !mentions(&r.step, at) && !mentions(&r.body, at) =>
+        {
+            Some(r)
+        }
+        _ => None,
+    }
+}
+
+/// A `let` before a `repeat` it only starts: the first states over every value of the
+/// `let` together, then one chain of rounds, not a chain for each value (the ogre's 29
+/// hit point totals, 200 rounds each, passed the budget: no fraction).
+pub(super) fn after_let<'a, W: Weight>(
+    bound: &Law<W>,
+    r: &'a Repeat,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
+    let mut parts = Vec::new();
+    let mut common = W::one();
+    for (v, w) in bound.iter() {
+        env.push(v);
+        let first = start(r, env, b);
+        env.pop();
+        let (states, den) = first?;
+        if !common.multiple_of(&den) {
+            common = common.lcm(&den)?;
+        }
+        parts.push((w, states, den));
+    }
+    let mut states: States<W> = BTreeMap::new();
+    for (w, first, den) in parts {
+        let scale = w.mul(&common.div(&den))?;
+        b.spend(first.len() as u64 * scale.words())?;
+        for (s, q) in &first {
+            into(&mut states, s, q, &scale)?;
+        }
+    }
+    // The `let`'s place stays in scope, read by nothing from here on.
+    env.push(0);
+    let law = rounds(r, states, bound.den.mul(&common)?, env, b);
+    env.pop();
+    law
+}
+
+/// The rounds of `r` from `states` over `den`, with `r`'s scope in `env`.
+fn rounds<'a, W: Weight>(
+    r: &'a Repeat,
+    mut states: States<W>,
+    mut den: W,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
     let rounds_at = env.len() + r.init.len();
     let cache_until = !mentions(&r.until, rounds_at);
     let cache_step = !mentions(&r.step, rounds_at);

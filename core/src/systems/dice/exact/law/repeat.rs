@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::systems::dice::program::{mentions, Repeat};
+use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -332,15 +333,17 @@ fn apart_round<'a, W: Weight>(
     for (i, u) in updates.iter().enumerate() {
         let mut common = W::one();
         for s in cur.keys() {
-            let key = (i, s[i]);
-            if !kernels.contains_key(&key) {
-                env.extend_from_slice(s);
-                env.push(at.round as i64);
-                let k = eval(u, env, b);
-                env.truncate(env.len() - s.len() - 1);
-                kernels.insert(key, k?);
-            }
-            let d = &kernels[&key].den;
+            let kernel = match kernels.entry((i, s[i])) {
+                Entry::Occupied(k) => k.into_mut(),
+                Entry::Vacant(k) => {
+                    env.extend_from_slice(s);
+                    env.push(at.round as i64);
+                    let law = eval(u, env, b);
+                    env.truncate(env.len() - s.len() - 1);
+                    k.insert(law?)
+                }
+            };
+            let d = &kernel.den;
             if !common.multiple_of(d) {
                 common = common.lcm(d)?;
             }

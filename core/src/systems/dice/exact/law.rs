@@ -16,7 +16,8 @@
 //! variables read any number of ways and decks, straights and shapes (every multiset or
 //! hand counted, [`pools`]), pools set against each other, `choose`'s roles, a
 //! choice's rerolls (the dice it ends with, counted through its plan's choices) and
-//! `repeat` (its states round by round, [`repeat`]). Where it stops ([`NoLaw`]: its
+//! `repeat` (its states round by round, [`repeat`]), and pools whose numbers are
+//! rolled first (`d(s)`, `count == t`: every combination). Where it stops ([`NoLaw`]: its
 //! budget spent, a part it does not serve) a row has no fraction: none is read off a
 //! float. Its work is bounded by [`LAW_WORK`].
 

@@ -850,6 +850,32 @@ fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>, NoLaw> {
     unreachable!("the loop returns at its last depth")
 }
 
+/// Every combination of values of independent `laws`, with its ways (their product),
+/// and the product of their denominators; each combination made costs `each`.
+#[allow(clippy::type_complexity)]
+fn every_combination<W: Weight>(
+    laws: &[Law<W>],
+    each: u64,
+    b: &mut Budget<W>,
+) -> Result<(Vec<(Vec<i64>, W)>, W), NoLaw> {
+    let mut combos: Vec<(Vec<i64>, W)> = vec![(Vec::new(), W::one())];
+    let mut den = W::one();
+    for law in laws {
+        b.spend(each.saturating_mul((combos.len() * law.n.len()) as u64))?;
+        let mut next = Vec::with_capacity(combos.len() * law.n.len());
+        for (vals, w) in &combos {
+            for (v, q) in law.iter() {
+                let mut vals = vals.clone();
+                vals.push(v);
+                next.push((vals, w.mul(q)?));
+            }
+        }
+        combos = next;
+        den = den.mul(&law.den)?;
+    }
+    Ok((combos, den))
+}
+
 /// A die's law, from the ones worked out before when it is one of them.
 fn die<'a, W: Weight>(d: &'a DieSpec, b: &mut Budget<'a, W>) -> Result<Law<W>, NoLaw> {
     if let Some((_, law)) = b.dice.iter().find(|(e, _)| std::ptr::eq(*e, d) || *e == d) {

@@ -797,21 +797,7 @@ pub(super) fn template<'a, W: Weight>(
         .iter()
         .map(|p| eval(p, env, b))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut combos: Vec<(Vec<i64>, W)> = vec![(Vec::new(), W::one())];
-    let mut den = W::one();
-    for law in &laws {
-        b.spend((combos.len() * law.n.len()) as u64)?;
-        let mut next = Vec::with_capacity(combos.len() * law.n.len());
-        for (vals, w) in &combos {
-            for (v, q) in law.iter() {
-                let mut vals = vals.clone();
-                vals.push(v);
-                next.push((vals, w.mul(q)?));
-            }
-        }
-        combos = next;
-        den = den.mul(&law.den)?;
-    }
+    let (combos, den) = every_combination(&laws, 1, b)?;
     let mut mix = Mixer::new();
     for (vals, w) in combos {
         let part = match t.spec(&vals) {

@@ -502,22 +502,11 @@ fn step<'a, W: Weight>(
             d.den.mul(&common)
         }
         Node::Emit(v) => {
-            let mut joint: Vec<(State, W)> = vec![(Vec::new(), W::one())];
-            let mut den = W::one();
-            for n in v {
-                let d = eval(n, env, b)?;
-                b.spend(super::super::repeat::REPEAT_COST * (joint.len() * d.n.len()) as u64)?;
-                let mut next = Vec::with_capacity(joint.len() * d.n.len());
-                for (s, p) in &joint {
-                    for (x, q) in d.iter() {
-                        let mut t = s.clone();
-                        t.push(x);
-                        next.push((t, p.mul(q)?));
-                    }
-                }
-                joint = next;
-                den = den.mul(&d.den)?;
-            }
+            let laws = v
+                .iter()
+                .map(|n| eval(n, env, b))
+                .collect::<Result<Vec<_>, _>>()?;
+            let (joint, den) = every_combination(&laws, super::super::repeat::REPEAT_COST, b)?;
             for (s, p) in joint {
                 out.entry(s).or_default().add_to(&p)?;
             }

@@ -266,6 +266,72 @@ fn a_let_before_a_repeat_is_its_start() {
     holds(roll, &want);
 }
 
+/// Bindings the rounds read, before the `repeat` (Tenzi's first throw): four d6, the
+/// face most of them show (the highest of those tied) is the target and those dice are
+/// set aside; the rest roll each round, those on the target or higher set aside too;
+/// the throws until none is left. Every first throw walked, then the chain of each.
+#[test]
+fn a_first_throw_sets_the_target_every_round_reads() {
+    let roll = "let p = 4d6 in let target = p mode in \
+                repeat left = 4 - p maxset until left == 0 do \
+                left = left - (left)d6 count >= target then rounds + 1";
+    let mut firsts: BTreeMap<(i64, i64), u64> = BTreeMap::new();
+    for i in 0..6u32.pow(4) {
+        let mut seen = [0i64; 7];
+        for d in 0..4 {
+            seen[(i / 6u32.pow(d) % 6 + 1) as usize] += 1;
+        }
+        let most = *seen.iter().max().unwrap();
+        let mode = (1..=6).rev().find(|&f| seen[f] == most).unwrap() as i64;
+        *firsts.entry((mode, most)).or_default() += 1;
+    }
+    let mut rounds = Law::new();
+    for ((mode, most), ways) in firsts {
+        let p = Q::new(ways, 6u32.pow(4));
+        rounds_to_none(4 - most, &p, &mut rounds, |n| {
+            binomial(n as u64, (7 - mode) as u64, 6)
+                .into_iter()
+                .map(|(k, q)| (n - k, q))
+                .collect()
+        });
+    }
+    let want = rounds.into_iter().map(|(r, q)| (r + 1, q)).collect();
+    holds(roll, &want);
+}
+
+/// A duel whose one side's bonus is rolled before it and added every round: 6 hit
+/// points each, the first side hit for d4 plus the bonus, the other for 2d3 each round,
+/// both at once; whether the second side ends ahead. The pairs of hit points round by
+/// round, every die walked.
+#[test]
+fn a_duel_with_a_bonus_rolled_first() {
+    let roll = "let bonus = d3 in repeat a = 6, b = 6 until a <= 0 or b <= 0 do \
+                a = a - (d4 + bonus), b = b - 2d3 then a > b";
+    let mut want = Law::new();
+    for bonus in 1..=3i64 {
+        let mut alive: BTreeMap<(i64, i64), Q> = BTreeMap::from([((6, 6), Q::new(1u8, 3u8))]);
+        for round in 0..=100 {
+            let mut after: BTreeMap<(i64, i64), Q> = BTreeMap::new();
+            for ((a, b), q) in &alive {
+                if *a <= 0 || *b <= 0 || round == 100 {
+                    put(&mut want, i64::from(a > b), q);
+                    continue;
+                }
+                let one = q.mul(&Q::new(1u8, 36u8));
+                for x in 1..=4 {
+                    for (y, z) in (1..=3).flat_map(|y| (1..=3).map(move |z| (y, z))) {
+                        let to = (a - (x + bonus), b - (y + z));
+                        let e = after.entry(to).or_insert_with(Q::zero);
+                        *e = e.add(&one);
+                    }
+                }
+            }
+            alive = after;
+        }
+    }
+    holds(roll, &want);
+}
+
 /// Every ordered deal of `k` labelled cards from `deck`: each equally likely.
 fn ordered_deals(deck: &[i64], k: usize, value: impl Fn(&[i64]) -> i64) -> Law {
     fn go(

@@ -670,6 +670,9 @@ fn open<'a, W: Weight>(
             let (x, y) = two(x, y, env, b)?;
             x.combine(&y, b, |x, y| c.holds(x, y) as i64)?
         }
+        Node::Let(..) | Node::LetPool { .. } if repeat::led_to(n, env.len()).is_some() => {
+            repeat::after_bindings(n, env, b)?
+        }
         Node::Let(bound, body) => {
             let d = eval(bound, env, b)?;
             if b.arithmetic(body) {
@@ -685,9 +688,6 @@ fn open<'a, W: Weight>(
                     m.entry(at.ok_or(NoLaw::Refused)?).or_default().add_to(w)?;
                 }
                 return Law::from_map(m, d.den.clone());
-            }
-            if let Some(r) = repeat::started_by(body, env.len()) {
-                return repeat::after_let(&d, r, env, b);
             }
             let mut mix = Mixer::new();
             for (v, w) in d.iter() {
@@ -1138,6 +1138,10 @@ mod tests {
             "repeat s = 8 until s == 0 do s = if d(s) <= 2 then (if s > 4 then s - 2 else 0) else s limit 30 then rounds",
             "let hp = 2d8 + 1 in repeat h = hp until h <= 0 do h = h - (d20 >= 14) * (d8 + 1) limit 30 then rounds",
             "repeat me = 6, foe = 7 until me <= 0 or foe <= 0 do foe = foe - (d20 >= 8) * d8, me = me - (d20 >= 13) * d10 limit 20 then (me > 0) - (foe > 0)",
+            // Bindings every round reads, held in the chain's states: a face from a
+            // pool's first throw (Tenzi), a bonus rolled before a duel.
+            "let p = 6d6 in let target = p mode in repeat left = 6 - p maxset until left == 0 do left = left - (left)d6 count == target limit 40 then rounds + 1",
+            "let bonus = d3 in let edge = d2 in repeat me = 8, foe = 9 until me <= 0 or foe <= 0 do foe = foe - (d20 + bonus >= 12) * d6, me = me - (d20 >= 11 + edge) * d8 limit 20 then me - foe",
             // Reads of a pool's whole roll: a straight, a shape, a deck, `again`.
             "5d6 straight",
             "6d6 sets 2",

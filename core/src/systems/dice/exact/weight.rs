@@ -352,16 +352,44 @@ impl Weight for UBig {
 /// The largest product of powers of `factors` (the denominator's primes, each at most
 /// its power there) that divides every one of `ns`.
 pub(super) fn common_power(factors: &[(u32, u32)], ns: &[UBig]) -> UBig {
+    let ns: Vec<&UBig> = ns.iter().filter(|w| !w.is_zero()).collect();
     factors.iter().fold(UBig::ONE, |g, &(p, e)| {
-        let mut m = e;
-        for w in ns.iter().filter(|w| !w.is_zero()) {
-            if m == 0 {
-                break;
-            }
-            m = valuation(w, p, m);
-        }
-        g * UBig::from(p).pow(m as usize)
+        g * UBig::from(p).pow(least_valuation(&ns, p, e) as usize)
     })
+}
+
+/// How many times `p` divides every one of `ns` (none zero), at most `cap`. Each count
+/// is first taken modulo the largest power of `p` in a word, one pass over its digits,
+/// which shows its power of `p` wherever that is smaller; a count is divided further
+/// only where every one is divisible by that power. A chain's states of hundreds of
+/// digits, scaled by their dice's sizes round after round, were divided out power by
+/// power each round: half of Tenzi's time.
+fn least_valuation(ns: &[&UBig], p: u32, cap: u32) -> u32 {
+    if p == 2 {
+        return ns.iter().fold(cap, |m, w| valuation(w, p, m));
+    }
+    let k = (63.0 / f64::from(p).log2()).floor() as u32;
+    let pk = u64::from(p).pow(k);
+    let mut m = cap;
+    for w in ns {
+        if m == 0 {
+            return 0;
+        }
+        let mut r: u64 = *w % pk;
+        if r != 0 {
+            let mut v = 0;
+            while v < m && r.is_multiple_of(u64::from(p)) {
+                r /= u64::from(p);
+                v += 1;
+            }
+            m = v;
+        }
+    }
+    if m < k {
+        return m;
+    }
+    ns.iter()
+        .fold(m, |m, w| if m == 0 { 0 } else { valuation(w, p, m) })
 }
 
 /// How many times `p` divides `x`, at most `cap` (0 is divided any number of times).

@@ -12,16 +12,14 @@ use crate::systems::dice::program::pick::{self, Picker};
 use crate::systems::dice::program::{face_span, read_sorted, DieSpec, PoolRead, Scratch, Template};
 use std::collections::BTreeMap;
 
-/// The ways of each value of `body` with `spec`'s dice at scope depth `at`.
-pub(super) fn let_pool<'a, W: Weight>(
+/// A pool variable's outcomes, every way its body reads alike counted as one, and how
+/// each is held in scope: a pool read only by sums and counts is held as its reads'
+/// values.
+pub(super) fn held_outcomes<'a, W: Weight>(
     spec: &'a PoolSpec,
     choice: Option<&'a Choice>,
-    body: &'a Node,
-    env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
-) -> Result<Law<W>, NoLaw> {
-    // The outcomes the body tells apart: every way it reads them alike is one. A pool
-    // read only by sums and counts is held as its reads' values.
+) -> Result<(std::rc::Rc<Outcomes<W>>, Holding<'a>), NoLaw> {
     let known = b.outcomes.iter().find(|(s, _)| std::ptr::eq(*s, spec));
     let tally = b.tallies.iter().find(|(s, _)| std::ptr::eq(*s, spec));
     let (taken, reads) = match (known, tally) {
@@ -62,13 +60,35 @@ pub(super) fn let_pool<'a, W: Weight>(
             (o, reads)
         }
     };
-    let held = |dice: &std::rc::Rc<[i64]>| {
-        if reads {
-            Held::Reads(&spec.ways, dice.clone())
-        } else {
-            Held::Dice(dice.clone())
+    Ok((taken, Holding(reads.then_some(&spec.ways[..]))))
+}
+
+/// How a pool variable's outcomes are held: as its fixed reads' values (these reads),
+/// or as its dice.
+#[derive(Clone, Copy)]
+pub(super) struct Holding<'a>(Option<&'a [Way]>);
+
+/// A fixed read of a pool: its keep and what it reads of the kept dice.
+type Way = (Option<(End, u32)>, Agg);
+
+impl<'a> Holding<'a> {
+    pub(super) fn held(self, dice: &std::rc::Rc<[i64]>) -> Held<'a> {
+        match self.0 {
+            Some(ways) => Held::Reads(ways, dice.clone()),
+            None => Held::Dice(dice.clone()),
         }
-    };
+    }
+}
+
+/// The ways of each value of `body` with `spec`'s dice at scope depth `at`.
+pub(super) fn let_pool<'a, W: Weight>(
+    spec: &'a PoolSpec,
+    choice: Option<&'a Choice>,
+    body: &'a Node,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
+    let (taken, held) = held_outcomes(spec, choice, b)?;
     let (outcomes, den) = &*taken;
     let at = env.len();
     if b.arithmetic(body) {
@@ -78,7 +98,7 @@ pub(super) fn let_pool<'a, W: Weight>(
         let mut m: Map<i64, W> = Map::default();
         for (dice, w) in outcomes {
             env.push(0);
-            b.held.push((at, held(dice)));
+            b.held.push((at, held.held(dice)));
             let v = number(body, env, &b.held);
             b.held.pop();
             env.pop();
@@ -91,7 +111,7 @@ pub(super) fn let_pool<'a, W: Weight>(
         b.spend(1)?;
         // The variable's slot holds no number: its reads find the dice.
         env.push(0);
-        b.held.push((at, held(dice)));
+        b.held.push((at, held.held(dice)));
         let part = eval(body, env, b);
         b.held.pop();
         env.pop();

@@ -62,74 +62,128 @@ pub(super) fn repeat<'a, W: Weight>(
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
     let (states, den) = start(r, env, b)?;
-    rounds(r, states, den, env, b)
+    rounds(r, 0, states, den, env, b)
 }
 
-/// The `repeat` that a `let`'s value only starts (`let hp = 4d8 + 1 in repeat h = hp
-/// until ...`: read by its first values and nowhere in its rounds), where `at` is the
-/// `let`'s place.
-pub(super) fn started_by(body: &Node, at: usize) -> Option<&Repeat> {
-    match body {
-        Node::Repeat(r)
-            if !mentions(&r.until, at) && !mentions(&r.step, at) && !mentions(&r.body, at) =>
-        {
-            Some(r)
-        }
-        _ => None,
-    }
+/// The `repeat` that `n`'s `let`s and pool variables lead to (`let p = 10d6 in let
+/// target = p mode in repeat left = 10 - p maxset ...`), with how many bindings come
+/// before it; None where something else stands between, or a pool variable's dice are
+/// read by the rounds (they are held only while its first states are made).
+pub(super) fn led_to(n: &Node, at: usize) -> Option<(&Repeat, usize)> {
+    let (r, k) = match n {
+        Node::Repeat(r) => return Some((r, 0)),
+        Node::Let(_, body) | Node::LetPool { body, .. } => led_to(body, at + 1)?,
+        _ => return None,
+    };
+    let pool_read = matches!(n, Node::LetPool { .. }) && in_rounds(r, at);
+    (!pool_read).then_some((r, k + 1))
 }
 
-/// A `let` before a `repeat` it only starts: the first states over every value of the
-/// `let` together, then one chain of rounds, not a chain for each value (the ogre's 29
-/// hit point totals, 200 rounds each, passed the budget: no fraction).
-pub(super) fn after_let<'a, W: Weight>(
-    bound: &Law<W>,
-    r: &'a Repeat,
+/// Whether the rounds of `r` (its condition, its step or its body) read scope depth `i`.
+fn in_rounds(r: &Repeat, i: usize) -> bool {
+    mentions(&r.until, i) || mentions(&r.step, i) || mentions(&r.body, i)
+}
+
+/// `let`s and pool variables before the `repeat` they lead to ([`led_to`]): one chain
+/// whose states carry the bindings the rounds read as values that never change (a
+/// binding they do not read is held as 0, so that its values meet in one state), not a
+/// chain for each binding's value. Tenzi's first throw (its most common face, the dice
+/// showing it) was 54 chains of 200 rounds, past the budget: no fraction; the ogre's 29
+/// hit point totals likewise.
+pub(super) fn after_bindings<'a, W: Weight>(
+    n: &'a Node,
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
-    let mut parts = Vec::new();
+    let (r, k) = led_to(n, env.len()).ok_or(NoLaw::Refused)?;
+    let base = env.len();
+    let read: Vec<bool> = (0..k).map(|j| in_rounds(r, base + j)).collect();
+    let (states, den) = firsts(n, r, &read, env, b)?;
+    rounds(r, k, states, den, env, b)
+}
+
+/// A binding's values, each with its ways and its pool's dice if it is a pool.
+type Values<'a, W> = Vec<(i64, W, Option<Held<'a>>)>;
+
+/// The first states of the chain [`after_bindings`] makes from `n`, each with the
+/// values of the bindings from here down before its variables'.
+fn firsts<'a, W: Weight>(
+    n: &'a Node,
+    r: &'a Repeat,
+    read: &[bool],
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<(States<W>, W), NoLaw> {
+    // Each value of the binding here, with its ways and its pool's dice if any.
+    let (values, over, body): (Values<W>, W, &Node) = match n {
+        Node::Repeat(_) => return start(r, env, b),
+        Node::Let(bound, body) => {
+            let d = eval(bound, env, b)?;
+            let values = d.iter().map(|(v, w)| (v, w.clone(), None)).collect();
+            (values, d.den, body)
+        }
+        Node::LetPool {
+            spec, choice, body, ..
+        } => {
+            let (taken, held) = pools::held_outcomes(spec, choice.as_deref(), b)?;
+            let (outcomes, den) = &*taken;
+            let values = outcomes
+                .iter()
+                .map(|(dice, w)| (0, w.clone(), Some(held.held(dice))))
+                .collect();
+            (values, den.clone(), body)
+        }
+        _ => return Err(NoLaw::Refused),
+    };
+    let at = env.len();
+    let kept = read[0];
+    let mut parts = Vec::with_capacity(values.len());
     let mut common = W::one();
-    for (v, w) in bound.iter() {
+    for (v, w, dice) in values {
         env.push(v);
-        let first = start(r, env, b);
+        let pushed = dice.map(|h| b.held.push((at, h))).is_some();
+        let first = firsts(body, r, &read[1..], env, b);
+        if pushed {
+            b.held.pop();
+        }
         env.pop();
         let (states, den) = first?;
         if !common.multiple_of(&den) {
             common = common.lcm(&den)?;
         }
-        parts.push((w, states, den));
+        parts.push((if kept { v } else { 0 }, w, states, den));
     }
     let mut states: States<W> = BTreeMap::new();
-    for (w, first, den) in parts {
+    for (v, w, first, den) in parts {
         let scale = w.mul(&common.div(&den))?;
         b.spend(first.len() as u64 * scale.words())?;
         for (s, q) in &first {
-            into(&mut states, s, q, &scale)?;
+            let mut t = Vec::with_capacity(s.len() + 1);
+            t.push(v);
+            t.extend_from_slice(s);
+            into(&mut states, &t, q, &scale)?;
         }
     }
-    // The `let`'s place stays in scope, read by nothing from here on.
-    env.push(0);
-    let law = rounds(r, states, bound.den.mul(&common)?, env, b);
-    env.pop();
-    law
+    Ok((states, over.mul(&common)?))
 }
 
-/// The rounds of `r` from `states` over `den`, with `r`'s scope in `env`.
+/// The rounds of `r` from `states` over `den`, with the scope above the `fixed`
+/// bindings each state begins with in `env`.
 fn rounds<'a, W: Weight>(
     r: &'a Repeat,
+    fixed: usize,
     mut states: States<W>,
     mut den: W,
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
-    let rounds_at = env.len() + r.init.len();
+    let rounds_at = env.len() + fixed + r.init.len();
     let cache_until = !mentions(&r.until, rounds_at);
     let cache_step = !mentions(&r.step, rounds_at);
     let mut known: Map<State, Rc<Round<W>>> = Map::default();
-    let apart = apart(r, env.len());
+    let apart = apart(r, env.len() + fixed);
     let mut stops_of: Map<State, (W, W)> = Map::default();
-    let mut kernels: Map<(usize, i64), Law<W>> = Map::default();
+    let mut kernels: Map<(usize, State), Law<W>> = Map::default();
     let mut out = Sum {
         ways: Map::default(),
         den: W::one(),
@@ -146,6 +200,7 @@ fn rounds<'a, W: Weight>(
             den: &den,
             words,
             cache_until,
+            fixed,
         };
         let (mut next, next_den) = match apart {
             Some(updates) if !last => {
@@ -171,13 +226,15 @@ fn rounds<'a, W: Weight>(
     Ok(law.reduced())
 }
 
-/// Where a round is played: its number, the states' denominator and its words, and
-/// whether the condition's ways from a state are the same every round.
+/// Where a round is played: its number, the states' denominator and its words,
+/// whether the condition's ways from a state are the same every round, and how many
+/// bindings that never change begin each state.
 struct RoundAt<'d, W> {
     round: u32,
     den: &'d W,
     words: u64,
     cache_until: bool,
+    fixed: usize,
 }
 
 /// The mass of each state that stops this round, read by the body into `out`, and the
@@ -223,7 +280,7 @@ fn joint_round<'a, W: Weight>(
         b.spend(super::super::repeat::REPEAT_COST * at.words)?;
         env.extend_from_slice(&s);
         env.push(at.round as i64);
-        let played = play(r, &s, last, at.cache_until, cache_step, known, env, b);
+        let played = play(r, &s, at, last, cache_step, known, env, b);
         env.truncate(env.len() - s.len() - 1);
         let play = played?;
         let goes_on = stop(r, (&s, &w), at, (&play.stops, &play.until_den), out, env, b)?;
@@ -294,7 +351,7 @@ fn apart_round<'a, W: Weight>(
     states: States<W>,
     at: &RoundAt<W>,
     (stops_of, out): (&mut Map<State, (W, W)>, &mut Sum<W>),
-    kernels: &mut Map<(usize, i64), Law<W>>,
+    kernels: &mut Map<(usize, State), Law<W>>,
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<(States<W>, W), NoLaw> {
@@ -332,8 +389,11 @@ fn apart_round<'a, W: Weight>(
     let mut den = at.den.mul(&common)?;
     for (i, u) in updates.iter().enumerate() {
         let mut common = W::one();
+        let k = at.fixed;
+        // An update's law from the bindings and its own variable's value.
+        let key = |s: &State| (i, [&s[..k], &s[k + i..=k + i]].concat());
         for s in cur.keys() {
-            let kernel = match kernels.entry((i, s[i])) {
+            let kernel = match kernels.entry(key(s)) {
                 Entry::Occupied(k) => k.into_mut(),
                 Entry::Vacant(k) => {
                     env.extend_from_slice(s);
@@ -352,12 +412,12 @@ fn apart_round<'a, W: Weight>(
         let words = den.words();
         let mut next: States<W> = BTreeMap::new();
         for (s, w) in cur {
-            let k = &kernels[&(i, s[i])];
-            b.spend(k.n.len() as u64 * words)?;
-            let scale = w.mul(&common.div(&k.den))?;
+            let law = &kernels[&key(&s)];
+            b.spend(law.n.len() as u64 * words)?;
+            let scale = w.mul(&common.div(&law.den))?;
             let mut t = s;
-            for (v, q) in k.iter() {
-                t[i] = v;
+            for (v, q) in law.iter() {
+                t[k + i] = v;
                 into(&mut next, &t, q, &scale)?;
             }
         }
@@ -414,8 +474,8 @@ fn start<'a, W: Weight>(
 fn play<'a, W: Weight>(
     r: &'a Repeat,
     s: &State,
+    at: &RoundAt<W>,
     last: bool,
-    cache_until: bool,
     cache_step: bool,
     known: &mut Map<State, Rc<Round<W>>>,
     env: &mut Vec<i64>,
@@ -423,6 +483,7 @@ fn play<'a, W: Weight>(
 ) -> Result<Rc<Round<W>>, NoLaw> {
     // Shared, not copied: a state met again every round (a duel's 100) reads the same
     // round, whose places to go were cloned each time (a fifth of a battle's time).
+    let cache_until = at.cache_until;
     let cached = known.get(s).cloned();
     if let Some(k) = &cached {
         if cache_until && cache_step && !last {
@@ -453,6 +514,13 @@ fn play<'a, W: Weight>(
         _ => {
             let mut to = BTreeMap::new();
             let den = step(&r.step, env, b, &mut to)?;
+            if at.fixed > 0 {
+                // The bindings go on as they were.
+                to = to
+                    .into_iter()
+                    .map(|(t, q)| ([&s[..at.fixed], &t[..]].concat(), q))
+                    .collect();
+            }
             (to, den)
         }
     };

@@ -272,6 +272,16 @@ def test_the_tables_types_are_the_tables_own() -> None:
     assert fractions["draw"] == "227/1296"
 
 
+def test_a_table_taken_without_the_constructors_search_is_the_constructors() -> None:
+    # The installed polars has the reader `_frame` calls straight: the quick path is
+    # the one taken, and it gives what `pl.DataFrame` gives, table by table.
+    assert rollsim._PySeries is not None
+    held = rollsim._roll_held("let p = 3d6 in p highest + p count 6", trials=2_000)
+    for name, table in held.tables():
+        assert rollsim._frame(table).equals(pl.DataFrame(table)), name
+        assert rollsim._frame(table).schema == pl.DataFrame(table).schema, name
+
+
 def test_a_chart_is_the_clis_png_and_a_notebook_shows_it(tmp_path: Path) -> None:
     r = rollsim.roll("3d6", exact_only=True)
     png = r.plot()

@@ -70,6 +70,12 @@ pub trait Weight: Clone + PartialEq + Default + std::fmt::Debug {
         1
     }
 
+    /// The most bits a count may take (none for big integers): past them, [`NoLaw::Wide`].
+    const CAPACITY: Option<u32> = None;
+
+    /// The bits the count takes.
+    fn bits(&self) -> u32;
+
     fn lcm(&self, o: &Self) -> Result<Self, NoLaw> {
         self.div(&self.gcd(o)).mul(o)
     }
@@ -112,6 +118,10 @@ macro_rules! checked_words {
 }
 
 impl Weight for u128 {
+    const CAPACITY: Option<u32> = Some(128);
+    fn bits(&self) -> u32 {
+        128 - self.leading_zeros()
+    }
     fn from_u128(v: u128) -> Self {
         v
     }
@@ -158,6 +168,10 @@ impl Weight for u128 {
 /// depth 4 is over 10^50): as fast as words, where a big integer would allocate each
 /// product. Reductions go through [`UBig`], once per law.
 impl Weight for U256 {
+    const CAPACITY: Option<u32> = Some(256);
+    fn bits(&self) -> u32 {
+        256 - self.leading_zeros()
+    }
     fn from_u128(v: u128) -> Self {
         U256::from(v)
     }
@@ -221,6 +235,9 @@ fn narrow(x: &UBig) -> U256 {
 
 impl Weight for UBig {
     const SQUARES: bool = true;
+    fn bits(&self) -> u32 {
+        u32::try_from(self.bit_len()).unwrap_or(u32::MAX)
+    }
     fn words(&self) -> u64 {
         (self.bit_len() as u64).div_ceil(64).max(1)
     }

@@ -188,6 +188,7 @@ fn rounds<'a, W: Weight>(
         ways: Map::default(),
         den: W::one(),
     };
+    let start_bits = den.bits();
     for round in 0..=r.limit {
         if states.is_empty() {
             break;
@@ -221,9 +222,36 @@ fn rounds<'a, W: Weight>(
             den = den.div(&g);
         }
         states = next;
+        wide_before_the_limit(r, round, &den, start_bits)?;
     }
     let law = Law::from_map(out.ways, out.den)?;
     Ok(law.reduced())
+}
+
+/// [`NoLaw::Wide`] where the states' denominator, growing as it has over the first
+/// `round + 1` rounds, would pass the weight's bits before the limit: said now, so that
+/// the wider run does not follow a whole narrow one (Chaos Bolt's 15 leaps took 14
+/// rounds in two words, then all 15 again in four). Only where the law runs again
+/// wider: no chain is refused for it.
+fn wide_before_the_limit<W: Weight>(
+    r: &Repeat,
+    round: u32,
+    den: &W,
+    start_bits: u32,
+) -> Result<(), NoLaw> {
+    let Some(capacity) = W::CAPACITY else {
+        return Ok(());
+    };
+    if round < 2 {
+        return Ok(());
+    }
+    let (now, played) = (u64::from(den.bits()), u64::from(round) + 1);
+    let per_round = now.saturating_sub(u64::from(start_bits)) / played;
+    let to_come = u64::from(r.limit.saturating_sub(round));
+    match now + per_round * to_come > u64::from(capacity) {
+        true => Err(NoLaw::Wide),
+        false => Ok(()),
+    }
 }
 
 /// Where a round is played: its number, the states' denominator and its words,

@@ -850,15 +850,17 @@ fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>, NoLaw> {
     unreachable!("the loop returns at its last depth")
 }
 
+/// A few values together (a `repeat`'s state, a pool's rolled numbers), held inline.
+type Values = smallvec::SmallVec<[i64; 4]>;
+
 /// Every combination of values of independent `laws`, with its ways (their product),
 /// and the product of their denominators; each combination made costs `each`.
-#[allow(clippy::type_complexity)]
 fn every_combination<W: Weight>(
     laws: &[Law<W>],
     each: u64,
     b: &mut Budget<W>,
-) -> Result<(Vec<(Vec<i64>, W)>, W), NoLaw> {
-    let mut combos: Vec<(Vec<i64>, W)> = vec![(Vec::new(), W::one())];
+) -> Result<(Vec<(Values, W)>, W), NoLaw> {
+    let mut combos: Vec<(Values, W)> = vec![(Values::new(), W::one())];
     let mut den = W::one();
     for law in laws {
         b.spend(each.saturating_mul((combos.len() * law.n.len()) as u64))?;

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// A state of a `repeat`: its variables' values.
-type State = Vec<i64>;
+type State = Values;
 
 /// Ways of each state, over one denominator.
 type States<W> = BTreeMap<State, W>;
@@ -103,7 +103,7 @@ pub(super) fn after_bindings<'a, W: Weight>(
 }
 
 /// A binding's values, each with its ways and its pool's dice if it is a pool.
-type Values<'a, W> = Vec<(i64, W, Option<Held<'a>>)>;
+type Bound<'a, W> = Vec<(i64, W, Option<Held<'a>>)>;
 
 /// The first states of the chain [`after_bindings`] makes from `n`, each with the
 /// values of the bindings from here down before its variables'.
@@ -115,7 +115,7 @@ fn firsts<'a, W: Weight>(
     b: &mut Budget<'a, W>,
 ) -> Result<(States<W>, W), NoLaw> {
     // Each value of the binding here, with its ways and its pool's dice if any.
-    let (values, over, body): (Values<W>, W, &Node) = match n {
+    let (values, over, body): (Bound<W>, W, &Node) = match n {
         Node::Repeat(_) => return start(r, env, b),
         Node::Let(bound, body) => {
             let d = eval(bound, env, b)?;
@@ -158,7 +158,7 @@ fn firsts<'a, W: Weight>(
         let scale = w.mul(&common.div(&den))?;
         b.spend(first.len() as u64 * scale.words())?;
         for (s, q) in &first {
-            let mut t = Vec::with_capacity(s.len() + 1);
+            let mut t = State::with_capacity(s.len() + 1);
             t.push(v);
             t.extend_from_slice(s);
             into(&mut states, &t, q, &scale)?;
@@ -419,7 +419,10 @@ fn apart_round<'a, W: Weight>(
         let mut common = W::one();
         let k = at.fixed;
         // An update's law from the bindings and its own variable's value.
-        let key = |s: &State| (i, [&s[..k], &s[k + i..=k + i]].concat());
+        let key = |s: &State| -> (usize, State) {
+            let own = s[k + i];
+            (i, s[..k].iter().copied().chain([own]).collect())
+        };
         for s in cur.keys() {
             let kernel = match kernels.entry(key(s)) {
                 Entry::Occupied(k) => k.into_mut(),
@@ -477,7 +480,7 @@ fn start<'a, W: Weight>(
     b: &mut Budget<'a, W>,
 ) -> Result<(States<W>, W), NoLaw> {
     let mut states: States<W> = BTreeMap::new();
-    states.insert(Vec::new(), W::one());
+    states.insert(State::new(), W::one());
     let mut den = W::one();
     for n in &r.init {
         let d = eval(n, env, b)?;
@@ -546,7 +549,7 @@ fn play<'a, W: Weight>(
                 // The bindings go on as they were.
                 to = to
                     .into_iter()
-                    .map(|(t, q)| ([&s[..at.fixed], &t[..]].concat(), q))
+                    .map(|(t, q)| (s[..at.fixed].iter().chain(&t).copied().collect(), q))
                     .collect();
             }
             (to, den)
@@ -572,41 +575,92 @@ fn step<'a, W: Weight>(
     b: &mut Budget<'a, W>,
     out: &mut States<W>,
 ) -> Result<W, NoLaw> {
+    let mut joint = Joint {
+        states: std::mem::take(out),
+        den: W::one(),
+    };
+    step_into(n, (&W::one(), &W::one()), env, b, &mut joint)?;
+    *out = joint.states;
+    Ok(joint.den)
+}
+
+/// Next states' ways over one denominator, brought to the least common multiple as parts
+/// over others come (a round's `let`s over dice counts the state sets).
+struct Joint<W> {
+    states: States<W>,
+    den: W,
+}
+
+impl<W: Weight> Joint<W> {
+    /// `w / den` more of state `t`.
+    fn add(&mut self, t: &State, w: &W, den: &W) -> Result<(), NoLaw> {
+        if *den == self.den {
+            return into_one(&mut self.states, t, w);
+        }
+        if !self.den.multiple_of(den) {
+            let common = self.den.lcm(den)?;
+            let up = common.div(&self.den);
+            for v in self.states.values_mut() {
+                *v = v.mul(&up)?;
+            }
+            self.den = common;
+        }
+        into_one(&mut self.states, t, &w.mul(&self.den.div(den))?)
+    }
+}
+
+/// `w` more ways of state `t`.
+fn into_one<W: Weight>(next: &mut States<W>, t: &State, w: &W) -> Result<(), NoLaw> {
+    match next.get_mut(t) {
+        Some(x) => x.add_to(w),
+        None => {
+            next.insert(t.clone(), w.clone());
+            Ok(())
+        }
+    }
+}
+
+/// [`step`] below `let`s already taken, `(ways, den)` their values' chance: each value
+/// of every `let` in turn, then the updates. Updates that roll nothing more are numbers
+/// given the `let`s, one next state each, straight into `joint` (Risus's two rolled
+/// totals made a map of next states for each pair, then merged it).
+fn step_into<'a, W: Weight>(
+    n: &'a Node,
+    (ways, den): (&W, &W),
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+    joint: &mut Joint<W>,
+) -> Result<(), NoLaw> {
     match n {
         Node::Let(bound, body) => {
             let d = eval(bound, env, b)?;
-            let mut parts = Vec::new();
-            let mut common = W::one();
+            let den = den.mul(&d.den)?;
             for (v, w) in d.iter() {
-                let mut sub = BTreeMap::new();
                 env.push(v);
-                let den = step(body, env, b, &mut sub);
+                let went = w
+                    .mul(ways)
+                    .and_then(|w| step_into(body, (&w, &den), env, b, joint));
                 env.pop();
-                let den = den?;
-                if !common.multiple_of(&den) {
-                    common = common.lcm(&den)?;
-                }
-                parts.push((w.clone(), sub, den));
+                went?;
             }
-            for (w, sub, den) in parts {
-                let scale = w.mul(&common.div(&den))?;
-                b.spend(sub.len() as u64)?;
-                for (t, q) in sub {
-                    out.entry(t).or_default().add_product(&q, &scale)?;
-                }
-            }
-            d.den.mul(&common)
+            Ok(())
         }
         Node::Emit(v) => {
+            b.spend(super::super::repeat::REPEAT_COST)?;
+            if v.iter().all(|u| b.arithmetic(u)) {
+                let t: Option<State> = v.iter().map(|u| number(u, env, &b.held)).collect();
+                return joint.add(&t.ok_or(NoLaw::Refused)?, ways, den);
+            }
             let laws = v
                 .iter()
                 .map(|n| eval(n, env, b))
                 .collect::<Result<Vec<_>, _>>()?;
-            let (joint, den) = every_combination(&laws, super::super::repeat::REPEAT_COST, b)?;
-            for (s, p) in joint {
-                out.entry(s).or_default().add_to(&p)?;
+            let (each, over) = every_combination(&laws, super::super::repeat::REPEAT_COST, b)?;
+            let den = den.mul(&over)?;
+            for (t, p) in each {
+                joint.add(&t, &p.mul(ways)?, &den)?;
             }
-            Ok(den)
+            Ok(())
         }
         _ => Err(NoLaw::Refused),
     }

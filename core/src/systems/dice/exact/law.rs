@@ -514,7 +514,7 @@ fn eval<'a, W: Weight>(
 /// Whether `n` is arithmetic on numbers and pool variables' dice in scope, rolling
 /// nothing: [`number`] gives it.
 fn arithmetic(n: &Node) -> bool {
-    let mut all = arithmetic_kind(n) || plain_read(n);
+    let mut all = arithmetic_kind(n) || plain_read(n) || held_meeting(n);
     super::super::program::each_child(n, &mut |c| all = all && arithmetic(c));
     all
 }
@@ -522,6 +522,13 @@ fn arithmetic(n: &Node) -> bool {
 /// A read of a pool variable's dice that needs nothing but the dice held.
 fn plain_read(n: &Node) -> bool {
     matches!(n, Node::PoolVar(r) if r.rolled.is_none() && r.tally.is_none())
+}
+
+/// Two pool variables' dice set against each other (`beats(a, b)`, `pairs`, `cancel`):
+/// a number given the dice held, as a read is (Sorcerer's two meetings of 4d10 and
+/// 3d10 made two laws and their difference for each of 157,300 pairs of outcomes).
+fn held_meeting(n: &Node) -> bool {
+    matches!(n, Node::Meeting(m) if m.sides.iter().all(|s| matches!(s, Side::Var { .. })))
 }
 
 /// A pool variable's dice in scope, as its body reads them.
@@ -574,6 +581,13 @@ fn number(n: &Node, env: &mut Vec<i64>, held: &[(usize, Held)]) -> Option<i64> {
         Node::PoolVar(r) if plain_read(n) => {
             let (_, h) = held.iter().rev().find(|(at, _)| *at == r.i)?;
             h.value(r)?
+        }
+        Node::Meeting(m) if held_meeting(n) => {
+            let dice = |s: &Side| match s {
+                Side::Var { i, .. } => held.iter().rev().find(|(at, _)| at == i)?.1.dice(),
+                Side::Pool(_) => None,
+            };
+            m.value(dice(&m.sides[0])?, dice(&m.sides[1])?)
         }
         Node::Neg(a) => number(a, env, held)?.saturating_neg(),
         Node::Add(x, y) => number(x, env, held)?.saturating_add(number(y, env, held)?),
@@ -1140,6 +1154,9 @@ mod tests {
             "repeat s = 8 until s == 0 do s = if d(s) <= 2 then (if s > 4 then s - 2 else 0) else s limit 30 then rounds",
             "let hp = 2d8 + 1 in repeat h = hp until h <= 0 do h = h - (d20 >= 14) * (d8 + 1) limit 30 then rounds",
             "repeat me = 6, foe = 7 until me <= 0 or foe <= 0 do foe = foe - (d20 >= 8) * d8, me = me - (d20 >= 13) * d10 limit 20 then (me > 0) - (foe > 0)",
+            // Pool variables set against each other: a number given their dice.
+            "let a = 4d6 in let b = 3d6 in beats(a, b) - beats(b, a)",
+            "let a = 4d6 in let b = 3d8 in pairs(a, b) * 10 + cancel(b, a) highest",
             // Bindings every round reads, held in the chain's states: a face from a
             // pool's first throw (Tenzi), a bonus rolled before a duel.
             "let p = 6d6 in let target = p mode in repeat left = 6 - p maxset until left == 0 do left = left - (left)d6 count == target limit 40 then rounds + 1",

@@ -34,17 +34,16 @@ fn count(text: &str) -> Result<u64, String> {
 /// reports/index.html), and prints a one-line summary per scenario.
 #[derive(Parser, Debug)]
 #[command(name = "rollsim", version, about, long_about)]
+#[command(mut_arg("trials", |a| a.help("Trials per scenario for the default run, e.g. 1e6 (before a command's name, that command's) [default: until every probability's 95% CI is within ±0.001, at most 10000000; a config's [run] trials serve `run`]")))]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Trials per scenario for the default run, e.g. 1e6 (before a command's name, that command's) [default: until every probability's 95% CI is within ±0.001, at most 10000000; a config's [run] trials serve `run`]
-    #[arg(short = 'n', long, global = false, value_parser = count, allow_negative_numbers = true)]
-    pub trials: Option<u64>,
+    #[command(flatten)]
+    pub trials: Trials,
     #[command(flatten)]
     pub threads: Threads,
-    /// No progress bar
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub quiet: Quiet,
     /// Run more than 10^10 trials in one process (-n past it is refused without this: at
     /// a few hundred million trials a second that is minutes to hours; `plan` and
     /// `--shard` split a big run instead)
@@ -74,6 +73,65 @@ impl Threads {
     pub fn get(&self) -> Option<usize> {
         self.threads.map(|t| t as usize)
     }
+}
+
+/// `-n`, declared once for every command that rolls trials. Each command names its own
+/// default in its help (`mut_arg`), since where the default comes from differs.
+#[derive(Args, Clone, Copy, Debug, Default)]
+pub struct Trials {
+    /// Trials
+    #[arg(id = "trials", short = 'n', long = "trials", value_name = "TRIALS", value_parser = count, allow_negative_numbers = true)]
+    pub n: Option<u64>,
+}
+
+/// `--seed`, declared once; each command names its default.
+#[derive(Args, Clone, Copy, Debug, Default)]
+pub struct Seed {
+    /// Master seed: same seed, same numbers, for any thread count
+    #[arg(id = "seed", long = "seed", value_name = "SEED")]
+    pub value: Option<u64>,
+}
+
+/// `-q`, declared once for every command that can draw a progress bar.
+#[derive(Args, Clone, Copy, Debug, Default)]
+pub struct Quiet {
+    /// No progress bar (one shows on anything that takes more than a second)
+    #[arg(id = "quiet", short = 'q', long = "quiet")]
+    pub on: bool,
+}
+
+/// `-o`, declared once; each command names its default folder.
+#[derive(Args, Clone, Debug, Default)]
+pub struct Out {
+    /// Output directory
+    #[arg(id = "out", short = 'o', long = "out", value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+/// `--exact-only`, declared once; each command says what it leaves out.
+#[derive(Args, Clone, Copy, Debug, Default)]
+pub struct ExactOnly {
+    /// Exact distributions only, no Monte Carlo (fast; every shipped scenario has one)
+    #[arg(id = "exact_only", long = "exact-only")]
+    pub on: bool,
+}
+
+/// `--precision` and its cap, declared once for `run` and `roll`.
+#[derive(Args, Clone, Copy, Debug)]
+pub struct Precision {
+    /// Roll until every reported probability's 95% CI half-width is at most EPS (e.g. 0.001), instead of a fixed count
+    #[arg(long, value_name = "EPS", conflicts_with_all = ["trials", "exact_only"])]
+    pub precision: Option<f64>,
+    /// Cap on trials per scenario under --precision
+    #[arg(long, default_value = "1_000_000_000", value_parser = count, allow_negative_numbers = true, requires = "precision")]
+    pub max_trials: u64,
+}
+
+/// The config file every config command reads, declared once.
+#[derive(Args, Clone, Debug)]
+pub struct Config {
+    /// The TOML config file, e.g. configs/NAME.toml
+    pub config: PathBuf,
 }
 
 /// `--set`, declared once for every command that reads a config.
@@ -160,6 +218,77 @@ pub enum Command {
     Serve(ServeArgs),
 }
 
+/// The shared flag groups of each command, asked of the command rather than matched
+/// over every variant wherever a flag is read.
+impl Command {
+    /// The options every balance command shares, for the commands built on them.
+    pub fn balance(&self) -> Option<&BalanceArgs> {
+        match self {
+            Command::Compare(CompareArgs { common, .. })
+            | Command::Sweep(SweepArgs { common, .. })
+            | Command::Roster(RosterArgs { common, .. })
+            | Command::Equalize(EqualizeArgs { common, .. })
+            | Command::Sensitivity(common) => Some(common),
+            _ => None,
+        }
+    }
+
+    fn balance_mut(&mut self) -> Option<&mut BalanceArgs> {
+        match self {
+            Command::Compare(CompareArgs { common, .. })
+            | Command::Sweep(SweepArgs { common, .. })
+            | Command::Roster(RosterArgs { common, .. })
+            | Command::Equalize(EqualizeArgs { common, .. })
+            | Command::Sensitivity(common) => Some(common),
+            _ => None,
+        }
+    }
+
+    /// `-o`, where the command takes it.
+    pub fn out(&self) -> Option<&Out> {
+        match self {
+            Command::Run(a) => Some(&a.out),
+            Command::Roll(a) => Some(&a.out),
+            Command::Overlay(a) => Some(&a.out),
+            Command::Merge(a) => Some(&a.out),
+            c => c.balance().map(|b| &b.out),
+        }
+    }
+
+    /// `--shard`, `--shards` and `--no-shard`, where the command can be sharded.
+    pub fn shard(&self) -> Option<&Shard> {
+        match self {
+            Command::Run(a) => Some(&a.shard),
+            Command::Overlay(a) => Some(&a.shard),
+            c => c.balance().map(|b| &b.shard),
+        }
+    }
+
+    /// `--no-plots`, where the command draws.
+    pub fn plots(&self) -> Option<&Plots> {
+        match self {
+            Command::Run(a) => Some(&a.output.plots),
+            Command::Roll(a) => Some(&a.output.plots),
+            Command::Merge(a) => Some(&a.output.plots),
+            Command::Overlay(a) => Some(&a.plots),
+            c => c.balance().map(|b| &b.plots),
+        }
+    }
+
+    /// `-n`, `--threads` and `-q`, where the command rolls trials (a command without
+    /// `-q` draws no progress bar).
+    pub fn rolling_mut(&mut self) -> Option<(&mut Trials, &mut Threads, Option<&mut Quiet>)> {
+        match self {
+            Command::Run(a) => Some((&mut a.trials, &mut a.threads, Some(&mut a.quiet))),
+            Command::Roll(a) => Some((&mut a.trials, &mut a.threads, Some(&mut a.quiet))),
+            Command::Overlay(a) => Some((&mut a.trials, &mut a.threads, None)),
+            c => c
+                .balance_mut()
+                .map(|b| (&mut b.trials, &mut b.threads, Some(&mut b.quiet))),
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct ServeArgs {
     /// The folder of configs the page offers (its *.toml files); "Save as" writes beside them
@@ -174,6 +303,12 @@ pub struct ServeArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("trials", |a| a.help("Trials [default: 1000000]")))]
+#[command(mut_arg("seed", |a| a.help("Master seed: same seed, same numbers, for any thread count [default: 2026]")))]
+#[command(mut_arg("max_trials", |a| a.help("Cap on trials under --precision")))]
+#[command(mut_arg("exact_only", |a| a.help("Only the exact distribution, no Monte Carlo; files only where -o says")))]
+#[command(mut_arg("out", |a| a.help("Output directory; `-` writes the distribution table (in the first --format) to standard output instead, no files [default: reports/roll; none with --exact-only]")))]
+#[command(mut_arg("format", |a| a.default_value("csv").help("Table formats (comma-separated); md prints the Markdown report of `run` after the roll's table")))]
 pub struct RollArgs {
     /// The expression, e.g. "4d6 drop lowest", "2d20 highest + 5", "5d10 again 10 count >= 7" (one starting with a minus, "-d6 + 3", is an expression too)
     #[arg(allow_hyphen_values = true)]
@@ -181,61 +316,43 @@ pub struct RollArgs {
     /// An opposing roll: the result is the margin ROLL - VS and who wins
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     pub vs: Option<String>,
-    /// Trials [default: 1000000]
-    #[arg(short = 'n', long, value_parser = count, allow_negative_numbers = true)]
-    pub trials: Option<u64>,
-    /// Master seed [default: 2026]
-    #[arg(long)]
-    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub trials: Trials,
+    #[command(flatten)]
+    pub seed: Seed,
     #[command(flatten)]
     pub threads: Threads,
-    /// Roll until every reported probability's 95% CI half-width is at most EPS (e.g. 0.001), instead of a fixed count
-    #[arg(long, value_name = "EPS", conflicts_with_all = ["trials", "exact_only"])]
-    pub precision: Option<f64>,
-    /// Cap on trials under --precision
-    #[arg(long, default_value = "1_000_000_000", value_parser = count, allow_negative_numbers = true, requires = "precision")]
-    pub max_trials: u64,
-    /// Only the exact distribution, no Monte Carlo; files only where -o says
-    #[arg(long)]
-    pub exact_only: bool,
-    /// Output directory; `-` writes the distribution table (in the first --format) to standard output instead, no files [default: reports/roll; none with --exact-only]
-    #[arg(short, long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Table formats (comma-separated); md prints the Markdown report of `run` after the roll's table
-    #[arg(
-        long,
-        value_enum,
-        ignore_case = true,
-        value_delimiter = ',',
-        default_value = "csv"
-    )]
-    pub format: Vec<FormatArg>,
     #[command(flatten)]
-    pub plots: Plots,
-    /// No progress bar
-    #[arg(short, long)]
-    pub quiet: bool,
+    pub precision: Precision,
+    #[command(flatten)]
+    pub exact_only: ExactOnly,
+    #[command(flatten)]
+    pub out: Out,
+    #[command(flatten)]
+    pub output: Output,
+    #[command(flatten)]
+    pub quiet: Quiet,
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("trials", |a| a.help("Trials per entry [default: each config's [run] trials, else 10000000]")))]
+#[command(mut_arg("seed", |a| a.help("Master seed [default: each config's, else 2026]")))]
+#[command(mut_arg("metric", |a| a.help("The metric to set side by side [default: the headline's]").value_name("METRIC")))]
+#[command(mut_arg("out", |a| a.help("Output directory [default: reports/overlay]")))]
 pub struct OverlayArgs {
     /// Entries CONFIG:SCENARIO[:KEY=VALUE;...], e.g. configs/A.toml:SCENARIO configs/B.toml:SCENARIO, or configs/A.toml:SCENARIO:attacker=goblin; a group name stands for all its members
     #[arg(required = true, num_args = 2..)]
     pub entries: Vec<String>,
-    /// The metric to set side by side [default: the headline's]
-    #[arg(short, long)]
-    pub metric: Option<String>,
-    /// Trials per entry [default: each config's [run] trials, else 10000000]
-    #[arg(short = 'n', long, value_parser = count, allow_negative_numbers = true)]
-    pub trials: Option<u64>,
-    /// Master seed [default: each config's, else 2026]
-    #[arg(long)]
-    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub metric: Metric,
+    #[command(flatten)]
+    pub trials: Trials,
+    #[command(flatten)]
+    pub seed: Seed,
     #[command(flatten)]
     pub threads: Threads,
-    /// Output directory [default: reports/overlay]
-    #[arg(short, long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: Out,
     #[command(flatten)]
     pub plots: Plots,
     #[command(flatten)]
@@ -253,38 +370,48 @@ pub struct SweepArgs {
 
 /// Options every balance command shares.
 #[derive(Args, Debug)]
+#[command(mut_arg("trials", |a| a.help("Trials per point [default: the config's [run] trials, else 10000000]")))]
+#[command(mut_arg("seed", |a| a.help("Master seed [default: the config's, else 2026]")))]
+#[command(mut_arg("out", |a| a.help("Output directory [default: reports/<config name>/<command>]")))]
 pub struct BalanceArgs {
-    /// The TOML config file, e.g. configs/NAME.toml
-    pub config: PathBuf,
+    #[command(flatten)]
+    pub config: Config,
     /// The scenario: a name `rollsim list` prints, or a group (a profile or decision table, e.g. NAME for NAME@d4, NAME@d5, ...) for one result per member
     #[arg(short, long = "scenario", value_name = "NAME")]
     pub scenario: String,
-    /// What to read off it: METRIC=VALUE[,VALUE] (a probability, e.g. result=double) or a numeric METRIC (its mean) [default: the scenario's headline]
-    #[arg(short, long, value_name = "METRIC[=VALUES]")]
-    pub metric: Option<String>,
-    /// Trials per point [default: the config's [run] trials, else 10000000]
-    #[arg(short = 'n', long, value_parser = count, allow_negative_numbers = true)]
-    pub trials: Option<u64>,
-    /// Exact distributions only, no Monte Carlo (fast; every shipped scenario has one)
-    #[arg(long)]
-    pub exact_only: bool,
-    /// Master seed [default: the config's, else 2026]
-    #[arg(long)]
-    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub metric: Metric,
+    #[command(flatten)]
+    pub trials: Trials,
+    #[command(flatten)]
+    pub exact_only: ExactOnly,
+    #[command(flatten)]
+    pub seed: Seed,
     #[command(flatten)]
     pub threads: Threads,
-    /// Output directory [default: reports/<config name>/<command>]
-    #[arg(short, long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: Out,
     #[command(flatten)]
     pub set: Sets,
     #[command(flatten)]
     pub plots: Plots,
     #[command(flatten)]
     pub shard: Shard,
-    /// No progress bar (a bar shows the points or variants a command works through, after a second)
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub quiet: Quiet,
+}
+
+/// `-m`, declared once for the commands that read one metric.
+#[derive(Args, Clone, Debug, Default)]
+pub struct Metric {
+    /// What to read off it: METRIC=VALUE[,VALUE] (a probability, e.g. result=double) or a numeric METRIC (its mean) [default: the scenario's headline]
+    #[arg(
+        id = "metric",
+        short = 'm',
+        long = "metric",
+        value_name = "METRIC[=VALUES]"
+    )]
+    pub name: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -297,9 +424,8 @@ pub struct CompareArgs {
     /// Defender-side ids (comma-separated) [default: every entry of the table the second side names]
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub defenders: Vec<String>,
-    /// `fixed`: the response the scenario names; `best`: in each cell the defender picks the response (Slamback or Dodge, a reaction, a decision table's choice) worst for the attacker, named in the cell
-    #[arg(long, value_enum, ignore_case = true, default_value = "fixed")]
-    pub response: ResponseArg,
+    #[command(flatten)]
+    pub response: Response,
 }
 
 #[derive(Args, Debug)]
@@ -315,9 +441,22 @@ pub struct RosterArgs {
     /// The unit prices are set against (its `cost`, else 100) [default: the first unit]
     #[arg(long, value_name = "ID", requires = "count")]
     pub reference: Option<String>,
-    /// `fixed`: the response the scenario names; `best`: in each cell the defender picks the response worst for the attacker
-    #[arg(long, value_enum, ignore_case = true, default_value = "fixed")]
-    pub response: ResponseArg,
+    #[command(flatten)]
+    pub response: Response,
+}
+
+/// `--response`, declared once for `compare` and `roster`.
+#[derive(Args, Clone, Copy, Debug)]
+pub struct Response {
+    /// `fixed`: the response the scenario names; `best`: in each pairing the defender picks the response (Slamback or Dodge, a reaction, a decision table's choice) worst for the attacker (compare names it in the cell)
+    #[arg(
+        id = "response",
+        long = "response",
+        value_enum,
+        ignore_case = true,
+        default_value = "fixed"
+    )]
+    pub pick: ResponseArg,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -340,54 +479,49 @@ pub struct EqualizeArgs {
 
 #[derive(Args, Debug)]
 pub struct ConfigArgs {
-    /// The TOML config file, e.g. configs/NAME.toml
-    pub config: PathBuf,
+    #[command(flatten)]
+    pub config: Config,
     #[command(flatten)]
     pub set: Sets,
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("trials", |a| a.help("Trials per scenario [default: the config's [run] trials, else 10000000]")))]
+#[command(mut_arg("seed", |a| a.help("Master seed: same seed, same numbers, for any thread count [default: the config's, else 2026]")))]
+#[command(mut_arg("exact_only", |a| a.help("Exact distributions only, no Monte Carlo (every probability is the exact one; fast)").conflicts_with_all(["shard", "shards"])))]
+#[command(mut_arg("out", |a| a.help("Output directory; `-` writes the distribution table (in the first --format) to standard output instead, no files [default: reports/<config name>]")))]
 pub struct RunArgs {
-    /// The TOML config file, e.g. configs/NAME.toml
-    pub config: PathBuf,
+    #[command(flatten)]
+    pub config: Config,
     /// Scenario to run (repeatable or comma-separated) [default: all of them]
     #[arg(short, long = "scenario", value_name = "NAME", value_delimiter = ',')]
     pub scenarios: Vec<String>,
-    /// Trials per scenario [default: the config's [run] trials, else 10000000]
-    #[arg(short = 'n', long, value_parser = count, allow_negative_numbers = true)]
-    pub trials: Option<u64>,
-    /// Master seed: same seed, same numbers, for any thread count [default: the config's, else 2026]
-    #[arg(long)]
-    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub trials: Trials,
+    #[command(flatten)]
+    pub seed: Seed,
     #[command(flatten)]
     pub threads: Threads,
-    /// Run until every reported probability's 95% CI half-width is at most EPS (e.g. 0.001), instead of a fixed count
-    #[arg(long, value_name = "EPS", conflicts_with = "trials")]
-    pub precision: Option<f64>,
-    /// Cap on trials per scenario under --precision
-    #[arg(long, default_value = "1_000_000_000", value_parser = count, allow_negative_numbers = true)]
-    pub max_trials: u64,
-    /// Output directory; `-` writes the distribution table (in the first --format) to standard output instead, no files [default: reports/<config name>]
-    #[arg(short, long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub precision: Precision,
+    #[command(flatten)]
+    pub out: Out,
     #[command(flatten)]
     pub set: Sets,
-    /// Exact distributions only, no Monte Carlo (every probability is the exact one; fast)
-    #[arg(long, conflicts_with_all = ["precision", "shard", "shards"])]
-    pub exact_only: bool,
+    #[command(flatten)]
+    pub exact_only: ExactOnly,
     #[command(flatten)]
     pub output: Output,
-    /// No progress bar
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub quiet: Quiet,
     #[command(flatten)]
     pub shard: Shard,
 }
 
 #[derive(Args, Debug)]
 pub struct PlanArgs {
-    /// The TOML config file, e.g. configs/NAME.toml
-    pub config: PathBuf,
+    #[command(flatten)]
+    pub config: Config,
     /// The command to spread and its options, e.g. `roster -s duel -n 1e6` [default: run]; its -o is where the merged output goes
     #[arg(
         trailing_var_arg = true,
@@ -413,13 +547,13 @@ pub enum SchedulerArg {
 }
 
 #[derive(Args, Debug)]
+#[command(mut_arg("out", |a| a.required(true)))]
 pub struct MergeArgs {
     /// The part files of every shard (part-K-of-N.json), or folders of them
     #[arg(required = true)]
     pub parts: Vec<PathBuf>,
-    /// Output directory
-    #[arg(short, long, value_name = "DIR")]
-    pub out: PathBuf,
+    #[command(flatten)]
+    pub out: Out,
     #[command(flatten)]
     pub output: Output,
 }

@@ -134,19 +134,19 @@ pub(crate) fn results_of(
 }
 
 fn run_options(a: cli::RunArgs, svg: bool, cancel: &Cancel) -> RunOptions {
-    let mut o = RunOptions::new(a.config);
+    let mut o = RunOptions::new(a.config.config);
     o.scenarios = a.scenarios;
-    o.trials = a.trials;
-    o.seed = a.seed;
+    o.trials = a.trials.n;
+    o.seed = a.seed.value;
     o.threads = a.threads.get();
-    o.precision = a.precision;
-    o.max_trials = a.max_trials;
-    o.out = a.out;
+    o.precision = a.precision.precision;
+    o.max_trials = a.precision.max_trials;
+    o.out = a.out.dir;
     o.sets = a.set.sets;
     o.formats = a.output.format.into_iter().map(format).collect();
     o.plots = !a.output.plots.no_plots;
-    o.quiet = a.quiet;
-    o.exact_only = a.exact_only;
+    o.quiet = a.quiet.on;
+    o.exact_only = a.exact_only.on;
     o.cancel = cancel.clone();
     o.svg = svg;
     o
@@ -156,16 +156,16 @@ fn roll_options(a: cli::RollArgs, svg: bool, cancel: &Cancel) -> app::RollOption
     app::RollOptions {
         roll: a.roll,
         vs: a.vs,
-        trials: a.trials,
-        precision: a.precision,
-        max_trials: a.max_trials,
-        seed: a.seed,
+        trials: a.trials.n,
+        precision: a.precision.precision,
+        max_trials: a.precision.max_trials,
+        seed: a.seed.value,
         threads: a.threads.get(),
-        exact_only: a.exact_only,
-        out: a.out,
-        formats: a.format.into_iter().map(format).collect(),
-        plots: !a.plots.no_plots,
-        quiet: a.quiet,
+        exact_only: a.exact_only.on,
+        out: a.out.dir,
+        formats: a.output.format.into_iter().map(format).collect(),
+        plots: !a.output.plots.no_plots,
+        quiet: a.quiet.on,
         svg,
         cancel: cancel.clone(),
     }
@@ -187,6 +187,16 @@ fn format(f: FormatArg) -> Format {
 /// slow dice program, days. A run of `-n 1e15` ran for ever without a word.
 pub const TRIAL_CAP: u64 = 10_000_000_000;
 
+/// `-n` of a command that rolls trials.
+fn trials_of(c: &Command) -> Option<u64> {
+    match c {
+        Command::Run(a) => a.trials.n,
+        Command::Roll(a) => a.trials.n,
+        Command::Overlay(a) => a.trials.n,
+        c => c.balance().and_then(|b| b.trials.n),
+    }
+}
+
 /// Refuse `-n` past [`TRIAL_CAP`] unless `--no-trial-cap` says so; a sharded run (by
 /// flag or by a scheduler's array job) and `plan` split the work and are not capped.
 pub(crate) fn check_trial_cap(cli: &Cli) -> Result<(), AppError> {
@@ -202,18 +212,12 @@ pub(crate) fn check_trial_cap(cli: &Cli) -> Result<(), AppError> {
         Ok(request.resolve(&|k| std::env::var(k).ok())?.0.is_none())
     };
     let asked = match &cli.command {
-        None => cli.trials,
-        Some(Command::Run(a)) if unsharded(&a.shard)? => a.trials,
-        Some(Command::Roll(a)) => a.trials,
-        Some(Command::Overlay(a)) if unsharded(&a.shard)? => a.trials,
-        Some(
-            Command::Compare(cli::CompareArgs { common, .. })
-            | Command::Sweep(cli::SweepArgs { common, .. })
-            | Command::Roster(cli::RosterArgs { common, .. })
-            | Command::Equalize(cli::EqualizeArgs { common, .. }),
-        ) if unsharded(&common.shard)? => common.trials,
-        Some(Command::Sensitivity(a)) if unsharded(&a.shard)? => a.trials,
-        _ => None,
+        None => cli.trials.n,
+        Some(Command::Roll(a)) => a.trials.n,
+        Some(c) => match c.shard() {
+            Some(s) if unsharded(s)? => trials_of(c),
+            _ => None,
+        },
     };
     match asked {
         Some(n) => trial_cap(n),
@@ -227,39 +231,24 @@ pub(crate) fn check_trial_cap(cli: &Cli) -> Result<(), AppError> {
 /// different value too; never dropped
 /// (`rollsim -n 1000 run ...` once ran the command's own default trials, silently).
 fn before_command(mut cli: Cli) -> Result<Cli, AppError> {
-    let (trials, threads, quiet) = (cli.trials.take(), cli.threads.threads.take(), cli.quiet);
-    cli.quiet = false;
+    let (trials, threads, quiet) = (
+        cli.trials.n.take(),
+        cli.threads.threads.take(),
+        cli.quiet.on,
+    );
+    cli.quiet.on = false;
     let Some(command) = cli.command.as_mut() else {
-        cli.trials = trials;
+        cli.trials.n = trials;
         cli.threads.threads = threads;
-        cli.quiet = quiet;
+        cli.quiet.on = quiet;
         return Ok(cli);
     };
     if trials.is_none() && threads.is_none() && !quiet {
         return Ok(cli);
     }
-    let (own_trials, own_threads, own_quiet) = match command {
-        Command::Run(a) => (
-            Some(&mut a.trials),
-            Some(&mut a.threads),
-            Some(&mut a.quiet),
-        ),
-        Command::Roll(a) => (
-            Some(&mut a.trials),
-            Some(&mut a.threads),
-            Some(&mut a.quiet),
-        ),
-        Command::Overlay(a) => (Some(&mut a.trials), Some(&mut a.threads), None),
-        Command::Sensitivity(c)
-        | Command::Compare(cli::CompareArgs { common: c, .. })
-        | Command::Sweep(cli::SweepArgs { common: c, .. })
-        | Command::Roster(cli::RosterArgs { common: c, .. })
-        | Command::Equalize(cli::EqualizeArgs { common: c, .. }) => (
-            Some(&mut c.trials),
-            Some(&mut c.threads),
-            Some(&mut c.quiet),
-        ),
-        _ => (None, None, None),
+    let (own_trials, own_threads, own_quiet) = match command.rolling_mut() {
+        Some((t, th, q)) => (Some(&mut t.n), Some(th), q.map(|q| &mut q.on)),
+        None => (None, None, None),
     };
     let refuse = |flag: String, why: &str| {
         Err(AppError::BadOption(format!(
@@ -318,21 +307,21 @@ fn sharding(s: cli::Shard) -> Result<Option<Found>, AppError> {
 }
 
 fn balance(c: BalanceArgs, svg: bool, cancel: &Cancel) -> Result<Options, AppError> {
-    let mut o = Options::new(c.config, &c.scenario);
+    let mut o = Options::new(c.config.config, &c.scenario);
     if let Some(f) = sharding(c.shard)? {
         o.sharing = Sharing::Shard(f);
     }
     o.cancel = cancel.clone();
     o.svg = svg;
-    o.metric = c.metric;
-    o.seed = c.seed;
-    o.trials = c.trials;
-    o.exact_only = c.exact_only;
+    o.metric = c.metric.name;
+    o.seed = c.seed.value;
+    o.trials = c.trials.n;
+    o.exact_only = c.exact_only.on;
     o.threads = c.threads.get();
-    o.out = c.out;
+    o.out = c.out.dir;
     o.sets = c.set.sets;
     o.plots = !c.plots.no_plots;
-    o.quiet = c.quiet;
+    o.quiet = c.quiet.on;
     Ok(o)
 }
 
@@ -342,17 +331,9 @@ pub fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
     // `-o -` streams a table on standard output, which only `run` and `roll` write:
     // anywhere else it would make a folder named `-`.
     let folder_only = match &cli.command {
-        Some(Command::Compare(a)) => a.common.out.clone(),
-        Some(Command::Roster(a)) => a.common.out.clone(),
-        Some(Command::Sweep(a)) => a.common.out.clone(),
-        Some(Command::Sensitivity(a)) => a.out.clone(),
-        Some(Command::Equalize(a)) => a.common.out.clone(),
-        Some(Command::Overlay(a)) => a.out.clone(),
-        Some(Command::Merge(a)) => Some(a.out.clone()),
-        Some(Command::Run(a)) if a.shard.shard.is_some() || a.shard.shards.is_some() => {
-            a.out.clone()
-        }
-        _ => None,
+        Some(Command::Roll(_)) | None => None,
+        Some(Command::Run(a)) if a.shard.shard.is_none() && a.shard.shards.is_none() => None,
+        Some(c) => c.out().and_then(|o| o.dir.clone()),
     };
     if app::to_stdout(&folder_only) {
         return Err(AppError::BadOption(
@@ -361,9 +342,9 @@ pub fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
     }
     check_trial_cap(&cli)?;
     match cli.command {
-        None => app::run_all(cli.quiet, cli.trials, cli.threads.get(), svg, cancel),
-        Some(Command::List(a)) => app::list(&a.config, &a.set.sets, cancel),
-        Some(Command::Check(a)) => app::check(&a.config, &a.set.sets, cancel),
+        None => app::run_all(cli.quiet.on, cli.trials.n, cli.threads.get(), svg, cancel),
+        Some(Command::List(a)) => app::list(&a.config.config, &a.set.sets, cancel),
+        Some(Command::Check(a)) => app::check(&a.config.config, &a.set.sets, cancel),
         Some(
             c @ (Command::Compare(_)
             | Command::Roster(_)
@@ -394,7 +375,10 @@ pub fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
         Some(Command::Plan(a)) => plan(a),
         Some(Command::Merge(a)) => crate::app::merge::merge(
             &a.parts,
-            &a.out,
+            // `-o` is required of `merge` (clap refuses the command without it).
+            a.out.dir.as_deref().ok_or_else(|| {
+                AppError::BadOption("merge needs -o DIR, the folder to write".into())
+            })?,
             &a.output.format.into_iter().map(format).collect::<Vec<_>>(),
             app::charts(!a.output.plots.no_plots, svg, cancel),
             cancel,
@@ -414,12 +398,12 @@ pub(crate) fn balance_command(
             common: balance(a.common, svg, cancel)?,
             attackers: a.attackers,
             defenders: a.defenders,
-            best_response: a.response == ResponseArg::Best,
+            best_response: a.response.pick == ResponseArg::Best,
         }),
         Command::Roster(a) => BalanceCommand::Roster(RosterOptions {
             common: balance(a.common, svg, cancel)?,
             units: a.units,
-            best_response: a.response == ResponseArg::Best,
+            best_response: a.response.pick == ResponseArg::Best,
             count: a.count,
             reference: a.reference,
         }),
@@ -430,11 +414,11 @@ pub(crate) fn balance_command(
         Command::Sensitivity(c) => BalanceCommand::Sensitivity(balance(c, svg, cancel)?),
         Command::Overlay(a) => BalanceCommand::Overlay(OverlayOptions {
             entries: a.entries,
-            metric: a.metric,
-            seed: a.seed,
-            trials: a.trials,
+            metric: a.metric.name,
+            seed: a.seed.value,
+            trials: a.trials.n,
             threads: a.threads.get(),
-            out: a.out,
+            out: a.out.dir,
             plots: !a.plots.no_plots,
             svg,
             cancel: cancel.clone(),
@@ -523,7 +507,7 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
     let argv: Vec<String> = [
         "rollsim".to_string(),
         name.clone(),
-        a.config.display().to_string(),
+        a.config.config.display().to_string(),
     ]
     .into_iter()
     .chain(options.iter().cloned())
@@ -535,15 +519,16 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
             e.render().to_string().trim()
         ))
     })?;
-    let (out, shard, balance) = match &parsed.command {
-        Some(Command::Run(r)) => (r.out.clone(), &r.shard, None),
-        Some(Command::Compare(c)) => (c.common.out.clone(), &c.common.shard, Some(&c.common)),
-        Some(Command::Roster(c)) => (c.common.out.clone(), &c.common.shard, Some(&c.common)),
-        Some(Command::Sweep(c)) => (c.common.out.clone(), &c.common.shard, Some(&c.common)),
-        Some(Command::Equalize(c)) => (c.common.out.clone(), &c.common.shard, Some(&c.common)),
-        Some(Command::Sensitivity(c)) => (c.out.clone(), &c.shard, Some(c)),
-        _ => unreachable!("checked against SHARDED"),
+    let command = parsed.command.as_ref();
+    let (Some(out), Some(shard)) = (
+        command.and_then(Command::out).map(|o| o.dir.clone()),
+        command.and_then(Command::shard),
+    ) else {
+        return Err(AppError::BadOption(format!(
+            "plan: `{name}` cannot be sharded"
+        )));
     };
+    let balance = command.and_then(Command::balance);
     if shard.shard.is_some() || shard.shards.is_some() || shard.no_shard {
         return Err(AppError::BadOption(
             "plan: leave --shard, --shards and --no-shard out of the command; the scripts give each task its shard".into(),
@@ -555,16 +540,17 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
         ));
     }
     // The config must load, and a run needs a chunk per shard.
-    let text = crate::config::read(&a.config)?;
+    let text = crate::config::read(&a.config.config)?;
     if let Some(Command::Run(r)) = &parsed.command {
-        if r.exact_only || r.precision.is_some() {
+        if r.exact_only.on || r.precision.precision.is_some() {
             return Err(AppError::BadOption(
                 "plan: a sharded run has a fixed number of trials: drop --exact-only and --precision".into(),
             ));
         }
-        let cfg = crate::config::load_str(&text, &a.config.display().to_string(), &r.set.sets)?;
+        let cfg =
+            crate::config::load_str(&text, &a.config.config.display().to_string(), &r.set.sets)?;
         app::select(&cfg, &r.scenarios)?;
-        let trials = r.trials.or(cfg.run.trials).unwrap_or(app::DEFAULT_TRIALS);
+        let trials = r.trials.n.or(cfg.run.trials).unwrap_or(app::DEFAULT_TRIALS);
         let chunks = trials.div_ceil(crate::sim::CHUNK);
         if tasks > chunks {
             return Err(AppError::BadOption(format!(
@@ -601,11 +587,11 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
         None => {
             let out = match &parsed.command {
                 Some(Command::Run(r)) => {
-                    app::run_out(&a.config, &r.scenarios, !r.output.plots.no_plots)
+                    app::run_out(&a.config.config, &r.scenarios, !r.output.plots.no_plots)
                 }
-                _ => app::default_out(&a.config).join(&name),
+                _ => app::default_out(&a.config.config).join(&name),
             };
-            (crate::app::part::default_dir(&a.config, &name), out)
+            (crate::app::part::default_dir(&a.config.config, &name), out)
         }
     };
     let options = without_out(&options);
@@ -616,15 +602,11 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
         .chain(options.iter().cloned())
         .collect();
     let again = Cli::try_parse_from(&stripped).map_err(|e| AppError::BadOption(e.to_string()))?;
-    let left = match &again.command {
-        Some(Command::Run(r)) => r.out.is_some(),
-        Some(Command::Compare(c)) => c.common.out.is_some(),
-        Some(Command::Roster(c)) => c.common.out.is_some(),
-        Some(Command::Sweep(c)) => c.common.out.is_some(),
-        Some(Command::Equalize(c)) => c.common.out.is_some(),
-        Some(Command::Sensitivity(c)) => c.out.is_some(),
-        _ => false,
-    };
+    let left = again
+        .command
+        .as_ref()
+        .and_then(Command::out)
+        .is_some_and(|o| o.dir.is_some());
     if left {
         return Err(AppError::BadOption(
             "plan: give the command's -o DIR as a word of its own (not inside -qo DIR)".into(),
@@ -635,14 +617,10 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
     if parsed.charts.contains(&cli::ChartArg::Svg) {
         merge_flags.extend(["--charts".to_string(), "png,svg".to_string()]);
     }
-    let (no_plots, formats) = match &parsed.command {
-        Some(Command::Run(r)) => (r.output.plots.no_plots, Some(&r.output.format)),
-        Some(Command::Compare(c)) => (c.common.plots.no_plots, None),
-        Some(Command::Roster(c)) => (c.common.plots.no_plots, None),
-        Some(Command::Sweep(c)) => (c.common.plots.no_plots, None),
-        Some(Command::Equalize(c)) => (c.common.plots.no_plots, None),
-        Some(Command::Sensitivity(c)) => (c.plots.no_plots, None),
-        _ => (false, None),
+    let no_plots = command.and_then(Command::plots).is_some_and(|p| p.no_plots);
+    let formats = match command {
+        Some(Command::Run(r)) => Some(&r.output.format),
+        _ => None,
     };
     if no_plots {
         merge_flags.push("--no-plots".into());
@@ -661,7 +639,7 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
     }
     let p = crate::app::plan::Plan::new(
         &name,
-        &a.config,
+        &a.config.config,
         &options,
         (parts, out),
         merge_flags,

@@ -1176,3 +1176,115 @@ fn roll_prints_the_distribution_and_writes_its_tables() {
     assert!(e.contains("column 10") && e.contains("           ^"), "{e}");
     assert!(e.contains("did you mean `lowest`"), "{e}");
 }
+
+/// The long name of every flag `src/cli.rs` declares, once per declaration: an `#[arg(...)]`
+/// with `short` or `long`, named by its `long = "..."` or else by its field.
+fn declared_flags(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut attr: Option<String> = None;
+    for line in text.lines().map(str::trim) {
+        if let Some(a) = attr.as_mut() {
+            if a.ends_with(")]") {
+                if let Some(field) = line.strip_prefix("pub ").and_then(|l| l.split(':').next()) {
+                    let a = attr.take().unwrap();
+                    if a.contains("short") || a.contains("long") {
+                        let long = a
+                            .split("long = \"")
+                            .nth(1)
+                            .and_then(|r| r.split('"').next())
+                            .map(str::to_string)
+                            .unwrap_or_else(|| field.replace('_', "-"));
+                        out.push(long);
+                    }
+                }
+                continue;
+            }
+            a.push_str(line);
+            continue;
+        }
+        if line.starts_with("#[arg(") {
+            attr = Some(line.to_string());
+        }
+    }
+    out
+}
+
+/// Issue #72: `-n`, `--seed`, `-q`, `-o`, `--exact-only`, `--precision`, `--format`, `-m`
+/// each declared once (shared argument groups, flattened), each command naming its own
+/// default in its help.
+#[test]
+fn every_flag_is_declared_once() {
+    let text = std::fs::read_to_string(crate::util::root().join("src/cli.rs")).unwrap();
+    let flags = declared_flags(&text);
+    for f in [
+        "trials",
+        "seed",
+        "quiet",
+        "out",
+        "exact-only",
+        "precision",
+        "max-trials",
+        "format",
+        "metric",
+        "threads",
+        "set",
+    ] {
+        assert!(flags.iter().any(|g| g == f), "{f} not found in {flags:?}");
+    }
+    let mut seen = std::collections::BTreeMap::new();
+    for f in &flags {
+        *seen.entry(f.as_str()).or_insert(0) += 1;
+    }
+    // `-s` is two flags: `run`'s list of scenarios, a balance command's one scenario.
+    let twice: Vec<_> = seen
+        .iter()
+        .filter(|(f, &n)| n > 1 && **f != "scenario")
+        .collect();
+    assert!(twice.is_empty(), "declared more than once: {twice:?}");
+    // Each command's help names its own default.
+    for (args, says) in [
+        (vec!["roll", "--help"], "Trials [default: 1000000]"),
+        (
+            vec!["run", "--help"],
+            "Trials per scenario [default: the config's [run] trials",
+        ),
+        (
+            vec!["compare", "--help"],
+            "Trials per point [default: the config's [run] trials",
+        ),
+        (
+            vec!["overlay", "--help"],
+            "Trials per entry [default: each config's [run] trials",
+        ),
+        (
+            vec!["roll", "--help"],
+            "Master seed: same seed, same numbers, for any thread count [default: 2026]",
+        ),
+        (vec!["roll", "--help"], "[default: csv]"),
+        (vec!["run", "--help"], "[default: csv,md]"),
+        (vec!["--help"], "a config's [run] trials serve `run`"),
+    ] {
+        let a = rollsim().args(&args).assert().success();
+        let help = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
+        assert!(help.contains(says), "{args:?}: {says}\n{help}");
+    }
+    // A cap on trials without the precision it caps is refused, not dropped.
+    let a = rollsim()
+        .args([
+            "run",
+            shipped("rush.toml").to_str().unwrap(),
+            "--max-trials",
+            "5",
+        ])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    assert!(err.contains("--precision"), "{err}");
+    // `merge` still needs its folder.
+    let a = rollsim()
+        .args(["merge", "part-1-of-2.json"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    assert!(err.contains("--out"), "{err}");
+}

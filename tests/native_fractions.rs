@@ -46,12 +46,14 @@ fn every_native_row_has_a_counted_fraction() {
 
 /// A fraction of big integers, for the enumerators.
 fn text(n: &BigUint, d: &BigUint) -> String {
-    Fraction::new(
-        num_bigint::BigInt::from(n.clone()),
-        num_bigint::BigInt::from(d.clone()),
-    )
-    .unwrap()
-    .to_string()
+    // Lowest terms by Euclid's algorithm, apart from the library's.
+    let (mut a, mut b) = (n.clone(), d.clone());
+    while b != BigUint::from(0u8) {
+        let r = &a % &b;
+        a = b;
+        b = r;
+    }
+    format!("{}/{}", n / &a, d / &a)
 }
 
 /// Three dice at 4+ whose 6s explode (a 6 is a success and rolls another die), the
@@ -135,7 +137,7 @@ fn a_duel_of_equals_is_even_to_the_last_digit() {
     assert_eq!(margin, Some(0.0));
     // Every fraction's denominator is made of the bag's 2 and the d12's 2 and 3 only.
     for x in &f {
-        let mut d = x.denom().clone();
+        let mut d: BigUint = x.denom().to_string().parse().unwrap();
         for p in [2u8, 3] {
             while (&d % BigUint::from(p)) == BigUint::from(0u8) {
                 d /= BigUint::from(p);

@@ -1,9 +1,8 @@
 //! Exact values as fractions of any size: what an exact computation with integer
 //! weights gives (a float's value is never taken for one).
 
-use num_bigint::{BigInt, BigUint};
-use num_integer::Integer;
-use num_traits::{One, Signed, ToPrimitive, Zero};
+use dashu_int::ops::{BitTest, Gcd, UnsignedAbs};
+use dashu_int::{IBig, Sign, UBig};
 use serde::Serialize;
 
 /// Fractions longer than this are cut where they are shown ([`Fraction::shown`]).
@@ -15,33 +14,36 @@ pub const SHOWN_FRACTION: usize = 64;
 /// sum of `1000d6` is 1 over 6^1000.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fraction {
-    numer: BigInt,
-    denom: BigUint,
+    numer: IBig,
+    denom: UBig,
 }
 
 impl Fraction {
     /// `numer/denom` in lowest terms; None for a zero denominator.
-    pub fn new(numer: impl Into<BigInt>, denom: impl Into<BigInt>) -> Option<Fraction> {
-        let (numer, denom): (BigInt, BigInt) = (numer.into(), denom.into());
-        if denom.is_zero() {
+    pub fn new(numer: impl Into<IBig>, denom: impl Into<IBig>) -> Option<Fraction> {
+        let (numer, denom): (IBig, IBig) = (numer.into(), denom.into());
+        if denom == IBig::ZERO {
             return None;
         }
-        let g = BigInt::from(gcd(numer.magnitude(), denom.magnitude()));
-        let (numer, denom) = if denom.is_negative() {
-            (-(numer / &g), -(denom / &g))
+        let negative = (numer < IBig::ZERO) != (denom < IBig::ZERO);
+        let (n, d) = (numer.unsigned_abs(), denom.unsigned_abs());
+        let g = gcd(&n, &d);
+        let (n, d) = (n / &g, d / &g);
+        let sign = if negative {
+            Sign::Negative
         } else {
-            (numer / &g, denom / &g)
+            Sign::Positive
         };
         Some(Fraction {
-            numer,
-            denom: denom.to_biguint()?,
+            numer: IBig::from_parts(sign, n),
+            denom: d,
         })
     }
 
     /// `numer/denom`, already in lowest terms (the caller divided out their gcd).
-    pub(crate) fn lowest(numer: BigUint, denom: BigUint) -> Fraction {
+    pub(crate) fn lowest(numer: UBig, denom: UBig) -> Fraction {
         Fraction {
-            numer: BigInt::from(numer),
+            numer: IBig::from(numer),
             denom,
         }
     }
@@ -49,27 +51,32 @@ impl Fraction {
     /// `numer/denom` from machine integers already in lowest terms.
     fn lowest_signed(numer: i128, denom: u128) -> Fraction {
         Fraction {
-            numer: BigInt::from(numer),
-            denom: BigUint::from(denom),
+            numer: IBig::from(numer),
+            denom: UBig::from(denom),
         }
     }
 
     /// 0/1.
     pub fn zero() -> Fraction {
         Fraction {
-            numer: BigInt::zero(),
-            denom: BigUint::one(),
+            numer: IBig::ZERO,
+            denom: UBig::ONE,
         }
     }
 
     /// The numerator, carrying the sign.
-    pub fn numer(&self) -> &BigInt {
+    pub fn numer(&self) -> &IBig {
         &self.numer
     }
 
     /// The denominator, always at least 1.
-    pub fn denom(&self) -> &BigUint {
+    pub fn denom(&self) -> &UBig {
         &self.denom
+    }
+
+    /// Whether this is 0/1.
+    pub fn is_zero(&self) -> bool {
+        self.numer == IBig::ZERO
     }
 
     /// A whole number: its `/1` says nothing.
@@ -80,7 +87,7 @@ impl Fraction {
     /// `N` where this is exactly 1/N and N fits a u64: "1 in N" then needs no rounding.
     pub fn unit_denominator(&self) -> Option<u64> {
         if self.numer.is_one() {
-            self.denom.to_u64()
+            u64::try_from(&self.denom).ok()
         } else {
             None
         }
@@ -90,12 +97,12 @@ impl Fraction {
     pub fn to_f64(&self) -> f64 {
         // Both scaled down to 64 significant bits first: a ratio of two floats of
         // thousands of bits would be inf/inf.
-        let shift = |x: &BigUint| x.bits().saturating_sub(64);
-        let (n, d) = (self.numer.magnitude(), &self.denom);
-        let (sn, sd) = (shift(n), shift(d));
-        let f = (n >> sn).to_f64().unwrap_or(0.0) / (d >> sd).to_f64().unwrap_or(1.0);
+        let n = (&self.numer).unsigned_abs();
+        let shift = |x: &UBig| x.bit_len().saturating_sub(64);
+        let (sn, sd) = (shift(&n), shift(&self.denom));
+        let f = (n >> sn).to_f64().value() / (&self.denom >> sd).to_f64().value();
         let scaled = f * 2f64.powi((sn as i64 - sd as i64).clamp(-2000, 2000) as i32);
-        if self.numer.is_negative() {
+        if self.numer < IBig::ZERO {
             -scaled
         } else {
             scaled
@@ -131,35 +138,32 @@ impl Fraction {
     pub fn sum<'a>(parts: impl IntoIterator<Item = (&'a Fraction, i64)>) -> Fraction {
         let parts: Vec<(&Fraction, i64)> = parts
             .into_iter()
-            .filter(|(f, k)| !f.numer.is_zero() && *k != 0)
+            .filter(|(f, k)| !f.is_zero() && *k != 0)
             .collect();
         if let Some(f) = small_sum(&parts) {
             return f;
         }
-        let mut common = BigUint::one();
-        let mut numer = BigInt::zero();
+        let mut common = UBig::ONE;
+        let mut numer = IBig::ZERO;
         for (f, k) in parts {
-            if !(&common % &f.denom).is_zero() {
+            if &common % &f.denom != UBig::ZERO {
                 let lcm = &common / gcd(&common, &f.denom) * &f.denom;
-                numer *= BigInt::from(&lcm / &common);
+                numer *= IBig::from(&lcm / &common);
                 common = lcm;
             }
-            numer += &f.numer * BigInt::from(&common / &f.denom) * k;
+            numer += &f.numer * IBig::from(&common / &f.denom) * k;
         }
-        Fraction::new(numer, BigInt::from(common)).unwrap_or_else(Fraction::zero)
+        Fraction::new(numer, IBig::from(common)).unwrap_or_else(Fraction::zero)
     }
 }
 
-/// The greatest common divisor: in machine words where both fit, else in dashu's
-/// integers (Lehmer's, where num-bigint's binary gcd goes bit by bit: a duel's
-/// fractions of thousands of digits took most of its table's time).
-fn gcd(a: &BigUint, b: &BigUint) -> BigUint {
-    if let (Some(x), Some(y)) = (a.to_u128(), b.to_u128()) {
-        return BigUint::from(x.gcd(&y));
+/// The greatest common divisor: in machine words where both fit, else Lehmer's (a
+/// binary gcd going bit by bit took most of a duel's table of thousands of digits).
+fn gcd(a: &UBig, b: &UBig) -> UBig {
+    if let (Ok(x), Ok(y)) = (u128::try_from(a), u128::try_from(b)) {
+        return UBig::from(num_integer::gcd(x, y));
     }
-    let dashu = |v: &BigUint| dashu_int::UBig::from_le_bytes(&v.to_bytes_le());
-    let g = dashu_int::ops::Gcd::gcd(&dashu(a), &dashu(b));
-    BigUint::from_bytes_le(&g.to_le_bytes())
+    Gcd::gcd(a, b)
 }
 
 /// [`Fraction::sum`] in machine integers, for the common case of small denominators
@@ -167,17 +171,24 @@ fn gcd(a: &BigUint, b: &BigUint) -> BigUint {
 fn small_sum(parts: &[(&Fraction, i64)]) -> Option<Fraction> {
     let (mut common, mut numer) = (1i128, 0i128);
     for (f, k) in parts {
-        let (n, d) = (f.numer.to_i128()?, f.denom.to_i128()?);
+        let (n, d) = (
+            i128::try_from(&f.numer).ok()?,
+            i128::try_from(&f.denom).ok()?,
+        );
         if common % d != 0 {
-            let up = d / i128::try_from(common.unsigned_abs().gcd(&d.unsigned_abs())).ok()?;
+            let up = d / i128::try_from(num_integer::gcd(common.unsigned_abs(), d.unsigned_abs()))
+                .ok()?;
             numer = numer.checked_mul(up)?;
             common = common.checked_mul(up)?;
         }
         numer = numer.checked_add(n.checked_mul(common / d)?.checked_mul(i128::from(*k))?)?;
     }
-    let g = i128::try_from(numer.unsigned_abs().gcd(&common.unsigned_abs()))
-        .ok()?
-        .max(1);
+    let g = i128::try_from(num_integer::gcd(
+        numer.unsigned_abs(),
+        common.unsigned_abs(),
+    ))
+    .ok()?
+    .max(1);
     Some(Fraction::lowest_signed(
         numer / g,
         (common / g).unsigned_abs(),
@@ -190,10 +201,10 @@ impl std::fmt::Display for Fraction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // In machine words where they fit: a table writes one per value, and a big
         // integer's digits by division were most of a wide sparse table's time.
-        match (self.numer.to_i64(), self.denom.to_u64()) {
-            (Some(n), Some(d)) => write!(f, "{n}/{d}"),
-            _ => match (self.numer.to_i128(), self.denom.to_u128()) {
-                (Some(n), Some(d)) => write!(f, "{n}/{d}"),
+        match (i64::try_from(&self.numer), u64::try_from(&self.denom)) {
+            (Ok(n), Ok(d)) => write!(f, "{n}/{d}"),
+            _ => match (i128::try_from(&self.numer), u128::try_from(&self.denom)) {
+                (Ok(n), Ok(d)) => write!(f, "{n}/{d}"),
                 _ => write!(f, "{}/{}", self.numer, self.denom),
             },
         }

@@ -8,7 +8,6 @@ use std::ops::{Add, AddAssign, Mul, Sub};
 
 use dashu_int::ops::{DivRem, Gcd, UnsignedAbs};
 use dashu_int::{IBig, UBig};
-use num_bigint::{BigInt, BigUint};
 
 use super::Pmf;
 use crate::fraction::Fraction;
@@ -261,11 +260,9 @@ impl Ratio {
     /// they go (a division of a long number by a word, a few times), not by a gcd of
     /// two long numbers (a duel's thousands of digits: a quarter of a millisecond each).
     pub fn fraction(&self) -> Fraction {
-        let big = |u: &UBig| BigUint::from_bytes_le(&u.to_le_bytes());
         if self.n < IBig::ZERO {
-            let n = BigInt::from_biguint(num_bigint::Sign::Minus, big(&(&self.n).unsigned_abs()));
-            let d = BigInt::from(big(&self.d.value()));
-            return Fraction::new(n, d).unwrap_or_else(Fraction::zero);
+            return Fraction::new(self.n.clone(), IBig::from(self.d.value()))
+                .unwrap_or_else(Fraction::zero);
         }
         let mut n = (&self.n).unsigned_abs();
         if n.is_zero() {
@@ -274,7 +271,7 @@ impl Ratio {
         let Den::Primes { p, e, len } = &self.d else {
             let d = self.d.value();
             let g = Gcd::gcd(&n, &d);
-            return Fraction::lowest(big(&(n / &g)), big(&(d / &g)));
+            return Fraction::lowest(n / &g, d / &g);
         };
         let mut left = [0u32; SLOTS];
         for i in 0..*len as usize {
@@ -301,7 +298,7 @@ impl Ratio {
         }
         let d =
             (0..*len as usize).fold(UBig::ONE, |v, i| v * UBig::from(p[i]).pow(left[i] as usize));
-        Fraction::lowest(big(&n), big(&d))
+        Fraction::lowest(n, d)
     }
 
     /// Every entry of a distribution in lowest terms.

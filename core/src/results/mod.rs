@@ -10,7 +10,6 @@ pub use crate::fraction::Fraction;
 use crate::model::{Compiled, Metric};
 use crate::sim::Histogram;
 use crate::stats::{mean_ci, mean_sd, wilson, z95, z_mean, z_proportion};
-use num_traits::Zero;
 use serde::Serialize;
 
 /// Probability of one value of one metric.
@@ -46,7 +45,7 @@ impl ValueRow {
     /// underflows for the lowest sums of 450d6, which can happen).
     pub fn exactly_zero(&self) -> bool {
         match &self.exact_fraction {
-            Some(f) => f.numer().is_zero(),
+            Some(f) => f.is_zero(),
             None => self.exact == Some(0.0),
         }
     }
@@ -364,7 +363,7 @@ fn summarize_with(
                 while rows.len() > 1 {
                     let last = &rows[rows.len() - 1];
                     let impossible = match &last.exact_fraction {
-                        Some(f) => f.numer().is_zero(),
+                        Some(f) => f.is_zero(),
                         None => last.exact.unwrap_or(0.0) == 0.0,
                     };
                     if last.count == 0 && impossible {

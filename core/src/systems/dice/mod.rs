@@ -18,7 +18,6 @@ use crate::fraction::Fraction;
 use crate::kernels::Rng;
 use crate::model::{Compiled, Headline, Metric, Trial};
 use config::{Scenario, Ties};
-use num_traits::Zero;
 use program::Node;
 
 /// The `dice` system: a scenario's result written in the dice language.
@@ -310,7 +309,7 @@ impl Exact {
     /// The integer law's fractions over `lo..lo + states`, and their floats.
     fn of_law(law: &exact::Law, lo: i64, states: usize) -> Exact {
         let f = law.fractions(lo, states);
-        let grid = Grid::of(&f, |f| !f.numer().is_zero());
+        let grid = Grid::of(&f, |f| !f.is_zero());
         let f = grid.pick(&f);
         Exact {
             lo: lo + grid.first as i64,
@@ -483,7 +482,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                         .iter()
                         .enumerate()
                         .filter(|&(i, _)| match &fractions {
-                            Some(f) => !f[i].numer().is_zero(),
+                            Some(f) => !f[i].is_zero(),
                             None => e[i] > 0.0,
                         })
                         .map(|(_, v)| *v)

@@ -306,10 +306,7 @@ impl<W: Weight> Law<W> {
 
     /// The same law in big integers.
     fn widened(&self) -> Law<UBig> {
-        let wide = |w: &W| match w.to_u128() {
-            Some(v) => UBig::from(v),
-            None => UBig::from_le_bytes(&w.to_big().to_bytes_le()),
-        };
+        let wide = |w: &W| w.to_big();
         Law {
             lo: self.lo,
             n: self.n.iter().map(wide).collect(),

@@ -10,7 +10,6 @@
 use dashu_int::ops::{BitTest, Gcd};
 use dashu_int::{UBig, Word};
 use ethnum::U256;
-use num_bigint::BigUint;
 
 /// Why the integer engine stopped: the float's fractions stand.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,8 +29,8 @@ pub trait Weight: Clone + PartialEq + Default + std::fmt::Debug {
     /// a sum of many dice is best made by squaring.
     const SQUARES: bool = false;
     fn from_u128(v: u128) -> Self;
-    fn from_big(v: &BigUint) -> Result<Self, NoLaw>;
-    fn to_big(&self) -> BigUint;
+    fn from_big(v: &UBig) -> Result<Self, NoLaw>;
+    fn to_big(&self) -> UBig;
     /// In two machine words, where it fits.
     fn to_u128(&self) -> Option<u128>;
     fn is_zero(&self) -> bool;
@@ -125,11 +124,11 @@ impl Weight for u128 {
     fn from_u128(v: u128) -> Self {
         v
     }
-    fn from_big(v: &BigUint) -> Result<Self, NoLaw> {
+    fn from_big(v: &UBig) -> Result<Self, NoLaw> {
         u128::try_from(v).map_err(|_| NoLaw::Wide)
     }
-    fn to_big(&self) -> BigUint {
-        BigUint::from(*self)
+    fn to_big(&self) -> UBig {
+        UBig::from(*self)
     }
     fn to_u128(&self) -> Option<u128> {
         Some(*self)
@@ -175,16 +174,16 @@ impl Weight for U256 {
     fn from_u128(v: u128) -> Self {
         U256::from(v)
     }
-    fn from_big(v: &BigUint) -> Result<Self, NoLaw> {
-        let bytes = v.to_bytes_le();
+    fn from_big(v: &UBig) -> Result<Self, NoLaw> {
+        let bytes = v.to_le_bytes();
         let mut le = [0u8; 32];
         le.get_mut(..bytes.len())
             .ok_or(NoLaw::Wide)?
             .copy_from_slice(&bytes);
         Ok(U256::from_le_bytes(le))
     }
-    fn to_big(&self) -> BigUint {
-        BigUint::from_bytes_le(&self.to_le_bytes())
+    fn to_big(&self) -> UBig {
+        UBig::from_le_bytes(&self.to_le_bytes())
     }
     fn to_u128(&self) -> Option<u128> {
         u128::try_from(*self).ok()
@@ -244,17 +243,11 @@ impl Weight for UBig {
     fn from_u128(v: u128) -> Self {
         UBig::from(v)
     }
-    fn from_big(v: &BigUint) -> Result<Self, NoLaw> {
-        Ok(match u128::try_from(v) {
-            Ok(v) => UBig::from(v),
-            Err(_) => UBig::from_le_bytes(&v.to_bytes_le()),
-        })
+    fn from_big(v: &UBig) -> Result<Self, NoLaw> {
+        Ok(v.clone())
     }
-    fn to_big(&self) -> BigUint {
-        match u128::try_from(self) {
-            Ok(v) => BigUint::from(v),
-            Err(_) => BigUint::from_bytes_le(&self.to_le_bytes()),
-        }
+    fn to_big(&self) -> UBig {
+        self.clone()
     }
     fn to_u128(&self) -> Option<u128> {
         u128::try_from(self).ok()

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use num_bigint::BigUint;
+use dashu_int::UBig;
 
 use super::super::lang::Goal;
 use super::{sample, DieSpec, Node, Scratch};
@@ -120,20 +120,20 @@ fn multisets(k: u32, q: &[f64]) -> Vec<(Vec<u8>, f64)> {
 
 /// Every multiset of `k` dice over values shown by `faces[j]` faces each: its counts and
 /// its ways, `k! / prod c! * prod faces^c`.
-fn multiset_ways(k: u32, faces: &[u64]) -> Vec<(Vec<u8>, BigUint)> {
+fn multiset_ways(k: u32, faces: &[u64]) -> Vec<(Vec<u8>, UBig)> {
     fn walk(
         j: usize,
         left: u32,
         faces: &[u64],
         c: &mut Vec<u8>,
-        w: &BigUint,
-        out: &mut Vec<(Vec<u8>, BigUint)>,
+        w: &UBig,
+        out: &mut Vec<(Vec<u8>, UBig)>,
     ) {
         // The dice left choose which of them show value `j`: C(left, n) ways.
         let last = j == faces.len() - 1;
         for n in if last { left..=left } else { 0..=left } {
-            let mut ways = w * BigUint::from(faces[j]).pow(n);
-            let mut binomial = BigUint::from(1u32);
+            let mut ways = w * UBig::from(faces[j]).pow(n as usize);
+            let mut binomial = UBig::ONE;
             for i in 0..n {
                 binomial = binomial * (left - i) / (i + 1);
             }
@@ -148,7 +148,7 @@ fn multiset_ways(k: u32, faces: &[u64]) -> Vec<(Vec<u8>, BigUint)> {
         }
     }
     let mut out = Vec::new();
-    walk(0, k, faces, &mut Vec::new(), &BigUint::from(1u32), &mut out);
+    walk(0, k, faces, &mut Vec::new(), &UBig::ONE, &mut out);
     out
 }
 
@@ -361,7 +361,7 @@ impl Choice {
     /// with their ways, over `F^(n·(rerolls + 1))` (`F` the die's faces), the denominator
     /// returned. The float `ends` are products of rounded chances; these are the same
     /// choices (the plan's `keep`) with every way counted.
-    pub fn end_ways(&self) -> (Vec<(Vec<i64>, BigUint)>, BigUint) {
+    pub fn end_ways(&self) -> (Vec<(Vec<i64>, UBig)>, UBig) {
         let n = self.n;
         let pk = Packing {
             base: n as u128 + 1,
@@ -373,8 +373,8 @@ impl Choice {
             .iter()
             .map(|v| self.die.faces.iter().filter(|f| *f == v).count() as u64)
             .collect();
-        let per_die = BigUint::from(self.die.faces.len() as u64);
-        let by_size: Vec<Vec<(u128, BigUint)>> = (0..=n)
+        let per_die = UBig::from(self.die.faces.len() as u64);
+        let by_size: Vec<Vec<(u128, UBig)>> = (0..=n)
             .map(|k| {
                 multiset_ways(k, &faces)
                     .into_iter()
@@ -382,18 +382,18 @@ impl Choice {
                     .collect()
             })
             .collect();
-        let mut now: BTreeMap<u128, BigUint> = by_size[n as usize].iter().cloned().collect();
+        let mut now: BTreeMap<u128, UBig> = by_size[n as usize].iter().cloned().collect();
         for t in (0..self.rerolls as usize).rev() {
-            let mut kept: BTreeMap<u128, BigUint> = BTreeMap::new();
+            let mut kept: BTreeMap<u128, UBig> = BTreeMap::new();
             for (key, w) in &now {
                 *kept.entry(self.keep[t][key]).or_default() += w;
             }
             // Every step is over `F^n` more: a set of `size` dice kept rerolls the rest
             // over `F^(n - size)`, so its ways are scaled by `F^size`.
-            let mut after: BTreeMap<u128, BigUint> = BTreeMap::new();
+            let mut after: BTreeMap<u128, UBig> = BTreeMap::new();
             for (k, w) in &kept {
                 let size: u32 = pk.unpack(*k).iter().map(|&x| x as u32).sum();
-                let scaled = w * per_die.pow(size);
+                let scaled = w * per_die.pow(size as usize);
                 for (r, q) in &by_size[(n - size) as usize] {
                     *after.entry(k + r).or_default() += &scaled * q;
                 }
@@ -404,7 +404,7 @@ impl Choice {
             .into_iter()
             .map(|(k, w)| (dice(&self.values, &pk.unpack(k)), w))
             .collect();
-        (ends, per_die.pow(n * (self.rerolls + 1)))
+        (ends, per_die.pow((n * (self.rerolls + 1)) as usize))
     }
 
     /// The first choice for every roll, best rolls first, as a Markdown table.

@@ -124,7 +124,7 @@ fn exact(c: &mut Criterion) {
     });
     // The same exact code in whole numbers, for the tables' fractions.
     g.bench_function("melee_face_to_face_12v12_fractions", |b| {
-        b.iter(|| melee::face_to_face::<rollsim::exact::Ratio>(black_box(12), 7, 12, 7))
+        b.iter(|| melee::face_to_face::<rollsim::pmf::Ratio>(black_box(12), 7, 12, 7))
     });
     g.bench_function("melee_12v12_every_metric_s_fractions", |b| {
         b.iter(|| {

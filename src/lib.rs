@@ -21,6 +21,6 @@ pub mod tables;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub use rollsim_core::{
-    balance, cancel, document, edit, exact, kernels, model, results, run, sim, stats, systems,
-    text, Cancel, Error,
+    balance, cancel, document, edit, kernels, model, pmf, results, run, sim, stats, systems, text,
+    Cancel, Error,
 };

@@ -2,7 +2,7 @@
 //! exact distribution, for every value of every metric and for every mean.
 
 use crate::util::{load, simulate};
-use rollsim::exact::check_pmf;
+use rollsim::pmf::check_pmf;
 use rollsim::report::summarize;
 
 const TRIALS: u64 = 1 << 19;

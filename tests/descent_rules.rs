@@ -257,7 +257,7 @@ fn monte_carlo_plays_the_policy_die_by_die() {
     b.objective = Objective::Kill;
     for (i, x) in [a, b].iter().enumerate() {
         let c = descent::compile("t", x);
-        rollsim::exact::check_pmf(c.exact.as_ref().unwrap(), 1e-9).unwrap();
+        rollsim::pmf::check_pmf(c.exact.as_ref().unwrap(), 1e-9).unwrap();
         let h = simulate(&c, 1 << 20, 40 + i as u64, 2);
         let r = summarize(&c, &h, 1, "test.toml", "descent");
         assert!(r.max_abs_z().unwrap() < 4.5, "{i}: {:?}", r.max_abs_z());

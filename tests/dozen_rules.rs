@@ -2,7 +2,7 @@
 //! values, and the duel's Markov chain against closed forms.
 
 use crate::util::{close, dozen_config, dozen_config_with, exact_of, load, simulate};
-use rollsim::exact::check_pmf;
+use rollsim::pmf::check_pmf;
 use rollsim::report::summarize;
 use rollsim::systems::dozen::config::DozenConfig;
 use rollsim::systems::dozen::d12::{pack, successes};

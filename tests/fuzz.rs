@@ -89,7 +89,7 @@ proptest! {
             let c = cfg.compile(&name).unwrap();
             let exact = c.exact.as_ref().unwrap();
             prop_assert_eq!(exact.len(), c.trial.states());
-            rollsim::exact::check_pmf(exact, 1e-9).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
+            rollsim::pmf::check_pmf(exact, 1e-9).map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
             for m in &c.metrics {
                 prop_assert_eq!(m.map.len(), exact.len());
                 prop_assert!(m.map.iter().all(|&v| (v as usize) < m.labels.len()), "{} {}", name, m.name);

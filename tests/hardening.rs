@@ -9,7 +9,7 @@
 
 use crate::util::shipped;
 use rollsim::config::load;
-use rollsim::exact::check_pmf;
+use rollsim::pmf::check_pmf;
 
 /// Every integer of a TOML table, as `--set` paths.
 fn integers(t: &toml::Table, at: &str, out: &mut Vec<String>) {

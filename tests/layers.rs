@@ -477,7 +477,7 @@ fn layers_import_one_way() {
         ("document", &["balance", "run", "results"]),
         ("model", &["systems", "config", "document", "balance"]),
         ("kernels", &["systems", "model", "sim", "balance"]),
-        ("exact", &["systems", "model", "sim", "balance"]),
+        ("pmf", &["systems", "model", "sim", "balance"]),
     ];
     let cli: &[(&str, &[&str])] = &[
         ("report", &["app", "balance", "progress"]),

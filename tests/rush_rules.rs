@@ -1,7 +1,7 @@
 //! The literal rules (docs/games/rush.md) and exact values worked out by hand.
 
 use crate::util::{close, exact_of, rush_config};
-use rollsim::exact::check_pmf;
+use rollsim::pmf::check_pmf;
 use rollsim::systems::rush::rules::{
     classify, is_double, DoubleRule, Role, Rules, Side, Test, Unit,
 };

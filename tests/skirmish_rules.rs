@@ -66,7 +66,7 @@ fn run_takes_two_off_and_loses_cover_go_to_ground_adds_two() {
     // Gone to ground, archers (+1) need a 10: 1/10, and a save of 10 fails 9/10 of the
     // time: 10 dice kill Binomial(10, 0.09), at most the 6 skirmishers there are.
     let cfg = load("skirmish.toml");
-    let b = rollsim::exact::binomial(10, 0.09).0;
+    let b = rollsim::pmf::binomial(10, 0.09).0;
     let capped: f64 = b.iter().enumerate().map(|(k, p)| k.min(6) as f64 * p).sum();
     assert!((capped - 0.9).abs() < 1e-5);
     close(
@@ -202,7 +202,7 @@ fn decision_tables_cover_every_reaction() {
 fn firefight_rounds_agree_and_sum_to_one() {
     let cfg = load("skirmish.toml");
     let c = cfg.compile("archers-vs-skirmishers-firefight").unwrap();
-    rollsim::exact::check_pmf(c.exact.as_ref().unwrap(), 1e-9).unwrap();
+    rollsim::pmf::check_pmf(c.exact.as_ref().unwrap(), 1e-9).unwrap();
     // One round with nobody reacting and no morale: each side's losses are exactly one
     // volley's, a's first (b shoots with the survivors).
     let one = load_str(

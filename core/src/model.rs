@@ -7,9 +7,9 @@
 //! produce a PMF over the same states so both paths go through the same metric maps.
 
 use crate::cancel::Cancel;
-use crate::exact::Prob as _;
 use crate::fraction::Fraction;
 use crate::kernels::Rng;
+use crate::pmf::Prob as _;
 
 /// One Monte Carlo trial of a scenario: roll the dice as the rules say, return the state.
 pub trait Trial: Sync + Send {
@@ -307,12 +307,12 @@ pub struct Compiled {
     /// at once (the dice language's law); a rules module makes its own later.
     pub exact_fractions: Option<Vec<Fraction>>,
     /// `exact` as fractions, made when a table first asks for them: a rules module's
-    /// exact code run again in whole numbers ([`crate::exact::Ratio`]), which costs more
+    /// exact code run again in whole numbers ([`crate::pmf::Ratio`]), which costs more
     /// than its floats and is not wanted by a sweep that reads only the floats.
     later_fractions: Option<LaterFractions>,
     /// `later_fractions`' answer, once made: the states' chances, not yet in lowest
     /// terms (a metric's values are summed first, then reduced once each).
-    made_fractions: std::sync::OnceLock<Option<Vec<crate::exact::Ratio>>>,
+    made_fractions: std::sync::OnceLock<Option<Vec<crate::pmf::Ratio>>>,
     /// Exact probability of states that sit in a saturated top bucket (exploding pools
     /// capped for a fixed-size histogram), reported instead of dropped.
     pub capped_mass: f64,
@@ -332,7 +332,7 @@ pub struct Compiled {
 }
 
 /// How a scenario's fractions are made when first asked for.
-type LaterFractions = Box<dyn Fn() -> Option<Vec<crate::exact::Ratio>> + Send + Sync>;
+type LaterFractions = Box<dyn Fn() -> Option<Vec<crate::pmf::Ratio>> + Send + Sync>;
 
 /// A compiled scenario whose parts do not fit together (a metric map of the wrong length,
 /// a value past its labels, an exact PMF that does not sum to 1): a bug in a rules module,
@@ -403,12 +403,12 @@ impl Compiled {
     }
 
     /// The PMF over the states as exact fractions, made by `make` (the rules module's
-    /// exact code in [`crate::exact::Ratio`]s, or None where it would cost too much) the
+    /// exact code in [`crate::pmf::Ratio`]s, or None where it would cost too much) the
     /// first time they are asked for; no fraction is then read off the floats.
     pub fn fractions_later<F, R>(mut self, make: F) -> Self
     where
         F: Fn() -> R + Send + Sync + 'static,
-        R: Into<Option<Vec<crate::exact::Ratio>>>,
+        R: Into<Option<Vec<crate::pmf::Ratio>>>,
     {
         self.later_fractions = Some(Box::new(move || make().into()));
         self
@@ -423,12 +423,12 @@ impl Compiled {
         }
         let later = self.later_fractions.as_ref()?;
         let states = self.made_fractions.get_or_init(later).as_deref()?;
-        let mut sums = vec![crate::exact::Ratio::zero(); m.labels.len()];
+        let mut sums = vec![crate::pmf::Ratio::zero(); m.labels.len()];
         for (s, p) in states.iter().enumerate() {
             let v = m.map[s] as usize;
             sums[v] += p.clone();
         }
-        Some(crate::exact::Ratio::fractions(&sums))
+        Some(crate::pmf::Ratio::fractions(&sums))
     }
 
     /// Replaces the defaults 0 and `None`: the mass and what it means go together, so a
@@ -516,7 +516,7 @@ impl Compiled {
                     e.len()
                 )));
             }
-            crate::exact::check_pmf(e, 1e-9)
+            crate::pmf::check_pmf(e, 1e-9)
                 .map_err(|m| bad(format!("the exact PMF is not a distribution: {m}")))?;
         }
         Ok(())

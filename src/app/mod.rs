@@ -606,7 +606,7 @@ pub fn check(config: &Path, sets: &[String], cancel: &Cancel) -> Result<String, 
     for n in &names {
         let c = crate::balance::compile(&cfg, n, cancel)?;
         if let Some(e) = &c.exact {
-            crate::exact::check_pmf(e, 1e-9).map_err(|m| {
+            crate::pmf::check_pmf(e, 1e-9).map_err(|m| {
                 AppError::BadOption(format!("scenario `{n}`: exact distribution invalid: {m}"))
             })?;
             exact += 1;

@@ -894,7 +894,7 @@ mod tests {
             "the long path ran {long:?} times"
         );
         for (i, pool) in pools.iter().enumerate() {
-            let pmf = crate::exact::pool_pmf(pool).0;
+            let pmf = crate::pmf::pool_pmf(pool).0;
             for (k, &c) in counts[i].iter().enumerate() {
                 let p = pmf.get(k).copied().unwrap_or(0.0);
                 let se = (p * (1.0 - p) / n as f64).sqrt().max(1e-6);
@@ -938,7 +938,7 @@ mod tests {
         // Pool::roll's one-word path for five dice or fewer, 300k rolls of 4 dice at 4+
         // exploding on 6.
         let pool = Pool::new(4, 4, 6);
-        let pmf = crate::exact::pool_pmf(&pool).0;
+        let pmf = crate::pmf::pool_pmf(&pool).0;
         let mut rng = chunk_rng(8, 8);
         let n = 300_000u32;
         let mut c = vec![0u32; pool.cap as usize + 1];

@@ -300,7 +300,7 @@ pub(super) fn binomial(n: u32, p: f64, ledger: &mut Ledger) -> Result<Vec<f64>, 
         4 * n as u64
     };
     ledger.spend(steps / PAIRS_PER_UNIT + 1, "binomials of too many dice")?;
-    Ok(crate::exact::binomial(n, p).0)
+    Ok(crate::pmf::binomial(n, p).0)
 }
 
 /// The account one exact evaluation keeps besides its distribution: the work it has spent

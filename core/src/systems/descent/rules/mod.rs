@@ -13,9 +13,9 @@
 
 pub mod policy;
 
-use crate::exact::{Pmf, Prob, Ratio};
 use crate::kernels::Rng;
 use crate::model::{Compiled, Group, Headline, Metric, Trial};
+use crate::pmf::{Pmf, Prob, Ratio};
 use policy::Chances;
 use rand::Rng as _;
 

@@ -11,7 +11,7 @@
 //! sampler, so the Monte Carlo trial only looks the mask up.
 
 use super::{pack, Attack, Objective, Policy, Reroll, Resolver, MISS};
-use crate::exact::Prob;
+use crate::pmf::Prob;
 /// The policy's caches and sums are keyed by small vectors and words: a fixed-seed fast
 /// hash (results never depend on a map's order: `add` sorts what it collects).
 type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;

@@ -12,9 +12,9 @@
 use super::melee::{hits, melee_dice, resolve};
 use super::{injured, BagDraw, Character, InjuredGreen, Rules, SecondCharge};
 use crate::cancel::Cancel;
-use crate::exact::{Prob, Ratio};
 use crate::kernels::{roll_die, Digits, Rng};
 use crate::model::{Chart, Compiled, Headline, Metric, Trial};
+use crate::pmf::{Prob, Ratio};
 use crate::systems::dozen::d12::{count_ge, faces, pack, pow12, Pool, Stream};
 use rand::Rng as _;
 

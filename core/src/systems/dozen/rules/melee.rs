@@ -16,9 +16,9 @@ use super::{
     condition_metric, contest_target, describe_contest, fall_keep, fall_pmf, roll_fall, Character,
     Contestant, Rules,
 };
-use crate::exact::{Prob, Ratio};
 use crate::kernels::Rng;
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
+use crate::pmf::{Prob, Ratio};
 use crate::systems::dozen::d12::{
     above3_table, count_ge, group3_table, next3, successes, top, word, Pool, Stream,
 };

@@ -10,9 +10,9 @@ pub mod duel;
 pub mod melee;
 pub mod reaction;
 
-use crate::exact::{Prob, Ratio};
 use crate::kernels::Rng;
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
+use crate::pmf::{Prob, Ratio};
 use crate::systems::dozen::d12::{self, effective_target, Stream};
 
 /// When an activation's second order is another charge.

@@ -12,9 +12,9 @@
 //! Every die is independent, so the HP lost is a sum of binomials: exact by convolution.
 
 use super::{condition, contest_target, Character, Contestant, Rules, CONDITIONS};
-use crate::exact::{Pmf, Prob, Ratio};
 use crate::kernels::Rng;
 use crate::model::{Compiled, Headline, Metric, Trial};
+use crate::pmf::{Pmf, Prob, Ratio};
 use crate::systems::dozen::d12::Stream;
 
 /// A character running past `shooters`, each firing once.

@@ -13,9 +13,9 @@ pub mod play;
 mod single;
 mod throw;
 
-use crate::exact::{pool_pmf_of, Pmf, Prob};
 use crate::kernels::Pool;
 use crate::model::Compiled;
+use crate::pmf::{pool_pmf_of, Pmf, Prob};
 
 /// A unit's role; each grants +1 die on its own tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

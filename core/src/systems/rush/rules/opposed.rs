@@ -6,9 +6,9 @@
 
 use super::{capped, classify, describe_pool, DoubleRule, Response, Rules, Side, Test};
 use crate::cancel::Cancel;
-use crate::exact::{pool_pmf, pool_pmf_of, Prob, Ratio};
 use crate::kernels::{pow6, Digits, ExplodingPools, Packed4, Pool, Rng, WORD_DICE};
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
+use crate::pmf::{pool_pmf, pool_pmf_of, Prob, Ratio};
 
 /// The opposed-test result labels, in state order.
 fn opposed_labels(response: Response) -> [&'static str; 5] {

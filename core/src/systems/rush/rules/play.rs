@@ -11,9 +11,9 @@
 //! Throw's successes). Monte Carlo rolls each test as the rules say.
 
 use super::{Rules, Side, Tally, Test};
-use crate::exact::{Pmf, Prob, Ratio};
 use crate::kernels::{Pool, Rng};
 use crate::model::{Compiled, Headline, Metric, Trial};
+use crate::pmf::{Pmf, Prob, Ratio};
 
 /// A whole play as written in the config.
 #[derive(Clone, Debug, PartialEq)]

@@ -3,9 +3,9 @@
 //! pool's pmf, or the chance of passing multiplied down the chain.
 
 use super::Tally;
-use crate::exact::{pool_pmf_of, Pmf, Prob, Ratio};
 use crate::kernels::{Pool, Rng};
 use crate::model::{Compiled, Headline, Metric, Trial};
+use crate::pmf::{pool_pmf_of, Pmf, Prob, Ratio};
 
 /// One pool; the state is its successes.
 struct Single(Pool);

@@ -3,9 +3,9 @@
 //! the first one's successes.
 
 use super::{describe_pool, CatchPool, Rules, Side, Tally};
-use crate::exact::{Prob, Ratio};
 use crate::kernels::{Pool, Rng};
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
+use crate::pmf::{Prob, Ratio};
 
 /// Pick Up, then the free Throw that 2+ successes give. State: (pick-up successes
 /// folded to 0 / 1 / 2+, throw successes); no Throw is rolled below 2.

@@ -4,9 +4,9 @@
 use super::{
     breaks, charge_attacks, p_break, status_of, Attack, ChargeReaction, Rules, Stats, Unit,
 };
-use crate::exact::{Prob, Ratio};
 use crate::kernels::{Faces, Rng};
 use crate::model::{Chart, Compiled, Headline, Metric, Radix, Trial};
+use crate::pmf::{Prob, Ratio};
 
 /// Combat state: (models of the charger, models of the target, who broke as in a
 /// firefight, the round it ended in: 0 = still fighting after the last round).

@@ -4,9 +4,9 @@ use super::{
     breaks, charge_attacks, models_lost, p_break, shoot_attacks, Attack, ChargeReaction, Rules,
     ShotReaction, Stats, Unit,
 };
-use crate::exact::{Prob, Ratio};
 use crate::kernels::{Faces, Rng};
 use crate::model::{Compiled, Group, Headline, Metric, Radix, Trial};
+use crate::pmf::{Prob, Ratio};
 
 /// A single exchange. State: (casualties on the target, casualties on the actor, target
 /// broken, actor broken). A unit wiped out is not "broken": it is gone. Units are their

@@ -2,9 +2,9 @@
 //! with the optional economy of fatigue, morale tokens, Regroup and ready markers.
 
 use super::{shoot_attacks, status_of, Attack, BreakTest, Rules, ShotReaction, Stats, Unit};
-use crate::exact::{Prob, Ratio};
 use crate::kernels::{FaceStream, Faces, Rng};
 use crate::model::{Compiled, Headline, Metric, Radix, Trial};
+use crate::pmf::{Prob, Ratio};
 
 /// Firefight state: (models of a, models of b, morale tokens of a, of b, ready marker
 /// of a, of b, status) with status 0 nobody broke, 1 a broke, 2 b broke, 3 both broke in

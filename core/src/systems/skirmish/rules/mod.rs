@@ -21,9 +21,9 @@ mod testing;
 pub use firefight::FirefightRules;
 pub use volley::{plan_shots, Action};
 
-use crate::exact::Prob;
 use crate::kernels::{digit_from, digit_scales, FaceStream, Faces, Rng};
 use crate::model::{Compiled, Group, Metric};
+use crate::pmf::Prob;
 
 /// How a test's die is read: pass at or under the number, or at or over it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

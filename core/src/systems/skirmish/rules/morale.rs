@@ -1,9 +1,9 @@
 //! Morale: a single rally or flee test with morale tokens.
 
 use super::{Rules, Sense, Unit};
-use crate::exact::{Prob, Ratio};
 use crate::kernels::{Faces, Rng};
 use crate::model::{Compiled, Headline, Metric, Trial};
+use crate::pmf::{Prob, Ratio};
 
 struct MoraleTrial {
     rules: Rules,

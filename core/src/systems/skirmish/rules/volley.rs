@@ -1,9 +1,9 @@
 //! Volleys: one unit's turn of shooting actions (make ready, aim, shoot) at one target.
 
 use super::{models_lost, shoot_attacks, Attack, Rules, ShotReaction, Stats, Unit};
-use crate::exact::{Prob, Ratio};
 use crate::kernels::{Faces, Rng};
 use crate::model::{Compiled, Headline, Radix, Trial};
+use crate::pmf::{Prob, Ratio};
 
 /// A shooting action of a turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

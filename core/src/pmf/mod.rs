@@ -1,4 +1,6 @@
-//! Exact distributions: a PMF over `0..len` and the operations the rules modules need.
+//! The four native games' exact distributions: a PMF over `0..len` and the operations
+//! their rules modules need (a config's own dice expressions have an exact engine of
+//! their own, in their system's folder).
 //!
 //! Values are small non-negative integers (successes, hits, turns), so a dense `Vec<f64>`
 //! is both the simplest and the fastest representation.

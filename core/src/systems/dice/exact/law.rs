@@ -63,29 +63,63 @@ pub struct Law<W = UBig> {
     pub den: W,
 }
 
+/// What was worked out once for a part of the program, found again by the part's
+/// address, or (`alike`) by an equal part: a part met again (the same pool in three
+/// batteries, a die in the pools of every count) is not worked out again.
+struct Memo<'a, K, V>(Vec<(&'a K, V)>);
+
+impl<K, V> Memo<'_, K, V> {
+    fn new() -> Self {
+        Memo(Vec::new())
+    }
+}
+
+impl<'a, K: PartialEq, V: Clone> Memo<'a, K, V> {
+    /// What was kept for this very part.
+    fn same(&self, k: &K) -> Option<V> {
+        self.0
+            .iter()
+            .find(|(e, _)| std::ptr::eq(*e, k))
+            .map(|(_, v)| v.clone())
+    }
+
+    /// What was kept for this part or one equal to it.
+    fn alike(&self, k: &K) -> Option<V> {
+        self.0
+            .iter()
+            .find(|(e, _)| std::ptr::eq(*e, k) || *e == k)
+            .map(|(_, v)| v.clone())
+    }
+
+    fn keep(&mut self, k: &'a K, v: V) -> V {
+        self.0.push((k, v.clone()));
+        v
+    }
+}
+
 /// The work left and the cancel flag, checked as the work is spent; and every pool's
 /// law worked out so far, so that a pool met again (three batteries of `100d6 count >=
 /// 3`, each wounding with the same pools of every count) is worked out once.
 struct Budget<'a, W> {
     left: u64,
     cancel: &'a Cancel,
-    pools: Vec<(&'a PoolSpec, Law<W>)>,
+    pools: Memo<'a, PoolSpec, Law<W>>,
     /// The `let`s and rolled counts that read no variable (met with none in scope),
     /// each with its law: `let`s moved down to what reads them leave such parts side by
     /// side, often alike.
-    closed: Vec<(&'a Node, Law<W>)>,
+    closed: Memo<'a, Node, Law<W>>,
     /// Each die's law: the pools of every count a rolled count may take share theirs.
-    dice: Vec<(&'a DieSpec, Law<W>)>,
+    dice: Memo<'a, DieSpec, Law<W>>,
     /// The dice of each pool variable in scope, sorted, by its scope depth.
     held: Vec<(usize, Held<'a>)>,
     /// Each pool variable's outcomes (as its body reads them) with their ways: a pool
     /// bound inside another's body is the same pool for every outcome of the outer one,
     /// and four players' pools set against each other walked the inner pools' multisets
     /// again for every outcome of the outer ones.
-    outcomes: Vec<(&'a PoolSpec, std::rc::Rc<pools::Outcomes<W>>)>,
+    outcomes: Memo<'a, PoolSpec, std::rc::Rc<pools::Outcomes<W>>>,
     /// Each pool variable read only by sums and counts: the values of its reads, with
     /// their ways (as `outcomes`, a list of each read's value in place of the dice).
-    tallies: Vec<(&'a PoolSpec, std::rc::Rc<pools::Outcomes<W>>)>,
+    tallies: Memo<'a, PoolSpec, std::rc::Rc<pools::Outcomes<W>>>,
     /// Whether each node met is [`arithmetic`], by address.
     arithmetic: Map<usize, bool>,
     /// Whether it convolved long laws value by value, which big integers do by one big
@@ -99,12 +133,12 @@ impl<'a, W> Budget<'a, W> {
         Budget {
             left: LAW_WORK,
             cancel,
-            pools: Vec::new(),
-            closed: Vec::new(),
-            dice: Vec::new(),
+            pools: Memo::new(),
+            closed: Memo::new(),
+            dice: Memo::new(),
             held: Vec::new(),
-            outcomes: Vec::new(),
-            tallies: Vec::new(),
+            outcomes: Memo::new(),
+            tallies: Memo::new(),
             arithmetic: Map::default(),
             long: false,
         }
@@ -492,18 +526,12 @@ fn eval<'a, W: Weight>(
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
     if env.is_empty() && matches!(n, Node::Let(..) | Node::Counted(..)) {
-        if let Some(law) = b
-            .closed
-            .iter()
-            .find(|(m, _)| std::ptr::eq(*m, n) || *m == n)
-            .map(|(_, l)| l.clone())
-        {
+        if let Some(law) = b.closed.alike(n) {
             b.spend(law.n.len() as u64)?;
             return Ok(law);
         }
         let law = open(n, env, b)?;
-        b.closed.push((n, law.clone()));
-        return Ok(law);
+        return Ok(b.closed.keep(n, law));
     }
     open(n, env, b)
 }
@@ -891,28 +919,21 @@ fn every_combination<W: Weight>(
 
 /// A die's law, from the ones worked out before when it is one of them.
 fn die<'a, W: Weight>(d: &'a DieSpec, b: &mut Budget<'a, W>) -> Result<Law<W>, NoLaw> {
-    if let Some((_, law)) = b.dice.iter().find(|(e, _)| std::ptr::eq(*e, d) || *e == d) {
-        return Ok(law.clone());
+    if let Some(law) = b.dice.alike(d) {
+        return Ok(law);
     }
     let law = die_law(d, b.cancel)?;
-    b.dice.push((d, law.clone()));
-    Ok(law)
+    Ok(b.dice.keep(d, law))
 }
 
 /// A pool's law, from the ones worked out before when it is one of them.
 fn remembered<'a, W: Weight>(p: &'a PoolSpec, b: &mut Budget<'a, W>) -> Result<Law<W>, NoLaw> {
-    if let Some(law) = b
-        .pools
-        .iter()
-        .find(|(q, _)| std::ptr::eq(*q, p) || *q == p)
-        .map(|(_, l)| l.clone())
-    {
+    if let Some(law) = b.pools.alike(p) {
         b.spend(law.n.len() as u64)?;
         return Ok(law);
     }
     let law = pool(p, b)?;
-    b.pools.push((p, law.clone()));
-    Ok(law)
+    Ok(b.pools.keep(p, law))
 }
 
 /// A pool read at once: sums die by die; counts by binomials; every other read by the

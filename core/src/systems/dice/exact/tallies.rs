@@ -5,7 +5,7 @@
 //! chains' tallies: one chain worked out to its depth, then added to itself by
 //! repeated squaring, as a single read of an `again` pool is.
 
-use super::super::dist::{die_dist, Dist, Ledger, TooBig, NODE_COST};
+use super::super::dist::{Dist, Ledger, TooBig, NODE_COST};
 use super::super::lang::{Agg, Cond};
 use super::super::program::{each_child_mut, tally_step, DieSpec, Node, PoolSpec};
 use super::{eval, mix, Env};
@@ -187,49 +187,21 @@ fn chain(
     (flo, fhi): (i64, i64),
     ledger: &mut Ledger,
 ) -> Result<Joint, TooBig> {
-    let k = spec.ways.len();
-    let (base, _) = die_dist(
-        &DieSpec {
-            explode: None,
-            ..d.clone()
-        },
+    let read = |acc: &Vec<i64>, v: i64| -> Vec<i64> {
+        acc.iter()
+            .zip(&spec.ways)
+            .map(|(a, (_, agg))| a + tally_step(*agg, v, flo, fhi))
+            .collect()
+    };
+    super::again_chain(
+        d,
+        n,
+        again,
+        vec![0; spec.ways.len()],
+        read,
+        "an `again` chain read several ways with too many values",
         ledger,
-    )?;
-    let (lo, hi) = (d.lo(), d.hi());
-    let mut chain: Joint = BTreeMap::new();
-    let mut carry: Joint = BTreeMap::from([(vec![0; k], 1.0)]);
-    for depth in 0..=d.depth {
-        ledger.spend(
-            (carry.len() as u64)
-                .saturating_mul(base.p.len() as u64)
-                .saturating_mul(NODE_COST),
-            "an `again` chain read several ways with too many values",
-        )?;
-        let mut next: Joint = BTreeMap::new();
-        for (acc, &w) in &carry {
-            for (v, q) in base.iter() {
-                let t: Vec<i64> = acc
-                    .iter()
-                    .zip(&spec.ways)
-                    .map(|(a, (_, agg))| a + tally_step(*agg, v, flo, fhi))
-                    .collect();
-                let adds = again.is_some_and(|c| c.holds(v, lo, hi));
-                if adds && depth < d.depth {
-                    *next.entry(t).or_default() += w * q;
-                } else {
-                    if adds {
-                        ledger.cap(n as f64 * w * q);
-                    }
-                    *chain.entry(t).or_default() += w * q;
-                }
-            }
-        }
-        carry = next;
-        if carry.is_empty() {
-            break;
-        }
-    }
-    Ok(chain)
+    )
 }
 
 /// Most cells of a dense grid of tallies: past it the tallies are kept sparse.

@@ -20,11 +20,10 @@ pub(super) fn held_outcomes<'a, W: Weight>(
     choice: Option<&'a Choice>,
     b: &mut Budget<'a, W>,
 ) -> Result<(std::rc::Rc<Outcomes<W>>, Holding<'a>), NoLaw> {
-    let known = b.outcomes.iter().find(|(s, _)| std::ptr::eq(*s, spec));
-    let tally = b.tallies.iter().find(|(s, _)| std::ptr::eq(*s, spec));
-    let (taken, reads) = match (known, tally) {
-        (Some((_, o)), _) => (o.clone(), false),
-        (_, Some((_, o))) => (o.clone(), true),
+    // By the very pool: what is kept is read as its own body reads it.
+    let (taken, reads) = match (b.outcomes.same(spec), b.tallies.same(spec)) {
+        (Some(o), _) => (o, false),
+        (_, Some(o)) => (o, true),
         (None, None) => {
             let (lo, hi) = face_span(spec);
             let mut key = |sorted: &[i64]| {
@@ -51,13 +50,12 @@ pub(super) fn held_outcomes<'a, W: Weight>(
             };
             let each = each.into_iter().map(|(d, w)| (d.into(), w)).collect();
             let o = std::rc::Rc::new((each, den));
-            let cache = if reads {
+            let memo = if reads {
                 &mut b.tallies
             } else {
                 &mut b.outcomes
             };
-            cache.push((spec, o.clone()));
-            (o, reads)
+            (memo.keep(spec, o), reads)
         }
     };
     Ok((taken, Holding(reads.then_some(&spec.ways[..]))))
@@ -238,17 +236,15 @@ fn kept<'a, W: Weight>(
     spec: &'a PoolSpec,
     b: &mut Budget<'a, W>,
 ) -> Result<std::rc::Rc<Outcomes<W>>, NoLaw> {
-    if let Some((_, o)) = b.outcomes.iter().find(|(s, _)| std::ptr::eq(*s, spec)) {
-        return Ok(o.clone());
+    if let Some(o) = b.outcomes.same(spec) {
+        return Ok(o);
     }
     let (each, den) = outcomes(spec, b, &mut |sorted| {
         let k = spec.keep_of(sorted).to_vec();
         (k.clone(), k)
     })?;
     let each = each.into_iter().map(|(d, w)| (d.into(), w)).collect();
-    let o = std::rc::Rc::new((each, den));
-    b.outcomes.push((spec, o.clone()));
-    Ok(o)
+    Ok(b.outcomes.keep(spec, std::rc::Rc::new((each, den))))
 }
 
 /// A pool's outcomes with their ways, and the denominator of them all.

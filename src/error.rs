@@ -9,56 +9,54 @@ use rollsim_core::document::CompileError;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AppError {
+    /// The core's error, as it says it (a config, a name, an option, Ctrl-C, a shard's
+    /// share done).
     #[error(transparent)]
-    Config(#[from] ConfigError),
-    #[error("{file}: no scenario `{name}`{hint}; `rollsim list {file}` shows them all")]
-    UnknownScenario {
-        file: String,
-        name: String,
-        hint: String,
-    },
+    Core(#[from] rollsim_core::Error),
+    /// An option of the command line that cannot be honoured, in the user's words.
     #[error("{0}")]
     BadOption(String),
-    #[error(transparent)]
-    Compile(#[from] CompileError),
     #[error("writing {0}")]
     Write(WriteError),
     #[error("building the table: {0}")]
     Table(#[from] crate::report::frame::FrameError),
-    #[error("interrupted: no output was written")]
-    Interrupted,
     #[error("{0}")]
     Threads(String),
-    /// A shard's command stopped where it needs the other shards' items (never shown:
-    /// the shard writes its part instead).
-    #[error("{}", rollsim_core::Error::Deferred)]
-    Deferred,
+}
+
+impl AppError {
+    /// Ctrl-C: nothing was written.
+    pub const INTERRUPTED: AppError = AppError::Core(rollsim_core::Error::Interrupted);
+
+    /// Whether this is Ctrl-C's stop.
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self, AppError::Core(rollsim_core::Error::Interrupted))
+    }
+
+    /// Whether this is a shard's share done (never shown: the shard writes its part).
+    pub fn is_deferred(&self) -> bool {
+        matches!(self, AppError::Core(rollsim_core::Error::Deferred))
+    }
+}
+
+impl From<ConfigError> for AppError {
+    fn from(e: ConfigError) -> Self {
+        AppError::Core(e.into())
+    }
+}
+
+impl From<CompileError> for AppError {
+    fn from(e: CompileError) -> Self {
+        AppError::Core(e.into())
+    }
 }
 
 impl From<WriteError> for AppError {
     fn from(e: WriteError) -> Self {
         match e {
             // A chart not begun because of Ctrl-C: the run was interrupted, nothing more.
-            WriteError::Interrupted => AppError::Interrupted,
+            WriteError::Interrupted => AppError::INTERRUPTED,
             e => AppError::Write(e),
-        }
-    }
-}
-
-impl From<rollsim_core::Error> for AppError {
-    fn from(e: rollsim_core::Error) -> Self {
-        use rollsim_core::Error as E;
-        match e {
-            E::Config(c) => AppError::Config(c),
-            E::UnknownScenario { file, name, hint } => {
-                AppError::UnknownScenario { file, name, hint }
-            }
-            E::BadOption(m) => AppError::BadOption(m),
-            E::Compile(c) => AppError::Compile(c),
-            E::Interrupted => AppError::Interrupted,
-            E::Deferred => AppError::Deferred,
-            // The core's error is non-exhaustive: a new kind reads as an internal one.
-            other => AppError::Threads(other.to_string()),
         }
     }
 }
@@ -68,15 +66,13 @@ impl AppError {
     /// another run's), 130 for Ctrl-C, 1 for anything else.
     pub fn exit_code(&self) -> i32 {
         match self {
-            AppError::Config(_)
-            | AppError::UnknownScenario { .. }
-            | AppError::BadOption(_)
-            | AppError::Compile(CompileError::Unknown { .. })
+            AppError::Core(e) if e.is_bad_input() => 2,
+            AppError::Core(rollsim_core::Error::Interrupted) => 130,
+            AppError::BadOption(_)
             | AppError::Write(
                 WriteError::NotOurs { .. } | WriteError::Busy { .. } | WriteError::Refused { .. },
             )
             | AppError::Table(crate::report::frame::FrameError::Duplicate(_)) => 2,
-            AppError::Interrupted => 130,
             _ => 1,
         }
     }

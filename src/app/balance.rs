@@ -172,7 +172,8 @@ impl Prepared {
     ) -> Result<Option<String>, AppError> {
         if self.check {
             return match self.run(f) {
-                Ok(()) | Err(AppError::Deferred) => Ok(Some(String::new())),
+                Ok(()) => Ok(Some(String::new())),
+                Err(e) if e.is_deferred() => Ok(Some(String::new())),
                 Err(e) => Err(e),
             };
         }
@@ -180,7 +181,8 @@ impl Prepared {
             return Ok(None);
         };
         match self.run(f) {
-            Ok(()) | Err(AppError::Deferred) => {}
+            Ok(()) => {}
+            Err(e) if e.is_deferred() => {}
             Err(e) => return Err(e),
         }
         self.cancel.check()?;

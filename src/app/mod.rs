@@ -174,11 +174,12 @@ pub fn select(cfg: &AnalysisConfig, wanted: &[String]) -> Result<Vec<String>, Ap
         if picked.is_empty() {
             let mut names: Vec<&str> = infos.iter().map(|i| i.name.as_str()).collect();
             names.extend(infos.iter().filter(|i| i.member).map(|i| i.table.as_str()));
-            return Err(AppError::UnknownScenario {
+            return Err(rollsim_core::Error::UnknownScenario {
                 file: cfg.file.display().to_string(),
                 name: w.clone(),
                 hint: nearest_hint(w, names),
-            });
+            }
+            .into());
         }
         for p in picked {
             if seen.insert(p.to_string()) {

@@ -128,7 +128,7 @@ pub fn run(opts: &RunOptions, found: &Found) -> Result<String, AppError> {
                     &opts.cancel,
                 )
             })
-            .map_err(|_| AppError::Interrupted)?;
+            .map_err(|_| AppError::INTERRUPTED)?;
         progress.finish();
         scenarios.push(PartScenario {
             name: name.clone(),
@@ -199,7 +199,7 @@ pub fn merge(
                 "the parts name scenario `{}`, which the config lacks",
                 sc.name
             )),
-            other => AppError::Compile(other),
+            other => other.into(),
         })?;
         let mut counts = vec![0u64; c.trial.states()];
         for (p, x) in loaded {

@@ -70,9 +70,10 @@ impl IntoResponse for Refusal {
 
 impl From<AppError> for Refusal {
     fn from(e: AppError) -> Refusal {
-        let status = match e {
-            AppError::Interrupted => StatusCode::SERVICE_UNAVAILABLE,
-            _ => StatusCode::BAD_REQUEST,
+        let status = if e.is_interrupted() {
+            StatusCode::SERVICE_UNAVAILABLE
+        } else {
+            StatusCode::BAD_REQUEST
         };
         Refusal::new(status, &e.to_string())
     }

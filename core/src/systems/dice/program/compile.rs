@@ -2,6 +2,7 @@
 //! operator lowered to its [`Node`].
 
 use super::*;
+use crate::systems::dice::lang::Col;
 
 /// A compile error at a column of the expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -368,154 +369,19 @@ impl<'a> Compiler<'a> {
             };
         Ok(match e {
             Expr::Num(v) => Node::Num(*v),
-            Expr::Name(n, col) => match self.scope.iter().rposition(|(s, _)| s == n) {
-                Some(i) => match &self.scope[i].1 {
-                    Slot::Num(_) => Node::Var(i),
-                    Slot::Pool(spec, _) if !spec.named.is_empty() => {
-                        return Err(CompileError {
-                            col: *col,
-                            message: format!(
-                                "`{n}` holds dice counted by name: read it with `count NAME` ({})",
-                                spec.named.join(", ")
-                            ),
-                        })
-                    }
-                    Slot::Pool(spec, offset) => {
-                        self.read(i, spec.clone(), *offset, None, Agg::Sum, None)
-                    }
-                    Slot::Role(spec, offset, faces) => {
-                        sized(self.read(i, spec.clone(), *offset, None, Agg::Sum, None), *faces)
-                    }
-                },
-                None => match self.names.iter().find(|(k, _)| k == n) {
-                    Some((_, v)) => Node::Num(*v),
-                    None => return Err(self.unknown(n, *col)),
-                },
-            },
+            Expr::Name(n, col) => self.name_node(n, col)?,
             Expr::Read {
                 name,
                 keep: Some(ModOf::Middle(k)),
                 agg,
                 col,
-            } => {
-                let Some(i) = self.scope.iter().rposition(|(s, _)| s == name) else {
-                    return Err(self.unknown(name, *col));
-                };
-                let total = match &self.scope[i].1 {
-                    Slot::Pool(spec, _) if spec.again.is_some() => {
-                        return Err(CompileError {
-                            col: *col,
-                            message: format!("`{name}` holds a pool with `again`, whose dice count varies: it has no middle dice to keep; read it with `sum` or `count`"),
-                        })
-                    }
-                    Slot::Pool(spec, _) => spec.kept() as u32,
-                    _ => {
-                        return Err(CompileError {
-                            col: *col,
-                            message: format!("`keep middle` reads dice: `{name}` holds a number or the dice a `choose` handed it"),
-                        })
-                    }
-                };
-                self.middle_read(name, k, total, agg, *col)?
-            }
+            } => self.middle_var(name, k, agg, col)?,
             Expr::Read {
                 name,
                 keep,
                 agg,
                 col,
-            } => {
-                let Some(i) = self.scope.iter().rposition(|(s, _)| s == name) else {
-                    return Err(self.unknown(name, *col));
-                };
-                let (spec, offset, role) = match self.scope[i].1.clone() {
-                    Slot::Pool(spec, offset) => (spec, offset, None),
-                    Slot::Role(spec, offset, faces) => (spec, offset, Some(faces)),
-                    Slot::Num(_) => return Err(CompileError {
-                        col: *col,
-                        message: format!(
-                            "`{name}` is a number: `keep`, `drop`, `count` and the other reads apply to dice (bind dice without a read: `let {name} = 4d6 in ...`; dice whose count or sides are rolled are bound as their sum, so read them where they are rolled: `(a)d6 count >= 5`)"
-                        ),
-                    }),
-                };
-                let total = spec.kept() as u32;
-                // The read's numbers: the keep's count and the count's face, each folded
-                // or rolled at the read.
-                let mut rolled = ReadParams::default();
-                let is_drop = matches!(keep, Some(ModOf::Drop(..)));
-                let keep = match keep {
-                    Some(m @ (ModOf::Keep(end, e) | ModOf::Drop(end, e))) => {
-                        let drop = matches!(m, ModOf::Drop(..));
-                        let n = self.node(e)?;
-                        match constant(&n) {
-                            Some(v) => Some(keep_of(drop, *end, v, total)),
-                            None => {
-                                rolled.keep = Some((drop, *end, n));
-                                Some(keep_of(drop, *end, 0, total))
-                            }
-                        }
-                    }
-                    _ => None,
-                };
-                let agg = match agg {
-                    None | Some(AggOf::Sum) => AggOf::Sum,
-                    Some(AggOf::Count(CondOf::Cmp(op, e))) => {
-                        let n = self.node(e)?;
-                        match constant(&n) {
-                            Some(v) => AggOf::Count(CondOf::Cmp(*op, v)),
-                            None => {
-                                rolled.face = Some(n);
-                                AggOf::Count(CondOf::Cmp(*op, 0))
-                            }
-                        }
-                    }
-                    Some(AggOf::Count(CondOf::Max)) => AggOf::Count(CondOf::Max),
-                    Some(AggOf::Count(CondOf::Min)) => AggOf::Count(CondOf::Min),
-                    Some(AggOf::Count(CondOf::On(f))) => AggOf::Count(CondOf::On(*f)),
-                    Some(AggOf::Highest) => AggOf::Highest,
-                    Some(AggOf::Lowest) => AggOf::Lowest,
-                    Some(AggOf::MaxSet) => AggOf::MaxSet,
-                    Some(AggOf::Straight) => AggOf::Straight,
-                    Some(AggOf::Shape(s)) => AggOf::Shape(*s),
-                    Some(AggOf::Tally(x)) => {
-                        AggOf::Tally(tally_of(x, &spec.named, self.symbols.as_ref(), *col)?)
-                    }
-                };
-                if !spec.named.is_empty() && !matches!(agg, Agg::Tally(_)) {
-                    return Err(CompileError {
-                        col: *col,
-                        message: format!(
-                            "`{name}` holds dice counted by name: read it with `count NAME` ({})",
-                            spec.named.join(", ")
-                        ),
-                    });
-                }
-                let rolled =
-                    (rolled.keep.is_some() || rolled.face.is_some()).then(|| Box::new(rolled));
-                let mixed_end = spec.groups.len() > 1
-                    && matches!(agg, Agg::Count(CondOf::Max | CondOf::Min));
-                if spec.again.is_some()
-                    && (keep.is_some()
-                        || rolled.is_some()
-                        || mixed_end
-                        || !matches!(agg, Agg::Sum | Agg::Count(_)))
-                {
-                    return Err(CompileError {
-                        col: *col,
-                        message: format!("`{name}` holds a pool with `again`, whose dice count varies: read it with `sum` or `count` of a fixed face, without keep or drop (e.g. `{name} count {}`)", spec.groups.iter().map(|(_, d)| d.hi()).max().unwrap_or(1)),
-                    });
-                }
-                if role.is_some() && (rolled.is_some() || is_drop) {
-                    return Err(CompileError {
-                        col: *col,
-                        message: format!("`{name}` holds the dice a `choose` handed it, as many as were left: read it with `keep` (a `drop` or a rolled number has no fixed count to go by)"),
-                    });
-                }
-                let n = self.read(i, spec, offset, keep, agg, rolled);
-                match role {
-                    Some(faces) => sized(n, faces),
-                    None => n,
-                }
-            }
+            } => self.read_var(name, keep, agg, col)?,
             Expr::Neg(a) => Node::Neg(Box::new(self.node(a)?)),
             Expr::Bin(op, a, b) => {
                 let (a, b) = bin(self, a, b)?;
@@ -584,112 +450,7 @@ impl<'a> Compiler<'a> {
                 col,
                 only,
                 read,
-            } => {
-                let spec = |s: &mut Self, e: &Expr| -> Result<Box<PoolSpec>, CompileError> {
-                    let Expr::Pool {
-                        groups, mods, col, ..
-                    } = e
-                    else {
-                        return Err(CompileError {
-                            col: *col,
-                            message: "dice expected".into(),
-                        });
-                    };
-                    let s = s.pool_spec(groups, mods, &None, *col)?;
-                    if s.deck().is_some() {
-                        return Err(CompileError {
-                            col: *col,
-                            message:
-                                "`pairs`, `beats` and `cancel` set dice against dice, not a deck"
-                                    .into(),
-                        });
-                    }
-                    if s.again.is_some() {
-                        return Err(CompileError {
-                            col: *col,
-                            message: "`again` cannot be paired off: its pool's size varies".into(),
-                        });
-                    }
-                    Ok(Box::new(s))
-                };
-                let side = |s: &mut Self, e: &Expr| -> Result<Side, CompileError> {
-                    if let Expr::Name(name, at) = e {
-                        return match s.scope.iter().rposition(|(x, _)| x == name) {
-                            Some(i) => match &s.scope[i].1 {
-                                Slot::Pool(spec, _) if spec.again.is_some() => Err(CompileError {
-                                    col: *at,
-                                    message: format!("`{name}` holds a pool with `again`: its dice cannot be paired off, since their count varies"),
-                                }),
-                                Slot::Pool(spec, offset) => Ok(Side::Var {
-                                    i,
-                                    offset: *offset,
-                                    spec: spec.clone(),
-                                }),
-                                Slot::Role(..) => Err(CompileError {
-                                    col: *at,
-                                    message: format!("`{name}` holds dice a `choose` handed it: they are not set against other dice"),
-                                }),
-                                Slot::Num(_) => Err(CompileError {
-                                    col: *at,
-                                    message: format!("`{name}` is a number: `pairs`, `beats` and `cancel` set dice against dice (bind dice without a read: `let {name} = 3d20 in ...`)"),
-                                }),
-                            },
-                            None => Err(s.unknown(name, *at)),
-                        };
-                    }
-                    Ok(Side::Pool(spec(s, e)?))
-                };
-                let (x, y) = (side(self, a)?, side(self, b)?);
-                let named_a = x.spec().named.clone();
-                let mut cond = |c: &Option<CondAst>| -> Result<Option<Cond>, CompileError> {
-                    Ok(match c {
-                        None => None,
-                        Some(CondOf::Max) => Some(CondOf::Max),
-                        Some(CondOf::Min) => Some(CondOf::Min),
-                        Some(CondOf::On(f)) => Some(CondOf::On(*f)),
-                        Some(CondOf::Cmp(op, e)) => {
-                            let n = self.node(e)?;
-                            Some(CondOf::Cmp(
-                                *op,
-                                constant(&n).ok_or_else(|| CompileError {
-                                    col: *col,
-                                    message: "`only` takes a face fixed before the roll: a number or stats".into(),
-                                })?,
-                            ))
-                        }
-                    })
-                };
-                let only = [cond(&only[0])?, cond(&only[1])?];
-                let read = match read {
-                    None => None,
-                    Some(a) => Some(match a {
-                        AggOf::Sum => AggOf::Sum,
-                        AggOf::Highest => AggOf::Highest,
-                        AggOf::Lowest => AggOf::Lowest,
-                        AggOf::MaxSet => AggOf::MaxSet,
-                        AggOf::Straight => AggOf::Straight,
-                        AggOf::Shape(s) => AggOf::Shape(*s),
-                        AggOf::Count(c) => {
-                            AggOf::Count(cond(&Some(c.clone()))?.unwrap_or(CondOf::Max))
-                        }
-                        AggOf::Tally(t) => {
-                            AggOf::Tally(tally_of(t, &named_a, self.symbols.as_ref(), *col)?)
-                        }
-                    }),
-                };
-                match (x, y) {
-                    (Side::Pool(p), Side::Pool(q)) if only == [None, None] && read.is_none() => {
-                        Node::Versus(*kind, p, q, *ties)
-                    }
-                    (x, y) => Node::Meeting(Box::new(Meeting {
-                        kind: *kind,
-                        sides: [x, y],
-                        only,
-                        ties: *ties,
-                        read,
-                    })),
-                }
-            }
+            } => self.versus(kind, [a, b], ties, col, (only, read))?,
             Expr::Pool {
                 groups,
                 mods,
@@ -717,6 +478,278 @@ impl<'a> Compiler<'a> {
                 }
                 Node::Record(parts)
             }
+        })
+    }
+
+    /// A name: a `let` variable, else a stat or key of the scenario.
+    fn name_node(&mut self, n: &str, col: &Col) -> Result<Node, CompileError> {
+        Ok(match self.scope.iter().rposition(|(s, _)| s == n) {
+            Some(i) => match &self.scope[i].1 {
+                Slot::Num(_) => Node::Var(i),
+                Slot::Pool(spec, _) if !spec.named.is_empty() => {
+                    return Err(CompileError {
+                        col: *col,
+                        message: format!(
+                            "`{n}` holds dice counted by name: read it with `count NAME` ({})",
+                            spec.named.join(", ")
+                        ),
+                    })
+                }
+                Slot::Pool(spec, offset) => {
+                    self.read(i, spec.clone(), *offset, None, Agg::Sum, None)
+                }
+                Slot::Role(spec, offset, faces) => sized(
+                    self.read(i, spec.clone(), *offset, None, Agg::Sum, None),
+                    *faces,
+                ),
+            },
+            None => match self.names.iter().find(|(k, _)| k == n) {
+                Some((_, v)) => Node::Num(*v),
+                None => return Err(self.unknown(n, *col)),
+            },
+        })
+    }
+
+    /// `keep middle` of a pool variable.
+    fn middle_var(
+        &mut self,
+        name: &str,
+        k: &Expr,
+        agg: &Option<AggAst>,
+        col: &Col,
+    ) -> Result<Node, CompileError> {
+        let Some(i) = self.scope.iter().rposition(|(s, _)| s == name) else {
+            return Err(self.unknown(name, *col));
+        };
+        let total = match &self.scope[i].1 {
+            Slot::Pool(spec, _) if spec.again.is_some() => {
+                return Err(CompileError {
+                    col: *col,
+                    message: format!("`{name}` holds a pool with `again`, whose dice count varies: it has no middle dice to keep; read it with `sum` or `count`"),
+                })
+            }
+            Slot::Pool(spec, _) => spec.kept() as u32,
+            _ => {
+                return Err(CompileError {
+                    col: *col,
+                    message: format!("`keep middle` reads dice: `{name}` holds a number or the dice a `choose` handed it"),
+                })
+            }
+        };
+        self.middle_read(name, k, total, agg, *col)
+    }
+
+    /// A read of a pool variable: its keep or drop, then its read, each number folded
+    /// or rolled at the read.
+    fn read_var(
+        &mut self,
+        name: &str,
+        keep: &Option<ModAst>,
+        agg: &Option<AggAst>,
+        col: &Col,
+    ) -> Result<Node, CompileError> {
+        let Some(i) = self.scope.iter().rposition(|(s, _)| s == name) else {
+            return Err(self.unknown(name, *col));
+        };
+        let (spec, offset, role) = match self.scope[i].1.clone() {
+            Slot::Pool(spec, offset) => (spec, offset, None),
+            Slot::Role(spec, offset, faces) => (spec, offset, Some(faces)),
+            Slot::Num(_) => return Err(CompileError {
+                col: *col,
+                message: format!(
+                    "`{name}` is a number: `keep`, `drop`, `count` and the other reads apply to dice (bind dice without a read: `let {name} = 4d6 in ...`; dice whose count or sides are rolled are bound as their sum, so read them where they are rolled: `(a)d6 count >= 5`)"
+                ),
+            }),
+        };
+        let total = spec.kept() as u32;
+        // The read's numbers: the keep's count and the count's face, each folded
+        // or rolled at the read.
+        let mut rolled = ReadParams::default();
+        let is_drop = matches!(keep, Some(ModOf::Drop(..)));
+        let keep = match keep {
+            Some(m @ (ModOf::Keep(end, e) | ModOf::Drop(end, e))) => {
+                let drop = matches!(m, ModOf::Drop(..));
+                let n = self.node(e)?;
+                match constant(&n) {
+                    Some(v) => Some(keep_of(drop, *end, v, total)),
+                    None => {
+                        rolled.keep = Some((drop, *end, n));
+                        Some(keep_of(drop, *end, 0, total))
+                    }
+                }
+            }
+            _ => None,
+        };
+        let agg = match agg {
+            None | Some(AggOf::Sum) => AggOf::Sum,
+            Some(AggOf::Count(CondOf::Cmp(op, e))) => {
+                let n = self.node(e)?;
+                match constant(&n) {
+                    Some(v) => AggOf::Count(CondOf::Cmp(*op, v)),
+                    None => {
+                        rolled.face = Some(n);
+                        AggOf::Count(CondOf::Cmp(*op, 0))
+                    }
+                }
+            }
+            Some(AggOf::Count(CondOf::Max)) => AggOf::Count(CondOf::Max),
+            Some(AggOf::Count(CondOf::Min)) => AggOf::Count(CondOf::Min),
+            Some(AggOf::Count(CondOf::On(f))) => AggOf::Count(CondOf::On(*f)),
+            Some(AggOf::Highest) => AggOf::Highest,
+            Some(AggOf::Lowest) => AggOf::Lowest,
+            Some(AggOf::MaxSet) => AggOf::MaxSet,
+            Some(AggOf::Straight) => AggOf::Straight,
+            Some(AggOf::Shape(s)) => AggOf::Shape(*s),
+            Some(AggOf::Tally(x)) => {
+                AggOf::Tally(tally_of(x, &spec.named, self.symbols.as_ref(), *col)?)
+            }
+        };
+        if !spec.named.is_empty() && !matches!(agg, Agg::Tally(_)) {
+            return Err(CompileError {
+                col: *col,
+                message: format!(
+                    "`{name}` holds dice counted by name: read it with `count NAME` ({})",
+                    spec.named.join(", ")
+                ),
+            });
+        }
+        let rolled = (rolled.keep.is_some() || rolled.face.is_some()).then(|| Box::new(rolled));
+        let mixed_end =
+            spec.groups.len() > 1 && matches!(agg, Agg::Count(CondOf::Max | CondOf::Min));
+        if spec.again.is_some()
+            && (keep.is_some()
+                || rolled.is_some()
+                || mixed_end
+                || !matches!(agg, Agg::Sum | Agg::Count(_)))
+        {
+            return Err(CompileError {
+                col: *col,
+                message: format!("`{name}` holds a pool with `again`, whose dice count varies: read it with `sum` or `count` of a fixed face, without keep or drop (e.g. `{name} count {}`)", spec.groups.iter().map(|(_, d)| d.hi()).max().unwrap_or(1)),
+            });
+        }
+        if role.is_some() && (rolled.is_some() || is_drop) {
+            return Err(CompileError {
+                col: *col,
+                message: format!("`{name}` holds the dice a `choose` handed it, as many as were left: read it with `keep` (a `drop` or a rolled number has no fixed count to go by)"),
+            });
+        }
+        let n = self.read(i, spec, offset, keep, agg, rolled);
+        Ok(match role {
+            Some(faces) => sized(n, faces),
+            None => n,
+        })
+    }
+
+    /// Two sides set against each other (`pairs`, `beats`, `cancel`).
+    fn versus(
+        &mut self,
+        kind: &Versus,
+        [a, b]: [&Expr; 2],
+        ties: &bool,
+        col: &Col,
+        (only, read): (&[Option<CondAst>; 2], &Option<AggAst>),
+    ) -> Result<Node, CompileError> {
+        let spec = |s: &mut Self, e: &Expr| -> Result<Box<PoolSpec>, CompileError> {
+            let Expr::Pool {
+                groups, mods, col, ..
+            } = e
+            else {
+                return Err(CompileError {
+                    col: *col,
+                    message: "dice expected".into(),
+                });
+            };
+            let s = s.pool_spec(groups, mods, &None, *col)?;
+            if s.deck().is_some() {
+                return Err(CompileError {
+                    col: *col,
+                    message: "`pairs`, `beats` and `cancel` set dice against dice, not a deck"
+                        .into(),
+                });
+            }
+            if s.again.is_some() {
+                return Err(CompileError {
+                    col: *col,
+                    message: "`again` cannot be paired off: its pool's size varies".into(),
+                });
+            }
+            Ok(Box::new(s))
+        };
+        let side = |s: &mut Self, e: &Expr| -> Result<Side, CompileError> {
+            if let Expr::Name(name, at) = e {
+                return match s.scope.iter().rposition(|(x, _)| x == name) {
+                    Some(i) => match &s.scope[i].1 {
+                        Slot::Pool(spec, _) if spec.again.is_some() => Err(CompileError {
+                            col: *at,
+                            message: format!("`{name}` holds a pool with `again`: its dice cannot be paired off, since their count varies"),
+                        }),
+                        Slot::Pool(spec, offset) => Ok(Side::Var {
+                            i,
+                            offset: *offset,
+                            spec: spec.clone(),
+                        }),
+                        Slot::Role(..) => Err(CompileError {
+                            col: *at,
+                            message: format!("`{name}` holds dice a `choose` handed it: they are not set against other dice"),
+                        }),
+                        Slot::Num(_) => Err(CompileError {
+                            col: *at,
+                            message: format!("`{name}` is a number: `pairs`, `beats` and `cancel` set dice against dice (bind dice without a read: `let {name} = 3d20 in ...`)"),
+                        }),
+                    },
+                    None => Err(s.unknown(name, *at)),
+                };
+            }
+            Ok(Side::Pool(spec(s, e)?))
+        };
+        let (x, y) = (side(self, a)?, side(self, b)?);
+        let named_a = x.spec().named.clone();
+        let mut cond = |c: &Option<CondAst>| -> Result<Option<Cond>, CompileError> {
+            Ok(match c {
+                None => None,
+                Some(CondOf::Max) => Some(CondOf::Max),
+                Some(CondOf::Min) => Some(CondOf::Min),
+                Some(CondOf::On(f)) => Some(CondOf::On(*f)),
+                Some(CondOf::Cmp(op, e)) => {
+                    let n = self.node(e)?;
+                    Some(CondOf::Cmp(
+                        *op,
+                        constant(&n).ok_or_else(|| CompileError {
+                            col: *col,
+                            message: "`only` takes a face fixed before the roll: a number or stats"
+                                .into(),
+                        })?,
+                    ))
+                }
+            })
+        };
+        let only = [cond(&only[0])?, cond(&only[1])?];
+        let read = match read {
+            None => None,
+            Some(a) => Some(match a {
+                AggOf::Sum => AggOf::Sum,
+                AggOf::Highest => AggOf::Highest,
+                AggOf::Lowest => AggOf::Lowest,
+                AggOf::MaxSet => AggOf::MaxSet,
+                AggOf::Straight => AggOf::Straight,
+                AggOf::Shape(s) => AggOf::Shape(*s),
+                AggOf::Count(c) => AggOf::Count(cond(&Some(c.clone()))?.unwrap_or(CondOf::Max)),
+                AggOf::Tally(t) => {
+                    AggOf::Tally(tally_of(t, &named_a, self.symbols.as_ref(), *col)?)
+                }
+            }),
+        };
+        Ok(match (x, y) {
+            (Side::Pool(p), Side::Pool(q)) if only == [None, None] && read.is_none() => {
+                Node::Versus(*kind, p, q, *ties)
+            }
+            (x, y) => Node::Meeting(Box::new(Meeting {
+                kind: *kind,
+                sides: [x, y],
+                only,
+                ties: *ties,
+                read,
+            })),
         })
     }
 

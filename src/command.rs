@@ -450,49 +450,7 @@ const SHARDED: [&str; 6] = [
 /// `rollsim plan CONFIG [COMMAND...] --tasks N`: check the command as the shards will
 /// run it, then print the scripts.
 fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
-    // `--tasks` and `--scheduler` may follow the command (they are no command's own).
-    let (mut tasks, mut scheduler) = (a.tasks, a.scheduler);
-    let mut tail: Vec<String> = Vec::new();
-    let mut it = a.command.into_iter();
-    while let Some(w) = it.next() {
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) if f == "--tasks" || f == "--scheduler" => {
-                (f.to_string(), Some(v.to_string()))
-            }
-            _ => (w.clone(), None),
-        };
-        if flag != "--tasks" && flag != "--scheduler" {
-            tail.push(w);
-            continue;
-        }
-        let value = inline
-            .or_else(|| it.next())
-            .ok_or_else(|| AppError::BadOption(format!("{flag}: give a value")))?;
-        if flag == "--tasks" {
-            tasks = Some(value.parse().map_err(|_| {
-                AppError::BadOption(format!(
-                    "--tasks {value}: expected a number of tasks, e.g. 8"
-                ))
-            })?);
-        } else {
-            scheduler = Some(
-                <cli::SchedulerArg as clap::ValueEnum>::from_str(&value, true).map_err(|_| {
-                    AppError::BadOption(format!(
-                        "--scheduler {value}: expected slurm, hyperqueue or kubernetes"
-                    ))
-                })?,
-            );
-        }
-    }
-    let tasks = tasks.ok_or_else(|| {
-        AppError::BadOption("plan: give --tasks N, the number of shards, e.g. --tasks 8".into())
-    })?;
-    if tasks == 0 || tasks > crate::app::part::MAX_SHARDS {
-        return Err(AppError::BadOption(format!(
-            "--tasks {tasks}: expected 1 to {}",
-            crate::app::part::MAX_SHARDS
-        )));
-    }
+    let (tasks, scheduler, tail) = plan_flags(a.command, a.tasks, a.scheduler)?;
     let (name, options) = match tail.first() {
         Some(w) if !w.starts_with('-') => (w.clone(), tail[1..].to_vec()),
         _ => ("run".to_string(), tail),
@@ -528,7 +486,6 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
             "plan: `{name}` cannot be sharded"
         )));
     };
-    let balance = command.and_then(Command::balance);
     if shard.shard.is_some() || shard.shards.is_some() || shard.no_shard {
         return Err(AppError::BadOption(
             "plan: leave --shard, --shards and --no-shard out of the command; the scripts give each task its shard".into(),
@@ -539,38 +496,7 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
             "plan: -o - cannot be merged into; give the command a folder, e.g. -o out".into(),
         ));
     }
-    // The config must load, and a run needs a chunk per shard.
-    let text = crate::config::read(&a.config.config)?;
-    if let Some(Command::Run(r)) = &parsed.command {
-        if r.exact_only.on || r.precision.precision.is_some() {
-            return Err(AppError::BadOption(
-                "plan: a sharded run has a fixed number of trials: drop --exact-only and --precision".into(),
-            ));
-        }
-        let cfg =
-            crate::config::load_str(&text, &a.config.config.display().to_string(), &r.set.sets)?;
-        app::select(&cfg, &r.scenarios)?;
-        let trials = r.trials.n.or(cfg.run.trials).unwrap_or(app::DEFAULT_TRIALS);
-        let chunks = trials.div_ceil(crate::sim::CHUNK);
-        if tasks > chunks {
-            return Err(AppError::BadOption(format!(
-                "--tasks {tasks}: {trials} trials are {chunks} chunk(s) of {}; use at most {chunks} tasks",
-                crate::sim::CHUNK
-            )));
-        }
-    } else if balance.is_some() {
-        // Everything a shard does before its first item: the names, the metric, the keys.
-        let mut check = balance_command(
-            Cli::try_parse_from(&argv)
-                .map_err(|e| AppError::BadOption(e.to_string()))?
-                .command
-                .expect("a command"),
-            false,
-            &Cancel::new(),
-        )?;
-        check.checking();
-        check.run()?;
-    }
+    plan_check(&a.config.config, &parsed, &argv, (&name, tasks))?;
     // The command's own -o is where the merge writes, and the parts go beside it;
     // without one, where the command writes, and the parts beside the config's report
     // (a `rollsim run` replaces the report folder whole).
@@ -612,31 +538,7 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
             "plan: give the command's -o DIR as a word of its own (not inside -qo DIR)".into(),
         ));
     }
-    // What decides the merge's files, as the command was given it.
-    let mut merge_flags = Vec::new();
-    if parsed.charts.contains(&cli::ChartArg::Svg) {
-        merge_flags.extend(["--charts".to_string(), "png,svg".to_string()]);
-    }
-    let no_plots = command.and_then(Command::plots).is_some_and(|p| p.no_plots);
-    let formats = match command {
-        Some(Command::Run(r)) => Some(&r.output.format),
-        _ => None,
-    };
-    if no_plots {
-        merge_flags.push("--no-plots".into());
-    }
-    if let Some(f) = formats.filter(|f| **f != [FormatArg::Csv, FormatArg::Md]) {
-        let names: Vec<&str> = f
-            .iter()
-            .map(|x| match x {
-                FormatArg::Csv => "csv",
-                FormatArg::Parquet => "parquet",
-                FormatArg::Json => "json",
-                FormatArg::Md => "md",
-            })
-            .collect();
-        merge_flags.extend(["--format".to_string(), names.join(",")]);
-    }
+    let merge_flags = merge_flags(&parsed);
     let p = crate::app::plan::Plan::new(
         &name,
         &a.config.config,
@@ -659,6 +561,134 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
             n = p.name
         ),
     })
+}
+
+/// `plan`'s own `--tasks` and `--scheduler`, which may also follow the command (they
+/// are no command's own): the number of tasks, checked, the scheduler, and the
+/// command's words without them.
+fn plan_flags(
+    words: Vec<String>,
+    tasks: Option<u64>,
+    scheduler: Option<cli::SchedulerArg>,
+) -> Result<(u64, Option<cli::SchedulerArg>, Vec<String>), AppError> {
+    // `--tasks` and `--scheduler` may follow the command (they are no command's own).
+    let (mut tasks, mut scheduler) = (tasks, scheduler);
+    let mut tail: Vec<String> = Vec::new();
+    let mut it = words.into_iter();
+    while let Some(w) = it.next() {
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f == "--tasks" || f == "--scheduler" => {
+                (f.to_string(), Some(v.to_string()))
+            }
+            _ => (w.clone(), None),
+        };
+        if flag != "--tasks" && flag != "--scheduler" {
+            tail.push(w);
+            continue;
+        }
+        let value = inline
+            .or_else(|| it.next())
+            .ok_or_else(|| AppError::BadOption(format!("{flag}: give a value")))?;
+        if flag == "--tasks" {
+            tasks = Some(value.parse().map_err(|_| {
+                AppError::BadOption(format!(
+                    "--tasks {value}: expected a number of tasks, e.g. 8"
+                ))
+            })?);
+        } else {
+            scheduler = Some(
+                <cli::SchedulerArg as clap::ValueEnum>::from_str(&value, true).map_err(|_| {
+                    AppError::BadOption(format!(
+                        "--scheduler {value}: expected slurm, hyperqueue or kubernetes"
+                    ))
+                })?,
+            );
+        }
+    }
+    let tasks = tasks.ok_or_else(|| {
+        AppError::BadOption("plan: give --tasks N, the number of shards, e.g. --tasks 8".into())
+    })?;
+    if tasks == 0 || tasks > crate::app::part::MAX_SHARDS {
+        return Err(AppError::BadOption(format!(
+            "--tasks {tasks}: expected 1 to {}",
+            crate::app::part::MAX_SHARDS
+        )));
+    }
+    Ok((tasks, scheduler, tail))
+}
+
+/// What a shard would meet before its first item, met once here: the config loads, a
+/// run has a chunk per task, a balance command's names, metric and keys are found.
+fn plan_check(
+    config: &std::path::Path,
+    parsed: &Cli,
+    argv: &[String],
+    (name, tasks): (&str, u64),
+) -> Result<(), AppError> {
+    let balance = parsed.command.as_ref().and_then(Command::balance);
+    // The config must load, and a run needs a chunk per shard.
+    let text = crate::config::read(config)?;
+    if let Some(Command::Run(r)) = &parsed.command {
+        if r.exact_only.on || r.precision.precision.is_some() {
+            return Err(AppError::BadOption(
+                "plan: a sharded run has a fixed number of trials: drop --exact-only and --precision".into(),
+            ));
+        }
+        let cfg = crate::config::load_str(&text, &config.display().to_string(), &r.set.sets)?;
+        app::select(&cfg, &r.scenarios)?;
+        let trials = r.trials.n.or(cfg.run.trials).unwrap_or(app::DEFAULT_TRIALS);
+        let chunks = trials.div_ceil(crate::sim::CHUNK);
+        if tasks > chunks {
+            return Err(AppError::BadOption(format!(
+                "--tasks {tasks}: {trials} trials are {chunks} chunk(s) of {}; use at most {chunks} tasks",
+                crate::sim::CHUNK
+            )));
+        }
+    } else if balance.is_some() {
+        // Everything a shard does before its first item: the names, the metric, the keys.
+        let mut check = balance_command(
+            Cli::try_parse_from(argv)
+                .map_err(|e| AppError::BadOption(e.to_string()))?
+                .command
+                .ok_or_else(|| AppError::BadOption(format!("plan: `{name}` has no command")))?,
+            false,
+            &Cancel::new(),
+        )?;
+        check.checking();
+        check.run()?;
+    }
+    Ok(())
+}
+
+/// What decides the merge's files, as the command was given it: its charts, plots
+/// and table formats, as flags of `merge`.
+fn merge_flags(parsed: &Cli) -> Vec<String> {
+    let mut merge_flags = Vec::new();
+    if parsed.charts.contains(&cli::ChartArg::Svg) {
+        merge_flags.extend(["--charts".to_string(), "png,svg".to_string()]);
+    }
+    let command = parsed.command.as_ref();
+    let no_plots = command.and_then(Command::plots).is_some_and(|p| p.no_plots);
+    let formats = match command {
+        Some(Command::Run(r)) => Some(&r.output.format),
+        _ => None,
+    };
+    if no_plots {
+        merge_flags.push("--no-plots".into());
+    }
+    if let Some(f) = formats.filter(|f| **f != [FormatArg::Csv, FormatArg::Md]) {
+        let names: Vec<&str> = f
+            .iter()
+            .map(|x| match x {
+                FormatArg::Csv => "csv",
+                FormatArg::Parquet => "parquet",
+                FormatArg::Json => "json",
+                FormatArg::Md => "md",
+            })
+            .collect();
+        merge_flags.extend(["--format".to_string(), names.join(",")]);
+    }
+    merge_flags
 }
 
 /// The options without `-o DIR` (in any of its spellings): a shard writes its part

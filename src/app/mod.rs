@@ -725,21 +725,7 @@ pub fn run_all(
     let configs = shipped_configs()?;
     if !Path::new("configs").is_dir() {
         // Outside the repository: say what is about to be written, and where from.
-        let names: Vec<String> = configs
-            .iter()
-            .map(|c| {
-                c.path
-                    .file_name()
-                    .unwrap_or_default()
-                    .to_string_lossy()
-                    .into_owned()
-            })
-            .collect();
-        eprintln!(
-            "no configs/ folder here: running the {} configs built into rollsim ({}) into ./reports/",
-            configs.len(),
-            names.join(", ")
-        );
+        eprintln!("{}", built_in_notice(&configs));
     }
     let loaded = configs
         .iter()
@@ -793,44 +779,10 @@ pub fn run_all(
                 .into_iter();
             rx.into_iter()
                 .map(|out: std::sync::Arc<RunOutput>| -> Result<_, AppError> {
-                    let matrix = matrices.next().expect("a matrix per config")?;
-                    let dir = folder(&out);
-                    stage::mark(&dir)?;
-                    write_reports(
-                        &out.results,
-                        &dir,
-                        &[Format::Csv, Format::Parquet],
-                        charts(true, svg, cancel).map(|c| c.with_text(&text)),
-                        cancel,
-                    )?;
-                    let matrix = match matrix {
-                        Some(m) => {
-                            let files = balance::write_matrix(
-                                &m,
-                                &dir.join("compare"),
-                                charts(true, svg, cancel).map(|c| c.with_text(&text)),
-                            )?;
-                            Some((m, files))
-                        }
-                        None => None,
-                    };
-                    // Unit against unit: the same matrix read as a metagame (no more
-                    // simulation); a matrix of two tables has no roster card.
-                    let roster = match &matrix {
-                        Some((m, _)) => match rollsim_core::balance::roster::analyse(m.clone()) {
-                            Ok(r) => {
-                                let files = balance::write_roster(
-                                    &r,
-                                    &dir.join("roster"),
-                                    charts(true, svg, cancel).map(|c| c.with_text(&text)),
-                                )?;
-                                Some((r, files))
-                            }
-                            Err(_) => None,
-                        },
-                        None => None,
-                    };
-                    Ok((matrix, roster))
+                    // One matrix was made per config, in the configs' order.
+                    let matrix = matrices.next().transpose()?.flatten();
+                    let kinds = || charts(true, svg, cancel).map(|c| c.with_text(&text));
+                    stage_config(&out, &folder(&out), matrix, &kinds, cancel)
                 })
                 .collect::<Vec<_>>()
         });
@@ -897,6 +849,77 @@ pub fn run_all(
     dirs.push(stage.final_path(&gallery[0]).display().to_string());
     cancel.check()?;
     stage.commit()?;
+    Ok(main_job_summary(&all, &dirs))
+}
+
+/// What the main job says it is about to do outside the repository: which configs,
+/// built into the binary, go where.
+fn built_in_notice(configs: &[Shipped]) -> String {
+    let names: Vec<String> = configs
+        .iter()
+        .map(|c| {
+            c.path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    format!(
+        "no configs/ folder here: running the {} configs built into rollsim ({}) into ./reports/",
+        configs.len(),
+        names.join(", ")
+    )
+}
+
+/// One config's folder of the main job, staged whole: its tables and charts, its
+/// matrix, and the matrix read as a roster (no more simulation; a matrix of two tables
+/// has no roster card).
+#[allow(clippy::type_complexity)]
+fn stage_config<'a>(
+    out: &RunOutput,
+    dir: &Path,
+    matrix: Option<crate::report::analysis::Matrix>,
+    kinds: &dyn Fn() -> Option<plot::Charts<'a>>,
+    cancel: &Cancel,
+) -> Result<
+    (
+        Option<(crate::report::analysis::Matrix, Vec<PathBuf>)>,
+        Option<(rollsim_core::balance::roster::Roster, Vec<PathBuf>)>,
+    ),
+    AppError,
+> {
+    stage::mark(dir)?;
+    write_reports(
+        &out.results,
+        dir,
+        &[Format::Csv, Format::Parquet],
+        kinds(),
+        cancel,
+    )?;
+    let matrix = match matrix {
+        Some(m) => {
+            let files = balance::write_matrix(&m, &dir.join("compare"), kinds())?;
+            Some((m, files))
+        }
+        None => None,
+    };
+    let roster = match &matrix {
+        Some((m, _)) => match rollsim_core::balance::roster::analyse(m.clone()) {
+            Ok(r) => {
+                let files = balance::write_roster(&r, &dir.join("roster"), kinds())?;
+                Some((r, files))
+            }
+            Err(_) => None,
+        },
+        None => None,
+    };
+    Ok((matrix, roster))
+}
+
+/// The main job's first line: how many scenarios, trials and seed, and where the
+/// files are; then each scenario's headline.
+fn main_job_summary(all: &[ScenarioResult], dirs: &[String]) -> String {
     let seed = all.first().map_or(0, |r| r.seed);
     // Configs may set their own trial counts in [run].
     let lo = all.iter().map(|r| r.trials).min().unwrap_or(0);
@@ -906,10 +929,10 @@ pub fn run_all(
     } else {
         format!("{} to {}", markdown::thousands(lo), markdown::thousands(hi))
     };
-    Ok(format!(
+    format!(
         "{} scenarios, {trials} trials each, seed {seed}; tables and charts in {}\n\n{}",
         all.len(),
         dirs.join(", "),
-        markdown::headlines(&all)
-    ))
+        markdown::headlines(all)
+    )
 }

@@ -10,12 +10,13 @@
 
 use super::dist::{binomial, dice_of, state_cost, Map, NODE_COST, SCANS_PER_UNIT};
 pub use super::dist::{die_dist, Dist, Ledger, TooBig, MAX_SPAN, MAX_WORK};
-use super::lang::{Agg, Cond, End};
+use super::lang::{Agg, End};
 use super::program::choice::Choice;
 use super::program::pick::Picker;
 use super::program::{DieSpec, Meeting, Node, PoolSpec, Repeat, Side, Template};
 use std::collections::BTreeMap;
 
+mod again;
 mod columns;
 mod law;
 mod parts;
@@ -24,6 +25,7 @@ mod sink;
 mod tallies;
 mod weight;
 
+use again::again;
 pub use law::{first_law, law, Law, NoLaw, LAW_WORK};
 use parts::*;
 pub use repeat::MAX_REPEAT_STATES;
@@ -135,108 +137,13 @@ pub fn eval(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig
             let (x, y) = operands(a, b, env, ledger)?;
             x.combine(&y, |x, y| c.holds(x, y) as i64)?
         }
-        Node::Let(bound, body) => {
-            let d = eval(bound, env, ledger)?;
-            if d.p.len() == 1 {
-                // One value: nothing to mix.
-                env.push(d.lo, Vec::new());
-                let r = eval(body, env, ledger);
-                env.pop();
-                return r;
-            }
-            let mut out: Option<Dist> = None;
-            for (v, p) in d.iter() {
-                env.push(v, Vec::new());
-                let r = ledger.within(p, |ledger| eval(body, env, ledger));
-                env.pop();
-                mix(&mut out, &r?, p, ledger)?;
-            }
-            out.unwrap_or_else(|| Dist::point(0)).trim()
-        }
+        Node::Let(bound, body) => let_num(bound, body, env, ledger)?,
         Node::LetPool {
             spec, body, choice, ..
-        } => {
-            if choice.is_none() {
-                if let Some(d) = tallies::plain(n, spec, body, env, ledger)? {
-                    return Ok(d);
-                }
-            }
-            if let Some(d) = let_chain(n, env, ledger)? {
-                return Ok(d);
-            }
-            let mut out: Option<Dist> = None;
-            over_pool(
-                spec,
-                choice.as_deref(),
-                env,
-                ledger,
-                &mut |env, ledger, p| {
-                    let r = eval(body, env, ledger)?;
-                    mix(&mut out, &r, p, ledger)?;
-                    Ok(())
-                },
-            )?;
-            out.unwrap_or_else(|| Dist::point(0)).trim()
-        }
+        } => let_pool(n, spec, body, choice.as_deref(), env, ledger)?,
         Node::Pick(p) => pick(p, env, ledger)?,
-        Node::PoolVar(r) => match &r.rolled {
-            None => Dist::point(r.value(&env.dice[r.i], r.keep, r.agg)),
-            Some(rolled) => {
-                // The read's numbers, rolled independently of the dice already rolled.
-                let keep = match &rolled.keep {
-                    Some((_, _, n)) => Some(eval(n, env, ledger)?),
-                    None => None,
-                };
-                let face = match &rolled.face {
-                    Some(n) => Some(eval(n, env, ledger)?),
-                    None => None,
-                };
-                let values = |d: &Option<Dist>| -> Vec<(Option<i64>, f64)> {
-                    match d {
-                        Some(d) => d.iter().map(|(v, p)| (Some(v), p)).collect(),
-                        None => vec![(None, 1.0)],
-                    }
-                };
-                let (ks, fs) = (values(&keep), values(&face));
-                ledger.spend(
-                    (ks.len() * fs.len()) as u64,
-                    "a read whose numbers take too many values",
-                )?;
-                let mut m: Map<i64, f64> = Map::default();
-                for &(k, p) in &ks {
-                    for &(f, q) in &fs {
-                        let (keep, agg) = r.with(k, f);
-                        let v = super::program::read_sorted(&env.dice[r.i], keep, agg, r.lo, r.hi);
-                        *m.entry(v).or_default() += p * q;
-                    }
-                }
-                Dist::from_map(&m)
-            }
-        },
-        Node::If(c, a, b) => {
-            let d = eval(c, env, ledger)?;
-            let yes: f64 = d.iter().filter(|(v, _)| *v != 0).map(|(_, p)| p).sum();
-            // A branch never taken is not evaluated (a `let` value that decides it).
-            if d.iter().all(|(v, _)| v == 0) {
-                return eval(b, env, ledger);
-            }
-            if d.iter().all(|(v, _)| v != 0) {
-                return eval(a, env, ledger);
-            }
-            let mut out = ledger.within(yes, |ledger| eval(a, env, ledger))?;
-            out.p.iter_mut().for_each(|q| *q *= yes);
-            let other = ledger.within(1.0 - yes, |ledger| eval(b, env, ledger))?;
-            // Two branches far apart span every value between them.
-            let width = out
-                .hi()
-                .max(other.hi())
-                .saturating_sub(out.lo.min(other.lo));
-            if width >= MAX_SPAN as i64 {
-                return Err(TooBig(format!("a value spans {width} values")));
-            }
-            out.add_scaled(&other, 1.0 - yes);
-            out.trim()
-        }
+        Node::PoolVar(r) => pool_var(r, env, ledger)?,
+        Node::If(c, a, b) => if_else(c, a, b, env, ledger)?,
         Node::Pool(p) => pool(p, ledger)?,
         Node::Versus(kind, a, b, ties) if a.keep.is_none() && b.keep.is_none() => match kind {
             super::lang::Versus::Beats => beats(a, b, *ties, ledger)?,
@@ -263,29 +170,157 @@ pub fn eval(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig
             None => meeting(m, env, ledger)?,
         },
         Node::Repeat(r) => repeat(r, env, ledger)?,
-        Node::Counted(c, pools) => {
-            let d = eval(c, env, ledger)?;
-            let mut out: Option<Dist> = None;
-            for (n, p) in d.iter() {
-                ledger.most_dice = ledger.most_dice.max(n);
-                // The pools run to the most the count can be: a count past them would
-                // mean its bounds are wrong, and a pool of too few dice read in silence.
-                if n >= pools.len() as i64 && n <= super::program::MAX_ROLLED_DICE {
-                    return Err(TooBig(format!(
-                        "a rolled count of {n} passed the {} pools made for it",
-                        pools.len()
-                    )));
-                }
-                let spec = super::program::counted(pools, n);
-                let r = ledger.within(p, |ledger| pool(spec, ledger))?;
-                mix(&mut out, &r, p, ledger)?;
-            }
-            out.unwrap_or_else(|| Dist::point(0)).trim()
-        }
+        Node::Counted(c, pools) => counted(c, pools, env, ledger)?,
         Node::Template(t) => template(t, env, ledger)?,
         // Read only by `step`; packed before any evaluation.
         Node::Emit(_) | Node::Record(_) => Dist::point(0),
     })
+}
+
+/// `let x = bound in body`: the body once per value of the bound, mixed.
+fn let_num(bound: &Node, body: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig> {
+    let d = eval(bound, env, ledger)?;
+    if d.p.len() == 1 {
+        // One value: nothing to mix.
+        env.push(d.lo, Vec::new());
+        let r = eval(body, env, ledger);
+        env.pop();
+        return r;
+    }
+    let mut out: Option<Dist> = None;
+    for (v, p) in d.iter() {
+        env.push(v, Vec::new());
+        let r = ledger.within(p, |ledger| eval(body, env, ledger));
+        env.pop();
+        mix(&mut out, &r?, p, ledger)?;
+    }
+    Ok(out.unwrap_or_else(|| Dist::point(0)).trim())
+}
+
+/// A pool variable: its body once per outcome of its dice (or its reads' tallies).
+fn let_pool(
+    n: &Node,
+    spec: &PoolSpec,
+    body: &Node,
+    choice: Option<&Choice>,
+    env: &mut Env,
+    ledger: &mut Ledger,
+) -> Result<Dist, TooBig> {
+    if choice.is_none() {
+        if let Some(d) = tallies::plain(n, spec, body, env, ledger)? {
+            return Ok(d);
+        }
+    }
+    if let Some(d) = let_chain(n, env, ledger)? {
+        return Ok(d);
+    }
+    let mut out: Option<Dist> = None;
+    over_pool(spec, choice, env, ledger, &mut |env, ledger, p| {
+        let r = eval(body, env, ledger)?;
+        mix(&mut out, &r, p, ledger)?;
+        Ok(())
+    })?;
+    Ok(out.unwrap_or_else(|| Dist::point(0)).trim())
+}
+
+/// A pool variable's read: of the dice in scope, its numbers rolled at the read.
+fn pool_var(
+    r: &super::program::PoolRead,
+    env: &mut Env,
+    ledger: &mut Ledger,
+) -> Result<Dist, TooBig> {
+    Ok(match &r.rolled {
+        None => Dist::point(r.value(&env.dice[r.i], r.keep, r.agg)),
+        Some(rolled) => {
+            // The read's numbers, rolled independently of the dice already rolled.
+            let keep = match &rolled.keep {
+                Some((_, _, n)) => Some(eval(n, env, ledger)?),
+                None => None,
+            };
+            let face = match &rolled.face {
+                Some(n) => Some(eval(n, env, ledger)?),
+                None => None,
+            };
+            let values = |d: &Option<Dist>| -> Vec<(Option<i64>, f64)> {
+                match d {
+                    Some(d) => d.iter().map(|(v, p)| (Some(v), p)).collect(),
+                    None => vec![(None, 1.0)],
+                }
+            };
+            let (ks, fs) = (values(&keep), values(&face));
+            ledger.spend(
+                (ks.len() * fs.len()) as u64,
+                "a read whose numbers take too many values",
+            )?;
+            let mut m: Map<i64, f64> = Map::default();
+            for &(k, p) in &ks {
+                for &(f, q) in &fs {
+                    let (keep, agg) = r.with(k, f);
+                    let v = super::program::read_sorted(&env.dice[r.i], keep, agg, r.lo, r.hi);
+                    *m.entry(v).or_default() += p * q;
+                }
+            }
+            Dist::from_map(&m)
+        }
+    })
+}
+
+/// `if c then a else b`: each branch weighted by its chance, one never taken unread.
+fn if_else(
+    c: &Node,
+    a: &Node,
+    b: &Node,
+    env: &mut Env,
+    ledger: &mut Ledger,
+) -> Result<Dist, TooBig> {
+    let d = eval(c, env, ledger)?;
+    let yes: f64 = d.iter().filter(|(v, _)| *v != 0).map(|(_, p)| p).sum();
+    // A branch never taken is not evaluated (a `let` value that decides it).
+    if d.iter().all(|(v, _)| v == 0) {
+        return eval(b, env, ledger);
+    }
+    if d.iter().all(|(v, _)| v != 0) {
+        return eval(a, env, ledger);
+    }
+    let mut out = ledger.within(yes, |ledger| eval(a, env, ledger))?;
+    out.p.iter_mut().for_each(|q| *q *= yes);
+    let other = ledger.within(1.0 - yes, |ledger| eval(b, env, ledger))?;
+    // Two branches far apart span every value between them.
+    let width = out
+        .hi()
+        .max(other.hi())
+        .saturating_sub(out.lo.min(other.lo));
+    if width >= MAX_SPAN as i64 {
+        return Err(TooBig(format!("a value spans {width} values")));
+    }
+    out.add_scaled(&other, 1.0 - yes);
+    Ok(out.trim())
+}
+
+/// A pool whose dice count is rolled: the pool of each count, mixed by its chance.
+fn counted(
+    c: &Node,
+    pools: &[PoolSpec],
+    env: &mut Env,
+    ledger: &mut Ledger,
+) -> Result<Dist, TooBig> {
+    let d = eval(c, env, ledger)?;
+    let mut out: Option<Dist> = None;
+    for (n, p) in d.iter() {
+        ledger.most_dice = ledger.most_dice.max(n);
+        // The pools run to the most the count can be: a count past them would
+        // mean its bounds are wrong, and a pool of too few dice read in silence.
+        if n >= pools.len() as i64 && n <= super::program::MAX_ROLLED_DICE {
+            return Err(TooBig(format!(
+                "a rolled count of {n} passed the {} pools made for it",
+                pools.len()
+            )));
+        }
+        let spec = super::program::counted(pools, n);
+        let r = ledger.within(p, |ledger| pool(spec, ledger))?;
+        mix(&mut out, &r, p, ledger)?;
+    }
+    Ok(out.unwrap_or_else(|| Dist::point(0)).trim())
 }
 
 /// A pool of one kind of die, at most 255 of them.
@@ -1421,89 +1456,4 @@ fn keep_sum_by_threshold(
     }
     let out = Dist { lo, p: out }.trim();
     Ok(if end == End::Lowest { out.neg() } else { out })
-}
-
-/// One die's chain under `again` (a die showing the condition adds a die), walked to
-/// its depth: the distribution of what `read` folds over the chain's rolls from
-/// `start`. The chains of the pool's `n` such dice stopped at their depth are reported
-/// to the ledger. Without `again` the chain is the die's one roll.
-pub(super) fn again_chain<K: Ord + Clone>(
-    d: &DieSpec,
-    n: u32,
-    again: Option<Cond>,
-    start: K,
-    read: impl Fn(&K, i64) -> K,
-    why: &'static str,
-    ledger: &mut Ledger,
-) -> Result<BTreeMap<K, f64>, TooBig> {
-    let (base, _) = die_dist(
-        &DieSpec {
-            explode: None,
-            ..d.clone()
-        },
-        ledger,
-    )?;
-    let (lo, hi) = (d.lo(), d.hi());
-    let mut chain: BTreeMap<K, f64> = BTreeMap::new();
-    let mut carry: BTreeMap<K, f64> = BTreeMap::from([(start, 1.0)]);
-    for depth in 0..=d.depth {
-        ledger.spend(
-            (carry.len() as u64)
-                .saturating_mul(base.p.len() as u64)
-                .saturating_mul(NODE_COST),
-            why,
-        )?;
-        let mut next: BTreeMap<K, f64> = BTreeMap::new();
-        for (acc, &w) in &carry {
-            for (v, q) in base.iter() {
-                let t = read(acc, v);
-                let adds = again.is_some_and(|c| c.holds(v, lo, hi));
-                if adds && depth < d.depth {
-                    *next.entry(t).or_default() += w * q;
-                } else {
-                    if adds {
-                        ledger.cap(n as f64 * w * q);
-                    }
-                    *chain.entry(t).or_default() += w * q;
-                }
-            }
-        }
-        carry = next;
-        if carry.is_empty() {
-            break;
-        }
-    }
-    Ok(chain)
-}
-
-/// `again`: a die showing the condition adds a die to the pool; read by `sum` or
-/// `count`. Each die of the pool starts a chain of its own, so the pool's value is the
-/// sum of independent chains.
-fn again(p: &PoolSpec, c: Cond, ledger: &mut Ledger) -> Result<Dist, TooBig> {
-    let mut out = Dist::point(0);
-    for (n, spec) in &p.groups {
-        let (lo, hi) = (spec.lo(), spec.hi());
-        // One chain's value read, summed over its rolls up to the depth limit.
-        let read = |acc: &i64, v: i64| -> i64 {
-            acc + match p.agg {
-                Agg::Count(cc) => cc.holds(v, lo, hi) as i64,
-                _ => v,
-            }
-        };
-        let chain: Map<i64, f64> = again_chain(
-            spec,
-            *n,
-            Some(c),
-            0,
-            read,
-            "an `again` chain with too many values",
-            ledger,
-        )?
-        .into_iter()
-        .collect();
-        let sum = power_sum(&Dist::from_map(&chain), *n, ledger)?;
-        ledger.pairs(&out, &sum)?;
-        out = out.add(&sum)?;
-    }
-    Ok(out)
 }

@@ -193,7 +193,7 @@ fn chain(
             .map(|(a, (_, agg))| a + tally_step(*agg, v, flo, fhi))
             .collect()
     };
-    super::again_chain(
+    super::again::again_chain(
         d,
         n,
         again,

@@ -376,6 +376,159 @@ fn capped_note(capped: f64, unfinished: f64) -> String {
     format!("exact probability that {what} (a roll of the dice stops there too)")
 }
 
+/// A roll against an opposing roll: the margin, and who wins as the scenario's ties
+/// say.
+fn versus_metrics(
+    sc: &Scenario,
+    text: &str,
+    (lo, step, states): (i64, i64, usize),
+    (who, other): (&str, &str),
+) -> (Vec<Metric>, Headline) {
+    let mut metrics = Vec::new();
+    let value = |v: usize| lo + v as i64 * step;
+    metrics.push(Metric::numeric_stepped(
+        "margin",
+        &format!("`{}` less `{text}`", sc.roll),
+        lo,
+        step,
+        states,
+        (0..states).map(|v| v as u16).collect(),
+    ));
+    let (labels, map): (Vec<String>, Vec<u16>) = {
+        let win = crate::text::wins(who);
+        let lose = crate::text::wins(other);
+        match sc.ties {
+            Ties::Tie => (
+                vec![win, "tie".into(), lose],
+                (0..states)
+                    .map(|v| match value(v).signum() {
+                        1 => 0,
+                        0 => 1,
+                        _ => 2,
+                    })
+                    .collect(),
+            ),
+            Ties::Roll => (
+                vec![win, lose],
+                (0..states).map(|v| (value(v) < 0) as u16).collect(),
+            ),
+            Ties::Vs => (
+                vec![win, lose],
+                (0..states).map(|v| (value(v) <= 0) as u16).collect(),
+            ),
+        }
+    };
+    let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+    metrics.push(Metric::categorical(
+        "result",
+        match sc.ties {
+            Ties::Tie => "the higher roll wins; equal rolls tie",
+            Ties::Roll => "the higher roll wins; ties go to the roll",
+            Ties::Vs => "the higher roll wins; ties go to the opposing roll",
+        },
+        &refs,
+        map,
+    ));
+    let headline = Headline {
+        label: format!("P({})", labels[0]),
+        metric: 1,
+        values: vec![0],
+        against: vec![labels.len() - 1],
+    };
+    (metrics, headline)
+}
+
+/// The headline of a roll read as a value: `at_least`'s, the top tier's, a success,
+/// at least 1, or at least the median, over the first read's values.
+fn value_headline(
+    sc: &Scenario,
+    reads: usize,
+    (flo, fhi, fstep, fstates): (i64, i64, i64, usize),
+    fexact: Option<&[f64]>,
+) -> Headline {
+    let fvalue = |v: usize| flo + v as i64 * fstep;
+    let binary = flo >= 0 && fhi <= 1;
+    match (&sc.tiers, sc.at_least) {
+        (_, Some(k)) => Headline {
+            label: format!("P(at least {k})"),
+            metric: 0,
+            values: (0..fstates).filter(|&v| fvalue(v) >= k).collect(),
+            against: Vec::new(),
+        },
+        (Some((t, names)), None) => Headline {
+            label: format!("P({})", names[names.len() - 1]),
+            metric: reads,
+            values: vec![names.len() - 1],
+            // Tiers at 0 and 1 read the value as a margin, as `vs` does: below
+            // 0 the other side wins, 0 is a draw (`(me > 0) - (foe > 0)`).
+            against: if t[..] == [0, 1] { vec![0] } else { Vec::new() },
+        },
+        (None, None) if binary => Headline {
+            label: "P(success)".into(),
+            metric: 0,
+            values: (0..fstates).filter(|&v| fvalue(v) == 1).collect(),
+            against: Vec::new(),
+        },
+        (None, None) if flo <= 0 && fhi >= 1 => Headline {
+            label: "P(at least 1)".into(),
+            metric: 0,
+            values: (0..fstates).filter(|&v| fvalue(v) >= 1).collect(),
+            against: Vec::new(),
+        },
+        (None, None) => {
+            // At least the median, where the exact distribution says it is.
+            let median = match fexact {
+                Some(e) => {
+                    let mut acc = 0.0;
+                    let i = e
+                        .iter()
+                        .position(|p| {
+                            acc += p;
+                            acc >= 0.5
+                        })
+                        .unwrap_or(0);
+                    fvalue(i)
+                }
+                None => (flo + fhi) / 2,
+            };
+            Headline {
+                label: format!("P(at least {median})"),
+                metric: 0,
+                values: (0..fstates).filter(|&v| fvalue(v) >= median).collect(),
+                against: Vec::new(),
+            }
+        }
+    }
+}
+
+/// Tiers (`tiers`, `tier_names`): the named outcome each value reaches, by the first
+/// read's values.
+fn tiers_metric(
+    (t, names): (&[i64], &[String]),
+    read: &str,
+    fmap: &[u16],
+    (flo, fstep): (i64, i64),
+) -> Metric {
+    let fvalue = |v: usize| flo + v as i64 * fstep;
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    Metric::categorical(
+        "outcome",
+        &format!(
+            "by the {}: {}",
+            read,
+            t.iter()
+                .zip(&names[1..])
+                .map(|(k, n)| format!("{k}+ {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        &refs,
+        fmap.iter()
+            .map(|&v| t.iter().filter(|&&k| fvalue(v as usize) >= k).count() as u16)
+            .collect(),
+    )
+}
+
 /// Compile a scenario; `cancel` stops its exact evaluation (which then reads as none).
 pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     let (lo, hi) = sc.span;
@@ -410,55 +563,9 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     let headline;
     match &sc.vs {
         Some((text, _)) => {
-            metrics.push(Metric::numeric_stepped(
-                "margin",
-                &format!("`{}` less `{text}`", sc.roll),
-                lo,
-                step,
-                states,
-                (0..states).map(|v| v as u16).collect(),
-            ));
-            let (labels, map): (Vec<String>, Vec<u16>) = {
-                let win = crate::text::wins(&who);
-                let lose = crate::text::wins(&other);
-                match sc.ties {
-                    Ties::Tie => (
-                        vec![win, "tie".into(), lose],
-                        (0..states)
-                            .map(|v| match value(v).signum() {
-                                1 => 0,
-                                0 => 1,
-                                _ => 2,
-                            })
-                            .collect(),
-                    ),
-                    Ties::Roll => (
-                        vec![win, lose],
-                        (0..states).map(|v| (value(v) < 0) as u16).collect(),
-                    ),
-                    Ties::Vs => (
-                        vec![win, lose],
-                        (0..states).map(|v| (value(v) <= 0) as u16).collect(),
-                    ),
-                }
-            };
-            let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-            metrics.push(Metric::categorical(
-                "result",
-                match sc.ties {
-                    Ties::Tie => "the higher roll wins; equal rolls tie",
-                    Ties::Roll => "the higher roll wins; ties go to the roll",
-                    Ties::Vs => "the higher roll wins; ties go to the opposing roll",
-                },
-                &refs,
-                map,
-            ));
-            headline = Headline {
-                label: format!("P({})", labels[0]),
-                metric: 1,
-                values: vec![0],
-                against: vec![labels.len() - 1],
-            };
+            let (m, h) = versus_metrics(sc, text, (lo, step, states), (&who, &other));
+            metrics.extend(m);
+            headline = h;
         }
         None => {
             // The result's metrics: `value`, or one per named result of a record, each
@@ -531,77 +638,14 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
             }
             let (flo, fhi, fstep, fstates, fmap, fexact) =
                 first.unwrap_or((lo, hi, 1, states, Vec::new(), None));
-            let fvalue = |v: usize| flo + v as i64 * fstep;
-            let binary = flo >= 0 && fhi <= 1;
-            headline = match (&sc.tiers, sc.at_least) {
-                (_, Some(k)) => Headline {
-                    label: format!("P(at least {k})"),
-                    metric: 0,
-                    values: (0..fstates).filter(|&v| fvalue(v) >= k).collect(),
-                    against: Vec::new(),
-                },
-                (Some((t, names)), None) => Headline {
-                    label: format!("P({})", names[names.len() - 1]),
-                    metric: reads.len(),
-                    values: vec![names.len() - 1],
-                    // Tiers at 0 and 1 read the value as a margin, as `vs` does: below
-                    // 0 the other side wins, 0 is a draw (`(me > 0) - (foe > 0)`).
-                    against: if t[..] == [0, 1] { vec![0] } else { Vec::new() },
-                },
-                (None, None) if binary => Headline {
-                    label: "P(success)".into(),
-                    metric: 0,
-                    values: (0..fstates).filter(|&v| fvalue(v) == 1).collect(),
-                    against: Vec::new(),
-                },
-                (None, None) if flo <= 0 && fhi >= 1 => Headline {
-                    label: "P(at least 1)".into(),
-                    metric: 0,
-                    values: (0..fstates).filter(|&v| fvalue(v) >= 1).collect(),
-                    against: Vec::new(),
-                },
-                (None, None) => {
-                    // At least the median, where the exact distribution says it is.
-                    let median = match &fexact {
-                        Some(e) => {
-                            let mut acc = 0.0;
-                            let i = e
-                                .iter()
-                                .position(|p| {
-                                    acc += p;
-                                    acc >= 0.5
-                                })
-                                .unwrap_or(0);
-                            fvalue(i)
-                        }
-                        None => (flo + fhi) / 2,
-                    };
-                    Headline {
-                        label: format!("P(at least {median})"),
-                        metric: 0,
-                        values: (0..fstates).filter(|&v| fvalue(v) >= median).collect(),
-                        against: Vec::new(),
-                    }
-                }
-            };
+            headline = value_headline(
+                sc,
+                reads.len(),
+                (flo, fhi, fstep, fstates),
+                fexact.as_deref(),
+            );
             if let Some((t, names)) = &sc.tiers {
-                let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-                metrics.push(Metric::categorical(
-                    "outcome",
-                    &format!(
-                        "by the {}: {}",
-                        reads[0].0,
-                        t.iter()
-                            .zip(&names[1..])
-                            .map(|(k, n)| format!("{k}+ {n}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                    &refs,
-                    fmap.iter()
-                        .map(|&v| t.iter().filter(|&&k| fvalue(v as usize) >= k).count() as u16)
-                        .collect(),
-                ));
+                metrics.push(tiers_metric((t, names), &reads[0].0, &fmap, (flo, fstep)));
             }
         }
     }

@@ -438,28 +438,22 @@ pub fn compile_melee(
     let hits_on_a = |v: &[usize]| if side(v[2]) == 2 { v[2] - nn } else { 0 };
     // HP lost never exceeds the hits (or a fall its drop); the min only tidies states no
     // roll reaches. A fall counts for the side the charge pushed.
-    let lost_by_d: Vec<u32> = states
-        .iter()
-        .map(|v| {
-            let fell = if side(v[2]) == 1 {
-                v[4].min(drops[1] as usize)
-            } else {
-                0
-            };
-            (v[3].min(hits_on_d(v)) + fell) as u32
-        })
-        .collect();
-    let lost_by_a: Vec<u32> = states
-        .iter()
-        .map(|v| {
-            let fell = if side(v[2]) == 2 {
-                v[4].min(drops[0] as usize)
-            } else {
-                0
-            };
-            (v[3].min(hits_on_a(v)) + fell) as u32
-        })
-        .collect();
+    // `pushed`: the result code of the charge that pushes this side.
+    let lost = |pushed: u16, hits: &dyn Fn(&[usize]) -> usize, drop: u32| -> Vec<u32> {
+        states
+            .iter()
+            .map(|v| {
+                let fell = if side(v[2]) == pushed {
+                    v[4].min(drop as usize)
+                } else {
+                    0
+                };
+                (v[3].min(hits(v)) + fell) as u32
+            })
+            .collect()
+    };
+    let lost_by_d = lost(1, &hits_on_d, drops[1]);
+    let lost_by_a = lost(2, &hits_on_a, drops[0]);
     let mut metrics = vec![
         Metric::categorical(
             "result",
@@ -497,34 +491,8 @@ pub fn compile_melee(
             most + 1,
             field(&|v| (hits_on_d(v) + hits_on_a(v)).saturating_sub(v[3])),
         ),
-        Metric::numeric(
-            "defender_hp_lost",
-            &format!(
-                "HP the defender loses (armour class {}){}",
-                defender.ac(),
-                if drops[1] >= 2 {
-                    ", the fall included"
-                } else {
-                    ""
-                }
-            ),
-            nn + 1 + if drops[1] >= 2 { drops[1] as usize } else { 0 },
-            lost_by_d.iter().map(|&l| l as u16).collect(),
-        ),
-        Metric::numeric(
-            "attacker_hp_lost",
-            &format!(
-                "HP the attacker loses (armour class {}){}",
-                attacker.ac(),
-                if drops[0] >= 2 {
-                    ", the fall included"
-                } else {
-                    ""
-                }
-            ),
-            m as usize + 1 + if drops[0] >= 2 { drops[0] as usize } else { 0 },
-            lost_by_a.iter().map(|&l| l as u16).collect(),
-        ),
+        hp_lost_metric("defender", defender, nn, drops[1], &lost_by_d),
+        hp_lost_metric("attacker", attacker, m as usize, drops[0], &lost_by_a),
         condition_metric("defender_condition", defender, &lost_by_d),
         condition_metric("attacker_condition", attacker, &lost_by_a),
     ];
@@ -539,29 +507,9 @@ pub fn compile_melee(
             ),
         );
     }
-    let edge = |who: &Character, d: u32| {
-        (d >= 2).then(|| format!("{} has a drop of {d} behind", who.name))
-    };
-    let edges: Vec<String> = [edge(attacker, drops[0]), edge(defender, drops[1])]
-        .into_iter()
-        .flatten()
-        .collect();
-    let edges = if edges.is_empty() {
-        String::new()
-    } else {
-        format!("; {}", edges.join(", "))
-    };
     Compiled::new(
         name,
-        format!(
-            "{} charges {}: {} vs {}, AC {} vs {}{edges}",
-            attacker.name,
-            defender.name,
-            describe_melee(attacker, n),
-            describe_melee(defender, m),
-            attacker.ac(),
-            defender.ac()
-        ),
+        charge_description([attacker, defender], [n, m], drops),
         Box::new(MeleeTrial {
             a: Pool::new(n, ta),
             d: Pool::new(m, td),
@@ -582,6 +530,48 @@ pub fn compile_melee(
     )
     .exact(Some(exact))
     .fractions_later(move || charge.pmf::<Ratio>())
+}
+
+/// HP one side of a charge loses (`role`: attacker or defender): its hits past the
+/// armour saves, at most `hits`, and the fall where the charge pushed it over a drop.
+fn hp_lost_metric(role: &str, who: &Character, hits: usize, drop: u32, lost: &[u32]) -> Metric {
+    let fall = drop >= 2;
+    Metric::numeric(
+        &format!("{role}_hp_lost"),
+        &format!(
+            "HP the {role} loses (armour class {}){}",
+            who.ac(),
+            if fall { ", the fall included" } else { "" }
+        ),
+        hits + 1 + if fall { drop as usize } else { 0 },
+        lost.iter().map(|&l| l as u16).collect(),
+    )
+}
+
+/// `A charges B: their melee dice, AC a vs b`, and each side with a drop behind it that
+/// a fall costs HP over.
+fn charge_description(sides: [&Character; 2], dice: [u32; 2], drops: [u32; 2]) -> String {
+    let edges: Vec<String> = sides
+        .iter()
+        .zip(drops)
+        .filter(|(_, d)| *d >= 2)
+        .map(|(who, d)| format!("{} has a drop of {d} behind", who.name))
+        .collect();
+    let edges = if edges.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", edges.join(", "))
+    };
+    let [a, d] = sides;
+    format!(
+        "{} charges {}: {} vs {}, AC {} vs {}{edges}",
+        a.name,
+        d.name,
+        describe_melee(a, dice[0]),
+        describe_melee(d, dice[1]),
+        a.ac(),
+        d.ac()
+    )
 }
 
 /// An opposed conflict. State: (active successes, opponent successes, outcome).

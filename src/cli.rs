@@ -275,6 +275,16 @@ impl Command {
         }
     }
 
+    /// `-n`, where the command rolls trials (the same commands as [`Command::rolling_mut`]).
+    pub fn trials(&self) -> Option<u64> {
+        match self {
+            Command::Run(a) => a.trials.n,
+            Command::Roll(a) => a.trials.n,
+            Command::Overlay(a) => a.trials.n,
+            c => c.balance().and_then(|b| b.trials.n),
+        }
+    }
+
     /// `-n`, `--threads` and `-q`, where the command rolls trials (a command without
     /// `-q` draws no progress bar).
     pub fn rolling_mut(&mut self) -> Option<(&mut Trials, &mut Threads, Option<&mut Quiet>)> {

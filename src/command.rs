@@ -187,16 +187,6 @@ fn format(f: FormatArg) -> Format {
 /// slow dice program, days. A run of `-n 1e15` ran for ever without a word.
 pub const TRIAL_CAP: u64 = 10_000_000_000;
 
-/// `-n` of a command that rolls trials.
-fn trials_of(c: &Command) -> Option<u64> {
-    match c {
-        Command::Run(a) => a.trials.n,
-        Command::Roll(a) => a.trials.n,
-        Command::Overlay(a) => a.trials.n,
-        c => c.balance().and_then(|b| b.trials.n),
-    }
-}
-
 /// Refuse `-n` past [`TRIAL_CAP`] unless `--no-trial-cap` says so; a sharded run (by
 /// flag or by a scheduler's array job) and `plan` split the work and are not capped.
 pub(crate) fn check_trial_cap(cli: &Cli) -> Result<(), AppError> {
@@ -215,7 +205,7 @@ pub(crate) fn check_trial_cap(cli: &Cli) -> Result<(), AppError> {
         None => cli.trials.n,
         Some(Command::Roll(a)) => a.trials.n,
         Some(c) => match c.shard() {
-            Some(s) if unsharded(s)? => trials_of(c),
+            Some(s) if unsharded(s)? => c.trials(),
             _ => None,
         },
     };

@@ -62,6 +62,22 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("skirmish.toml", "name = \"Spearmen\"\nmodels = 10\n", "name = \"Spearmen\"\nmodels = 1\n", "test.toml:126:1: key `scenarios.spearmen-charged-by-cavalry.target`: a shield wall halves Spearmen's 1 attack dice (rounding down) to 0"),
     ("skirmish.toml", "die = 10 ", "die = 1 ", "test.toml:22:1: key `rules.die`: expected an integer from 2 to 100, found 1"),
     ("skirmish.toml", "rounds = 3", "rounds = 0", "test.toml:179:1: key `scenarios.archers-vs-skirmishers-firefight.rounds`: expected an integer from 1 to 20, found 0"),
+    // In every system, a scenario's misspelt key, a key of the wrong type and a missing key.
+    ("rush.toml", "attacker = \"orc\"", "atacker = \"orc\"", "test.toml:144:1: key `scenarios.slam-orc-vs-human-guard.atacker`: unknown key for a `slam` scenario (did you mean `attacker`?); it takes `kind`, `description`, `attacker`, `defender`, `response`, `moved_adjacent`, `from_front`, `threat`, `defender_threat`, `extra_dice`, `defender_extra_dice`"),
+    ("rush.toml", "moved_adjacent = true ", "moved_adjacent = \"yes\" ", "test.toml:147:1: key `scenarios.slam-orc-vs-human-guard.moved_adjacent`: expected true or false, found a string"),
+    ("rush.toml", "attacker = \"orc\"\n", "", "test.toml:142:12: key `scenarios.slam-orc-vs-human-guard.attacker`: missing key: the id of a unit, one of `human_striker`, `human_jack`, `human_guard`, `orc`, `goblin`"),
+    ("dozen.toml", "distance = 4", "distanse = 4", "test.toml:192:1: key `scenarios.thief-jumps-rooftops.distanse`: unknown key for a `jump` scenario (did you mean `distance`?); it takes `kind`, `description`, `character`, `distance`, `drop`"),
+    ("dozen.toml", "distance = 4", "distance = \"far\"", "test.toml:192:1: key `scenarios.thief-jumps-rooftops.distance`: expected an integer, found a string"),
+    ("dozen.toml", "distance = 4\n", "", "test.toml:188:12: key `scenarios.thief-jumps-rooftops.distance`: missing key: the jump's length in squares"),
+    ("descent.toml", "target = \"beastman\"\nobjective = \"kill\"", "target = \"beastman\"\nobjectiv = \"kill\"", "test.toml:164:1: key `scenarios.broadsword-vs-beastman.objectiv`: unknown key for an `attack` scenario (did you mean `objective`?); it takes `kind`, `description`, `hero`, `weapon`, `target`, `distance`, `aim`, `dodge`, `objective`, `wounds`, `power_dice`"),
+    ("descent.toml", "hero = \"fighter\"\nweapon = \"broadsword\"\ntarget = \"beastman\"", "hero = 3\nweapon = \"broadsword\"\ntarget = \"beastman\"", "test.toml:161:1: key `scenarios.broadsword-vs-beastman.hero`: expected a string, found an integer"),
+    ("descent.toml", "hero = \"fighter\"\nweapon = \"broadsword\"\ntarget = \"beastman\"", "hero = \"fighter\"\ntarget = \"beastman\"", "test.toml:158:12: key `scenarios.broadsword-vs-beastman.weapon`: missing key: the id of a weapon, one of `bare_hands`, `bare_hands_red`, `broadsword`, `crossbow`, `longbow`, `fire_staff`, `beastman_axe`, `stunning_mace`"),
+    ("skirmish.toml", "rounds = 3", "rouds = 3", "test.toml:179:1: key `scenarios.archers-vs-skirmishers-firefight.rouds`: unknown key for a `firefight` scenario (did you mean `rounds`?); it takes `kind`, `description`, `a`, `b`, `a_reaction`, `b_reaction`, `rounds`, `fatigue`, `morale_tokens`, `a_tokens`, `b_tokens`, `a_regroup`, `b_regroup`, `ready_markers`, `a_ready`, `b_ready`"),
+    ("skirmish.toml", "rounds = 3", "rounds = \"three\"", "test.toml:179:1: key `scenarios.archers-vs-skirmishers-firefight.rounds`: expected an integer, found a string"),
+    ("skirmish.toml", "rounds = 3\n", "", "test.toml:172:12: key `scenarios.archers-vs-skirmishers-firefight.rounds`: missing key: rounds, 1 to 20"),
+    ("dice-examples.toml", "roll = \"4d6 drop lowest\"\nat_least = 15", "rol = \"4d6 drop lowest\"\nat_least = 15", "test.toml:43:1: key `scenarios.ability-score.rol`: unknown key (did you mean `roll`?); expected one of `description`, `roll`, `vs`, `ties`, `unit`, `opponent`, `values`, `tiers`, `tier_names`, `at_least`"),
+    ("dice-examples.toml", "at_least = 15", "at_least = \"15\"", "test.toml:44:1: key `scenarios.ability-score.at_least`: expected an integer, found a string"),
+    ("dice-examples.toml", "roll = \"4d6 drop lowest\"\n", "", "test.toml:41:12: key `scenarios.ability-score.roll`: missing key: the roll, e.g. roll = \"4d6 drop lowest\""),
 ];
 
 #[test]

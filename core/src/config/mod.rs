@@ -275,31 +275,33 @@ pub fn check_name(at: &Reader, name: &str, what: &str) -> Result<(), Problem> {
     Ok(())
 }
 
-/// A kind [`read_kind`] accepted that the system's reader has no arm for: a bug in the
-/// system's tables, refused rather than silently read as another kind.
-pub fn unknown_kind(r: &Reader, kind: &str) -> Problem {
-    r.problem(
-        "kind",
-        format!("kind `{kind}` is listed but has no reader (a bug in rollsim: please report it)"),
-    )
+/// One kind of scenario a system reads: its name, the keys it takes (besides `kind` and
+/// `description`) and the function that reads them, side by side, so that a new key or a
+/// new kind is one entry of the system's table and no name can lack its reader.
+pub struct Kind<F> {
+    /// The value of `kind` that picks it.
+    pub name: &'static str,
+    /// The keys it takes besides `kind` and `description`; any other is refused.
+    pub keys: &'static [&'static str],
+    /// Its reader, called once the keys are checked.
+    pub read: F,
 }
 
-/// A scenario's `kind`, one of `kinds` (each with the keys it takes); any other key is
-/// refused with the nearest one the kind takes.
-pub fn read_kind(r: &Reader, kinds: &[(&str, &[&str])]) -> Result<String, Problem> {
-    let names: Vec<&str> = kinds.iter().map(|(k, _)| *k).collect();
-    let kind = r.choice_opt("kind", &names)?.ok_or_else(|| {
+/// A scenario's `kind`, one of `kinds`; any key that kind does not take is refused with
+/// the nearest one it does.
+pub fn read_kind<'k, F>(r: &Reader, kinds: &'k [Kind<F>]) -> Result<&'k Kind<F>, Problem> {
+    let names: Vec<&str> = kinds.iter().map(|k| k.name).collect();
+    let name = r.choice_opt("kind", &names)?.ok_or_else(|| {
         r.problem(
             "kind",
             format!("missing key: one of {}", reader::list(&names)),
         )
     })?;
-    let keys = kinds
+    let kind = kinds
         .iter()
-        .find(|(k, _)| *k == kind)
-        .map(|(_, ks)| *ks)
-        .unwrap_or(&[]);
-    check_kind_keys(r, &kind, keys)?;
+        .find(|k| k.name == name)
+        .expect("choice_opt answers one of the names");
+    check_kind_keys(r, kind.name, kind.keys)?;
     Ok(kind)
 }
 
@@ -312,7 +314,12 @@ fn check_kind_keys(r: &Reader, kind: &str, keys: &[&str]) -> Result<(), Problem>
             return Err(r.problem(
                 k,
                 format!(
-                    "unknown key for a `{kind}` scenario{}; it takes {}",
+                    "unknown key for {} `{kind}` scenario{}; it takes {}",
+                    if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                        "an"
+                    } else {
+                        "a"
+                    },
                     nearest_hint(k, allowed.iter().copied()),
                     reader::list(&allowed)
                 ),

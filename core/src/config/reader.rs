@@ -257,6 +257,25 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// The entry of `items` named at `key`, which must be given: as [`Reader::find`],
+    /// and a missing key lists the ids it may name.
+    pub fn find_req<'i, T>(
+        &self,
+        key: &str,
+        items: &'i [T],
+        id_of: impl Fn(&T) -> &str,
+        (what, whats): (&str, &str),
+    ) -> Result<&'i T, Problem> {
+        let Some(id) = self.string_opt(key)? else {
+            let ids: Vec<&str> = items.iter().map(&id_of).collect();
+            return Err(self.problem(
+                key,
+                format!("missing key: the id of a {what}, one of {}", list(&ids)),
+            ));
+        };
+        self.find(key, &id, items, id_of, (what, whats))
+    }
+
     /// A sub-table as a reader of its own, if the key is given.
     pub fn table_opt(&self, key: &str) -> Result<Option<Reader<'a>>, Problem> {
         match self.table.get(key) {

@@ -4,7 +4,7 @@
 //! `NAME@d4+aim`.
 
 use crate::config::reader::{list, nearest_hint, Reader};
-use crate::config::{Named, Problem};
+use crate::config::{Kind, Named, Problem};
 use crate::model::Group;
 use crate::systems::descent::rules::{
     Attack, Die, Face, Hero, Monster, Objective, Policy, SurgeAbility, Weapon, MAX_ATTACK_DICE,
@@ -57,11 +57,15 @@ impl Named<Scenario> {
     }
 }
 
-/// Scenario kinds and the keys each one takes (besides `kind` and `description`).
-pub const KINDS: &[(&str, &[&str])] = &[
-    (
-        "attack",
-        &[
+/// A reader of one kind of scenario: the attacks it stands for, each with its name
+/// suffix ("" for a plain one).
+type Read = fn(&Reader, &World) -> Result<Vec<(String, Scenario)>, Problem>;
+
+/// Scenario kinds, the keys each one takes (besides `kind` and `description`) and its reader.
+const KINDS: &[Kind<Read>] = &[
+    Kind {
+        name: "attack",
+        keys: &[
             "hero",
             "weapon",
             "target",
@@ -72,10 +76,11 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "wounds",
             "power_dice",
         ],
-    ),
-    (
-        "turn",
-        &[
+        read: attack,
+    },
+    Kind {
+        name: "turn",
+        keys: &[
             "hero",
             "weapon",
             "target",
@@ -90,16 +95,18 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "guard_target",
             "guard_distance",
         ],
-    ),
-    (
-        "fatigue",
-        &[
+        read: turn,
+    },
+    Kind {
+        name: "fatigue",
+        keys: &[
             "hero", "weapon", "target", "fatigue", "distance", "aim", "dodge", "wounds",
         ],
-    ),
-    (
-        "profile",
-        &[
+        read: fatigue,
+    },
+    Kind {
+        name: "profile",
+        keys: &[
             "hero",
             "weapon",
             "target",
@@ -112,7 +119,8 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "wounds",
             "power_dice",
         ],
-    ),
+        read: profile,
+    },
 ];
 
 /// Most power dice an attack may add (docs/games/descent.md).
@@ -467,10 +475,7 @@ fn by_id<'a, T>(
     items: &'a [T],
     id_of: impl Fn(&T) -> &str,
 ) -> Result<&'a T, Problem> {
-    let id = r
-        .string_opt(key)?
-        .ok_or_else(|| r.problem(key, format!("missing key: the id of a {what}")))?;
-    r.find(key, &id, items, id_of, (what, &format!("{what}s")))
+    r.find_req(key, items, id_of, (what, &format!("{what}s")))
 }
 
 /// An Aim or Dodge order: one of the policies, or `none` (the same as leaving it out, so
@@ -482,37 +487,71 @@ fn policy(r: &Reader, key: &str) -> Result<Option<Policy>, Problem> {
         .and_then(|p| Policy::from_name(&p)))
 }
 
-/// The attacks a scenario stands for, each with its name suffix ("" for a plain one).
 fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Scenario)>, Problem> {
-    let kind = crate::config::read_kind(r, KINDS)?;
-    let hero = by_id(r, "hero", "hero", w.heroes, |h| &h.id)?.clone();
-    let weapon = by_id(r, "weapon", "weapon", w.weapons, |x| &x.id)?.clone();
-    let target = by_id(r, "target", "monster", w.monsters, |m| &m.id)?.clone();
-    let objective = match r.choice_opt("objective", &["damage", "kill"])?.as_deref() {
-        Some("kill") => Objective::Kill,
-        _ => Objective::Damage,
-    };
-    let wounds = r
-        .int_in("wounds", 1, MAX_WOUNDS)?
-        .map_or(target.wounds, |v| v as u8);
-    let power_dice = r
-        .int_in("power_dice", 0, MAX_POWER_DICE)?
-        .map_or(hero.power_dice, |v| v as u8);
-    let attack =
-        |distance: u8, power_dice: u8, aim: Option<Policy>, dodge: Option<Policy>| Attack {
-            hero: hero.clone(),
-            weapon: weapon.clone(),
-            power_die: w.power_die.clone(),
-            power_dice,
-            target: target.clone(),
+    (crate::config::read_kind(r, KINDS)?.read)(r, w)
+}
+
+/// What every kind of scenario reads first: who attacks with what at whom, to what end.
+struct Base<'w> {
+    hero: Hero,
+    weapon: Weapon,
+    target: Monster,
+    objective: Objective,
+    wounds: u8,
+    power_dice: u8,
+    power_die: &'w Die,
+}
+
+impl<'w> Base<'w> {
+    fn read(r: &Reader, w: &World<'w>) -> Result<Self, Problem> {
+        let hero = by_id(r, "hero", "hero", w.heroes, |h| &h.id)?.clone();
+        let weapon = by_id(r, "weapon", "weapon", w.weapons, |x| &x.id)?.clone();
+        let target = by_id(r, "target", "monster", w.monsters, |m| &m.id)?.clone();
+        let objective = match r.choice_opt("objective", &["damage", "kill"])?.as_deref() {
+            Some("kill") => Objective::Kill,
+            _ => Objective::Damage,
+        };
+        let wounds = r
+            .int_in("wounds", 1, MAX_WOUNDS)?
+            .map_or(target.wounds, |v| v as u8);
+        let power_dice = r
+            .int_in("power_dice", 0, MAX_POWER_DICE)?
+            .map_or(hero.power_dice, |v| v as u8);
+        Ok(Base {
+            hero,
+            weapon,
+            target,
+            objective,
             wounds,
+            power_dice,
+            power_die: w.power_die,
+        })
+    }
+
+    fn attack(
+        &self,
+        distance: u8,
+        power_dice: u8,
+        aim: Option<Policy>,
+        dodge: Option<Policy>,
+    ) -> Attack {
+        Attack {
+            hero: self.hero.clone(),
+            weapon: self.weapon.clone(),
+            power_die: self.power_die.clone(),
+            power_dice,
+            target: self.target.clone(),
+            wounds: self.wounds,
             distance,
             aim,
             dodge,
-            objective,
+            objective: self.objective,
             group: None,
-        };
-    let distance = |r: &Reader, default: Option<i64>| -> Result<u8, Problem> {
+        }
+    }
+
+    /// `distance`, within the weapon's reach.
+    fn distance(&self, r: &Reader, default: Option<i64>) -> Result<u8, Problem> {
         let d = r
             .int_in("distance", 1, MAX_DISTANCE)?
             .or(default)
@@ -522,214 +561,13 @@ fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Scenario)>, Probl
                     "missing key: the distance to the target in spaces (1 = adjacent)",
                 )
             })?;
-        in_reach(r, "distance", &weapon, d)?;
+        in_reach(r, "distance", &self.weapon, d)?;
         Ok(d as u8)
-    };
-    if kind == "turn" {
-        let n = r.int_in("attacks", 1, MAX_TURN_ATTACKS)?.ok_or_else(|| {
-            r.problem(
-                "attacks",
-                format!("missing key: how many attacks the turn makes, 1 to {MAX_TURN_ATTACKS}"),
-            )
-        })? as usize;
-        let aim = policy(r, "aim")?;
-        let dodge = policy(r, "dodge")?;
-        let d = distance(r, Some(1))?;
-        // The Aim is spent on the first attack; the Dodge lasts for every one. Each
-        // attack's re-roll policy works on its own damage.
-        let attacks: Vec<Attack> = (0..n)
-            .map(|i| Attack {
-                objective: Objective::Damage,
-                ..attack(d, power_dice, if i == 0 { aim } else { None }, dodge)
-            })
-            .collect();
-        for a in &attacks {
-            check_dice(r, a)?;
-        }
-        let guard_keys = [
-            "guard_hero",
-            "guard_weapon",
-            "guard_target",
-            "guard_distance",
-        ];
-        let guard = if guard_keys.iter().any(|k| r.table.contains_key(*k)) {
-            let gh = by_id(r, "guard_hero", "hero", w.heroes, |h| &h.id)?.clone();
-            let gw = by_id(r, "guard_weapon", "weapon", w.weapons, |x| &x.id)?.clone();
-            let gt = by_id(r, "guard_target", "monster", w.monsters, |m| &m.id)?.clone();
-            let gd = r.int_in("guard_distance", 1, MAX_DISTANCE)?.unwrap_or(1);
-            in_reach(r, "guard_distance", &gw, gd)?;
-            let g = Attack {
-                hero: gh.clone(),
-                weapon: gw,
-                power_die: w.power_die.clone(),
-                power_dice: gh.power_dice,
-                wounds: gt.wounds,
-                target: gt,
-                distance: gd as u8,
-                aim: None,
-                dodge: None,
-                objective: Objective::Kill,
-                group: None,
-            };
-            check_dice(r, &g)?;
-            Some(Box::new(g))
-        } else {
-            None
-        };
-        return Ok(vec![(
-            String::new(),
-            Scenario::Turn {
-                attacks,
-                wounds,
-                guard,
-            },
-        )]);
     }
-    if kind == "fatigue" {
-        // Two attacks (a Battle order) and the fatigue to spend on power dice across
-        // them: one member per split, named by the power dice of each attack. The second
-        // attack spends what the first left, so a split fixed in advance is also the
-        // best the hero can do after seeing the first roll.
-        let fatigue = r.int_in("fatigue", 0, 2 * MAX_POWER_DICE)?.ok_or_else(|| {
-            r.problem(
-                "fatigue",
-                format!(
-                    "missing key: the fatigue to spend on power dice over the two attacks, 0 to {}",
-                    2 * MAX_POWER_DICE
-                ),
-            )
-        })? as u8;
-        let aim = policy(r, "aim")?;
-        let dodge = policy(r, "dodge")?;
-        let d = distance(r, Some(1))?;
-        let label = r
-            .string_opt("description")?
-            .unwrap_or_else(|| format!("{} spends {fatigue} fatigue over two attacks", hero.name));
-        let first_most = fatigue.min(MAX_POWER_DICE as u8);
-        let first_least = fatigue.saturating_sub(MAX_POWER_DICE as u8);
-        let mut out = Vec::new();
-        for first in first_least..=first_most {
-            let second = fatigue - first;
-            let group = Group {
-                name: r.key_path("").get(1).cloned().unwrap_or_default(),
-                label: label.clone(),
-                x_desc: "power dice on the first attack".into(),
-                x: first as f64,
-                series: format!("{fatigue} fatigue"),
-                choice: false,
-            };
-            let attacks: Vec<Attack> = [first, second]
-                .into_iter()
-                .enumerate()
-                .map(|(i, p)| Attack {
-                    objective: Objective::Damage,
-                    group: Some(group.clone()),
-                    ..attack(d, p, if i == 0 { aim } else { None }, dodge)
-                })
-                .collect();
-            for a in &attacks {
-                check_dice(r, a)?;
-            }
-            out.push((
-                format!("@{first}+{second}"),
-                Scenario::Turn {
-                    attacks,
-                    wounds,
-                    guard: None,
-                },
-            ));
-        }
-        return Ok(out);
-    }
-    let out = if kind == "attack" {
-        vec![(
-            String::new(),
-            attack(
-                distance(r, Some(1))?,
-                power_dice,
-                policy(r, "aim")?,
-                policy(r, "dodge")?,
-            ),
-        )]
-    } else {
-        let over = r
-            .choice_opt("over", &["distance", "power_dice"])?
-            .unwrap_or_else(|| "distance".into());
-        let by_distance = over == "distance";
-        if by_distance && weapon.melee {
-            return Err(r.problem(
-                "over",
-                format!(
-                    "{} is a melee weapon: it has no distance profile; use over = \"power_dice\"",
-                    weapon.name
-                ),
-            ));
-        }
-        if by_distance && r.table.contains_key("distance") {
-            return Err(r.problem(
-                "distance",
-                "a distance profile sets the distances with `from` and `to`",
-            ));
-        }
-        let (lo, hi) = if by_distance {
-            (1, MAX_DISTANCE)
-        } else {
-            (0, MAX_POWER_DICE)
-        };
-        let from = r.int_in("from", lo, hi)?.unwrap_or(lo);
-        let to = r
-            .int_in("to", lo, hi)?
-            .unwrap_or(if by_distance { 10 } else { MAX_POWER_DICE });
-        if to < from {
-            return Err(r.problem(
-                "to",
-                format!("expected `to` at least `from` ({from}), found {to}"),
-            ));
-        }
-        let aim = policy(r, "aim")?.unwrap_or(Policy::Optimal);
-        let label = r
-            .string_opt("description")?
-            .unwrap_or_else(|| format!("{} with {} at {}", hero.name, weapon.name, target.name));
-        let fixed = if by_distance {
-            1
-        } else {
-            distance(r, Some(1))?
-        };
-        let mut out = Vec::new();
-        for x in from..=to {
-            for with_aim in [false, true] {
-                let (d, p) = if by_distance {
-                    (x as u8, power_dice)
-                } else {
-                    (fixed, x as u8)
-                };
-                let mut a = attack(d, p, with_aim.then_some(aim), None);
-                a.group = Some(Group {
-                    name: r.key_path("").get(1).cloned().unwrap_or_default(),
-                    label: label.clone(),
-                    x_desc: if by_distance {
-                        "distance".into()
-                    } else {
-                        "power dice".into()
-                    },
-                    x: x as f64,
-                    series: if with_aim {
-                        format!("Aim ({})", aim.name())
-                    } else {
-                        "no Aim".into()
-                    },
-                    choice: false,
-                });
-                let suffix = format!(
-                    "@{}{x}{}",
-                    if by_distance { "d" } else { "p" },
-                    if with_aim { "+aim" } else { "" }
-                );
-                out.push((suffix, a));
-            }
-        }
-        out
-    };
+}
+
+/// Attacks, each checked against the sampler's limits, as scenarios.
+fn checked(r: &Reader, out: Vec<(String, Attack)>) -> Result<Vec<(String, Scenario)>, Problem> {
     for (_, a) in &out {
         check_dice(r, a)?;
     }
@@ -737,6 +575,222 @@ fn read_scenario(r: &Reader, w: &World) -> Result<Vec<(String, Scenario)>, Probl
         .into_iter()
         .map(|(s, a)| (s, Scenario::Attack(Box::new(a))))
         .collect())
+}
+
+fn attack(r: &Reader, w: &World) -> Result<Vec<(String, Scenario)>, Problem> {
+    let b = Base::read(r, w)?;
+    let a = b.attack(
+        b.distance(r, Some(1))?,
+        b.power_dice,
+        policy(r, "aim")?,
+        policy(r, "dodge")?,
+    );
+    checked(r, vec![(String::new(), a)])
+}
+
+fn turn(r: &Reader, w: &World) -> Result<Vec<(String, Scenario)>, Problem> {
+    let b = Base::read(r, w)?;
+    let n = r.int_in("attacks", 1, MAX_TURN_ATTACKS)?.ok_or_else(|| {
+        r.problem(
+            "attacks",
+            format!("missing key: how many attacks the turn makes, 1 to {MAX_TURN_ATTACKS}"),
+        )
+    })? as usize;
+    let aim = policy(r, "aim")?;
+    let dodge = policy(r, "dodge")?;
+    let d = b.distance(r, Some(1))?;
+    // The Aim is spent on the first attack; the Dodge lasts for every one. Each
+    // attack's re-roll policy works on its own damage.
+    let attacks: Vec<Attack> = (0..n)
+        .map(|i| Attack {
+            objective: Objective::Damage,
+            ..b.attack(d, b.power_dice, if i == 0 { aim } else { None }, dodge)
+        })
+        .collect();
+    for a in &attacks {
+        check_dice(r, a)?;
+    }
+    let guard_keys = [
+        "guard_hero",
+        "guard_weapon",
+        "guard_target",
+        "guard_distance",
+    ];
+    let guard = if guard_keys.iter().any(|k| r.table.contains_key(*k)) {
+        let gh = by_id(r, "guard_hero", "hero", w.heroes, |h| &h.id)?.clone();
+        let gw = by_id(r, "guard_weapon", "weapon", w.weapons, |x| &x.id)?.clone();
+        let gt = by_id(r, "guard_target", "monster", w.monsters, |m| &m.id)?.clone();
+        let gd = r.int_in("guard_distance", 1, MAX_DISTANCE)?.unwrap_or(1);
+        in_reach(r, "guard_distance", &gw, gd)?;
+        let g = Attack {
+            hero: gh.clone(),
+            weapon: gw,
+            power_die: w.power_die.clone(),
+            power_dice: gh.power_dice,
+            wounds: gt.wounds,
+            target: gt,
+            distance: gd as u8,
+            aim: None,
+            dodge: None,
+            objective: Objective::Kill,
+            group: None,
+        };
+        check_dice(r, &g)?;
+        Some(Box::new(g))
+    } else {
+        None
+    };
+    Ok(vec![(
+        String::new(),
+        Scenario::Turn {
+            attacks,
+            wounds: b.wounds,
+            guard,
+        },
+    )])
+}
+
+fn fatigue(r: &Reader, w: &World) -> Result<Vec<(String, Scenario)>, Problem> {
+    let b = Base::read(r, w)?;
+    // Two attacks (a Battle order) and the fatigue to spend on power dice across
+    // them: one member per split, named by the power dice of each attack. The second
+    // attack spends what the first left, so a split fixed in advance is also the
+    // best the hero can do after seeing the first roll.
+    let fatigue = r.int_in("fatigue", 0, 2 * MAX_POWER_DICE)?.ok_or_else(|| {
+        r.problem(
+            "fatigue",
+            format!(
+                "missing key: the fatigue to spend on power dice over the two attacks, 0 to {}",
+                2 * MAX_POWER_DICE
+            ),
+        )
+    })? as u8;
+    let aim = policy(r, "aim")?;
+    let dodge = policy(r, "dodge")?;
+    let d = b.distance(r, Some(1))?;
+    let label = r
+        .string_opt("description")?
+        .unwrap_or_else(|| format!("{} spends {fatigue} fatigue over two attacks", b.hero.name));
+    let first_most = fatigue.min(MAX_POWER_DICE as u8);
+    let first_least = fatigue.saturating_sub(MAX_POWER_DICE as u8);
+    let mut out = Vec::new();
+    for first in first_least..=first_most {
+        let second = fatigue - first;
+        let group = Group {
+            name: r.key_path("").get(1).cloned().unwrap_or_default(),
+            label: label.clone(),
+            x_desc: "power dice on the first attack".into(),
+            x: first as f64,
+            series: format!("{fatigue} fatigue"),
+            choice: false,
+        };
+        let attacks: Vec<Attack> = [first, second]
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| Attack {
+                objective: Objective::Damage,
+                group: Some(group.clone()),
+                ..b.attack(d, p, if i == 0 { aim } else { None }, dodge)
+            })
+            .collect();
+        for a in &attacks {
+            check_dice(r, a)?;
+        }
+        out.push((
+            format!("@{first}+{second}"),
+            Scenario::Turn {
+                attacks,
+                wounds: b.wounds,
+                guard: None,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+/// A profile over distance or power dice, each with and without the Aim.
+fn profile(r: &Reader, w: &World) -> Result<Vec<(String, Scenario)>, Problem> {
+    let b = Base::read(r, w)?;
+    let over = r
+        .choice_opt("over", &["distance", "power_dice"])?
+        .unwrap_or_else(|| "distance".into());
+    let by_distance = over == "distance";
+    if by_distance && b.weapon.melee {
+        return Err(r.problem(
+            "over",
+            format!(
+                "{} is a melee weapon: it has no distance profile; use over = \"power_dice\"",
+                b.weapon.name
+            ),
+        ));
+    }
+    if by_distance && r.table.contains_key("distance") {
+        return Err(r.problem(
+            "distance",
+            "a distance profile sets the distances with `from` and `to`",
+        ));
+    }
+    let (lo, hi) = if by_distance {
+        (1, MAX_DISTANCE)
+    } else {
+        (0, MAX_POWER_DICE)
+    };
+    let from = r.int_in("from", lo, hi)?.unwrap_or(lo);
+    let to = r
+        .int_in("to", lo, hi)?
+        .unwrap_or(if by_distance { 10 } else { MAX_POWER_DICE });
+    if to < from {
+        return Err(r.problem(
+            "to",
+            format!("expected `to` at least `from` ({from}), found {to}"),
+        ));
+    }
+    let aim = policy(r, "aim")?.unwrap_or(Policy::Optimal);
+    let label = r.string_opt("description")?.unwrap_or_else(|| {
+        format!(
+            "{} with {} at {}",
+            b.hero.name, b.weapon.name, b.target.name
+        )
+    });
+    let fixed = if by_distance {
+        1
+    } else {
+        b.distance(r, Some(1))?
+    };
+    let mut out = Vec::new();
+    for x in from..=to {
+        for with_aim in [false, true] {
+            let (d, p) = if by_distance {
+                (x as u8, b.power_dice)
+            } else {
+                (fixed, x as u8)
+            };
+            let mut a = b.attack(d, p, with_aim.then_some(aim), None);
+            a.group = Some(Group {
+                name: r.key_path("").get(1).cloned().unwrap_or_default(),
+                label: label.clone(),
+                x_desc: if by_distance {
+                    "distance".into()
+                } else {
+                    "power dice".into()
+                },
+                x: x as f64,
+                series: if with_aim {
+                    format!("Aim ({})", aim.name())
+                } else {
+                    "no Aim".into()
+                },
+                choice: false,
+            });
+            let suffix = format!(
+                "@{}{x}{}",
+                if by_distance { "d" } else { "p" },
+                if with_aim { "+aim" } else { "" }
+            );
+            out.push((suffix, a));
+        }
+    }
+    checked(r, out)
 }
 
 /// The sampler reads all dice of an attack from one word and the policy table covers

@@ -1,7 +1,7 @@
 //! `system = "dozen"`: `[rules]`, `[characters.ID]` and `[scenarios.NAME]`.
 
 use crate::config::reader::{list, nearest_hint, Reader};
-use crate::config::Problem;
+use crate::config::{Kind, Problem};
 use crate::systems::dozen::d12::MAX_POOL;
 use crate::systems::dozen::rules::{
     Ability, BagDraw, Character, Contestant, Difficulty, InjuredGreen, Mode, Rules, Scenario,
@@ -34,17 +34,29 @@ impl Named {
     }
 }
 
-/// Scenario kinds and the keys each one takes (besides `kind` and `description`).
-pub const KINDS: &[(&str, &[&str])] = &[
-    (
-        "terrain",
-        &["character", "mode", "difficulty", "start_height"],
-    ),
-    ("fall", &["character", "height"]),
-    ("jump", &["character", "distance", "drop"]),
-    (
-        "melee",
-        &[
+/// A reader of one kind of scenario.
+type Read = fn(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem>;
+
+/// Scenario kinds, the keys each one takes (besides `kind` and `description`) and its reader.
+const KINDS: &[Kind<Read>] = &[
+    Kind {
+        name: "terrain",
+        keys: &["character", "mode", "difficulty", "start_height"],
+        read: terrain,
+    },
+    Kind {
+        name: "fall",
+        keys: &["character", "height"],
+        read: fall,
+    },
+    Kind {
+        name: "jump",
+        keys: &["character", "distance", "drop"],
+        read: jump,
+    },
+    Kind {
+        name: "melee",
+        keys: &[
             "attacker",
             "defender",
             "attacker_extra_dice",
@@ -52,14 +64,16 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "attacker_drop",
             "defender_drop",
         ],
-    ),
-    (
-        "conflict",
-        &["character", "skill", "ability", "difficulty", "extra_dice"],
-    ),
-    (
-        "opposed_conflict",
-        &[
+        read: melee,
+    },
+    Kind {
+        name: "conflict",
+        keys: &["character", "skill", "ability", "difficulty", "extra_dice"],
+        read: conflict,
+    },
+    Kind {
+        name: "opposed_conflict",
+        keys: &[
             "character",
             "skill",
             "ability",
@@ -71,12 +85,18 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "opponent_difficulty",
             "opponent_extra_dice",
         ],
-    ),
-    (
-        "run_past",
-        &["character", "shooters", "skill", "ability", "difficulty"],
-    ),
-    ("duel", &["a", "b", "bag", "green", "max_activations"]),
+        read: opposed_conflict,
+    },
+    Kind {
+        name: "run_past",
+        keys: &["character", "shooters", "skill", "ability", "difficulty"],
+        read: run_past,
+    },
+    Kind {
+        name: "duel",
+        keys: &["a", "b", "bag", "green", "max_activations"],
+        read: duel,
+    },
 ];
 
 const CHARACTER_KEYS: &[&str] = &[
@@ -176,13 +196,7 @@ fn read_character(id: &str, r: &Reader) -> Result<Character, Problem> {
 }
 
 fn character(r: &Reader, key: &str, chars: &[Character]) -> Result<Character, Problem> {
-    let id = r.string_opt(key)?.ok_or_else(|| {
-        r.problem(
-            key,
-            "missing key: the id of a character (a `[characters.ID]` table)",
-        )
-    })?;
-    r.find(key, &id, chars, |c| &c.id, ("character", "characters"))
+    r.find_req(key, chars, |c| &c.id, ("character", "characters"))
         .cloned()
 }
 
@@ -270,232 +284,235 @@ fn contestant(
 }
 
 fn read_scenario(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
-    let kind = crate::config::read_kind(r, KINDS)?;
-    let height = |key: &str, what: &str| -> Result<u32, Problem> {
-        match r.i64_opt(key)? {
-            Some(h) if h < 0 => Err(r.problem(
+    (crate::config::read_kind(r, KINDS)?.read)(r, chars)
+}
+
+/// A height or drop in squares, 0 when not given.
+fn height(r: &Reader, key: &str, what: &str) -> Result<u32, Problem> {
+    match r.i64_opt(key)? {
+        Some(h) if h < 0 => Err(r.problem(
+            key,
+            format!("expected a {what} of 0 or more squares, found {h}"),
+        )),
+        Some(h) if h > MAX_HEIGHT => Err(r.problem(
+            key,
+            format!("expected a {what} of at most {MAX_HEIGHT} squares, found {h}"),
+        )),
+        Some(h) => Ok(h as u32),
+        None => Ok(0),
+    }
+}
+
+fn terrain(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
+    let mode = match r
+        .choice_opt("mode", &["wade", "climb"])?
+        .ok_or_else(|| r.problem("mode", "missing key: `wade` or `climb`"))?
+        .as_str()
+    {
+        "climb" => Mode::Climb,
+        _ => Mode::Wade,
+    };
+    if mode == Mode::Wade && r.table.contains_key("start_height") {
+        return Err(r.problem(
+            "start_height",
+            "only a climb can fall: `start_height` needs mode = \"climb\"",
+        ));
+    }
+    Ok(Scenario::Terrain {
+        who: character(r, "character", chars)?,
+        mode,
+        difficulty: difficulty(r, "difficulty", None)?,
+        start_height: height(r, "start_height", "height")?,
+    })
+}
+
+fn fall(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
+    if !r.table.contains_key("height") {
+        return Err(r.problem("height", "missing key: the height fallen, in squares"));
+    }
+    Ok(Scenario::Fall {
+        who: character(r, "character", chars)?,
+        height: height(r, "height", "height")?,
+    })
+}
+
+fn jump(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
+    let who = character(r, "character", chars)?;
+    let distance = r
+        .i64_opt("distance")?
+        .ok_or_else(|| r.problem("distance", "missing key: the jump's length in squares"))?;
+    if distance < 1 || distance > who.mv as i64 {
+        return Err(r.problem(
+            "distance",
+            format!(
+                "{} (MV {}) can jump 1 to {} squares, found {distance}",
+                who.name, who.mv, who.mv
+            ),
+        ));
+    }
+    let distance = distance as u32;
+    Ok(Scenario::Jump {
+        who,
+        distance,
+        drop: height(r, "drop", "drop")?,
+    })
+}
+
+fn melee(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
+    let attacker = character(r, "attacker", chars)?;
+    let defender = character(r, "defender", chars)?;
+    let (ae, de) = (
+        extra(r, "attacker_extra_dice")?,
+        extra(r, "defender_extra_dice")?,
+    );
+    let dice = |c: &Character, e: i32| (c.skill("melee") as i32 + e).max(0) as u32;
+    check_pool(r, "attacker_extra_dice", dice(&attacker, ae))?;
+    check_pool(r, "defender_extra_dice", dice(&defender, de))?;
+    Ok(Scenario::Melee {
+        attacker,
+        defender,
+        attacker_extra_dice: ae,
+        defender_extra_dice: de,
+        drops: [
+            height(r, "attacker_drop", "drop")?,
+            height(r, "defender_drop", "drop")?,
+        ],
+    })
+}
+
+fn conflict(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
+    let who = character(r, "character", chars)?;
+    Ok(Scenario::Conflict(contestant(r, who, "", None)?))
+}
+
+fn opposed_conflict(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
+    let who = character(r, "character", chars)?;
+    let opp = character(r, "opponent", chars)?;
+    let active = contestant(r, who, "", Some(Difficulty::Hard))?;
+    let opponent = contestant(r, opp, "opponent_", Some(Difficulty::Hard))?;
+    for (c, key) in [(&active, "difficulty"), (&opponent, "opponent_difficulty")] {
+        if c.difficulty == Difficulty::VeryEasy {
+            return Err(r.problem(
                 key,
-                format!("expected a {what} of 0 or more squares, found {h}"),
-            )),
-            Some(h) if h > MAX_HEIGHT => Err(r.problem(
-                key,
-                format!("expected a {what} of at most {MAX_HEIGHT} squares, found {h}"),
-            )),
-            Some(h) => Ok(h as u32),
-            None => Ok(0),
+                "an opposed conflict compares rolls, so both sides roll: `very_easy` (no roll) does not apply",
+            ));
+        }
+    }
+    Ok(Scenario::Opposed { active, opponent })
+}
+
+fn run_past(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
+    let runner = character(r, "character", chars)?;
+    let ids = match r.table.get("shooters") {
+        Some(Value::Array(v))
+            if (1..=MAX_SHOOTERS).contains(&v.len())
+                && v.iter().all(|x| x.is_str()) =>
+        {
+            v.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect::<Vec<_>>()
+        }
+        _ => {
+            return Err(r.problem(
+                "shooters",
+                format!("expected a list of 1 to {MAX_SHOOTERS} character ids, the shooters with loaded weapons, e.g. [\"archer\", \"archer\"]"),
+            ))
         }
     };
-    Ok(match kind.as_str() {
-        "terrain" => {
-            let mode = match r
-                .choice_opt("mode", &["wade", "climb"])?
-                .ok_or_else(|| r.problem("mode", "missing key: `wade` or `climb`"))?
-                .as_str()
-            {
-                "climb" => Mode::Climb,
-                _ => Mode::Wade,
+    let skill = r.string_opt("skill")?.unwrap_or_else(|| "shoot".into());
+    let ability = r
+        .choice_opt("ability", Ability::NAMES)?
+        .and_then(|a| Ability::from_name(&a))
+        .unwrap_or(Ability::Dx);
+    let difficulty = difficulty(r, "difficulty", Some(Difficulty::Normal))?;
+    let mut shooters = Vec::new();
+    for id in &ids {
+        let who = r.find(
+            "shooters",
+            id,
+            chars,
+            |c| &c.id,
+            ("character", "characters"),
+        )?;
+        if who.skill(&skill) == 0 {
+            let key = if r.table.contains_key("skill") {
+                "skill"
+            } else {
+                "shooters"
             };
-            if mode == Mode::Wade && r.table.contains_key("start_height") {
-                return Err(r.problem(
-                    "start_height",
-                    "only a climb can fall: `start_height` needs mode = \"climb\"",
-                ));
-            }
-            Scenario::Terrain {
-                who: character(r, "character", chars)?,
-                mode,
-                difficulty: difficulty(r, "difficulty", None)?,
-                start_height: height("start_height", "height")?,
-            }
+            return Err(r.problem(
+                key,
+                format!(
+                    "{} has no `{skill}` skill to shoot with; give it a level (skills = {{ {skill} = 2 }}) or name the skill with `skill`",
+                    who.name
+                ),
+            ));
         }
-        "fall" => {
-            if !r.table.contains_key("height") {
-                return Err(r.problem("height", "missing key: the height fallen, in squares"));
-            }
-            Scenario::Fall {
-                who: character(r, "character", chars)?,
-                height: height("height", "height")?,
-            }
+        check_pool(r, "shooters", who.skill(&skill))?;
+        shooters.push(Contestant {
+            who: who.clone(),
+            skill: skill.clone(),
+            ability,
+            difficulty,
+            extra_dice: 0,
+        });
+    }
+    Ok(Scenario::RunPast { runner, shooters })
+}
+
+fn duel(r: &Reader, chars: &[Character]) -> Result<Scenario, Problem> {
+    let a = character(r, "a", chars)?;
+    let b = character(r, "b", chars)?;
+    let bag = match r.table.get("bag") {
+        None => [1, 1],
+        Some(Value::Array(v))
+            if v.len() == 2 && v.iter().all(|x| matches!(x.as_integer(), Some(1..=100))) =>
+        {
+            [
+                v[0].as_integer().unwrap_or(1) as u32,
+                v[1].as_integer().unwrap_or(1) as u32,
+            ]
         }
-        "jump" => {
-            let who = character(r, "character", chars)?;
-            let distance = r.i64_opt("distance")?.ok_or_else(|| {
-                r.problem("distance", "missing key: the jump's length in squares")
-            })?;
-            if distance < 1 || distance > who.mv as i64 {
-                return Err(r.problem(
-                    "distance",
-                    format!(
-                        "{} (MV {}) can jump 1 to {} squares, found {distance}",
-                        who.name, who.mv, who.mv
-                    ),
-                ));
-            }
-            let distance = distance as u32;
-            Scenario::Jump {
-                who,
-                distance,
-                drop: height("drop", "drop")?,
-            }
+        Some(_) => return Err(r.problem(
+            "bag",
+            "expected two counts from 1 to 100, the dice of `a` and of `b` in the bag, e.g. [1, 1]",
+        )),
+    };
+    let green = match r.table.get("green") {
+        None => [0, 0],
+        Some(Value::Array(v))
+            if v.len() == 2
+                && v.iter().zip(bag).all(|(x, n)| {
+                    x.as_integer().is_some_and(|g| (0..=n as i64).contains(&g))
+                }) =>
+        {
+            [
+                v[0].as_integer().unwrap_or(0) as u32,
+                v[1].as_integer().unwrap_or(0) as u32,
+            ]
         }
-        "melee" => {
-            let attacker = character(r, "attacker", chars)?;
-            let defender = character(r, "defender", chars)?;
-            let (ae, de) = (
-                extra(r, "attacker_extra_dice")?,
-                extra(r, "defender_extra_dice")?,
-            );
-            let dice = |c: &Character, e: i32| (c.skill("melee") as i32 + e).max(0) as u32;
-            check_pool(r, "attacker_extra_dice", dice(&attacker, ae))?;
-            check_pool(r, "defender_extra_dice", dice(&defender, de))?;
-            Scenario::Melee {
-                attacker,
-                defender,
-                attacker_extra_dice: ae,
-                defender_extra_dice: de,
-                drops: [
-                    height("attacker_drop", "drop")?,
-                    height("defender_drop", "drop")?,
-                ],
-            }
+        Some(_) => {
+            return Err(r.problem(
+                "green",
+                format!(
+                    "expected two counts, how many of the dice of `a` (0 to {}) and of `b` (0 to {}) are green, e.g. [1, 0]",
+                    bag[0], bag[1]
+                ),
+            ))
         }
-        "conflict" => {
-            let who = character(r, "character", chars)?;
-            Scenario::Conflict(contestant(r, who, "", None)?)
-        }
-        "opposed_conflict" => {
-            let who = character(r, "character", chars)?;
-            let opp = character(r, "opponent", chars)?;
-            let active = contestant(r, who, "", Some(Difficulty::Hard))?;
-            let opponent = contestant(r, opp, "opponent_", Some(Difficulty::Hard))?;
-            for (c, key) in [(&active, "difficulty"), (&opponent, "opponent_difficulty")] {
-                if c.difficulty == Difficulty::VeryEasy {
-                    return Err(r.problem(
-                        key,
-                        "an opposed conflict compares rolls, so both sides roll: `very_easy` (no roll) does not apply",
-                    ));
-                }
-            }
-            Scenario::Opposed { active, opponent }
-        }
-        "run_past" => {
-            let runner = character(r, "character", chars)?;
-            let ids = match r.table.get("shooters") {
-                Some(Value::Array(v))
-                    if (1..=MAX_SHOOTERS).contains(&v.len())
-                        && v.iter().all(|x| x.is_str()) =>
-                {
-                    v.iter()
-                        .filter_map(|x| x.as_str().map(str::to_string))
-                        .collect::<Vec<_>>()
-                }
-                _ => {
-                    return Err(r.problem(
-                        "shooters",
-                        format!("expected a list of 1 to {MAX_SHOOTERS} character ids, the shooters with loaded weapons, e.g. [\"archer\", \"archer\"]"),
-                    ))
-                }
-            };
-            let skill = r.string_opt("skill")?.unwrap_or_else(|| "shoot".into());
-            let ability = r
-                .choice_opt("ability", Ability::NAMES)?
-                .and_then(|a| Ability::from_name(&a))
-                .unwrap_or(Ability::Dx);
-            let difficulty = difficulty(r, "difficulty", Some(Difficulty::Normal))?;
-            let mut shooters = Vec::new();
-            for id in &ids {
-                let who = r.find(
-                    "shooters",
-                    id,
-                    chars,
-                    |c| &c.id,
-                    ("character", "characters"),
-                )?;
-                if who.skill(&skill) == 0 {
-                    let key = if r.table.contains_key("skill") {
-                        "skill"
-                    } else {
-                        "shooters"
-                    };
-                    return Err(r.problem(
-                        key,
-                        format!(
-                            "{} has no `{skill}` skill to shoot with; give it a level (skills = {{ {skill} = 2 }}) or name the skill with `skill`",
-                            who.name
-                        ),
-                    ));
-                }
-                check_pool(r, "shooters", who.skill(&skill))?;
-                shooters.push(Contestant {
-                    who: who.clone(),
-                    skill: skill.clone(),
-                    ability,
-                    difficulty,
-                    extra_dice: 0,
-                });
-            }
-            Scenario::RunPast { runner, shooters }
-        }
-        "duel" => {
-            let a = character(r, "a", chars)?;
-            let b = character(r, "b", chars)?;
-            let bag = match r.table.get("bag") {
-                None => [1, 1],
-                Some(Value::Array(v))
-                    if v.len() == 2
-                        && v.iter()
-                            .all(|x| matches!(x.as_integer(), Some(1..=100))) =>
-                {
-                    [
-                        v[0].as_integer().unwrap_or(1) as u32,
-                        v[1].as_integer().unwrap_or(1) as u32,
-                    ]
-                }
-                Some(_) => {
-                    return Err(r.problem(
-                        "bag",
-                        "expected two counts from 1 to 100, the dice of `a` and of `b` in the bag, e.g. [1, 1]",
-                    ))
-                }
-            };
-            let green = match r.table.get("green") {
-                None => [0, 0],
-                Some(Value::Array(v))
-                    if v.len() == 2
-                        && v.iter().zip(bag).all(|(x, n)| {
-                            x.as_integer().is_some_and(|g| (0..=n as i64).contains(&g))
-                        }) =>
-                {
-                    [
-                        v[0].as_integer().unwrap_or(0) as u32,
-                        v[1].as_integer().unwrap_or(0) as u32,
-                    ]
-                }
-                Some(_) => {
-                    return Err(r.problem(
-                        "green",
-                        format!(
-                            "expected two counts, how many of the dice of `a` (0 to {}) and of `b` (0 to {}) are green, e.g. [1, 0]",
-                            bag[0], bag[1]
-                        ),
-                    ))
-                }
-            };
-            let max = r
-                .int_in("max_activations", 1, MAX_ACTIVATIONS)?
-                .unwrap_or(DEFAULT_MAX_ACTIVATIONS) as u32;
-            for (c, key) in [(&a, "a"), (&b, "b")] {
-                check_pool(r, key, c.skill("melee"))?;
-            }
-            Scenario::Duel {
-                a,
-                b,
-                bag,
-                green,
-                max_activations: max,
-            }
-        }
-        other => return Err(crate::config::unknown_kind(r, other)),
+    };
+    let max = r
+        .int_in("max_activations", 1, MAX_ACTIVATIONS)?
+        .unwrap_or(DEFAULT_MAX_ACTIVATIONS) as u32;
+    for (c, key) in [(&a, "a"), (&b, "b")] {
+        check_pool(r, key, c.skill("melee"))?;
+    }
+    Ok(Scenario::Duel {
+        a,
+        b,
+        bag,
+        green,
+        max_activations: max,
     })
 }
 

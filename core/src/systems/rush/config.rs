@@ -1,7 +1,7 @@
 //! `system = "rush"`: `[rules]`, `[units.ID]` and `[scenarios.NAME]`.
 
 use crate::config::reader::Reader;
-use crate::config::Problem;
+use crate::config::{Kind, Problem};
 use crate::systems::rush::rules::{
     throw_dice, CatchPool, DoubleRule, Escalation, Response, Role, Rules, Scenario, Side, Unit,
 };
@@ -54,11 +54,14 @@ const CATCH_POOLS: &[(&str, CatchPool)] = &[
     ("three_plus_throw", CatchPool::ThreePlusThrow),
 ];
 
-/// Scenario kinds and the keys each one takes (besides `kind` and `description`).
-pub const KINDS: &[(&str, &[&str])] = &[
-    (
-        "dash",
-        &[
+/// A reader of one kind of scenario.
+type Read = fn(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem>;
+
+/// Scenario kinds, the keys each one takes (besides `kind` and `description`) and its reader.
+const KINDS: &[Kind<Read>] = &[
+    Kind {
+        name: "dash",
+        keys: &[
             "unit",
             "dashes",
             "then_evade",
@@ -66,13 +69,26 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "threats",
             "extra_dice",
         ],
-    ),
-    ("evade", &["unit", "prior_tests", "threat", "extra_dice"]),
-    ("pick_up", &["unit", "sprinted", "threat", "extra_dice"]),
-    ("stand_up", &["unit", "threat", "extra_dice"]),
-    (
-        "pick_up_throw",
-        &[
+        read: dash,
+    },
+    Kind {
+        name: "evade",
+        keys: &["unit", "prior_tests", "threat", "extra_dice"],
+        read: evade,
+    },
+    Kind {
+        name: "pick_up",
+        keys: &["unit", "sprinted", "threat", "extra_dice"],
+        read: pick_up,
+    },
+    Kind {
+        name: "stand_up",
+        keys: &["unit", "threat", "extra_dice"],
+        read: stand_up,
+    },
+    Kind {
+        name: "pick_up_throw",
+        keys: &[
             "unit",
             "sprinted",
             "range",
@@ -81,10 +97,11 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "threat",
             "extra_dice",
         ],
-    ),
-    (
-        "throw",
-        &[
+        read: pick_up_throw,
+    },
+    Kind {
+        name: "throw",
+        keys: &[
             "unit",
             "range",
             "moved",
@@ -92,10 +109,11 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "threat",
             "extra_dice",
         ],
-    ),
-    (
-        "pass",
-        &[
+        read: throw,
+    },
+    Kind {
+        name: "pass",
+        keys: &[
             "thrower",
             "catcher",
             "range",
@@ -105,10 +123,11 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "extra_dice",
             "catcher_extra_dice",
         ],
-    ),
-    (
-        "slam",
-        &[
+        read: pass,
+    },
+    Kind {
+        name: "slam",
+        keys: &[
             "attacker",
             "defender",
             "response",
@@ -119,10 +138,11 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "extra_dice",
             "defender_extra_dice",
         ],
-    ),
-    (
-        "steal",
-        &[
+        read: slam,
+    },
+    Kind {
+        name: "steal",
+        keys: &[
             "attacker",
             "defender",
             "response",
@@ -132,11 +152,16 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "extra_dice",
             "defender_extra_dice",
         ],
-    ),
-    ("armour", &["unit", "hits", "extra_dice"]),
-    (
-        "play",
-        &[
+        read: steal,
+    },
+    Kind {
+        name: "armour",
+        keys: &["unit", "hits", "extra_dice"],
+        read: armour,
+    },
+    Kind {
+        name: "play",
+        keys: &[
             "unit",
             "dashes",
             "threat",
@@ -151,7 +176,8 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "catcher_extra_dice",
             "strike_range",
         ],
-    ),
+        read: play,
+    },
 ];
 
 const UNIT_KEYS: &[&str] = &[
@@ -253,8 +279,7 @@ fn read_unit(id: &str, r: &Reader) -> Result<Unit, Problem> {
 }
 
 fn unit_ref(r: &Reader, key: &str, units: &[Unit]) -> Result<Unit, Problem> {
-    let id = r.string_req(key)?;
-    r.find(key, &id, units, |u| &u.id, ("unit", "units"))
+    r.find_req(key, units, |u| &u.id, ("unit", "units"))
         .cloned()
 }
 
@@ -356,129 +381,161 @@ fn duel(r: &Reader, units: &[Unit]) -> Result<(Side, Side, Answer), Problem> {
 }
 
 fn read_scenario(r: &Reader, units: &[Unit], rules: &Rules) -> Result<Scenario, Problem> {
-    let kind = crate::config::read_kind(r, KINDS)?;
-    let one = |r: &Reader| side(r, "unit", "threat", "extra_dice", units);
-    let range = |r: &Reader| -> Result<u32, Problem> {
-        let v = r.int_in("range", 1, 9)?;
-        v.map(|v| v as u32)
-            .filter(|&v| throw_dice(v).is_some())
-            .ok_or_else(|| r.problem("range", "missing key: the throw's range in hexes, 1 to 9"))
-    };
-    let sc = match kind.as_str() {
-        "dash" => {
-            let dashes = r
-                .int_in("dashes", 1, 12)?
-                .ok_or_else(|| r.problem("dashes", "missing key: how many Dashes (1 to 12)"))?
-                as u32;
-            let then_evade = flag(r, "then_evade")?;
-            Scenario::Dash {
-                side: one(r)?,
-                dashes,
-                then_evade,
-                hex_threats: hex_threats(r, dashes as usize + then_evade as usize, true)?,
-            }
-        }
-        "evade" => Scenario::Evade {
-            side: one(r)?,
-            prior_tests: r.int_in("prior_tests", 0, 12)?.unwrap_or(0) as u32,
-        },
-        "pick_up" => Scenario::PickUp {
-            side: one(r)?,
-            sprinted: flag(r, "sprinted")?,
-        },
-        "stand_up" => Scenario::StandUp { side: one(r)? },
-        "pick_up_throw" => Scenario::PickUpThrow {
-            side: one(r)?,
-            sprinted: flag(r, "sprinted")?,
-            range: range(r)?,
-            moved: flag(r, "moved")?,
-            strike_hex: flag(r, "strike_hex")?,
-        },
-        "throw" => Scenario::Throw {
-            side: one(r)?,
-            range: range(r)?,
-            moved: flag(r, "moved")?,
-            strike_hex: flag(r, "strike_hex")?,
-        },
-        "pass" => Scenario::Pass {
-            thrower: side(r, "thrower", "threat", "extra_dice", units)?,
-            catcher: side(r, "catcher", "catcher_threat", "catcher_extra_dice", units)?,
-            range: range(r)?,
-            moved: flag(r, "moved")?,
-        },
-        "slam" => {
-            let (attacker, defender, (response, best_of)) = duel(r, units)?;
-            Scenario::Slam {
-                attacker,
-                defender,
-                response,
-                moved_adjacent: flag(r, "moved_adjacent")?,
-                best_of,
-            }
-        }
-        "steal" => {
-            let (attacker, defender, (response, best_of)) = duel(r, units)?;
-            Scenario::Steal {
-                attacker,
-                defender,
-                response,
-                best_of,
-            }
-        }
-        "play" => {
-            let dashes = r.int_in("dashes", 0, 12)?.unwrap_or(0) as u32;
-            let strike_range = r.int_in("strike_range", 1, 9)?.ok_or_else(|| {
-                r.problem(
-                    "strike_range",
-                    "missing key: the range of the Throw at the Strike hex, 1 to 9 hexes",
-                )
-            })? as u32;
-            let pass = match r.string_opt("catcher")? {
-                None => {
-                    if r.table.contains_key("pass_range") {
-                        return Err(r.problem(
-                            "pass_range",
-                            "a pass needs a `catcher`: the unit the ball is thrown to",
-                        ));
-                    }
-                    None
-                }
-                Some(_) => Some((
-                    side(r, "catcher", "catcher_threat", "catcher_extra_dice", units)?,
-                    r.int_in("pass_range", 1, 9)?.ok_or_else(|| {
-                        r.problem(
-                            "pass_range",
-                            "missing key: the range of the pass, 1 to 9 hexes",
-                        )
-                    })? as u32,
-                )),
-            };
-            let pick_up = flag(r, "pick_up")?;
-            Scenario::Play(Box::new(crate::systems::rush::rules::play::Play {
-                carrier: one(r)?,
-                dashes,
-                hex_threats: hex_threats(r, dashes as usize, false)?,
-                pick_up,
-                sprinted: flag(r, "sprinted")?,
-                moved: match r.table.get("moved") {
-                    Some(_) => flag(r, "moved")?,
-                    None => dashes > 0,
-                },
-                pass,
-                strike_range,
-            }))
-        }
-        "armour" => Scenario::Armour {
-            side: one(r)?,
-            hits: r
-                .int_in("hits", 0, MAX_DICE)?
-                .ok_or_else(|| r.problem("hits", "missing key: the hits to check against"))?
-                as u32,
-        },
-        other => return Err(crate::config::unknown_kind(r, other)),
-    };
+    let sc = (crate::config::read_kind(r, KINDS)?.read)(r, units)?;
     check_pool_sizes(r, &sc, rules)?;
     Ok(sc)
+}
+
+/// The one unit a single test or throw is made by, with its threat and extra dice.
+fn one(r: &Reader, units: &[Unit]) -> Result<Side, Problem> {
+    side(r, "unit", "threat", "extra_dice", units)
+}
+
+/// A throw's range in hexes.
+fn range(r: &Reader) -> Result<u32, Problem> {
+    let v = r.int_in("range", 1, 9)?;
+    v.map(|v| v as u32)
+        .filter(|&v| throw_dice(v).is_some())
+        .ok_or_else(|| r.problem("range", "missing key: the throw's range in hexes, 1 to 9"))
+}
+
+fn dash(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
+    let dashes = r
+        .int_in("dashes", 1, 12)?
+        .ok_or_else(|| r.problem("dashes", "missing key: how many Dashes (1 to 12)"))?
+        as u32;
+    let then_evade = flag(r, "then_evade")?;
+    Ok(Scenario::Dash {
+        side: one(r, units)?,
+        dashes,
+        then_evade,
+        hex_threats: hex_threats(r, dashes as usize + then_evade as usize, true)?,
+    })
+}
+
+fn evade(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
+    Ok(Scenario::Evade {
+        side: one(r, units)?,
+        prior_tests: r.int_in("prior_tests", 0, 12)?.unwrap_or(0) as u32,
+    })
+}
+
+fn pick_up(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
+    Ok(Scenario::PickUp {
+        side: one(r, units)?,
+        sprinted: flag(r, "sprinted")?,
+    })
+}
+
+fn stand_up(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
+    Ok(Scenario::StandUp {
+        side: one(r, units)?,
+    })
+}
+
+fn pick_up_throw(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
+    Ok(Scenario::PickUpThrow {
+        side: one(r, units)?,
+        sprinted: flag(r, "sprinted")?,
+        range: range(r)?,
+        moved: flag(r, "moved")?,
+        strike_hex: flag(r, "strike_hex")?,
+    })
+}
+
+fn throw(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
+    Ok(Scenario::Throw {
+        side: one(r, units)?,
+        range: range(r)?,
+        moved: flag(r, "moved")?,
+        strike_hex: flag(r, "strike_hex")?,
+    })
+}
+
+fn pass(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
+    Ok(Scenario::Pass {
+        thrower: side(r, "thrower", "threat", "extra_dice", units)?,
+        catcher: side(r, "catcher", "catcher_threat", "catcher_extra_dice", units)?,
+        range: range(r)?,
+        moved: flag(r, "moved")?,
+    })
+}
+
+fn slam(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
+    let (attacker, defender, (response, best_of)) = duel(r, units)?;
+    Ok(Scenario::Slam {
+        attacker,
+        defender,
+        response,
+        moved_adjacent: flag(r, "moved_adjacent")?,
+        best_of,
+    })
+}
+
+fn steal(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
+    let (attacker, defender, (response, best_of)) = duel(r, units)?;
+    Ok(Scenario::Steal {
+        attacker,
+        defender,
+        response,
+        best_of,
+    })
+}
+
+fn play(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
+    let dashes = r.int_in("dashes", 0, 12)?.unwrap_or(0) as u32;
+    let strike_range = r.int_in("strike_range", 1, 9)?.ok_or_else(|| {
+        r.problem(
+            "strike_range",
+            "missing key: the range of the Throw at the Strike hex, 1 to 9 hexes",
+        )
+    })? as u32;
+    let pass = match r.string_opt("catcher")? {
+        None => {
+            if r.table.contains_key("pass_range") {
+                return Err(r.problem(
+                    "pass_range",
+                    "a pass needs a `catcher`: the unit the ball is thrown to",
+                ));
+            }
+            None
+        }
+        Some(_) => Some((
+            side(r, "catcher", "catcher_threat", "catcher_extra_dice", units)?,
+            r.int_in("pass_range", 1, 9)?.ok_or_else(|| {
+                r.problem(
+                    "pass_range",
+                    "missing key: the range of the pass, 1 to 9 hexes",
+                )
+            })? as u32,
+        )),
+    };
+    let pick_up = flag(r, "pick_up")?;
+    Ok(Scenario::Play(Box::new(
+        crate::systems::rush::rules::play::Play {
+            carrier: one(r, units)?,
+            dashes,
+            hex_threats: hex_threats(r, dashes as usize, false)?,
+            pick_up,
+            sprinted: flag(r, "sprinted")?,
+            moved: match r.table.get("moved") {
+                Some(_) => flag(r, "moved")?,
+                None => dashes > 0,
+            },
+            pass,
+            strike_range,
+        },
+    )))
+}
+
+fn armour(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
+    Ok(Scenario::Armour {
+        side: one(r, units)?,
+        hits: r
+            .int_in("hits", 0, MAX_DICE)?
+            .ok_or_else(|| r.problem("hits", "missing key: the hits to check against"))?
+            as u32,
+    })
 }
 
 /// Refuse pools past [`MAX_DICE`] at the key that made them (extra_dice is the only way

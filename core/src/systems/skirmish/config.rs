@@ -4,7 +4,7 @@
 //! is reported as a decision table.
 
 use crate::config::reader::{list, nearest_hint, Reader};
-use crate::config::{Named, Problem};
+use crate::config::{Kind, Named, Problem};
 use crate::model::Group;
 use crate::systems::skirmish::rules::{
     plan_shots, Action, BreakTest, ChargeReaction, CombatBonus, FirefightRules, Rules, Scenario,
@@ -33,25 +33,46 @@ impl Named<Scenario> {
     }
 }
 
-/// Scenario kinds and the keys each one takes (besides `kind` and `description`).
-pub const KINDS: &[(&str, &[&str])] = &[
-    ("shoot", &["shooter", "target", "aimed", "reaction"]),
-    (
-        "charge",
-        &[
+/// A reader of one kind of scenario: the scenarios one table stands for, each with its
+/// name suffix ("" for a plain one).
+type Read = fn(&Reader, &[Unit]) -> Result<Vec<(String, Scenario)>, Problem>;
+
+/// Scenario kinds, the keys each one takes (besides `kind` and `description`) and its reader.
+const KINDS: &[Kind<Read>] = &[
+    Kind {
+        name: "shoot",
+        keys: &["shooter", "target", "aimed", "reaction"],
+        read: shoot,
+    },
+    Kind {
+        name: "charge",
+        keys: &[
             "charger",
             "target",
             "reaction",
             "over_half",
             "target_fatigued",
         ],
-    ),
-    ("shoot_decision", &["shooter", "target", "aimed"]),
-    ("charge_decision", &["charger", "target", "over_half"]),
-    ("morale", &["unit", "test", "tokens"]),
-    (
-        "firefight",
-        &[
+        read: charge,
+    },
+    Kind {
+        name: "shoot_decision",
+        keys: &["shooter", "target", "aimed"],
+        read: shoot_decision,
+    },
+    Kind {
+        name: "charge_decision",
+        keys: &["charger", "target", "over_half"],
+        read: charge_decision,
+    },
+    Kind {
+        name: "morale",
+        keys: &["unit", "test", "tokens"],
+        read: morale,
+    },
+    Kind {
+        name: "firefight",
+        keys: &[
             "a",
             "b",
             "a_reaction",
@@ -67,10 +88,11 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "a_ready",
             "b_ready",
         ],
-    ),
-    (
-        "combat",
-        &[
+        read: firefight,
+    },
+    Kind {
+        name: "combat",
+        keys: &[
             "charger",
             "target",
             "reaction",
@@ -78,8 +100,13 @@ pub const KINDS: &[(&str, &[&str])] = &[
             "rounds",
             "target_fatigued",
         ],
-    ),
-    ("volley", &["shooter", "target", "plan", "reaction"]),
+        read: combat,
+    },
+    Kind {
+        name: "volley",
+        keys: &["shooter", "target", "plan", "reaction"],
+        read: volley,
+    },
 ];
 
 /// Most morale tokens a firefight side may start with or Regroup at.
@@ -231,10 +258,7 @@ fn read_unit(id: &str, r: &Reader, rules: &Rules) -> Result<Unit, Problem> {
 }
 
 fn unit(r: &Reader, key: &str, units: &[Unit]) -> Result<Unit, Problem> {
-    let id = r
-        .string_opt(key)?
-        .ok_or_else(|| r.problem(key, "missing key: the id of a unit"))?;
-    r.find(key, &id, units, |u| &u.id, ("unit", "units"))
+    r.find_req(key, units, |u| &u.id, ("unit", "units"))
         .cloned()
 }
 
@@ -336,263 +360,270 @@ fn charged(r: &Reader, units: &[Unit]) -> Result<(Unit, ChargeReaction), Problem
     Ok((target, reaction))
 }
 
-/// The scenarios one table stands for, each with its name suffix ("" for a plain one).
+fn flag(r: &Reader, key: &str, default: bool) -> Result<bool, Problem> {
+    Ok(r.bool_opt(key)?.unwrap_or(default))
+}
+
 fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem> {
-    let kind = crate::config::read_kind(r, KINDS)?;
-    let flag = |k: &str, d: bool| -> Result<bool, Problem> { Ok(r.bool_opt(k)?.unwrap_or(d)) };
-    Ok(match kind.as_str() {
-        "shoot" => {
-            let target = unit(r, "target", units)?;
-            let reaction = reaction(r, "reaction", ShotReaction::NAMES, ShotReaction::from_name)?
-                .unwrap_or(ShotReaction::None);
-            vec![(
-                String::new(),
+    (crate::config::read_kind(r, KINDS)?.read)(r, units)
+}
+
+fn shoot(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem> {
+    let target = unit(r, "target", units)?;
+    let reaction = reaction(r, "reaction", ShotReaction::NAMES, ShotReaction::from_name)?
+        .unwrap_or(ShotReaction::None);
+    Ok(vec![(
+        String::new(),
+        Scenario::Shoot {
+            shooter: unit(r, "shooter", units)?,
+            target,
+            aimed: flag(r, "aimed", false)?,
+            reaction,
+            group: None,
+        },
+    )])
+}
+
+fn charge(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem> {
+    let (target, reaction) = charged(r, units)?;
+    Ok(vec![(
+        String::new(),
+        Scenario::Charge {
+            charger: unit(r, "charger", units)?,
+            target,
+            reaction,
+            over_half: flag(r, "over_half", true)?,
+            group: None,
+        },
+    )])
+}
+
+fn shoot_decision(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem> {
+    let shooter = unit(r, "shooter", units)?;
+    let target = unit(r, "target", units)?;
+    let aimed = flag(r, "aimed", false)?;
+    let label = r.string_opt("description")?.unwrap_or_else(|| {
+        format!(
+            "{} {}: how should it react?",
+            crate::text::agrees(&shooter.name, "shoots", "shoot"),
+            target.name
+        )
+    });
+    Ok(ShotReaction::NAMES
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            let reaction = ShotReaction::from_name(n).expect("listed");
+            (
+                format!("@{n}"),
                 Scenario::Shoot {
-                    shooter: unit(r, "shooter", units)?,
-                    target,
-                    aimed: flag("aimed", false)?,
+                    shooter: shooter.clone(),
+                    target: target.clone(),
+                    aimed,
                     reaction,
-                    group: None,
+                    group: Some(group(r, label.clone(), n, i)),
                 },
-            )]
-        }
-        "charge" => {
-            let (target, reaction) = charged(r, units)?;
-            vec![(
-                String::new(),
+            )
+        })
+        .collect())
+}
+
+fn charge_decision(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem> {
+    let charger = unit(r, "charger", units)?;
+    let target = unit(r, "target", units)?;
+    let over_half = flag(r, "over_half", true)?;
+    let label = r.string_opt("description")?.unwrap_or_else(|| {
+        format!(
+            "{} {}: how should it react?",
+            crate::text::agrees(&charger.name, "charges", "charge"),
+            target.name
+        )
+    });
+    let mut choices = vec![ChargeReaction::CounterCharge, ChargeReaction::Defend];
+    if target.shields {
+        check_shield_wall(r, "target", &target)?;
+        choices.push(ChargeReaction::ShieldWall);
+    }
+    Ok(choices
+        .into_iter()
+        .enumerate()
+        .map(|(i, reaction)| {
+            (
+                format!("@{}", reaction.name()),
                 Scenario::Charge {
-                    charger: unit(r, "charger", units)?,
-                    target,
+                    charger: charger.clone(),
+                    target: target.clone(),
                     reaction,
-                    over_half: flag("over_half", true)?,
-                    group: None,
+                    over_half,
+                    group: Some(group(r, label.clone(), reaction.name(), i)),
                 },
-            )]
+            )
+        })
+        .collect())
+}
+
+fn morale(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem> {
+    let rally = r
+        .choice_opt("test", &["rally", "flee"])?
+        .ok_or_else(|| r.problem("test", "missing key: `rally` or `flee`"))?
+        == "rally";
+    Ok(vec![(
+        String::new(),
+        Scenario::Morale {
+            unit: unit(r, "unit", units)?,
+            rally,
+            tokens: r.int_in("tokens", 0, 20)?.unwrap_or(0) as u32,
+        },
+    )])
+}
+
+fn firefight(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem> {
+    let shot = |k: &str| -> Result<ShotReaction, Problem> {
+        let x = reaction(r, k, ShotReaction::NAMES, ShotReaction::from_name)?
+            .unwrap_or(ShotReaction::None);
+        if x == ShotReaction::Run {
+            return Err(r.problem(
+                k,
+                "a firefight stands its ground: `none`, `shoot_back` or `go_to_ground`",
+            ));
         }
-        "shoot_decision" => {
-            let shooter = unit(r, "shooter", units)?;
-            let target = unit(r, "target", units)?;
-            let aimed = flag("aimed", false)?;
-            let label = r.string_opt("description")?.unwrap_or_else(|| {
-                format!(
-                    "{} {}: how should it react?",
-                    crate::text::agrees(&shooter.name, "shoots", "shoot"),
-                    target.name
-                )
-            });
-            ShotReaction::NAMES
-                .iter()
-                .enumerate()
-                .map(|(i, &n)| {
-                    let reaction = ShotReaction::from_name(n).expect("listed");
-                    (
-                        format!("@{n}"),
-                        Scenario::Shoot {
-                            shooter: shooter.clone(),
-                            target: target.clone(),
-                            aimed,
-                            reaction,
-                            group: Some(group(r, label.clone(), n, i)),
-                        },
-                    )
-                })
-                .collect()
-        }
-        "charge_decision" => {
-            let charger = unit(r, "charger", units)?;
-            let target = unit(r, "target", units)?;
-            let over_half = flag("over_half", true)?;
-            let label = r.string_opt("description")?.unwrap_or_else(|| {
-                format!(
-                    "{} {}: how should it react?",
-                    crate::text::agrees(&charger.name, "charges", "charge"),
-                    target.name
-                )
-            });
-            let mut choices = vec![ChargeReaction::CounterCharge, ChargeReaction::Defend];
-            if target.shields {
-                check_shield_wall(r, "target", &target)?;
-                choices.push(ChargeReaction::ShieldWall);
-            }
-            choices
-                .into_iter()
-                .enumerate()
-                .map(|(i, reaction)| {
-                    (
-                        format!("@{}", reaction.name()),
-                        Scenario::Charge {
-                            charger: charger.clone(),
-                            target: target.clone(),
-                            reaction,
-                            over_half,
-                            group: Some(group(r, label.clone(), reaction.name(), i)),
-                        },
-                    )
-                })
-                .collect()
-        }
-        "morale" => {
-            let rally = r
-                .choice_opt("test", &["rally", "flee"])?
-                .ok_or_else(|| r.problem("test", "missing key: `rally` or `flee`"))?
-                == "rally";
-            vec![(
-                String::new(),
-                Scenario::Morale {
-                    unit: unit(r, "unit", units)?,
-                    rally,
-                    tokens: r.int_in("tokens", 0, 20)?.unwrap_or(0) as u32,
-                },
-            )]
-        }
-        "firefight" => {
-            let shot = |k: &str| -> Result<ShotReaction, Problem> {
-                let x = reaction(r, k, ShotReaction::NAMES, ShotReaction::from_name)?
-                    .unwrap_or(ShotReaction::None);
-                if x == ShotReaction::Run {
-                    return Err(r.problem(
-                        k,
-                        "a firefight stands its ground: `none`, `shoot_back` or `go_to_ground`",
-                    ));
-                }
-                Ok(x)
-            };
-            vec![(
-                String::new(),
-                Scenario::Firefight {
-                    a: unit(r, "a", units)?,
-                    b: unit(r, "b", units)?,
-                    a_reaction: shot("a_reaction")?,
-                    b_reaction: shot("b_reaction")?,
-                    rounds: r
-                        .int_in("rounds", 1, 20)?
-                        .ok_or_else(|| r.problem("rounds", "missing key: rounds, 1 to 20"))?
-                        as u32,
-                    economy: FirefightRules {
-                        fatigue: flag("fatigue", false)?,
-                        tokens: {
-                            let on = flag("morale_tokens", false)?;
-                            let needs = ["a_tokens", "b_tokens", "a_regroup", "b_regroup"];
-                            if let Some(k) = needs.iter().find(|k| r.table.contains_key(**k)) {
-                                if !on {
-                                    return Err(r.problem(
-                                        k,
-                                        "morale tokens count only with `morale_tokens = true`",
-                                    ));
-                                }
-                            }
-                            on
-                        },
-                        start_tokens: [
-                            r.int_in("a_tokens", 0, MAX_TOKENS)?.unwrap_or(0) as u32,
-                            r.int_in("b_tokens", 0, MAX_TOKENS)?.unwrap_or(0) as u32,
-                        ],
-                        regroup_at: [
-                            r.int_in("a_regroup", 1, MAX_TOKENS)?.map(|v| v as u32),
-                            r.int_in("b_regroup", 1, MAX_TOKENS)?.map(|v| v as u32),
-                        ],
-                        ready: {
-                            let on = flag("ready_markers", false)?;
-                            for k in ["a_ready", "b_ready"] {
-                                if !on && r.table.contains_key(k) {
-                                    return Err(r.problem(
-                                        k,
-                                        "ready markers count only with `ready_markers = true`",
-                                    ));
-                                }
-                            }
-                            on
-                        },
-                        start_ready: [flag("a_ready", true)?, flag("b_ready", true)?],
-                    },
-                },
-            )]
-        }
-        "combat" => {
-            let (target, reaction) = charged(r, units)?;
-            vec![(
-                String::new(),
-                Scenario::Combat {
-                    charger: unit(r, "charger", units)?,
-                    target,
-                    reaction,
-                    over_half: flag("over_half", true)?,
-                    rounds: r
-                        .int_in("rounds", 1, 20)?
-                        .ok_or_else(|| r.problem("rounds", "missing key: rounds, 1 to 20"))?
-                        as u32,
-                },
-            )]
-        }
-        "volley" => {
-            let expected = format!(
-                "a list of 1 to 6 actions, each one of {}, e.g. [\"make_ready\", \"aim\", \"shoot\"]",
-                list(Action::NAMES)
-            );
-            let arr = match r.table.get("plan") {
-                Some(toml::Value::Array(a)) if (1..=6).contains(&a.len()) => a,
-                Some(_) => return Err(r.problem("plan", format!("expected {expected}"))),
-                None => return Err(r.problem("plan", format!("missing key: {expected}"))),
-            };
-            let mut plan = Vec::new();
-            for v in arr {
-                let name = v.as_str().unwrap_or_default();
-                plan.push(Action::from_name(name).ok_or_else(|| {
-                    r.problem(
-                        "plan",
-                        format!(
-                            "unknown action `{name}`{}; expected {expected}",
-                            nearest_hint(name, Action::NAMES.iter().copied())
-                        ),
-                    )
-                })?);
-            }
-            let reaction = reaction(r, "reaction", ShotReaction::NAMES, ShotReaction::from_name)?
-                .unwrap_or(ShotReaction::None);
-            if reaction == ShotReaction::Run {
-                return Err(r.problem(
-                    "reaction",
-                    "a unit shot at over a whole turn stays: `none`, `shoot_back` or `go_to_ground`",
-                ));
-            }
-            // Aim needs a ready marker.
-            let mut ready = false;
-            for (i, a) in plan.iter().enumerate() {
-                match a {
-                    Action::MakeReady => ready = true,
-                    Action::Aim if !ready => {
-                        return Err(r.problem(
-                            "plan",
-                            format!(
-                                "the aim at step {} has no ready marker: `make_ready` first",
-                                i + 1
-                            ),
-                        ))
+        Ok(x)
+    };
+    Ok(vec![(
+        String::new(),
+        Scenario::Firefight {
+            a: unit(r, "a", units)?,
+            b: unit(r, "b", units)?,
+            a_reaction: shot("a_reaction")?,
+            b_reaction: shot("b_reaction")?,
+            rounds: r
+                .int_in("rounds", 1, 20)?
+                .ok_or_else(|| r.problem("rounds", "missing key: rounds, 1 to 20"))?
+                as u32,
+            economy: FirefightRules {
+                fatigue: flag(r, "fatigue", false)?,
+                tokens: {
+                    let on = flag(r, "morale_tokens", false)?;
+                    let needs = ["a_tokens", "b_tokens", "a_regroup", "b_regroup"];
+                    if let Some(k) = needs.iter().find(|k| r.table.contains_key(**k)) {
+                        if !on {
+                            return Err(r.problem(
+                                k,
+                                "morale tokens count only with `morale_tokens = true`",
+                            ));
+                        }
                     }
-                    _ => {}
-                }
-            }
-            // Without any return fire a shot lacks a marker only by the plan's own order.
-            let (shots, lost) = plan_shots(&plan, ShotReaction::None);
-            if let Some(step) = lost.first() {
+                    on
+                },
+                start_tokens: [
+                    r.int_in("a_tokens", 0, MAX_TOKENS)?.unwrap_or(0) as u32,
+                    r.int_in("b_tokens", 0, MAX_TOKENS)?.unwrap_or(0) as u32,
+                ],
+                regroup_at: [
+                    r.int_in("a_regroup", 1, MAX_TOKENS)?.map(|v| v as u32),
+                    r.int_in("b_regroup", 1, MAX_TOKENS)?.map(|v| v as u32),
+                ],
+                ready: {
+                    let on = flag(r, "ready_markers", false)?;
+                    for k in ["a_ready", "b_ready"] {
+                        if !on && r.table.contains_key(k) {
+                            return Err(r.problem(
+                                k,
+                                "ready markers count only with `ready_markers = true`",
+                            ));
+                        }
+                    }
+                    on
+                },
+                start_ready: [flag(r, "a_ready", true)?, flag(r, "b_ready", true)?],
+            },
+        },
+    )])
+}
+
+fn combat(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem> {
+    let (target, reaction) = charged(r, units)?;
+    Ok(vec![(
+        String::new(),
+        Scenario::Combat {
+            charger: unit(r, "charger", units)?,
+            target,
+            reaction,
+            over_half: flag(r, "over_half", true)?,
+            rounds: r
+                .int_in("rounds", 1, 20)?
+                .ok_or_else(|| r.problem("rounds", "missing key: rounds, 1 to 20"))?
+                as u32,
+        },
+    )])
+}
+
+fn volley(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem> {
+    let expected = format!(
+        "a list of 1 to 6 actions, each one of {}, e.g. [\"make_ready\", \"aim\", \"shoot\"]",
+        list(Action::NAMES)
+    );
+    let arr = match r.table.get("plan") {
+        Some(toml::Value::Array(a)) if (1..=6).contains(&a.len()) => a,
+        Some(_) => return Err(r.problem("plan", format!("expected {expected}"))),
+        None => return Err(r.problem("plan", format!("missing key: {expected}"))),
+    };
+    let mut plan = Vec::new();
+    for v in arr {
+        let name = v.as_str().unwrap_or_default();
+        plan.push(Action::from_name(name).ok_or_else(|| {
+            r.problem(
+                "plan",
+                format!(
+                    "unknown action `{name}`{}; expected {expected}",
+                    nearest_hint(name, Action::NAMES.iter().copied())
+                ),
+            )
+        })?);
+    }
+    let reaction = reaction(r, "reaction", ShotReaction::NAMES, ShotReaction::from_name)?
+        .unwrap_or(ShotReaction::None);
+    if reaction == ShotReaction::Run {
+        return Err(r.problem(
+            "reaction",
+            "a unit shot at over a whole turn stays: `none`, `shoot_back` or `go_to_ground`",
+        ));
+    }
+    // Aim needs a ready marker.
+    let mut ready = false;
+    for (i, a) in plan.iter().enumerate() {
+        match a {
+            Action::MakeReady => ready = true,
+            Action::Aim if !ready => {
                 return Err(r.problem(
                     "plan",
-                    format!("the shot at step {step} has no ready marker: `make_ready` first"),
-                ));
+                    format!(
+                        "the aim at step {} has no ready marker: `make_ready` first",
+                        i + 1
+                    ),
+                ))
             }
-            if shots.is_empty() {
-                return Err(r.problem("plan", "the plan never shoots: add `shoot`"));
-            }
-            vec![(
-                String::new(),
-                Scenario::Volley {
-                    shooter: unit(r, "shooter", units)?,
-                    target: unit(r, "target", units)?,
-                    plan,
-                    reaction,
-                },
-            )]
+            _ => {}
         }
-        other => return Err(crate::config::unknown_kind(r, other)),
-    })
+    }
+    // Without any return fire a shot lacks a marker only by the plan's own order.
+    let (shots, lost) = plan_shots(&plan, ShotReaction::None);
+    if let Some(step) = lost.first() {
+        return Err(r.problem(
+            "plan",
+            format!("the shot at step {step} has no ready marker: `make_ready` first"),
+        ));
+    }
+    if shots.is_empty() {
+        return Err(r.problem("plan", "the plan never shoots: add `shoot`"));
+    }
+    Ok(vec![(
+        String::new(),
+        Scenario::Volley {
+            shooter: unit(r, "shooter", units)?,
+            target: unit(r, "target", units)?,
+            plan,
+            reaction,
+        },
+    )])
 }

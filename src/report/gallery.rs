@@ -340,137 +340,152 @@ pub fn html(root: &Path, sections: &[Section]) -> String {
     let all: Vec<(&Section, Vec<Entry>)> = sections.iter().map(|sec| (sec, entries(sec))).collect();
     for (sec, es) in &all {
         for e in es {
-            let h = &e.members[0].headline;
-            let (mc, ci, exact) = if e.members.len() == 1 {
-                (
-                    pct(h.probability),
-                    format!("{} .. {}", pct(h.ci_low), pct(h.ci_high)),
-                    h.exact.map(pct).unwrap_or_else(|| "-".into()),
-                )
-            } else {
-                (
-                    e.headline.split(": ").nth(1).unwrap_or("").to_string(),
-                    String::new(),
-                    String::new(),
-                )
-            };
-            let _ = writeln!(
-                s,
-                "<tr><td>{}</td><td><a href=\"#{}-{}\">{}</a></td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-                escape(&sec.stem),
-                escape(&sec.stem),
-                escape(&e.folder),
-                escape(&e.title),
-                escape(&h.label),
-                escape(&mc),
-                escape(&ci),
-                escape(&exact)
-            );
+            headline_row(&mut s, sec, e);
         }
     }
     s.push_str("</table>\n");
     for (sec, es) in &all {
-        let _ = writeln!(
-            s,
-            "<h2 id=\"{}\">{} <small>({})</small></h2>",
-            escape(&sec.stem),
-            escape(if sec.title.is_empty() {
-                &sec.stem
-            } else {
-                &sec.title
-            }),
-            escape(&sec.system)
-        );
-        let mut tables = Vec::new();
-        let mut names: Vec<String> = [
-            "headline.csv",
-            "distribution.csv",
-            "summary.csv",
-            "decisions.csv",
-            "distribution.parquet",
-            "summary.parquet",
-        ]
-        .iter()
-        .map(|t| t.to_string())
-        .collect();
-        if let Ok(d) = std::fs::read_dir(&sec.dir) {
-            let mut profiles: Vec<String> = d
-                .filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|f| {
-                    (f.starts_with("profile-") || f.starts_with("decision-")) && f.ends_with(".csv")
-                })
-                .collect();
-            profiles.sort();
-            names.extend(profiles);
-        }
-        for t in &names {
-            if sec.dir.join(t).exists() {
-                tables.push(format!(
-                    "<a href=\"{}\">{t}</a>",
-                    escape(&rel(root, &sec.dir.join(t)))
-                ));
-            }
-        }
-        let _ = writeln!(s, "<p>Tables: {}</p>", tables.join(" · "));
-        s.push_str("<div class=\"cards\">\n");
-        if let Some((m, files)) = &sec.matrix {
-            let _ = write!(
-                s,
-                "<div class=\"card\"><h3>Matchup matrix: {}</h3><p class=\"desc\">{}, every attacker against every defender</p>",
-                escape(&super::plot::words(&m.scenario)),
-                escape(&m.what)
-            );
-            html_files(&mut s, root, files, "matchup matrix");
-        }
-        if let Some((r, files)) = &sec.roster {
-            let _ = write!(
-                s,
-                "<div class=\"card\"><h3>Roster: {}</h3><p class=\"desc\">{}</p>",
-                escape(&super::plot::words(&r.matrix.scenario)),
-                escape(&roster_line(r))
-            );
-            html_files(&mut s, root, files, "roster");
-        }
-        for e in es {
-            let dir = sec.dir.join(&e.folder);
-            let _ = write!(
-                s,
-                "<div class=\"card\" id=\"{}-{}\"><h3>{}</h3><p class=\"desc\">{}</p><p class=\"head\">{}</p>",
-                escape(&sec.stem),
-                escape(&e.folder),
-                escape(&e.title),
-                escape(&e.description),
-                escape(&e.headline)
-            );
-            if let Some(c) = &e.chart {
-                let r = escape(&rel(root, &dir.join(c)));
-                let _ = write!(
-                    s,
-                    "<a href=\"{r}\"><img loading=\"lazy\" width=\"1100\" height=\"650\" src=\"{r}\" alt=\"{}\"></a>",
-                    escape(&e.title)
-                );
-            }
-            if e.charts.len() > 1 {
-                let links: Vec<String> = e
-                    .charts
-                    .iter()
-                    .map(|f| {
-                        format!(
-                            "<a href=\"{}\">{}</a>",
-                            escape(&rel(root, &dir.join(f))),
-                            escape(&f.trim_end_matches(".png").replace('_', " "))
-                        )
-                    })
-                    .collect();
-                let _ = write!(s, "<p>Charts: {}</p>", links.join(" · "));
-            }
-            s.push_str("</div>\n");
-        }
-        s.push_str("</div>\n");
+        html_section(&mut s, root, sec, es);
     }
     s.push_str("</body></html>\n");
     s
+}
+
+/// One scenario's row of the headline table.
+fn headline_row(s: &mut String, sec: &Section, e: &Entry) {
+    let h = &e.members[0].headline;
+    let (mc, ci, exact) = if e.members.len() == 1 {
+        (
+            pct(h.probability),
+            format!("{} .. {}", pct(h.ci_low), pct(h.ci_high)),
+            h.exact.map(pct).unwrap_or_else(|| "-".into()),
+        )
+    } else {
+        (
+            e.headline.split(": ").nth(1).unwrap_or("").to_string(),
+            String::new(),
+            String::new(),
+        )
+    };
+    let _ = writeln!(
+        s,
+        "<tr><td>{}</td><td><a href=\"#{}-{}\">{}</a></td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+        escape(&sec.stem),
+        escape(&sec.stem),
+        escape(&e.folder),
+        escape(&e.title),
+        escape(&h.label),
+        escape(&mc),
+        escape(&ci),
+        escape(&exact)
+    );
+}
+
+/// One config's heading, its tables and its cards.
+fn html_section(s: &mut String, root: &Path, sec: &Section, es: &[Entry]) {
+    let _ = writeln!(
+        s,
+        "<h2 id=\"{}\">{} <small>({})</small></h2>",
+        escape(&sec.stem),
+        escape(if sec.title.is_empty() {
+            &sec.stem
+        } else {
+            &sec.title
+        }),
+        escape(&sec.system)
+    );
+    let mut tables = Vec::new();
+    let mut names: Vec<String> = [
+        "headline.csv",
+        "distribution.csv",
+        "summary.csv",
+        "decisions.csv",
+        "distribution.parquet",
+        "summary.parquet",
+    ]
+    .iter()
+    .map(|t| t.to_string())
+    .collect();
+    if let Ok(d) = std::fs::read_dir(&sec.dir) {
+        let mut profiles: Vec<String> = d
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|f| {
+                (f.starts_with("profile-") || f.starts_with("decision-")) && f.ends_with(".csv")
+            })
+            .collect();
+        profiles.sort();
+        names.extend(profiles);
+    }
+    for t in &names {
+        if sec.dir.join(t).exists() {
+            tables.push(format!(
+                "<a href=\"{}\">{t}</a>",
+                escape(&rel(root, &sec.dir.join(t)))
+            ));
+        }
+    }
+    let _ = writeln!(s, "<p>Tables: {}</p>", tables.join(" · "));
+    s.push_str("<div class=\"cards\">\n");
+    if let Some((m, files)) = &sec.matrix {
+        let _ = write!(
+            s,
+            "<div class=\"card\"><h3>Matchup matrix: {}</h3><p class=\"desc\">{}, every attacker against every defender</p>",
+            escape(&super::plot::words(&m.scenario)),
+            escape(&m.what)
+        );
+        html_files(s, root, files, "matchup matrix");
+    }
+    if let Some((r, files)) = &sec.roster {
+        let _ = write!(
+            s,
+            "<div class=\"card\"><h3>Roster: {}</h3><p class=\"desc\">{}</p>",
+            escape(&super::plot::words(&r.matrix.scenario)),
+            escape(&roster_line(r))
+        );
+        html_files(s, root, files, "roster");
+    }
+    for e in es {
+        html_card(s, root, sec, e);
+    }
+    s.push_str("</div>\n");
+}
+
+/// One scenario's card: its headline, chart and the links to its other charts.
+fn html_card(s: &mut String, root: &Path, sec: &Section, e: &Entry) {
+    let dir = sec.dir.join(&e.folder);
+    let _ = write!(
+        s,
+        "<div class=\"card\" id=\"{}-{}\"><h3>{}</h3><p class=\"desc\">{}</p><p class=\"head\">{}</p>",
+        escape(&sec.stem),
+        escape(&e.folder),
+        escape(&e.title),
+        escape(&e.description),
+        escape(&e.headline)
+    );
+    if let Some(c) = &e.chart {
+        let r = escape(&rel(root, &dir.join(c)));
+        let _ = write!(
+            s,
+            "<a href=\"{r}\"><img loading=\"lazy\" width=\"1100\" height=\"650\" src=\"{r}\" alt=\"{}\"></a>",
+            escape(&e.title)
+        );
+    }
+    if e.charts.len() > 1 {
+        let links: Vec<String> = e
+            .charts
+            .iter()
+            .map(|f| {
+                format!(
+                    "<a href=\"{}\">{}</a>",
+                    escape(&rel(root, &dir.join(f))),
+                    escape(&f.trim_end_matches(".png").replace('_', " "))
+                )
+            })
+            .collect();
+        let _ = write!(s, "<p>Charts: {}</p>", links.join(" · "));
+    }
+    s.push_str("</div>\n");
 }
 
 /// Write `index.md` and `index.html` into `root`.

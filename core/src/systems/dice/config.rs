@@ -43,7 +43,7 @@ pub struct Scenario {
     /// How equal rolls of an opposed roll count.
     pub ties: Ties,
     /// Thresholds of the named outcomes, ascending, and their names (one more).
-    pub tiers: Option<(Vec<i64>, Vec<String>)>,
+    pub tiers: Option<Tiers>,
     /// The headline event: value at least this (None: the default).
     pub at_least: Option<i64>,
     /// The name of the unit whose stats the roll reads, if any.
@@ -318,23 +318,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
         })
     };
     let (me, them) = (unit("unit")?, unit("opponent")?);
-    let mut values: Vec<(String, i64)> = Vec::new();
-    if let Some(t) = r.table_opt("values")? {
-        for (k, v) in t.table {
-            match v {
-                // Read in the roll as a stat is: the same range.
-                Value::Integer(n) if is_name(k) && (-1_000_000..=1_000_000).contains(n) => {
-                    values.push((k.clone(), *n))
-                }
-                Value::Integer(_) if is_name(k) => {
-                    return Err(t.problem(k, "expected a value from -1,000,000 to 1,000,000"))
-                }
-                _ => {
-                    return Err(t.problem(k, "expected a named integer, e.g. values = { ac = 15 }"))
-                }
-            }
-        }
-    }
+    let values = read_values(r)?;
     // Names in `roll`: its unit's stats, the opponent's as `their_<stat>`, the values.
     let names = |own: Option<&Unit>, other: Option<&Unit>| -> Vec<(String, i64)> {
         let mut v: Vec<(String, i64)> = values.clone();
@@ -381,7 +365,58 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
     if r.table.contains_key("ties") && vs.is_none() {
         return Err(r.problem("ties", "`ties` reads an opposed roll: give `vs` too"));
     }
-    let tiers = match (r.table.get("tiers"), r.table.get("tier_names")) {
+    let tiers = read_tiers(r)?;
+    let at_least = r.int_in("at_least", -1_000_000, 1_000_000)?;
+    let span =
+        bounded(&roll_node, vs.as_ref().map(|v| &v.1)).map_err(|(k, why)| r.problem(k, why))?;
+    let warning = match (&vs, me, them) {
+        (Some((text, _)), Some(me), Some(them)) => their_mixup(&roll, text, me, them, &values),
+        _ => None,
+    };
+    Ok(Scenario {
+        roll,
+        roll_node,
+        fields,
+        vs,
+        ties,
+        tiers,
+        at_least,
+        unit: me.map(|u| u.name.clone()),
+        opponent: them.map(|u| u.name.clone()),
+        span,
+        warning,
+    })
+}
+
+/// `values = { ac = 15 }`: named numbers a roll may read, in file order.
+fn read_values(r: &Reader) -> Result<Vec<(String, i64)>, Problem> {
+    let mut values: Vec<(String, i64)> = Vec::new();
+    if let Some(t) = r.table_opt("values")? {
+        for (k, v) in t.table {
+            match v {
+                // Read in the roll as a stat is: the same range.
+                Value::Integer(n) if is_name(k) && (-1_000_000..=1_000_000).contains(n) => {
+                    values.push((k.clone(), *n))
+                }
+                Value::Integer(_) if is_name(k) => {
+                    return Err(t.problem(k, "expected a value from -1,000,000 to 1,000,000"))
+                }
+                _ => {
+                    return Err(t.problem(k, "expected a named integer, e.g. values = { ac = 15 }"))
+                }
+            }
+        }
+    }
+    Ok(values)
+}
+
+/// Ascending thresholds and a name for each outcome they make, lowest first.
+pub type Tiers = (Vec<i64>, Vec<String>);
+
+/// `tiers` and `tier_names`: the thresholds a result is read by, and a name for each
+/// outcome they make.
+fn read_tiers(r: &Reader) -> Result<Option<Tiers>, Problem> {
+    Ok(match (r.table.get("tiers"), r.table.get("tier_names")) {
         (None, None) => None,
         (Some(Value::Array(t)), Some(Value::Array(n))) => {
             let t: Option<Vec<i64>> = t.iter().map(|x| x.as_integer()).collect();
@@ -419,26 +454,6 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
                 "expected ascending thresholds, e.g. tiers = [7, 10], and tier_names = [\"miss\", \"weak hit\", \"strong hit\"]",
             ))
         }
-    };
-    let at_least = r.int_in("at_least", -1_000_000, 1_000_000)?;
-    let span =
-        bounded(&roll_node, vs.as_ref().map(|v| &v.1)).map_err(|(k, why)| r.problem(k, why))?;
-    let warning = match (&vs, me, them) {
-        (Some((text, _)), Some(me), Some(them)) => their_mixup(&roll, text, me, them, &values),
-        _ => None,
-    };
-    Ok(Scenario {
-        roll,
-        roll_node,
-        fields,
-        vs,
-        ties,
-        tiers,
-        at_least,
-        unit: me.map(|u| u.name.clone()),
-        opponent: them.map(|u| u.name.clone()),
-        span,
-        warning,
     })
 }
 

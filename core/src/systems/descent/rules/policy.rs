@@ -10,7 +10,7 @@
 //! follow their rule. The choice per roll then becomes a re-roll mask per die for the
 //! sampler, so the Monte Carlo trial only looks the mask up.
 
-use super::{pack, Attack, Objective, Policy, Reroll, Resolver, MISS};
+use super::{pack, Attack, Die, Objective, Policy, Reroll, Resolver, MISS};
 use crate::pmf::Prob;
 /// The policy's caches and sums are keyed by small vectors and words: a fixed-seed fast
 /// hash (results never depend on a map's order: `add` sorts what it collects).
@@ -237,10 +237,82 @@ impl Setup<'_> {
 /// The attack's re-roll policy worked out for every roll, and its exact distribution.
 pub fn plan(a: &Attack, res: &Resolver) -> Plan {
     let dice = a.dice();
+    let (kinds, die_kind) = kinds_of(&dice, res);
+    let per_kind: Vec<usize> = (0..kinds.len())
+        .map(|k| die_kind.iter().filter(|&&x| x == k).count())
+        .collect();
+    let mut s = Setup {
+        res,
+        kinds,
+        die_kind,
+        objective: a.objective,
+        wounds: a.wounds as usize,
+        blocks: a.target.blocks(),
+        cache: HashMap::default(),
+        worth: HashMap::default(),
+    };
+    let reroll = a.reroll();
+    let mut takes = Vec::new();
+    let mut decisions: HashMap<Vec<u8>, Vec<u8>> = HashMap::default();
+    for roll in canonical_rolls(&per_kind, &s.kinds) {
+        let mut prob = 1.0;
+        for (k, counts) in roll.iter().enumerate() {
+            let mut left = per_kind[k];
+            for (v, &c) in counts.iter().enumerate() {
+                prob *= choose::<f64>(left, c as usize) * s.kinds[k].p[v].powi(c as i32);
+                left -= c as usize;
+            }
+        }
+        if prob == 0.0 {
+            continue;
+        }
+        let take = take_of(&mut s, &roll, reroll);
+        let mut kept = 0u64;
+        for (k, counts) in roll.iter().enumerate() {
+            for (v, &c) in counts.iter().enumerate() {
+                kept += (c - take[k][v]) as u64 * s.kinds[k].values[v];
+            }
+        }
+        let counts: Vec<u8> = take.iter().map(|o| o.iter().sum()).collect();
+        let none: Vec<Vec<u8>> = roll.iter().map(|c| vec![0; c.len()]).collect();
+        if take != none {
+            decisions.insert(roll.concat(), take.concat());
+        }
+        takes.push((roll, counts, kept));
+    }
+    let chances = Chances {
+        kinds: s
+            .kinds
+            .iter()
+            .map(|k| (k.values.clone(), k.face_value.clone(), k.faces))
+            .collect(),
+        per_kind,
+        takes,
+    };
+    let exact = chances.exact_in::<f64>(res, &mut s.cache);
+    debug_assert!(exact[MISS] >= 0.0);
+    Plan {
+        masks: if decisions.is_empty() {
+            Vec::new()
+        } else {
+            masks(
+                &dice.iter().map(|d| d.faces.len()).collect::<Vec<_>>(),
+                &s,
+                &decisions,
+            )
+        },
+        exact,
+        chances,
+    }
+}
+
+/// The attack's dice by kind: each kind's values (faces the resolver cannot tell apart
+/// are one value) and their chances, and each die's kind.
+fn kinds_of(dice: &[Die], res: &Resolver) -> (Vec<Kind>, Vec<usize>) {
     let mut kinds: Vec<Kind> = Vec::new();
     let mut kind_faces: Vec<Vec<u64>> = Vec::new();
     let mut die_kind = Vec::new();
-    for d in &dice {
+    for d in dice {
         let packed: Vec<u64> = d.faces.iter().map(pack).collect();
         let k = match kind_faces.iter().position(|f| *f == packed) {
             Some(k) => k,
@@ -280,26 +352,14 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
         };
         die_kind.push(k);
     }
-    let per_kind: Vec<usize> = (0..kinds.len())
-        .map(|k| die_kind.iter().filter(|&&x| x == k).count())
-        .collect();
-    let mut s = Setup {
-        res,
-        kinds,
-        die_kind,
-        objective: a.objective,
-        wounds: a.wounds as usize,
-        blocks: a.target.blocks(),
-        cache: HashMap::default(),
-        worth: HashMap::default(),
-    };
-    let reroll = a.reroll();
-    let mut takes = Vec::new();
+    (kinds, die_kind)
+}
 
-    // Every canonical roll: a composition of each kind's dice over its values.
+/// Every canonical roll: a composition of each kind's dice over its values.
+fn canonical_rolls(per_kind: &[usize], kinds: &[Kind]) -> Vec<Vec<Vec<u8>>> {
     let mut rolls: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
     for (k, &count) in per_kind.iter().enumerate() {
-        let comps = compositions(count, s.kinds[k].values.len());
+        let comps = compositions(count, kinds[k].values.len());
         rolls = rolls
             .into_iter()
             .flat_map(|r| {
@@ -311,90 +371,42 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
             })
             .collect();
     }
-    let mut decisions: HashMap<Vec<u8>, Vec<u8>> = HashMap::default();
-    for roll in rolls {
-        let mut prob = 1.0;
-        for (k, counts) in roll.iter().enumerate() {
-            let mut left = per_kind[k];
-            for (v, &c) in counts.iter().enumerate() {
-                prob *= choose::<f64>(left, c as usize) * s.kinds[k].p[v].powi(c as i32);
-                left -= c as usize;
-            }
-        }
-        if prob == 0.0 {
-            continue;
-        }
-        let sum_of = |roll: &[Vec<u8>], take: &[Vec<u8>], s: &Setup| -> u64 {
-            let mut kept = 0u64;
-            for (k, counts) in roll.iter().enumerate() {
-                for (v, &c) in counts.iter().enumerate() {
-                    kept += (c - take[k][v]) as u64 * s.kinds[k].values[v];
-                }
-            }
-            kept
-        };
-        let none: Vec<Vec<u8>> = roll.iter().map(|c| vec![0; c.len()]).collect();
-        let shows_miss = roll.iter().enumerate().any(|(k, c)| {
-            c.iter()
-                .enumerate()
-                .any(|(v, &n)| n > 0 && s.kinds[k].miss[v])
-        });
-        let rule = |good: &dyn Fn(usize, usize) -> bool| -> Vec<Vec<u8>> {
-            roll.iter()
-                .enumerate()
-                .map(|(k, c)| {
-                    c.iter()
-                        .enumerate()
-                        .map(|(v, &n)| if good(k, v) { n } else { 0 })
-                        .collect()
-                })
-                .collect()
-        };
-        let take: Vec<Vec<u8>> = match reroll {
-            Reroll::None | Reroll::Aim(Policy::KeepAll) | Reroll::Dodge(Policy::KeepAll) => {
-                none.clone()
-            }
-            Reroll::Aim(Policy::MissesOnly) => rule(&|k, v| s.kinds[k].miss[v]),
-            Reroll::Dodge(Policy::MissesOnly) if shows_miss => none.clone(),
-            Reroll::Dodge(Policy::MissesOnly) => rule(&|k, v| s.kinds[k].good[v]),
-            // A kept miss face makes the attack miss: Dodge keeps it, for nothing is
-            // lower; Aim re-rolls it, for nothing is lower than keeping it.
-            Reroll::Dodge(Policy::Optimal) if shows_miss => none.clone(),
-            Reroll::Aim(Policy::Optimal) | Reroll::Dodge(Policy::Optimal) => {
-                let aim = matches!(reroll, Reroll::Aim(_));
-                best_take(&mut s, &roll, aim).unwrap_or(none.clone())
-            }
-        };
-        let kept = sum_of(&roll, &take, &s);
-        let counts: Vec<u8> = take.iter().map(|o| o.iter().sum()).collect();
-        if take != none {
-            decisions.insert(roll.concat(), take.concat());
-        }
-        takes.push((roll, counts, kept));
-    }
-    let chances = Chances {
-        kinds: s
-            .kinds
-            .iter()
-            .map(|k| (k.values.clone(), k.face_value.clone(), k.faces))
-            .collect(),
-        per_kind,
-        takes,
+    rolls
+}
+
+/// The dice of one canonical roll (per kind and value, how many) its re-roll takes.
+fn take_of(s: &mut Setup, roll: &[Vec<u8>], reroll: Reroll) -> Vec<Vec<u8>> {
+    let none: Vec<Vec<u8>> = roll.iter().map(|c| vec![0; c.len()]).collect();
+    let shows_miss = roll.iter().enumerate().any(|(k, c)| {
+        c.iter()
+            .enumerate()
+            .any(|(v, &n)| n > 0 && s.kinds[k].miss[v])
+    });
+    let rule = |good: &dyn Fn(usize, usize) -> bool| -> Vec<Vec<u8>> {
+        roll.iter()
+            .enumerate()
+            .map(|(k, c)| {
+                c.iter()
+                    .enumerate()
+                    .map(|(v, &n)| if good(k, v) { n } else { 0 })
+                    .collect()
+            })
+            .collect()
     };
-    let exact = chances.exact_in::<f64>(res, &mut s.cache);
-    debug_assert!(exact[MISS] >= 0.0);
-    Plan {
-        masks: if decisions.is_empty() {
-            Vec::new()
-        } else {
-            masks(
-                &dice.iter().map(|d| d.faces.len()).collect::<Vec<_>>(),
-                &s,
-                &decisions,
-            )
-        },
-        exact,
-        chances,
+    match reroll {
+        Reroll::None | Reroll::Aim(Policy::KeepAll) | Reroll::Dodge(Policy::KeepAll) => {
+            none.clone()
+        }
+        Reroll::Aim(Policy::MissesOnly) => rule(&|k, v| s.kinds[k].miss[v]),
+        Reroll::Dodge(Policy::MissesOnly) if shows_miss => none.clone(),
+        Reroll::Dodge(Policy::MissesOnly) => rule(&|k, v| s.kinds[k].good[v]),
+        // A kept miss face makes the attack miss: Dodge keeps it, for nothing is
+        // lower; Aim re-rolls it, for nothing is lower than keeping it.
+        Reroll::Dodge(Policy::Optimal) if shows_miss => none.clone(),
+        Reroll::Aim(Policy::Optimal) | Reroll::Dodge(Policy::Optimal) => {
+            let aim = matches!(reroll, Reroll::Aim(_));
+            best_take(s, roll, aim).unwrap_or(none.clone())
+        }
     }
 }
 

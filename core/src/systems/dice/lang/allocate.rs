@@ -14,174 +14,43 @@ pub(super) fn allocation(
     body: Expr,
     col: Col,
 ) -> Expr {
-    // Names a designer cannot write: the state is the form's own.
-    let v = |n: &str| Expr::Name(format!("\u{0}{n}"), col);
-    let num = Expr::Num;
-    let bin = |op: Op, a: Expr, b: Expr| Expr::Bin(op, Box::new(a), Box::new(b));
-    let iff = |c: Expr, a: Expr, b: Expr| Expr::If(Box::new(c), Box::new(a), Box::new(b));
-    let left = |j: usize| format!("\u{0}left{j}");
+    let a = Ast(col);
     let k = weapons.len();
     // The damage lost is a state only when the body reads it: it grows the chain.
     let reads_lost = mentions_name(&body, "lost");
     // The unit's models and wounds, rolled once: `let`s around the `repeat`.
     let mut state = vec![
-        ("\u{0}alive".to_string(), v("m"), col),
-        ("\u{0}hp".to_string(), v("w"), col),
+        ("\u{0}alive".to_string(), a.v("m"), col),
+        ("\u{0}hp".to_string(), a.v("w"), col),
     ];
     if reads_lost {
-        state.push(("\u{0}lost".to_string(), num(0), col));
+        state.push(("\u{0}lost".to_string(), Expr::Num(0), col));
     }
     for (j, (hits, _)) in weapons.iter().enumerate() {
         state.push((left(j), hits.clone(), col));
     }
     // Done when the unit is gone or every weapon is spent.
-    let spent = (1..k).fold(
-        bin(Op::Cmp(Cmp::Le), Expr::Name(left(0), col), num(0)),
-        |acc, i| {
-            Expr::And(
-                Box::new(acc),
-                Box::new(bin(Op::Cmp(Cmp::Le), Expr::Name(left(i), col), num(0))),
-            )
-        },
-    );
-    let until = Expr::Or(
-        Box::new(bin(Op::Cmp(Cmp::Le), v("alive"), num(0))),
-        Box::new(spent),
-    );
-    let max = |a: Expr, b: Expr| bin(Op::Max, a, b);
-    // The damage of this hit: the first weapon with hits left.
-    let mut damage = weapons[k - 1].1.clone();
-    for j in (0..k - 1).rev() {
-        damage = iff(
-            bin(Op::Cmp(Cmp::Gt), Expr::Name(left(j), col), num(0)),
-            weapons[j].1.clone(),
-            damage,
-        );
-    }
-    // The unit's wounds left: the models behind the one taking damage, and its own.
-    let total = bin(
-        Op::Add,
-        bin(Op::Mul, bin(Op::Sub, v("alive"), num(1)), v("w")),
-        v("hp"),
-    );
-    let d = || v("d");
-    let mut updates = Vec::new();
-    let mut lets = vec![("\u{0}d".to_string(), damage)];
-    if spill {
-        // The damage runs on: the unit's wounds less it, the models the rest make up.
-        lets.push((
-            "\u{0}rest".to_string(),
-            max(num(0), bin(Op::Sub, total.clone(), d())),
-        ));
-        let rest = || v("rest");
-        let alive = bin(
-            Op::Div,
-            bin(Op::Sub, bin(Op::Add, rest(), v("w")), num(1)),
-            v("w"),
-        );
-        updates.push(("\u{0}alive".to_string(), alive.clone(), col));
-        updates.push((
-            "\u{0}hp".to_string(),
-            iff(
-                bin(Op::Cmp(Cmp::Gt), rest(), num(0)),
-                // The model taking damage: its share of the rest, 1 to w.
-                max(
-                    num(1),
-                    bin(
-                        Op::Min,
-                        v("w"),
-                        bin(
-                            Op::Sub,
-                            rest(),
-                            bin(Op::Mul, bin(Op::Sub, alive, num(1)), v("w")),
-                        ),
-                    ),
-                ),
-                v("w"),
-            ),
-            col,
-        ));
-        updates.push((
-            "\u{0}lost".to_string(),
-            // Only the hit that ends the unit loses damage (nothing is lost before,
-            // and no hit comes after): the larger of the two, as tight as its values.
-            max(v("lost"), bin(Op::Sub, d(), total)),
-            col,
-        ));
+    let spent = (1..k).fold(a.le(a.left(0), Expr::Num(0)), |acc, i| {
+        Expr::And(Box::new(acc), Box::new(a.le(a.left(i), Expr::Num(0))))
+    });
+    let until = Expr::Or(Box::new(a.le(a.v("alive"), Expr::Num(0))), Box::new(spent));
+    let mut lets = vec![("\u{0}d".to_string(), hit_damage(&a, &weapons))];
+    let mut updates = if spill {
+        spill_hit(&a, &mut lets)
     } else {
-        // The model takes the damage; past its last wound the rest is lost.
-        lets.push(("\u{0}kill".to_string(), bin(Op::Cmp(Cmp::Ge), d(), v("hp"))));
-        let kill = || v("kill");
-        // (`max` keeps each variable's range as tight as its values.)
-        updates.push((
-            "\u{0}alive".to_string(),
-            max(num(0), bin(Op::Sub, v("alive"), kill())),
-            col,
-        ));
-        updates.push((
-            "\u{0}hp".to_string(),
-            iff(kill(), v("w"), max(num(1), bin(Op::Sub, v("hp"), d()))),
-            col,
-        ));
-        updates.push((
-            "\u{0}lost".to_string(),
-            bin(
-                Op::Add,
-                v("lost"),
-                iff(kill(), max(num(0), bin(Op::Sub, d(), v("hp"))), num(0)),
-            ),
-            col,
-        ));
-    }
-    // One hit of the first weapon with hits left.
-    for j in 0..k {
-        let mut first = bin(Op::Cmp(Cmp::Gt), Expr::Name(left(j), col), num(0));
-        for i in 0..j {
-            first = Expr::And(
-                Box::new(first),
-                Box::new(bin(Op::Cmp(Cmp::Le), Expr::Name(left(i), col), num(0))),
-            );
-        }
-        updates.push((
-            left(j),
-            max(num(0), bin(Op::Sub, Expr::Name(left(j), col), first)),
-            col,
-        ));
-    }
-    // What the body reads.
-    let wounds_left = iff(
-        bin(Op::Cmp(Cmp::Gt), v("alive"), num(0)),
-        bin(
-            Op::Add,
-            bin(Op::Mul, bin(Op::Sub, v("alive"), num(1)), v("w")),
-            v("hp"),
-        ),
-        num(0),
-    );
+        model_hit(&a, &mut lets)
+    };
+    updates.extend(weapon_steps(&a, k));
     if !reads_lost {
         updates.retain(|(n, ..)| n != "\u{0}lost");
     }
-    let body = if reads_lost {
-        Expr::Let("lost".into(), Box::new(v("lost")), Box::new(body))
-    } else {
-        body
-    };
-    let body = Expr::Let(
-        "killed".into(),
-        Box::new(bin(Op::Sub, v("m"), v("alive"))),
-        Box::new(Expr::Let(
-            "wounds_left".into(),
-            Box::new(wounds_left),
-            Box::new(body),
-        )),
-    );
     let repeat = Expr::Repeat(Box::new(Repeat {
         state,
         until,
         lets,
         updates,
         limit: ALLOCATE_LIMIT,
-        body,
+        body: what_the_body_reads(&a, body, reads_lost),
         col,
     }));
     Expr::Let(
@@ -191,6 +60,197 @@ pub(super) fn allocation(
             "\u{0}w".into(),
             Box::new(wounds),
             Box::new(repeat),
+        )),
+    )
+}
+
+/// The state of weapon `j`'s hits left.
+fn left(j: usize) -> String {
+    format!("\u{0}left{j}")
+}
+
+/// The pieces of the `repeat` an `allocate` writes, all at its column. Its names are ones
+/// a designer cannot write: the state is the form's own.
+struct Ast(Col);
+
+impl Ast {
+    fn v(&self, n: &str) -> Expr {
+        Expr::Name(format!("\u{0}{n}"), self.0)
+    }
+
+    fn left(&self, j: usize) -> Expr {
+        Expr::Name(left(j), self.0)
+    }
+
+    fn bin(&self, op: Op, a: Expr, b: Expr) -> Expr {
+        Expr::Bin(op, Box::new(a), Box::new(b))
+    }
+
+    fn le(&self, a: Expr, b: Expr) -> Expr {
+        self.bin(Op::Cmp(Cmp::Le), a, b)
+    }
+
+    fn gt(&self, a: Expr, b: Expr) -> Expr {
+        self.bin(Op::Cmp(Cmp::Gt), a, b)
+    }
+
+    fn max(&self, a: Expr, b: Expr) -> Expr {
+        self.bin(Op::Max, a, b)
+    }
+
+    fn iff(&self, c: Expr, a: Expr, b: Expr) -> Expr {
+        Expr::If(Box::new(c), Box::new(a), Box::new(b))
+    }
+
+    /// The unit's wounds left: the models behind the one taking damage, and its own.
+    fn wounds_left(&self) -> Expr {
+        self.bin(
+            Op::Add,
+            self.bin(
+                Op::Mul,
+                self.bin(Op::Sub, self.v("alive"), Expr::Num(1)),
+                self.v("w"),
+            ),
+            self.v("hp"),
+        )
+    }
+}
+
+/// The damage of this hit: the first weapon with hits left.
+fn hit_damage(a: &Ast, weapons: &[(Expr, Expr)]) -> Expr {
+    let k = weapons.len();
+    let mut damage = weapons[k - 1].1.clone();
+    for j in (0..k - 1).rev() {
+        damage = a.iff(a.gt(a.left(j), Expr::Num(0)), weapons[j].1.clone(), damage);
+    }
+    damage
+}
+
+/// A hit whose damage runs on: the unit's wounds less it, the models the rest make up.
+fn spill_hit(a: &Ast, lets: &mut Vec<(String, Expr)>) -> Vec<(String, Expr, Col)> {
+    let col = a.0;
+    let total = a.wounds_left();
+    lets.push((
+        "\u{0}rest".to_string(),
+        a.max(Expr::Num(0), a.bin(Op::Sub, total.clone(), a.v("d"))),
+    ));
+    let rest = || a.v("rest");
+    let alive = a.bin(
+        Op::Div,
+        a.bin(Op::Sub, a.bin(Op::Add, rest(), a.v("w")), Expr::Num(1)),
+        a.v("w"),
+    );
+    // The model taking damage: its share of the rest, 1 to w.
+    let share = a.max(
+        Expr::Num(1),
+        a.bin(
+            Op::Min,
+            a.v("w"),
+            a.bin(
+                Op::Sub,
+                rest(),
+                a.bin(
+                    Op::Mul,
+                    a.bin(Op::Sub, alive.clone(), Expr::Num(1)),
+                    a.v("w"),
+                ),
+            ),
+        ),
+    );
+    vec![
+        ("\u{0}alive".to_string(), alive, col),
+        (
+            "\u{0}hp".to_string(),
+            a.iff(a.gt(rest(), Expr::Num(0)), share, a.v("w")),
+            col,
+        ),
+        (
+            "\u{0}lost".to_string(),
+            // Only the hit that ends the unit loses damage (nothing is lost before,
+            // and no hit comes after): the larger of the two, as tight as its values.
+            a.max(a.v("lost"), a.bin(Op::Sub, a.v("d"), total)),
+            col,
+        ),
+    ]
+}
+
+/// A hit the model taking it absorbs: past its last wound the rest is lost.
+fn model_hit(a: &Ast, lets: &mut Vec<(String, Expr)>) -> Vec<(String, Expr, Col)> {
+    let col = a.0;
+    let d = || a.v("d");
+    lets.push((
+        "\u{0}kill".to_string(),
+        a.bin(Op::Cmp(Cmp::Ge), d(), a.v("hp")),
+    ));
+    let kill = || a.v("kill");
+    // (`max` keeps each variable's range as tight as its values.)
+    vec![
+        (
+            "\u{0}alive".to_string(),
+            a.max(Expr::Num(0), a.bin(Op::Sub, a.v("alive"), kill())),
+            col,
+        ),
+        (
+            "\u{0}hp".to_string(),
+            a.iff(
+                kill(),
+                a.v("w"),
+                a.max(Expr::Num(1), a.bin(Op::Sub, a.v("hp"), d())),
+            ),
+            col,
+        ),
+        (
+            "\u{0}lost".to_string(),
+            a.bin(
+                Op::Add,
+                a.v("lost"),
+                a.iff(
+                    kill(),
+                    a.max(Expr::Num(0), a.bin(Op::Sub, d(), a.v("hp"))),
+                    Expr::Num(0),
+                ),
+            ),
+            col,
+        ),
+    ]
+}
+
+/// One hit of the first weapon with hits left: its count goes down by one.
+fn weapon_steps(a: &Ast, k: usize) -> Vec<(String, Expr, Col)> {
+    (0..k)
+        .map(|j| {
+            let first = (0..j).fold(a.gt(a.left(j), Expr::Num(0)), |acc, i| {
+                Expr::And(Box::new(acc), Box::new(a.le(a.left(i), Expr::Num(0))))
+            });
+            (
+                left(j),
+                a.max(Expr::Num(0), a.bin(Op::Sub, a.left(j), first)),
+                a.0,
+            )
+        })
+        .collect()
+}
+
+/// The body with the names it reads: `killed`, `wounds_left` and, when it reads it,
+/// `lost`.
+fn what_the_body_reads(a: &Ast, body: Expr, reads_lost: bool) -> Expr {
+    let wounds_left = a.iff(
+        a.gt(a.v("alive"), Expr::Num(0)),
+        a.wounds_left(),
+        Expr::Num(0),
+    );
+    let body = if reads_lost {
+        Expr::Let("lost".into(), Box::new(a.v("lost")), Box::new(body))
+    } else {
+        body
+    };
+    Expr::Let(
+        "killed".into(),
+        Box::new(a.bin(Op::Sub, a.v("m"), a.v("alive"))),
+        Box::new(Expr::Let(
+            "wounds_left".into(),
+            Box::new(wounds_left),
+            Box::new(body),
         )),
     )
 }

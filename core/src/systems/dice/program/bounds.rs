@@ -37,24 +37,7 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             let (x, y) = (bounds(a, vars), bounds(b, vars));
             (x.0.min(y.0), x.1.min(y.1))
         }
-        Node::Div(a, b) if bounds(b, vars).0 >= 1 => {
-            // A divisor of at least 1: rounding down is monotone in both, so the corners.
-            let (x, y) = (bounds(a, vars), bounds(b, vars));
-            let c = [
-                x.0.div_euclid(y.0),
-                x.0.div_euclid(y.1),
-                x.1.div_euclid(y.0),
-                x.1.div_euclid(y.1),
-            ];
-            (*c.iter().min().unwrap_or(&0), *c.iter().max().unwrap_or(&0))
-        }
-        Node::Div(a, b) => {
-            let (x, y) = (bounds(a, vars), bounds(b, vars));
-            // Dividing by 1 or -1 gives the widest result; by 0, 0.
-            let (lo, hi) = (x.0.min(x.1.saturating_neg()), x.1.max(x.0.saturating_neg()));
-            let _ = y;
-            (lo.min(0), hi.max(0))
-        }
+        Node::Div(a, b) => div_bounds(bounds(a, vars), bounds(b, vars)),
         Node::Cmp(..) => (0, 1),
         Node::Emit(_) | Node::Record(_) => (0, 0),
         Node::Counted(c, pools) => {
@@ -64,24 +47,7 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
                 .map(|n| pool_bounds(counted(pools, n)))
                 .fold((i64::MAX, i64::MIN), |a, b| (a.0.min(b.0), a.1.max(b.1)))
         }
-        Node::Template(t) => {
-            // A pool's bounds widen with its dice, sides, keep and depth, and do not
-            // depend on its faces to compare with: the corners of the numbers' ranges
-            // cover every value (an empty pool reads 0).
-            let ranges: Vec<(i64, i64)> = t.params.iter().map(|p| bounds(p, vars)).collect();
-            let mut out = (i64::MAX, i64::MIN);
-            for corner in 0..1usize << ranges.len() {
-                let vals: Vec<i64> = ranges
-                    .iter()
-                    .enumerate()
-                    .map(|(j, r)| if corner >> j & 1 == 1 { r.1 } else { r.0 })
-                    .collect();
-                // A spec the compile-time check would refuse reads 0.
-                let b = t.spec(&vals).map_or((0, 0), |p| pool_bounds(&p));
-                out = (out.0.min(b.0), out.1.max(b.1));
-            }
-            out
-        }
+        Node::Template(t) => template_bounds(t, vars),
         Node::Repeat(r) => {
             let base = vars.len();
             let state = repeat_bounds(r, vars);
@@ -90,19 +56,7 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             vars.truncate(base);
             out
         }
-        Node::Meeting(m) => {
-            let a = m.sides[0].spec();
-            let n = a.kept() as i64;
-            let (lo, hi) = face_span(a);
-            // Any subset of the first side's kept dice.
-            match m.read {
-                None | Some(Agg::Count(_)) | Some(Agg::MaxSet) | Some(Agg::Straight) => (0, n),
-                Some(Agg::Shape(s)) => s.shape().bounds(n, s.k, (lo, hi)),
-                Some(Agg::Tally(t)) => (0, n * (t / 16 - 1)),
-                Some(Agg::Highest) | Some(Agg::Lowest) => (lo.min(0), hi.max(0)),
-                Some(Agg::Sum) => ((n * lo).min(0), (n * hi).max(0)),
-            }
-        }
+        Node::Meeting(m) => meeting_bounds(m),
         Node::Versus(kind, a, b, _) => {
             let n = |p: &PoolSpec| {
                 p.keep
@@ -158,6 +112,58 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             }
         }
         Node::Pool(p) => pool_bounds(p),
+    }
+}
+
+/// A quotient's bounds from its operands' (division rounds down, by 0 gives 0).
+fn div_bounds(x: (i64, i64), y: (i64, i64)) -> (i64, i64) {
+    if y.0 >= 1 {
+        // A divisor of at least 1: rounding down is monotone in both, so the corners.
+        let c = [
+            x.0.div_euclid(y.0),
+            x.0.div_euclid(y.1),
+            x.1.div_euclid(y.0),
+            x.1.div_euclid(y.1),
+        ];
+        return (*c.iter().min().unwrap_or(&0), *c.iter().max().unwrap_or(&0));
+    }
+    // Dividing by 1 or -1 gives the widest result; by 0, 0.
+    let (lo, hi) = (x.0.min(x.1.saturating_neg()), x.1.max(x.0.saturating_neg()));
+    (lo.min(0), hi.max(0))
+}
+
+/// A pool whose numbers are known at the roll.
+fn template_bounds(t: &Template, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
+    // A pool's bounds widen with its dice, sides, keep and depth, and do not
+    // depend on its faces to compare with: the corners of the numbers' ranges
+    // cover every value (an empty pool reads 0).
+    let ranges: Vec<(i64, i64)> = t.params.iter().map(|p| bounds(p, vars)).collect();
+    let mut out = (i64::MAX, i64::MIN);
+    for corner in 0..1usize << ranges.len() {
+        let vals: Vec<i64> = ranges
+            .iter()
+            .enumerate()
+            .map(|(j, r)| if corner >> j & 1 == 1 { r.1 } else { r.0 })
+            .collect();
+        // A spec the compile-time check would refuse reads 0.
+        let b = t.spec(&vals).map_or((0, 0), |p| pool_bounds(&p));
+        out = (out.0.min(b.0), out.1.max(b.1));
+    }
+    out
+}
+
+/// A meeting of pools, read on the first side's kept dice.
+fn meeting_bounds(m: &Meeting) -> (i64, i64) {
+    let a = m.sides[0].spec();
+    let n = a.kept() as i64;
+    let (lo, hi) = face_span(a);
+    // Any subset of the first side's kept dice.
+    match m.read {
+        None | Some(Agg::Count(_)) | Some(Agg::MaxSet) | Some(Agg::Straight) => (0, n),
+        Some(Agg::Shape(s)) => s.shape().bounds(n, s.k, (lo, hi)),
+        Some(Agg::Tally(t)) => (0, n * (t / 16 - 1)),
+        Some(Agg::Highest) | Some(Agg::Lowest) => (lo.min(0), hi.max(0)),
+        Some(Agg::Sum) => ((n * lo).min(0), (n * hi).max(0)),
     }
 }
 

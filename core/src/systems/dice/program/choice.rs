@@ -242,51 +242,7 @@ pub fn plan(
     let mut work = 0u64;
     let mut keep = Vec::new();
     for _ in 0..rerolls {
-        // What keeping a set is worth: its rerolled dice summed over.
-        let mut kept_worth: Map<u128, f64> = Map::default();
-        for (k, set) in by_size.iter().enumerate() {
-            let rest = &by_size[n as usize - k];
-            work += (set.len() * rest.len()) as u64;
-            if work > MAX_WORK {
-                return Err(format!(
-                    "{n} dice of {s} values have too many choices to weigh"
-                ));
-            }
-            for (key, _, _) in set {
-                let v: f64 = rest.iter().map(|(r, _, p)| p * worth[&(key + r)]).sum();
-                kept_worth.insert(*key, v);
-            }
-        }
-        // For each set of dice the best set it holds (itself or less), smallest sets
-        // first: the best below a set is the best below one of the sets a die fewer,
-        // so each set looks at one neighbour per value, not at all its subsets.
-        // Keeping more dice wins a tie.
-        let mut below: Map<u128, (f64, u32, u128)> = Map::default();
-        for (size, set) in by_size.iter().enumerate() {
-            work += (set.len() * s) as u64;
-            if work > MAX_WORK {
-                return Err(format!(
-                    "{n} dice of {s} values have too many choices to weigh"
-                ));
-            }
-            for (key, c, _) in set {
-                let mut best = (kept_worth[key], size as u32, *key);
-                let mut unit = 1u128;
-                for &cj in c.iter() {
-                    if cj > 0 {
-                        let b = below[&(key - unit)];
-                        let eps = 1e-12 * best.0.abs().max(1.0);
-                        if b.0 > best.0 + eps || (b.0 >= best.0 - eps && b.1 > best.1) {
-                            best = b;
-                        }
-                    }
-                    unit *= pk.base;
-                }
-                below.insert(*key, best);
-            }
-        }
-        let best_of: Map<u128, u128> = full.iter().map(|(k, _, _)| (*k, below[k].2)).collect();
-        let next: Map<u128, f64> = full.iter().map(|(k, _, _)| (*k, below[k].0)).collect();
+        let (best_of, next) = step_back(&by_size, &worth, &pk, &mut work)?;
         keep.push(best_of);
         worth = next;
     }
@@ -335,6 +291,65 @@ pub fn plan(
     };
     choice.shown = choice.show(&pk, full, &worth, sign);
     Ok(choice)
+}
+
+/// For every roll, the roll of the dice best kept, and what the roll is then worth.
+type Step = (Map<u128, u128>, Map<u128, f64>);
+
+/// One reroll worked back from the next: for every roll, the dice best kept and what the
+/// roll is then worth. `work` counts the pairs weighed so far, against [`MAX_WORK`].
+fn step_back(
+    by_size: &[Vec<(u128, Vec<u8>, f64)>],
+    worth: &Map<u128, f64>,
+    pk: &Packing,
+    work: &mut u64,
+) -> Result<Step, String> {
+    let n = by_size.len() - 1;
+    let s = pk.values;
+    let full = &by_size[n];
+    let too_many = || format!("{n} dice of {s} values have too many choices to weigh");
+    // What keeping a set is worth: its rerolled dice summed over.
+    let mut kept_worth: Map<u128, f64> = Map::default();
+    for (k, set) in by_size.iter().enumerate() {
+        let rest = &by_size[n - k];
+        *work += (set.len() * rest.len()) as u64;
+        if *work > MAX_WORK {
+            return Err(too_many());
+        }
+        for (key, _, _) in set {
+            let v: f64 = rest.iter().map(|(r, _, p)| p * worth[&(key + r)]).sum();
+            kept_worth.insert(*key, v);
+        }
+    }
+    // For each set of dice the best set it holds (itself or less), smallest sets
+    // first: the best below a set is the best below one of the sets a die fewer,
+    // so each set looks at one neighbour per value, not at all its subsets.
+    // Keeping more dice wins a tie.
+    let mut below: Map<u128, (f64, u32, u128)> = Map::default();
+    for (size, set) in by_size.iter().enumerate() {
+        *work += (set.len() * s) as u64;
+        if *work > MAX_WORK {
+            return Err(too_many());
+        }
+        for (key, c, _) in set {
+            let mut best = (kept_worth[key], size as u32, *key);
+            let mut unit = 1u128;
+            for &cj in c.iter() {
+                if cj > 0 {
+                    let b = below[&(key - unit)];
+                    let eps = 1e-12 * best.0.abs().max(1.0);
+                    if b.0 > best.0 + eps || (b.0 >= best.0 - eps && b.1 > best.1) {
+                        best = b;
+                    }
+                }
+                unit *= pk.base;
+            }
+            below.insert(*key, best);
+        }
+    }
+    let best_of: Map<u128, u128> = full.iter().map(|(k, _, _)| (*k, below[k].2)).collect();
+    let next: Map<u128, f64> = full.iter().map(|(k, _, _)| (*k, below[k].0)).collect();
+    Ok((best_of, next))
 }
 
 impl Choice {

@@ -76,27 +76,82 @@ pub fn spec_of(
     vals: &[PoolNumber],
     syms: Option<&Symbols>,
 ) -> Result<PoolSpec, CompileError> {
-    let err = |m: String| CompileError { col, message: m };
-    let mut next = vals.iter().copied();
-    let mut take = || next.next().unwrap_or(PoolNumber::fixed(0));
-    let cond = |c: &CondAst, take: &mut dyn FnMut() -> PoolNumber| -> (Cond, bool) {
+    let err = |message: String| CompileError { col, message };
+    let mut nums = Numbers(vals.iter());
+    // One entry per group, exactly: a pool lives as long as its config is loaded.
+    let mut dice = Dice {
+        specs: Vec::with_capacity(groups.len()),
+        named: Vec::new(),
+        symbolic: Vec::new(),
+    };
+    for g in groups {
+        dice.push(g, &mut nums, syms).map_err(err)?;
+    }
+    check_kinds(groups, mods, &dice.symbolic).map_err(err)?;
+    let total = cap_total(&mut dice.specs, vals).map_err(err)?;
+    let mods = modifiers(mods, &mut nums, &mut dice.specs, total).map_err(err)?;
+    let agg = match agg {
+        None | Some(AggOf::Sum) => AggOf::Sum,
+        Some(AggOf::Count(c)) => AggOf::Count(nums.cond(c).0),
+        Some(AggOf::Highest) => AggOf::Highest,
+        Some(AggOf::Lowest) => AggOf::Lowest,
+        Some(AggOf::MaxSet) => AggOf::MaxSet,
+        Some(AggOf::Straight) => AggOf::Straight,
+        Some(AggOf::Shape(s)) => AggOf::Shape(*s),
+        Some(AggOf::Tally(x)) => AggOf::Tally(tally_of(x, &dice.named, syms, col)?),
+    };
+    check_read(agg, &dice, &mods).map_err(err)?;
+    Ok(PoolSpec {
+        groups: dice.specs,
+        again: mods.again,
+        keep: mods.keep,
+        agg,
+        table: None,
+        named: dice.named,
+        ways: Vec::new(),
+    })
+}
+
+/// The numbers of a pool in [`param_exprs`]'s order, taken one at a time (0 past the end).
+struct Numbers<'v>(std::slice::Iter<'v, PoolNumber>);
+
+impl Numbers<'_> {
+    fn take(&mut self) -> PoolNumber {
+        self.0.next().copied().unwrap_or(PoolNumber::fixed(0))
+    }
+
+    /// A condition with its face resolved, and whether that face was folded at compile.
+    fn cond(&mut self, c: &CondAst) -> (Cond, bool) {
         match c {
             CondOf::Max => (CondOf::Max, true),
             CondOf::Min => (CondOf::Min, true),
             CondOf::On(faces) => (CondOf::On(*faces), true),
             CondOf::Cmp(op, _) => {
-                let v = take();
+                let v = self.take();
                 (CondOf::Cmp(*op, v.value), v.fixed)
             }
         }
-    };
-    // One entry per group, exactly: a pool lives as long as its config is loaded.
-    let mut specs = Vec::with_capacity(groups.len());
-    let mut total = 0i64;
-    let mut named: Vec<String> = Vec::new();
-    let mut symbolic: Vec<bool> = Vec::new();
-    for g in groups {
-        let c = take();
+    }
+}
+
+/// A pool's groups as they are made: each group's count and die, the names its faces
+/// are counted by, and which groups are counted by name.
+struct Dice {
+    specs: Vec<(u32, DieSpec)>,
+    named: Vec<String>,
+    symbolic: Vec<bool>,
+}
+
+impl Dice {
+    /// One group: its count and its die's faces (a `d(x)`'s from its sides, a named
+    /// die's as the codes of its symbols).
+    fn push(
+        &mut self,
+        g: &lang::Group,
+        nums: &mut Numbers,
+        syms: Option<&Symbols>,
+    ) -> Result<(), String> {
+        let c = nums.take();
         // A deck deals at most its cards.
         let most = if g.deck {
             MAX_ROLLED_DICE.min(g.die.faces.len() as i64)
@@ -104,18 +159,18 @@ pub fn spec_of(
             MAX_ROLLED_DICE
         };
         if g.deck && c.fixed && !(0..=most).contains(&c.value) {
-            return Err(err(format!(
+            return Err(format!(
                 "draw {}: a deck of {} cards deals 0 to {most}",
                 c.value,
                 g.die.faces.len()
-            )));
+            ));
         }
         let n = if c.fixed {
             if !(0..=MAX_DICE).contains(&c.value) {
-                return Err(err(format!(
+                return Err(format!(
                     "{} dice: a pool rolls 0 to {MAX_DICE} dice",
                     c.value
-                )));
+                ));
             }
             c.value
         } else {
@@ -124,12 +179,12 @@ pub fn spec_of(
         let faces = match &g.die.sides {
             None => g.die.faces.clone(),
             Some(_) => {
-                let s = take();
+                let s = nums.take();
                 if s.fixed && !(1..=MAX_SIDES).contains(&s.value) {
-                    return Err(err(format!(
+                    return Err(format!(
                         "a d({}): a die has 1 to {MAX_SIDES} sides",
                         s.value
-                    )));
+                    ));
                 }
                 (1..=s.value.clamp(1, MAX_SIDES)).collect()
             }
@@ -141,10 +196,10 @@ pub fn spec_of(
                 let mut codes = Vec::with_capacity(faces.len());
                 for (written, v) in g.die.names.iter().zip(&faces) {
                     if written.is_empty() || *v < 0 {
-                        return Err(err(format!(
+                        return Err(format!(
                             "`{}`: a die counted by name has named faces only (`blank` for none), found {v}",
                             g.die.text
-                        )));
+                        ));
                     }
                     let mut code = 0;
                     for (n, c) in written {
@@ -155,71 +210,99 @@ pub fn spec_of(
                     codes.push(code);
                 }
                 for (n, _) in g.die.names.iter().flatten() {
-                    if sy.names.contains(n) && !named.contains(n) {
-                        named.push(n.clone());
+                    if sy.names.contains(n) && !self.named.contains(n) {
+                        self.named.push(n.clone());
                     }
                 }
-                symbolic.push(true);
+                self.symbolic.push(true);
                 codes
             }
             _ => {
-                symbolic.push(false);
+                self.symbolic.push(false);
                 faces
             }
         };
-        total += n;
         let mut spec = DieSpec::new(faces);
         spec.deck = g.deck;
-        specs.push((n as u32, spec));
+        self.specs.push((n as u32, spec));
+        Ok(())
     }
+}
+
+/// Refuse the mixes a pool cannot be: a deck beside dice or rolled, dice counted by
+/// name beside numbers or modified.
+fn check_kinds(groups: &[lang::Group], mods: &[ModAst], symbolic: &[bool]) -> Result<(), String> {
     if groups.iter().any(|g| g.deck) {
         if groups.len() > 1 {
-            return Err(err("a deck is a pool of its own: deal it apart from dice, e.g. `let h = deck{...} draw 5 in ...`".into()));
+            return Err("a deck is a pool of its own: deal it apart from dice, e.g. `let h = deck{...} draw 5 in ...`".into());
         }
         if mods
             .iter()
             .any(|m| !matches!(m, ModOf::Keep(..) | ModOf::Drop(..) | ModOf::Middle(_)))
         {
-            return Err(err("a deck's cards are dealt, not rolled: `keep` and `drop` apply, `explode`, `again` and `reroll` do not".into()));
+            return Err("a deck's cards are dealt, not rolled: `keep` and `drop` apply, `explode`, `again` and `reroll` do not".into());
         }
     }
     if symbolic.contains(&true) && symbolic.contains(&false) {
-        return Err(err(
+        return Err(
             "dice counted by name and dice read as numbers in one pool: give each its own pool"
                 .into(),
-        ));
+        );
     }
     if symbolic.contains(&true) && !mods.is_empty() {
-        return Err(err(
+        return Err(
             "dice counted by name take no modifiers (their faces are symbols, not numbers to compare)".into(),
-        ));
+        );
     }
-    if total > MAX_DICE {
-        if vals.iter().all(|v| v.fixed) {
-            return Err(err(format!(
-                "{total} dice: a pool rolls at most {MAX_DICE}"
-            )));
-        }
-        // Counts known only at the roll: the pool takes the first [`MAX_DICE`] dice.
-        let mut left = MAX_DICE as u32;
-        for (n, _) in specs.iter_mut() {
-            *n = (*n).min(left);
-            left -= *n;
-        }
-        total = MAX_DICE;
+    Ok(())
+}
+
+/// The pool's dice in all: past [`MAX_DICE`] an error when every count is written, and
+/// when a count is known only at the roll, the first [`MAX_DICE`] dice.
+fn cap_total(specs: &mut [(u32, DieSpec)], vals: &[PoolNumber]) -> Result<u32, String> {
+    let total: i64 = specs.iter().map(|(n, _)| *n as i64).sum();
+    if total <= MAX_DICE {
+        return Ok(total as u32);
     }
-    let mut again = None;
-    let mut keep = None;
-    let mut checked = Vec::new();
+    if vals.iter().all(|v| v.fixed) {
+        return Err(format!("{total} dice: a pool rolls at most {MAX_DICE}"));
+    }
+    let mut left = MAX_DICE as u32;
+    for (n, _) in specs.iter_mut() {
+        *n = (*n).min(left);
+        left -= *n;
+    }
+    Ok(MAX_DICE as u32)
+}
+
+/// What a pool's modifiers leave beside its dice: the face that rolls again, the keep.
+struct Modifiers {
+    again: Option<Cond>,
+    keep: Option<(End, u32)>,
+}
+
+/// Apply the modifiers to the dice in their written order.
+fn modifiers(
+    mods: &[ModAst],
+    nums: &mut Numbers,
+    specs: &mut [(u32, DieSpec)],
+    total: u32,
+) -> Result<Modifiers, String> {
+    let mut out = Modifiers {
+        again: None,
+        keep: None,
+    };
+    // Each chain's condition and whether its face was folded at compile.
+    let mut chains = Vec::new();
     for m in mods {
         match m {
             ModOf::Explode(c) => {
-                let (c, fixed) = cond(c, &mut take);
-                checked.push((c, fixed));
+                let (c, fixed) = nums.cond(c);
+                chains.push((c, fixed));
                 specs.iter_mut().for_each(|(_, d)| d.explode = Some(c));
             }
             ModOf::Reroll(c, always) => {
-                let (c, fixed) = cond(c, &mut take);
+                let (c, fixed) = nums.cond(c);
                 for (_, d) in specs.iter_mut() {
                     if *always && d.faces.iter().all(|&f| c.holds(f, d.lo(), d.hi())) {
                         if !fixed {
@@ -228,104 +311,86 @@ pub fn spec_of(
                             d.reroll = None;
                             continue;
                         }
-                        return Err(err(format!(
+                        return Err(format!(
                             "`reroll {c} always` rerolls every face of the die: it would never stop"
-                        )));
+                        ));
                     }
                     d.reroll = Some((c, *always));
                 }
             }
             ModOf::Again(c) => {
-                let (c, fixed) = cond(c, &mut take);
-                checked.push((c, fixed));
-                again = Some(c);
+                let (c, fixed) = nums.cond(c);
+                chains.push((c, fixed));
+                out.again = Some(c);
             }
             ModOf::Depth(_) => {
-                let d = take();
+                let d = nums.take();
                 if d.fixed && !(0..=lang::MAX_CHAIN as i64).contains(&d.value) {
-                    return Err(err(format!(
+                    return Err(format!(
                         "depth {}: the most extra rolls of a chain are 0 to {}",
                         d.value,
                         lang::MAX_CHAIN
-                    )));
+                    ));
                 }
                 let n = d.value.clamp(0, lang::MAX_CHAIN as i64) as u32;
                 specs.iter_mut().for_each(|(_, s)| s.depth = n);
             }
             // Compiled into two keeps of one roll before a pool is made of it.
             ModOf::Middle(_) => {
-                return Err(err(
-                    "`keep middle` reads a pool bound once: it cannot stand here".into(),
-                ))
+                return Err("`keep middle` reads a pool bound once: it cannot stand here".into())
             }
             ModOf::Keep(end, _) | ModOf::Drop(end, _) => {
-                let n = take().value;
-                if keep.is_some() {
-                    return Err(err("one `keep` or `drop` per pool".into()));
+                let n = nums.take().value;
+                if out.keep.is_some() {
+                    return Err("one `keep` or `drop` per pool".into());
                 }
                 let drop = matches!(m, ModOf::Drop(..));
-                keep = Some(keep_of(drop, *end, n, total as u32));
+                out.keep = Some(keep_of(drop, *end, n, total));
             }
         }
     }
-    for (_, d) in &specs {
-        for &(c, fixed) in &checked {
+    for (_, d) in specs.iter() {
+        for &(c, fixed) in &chains {
             let (lo, hi) = (d.lo(), d.hi());
             // A rolled threshold that makes every face explode is cut by the chain's
             // depth, as any long chain is.
             if fixed && !d.faces.is_empty() && d.faces.iter().all(|&f| c.holds(f, lo, hi)) {
-                return Err(err(format!(
-                    "every face meets `{c}`: every roll would explode"
-                )));
+                return Err(format!("every face meets `{c}`: every roll would explode"));
             }
         }
     }
-    let agg = match agg {
-        None | Some(AggOf::Sum) => AggOf::Sum,
-        Some(AggOf::Count(c)) => AggOf::Count(cond(c, &mut take).0),
-        Some(AggOf::Highest) => AggOf::Highest,
-        Some(AggOf::Lowest) => AggOf::Lowest,
-        Some(AggOf::MaxSet) => AggOf::MaxSet,
-        Some(AggOf::Straight) => AggOf::Straight,
-        Some(AggOf::Shape(s)) => AggOf::Shape(*s),
-        Some(AggOf::Tally(x)) => AggOf::Tally(tally_of(x, &named, syms, col)?),
-    };
-    if !named.is_empty() && !matches!(agg, Agg::Tally(_)) && agg_written(agg) {
-        return Err(err(format!(
+    Ok(out)
+}
+
+/// Refuse a read the pool cannot take: a named die read as a number, `count max` over
+/// several kinds of die, `again` beside a keep, a read past a count or an explosion.
+fn check_read(agg: Agg, dice: &Dice, mods: &Modifiers) -> Result<(), String> {
+    if !dice.named.is_empty() && !matches!(agg, Agg::Tally(_)) && agg_written(agg) {
+        return Err(format!(
             "these dice are counted by name: read them with `count NAME` ({})",
-            named.join(", ")
-        )));
+            dice.named.join(", ")
+        ));
     }
-    if specs.len() > 1 {
+    if dice.specs.len() > 1 {
         if let Agg::Count(Cond::Max | Cond::Min) = agg {
-            return Err(err(
+            return Err(
                 "`count max` and `count min` need one kind of die: write the face, e.g. `count >= 6`"
                     .into(),
-            ));
+            );
         }
     }
-    if again.is_some() {
-        if keep.is_some() || !matches!(agg, Agg::Sum | Agg::Count(_)) {
-            return Err(err(
+    if mods.again.is_some() {
+        if mods.keep.is_some() || !matches!(agg, Agg::Sum | Agg::Count(_)) {
+            return Err(
                 "`again` adds dice to the pool: read it with `sum` or `count`, without keep or drop"
                     .into(),
-            ));
+            );
         }
-        if specs.iter().any(|(_, d)| d.explode.is_some()) {
-            return Err(err(
-                "`explode` and `again` on the same pool: choose one".into()
-            ));
+        if dice.specs.iter().any(|(_, d)| d.explode.is_some()) {
+            return Err("`explode` and `again` on the same pool: choose one".into());
         }
     }
-    Ok(PoolSpec {
-        groups: specs,
-        again,
-        keep,
-        agg,
-        table: None,
-        named,
-        ways: Vec::new(),
-    })
+    Ok(())
 }
 
 /// Whether a read is written (a bare pool or a pool variable reads as a sum).

@@ -767,10 +767,6 @@ pub fn compile(
     max: u32,
     rules: &Rules,
 ) -> Compiled {
-    // On the table path a d12 face is die `face / per` of the bag (its dice divide 12).
-    let per = 12 / (bag.dice[0] + bag.dice[1]).clamp(1, 12);
-    let face_kind: [usize; 16] = std::array::from_fn(|d| kind_of(&bag.kinds(), d as u32 / per));
-    let green_lost = green_lost_of(rules, a, b);
     let (fa, fb) = (fighter(a, rules), fighter(b, rules));
     let lay = Layout {
         ha: fa.hp as usize,
@@ -779,6 +775,42 @@ pub fn compile(
     };
     let exact = exact(a, b, bag, max, rules);
     let later = (a.clone(), b.clone(), rules.clone());
+    let (metrics, race) = duel_metrics([a, b], [&fa, &fb], &lay);
+    let capped_mass = (1..=lay.ha)
+        .flat_map(|x| (1..=lay.hb).map(move |y| (x, y)))
+        .map(|(x, y)| exact[lay.unfinished(x, y)])
+        .sum();
+    Compiled::new(
+        name,
+        duel_description(a, b, bag, rules),
+        Box::new(duel_trial(a, b, [&fa, &fb], bag, lay, rules)),
+        metrics,
+        Headline {
+            label: format!("P({} wins)", a.name),
+            metric: 0,
+            values: vec![0],
+            against: vec![1],
+        },
+    )
+    .exact(Some(exact))
+    .fractions_later(move || exact_in::<Ratio>(&later.0, &later.1, bag, max, &later.2))
+    .capped(
+        capped_mass,
+        Some(format!(
+            "exact probability of no casualty within {max} activations"
+        )),
+    )
+    .charts(vec![race])
+}
+
+/// A duel's metrics over its end states, and its race chart (each side's wins by
+/// activation, the last two metrics).
+fn duel_metrics(
+    [a, b]: [&Character; 2],
+    [fa, fb]: [&Fighter; 2],
+    lay: &Layout,
+) -> (Vec<Metric>, Chart) {
+    let max = lay.max;
     let decoded: Vec<End> = (0..lay.states()).map(|s| lay.decode(s)).collect();
     let field =
         |f: &dyn Fn(&End) -> usize| -> Vec<u16> { decoded.iter().map(|d| f(d) as u16).collect() };
@@ -872,10 +904,11 @@ pub fn compile(
         }
     };
     metrics.extend([won_at(0, "a"), won_at(1, "b")]);
-    let capped_mass = (1..=lay.ha)
-        .flat_map(|x| (1..=lay.hb).map(move |y| (x, y)))
-        .map(|(x, y)| exact[lay.unfinished(x, y)])
-        .sum();
+    (metrics, race)
+}
+
+/// "A vs B: bag 1:1 (green ...); each activation: ...".
+fn duel_description(a: &Character, b: &Character, bag: Bag, rules: &Rules) -> String {
     let green = if bag.green == [0, 0] {
         String::new()
     } else {
@@ -890,55 +923,51 @@ pub fn compile(
         SecondCharge::Always => "charge twice",
         SecondCharge::Never => "charge once",
     };
-    Compiled::new(
-        name,
-        format!(
-            "{} vs {}: bag {}:{}{green}; each activation: {second}",
-            describe(a, rules),
-            describe(b, rules),
-            bag.dice[0],
-            bag.dice[1]
-        ),
-        Box::new(DuelTrial {
-            pools: [Pool::new(fa.dice, fa.target), Pool::new(fb.dice, fb.target)],
-            ac: [fa.ac, fb.ac],
-            hp: [fa.hp, fb.hp],
-            bag_all: bag.dice[0] + bag.dice[1],
-            kinds: bag.kinds(),
-            green_lost,
-            without: rules.bag_draw == BagDraw::WithoutReplacement,
-            second: rules.second_charge,
-            lay,
-            // As the walk draws: face `d` is die `d / per` of the bag, of kind `face_kind`.
-            bag_side: face_kind.map(|k| (k / 2) as u8),
-            bag_green: std::array::from_fn(|d| {
-                let k = face_kind[d];
-                (d < 12 && k.is_multiple_of(2) && green_lost[k / 2]) as u8
-            }),
-            small: Charges::new([&fa, &fb])
-                // A d12 face draws from the bag, drawn back each time.
-                .filter(|_| {
-                    let all = bag.dice[0] + bag.dice[1];
-                    all > 0 && 12 % all == 0 && rules.bag_draw != BagDraw::WithoutReplacement
-                }),
+    format!(
+        "{} vs {}: bag {}:{}{green}; each activation: {second}",
+        describe(a, rules),
+        describe(b, rules),
+        bag.dice[0],
+        bag.dice[1]
+    )
+}
+
+/// The duel's sampler: the bag drawn as the rules say, each charge rolled.
+fn duel_trial(
+    a: &Character,
+    b: &Character,
+    [fa, fb]: [&Fighter; 2],
+    bag: Bag,
+    lay: Layout,
+    rules: &Rules,
+) -> DuelTrial {
+    // On the table path a d12 face is die `face / per` of the bag (its dice divide 12).
+    let per = 12 / (bag.dice[0] + bag.dice[1]).clamp(1, 12);
+    let face_kind: [usize; 16] = std::array::from_fn(|d| kind_of(&bag.kinds(), d as u32 / per));
+    let green_lost = green_lost_of(rules, a, b);
+    DuelTrial {
+        pools: [Pool::new(fa.dice, fa.target), Pool::new(fb.dice, fb.target)],
+        ac: [fa.ac, fb.ac],
+        hp: [fa.hp, fb.hp],
+        bag_all: bag.dice[0] + bag.dice[1],
+        kinds: bag.kinds(),
+        green_lost,
+        without: rules.bag_draw == BagDraw::WithoutReplacement,
+        second: rules.second_charge,
+        lay,
+        // As the walk draws: face `d` is die `d / per` of the bag, of kind `face_kind`.
+        bag_side: face_kind.map(|k| (k / 2) as u8),
+        bag_green: std::array::from_fn(|d| {
+            let k = face_kind[d];
+            (d < 12 && k.is_multiple_of(2) && green_lost[k / 2]) as u8
         }),
-        metrics,
-        Headline {
-            label: format!("P({} wins)", a.name),
-            metric: 0,
-            values: vec![0],
-            against: vec![1],
-        },
-    )
-    .exact(Some(exact))
-    .fractions_later(move || exact_in::<Ratio>(&later.0, &later.1, bag, max, &later.2))
-    .capped(
-        capped_mass,
-        Some(format!(
-            "exact probability of no casualty within {max} activations"
-        )),
-    )
-    .charts(vec![race])
+        small: Charges::new([fa, fb])
+            // A d12 face draws from the bag, drawn back each time.
+            .filter(|_| {
+                let all = bag.dice[0] + bag.dice[1];
+                all > 0 && 12 % all == 0 && rules.bag_draw != BagDraw::WithoutReplacement
+            }),
+    }
 }
 
 #[cfg(test)]

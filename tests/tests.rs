@@ -5,6 +5,7 @@ mod bad_configs;
 mod balance;
 mod big_fractions;
 mod bounded;
+mod build_reuse;
 mod cancel;
 mod charts;
 mod cli;

@@ -1,4 +1,4 @@
-//! Issue #70, "no fraction read off a float": a `repeat` and an explosion carry integer
+//! Issue #70, "no fraction read off a float": a `repeat`, an explosion and `again` carry integer
 //! weights, so a chain stopped at its limit prints the limit's own fraction, and an
 //! explosion's fraction is counted, not guessed. Each fraction is checked against big
 //! integers counted here by a method of the test's own (a closed form worked by hand, or
@@ -201,5 +201,42 @@ fn a_duel_to_the_end_has_the_fraction_of_every_round() {
     assert_eq!(f.len(), 3);
     for (v, ways) in &ended {
         assert_eq!(f[v], lowest(ways, &den), "value {v}");
+    }
+}
+
+/// A pool variable with `again` read two ways: three d6, each 6 adding a die, at most
+/// two added per die (`depth 2`), read as its 5s and 6s less its 1s. Every sequence of
+/// rolls of the three chains walked here, each chain's end weighed over 6^3 (a chain
+/// that stops early stands for the rolls it did not make), the reads counted as the
+/// rules say: every die of the pool, the added ones too.
+#[test]
+fn a_pool_with_again_read_two_ways_has_the_fraction_of_every_roll() {
+    /// (5s and 6s, 1s) of one chain -> ways over 6^(depth + 1).
+    fn chain(left: u32, high: i64, ones: i64, out: &mut BTreeMap<(i64, i64), BigUint>) {
+        for f in 1..=6 {
+            let (h, o) = (high + (f >= 5) as i64, ones + (f == 1) as i64);
+            if f == 6 && left > 0 {
+                chain(left - 1, h, o, out);
+            } else {
+                *out.entry((h, o)).or_default() += pow(6, left);
+            }
+        }
+    }
+    let mut one = BTreeMap::new();
+    chain(2, 0, 0, &mut one);
+    let mut ways: BTreeMap<i64, BigUint> = BTreeMap::new();
+    for (a, x) in &one {
+        for (b, y) in &one {
+            for (c, z) in &one {
+                let v = (a.0 + b.0 + c.0) - (a.1 + b.1 + c.1);
+                *ways.entry(v).or_default() += x * y * z;
+            }
+        }
+    }
+    let den = pow(6, 9);
+    let f = fractions("let p = 3d6 again 6 depth 2 in p count >= 5 - p count 1");
+    assert_eq!(f.len(), ways.len());
+    for (v, w) in &ways {
+        assert_eq!(f[v], lowest(w, &den), "value {v}");
     }
 }

@@ -544,9 +544,10 @@ fn arithmetic(n: &Node) -> bool {
     all
 }
 
-/// A read of a pool variable's dice that needs nothing but the dice held.
+/// A read of a pool variable's dice that needs nothing but the dice held (an `again`
+/// pool's tally is held as its reads' values).
 fn plain_read(n: &Node) -> bool {
-    matches!(n, Node::PoolVar(r) if r.rolled.is_none() && r.tally.is_none())
+    matches!(n, Node::PoolVar(r) if r.rolled.is_none())
 }
 
 /// Two pool variables' dice set against each other (`beats(a, b)`, `pairs`, `cancel`):
@@ -1185,6 +1186,11 @@ mod tests {
             "deck{1*4, 2*4, 3*4, 10*4} draw 3 keep highest 2",
             "6d6 again 6",
             "5d10 again >= 9 count >= 8",
+            // A pool variable with `again` read several ways: each die's chain, then
+            // the pool's reads together.
+            "let p = 6d6 again 6 in p count 6 + p sum",
+            "let p = 6d10 again 10 in p count >= 8 - p count 1",
+            "let p = 4d8 again 8 in p count >= 7 - 2 * p count 1",
         ];
         for text in served {
             assert!(agrees(text), "{text}: the law refused it");
@@ -1216,8 +1222,7 @@ mod tests {
         assert!(!four_words("200d6 count >= 5"));
         // Reads it does not serve give no law (the floats' fractions stand).
         for text in [
-            "let p = 6d6 again 6 in p count 6 + p sum",
-            // Nor a value spanning more numbers than the float engine takes.
+            // A value spanning more numbers than the float engine takes.
             "d2 * 1000000 * 1000000",
             "if d2 == 1 then 0 else 1000000 * 3",
         ] {

@@ -330,8 +330,7 @@ fn tallied<'a, W: Weight>(
     let adds_up = |(keep, agg): &(Option<(End, u32)>, Agg)| {
         keep.is_none() && matches!(agg, Agg::Sum | Agg::Count(_) | Agg::Tally(_))
     };
-    if spec.again.is_some()
-        || spec.deck().is_some()
+    if spec.deck().is_some()
         || spec.keep.is_some()
         || spec.ways.is_empty()
         || !spec.ways.iter().all(adds_up)
@@ -339,14 +338,34 @@ fn tallied<'a, W: Weight>(
         return Ok(None);
     }
     let (lo, hi) = face_span(spec);
-    let laws = spec
-        .groups
-        .iter()
-        .map(|(n, d)| Ok((*n, die(d, b)?)))
-        .collect::<Result<Vec<_>, NoLaw>>()?;
+    // Each group's dice by what one die (with the dice `again` adds for it) adds to the
+    // reads, and the ways of its one die.
+    let mut groups = Vec::with_capacity(spec.groups.len());
+    for (n, d) in &spec.groups {
+        let (kinds, one) = match spec.again {
+            None => {
+                let law = die(d, b)?;
+                (kinds_of(&law, spec, lo, hi)?, law.den.clone())
+            }
+            Some(c) => {
+                let zero = vec![0; spec.ways.len()];
+                let read = |acc: &Vec<i64>, v: i64| -> Vec<i64> {
+                    acc.iter()
+                        .zip(&spec.ways)
+                        .map(|(a, (keep, agg))| a + read_sorted(&[v], *keep, *agg, lo, hi))
+                        .collect()
+                };
+                let (chain, den) = again_chain(d, Some(c), zero, read, b)?;
+                let mut kinds: Vec<(Vec<i64>, W)> = chain.into_iter().collect();
+                kinds.sort_by(|x, y| x.0.cmp(&y.0));
+                (kinds, den)
+            }
+        };
+        groups.push((*n, kinds, one));
+    }
     let mut den = W::one();
-    for (n, law) in &laws {
-        den = den.mul(&law.den.pow(*n)?)?;
+    for (n, _, one) in &groups {
+        den = den.mul(&one.pow(*n)?)?;
     }
     // A split is a multiply-add of counts at most the denominator, a word-operation a
     // word, and the state it makes holds the reads.
@@ -355,19 +374,18 @@ fn tallied<'a, W: Weight>(
     type States<W> = Map<(Vec<i64>, u32), W>;
     let mut states: States<W> = Map::default();
     states.insert((vec![0; spec.ways.len()], 0), W::one());
-    for (n, law) in &laws {
-        let mut kinds = kinds_of(law, spec, lo, hi)?;
+    for (n, mut kinds, _) in groups {
         // Dice that add nothing split the dice left first (a state for each count), so
         // that the reads grow over fewer dice.
         kinds.sort_by_key(|(adds, _)| adds.iter().any(|a| *a != 0));
         let mut now: States<W> = Map::default();
         for ((reads, _), v) in states {
-            now.insert((reads, *n), v);
+            now.insert((reads, n), v);
         }
         states = now;
         for (i, (adds, x)) in kinds.iter().enumerate() {
             let last = i + 1 == kinds.len();
-            let mut rows = Splits::new(x, *n, b, words)?;
+            let mut rows = Splits::new(x, n, b, words)?;
             let mut next: States<W> = Map::default();
             next.reserve(states.len());
             for ((reads, r), w) in states {
@@ -748,54 +766,70 @@ pub(super) fn again_pool<'a, W: Weight>(
 ) -> Result<Law<W>, NoLaw> {
     let mut out = Law::point(0);
     for (n, spec) in &p.groups {
-        let base: Law<W> = die_law(
-            &DieSpec {
-                explode: None,
-                ..spec.clone()
-            },
-            b.cancel,
-        )?;
         let (lo, hi) = (spec.lo(), spec.hi());
-        let read = |v: i64| -> i64 {
-            match p.agg {
+        let read = |acc: &i64, v: i64| -> i64 {
+            acc.saturating_add(match p.agg {
                 Agg::Count(cc) => cc.holds(v, lo, hi) as i64,
                 _ => v,
-            }
+            })
         };
-        // Chains ended so far, over the denominator of one more roll than the chains
-        // still going.
-        let mut chain: Map<i64, W> = Map::default();
-        let mut carry: Map<i64, W> = Map::from_iter([(0, W::one())]);
-        let mut den = W::one();
-        for depth in 0..=spec.depth {
-            b.spend((carry.len() * base.n.len()) as u64 + 1)?;
-            den = den.mul(&base.den)?;
-            if depth > 0 {
-                for w in chain.values_mut() {
-                    *w = w.mul(&base.den)?;
-                }
-            }
-            let mut next: Map<i64, W> = Map::default();
-            for (&acc, w) in &carry {
-                for (v, q) in base.iter() {
-                    let total = acc.saturating_add(read(v));
-                    let to = if c.holds(v, lo, hi) && depth < spec.depth {
-                        &mut next
-                    } else {
-                        &mut chain
-                    };
-                    to.entry(total).or_default().add_product(w, q)?;
-                }
-            }
-            carry = next;
-            if carry.is_empty() {
-                break;
-            }
-        }
+        let (chain, den) = again_chain(spec, Some(c), 0, read, b)?;
         let one = Law::from_map(chain, den)?.reduced();
         out = out.add(&one.times(*n, b)?, b)?;
     }
     Ok(out.reduced())
+}
+
+/// One die's chain under `again` (a die showing `again`'s condition adds a die), walked
+/// to its depth: the ways of what `read` folds over the chain's rolls from `start`,
+/// over one denominator. Without `again` the chain is the die's one roll. The float
+/// engine's chain ([`crate::systems::dice::exact`]'s `again_chain`) in integer ways.
+fn again_chain<'a, K: std::hash::Hash + Eq + Clone, W: Weight>(
+    spec: &DieSpec,
+    again: Option<Cond>,
+    start: K,
+    read: impl Fn(&K, i64) -> K,
+    b: &mut Budget<'a, W>,
+) -> Result<(Map<K, W>, W), NoLaw> {
+    let base: Law<W> = die_law(
+        &DieSpec {
+            explode: None,
+            ..spec.clone()
+        },
+        b.cancel,
+    )?;
+    let (lo, hi) = (spec.lo(), spec.hi());
+    // Chains ended so far, over the denominator of one more roll than the chains
+    // still going.
+    let mut chain: Map<K, W> = Map::default();
+    let mut carry: Map<K, W> = Map::from_iter([(start, W::one())]);
+    let mut den = W::one();
+    for depth in 0..=spec.depth {
+        b.spend((carry.len() * base.n.len()) as u64 + 1)?;
+        den = den.mul(&base.den)?;
+        if depth > 0 {
+            for w in chain.values_mut() {
+                *w = w.mul(&base.den)?;
+            }
+        }
+        let mut next: Map<K, W> = Map::default();
+        for (acc, w) in &carry {
+            for (v, q) in base.iter() {
+                let total = read(acc, v);
+                let to = if again.is_some_and(|c| c.holds(v, lo, hi)) && depth < spec.depth {
+                    &mut next
+                } else {
+                    &mut chain
+                };
+                to.entry(total).or_default().add_product(w, q)?;
+            }
+        }
+        carry = next;
+        if carry.is_empty() {
+            break;
+        }
+    }
+    Ok((chain, den))
 }
 
 /// A pool whose numbers are rolled first (a step die's sides `d(s)`, a face to count

@@ -487,29 +487,7 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
         ));
     }
     plan_check(&a.config.config, &parsed, &argv, (&name, tasks))?;
-    // The command's own -o is where the merge writes, and the parts go beside it;
-    // without one, where the command writes, and the parts beside the config's report
-    // (a `rollsim run` replaces the report folder whole).
-    let (parts, out) = match out {
-        Some(o) => {
-            let parts = crate::app::part::beside(&o).ok_or_else(|| {
-                AppError::BadOption(format!(
-                    "plan: -o {}: name a folder, e.g. -o out/{name}",
-                    o.display()
-                ))
-            })?;
-            (parts, o)
-        }
-        None => {
-            let out = match &parsed.command {
-                Some(Command::Run(r)) => {
-                    app::run_out(&a.config.config, &r.scenarios, !r.output.plots.no_plots)
-                }
-                _ => app::default_out(&a.config.config).join(&name),
-            };
-            (crate::app::part::default_dir(&a.config.config, &name), out)
-        }
-    };
+    let (parts, out) = plan_places(&a.config.config, &parsed, &name, out)?;
     let options = without_out(&options);
     // An -o inside a cluster of short flags (`-qo DIR`) is not taken out: refused.
     let stripped: Vec<String> = argv[..3]
@@ -550,6 +528,37 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
             p.kubernetes(),
             n = p.name
         ),
+    })
+}
+
+/// Where a planned command's parts go and where the merge writes: the command's own
+/// -o, the parts beside it; without one, where the command writes, and the parts beside
+/// the config's report (a `rollsim run` replaces the report folder whole).
+fn plan_places(
+    config: &std::path::Path,
+    parsed: &Cli,
+    name: &str,
+    out: Option<std::path::PathBuf>,
+) -> Result<(std::path::PathBuf, std::path::PathBuf), AppError> {
+    Ok(match out {
+        Some(o) => {
+            let parts = crate::app::part::beside(&o).ok_or_else(|| {
+                AppError::BadOption(format!(
+                    "plan: -o {}: name a folder, e.g. -o out/{name}",
+                    o.display()
+                ))
+            })?;
+            (parts, o)
+        }
+        None => {
+            let out = match &parsed.command {
+                Some(Command::Run(r)) => {
+                    app::run_out(config, &r.scenarios, !r.output.plots.no_plots)
+                }
+                _ => app::default_out(config).join(name),
+            };
+            (crate::app::part::default_dir(config, name), out)
+        }
     })
 }
 

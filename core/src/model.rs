@@ -190,6 +190,23 @@ impl Metric {
         }
     }
 
+    /// When a side wins, for a race chart: "no", or the round (1 to `rounds`) in which
+    /// it wins; `map` gives each state's 0 or round. Not a chart of its own.
+    pub fn won_at(who: &str, description: String, rounds: usize, map: Vec<u16>) -> Self {
+        let mut labels = vec!["no".to_string()];
+        labels.extend((1..=rounds).map(|t| t.to_string()));
+        Metric {
+            name: format!("{who}_wins_at"),
+            description,
+            labels,
+            numeric: false,
+            map,
+            chart: false,
+            offset: 0,
+            step: 1,
+        }
+    }
+
     /// Push a distribution over states through this metric.
     pub fn project_f64(&self, states: &[f64]) -> Vec<f64> {
         let mut out = vec![0.0; self.labels.len()];

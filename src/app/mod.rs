@@ -223,24 +223,7 @@ pub fn compute_given(
     mut given: Vec<crate::model::Compiled>,
 ) -> Result<RunOutput, AppError> {
     let names = select(cfg, &opts.scenarios)?;
-    if let Some(eps) = opts.precision {
-        if !(eps > 0.0 && eps < 0.5) {
-            return Err(AppError::BadOption(format!(
-                "--precision {eps}: expected a half-width between 0 and 0.5, e.g. 0.001"
-            )));
-        }
-    }
-    let budget = match (opts.precision, opts.trials.or(cfg.run.trials)) {
-        (Some(eps), _) => Budget::Precision {
-            eps,
-            max_trials: opts.max_trials,
-        },
-        (None, Some(n)) => Budget::Trials(n),
-        (None, None) => Budget::Trials(DEFAULT_TRIALS),
-    };
-    if budget == Budget::Trials(0) {
-        return Err(AppError::BadOption("--trials must be at least 1".into()));
-    }
+    let budget = budget(cfg, opts)?;
     let seed = opts.seed.or(cfg.run.seed).unwrap_or(DEFAULT_SEED);
     // One exact answer needs no workers: starting them would be a third of the command's
     // time when the answer itself takes a millisecond (`roll --exact-only`).
@@ -317,20 +300,7 @@ pub fn compute_given(
         let hist = run::simulate(&c, seed, budget, ctx)?;
         let mut r = report::summarize(&c, &hist, seed, &stem, cfg.system_name());
         if let Budget::Precision { eps, max_trials } = budget {
-            let widest = report::widest_half_width(&c, &hist);
-            if widest > eps {
-                let note = format!(
-                    "precision {eps} not reached: stopped at the cap of {} trials (--max-trials), where the widest 95% CI half-width is {widest:.2e}",
-                    markdown::thousands(max_trials.min(hist.trials))
-                );
-                if !opts.quiet {
-                    eprintln!("warning: {}: {note}", c.name);
-                }
-                r.note = Some(match r.note.take() {
-                    Some(w) => format!("{w}; {note}"),
-                    None => note,
-                });
-            }
+            note_precision(&mut r, &c, &hist, eps, max_trials, opts.quiet);
         }
         Ok(r)
     };
@@ -347,6 +317,56 @@ pub fn compute_given(
         results,
         out: opts.target(),
     })
+}
+
+/// The run's trials: a precision to reach (checked), or a count (`-n`, the config's
+/// `[run] trials`, else the default).
+fn budget(cfg: &AnalysisConfig, opts: &RunOptions) -> Result<Budget, AppError> {
+    if let Some(eps) = opts.precision {
+        if !(eps > 0.0 && eps < 0.5) {
+            return Err(AppError::BadOption(format!(
+                "--precision {eps}: expected a half-width between 0 and 0.5, e.g. 0.001"
+            )));
+        }
+    }
+    let budget = match (opts.precision, opts.trials.or(cfg.run.trials)) {
+        (Some(eps), _) => Budget::Precision {
+            eps,
+            max_trials: opts.max_trials,
+        },
+        (None, Some(n)) => Budget::Trials(n),
+        (None, None) => Budget::Trials(DEFAULT_TRIALS),
+    };
+    if budget == Budget::Trials(0) {
+        return Err(AppError::BadOption("--trials must be at least 1".into()));
+    }
+    Ok(budget)
+}
+
+/// A scenario that stopped at `--max-trials` short of `--precision`: said in its note
+/// (and on stderr unless quiet).
+fn note_precision(
+    r: &mut ScenarioResult,
+    c: &crate::model::Compiled,
+    hist: &rollsim_core::sim::Histogram,
+    eps: f64,
+    max_trials: u64,
+    quiet: bool,
+) {
+    let widest = report::widest_half_width(c, hist);
+    if widest > eps {
+        let note = format!(
+            "precision {eps} not reached: stopped at the cap of {} trials (--max-trials), where the widest 95% CI half-width is {widest:.2e}",
+            markdown::thousands(max_trials.min(hist.trials))
+        );
+        if !quiet {
+            eprintln!("warning: {}: {note}", c.name);
+        }
+        r.note = Some(match r.note.take() {
+            Some(w) => format!("{w}; {note}"),
+            None => note,
+        });
+    }
 }
 
 /// The charts to draw: none, or PNGs (and SVGs with `svg`).
@@ -727,21 +747,7 @@ pub fn run_all(
         // Outside the repository: say what is about to be written, and where from.
         eprintln!("{}", built_in_notice(&configs));
     }
-    let loaded = configs
-        .iter()
-        .map(|c| config::load_str(&c.text, &c.path.display().to_string(), &[]))
-        .collect::<Result<Vec<_>, _>>()?;
-    // Computed with the config of fewest scenarios last: the run ends once the last
-    // config's tables and charts are written, after it computes, so the last should have
-    // the fewest. Reported in the configs' own order all the same.
-    let (configs, loaded) = {
-        let mut both: Vec<_> = configs.into_iter().zip(loaded).collect();
-        if let Some(k) = (0..both.len()).min_by_key(|&k| (both[k].1.scenario_names().len(), k)) {
-            let last = both.remove(k);
-            both.push(last);
-        }
-        both.into_iter().unzip::<_, _, Vec<_>, Vec<_>>()
-    };
+    let (configs, loaded) = fewest_last(configs)?;
     // `reports/` is replaced as a whole, in one step, at the end: every config folder it
     // will replace is checked and every lock taken now, before any work.
     let reports = Path::new("reports");
@@ -789,19 +795,7 @@ pub fn run_all(
         let mut outputs = Vec::new();
         let computed = (|| -> Result<(), AppError> {
             for (shipped, cfg) in configs.iter().zip(&loaded) {
-                let mut opts = RunOptions::new(&shipped.path);
-                opts.cancel = cancel.clone();
-                opts.quiet = quiet;
-                opts.trials = trials;
-                opts.threads = threads;
-                if trials.is_none() {
-                    // Enough trials for every probability shown to within a tenth of a
-                    // percentage point (95%), up to the flat count a `run` uses.
-                    opts.precision = Some(MAIN_PRECISION);
-                    opts.max_trials = DEFAULT_TRIALS;
-                }
-                opts.formats = vec![Format::Csv, Format::Parquet];
-                opts.memo = Some(memo.clone());
+                let opts = main_options(&shipped.path, (trials, threads), quiet, cancel, &memo);
                 let out = std::sync::Arc::new(compute_config(cfg, &opts, Some(&bars))?);
                 outputs.push(out.clone());
                 // The writer only stops early on an error, which the join reports.
@@ -850,6 +844,46 @@ pub fn run_all(
     cancel.check()?;
     stage.commit()?;
     Ok(main_job_summary(&all, &dirs))
+}
+
+/// The shipped configs loaded, the one of fewest scenarios last: the run ends once the
+/// last config's tables and charts are written, after it computes, so the last should
+/// have the fewest. (Reported in the configs' own order all the same.)
+fn fewest_last(configs: Vec<Shipped>) -> Result<(Vec<Shipped>, Vec<AnalysisConfig>), AppError> {
+    let loaded = configs
+        .iter()
+        .map(|c| config::load_str(&c.text, &c.path.display().to_string(), &[]))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut both: Vec<_> = configs.into_iter().zip(loaded).collect();
+    if let Some(k) = (0..both.len()).min_by_key(|&k| (both[k].1.scenario_names().len(), k)) {
+        let last = both.remove(k);
+        both.push(last);
+    }
+    Ok(both.into_iter().unzip())
+}
+
+/// The main job's run of one shipped config.
+fn main_options(
+    path: &Path,
+    (trials, threads): (Option<u64>, Option<usize>),
+    quiet: bool,
+    cancel: &Cancel,
+    memo: &std::sync::Arc<crate::sim::Memo>,
+) -> RunOptions {
+    let mut opts = RunOptions::new(path);
+    opts.cancel = cancel.clone();
+    opts.quiet = quiet;
+    opts.trials = trials;
+    opts.threads = threads;
+    if trials.is_none() {
+        // Enough trials for every probability shown to within a tenth of a
+        // percentage point (95%), up to the flat count a `run` uses.
+        opts.precision = Some(MAIN_PRECISION);
+        opts.max_trials = DEFAULT_TRIALS;
+    }
+    opts.formats = vec![Format::Csv, Format::Parquet];
+    opts.memo = Some(memo.clone());
+    opts
 }
 
 /// What the main job says it is about to do outside the repository: which configs,

@@ -240,6 +240,30 @@ pub fn files(given: &[PathBuf]) -> Result<Vec<PathBuf>, AppError> {
     Ok(out)
 }
 
+/// One thing the parts of one run share: its name in a refusal, and its value.
+type Shared = (&'static str, fn(&Part) -> String);
+
+/// What the parts of one run share.
+const SHARED: &[Shared] = &[
+    ("rollsim version", |q| q.version.clone()),
+    ("build", |q| q.build.clone()),
+    ("config (hash)", |q| q.config_hash.clone()),
+    ("seed", |q| q.seed.to_string()),
+    ("trials", |q| q.trials.to_string()),
+    ("command", |q| {
+        q.command
+            .as_ref()
+            .map_or_else(|| "run".to_string(), |c| c.to_string())
+    }),
+    ("scenarios", |q| {
+        q.scenarios
+            .iter()
+            .map(|s| s.name.clone())
+            .collect::<Vec<_>>()
+            .join(",")
+    }),
+];
+
 /// Read every part and check that they are the shards of one run: one version, build,
 /// config, seed, trials, command and count of shards, each shard once. `needed(k)`:
 /// whether shard `k` must be there (a run's shard past its last chunk holds nothing).
@@ -263,57 +287,15 @@ pub fn load_together(
         .collect::<Result<_, _>>()?;
     let (first_path, first) = &loaded[0];
     for (p, x) in &loaded[1..] {
-        let differ = |what: &str, a: String, b: String| {
-            AppError::BadOption(format!(
-                "{} and {} come from different runs: {what} {a} vs {b}",
-                first_path.display(),
-                p.display()
-            ))
-        };
-        if x.version != first.version {
-            return Err(differ(
-                "rollsim version",
-                first.version.clone(),
-                x.version.clone(),
-            ));
-        }
-        if x.build != first.build {
-            return Err(differ("build", first.build.clone(), x.build.clone()));
-        }
-        if x.config_hash != first.config_hash {
-            return Err(differ(
-                "config (hash)",
-                first.config_hash.clone(),
-                x.config_hash.clone(),
-            ));
-        }
-        if x.seed != first.seed {
-            return Err(differ("seed", first.seed.to_string(), x.seed.to_string()));
-        }
-        if x.trials != first.trials {
-            return Err(differ(
-                "trials",
-                first.trials.to_string(),
-                x.trials.to_string(),
-            ));
-        }
-        let command = |q: &Part| {
-            q.command
-                .as_ref()
-                .map_or_else(|| "run".to_string(), |c| c.to_string())
-        };
-        if command(x) != command(first) {
-            return Err(differ("command", command(first), command(x)));
-        }
-        let names = |q: &Part| {
-            q.scenarios
-                .iter()
-                .map(|s| s.name.clone())
-                .collect::<Vec<_>>()
-                .join(",")
-        };
-        if names(x) != names(first) {
-            return Err(differ("scenarios", names(first), names(x)));
+        for (what, of) in SHARED {
+            let (a, b) = (of(first), of(x));
+            if a != b {
+                return Err(AppError::BadOption(format!(
+                    "{} and {} come from different runs: {what} {a} vs {b}",
+                    first_path.display(),
+                    p.display()
+                )));
+            }
         }
     }
     // Every shard K of N exactly once: then every item is counted exactly once.

@@ -220,99 +220,104 @@ pub fn full(results: &[ScenarioResult]) -> String {
             let _ = writeln!(s, "**Note:** {n}\n");
         }
         for m in &r.metrics {
-            let _ = write!(s, "**{}** ({})", m.name, m.description);
-            let simulated = r.trials > 0;
-            let exact_mean = |s: &mut String, lead: &str| {
-                if let Some(e) = m.exact_mean {
-                    let _ = write!(s, "{lead}{}", crate::text::fixed(e, 4));
-                    // A whole number needs no `/1`.
-                    if let Some(f) = m.exact_mean_fraction.as_ref().filter(|f| !f.is_whole()) {
-                        let _ = write!(s, " ({})", f.shown());
-                    }
-                }
-            };
-            match (m.mean, m.mean_ci) {
-                (Some(mean), Some((lo, hi))) if simulated => {
-                    let _ = write!(
-                        s,
-                        ": mean {} [{}, {}]",
-                        crate::text::fixed(mean, 4),
-                        crate::text::fixed(lo, 4),
-                        crate::text::fixed(hi, 4)
-                    );
-                    exact_mean(&mut s, ", exact ");
-                }
-                _ => exact_mean(&mut s, ": exact mean "),
-            }
-            s.push_str("\n\n");
-            // Each column, and whether only a simulation fills it: without one
-            // (`--exact-only`) those columns are left out.
-            let shown = |cells: Vec<(String, bool)>| {
-                cells
-                    .into_iter()
-                    .filter(|(_, mc)| simulated || !mc)
-                    .map(|(c, _)| c)
-                    .collect::<Vec<_>>()
-            };
-            let mut t = Table::new(
-                [
-                    ("value", Align::Left, false),
-                    ("P (Monte Carlo)", Align::Right, true),
-                    ("95% CI", Align::Left, true),
-                    ("exact", Align::Right, false),
-                    ("exact fraction", Align::Right, false),
-                    ("z", Align::Right, true),
-                ]
-                .into_iter()
-                .filter(|c| simulated || !c.2)
-                .map(|(h, a, _)| (h, a)),
-            );
-            // The rows the CSV lists (no value that cannot happen); a long tail (a
-            // duel's length) is folded into one line, the CSV keeps each of them.
-            let listed: Vec<&super::ValueRow> = m.listed().collect();
-            let long = listed.len() > super::LONG_METRIC;
-            let (mut folded, mut folded_p, mut folded_exact) = (0usize, 0.0, Some(0.0));
-            for row in listed {
-                if long && row.probability < FOLD_BELOW && row.exact.unwrap_or(0.0) < FOLD_BELOW {
-                    folded += 1;
-                    folded_p += row.probability;
-                    folded_exact = folded_exact.zip(row.exact).map(|(a, b)| a + b);
-                    continue;
-                }
-                t.row(shown(vec![
-                    (row.label.clone(), false),
-                    (pct(row.probability), true),
-                    (format!("{} .. {}", pct(row.ci_low), pct(row.ci_high)), true),
-                    (exact_odds(row), false),
-                    (
-                        row.exact_fraction
-                            .as_ref()
-                            .map(|f| f.shown())
-                            .unwrap_or_default(),
-                        false,
-                    ),
-                    (z(row.z), true),
-                ]));
-            }
-            if folded > 0 {
-                t.row(shown(vec![
-                    (
-                        format!(
-                            "{folded} other values, each below {} (in the CSV)",
-                            pct(FOLD_BELOW)
-                        ),
-                        false,
-                    ),
-                    (pct(folded_p), true),
-                    (String::new(), true),
-                    (opt_pct(folded_exact), false),
-                ]));
-            }
-            s.push_str(&t.render());
-            s.push('\n');
+            metric_table(&mut s, m, r.trials > 0);
         }
     }
     s
+}
+
+/// One metric's line (its mean, Monte Carlo and exact) and table of values; without a
+/// simulation (`simulated` false) the Monte Carlo columns are left out.
+fn metric_table(s: &mut String, m: &MetricResult, simulated: bool) {
+    let _ = write!(s, "**{}** ({})", m.name, m.description);
+    let exact_mean = |s: &mut String, lead: &str| {
+        if let Some(e) = m.exact_mean {
+            let _ = write!(s, "{lead}{}", crate::text::fixed(e, 4));
+            // A whole number needs no `/1`.
+            if let Some(f) = m.exact_mean_fraction.as_ref().filter(|f| !f.is_whole()) {
+                let _ = write!(s, " ({})", f.shown());
+            }
+        }
+    };
+    match (m.mean, m.mean_ci) {
+        (Some(mean), Some((lo, hi))) if simulated => {
+            let _ = write!(
+                s,
+                ": mean {} [{}, {}]",
+                crate::text::fixed(mean, 4),
+                crate::text::fixed(lo, 4),
+                crate::text::fixed(hi, 4)
+            );
+            exact_mean(s, ", exact ");
+        }
+        _ => exact_mean(s, ": exact mean "),
+    }
+    s.push_str("\n\n");
+    // Each column, and whether only a simulation fills it: without one
+    // (`--exact-only`) those columns are left out.
+    let shown = |cells: Vec<(String, bool)>| {
+        cells
+            .into_iter()
+            .filter(|(_, mc)| simulated || !mc)
+            .map(|(c, _)| c)
+            .collect::<Vec<_>>()
+    };
+    let mut t = Table::new(
+        [
+            ("value", Align::Left, false),
+            ("P (Monte Carlo)", Align::Right, true),
+            ("95% CI", Align::Left, true),
+            ("exact", Align::Right, false),
+            ("exact fraction", Align::Right, false),
+            ("z", Align::Right, true),
+        ]
+        .into_iter()
+        .filter(|c| simulated || !c.2)
+        .map(|(h, a, _)| (h, a)),
+    );
+    // The rows the CSV lists (no value that cannot happen); a long tail (a
+    // duel's length) is folded into one line, the CSV keeps each of them.
+    let listed: Vec<&super::ValueRow> = m.listed().collect();
+    let long = listed.len() > super::LONG_METRIC;
+    let (mut folded, mut folded_p, mut folded_exact) = (0usize, 0.0, Some(0.0));
+    for row in listed {
+        if long && row.probability < FOLD_BELOW && row.exact.unwrap_or(0.0) < FOLD_BELOW {
+            folded += 1;
+            folded_p += row.probability;
+            folded_exact = folded_exact.zip(row.exact).map(|(a, b)| a + b);
+            continue;
+        }
+        t.row(shown(vec![
+            (row.label.clone(), false),
+            (pct(row.probability), true),
+            (format!("{} .. {}", pct(row.ci_low), pct(row.ci_high)), true),
+            (exact_odds(row), false),
+            (
+                row.exact_fraction
+                    .as_ref()
+                    .map(|f| f.shown())
+                    .unwrap_or_default(),
+                false,
+            ),
+            (z(row.z), true),
+        ]));
+    }
+    if folded > 0 {
+        t.row(shown(vec![
+            (
+                format!(
+                    "{folded} other values, each below {} (in the CSV)",
+                    pct(FOLD_BELOW)
+                ),
+                false,
+            ),
+            (pct(folded_p), true),
+            (String::new(), true),
+            (opt_pct(folded_exact), false),
+        ]));
+    }
+    s.push_str(&t.render());
+    s.push('\n');
 }
 
 /// Each decision as a table: one row per choice, one column per quantity.

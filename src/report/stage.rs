@@ -511,39 +511,7 @@ impl Staging {
             });
         }
         let mut locks = vec![lock];
-        // Enclosing folders a run may be replacing as a whole (its own lock is taken
-        // first, so two runs can never both miss each other).
-        let absolute = std::fs::canonicalize(&parent).map_err(|e| WriteError::io(&parent, e))?;
-        for dir in absolute.ancestors() {
-            let Some(lock) = lock_of(dir) else { continue };
-            if !std::fs::symlink_metadata(&lock).is_ok_and(|m| m.is_file()) {
-                continue;
-            }
-            let Ok(f) = open_lock(&lock, false) else {
-                continue;
-            };
-            if !try_lock(&f, true).map_err(|e| WriteError::io(target, e))? {
-                return Err(WriteError::Busy {
-                    path: dir.display().to_string(),
-                });
-            }
-            locks.push(f);
-        }
-        // Runs writing somewhere inside the folder this one replaces.
-        let mut inner = Vec::new();
-        locks_inside(target, &mut inner);
-        for lock in inner {
-            let Ok(f) = open_lock(&lock, false) else {
-                continue;
-            };
-            if !try_lock(&f, false).map_err(|e| WriteError::io(target, e))? {
-                let path = guarded_by(&lock).unwrap_or(lock);
-                return Err(WriteError::Busy {
-                    path: path.display().to_string(),
-                });
-            }
-            locks.push(f);
-        }
+        lock_around(&parent, target, &mut locks)?;
         // Leftovers of killed runs: only a lock holder stages, so none is in use. One of
         // this process's own number (a pid used again) is cleared now, the others after
         // the commit.
@@ -688,4 +656,43 @@ impl Drop for Staging {
             remove_while(&self.dir, &|| std::time::Instant::now() < until);
         }
     }
+}
+
+/// The locks of the runs around `target`: of enclosing folders a run may be replacing
+/// as a whole (its own lock is taken first, so two runs can never both miss each
+/// other), and of runs writing somewhere inside the folder this one replaces. A lock
+/// held by another run: that run's folder is busy.
+fn lock_around(parent: &Path, target: &Path, locks: &mut Vec<File>) -> Result<(), WriteError> {
+    let absolute = std::fs::canonicalize(parent).map_err(|e| WriteError::io(parent, e))?;
+    for dir in absolute.ancestors() {
+        let Some(lock) = lock_of(dir) else { continue };
+        if !std::fs::symlink_metadata(&lock).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        let Ok(f) = open_lock(&lock, false) else {
+            continue;
+        };
+        if !try_lock(&f, true).map_err(|e| WriteError::io(target, e))? {
+            return Err(WriteError::Busy {
+                path: dir.display().to_string(),
+            });
+        }
+        locks.push(f);
+    }
+    // Runs writing somewhere inside the folder this one replaces.
+    let mut inner = Vec::new();
+    locks_inside(target, &mut inner);
+    for lock in inner {
+        let Ok(f) = open_lock(&lock, false) else {
+            continue;
+        };
+        if !try_lock(&f, false).map_err(|e| WriteError::io(target, e))? {
+            let path = guarded_by(&lock).unwrap_or(lock);
+            return Err(WriteError::Busy {
+                path: path.display().to_string(),
+            });
+        }
+        locks.push(f);
+    }
+    Ok(())
 }

@@ -9,7 +9,7 @@
 
 use super::{Source, Target};
 use crate::edit::Edit;
-use crate::systems::{ReadingKind, Shown};
+use crate::systems::{Reading, ReadingKind, Shown};
 use crate::Error;
 use serde::Serialize;
 use toml::Value;
@@ -189,8 +189,23 @@ pub fn controls(source: &Source, target: &Target) -> Result<Vec<Control>, Error>
             },
         });
     }
+    out.extend(reading_controls(source, knobs.readings));
+    if source.base.scenario_names().len() <= SETTLED {
+        // Side by side (each control's loads are its own).
+        out = super::each(&out, |c| {
+            let mut c = c.clone();
+            settle(source, &mut c);
+            Ok(c)
+        })?;
+    }
+    Ok(out)
+}
+
+/// The rules' readings, each a choice, a number or a flag at its value in the config.
+fn reading_controls(source: &Source, readings: &[Reading]) -> Vec<Control> {
     let rules = source.table.get("rules").and_then(Value::as_table);
-    for r in knobs.readings {
+    let mut out = Vec::new();
+    for r in readings {
         let now = rules.and_then(|t| t.get(r.key));
         let kind = match r.kind {
             ReadingKind::Choice { choices, default } => ControlKind::Choice {
@@ -223,15 +238,7 @@ pub fn controls(source: &Source, target: &Target) -> Result<Vec<Control>, Error>
             kind,
         });
     }
-    if source.base.scenario_names().len() <= SETTLED {
-        // Side by side (each control's loads are its own).
-        out = super::each(&out, |c| {
-            let mut c = c.clone();
-            settle(source, &mut c);
-            Ok(c)
-        })?;
-    }
-    Ok(out)
+    out
 }
 
 /// Configs of at most this many scenarios have their sliders' ends checked by loading

@@ -82,58 +82,18 @@ pub fn equalize(job: &Job, goal: Option<f64>, pairs: bool) -> Result<Vec<Equaliz
         _ => goal,
     };
     let (source, target, pick, cancel) = (job.source, job.target, job.pick, job.ctx.cancel);
-    let goal = match (goal, pick.is_probability()) {
-        (Some(g), _) if !g.is_finite() => {
-            return Err(Error::BadOption(format!(
-                "--target {g}: expected a number, e.g. 0.5 or 3"
-            )))
-        }
-        (Some(g), true) if !(0.0..=1.0).contains(&g) => {
-            return Err(Error::BadOption(format!(
-                "--target {g}: a probability target is between 0 and 1, e.g. 0.5"
-            )))
-        }
-        (Some(g), _) => g,
-        (None, true) => 0.5,
-        (None, false) => {
-            return Err(Error::BadOption(
-                "equalize on a mean needs --target VALUE (e.g. --target 3)".into(),
-            ))
-        }
-    };
+    let goal = goal_of(goal, pick)?;
     let all_knobs = knobs(source, &target.table)?;
     let paired = if pairs {
         pairs_of(source, &target.table)?
     } else {
         Vec::new()
     };
-    let by = |c: &Compiled| job.value(c);
     // Each member as it is: its value now and that value's precision (the target within
     // it is even: exact, to the last digits; Monte Carlo, inside its 95% interval).
     let mut members: Vec<Member> = Vec::new();
     for (label, unit) in units(source, target, cancel)? {
-        let (base, _) = choose(&source.base, &unit, cancel, by)?;
-        let what = pick.describe(&base)?;
-        let (now, precision) = match (job.trials, exact_value(&base, pick)) {
-            (None, Some(e)) => (e, SAME),
-            _ => {
-                let cell = measure(
-                    &base,
-                    pick,
-                    job.seed,
-                    job.trials.or(Some(crate::run::DEFAULT_TRIALS)),
-                    job.ctx,
-                )?;
-                (cell.estimate, (cell.ci.1 - cell.ci.0) / 2.0)
-            }
-        };
-        members.push(Member {
-            label,
-            unit,
-            what,
-            now,
-            precision,
-        });
+        members.push(member(job, label, unit)?);
     }
     // Every goal-seek (a knob in a direction) and every pair, of every member: one spread.
     let mut work: Vec<Work> = Vec::new();
@@ -184,6 +144,58 @@ pub fn equalize(job: &Job, goal: Option<f64>, pairs: bool) -> Result<Vec<Equaliz
         });
     }
     Ok(out)
+}
+
+/// The value sought: `--target`, checked, or an even chance.
+fn goal_of(goal: Option<f64>, pick: &Pick) -> Result<f64, Error> {
+    Ok(match (goal, pick.is_probability()) {
+        (Some(g), _) if !g.is_finite() => {
+            return Err(Error::BadOption(format!(
+                "--target {g}: expected a number, e.g. 0.5 or 3"
+            )))
+        }
+        (Some(g), true) if !(0.0..=1.0).contains(&g) => {
+            return Err(Error::BadOption(format!(
+                "--target {g}: a probability target is between 0 and 1, e.g. 0.5"
+            )))
+        }
+        (Some(g), _) => g,
+        (None, true) => 0.5,
+        (None, false) => {
+            return Err(Error::BadOption(
+                "equalize on a mean needs --target VALUE (e.g. --target 3)".into(),
+            ))
+        }
+    })
+}
+
+/// A member as it is: its value now and that value's precision (the target within it
+/// is even: exact, to the last digits; Monte Carlo, inside its 95% interval).
+fn member(job: &Job, label: String, unit: Vec<String>) -> Result<Member, Error> {
+    let (source, pick, cancel) = (job.source, job.pick, job.ctx.cancel);
+    let by = |c: &Compiled| job.value(c);
+    let (base, _) = choose(&source.base, &unit, cancel, by)?;
+    let what = pick.describe(&base)?;
+    let (now, precision) = match (job.trials, exact_value(&base, pick)) {
+        (None, Some(e)) => (e, SAME),
+        _ => {
+            let cell = measure(
+                &base,
+                pick,
+                job.seed,
+                job.trials.or(Some(crate::run::DEFAULT_TRIALS)),
+                job.ctx,
+            )?;
+            (cell.estimate, (cell.ci.1 - cell.ci.0) / 2.0)
+        }
+    };
+    Ok(Member {
+        label,
+        unit,
+        what,
+        now,
+        precision,
+    })
 }
 
 /// What the equalizer says where the target can end in a draw.

@@ -317,8 +317,6 @@ fn summarize_with(
         .iter()
         .enumerate()
         .map(|(mi, m)| {
-            let counts = m.project_counts(&hist.counts);
-            let exact = c.exact.as_ref().map(|e| m.project_f64(e));
             let fractions = if fractions {
                 metric_fractions(c, m)
             } else {
@@ -334,83 +332,7 @@ fn summarize_with(
                         .map(Fraction::sum)
                 }));
             }
-            let mut rows: Vec<ValueRow> = counts
-                .iter()
-                .enumerate()
-                .map(|(v, &k)| {
-                    let (lo, hi) = wilson(k, n, z);
-                    let ex = exact.as_ref().map(|e| tidy_probability(e[v]));
-                    ValueRow {
-                        label: m.labels[v].clone(),
-                        count: k,
-                        probability: k as f64 / n as f64,
-                        ci_low: lo,
-                        ci_high: hi,
-                        exact: ex,
-                        exact_fraction: fractions.as_ref().and_then(|f| f.get(v).cloned()),
-                        // No trials, no deviation to measure (and nothing to spend on).
-                        z: ex
-                            .filter(|_| n > 0)
-                            .map(|p| z_proportion(k, n, p.clamp(0.0, 1.0))),
-                    }
-                })
-                .collect();
-            // Zero tails of numeric and of long metrics say nothing; a zero among a
-            // few named outcomes ("unfinished: 0%") does. A value of any exact
-            // probability above zero, however small, stays: the data files keep the
-            // whole distribution (the tables on screen trim it, see [`shown_rows`]).
-            if m.numeric || rows.len() > LONG_METRIC {
-                while rows.len() > 1 {
-                    let last = &rows[rows.len() - 1];
-                    let impossible = match &last.exact_fraction {
-                        Some(f) => f.is_zero(),
-                        None => last.exact.unwrap_or(0.0) == 0.0,
-                    };
-                    if last.count == 0 && impossible {
-                        rows.pop();
-                    } else {
-                        break;
-                    }
-                }
-            }
-            let max_abs_z = exact.as_ref().map(|_| {
-                rows.iter()
-                    .filter_map(|r| r.z)
-                    .fold(0.0f64, |a, z| a.max(z.abs()))
-            });
-            let (mean, mean_ci_v, exact_mean, mean_z) = if m.numeric {
-                let values: Vec<f64> = (0..counts.len()).map(|v| m.value(v)).collect();
-                let (mean, sd) = mean_sd(&values, &counts);
-                let ex_mean = exact.as_ref().map(|e| {
-                    tidy(
-                        e.iter()
-                            .enumerate()
-                            .map(|(v, p)| m.value(v) * p)
-                            .sum::<f64>(),
-                    )
-                });
-                let mz = exact.as_ref().map(|e| z_mean(mean, n, &values, e));
-                (Some(mean), Some(mean_ci(mean, sd, n, z)), ex_mean, mz)
-            } else {
-                (None, None, None, None)
-            };
-            let exact_mean_fraction = fractions
-                .as_deref()
-                .filter(|_| m.numeric)
-                .map(|f| mean_fraction(f, m.offset, m.step));
-            MetricResult {
-                name: m.name.clone(),
-                description: m.description.clone(),
-                numeric: m.numeric,
-                rows,
-                mean,
-                mean_ci: mean_ci_v,
-                exact_mean,
-                exact_mean_fraction,
-                mean_z,
-                max_abs_z,
-                chart: m.chart,
-            }
+            metric_result(c, m, hist, fractions)
         })
         .collect();
     let h = &c.headline;
@@ -445,6 +367,97 @@ fn summarize_with(
         group: c.group.clone(),
         note: c.warning.clone(),
         policy: c.policy.clone(),
+    }
+}
+
+/// One metric's rows (Monte Carlo with its Wilson interval beside the exact value and
+/// its fraction), its mean where it is numeric, and its largest |z|.
+fn metric_result(
+    c: &Compiled,
+    m: &Metric,
+    hist: &Histogram,
+    fractions: Option<Vec<Fraction>>,
+) -> MetricResult {
+    let n = hist.trials;
+    let z = z95();
+    let counts = m.project_counts(&hist.counts);
+    let exact = c.exact.as_ref().map(|e| m.project_f64(e));
+    let mut rows: Vec<ValueRow> = counts
+        .iter()
+        .enumerate()
+        .map(|(v, &k)| {
+            let (lo, hi) = wilson(k, n, z);
+            let ex = exact.as_ref().map(|e| tidy_probability(e[v]));
+            ValueRow {
+                label: m.labels[v].clone(),
+                count: k,
+                probability: k as f64 / n as f64,
+                ci_low: lo,
+                ci_high: hi,
+                exact: ex,
+                exact_fraction: fractions.as_ref().and_then(|f| f.get(v).cloned()),
+                // No trials, no deviation to measure (and nothing to spend on).
+                z: ex
+                    .filter(|_| n > 0)
+                    .map(|p| z_proportion(k, n, p.clamp(0.0, 1.0))),
+            }
+        })
+        .collect();
+    // Zero tails of numeric and of long metrics say nothing; a zero among a
+    // few named outcomes ("unfinished: 0%") does. A value of any exact
+    // probability above zero, however small, stays: the data files keep the
+    // whole distribution (the tables on screen trim it, see [`shown_rows`]).
+    if m.numeric || rows.len() > LONG_METRIC {
+        while rows.len() > 1 {
+            let last = &rows[rows.len() - 1];
+            let impossible = match &last.exact_fraction {
+                Some(f) => f.is_zero(),
+                None => last.exact.unwrap_or(0.0) == 0.0,
+            };
+            if last.count == 0 && impossible {
+                rows.pop();
+            } else {
+                break;
+            }
+        }
+    }
+    let max_abs_z = exact.as_ref().map(|_| {
+        rows.iter()
+            .filter_map(|r| r.z)
+            .fold(0.0f64, |a, z| a.max(z.abs()))
+    });
+    let (mean, mean_ci_v, exact_mean, mean_z) = if m.numeric {
+        let values: Vec<f64> = (0..counts.len()).map(|v| m.value(v)).collect();
+        let (mean, sd) = mean_sd(&values, &counts);
+        let ex_mean = exact.as_ref().map(|e| {
+            tidy(
+                e.iter()
+                    .enumerate()
+                    .map(|(v, p)| m.value(v) * p)
+                    .sum::<f64>(),
+            )
+        });
+        let mz = exact.as_ref().map(|e| z_mean(mean, n, &values, e));
+        (Some(mean), Some(mean_ci(mean, sd, n, z)), ex_mean, mz)
+    } else {
+        (None, None, None, None)
+    };
+    let exact_mean_fraction = fractions
+        .as_deref()
+        .filter(|_| m.numeric)
+        .map(|f| mean_fraction(f, m.offset, m.step));
+    MetricResult {
+        name: m.name.clone(),
+        description: m.description.clone(),
+        numeric: m.numeric,
+        rows,
+        mean,
+        mean_ci: mean_ci_v,
+        exact_mean,
+        exact_mean_fraction,
+        mean_z,
+        max_abs_z,
+        chart: m.chart,
     }
 }
 

@@ -511,26 +511,7 @@ where
 {
     // The legend lives in the header, so it can never cover a bar or its label.
     let (head, body, legend_y) = header(&root, &b.title, &b.subtitle)?;
-    let legend_font = (FONT, 15).into_font().color(&BLACK);
-    let y = legend_y;
-    head.draw(&Rectangle::new([(26, y + 1), (42, y + 15)], BAR.filled()))?;
-    // An exact-only run (no trials) has bars of the exact values and no whiskers.
-    let mc = if b.trials == 0 {
-        "exact".to_string()
-    } else {
-        format!(
-            "Monte Carlo, {} trials (whiskers: 95% CI)",
-            super::markdown::thousands(b.trials)
-        )
-    };
-    head.draw(&Text::new(mc, (50, y), legend_font.clone()))?;
-    if b.trials > 0 && b.values.iter().any(|v| v.2.is_some()) {
-        head.draw(&Polygon::new(
-            vec![(420, y + 1), (427, y + 8), (420, y + 15), (413, y + 8)],
-            EXACT.filled(),
-        ))?;
-        head.draw(&Text::new("exact".to_string(), (434, y), legend_font))?;
-    }
+    bars_legend(&head, legend_y, b)?;
 
     let n = b.values.len().max(1) as i32;
     let top = b
@@ -563,8 +544,6 @@ where
     // Markers no wider than their bar: 200 bars of whiskers and diamonds 14 pixels wide
     // are a smear.
     let bar_px = f64::from(WIDTH - 20 - 30 - 80) / f64::from(n);
-    let cap = (bar_px - 2.0).clamp(0.0, 10.0) as u32;
-    let r = (bar_px / 2.0).clamp(2.0, 7.0) as i32;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -586,8 +565,60 @@ where
         .y_label_formatter(&y_tick)
         .draw()?;
 
+    bar_marks(&mut chart, b, (n, ymax, bar_px))?;
+    root.present()?;
+    Ok(())
+}
+
+/// The bars' legend, in the header: Monte Carlo (or exact) and the exact diamond.
+fn bars_legend<DB>(head: &Area<DB>, y: i32, b: &Bars) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
+    let legend_font = (FONT, 15).into_font().color(&BLACK);
+    head.draw(&Rectangle::new([(26, y + 1), (42, y + 15)], BAR.filled()))?;
+    // An exact-only run (no trials) has bars of the exact values and no whiskers.
+    let mc = if b.trials == 0 {
+        "exact".to_string()
+    } else {
+        format!(
+            "Monte Carlo, {} trials (whiskers: 95% CI)",
+            super::markdown::thousands(b.trials)
+        )
+    };
+    head.draw(&Text::new(mc, (50, y), legend_font.clone()))?;
+    if b.trials > 0 && b.values.iter().any(|v| v.2.is_some()) {
+        head.draw(&Polygon::new(
+            vec![(420, y + 1), (427, y + 8), (420, y + 15), (413, y + 8)],
+            EXACT.filled(),
+        ))?;
+        head.draw(&Text::new("exact".to_string(), (434, y), legend_font))?;
+    }
+
+    Ok(())
+}
+
+/// A bar chart's plane: one segment per value, probabilities up.
+type Segments = plotters::coord::cartesian::Cartesian2d<
+    plotters::coord::ranged1d::SegmentedCoord<plotters::coord::types::RangedCoordi32>,
+    plotters::coord::types::RangedCoordf64,
+>;
+
+/// The bars, their whiskers and exact diamonds, and (when few) their percentages.
+fn bar_marks<DB>(
+    chart: &mut ChartContext<'_, DB, Segments>,
+    b: &Bars,
+    (n, ymax, bar_px): (i32, f64, f64),
+) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
+    let cap = (bar_px - 2.0).clamp(0.0, 10.0) as u32;
+    let r = (bar_px / 2.0).clamp(2.0, 7.0) as i32;
     chart.draw_series(
-        Histogram::vertical(&chart)
+        Histogram::vertical(&*chart)
             .style(BAR.mix(0.85).filled())
             .margin(if n > 16 {
                 ((bar_px / 5.0) as u32).min(3)
@@ -645,7 +676,6 @@ where
             },
         ))?;
     }
-    root.present()?;
     Ok(())
 }
 

@@ -194,48 +194,7 @@ pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
         })
     })?;
     let monsters = crate::config::entries(root, "monsters", "monster", "ID", |_, id, r| {
-        r.only(&["name", "armour", "wounds", "defence", "iron_shield"])?;
-        let defence = match r.table.get("defence") {
-            None => Vec::new(),
-            Some(Value::Array(v)) if v.len() <= MAX_DEFENCE_DICE => {
-                let mut out = Vec::new();
-                for x in v {
-                    let name = x.as_str().unwrap_or_default();
-                    out.push(r.find("defence", name, &dice, |d| &d.name, ("die", "dice"))?.clone());
-                }
-                out
-            }
-            Some(_) => {
-                return Err(r.problem(
-                    "defence",
-                    format!("expected an array of at most {MAX_DEFENCE_DICE} die names, the defence dice rolled after an attack, e.g. [\"grey\"]"),
-                ))
-            }
-        };
-        let iron_shield = match r.table.get("iron_shield") {
-            None => false,
-            Some(Value::Boolean(b)) => *b,
-            Some(_) => return Err(r.problem("iron_shield", "expected true or false")),
-        };
-        if iron_shield && defence.is_empty() {
-            return Err(r.problem(
-                "iron_shield",
-                "the Iron Shield re-rolls defence dice: give the target `defence` dice too",
-            ));
-        }
-        Ok(Monster {
-            defence,
-            iron_shield,
-            id: id.to_string(),
-            name: r.string_opt("name")?.unwrap_or_else(|| id.to_string()),
-            armour: r.int_in("armour", 0, MAX_ARMOUR)?.unwrap_or(0) as u8,
-            wounds: r.int_in("wounds", 1, MAX_WOUNDS)?.ok_or_else(|| {
-                r.problem(
-                    "wounds",
-                    format!("missing key: the monster's wounds, 1 to {MAX_WOUNDS}"),
-                )
-            })? as u8,
-        })
+        read_monster(id, &r, &dice)
     })?;
     let world = World {
         weapons: &weapons,
@@ -266,6 +225,51 @@ pub fn read(root: &Reader) -> Result<DescentConfig, Problem> {
         heroes,
         monsters,
         scenarios,
+    })
+}
+
+fn read_monster(id: &str, r: &Reader, dice: &[Die]) -> Result<Monster, Problem> {
+    r.only(&["name", "armour", "wounds", "defence", "iron_shield"])?;
+    let defence = match r.table.get("defence") {
+        None => Vec::new(),
+        Some(Value::Array(v)) if v.len() <= MAX_DEFENCE_DICE => {
+            let mut out = Vec::new();
+            for x in v {
+                let name = x.as_str().unwrap_or_default();
+                out.push(r.find("defence", name, dice, |d| &d.name, ("die", "dice"))?.clone());
+            }
+            out
+        }
+        Some(_) => {
+            return Err(r.problem(
+                "defence",
+                format!("expected an array of at most {MAX_DEFENCE_DICE} die names, the defence dice rolled after an attack, e.g. [\"grey\"]"),
+            ))
+        }
+    };
+    let iron_shield = match r.table.get("iron_shield") {
+        None => false,
+        Some(Value::Boolean(b)) => *b,
+        Some(_) => return Err(r.problem("iron_shield", "expected true or false")),
+    };
+    if iron_shield && defence.is_empty() {
+        return Err(r.problem(
+            "iron_shield",
+            "the Iron Shield re-rolls defence dice: give the target `defence` dice too",
+        ));
+    }
+    Ok(Monster {
+        defence,
+        iron_shield,
+        id: id.to_string(),
+        name: r.string_opt("name")?.unwrap_or_else(|| id.to_string()),
+        armour: r.int_in("armour", 0, MAX_ARMOUR)?.unwrap_or(0) as u8,
+        wounds: r.int_in("wounds", 1, MAX_WOUNDS)?.ok_or_else(|| {
+            r.problem(
+                "wounds",
+                format!("missing key: the monster's wounds, 1 to {MAX_WOUNDS}"),
+            )
+        })? as u8,
     })
 }
 

@@ -579,62 +579,17 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
             };
             // Per read: its values at each state, its range, and its exact marginal.
             let mut first = None;
+            let values: Vec<i64> = (0..states).map(value).collect();
             for (name, description, read) in &reads {
-                let at: Vec<i64> = (0..states)
-                    .map(|v| read.map_or(value(v), |f| f.of(value(v))))
-                    .collect();
-                // The values a roll can take, where the exact distribution says which.
-                let possible: Vec<i64> = match &exact {
-                    Ok(e) => at
-                        .iter()
-                        .enumerate()
-                        .filter(|&(i, _)| match &fractions {
-                            Some(f) => !f[i].is_zero(),
-                            None => e[i] > 0.0,
-                        })
-                        .map(|(_, v)| *v)
-                        .collect(),
-                    Err(_) => at.clone(),
-                };
-                let flo = possible.iter().copied().min().unwrap_or(0);
-                let fhi = possible.iter().copied().max().unwrap_or(0);
-                // Values that all lie a whole number of steps apart (Farkle's multiples
-                // of 50) are shown in those steps: the values between cannot happen.
-                // Only where the exact distribution says so: Monte Carlo alone knows
-                // nothing of what cannot happen.
-                let step = match &exact {
-                    Ok(_) => possible.iter().fold(0, |g, v| gcd(g, v - flo)).max(1),
-                    Err(_) => 1,
-                };
-                let span = ((fhi - flo) / step + 1) as usize;
-                // A value off the steps (none, if the two engines agree) goes to the
-                // nearest step, where the agreement checks see it.
-                let map: Vec<u16> = at
-                    .iter()
-                    .map(|v| {
-                        (v - flo + step / 2)
-                            .div_euclid(step)
-                            .clamp(0, span as i64 - 1) as u16
-                    })
-                    .collect();
-                let marginal = exact.as_ref().ok().map(|e| {
-                    let mut m = vec![0.0; span];
-                    for (i, p) in map.iter().zip(e) {
-                        m[*i as usize] += p;
-                    }
-                    m
-                });
-                if first.is_none() {
-                    first = Some((flo, fhi, step, span, map.clone(), marginal));
-                }
-                metrics.push(Metric::numeric_stepped(
-                    name,
-                    description,
-                    flo,
-                    step,
-                    span,
-                    map,
-                ));
+                let (metric, span) = read_metric(
+                    (name, description),
+                    *read,
+                    &values,
+                    exact.as_ref().ok().map(Vec::as_slice),
+                    fractions.as_deref(),
+                );
+                metrics.push(metric);
+                first.get_or_insert(span);
             }
             let (flo, fhi, fstep, fstates, fmap, fexact) =
                 first.unwrap_or((lo, hi, 1, states, Vec::new(), None));
@@ -675,6 +630,68 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     .capped(capped + unfinished, Some(capped_note(capped, unfinished)))
     .policy(program::policy(&sc.roll_node))
     .warning(sc.warning.clone())
+}
+
+/// What one read of the result spans: its first value, last, step, values, each
+/// state's value index, and its exact marginal.
+type ReadSpan = (i64, i64, i64, usize, Vec<u16>, Option<Vec<f64>>);
+
+/// One read of the result (the value, or one named result of a record) as a metric
+/// over the values it can take, given the result's value at each state.
+fn read_metric(
+    (name, description): (&str, &str),
+    read: Option<&program::Field>,
+    values: &[i64],
+    exact: Option<&[f64]>,
+    fractions: Option<&[Fraction]>,
+) -> (Metric, ReadSpan) {
+    let at: Vec<i64> = values
+        .iter()
+        .map(|&v| read.map_or(v, |f| f.of(v)))
+        .collect();
+    // The values a roll can take, where the exact distribution says which.
+    let possible: Vec<i64> = match exact {
+        Some(e) => at
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| match fractions {
+                Some(f) => !f[i].is_zero(),
+                None => e[i] > 0.0,
+            })
+            .map(|(_, v)| *v)
+            .collect(),
+        None => at.clone(),
+    };
+    let flo = possible.iter().copied().min().unwrap_or(0);
+    let fhi = possible.iter().copied().max().unwrap_or(0);
+    // Values that all lie a whole number of steps apart (Farkle's multiples
+    // of 50) are shown in those steps: the values between cannot happen.
+    // Only where the exact distribution says so: Monte Carlo alone knows
+    // nothing of what cannot happen.
+    let step = match exact {
+        Some(_) => possible.iter().fold(0, |g, v| gcd(g, v - flo)).max(1),
+        None => 1,
+    };
+    let span = ((fhi - flo) / step + 1) as usize;
+    // A value off the steps (none, if the two engines agree) goes to the
+    // nearest step, where the agreement checks see it.
+    let map: Vec<u16> = at
+        .iter()
+        .map(|v| {
+            (v - flo + step / 2)
+                .div_euclid(step)
+                .clamp(0, span as i64 - 1) as u16
+        })
+        .collect();
+    let marginal = exact.map(|e| {
+        let mut m = vec![0.0; span];
+        for (i, p) in map.iter().zip(e) {
+            m[*i as usize] += p;
+        }
+        m
+    });
+    let metric = Metric::numeric_stepped(name, description, flo, step, span, map.clone());
+    (metric, (flo, fhi, step, span, map, marginal))
 }
 
 /// The greatest common divisor of two whole numbers, at least 0 (`gcd(0, x)` is `|x|`).

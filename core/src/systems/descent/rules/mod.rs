@@ -1065,39 +1065,9 @@ pub fn compile_turn(
             (0..states).map(|s| (s >= dmg_states) as u16).collect(),
         ));
     }
-    // Power dice: one count when every attack rolls the same, else each attack's.
-    let power = if attacks.iter().all(|x| x.power_dice == a.power_dice) {
-        if a.power_dice > 0 {
-            format!(" + {} power", a.power_dice)
-        } else {
-            String::new()
-        }
-    } else {
-        let each: Vec<String> = attacks.iter().map(|x| x.power_dice.to_string()).collect();
-        format!(" + {} power dice", each.join(" / "))
-    };
-    let dodge = a.dodge.map_or("no Dodge".to_string(), |p| {
-        format!("Dodge ({}) on every attack", p.name())
-    });
-    let aim = a.aim.map_or(String::new(), |p| {
-        format!(", Aim ({}) on the first", p.name())
-    });
     Compiled::new(
         name,
-        format!(
-            "{} with {} at {} (armour {}, {}{}), distance {}: {dodge}{aim}{}",
-            crate::text::plural(attacks.len() as u64, "attack", "attacks"),
-            weapon_text(&a.weapon, &power),
-            a.target.name,
-            a.target.armour,
-            crate::text::plural(wounds as u64, "wound", "wounds"),
-            a.target.defence_text(),
-            a.distance,
-            guard.map_or(String::new(), |g| format!(
-                "; {} on Guard first attacks with {}",
-                g.hero.name, g.weapon.name
-            ))
-        ),
+        turn_description(attacks, wounds, guard),
         Box::new(trial),
         metrics,
         Headline {
@@ -1123,6 +1093,42 @@ pub fn compile_turn(
         turn_exact(&exact, guard, dmg_states)
     })
     .group(a.group.clone())
+}
+
+/// "3 attacks with ... at ... (armour ..., ...), distance ...: Dodge ..., Aim ...".
+fn turn_description(attacks: &[Attack], wounds: u8, guard: Option<&Attack>) -> String {
+    let a = &attacks[0];
+    // Power dice: one count when every attack rolls the same, else each attack's.
+    let power = if attacks.iter().all(|x| x.power_dice == a.power_dice) {
+        if a.power_dice > 0 {
+            format!(" + {} power", a.power_dice)
+        } else {
+            String::new()
+        }
+    } else {
+        let each: Vec<String> = attacks.iter().map(|x| x.power_dice.to_string()).collect();
+        format!(" + {} power dice", each.join(" / "))
+    };
+    let dodge = a.dodge.map_or("no Dodge".to_string(), |p| {
+        format!("Dodge ({}) on every attack", p.name())
+    });
+    let aim = a.aim.map_or(String::new(), |p| {
+        format!(", Aim ({}) on the first", p.name())
+    });
+    format!(
+        "{} with {} at {} (armour {}, {}{}), distance {}: {dodge}{aim}{}",
+        crate::text::plural(attacks.len() as u64, "attack", "attacks"),
+        weapon_text(&a.weapon, &power),
+        a.target.name,
+        a.target.armour,
+        crate::text::plural(wounds as u64, "wound", "wounds"),
+        a.target.defence_text(),
+        a.distance,
+        guard.map_or(String::new(), |g| format!(
+            "; {} on Guard first attacks with {}",
+            g.hero.name, g.weapon.name
+        ))
+    )
 }
 
 /// An `attack` scenario, or one point of a `profile`: result, damage, kill, effects.

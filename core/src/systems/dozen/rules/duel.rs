@@ -239,6 +239,31 @@ pub fn exact(a: &Character, b: &Character, bag: Bag, max: u32, rules: &Rules) ->
 /// activations would have fractions of thousands of digits, megabytes in a table).
 const RATIO_WORK: u64 = 15_000_000;
 
+/// The bag's states between activations: with replacement one state (the full bag);
+/// without, the dice of each kind still in it this round (never all 0: an empty bag is
+/// refilled at once).
+fn bags_of(full: [u32; 4], without: bool) -> Vec<[u32; 4]> {
+    if without {
+        let mut v = vec![[0u32; 4]];
+        for (k, &n) in full.iter().enumerate() {
+            v = v
+                .into_iter()
+                .flat_map(|b| {
+                    (0..=n).map(move |c| {
+                        let mut b = b;
+                        b[k] = c;
+                        b
+                    })
+                })
+                .collect();
+        }
+        v.retain(|b| b.iter().sum::<u32>() > 0);
+        v
+    } else {
+        vec![full]
+    }
+}
+
 /// [`exact`] in any weight. Floats stop once the mass still fighting is below
 /// [`NEGLIGIBLE_MASS`]; whole numbers go on to `max`, so that a fraction is the value
 /// itself, and give None past [`RATIO_WORK`].
@@ -258,30 +283,9 @@ fn exact_in<W: Prob>(
     };
     let (ca, cb) = (charge::<W>(&fa, &fb), charge::<W>(&fb, &fa));
     let (ta, tb) = (tough(a), tough(b));
-    // The bag's state between activations: with replacement one state (the full bag);
-    // without, the dice of each kind still in it this round (never all 0: an empty bag
-    // is refilled at once).
     let without = rules.bag_draw == BagDraw::WithoutReplacement;
     let full = bag.kinds();
-    let bags: Vec<[u32; 4]> = if without {
-        let mut v = vec![[0u32; 4]];
-        for (k, &n) in full.iter().enumerate() {
-            v = v
-                .into_iter()
-                .flat_map(|b| {
-                    (0..=n).map(move |c| {
-                        let mut b = b;
-                        b[k] = c;
-                        b
-                    })
-                })
-                .collect();
-        }
-        v.retain(|b| b.iter().sum::<u32>() > 0);
-        v
-    } else {
-        vec![full]
-    };
+    let bags = bags_of(full, without);
     let bag_index = |b: [u32; 4]| bags.iter().position(|&x| x == b).unwrap_or(0);
     let nb = bags.len();
     // After drawing a die of kind `k` from `b`: the bag left, refilled when empty.
@@ -887,21 +891,15 @@ fn duel_metrics(
     };
     // Wins by activation, for the race chart: "no" or the activation of the win.
     let won_at = |side: usize, who: &str| {
-        let mut labels = vec!["no".to_string()];
-        labels.extend((1..=lay.max).map(|t| t.to_string()));
-        Metric {
-            name: format!("{who}_wins_at"),
-            description: format!("the activation at which {who} wins (no = does not win)"),
-            labels,
-            numeric: false,
-            map: field(&|d| match (winner(d), d.0) {
+        Metric::won_at(
+            who,
+            format!("the activation at which {who} wins (no = does not win)"),
+            lay.max,
+            field(&|d| match (winner(d), d.0) {
                 (w, Some(t)) if w == side => t,
                 _ => 0,
             }),
-            chart: false,
-            offset: 0,
-            step: 1,
-        }
+        )
     };
     metrics.extend([won_at(0, "a"), won_at(1, "b")]);
     (metrics, race)

@@ -407,68 +407,7 @@ pub(super) fn opposed(
     let (pa, pd) = (pool_pmf(&a), pool_pmf(&d));
     let capped_mass = 1.0 - (1.0 - capped(&pa, &a)) * (1.0 - capped(&pd, &d));
 
-    let states = rx.size();
-    let mut result = Vec::with_capacity(states);
-    let (mut a_turns, mut d_turns) = (Vec::with_capacity(states), Vec::with_capacity(states));
-    let (mut a_succ, mut d_succ) = (Vec::with_capacity(states), Vec::with_capacity(states));
-    for s in 0..states {
-        let v = rx.decode(s);
-        let class = classify(rules.double_rule, v[0] as u32, v[1] as u32);
-        result.push(class as u16);
-        a_succ.push(v[0] as u16);
-        d_succ.push(v[1] as u16);
-        d_turns.push(if class == 2 { v[2] as u16 } else { 0 });
-        a_turns.push(if class == 4 { v[2] as u16 } else { 0 });
-    }
-    let (actor, target) = if slam {
-        ("slammer", "target")
-    } else {
-        ("stealer", "target")
-    };
-    let effects = match (slam, response) {
-        (true, Response::Slamback) => "win = push back; double = push back, knock down, armour check; slamback win = slammer pushed back; slamback double = slammer knocked down, armour check",
-        (true, Response::Dodge) => "win = push back; double = push back, knock down, armour check; dodge win = turn to face; dodge double = free 1-hex move",
-        (false, Response::Slamback) => "win = ball scatters; double = stealer takes the ball; slamback win = stealer pushed back; slamback double = stealer knocked down, armour check",
-        (false, Response::Dodge) => "win = ball scatters; double = stealer takes the ball; dodge win = turn to face; dodge double = free 1-hex move",
-    };
-    let mut metrics = vec![
-        Metric::categorical(
-            "result",
-            &format!("draw = both turn to face; {effects}"),
-            &opposed_labels(response),
-            result,
-        ),
-        Metric::numeric(
-            &format!("{actor}_successes"),
-            "successes rolled",
-            ca + 1,
-            a_succ,
-        )
-        .fold_top(a.exploding()),
-        Metric::numeric(
-            &format!("{target}_successes"),
-            "successes rolled",
-            cd + 1,
-            d_succ,
-        )
-        .fold_top(d.exploding()),
-    ];
-    if actor_knocks_down {
-        metrics.push(Metric::numeric(
-            &format!("{target}_turns_out_of_play"),
-            "turns the target spends out of play (0 when not knocked down or all hits saved)",
-            radix[2],
-            d_turns,
-        ));
-    }
-    if responder_knocks_down {
-        metrics.push(Metric::numeric(
-            &format!("{actor}_turns_out_of_play"),
-            "turns the actor spends out of play after a slamback double",
-            radix[2],
-            a_turns,
-        ));
-    }
+    let (metrics, actor) = opposed_metrics(&rx, (&a, &d), rules.double_rule, slam, response);
     let desc = format!(
         "{} {verb} {}: {} vs {} {}",
         attacker.unit.name,
@@ -510,6 +449,81 @@ pub(super) fn opposed(
     .exact(Some(exact))
     .fractions_later(move || opposed_pmf::<Ratio>(pools, double, knocks))
     .capped(capped_mass, None)
+}
+
+/// The opposed test's metrics over its states (the result, each side's successes, the
+/// turns out of play of whoever a double can knock down), and the actor's name in them.
+fn opposed_metrics(
+    rx: &Radix,
+    (a, d): (&Pool, &Pool),
+    double: DoubleRule,
+    slam: bool,
+    response: Response,
+) -> (Vec<Metric>, &'static str) {
+    let (ca, cd) = (a.cap as usize, d.cap as usize);
+    let states = rx.size();
+    let mut result = Vec::with_capacity(states);
+    let (mut a_turns, mut d_turns) = (Vec::with_capacity(states), Vec::with_capacity(states));
+    let (mut a_succ, mut d_succ) = (Vec::with_capacity(states), Vec::with_capacity(states));
+    for s in 0..states {
+        let v = rx.decode(s);
+        let class = classify(double, v[0] as u32, v[1] as u32);
+        result.push(class as u16);
+        a_succ.push(v[0] as u16);
+        d_succ.push(v[1] as u16);
+        d_turns.push(if class == 2 { v[2] as u16 } else { 0 });
+        a_turns.push(if class == 4 { v[2] as u16 } else { 0 });
+    }
+    let (actor, target) = if slam {
+        ("slammer", "target")
+    } else {
+        ("stealer", "target")
+    };
+    let effects = match (slam, response) {
+        (true, Response::Slamback) => "win = push back; double = push back, knock down, armour check; slamback win = slammer pushed back; slamback double = slammer knocked down, armour check",
+        (true, Response::Dodge) => "win = push back; double = push back, knock down, armour check; dodge win = turn to face; dodge double = free 1-hex move",
+        (false, Response::Slamback) => "win = ball scatters; double = stealer takes the ball; slamback win = stealer pushed back; slamback double = stealer knocked down, armour check",
+        (false, Response::Dodge) => "win = ball scatters; double = stealer takes the ball; dodge win = turn to face; dodge double = free 1-hex move",
+    };
+    let mut metrics = vec![
+        Metric::categorical(
+            "result",
+            &format!("draw = both turn to face; {effects}"),
+            &opposed_labels(response),
+            result,
+        ),
+        Metric::numeric(
+            &format!("{actor}_successes"),
+            "successes rolled",
+            ca + 1,
+            a_succ,
+        )
+        .fold_top(a.exploding()),
+        Metric::numeric(
+            &format!("{target}_successes"),
+            "successes rolled",
+            cd + 1,
+            d_succ,
+        )
+        .fold_top(d.exploding()),
+    ];
+    if slam {
+        metrics.push(Metric::numeric(
+            &format!("{target}_turns_out_of_play"),
+            "turns the target spends out of play (0 when not knocked down or all hits saved)",
+            rx.0[2],
+            d_turns,
+        ));
+    }
+    if response == Response::Slamback {
+        metrics.push(Metric::numeric(
+            &format!("{actor}_turns_out_of_play"),
+            "turns the actor spends out of play after a slamback double",
+            rx.0[2],
+            a_turns,
+        ));
+    }
+    (metrics, actor)
 }
 
 /// The opposed test's states (the two sides' successes, the turns out of play): the

@@ -178,33 +178,20 @@ pub(super) fn compile_combat(
     let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
     // 0: the charger wins, 1: the target wins, 2: still fighting, 3: both out.
     let outcome = |v: &[usize]| -> usize {
-        let c_out = v[0] == 0 || v[2] & 1 == 1;
-        let t_out = v[1] == 0 || v[2] & 2 == 2;
-        match (c_out, t_out) {
-            (false, true) => 0,
-            (true, false) => 1,
-            (false, false) => 2,
-            (true, true) => 3,
-        }
+        super::who_won(v[0] == 0 || v[2] & 1 == 1, v[1] == 0 || v[2] & 2 == 2) as usize
     };
     let c_wins = crate::text::wins(&charger.name);
     let t_wins = crate::text::wins(&target.name);
     let won_at = |side: usize, who: &str| {
-        let mut labels = vec!["no".to_string()];
-        labels.extend((1..=rounds).map(|t| t.to_string()));
-        Metric {
-            name: format!("{who}_wins_at"),
-            description: format!("the round in which the {who} wins (no = it does not)"),
-            labels,
-            numeric: false,
-            map: states
+        Metric::won_at(
+            who,
+            format!("the round in which the {who} wins (no = it does not)"),
+            rounds as usize,
+            states
                 .iter()
                 .map(|v| if outcome(v) == side { v[3] as u16 } else { 0 })
                 .collect(),
-            chart: false,
-            offset: 0,
-            step: 1,
-        }
+        )
     };
     let mut ended = Metric::numeric(
         "rounds",
@@ -230,18 +217,8 @@ pub(super) fn compile_combat(
             states.iter().map(|v| outcome(v) as u16).collect(),
         ),
         ended,
-        Metric::numeric(
-            "charger_models_left",
-            &format!("{} models at the end (of {})", crate::text::possessive(&charger.name), charger.models),
-            charger.models as usize + 1,
-            states.iter().map(|v| v[0] as u16).collect(),
-        ),
-        Metric::numeric(
-            "target_models_left",
-            &format!("{} models at the end (of {})", crate::text::possessive(&target.name), target.models),
-            target.models as usize + 1,
-            states.iter().map(|v| v[1] as u16).collect(),
-        ),
+        super::models_left("charger_models_left", charger, &states, 0),
+        super::models_left("target_models_left", target, &states, 1),
     ];
     let race = Chart::Race {
         file: "combat".into(),

@@ -469,17 +469,6 @@ pub(super) fn compile_firefight(
     let exact = firefight_exact::<f64>(&trial);
     let later = trial.clone();
     let states: Vec<Vec<usize>> = (0..radix.size()).map(|s| radix.decode(s)).collect();
-    // Out: gone, or broke. Both out after one simultaneous exchange: nobody won.
-    let outcome = |v: &[usize]| -> u16 {
-        let a_out = v[0] == 0 || v[6] & 1 == 1;
-        let b_out = v[1] == 0 || v[6] & 2 == 2;
-        match (a_out, b_out) {
-            (false, true) => 0,
-            (true, false) => 1,
-            (false, false) => 2,
-            (true, true) => 3,
-        }
-    };
     let a_wins = crate::text::wins(&a.name);
     let b_wins = crate::text::wins(&b.name);
     Compiled::new(
@@ -496,44 +485,7 @@ pub(super) fn compile_firefight(
             economy.describe(&a.name, &b.name)
         ),
         Box::new(trial),
-        vec![
-            Metric::categorical(
-                "outcome",
-                "a side wins when the other is wiped out or broken and it is not; both out = both wiped out or broken in the same simultaneous exchange; neither = both still fighting",
-                &[&a_wins, &b_wins, "neither", "both out"][..],
-                states.iter().map(|v| outcome(v)).collect(),
-            ),
-            Metric::numeric(
-                "a_models_left",
-                &format!("{} models at the end (of {})", crate::text::possessive(&a.name), a.models),
-                a.models as usize + 1,
-                states.iter().map(|v| v[0] as u16).collect(),
-            ),
-            Metric::numeric(
-                "b_models_left",
-                &format!("{} models at the end (of {})", crate::text::possessive(&b.name), b.models),
-                b.models as usize + 1,
-                states.iter().map(|v| v[1] as u16).collect(),
-            ),
-        ]
-        .into_iter()
-        .chain((cap > 1).then(|| {
-            Metric::numeric(
-                "a_tokens",
-                &format!("{} morale tokens at the end", crate::text::possessive(&a.name)),
-                cap,
-                states.iter().map(|v| v[2] as u16).collect(),
-            )
-        }))
-        .chain((cap > 1).then(|| {
-            Metric::numeric(
-                "b_tokens",
-                &format!("{} morale tokens at the end", crate::text::possessive(&b.name)),
-                cap,
-                states.iter().map(|v| v[3] as u16).collect(),
-            )
-        }))
-        .collect(),
+        firefight_metrics([a, b], [&a_wins, &b_wins], cap, &states),
         Headline {
             label: format!("P({a_wins})"),
             metric: 0,
@@ -543,6 +495,48 @@ pub(super) fn compile_firefight(
     )
     .exact(Some(exact))
     .fractions_later(move || firefight_exact::<Ratio>(&later))
+}
+
+/// A firefight's metrics over its end states: who is left, each side's models and (when
+/// tokens count) morale tokens.
+fn firefight_metrics(
+    [a, b]: [&Unit; 2],
+    [a_wins, b_wins]: [&str; 2],
+    cap: usize,
+    states: &[Vec<usize>],
+) -> Vec<Metric> {
+    vec![
+        Metric::categorical(
+            "outcome",
+            "a side wins when the other is wiped out or broken and it is not; both out = both wiped out or broken in the same simultaneous exchange; neither = both still fighting",
+            &[a_wins, b_wins, "neither", "both out"][..],
+            // Out: gone, or broke. Both out after one simultaneous exchange: nobody won.
+            states
+                .iter()
+                .map(|v| super::who_won(v[0] == 0 || v[6] & 1 == 1, v[1] == 0 || v[6] & 2 == 2))
+                .collect(),
+        ),
+        super::models_left("a_models_left", a, states, 0),
+        super::models_left("b_models_left", b, states, 1),
+    ]
+    .into_iter()
+    .chain((cap > 1).then(|| {
+        Metric::numeric(
+            "a_tokens",
+            &format!("{} morale tokens at the end", crate::text::possessive(&a.name)),
+            cap,
+            states.iter().map(|v| v[2] as u16).collect(),
+        )
+    }))
+    .chain((cap > 1).then(|| {
+        Metric::numeric(
+            "b_tokens",
+            &format!("{} morale tokens at the end", crate::text::possessive(&b.name)),
+            cap,
+            states.iter().map(|v| v[3] as u16).collect(),
+        )
+    }))
+    .collect()
 }
 
 #[cfg(test)]

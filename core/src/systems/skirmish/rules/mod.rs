@@ -585,6 +585,31 @@ fn breaks(u: &Stats, c: u32, rules: &Rules, d: &mut FaceStream, rng: &mut Rng) -
     !rules.morale_passes(d.roll(rng), u.morale, rules.casualty_modifier * c as i32)
 }
 
+/// A side's models at the end (of its starting models), each state's `at`-th digit.
+fn models_left(key: &str, unit: &Unit, states: &[Vec<usize>], at: usize) -> Metric {
+    Metric::numeric(
+        key,
+        &format!(
+            "{} models at the end (of {})",
+            crate::text::possessive(&unit.name),
+            unit.models
+        ),
+        unit.models as usize + 1,
+        states.iter().map(|v| v[at] as u16).collect(),
+    )
+}
+
+/// Who a two-sided fight's end leaves standing, out = wiped out or broken: 0 the first
+/// side won, 1 the second, 2 neither is out (still fighting), 3 both are out.
+fn who_won(first_out: bool, second_out: bool) -> u16 {
+    match (first_out, second_out) {
+        (false, true) => 0,
+        (true, false) => 1,
+        (false, false) => 2,
+        (true, true) => 3,
+    }
+}
+
 /// The status digit of who broke: 1 a, 2 b, 3 both.
 fn status_of(broke: [bool; 2]) -> u32 {
     broke[0] as u32 + 2 * broke[1] as u32

@@ -273,15 +273,7 @@ pub fn compute_given(
         Some(pool) => pool.install(|| names.par_iter().zip(ready).map(compile).collect()),
         None => names.iter().zip(ready).map(compile).collect(),
     };
-    // What a designer should look at, once each, in order, before the numbers.
-    for c in compiled.iter().flatten() {
-        if let Some(w) = &c.warning {
-            eprintln!(
-                "warning: {}",
-                rollsim_core::text::terminal_safe(&format!("{}: {w}", c.name))
-            );
-        }
-    }
+    warn(&compiled);
     // Scenarios run side by side as well as chunk by chunk: a core that finishes its
     // chunks of one scenario takes up another's instead of waiting. Each scenario's
     // counts depend on its seed and chunks alone, so the output is the same.
@@ -317,6 +309,19 @@ pub fn compute_given(
         results,
         out: opts.target(),
     })
+}
+
+/// What a designer should look at, once each, in order, before the numbers: each
+/// scenario's warning.
+fn warn(compiled: &[Result<crate::model::Compiled, AppError>]) {
+    for c in compiled.iter().flatten() {
+        if let Some(w) = &c.warning {
+            eprintln!(
+                "warning: {}",
+                rollsim_core::text::terminal_safe(&format!("{}: {w}", c.name))
+            );
+        }
+    }
 }
 
 /// The run's trials: a precision to reach (checked), or a count (`-n`, the config's
@@ -819,24 +824,7 @@ pub fn run_all(
         let out = out.as_ref();
         all.extend(out.results.iter().cloned());
         dirs.push(out.out.display().to_string());
-        sections.push(report::gallery::Section {
-            stem: cfg
-                .path
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or("config")
-                .to_string(),
-            system: out
-                .results
-                .first()
-                .map(|r| r.system.clone())
-                .unwrap_or_default(),
-            title: out.title.clone(),
-            dir: folder(out),
-            results: out.results.clone(),
-            matrix,
-            roster,
-        });
+        sections.push(gallery_section(cfg, out, folder(out), matrix, roster));
     }
     cancel.check()?;
     let gallery = report::gallery::write(&root, &sections)?;
@@ -844,6 +832,34 @@ pub fn run_all(
     cancel.check()?;
     stage.commit()?;
     Ok(main_job_summary(&all, &dirs))
+}
+
+/// One config's part of the gallery: its results, folder, matrix and roster.
+fn gallery_section(
+    cfg: &Shipped,
+    out: &RunOutput,
+    dir: PathBuf,
+    matrix: Option<(report::analysis::Matrix, Vec<PathBuf>)>,
+    roster: Option<(rollsim_core::balance::roster::Roster, Vec<PathBuf>)>,
+) -> report::gallery::Section {
+    report::gallery::Section {
+        stem: cfg
+            .path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("config")
+            .to_string(),
+        system: out
+            .results
+            .first()
+            .map(|r| r.system.clone())
+            .unwrap_or_default(),
+        title: out.title.clone(),
+        dir,
+        results: out.results.clone(),
+        matrix,
+        roster,
+    }
 }
 
 /// The shipped configs loaded, the one of fewest scenarios last: the run ends once the

@@ -207,60 +207,65 @@ fn entries<'a>(sec: &'a Section) -> Vec<Entry<'a>> {
         });
     }
     for e in &mut out {
-        let first = e.members[0];
-        let h = &first.headline;
-        e.headline = if let (1, Some(fixed)) = (e.members.len(), fixed_by_rules(h)) {
-            // A headline the rules fix (a Goblin that never stays up) is no headline:
-            // the gallery leads with what can vary, and says why.
-            match varying_mean(first) {
-                Some((m, mean)) => format!(
-                    "mean {}: {} ({} {fixed} by the rules)",
-                    m.name.replace('_', " "),
-                    crate::text::fixed(mean, 2),
-                    h.label
-                ),
-                None => format!("{} {fixed} by the rules", h.label),
-            }
-        } else if e.members.len() == 1 {
-            format!(
-                "{}: {} [{} .. {}]{}",
-                h.label,
-                pct(h.probability),
-                pct(h.ci_low),
-                pct(h.ci_high),
-                h.exact
-                    .map_or(String::new(), |x| format!(", exact {}", pct(x)))
-            )
-        } else {
-            let ps: Vec<f64> = e
-                .members
-                .iter()
-                .map(|r| r.headline.exact.unwrap_or(r.headline.probability))
-                .collect();
-            let lo = ps.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = ps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let choice = first.group.as_ref().is_some_and(|g| g.choice);
-            let n = e.members.len();
-            let what = if choice { "choices" } else { "points" };
-            if lo < hi {
-                format!("{}: {} to {} over {n} {what}", h.label, pct(lo), pct(hi))
-            } else {
-                // The same everywhere (a kill no point of the range can make): no
-                // headline. The first mean that moves is one, with the flat chance said.
-                match moving_mean(&e.members) {
-                    Some((name, a, b)) => format!(
-                        "{name}: {} to {} over {n} {what} ({} {} at every one)",
-                        crate::text::fixed(a, 2),
-                        crate::text::fixed(b, 2),
-                        h.label,
-                        pct(lo)
-                    ),
-                    None => format!("{}: {} at every one of {n} {what}", h.label, pct(lo)),
-                }
-            }
-        };
+        e.headline = entry_headline(&e.members);
     }
     out
+}
+
+/// The line a card leads with: one scenario's headline with its interval, a group's
+/// range over its points, or what varies where the rules fix the headline.
+fn entry_headline(members: &[&ScenarioResult]) -> String {
+    let first = members[0];
+    let h = &first.headline;
+    if let (1, Some(fixed)) = (members.len(), fixed_by_rules(h)) {
+        // A headline the rules fix (a Goblin that never stays up) is no headline:
+        // the gallery leads with what can vary, and says why.
+        match varying_mean(first) {
+            Some((m, mean)) => format!(
+                "mean {}: {} ({} {fixed} by the rules)",
+                m.name.replace('_', " "),
+                crate::text::fixed(mean, 2),
+                h.label
+            ),
+            None => format!("{} {fixed} by the rules", h.label),
+        }
+    } else if members.len() == 1 {
+        format!(
+            "{}: {} [{} .. {}]{}",
+            h.label,
+            pct(h.probability),
+            pct(h.ci_low),
+            pct(h.ci_high),
+            h.exact
+                .map_or(String::new(), |x| format!(", exact {}", pct(x)))
+        )
+    } else {
+        let ps: Vec<f64> = members
+            .iter()
+            .map(|r| r.headline.exact.unwrap_or(r.headline.probability))
+            .collect();
+        let lo = ps.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = ps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let choice = first.group.as_ref().is_some_and(|g| g.choice);
+        let n = members.len();
+        let what = if choice { "choices" } else { "points" };
+        if lo < hi {
+            format!("{}: {} to {} over {n} {what}", h.label, pct(lo), pct(hi))
+        } else {
+            // The same everywhere (a kill no point of the range can make): no
+            // headline. The first mean that moves is one, with the flat chance said.
+            match moving_mean(members) {
+                Some((name, a, b)) => format!(
+                    "{name}: {} to {} over {n} {what} ({} {} at every one)",
+                    crate::text::fixed(a, 2),
+                    crate::text::fixed(b, 2),
+                    h.label,
+                    pct(lo)
+                ),
+                None => format!("{}: {} at every one of {n} {what}", h.label, pct(lo)),
+            }
+        }
+    }
 }
 
 /// "cannot happen" or "is certain" where the rules fix a headline: its exact value is 0

@@ -2,8 +2,8 @@
 //! whisker for an interval where there is one: what one step is worth (sensitivity),
 //! a roster's Nash weights and ratings.
 
-use super::Area;
 use super::{fonts, header, DrawResult, FONT, WIDTH};
+use super::{Area, Plane};
 use crate::report::write::WriteError;
 use plotters::prelude::*;
 use std::path::Path;
@@ -86,56 +86,72 @@ where
         .draw()?;
     let span = hi - lo;
     for (i, (_, v, ci)) in bars.iter().enumerate() {
-        let y = (n - 1 - i) as f64;
-        let c = if *v >= 0.0 {
-            RGBColor(76, 114, 176)
-        } else {
-            RGBColor(196, 78, 82)
-        };
-        ch.draw_series(std::iter::once(Rectangle::new(
-            [(0.0, y + 0.15), (*v, y + 0.85)],
-            c.filled(),
-        )))?;
-        let mut end = *v;
-        if let Some(h) = ci {
-            // The 95% interval as a whisker with end caps.
-            let style = BLACK.stroke_width(2);
-            ch.draw_series(std::iter::once(PathElement::new(
-                vec![(v - h, y + 0.5), (v + h, y + 0.5)],
-                style,
-            )))?;
-            for x in [v - h, v + h] {
-                ch.draw_series(std::iter::once(PathElement::new(
-                    vec![(x, y + 0.35), (x, y + 0.65)],
-                    style,
-                )))?;
-            }
-            end = if *v >= 0.0 { v + h } else { v - h };
-        }
-        let right = *v >= 0.0;
-        let x = end + if right { span * 0.005 } else { -span * 0.005 };
-        let text = match ci {
-            Some(h) => format!("{} \u{b1} {:.0}", value(*v), h),
-            None => value(*v),
-        };
-        let pos = if right {
-            plotters::style::text_anchor::HPos::Left
-        } else {
-            plotters::style::text_anchor::HPos::Right
-        };
-        ch.draw_series(std::iter::once(Text::new(
-            text,
-            (x, y + 0.5),
-            TextStyle::from((FONT, 13).into_font()).pos(plotters::style::text_anchor::Pos::new(
-                pos,
-                plotters::style::text_anchor::VPos::Center,
-            )),
-        )))?;
+        draw_bar(&mut ch, (n - 1 - i) as f64, (*v, *ci), span, value)?;
     }
     ch.draw_series(std::iter::once(PathElement::new(
         vec![(0.0, 0.0), (0.0, n as f64)],
         BLACK.stroke_width(1),
     )))?;
     root.present()?;
+    Ok(())
+}
+
+/// One bar at height `y`: from zero to its value, its interval's whisker, and the value
+/// written beyond its end.
+fn draw_bar<DB>(
+    ch: &mut Plane<'_, DB>,
+    y: f64,
+    (v, ci): (f64, Option<f64>),
+    span: f64,
+    value: &dyn Fn(f64) -> String,
+) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
+    let c = if v >= 0.0 {
+        RGBColor(76, 114, 176)
+    } else {
+        RGBColor(196, 78, 82)
+    };
+    ch.draw_series(std::iter::once(Rectangle::new(
+        [(0.0, y + 0.15), (v, y + 0.85)],
+        c.filled(),
+    )))?;
+    let mut end = v;
+    if let Some(h) = ci {
+        // The 95% interval as a whisker with end caps.
+        let style = BLACK.stroke_width(2);
+        ch.draw_series(std::iter::once(PathElement::new(
+            vec![(v - h, y + 0.5), (v + h, y + 0.5)],
+            style,
+        )))?;
+        for x in [v - h, v + h] {
+            ch.draw_series(std::iter::once(PathElement::new(
+                vec![(x, y + 0.35), (x, y + 0.65)],
+                style,
+            )))?;
+        }
+        end = if v >= 0.0 { v + h } else { v - h };
+    }
+    let right = v >= 0.0;
+    let x = end + if right { span * 0.005 } else { -span * 0.005 };
+    let text = match ci {
+        Some(h) => format!("{} \u{b1} {:.0}", value(v), h),
+        None => value(v),
+    };
+    let pos = if right {
+        plotters::style::text_anchor::HPos::Left
+    } else {
+        plotters::style::text_anchor::HPos::Right
+    };
+    ch.draw_series(std::iter::once(Text::new(
+        text,
+        (x, y + 0.5),
+        TextStyle::from((FONT, 13).into_font()).pos(plotters::style::text_anchor::Pos::new(
+            pos,
+            plotters::style::text_anchor::VPos::Center,
+        )),
+    )))?;
     Ok(())
 }

@@ -329,27 +329,7 @@ pub fn shown(bars: &Bars) -> Bars {
         }
         above = true;
     }
-    let mut cut = false;
-    if fold {
-        let empty = |x: &(f64, (f64, f64), Option<f64>)| x.0 == 0.0 && x.2.unwrap_or(0.0) == 0.0;
-        let (mut l2, mut v2) = (Vec::new(), Vec::new());
-        let mut i = 0;
-        while i < values.len() {
-            let run = values[i..].iter().take_while(|x| empty(x)).count();
-            if run > MAX_EMPTY {
-                l2.push(GAP.to_string());
-                v2.push(values[i]);
-                i += run;
-                cut = true;
-            } else {
-                l2.push(labels[i].clone());
-                v2.push(values[i]);
-                i += 1;
-            }
-        }
-        labels = l2;
-        values = v2;
-    }
+    let cut = fold && cut_empty_runs(&mut labels, &mut values);
     let mut x_desc = bars.x_desc.clone();
     let mut said = Vec::new();
     if below || above {
@@ -383,6 +363,34 @@ pub fn shown(bars: &Bars) -> Bars {
         trials: bars.trials,
         tails: bars.tails,
     }
+}
+
+/// Runs of more than [`MAX_EMPTY`] bars that cannot happen, each cut to one gap bar;
+/// whether any was.
+fn cut_empty_runs(
+    labels: &mut Vec<String>,
+    values: &mut Vec<(f64, (f64, f64), Option<f64>)>,
+) -> bool {
+    let mut cut = false;
+    let empty = |x: &(f64, (f64, f64), Option<f64>)| x.0 == 0.0 && x.2.unwrap_or(0.0) == 0.0;
+    let (mut l2, mut v2) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < values.len() {
+        let run = values[i..].iter().take_while(|x| empty(x)).count();
+        if run > MAX_EMPTY {
+            l2.push(GAP.to_string());
+            v2.push(values[i]);
+            i += run;
+            cut = true;
+        } else {
+            l2.push(labels[i].clone());
+            v2.push(values[i]);
+            i += 1;
+        }
+    }
+    *labels = l2;
+    *values = v2;
+    cut
 }
 
 /// Which bars' labels an axis of `n` bars shows, at most one a `step`: as many as fit

@@ -95,8 +95,32 @@ pub fn draw(
         )?;
         out.push(p);
     }
-    // P(the attack does not hit): every outcome of `result` but the last ("hit");
-    // and for every other categorical metric its last outcome (kill: "killed").
+    let (lines, named) = probability_lines(first, &ser);
+    if !lines.is_empty() {
+        let p = sub.join(format!("probabilities_vs_{}.png", x_desc.replace(' ', "_")));
+        let (lead, rest) = super::titles(name, &desc, first.seed);
+        let title = super::headed(&lead, &format!("{} against {x_desc}", named.join(" and ")));
+        let subtitle = format!("{}; {rest}", note(first.trials));
+        write(
+            &p,
+            (&title, &subtitle),
+            (&x_desc, "probability"),
+            &lines,
+            true,
+            charts,
+        )?;
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// P(the attack does not hit): every outcome of `result` but the last ("hit"); and for
+/// every other categorical metric its last outcome (kill: "killed"). A line per such
+/// probability and series, and the probabilities' names.
+fn probability_lines(
+    first: &ScenarioResult,
+    ser: &[(String, Vec<&ScenarioResult>)],
+) -> (Vec<Line>, Vec<String>) {
     let mut lines: Vec<Line> = Vec::new();
     let mut named: Vec<String> = Vec::new();
     for (mi, m) in first.metrics.iter().enumerate().filter(|(_, m)| !m.numeric) {
@@ -111,7 +135,7 @@ pub fn draw(
             )
         };
         named.push(format!("P({label})"));
-        for (s, rs) in &ser {
+        for (s, rs) in ser {
             let pts = rs
                 .iter()
                 .map(|r| {
@@ -131,22 +155,7 @@ pub fn draw(
             lines.push((format!("P({label}), {s}"), pts));
         }
     }
-    if !lines.is_empty() {
-        let p = sub.join(format!("probabilities_vs_{}.png", x_desc.replace(' ', "_")));
-        let (lead, rest) = super::titles(name, &desc, first.seed);
-        let title = super::headed(&lead, &format!("{} against {x_desc}", named.join(" and ")));
-        let subtitle = format!("{}; {rest}", note(first.trials));
-        write(
-            &p,
-            (&title, &subtitle),
-            (&x_desc, "probability"),
-            &lines,
-            true,
-            charts,
-        )?;
-        out.push(p);
-    }
-    Ok(out)
+    (lines, named)
 }
 
 /// `(title, subtitle)` and `(x_desc, y_desc)`: what the chart says, as drawn.

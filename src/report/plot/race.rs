@@ -89,30 +89,9 @@ where
     let (lead, subtitle) = super::titles(&r.name, &r.description, r.seed);
     let (head, body, y) = header(&root, &super::headed(&lead, title), &subtitle)?;
     let colours = [SERIES[0], SERIES[1]];
-    let legend = (FONT, 15).into_font().color(&BLACK);
-    let mut x = 26;
-    for (s, c) in all.iter().zip(colours) {
-        head.draw(&Rectangle::new([(x, y + 1), (x + 16, y + 15)], c.filled()))?;
-        let text = format!("{} by then", s.label);
-        head.draw(&Text::new(text.clone(), (x + 24, y), legend.clone()))?;
-        x += 24 + 9 * text.chars().count() as i32 + 20;
-    }
     // Without trials (`--exact-only`) the bands are the exact values themselves.
     let simulated = r.trials > 0;
-    let how = if simulated {
-        format!(
-            "(Monte Carlo, {} trials)",
-            super::super::markdown::thousands(r.trials)
-        )
-    } else {
-        "(exact)".to_string()
-    };
-    head.draw(&Text::new(how, (x, y), legend.clone()))?;
-    if simulated && all.iter().any(|s| s.exact.is_some()) {
-        let ex = x + 260;
-        head.draw(&Circle::new((ex, y + 8), 5, EXACT.filled()))?;
-        head.draw(&Text::new("exact".to_string(), (ex + 12, y), legend))?;
-    }
+    race_legend(&head, y, &all, r.trials)?;
 
     let mut ch = ChartBuilder::on(&body)
         .margin_left(20)
@@ -158,5 +137,38 @@ where
         below = top;
     }
     root.present()?;
+    Ok(())
+}
+
+/// The race's legend, in the header: each side's colour, and Monte Carlo or exact.
+fn race_legend<DB>(head: &Area<DB>, y: i32, all: &[Side], trials: u64) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
+    let colours = [SERIES[0], SERIES[1]];
+    let legend = (FONT, 15).into_font().color(&BLACK);
+    let mut x = 26;
+    for (s, c) in all.iter().zip(colours) {
+        head.draw(&Rectangle::new([(x, y + 1), (x + 16, y + 15)], c.filled()))?;
+        let text = format!("{} by then", s.label);
+        head.draw(&Text::new(text.clone(), (x + 24, y), legend.clone()))?;
+        x += 24 + 9 * text.chars().count() as i32 + 20;
+    }
+    let simulated = trials > 0;
+    let how = if simulated {
+        format!(
+            "(Monte Carlo, {} trials)",
+            super::super::markdown::thousands(trials)
+        )
+    } else {
+        "(exact)".to_string()
+    };
+    head.draw(&Text::new(how, (x, y), legend.clone()))?;
+    if simulated && all.iter().any(|s| s.exact.is_some()) {
+        let ex = x + 260;
+        head.draw(&Circle::new((ex, y + 8), 5, EXACT.filled()))?;
+        head.draw(&Text::new("exact".to_string(), (ex + 12, y), legend))?;
+    }
     Ok(())
 }

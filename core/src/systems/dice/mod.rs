@@ -604,16 +604,9 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
             }
         }
     }
-    let exact_note = match &exact {
-        Ok(_) => String::new(),
-        Err(why) => format!("; no exact distribution ({why}): Monte Carlo only"),
-    };
     Compiled::new(
         name,
-        match &sc.vs {
-            Some((v, _)) => format!("`{}` against `{v}`{exact_note}", sc.roll),
-            None => format!("`{}`{exact_note}", sc.roll),
-        },
+        description(sc, exact.as_ref().err()),
         Box::new(DiceTrial {
             roll: sc.roll_node.clone(),
             vs: sc.vs.as_ref().map(|v| v.1.clone()),
@@ -630,6 +623,18 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     .capped(capped + unfinished, Some(capped_note(capped, unfinished)))
     .policy(program::policy(&sc.roll_node))
     .warning(sc.warning.clone())
+}
+
+/// The roll (against its `vs`), and why it has no exact distribution where it has none.
+fn description(sc: &Scenario, no_exact: Option<&String>) -> String {
+    let exact_note = match no_exact {
+        None => String::new(),
+        Some(why) => format!("; no exact distribution ({why}): Monte Carlo only"),
+    };
+    match &sc.vs {
+        Some((v, _)) => format!("`{}` against `{v}`{exact_note}", sc.roll),
+        None => format!("`{}`{exact_note}", sc.roll),
+    }
 }
 
 /// What one read of the result spans: its first value, last, step, values, each

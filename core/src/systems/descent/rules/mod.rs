@@ -1031,6 +1031,47 @@ pub fn compile_turn(
     };
     let states = trial.states();
     let a = &attacks[0];
+    let metrics = turn_metrics(attacks, wounds, guard, dmg_states, states);
+    Compiled::new(
+        name,
+        turn_description(attacks, wounds, guard),
+        Box::new(trial),
+        metrics,
+        Headline {
+            label: format!("P({} dies)", a.target.name),
+            metric: 1,
+            values: vec![1],
+            against: Vec::new(),
+        },
+    )
+    .exact(Some(total))
+    .fractions_later(move || {
+        let resolvers: Vec<Resolver> = later.iter().map(|(a, _)| Resolver::new(a)).collect();
+        let exact: Vec<(&Resolver, Vec<Ratio>)> = later
+            .iter()
+            .zip(&resolvers)
+            .map(|((a, c), r)| (r, attack_exact(a, c)))
+            .collect();
+        let guard_res = later_guard.as_ref().map(|(g, _)| Resolver::new(g));
+        let guard = later_guard
+            .as_ref()
+            .zip(guard_res.as_ref())
+            .map(|((g, c), r)| (r, attack_exact(g, c), wounds_of));
+        turn_exact(&exact, guard, dmg_states)
+    })
+    .group(a.group.clone())
+}
+
+/// A turn's metrics over its states: the damage dealt, whether the target dies, and
+/// (with a Guard) whether the attacker is killed first.
+fn turn_metrics(
+    attacks: &[Attack],
+    wounds: u8,
+    guard: Option<&Attack>,
+    dmg_states: usize,
+    states: usize,
+) -> Vec<Metric> {
+    let a = &attacks[0];
     let w = wounds as usize;
     let mut metrics = vec![
         Metric::numeric(
@@ -1065,34 +1106,7 @@ pub fn compile_turn(
             (0..states).map(|s| (s >= dmg_states) as u16).collect(),
         ));
     }
-    Compiled::new(
-        name,
-        turn_description(attacks, wounds, guard),
-        Box::new(trial),
-        metrics,
-        Headline {
-            label: format!("P({} dies)", a.target.name),
-            metric: 1,
-            values: vec![1],
-            against: Vec::new(),
-        },
-    )
-    .exact(Some(total))
-    .fractions_later(move || {
-        let resolvers: Vec<Resolver> = later.iter().map(|(a, _)| Resolver::new(a)).collect();
-        let exact: Vec<(&Resolver, Vec<Ratio>)> = later
-            .iter()
-            .zip(&resolvers)
-            .map(|((a, c), r)| (r, attack_exact(a, c)))
-            .collect();
-        let guard_res = later_guard.as_ref().map(|(g, _)| Resolver::new(g));
-        let guard = later_guard
-            .as_ref()
-            .zip(guard_res.as_ref())
-            .map(|((g, c), r)| (r, attack_exact(g, c), wounds_of));
-        turn_exact(&exact, guard, dmg_states)
-    })
-    .group(a.group.clone())
+    metrics
 }
 
 /// "3 attacks with ... at ... (armour ..., ...), distance ...: Dodge ..., Aim ...".

@@ -626,6 +626,62 @@ impl Parser {
         self.pool(depth)
     }
 
+    /// One face's value in braces: a number, a name (`hit`, `crit=2`, `blank`), or
+    /// several names summed (`success+advantage`); the names go into `written`.
+    fn face_value(
+        &mut self,
+        neg: bool,
+        written: &mut Vec<(String, u32)>,
+    ) -> Result<i64, SyntaxError> {
+        Ok(match self.next() {
+            (Tok::Int(n), _) => n,
+            (Tok::Word(w), _) if !neg && self.is_sym("+") => {
+                // `success+advantage`: several symbols on one face, its value
+                // the sum of theirs.
+                let mut v = 0;
+                let mut w = w;
+                loop {
+                    v += !NOTHING.contains(&w.to_ascii_lowercase().as_str()) as i64;
+                    match written.iter_mut().find(|(n, _)| *n == w) {
+                        Some((_, c)) => *c += 1,
+                        None => written.push((w.clone(), 1)),
+                    }
+                    if !self.eat_sym("+") {
+                        break;
+                    }
+                    w = self.take("a symbol's name after `+`", |t| match t {
+                        Tok::Word(x) => Some(x),
+                        _ => None,
+                    })?;
+                }
+                v
+            }
+            (Tok::Word(w), _) if !neg => {
+                written.push((w.clone(), 1));
+                if self.eat_sym("=") {
+                    let neg = self.eat_sym("-");
+                    let n = self.take("the face's value", |t| match t {
+                        Tok::Int(n) => Some(n),
+                        _ => None,
+                    })?;
+                    if neg {
+                        -n
+                    } else {
+                        n
+                    }
+                } else if NOTHING.contains(&w.to_ascii_lowercase().as_str()) {
+                    0
+                } else {
+                    1
+                }
+            }
+            _ => {
+                self.at -= 1;
+                return Err(self.unexpected("a face: a number or a name"));
+            }
+        })
+    }
+
     /// A die after `d`: `6`, `F`, `%`, or `{faces}`.
     fn die(&mut self, d: &str) -> Result<Die, SyntaxError> {
         let sides = &d[1..];
@@ -649,53 +705,7 @@ impl Parser {
                 loop {
                     let neg = self.eat_sym("-");
                     let mut written: Vec<(String, u32)> = Vec::new();
-                    let v = match self.next() {
-                        (Tok::Int(n), _) => n,
-                        (Tok::Word(w), _) if !neg && self.is_sym("+") => {
-                            // `success+advantage`: several symbols on one face, its value
-                            // the sum of theirs.
-                            let mut v = 0;
-                            let mut w = w;
-                            loop {
-                                v += !NOTHING.contains(&w.to_ascii_lowercase().as_str()) as i64;
-                                match written.iter_mut().find(|(n, _)| *n == w) {
-                                    Some((_, c)) => *c += 1,
-                                    None => written.push((w.clone(), 1)),
-                                }
-                                if !self.eat_sym("+") {
-                                    break;
-                                }
-                                w = self.take("a symbol's name after `+`", |t| match t {
-                                    Tok::Word(x) => Some(x),
-                                    _ => None,
-                                })?;
-                            }
-                            v
-                        }
-                        (Tok::Word(w), _) if !neg => {
-                            written.push((w.clone(), 1));
-                            if self.eat_sym("=") {
-                                let neg = self.eat_sym("-");
-                                let n = self.take("the face's value", |t| match t {
-                                    Tok::Int(n) => Some(n),
-                                    _ => None,
-                                })?;
-                                if neg {
-                                    -n
-                                } else {
-                                    n
-                                }
-                            } else if NOTHING.contains(&w.to_ascii_lowercase().as_str()) {
-                                0
-                            } else {
-                                1
-                            }
-                        }
-                        _ => {
-                            self.at -= 1;
-                            return Err(self.unexpected("a face: a number or a name"));
-                        }
-                    };
+                    let v = self.face_value(neg, &mut written)?;
                     // One symbol: as many of it as the face's value (`blank` none,
                     // `crit=2` two).
                     if let [(_, c)] = written.as_mut_slice() {

@@ -57,18 +57,7 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             out
         }
         Node::Meeting(m) => meeting_bounds(m),
-        Node::Versus(kind, a, b, _) => {
-            let n = |p: &PoolSpec| {
-                p.keep
-                    .map_or(p.groups.iter().map(|(n, _)| *n as i64).sum(), |(_, k)| {
-                        k as i64
-                    })
-            };
-            match kind {
-                Versus::Pairs => (0, n(a).min(n(b))),
-                Versus::Beats | Versus::Cancel | Versus::CancelBelow => (0, n(a)),
-            }
-        }
+        Node::Versus(kind, a, b, _) => versus_bounds(*kind, a, b),
         Node::Let(bound, body) => {
             let b = bounds(bound, vars);
             vars.push(b);
@@ -94,24 +83,41 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
             vars.pop();
             r
         }
-        Node::PoolVar(r) => {
-            let read = |keep, agg| {
-                pool_bounds(&PoolSpec {
-                    keep,
-                    agg,
-                    ..(*r.spec).clone()
-                })
-            };
-            match &r.rolled {
-                None => read(r.keep.or(r.spec.keep), r.agg),
-                // Any keep from no dice to all of them.
-                Some(_) => {
-                    let (a, b) = (read(None, r.agg), read(Some((End::Highest, 0)), r.agg));
-                    (a.0.min(b.0), a.1.max(b.1))
-                }
-            }
-        }
+        Node::PoolVar(r) => pool_var_bounds(r),
         Node::Pool(p) => pool_bounds(p),
+    }
+}
+
+/// Pools set against each other: counts of the first side's kept dice.
+fn versus_bounds(kind: Versus, a: &PoolSpec, b: &PoolSpec) -> (i64, i64) {
+    let n = |p: &PoolSpec| {
+        p.keep
+            .map_or(p.groups.iter().map(|(n, _)| *n as i64).sum(), |(_, k)| {
+                k as i64
+            })
+    };
+    match kind {
+        Versus::Pairs => (0, n(a).min(n(b))),
+        Versus::Beats | Versus::Cancel | Versus::CancelBelow => (0, n(a)),
+    }
+}
+
+/// A pool variable's read: a keep it rolls may keep from none of the dice to all.
+fn pool_var_bounds(r: &PoolRead) -> (i64, i64) {
+    let read = |keep, agg| {
+        pool_bounds(&PoolSpec {
+            keep,
+            agg,
+            ..(*r.spec).clone()
+        })
+    };
+    match &r.rolled {
+        None => read(r.keep.or(r.spec.keep), r.agg),
+        // Any keep from no dice to all of them.
+        Some(_) => {
+            let (a, b) = (read(None, r.agg), read(Some((End::Highest, 0)), r.agg));
+            (a.0.min(b.0), a.1.max(b.1))
+        }
     }
 }
 

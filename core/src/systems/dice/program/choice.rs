@@ -170,18 +170,9 @@ fn dice(values: &[i64], counts: &[u8]) -> Vec<i64> {
         .collect()
 }
 
-/// Work the choice for `n` dice of `die`, rerolled up to `rerolls` times, so that the
-/// mean of `objective` (which reads only the pool variable at scope depth `depth`,
-/// whose dice sit at `offset` of the scratch, and rolls nothing: a number for each
-/// roll) is best; or why it cannot be worked out.
-pub fn plan(
-    die: DieSpec,
-    n: u32,
-    rerolls: u32,
-    goal: Goal,
-    objective: &Node,
-    (depth, offset): (usize, usize),
-) -> Result<Choice, String> {
+/// The die's values and their chances (its faces, each equally likely), checked: plain
+/// dice only, and few enough dice, values and rolls to weigh every choice.
+fn choice_values(die: &DieSpec, n: u32) -> Result<(Vec<i64>, Vec<f64>), String> {
     if die.explode.is_some() || die.reroll.is_some() {
         return Err(
             "a choice rerolls plain dice: a die that explodes or rerolls by itself has no fixed faces to choose between".into(),
@@ -212,6 +203,23 @@ pub fn plan(
             "{n} dice of {s} values roll {count} ways; a choice goes through at most {MAX_ROLLS}"
         ));
     }
+    Ok((values, q))
+}
+
+/// Work the choice for `n` dice of `die`, rerolled up to `rerolls` times, so that the
+/// mean of `objective` (which reads only the pool variable at scope depth `depth`,
+/// whose dice sit at `offset` of the scratch, and rolls nothing: a number for each
+/// roll) is best; or why it cannot be worked out.
+pub fn plan(
+    die: DieSpec,
+    n: u32,
+    rerolls: u32,
+    goal: Goal,
+    objective: &Node,
+    (depth, offset): (usize, usize),
+) -> Result<Choice, String> {
+    let (values, q) = choice_values(&die, n)?;
+    let s = values.len();
     let pk = Packing {
         base: n as u128 + 1,
         values: s,

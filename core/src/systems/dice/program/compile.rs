@@ -408,16 +408,7 @@ impl<'a> Compiler<'a> {
             }
             Expr::Choose(c) => self.choose(c, record_ok)?,
             Expr::Pick(p) => self.pick(p, record_ok)?,
-            Expr::Sides(name, col) => match self.scope.iter().rposition(|(s, _)| s == name) {
-                Some(i) if matches!(self.scope[i].1, Slot::Role(..)) => Node::Var(i),
-                Some(_) => {
-                    return Err(CompileError {
-                        col: *col,
-                        message: format!("`{name} sides`: only the dice a `choose` hands out know their sizes (`choose effect = 1 from [...] ... effect sides`)"),
-                    })
-                }
-                None => return Err(self.unknown(name, *col)),
-            },
+            Expr::Sides(name, col) => self.sides_of(name, *col)?,
             Expr::And(a, b) => {
                 let (a, b) = bin(self, a, b)?;
                 Node::Mul(Box::new(truth(*a)), Box::new(truth(*b)))
@@ -465,20 +456,40 @@ impl<'a> Compiler<'a> {
                 agg,
                 col,
             } => self.pool_node(groups, mods, agg, *col)?,
-            Expr::Record(fields, col) => {
-                if !record_ok {
-                    return Err(CompileError {
-                        col: *col,
-                        message: "a record `{ name = ..., ... }` is the scenario's result: write it last, after any `let`s, not inside another expression".into(),
-                    });
-                }
-                let mut parts = Vec::new();
-                for (_, e, _) in fields {
-                    parts.push(self.node(e)?);
-                }
-                Node::Record(parts)
-            }
+            Expr::Record(fields, col) => self.record(fields, *col, record_ok)?,
         })
+    }
+
+    /// `NAME sides`: the sides of dice a `choose` handed out.
+    fn sides_of(&mut self, name: &str, col: Col) -> Result<Node, CompileError> {
+        match self.scope.iter().rposition(|(s, _)| s == name) {
+            Some(i) if matches!(self.scope[i].1, Slot::Role(..)) => Ok(Node::Var(i)),
+            Some(_) => Err(CompileError {
+                col,
+                message: format!("`{name} sides`: only the dice a `choose` hands out know their sizes (`choose effect = 1 from [...] ... effect sides`)"),
+            }),
+            None => Err(self.unknown(name, col)),
+        }
+    }
+
+    /// A record `{ name = ..., ... }`: the scenario's result only.
+    fn record(
+        &mut self,
+        fields: &[(String, Expr, Col)],
+        col: Col,
+        record_ok: bool,
+    ) -> Result<Node, CompileError> {
+        if !record_ok {
+            return Err(CompileError {
+                col,
+                message: "a record `{ name = ..., ... }` is the scenario's result: write it last, after any `let`s, not inside another expression".into(),
+            });
+        }
+        let mut parts = Vec::new();
+        for (_, e, _) in fields {
+            parts.push(self.node(e)?);
+        }
+        Ok(Node::Record(parts))
     }
 
     /// A name: a `let` variable, else a stat or key of the scenario.
@@ -649,60 +660,7 @@ impl<'a> Compiler<'a> {
         col: &Col,
         (only, read): (&[Option<CondAst>; 2], &Option<AggAst>),
     ) -> Result<Node, CompileError> {
-        let spec = |s: &mut Self, e: &Expr| -> Result<Box<PoolSpec>, CompileError> {
-            let Expr::Pool {
-                groups, mods, col, ..
-            } = e
-            else {
-                return Err(CompileError {
-                    col: *col,
-                    message: "dice expected".into(),
-                });
-            };
-            let s = s.pool_spec(groups, mods, &None, *col)?;
-            if s.deck().is_some() {
-                return Err(CompileError {
-                    col: *col,
-                    message: "`pairs`, `beats` and `cancel` set dice against dice, not a deck"
-                        .into(),
-                });
-            }
-            if s.again.is_some() {
-                return Err(CompileError {
-                    col: *col,
-                    message: "`again` cannot be paired off: its pool's size varies".into(),
-                });
-            }
-            Ok(Box::new(s))
-        };
-        let side = |s: &mut Self, e: &Expr| -> Result<Side, CompileError> {
-            if let Expr::Name(name, at) = e {
-                return match s.scope.iter().rposition(|(x, _)| x == name) {
-                    Some(i) => match &s.scope[i].1 {
-                        Slot::Pool(spec, _) if spec.again.is_some() => Err(CompileError {
-                            col: *at,
-                            message: format!("`{name}` holds a pool with `again`: its dice cannot be paired off, since their count varies"),
-                        }),
-                        Slot::Pool(spec, offset) => Ok(Side::Var {
-                            i,
-                            offset: *offset,
-                            spec: spec.clone(),
-                        }),
-                        Slot::Role(..) => Err(CompileError {
-                            col: *at,
-                            message: format!("`{name}` holds dice a `choose` handed it: they are not set against other dice"),
-                        }),
-                        Slot::Num(_) => Err(CompileError {
-                            col: *at,
-                            message: format!("`{name}` is a number: `pairs`, `beats` and `cancel` set dice against dice (bind dice without a read: `let {name} = 3d20 in ...`)"),
-                        }),
-                    },
-                    None => Err(s.unknown(name, *at)),
-                };
-            }
-            Ok(Side::Pool(spec(s, e)?))
-        };
-        let (x, y) = (side(self, a)?, side(self, b)?);
+        let (x, y) = (self.meeting_side(a, *col)?, self.meeting_side(b, *col)?);
         let named_a = x.spec().named.clone();
         let mut cond = |c: &Option<CondAst>| -> Result<Option<Cond>, CompileError> {
             Ok(match c {
@@ -751,6 +709,64 @@ impl<'a> Compiler<'a> {
                 read,
             })),
         })
+    }
+
+    /// One side of a meeting (`pairs`, `beats`, `cancel`): a pool variable in scope, or
+    /// dice written there.
+    fn meeting_side(&mut self, e: &Expr, at: Col) -> Result<Side, CompileError> {
+        if let Expr::Name(name, at) = e {
+            return match self.scope.iter().rposition(|(x, _)| x == name) {
+                Some(i) => match &self.scope[i].1 {
+                    Slot::Pool(spec, _) if spec.again.is_some() => Err(CompileError {
+                        col: *at,
+                        message: format!("`{name}` holds a pool with `again`: its dice cannot be paired off, since their count varies"),
+                    }),
+                    Slot::Pool(spec, offset) => Ok(Side::Var {
+                        i,
+                        offset: *offset,
+                        spec: spec.clone(),
+                    }),
+                    Slot::Role(..) => Err(CompileError {
+                        col: *at,
+                        message: format!("`{name}` holds dice a `choose` handed it: they are not set against other dice"),
+                    }),
+                    Slot::Num(_) => Err(CompileError {
+                        col: *at,
+                        message: format!("`{name}` is a number: `pairs`, `beats` and `cancel` set dice against dice (bind dice without a read: `let {name} = 3d20 in ...`)"),
+                    }),
+                },
+                None => Err(self.unknown(name, *at)),
+            };
+        }
+        Ok(Side::Pool(self.meeting_pool(e, at)?))
+    }
+
+    /// Dice written as one side of a meeting: numbers fixed at compile, no deck, no
+    /// `again` (its dice count varies).
+    fn meeting_pool(&mut self, e: &Expr, at: Col) -> Result<Box<PoolSpec>, CompileError> {
+        let Expr::Pool {
+            groups, mods, col, ..
+        } = e
+        else {
+            return Err(CompileError {
+                col: at,
+                message: "dice expected".into(),
+            });
+        };
+        let s = self.pool_spec(groups, mods, &None, *col)?;
+        if s.deck().is_some() {
+            return Err(CompileError {
+                col: *col,
+                message: "`pairs`, `beats` and `cancel` set dice against dice, not a deck".into(),
+            });
+        }
+        if s.again.is_some() {
+            return Err(CompileError {
+                col: *col,
+                message: "`again` cannot be paired off: its pool's size varies".into(),
+            });
+        }
+        Ok(Box::new(s))
     }
 
     /// Bring a `let` name into scope: dice without a read become a pool variable.

@@ -238,38 +238,50 @@ impl Machine {
             let id = m.state(v, &mut found)?;
             m.start.push(id);
         }
+        m.explore(&mut found, rounds)?;
+        if body_table {
+            m.tabulate_body(rounds);
+        }
+        Some(m)
+    }
+
+    /// Every state reached from the starts, each with its round's tree, or `None` where
+    /// a state's `until` cannot be read.
+    fn explore(&mut self, found: &mut Found, rounds: usize) -> Option<()> {
         let mut made: Vec<*const PoolSpec> = Vec::new();
         while let Some(id) = found.queue.pop() {
             let at = id as usize;
             let mut run = Scripted {
-                vars: m.vars_of(at),
+                vars: self.vars_of(at),
                 script: &[],
                 pos: 0,
             };
-            let done = match run.eval(&m.repeat.until, rounds + 1) {
+            let done = match run.eval(&self.repeat.until, rounds + 1) {
                 Ok(v) => v != 0,
                 Err(_) => return None,
             };
-            m.done[at] = done;
+            self.done[at] = done;
             if !done {
-                let root = m.root[at];
-                m.tree(at, root, &mut Vec::new(), &mut made, &mut found)?;
+                let root = self.root[at];
+                self.tree(at, root, &mut Vec::new(), &mut made, found)?;
             }
         }
-        if body_table {
-            m.body = (0..m.done.len())
-                .map(|at| {
-                    let mut run = Scripted {
-                        vars: m.vars_of(at),
-                        script: &[],
-                        pos: 0,
-                    };
-                    run.eval(&m.repeat.body, rounds + 1).ok()
-                })
-                // Read by the walk after the rounds when any state's is not arithmetic.
-                .collect();
-        }
-        Some(m)
+        Some(())
+    }
+
+    /// The body's value at every state, where it is arithmetic on the state alone.
+    fn tabulate_body(&mut self, rounds: usize) {
+        self.body = (0..self.done.len())
+            .map(|at| {
+                let mut run = Scripted {
+                    vars: self.vars_of(at),
+                    script: &[],
+                    pos: 0,
+                };
+                run.eval(&self.repeat.body, rounds + 1).ok()
+            })
+            // Read by the walk after the rounds when any state's is not arithmetic.
+            .collect();
     }
 
     /// The id of the state of slot values `v`, found now if it is new (its tree still

@@ -420,6 +420,47 @@ pub fn compile_melee(
         rules: rules.clone(),
     };
     let exact = charge.pmf::<f64>();
+    let metrics = melee_metrics(
+        [attacker, defender],
+        [n, m],
+        drops,
+        &full,
+        (most, fall_most),
+    );
+    Compiled::new(
+        name,
+        charge_description([attacker, defender], [n, m], drops),
+        Box::new(MeleeTrial {
+            a: Pool::new(n, ta),
+            d: Pool::new(m, td),
+            a_ac,
+            d_ac,
+            radix,
+            small: Small::new(n, ta, m, td, a_ac, d_ac),
+            drops,
+            keeps: [fall_keep(attacker, rules), fall_keep(defender, rules)],
+        }),
+        metrics,
+        Headline {
+            label: "P(attacker wins)".into(),
+            metric: 0,
+            values: vec![1],
+            against: vec![2],
+        },
+    )
+    .exact(Some(exact))
+    .fractions_later(move || charge.pmf::<Ratio>())
+}
+
+/// A charge's metrics over its states: who wins, each side's successes and hits, the
+/// armour's saves, each side's HP lost and condition, and (over a drop) the fall.
+fn melee_metrics(
+    [attacker, defender]: [&Character; 2],
+    [n, m]: [u32; 2],
+    drops: [u32; 2],
+    full: &Radix,
+    (most, fall_most): (usize, usize),
+) -> Vec<Metric> {
     let states: Vec<Vec<usize>> = (0..full.size()).map(|s| full.decode(s)).collect();
     let side = |code: usize| -> u16 {
         if code == 0 {
@@ -507,29 +548,7 @@ pub fn compile_melee(
             ),
         );
     }
-    Compiled::new(
-        name,
-        charge_description([attacker, defender], [n, m], drops),
-        Box::new(MeleeTrial {
-            a: Pool::new(n, ta),
-            d: Pool::new(m, td),
-            a_ac,
-            d_ac,
-            radix,
-            small: Small::new(n, ta, m, td, a_ac, d_ac),
-            drops,
-            keeps: [fall_keep(attacker, rules), fall_keep(defender, rules)],
-        }),
-        metrics,
-        Headline {
-            label: "P(attacker wins)".into(),
-            metric: 0,
-            values: vec![1],
-            against: vec![2],
-        },
-    )
-    .exact(Some(exact))
-    .fractions_later(move || charge.pmf::<Ratio>())
+    metrics
 }
 
 /// HP one side of a charge loses (`role`: attacker or defender): its hits past the

@@ -149,6 +149,39 @@ impl Trial for PlayTrial {
 /// The play's stages in order, each ending it on some outcomes, and its exact
 /// distribution over where it ends.
 pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
+    let (stages, labels, steps) = stages_of(play, rules);
+    let c = &play.carrier;
+    let n = labels.len();
+    let mut tally = Tally::default();
+    let exact = play_pmf::<f64>(&stages, n, &mut tally);
+    let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+    Compiled::new(
+        name,
+        format!("{}: {}", c.unit.name, steps.join(", then ")),
+        Box::new(PlayTrial {
+            stages: stages.clone(),
+        }),
+        vec![Metric::categorical(
+            "result",
+            "where the play ends: the first test that stops it, or the Strike",
+            &refs,
+            (0..n as u16).collect(),
+        )],
+        Headline {
+            label: "P(Strike)".into(),
+            metric: 0,
+            values: vec![n - 1],
+            against: Vec::new(),
+        },
+    )
+    .exact(Some(exact))
+    .fractions_later(move || play_pmf::<Ratio>(&stages, n, &mut Tally::unkept()))
+    .capped(tally.capped, None)
+}
+
+/// The play's tests in order, the outcome each can end it in (named), and each step as
+/// the description says it.
+fn stages_of(play: &Play, rules: &Rules) -> (Vec<Stage>, Vec<String>, Vec<String>) {
     let b = rules.base_dice;
     let c = &play.carrier;
     let at = |i: usize| Side {
@@ -230,32 +263,7 @@ pub fn compile(name: &str, play: &Play, rules: &Rules) -> Compiled {
         "{} throws {} hexes at the Strike hex ({} dice)",
         holder.unit.name, play.strike_range, strike.dice
     ));
-    let n = labels.len();
-    let mut tally = Tally::default();
-    let exact = play_pmf::<f64>(&stages, n, &mut tally);
-    let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-    Compiled::new(
-        name,
-        format!("{}: {}", c.unit.name, steps.join(", then ")),
-        Box::new(PlayTrial {
-            stages: stages.clone(),
-        }),
-        vec![Metric::categorical(
-            "result",
-            "where the play ends: the first test that stops it, or the Strike",
-            &refs,
-            (0..n as u16).collect(),
-        )],
-        Headline {
-            label: "P(Strike)".into(),
-            metric: 0,
-            values: vec![n - 1],
-            against: Vec::new(),
-        },
-    )
-    .exact(Some(exact))
-    .fractions_later(move || play_pmf::<Ratio>(&stages, n, &mut Tally::unkept()))
-    .capped(tally.capped, None)
+    (stages, labels, steps)
 }
 
 /// Where the play's `n` outcomes end it: the chance of going on multiplied down the

@@ -193,22 +193,7 @@ pub(super) fn compile_combat(
                 .collect(),
         )
     };
-    let mut ended = Metric::numeric(
-        "rounds",
-        &format!("rounds until a side is gone or broken; >{rounds} = still fighting"),
-        rounds as usize + 2,
-        states
-            .iter()
-            .map(|v| {
-                if v[3] == 0 {
-                    rounds as u16 + 1
-                } else {
-                    v[3] as u16
-                }
-            })
-            .collect(),
-    );
-    ended.labels[rounds as usize + 1] = format!(">{rounds}");
+    let ended = rounds_metric(rounds, &states);
     let mut metrics = vec![
         Metric::categorical(
             "outcome",
@@ -254,6 +239,27 @@ pub(super) fn compile_combat(
     // Nothing is capped: still fighting after the last round is an outcome of its own,
     // not a cut.
     .charts(vec![race])
+}
+
+/// The rounds a combat lasts, `>rounds` where it is still going at the end.
+fn rounds_metric(rounds: u32, states: &[Vec<usize>]) -> Metric {
+    let mut ended = Metric::numeric(
+        "rounds",
+        &format!("rounds until a side is gone or broken; >{rounds} = still fighting"),
+        rounds as usize + 2,
+        states
+            .iter()
+            .map(|v| {
+                if v[3] == 0 {
+                    rounds as u16 + 1
+                } else {
+                    v[3] as u16
+                }
+            })
+            .collect(),
+    );
+    ended.labels[rounds as usize + 1] = format!(">{rounds}");
+    ended
 }
 
 #[cfg(test)]

@@ -670,3 +670,88 @@ fn no_source_file_is_over_1500_lines() {
         .collect();
     assert!(long.is_empty(), "{}", long.join("\n"));
 }
+
+/// Each function of ours that is not a test, with its length in lines: from its `fn`
+/// line to the closing brace at its indent (rustfmt's layout), outside `#[cfg(test)]`
+/// modules.
+fn functions(file: &Path) -> Vec<(String, usize)> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let end = (0..lines.len())
+        .find(|&i| {
+            lines[i].trim() == "#[cfg(test)]"
+                && lines
+                    .get(i + 1)
+                    .is_some_and(|l| l.trim_start().starts_with("mod "))
+        })
+        .unwrap_or(lines.len());
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < end {
+        let line = lines[i];
+        let indent = line.len() - line.trim_start().len();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == "fn");
+        let item = at.is_some_and(|k| {
+            words[..k]
+                .iter()
+                .all(|w| w.starts_with("pub") || ["const", "async", "unsafe", "extern"].contains(w))
+        });
+        if let (true, Some(k)) = (item, at) {
+            let name = words
+                .get(k + 1)
+                .map_or("", |w| w.split(['(', '<']).next().unwrap_or(""));
+            // The signature ends at a `{` (a body) or a `;` (a trait's declaration).
+            let mut j = i;
+            while j < end
+                && !lines[j].trim_end().ends_with('{')
+                && !lines[j].trim_end().ends_with(';')
+            {
+                j += 1;
+            }
+            if j < end && lines[j].trim_end().ends_with('{') {
+                let close = " ".repeat(indent) + "}";
+                let last = (j + 1..lines.len())
+                    .find(|&m| {
+                        lines[m].starts_with(&close)
+                            && lines[m].len() - lines[m].trim_start().len() == indent
+                    })
+                    .unwrap_or(lines.len() - 1);
+                out.push((format!("{}:{} {name}", file.display(), i + 1), last - i + 1));
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A change lands in a function a newcomer reads whole (issue #72): none over 150 lines,
+/// at most 10 over 100, in the core, the command line and the Python package.
+#[test]
+fn no_function_is_over_150_lines_and_few_over_100() {
+    let mut all = Vec::new();
+    for dir in ["core/src", "src", "python/src"] {
+        for f in sources(&root().join(dir)) {
+            all.extend(functions(&f));
+        }
+    }
+    assert!(all.len() > 1000, "{} functions read", all.len());
+    let over = |n: usize| -> Vec<String> {
+        all.iter()
+            .filter(|(_, len)| *len > n)
+            .map(|(name, len)| format!("{name}: {len} lines"))
+            .collect()
+    };
+    assert!(
+        over(150).is_empty(),
+        "over 150 lines:\n{}",
+        over(150).join("\n")
+    );
+    let long = over(100);
+    assert!(
+        long.len() <= 10,
+        "{} over 100 lines:\n{}",
+        long.len(),
+        long.join("\n")
+    );
+}

@@ -13,7 +13,8 @@ fn units(args: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
     let scratch = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO"))
         .args(args)
-        .args(["--unit-graph", "-Z", "unstable-options", "--offline"])
+        // (Not `--offline`: the Python package's own crates, pyo3, may not be fetched yet.)
+        .args(["--unit-graph", "-Z", "unstable-options"])
         // `--unit-graph` is unstable: a stable cargo prints it when told it may.
         .env("RUSTC_BOOTSTRAP", "1")
         // Its own target dir: the graph writes nothing, and no lock is shared with the

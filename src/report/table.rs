@@ -187,6 +187,25 @@ impl Frame {
             .collect()
     }
 
+    /// The rows as JSON objects, each column's name to its cell (null where empty): a
+    /// table the live page's API hands over is the table the CSV writes, row for row.
+    pub fn records(&self) -> Result<Vec<serde_json::Map<String, serde_json::Value>>, FrameError> {
+        let columns = self.to_columns()?;
+        let mut rows = vec![serde_json::Map::new(); self.0.height()];
+        for (name, cells) in &columns {
+            for (i, row) in rows.iter_mut().enumerate() {
+                let cell = match cells {
+                    Cells::Str(v) => serde_json::json!(v[i]),
+                    Cells::U64(v) => serde_json::json!(v[i]),
+                    Cells::I64(v) => serde_json::json!(v[i]),
+                    Cells::F64(v) => serde_json::json!(v[i]),
+                };
+                row.insert(name.clone(), cell);
+            }
+        }
+        Ok(rows)
+    }
+
     /// The column called `name`, as plain cells.
     pub fn column(&self, name: &str) -> Option<Cells> {
         self.0.column(name).ok().and_then(|c| Cells::of(c).ok())

@@ -675,6 +675,7 @@ fn balance_view(
         BalanceView::Roster => {
             let (ro, priced) =
                 roster::priced(&job, &[], false, r.count.as_deref().map(|c| (c, None)))?;
+            let units = crate::report::frame::roster(&ro)?.records()?;
             // The cells of `rollsim roster`'s tables, made by the same functions: the
             // page shows what the command line prints, column for column.
             let table =
@@ -691,15 +692,9 @@ fn balance_view(
                 "cyclic": ro.cyclic,
                 "exact": ro.exact,
                 "matrix": matrix_json(&ro.matrix)?,
-                // Strongest first, as the table's rows; the numbers of the CSV's columns.
-                "units": ro.by_strength().iter().map(|&i| {
-                    let u = &ro.units[i];
-                    json!({
-                        "unit": u.id, "name": u.name, "elo": u.elo, "elo_ci95": u.elo_ci,
-                        "nash_weight": u.weight, "worth": 0.5 - u.without,
-                        "dominated_by": u.dominated_by, "field_win_rate": u.field,
-                    })
-                }).collect::<Vec<_>>(),
+                // Strongest first, as the table's rows; each the CSV's row, made by the
+                // same frame.
+                "units": ro.by_strength().iter().map(|&i| units[i].clone()).collect::<Vec<_>>(),
                 "table": table(crate::report::markdown::roster_table(&ro)),
                 "costs": priced.map(|k| json!({
                     "table": table(crate::report::markdown::costs_table(&k)),

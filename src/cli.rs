@@ -221,6 +221,21 @@ pub enum Command {
 /// The shared flag groups of each command, asked of the command rather than matched
 /// over every variant wherever a flag is read.
 impl Command {
+    /// Whether it is one of the analyses `command::balance_command` runs (compare,
+    /// roster, sweep, sensitivity, overlay, equalize), for a match that is not over every
+    /// command (the main dispatch lists them, exhaustively).
+    pub fn is_analysis(&self) -> bool {
+        matches!(
+            self,
+            Command::Compare(_)
+                | Command::Roster(_)
+                | Command::Sweep(_)
+                | Command::Sensitivity(_)
+                | Command::Overlay(_)
+                | Command::Equalize(_)
+        )
+    }
+
     /// The options every balance command shares, for the commands built on them.
     pub fn balance(&self) -> Option<&BalanceArgs> {
         match self {

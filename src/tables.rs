@@ -102,14 +102,7 @@ where
             let results = crate::command::results_of(c, cancel)?;
             frame::report_tables(&results)?
         }
-        Some(
-            c @ (Command::Compare(_)
-            | Command::Roster(_)
-            | Command::Sweep(_)
-            | Command::Sensitivity(_)
-            | Command::Overlay(_)
-            | Command::Equalize(_)),
-        ) => crate::command::balance_command(c, false, cancel)?.tables()?,
+        Some(c) if c.is_analysis() => crate::command::balance_command(c, false, cancel)?.tables()?,
         _ => {
             return Err(AppError::BadOption(
                 "this command writes no tables to hand over; give run, roll, compare, sweep, sensitivity, equalize or roster".into(),

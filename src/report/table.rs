@@ -192,14 +192,14 @@ impl Frame {
     pub fn records(&self) -> Result<Vec<serde_json::Map<String, serde_json::Value>>, FrameError> {
         let columns = self.to_columns()?;
         let mut rows = vec![serde_json::Map::new(); self.0.height()];
-        for (name, cells) in &columns {
-            for (i, row) in rows.iter_mut().enumerate() {
-                let cell = match cells {
-                    Cells::Str(v) => serde_json::json!(v[i]),
-                    Cells::U64(v) => serde_json::json!(v[i]),
-                    Cells::I64(v) => serde_json::json!(v[i]),
-                    Cells::F64(v) => serde_json::json!(v[i]),
-                };
+        for (name, cells) in columns {
+            let cells: Vec<serde_json::Value> = match cells {
+                Cells::Str(v) => v.into_iter().map(serde_json::Value::from).collect(),
+                Cells::U64(v) => v.into_iter().map(serde_json::Value::from).collect(),
+                Cells::I64(v) => v.into_iter().map(serde_json::Value::from).collect(),
+                Cells::F64(v) => v.into_iter().map(serde_json::Value::from).collect(),
+            };
+            for (row, cell) in rows.iter_mut().zip(cells) {
                 row.insert(name.clone(), cell);
             }
         }

@@ -675,7 +675,7 @@ fn balance_view(
         BalanceView::Roster => {
             let (ro, priced) =
                 roster::priced(&job, &[], false, r.count.as_deref().map(|c| (c, None)))?;
-            let units = crate::report::frame::roster(&ro)?.records()?;
+            let mut units = crate::report::frame::roster(&ro)?.records()?;
             // The cells of `rollsim roster`'s tables, made by the same functions: the
             // page shows what the command line prints, column for column.
             let table =
@@ -694,7 +694,7 @@ fn balance_view(
                 "matrix": matrix_json(&ro.matrix)?,
                 // Strongest first, as the table's rows; each the CSV's row, made by the
                 // same frame.
-                "units": ro.by_strength().iter().map(|&i| units[i].clone()).collect::<Vec<_>>(),
+                "units": ro.by_strength().iter().map(|&i| std::mem::take(&mut units[i])).collect::<Vec<_>>(),
                 "table": table(crate::report::markdown::roster_table(&ro)),
                 "costs": priced.map(|k| json!({
                     "table": table(crate::report::markdown::costs_table(&k)),

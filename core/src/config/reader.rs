@@ -153,6 +153,11 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// `true` or `false`, `default` where the key is not given.
+    pub fn bool_or(&self, key: &str, default: bool) -> Result<bool, Problem> {
+        Ok(self.bool_opt(key)?.unwrap_or(default))
+    }
+
     /// Any integer, if the key is given.
     pub fn i64_opt(&self, key: &str) -> Result<Option<i64>, Problem> {
         match self.table.get(key) {
@@ -268,10 +273,12 @@ impl<'a> Reader<'a> {
     ) -> Result<&'i T, Problem> {
         let Some(id) = self.string_opt(key)? else {
             let ids: Vec<&str> = items.iter().map(&id_of).collect();
-            return Err(self.problem(
-                key,
-                format!("missing key: the id of a {what}, one of {}", list(&ids)),
-            ));
+            let message = if ids.is_empty() {
+                format!("missing key: the id of a {what}; there is none yet: add a `[{whats}.ID]` table")
+            } else {
+                format!("missing key: the id of a {what}, one of {}", list(&ids))
+            };
+            return Err(self.problem(key, message));
         };
         self.find(key, &id, items, id_of, (what, whats))
     }

@@ -472,16 +472,6 @@ fn in_reach(r: &Reader, key: &str, weapon: &Weapon, distance: i64) -> Result<(),
     Ok(())
 }
 
-fn by_id<'a, T>(
-    r: &Reader,
-    key: &str,
-    what: &str,
-    items: &'a [T],
-    id_of: impl Fn(&T) -> &str,
-) -> Result<&'a T, Problem> {
-    r.find_req(key, items, id_of, (what, &format!("{what}s")))
-}
-
 /// An Aim or Dodge order: one of the policies, or `none` (the same as leaving it out, so
 /// that a balance command can switch an order off).
 fn policy(r: &Reader, key: &str) -> Result<Option<Policy>, Problem> {
@@ -508,9 +498,15 @@ struct Base<'w> {
 
 impl<'w> Base<'w> {
     fn read(r: &Reader, w: &World<'w>) -> Result<Self, Problem> {
-        let hero = by_id(r, "hero", "hero", w.heroes, |h| &h.id)?.clone();
-        let weapon = by_id(r, "weapon", "weapon", w.weapons, |x| &x.id)?.clone();
-        let target = by_id(r, "target", "monster", w.monsters, |m| &m.id)?.clone();
+        let hero = r
+            .find_req("hero", w.heroes, |h| &h.id, ("hero", "heroes"))?
+            .clone();
+        let weapon = r
+            .find_req("weapon", w.weapons, |x| &x.id, ("weapon", "weapons"))?
+            .clone();
+        let target = r
+            .find_req("target", w.monsters, |m| &m.id, ("monster", "monsters"))?
+            .clone();
         let objective = match r.choice_opt("objective", &["damage", "kill"])?.as_deref() {
             Some("kill") => Objective::Kill,
             _ => Objective::Damage,
@@ -621,9 +617,20 @@ fn turn(r: &Reader, w: &World) -> Result<Vec<(String, Scenario)>, Problem> {
         "guard_distance",
     ];
     let guard = if guard_keys.iter().any(|k| r.table.contains_key(*k)) {
-        let gh = by_id(r, "guard_hero", "hero", w.heroes, |h| &h.id)?.clone();
-        let gw = by_id(r, "guard_weapon", "weapon", w.weapons, |x| &x.id)?.clone();
-        let gt = by_id(r, "guard_target", "monster", w.monsters, |m| &m.id)?.clone();
+        let gh = r
+            .find_req("guard_hero", w.heroes, |h| &h.id, ("hero", "heroes"))?
+            .clone();
+        let gw = r
+            .find_req("guard_weapon", w.weapons, |x| &x.id, ("weapon", "weapons"))?
+            .clone();
+        let gt = r
+            .find_req(
+                "guard_target",
+                w.monsters,
+                |m| &m.id,
+                ("monster", "monsters"),
+            )?
+            .clone();
         let gd = r.int_in("guard_distance", 1, MAX_DISTANCE)?.unwrap_or(1);
         in_reach(r, "guard_distance", &gw, gd)?;
         let g = Attack {

@@ -579,6 +579,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
             };
             // Per read: its values at each state, its range, and its exact marginal.
             let mut first = None;
+            let first_at = metrics.len();
             let values: Vec<i64> = (0..states).map(value).collect();
             for (name, description, read) in &reads {
                 let (metric, span) = read_metric(
@@ -591,8 +592,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                 metrics.push(metric);
                 first.get_or_insert(span);
             }
-            let (flo, fhi, fstep, fstates, fmap, fexact) =
-                first.unwrap_or((lo, hi, 1, states, Vec::new(), None));
+            let (flo, fhi, fstep, fstates, fexact) = first.unwrap_or((lo, hi, 1, states, None));
             headline = value_headline(
                 sc,
                 reads.len(),
@@ -600,7 +600,10 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                 fexact.as_deref(),
             );
             if let Some((t, names)) = &sc.tiers {
-                metrics.push(tiers_metric((t, names), &reads[0].0, &fmap, (flo, fstep)));
+                // Read off the first read's own metric: its value index at each state.
+                let fmap = metrics.get(first_at).map_or(&[][..], |m| &m.map[..]);
+                let tiers = tiers_metric((t, names), &reads[0].0, fmap, (flo, fstep));
+                metrics.push(tiers);
             }
         }
     }
@@ -637,9 +640,9 @@ fn description(sc: &Scenario, no_exact: Option<&String>) -> String {
     }
 }
 
-/// What one read of the result spans: its first value, last, step, values, each
-/// state's value index, and its exact marginal.
-type ReadSpan = (i64, i64, i64, usize, Vec<u16>, Option<Vec<f64>>);
+/// What one read of the result spans: its first value, last, step, values, and its
+/// exact marginal (each state's value index is its metric's map).
+type ReadSpan = (i64, i64, i64, usize, Option<Vec<f64>>);
 
 /// One read of the result (the value, or one named result of a record) as a metric
 /// over the values it can take, given the result's value at each state.
@@ -695,8 +698,8 @@ fn read_metric(
         }
         m
     });
-    let metric = Metric::numeric_stepped(name, description, flo, step, span, map.clone());
-    (metric, (flo, fhi, step, span, map, marginal))
+    let metric = Metric::numeric_stepped(name, description, flo, step, span, map);
+    (metric, (flo, fhi, step, span, marginal))
 }
 
 /// The greatest common divisor of two whole numbers, at least 0 (`gcd(0, x)` is `|x|`).

@@ -330,17 +330,13 @@ fn hex_threats(r: &Reader, tests: usize, exclusive: bool) -> Result<Vec<u32>, Pr
         .collect()
 }
 
-fn flag(r: &Reader, key: &str) -> Result<bool, Problem> {
-    Ok(r.bool_opt(key)?.unwrap_or(false))
-}
-
 /// A response as written, and for `best` the responses the defender may choose from.
 type Answer = (Response, Vec<Response>);
 
 /// The response, and for `best` the responses the defender may choose from (a Slamback
 /// only answers an action from the front).
 fn response(r: &Reader) -> Result<Answer, Problem> {
-    let front = r.bool_opt("from_front")?.unwrap_or(true);
+    let front = r.bool_or("from_front", true)?;
     let resp = match r
         .choice_opt("response", &["slamback", "dodge", "best"])?
         .as_deref()
@@ -404,7 +400,7 @@ fn dash(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
         .int_in("dashes", 1, 12)?
         .ok_or_else(|| r.problem("dashes", "missing key: how many Dashes (1 to 12)"))?
         as u32;
-    let then_evade = flag(r, "then_evade")?;
+    let then_evade = r.bool_or("then_evade", false)?;
     Ok(Scenario::Dash {
         side: one(r, units)?,
         dashes,
@@ -423,7 +419,7 @@ fn evade(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
 fn pick_up(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
     Ok(Scenario::PickUp {
         side: one(r, units)?,
-        sprinted: flag(r, "sprinted")?,
+        sprinted: r.bool_or("sprinted", false)?,
     })
 }
 
@@ -436,10 +432,10 @@ fn stand_up(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
 fn pick_up_throw(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
     Ok(Scenario::PickUpThrow {
         side: one(r, units)?,
-        sprinted: flag(r, "sprinted")?,
+        sprinted: r.bool_or("sprinted", false)?,
         range: range(r)?,
-        moved: flag(r, "moved")?,
-        strike_hex: flag(r, "strike_hex")?,
+        moved: r.bool_or("moved", false)?,
+        strike_hex: r.bool_or("strike_hex", false)?,
     })
 }
 
@@ -447,8 +443,8 @@ fn throw(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
     Ok(Scenario::Throw {
         side: one(r, units)?,
         range: range(r)?,
-        moved: flag(r, "moved")?,
-        strike_hex: flag(r, "strike_hex")?,
+        moved: r.bool_or("moved", false)?,
+        strike_hex: r.bool_or("strike_hex", false)?,
     })
 }
 
@@ -457,7 +453,7 @@ fn pass(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
         thrower: side(r, "thrower", "threat", "extra_dice", units)?,
         catcher: side(r, "catcher", "catcher_threat", "catcher_extra_dice", units)?,
         range: range(r)?,
-        moved: flag(r, "moved")?,
+        moved: r.bool_or("moved", false)?,
     })
 }
 
@@ -467,7 +463,7 @@ fn slam(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
         attacker,
         defender,
         response,
-        moved_adjacent: flag(r, "moved_adjacent")?,
+        moved_adjacent: r.bool_or("moved_adjacent", false)?,
         best_of,
     })
 }
@@ -510,16 +506,16 @@ fn play(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
             })? as u32,
         )),
     };
-    let pick_up = flag(r, "pick_up")?;
+    let pick_up = r.bool_or("pick_up", false)?;
     Ok(Scenario::Play(Box::new(
         crate::systems::rush::rules::play::Play {
             carrier: one(r, units)?,
             dashes,
             hex_threats: hex_threats(r, dashes as usize, false)?,
             pick_up,
-            sprinted: flag(r, "sprinted")?,
+            sprinted: r.bool_or("sprinted", false)?,
             moved: match r.table.get("moved") {
-                Some(_) => flag(r, "moved")?,
+                Some(_) => r.bool_or("moved", false)?,
                 None => dashes > 0,
             },
             pass,

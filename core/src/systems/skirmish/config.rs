@@ -189,7 +189,7 @@ fn read_rules(r: &Reader) -> Result<Rules, Problem> {
     let die = rules.die as i64;
     rules.natural_hit = r.int_in("natural_hit", 0, die)?.unwrap_or(0) as u32;
     rules.natural_miss = r.int_in("natural_miss", 0, die)?.unwrap_or(0) as u32;
-    rules.saves = r.bool_opt("saves")?.unwrap_or(true);
+    rules.saves = r.bool_or("saves", true)?;
     let senses = [("at_most", Sense::AtMost), ("at_least", Sense::AtLeast)];
     r.pick_into("morale", &senses, &mut rules.morale_sense)?;
     let breaks = [
@@ -242,7 +242,7 @@ fn read_unit(id: &str, r: &Reader, rules: &Rules) -> Result<Unit, Problem> {
                 "the defence roll that saves (die + 1: no save)",
             )? as u32,
             cover: r.int_in("cover", 0, 20)?.unwrap_or(0) as i32,
-            shields: r.bool_opt("shields")?.unwrap_or(false),
+            shields: r.bool_or("shields", false)?,
             charge_bonus: r.int_in("charge_bonus", 0, 20)?.unwrap_or(0) as i32,
             defend_bonus: r.int_in("defend_bonus", 0, 20)?.unwrap_or(0) as i32,
             morale: req(
@@ -324,7 +324,7 @@ fn group(r: &Reader, label: String, choice: &str, index: usize) -> Group {
 fn charged(r: &Reader, units: &[Unit]) -> Result<(Unit, ChargeReaction), Problem> {
     let target = unit(r, "target", units)?;
     // The rules: a unit charged while fatigued (it acted or reacted this turn) flees.
-    if r.bool_opt("target_fatigued")?.unwrap_or(false) {
+    if r.bool_or("target_fatigued", false)? {
         let given = reaction(
             r,
             "reaction",
@@ -360,10 +360,6 @@ fn charged(r: &Reader, units: &[Unit]) -> Result<(Unit, ChargeReaction), Problem
     Ok((target, reaction))
 }
 
-fn flag(r: &Reader, key: &str, default: bool) -> Result<bool, Problem> {
-    Ok(r.bool_opt(key)?.unwrap_or(default))
-}
-
 fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem> {
     (crate::config::read_kind(r, KINDS)?.read)(r, units)
 }
@@ -377,7 +373,7 @@ fn shoot(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem>
         Scenario::Shoot {
             shooter: unit(r, "shooter", units)?,
             target,
-            aimed: flag(r, "aimed", false)?,
+            aimed: r.bool_or("aimed", false)?,
             reaction,
             group: None,
         },
@@ -392,7 +388,7 @@ fn charge(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem
             charger: unit(r, "charger", units)?,
             target,
             reaction,
-            over_half: flag(r, "over_half", true)?,
+            over_half: r.bool_or("over_half", true)?,
             group: None,
         },
     )])
@@ -401,7 +397,7 @@ fn charge(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem
 fn shoot_decision(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem> {
     let shooter = unit(r, "shooter", units)?;
     let target = unit(r, "target", units)?;
-    let aimed = flag(r, "aimed", false)?;
+    let aimed = r.bool_or("aimed", false)?;
     let label = r.string_opt("description")?.unwrap_or_else(|| {
         format!(
             "{} {}: how should it react?",
@@ -431,7 +427,7 @@ fn shoot_decision(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>,
 fn charge_decision(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem> {
     let charger = unit(r, "charger", units)?;
     let target = unit(r, "target", units)?;
-    let over_half = flag(r, "over_half", true)?;
+    let over_half = r.bool_or("over_half", true)?;
     let label = r.string_opt("description")?.unwrap_or_else(|| {
         format!(
             "{} {}: how should it react?",
@@ -501,9 +497,9 @@ fn firefight(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Prob
                 .ok_or_else(|| r.problem("rounds", "missing key: rounds, 1 to 20"))?
                 as u32,
             economy: FirefightRules {
-                fatigue: flag(r, "fatigue", false)?,
+                fatigue: r.bool_or("fatigue", false)?,
                 tokens: {
-                    let on = flag(r, "morale_tokens", false)?;
+                    let on = r.bool_or("morale_tokens", false)?;
                     let needs = ["a_tokens", "b_tokens", "a_regroup", "b_regroup"];
                     if let Some(k) = needs.iter().find(|k| r.table.contains_key(**k)) {
                         if !on {
@@ -524,7 +520,7 @@ fn firefight(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Prob
                     r.int_in("b_regroup", 1, MAX_TOKENS)?.map(|v| v as u32),
                 ],
                 ready: {
-                    let on = flag(r, "ready_markers", false)?;
+                    let on = r.bool_or("ready_markers", false)?;
                     for k in ["a_ready", "b_ready"] {
                         if !on && r.table.contains_key(k) {
                             return Err(r.problem(
@@ -535,7 +531,7 @@ fn firefight(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Prob
                     }
                     on
                 },
-                start_ready: [flag(r, "a_ready", true)?, flag(r, "b_ready", true)?],
+                start_ready: [r.bool_or("a_ready", true)?, r.bool_or("b_ready", true)?],
             },
         },
     )])
@@ -549,7 +545,7 @@ fn combat(r: &Reader, units: &[Unit]) -> Result<Vec<(String, Scenario)>, Problem
             charger: unit(r, "charger", units)?,
             target,
             reaction,
-            over_half: flag(r, "over_half", true)?,
+            over_half: r.bool_or("over_half", true)?,
             rounds: r
                 .int_in("rounds", 1, 20)?
                 .ok_or_else(|| r.problem("rounds", "missing key: rounds, 1 to 20"))?

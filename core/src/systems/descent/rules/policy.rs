@@ -274,8 +274,8 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
             }
         }
         let counts: Vec<u8> = take.iter().map(|o| o.iter().sum()).collect();
-        let none: Vec<Vec<u8>> = roll.iter().map(|c| vec![0; c.len()]).collect();
-        if take != none {
+        // The take has the roll's shape: it re-rolls something where a count is not 0.
+        if counts.iter().any(|&c| c != 0) {
             decisions.insert(roll.concat(), take.concat());
         }
         takes.push((roll, counts, kept));
@@ -376,7 +376,7 @@ fn canonical_rolls(per_kind: &[usize], kinds: &[Kind]) -> Vec<Vec<Vec<u8>>> {
 
 /// The dice of one canonical roll (per kind and value, how many) its re-roll takes.
 fn take_of(s: &mut Setup, roll: &[Vec<u8>], reroll: Reroll) -> Vec<Vec<u8>> {
-    let none: Vec<Vec<u8>> = roll.iter().map(|c| vec![0; c.len()]).collect();
+    let none = || -> Vec<Vec<u8>> { roll.iter().map(|c| vec![0; c.len()]).collect() };
     let shows_miss = roll.iter().enumerate().any(|(k, c)| {
         c.iter()
             .enumerate()
@@ -394,18 +394,16 @@ fn take_of(s: &mut Setup, roll: &[Vec<u8>], reroll: Reroll) -> Vec<Vec<u8>> {
             .collect()
     };
     match reroll {
-        Reroll::None | Reroll::Aim(Policy::KeepAll) | Reroll::Dodge(Policy::KeepAll) => {
-            none.clone()
-        }
+        Reroll::None | Reroll::Aim(Policy::KeepAll) | Reroll::Dodge(Policy::KeepAll) => none(),
         Reroll::Aim(Policy::MissesOnly) => rule(&|k, v| s.kinds[k].miss[v]),
-        Reroll::Dodge(Policy::MissesOnly) if shows_miss => none.clone(),
+        Reroll::Dodge(Policy::MissesOnly) if shows_miss => none(),
         Reroll::Dodge(Policy::MissesOnly) => rule(&|k, v| s.kinds[k].good[v]),
         // A kept miss face makes the attack miss: Dodge keeps it, for nothing is
         // lower; Aim re-rolls it, for nothing is lower than keeping it.
-        Reroll::Dodge(Policy::Optimal) if shows_miss => none.clone(),
+        Reroll::Dodge(Policy::Optimal) if shows_miss => none(),
         Reroll::Aim(Policy::Optimal) | Reroll::Dodge(Policy::Optimal) => {
             let aim = matches!(reroll, Reroll::Aim(_));
-            best_take(s, roll, aim).unwrap_or(none.clone())
+            best_take(s, roll, aim).unwrap_or_else(none)
         }
     }
 }

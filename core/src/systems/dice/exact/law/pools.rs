@@ -355,7 +355,7 @@ fn tallied<'a, W: Weight>(
                         .map(|(a, (keep, agg))| a + read_sorted(&[v], *keep, *agg, lo, hi))
                         .collect()
                 };
-                let (chain, den) = again_chain(d, Some(c), zero, read, b)?;
+                let (chain, den) = again_chain(d, c, zero, read, b)?;
                 let mut kinds: Vec<(Vec<i64>, W)> = chain.into_iter().collect();
                 kinds.sort_by(|x, y| x.0.cmp(&y.0));
                 (kinds, den)
@@ -773,7 +773,7 @@ pub(super) fn again_pool<'a, W: Weight>(
                 _ => v,
             })
         };
-        let (chain, den) = again_chain(spec, Some(c), 0, read, b)?;
+        let (chain, den) = again_chain(spec, c, 0, read, b)?;
         let one = Law::from_map(chain, den)?.reduced();
         out = out.add(&one.times(*n, b)?, b)?;
     }
@@ -782,11 +782,10 @@ pub(super) fn again_pool<'a, W: Weight>(
 
 /// One die's chain under `again` (a die showing `again`'s condition adds a die), walked
 /// to its depth: the ways of what `read` folds over the chain's rolls from `start`,
-/// over one denominator. Without `again` the chain is the die's one roll. The float
-/// engine's chain ([`crate::systems::dice::exact`]'s `again_chain`) in integer ways.
+/// over one denominator: the float engine's chain in integer ways.
 fn again_chain<'a, K: std::hash::Hash + Eq + Clone, W: Weight>(
     spec: &DieSpec,
-    again: Option<Cond>,
+    again: Cond,
     start: K,
     read: impl Fn(&K, i64) -> K,
     b: &mut Budget<'a, W>,
@@ -816,7 +815,7 @@ fn again_chain<'a, K: std::hash::Hash + Eq + Clone, W: Weight>(
         for (acc, w) in &carry {
             for (v, q) in base.iter() {
                 let total = read(acc, v);
-                let to = if again.is_some_and(|c| c.holds(v, lo, hi)) && depth < spec.depth {
+                let to = if again.holds(v, lo, hi) && depth < spec.depth {
                     &mut next
                 } else {
                     &mut chain

@@ -400,6 +400,32 @@ fn three_cards_drawn_in_order_from_one_deck() {
     );
 }
 
+/// A deal in order is card after card, so its cost is the sequences of values it can
+/// give, not its hands times their orders: nine names (a Pandemic setup, three cubes on
+/// each of the first three cities, two on the next three, one on the last three) from
+/// a deck of two kinds, and a Texas hold 'em flop of 13 ranks. Every ordered deal of
+/// the labelled cards; the flop by hand: the hole cards pair (3/51), and the flop holds
+/// one of the 2 cards of their rank left (1 - 48*47*46 / (50*49*48)), 144/20825.
+#[test]
+fn nine_cards_and_a_flop_dealt_in_order() {
+    let deck = [1, 1, 1, 0, 0, 0, 0, 0, 0, 0];
+    let cubes = [3, 3, 3, 2, 2, 2, 1, 1, 1];
+    let want = ordered_deals(&deck, 9, |h| h.iter().zip(cubes).map(|(c, k)| c * k).sum());
+    holds(
+        "let a, b, c, d, e, f, g, h, i = deck{black=1*3, other=0*7} draw 9 in \
+         3 * (a + b + c) + 2 * (d + e + f) + g + h + i",
+        &want,
+    );
+    let mut flop = Law::new();
+    put(&mut flop, 0, &Q::new(20681u32, 20825u32));
+    put(&mut flop, 1, &Q::new(144u32, 20825u32));
+    holds(
+        "let a, b, c, d, e = deck{1*4, 2*4, 3*4, 4*4, 5*4, 6*4, 7*4, 8*4, 9*4, 10*4, 11*4, 12*4, 13*4} draw 5 in \
+         a == b and (c == a or d == a or e == a)",
+        &flop,
+    );
+}
+
 /// Dice named one by one: each its own roll, in the order written.
 #[test]
 fn dice_named_one_by_one() {

@@ -375,6 +375,16 @@ pub enum Expr {
     Pick(Box<Pick>),
     /// `NAME sides`: the most sides among the dice a role of a `choose` holds.
     Sides(String, Col),
+    /// One card of a deal in order (`let a, b = deck{...} draw 2 in ...`): dealt from the
+    /// deck whose cards have the values `faces`, less the cards named `before` it.
+    Card {
+        /// Each card's value, one entry per card.
+        faces: Vec<i64>,
+        /// The cards dealt before it, as the names ([`Expr::Name`]) they are bound to.
+        before: Vec<Expr>,
+        /// Where the deal is written.
+        col: Col,
+    },
 }
 
 /// `choose total = 2, effect = 1 from [1d10, 2d8, 1d6] only >= 2 to maximise
@@ -531,6 +541,7 @@ pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         }
         Expr::Record(fields, _) => fields.iter().for_each(|(_, x, _)| visit(x, f)),
         Expr::Sides(..) => {}
+        Expr::Card { before, .. } => before.iter().for_each(|x| visit(x, f)),
         Expr::Pick(p) => {
             visit(&p.pool, f);
             if let Some(c) = &p.only {

@@ -23,7 +23,7 @@
 
 use super::super::dist::Map;
 use super::super::lang::{tally, Agg, Cond, End};
-use super::super::program::{counted, versus, DieSpec, Node, PoolRead, PoolSpec, Side};
+use super::super::program::{counted, versus, Card, DieSpec, Node, PoolRead, PoolSpec, Side};
 use super::divide;
 pub use super::weight::NoLaw;
 use super::weight::Weight;
@@ -483,7 +483,7 @@ fn served(n: &Node) -> bool {
         // A pool variable (its reads are of the dice it holds): the law counts every
         // multiset, or its reads' values die by die.
         Node::LetPool { spec, .. } => plain(spec),
-        Node::PoolVar(_) => true,
+        Node::PoolVar(_) | Node::Card(_) => true,
         _ => false,
     };
     let mut ok = here;
@@ -772,6 +772,7 @@ fn open<'a, W: Weight>(
         }
         Node::Repeat(r) => repeat::repeat(r, env, b)?,
         Node::Template(t) => pools::template(t, env, b)?,
+        Node::Card(c) => card(c, env, b)?,
         Node::LetPool {
             spec, body, choice, ..
         } => pools::let_pool(spec, choice.as_deref(), body, env, b)?,
@@ -791,6 +792,37 @@ fn open<'a, W: Weight>(
         }
         _ => return Err(NoLaw::Refused),
     })
+}
+
+/// A card from what the cards dealt before it left of its deck: `left(v)` ways of
+/// `left`.
+fn card<'a, W: Weight>(
+    c: &'a Card,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
+    let mut dealt = Vec::with_capacity(c.before.len());
+    for x in &c.before {
+        let d = match x {
+            Node::Var(i) => *env.get(*i).ok_or(NoLaw::Refused)?,
+            x => match eval(x, env, b)? {
+                d if d.n.len() == 1 => d.lo,
+                _ => return Err(NoLaw::Refused),
+            },
+        };
+        dealt.push(d);
+    }
+    b.spend(c.kinds.len() as u64)?;
+    let (mut m, mut den): (Map<i64, W>, W) = (Map::default(), W::default());
+    for (v, n) in c.ways(&dealt).filter(|&(_, n)| n > 0) {
+        let w = W::from_u128(u128::from(n));
+        den.add_to(&w)?;
+        m.insert(v, w);
+    }
+    match m.is_empty() {
+        true => Ok(Law::point(0)),
+        false => Law::from_map(m, den),
+    }
 }
 
 /// One die's law, in integers as the sampler rolls it: its faces counted; a face a

@@ -242,7 +242,16 @@ pub(super) mod tests {
                 _ => "d6".into(),
             };
         }
-        match g.below(11) {
+        match g.below(12) {
+            11 => {
+                // Cards dealt in order, the second from what the first left.
+                let (a, b) = (format!("v{}", vars.len()), format!("v{}", vars.len() + 1));
+                vars.push(a.clone());
+                vars.push(b.clone());
+                let body = expr(g, vars, depth - 1);
+                vars.truncate(vars.len() - 2);
+                format!("(let {a}, {b} = deck{{1*2, 2, 3*3}} draw 2 in {body})")
+            }
             9 => {
                 // A pool variable, read two ways (reads of it are leaves of the body).
                 let name = format!("v{}", vars.len());

@@ -2,20 +2,17 @@
 //! order they come, written out as the `let`s it stands for.
 //!
 //! Dice are independent, so `let a, b = 2d6` is `let a = d6 in let b = d6`. Cards are
-//! not: the second card comes from the deck the first left. A deal in order is the hand
-//! (how many of each card, which both engines already count exactly) dealt in a random
-//! order, every order of its cards equally likely. So the hand is dealt as a pool
-//! variable, then each name takes one of the hand's cards, by its place among them
-//! from the lowest, chosen uniformly among the places not yet taken: `d(k)` for the
-//! first, `d(k - 1)` for the second, and so on. Both engines read the hand by places
-//! already; no engine has a rule of its own for it, so the exact value and Monte Carlo
-//! cannot disagree over what an order is.
+//! not: the second card comes from the deck the first left. So each name is a `let` of
+//! one card ([`Expr::Card`]) dealt from the deck less the cards named before it: the
+//! exact engines follow the values dealt (a value at a time, as many sequences as the
+//! values allow, not every hand times its orders), and Monte Carlo deals a card at a
+//! time, as a dealer does.
 
 use super::*;
 
-/// The most names one deal in order takes: a body is worked out once for every hand
-/// and every order of its cards (`k!` of them).
-pub const MAX_IN_ORDER: usize = 8;
+/// The most names one `let` takes: a deck's worth of cards. The work a deal takes is
+/// the engines' to judge (a body once for every sequence of values the deal can give).
+pub const MAX_IN_ORDER: usize = 52;
 
 /// `let NAMES = BOUND in BODY` with several names, as plain `let`s.
 pub(super) fn in_order(
@@ -91,73 +88,18 @@ pub(super) fn in_order(
     Ok(wrap(lets, body))
 }
 
-/// The hand dealt, then its cards taken in a random order: the `j`-th name takes the
-/// card at place `o_j`-th among the places the names before it left, `o_j` rolled on
-/// `d(k - j)`.
+/// Card after card, each from what the cards named before it left of the deck.
 fn deal(names: Vec<(String, Col)>, deck: Group, body: Expr, col: Col) -> Expr {
-    // Names a designer cannot write.
-    let hidden = |n: String| format!("\u{0}{n}");
-    let hand = hidden("hand".into());
-    let k = names.len();
-    let var = |n: &str| Expr::Name(n.to_string(), col);
-    let bin = |op: Op, a: Expr, b: Expr| Expr::Bin(op, Box::new(a), Box::new(b));
-    let mut lets = vec![(
-        hand.clone(),
-        Expr::Pool {
-            groups: vec![deck],
-            mods: Vec::new(),
-            agg: None,
+    let mut lets: Vec<(String, Expr)> = Vec::new();
+    let mut before: Vec<Expr> = Vec::new();
+    for (name, c) in names {
+        let card = Expr::Card {
+            faces: deck.die.faces.clone(),
+            before: before.clone(),
             col,
-        },
-    )];
-    // Each place taken so far, as the name of the `let` holding it.
-    let mut taken: Vec<String> = Vec::new();
-    for (j, (name, c)) in names.into_iter().enumerate() {
-        let roll = hidden(format!("order{j}"));
-        let left = (k - j) as i64;
-        lets.push((
-            roll.clone(),
-            if left == 1 {
-                Expr::Num(1)
-            } else {
-                Expr::Pool {
-                    groups: vec![Group {
-                        count: Expr::Num(1),
-                        die: Die {
-                            faces: (1..=left).collect(),
-                            text: format!("d{left}"),
-                            sides: None,
-                            names: Vec::new(),
-                        },
-                        deck: false,
-                    }],
-                    mods: Vec::new(),
-                    agg: Some(AggOf::Sum),
-                    col,
-                }
-            },
-        ));
-        // The `o`-th place not taken: `x = o + (places taken at or below x)`, from
-        // `x = o` upwards, settles within as many steps as places are taken.
-        let mut place = roll.clone();
-        for step in 0..taken.len() {
-            let below = taken.iter().fold(var(&roll), |acc, t| {
-                bin(Op::Add, acc, bin(Op::Cmp(Cmp::Le), var(t), var(&place)))
-            });
-            let next = hidden(format!("place{j}.{step}"));
-            lets.push((next.clone(), below));
-            place = next;
-        }
-        taken.push(place.clone());
-        lets.push((
-            name,
-            Expr::Read {
-                name: hand.clone(),
-                keep: Some(ModOf::Keep(End::Lowest, Box::new(var(&place)))),
-                agg: Some(AggOf::Highest),
-                col: c,
-            },
-        ));
+        };
+        before.push(Expr::Name(name.clone(), c));
+        lets.push((name, card));
     }
     wrap(lets, body)
 }
@@ -186,6 +128,11 @@ mod tests {
         assert!(refused("let a, b = 2d6 sum in a").contains("without a read"));
         assert!(refused("let a, b = (d3)d6 in a").contains("fixed number"));
         assert!(refused("let a, a = 2d6 in a").contains("named twice"));
-        assert!(refused("let a, b, c, d, e, f, g, h, i = 9d6 in a").contains("at most 8 names"));
+        assert!(parse("let a, b, c, d, e, f, g, h, i = 9d6 in a").is_ok());
+        let many = (0..53)
+            .map(|i| format!("x{i}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        assert!(refused(&format!("let {many} = 53d6 in x0")).contains("at most 52 names"));
     }
 }

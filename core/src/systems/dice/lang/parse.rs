@@ -365,7 +365,7 @@ impl Parser {
                 if names.len() == MAX_IN_ORDER {
                     return Err(SyntaxError {
                         col: c,
-                        message: format!("at most {MAX_IN_ORDER} names in one `let`: its body is worked out for every order of the cards"),
+                        message: format!("at most {MAX_IN_ORDER} names in one `let`"),
                     });
                 }
                 names.push((more, c));

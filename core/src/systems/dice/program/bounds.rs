@@ -48,6 +48,7 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
                 .fold((i64::MAX, i64::MIN), |a, b| (a.0.min(b.0), a.1.max(b.1)))
         }
         Node::Template(t) => template_bounds(t, vars),
+        Node::Card(c) => c.range(),
         Node::Repeat(r) => {
             let base = vars.len();
             let state = repeat_bounds(r, vars);

@@ -409,6 +409,13 @@ impl<'a> Compiler<'a> {
             Expr::Choose(c) => self.choose(c, record_ok)?,
             Expr::Pick(p) => self.pick(p, record_ok)?,
             Expr::Sides(name, col) => self.sides_of(name, *col)?,
+            Expr::Card { faces, before, .. } => {
+                let before = before
+                    .iter()
+                    .map(|b| self.node(b))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Node::Card(Box::new(Card::of_faces(faces, before)))
+            }
             Expr::And(a, b) => {
                 let (a, b) = bin(self, a, b)?;
                 Node::Mul(Box::new(truth(*a)), Box::new(truth(*b)))

@@ -2,6 +2,7 @@
 //! numbers, pools laid out, so that Monte Carlo neither parses nor allocates per trial.
 
 mod bounds;
+mod card;
 pub mod choice;
 mod compile;
 pub mod fold;
@@ -14,6 +15,7 @@ mod spec;
 mod walk;
 
 pub use bounds::*;
+pub use card::Card;
 pub use compile::*;
 pub use pool::*;
 pub use record::*;
@@ -89,6 +91,8 @@ pub enum Node {
     Template(Box<Template>),
     /// Rounds until a condition holds: see [`Repeat`].
     Repeat(Box<Repeat>),
+    /// A card dealt from what the cards named before it left of a deck: see [`Card`].
+    Card(Box<Card>),
     /// Dice of one roll handed out to roles (`choose`): see [`Picker`].
     Pick(Box<Picker>),
     /// The state variables' new values at the end of a round's `let`s (only inside

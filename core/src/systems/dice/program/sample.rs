@@ -211,6 +211,7 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
         Node::Emit(_) | Node::Record(_) => 0,
         Node::Counted(c, pools) => sample_pool(counted(pools, sample(c, rng, s, depth)), rng),
         Node::Template(t) => sample_template(t, rng, s, depth),
+        Node::Card(c) => sample_card(c, rng, s, depth),
         Node::PoolVar(r) => {
             let (keep, agg) = match &r.rolled {
                 None => (r.keep, r.agg),
@@ -263,6 +264,28 @@ fn sample_template(t: &Template, rng: &mut Rng, s: &mut Scratch, depth: usize) -
         Some(p) => sample_pool(p, rng),
         None => 0,
     }
+}
+
+/// One card from what is left of the deck: one of the cards left, each as likely.
+#[inline(never)]
+fn sample_card(c: &Card, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
+    held(c.before.len(), |dealt| {
+        for (d, n) in dealt.iter_mut().zip(&c.before) {
+            *d = operand(n, rng, s, depth);
+        }
+        let left: u64 = c.ways(dealt).map(|(_, n)| n).sum();
+        if left == 0 {
+            return 0;
+        }
+        let mut at = below(left, rng) as u64;
+        for (v, n) in c.ways(dealt) {
+            if at < n {
+                return v;
+            }
+            at -= n;
+        }
+        0
+    })
 }
 
 #[inline(never)]

@@ -45,6 +45,11 @@ macro_rules! children {
                 }
             }
             Node::Counted(c, _) => $f(c),
+            Node::Card(c) => {
+                for n in &$($m)? c.before {
+                    $f(n);
+                }
+            }
             Node::Template(t) => {
                 for n in &$($m)? t.params {
                     $f(n);
@@ -134,6 +139,7 @@ pub(crate) fn rolls_dice(n: &Node) -> bool {
             | Node::Meeting(_)
             | Node::Counted(..)
             | Node::Template(_)
+            | Node::Card(_)
             | Node::LetPool { .. }
             | Node::Repeat(_)
             | Node::Pick(_)

@@ -837,11 +837,25 @@ fn dice_counts_that_are_rolled_or_change() {
         &c,
         &BTreeMap::from([(0, 1.0 / 9.0), (1, 4.0 / 9.0), (2, 4.0 / 9.0)]),
     );
-    // A count below 0 rolls no dice; dice whose count is rolled, bound by `let`, are the
-    // number they read as (their sum): their faces are read where they are rolled.
+    // A count below 0 rolls no dice; dice whose count is rolled, bound by `let`, are held
+    // for each count and read several ways (here d4 of them: every roll of each count).
     same(&compile("(d4 - 5)d6", None), &BTreeMap::from([(0, 1.0)]));
-    let text =
-        "system = \"dice\"\n[scenarios.s]\nroll = \"let p = (d4)d6 in p count 6 + p highest\"\n";
+    let mut want = BTreeMap::new();
+    for n in 1..=4 {
+        let f = |r: &[i64]| {
+            r.iter().filter(|&&x| x == 6).count() as i64 + r.iter().max().copied().unwrap_or(0)
+        };
+        for (v, p) in brute(n, &D6, f) {
+            *want.entry(v).or_insert(0.0) += p / 4.0;
+        }
+    }
+    same(
+        &compile("let p = (d4)d6 in p count 6 + p highest", None),
+        &want,
+    );
+    // Sides that are rolled still make a number: their faces are read where they are
+    // rolled.
+    let text = "system = \"dice\"\n[scenarios.s]\nroll = \"let p = (2)d(d4 + 2) in p count 3\"\n";
     let e = load_str(text, "dice.toml", &[]).err().unwrap().to_string();
     assert!(e.contains("read them where they are rolled"), "{e}");
 }

@@ -159,6 +159,96 @@ fn a_count_that_shrinks_inside_a_repeat() {
     holds(roll, &want);
 }
 
+/// A round that rolls a pool and reads it two ways (the 4s it shows, and whether its
+/// best die is 3 or more), until the total reaches 4 or five rounds are played. Every
+/// roll of every round walked.
+#[test]
+fn a_pool_read_two_ways_inside_a_round() {
+    let roll = "repeat s = 0 until s >= 4 do let p = 2d4 in \
+                s = s + p count 4 + (p highest >= 3) limit 5 then s";
+    fn go(s: i64, round: u32, q: &Q, out: &mut Law) {
+        if s >= 4 || round == 5 {
+            put(out, s, q);
+            return;
+        }
+        let each = q.mul(&Q::new(1u8, 16u8));
+        for a in 1..=4i64 {
+            for b in 1..=4i64 {
+                let fours = i64::from(a == 4) + i64::from(b == 4);
+                go(s + fours + i64::from(a.max(b) >= 3), round + 1, &each, out);
+            }
+        }
+    }
+    let mut want = Law::new();
+    go(0, 0, &Q::new(1u8, 1u8), &mut want);
+    holds(roll, &want);
+}
+
+/// Every roll of `n` dice of `sides`, in order.
+fn every_roll(n: usize, sides: i64) -> Vec<Vec<i64>> {
+    (0..n).fold(vec![Vec::new()], |rolls, _| {
+        rolls
+            .iter()
+            .flat_map(|r| {
+                (1..=sides).map(move |f| {
+                    let mut r = r.clone();
+                    r.push(f);
+                    r
+                })
+            })
+            .collect()
+    })
+}
+
+/// A pool variable whose dice count is a value, its dice read several ways: a d3 of
+/// d6s read by its 6s and its best die; and dice set aside round by round (a 4 is
+/// kept, then a 3 beside it, the rest rolled again: `(2 - s)d4`, at most four rounds),
+/// each round's dice read by two counts. Every roll walked.
+#[test]
+fn a_pool_whose_count_is_a_value_read_several_ways() {
+    let mut want = Law::new();
+    for n in 1..=3usize {
+        for r in every_roll(n, 6) {
+            let sixes = r.iter().filter(|&&f| f == 6).count() as i64;
+            let best = *r.iter().max().unwrap_or(&0);
+            let q = Q::new(1u8, BigUint::from(3u8) * BigUint::from(6u8).pow(n as u32));
+            put(&mut want, sixes * 10 + best, &q);
+        }
+    }
+    holds(
+        "let n = d3 in let p = (n)d6 in p count 6 * 10 + p highest",
+        &want,
+    );
+
+    fn go(s: i64, round: u32, q: &Q, out: &mut Law) {
+        if s == 2 || round == 4 {
+            put(out, s * 10 + round as i64, q);
+            return;
+        }
+        let rolls = every_roll((2 - s) as usize, 4);
+        let each = q.mul(&Q::new(1u8, rolls.len() as u32));
+        for r in rolls {
+            let four = s >= 1 || r.contains(&4);
+            let three = four && r.iter().filter(|&&f| f == 3).count() >= 1;
+            let next = if s >= 1 {
+                1 + i64::from(r.contains(&3))
+            } else {
+                i64::from(four) + i64::from(three && r.len() >= 2)
+            };
+            go(next, round + 1, &each, out);
+        }
+    }
+    let mut want = Law::new();
+    go(0, 0, &Q::new(1u8, 1u8), &mut want);
+    holds(
+        "repeat s = 0 until s == 2 do let p = (2 - s)d4 in \
+         let four = s >= 1 or p count 4 >= 1 in \
+         s = if s >= 1 then 1 + (p count 3 >= 1) else four + (four and p count 3 >= 1) \
+         limit 4 then s * 10 + rounds",
+        &want,
+    );
+}
+
 /// A pool whose count is rolled, bound by `let` and read as a number: d4 dice of d6,
 /// their total against twice the d4 plus 3. Every roll walked.
 #[test]

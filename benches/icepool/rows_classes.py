@@ -172,7 +172,7 @@ def eclipse_interceptors():
     return icepool.map(eclipse_round, (3, 3), star=True, repeat=100).map(lambda a, d: a - d)
 
 
-@pending("ship-captain-crew-turn", "Ship, Captain, and Crew", SHRINK,
+@row("ship-captain-crew-turn", "Ship, Captain, and Crew", SHRINK,
      "a turn of up to three rolls: a 6 (the ship), then a 5 (the captain), then a 4 (the "
      "crew) are set aside as they come, the rest rolled again; the roll that completes "
      "the crew scores its other two dice as cargo, else 0",
@@ -182,12 +182,7 @@ def eclipse_interceptors():
            let crew = captain and p count 4 >= 1 in
            s = ship + captain + crew, r = r + 1,
            cargo = if crew then p sum - 15 + (s >= 1) * 6 + (s >= 2) * 5 else 0
-        then cargo""",
-         "refused: \"`p` is a number: `keep`, `drop`, `count` and the other reads apply to "
-         "dice (... dice whose count or sides are rolled are bound as their sum, so read "
-         "them where they are rolled: `(a)d6 count >= 5`)\": a pool variable whose dice "
-         "count changes (here with the state) is not in the language yet (the same in "
-         "the build of 24c89f7)")
+        then cargo""")
 def ship_captain_crew_turn():
     @cache
     def roll(s, r, cargo):

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 
 mod again;
 mod columns;
+mod dealt;
 mod law;
 mod parts;
 mod repeat;
@@ -26,6 +27,7 @@ mod tallies;
 mod weight;
 
 use again::again;
+use dealt::{card, counted_var};
 pub use law::{first_law, law, Law, NoLaw, LAW_WORK};
 use parts::*;
 pub use repeat::MAX_REPEAT_STATES;
@@ -173,34 +175,10 @@ pub fn eval(n: &Node, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig
         Node::Counted(c, pools) => counted(c, pools, env, ledger)?,
         Node::Template(t) => template(t, env, ledger)?,
         Node::Card(c) => card(c, env, ledger)?,
+        Node::CountedVar(c, bodies) => counted_var(c, bodies, env, ledger)?,
         // Read only by `step`; packed before any evaluation.
         Node::Emit(_) | Node::Record(_) => Dist::point(0),
     })
-}
-
-/// A card from what the cards dealt before it left of its deck.
-fn card(c: &Card, env: &mut Env, ledger: &mut Ledger) -> Result<Dist, TooBig> {
-    let mut dealt = Vec::with_capacity(c.before.len());
-    for b in &c.before {
-        let d = eval(b, env, ledger)?;
-        if d.p.len() != 1 {
-            return Err(TooBig("a card dealt after cards not yet known".into()));
-        }
-        dealt.push(d.lo);
-    }
-    let (lo, hi) = c.range();
-    if hi.abs_diff(lo) >= MAX_SPAN as u64 {
-        return Err(TooBig(format!(
-            "a deck whose values span more than {MAX_SPAN}"
-        )));
-    }
-    let left: u64 = c.ways(&dealt).map(|(_, n)| n).sum();
-    if left == 0 {
-        return Ok(Dist::point(0));
-    }
-    Ok(Dist::from_pairs(
-        c.ways(&dealt).map(|(v, n)| (v, n as f64 / left as f64)),
-    ))
 }
 
 /// `let x = bound in body`: the body once per value of the bound, mixed.

@@ -483,7 +483,7 @@ fn served(n: &Node) -> bool {
         // A pool variable (its reads are of the dice it holds): the law counts every
         // multiset, or its reads' values die by die.
         Node::LetPool { spec, .. } => plain(spec),
-        Node::PoolVar(_) | Node::Card(_) => true,
+        Node::PoolVar(_) | Node::Card(_) | Node::CountedVar(..) => true,
         _ => false,
     };
     let mut ok = here;
@@ -761,14 +761,9 @@ fn open<'a, W: Weight>(
             mix.done(&d.den)?
         }
         Node::Pool(p) => remembered(p, b)?,
-        Node::Counted(c, pools) => {
-            let d = eval(c, env, b)?;
-            let mut mix = Mixer::new();
-            for (k, w) in d.iter() {
-                let spec = counted(pools, k);
-                mix.add(w, remembered(spec, b)?, b)?;
-            }
-            mix.done(&d.den)?
+        Node::Counted(c, pools) => by_count(c, env, b, |k, _, b| remembered(counted(pools, k), b))?,
+        Node::CountedVar(c, bodies) => {
+            by_count(c, env, b, |k, env, b| eval(counted(bodies, k), env, b))?
         }
         Node::Repeat(r) => repeat::repeat(r, env, b)?,
         Node::Template(t) => pools::template(t, env, b)?,
@@ -792,6 +787,23 @@ fn open<'a, W: Weight>(
         }
         _ => return Err(NoLaw::Refused),
     })
+}
+
+/// What each value of a dice count picks (its pool, or a pool variable's body of that
+/// many dice), mixed by the count's ways.
+fn by_count<'a, W: Weight>(
+    c: &'a Node,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+    mut part: impl FnMut(i64, &mut Vec<i64>, &mut Budget<'a, W>) -> Result<Law<W>, NoLaw>,
+) -> Result<Law<W>, NoLaw> {
+    let d = eval(c, env, b)?;
+    let mut mix = Mixer::new();
+    for (k, w) in d.iter() {
+        let p = part(k, env, b)?;
+        mix.add(w, p, b)?;
+    }
+    mix.done(&d.den)
 }
 
 /// A card from what the cards dealt before it left of its deck: `left(v)` ways of

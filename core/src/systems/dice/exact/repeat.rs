@@ -282,6 +282,14 @@ pub(super) fn step(
                 &mut |env, ledger, p| step(body, w * p, env, ledger, out),
             )?;
         }
+        Node::CountedVar(c, bodies) => {
+            let d = eval(c, env, ledger)?;
+            for (k, p) in d.iter_nonzero() {
+                ledger.most_dice = ledger.most_dice.max(k);
+                let body = crate::systems::dice::program::counted(bodies, k);
+                ledger.within(p, |ledger| step(body, w * p, env, ledger, out))?;
+            }
+        }
         Node::Emit(v) => {
             let mut joint: Vec<(State, f64)> = vec![(Vec::new(), w)];
             for n in v {

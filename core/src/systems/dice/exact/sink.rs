@@ -242,7 +242,16 @@ pub(super) mod tests {
                 _ => "d6".into(),
             };
         }
-        match g.below(12) {
+        match g.below(13) {
+            12 => {
+                // A pool variable whose dice count is a value, read two ways.
+                let n = expr(g, vars, depth - 1);
+                let name = format!("v{}", vars.len());
+                vars.push(format!("({name} count >= 3)"));
+                let body = expr(g, vars, depth - 1);
+                vars.pop();
+                format!("(let {name} = (max(0, min(3, {n})))d4 in {body} + {name} highest)")
+            }
             11 => {
                 // Cards dealt in order, the second from what the first left.
                 let (a, b) = (format!("v{}", vars.len()), format!("v{}", vars.len() + 1));

@@ -49,6 +49,13 @@ pub fn bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> (i64, i64) {
         }
         Node::Template(t) => template_bounds(t, vars),
         Node::Card(c) => c.range(),
+        Node::CountedVar(c, bodies) => {
+            let (lo, hi) = bounds(c, vars);
+            let last = bodies.len() as i64 - 1;
+            (lo.clamp(0, last)..=hi.clamp(0, last))
+                .map(|n| bounds(counted(bodies, n), vars))
+                .fold((i64::MAX, i64::MIN), |a, b| (a.0.min(b.0), a.1.max(b.1)))
+        }
         Node::Repeat(r) => {
             let base = vars.len();
             let state = repeat_bounds(r, vars);
@@ -182,7 +189,7 @@ fn meeting_bounds(m: &Meeting) -> (i64, i64) {
 /// count is fixed is not looked at here; it is clamped as the docs say.
 pub fn rolled_count_past_limit(n: &Node, vars: &mut Vec<(i64, i64)>) -> Option<i64> {
     let count = match n {
-        Node::Counted(c, _) => Some(bounds(c, vars).1),
+        Node::Counted(c, _) | Node::CountedVar(c, _) => Some(bounds(c, vars).1),
         Node::Template(t) if t.fixed.first() == Some(&None) => {
             t.params.first().map(|c| bounds(c, vars).1)
         }

@@ -51,6 +51,9 @@ pub(super) struct Compiler<'a> {
     scope: Vec<(String, Slot)>,
     /// Scratch dice taken by the pool variables in scope.
     used: usize,
+    /// How many times the expression being compiled is made: the product of the counts
+    /// of every pool variable around it whose dice count is a value ([`Node::CountedVar`]).
+    copies: u64,
 }
 
 /// A `let` name in scope: a number, or a pool variable (its dice, their offset in the
@@ -194,6 +197,23 @@ fn shifted_cmp(c: Cmp, a: Node, b: Node) -> Node {
     found.unwrap_or_else(|| Node::Cmp(c, Box::new(a), Box::new(b)))
 }
 
+/// Most times one expression is made inside pool variables whose dice count is a
+/// value ([`Node::CountedVar`]): two such, one inside the other, of up to 100 dice each.
+pub const MAX_COPIES: u64 = 101 * 101;
+
+/// Whether `body` reads the dice of the pool variable `name` (a count, a keep, a
+/// meeting), not only their sum.
+fn reads_dice_of(body: &Expr, name: &str) -> bool {
+    let mut found = false;
+    let named = |e: &Expr| matches!(e, Expr::Name(n, _) if n == name);
+    lang::visit(body, &mut |e| match e {
+        Expr::Read { name: n, .. } if n == name => found = true,
+        Expr::Versus { a, b, .. } if named(a) || named(b) => found = true,
+        _ => {}
+    });
+    found
+}
+
 /// Dice all pool variables in scope may hold at once.
 pub const SCRATCH: usize = MAX_DICE as usize;
 
@@ -219,6 +239,7 @@ impl<'a> Compiler<'a> {
             record_ok,
             scope: Vec::new(),
             used: 0,
+            copies: 1,
         })
     }
 
@@ -399,23 +420,11 @@ impl<'a> Compiler<'a> {
                     None => n,
                 }
             }
-            Expr::Let(name, bound, body) => {
-                let binding = self.bind(name, bound)?;
-                self.record_ok = record_ok;
-                let r = self.node(body);
-                self.unbind(&binding);
-                binding.wrap(r?, self.scope.len())?
-            }
+            Expr::Let(name, bound, body) => self.let_in(name, bound, body, record_ok)?,
             Expr::Choose(c) => self.choose(c, record_ok)?,
             Expr::Pick(p) => self.pick(p, record_ok)?,
             Expr::Sides(name, col) => self.sides_of(name, *col)?,
-            Expr::Card { faces, before, .. } => {
-                let before = before
-                    .iter()
-                    .map(|b| self.node(b))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Node::Card(Box::new(Card::of_faces(faces, before)))
-            }
+            Expr::Card { faces, before, .. } => self.card(faces, before)?,
             Expr::And(a, b) => {
                 let (a, b) = bin(self, a, b)?;
                 Node::Mul(Box::new(truth(*a)), Box::new(truth(*b)))
@@ -575,7 +584,7 @@ impl<'a> Compiler<'a> {
             Slot::Num(_) => return Err(CompileError {
                 col: *col,
                 message: format!(
-                    "`{name}` is a number: `keep`, `drop`, `count` and the other reads apply to dice (bind dice without a read: `let {name} = 4d6 in ...`; dice whose count or sides are rolled are bound as their sum, so read them where they are rolled: `(a)d6 count >= 5`)"
+                    "`{name}` is a number: `keep`, `drop`, `count` and the other reads apply to dice (bind dice without a read: `let {name} = 4d6 in ...`; dice whose sides or faces are rolled, or of several kinds with a rolled count, are bound as their sum, so read them where they are rolled: `(a)d6 count >= 5`; one kind of dice with a rolled count is held: `let p = (a)d6 in p count 6`)"
                 ),
             }),
         };
@@ -806,27 +815,141 @@ impl<'a> Compiler<'a> {
             }
             // Dice bound without a read: a pool variable, read in the body.
             let spec = self.pool_spec(groups, mods, &None, *col)?;
-            // An `again` pool's dice count varies: it holds one tally per way it is read.
-            let n = match spec.again {
-                Some(_) => MAX_TALLIES as u32,
-                None => spec.groups.iter().map(|(n, _)| n).sum(),
-            };
-            let offset = self.used;
-            if offset + n as usize > SCRATCH {
-                return Err(CompileError {
-                    col: *col,
-                    message: format!("pool variables hold at most {SCRATCH} dice at once"),
-                });
-            }
-            self.used += n as usize;
-            self.scope
-                .push((name.to_string(), Slot::Pool(Box::new(spec.clone()), offset)));
-            return Ok(Binding::Pool(Box::new(spec), offset, n as usize, *col));
+            return self.bind_dice(name, spec, *col);
         }
         let b = self.node(bound)?;
         let range = super::bounds(&b, &mut self.var_bounds());
         self.scope.push((name.to_string(), Slot::Num(Some(range))));
         Ok(Binding::Num(b))
+    }
+
+    /// `let NAME = BOUND in BODY`.
+    fn let_in(
+        &mut self,
+        name: &str,
+        bound: &Expr,
+        body: &Expr,
+        record_ok: bool,
+    ) -> Result<Node, CompileError> {
+        if reads_dice_of(body, name) && self.count_varies(bound) {
+            return self.counted_var(name, bound, &mut |s| {
+                s.record_ok = record_ok;
+                s.node(body)
+            });
+        }
+        let binding = self.bind(name, bound)?;
+        self.record_ok = record_ok;
+        let r = self.node(body);
+        self.unbind(&binding);
+        binding.wrap(r?, self.scope.len())
+    }
+
+    /// A card of a deal in order, after the cards named `before` it.
+    fn card(&mut self, faces: &[i64], before: &[Expr]) -> Result<Node, CompileError> {
+        let before = before
+            .iter()
+            .map(|b| self.node(b))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Node::Card(Box::new(Card::of_faces(faces, before))))
+    }
+
+    /// `name` bound to the dice of `spec`, a pool variable.
+    fn bind_dice(&mut self, name: &str, spec: PoolSpec, col: Col) -> Result<Binding, CompileError> {
+        // An `again` pool's dice count varies: it holds one tally per way it is read.
+        let n = match spec.again {
+            Some(_) => MAX_TALLIES as u32,
+            None => spec.groups.iter().map(|(n, _)| n).sum(),
+        };
+        let offset = self.used;
+        if offset + n as usize > SCRATCH {
+            return Err(CompileError {
+                col,
+                message: format!("pool variables hold at most {SCRATCH} dice at once"),
+            });
+        }
+        self.used += n as usize;
+        self.scope
+            .push((name.to_string(), Slot::Pool(Box::new(spec.clone()), offset)));
+        Ok(Binding::Pool(Box::new(spec), offset, n as usize, col))
+    }
+
+    /// Whether `bound` is dice of one kind, bound without a read, whose count alone is
+    /// a value (rolled, or a state that changes).
+    fn count_varies(&mut self, bound: &Expr) -> bool {
+        let Expr::Pool {
+            groups, agg: None, ..
+        } = bound
+        else {
+            return false;
+        };
+        let [g] = groups.as_slice() else {
+            return false;
+        };
+        if g.deck || g.die.sides.is_some() {
+            return false;
+        }
+        let Expr::Pool { mods, .. } = bound else {
+            return false;
+        };
+        let fixed: Vec<bool> = param_exprs(groups, mods, &None)
+            .into_iter()
+            .map(|e| self.node(e).is_ok_and(|n| constant(&n).is_some()))
+            .collect();
+        matches!(fixed.split_first(), Some((false, rest)) if rest.iter().all(|&f| f))
+    }
+
+    /// `let p = (n)d6 in BODY` whose body reads `p`'s dice while `n` is a value (`let p
+    /// = (5 - s)d6 in ... p count 6 ... p sum`): the dice held as a pool variable of
+    /// every count `n` can take, each with its body ([`Node::CountedVar`]).
+    fn counted_var(
+        &mut self,
+        name: &str,
+        bound: &Expr,
+        body: &mut dyn FnMut(&mut Self) -> Result<Node, CompileError>,
+    ) -> Result<Node, CompileError> {
+        let Expr::Pool {
+            groups, mods, col, ..
+        } = bound
+        else {
+            unreachable!("count_varies holds only of pools")
+        };
+        let params = self.params(groups, mods, &None)?;
+        let mut vals: Vec<PoolNumber> = params
+            .iter()
+            .map(|p| PoolNumber::fixed(*p.as_ref().unwrap_or(&0)))
+            .collect();
+        let count = match params.into_iter().next() {
+            Some(Err(n)) => n,
+            _ => unreachable!("count_varies: the count is a value"),
+        };
+        let most = super::bounds(&count, &mut self.var_bounds())
+            .1
+            .clamp(0, MAX_ROLLED_DICE);
+        let copies = self.copies.saturating_mul(most as u64 + 1);
+        if copies > MAX_COPIES {
+            return Err(CompileError {
+                col: *col,
+                message: format!(
+                    "pool variables whose dice count is a value, one inside another, make the expression inside them {copies} times (each count up to {most} here): at most {MAX_COPIES}; read the dice where they are rolled (`(n)d6 count >= 5`)"
+                ),
+            });
+        }
+        let outer = std::mem::replace(&mut self.copies, copies);
+        let mut bodies = Vec::with_capacity(most as usize + 1);
+        let made = (|| {
+            for k in 0..=most {
+                vals[0] = PoolNumber::rolled(k);
+                let spec = spec_of(groups, mods, &None, *col, &vals, self.symbols.as_ref())?;
+                let binding = self.bind_dice(name, spec, *col)?;
+                let r = body(self);
+                self.unbind(&binding);
+                bodies.push(binding.wrap(r?, self.scope.len())?);
+            }
+            Ok(())
+        })();
+        self.copies = outer;
+        made?;
+        Ok(Node::CountedVar(Box::new(count), bodies))
     }
 
     /// `reroll p = DICE ... to maximise OBJECTIVE in BODY`: a pool variable whose dice
@@ -1146,28 +1269,7 @@ impl<'a> Compiler<'a> {
         let until = self.node(&r.until)?;
         self.record_ok = record_ok;
         let body = self.node(&r.body)?;
-        let mut bindings = Vec::new();
-        let mut failed = None;
-        for (name, bound) in &r.lets {
-            match self.bind(name, bound) {
-                Ok(b) => bindings.push(b),
-                Err(e) => {
-                    failed = Some(e);
-                    break;
-                }
-            }
-        }
-        let emit = match failed {
-            Some(e) => Err(e),
-            None => self.updates(r, d),
-        };
-        for b in bindings.iter().rev() {
-            self.unbind(b);
-        }
-        let mut step = Node::Emit(emit?);
-        for (j, b) in bindings.into_iter().enumerate().rev() {
-            step = b.wrap(step, d + r.state.len() + 1 + j)?;
-        }
+        let step = self.round(r, 0, d)?;
         Ok(Node::Repeat(Box::new(Repeat {
             init,
             until,
@@ -1175,6 +1277,22 @@ impl<'a> Compiler<'a> {
             limit: r.limit,
             body,
         })))
+    }
+
+    /// A round from its `j`-th `let` on: the `let`s, then the state's new values.
+    fn round(&mut self, r: &lang::Repeat, j: usize, d: usize) -> Result<Node, CompileError> {
+        let Some((name, bound)) = r.lets.get(j) else {
+            return Ok(Node::Emit(self.updates(r, d)?));
+        };
+        let read_after = r.lets[j + 1..].iter().any(|(_, e)| reads_dice_of(e, name))
+            || r.updates.iter().any(|(_, e, _)| reads_dice_of(e, name));
+        if read_after && self.count_varies(bound) {
+            return self.counted_var(name, bound, &mut |s| s.round(r, j + 1, d));
+        }
+        let b = self.bind(name, bound)?;
+        let rest = self.round(r, j + 1, d);
+        self.unbind(&b);
+        b.wrap(rest?, self.scope.len())
     }
 
     /// Every state variable's value after a round: its update, or itself.

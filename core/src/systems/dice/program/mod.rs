@@ -91,6 +91,11 @@ pub enum Node {
     Template(Box<Template>),
     /// Rounds until a condition holds: see [`Repeat`].
     Repeat(Box<Repeat>),
+    /// A pool variable whose dice count is a value (`let p = (5 - s)d6 in ... p count
+    /// 6 ... p sum`): its binding and body made for every count from 0 to the most the
+    /// count can be (at most [`MAX_ROLLED_DICE`]), the one the count takes picked as
+    /// [`counted`] picks a pool.
+    CountedVar(Box<Node>, Vec<Node>),
     /// A card dealt from what the cards named before it left of a deck: see [`Card`].
     Card(Box<Card>),
     /// Dice of one roll handed out to roles (`choose`): see [`Picker`].

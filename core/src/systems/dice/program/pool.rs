@@ -12,7 +12,7 @@ pub const MAX_ROLLED_DICE: i64 = 100;
 
 /// The pool a rolled count of `k` dice reads: a rolled count's pools run from none to
 /// the most its count can be ([`super::bounds`]), one per count.
-pub fn counted(pools: &[PoolSpec], k: i64) -> &PoolSpec {
+pub fn counted<T>(pools: &[T], k: i64) -> &T {
     &pools[usize::try_from(k)
         .unwrap_or(0)
         .min(pools.len().saturating_sub(1))]

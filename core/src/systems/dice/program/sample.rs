@@ -212,6 +212,10 @@ pub fn sample(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize) -> i64 {
         Node::Counted(c, pools) => sample_pool(counted(pools, sample(c, rng, s, depth)), rng),
         Node::Template(t) => sample_template(t, rng, s, depth),
         Node::Card(c) => sample_card(c, rng, s, depth),
+        Node::CountedVar(c, bodies) => {
+            let k = operand(c, rng, s, depth);
+            sample(counted(bodies, k), rng, s, depth)
+        }
         Node::PoolVar(r) => {
             let (keep, agg) = match &r.rolled {
                 None => (r.keep, r.agg),
@@ -515,6 +519,10 @@ pub(super) fn step(n: &Node, rng: &mut Rng, s: &mut Scratch, depth: usize, out: 
             let body = bind(n, rng, s, depth);
             step(body, rng, s, depth + 1, out)
         }
+        Node::CountedVar(c, bodies) => {
+            let k = operand(c, rng, s, depth);
+            step(counted(bodies, k), rng, s, depth, out)
+        }
         Node::Emit(v) => {
             for (i, n) in v.iter().enumerate() {
                 out[i] = sample(n, rng, s, depth);
@@ -541,6 +549,19 @@ pub(super) fn step_bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> Vec<(i64, i64
             r
         }
         Node::Emit(v) => v.iter().map(|n| bounds(n, vars)).collect(),
+        Node::CountedVar(c, bodies) => {
+            let (lo, hi) = bounds(c, vars);
+            let last = bodies.len() as i64 - 1;
+            (lo.clamp(0, last)..=hi.clamp(0, last))
+                .map(|k| step_bounds(counted(bodies, k), vars))
+                .reduce(|a, b| {
+                    a.iter()
+                        .zip(&b)
+                        .map(|(x, y)| (x.0.min(y.0), x.1.max(y.1)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        }
         _ => Vec::new(),
     }
 }

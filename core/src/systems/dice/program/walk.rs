@@ -45,6 +45,12 @@ macro_rules! children {
                 }
             }
             Node::Counted(c, _) => $f(c),
+            Node::CountedVar(c, bodies) => {
+                $f(c);
+                for n in bodies {
+                    $f(n);
+                }
+            }
             Node::Card(c) => {
                 for n in &$($m)? c.before {
                     $f(n);
@@ -140,6 +146,7 @@ pub(crate) fn rolls_dice(n: &Node) -> bool {
             | Node::Counted(..)
             | Node::Template(_)
             | Node::Card(_)
+            | Node::CountedVar(..)
             | Node::LetPool { .. }
             | Node::Repeat(_)
             | Node::Pick(_)
@@ -235,6 +242,9 @@ pub(super) fn to_var(n: Node, i: usize) -> Node {
         Node::Emit(v) => Node::Emit(v.into_iter().map(|n| to_var(n, i)).collect()),
         Node::Record(v) => Node::Record(v.into_iter().map(|n| to_var(n, i)).collect()),
         Node::Counted(c, pools) => Node::Counted(b(c), pools),
+        Node::CountedVar(c, bodies) => {
+            Node::CountedVar(b(c), bodies.into_iter().map(|n| to_var(n, i)).collect())
+        }
         Node::Template(mut t) => {
             t.params = std::mem::take(&mut t.params)
                 .into_iter()

@@ -645,6 +645,38 @@ fn step_into<'a, W: Weight>(
             }
             Ok(())
         }
+        Node::CountedVar(c, bodies) => {
+            // A pool variable whose count the state sets: the round of each count.
+            let d = eval(c, env, b)?;
+            let den = den.mul(&d.den)?;
+            for (k, w) in d.iter() {
+                let body = crate::systems::dice::program::counted(bodies, k);
+                step_into(body, (&w.mul(ways)?, &den), env, b, joint)?;
+            }
+            Ok(())
+        }
+        Node::LetPool {
+            spec, choice, body, ..
+        } => {
+            // A pool variable of the round (read several ways: one read is a `let`):
+            // each outcome of its dice held while the rest of the round reads them.
+            let (taken, held) = pools::held_outcomes(spec, choice.as_deref(), b)?;
+            let (outcomes, over) = &*taken;
+            let den = den.mul(over)?;
+            let at = env.len();
+            for (dice, w) in outcomes {
+                b.spend(1)?;
+                env.push(0);
+                b.held.push((at, held.held(dice)));
+                let went = w
+                    .mul(ways)
+                    .and_then(|w| step_into(body, (&w, &den), env, b, joint));
+                b.held.pop();
+                env.pop();
+                went?;
+            }
+            Ok(())
+        }
         Node::Emit(v) => {
             b.spend(super::super::repeat::REPEAT_COST)?;
             if v.iter().all(|u| b.arithmetic(u)) {

@@ -576,6 +576,54 @@ fn four_pools_compared_face_by_face() {
     holds(roll, &want);
 }
 
+/// Don't Rest Your Head's dominance: four pools (Discipline 3, Exhaustion 1, Madness 2,
+/// Pain 3), each pool's dice cancelled by the matching faces of another, the pool whose
+/// best die left is highest against every other dominates (ties to Discipline, then
+/// Madness, then Exhaustion). Every multiset of each pool with its multinomial ways.
+#[test]
+fn four_pools_each_cancelled_by_every_other() {
+    let roll = "let d = 3d6 in let e = 1d6 in let m = 2d6 in let p = 3d6 in \
+        if cancel(d, m) highest >= cancel(m, d) highest and cancel(d, e) highest >= cancel(e, d) highest \
+           and cancel(d, p) highest >= cancel(p, d) highest then 1 \
+        else if cancel(m, e) highest >= cancel(e, m) highest and cancel(m, p) highest >= cancel(p, m) highest then 2 \
+        else if cancel(e, p) highest >= cancel(p, e) highest then 3 else 4";
+    let pool = |n: u64| -> Vec<(Vec<u64>, BigUint)> { compositions(n, 6) };
+    // The highest face of `a` left once each die of `b` cancels one of `a` showing its face.
+    let best_left = |a: &[u64], b: &[u64]| -> i64 {
+        (0..6)
+            .rev()
+            .find(|&f| a[f] > b[f])
+            .map_or(0, |f| f as i64 + 1)
+    };
+    let (ds, es, ms, ps) = (pool(3), pool(1), pool(2), pool(3));
+    let mut ways: BTreeMap<i64, BigUint> = BTreeMap::new();
+    for (d, wd) in &ds {
+        for (e, we) in &es {
+            for (m, wm) in &ms {
+                for (p, wp) in &ps {
+                    let beats = |x: &[u64], y: &[u64]| best_left(x, y) >= best_left(y, x);
+                    let v = if beats(d, m) && beats(d, e) && beats(d, p) {
+                        1
+                    } else if beats(m, e) && beats(m, p) {
+                        2
+                    } else if beats(e, p) {
+                        3
+                    } else {
+                        4
+                    };
+                    *ways.entry(v).or_default() += wd * we * wm * wp;
+                }
+            }
+        }
+    }
+    let den = BigUint::from(6u8).pow(9);
+    let want: Law = ways
+        .into_iter()
+        .map(|(v, w)| (v, Q::new(w, den.clone())))
+        .collect();
+    holds(roll, &want);
+}
+
 /// Every ordered roll of `n` dice of `sides`, each with its way: one way in `sides^n`.
 fn ordered_rolls(n: usize, sides: i64) -> Vec<Vec<i64>> {
     (0..n).fold(vec![vec![]], |rolls, _| {

@@ -526,7 +526,7 @@ def wrath_glory_shifts():
 # 11. Several pools compared face by face
 
 
-@pending("dryh-dominance", "Don't Rest Your Head", POOLS,
+@row("dryh-dominance", "Don't Rest Your Head", POOLS,
      "Discipline 3 dice, Exhaustion 1, Madness 2 against Pain 3: the pool that dominates "
      "(the highest die, then more of it, then the next face down; identical pools go "
      "Discipline, Madness, Exhaustion, Pain): 1 to 4 in that order",
@@ -535,13 +535,7 @@ def wrath_glory_shifts():
            and cancel(d, p) highest >= cancel(p, d) highest then 1
         else if cancel(m, e) highest >= cancel(e, m) highest
            and cancel(m, p) highest >= cancel(p, m) highest then 2
-        else if cancel(e, p) highest >= cancel(p, e) highest then 3 else 4""",
-         "Monte Carlo only: \"no exact distribution (sides set against each other "
-         "(`cancel`, `beats`, `pairs`) with too many pairs of outcomes, for every outcome "
-         "of the pools around them)\" (four pools of 3, 1, 2 and 3 d6 read by twelve "
-         "`cancel ... highest`: every pair of pools' multisets, for every combination of "
-         "the four; with pools of 2, 1, 1, 2 dice, or three of the pools, it is exact). "
-         "The message named a deck, `again` or `choose` until 2026-11-29's fourth session")
+        else if cancel(e, p) highest >= cancel(p, e) highest then 3 else 4""")
 def dryh_dominance():
     def strength(roll):
         # How many dice show each face, from 6 down: compared face by face.

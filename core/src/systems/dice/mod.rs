@@ -292,7 +292,18 @@ fn exact_of(
             };
             (Ok(exact), ledger.capped, ledger.unfinished)
         }
-        Err(exact::TooBig(why)) => (Err(why), 0.0, 0.0),
+        // Past the floats' budget, the integer law may still count it (four players'
+        // pools each set against every other: held dice met pair by pair), where no
+        // limit's mass goes unreported without the floats.
+        Err(exact::TooBig(why)) => match first {
+            None if exact::stops_nothing(&sc.roll_node) && vs.is_none_or(exact::stops_nothing) => {
+                match exact::law(&sc.roll_node, vs, cancel) {
+                    Ok(law) => (Ok(Exact::of_law(&law, lo, states)), 0.0, 0.0),
+                    Err(_) => (Err(why), 0.0, 0.0),
+                }
+            }
+            _ => (Err(why), 0.0, 0.0),
+        },
     }
 }
 

@@ -22,7 +22,7 @@
 //! float. Its work is bounded by [`LAW_WORK`].
 
 use super::super::dist::Map;
-use super::super::lang::{tally, Agg, Cond, End};
+use super::super::lang::{tally, Agg, Cond, End, ModOf};
 use super::super::program::{counted, versus, Card, DieSpec, Node, PoolRead, PoolSpec, Side};
 use super::divide;
 pub use super::weight::NoLaw;
@@ -468,6 +468,30 @@ pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Option<Result<
     Some(law(n, vs, cancel))
 }
 
+/// Whether nothing in `n` stops at a limit whose mass the floats report (an explosion
+/// or `again` chain at its depth, a `repeat` at its last round): where the float
+/// engine gives up, the law's answer then says all there is to say.
+pub fn stops_nothing(n: &Node) -> bool {
+    let plain =
+        |p: &PoolSpec| p.again.is_none() && p.groups.iter().all(|(_, d)| d.explode.is_none());
+    let here = match n {
+        Node::Repeat(_) => false,
+        Node::Pool(p) | Node::LetPool { spec: p, .. } => plain(p),
+        Node::Counted(_, pools) => pools.iter().all(plain),
+        Node::Versus(_, a, b, _) => plain(a) && plain(b),
+        Node::Meeting(m) => m.sides.iter().all(|s| plain(s.spec())),
+        Node::Template(t) => !t
+            .mods
+            .iter()
+            .any(|m| matches!(m, ModOf::Explode(_) | ModOf::Again(_))),
+        Node::Pick(p) => p.groups.iter().all(|(_, d)| d.explode.is_none()),
+        _ => true,
+    };
+    let mut ok = here;
+    super::super::program::each_child(n, &mut |c| ok = ok && stops_nothing(c));
+    ok
+}
+
 /// Whether every part of `n` is one [`law`] serves, with no die that explodes.
 fn served(n: &Node) -> bool {
     let plain = |p: &PoolSpec| {
@@ -484,6 +508,8 @@ fn served(n: &Node) -> bool {
         // multiset, or its reads' values die by die.
         Node::LetPool { spec, .. } => plain(spec),
         Node::PoolVar(_) | Node::Card(_) | Node::CountedVar(..) => true,
+        // Pool variables set against each other: their held dice met, once per outcome.
+        n if held_meeting(n) => true,
         _ => false,
     };
     let mut ok = here;

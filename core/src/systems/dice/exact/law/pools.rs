@@ -88,6 +88,23 @@ pub(super) fn let_pool<'a, W: Weight>(
 ) -> Result<Law<W>, NoLaw> {
     let (taken, held) = held_outcomes(spec, choice, b)?;
     let (outcomes, den) = &*taken;
+    // Pool variables bound one inside another walk every combination of their outcomes
+    // (each a unit of work at least): where that count alone passes the work left, said
+    // now, not after the budget is spent on it (two players' 5d20 met die by die are
+    // 42,504^2 combinations, which the float engine's multiset pass reads in a few ms).
+    let mut combinations = outcomes.len() as u64;
+    let mut inner = body;
+    while let Node::LetPool {
+        spec, choice, body, ..
+    } = inner
+    {
+        let (more, _) = held_outcomes(spec, choice.as_deref(), b)?;
+        combinations = combinations.saturating_mul(more.0.len() as u64);
+        inner = body;
+    }
+    if combinations > b.left {
+        return Err(NoLaw::Spent);
+    }
     let at = env.len();
     if b.arithmetic(body) {
         // A body that rolls nothing more is a number for each outcome: its ways go

@@ -71,7 +71,12 @@ fn binomial(n: u64, hit: u64, sides: u64) -> Law {
 /// The scenario's exact values and their fractions, by value: every value with any
 /// chance must have its fraction.
 fn exact(c: &Compiled) -> BTreeMap<i64, (f64, String)> {
-    let m = &c.metrics[0];
+    exact_of(c, 0)
+}
+
+/// [`exact`] of the scenario's `i`-th metric (a record's field).
+fn exact_of(c: &Compiled, i: usize) -> BTreeMap<i64, (f64, String)> {
+    let m = &c.metrics[i];
     let p = m.project_f64(c.exact.as_ref().expect("exact"));
     let f = m.project_fractions(
         c.exact_fractions
@@ -247,6 +252,31 @@ fn a_pool_whose_count_is_a_value_read_several_ways() {
          limit 4 then s * 10 + rounds",
         &want,
     );
+}
+
+/// A record of two reads of a pool variable whose dice count is rolled (hits of 3d10 on
+/// 6+, then a d10 per hit: wounds on 8+ and crits on 10): each field is the binomial
+/// of three dice that each wound in 3 of 20 ways (and crit in 1 of 20), with the line
+/// of lets before the record or not.
+#[test]
+fn a_record_of_a_pool_whose_count_is_rolled() {
+    for roll in [
+        "let hits = 3d10 count >= 6 in let w = (hits)d10 in { wounds = w count >= 8, crits = w count 10 }",
+        "let hits = 3d10 count >= 6 in let w = (hits)d10 in let wo = w count >= 8 in \
+         let cr = w count 10 in { wounds = wo, crits = cr }",
+    ] {
+        let c = compile(roll, None);
+        for (i, hit) in [(0, 3u64), (1, 1)] {
+            let got = exact_of(&c, i);
+            let want: Vec<(i64, String)> = binomial(3, hit, 20)
+                .into_iter()
+                .map(|(v, q)| (v, q.text()))
+                .collect();
+            let got: Vec<(i64, String)> = got.into_iter().map(|(v, (_, f))| (v, f)).collect();
+            assert_eq!(got, want, "{roll}: field {i}");
+        }
+        assert_agrees(&c, &["wounds", "crits"], 40_000, 5);
+    }
 }
 
 /// A pool whose count is rolled, bound by `let` and read as a number: d4 dice of d6,
@@ -622,6 +652,45 @@ fn four_pools_each_cancelled_by_every_other() {
         .map(|(v, w)| (v, Q::new(w, den.clone())))
         .collect();
     holds(roll, &want);
+}
+
+/// Two pools set against each other, read as one multiset pass counted in ways: each
+/// die of the second cancels one of the first showing its face (the first's best die
+/// left, and the sum of what is left), and the first's dice above the second's best.
+/// Every multiset of both pools with its multinomial ways.
+#[test]
+fn two_pools_met_die_by_die_have_their_fractions() {
+    let reads: [(&str, fn(&[u64], &[u64]) -> i64); 3] = [
+        ("cancel(5d6, 4d6) highest", |a, b| {
+            (0..6)
+                .rev()
+                .find(|&f| a[f] > b[f])
+                .map_or(0, |f| f as i64 + 1)
+        }),
+        ("cancel(5d6, 4d6) sum", |a, b| {
+            (0..6)
+                .map(|f| a[f].saturating_sub(b[f]) as i64 * (f as i64 + 1))
+                .sum()
+        }),
+        ("beats(5d6, 4d6)", |a, b| {
+            let best = (0..6).rev().find(|&f| b[f] > 0).map_or(0, |f| f + 1);
+            (best..6).map(|f| a[f] as i64).sum()
+        }),
+    ];
+    for (roll, value) in reads {
+        let mut ways: BTreeMap<i64, BigUint> = BTreeMap::new();
+        for (a, wa) in compositions(5, 6) {
+            for (b, wb) in compositions(4, 6) {
+                *ways.entry(value(&a, &b)).or_default() += &wa * &wb;
+            }
+        }
+        let den = BigUint::from(6u8).pow(9);
+        let want: Law = ways
+            .into_iter()
+            .map(|(v, w)| (v, Q::new(w, den.clone())))
+            .collect();
+        holds(roll, &want);
+    }
 }
 
 /// Every ordered roll of `n` dice of `sides`, each with its way: one way in `sides^n`.

@@ -33,6 +33,7 @@ use parts::*;
 pub use repeat::MAX_REPEAT_STATES;
 use repeat::*;
 pub use sink::sunk;
+pub(crate) use weight::Weight;
 
 /// The exact distribution of a whole expression (no variables in scope): its `let`s
 /// first moved down to the parts that read them ([`sunk`]), then evaluated.

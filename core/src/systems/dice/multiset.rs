@@ -17,6 +17,8 @@ use super::lang::{tally, Agg, Cond, End, Versus};
 use std::collections::HashMap;
 
 mod paths;
+mod ways;
+pub(crate) use ways::Faces;
 
 type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 

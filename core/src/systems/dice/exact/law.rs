@@ -100,7 +100,7 @@ impl<'a, K: PartialEq, V: Clone> Memo<'a, K, V> {
 /// The work left and the cancel flag, checked as the work is spent; and every pool's
 /// law worked out so far, so that a pool met again (three batteries of `100d6 count >=
 /// 3`, each wounding with the same pools of every count) is worked out once.
-struct Budget<'a, W> {
+pub(super) struct Budget<'a, W> {
     left: u64,
     cancel: &'a Cancel,
     pools: Memo<'a, PoolSpec, Law<W>>,
@@ -800,10 +800,21 @@ fn open<'a, W: Weight>(
         Node::PoolVar(r) => pools::read(r, env, b)?,
         Node::Pick(p) => pools::pick(p, env, b)?,
         Node::Versus(kind, x, y, ties) => {
+            let pass =
+                crate::systems::dice::lower::versus(*kind, x, y, *ties, &mut Default::default());
+            if let Some(law) = pools::passed(pass.ok().flatten(), [x, y], b)? {
+                return Ok(law);
+            }
             let sides = [pools::Meets::Pool(x), pools::Meets::Pool(y)];
             pools::meeting(sides, &|a, d| versus(*kind, a, d, *ties), b)?
         }
         Node::Meeting(m) => {
+            if let [Side::Pool(x), Side::Pool(y)] = &m.sides {
+                let pass = crate::systems::dice::lower::meeting(m, &mut Default::default());
+                if let Some(law) = pools::passed(pass.ok().flatten(), [x, y], b)? {
+                    return Ok(law);
+                }
+            }
             let side = |s: &'a Side| match s {
                 Side::Pool(p) => pools::Meets::Pool(p),
                 Side::Var { i, .. } => pools::Meets::Held(*i),
@@ -989,7 +1000,7 @@ fn every_combination<W: Weight>(
 }
 
 /// A die's law, from the ones worked out before when it is one of them.
-fn die<'a, W: Weight>(d: &'a DieSpec, b: &mut Budget<'a, W>) -> Result<Law<W>, NoLaw> {
+pub(super) fn die<'a, W: Weight>(d: &'a DieSpec, b: &mut Budget<'a, W>) -> Result<Law<W>, NoLaw> {
     if let Some(law) = b.dice.alike(d) {
         return Ok(law);
     }

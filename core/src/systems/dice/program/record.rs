@@ -95,6 +95,53 @@ pub(super) fn pack(
     vars: &mut Vec<(i64, i64)>,
     fields: &mut Option<Vec<(i64, i64, i64)>>,
 ) -> Result<Node, String> {
+    packed(n, vars, fields, None)
+}
+
+/// The bounds of each field of the record at the end of `n`'s `let`s, joined over every
+/// way there (each count of a pool variable whose count is a value has its own record).
+fn field_bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> Option<Vec<(i64, i64)>> {
+    let scoped = |body: &Node, add: Vec<(i64, i64)>, vars: &mut Vec<(i64, i64)>| {
+        let base = vars.len();
+        vars.extend(add);
+        let r = field_bounds(body, vars);
+        vars.truncate(base);
+        r
+    };
+    match n {
+        Node::Let(bound, body) => {
+            let b = bounds(bound, vars);
+            scoped(body, vec![b], vars)
+        }
+        Node::LetPool { body, .. } => scoped(body, vec![(0, 0)], vars),
+        Node::Repeat(r) => {
+            let state = repeat_bounds(r, vars);
+            scoped(&r.body, state, vars)
+        }
+        Node::Pick(p) => scoped(&p.body, vec![p.sides_bounds(); p.roles.len()], vars),
+        Node::CountedVar(_, bodies) => {
+            bodies
+                .iter()
+                .filter_map(|b| field_bounds(b, vars))
+                .reduce(|a, b| {
+                    a.iter()
+                        .zip(&b)
+                        .map(|(x, y)| (x.0.min(y.0), x.1.max(y.1)))
+                        .collect()
+                })
+        }
+        Node::Record(parts) => Some(parts.iter().map(|p| bounds(p, vars)).collect()),
+        _ => None,
+    }
+}
+
+/// [`pack`], each field's bounds `forced` where they are joined over several records.
+fn packed(
+    n: Node,
+    vars: &mut Vec<(i64, i64)>,
+    fields: &mut Option<Vec<(i64, i64, i64)>>,
+    forced: Option<&[(i64, i64)]>,
+) -> Result<Node, String> {
     // A `let` of either kind: the body packed with the variable's bounds in scope (a
     // pool variable's read bounds itself).
     let mut n = n;
@@ -105,18 +152,38 @@ pub(super) fn pack(
     };
     if let Some((b, body)) = scoped {
         vars.push(b);
-        let packed = pack(std::mem::replace(&mut **body, Node::Num(0)), vars, fields);
+        let p = packed(
+            std::mem::replace(&mut **body, Node::Num(0)),
+            vars,
+            fields,
+            forced,
+        );
         vars.pop();
-        **body = packed?;
+        **body = p?;
         return Ok(n);
     }
     Ok(match n {
+        Node::CountedVar(c, bodies) => {
+            // One packing for every count: the fields' bounds over them all.
+            let joined = field_bounds(&Node::CountedVar(c.clone(), bodies.clone()), vars);
+            let forced = forced.or(joined.as_deref());
+            let bodies = bodies
+                .into_iter()
+                .map(|b| packed(b, vars, fields, forced))
+                .collect::<Result<Vec<_>, _>>()?;
+            Node::CountedVar(c, bodies)
+        }
         Node::Repeat(r) => {
             let base = vars.len();
             let state = repeat_bounds(&r, vars);
             vars.extend_from_slice(&state);
             let mut r = r;
-            let body = pack(std::mem::replace(&mut r.body, Node::Num(0)), vars, fields);
+            let body = packed(
+                std::mem::replace(&mut r.body, Node::Num(0)),
+                vars,
+                fields,
+                forced,
+            );
             vars.truncate(base);
             r.body = body?;
             Node::Repeat(r)
@@ -124,7 +191,7 @@ pub(super) fn pack(
         Node::Pick(mut p) => {
             let base = vars.len();
             vars.extend(std::iter::repeat_n(p.sides_bounds(), p.roles.len()));
-            let body = pack(p.body, vars, fields);
+            let body = packed(p.body, vars, fields, forced);
             vars.truncate(base);
             p.body = body?;
             Node::Pick(p)
@@ -134,8 +201,11 @@ pub(super) fn pack(
             let mut stride: i64 = 1;
             let mut f = Vec::new();
             let mut spans = Vec::new();
-            for part in parts {
-                let (lo, hi) = bounds(&part, vars);
+            for (i, part) in parts.into_iter().enumerate() {
+                let (lo, hi) = match forced.and_then(|b| b.get(i)) {
+                    Some(&b) => b,
+                    None => bounds(&part, vars),
+                };
                 let span = hi.saturating_sub(lo).saturating_add(1);
                 spans.push(span);
                 let combos = stride.saturating_mul(span);

@@ -660,7 +660,8 @@ fn four_pools_each_cancelled_by_every_other() {
 /// Every multiset of both pools with its multinomial ways.
 #[test]
 fn two_pools_met_die_by_die_have_their_fractions() {
-    let reads: [(&str, fn(&[u64], &[u64]) -> i64); 3] = [
+    type Read = fn(&[u64], &[u64]) -> i64;
+    let reads: [(&str, Read); 3] = [
         ("cancel(5d6, 4d6) highest", |a, b| {
             (0..6)
                 .rev()

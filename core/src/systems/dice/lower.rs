@@ -126,6 +126,9 @@ pub(super) struct Chain<'n> {
     /// The variables bound, outermost first.
     pub vars: usize,
     pub body: &'n Node,
+    /// The pass's pools as written, in its order (the variables', then any a read sets
+    /// against them): the integer law makes its dice from them.
+    pub specs: Vec<PoolSpec>,
 }
 
 /// The chain of pool variables bound at `n` (a `LetPool`) at scope depth `depth`, when
@@ -169,6 +172,8 @@ pub(super) fn chain<'n>(
     let mut out = Vec::new();
     let mut nodes = Vec::new();
     let mut of = Vec::new();
+    // The pools a read sets against the variables, in the pass's order after theirs.
+    let mut met: Vec<PoolSpec> = Vec::new();
     // The plain reads lowered so far, and each one's place in the pass.
     let mut plain: Vec<(PlainRead, usize)> = Vec::new();
     for (ptr, l) in reads {
@@ -193,6 +198,7 @@ pub(super) fn chain<'n>(
                             Side::Pool(p) => match pool_in(p, ledger)? {
                                 Some(pi) => {
                                     pools.push(pi);
+                                    met.push((**p).clone());
                                     Some(source(p, pools.len() - 1, None))
                                 }
                                 None => None,
@@ -216,12 +222,15 @@ pub(super) fn chain<'n>(
     if !pass.fits() {
         return Ok(None);
     }
+    let vars = specs.len();
+    let specs = specs.into_iter().cloned().chain(met).collect();
     Ok(Some(Chain {
         pass,
         nodes,
         of,
-        vars: specs.len(),
+        vars,
         body,
+        specs,
     }))
 }
 

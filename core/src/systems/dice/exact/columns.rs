@@ -13,25 +13,27 @@ use crate::systems::dice::program::{divide, Node};
 
 /// What the columns are of: the chain's reads by address (`reads[i]` is the
 /// `of[i]`th value of a list), the lists, and the `let` values in scope.
-pub(super) struct Rows<'a> {
+pub(super) struct Rows<'a, P = f64> {
     pub reads: &'a [*const Node],
     pub of: &'a [usize],
-    pub lists: &'a [(Vec<i64>, f64)],
+    /// Each list of values with its weight (a probability, or ways): the weight is not
+    /// read here.
+    pub lists: &'a [(Vec<i64>, P)],
     pub scope: &'a [i64],
 }
 
 /// `body`'s value at every list of `rows`, in order; None where it holds a node that is
 /// not plain arithmetic on `let` values and the chain's reads.
-pub(super) fn values(body: &Node, rows: &Rows<'_>) -> Option<Vec<i64>> {
+pub(super) fn values<P>(body: &Node, rows: &Rows<'_, P>) -> Option<Vec<i64>> {
     column(body, rows, &mut Vec::new())
 }
 
 /// `f` of `a` and `b`, list by list.
-fn pair(
+fn pair<P>(
     a: &Node,
     b: &Node,
     f: &dyn Fn(i64, i64) -> i64,
-    rows: &Rows<'_>,
+    rows: &Rows<'_, P>,
     lets: &mut Vec<Vec<i64>>,
 ) -> Option<Vec<i64>> {
     let mut x = column(a, rows, lets)?;
@@ -48,7 +50,7 @@ fn pair(
 }
 
 /// `n` over every list; `lets` the columns of the `let`s inside the body, innermost last.
-fn column(n: &Node, rows: &Rows<'_>, lets: &mut Vec<Vec<i64>>) -> Option<Vec<i64>> {
+fn column<P>(n: &Node, rows: &Rows<'_, P>, lets: &mut Vec<Vec<i64>>) -> Option<Vec<i64>> {
     let len = rows.lists.len();
     Some(match n {
         Node::Num(v) => vec![*v; len],

@@ -796,7 +796,7 @@ fn open<'a, W: Weight>(
         Node::Card(c) => card(c, env, b)?,
         Node::LetPool {
             spec, body, choice, ..
-        } => pools::let_pool(spec, choice.as_deref(), body, env, b)?,
+        } => pools::let_pool(n, spec, choice.as_deref(), body, env, b)?,
         Node::PoolVar(r) => pools::read(r, env, b)?,
         Node::Pick(p) => pools::pick(p, env, b)?,
         Node::Versus(kind, x, y, ties) => {
@@ -878,7 +878,7 @@ fn card<'a, W: Weight>(
 /// `reroll` hits rolled again (once, or until it stands); an exploding face rolling on,
 /// each chain's value the sum of its rolls, a face at the depth limit standing as it is.
 /// An explosion of depth `k` is a fraction over `s^(k+1)`, never read off a float.
-fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>, NoLaw> {
+pub(super) fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>, NoLaw> {
     let mut m: Map<i64, W> = Map::default();
     for &f in &d.faces {
         m.entry(f).or_default().add_to(&W::one())?;
@@ -1357,6 +1357,25 @@ mod tests {
             }
         }
         assert!(served > 250, "only {served} programs served");
+    }
+
+    /// Pool variables met one inside another, by one multiset pass in ways, against the
+    /// walk of every combination of their outcomes: the same ways, value by value.
+    #[test]
+    fn a_chain_of_pools_by_one_pass_is_their_every_combination() {
+        for text in [
+            "let a = 3d6 in let b = 2d6 in beats(a, b) - cancel(b, a) highest",
+            "let a = 4d8 in let b = 3d8 in beats(a only <= 5, b only <= 5) - beats(b only <= 5, a only <= 5)",
+            "let a = 3d6 in let b = 3d6 in pairs(a, b) * 10 + a count 6",
+            "let a = 2d10 in let b = 3d6 in (cancel(a, b) sum > 8) + b highest",
+        ] {
+            let (n, _) = parse_result(text, &[]).unwrap();
+            let cancel = Cancel::default();
+            let mut b = Budget::<UBig>::new(&cancel);
+            let passed = pools::chained(&n, &[], &mut b).unwrap().expect(text).reduced();
+            let walked = law_in::<UBig>(&n, None, &cancel, LAW_WORK).unwrap();
+            assert_eq!(passed, walked, "{text}");
+        }
     }
 
     /// A part met again is worked out once: three batteries of 100 shots, alike once

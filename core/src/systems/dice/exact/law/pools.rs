@@ -80,6 +80,7 @@ impl<'a> Holding<'a> {
 
 /// The ways of each value of `body` with `spec`'s dice at scope depth `at`.
 pub(super) fn let_pool<'a, W: Weight>(
+    n: &'a Node,
     spec: &'a PoolSpec,
     choice: Option<&'a Choice>,
     body: &'a Node,
@@ -89,9 +90,10 @@ pub(super) fn let_pool<'a, W: Weight>(
     let (taken, held) = held_outcomes(spec, choice, b)?;
     let (outcomes, den) = &*taken;
     // Pool variables bound one inside another walk every combination of their outcomes
-    // (each a unit of work at least): where that count alone passes the work left, said
-    // now, not after the budget is spent on it (two players' 5d20 met die by die are
-    // 42,504^2 combinations, which the float engine's multiset pass reads in a few ms).
+    // (each a unit of work at least): where that count alone passes the work left, one
+    // multiset pass over them all is tried, or the law gives up now, not after the
+    // budget is spent on it (two players' 5d20 met die by die are 42,504^2
+    // combinations; the pass needs some thousands of states).
     let mut combinations = outcomes.len() as u64;
     let mut inner = body;
     while let Node::LetPool {
@@ -103,6 +105,12 @@ pub(super) fn let_pool<'a, W: Weight>(
         inner = body;
     }
     if combinations > b.left {
+        // One multiset pass over them all may need far fewer states.
+        if choice.is_none() {
+            if let Some(law) = chained(n, env, b)? {
+                return Ok(law);
+            }
+        }
         return Err(NoLaw::Spent);
     }
     let at = env.len();
@@ -133,6 +141,60 @@ pub(super) fn let_pool<'a, W: Weight>(
         mix.add(w, part?, b)?;
     }
     mix.done(den)
+}
+
+/// A chain of pool variables bound one inside another (and the pools its reads set
+/// against them) whose body is a number of the reads' values: one multiset pass over
+/// them all, counted in ways, then the body once per list of the reads' values (two
+/// players' 5d20 met die by die both ways: the states the reads need, not 42,504^2
+/// combinations). None where the chain is one pool, its body is more than arithmetic
+/// on the reads, or there is no such pass.
+pub(super) fn chained<'a, W: Weight>(
+    n: &'a Node,
+    env: &[i64],
+    b: &mut Budget<'a, W>,
+) -> Result<Option<Law<W>>, NoLaw> {
+    let Ok(Some(chain)) = crate::systems::dice::lower::chain(n, env.len(), &mut Default::default())
+    else {
+        return Ok(None);
+    };
+    // A body that rolls dice of its own is no number of the reads: `columns` says so.
+    if chain.pass.pools.len() < 2 || matches!(chain.body, Node::Emit(_) | Node::Record(_)) {
+        return Ok(None);
+    }
+    let mut dice = Vec::new();
+    for spec in &chain.specs {
+        for (_, d) in &spec.groups {
+            let law: Law<W> = super::die_law(d, b.cancel)?;
+            let faces: crate::systems::dice::multiset::Faces<W> = law
+                .iter()
+                .filter(|(_, w)| !w.is_zero())
+                .map(|(v, w)| (v, w.clone()))
+                .collect();
+            dice.push(faces);
+        }
+    }
+    let (joint, den) = match chain.pass.run_ways(&dice, &mut |ops| b.spend(ops)) {
+        Err(NoLaw::Refused) => return Ok(None),
+        r => r?,
+    };
+    // The chain's variables hold no number: their slots are placeholders.
+    let mut scope = env.to_vec();
+    scope.extend(std::iter::repeat_n(0, chain.vars));
+    let rows = super::super::columns::Rows {
+        reads: &chain.nodes,
+        of: &chain.of,
+        lists: &joint,
+        scope: &scope,
+    };
+    let Some(values) = super::super::columns::values(chain.body, &rows) else {
+        return Ok(None);
+    };
+    let mut m: Map<i64, W> = Map::default();
+    for (v, (_, w)) in values.into_iter().zip(&joint) {
+        m.entry(v).or_default().add_to(w)?;
+    }
+    Law::from_map(m, den).map(Some)
 }
 
 /// Two pools met die by die as one multiset pass ([`lower`](crate::systems::dice::lower)

@@ -4,7 +4,7 @@
 //! group's `left` dice show it in `C(left, c) * ways(o)^c` ways), never by a float.
 //! Its result is over the dice's ways all told, `(sum of a die's ways)^dice`.
 
-use super::{step, Key, Map, Num, Pass};
+use super::{step, Key, Map, Num, Pass, Plan};
 use crate::systems::dice::exact::{NoLaw, Weight};
 
 /// Each group's die, in the order of the pass's pools and their groups: each face it
@@ -14,6 +14,57 @@ pub(crate) type Faces<W> = Vec<(i64, W)>;
 /// Each distinct list of the reads' values with its ways, and the ways of every roll.
 pub(crate) type Joint<W> = (Vec<(Vec<i64>, W)>, W);
 
+/// What `spend` is told the work is, as it goes.
+type Spend<'s> = &'s mut dyn FnMut(u64) -> Result<(), NoLaw>;
+
+/// The counts every outcome uses, made as they are first needed (a pool of 500,000 dice
+/// would otherwise make its whole Pascal triangle before a state is placed).
+struct Counts<W> {
+    /// `C(left, c)` for every `c`, by `left`.
+    choose: Map<u32, Vec<W>>,
+    /// Per group at this outcome: its die's ways of showing it, to the power `c`.
+    powers: Vec<Vec<W>>,
+}
+
+impl<W: Weight> Counts<W> {
+    fn choose(&mut self, left: u32, c: u32, spend: Spend) -> Result<W, NoLaw> {
+        if !self.choose.contains_key(&left) {
+            let mut row = vec![W::one()];
+            for k in 1..=u64::from(left) {
+                let next = row[k as usize - 1]
+                    .mul_small(u64::from(left) - k + 1)?
+                    .div_small(k);
+                // By the words of each count: C(500000, k) is thousands of them.
+                spend(2 * next.words())?;
+                row.push(next);
+            }
+            self.choose.insert(left, row);
+        }
+        Ok(self.choose[&left][c as usize].clone())
+    }
+
+    /// `ways^c` for group `g`, the row grown as far as `c`.
+    fn power(&mut self, g: usize, c: u32, ways: &W, spend: Spend) -> Result<W, NoLaw> {
+        let row = &mut self.powers[g];
+        while row.len() <= c as usize {
+            let next = row[row.len() - 1].mul(ways)?;
+            spend(next.words())?;
+            row.push(next);
+        }
+        Ok(row[c as usize].clone())
+    }
+}
+
+/// Where a pass in ways is: the groups (their pool and dice), their faces, and each
+/// group's lowest face (there its dice left must all be placed).
+struct Walk<'p, W> {
+    pass: &'p Pass,
+    plan: Plan<'p>,
+    groups: Vec<(usize, u32)>,
+    dice: &'p [Faces<W>],
+    lowest: Vec<i64>,
+}
+
 impl Pass {
     /// The joint law of the reads: each distinct list of values with its ways, and the
     /// ways of every roll. `dice` holds each group's faces ([`Faces`]); `spend` is told
@@ -21,7 +72,7 @@ impl Pass {
     pub(crate) fn run_ways<W: Weight>(
         &self,
         dice: &[Faces<W>],
-        spend: &mut dyn FnMut(u64) -> Result<(), NoLaw>,
+        spend: Spend,
     ) -> Result<Joint<W>, NoLaw> {
         if !self.fits() {
             return Err(NoLaw::Refused);
@@ -31,107 +82,131 @@ impl Pass {
         if dice.len() != groups.len() {
             return Err(NoLaw::Refused);
         }
-        let ng = groups.len();
+        let lowest = dice
+            .iter()
+            .map(|f| f.iter().map(|&(v, _)| v).min().unwrap_or(i64::MIN))
+            .collect();
         let mut values: Vec<i64> = dice.iter().flatten().map(|&(v, _)| v).collect();
         values.sort_unstable();
         values.dedup();
         values.reverse();
-        // Each group's lowest face: there its dice left must all be placed.
-        let lowest: Vec<i64> = dice
-            .iter()
-            .map(|f| f.iter().map(|&(v, _)| v).min().unwrap_or(i64::MIN))
-            .collect();
-        let most = groups.iter().map(|&(_, n)| n).max().unwrap_or(0) as usize;
-        let choose = pascal::<W>(most)?;
         let mut cur: Map<Key, W> = Map::default();
         cur.insert(plan.start, W::one());
-        let mut next: Map<Key, W> = Map::default();
-        let (mut counts, mut left) = (vec![0u32; ng], vec![0u32; ng]);
-        let mut span = vec![(0u32, 0u32); ng];
-        let mut seen = vec![0u32; self.pools.len()];
-        let mut placed = vec![0u32; self.pools.len()];
-        let mut prev: Option<i64> = None;
+        let walk = Walk {
+            pass: self,
+            plan,
+            groups,
+            dice,
+            lowest,
+        };
+        let mut counts = Counts {
+            choose: Map::default(),
+            powers: Vec::new(),
+        };
+        let mut prev = None;
         for &o in &values {
-            // Each group's ways of showing `o` with 0, 1, ... of its dice.
-            let mut powers: Vec<Vec<W>> = Vec::with_capacity(ng);
-            for (g, &(_, n)) in groups.iter().enumerate() {
-                let w = dice[g]
-                    .iter()
-                    .find(|&&(v, _)| v == o)
-                    .map_or_else(W::default, |(_, w)| w.clone());
-                let mut row = vec![W::one()];
-                if !w.is_zero() {
-                    for c in 1..=n as usize {
-                        row.push(row[c - 1].mul(&w)?);
-                    }
-                }
-                powers.push(row);
-            }
-            next.clear();
-            for (key, w) in &cur {
-                for g in 0..ng {
-                    left[g] = groups[g].1 - key[g] as u32;
-                    let can = (powers[g].len() as u32 - 1).min(left[g]);
-                    span[g] = match o == lowest[g] {
-                        true if can < left[g] => (1, 0),
-                        true => (left[g], left[g]),
-                        false => (0, can),
-                    };
-                    counts[g] = span[g].0;
-                }
-                if span.iter().any(|&(a, b)| a > b) {
-                    continue;
-                }
-                'combos: loop {
-                    let mut x = w.clone();
-                    for g in 0..ng {
-                        let c = counts[g] as usize;
-                        if c > 0 {
-                            x = x.mul(&choose[left[g] as usize][c])?.mul(&powers[g][c])?;
-                        }
-                    }
-                    spend(4 + x.words())?;
-                    seen.iter_mut().for_each(|s| *s = 0);
-                    placed.iter_mut().for_each(|s| *s = 0);
-                    for g in 0..ng {
-                        seen[groups[g].0] += key[g] as u32;
-                        placed[groups[g].0] += counts[g];
-                    }
-                    let mut k = *key;
-                    for g in 0..ng {
-                        k[g] += counts[g] as Num;
-                    }
-                    for (ri, r) in self.reads.iter().enumerate() {
-                        let st = &mut k[plan.offsets[ri]..plan.offsets[ri + 1]];
-                        step(r, plan.fixed[ri], st, o, prev, &seen, &placed);
-                    }
-                    next.entry(k).or_default().add_to(&x)?;
-                    let mut g = 0;
-                    loop {
-                        if g == ng {
-                            break 'combos;
-                        }
-                        if counts[g] < span[g].1 {
-                            counts[g] += 1;
-                            break;
-                        }
-                        counts[g] = span[g].0;
-                        g += 1;
-                    }
-                }
-            }
-            if next.len() > super::MAX_STATES {
-                return Err(NoLaw::Refused);
-            }
-            std::mem::swap(&mut cur, &mut next);
+            cur = walk.outcome(&cur, o, prev, &mut counts, spend)?;
             prev = Some(o);
         }
+        walk.joint(cur)
+    }
+}
+
+impl<W: Weight> Walk<'_, W> {
+    /// Every state after outcome `o`: each group's every count placed at it.
+    fn outcome(
+        &self,
+        cur: &Map<Key, W>,
+        o: i64,
+        prev: Option<i64>,
+        counts: &mut Counts<W>,
+        spend: Spend,
+    ) -> Result<Map<Key, W>, NoLaw> {
+        let ng = self.groups.len();
+        let ways: Vec<W> = self
+            .dice
+            .iter()
+            .map(|f| {
+                f.iter()
+                    .find(|&&(v, _)| v == o)
+                    .map_or_else(W::default, |(_, w)| w.clone())
+            })
+            .collect();
+        counts.powers = vec![vec![W::one()]; ng];
+        let mut next: Map<Key, W> = Map::default();
+        let (mut c, mut left, mut span) = (vec![0u32; ng], vec![0u32; ng], vec![(0, 0); ng]);
+        let (mut seen, mut placed) = (
+            vec![0u32; self.pass.pools.len()],
+            vec![0; self.pass.pools.len()],
+        );
+        for (key, w) in cur {
+            for g in 0..ng {
+                left[g] = self.groups[g].1 - key[g] as u32;
+                let can = if ways[g].is_zero() { 0 } else { left[g] };
+                span[g] = match o == self.lowest[g] {
+                    true if can < left[g] => (1, 0),
+                    true => (left[g], left[g]),
+                    false => (0, can),
+                };
+                c[g] = span[g].0;
+            }
+            if span.iter().any(|&(a, b)| a > b) {
+                continue;
+            }
+            'combos: loop {
+                let mut x = w.clone();
+                for g in (0..ng).filter(|&g| c[g] > 0) {
+                    x = x
+                        .mul(&counts.choose(left[g], c[g], spend)?)?
+                        .mul(&counts.power(g, c[g], &ways[g], spend)?)?;
+                }
+                spend(4 + x.words())?;
+                seen.fill(0);
+                placed.fill(0);
+                for g in 0..ng {
+                    seen[self.groups[g].0] += key[g] as u32;
+                    placed[self.groups[g].0] += c[g];
+                }
+                let mut k = *key;
+                for g in 0..ng {
+                    k[g] += c[g] as Num;
+                }
+                let plan = &self.plan;
+                for (ri, r) in self.pass.reads.iter().enumerate() {
+                    let st = &mut k[plan.offsets[ri]..plan.offsets[ri + 1]];
+                    step(r, plan.fixed[ri], st, o, prev, &seen, &placed);
+                }
+                next.entry(k).or_default().add_to(&x)?;
+                // The next combination of counts (an odometer).
+                let mut g = 0;
+                loop {
+                    if g == ng {
+                        break 'combos;
+                    }
+                    if c[g] < span[g].1 {
+                        c[g] += 1;
+                        break;
+                    }
+                    c[g] = span[g].0;
+                    g += 1;
+                }
+            }
+        }
+        if next.len() > super::MAX_STATES {
+            return Err(NoLaw::Refused);
+        }
+        Ok(next)
+    }
+
+    /// The reads' values at the final states, alike lists joined, in a fixed order; and
+    /// the ways of every roll.
+    fn joint(&self, cur: Map<Key, W>) -> Result<Joint<W>, NoLaw> {
         let mut index: Map<Vec<i64>, usize> = Map::default();
         let mut out: Vec<(Vec<i64>, W)> = Vec::new();
         let mut finals: Vec<(Key, W)> = cur.into_iter().collect();
         finals.sort_unstable_by_key(|a| a.0);
         for (key, w) in finals {
-            let vals = self.values_of(&plan.offsets, &key);
+            let vals = self.pass.values_of(&self.plan.offsets, &key);
             match index.get(&vals) {
                 Some(&i) => out[i].1.add_to(&w)?,
                 None => {
@@ -141,29 +216,13 @@ impl Pass {
             }
         }
         let mut den = W::one();
-        for (g, &(_, n)) in groups.iter().enumerate() {
+        for (g, &(_, n)) in self.groups.iter().enumerate() {
             let mut all = W::default();
-            for (_, w) in &dice[g] {
+            for (_, w) in &self.dice[g] {
                 all.add_to(w)?;
             }
             den = den.mul(&all.pow(n)?)?;
         }
         Ok((out, den))
     }
-}
-
-/// `C(n, k)` for every `n` up to `most`.
-fn pascal<W: Weight>(most: usize) -> Result<Vec<Vec<W>>, NoLaw> {
-    let mut rows: Vec<Vec<W>> = vec![vec![W::one()]];
-    for n in 1..=most {
-        let prev = &rows[n - 1];
-        let mut row = vec![W::one(); n + 1];
-        for k in 1..n {
-            let mut c = prev[k - 1].clone();
-            c.add_to(&prev[k])?;
-            row[k] = c;
-        }
-        rows.push(row);
-    }
-    Ok(rows)
 }

@@ -28,7 +28,7 @@ struct Counts<W> {
 
 impl<W: Weight> Counts<W> {
     fn choose(&mut self, left: u32, c: u32, spend: Spend) -> Result<W, NoLaw> {
-        if !self.choose.contains_key(&left) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.choose.entry(left) {
             let mut row = vec![W::one()];
             for k in 1..=u64::from(left) {
                 let next = row[k as usize - 1]
@@ -38,7 +38,7 @@ impl<W: Weight> Counts<W> {
                 spend(2 * next.words())?;
                 row.push(next);
             }
-            self.choose.insert(left, row);
+            slot.insert(row);
         }
         Ok(self.choose[&left][c as usize].clone())
     }

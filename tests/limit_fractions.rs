@@ -240,3 +240,34 @@ fn a_pool_with_again_read_two_ways_has_the_fraction_of_every_roll() {
         assert_eq!(f[v], lowest(w, &den), "value {v}");
     }
 }
+
+/// Exact values without their fractions say so, on stderr and in the notes, and only
+/// then: a firefight whose rounds' denominators pass the integer count's budget (its
+/// values are exact, its fraction column empty); 3d6, which has them, says nothing.
+#[test]
+fn exact_values_without_fractions_say_so() {
+    let dir = tempdir();
+    let firefight = "repeat w = 10, g = 10 until w <= 0 or g <= 0 do \
+        let left = max(0, g - (((((w + 1) / 2)d6 count >= 3)d6 count >= 3)d6 count <= 4)) in \
+        g = left, w = max(0, w - ((((left)d6 count >= 4)d6 count >= 5)d6 count <= 2)) \
+        then (w + 1) / 2 - g";
+    let said = |roll: &str, out: &str| {
+        let a = rollsim()
+            .args(["roll", roll, "--exact-only", "--no-plots", "-o"])
+            .arg(dir.path().join(out))
+            .assert()
+            .success();
+        let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+        (
+            err.contains("carry no fraction"),
+            read(&dir.path().join(out)),
+        )
+    };
+    let (warned, rows) = said(firefight, "f");
+    assert!(
+        warned && !rows.is_empty() && rows.values().all(String::is_empty),
+        "{rows:?}"
+    );
+    let (warned, rows) = said("3d6", "d");
+    assert!(!warned && rows.values().all(|f| !f.is_empty()), "{rows:?}");
+}

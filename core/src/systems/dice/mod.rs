@@ -564,6 +564,19 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
         ),
         Err(why) => (lo, hi, 1, states, Err(why), None),
     };
+    // Exact values without their fractions are said to be so, where a designer looks.
+    let warning = match (exact.is_ok() && fractions.is_none(), sc.warning.clone()) {
+        (false, w) => w,
+        (true, w) => Some(
+            w.into_iter()
+                .chain([format!(
+                    "its exact probabilities carry no fraction: counting them in whole numbers took more than its {} operations, or met a part it does not count",
+                    exact::LAW_WORK
+                )])
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+    };
     let who = sc.unit.clone().unwrap_or_else(|| "the roll".into());
     let other = sc
         .opponent
@@ -636,7 +649,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     .exact_fractions(fractions)
     .capped(capped + unfinished, Some(capped_note(capped, unfinished)))
     .policy(program::policy(&sc.roll_node))
-    .warning(sc.warning.clone())
+    .warning(warning)
 }
 
 /// The roll (against its `vs`), and why it has no exact distribution where it has none.

@@ -564,19 +564,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
         ),
         Err(why) => (lo, hi, 1, states, Err(why), None),
     };
-    // Exact values without their fractions are said to be so, where a designer looks.
-    let warning = match (exact.is_ok() && fractions.is_none(), sc.warning.clone()) {
-        (false, w) => w,
-        (true, w) => Some(
-            w.into_iter()
-                .chain([format!(
-                    "its exact probabilities carry no fraction: counting them in whole numbers took more than its {} operations, or met a part it does not count",
-                    exact::LAW_WORK
-                )])
-                .collect::<Vec<_>>()
-                .join("; "),
-        ),
-    };
+    let warning = with_fraction_warning(sc.warning.clone(), exact.is_ok() && fractions.is_none());
     let who = sc.unit.clone().unwrap_or_else(|| "the roll".into());
     let other = sc
         .opponent
@@ -650,6 +638,22 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
     .capped(capped + unfinished, Some(capped_note(capped, unfinished)))
     .policy(program::policy(&sc.roll_node))
     .warning(warning)
+}
+
+/// The scenario's warning, and where its exact values have no fractions, that they have
+/// none and why: the empty column would say nothing.
+fn with_fraction_warning(warning: Option<String>, no_fraction: bool) -> Option<String> {
+    if !no_fraction {
+        return warning;
+    }
+    let why = format!(
+        "its exact probabilities carry no fraction: counting them in whole numbers took more than its {} operations, or met a part it does not count",
+        exact::LAW_WORK
+    );
+    Some(match warning {
+        Some(w) => format!("{w}; {why}"),
+        None => why,
+    })
 }
 
 /// The roll (against its `vs`), and why it has no exact distribution where it has none.

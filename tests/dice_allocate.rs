@@ -207,7 +207,29 @@ fn allocate_mistakes_are_named() {
     assert!(c.exact.is_none());
     assert!(
         c.description
-            .contains("no exact distribution (a `repeat`'s round has too many outcomes"),
+            .contains("no exact distribution (a `repeat`'s rounds with too many outcomes: past the exact work of 20000000 units"),
+        "{}",
+        c.description
+    );
+}
+
+/// A `repeat` the exact engine gives up on names the limit that ran out: the work of
+/// its rounds (a fight of rolled stats to 500 rounds has few states alive in any round,
+/// well under the 200,000 a round may hold), not a count of states as if they were
+/// too many.
+#[test]
+fn a_repeat_past_the_work_names_the_work() {
+    let c = compile(
+        "let skill = d6 + 6 in let stamina = 2d6 + 12 in \
+         repeat me = stamina, foe = 9 until me <= 0 or foe <= 0 do \
+         let a = 2d6 + skill in let b = 2d6 + 9 in \
+         me = me - 2 * (b > a), foe = foe - 2 * (a > b) limit 500 then me > 0",
+        None,
+    );
+    assert!(c.exact.is_none(), "{}", c.description);
+    assert!(
+        c.description
+            .contains("past the exact work of 20000000 units"),
         "{}",
         c.description
     );

@@ -61,11 +61,20 @@ pub(super) fn repeat(r: &Repeat, env: &mut Env, ledger: &mut Ledger) -> Result<D
             res?;
         }
         ledger.work += REPEAT_COST * active.len() as u64;
-        if ledger.work > MAX_WORK || next.touched.len() > MAX_REPEAT_STATES {
+        // Which limit ran out, by name: the states alive, or the work of every round so
+        // far (65 states in round 206 are few; 206 rounds of them are the work).
+        if next.touched.len() > MAX_REPEAT_STATES {
             return Err(TooBig(format!(
                 "a `repeat` with {} states in round {}",
                 next.touched.len(),
                 round + 1
+            )));
+        }
+        if ledger.work > MAX_WORK {
+            return Err(TooBig(format!(
+                "a `repeat` whose rounds pass the exact work of {MAX_WORK} units by round {} ({} states alive)",
+                round + 1,
+                next.touched.len()
             )));
         }
         if next.touched.is_empty() {
@@ -296,7 +305,9 @@ pub(super) fn step(
                 let d = eval(n, env, ledger)?;
                 ledger.work += REPEAT_COST * (joint.len() * d.p.len()) as u64;
                 if ledger.work > MAX_WORK {
-                    return Err(TooBig("a `repeat`'s round has too many outcomes".into()));
+                    return Err(TooBig(format!(
+                        "a `repeat`'s rounds with too many outcomes: past the exact work of {MAX_WORK} units"
+                    )));
                 }
                 joint = joint
                     .iter()

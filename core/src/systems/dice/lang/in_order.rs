@@ -63,6 +63,12 @@ pub(super) fn in_order(
     }
     if let [g] = groups.as_slice() {
         if g.deck {
+            let cards = g.die.faces.len();
+            if k > cards {
+                return Err(err(format!(
+                    "draw {k}: a deck of {cards} cards deals 0 to {cards}"
+                )));
+            }
             return Ok(deal(names, g.clone(), body, col));
         }
     }
@@ -128,6 +134,8 @@ mod tests {
         assert!(refused("let a, b = 2d6 sum in a").contains("without a read"));
         assert!(refused("let a, b = (d3)d6 in a").contains("fixed number"));
         assert!(refused("let a, a = 2d6 in a").contains("named twice"));
+        assert!(refused("let a, b, c = deck{1, 2} draw 3 in a")
+            .contains("a deck of 2 cards deals 0 to 2"));
         assert!(parse("let a, b, c, d, e, f, g, h, i = 9d6 in a").is_ok());
         let many = (0..53)
             .map(|i| format!("x{i}"))

@@ -189,22 +189,6 @@ fn a_pool_read_two_ways_inside_a_round() {
     holds(roll, &want);
 }
 
-/// Every roll of `n` dice of `sides`, in order.
-fn every_roll(n: usize, sides: i64) -> Vec<Vec<i64>> {
-    (0..n).fold(vec![Vec::new()], |rolls, _| {
-        rolls
-            .iter()
-            .flat_map(|r| {
-                (1..=sides).map(move |f| {
-                    let mut r = r.clone();
-                    r.push(f);
-                    r
-                })
-            })
-            .collect()
-    })
-}
-
 /// A pool variable whose dice count is a value, its dice read several ways: a d3 of
 /// d6s read by its 6s and its best die; and dice set aside round by round (a 4 is
 /// kept, then a 3 beside it, the rest rolled again: `(2 - s)d4`, at most four rounds),
@@ -213,7 +197,7 @@ fn every_roll(n: usize, sides: i64) -> Vec<Vec<i64>> {
 fn a_pool_whose_count_is_a_value_read_several_ways() {
     let mut want = Law::new();
     for n in 1..=3usize {
-        for r in every_roll(n, 6) {
+        for r in ordered_rolls(n, 6) {
             let sixes = r.iter().filter(|&&f| f == 6).count() as i64;
             let best = *r.iter().max().unwrap_or(&0);
             let q = Q::new(1u8, BigUint::from(3u8) * BigUint::from(6u8).pow(n as u32));
@@ -230,7 +214,7 @@ fn a_pool_whose_count_is_a_value_read_several_ways() {
             put(out, s * 10 + round as i64, q);
             return;
         }
-        let rolls = every_roll((2 - s) as usize, 4);
+        let rolls = ordered_rolls((2 - s) as usize, 4);
         let each = q.mul(&Q::new(1u8, rolls.len() as u32));
         for r in rolls {
             let four = s >= 1 || r.contains(&4);

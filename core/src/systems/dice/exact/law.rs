@@ -106,7 +106,8 @@ pub(super) struct Budget<'a, W> {
     pools: Memo<'a, PoolSpec, Law<W>>,
     /// The `let`s and rolled counts that read no variable (met with none in scope),
     /// each with its law: `let`s moved down to what reads them leave such parts side by
-    /// side, often alike.
+    /// side, often alike. Also two pools met by a pass in ways, which read no variable
+    /// wherever they stand (a `repeat`'s round meets them again from every state).
     closed: Memo<'a, Node, Law<W>>,
     /// Each die's law: the pools of every count a rolled count may take share theirs.
     dice: Memo<'a, DieSpec, Law<W>>,
@@ -800,9 +801,11 @@ fn open<'a, W: Weight>(
         Node::PoolVar(r) => pools::read(r, env, b)?,
         Node::Pick(p) => pools::pick(p, env, b)?,
         Node::Versus(kind, x, y, ties) => {
-            let pass =
-                crate::systems::dice::lower::versus(*kind, x, y, *ties, &mut Default::default());
-            if let Some(law) = pools::passed(pass.ok().flatten(), [x, y], b)? {
+            let pass = || {
+                let mut ledger = Default::default();
+                crate::systems::dice::lower::versus(*kind, x, y, *ties, &mut ledger)
+            };
+            if let Some(law) = pools::passed(n, pass, [x, y], b)? {
                 return Ok(law);
             }
             let sides = [pools::Meets::Pool(x), pools::Meets::Pool(y)];
@@ -810,8 +813,8 @@ fn open<'a, W: Weight>(
         }
         Node::Meeting(m) => {
             if let [Side::Pool(x), Side::Pool(y)] = &m.sides {
-                let pass = crate::systems::dice::lower::meeting(m, &mut Default::default());
-                if let Some(law) = pools::passed(pass.ok().flatten(), [x, y], b)? {
+                let pass = || crate::systems::dice::lower::meeting(m, &mut Default::default());
+                if let Some(law) = pools::passed(n, pass, [x, y], b)? {
                     return Ok(law);
                 }
             }

@@ -165,13 +165,7 @@ pub(super) fn chained<'a, W: Weight>(
     let mut dice = Vec::new();
     for spec in &chain.specs {
         for (_, d) in &spec.groups {
-            let law: Law<W> = super::die_law(d, b.cancel)?;
-            let faces: crate::systems::dice::multiset::Faces<W> = law
-                .iter()
-                .filter(|(_, w)| !w.is_zero())
-                .map(|(v, w)| (v, w.clone()))
-                .collect();
-            dice.push(faces);
+            dice.push(faces(&super::die_law(d, b.cancel)?));
         }
     }
     let (joint, den) = match chain.pass.run_ways(&dice, &mut |ops| b.spend(ops)) {
@@ -202,23 +196,25 @@ pub(super) fn chained<'a, W: Weight>(
 /// need, not every pair of the sides' multisets (`cancel(9d10, 8d10) highest` pairs
 /// 48,620 with 24,310). None where there is no such pass, or it refuses.
 pub(super) fn passed<'a, W: Weight>(
-    pass: Option<crate::systems::dice::multiset::Pass>,
+    n: &'a Node,
+    pass: impl FnOnce() -> Result<
+        Option<crate::systems::dice::multiset::Pass>,
+        crate::systems::dice::dist::TooBig,
+    >,
     specs: [&'a PoolSpec; 2],
     b: &mut Budget<'a, W>,
 ) -> Result<Option<Law<W>>, NoLaw> {
-    let Some(pass) = pass else {
+    if let Some(law) = b.closed.alike(n) {
+        b.spend(law.n.len() as u64)?;
+        return Ok(Some(law));
+    }
+    let Ok(Some(pass)) = pass() else {
         return Ok(None);
     };
     let mut dice = Vec::new();
     for spec in specs {
         for (_, d) in &spec.groups {
-            let law = super::die(d, b)?;
-            let faces: crate::systems::dice::multiset::Faces<W> = law
-                .iter()
-                .filter(|(_, w)| !w.is_zero())
-                .map(|(v, w)| (v, w.clone()))
-                .collect();
-            dice.push(faces);
+            dice.push(faces(&super::die(d, b)?));
         }
     }
     let (joint, den) = match pass.run_ways(&dice, &mut |ops| b.spend(ops)) {
@@ -229,7 +225,16 @@ pub(super) fn passed<'a, W: Weight>(
     for (v, w) in joint {
         m.entry(v[0]).or_default().add_to(&w)?;
     }
-    Law::from_map(m, den).map(Some)
+    let law = Law::from_map(m, den)?;
+    Ok(Some(b.closed.keep(n, law)))
+}
+
+/// A die's faces with their ways, as a pass in ways takes them.
+fn faces<W: Weight>(law: &Law<W>) -> crate::systems::dice::multiset::Faces<W> {
+    law.iter()
+        .filter(|(_, w)| !w.is_zero())
+        .map(|(v, w)| (v, w.clone()))
+        .collect()
 }
 
 /// Two sides set die by die (`pairs`, `beats`, `cancel`, with `only` and a read of

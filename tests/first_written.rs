@@ -738,3 +738,54 @@ fn a_reroll_to_maximise_counts_its_choices() {
     }
     holds("reroll p = 2d6 to maximise p sum", &want);
 }
+
+/// A pool variable read only by sums of its dice added together (successes, with a 6
+/// counting twice, less the dice's total): every ordered roll, and every chain of a pool
+/// with `again` (a 4 adds a die, at most two more a die), walked in the test.
+#[test]
+fn a_pool_whose_reads_add_up_die_by_die() {
+    let mut want = Law::new();
+    let one = Q::new(1u8, 6u32.pow(5));
+    for r in ordered_rolls(5, 6) {
+        let hits = r.iter().filter(|&&f| f >= 4).count() as i64;
+        let sixes = r.iter().filter(|&&f| f == 6).count() as i64;
+        put(
+            &mut want,
+            hits + 2 * sixes - r.iter().sum::<i64>() + 3,
+            &one,
+        );
+    }
+    holds(
+        "let p = 5d6 in p count >= 4 + 2 * p count 6 - p sum + 3",
+        &want,
+    );
+
+    /// The dice of `left` chains still to roll: `rolls` so far, the chance so far.
+    fn chains(left: u32, rolls: &mut Vec<i64>, w: &Q, out: &mut Law) {
+        if left == 0 {
+            let low = rolls.iter().filter(|&&f| f <= 2).count() as i64;
+            let fours = rolls.iter().filter(|&&f| f == 4).count() as i64;
+            put(out, 5 * low + fours, w);
+            return;
+        }
+        fn chain(extra: u32, left: u32, rolls: &mut Vec<i64>, w: &Q, out: &mut Law) {
+            let one = w.mul(&Q::new(1u8, 4u8));
+            for f in 1..=4 {
+                rolls.push(f);
+                if f == 4 && extra > 0 {
+                    chain(extra - 1, left, rolls, &one, out);
+                } else {
+                    chains(left - 1, rolls, &one, out);
+                }
+                rolls.pop();
+            }
+        }
+        chain(2, left, rolls, w, out);
+    }
+    let mut want = Law::new();
+    chains(3, &mut Vec::new(), &Q::new(1u8, 1u8), &mut want);
+    holds(
+        "let p = 3d4 again 4 depth 2 in 5 * p count <= 2 + p count 4",
+        &want,
+    );
+}

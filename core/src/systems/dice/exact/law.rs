@@ -305,7 +305,8 @@ impl<W: Weight> Law<W> {
     /// squaring of a long law is one big multiply (200d6: 7.5 ms die by die).
     fn times(&self, n: u32, b: &mut Budget<W>) -> Result<Self, NoLaw> {
         let mut out = Law::point(0);
-        if !W::SQUARES || n < KRONECKER as u32 {
+        let long = n as usize >= KRONECKER || (n >= 3 && self.n.len() >= KRONECKER);
+        if !W::SQUARES || !long {
             b.long |= n >= KRONECKER as u32;
             for _ in 0..n {
                 out = out.add_die(self, b)?;

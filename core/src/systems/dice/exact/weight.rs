@@ -412,19 +412,28 @@ fn valuation(x: &UBig, p: u32, cap: u32) -> u32 {
             .trailing_zeros()
             .map_or(cap, |z| u32::try_from(z).unwrap_or(u32::MAX).min(cap));
     }
-    // Whole powers of p that fit a word first: one pass over the digits each.
+    // Whole powers of p that fit a word: one pass over the digits each. The remainder
+    // by that power shows what is left of the power of p (less than a word's), so no
+    // pass divides by p alone (1.7 ms of 12d6 again 6 went on 38 of them a value).
     let k = (63.0 / f64::from(p).log2()).floor() as u32;
     let pk = u64::from(p).pow(k);
     let (mut x, mut v) = (x.clone(), 0);
-    while v + k <= cap && &x % pk == 0 {
-        x /= pk;
+    while v < cap {
+        let mut r: u64 = &x % pk;
+        if r != 0 {
+            while r.is_multiple_of(u64::from(p)) {
+                r /= u64::from(p);
+                v += 1;
+            }
+            return v.min(cap);
+        }
         v += k;
+        if v >= cap {
+            break;
+        }
+        x /= pk;
     }
-    while v < cap && &x % p == 0 {
-        x /= p;
-        v += 1;
-    }
-    v
+    cap
 }
 
 /// The primes of `den` and their powers, where all are below 2,000 (a die's size, or a
@@ -443,4 +452,36 @@ pub(super) fn small_factors(den: &UBig) -> Option<Vec<(u32, u32)>> {
         }
     }
     rest.is_one().then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The power of p dividing a number, against dividing by p one at a time: numbers
+    /// `m * p^e` for every small `e` around a word's power, capped below and above.
+    #[test]
+    fn valuation_is_the_power_dividing() {
+        for p in [2u32, 3, 5, 7, 11, 1999] {
+            for m in [1u64, 2, 4, 6, 10, 12, 77, 1_000_003] {
+                for e in 0..90usize {
+                    let x = UBig::from(m) * UBig::from(p).pow(e);
+                    let mut naive = 0u32;
+                    let mut y = x.clone();
+                    while &y % p == 0 {
+                        y /= p;
+                        naive += 1;
+                    }
+                    for cap in [0u32, 1, 5, 39, 40, 41, 80, 200] {
+                        assert_eq!(
+                            valuation(&x, p, cap),
+                            naive.min(cap),
+                            "{m} * {p}^{e}, cap {cap}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(valuation(&UBig::ZERO, 3, 17), 17);
+    }
 }

@@ -74,6 +74,11 @@ impl Fraction {
         &self.denom
     }
 
+    /// The bits of its numerator and denominator: what writing it out costs.
+    pub fn bits(&self) -> usize {
+        (&self.numer).unsigned_abs().bit_len() + self.denom.bit_len()
+    }
+
     /// Whether this is 0/1.
     pub fn is_zero(&self) -> bool {
         self.numer == IBig::ZERO

@@ -52,11 +52,16 @@ pub fn distribution(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
         }
     }
     // A long chain's fractions run to thousands of digits, and their decimal digits
-    // were a fifth of such a config's run: one core each.
-    let exact_fraction: Vec<Option<String>> = fractions
-        .par_iter()
-        .map(|f| f.map(ToString::to_string))
-        .collect();
+    // were a fifth of such a config's run: one core each. A short table's are written
+    // here, where waking the pool's threads took longer than the digits (a tenth of a
+    // small roll read from Python).
+    let bits: usize = fractions.iter().flatten().map(|f| f.bits()).sum();
+    let text = |f: &Option<&rollsim_core::fraction::Fraction>| f.map(ToString::to_string);
+    let exact_fraction: Vec<Option<String>> = if bits < 1 << 20 {
+        fractions.iter().map(text).collect()
+    } else {
+        fractions.par_iter().map(text).collect()
+    };
     frame!(
         "scenario" => scenario,
         "metric" => metric,

@@ -1376,7 +1376,7 @@ mod tests {
             let (n, _) = parse_result(text, &[]).unwrap();
             let cancel = Cancel::default();
             let mut b = Budget::<UBig>::new(&cancel);
-            let passed = pools::chained(&n, &[], &mut b).unwrap().expect(text).reduced();
+            let passed = pools::chained(&n, &[], 2..=usize::MAX, &mut b).unwrap().expect(text).reduced();
             let walked = law_in::<UBig>(&n, None, &cancel, LAW_WORK).unwrap();
             assert_eq!(passed, walked, "{text}");
         }

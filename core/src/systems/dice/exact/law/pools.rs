@@ -91,6 +91,20 @@ pub(super) fn let_pool<'a, W: Weight>(
         if let Some(law) = linear_pool(spec, body, env.len(), b)? {
             return Ok(law);
         }
+        // Many multisets read a few ways (7d10's 11,440 read by `maxset` and `mode`):
+        // one pass face by face holds only what the reads need. Only with nothing in
+        // scope, where it is made once: a pool bound inside a round or a `let` would
+        // make it again for every state, where its outcomes are kept and met again.
+        let rolls: f64 = spec
+            .groups
+            .iter()
+            .map(|(n, d)| multisets(*n, d.faces.len()))
+            .product();
+        if rolls > PASS_PAST && env.is_empty() {
+            if let Some(law) = chained(n, env, 1..=1, b)? {
+                return Ok(law);
+            }
+        }
     }
     let (taken, held) = held_outcomes(spec, choice, b)?;
     let (outcomes, den) = &*taken;
@@ -112,7 +126,7 @@ pub(super) fn let_pool<'a, W: Weight>(
     if combinations > b.left {
         // One multiset pass over them all may need far fewer states.
         if choice.is_none() {
-            if let Some(law) = chained(n, env, b)? {
+            if let Some(law) = chained(n, env, 2..=usize::MAX, b)? {
                 return Ok(law);
             }
         }
@@ -152,11 +166,12 @@ pub(super) fn let_pool<'a, W: Weight>(
 /// against them) whose body is a number of the reads' values: one multiset pass over
 /// them all, counted in ways, then the body once per list of the reads' values (two
 /// players' 5d20 met die by die both ways: the states the reads need, not 42,504^2
-/// combinations). None where the chain is one pool, its body is more than arithmetic
-/// on the reads, or there is no such pass.
+/// combinations). None where the chain's pools are not as many as `pools` says, its
+/// body is more than arithmetic on the reads, or there is no such pass.
 pub(super) fn chained<'a, W: Weight>(
     n: &'a Node,
     env: &[i64],
+    pools: std::ops::RangeInclusive<usize>,
     b: &mut Budget<'a, W>,
 ) -> Result<Option<Law<W>>, NoLaw> {
     let Ok(Some(chain)) = crate::systems::dice::lower::chain(n, env.len(), &mut Default::default())
@@ -164,7 +179,9 @@ pub(super) fn chained<'a, W: Weight>(
         return Ok(None);
     };
     // A body that rolls dice of its own is no number of the reads: `columns` says so.
-    if chain.pass.pools.len() < 2 || matches!(chain.body, Node::Emit(_) | Node::Record(_)) {
+    if !pools.contains(&chain.pass.pools.len())
+        || matches!(chain.body, Node::Emit(_) | Node::Record(_))
+    {
         return Ok(None);
     }
     let mut dice = Vec::new();
@@ -338,6 +355,9 @@ pub(super) fn pick<'a, W: Weight>(
 }
 
 /// How many multisets `n` dice of `s` values make: `C(n + s - 1, s - 1)`.
+/// Multisets of a pool past which a pass face by face is tried before walking them.
+const PASS_PAST: f64 = 2000.0;
+
 fn multisets(n: u32, s: usize) -> f64 {
     let mut c = 1f64;
     for j in 0..(s as u64).saturating_sub(1) {
@@ -885,14 +905,15 @@ fn walk<W: Weight>(
 /// body is then one number per die added over the dice, so the pool is that number's
 /// die rolled as many times, not every multiset of its dice held apart by the reads
 /// (200d20 read two ways were 20,301 pairs of counts; the sum is 401 values). None
-/// where the body does anything else.
+/// where the body does anything else, or the pool is a deck's cards.
 pub(super) fn linear_pool<'a, W: Weight>(
     spec: &'a PoolSpec,
     body: &Node,
     at: usize,
     b: &mut Budget<'a, W>,
 ) -> Result<Option<Law<W>>, NoLaw> {
-    if spec.keep.is_some() || spec.groups.is_empty() {
+    // Cards are dealt, not rolled: no card is independent of the others.
+    if spec.keep.is_some() || spec.groups.is_empty() || spec.groups.iter().any(|(_, d)| d.deck) {
         return Ok(None);
     }
     let mut terms = Vec::new();

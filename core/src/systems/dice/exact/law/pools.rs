@@ -69,6 +69,11 @@ pub(super) struct Holding<'a>(Option<&'a [Way]>);
 /// A fixed read of a pool: its keep and what it reads of the kept dice.
 type Way = (Option<(End, u32)>, Agg);
 
+/// Whether a read adds up die by die over every die (a sum, a count, a symbol's count).
+fn adds_up((keep, agg): &Way) -> bool {
+    keep.is_none() && matches!(agg, Agg::Sum | Agg::Count(_) | Agg::Tally(_))
+}
+
 impl<'a> Holding<'a> {
     pub(super) fn held(self, dice: &std::rc::Rc<[i64]>) -> Held<'a> {
         match self.0 {
@@ -100,7 +105,10 @@ pub(super) fn let_pool<'a, W: Weight>(
             .iter()
             .map(|(n, d)| multisets(*n, d.faces.len()))
             .product();
-        if rolls > PASS_PAST && env.is_empty() {
+        // Reads that all add up die by die are counted faster as tallies (see
+        // [`tallied`]).
+        let tallies = spec.ways.iter().all(adds_up);
+        if rolls > PASS_PAST && env.is_empty() && !tallies {
             if let Some(law) = chained(n, env, 1..=1, b)? {
                 return Ok(law);
             }
@@ -471,9 +479,6 @@ fn tallied<'a, W: Weight>(
     spec: &'a PoolSpec,
     b: &mut Budget<'a, W>,
 ) -> Result<Option<(Vec<(Vec<i64>, W)>, W)>, NoLaw> {
-    let adds_up = |(keep, agg): &(Option<(End, u32)>, Agg)| {
-        keep.is_none() && matches!(agg, Agg::Sum | Agg::Count(_) | Agg::Tally(_))
-    };
     if spec.deck().is_some()
         || spec.keep.is_some()
         || spec.ways.is_empty()
@@ -990,12 +995,11 @@ fn linear_terms(
             _ => false,
         },
         Node::PoolVar(r) => {
-            let adds = matches!(r.agg, Agg::Sum | Agg::Count(_) | Agg::Tally(_));
-            let plain = r.i == at && r.keep.is_none() && r.rolled.is_none() && !r.sized;
-            if adds && plain {
+            let adds = r.i == at && adds_up(&(r.keep, r.agg)) && r.rolled.is_none() && !r.sized;
+            if adds {
                 terms.push((r.agg, k));
             }
-            adds && plain
+            adds
         }
         _ => false,
     }

@@ -789,3 +789,30 @@ fn a_pool_whose_reads_add_up_die_by_die() {
         &want,
     );
 }
+
+/// A turn that always ends before its limit of rounds (Monopoly: doubles throw again, a
+/// third double goes to jail, 0): every sequence of throws walked, and no mass stopped
+/// by the limit reported, since none is.
+#[test]
+fn a_turn_that_ends_before_its_limit() {
+    fn throws(n: u32, total: i64, w: &Q, out: &mut Law) {
+        let one = w.mul(&Q::new(1u8, 36u8));
+        for a in 1..=6 {
+            for b in 1..=6 {
+                let t = total + a + b;
+                match (a == b, n) {
+                    (true, 3) => put(out, 0, &one),
+                    (true, _) => throws(n + 1, t, &one, out),
+                    (false, _) => put(out, t, &one),
+                }
+            }
+        }
+    }
+    let mut want = Law::new();
+    throws(1, 0, &Q::new(1u8, 1u8), &mut want);
+    let roll = "repeat total = 0, n = 0, dbl = 1 until dbl == 0 or n == 3 do let a = d6 in \
+                let b = d6 in total = total + a + b, n = n + 1, dbl = a == b then if dbl then 0 else total";
+    holds(roll, &want);
+    let c = compile(roll, None);
+    assert_eq!(c.capped_mass, 0.0);
+}

@@ -127,6 +127,9 @@ pub(super) struct Budget<'a, W> {
     /// multiply ([`Weight::kronecker`]): only then is a budget spent in machine words
     /// worth spending again in big integers ([`NoLaw::Spent`]).
     long: bool,
+    /// Whether some `repeat` came to its last round with ways still going: their mass,
+    /// stopped by the limit, is what the float engine reports (see [`first_law`]).
+    stopped: bool,
 }
 
 impl<'a, W> Budget<'a, W> {
@@ -142,6 +145,7 @@ impl<'a, W> Budget<'a, W> {
             tallies: Memo::new(),
             arithmetic: Map::default(),
             long: false,
+            stopped: false,
         }
     }
 
@@ -439,6 +443,12 @@ impl<W: Weight> Mixer<W> {
 /// served or the work passes [`LAW_WORK`]: in machine words first, and again in big
 /// integers where a count passes them.
 pub fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
+    law_and_stops(n, vs, cancel).map(|(law, _)| law)
+}
+
+/// [`law`], and whether a `repeat` came to its limit with ways still going (its
+/// `stopped` mass may then be more than 0).
+fn law_and_stops(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, bool), NoLaw> {
     // As the float engine does: every `let` moved down to the parts that read it, so
     // that independent parts are convolved, not enumerated together.
     let (n, vs) = (super::sunk(n, 0), vs.map(|v| super::sunk(v, 0)));
@@ -446,9 +456,9 @@ pub fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
     // convolutions at once; four words have no such multiply, so they are tried only
     // where two were too narrow.
     match law_in::<u128>(&n, vs.as_ref(), cancel, LAW_WORK) {
-        Ok(law) => Ok(law.widened()),
+        Ok((law, stopped)) => Ok((law.widened(), stopped)),
         Err(NoLaw::Wide) => match law_in::<U256>(&n, vs.as_ref(), cancel, LAW_WORK) {
-            Ok(law) => Ok(law.widened()),
+            Ok((law, stopped)) => Ok((law.widened(), stopped)),
             Err(NoLaw::Wide | NoLaw::Spent) => law_in::<UBig>(&n, vs.as_ref(), cancel, LAW_WORK),
             Err(e) => Err(e),
         },
@@ -459,15 +469,22 @@ pub fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
 
 /// The exact law of `n`, tried before the float engine where every part is one the law
 /// serves and no die explodes (an explosion chain stopped at its depth is a mass only
-/// the float engine counts). The fractions come from integer weights only, so where the
-/// law serves, the floats would be a second evaluation for nothing: hit, wound and save
-/// with its rolled dice counts is one integer evaluation. None: not tried, go the float
-/// engine's way; an error: tried and refused, so not worth trying again after it.
-pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Option<Result<Law, NoLaw>> {
+/// the float engine counts), with whether a `repeat` came to its limit with ways still
+/// going (then only the floats report that mass). The fractions come from integer
+/// weights only, so where the law serves and nothing stopped, the floats would be a
+/// second evaluation for nothing: hit, wound and save with its rolled dice counts, or a
+/// turn of Monopoly's three throws at most, is one integer evaluation. None: not tried,
+/// go the float engine's way; an error: tried and refused, so not worth trying again
+/// after it.
+pub fn first_law(
+    n: &Node,
+    vs: Option<&Node>,
+    cancel: &Cancel,
+) -> Option<Result<(Law, bool), NoLaw>> {
     if !served(n) || vs.is_some_and(|v| !served(v)) {
         return None;
     }
-    Some(law(n, vs, cancel))
+    Some(law_and_stops(n, vs, cancel))
 }
 
 /// Whether nothing in `n` stops at a limit whose mass the floats report (an explosion
@@ -510,6 +527,8 @@ fn served(n: &Node) -> bool {
         // multiset, or its reads' values die by die.
         Node::LetPool { spec, .. } => plain(spec),
         Node::PoolVar(_) | Node::Card(_) | Node::CountedVar(..) => true,
+        // Rounds, whose states the law carries in whole numbers.
+        Node::Repeat(_) | Node::Emit(_) => true,
         // Pool variables set against each other: their held dice met, once per outcome.
         n if held_meeting(n) => true,
         _ => false,
@@ -525,7 +544,7 @@ fn law_in<W: Weight>(
     vs: Option<&Node>,
     cancel: &Cancel,
     work: u64,
-) -> Result<Law<W>, NoLaw> {
+) -> Result<(Law<W>, bool), NoLaw> {
     let mut b = Budget::new(cancel);
     b.left = work;
     let mut env = Vec::new();
@@ -540,11 +559,12 @@ fn law_in<W: Weight>(
         }
         .reduced())
     };
-    match run() {
+    let ran = run();
+    match ran {
         // Big integers would spend the same on it: no second run (four pools of 10d6
         // set against each other took 5 s in machine words, then 5 s more).
         Err(NoLaw::Spent) if !b.long => Err(NoLaw::Refused),
-        r => r,
+        r => r.map(|law| (law, b.stopped)),
     }
 }
 
@@ -1155,13 +1175,13 @@ mod tests {
         // In two and four machine words where every count fits them, the same law as
         // in big integers.
         let sunk = super::super::sunk(&n, 0);
-        let big = || law_in::<UBig>(&sunk, None, &Cancel::default(), LAW_WORK).unwrap();
+        let big = || law_in::<UBig>(&sunk, None, &Cancel::default(), LAW_WORK).unwrap().0;
         match law_in::<u128>(&sunk, None, &Cancel::default(), LAW_WORK) {
-            Ok(small) => assert_eq!(small.widened(), big(), "{text}"),
+            Ok((small, _)) => assert_eq!(small.widened(), big(), "{text}"),
             Err(e) => assert!(matches!(e, NoLaw::Wide | NoLaw::Spent), "{text}: {e:?}"),
         }
         match law_in::<U256>(&sunk, None, &Cancel::default(), LAW_WORK) {
-            Ok(small) => assert_eq!(small.widened(), big(), "{text}"),
+            Ok((small, _)) => assert_eq!(small.widened(), big(), "{text}"),
             Err(e) => assert!(matches!(e, NoLaw::Wide | NoLaw::Spent), "{text}: {e:?}"),
         }
         let (lo, hi) = (
@@ -1377,7 +1397,7 @@ mod tests {
             let cancel = Cancel::default();
             let mut b = Budget::<UBig>::new(&cancel);
             let passed = pools::chained(&n, &[], 2..=usize::MAX, &mut b).unwrap().expect(text).reduced();
-            let walked = law_in::<UBig>(&n, None, &cancel, LAW_WORK).unwrap();
+            let walked = law_in::<UBig>(&n, None, &cancel, LAW_WORK).unwrap().0;
             assert_eq!(passed, walked, "{text}");
         }
     }

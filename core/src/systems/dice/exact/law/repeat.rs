@@ -194,6 +194,8 @@ fn rounds<'a, W: Weight>(
             break;
         }
         let last = round == r.limit;
+        // Ways still going at the limit: some may be stopped by it.
+        b.stopped |= last;
         // An operation on counts of many words costs as many.
         let words = den.words();
         let at = RoundAt {

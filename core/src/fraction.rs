@@ -1,7 +1,7 @@
 //! Exact values as fractions of any size: what an exact computation with integer
 //! weights gives (a float's value is never taken for one).
 
-use dashu_int::ops::{BitTest, Gcd, UnsignedAbs};
+use dashu_int::ops::{BitTest, DivRem, Gcd, UnsignedAbs};
 use dashu_int::{IBig, Sign, UBig};
 use serde::Serialize;
 
@@ -151,12 +151,16 @@ impl Fraction {
         let mut common = UBig::ONE;
         let mut numer = IBig::ZERO;
         for (f, k) in parts {
-            if &common % &f.denom != UBig::ZERO {
+            // One division says both whether the denominator divides the common one
+            // and by what to scale the numerator (the common one is soon every value's).
+            let (mut scale, r) = (&common).div_rem(&f.denom);
+            if r != UBig::ZERO {
                 let lcm = &common / gcd(&common, &f.denom) * &f.denom;
                 numer *= IBig::from(&lcm / &common);
+                scale = &lcm / &f.denom;
                 common = lcm;
             }
-            numer += &f.numer * IBig::from(&common / &f.denom) * k;
+            numer += &f.numer * IBig::from(scale) * k;
         }
         Fraction::new(numer, IBig::from(common)).unwrap_or_else(Fraction::zero)
     }

@@ -1175,7 +1175,11 @@ mod tests {
         // In two and four machine words where every count fits them, the same law as
         // in big integers.
         let sunk = super::super::sunk(&n, 0);
-        let big = || law_in::<UBig>(&sunk, None, &Cancel::default(), LAW_WORK).unwrap().0;
+        let big = || {
+            law_in::<UBig>(&sunk, None, &Cancel::default(), LAW_WORK)
+                .unwrap()
+                .0
+        };
         match law_in::<u128>(&sunk, None, &Cancel::default(), LAW_WORK) {
             Ok((small, _)) => assert_eq!(small.widened(), big(), "{text}"),
             Err(e) => assert!(matches!(e, NoLaw::Wide | NoLaw::Spent), "{text}: {e:?}"),

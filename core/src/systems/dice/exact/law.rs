@@ -457,9 +457,12 @@ fn law_and_stops(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, b
     // where two were too narrow.
     match law_in::<u128>(&n, vs.as_ref(), cancel, LAW_WORK) {
         Ok((law, stopped)) => Ok((law.widened(), stopped)),
+        Err(NoLaw::Wider) => law_in::<UBig>(&n, vs.as_ref(), cancel, LAW_WORK),
         Err(NoLaw::Wide) => match law_in::<U256>(&n, vs.as_ref(), cancel, LAW_WORK) {
             Ok((law, stopped)) => Ok((law.widened(), stopped)),
-            Err(NoLaw::Wide | NoLaw::Spent) => law_in::<UBig>(&n, vs.as_ref(), cancel, LAW_WORK),
+            Err(NoLaw::Wide | NoLaw::Wider | NoLaw::Spent) => {
+                law_in::<UBig>(&n, vs.as_ref(), cancel, LAW_WORK)
+            }
             Err(e) => Err(e),
         },
         Err(NoLaw::Spent) => law_in::<UBig>(&n, vs.as_ref(), cancel, LAW_WORK),
@@ -1182,11 +1185,17 @@ mod tests {
         };
         match law_in::<u128>(&sunk, None, &Cancel::default(), LAW_WORK) {
             Ok((small, _)) => assert_eq!(small.widened(), big(), "{text}"),
-            Err(e) => assert!(matches!(e, NoLaw::Wide | NoLaw::Spent), "{text}: {e:?}"),
+            Err(e) => assert!(
+                matches!(e, NoLaw::Wide | NoLaw::Wider | NoLaw::Spent),
+                "{text}: {e:?}"
+            ),
         }
         match law_in::<U256>(&sunk, None, &Cancel::default(), LAW_WORK) {
             Ok((small, _)) => assert_eq!(small.widened(), big(), "{text}"),
-            Err(e) => assert!(matches!(e, NoLaw::Wide | NoLaw::Spent), "{text}: {e:?}"),
+            Err(e) => assert!(
+                matches!(e, NoLaw::Wide | NoLaw::Wider | NoLaw::Spent),
+                "{text}: {e:?}"
+            ),
         }
         let (lo, hi) = (
             float.lo.min(law.lo),

@@ -18,6 +18,9 @@ pub enum NoLaw {
     Refused,
     /// A count passed the weight's words: run again in big integers.
     Wide,
+    /// Counts that will pass four words as well (a `repeat`'s denominator, growing as
+    /// it has): run again in big integers, not in four words first.
+    Wider,
     /// The budget spent: in machine words, where a long convolution is not one big
     /// multiply and costs more, run again in big integers.
     Spent,

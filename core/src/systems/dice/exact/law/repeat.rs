@@ -233,8 +233,9 @@ fn rounds<'a, W: Weight>(
 /// [`NoLaw::Wide`] where the states' denominator, growing as it has over the first
 /// `round + 1` rounds, would pass the weight's bits before the limit: said now, so that
 /// the wider run does not follow a whole narrow one (Chaos Bolt's 15 leaps took 14
-/// rounds in two words, then all 15 again in four). Only where the law runs again
-/// wider: no chain is refused for it.
+/// rounds in two words, then all 15 again in four); [`NoLaw::Wider`] where four words
+/// would not hold it either (Blades' rolls to 8 of a limit of 100 rounds ran three
+/// times). Only where the law runs again wider: no chain is refused for it.
 fn wide_before_the_limit<W: Weight>(
     r: &Repeat,
     round: u32,
@@ -250,9 +251,13 @@ fn wide_before_the_limit<W: Weight>(
     let (now, played) = (u64::from(den.bits()), u64::from(round) + 1);
     let per_round = now.saturating_sub(u64::from(start_bits)) / played;
     let to_come = u64::from(r.limit.saturating_sub(round));
-    match now + per_round * to_come > u64::from(capacity) {
-        true => Err(NoLaw::Wide),
-        false => Ok(()),
+    let bits = now + per_round * to_come;
+    if bits > u64::from(U256::BITS) {
+        Err(NoLaw::Wider)
+    } else if bits > u64::from(capacity) {
+        Err(NoLaw::Wide)
+    } else {
+        Ok(())
     }
 }
 

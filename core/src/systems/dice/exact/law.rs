@@ -370,13 +370,20 @@ impl Law<UBig> {
             None => super::weight::small_factors(&self.den),
         };
         ways.into_iter()
-            .map(|w| {
-                let one = std::slice::from_ref(&w);
-                let g = match &factors {
-                    Some(factors) => super::weight::common_power(factors, one),
-                    None => UBig::common_factor(&self.den, one),
-                };
-                Fraction::lowest(w.div(&g).to_big(), self.den.div(&g).to_big())
+            .map(|w| match &factors {
+                Some(factors) => {
+                    let (mut numer, mut denom) = (w, UBig::ONE);
+                    for &(p, e) in factors {
+                        let (v, rest) = super::weight::divided_out(&numer, p, e);
+                        numer = rest;
+                        denom *= UBig::from(p).pow((e - v) as usize);
+                    }
+                    Fraction::lowest(numer, denom)
+                }
+                None => {
+                    let g = UBig::common_factor(&self.den, std::slice::from_ref(&w));
+                    Fraction::lowest(w.div(&g).to_big(), self.den.div(&g).to_big())
+                }
             })
             .collect()
     }

@@ -364,7 +364,7 @@ impl Weight for UBig {
 
 /// The largest product of powers of `factors` (the denominator's primes, each at most
 /// its power there) that divides every one of `ns`.
-pub(super) fn common_power(factors: &[(u32, u32)], ns: &[UBig]) -> UBig {
+fn common_power(factors: &[(u32, u32)], ns: &[UBig]) -> UBig {
     let ns: Vec<&UBig> = ns.iter().filter(|w| !w.is_zero()).collect();
     factors.iter().fold(UBig::ONE, |g, &(p, e)| {
         g * UBig::from(p).pow(least_valuation(&ns, p, e) as usize)
@@ -403,6 +403,41 @@ fn least_valuation(ns: &[&UBig], p: u32, cap: u32) -> u32 {
     }
     ns.iter()
         .fold(m, |m, w| if m == 0 { 0 } else { valuation(w, p, m) })
+}
+
+/// How many times `p` divides `x`, at most `cap`, and `x` divided by `p` that many
+/// times: a value's fraction reduced by the denominator's primes one by one, not by
+/// their product (two long divisions a value).
+pub(super) fn divided_out(x: &UBig, p: u32, cap: u32) -> (u32, UBig) {
+    if x.is_zero() {
+        return (cap, UBig::ZERO);
+    }
+    if p == 2 {
+        let v = x
+            .trailing_zeros()
+            .map_or(cap, |z| u32::try_from(z).unwrap_or(u32::MAX).min(cap));
+        return (v, x >> v as usize);
+    }
+    let k = (63.0 / f64::from(p).log2()).floor() as u32;
+    let pk = u64::from(p).pow(k);
+    let (mut x, mut v) = (x.clone(), 0);
+    while v < cap {
+        let mut r: u64 = &x % pk;
+        if r != 0 {
+            let mut more = 0;
+            while r.is_multiple_of(u64::from(p)) {
+                r /= u64::from(p);
+                more += 1;
+            }
+            let more = more.min(cap - v);
+            x /= u64::from(p).pow(more);
+            return (v + more, x);
+        }
+        let step = k.min(cap - v);
+        x /= u64::from(p).pow(step);
+        v += step;
+    }
+    (v, x)
 }
 
 /// How many times `p` divides `x`, at most `cap` (0 is divided any number of times).
@@ -486,5 +521,21 @@ mod tests {
             }
         }
         assert_eq!(valuation(&UBig::ZERO, 3, 17), 17);
+        // What is left once the power is divided out, likewise.
+        for p in [2u32, 3, 7, 1999] {
+            for e in 0..90usize {
+                let x = UBig::from(77u8) * UBig::from(p).pow(e);
+                for cap in [0u32, 1, 39, 40, 200] {
+                    let (v, rest) = divided_out(&x, p, cap);
+                    assert_eq!(v, valuation(&x, p, cap), "{p}^{e}, cap {cap}");
+                    assert_eq!(
+                        rest * UBig::from(p).pow(v as usize),
+                        x,
+                        "{p}^{e}, cap {cap}"
+                    );
+                }
+            }
+        }
+        assert_eq!(divided_out(&UBig::ZERO, 5, 9), (9, UBig::ZERO));
     }
 }

@@ -788,6 +788,32 @@ fn a_pool_whose_reads_add_up_die_by_die() {
         "let p = 3d4 again 4 depth 2 in 5 * p count <= 2 + p count 4",
         &want,
     );
+
+    // Exploding dice: a die's value is its chain's total, past its faces (a 6 rolls once
+    // more and adds), and a count reads the totals.
+    let mut die = Law::new();
+    for f in 1..=6 {
+        if f == 6 {
+            for g in 1..=6 {
+                put(&mut die, 6 + g, &Q::new(1u8, 36u8));
+            }
+        } else {
+            put(&mut die, f, &Q::new(1u8, 6u8));
+        }
+    }
+    let mut want = Law::new();
+    for (a, pa) in &die {
+        for (b, pb) in &die {
+            for (c, pc) in &die {
+                let v = 2 * (a + b + c) + [a, b, c].iter().filter(|&&x| *x >= 7).count() as i64;
+                put(&mut want, v, &pa.mul(pb).mul(pc));
+            }
+        }
+    }
+    holds(
+        "let p = 3d6 explode 6 depth 1 in 2 * p sum + p count >= 7",
+        &want,
+    );
 }
 
 /// A turn that always ends before its limit of rounds (Monopoly: doubles throw again, a

@@ -311,7 +311,7 @@ impl<W: Weight> Law<W> {
         let mut out = Law::point(0);
         let long = n as usize >= KRONECKER || (n >= 3 && self.n.len() >= KRONECKER);
         if !W::SQUARES || !long {
-            b.long |= n >= KRONECKER as u32;
+            b.long |= long;
             for _ in 0..n {
                 out = out.add_die(self, b)?;
             }
@@ -479,13 +479,10 @@ fn law_and_stops(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, b
 
 /// The exact law of `n`, tried before the float engine where every part is one the law
 /// serves and no die explodes (an explosion chain stopped at its depth is a mass only
-/// the float engine counts), with whether a `repeat` came to its limit with ways still
-/// going (then only the floats report that mass). The fractions come from integer
-/// weights only, so where the law serves and nothing stopped, the floats would be a
-/// second evaluation for nothing: hit, wound and save with its rolled dice counts, or a
-/// turn of Monopoly's three throws at most, is one integer evaluation. None: not tried,
-/// go the float engine's way; an error: tried and refused, so not worth trying again
-/// after it.
+/// the floats count), with whether a `repeat` came to its limit with ways still going
+/// (a mass only the floats report). Where it serves and nothing stopped, the floats
+/// would be a second evaluation for nothing (hit, wound and save with rolled counts, a
+/// Monopoly turn). None: not tried; an error: tried and refused, not to try again.
 pub fn first_law(
     n: &Node,
     vs: Option<&Node>,

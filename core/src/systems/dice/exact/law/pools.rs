@@ -108,9 +108,16 @@ pub(super) fn let_pool<'a, W: Weight>(
         // Reads that all add up die by die are counted faster as tallies (see
         // [`tallied`]).
         let tallies = spec.ways.iter().all(adds_up);
-        if rolls > PASS_PAST && env.is_empty() && !tallies {
-            if let Some(law) = chained(n, env, 1..=1, b)? {
-                return Ok(law);
+        if rolls > PASS_PAST && env.is_empty() && !tallies && b.arithmetic(body) {
+            // At most half the work left: past it, the multisets are walked with the rest.
+            let left = b.left;
+            b.left = left / 2;
+            let passed = chained(n, env, 1..=1, b);
+            b.left = left - (left / 2 - b.left);
+            match passed {
+                Ok(Some(law)) => return Ok(law),
+                Ok(None) | Err(NoLaw::Spent) => {}
+                Err(e) => return Err(e),
             }
         }
     }
@@ -362,10 +369,10 @@ pub(super) fn pick<'a, W: Weight>(
     mix.done(&den)
 }
 
-/// How many multisets `n` dice of `s` values make: `C(n + s - 1, s - 1)`.
 /// Multisets of a pool past which a pass face by face is tried before walking them.
 const PASS_PAST: f64 = 2000.0;
 
+/// How many multisets `n` dice of `s` values make: `C(n + s - 1, s - 1)`.
 fn multisets(n: u32, s: usize) -> f64 {
     let mut c = 1f64;
     for j in 0..(s as u64).saturating_sub(1) {
@@ -927,38 +934,64 @@ pub(super) fn linear_pool<'a, W: Weight>(
         return Ok(None);
     }
     let (lo, hi) = face_span(spec);
-    let per_die = |v: i64| -> i128 {
+    // Each term apart, as the sampler multiplies each read before it adds them.
+    let parts = |v: i64| {
         terms
             .iter()
-            .map(|&(agg, k)| k * i128::from(read_sorted(&[v], None, agg, lo, hi)))
-            .sum()
+            .map(move |&(agg, k)| k * i128::from(read_sorted(&[v], None, agg, lo, hi)))
     };
-    // Every die's number, and the most dice a roll holds, far inside a word: nothing the
-    // sampler adds can then saturate, and the sum is the body's value on every roll.
+    let per_die = |v: i64| -> i128 { parts(v).sum() };
+    // The values each group's dice take: an exploding die's totals past its faces; an
+    // `again` chain's rolls, each a face of the die as it falls.
+    let mut laws = Vec::with_capacity(spec.groups.len());
+    for (n, die) in &spec.groups {
+        let law = match spec.again {
+            Some(_) => die_law(
+                &DieSpec {
+                    explode: None,
+                    ..die.clone()
+                },
+                b.cancel,
+            )?,
+            None => super::die(die, b)?,
+        };
+        b.spend(law.n.len() as u64)?;
+        laws.push((*n, die, law));
+    }
+    let values = || {
+        laws.iter()
+            .flat_map(|(_, _, law)| law.iter().map(|(v, _)| v))
+    };
+    // Every term of a die, and the most dice a roll holds, far inside a word: nothing
+    // the sampler multiplies or adds can then saturate, and the sum is the body's value
+    // on every roll.
     let dice: i128 = spec
         .groups
         .iter()
         .map(|(n, d)| i128::from(*n) * (i128::from(d.depth) + 1))
         .sum();
-    let most = (lo..=hi).map(|v| per_die(v).abs()).max().unwrap_or(0);
+    let most = values()
+        .map(|v| parts(v).map(i128::abs).sum::<i128>())
+        .max()
+        .unwrap_or(0);
     if dice.saturating_mul(most).saturating_add(constant.abs()) >= 1 << 60 {
         return Ok(None);
     }
     // The numbers' common step taken out while the dice are added (`5 * p count <= 4 +
     // 10 * p count <= 2` adds multiples of 5: a fifth of the places), put back at the end.
-    let step = (lo..=hi).fold(0i64, |s, v| {
+    let step = values().fold(0i64, |s, v| {
         num_integer::Integer::gcd(&s, &(per_die(v) as i64))
     });
     let step = step.max(1);
     let g = |v: i64| per_die(v) as i64 / step;
     let mut out = Law::point(0);
-    for (n, die) in &spec.groups {
+    for (n, die, law) in &laws {
         let one = match spec.again {
             Some(c) => {
                 let (chain, den) = again_chain(die, c, 0, |acc: &i64, v| acc + g(v), b)?;
                 Law::from_map(chain, den)?
             }
-            None => die_law(die, b.cancel)?.map(g)?,
+            None => law.map(g)?,
         };
         out = out.add(&one.reduced().times(*n, b)?, b)?;
     }

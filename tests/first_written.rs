@@ -112,6 +112,15 @@ fn holds(roll: &str, want: &Law) {
     assert_agrees(&c, &["value"], 40_000, 11);
 }
 
+/// [`holds`] of the ways of each value over `den`.
+fn holds_ways(roll: &str, ways: BTreeMap<i64, BigUint>, den: &BigUint) {
+    let want: Law = ways
+        .into_iter()
+        .map(|(v, w)| (v, Q::new(w, den.clone())))
+        .collect();
+    holds(roll, &want);
+}
+
 /// The rounds a count starting at `start` (with chance `p`) takes to reach 0, `next`
 /// its law after a round from `n`, stopped at the default limit of 100 rounds as the
 /// language's table says: into `out`, round by round.
@@ -630,12 +639,7 @@ fn four_pools_each_cancelled_by_every_other() {
             }
         }
     }
-    let den = BigUint::from(6u8).pow(9);
-    let want: Law = ways
-        .into_iter()
-        .map(|(v, w)| (v, Q::new(w, den.clone())))
-        .collect();
-    holds(roll, &want);
+    holds_ways(roll, ways, &BigUint::from(6u8).pow(9));
 }
 
 /// Two pools set against each other, read as one multiset pass counted in ways: each
@@ -669,12 +673,7 @@ fn two_pools_met_die_by_die_have_their_fractions() {
                 *ways.entry(value(&a, &b)).or_default() += &wa * &wb;
             }
         }
-        let den = BigUint::from(6u8).pow(9);
-        let want: Law = ways
-            .into_iter()
-            .map(|(v, w)| (v, Q::new(w, den.clone())))
-            .collect();
-        holds(roll, &want);
+        holds_ways(roll, ways, &BigUint::from(6u8).pow(9));
     }
 }
 

@@ -93,7 +93,7 @@ pub(super) fn let_pool<'a, W: Weight>(
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
     if choice.is_none() {
-        if let Some(law) = linear_pool(spec, body, env.len(), b)? {
+        if let Some(law) = linear_pool(n, spec, body, env.len(), b)? {
             return Ok(law);
         }
         // Many multisets read a few ways (7d10's 11,440 read by `maxset` and `mode`):
@@ -919,6 +919,7 @@ fn walk<W: Weight>(
 /// (200d20 read two ways were 20,301 pairs of counts; the sum is 401 values). None
 /// where the body does anything else, or the pool is a deck's cards.
 pub(super) fn linear_pool<'a, W: Weight>(
+    n: &'a Node,
     spec: &'a PoolSpec,
     body: &Node,
     at: usize,
@@ -932,6 +933,12 @@ pub(super) fn linear_pool<'a, W: Weight>(
     let mut constant = 0i128;
     if !linear_terms(body, at, 1, &mut terms, &mut constant) || terms.is_empty() {
         return Ok(None);
+    }
+    // It reads no other variable: worked out once however often it is met (a round's
+    // pool, from every state).
+    if let Some(law) = b.closed.alike(n) {
+        b.spend(law.n.len() as u64)?;
+        return Ok(Some(law));
     }
     let (lo, hi) = face_span(spec);
     // Each term apart, as the sampler multiplies each read before it adds them.
@@ -996,7 +1003,8 @@ pub(super) fn linear_pool<'a, W: Weight>(
         out = out.add(&one.reduced().times(*n, b)?, b)?;
     }
     let constant = constant as i64;
-    Ok(Some(out.map(|v| v * step + constant)?.reduced()))
+    let law = out.map(|v| v * step + constant)?.reduced();
+    Ok(Some(b.closed.keep(n, law)))
 }
 
 /// `body` as a whole number plus reads of the pool variable at depth `at`, each times

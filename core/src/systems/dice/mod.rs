@@ -233,12 +233,14 @@ fn exact_of(
 ) -> (Result<Exact, String>, f64, f64) {
     let vs = sc.vs.as_ref().map(|(_, v)| v);
     let first = exact::first_law(&sc.roll_node, vs, cancel);
-    if let Some(Ok((law, false))) = &first {
-        // Nothing stopped: the law serves no explosion, and no `repeat` came to its
-        // limit with ways still going.
-        return (Ok(Exact::of_law(law, lo, states)), 0.0, 0.0);
+    if let Some(Ok(first)) = &first {
+        // No `repeat` came to its limit with ways still going, and the mass of the
+        // chains stopped at their depth is known without the floats.
+        if !first.stopped {
+            return (Ok(Exact::of_law(&first.law, lo, states)), first.capped, 0.0);
+        }
     }
-    let first = first.map(|r| r.map(|(law, _)| law));
+    let first = first.map(|r| r.map(|first| first.law));
     let mut ledger = exact::Ledger::stopped_by(cancel);
     let run = |ledger: &mut exact::Ledger| -> Result<exact::Dist, exact::TooBig> {
         let a = exact::distribution(&sc.roll_node, ledger)?;

@@ -1,0 +1,403 @@
+//! The law against the float engine and against counts by hand.
+
+use super::super::sink::tests::{expr, Gen};
+use super::super::{distribution, Ledger};
+use super::*;
+use crate::systems::dice::program::{parse_result, MAX_ROLLED_DICE};
+
+/// The law's fractions against the float engine (a different algorithm for every
+/// pool read: conditional binomials, CDF powers, packed keep passes), value by value,
+/// and the fractions adding up to exactly 1.
+fn agrees(text: &str) -> bool {
+    let (n, _) = parse_result(text, &[]).expect(text);
+    let Ok(float) = distribution(&n, &mut Ledger::default()) else {
+        return false;
+    };
+    let Ok(law) = law(&n, None, &Cancel::default()) else {
+        return false;
+    };
+    // In two and four machine words where every count fits them, the same law as
+    // in big integers.
+    let sunk = super::super::sunk(&n, 0);
+    let big = || {
+        law_in::<UBig>(&sunk, None, &Cancel::default(), LAW_WORK)
+            .unwrap()
+            .0
+    };
+    match law_in::<u128>(&sunk, None, &Cancel::default(), LAW_WORK) {
+        Ok((small, _)) => assert_eq!(small.widened(), big(), "{text}"),
+        Err(e) => assert!(
+            matches!(e, NoLaw::Wide | NoLaw::Wider | NoLaw::Spent),
+            "{text}: {e:?}"
+        ),
+    }
+    match law_in::<U256>(&sunk, None, &Cancel::default(), LAW_WORK) {
+        Ok((small, _)) => assert_eq!(small.widened(), big(), "{text}"),
+        Err(e) => assert!(
+            matches!(e, NoLaw::Wide | NoLaw::Wider | NoLaw::Spent),
+            "{text}: {e:?}"
+        ),
+    }
+    let (lo, hi) = (
+        float.lo.min(law.lo),
+        float.hi().max(law.lo + law.n.len() as i64 - 1),
+    );
+    let f = law.fractions(lo, (hi - lo + 1) as usize);
+    let sum = Fraction::sum(f.iter().map(|x| (x, 1)));
+    assert_eq!(
+        sum,
+        Fraction::new(1, 1).unwrap(),
+        "{text}: fractions add up to {sum}"
+    );
+    for (i, x) in f.iter().enumerate() {
+        let v = lo + i as i64;
+        assert!(
+            (x.to_f64() - float.at(v)).abs() < 1e-12,
+            "{text}: at {v}: {x} against {}",
+            float.at(v)
+        );
+    }
+    true
+}
+
+/// Hit, wound and save, each's dice count the roll before's.
+const CHAIN: &str = "let hits = 20d6 count >= 3 in let wounds = (hits)d6 count >= 4 in let saves = (wounds)d6 count >= 5 in wounds - saves";
+
+/// Every read the law serves, one by one: keep windows from both ends over one and
+/// several kinds of dice, counts, tallies, extremes, sets, rerolled and exploding
+/// dice, dice counts from a roll, `let`, `if` and every operator.
+#[test]
+fn every_read_agrees_with_the_float_engine() {
+    let served = [
+        "4d6 drop lowest",
+        "20d20 keep highest 10",
+        "5d10 keep lowest 2",
+        "3d6 + 2d8 keep highest 3",
+        "[2d6, 3d8] keep lowest 2",
+        "[2d6, 2d10] count >= 5",
+        "6d6 highest",
+        "[3d4, 2d12] lowest",
+        "6d6 maxset",
+        "7d10 keep highest 3 maxset",
+        "12d6 count >= 5",
+        // Binomials past a machine word (C(130, 65) > 2^120), a coin of 1 in 2 and not.
+        "130d6 count >= 4",
+        "130d6 count >= 5",
+        "8d10 count max",
+        "4d{1,1,2,3} keep highest 2",
+        "3d{hit*3, crit, blank*2} count hit",
+        "2d6 reroll <= 2",
+        "3d6 reroll 1 always keep highest 2",
+        "d6 explode depth 4 + d8 explode depth 3",
+        "(d4)d6",
+        "(2d4 count >= 3)d10 keep highest 1",
+        "let a = d20 in if a == 20 then 4d6 else if a >= 11 then 2d6 else 0",
+        "let x = 3d6 in x * x - x / 4 + max(x, 12) - min(x, 6)",
+        "(d8 >= d6) + (d10 == 2d4) - (d12 < 3)",
+        "let x = 4d20 in x - 8 * (x / 8)",
+        "-(2d6) + 7",
+        // Long sides: the convolution by one big multiply.
+        "30d6 + 25d8 - 20d4",
+        "let h = 40d6 count >= 3 in (h)d6 count >= 4 + 30d10 count >= 7",
+        CHAIN,
+        // A small denominator and long sides: too costly convolved in machine words,
+        // one big multiply in big integers.
+        "d100 * d100 + d100 * d100",
+        // A pool variable read several ways: every multiset counted.
+        "let p = 3d6 in p highest + p lowest",
+        "let p = [3d6, 2d8] in p count 6 * 10 + p keep highest 2 sum",
+        // Rounds: a chain stopped at its limit, and one that stops on its own.
+        "repeat n = 0, hit = 0 until hit do let r = d6 in n = n + 1, hit = r >= 5 limit 30 then n",
+        "repeat a = 4, d = 3 until a <= 0 or d <= 0 do let x = d6 in let y = d6 in a = a - (y > x), d = d - (x > y) then a - d",
+        "d20 explode on 10, 20 depth 3",
+        // A pool variable read by counts and sums only: its reads' law die by die.
+        "let p = 20d6 in let w = p count 6 + (p count >= 3 - p count 6)d6 count >= 4 in (w)d6 count <= 2",
+        "let p = [6d6, 3d8] explode depth 2 in p count >= 5 + p count 1 - p sum / 4",
+        // A few exploding dice read several ways, added die by die (on a grid of the
+        // reads' values, a read that falls, two groups; past the grid, by map).
+        "let p = 3d6 explode >= 5 in if p count 1 == 3 then 0 else p sum + 1",
+        "let p = 3d{-2, -1, 0, 1, 2} explode depth 6 in p count 1 * p sum",
+        "let p = [2d6, 3d4] explode depth 5 in p count 1 * p sum - p count 4",
+        "let p = 3d100 explode depth 3 in p sum * p count 1 + p count 2 * p count 3 - p count 4",
+        "let p = 3d20 explode depth 3 in p sum + p count 1 * p count 2 - p count 3 * p count 4 + p count 5 * p count 6 - p count 7",
+        "let p = 4d{hit*3, crit, blank*2} in p count hit + 2 * p count crit",
+        // Keeps past two words and within four: one kind and two kinds of dice,
+        // sums, extremes and counts.
+        "10d10 explode depth 4 keep highest 5",
+        "[6d10, 5d8] explode depth 3 keep highest 4",
+        "12d10 explode depth 2 keep lowest 3 highest",
+        "9d12 explode depth 3 keep highest 4 count >= 20",
+        // Pools whose numbers are rolled first: a step die, a face and a keep count
+        // from a `let`.
+        "d(d6 + 2)",
+        "d(2 * d3 + 2) + d(d4)",
+        "let s = d6 + 2 in d(s) <= 2",
+        "let t = d6 in 3d6 count == t",
+        "let k = d3 in 4d6 keep highest k",
+        // A `repeat` stepping its die down; a `let` that only starts one; a duel
+        // whose sides' updates read their own variable only.
+        "repeat s = 8 until s == 0 do s = if d(s) <= 2 then (if s > 4 then s - 2 else 0) else s limit 30 then rounds",
+        "let hp = 2d8 + 1 in repeat h = hp until h <= 0 do h = h - (d20 >= 14) * (d8 + 1) limit 30 then rounds",
+        "repeat me = 6, foe = 7 until me <= 0 or foe <= 0 do foe = foe - (d20 >= 8) * d8, me = me - (d20 >= 13) * d10 limit 20 then (me > 0) - (foe > 0)",
+        // Pool variables set against each other: a number given their dice.
+        "let a = 4d6 in let b = 3d6 in beats(a, b) - beats(b, a)",
+        "let a = 4d6 in let b = 3d8 in pairs(a, b) * 10 + cancel(b, a) highest",
+        // Bindings every round reads, held in the chain's states: a face from a
+        // pool's first throw (Tenzi), a bonus rolled before a duel.
+        "let p = 6d6 in let target = p mode in repeat left = 6 - p maxset until left == 0 do left = left - (left)d6 count == target limit 40 then rounds + 1",
+        "let bonus = d3 in let edge = d2 in repeat me = 8, foe = 9 until me <= 0 or foe <= 0 do foe = foe - (d20 + bonus >= 12) * d6, me = me - (d20 >= 11 + edge) * d8 limit 20 then me - foe",
+        // Reads of a pool's whole roll: a straight, a shape, a deck, `again`.
+        "5d6 straight",
+        "6d6 sets 2",
+        "deck{1*4, 2*4, 3*4, 10*4} draw 3 keep highest 2",
+        "6d6 again 6",
+        "5d10 again >= 9 count >= 8",
+        // A pool variable with `again` read several ways: each die's chain, then
+        // the pool's reads together.
+        "let p = 6d6 again 6 in p count 6 + p sum",
+        "let p = 6d10 again 10 in p count >= 8 - p count 1",
+        "let p = 4d8 again 8 in p count >= 7 - 2 * p count 1",
+    ];
+    for text in served {
+        assert!(agrees(text), "{text}: the law refused it");
+    }
+    // Both weights are met: counts in machine words, and past them.
+    let words = |text: &str| {
+        let (n, _) = parse_result(text, &[]).unwrap();
+        law_in::<u128>(
+            &super::super::sunk(&n, 0),
+            None,
+            &Cancel::default(),
+            LAW_WORK,
+        )
+        .is_ok()
+    };
+    assert!(words("20d20 keep highest 10"));
+    assert!(words(CHAIN));
+    assert!(!words("130d6 count >= 5"));
+    assert!(!words("d100 * d100 + d100 * d100"));
+    assert!(!words("30d6 + 25d8 - 20d4"));
+    assert!(!words("10d10 explode depth 4 keep highest 5"));
+    let four_words = |text: &str| {
+        let (n, _) = parse_result(text, &[]).unwrap();
+        let sunk = super::super::sunk(&n, 0);
+        law_in::<U256>(&sunk, None, &Cancel::default(), LAW_WORK).is_ok()
+    };
+    assert!(four_words("10d10 explode depth 4 keep highest 5"));
+    assert!(four_words("130d6 count >= 5"));
+    assert!(!four_words("200d6 count >= 5"));
+    // Reads it does not serve give no law (the floats' fractions stand).
+    for text in [
+        // A value spanning more numbers than the float engine takes.
+        "d2 * 1000000 * 1000000",
+        "if d2 == 1 then 0 else 1000000 * 3",
+    ] {
+        let (n, _) = parse_result(text, &[]).unwrap();
+        assert!(law(&n, None, &Cancel::default()).is_err(), "{text}");
+    }
+}
+
+/// A rolled count's pools are made up to the most its count can be: in a thousand
+/// random programs whose counts come from `let`s, branches and `repeat`s, no count
+/// passes them (the float engine says so where one would), and some are cut short.
+#[test]
+fn a_rolled_count_never_passes_its_pools() {
+    let mut g = Gen(0x0c0a_77ed_0000_0003);
+    let (mut counts, mut short) = (0, 0);
+    for _ in 0..1000 {
+        let text = expr(&mut g, &mut Vec::new(), 5);
+        let Ok((n, _)) = parse_result(&text, &[]) else {
+            continue;
+        };
+        fn each(n: &Node, f: &mut dyn FnMut(&Node)) {
+            f(n);
+            crate::systems::dice::program::each_child(n, &mut |c| each(c, f));
+        }
+        each(&n, &mut |m| {
+            if let Node::Counted(_, pools) = m {
+                counts += 1;
+                short += usize::from(pools.len() <= MAX_ROLLED_DICE as usize);
+            }
+        });
+        if let Err(e) = distribution(&n, &mut Ledger::default()) {
+            assert!(!e.0.contains("passed the"), "{text}: {}", e.0);
+        }
+    }
+    assert!(
+        counts > 100 && short > 100,
+        "{counts} rolled counts, {short} cut short"
+    );
+}
+
+/// A thousand random programs of nested `let`s, branches, operators and pools whose
+/// counts and faces are values: wherever the law serves one, it agrees.
+#[test]
+fn random_programs_agree_with_the_float_engine() {
+    let mut g = Gen(0x0001_a377_f00d_0002);
+    let mut served = 0;
+    for _ in 0..1000 {
+        let text = expr(&mut g, &mut Vec::new(), 5);
+        if parse_result(&text, &[]).is_ok() && agrees(&text) {
+            served += 1;
+        }
+    }
+    assert!(served > 250, "only {served} programs served");
+}
+
+/// Pool variables met one inside another, by one multiset pass in ways, against the
+/// walk of every combination of their outcomes: the same ways, value by value.
+#[test]
+fn a_chain_of_pools_by_one_pass_is_their_every_combination() {
+    for text in [
+        "let a = 3d6 in let b = 2d6 in beats(a, b) - cancel(b, a) highest",
+        "let a = 4d8 in let b = 3d8 in beats(a only <= 5, b only <= 5) - beats(b only <= 5, a only <= 5)",
+        "let a = 3d6 in let b = 3d6 in pairs(a, b) * 10 + a count 6",
+        "let a = 2d10 in let b = 3d6 in (cancel(a, b) sum > 8) + b highest",
+    ] {
+        let (n, _) = parse_result(text, &[]).unwrap();
+        let cancel = Cancel::default();
+        let mut b = Budget::<UBig>::new(&cancel);
+        let passed = pools::chained(&n, &[], 2..=usize::MAX, &mut b).unwrap().expect(text).reduced();
+        let walked = law_in::<UBig>(&n, None, &cancel, LAW_WORK).unwrap().0;
+        assert_eq!(passed, walked, "{text}");
+    }
+}
+
+/// A part met again is worked out once: three batteries of 100 shots, alike once
+/// their `let`s are moved down, cost little more than one, and give what the float
+/// engine gives.
+#[test]
+fn a_part_met_again_is_worked_out_once() {
+    let spent = |text: &str| {
+        let (n, _) = parse_result(text, &[]).unwrap();
+        let n = super::super::sunk(&n, 0);
+        let cancel = Cancel::default();
+        let mut b = Budget::<UBig>::new(&cancel);
+        eval(&n, &mut Vec::new(), &mut b).unwrap();
+        LAW_WORK - b.left
+    };
+    let one = "let h = 100d6 count >= 3 in (h)d6 count >= 4";
+    let three = "let h1 = 100d6 count >= 3 in let h2 = 100d6 count >= 3 in let h3 = 100d6 count >= 3 in (h1)d6 count >= 4 + (h2)d6 count >= 4 + (h3)d6 count >= 4";
+    let (w1, w3) = (spent(one), spent(three));
+    assert!(w3 < w1 * 3 / 2, "one battery {w1}, three {w3}");
+    assert!(agrees(three));
+}
+
+/// The budget is spent as the work goes, and a cancelled run gives no law.
+#[test]
+fn the_budget_is_spent_as_the_work_goes() {
+    // Refused where the work passes the budget, not from an estimate made before:
+    // 120d10 keep 60 is in it (an estimate of its states refused it), 200d10 keep
+    // 100 stops where the budget runs out.
+    let run = |text: &str| {
+        let (n, _) = parse_result(text, &[]).unwrap();
+        let cancel = Cancel::default();
+        let mut b = Budget::<UBig>::new(&cancel);
+        let r = eval(&n, &mut Vec::new(), &mut b).map(|l| l.reduced());
+        (r, LAW_WORK - b.left)
+    };
+    let (r, spent) = run("120d10 keep highest 60");
+    let kept = r.unwrap();
+    assert!(spent < LAW_WORK);
+    // From 60 (every die a 1: one way in 10^120) to 600.
+    assert_eq!((kept.lo, kept.n.len()), (60, 600 - 60 + 1));
+    assert_eq!(kept.n[0], UBig::ONE);
+    assert_eq!(kept.den, UBig::from(10u8).pow(120));
+    let (r, spent) = run("200d10 keep highest 100");
+    assert_eq!(r.unwrap_err(), NoLaw::Spent);
+    assert!(spent > LAW_WORK - 2000, "spent {spent}");
+    let cancel = Cancel::default();
+    cancel.cancel();
+    let (n, _) = parse_result("3d6", &[]).unwrap();
+    assert!(law(&n, None, &cancel).is_err());
+}
+
+/// One big pool read by two counts (each die 0, 1 or 2 to the total): the law is
+/// the 200-fold convolution of one die's `[10, 9, 1]` ways, worked out here by
+/// repeated convolution in big integers, every value's count equal.
+#[test]
+fn a_big_pool_read_by_two_counts_is_its_dice_convolved() {
+    let (n, _) = parse_result("let p = 200d20 in p count >= 11 + p count 20", &[]).unwrap();
+    let got = law(&n, None, &Cancel::default()).expect("in the budget");
+    let mut want = vec![UBig::ONE];
+    for _ in 0..200 {
+        let mut next = vec![UBig::ZERO; want.len() + 2];
+        for (i, w) in want.iter().enumerate() {
+            for (j, k) in [10u8, 9, 1].into_iter().enumerate() {
+                next[i + j] += w * UBig::from(k);
+            }
+        }
+        want = next;
+    }
+    let den = UBig::from(20u8).pow(200);
+    let f = got.fractions(0, 401);
+    for (v, (x, w)) in f.iter().zip(&want).enumerate() {
+        let g = w.gcd(&den);
+        assert_eq!(
+            (x.numer().to_string(), x.denom().to_string()),
+            ((w / &g).to_string(), (&den / &g).to_string()),
+            "at {v}"
+        );
+    }
+}
+
+/// The mass of chains stopped at their depth, known without the floats where every die
+/// that starts one is rolled whatever came before: the floats' ledger's, and by hand.
+#[test]
+fn a_chain_stopped_at_its_depth_is_known_without_the_floats() {
+    let first = |text: &str| {
+        let (n, _) = parse_result(text, &[]).expect(text);
+        let mut ledger = Ledger::default();
+        distribution(&n, &mut ledger).expect(text);
+        let first = first_law(&n, None, &Cancel::default()).map(|r| r.expect(text));
+        (first, ledger.capped)
+    };
+    // A d6 exploding twice at most stops at its third 6: 1/216, and 1/216 per die.
+    for (text, hand) in [
+        ("d6 explode depth 2", 1.0 / 216.0),
+        (
+            "let t = d6 explode depth 2 in t * t + 3d6 explode depth 2",
+            4.0 / 216.0,
+        ),
+        // A chain of rolls on 10 or 20: (2/20)^21 each.
+        ("let t = d20 explode on 10, 20 in t - 13", 0.1f64.powi(21)),
+        ("12d6 again 6 depth 3 count >= 5", 12.0 / 1296.0),
+    ] {
+        let (Some(first), floats) = first(text) else {
+            panic!("{text}: not to the law first");
+        };
+        assert!(!first.stopped, "{text}");
+        assert!(
+            (first.capped - hand).abs() <= 1e-14 * hand,
+            "{text}: {} against {hand}",
+            first.capped
+        );
+        assert!(
+            (first.capped - floats).abs() <= 1e-13 * hand,
+            "{text}: {} against the floats' {floats}",
+            first.capped
+        );
+    }
+    for text in [
+        "let p = 3d6 explode >= 5 in if p count 1 == 3 then 0 else p sum + 1",
+        "10d10 explode depth 4 keep highest 5",
+        "let p = [6d6, 3d8] explode depth 2 in p count >= 5 + p count 1 - p sum / 4",
+    ] {
+        let (Some(first), floats) = first(text) else {
+            panic!("{text}: not to the law first");
+        };
+        assert!(
+            floats > 0.0 && (first.capped - floats).abs() <= 1e-13 * floats,
+            "{text}: {} against the floats' {floats}",
+            first.capped
+        );
+    }
+    // Rolled on a branch, in a round, by a rolled count: how often is the floats' to say.
+    for text in [
+        "if d6 > 3 then d6 explode else 0",
+        "repeat n = 0 until n >= 2 do n = n + d6 explode then n",
+        "(d4)d6 explode",
+    ] {
+        assert!(first(text).0.is_none(), "{text}");
+    }
+}

@@ -531,6 +531,10 @@ fn tallied<'a, W: Weight>(
     let mut states: States<W> = Map::default();
     states.insert((vec![0; spec.ways.len()], 0), W::one());
     for (n, mut kinds, _) in groups {
+        if die_by_die_cheaper(states.len(), n, &kinds) {
+            states = die_by_die(states, n, &kinds, words, b)?;
+            continue;
+        }
         // Dice that add nothing split the dice left first (a state for each count), so
         // that the reads grow over fewer dice.
         kinds.sort_by_key(|(adds, _)| adds.iter().any(|a| *a != 0));
@@ -568,6 +572,179 @@ fn tallied<'a, W: Weight>(
         .map(|((reads, _), w)| (reads, w))
         .collect();
     Ok(Some((each, den)))
+}
+
+/// Whether adding `n` dice of these `kinds` one at a time to `states` meets fewer
+/// states than splitting them kind by kind: a few dice of many kinds (three exploding
+/// d6, a hundred totals each, read by a count and a sum: the reads after one die, then
+/// two), where kind by kind carries every count of dice left beside the reads through
+/// a hundred kinds. Many dice of few kinds (200d20 read by two counts) go kind by kind.
+/// Each way's states are bounded by the combinations it can make and by the reads'
+/// values.
+fn die_by_die_cheaper<W>(states: usize, n: u32, kinds: &[(Vec<i64>, W)]) -> bool {
+    let k = kinds.len() as f64;
+    let reads = kinds.first().map_or(0, |(adds, _)| adds.len());
+    // How far each read can move with one die.
+    let spans: Vec<f64> = (0..reads)
+        .map(|i| {
+            let (lo, hi) = kinds.iter().fold((i64::MAX, i64::MIN), |(lo, hi), (a, _)| {
+                (lo.min(a[i]), hi.max(a[i]))
+            });
+            (hi as f64 - lo as f64).max(0.0)
+        })
+        .collect();
+    let values = |dice: f64| -> f64 { spans.iter().map(|s| s * dice + 1.0).product() };
+    let s = states as f64;
+    let n = f64::from(n);
+    // Die by die: the states after i dice, each met by every kind.
+    let mut by_die = 0.0;
+    let mut reach: f64 = 1.0;
+    for i in 0..n as u64 {
+        by_die += s * reach.min(values(i as f64)) * k;
+        reach *= k;
+    }
+    // Kind by kind: after j kinds, the ways j kinds hold at most n dice (C(n + j, j)),
+    // each with the dice left, split c = 0..=r ways (about n / 2); the last kind takes
+    // every die left.
+    let mut by_kind = 0.0;
+    let mut ways: f64 = 1.0;
+    for j in 0..(k as u64).saturating_sub(1) {
+        by_kind += s * ways.min(values(n) * (n + 1.0)) * (n / 2.0 + 1.0);
+        ways *= (n + j as f64 + 1.0) / (j as f64 + 1.0);
+        if by_kind > by_die {
+            return true;
+        }
+    }
+    by_kind > by_die
+}
+
+/// `n` dice of these `kinds` added to the reads of `states` one die at a time, over a
+/// dense grid of the reads' values where it is small (a die's step is then one offset),
+/// else by map.
+fn die_by_die<W: Weight>(
+    mut states: Map<(Vec<i64>, u32), W>,
+    n: u32,
+    kinds: &[(Vec<i64>, W)],
+    words: u64,
+    b: &mut Budget<W>,
+) -> Result<Map<(Vec<i64>, u32), W>, NoLaw> {
+    let reads = kinds.first().map_or(0, |(a, _)| a.len());
+    let each = words + reads as u64;
+    if let Some(grid) = Grid::of(&states, n, kinds) {
+        let mut cells = vec![W::default(); grid.cells];
+        for ((r, _), w) in states {
+            cells[grid.index(&r)] = w;
+        }
+        let steps: Vec<isize> = kinds.iter().map(|(a, _)| grid.offset(a)).collect();
+        for _ in 0..n {
+            let held = cells.iter().filter(|w| !w.is_zero()).count() as u64;
+            b.spend(held.saturating_mul(kinds.len() as u64).saturating_mul(each))?;
+            let mut next = vec![W::default(); grid.cells];
+            for (i, w) in cells.iter().enumerate().filter(|(_, w)| !w.is_zero()) {
+                for (step, (_, x)) in steps.iter().zip(kinds) {
+                    next[i.wrapping_add_signed(*step)].add_product(w, x)?;
+                }
+            }
+            cells = next;
+        }
+        return Ok(cells
+            .into_iter()
+            .enumerate()
+            .filter(|(_, w)| !w.is_zero())
+            .map(|(i, w)| ((grid.reads(i), 0), w))
+            .collect());
+    }
+    for _ in 0..n {
+        b.spend(
+            (states.len() as u64)
+                .saturating_mul(kinds.len() as u64)
+                .saturating_mul(each),
+        )?;
+        let mut next: Map<(Vec<i64>, u32), W> = Map::default();
+        for ((reads, _), w) in states {
+            for (adds, x) in kinds {
+                let after: Vec<i64> = reads.iter().zip(adds).map(|(s, a)| s + a).collect();
+                next.entry((after, 0)).or_default().add_product(&w, x)?;
+            }
+        }
+        states = next;
+    }
+    Ok(states)
+}
+
+/// Every list of reads' values the states and dice of [`die_by_die`] can reach, as one
+/// index: each read from its lowest, in strides.
+struct Grid {
+    lo: Vec<i64>,
+    strides: Vec<i64>,
+    cells: usize,
+}
+
+impl Grid {
+    /// Cells past which a map's states are fewer than a grid's to walk.
+    const MOST: f64 = (1 << 20) as f64;
+
+    fn of<W>(states: &Map<(Vec<i64>, u32), W>, n: u32, kinds: &[(Vec<i64>, W)]) -> Option<Grid> {
+        let reads = kinds.first()?.0.len();
+        let mut lo = Vec::with_capacity(reads);
+        let mut strides = vec![0; reads];
+        let mut sizes = Vec::with_capacity(reads);
+        for i in 0..reads {
+            let (slo, shi) = states.keys().fold((i64::MAX, i64::MIN), |(l, h), (r, _)| {
+                (l.min(r[i]), h.max(r[i]))
+            });
+            let (klo, khi) = kinds.iter().fold((i64::MAX, i64::MIN), |(l, h), (a, _)| {
+                (l.min(a[i]), h.max(a[i]))
+            });
+            // Every state on the way, whether a read rises or falls.
+            let n = i64::from(n);
+            let low = slo.checked_add(klo.min(0).checked_mul(n)?)?;
+            let high = shi.checked_add(khi.max(0).checked_mul(n)?)?;
+            lo.push(low);
+            sizes.push((high as f64 - low as f64 + 1.0).max(1.0));
+        }
+        if sizes.iter().product::<f64>() > Self::MOST {
+            return None;
+        }
+        let mut stride = 1i64;
+        for i in (0..reads).rev() {
+            strides[i] = stride;
+            stride *= sizes[i] as i64;
+        }
+        Some(Grid {
+            lo,
+            strides,
+            cells: stride as usize,
+        })
+    }
+
+    fn index(&self, reads: &[i64]) -> usize {
+        self.offset_from(reads, &self.lo) as usize
+    }
+
+    fn offset(&self, adds: &[i64]) -> isize {
+        self.offset_from(adds, &vec![0; adds.len()]) as isize
+    }
+
+    fn offset_from(&self, v: &[i64], from: &[i64]) -> i64 {
+        v.iter()
+            .zip(from)
+            .zip(&self.strides)
+            .map(|((x, f), s)| (x - f) * s)
+            .sum()
+    }
+
+    fn reads(&self, mut i: usize) -> Vec<i64> {
+        self.strides
+            .iter()
+            .zip(&self.lo)
+            .map(|(s, lo)| {
+                let d = i / *s as usize;
+                i %= *s as usize;
+                lo + d as i64
+            })
+            .collect()
+    }
 }
 
 /// A die's faces by what they add to the reads: (what it adds, the kind's ways).

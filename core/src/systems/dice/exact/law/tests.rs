@@ -113,6 +113,9 @@ fn every_read_agrees_with_the_float_engine() {
         // A pool variable read by counts and sums only: its reads' law die by die.
         "let p = 20d6 in let w = p count 6 + (p count >= 3 - p count 6)d6 count >= 4 in (w)d6 count <= 2",
         "let p = [6d6, 3d8] explode depth 2 in p count >= 5 + p count 1 - p sum / 4",
+        // Two pool variables met both ways, past 20,000 combinations: one pass.
+        "let a = 4d10 in let b = 3d10 in beats(a, b) - beats(b, a)",
+        "let a = 3d20 in let r = 1d20 in beats(a only <= 13, r only <= 12) - beats(r only <= 12, a only <= 13)",
         // A few exploding dice read several ways, added die by die (on a grid of the
         // reads' values, a read that falls, two groups; past the grid, by map).
         "let p = 3d6 explode >= 5 in if p count 1 == 3 then 0 else p sum + 1",

@@ -1,6 +1,6 @@
 //! Command-line flags (clap derive). No logic: `main` maps these onto `rollsim::app`.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// A count as designers write it: `1000000`, `1_000_000`, `1,000,000` or `1e6`.
@@ -98,6 +98,28 @@ pub struct Quiet {
     /// No progress bar (one shows on anything that takes more than a second)
     #[arg(id = "quiet", short = 'q', long = "quiet")]
     pub on: bool,
+}
+
+/// `-s`, declared once: `run` takes any number of scenarios, a balance command exactly
+/// one (it says so with `mut_arg`, as [`BalanceArgs`] does).
+#[derive(Args, Clone, Debug, Default)]
+pub struct Scenarios {
+    /// Scenario to run (repeatable or comma-separated) [default: all of them]
+    #[arg(
+        id = "scenario",
+        short = 's',
+        long = "scenario",
+        value_name = "NAME",
+        value_delimiter = ','
+    )]
+    pub names: Vec<String>,
+}
+
+impl Scenarios {
+    /// The one scenario of a command that requires exactly one.
+    pub fn one(&self) -> &str {
+        self.names.first().map_or("", String::as_str)
+    }
 }
 
 /// `-o`, declared once; each command names its default folder.
@@ -398,12 +420,16 @@ pub struct SweepArgs {
 #[command(mut_arg("trials", |a| a.help("Trials per point [default: the config's [run] trials, else 10000000]")))]
 #[command(mut_arg("seed", |a| a.help("Master seed [default: the config's, else 2026]")))]
 #[command(mut_arg("out", |a| a.help("Output directory [default: reports/<config name>/<command>]")))]
+#[command(mut_arg("scenario", |a| a
+    .help("The scenario: a name `rollsim list` prints, or a group (a profile or decision table, e.g. NAME for NAME@d4, NAME@d5, ...) for one result per member")
+    .required(true)
+    .value_delimiter(None)
+    .action(ArgAction::Set)))]
 pub struct BalanceArgs {
     #[command(flatten)]
     pub config: Config,
-    /// The scenario: a name `rollsim list` prints, or a group (a profile or decision table, e.g. NAME for NAME@d4, NAME@d5, ...) for one result per member
-    #[arg(short, long = "scenario", value_name = "NAME")]
-    pub scenario: String,
+    #[command(flatten)]
+    pub scenario: Scenarios,
     #[command(flatten)]
     pub metric: Metric,
     #[command(flatten)]
@@ -518,9 +544,8 @@ pub struct ConfigArgs {
 pub struct RunArgs {
     #[command(flatten)]
     pub config: Config,
-    /// Scenario to run (repeatable or comma-separated) [default: all of them]
-    #[arg(short, long = "scenario", value_name = "NAME", value_delimiter = ',')]
-    pub scenarios: Vec<String>,
+    #[command(flatten)]
+    pub scenarios: Scenarios,
     #[command(flatten)]
     pub trials: Trials,
     #[command(flatten)]

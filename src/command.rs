@@ -135,7 +135,7 @@ pub(crate) fn results_of(
 
 fn run_options(a: cli::RunArgs, svg: bool, cancel: &Cancel) -> RunOptions {
     let mut o = RunOptions::new(a.config.config);
-    o.scenarios = a.scenarios;
+    o.scenarios = a.scenarios.names;
     o.trials = a.trials.n;
     o.seed = a.seed.value;
     o.threads = a.threads.get();
@@ -297,7 +297,7 @@ fn sharding(s: cli::Shard) -> Result<Option<Found>, AppError> {
 }
 
 fn balance(c: BalanceArgs, svg: bool, cancel: &Cancel) -> Result<Options, AppError> {
-    let mut o = Options::new(c.config.config, &c.scenario);
+    let mut o = Options::new(c.config.config, c.scenario.one());
     if let Some(f) = sharding(c.shard)? {
         o.sharing = Sharing::Shard(f);
     }
@@ -553,7 +553,7 @@ fn plan_places(
         None => {
             let out = match &parsed.command {
                 Some(Command::Run(r)) => {
-                    app::run_out(config, &r.scenarios, !r.output.plots.no_plots)
+                    app::run_out(config, &r.scenarios.names, !r.output.plots.no_plots)
                 }
                 _ => app::default_out(config).join(name),
             };
@@ -634,7 +634,7 @@ fn plan_check(
             ));
         }
         let cfg = crate::config::load_str(&text, &config.display().to_string(), &r.set.sets)?;
-        app::select(&cfg, &r.scenarios)?;
+        app::select(&cfg, &r.scenarios.names)?;
         let trials = r.trials.n.or(cfg.run.trials).unwrap_or(app::DEFAULT_TRIALS);
         let chunks = trials.div_ceil(crate::sim::CHUNK);
         if tasks > chunks {

@@ -595,14 +595,14 @@ fn the_balance_views_agree_with_the_scenario_they_are_read_from() {
         .iter()
         .find(|r| r["change"] == "attacker Orc: +1 die" && r["quantity"] == "P(slammer wins)")
         .unwrap();
-    same(plus["base"].as_f64().unwrap(), headline);
+    same(plus["before"].as_f64().unwrap(), headline);
     // +1 die is the Slam with extra_dice = 1, as the view computes it.
     let (_, one) = s.post_json(
         "/api/view",
         &json!({ "file": "rush.toml", "scenario": SLAM, "sets": [format!("scenarios.{SLAM}.extra_dice=1")] }),
     );
     same(
-        plus["changed"].as_f64().unwrap(),
+        plus["after"].as_f64().unwrap(),
         one["members"][0]["exact"]["headline"]["exact"]
             .as_f64()
             .unwrap(),
@@ -627,7 +627,7 @@ fn the_balance_views_agree_with_the_scenario_they_are_read_from() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|x| x["id"] == "orc")
+        .find(|x| x["unit"] == "orc")
         .unwrap();
     // Priced to tie: at the suggested costs the orc wins half its field, by the
     // definition of a tie (to the 1% the pricing steps allow).

@@ -661,14 +661,16 @@ fn balance_view(
                     rollsim_core::balance::nothing_to_change("sensitivity", &target.name),
                 ));
             }
+            // The CSV's rows, made by the same frame, each told whether its quantity is
+            // a probability (shown in points) or a mean.
+            let mut rows = crate::report::frame::sensitivity(&s.rows)?.records()?;
+            for (row, x) in rows.iter_mut().zip(&s.rows) {
+                row.insert("probability".into(), json!(x.probability));
+            }
             json!({
                 "view": "sensitivity",
                 "how": how,
-                "rows": s.rows.iter().map(|x| json!({
-                    "scenario": x.scenario, "change": x.change, "side": x.side,
-                    "quantity": x.quantity, "probability": x.probability,
-                    "base": x.base, "changed": x.changed, "delta": x.delta,
-                })).collect::<Vec<_>>(),
+                "rows": rows,
                 "refused": s.refused.iter().map(|(c, why)| json!({"change": c, "why": why})).collect::<Vec<_>>(),
             })
         }
@@ -676,6 +678,11 @@ fn balance_view(
             let (ro, priced) =
                 roster::priced(&job, &[], false, r.count.as_deref().map(|c| (c, None)))?;
             let mut units = crate::report::frame::roster(&ro)?.records()?;
+            // The CSV's rows of the prices, made by the same frame.
+            let prices = match &priced {
+                Some(k) => crate::report::frame::costs(k)?.records()?,
+                None => Vec::new(),
+            };
             // The cells of `rollsim roster`'s tables, made by the same functions: the
             // page shows what the command line prints, column for column.
             let table =
@@ -700,11 +707,7 @@ fn balance_view(
                     "table": table(crate::report::markdown::costs_table(&k)),
                     "count": k.count,
                     "reference": k.reference, "reference_cost": k.reference_cost,
-                    "rows": k.rows.iter().map(|c| json!({
-                        "id": c.id, "name": c.name, "count": c.count, "cost": c.current, "suggested": c.suggested, "even_count": c.even_count,
-                        "at_least": c.at_least, "interval": c.interval,
-                        "field_before": c.field_before, "field_after": c.field_after,
-                    })).collect::<Vec<_>>(),
+                    "rows": prices,
                     "worst_before": k.worst_before,
                     "worst_after": k.worst_after,
                 })),

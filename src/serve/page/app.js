@@ -511,11 +511,11 @@ function renderBalance(res) {
     }
     const kids = [el('p', { class: 'note', text: `One step in each side's favour (${res.how}).` })];
     for (const g of groups) {
-      const top = Math.max(1e-9, ...g.rows.map((r) => Math.abs(r.delta)));
+      const top = Math.max(1e-9, ...g.rows.map((r) => Math.abs(r.change_in_value)));
       const rows = g.rows.map((r) => el('tr', {}, el('td', { text: r.change }),
-        el('td', { text: r.probability ? pct(r.base) : num(r.base) }), el('td', { text: r.probability ? pct(r.changed) : num(r.changed) }),
-        el('td', { text: r.probability ? signed(100 * r.delta, 2) + ' pts' : signed(r.delta, Math.abs(r.delta) >= 100 ? 1 : 4) }),
-        el('td', { class: 'bar' }, el('span', { class: r.delta >= 0 ? 'pos' : 'neg', style: `width:${(100 * Math.abs(r.delta) / top).toFixed(1)}%` }))));
+        el('td', { text: r.probability ? pct(r.before) : num(r.before) }), el('td', { text: r.probability ? pct(r.after) : num(r.after) }),
+        el('td', { text: r.probability ? signed(100 * r.change_in_value, 2) + ' pts' : signed(r.change_in_value, Math.abs(r.change_in_value) >= 100 ? 1 : 4) }),
+        el('td', { class: 'bar' }, el('span', { class: r.change_in_value >= 0 ? 'pos' : 'neg', style: `width:${(100 * Math.abs(r.change_in_value) / top).toFixed(1)}%` }))));
       kids.push(el('h4', { text: `${g.scenario}: ${g.quantity}` }),
         el('table', { class: 'bars', 'data-quantity': g.quantity }, el('thead', {}, el('tr', {}, ...['change', 'before', 'after', 'worth', ''].map((t) => el('th', { text: t })))), el('tbody', {}, ...rows)));
     }
@@ -536,7 +536,7 @@ function renderBalance(res) {
     const kids = [el('p', { class: 'note', text: `Both seats; ${res.how}. Game value ${pct(res.value)}; cyclic share ${pct(res.cyclic)}.` }),
       cliTable(res.table, res.units.map((u) => u.unit), 'roster'),
       el('p', {}, count)];
-    if (res.costs) kids.push(cliTable(res.costs.table, res.costs.rows.map((c) => c.id), 'costs'));
+    if (res.costs) kids.push(cliTable(res.costs.table, res.costs.rows.map((c) => c.unit), 'costs'));
     kids.push(matrixTable(res.matrix));
     pane.replaceChildren(...kids);
   }

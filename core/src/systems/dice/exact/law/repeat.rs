@@ -425,6 +425,17 @@ fn apart_round<'a, W: Weight>(
     for (i, u) in updates.iter().enumerate() {
         let mut common = W::one();
         let k = at.fixed;
+        // An update that does not read its own variable's value (Craps' `r = 2d6`, the
+        // roll before forgotten): states that differ only there go on as one.
+        if !mentions(u, env.len() + k + i) {
+            let mut merged: States<W> = BTreeMap::new();
+            b.spend(cur.len() as u64 * at.words)?;
+            for (mut s, w) in cur {
+                s[k + i] = 0;
+                merged.entry(s).or_default().add_to(&w)?;
+            }
+            cur = merged;
+        }
         // An update's law from the bindings and its own variable's value.
         let key = |s: &State| -> (usize, State) {
             let own = s[k + i];

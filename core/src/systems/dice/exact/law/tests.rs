@@ -108,6 +108,10 @@ fn every_read_agrees_with_the_float_engine() {
         "let p = [3d6, 2d8] in p count 6 * 10 + p keep highest 2 sum",
         // Rounds: a chain stopped at its limit, and one that stops on its own.
         "repeat n = 0, hit = 0 until hit do let r = d6 in n = n + 1, hit = r >= 5 limit 30 then n",
+        // A roll that forgets the one before (Craps' point, rolled for): its states met
+        // as one before the roll.
+        "let c = 2d6 in if c == 7 or c == 11 then 1 else if c <= 3 or c == 12 then 0 else repeat point = c, r = 0 until r == point or r == 7 do r = 2d6 limit 30 then r == point",
+        "repeat hp = 10, last = 0 until hp <= 0 or last == 6 do hp = hp - d4, last = d6 limit 20 then hp * 10 + last",
         "repeat a = 4, d = 3 until a <= 0 or d <= 0 do let x = d6 in let y = d6 in a = a - (y > x), d = d - (x > y) then a - d",
         "d20 explode on 10, 20 depth 3",
         // A pool variable read by counts and sums only: its reads' law die by die.

@@ -147,18 +147,24 @@ pub(super) fn let_pool<'a, W: Weight>(
         }
         return Err(NoLaw::Spent);
     }
-    // Many combinations, each read by every meeting of the body (4d10's 715 multisets
-    // with 3d10's 220, set against each other both ways): one pass over them all often
-    // meets fewer states, at most half the work left; past that, every combination.
+    // Many combinations, each read by the body's meetings of the variables' dice (4d10's
+    // 715 multisets with 3d10's 220, set against each other both ways, every pair of
+    // sorted dice met twice): one pass over them all meets fewer states. It gets what
+    // walking them would cost (a few units each, at most half the work left); past
+    // that, every combination. Without a meeting a combination is a few numbers read,
+    // cheaper walked than a pass whose states hold every face's count of both pools
+    // (5d6 and 4d6 compared face by face).
     if combinations > PASS_PAST as u64 * 10
         && choice.is_none()
         && env.is_empty()
         && !std::ptr::eq(inner, body)
+        && meets_held(inner)
     {
         let left = b.left;
-        b.left = left / 2;
+        let given = (left / 2).min(combinations.saturating_mul(WALK_UNITS));
+        b.left = given;
         let passed = chained(n, env, 2..=usize::MAX, b);
-        b.left = left - (left / 2 - b.left);
+        b.left = left - (given - b.left);
         match passed {
             Ok(Some(law)) => return Ok(law),
             Ok(None) | Err(NoLaw::Spent) => {}
@@ -387,8 +393,19 @@ pub(super) fn pick<'a, W: Weight>(
     mix.done(&den)
 }
 
+/// Whether `n` sets pool variables' dice against each other somewhere.
+fn meets_held(n: &Node) -> bool {
+    let mut found = held_meeting(n);
+    crate::systems::dice::program::each_child(n, &mut |c| found = found || meets_held(c));
+    found
+}
+
 /// Multisets of a pool past which a pass face by face is tried before walking them.
 const PASS_PAST: f64 = 2000.0;
+
+/// Work units a combination of pool variables' outcomes takes to walk, about: its body
+/// read once, each read a few operations.
+const WALK_UNITS: u64 = 8;
 
 /// How many multisets `n` dice of `s` values make: `C(n + s - 1, s - 1)`.
 fn multisets(n: u32, s: usize) -> f64 {

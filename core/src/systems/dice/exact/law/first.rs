@@ -29,7 +29,10 @@ pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Option<Result<
     if !served(n) || vs.is_some_and(|v| !served(v)) {
         return None;
     }
-    let capped = capped_mass(n)? + vs.map_or(Some(0.0), capped_mass)?;
+    // As both engines evaluate them: a `let` read on one branch only is moved into it,
+    // where its chains are rolled by that branch's chance.
+    let mass = |n: &Node| capped_mass(&super::super::sunk(n, 0));
+    let capped = mass(n)? + vs.map_or(Some(0.0), mass)?;
     Some(law_and_stops(n, vs, cancel).map(|(law, stopped)| First {
         law,
         stopped,

@@ -71,20 +71,37 @@ pub(super) fn versus(
     ties: bool,
     ledger: &mut Ledger,
 ) -> Result<Option<Pass>, TooBig> {
-    let (Some(pa), Some(pb)) = (pool_in(a, ledger)?, pool_in(b, ledger)?) else {
-        return Ok(None);
-    };
-    let pass = Pass {
-        pools: vec![pa, pb],
-        reads: vec![Read::Meet {
-            kind,
-            a: source(a, 0, None),
-            b: source(b, 1, None),
-            ties,
-            read: None,
-        }],
-    };
-    Ok(pass.fits().then_some(pass))
+    reported_if_lowered(ledger, |ledger| {
+        let (Some(pa), Some(pb)) = (pool_in(a, ledger)?, pool_in(b, ledger)?) else {
+            return Ok(None);
+        };
+        let pass = Pass {
+            pools: vec![pa, pb],
+            reads: vec![Read::Meet {
+                kind,
+                a: source(a, 0, None),
+                b: source(b, 1, None),
+                ties,
+                read: None,
+            }],
+        };
+        Ok(pass.fits().then_some(pass))
+    })
+}
+
+/// `lower` with the explosion chains its pools report to the ledger kept only where it
+/// lowers: a pass refused leaves its pools to another way, which reports them itself
+/// (`let p = 2d6 explode depth 1` read 14 ways, past a pass, reported its chains twice).
+fn reported_if_lowered<T>(
+    ledger: &mut Ledger,
+    lower: impl FnOnce(&mut Ledger) -> Result<Option<T>, TooBig>,
+) -> Result<Option<T>, TooBig> {
+    let capped = ledger.capped;
+    let lowered = lower(ledger);
+    if matches!(lowered, Ok(None)) {
+        ledger.capped = capped;
+    }
+    lowered
 }
 
 /// A meeting of two pools (no pool variable: those are lowered with their `let`).
@@ -92,14 +109,16 @@ pub(super) fn meeting(m: &Meeting, ledger: &mut Ledger) -> Result<Option<Pass>, 
     let (Side::Pool(a), Side::Pool(b)) = (&m.sides[0], &m.sides[1]) else {
         return Ok(None);
     };
-    let (Some(pa), Some(pb)) = (pool_in(a, ledger)?, pool_in(b, ledger)?) else {
-        return Ok(None);
-    };
-    let pass = Pass {
-        pools: vec![pa, pb],
-        reads: vec![meet(m, source(a, 0, None), source(b, 1, None))],
-    };
-    Ok(pass.fits().then_some(pass))
+    reported_if_lowered(ledger, |ledger| {
+        let (Some(pa), Some(pb)) = (pool_in(a, ledger)?, pool_in(b, ledger)?) else {
+            return Ok(None);
+        };
+        let pass = Pass {
+            pools: vec![pa, pb],
+            reads: vec![meet(m, source(a, 0, None), source(b, 1, None))],
+        };
+        Ok(pass.fits().then_some(pass))
+    })
 }
 
 fn meet(m: &Meeting, mut a: Source, mut b: Source) -> Read {
@@ -134,6 +153,15 @@ pub(super) struct Chain<'n> {
 /// The chain of pool variables bound at `n` (a `LetPool`) at scope depth `depth`, when
 /// every read of them in the body can be lowered.
 pub(super) fn chain<'n>(
+    n: &'n Node,
+    depth: usize,
+    ledger: &mut Ledger,
+) -> Result<Option<Chain<'n>>, TooBig> {
+    reported_if_lowered(ledger, |ledger| chain_in(n, depth, ledger))
+}
+
+/// [`chain`], its chains reported as its pools are taken.
+fn chain_in<'n>(
     n: &'n Node,
     depth: usize,
     ledger: &mut Ledger,

@@ -404,7 +404,17 @@ fn a_chain_stopped_at_its_depth_is_known_without_the_floats() {
         "if d6 > 3 then d6 explode else 0",
         "repeat n = 0 until n >= 2 do n = n + d6 explode then n",
         "(d4)d6 explode",
+        // A `let` read on one branch only is rolled on it, as both engines move it.
+        "let x = d6 explode depth 1 in if d2 == 1 then x else 0",
+        "let a = d4 in let x = 1d6 explode depth 1 in if a >= 2 then x else 0",
     ] {
         assert!(first(text).0.is_none(), "{text}");
     }
+    // A pool read past what one pass takes is walked, its chains reported once, by the
+    // branch's chance: 2 · (1/6)² / 2.
+    let reads = "p count 1 + p count 2 * p count 3 + p count 4 * p count 5 + p count 6 * p count 7 + p count 8 * p count 9 + p count 10 * p count 11 + p count 12 * p highest + p lowest * p sum";
+    let text = format!("if d2 == 1 then (let p = 2d6 explode depth 1 in {reads}) else 0");
+    let (none, floats) = first(&text);
+    assert!(none.is_none());
+    assert!((floats - 1.0 / 36.0).abs() < 1e-15, "{floats}");
 }

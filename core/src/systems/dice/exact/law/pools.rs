@@ -110,14 +110,8 @@ pub(super) fn let_pool<'a, W: Weight>(
         let tallies = spec.ways.iter().all(adds_up);
         if rolls > PASS_PAST && env.is_empty() && !tallies && b.arithmetic(body) {
             // At most half the work left: past it, the multisets are walked with the rest.
-            let left = b.left;
-            b.left = left / 2;
-            let passed = chained(n, env, 1..=1, b);
-            b.left = left - (left / 2 - b.left);
-            match passed {
-                Ok(Some(law)) => return Ok(law),
-                Ok(None) | Err(NoLaw::Spent) => {}
-                Err(e) => return Err(e),
+            if let Some(law) = chained_within(n, env, 1..=1, b.left / 2, b)? {
+                return Ok(law);
             }
         }
     }
@@ -128,16 +122,7 @@ pub(super) fn let_pool<'a, W: Weight>(
     // multiset pass over them all is tried, or the law gives up now, not after the
     // budget is spent on it (two players' 5d20 met die by die are 42,504^2
     // combinations; the pass needs some thousands of states).
-    let mut combinations = outcomes.len() as u64;
-    let mut inner = body;
-    while let Node::LetPool {
-        spec, choice, body, ..
-    } = inner
-    {
-        let (more, _) = held_outcomes(spec, choice.as_deref(), b)?;
-        combinations = combinations.saturating_mul(more.0.len() as u64);
-        inner = body;
-    }
+    let (combinations, inner) = bound_within(outcomes.len() as u64, body, b)?;
     if combinations > b.left {
         // One multiset pass over them all may need far fewer states.
         if choice.is_none() {
@@ -160,15 +145,9 @@ pub(super) fn let_pool<'a, W: Weight>(
         && !std::ptr::eq(inner, body)
         && meets_held(inner)
     {
-        let left = b.left;
-        let given = (left / 2).min(combinations.saturating_mul(WALK_UNITS));
-        b.left = given;
-        let passed = chained(n, env, 2..=usize::MAX, b);
-        b.left = left - (given - b.left);
-        match passed {
-            Ok(Some(law)) => return Ok(law),
-            Ok(None) | Err(NoLaw::Spent) => {}
-            Err(e) => return Err(e),
+        let given = (b.left / 2).min(combinations.saturating_mul(WALK_UNITS));
+        if let Some(law) = chained_within(n, env, 2..=usize::MAX, given, b)? {
+            return Ok(law);
         }
     }
     let at = env.len();
@@ -199,6 +178,45 @@ pub(super) fn let_pool<'a, W: Weight>(
         mix.add(w, part?, b)?;
     }
     mix.done(den)
+}
+
+/// The combinations of outcomes of the pool variables bound one inside another from
+/// `body` down, `first` of them the outer one's, and the body they lead to.
+fn bound_within<'a, W: Weight>(
+    first: u64,
+    body: &'a Node,
+    b: &mut Budget<'a, W>,
+) -> Result<(u64, &'a Node), NoLaw> {
+    let mut combinations = first;
+    let mut inner = body;
+    while let Node::LetPool {
+        spec, choice, body, ..
+    } = inner
+    {
+        let (more, _) = held_outcomes(spec, choice.as_deref(), b)?;
+        combinations = combinations.saturating_mul(more.0.len() as u64);
+        inner = body;
+    }
+    Ok((combinations, inner))
+}
+
+/// [`chained`] with at most `given` of the work left, tried before another way: None
+/// where it has no pass or spends what it was given (what it spent is spent).
+fn chained_within<'a, W: Weight>(
+    n: &'a Node,
+    env: &[i64],
+    pools: std::ops::RangeInclusive<usize>,
+    given: u64,
+    b: &mut Budget<'a, W>,
+) -> Result<Option<Law<W>>, NoLaw> {
+    let left = b.left;
+    b.left = given.min(left);
+    let passed = chained(n, env, pools, b);
+    b.left = left - (given.min(left) - b.left);
+    match passed {
+        Err(NoLaw::Spent) => Ok(None),
+        r => r,
+    }
 }
 
 /// A chain of pool variables bound one inside another (and the pools its reads set

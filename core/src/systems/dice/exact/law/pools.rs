@@ -690,8 +690,11 @@ fn die_by_die<W: Weight>(
         }
         let steps: Vec<isize> = kinds.iter().map(|(a, _)| grid.offset(a)).collect();
         for _ in 0..n {
+            // Every cell is made and looked at, those held met by every kind.
             let held = cells.iter().filter(|w| !w.is_zero()).count() as u64;
-            b.spend(held.saturating_mul(kinds.len() as u64).saturating_mul(each))?;
+            b.spend(
+                held.saturating_mul(kinds.len() as u64).saturating_mul(each) + grid.cells as u64,
+            )?;
             let mut next = vec![W::default(); grid.cells];
             for (i, w) in cells.iter().enumerate().filter(|(_, w)| !w.is_zero()) {
                 for (step, (_, x)) in steps.iter().zip(kinds) {

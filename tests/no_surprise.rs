@@ -242,3 +242,26 @@ fn the_page_says_what_it_cannot_do_and_prints_a_command_that_runs() {
         "{matrix}"
     );
 }
+
+/// The mass of explosion chains a depth cuts is counted chain by chain: how many are cut
+/// in a roll, on average, which can pass 1, so it is not called a probability. Three
+/// d6 exploding on 3 or more, once at most: each cut when both its rolls explode,
+/// (4/6)^2, so 3 · 4/9 = 4/3 a roll.
+#[test]
+fn the_chains_a_depth_cuts_are_a_number_per_roll_not_a_probability() {
+    let a = rollsim()
+        .args(["roll", "3d6 explode >= 3 depth 1", "--exact-only"])
+        .assert()
+        .success();
+    let out = text(&a.get_output().stdout);
+    assert!(
+        out.contains("exact number, on average in a roll, of explosion chains that reached their depth limit")
+            && out.contains("no less than the chance that one did")
+            && out.trim_end().ends_with(": 1.333e0"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("exact probability that an explosion"),
+        "{out}"
+    );
+}

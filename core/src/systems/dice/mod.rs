@@ -376,19 +376,27 @@ impl Grid {
 }
 
 /// What the capped mass is: explosion chains cut at their depth, `repeat`s cut at their
-/// limit, or both (Monte Carlo cuts them at the same places).
+/// limit, or both (Monte Carlo cuts them at the same places). Each die's chains are
+/// counted one by one, so that the mass is how many are cut in a roll, on average: no
+/// less than the chance that one is, and more where several can be (`3d6 explode >= 3
+/// depth 1` cuts 4/3 a roll).
 fn capped_note(capped: f64, unfinished: f64) -> String {
     let chains = format!(
-        "an explosion chain reached its depth limit ({} rolls unless `depth N` says N + 1) and stopped there",
+        "explosion chains that reached their depth limit ({} rolls unless `depth N` says N + 1) and stopped there",
         program::DEPTH + 1
     );
     let rounds = "a `repeat` reached its limit of rounds unfinished";
-    let what = match (capped > 0.0, unfinished > 0.0) {
-        (true, true) => format!("{chains} or {rounds}"),
-        (false, true) => rounds.to_string(),
-        _ => chains,
-    };
-    format!("exact probability that {what} (a roll of the dice stops there too)")
+    match (capped > 0.0, unfinished > 0.0) {
+        (false, true) => {
+            format!("exact probability that {rounds} (a roll of the dice stops there too)")
+        }
+        (true, true) => format!(
+            "exact number, on average in a roll, of {chains} and of `repeat`s that reached their limit of rounds unfinished (no less than the chance that one did; a roll of the dice stops there too)"
+        ),
+        _ => format!(
+            "exact number, on average in a roll, of {chains} (no less than the chance that one did; a roll of the dice stops there too)"
+        ),
+    }
 }
 
 /// A roll against an opposing roll: the margin, and who wins as the scenario's ties

@@ -462,20 +462,25 @@ fn law_and_stops(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, b
     // As the float engine does: every `let` moved down to the parts that read it, so
     // that independent parts are convolved, not enumerated together.
     let (n, vs) = (super::sunk(n, 0), vs.map(|v| super::sunk(v, 0)));
+    sunk_law(&n, vs.as_ref(), cancel)
+}
+
+/// [`law_and_stops`] of expressions whose `let`s are moved down already.
+fn sunk_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, bool), NoLaw> {
     // A budget spent in words is spent again only where big integers multiply long
     // convolutions at once; four words have no such multiply, so they are tried only
     // where two were too narrow.
-    match law_in::<u128>(&n, vs.as_ref(), cancel, LAW_WORK) {
+    match law_in::<u128>(n, vs, cancel, LAW_WORK) {
         Ok((law, stopped)) => Ok((law.widened(), stopped)),
-        Err(NoLaw::Wider) => law_in::<UBig>(&n, vs.as_ref(), cancel, LAW_WORK),
-        Err(NoLaw::Wide) => match law_in::<U256>(&n, vs.as_ref(), cancel, LAW_WORK) {
+        Err(NoLaw::Wider) => law_in::<UBig>(n, vs, cancel, LAW_WORK),
+        Err(NoLaw::Wide) => match law_in::<U256>(n, vs, cancel, LAW_WORK) {
             Ok((law, stopped)) => Ok((law.widened(), stopped)),
             Err(NoLaw::Wide | NoLaw::Wider | NoLaw::Spent) => {
-                law_in::<UBig>(&n, vs.as_ref(), cancel, LAW_WORK)
+                law_in::<UBig>(n, vs, cancel, LAW_WORK)
             }
             Err(e) => Err(e),
         },
-        Err(NoLaw::Spent) => law_in::<UBig>(&n, vs.as_ref(), cancel, LAW_WORK),
+        Err(NoLaw::Spent) => law_in::<UBig>(n, vs, cancel, LAW_WORK),
         Err(e) => Err(e),
     }
 }

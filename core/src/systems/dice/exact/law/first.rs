@@ -31,13 +31,18 @@ pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Option<Result<
     }
     // As both engines evaluate them: a `let` read on one branch only is moved into it,
     // where its chains are rolled by that branch's chance.
-    let mass = |n: &Node| capped_mass(&super::super::sunk(n, 0));
-    let capped = mass(n)? + vs.map_or(Some(0.0), mass)?;
-    Some(law_and_stops(n, vs, cancel).map(|(law, stopped)| First {
-        law,
-        stopped,
-        capped,
-    }))
+    let (n, vs) = (
+        super::super::sunk(n, 0),
+        vs.map(|v| super::super::sunk(v, 0)),
+    );
+    let capped = capped_mass(&n)? + vs.as_ref().map_or(Some(0.0), capped_mass)?;
+    Some(
+        sunk_law(&n, vs.as_ref(), cancel).map(|(law, stopped)| First {
+            law,
+            stopped,
+            capped,
+        }),
+    )
 }
 
 /// Whether nothing in `n` stops at a limit whose mass the floats report (an explosion
@@ -120,18 +125,9 @@ fn reached(n: &Node, always: bool, mass: &mut f64) -> bool {
         Node::If(c, a, b) => {
             ok = reached(c, always, mass) && reached(a, false, mass) && reached(b, false, mass);
         }
-        Node::Neg(_)
-        | Node::Add(..)
-        | Node::Sub(..)
-        | Node::Mul(..)
-        | Node::Div(..)
-        | Node::Max(..)
-        | Node::Min(..)
-        | Node::Cmp(..)
-        | Node::Let(..)
-        | Node::LetPool { .. }
-        | Node::Emit(_)
-        | Node::Record(_) => {
+        n if arithmetic_kind(n)
+            || matches!(n, Node::LetPool { .. } | Node::Emit(_) | Node::Record(_)) =>
+        {
             super::super::super::program::each_child(n, &mut |c| {
                 ok = ok && reached(c, always, mass)
             });

@@ -155,6 +155,13 @@ try {
       out.tabs.costs = await page.evaluate(() => [...document.querySelectorAll('#pane-roster table.costs tbody tr')]
         .map((tr) => ({ unit: tr.dataset.unit, cells: [...tr.children].map((td) => td.textContent) })));
       out.tabs.costsCommand = await page.$eval('#command', (e) => e.textContent);
+      // The price stat is in the URL: the same page opened from it is priced again.
+      out.tabs.costsUrl = await page.evaluate(() => location.search);
+      await page.goto(page.url());
+      await settle(0);
+      await page.waitForSelector('#pane-roster table.costs', { timeout: 20000 });
+      out.tabs.costsReloaded = await page.evaluate(() => [...document.querySelectorAll('#pane-roster table.costs tbody tr')]
+        .map((tr) => ({ unit: tr.dataset.unit, cells: [...tr.children].map((td) => td.textContent) })));
     }
   }
 

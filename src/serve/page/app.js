@@ -55,7 +55,8 @@ const signed = (x, d) => { const s = unsignedZero(fixed(x, d)); return /^[0.]+$/
 const mean = (x) => (x !== 0 && Math.abs(x) < 5e-5 && Math.abs(x) > 1e-12 ? x.toPrecision(3) : num(x));
 
 const TABS = ['dist', 'matrix', 'sensitivity', 'roster'];
-const state = { file: null, scenario: null, sets: [], tab: 'dist', expr: '' };
+// `count`: the stat the roster tab prices on (`rollsim roster --count`), kept in the URL.
+const state = { file: null, scenario: null, sets: [], tab: 'dist', expr: '', count: null };
 const modes = {}; // metric -> exactly | at_least | at_most
 const allRows = {}; // member/metric -> true: its tails shown too
 // Values under this share at either end of a numeric distribution are its tails: the
@@ -105,6 +106,7 @@ function readUrl() {
   state.sets = q.getAll('set');
   state.tab = TABS.includes(q.get('tab')) ? q.get('tab') : 'dist';
   state.expr = q.get('expr') || '';
+  state.count = q.get('count') || null;
 }
 function writeUrl() {
   const q = new URLSearchParams();
@@ -113,6 +115,7 @@ function writeUrl() {
   for (const s of state.sets) q.append('set', s);
   if (state.tab !== 'dist') q.set('tab', state.tab);
   if (state.expr) q.set('expr', state.expr);
+  if (state.tab === 'roster' && state.count) q.set('count', state.count);
   history.replaceState(null, '', '?' + q.toString());
 }
 
@@ -525,10 +528,10 @@ function renderBalance(res) {
     // Only the stats the config can price on (`counts`, from the server: more of a unit,
     // as `rollsim roster --count` takes them); none, and there is no menu.
     const count = res.counts.length
-      ? el('select', { 'aria-label': 'count stat', onchange: (e) => { rosterCount = e.target.value || null; refreshBalance(); } },
+      ? el('select', { 'aria-label': 'count stat', onchange: (e) => { state.count = e.target.value || null; writeUrl(); refreshBalance(); } },
         el('option', { value: '', text: 'no costs' }), ...res.counts.map((s) => el('option', { value: s, text: `price on ${s}` })))
       : el('span', { class: 'note', text: 'No stat of these units counts them (models, dice, hit points): no costs to suggest.' });
-    count.value = rosterCount || '';
+    count.value = state.count || '';
     // `rollsim roster`'s own tables, cell for cell (the server makes them with the
     // functions the command line prints them with); each row knows its unit.
     const cliTable = (t, ids, cls) => el('table', { class: cls }, el('thead', {}, el('tr', {}, ...t.head.map((h) => el('th', { text: h })))),
@@ -541,8 +544,6 @@ function renderBalance(res) {
     pane.replaceChildren(...kids);
   }
 }
-let rosterCount = null;
-
 async function refreshBalance() {
   if (state.tab === 'dist' || !state.file) { abort('balance'); return; }
   const mine = gen;
@@ -550,16 +551,17 @@ async function refreshBalance() {
   progress('computing…', 0);
   try {
     const body = { file: state.file, scenario: state.scenario, sets: state.sets, view: state.tab };
-    if (state.tab === 'roster' && rosterCount) body.count = rosterCount;
+    if (state.tab === 'roster' && state.count) body.count = state.count;
     const res = await streamed('balance', '/api/balance', body, (f) => progress('computing…', f));
     if (mine !== gen) return;
     renderBalance(res);
     problem(null);
   } catch (e) {
     if (isAbort(e) || mine !== gen) return;
-    if (state.tab === 'roster' && rosterCount) {
+    if (state.tab === 'roster' && state.count) {
       // A price the rules refuse: the roster without costs again, and why, in the alert.
-      rosterCount = null;
+      state.count = null;
+      writeUrl();
       await refreshBalance();
       problem(e.message);
       return;
@@ -705,7 +707,7 @@ async function main() {
   setTab(state.tab);
   $('expr').value = state.expr;
   await loadConfigs();
-  $('config').addEventListener('change', (e) => { state.file = e.target.value; state.scenario = null; state.sets = []; controlsShape = ''; refresh(); });
+  $('config').addEventListener('change', (e) => { state.file = e.target.value; state.scenario = null; state.sets = []; state.count = null; controlsShape = ''; refresh(); });
   $('scenario').addEventListener('change', (e) => { state.scenario = e.target.value; controlsShape = ''; refresh(); });
   $('reset').addEventListener('click', () => { state.sets = []; refresh(); });
   for (const b of document.querySelectorAll('#tabs button')) b.addEventListener('click', () => { setTab(b.dataset.tab); refresh(); });

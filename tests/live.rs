@@ -505,7 +505,10 @@ fn the_roster_tab_shows_what_rollsim_roster_prints() {
             assert_eq!(costs[1][4], "75.2 (75 to 78.9)");
             // The whole state is in the URL, the price stat too: reloaded, the same prices.
             let url = seen["tabs"]["costsUrl"].as_str().unwrap();
-            assert!(url.contains("tab=roster") && url.contains("count=hp"), "{url}");
+            assert!(
+                url.contains("tab=roster") && url.contains("count=hp"),
+                "{url}"
+            );
             assert_eq!(seen["tabs"]["costsReloaded"], seen["tabs"]["costs"]);
         }
     }

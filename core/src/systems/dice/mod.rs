@@ -237,7 +237,8 @@ fn exact_of(
         // No `repeat` came to its limit with ways still going, and the mass of the
         // chains stopped at their depth is known without the floats.
         if !first.stopped {
-            return (Ok(Exact::of_law(&first.law, lo, states)), first.capped, 0.0);
+            let exact = Exact::of_law(&first.law, lo, states);
+            return (Ok(exact), first.capped, first.unfinished);
         }
     }
     let first = first.map(|r| r.map(|first| first.law));

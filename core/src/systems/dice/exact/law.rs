@@ -26,7 +26,7 @@ use super::super::lang::{tally, Agg, Cond, End, ModOf};
 use super::super::program::{counted, versus, Card, DieSpec, Node, PoolRead, PoolSpec, Side};
 use super::divide;
 pub use super::weight::NoLaw;
-use super::weight::Weight;
+use super::weight::{ratio, Weight};
 use crate::cancel::Cancel;
 use crate::fraction::Fraction;
 use dashu_int::UBig;
@@ -133,6 +133,20 @@ pub(super) struct Budget<'a, W> {
     /// Whether some `repeat` came to its last round with ways still going: their mass,
     /// stopped by the limit, is what the float engine reports (see [`first_law`]).
     stopped: bool,
+    /// The chance of reaching the part being evaluated, where the parts above it are
+    /// arithmetic, `let`s and branches, whose every value's ways the law mixes; NaN
+    /// below any other part (a pool's body, a round, a rolled count), whose parts are
+    /// evaluated once for many values, or for none.
+    reach: f64,
+    /// The mass of the `repeat`s stopped at their limit before their condition held,
+    /// each by its reach: the float engine's ledger's count, where it is not NaN.
+    unfinished: f64,
+    /// The mass stopped by the limit of the `repeat` being played, so far, per unit of
+    /// the mass that reached it.
+    cut: f64,
+    /// The explosion and `again` chains stopped at their depth, each by its reach: the
+    /// float engine's ledger's count, where it is not NaN.
+    capped: f64,
 }
 
 impl<'a, W> Budget<'a, W> {
@@ -149,6 +163,10 @@ impl<'a, W> Budget<'a, W> {
             arithmetic: Map::default(),
             long: false,
             stopped: false,
+            reach: 1.0,
+            unfinished: 0.0,
+            cut: 0.0,
+            capped: 0.0,
         }
     }
 
@@ -456,9 +474,20 @@ pub fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
     law_and_stops(n, vs, cancel).map(|(law, _)| law)
 }
 
-/// [`law`], and whether a `repeat` came to its limit with ways still going (its
-/// `stopped` mass may then be more than 0).
-fn law_and_stops(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, bool), NoLaw> {
+/// What the `repeat`s a law played stopped at their limits.
+pub(super) struct Played {
+    /// Whether some `repeat` came to its last round with ways still going.
+    stopped: bool,
+    /// The mass the limits stopped before the conditions held, as the float engine's
+    /// ledger counts it; NaN where a `repeat` was played where its reach is not known.
+    unfinished: f64,
+    /// The chains stopped at their depth, as the ledger counts them; NaN where one was
+    /// rolled where its reach is not known.
+    capped: f64,
+}
+
+/// [`law`], and what its `repeat`s stopped at their limits.
+fn law_and_stops(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, Played), NoLaw> {
     // As the float engine does: every `let` moved down to the parts that read it, so
     // that independent parts are convolved, not enumerated together.
     let (n, vs) = (super::sunk(n, 0), vs.map(|v| super::sunk(v, 0)));
@@ -466,15 +495,15 @@ fn law_and_stops(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, b
 }
 
 /// [`law_and_stops`] of expressions whose `let`s are moved down already.
-fn sunk_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, bool), NoLaw> {
+fn sunk_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, Played), NoLaw> {
     // A budget spent in words is spent again only where big integers multiply long
     // convolutions at once; four words have no such multiply, so they are tried only
     // where two were too narrow.
     match law_in::<u128>(n, vs, cancel, LAW_WORK) {
-        Ok((law, stopped)) => Ok((law.widened(), stopped)),
+        Ok((law, played)) => Ok((law.widened(), played)),
         Err(NoLaw::Wider) => law_in::<UBig>(n, vs, cancel, LAW_WORK),
         Err(NoLaw::Wide) => match law_in::<U256>(n, vs, cancel, LAW_WORK) {
-            Ok((law, stopped)) => Ok((law.widened(), stopped)),
+            Ok((law, played)) => Ok((law.widened(), played)),
             Err(NoLaw::Wide | NoLaw::Wider | NoLaw::Spent) => {
                 law_in::<UBig>(n, vs, cancel, LAW_WORK)
             }
@@ -491,7 +520,7 @@ fn law_in<W: Weight>(
     vs: Option<&Node>,
     cancel: &Cancel,
     work: u64,
-) -> Result<(Law<W>, bool), NoLaw> {
+) -> Result<(Law<W>, Played), NoLaw> {
     let mut b = Budget::new(cancel);
     b.left = work;
     let mut env = Vec::new();
@@ -511,7 +540,14 @@ fn law_in<W: Weight>(
         // Big integers would spend the same on it: no second run (four pools of 10d6
         // set against each other took 5 s in machine words, then 5 s more).
         Err(NoLaw::Spent) if !b.long => Err(NoLaw::Refused),
-        r => r.map(|law| (law, b.stopped)),
+        r => r.map(|law| {
+            let played = Played {
+                stopped: b.stopped,
+                unfinished: b.unfinished,
+                capped: b.capped,
+            };
+            (law, played)
+        }),
     }
 }
 
@@ -523,6 +559,12 @@ fn eval<'a, W: Weight>(
     if env.is_empty() && matches!(n, Node::Let(..) | Node::Counted(..)) {
         if let Some(law) = b.closed.alike(n) {
             b.spend(law.n.len() as u64)?;
+            if !stops_nothing(n) {
+                // Its `repeat`s and chains played once for two parts: what their
+                // limits stopped is the floats' to say.
+                b.unfinished = f64::NAN;
+                b.capped = f64::NAN;
+            }
             return Ok(law);
         }
         let law = open(n, env, b)?;
@@ -657,8 +699,37 @@ fn arithmetic_kind(n: &Node) -> bool {
     )
 }
 
-/// [`eval`] without looking for `n` among the parts worked out before.
+/// [`eval`] without looking for `n` among the parts worked out before, keeping the
+/// [`Budget::reach`] of its parts: known below arithmetic, `let`s, branches and a
+/// `repeat` (which counts its own), NaN below anything else.
 fn open<'a, W: Weight>(
+    n: &'a Node,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
+    if first::chains_here(n) {
+        // Its chains, rolled once here: each die's, by the chance of rolling here.
+        b.capped += match n {
+            Node::Pool(p) | Node::LetPool { spec: p, .. } => {
+                first::pool_capped(p).map_or(f64::NAN, |m| b.reach * m)
+            }
+            _ => f64::NAN,
+        };
+    }
+    let weighed = arithmetic_kind(n)
+        || matches!(n, Node::Repeat(_))
+        || matches!(n, Node::LetPool { .. }) && repeat::led_to(n, env.len()).is_some();
+    if weighed || b.reach.is_nan() {
+        return open_weighed(n, env, b);
+    }
+    let reach = std::mem::replace(&mut b.reach, f64::NAN);
+    let law = open_weighed(n, env, b);
+    b.reach = reach;
+    law
+}
+
+/// [`open`] of a part whose parts' reach is kept.
+fn open_weighed<'a, W: Weight>(
     n: &'a Node,
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
@@ -725,10 +796,13 @@ fn open<'a, W: Weight>(
                 return Law::from_map(m, d.den.clone());
             }
             let mut mix = Mixer::new();
+            let reach = b.reach;
             for (v, w) in d.iter() {
                 env.push(v);
+                b.reach = reach * ratio(w, &d.den);
                 let part = eval(body, env, b);
                 env.pop();
+                b.reach = reach;
                 mix.add(w, part?, b)?;
             }
             mix.done(&d.den)?
@@ -751,8 +825,14 @@ fn open<'a, W: Weight>(
                 return eval(yes, env, b);
             }
             let mut mix = Mixer::new();
-            mix.add(&taken, eval(yes, env, b)?, b)?;
-            mix.add(&not, eval(no, env, b)?, b)?;
+            let reach = b.reach;
+            b.reach = reach * ratio(&taken, &d.den);
+            let yes = eval(yes, env, b);
+            b.reach = reach * ratio(&not, &d.den);
+            let no = eval(no, env, b);
+            b.reach = reach;
+            mix.add(&taken, yes?, b)?;
+            mix.add(&not, no?, b)?;
             mix.done(&d.den)?
         }
         Node::Pool(p) => remembered(p, b)?,

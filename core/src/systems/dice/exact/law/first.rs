@@ -1,9 +1,11 @@
-//! Which expressions go to the law before the float engine: those it serves whose
-//! limits' masses it can say itself. A chain stopped at its depth is reported as a
-//! mass beside the distribution; where every die that starts one is rolled whatever
-//! came before, that mass is its dice times its chance of rolling on at its last roll,
-//! known without evaluating anything, and the floats would be a second evaluation for
-//! nothing.
+//! Which expressions go to the law before the float engine: every one it serves. A
+//! chain stopped at its depth and a `repeat` stopped at its limit are reported as a
+//! mass beside the distribution; the law counts them as it goes, each by the chance of
+//! reaching it (a chain: its dice times its chance of rolling on at its last roll; a
+//! `repeat`: its last round's ways whose condition does not hold), where that chance
+//! is known: below arithmetic, `let`s and branches, whose every value the law mixes by
+//! its ways. Below a pool's body, a round or a rolled count, whose parts are evaluated
+//! once for many values, only the floats know it, and they run after.
 
 use super::super::super::dist::{die_dist, Ledger};
 use super::*;
@@ -12,19 +14,22 @@ use super::*;
 pub struct First {
     /// The distribution, in integer weights.
     pub law: Law,
-    /// Whether a `repeat` came to its limit with ways still going: a mass only the
-    /// floats report.
+    /// Whether a `repeat` came to its limit with ways still going, or a chain was
+    /// rolled, where how often is a chance only the floats know: a mass only they
+    /// report.
     pub stopped: bool,
-    /// The mass of the chains stopped at their depth.
+    /// The mass of the chains stopped at their depth, where not `stopped`.
     pub capped: f64,
+    /// The mass of the `repeat`s stopped at their limit before their condition held,
+    /// where not `stopped`.
+    pub unfinished: f64,
 }
 
 /// The exact law of `n`, tried before the float engine where every part is one the law
-/// serves and the chains stopped at their depth have a mass known without the floats
-/// ([`capped_mass`]). Where it serves and nothing stopped, the floats would be a second
-/// evaluation for nothing (hit, wound and save with rolled counts, a Monopoly turn, an
-/// exploding pool read several ways). None: not tried; an error: tried and refused,
-/// not to try again.
+/// serves. Where the masses its limits stopped are known too, the floats would be a
+/// second evaluation for nothing (hit, wound and save with rolled counts, a Monopoly
+/// turn, an exploding pool read several ways, a fight to the last die). None: not
+/// tried; an error: tried and refused, not to try again.
 pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Option<Result<First, NoLaw>> {
     if !served(n) || vs.is_some_and(|v| !served(v)) {
         return None;
@@ -35,14 +40,21 @@ pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Option<Result<
         super::super::sunk(n, 0),
         vs.map(|v| super::super::sunk(v, 0)),
     );
-    let capped = capped_mass(&n)? + vs.as_ref().map_or(Some(0.0), capped_mass)?;
-    Some(
-        sunk_law(&n, vs.as_ref(), cancel).map(|(law, stopped)| First {
+    Some(sunk_law(&n, vs.as_ref(), cancel).map(|(law, played)| {
+        // NaN where a part was played where how often it is is not known.
+        let unfinished = if played.stopped {
+            played.unfinished
+        } else {
+            0.0
+        };
+        let stopped = unfinished.is_nan() || played.capped.is_nan();
+        First {
             law,
             stopped,
-            capped,
-        }),
-    )
+            capped: if stopped { 0.0 } else { played.capped },
+            unfinished: if stopped { 0.0 } else { unfinished },
+        }
+    }))
 }
 
 /// Whether nothing in `n` stops at a limit whose mass the floats report (an explosion
@@ -55,7 +67,7 @@ pub fn stops_nothing(n: &Node) -> bool {
 }
 
 /// Whether `n` itself rolls dice that start chains (explosions, `again`).
-fn chains_here(n: &Node) -> bool {
+pub(super) fn chains_here(n: &Node) -> bool {
     let chains =
         |p: &PoolSpec| p.again.is_some() || p.groups.iter().any(|(_, d)| d.explode.is_some());
     match n {
@@ -95,57 +107,10 @@ fn served(n: &Node) -> bool {
     ok
 }
 
-/// The mass of the chains of `n` stopped at their depth, as the float engine's ledger
-/// counts it (each die's chance of rolling on at its last roll, times its dice, times
-/// the chance the die is rolled at all), where every die that starts a chain is rolled
-/// whatever came before it: a pool, or a pool variable, reached through arithmetic and
-/// `let`s only. None where one is rolled on a branch, in a round or by a rolled count:
-/// how often it is rolled is a chance only an evaluation knows.
-fn capped_mass(n: &Node) -> Option<f64> {
-    let mut mass = 0.0;
-    reached(n, true, &mut mass).then_some(mass)
-}
-
-/// [`capped_mass`] of `n`, reached always or not: false where a chain is rolled where
-/// its reach is not certain.
-fn reached(n: &Node, always: bool, mass: &mut f64) -> bool {
-    if chains_here(n) {
-        let p = match n {
-            Node::Pool(p) | Node::LetPool { spec: p, .. } if always => p,
-            _ => return false,
-        };
-        match pool_capped(p) {
-            Some(m) => *mass += m,
-            None => return false,
-        }
-    }
-    let mut ok = true;
-    match n {
-        // The condition is always met; a branch, only by its chance.
-        Node::If(c, a, b) => {
-            ok = reached(c, always, mass) && reached(a, false, mass) && reached(b, false, mass);
-        }
-        n if arithmetic_kind(n)
-            || matches!(n, Node::LetPool { .. } | Node::Emit(_) | Node::Record(_)) =>
-        {
-            super::super::super::program::each_child(n, &mut |c| {
-                ok = ok && reached(c, always, mass)
-            });
-        }
-        // Rounds, rolled counts, choices: each part by some chance.
-        _ => {
-            super::super::super::program::each_child(n, &mut |c| {
-                ok = ok && reached(c, false, mass)
-            });
-        }
-    }
-    ok
-}
-
 /// A pool's chains stopped at their depth: each die's chance of rolling on, to the
 /// power of its rolls (the depth and the first), times its dice. None for a die that
 /// both explodes and adds dice, or whose faces the floats refuse.
-fn pool_capped(p: &PoolSpec) -> Option<f64> {
+pub(super) fn pool_capped(p: &PoolSpec) -> Option<f64> {
     let mut mass = 0.0;
     for (n, d) in &p.groups {
         let on = match (p.again, d.explode) {

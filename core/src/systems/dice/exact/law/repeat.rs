@@ -24,6 +24,9 @@ struct Round<W> {
     until_den: W,
     /// Where a round from here leads, of `step_den`.
     step: Option<(States<W>, W)>,
+    /// At the limit, the ways its condition does not hold, of `until_den`: stopped by
+    /// the limit, not by the condition.
+    cut: W,
 }
 
 /// Sub-probabilities summed from parts over different denominators: `ways / den` in
@@ -61,8 +64,12 @@ pub(super) fn repeat<'a, W: Weight>(
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
-    let (states, den) = start(r, env, b)?;
-    rounds(r, 0, states, den, env, b)
+    // Its start and rounds are evaluated once for many values: their parts' reach is
+    // not known ([`Budget::reach`]).
+    let reach = std::mem::replace(&mut b.reach, f64::NAN);
+    let law = start(r, env, b).and_then(|(s, den)| rounds(r, (0, reach), s, den, env, b));
+    b.reach = reach;
+    law
 }
 
 /// The `repeat` that `n`'s `let`s and pool variables lead to (`let p = 10d6 in let
@@ -98,8 +105,11 @@ pub(super) fn after_bindings<'a, W: Weight>(
     let (r, k) = led_to(n, env.len()).ok_or(NoLaw::Refused)?;
     let base = env.len();
     let read: Vec<bool> = (0..k).map(|j| in_rounds(r, base + j)).collect();
-    let (states, den) = firsts(n, r, &read, env, b)?;
-    rounds(r, k, states, den, env, b)
+    let reach = std::mem::replace(&mut b.reach, f64::NAN);
+    let law =
+        firsts(n, r, &read, env, b).and_then(|(s, den)| rounds(r, (k, reach), s, den, env, b));
+    b.reach = reach;
+    law
 }
 
 /// A binding's values, each with its ways and its pool's dice if it is a pool.
@@ -168,10 +178,11 @@ fn firsts<'a, W: Weight>(
 }
 
 /// The rounds of `r` from `states` over `den`, with the scope above the `fixed`
-/// bindings each state begins with in `env`.
+/// bindings each state begins with in `env`; what its limit stops goes to
+/// [`Budget::unfinished`] by the chance `reach` of playing it.
 fn rounds<'a, W: Weight>(
     r: &'a Repeat,
-    fixed: usize,
+    (fixed, reach): (usize, f64),
     mut states: States<W>,
     mut den: W,
     env: &mut Vec<i64>,
@@ -189,6 +200,8 @@ fn rounds<'a, W: Weight>(
         den: W::one(),
     };
     let start_bits = den.bits();
+    // What this `repeat`'s limit stops, apart from any other's.
+    let outer_cut = std::mem::take(&mut b.cut);
     for round in 0..=r.limit {
         if states.is_empty() {
             break;
@@ -225,6 +238,10 @@ fn rounds<'a, W: Weight>(
         }
         states = next;
         wide_before_the_limit(r, round, &den, start_bits)?;
+    }
+    let cut = std::mem::replace(&mut b.cut, outer_cut);
+    if cut != 0.0 {
+        b.unfinished += reach * cut;
     }
     let law = Law::from_map(out.ways, out.den)?;
     Ok(law.reduced())
@@ -318,6 +335,9 @@ fn joint_round<'a, W: Weight>(
         let played = play(r, &s, at, last, cache_step, known, env, b);
         env.truncate(env.len() - s.len() - 1);
         let play = played?;
+        if !play.cut.is_zero() {
+            b.cut += ratio(&w, at.den) * ratio(&play.cut, &play.until_den);
+        }
         let goes_on = stop(r, (&s, &w), at, (&play.stops, &play.until_den), out, env, b)?;
         plays.push((w, goes_on, play));
     }
@@ -545,10 +565,13 @@ fn play<'a, W: Weight>(
     };
     if last {
         // At the limit every way stops, and is read by the body.
+        let mut cut = until_den.clone();
+        cut.sub_from(&stops)?;
         return Ok(Rc::new(Round {
             stops: until_den.clone(),
             until_den,
             step: None,
+            cut,
         }));
     }
     if stops == until_den {
@@ -556,6 +579,7 @@ fn play<'a, W: Weight>(
             stops,
             until_den,
             step: None,
+            cut: W::default(),
         }));
     }
     let step = match cached.and_then(|k| k.step.clone()) {
@@ -577,6 +601,7 @@ fn play<'a, W: Weight>(
         stops,
         until_den,
         step: Some(step),
+        cut: W::default(),
     });
     if cache_until && cache_step {
         known.insert(s.clone(), round.clone());

@@ -112,6 +112,9 @@ pub(super) struct Budget<'a, W> {
     /// side, often alike. Also two pools met by a pass in ways, which read no variable
     /// wherever they stand (a `repeat`'s round meets them again from every state).
     closed: Memo<'a, Node, Law<W>>,
+    /// What the limits of each of the `let`s and rolled counts in `closed` stopped,
+    /// per unit of the chance of reaching it: [`Budget::capped`], [`Budget::unfinished`].
+    stops: Memo<'a, Node, [f64; 2]>,
     /// Each die's law: the pools of every count a rolled count may take share theirs.
     dice: Memo<'a, DieSpec, Law<W>>,
     /// The dice of each pool variable in scope, sorted, by its scope depth.
@@ -134,8 +137,8 @@ pub(super) struct Budget<'a, W> {
     /// stopped by the limit, is what the float engine reports (see [`first_law`]).
     stopped: bool,
     /// The chance of reaching the part being evaluated, where the parts above it are
-    /// arithmetic, `let`s and branches, whose every value's ways the law mixes; NaN
-    /// below any other part (a pool's body, a round, a rolled count), whose parts are
+    /// arithmetic, `let`s, branches and rolled counts, whose every value's ways the law
+    /// mixes; NaN below any other part (a pool's body, a round), whose parts are
     /// evaluated once for many values, or for none.
     reach: f64,
     /// The mass of the `repeat`s stopped at their limit before their condition held,
@@ -156,6 +159,7 @@ impl<'a, W> Budget<'a, W> {
             cancel,
             pools: Memo::new(),
             closed: Memo::new(),
+            stops: Memo::new(),
             dice: Memo::new(),
             held: Vec::new(),
             outcomes: Memo::new(),
@@ -559,15 +563,25 @@ fn eval<'a, W: Weight>(
     if env.is_empty() && matches!(n, Node::Let(..) | Node::Counted(..)) {
         if let Some(law) = b.closed.alike(n) {
             b.spend(law.n.len() as u64)?;
-            if !stops_nothing(n) {
-                // Its `repeat`s and chains played once for two parts: what their
-                // limits stopped is the floats' to say.
-                b.unfinished = f64::NAN;
-                b.capped = f64::NAN;
-            }
+            // What its limits stopped when it was worked out, per unit of its reach,
+            // counted again by this part's.
+            let [capped, unfinished] = b.stops.alike(n).unwrap_or([f64::NAN; 2]);
+            b.capped += b.reach * capped;
+            b.unfinished += b.reach * unfinished;
             return Ok(law);
         }
-        let law = open(n, env, b)?;
+        // Its own masses counted apart, so that a small one is not lost in the sum.
+        let before = [
+            std::mem::take(&mut b.capped),
+            std::mem::take(&mut b.unfinished),
+        ];
+        let law = open(n, env, b);
+        let mine = [b.capped, b.unfinished];
+        (b.capped, b.unfinished) = (before[0] + mine[0], before[1] + mine[1]);
+        let law = law?;
+        // Nothing stopped is nothing, however it was reached.
+        let per = mine.map(|m| if m == 0.0 { 0.0 } else { m / b.reach });
+        b.stops.keep(n, per);
         return Ok(b.closed.keep(n, law));
     }
     open(n, env, b)
@@ -700,24 +714,29 @@ fn arithmetic_kind(n: &Node) -> bool {
 }
 
 /// [`eval`] without looking for `n` among the parts worked out before, keeping the
-/// [`Budget::reach`] of its parts: known below arithmetic, `let`s, branches and a
-/// `repeat` (which counts its own), NaN below anything else.
+/// [`Budget::reach`] of its parts: known below arithmetic, `let`s, branches, rolled
+/// counts and a `repeat` (which counts its own), NaN below anything else.
 fn open<'a, W: Weight>(
     n: &'a Node,
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
     if first::chains_here(n) {
-        // Its chains, rolled once here: each die's, by the chance of rolling here.
+        // Its chains, rolled once here: each die's, by the chance of rolling here (a
+        // rolled count's, by each count's chance, as it picks its pool).
         b.capped += match n {
             Node::Pool(p) | Node::LetPool { spec: p, .. } => {
                 first::pool_capped(p).map_or(f64::NAN, |m| b.reach * m)
             }
+            Node::Counted(..) => 0.0,
             _ => f64::NAN,
         };
     }
     let weighed = arithmetic_kind(n)
-        || matches!(n, Node::Repeat(_))
+        || matches!(
+            n,
+            Node::Repeat(_) | Node::Counted(..) | Node::CountedVar(..)
+        )
         || matches!(n, Node::LetPool { .. }) && repeat::led_to(n, env.len()).is_some();
     if weighed || b.reach.is_nan() {
         return open_weighed(n, env, b);
@@ -779,64 +798,16 @@ fn open_weighed<'a, W: Weight>(
         Node::Let(..) | Node::LetPool { .. } if repeat::led_to(n, env.len()).is_some() => {
             repeat::after_bindings(n, env, b)?
         }
-        Node::Let(bound, body) => {
-            let d = eval(bound, env, b)?;
-            if b.arithmetic(body) {
-                // A body that rolls nothing is a number for each bound value: its ways
-                // go straight to that number (Savage Worlds' two exploding dice: 19,200
-                // bodies, once a law each).
-                b.spend(d.n.len() as u64)?;
-                let mut m: Map<i64, W> = Map::default();
-                for (v, w) in d.iter() {
-                    env.push(v);
-                    let at = number(body, env, &b.held);
-                    env.pop();
-                    m.entry(at.ok_or(NoLaw::Refused)?).or_default().add_to(w)?;
-                }
-                return Law::from_map(m, d.den.clone());
-            }
-            let mut mix = Mixer::new();
-            let reach = b.reach;
-            for (v, w) in d.iter() {
-                env.push(v);
-                b.reach = reach * ratio(w, &d.den);
-                let part = eval(body, env, b);
-                env.pop();
-                b.reach = reach;
-                mix.add(w, part?, b)?;
-            }
-            mix.done(&d.den)?
-        }
-        Node::If(c, yes, no) => {
-            let d = eval(c, env, b)?;
-            let (mut taken, mut not) = (W::default(), W::default());
-            for (v, w) in d.iter() {
-                if v != 0 {
-                    taken.add_to(w)?;
-                } else {
-                    not.add_to(w)?;
-                }
-            }
-            // A branch never taken is not evaluated.
-            if taken.is_zero() {
-                return eval(no, env, b);
-            }
-            if not.is_zero() {
-                return eval(yes, env, b);
-            }
-            let mut mix = Mixer::new();
-            let reach = b.reach;
-            b.reach = reach * ratio(&taken, &d.den);
-            let yes = eval(yes, env, b);
-            b.reach = reach * ratio(&not, &d.den);
-            let no = eval(no, env, b);
-            b.reach = reach;
-            mix.add(&taken, yes?, b)?;
-            mix.add(&not, no?, b)?;
-            mix.done(&d.den)?
-        }
+        Node::Let(bound, body) => let_in(bound, body, env, b)?,
+        Node::If(c, yes, no) => if_else(c, yes, no, env, b)?,
         Node::Pool(p) => remembered(p, b)?,
-        Node::Counted(c, pools) => by_count(c, env, b, |k, _, b| remembered(counted(pools, k), b))?,
+        Node::Counted(c, pools) => by_count(c, env, b, |k, _, b| {
+            let pool = counted(pools, k);
+            if first::pool_chains(pool) {
+                b.capped += first::pool_capped(pool).map_or(f64::NAN, |m| b.reach * m);
+            }
+            remembered(pool, b)
+        })?,
         Node::CountedVar(c, bodies) => {
             by_count(c, env, b, |k, env, b| eval(counted(bodies, k), env, b))?
         }
@@ -877,6 +848,79 @@ fn open_weighed<'a, W: Weight>(
     })
 }
 
+/// `let` bound `in` body: the body for each bound value, mixed by its ways, each
+/// reached by its chance.
+fn let_in<'a, W: Weight>(
+    bound: &'a Node,
+    body: &'a Node,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
+    let d = eval(bound, env, b)?;
+    if b.arithmetic(body) {
+        // A body that rolls nothing is a number for each bound value: its ways
+        // go straight to that number (Savage Worlds' two exploding dice: 19,200
+        // bodies, once a law each).
+        b.spend(d.n.len() as u64)?;
+        let mut m: Map<i64, W> = Map::default();
+        for (v, w) in d.iter() {
+            env.push(v);
+            let at = number(body, env, &b.held);
+            env.pop();
+            m.entry(at.ok_or(NoLaw::Refused)?).or_default().add_to(w)?;
+        }
+        return Law::from_map(m, d.den.clone());
+    }
+    let mut mix = Mixer::new();
+    let reach = b.reach;
+    for (v, w) in d.iter() {
+        env.push(v);
+        b.reach = reach * ratio(w, &d.den);
+        let part = eval(body, env, b);
+        env.pop();
+        b.reach = reach;
+        mix.add(w, part?, b)?;
+    }
+    mix.done(&d.den)
+}
+
+/// The branches mixed by the condition's ways, each reached by its chance; a branch
+/// never taken is not evaluated.
+fn if_else<'a, W: Weight>(
+    c: &'a Node,
+    yes: &'a Node,
+    no: &'a Node,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
+    let d = eval(c, env, b)?;
+    let (mut taken, mut not) = (W::default(), W::default());
+    for (v, w) in d.iter() {
+        if v != 0 {
+            taken.add_to(w)?;
+        } else {
+            not.add_to(w)?;
+        }
+    }
+    // A branch never taken is not evaluated.
+    if taken.is_zero() {
+        return eval(no, env, b);
+    }
+    if not.is_zero() {
+        return eval(yes, env, b);
+    }
+    let mut mix = Mixer::new();
+    let reach = b.reach;
+    b.reach = reach * ratio(&taken, &d.den);
+    let yes = eval(yes, env, b);
+    b.reach = reach * ratio(&not, &d.den);
+    let no = eval(no, env, b);
+    b.reach = reach;
+    mix.add(&taken, yes?, b)?;
+    mix.add(&not, no?, b)?;
+    mix.done(&d.den)
+}
+
 /// What each value of a dice count picks (its pool, or a pool variable's body of that
 /// many dice), mixed by the count's ways.
 fn by_count<'a, W: Weight>(
@@ -887,9 +931,12 @@ fn by_count<'a, W: Weight>(
 ) -> Result<Law<W>, NoLaw> {
     let d = eval(c, env, b)?;
     let mut mix = Mixer::new();
+    let reach = b.reach;
     for (k, w) in d.iter() {
-        let p = part(k, env, b)?;
-        mix.add(w, p, b)?;
+        b.reach = reach * ratio(w, &d.den);
+        let p = part(k, env, b);
+        b.reach = reach;
+        mix.add(w, p?, b)?;
     }
     mix.done(&d.den)
 }

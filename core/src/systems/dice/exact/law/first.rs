@@ -3,9 +3,9 @@
 //! mass beside the distribution; the law counts them as it goes, each by the chance of
 //! reaching it (a chain: its dice times its chance of rolling on at its last roll; a
 //! `repeat`: its last round's ways whose condition does not hold), where that chance
-//! is known: below arithmetic, `let`s and branches, whose every value the law mixes by
-//! its ways. Below a pool's body, a round or a rolled count, whose parts are evaluated
-//! once for many values, only the floats know it, and they run after.
+//! is known: below arithmetic, `let`s, branches and rolled counts, whose every value
+//! the law mixes by its ways. Below a pool's body or a round, whose parts are
+//! evaluated once for many values, only the floats know it, and they run after.
 
 use super::super::super::dist::{die_dist, Ledger};
 use super::*;
@@ -68,8 +68,7 @@ pub fn stops_nothing(n: &Node) -> bool {
 
 /// Whether `n` itself rolls dice that start chains (explosions, `again`).
 pub(super) fn chains_here(n: &Node) -> bool {
-    let chains =
-        |p: &PoolSpec| p.again.is_some() || p.groups.iter().any(|(_, d)| d.explode.is_some());
+    let chains = pool_chains;
     match n {
         Node::Pool(p) | Node::LetPool { spec: p, .. } => chains(p),
         Node::Counted(_, pools) => pools.iter().any(chains),
@@ -105,6 +104,11 @@ fn served(n: &Node) -> bool {
     let mut ok = here;
     super::super::super::program::each_child(n, &mut |c| ok = ok && served(c));
     ok
+}
+
+/// Whether the pool's dice start chains.
+pub(super) fn pool_chains(p: &PoolSpec) -> bool {
+    p.again.is_some() || p.groups.iter().any(|(_, d)| d.explode.is_some())
 }
 
 /// A pool's chains stopped at their depth: each die's chance of rolling on, to the

@@ -369,6 +369,12 @@ fn a_chain_stopped_at_its_depth_is_known_without_the_floats() {
         // A chain of rolls on 10 or 20: (2/20)^21 each.
         ("let t = d20 explode on 10, 20 in t - 13", 0.1f64.powi(21)),
         ("12d6 again 6 depth 3 count >= 5", 12.0 / 1296.0),
+        // Two alike `let`s (Savage Worlds' trait and wild dice), the second found among
+        // the parts worked out: each counts.
+        (
+            "let a = d8 explode in let b = d8 explode in (a - a / 8) + (b - b / 8)",
+            2.0 / 8.0f64.powi(21),
+        ),
     ] {
         let (Some(first), floats) = first(text) else {
             panic!("{text}: not to the law first");
@@ -423,10 +429,22 @@ fn a_chain_stopped_at_its_depth_is_known_without_the_floats() {
             first.capped
         );
     }
-    // In a round, by a rolled count: how often is the floats' to say.
+    // By a rolled count: each count's chains by its chance. A d4 of d6s, 2.5 dice on
+    // average, each stopped at its third 6 of `depth 2`.
+    let (once, floats) = first("(d4)d6 explode depth 2");
+    let once = once.expect("a rolled count");
+    assert!(!once.stopped);
+    let hand = 2.5 / 216.0;
+    assert!(
+        (once.capped - hand).abs() <= 1e-14 * hand,
+        "{}",
+        once.capped
+    );
+    assert!((floats - hand).abs() <= 1e-13 * hand, "{floats}");
+    // In a round, or in a pool's body: how often is the floats' to say.
     for text in [
         "repeat n = 0 until n >= 2 do n = n + d6 explode then n",
-        "(d4)d6 explode",
+        "let p = 3d6 in p count 6 + (p sum)d6 explode",
     ] {
         assert!(first(text).0.expect(text).stopped, "{text}");
     }
@@ -506,6 +524,8 @@ fn a_repeat_stopped_at_its_limit_is_known_without_the_floats() {
         "let s = d6 in 2 * (repeat a = 0 until a >= s do a = a + d6 limit 1 then a)",
         // Two alike, each played: each counts.
         "(repeat a = 0 until a >= 9 do a = a + d6 limit 1 then a) + (repeat a = 0 until a >= 9 do a = a + d6 limit 1 then a)",
+        // Two alike parts, the second found among the parts worked out: each counts.
+        "(let s = d6 in repeat a = s until a >= 9 do a = a + d6 limit 1 then a) + (let s = d6 in repeat a = s until a >= 9 do a = a + d6 limit 1 then a)",
         // On a branch, by its chance; for each value of a `let` it reads, by each's.
         "if d6 > 3 then (repeat a = 0 until a >= 3 do a = a + d6 limit 1 then a) else 0",
         "let s = d6 in s + (repeat a = 0 until a >= s do a = a + d6 limit 1 then a)",
@@ -516,13 +536,11 @@ fn a_repeat_stopped_at_its_limit_is_known_without_the_floats() {
         assert!(!once.stopped && floats > 0.0, "{text}");
         assert!((once.unfinished - floats).abs() <= 1e-12 * floats, "{text}");
     }
-    // Played once for two alike parts (found again among the parts worked out), in a
-    // pool's body, in another's rounds, or with a chain in its rounds: how often is the
-    // floats' to say.
+    // Played in a pool's body, in another's rounds, or with a chain in its rounds: how
+    // often is the floats' to say.
     for text in [
         "let p = 2d6 in p count 6 + (repeat a = 0 until a >= p sum do a = a + d6 limit 1 then a)",
         "repeat n = 0 until n >= 2 do n = n + (repeat a = 0 until a >= 5 do a = a + d6 limit 1 then a) limit 2 then n",
-        "(let s = d6 in repeat a = s until a >= 9 do a = a + d6 limit 1 then a) + (let s = d6 in repeat a = s until a >= 9 do a = a + d6 limit 1 then a)",
         "repeat a = 0 until a >= 9 do a = a + d6 explode limit 1 then a",
     ] {
         // Not to the law first (a chain in a round), or sent to the floats after it.
@@ -538,7 +556,9 @@ fn random_programs_stop_what_the_floats_stop() {
     let mut g = Gen(0x5707_ed00_0000_0004);
     let (mut known, mut capped, mut unfinished) = (0, 0, 0);
     for _ in 0..2000 {
-        let text = expr(&mut g, &mut Vec::new(), 5).replace("2d3", "(2d3 explode depth 1)");
+        let text = expr(&mut g, &mut Vec::new(), 5)
+            .replace("2d3", "(2d3 explode depth 1)")
+            .replace(")d4 count", ")d4 explode depth 1 count");
         let Ok((n, _)) = parse_result(&text, &[]) else {
             continue;
         };

@@ -34,6 +34,8 @@ struct Round<W> {
 struct Sum<W> {
     ways: Map<i64, W>,
     den: W,
+    /// The body's law from each state that stopped, where it does not read `rounds`.
+    bodies: Map<State, Rc<Law<W>>>,
 }
 
 impl<W: Weight> Sum<W> {
@@ -190,6 +192,7 @@ fn rounds<'a, W: Weight>(
 ) -> Result<Law<W>, NoLaw> {
     let rounds_at = env.len() + fixed + r.init.len();
     let cache_until = !mentions(&r.until, rounds_at);
+    let cache_body = !mentions(&r.body, rounds_at);
     let cache_step = !mentions(&r.step, rounds_at);
     let mut known: Map<State, Rc<Round<W>>> = Map::default();
     let apart = apart(r, env.len() + fixed);
@@ -198,8 +201,10 @@ fn rounds<'a, W: Weight>(
     let mut out = Sum {
         ways: Map::default(),
         den: W::one(),
+        bodies: Map::default(),
     };
     let start_bits = den.bits();
+    let mut primes = None;
     // What this `repeat`'s limit stops, apart from any other's.
     let outer_cut = std::mem::take(&mut b.cut);
     for round in 0..=r.limit {
@@ -216,6 +221,7 @@ fn rounds<'a, W: Weight>(
             den: &den,
             words,
             cache_until,
+            cache_body,
             fixed,
         };
         let (mut next, next_den) = match apart {
@@ -231,7 +237,11 @@ fn rounds<'a, W: Weight>(
         // The states' common factor divided out, so that a chain of many rounds keeps
         // its counts as small as its fractions.
         let ways: Vec<W> = next.values().cloned().collect();
-        let g = W::common_factor(&den, &ways);
+        if round % 16 == 0 {
+            // Found again now and then, where a round's dice bring a new prime.
+            primes = None;
+        }
+        let g = W::common_factor_among(&den, &ways, &mut primes);
         if !g.is_one() && !g.is_zero() {
             next.values_mut().for_each(|w| *w = w.div(&g));
             den = den.div(&g);
@@ -286,6 +296,8 @@ struct RoundAt<'d, W> {
     den: &'d W,
     words: u64,
     cache_until: bool,
+    /// Whether the body's law from a state is the same every round.
+    cache_body: bool,
     fixed: usize,
 }
 
@@ -301,12 +313,27 @@ fn stop<'a, W: Weight>(
     b: &mut Budget<'a, W>,
 ) -> Result<W, NoLaw> {
     if !stops.is_zero() {
-        // The mass that stops here, read by the body in the state's scope.
-        env.extend_from_slice(s);
-        env.push(at.round as i64);
-        let body = eval(&r.body, env, b);
-        env.truncate(env.len() - s.len() - 1);
-        out.add(&w.mul(stops)?, &at.den.mul(until_den)?, &body?, b)?;
+        // The mass that stops here, read by the body in the state's scope: once a
+        // state where it does not read `rounds` (a fight's last state, met every round).
+        let known = match at.cache_body {
+            true => out.bodies.get(s).cloned(),
+            false => None,
+        };
+        let body = match known {
+            Some(body) => body,
+            None => {
+                env.extend_from_slice(s);
+                env.push(at.round as i64);
+                let body = eval(&r.body, env, b);
+                env.truncate(env.len() - s.len() - 1);
+                let body = Rc::new(body?);
+                if at.cache_body {
+                    out.bodies.insert(s.clone(), body.clone());
+                }
+                body
+            }
+        };
+        out.add(&w.mul(stops)?, &at.den.mul(until_den)?, &body, b)?;
     }
     let mut on = until_den.clone();
     on.sub_from(stops)?;
@@ -575,12 +602,17 @@ fn play<'a, W: Weight>(
         }));
     }
     if stops == until_den {
-        return Ok(Rc::new(Round {
+        let round = Rc::new(Round {
             stops,
             until_den,
             step: None,
             cut: W::default(),
-        }));
+        });
+        if cache_until {
+            // A state that always stops, met again every round its mass comes.
+            known.insert(s.clone(), round.clone());
+        }
+        return Ok(round);
     }
     let step = match cached.and_then(|k| k.step.clone()) {
         Some(t) if cache_step => t,

@@ -233,15 +233,14 @@ fn exact_of(
 ) -> (Result<Exact, String>, f64, f64) {
     let vs = sc.vs.as_ref().map(|(_, v)| v);
     let first = exact::first_law(&sc.roll_node, vs, cancel);
-    if let Some(Ok(first)) = &first {
-        // No `repeat` came to its limit with ways still going, and the mass of the
-        // chains stopped at their depth is known without the floats.
+    if let Ok(first) = &first {
+        // No `repeat` came to its limit, nor a chain to its depth, where how often it
+        // is played only the floats know.
         if !first.stopped {
             let exact = Exact::of_law(&first.law, lo, states);
             return (Ok(exact), first.capped, first.unfinished);
         }
     }
-    let first = first.map(|r| r.map(|first| first.law));
     let mut ledger = exact::Ledger::stopped_by(cancel);
     let run = |ledger: &mut exact::Ledger| -> Result<exact::Dist, exact::TooBig> {
         let a = exact::distribution(&sc.roll_node, ledger)?;
@@ -250,66 +249,53 @@ fn exact_of(
             Some((_, v)) => a.add(&exact::distribution(v, ledger)?.neg()),
         }
     };
-    match run(&mut ledger) {
-        Ok(d) => {
-            let mut out = vec![0.0; states];
-            for (i, &p) in d.p.iter().enumerate() {
-                let v = d.lo + i as i64;
-                out[((v - lo).max(0) as usize).min(states - 1)] += p;
-            }
-            // Rounding in a survival product can leave -1e-13 where 0 is meant: cleared.
-            // Anything worse (a NaN from an empty pool read, a real negative) is not a
-            // distribution to show: Monte Carlo only, saying why, not an internal error.
-            out.iter_mut()
-                .filter(|p| **p < 0.0 && **p > -1e-9)
-                .for_each(|p| *p = 0.0);
-            let total: f64 = out.iter().sum();
-            if !total.is_finite() || total <= 0.0 || out.iter().any(|p| p.is_nan() || *p < 0.0) {
-                return (
-                    Err("the exact computation lost its precision".into()),
-                    0.0,
-                    0.0,
-                );
-            }
-            out.iter_mut().for_each(|p| *p /= total);
-            // The values that can come up, as steps from the first: every state between
-            // (Farkle's 2,951 scores that are not multiples of 50) would be carried,
-            // tabled and turned into a fraction for nothing.
-            let grid = Grid::of(&out, |p| *p > 0.0);
-            // Fractions from integer weights, where the integer law serves the
-            // expression in its budget; never read off the floats (a chain stopped at
-            // its 100th round is within 1e-30 of the unlimited chain's small fraction,
-            // which no float tells from it). The law's floats then replace the
-            // engine's: the same values, without the underflow below 1e-308.
-            // Not tried again where it was tried first and refused.
-            let law = match first {
-                Some(refused) => refused,
-                None => exact::law(&sc.roll_node, vs, cancel),
-            };
-            let exact = match law {
-                Ok(law) => Exact::of_law(&law, lo, states),
-                Err(_) => Exact {
-                    lo: lo + grid.first as i64,
-                    step: grid.step as i64,
-                    p: grid.pick(&out),
-                    fractions: None,
-                },
-            };
-            (Ok(exact), ledger.capped, ledger.unfinished)
-        }
-        // Past the floats' budget, the integer law may still count it (four players'
-        // pools each set against every other: held dice met pair by pair), where no
-        // limit's mass goes unreported without the floats.
-        Err(exact::TooBig(why)) => match first {
-            None if exact::stops_nothing(&sc.roll_node) && vs.is_none_or(exact::stops_nothing) => {
-                match exact::law(&sc.roll_node, vs, cancel) {
-                    Ok(law) => (Ok(Exact::of_law(&law, lo, states)), 0.0, 0.0),
-                    Err(_) => (Err(why), 0.0, 0.0),
-                }
-            }
-            _ => (Err(why), 0.0, 0.0),
-        },
+    // Past the floats' budget, what the law found says nothing of its limits' masses:
+    // Monte Carlo only, saying why.
+    let d = match run(&mut ledger) {
+        Ok(d) => d,
+        Err(exact::TooBig(why)) => return (Err(why), 0.0, 0.0),
+    };
+    let mut out = vec![0.0; states];
+    for (i, &p) in d.p.iter().enumerate() {
+        let v = d.lo + i as i64;
+        out[((v - lo).max(0) as usize).min(states - 1)] += p;
     }
+    // Rounding in a survival product can leave -1e-13 where 0 is meant: cleared.
+    // Anything worse (a NaN from an empty pool read, a real negative) is not a
+    // distribution to show: Monte Carlo only, saying why, not an internal error.
+    out.iter_mut()
+        .filter(|p| **p < 0.0 && **p > -1e-9)
+        .for_each(|p| *p = 0.0);
+    let total: f64 = out.iter().sum();
+    if !total.is_finite() || total <= 0.0 || out.iter().any(|p| p.is_nan() || *p < 0.0) {
+        return (
+            Err("the exact computation lost its precision".into()),
+            0.0,
+            0.0,
+        );
+    }
+    out.iter_mut().for_each(|p| *p /= total);
+    // Fractions from the law's integer weights where it served the expression in its
+    // budget; never read off the floats (a chain stopped at its 100th round is within
+    // 1e-30 of the unlimited chain's small fraction, which no float tells from it). The
+    // law's floats then replace the engine's: the same values, without the underflow
+    // below 1e-308.
+    let exact = match first {
+        Ok(first) => Exact::of_law(&first.law, lo, states),
+        Err(_) => {
+            // The values that can come up, as steps from the first: every state
+            // between (Farkle's 2,951 scores that are not multiples of 50) would be
+            // carried, tabled and turned into a fraction for nothing.
+            let grid = Grid::of(&out, |p| *p > 0.0);
+            Exact {
+                lo: lo + grid.first as i64,
+                step: grid.step as i64,
+                p: grid.pick(&out),
+                fractions: None,
+            }
+        }
+    };
+    (Ok(exact), ledger.capped, ledger.unfinished)
 }
 
 /// An exact distribution over the values a roll can take, `lo` and every `step`

@@ -25,22 +25,18 @@ pub struct First {
     pub unfinished: f64,
 }
 
-/// The exact law of `n`, tried before the float engine where every part is one the law
-/// serves. Where the masses its limits stopped are known too, the floats would be a
-/// second evaluation for nothing (hit, wound and save with rolled counts, a Monopoly
-/// turn, an exploding pool read several ways, a fight to the last die). None: not
-/// tried; an error: tried and refused, not to try again.
-pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Option<Result<First, NoLaw>> {
-    if !served(n) || vs.is_some_and(|v| !served(v)) {
-        return None;
-    }
+/// The exact law of `n`, tried before the float engine. Where the masses its limits
+/// stopped are known too, the floats would be a second evaluation for nothing (hit,
+/// wound and save with rolled counts, a Monopoly turn, an exploding pool read several
+/// ways, a fight to the last die). An error: refused, not to try again.
+pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, NoLaw> {
     // As both engines evaluate them: a `let` read on one branch only is moved into it,
     // where its chains are rolled by that branch's chance.
     let (n, vs) = (
         super::super::sunk(n, 0),
         vs.map(|v| super::super::sunk(v, 0)),
     );
-    Some(sunk_law(&n, vs.as_ref(), cancel).map(|(law, played)| {
+    sunk_law(&n, vs.as_ref(), cancel).map(|(law, played)| {
         // NaN where a part was played where how often it is is not known.
         let unfinished = if played.stopped {
             played.unfinished
@@ -54,7 +50,7 @@ pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Option<Result<
             capped: if stopped { 0.0 } else { played.capped },
             unfinished: if stopped { 0.0 } else { unfinished },
         }
-    }))
+    })
 }
 
 /// Whether nothing in `n` stops at a limit whose mass the floats report (an explosion
@@ -81,29 +77,6 @@ pub(super) fn chains_here(n: &Node) -> bool {
         Node::Pick(p) => p.groups.iter().any(|(_, d)| d.explode.is_some()),
         _ => false,
     }
-}
-
-/// Whether every part of `n` is one [`law`] serves.
-fn served(n: &Node) -> bool {
-    let plain =
-        |p: &PoolSpec| p.deck().is_none() && !matches!(p.agg, Agg::Straight | Agg::Shape(_));
-    let here = match n {
-        n if arithmetic_kind(n) => true,
-        Node::Pool(p) => plain(p),
-        Node::Counted(_, pools) => pools.iter().all(plain),
-        // A pool variable (its reads are of the dice it holds): the law counts every
-        // multiset, or its reads' values die by die.
-        Node::LetPool { spec, .. } => plain(spec),
-        Node::PoolVar(_) | Node::Card(_) | Node::CountedVar(..) => true,
-        // Rounds, whose states the law carries in whole numbers.
-        Node::Repeat(_) | Node::Emit(_) => true,
-        // Pool variables set against each other: their held dice met, once per outcome.
-        n if held_meeting(n) => true,
-        _ => false,
-    };
-    let mut ok = here;
-    super::super::super::program::each_child(n, &mut |c| ok = ok && served(c));
-    ok
 }
 
 /// Whether the pool's dice start chains.

@@ -129,6 +129,8 @@ pub(super) struct Budget<'a, W> {
     tallies: Memo<'a, PoolSpec, std::rc::Rc<pools::Outcomes<W>>>,
     /// Whether each node met is [`arithmetic`], by address.
     arithmetic: Map<usize, bool>,
+    /// Whether a part below each node met starts chains, by address.
+    chained: Map<usize, bool>,
     /// Whether it convolved long laws value by value, which big integers do by one big
     /// multiply ([`Weight::kronecker`]): only then is a budget spent in machine words
     /// worth spending again in big integers ([`NoLaw::Spent`]).
@@ -165,6 +167,7 @@ impl<'a, W> Budget<'a, W> {
             outcomes: Memo::new(),
             tallies: Memo::new(),
             arithmetic: Map::default(),
+            chained: Map::default(),
             long: false,
             stopped: false,
             reach: 1.0,
@@ -566,8 +569,13 @@ fn eval<'a, W: Weight>(
             // What its limits stopped when it was worked out, per unit of its reach,
             // counted again by this part's.
             let [capped, unfinished] = b.stops.alike(n).unwrap_or([f64::NAN; 2]);
-            b.capped += b.reach * capped;
-            b.unfinished += b.reach * unfinished;
+            // Nothing stopped is nothing, however it is reached (NaN times 0 is not).
+            if capped != 0.0 {
+                b.capped += b.reach * capped;
+            }
+            if unfinished != 0.0 {
+                b.unfinished += b.reach * unfinished;
+            }
             return Ok(law);
         }
         // Its own masses counted apart, so that a small one is not lost in the sum.
@@ -579,8 +587,15 @@ fn eval<'a, W: Weight>(
         let mine = [b.capped, b.unfinished];
         (b.capped, b.unfinished) = (before[0] + mine[0], before[1] + mine[1]);
         let law = law?;
-        // Nothing stopped is nothing, however it was reached.
-        let per = mine.map(|m| if m == 0.0 { 0.0 } else { m / b.reach });
+        // Per unit of its reach, where that is known and not lost below the floats'
+        // range; nothing stopped is nothing, however it was reached.
+        let per = if b.reach > 1e-250 {
+            mine.map(|m| if m == 0.0 { 0.0 } else { m / b.reach })
+        } else if stops_nothing(n) {
+            [0.0; 2]
+        } else {
+            [f64::NAN; 2]
+        };
         b.stops.keep(n, per);
         return Ok(b.closed.keep(n, law));
     }
@@ -646,6 +661,19 @@ impl<'a, W> Budget<'a, W> {
     fn arithmetic(&mut self, n: &Node) -> bool {
         let at = n as *const Node as usize;
         *self.arithmetic.entry(at).or_insert_with(|| arithmetic(n))
+    }
+
+    /// Whether a part below `n` (not `n` itself) starts chains, by address.
+    fn chains_below(&mut self, n: &Node) -> bool {
+        fn any(n: &Node) -> bool {
+            let mut found = false;
+            super::super::program::each_child(n, &mut |c| {
+                found = found || first::chains_here(c) || any(c)
+            });
+            found
+        }
+        let at = n as *const Node as usize;
+        *self.chained.entry(at).or_insert_with(|| any(n))
     }
 }
 
@@ -732,11 +760,15 @@ fn open<'a, W: Weight>(
             _ => f64::NAN,
         };
     }
-    let weighed = arithmetic_kind(n)
-        || matches!(
-            n,
-            Node::Repeat(_) | Node::Counted(..) | Node::CountedVar(..)
-        )
+    // Below anything but arithmetic and rolled counts, a part may be worked out without
+    // being opened here (a pool variable inside another's body, a round's, a chain's
+    // bindings), and its chains would go uncounted: their reach is the floats' to say.
+    let opens_all = arithmetic_kind(n) || matches!(n, Node::Counted(..) | Node::CountedVar(..));
+    if !opens_all && !b.capped.is_nan() && b.chains_below(n) {
+        b.capped = f64::NAN;
+    }
+    let weighed = opens_all
+        || matches!(n, Node::Repeat(_))
         || matches!(n, Node::LetPool { .. }) && repeat::led_to(n, env.len()).is_some();
     if weighed || b.reach.is_nan() {
         return open_weighed(n, env, b);

@@ -441,10 +441,16 @@ fn a_chain_stopped_at_its_depth_is_known_without_the_floats() {
         once.capped
     );
     assert!((floats - hand).abs() <= 1e-13 * hand, "{floats}");
-    // In a round, or in a pool's body: how often is the floats' to say.
+    // In a round, in a pool's body, or worked out without being opened (a pool
+    // variable bound in a round, or before a `repeat` behind another, or met in another's
+    // body): how often is the floats' to say.
     for text in [
         "repeat n = 0 until n >= 2 do n = n + d6 explode then n",
         "let p = 3d6 in p count 6 + (p sum)d6 explode",
+        "repeat a = 0 until a >= 9 do let p = 2d6 explode in a = a + p sum + p count 6 limit 3 then a",
+        "let p = 3d6 explode in let q = 2d6 explode in repeat a = p sum + q sum until a >= 1 do a = a limit 1 then a",
+        "let t = d6 in let p = 3d6 explode in repeat a = t + p sum until a >= 1 do a = a limit 1 then a",
+        "let p = 3d6 explode depth 1 in let q = 3d6 explode depth 1 in beats(p, q)",
     ] {
         assert!(first(text).0.expect(text).stopped, "{text}");
     }
@@ -530,6 +536,8 @@ fn a_repeat_stopped_at_its_limit_is_known_without_the_floats() {
         "if d6 > 3 then (repeat a = 0 until a >= 3 do a = a + d6 limit 1 then a) else 0",
         "let s = d6 in s + (repeat a = 0 until a >= s do a = a + d6 limit 1 then a)",
         "let c = 2d6 in if c == 7 or c == 11 then 1 else if c <= 3 or c == 12 then 0 else repeat point = c, r = 0 until r == point or r == 7 do r = 2d6 limit 3 then r == point",
+        // A part found again where its reach is not known, having stopped nothing.
+        "(d4)d6 + (repeat a = (d4)d6 until a >= 5 do a = a + 1 limit 1 then a)",
     ] {
         let (once, floats) = first(text);
         let once = once.expect(text);
@@ -558,7 +566,8 @@ fn random_programs_stop_what_the_floats_stop() {
     for _ in 0..2000 {
         let text = expr(&mut g, &mut Vec::new(), 5)
             .replace("2d3", "(2d3 explode depth 1)")
-            .replace(")d4 count", ")d4 explode depth 1 count");
+            .replace(")d4 count", ")d4 explode depth 1 count")
+            .replace("= 3d4 in", "= 3d4 explode depth 1 in");
         let Ok((n, _)) = parse_result(&text, &[]) else {
             continue;
         };

@@ -663,6 +663,19 @@ impl<'a, W> Budget<'a, W> {
         *self.arithmetic.entry(at).or_insert_with(|| arithmetic(n))
     }
 
+    /// `f` for a part reached `w` ways of `den` from here ([`Budget::reach`]), as the
+    /// float ledger's `within`.
+    fn within<T>(&mut self, w: &W, den: &W, f: impl FnOnce(&mut Self) -> T) -> T
+    where
+        W: Weight,
+    {
+        let reach = self.reach;
+        self.reach = reach * ratio(w, den);
+        let r = f(self);
+        self.reach = reach;
+        r
+    }
+
     /// Whether a part below `n` (not `n` itself) starts chains, by address.
     fn chains_below(&mut self, n: &Node) -> bool {
         fn any(n: &Node) -> bool {
@@ -904,13 +917,10 @@ fn let_in<'a, W: Weight>(
         return Law::from_map(m, d.den.clone());
     }
     let mut mix = Mixer::new();
-    let reach = b.reach;
     for (v, w) in d.iter() {
         env.push(v);
-        b.reach = reach * ratio(w, &d.den);
-        let part = eval(body, env, b);
+        let part = b.within(w, &d.den, |b| eval(body, env, b));
         env.pop();
-        b.reach = reach;
         mix.add(w, part?, b)?;
     }
     mix.done(&d.den)
@@ -942,12 +952,8 @@ fn if_else<'a, W: Weight>(
         return eval(yes, env, b);
     }
     let mut mix = Mixer::new();
-    let reach = b.reach;
-    b.reach = reach * ratio(&taken, &d.den);
-    let yes = eval(yes, env, b);
-    b.reach = reach * ratio(&not, &d.den);
-    let no = eval(no, env, b);
-    b.reach = reach;
+    let yes = b.within(&taken, &d.den, |b| eval(yes, env, b));
+    let no = b.within(&not, &d.den, |b| eval(no, env, b));
     mix.add(&taken, yes?, b)?;
     mix.add(&not, no?, b)?;
     mix.done(&d.den)
@@ -963,11 +969,8 @@ fn by_count<'a, W: Weight>(
 ) -> Result<Law<W>, NoLaw> {
     let d = eval(c, env, b)?;
     let mut mix = Mixer::new();
-    let reach = b.reach;
     for (k, w) in d.iter() {
-        b.reach = reach * ratio(w, &d.den);
-        let p = part(k, env, b);
-        b.reach = reach;
+        let p = b.within(w, &d.den, |b| part(k, env, b));
         mix.add(w, p?, b)?;
     }
     mix.done(&d.den)

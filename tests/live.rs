@@ -585,6 +585,14 @@ fn the_balance_tabs_offer_what_the_cli_takes_and_print_the_command_that_makes_th
             counts_the_cli_takes(&path, scenario, &stats),
             "{config}"
         );
+        // A menu says what it is in a label beside it, not only in its first option.
+        if tabs["roster"]["counts"].is_array() {
+            assert_eq!(
+                tabs["roster"]["countLabel"],
+                json!("Point costs: "),
+                "{config}"
+            );
+        }
         // Each tab's command is the one that makes its table.
         for (tab, verb) in [
             ("matrix", "compare"),

@@ -143,6 +143,12 @@ try {
           worth: [...pane.querySelectorAll('table.bars tbody tr')].map((tr) => tr.children[3].textContent),
           counts: pane.querySelector('select[aria-label="count stat"]')
             ? [...pane.querySelectorAll('select[aria-label="count stat"] option')].map((o) => o.value).filter(Boolean) : null,
+          // The menu's visible label, where a label names it.
+          countLabel: (() => {
+            const s = pane.querySelector('select[aria-label="count stat"]');
+            const l = s && s.id ? pane.querySelector(`label[for="${s.id}"]`) : null;
+            return l ? l.textContent : null;
+          })(),
         };
       }, tab);
     }

@@ -528,7 +528,7 @@ function renderBalance(res) {
     // Only the stats the config can price on (`counts`, from the server: more of a unit,
     // as `rollsim roster --count` takes them); none, and there is no menu.
     const count = res.counts.length
-      ? el('select', { 'aria-label': 'count stat', onchange: (e) => { state.count = e.target.value || null; writeUrl(); refreshBalance(); } },
+      ? el('select', { id: 'count-stat', 'aria-label': 'count stat', onchange: (e) => { state.count = e.target.value || null; writeUrl(); refreshBalance(); } },
         el('option', { value: '', text: 'no costs' }), ...res.counts.map((s) => el('option', { value: s, text: `price on ${s}` })))
       : el('span', { class: 'note', text: 'No stat of these units counts them (models, dice, hit points): no costs to suggest.' });
     count.value = state.count || '';
@@ -538,7 +538,8 @@ function renderBalance(res) {
       el('tbody', {}, ...t.rows.map((r, i) => el('tr', { 'data-unit': ids[i] }, ...r.map((c) => el('td', { text: c }))))));
     const kids = [el('p', { class: 'note', text: `Both seats; ${res.how}. Game value ${pct(res.value)}; cyclic share ${pct(res.cyclic)}.` }),
       cliTable(res.table, res.units.map((u) => u.unit), 'roster'),
-      el('p', {}, count)];
+      // The menu says what it is beside it, not only in its first option.
+      el('p', {}, ...(res.counts.length ? [el('label', { for: 'count-stat', text: 'Point costs: ' })] : []), count)];
     if (res.costs) kids.push(cliTable(res.costs.table, res.costs.rows.map((c) => c.unit), 'costs'));
     kids.push(matrixTable(res.matrix));
     pane.replaceChildren(...kids);

@@ -791,6 +791,29 @@ fn at_nine_dice_the_page_names_every_bar_ticks_round_values_and_hides_what_it_sa
     assert!((shown - mean).abs() <= 0.005 * mean, "{about} vs {mean}");
 }
 
+/// At 1024 px a sensitivity change's name wraps, but its step (`defence 10 -> 9`) stays
+/// on one line: it broke inside the arrow (`8 -` then `> 9`).
+#[test]
+fn a_sensitivity_change_keeps_its_step_on_one_line() {
+    let configs = root().join("configs");
+    let shot = root().join("target/live-page-steps.png");
+    let seen = drive(
+        &configs,
+        &json!({ "steps": [], "width": 1024,
+                 "tabs": { "config": "skirmish.toml", "scenario": "archers-shot-at" } }),
+        &shot,
+    );
+    assert_eq!(seen["errors"], json!([]), "the page threw");
+    let lines: Vec<u64> = seen["tabs"]["sensitivity"]["stepLines"]
+        .as_array()
+        .expect("the sensitivity tab's rows")
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert!(lines.len() > 20, "{lines:?}");
+    assert!(lines.iter().all(|&n| n == 1), "{lines:?}");
+}
+
 /// Issue: the sensitivity table showed `-0.0000` (a change of -2e-16, float noise) and
 /// `+0.00 pts`; the command line prints `0.000` and `0.00 pts`.
 #[test]

@@ -21,7 +21,7 @@ const browser = await puppeteer.launch({
 const out = { steps: [], dice: null, latency: [] };
 try {
   const page = await browser.newPage();
-  await page.setViewport({ width: 1280, height: 1000 });
+  await page.setViewport({ width: plan.width || 1280, height: 1000 });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   // A style or script the Content-Security-Policy refused is a console error, not a throw.
@@ -143,6 +143,22 @@ try {
           worth: [...pane.querySelectorAll('table.bars tbody tr')].map((tr) => tr.children[3].textContent),
           counts: pane.querySelector('select[aria-label="count stat"]')
             ? [...pane.querySelectorAll('select[aria-label="count stat"] option')].map((o) => o.value).filter(Boolean) : null,
+          // Each sensitivity change's step (`10 -> 9`): on how many lines it stands.
+          stepLines: [...pane.querySelectorAll('table.bars tbody tr td:first-child')].map((td) => {
+            const text = td.textContent;
+            const m = text.match(/\S+ -> \S+$/);
+            if (!m) return 0;
+            const r = document.createRange();
+            const walk = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+            let pos = 0, node, begun = false;
+            while ((node = walk.nextNode())) {
+              const len = node.textContent.length;
+              if (!begun && m.index < pos + len) { r.setStart(node, m.index - pos); begun = true; }
+              if (begun && text.length <= pos + len) { r.setEnd(node, text.length - pos); break; }
+              pos += len;
+            }
+            return new Set([...r.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top))).size;
+          }),
           // The menu's visible label, where a label names it.
           countLabel: (() => {
             const s = pane.querySelector('select[aria-label="count stat"]');

@@ -515,7 +515,12 @@ function renderBalance(res) {
     const kids = [el('p', { class: 'note', text: `One step in each side's favour (${res.how}).` })];
     for (const g of groups) {
       const top = Math.max(1e-9, ...g.rows.map((r) => Math.abs(r.change_in_value)));
-      const rows = g.rows.map((r) => el('tr', {}, el('td', { text: r.change }),
+      // A change's step (`10 -> 9`) stays on one line: the name before it may wrap.
+      const step = (c) => {
+        const m = c.match(/^(.*?)(\S+ -> \S+)$/);
+        return m ? [m[1], el('span', { class: 'step', text: m[2] })] : [c];
+      };
+      const rows = g.rows.map((r) => el('tr', {}, el('td', {}, ...step(r.change)),
         el('td', { text: r.probability ? pct(r.before) : num(r.before) }), el('td', { text: r.probability ? pct(r.after) : num(r.after) }),
         el('td', { text: r.probability ? signed(100 * r.change_in_value, 2) + ' pts' : signed(r.change_in_value, Math.abs(r.change_in_value) >= 100 ? 1 : 4) }),
         el('td', { class: 'bar' }, el('span', { class: r.change_in_value >= 0 ? 'pos' : 'neg', style: `width:${(100 * Math.abs(r.change_in_value) / top).toFixed(1)}%` }))));

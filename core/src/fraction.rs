@@ -18,6 +18,16 @@ pub struct Fraction {
     denom: UBig,
 }
 
+/// `n / d` as the nearest float, for integers of any size: both scaled down to 64
+/// significant bits first, where a ratio of two floats of thousands of bits would be
+/// inf/inf (0 below the smallest float).
+pub fn ratio(n: &UBig, d: &UBig) -> f64 {
+    let shift = |x: &UBig| x.bit_len().saturating_sub(64);
+    let (sn, sd) = (shift(n), shift(d));
+    let f = (n >> sn).to_f64().value() / (d >> sd).to_f64().value();
+    f * 2f64.powi((sn as i64 - sd as i64).clamp(-2000, 2000) as i32)
+}
+
 impl Fraction {
     /// `numer/denom` in lowest terms; None for a zero denominator.
     pub fn new(numer: impl Into<IBig>, denom: impl Into<IBig>) -> Option<Fraction> {
@@ -100,13 +110,7 @@ impl Fraction {
 
     /// The nearest float (0 below the smallest float: the fraction still says it).
     pub fn to_f64(&self) -> f64 {
-        // Both scaled down to 64 significant bits first: a ratio of two floats of
-        // thousands of bits would be inf/inf.
-        let n = (&self.numer).unsigned_abs();
-        let shift = |x: &UBig| x.bit_len().saturating_sub(64);
-        let (sn, sd) = (shift(&n), shift(&self.denom));
-        let f = (n >> sn).to_f64().value() / (&self.denom >> sd).to_f64().value();
-        let scaled = f * 2f64.powi((sn as i64 - sd as i64).clamp(-2000, 2000) as i32);
+        let scaled = ratio(&(&self.numer).unsigned_abs(), &self.denom);
         if self.numer < IBig::ZERO {
             -scaled
         } else {

@@ -37,7 +37,8 @@ mod keep;
 mod pools;
 mod repeat;
 
-pub use first::{first_law, stops_nothing, First};
+use first::stops_nothing;
+pub use first::{first_law, First};
 
 /// Operations on big integers (a multiply-add, an addition) past which the integer
 /// engine gives up: about half a second on one core for numbers of hundreds of digits.
@@ -475,10 +476,10 @@ impl<W: Weight> Mixer<W> {
 }
 
 /// The exact law of `n` (no variables in scope), or [`NoLaw`] where a part is not
-/// served or the work passes [`LAW_WORK`]: in machine words first, and again in big
-/// integers where a count passes them.
-pub fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
-    law_and_stops(n, vs, cancel).map(|(law, _)| law)
+/// served or the work passes [`LAW_WORK`]: [`first_law`]'s, without its masses.
+#[cfg(test)]
+fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
+    first_law(n, vs, cancel).map(|first| first.law)
 }
 
 /// What the `repeat`s a law played stopped at their limits.
@@ -493,15 +494,9 @@ pub(super) struct Played {
     capped: f64,
 }
 
-/// [`law`], and what its `repeat`s stopped at their limits.
-fn law_and_stops(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, Played), NoLaw> {
-    // As the float engine does: every `let` moved down to the parts that read it, so
-    // that independent parts are convolved, not enumerated together.
-    let (n, vs) = (super::sunk(n, 0), vs.map(|v| super::sunk(v, 0)));
-    sunk_law(&n, vs.as_ref(), cancel)
-}
-
-/// [`law_and_stops`] of expressions whose `let`s are moved down already.
+/// The law of expressions whose `let`s are moved down already ([`first_law`] moves
+/// them), and what its `repeat`s stopped at their limits: in machine words first, and
+/// again in big integers where a count passes them.
 fn sunk_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, Played), NoLaw> {
     // A budget spent in words is spent again only where big integers multiply long
     // convolutions at once; four words have no such multiply, so they are tried only
@@ -521,7 +516,7 @@ fn sunk_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, Played
     }
 }
 
-/// [`law`] in weights `W`, of the expressions with their `let`s moved down.
+/// [`sunk_law`] in weights `W`, of the expressions with their `let`s moved down.
 fn law_in<W: Weight>(
     n: &Node,
     vs: Option<&Node>,

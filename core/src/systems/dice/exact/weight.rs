@@ -90,17 +90,13 @@ pub trait Weight: Clone + PartialEq + Default + std::fmt::Debug {
     }
 }
 
-/// `a / b` as the nearest float, for counts of any size: both scaled to 64 significant
-/// bits first, where two floats of thousands of bits would be inf/inf.
+/// `a / b` as the nearest float, for counts of any size ([`crate::fraction::ratio`]
+/// past two words).
 pub(super) fn ratio<W: Weight>(a: &W, b: &W) -> f64 {
-    if let (Some(a), Some(b)) = (a.to_u128(), b.to_u128()) {
-        return a as f64 / b as f64;
+    match (a.to_u128(), b.to_u128()) {
+        (Some(a), Some(b)) => a as f64 / b as f64,
+        _ => crate::fraction::ratio(&a.to_big(), &b.to_big()),
     }
-    let (a, b) = (a.to_big(), b.to_big());
-    let shift = |x: &UBig| x.bit_len().saturating_sub(64);
-    let (sa, sb) = (shift(&a), shift(&b));
-    let f = (a >> sa).to_f64().value() / (b >> sb).to_f64().value();
-    f * 2f64.powi((sa as i64 - sb as i64).clamp(-2000, 2000) as i32)
 }
 
 /// Stein's gcd of `den` and each count, stopping at 1.

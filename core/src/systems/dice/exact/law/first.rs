@@ -53,10 +53,10 @@ pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, 
     })
 }
 
-/// Whether nothing in `n` stops at a limit whose mass the floats report (an explosion
-/// or `again` chain at its depth, a `repeat` at its last round): where the float
-/// engine gives up, the law's answer then says all there is to say.
-pub fn stops_nothing(n: &Node) -> bool {
+/// Whether nothing in `n` stops at a limit whose mass is reported (an explosion or
+/// `again` chain at its depth, a `repeat` at its last round): a part that stops nothing
+/// has nothing to count again, however it is reached.
+pub(super) fn stops_nothing(n: &Node) -> bool {
     let mut ok = !matches!(n, Node::Repeat(_)) && !chains_here(n);
     super::super::super::program::each_child(n, &mut |c| ok = ok && stops_nothing(c));
     ok

@@ -772,6 +772,15 @@ fn open<'a, W: Weight>(
     // being opened here (a pool variable inside another's body, a round's, a chain's
     // bindings), and its chains would go uncounted: their reach is the floats' to say.
     let opens_all = arithmetic_kind(n) || matches!(n, Node::Counted(..) | Node::CountedVar(..));
+    // Arithmetic on the values in scope is one number: worked out as one, not as a
+    // law for every part (a baccarat tableau's sums and tests for each of 10,000
+    // deals of four cards).
+    if opens_all && !matches!(n, Node::Num(_) | Node::Var(_)) && b.arithmetic(n) {
+        if let Some(v) = number(n, env, &b.held) {
+            b.spend(1)?;
+            return Ok(Law::point(v));
+        }
+    }
     if !opens_all && !b.capped.is_nan() && b.chains_below(n) {
         b.capped = f64::NAN;
     }
@@ -930,6 +939,13 @@ fn if_else<'a, W: Weight>(
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
+    // A condition on the values in scope takes one branch.
+    if b.arithmetic(c) {
+        if let Some(v) = number(c, env, &b.held) {
+            b.spend(1)?;
+            return eval(if v != 0 { yes } else { no }, env, b);
+        }
+    }
     let d = eval(c, env, b)?;
     let (mut taken, mut not) = (W::default(), W::default());
     for (v, w) in d.iter() {
@@ -990,16 +1006,19 @@ fn card<'a, W: Weight>(
         dealt.push(d);
     }
     b.spend(c.kinds.len() as u64)?;
-    let (mut m, mut den): (Map<i64, W>, W) = (Map::default(), W::default());
-    for (v, n) in c.ways(&dealt).filter(|&(_, n)| n > 0) {
-        let w = W::from_u128(u128::from(n));
+    // Values rising: laid out as they come, from the lowest still in the deck.
+    let mut left = c.ways(&dealt).filter(|&(_, n)| n > 0).peekable();
+    let Some(&(lo, _)) = left.peek() else {
+        return Ok(Law::point(0));
+    };
+    let (mut n, mut den) = (Vec::new(), W::default());
+    for (v, k) in left {
+        let w = W::from_u128(u128::from(k));
         den.add_to(&w)?;
-        m.insert(v, w);
+        n.resize(span(lo, v)?, W::default());
+        n[(v - lo) as usize] = w;
     }
-    match m.is_empty() {
-        true => Ok(Law::point(0)),
-        false => Law::from_map(m, den),
-    }
+    Ok(Law { lo, n, den })
 }
 
 /// One die's law, in integers as the sampler rolls it: its faces counted; a face a

@@ -425,16 +425,24 @@ impl<'a> Compiler<'a> {
             Expr::Pick(p) => self.pick(p, record_ok)?,
             Expr::Sides(name, col) => self.sides_of(name, *col)?,
             Expr::Card { faces, before, .. } => self.card(faces, before)?,
+            // A side that settles the answer leaves the other unread, as a designer
+            // reads `a == b and (c == a or d == a)`: the exact engines then deal or
+            // roll what only the other side reads on its branch alone (a flop dealt
+            // only where the hole cards pair), not for every way the first side goes.
             Expr::And(a, b) => {
                 let (a, b) = bin(self, a, b)?;
-                Node::Mul(Box::new(truth(*a)), Box::new(truth(*b)))
+                Node::If(
+                    Box::new(truth(*a)),
+                    Box::new(truth(*b)),
+                    Box::new(Node::Num(0)),
+                )
             }
             Expr::Or(a, b) => {
                 let (a, b) = bin(self, a, b)?;
-                Node::Cmp(
-                    Cmp::Ge,
-                    Box::new(Node::Add(Box::new(truth(*a)), Box::new(truth(*b)))),
+                Node::If(
+                    Box::new(truth(*a)),
                     Box::new(Node::Num(1)),
+                    Box::new(truth(*b)),
                 )
             }
             Expr::Not(a) => Node::Cmp(Cmp::Eq, Box::new(self.node(a)?), Box::new(Node::Num(0))),
@@ -1396,8 +1404,8 @@ mod tests {
         parse_compiled(text, &[]).expect(text)
     }
 
-    /// `d20 + 5 >= 13` is the d20 against 8 (and `d20 - 2 < 4` against 6); `or` of two
-    /// comparisons adds them with no test of each against 0. Sums that could saturate
+    /// `d20 + 5 >= 13` is the d20 against 8 (and `d20 - 2 < 4` against 6); `or` and `and`
+    /// of two comparisons branch on the first. Sums that could saturate
     /// are left as written.
     #[test]
     fn comparisons_of_shifted_pools_and_truths_are_simplified() {
@@ -1417,12 +1425,21 @@ mod tests {
             matches!(&n, Node::Cmp(Cmp::Eq, a, _) if matches!(**a, Node::Add(..))),
             "{n:?}"
         );
+        // `or` reads its right side only where the left does not hold, with no test of
+        // either comparison against 0; `and` the other way round.
         match compiled("d6 >= 5 or d6 <= 1") {
-            Node::Cmp(Cmp::Ge, sum, one) => {
+            Node::If(a, one, b) => {
                 assert_eq!(*one, Node::Num(1));
-                let Node::Add(a, b) = *sum else {
-                    panic!("not a sum: {sum:?}")
-                };
+                assert!(
+                    pool_vs(&a).is_some() && pool_vs(&b).is_some(),
+                    "{a:?} {b:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        match compiled("d6 >= 5 and d6 <= 1") {
+            Node::If(a, b, zero) => {
+                assert_eq!(*zero, Node::Num(0));
                 assert!(
                     pool_vs(&a).is_some() && pool_vs(&b).is_some(),
                     "{a:?} {b:?}"

@@ -290,6 +290,41 @@ fn a_part_met_again_is_worked_out_once() {
     assert!(agrees(three));
 }
 
+/// `and` and `or` read their right side only where the left does not settle them, so
+/// the law deals a flop only where the hole cards pair: the same law as the product
+/// of truths, which reads every side everywhere, for a tenth of its work; and a
+/// condition on the values in scope takes its branch without a law of its own.
+#[test]
+fn a_settled_side_deals_nothing_for_the_other() {
+    let run = |text: &str| {
+        let (n, _) = parse_result(text, &[]).unwrap();
+        let n = super::super::sunk(&n, 0);
+        let cancel = Cancel::default();
+        let mut b = Budget::<UBig>::new(&cancel);
+        let law = eval(&n, &mut Vec::new(), &mut b).unwrap().reduced();
+        (law, LAW_WORK - b.left)
+    };
+    let deal = "let a, b, c, d, e = deck{1*4, 2*4, 3*4, 4*4, 5*4, 6*4, 7*4, 8*4, 9*4, 10*4, 11*4, 12*4, 13*4} draw 5 in";
+    let (lazy, lazy_work) = run(&format!("{deal} a == b and (c == a or d == a or e == a)"));
+    let (eager, eager_work) = run(&format!(
+        "{deal} (a == b) * ((c == a) + (d == a) + (e == a) >= 1)"
+    ));
+    assert_eq!(lazy, eager);
+    // 144/20825 by hand: a pair (3/51), then one of its 2 cards left in the flop.
+    assert_eq!(lazy.lo, 0);
+    assert_eq!(
+        lazy.n[1].clone() * UBig::from(20825u32),
+        lazy.den.clone() * UBig::from(144u32)
+    );
+    assert!(
+        lazy_work * 10 < eager_work,
+        "{lazy_work} against {eager_work}"
+    );
+    // A die on the right of `or` is rolled only where the left fails: the same law.
+    assert!(agrees("d6 >= 5 or 2d6 >= 10"));
+    assert!(agrees("let x = d8 in x >= 3 and (x + d6 >= 9 or x == 8)"));
+}
+
 /// The budget is spent as the work goes, and a cancelled run gives no law.
 #[test]
 fn the_budget_is_spent_as_the_work_goes() {

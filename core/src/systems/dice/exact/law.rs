@@ -140,9 +140,9 @@ pub(super) struct Budget<'a, W> {
     /// stopped by the limit, is what the float engine reports (see [`first_law`]).
     stopped: bool,
     /// The chance of reaching the part being evaluated, where the parts above it are
-    /// arithmetic, `let`s, branches and rolled counts, whose every value's ways the law
-    /// mixes; NaN below any other part (a pool's body, a round), whose parts are
-    /// evaluated once for many values, or for none.
+    /// arithmetic, `let`s, branches, rolled counts and rounds, whose every value's (or
+    /// state's) ways the law mixes; NaN below any other part (a pool's body), whose
+    /// parts are evaluated once for many values, or for none.
     reach: f64,
     /// The mass of the `repeat`s stopped at their limit before their condition held,
     /// each by its reach: the float engine's ledger's count, where it is not NaN.
@@ -671,6 +671,38 @@ impl<'a, W> Budget<'a, W> {
         r
     }
 
+    /// `f` as if reached for sure, with what its limits stopped returned apart, per unit
+    /// of its reach: a round's parts, worked out once for a state met again and again,
+    /// stop as much each time by that time's chance ([`Budget::add_stopped`]).
+    fn per_unit<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> (T, [f64; 2]) {
+        let reach = std::mem::replace(&mut self.reach, 1.0);
+        let before = [
+            std::mem::take(&mut self.capped),
+            std::mem::take(&mut self.unfinished),
+        ];
+        let r = f(self);
+        let mine = [self.capped, self.unfinished];
+        (self.reach, self.capped, self.unfinished) = (reach, before[0], before[1]);
+        (r, mine)
+    }
+
+    /// What a part stopped per unit of its reach ([`Budget::per_unit`]), counted for
+    /// a time it is reached with the chance `p()`, worked out only where it stopped
+    /// something (a state's chance is a ratio of big counts).
+    fn add_stopped(&mut self, [capped, unfinished]: [f64; 2], p: impl FnOnce() -> f64) {
+        if capped == 0.0 && unfinished == 0.0 {
+            return;
+        }
+        let p = p();
+        // Nothing stopped is nothing, however it is reached (NaN times 0 is not).
+        if capped != 0.0 {
+            self.capped += p * capped;
+        }
+        if unfinished != 0.0 {
+            self.unfinished += p * unfinished;
+        }
+    }
+
     /// Whether a part below `n` (not `n` itself) starts chains, by address.
     fn chains_below(&mut self, n: &Node) -> bool {
         fn any(n: &Node) -> bool {
@@ -768,9 +800,6 @@ fn open<'a, W: Weight>(
             _ => f64::NAN,
         };
     }
-    // Below anything but arithmetic and rolled counts, a part may be worked out without
-    // being opened here (a pool variable inside another's body, a round's, a chain's
-    // bindings), and its chains would go uncounted: their reach is the floats' to say.
     let opens_all = arithmetic_kind(n) || matches!(n, Node::Counted(..) | Node::CountedVar(..));
     // Arithmetic on the values in scope is one number: worked out as one, not as a
     // law for every part (a baccarat tableau's sums and tests for each of 10,000
@@ -781,12 +810,17 @@ fn open<'a, W: Weight>(
             return Ok(Law::point(v));
         }
     }
-    if !opens_all && !b.capped.is_nan() && b.chains_below(n) {
-        b.capped = f64::NAN;
-    }
+    // A `repeat` (and the bindings that lead to it) counts its parts by each state's
+    // chance, as the rest of these do by each value's.
     let weighed = opens_all
         || matches!(n, Node::Repeat(_))
         || matches!(n, Node::LetPool { .. }) && repeat::led_to(n, env.len()).is_some();
+    // Below anything else, a part may be worked out without being opened here (a pool
+    // variable inside another's body), and its chains would go uncounted: their reach
+    // is the floats' to say.
+    if !weighed && !b.capped.is_nan() && b.chains_below(n) {
+        b.capped = f64::NAN;
+    }
     if weighed || b.reach.is_nan() {
         return open_weighed(n, env, b);
     }

@@ -3,9 +3,11 @@
 //! mass beside the distribution; the law counts them as it goes, each by the chance of
 //! reaching it (a chain: its dice times its chance of rolling on at its last roll; a
 //! `repeat`: its last round's ways whose condition does not hold), where that chance
-//! is known: below arithmetic, `let`s, branches and rolled counts, whose every value
-//! the law mixes by its ways. Below a pool's body or a round, whose parts are
-//! evaluated once for many values, only the floats know it, and they run after.
+//! is known: below arithmetic, `let`s, branches, rolled counts and rounds, whose every
+//! value (or state) the law mixes by its ways; a round's parts, worked out once for a
+//! state met again and again, count theirs per unit of the state's chance and again
+//! each time it comes. Below a pool's body, whose parts are evaluated once for many
+//! outcomes, only the floats know it, and they run after.
 
 use super::super::super::dist::{die_dist, Ledger};
 use super::*;

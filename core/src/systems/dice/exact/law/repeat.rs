@@ -27,6 +27,10 @@ struct Round<W> {
     /// At the limit, the ways its condition does not hold, of `until_den`: stopped by
     /// the limit, not by the condition.
     cut: W,
+    /// What the condition's and the step's limits stopped, per unit of the chance of
+    /// playing each ([`Budget::per_unit`]): the step is played where the loop goes on.
+    until_mass: [f64; 2],
+    step_mass: [f64; 2],
 }
 
 /// Sub-probabilities summed from parts over different denominators: `ways / den` in
@@ -34,8 +38,9 @@ struct Round<W> {
 struct Sum<W> {
     ways: Map<i64, W>,
     den: W,
-    /// The body's law from each state that stopped, where it does not read `rounds`.
-    bodies: Map<State, Rc<Law<W>>>,
+    /// The body's law from each state that stopped, where it does not read `rounds`,
+    /// with what its limits stopped per unit of its reach.
+    bodies: Map<State, (Rc<Law<W>>, [f64; 2])>,
 }
 
 impl<W: Weight> Sum<W> {
@@ -66,12 +71,9 @@ pub(super) fn repeat<'a, W: Weight>(
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
-    // Its start and rounds are evaluated once for many values: their parts' reach is
-    // not known ([`Budget::reach`]).
-    let reach = std::mem::replace(&mut b.reach, f64::NAN);
-    let law = start(r, env, b).and_then(|(s, den)| rounds(r, (0, reach), s, den, env, b));
-    b.reach = reach;
-    law
+    // Its start is played once, by the `repeat`'s reach; its rounds by each state's.
+    let reach = b.reach;
+    start(r, env, b).and_then(|(s, den)| rounds(r, (0, reach), s, den, env, b))
 }
 
 /// The `repeat` that `n`'s `let`s and pool variables lead to (`let p = 10d6 in let
@@ -107,11 +109,8 @@ pub(super) fn after_bindings<'a, W: Weight>(
     let (r, k) = led_to(n, env.len()).ok_or(NoLaw::Refused)?;
     let base = env.len();
     let read: Vec<bool> = (0..k).map(|j| in_rounds(r, base + j)).collect();
-    let reach = std::mem::replace(&mut b.reach, f64::NAN);
-    let law =
-        firsts(n, r, &read, env, b).and_then(|(s, den)| rounds(r, (k, reach), s, den, env, b));
-    b.reach = reach;
-    law
+    let reach = b.reach;
+    firsts(n, r, &read, env, b).and_then(|(s, den)| rounds(r, (k, reach), s, den, env, b))
 }
 
 /// A binding's values, each with its ways and its pool's dice if it is a pool.
@@ -137,7 +136,7 @@ fn firsts<'a, W: Weight>(
         Node::LetPool {
             spec, choice, body, ..
         } => {
-            let (taken, held) = pools::held_outcomes(spec, choice.as_deref(), b)?;
+            let (taken, held) = rolled_held(spec, choice.as_deref(), b)?;
             let (outcomes, den) = &*taken;
             let values = outcomes
                 .iter()
@@ -154,7 +153,7 @@ fn firsts<'a, W: Weight>(
     for (v, w, dice) in values {
         env.push(v);
         let pushed = dice.map(|h| b.held.push((at, h))).is_some();
-        let first = firsts(body, r, &read[1..], env, b);
+        let first = b.within(&w, &over, |b| firsts(body, r, &read[1..], env, b));
         if pushed {
             b.held.pop();
         }
@@ -185,6 +184,29 @@ fn firsts<'a, W: Weight>(
 fn rounds<'a, W: Weight>(
     r: &'a Repeat,
     (fixed, reach): (usize, f64),
+    states: States<W>,
+    den: W,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Law<W>, NoLaw> {
+    // Each part of a round is reached by its state's chance, counted where it is
+    // played ([`Budget::per_unit`]); anything else below is not known.
+    let outer = std::mem::replace(&mut b.reach, f64::NAN);
+    let outer_cut = std::mem::take(&mut b.cut);
+    let law = rounds_from(r, (fixed, reach), states, den, env, b);
+    // What this `repeat`'s limit stopped, apart from any other's.
+    let cut = std::mem::replace(&mut b.cut, outer_cut);
+    b.reach = outer;
+    if cut != 0.0 {
+        b.unfinished += reach * cut;
+    }
+    law
+}
+
+/// [`rounds`], with the reach and the cut of the rounds around it put aside.
+fn rounds_from<'a, W: Weight>(
+    r: &'a Repeat,
+    (fixed, reach): (usize, f64),
     mut states: States<W>,
     mut den: W,
     env: &mut Vec<i64>,
@@ -196,8 +218,8 @@ fn rounds<'a, W: Weight>(
     let cache_step = !mentions(&r.step, rounds_at);
     let mut known: Map<State, Rc<Round<W>>> = Map::default();
     let apart = apart(r, env.len() + fixed);
-    let mut stops_of: Map<State, (W, W)> = Map::default();
-    let mut kernels: Map<(usize, State), Law<W>> = Map::default();
+    let mut stops_of: Map<State, Until<W>> = Map::default();
+    let mut kernels: Kernels<W> = Map::default();
     let mut out = Sum {
         ways: Map::default(),
         den: W::one(),
@@ -205,8 +227,6 @@ fn rounds<'a, W: Weight>(
     };
     let start_bits = den.bits();
     let mut primes = None;
-    // What this `repeat`'s limit stops, apart from any other's.
-    let outer_cut = std::mem::take(&mut b.cut);
     for round in 0..=r.limit {
         if states.is_empty() {
             break;
@@ -223,6 +243,7 @@ fn rounds<'a, W: Weight>(
             cache_until,
             cache_body,
             fixed,
+            reach,
         };
         let (mut next, next_den) = match apart {
             Some(updates) if !last => {
@@ -248,10 +269,6 @@ fn rounds<'a, W: Weight>(
         }
         states = next;
         wide_before_the_limit(r, round, &den, start_bits)?;
-    }
-    let cut = std::mem::replace(&mut b.cut, outer_cut);
-    if cut != 0.0 {
-        b.unfinished += reach * cut;
     }
     let law = Law::from_map(out.ways, out.den)?;
     Ok(law.reduced())
@@ -299,6 +316,17 @@ struct RoundAt<'d, W> {
     /// Whether the body's law from a state is the same every round.
     cache_body: bool,
     fixed: usize,
+    /// The chance of playing the `repeat`: a state's is this times its ways of `den`.
+    reach: f64,
+}
+
+impl<W: Weight> RoundAt<'_, W> {
+    /// The chance of reaching a state of `w` ways this round, times `more` ways of
+    /// `of` where given.
+    fn reach(&self, w: &W, more: Option<(&W, &W)>) -> f64 {
+        let p = self.reach * ratio(w, self.den);
+        more.map_or(p, |(m, of)| p * ratio(m, of))
+    }
 }
 
 /// The mass of each state that stops this round, read by the body into `out`, and the
@@ -319,20 +347,21 @@ fn stop<'a, W: Weight>(
             true => out.bodies.get(s).cloned(),
             false => None,
         };
-        let body = match known {
+        let (body, mass) = match known {
             Some(body) => body,
             None => {
                 env.extend_from_slice(s);
                 env.push(at.round as i64);
-                let body = eval(&r.body, env, b);
+                let (body, mass) = b.per_unit(|b| eval(&r.body, env, b));
                 env.truncate(env.len() - s.len() - 1);
-                let body = Rc::new(body?);
+                let body = (Rc::new(body?), mass);
                 if at.cache_body {
                     out.bodies.insert(s.clone(), body.clone());
                 }
                 body
             }
         };
+        b.add_stopped(mass, || at.reach(w, Some((stops, until_den))));
         out.add(&w.mul(stops)?, &at.den.mul(until_den)?, &body, b)?;
     }
     let mut on = until_den.clone();
@@ -365,7 +394,12 @@ fn joint_round<'a, W: Weight>(
         if !play.cut.is_zero() {
             b.cut += ratio(&w, at.den) * ratio(&play.cut, &play.until_den);
         }
+        b.add_stopped(play.until_mass, || at.reach(&w, None));
         let goes_on = stop(r, (&s, &w), at, (&play.stops, &play.until_den), out, env, b)?;
+        if play.step.is_some() {
+            let on = Some((&goes_on, &play.until_den));
+            b.add_stopped(play.step_mass, || at.reach(&w, on));
+        }
         plays.push((w, goes_on, play));
     }
     let mut common = W::one();
@@ -432,8 +466,8 @@ fn apart_round<'a, W: Weight>(
     updates: &'a [Node],
     states: States<W>,
     at: &RoundAt<W>,
-    (stops_of, out): (&mut Map<State, (W, W)>, &mut Sum<W>),
-    kernels: &mut Map<(usize, State), Law<W>>,
+    (stops_of, out): (&mut Map<State, Until<W>>, &mut Sum<W>),
+    kernels: &mut Kernels<W>,
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<(States<W>, W), NoLaw> {
@@ -441,20 +475,21 @@ fn apart_round<'a, W: Weight>(
     let mut common = W::one();
     for (s, w) in states {
         b.spend(super::super::repeat::REPEAT_COST * at.words)?;
-        let (stops, until_den) = match stops_of.get(&s) {
+        let ((stops, until_den), mass) = match stops_of.get(&s) {
             Some(k) if at.cache_until => k.clone(),
             _ => {
                 env.extend_from_slice(&s);
                 env.push(at.round as i64);
-                let u = until(&r.until, env, b);
+                let (u, mass) = b.per_unit(|b| until(&r.until, env, b));
                 env.truncate(env.len() - s.len() - 1);
-                let u = u?;
+                let u = (u?, mass);
                 if at.cache_until {
                     stops_of.insert(s.clone(), u.clone());
                 }
                 u
             }
         };
+        b.add_stopped(mass, || at.reach(&w, None));
         let on = stop(r, (&s, &w), at, (&stops, &until_den), out, env, b)?;
         if on.is_zero() {
             continue;
@@ -494,21 +529,24 @@ fn apart_round<'a, W: Weight>(
                 Entry::Vacant(k) => {
                     env.extend_from_slice(s);
                     env.push(at.round as i64);
-                    let law = eval(u, env, b);
+                    let (law, mass) = b.per_unit(|b| eval(u, env, b));
                     env.truncate(env.len() - s.len() - 1);
-                    k.insert(law?)
+                    k.insert((law?, mass))
                 }
             };
-            let d = &kernel.den;
+            let d = &kernel.0.den;
             if !common.multiple_of(d) {
                 common = common.lcm(d)?;
             }
         }
+        // The states' chance before this update: each plays it by that.
+        let over = den.clone();
         den = den.mul(&common)?;
         let words = den.words();
         let mut next: States<W> = BTreeMap::new();
         for (s, w) in cur {
-            let law = &kernels[&key(&s)];
+            let (law, mass) = &kernels[&key(&s)];
+            b.add_stopped(*mass, || at.reach * ratio(&w, &over));
             b.spend(law.n.len() as u64 * words)?;
             let scale = w.mul(&common.div(&law.den))?;
             let mut t = s;
@@ -520,6 +558,27 @@ fn apart_round<'a, W: Weight>(
         cur = next;
     }
     Ok((cur, den))
+}
+
+/// The ways a `repeat`'s condition holds and its denominator, with what its limits
+/// stopped per unit of its reach.
+type Until<W> = ((W, W), [f64; 2]);
+
+/// Each update's law by its variable's value (and the bindings'), with what its limits
+/// stopped per unit of its reach.
+type Kernels<W> = Map<(usize, State), (Law<W>, [f64; 2])>;
+
+/// A pool variable's outcomes as [`pools::held_outcomes`] gives them, its chains
+/// counted by its reach: it is rolled here, not opened.
+fn rolled_held<'a, W: Weight>(
+    spec: &'a PoolSpec,
+    choice: Option<&'a crate::systems::dice::program::choice::Choice>,
+    b: &mut Budget<'a, W>,
+) -> Result<(Rc<pools::Outcomes<W>>, pools::Holding<'a>), NoLaw> {
+    if first::pool_chains(spec) {
+        b.capped += first::pool_capped(spec).map_or(f64::NAN, |m| b.reach * m);
+    }
+    pools::held_outcomes(spec, choice, b)
 }
 
 /// The ways a `repeat`'s condition holds, of its law's denominator.
@@ -586,9 +645,12 @@ fn play<'a, W: Weight>(
             return Ok(k.clone());
         }
     }
-    let (stops, until_den) = match &cached {
-        Some(k) if cache_until => (k.stops.clone(), k.until_den.clone()),
-        _ => until(&r.until, env, b)?,
+    let ((stops, until_den), until_mass) = match &cached {
+        Some(k) if cache_until => ((k.stops.clone(), k.until_den.clone()), k.until_mass),
+        _ => {
+            let (u, mass) = b.per_unit(|b| until(&r.until, env, b));
+            (u?, mass)
+        }
     };
     if last {
         // At the limit every way stops, and is read by the body.
@@ -599,6 +661,8 @@ fn play<'a, W: Weight>(
             until_den,
             step: None,
             cut,
+            until_mass,
+            step_mass: [0.0; 2],
         }));
     }
     if stops == until_den {
@@ -607,6 +671,8 @@ fn play<'a, W: Weight>(
             until_den,
             step: None,
             cut: W::default(),
+            until_mass,
+            step_mass: [0.0; 2],
         });
         if cache_until {
             // A state that always stops, met again every round its mass comes.
@@ -614,11 +680,13 @@ fn play<'a, W: Weight>(
         }
         return Ok(round);
     }
-    let step = match cached.and_then(|k| k.step.clone()) {
+    let known_step = cached.and_then(|k| k.step.clone().map(|t| (t, k.step_mass)));
+    let (step, step_mass) = match known_step {
         Some(t) if cache_step => t,
         _ => {
             let mut to = BTreeMap::new();
-            let den = step(&r.step, env, b, &mut to)?;
+            let (den, mass) = b.per_unit(|b| step(&r.step, env, b, &mut to));
+            let den = den?;
             if at.fixed > 0 {
                 // The bindings go on as they were.
                 to = to
@@ -626,7 +694,7 @@ fn play<'a, W: Weight>(
                     .map(|(t, q)| (s[..at.fixed].iter().chain(&t).copied().collect(), q))
                     .collect();
             }
-            (to, den)
+            ((to, den), mass)
         }
     };
     let round = Rc::new(Round {
@@ -634,6 +702,8 @@ fn play<'a, W: Weight>(
         until_den,
         step: Some(step),
         cut: W::default(),
+        until_mass,
+        step_mass,
     });
     if cache_until && cache_step {
         known.insert(s.clone(), round.clone());
@@ -712,9 +782,10 @@ fn step_into<'a, W: Weight>(
             let den = den.mul(&d.den)?;
             for (v, w) in d.iter() {
                 env.push(v);
-                let went = w
-                    .mul(ways)
-                    .and_then(|w| step_into(body, (&w, &den), env, b, joint));
+                let went = b.within(w, &d.den, |b| {
+                    w.mul(ways)
+                        .and_then(|w| step_into(body, (&w, &den), env, b, joint))
+                });
                 env.pop();
                 went?;
             }
@@ -726,7 +797,8 @@ fn step_into<'a, W: Weight>(
             let den = den.mul(&d.den)?;
             for (k, w) in d.iter() {
                 let body = crate::systems::dice::program::counted(bodies, k);
-                step_into(body, (&w.mul(ways)?, &den), env, b, joint)?;
+                let w = w.mul(ways)?;
+                b.within(&w, &den, |b| step_into(body, (&w, &den), env, b, joint))?;
             }
             Ok(())
         }
@@ -735,7 +807,7 @@ fn step_into<'a, W: Weight>(
         } => {
             // A pool variable of the round (read several ways: one read is a `let`):
             // each outcome of its dice held while the rest of the round reads them.
-            let (taken, held) = pools::held_outcomes(spec, choice.as_deref(), b)?;
+            let (taken, held) = rolled_held(spec, choice.as_deref(), b)?;
             let (outcomes, over) = &*taken;
             let den = den.mul(over)?;
             let at = env.len();
@@ -743,9 +815,10 @@ fn step_into<'a, W: Weight>(
                 b.spend(1)?;
                 env.push(0);
                 b.held.push((at, held.held(dice)));
-                let went = w
-                    .mul(ways)
-                    .and_then(|w| step_into(body, (&w, &den), env, b, joint));
+                let went = b.within(w, over, |b| {
+                    w.mul(ways)
+                        .and_then(|w| step_into(body, (&w, &den), env, b, joint))
+                });
                 b.held.pop();
                 env.pop();
                 went?;

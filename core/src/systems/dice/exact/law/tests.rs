@@ -476,16 +476,40 @@ fn a_chain_stopped_at_its_depth_is_known_without_the_floats() {
         once.capped
     );
     assert!((floats - hand).abs() <= 1e-13 * hand, "{floats}");
-    // In a round, in a pool's body, or worked out without being opened (a pool
-    // variable bound in a round, or before a `repeat` behind another, or met in another's
-    // body): how often is the floats' to say.
+    // In a round, by each state's chance of playing it: an update's, a pool variable's
+    // bound in the round, the body's read where the loop stops, the condition's; a
+    // `repeat` in another's rounds; pool variables bound before a `repeat`, behind
+    // another. The floats' ledger counts the same.
     for text in [
         "repeat n = 0 until n >= 2 do n = n + d6 explode then n",
-        "let p = 3d6 in p count 6 + (p sum)d6 explode",
+        "repeat n = 0 until n >= 7 do n = n + d4 explode depth 2 limit 3 then n",
         "repeat a = 0 until a >= 9 do let p = 2d6 explode in a = a + p sum + p count 6 limit 3 then a",
+        "repeat a = 0, b = 0 until a >= 6 or b >= 6 do a = a + d4 explode depth 1, b = b + d6 limit 4 then a - b",
+        "repeat a = 0 until a >= 5 do a = a + d4 limit 3 then a + d6 explode depth 1",
+        "repeat a = 0 until a + d4 explode depth 1 >= 7 do a = a + 2 limit 4 then a",
+        "repeat n = 0 until n >= 2 do n = n + (repeat a = 0 until a >= 5 do a = a + d6 explode depth 1 limit 1 then a) limit 2 then n",
         "let p = 3d6 explode in let q = 2d6 explode in repeat a = p sum + q sum until a >= 1 do a = a limit 1 then a",
         "let t = d6 in let p = 3d6 explode in repeat a = t + p sum until a >= 1 do a = a limit 1 then a",
+        "if d2 == 1 then (repeat a = 0 until a >= 9 do a = a + (a + 1)d4 explode depth 1 limit 2 then a) else 0",
+        // A pool read once is a value: its `let` leads to the `repeat`.
+        "let p = 2d6 in repeat a = 0 until a >= p sum do a = a + d6 explode depth 1 limit 2 then a",
+    ] {
+        let (once, floats) = first(text);
+        let once = once.expect(text);
+        assert!(!once.stopped, "{text}");
+        assert!(floats > 0.0, "{text}: nothing stopped");
+        assert!(
+            (once.capped - floats).abs() <= 1e-12 * floats,
+            "{text}: {} against the floats' {floats}",
+            once.capped
+        );
+    }
+    // In a pool's body, worked out once for many outcomes: how often is the floats' to
+    // say.
+    for text in [
+        "let p = 3d6 in p count 6 + (p sum)d6 explode",
         "let p = 3d6 explode depth 1 in let q = 3d6 explode depth 1 in beats(p, q)",
+        "let p = 2d6 in p count 6 + (repeat a = 0 until a >= p sum do a = a + d6 explode depth 1 limit 2 then a)",
     ] {
         assert!(first(text).0.expect(text).stopped, "{text}");
     }
@@ -579,17 +603,26 @@ fn a_repeat_stopped_at_its_limit_is_known_without_the_floats() {
         assert!(!once.stopped && floats > 0.0, "{text}");
         assert!((once.unfinished - floats).abs() <= 1e-12 * floats, "{text}");
     }
-    // Played in a pool's body, in another's rounds, or with a chain in its rounds: how
-    // often is the floats' to say.
+    // Played in another's rounds, by each state's chance, or with a chain in its
+    // rounds: the floats' count.
     for text in [
-        "let p = 2d6 in p count 6 + (repeat a = 0 until a >= p sum do a = a + d6 limit 1 then a)",
         "repeat n = 0 until n >= 2 do n = n + (repeat a = 0 until a >= 5 do a = a + d6 limit 1 then a) limit 2 then n",
+        "repeat n = 0, m = 0 until n >= 4 do n = n + (repeat a = 0 until a >= m + 3 do a = a + d4 limit 1 then a), m = m + 1 limit 3 then n",
         "repeat a = 0 until a >= 9 do a = a + d6 explode limit 1 then a",
     ] {
-        // Sent to the floats after the law.
-        let (first, _) = first(text);
-        assert!(first.expect(text).stopped, "{text}");
+        let (once, floats) = first(text);
+        let once = once.expect(text);
+        assert!(!once.stopped && floats > 0.0, "{text}");
+        assert!(
+            (once.unfinished - floats).abs() <= 1e-12 * floats,
+            "{text}: {} against the floats' {floats}",
+            once.unfinished
+        );
     }
+    // Played in a pool's body: how often is the floats' to say.
+    let text =
+        "let p = 2d6 in p count 6 + (repeat a = 0 until a >= p sum do a = a + d6 limit 1 then a)";
+    assert!(first(text).0.expect(text).stopped, "{text}");
 }
 
 /// Two thousand random programs of `let`s, branches, pools, `repeat`s and exploding dice:
@@ -597,12 +630,17 @@ fn a_repeat_stopped_at_its_limit_is_known_without_the_floats() {
 #[test]
 fn random_programs_stop_what_the_floats_stop() {
     let mut g = Gen(0x5707_ed00_0000_0004);
-    let (mut known, mut capped, mut unfinished) = (0, 0, 0);
-    for _ in 0..2000 {
-        let text = expr(&mut g, &mut Vec::new(), 5)
+    let (mut known, mut capped, mut unfinished, mut in_rounds) = (0, 0, 0, 0);
+    for case in 0..2000 {
+        let mut text = expr(&mut g, &mut Vec::new(), 5)
             .replace("2d3", "(2d3 explode depth 1)")
             .replace(")d4 count", ")d4 explode depth 1 count")
             .replace("= 3d4 in", "= 3d4 explode depth 1 in");
+        // Every other program's rounds roll a chain: counted by each state's chance.
+        let chained = case % 2 == 0 && text.contains("do s = s + d4");
+        if chained {
+            text = text.replace("do s = s + d4", "do s = s + d4 explode depth 1");
+        }
         let Ok((n, _)) = parse_result(&text, &[]) else {
             continue;
         };
@@ -628,9 +666,10 @@ fn random_programs_stop_what_the_floats_stop() {
         }
         capped += usize::from(first.capped > 0.0);
         unfinished += usize::from(first.unfinished > 0.0);
+        in_rounds += usize::from(chained && first.capped > 0.0);
     }
     assert!(
-        known > 500 && capped > 100 && unfinished > 40,
-        "{known} known: {capped} with chains stopped, {unfinished} with rounds"
+        known > 500 && capped > 100 && unfinished > 40 && in_rounds > 40,
+        "{known} known: {capped} with chains stopped ({in_rounds} in rounds), {unfinished} with rounds"
     );
 }

@@ -7,14 +7,13 @@
 use super::*;
 use crate::systems::dice::program::{mentions, Repeat};
 use std::collections::hash_map::Entry;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// A state of a `repeat`: its variables' values.
 type State = Values;
 
 /// Ways of each state, over one denominator.
-type States<W> = BTreeMap<State, W>;
+type States<W> = Map<State, W>;
 
 /// What a round does from one state, when it does not read `rounds`: worked out once.
 #[derive(Clone)]
@@ -164,7 +163,7 @@ fn firsts<'a, W: Weight>(
         }
         parts.push((if kept { v } else { 0 }, w, states, den));
     }
-    let mut states: States<W> = BTreeMap::new();
+    let mut states: States<W> = Map::default();
     for (v, w, first, den) in parts {
         let scale = w.mul(&common.div(&den))?;
         b.spend(first.len() as u64 * scale.words())?;
@@ -411,7 +410,7 @@ fn joint_round<'a, W: Weight>(
             }
         }
     }
-    let mut next: States<W> = BTreeMap::new();
+    let mut next: States<W> = Map::default();
     for (w, goes_on, p) in &plays {
         let Some((to, sd)) = &p.step else { continue };
         if goes_on.is_zero() {
@@ -499,7 +498,7 @@ fn apart_round<'a, W: Weight>(
         }
         going.push((s, w.mul(&on)?, until_den));
     }
-    let mut cur: States<W> = BTreeMap::new();
+    let mut cur: States<W> = Map::default();
     for (s, w, until_den) in going {
         cur.insert(s, w.mul(&common.div(&until_den))?);
     }
@@ -510,7 +509,7 @@ fn apart_round<'a, W: Weight>(
         // An update that does not read its own variable's value (Craps' `r = 2d6`, the
         // roll before forgotten): states that differ only there go on as one.
         if !mentions(u, env.len() + k + i) {
-            let mut merged: States<W> = BTreeMap::new();
+            let mut merged: States<W> = Map::default();
             b.spend(cur.len() as u64 * at.words)?;
             for (mut s, w) in cur {
                 s[k + i] = 0;
@@ -543,7 +542,7 @@ fn apart_round<'a, W: Weight>(
         let over = den.clone();
         den = den.mul(&common)?;
         let words = den.words();
-        let mut next: States<W> = BTreeMap::new();
+        let mut next: States<W> = Map::default();
         for (s, w) in cur {
             let (law, mass) = &kernels[&key(&s)];
             b.add_stopped(*mass, || at.reach * ratio(&w, &over));
@@ -603,13 +602,13 @@ fn start<'a, W: Weight>(
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<(States<W>, W), NoLaw> {
-    let mut states: States<W> = BTreeMap::new();
+    let mut states: States<W> = Map::default();
     states.insert(State::new(), W::one());
     let mut den = W::one();
     for n in &r.init {
         let d = eval(n, env, b)?;
         b.spend((states.len() * d.n.len()) as u64)?;
-        let mut next = BTreeMap::new();
+        let mut next = Map::default();
         for (s, w) in &states {
             for (v, q) in d.iter() {
                 let mut t = s.clone();
@@ -684,7 +683,7 @@ fn play<'a, W: Weight>(
     let (step, step_mass) = match known_step {
         Some(t) if cache_step => t,
         _ => {
-            let mut to = BTreeMap::new();
+            let mut to = Map::default();
             let (den, mass) = b.per_unit(|b| step(&r.step, env, b, &mut to));
             let den = den?;
             if at.fixed > 0 {

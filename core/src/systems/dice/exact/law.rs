@@ -132,6 +132,9 @@ pub(super) struct Budget<'a, W> {
     arithmetic: Map<usize, bool>,
     /// Whether a part below each node met starts chains, by address.
     chained: Map<usize, bool>,
+    /// Whether a limit below each node met (or the node's own) may stop something, by
+    /// address: [`Budget::within`].
+    limited: Map<usize, bool>,
     /// Whether it convolved long laws value by value, which big integers do by one big
     /// multiply ([`Weight::kronecker`]): only then is a budget spent in machine words
     /// worth spending again in big integers ([`NoLaw::Spent`]).
@@ -169,6 +172,7 @@ impl<'a, W> Budget<'a, W> {
             tallies: Memo::new(),
             arithmetic: Map::default(),
             chained: Map::default(),
+            limited: Map::default(),
             long: false,
             stopped: false,
             reach: 1.0,
@@ -658,12 +662,18 @@ impl<'a, W> Budget<'a, W> {
         *self.arithmetic.entry(at).or_insert_with(|| arithmetic(n))
     }
 
-    /// `f` for a part reached `w` ways of `den` from here ([`Budget::reach`]), as the
-    /// float ledger's `within`.
-    fn within<T>(&mut self, w: &W, den: &W, f: impl FnOnce(&mut Self) -> T) -> T
+    /// `f` for the part `n` reached `w` ways of `den` from here ([`Budget::reach`]), as
+    /// the float ledger's `within`. Where no limit below `n` stops anything, its chance
+    /// is never read, so not worked out (a ratio of big counts, for each value of a
+    /// fight's every round).
+    fn within<T>(&mut self, n: &Node, w: &W, den: &W, f: impl FnOnce(&mut Self) -> T) -> T
     where
         W: Weight,
     {
+        let at = n as *const Node as usize;
+        if !*self.limited.entry(at).or_insert_with(|| !stops_nothing(n)) {
+            return f(self);
+        }
         let reach = self.reach;
         self.reach = reach * ratio(w, den);
         let r = f(self);
@@ -884,7 +894,7 @@ fn open_weighed<'a, W: Weight>(
         Node::Let(bound, body) => let_in(bound, body, env, b)?,
         Node::If(c, yes, no) => if_else(c, yes, no, env, b)?,
         Node::Pool(p) => remembered(p, b)?,
-        Node::Counted(c, pools) => by_count(c, env, b, |k, _, b| {
+        Node::Counted(c, pools) => by_count((n, c), env, b, |k, _, b| {
             let pool = counted(pools, k);
             if first::pool_chains(pool) {
                 b.capped += first::pool_capped(pool).map_or(f64::NAN, |m| b.reach * m);
@@ -892,7 +902,7 @@ fn open_weighed<'a, W: Weight>(
             remembered(pool, b)
         })?,
         Node::CountedVar(c, bodies) => {
-            by_count(c, env, b, |k, env, b| eval(counted(bodies, k), env, b))?
+            by_count((n, c), env, b, |k, env, b| eval(counted(bodies, k), env, b))?
         }
         Node::Repeat(r) => repeat::repeat(r, env, b)?,
         Node::Template(t) => pools::template(t, env, b)?,
@@ -957,7 +967,7 @@ fn let_in<'a, W: Weight>(
     let mut mix = Mixer::new();
     for (v, w) in d.iter() {
         env.push(v);
-        let part = b.within(w, &d.den, |b| eval(body, env, b));
+        let part = b.within(body, w, &d.den, |b| eval(body, env, b));
         env.pop();
         mix.add(w, part?, b)?;
     }
@@ -997,8 +1007,8 @@ fn if_else<'a, W: Weight>(
         return eval(yes, env, b);
     }
     let mut mix = Mixer::new();
-    let yes = b.within(&taken, &d.den, |b| eval(yes, env, b));
-    let no = b.within(&not, &d.den, |b| eval(no, env, b));
+    let yes = b.within(yes, &taken, &d.den, |b| eval(yes, env, b));
+    let no = b.within(no, &not, &d.den, |b| eval(no, env, b));
     mix.add(&taken, yes?, b)?;
     mix.add(&not, no?, b)?;
     mix.done(&d.den)
@@ -1007,7 +1017,7 @@ fn if_else<'a, W: Weight>(
 /// What each value of a dice count picks (its pool, or a pool variable's body of that
 /// many dice), mixed by the count's ways.
 fn by_count<'a, W: Weight>(
-    c: &'a Node,
+    (n, c): (&'a Node, &'a Node),
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
     mut part: impl FnMut(i64, &mut Vec<i64>, &mut Budget<'a, W>) -> Result<Law<W>, NoLaw>,
@@ -1015,7 +1025,7 @@ fn by_count<'a, W: Weight>(
     let d = eval(c, env, b)?;
     let mut mix = Mixer::new();
     for (k, w) in d.iter() {
-        let p = b.within(w, &d.den, |b| part(k, env, b));
+        let p = b.within(n, w, &d.den, |b| part(k, env, b));
         mix.add(w, p?, b)?;
     }
     mix.done(&d.den)

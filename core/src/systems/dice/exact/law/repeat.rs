@@ -152,7 +152,7 @@ fn firsts<'a, W: Weight>(
     for (v, w, dice) in values {
         env.push(v);
         let pushed = dice.map(|h| b.held.push((at, h))).is_some();
-        let first = b.within(&w, &over, |b| firsts(body, r, &read[1..], env, b));
+        let first = b.within(n, &w, &over, |b| firsts(body, r, &read[1..], env, b));
         if pushed {
             b.held.pop();
         }
@@ -781,7 +781,7 @@ fn step_into<'a, W: Weight>(
             let den = den.mul(&d.den)?;
             for (v, w) in d.iter() {
                 env.push(v);
-                let went = b.within(w, &d.den, |b| {
+                let went = b.within(body, w, &d.den, |b| {
                     w.mul(ways)
                         .and_then(|w| step_into(body, (&w, &den), env, b, joint))
                 });
@@ -797,7 +797,9 @@ fn step_into<'a, W: Weight>(
             for (k, w) in d.iter() {
                 let body = crate::systems::dice::program::counted(bodies, k);
                 let w = w.mul(ways)?;
-                b.within(&w, &den, |b| step_into(body, (&w, &den), env, b, joint))?;
+                b.within(body, &w, &den, |b| {
+                    step_into(body, (&w, &den), env, b, joint)
+                })?;
             }
             Ok(())
         }
@@ -814,7 +816,7 @@ fn step_into<'a, W: Weight>(
                 b.spend(1)?;
                 env.push(0);
                 b.held.push((at, held.held(dice)));
-                let went = b.within(w, over, |b| {
+                let went = b.within(body, w, over, |b| {
                     w.mul(ways)
                         .and_then(|w| step_into(body, (&w, &den), env, b, joint))
                 });

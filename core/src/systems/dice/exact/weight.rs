@@ -299,10 +299,16 @@ impl Weight for UBig {
         Ok(self * k)
     }
     fn div(&self, o: &Self) -> Self {
+        // A round's states share their denominators: no long division for those.
         if o.is_zero() {
-            return UBig::ZERO;
+            UBig::ZERO
+        } else if o.is_one() {
+            self.clone()
+        } else if self == o {
+            UBig::ONE
+        } else {
+            self / o
         }
-        self / o
     }
     fn div_small(&self, k: u64) -> Self {
         if k == 0 {
@@ -311,7 +317,7 @@ impl Weight for UBig {
         self / k
     }
     fn multiple_of(&self, o: &Self) -> bool {
-        !o.is_zero() && (self % o).is_zero()
+        !o.is_zero() && (o.is_one() || self == o || (self % o).is_zero())
     }
     fn gcd(&self, o: &Self) -> Self {
         Gcd::gcd(self, o)

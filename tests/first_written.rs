@@ -173,6 +173,54 @@ fn a_count_that_shrinks_inside_a_repeat() {
     holds(roll, &want);
 }
 
+/// A firefight whose counts are rolled three deep (hits, wounds, saves failed) and
+/// shrink round by round: 5 Marines of 2 wounds each (hit 3+, wound 3+, the Guard's
+/// save 5+) and 10 Guardsmen (hit 4+, wound 5+, the Marines' save 3+) shoot by turns,
+/// the Marines first, to the end or the 100th round. Its rounds' denominators pass
+/// 2,000 digits. Counted here by thinning, not by rolling counts: a shot kills a
+/// Guardsman in 8 of 27 ways, wounds a Marine in 1 of 18, so each volley is one
+/// binomial, every round brought to one denominator (27^5 · 18^10).
+#[test]
+fn a_firefight_of_counts_rolled_three_deep_has_its_fraction() {
+    let roll = "repeat w = 10, g = 10 until w <= 0 or g <= 0 \
+        do let left = max(0, g - (((((w + 1) / 2)d6 count >= 3)d6 count >= 3)d6 count <= 4)) in \
+        g = left, w = max(0, w - ((((left)d6 count >= 4)d6 count >= 5)d6 count <= 2)) \
+        then (w + 1) / 2 - g";
+    // Ways of k of n shots, each `hit` of `sides`, over `sides^most` (n <= most).
+    let volley = |n: u64, hit: u64, sides: u64, most: u64| -> Vec<(i64, BigUint)> {
+        let up = BigUint::from(sides).pow((most - n) as u32);
+        (0..=n)
+            .map(|k| {
+                let ways = choose(n, k)
+                    * BigUint::from(hit).pow(k as u32)
+                    * BigUint::from(sides - hit).pow((n - k) as u32);
+                (k as i64, ways * &up)
+            })
+            .collect()
+    };
+    let round = BigUint::from(27u8).pow(5) * BigUint::from(18u8).pow(10);
+    let mut alive: BTreeMap<(i64, i64), BigUint> = BTreeMap::from([((10, 10), 1u8.into())]);
+    let mut ways: BTreeMap<i64, BigUint> = BTreeMap::new();
+    for played in 0..=100u32 {
+        let mut after: BTreeMap<(i64, i64), BigUint> = BTreeMap::new();
+        for (&(w, g), q) in &alive {
+            if w <= 0 || g <= 0 || played == 100 {
+                // Over `round^100`, as every way that ends.
+                *ways.entry((w + 1) / 2 - g).or_default() += q * round.pow(100 - played);
+                continue;
+            }
+            for (k, pk) in volley(((w + 1) / 2) as u64, 8, 27, 5) {
+                let left = (g - k).max(0);
+                for (u, pu) in volley(left as u64, 1, 18, 10) {
+                    *after.entry(((w - u).max(0), left)).or_default() += q * &pk * &pu;
+                }
+            }
+        }
+        alive = after;
+    }
+    holds_ways(roll, ways, &round.pow(100));
+}
+
 /// A round that rolls a pool and reads it two ways (the 4s it shows, and whether its
 /// best die is 3 or more), until the total reaches 4 or five rounds are played. Every
 /// roll of every round walked.

@@ -119,16 +119,17 @@ pub(super) fn after_bindings<'a, W: Weight>(
     let base = env.len();
     let read: Vec<bool> = (0..k).map(|j| in_rounds(r, base + j)).collect();
     let reach = b.reach;
-    firsts(n, r, &read, env, b).and_then(|(s, den)| rounds(r, (k, reach), s, den, env, b))
+    firsts((n, true), r, &read, env, b).and_then(|(s, den)| rounds(r, (k, reach), s, den, env, b))
 }
 
 /// A binding's values, each with its ways and its pool's dice if it is a pool.
 type Bound<'a, W> = Vec<(i64, W, Option<Held<'a>>)>;
 
 /// The first states of the chain [`after_bindings`] makes from `n`, each with the
-/// values of the bindings from here down before its variables'.
+/// values of the bindings from here down before its variables' (`opened`: `n` is the
+/// node [`open`] was called with, its own chains counted there).
 fn firsts<'a, W: Weight>(
-    n: &'a Node,
+    (n, opened): (&'a Node, bool),
     r: &'a Repeat,
     read: &[bool],
     env: &mut Vec<i64>,
@@ -145,7 +146,11 @@ fn firsts<'a, W: Weight>(
         Node::LetPool {
             spec, choice, body, ..
         } => {
-            let (taken, held) = rolled_held(spec, choice.as_deref(), b)?;
+            // The pool [`after_bindings`] was opened with had its chains counted there.
+            let (taken, held) = match opened {
+                true => pools::held_outcomes(spec, choice.as_deref(), b)?,
+                false => rolled_held(spec, choice.as_deref(), b)?,
+            };
             let (outcomes, den) = &*taken;
             let values = outcomes
                 .iter()
@@ -162,7 +167,9 @@ fn firsts<'a, W: Weight>(
     for (v, w, dice) in values {
         env.push(v);
         let pushed = dice.map(|h| b.held.push((at, h))).is_some();
-        let first = b.within(n, &w, &over, |b| firsts(body, r, &read[1..], env, b));
+        let first = b.within(n, &w, &over, |b| {
+            firsts((body, false), r, &read[1..], env, b)
+        });
         if pushed {
             b.held.pop();
         }
@@ -817,9 +824,10 @@ fn step_into<'a, W: Weight>(
             let den = den.mul(&d.den)?;
             for (k, w) in d.iter() {
                 let body = crate::systems::dice::program::counted(bodies, k);
-                let w = w.mul(ways)?;
-                b.within(body, &w, &den, |b| {
-                    step_into(body, (&w, &den), env, b, joint)
+                // Reached by this count's chance: the bindings above are in the reach.
+                let ways = w.mul(ways)?;
+                b.within(body, w, &d.den, |b| {
+                    step_into(body, (&ways, &den), env, b, joint)
                 })?;
             }
             Ok(())

@@ -493,6 +493,13 @@ fn a_chain_stopped_at_its_depth_is_known_without_the_floats() {
         "if d2 == 1 then (repeat a = 0 until a >= 9 do a = a + (a + 1)d4 explode depth 1 limit 2 then a) else 0",
         // A pool read once is a value: its `let` leads to the `repeat`.
         "let p = 2d6 in repeat a = 0 until a >= p sum do a = a + d6 explode depth 1 limit 2 then a",
+        // A rolled count below a round's `let`s: by its own chance, not theirs again.
+        "repeat a = 0 until a >= 6 do let x = d2 in let p = (x)d4 explode depth 1 in a = a + p sum + p count 4 limit 3 then a",
+        "repeat a = 0 until a >= 6 do let q = 2d4 in let p = (q sum)d4 explode depth 1 in a = a + q count 4 + q sum + p sum + p count 4 limit 3 then a",
+        // The pool a `repeat`'s bindings start with, opened once: its chains once.
+        "let p = 2d6 explode depth 1 in repeat a = p sum, b = p count 6 until a >= 1 do a = a, b = b limit 1 then a + b",
+        "let x = 2d3 explode depth 1 in repeat s = 0 until s >= 6 do s = s + d4 limit 4 then s",
+        "let x = d2 in let p = (x)d6 explode depth 1 in repeat a = p sum until a >= 1 do a = a limit 1 then a + x",
     ] {
         let (once, floats) = first(text);
         let once = once.expect(text);
@@ -625,13 +632,20 @@ fn a_repeat_stopped_at_its_limit_is_known_without_the_floats() {
     assert!(first(text).0.expect(text).stopped, "{text}");
 }
 
-/// Two thousand random programs of `let`s, branches, pools, `repeat`s and exploding dice:
+/// Eight thousand random programs (two thousand of each of four seeds) of `let`s, branches, pools, `repeat`s and exploding dice:
 /// wherever the law says what its limits stopped, it is what the floats' ledger counts.
 #[test]
 fn random_programs_stop_what_the_floats_stop() {
-    let mut g = Gen(0x5707_ed00_0000_0004);
+    let mut g = Gen(0);
     let (mut known, mut capped, mut unfinished, mut in_rounds) = (0, 0, 0, 0);
-    for case in 0..2000 {
+    // Four seeds: a pool opened before a `repeat` and counted twice showed in 8 of
+    // 18,000 programs, none of the first seed's 2,000.
+    let seeds = (4..8).map(|s| 0x5707_ed00_0000_0000 + s);
+    for case in seeds.flat_map(|s| (0..2000).map(move |i| (s, i))) {
+        let (seed, case) = case;
+        if case == 0 {
+            g = Gen(seed);
+        }
         let mut text = expr(&mut g, &mut Vec::new(), 5)
             .replace("2d3", "(2d3 explode depth 1)")
             .replace(")d4 count", ")d4 explode depth 1 count")
@@ -669,7 +683,7 @@ fn random_programs_stop_what_the_floats_stop() {
         in_rounds += usize::from(chained && first.capped > 0.0);
     }
     assert!(
-        known > 500 && capped > 100 && unfinished > 40 && in_rounds > 40,
+        known > 2000 && capped > 400 && unfinished > 160 && in_rounds > 160,
         "{known} known: {capped} with chains stopped ({in_rounds} in rounds), {unfinished} with rounds"
     );
 }

@@ -983,13 +983,6 @@ fn if_else<'a, W: Weight>(
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
-    // A condition on the values in scope takes one branch.
-    if b.arithmetic(c) {
-        if let Some(v) = number(c, env, &b.held) {
-            b.spend(1)?;
-            return eval(if v != 0 { yes } else { no }, env, b);
-        }
-    }
     let d = eval(c, env, b)?;
     let (mut taken, mut not) = (W::default(), W::default());
     for (v, w) in d.iter() {

@@ -143,9 +143,10 @@ pub(super) struct Budget<'a, W> {
     /// stopped by the limit, is what the float engine reports (see [`first_law`]).
     stopped: bool,
     /// The chance of reaching the part being evaluated, where the parts above it are
-    /// arithmetic, `let`s, branches, rolled counts and rounds, whose every value's (or
-    /// state's) ways the law mixes; NaN below any other part (a pool's body), whose
-    /// parts are evaluated once for many values, or for none.
+    /// arithmetic, `let`s, branches, rolled counts, rounds, pool variables' bodies and
+    /// hand-outs, whose every value's (state's, outcome's) ways the law mixes; NaN below
+    /// any other part (a body read after choices on the dice), whose parts are
+    /// evaluated once for many values, or for none.
     reach: f64,
     /// The mass of the `repeat`s stopped at their limit before their condition held,
     /// each by its reach: the float engine's ledger's count, where it is not NaN.
@@ -793,7 +794,8 @@ fn arithmetic_kind(n: &Node) -> bool {
 
 /// [`eval`] without looking for `n` among the parts worked out before, keeping the
 /// [`Budget::reach`] of its parts: known below arithmetic, `let`s, branches, rolled
-/// counts and a `repeat` (which counts its own), NaN below anything else.
+/// counts, pool variables' bodies, hand-outs, templates and a `repeat` (which counts
+/// its own), NaN below anything else.
 fn open<'a, W: Weight>(
     n: &'a Node,
     env: &mut Vec<i64>,
@@ -802,11 +804,22 @@ fn open<'a, W: Weight>(
     if first::chains_here(n) {
         // Its chains, rolled once here: each die's, by the chance of rolling here (a
         // rolled count's, by each count's chance, as it picks its pool).
+        let rolled = |p: &PoolSpec| first::pool_capped(p).unwrap_or(f64::NAN);
         b.capped += match n {
-            Node::Pool(p) | Node::LetPool { spec: p, .. } => {
-                first::pool_capped(p).map_or(f64::NAN, |m| b.reach * m)
+            Node::Pool(p) | Node::LetPool { spec: p, .. } => b.reach * rolled(p),
+            Node::Versus(_, x, y, _) => b.reach * (rolled(x) + rolled(y)),
+            // A pool variable's side was rolled where it was bound.
+            Node::Meeting(m) => {
+                let here = m.sides.iter().filter_map(|s| match s {
+                    Side::Pool(p) => Some(rolled(p)),
+                    Side::Var { .. } => None,
+                });
+                b.reach * here.sum::<f64>()
             }
-            Node::Counted(..) => 0.0,
+            Node::Pick(p) => b.reach * first::groups_capped(&p.groups, None).unwrap_or(f64::NAN),
+            // Each pool of a rolled count or of a template's numbers: by that pool's
+            // chance, as it is picked.
+            Node::Counted(..) | Node::Template(_) => 0.0,
             _ => f64::NAN,
         };
     }
@@ -822,8 +835,16 @@ fn open<'a, W: Weight>(
     }
     // A `repeat` (and the bindings that lead to it) counts its parts by each state's
     // chance, as the rest of these do by each value's.
+    // So does a pool variable's body by each outcome's, a hand-out's body by each
+    // hand-out's, and a template's numbers, each rolled once.
     let weighed = opens_all
-        || matches!(n, Node::Repeat(_))
+        || matches!(
+            n,
+            Node::Repeat(_)
+                | Node::LetPool { choice: None, .. }
+                | Node::Pick(_)
+                | Node::Template(_)
+        )
         || matches!(n, Node::LetPool { .. }) && repeat::led_to(n, env.len()).is_some();
     // Below anything else, a part may be worked out without being opened here (a pool
     // variable inside another's body), and its chains would go uncounted: their reach

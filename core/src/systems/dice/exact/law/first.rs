@@ -3,11 +3,12 @@
 //! mass beside the distribution; the law counts them as it goes, each by the chance of
 //! reaching it (a chain: its dice times its chance of rolling on at its last roll; a
 //! `repeat`: its last round's ways whose condition does not hold), where that chance
-//! is known: below arithmetic, `let`s, branches, rolled counts and rounds, whose every
-//! value (or state) the law mixes by its ways; a round's parts, worked out once for a
-//! state met again and again, count theirs per unit of the state's chance and again
-//! each time it comes. Below a pool's body, whose parts are evaluated once for many
-//! outcomes, only the floats know it, and they run after.
+//! is known: below arithmetic, `let`s, branches, rolled counts, rounds, pool variables'
+//! bodies and hand-outs, whose every value (state, outcome) the law mixes by its ways;
+//! a round's parts, worked out once for a state met again and again, count theirs per
+//! unit of the state's chance and again each time it comes. Where a part is worked out
+//! once for choices made on the dice (a `reroll ... to maximise` body), only the floats
+//! know it, and they run after.
 
 use super::super::super::dist::{die_dist, Ledger};
 use super::*;
@@ -90,9 +91,14 @@ pub(super) fn pool_chains(p: &PoolSpec) -> bool {
 /// power of its rolls (the depth and the first), times its dice. None for a die that
 /// both explodes and adds dice, or whose faces the floats refuse.
 pub(super) fn pool_capped(p: &PoolSpec) -> Option<f64> {
+    groups_capped(&p.groups, p.again)
+}
+
+/// [`pool_capped`] of dice in groups, `again` rolling more on its condition.
+pub(super) fn groups_capped(groups: &[(u32, DieSpec)], again: Option<Cond>) -> Option<f64> {
     let mut mass = 0.0;
-    for (n, d) in &p.groups {
-        let on = match (p.again, d.explode) {
+    for (n, d) in groups {
+        let on = match (again, d.explode) {
             (Some(c), None) | (None, Some(c)) => c,
             (None, None) => continue,
             (Some(_), Some(_)) => return None,

@@ -172,7 +172,7 @@ pub(super) fn let_pool<'a, W: Weight>(
         // The variable's slot holds no number: its reads find the dice.
         env.push(0);
         b.held.push((at, held.held(dice)));
-        let part = eval(body, env, b);
+        let part = b.within(body, w, den, |b| eval(body, env, b));
         b.held.pop();
         env.pop();
         mix.add(w, part?, b)?;
@@ -266,6 +266,13 @@ pub(super) fn chained<'a, W: Weight>(
     let mut m: Map<i64, W> = Map::default();
     for (v, (_, w)) in values.into_iter().zip(&joint) {
         m.entry(v).or_default().add_to(w)?;
+    }
+    // The chain's pools after the first (whose chains `open` counted), each rolled
+    // once wherever the chain is: not opened on their own, their chains counted here.
+    for spec in &chain.specs[1..] {
+        if first::pool_chains(spec) {
+            b.capped += b.reach * first::pool_capped(spec).unwrap_or(f64::NAN);
+        }
     }
     Law::from_map(m, den).map(Some)
 }
@@ -401,7 +408,7 @@ pub(super) fn pick<'a, W: Weight>(
             env.push(sides);
             b.held.push((at + r, Held::Dice(faces.into())));
         }
-        let part = eval(&p.body, env, b);
+        let part = b.within(&p.body, &w, &den, |b| eval(&p.body, env, b));
         for _ in &p.roles {
             env.pop();
             b.held.pop();
@@ -1375,6 +1382,11 @@ pub(super) fn template<'a, W: Weight>(
         let part = match t.spec(&vals) {
             None => Law::point(0),
             Some(spec) => {
+                // Rolled here, by this combination's chance.
+                if first::pool_chains(&spec) {
+                    let mass = first::pool_capped(&spec).unwrap_or(f64::NAN);
+                    b.capped += b.reach * super::ratio(&w, &den) * mass;
+                }
                 let mut own = Budget::<W>::new(b.cancel);
                 own.left = b.left;
                 let law = pool(&spec, &mut own);

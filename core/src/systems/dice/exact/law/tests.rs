@@ -511,14 +511,30 @@ fn a_chain_stopped_at_its_depth_is_known_without_the_floats() {
             once.capped
         );
     }
-    // In a pool's body, worked out once for many outcomes: how often is the floats' to
-    // say.
+    // In a pool's body, by each outcome's chance; a chain's pools each once; pools met
+    // die by die, a hand-out's dice and a template's pool, each where it is rolled.
     for text in [
         "let p = 3d6 in p count 6 + (p sum)d6 explode",
         "let p = 3d6 explode depth 1 in let q = 3d6 explode depth 1 in beats(p, q)",
         "let p = 2d6 in p count 6 + (repeat a = 0 until a >= p sum do a = a + d6 explode depth 1 limit 2 then a)",
+        "let p = 5d10 in p count >= 7 - p count 1 + (p count 10)d10 again 10 count >= 7",
+        "let p = 2d6 in if p count 6 >= 1 then (let q = 2d6 explode depth 1 in q sum + p sum) else 0",
+        "let n = d2 in d4 explode depth n",
+        "let s = d3 + 3 in 2d(s) explode >= 4 depth 1 sum",
+        "beats(3d6 explode depth 1, 2d6 explode depth 2)",
+        "let p = 3d6 in beats(p, 2d6 explode depth 1) + cancel(2d6 explode depth 1, p)",
+        "if d2 == 1 then cancel(3d6 explode depth 1, 2d6) highest else 0",
+        "choose a = 1, b = 1 from [2d6] to maximise a sum in a sum + (b sum)d4 explode depth 1",
     ] {
-        assert!(first(text).0.expect(text).stopped, "{text}");
+        let (once, floats) = first(text);
+        let once = once.expect(text);
+        assert!(!once.stopped, "{text}");
+        assert!(floats > 0.0, "{text}: nothing stopped");
+        assert!(
+            (once.capped - floats).abs() <= 1e-12 * floats,
+            "{text}: {} against the floats' {floats}",
+            once.capped
+        );
     }
     // A pool read past what one pass takes is walked, its chains reported once, by the
     // branch's chance: 2 · (1/6)² / 2.
@@ -626,10 +642,21 @@ fn a_repeat_stopped_at_its_limit_is_known_without_the_floats() {
             once.unfinished
         );
     }
-    // Played in a pool's body: how often is the floats' to say.
-    let text =
-        "let p = 2d6 in p count 6 + (repeat a = 0 until a >= p sum do a = a + d6 limit 1 then a)";
-    assert!(first(text).0.expect(text).stopped, "{text}");
+    // Played in a pool's body, by each outcome's chance.
+    for text in [
+        "let p = 2d6 in p count 6 + (repeat a = 0 until a >= p sum do a = a + d6 limit 1 then a)",
+        "let p = 3d6 in if p count 6 >= 1 then (repeat a = p sum until a >= 20 do a = a + d6 limit 2 then a) else p sum",
+        "choose a = 1, b = 1 from [2d6] to maximise a sum in a sum + (repeat x = 0 until x >= b sum do x = x + d4 limit 1 then x)",
+    ] {
+        let (once, floats) = first(text);
+        let once = once.expect(text);
+        assert!(!once.stopped && floats > 0.0, "{text}");
+        assert!(
+            (once.unfinished - floats).abs() <= 1e-12 * floats,
+            "{text}: {} against the floats' {floats}",
+            once.unfinished
+        );
+    }
 }
 
 /// Eight thousand random programs (two thousand of each of four seeds) of `let`s, branches, pools, `repeat`s and exploding dice:

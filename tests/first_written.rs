@@ -411,6 +411,31 @@ fn an_explosion_on_two_faces() {
     holds("d20 explode on {10, 20} depth 3", &want);
 }
 
+/// A step die (a trait of d4, d6 or d8, its die exploding on its highest face) whose
+/// sides are a number rolled or bound first: it explodes on its own highest face, as
+/// a d6 written out does; refused as "every face meets `max`" before.
+#[test]
+fn a_step_die_of_rolled_sides_explodes_on_its_own_highest_face() {
+    fn walk(sides: i64, left: u32, sum: i64, w: &Q, out: &mut Law) {
+        let one = w.mul(&Q::new(1u8, sides as u64));
+        for f in 1..=sides {
+            if f == sides && left > 0 {
+                walk(sides, left - 1, sum + f, &one, out);
+            } else {
+                put(out, sum + f, &one);
+            }
+        }
+    }
+    let mut want = Law::new();
+    for sides in [4, 6, 8] {
+        walk(sides, 2, 0, &Q::new(1u8, 3u8), &mut want);
+    }
+    holds("let step = d3 in d(2 * step + 2) explode depth 2", &want);
+    let mut six = Law::new();
+    walk(6, 2, 0, &Q::new(1u8, 1u8), &mut six);
+    holds("let s = 6 in d(s) explode depth 2", &six);
+}
+
 /// A `let` before a `repeat`: the hits of 3d6 on 5+ start the count of dice left, each
 /// round a d6 on 4+ takes one away; the rounds to clear them.
 #[test]

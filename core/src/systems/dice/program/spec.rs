@@ -83,13 +83,14 @@ pub fn spec_of(
         specs: Vec::with_capacity(groups.len()),
         named: Vec::new(),
         symbolic: Vec::new(),
+        rolled_sides: Vec::with_capacity(groups.len()),
     };
     for g in groups {
         dice.push(g, &mut nums, syms).map_err(err)?;
     }
     check_kinds(groups, mods, &dice.symbolic).map_err(err)?;
     let total = cap_total(&mut dice.specs, vals).map_err(err)?;
-    let mods = modifiers(mods, &mut nums, &mut dice.specs, total).map_err(err)?;
+    let mods = modifiers(mods, &mut nums, &mut dice, total).map_err(err)?;
     let agg = match agg {
         None | Some(AggOf::Sum) => AggOf::Sum,
         Some(AggOf::Count(c)) => AggOf::Count(nums.cond(c).0),
@@ -140,6 +141,9 @@ struct Dice {
     specs: Vec<(u32, DieSpec)>,
     named: Vec<String>,
     symbolic: Vec<bool>,
+    /// Per group: whether its die's sides are a number rolled first (`d(s)`), made at
+    /// compile with a stand-in number.
+    rolled_sides: Vec<bool>,
 }
 
 impl Dice {
@@ -176,10 +180,12 @@ impl Dice {
         } else {
             c.value.clamp(0, most)
         };
+        let mut rolled_sides = false;
         let faces = match &g.die.sides {
             None => g.die.faces.clone(),
             Some(_) => {
                 let s = nums.take();
+                rolled_sides = !s.fixed;
                 if s.fixed && !(1..=MAX_SIDES).contains(&s.value) {
                     return Err(format!(
                         "a d({}): a die has 1 to {MAX_SIDES} sides",
@@ -225,6 +231,7 @@ impl Dice {
         let mut spec = DieSpec::new(faces);
         spec.deck = g.deck;
         self.specs.push((n as u32, spec));
+        self.rolled_sides.push(rolled_sides);
         Ok(())
     }
 }
@@ -285,9 +292,10 @@ struct Modifiers {
 fn modifiers(
     mods: &[ModAst],
     nums: &mut Numbers,
-    specs: &mut [(u32, DieSpec)],
+    dice: &mut Dice,
     total: u32,
 ) -> Result<Modifiers, String> {
+    let (specs, rolled_sides) = (&mut dice.specs, &dice.rolled_sides);
     let mut out = Modifiers {
         again: None,
         keep: None,
@@ -303,11 +311,12 @@ fn modifiers(
             }
             ModOf::Reroll(c, always) => {
                 let (c, fixed) = nums.cond(c);
-                for (_, d) in specs.iter_mut() {
+                for ((_, d), &rolled) in specs.iter_mut().zip(rolled_sides) {
                     if *always && d.faces.iter().all(|&f| c.holds(f, d.lo(), d.hi())) {
-                        if !fixed {
-                            // Never reached: a rolled face for `always` is refused at
-                            // compile; no die may reroll for ever.
+                        if !fixed || rolled {
+                            // A rolled face for `always` is refused at compile; a die of
+                            // rolled sides that came up too few to leave a face is rolled
+                            // once: no die may reroll for ever.
                             d.reroll = None;
                             continue;
                         }
@@ -349,12 +358,17 @@ fn modifiers(
             }
         }
     }
-    for (_, d) in specs.iter() {
+    for ((_, d), &rolled) in specs.iter().zip(rolled_sides) {
         for &(c, fixed) in &chains {
             let (lo, hi) = (d.lo(), d.hi());
-            // A rolled threshold that makes every face explode is cut by the chain's
-            // depth, as any long chain is.
-            if fixed && !d.faces.is_empty() && d.faces.iter().all(|&f| c.holds(f, lo, hi)) {
+            // A rolled threshold that makes every face explode, or rolled sides too few
+            // to leave a face that does not (a `d(s) explode` whose `s` came up 1), are
+            // cut by the chain's depth, as any long chain is.
+            if fixed
+                && !rolled
+                && !d.faces.is_empty()
+                && d.faces.iter().all(|&f| c.holds(f, lo, hi))
+            {
                 return Err(format!("every face meets `{c}`: every roll would explode"));
             }
         }

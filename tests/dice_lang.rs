@@ -853,9 +853,22 @@ fn dice_counts_that_are_rolled_or_change() {
         &compile("let p = (d4)d6 in p count 6 + p highest", None),
         &want,
     );
-    // Sides that are rolled still make a number: their faces are read where they are
-    // rolled.
-    let text = "system = \"dice\"\n[scenarios.s]\nroll = \"let p = (2)d(d4 + 2) in p count 3\"\n";
+    // Sides that are rolled alone are held the same way, for each number of sides:
+    // two dice of 3 to 6 sides, how many show 3, by the binomial of each.
+    let mut want = BTreeMap::new();
+    for s in 3..=6 {
+        let q = 1.0 / f64::from(s);
+        for (k, p) in [(1.0 - q).powi(2), 2.0 * q * (1.0 - q), q * q]
+            .into_iter()
+            .enumerate()
+        {
+            *want.entry(k as i64).or_insert(0.0) += p / 4.0;
+        }
+    }
+    same(&compile("let p = (2)d(d4 + 2) in p count 3", None), &want);
+    // With more than one number rolled, they still make a number: their faces are
+    // read where they are rolled.
+    let text = "system = \"dice\"\n[scenarios.s]\nroll = \"let p = (d2)d(d4 + 2) in p count 3\"\n";
     let e = load_str(text, "dice.toml", &[]).err().unwrap().to_string();
     assert!(e.contains("read them where they are rolled"), "{e}");
 }

@@ -413,7 +413,8 @@ fn an_explosion_on_two_faces() {
 
 /// A step die (a trait of d4, d6 or d8, its die exploding on its highest face) whose
 /// sides are a number rolled or bound first: it explodes on its own highest face, as
-/// a d6 written out does; refused as "every face meets `max`" before.
+/// a d6 written out does (refused as "every face meets `max`" before), and its pool,
+/// bound by `let`, is dice to read (refused as "`p` is a number" before).
 #[test]
 fn a_step_die_of_rolled_sides_explodes_on_its_own_highest_face() {
     fn walk(sides: i64, left: u32, sum: i64, w: &Q, out: &mut Law) {
@@ -434,6 +435,25 @@ fn a_step_die_of_rolled_sides_explodes_on_its_own_highest_face() {
     let mut six = Law::new();
     walk(6, 2, 0, &Q::new(1u8, 1u8), &mut six);
     holds("let s = 6 in d(s) explode depth 2", &six);
+    // Bound by `let` and read two ways: held as dice for every number of sides, not
+    // refused as "`p` is a number".
+    let mut read = Law::new();
+    for sides in [4i64, 6, 8] {
+        let one = Q::new(1u8, 3 * (sides * sides * sides) as u64);
+        for a in 1..=sides {
+            for b in 1..=sides {
+                for c in 1..=sides {
+                    let dice = [a, b, c];
+                    let max = dice.iter().filter(|&&d| d == sides).count() as i64;
+                    put(&mut read, max + dice.iter().max().unwrap(), &one);
+                }
+            }
+        }
+    }
+    holds(
+        "let step = d3 in let p = 3d(2 * step + 2) in p count max + p highest",
+        &read,
+    );
 }
 
 /// A `let` before a `repeat`: the hits of 3d6 on 5+ start the count of dice left, each

@@ -592,7 +592,7 @@ impl<'a> Compiler<'a> {
             Slot::Num(_) => return Err(CompileError {
                 col: *col,
                 message: format!(
-                    "`{name}` is a number: `keep`, `drop`, `count` and the other reads apply to dice (bind dice without a read: `let {name} = 4d6 in ...`; dice whose sides or faces are rolled, or of several kinds with a rolled count, are bound as their sum, so read them where they are rolled: `(a)d6 count >= 5`; one kind of dice with a rolled count is held: `let p = (a)d6 in p count 6`)"
+                    "`{name}` is a number: `keep`, `drop`, `count` and the other reads apply to dice (bind dice without a read: `let {name} = 4d6 in ...`; dice whose faces are rolled, of several kinds with a number rolled, or with more than one number rolled, are bound as their sum, so read them where they are rolled: `(a)d6 count >= 5`; one kind of dice whose count or sides alone are rolled is held: `let p = (a)d6 in p count 6`, `let p = 3d(s) in p highest`)"
                 ),
             }),
         };
@@ -839,8 +839,11 @@ impl<'a> Compiler<'a> {
         body: &Expr,
         record_ok: bool,
     ) -> Result<Node, CompileError> {
-        if reads_dice_of(body, name) && self.count_varies(bound) {
-            return self.counted_var(name, bound, &mut |s| {
+        if let Some(at) = reads_dice_of(body, name)
+            .then(|| self.varies(bound))
+            .flatten()
+        {
+            return self.counted_var(name, (bound, at), &mut |s| {
                 s.record_ok = record_ok;
                 s.node(body)
             });
@@ -881,54 +884,77 @@ impl<'a> Compiler<'a> {
         Ok(Binding::Pool(Box::new(spec), offset, n as usize, col))
     }
 
-    /// Whether `bound` is dice of one kind, bound without a read, whose count alone is
-    /// a value (rolled, or a state that changes).
-    fn count_varies(&mut self, bound: &Expr) -> bool {
+    /// Which of the numbers of `bound` (dice of one kind, bound without a read) alone
+    /// is a value (rolled, or a state that changes): its count (0), or its die's sides
+    /// (1: a step die `d(s)` of at most [`MAX_ROLLED_DICE`] sides). None for anything
+    /// else, bound as its sum.
+    fn varies(&mut self, bound: &Expr) -> Option<usize> {
         let Expr::Pool {
-            groups, agg: None, ..
+            groups,
+            agg: None,
+            mods,
+            ..
         } = bound
         else {
-            return false;
+            return None;
         };
         let [g] = groups.as_slice() else {
-            return false;
+            return None;
         };
-        if g.deck || g.die.sides.is_some() {
-            return false;
+        if g.deck {
+            return None;
         }
-        let Expr::Pool { mods, .. } = bound else {
-            return false;
-        };
-        let fixed: Vec<bool> = param_exprs(groups, mods, &None)
+        let nodes: Vec<Result<Node, CompileError>> = param_exprs(groups, mods, &None)
             .into_iter()
-            .map(|e| self.node(e).is_ok_and(|n| constant(&n).is_some()))
+            .map(|e| self.node(e))
             .collect();
-        matches!(fixed.split_first(), Some((false, rest)) if rest.iter().all(|&f| f))
+        let fixed: Vec<bool> = nodes
+            .iter()
+            .map(|n| n.as_ref().is_ok_and(|n| constant(n).is_some()))
+            .collect();
+        let at = fixed.iter().position(|&f| !f)?;
+        if fixed.iter().filter(|&&f| !f).count() != 1 {
+            return None;
+        }
+        match (at, &g.die.sides) {
+            (0, _) => Some(0),
+            // Sides held as counts are: one body per number up to the most it takes,
+            // the number's reach checked as a count's is (a round's state, whose bounds
+            // are not known, by its exact distribution).
+            (1, Some(_)) => {
+                let Ok(sides) = &nodes[1] else { return None };
+                let most = super::bounds(sides, &mut self.var_bounds()).1;
+                (most <= MAX_ROLLED_DICE || most == i64::MAX).then_some(1)
+            }
+            _ => None,
+        }
     }
 
     /// `let p = (n)d6 in BODY` whose body reads `p`'s dice while `n` is a value (`let p
-    /// = (5 - s)d6 in ... p count 6 ... p sum`): the dice held as a pool variable of
-    /// every count `n` can take, each with its body ([`Node::CountedVar`]).
+    /// = (5 - s)d6 in ... p count 6 ... p sum`), or `let p = 3d(s) in BODY` while `s`
+    /// is: the dice held as a pool variable for every number (`at`: which, as
+    /// [`Compiler::varies`] says) it can take, each with its body
+    /// ([`Node::CountedVar`]).
     fn counted_var(
         &mut self,
         name: &str,
-        bound: &Expr,
+        (bound, at): (&Expr, usize),
         body: &mut dyn FnMut(&mut Self) -> Result<Node, CompileError>,
     ) -> Result<Node, CompileError> {
         let Expr::Pool {
             groups, mods, col, ..
         } = bound
         else {
-            unreachable!("count_varies holds only of pools")
+            unreachable!("varies holds only of pools")
         };
         let params = self.params(groups, mods, &None)?;
         let mut vals: Vec<PoolNumber> = params
             .iter()
             .map(|p| PoolNumber::fixed(*p.as_ref().unwrap_or(&0)))
             .collect();
-        let count = match params.into_iter().next() {
+        let count = match params.into_iter().nth(at) {
             Some(Err(n)) => n,
-            _ => unreachable!("count_varies: the count is a value"),
+            _ => unreachable!("varies: the number is a value"),
         };
         let most = super::bounds(&count, &mut self.var_bounds())
             .1
@@ -946,7 +972,7 @@ impl<'a> Compiler<'a> {
         let mut bodies = Vec::with_capacity(most as usize + 1);
         let made = (|| {
             for k in 0..=most {
-                vals[0] = PoolNumber::rolled(k);
+                vals[at] = PoolNumber::rolled(k);
                 let spec = spec_of(groups, mods, &None, *col, &vals, self.symbols.as_ref())?;
                 let binding = self.bind_dice(name, spec, *col)?;
                 let r = body(self);
@@ -1294,8 +1320,8 @@ impl<'a> Compiler<'a> {
         };
         let read_after = r.lets[j + 1..].iter().any(|(_, e)| reads_dice_of(e, name))
             || r.updates.iter().any(|(_, e, _)| reads_dice_of(e, name));
-        if read_after && self.count_varies(bound) {
-            return self.counted_var(name, bound, &mut |s| s.round(r, j + 1, d));
+        if let Some(at) = read_after.then(|| self.varies(bound)).flatten() {
+            return self.counted_var(name, (bound, at), &mut |s| s.round(r, j + 1, d));
         }
         let b = self.bind(name, bound)?;
         let rest = self.round(r, j + 1, d);

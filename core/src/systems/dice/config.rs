@@ -3,6 +3,7 @@
 
 use super::lang::KEYWORDS;
 use super::program::{self, Node};
+use crate::cancel::Cancel;
 use crate::config::reader::{list, nearest_hint, Reader};
 use crate::config::{Named, Problem};
 use toml::Value;
@@ -480,12 +481,18 @@ fn reached_count(node: &Node, estimate: i64) -> Result<(), String> {
         "such a pool rolls at most {m} dice, so split it into pools of at most {m} each (e.g. for a count up to {}: `(min(hits, {m}))d6 + (max(hits - {m}, 0))d6`)",
         2 * m
     );
-    let mut ledger = super::exact::Ledger::default();
-    match super::exact::distribution(node, &mut ledger) {
-        Ok(_) if ledger.most_dice <= m => Ok(()),
-        Ok(_) => Err(format!(
-            "a dice count that is rolled or changes reaches {}: {split}",
-            ledger.most_dice
+    // The law first; the floats where it refuses.
+    let most = match super::exact::first_law(node, None, &Cancel::default()) {
+        Ok(first) => Ok(first.most_dice),
+        Err(_) => {
+            let mut ledger = super::exact::Ledger::default();
+            super::exact::distribution(node, &mut ledger).map(|_| ledger.most_dice)
+        }
+    };
+    match most {
+        Ok(most) if most <= m => Ok(()),
+        Ok(most) => Err(format!(
+            "a dice count that is rolled or changes reaches {most}: {split}"
         )),
         Err(super::exact::TooBig(why)) => Err(format!(
             "a dice count that is rolled or changes can reach {estimate} by its bounds (its exact distribution, which could show it stays lower, was not worked out: {why}): {split}"
@@ -636,19 +643,35 @@ pub fn result_span(roll: &Node, vs: Option<&Node>) -> Result<(i64, i64), String>
     if fits(lo, hi) {
         return Ok((lo, hi));
     }
-    let mut ledger = super::exact::Ledger::default();
-    let mut exact = || -> Result<super::exact::Dist, super::exact::TooBig> {
-        let a = super::exact::distribution(roll, &mut ledger)?;
-        match vs {
-            None => Ok(a),
-            Some(v) => a.add(&super::exact::distribution(v, &mut ledger)?.neg()),
+    // The law's support first; the floats' where it refuses.
+    let support = match super::exact::first_law(roll, vs, &Cancel::default()) {
+        Ok(first) => {
+            let law = &first.law;
+            let at = |i: Option<usize>| law.lo + i.unwrap_or(0) as i64;
+            let some = |w: &dashu_int::UBig| *w != dashu_int::UBig::ZERO;
+            Ok((
+                at(law.n.iter().position(some)),
+                at(law.n.iter().rposition(some)),
+            ))
+        }
+        Err(_) => {
+            let mut ledger = super::exact::Ledger::default();
+            let mut exact = || -> Result<super::exact::Dist, super::exact::TooBig> {
+                let a = super::exact::distribution(roll, &mut ledger)?;
+                match vs {
+                    None => Ok(a),
+                    Some(v) => a.add(&super::exact::distribution(v, &mut ledger)?.neg()),
+                }
+            };
+            exact().map(|d| {
+                let first = d.p.iter().position(|&q| q > 0.0).unwrap_or(0) as i64;
+                let last = d.p.iter().rposition(|&q| q > 0.0).unwrap_or(0) as i64;
+                (d.lo + first, d.lo + last)
+            })
         }
     };
-    match exact() {
-        Ok(d) => {
-            let first = d.p.iter().position(|&q| q > 0.0).unwrap_or(0) as i64;
-            let last = d.p.iter().rposition(|&q| q > 0.0).unwrap_or(0) as i64;
-            let (a, b) = (d.lo + first, d.lo + last);
+    match support {
+        Ok((a, b)) => {
             if fits(a, b) {
                 Ok((a, b))
             } else {

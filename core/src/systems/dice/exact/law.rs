@@ -157,6 +157,9 @@ pub(super) struct Budget<'a, W> {
     /// The explosion and `again` chains stopped at their depth, each by its reach: the
     /// float engine's ledger's count, where it is not NaN.
     capped: f64,
+    /// The most dice a rolled count (or a held pool's rolled sides) came to with some
+    /// chance: what a pool's limit is checked against, not the count's bounds.
+    most_dice: i64,
 }
 
 impl<'a, W> Budget<'a, W> {
@@ -180,6 +183,7 @@ impl<'a, W> Budget<'a, W> {
             unfinished: 0.0,
             cut: 0.0,
             capped: 0.0,
+            most_dice: 0,
         }
     }
 
@@ -224,6 +228,11 @@ impl<W: Weight> Law<W> {
         self.n.drain(..first);
         self.lo += first as i64;
         self
+    }
+
+    /// The highest value with any ways (the lowest value where none has).
+    fn highest(&self) -> i64 {
+        self.iter().last().map_or(self.lo, |(v, _)| v)
     }
 
     fn iter(&self) -> impl Iterator<Item = (i64, &W)> + '_ {
@@ -497,6 +506,8 @@ pub(super) struct Played {
     /// The chains stopped at their depth, as the ledger counts them; NaN where one was
     /// rolled where its reach is not known.
     capped: f64,
+    /// [`Budget::most_dice`].
+    most_dice: i64,
 }
 
 /// The law of expressions whose `let`s are moved down already ([`first_law`] moves
@@ -552,6 +563,7 @@ fn law_in<W: Weight>(
                 stopped: b.stopped,
                 unfinished: b.unfinished,
                 capped: b.capped,
+                most_dice: b.most_dice,
             };
             (law, played)
         }),
@@ -1037,6 +1049,7 @@ fn by_count<'a, W: Weight>(
     mut part: impl FnMut(i64, &mut Vec<i64>, &mut Budget<'a, W>) -> Result<Law<W>, NoLaw>,
 ) -> Result<Law<W>, NoLaw> {
     let d = eval(c, env, b)?;
+    b.most_dice = b.most_dice.max(d.highest());
     let mut mix = Mixer::new();
     for (k, w) in d.iter() {
         let p = b.within(n, w, &d.den, |b| part(k, env, b));

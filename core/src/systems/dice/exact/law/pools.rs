@@ -1379,6 +1379,9 @@ pub(super) fn template<'a, W: Weight>(
     let (combos, den) = every_combination(&laws, 1, b)?;
     let mut mix = Mixer::new();
     for (vals, w) in combos {
+        if t.fixed.first() == Some(&None) {
+            b.most_dice = b.most_dice.max(vals[0]);
+        }
         let part = match t.spec(&vals) {
             None => Law::point(0),
             Some(spec) => {

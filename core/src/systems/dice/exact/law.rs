@@ -415,12 +415,24 @@ impl Law<UBig> {
         ways.into_iter()
             .map(|w| match &factors {
                 Some(factors) => {
-                    let (mut numer, mut denom) = (w, UBig::ONE);
+                    // What the value's ways share with the denominator: the
+                    // denominator is divided by it (a word where it fits), not built
+                    // again from powers of its primes for every value.
+                    let mut numer = w;
+                    let mut shared = Some(1u64);
+                    let mut powers = Vec::with_capacity(factors.len());
                     for &(p, e) in factors {
                         let (v, rest) = super::weight::divided_out(&numer, p, e);
                         numer = rest;
-                        denom *= UBig::from(p).pow((e - v) as usize);
+                        shared = shared.and_then(|s| s.checked_mul(u64::from(p).checked_pow(v)?));
+                        powers.push((p, e - v));
                     }
+                    let denom = match shared {
+                        Some(s) => &self.den / s,
+                        None => powers
+                            .into_iter()
+                            .fold(UBig::ONE, |d, (p, k)| d * UBig::from(p).pow(k as usize)),
+                    };
                     Fraction::lowest(numer, denom)
                 }
                 None => {
@@ -517,6 +529,22 @@ fn sunk_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, Played
     // A budget spent in words is spent again only where big integers multiply long
     // convolutions at once; four words have no such multiply, so they are tried only
     // where two were too narrow.
+    // A chain's own law takes its die's sides to the power of its rolls: where that
+    // alone passes two or four words, they would overflow after the work to get there
+    // (6d10 again <= 2: 418 bits), and are not tried.
+    let bits = first::chain_bits(n).max(vs.map_or(0.0, first::chain_bits));
+    if bits > 256.0 {
+        return law_in::<UBig>(n, vs, cancel, LAW_WORK);
+    }
+    if bits > 128.0 {
+        return match law_in::<U256>(n, vs, cancel, LAW_WORK) {
+            Ok((law, played)) => Ok((law.widened(), played)),
+            Err(NoLaw::Wide | NoLaw::Wider | NoLaw::Spent) => {
+                law_in::<UBig>(n, vs, cancel, LAW_WORK)
+            }
+            Err(e) => Err(e),
+        };
+    }
     match law_in::<u128>(n, vs, cancel, LAW_WORK) {
         Ok((law, played)) => Ok((law.widened(), played)),
         Err(NoLaw::Wider) => law_in::<UBig>(n, vs, cancel, LAW_WORK),

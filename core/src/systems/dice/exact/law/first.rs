@@ -85,6 +85,31 @@ pub(super) fn chains_here(n: &Node) -> bool {
     }
 }
 
+/// The bits of the largest chain's own denominator in `n`: a pool's chained dice, each
+/// its sides to the power of its rolls (the depth and the first). A guide to the width
+/// the law's counts take, never a limit: a wrong guess costs time, not a value.
+pub(super) fn chain_bits(n: &Node) -> f64 {
+    let pool = |p: &PoolSpec| -> f64 {
+        p.groups
+            .iter()
+            .filter(|(_, d)| p.again.is_some() || d.explode.is_some())
+            .map(|(k, d)| {
+                f64::from(*k) * f64::from(d.depth + 1) * (d.faces.len().max(1) as f64).log2()
+            })
+            .sum()
+    };
+    let here = match n {
+        Node::Pool(p) | Node::LetPool { spec: p, .. } => pool(p),
+        Node::Counted(_, pools) => pools.iter().map(pool).fold(0.0, f64::max),
+        Node::Versus(_, a, b, _) => pool(a).max(pool(b)),
+        Node::Meeting(m) => m.sides.iter().map(|s| pool(s.spec())).fold(0.0, f64::max),
+        _ => 0.0,
+    };
+    let mut most = here;
+    super::super::super::program::each_child(n, &mut |c| most = most.max(chain_bits(c)));
+    most
+}
+
 /// Whether the pool's dice start chains.
 pub(super) fn pool_chains(p: &PoolSpec) -> bool {
     p.again.is_some() || p.groups.iter().any(|(_, d)| d.explode.is_some())

@@ -714,3 +714,34 @@ fn random_programs_stop_what_the_floats_stop() {
         "{known} known: {capped} with chains stopped ({in_rounds} in rounds), {unfinished} with rounds"
     );
 }
+
+/// A value's fraction over a denominator of small primes, reduced by what its ways
+/// share with it: in a word (3 · 2^5 of 2^200 · 3^100), and past one (2^150 of it).
+#[test]
+fn fractions_are_reduced_by_what_the_ways_share_in_and_past_a_word() {
+    use dashu_int::IBig;
+    let den = UBig::from(2u8).pow(200) * UBig::from(3u8).pow(100);
+    let small = UBig::from(96u8);
+    let big = UBig::from(2u8).pow(150) * UBig::from(5u8);
+    let rest = &den - &small - &big;
+    let law = Law {
+        lo: 0,
+        n: vec![small, big, rest.clone()],
+        den: den.clone(),
+    };
+    let f = law.fractions(0, 3);
+    let want = [
+        Fraction::new(
+            IBig::ONE,
+            IBig::from(UBig::from(2u8).pow(195) * UBig::from(3u8).pow(99)),
+        ),
+        Fraction::new(
+            IBig::from(5u8),
+            IBig::from(UBig::from(2u8).pow(50) * UBig::from(3u8).pow(100)),
+        ),
+        Fraction::new(IBig::from(rest), IBig::from(den)),
+    ];
+    for (got, want) in f.iter().zip(want) {
+        assert_eq!(*got, want.unwrap());
+    }
+}

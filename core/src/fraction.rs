@@ -152,7 +152,14 @@ impl Fraction {
         if let Some(f) = small_sum(&parts) {
             return f;
         }
-        let mut common = UBig::ONE;
+        // The largest denominator first: a law's values' denominators all divide its
+        // own, which some value keeps whole, so no other step widens it.
+        let mut common = parts
+            .iter()
+            .map(|(f, _)| &f.denom)
+            .max_by_key(|d| d.bit_len())
+            .cloned()
+            .unwrap_or(UBig::ONE);
         let mut numer = IBig::ZERO;
         for (f, k) in parts {
             // One division says both whether the denominator divides the common one

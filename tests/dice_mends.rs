@@ -1,7 +1,8 @@
 //! Two silent wrong answers a benchmark of published mechanics found, each now right or
 //! refused: a `-` after a bare `explode` or `again` was taken as the face to explode on
 //! (`d6 explode - 1` rolled a plain d6), and a dice count rolled past 100 was clamped to
-//! 100 (`(hits)d6` with up to 300 hits rolled at most 100 dice).
+//! 100 (`(hits)d6` with up to 300 hits rolled at most 100 dice): now every count within
+//! its bounds up to 1,000 is rolled, and one past the pools made is refused.
 
 use crate::dice_lang::{compile, dist};
 use rollsim::config::load_str;
@@ -83,10 +84,11 @@ fn a_minus_after_a_bare_explode_or_again_is_arithmetic() {
 
 #[test]
 fn a_rolled_count_past_the_limit_is_refused_not_clamped() {
+    // Bounds past 1,000 dice (or not known: a round's state) give pools of up to 100
+    // dice: a count that really passes them is refused, named by what it reaches.
     for (roll, most) in [
-        ("let hits = 300d6 count >= 3 in (hits)d6 count >= 4", 300),
-        ("(2d100)d4", 200),
-        ("let n = d6 in (n * 30)d6", 180),
+        ("let hits = 3000d6 count >= 3 in (hits)d6 count >= 4", 3000),
+        ("(2d1000)d2", 2000),
         (
             "repeat n = 0 until rounds == 3 do n = n + (n + 50)d2 count 2 then n",
             200,
@@ -97,10 +99,33 @@ fn a_rolled_count_past_the_limit_is_refused_not_clamped() {
             Ok(_) => panic!("{roll}: loads"),
             Err(e) => format!("{e}"),
         };
-        assert!(err.contains("at most 100 dice"), "{roll}: {err}");
+        assert!(err.contains("at most 100"), "{roll}: {err}");
         assert!(err.contains("scenarios.s.roll"), "{roll}: {err}");
         // The count each really reaches, from its exact distribution.
         assert!(err.contains(&format!("reaches {most}:")), "{roll}: {err}");
+    }
+    // Bounds within 1,000 dice give a pool for every count: 300 shots hitting on 3+,
+    // each hit wounding on 4+, are the binomial of 300 at 1/3, not refused or clamped.
+    let d = dist(&compile(
+        "let hits = 300d6 count >= 3 in (hits)d6 count >= 4",
+        None,
+    ));
+    let mut p = (2.0f64 / 3.0).powi(300);
+    for k in 0..=300i64 {
+        let got = d.get(&k).copied().unwrap_or(0.0);
+        assert!(
+            (got - p).abs() <= 1e-12 + 1e-9 * p,
+            "{k}: {got} against {p}"
+        );
+        p *= (300 - k) as f64 / (k + 1) as f64 * 0.5;
+    }
+    for (roll, mean) in [
+        ("(2d100)d4", 101.0 * 2.5),
+        ("let n = d6 in (n * 30)d6", 3.5 * 30.0 * 3.5),
+    ] {
+        let d = dist(&compile(roll, None));
+        let got: f64 = d.iter().map(|(v, p)| *v as f64 * p).sum();
+        assert!((got - mean).abs() < 1e-9 * mean, "{roll}: mean {got}");
     }
     // Within the limit the count is rolled as written: (d4)d6 against its own mixture.
     let d = dist(&compile("(d4)d6", None));

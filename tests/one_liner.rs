@@ -101,14 +101,14 @@ fn each_refusal_names_its_expression_and_says_why() {
             "--vs `d6`: a roll with named results",
         ),
         (
-            "(d100 * 3)d6",
+            "(d1000 * 3)d6",
             None,
-            "roll `(d100 * 3)d6`: a dice count that is rolled",
+            "roll `(d1000 * 3)d6`: a dice count that is rolled",
         ),
         (
             "d6",
-            Some("(d100 * 3)d6"),
-            "--vs `(d100 * 3)d6`: a dice count that is rolled",
+            Some("(d1000 * 3)d6"),
+            "--vs `(d1000 * 3)d6`: a dice count that is rolled",
         ),
     ];
     for (roll, vs, said) in cases {

@@ -541,6 +541,13 @@ def apocalypse_300_shots():
     return battery + battery + battery
 
 
+@row("apocalypse-chain-300", "Warhammer 40,000 (Apocalypse)", BIG,
+     "300 shots as one chain: hit 3+, each hit wounds 4+",
+     "let hits = 300d6 count >= 3 in (hits)d6 count >= 4")
+def apocalypse_chain_300():
+    return (300 @ (d6 >= 3)) @ (d6 >= 4)
+
+
 @row("monster-rating", "Tunnels & Trolls 5e", BIG,
      "a monster of rating 1000: 101d6 + 500",
      "101d6 + 500")

@@ -477,20 +477,23 @@ fn bounded(roll: &Node, vs: Option<&Node>) -> Result<(i64, i64), (&'static str, 
 /// where that cannot be worked out within its budget does the estimate stand.
 fn reached_count(node: &Node, estimate: i64) -> Result<(), String> {
     let m = program::MAX_ROLLED_DICE;
+    let wide = program::MAX_COUNTED_DICE;
     let split = format!(
-        "such a pool rolls at most {m} dice, so split it into pools of at most {m} each (e.g. for a count up to {}: `(min(hits, {m}))d6 + (max(hits - {m}, 0))d6`)",
+        "a count whose bounds pass {wide} dice (or are not known, as a round's state's) rolls at most {m}, so bound it where it cannot pass (`(min(hits, {wide}))d6` rolls up to {wide}) or split it into pools of at most {m} each (e.g. for a count up to {}: `(min(hits, {m}))d6 + (max(hits - {m}, 0))d6`)",
         2 * m
     );
-    // The law first; the floats where it refuses.
+    // The law first, which knows each count's pools: the count past them, if any; the
+    // floats where it refuses, whose every count is held to the fewest made.
     let most = match super::exact::first_law(node, None, &Cancel::default()) {
-        Ok(first) => Ok(first.most_dice),
+        Ok(first) => Ok(first.past),
         Err(_) => {
             let mut ledger = super::exact::Ledger::default();
-            super::exact::distribution(node, &mut ledger).map(|_| ledger.most_dice)
+            super::exact::distribution(node, &mut ledger)
+                .map(|_| Some(ledger.most_dice).filter(|&n| n > m).unwrap_or(0))
         }
     };
     match most {
-        Ok(most) if most <= m => Ok(()),
+        Ok(0) => Ok(()),
         Ok(most) => Err(format!(
             "a dice count that is rolled or changes reaches {most}: {split}"
         )),

@@ -158,8 +158,9 @@ pub(super) struct Budget<'a, W> {
     /// float engine's ledger's count, where it is not NaN.
     capped: f64,
     /// The most dice a rolled count (or a held pool's rolled sides) came to with some
-    /// chance: what a pool's limit is checked against, not the count's bounds.
-    most_dice: i64,
+    /// chance past the pools made for it (0: none did): a count is checked by what it
+    /// takes, not by its bounds.
+    past: i64,
 }
 
 impl<'a, W> Budget<'a, W> {
@@ -183,7 +184,7 @@ impl<'a, W> Budget<'a, W> {
             unfinished: 0.0,
             cut: 0.0,
             capped: 0.0,
-            most_dice: 0,
+            past: 0,
         }
     }
 
@@ -518,8 +519,8 @@ pub(super) struct Played {
     /// The chains stopped at their depth, as the ledger counts them; NaN where one was
     /// rolled where its reach is not known.
     capped: f64,
-    /// [`Budget::most_dice`].
-    most_dice: i64,
+    /// [`Budget::past`].
+    past: i64,
 }
 
 /// The law of expressions whose `let`s are moved down already ([`first_law`] moves
@@ -591,7 +592,7 @@ fn law_in<W: Weight>(
                 stopped: b.stopped,
                 unfinished: b.unfinished,
                 capped: b.capped,
-                most_dice: b.most_dice,
+                past: b.past,
             };
             (law, played)
         }),
@@ -751,6 +752,14 @@ impl<'a, W> Budget<'a, W> {
         }
         if unfinished != 0.0 {
             self.unfinished += p * unfinished;
+        }
+    }
+
+    /// A rolled count that came to `most` where `made` pools (or bodies) were made for
+    /// it, from none: [`Budget::past`] where it passed them.
+    fn passed(&mut self, most: i64, made: usize) {
+        if most >= made as i64 {
+            self.past = self.past.max(most);
         }
     }
 
@@ -955,16 +964,16 @@ fn open_weighed<'a, W: Weight>(
         Node::Let(bound, body) => let_in(bound, body, env, b)?,
         Node::If(c, yes, no) => if_else(c, yes, no, env, b)?,
         Node::Pool(p) => remembered(p, b)?,
-        Node::Counted(c, pools) => by_count((n, c), env, b, |k, _, b| {
+        Node::Counted(c, pools) => by_count((n, c, pools.len()), env, b, |k, _, b| {
             let pool = counted(pools, k);
             if first::pool_chains(pool) {
                 b.capped += first::pool_capped(pool).map_or(f64::NAN, |m| b.reach * m);
             }
             remembered(pool, b)
         })?,
-        Node::CountedVar(c, bodies) => {
-            by_count((n, c), env, b, |k, env, b| eval(counted(bodies, k), env, b))?
-        }
+        Node::CountedVar(c, bodies) => by_count((n, c, bodies.len()), env, b, |k, env, b| {
+            eval(counted(bodies, k), env, b)
+        })?,
         Node::Repeat(r) => repeat::repeat(r, env, b)?,
         Node::Template(t) => pools::template(t, env, b)?,
         Node::Card(c) => card(c, env, b)?,
@@ -1069,15 +1078,15 @@ fn if_else<'a, W: Weight>(
 }
 
 /// What each value of a dice count picks (its pool, or a pool variable's body of that
-/// many dice), mixed by the count's ways.
+/// many dice, `made` of them from none), mixed by the count's ways.
 fn by_count<'a, W: Weight>(
-    (n, c): (&'a Node, &'a Node),
+    (n, c, made): (&'a Node, &'a Node, usize),
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
     mut part: impl FnMut(i64, &mut Vec<i64>, &mut Budget<'a, W>) -> Result<Law<W>, NoLaw>,
 ) -> Result<Law<W>, NoLaw> {
     let d = eval(c, env, b)?;
-    b.most_dice = b.most_dice.max(d.highest());
+    b.passed(d.highest(), made);
     let mut mix = Mixer::new();
     for (k, w) in d.iter() {
         let p = b.within(n, w, &d.den, |b| part(k, env, b));

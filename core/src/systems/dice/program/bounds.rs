@@ -181,12 +181,14 @@ fn meeting_bounds(m: &Meeting) -> (i64, i64) {
     }
 }
 
-/// The most dice a count that is rolled or changes can ask for, where that is past
-/// [`MAX_ROLLED_DICE`] (`let hits = 300d6 count >= 3 in (hits)d6`): such a pool would
-/// roll 100 dice where 300 were asked for, in both engines alike, a wrong answer no
-/// check could see, so the scenario is refused instead. (`vars`: the bounds of the
-/// `let` values in scope, as for [`bounds`].) A pool of several groups whose first
-/// count is fixed is not looked at here; it is clamped as the docs say.
+/// The most dice a count that is rolled or changes can ask for by its bounds, where
+/// that is past [`MAX_COUNTED_DICE`] (`let hits = 3000d6 count >= 3 in (hits)d6`, a
+/// round's state): such a count is given pools up to [`MAX_ROLLED_DICE`] only
+/// ([`pools_for`]), so its exact reach is worked out and a count past them refused,
+/// not rolled as fewer dice in both engines alike, a wrong answer no check could see.
+/// (`vars`: the bounds of the `let` values in scope, as for [`bounds`].) A pool of
+/// several groups whose first count is fixed is not looked at here; it is clamped as
+/// the docs say.
 pub fn rolled_count_past_limit(n: &Node, vars: &mut Vec<(i64, i64)>) -> Option<i64> {
     let count = match n {
         Node::Counted(c, _) | Node::CountedVar(c, _) => Some(bounds(c, vars).1),
@@ -195,7 +197,7 @@ pub fn rolled_count_past_limit(n: &Node, vars: &mut Vec<(i64, i64)>) -> Option<i
         }
         _ => None,
     };
-    if let Some(hi) = count.filter(|&hi| hi > MAX_ROLLED_DICE) {
+    if let Some(hi) = count.filter(|&hi| hi > MAX_COUNTED_DICE) {
         return Some(hi);
     }
     let scoped = |body: &Node, add: Vec<(i64, i64)>, vars: &mut Vec<(i64, i64)>| {

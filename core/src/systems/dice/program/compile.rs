@@ -344,9 +344,7 @@ impl<'a> Compiler<'a> {
         // [`tabled`]). A chain of hits from 2d6 attacks makes 13 pools, not 101.
         if let ([g], [None, ..]) = (groups, fixed.as_slice()) {
             if nodes.len() == 1 && g.die.sides.is_none() {
-                let most = super::bounds(&nodes[0], &mut self.var_bounds())
-                    .1
-                    .clamp(0, MAX_ROLLED_DICE);
+                let most = pools_for(super::bounds(&nodes[0], &mut self.var_bounds()).1);
                 let pools = (0..=most)
                     .map(|n| {
                         let mut vals = probe.clone();
@@ -886,7 +884,8 @@ impl<'a> Compiler<'a> {
 
     /// Which of the numbers of `bound` (dice of one kind, bound without a read) alone
     /// is a value (rolled, or a state that changes): its count (0), or its die's sides
-    /// (1: a step die `d(s)` of at most [`MAX_ROLLED_DICE`] sides). None for anything
+    /// (1: a step die `d(s)` whose bounds are at most [`MAX_COUNTED_DICE`] sides, or not
+    /// known). None for anything
     /// else, bound as its sum.
     fn varies(&mut self, bound: &Expr) -> Option<usize> {
         let Expr::Pool {
@@ -924,7 +923,7 @@ impl<'a> Compiler<'a> {
             (1, Some(_)) => {
                 let Ok(sides) = &nodes[1] else { return None };
                 let most = super::bounds(sides, &mut self.var_bounds()).1;
-                (most <= MAX_ROLLED_DICE || most == i64::MAX).then_some(1)
+                (most <= MAX_COUNTED_DICE || most == i64::MAX).then_some(1)
             }
             _ => None,
         }
@@ -956,9 +955,7 @@ impl<'a> Compiler<'a> {
             Some(Err(n)) => n,
             _ => unreachable!("varies: the number is a value"),
         };
-        let most = super::bounds(&count, &mut self.var_bounds())
-            .1
-            .clamp(0, MAX_ROLLED_DICE);
+        let most = pools_for(super::bounds(&count, &mut self.var_bounds()).1);
         let copies = self.copies.saturating_mul(most as u64 + 1);
         if copies > MAX_COPIES {
             return Err(CompileError {

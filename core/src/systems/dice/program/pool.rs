@@ -6,9 +6,25 @@ use super::*;
 /// Most dice one pool may roll (before `again` adds any): what fits in memory. What
 /// bounds the work is the exact engine's budget and the trials' own time, not a count.
 pub const MAX_DICE: i64 = 1_000_000;
-/// Most dice of a pool whose count is rolled (`(x)d6`), and most cards a deck deals: the
-/// sampler makes such a pool for every count up to it.
+/// Most dice of a pool whose count is rolled (`(x)d6`) where the count's bounds are not
+/// known or pass [`MAX_COUNTED_DICE`] (a round's state, `(w - w / 100 * 100)d6`), its
+/// exact reach checked against it; and most cards a deck deals.
 pub const MAX_ROLLED_DICE: i64 = 100;
+/// Most dice of a pool whose count is rolled, where its bounds show the count stays
+/// within it (`let hits = 300d6 count >= 3 in (hits)d6`): the sampler makes such a pool
+/// for every count up to them.
+pub const MAX_COUNTED_DICE: i64 = 1_000;
+
+/// The most dice a rolled count whose bounds reach `hi` is given pools for: every count
+/// its bounds allow, up to [`MAX_COUNTED_DICE`]; past that, [`MAX_ROLLED_DICE`], the
+/// count's exact reach checked against them when the roll is loaded.
+pub fn pools_for(hi: i64) -> i64 {
+    if hi <= MAX_COUNTED_DICE {
+        hi.max(0)
+    } else {
+        MAX_ROLLED_DICE
+    }
+}
 
 /// The pool a rolled count of `k` dice reads: a rolled count's pools run from none to
 /// the most its count can be ([`super::bounds`]), one per count.

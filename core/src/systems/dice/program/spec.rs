@@ -160,7 +160,7 @@ impl Dice {
         let most = if g.deck {
             MAX_ROLLED_DICE.min(g.die.faces.len() as i64)
         } else {
-            MAX_ROLLED_DICE
+            MAX_COUNTED_DICE
         };
         if g.deck && c.fixed && !(0..=most).contains(&c.value) {
             return Err(format!(

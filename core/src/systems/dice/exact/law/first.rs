@@ -26,8 +26,9 @@ pub struct First {
     /// The mass of the `repeat`s stopped at their limit before their condition held,
     /// where not `stopped`.
     pub unfinished: f64,
-    /// The most dice a rolled count came to with some chance (0 where none is rolled).
-    pub most_dice: i64,
+    /// The most dice a rolled count came to with some chance past the pools made for
+    /// it (0: none did).
+    pub past: i64,
 }
 
 /// The exact law of `n`, tried before the float engine. Where the masses its limits
@@ -54,7 +55,7 @@ pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, 
             stopped,
             capped: if stopped { 0.0 } else { played.capped },
             unfinished: if stopped { 0.0 } else { unfinished },
-            most_dice: played.most_dice,
+            past: played.past,
         }
     })
 }

@@ -9,7 +9,9 @@ use crate::systems::dice::exact::MAX_OUTCOMES;
 use crate::systems::dice::lang::Cond;
 use crate::systems::dice::program::choice::Choice;
 use crate::systems::dice::program::pick::{self, Picker};
-use crate::systems::dice::program::{face_span, read_sorted, DieSpec, PoolRead, Scratch, Template};
+use crate::systems::dice::program::{
+    face_span, read_sorted, DieSpec, PoolRead, Scratch, Template, MAX_COUNTED_DICE,
+};
 use std::collections::BTreeMap;
 
 /// A pool variable's outcomes, every way its body reads alike counted as one, and how
@@ -1379,8 +1381,9 @@ pub(super) fn template<'a, W: Weight>(
     let (combos, den) = every_combination(&laws, 1, b)?;
     let mut mix = Mixer::new();
     for (vals, w) in combos {
+        // A template's count is clamped to the most a counted pool takes.
         if t.fixed.first() == Some(&None) {
-            b.most_dice = b.most_dice.max(vals[0]);
+            b.passed(vals[0], MAX_COUNTED_DICE as usize + 1);
         }
         let part = match t.spec(&vals) {
             None => Law::point(0),

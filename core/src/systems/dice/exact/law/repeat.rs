@@ -821,7 +821,7 @@ fn step_into<'a, W: Weight>(
         Node::CountedVar(c, bodies) => {
             // A pool variable whose count the state sets: the round of each count.
             let d = eval(c, env, b)?;
-            b.most_dice = b.most_dice.max(d.highest());
+            b.passed(d.highest(), bodies.len());
             let den = den.mul(&d.den)?;
             for (k, w) in d.iter() {
                 let body = crate::systems::dice::program::counted(bodies, k);

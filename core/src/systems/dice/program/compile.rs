@@ -955,7 +955,8 @@ impl<'a> Compiler<'a> {
             Some(Err(n)) => n,
             _ => unreachable!("varies: the number is a value"),
         };
-        let most = pools_for(super::bounds(&count, &mut self.var_bounds()).1);
+        let (least, most) = super::bounds(&count, &mut self.var_bounds());
+        let most = pools_for(most);
         let copies = self.copies.saturating_mul(most as u64 + 1);
         if copies > MAX_COPIES {
             return Err(CompileError {
@@ -969,6 +970,13 @@ impl<'a> Compiler<'a> {
         let mut bodies = Vec::with_capacity(most as usize + 1);
         let made = (|| {
             for k in 0..=most {
+                // A number below its bounds never comes: its place holds nothing, and
+                // its body is not made (`keep middle 2` of dice that are at least 3
+                // is not refused for the 0, 1 or 2 dice it never holds).
+                if k < least {
+                    bodies.push(Node::Num(0));
+                    continue;
+                }
                 vals[at] = PoolNumber::rolled(k);
                 let spec = spec_of(groups, mods, &None, *col, &vals, self.symbols.as_ref())?;
                 let binding = self.bind_dice(name, spec, *col)?;

@@ -93,6 +93,29 @@ fn a_rolled_count_past_the_limit_is_refused_not_clamped() {
             "repeat n = 0 until rounds == 3 do n = n + (n + 50)d2 count 2 then n",
             200,
         ),
+        // Bounds the compiler did not know when it made the pools (a round's state,
+        // `rounds`, a role's sides), though the check's own bounds stay within 1,000:
+        // found by review, rolled as 100 dice before.
+        (
+            "repeat c = 150, n = 0 until n >= 1 do c = (c)d6 count 6, n = n + 1 then c",
+            150,
+        ),
+        (
+            "repeat c = 0 until c >= 600 do c = c + 300 limit 2 then (c)d1",
+            600,
+        ),
+        (
+            "repeat c = 0 until c >= 4 do c = c + d2 limit 4 then (rounds * 200)d1 - rounds * 200",
+            800,
+        ),
+        (
+            "choose a = 1 from [1d4, 1d8] to maximise a sum in (a sides * 100)d1",
+            800,
+        ),
+        (
+            "repeat s = 0 until s >= 300 do s = s + 300 limit 1 then let p = 1d(s) in p highest + 0 * p count 1",
+            300,
+        ),
     ] {
         let text = format!("system = \"dice\"\n[scenarios.s]\nroll = {roll:?}\n");
         let err = match load_str(&text, "dice.toml", &[]) {

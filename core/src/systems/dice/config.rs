@@ -495,7 +495,7 @@ fn reached_count(node: &Node, estimate: i64) -> Result<(), String> {
     match most {
         Ok(0) => Ok(()),
         Ok(most) => Err(format!(
-            "a dice count that is rolled or changes reaches {most}: {split}"
+            "a dice count that is rolled or changes (or a held pool's sides) reaches {most}: {split}"
         )),
         Err(super::exact::TooBig(why)) => Err(format!(
             "a dice count that is rolled or changes can reach {estimate} by its bounds (its exact distribution, which could show it stays lower, was not worked out: {why}): {split}"

@@ -182,22 +182,27 @@ fn meeting_bounds(m: &Meeting) -> (i64, i64) {
 }
 
 /// The most dice a count that is rolled or changes can ask for by its bounds, where
-/// that is past [`MAX_COUNTED_DICE`] (`let hits = 3000d6 count >= 3 in (hits)d6`, a
-/// round's state): such a count is given pools up to [`MAX_ROLLED_DICE`] only
-/// ([`pools_for`]), so its exact reach is worked out and a count past them refused,
+/// that passes the pools made for it (`let hits = 3000d6 count >= 3 in (hits)d6`, a
+/// round's state: pools up to [`MAX_ROLLED_DICE`] only, [`pools_for`]), so its exact
+/// reach is worked out and a count past them refused,
 /// not rolled as fewer dice in both engines alike, a wrong answer no check could see.
 /// (`vars`: the bounds of the `let` values in scope, as for [`bounds`].) A pool of
 /// several groups whose first count is fixed is not looked at here; it is clamped as
 /// the docs say.
 pub fn rolled_count_past_limit(n: &Node, vars: &mut Vec<(i64, i64)>) -> Option<i64> {
+    // The count's bounds here, against the pools (or bodies) made for it from none: the
+    // compiler made them by the bounds it knew then, which for a round's state or a
+    // role's sides are none (so 100 of them), though these bounds may be 150.
     let count = match n {
-        Node::Counted(c, _) | Node::CountedVar(c, _) => Some(bounds(c, vars).1),
-        Node::Template(t) if t.fixed.first() == Some(&None) => {
-            t.params.first().map(|c| bounds(c, vars).1)
-        }
+        Node::Counted(c, pools) => Some((bounds(c, vars).1, pools.len())),
+        Node::CountedVar(c, bodies) => Some((bounds(c, vars).1, bodies.len())),
+        Node::Template(t) if t.fixed.first() == Some(&None) => t
+            .params
+            .first()
+            .map(|c| (bounds(c, vars).1, MAX_COUNTED_DICE as usize + 1)),
         _ => None,
     };
-    if let Some(hi) = count.filter(|&hi| hi > MAX_COUNTED_DICE) {
+    if let Some((hi, _)) = count.filter(|&(hi, made)| hi >= made as i64) {
         return Some(hi);
     }
     let scoped = |body: &Node, add: Vec<(i64, i64)>, vars: &mut Vec<(i64, i64)>| {

@@ -93,28 +93,12 @@ fn a_rolled_count_past_the_limit_is_refused_not_clamped() {
             "repeat n = 0 until rounds == 3 do n = n + (n + 50)d2 count 2 then n",
             200,
         ),
-        // Bounds the compiler did not know when it made the pools (a round's state,
-        // `rounds`, a role's sides), though the check's own bounds stay within 1,000:
-        // found by review, rolled as 100 dice before.
-        (
-            "repeat c = 150, n = 0 until n >= 1 do c = (c)d6 count 6, n = n + 1 then c",
-            150,
-        ),
-        (
-            "repeat c = 0 until c >= 600 do c = c + 300 limit 2 then (c)d1",
-            600,
-        ),
-        (
-            "repeat c = 0 until c >= 4 do c = c + d2 limit 4 then (rounds * 200)d1 - rounds * 200",
-            800,
-        ),
+        // Bounds the compiler did not know when it made the pools (a role's sides),
+        // though the check's own bounds stay within 1,000: found by review, rolled as
+        // 100 dice before.
         (
             "choose a = 1 from [1d4, 1d8] to maximise a sum in (a sides * 100)d1",
             800,
-        ),
-        (
-            "repeat s = 0 until s >= 300 do s = s + 300 limit 1 then let p = 1d(s) in p highest + 0 * p count 1",
-            300,
         ),
     ] {
         let text = format!("system = \"dice\"\n[scenarios.s]\nroll = {roll:?}\n");
@@ -142,7 +126,27 @@ fn a_rolled_count_past_the_limit_is_refused_not_clamped() {
         );
         p *= (300 - k) as f64 / (k + 1) as f64 * 0.5;
     }
+    // A round's state and `rounds` are given the bounds the rounds give them, and the
+    // rounds made again with them: counts past 100 that review found rolled as 100
+    // dice (then refused) are rolled as written. 150 dice, a sixth of them 6s; 600
+    // dice of one side; 200 dice of one side a round, less as many; a die of 300 sides.
     for (roll, mean) in [
+        (
+            "repeat c = 150, n = 0 until n >= 1 do c = (c)d6 count 6, n = n + 1 then c",
+            25.0,
+        ),
+        (
+            "repeat c = 0 until c >= 600 do c = c + 300 limit 2 then (c)d1",
+            600.0,
+        ),
+        (
+            "repeat c = 0 until c >= 4 do c = c + d2 limit 4 then (rounds * 200)d1 - rounds * 200 + 1",
+            1.0,
+        ),
+        (
+            "repeat s = 0 until s >= 300 do s = s + 300 limit 1 then let p = 1d(s) in p highest + 0 * p count 1",
+            150.5,
+        ),
         ("(2d100)d4", 101.0 * 2.5),
         ("let n = d6 in (n * 30)d6", 3.5 * 30.0 * 3.5),
     ] {

@@ -4,6 +4,8 @@
 use super::*;
 use crate::systems::dice::lang::Col;
 
+mod counted;
+
 /// A compile error at a column of the expression.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompileError {
@@ -882,115 +884,6 @@ impl<'a> Compiler<'a> {
         Ok(Binding::Pool(Box::new(spec), offset, n as usize, col))
     }
 
-    /// Which of the numbers of `bound` (dice of one kind, bound without a read) alone
-    /// is a value (rolled, or a state that changes): its count (0), or its die's sides
-    /// (1: a step die `d(s)` whose bounds are at most [`MAX_COUNTED_DICE`] sides, or not
-    /// known). None for anything
-    /// else, bound as its sum.
-    fn varies(&mut self, bound: &Expr) -> Option<usize> {
-        let Expr::Pool {
-            groups,
-            agg: None,
-            mods,
-            ..
-        } = bound
-        else {
-            return None;
-        };
-        let [g] = groups.as_slice() else {
-            return None;
-        };
-        if g.deck {
-            return None;
-        }
-        let nodes: Vec<Result<Node, CompileError>> = param_exprs(groups, mods, &None)
-            .into_iter()
-            .map(|e| self.node(e))
-            .collect();
-        let fixed: Vec<bool> = nodes
-            .iter()
-            .map(|n| n.as_ref().is_ok_and(|n| constant(n).is_some()))
-            .collect();
-        let at = fixed.iter().position(|&f| !f)?;
-        if fixed.iter().filter(|&&f| !f).count() != 1 {
-            return None;
-        }
-        match (at, &g.die.sides) {
-            (0, _) => Some(0),
-            // Sides held as counts are: one body per number up to the most it takes,
-            // the number's reach checked as a count's is (a round's state, whose bounds
-            // are not known, by its exact distribution).
-            (1, Some(_)) => {
-                let Ok(sides) = &nodes[1] else { return None };
-                let most = super::bounds(sides, &mut self.var_bounds()).1;
-                (most <= MAX_COUNTED_DICE || most == i64::MAX).then_some(1)
-            }
-            _ => None,
-        }
-    }
-
-    /// `let p = (n)d6 in BODY` whose body reads `p`'s dice while `n` is a value (`let p
-    /// = (5 - s)d6 in ... p count 6 ... p sum`), or `let p = 3d(s) in BODY` while `s`
-    /// is: the dice held as a pool variable for every number (`at`: which, as
-    /// [`Compiler::varies`] says) it can take, each with its body
-    /// ([`Node::CountedVar`]).
-    fn counted_var(
-        &mut self,
-        name: &str,
-        (bound, at): (&Expr, usize),
-        body: &mut dyn FnMut(&mut Self) -> Result<Node, CompileError>,
-    ) -> Result<Node, CompileError> {
-        let Expr::Pool {
-            groups, mods, col, ..
-        } = bound
-        else {
-            unreachable!("varies holds only of pools")
-        };
-        let params = self.params(groups, mods, &None)?;
-        let mut vals: Vec<PoolNumber> = params
-            .iter()
-            .map(|p| PoolNumber::fixed(*p.as_ref().unwrap_or(&0)))
-            .collect();
-        let count = match params.into_iter().nth(at) {
-            Some(Err(n)) => n,
-            _ => unreachable!("varies: the number is a value"),
-        };
-        let (least, most) = super::bounds(&count, &mut self.var_bounds());
-        let most = pools_for(most);
-        let copies = self.copies.saturating_mul(most as u64 + 1);
-        if copies > MAX_COPIES {
-            return Err(CompileError {
-                col: *col,
-                message: format!(
-                    "pool variables whose dice count is a value, one inside another, make the expression inside them {copies} times (each count up to {most} here): at most {MAX_COPIES}; read the dice where they are rolled (`(n)d6 count >= 5`)"
-                ),
-            });
-        }
-        let outer = std::mem::replace(&mut self.copies, copies);
-        let mut bodies = Vec::with_capacity(most as usize + 1);
-        let made = (|| {
-            for k in 0..=most {
-                // A number below its bounds never comes: its place holds nothing, and
-                // its body is not made (`keep middle 2` of dice that are at least 3
-                // is not refused for the 0, 1 or 2 dice it never holds).
-                if k < least {
-                    bodies.push(Node::Num(0));
-                    continue;
-                }
-                vals[at] = PoolNumber::rolled(k);
-                let spec = spec_of(groups, mods, &None, *col, &vals, self.symbols.as_ref())?;
-                let binding = self.bind_dice(name, spec, *col)?;
-                let r = body(self);
-                self.unbind(&binding);
-                bodies.push(binding.wrap(r?, self.scope.len())?);
-            }
-            Ok(())
-        })();
-        self.copies = outer;
-        made?;
-        Ok(Node::CountedVar(Box::new(count), bodies))
-    }
-
     /// `reroll p = DICE ... to maximise OBJECTIVE in BODY`: a pool variable whose dice
     /// a choice rerolls before the body reads them.
     fn choose(&mut self, c: &lang::Choose, record_ok: bool) -> Result<Node, CompileError> {
@@ -1301,21 +1194,58 @@ impl<'a> Compiler<'a> {
             }
             init.push(self.node(e)?);
         }
-        for (name, ..) in &r.state {
-            self.scope.push((name.clone(), Slot::Num(None)));
+        let outer = self.var_bounds();
+        let rounds = (0, i64::from(r.limit));
+        let mut made = self.repeat_with(r, init.clone(), None, rounds, record_ok)?;
+        // A count in the rounds (`(c)d6` of a state starting at 150) was given pools by
+        // bounds not known then: made again with the state's bounds as the compiled
+        // rounds give them, while that makes a count's pools cover it, at most twice
+        // more; where it cannot (more copies than allowed), the first stands, and the
+        // load checks its counts by their exact reach.
+        for _ in 0..2 {
+            let state = repeat_bounds(&made, &mut outer.clone());
+            let mut vars = outer.clone();
+            let short = rolled_count_past_limit(&Node::Repeat(Box::new(made.clone())), &mut vars)
+                .is_some_and(|hi| hi <= MAX_COUNTED_DICE);
+            if !short {
+                break;
+            }
+            self.scope.truncate(d);
+            match self.repeat_with(r, init.clone(), Some(&state), rounds, record_ok) {
+                Ok(again) if again != made => made = again,
+                _ => break,
+            }
         }
-        self.scope.push(("rounds".into(), Slot::Num(None)));
+        Ok(Node::Repeat(Box::new(made)))
+    }
+
+    /// A `repeat` whose state variables are bound with `known` bounds (any, where None),
+    /// `rounds` with its own.
+    fn repeat_with(
+        &mut self,
+        r: &lang::Repeat,
+        init: Vec<Node>,
+        known: Option<&[(i64, i64)]>,
+        rounds: (i64, i64),
+        record_ok: bool,
+    ) -> Result<Repeat, CompileError> {
+        let d = self.scope.len();
+        for (i, (name, ..)) in r.state.iter().enumerate() {
+            self.scope
+                .push((name.clone(), Slot::Num(known.map(|k| k[i]))));
+        }
+        self.scope.push(("rounds".into(), Slot::Num(Some(rounds))));
         let until = self.node(&r.until)?;
         self.record_ok = record_ok;
         let body = self.node(&r.body)?;
         let step = self.round(r, 0, d)?;
-        Ok(Node::Repeat(Box::new(Repeat {
+        Ok(Repeat {
             init,
             until,
             step,
             limit: r.limit,
             body,
-        })))
+        })
     }
 
     /// A round from its `j`-th `let` on: the `let`s, then the state's new values.

@@ -222,16 +222,14 @@ pub fn rolled_count_past_limit(n: &Node, vars: &mut Vec<(i64, i64)>) -> Option<i
             let roles = vec![p.sides_bounds(); p.roles.len()];
             scoped(&p.objective, roles.clone(), vars).or_else(|| scoped(&p.body, roles, vars))
         }
-        Node::Repeat(r) => {
-            let found = r.init.iter().find_map(|i| rolled_count_past_limit(i, vars));
-            found.or_else(|| {
-                let mut state = repeat_bounds(r, vars);
-                let body = scoped(&r.body, state.clone(), vars);
-                state.push((0, r.limit as i64));
-                body.or_else(|| scoped(&r.until, state.clone(), vars))
-                    .or_else(|| scoped(&r.step, state, vars))
-            })
-        }
+        Node::Repeat(r) => repeat_past_limit(r, vars),
+        // Only the bodies of the counts it can take: the others are never read.
+        Node::CountedVar(c, bodies) => rolled_count_past_limit(c, vars).or_else(|| {
+            let (lo, hi) = bounds(c, vars);
+            let last = bodies.len() as i64 - 1;
+            (lo.clamp(0, last)..=hi.clamp(0, last))
+                .find_map(|k| rolled_count_past_limit(counted(bodies, k), vars))
+        }),
         _ => {
             let mut found = None;
             each_child(n, &mut |c| {
@@ -242,6 +240,25 @@ pub fn rolled_count_past_limit(n: &Node, vars: &mut Vec<(i64, i64)>) -> Option<i
             found
         }
     }
+}
+
+/// [`rolled_count_past_limit`] of a `repeat`: its start, then its body, condition and
+/// rounds with its state's bounds.
+pub fn repeat_past_limit(r: &Repeat, vars: &mut Vec<(i64, i64)>) -> Option<i64> {
+    let found = r.init.iter().find_map(|i| rolled_count_past_limit(i, vars));
+    found.or_else(|| {
+        let state = repeat_bounds(r, vars);
+        let scoped = |body: &Node, vars: &mut Vec<(i64, i64)>| {
+            let base = vars.len();
+            vars.extend_from_slice(&state);
+            let r = rolled_count_past_limit(body, vars);
+            vars.truncate(base);
+            r
+        };
+        scoped(&r.body, vars)
+            .or_else(|| scoped(&r.until, vars))
+            .or_else(|| scoped(&r.step, vars))
+    })
 }
 
 /// The bounds of a `repeat`'s state variables and its rounds, as its body sees them:

@@ -1205,8 +1205,8 @@ impl<'a> Compiler<'a> {
         for _ in 0..2 {
             let state = repeat_bounds(&made, &mut outer.clone());
             let mut vars = outer.clone();
-            let short = rolled_count_past_limit(&Node::Repeat(Box::new(made.clone())), &mut vars)
-                .is_some_and(|hi| hi <= MAX_COUNTED_DICE);
+            let short =
+                repeat_past_limit(&made, &mut vars).is_some_and(|hi| hi <= MAX_COUNTED_DICE);
             if !short {
                 break;
             }

@@ -648,25 +648,10 @@ pub fn result_span(roll: &Node, vs: Option<&Node>) -> Result<(i64, i64), String>
     }
     // The law's support first; the floats' where it refuses.
     let support = match super::exact::first_law(roll, vs, &Cancel::default()) {
-        Ok(first) => {
-            let law = &first.law;
-            let at = |i: Option<usize>| law.lo + i.unwrap_or(0) as i64;
-            let some = |w: &dashu_int::UBig| *w != dashu_int::UBig::ZERO;
-            Ok((
-                at(law.n.iter().position(some)),
-                at(law.n.iter().rposition(some)),
-            ))
-        }
+        Ok(first) => Ok(first.law.support()),
         Err(_) => {
             let mut ledger = super::exact::Ledger::default();
-            let mut exact = || -> Result<super::exact::Dist, super::exact::TooBig> {
-                let a = super::exact::distribution(roll, &mut ledger)?;
-                match vs {
-                    None => Ok(a),
-                    Some(v) => a.add(&super::exact::distribution(v, &mut ledger)?.neg()),
-                }
-            };
-            exact().map(|d| {
+            super::exact::against(roll, vs, &mut ledger).map(|d| {
                 let first = d.p.iter().position(|&q| q > 0.0).unwrap_or(0) as i64;
                 let last = d.p.iter().rposition(|&q| q > 0.0).unwrap_or(0) as i64;
                 (d.lo + first, d.lo + last)

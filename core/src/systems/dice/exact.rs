@@ -41,6 +41,15 @@ pub fn distribution(n: &Node, ledger: &mut Ledger) -> Result<Dist, TooBig> {
     eval(&sunk(n, 0), &mut Env::default(), ledger)
 }
 
+/// [`distribution`] of a roll, less the opposing roll's where there is one.
+pub fn against(roll: &Node, vs: Option<&Node>, ledger: &mut Ledger) -> Result<Dist, TooBig> {
+    let a = distribution(roll, ledger)?;
+    match vs {
+        None => Ok(a),
+        Some(v) => a.add(&distribution(v, ledger)?.neg()),
+    }
+}
+
 /// The `let` values in scope: a number, or a pool variable's dice (sorted), per level.
 #[derive(Default)]
 pub struct Env {

@@ -242,16 +242,9 @@ fn exact_of(
         }
     }
     let mut ledger = exact::Ledger::stopped_by(cancel);
-    let run = |ledger: &mut exact::Ledger| -> Result<exact::Dist, exact::TooBig> {
-        let a = exact::distribution(&sc.roll_node, ledger)?;
-        match &sc.vs {
-            None => Ok(a),
-            Some((_, v)) => a.add(&exact::distribution(v, ledger)?.neg()),
-        }
-    };
     // Past the floats' budget, what the law found says nothing of its limits' masses:
     // Monte Carlo only, saying why.
-    let d = match run(&mut ledger) {
+    let d = match exact::against(&sc.roll_node, vs, &mut ledger) {
         Ok(d) => d,
         Err(exact::TooBig(why)) => return (Err(why), 0.0, 0.0),
     };

@@ -236,6 +236,12 @@ impl<W: Weight> Law<W> {
         self.iter().last().map_or(self.lo, |(v, _)| v)
     }
 
+    /// The lowest and highest values with any ways.
+    pub fn support(&self) -> (i64, i64) {
+        let lowest = self.iter().next().map_or(self.lo, |(v, _)| v);
+        (lowest, self.highest())
+    }
+
     fn iter(&self) -> impl Iterator<Item = (i64, &W)> + '_ {
         self.n
             .iter()
@@ -755,6 +761,15 @@ impl<'a, W> Budget<'a, W> {
         }
     }
 
+    /// A pool rolled here, by the chance `chance()` of this part of the roll: its
+    /// chains stopped at their depth, counted ([`first::pool_capped`], NaN where that
+    /// is not known); the chance worked out only for a pool that starts chains.
+    fn rolls(&mut self, p: &PoolSpec, chance: impl FnOnce() -> f64) {
+        if first::pool_chains(p) {
+            self.capped += self.reach * chance() * first::pool_capped(p).unwrap_or(f64::NAN);
+        }
+    }
+
     /// A rolled count that came to `most` where `made` pools (or bodies) were made for
     /// it, from none: [`Budget::past`] where it passed them.
     fn passed(&mut self, most: i64, made: usize) {
@@ -966,9 +981,7 @@ fn open_weighed<'a, W: Weight>(
         Node::Pool(p) => remembered(p, b)?,
         Node::Counted(c, pools) => by_count((n, c, pools.len()), env, b, |k, _, b| {
             let pool = counted(pools, k);
-            if first::pool_chains(pool) {
-                b.capped += first::pool_capped(pool).map_or(f64::NAN, |m| b.reach * m);
-            }
+            b.rolls(pool, || 1.0);
             remembered(pool, b)
         })?,
         Node::CountedVar(c, bodies) => by_count((n, c, bodies.len()), env, b, |k, env, b| {

@@ -1203,13 +1203,12 @@ impl<'a> Compiler<'a> {
         // more; where it cannot (more copies than allowed), the first stands, and the
         // load checks its counts by their exact reach.
         for _ in 0..2 {
-            let state = repeat_bounds(&made, &mut outer.clone());
-            let mut vars = outer.clone();
-            let short =
-                repeat_past_limit(&made, &mut vars).is_some_and(|hi| hi <= MAX_COUNTED_DICE);
+            let short = repeat_past_limit(&made, &mut outer.clone())
+                .is_some_and(|hi| hi <= MAX_COUNTED_DICE);
             if !short {
                 break;
             }
+            let state = repeat_bounds(&made, &mut outer.clone());
             self.scope.truncate(d);
             match self.repeat_with(r, init.clone(), Some(&state), rounds, record_ok) {
                 Ok(again) if again != made => made = again,

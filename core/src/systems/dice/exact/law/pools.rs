@@ -272,9 +272,7 @@ pub(super) fn chained<'a, W: Weight>(
     // The chain's pools after the first (whose chains `open` counted), each rolled
     // once wherever the chain is: not opened on their own, their chains counted here.
     for spec in &chain.specs[1..] {
-        if first::pool_chains(spec) {
-            b.capped += b.reach * first::pool_capped(spec).unwrap_or(f64::NAN);
-        }
+        b.rolls(spec, || 1.0);
     }
     Law::from_map(m, den).map(Some)
 }
@@ -1389,10 +1387,7 @@ pub(super) fn template<'a, W: Weight>(
             None => Law::point(0),
             Some(spec) => {
                 // Rolled here, by this combination's chance.
-                if first::pool_chains(&spec) {
-                    let mass = first::pool_capped(&spec).unwrap_or(f64::NAN);
-                    b.capped += b.reach * super::ratio(&w, &den) * mass;
-                }
+                b.rolls(&spec, || super::ratio(&w, &den));
                 let mut own = Budget::<W>::new(b.cancel);
                 own.left = b.left;
                 let law = pool(&spec, &mut own);

@@ -602,9 +602,7 @@ fn rolled_held<'a, W: Weight>(
     choice: Option<&'a crate::systems::dice::program::choice::Choice>,
     b: &mut Budget<'a, W>,
 ) -> Result<(Rc<pools::Outcomes<W>>, pools::Holding<'a>), NoLaw> {
-    if first::pool_chains(spec) {
-        b.capped += first::pool_capped(spec).map_or(f64::NAN, |m| b.reach * m);
-    }
+    b.rolls(spec, || 1.0);
     pools::held_outcomes(spec, choice, b)
 }
 

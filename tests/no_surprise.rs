@@ -197,7 +197,7 @@ fn the_page_says_what_it_cannot_do_and_prints_a_command_that_runs() {
     let dir = crate::util::tempdir();
     std::fs::write(
         dir.path().join("mine.toml"),
-        "system = \"dice\"\n[scenarios.big]\nroll = \"50d100 keep highest 25\"\n",
+        "system = \"dice\"\n[scenarios.big]\nroll = \"100d1000 keep highest 50\"\n",
     )
     .unwrap();
     let server = crate::serve::Server::start(dir.path());

@@ -232,22 +232,26 @@ fn exact_of(
     cancel: &Cancel,
 ) -> (Result<Exact, String>, f64, f64) {
     let vs = sc.vs.as_ref().map(|(_, v)| v);
-    let first = exact::first_law(&sc.roll_node, vs, cancel);
-    if let Ok(first) = &first {
-        // No `repeat` came to its limit, nor a chain to its depth, where how often it
-        // is played only the floats know.
-        if !first.stopped {
-            let exact = Exact::of_law(&first.law, lo, states);
-            return (Ok(exact), first.capped, first.unfinished);
+    match exact::first_law(&sc.roll_node, vs, cancel) {
+        Ok(first) => (
+            Ok(Exact::of_law(&first.law, lo, states)),
+            first.capped,
+            first.unfinished,
+        ),
+        // Where the law does not serve a part, the float engine's distribution, with no
+        // fraction; where it cannot either, its reason (it names the part).
+        Err(_) => {
+            let mut ledger = exact::Ledger::stopped_by(cancel);
+            match exact::against(&sc.roll_node, vs, &mut ledger) {
+                Ok(d) => (floats(&d, lo, states), ledger.capped, ledger.unfinished),
+                Err(exact::TooBig(why)) => (Err(why), 0.0, 0.0),
+            }
         }
     }
-    let mut ledger = exact::Ledger::stopped_by(cancel);
-    // Past the floats' budget, what the law found says nothing of its limits' masses:
-    // Monte Carlo only, saying why.
-    let d = match exact::against(&sc.roll_node, vs, &mut ledger) {
-        Ok(d) => d,
-        Err(exact::TooBig(why)) => return (Err(why), 0.0, 0.0),
-    };
+}
+
+/// The float engine's distribution over `lo..lo + states`, on the values that come up.
+fn floats(d: &exact::Dist, lo: i64, states: usize) -> Result<Exact, String> {
     let mut out = vec![0.0; states];
     for (i, &p) in d.p.iter().enumerate() {
         let v = d.lo + i as i64;
@@ -261,34 +265,16 @@ fn exact_of(
         .for_each(|p| *p = 0.0);
     let total: f64 = out.iter().sum();
     if !total.is_finite() || total <= 0.0 || out.iter().any(|p| p.is_nan() || *p < 0.0) {
-        return (
-            Err("the exact computation lost its precision".into()),
-            0.0,
-            0.0,
-        );
+        return Err("the exact computation lost its precision".into());
     }
     out.iter_mut().for_each(|p| *p /= total);
-    // Fractions from the law's integer weights where it served the expression in its
-    // budget; never read off the floats (a chain stopped at its 100th round is within
-    // 1e-30 of the unlimited chain's small fraction, which no float tells from it). The
-    // law's floats then replace the engine's: the same values, without the underflow
-    // below 1e-308.
-    let exact = match first {
-        Ok(first) => Exact::of_law(&first.law, lo, states),
-        Err(_) => {
-            // The values that can come up, as steps from the first: every state
-            // between (Farkle's 2,951 scores that are not multiples of 50) would be
-            // carried, tabled and turned into a fraction for nothing.
-            let grid = Grid::of(&out, |p| *p > 0.0);
-            Exact {
-                lo: lo + grid.first as i64,
-                step: grid.step as i64,
-                p: grid.pick(&out),
-                fractions: None,
-            }
-        }
-    };
-    (Ok(exact), ledger.capped, ledger.unfinished)
+    let grid = Grid::of(&out, |p| *p > 0.0);
+    Ok(Exact {
+        lo: lo + grid.first as i64,
+        step: grid.step as i64,
+        p: grid.pick(&out),
+        fractions: None,
+    })
 }
 
 /// An exact distribution over the values a roll can take, `lo` and every `step`
@@ -301,16 +287,20 @@ struct Exact {
 }
 
 impl Exact {
-    /// The integer law's fractions over `lo..lo + states`, and their floats.
-    fn of_law(law: &exact::Law, lo: i64, states: usize) -> Exact {
-        let f = law.fractions(lo, states);
-        let grid = Grid::of(&f, |f| !f.is_zero());
-        let f = grid.pick(&f);
+    /// The law's chances over `lo..lo + states`, on the values that can come up, and
+    /// their fractions where its ways were counted.
+    fn of_law(law: &exact::Weights, lo: i64, states: usize) -> Exact {
+        let (p, fractions) = law.chances(lo, states);
+        // By the fractions where there are: a value below the floats' range can come up.
+        let grid = match &fractions {
+            Some(f) => Grid::of(f, |f| !f.is_zero()),
+            None => Grid::of(&p, |p| *p > 0.0),
+        };
         Exact {
             lo: lo + grid.first as i64,
             step: grid.step as i64,
-            p: f.iter().map(Fraction::to_f64).collect(),
-            fractions: Some(f),
+            p: grid.pick(&p),
+            fractions: fractions.map(|f| grid.pick(&f)),
         }
     }
 }

@@ -27,6 +27,7 @@ use super::super::program::{counted, versus, Card, DieSpec, Node, PoolRead, Pool
 use super::divide;
 pub use super::weight::NoLaw;
 use super::weight::{ratio, Weight};
+pub use super::weight::{Real, REAL_WORK};
 use crate::cancel::Cancel;
 use crate::fraction::Fraction;
 use dashu_int::UBig;
@@ -43,6 +44,44 @@ pub use first::{first_law, First};
 /// Operations on big integers (a multiply-add, an addition) past which the integer
 /// engine gives up: about half a second on one core for numbers of hundreds of digits.
 pub const LAW_WORK: u64 = 15_000_000;
+
+/// A law as the evaluator found it: counted in integers (with its fractions), or in
+/// floats where counting would pass its budget.
+#[derive(Clone, Debug)]
+pub enum Weights {
+    /// Ways counted in integers.
+    Counted(Law),
+    /// Chances in floats.
+    Real(Law<Real>),
+}
+
+impl Weights {
+    /// The lowest and highest values with any chance.
+    pub fn support(&self) -> (i64, i64) {
+        match self {
+            Weights::Counted(l) => l.support(),
+            Weights::Real(l) => l.support(),
+        }
+    }
+
+    /// Each value's chance over `lo..lo + states` (a value outside joins the end it
+    /// passes), and its fraction where the ways were counted.
+    pub fn chances(&self, lo: i64, states: usize) -> (Vec<f64>, Option<Vec<Fraction>>) {
+        match self {
+            Weights::Counted(l) => {
+                let f = l.fractions(lo, states);
+                (f.iter().map(Fraction::to_f64).collect(), Some(f))
+            }
+            Weights::Real(l) => {
+                let mut p = vec![0.0; states];
+                for (v, w) in l.iter() {
+                    p[((v - lo).max(0) as usize).min(states - 1)] += Real::ratio(w, &l.den);
+                }
+                (p, None)
+            }
+        }
+    }
+}
 
 /// The most values one law may span, as the float engine's [`super::MAX_SPAN`].
 fn span(lo: i64, hi: i64) -> Result<usize, NoLaw> {
@@ -512,7 +551,10 @@ impl<W: Weight> Mixer<W> {
 /// served or the work passes [`LAW_WORK`]: [`first_law`]'s, without its masses.
 #[cfg(test)]
 fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
-    first_law(n, vs, cancel).map(|first| first.law)
+    first_law(n, vs, cancel).and_then(|first| match first.law {
+        Weights::Counted(law) => Ok(law),
+        Weights::Real(_) => Err(NoLaw::Spent),
+    })
 }
 
 /// What the `repeat`s a law played stopped at their limits.
@@ -530,9 +572,20 @@ pub(super) struct Played {
 }
 
 /// The law of expressions whose `let`s are moved down already ([`first_law`] moves
-/// them), and what its `repeat`s stopped at their limits: in machine words first, and
-/// again in big integers where a count passes them.
-fn sunk_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, Played), NoLaw> {
+/// them), and what its `repeat`s stopped at their limits: counted in machine words
+/// first, again in big integers where a count passes them, and in floats ([`Real`])
+/// where counting would pass its budget.
+fn sunk_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Weights, Played), NoLaw> {
+    match counted_law(n, vs, cancel) {
+        Ok((law, played)) => Ok((Weights::Counted(law), played)),
+        Err(_) if !cancel.is_cancelled() => law_in::<Real>(n, vs, cancel, REAL_WORK)
+            .map(|(law, played)| (Weights::Real(law), played)),
+        Err(e) => Err(e),
+    }
+}
+
+/// [`sunk_law`] in integers.
+fn counted_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, Played), NoLaw> {
     // A budget spent in words is spent again only where big integers multiply long
     // convolutions at once; four words have no such multiply, so they are tried only
     // where two were too narrow.
@@ -592,7 +645,7 @@ fn law_in<W: Weight>(
     match ran {
         // Big integers would spend the same on it: no second run (four pools of 10d6
         // set against each other took 5 s in machine words, then 5 s more).
-        Err(NoLaw::Spent) if !b.long => Err(NoLaw::Refused),
+        Err(NoLaw::Spent) if !b.long && W::EXACT => Err(NoLaw::Refused),
         r => r.map(|law| {
             let played = Played {
                 stopped: b.stopped,
@@ -904,12 +957,8 @@ fn open<'a, W: Weight>(
     let weighed = opens_all
         || matches!(
             n,
-            Node::Repeat(_)
-                | Node::LetPool { choice: None, .. }
-                | Node::Pick(_)
-                | Node::Template(_)
-        )
-        || matches!(n, Node::LetPool { .. }) && repeat::led_to(n, env.len()).is_some();
+            Node::Repeat(_) | Node::LetPool { .. } | Node::Pick(_) | Node::Template(_)
+        );
     // Below anything else, a part may be worked out without being opened here (a pool
     // variable inside another's body), and its chains would go uncounted: their reach
     // is the floats' to say.

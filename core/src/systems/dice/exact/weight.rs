@@ -11,6 +11,9 @@ use dashu_int::ops::{BitTest, Gcd};
 use dashu_int::{UBig, Word};
 use ethnum::U256;
 
+mod real;
+pub use real::{Real, REAL_WORK};
+
 /// Why the integer engine stopped: the float's fractions stand.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum NoLaw {
@@ -24,6 +27,22 @@ pub enum NoLaw {
     /// The budget spent: in machine words, where a long convolution is not one big
     /// multiply and costs more, run again in big integers.
     Spent,
+}
+
+impl std::fmt::Display for NoLaw {
+    /// Why a roll has no exact distribution, as a designer reads it.
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            NoLaw::Refused => f.write_str(
+                "a part the exact evaluator does not work out, or more values or outcomes than it holds",
+            ),
+            NoLaw::Wide | NoLaw::Wider | NoLaw::Spent => write!(
+                f,
+                "working it out exactly takes more than {} operations",
+                REAL_WORK
+            ),
+        }
+    }
 }
 
 /// What the law needs of a count of ways. Every operation that could overflow says so.
@@ -88,15 +107,24 @@ pub trait Weight: Clone + PartialEq + Default + std::fmt::Debug {
     fn lcm(&self, o: &Self) -> Result<Self, NoLaw> {
         self.div(&self.gcd(o)).mul(o)
     }
+
+    /// `a / b` as the nearest float.
+    fn ratio(a: &Self, b: &Self) -> f64 {
+        match (a.to_u128(), b.to_u128()) {
+            (Some(a), Some(b)) => a as f64 / b as f64,
+            _ => crate::fraction::ratio(&a.to_big(), &b.to_big()),
+        }
+    }
+
+    /// Whether the weight counts ways exactly (integers), so that a law in it has
+    /// fractions; [`Real`] does not.
+    const EXACT: bool = true;
 }
 
 /// `a / b` as the nearest float, for counts of any size ([`crate::fraction::ratio`]
 /// past two words).
 pub(super) fn ratio<W: Weight>(a: &W, b: &W) -> f64 {
-    match (a.to_u128(), b.to_u128()) {
-        (Some(a), Some(b)) => a as f64 / b as f64,
-        _ => crate::fraction::ratio(&a.to_big(), &b.to_big()),
-    }
+    W::ratio(a, b)
 }
 
 /// Stein's gcd of `den` and each count, stopping at 1.

@@ -15,8 +15,8 @@ use super::*;
 
 /// What the law found first.
 pub struct First {
-    /// The distribution, in integer weights.
-    pub law: Law,
+    /// The distribution: counted, or in floats past the counting's budget.
+    pub law: Weights,
     /// Whether a `repeat` came to its limit with ways still going, or a chain was
     /// rolled, where how often is a chance only the floats know: a mass only they
     /// report.

@@ -117,13 +117,18 @@ pub(super) fn let_pool<'a, W: Weight>(
             }
         }
     }
-    let (taken, held) = held_outcomes(spec, choice, b)?;
+    let (taken, held) = match held_outcomes(spec, choice, b) {
+        // More multisets than a pool's outcomes may hold: one pass over the faces of
+        // every pool bound here may need far fewer states.
+        Err(NoLaw::Refused) if choice.is_none() => {
+            return chained(n, env, 1..=usize::MAX, b)?.ok_or(NoLaw::Refused);
+        }
+        o => o?,
+    };
     let (outcomes, den) = &*taken;
-    // Pool variables bound one inside another walk every combination of their outcomes
-    // (each a unit of work at least): where that count alone passes the work left, one
-    // multiset pass over them all is tried, or the law gives up now, not after the
-    // budget is spent on it (two players' 5d20 met die by die are 42,504^2
-    // combinations; the pass needs some thousands of states).
+    // Pool variables bound one inside another walk every combination of their outcomes:
+    // past the work left, one multiset pass over them all, or the law gives up now (two
+    // players' 5d20 met die by die are 42,504^2 combinations; the pass needs thousands).
     let (combinations, inner) = bound_within(outcomes.len() as u64, body, b)?;
     if combinations > b.left {
         // One multiset pass over them all may need far fewer states.
@@ -1041,7 +1046,8 @@ pub(super) fn read<'a, W: Weight>(
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
-    if r.tally.is_some() {
+    // An `again` pool's tally is held as its reads' values: read as one.
+    if r.tally.is_some() && r.rolled.is_some() {
         return Err(NoLaw::Refused);
     }
     let held = b

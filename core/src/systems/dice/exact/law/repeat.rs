@@ -270,6 +270,12 @@ fn rounds_from<'a, W: Weight>(
             )?,
         };
         den = next_den;
+        // In floats, a state below the float's range is dropped, as a float would drop
+        // it: a fight whose ties go on for ever ends when what is left of it is nothing
+        // a float can say, not at its limit of rounds.
+        if !W::EXACT {
+            next.retain(|_, w| W::ratio(w, &den) > 0.0);
+        }
         // The states' common factor divided out, so that a chain of many rounds keeps
         // its counts as small as its fractions.
         // Every fourth round: a round's common factor is seldom more than its dice's

@@ -410,6 +410,12 @@ fn a_chain_stopped_at_its_depth_is_known_without_the_floats() {
             "let a = d8 explode in let b = d8 explode in (a - a / 8) + (b - b / 8)",
             2.0 / 8.0f64.powi(21),
         ),
+        // A body read after a choice on the dice rolls its chain once a roll, whatever
+        // dice the choice ends with: (1/4)^2.
+        (
+            "reroll p = 2d6 to maximise p sum in p sum + d4 explode depth 1",
+            1.0 / 16.0,
+        ),
     ] {
         let (Some(first), floats) = first(text) else {
             panic!("{text}: refused");

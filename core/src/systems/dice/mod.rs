@@ -233,6 +233,19 @@ fn exact_of(
 ) -> (Result<Exact, String>, f64, f64) {
     let vs = sc.vs.as_ref().map(|(_, v)| v);
     match exact::first_law(&sc.roll_node, vs, cancel) {
+        // A limit was reached where how often only the floats' ledger says: the law's
+        // values, the ledger's masses.
+        Ok(first) if first.stopped => {
+            let mut ledger = exact::Ledger::stopped_by(cancel);
+            match exact::against(&sc.roll_node, vs, &mut ledger) {
+                Ok(_) => (
+                    Ok(Exact::of_law(&first.law, lo, states)),
+                    ledger.capped,
+                    ledger.unfinished,
+                ),
+                Err(exact::TooBig(why)) => (Err(why), 0.0, 0.0),
+            }
+        }
         Ok(first) => (
             Ok(Exact::of_law(&first.law, lo, states)),
             first.capped,

@@ -183,9 +183,9 @@ pub(super) struct Budget<'a, W> {
     stopped: bool,
     /// The chance of reaching the part being evaluated, where the parts above it are
     /// arithmetic, `let`s, branches, rolled counts, rounds, pool variables' bodies and
-    /// hand-outs, whose every value's (state's, outcome's) ways the law mixes; NaN below
-    /// any other part (a body read after choices on the dice), whose parts are
-    /// evaluated once for many values, or for none.
+    /// hand-outs (a choice's too), whose every value's (state's, outcome's) ways the law
+    /// mixes; NaN below any other part, whose parts may be evaluated once for many
+    /// values, or for none.
     reach: f64,
     /// The mass of the `repeat`s stopped at their limit before their condition held,
     /// each by its reach: the float engine's ledger's count, where it is not NaN.

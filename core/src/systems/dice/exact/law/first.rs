@@ -6,9 +6,9 @@
 //! is known: below arithmetic, `let`s, branches, rolled counts, rounds, pool variables'
 //! bodies and hand-outs, whose every value (state, outcome) the law mixes by its ways;
 //! a round's parts, worked out once for a state met again and again, count theirs per
-//! unit of the state's chance and again each time it comes. Where a part is worked out
-//! once for choices made on the dice (a `reroll ... to maximise` body), only the floats
-//! know it, and they run after.
+//! unit of the state's chance and again each time it comes (a choice's body by each
+//! end's chance). Where a part is worked out once for many values, only the floats'
+//! ledger knows it, and it runs after.
 
 use super::super::super::dist::{die_dist, Ledger};
 use super::*;

@@ -491,7 +491,11 @@ fn reached_count(node: &Node, estimate: i64) -> Result<(), String> {
             let mut ledger = super::exact::Ledger::default();
             super::exact::distribution(node, &mut ledger)
                 .map(|_| Some(ledger.most_dice).filter(|&n| n > m).unwrap_or(0))
-                .map_err(|super::exact::TooBig(floats)| floats)
+                .or_else(|super::exact::TooBig(floats)| {
+                    super::exact::real_law(node, None, &Cancel::default())
+                        .map(|first| first.past)
+                        .map_err(|_| floats)
+                })
         }
     };
     match most {
@@ -659,7 +663,11 @@ pub fn result_span(roll: &Node, vs: Option<&Node>) -> Result<(i64, i64), String>
                     let last = d.p.iter().rposition(|&q| q > 0.0).unwrap_or(0) as i64;
                     (d.lo + first, d.lo + last)
                 })
-                .map_err(|super::exact::TooBig(floats)| floats)
+                .or_else(|super::exact::TooBig(floats)| {
+                    super::exact::real_law(roll, vs, &Cancel::default())
+                        .map(|first| first.law.support())
+                        .map_err(|_| floats)
+                })
         }
     };
     match support {

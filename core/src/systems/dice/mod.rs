@@ -251,13 +251,22 @@ fn exact_of(
             first.capped,
             first.unfinished,
         ),
-        // Where the law does not serve a part, the float engine's distribution, with no
-        // fraction; where it cannot either, its reason (it names the part).
+        // Where counting does not serve a part or passes its work, the float engine's
+        // distribution, with no fraction; where it cannot either, the law in floats
+        // ([`exact::real_law`]); where none can, the float engine's reason (it names
+        // the part).
         Err(_) => {
             let mut ledger = exact::Ledger::stopped_by(cancel);
             match exact::against(&sc.roll_node, vs, &mut ledger) {
                 Ok(d) => (floats(&d, lo, states), ledger.capped, ledger.unfinished),
-                Err(exact::TooBig(why)) => (Err(why), 0.0, 0.0),
+                Err(exact::TooBig(why)) => match exact::real_law(&sc.roll_node, vs, cancel) {
+                    Ok(first) if !first.stopped => (
+                        Ok(Exact::of_law(&first.law, lo, states)),
+                        first.capped,
+                        first.unfinished,
+                    ),
+                    _ => (Err(why), 0.0, 0.0),
+                },
             }
         }
     }

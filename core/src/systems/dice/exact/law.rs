@@ -39,7 +39,7 @@ mod pools;
 mod repeat;
 
 use first::stops_nothing;
-pub use first::{first_law, First};
+pub use first::{first_law, real_law, First};
 
 /// Operations on big integers (a multiply-add, an addition) past which the integer
 /// engine gives up: about half a second on one core for numbers of hundreds of digits.
@@ -365,7 +365,8 @@ impl<W: Weight> Law<W> {
     /// not a multiply per face.
     fn add_die(&self, die: &Self, b: &mut Budget<W>) -> Result<Self, NoLaw> {
         let w = &die.n[0];
-        if die.n.len() == 1 || die.n.iter().any(|x| x != w) || !self.sums_fit(die) {
+        // In floats the window's subtraction would cancel the top values' precision.
+        if !W::EXACT || die.n.len() == 1 || die.n.iter().any(|x| x != w) || !self.sums_fit(die) {
             return self.add(die, b);
         }
         let (len, k) = (self.n.len(), die.n.len());
@@ -575,13 +576,17 @@ pub(super) struct Played {
 /// them), and what its `repeat`s stopped at their limits: counted in machine words
 /// first, again in big integers where a count passes them, and in floats ([`Real`])
 /// where counting would pass its budget.
-fn sunk_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Weights, Played), NoLaw> {
-    match counted_law(n, vs, cancel) {
-        Ok((law, played)) => Ok((Weights::Counted(law), played)),
-        Err(_) if !cancel.is_cancelled() => law_in::<Real>(n, vs, cancel, REAL_WORK)
-            .map(|(law, played)| (Weights::Real(law), played)),
-        Err(e) => Err(e),
+fn sunk_law(
+    n: &Node,
+    vs: Option<&Node>,
+    cancel: &Cancel,
+    real: bool,
+) -> Result<(Weights, Played), NoLaw> {
+    if real {
+        return law_in::<Real>(n, vs, cancel, REAL_WORK)
+            .map(|(law, played)| (Weights::Real(law), played));
     }
+    counted_law(n, vs, cancel).map(|(law, played)| (Weights::Counted(law), played))
 }
 
 /// [`sunk_law`] in integers.

@@ -36,13 +36,25 @@ pub struct First {
 /// wound and save with rolled counts, a Monopoly turn, an exploding pool read several
 /// ways, a fight to the last die). An error: refused, not to try again.
 pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, NoLaw> {
+    law_of(n, vs, cancel, false)
+}
+
+/// [`first_law`] in floats with their own exponent ([`Real`]): no fractions, for what
+/// counting in integers and the float engine both give up on (a fight of 500 rounds,
+/// `50d100 keep highest 25`). Tried after the float engine for now: its keep pass is
+/// slower than the float engine's (`160d20 keep highest 80`: 0.29 s against 0.03 s).
+pub fn real_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, NoLaw> {
+    law_of(n, vs, cancel, true)
+}
+
+fn law_of(n: &Node, vs: Option<&Node>, cancel: &Cancel, real: bool) -> Result<First, NoLaw> {
     // As both engines evaluate them: a `let` read on one branch only is moved into it,
     // where its chains are rolled by that branch's chance.
     let (n, vs) = (
         super::super::sunk(n, 0),
         vs.map(|v| super::super::sunk(v, 0)),
     );
-    sunk_law(&n, vs.as_ref(), cancel).map(|(law, played)| {
+    sunk_law(&n, vs.as_ref(), cancel, real).map(|(law, played)| {
         // NaN where a part was played where how often it is is not known.
         let unfinished = if played.stopped {
             played.unfinished

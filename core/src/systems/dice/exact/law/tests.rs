@@ -751,3 +751,34 @@ fn fractions_are_reduced_by_what_the_ways_share_in_and_past_a_word() {
         assert_eq!(*got, want.unwrap());
     }
 }
+
+/// The law in floats keeps each value's precision, to the far tail: 15d12's top value
+/// is 12^-15 and its values agree with the counted law's fractions.
+#[test]
+fn the_law_in_floats_keeps_the_tails_of_a_sum() {
+    for text in [
+        "15d12",
+        "15d10 + 2d6 explode depth 2",
+        "let p = 30d6 in p highest + p count 6",
+    ] {
+        let (n, _) = parse_result(text, &[]).expect(text);
+        let n = crate::systems::dice::exact::sunk(&n, 0);
+        let (real, _) = law_in::<Real>(&n, None, &Cancel::default(), REAL_WORK).expect(text);
+        let counted = law(&n, None, &Cancel::default()).expect(text);
+        let (lo, hi) = counted.support();
+        let states = (hi - lo + 1) as usize;
+        let (p, _) = Weights::Real(real).chances(lo, states);
+        let (want, _) = Weights::Counted(counted).chances(lo, states);
+        for (v, (a, b)) in p.iter().zip(&want).enumerate() {
+            assert!((a - b).abs() <= 1e-12 * b, "{text}: {v}: {a} against {b}");
+        }
+    }
+    let (n, _) = parse_result("15d12", &[]).unwrap();
+    let (real, _) = law_in::<Real>(&n, None, &Cancel::default(), REAL_WORK).unwrap();
+    let (p, _) = Weights::Real(real).chances(15, 166);
+    assert!(
+        (p[165] - 12f64.powi(-15)).abs() < 1e-12 * 12f64.powi(-15),
+        "{}",
+        p[165]
+    );
+}

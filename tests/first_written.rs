@@ -957,3 +957,35 @@ fn a_turn_that_ends_before_its_limit() {
     let c = compile(roll, None);
     assert_eq!(c.capped_mass, 0.0);
 }
+
+/// Two pools bound one inside the other, the outer read by its highest die and its 20s
+/// while the body rolls the inner one: 12d20 has 141 million multisets, too many to
+/// walk, so one pass over the faces gives the outer pool's reads together, and the
+/// body is worked out once for each pair of them. The enumerator: the highest of `n`
+/// dice is `h` in `h^n - (h-1)^n` of `20^n` rolls; with `h = 20`, `c` of them are 20s
+/// in `C(n, c) · 19^(n-c)` rolls.
+#[test]
+fn a_pool_too_large_to_walk_read_beside_another_rolled_in_its_body() {
+    let n = 12u32;
+    let den = BigUint::from(20u8).pow(n);
+    let highest = |h: u32| BigUint::from(h).pow(n) - BigUint::from(h - 1).pow(n);
+    // (highest, count of 20s) of the outer pool.
+    let mut outer: Vec<(i64, i64, Q)> = (1..20)
+        .map(|h| (h as i64, 0, Q::new(highest(h), den.clone())))
+        .collect();
+    for c in 1..=n {
+        let ways = choose(n as u64, c as u64) * BigUint::from(19u8).pow(n - c);
+        outer.push((20, c as i64, Q::new(ways, den.clone())));
+    }
+    let mut want = Law::new();
+    for (h, c, q) in &outer {
+        for g in 1..=20u32 {
+            let inner = Q::new(highest(g), den.clone());
+            put(&mut want, h - g as i64 + c, &q.mul(&inner));
+        }
+    }
+    holds(
+        "let a = 12d20 in let b = 12d20 in a highest - b highest + a count 20",
+        &want,
+    );
+}

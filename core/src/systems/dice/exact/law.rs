@@ -737,6 +737,9 @@ enum Held<'a> {
     /// and counts holds no dice (200 of them for each of 20,000 outcomes, made and read
     /// again, were most of the time and memory of `200d20` read by two counts).
     Reads(&'a [(Option<(End, u32)>, Agg)], std::rc::Rc<[i64]>),
+    /// As `Reads`, for the reads of a pool of a multiset pass's chain: one list of the
+    /// pass's values, its body evaluated once for each.
+    Row(std::rc::Rc<[(Option<(End, u32)>, Agg)]>, std::rc::Rc<[i64]>),
 }
 
 impl Held<'_> {
@@ -748,6 +751,10 @@ impl Held<'_> {
                 .iter()
                 .position(|w| *w == (r.keep, r.agg))
                 .map(|i| v[i]),
+            Held::Row(ways, v) => ways
+                .iter()
+                .position(|w| *w == (r.keep, r.agg))
+                .map(|i| v[i]),
         }
     }
 
@@ -755,7 +762,7 @@ impl Held<'_> {
     fn dice(&self) -> Option<&std::rc::Rc<[i64]>> {
         match self {
             Held::Dice(d) => Some(d),
-            Held::Reads(..) => None,
+            Held::Reads(..) | Held::Row(..) => None,
         }
     }
 }

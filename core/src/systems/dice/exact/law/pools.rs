@@ -267,19 +267,83 @@ pub(super) fn chained<'a, W: Weight>(
         lists: &joint,
         scope: &scope,
     };
-    let Some(values) = super::super::columns::values(chain.body, &rows) else {
-        return Ok(None);
+    let law = match super::super::columns::values(chain.body, &rows) {
+        Some(values) => {
+            let mut m: Map<i64, W> = Map::default();
+            for (v, (_, w)) in values.into_iter().zip(&joint) {
+                m.entry(v).or_default().add_to(w)?;
+            }
+            Law::from_map(m, den)?
+        }
+        // A body that rolls dice of its own (`let a = 12d20 in let b = 12d20 in a
+        // highest - b highest + a count 20`, the outer pool's 141 million multisets
+        // too many to walk): evaluated once per list of the pass's values.
+        None => match each_row(&chain, &joint, &den, env, b)? {
+            Some(law) => law,
+            None => return Ok(None),
+        },
     };
-    let mut m: Map<i64, W> = Map::default();
-    for (v, (_, w)) in values.into_iter().zip(&joint) {
-        m.entry(v).or_default().add_to(w)?;
-    }
     // The chain's pools after the first (whose chains `open` counted), each rolled
     // once wherever the chain is: not opened on their own, their chains counted here.
     for spec in &chain.specs[1..] {
         b.rolls(spec, || 1.0);
     }
-    Law::from_map(m, den).map(Some)
+    Ok(Some(law))
+}
+
+/// A chain's body for each list of its reads' values, each pool variable held as the
+/// values of its reads ([`Held::Row`]), mixed by the list's ways. None where a read is
+/// more than a fixed read of one variable (a meeting, a read whose keep is rolled).
+fn each_row<'a, W: Weight>(
+    chain: &crate::systems::dice::lower::Chain<'a>,
+    joint: &[(Vec<i64>, W)],
+    den: &W,
+    env: &[i64],
+    b: &mut Budget<'a, W>,
+) -> Result<Option<Law<W>>, NoLaw> {
+    /// A fixed read of one variable, by its node's address: (variable, way).
+    type Read = (usize, Option<(usize, Way)>);
+    fn reads(n: &Node, out: &mut Vec<Read>) {
+        let at = n as *const Node as usize;
+        match n {
+            Node::PoolVar(r) if r.rolled.is_none() && r.tally.is_none() => {
+                out.push((at, Some((r.i, (r.keep, r.agg)))));
+            }
+            Node::PoolVar(_) | Node::Meeting(_) => out.push((at, None)),
+            _ => {}
+        }
+        crate::systems::dice::program::each_child(n, &mut |c| reads(c, out));
+    }
+    let mut found = Vec::new();
+    reads(chain.body, &mut found);
+    let at = env.len();
+    // Per variable: the ways it is read, and where each value stands in a list.
+    let mut per_var: Vec<(Vec<Way>, Vec<usize>)> = vec![(Vec::new(), Vec::new()); chain.vars];
+    for (j, &node) in chain.nodes.iter().enumerate() {
+        let Some(&(_, Some((i, way)))) = found.iter().find(|(a, _)| *a == node as usize) else {
+            return Ok(None);
+        };
+        let Some(var) = i.checked_sub(at).filter(|&v| v < chain.vars) else {
+            return Ok(None);
+        };
+        per_var[var].0.push(way);
+        per_var[var].1.push(chain.of[j]);
+    }
+    let ways: Vec<std::rc::Rc<[Way]>> = per_var.iter().map(|(w, _)| w.as_slice().into()).collect();
+    let mut scope = env.to_vec();
+    scope.extend(std::iter::repeat_n(0, chain.vars));
+    let mut mix = Mixer::new();
+    for (row, w) in joint {
+        b.spend(1)?;
+        for (i, (_, places)) in per_var.iter().enumerate() {
+            let values: std::rc::Rc<[i64]> = places.iter().map(|&k| row[k]).collect();
+            b.held.push((at + i, Held::Row(ways[i].clone(), values)));
+        }
+        let part = b.within(chain.body, w, den, |b| eval(chain.body, &mut scope, b));
+        b.held.truncate(b.held.len() - chain.vars);
+        mix.add(w, part?, b)?;
+    }
+    mix.done(den).map(Some)
 }
 
 /// Two pools met die by die as one multiset pass ([`lower`](crate::systems::dice::lower)

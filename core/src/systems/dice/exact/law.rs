@@ -728,6 +728,9 @@ fn held_meeting(n: &Node) -> bool {
     matches!(n, Node::Meeting(m) if m.sides.iter().all(|s| matches!(s, Side::Var { .. })))
 }
 
+/// A fixed read of a pool: its keep and what it reads of the kept dice.
+type Way = (Option<(End, u32)>, Agg);
+
 /// A pool variable's dice in scope, as its body reads them.
 #[derive(Clone)]
 enum Held<'a> {
@@ -736,10 +739,10 @@ enum Held<'a> {
     /// Each of the pool's fixed reads (`ways`) and its value: a pool read only by sums
     /// and counts holds no dice (200 of them for each of 20,000 outcomes, made and read
     /// again, were most of the time and memory of `200d20` read by two counts).
-    Reads(&'a [(Option<(End, u32)>, Agg)], std::rc::Rc<[i64]>),
+    Reads(&'a [Way], std::rc::Rc<[i64]>),
     /// As `Reads`, for the reads of a pool of a multiset pass's chain: one list of the
     /// pass's values, its body evaluated once for each.
-    Row(std::rc::Rc<[(Option<(End, u32)>, Agg)]>, std::rc::Rc<[i64]>),
+    Row(std::rc::Rc<[Way]>, std::rc::Rc<[i64]>),
 }
 
 impl Held<'_> {

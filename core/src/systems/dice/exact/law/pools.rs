@@ -68,8 +68,6 @@ pub(super) fn held_outcomes<'a, W: Weight>(
 #[derive(Clone, Copy)]
 pub(super) struct Holding<'a>(Option<&'a [Way]>);
 
-/// A fixed read of a pool: its keep and what it reads of the kept dice.
-type Way = (Option<(End, u32)>, Agg);
 
 /// Whether a read adds up die by die over every die (a sum, a count, a symbol's count).
 fn adds_up((keep, agg): &Way) -> bool {

@@ -51,8 +51,10 @@ pub const LAW_WORK: u64 = 15_000_000;
 pub enum Weights {
     /// Ways counted in integers.
     Counted(Law),
-    /// Chances in floats.
+    /// Chances in floats with their own exponent.
     Real(Law<Real>),
+    /// Chances in plain floats.
+    Float(Law<f64>),
 }
 
 impl Weights {
@@ -61,6 +63,7 @@ impl Weights {
         match self {
             Weights::Counted(l) => l.support(),
             Weights::Real(l) => l.support(),
+            Weights::Float(l) => l.support(),
         }
     }
 
@@ -72,13 +75,8 @@ impl Weights {
                 let f = l.fractions(lo, states);
                 (f.iter().map(Fraction::to_f64).collect(), Some(f))
             }
-            Weights::Real(l) => {
-                let mut p = vec![0.0; states];
-                for (v, w) in l.iter() {
-                    p[((v - lo).max(0) as usize).min(states - 1)] += Real::ratio(w, &l.den);
-                }
-                (p, None)
-            }
+            Weights::Real(l) => (l.floats(lo, states), None),
+            Weights::Float(l) => (l.floats(lo, states), None),
         }
     }
 }
@@ -491,6 +489,18 @@ impl Law<UBig> {
     }
 }
 
+impl<W: Weight> Law<W> {
+    /// Each value's chance over `lo..lo + states` (a value outside joins the end it
+    /// passes).
+    fn floats(&self, lo: i64, states: usize) -> Vec<f64> {
+        let mut p = vec![0.0; states];
+        for (v, w) in self.iter() {
+            p[((v - lo).max(0) as usize).min(states - 1)] += W::ratio(w, &self.den);
+        }
+        p
+    }
+}
+
 /// Sums weighted parts over one denominator: `Σ wᵢ · partᵢ` for a `let`, an `if`, a
 /// rolled dice count. The weights are counts over the denominator `over`. The parts are
 /// held until the end, so that their common denominator is found once, not grown part
@@ -554,7 +564,7 @@ impl<W: Weight> Mixer<W> {
 fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
     first_law(n, vs, cancel).and_then(|first| match first.law {
         Weights::Counted(law) => Ok(law),
-        Weights::Real(_) => Err(NoLaw::Spent),
+        Weights::Real(_) | Weights::Float(_) => Err(NoLaw::Spent),
     })
 }
 
@@ -583,8 +593,13 @@ fn sunk_law(
     real: bool,
 ) -> Result<(Weights, Played), NoLaw> {
     if real {
-        return law_in::<Real>(n, vs, cancel, REAL_WORK)
-            .map(|(law, played)| (Weights::Real(law), played));
+        // Plain floats first: where a product passes their range, floats with their
+        // own exponent.
+        return match law_in::<f64>(n, vs, cancel, REAL_WORK) {
+            Err(NoLaw::Wide | NoLaw::Wider) => law_in::<Real>(n, vs, cancel, REAL_WORK)
+                .map(|(law, played)| (Weights::Real(law), played)),
+            r => r.map(|(law, played)| (Weights::Float(law), played)),
+        };
     }
     counted_law(n, vs, cancel).map(|(law, played)| (Weights::Counted(law), played))
 }

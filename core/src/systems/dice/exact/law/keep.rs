@@ -31,6 +31,9 @@ pub(super) fn pass<W: Weight>(
         values.reverse();
     }
     let keep = Keep::new(dies, specs, end, k, agg, b)?;
+    if dense(dies, &values, k, agg) {
+        return keep.one_kind_pass(&values, b);
+    }
     let mut left: Vec<W> = dies.iter().map(|(_, d)| d.den.clone()).collect();
     let mut cur: Map<State, W> = Map::default();
     let mut done: Map<i64, W> = Map::default();
@@ -64,6 +67,69 @@ pub(super) fn pass<W: Weight>(
         }
     }
     Ok(Law::from_map(done, keep.den)?.reduced())
+}
+
+/// Most cells (dice left times the reads' span) the states of a pool of one kind are
+/// kept in as dense rows.
+const DENSE_CELLS: u64 = 1 << 22;
+
+/// Whether the states of a pool of one kind fit dense rows: a read bounded by the faces
+/// (a sum, a count, a set, an extreme), not a tally, within [`DENSE_CELLS`].
+fn dense<W>(dies: &[(u32, Law<W>)], values: &[i64], k: u32, agg: Agg) -> bool {
+    dense_span(dies, values, k, agg).is_some()
+}
+
+fn dense_span<W>(dies: &[(u32, Law<W>)], values: &[i64], k: u32, agg: Agg) -> Option<u64> {
+    let [(n, _)] = dies else {
+        return None;
+    };
+    let most = values.iter().map(|v| v.unsigned_abs()).max()?;
+    let span = match agg {
+        Agg::Sum => most.checked_mul(2 * u64::from(k))? + 1,
+        Agg::Count(_) | Agg::MaxSet => u64::from(*n) + 1,
+        Agg::Highest | Agg::Lowest => 2 * most + 1,
+        Agg::Straight | Agg::Shape(_) => 1,
+        Agg::Tally(_) => return None,
+    };
+    (span.checked_mul(u64::from(*n) + 1)? <= DENSE_CELLS).then_some(span)
+}
+
+/// The states of a pool of one kind, by its dice left (the dice kept are the rest, as
+/// none is kept past `k`), each a row of accumulators from its lowest: a split adds to
+/// a slot, not to a hashed map (160d20 keep 80 meets a quarter of a million states a
+/// face).
+struct Rows<W> {
+    rows: Vec<(i64, Vec<W>)>,
+}
+
+impl<W: Weight> Rows<W> {
+    fn new(n: u32) -> Self {
+        Rows {
+            rows: (0..=n).map(|_| (0, Vec::new())).collect(),
+        }
+    }
+
+    /// `a · b` added to the state's slot.
+    fn add(&mut self, rest: u64, acc: i64, a: &W, b: &W) -> Result<(), NoLaw> {
+        let (lo, row) = &mut self.rows[rest as usize];
+        if row.is_empty() {
+            *lo = acc;
+        }
+        if acc < *lo {
+            let shift = (*lo - acc) as usize;
+            row.splice(0..0, std::iter::repeat_n(W::default(), shift));
+            *lo = acc;
+        }
+        let i = (acc - *lo) as usize;
+        if i >= row.len() {
+            row.resize(i + 1, W::default());
+        }
+        row[i].add_product(a, b)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.rows.iter().all(|(_, r)| r.is_empty())
+    }
 }
 
 /// What the pass reads by, made once.
@@ -248,6 +314,60 @@ impl<'d, W: Weight> Keep<'d, W> {
     /// The read after `take` more dice show the face.
     fn read(&self, acc: i64, kept: u32, take: u32, v: i64) -> i64 {
         super::super::kept_read(self.agg, self.end, acc, kept, take, v, self.lohi)
+    }
+
+    /// [`pass`] of a pool of one kind, its states in dense rows ([`Rows`]).
+    fn one_kind_pass(&self, values: &[i64], b: &mut Budget<W>) -> Result<Law<W>, NoLaw> {
+        let n = self.dies[0].0;
+        let mut left = vec![self.dies[0].1.den.clone()];
+        let mut done: Map<i64, W> = Map::default();
+        let (mut cur, mut next) = (Rows::new(n), Rows::new(n));
+        if self.k == 0 {
+            done.insert(0, self.den.clone());
+        } else {
+            cur.add(u64::from(n), 0, &W::one(), &W::one())?;
+        }
+        for &v in values {
+            if cur.is_empty() {
+                break;
+            }
+            let face = self.face(v, &mut left)?;
+            let Some(tails) = &face.tails else {
+                // No die shows the face: nothing moves.
+                continue;
+            };
+            for (rest, (lo, row)) in cur.rows.iter_mut().enumerate() {
+                let (rest, kept) = (rest as u64, n - rest as u32);
+                let (top, need) = (rest as usize, (self.k - kept) as usize);
+                let splits = &face.splits[0][top];
+                for (i, ways) in row.drain(..).enumerate() {
+                    if ways.is_zero() {
+                        continue;
+                    }
+                    let acc = *lo + i as i64;
+                    b.spend((need.min(top) as u64 + 1) * self.words)?;
+                    for (c, w) in splits.iter().enumerate().take(need) {
+                        let read = self.read(acc, kept, c as u32, face.v);
+                        next.add(rest - c as u64, read, &ways, w)?;
+                    }
+                    if top >= need {
+                        done.entry(self.read(acc, kept, need as u32, face.v))
+                            .or_default()
+                            .add_product(&ways, &tails[top][need])?;
+                    }
+                }
+            }
+            std::mem::swap(&mut cur, &mut next);
+        }
+        // States that kept fewer than `k` read as they stand, once every die has landed.
+        for (i, ways) in cur.rows[0].1.iter().enumerate() {
+            if !ways.is_zero() {
+                done.entry(cur.rows[0].0 + i as i64)
+                    .or_default()
+                    .add_to(ways)?;
+            }
+        }
+        Ok(Law::from_map(done, self.den.clone())?.reduced())
     }
 
     /// A state of a pool of one kind at a face: a split for each count of dice showing

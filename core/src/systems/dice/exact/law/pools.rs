@@ -68,7 +68,6 @@ pub(super) fn held_outcomes<'a, W: Weight>(
 #[derive(Clone, Copy)]
 pub(super) struct Holding<'a>(Option<&'a [Way]>);
 
-
 /// Whether a read adds up die by die over every die (a sum, a count, a symbol's count).
 fn adds_up((keep, agg): &Way) -> bool {
     keep.is_none() && matches!(agg, Agg::Sum | Agg::Count(_) | Agg::Tally(_))

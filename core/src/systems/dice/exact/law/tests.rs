@@ -772,6 +772,15 @@ fn the_law_in_floats_keeps_the_tails_of_a_sum() {
         for (v, (a, b)) in p.iter().zip(&want).enumerate() {
             assert!((a - b).abs() <= 1e-12 * b, "{text}: {v}: {a} against {b}");
         }
+        // In plain floats, the same where they hold every value.
+        let (float, _) = law_in::<f64>(&n, None, &Cancel::default(), REAL_WORK).expect(text);
+        let (p, _) = Weights::Float(float).chances(lo, states);
+        for (v, (a, b)) in p.iter().zip(&want).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-12 * b,
+                "{text}: {v}: {a} against {b} (f64)"
+            );
+        }
     }
     let (n, _) = parse_result("15d12", &[]).unwrap();
     let (real, _) = law_in::<Real>(&n, None, &Cancel::default(), REAL_WORK).unwrap();

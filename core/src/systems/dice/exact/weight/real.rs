@@ -276,6 +276,127 @@ impl Weight for Real {
     }
 }
 
+/// Plain floats, tried before [`Real`]: where every chance stays in the float's range
+/// (dice whose laws are chances, not counts of ways), as fast as the floats can be; the
+/// first product past it says so ([`NoLaw::Wide`]) and the law runs again in [`Real`].
+/// A value below 1e-308 is lost, as in any float sum.
+impl Weight for f64 {
+    fn from_u128(v: u128) -> Self {
+        v as f64
+    }
+    fn from_big(v: &UBig) -> Result<Self, NoLaw> {
+        let r = Real::from_big(v)?.to_f64();
+        if r.is_finite() {
+            Ok(r)
+        } else {
+            Err(NoLaw::Wide)
+        }
+    }
+    fn to_big(&self) -> UBig {
+        UBig::ZERO
+    }
+    fn to_u128(&self) -> Option<u128> {
+        None
+    }
+    fn is_zero(&self) -> bool {
+        *self == 0.0
+    }
+    fn is_one(&self) -> bool {
+        *self == 1.0
+    }
+    fn add_to(&mut self, o: &Self) -> Result<(), NoLaw> {
+        *self += o;
+        finite(*self)
+    }
+    fn add_product(&mut self, a: &Self, b: &Self) -> Result<(), NoLaw> {
+        *self += a * b;
+        finite(*self)
+    }
+    fn sub_from(&mut self, o: &Self) -> Result<(), NoLaw> {
+        *self = (*self - o).max(0.0);
+        Ok(())
+    }
+    fn mul(&self, o: &Self) -> Result<Self, NoLaw> {
+        let p = self * o;
+        finite(p).map(|_| p)
+    }
+    fn mul_small(&self, k: u64) -> Result<Self, NoLaw> {
+        let p = self * k as f64;
+        finite(p).map(|_| p)
+    }
+    fn div(&self, o: &Self) -> Self {
+        if *o == 0.0 {
+            0.0
+        } else {
+            self / o
+        }
+    }
+    fn div_small(&self, k: u64) -> Self {
+        if k == 0 {
+            0.0
+        } else {
+            self / k as f64
+        }
+    }
+    fn multiple_of(&self, o: &Self) -> bool {
+        *o != 0.0
+    }
+    fn gcd(&self, _: &Self) -> Self {
+        1.0
+    }
+    fn pow(&self, e: u32) -> Result<Self, NoLaw> {
+        let p = self.powi(e.min(i32::MAX as u32) as i32);
+        finite(p).map(|_| p)
+    }
+    /// The denominator: what is left are the chances, over 1.
+    fn common_factor(den: &Self, _: &[Self]) -> Self {
+        *den
+    }
+    fn bits(&self) -> u32 {
+        0
+    }
+    fn ratio(a: &Self, b: &Self) -> f64 {
+        a / b
+    }
+    const EXACT: bool = false;
+    const SQUARES: bool = true;
+
+    /// A long convolution as one loop the compiler vectorises.
+    fn kronecker(
+        a: &[Self],
+        b: &[Self],
+        spend: &mut dyn FnMut(u64) -> Result<(), NoLaw>,
+    ) -> Option<Result<Vec<Self>, NoLaw>> {
+        if let Err(e) = spend((a.len() as u64 * b.len() as u64) / 32) {
+            return Some(Err(e));
+        }
+        let mut out = vec![0.0f64; a.len() + b.len() - 1];
+        for (i, &p) in a.iter().enumerate() {
+            if i % 1024 == 1023 {
+                if let Err(e) = spend(0) {
+                    return Some(Err(e));
+                }
+            }
+            if p == 0.0 {
+                continue;
+            }
+            for (dst, &q) in out[i..i + b.len()].iter_mut().zip(b) {
+                *dst += p * q;
+            }
+        }
+        Some(Ok(out))
+    }
+}
+
+/// A float past the float's range is the law's to run again in [`Real`].
+fn finite(x: f64) -> Result<(), NoLaw> {
+    if x.is_finite() {
+        Ok(())
+    } else {
+        Err(NoLaw::Wide)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -70,10 +70,12 @@ impl Real {
         if self.m == 0.0 {
             return 0.0;
         }
-        if self.e > 1100 {
+        // By the value's own binary exponent, the mantissa's with `e`.
+        let k = self.e + ((self.m.to_bits() >> 52) & 0x7ff) as i64 - 1023;
+        if k > 1024 {
             return f64::INFINITY;
         }
-        if self.e < -1200 {
+        if k < -1080 {
             return 0.0;
         }
         // In two steps: each factor stays in the float's range.

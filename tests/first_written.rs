@@ -989,3 +989,36 @@ fn a_pool_too_large_to_walk_read_beside_another_rolled_in_its_body() {
         &want,
     );
 }
+
+/// A sum kept from more than 64 dice of one kind goes by the face its last kept die
+/// shows, not die by die: against every multiset of the dice (65d4: 50,116 of them),
+/// its ways the multinomial, its kept sum read off the sorted dice.
+#[test]
+fn a_sum_kept_from_many_dice_by_the_face_of_its_last_kept_die() {
+    fn factorial(n: u64) -> BigUint {
+        (1..=n).fold(BigUint::from(1u8), |a, i| a * i)
+    }
+    let each = |n: u64, keep: &dyn Fn(&[i64]) -> i64| -> Law {
+        let den = BigUint::from(4u8).pow(n as u32);
+        let mut m = Law::new();
+        for a in 0..=n {
+            for b in 0..=n - a {
+                for c in 0..=n - a - b {
+                    let d = n - a - b - c;
+                    let ways =
+                        factorial(n) / (factorial(a) * factorial(b) * factorial(c) * factorial(d));
+                    let mut dice: Vec<i64> = Vec::with_capacity(n as usize);
+                    for (face, count) in [(1, a), (2, b), (3, c), (4, d)] {
+                        dice.extend(std::iter::repeat_n(face, count as usize));
+                    }
+                    put(&mut m, keep(&dice), &Q::new(ways, den.clone()));
+                }
+            }
+        }
+        m
+    };
+    let highest = each(65, &|d| d[d.len() - 30..].iter().sum());
+    holds("65d4 keep highest 30", &highest);
+    let lowest = each(66, &|d| d[..7].iter().sum());
+    holds("66d4 keep lowest 7", &lowest);
+}

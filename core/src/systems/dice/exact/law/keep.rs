@@ -31,6 +31,11 @@ pub(super) fn pass<W: Weight>(
         values.reverse();
     }
     let keep = Keep::new(dies, specs, end, k, agg, b)?;
+    if let [(n, _)] = dies {
+        if agg == Agg::Sum && *n > BY_THRESHOLD && (1..=*n).contains(&k) {
+            return keep.by_threshold(&values, b);
+        }
+    }
     if dense(dies, &values, k, agg) {
         return keep.one_kind_pass(&values, b);
     }
@@ -68,6 +73,11 @@ pub(super) fn pass<W: Weight>(
     }
     Ok(Law::from_map(done, keep.den)?.reduced())
 }
+
+/// Dice of one kind past which a kept sum is found by the face its last kept die
+/// shows ([`Keep::by_threshold`]): its work grows as faces x kept x the sum's span, the
+/// pass's as faces x dice x its states.
+const BY_THRESHOLD: u32 = 64;
 
 /// Most cells (dice left times the reads' span) the states of a pool of one kind are
 /// kept in as dense rows.
@@ -314,6 +324,74 @@ impl<'d, W: Weight> Keep<'d, W> {
     /// The read after `take` more dice show the face.
     fn read(&self, acc: i64, kept: u32, take: u32, v: i64) -> i64 {
         super::super::kept_read(self.agg, self.end, acc, kept, take, v, self.lohi)
+    }
+
+    /// The sum of the `k` dice kept of a pool of one kind, by the face `t` the last kept
+    /// die shows: `a < k` dice lie beyond `t` (their sum one of the `a`-fold sums of the
+    /// faces beyond it), and at least `k - a` of the other `n - a` show `t`, the rest
+    /// lying short of it: `C(n, a) · Σ_{j ≥ k-a} C(n-a, j) · T^j · L^(n-a-j)` ways,
+    /// `T` the face's ways and `L` those short of it. Each roll is counted once, by its
+    /// `t` and `a`.
+    fn by_threshold(&self, values: &[i64], b: &mut Budget<W>) -> Result<Law<W>, NoLaw> {
+        let (n, die) = (self.dies[0].0, &self.dies[0].1);
+        let k = self.k;
+        let ways = |v: i64| {
+            usize::try_from(v - die.lo)
+                .ok()
+                .and_then(|i| die.n.get(i))
+                .cloned()
+                .unwrap_or_default()
+        };
+        let mut out: Map<i64, W> = Map::default();
+        // The faces beyond `t`, as a law of one die's value over them (its ways).
+        let mut beyond: Map<i64, W> = Map::default();
+        let mut short = die.den.clone();
+        for &t in values {
+            let at = ways(t);
+            short.sub_from(&at)?;
+            let (tp, sp) = {
+                let p = self.powers(std::slice::from_ref(&at))?;
+                let q = self.powers(std::slice::from_ref(&short))?;
+                (p.into_iter().next(), q.into_iter().next())
+            };
+            let (Some(tp), Some(sp)) = (tp, sp) else {
+                return Err(NoLaw::Refused);
+            };
+            let one_beyond = if beyond.is_empty() {
+                None
+            } else {
+                Some(Law::from_map(beyond.clone(), W::one())?)
+            };
+            let mut sums = Law::point(0);
+            for a in 0..k {
+                if a > 0 {
+                    let Some(one) = &one_beyond else {
+                        break;
+                    };
+                    sums = sums.add(one, b)?;
+                }
+                let m = (n - a) as usize;
+                let from = (k - a) as usize;
+                b.spend((m + 1 - from.min(m + 1)) as u64 * self.words + sums.n.len() as u64)?;
+                let mut tail = W::default();
+                for j in from..=m {
+                    let c = self.binomials[m][j].mul(&tp[j])?;
+                    tail.add_product(&c, &sp[m - j])?;
+                }
+                if tail.is_zero() {
+                    continue;
+                }
+                let scale = self.binomials[n as usize][a as usize].mul(&tail)?;
+                let shift = i64::from(k - a) * t;
+                for (v, w) in sums.iter() {
+                    out.entry(v + shift).or_default().add_product(w, &scale)?;
+                }
+            }
+            if !at.is_zero() {
+                beyond.insert(t, at);
+            }
+        }
+        Ok(Law::from_map(out, self.den.clone())?.reduced())
     }
 
     /// [`pass`] of a pool of one kind, its states in dense rows ([`Rows`]).

@@ -482,20 +482,18 @@ fn reached_count(node: &Node, estimate: i64) -> Result<(), String> {
         "a count whose bounds pass {wide} dice (or are not known, as a role's sides) rolls at most {m}, so bound it where it cannot pass (`(min(hits, {wide}))d6` rolls up to {wide}) or split it into pools of at most {m} each (e.g. for a count up to {}: `(min(hits, {m}))d6 + (max(hits - {m}, 0))d6`)",
         2 * m
     );
-    // The law, which knows each count's pools: the count past them, if any; the floats
-    // where it refuses, whose every count is held to the fewest made (where they refuse
-    // too, their reason names the part).
-    let most = match super::exact::first_law(node, None, &Cancel::default()) {
+    // The law (in integers, then in floats), which knows each count's pools: the count
+    // past them, if any; the float engine where it refuses, whose every count is held
+    // to the fewest made (where it refuses too, its reason names the part).
+    let cancel = Cancel::default();
+    let most = match super::exact::first_law(node, None, &cancel)
+        .or_else(|_| super::exact::real_law(node, None, &cancel))
+    {
         Ok(first) => Ok(first.past),
         Err(_) => {
             let mut ledger = super::exact::Ledger::default();
             super::exact::distribution(node, &mut ledger)
                 .map(|_| Some(ledger.most_dice).filter(|&n| n > m).unwrap_or(0))
-                .or_else(|super::exact::TooBig(floats)| {
-                    super::exact::real_law(node, None, &Cancel::default())
-                        .map(|first| first.past)
-                        .map_err(|_| floats)
-                })
         }
     };
     match most {
@@ -503,7 +501,7 @@ fn reached_count(node: &Node, estimate: i64) -> Result<(), String> {
         Ok(most) => Err(format!(
             "a dice count that is rolled or changes (or a held pool's sides) reaches {most}: {split}"
         )),
-        Err(why) => Err(format!(
+        Err(super::exact::TooBig(why)) => Err(format!(
             "a dice count that is rolled or changes can reach {estimate} by its bounds (its exact distribution, which could show it stays lower, was not worked out: {why}): {split}"
         )),
     }
@@ -652,22 +650,20 @@ pub fn result_span(roll: &Node, vs: Option<&Node>) -> Result<(i64, i64), String>
     if fits(lo, hi) {
         return Ok((lo, hi));
     }
-    // The law's support; the floats' where it refuses (and their reason where they do).
-    let support = match super::exact::first_law(roll, vs, &Cancel::default()) {
+    // The law's support (in integers, then in floats); the float engine's where it
+    // refuses (and its reason where that refuses too).
+    let cancel = Cancel::default();
+    let support = match super::exact::first_law(roll, vs, &cancel)
+        .or_else(|_| super::exact::real_law(roll, vs, &cancel))
+    {
         Ok(first) => Ok(first.law.support()),
         Err(_) => {
             let mut ledger = super::exact::Ledger::default();
-            super::exact::against(roll, vs, &mut ledger)
-                .map(|d| {
-                    let first = d.p.iter().position(|&q| q > 0.0).unwrap_or(0) as i64;
-                    let last = d.p.iter().rposition(|&q| q > 0.0).unwrap_or(0) as i64;
-                    (d.lo + first, d.lo + last)
-                })
-                .or_else(|super::exact::TooBig(floats)| {
-                    super::exact::real_law(roll, vs, &Cancel::default())
-                        .map(|first| first.law.support())
-                        .map_err(|_| floats)
-                })
+            super::exact::against(roll, vs, &mut ledger).map(|d| {
+                let first = d.p.iter().position(|&q| q > 0.0).unwrap_or(0) as i64;
+                let last = d.p.iter().rposition(|&q| q > 0.0).unwrap_or(0) as i64;
+                (d.lo + first, d.lo + last)
+            })
         }
     };
     match support {
@@ -681,7 +677,7 @@ pub fn result_span(roll: &Node, vs: Option<&Node>) -> Result<(i64, i64), String>
                 ))
             }
         }
-        Err(why) => Err(format!(
+        Err(super::exact::TooBig(why)) => Err(format!(
             "the result can range from {lo} to {hi}: more than {} values (its exact \
              distribution, which could show it takes fewer, was not worked out: {why})",
             super::MAX_STATES

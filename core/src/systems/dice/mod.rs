@@ -251,24 +251,24 @@ fn exact_of(
             first.capped,
             first.unfinished,
         ),
-        // Where counting does not serve a part or passes its work, the float engine's
-        // distribution, with no fraction; where it cannot either, the law in floats
-        // ([`exact::real_law`]); where none can, the float engine's reason (it names
+        // Where counting does not serve a part or passes its work, the law in floats
+        // ([`exact::real_law`]), with no fraction; where it cannot either, the float
+        // engine's distribution; where none can, the float engine's reason (it names
         // the part).
-        Err(_) => {
-            let mut ledger = exact::Ledger::stopped_by(cancel);
-            match exact::against(&sc.roll_node, vs, &mut ledger) {
-                Ok(d) => (floats(&d, lo, states), ledger.capped, ledger.unfinished),
-                Err(exact::TooBig(why)) => match exact::real_law(&sc.roll_node, vs, cancel) {
-                    Ok(first) if !first.stopped => (
-                        Ok(Exact::of_law(&first.law, lo, states)),
-                        first.capped,
-                        first.unfinished,
-                    ),
-                    _ => (Err(why), 0.0, 0.0),
-                },
+        Err(_) => match exact::real_law(&sc.roll_node, vs, cancel) {
+            Ok(first) if !first.stopped => (
+                Ok(Exact::of_law(&first.law, lo, states)),
+                first.capped,
+                first.unfinished,
+            ),
+            _ => {
+                let mut ledger = exact::Ledger::stopped_by(cancel);
+                match exact::against(&sc.roll_node, vs, &mut ledger) {
+                    Ok(d) => (floats(&d, lo, states), ledger.capped, ledger.unfinished),
+                    Err(exact::TooBig(why)) => (Err(why), 0.0, 0.0),
+                }
             }
-        }
+        },
     }
 }
 

@@ -39,10 +39,9 @@ pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, 
     law_of(n, vs, cancel, false)
 }
 
-/// [`first_law`] in floats with their own exponent ([`Real`]): no fractions, for what
-/// counting in integers and the float engine both give up on (a fight of 500 rounds,
-/// `50d100 keep highest 25`). Tried after the float engine for now: its keep pass is
-/// slower than the float engine's (`160d20 keep highest 80`: 0.29 s against 0.03 s).
+/// [`first_law`] in floats (plain, then with their own exponent, [`Real`]): no
+/// fractions, for what counting in integers gives up on (a fight of 500 rounds,
+/// `1000d6 keep highest 500`: 12 ms, where the float engine took 0.44 s).
 pub fn real_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, NoLaw> {
     law_of(n, vs, cancel, true)
 }

@@ -485,10 +485,7 @@ fn reached_count(node: &Node, estimate: i64) -> Result<(), String> {
     // The law (in integers, then in floats), which knows each count's pools: the count
     // past them, if any; the float engine where it refuses, whose every count is held
     // to the fewest made (where it refuses too, its reason names the part).
-    let cancel = Cancel::default();
-    let most = match super::exact::first_law(node, None, &cancel)
-        .or_else(|_| super::exact::real_law(node, None, &cancel))
-    {
+    let most = match super::exact::any_law(node, None, &Cancel::default()) {
         Ok(first) => Ok(first.past),
         Err(_) => {
             let mut ledger = super::exact::Ledger::default();
@@ -652,10 +649,7 @@ pub fn result_span(roll: &Node, vs: Option<&Node>) -> Result<(i64, i64), String>
     }
     // The law's support (in integers, then in floats); the float engine's where it
     // refuses (and its reason where that refuses too).
-    let cancel = Cancel::default();
-    let support = match super::exact::first_law(roll, vs, &cancel)
-        .or_else(|_| super::exact::real_law(roll, vs, &cancel))
-    {
+    let support = match super::exact::any_law(roll, vs, &Cancel::default()) {
         Ok(first) => Ok(first.law.support()),
         Err(_) => {
             let mut ledger = super::exact::Ledger::default();

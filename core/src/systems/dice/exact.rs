@@ -28,7 +28,7 @@ mod weight;
 
 use again::again;
 use dealt::{card, counted_var};
-pub use law::{first_law, real_law, First, Law, NoLaw, Weights, LAW_WORK};
+pub use law::{any_law, first_law, real_law, First, Law, NoLaw, Weights, LAW_WORK};
 use parts::*;
 pub use repeat::MAX_REPEAT_STATES;
 use repeat::*;

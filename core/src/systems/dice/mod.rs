@@ -232,43 +232,29 @@ fn exact_of(
     cancel: &Cancel,
 ) -> (Result<Exact, String>, f64, f64) {
     let vs = sc.vs.as_ref().map(|(_, v)| v);
-    match exact::first_law(&sc.roll_node, vs, cancel) {
-        // A limit was reached where how often only the floats' ledger says: the law's
-        // values, the ledger's masses.
-        Ok(first) if first.stopped => {
-            let mut ledger = exact::Ledger::stopped_by(cancel);
-            match exact::against(&sc.roll_node, vs, &mut ledger) {
-                Ok(_) => (
-                    Ok(Exact::of_law(&first.law, lo, states)),
-                    ledger.capped,
-                    ledger.unfinished,
-                ),
-                Err(exact::TooBig(why)) => (Err(why), 0.0, 0.0),
-            }
-        }
-        Ok(first) => (
-            Ok(Exact::of_law(&first.law, lo, states)),
-            first.capped,
-            first.unfinished,
-        ),
-        // Where counting does not serve a part or passes its work, the law in floats
-        // ([`exact::real_law`]), with no fraction; where it cannot either, the float
-        // engine's distribution; where none can, the float engine's reason (it names
-        // the part).
-        Err(_) => match exact::real_law(&sc.roll_node, vs, cancel) {
-            Ok(first) if !first.stopped => (
+    // The law (in integers, then in floats); where it refuses, the float engine's
+    // distribution, with no fraction; where none can, the float engine's reason (it
+    // names the part). Where the law reached a limit whose reach only the floats'
+    // ledger knows, its values stand beside the ledger's masses.
+    let first = exact::any_law(&sc.roll_node, vs, cancel);
+    if let Ok(first) = &first {
+        if !first.stopped {
+            return (
                 Ok(Exact::of_law(&first.law, lo, states)),
                 first.capped,
                 first.unfinished,
-            ),
-            _ => {
-                let mut ledger = exact::Ledger::stopped_by(cancel);
-                match exact::against(&sc.roll_node, vs, &mut ledger) {
-                    Ok(d) => (floats(&d, lo, states), ledger.capped, ledger.unfinished),
-                    Err(exact::TooBig(why)) => (Err(why), 0.0, 0.0),
-                }
-            }
-        },
+            );
+        }
+    }
+    let mut ledger = exact::Ledger::stopped_by(cancel);
+    match (first, exact::against(&sc.roll_node, vs, &mut ledger)) {
+        (Ok(first), Ok(_)) => (
+            Ok(Exact::of_law(&first.law, lo, states)),
+            ledger.capped,
+            ledger.unfinished,
+        ),
+        (Err(_), Ok(d)) => (floats(&d, lo, states), ledger.capped, ledger.unfinished),
+        (_, Err(exact::TooBig(why))) => (Err(why), 0.0, 0.0),
     }
 }
 

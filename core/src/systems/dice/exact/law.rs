@@ -39,7 +39,7 @@ mod pools;
 mod repeat;
 
 use first::stops_nothing;
-pub use first::{first_law, real_law, First};
+pub use first::{any_law, first_law, real_law, First};
 
 /// Operations on big integers (a multiply-add, an addition) past which the integer
 /// engine gives up: about half a second on one core for numbers of hundreds of digits.

@@ -39,6 +39,12 @@ pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, 
     law_of(n, vs, cancel, false)
 }
 
+/// The law in integers ([`first_law`]), or in floats ([`real_law`]) where counting does
+/// not serve a part or passes its work: the order every caller takes.
+pub fn any_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, NoLaw> {
+    first_law(n, vs, cancel).or_else(|_| real_law(n, vs, cancel))
+}
+
 /// [`first_law`] in floats (plain, then with their own exponent, [`Real`]): no
 /// fractions, for what counting in integers gives up on (a fight of 500 rounds,
 /// `1000d6 keep highest 500`: 12 ms, where the float engine took 0.44 s).

@@ -609,15 +609,29 @@ fn past_the_stated_bound_it_is_monte_carlo_only_and_says_so() {
     );
     let h = crate::util::simulate(&c, 1_000, 1, 1);
     assert_eq!(h.trials, 1_000);
-    // A pool variable whose reads need too many states together, likewise (read by
-    // its sum and its highest die: a state per pair of them and dice placed at every
-    // face). (Read by its sum and a count it is exact: those add die by die.)
+    // A pool variable whose reads need many states together (read by its sum and its
+    // highest die: a state per pair of them and dice placed at every face) is worked
+    // out in floats past the counting's budget: the sums cancel, the highest of 40d20
+    // is 20 less the sum of (j/20)^40 below it, with no fraction.
     let c = compile(
         "let p = 40d20 in let q = 40d20 in p sum - q sum + p highest",
         None,
     );
+    let mean = 20.0 - (0..20).map(|j| (f64::from(j) / 20.0).powi(40)).sum::<f64>();
+    assert!(c.exact.is_some(), "{}", c.description);
+    let got: f64 = dist(&c).iter().map(|(v, p)| *v as f64 * p).sum();
+    assert!((got - mean).abs() < 1e-9, "{got} against {mean}");
+    assert!(c.exact_fractions.is_none());
+    // Twice the dice, likewise past the floats' budget: Monte Carlo only, saying which
+    // budget ran out.
+    let c = compile(
+        "let p = 80d20 in let q = 80d20 in p sum - q sum + p highest",
+        None,
+    );
     assert!(
-        c.exact.is_none() && c.description.contains("states"),
+        c.exact.is_none()
+            && c.description
+                .contains("takes more than 15,000,000 operations"),
         "{}",
         c.description
     );

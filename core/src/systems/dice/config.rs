@@ -483,22 +483,14 @@ fn reached_count(node: &Node, estimate: i64) -> Result<(), String> {
         2 * m
     );
     // The law (in integers, then in floats), which knows each count's pools: the count
-    // past them, if any; the float engine where it refuses, whose every count is held
-    // to the fewest made (where it refuses too, its reason names the part).
-    let most = match super::exact::any_law(node, None, &Cancel::default()) {
-        Ok(first) => Ok(first.past),
-        Err(_) => {
-            let mut ledger = super::exact::Ledger::default();
-            super::exact::distribution(node, &mut ledger)
-                .map(|_| Some(ledger.most_dice).filter(|&n| n > m).unwrap_or(0))
-        }
-    };
+    // past them, if any.
+    let most = super::exact::any_law(node, None, &Cancel::default()).map(|first| first.past);
     match most {
         Ok(0) => Ok(()),
         Ok(most) => Err(format!(
             "a dice count that is rolled or changes (or a held pool's sides) reaches {most}: {split}"
         )),
-        Err(super::exact::TooBig(why)) => Err(format!(
+        Err(why) => Err(format!(
             "a dice count that is rolled or changes can reach {estimate} by its bounds (its exact distribution, which could show it stays lower, was not worked out: {why}): {split}"
         )),
     }
@@ -647,19 +639,8 @@ pub fn result_span(roll: &Node, vs: Option<&Node>) -> Result<(i64, i64), String>
     if fits(lo, hi) {
         return Ok((lo, hi));
     }
-    // The law's support (in integers, then in floats); the float engine's where it
-    // refuses (and its reason where that refuses too).
-    let support = match super::exact::any_law(roll, vs, &Cancel::default()) {
-        Ok(first) => Ok(first.law.support()),
-        Err(_) => {
-            let mut ledger = super::exact::Ledger::default();
-            super::exact::against(roll, vs, &mut ledger).map(|d| {
-                let first = d.p.iter().position(|&q| q > 0.0).unwrap_or(0) as i64;
-                let last = d.p.iter().rposition(|&q| q > 0.0).unwrap_or(0) as i64;
-                (d.lo + first, d.lo + last)
-            })
-        }
-    };
+    // The law's support (in integers, then in floats).
+    let support = super::exact::any_law(roll, vs, &Cancel::default()).map(|f| f.law.support());
     match support {
         Ok((a, b)) => {
             if fits(a, b) {
@@ -671,7 +652,7 @@ pub fn result_span(roll: &Node, vs: Option<&Node>) -> Result<(i64, i64), String>
                 ))
             }
         }
-        Err(super::exact::TooBig(why)) => Err(format!(
+        Err(why) => Err(format!(
             "the result can range from {lo} to {hi}: more than {} values (its exact \
              distribution, which could show it takes fewer, was not worked out: {why})",
             super::MAX_STATES

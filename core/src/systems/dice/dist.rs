@@ -35,7 +35,7 @@ pub struct TooBig(pub String);
 
 impl Dist {
     /// Always `v`.
-    pub fn point(v: i64) -> Self {
+    pub(super) fn point(v: i64) -> Self {
         Dist {
             lo: v,
             p: vec![1.0],
@@ -43,18 +43,8 @@ impl Dist {
     }
 
     /// The highest value.
-    pub fn hi(&self) -> i64 {
+    pub(super) fn hi(&self) -> i64 {
         self.lo + self.p.len() as i64 - 1
-    }
-
-    pub(super) fn from_map(m: &Map<i64, f64>) -> Dist {
-        let lo = *m.keys().min().unwrap_or(&0);
-        let hi = *m.keys().max().unwrap_or(&0);
-        let mut p = vec![0.0; (hi - lo + 1) as usize];
-        for (&v, &q) in m {
-            p[(v - lo) as usize] += q;
-        }
-        Dist { lo, p }.trim()
     }
 
     /// Drop zero mass at both ends.
@@ -71,26 +61,6 @@ impl Dist {
         self
     }
 
-    /// A distribution from (value, probability) pairs in any order.
-    pub(super) fn from_pairs(pairs: impl Iterator<Item = (i64, f64)>) -> Dist {
-        let m: Map<i64, f64> = pairs.collect();
-        Dist::from_map(&m)
-    }
-
-    /// The values of non-zero probability, lowest first.
-    pub(super) fn iter_nonzero(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
-        self.iter()
-    }
-
-    /// P(v), zero outside the range.
-    pub(super) fn at(&self, v: i64) -> f64 {
-        usize::try_from(v - self.lo)
-            .ok()
-            .and_then(|i| self.p.get(i))
-            .copied()
-            .unwrap_or(0.0)
-    }
-
     pub(super) fn iter(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
         self.p
             .iter()
@@ -100,7 +70,7 @@ impl Dist {
     }
 
     /// The distribution of the sum of one draw of each.
-    pub fn add(&self, o: &Dist) -> Result<Dist, TooBig> {
+    pub(super) fn add(&self, o: &Dist) -> Result<Dist, TooBig> {
         let n = self.p.len() + o.p.len() - 1;
         if n > MAX_SPAN {
             return Err(TooBig(format!("a sum spans {n} values")));
@@ -119,35 +89,6 @@ impl Dist {
             lo: self.lo + o.lo,
             p,
         })
-    }
-
-    /// The distribution of `-x`.
-    pub fn neg(&self) -> Dist {
-        let mut p = self.p.clone();
-        p.reverse();
-        Dist { lo: -self.hi(), p }
-    }
-
-    /// Any operator on independent values, pair by pair.
-    pub fn combine(&self, o: &Dist, f: impl Fn(i64, i64) -> i64) -> Result<Dist, TooBig> {
-        if self.p.len() == 1 && o.p.len() == 1 {
-            // Two known values (a `let` value, a state): no map needed.
-            return Ok(Dist::point(f(self.lo, o.lo)));
-        }
-        if (self.p.len() as u64) * (o.p.len() as u64) > MAX_WORK {
-            return Err(TooBig("an operation on two wide values".into()));
-        }
-        let mut m: Map<i64, f64> = Map::default();
-        for (a, p) in self.iter() {
-            for (b, q) in o.iter() {
-                *m.entry(f(a, b)).or_default() += p * q;
-            }
-        }
-        let d = Dist::from_map(&m);
-        if d.p.len() > MAX_SPAN {
-            return Err(TooBig(format!("a value spans {} values", d.p.len())));
-        }
-        Ok(d)
     }
 
     /// Mixture: `self` with weight `w` plus `o` with `1 - w`... generalised: add `o`
@@ -290,19 +231,6 @@ pub(super) fn dice_of(p: &PoolSpec, ledger: &mut Ledger) -> Result<Vec<(u32, Dis
         .collect()
 }
 
-/// Binomial probabilities of 0..=n successes at p.
-pub(super) fn binomial(n: u32, p: f64, ledger: &mut Ledger) -> Result<Vec<f64>, TooBig> {
-    // Pascal's triangle up to a thousand dice (n^2 / 2 multiply-adds), from the mode
-    // outwards past it (a few n): counted, since a pool's dice have no fixed cap.
-    let steps = if n <= 1000 {
-        (n as u64 * n as u64) / 2
-    } else {
-        4 * n as u64
-    };
-    ledger.spend(steps / PAIRS_PER_UNIT + 1, "binomials of too many dice")?;
-    Ok(crate::pmf::binomial(n, p).0)
-}
-
 /// The account one exact evaluation keeps besides its distribution: the work it has spent
 /// against [`MAX_WORK`] (and the cancel check it makes as it spends), and the mass it
 /// could not finish (capped explosions, unfinished repeats), so the answer can say so.
@@ -337,28 +265,9 @@ impl Default for Ledger {
 }
 
 impl Ledger {
-    /// A ledger for an evaluation that `cancel` stops.
-    pub fn stopped_by(cancel: &Cancel) -> Ledger {
-        Ledger {
-            cancel: cancel.clone(),
-            ..Ledger::default()
-        }
-    }
-
     /// Explosion chains of this part stopped at the depth limit, with probability `p`.
     pub(super) fn cap(&mut self, p: f64) {
         self.capped += self.weight * p;
-    }
-
-    /// A ledger for the body of a pool variable (evaluated while the outer ledger is
-    /// busy going through the pool's rolls), merged back by [`Ledger::merge`].
-    pub(super) fn inner(&self) -> Ledger {
-        Ledger {
-            work: self.work,
-            weight: self.weight,
-            cancel: self.cancel.clone(),
-            ..Ledger::default()
-        }
     }
 
     /// Count `units` of work; past [`MAX_WORK`] the evaluation gives up (the scenario is
@@ -384,64 +293,7 @@ impl Ledger {
             "sums and operations on too many values",
         )
     }
-
-    /// Whether the evaluation was stopped.
-    pub(super) fn cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
-    }
-
-    /// Count one step of a pass over `states` states (see [`state_cost`]), `units` times.
-    pub(super) fn step(&mut self, states: usize, units: u64) -> Result<(), TooBig> {
-        if self.cancel.is_cancelled() {
-            return Err(TooBig("the computation was stopped".into()));
-        }
-        self.work += units * state_cost(states);
-        if self.work > MAX_WORK {
-            return Err(TooBig("a read of pools with too many states".into()));
-        }
-        Ok(())
-    }
-
-    pub(super) fn merge(&mut self, inner: Ledger) {
-        self.capped += inner.capped;
-        self.unfinished += inner.unfinished;
-        self.work = self.work.max(inner.work);
-        self.most_dice = self.most_dice.max(inner.most_dice);
-    }
-
-    /// Evaluate a part reached with probability `p` (given how this one was reached).
-    pub(super) fn within<T>(&mut self, p: f64, f: impl FnOnce(&mut Ledger) -> T) -> T {
-        let w = self.weight;
-        self.weight = w * p;
-        let r = f(self);
-        self.weight = w;
-        r
-    }
 }
 
 /// Pairs of values combined per unit of work (see [`NODE_COST`]).
 pub(super) const PAIRS_PER_UNIT: u64 = 96;
-
-/// States of a keep pass that stay in the processor's caches; past them, every step of
-/// the pass waits on memory.
-pub(super) const CACHED_STATES: usize = 1 << 15;
-
-/// Work units one step of a keep pass counts for, given how many states it reads or
-/// writes (measured: about 10 ns a step while the states fit in the caches, 100 ns
-/// past them).
-pub(super) fn state_cost(states: usize) -> u64 {
-    if states > CACHED_STATES {
-        8
-    } else {
-        1
-    }
-}
-
-/// Values filtered and summed per unit of work (a compare and a branch each, not
-/// vectorised).
-pub(super) const SCANS_PER_UNIT: u64 = 16;
-
-/// Work units one evaluated node, or one hash-map update, counts for: a node allocates
-/// and frees a distribution, about as long as this many multiply-adds (measured: 2e7
-/// units of nodes took 3 s, of pairs well under one).
-pub(super) const NODE_COST: u64 = 5;

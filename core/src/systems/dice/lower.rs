@@ -55,14 +55,6 @@ fn reading(agg: Agg, spec: &PoolSpec) -> Reading {
     Reading { agg, lo, hi }
 }
 
-/// One pool's read (its keep applied) as a pass, its dice as `dies` made them.
-pub(super) fn read(spec: &PoolSpec, dies: Vec<(u32, super::dist::Dist)>, agg: Agg) -> Pass {
-    Pass {
-        pools: vec![PoolIn { groups: dies }],
-        reads: vec![Read::Of(source(spec, 0, None), reading(agg, spec))],
-    }
-}
-
 /// Two pools die by die (`Node::Versus`: each side's own keep, counted).
 pub(super) fn versus(
     kind: Versus,

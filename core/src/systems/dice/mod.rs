@@ -224,7 +224,8 @@ impl Trial for DiceTrial {
 
 /// The exact distribution of the result over `lo..lo + states`, or why there is none,
 /// with its fractions where they are known, and the mass of explosion chains stopped at
-/// their depth limit and of `repeat`s stopped at theirs.
+/// their depth limit and of `repeat`s stopped at theirs (NaN where the law could not
+/// tell how often a part that stops was reached).
 fn exact_of(
     sc: &Scenario,
     lo: i64,
@@ -232,57 +233,19 @@ fn exact_of(
     cancel: &Cancel,
 ) -> (Result<Exact, String>, f64, f64) {
     let vs = sc.vs.as_ref().map(|(_, v)| v);
-    // The law (in integers, then in floats); where it refuses, the float engine's
-    // distribution, with no fraction; where none can, the float engine's reason (it
-    // names the part). Where the law reached a limit whose reach only the floats'
-    // ledger knows, its values stand beside the ledger's masses.
-    let first = exact::any_law(&sc.roll_node, vs, cancel);
-    if let Ok(first) = &first {
-        if !first.stopped {
-            return (
-                Ok(Exact::of_law(&first.law, lo, states)),
-                first.capped,
-                first.unfinished,
-            );
-        }
-    }
-    let mut ledger = exact::Ledger::stopped_by(cancel);
-    match (first, exact::against(&sc.roll_node, vs, &mut ledger)) {
-        (Ok(first), Ok(_)) => (
+    match exact::any_law(&sc.roll_node, vs, cancel) {
+        Ok(first) if first.stopped => (
             Ok(Exact::of_law(&first.law, lo, states)),
-            ledger.capped,
-            ledger.unfinished,
+            f64::NAN,
+            f64::NAN,
         ),
-        (Err(_), Ok(d)) => (floats(&d, lo, states), ledger.capped, ledger.unfinished),
-        (_, Err(exact::TooBig(why))) => (Err(why), 0.0, 0.0),
+        Ok(first) => (
+            Ok(Exact::of_law(&first.law, lo, states)),
+            first.capped,
+            first.unfinished,
+        ),
+        Err(why) => (Err(why.to_string()), 0.0, 0.0),
     }
-}
-
-/// The float engine's distribution over `lo..lo + states`, on the values that come up.
-fn floats(d: &exact::Dist, lo: i64, states: usize) -> Result<Exact, String> {
-    let mut out = vec![0.0; states];
-    for (i, &p) in d.p.iter().enumerate() {
-        let v = d.lo + i as i64;
-        out[((v - lo).max(0) as usize).min(states - 1)] += p;
-    }
-    // Rounding in a survival product can leave -1e-13 where 0 is meant: cleared.
-    // Anything worse (a NaN from an empty pool read, a real negative) is not a
-    // distribution to show: Monte Carlo only, saying why, not an internal error.
-    out.iter_mut()
-        .filter(|p| **p < 0.0 && **p > -1e-9)
-        .for_each(|p| *p = 0.0);
-    let total: f64 = out.iter().sum();
-    if !total.is_finite() || total <= 0.0 || out.iter().any(|p| p.is_nan() || *p < 0.0) {
-        return Err("the exact computation lost its precision".into());
-    }
-    out.iter_mut().for_each(|p| *p /= total);
-    let grid = Grid::of(&out, |p| *p > 0.0);
-    Ok(Exact {
-        lo: lo + grid.first as i64,
-        step: grid.step as i64,
-        p: grid.pick(&out),
-        fractions: None,
-    })
 }
 
 /// An exact distribution over the values a roll can take, `lo` and every `step`
@@ -555,6 +518,9 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
         Err(why) => (lo, hi, 1, states, Err(why), None),
     };
     let warning = with_fraction_warning(sc.warning.clone(), exact.is_ok() && fractions.is_none());
+    let warning = with_unknown_stops(warning, capped.is_nan() || unfinished.is_nan());
+    let known = |m: f64| if m.is_nan() { 0.0 } else { m };
+    let (capped, unfinished) = (known(capped), known(unfinished));
     let who = sc.unit.clone().unwrap_or_else(|| "the roll".into());
     let other = sc
         .opponent
@@ -643,6 +609,20 @@ fn with_fraction_warning(warning: Option<String>, no_fraction: bool) -> Option<S
     Some(match warning {
         Some(w) => format!("{w}; {why}"),
         None => why,
+    })
+}
+
+/// The scenario's warning, and where the law could not tell how often a chain stopped
+/// at its depth or a `repeat` at its limit was reached, that it was not: a mass left
+/// out of the report would read as none stopped.
+fn with_unknown_stops(warning: Option<String>, unknown: bool) -> Option<String> {
+    if !unknown {
+        return warning;
+    }
+    let why = "explosion chains or `repeat`s in this roll can stop at their limits (as a roll of the dice does), and how often was not worked out exactly";
+    Some(match warning {
+        Some(w) => format!("{w}; {why}"),
+        None => why.into(),
     })
 }
 

@@ -12,11 +12,10 @@
 //! its result is the joint distribution of their values. A new read of a pool is a new
 //! [`Read`] kind: its state's width, its step at one outcome, its value at the end.
 
-use super::dist::{binomial, Dist, Ledger, TooBig};
+use super::dist::Dist;
 use super::lang::{tally, Agg, Cond, End, Versus};
 use std::collections::HashMap;
 
-mod paths;
 mod ways;
 pub(crate) use ways::Faces;
 
@@ -253,43 +252,16 @@ pub struct Pass {
 /// Most states one face of a pass may hold before it gives up (about 80 MB of them).
 pub const MAX_STATES: usize = 1_000_000;
 
-/// Most multisets a pass goes through one by one rather than merging states: the
-/// dice of Farkle's throw (462) or a Yahtzee's (252), where nearly every multiset
-/// leaves the reads in a state of its own and merging them costs a hash of every state
-/// for nothing.
-const MAX_PATHS: u64 = 2_000;
-
-/// What [`Pass::run`] and a walk of every path ([`paths::run`]) share.
+/// What a pass's walk ([`ways`]) needs of its groups and reads, worked out once.
 struct Plan<'a> {
     /// Every group in one list: its pool, its dice, its die.
     groups: Vec<(usize, u32, &'a Dist)>,
     /// Where each read's numbers start in a state, and (last) where the last one ends.
     offsets: Vec<usize>,
-    /// The outcomes any die can show, highest first.
-    values: Vec<i64>,
     /// Each read's two sides' sizes, where it is a meeting that has them fixed.
     fixed: Vec<Option<(u32, u32)>>,
-    /// Each die's running sum from its lowest value: P(it shows o or less).
-    cdfs: Vec<Vec<f64>>,
     /// The state before any die is placed.
     start: Key,
-    /// How many multisets the groups can show together (saturating).
-    paths: u64,
-}
-
-/// Multisets of `n` dice over `faces` faces: C(n + faces - 1, n), saturating.
-fn multisets(n: u64, faces: u64) -> u64 {
-    if faces == 0 {
-        return u64::from(n == 0);
-    }
-    let (mut acc, k) = (1u128, n.min(faces - 1));
-    for i in 0..k {
-        acc = acc * u128::from(n + faces - 1 - i) / u128::from(i + 1);
-        if acc > u128::from(u64::MAX) {
-            return u64::MAX;
-        }
-    }
-    acc as u64
 }
 
 impl Pass {
@@ -335,151 +307,8 @@ impl Pass {
         }
     }
 
-    /// The joint distribution of the reads' values: each distinct list of values with
-    /// its probability, in a fixed order (the order of first reaching them). Explosion
-    /// chains stopped at their depth are the callers' to note (the dice come as
-    /// distributions).
-    pub fn run(&self, ledger: &mut Ledger) -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
-        if !self.fits() {
-            return Err(TooBig("a read with too many parts for one pass".into()));
-        }
-        let plan = self.plan();
-        if plan.paths <= MAX_PATHS {
-            paths::run(self, &plan, ledger)
-        } else {
-            self.merged(plan, ledger)
-        }
-    }
-
-    /// [`Pass::run`] by merging the states that rolls leave alike, outcome by outcome.
-    fn merged(&self, plan: Plan<'_>, ledger: &mut Ledger) -> Result<Vec<(Vec<i64>, f64)>, TooBig> {
-        let Plan {
-            groups,
-            offsets,
-            values,
-            fixed,
-            cdfs,
-            start,
-            ..
-        } = plan;
-        let ng = groups.len();
-        let mut cur: Map<Key, f64> = Map::default();
-        cur.insert(start, 1.0);
-        let mut next: Map<Key, f64> = Map::default();
-        // Binomials of each group, by dice left, made once per outcome as met.
-        let mut binoms: Vec<Vec<Option<Vec<f64>>>> = groups
-            .iter()
-            .map(|(_, n, _)| vec![None; *n as usize + 1])
-            .collect();
-        let mut prev: Option<i64> = None;
-        let mut counts = vec![0u32; ng];
-        let mut left = vec![0u32; ng];
-        let mut span = vec![(0u32, 0u32); ng];
-        let mut seen = vec![0u32; self.pools.len()];
-        let mut placed = vec![0u32; self.pools.len()];
-        for &o in &values {
-            if ledger.cancelled() {
-                return Err(TooBig("the computation was stopped".into()));
-            }
-            let q = shows_next(&groups, &cdfs, o);
-            binoms
-                .iter_mut()
-                .for_each(|b| b.iter_mut().for_each(|x| *x = None));
-            next.clear();
-            // Each state goes on to one at least (and at most a few, mostly).
-            next.reserve(cur.len());
-            for (key, &p) in &cur {
-                // The groups' counts at o, every combination (an odometer).
-                for g in 0..ng {
-                    left[g] = groups[g].1 - key[g] as u32;
-                }
-                for g in 0..ng {
-                    if binoms[g][left[g] as usize].is_none() {
-                        binoms[g][left[g] as usize] = Some(binomial(left[g], q[g], ledger)?);
-                    }
-                }
-                // Only the counts a group can place at o: one when its dice must all
-                // show it (or none can), not every count up to the dice left.
-                for g in 0..ng {
-                    let b = binoms[g][left[g] as usize].as_deref().unwrap_or(&[]);
-                    let first = b.iter().position(|&x| x > 0.0).unwrap_or(0);
-                    let last = b.iter().rposition(|&x| x > 0.0).unwrap_or(0);
-                    span[g] = (first as u32, last as u32);
-                    counts[g] = first as u32;
-                }
-                'combos: loop {
-                    let mut w = p;
-                    for g in 0..ng {
-                        w *= binoms[g][left[g] as usize]
-                            .as_ref()
-                            .map_or(0.0, |b| b[counts[g] as usize]);
-                    }
-                    // Counted whether or not it holds: a step hashes a whole state,
-                    // about four of the keep pass's packed ones.
-                    ledger.step(cur.len().max(next.len()), 4)?;
-                    if w > 0.0 {
-                        seen.iter_mut().for_each(|s| *s = 0);
-                        placed.iter_mut().for_each(|s| *s = 0);
-                        for g in 0..ng {
-                            seen[groups[g].0] += key[g] as u32;
-                            placed[groups[g].0] += counts[g];
-                        }
-                        let mut k = *key;
-                        for g in 0..ng {
-                            k[g] += counts[g] as Num;
-                        }
-                        for (ri, r) in self.reads.iter().enumerate() {
-                            let st = &mut k[offsets[ri]..offsets[ri + 1]];
-                            step(r, fixed[ri], st, o, prev, &seen, &placed);
-                        }
-                        *next.entry(k).or_default() += w;
-                    }
-                    // Next combination.
-                    let mut g = 0;
-                    loop {
-                        if g == ng {
-                            break 'combos;
-                        }
-                        if counts[g] < span[g].1 {
-                            counts[g] += 1;
-                            break;
-                        }
-                        counts[g] = span[g].0;
-                        g += 1;
-                    }
-                }
-            }
-            if next.len() > MAX_STATES {
-                return Err(TooBig(format!(
-                    "a read of pools with {} states at one face",
-                    next.len()
-                )));
-            }
-            std::mem::swap(&mut cur, &mut next);
-            prev = Some(o);
-        }
-        let mut index: Map<Vec<i64>, usize> = Map::default();
-        let mut out: Vec<(Vec<i64>, f64)> = Vec::new();
-        // The states in a fixed order, so that sums come out the same run after run.
-        let mut finals: Vec<(Key, f64)> = cur.into_iter().collect();
-        finals.sort_unstable_by_key(|a| a.0);
-        for (key, p) in finals {
-            let vals = self.values_of(&offsets, &key);
-            match index.get(&vals) {
-                Some(&i) => out[i].1 += p,
-                None => {
-                    index.insert(vals.clone(), out.len());
-                    out.push((vals, p));
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    /// What a pass and a walk of every path share: the groups in one list, where each
-    /// read's numbers sit in a state, the outcomes highest first, the meetings' fixed
-    /// sizes, each die's running sum, the first state, and how many multisets the
-    /// groups can show together.
+    /// What a pass's walk needs: the groups in one list, where each read's numbers sit
+    /// in a state, the meetings' fixed sizes, and the first state.
     fn plan(&self) -> Plan<'_> {
         // Every group in one list: its pool, its dice, its die.
         let groups: Vec<(usize, u32, &Dist)> = self
@@ -497,14 +326,6 @@ impl Pass {
         // Where each read's numbers end: the next one's start (a width is a match, and a
         // shape's a call, too dear at every step of every state).
         offsets.push(at);
-        let mut values: Vec<i64> = groups
-            .iter()
-            .flat_map(|(_, _, d)| d.iter_nonzero())
-            .map(|(v, _)| v)
-            .collect();
-        values.sort_unstable();
-        values.dedup();
-        values.reverse();
         let pool_len: Vec<u32> = (0..self.pools.len()).map(|i| self.len(i)).collect();
         let fixed: Vec<Option<(u32, u32)>> = self
             .reads
@@ -517,37 +338,17 @@ impl Pass {
             })
             .collect();
 
-        // Each die's running sum from its lowest value: P(it shows o or less).
-        let cdfs: Vec<Vec<f64>> = groups
-            .iter()
-            .map(|(_, _, d)| {
-                let mut acc = 0.0;
-                d.p.iter()
-                    .map(|q| {
-                        acc += q;
-                        acc
-                    })
-                    .collect()
-            })
-            .collect();
         let mut start: Key = [0; KEY];
         for (r, &off) in self.reads.iter().zip(&offsets) {
             let own = r.own();
             start[off..off + own].fill(0);
             r.reading().init(&mut start[off + own..]);
         }
-        let paths = groups.iter().fold(1u64, |acc, (_, n, d)| {
-            let faces = d.iter_nonzero().count() as u64;
-            acc.saturating_mul(multisets(*n as u64, faces))
-        });
         Plan {
             groups,
             offsets,
-            values,
             fixed,
-            cdfs,
             start,
-            paths,
         }
     }
 
@@ -569,37 +370,6 @@ impl Pass {
                 .map(|((r, &off), &end)| r.reading().value(&key[off + r.own()..end])),
         );
     }
-
-    /// The distribution of a pass of one read.
-    pub fn dist(&self, ledger: &mut Ledger) -> Result<Dist, TooBig> {
-        let joint = self.run(ledger)?;
-        let mut m: Map<i64, f64> = Map::default();
-        for (v, p) in joint {
-            *m.entry(v[0]).or_default() += p;
-        }
-        Ok(Dist::from_pairs(m.into_iter()))
-    }
-}
-
-/// P(a die shows `o` | it shows nothing higher), per group: the chance each die left
-/// takes at `o`, the outcomes visited highest first.
-fn shows_next(groups: &[(usize, u32, &Dist)], cdfs: &[Vec<f64>], o: i64) -> Vec<f64> {
-    groups
-        .iter()
-        .zip(cdfs)
-        .map(|((_, _, d), cdf)| {
-            let below = usize::try_from(o - d.lo)
-                .ok()
-                .and_then(|i| cdf.get(i).copied())
-                .unwrap_or(if o < d.lo { 0.0 } else { 1.0 });
-            let here = d.at(o);
-            if below > 0.0 {
-                (here / below).min(1.0)
-            } else {
-                0.0
-            }
-        })
-        .collect()
 }
 
 /// One read's step at outcome `o`: `seen` dice of each pool higher than `o`, `placed` at

@@ -6,7 +6,7 @@
 //! loop over the column. Both sides of an `if` are worked out for every list and the
 //! condition picks: the language's arithmetic has no error and no effect (`/ 0` is 0,
 //! the ends saturate), so a side not taken changes nothing. The same arithmetic as the
-//! tree walk of `parts::scalar`, which a test checks on random trees.
+//! sampler's walk of the tree, which a test checks on random trees.
 
 use crate::systems::dice::lang::Cmp;
 use crate::systems::dice::program::{divide, Node};
@@ -104,9 +104,9 @@ fn column<P>(n: &Node, rows: &Rows<'_, P>, lets: &mut Vec<Vec<i64>>) -> Option<V
 
 #[cfg(test)]
 mod tests {
-    use super::super::parts::scalar;
-    use super::super::Env;
     use super::*;
+    use crate::kernels::Rng;
+    use crate::systems::dice::program::{sample, Scratch};
 
     /// A random tree of numbers, `let` values and reads (`Var`s at and past `depth`
     /// stand for the chain's reads in the walk), with every operator, branch and `let`.
@@ -162,11 +162,12 @@ mod tests {
             let of = vec![0; reads.len()];
             for j in 0..8i64 {
                 let values = [j - 3, 2 * j, if j == 7 { i64::MAX } else { -j }];
-                let mut env = Env::default();
-                for v in values {
-                    env.push(v, Vec::new());
-                }
-                let want = scalar(&body, &mut env);
+                // The sampler's walk of the tree, which rolls nothing here: the values
+                // in scope are its variables.
+                let mut scratch = Scratch::new();
+                scratch.vars[..3].copy_from_slice(&values);
+                let rng = &mut <Rng as rand::SeedableRng>::seed_from_u64(0);
+                let want = sample(&body, rng, &mut scratch, 3);
                 let lists = [(values[..1].to_vec(), 1.0)];
                 let rows = Rows {
                     reads: &reads,

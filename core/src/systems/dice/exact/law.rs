@@ -1,14 +1,14 @@
-//! Exact distributions with integer weights: what a float distribution cannot say.
+//! Exact distributions, counted: the one exact evaluator.
 //!
-//! The float engine ([`super::eval`]) is fast and right to 1e-15, but a float holds a
-//! fraction only when its denominator is small (fractions are recovered up to 2e6), and
-//! nothing under 1e-308: `20d20 keep highest 10` has no fraction there and the lowest
-//! 600 sums of `1000d6` fall out. Here every value is a count of ways over one
+//! A float distribution holds a fraction only when its denominator is small, and
+//! nothing under 1e-308: `20d20 keep highest 10` would have no fraction and the lowest
+//! 600 sums of `1000d6` would fall out. Here every value is a count of ways over one
 //! denominator, as icepool keeps them: a product of dice multiplies denominators, a
 //! branch or a `let` brings its parts to a common one. Nothing is rounded.
 //!
 //! The weights are generic ([`Weight`]): two machine words first, big integers where a
-//! count passes them.
+//! count passes them, and floats (plain, then with their own exponent) where counting
+//! passes its budget: the same law, with no fraction.
 //!
 //! It serves the expressions built from numbers, arithmetic, comparisons, `let`, `if`,
 //! pools read by sums, counts, tallies and keep windows, rerolled and exploding dice (a
@@ -19,12 +19,13 @@
 //! `repeat` (its states round by round, [`repeat`]), and pools whose numbers are
 //! rolled first (`d(s)`, `count == t`: every combination). Where it stops ([`NoLaw`]: its
 //! budget spent, a part it does not serve) a row has no fraction: none is read off a
-//! float. Its work is bounded by [`LAW_WORK`].
+//! float. Its work is bounded by [`LAW_WORK`] counted, [`REAL_WORK`] in floats; past
+//! both, the scenario is Monte Carlo only and says why.
 
 use super::super::dist::Map;
 use super::super::lang::{tally, Agg, Cond, End, ModOf};
+use super::super::program::divide;
 use super::super::program::{counted, versus, Card, DieSpec, Node, PoolRead, PoolSpec, Side};
-use super::divide;
 pub use super::weight::NoLaw;
 use super::weight::{ratio, Weight};
 pub use super::weight::{Real, REAL_WORK};
@@ -81,7 +82,7 @@ impl Weights {
     }
 }
 
-/// The most values one law may span, as the float engine's [`super::MAX_SPAN`].
+/// The most values one law may span ([`super::MAX_SPAN`]).
 fn span(lo: i64, hi: i64) -> Result<usize, NoLaw> {
     usize::try_from(hi.checked_sub(lo).ok_or(NoLaw::Refused)?)
         .ok()
@@ -177,7 +178,7 @@ pub(super) struct Budget<'a, W> {
     /// worth spending again in big integers ([`NoLaw::Spent`]).
     long: bool,
     /// Whether some `repeat` came to its last round with ways still going: their mass,
-    /// stopped by the limit, is what the float engine reports (see [`first_law`]).
+    /// stopped by the limit, is reported beside the distribution (see [`first_law`]).
     stopped: bool,
     /// The chance of reaching the part being evaluated, where the parts above it are
     /// arithmetic, `let`s, branches, rolled counts, rounds, pool variables' bodies and
@@ -186,13 +187,13 @@ pub(super) struct Budget<'a, W> {
     /// values, or for none.
     reach: f64,
     /// The mass of the `repeat`s stopped at their limit before their condition held,
-    /// each by its reach: the float engine's ledger's count, where it is not NaN.
+    /// each by its reach (NaN where that is not known).
     unfinished: f64,
     /// The mass stopped by the limit of the `repeat` being played, so far, per unit of
     /// the mass that reached it.
     cut: f64,
-    /// The explosion and `again` chains stopped at their depth, each by its reach: the
-    /// float engine's ledger's count, where it is not NaN.
+    /// The explosion and `again` chains stopped at their depth, each by its reach (NaN
+    /// where that is not known).
     capped: f64,
     /// The most dice a rolled count (or a held pool's rolled sides) came to with some
     /// chance past the pools made for it (0: none did): a count is checked by what it
@@ -315,7 +316,7 @@ impl<W: Weight> Law<W> {
 
     /// Whether every sum of a value of each lies within `i64`: past it the language's
     /// arithmetic saturates, which a shifted convolution cannot do (the sum then goes
-    /// value by value, saturating as the float engine and the sampler do).
+    /// value by value, saturating as the sampler does).
     fn sums_fit(&self, o: &Self) -> bool {
         let hi = |l: &Self| l.lo as i128 + l.n.len() as i128 - 1;
         let (lo, hi) = (self.lo as i128 + o.lo as i128, hi(self) + hi(o));
@@ -572,10 +573,10 @@ fn law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<Law, NoLaw> {
 pub(super) struct Played {
     /// Whether some `repeat` came to its last round with ways still going.
     stopped: bool,
-    /// The mass the limits stopped before the conditions held, as the float engine's
-    /// ledger counts it; NaN where a `repeat` was played where its reach is not known.
+    /// The mass the limits stopped before the conditions held, each by its reach; NaN
+    /// where a `repeat` was played where its reach is not known.
     unfinished: f64,
-    /// The chains stopped at their depth, as the ledger counts them; NaN where one was
+    /// The chains stopped at their depth, each by its reach; NaN where one was
     /// rolled where its reach is not known.
     capped: f64,
     /// [`Budget::past`].

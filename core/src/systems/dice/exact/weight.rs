@@ -14,7 +14,8 @@ use ethnum::U256;
 mod real;
 pub use real::{Real, REAL_WORK};
 
-/// Why the integer engine stopped: the float's fractions stand.
+/// Why the law stopped: in machine words, to run again wider; past every weight, why
+/// the scenario is Monte Carlo only.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum NoLaw {
     /// A part it does not serve, its budget spent, or the run cancelled.
@@ -33,13 +34,17 @@ impl std::fmt::Display for NoLaw {
     /// Why a roll has no exact distribution, as a designer reads it.
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         match self {
-            NoLaw::Refused => f.write_str(
-                "a part the exact evaluator does not work out, or more values or outcomes than it holds",
+            NoLaw::Refused => write!(
+                f,
+                "a value spanning more than {} numbers, a pool variable of more than {} outcomes that no pass reads, a part the exact evaluator does not work out, or the run was stopped",
+                crate::text::thousands(super::MAX_SPAN as u64),
+                crate::text::thousands(super::MAX_OUTCOMES),
             ),
             NoLaw::Wide | NoLaw::Wider | NoLaw::Spent => write!(
                 f,
-                "working it out exactly takes more than {} operations",
-                REAL_WORK
+                "working it out exactly takes more than {} operations counted in whole numbers and {} in floats",
+                crate::text::thousands(super::LAW_WORK),
+                crate::text::thousands(REAL_WORK),
             ),
         }
     }

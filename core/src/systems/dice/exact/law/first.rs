@@ -1,5 +1,5 @@
-//! Which expressions go to the law before the float engine: every one it serves. A
-//! chain stopped at its depth and a `repeat` stopped at its limit are reported as a
+//! The law's entries: in integers first, then in floats. A chain stopped at its depth
+//! and a `repeat` stopped at its limit are reported as a
 //! mass beside the distribution; the law counts them as it goes, each by the chance of
 //! reaching it (a chain: its dice times its chance of rolling on at its last roll; a
 //! `repeat`: its last round's ways whose condition does not hold), where that chance
@@ -7,8 +7,9 @@
 //! bodies and hand-outs, whose every value (state, outcome) the law mixes by its ways;
 //! a round's parts, worked out once for a state met again and again, count theirs per
 //! unit of the state's chance and again each time it comes (a choice's body by each
-//! end's chance). Where a part is worked out once for many values, only the floats'
-//! ledger knows it, and it runs after.
+//! end's chance). Where a part is worked out once for many values, how often its limit
+//! was reached is not known: the law says so ([`First::stopped`]), and the report says
+//! the mass was not worked out.
 
 use super::super::super::dist::{die_dist, Ledger};
 use super::*;
@@ -18,8 +19,7 @@ pub struct First {
     /// The distribution: counted, or in floats past the counting's budget.
     pub law: Weights,
     /// Whether a `repeat` came to its limit with ways still going, or a chain was
-    /// rolled, where how often is a chance only the floats know: a mass only they
-    /// report.
+    /// rolled, where how often is not known: the masses are not reported.
     pub stopped: bool,
     /// The mass of the chains stopped at their depth, where not `stopped`.
     pub capped: f64,
@@ -31,10 +31,8 @@ pub struct First {
     pub past: i64,
 }
 
-/// The exact law of `n`, tried before the float engine. Where the masses its limits
-/// stopped are known too, the floats would be a second evaluation for nothing (hit,
-/// wound and save with rolled counts, a Monopoly turn, an exploding pool read several
-/// ways, a fight to the last die). An error: refused, not to try again.
+/// The exact law of `n`, counted in integers: every value with its fraction. An
+/// error: refused (a part it does not serve, its budget spent, the run cancelled).
 pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, NoLaw> {
     law_of(n, vs, cancel, false)
 }
@@ -47,7 +45,7 @@ pub fn any_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, No
 
 /// [`first_law`] in floats (plain, then with their own exponent, [`Real`]): no
 /// fractions, for what counting in integers gives up on (a fight of 500 rounds,
-/// `1000d6 keep highest 500`: 12 ms, where the float engine took 0.44 s).
+/// `1000d6 keep highest 500`: 12 ms).
 pub fn real_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, NoLaw> {
     law_of(n, vs, cancel, true)
 }

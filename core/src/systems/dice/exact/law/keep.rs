@@ -323,7 +323,7 @@ impl<'d, W: Weight> Keep<'d, W> {
 
     /// The read after `take` more dice show the face.
     fn read(&self, acc: i64, kept: u32, take: u32, v: i64) -> i64 {
-        super::super::kept_read(self.agg, self.end, acc, kept, take, v, self.lohi)
+        kept_read(self.agg, self.end, acc, kept, take, v, self.lohi)
     }
 
     /// The sum of the `k` dice kept of a pool of one kind, by the face `t` the last kept
@@ -528,5 +528,35 @@ impl<'d, W: Weight> Keep<'d, W> {
             }
         }
         Ok(())
+    }
+}
+
+/// A keep pass's reading after `take` more dice kept at face `v` (`kept` before them),
+/// from the accumulator `acc`: the one step both passes  take. `count max` / `count min` read the faces' span `lohi`. A read the
+/// general pass serves (`straight`, a shape) leaves `acc` as it is: `pool` never sends
+/// it here.
+fn kept_read(agg: Agg, end: End, acc: i64, kept: u32, take: u32, v: i64, lohi: (i64, i64)) -> i64 {
+    match agg {
+        Agg::Sum => acc + take as i64 * v,
+        Agg::Tally(t) => acc + take as i64 * crate::systems::dice::lang::tally(v, t),
+        Agg::Count(cond) => {
+            acc + if cond.holds(v, lohi.0, lohi.1) {
+                take as i64
+            } else {
+                0
+            }
+        }
+        Agg::MaxSet => acc.max(take as i64),
+        Agg::Straight | Agg::Shape(_) => acc,
+        // The kept dice's extreme: the first value kept from this end is the highest
+        // (or lowest); the last, the other.
+        Agg::Highest | Agg::Lowest => {
+            let wants_first = (agg == Agg::Highest) == (end == End::Highest);
+            if take > 0 && (!wants_first || kept == 0) {
+                v
+            } else {
+                acc
+            }
+        }
     }
 }

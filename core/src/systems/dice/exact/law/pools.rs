@@ -1,7 +1,6 @@
 //! A pool variable with integer weights: every multiset of its dice with its ways
 //! (multinomials of each die's law), those that read alike every way the body reads
-//! them taken as one, and the body read once per outcome, as the float engine's
-//! [`super::super::over_pool`] goes. `let p = 20d6 in p count 6 + max(p count 4, p count
+//! them taken as one, and the body read once per outcome. `let p = 20d6 in p count 6 + max(p count 4, p count
 //! 5) - p count 1` is 53,130 multisets over 6^20, every one counted.
 
 use super::*;
@@ -344,7 +343,7 @@ fn each_row<'a, W: Weight>(
 }
 
 /// Two pools met die by die as one multiset pass ([`lower`](crate::systems::dice::lower)
-/// builds it as it does for the float engine), counted in ways: the states the reads
+/// builds it), counted in ways: the states the reads
 /// need, not every pair of the sides' multisets (`cancel(9d10, 8d10) highest` pairs
 /// 48,620 with 24,310). None where there is no such pass, or it refuses.
 pub(super) fn passed<'a, W: Weight>(
@@ -965,7 +964,7 @@ fn chosen<W: Weight>(
     Ok((outcomes, W::from_big(&den)?))
 }
 
-/// As many outcomes as the float engine goes through, at most: `C(n + s - 1, s - 1)` of
+/// As many outcomes as a walk goes through, at most ([`MAX_OUTCOMES`]): `C(n + s - 1, s - 1)` of
 /// each group of `n` dice of `s` values, multiplied; each costs its dice, sorted and
 /// read (a thousand dice of three faces are half a million multisets of a thousand).
 fn within_outcomes<W: Weight>(sizes: &[(u32, usize)], b: &mut Budget<W>) -> Result<(), NoLaw> {
@@ -1101,7 +1100,7 @@ fn hands<W: Weight>(
 }
 
 /// A read of the pool variable held at its depth; a read whose keep count or face is a
-/// value (`p keep lowest i highest`) once per value it takes, as the float engine reads it.
+/// value (`p keep lowest i highest`) once per value it takes.
 pub(super) fn read<'a, W: Weight>(
     r: &'a PoolRead,
     env: &mut Vec<i64>,
@@ -1379,7 +1378,7 @@ pub(super) fn again_pool<'a, W: Weight>(
 
 /// One die's chain under `again` (a die showing `again`'s condition adds a die), walked
 /// to its depth: the ways of what `read` folds over the chain's rolls from `start`,
-/// over one denominator: the float engine's chain in integer ways.
+/// over one denominator.
 fn again_chain<'a, K: std::hash::Hash + Eq + Clone, W: Weight>(
     spec: &DieSpec,
     again: Cond,
@@ -1430,7 +1429,7 @@ fn again_chain<'a, K: std::hash::Hash + Eq + Clone, W: Weight>(
 
 /// A pool whose numbers are rolled first (a step die's sides `d(s)`, a face to count
 /// from a `let`, `count == t`): every combination of their values, each the pool it
-/// makes, mixed by the combination's ways, as the float engine's template goes. Each
+/// makes, mixed by the combination's ways. Each
 /// such pool is made there and then, so it is counted with a budget of its own, the
 /// work it spends taken from this one.
 pub(super) fn template<'a, W: Weight>(

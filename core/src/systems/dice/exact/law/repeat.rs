@@ -1,5 +1,4 @@
-//! A `repeat` with integer weights: the float engine's Markov chain
-//! ([`super::super::repeat`]), each state's mass a count of ways over one denominator
+//! A `repeat` with integer weights: a Markov chain over its states, each state's mass a count of ways over one denominator
 //! per round, so that a chain stopped at its limit has the limit's own fraction (a
 //! reroll-until chain whose 100-round limit moves its value by 1e-31 is not the fraction
 //! of the unlimited chain that the floats would be read as).
@@ -8,6 +7,10 @@ use super::*;
 use crate::systems::dice::program::{mentions, Repeat};
 use std::collections::hash_map::Entry;
 use std::rc::Rc;
+
+/// The work of one state's step in a round, in units of the budget: a state is a
+/// few numbers hashed and looked up, about as long as this many operations elsewhere.
+const REPEAT_COST: u64 = 16;
 
 /// A state of a `repeat`: its variables' values.
 type State = Values;
@@ -418,7 +421,7 @@ fn joint_round<'a, W: Weight>(
 ) -> Result<(States<W>, W), NoLaw> {
     let mut plays = Vec::with_capacity(states.len());
     for (s, w) in states {
-        b.spend(super::super::repeat::REPEAT_COST * at.words)?;
+        b.spend(REPEAT_COST * at.words)?;
         env.extend_from_slice(&s);
         env.push(at.round as i64);
         let played = play(r, &s, at, last, cache_step, known, env, b);
@@ -507,7 +510,7 @@ fn apart_round<'a, W: Weight>(
     let mut going = Vec::with_capacity(states.len());
     let mut common = W::one();
     for (s, w) in states {
-        b.spend(super::super::repeat::REPEAT_COST * at.words)?;
+        b.spend(REPEAT_COST * at.words)?;
         let ((stops, until_den), mass) = match stops_of.get(&s) {
             Some(k) if at.cache_until => k.clone(),
             _ => {
@@ -861,7 +864,7 @@ fn step_into<'a, W: Weight>(
             Ok(())
         }
         Node::Emit(v) => {
-            b.spend(super::super::repeat::REPEAT_COST)?;
+            b.spend(REPEAT_COST)?;
             if v.iter().all(|u| b.arithmetic(u)) {
                 let t: Option<State> = v.iter().map(|u| number(u, env, &b.held)).collect();
                 return joint.add(&t.ok_or(NoLaw::Refused)?, ways, den);
@@ -870,7 +873,7 @@ fn step_into<'a, W: Weight>(
                 .iter()
                 .map(|n| eval(n, env, b))
                 .collect::<Result<Vec<_>, _>>()?;
-            let (each, over) = every_combination(&laws, super::super::repeat::REPEAT_COST, b)?;
+            let (each, over) = every_combination(&laws, REPEAT_COST, b)?;
             let den = den.mul(&over)?;
             for (t, p) in each {
                 joint.add(&t, &p.mul(ways)?, &den)?;

@@ -16,7 +16,7 @@ use dashu_int::UBig;
 
 /// The operations on floats past which the law gives up, where counting in integers
 /// passed its budget: about half a second on one core.
-pub const REAL_WORK: u64 = 60_000_000;
+pub const REAL_WORK: u64 = 100_000_000;
 
 /// `m · 2^e`.
 #[derive(Clone, Copy, Debug, Default)]

@@ -1022,3 +1022,36 @@ fn a_sum_kept_from_many_dice_by_the_face_of_its_last_kept_die() {
     let lowest = each(66, &|d| d[..7].iter().sum());
     holds("66d4 keep lowest 7", &lowest);
 }
+
+/// A pool variable met with a pool rolled beside it, the variable read again: `cancel`
+/// of four d6s held by three exploding d6s (a chain of 20 more rolls: 106 faces each,
+/// some 200,000 multisets, met as one pass over their faces with the dice held, not
+/// every multiset paired with each of the 126 held). A die that explodes never shows a
+/// 6, so it cancels a held die only where it shows 1 to 5: an enumerator of four d6s and
+/// three dice of 1 to 5 or "past 6" (the sixth of the ways) gives every fraction.
+#[test]
+fn a_pool_variable_met_with_an_exploding_pool_and_read_again() {
+    let mut ways: BTreeMap<i64, BigUint> = BTreeMap::new();
+    let d6 = || 1..=6i64;
+    for held in d6().flat_map(|a| {
+        d6().flat_map(move |b| d6().flat_map(move |c| d6().map(move |d| [a, b, c, d])))
+    }) {
+        for rolled in d6().flat_map(|x| d6().flat_map(move |y| d6().map(move |z| [x, y, z]))) {
+            // Each rolled die cancels one held die of its face (6: past 6, no face).
+            let mut left = held.to_vec();
+            for v in rolled.iter().filter(|v| **v < 6) {
+                if let Some(i) = left.iter().position(|h| h == v) {
+                    left.remove(i);
+                }
+            }
+            let highest = left.iter().copied().max().unwrap_or(0);
+            let sixes = held.iter().filter(|h| **h == 6).count() as i64;
+            *ways.entry(highest + sixes).or_default() += BigUint::from(1u8);
+        }
+    }
+    holds_ways(
+        "let p = 4d6 in cancel(p, 3d6 explode) highest + p count 6",
+        ways,
+        &BigUint::from(6u8).pow(7),
+    );
+}

@@ -113,6 +113,56 @@ pub(super) fn meeting(m: &Meeting, ledger: &mut Ledger) -> Result<Option<Pass>, 
     })
 }
 
+/// A meeting of a pool and a pool variable's dice held (`let p = 4d6 in cancel(p, 3d6
+/// explode) highest + p count 6`): the held dice are a pool of dice of one face each, so
+/// the pass goes over the rolled side's faces once, not over every pair of its
+/// multisets with the dice held. `held` is each side's dice where it is a variable.
+pub(super) fn held_meeting(
+    m: &Meeting,
+    held: [Option<&[i64]>; 2],
+    ledger: &mut Ledger,
+) -> Result<Option<Pass>, TooBig> {
+    let mut pools = Vec::new();
+    let mut sources = Vec::new();
+    for (i, (side, dice)) in m.sides.iter().zip(held).enumerate() {
+        match (side, dice) {
+            (Side::Pool(p), None) => {
+                let Some(pool) = pool_in(p, ledger)? else {
+                    return Ok(None);
+                };
+                pools.push(pool);
+                sources.push(source(p, i, None));
+            }
+            // The dice held are the ones the variable kept: no keep left to apply.
+            (Side::Var { spec, .. }, Some(dice)) => {
+                let mut groups: Vec<(u32, super::dist::Dist)> = Vec::new();
+                for &face in dice {
+                    match groups.last_mut() {
+                        Some((n, d)) if d.lo == face => *n += 1,
+                        _ => groups.push((1, super::dist::Dist::point(face))),
+                    }
+                }
+                pools.push(PoolIn { groups });
+                let (lo, hi) = face_span(spec);
+                sources.push(Source {
+                    pool: i,
+                    keeps: Vec::new(),
+                    only: None,
+                    lo,
+                    hi,
+                });
+            }
+            _ => return Ok(None),
+        }
+    }
+    let [a, b]: [Source; 2] = sources.try_into().expect("two sides");
+    let pass = Pass {
+        pools,
+        reads: vec![meet(m, a, b)],
+    };
+    Ok(pass.fits().then_some(pass))
+}
+
 fn meet(m: &Meeting, mut a: Source, mut b: Source) -> Read {
     a.only = m.only[0];
     b.only = m.only[1];

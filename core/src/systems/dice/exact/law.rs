@@ -36,6 +36,7 @@ use ethnum::U256;
 
 mod first;
 mod keep;
+mod meet;
 mod pools;
 mod repeat;
 
@@ -1080,25 +1081,28 @@ fn open_weighed<'a, W: Weight>(
                 let mut ledger = Default::default();
                 crate::systems::dice::lower::versus(*kind, x, y, *ties, &mut ledger)
             };
-            if let Some(law) = pools::passed(n, pass, [x, y], b)? {
+            if let Some(law) = meet::passed(n, pass, [x, y], b)? {
                 return Ok(law);
             }
-            let sides = [pools::Meets::Pool(x), pools::Meets::Pool(y)];
-            pools::meeting(sides, &|a, d| versus(*kind, a, d, *ties), b)?
+            let sides = [meet::Meets::Pool(x), meet::Meets::Pool(y)];
+            meet::meeting(sides, &|a, d| versus(*kind, a, d, *ties), b)?
         }
         Node::Meeting(m) => {
             if let [Side::Pool(x), Side::Pool(y)] = &m.sides {
                 let pass = || crate::systems::dice::lower::meeting(m, &mut Default::default());
-                if let Some(law) = pools::passed(n, pass, [x, y], b)? {
+                if let Some(law) = meet::passed(n, pass, [x, y], b)? {
                     return Ok(law);
                 }
             }
+            if let Some(law) = meet::held_pass(m, b)? {
+                return Ok(law);
+            }
             let side = |s: &'a Side| match s {
-                Side::Pool(p) => pools::Meets::Pool(p),
-                Side::Var { i, .. } => pools::Meets::Held(*i),
+                Side::Pool(p) => meet::Meets::Pool(p),
+                Side::Var { i, .. } => meet::Meets::Held(*i),
             };
             let sides = [side(&m.sides[0]), side(&m.sides[1])];
-            pools::meeting(sides, &|a, d| m.value(a, d), b)?
+            meet::meeting(sides, &|a, d| m.value(a, d), b)?
         }
         _ => return Err(NoLaw::Refused),
     })

@@ -3,6 +3,7 @@
 //! them taken as one, and the body read once per outcome. `let p = 20d6 in p count 6 + max(p count 4, p count
 //! 5) - p count 1` is 53,130 multisets over 6^20, every one counted.
 
+use super::meet::faces;
 use super::*;
 use crate::systems::dice::exact::MAX_OUTCOMES;
 use crate::systems::dice::lang::Cond;
@@ -342,88 +343,6 @@ fn each_row<'a, W: Weight>(
     mix.done(den).map(Some)
 }
 
-/// Two pools met die by die as one multiset pass ([`lower`](crate::systems::dice::lower)
-/// builds it), counted in ways: the states the reads
-/// need, not every pair of the sides' multisets (`cancel(9d10, 8d10) highest` pairs
-/// 48,620 with 24,310). None where there is no such pass, or it refuses.
-pub(super) fn passed<'a, W: Weight>(
-    n: &'a Node,
-    pass: impl FnOnce() -> Result<
-        Option<crate::systems::dice::multiset::Pass>,
-        crate::systems::dice::dist::TooBig,
-    >,
-    specs: [&'a PoolSpec; 2],
-    b: &mut Budget<'a, W>,
-) -> Result<Option<Law<W>>, NoLaw> {
-    if let Some(law) = b.closed.alike(n) {
-        b.spend(law.n.len() as u64)?;
-        return Ok(Some(law));
-    }
-    let Ok(Some(pass)) = pass() else {
-        return Ok(None);
-    };
-    let mut dice = Vec::new();
-    for spec in specs {
-        for (_, d) in &spec.groups {
-            dice.push(faces(&super::die(d, b)?));
-        }
-    }
-    let (joint, den) = match pass.run_ways(&dice, &mut |ops| b.spend(ops)) {
-        Err(NoLaw::Refused) => return Ok(None),
-        r => r?,
-    };
-    let mut m: Map<i64, W> = Map::default();
-    for (v, w) in joint {
-        m.entry(v[0]).or_default().add_to(&w)?;
-    }
-    let law = Law::from_map(m, den)?;
-    Ok(Some(b.closed.keep(n, law)))
-}
-
-/// A die's faces with their ways, as a pass in ways takes them.
-fn faces<W: Weight>(law: &Law<W>) -> crate::systems::dice::multiset::Faces<W> {
-    law.iter()
-        .filter(|(_, w)| !w.is_zero())
-        .map(|(v, w)| (v, w.clone()))
-        .collect()
-}
-
-/// Two sides set die by die (`pairs`, `beats`, `cancel`, with `only` and a read of
-/// what is left): every pair of the sides' outcomes (a pool's every multiset of kept
-/// dice, or a pool variable's dice held), the meeting's value on each, as the sampler
-/// reads it.
-pub(super) fn meeting<'a, W: Weight>(
-    sides: [Meets<'a>; 2],
-    value: &dyn Fn(&[i64], &[i64]) -> i64,
-    b: &mut Budget<'a, W>,
-) -> Result<Law<W>, NoLaw> {
-    let side = |s: Meets<'a>, b: &mut Budget<'a, W>| -> Result<std::rc::Rc<Outcomes<W>>, NoLaw> {
-        match s {
-            Meets::Pool(spec) => kept(spec, b),
-            Meets::Held(i) => {
-                let dice = b
-                    .held
-                    .iter()
-                    .rev()
-                    .find(|(at, _)| *at == i)
-                    .and_then(|(_, h)| h.dice())
-                    .ok_or(NoLaw::Refused)?;
-                Ok(std::rc::Rc::new((vec![(dice.clone(), W::one())], W::one())))
-            }
-        }
-    };
-    let [x, y] = sides;
-    let (xs, ys) = (side(x, b)?, side(y, b)?);
-    b.spend((xs.0.len() as u64).saturating_mul(ys.0.len() as u64))?;
-    let mut m: Map<i64, W> = Map::default();
-    for (a, wa) in &xs.0 {
-        for (d, wd) in &ys.0 {
-            m.entry(value(a, d)).or_default().add_product(wa, wd)?;
-        }
-    }
-    Ok(Law::from_map(m, xs.1.mul(&ys.1)?)?.reduced())
-}
-
 /// Dice of one roll handed out to roles (`choose`): every multiset of the dice rolled
 /// with its ways, handed out as the sampler hands them out, the body read once per
 /// distinct hand-out.
@@ -491,14 +410,14 @@ fn meets_held(n: &Node) -> bool {
 }
 
 /// Multisets of a pool past which a pass face by face is tried before walking them.
-const PASS_PAST: f64 = 2000.0;
+pub(super) const PASS_PAST: f64 = 2000.0;
 
 /// Work units a combination of pool variables' outcomes takes to walk, about: its body
 /// read once, each read a few operations.
 const WALK_UNITS: u64 = 8;
 
 /// How many multisets `n` dice of `s` values make: `C(n + s - 1, s - 1)`.
-fn multisets(n: u32, s: usize) -> f64 {
+pub(super) fn multisets(n: u32, s: usize) -> f64 {
     let mut c = 1f64;
     for j in 0..(s as u64).saturating_sub(1) {
         c = c * (f64::from(n) + 1.0 + j as f64) / (j as f64 + 1.0);
@@ -506,17 +425,8 @@ fn multisets(n: u32, s: usize) -> f64 {
     c
 }
 
-/// One side of a [`meeting`].
-#[derive(Clone, Copy)]
-pub(super) enum Meets<'a> {
-    /// A pool rolled there.
-    Pool(&'a PoolSpec),
-    /// The pool variable at this scope depth.
-    Held(usize),
-}
-
 /// Every multiset of a pool's kept dice (ascending) with its ways, once per pool.
-fn kept<'a, W: Weight>(
+pub(super) fn kept<'a, W: Weight>(
     spec: &'a PoolSpec,
     b: &mut Budget<'a, W>,
 ) -> Result<std::rc::Rc<Outcomes<W>>, NoLaw> {

@@ -40,7 +40,7 @@ mod meet;
 mod pools;
 mod repeat;
 
-use first::stops_nothing;
+pub(super) use first::stops_nothing;
 pub use first::{any_law, first_law, real_law, First};
 
 /// Operations on big integers (a multiply-add, an addition) past which the integer

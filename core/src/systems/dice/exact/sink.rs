@@ -147,9 +147,14 @@ fn push(d: usize, bound: Node, body: Node) -> Node {
 fn bind(d: usize, binder: Binder, body: Node) -> Node {
     let reads = |n: &Node| mentions(n, d);
     if !reads(&body) {
-        // Unread: kept as written, so that what its dice report (a capped explosion)
-        // is still reported.
-        return binder.around(body);
+        // Unread and stopping nothing (no chain at its depth, no `repeat` at its
+        // limit): nothing to roll for (`let a, b, c = 3d6 in a` reads one die of
+        // three, not each of its body's values for every value of the other two).
+        // Unread with a stop: kept as written, so that what it stops is reported.
+        return match binder {
+            Binder::Value(bound) if super::law::stops_nothing(&bound) => lower(body, d),
+            binder => binder.around(body),
+        };
     }
     macro_rules! binary {
         ($make:expr, $a:expr, $b:expr) => {{

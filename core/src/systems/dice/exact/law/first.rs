@@ -78,7 +78,7 @@ fn law_of(n: &Node, vs: Option<&Node>, cancel: &Cancel, real: bool) -> Result<Fi
 /// Whether nothing in `n` stops at a limit whose mass is reported (an explosion or
 /// `again` chain at its depth, a `repeat` at its last round): a part that stops nothing
 /// has nothing to count again, however it is reached.
-pub(super) fn stops_nothing(n: &Node) -> bool {
+pub(in super::super) fn stops_nothing(n: &Node) -> bool {
     let mut ok = !matches!(n, Node::Repeat(_)) && !chains_here(n);
     super::super::super::program::each_child(n, &mut |c| ok = ok && stops_nothing(c));
     ok

@@ -2,7 +2,7 @@
 //! both where there is one (two pools, or a pool and a pool variable's dice held),
 //! else every pair of the sides' outcomes.
 
-use super::pools::{kept, multisets, Outcomes, PASS_PAST};
+use super::pools::{faces, kept, multisets, Outcomes, PASS_PAST};
 use super::*;
 
 /// One side of a [`meeting`].
@@ -136,14 +136,6 @@ pub(super) fn held_pass<'a, W: Weight>(
         m.entry(v[0]).or_default().add_to(&w)?;
     }
     Ok(Some(Law::from_map(m, den)?))
-}
-
-/// A die's faces with their ways, as a pass in ways takes them.
-pub(super) fn faces<W: Weight>(law: &Law<W>) -> crate::systems::dice::multiset::Faces<W> {
-    law.iter()
-        .filter(|(_, w)| !w.is_zero())
-        .map(|(v, w)| (v, w.clone()))
-        .collect()
 }
 
 /// Two sides set die by die (`pairs`, `beats`, `cancel`, with `only` and a read of

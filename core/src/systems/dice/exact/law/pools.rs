@@ -3,7 +3,6 @@
 //! them taken as one, and the body read once per outcome. `let p = 20d6 in p count 6 + max(p count 4, p count
 //! 5) - p count 1` is 53,130 multisets over 6^20, every one counted.
 
-use super::meet::faces;
 use super::*;
 use crate::systems::dice::exact::MAX_OUTCOMES;
 use crate::systems::dice::lang::Cond;
@@ -1375,4 +1374,12 @@ pub(super) fn template<'a, W: Weight>(
         mix.add(&w, part, b)?;
     }
     mix.done(&den)
+}
+
+/// A die's faces with their ways, as a pass in ways takes them.
+pub(super) fn faces<W: Weight>(law: &Law<W>) -> crate::systems::dice::multiset::Faces<W> {
+    law.iter()
+        .filter(|(_, w)| !w.is_zero())
+        .map(|(v, w)| (v, w.clone()))
+        .collect()
 }

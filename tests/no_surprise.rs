@@ -265,3 +265,35 @@ fn the_chains_a_depth_cuts_are_a_number_per_roll_not_a_probability() {
         "{out}"
     );
 }
+
+/// A roll with no exact distribution says which limit it passed, in its own words: the
+/// span of a value, the outcomes of a pool no pass reads, the work of counting and of
+/// floats (each past its number, as the docs' Limits table states them).
+#[test]
+fn a_roll_without_an_exact_distribution_names_the_limit_it_passed() {
+    for (roll, why) in [
+        (
+            "12d20 straight",
+            "a pool of more than 2,000,000 outcomes (every multiset of its dice), read in a way no pass over its faces reads",
+        ),
+        (
+            "100d1000 keep highest 50",
+            "working it out exactly takes more than 15,000,000 operations counted in whole numbers and 100,000,000 in floats",
+        ),
+    ] {
+        let c = crate::dice_lang::compile(roll, None);
+        assert!(c.exact.is_none(), "{roll}");
+        assert!(
+            c.description
+                .contains(&format!("no exact distribution ({why}): Monte Carlo only")),
+            "{roll}: {}",
+            c.description
+        );
+    }
+    // A span the table cannot hold, read off a law that spans too many numbers.
+    let e = crate::dice_lang::load_err("if d2 == 1 then 0 else 1000000 * 3");
+    assert!(
+        e.contains("was not worked out: a value spans more than 1,048,576 numbers"),
+        "{e}"
+    );
+}

@@ -14,7 +14,7 @@ mod law;
 mod sink;
 mod weight;
 
-pub use law::{any_law, first_law, real_law, First, Law, NoLaw, Weights, LAW_WORK};
+pub use law::{any_law, first_law, real_law, First, Law, NoLaw, Weights, Why, LAW_WORK};
 pub use sink::sunk;
 pub(crate) use weight::Weight;
 pub use weight::REAL_WORK;

@@ -26,8 +26,8 @@ use super::super::dist::Map;
 use super::super::lang::{tally, Agg, Cond, End, ModOf};
 use super::super::program::divide;
 use super::super::program::{counted, versus, Card, DieSpec, Node, PoolRead, PoolSpec, Side};
-pub use super::weight::NoLaw;
 use super::weight::{ratio, Weight};
+pub use super::weight::{NoLaw, Why};
 pub use super::weight::{Real, REAL_WORK};
 use crate::cancel::Cancel;
 use crate::fraction::Fraction;
@@ -85,11 +85,11 @@ impl Weights {
 
 /// The most values one law may span ([`super::MAX_SPAN`]).
 fn span(lo: i64, hi: i64) -> Result<usize, NoLaw> {
-    usize::try_from(hi.checked_sub(lo).ok_or(NoLaw::Refused)?)
+    usize::try_from(hi.checked_sub(lo).ok_or(NoLaw::Refused(Why::Span))?)
         .ok()
         .map(|s| s + 1)
         .filter(|&s| s <= super::MAX_SPAN)
-        .ok_or(NoLaw::Refused)
+        .ok_or(NoLaw::Refused(Why::Span))
 }
 
 /// Convolutions whose shorter side has this many values go by one big multiply.
@@ -229,7 +229,7 @@ impl<'a, W> Budget<'a, W> {
 
     fn spend(&mut self, ops: u64) -> Result<(), NoLaw> {
         if self.cancel.is_cancelled() {
-            return Err(NoLaw::Refused);
+            return Err(NoLaw::Refused(Why::Stopped));
         }
         if ops > self.left {
             return Err(NoLaw::Spent);
@@ -667,7 +667,7 @@ fn law_in<W: Weight>(
     match ran {
         // Big integers would spend the same on it: no second run (four pools of 10d6
         // set against each other took 5 s in machine words, then 5 s more).
-        Err(NoLaw::Spent) if !b.long && W::EXACT => Err(NoLaw::Refused),
+        Err(NoLaw::Spent) if !b.long && W::EXACT => Err(NoLaw::Refused(Why::Work)),
         r => r.map(|law| {
             let played = Played {
                 stopped: b.stopped,
@@ -1024,7 +1024,7 @@ fn open_weighed<'a, W: Weight>(
     }
     Ok(match n {
         Node::Num(v) => Law::point(*v),
-        Node::Var(i) => Law::point(*env.get(*i).ok_or(NoLaw::Refused)?),
+        Node::Var(i) => Law::point(*env.get(*i).ok_or(NoLaw::Refused(Why::Part))?),
         Node::Neg(a) => eval(a, env, b)?.map(|x| x.saturating_neg())?,
         Node::Add(x, y) => {
             let (x, y) = two(x, y, env, b)?;
@@ -1104,7 +1104,7 @@ fn open_weighed<'a, W: Weight>(
             let sides = [side(&m.sides[0]), side(&m.sides[1])];
             meet::meeting(sides, &|a, d| m.value(a, d), b)?
         }
-        _ => return Err(NoLaw::Refused),
+        _ => return Err(NoLaw::Refused(Why::Part)),
     })
 }
 
@@ -1127,7 +1127,9 @@ fn let_in<'a, W: Weight>(
             env.push(v);
             let at = number(body, env, &b.held);
             env.pop();
-            m.entry(at.ok_or(NoLaw::Refused)?).or_default().add_to(w)?;
+            m.entry(at.ok_or(NoLaw::Refused(Why::Part))?)
+                .or_default()
+                .add_to(w)?;
         }
         return Law::from_map(m, d.den.clone());
     }
@@ -1202,10 +1204,10 @@ fn card<'a, W: Weight>(
     let mut dealt = Vec::with_capacity(c.before.len());
     for x in &c.before {
         let d = match x {
-            Node::Var(i) => *env.get(*i).ok_or(NoLaw::Refused)?,
+            Node::Var(i) => *env.get(*i).ok_or(NoLaw::Refused(Why::Part))?,
             x => match eval(x, env, b)? {
                 d if d.n.len() == 1 => d.lo,
-                _ => return Err(NoLaw::Refused),
+                _ => return Err(NoLaw::Refused(Why::Part)),
             },
         };
         dealt.push(d);
@@ -1264,7 +1266,7 @@ pub(super) fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>,
             let mut left = base.den.clone();
             left.sub_from(&hit)?;
             if left.is_zero() {
-                return Err(NoLaw::Refused);
+                return Err(NoLaw::Refused(Why::Part));
             }
             Law {
                 den: left,
@@ -1376,7 +1378,7 @@ fn pool<'a, W: Weight>(p: &'a PoolSpec, b: &mut Budget<'a, W>) -> Result<Law<W>,
     if let Some(c) = p.again {
         return match p.agg {
             Agg::Sum | Agg::Count(_) if p.keep.is_none() => pools::again_pool(p, c, b),
-            _ => Err(NoLaw::Refused),
+            _ => Err(NoLaw::Refused(Why::Part)),
         };
     }
     if p.deck().is_some() || matches!(p.agg, Agg::Straight | Agg::Shape(_)) {

@@ -18,8 +18,8 @@ pub use real::{Real, REAL_WORK};
 /// the scenario is Monte Carlo only.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum NoLaw {
-    /// A part it does not serve, its budget spent, or the run cancelled.
-    Refused,
+    /// Refused, and why: not to try again in wider weights.
+    Refused(Why),
     /// A count passed the weight's words: run again in big integers.
     Wide,
     /// Counts that will pass four words as well (a `repeat`'s denominator, growing as
@@ -30,21 +30,53 @@ pub enum NoLaw {
     Spent,
 }
 
+/// Why the law refused a roll, as the scenario's description says it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Why {
+    /// A value spanning more numbers than a law holds ([`super::MAX_SPAN`]).
+    Span,
+    /// A pool variable of more outcomes than a walk takes ([`super::MAX_OUTCOMES`]),
+    /// that no pass over faces reads either.
+    Outcomes,
+    /// A pass over faces with more states at one face than it holds.
+    States,
+    /// Its budget spent in machine words where big integers would spend it too.
+    Work,
+    /// The run was cancelled.
+    Stopped,
+    /// A part it does not work out.
+    Part,
+}
+
 impl std::fmt::Display for NoLaw {
     /// Why a roll has no exact distribution, as a designer reads it.
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let thousands = crate::text::thousands;
         match self {
-            NoLaw::Refused => write!(
+            NoLaw::Refused(Why::Span) => write!(
                 f,
-                "a value spanning more than {} numbers, a pool variable of more than {} outcomes that no pass reads, a part the exact evaluator does not work out, or the run was stopped",
-                crate::text::thousands(super::MAX_SPAN as u64),
-                crate::text::thousands(super::MAX_OUTCOMES),
+                "a value spans more than {} numbers",
+                thousands(super::MAX_SPAN as u64)
             ),
-            NoLaw::Wide | NoLaw::Wider | NoLaw::Spent => write!(
+            NoLaw::Refused(Why::Outcomes) => write!(
+                f,
+                "a pool of more than {} outcomes (every multiset of its dice), read in a way no pass over its faces reads",
+                thousands(super::MAX_OUTCOMES)
+            ),
+            NoLaw::Refused(Why::States) => write!(
+                f,
+                "pools read together in more than {} states at one face",
+                thousands(crate::systems::dice::multiset::MAX_STATES as u64)
+            ),
+            NoLaw::Refused(Why::Stopped) => f.write_str("the run was stopped"),
+            NoLaw::Refused(Why::Part) => {
+                f.write_str("a part the exact evaluator does not work out")
+            }
+            NoLaw::Refused(Why::Work) | NoLaw::Wide | NoLaw::Wider | NoLaw::Spent => write!(
                 f,
                 "working it out exactly takes more than {} operations counted in whole numbers and {} in floats",
-                crate::text::thousands(super::LAW_WORK),
-                crate::text::thousands(REAL_WORK),
+                thousands(super::LAW_WORK),
+                thousands(REAL_WORK),
             ),
         }
     }
@@ -159,7 +191,7 @@ macro_rules! checked_words {
             self.add_to(&p)
         }
         fn sub_from(&mut self, o: &Self) -> Result<(), NoLaw> {
-            *self = self.checked_sub(*o).ok_or(NoLaw::Refused)?;
+            *self = self.checked_sub(*o).ok_or(NoLaw::Refused(Why::Part))?;
             Ok(())
         }
         fn mul(&self, o: &Self) -> Result<Self, NoLaw> {
@@ -320,7 +352,7 @@ impl Weight for UBig {
     }
     fn sub_from(&mut self, o: &Self) -> Result<(), NoLaw> {
         if *o > *self {
-            return Err(NoLaw::Refused);
+            return Err(NoLaw::Refused(Why::Part));
         }
         *self -= o;
         Ok(())

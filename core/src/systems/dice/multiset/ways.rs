@@ -5,7 +5,7 @@
 //! Its result is over the dice's ways all told, `(sum of a die's ways)^dice`.
 
 use super::{step, Key, Map, Num, Pass, Plan};
-use crate::systems::dice::exact::{NoLaw, Weight};
+use crate::systems::dice::exact::{NoLaw, Weight, Why};
 
 /// Each group's die, in the order of the pass's pools and their groups: each face it
 /// can show with its ways.
@@ -75,12 +75,12 @@ impl Pass {
         spend: Spend,
     ) -> Result<Joint<W>, NoLaw> {
         if !self.fits() {
-            return Err(NoLaw::Refused);
+            return Err(NoLaw::Refused(Why::Part));
         }
         let plan = self.plan();
         let groups: Vec<(usize, u32)> = plan.groups.iter().map(|&(p, n, _)| (p, n)).collect();
         if dice.len() != groups.len() {
-            return Err(NoLaw::Refused);
+            return Err(NoLaw::Refused(Why::Part));
         }
         let lowest = dice
             .iter()
@@ -193,7 +193,7 @@ impl<W: Weight> Walk<'_, W> {
             }
         }
         if next.len() > super::MAX_STATES {
-            return Err(NoLaw::Refused);
+            return Err(NoLaw::Refused(Why::States));
         }
         Ok(next)
     }

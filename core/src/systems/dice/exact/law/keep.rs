@@ -197,7 +197,7 @@ impl<'d, W: Weight> Keep<'d, W> {
             strides.push(stride);
             stride = stride
                 .checked_mul(u64::from(*n) + 1)
-                .ok_or(NoLaw::Refused)?;
+                .ok_or(NoLaw::Refused(Why::Part))?;
         }
         let most = dies.iter().map(|(n, _)| *n as usize).max().unwrap_or(0);
         // The tables of each face are paid for before they are made: a keep of 1000
@@ -355,7 +355,7 @@ impl<'d, W: Weight> Keep<'d, W> {
                 (p.into_iter().next(), q.into_iter().next())
             };
             let (Some(tp), Some(sp)) = (tp, sp) else {
-                return Err(NoLaw::Refused);
+                return Err(NoLaw::Refused(Why::Part));
             };
             let one_beyond = if beyond.is_empty() {
                 None

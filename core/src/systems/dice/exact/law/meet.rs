@@ -41,7 +41,7 @@ pub(super) fn passed<'a, W: Weight>(
         }
     }
     let (joint, den) = match pass.run_ways(&dice, &mut |ops| b.spend(ops)) {
-        Err(NoLaw::Refused) => return Ok(None),
+        Err(NoLaw::Refused(_)) => return Ok(None),
         r => r?,
     };
     let mut m: Map<i64, W> = Map::default();
@@ -128,7 +128,7 @@ pub(super) fn held_pass<'a, W: Weight>(
         }
     }
     let (joint, den) = match pass.run_ways(&faces_of, &mut |ops| b.spend(ops)) {
-        Err(NoLaw::Refused) => return Ok(None),
+        Err(NoLaw::Refused(_)) => return Ok(None),
         r => r?,
     };
     let mut m: Map<i64, W> = Map::default();
@@ -157,7 +157,7 @@ pub(super) fn meeting<'a, W: Weight>(
                     .rev()
                     .find(|(at, _)| *at == i)
                     .and_then(|(_, h)| h.dice())
-                    .ok_or(NoLaw::Refused)?;
+                    .ok_or(NoLaw::Refused(Why::Part))?;
                 Ok(std::rc::Rc::new((vec![(dice.clone(), W::one())], W::one())))
             }
         }

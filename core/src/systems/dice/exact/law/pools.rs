@@ -116,8 +116,8 @@ pub(super) fn let_pool<'a, W: Weight>(
     let (taken, held) = match held_outcomes(spec, choice, b) {
         // More multisets than a pool's outcomes may hold: one pass over the faces of
         // every pool bound here may need far fewer states.
-        Err(NoLaw::Refused) if choice.is_none() => {
-            return chained(n, env, 1..=usize::MAX, b)?.ok_or(NoLaw::Refused);
+        Err(NoLaw::Refused(_)) if choice.is_none() => {
+            return chained(n, env, 1..=usize::MAX, b)?.ok_or(NoLaw::Refused(Why::Outcomes));
         }
         o => o?,
     };
@@ -165,7 +165,9 @@ pub(super) fn let_pool<'a, W: Weight>(
             let v = number(body, env, &b.held);
             b.held.pop();
             env.pop();
-            m.entry(v.ok_or(NoLaw::Refused)?).or_default().add_to(w)?;
+            m.entry(v.ok_or(NoLaw::Refused(Why::Part))?)
+                .or_default()
+                .add_to(w)?;
         }
         return Law::from_map(m, den.clone());
     }
@@ -251,7 +253,7 @@ pub(super) fn chained<'a, W: Weight>(
         }
     }
     let (joint, den) = match chain.pass.run_ways(&dice, &mut |ops| b.spend(ops)) {
-        Err(NoLaw::Refused) => return Ok(None),
+        Err(NoLaw::Refused(_)) => return Ok(None),
         r => r?,
     };
     // The chain's variables hold no number: their slots are placeholders.
@@ -472,7 +474,7 @@ fn outcomes<'a, W: Weight>(
 ) -> Result<(Vec<(Vec<i64>, W)>, W), NoLaw> {
     // An `again` pool's dice count varies: no multiset of a fixed count holds it.
     if spec.again.is_some() {
-        return Err(NoLaw::Refused);
+        return Err(NoLaw::Refused(Why::Part));
     }
     let mut index: Map<Vec<i64>, usize> = Map::default();
     let mut outcomes: Vec<(Vec<i64>, W)> = Vec::new();
@@ -879,7 +881,7 @@ fn chosen<W: Weight>(
 fn within_outcomes<W: Weight>(sizes: &[(u32, usize)], b: &mut Budget<W>) -> Result<(), NoLaw> {
     let count: f64 = sizes.iter().map(|&(n, s)| multisets(n, s)).product();
     if count > MAX_OUTCOMES as f64 {
-        return Err(NoLaw::Refused);
+        return Err(NoLaw::Refused(Why::Outcomes));
     }
     let dice: u64 = sizes.iter().map(|&(n, _)| u64::from(n)).sum();
     b.spend((count as u64).saturating_mul(4 + dice))
@@ -958,7 +960,7 @@ fn hands<W: Weight>(
     }
     let total: u32 = kinds.iter().map(|(_, n)| n).sum();
     if k > total {
-        return Err(NoLaw::Refused);
+        return Err(NoLaw::Refused(Why::Part));
     }
     let sizes: Vec<(u32, usize)> = vec![(k, kinds.len())];
     within_outcomes(&sizes, b)?;
@@ -1017,7 +1019,7 @@ pub(super) fn read<'a, W: Weight>(
 ) -> Result<Law<W>, NoLaw> {
     // An `again` pool's tally is held as its reads' values: read as one.
     if r.tally.is_some() && r.rolled.is_some() {
-        return Err(NoLaw::Refused);
+        return Err(NoLaw::Refused(Why::Part));
     }
     let held = b
         .held
@@ -1025,11 +1027,14 @@ pub(super) fn read<'a, W: Weight>(
         .rev()
         .find(|(at, _)| *at == r.i)
         .map(|(_, h)| h.clone())
-        .ok_or(NoLaw::Refused)?;
+        .ok_or(NoLaw::Refused(Why::Part))?;
     let Some(rolled) = &r.rolled else {
-        return held.value(r).map(Law::point).ok_or(NoLaw::Refused);
+        return held
+            .value(r)
+            .map(Law::point)
+            .ok_or(NoLaw::Refused(Why::Part));
     };
-    let dice = held.dice().ok_or(NoLaw::Refused)?.clone();
+    let dice = held.dice().ok_or(NoLaw::Refused(Why::Part))?.clone();
     let keep = match &rolled.keep {
         Some((_, _, n)) => Some(eval(n, env, b)?),
         None => None,

@@ -118,7 +118,7 @@ pub(super) fn after_bindings<'a, W: Weight>(
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
-    let (r, k) = led_to(n, env.len()).ok_or(NoLaw::Refused)?;
+    let (r, k) = led_to(n, env.len()).ok_or(NoLaw::Refused(Why::Part))?;
     let base = env.len();
     let read: Vec<bool> = (0..k).map(|j| in_rounds(r, base + j)).collect();
     let reach = b.reach;
@@ -161,7 +161,7 @@ fn firsts<'a, W: Weight>(
                 .collect();
             (values, den.clone(), body)
         }
-        _ => return Err(NoLaw::Refused),
+        _ => return Err(NoLaw::Refused(Why::Part)),
     };
     let at = env.len();
     let kept = read[0];
@@ -867,7 +867,7 @@ fn step_into<'a, W: Weight>(
             b.spend(REPEAT_COST)?;
             if v.iter().all(|u| b.arithmetic(u)) {
                 let t: Option<State> = v.iter().map(|u| number(u, env, &b.held)).collect();
-                return joint.add(&t.ok_or(NoLaw::Refused)?, ways, den);
+                return joint.add(&t.ok_or(NoLaw::Refused(Why::Part))?, ways, den);
             }
             let laws = v
                 .iter()
@@ -880,6 +880,6 @@ fn step_into<'a, W: Weight>(
             }
             Ok(())
         }
-        _ => Err(NoLaw::Refused),
+        _ => Err(NoLaw::Refused(Why::Part)),
     }
 }

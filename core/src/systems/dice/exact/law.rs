@@ -585,28 +585,23 @@ pub(super) struct Played {
 }
 
 /// The law of expressions whose `let`s are moved down already ([`first_law`] moves
-/// them), and what its `repeat`s stopped at their limits: counted in machine words
-/// first, again in big integers where a count passes them, and in floats ([`Real`])
-/// where counting would pass its budget.
-fn sunk_law(
-    n: &Node,
-    vs: Option<&Node>,
-    cancel: &Cancel,
-    real: bool,
-) -> Result<(Weights, Played), NoLaw> {
-    if real {
-        // Plain floats first: where a product passes their range, floats with their
-        // own exponent.
-        return match law_in::<f64>(n, vs, cancel, REAL_WORK) {
-            Err(NoLaw::Wide | NoLaw::Wider) => law_in::<Real>(n, vs, cancel, REAL_WORK)
-                .map(|(law, played)| (Weights::Real(law), played)),
-            r => r.map(|(law, played)| (Weights::Float(law), played)),
-        };
+/// them) in floats, and what its `repeat`s stopped at their limits: plain floats first,
+/// and where a product passes their range, floats with their own exponent ([`Real`]).
+fn floats_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Weights, Played), NoLaw> {
+    match law_in::<f64>(n, vs, cancel, REAL_WORK) {
+        Err(NoLaw::Wide | NoLaw::Wider) => law_in::<Real>(n, vs, cancel, REAL_WORK)
+            .map(|(law, played)| (Weights::Real(law), played)),
+        r => r.map(|(law, played)| (Weights::Float(law), played)),
     }
+}
+
+/// [`floats_law`] counted: in machine words first, again in big integers where a count
+/// passes them.
+fn whole_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Weights, Played), NoLaw> {
     counted_law(n, vs, cancel).map(|(law, played)| (Weights::Counted(law), played))
 }
 
-/// [`sunk_law`] in integers.
+/// [`whole_law`]'s law, in the narrowest integers that hold it.
 fn counted_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, Played), NoLaw> {
     // A budget spent in words is spent again only where big integers multiply long
     // convolutions at once; four words have no such multiply, so they are tried only
@@ -642,7 +637,7 @@ fn counted_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<(Law, Pla
     }
 }
 
-/// [`sunk_law`] in weights `W`, of the expressions with their `let`s moved down.
+/// The law in weights `W`, of the expressions with their `let`s moved down.
 fn law_in<W: Weight>(
     n: &Node,
     vs: Option<&Node>,

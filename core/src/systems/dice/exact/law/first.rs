@@ -34,7 +34,7 @@ pub struct First {
 /// The exact law of `n`, counted in integers: every value with its fraction. An
 /// error: refused (a part it does not serve, its budget spent, the run cancelled).
 pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, NoLaw> {
-    law_of(n, vs, cancel, false)
+    law_of(n, vs, cancel, whole_law)
 }
 
 /// The law in integers ([`first_law`]), or in floats ([`real_law`]) where counting does
@@ -47,17 +47,25 @@ pub fn any_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, No
 /// fractions, for what counting in integers gives up on (a fight of 500 rounds,
 /// `1000d6 keep highest 500`: 12 ms).
 pub fn real_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, NoLaw> {
-    law_of(n, vs, cancel, true)
+    law_of(n, vs, cancel, floats_law)
 }
 
-fn law_of(n: &Node, vs: Option<&Node>, cancel: &Cancel, real: bool) -> Result<First, NoLaw> {
+/// The weights a law is worked out in, and how: [`whole_law`] or [`floats_law`].
+type Counting = fn(&Node, Option<&Node>, &Cancel) -> Result<(Weights, Played), NoLaw>;
+
+fn law_of(
+    n: &Node,
+    vs: Option<&Node>,
+    cancel: &Cancel,
+    counting: Counting,
+) -> Result<First, NoLaw> {
     // As both engines evaluate them: a `let` read on one branch only is moved into it,
     // where its chains are rolled by that branch's chance.
     let (n, vs) = (
         super::super::sunk(n, 0),
         vs.map(|v| super::super::sunk(v, 0)),
     );
-    sunk_law(&n, vs.as_ref(), cancel, real).map(|(law, played)| {
+    counting(&n, vs.as_ref(), cancel).map(|(law, played)| {
         // NaN where a part was played where how often it is is not known.
         let unfinished = if played.stopped {
             played.unfinished

@@ -28,6 +28,21 @@ pub(super) fn values<P>(body: &Node, rows: &Rows<'_, P>) -> Option<Vec<i64>> {
     column(body, rows, &mut Vec::new())
 }
 
+/// `body`'s value for each value of the `let` just bound (`bound`, its variable the
+/// next in scope after `scope`), in order: a `let` whose body rolls nothing, one column
+/// for all its values (Torg's bonus chart over the 400-odd sums of its open d20).
+/// None as [`values`].
+pub(super) fn values_of_let(body: &Node, scope: &[i64], bound: Vec<i64>) -> Option<Vec<i64>> {
+    let lists: Vec<(Vec<i64>, ())> = bound.iter().map(|_| (Vec::new(), ())).collect();
+    let rows = Rows {
+        reads: &[],
+        of: &[],
+        lists: &lists,
+        scope,
+    };
+    column(body, &rows, &mut vec![bound])
+}
+
 /// `f` of `a` and `b`, list by list.
 fn pair<P>(
     a: &Node,

@@ -1118,6 +1118,15 @@ fn let_in<'a, W: Weight>(
         // bodies, once a law each).
         b.spend(d.n.len() as u64)?;
         let mut m: Map<i64, W> = Map::default();
+        // One column for every value where the body is plain arithmetic; else (a read
+        // of a pool held) value by value.
+        let vals: Vec<i64> = d.iter().map(|(v, _)| v).collect();
+        if let Some(at) = super::columns::values_of_let(body, env, vals) {
+            for (at, (_, w)) in at.into_iter().zip(d.iter()) {
+                m.entry(at).or_default().add_to(w)?;
+            }
+            return Law::from_map(m, d.den.clone());
+        }
         for (v, w) in d.iter() {
             env.push(v);
             let at = number(body, env, &b.held);

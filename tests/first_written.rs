@@ -458,7 +458,8 @@ fn a_step_die_of_rolled_sides_explodes_on_its_own_highest_face() {
 
 /// The middle two of 3 to 6 dice (a count rolled first, the pool bound and read by
 /// `keep middle`): read for every count it takes, not refused for the 0, 1 or 2 dice
-/// below its bounds that it never holds.
+/// below its bounds that it never holds. Of 1 to 4 dice, one or two dice are kept
+/// whole, as `keep highest 2` keeps them, with or without a `let`.
 #[test]
 fn the_middle_of_a_pool_whose_count_is_rolled() {
     let mut want = Law::new();
@@ -477,6 +478,26 @@ fn the_middle_of_a_pool_whose_count_is_rolled() {
         "let n = d4 + 2 in let p = (n)d6 in p keep middle 2 sum",
         &want,
     );
+    let mut want = Law::new();
+    for n in 1u32..=4 {
+        let one = Q::new(1u8, 4 * 6u64.pow(n));
+        for roll in 0..6u64.pow(n) {
+            let mut dice: Vec<i64> = (0..n)
+                .map(|i| (roll / 6u64.pow(i) % 6) as i64 + 1)
+                .collect();
+            dice.sort();
+            let kept = if n <= 2 {
+                dice.iter().sum()
+            } else {
+                let low = ((n - 2) / 2) as usize;
+                dice[low] + dice[low + 1]
+            };
+            put(&mut want, kept, &one);
+        }
+    }
+    holds("let n = d4 in let p = (n)d6 in p keep middle 2 sum", &want);
+    // Written without a `let`, as `keep highest` is: the same.
+    holds("(d4)d6 keep middle 2 sum", &want);
 }
 
 /// A `let` before a `repeat`: the hits of 3d6 on 5+ start the count of dice left, each

@@ -1103,6 +1103,18 @@ impl<'a> Compiler<'a> {
             agg: None,
             col,
         };
+        // A count that is rolled: the pool bound as a variable read in the middle, as a
+        // designer writes it with a `let` (`let p = (d4)d6 in p keep middle 2 sum`),
+        // its body made for every count.
+        if groups.iter().any(|g| !matches!(g.count, Expr::Num(_))) {
+            let read = Expr::Read {
+                name: MIDDLE.into(),
+                keep: Some(ModOf::Middle(k.clone())),
+                agg: agg.clone(),
+                col,
+            };
+            return self.node(&Expr::Let(MIDDLE.into(), Box::new(bound), Box::new(read)));
+        }
         let depth = self.scope.len();
         let binding = self.bind(MIDDLE, &bound)?;
         let total = match &binding {
@@ -1139,12 +1151,14 @@ impl<'a> Compiler<'a> {
         let refuse = |message: String| CompileError { col, message };
         let k = constant(&self.node(k)?)
             .ok_or_else(|| refuse("`keep middle N` takes a number known before the roll".into()))?;
-        if !(0..=total as i64).contains(&k) {
+        if k < 0 {
             return Err(refuse(format!(
-                "`keep middle {k}` of {total} dice: keep 0 to {total}"
+                "`keep middle {k}` keeps no fewer than 0 dice"
             )));
         }
-        let k = k as u32;
+        // More than the dice: all of them, as `keep highest` keeps them (a pool whose
+        // count is rolled may come with fewer dice than the middle it reads).
+        let k = (k as u32).min(total);
         let low = (total - k) / 2;
         let read = |end: End, n: u32| Expr::Read {
             name: name.to_string(),

@@ -396,7 +396,7 @@ fn mode_against_every_roll() {
 /// table writes it.
 #[test]
 fn every_limit_of_the_language_is_in_its_docs_with_its_number() {
-    use rollsim::systems::dice::{dist, exact, lang, multiset, program};
+    use rollsim::systems::dice::{exact, lang, multiset, program};
     let docs = std::fs::read_to_string(crate::util::root().join("docs/dice-language.md")).unwrap();
     let limits = docs.split("## Limits").nth(1).expect("a Limits section");
     let thousands = rollsim::text::thousands;
@@ -405,7 +405,7 @@ fn every_limit_of_the_language_is_in_its_docs_with_its_number() {
         ("rolled count", program::MAX_ROLLED_DICE as u64),
         ("chain depth", lang::MAX_CHAIN as u64),
         ("result values", rollsim::systems::dice::MAX_STATES as u64),
-        ("span", dist::MAX_SPAN as u64),
+        ("span", exact::MAX_SPAN as u64),
         ("pass states", multiset::MAX_STATES as u64),
         ("outcomes", exact::MAX_OUTCOMES),
         ("repeat limit", lang::MAX_LIMIT as u64),

@@ -7,7 +7,11 @@
 //! dice left in each group show each face (the multiset method of Liu's icepool, AIIDE
 //! 2022); a `let` is summed out where it is read ([`sink`]).
 
-pub use super::dist::MAX_SPAN;
+/// The most values one exact distribution spans (a wider one is refused, saying so).
+pub const MAX_SPAN: usize = 1 << 20;
+
+/// A hash map with a fixed hasher: the same order, and so the same output, every run.
+pub(super) type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 
 mod columns;
 mod law;

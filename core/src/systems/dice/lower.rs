@@ -8,19 +8,33 @@
 //! `choose`, a rerolled variable) answers `None`, and the caller goes the way it went
 //! before.
 
-use super::dist::{Ledger, TooBig};
 use super::lang::{Agg, End, Versus};
 use super::multiset::{Pass, PoolIn, Read, Reading, Source};
 use super::program::{face_span, Meeting, Node, PoolSpec, Side};
 
-/// A pool as a pass takes it: independent dice of a fixed number.
-fn pool_in(spec: &PoolSpec, ledger: &mut Ledger) -> Result<Option<PoolIn>, TooBig> {
+/// A pool as a pass takes it: independent dice of a fixed number, each with the span
+/// of the values it can show (an exploding die's whole chain).
+fn pool_in(spec: &PoolSpec) -> Option<PoolIn> {
     if spec.deck().is_some() || spec.again.is_some() {
-        return Ok(None);
+        return None;
     }
-    Ok(Some(PoolIn {
-        groups: super::dist::dice_of(spec, ledger)?,
-    }))
+    let span = |d: &super::program::DieSpec| {
+        let (lo, hi) = (d.lo(), d.hi());
+        match d.explode {
+            None => (lo, hi),
+            // At most its depth more rolls, each within the faces.
+            Some(_) => {
+                let rolls = i64::from(d.depth) + 1;
+                (
+                    lo.min(lo.saturating_mul(rolls)),
+                    hi.max(hi.saturating_mul(rolls)),
+                )
+            }
+        }
+    };
+    Some(PoolIn {
+        groups: spec.groups.iter().map(|(n, d)| (*n, span(d))).collect(),
+    })
 }
 
 fn total(spec: &PoolSpec) -> u32 {
@@ -56,90 +70,52 @@ fn reading(agg: Agg, spec: &PoolSpec) -> Reading {
 }
 
 /// Two pools die by die (`Node::Versus`: each side's own keep, counted).
-pub(super) fn versus(
-    kind: Versus,
-    a: &PoolSpec,
-    b: &PoolSpec,
-    ties: bool,
-    ledger: &mut Ledger,
-) -> Result<Option<Pass>, TooBig> {
-    reported_if_lowered(ledger, |ledger| {
-        let (Some(pa), Some(pb)) = (pool_in(a, ledger)?, pool_in(b, ledger)?) else {
-            return Ok(None);
-        };
-        let pass = Pass {
-            pools: vec![pa, pb],
-            reads: vec![Read::Meet {
-                kind,
-                a: source(a, 0, None),
-                b: source(b, 1, None),
-                ties,
-                read: None,
-            }],
-        };
-        Ok(pass.fits().then_some(pass))
-    })
-}
-
-/// `lower` with the explosion chains its pools report to the ledger kept only where it
-/// lowers: a pass refused leaves its pools to another way, which reports them itself
-/// (`let p = 2d6 explode depth 1` read 14 ways, past a pass, reported its chains twice).
-fn reported_if_lowered<T>(
-    ledger: &mut Ledger,
-    lower: impl FnOnce(&mut Ledger) -> Result<Option<T>, TooBig>,
-) -> Result<Option<T>, TooBig> {
-    let capped = ledger.capped;
-    let lowered = lower(ledger);
-    if matches!(lowered, Ok(None)) {
-        ledger.capped = capped;
-    }
-    lowered
+pub(super) fn versus(kind: Versus, a: &PoolSpec, b: &PoolSpec, ties: bool) -> Option<Pass> {
+    let pass = Pass {
+        pools: vec![pool_in(a)?, pool_in(b)?],
+        reads: vec![Read::Meet {
+            kind,
+            a: source(a, 0, None),
+            b: source(b, 1, None),
+            ties,
+            read: None,
+        }],
+    };
+    pass.fits().then_some(pass)
 }
 
 /// A meeting of two pools (no pool variable: those are lowered with their `let`).
-pub(super) fn meeting(m: &Meeting, ledger: &mut Ledger) -> Result<Option<Pass>, TooBig> {
+pub(super) fn meeting(m: &Meeting) -> Option<Pass> {
     let (Side::Pool(a), Side::Pool(b)) = (&m.sides[0], &m.sides[1]) else {
-        return Ok(None);
+        return None;
     };
-    reported_if_lowered(ledger, |ledger| {
-        let (Some(pa), Some(pb)) = (pool_in(a, ledger)?, pool_in(b, ledger)?) else {
-            return Ok(None);
-        };
-        let pass = Pass {
-            pools: vec![pa, pb],
-            reads: vec![meet(m, source(a, 0, None), source(b, 1, None))],
-        };
-        Ok(pass.fits().then_some(pass))
-    })
+    let pass = Pass {
+        pools: vec![pool_in(a)?, pool_in(b)?],
+        reads: vec![meet(m, source(a, 0, None), source(b, 1, None))],
+    };
+    pass.fits().then_some(pass)
 }
 
 /// A meeting of a pool and a pool variable's dice held (`let p = 4d6 in cancel(p, 3d6
 /// explode) highest + p count 6`): the held dice are a pool of dice of one face each, so
 /// the pass goes over the rolled side's faces once, not over every pair of its
 /// multisets with the dice held. `held` is each side's dice where it is a variable.
-pub(super) fn held_meeting(
-    m: &Meeting,
-    held: [Option<&[i64]>; 2],
-    ledger: &mut Ledger,
-) -> Result<Option<Pass>, TooBig> {
+pub(super) fn held_meeting(m: &Meeting, held: [Option<&[i64]>; 2]) -> Option<Pass> {
     let mut pools = Vec::new();
     let mut sources = Vec::new();
     for (i, (side, dice)) in m.sides.iter().zip(held).enumerate() {
         match (side, dice) {
             (Side::Pool(p), None) => {
-                let Some(pool) = pool_in(p, ledger)? else {
-                    return Ok(None);
-                };
-                pools.push(pool);
+                pools.push(pool_in(p)?);
                 sources.push(source(p, i, None));
             }
             // The dice held are the ones the variable kept: no keep left to apply.
             (Side::Var { spec, .. }, Some(dice)) => {
-                let mut groups: Vec<(u32, super::dist::Dist)> = Vec::new();
+                let mut groups: Vec<(u32, (i64, i64))> = Vec::new();
                 for &face in dice {
                     match groups.last_mut() {
-                        Some((n, d)) if d.lo == face => *n += 1,
-                        _ => groups.push((1, super::dist::Dist::point(face))),
+                        Some((n, (lo, _))) if *lo == face => *n += 1,
+                        _ => groups.push((1, (face, face))),
                     }
                 }
                 pools.push(PoolIn { groups });
@@ -152,15 +128,15 @@ pub(super) fn held_meeting(
                     hi,
                 });
             }
-            _ => return Ok(None),
+            _ => return None,
         }
     }
-    let [a, b]: [Source; 2] = sources.try_into().expect("two sides");
+    let [a, b]: [Source; 2] = sources.try_into().ok()?;
     let pass = Pass {
         pools,
         reads: vec![meet(m, a, b)],
     };
-    Ok(pass.fits().then_some(pass))
+    pass.fits().then_some(pass)
 }
 
 fn meet(m: &Meeting, mut a: Source, mut b: Source) -> Read {
@@ -194,20 +170,7 @@ pub(super) struct Chain<'n> {
 
 /// The chain of pool variables bound at `n` (a `LetPool`) at scope depth `depth`, when
 /// every read of them in the body can be lowered.
-pub(super) fn chain<'n>(
-    n: &'n Node,
-    depth: usize,
-    ledger: &mut Ledger,
-) -> Result<Option<Chain<'n>>, TooBig> {
-    reported_if_lowered(ledger, |ledger| chain_in(n, depth, ledger))
-}
-
-/// [`chain`], its chains reported as its pools are taken.
-fn chain_in<'n>(
-    n: &'n Node,
-    depth: usize,
-    ledger: &mut Ledger,
-) -> Result<Option<Chain<'n>>, TooBig> {
+pub(super) fn chain(n: &Node, depth: usize) -> Option<Chain<'_>> {
     let mut specs: Vec<&PoolSpec> = Vec::new();
     let mut at = n;
     while let Node::LetPool {
@@ -222,7 +185,7 @@ fn chain_in<'n>(
     }
     let body = at;
     if specs.is_empty() {
-        return Ok(None);
+        return None;
     }
     let vars = depth..depth + specs.len();
     let mut reads: Vec<(*const Node, Lowering)> = Vec::new();
@@ -230,14 +193,11 @@ fn chain_in<'n>(
     let repeats = has_repeat(body);
     collect(body, &vars, repeats, &mut reads, &mut ok);
     if !ok || reads.is_empty() {
-        return Ok(None);
+        return None;
     }
     let mut pools = Vec::new();
     for spec in &specs {
-        match pool_in(spec, ledger)? {
-            Some(p) => pools.push(p),
-            None => return Ok(None),
-        }
+        pools.push(pool_in(spec)?);
     }
     let mut out = Vec::new();
     let mut nodes = Vec::new();
@@ -261,25 +221,20 @@ fn chain_in<'n>(
                 Read::Of(source(spec, i - depth, keep), reading(agg, spec))
             }
             Lowering::Meet(m) => {
-                let mut side =
-                    |s: &Side, pools: &mut Vec<PoolIn>| -> Result<Option<Source>, TooBig> {
-                        Ok(match s {
-                            Side::Var { i, .. } => Some(source(specs[i - depth], i - depth, None)),
-                            Side::Pool(p) => match pool_in(p, ledger)? {
-                                Some(pi) => {
-                                    pools.push(pi);
-                                    met.push((**p).clone());
-                                    Some(source(p, pools.len() - 1, None))
-                                }
-                                None => None,
-                            },
-                        })
-                    };
-                let (Some(a), Some(b)) = (
-                    side(&m.sides[0], &mut pools)?,
-                    side(&m.sides[1], &mut pools)?,
-                ) else {
-                    return Ok(None);
+                let mut side = |s: &Side, pools: &mut Vec<PoolIn>| -> Option<Source> {
+                    match s {
+                        Side::Var { i, .. } => Some(source(specs[i - depth], i - depth, None)),
+                        Side::Pool(p) => {
+                            pools.push(pool_in(p)?);
+                            met.push((**p).clone());
+                            Some(source(p, pools.len() - 1, None))
+                        }
+                    }
+                };
+                let (Some(a), Some(b)) =
+                    (side(&m.sides[0], &mut pools), side(&m.sides[1], &mut pools))
+                else {
+                    return None;
                 };
                 meet(&m, a, b)
             }
@@ -290,18 +245,18 @@ fn chain_in<'n>(
     }
     let pass = Pass { pools, reads: out };
     if !pass.fits() {
-        return Ok(None);
+        return None;
     }
     let vars = specs.len();
     let specs = specs.into_iter().cloned().chain(met).collect();
-    Ok(Some(Chain {
+    Some(Chain {
         pass,
         nodes,
         of,
         vars,
         body,
         specs,
-    }))
+    })
 }
 
 /// A read of a chain's variable as its own: which variable, its keep, its read.

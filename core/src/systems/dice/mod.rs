@@ -3,7 +3,6 @@
 //! written ([`program`]).
 
 pub mod config;
-pub mod dist;
 pub mod exact;
 pub mod lang;
 mod lower;

@@ -12,7 +12,6 @@
 //! its result is the joint distribution of their values. A new read of a pool is a new
 //! [`Read`] kind: its state's width, its step at one outcome, its value at the end.
 
-use super::dist::Dist;
 use super::lang::{tally, Agg, Cond, End, Versus};
 use std::collections::HashMap;
 
@@ -234,11 +233,12 @@ impl Read {
     }
 }
 
-/// One pool of a pass: groups of identical dice, each die a distribution.
+/// One pool of a pass: groups of identical dice (their ways come with the walk,
+/// [`ways`]).
 #[derive(Clone, Debug)]
 pub struct PoolIn {
-    /// Each group: how many dice, and one die's distribution.
-    pub groups: Vec<(u32, Dist)>,
+    /// Each group: how many dice, and the lowest and highest value one can show.
+    pub groups: Vec<(u32, (i64, i64))>,
 }
 
 /// Several pools read jointly by several reads.
@@ -255,7 +255,7 @@ pub const MAX_STATES: usize = 1_000_000;
 /// What a pass's walk ([`ways`]) needs of its groups and reads, worked out once.
 struct Plan<'a> {
     /// Every group in one list: its pool, its dice, its die.
-    groups: Vec<(usize, u32, &'a Dist)>,
+    groups: Vec<(usize, u32, &'a (i64, i64))>,
     /// Where each read's numbers start in a state, and (last) where the last one ends.
     offsets: Vec<usize>,
     /// Each read's two sides' sizes, where it is a meeting that has them fixed.
@@ -281,7 +281,7 @@ impl Pass {
             .pools
             .iter()
             .flat_map(|p| &p.groups)
-            .map(|(_, d)| d.lo.abs().max(d.hi().abs()))
+            .map(|(_, (lo, hi))| lo.saturating_abs().max(hi.saturating_abs()))
             .max()
             .unwrap_or(0);
         let small = face.saturating_mul(dice.max(1)) < (Num::MAX / 4) as i64;
@@ -311,7 +311,7 @@ impl Pass {
     /// in a state, the meetings' fixed sizes, and the first state.
     fn plan(&self) -> Plan<'_> {
         // Every group in one list: its pool, its dice, its die.
-        let groups: Vec<(usize, u32, &Dist)> = self
+        let groups: Vec<(usize, u32, &(i64, i64))> = self
             .pools
             .iter()
             .enumerate()

@@ -22,13 +22,13 @@
 //! float. Its work is bounded by [`LAW_WORK`] counted, [`REAL_WORK`] in floats; past
 //! both, the scenario is Monte Carlo only and says why.
 
-use super::super::dist::Map;
 use super::super::lang::{tally, Agg, Cond, End, ModOf};
 use super::super::program::divide;
 use super::super::program::{counted, versus, Card, DieSpec, Node, PoolRead, PoolSpec, Side};
 use super::weight::{ratio, Weight};
 pub use super::weight::{NoLaw, Why};
 pub use super::weight::{Real, REAL_WORK};
+use super::Map;
 use crate::cancel::Cancel;
 use crate::fraction::Fraction;
 use dashu_int::UBig;
@@ -790,8 +790,8 @@ impl<'a, W> Budget<'a, W> {
         *self.arithmetic.entry(at).or_insert_with(|| arithmetic(n))
     }
 
-    /// `f` for the part `n` reached `w` ways of `den` from here ([`Budget::reach`]), as
-    /// the float ledger's `within`. Where no limit below `n` stops anything, its chance
+    /// `f` for the part `n` reached `w` ways of `den` from here ([`Budget::reach`]).
+    /// Where no limit below `n` stops anything, its chance
     /// is never read, so not worked out (a ratio of big counts, for each value of a
     /// fight's every round).
     fn within<T>(&mut self, n: &Node, w: &W, den: &W, f: impl FnOnce(&mut Self) -> T) -> T
@@ -1072,10 +1072,7 @@ fn open_weighed<'a, W: Weight>(
         Node::PoolVar(r) => pools::read(r, env, b)?,
         Node::Pick(p) => pools::pick(p, env, b)?,
         Node::Versus(kind, x, y, ties) => {
-            let pass = || {
-                let mut ledger = Default::default();
-                crate::systems::dice::lower::versus(*kind, x, y, *ties, &mut ledger)
-            };
+            let pass = || crate::systems::dice::lower::versus(*kind, x, y, *ties);
             if let Some(law) = meet::passed(n, pass, [x, y], b)? {
                 return Ok(law);
             }
@@ -1084,7 +1081,7 @@ fn open_weighed<'a, W: Weight>(
         }
         Node::Meeting(m) => {
             if let [Side::Pool(x), Side::Pool(y)] = &m.sides {
-                let pass = || crate::systems::dice::lower::meeting(m, &mut Default::default());
+                let pass = || crate::systems::dice::lower::meeting(m);
                 if let Some(law) = meet::passed(n, pass, [x, y], b)? {
                     return Ok(law);
                 }

@@ -11,7 +11,6 @@
 //! was reached is not known: the law says so ([`First::stopped`]), and the report says
 //! the mass was not worked out.
 
-use super::super::super::dist::{die_dist, Ledger};
 use super::*;
 
 /// What the law found first.
@@ -159,12 +158,12 @@ pub(super) fn groups_capped(groups: &[(u32, DieSpec)], again: Option<Cond>) -> O
             explode: None,
             ..d.clone()
         };
-        let (base, _) = die_dist(&once, &mut Ledger::default()).ok()?;
+        let base = die_law::<f64>(&once, &Cancel::default()).ok()?;
         let (lo, hi) = (d.lo(), d.hi());
         let q: f64 = base
             .iter()
             .filter(|(v, _)| on.holds(*v, lo, hi))
-            .map(|(_, q)| q)
+            .map(|(_, w)| w / base.den)
             .sum();
         mass += f64::from(*n) * q.powi(d.depth as i32 + 1);
     }

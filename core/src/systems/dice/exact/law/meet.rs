@@ -20,10 +20,7 @@ pub(super) enum Meets<'a> {
 /// 48,620 with 24,310). None where there is no such pass, or it refuses.
 pub(super) fn passed<'a, W: Weight>(
     n: &'a Node,
-    pass: impl FnOnce() -> Result<
-        Option<crate::systems::dice::multiset::Pass>,
-        crate::systems::dice::dist::TooBig,
-    >,
+    pass: impl FnOnce() -> Option<crate::systems::dice::multiset::Pass>,
     specs: [&'a PoolSpec; 2],
     b: &mut Budget<'a, W>,
 ) -> Result<Option<Law<W>>, NoLaw> {
@@ -31,7 +28,7 @@ pub(super) fn passed<'a, W: Weight>(
         b.spend(law.n.len() as u64)?;
         return Ok(Some(law));
     }
-    let Ok(Some(pass)) = pass() else {
+    let Some(pass) = pass() else {
         return Ok(None);
     };
     let mut dice = Vec::new();
@@ -100,11 +97,9 @@ pub(super) fn held_pass<'a, W: Weight>(
     if rolls <= PASS_PAST {
         return Ok(None);
     }
-    let Ok(Some(pass)) = crate::systems::dice::lower::held_meeting(
-        m,
-        [dice[0].as_deref(), dice[1].as_deref()],
-        &mut Default::default(),
-    ) else {
+    let Some(pass) =
+        crate::systems::dice::lower::held_meeting(m, [dice[0].as_deref(), dice[1].as_deref()])
+    else {
         return Ok(None);
     };
     let mut faces_of = Vec::new();

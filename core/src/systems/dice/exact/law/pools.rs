@@ -236,8 +236,7 @@ pub(super) fn chained<'a, W: Weight>(
     pools: std::ops::RangeInclusive<usize>,
     b: &mut Budget<'a, W>,
 ) -> Result<Option<Law<W>>, NoLaw> {
-    let Ok(Some(chain)) = crate::systems::dice::lower::chain(n, env.len(), &mut Default::default())
-    else {
+    let Some(chain) = crate::systems::dice::lower::chain(n, env.len()) else {
         return Ok(None);
     };
     // A body that rolls dice of its own is no number of the reads: `columns` says so.

@@ -1076,3 +1076,22 @@ fn a_pool_variable_met_with_an_exploding_pool_and_read_again() {
         &BigUint::from(6u8).pow(7),
     );
 }
+
+/// A count of exploding dice that is itself an exploding die: every count its chain can
+/// reach (1 to 126) has its pool, each grown from the one before by the dice between.
+/// Its mean is Wald's, E[count] · E[die], each die 3.5 times the chance of reaching each
+/// of its 21 rolls; Monte Carlo agrees.
+#[test]
+fn a_count_of_exploding_dice_from_an_exploding_die() {
+    let c = compile("(d6 explode)d6 explode", None);
+    let d = crate::dice_lang::dist(&c);
+    assert!(!d.is_empty(), "{}", c.description);
+    let one: f64 = 3.5 * (0..=20).map(|j| 6f64.powi(-j)).sum::<f64>();
+    let mean: f64 = d.iter().map(|(v, p)| *v as f64 * p).sum();
+    assert!(
+        (mean - one * one).abs() < 1e-9,
+        "{mean} against {}",
+        one * one
+    );
+    assert_agrees(&c, &["value"], 40_000, 13);
+}

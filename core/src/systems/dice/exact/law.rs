@@ -34,12 +34,14 @@ use crate::fraction::Fraction;
 use dashu_int::UBig;
 use ethnum::U256;
 
+mod die;
 mod first;
 mod keep;
 mod meet;
 mod pools;
 mod repeat;
 
+use die::die_law;
 pub(super) use first::stops_nothing;
 pub use first::{any_law, first_law, real_law, First};
 
@@ -1055,11 +1057,32 @@ fn open_weighed<'a, W: Weight>(
         Node::Let(bound, body) => let_in(bound, body, env, b)?,
         Node::If(c, yes, no) => if_else(c, yes, no, env, b)?,
         Node::Pool(p) => remembered(p, b)?,
-        Node::Counted(c, pools) => by_count((n, c, pools.len()), env, b, |k, _, b| {
-            let pool = counted(pools, k);
-            b.rolls(pool, || 1.0);
-            remembered(pool, b)
-        })?,
+        Node::Counted(c, pools) => {
+            // Sums of one kind of die, count by count rising: each from the one before
+            // with the dice between added (`(hits)d6` over the 301 counts of 300 shots'
+            // hits), not each made afresh.
+            let mut last: Option<(u32, &DieSpec, Law<W>)> = None;
+            by_count((n, c, pools.len()), env, b, |k, _, b| {
+                let pool = counted(pools, k);
+                b.rolls(pool, || 1.0);
+                let Some((count, d)) = one_kind_sum(pool) else {
+                    return remembered(pool, b);
+                };
+                let one = die(d, b)?;
+                let law = match last.take() {
+                    Some((before, was, law)) if was == d && before <= count => {
+                        let mut law = law;
+                        for _ in before..count {
+                            law = law.add_die(&one, b)?;
+                        }
+                        law
+                    }
+                    _ => one.times(count, b)?,
+                };
+                last = Some((count, d, law.clone()));
+                Ok(law)
+            })?
+        }
         Node::CountedVar(c, bodies) => by_count((n, c, bodies.len()), env, b, |k, env, b| {
             eval(counted(bodies, k), env, b)
         })?,
@@ -1229,103 +1252,6 @@ fn card<'a, W: Weight>(
     Ok(Law { lo, n, den })
 }
 
-/// One die's law, in integers as the sampler rolls it: its faces counted; a face a
-/// `reroll` hits rolled again (once, or until it stands); an exploding face rolling on,
-/// each chain's value the sum of its rolls, a face at the depth limit standing as it is.
-/// An explosion of depth `k` is a fraction over `s^(k+1)`, never read off a float.
-pub(super) fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>, NoLaw> {
-    let mut m: Map<i64, W> = Map::default();
-    for &f in &d.faces {
-        m.entry(f).or_default().add_to(&W::one())?;
-    }
-    let sides = W::from_u128(d.faces.len() as u128);
-    let mut base = Law::from_map(m, sides.clone())?;
-    let (lo, hi) = (d.lo(), d.hi());
-    let split = |l: &Law<W>, c: Cond, on: bool| Law {
-        lo: l.lo,
-        n: l.n
-            .iter()
-            .enumerate()
-            .map(|(i, w)| {
-                if c.holds(l.lo + i as i64, lo, hi) == on {
-                    w.clone()
-                } else {
-                    W::default()
-                }
-            })
-            .collect(),
-        den: l.den.clone(),
-    };
-    if let Some((c, always)) = d.reroll {
-        let stands = split(&base, c, false);
-        let mut hit = base.den.clone();
-        for w in &stands.n {
-            hit.sub_from(w)?;
-        }
-        base = if always {
-            // Rerolled until it stands: the faces that stand, over their own ways.
-            let mut left = base.den.clone();
-            left.sub_from(&hit)?;
-            if left.is_zero() {
-                return Err(NoLaw::Refused(Why::Part));
-            }
-            Law {
-                den: left,
-                ..stands
-            }
-        } else {
-            // Rerolled once: a face that stands, or (`hit` ways) a second roll.
-            let n = stands
-                .n
-                .iter()
-                .zip(&base.n)
-                .map(|(s, p)| {
-                    let mut x = s.mul(&base.den)?;
-                    x.add_product(&hit, p)?;
-                    Ok(x)
-                })
-                .collect::<Result<_, NoLaw>>()?;
-            Law {
-                lo: base.lo,
-                n,
-                den: base.den.mul(&base.den)?,
-            }
-        }
-        .trim()
-        .reduced();
-    }
-    let Some(c) = d.explode else {
-        return Ok(base.reduced());
-    };
-    let mut b = Budget::new(cancel);
-    let (boom, stop) = (split(&base, c, true), split(&base, c, false));
-    // Every chain ended so far, over the denominator of the chains still rolling times
-    // one roll's.
-    let mut out: Map<i64, W> = Map::default();
-    let mut carry = Law::point(0);
-    for depth in 0..=d.depth {
-        let last = depth == d.depth;
-        // At the depth limit an exploding face stands as it is.
-        let ended = carry.add(if last { &base } else { &stop }, &mut b)?;
-        for (v, w) in ended.iter() {
-            out.entry(v).or_default().add_to(w)?;
-        }
-        if last {
-            return Ok(Law::from_map(out, ended.den)?.reduced());
-        }
-        let on = carry.add(&boom, &mut b)?;
-        if on.n.iter().all(|w| w.is_zero()) {
-            return Ok(Law::from_map(out, ended.den)?.reduced());
-        }
-        carry = on.trim();
-        // The chains ended so far, over the next round's denominator.
-        for w in out.values_mut() {
-            *w = w.mul(&base.den)?;
-        }
-    }
-    unreachable!("the loop returns at its last depth")
-}
-
 /// A few values together (a `repeat`'s state, a pool's rolled numbers), held inline.
 type Values = smallvec::SmallVec<[i64; 4]>;
 
@@ -1371,6 +1297,18 @@ fn remembered<'a, W: Weight>(p: &'a PoolSpec, b: &mut Budget<'a, W>) -> Result<L
     }
     let law = pool(p, b)?;
     Ok(b.pools.keep(p, law))
+}
+
+/// A pool summed from dice of one kind, as it is rolled: how many, and the die.
+fn one_kind_sum(p: &PoolSpec) -> Option<(u32, &DieSpec)> {
+    match p.groups.as_slice() {
+        [(count, d)]
+            if p.keep.is_none() && p.agg == Agg::Sum && p.again.is_none() && p.deck().is_none() =>
+        {
+            Some((*count, d))
+        }
+        _ => None,
+    }
 }
 
 /// A pool read at once: sums die by die; counts by binomials; every other read by the

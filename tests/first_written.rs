@@ -1095,3 +1095,61 @@ fn a_count_of_exploding_dice_from_an_exploding_die() {
     );
     assert_agrees(&c, &["value"], 40_000, 13);
 }
+
+/// An exploding pool variable met with a pool rolled beside it, as one pass over both
+/// (its 3 dice show some 200,000 multisets of their chains): how many of three open d6s
+/// beat the best of 4d10, ten points each, and the 6s they show (none: a 6 rolls on).
+/// An open d6 against a d10's best is 1 to 5 (6 ways of 36 each), 7 to 10 (1 way each)
+/// or past 10 (2 ways): an enumerator of those and of the best of 4d10.
+#[test]
+fn an_exploding_pool_variable_beats_a_pool_rolled_beside_it() {
+    let open: Vec<(i64, u32)> = (1..=5)
+        .map(|v| (v, 6))
+        .chain((7..=10).map(|v| (v, 1)))
+        .chain([(11, 2)])
+        .collect();
+    let mut ways: BTreeMap<i64, BigUint> = BTreeMap::new();
+    for m in 1..=10u32 {
+        let best = BigUint::from(m.pow(4) - (m - 1).pow(4));
+        for a in &open {
+            for b in &open {
+                for c in &open {
+                    let beats = [a, b, c].iter().filter(|d| d.0 > i64::from(m)).count() as i64;
+                    *ways.entry(10 * beats).or_default() += &best * BigUint::from(a.1 * b.1 * c.1);
+                }
+            }
+        }
+    }
+    holds_ways(
+        "let p = 3d6 explode in beats(p, 4d10) * 10 + p count 6",
+        ways,
+        &(BigUint::from(36u8).pow(3) * BigUint::from(10_000u16)),
+    );
+}
+
+/// Reads of how many dice show each face, of pools past the 2,000,000 multisets a walk
+/// takes (`8d20 straight`'s 2.2 million, 40d10's 2 billion, exploding dice): one pass
+/// over the faces, each value with its fraction (summing to exactly 1) and Monte Carlo
+/// agreeing.
+#[test]
+fn a_shape_of_a_pool_past_the_multisets_a_walk_takes() {
+    for roll in [
+        "8d20 straight",
+        "9d20 runs",
+        "40d10 mode",
+        "10d20 sets 3",
+        "5d10 explode mode",
+    ] {
+        let c = compile(roll, None);
+        let got = exact(&c);
+        let total = got
+            .values()
+            .map(|(_, f)| {
+                let (n, d) = f.split_once('/').expect("a fraction");
+                Q::new(n.parse::<BigUint>().unwrap(), d.parse::<BigUint>().unwrap())
+            })
+            .fold(Q::zero(), |a, q| a.add(&q));
+        assert_eq!(total.text(), "1/1", "{roll}");
+        assert_agrees(&c, &["value"], 40_000, 17);
+    }
+}

@@ -273,7 +273,7 @@ fn the_chains_a_depth_cuts_are_a_number_per_roll_not_a_probability() {
 fn a_roll_without_an_exact_distribution_names_the_limit_it_passed() {
     for (roll, why) in [
         (
-            "12d20 straight",
+            "let p = 20d20 in p keep highest (d4) sum",
             "a pool of more than 2,000,000 outcomes (every multiset of its dice), read in a way no pass over its faces reads",
         ),
         (
@@ -295,5 +295,29 @@ fn a_roll_without_an_exact_distribution_names_the_limit_it_passed() {
     assert!(
         e.contains("was not worked out: a value spans more than 1,048,576 numbers"),
         "{e}"
+    );
+}
+
+/// Where the law cannot tell how often a chain is cut at its depth (one rolled as the
+/// face a count of a pool variable reads), the report says so in a warning, and the
+/// mass it does know stands: the `repeat` beside it ends unfinished when none of its four
+/// tests rolls a 6, (5/6)^4.
+#[test]
+fn a_mass_not_worked_out_is_said_and_the_one_known_stands() {
+    let c = crate::dice_lang::compile(
+        "let p = 3d6 in (p count >= (d6 explode depth 1)) + (repeat n = 0 until d6 == 6 do n = n + 1 limit 3 then n)",
+        None,
+    );
+    assert!(c.exact.is_some());
+    assert!(
+        (c.capped_mass - 625.0 / 1296.0).abs() < 1e-12,
+        "{}",
+        c.capped_mass
+    );
+    let warning = c.warning.as_deref().unwrap_or("");
+    assert!(
+        warning.contains("explosion chains in this roll can stop at their limits")
+            && warning.contains("how often was not worked out exactly"),
+        "{warning}"
     );
 }

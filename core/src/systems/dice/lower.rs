@@ -69,6 +69,16 @@ fn reading(agg: Agg, spec: &PoolSpec) -> Reading {
     Reading { agg, lo, hi }
 }
 
+/// One pool read at once (its keep applied) as a pass: a read no sum or keep pass
+/// serves (`straight`, a shape) of more multisets than a walk takes.
+pub(super) fn whole(spec: &PoolSpec) -> Option<Pass> {
+    let pass = Pass {
+        pools: vec![pool_in(spec)?],
+        reads: vec![Read::Of(source(spec, 0, None), reading(spec.agg, spec))],
+    };
+    pass.fits().then_some(pass)
+}
+
 /// Two pools die by die (`Node::Versus`: each side's own keep, counted).
 pub(super) fn versus(kind: Versus, a: &PoolSpec, b: &PoolSpec, ties: bool) -> Option<Pass> {
     let pass = Pass {

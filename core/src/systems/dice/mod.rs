@@ -223,8 +223,8 @@ impl Trial for DiceTrial {
 
 /// The exact distribution of the result over `lo..lo + states`, or why there is none,
 /// with its fractions where they are known, and the mass of explosion chains stopped at
-/// their depth limit and of `repeat`s stopped at theirs (NaN where the law could not
-/// tell how often a part that stops was reached).
+/// their depth limit and of `repeat`s stopped at theirs (each NaN where the law could
+/// not tell how often a part that stops was reached).
 fn exact_of(
     sc: &Scenario,
     lo: i64,
@@ -233,11 +233,6 @@ fn exact_of(
 ) -> (Result<Exact, String>, f64, f64) {
     let vs = sc.vs.as_ref().map(|(_, v)| v);
     match exact::any_law(&sc.roll_node, vs, cancel) {
-        Ok(first) if first.stopped => (
-            Ok(Exact::of_law(&first.law, lo, states)),
-            f64::NAN,
-            f64::NAN,
-        ),
         Ok(first) => (
             Ok(Exact::of_law(&first.law, lo, states)),
             first.capped,
@@ -517,7 +512,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
         Err(why) => (lo, hi, 1, states, Err(why), None),
     };
     let warning = with_fraction_warning(sc.warning.clone(), exact.is_ok() && fractions.is_none());
-    let warning = with_unknown_stops(warning, capped.is_nan() || unfinished.is_nan());
+    let warning = with_unknown_stops(warning, [capped.is_nan(), unfinished.is_nan()]);
     let known = |m: f64| if m.is_nan() { 0.0 } else { m };
     let (capped, unfinished) = (known(capped), known(unfinished));
     let who = sc.unit.clone().unwrap_or_else(|| "the roll".into());
@@ -614,14 +609,19 @@ fn with_fraction_warning(warning: Option<String>, no_fraction: bool) -> Option<S
 /// The scenario's warning, and where the law could not tell how often a chain stopped
 /// at its depth or a `repeat` at its limit was reached, that it was not: a mass left
 /// out of the report would read as none stopped.
-fn with_unknown_stops(warning: Option<String>, unknown: bool) -> Option<String> {
-    if !unknown {
-        return warning;
-    }
-    let why = "explosion chains or `repeat`s in this roll can stop at their limits (as a roll of the dice does), and how often was not worked out exactly";
+fn with_unknown_stops(warning: Option<String>, [chains, rounds]: [bool; 2]) -> Option<String> {
+    let what = match (chains, rounds) {
+        (false, false) => return warning,
+        (true, false) => "explosion chains",
+        (false, true) => "`repeat`s",
+        (true, true) => "explosion chains and `repeat`s",
+    };
+    let why = format!(
+        "{what} in this roll can stop at their limits (as a roll of the dice does), and how often was not worked out exactly"
+    );
     Some(match warning {
         Some(w) => format!("{w}; {why}"),
-        None => why.into(),
+        None => why,
     })
 }
 

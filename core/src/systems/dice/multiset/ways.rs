@@ -177,6 +177,11 @@ impl<W: Weight> Walk<'_, W> {
                     step(r, plan.fixed[ri], st, o, prev, &seen, &placed);
                 }
                 next.entry(k).or_default().add_to(&x)?;
+                // Past the states a face may hold: refused now, not after building them
+                // all (two pools of 5,000 dice met would hold 25 million).
+                if next.len() > super::MAX_STATES {
+                    return Err(NoLaw::Refused(Why::States));
+                }
                 // The next combination of counts (an odometer).
                 let mut g = 0;
                 loop {
@@ -191,9 +196,6 @@ impl<W: Weight> Walk<'_, W> {
                     g += 1;
                 }
             }
-        }
-        if next.len() > super::MAX_STATES {
-            return Err(NoLaw::Refused(Why::States));
         }
         Ok(next)
     }

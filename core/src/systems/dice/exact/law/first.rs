@@ -18,12 +18,12 @@ pub struct First {
     /// The distribution: counted, or in floats past the counting's budget.
     pub law: Weights,
     /// Whether a `repeat` came to its limit with ways still going, or a chain was
-    /// rolled, where how often is not known: the masses are not reported.
+    /// rolled, where how often is not known: that mass is NaN.
     pub stopped: bool,
-    /// The mass of the chains stopped at their depth, where not `stopped`.
+    /// The mass of the chains stopped at their depth (NaN: not known).
     pub capped: f64,
-    /// The mass of the `repeat`s stopped at their limit before their condition held,
-    /// where not `stopped`.
+    /// The mass of the `repeat`s stopped at their limit before their condition held
+    /// (NaN: not known).
     pub unfinished: f64,
     /// The most dice a rolled count came to with some chance past the pools made for
     /// it (0: none did).
@@ -39,7 +39,13 @@ pub fn first_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, 
 /// The law in integers ([`first_law`]), or in floats ([`real_law`]) where counting does
 /// not serve a part or passes its work: the order every caller takes.
 pub fn any_law(n: &Node, vs: Option<&Node>, cancel: &Cancel) -> Result<First, NoLaw> {
-    first_law(n, vs, cancel).or_else(|_| real_law(n, vs, cancel))
+    match first_law(n, vs, cancel) {
+        // A refusal for what the roll is (a span, outcomes, states, a part not served,
+        // the run stopped) holds in floats too: not worked out twice.
+        Err(e @ NoLaw::Refused(why)) if why != Why::Work => Err(e),
+        Err(_) => real_law(n, vs, cancel),
+        first => first,
+    }
 }
 
 /// [`first_law`] in floats (plain, then with their own exponent, [`Real`]): no
@@ -71,12 +77,11 @@ fn law_of(
         } else {
             0.0
         };
-        let stopped = unfinished.is_nan() || played.capped.is_nan();
         First {
             law,
-            stopped,
-            capped: if stopped { 0.0 } else { played.capped },
-            unfinished: if stopped { 0.0 } else { unfinished },
+            stopped: unfinished.is_nan() || played.capped.is_nan(),
+            capped: played.capped,
+            unfinished,
             past: played.past,
         }
     })

@@ -462,39 +462,33 @@ fn a_step_die_of_rolled_sides_explodes_on_its_own_highest_face() {
 /// whole, as `keep highest 2` keeps them, with or without a `let`.
 #[test]
 fn the_middle_of_a_pool_whose_count_is_rolled() {
-    let mut want = Law::new();
-    for n in 3u32..=6 {
-        let one = Q::new(1u8, 4 * 6u64.pow(n));
-        for roll in 0..6u64.pow(n) {
-            let mut dice: Vec<i64> = (0..n)
-                .map(|i| (roll / 6u64.pow(i) % 6) as i64 + 1)
-                .collect();
-            dice.sort();
-            let low = ((n - 2) / 2) as usize;
-            put(&mut want, dice[low] + dice[low + 1], &one);
+    // The middle two of every roll of `n` d6 (of two or fewer, all of them), each count
+    // in `counts` a quarter of the time.
+    let middle = |counts: std::ops::RangeInclusive<u32>| {
+        let mut want = Law::new();
+        for n in counts {
+            let one = Q::new(1u8, 4 * 6u64.pow(n));
+            for roll in 0..6u64.pow(n) {
+                let mut dice: Vec<i64> = (0..n)
+                    .map(|i| (roll / 6u64.pow(i) % 6) as i64 + 1)
+                    .collect();
+                dice.sort();
+                let kept = if n <= 2 {
+                    dice.iter().sum()
+                } else {
+                    let low = ((n - 2) / 2) as usize;
+                    dice[low] + dice[low + 1]
+                };
+                put(&mut want, kept, &one);
+            }
         }
-    }
+        want
+    };
     holds(
         "let n = d4 + 2 in let p = (n)d6 in p keep middle 2 sum",
-        &want,
+        &middle(3..=6),
     );
-    let mut want = Law::new();
-    for n in 1u32..=4 {
-        let one = Q::new(1u8, 4 * 6u64.pow(n));
-        for roll in 0..6u64.pow(n) {
-            let mut dice: Vec<i64> = (0..n)
-                .map(|i| (roll / 6u64.pow(i) % 6) as i64 + 1)
-                .collect();
-            dice.sort();
-            let kept = if n <= 2 {
-                dice.iter().sum()
-            } else {
-                let low = ((n - 2) / 2) as usize;
-                dice[low] + dice[low + 1]
-            };
-            put(&mut want, kept, &one);
-        }
-    }
+    let want = middle(1..=4);
     holds("let n = d4 in let p = (n)d6 in p keep middle 2 sum", &want);
     // Written without a `let`, as `keep highest` is: the same.
     holds("(d4)d6 keep middle 2 sum", &want);

@@ -2,7 +2,7 @@
 //! both where there is one (two pools, or a pool and a pool variable's dice held),
 //! else every pair of the sides' outcomes.
 
-use super::pools::{faces, kept, multisets, Outcomes, PASS_PAST};
+use super::pools::{faces, kept, one_read, rolled_multisets, Outcomes, PASS_PAST};
 use super::*;
 
 /// One side of a [`meeting`].
@@ -37,16 +37,7 @@ pub(super) fn passed<'a, W: Weight>(
             dice.push(faces(&super::die(d, b)?));
         }
     }
-    let (joint, den) = match pass.run_ways(&dice, &mut |ops| b.spend(ops)) {
-        Err(NoLaw::Refused(_)) => return Ok(None),
-        r => r?,
-    };
-    let mut m: Map<i64, W> = Map::default();
-    for (v, w) in joint {
-        m.entry(v[0]).or_default().add_to(&w)?;
-    }
-    let law = Law::from_map(m, den)?;
-    Ok(Some(b.closed.keep(n, law)))
+    Ok(one_read(&pass, &dice, b)?.map(|law| b.closed.keep(n, law)))
 }
 
 /// A pool met with a pool variable's dice held ([`lower::held_meeting`]): one pass over
@@ -84,14 +75,7 @@ pub(super) fn held_pass<'a, W: Weight>(
     let mut rolls = 1.0;
     for s in &m.sides {
         if let Side::Pool(p) = s {
-            for (n, d) in &p.groups {
-                // The faces its law takes: an exploding die's whole chain.
-                let faces = super::die(d, b)?
-                    .iter()
-                    .filter(|(_, w)| !w.is_zero())
-                    .count();
-                rolls *= multisets(*n, faces);
-            }
+            rolls *= rolled_multisets(p, b)?;
         }
     }
     if rolls <= PASS_PAST {
@@ -122,15 +106,7 @@ pub(super) fn held_pass<'a, W: Weight>(
             _ => return Ok(None),
         }
     }
-    let (joint, den) = match pass.run_ways(&faces_of, &mut |ops| b.spend(ops)) {
-        Err(NoLaw::Refused(_)) => return Ok(None),
-        r => r?,
-    };
-    let mut m: Map<i64, W> = Map::default();
-    for (v, w) in joint {
-        m.entry(v[0]).or_default().add_to(&w)?;
-    }
-    Ok(Some(Law::from_map(m, den)?))
+    one_read(&pass, &faces_of, b)
 }
 
 /// Two sides set die by die (`pairs`, `beats`, `cancel`, with `only` and a read of

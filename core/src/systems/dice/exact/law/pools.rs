@@ -98,15 +98,7 @@ pub(super) fn let_pool<'a, W: Weight>(
         // one pass face by face holds only what the reads need. Only with nothing in
         // scope, where it is made once: a pool bound inside a round or a `let` would
         // make it again for every state, where its outcomes are kept and met again.
-        // The faces each die's law takes: an exploding die's whole chain.
-        let mut rolls = 1.0;
-        for (n, d) in &spec.groups {
-            let faces = super::die(d, b)?
-                .iter()
-                .filter(|(_, w)| !w.is_zero())
-                .count();
-            rolls *= multisets(*n, faces);
-        }
+        let rolls = rolled_multisets(spec, b)?;
         // Reads that all add up die by die are counted faster as tallies (see
         // [`tallied`]).
         let tallies = spec.ways.iter().all(adds_up);
@@ -462,28 +454,18 @@ pub(super) fn read_whole<'a, W: Weight>(
 ) -> Result<Law<W>, NoLaw> {
     // Past the multisets a walk takes, one pass over the faces holds only what the read
     // needs (`8d20 straight`'s 2.2 million multisets, a few hundred states).
-    if spec.deck().is_none() && spec.again.is_none() {
-        let mut rolls = 1.0;
-        for (n, d) in &spec.groups {
-            let faces = super::die(d, b)?
+    if spec.deck().is_none()
+        && spec.again.is_none()
+        && rolled_multisets(spec, b)? > MAX_OUTCOMES as f64
+    {
+        if let Some(pass) = crate::systems::dice::lower::whole(spec) {
+            let dice = spec
+                .groups
                 .iter()
-                .filter(|(_, w)| !w.is_zero())
-                .count();
-            rolls *= multisets(*n, faces);
-        }
-        if rolls > MAX_OUTCOMES as f64 {
-            if let Some(pass) = crate::systems::dice::lower::whole(spec) {
-                let dice = spec
-                    .groups
-                    .iter()
-                    .map(|(_, d)| Ok(faces(&super::die(d, b)?)))
-                    .collect::<Result<Vec<_>, NoLaw>>()?;
-                let (joint, den) = pass.run_ways(&dice, &mut |ops| b.spend(ops))?;
-                let mut m: Map<i64, W> = Map::default();
-                for (v, w) in joint {
-                    m.entry(v[0]).or_default().add_to(&w)?;
-                }
-                return Ok(Law::from_map(m, den)?.reduced());
+                .map(|(_, d)| Ok(faces(&super::die(d, b)?)))
+                .collect::<Result<Vec<_>, NoLaw>>()?;
+            if let Some(law) = one_read(&pass, &dice, b)? {
+                return Ok(law.reduced());
             }
         }
     }
@@ -1436,6 +1418,41 @@ fn meets_rolled(n: &Node) -> bool {
     }
     walk(n, &mut meets, &mut other);
     meets && !other
+}
+
+/// The multisets a pool's dice can show, each die counted by the faces its law takes
+/// (an exploding die's whole chain, not its six faces).
+pub(super) fn rolled_multisets<'a, W: Weight>(
+    spec: &'a PoolSpec,
+    b: &mut Budget<'a, W>,
+) -> Result<f64, NoLaw> {
+    let mut rolls = 1.0;
+    for (n, d) in &spec.groups {
+        let faces = super::die(d, b)?
+            .iter()
+            .filter(|(_, w)| !w.is_zero())
+            .count();
+        rolls *= multisets(*n, faces);
+    }
+    Ok(rolls)
+}
+
+/// A pass of one read run in ways over `dice` (each group's faces): its law. None where
+/// the pass refuses (its states, a part it does not read).
+pub(super) fn one_read<W: Weight>(
+    pass: &crate::systems::dice::multiset::Pass,
+    dice: &[crate::systems::dice::multiset::Faces<W>],
+    b: &mut Budget<'_, W>,
+) -> Result<Option<Law<W>>, NoLaw> {
+    let (joint, den) = match pass.run_ways(dice, &mut |ops| b.spend(ops)) {
+        Err(NoLaw::Refused(_)) => return Ok(None),
+        r => r?,
+    };
+    let mut m: Map<i64, W> = Map::default();
+    for (v, w) in joint {
+        m.entry(v[0]).or_default().add_to(&w)?;
+    }
+    Law::from_map(m, den).map(Some)
 }
 
 /// A die's faces with their ways, as a pass in ways takes them.

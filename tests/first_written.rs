@@ -1147,3 +1147,22 @@ fn a_shape_of_a_pool_past_the_multisets_a_walk_takes() {
         assert_agrees(&c, &["value"], 40_000, 17);
     }
 }
+
+/// Forty d10 against forty: the first side's dice above the second's best. Settled as
+/// soon as the second side's highest die is down (the dice left placed below in one
+/// product), where carrying every count of dice left passed the budget. By the best
+/// `m` of the second side (`m^40 - (m-1)^40` ways) and the binomial of the first's
+/// dice above it: every fraction.
+#[test]
+fn beats_of_two_big_pools_is_settled_at_the_second_side_s_best() {
+    let pow = |b: u32, e: u32| BigUint::from(b).pow(e);
+    let mut ways: BTreeMap<i64, BigUint> = BTreeMap::new();
+    for m in 1..=10u32 {
+        let best = pow(m, 40) - pow(m - 1, 40);
+        for j in 0..=40u32 {
+            let w = &best * choose(40, u64::from(j)) * pow(10 - m, j) * pow(m, 40 - j);
+            *ways.entry(i64::from(j)).or_default() += w;
+        }
+    }
+    holds_ways("beats(40d10, 40d10)", ways, &pow(10, 80));
+}

@@ -231,6 +231,25 @@ impl Read {
     fn own(&self) -> usize {
         self.width() - self.reading().width()
     }
+
+    /// Whether no die placed at a lower outcome can change this read's value from its
+    /// numbers `st`: `beats` once the second side's highest die is placed (the first's
+    /// dice after it are lower), read by what dice taking no part leave as it is.
+    fn settled(&self, st: &[Num]) -> bool {
+        match self {
+            Read::Meet {
+                kind: Versus::Beats,
+                read,
+                ..
+            } => {
+                st[0] == 1
+                    && read.is_none_or(|r| {
+                        matches!(r.agg, Agg::Sum | Agg::Count(_) | Agg::Highest | Agg::Lowest)
+                    })
+            }
+            _ => false,
+        }
+    }
 }
 
 /// One pool of a pass: groups of identical dice (their ways come with the walk,
@@ -350,6 +369,14 @@ impl Pass {
             fixed,
             start,
         }
+    }
+
+    /// Whether every read's value is settled at `key` ([`Read::settled`]).
+    fn settled(&self, offsets: &[usize], key: &Key) -> bool {
+        self.reads
+            .iter()
+            .zip(offsets)
+            .all(|(r, &off)| r.settled(&key[off..]))
     }
 
     /// The reads' values at a final state.

@@ -103,10 +103,71 @@ impl Pass {
             choose: Map::default(),
             powers: Vec::new(),
         };
+        // Each group's ways below an outcome: its faces rising, with the running sum
+        // of their ways before each (sums, not a difference from the whole: no float
+        // cancels).
+        let below: Vec<Vec<(i64, W)>> = dice
+            .iter()
+            .map(|f| {
+                let mut rising: Vec<(i64, W)> = f.clone();
+                rising.sort_unstable_by_key(|&(v, _)| v);
+                let mut acc = W::default();
+                rising
+                    .into_iter()
+                    .map(|(v, w)| {
+                        let before = acc.clone();
+                        acc.add_to(&w)?;
+                        Ok((v, before))
+                    })
+                    .collect::<Result<Vec<_>, NoLaw>>()
+            })
+            .collect::<Result<_, NoLaw>>()?;
+        // States whose reads no lower outcome can change, their dice left placed below
+        // in one product: `beats(40d10, 40d10)` is settled once the second side's
+        // highest die is down, not carried through every count of dice left.
+        let mut settled: Map<Key, W> = Map::default();
         let mut prev = None;
         for &o in &values {
             cur = walk.outcome(&cur, o, prev, &mut counts, spend)?;
             prev = Some(o);
+            let done: Vec<Key> = cur
+                .keys()
+                .filter(|k| self.settled(&walk.plan.offsets, k))
+                .copied()
+                .collect();
+            for key in done {
+                let Some(mut w) = cur.remove(&key) else {
+                    continue;
+                };
+                let mut full = key;
+                for (g, &(_, n)) in walk.groups.iter().enumerate() {
+                    let left = n - key[g] as u32;
+                    if left > 0 {
+                        // The ways of the faces below `o`: before the first at or
+                        // above it, or all of them.
+                        let at = below[g].partition_point(|&(v, _)| v < o);
+                        let under = match below[g].get(at) {
+                            Some((_, before)) => before.clone(),
+                            None => {
+                                let mut all = W::default();
+                                for (_, wf) in &dice[g] {
+                                    all.add_to(wf)?;
+                                }
+                                all
+                            }
+                        };
+                        w = w.mul(&under.pow(left)?)?;
+                        spend(4 + w.words())?;
+                    }
+                    full[g] = n as Num;
+                }
+                if !w.is_zero() {
+                    settled.entry(full).or_default().add_to(&w)?;
+                }
+            }
+        }
+        for (key, w) in settled {
+            cur.entry(key).or_default().add_to(&w)?;
         }
         walk.joint(cur)
     }

@@ -55,6 +55,26 @@ impl<W: Weight> Counts<W> {
     }
 }
 
+/// Each group's ways below an outcome: its faces rising, with the running sum of their
+/// ways before each (sums, not a difference from the whole: no float cancels).
+fn ways_below<W: Weight>(dice: &[Faces<W>]) -> Result<Vec<Vec<(i64, W)>>, NoLaw> {
+    dice.iter()
+        .map(|f| {
+            let mut rising: Vec<(i64, W)> = f.clone();
+            rising.sort_unstable_by_key(|&(v, _)| v);
+            let mut acc = W::default();
+            rising
+                .into_iter()
+                .map(|(v, w)| {
+                    let before = acc.clone();
+                    acc.add_to(&w)?;
+                    Ok((v, before))
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Where a pass in ways is: the groups (their pool and dice), their faces, and each
 /// group's lowest face (there its dice left must all be placed).
 struct Walk<'p, W> {
@@ -103,25 +123,7 @@ impl Pass {
             choose: Map::default(),
             powers: Vec::new(),
         };
-        // Each group's ways below an outcome: its faces rising, with the running sum
-        // of their ways before each (sums, not a difference from the whole: no float
-        // cancels).
-        let below: Vec<Vec<(i64, W)>> = dice
-            .iter()
-            .map(|f| {
-                let mut rising: Vec<(i64, W)> = f.clone();
-                rising.sort_unstable_by_key(|&(v, _)| v);
-                let mut acc = W::default();
-                rising
-                    .into_iter()
-                    .map(|(v, w)| {
-                        let before = acc.clone();
-                        acc.add_to(&w)?;
-                        Ok((v, before))
-                    })
-                    .collect::<Result<Vec<_>, NoLaw>>()
-            })
-            .collect::<Result<_, NoLaw>>()?;
+        let below = ways_below(dice)?;
         // States whose reads no lower outcome can change, their dice left placed below
         // in one product: `beats(40d10, 40d10)` is settled once the second side's
         // highest die is down, not carried through every count of dice left.
@@ -130,41 +132,7 @@ impl Pass {
         for &o in &values {
             cur = walk.outcome(&cur, o, prev, &mut counts, spend)?;
             prev = Some(o);
-            let done: Vec<Key> = cur
-                .keys()
-                .filter(|k| self.settled(&walk.plan.offsets, k))
-                .copied()
-                .collect();
-            for key in done {
-                let Some(mut w) = cur.remove(&key) else {
-                    continue;
-                };
-                let mut full = key;
-                for (g, &(_, n)) in walk.groups.iter().enumerate() {
-                    let left = n - key[g] as u32;
-                    if left > 0 {
-                        // The ways of the faces below `o`: before the first at or
-                        // above it, or all of them.
-                        let at = below[g].partition_point(|&(v, _)| v < o);
-                        let under = match below[g].get(at) {
-                            Some((_, before)) => before.clone(),
-                            None => {
-                                let mut all = W::default();
-                                for (_, wf) in &dice[g] {
-                                    all.add_to(wf)?;
-                                }
-                                all
-                            }
-                        };
-                        w = w.mul(&under.pow(left)?)?;
-                        spend(4 + w.words())?;
-                    }
-                    full[g] = n as Num;
-                }
-                if !w.is_zero() {
-                    settled.entry(full).or_default().add_to(&w)?;
-                }
-            }
+            walk.settle(&mut cur, &mut settled, o, &below, spend)?;
         }
         for (key, w) in settled {
             cur.entry(key).or_default().add_to(&w)?;
@@ -259,6 +227,56 @@ impl<W: Weight> Walk<'_, W> {
             }
         }
         Ok(next)
+    }
+
+    /// The states of `cur` whose reads are settled ([`Pass::settled`]) after outcome `o`,
+    /// moved to `settled` with their dice left placed below `o` in one product (`below`:
+    /// each group's faces rising with the ways of those before each).
+    fn settle(
+        &self,
+        cur: &mut Map<Key, W>,
+        settled: &mut Map<Key, W>,
+        o: i64,
+        below: &[Vec<(i64, W)>],
+        spend: Spend,
+    ) -> Result<(), NoLaw> {
+        let (walk, dice) = (self, self.dice);
+        let done: Vec<Key> = cur
+            .keys()
+            .filter(|k| walk.pass.settled(&walk.plan.offsets, k))
+            .copied()
+            .collect();
+        for key in done {
+            let Some(mut w) = cur.remove(&key) else {
+                continue;
+            };
+            let mut full = key;
+            for (g, &(_, n)) in walk.groups.iter().enumerate() {
+                let left = n - key[g] as u32;
+                if left > 0 {
+                    // The ways of the faces below `o`: before the first at or
+                    // above it, or all of them.
+                    let at = below[g].partition_point(|&(v, _)| v < o);
+                    let under = match below[g].get(at) {
+                        Some((_, before)) => before.clone(),
+                        None => {
+                            let mut all = W::default();
+                            for (_, wf) in &dice[g] {
+                                all.add_to(wf)?;
+                            }
+                            all
+                        }
+                    };
+                    w = w.mul(&under.pow(left)?)?;
+                    spend(4 + w.words())?;
+                }
+                full[g] = n as Num;
+            }
+            if !w.is_zero() {
+                settled.entry(full).or_default().add_to(&w)?;
+            }
+        }
+        Ok(())
     }
 
     /// The reads' values at the final states, alike lists joined, in a fixed order; and

@@ -81,6 +81,36 @@ impl<'a> Holding<'a> {
     }
 }
 
+/// [`let_pool`]'s one pass over the faces, tried before its multisets are walked, where
+/// it is likely the cheaper. None where it is not tried or gives up.
+fn pass_first<'a, W: Weight>(
+    n: &'a Node,
+    spec: &'a PoolSpec,
+    body: &'a Node,
+    env: &[i64],
+    b: &mut Budget<'a, W>,
+) -> Result<Option<Law<W>>, NoLaw> {
+    // Many multisets read a few ways (7d10's 11,440 read by `maxset` and `mode`):
+    // one pass face by face holds only what the reads need. Only with nothing in
+    // scope, where it is made once: a pool bound inside a round or a `let` would
+    // make it again for every state, where its outcomes are kept and met again.
+    let rolls = rolled_multisets(spec, b)?;
+    // Reads that all add up die by die are counted faster as tallies (see
+    // [`tallied`]).
+    let tallies = spec.ways.iter().all(adds_up);
+    // A body that meets the pool with another rolled there (`beats(p, 4d10)`) is
+    // arithmetic once the meeting is a read of the pass (its reads' tallies do not
+    // hold the dice a meeting needs).
+    if rolls > PASS_PAST
+        && env.is_empty()
+        && ((!tallies && b.arithmetic(body)) || meets_rolled(body))
+    {
+        // At most half the work left: past it, the multisets are walked with the rest.
+        return chained_within(n, env, 1..=usize::MAX, b.left / 2, b);
+    }
+    Ok(None)
+}
+
 /// The ways of each value of `body` with `spec`'s dice at scope depth `at`.
 pub(super) fn let_pool<'a, W: Weight>(
     n: &'a Node,
@@ -94,25 +124,8 @@ pub(super) fn let_pool<'a, W: Weight>(
         if let Some(law) = linear_pool(n, spec, body, env.len(), b)? {
             return Ok(law);
         }
-        // Many multisets read a few ways (7d10's 11,440 read by `maxset` and `mode`):
-        // one pass face by face holds only what the reads need. Only with nothing in
-        // scope, where it is made once: a pool bound inside a round or a `let` would
-        // make it again for every state, where its outcomes are kept and met again.
-        let rolls = rolled_multisets(spec, b)?;
-        // Reads that all add up die by die are counted faster as tallies (see
-        // [`tallied`]).
-        let tallies = spec.ways.iter().all(adds_up);
-        // A body that meets the pool with another rolled there (`beats(p, 4d10)`) is
-        // arithmetic once the meeting is a read of the pass (its reads' tallies do not
-        // hold the dice a meeting needs).
-        if rolls > PASS_PAST
-            && env.is_empty()
-            && ((!tallies && b.arithmetic(body)) || meets_rolled(body))
-        {
-            // At most half the work left: past it, the multisets are walked with the rest.
-            if let Some(law) = chained_within(n, env, 1..=usize::MAX, b.left / 2, b)? {
-                return Ok(law);
-            }
+        if let Some(law) = pass_first(n, spec, body, env, b)? {
+            return Ok(law);
         }
     }
     let (taken, held) = match held_outcomes(spec, choice, b) {

@@ -371,6 +371,20 @@ impl Pass {
         }
     }
 
+    /// Whether some state of this pass can settle before its last outcome: only a
+    /// `beats` read does, and a pass without one looks at no state for it.
+    fn can_settle(&self) -> bool {
+        self.reads.iter().all(|r| {
+            matches!(
+                r,
+                Read::Meet {
+                    kind: Versus::Beats,
+                    ..
+                }
+            )
+        })
+    }
+
     /// Whether every read's value is settled at `key` ([`Read::settled`]).
     fn settled(&self, offsets: &[usize], key: &Key) -> bool {
         self.reads

@@ -123,7 +123,12 @@ impl Pass {
             choose: Map::default(),
             powers: Vec::new(),
         };
-        let below = ways_below(dice)?;
+        let settles = self.can_settle();
+        let below = if settles {
+            ways_below(dice)?
+        } else {
+            Vec::new()
+        };
         // States whose reads no lower outcome can change, their dice left placed below
         // in one product: `beats(40d10, 40d10)` is settled once the second side's
         // highest die is down, not carried through every count of dice left.
@@ -132,7 +137,9 @@ impl Pass {
         for &o in &values {
             cur = walk.outcome(&cur, o, prev, &mut counts, spend)?;
             prev = Some(o);
-            walk.settle(&mut cur, &mut settled, o, &below, spend)?;
+            if settles {
+                walk.settle(&mut cur, &mut settled, o, &below, spend)?;
+            }
         }
         for (key, w) in settled {
             cur.entry(key).or_default().add_to(&w)?;

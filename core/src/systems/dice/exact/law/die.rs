@@ -70,31 +70,45 @@ pub(super) fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>,
     let Some(c) = d.explode else {
         return Ok(base.reduced());
     };
-    let mut b = Budget::new(cancel);
     let (boom, stop) = (split(&base, c, true), split(&base, c, false));
-    // Every chain ended so far, over the denominator of the chains still rolling times
-    // one roll's.
-    let mut out: Map<i64, W> = Map::default();
-    let mut carry = Law::point(0);
-    for depth in 0..=d.depth {
-        let last = depth == d.depth;
-        // At the depth limit an exploding face stands as it is.
-        let ended = carry.add(if last { &base } else { &stop }, &mut b)?;
-        for (v, w) in ended.iter() {
-            out.entry(v).or_default().add_to(w)?;
-        }
-        if last {
-            return Ok(Law::from_map(out, ended.den)?.reduced());
-        }
-        let on = carry.add(&boom, &mut b)?;
-        if on.n.iter().all(|w| w.is_zero()) {
-            return Ok(Law::from_map(out, ended.den)?.reduced());
-        }
-        carry = on.trim();
-        // The chains ended so far, over the next round's denominator.
-        for w in out.values_mut() {
-            *w = w.mul(&base.den)?;
-        }
+    let booms: Vec<(i64, &W)> = boom.iter().collect();
+    if booms.is_empty() || d.depth == 0 {
+        return Ok(base.reduced());
     }
-    unreachable!("the loop returns at its last depth")
+    // From the last roll back to the first (Horner's rule): the chains from depth `k`
+    // on are the faces that stop there, or an exploding face and the chains from
+    // `k + 1`, each over one roll more. At the depth limit an exploding face stands
+    // as it is. Dense rows, no map of the chains ended so far scaled round by round.
+    let stops: Vec<(i64, &W)> = stop.iter().collect();
+    let (boom_lo, boom_hi) = (booms[0].0, booms[booms.len() - 1].0);
+    let (mut lo, mut acc) = (base.lo, base.n.clone());
+    let mut scale = base.den.clone();
+    let mut b: Budget<W> = Budget::new(cancel);
+    for _ in 0..d.depth {
+        b.spend((booms.len() * acc.len() + stops.len()) as u64)?;
+        let hi = lo + acc.len() as i64 - 1;
+        let new_lo = (lo + boom_lo).min(stop.lo);
+        let new_hi = (hi + boom_hi).max(stop.lo + stop.n.len() as i64 - 1);
+        let mut next = vec![W::default(); span(new_lo, new_hi)?];
+        for &(e, q) in &booms {
+            let at = (lo + e - new_lo) as usize;
+            for (dst, w) in next[at..].iter_mut().zip(&acc) {
+                if !w.is_zero() {
+                    dst.add_product(q, w)?;
+                }
+            }
+        }
+        for &(v, w) in &stops {
+            next[(v - new_lo) as usize].add_product(w, &scale)?;
+        }
+        scale = scale.mul(&base.den)?;
+        (lo, acc) = (new_lo, next);
+    }
+    Ok(Law {
+        lo,
+        n: acc,
+        den: scale,
+    }
+    .trim()
+    .reduced())
 }

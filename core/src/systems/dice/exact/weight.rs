@@ -165,8 +165,12 @@ pub(super) fn ratio<W: Weight>(a: &W, b: &W) -> f64 {
 }
 
 /// Stein's gcd of `den` and each count, stopping at 1.
-fn gcd_fold(den: u128, ns: impl Iterator<Item = u128>) -> u128 {
-    let mut g = den;
+fn gcd_fold(den: u128, ns: impl Iterator<Item = u128> + Clone) -> u128 {
+    // The smallest count first: it bounds the factor at once (an exploding die's
+    // longest chain has one way, so nothing is shared), where the first counts, the
+    // most likely values, share most of the denominator and a gcd of two words costs.
+    let least = ns.clone().filter(|&w| w != 0).min().unwrap_or(den);
+    let mut g = num_integer::Integer::gcd(&den, &least);
     for w in ns {
         if g == 1 {
             break;
@@ -456,7 +460,13 @@ impl Weight for UBig {
             }
             UBig::from_words(&digits)
         };
-        let product = pack(a) * pack(b);
+        // A law added to itself (`times`' doublings): one number squared, about two
+        // thirds of a multiply.
+        let product = if std::ptr::eq(a, b) {
+            pack(a).sqr()
+        } else {
+            pack(a) * pack(b)
+        };
         let product = product.as_words();
         Some(Ok((0..a.len() + b.len() - 1)
             .map(|i| {

@@ -77,7 +77,11 @@ impl Weights {
         match self {
             Weights::Counted(l) => {
                 let f = l.fractions(lo, states);
-                (f.iter().map(Fraction::to_f64).collect(), Some(f))
+                let p = f
+                    .iter()
+                    .map(|f| if f.is_zero() { 0.0 } else { f.to_f64() })
+                    .collect();
+                (p, Some(f))
             }
             Weights::Real(l) => (l.floats(lo, states), None),
             Weights::Float(l) => (l.floats(lo, states), None),
@@ -461,9 +465,19 @@ impl Law<UBig> {
             Some(_) => None,
             None => super::weight::small_factors(&self.den),
         };
+        let small_den = self.den.to_u128();
         ways.into_iter()
-            .map(|w| match &factors {
-                Some(factors) => {
+            .map(|w| match (&factors, small_den) {
+                // A value no roll gives (most of a wide table's, Farkle's 3,001 values
+                // from 0 to 3,000 of which 31 come).
+                _ if w.is_zero() => Fraction::zero(),
+                (None, Some(den)) => {
+                    // Every count is at most the denominator, so fits as well.
+                    let w = w.to_u128().unwrap_or(0);
+                    let g = num_integer::Integer::gcd(&den, &w);
+                    Fraction::lowest(UBig::from(w / g), UBig::from(den / g))
+                }
+                (Some(factors), _) => {
                     // What the value's ways share with the denominator: the
                     // denominator is divided by it (a word where it fits), not built
                     // again from powers of its primes for every value.
@@ -484,7 +498,7 @@ impl Law<UBig> {
                     };
                     Fraction::lowest(numer, denom)
                 }
-                None => {
+                (None, None) => {
                     let g = UBig::common_factor(&self.den, std::slice::from_ref(&w));
                     Fraction::lowest(w.div(&g).to_big(), self.den.div(&g).to_big())
                 }

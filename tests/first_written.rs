@@ -494,6 +494,47 @@ fn the_middle_of_a_pool_whose_count_is_rolled() {
     holds("(d4)d6 keep middle 2 sum", &want);
 }
 
+/// A pool of two kinds of dice, one of them rolled in a number rolled first (`(d3)d6`
+/// beside `2d8`): kept in the middle without a `let` (it said "`keep middle` reads
+/// dice"), and bound by a `let` and read two ways (it was bound as its sum). Every roll
+/// of 1 to 3 d6 and two d8 enumerated, each count a third of the time.
+#[test]
+fn a_pool_of_two_kinds_whose_count_is_rolled_is_held_as_its_dice() {
+    let every = |read: &dyn Fn(&[i64]) -> i64| {
+        let mut want = Law::new();
+        for n in 1..=3u32 {
+            let one = Q::new(1u8, 3 * 6u64.pow(n) * 64);
+            for roll in 0..6u64.pow(n) * 64 {
+                let mut dice: Vec<i64> = (0..n)
+                    .map(|i| (roll / 6u64.pow(i) % 6) as i64 + 1)
+                    .collect();
+                let eights = roll / 6u64.pow(n);
+                dice.extend([(eights % 8) as i64 + 1, (eights / 8) as i64 + 1]);
+                dice.sort();
+                put(&mut want, read(&dice), &one);
+            }
+        }
+        want
+    };
+    // The middle two of 3 to 5 dice: `low` dropped below them, the rest above.
+    let middle = |dice: &[i64]| {
+        let low = (dice.len() - 2) / 2;
+        dice[low] + dice[low + 1]
+    };
+    holds("[(d3)d6, 2d8] keep middle 2", &every(&middle));
+    holds(
+        "[(d3)d6, 2d8] keep middle 2 highest",
+        &every(&|d: &[i64]| d[(d.len() - 2) / 2 + 1]),
+    );
+    // The 6s of both kinds, and the highest die.
+    let sixes_and_best =
+        |dice: &[i64]| dice.iter().filter(|&&v| v == 6).count() as i64 + dice[dice.len() - 1];
+    holds(
+        "let p = [(d3)d6, 2d8] in p count 6 + p highest",
+        &every(&sixes_and_best),
+    );
+}
+
 /// A `let` before a `repeat`: the hits of 3d6 on 5+ start the count of dice left, each
 /// round a d6 on 4+ takes one away; the rounds to clear them.
 #[test]

@@ -592,7 +592,7 @@ impl<'a> Compiler<'a> {
             Slot::Num(_) => return Err(CompileError {
                 col: *col,
                 message: format!(
-                    "`{name}` is a number: `keep`, `drop`, `count` and the other reads apply to dice (bind dice without a read: `let {name} = 4d6 in ...`; dice whose faces are rolled, of several kinds with a number rolled, or with more than one number rolled, are bound as their sum, so read them where they are rolled: `(a)d6 count >= 5`; one kind of dice whose count or sides alone are rolled is held: `let p = (a)d6 in p count 6`, `let p = 3d(s) in p highest`)"
+                    "`{name}` is a number: `keep`, `drop`, `count` and the other reads apply to dice (bind dice without a read: `let {name} = 4d6 in ...`; dice whose faces are rolled, or with more than one number rolled, are bound as their sum, so read them where they are rolled: `(a)d6 count >= 5`; dice whose one rolled number is a count, or the sides of one kind of dice, are held: `let p = (a)d6 in p count 6`, `let p = [(a)d6, 2d8] in p highest`, `let p = 3d(s) in p highest`)"
                 ),
             }),
         };

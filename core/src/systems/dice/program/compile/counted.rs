@@ -4,10 +4,11 @@
 use super::*;
 
 impl Compiler<'_> {
-    /// Which of the numbers of `bound` (dice of one kind, bound without a read) alone
-    /// is a value (rolled, or a state that changes): its count (0), or its die's sides
-    /// (1: a step die `d(s)` whose bounds are at most [`MAX_COUNTED_DICE`] sides, or not
-    /// known). None for anything else, bound as its sum.
+    /// Which of the numbers of `bound` (dice bound without a read) alone is a value
+    /// (rolled, or a state that changes): a group's count (its place among the pool's
+    /// numbers), or the die's sides of dice of one kind (1: a step die `d(s)` whose
+    /// bounds are at most [`MAX_COUNTED_DICE`] sides, or not known). None for anything
+    /// else, bound as its sum.
     pub(super) fn varies(&mut self, bound: &Expr) -> Option<usize> {
         let Expr::Pool {
             groups,
@@ -18,12 +19,18 @@ impl Compiler<'_> {
         else {
             return None;
         };
-        let [g] = groups.as_slice() else {
-            return None;
-        };
-        if g.deck {
+        if groups.iter().any(|g| g.deck) {
             return None;
         }
+        // Each number of the pool by what it is: a group's count, a group's sides, or
+        // a number of its modifiers (as `param_exprs` lists them).
+        let kinds: Vec<(usize, bool)> = groups
+            .iter()
+            .enumerate()
+            .flat_map(|(i, g)| {
+                std::iter::once((i, true)).chain(g.die.sides.as_ref().map(|_| (i, false)))
+            })
+            .collect();
         let nodes: Vec<Result<Node, CompileError>> = param_exprs(groups, mods, &None)
             .into_iter()
             .map(|e| self.node(e))
@@ -36,17 +43,21 @@ impl Compiler<'_> {
         if fixed.iter().filter(|&&f| !f).count() != 1 {
             return None;
         }
-        match (at, &g.die.sides) {
-            (0, _) => Some(0),
-            // Sides held as counts are: one body per number up to the most it takes,
-            // the number's reach checked as a count's is (a round's state, whose bounds
-            // are not known, by its exact distribution).
-            (1, Some(_)) => {
-                let Ok(sides) = &nodes[1] else { return None };
-                let most = super::bounds(sides, &mut self.var_bounds()).1;
-                (most <= MAX_COUNTED_DICE || most == i64::MAX).then_some(1)
-            }
-            _ => None,
+        match kinds.get(at) {
+            // A group's count, of one kind of dice or beside others (`[(d3)d6, 2d8]`).
+            Some((_, true)) => Some(at),
+            _ if groups.len() > 1 => None,
+            _ => match (at, &groups[0].die.sides) {
+                // Sides held as counts are: one body per number up to the most it takes,
+                // the number's reach checked as a count's is (a round's state, whose bounds
+                // are not known, by its exact distribution).
+                (1, Some(_)) => {
+                    let Ok(sides) = &nodes[1] else { return None };
+                    let most = super::bounds(sides, &mut self.var_bounds()).1;
+                    (most <= MAX_COUNTED_DICE || most == i64::MAX).then_some(1)
+                }
+                _ => None,
+            },
         }
     }
 

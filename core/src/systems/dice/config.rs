@@ -479,7 +479,7 @@ fn reached_count(node: &Node, estimate: i64) -> Result<(), String> {
     let m = program::MAX_ROLLED_DICE;
     let wide = program::MAX_COUNTED_DICE;
     let split = format!(
-        "a count whose bounds pass {wide} dice (or are not known, as a role's sides) rolls at most {m}, so bound it where it cannot pass (`(min(hits, {wide}))d6` rolls up to {wide}) or split it into pools of at most {m} each (e.g. for a count up to {}: `(min(hits, {m}))d6 + (max(hits - {m}, 0))d6`)",
+        "a count whose bounds pass {wide} dice (or are not known, as a round's state) rolls at most {m}, so bound it where it cannot pass (`(min(hits, {wide}))d6` rolls up to {wide}) or split it into pools of at most {m} each (e.g. for a count up to {}: `(min(hits, {m}))d6 + (max(hits - {m}, 0))d6`)",
         2 * m
     );
     // The law (in integers, then in floats), which knows each count's pools: the count

@@ -191,8 +191,8 @@ fn meeting_bounds(m: &Meeting) -> (i64, i64) {
 /// the docs say.
 pub fn rolled_count_past_limit(n: &Node, vars: &mut Vec<(i64, i64)>) -> Option<i64> {
     // The count's bounds here, against the pools (or bodies) made for it from none: the
-    // compiler made them by the bounds it knew then, which for a round's state or a
-    // role's sides are none (so 100 of them), though these bounds may be 150.
+    // compiler made them by the bounds it knew then, which for a round's state are
+    // none (so 100 of them), though these bounds may be 150.
     let count = match n {
         Node::Counted(c, pools) => Some((bounds(c, vars).1, pools.len())),
         Node::CountedVar(c, bodies) => Some((bounds(c, vars).1, bodies.len())),

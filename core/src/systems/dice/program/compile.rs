@@ -38,8 +38,10 @@ pub(super) enum Slot {
     Pool(Box<PoolSpec>, usize),
     /// A role of a `choose`: dice handed to it (up to the spec's count), where they sit,
     /// and the lowest and highest face of the pool (its spec also has 0, for bounds);
-    /// its largest die's sides are in its number slot.
-    Role(Box<PoolSpec>, usize, (i64, i64)),
+    /// its largest die's sides are in its number slot, at most the last number here
+    /// (the most sides of the pool's dice: `(a sides * 100)d1` of a d8 at most makes
+    /// pools up to 800 dice, not the 100 of a count whose bounds are not known).
+    Role(Box<PoolSpec>, usize, (i64, i64), i64),
 }
 
 /// The compiler's state while it lowers one expression: the names in scope, the
@@ -376,6 +378,7 @@ impl<'a> Compiler<'a> {
             .iter()
             .map(|(_, s)| match s {
                 Slot::Num(Some(b)) => *b,
+                Slot::Role(.., most) => (0, *most),
                 _ => (i64::MIN, i64::MAX),
             })
             .collect()
@@ -533,7 +536,7 @@ impl<'a> Compiler<'a> {
                 Slot::Pool(spec, offset) => {
                     self.read(i, spec.clone(), *offset, None, Agg::Sum, None)
                 }
-                Slot::Role(spec, offset, faces) => sized(
+                Slot::Role(spec, offset, faces, _) => sized(
                     self.read(i, spec.clone(), *offset, None, Agg::Sum, None),
                     *faces,
                 ),
@@ -588,7 +591,7 @@ impl<'a> Compiler<'a> {
         };
         let (spec, offset, role) = match self.scope[i].1.clone() {
             Slot::Pool(spec, offset) => (spec, offset, None),
-            Slot::Role(spec, offset, faces) => (spec, offset, Some(faces)),
+            Slot::Role(spec, offset, faces, _) => (spec, offset, Some(faces)),
             Slot::Num(_) => return Err(CompileError {
                 col: *col,
                 message: format!(
@@ -1019,6 +1022,12 @@ impl<'a> Compiler<'a> {
             spec.groups.iter().map(|(_, d)| d.lo()).min().unwrap_or(0),
             spec.groups.iter().map(|(_, d)| d.hi()).max().unwrap_or(0),
         );
+        let most_sides = spec
+            .groups
+            .iter()
+            .map(|(_, d)| d.faces.len() as i64)
+            .max()
+            .unwrap_or(0);
         let start = self.used;
         let mut roles = Vec::new();
         for (name, k, _) in &p.roles {
@@ -1037,8 +1046,10 @@ impl<'a> Compiler<'a> {
                 table: None,
                 ..spec.clone()
             };
-            self.scope
-                .push((name.clone(), Slot::Role(Box::new(role), offset, real)));
+            self.scope.push((
+                name.clone(),
+                Slot::Role(Box::new(role), offset, real, most_sides),
+            ));
             roles.push((*k, offset));
         }
         self.record_ok = false;

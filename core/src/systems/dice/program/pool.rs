@@ -7,7 +7,7 @@ use super::*;
 /// bounds the work is the exact engine's budget and the trials' own time, not a count.
 pub const MAX_DICE: i64 = 1_000_000;
 /// Most dice of a pool whose count is rolled (`(x)d6`) where the count's bounds are not
-/// known or pass [`MAX_COUNTED_DICE`] (a role's sides, `(w - w / 100 * 100)d6`), its
+/// known or pass [`MAX_COUNTED_DICE`] (a round's state, `(w - w / 100 * 100)d6`), its
 /// exact reach checked against it; and most cards a deck deals.
 pub const MAX_ROLLED_DICE: i64 = 100;
 /// Most dice of a pool whose count is rolled, where its bounds show the count stays

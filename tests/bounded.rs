@@ -1,17 +1,24 @@
 //! Issue #23, "nothing hung": inputs that hung the tool or reached an internal error
 //! now answer at once, each with a clear message and exit 2. Each test is the issue's
 //! reproduction.
+//!
+//! A command that could hang runs under a watchdog ([`WATCHDOG`]) that kills it, so a
+//! hang fails its test rather than stalling the run; no test here times an answer (how
+//! fast each comes is measured by `cargo bench --bench promises`).
 
 use crate::util::{rollsim, shipped, text};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+/// Past this a command is taken for hung and killed: its assertions then fail.
+const WATCHDOG: Duration = Duration::from_secs(60);
 
 #[test]
 fn item5_parsing_is_linear_in_nesting() {
     // 40 parentheses around d6 never finished; 24 took 7-14 s.
     let deep = "(".repeat(40) + "d6" + &")".repeat(40);
-    let start = Instant::now();
     let a = rollsim()
         .args(["roll", &deep, "--exact-only"])
+        .timeout(WATCHDOG)
         .assert()
         .success();
     // Parentheses change nothing: one d6, mean (1 + 2 + ... + 6) / 6 = 21/6 = 3.5.
@@ -20,25 +27,15 @@ fn item5_parsing_is_linear_in_nesting() {
     let deeper = "(".repeat(70) + "d6" + &")".repeat(70);
     let a = rollsim().args(["roll", &deeper]).assert().code(2);
     assert!(text(&a.get_output().stderr).contains("nesting deeper than 64 levels"));
-    // A guard against a hang only: a doubling per level would not finish at all. How
-    // fast it answers is measured by `cargo bench --bench promises`.
-    assert!(
-        start.elapsed() < Duration::from_secs(30),
-        "{:?}",
-        start.elapsed()
-    );
-    // The parser alone, every depth to the limit: linear, so all of them finish (at
-    // 2^n they would not).
-    let start = Instant::now();
-    for n in 1..=63 {
-        let e = "(".repeat(n) + "2d6 + (3)d6" + &")".repeat(n);
-        rollsim::systems::dice::lang::parse(&e).unwrap();
-    }
-    assert!(
-        start.elapsed() < Duration::from_secs(30),
-        "{:?}",
-        start.elapsed()
-    );
+    // The deepest nesting the limit allows: linear, so it finishes (at 2^63 steps it
+    // would not, and the watchdog would end it). 2d6 and three d6: 7 + 10.5.
+    let deepest = "(".repeat(63) + "2d6 + (3)d6" + &")".repeat(63);
+    let a = rollsim()
+        .args(["roll", &deepest, "--exact-only"])
+        .timeout(WATCHDOG)
+        .assert()
+        .success();
+    assert!(text(&a.get_output().stdout).contains("mean (exact): 17.5000"));
 }
 
 #[test]
@@ -108,17 +105,11 @@ fn item10_14_list_answers_at_once_one_line_per_scenario_escaped() {
          roll = \"\"\"3d6\n  + 2\"\"\"\n",
     )
     .unwrap();
-    let start = Instant::now();
     let a = rollsim()
         .args(["list", cfg.to_str().unwrap()])
+        .timeout(WATCHDOG)
         .assert()
         .success();
-    // A guard only: `list` computes nothing.
-    assert!(
-        start.elapsed() < Duration::from_secs(30),
-        "{:?}",
-        start.elapsed()
-    );
     let out = text(&a.get_output().stdout);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 2, "{out}");
@@ -144,21 +135,19 @@ fn item8_devices_pipes_and_huge_files_are_refused_at_once() {
         ("list", big.to_str().unwrap()),
         ("merge", "/dev/zero"),
     ] {
-        let start = Instant::now();
         let mut c = rollsim();
         c.arg(cmd).arg(path);
         if cmd == "merge" {
             c.args(["-o", d.path().join("m").to_str().unwrap()]);
         }
-        let a = c.timeout(Duration::from_secs(60)).assert().code(2);
+        let a = c.timeout(WATCHDOG).assert().code(2);
         let err = text(&a.get_output().stderr);
         assert!(
             err.contains("not a regular file") || err.contains("may have at most"),
             "{cmd} {path}: {err}"
         );
-        // A guard: reading /dev/zero or a pipe would never end. `cargo bench --bench
-        // promises` measures the refusal.
-        assert!(start.elapsed() < Duration::from_secs(30), "{cmd} {path}");
+        // Reading /dev/zero or a pipe would never end: the watchdog would. `cargo
+        // bench --bench promises` measures the refusal.
     }
 }
 
@@ -172,9 +161,9 @@ fn item9_loading_is_linear_in_a_units_stats() {
     }
     text.push_str("[scenarios.x]\nunit = \"big\"\nroll = \"d6 + s99999\"\n");
     std::fs::write(&cfg, text).unwrap();
-    let start = Instant::now();
     let a = rollsim()
         .args(["check", cfg.to_str().unwrap()])
+        .timeout(WATCHDOG)
         .assert()
         .success();
     assert!(
@@ -182,13 +171,8 @@ fn item9_loading_is_linear_in_a_units_stats() {
         "{}",
         text_of(&a)
     );
-    // It took 11.9 s, and grows as the square of the stats; linear work is well under
-    // a second (`cargo bench --bench promises`). A guard against the square here.
-    assert!(
-        start.elapsed() < Duration::from_secs(30),
-        "{:?}",
-        start.elapsed()
-    );
+    // It took 11.9 s, and grew as the square of the stats; linear work is well under
+    // a second (`cargo bench --bench promises` measures it).
 }
 
 fn text_of(a: &assert_cmd::assert::Assert) -> String {
@@ -196,7 +180,7 @@ fn text_of(a: &assert_cmd::assert::Assert) -> String {
 }
 
 #[test]
-fn item6_nested_lets_and_pool_variables_fall_back_to_monte_carlo_within_seconds() {
+fn item6_nested_lets_and_pool_variables_fall_back_to_monte_carlo() {
     for e in [
         // Every value read with the others (a sum of `let`s is three sums side by side,
         // and exact): 10^9 combinations.
@@ -209,23 +193,21 @@ fn item6_nested_lets_and_pool_variables_fall_back_to_monte_carlo_within_seconds(
         "([3d10, 3d20])d1000 > 3",
         "50d1000 again >= 5 == 0",
     ] {
-        let start = Instant::now();
         let a = rollsim()
             .args(["roll", e, "-n", "70000", "-q", "--no-plots"])
             .args(["-o", crate::util::tempdir().path().join("r").to_str().unwrap()])
-            .timeout(Duration::from_secs(60))
+            .timeout(WATCHDOG)
             .assert()
             .success();
         let out = text(&a.get_output().stdout);
         assert!(out.contains("no exact distribution"), "{e}: {out}");
         // The budget is about a second of work here (2 s promised, measured by `cargo
-        // bench --bench promises`); this guards against a hang.
-        assert!(start.elapsed() < Duration::from_secs(30), "{e}: {:?}", start.elapsed());
+        // bench --bench promises`).
     }
 }
 
 #[test]
-fn two_pool_variables_read_several_ways_are_exact_within_a_second() {
+fn two_pool_variables_read_several_ways_are_exact() {
     // Issue #26: a pool variable's rolls that read the same every way are one outcome,
     // so these (Monte Carlo only before) are exact, and Monte Carlo agrees.
     for e in [
@@ -234,19 +216,13 @@ fn two_pool_variables_read_several_ways_are_exact_within_a_second() {
         // Monte Carlo only until the integer law went first on pool variables.
         "let a = 9d10 in let b = 9d10 in a sum - b sum + a highest * b lowest",
     ] {
-        let start = Instant::now();
         let a = rollsim()
             .args(["roll", e, "--exact-only", "-q"])
-            .timeout(Duration::from_secs(60))
+            .timeout(WATCHDOG)
             .assert()
             .success();
         let out = text(&a.get_output().stdout);
         assert!(out.contains("mean (exact)"), "{e}: {out}");
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "{e}: {:?}",
-            start.elapsed()
-        );
     }
     // The 6d10 pair against an enumeration of each variable's (count of 10s, highest),
     // written here: P(count 10 = c, highest = h) for 6d10 by inclusion over the faces.
@@ -283,20 +259,14 @@ fn item6_a_sparse_die_over_a_wide_range_is_exact_at_once() {
     // Two faces a million apart: the lowest of one die read over the range in one pass
     // (it read every face at every value: 10^12 steps). P(lowest > 3) = 1/2: one die,
     // whose faces are 0 and 1,000,000, is above 3 when it shows the second of its two.
-    let start = Instant::now();
     let a = rollsim()
         .args(["roll", "d{0,1000000} lowest > 3", "--exact-only"])
-        .timeout(Duration::from_secs(60))
+        .timeout(WATCHDOG)
         .assert()
         .success();
     let out = text(&a.get_output().stdout);
     assert!(out.contains("| 1 | 50.0000% |"), "{out}");
-    // 10^12 steps would not finish: a guard.
-    assert!(
-        start.elapsed() < Duration::from_secs(30),
-        "{:?}",
-        start.elapsed()
-    );
+    // 10^12 steps would not finish (the watchdog would end them).
 }
 
 #[test]
@@ -351,7 +321,7 @@ fn fuzz_finds_end_in_an_answer_not_an_internal_error() {
                 "-o",
                 crate::util::tempdir().path().join("r").to_str().unwrap(),
             ])
-            .timeout(Duration::from_secs(60))
+            .timeout(WATCHDOG)
             .assert()
             .success();
         let out = text(&a.get_output().stdout);
@@ -380,7 +350,7 @@ fn an_empty_pool_is_exactly_zero_and_its_probability_never_negative_zero() {
 }
 
 #[test]
-fn fuzz_finds_exploding_pools_answer_within_seconds_without_overflowing_the_stack() {
+fn fuzz_finds_exploding_pools_answer_without_overflowing_the_stack() {
     // Found by the full grammar fuzz: two took 13-24 s (an explosion chain of a d1000
     // that rolls on at 999 faces in 1000, then a keep over its 20,000 values, neither
     // counted against the budget) and two overflowed the stack (a pool variable over
@@ -391,17 +361,16 @@ fn fuzz_finds_exploding_pools_answer_within_seconds_without_overflowing_the_stac
         "(repeat hp = 11 until hp <= 0 do hp = hp - (not (let p = d1000 explode max in p keep highest 2 sum + p count >= 4)) limit 1000 then rounds)",
         "if beats(0d{23,2}, 2d100) then (if [3d1000, 10d6, d%] then d6 reroll <=5 once again max else 53d6 reroll 5 once or (repeat hp = 10 until hp <= 0 do hp = hp - (80d% reroll <0 explode 11) limit 30 then rounds)) else (let p = d1000 keep lowest 0 explode !=6 in p keep highest 2 sum + p maxset)",
     ] {
-        let start = Instant::now();
         let a = rollsim()
             .args(["roll", e, "-n", "2000", "-q", "--no-plots"])
             .args(["-o", crate::util::tempdir().path().join("r").to_str().unwrap()])
-            .timeout(Duration::from_secs(60))
+            .timeout(WATCHDOG)
             .assert()
             .success();
         let err = text(&a.get_output().stderr);
         assert!(!err.contains("overflow") && !err.contains("panicked"), "{e}: {err}");
-        // Each answers in about a second here; they took 13-24 s. A guard at 30 s.
-        assert!(start.elapsed() < Duration::from_secs(30), "{e}: {:?}", start.elapsed());
+        // Each answers in about a second here (they took 13-24 s): `cargo bench
+        // --bench promises` measures it.
     }
     // A pool variable over one exploding d1000 (20,000 values) is exact now, and right:
     // each roll of the chain adds 500.5 on average and is rolled with (1/1000)^k (the
@@ -415,7 +384,7 @@ fn fuzz_finds_exploding_pools_answer_within_seconds_without_overflowing_the_stac
             "let p = d1000 explode max in p keep highest 1 sum",
             "--exact-only",
         ])
-        .timeout(Duration::from_secs(60))
+        .timeout(WATCHDOG)
         .assert()
         .success();
     let out = text_of(&a);

@@ -501,6 +501,9 @@ fn merge(parts: &[PathBuf], out: &Path) -> assert_cmd::assert::Assert {
         .args(parts)
         .args(["--no-plots", "--format", "csv", "-o"])
         .arg(out)
+        // A watchdog, not a timing: a merge that hung on a forged part is killed, and
+        // its assertions fail.
+        .timeout(std::time::Duration::from_secs(60))
         .assert()
 }
 
@@ -568,10 +571,8 @@ fn item6_merge_refuses_edited_parts() {
     for (reseal, why, f) in cases {
         let ps = parts(d);
         tamper(&ps[0], reseal, f);
-        let t0 = std::time::Instant::now();
         let a = merge(&ps, &out).code(2);
         assert!(stderr(&a).contains(why), "{why}: {}", stderr(&a));
-        assert!(t0.elapsed().as_secs() < 30, "{why}: refused, not hung");
         assert!(!out.exists());
     }
     // Untouched parts still merge.

@@ -535,6 +535,36 @@ fn a_pool_of_two_kinds_whose_count_is_rolled_is_held_as_its_dice() {
     );
 }
 
+/// A die that explodes on most of its faces: each depth one convolution of the chains
+/// with the exploding faces, within the budget (face by face, `d300 explode >= 2` was
+/// refused: found by review). Each roll adds 150.5 on average and rolls on with chance
+/// 299/300, at most 20 more times, so the mean is 150.5 (1 + q + ... + q^20), q =
+/// 299/300: 150.5 * 300 (1 - q^21). Two of them: twice that, with every fraction.
+#[test]
+fn a_die_exploding_on_most_of_its_faces_is_exact() {
+    let q: f64 = 299.0 / 300.0;
+    let one = 150.5 * 300.0 * (1.0 - q.powi(21));
+    for (roll, dice, fractions) in [
+        ("d300 explode >= 2", 1.0, false),
+        ("2d300 explode >= 2", 2.0, true),
+    ] {
+        let c = compile(roll, None);
+        assert!(c.exact.is_some(), "{roll}: {}", c.description);
+        if fractions {
+            assert!(c.exact_fractions.is_some(), "{roll}: no fractions");
+        }
+        let d = crate::dice_lang::dist(&c);
+        let mean: f64 = d.iter().map(|(v, p)| *v as f64 * p).sum();
+        let total: f64 = d.values().sum();
+        assert!((total - 1.0).abs() < 1e-9, "{roll}: {total}");
+        assert!(
+            (mean - dice * one).abs() < 1e-6 * dice * one,
+            "{roll}: {mean} against {}",
+            dice * one
+        );
+    }
+}
+
 /// A `let` before a `repeat`: the hits of 3d6 on 5+ start the count of dice left, each
 /// round a d6 on 4+ takes one away; the rounds to clear them.
 #[test]

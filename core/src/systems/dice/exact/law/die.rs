@@ -84,20 +84,43 @@ pub(super) fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>,
     let (mut lo, mut acc) = (base.lo, base.n.clone());
     let mut scale = base.den.clone();
     let mut b: Budget<W> = Budget::new(cancel);
+    // Many exploding faces (`d300 explode >= 2`): each depth one convolution as two
+    // dice are added (one big multiply where the weight has it), not face by face.
+    let many = (booms.len() >= KRONECKER).then(|| Law {
+        den: W::one(),
+        ..boom.clone().trim()
+    });
     for _ in 0..d.depth {
-        b.spend((booms.len() * acc.len() + stops.len()) as u64)?;
         let hi = lo + acc.len() as i64 - 1;
         let new_lo = (lo + boom_lo).min(stop.lo);
         let new_hi = (hi + boom_hi).max(stop.lo + stop.n.len() as i64 - 1);
         let mut next = vec![W::default(); span(new_lo, new_hi)?];
-        for &(e, q) in &booms {
-            let at = (lo + e - new_lo) as usize;
-            for (dst, w) in next[at..].iter_mut().zip(&acc) {
-                if !w.is_zero() {
-                    dst.add_product(q, w)?;
+        match &many {
+            Some(faces) => {
+                let here = Law {
+                    lo,
+                    n: acc,
+                    den: W::one(),
+                };
+                let on = faces.add(&here, &mut b)?;
+                let at = (on.lo - new_lo) as usize;
+                for (dst, w) in next[at..].iter_mut().zip(on.n) {
+                    *dst = w;
+                }
+            }
+            None => {
+                b.spend((booms.len() * acc.len()) as u64)?;
+                for &(e, q) in &booms {
+                    let at = (lo + e - new_lo) as usize;
+                    for (dst, w) in next[at..].iter_mut().zip(&acc) {
+                        if !w.is_zero() {
+                            dst.add_product(q, w)?;
+                        }
+                    }
                 }
             }
         }
+        b.spend(stops.len() as u64)?;
         for &(v, w) in &stops {
             next[(v - new_lo) as usize].add_product(w, &scale)?;
         }

@@ -105,6 +105,14 @@ fn no_percentage_is_rounded_to_a_certainty_it_is_not() {
     let out = text(&a.get_output().stdout);
     assert!(out.contains("| 450 | <0.0001% | 1/147252"), "{out}");
     assert!(out.contains("| 451 | <0.0001% | 25/818069") && out.contains("| >99.9999% |"));
+    // The lowest value that can come: every roll is it or more, exactly, though the
+    // floats of the six values sum to a hair under 1.
+    let a = rollsim()
+        .args(["roll", "3d6 keep middle 0 lowest", "--exact-only"])
+        .assert()
+        .success();
+    let out = text(&a.get_output().stdout);
+    assert!(out.contains("| 1 | 7.4074% | 2/27 | 100.0000% |"), "{out}");
 }
 
 #[test]

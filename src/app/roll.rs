@@ -257,7 +257,12 @@ fn metric_table(m: &MetricResult, exact: bool, mc: bool) -> String {
                     .unwrap_or_default(),
             );
             if m.numeric {
-                let at_least = rollsim_core::results::tidy_probability(tail.clamp(0.0, 1.0));
+                // Where no value below can happen, every roll is this or more: exactly 1,
+                // not the floats' sum (`3d6 keep middle 0 lowest` read ">99.9999%").
+                let at_least = match passed {
+                    false => 1.0,
+                    true => rollsim_core::results::tidy_probability(tail.clamp(0.0, 1.0)),
+                };
                 cells.push(pct(match at_least {
                     1.0 if passed => 1.0 - f64::EPSILON,
                     0.0 if possible => f64::MIN_POSITIVE,

@@ -535,6 +535,27 @@ fn a_pool_of_two_kinds_whose_count_is_rolled_is_held_as_its_dice() {
     );
 }
 
+/// `keep middle` of a number that is a value (`let k = d2 in 5d6 keep middle k`, refused
+/// before: "takes a number known before the roll"): the middle die or the middle two of
+/// five, each half the time, by an enumerator of every roll; written in place too.
+#[test]
+fn the_middle_of_a_rolled_number_of_dice() {
+    let mut want = Law::new();
+    for k in 1..=2usize {
+        let one = Q::new(1u8, 2 * 6u64.pow(5));
+        for roll in 0..6u64.pow(5) {
+            let mut dice: Vec<i64> = (0..5)
+                .map(|i| (roll / 6u64.pow(i) % 6) as i64 + 1)
+                .collect();
+            dice.sort();
+            let low = (5 - k) / 2;
+            put(&mut want, dice[low..low + k].iter().sum(), &one);
+        }
+    }
+    holds("let k = d2 in 5d6 keep middle k", &want);
+    holds("5d6 keep middle (d2)", &want);
+}
+
 /// A die that explodes on most of its faces: each depth one convolution of the chains
 /// with the exploding faces, within the budget (face by face, `d300 explode >= 2` was
 /// refused: found by review). Each roll adds 150.5 on average and rolls on with chance

@@ -1160,8 +1160,9 @@ impl<'a> Compiler<'a> {
         col: usize,
     ) -> Result<Node, CompileError> {
         let refuse = |message: String| CompileError { col, message };
-        let k = constant(&self.node(k)?)
-            .ok_or_else(|| refuse("`keep middle N` takes a number known before the roll".into()))?;
+        let Some(k) = constant(&self.node(k)?) else {
+            return self.middle_rolled(name, k, total, agg, col);
+        };
         if k < 0 {
             return Err(refuse(format!(
                 "`keep middle {k}` keeps no fewer than 0 dice"
@@ -1191,6 +1192,56 @@ impl<'a> Compiler<'a> {
                 ))
             }
         })
+    }
+
+    /// [`Compiler::middle_read`] of a number that is a value (`let k = d2 in 5d6 keep
+    /// middle k`): the number bound once (a name no expression can write), then the
+    /// same two keeps, their counts worked out from it where the pool is read. A number
+    /// past the dice keeps them all, one below 0 none, as a rolled keep count is clamped.
+    fn middle_rolled(
+        &mut self,
+        name: &str,
+        k: &Expr,
+        total: u32,
+        agg: &Option<AggAst>,
+        col: usize,
+    ) -> Result<Node, CompileError> {
+        const COUNT: &str = "keep middle count";
+        let num = |v: u32| Box::new(Expr::Num(i64::from(v)));
+        let count = || Box::new(Expr::Name(COUNT.into(), col));
+        let bin = |op: Op, a: Box<Expr>, b: Box<Expr>| Box::new(Expr::Bin(op, a, b));
+        let clamped = bin(
+            Op::Max,
+            num(0),
+            bin(Op::Min, Box::new(k.clone()), num(total)),
+        );
+        // The dice below the middle: half of those the middle leaves.
+        let low = || bin(Op::Div, bin(Op::Sub, num(total), count()), num(2));
+        let read = |end: End, n: Box<Expr>| {
+            Box::new(Expr::Read {
+                name: name.to_string(),
+                keep: Some(ModOf::Keep(end, n)),
+                agg: agg.clone(),
+                col,
+            })
+        };
+        let body = match agg {
+            None | Some(AggOf::Sum) | Some(AggOf::Count(_)) | Some(AggOf::Tally(_)) => bin(
+                Op::Sub,
+                read(End::Lowest, bin(Op::Add, low(), count())),
+                read(End::Lowest, low()),
+            ),
+            Some(AggOf::Highest) => read(End::Lowest, bin(Op::Add, low(), count())),
+            Some(AggOf::Lowest) => read(End::Highest, bin(Op::Sub, num(total), low())),
+            Some(AggOf::MaxSet) | Some(AggOf::Straight) | Some(AggOf::Shape(_)) => {
+                return Err(CompileError {
+                    col,
+                    message: "`keep middle` is read with `sum`, `count`, `highest` or `lowest`"
+                        .into(),
+                })
+            }
+        };
+        self.node(&Expr::Let(COUNT.into(), clamped, body))
     }
 
     fn unbind(&mut self, b: &Binding) {

@@ -1150,7 +1150,9 @@ impl<'a> Compiler<'a> {
     /// `sum` and `count` are the lowest `low + k` less the lowest `low` (`low` dice
     /// dropped from the bottom, the rest of the dice left over from the top), `highest`
     /// is the highest of the lowest `low + k`, `lowest` the lowest of the highest
-    /// `total - low`.
+    /// `total - low`. A `k` that is a value (`let k = d2 in 5d6 keep middle k`) is bound
+    /// once (a name no expression can write) and the keeps' counts worked out from it
+    /// where the pool is read, clamped to the dice as a rolled keep count is.
     fn middle_read(
         &mut self,
         name: &str,
@@ -1159,64 +1161,43 @@ impl<'a> Compiler<'a> {
         agg: &Option<AggAst>,
         col: usize,
     ) -> Result<Node, CompileError> {
-        let refuse = |message: String| CompileError { col, message };
-        let Some(k) = constant(&self.node(k)?) else {
-            return self.middle_rolled(name, k, total, agg, col);
-        };
-        if k < 0 {
-            return Err(refuse(format!(
-                "`keep middle {k}` keeps no fewer than 0 dice"
-            )));
-        }
-        // More than the dice: all of them, as `keep highest` keeps them (a pool whose
-        // count is rolled may come with fewer dice than the middle it reads).
-        let k = (k as u32).min(total);
-        let low = (total - k) / 2;
-        let read = |end: End, n: u32| Expr::Read {
-            name: name.to_string(),
-            keep: Some(ModOf::Keep(end, Box::new(Expr::Num(n as i64)))),
-            agg: agg.clone(),
-            col,
-        };
-        Ok(match agg {
-            None | Some(AggOf::Sum) | Some(AggOf::Count(_)) | Some(AggOf::Tally(_)) => {
-                let upto = self.node(&read(End::Lowest, low + k))?;
-                let below = self.node(&read(End::Lowest, low))?;
-                Node::Sub(Box::new(upto), Box::new(below))
-            }
-            Some(AggOf::Highest) => self.node(&read(End::Lowest, low + k))?,
-            Some(AggOf::Lowest) => self.node(&read(End::Highest, total - low))?,
-            Some(AggOf::MaxSet) | Some(AggOf::Straight) | Some(AggOf::Shape(_)) => {
-                return Err(refuse(
-                    "`keep middle` is read with `sum`, `count`, `highest` or `lowest`".into(),
-                ))
-            }
-        })
-    }
-
-    /// [`Compiler::middle_read`] of a number that is a value (`let k = d2 in 5d6 keep
-    /// middle k`): the number bound once (a name no expression can write), then the
-    /// same two keeps, their counts worked out from it where the pool is read. A number
-    /// past the dice keeps them all, one below 0 none, as a rolled keep count is clamped.
-    fn middle_rolled(
-        &mut self,
-        name: &str,
-        k: &Expr,
-        total: u32,
-        agg: &Option<AggAst>,
-        col: usize,
-    ) -> Result<Node, CompileError> {
         const COUNT: &str = "keep middle count";
-        let num = |v: u32| Box::new(Expr::Num(i64::from(v)));
-        let count = || Box::new(Expr::Name(COUNT.into(), col));
+        let num = |v: i64| Box::new(Expr::Num(v));
         let bin = |op: Op, a: Box<Expr>, b: Box<Expr>| Box::new(Expr::Bin(op, a, b));
-        let clamped = bin(
-            Op::Max,
-            num(0),
-            bin(Op::Min, Box::new(k.clone()), num(total)),
-        );
-        // The dice below the middle: half of those the middle leaves.
-        let low = || bin(Op::Div, bin(Op::Sub, num(total), count()), num(2));
+        let total_n = i64::from(total);
+        // The dice kept from the bottom below the middle and with it, and from the top
+        // above its lowest: numbers where `k` is fixed, else expressions of its name.
+        let (low, upto, top, rolled) = match constant(&self.node(k)?) {
+            Some(k) if k < 0 => {
+                return Err(CompileError {
+                    col,
+                    message: format!("`keep middle {k}` keeps no fewer than 0 dice"),
+                })
+            }
+            // More than the dice: all of them, as `keep highest` keeps them (a pool
+            // whose count is rolled may come with fewer dice than the middle it reads).
+            Some(k) => {
+                let k = k.min(total_n);
+                let low = (total_n - k) / 2;
+                (num(low), num(low + k), num(total_n - low), None)
+            }
+            None => {
+                let count = || Box::new(Expr::Name(COUNT.into(), col));
+                let low = || bin(Op::Div, bin(Op::Sub, num(total_n), count()), num(2));
+                let clamped = bin(
+                    Op::Max,
+                    num(0),
+                    bin(Op::Min, Box::new(k.clone()), num(total_n)),
+                );
+                let upto = bin(Op::Add, low(), count());
+                (
+                    low(),
+                    upto,
+                    bin(Op::Sub, num(total_n), low()),
+                    Some(clamped),
+                )
+            }
+        };
         let read = |end: End, n: Box<Expr>| {
             Box::new(Expr::Read {
                 name: name.to_string(),
@@ -1226,13 +1207,11 @@ impl<'a> Compiler<'a> {
             })
         };
         let body = match agg {
-            None | Some(AggOf::Sum) | Some(AggOf::Count(_)) | Some(AggOf::Tally(_)) => bin(
-                Op::Sub,
-                read(End::Lowest, bin(Op::Add, low(), count())),
-                read(End::Lowest, low()),
-            ),
-            Some(AggOf::Highest) => read(End::Lowest, bin(Op::Add, low(), count())),
-            Some(AggOf::Lowest) => read(End::Highest, bin(Op::Sub, num(total), low())),
+            None | Some(AggOf::Sum) | Some(AggOf::Count(_)) | Some(AggOf::Tally(_)) => {
+                bin(Op::Sub, read(End::Lowest, upto), read(End::Lowest, low))
+            }
+            Some(AggOf::Highest) => read(End::Lowest, upto),
+            Some(AggOf::Lowest) => read(End::Highest, top),
             Some(AggOf::MaxSet) | Some(AggOf::Straight) | Some(AggOf::Shape(_)) => {
                 return Err(CompileError {
                     col,
@@ -1241,7 +1220,10 @@ impl<'a> Compiler<'a> {
                 })
             }
         };
-        self.node(&Expr::Let(COUNT.into(), clamped, body))
+        self.node(&match rolled {
+            Some(clamped) => Expr::Let(COUNT.into(), clamped, body),
+            None => *body,
+        })
     }
 
     fn unbind(&mut self, b: &Binding) {

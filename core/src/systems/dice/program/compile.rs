@@ -38,10 +38,10 @@ pub(super) enum Slot {
     Pool(Box<PoolSpec>, usize),
     /// A role of a `choose`: dice handed to it (up to the spec's count), where they sit,
     /// and the lowest and highest face of the pool (its spec also has 0, for bounds);
-    /// its largest die's sides are in its number slot, at most the last number here
-    /// (the most sides of the pool's dice: `(a sides * 100)d1` of a d8 at most makes
-    /// pools up to 800 dice, not the 100 of a count whose bounds are not known).
-    Role(Box<PoolSpec>, usize, (i64, i64), i64),
+    /// its largest die's sides are in its number slot, within the last bounds here
+    /// (none to the most sides of the pool's dice: `(a sides * 100)d1` of a d8 at most
+    /// makes pools up to 800 dice, not the 100 of a count whose bounds are not known).
+    Role(Box<PoolSpec>, usize, (i64, i64), (i64, i64)),
 }
 
 /// The compiler's state while it lowers one expression: the names in scope, the
@@ -378,7 +378,7 @@ impl<'a> Compiler<'a> {
             .iter()
             .map(|(_, s)| match s {
                 Slot::Num(Some(b)) => *b,
-                Slot::Role(.., most) => (0, *most),
+                Slot::Role(.., sides) => *sides,
                 _ => (i64::MIN, i64::MAX),
             })
             .collect()
@@ -1022,12 +1022,7 @@ impl<'a> Compiler<'a> {
             spec.groups.iter().map(|(_, d)| d.lo()).min().unwrap_or(0),
             spec.groups.iter().map(|(_, d)| d.hi()).max().unwrap_or(0),
         );
-        let most_sides = spec
-            .groups
-            .iter()
-            .map(|(_, d)| d.faces.len() as i64)
-            .max()
-            .unwrap_or(0);
+        let sides = pick::sides_bounds(&spec.groups);
         let start = self.used;
         let mut roles = Vec::new();
         for (name, k, _) in &p.roles {
@@ -1048,7 +1043,7 @@ impl<'a> Compiler<'a> {
             };
             self.scope.push((
                 name.clone(),
-                Slot::Role(Box::new(role), offset, real, most_sides),
+                Slot::Role(Box::new(role), offset, real, sides),
             ));
             roles.push((*k, offset));
         }

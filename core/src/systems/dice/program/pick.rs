@@ -71,16 +71,17 @@ struct At<'a> {
     rng: &'a mut Rng,
 }
 
+/// What a role's number slot (its largest die's sides) can be, handed dice of these
+/// groups: none, up to the most sides among them.
+pub fn sides_bounds(groups: &[(u32, DieSpec)]) -> (i64, i64) {
+    let most = groups.iter().map(|(_, d)| d.faces.len()).max().unwrap_or(0);
+    (0, most as i64)
+}
+
 impl Picker {
     /// What a role's number slot (its largest die's sides) can be.
     pub fn sides_bounds(&self) -> (i64, i64) {
-        let most = self
-            .groups
-            .iter()
-            .map(|(_, d)| d.faces.len())
-            .max()
-            .unwrap_or(0);
-        (0, most as i64)
+        sides_bounds(&self.groups)
     }
 
     /// Whether a die may be picked.

@@ -173,6 +173,65 @@ fn a_count_that_shrinks_inside_a_repeat() {
     holds(roll, &want);
 }
 
+/// Three players, two d4 each, each round each rolls what is left: a player whose sum
+/// plus its 4s falls short of another's sum loses a die, to the last player standing
+/// (at most 6 rounds). Three pools whose counts are the state, each read two ways
+/// inside one round: made for every count their bounds allow, they were refused ("make
+/// the expression inside them 1030301 times": a count of a round's state was given a
+/// pool for every number up to 100); the state's bounds are now what the rounds reach,
+/// so three pools of at most 2 dice. Every ordered roll walked, state by state.
+#[test]
+fn three_pools_whose_counts_shrink_each_read_two_ways_in_one_round() {
+    let roll = "repeat a = 2, b = 2, c = 2 until (a > 0) + (b > 0) + (c > 0) <= 1 \
+                do let x = (a)d4 in let y = (b)d4 in let z = (c)d4 in \
+                a = a - (a > 0 and x sum + x count 4 < max(y sum, z sum)), \
+                b = b - (b > 0 and y sum + y count 4 < max(x sum, z sum)), \
+                c = c - (c > 0 and z sum + z count 4 < max(x sum, y sum)) \
+                limit 6 then a * 9 + b * 3 + c";
+    let mut alive: BTreeMap<[i64; 3], Q> = BTreeMap::from([([2, 2, 2], Q::new(1u8, 1u8))]);
+    let mut want = Law::new();
+    for round in 0..=6 {
+        let mut after: BTreeMap<[i64; 3], Q> = BTreeMap::new();
+        for (s, q) in &alive {
+            if s.iter().filter(|&&n| n > 0).count() <= 1 || round == 6 {
+                put(&mut want, s[0] * 9 + s[1] * 3 + s[2], q);
+                continue;
+            }
+            let rolls: Vec<Vec<Vec<i64>>> =
+                s.iter().map(|&n| ordered_rolls(n as usize, 4)).collect();
+            let den: usize = rolls.iter().map(Vec::len).product();
+            let mut ways: BTreeMap<[i64; 3], u64> = BTreeMap::new();
+            for x in &rolls[0] {
+                for y in &rolls[1] {
+                    for z in &rolls[2] {
+                        let pools = [x, y, z];
+                        let sums: Vec<i64> = pools.iter().map(|r| r.iter().sum()).collect();
+                        let mut t = *s;
+                        for i in 0..3 {
+                            let fours = pools[i].iter().filter(|&&f| f == 4).count() as i64;
+                            let best = (0..3)
+                                .filter(|&j| j != i)
+                                .map(|j| sums[j])
+                                .max()
+                                .unwrap_or(0);
+                            if s[i] > 0 && sums[i] + fours < best {
+                                t[i] -= 1;
+                            }
+                        }
+                        *ways.entry(t).or_default() += 1;
+                    }
+                }
+            }
+            for (t, w) in ways {
+                let e = after.entry(t).or_insert_with(Q::zero);
+                *e = e.add(&q.mul(&Q::new(w, den as u64)));
+            }
+        }
+        alive = after;
+    }
+    holds(roll, &want);
+}
+
 /// A firefight whose counts are rolled three deep (hits, wounds, saves failed) and
 /// shrink round by round: 5 Marines of 2 wounds each (hit 3+, wound 3+, the Guard's
 /// save 5+) and 10 Guardsmen (hit 4+, wound 5+, the Marines' save 3+) shoot by turns,

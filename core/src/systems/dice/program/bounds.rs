@@ -272,6 +272,13 @@ pub(super) fn repeat_bounds(r: &Repeat, vars: &mut Vec<(i64, i64)>) -> Vec<(i64,
         vars.push((0, r.limit as i64));
         let next = step_bounds(&r.step, vars);
         vars.truncate(base);
+        if next.len() != state.len() {
+            // Rounds made for a state the bounds have passed (a guess,
+            // `Compiler::repeat_guessed`): a count with no round made for it. Nothing
+            // is known of the state.
+            state = vec![(i64::MIN, i64::MAX); state.len()];
+            break;
+        }
         let joined: Vec<(i64, i64)> = state
             .iter()
             .zip(&next)

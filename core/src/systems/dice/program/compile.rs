@@ -5,6 +5,7 @@ use super::*;
 use crate::systems::dice::lang::Col;
 
 mod counted;
+mod repeat;
 
 /// A compile error at a column of the expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -1226,123 +1227,6 @@ impl<'a> Compiler<'a> {
         if let Binding::Pool(_, _, n, _) = b {
             self.used -= n;
         }
-    }
-
-    /// A `repeat`; `record_ok`: its `then` may be a record (the repeat is the result).
-    fn repeat(&mut self, r: &lang::Repeat, record_ok: bool) -> Result<Node, CompileError> {
-        let d = self.scope.len();
-        if d + r.state.len() + 1 > VARS {
-            return Err(CompileError {
-                col: r.col,
-                message: format!("more than {VARS} names in scope at once"),
-            });
-        }
-        let mut init = Vec::new();
-        for (i, (name, e, col)) in r.state.iter().enumerate() {
-            if r.state[..i].iter().any(|(m, ..)| m == name) {
-                return Err(CompileError {
-                    col: *col,
-                    message: format!("`{name}` is a state variable twice"),
-                });
-            }
-            init.push(self.node(e)?);
-        }
-        let outer = self.var_bounds();
-        let rounds = (0, i64::from(r.limit));
-        let mut made = self.repeat_with(r, init.clone(), None, rounds, record_ok)?;
-        // A count in the rounds (`(c)d6` of a state starting at 150) was given pools by
-        // bounds not known then: made again with the state's bounds as the compiled
-        // rounds give them, while that makes a count's pools cover it, at most twice
-        // more; where it cannot (more copies than allowed), the first stands, and the
-        // load checks its counts by their exact reach.
-        for _ in 0..2 {
-            let short = repeat_past_limit(&made, &mut outer.clone())
-                .is_some_and(|hi| hi <= MAX_COUNTED_DICE);
-            if !short {
-                break;
-            }
-            let state = repeat_bounds(&made, &mut outer.clone());
-            self.scope.truncate(d);
-            match self.repeat_with(r, init.clone(), Some(&state), rounds, record_ok) {
-                Ok(again) if again != made => made = again,
-                _ => break,
-            }
-        }
-        Ok(Node::Repeat(Box::new(made)))
-    }
-
-    /// A `repeat` whose state variables are bound with `known` bounds (any, where None),
-    /// `rounds` with its own.
-    fn repeat_with(
-        &mut self,
-        r: &lang::Repeat,
-        init: Vec<Node>,
-        known: Option<&[(i64, i64)]>,
-        rounds: (i64, i64),
-        record_ok: bool,
-    ) -> Result<Repeat, CompileError> {
-        let d = self.scope.len();
-        for (i, (name, ..)) in r.state.iter().enumerate() {
-            self.scope
-                .push((name.clone(), Slot::Num(known.map(|k| k[i]))));
-        }
-        self.scope.push(("rounds".into(), Slot::Num(Some(rounds))));
-        let until = self.node(&r.until)?;
-        self.record_ok = record_ok;
-        let body = self.node(&r.body)?;
-        let step = self.round(r, 0, d)?;
-        Ok(Repeat {
-            init,
-            until,
-            step,
-            limit: r.limit,
-            body,
-        })
-    }
-
-    /// A round from its `j`-th `let` on: the `let`s, then the state's new values.
-    fn round(&mut self, r: &lang::Repeat, j: usize, d: usize) -> Result<Node, CompileError> {
-        let Some((name, bound)) = r.lets.get(j) else {
-            return Ok(Node::Emit(self.updates(r, d)?));
-        };
-        let read_after = r.lets[j + 1..].iter().any(|(_, e)| reads_dice_of(e, name))
-            || r.updates.iter().any(|(_, e, _)| reads_dice_of(e, name));
-        if let Some(at) = read_after.then(|| self.varies(bound)).flatten() {
-            return self.counted_var(name, (bound, at), &mut |s| s.round(r, j + 1, d));
-        }
-        let b = self.bind(name, bound)?;
-        let rest = self.round(r, j + 1, d);
-        self.unbind(&b);
-        b.wrap(rest?, self.scope.len())
-    }
-
-    /// Every state variable's value after a round: its update, or itself.
-    fn updates(&mut self, r: &lang::Repeat, d: usize) -> Result<Vec<Node>, CompileError> {
-        let mut out: Vec<Option<Node>> = vec![None; r.state.len()];
-        for (name, e, col) in &r.updates {
-            let Some(i) = r.state.iter().position(|(m, ..)| m == name) else {
-                return Err(CompileError {
-                    col: *col,
-                    message: format!(
-                        "`{name}` is not a state variable of this `repeat`{}; its state variables are {}",
-                        nearest_hint(name, r.state.iter().map(|(m, ..)| m.as_str())),
-                        r.state.iter().map(|(m, ..)| m.as_str()).collect::<Vec<_>>().join(", ")
-                    ),
-                });
-            };
-            if out[i].is_some() {
-                return Err(CompileError {
-                    col: *col,
-                    message: format!("`{name}` is updated twice in one round"),
-                });
-            }
-            out[i] = Some(self.node(e)?);
-        }
-        Ok(out
-            .into_iter()
-            .enumerate()
-            .map(|(i, n)| n.unwrap_or(Node::Var(d + i)))
-            .collect())
     }
 
     fn read(

@@ -554,6 +554,9 @@ pub(super) fn step_bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> Vec<(i64, i64
             let last = bodies.len() as i64 - 1;
             (lo.clamp(0, last)..=hi.clamp(0, last))
                 .map(|k| step_bounds(counted(bodies, k), vars))
+                // A count below the least it was made for has no round (its place holds
+                // nothing): it never comes where the bounds were known.
+                .filter(|b| !b.is_empty())
                 .reduce(|a, b| {
                     a.iter()
                         .zip(&b)

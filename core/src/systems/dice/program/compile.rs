@@ -59,6 +59,10 @@ pub(super) struct Compiler<'a> {
     /// How many times the expression being compiled is made: the product of the counts
     /// of every pool variable around it whose dice count is a value ([`Node::CountedVar`]).
     copies: u64,
+    /// Whether a `repeat` around this one is being compiled for a guess of its state's
+    /// bounds: a `repeat` inside it is made for a state not known, so that repeats
+    /// one inside another are not compiled for every guess of every one around them.
+    guessing: bool,
 }
 
 /// A `let` name in scope: a number, or a pool variable (its dice, their offset in the
@@ -245,6 +249,7 @@ impl<'a> Compiler<'a> {
             scope: Vec::new(),
             used: 0,
             copies: 1,
+            guessing: false,
         })
     }
 

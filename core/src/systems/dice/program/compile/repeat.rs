@@ -35,8 +35,11 @@ impl Compiler<'_> {
         }
         let outer = self.var_bounds();
         let rounds = (0, i64::from(r.limit));
-        if counts_vary(r) {
-            if let Some(made) = self.repeat_guessed(r, &init, &outer, rounds, record_ok) {
+        if counts_vary(r) && !self.guessing {
+            self.guessing = true;
+            let guessed = self.repeat_guessed(r, &init, &outer, rounds, record_ok);
+            self.guessing = false;
+            if let Some(made) = guessed {
                 return Ok(Node::Repeat(Box::new(made)));
             }
         }

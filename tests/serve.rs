@@ -303,8 +303,10 @@ fn a_100_mb_body_is_refused_without_reading_it() {
         s.addr
     )
     .unwrap();
-    let t = Instant::now();
     let mut w = sock.try_clone().unwrap();
+    // A server that stops reading without answering fails the write and the read here,
+    // after 30 s each, not the test by hanging.
+    w.set_write_timeout(Some(Duration::from_secs(30))).unwrap();
     let writer = std::thread::spawn(move || {
         let chunk = vec![b'a'; 1 << 20];
         for _ in 0..100 {
@@ -319,7 +321,6 @@ fn a_100_mb_body_is_refused_without_reading_it() {
     assert!(body.contains("malformed request"), "{body}");
     drop(sock);
     let _ = writer.join();
-    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
     s.serves();
 }
 
@@ -794,22 +795,19 @@ fn cpu_seconds(pid: i32) -> f64 {
 }
 
 /// The process's CPU time once it has stopped working: two readings 300 ms apart that
-/// differ by under 30 ms. A guard of 30 s against work that never stops.
+/// differ by under 30 ms. At most 100 readings: work that never stops fails the test
+/// rather than hanging it.
 fn until_quiet(pid: i32) -> f64 {
-    let t = Instant::now();
     let mut last = cpu_seconds(pid);
-    loop {
+    for _ in 0..100 {
         std::thread::sleep(Duration::from_millis(300));
         let now = cpu_seconds(pid);
         if now - last < 0.03 {
             return now;
         }
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "the server still works 30 s after its requests were dropped"
-        );
         last = now;
     }
+    panic!("the server still works after 100 readings 300 ms apart once its requests were dropped")
 }
 
 #[test]
@@ -836,18 +834,18 @@ fn ctrl_c_stops_the_server_promptly_even_while_it_simulates() {
     let mut s = s;
     let t = Instant::now();
     unsafe { libc::kill(s.pid(), libc::SIGINT) };
-    let status = loop {
-        if let Some(st) = s.child.try_wait().unwrap() {
-            break st;
-        }
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "still serving after Ctrl-C"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let took = t.elapsed();
-    eprintln!("Ctrl-C to exit: {took:?}");
+    // At most 3,000 looks 10 ms apart: a server that never stops fails the test rather
+    // than hanging it.
+    let status = (0..3000)
+        .find_map(|_| {
+            let st = s.child.try_wait().unwrap();
+            if st.is_none() {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            st
+        })
+        .expect("still serving after Ctrl-C");
+    eprintln!("Ctrl-C to exit: {:?}", t.elapsed());
     busy.join().unwrap();
     // It stopped, cleanly, while a simulation ran. Half a second is the promise,
     // measured on an idle machine by `cargo bench --bench promises`.

@@ -470,6 +470,28 @@ fn an_explosion_on_two_faces() {
     holds("d20 explode on {10, 20} depth 3", &want);
 }
 
+/// A die where every face rolls again, with its depth written, is bounded by that
+/// depth: `d{5} explode depth 2` is 15 every time, and a d6 exploding on `>= 1` with
+/// depth 2 is three d6 summed (both refused as "every roll would explode" before; with
+/// no depth written it still is, since only the default limit would stop it).
+#[test]
+fn every_face_exploding_is_bounded_by_a_written_depth() {
+    let mut fifteen = Law::new();
+    put(&mut fifteen, 15, &Q::new(1u8, 1u8));
+    holds("d{5} explode depth 2", &fifteen);
+    let mut three = Law::new();
+    for a in 1..=6 {
+        for b in 1..=6 {
+            for c in 1..=6 {
+                put(&mut three, a + b + c, &Q::new(1u8, 216u8));
+            }
+        }
+    }
+    holds("d6 explode >= 1 depth 2", &three);
+    let refused = crate::dice_lang::load_err("d{5} explode");
+    assert!(refused.contains("every roll would explode"), "{refused}");
+}
+
 /// A step die (a trait of d4, d6 or d8, its die exploding on its highest face) whose
 /// sides are a number rolled or bound first: it explodes on its own highest face, as
 /// a d6 written out does (refused as "every face meets `max`" before), and its pool,

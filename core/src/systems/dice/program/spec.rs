@@ -302,6 +302,8 @@ fn modifiers(
     };
     // Each chain's condition and whether its face was folded at compile.
     let mut chains = Vec::new();
+    // A depth written bounds every chain, even one where every face explodes.
+    let mut depth_written = false;
     for m in mods {
         match m {
             ModOf::Explode(c) => {
@@ -343,6 +345,7 @@ fn modifiers(
                 }
                 let n = d.value.clamp(0, lang::MAX_CHAIN as i64) as u32;
                 specs.iter_mut().for_each(|(_, s)| s.depth = n);
+                depth_written = true;
             }
             // Compiled into two keeps of one roll before a pool is made of it.
             ModOf::Middle(_) => {
@@ -363,9 +366,11 @@ fn modifiers(
             let (lo, hi) = (d.lo(), d.hi());
             // A rolled threshold that makes every face explode, or rolled sides too few
             // to leave a face that does not (a `d(s) explode` whose `s` came up 1), are
-            // cut by the chain's depth, as any long chain is.
+            // cut by the chain's depth, as any long chain is; so is every chain where
+            // the depth is written (`d{5} explode depth 2` is 15).
             if fixed
                 && !rolled
+                && !depth_written
                 && !d.faces.is_empty()
                 && d.faces.iter().all(|&f| c.holds(f, lo, hi))
             {

@@ -44,7 +44,7 @@ fn item11_a_result_too_wide_is_refused_not_an_internal_error() {
     let err = text(&a.get_output().stderr);
     assert!(
         err.contains(
-            "roll `66d1000`: the result can range from 66 to 66000: more than 65536 values"
+            "roll `66d1000`: the result takes 65,935 values, from 66 to 66000: more than 65536 values"
         ),
         "{err}"
     );

@@ -492,6 +492,57 @@ fn every_face_exploding_is_bounded_by_a_written_depth() {
     assert!(refused.contains("every roll would explode"), "{refused}");
 }
 
+/// Results whose values lie far apart unevenly, over more numbers than Monte Carlo's
+/// table holds (65,536), though they take few: a table of the values they take, not a
+/// refusal from their range (each was refused as "the result can range from ... more
+/// than 65536 values"). Two dice read as tens of thousands and units; a stress die
+/// (Ars Magica: a d10 read 0 to 9, a 1 rolls again and doubles, a 0 after a 1 is 10
+/// times the doubling) over 15 rolls, every chain walked.
+#[test]
+fn values_far_apart_get_a_row_each_not_a_refusal_from_their_range() {
+    let mut tens = Law::new();
+    for a in 1..=6 {
+        for b in 1..=6 {
+            for c in 1..=6 {
+                put(&mut tens, (a + b) * 10000 + c, &Q::new(1u8, 216u8));
+            }
+        }
+    }
+    holds("2d6 * 10000 + d6", &tens);
+    fn walk(mult: i64, left: u32, w: &Q, out: &mut Law) {
+        if left == 0 {
+            // Still rolling when the limit came: the result is the state's -1.
+            put(out, -1, w);
+            return;
+        }
+        let one = w.mul(&Q::new(1u8, 10u8));
+        for x in 0..=9 {
+            match x {
+                1 => walk(2 * mult, left - 1, &one, out),
+                0 => put(out, if mult == 1 { 0 } else { 10 * mult }, &one),
+                x => put(out, mult * x, &one),
+            }
+        }
+    }
+    let mut stress = Law::new();
+    walk(1, 15, &Q::new(1u8, 1u8), &mut stress);
+    holds(
+        "repeat mult = 1, res = -1 until res >= 0 do let x = d10 - 1 in \
+         res = if x == 1 then -1 else if x == 0 then (if mult == 1 then 0 else 10 * mult) else mult * x, \
+         mult = if x == 1 then 2 * mult else mult limit 15 then res",
+        &stress,
+    );
+    // Past what a law spans (a doubling in each of 100 rounds), the refusal names the
+    // bound as what it is, not as the number it stopped at.
+    let refused = crate::dice_lang::load_err(
+        "repeat m = 1, r = -1 until r >= 0 do let x = d10 in r = if x == 1 then -1 else m * x, m = 2 * m then r",
+    );
+    assert!(
+        refused.contains("to past the largest whole number a roll holds"),
+        "{refused}"
+    );
+}
+
 /// A step die (a trait of d4, d6 or d8, its die exploding on its highest face) whose
 /// sides are a number rolled or bound first: it explodes on its own highest face, as
 /// a d6 written out does (refused as "every face meets `max`" before), and its pool,

@@ -111,12 +111,36 @@ pub struct Metric {
     /// Whether it gets charts of its own (false for metrics that only feed a
     /// scenario-level chart, such as a duel's wins by activation).
     pub chart: bool,
-    /// A numeric metric's value index `v` stands for `offset + v * step` (a sum of 3d6
-    /// starts at 3, a Fudge roll below 0); 0 for most.
-    pub offset: i64,
-    /// The distance between a numeric metric's values: 1 for most, 50 for a Farkle
-    /// score (61 values from 0 to 3,000, not 3,001 of which most cannot happen).
-    pub step: i64,
+    /// The number each of a numeric metric's value indices stands for.
+    pub scale: Scale,
+}
+
+/// The numbers a metric's value indices stand for: evenly spaced, or (where the values
+/// that can come up lie far apart unevenly) listed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scale {
+    /// Index `v` is `offset + v * step`: a sum of 3d6 starts at 3, a Fudge roll below
+    /// 0; the step is 1 for most, 50 for a Farkle score (61 values from 0 to 3,000,
+    /// not 3,001 of which most cannot happen).
+    Steps {
+        /// The number of index 0.
+        offset: i64,
+        /// The distance between two values.
+        step: i64,
+    },
+    /// Index `v` is the `v`th of these, ascending: `d6 * 100000 + d6`'s 36 values, or
+    /// a stress die's doublings, which span more numbers than a table holds.
+    Listed(std::sync::Arc<[i64]>),
+}
+
+impl Scale {
+    /// The number value index `v` stands for.
+    pub fn at(&self, v: usize) -> i64 {
+        match self {
+            Scale::Steps { offset, step } => offset + v as i64 * step,
+            Scale::Listed(values) => values[v],
+        }
+    }
 }
 
 impl Metric {
@@ -146,17 +170,26 @@ impl Metric {
         values: usize,
         map: Vec<u16>,
     ) -> Self {
+        let scale = Scale::Steps { offset: lo, step };
+        Metric::scaled(name, description, scale, values, map)
+    }
+
+    /// A numeric metric of `values` values on `scale`, labelled by the numbers.
+    pub fn scaled(
+        name: &str,
+        description: &str,
+        scale: Scale,
+        values: usize,
+        map: Vec<u16>,
+    ) -> Self {
         Metric {
             name: name.into(),
             description: description.into(),
-            labels: (0..values)
-                .map(|v| (lo + v as i64 * step).to_string())
-                .collect(),
+            labels: (0..values).map(|v| scale.at(v).to_string()).collect(),
             numeric: true,
             map,
             chart: true,
-            offset: lo,
-            step,
+            scale,
         }
     }
 
@@ -173,7 +206,7 @@ impl Metric {
 
     /// The number value index `v` stands for.
     pub fn value(&self, v: usize) -> f64 {
-        (v as i64 * self.step + self.offset) as f64
+        self.scale.at(v) as f64
     }
 
     /// A metric whose values are names ("draw", "win"), in the order of `labels`.
@@ -185,8 +218,7 @@ impl Metric {
             numeric: false,
             map,
             chart: true,
-            offset: 0,
-            step: 1,
+            scale: Scale::Steps { offset: 0, step: 1 },
         }
     }
 
@@ -202,8 +234,7 @@ impl Metric {
             numeric: false,
             map,
             chart: false,
-            offset: 0,
-            step: 1,
+            scale: Scale::Steps { offset: 0, step: 1 },
         }
     }
 

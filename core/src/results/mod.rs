@@ -7,7 +7,7 @@
 pub mod analysis;
 
 pub use crate::fraction::Fraction;
-use crate::model::{Compiled, Metric};
+use crate::model::{Compiled, Metric, Scale};
 use crate::sim::Histogram;
 use crate::stats::{mean_ci, mean_sd, wilson, z95, z_mean, z_proportion};
 use serde::Serialize;
@@ -227,13 +227,8 @@ pub fn tidy(x: f64) -> f64 {
 /// values' fractions. Not [`fraction`] of the float mean: that mean's rounding grows
 /// with its size (one ulp of 60 is 7e-15), while `fraction` allows 1e-13 of the part
 /// after the point, down to 1e-16.
-pub fn mean_fraction(fractions: &[Fraction], offset: i64, step: i64) -> Fraction {
-    Fraction::sum(
-        fractions
-            .iter()
-            .enumerate()
-            .map(|(v, f)| (f, offset + v as i64 * step)),
-    )
+pub fn mean_fraction(fractions: &[Fraction], scale: &Scale) -> Fraction {
+    Fraction::sum(fractions.iter().enumerate().map(|(v, f)| (f, scale.at(v))))
 }
 
 /// One metric's exact fractions, where the scenario's exact computation counted them
@@ -445,7 +440,7 @@ fn metric_result(
     let exact_mean_fraction = fractions
         .as_deref()
         .filter(|_| m.numeric)
-        .map(|f| mean_fraction(f, m.offset, m.step));
+        .map(|f| mean_fraction(f, &m.scale));
     MetricResult {
         name: m.name.clone(),
         description: m.description.clone(),
@@ -672,7 +667,7 @@ pub fn headline_count(c: &Compiled, hist: &Histogram) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{mean_fraction, Fraction};
+    use super::{mean_fraction, Fraction, Scale};
 
     /// The sum of three d6 by enumeration, as floats: ways / 216 for 3..=18.
     fn three_d6() -> Vec<f64> {
@@ -695,7 +690,10 @@ mod tests {
             .collect();
         // 1, 3, 6, 10, 15, 21, 25, 27 ways of 216, reduced; values 3..=18: offset 3.
         assert_eq!(f[7].to_string(), "1/8");
-        assert_eq!(mean_fraction(&f, 3, 1).to_string(), "21/2");
+        assert_eq!(
+            mean_fraction(&f, &Scale::Steps { offset: 3, step: 1 }).to_string(),
+            "21/2"
+        );
     }
 
     #[test]

@@ -51,8 +51,8 @@ pub struct Scenario {
     pub unit: Option<String>,
     /// The name of the unit whose stats it reads as `their_<stat>`, if any.
     pub opponent: Option<String>,
-    /// The lowest and highest value of the result (see [`result_span`]).
-    pub span: (i64, i64),
+    /// The values of the result Monte Carlo's table holds (see [`result_span`]).
+    pub span: Span,
     /// What the designer should look at, though the scenario loads (see [`their_mixup`]).
     pub warning: Option<String>,
 }
@@ -461,7 +461,7 @@ fn read_tiers(r: &Reader) -> Result<Option<Tiers>, Problem> {
 /// The checks of a scenario's parsed expressions that a config and a one-liner share:
 /// no rolled dice count past [`program::MAX_ROLLED_DICE`], and a result whose states
 /// Monte Carlo can keep in a table. Its span, or the key at fault and why.
-fn bounded(roll: &Node, vs: Option<&Node>) -> Result<(i64, i64), (&'static str, String)> {
+fn bounded(roll: &Node, vs: Option<&Node>) -> Result<Span, (&'static str, String)> {
     for (key, node) in std::iter::once(("roll", roll)).chain(vs.map(|v| ("vs", v))) {
         if let Some(most) = program::rolled_count_past_limit(node, &mut Vec::new()) {
             reached_count(node, most).map_err(|why| (key, why))?;
@@ -628,35 +628,64 @@ pub fn their_mixup(
     None
 }
 
-/// The lowest and highest value the result can take, for Monte Carlo's table (at most
-/// [`super::MAX_STATES`] values): the bounds worked out from the program, or where they
+/// The values a result's Monte Carlo table holds: every number from its lowest to its
+/// highest, or where those are more than a table holds, the values its exact
+/// distribution says can come up (`d6 * 100000` takes 6 values over 500,001 numbers).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Span {
+    /// Every number from the first to the second.
+    Range(i64, i64),
+    /// These values, ascending.
+    Listed(std::sync::Arc<[i64]>),
+}
+
+/// The values the result can take, for Monte Carlo's table (at most
+/// [`super::MAX_STATES`] of them): the bounds worked out from the program, or where they
 /// are wider (`x - 8 * (x / 8)` of a wide `x` is bounded by about twice `x`'s range,
-/// though it takes 8 values), the support of its exact distribution. Only then is the
-/// exact distribution worked out here, within its usual budget.
-pub fn result_span(roll: &Node, vs: Option<&Node>) -> Result<(i64, i64), String> {
+/// though it takes 8 values), the support of its exact distribution, or where that is
+/// wider too, the values it takes. Only then is the exact distribution worked out here,
+/// within its usual budget: what a roll takes decides, never its bounds alone.
+pub fn result_span(roll: &Node, vs: Option<&Node>) -> Result<Span, String> {
     let (lo, hi) = span(roll, vs);
-    let fits = |lo: i64, hi: i64| hi.saturating_sub(lo) < super::MAX_STATES as i64;
+    let most = super::MAX_STATES;
+    let fits = |lo: i64, hi: i64| hi.saturating_sub(lo) < most as i64;
     if fits(lo, hi) {
-        return Ok((lo, hi));
+        return Ok(Span::Range(lo, hi));
     }
-    // The law's support (in integers, then in floats).
-    let support = super::exact::any_law(roll, vs, &Cancel::default()).map(|f| f.law.support());
-    match support {
-        Ok((a, b)) => {
+    let law = super::exact::any_law(roll, vs, &Cancel::default()).map(|f| f.law);
+    match law {
+        Ok(law) => {
+            let (a, b) = law.support();
             if fits(a, b) {
-                Ok((a, b))
+                return Ok(Span::Range(a, b));
+            }
+            let values = law.possible();
+            if values.len() <= most {
+                Ok(Span::Listed(values.into()))
             } else {
                 Err(format!(
-                    "the result can range from {a} to {b}: more than {} values",
-                    super::MAX_STATES
+                    "the result takes {} values, from {a} to {b}: more than {most} values",
+                    crate::text::thousands(values.len() as u64),
                 ))
             }
         }
         Err(why) => Err(format!(
-            "the result can range from {lo} to {hi}: more than {} values (its exact \
+            "the result can range from {} to {}: more than {} values (its exact \
              distribution, which could show it takes fewer, was not worked out: {why})",
-            super::MAX_STATES
+            shown_bound(lo),
+            shown_bound(hi),
+            most
         )),
+    }
+}
+
+/// A bound as a designer reads it: one that reached the largest whole number a roll
+/// holds (a doubling in every round of 100) says so, rather than print that number.
+fn shown_bound(b: i64) -> String {
+    match b {
+        i64::MAX => "past the largest whole number a roll holds (2^63 - 1)".into(),
+        i64::MIN => "below the smallest whole number a roll holds (-2^63)".into(),
+        b => b.to_string(),
     }
 }
 

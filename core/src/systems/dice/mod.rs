@@ -15,9 +15,10 @@ use crate::cancel::Cancel;
 use crate::config::{reader::Reader, Problem};
 use crate::fraction::Fraction;
 use crate::kernels::Rng;
-use crate::model::{Compiled, Headline, Metric, Trial};
-use config::{Scenario, Ties};
+use crate::model::{Compiled, Headline, Metric, Scale, Trial};
+use config::{Scenario, Span, Ties};
 use program::Node;
+use std::sync::Arc;
 
 /// The `dice` system: a scenario's result written in the dice language.
 pub struct Dice;
@@ -102,11 +103,8 @@ impl super::System for Dice {
 struct DiceTrial {
     roll: Node,
     vs: Option<Node>,
-    lo: i64,
-    /// The values a roll can take lie this far apart (Farkle's scores: 50), each state
-    /// one of them: `lo + state * step`.
-    step: i64,
-    states: usize,
+    /// The value each state stands for.
+    states: States,
     /// What only Monte Carlo reads, made when a first trial is rolled: an exact answer
     /// (`--exact-only`, a notebook's `exact_only=True`) never pays for it.
     prepared: std::sync::OnceLock<Prepared>,
@@ -169,22 +167,86 @@ impl DiceTrial {
         self.state(v)
     }
 
-    /// The state of the value `v`. The bounds contain every value a roll can take; a
-    /// value off the steps (none, if the two engines agree) goes to the nearest step,
-    /// where the agreement checks see it.
+    /// The state of the value `v`.
+    #[inline]
     fn state(&self, v: i64) -> usize {
-        let at = if self.step == 1 {
-            v - self.lo
-        } else {
-            (v - self.lo + self.step / 2).div_euclid(self.step)
-        };
-        at.clamp(0, self.states as i64 - 1) as usize
+        self.states.index(v)
+    }
+}
+
+/// The values a roll's states stand for: every `step`th number from `lo` (Farkle's
+/// scores lie 50 apart), or where the values that can come up lie unevenly over more
+/// numbers than a table holds, those values listed.
+#[derive(Clone, Debug)]
+enum States {
+    Steps { lo: i64, step: i64, n: usize },
+    Listed(Arc<[i64]>),
+}
+
+impl States {
+    fn len(&self) -> usize {
+        match self {
+            States::Steps { n, .. } => *n,
+            States::Listed(v) => v.len(),
+        }
+    }
+
+    fn value(&self, i: usize) -> i64 {
+        match self {
+            States::Steps { lo, step, .. } => lo + i as i64 * step,
+            States::Listed(v) => v[i],
+        }
+    }
+
+    /// The state of the value `v`. The states hold every value a roll can take; a
+    /// value between them (none, if the two engines agree) goes to the nearest, where
+    /// the agreement checks see it.
+    #[inline]
+    fn index(&self, v: i64) -> usize {
+        match self {
+            States::Steps { lo, step, n } => {
+                let at = if *step == 1 {
+                    v - lo
+                } else {
+                    (v - lo + step / 2).div_euclid(*step)
+                };
+                at.clamp(0, *n as i64 - 1) as usize
+            }
+            States::Listed(values) => nearest(values, v),
+        }
+    }
+
+    /// The numbers the states stand for, as a metric's scale.
+    fn scale(&self) -> Scale {
+        match self {
+            States::Steps { lo, step, .. } => Scale::Steps {
+                offset: *lo,
+                step: *step,
+            },
+            States::Listed(v) => Scale::Listed(v.clone()),
+        }
+    }
+}
+
+/// The index of the value in `values` (ascending, not empty) nearest `v`.
+fn nearest(values: &[i64], v: i64) -> usize {
+    match values.binary_search(&v) {
+        Ok(i) => i,
+        Err(0) => 0,
+        Err(i) if i == values.len() => i - 1,
+        Err(i) => {
+            if v.abs_diff(values[i - 1]) <= v.abs_diff(values[i]) {
+                i - 1
+            } else {
+                i
+            }
+        }
     }
 }
 
 impl Trial for DiceTrial {
     fn states(&self) -> usize {
-        self.states
+        self.states.len()
     }
     fn sample(&self, rng: &mut Rng) -> usize {
         self.one(self.prepared(), rng, &mut Box::new(program::Scratch::new()))
@@ -221,20 +283,15 @@ impl Trial for DiceTrial {
     }
 }
 
-/// The exact distribution of the result over `lo..lo + states`, or why there is none,
-/// with its fractions where they are known, and the mass of explosion chains stopped at
-/// their depth limit and of `repeat`s stopped at theirs (each NaN where the law could
-/// not tell how often a part that stops was reached).
-fn exact_of(
-    sc: &Scenario,
-    lo: i64,
-    states: usize,
-    cancel: &Cancel,
-) -> (Result<Exact, String>, f64, f64) {
+/// The exact distribution of the result over the scenario's span, or why there is
+/// none, with its fractions where they are known, and the mass of explosion chains
+/// stopped at their depth limit and of `repeat`s stopped at theirs (each NaN where the
+/// law could not tell how often a part that stops was reached).
+fn exact_of(sc: &Scenario, cancel: &Cancel) -> (Result<Exact, String>, f64, f64) {
     let vs = sc.vs.as_ref().map(|(_, v)| v);
     match exact::any_law(&sc.roll_node, vs, cancel) {
         Ok(first) => (
-            Ok(Exact::of_law(&first.law, lo, states)),
+            Ok(Exact::of_law(&first.law, &sc.span)),
             first.capped,
             first.unfinished,
         ),
@@ -242,29 +299,45 @@ fn exact_of(
     }
 }
 
-/// An exact distribution over the values a roll can take, `lo` and every `step`
-/// after it: floats, and the fractions they are.
+/// An exact distribution over the values a roll can take: floats, and the fractions
+/// they are.
 struct Exact {
-    lo: i64,
-    step: i64,
+    states: States,
     p: Vec<f64>,
     fractions: Option<Vec<Fraction>>,
 }
 
 impl Exact {
-    /// The law's chances over `lo..lo + states`, on the values that can come up, and
-    /// their fractions where its ways were counted.
-    fn of_law(law: &exact::Weights, lo: i64, states: usize) -> Exact {
-        let (p, fractions) = law.chances(lo, states);
+    /// The law's chances over the span, on the values that can come up, and their
+    /// fractions where its ways were counted.
+    fn of_law(law: &exact::Weights, span: &Span) -> Exact {
+        let (lo, hi) = match span {
+            Span::Range(lo, hi) => (*lo, *hi),
+            Span::Listed(values) => (values[0], values[values.len() - 1]),
+        };
+        let (p, fractions) = law.chances(lo, (hi - lo + 1) as usize);
+        if let Span::Listed(values) = span {
+            // A law spans at most `exact::MAX_SPAN` numbers: its dense chances do too.
+            let pick = |i: &i64| (i - lo) as usize;
+            return Exact {
+                states: States::Listed(values.clone()),
+                p: values.iter().map(|i| p[pick(i)]).collect(),
+                fractions: fractions.map(|f| values.iter().map(|i| f[pick(i)].clone()).collect()),
+            };
+        }
         // By the fractions where there are: a value below the floats' range can come up.
         let grid = match &fractions {
             Some(f) => Grid::of(f, |f| !f.is_zero()),
             None => Grid::of(&p, |p| *p > 0.0),
         };
+        let p = grid.pick(&p);
         Exact {
-            lo: lo + grid.first as i64,
-            step: grid.step as i64,
-            p: grid.pick(&p),
+            states: States::Steps {
+                lo: lo + grid.first as i64,
+                step: grid.step as i64,
+                n: p.len(),
+            },
+            p,
             fractions: fractions.map(|f| grid.pick(&f)),
         }
     }
@@ -339,19 +412,23 @@ fn capped_note(capped: f64, unfinished: f64) -> String {
 fn versus_metrics(
     sc: &Scenario,
     text: &str,
-    (lo, step, states): (i64, i64, usize),
+    states: &States,
     (who, other): (&str, &str),
 ) -> (Vec<Metric>, Headline) {
     let mut metrics = Vec::new();
-    let value = |v: usize| lo + v as i64 * step;
-    metrics.push(Metric::numeric_stepped(
+    let value = |v: usize| states.value(v);
+    let (description, map) = (
+        format!("`{}` less `{text}`", sc.roll),
+        (0..states.len()).map(|v| v as u16).collect(),
+    );
+    metrics.push(Metric::scaled(
         "margin",
-        &format!("`{}` less `{text}`", sc.roll),
-        lo,
-        step,
-        states,
-        (0..states).map(|v| v as u16).collect(),
+        &description,
+        states.scale(),
+        states.len(),
+        map,
     ));
+    let states = states.len();
     let (labels, map): (Vec<String>, Vec<u16>) = {
         let win = crate::text::wins(who);
         let lose = crate::text::wins(other);
@@ -401,10 +478,11 @@ fn versus_metrics(
 fn value_headline(
     sc: &Scenario,
     reads: usize,
-    (flo, fhi, fstep, fstates): (i64, i64, i64, usize),
+    (scale, fstates): (&Scale, usize),
     fexact: Option<&[f64]>,
 ) -> Headline {
-    let fvalue = |v: usize| flo + v as i64 * fstep;
+    let fvalue = |v: usize| scale.at(v);
+    let (flo, fhi) = (fvalue(0), fvalue(fstates.max(1) - 1));
     let binary = flo >= 0 && fhi <= 1;
     match (&sc.tiers, sc.at_least) {
         (_, Some(k)) => Headline {
@@ -465,9 +543,9 @@ fn tiers_metric(
     (t, names): (&[i64], &[String]),
     read: &str,
     fmap: &[u16],
-    (flo, fstep): (i64, i64),
+    scale: &Scale,
 ) -> Metric {
-    let fvalue = |v: usize| flo + v as i64 * fstep;
+    let fvalue = |v: usize| scale.at(v);
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     Metric::categorical(
         "outcome",
@@ -489,27 +567,27 @@ fn tiers_metric(
 
 /// Compile a scenario; `cancel` stops its exact evaluation (which then reads as none).
 pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
-    let (lo, hi) = sc.span;
-    let states = (hi - lo + 1) as usize;
-    let (exact, capped, unfinished) = exact_of(sc, lo, states, cancel);
+    let (exact, capped, unfinished) = exact_of(sc, cancel);
     // The tables start and end where a roll can land, in the steps between the values
     // it can take. (A sampled value outside would pile up in an end bucket, far from
     // its exact value, and the agreement tests would fail.)
-    let (lo, hi, step, states, exact, fractions) = match exact {
+    let (states, exact, fractions) = match exact {
         Ok(Exact {
-            lo,
-            step,
+            states,
             p,
             fractions,
-        }) => (
-            lo,
-            lo + (p.len() as i64 - 1) * step,
-            step,
-            p.len(),
-            Ok(p),
-            fractions,
-        ),
-        Err(why) => (lo, hi, 1, states, Err(why), None),
+        }) => (states, Ok(p), fractions),
+        Err(why) => {
+            let states = match &sc.span {
+                Span::Range(lo, hi) => States::Steps {
+                    lo: *lo,
+                    step: 1,
+                    n: (hi - lo + 1) as usize,
+                },
+                Span::Listed(values) => States::Listed(values.clone()),
+            };
+            (states, Err(why), None)
+        }
     };
     let warning = with_fraction_warning(sc.warning.clone(), exact.is_ok() && fractions.is_none());
     let warning = with_unknown_stops(warning, [capped.is_nan(), unfinished.is_nan()]);
@@ -521,11 +599,10 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
         .clone()
         .unwrap_or_else(|| "the other roll".into());
     let mut metrics = Vec::new();
-    let value = |v: usize| lo + v as i64 * step;
     let headline;
     match &sc.vs {
         Some((text, _)) => {
-            let (m, h) = versus_metrics(sc, text, (lo, step, states), (&who, &other));
+            let (m, h) = versus_metrics(sc, text, &states, (&who, &other));
             metrics.extend(m);
             headline = h;
         }
@@ -542,7 +619,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
             // Per read: its values at each state, its range, and its exact marginal.
             let mut first = None;
             let first_at = metrics.len();
-            let values: Vec<i64> = (0..states).map(value).collect();
+            let values: Vec<i64> = (0..states.len()).map(|i| states.value(i)).collect();
             for (name, description, read) in &reads {
                 let (metric, span) = read_metric(
                     (name, description),
@@ -554,17 +631,13 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                 metrics.push(metric);
                 first.get_or_insert(span);
             }
-            let (flo, fhi, fstep, fstates, fexact) = first.unwrap_or((lo, hi, 1, states, None));
-            headline = value_headline(
-                sc,
-                reads.len(),
-                (flo, fhi, fstep, fstates),
-                fexact.as_deref(),
-            );
+            let (scale, fstates, fexact) =
+                first.unwrap_or_else(|| (states.scale(), states.len(), None));
+            headline = value_headline(sc, reads.len(), (&scale, fstates), fexact.as_deref());
             if let Some((t, names)) = &sc.tiers {
                 // Read off the first read's own metric: its value index at each state.
                 let fmap = metrics.get(first_at).map_or(&[][..], |m| &m.map[..]);
-                let tiers = tiers_metric((t, names), &reads[0].0, fmap, (flo, fstep));
+                let tiers = tiers_metric((t, names), &reads[0].0, fmap, &scale);
                 metrics.push(tiers);
             }
         }
@@ -575,8 +648,6 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
         Box::new(DiceTrial {
             roll: sc.roll_node.clone(),
             vs: sc.vs.as_ref().map(|v| v.1.clone()),
-            lo,
-            step,
             states,
             prepared: std::sync::OnceLock::new(),
         }),
@@ -637,9 +708,9 @@ fn description(sc: &Scenario, no_exact: Option<&String>) -> String {
     }
 }
 
-/// What one read of the result spans: its first value, last, step, values, and its
+/// What one read of the result spans: the numbers of its values, how many, and its
 /// exact marginal (each state's value index is its metric's map).
-type ReadSpan = (i64, i64, i64, usize, Option<Vec<f64>>);
+type ReadSpan = (Scale, usize, Option<Vec<f64>>);
 
 /// One read of the result (the value, or one named result of a record) as a metric
 /// over the values it can take, given the result's value at each state.
@@ -677,15 +748,33 @@ fn read_metric(
         Some(_) => possible.iter().fold(0, |g, v| gcd(g, v - flo)).max(1),
         None => 1,
     };
-    let span = ((fhi - flo) / step + 1) as usize;
+    // Values that lie unevenly over more numbers than a table holds (a stress die's
+    // doublings) are listed: only the exact distribution can say which they are.
+    let listed: Option<Arc<[i64]>> = match exact {
+        Some(_) if (fhi - flo) / step >= MAX_STATES as i64 => {
+            let mut v = possible;
+            v.sort_unstable();
+            v.dedup();
+            Some(v.into())
+        }
+        _ => None,
+    };
+    let (scale, span) = match &listed {
+        Some(v) => (Scale::Listed(v.clone()), v.len()),
+        None => (
+            Scale::Steps { offset: flo, step },
+            ((fhi - flo) / step + 1) as usize,
+        ),
+    };
     // A value off the steps (none, if the two engines agree) goes to the
     // nearest step, where the agreement checks see it.
     let map: Vec<u16> = at
         .iter()
-        .map(|v| {
-            (v - flo + step / 2)
+        .map(|&v| match &listed {
+            Some(values) => nearest(values, v) as u16,
+            None => (v - flo + step / 2)
                 .div_euclid(step)
-                .clamp(0, span as i64 - 1) as u16
+                .clamp(0, span as i64 - 1) as u16,
         })
         .collect();
     let marginal = exact.map(|e| {
@@ -695,8 +784,8 @@ fn read_metric(
         }
         m
     });
-    let metric = Metric::numeric_stepped(name, description, flo, step, span, map);
-    (metric, (flo, fhi, step, span, marginal))
+    let metric = Metric::scaled(name, description, scale.clone(), span, map);
+    (metric, (scale, span, marginal))
 }
 
 /// The greatest common divisor of two whole numbers, at least 0 (`gcd(0, x)` is `|x|`).

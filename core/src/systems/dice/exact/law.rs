@@ -71,6 +71,15 @@ impl Weights {
         }
     }
 
+    /// The values with any chance, ascending.
+    pub fn possible(&self) -> Vec<i64> {
+        match self {
+            Weights::Counted(l) => l.iter().map(|(v, _)| v).collect(),
+            Weights::Real(l) => l.iter().map(|(v, _)| v).collect(),
+            Weights::Float(l) => l.iter().map(|(v, _)| v).collect(),
+        }
+    }
+
     /// Each value's chance over `lo..lo + states` (a value outside joins the end it
     /// passes), and its fraction where the ways were counted.
     pub fn chances(&self, lo: i64, states: usize) -> (Vec<f64>, Option<Vec<Fraction>>) {

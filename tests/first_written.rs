@@ -543,6 +543,25 @@ fn values_far_apart_get_a_row_each_not_a_refusal_from_their_range() {
     );
 }
 
+/// Perudo's bid with aces wild: the dice showing 1 or the face bid (4), counted by
+/// `count on 1, 4` as the docs' `on` row says it reads after `count` (a parse error
+/// before), with or without braces, and on a pool variable too.
+#[test]
+fn a_count_on_faces_named_one_by_one() {
+    let twos = binomial(10, 2, 6);
+    holds("10d6 count on 1, 4", &twos);
+    holds("10d6 count on {1, 4}", &twos);
+    holds("let p = 10d6 in p count on 1, 4", &twos);
+    let mut bid = Law::new();
+    for (k, q) in &twos {
+        put(&mut bid, (*k >= 4) as i64, q);
+    }
+    holds("(10d6 count on 1, 4) >= 4", &bid);
+    // With no face after it, `count on` says what it takes.
+    let refused = crate::dice_lang::load_err("3d6 count on");
+    assert!(refused.contains("`count on 1, 4`"), "{refused}");
+}
+
 /// A step die (a trait of d4, d6 or d8, its die exploding on its highest face) whose
 /// sides are a number rolled or bound first: it explodes on its own highest face, as
 /// a d6 written out does (refused as "every face meets `max`" before), and its pool,

@@ -1093,7 +1093,16 @@ impl Parser {
         Ok(if self.eat_word("sum") {
             Some(AggOf::Sum)
         } else if self.eat_word("count") {
+            // `count on 1, 4`: faces named one by one, as after `explode` (a face named
+            // `on` is still counted by `count on` with no face after it).
+            let faces_follow = matches!(
+                self.toks.get(self.at + 1).map(|t| &t.0),
+                Some(Tok::Int(_) | Tok::Sym("{") | Tok::Sym("-"))
+            );
             match self.peek().clone() {
+                Tok::Word(w) if w == "on" && faces_follow => {
+                    Some(AggOf::Count(self.cond(false)?.unwrap_or(CondOf::Max)))
+                }
                 // `count success`: a symbol of named faces (a bare name; `count >= w`
                 // compares with a value).
                 Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {

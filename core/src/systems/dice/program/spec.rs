@@ -434,7 +434,9 @@ pub(super) fn tally_of(
         Some(t) if named.contains(name) => Ok(t),
         _ => Err(CompileError {
             col: *at,
-            message: if named.is_empty() {
+            message: if named.is_empty() && name == "on" {
+                "`count on` names the faces to count: `count on 1, 4` (or `count on {1, 4}`)".into()
+            } else if named.is_empty() {
                 format!("`count {name}` counts a symbol, but these dice have no named faces; to count the dice showing that value write `count == {name}` (or `count >= {name}`, at least it)")
             } else {
                 format!(

@@ -379,6 +379,42 @@ fn a_record_of_a_pool_whose_count_is_rolled() {
     }
 }
 
+/// A record whose results span more numbers together than Monte Carlo's table holds,
+/// though they take few combinations: gold of 3d6 x 10 and experience of d100 x 10
+/// span 151 x 991 numbers (refused before as "more than 65536 combinations") and take
+/// 16 x 100. Each field against its own enumeration, Monte Carlo on both; four d20s,
+/// which take 160,000 combinations, are refused as that.
+#[test]
+fn a_record_of_results_far_apart_takes_its_combinations() {
+    let c = compile("{gold = 3d6 * 10, xp = d100 * 10}", None);
+    let mut gold = Law::new();
+    for a in 1..=6 {
+        for b in 1..=6 {
+            for d in 1..=6 {
+                put(&mut gold, 10 * (a + b + d), &Q::new(1u8, 216u8));
+            }
+        }
+    }
+    let mut xp = Law::new();
+    for x in 1..=100 {
+        put(&mut xp, 10 * x, &Q::new(1u8, 100u8));
+    }
+    for (i, want) in [(0, gold), (1, xp)] {
+        let got: Vec<(i64, String)> = exact_of(&c, i)
+            .into_iter()
+            .map(|(v, (_, f))| (v, f))
+            .collect();
+        let want: Vec<(i64, String)> = want.into_iter().map(|(v, q)| (v, q.text())).collect();
+        assert_eq!(got, want, "field {i}");
+    }
+    assert_agrees(&c, &["gold", "xp"], 40_000, 5);
+    let refused = crate::dice_lang::load_err("{a = d20, b = d20, c = d20, d = d20}");
+    assert!(
+        refused.contains("the record's results (a, b, c, d) take 160,000 combinations"),
+        "{refused}"
+    );
+}
+
 /// A pool whose count is rolled, bound by `let` and read as a number: d4 dice of d6,
 /// their total against twice the d4 plus 3. Every roll walked.
 #[test]

@@ -368,8 +368,8 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
     }
     let tiers = read_tiers(r)?;
     let at_least = r.int_in("at_least", -1_000_000, 1_000_000)?;
-    let span =
-        bounded(&roll_node, vs.as_ref().map(|v| &v.1)).map_err(|(k, why)| r.problem(k, why))?;
+    let span = bounded(&roll_node, vs.as_ref().map(|v| &v.1), fields.as_deref())
+        .map_err(|(k, why)| r.problem(k, why))?;
     let warning = match (&vs, me, them) {
         (Some((text, _)), Some(me), Some(them)) => their_mixup(&roll, text, me, them, &values),
         _ => None,
@@ -461,14 +461,18 @@ fn read_tiers(r: &Reader) -> Result<Option<Tiers>, Problem> {
 /// The checks of a scenario's parsed expressions that a config and a one-liner share:
 /// no rolled dice count past [`program::MAX_ROLLED_DICE`], and a result whose states
 /// Monte Carlo can keep in a table. Its span, or the key at fault and why.
-fn bounded(roll: &Node, vs: Option<&Node>) -> Result<Span, (&'static str, String)> {
+fn bounded(
+    roll: &Node,
+    vs: Option<&Node>,
+    fields: Option<&[program::Field]>,
+) -> Result<Span, (&'static str, String)> {
     for (key, node) in std::iter::once(("roll", roll)).chain(vs.map(|v| ("vs", v))) {
         if let Some(most) = program::rolled_count_past_limit(node, &mut Vec::new()) {
             reached_count(node, most).map_err(|why| (key, why))?;
         }
     }
     // The states Monte Carlo needs must stay a table.
-    result_span(roll, vs).map_err(|why| (if vs.is_some() { "vs" } else { "roll" }, why))
+    result_span(roll, vs, fields).map_err(|why| (if vs.is_some() { "vs" } else { "roll" }, why))
 }
 
 /// A rolled dice count whose bounds (`estimate`, from intervals) pass what a pool rolls:
@@ -536,7 +540,8 @@ pub fn one_liner(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
             "a roll with named results (a record) is not opposed: read both sides in it, e.g. { me = ..., them = ... }".into(),
         ));
     }
-    let span = bounded(&roll_node, vs.as_ref().map(|v| &v.1)).map_err(|(k, why)| said(k, why))?;
+    let span = bounded(&roll_node, vs.as_ref().map(|v| &v.1), fields.as_deref())
+        .map_err(|(k, why)| said(k, why))?;
     Ok(DiceConfig {
         units: Vec::new(),
         scenarios: vec![Named {
@@ -645,7 +650,13 @@ pub enum Span {
 /// though it takes 8 values), the support of its exact distribution, or where that is
 /// wider too, the values it takes. Only then is the exact distribution worked out here,
 /// within its usual budget: what a roll takes decides, never its bounds alone.
-pub fn result_span(roll: &Node, vs: Option<&Node>) -> Result<Span, String> {
+/// A record's results (`fields`) are packed into one number: what it takes is counted
+/// as their combinations.
+pub fn result_span(
+    roll: &Node,
+    vs: Option<&Node>,
+    fields: Option<&[program::Field]>,
+) -> Result<Span, String> {
     let (lo, hi) = span(roll, vs);
     let most = super::MAX_STATES;
     let fits = |lo: i64, hi: i64| hi.saturating_sub(lo) < most as i64;
@@ -662,6 +673,16 @@ pub fn result_span(roll: &Node, vs: Option<&Node>) -> Result<Span, String> {
             let values = law.possible();
             if values.len() <= most {
                 Ok(Span::Listed(values.into()))
+            } else if let Some(fields) = fields {
+                Err(format!(
+                    "the record's results ({}) take {} combinations together: more than {most}",
+                    fields
+                        .iter()
+                        .map(|f| f.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    crate::text::thousands(values.len() as u64),
+                ))
             } else {
                 Err(format!(
                     "the result takes {} values, from {a} to {b}: more than {most} values",

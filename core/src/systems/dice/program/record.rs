@@ -24,8 +24,11 @@ impl Field {
     }
 }
 
-/// Most combinations of a record's values (each is a state of the Monte Carlo table).
-pub const MAX_COMBINATIONS: i64 = 1 << 16;
+/// Most numbers a record's packed result may span: what one exact distribution spans.
+/// The combinations it takes are the states of the Monte Carlo table, counted there (at
+/// most [`crate::systems::dice::MAX_STATES`]): `{gold = 3d6 * 10, xp = d100 * 10}` spans
+/// 151 x 991 numbers and takes 1,600 combinations.
+pub const MAX_COMBINATIONS: i64 = crate::systems::dice::exact::MAX_SPAN as i64;
 
 /// Parse and compile a scenario's result: one number, or a record of named results
 /// packed into one number (each field a digit of it, so that the exact engine and the

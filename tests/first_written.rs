@@ -382,8 +382,9 @@ fn a_record_of_a_pool_whose_count_is_rolled() {
 /// A record whose results span more numbers together than Monte Carlo's table holds,
 /// though they take few combinations: gold of 3d6 x 10 and experience of d100 x 10
 /// span 151 x 991 numbers (refused before as "more than 65536 combinations") and take
-/// 16 x 100. Each field against its own enumeration, Monte Carlo on both; four d20s,
-/// which take 160,000 combinations, are refused as that.
+/// 16 x 100; so do results whose bounds multiply past what one law spans, packed by
+/// the values each takes. Each field against its own enumeration, Monte Carlo on them;
+/// four d20s, which take 160,000 combinations, are refused as that.
 #[test]
 fn a_record_of_results_far_apart_takes_its_combinations() {
     let c = compile("{gold = 3d6 * 10, xp = d100 * 10}", None);
@@ -408,6 +409,49 @@ fn a_record_of_results_far_apart_takes_its_combinations() {
         assert_eq!(got, want, "field {i}");
     }
     assert_agrees(&c, &["gold", "xp"], 40_000, 5);
+    // Qwixx: two white dice and four coloured ones, each colour's sum a white die (the
+    // lower for red and yellow, the higher for green and blue) and its own die; five
+    // results of 11 values each span 161,051 numbers (refused before by that product),
+    // and take at most 6^6 combinations. Every roll walked.
+    let c = compile(
+        "let w1 = d6 in let w2 = d6 in let r = d6 in let y = d6 in let g = d6 in let b = d6 in \
+         { white = w1 + w2, red = min(w1, w2) + r, yellow = min(w1, w2) + y, \
+         green = max(w1, w2) + g, blue = max(w1, w2) + b }",
+        None,
+    );
+    let mut want = vec![Law::new(); 5];
+    let one = Q::new(1u8, 46656u64);
+    for roll in 0..46656u64 {
+        let d: Vec<i64> = (0..6)
+            .map(|i| (roll / 6u64.pow(i) % 6) as i64 + 1)
+            .collect();
+        let (lo, hi) = (d[0].min(d[1]), d[0].max(d[1]));
+        for (f, v) in [d[0] + d[1], lo + d[2], lo + d[3], hi + d[4], hi + d[5]]
+            .into_iter()
+            .enumerate()
+        {
+            put(&mut want[f], v, &one);
+        }
+    }
+    for (i, want) in want.into_iter().enumerate() {
+        let got: Vec<(i64, String)> = exact_of(&c, i)
+            .into_iter()
+            .map(|(v, (_, f))| (v, f))
+            .collect();
+        let want: Vec<(i64, String)> = want.into_iter().map(|(v, q)| (v, q.text())).collect();
+        assert_eq!(got, want, "qwixx field {i}");
+    }
+    assert_agrees(&c, &["white", "red", "yellow", "green", "blue"], 40_000, 5);
+    // One value read twice in thousands: 20 values each, over 19,001 numbers each.
+    let c = compile("let x = d20 in { a = x * 1000, b = x * 1000 }", None);
+    for i in 0..2 {
+        let got = exact_of(&c, i);
+        assert_eq!(got.len(), 20, "{got:?}");
+        assert!(
+            got.iter().all(|(v, (_, f))| v % 1000 == 0 && f == "1/20"),
+            "{got:?}"
+        );
+    }
     let refused = crate::dice_lang::load_err("{a = d20, b = d20, c = d20, d = d20}");
     assert!(
         refused.contains("the record's results (a, b, c, d) take 160,000 combinations"),

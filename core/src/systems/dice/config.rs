@@ -337,7 +337,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
             "missing key: the roll, e.g. roll = \"4d6 drop lowest\"",
         )
     })?;
-    let (roll_node, fields) = program::parse_result(&roll, &names(me, them))
+    let (roll_node, fields) = program::parse_result_counted(&roll, &names(me, them), &taken)
         .map_err(|e| r.problem("roll", format!("{}: {}", e.place(&roll), e.render(&roll))))?;
     let vs = match r.string_opt("vs")? {
         None => None,
@@ -509,7 +509,7 @@ pub fn one_liner(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
         format!("{what}, {}: {}", e.place(text), e.render(text))
     };
     let (roll_node, fields) =
-        program::parse_result(roll, &[]).map_err(|e| placed("roll", roll, e))?;
+        program::parse_result_counted(roll, &[], &taken).map_err(|e| placed("roll", roll, e))?;
     let vs = match vs {
         None => None,
         Some(text) => {
@@ -631,6 +631,13 @@ pub fn their_mixup(
         ));
     }
     None
+}
+
+/// The values a result takes, by its exact distribution (within its usual budget):
+/// what a record's fields are packed by where their bounds multiply too far.
+fn taken(n: &Node) -> Option<Vec<i64>> {
+    let law = super::exact::any_law(n, None, &Cancel::default()).ok()?;
+    Some(law.law.possible())
 }
 
 /// The values a result's Monte Carlo table holds: every number from its lowest to its

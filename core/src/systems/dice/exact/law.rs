@@ -346,6 +346,31 @@ impl<W: Weight> Law<W> {
             return self.combine(o, b, i64::saturating_add);
         }
         let den = self.den.mul(&o.den)?;
+        // Values far apart (a digit of a record, `x * 1000`) leave most of a law's span
+        // empty: where the products of the values taken are fewer than the numbers
+        // spanned, the sum goes value by value over those taken only.
+        let taken = |l: &Self| l.n.iter().filter(|w| !w.is_zero()).count();
+        let (ta, tb) = (taken(self), taken(o));
+        let spanned = self.n.len() + o.n.len() - 1;
+        if ta.saturating_mul(tb) <= spanned {
+            b.spend((ta * tb + spanned / 64) as u64 + 1)?;
+            let mut n = vec![W::default(); spanned];
+            let right: Vec<(usize, &W)> =
+                o.n.iter()
+                    .enumerate()
+                    .filter(|(_, w)| !w.is_zero())
+                    .collect();
+            for (i, a) in self.n.iter().enumerate().filter(|(_, w)| !w.is_zero()) {
+                for &(j, c) in &right {
+                    n[i + j].add_product(a, c)?;
+                }
+            }
+            return Ok(Law {
+                lo: self.lo + o.lo,
+                n,
+                den,
+            });
+        }
         if self.n.len().min(o.n.len()) >= KRONECKER {
             if let Some(n) = W::kronecker(&self.n, &o.n, &mut |ops| b.spend(ops)) {
                 return Ok(Law {

@@ -3,15 +3,19 @@
 
 use super::*;
 
-/// One named result of a record: its name, its smallest value and how many values it
-/// spans; packed, it is digit `i` of the result in the mixed radix of the spans.
+/// One named result of a record: its name, its smallest value, the step between its
+/// values and how many steps it spans; packed, it is digit `i` of the result in the
+/// mixed radix of the spans.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field {
     /// The name written before `=`: the metric it becomes.
     pub name: String,
     /// The field's smallest value.
     pub lo: i64,
-    /// How many values it spans (its largest is `lo + span - 1`).
+    /// The distance between its values (1, or where its values were counted, their
+    /// greatest common step: damage x 100 takes every hundredth number).
+    pub step: i64,
+    /// How many values it spans (its largest is `lo + (span - 1) * step`).
     pub span: i64,
     /// The product of the spans of the fields before it.
     pub stride: i64,
@@ -20,7 +24,7 @@ pub struct Field {
 impl Field {
     /// This field's value in a packed result.
     pub fn of(&self, packed: i64) -> i64 {
-        self.lo + packed.div_euclid(self.stride).rem_euclid(self.span)
+        self.lo + self.step * packed.div_euclid(self.stride).rem_euclid(self.span)
     }
 }
 
@@ -37,6 +41,19 @@ pub fn parse_result(
     text: &str,
     names: Names,
 ) -> Result<(Node, Option<Vec<Field>>), lang::SyntaxError> {
+    parse_result_counted(text, names, &|_| None)
+}
+
+/// [`parse_result`], where the bounds of a record's fields multiply past what one law
+/// spans, with each field's values counted by `values` (the values the program with the
+/// record replaced by that field takes: its exact distribution's), so that a record is
+/// packed by what its fields take, not their bounds (`{a = x * 1000, b = x * 1000}`
+/// takes 20 values each, over 19,001 numbers).
+pub fn parse_result_counted(
+    text: &str,
+    names: Names,
+    values: &dyn Fn(&Node) -> Option<Vec<i64>>,
+) -> Result<(Node, Option<Vec<Field>>), lang::SyntaxError> {
     let e = lang::parse(text)?;
     let at = |e: CompileError| lang::SyntaxError {
         col: e.col,
@@ -46,22 +63,82 @@ pub fn parse_result(
         .and_then(|mut ctx| ctx.node(&e))
         .map_err(at)?;
     let col = record_col(&e);
+    let said = |message: String| lang::SyntaxError { col, message };
     let mut fields = None;
-    let n =
-        pack(n, &mut Vec::new(), &mut fields).map_err(|m| lang::SyntaxError { col, message: m })?;
-    let named = fields.map(|f: Vec<(i64, i64, i64)>| {
+    let n = match packed(n.clone(), &mut Vec::new(), &mut fields, None) {
+        Ok(p) => p,
+        Err(m) => {
+            // Each field's values counted, where every one can be.
+            let counted = (0..record_names(&e).len())
+                .map(|i| values(&only_field(n.clone(), i)).and_then(|v| Digit::of_values(&v)))
+                .collect::<Option<Vec<Digit>>>()
+                .ok_or_else(|| said(m))?;
+            packed(n, &mut Vec::new(), &mut fields, Some(&counted)).map_err(said)?
+        }
+    };
+    let named = fields.map(|f: Vec<(Digit, i64)>| {
         record_names(&e)
             .into_iter()
             .zip(f)
-            .map(|(name, (lo, span, stride))| Field {
+            .map(|(name, (d, stride))| Field {
                 name,
-                lo,
-                span,
+                lo: d.lo,
+                step: d.step,
+                span: d.span(),
                 stride,
             })
             .collect()
     });
     Ok((n, named))
+}
+
+/// What a field of a record spans: its smallest and largest value, and the step
+/// between its values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Digit {
+    lo: i64,
+    hi: i64,
+    step: i64,
+}
+
+impl Digit {
+    /// Every number from `lo` to `hi`.
+    fn bounds((lo, hi): (i64, i64)) -> Digit {
+        Digit { lo, hi, step: 1 }
+    }
+
+    /// The values a field takes (ascending, not empty), in their greatest common step.
+    fn of_values(values: &[i64]) -> Option<Digit> {
+        let (&lo, &hi) = (values.first()?, values.last()?);
+        let step = values
+            .iter()
+            .fold(0u64, |g, v| num_integer::gcd(g, v.abs_diff(lo)));
+        Some(Digit {
+            lo,
+            hi,
+            step: i64::try_from(step.max(1)).ok()?,
+        })
+    }
+
+    /// How many steps it spans.
+    fn span(&self) -> i64 {
+        (self.hi.saturating_sub(self.lo) / self.step).saturating_add(1)
+    }
+}
+
+/// The program with the record at the end of its `let`s replaced by its field `i`.
+fn only_field(n: Node, i: usize) -> Node {
+    let mut n = n;
+    let take = |b: &mut Node| only_field(std::mem::replace(b, Node::Num(0)), i);
+    match &mut n {
+        Node::Let(_, body) | Node::LetPool { body, .. } => **body = take(body),
+        Node::CountedVar(_, bodies) => bodies.iter_mut().for_each(|b| *b = take(b)),
+        Node::Repeat(r) => r.body = take(&mut r.body),
+        Node::Pick(p) => p.body = take(&mut p.body),
+        Node::Record(parts) => return parts.swap_remove(i),
+        _ => {}
+    }
+    n
 }
 
 /// The record at the end of a chain of `let`s (and `repeat`s' `then`), if there is one.
@@ -88,17 +165,6 @@ pub(super) fn record_col(e: &Expr) -> usize {
         Some(Expr::Record(_, c)) => *c,
         _ => 0,
     }
-}
-
-/// Replace the record at the end of the `let`s by its packed number: field `i` less its
-/// smallest value, times the product of the spans before it, summed. `vars`: the
-/// bounds of the `let` values in scope.
-pub(super) fn pack(
-    n: Node,
-    vars: &mut Vec<(i64, i64)>,
-    fields: &mut Option<Vec<(i64, i64, i64)>>,
-) -> Result<Node, String> {
-    packed(n, vars, fields, None)
 }
 
 /// The bounds of each field of the record at the end of `n`'s `let`s, joined over every
@@ -138,12 +204,15 @@ fn field_bounds(n: &Node, vars: &mut Vec<(i64, i64)>) -> Option<Vec<(i64, i64)>>
     }
 }
 
-/// [`pack`], each field's bounds `forced` where they are joined over several records.
+/// Replace the record at the end of the `let`s by its packed number: field `i` less its
+/// smallest value, in its steps, times the product of the spans before it, summed.
+/// `vars`: the bounds of the `let` values in scope; each field's digit `forced` where
+/// its values were counted or its bounds joined over several records.
 fn packed(
     n: Node,
     vars: &mut Vec<(i64, i64)>,
-    fields: &mut Option<Vec<(i64, i64, i64)>>,
-    forced: Option<&[(i64, i64)]>,
+    fields: &mut Option<Vec<(Digit, i64)>>,
+    forced: Option<&[Digit]>,
 ) -> Result<Node, String> {
     // A `let` of either kind: the body packed with the variable's bounds in scope (a
     // pool variable's read bounds itself).
@@ -168,7 +237,8 @@ fn packed(
     Ok(match n {
         Node::CountedVar(c, bodies) => {
             // One packing for every count: the fields' bounds over them all.
-            let joined = field_bounds(&Node::CountedVar(c.clone(), bodies.clone()), vars);
+            let joined = field_bounds(&Node::CountedVar(c.clone(), bodies.clone()), vars)
+                .map(|b| b.into_iter().map(Digit::bounds).collect::<Vec<_>>());
             let forced = forced.or(joined.as_deref());
             let bodies = bodies
                 .into_iter()
@@ -200,25 +270,30 @@ fn packed(
             Node::Pick(p)
         }
         Node::Record(parts) => {
+            let digits: Vec<Digit> = parts
+                .iter()
+                .enumerate()
+                .map(|(i, part)| match forced.and_then(|b| b.get(i)) {
+                    Some(&d) => d,
+                    None => Digit::bounds(bounds(part, vars)),
+                })
+                .collect();
+            let spans: Vec<i64> = digits.iter().map(Digit::span).collect();
+            let combos = spans.iter().try_fold(1i64, |a, &s| a.checked_mul(s));
+            if combos.is_none_or(|c| c > MAX_COMBINATIONS) {
+                return Err(format!(
+                    "the record's results span {} values: together more than {MAX_COMBINATIONS} numbers",
+                    spans.iter().map(i64::to_string).collect::<Vec<_>>().join(" x ")
+                ));
+            }
             let mut out: Option<Node> = None;
             let mut stride: i64 = 1;
             let mut f = Vec::new();
-            let mut spans = Vec::new();
-            for (i, part) in parts.into_iter().enumerate() {
-                let (lo, hi) = match forced.and_then(|b| b.get(i)) {
-                    Some(&b) => b,
-                    None => bounds(&part, vars),
-                };
-                let span = hi.saturating_sub(lo).saturating_add(1);
-                spans.push(span);
-                let combos = stride.saturating_mul(span);
-                if combos > MAX_COMBINATIONS {
-                    return Err(format!(
-                        "the record's results span {} values: together more than {MAX_COMBINATIONS} combinations",
-                        spans.iter().map(i64::to_string).collect::<Vec<_>>().join(" x ")
-                    ));
+            for (part, (d, span)) in parts.into_iter().zip(digits.into_iter().zip(spans)) {
+                let mut digit = Node::Sub(Box::new(part), Box::new(Node::Num(d.lo)));
+                if d.step > 1 {
+                    digit = Node::Div(Box::new(digit), Box::new(Node::Num(d.step)));
                 }
-                let digit = Node::Sub(Box::new(part), Box::new(Node::Num(lo)));
                 let term = if stride == 1 {
                     digit
                 } else {
@@ -228,8 +303,8 @@ fn packed(
                     None => term,
                     Some(acc) => Node::Add(Box::new(acc), Box::new(term)),
                 });
-                f.push((lo, span, stride));
-                stride = combos;
+                f.push((d, stride));
+                stride *= span;
             }
             *fields = Some(f);
             out.unwrap_or(Node::Num(0))

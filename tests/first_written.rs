@@ -967,6 +967,43 @@ fn three_cards_drawn_in_order_from_one_deck() {
     );
 }
 
+/// War: two cards turned up, and on a tie three cards each face down and a fourth face
+/// up, read; the face-down cards are named and never read. A deck small enough that
+/// every ordered deal of all eight named cards is walked (in the enumerator, the cards
+/// never read are dealt too); the 52-card deal with its ten names is exact at once
+/// (it spent its whole budget on the six unread cards before, Monte Carlo only).
+#[test]
+fn cards_named_and_never_read_cost_nothing() {
+    let deck = [1, 1, 2, 2, 3, 3, 4, 4, 5];
+    let war = |h: &[i64]| {
+        let cmp = |x: i64, y: i64| (x > y) as i64 - (y > x) as i64;
+        if h[0] != h[1] {
+            cmp(h[0], h[1])
+        } else {
+            2 * cmp(h[6], h[7])
+        }
+    };
+    let want = ordered_deals(&deck, 8, war);
+    holds(
+        "let a, b, x1, y1, x2, y2, c, d = deck{1*2, 2*2, 3*2, 4*2, 5} draw 8 in \
+         if a != b then (a > b) - (b > a) else 2 * ((c > d) - (d > c))",
+        &want,
+    );
+    let c = compile(
+        "let a, b, x1, y1, x2, y2, x3, y3, c, d = deck{1*4, 2*4, 3*4, 4*4, 5*4, 6*4, 7*4, 8*4, \
+         9*4, 10*4, 11*4, 12*4, 13*4} draw 10 in if a != b then (a > b) - (b > a) else 2 * ((c > d) - (d > c))",
+        None,
+    );
+    // The first two differ 16/17 of the time, each wins half: 8/17. They tie 1/17 of
+    // the time; then the second pair, from 50 cards (one rank down to 2), ties in
+    // (2 + 12 * 4 * 3) / (50 * 49) = 73/1225 (73/20825 in all), and each side wins
+    // half the rest: 576/20825.
+    let got = exact(&c);
+    assert_eq!(got[&1].1, "8/17");
+    assert_eq!(got[&2].1, "576/20825");
+    assert_eq!(got[&0].1, "73/20825");
+}
+
 /// A deal in order is card after card, so its cost is the sequences of values it can
 /// give, not its hands times their orders: nine names (a Pandemic setup, three cubes on
 /// each of the first three cities, two on the next three, one on the last three) from

@@ -94,11 +94,17 @@ pub(super) fn in_order(
     Ok(wrap(lets, body))
 }
 
-/// Card after card, each from what the cards named before it left of the deck.
+/// Card after card, each from what the cards named before it left of the deck. A card
+/// named and never read is not dealt: the cards read, wherever they lie in the deal,
+/// come as the first cards of a deal do (every order of a shuffled deck is as likely),
+/// so War's ten cards, of which four are read, are worked out as those four.
 fn deal(names: Vec<(String, Col)>, deck: Group, body: Expr, col: Col) -> Expr {
     let mut lets: Vec<(String, Expr)> = Vec::new();
     let mut before: Vec<Expr> = Vec::new();
-    for (name, c) in names {
+    let read = names
+        .into_iter()
+        .filter(|(name, _)| super::allocate::mentions_name(&body, name));
+    for (name, c) in read {
         let card = Expr::Card {
             faces: deck.die.faces.clone(),
             before: before.clone(),

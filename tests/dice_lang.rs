@@ -339,6 +339,24 @@ fn errors_point_at_the_column_and_suggest() {
     assert!(e.contains("(did you mean `mode`?)"), "{e}");
     let e = err("5d6 run");
     assert!(e.contains("(did you mean `runs`?)"), "{e}");
+    // A word of the language where a name goes (a result's, a value's, a state's) is
+    // said to be one, with a name that would do.
+    for (text, word) in [
+        ("{highest = 3d6 highest, b = d6}", "highest"),
+        ("let straight = 5d6 straight in straight", "straight"),
+        (
+            "repeat sum = 0 until sum > 10 do sum = sum + d6 then rounds",
+            "sum",
+        ),
+    ] {
+        let e = err(text);
+        assert!(
+            e.contains(&format!(
+                "found `{word}` (a word of the language, so not a name: write another, e.g. `my_{word}`)"
+            )),
+            "{e}"
+        );
+    }
     let e = err("3d6 + skil");
     assert!(e.contains("unknown name `skil`"), "{e}");
     let e = err("d6 reroll <= 6 always");

@@ -196,6 +196,11 @@ impl Parser {
                     .map(|s| s.word());
                 crate::config::reader::nearest_hint(w, KEYWORDS.iter().copied().chain(shapes))
             }
+            // Where a name goes, a word of the language cannot be one: say so, rather
+            // than leave a designer to guess why `highest` is not a name.
+            Tok::Word(w) if expected.contains("name") => {
+                format!(" (a word of the language, so not a name: write another, e.g. `my_{w}`)")
+            }
             _ => String::new(),
         };
         SyntaxError {

@@ -637,6 +637,13 @@ fn a_count_on_faces_named_one_by_one() {
         put(&mut bid, (*k >= 4) as i64, q);
     }
     holds("(10d6 count on 1, 4) >= 4", &bid);
+    // A face named `on` is still a symbol to count, and a minus apart from its number
+    // is the expression's: the `on`s of three coins, less 1.
+    let mut coins = Law::new();
+    for (k, q) in binomial(3, 1, 2) {
+        put(&mut coins, k - 1, &q);
+    }
+    holds("3d{on, off} count on - 1", &coins);
     // With no face after it, `count on` says what it takes.
     let refused = crate::dice_lang::load_err("3d6 count on");
     assert!(refused.contains("`count on 1, 4`"), "{refused}");
@@ -998,6 +1005,17 @@ fn cards_named_and_never_read_cost_nothing() {
     // the time; then the second pair, from 50 cards (one rank down to 2), ties in
     // (2 + 12 * 4 * 3) / (50 * 49) = 73/1225 (73/20825 in all), and each side wins
     // half the rest: 576/20825.
+    // A card read only as a pool variable or by a meeting's `only` is read: its
+    // message is the read's, not "unknown name".
+    let e = crate::dice_lang::load_err("let a, b = deck{1, 2, 3} draw 2 in b sum");
+    assert!(e.contains("`b` is a number"), "{e}");
+    let e = crate::dice_lang::load_err(
+        "let t, u = deck{10, 12, 14} draw 2 in beats(3d20 only <= u, d20 only <= 12)",
+    );
+    assert!(
+        e.contains("`only` takes a face fixed before the roll"),
+        "{e}"
+    );
     let got = exact(&c);
     assert_eq!(got[&1].1, "8/17");
     assert_eq!(got[&2].1, "576/20825");

@@ -720,6 +720,16 @@ fn the_dice_box_falls_back_to_a_streamed_monte_carlo() {
             .unwrap(),
         "7/432"
     );
+    // A record packed by what its fields take (their bounds multiply past what a law
+    // spans), as `rollsim roll` takes it: each field's 20 values, 1/20 each.
+    let (status, v) = s.post_json(
+        "/api/roll",
+        &json!({ "expr": "let x = d20 in {a = x * 1000, b = x * 1000}" }),
+    );
+    assert_eq!(status, 200, "{v}");
+    let b = v["exact"]["fractions"][1].as_array().unwrap();
+    assert_eq!(b.len(), 20, "{v}");
+    assert!(b.iter().all(|f| f == "1/20"), "{v}");
     let (status, v) = s.post_json("/api/roll", &json!({ "expr": "pairs(100d100, 100d100)" }));
     assert_eq!(status, 200);
     assert!(v["exact"].is_null(), "{v}");

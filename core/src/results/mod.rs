@@ -223,8 +223,8 @@ pub fn tidy(x: f64) -> f64 {
         .unwrap_or(x)
 }
 
-/// The mean of a numeric metric whose value `v` is `offset + v * step`, summed exactly from the
-/// values' fractions. Not [`fraction`] of the float mean: that mean's rounding grows
+/// The mean of a numeric metric whose value `v` is `scale.at(v)`, summed exactly from
+/// the values' fractions. Not [`fraction`] of the float mean: that mean's rounding grows
 /// with its size (one ulp of 60 is 7e-15), while `fraction` allows 1e-13 of the part
 /// after the point, down to 1e-16.
 pub fn mean_fraction(fractions: &[Fraction], scale: &Scale) -> Fraction {

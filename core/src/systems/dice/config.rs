@@ -337,7 +337,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
             "missing key: the roll, e.g. roll = \"4d6 drop lowest\"",
         )
     })?;
-    let (roll_node, fields) = program::parse_result_counted(&roll, &names(me, them), &taken)
+    let (roll_node, fields) = parse_result(&roll, &names(me, them))
         .map_err(|e| r.problem("roll", format!("{}: {}", e.place(&roll), e.render(&roll))))?;
     let vs = match r.string_opt("vs")? {
         None => None,
@@ -508,14 +508,13 @@ pub fn one_liner(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
     let placed = |what: &str, text: &str, e: super::lang::SyntaxError| {
         format!("{what}, {}: {}", e.place(text), e.render(text))
     };
-    let (roll_node, fields) =
-        program::parse_result_counted(roll, &[], &taken).map_err(|e| placed("roll", roll, e))?;
+    let (roll_node, fields) = parse_result(roll, &[]).map_err(|e| placed("roll", roll, e))?;
     let vs = match vs {
         None => None,
         Some(text) => {
             // Read as a result first, as `roll` is, for the same message at the same
             // place; then as the plain expression `vs` must be.
-            program::parse_result(text, &[]).map_err(|e| placed("--vs", text, e))?;
+            parse_result(text, &[]).map_err(|e| placed("--vs", text, e))?;
             let node = program::parse_compiled(text, &[]).map_err(|e| {
                 format!(
                     "--vs `{}`: {}: {}",
@@ -633,8 +632,17 @@ pub fn their_mixup(
     None
 }
 
-/// The values a result takes, by its exact distribution (within its usual budget):
-/// what a record's fields are packed by where their bounds multiply too far.
+/// A scenario's result parsed and compiled, a record packed by what its fields take
+/// where their bounds multiply too far: what every reader of an expression (a config, a
+/// one-liner, the live page's dice box) calls.
+pub fn parse_result(
+    text: &str,
+    names: program::Names,
+) -> Result<(Node, Option<Vec<program::Field>>), super::lang::SyntaxError> {
+    program::parse_result_counted(text, names, &taken)
+}
+
+/// The values a result takes, by its exact distribution (within its usual budget).
 fn taken(n: &Node) -> Option<Vec<i64>> {
     let law = super::exact::any_law(n, None, &Cancel::default()).ok()?;
     Some(law.law.possible())
@@ -710,9 +718,10 @@ pub fn result_span(
 /// A bound as a designer reads it: one that reached the largest whole number a roll
 /// holds (a doubling in every round of 100) says so, rather than print that number.
 fn shown_bound(b: i64) -> String {
+    // A bound that reached the largest (or, negated, came within one of the smallest).
     match b {
-        i64::MAX => "past the largest whole number a roll holds (2^63 - 1)".into(),
-        i64::MIN => "below the smallest whole number a roll holds (-2^63)".into(),
+        b if b >= i64::MAX - 1 => "past the largest whole number a roll holds (2^63 - 1)".into(),
+        b if b <= i64::MIN + 1 => "below the smallest whole number a roll holds (-2^63)".into(),
         b => b.to_string(),
     }
 }

@@ -512,9 +512,13 @@ pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             mods.iter().for_each(|m| modifier(m, f));
             agg(a, f);
         }
-        Expr::Versus { a, b, .. } => {
+        Expr::Versus {
+            a, b, only, read, ..
+        } => {
             visit(a, f);
             visit(b, f);
+            only.iter().flatten().for_each(|c| cond(c, f));
+            agg(read, f);
         }
         Expr::Read { keep, agg: a, .. } => {
             if let Some(m) = keep {

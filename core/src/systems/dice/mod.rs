@@ -57,7 +57,7 @@ impl super::System for Dice {
     }
 
     fn check_expression(&self, text: &str) -> Option<Result<(), super::ExpressionError>> {
-        Some(program::parse_result(text, &[]).map(|_| ()).map_err(|e| {
+        Some(config::parse_result(text, &[]).map(|_| ()).map_err(|e| {
             super::ExpressionError {
                 // The parser counts bytes; a caret counts characters.
                 column: text.char_indices().take_while(|(i, _)| *i < e.col).count(),
@@ -71,7 +71,7 @@ impl super::System for Dice {
         // column, not a line of a config nobody wrote.
         for (what, text) in [("roll", Some(roll)), ("--vs", vs)] {
             let Some(text) = text else { continue };
-            if let Err(e) = program::parse_result(text, &[]) {
+            if let Err(e) = config::parse_result(text, &[]) {
                 return Some(Err(format!(
                     "{what}, {}: {}",
                     e.place(text),
@@ -749,16 +749,14 @@ fn read_metric(
         None => 1,
     };
     // Values that lie unevenly over more numbers than a table holds (a stress die's
-    // doublings) are listed: only the exact distribution can say which they are.
-    let listed: Option<Arc<[i64]>> = match exact {
-        Some(_) if (fhi - flo) / step >= MAX_STATES as i64 => {
-            let mut v = possible;
-            v.sort_unstable();
-            v.dedup();
-            Some(v.into())
-        }
-        _ => None,
-    };
+    // doublings) are listed: the values the states stand for (which the exact
+    // distribution said they are, unless it was stopped since).
+    let listed: Option<Arc<[i64]>> = ((fhi - flo) / step >= MAX_STATES as i64).then(|| {
+        let mut v = possible;
+        v.sort_unstable();
+        v.dedup();
+        v.into()
+    });
     let (scale, span) = match &listed {
         Some(v) => (Scale::Listed(v.clone()), v.len()),
         None => (

@@ -259,11 +259,15 @@ fn what_the_body_reads(a: &Ast, body: Expr, reads_lost: bool) -> Expr {
 /// probability reported. (It also bounds the damage lost, which grows with the hits.)
 pub const ALLOCATE_LIMIT: u32 = 200;
 
-/// Whether `e` names `name` anywhere (a conservative look: shadowing is not followed).
+/// Whether `e` names `name` anywhere, as a value, a pool variable read or a role's sides
+/// (a conservative look: shadowing is not followed).
 pub(super) fn mentions_name(e: &Expr, name: &str) -> bool {
     let mut found = false;
     visit(e, &mut |x| {
-        found |= matches!(x, Expr::Name(n, _) if n == name)
+        found |= match x {
+            Expr::Name(n, _) | Expr::Sides(n, _) | Expr::Read { name: n, .. } => n == name,
+            _ => false,
+        }
     });
     found
 }

@@ -198,7 +198,7 @@ impl Parser {
             }
             // Where a name goes, a word of the language cannot be one: say so, rather
             // than leave a designer to guess why `highest` is not a name.
-            Tok::Word(w) if expected.contains("name") => {
+            Tok::Word(w) if expected.contains("name") && !expected.contains("a number") => {
                 format!(" (a word of the language, so not a name: write another, e.g. `my_{w}`)")
             }
             _ => String::new(),
@@ -1099,11 +1099,15 @@ impl Parser {
             Some(AggOf::Sum)
         } else if self.eat_word("count") {
             // `count on 1, 4`: faces named one by one, as after `explode` (a face named
-            // `on` is still counted by `count on` with no face after it).
-            let faces_follow = matches!(
-                self.toks.get(self.at + 1).map(|t| &t.0),
-                Some(Tok::Int(_) | Tok::Sym("{") | Tok::Sym("-"))
-            );
+            // `on` is still counted by `count on` with no face after it, and by `count on
+            // - 1`, the count less 1: a minus is a face's only written against its
+            // number, `count on -1, 1`).
+            let next = |k: usize| self.toks.get(self.at + k);
+            let faces_follow = match (next(1), next(2)) {
+                (Some((Tok::Int(_) | Tok::Sym("{"), _)), _) => true,
+                (Some((Tok::Sym("-"), minus)), Some((Tok::Int(_), n))) => *n == minus + 1,
+                _ => false,
+            };
             match self.peek().clone() {
                 Tok::Word(w) if w == "on" && faces_follow => {
                     Some(AggOf::Count(self.cond(false)?.unwrap_or(CondOf::Max)))

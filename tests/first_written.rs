@@ -12,13 +12,13 @@ use std::collections::BTreeMap;
 
 /// A probability as a fraction of big integers, kept in lowest terms.
 #[derive(Clone, Debug, PartialEq)]
-struct Q {
-    n: BigUint,
-    d: BigUint,
+pub(crate) struct Q {
+    pub(crate) n: BigUint,
+    pub(crate) d: BigUint,
 }
 
 impl Q {
-    fn new(n: impl Into<BigUint>, d: impl Into<BigUint>) -> Q {
+    pub(crate) fn new(n: impl Into<BigUint>, d: impl Into<BigUint>) -> Q {
         let (n, d) = (n.into(), d.into());
         let g = gcd(&n, &d);
         if g == BigUint::from(0u8) {
@@ -32,20 +32,20 @@ impl Q {
     fn zero() -> Q {
         Q::new(0u8, 1u8)
     }
-    fn add(&self, o: &Q) -> Q {
+    pub(crate) fn add(&self, o: &Q) -> Q {
         Q::new(&self.n * &o.d + &o.n * &self.d, &self.d * &o.d)
     }
-    fn mul(&self, o: &Q) -> Q {
+    pub(crate) fn mul(&self, o: &Q) -> Q {
         Q::new(&self.n * &o.n, &self.d * &o.d)
     }
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         format!("{}/{}", self.n, self.d)
     }
 }
 
-type Law = BTreeMap<i64, Q>;
+pub(crate) type Law = BTreeMap<i64, Q>;
 
-fn put(m: &mut Law, v: i64, q: &Q) {
+pub(crate) fn put(m: &mut Law, v: i64, q: &Q) {
     let e = m.entry(v).or_insert_with(Q::zero);
     *e = e.add(q);
 }
@@ -56,7 +56,7 @@ fn choose(n: u64, k: u64) -> BigUint {
 }
 
 /// Successes of `n` dice that each succeed `hit` times in `sides`.
-fn binomial(n: u64, hit: u64, sides: u64) -> Law {
+pub(crate) fn binomial(n: u64, hit: u64, sides: u64) -> Law {
     let mut m = Law::new();
     let den = BigUint::from(sides).pow(n as u32);
     for k in 0..=n {
@@ -70,12 +70,12 @@ fn binomial(n: u64, hit: u64, sides: u64) -> Law {
 
 /// The scenario's exact values and their fractions, by value: every value with any
 /// chance must have its fraction.
-fn exact(c: &Compiled) -> BTreeMap<i64, (f64, String)> {
+pub(crate) fn exact(c: &Compiled) -> BTreeMap<i64, (f64, String)> {
     exact_of(c, 0)
 }
 
 /// [`exact`] of the scenario's `i`-th metric (a record's field).
-fn exact_of(c: &Compiled, i: usize) -> BTreeMap<i64, (f64, String)> {
+pub(crate) fn exact_of(c: &Compiled, i: usize) -> BTreeMap<i64, (f64, String)> {
     let m = &c.metrics[i];
     let p = m.project_f64(c.exact.as_ref().expect("exact"));
     let f = m.project_fractions(
@@ -93,7 +93,7 @@ fn exact_of(c: &Compiled, i: usize) -> BTreeMap<i64, (f64, String)> {
 }
 
 /// The roll is exact, each value's fraction is the enumerator's, and Monte Carlo agrees.
-fn holds(roll: &str, want: &Law) {
+pub(crate) fn holds(roll: &str, want: &Law) {
     let c = compile(roll, None);
     let got = exact(&c);
     let want: BTreeMap<i64, &Q> = want
@@ -379,86 +379,6 @@ fn a_record_of_a_pool_whose_count_is_rolled() {
     }
 }
 
-/// A record whose results span more numbers together than Monte Carlo's table holds,
-/// though they take few combinations: gold of 3d6 x 10 and experience of d100 x 10
-/// span 151 x 991 numbers (refused before as "more than 65536 combinations") and take
-/// 16 x 100; so do results whose bounds multiply past what one law spans, packed by
-/// the values each takes. Each field against its own enumeration, Monte Carlo on them;
-/// four d20s, which take 160,000 combinations, are refused as that.
-#[test]
-fn a_record_of_results_far_apart_takes_its_combinations() {
-    let c = compile("{gold = 3d6 * 10, xp = d100 * 10}", None);
-    let mut gold = Law::new();
-    for a in 1..=6 {
-        for b in 1..=6 {
-            for d in 1..=6 {
-                put(&mut gold, 10 * (a + b + d), &Q::new(1u8, 216u8));
-            }
-        }
-    }
-    let mut xp = Law::new();
-    for x in 1..=100 {
-        put(&mut xp, 10 * x, &Q::new(1u8, 100u8));
-    }
-    for (i, want) in [(0, gold), (1, xp)] {
-        let got: Vec<(i64, String)> = exact_of(&c, i)
-            .into_iter()
-            .map(|(v, (_, f))| (v, f))
-            .collect();
-        let want: Vec<(i64, String)> = want.into_iter().map(|(v, q)| (v, q.text())).collect();
-        assert_eq!(got, want, "field {i}");
-    }
-    assert_agrees(&c, &["gold", "xp"], 40_000, 5);
-    // Qwixx: two white dice and four coloured ones, each colour's sum a white die (the
-    // lower for red and yellow, the higher for green and blue) and its own die; five
-    // results of 11 values each span 161,051 numbers (refused before by that product),
-    // and take at most 6^6 combinations. Every roll walked.
-    let c = compile(
-        "let w1 = d6 in let w2 = d6 in let r = d6 in let y = d6 in let g = d6 in let b = d6 in \
-         { white = w1 + w2, red = min(w1, w2) + r, yellow = min(w1, w2) + y, \
-         green = max(w1, w2) + g, blue = max(w1, w2) + b }",
-        None,
-    );
-    let mut want = vec![Law::new(); 5];
-    let one = Q::new(1u8, 46656u64);
-    for roll in 0..46656u64 {
-        let d: Vec<i64> = (0..6)
-            .map(|i| (roll / 6u64.pow(i) % 6) as i64 + 1)
-            .collect();
-        let (lo, hi) = (d[0].min(d[1]), d[0].max(d[1]));
-        for (f, v) in [d[0] + d[1], lo + d[2], lo + d[3], hi + d[4], hi + d[5]]
-            .into_iter()
-            .enumerate()
-        {
-            put(&mut want[f], v, &one);
-        }
-    }
-    for (i, want) in want.into_iter().enumerate() {
-        let got: Vec<(i64, String)> = exact_of(&c, i)
-            .into_iter()
-            .map(|(v, (_, f))| (v, f))
-            .collect();
-        let want: Vec<(i64, String)> = want.into_iter().map(|(v, q)| (v, q.text())).collect();
-        assert_eq!(got, want, "qwixx field {i}");
-    }
-    assert_agrees(&c, &["white", "red", "yellow", "green", "blue"], 40_000, 5);
-    // One value read twice in thousands: 20 values each, over 19,001 numbers each.
-    let c = compile("let x = d20 in { a = x * 1000, b = x * 1000 }", None);
-    for i in 0..2 {
-        let got = exact_of(&c, i);
-        assert_eq!(got.len(), 20, "{got:?}");
-        assert!(
-            got.iter().all(|(v, (_, f))| v % 1000 == 0 && f == "1/20"),
-            "{got:?}"
-        );
-    }
-    let refused = crate::dice_lang::load_err("{a = d20, b = d20, c = d20, d = d20}");
-    assert!(
-        refused.contains("the record's results (a, b, c, d) take 160,000 combinations"),
-        "{refused}"
-    );
-}
-
 /// A pool whose count is rolled, bound by `let` and read as a number: d4 dice of d6,
 /// their total against twice the d4 plus 3. Every roll walked.
 #[test]
@@ -548,105 +468,6 @@ fn an_explosion_on_two_faces() {
     walk(3, 0, &Q::new(1u8, 1u8), &mut want);
     holds("d20 explode on 10, 20 depth 3", &want);
     holds("d20 explode on {10, 20} depth 3", &want);
-}
-
-/// A die where every face rolls again, with its depth written, is bounded by that
-/// depth: `d{5} explode depth 2` is 15 every time, and a d6 exploding on `>= 1` with
-/// depth 2 is three d6 summed (both refused as "every roll would explode" before; with
-/// no depth written it still is, since only the default limit would stop it).
-#[test]
-fn every_face_exploding_is_bounded_by_a_written_depth() {
-    let mut fifteen = Law::new();
-    put(&mut fifteen, 15, &Q::new(1u8, 1u8));
-    holds("d{5} explode depth 2", &fifteen);
-    let mut three = Law::new();
-    for a in 1..=6 {
-        for b in 1..=6 {
-            for c in 1..=6 {
-                put(&mut three, a + b + c, &Q::new(1u8, 216u8));
-            }
-        }
-    }
-    holds("d6 explode >= 1 depth 2", &three);
-    let refused = crate::dice_lang::load_err("d{5} explode");
-    assert!(refused.contains("every roll would explode"), "{refused}");
-}
-
-/// Results whose values lie far apart unevenly, over more numbers than Monte Carlo's
-/// table holds (65,536), though they take few: a table of the values they take, not a
-/// refusal from their range (each was refused as "the result can range from ... more
-/// than 65536 values"). Two dice read as tens of thousands and units; a stress die
-/// (Ars Magica: a d10 read 0 to 9, a 1 rolls again and doubles, a 0 after a 1 is 10
-/// times the doubling) over 15 rolls, every chain walked.
-#[test]
-fn values_far_apart_get_a_row_each_not_a_refusal_from_their_range() {
-    let mut tens = Law::new();
-    for a in 1..=6 {
-        for b in 1..=6 {
-            for c in 1..=6 {
-                put(&mut tens, (a + b) * 10000 + c, &Q::new(1u8, 216u8));
-            }
-        }
-    }
-    holds("2d6 * 10000 + d6", &tens);
-    fn walk(mult: i64, left: u32, w: &Q, out: &mut Law) {
-        if left == 0 {
-            // Still rolling when the limit came: the result is the state's -1.
-            put(out, -1, w);
-            return;
-        }
-        let one = w.mul(&Q::new(1u8, 10u8));
-        for x in 0..=9 {
-            match x {
-                1 => walk(2 * mult, left - 1, &one, out),
-                0 => put(out, if mult == 1 { 0 } else { 10 * mult }, &one),
-                x => put(out, mult * x, &one),
-            }
-        }
-    }
-    let mut stress = Law::new();
-    walk(1, 15, &Q::new(1u8, 1u8), &mut stress);
-    holds(
-        "repeat mult = 1, res = -1 until res >= 0 do let x = d10 - 1 in \
-         res = if x == 1 then -1 else if x == 0 then (if mult == 1 then 0 else 10 * mult) else mult * x, \
-         mult = if x == 1 then 2 * mult else mult limit 15 then res",
-        &stress,
-    );
-    // Past what a law spans (a doubling in each of 100 rounds), the refusal names the
-    // bound as what it is, not as the number it stopped at.
-    let refused = crate::dice_lang::load_err(
-        "repeat m = 1, r = -1 until r >= 0 do let x = d10 in r = if x == 1 then -1 else m * x, m = 2 * m then r",
-    );
-    assert!(
-        refused.contains("to past the largest whole number a roll holds"),
-        "{refused}"
-    );
-}
-
-/// Perudo's bid with aces wild: the dice showing 1 or the face bid (4), counted by
-/// `count on 1, 4` as the docs' `on` row says it reads after `count` (a parse error
-/// before), with or without braces, and on a pool variable too.
-#[test]
-fn a_count_on_faces_named_one_by_one() {
-    let twos = binomial(10, 2, 6);
-    holds("10d6 count on 1, 4", &twos);
-    holds("10d6 count on {1, 4}", &twos);
-    holds("let p = 10d6 in p count on 1, 4", &twos);
-    let mut bid = Law::new();
-    for (k, q) in &twos {
-        put(&mut bid, (*k >= 4) as i64, q);
-    }
-    holds("(10d6 count on 1, 4) >= 4", &bid);
-    // A face named `on` is still a symbol to count, and a minus apart from its number
-    // is the expression's: the `on`s of three coins, less 1.
-    let mut coins = Law::new();
-    for (k, q) in binomial(3, 1, 2) {
-        put(&mut coins, k - 1, &q);
-    }
-    holds("3d{on, off} count on - 1", &coins);
-    // With no face after it, `count on` says what it takes.
-    let refused = crate::dice_lang::load_err("3d6 count on");
-    assert!(refused.contains("`count on 1, 4`"), "{refused}");
 }
 
 /// A step die (a trait of d4, d6 or d8, its die exploding on its highest face) whose
@@ -907,7 +728,7 @@ fn a_duel_with_a_bonus_rolled_first() {
 }
 
 /// Every ordered deal of `k` labelled cards from `deck`: each equally likely.
-fn ordered_deals(deck: &[i64], k: usize, value: impl Fn(&[i64]) -> i64) -> Law {
+pub(crate) fn ordered_deals(deck: &[i64], k: usize, value: impl Fn(&[i64]) -> i64) -> Law {
     fn go(
         deck: &[i64],
         used: &mut Vec<bool>,
@@ -972,54 +793,6 @@ fn three_cards_drawn_in_order_from_one_deck() {
         "let a, b, c = deck{1*2, 2, 3*3} draw 3 in a * 100 + b * 10 + c",
         &want,
     );
-}
-
-/// War: two cards turned up, and on a tie three cards each face down and a fourth face
-/// up, read; the face-down cards are named and never read. A deck small enough that
-/// every ordered deal of all eight named cards is walked (in the enumerator, the cards
-/// never read are dealt too); the 52-card deal with its ten names is exact at once
-/// (it spent its whole budget on the six unread cards before, Monte Carlo only).
-#[test]
-fn cards_named_and_never_read_cost_nothing() {
-    let deck = [1, 1, 2, 2, 3, 3, 4, 4, 5];
-    let war = |h: &[i64]| {
-        let cmp = |x: i64, y: i64| (x > y) as i64 - (y > x) as i64;
-        if h[0] != h[1] {
-            cmp(h[0], h[1])
-        } else {
-            2 * cmp(h[6], h[7])
-        }
-    };
-    let want = ordered_deals(&deck, 8, war);
-    holds(
-        "let a, b, x1, y1, x2, y2, c, d = deck{1*2, 2*2, 3*2, 4*2, 5} draw 8 in \
-         if a != b then (a > b) - (b > a) else 2 * ((c > d) - (d > c))",
-        &want,
-    );
-    let c = compile(
-        "let a, b, x1, y1, x2, y2, x3, y3, c, d = deck{1*4, 2*4, 3*4, 4*4, 5*4, 6*4, 7*4, 8*4, \
-         9*4, 10*4, 11*4, 12*4, 13*4} draw 10 in if a != b then (a > b) - (b > a) else 2 * ((c > d) - (d > c))",
-        None,
-    );
-    // The first two differ 16/17 of the time, each wins half: 8/17. They tie 1/17 of
-    // the time; then the second pair, from 50 cards (one rank down to 2), ties in
-    // (2 + 12 * 4 * 3) / (50 * 49) = 73/1225 (73/20825 in all), and each side wins
-    // half the rest: 576/20825.
-    // A card read only as a pool variable or by a meeting's `only` is read: its
-    // message is the read's, not "unknown name".
-    let e = crate::dice_lang::load_err("let a, b = deck{1, 2, 3} draw 2 in b sum");
-    assert!(e.contains("`b` is a number"), "{e}");
-    let e = crate::dice_lang::load_err(
-        "let t, u = deck{10, 12, 14} draw 2 in beats(3d20 only <= u, d20 only <= 12)",
-    );
-    assert!(
-        e.contains("`only` takes a face fixed before the roll"),
-        "{e}"
-    );
-    let got = exact(&c);
-    assert_eq!(got[&1].1, "8/17");
-    assert_eq!(got[&2].1, "576/20825");
-    assert_eq!(got[&0].1, "73/20825");
 }
 
 /// A deal in order is card after card, so its cost is the sequences of values it can

@@ -54,6 +54,7 @@ mod skirmish_rules;
 mod snapshots;
 mod swap;
 mod tables;
+mod taken;
 mod util;
 mod walk;
 mod worked;

@@ -174,28 +174,39 @@ impl DiceTrial {
     }
 }
 
-/// The values a roll's states stand for: every `step`th number from `lo` (Farkle's
-/// scores lie 50 apart), or where the values that can come up lie unevenly over more
-/// numbers than a table holds, those values listed.
+/// The values a roll's states stand for: a metric's scale (every `step`th number from
+/// `lo`, Farkle's scores 50 apart; or the values listed, where those that can come up
+/// lie unevenly over more numbers than a table holds), and how many.
 #[derive(Clone, Debug)]
-enum States {
-    Steps { lo: i64, step: i64, n: usize },
-    Listed(Arc<[i64]>),
+struct States {
+    scale: Scale,
+    n: usize,
 }
 
 impl States {
-    fn len(&self) -> usize {
-        match self {
-            States::Steps { n, .. } => *n,
-            States::Listed(v) => v.len(),
+    /// Every value of the span: each number of a range, or each listed.
+    fn of_span(span: &Span) -> States {
+        match span {
+            Span::Range(lo, hi) => States {
+                scale: Scale::Steps {
+                    offset: *lo,
+                    step: 1,
+                },
+                n: (hi - lo + 1) as usize,
+            },
+            Span::Listed(values) => States {
+                scale: Scale::Listed(values.clone()),
+                n: values.len(),
+            },
         }
     }
 
+    fn len(&self) -> usize {
+        self.n
+    }
+
     fn value(&self, i: usize) -> i64 {
-        match self {
-            States::Steps { lo, step, .. } => lo + i as i64 * step,
-            States::Listed(v) => v[i],
-        }
+        self.scale.at(i)
     }
 
     /// The state of the value `v`. The states hold every value a roll can take; a
@@ -203,27 +214,16 @@ impl States {
     /// the agreement checks see it.
     #[inline]
     fn index(&self, v: i64) -> usize {
-        match self {
-            States::Steps { lo, step, n } => {
+        match &self.scale {
+            Scale::Steps { offset: lo, step } => {
                 let at = if *step == 1 {
                     v - lo
                 } else {
                     (v - lo + step / 2).div_euclid(*step)
                 };
-                at.clamp(0, *n as i64 - 1) as usize
+                at.clamp(0, self.n as i64 - 1) as usize
             }
-            States::Listed(values) => nearest(values, v),
-        }
-    }
-
-    /// The numbers the states stand for, as a metric's scale.
-    fn scale(&self) -> Scale {
-        match self {
-            States::Steps { lo, step, .. } => Scale::Steps {
-                offset: *lo,
-                step: *step,
-            },
-            States::Listed(v) => Scale::Listed(v.clone()),
+            Scale::Listed(values) => nearest(values, v),
         }
     }
 }
@@ -320,7 +320,7 @@ impl Exact {
             // A law spans at most `exact::MAX_SPAN` numbers: its dense chances do too.
             let pick = |i: &i64| (i - lo) as usize;
             return Exact {
-                states: States::Listed(values.clone()),
+                states: States::of_span(span),
                 p: values.iter().map(|i| p[pick(i)]).collect(),
                 fractions: fractions.map(|f| values.iter().map(|i| f[pick(i)].clone()).collect()),
             };
@@ -332,9 +332,11 @@ impl Exact {
         };
         let p = grid.pick(&p);
         Exact {
-            states: States::Steps {
-                lo: lo + grid.first as i64,
-                step: grid.step as i64,
+            states: States {
+                scale: Scale::Steps {
+                    offset: lo + grid.first as i64,
+                    step: grid.step as i64,
+                },
                 n: p.len(),
             },
             p,
@@ -424,7 +426,7 @@ fn versus_metrics(
     metrics.push(Metric::scaled(
         "margin",
         &description,
-        states.scale(),
+        states.scale.clone(),
         states.len(),
         map,
     ));
@@ -577,17 +579,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
             p,
             fractions,
         }) => (states, Ok(p), fractions),
-        Err(why) => {
-            let states = match &sc.span {
-                Span::Range(lo, hi) => States::Steps {
-                    lo: *lo,
-                    step: 1,
-                    n: (hi - lo + 1) as usize,
-                },
-                Span::Listed(values) => States::Listed(values.clone()),
-            };
-            (states, Err(why), None)
-        }
+        Err(why) => (States::of_span(&sc.span), Err(why), None),
     };
     let warning = with_fraction_warning(sc.warning.clone(), exact.is_ok() && fractions.is_none());
     let warning = with_unknown_stops(warning, [capped.is_nan(), unfinished.is_nan()]);
@@ -632,7 +624,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
                 first.get_or_insert(span);
             }
             let (scale, fstates, fexact) =
-                first.unwrap_or_else(|| (states.scale(), states.len(), None));
+                first.unwrap_or_else(|| (states.scale.clone(), states.len(), None));
             headline = value_headline(sc, reads.len(), (&scale, fstates), fexact.as_deref());
             if let Some((t, names)) = &sc.tiers {
                 // Read off the first read's own metric: its value index at each state.

@@ -1425,7 +1425,14 @@ fn counts<W: Weight>(
     coin_den: &W,
     b: &mut Budget<W>,
 ) -> Result<Law<W>, NoLaw> {
-    b.spend(4 * n as u64 + 4)?;
+    // Each of the n + 1 counts may take as many words as the denominator's n-th power
+    // (a million coins: a million counts of up to a million bits, 60 GB), so the
+    // spending is in words, before any is made.
+    let words = (n as u64 * u64::from(coin_den.bits()))
+        .min(W::CAPACITY.map_or(u64::MAX, u64::from))
+        .div_ceil(64)
+        .max(1);
+    b.spend((n as u64 + 1).saturating_mul(4 * words))?;
     // The powers of miss from the top down.
     let mut misses = vec![W::one(); n + 1];
     if !miss.is_one() {

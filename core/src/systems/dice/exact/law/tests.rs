@@ -384,6 +384,34 @@ fn the_budget_is_spent_as_the_work_goes() {
     assert!(law(&n, None, &cancel).is_err());
 }
 
+/// A count of a million dice is refused by the words its counts would take, spent
+/// before any is made: it took each of its million binomials (up to a million bits)
+/// as a few operations, and ran out of memory (60 GB) where a count of 1000 is in it.
+#[test]
+fn a_count_is_spent_in_the_words_its_counts_take() {
+    let run = |text: &str| {
+        let (n, _) = parse_result(text, &[]).unwrap();
+        let cancel = Cancel::default();
+        let mut b = Budget::<UBig>::new(&cancel);
+        let r = eval(&n, &mut Vec::new(), &mut b).map(|l| l.reduced());
+        (r, LAW_WORK - b.left)
+    };
+    let (r, spent) = run("1000000d6 count >= 4");
+    assert_eq!(r.unwrap_err(), NoLaw::Spent);
+    assert!(spent < LAW_WORK);
+    // A thousand coins: C(1000, c) of 2^1000, by hand at the ends and the middle's
+    // symmetry.
+    let (r, _) = run("1000d6 count >= 4");
+    let law = r.unwrap();
+    assert_eq!((law.lo, law.n.len()), (0, 1001));
+    assert_eq!(law.den, UBig::from(2u8).pow(1000));
+    assert_eq!(
+        (law.n[0].clone(), law.n[1].clone()),
+        (UBig::ONE, UBig::from(1000u32))
+    );
+    assert_eq!(law.n[400], law.n[600]);
+}
+
 /// One big pool read by two counts (each die 0, 1 or 2 to the total): the law is
 /// the 200-fold convolution of one die's `[10, 9, 1]` ways, worked out here by
 /// repeated convolution in big integers, every value's count equal.

@@ -214,6 +214,89 @@ fn wide_distributions_draw_legible_charts() {
         .any(|t| t.contains("… = values that cannot happen")));
 }
 
+/// A bar a value of 2,670 (`d20 * d20 * d20 * d20`) was a smear under a band of ticks,
+/// spaced by bar, not by value, its last label cut at the edge: past 150 bars a chart
+/// draws ranges of one width, each the sum of its values, and reads "k or more" at each
+/// range's start. Worked by hand on a uniform law of 1000 values; then the whole chart.
+#[test]
+fn thousands_of_values_are_drawn_in_ranges_of_one_width() {
+    use rollsim::report::plot::{shown, Bars, Tails};
+    let uniform = |tails: Tails, values: Vec<(f64, (f64, f64), Option<f64>)>| Bars {
+        title: String::new(),
+        subtitle: String::new(),
+        x_desc: "value".into(),
+        y_desc: "probability",
+        labels: (0..1000).map(|v| v.to_string()).collect(),
+        xs: Some((0..1000).collect()),
+        values,
+        trials: 0,
+        tails,
+    };
+    let each = (0.001, (0.001, 0.001), Some(0.001));
+    let b = shown(&uniform(Tails::Fold, vec![each; 1000]));
+    // 999 / 60 rounds up to ranges of 20: fifty bars of 2%.
+    assert_eq!(b.values.len(), 50);
+    assert_eq!(
+        (b.labels[0].as_str(), b.labels[49].as_str()),
+        ("0–19", "980–999")
+    );
+    for (p, _, exact) in &b.values {
+        assert!((p - 0.02).abs() < 1e-12 && (exact.unwrap() - 0.02).abs() < 1e-12);
+    }
+    assert_eq!(b.x_desc, "value (in ranges of 20)");
+    // P(at least k) = (1000 - k) / 1000, read at 0, 20, 40, ...
+    let at_least = (0..1000)
+        .map(|k| {
+            let p = f64::from(1000 - k) / 1000.0;
+            (p, (p, p), Some(p))
+        })
+        .collect();
+    let b = shown(&uniform(Tails::AtLeast, at_least));
+    assert_eq!(b.values.len(), 50);
+    assert_eq!((b.labels[1].as_str(), b.values[1].0), ("≥20", 0.98));
+    assert_eq!((b.labels[49].as_str(), b.values[49].0), ("≥980", 0.02));
+
+    let dir = tempdir();
+    let cfg = dir.path().join("far.toml");
+    std::fs::write(
+        &cfg,
+        "system = \"dice\"\n[scenarios.four]\nroll = \"d20 * d20 * d20 * d20\"\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    rollsim()
+        .arg("run")
+        .arg(&cfg)
+        .args(["--exact-only", "-q", "--charts", "svg", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let value = out.join("four/value.svg");
+    let svg = std::fs::read_to_string(&value).unwrap();
+    // 1 to 35 and 57,000 up folded (each value under 0.05%), ranges of 1000 between.
+    assert_eq!(svg.matches("opacity=\"0.85\"").count(), 58);
+    let t = texts(&value);
+    assert!(t.iter().any(|t| t.contains("in ranges of 1000")), "{t:?}");
+    for l in ["999 or less", "7000–7999", "57000 or more"] {
+        assert!(t.iter().any(|t| t == l), "{l}: {t:?}");
+    }
+    let problems = layout_problems(&value);
+    assert!(problems.is_empty(), "{problems:?}");
+    // The last label, centred on the last bar, ends inside the chart.
+    let last = svg
+        .split("<text")
+        .find(|t| t.split("</text>").next().unwrap().trim_end().ends_with("or more"))
+        .unwrap_or_else(|| panic!("no `or more` label: {t:?}"));
+    let num = |k: &str| attr(last, k).and_then(|v| v.parse::<f64>().ok()).unwrap();
+    let text = &last[last.find('>').unwrap() + 1..last.find("</text>").unwrap()];
+    let right = num("x") + text.trim().chars().count() as f64 * num("font-size") * 0.6 / 2.0;
+    assert!(right <= 1100.0, "`{}` ends at {right}", text.trim());
+    let t = texts(&out.join("four/value_at_least.svg"));
+    assert!(t.iter().any(|t| t.contains("read every 2000")), "{t:?}");
+    // Read at 26 (k below it, each over 99.8%, left off), 2000, 4000, ...
+    assert!(t.iter().any(|t| t == "≥26") && t.iter().any(|t| t == "≥8000"), "{t:?}");
+}
+
 #[test]
 fn every_shipped_chart_reads_as_words() {
     let dir = tempdir();

@@ -17,6 +17,10 @@ use serde::Serialize;
 pub struct ValueRow {
     /// The value as the metric labels it (`3`, `win`).
     pub label: String,
+    /// The number it stands for, in a numeric metric: what a chart spaces and groups
+    /// its bars by (the tables print `label`).
+    #[serde(skip)]
+    pub value: Option<i64>,
     /// Trials that ended with this value.
     pub count: u64,
     /// The Monte Carlo estimate, `count / trials`.
@@ -98,7 +102,9 @@ pub struct MetricResult {
 }
 
 impl MetricResult {
-    /// P(value >= row k) per row, from counts; with the exact tail where known.
+    /// P(value >= row k) per row, from counts; with the exact tail where known. With
+    /// no trials (`--exact-only`) the estimate is the exact tail, as a row's is (it was
+    /// 0 / 0: a chart could not tell its small tail and left none off).
     pub fn at_least(&self, trials: u64) -> Vec<(f64, (f64, f64), Option<f64>)> {
         let mut out = Vec::with_capacity(self.rows.len());
         let mut count = 0u64;
@@ -106,11 +112,12 @@ impl MetricResult {
         for r in self.rows.iter().rev() {
             count += r.count;
             exact = exact.zip(r.exact).map(|(a, b)| a + b);
-            out.push((
-                count as f64 / trials as f64,
-                wilson(count, trials, z95()),
-                exact.map(|e: f64| e.min(1.0)),
-            ));
+            let exact = exact.map(|e: f64| e.min(1.0));
+            let (p, ci) = match exact {
+                Some(e) if trials == 0 => (e, (e, e)),
+                _ => (count as f64 / trials as f64, wilson(count, trials, z95())),
+            };
+            out.push((p, ci, exact));
         }
         out.reverse();
         out
@@ -385,6 +392,7 @@ fn metric_result(
             let ex = exact.as_ref().map(|e| tidy_probability(e[v]));
             ValueRow {
                 label: m.labels[v].clone(),
+                value: m.numeric.then(|| m.scale.at(v)),
                 count: k,
                 probability: k as f64 / n as f64,
                 ci_low: lo,

@@ -19,6 +19,7 @@ pub fn bars(r: &ScenarioResult, m: &MetricResult) -> Bars {
             .skip(1)
             .map(|row| format!("≥{}", row.label))
             .collect(),
+        xs: m.rows.iter().skip(1).map(|row| row.value).collect(),
         values: tail.into_iter().skip(1).collect(),
         trials: r.trials,
         tails: super::Tails::AtLeast,

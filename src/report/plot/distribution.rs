@@ -29,6 +29,7 @@ pub fn bars(r: &ScenarioResult, m: &MetricResult) -> Bars {
         x_desc,
         y_desc: "probability",
         labels: rows.iter().map(|row| row.label.clone()).collect(),
+        xs: rows.iter().map(|row| row.value).collect(),
         values: rows
             .iter()
             .map(|row| (row.probability, (row.ci_low, row.ci_high), row.exact))

@@ -78,6 +78,9 @@ pub struct Bars {
     pub x_desc: String,
     pub y_desc: &'static str,
     pub labels: Vec<String>,
+    /// The number each bar stands for, ascending, on a numeric chart: past [`MAX_BARS`]
+    /// bars the chart groups them into ranges of equal width by these.
+    pub xs: Option<Vec<i64>>,
     /// (estimate, (ci_low, ci_high), exact) per bar.
     pub values: Vec<(f64, (f64, f64), Option<f64>)>,
     pub trials: u64,
@@ -243,6 +246,14 @@ pub const MAX_EMPTY: usize = 3;
 /// The label of such a cut run.
 pub const GAP: &str = "…";
 
+/// More bars than this on a numeric chart (past its folded tails) are drawn in ranges
+/// of equal width: a bar each of `d20 * d20 * d20 * d20`'s 2,670 values was a smear
+/// under a black band of ticks, its axis spaced by bar, not by value.
+pub const MAX_BARS: usize = 150;
+
+/// About how many ranges such a chart is drawn in.
+const RANGES: i64 = 60;
+
 /// Draw `bars` into a PNG at `path`, atomically.
 pub fn draw_bars(bars: &Bars, path: &Path, charts: Charts) -> Result<(), WriteError> {
     fonts();
@@ -313,25 +324,43 @@ pub fn shown(bars: &Bars) -> Bars {
         };
         (p, ci, exact)
     };
-    let mut labels = bars.labels[lo..hi].to_vec();
-    let mut values = v[lo..hi].to_vec();
-    let (mut below, mut above) = (false, false);
-    if fold && lo > 0 {
-        values[0] = sum(&v[..=lo]);
-        labels[0] = format!("{} or less", labels[0]);
-        below = true;
-    }
-    if fold && hi < v.len() {
-        let last = values.len() - 1;
-        values[last] = sum(&v[hi - 1..]);
-        if !labels[last].ends_with("or more") {
-            labels[last] = format!("{} or more", labels[last]);
+    let below = fold && lo > 0;
+    let above = fold && hi < v.len();
+    let ranges = bars
+        .xs
+        .as_ref()
+        .map(|xs| &xs[lo..hi])
+        .filter(|xs| xs.len() > MAX_BARS && bars.tails != Tails::Keep);
+    let (mut labels, mut values, width) = match ranges {
+        Some(xs) => {
+            let (labels, values, width) = ranged(bars, (lo, hi), xs, &sum);
+            (labels, values, Some(width))
         }
-        above = true;
-    }
-    let cut = fold && cut_empty_runs(&mut labels, &mut values);
+        None => {
+            let mut labels = bars.labels[lo..hi].to_vec();
+            let mut values = v[lo..hi].to_vec();
+            if below {
+                values[0] = sum(&v[..=lo]);
+                labels[0] = format!("{} or less", labels[0]);
+            }
+            if above {
+                let last = values.len() - 1;
+                values[last] = sum(&v[hi - 1..]);
+                if !labels[last].ends_with("or more") {
+                    labels[last] = format!("{} or more", labels[last]);
+                }
+            }
+            (labels, values, None)
+        }
+    };
+    let cut = fold && width.is_none() && cut_empty_runs(&mut labels, &mut values);
     let mut x_desc = bars.x_desc.clone();
     let mut said = Vec::new();
+    match width {
+        Some(w) if bars.tails == Tails::AtLeast => said.push(format!("read every {w}")),
+        Some(w) => said.push(format!("in ranges of {w}")),
+        None => {}
+    }
     if below || above {
         said.push(format!(
             "{} under {} folded into the end {}",
@@ -359,9 +388,86 @@ pub fn shown(bars: &Bars) -> Bars {
         x_desc,
         y_desc: bars.y_desc,
         labels,
+        xs: None,
         values,
         trials: bars.trials,
         tails: bars.tails,
+    }
+}
+
+type Bar = (f64, (f64, f64), Option<f64>);
+
+/// The shown bars `lo..hi` of a numeric chart (numbers `xs`) in ranges of one width
+/// (1, 2 or 5 times a power of ten), each its values' sum (`sum`), the folded tails in
+/// the end ranges; a range no value falls in is an empty bar, so that the axis is
+/// spaced by value. A "k or more" chart is read at each range's start instead: P(at
+/// least a) is the bar of the first value from a on. The labels, the bars, the width.
+fn ranged(
+    bars: &Bars,
+    (lo, hi): (usize, usize),
+    xs: &[i64],
+    sum: &dyn Fn(&[Bar]) -> Bar,
+) -> (Vec<String>, Vec<Bar>, i64) {
+    let v = &bars.values;
+    let (first, last) = (xs[0], xs[xs.len() - 1]);
+    let width = nice_width((last.saturating_sub(first) / RANGES).max(1));
+    let start = first.div_euclid(width) * width;
+    let count = (last.saturating_sub(start) / width + 1) as usize;
+    let at_least = bars.tails == Tails::AtLeast;
+    let (mut labels, mut values) = (Vec::with_capacity(count), Vec::with_capacity(count));
+    let mut i = 0;
+    for k in 0..count {
+        let a = start.saturating_add(k as i64 * width);
+        let b = a.saturating_add(width - 1);
+        let from = i;
+        while i < xs.len() && xs[i] <= b {
+            i += 1;
+        }
+        if at_least {
+            // The first range starts at the chart's first value.
+            if from < xs.len() {
+                labels.push(format!("≥{}", a.max(first)));
+                values.push(v[lo + from]);
+            }
+            continue;
+        }
+        // The folded tails: every bar below the chart's first, and above its last.
+        let s = if k == 0 { 0 } else { lo + from };
+        let e = if k + 1 == count { v.len() } else { lo + i };
+        values.push(if s < e {
+            sum(&v[s..e])
+        } else {
+            let exact = v.iter().any(|x| x.2.is_some()).then_some(0.0);
+            (0.0, (0.0, 0.0), exact)
+        });
+        labels.push(if k == 0 && lo > 0 {
+            format!("{b} or less")
+        } else if k + 1 == count
+            && (hi < v.len() || bars.labels.last().is_some_and(|l| l.ends_with("or more")))
+        {
+            format!("{a} or more")
+        } else {
+            format!("{a}–{b}")
+        });
+    }
+    (labels, values, width)
+}
+
+/// The least of 1, 2 and 5 times a power of ten that is at least `raw`.
+fn nice_width(raw: i64) -> i64 {
+    let mut p = 1i64;
+    loop {
+        for m in [1, 2, 5] {
+            match p.checked_mul(m) {
+                Some(w) if w >= raw => return w,
+                Some(_) => {}
+                None => return raw,
+            }
+        }
+        match p.checked_mul(10) {
+            Some(q) => p = q,
+            None => return raw,
+        }
     }
 }
 
@@ -529,21 +635,23 @@ where
         .fold(0.0f64, f64::max);
     let ymax = (top * 1.15).clamp(0.01, 1.08);
     let labels = b.labels.clone();
+    let label_px = if n > 16 { 13 } else { 16 };
+    // The last label is centred on the last bar: room on the right for the half of it
+    // past the bar's middle (`57600 or more` was cut at the edge).
+    let half = labels.last().map_or(0.0, |l| l.chars().count() as f64) * f64::from(label_px) * 0.3;
+    let bar_half = f64::from(WIDTH - 20 - 30 - 80) / f64::from(n) / 2.0;
+    let right = (half - bar_half + 6.0).ceil().max(30.0) as u32;
+    // The plot is the chart less its margins and the y labels' area.
+    let plot_px = f64::from(WIDTH - 20 - right - 80);
     let mut chart = ChartBuilder::on(&body)
         .margin_left(20)
-        .margin_right(30)
+        .margin_right(right)
         .margin_bottom(10)
         .x_label_area_size(70)
         .y_label_area_size(80)
         .build_cartesian_2d((0..n - 1).into_segmented(), 0f64..ymax)?;
-    let label_px = if n > 16 { 13 } else { 16 };
     let label_font = (FONT, label_px);
-    // The plot is the chart less its margins and the y labels' area.
-    let step = label_step(
-        &labels,
-        f64::from(label_px),
-        f64::from(WIDTH - 20 - 30 - 80),
-    );
+    let step = label_step(&labels, f64::from(label_px), plot_px);
     let count = labels.len();
     // Ticks a tenth of the axis apart, with the decimals that tell them apart (0.2%,
     // 0.4%, ... where whole percentages would print 0%, 0%, 1%, 1%, ...).
@@ -551,7 +659,7 @@ where
     let y_tick = move |v: &f64| format!("{:.*}%", decimals, v * 100.0);
     // Markers no wider than their bar: 200 bars of whiskers and diamonds 14 pixels wide
     // are a smear.
-    let bar_px = f64::from(WIDTH - 20 - 30 - 80) / f64::from(n);
+    let bar_px = plot_px / f64::from(n);
     chart
         .configure_mesh()
         .disable_x_mesh()

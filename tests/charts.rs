@@ -285,7 +285,13 @@ fn thousands_of_values_are_drawn_in_ranges_of_one_width() {
     // The last label, centred on the last bar, ends inside the chart.
     let last = svg
         .split("<text")
-        .find(|t| t.split("</text>").next().unwrap().trim_end().ends_with("or more"))
+        .find(|t| {
+            t.split("</text>")
+                .next()
+                .unwrap()
+                .trim_end()
+                .ends_with("or more")
+        })
         .unwrap_or_else(|| panic!("no `or more` label: {t:?}"));
     let num = |k: &str| attr(last, k).and_then(|v| v.parse::<f64>().ok()).unwrap();
     let text = &last[last.find('>').unwrap() + 1..last.find("</text>").unwrap()];
@@ -294,7 +300,10 @@ fn thousands_of_values_are_drawn_in_ranges_of_one_width() {
     let t = texts(&out.join("four/value_at_least.svg"));
     assert!(t.iter().any(|t| t.contains("read every 2000")), "{t:?}");
     // Read at 26 (k below it, each over 99.8%, left off), 2000, 4000, ...
-    assert!(t.iter().any(|t| t == "≥26") && t.iter().any(|t| t == "≥8000"), "{t:?}");
+    assert!(
+        t.iter().any(|t| t == "≥26") && t.iter().any(|t| t == "≥8000"),
+        "{t:?}"
+    );
 }
 
 #[test]

@@ -337,8 +337,23 @@ fn a_wide_distribution_on_the_live_page_hides_its_tails_until_asked() {
         .collect();
     assert!(labels.iter().any(|l| l.starts_with('≤')), "{labels:?}");
     assert!(labels.iter().any(|l| l.starts_with('≥')), "{labels:?}");
-    // The button shows every row.
+    // The button shows every row; the chart of all 309 values, from -132 to 176, is
+    // drawn in ranges of 5 (from -135: 63 bars), as the note under the table says.
     assert!(margin(&tails["after"]).iter().all(|r| r["hidden"] == false));
+    assert_eq!(tails["barsAll"][0], 63, "{}", tails["barsAll"]);
+    assert!(
+        strings(&tails["rangesAll"]).contains(&"The chart: 63 bars, each a range of 5".to_string()),
+        "{}",
+        tails["rangesAll"]
+    );
+    let ranged: Vec<&str> = tails["chartsAll"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["text"].as_str().unwrap())
+        .collect();
+    // Each labelled by its start, its tooltip the range.
+    assert!(ranged.contains(&"-135 to -131-135"), "{ranged:?}");
     assert_eq!(
         tails["button"],
         format!("Hide the {} values under 0.05% at the ends", hidden.len())

@@ -112,6 +112,9 @@ try {
     out.tails.after = await tables();
     out.tails.button = await page.$eval('#pane-dist button.tails', (b) => b.textContent);
     out.tails.chartsAll = await charts();
+    // Every value shown: more than a chart's bars, drawn in ranges, as a note says.
+    out.tails.barsAll = await page.evaluate(() => [...document.querySelectorAll('#pane-dist svg.chart')].map((s) => s.querySelectorAll('rect.bar').length));
+    out.tails.rangesAll = await page.evaluate(() => [...document.querySelectorAll('#pane-dist p.ranges')].map((p) => p.textContent));
   }
 
   // The balance tabs on the same knobs: each draws its view.

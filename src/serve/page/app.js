@@ -85,6 +85,58 @@ function folded(labels, values, lo, hi, fold) {
   }
   return v;
 }
+// Past this many bars a numeric chart draws ranges of one width, as the report's charts
+// do past 150 (this chart is narrower): a bar a value of 2,670 was under a pixel wide.
+const RANGE_BARS = 100;
+
+// The least of 1, 2 and 5 times a power of ten that is at least `raw`.
+function niceWidth(raw) {
+  for (let p = 1; ; p *= 10) for (const m of [1, 2, 5]) if (p * m >= raw) return p * m;
+}
+
+// Bars `values` (and `mc`) of the numbers `nums`, the tails already folded into the end
+// ones (`≤`/`≥` labels), in about 60 ranges of one width: each the sum of its values in
+// `exactly` mode, P(≥ a) read at a range's start in `at least`, P(≤ b) at its end in
+// `at most`; a range no value falls in is an empty bar, so that the axis is spaced by
+// value. Null where the numbers are not all numbers or too few to need it.
+function inRanges(nums, labels, values, mc, mode) {
+  const n = nums.length;
+  if (n <= RANGE_BARS || nums.some((x) => !Number.isFinite(x))) return null;
+  const first = nums[0], last = nums[n - 1];
+  const w = niceWidth(Math.max(1, Math.floor((last - first) / 60)));
+  const start = Math.floor(first / w) * w;
+  const count = Math.floor((last - start) / w) + 1;
+  // A range is labelled by its start (its tooltip gives both ends), as narrow as a value.
+  const out = { labels: [], tips: [], values: [], mc: mc ? [] : null, width: w };
+  const sum = (v, a, b) => v.slice(a, b).reduce((x, y) => x + y, 0);
+  let i = 0;
+  for (let k = 0; k < count; k++) {
+    const a = start + k * w, b = a + w - 1, from = i;
+    while (i < n && nums[i] <= b) i++;
+    if (mode === 'at_least') {
+      if (from >= n) continue;
+      out.labels.push(`≥${Math.max(a, first)}`);
+      out.tips.push(`≥${Math.max(a, first)}`);
+      out.values.push(values[from]);
+      if (mc) out.mc.push(mc[from]);
+    } else if (mode === 'at_most') {
+      if (i === 0) continue;
+      out.labels.push(`≤${Math.min(b, last)}`);
+      out.tips.push(`≤${Math.min(b, last)}`);
+      out.values.push(values[i - 1]);
+      if (mc) out.mc.push(mc[i - 1]);
+    } else {
+      const end = k === 0 && labels[0].startsWith('≤') ? `≤${b}`
+        : k === count - 1 && labels[n - 1].startsWith('≥') ? `≥${a}` : null;
+      out.labels.push(end || String(a));
+      out.tips.push(end || `${a} to ${b}`);
+      out.values.push(sum(values, from, i));
+      if (mc) out.mc.push(sum(mc, from, i));
+    }
+  }
+  return out;
+}
+
 let view = null; // the last /api/view answer
 let gen = 0; // bumps on every change; answers to an older one are dropped
 const inflight = { view: null, sim: null, balance: null, roll: null };
@@ -337,7 +389,8 @@ function wrap(label, max) {
   return lines.map((l) => l.trimEnd()).map((l) => (l.length > max ? l.slice(0, Math.max(1, max - 1)) + '…' : l));
 }
 
-function chart(labels, values, mc) {
+// `tips`: each bar's tooltip where it says more than its label (a range's both ends).
+function chart(labels, values, mc, tips) {
   const W = 420, L = 40, T = 8, PLOT = 132;
   const n = labels.length;
   const axis = ticks(Math.max(1e-9, ...values, ...(mc || [])));
@@ -349,7 +402,8 @@ function chart(labels, values, mc) {
   // read the same.
   const widest = Math.min(9, Math.max(1, ...labels.map((l) => l.length)));
   const words = labels.some((l) => /[ _]/.test(l)) && bw >= 36;
-  const every = words ? 1 : Math.max(1, Math.ceil(n * (widest + 1) * 6 / (W - L)));
+  // Over the bars' own width (that of `bw`), so that a label's room holds its widest.
+  const every = words ? 1 : Math.max(1, Math.ceil(n * (widest + 1) * 6 / (W - L - 4)));
   const labelled = (i) => i === n - 1 || (i % every === 0 && n - 1 - i >= (every > 1 ? 1.5 * every : 1));
   const room = Math.max(3, Math.floor((every * bw) / 6) - 1);
   const lines = labels.map((l) => wrap(l, room).slice(0, 3));
@@ -366,7 +420,7 @@ function chart(labels, values, mc) {
     const h = PLOT * (v / top);
     const x = L + i * bw + bw * 0.12;
     g.append(svg('rect', { class: 'bar', x, y: T + PLOT - h, width: bw * 0.76, height: Math.max(0, h) },
-      svg('title', {}, document.createTextNode(`${labels[i]}: ${pct(v)}`))));
+      svg('title', {}, document.createTextNode(`${tips ? tips[i] : labels[i]}: ${pct(v)}`))));
     if (mc && mc[i] !== undefined) {
       const hm = PLOT * (mc[i] / top);
       g.append(svg('rect', { class: 'mcbar', x, y: T + PLOT - hm, width: bw * 0.76, height: Math.max(0, hm) }));
@@ -376,7 +430,7 @@ function chart(labels, values, mc) {
       const last = i === n - 1 && n > 1 && !words;
       const cx = last ? x + bw * 0.76 : x + bw * 0.38;
       const t = svg('text', { x: cx, y: T + PLOT + 13, 'text-anchor': last ? 'end' : 'middle' },
-        svg('title', {}, document.createTextNode(labels[i])),
+        svg('title', {}, document.createTextNode(tips ? tips[i] : labels[i])),
         ...lines[i].map((line, k) => svg('tspan', { x: cx, dy: k ? 12 : 0 }, document.createTextNode(line))));
       g.append(t);
     }
@@ -437,13 +491,18 @@ function metricBlock(member, m, fr, mcm) {
   const labels = rows.map((r) => r.label).slice(clo, chi + 1);
   if (clo > 0) labels[0] = '≤' + labels[0];
   if (chi < rows.length - 1) labels[labels.length - 1] = '≥' + labels[labels.length - 1];
-  const shownValues = folded(null, exactShown ? values : mcValues, clo, chi, fold);
-  const shownMc = exactShown ? folded(null, mcValues, clo, chi, fold) : null;
+  let shownValues = folded(null, exactShown ? values : mcValues, clo, chi, fold);
+  let shownMc = exactShown ? folded(null, mcValues, clo, chi, fold) : null;
+  let shownLabels = labels, tips;
+  const nums = m.numeric ? rows.slice(clo, chi + 1).map((r) => Number(r.label)) : [];
+  const ranged = m.numeric ? inRanges(nums, labels, shownValues, shownMc, mode) : null;
+  if (ranged) [shownLabels, shownValues, shownMc, tips] = [ranged.labels, ranged.values, ranged.mc, ranged.tips];
   const meanText = m.exact_mean !== null && m.exact_mean !== undefined ? `mean ${mean(m.exact_mean)} (exact)`
     : mcm && mcm.mean !== null ? `mean ${mean(mcm.mean)} [${mean(mcm.mean_ci[0])}, ${mean(mcm.mean_ci[1])}]` : '';
   return el('div', { class: 'metric' },
-    el('div', {}, el('h4', { text: m.name.replace(/_/g, ' ') }), el('p', { class: 'about', text: m.description + (m.numeric && meanText ? ` · ${meanText}` : '') }), radios, table, ...(toggle ? [toggle] : [])),
-    chart(labels, shownValues, shownMc));
+    el('div', {}, el('h4', { text: m.name.replace(/_/g, ' ') }), el('p', { class: 'about', text: m.description + (m.numeric && meanText ? ` · ${meanText}` : '') }), radios, table, ...(toggle ? [toggle] : []),
+      ...(ranged ? [el('p', { class: 'about ranges', text: `The chart: ${ranged.labels.length} bars, ${mode === 'exactly' ? 'each a range of' : 'read every'} ${ranged.width}` })] : [])),
+    chart(shownLabels, shownValues, shownMc, tips));
 }
 
 const simulated = {}; // member name -> Monte Carlo ScenarioResult for the current gen

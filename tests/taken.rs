@@ -255,3 +255,30 @@ fn a_keep_of_exploding_dice_has_its_fractions() {
     assert_eq!(total.text(), "1/1");
     assert_agrees(&c, &["value"], 40_000, 3);
 }
+
+/// A count below 0 rolls no dice, written or rolled, as the docs' `(EXPR)dS` row says:
+/// `(0 - 3)d6` was refused ("-3 dice: a pool rolls 0 to 1000000 dice") where `(d4 -
+/// 3)d6` rolled none. `(d4 - 3)d6 + (0 - 3)d6`: a 4 on the d4 rolls one d6, else none.
+/// A die of 0 sides names what it was given.
+#[test]
+fn a_count_below_zero_rolls_no_dice_written_or_rolled() {
+    let mut want = Law::new();
+    put(&mut want, 0, &Q::new(3u8, 4u8));
+    for face in 1..=6 {
+        put(&mut want, face, &Q::new(1u8, 24u8));
+    }
+    holds("(d4 - 3)d6 + (0 - 3)d6", &want);
+    let mut zero = Law::new();
+    put(&mut zero, 5, &Q::new(1u8, 1u8));
+    holds("(0 - 3)d6 + 5", &zero);
+    let refused = crate::dice_lang::load_err("d0");
+    assert!(
+        refused.contains("`d0`: a die has 1 to 1,000 sides"),
+        "{refused}"
+    );
+    let refused = crate::dice_lang::load_err("(1000 * 2000)d6");
+    assert!(
+        refused.contains("2,000,000 dice: a pool rolls 0 to 1,000,000 dice"),
+        "{refused}"
+    );
+}

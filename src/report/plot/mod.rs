@@ -281,36 +281,8 @@ pub fn bars_png(bars: &Bars) -> Result<Vec<u8>, WriteError> {
 /// empty bar; the axis title says what was folded.
 pub fn shown(bars: &Bars) -> Bars {
     let v = &bars.values;
-    let top = v
-        .iter()
-        .map(|x| x.0.max(x.2.unwrap_or(0.0)))
-        .fold(0.0f64, f64::max);
-    let under = TAIL.max(top * PIXEL);
-    let small = |x: &(f64, (f64, f64), Option<f64>)| x.0 < under && x.2.unwrap_or(0.0) < under;
-    let mut hi = v.len();
-    while hi > 2 && small(&v[hi - 1]) {
-        hi -= 1;
-    }
     let fold = bars.tails == Tails::Fold;
-    let mut lo = 0;
-    match bars.tails {
-        Tails::Fold => {
-            while hi - lo > 2 && small(&v[lo]) {
-                lo += 1;
-            }
-        }
-        Tails::AtLeast => {
-            // Left off up to the last bar within `under` of certain (estimate and exact
-            // alike): the chart starts where the fall begins.
-            let sure = |x: &(f64, (f64, f64), Option<f64>)| {
-                1.0 - x.0 < under && x.2.is_none_or(|e| 1.0 - e < under)
-            };
-            while hi - lo > 2 && sure(&v[lo + 1]) {
-                lo += 1;
-            }
-        }
-        Tails::Keep => {}
-    }
+    let (lo, hi, under) = window(bars);
     // A tail summed into one bar: its estimate and exact value summed, its interval
     // from the summed count.
     let sum = |tail: &[(f64, (f64, f64), Option<f64>)]| {
@@ -393,6 +365,41 @@ pub fn shown(bars: &Bars) -> Bars {
         trials: bars.trials,
         tails: bars.tails,
     }
+}
+
+/// The bars `lo..hi` a chart shows and the share under which an end bar is too small
+/// to see: a distribution's tails under it (both ways) are folded, a "k or more"
+/// chart's upper tail and its leading bars within it of certain are left off.
+fn window(bars: &Bars) -> (usize, usize, f64) {
+    let v = &bars.values;
+    let top = v
+        .iter()
+        .map(|x| x.0.max(x.2.unwrap_or(0.0)))
+        .fold(0.0f64, f64::max);
+    let under = TAIL.max(top * PIXEL);
+    let small = |x: &Bar| x.0 < under && x.2.unwrap_or(0.0) < under;
+    let mut hi = v.len();
+    while hi > 2 && small(&v[hi - 1]) {
+        hi -= 1;
+    }
+    let mut lo = 0;
+    match bars.tails {
+        Tails::Fold => {
+            while hi - lo > 2 && small(&v[lo]) {
+                lo += 1;
+            }
+        }
+        Tails::AtLeast => {
+            // Left off up to the last bar within `under` of certain (estimate and exact
+            // alike): the chart starts where the fall begins.
+            let sure = |x: &Bar| 1.0 - x.0 < under && x.2.is_none_or(|e| 1.0 - e < under);
+            while hi - lo > 2 && sure(&v[lo + 1]) {
+                lo += 1;
+            }
+        }
+        Tails::Keep => {}
+    }
+    (lo, hi, under)
 }
 
 type Bar = (f64, (f64, f64), Option<f64>);

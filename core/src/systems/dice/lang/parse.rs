@@ -745,7 +745,7 @@ impl Parser {
                     None => {
                         return Err(SyntaxError {
                             col: self.toks[self.at - 1].1,
-                            message: "a die of 1 to 1,000 sides".into(),
+                            message: format!("`d{n}`: a die has 1 to 1,000 sides"),
                         })
                     }
                 }

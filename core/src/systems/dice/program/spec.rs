@@ -170,13 +170,16 @@ impl Dice {
             ));
         }
         let n = if c.fixed {
-            if !(0..=MAX_DICE).contains(&c.value) {
+            // Below 0 no dice, as for a count that is rolled: `(armour - 2)d6` of a
+            // stat set to 1 (`(0 - 3)d6` was refused, `(d4 - 3)d6` rolled none).
+            if c.value > MAX_DICE {
                 return Err(format!(
-                    "{} dice: a pool rolls 0 to {MAX_DICE} dice",
-                    c.value
+                    "{} dice: a pool rolls 0 to {} dice",
+                    crate::text::thousands(c.value as u64),
+                    crate::text::thousands(MAX_DICE as u64)
                 ));
             }
-            c.value
+            c.value.max(0)
         } else {
             c.value.clamp(0, most)
         };

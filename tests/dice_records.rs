@@ -99,6 +99,17 @@ fn records_are_the_result_only_and_their_mistakes_are_named() {
         e.contains("the record's results (a, b) take 1,000,000 combinations together"),
         "{e}"
     );
+    // Six characteristics of 2d6 each: counted jointly, 11^6 combinations; the refusal
+    // says how to split them.
+    let e = err(
+        "{ str = 2d6, dex = 2d6, end = 2d6, int = 2d6, edu = 2d6, soc = 2d6 }",
+        "",
+    );
+    assert!(
+        e.contains("span 11 x 11 x 11 x 11 x 11 x 11 values: together more than 1,048,576")
+            && e.contains("e.g. 3 and 3 in two scenarios"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -281,9 +281,20 @@ fn packed(
             let spans: Vec<i64> = digits.iter().map(Digit::span).collect();
             let combos = spans.iter().try_fold(1i64, |a, &s| a.checked_mul(s));
             if combos.is_none_or(|c| c > MAX_COMBINATIONS) {
+                // A record is rolled and counted jointly: fields rolled apart (six
+                // characteristics of 2d6) go in scenarios of their own.
+                let half = spans.len().div_ceil(2);
                 return Err(format!(
-                    "the record's results span {} values: together more than {MAX_COMBINATIONS} numbers",
-                    spans.iter().map(i64::to_string).collect::<Vec<_>>().join(" x ")
+                    "the record's results span {} values: together more than {} numbers \
+                     (a record is counted jointly; fields rolled apart can be split over \
+                     records of fewer fields, e.g. {half} and {} in two scenarios)",
+                    spans
+                        .iter()
+                        .map(i64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" x "),
+                    crate::text::thousands(MAX_COMBINATIONS as u64),
+                    spans.len() - half
                 ));
             }
             let mut out: Option<Node> = None;

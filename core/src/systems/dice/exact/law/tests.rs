@@ -348,19 +348,21 @@ fn a_settled_side_deals_nothing_for_the_other() {
     assert!(agrees("let x = d8 in x >= 3 and (x + d6 >= 9 or x == 8)"));
 }
 
+/// The law of `text` in big integers, and the work it spent.
+fn spent_on(text: &str) -> (Result<Law<UBig>, NoLaw>, u64) {
+    let (n, _) = parse_result(text, &[]).unwrap();
+    let cancel = Cancel::default();
+    let mut b = Budget::<UBig>::new(&cancel);
+    let r = eval(&n, &mut Vec::new(), &mut b).map(|l| l.reduced());
+    (r, LAW_WORK - b.left)
+}
+
 /// The budget is spent as the work goes, and a cancelled run gives no law.
 #[test]
 fn the_budget_is_spent_as_the_work_goes() {
     // Refused where the work passes the budget, not from an estimate made before:
     // 120d10 keep 60 is in it (an estimate of its states refused it).
-    let run = |text: &str| {
-        let (n, _) = parse_result(text, &[]).unwrap();
-        let cancel = Cancel::default();
-        let mut b = Budget::<UBig>::new(&cancel);
-        let r = eval(&n, &mut Vec::new(), &mut b).map(|l| l.reduced());
-        (r, LAW_WORK - b.left)
-    };
-    let (r, spent) = run("120d10 keep highest 60");
+    let (r, spent) = spent_on("120d10 keep highest 60");
     let kept = r.unwrap();
     assert!(spent < LAW_WORK);
     // From 60 (every die a 1: one way in 10^120) to 600.
@@ -369,11 +371,11 @@ fn the_budget_is_spent_as_the_work_goes() {
     assert_eq!(kept.den, UBig::from(10u8).pow(120));
     // By the face of the last kept die (past 64 dice), 200d10 keep 100 is in it too;
     // 70d100 keep 35 stops where the budget runs out.
-    let (r, _) = run("200d10 keep highest 100");
+    let (r, _) = spent_on("200d10 keep highest 100");
     let kept = r.unwrap();
     assert_eq!((kept.lo, kept.n.len()), (100, 1000 - 100 + 1));
     assert_eq!(kept.n[0], UBig::ONE);
-    let (r, spent) = run("70d100 keep highest 35");
+    let (r, spent) = spent_on("70d100 keep highest 35");
     assert_eq!(r.unwrap_err(), NoLaw::Spent);
     // Its last step (a sum of the faces beyond one, a few tens of thousands of
     // operations) passed what was left.
@@ -389,19 +391,12 @@ fn the_budget_is_spent_as_the_work_goes() {
 /// as a few operations, and ran out of memory (60 GB) where a count of 1000 is in it.
 #[test]
 fn a_count_is_spent_in_the_words_its_counts_take() {
-    let run = |text: &str| {
-        let (n, _) = parse_result(text, &[]).unwrap();
-        let cancel = Cancel::default();
-        let mut b = Budget::<UBig>::new(&cancel);
-        let r = eval(&n, &mut Vec::new(), &mut b).map(|l| l.reduced());
-        (r, LAW_WORK - b.left)
-    };
-    let (r, spent) = run("1000000d6 count >= 4");
+    let (r, spent) = spent_on("1000000d6 count >= 4");
     assert_eq!(r.unwrap_err(), NoLaw::Spent);
     assert!(spent < LAW_WORK);
     // A thousand coins: C(1000, c) of 2^1000, by hand at the ends and the middle's
     // symmetry.
-    let (r, _) = run("1000d6 count >= 4");
+    let (r, _) = spent_on("1000d6 count >= 4");
     let law = r.unwrap();
     assert_eq!((law.lo, law.n.len()), (0, 1001));
     assert_eq!(law.den, UBig::from(2u8).pow(1000));

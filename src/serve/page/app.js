@@ -89,10 +89,6 @@ function folded(labels, values, lo, hi, fold) {
 // do past 150 (this chart is narrower): a bar a value of 2,670 was under a pixel wide.
 const RANGE_BARS = 100;
 
-// The least of 1, 2 and 5 times a power of ten that is at least `raw`.
-function niceWidth(raw) {
-  for (let p = 1; ; p *= 10) for (const m of [1, 2, 5]) if (p * m >= raw) return p * m;
-}
 
 // Bars `values` (and `mc`) of the numbers `nums`, the tails already folded into the end
 // ones (`≤`/`≥` labels), in about 60 ranges of one width: each the sum of its values in
@@ -103,7 +99,7 @@ function inRanges(nums, labels, values, mc, mode) {
   const n = nums.length;
   if (n <= RANGE_BARS || nums.some((x) => !Number.isFinite(x))) return null;
   const first = nums[0], last = nums[n - 1];
-  const w = niceWidth(Math.max(1, Math.floor((last - first) / 60)));
+  const w = niceStep(Math.max(1, Math.floor((last - first) / 60)));
   const start = Math.floor(first / w) * w;
   const count = Math.floor((last - start) / w) + 1;
   // A range is labelled by its start (its tooltip gives both ends), as narrow as a value.
@@ -367,10 +363,15 @@ function cumulative(rows, mode) {
 
 // Round ticks from 0 past `top`: a step of 1, 2 or 5 times a power of ten, about five
 // of them, as the PNG charts' axes have (0%, 10%, 20%, ... or 0.02%, 0.04%, ...).
-function ticks(top) {
-  const raw = top / 5;
+// The least of 1, 2 and 5 times a power of ten that is at least `raw` (a tick's step,
+// a chart's range of values).
+function niceStep(raw) {
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((k) => k * mag).find((s) => s >= raw * (1 - 1e-9));
+  return [1, 2, 5, 10].map((k) => k * mag).find((s) => s >= raw * (1 - 1e-9));
+}
+
+function ticks(top) {
+  const step = niceStep(top / 5);
   const n = Math.max(1, Math.ceil(top / step - 1e-9));
   // The decimals that tell the ticks apart (0.2%, 0.4%, not 0%, 0%).
   const d = Math.max(0, -Math.floor(Math.log10(100 * step) + 1e-9));

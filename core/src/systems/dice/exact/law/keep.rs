@@ -152,8 +152,8 @@ struct Keep<'d, W> {
     den: W,
     /// The place of each group's digit in a state's dice left.
     strides: Vec<u64>,
-    /// What one split costs the budget.
-    words: u64,
+    /// What one split costs the budget, in eighths of an operation.
+    eighths: u64,
     /// `C(r, c)` for every r up to a group's dice, made once: a state's split needs
     /// them all (20d20 keep 10 built each again per state, a third of the pass).
     binomials: Vec<Vec<W>>,
@@ -227,16 +227,28 @@ impl<'d, W: Weight> Keep<'d, W> {
             agg,
             lohi,
             // A split costs a multiply as long as the counts (every count is at most
-            // the denominator) and a big integer's allocation: eight words a unit, as a
-            // `repeat`'s round is counted (a word a unit spent the budget in a tenth of
-            // a second where the counts had 22 words: `20d10 explode keep highest 10`
-            // got no fraction; 0.6 s now). The budget is spent as the pass goes, never
+            // the denominator) and, in big integers, an allocation: eight words an
+            // operation, as a `repeat`'s round is counted (a word an operation spent the
+            // budget in a tenth of a second where the counts had 22 words: `20d10
+            // explode keep highest 10` got no fraction; 0.6 s now). In machine words a
+            // split is a multiply with no allocation, an eighth of that (measured: 15
+            // million splits of `[5d6, 5d8, 5d10, 5d12] keep highest 4` in 90 ms, which
+            // was refused as it finished). The budget is spent as the pass goes, never
             // refused from an estimate of the states.
-            words: den.words().div_ceil(8),
+            eighths: if W::CAPACITY.is_some() {
+                1
+            } else {
+                8 * den.words().div_ceil(8)
+            },
             den,
             strides,
             binomials,
         })
+    }
+
+    /// What `splits` splits cost the budget.
+    fn cost(&self, splits: u64) -> u64 {
+        splits.saturating_mul(self.eighths).div_ceil(8)
     }
 
     /// The dice left before any face: every die of every group.
@@ -373,7 +385,7 @@ impl<'d, W: Weight> Keep<'d, W> {
                 }
                 let m = (n - a) as usize;
                 let from = (k - a) as usize;
-                b.spend((m + 1 - from.min(m + 1)) as u64 * self.words + sums.n.len() as u64)?;
+                b.spend(self.cost((m + 1 - from.min(m + 1)) as u64) + sums.n.len() as u64)?;
                 let mut tail = W::default();
                 for j in from..=m {
                     let c = self.binomials[m][j].mul(&tp[j])?;
@@ -424,7 +436,7 @@ impl<'d, W: Weight> Keep<'d, W> {
                         continue;
                     }
                     let acc = *lo + i as i64;
-                    b.spend((need.min(top) as u64 + 1) * self.words)?;
+                    b.spend(self.cost(need.min(top) as u64 + 1))?;
                     for (c, w) in splits.iter().enumerate().take(need) {
                         let read = self.read(acc, kept, c as u32, face.v);
                         next.add(rest - c as u64, read, &ways, w)?;
@@ -463,7 +475,7 @@ impl<'d, W: Weight> Keep<'d, W> {
         b: &mut Budget<W>,
     ) -> Result<(), NoLaw> {
         let (top, need) = (rest as usize, (self.k - kept) as usize);
-        b.spend((need.min(top) as u64 + 1) * self.words)?;
+        b.spend(self.cost(need.min(top) as u64 + 1))?;
         for (c, w) in face.splits[0][top].iter().enumerate().take(need) {
             next.entry((
                 rest - c as u64,
@@ -503,7 +515,7 @@ impl<'d, W: Weight> Keep<'d, W> {
             grown.clear();
             for (r, c, x) in splits.drain(..) {
                 let top = self.left_of(r, g);
-                b.spend((u64::from(top) + 1) * self.words)?;
+                b.spend(self.cost(u64::from(top) + 1))?;
                 for (cg, w) in rows[top as usize].iter().enumerate() {
                     let r2 = r - cg as u64 * self.strides[g];
                     grown.push((r2, c + cg as u32, x.mul(w)?));
@@ -511,12 +523,16 @@ impl<'d, W: Weight> Keep<'d, W> {
             }
             std::mem::swap(splits, grown);
         }
+        // Each split ends in a state table that outgrows the cache: a lookup there, and
+        // the add, cost about three splits made (58% of `[60d6, 60d10] drop highest 3`
+        // was the table's lookups, when only the splits were counted: 5.6 s to refuse).
+        b.spend(self.cost(3 * splits.len() as u64))?;
         for (r2, c, x) in splits.drain(..) {
             let take = c.min(self.k - kept);
             let acc2 = self.read(acc, kept, take, face.v);
             if kept + take == self.k {
                 // Final: the dice left land on any face not passed yet.
-                b.spend(face.left_pow.len() as u64 * self.words)?;
+                b.spend(self.cost(face.left_pow.len() as u64))?;
                 let mut later = W::one();
                 for (g, l) in face.left_pow.iter().enumerate() {
                     later = later.mul(&l[self.left_of(r2, g) as usize])?;

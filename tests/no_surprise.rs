@@ -321,3 +321,70 @@ fn a_mass_not_worked_out_is_said_and_the_one_known_stands() {
         "{warning}"
     );
 }
+
+/// A keep of more dice than the pool has keeps them all, and a drop of every die
+/// leaves none, as the rules allow: the numbers stand (`4d6 keep highest 5` is 4d6),
+/// and a warning says what was kept, on both sides of a `vs`, in the report too; a keep
+/// within the pool says nothing.
+#[test]
+fn a_keep_past_the_pool_is_said_beside_its_numbers() {
+    let out = rollsim()
+        .args([
+            "roll",
+            "4d6 keep highest 5",
+            "--exact-only",
+            "-q",
+            "-o",
+            "-",
+        ])
+        .args(["--vs", "2d6 drop lowest 2"])
+        .assert()
+        .success();
+    let err = text(&out.get_output().stderr);
+    assert!(
+        err.contains(
+            "warning: roll: `keep highest 5` of 4 dice: every die is kept; \
+             in `vs`, `drop lowest 2` of 2 dice: no die is left"
+        ),
+        "{err}"
+    );
+    let csv = text(&out.get_output().stdout);
+    // 4d6 against nothing: the margin from 4 to 24, P(14) = 146/1296.
+    assert!(
+        csv.contains("roll,margin,4,") && csv.contains("roll,margin,24,"),
+        "{csv}"
+    );
+    assert!(csv.contains(",73/648\n"), "{csv}");
+    assert!(
+        !csv.contains("roll,margin,25,") && !csv.contains("roll,margin,3,"),
+        "{csv}"
+    );
+    let md = rollsim()
+        .args([
+            "roll",
+            "3d6 drop lowest 3",
+            "--exact-only",
+            "-q",
+            "--format",
+            "md",
+        ])
+        .assert()
+        .success();
+    let report = text(&md.get_output().stdout);
+    assert!(
+        report.contains("**Note:** `drop lowest 3` of 3 dice: no die is left"),
+        "{report}"
+    );
+    let quiet = rollsim()
+        .args([
+            "roll",
+            "4d6 keep highest 4",
+            "--exact-only",
+            "-q",
+            "-o",
+            "-",
+        ])
+        .assert()
+        .success();
+    assert!(!text(&quiet.get_output().stderr).contains("warning"));
+}

@@ -370,10 +370,11 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
     let at_least = r.int_in("at_least", -1_000_000, 1_000_000)?;
     let span = bounded(&roll_node, vs.as_ref().map(|v| &v.1), fields.as_deref())
         .map_err(|(k, why)| r.problem(k, why))?;
-    let warning = match (&vs, me, them) {
+    let mixup = match (&vs, me, them) {
         (Some((text, _)), Some(me), Some(them)) => their_mixup(&roll, text, me, them, &values),
         _ => None,
     };
+    let warning = with_surprises(mixup, &roll, vs.as_ref().map(|v| v.0.as_str()));
     Ok(Scenario {
         roll,
         roll_node,
@@ -541,6 +542,7 @@ pub fn one_liner(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
     }
     let span = bounded(&roll_node, vs.as_ref().map(|v| &v.1), fields.as_deref())
         .map_err(|(k, why)| said(k, why))?;
+    let warning = with_surprises(None, roll, vs.as_ref().map(|v| v.0.as_str()));
     Ok(DiceConfig {
         units: Vec::new(),
         scenarios: vec![Named {
@@ -558,11 +560,26 @@ pub fn one_liner(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
                 unit: None,
                 opponent: None,
                 span,
-                warning: None,
+                warning,
             },
         }],
         stats: Vec::new(),
     })
+}
+
+/// `warning` with what the roll and its `vs` do that their writer may not mean
+/// ([`super::lang::surprises`]), each side named where there are two.
+fn with_surprises(warning: Option<String>, roll: &str, vs: Option<&str>) -> Option<String> {
+    let mut said: Vec<String> = warning.into_iter().collect();
+    said.extend(super::lang::surprises(roll));
+    if let Some(vs) = vs {
+        said.extend(
+            super::lang::surprises(vs)
+                .into_iter()
+                .map(|s| format!("in `vs`, {s}")),
+        );
+    }
+    (!said.is_empty()).then(|| said.join("; "))
 }
 
 /// A `vs` whose two sides read one unit's stat where one side's `their_` was probably

@@ -46,10 +46,12 @@ use std::fmt;
 mod allocate;
 mod in_order;
 mod parse;
+mod surprise;
 
 use allocate::*;
 pub use in_order::MAX_IN_ORDER;
 pub use parse::*;
+pub use surprise::surprises;
 
 /// A position in the expression text (characters from 0).
 pub type Col = usize;

@@ -1,0 +1,127 @@
+//! What a roll does that its writer may not mean: said beside the numbers, never
+//! refused, as the rules allow it (`4d6 keep highest 5` keeps all four dice).
+
+use super::{parse, visit, End, Expr, ModOf};
+
+/// A keep of more dice than the pool has (every die is kept) and a drop of as many as
+/// it has or more (none is left), where the pool's dice and the count are written as
+/// numbers and no `again` adds dice. Empty for a roll that does not parse: its error
+/// says what there is to say.
+pub fn surprises(text: &str) -> Vec<String> {
+    let Ok(e) = parse(text) else {
+        return Vec::new();
+    };
+    let mut said = Vec::new();
+    visit(&e, &mut |x| {
+        let Expr::Pool { groups, mods, .. } = x else {
+            return;
+        };
+        if mods.iter().any(|m| matches!(m, ModOf::Again(_))) {
+            return;
+        }
+        let Some(mut dice) = groups
+            .iter()
+            .map(|g| match g.count {
+                Expr::Num(n) => Some(n.max(0)),
+                _ => None,
+            })
+            .sum::<Option<i64>>()
+        else {
+            return;
+        };
+        let end = |e: &End| match e {
+            End::Highest => "highest",
+            End::Lowest => "lowest",
+        };
+        let them = |n: i64| match n {
+            1 => "1 die".to_string(),
+            n => format!("{n} dice"),
+        };
+        for m in mods {
+            match m {
+                ModOf::Keep(e, k) => {
+                    if let Expr::Num(k) = **k {
+                        if k > dice {
+                            said.push(format!(
+                                "`keep {} {k}` of {}: every die is kept",
+                                end(e),
+                                them(dice)
+                            ));
+                        }
+                        dice = dice.min(k.max(0));
+                    }
+                }
+                ModOf::Middle(k) => {
+                    if let Expr::Num(k) = **k {
+                        if k > dice {
+                            said.push(format!(
+                                "`keep middle {k}` of {}: every die is kept",
+                                them(dice)
+                            ));
+                        }
+                        dice = dice.min(k.max(0));
+                    }
+                }
+                ModOf::Drop(e, k) => {
+                    if let Expr::Num(k) = **k {
+                        if k >= dice && dice > 0 {
+                            said.push(format!(
+                                "`drop {} {k}` of {}: no die is left",
+                                end(e),
+                                them(dice)
+                            ));
+                        }
+                        dice = (dice - k.max(0)).max(0);
+                    }
+                }
+                _ => {}
+            }
+        }
+    });
+    said
+}
+
+#[cfg(test)]
+mod tests {
+    use super::surprises;
+
+    #[test]
+    fn a_keep_past_the_pool_and_a_drop_of_every_die_are_said() {
+        assert_eq!(
+            surprises("4d6 keep highest 5"),
+            ["`keep highest 5` of 4 dice: every die is kept"]
+        );
+        assert_eq!(
+            surprises("[2d6, 1d8] drop lowest 3 + d6 drop lowest"),
+            [
+                "`drop lowest 3` of 3 dice: no die is left",
+                "`drop lowest 1` of 1 die: no die is left"
+            ]
+        );
+        assert_eq!(
+            surprises("let p = 3d6 keep middle 4 in p"),
+            ["`keep middle 4` of 3 dice: every die is kept"]
+        );
+        // One after the other: a keep of 3 then a drop of 3 leaves none.
+        assert_eq!(
+            surprises("5d6 keep highest 3 drop lowest 3"),
+            ["`drop lowest 3` of 3 dice: no die is left"]
+        );
+        // Nothing to say: a keep within the pool, a count not written as a number, a
+        // pool that `again` grows, a roll that does not parse.
+        for quiet in [
+            "4d6 keep highest 4",
+            "4d6 drop lowest 3",
+            "(d4)d6 keep highest 5",
+            "let k = 5 in 4d6 keep highest k",
+            "3d10 again 10 keep highest 4",
+            "4d6 keep highest",
+        ] {
+            assert!(
+                surprises(quiet).is_empty(),
+                "{quiet}: {:?}",
+                surprises(quiet)
+            );
+        }
+    }
+}

@@ -387,4 +387,26 @@ fn a_keep_past_the_pool_is_said_beside_its_numbers() {
         .assert()
         .success();
     assert!(!text(&quiet.get_output().stderr).contains("warning"));
+    // `check` says what `run` would: the warning, and its count in the last line.
+    let dir = crate::util::tempdir();
+    let config = dir.path().join("keeps.toml");
+    std::fs::write(
+        &config,
+        "system = \"dice\"\n\n[scenarios.best-five]\nroll = \"4d6 keep highest 5\"\n\n\
+         [scenarios.best-three]\nroll = \"4d6 keep highest 3\"\n",
+    )
+    .unwrap();
+    let checked = rollsim().arg("check").arg(&config).assert().success();
+    let (out, err) = (
+        text(&checked.get_output().stdout),
+        text(&checked.get_output().stderr),
+    );
+    assert_eq!(
+        err.trim_end(),
+        "warning: best-five: `keep highest 5` of 4 dice: every die is kept"
+    );
+    assert!(
+        out.contains("ok (dice system, 2 scenarios, 2 with exact distributions, 1 warning above)"),
+        "{out}"
+    );
 }

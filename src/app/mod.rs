@@ -273,7 +273,7 @@ pub fn compute_given(
         Some(pool) => pool.install(|| names.par_iter().zip(ready).map(compile).collect()),
         None => names.iter().zip(ready).map(compile).collect(),
     };
-    warn(&compiled);
+    warn(compiled.iter().flatten());
     // Scenarios run side by side as well as chunk by chunk: a core that finishes its
     // chunks of one scenario takes up another's instead of waiting. Each scenario's
     // counts depend on its seed and chunks alone, so the output is the same.
@@ -313,8 +313,8 @@ pub fn compute_given(
 
 /// What a designer should look at, once each, in order, before the numbers: each
 /// scenario's warning.
-fn warn(compiled: &[Result<crate::model::Compiled, AppError>]) {
-    for c in compiled.iter().flatten() {
+fn warn<'a>(compiled: impl IntoIterator<Item = &'a crate::model::Compiled>) {
+    for c in compiled {
         if let Some(w) = &c.warning {
             eprintln!(
                 "warning: {}",
@@ -629,6 +629,7 @@ pub fn check(config: &Path, sets: &[String], cancel: &Cancel) -> Result<String, 
     let cfg = config::load(config, sets)?;
     let names = cfg.scenario_names();
     let mut exact = 0;
+    let mut compiled = Vec::with_capacity(names.len());
     for n in &names {
         let c = crate::balance::compile(&cfg, n, cancel)?;
         if let Some(e) = &c.exact {
@@ -637,9 +638,21 @@ pub fn check(config: &Path, sets: &[String], cancel: &Cancel) -> Result<String, 
             })?;
             exact += 1;
         }
+        compiled.push(c);
     }
+    // What `run` would warn of, said by the check too: a config that checks clean
+    // should run clean.
+    warn(&compiled);
+    let warned = compiled.iter().filter(|c| c.warning.is_some()).count() as u64;
+    let warnings = match warned {
+        0 => String::new(),
+        n => format!(
+            ", {} above",
+            rollsim_core::text::plural(n, "warning", "warnings")
+        ),
+    };
     Ok(format!(
-        "{}: ok ({} system, {}, {} with exact distributions)\n",
+        "{}: ok ({} system, {}, {} with exact distributions{warnings})\n",
         config.display(),
         cfg.system_name(),
         rollsim_core::text::plural(names.len() as u64, "scenario", "scenarios"),

@@ -407,6 +407,35 @@ fn a_count_is_spent_in_the_words_its_counts_take() {
     assert_eq!(law.n[400], law.n[600]);
 }
 
+/// A sum is charged for the values one side takes, each meeting every slot of the
+/// other, not for its empty slots too: two values 9 apart added to 1,000 (2 x 1,000
+/// operations; charged 10 x 1,000, three 11d6 multiplied, `x * y + z * x`, passed
+/// the budget of machine words in 2 ms). Its law by hand: 0 to 8 and 1000 to 1008 one way each, the
+/// rest two.
+#[test]
+fn a_sum_is_charged_for_the_values_taken() {
+    let cancel = Cancel::default();
+    let mut b = Budget::<u128>::new(&cancel);
+    let mut ends = vec![0u128; 10];
+    (ends[0], ends[9]) = (1, 1);
+    let two = Law {
+        lo: 0,
+        n: ends,
+        den: 2,
+    };
+    let flat = Law {
+        lo: 0,
+        n: vec![1u128; 1000],
+        den: 1000,
+    };
+    let sum = two.add(&flat, &mut b).unwrap();
+    assert_eq!(LAW_WORK - b.left, 2 * 1000);
+    let want: Vec<u128> = (0..=1008)
+        .map(|v| if (9..=999).contains(&v) { 2 } else { 1 })
+        .collect();
+    assert_eq!((sum.lo, sum.n, sum.den), (0, want, 2000));
+}
+
 /// One big pool read by two counts (each die 0, 1 or 2 to the total): the law is
 /// the 200-fold convolution of one die's `[10, 9, 1]` ways, worked out here by
 /// repeated convolution in big integers, every value's count equal.

@@ -102,6 +102,10 @@ pub(super) fn tallied<'a, W: Weight>(
     Ok(Some((each, den)))
 }
 
+/// A group of dice: how many, each kind of face by what it adds to the reads with its
+/// ways, and one die's ways.
+type Group<W> = (u32, Vec<(Vec<i64>, W)>, W);
+
 /// (the reads' values packed by [`Packing`], dice of the group left) -> ways.
 type States<W> = Map<(u128, u32), W>;
 
@@ -118,7 +122,7 @@ impl Packing {
     /// Bounds that hold every state on the way: whatever dice have fallen so far, each
     /// read lies between all its dice adding their least (or nothing) and all their
     /// most. None where the reads' values together pass 128 bits.
-    fn of<W>(groups: &[(u32, Vec<(Vec<i64>, W)>, W)], reads: usize) -> Option<Packing> {
+    fn of<W>(groups: &[Group<W>], reads: usize) -> Option<Packing> {
         let mut lo = vec![0i64; reads];
         let mut hi = vec![0i64; reads];
         for (n, kinds, _) in groups {

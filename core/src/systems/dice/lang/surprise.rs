@@ -38,44 +38,31 @@ pub fn surprises(text: &str) -> Vec<String> {
             n => format!("{n} dice"),
         };
         for m in mods {
-            match m {
-                ModOf::Keep(e, k) => {
-                    if let Expr::Num(k) = **k {
-                        if k > dice {
-                            said.push(format!(
-                                "`keep {} {k}` of {}: every die is kept",
-                                end(e),
-                                them(dice)
-                            ));
-                        }
-                        dice = dice.min(k.max(0));
-                    }
-                }
-                ModOf::Middle(k) => {
-                    if let Expr::Num(k) = **k {
-                        if k > dice {
-                            said.push(format!(
-                                "`keep middle {k}` of {}: every die is kept",
-                                them(dice)
-                            ));
-                        }
-                        dice = dice.min(k.max(0));
-                    }
-                }
-                ModOf::Drop(e, k) => {
-                    if let Expr::Num(k) = **k {
-                        if k >= dice && dice > 0 {
-                            said.push(format!(
-                                "`drop {} {k}` of {}: no die is left",
-                                end(e),
-                                them(dice)
-                            ));
-                        }
-                        dice = (dice - k.max(0)).max(0);
-                    }
-                }
-                _ => {}
+            // What the modifier is called, its count, and whether it keeps that many
+            // (else it drops them).
+            let (called, k, keeps) = match m {
+                ModOf::Keep(e, k) => (format!("keep {}", end(e)), k, true),
+                ModOf::Middle(k) => ("keep middle".to_string(), k, true),
+                ModOf::Drop(e, k) => (format!("drop {}", end(e)), k, false),
+                _ => continue,
+            };
+            let Expr::Num(k) = **k else {
+                continue;
+            };
+            let k = k.max(0);
+            if keeps && k > dice {
+                said.push(format!(
+                    "`{called} {k}` of {}: every die is kept",
+                    them(dice)
+                ));
+            } else if !keeps && k >= dice && dice > 0 {
+                said.push(format!("`{called} {k}` of {}: no die is left", them(dice)));
             }
+            dice = if keeps {
+                dice.min(k)
+            } else {
+                dice - k.min(dice)
+            };
         }
     });
     said

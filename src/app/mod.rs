@@ -628,8 +628,7 @@ pub fn one_line(text: &str) -> String {
 pub fn check(config: &Path, sets: &[String], cancel: &Cancel) -> Result<String, AppError> {
     let cfg = config::load(config, sets)?;
     let names = cfg.scenario_names();
-    let mut exact = 0;
-    let mut compiled = Vec::with_capacity(names.len());
+    let (mut exact, mut warned) = (0, 0u64);
     for n in &names {
         let c = crate::balance::compile(&cfg, n, cancel)?;
         if let Some(e) = &c.exact {
@@ -638,12 +637,13 @@ pub fn check(config: &Path, sets: &[String], cancel: &Cancel) -> Result<String, 
             })?;
             exact += 1;
         }
-        compiled.push(c);
+        // What `run` would warn of, said by the check too (a config that checks clean
+        // should run clean), as each is compiled: none is kept past its turn.
+        if c.warning.is_some() {
+            warned += 1;
+            warn([&c]);
+        }
     }
-    // What `run` would warn of, said by the check too: a config that checks clean
-    // should run clean.
-    warn(&compiled);
-    let warned = compiled.iter().filter(|c| c.warning.is_some()).count() as u64;
     let warnings = match warned {
         0 => String::new(),
         n => format!(

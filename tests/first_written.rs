@@ -450,6 +450,35 @@ fn one_pool_read_four_ways() {
     holds(roll, &want);
 }
 
+/// Mortal wounds beside the wound chain (Age of Sigmar): 12 attacks hit on 3+, an
+/// unmodified 6 is a mortal wound; the other hits wound on 3+, and those are saved on
+/// 4+. The count of the last pool is rolled from a pool whose count is read off the
+/// first: for the 91 counts of 6s and of hits, its law comes again and again (the same
+/// hits less 6s), and each time it must mix the same pools. Every count of 6s, of 3-5s
+/// and of the rest among the 12 dice, then binomials.
+#[test]
+fn a_count_rolled_from_a_count_read_off_a_pool_held() {
+    let roll = "let p = 12d6 in p count 6 + ((p count >= 3 - p count 6)d6 count >= 3)d6 count <= 3";
+    let den = BigUint::from(6u8).pow(12);
+    let mut want = Law::new();
+    for six in 0..=12u64 {
+        for mid in 0..=12 - six {
+            // Dice showing 6, showing 3 to 5, and the rest.
+            let ways = choose(12, six)
+                * choose(12 - six, mid)
+                * BigUint::from(3u8).pow(mid as u32)
+                * BigUint::from(2u8).pow((12 - six - mid) as u32);
+            let first = Q::new(ways, den.clone());
+            for (w, pw) in binomial(mid, 4, 6) {
+                for (u, pu) in binomial(w as u64, 3, 6) {
+                    put(&mut want, six as i64 + u, &first.mul(&pw).mul(&pu));
+                }
+            }
+        }
+    }
+    holds(roll, &want);
+}
+
 /// A d20 that rolls again and adds on a 10 and on a 20 (at most 3 extra rolls), every
 /// chain walked.
 #[test]

@@ -337,7 +337,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
             "missing key: the roll, e.g. roll = \"4d6 drop lowest\"",
         )
     })?;
-    let (roll_node, fields) = parse_result(&roll, &names(me, them))
+    let (roll_node, fields, said) = parse_said(&roll, &names(me, them))
         .map_err(|e| r.problem("roll", format!("{}: {}", e.place(&roll), e.render(&roll))))?;
     let vs = match r.string_opt("vs")? {
         None => None,
@@ -374,7 +374,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
         (Some((text, _)), Some(me), Some(them)) => their_mixup(&roll, text, me, them, &values),
         _ => None,
     };
-    let warning = with_surprises(mixup, &roll, vs.as_ref().map(|v| v.0.as_str()));
+    let warning = with_surprises(mixup, said, vs.as_ref().map(|v| v.0.as_str()));
     Ok(Scenario {
         roll,
         roll_node,
@@ -509,7 +509,8 @@ pub fn one_liner(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
     let placed = |what: &str, text: &str, e: super::lang::SyntaxError| {
         format!("{what}, {}: {}", e.place(text), e.render(text))
     };
-    let (roll_node, fields) = parse_result(roll, &[]).map_err(|e| placed("roll", roll, e))?;
+    let (roll_node, fields, surprises) =
+        parse_said(roll, &[]).map_err(|e| placed("roll", roll, e))?;
     let vs = match vs {
         None => None,
         Some(text) => {
@@ -542,7 +543,7 @@ pub fn one_liner(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
     }
     let span = bounded(&roll_node, vs.as_ref().map(|v| &v.1), fields.as_deref())
         .map_err(|(k, why)| said(k, why))?;
-    let warning = with_surprises(None, roll, vs.as_ref().map(|v| v.0.as_str()));
+    let warning = with_surprises(None, surprises, vs.as_ref().map(|v| v.0.as_str()));
     Ok(DiceConfig {
         units: Vec::new(),
         scenarios: vec![Named {
@@ -567,11 +568,12 @@ pub fn one_liner(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
     })
 }
 
-/// `warning` with what the roll and its `vs` do that their writer may not mean
-/// ([`super::lang::surprises`]), each side named where there are two.
-fn with_surprises(warning: Option<String>, roll: &str, vs: Option<&str>) -> Option<String> {
+/// `warning` with what the roll (`roll`, said already) and its `vs` do that their
+/// writer may not mean ([`super::lang::surprises`]), each side named where there are
+/// two.
+fn with_surprises(warning: Option<String>, roll: Vec<String>, vs: Option<&str>) -> Option<String> {
     let mut said: Vec<String> = warning.into_iter().collect();
-    said.extend(super::lang::surprises(roll));
+    said.extend(roll);
     if let Some(vs) = vs {
         said.extend(
             super::lang::surprises(vs)
@@ -657,6 +659,18 @@ pub fn parse_result(
     names: program::Names,
 ) -> Result<(Node, Option<Vec<program::Field>>), super::lang::SyntaxError> {
     program::parse_result_counted(text, names, &taken)
+}
+
+/// A result compiled, its record's fields, and what it does that its writer may not
+/// mean.
+type Said = (Node, Option<Vec<program::Field>>, Vec<String>);
+
+/// [`parse_result`], with what the roll does that its writer may not mean
+/// ([`super::lang::surprises`]) read off the same parse.
+fn parse_said(text: &str, names: program::Names) -> Result<Said, super::lang::SyntaxError> {
+    let e = super::lang::parse(text)?;
+    let (n, fields) = program::result_counted(&e, names, &taken)?;
+    Ok((n, fields, super::lang::surprises_in(&e)))
 }
 
 /// The values a result takes, by its exact distribution (within its usual budget).

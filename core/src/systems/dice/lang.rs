@@ -51,7 +51,7 @@ mod surprise;
 use allocate::*;
 pub use in_order::MAX_IN_ORDER;
 pub use parse::*;
-pub use surprise::surprises;
+pub use surprise::{surprises, surprises_in};
 
 /// A position in the expression text (characters from 0).
 pub type Col = usize;

@@ -107,6 +107,12 @@ fn span(lo: i64, hi: i64) -> Result<usize, NoLaw> {
         .ok_or(NoLaw::Refused(Why::Span))
 }
 
+/// A rolled count's law, and its pools mixed by it.
+type Mixed<W> = (Law<W>, Law<W>);
+
+/// The laws of one rolled count kept with their pools' mix ([`Budget::keep_counted`]).
+const COUNTED_KEPT: usize = 32;
+
 /// Convolutions whose shorter side has this many values go by one big multiply.
 const KRONECKER: usize = 16;
 
@@ -123,34 +129,48 @@ pub struct Law<W = UBig> {
 
 /// What was worked out once for a part of the program, found again by the part's
 /// address, or (`alike`) by an equal part: a part met again (the same pool in three
-/// batteries, a die in the pools of every count) is not worked out again.
-struct Memo<'a, K, V>(Vec<(&'a K, V)>);
+/// batteries, a die in the pools of every count) is not worked out again. The addresses
+/// are indexed: a pool of a rolled count is found again for each of hundreds of outcomes
+/// of the pool above it, and a walk comparing it with every part kept before was a
+/// tenth of such a law.
+struct Memo<'a, K, V> {
+    kept: Vec<(&'a K, V)>,
+    /// Where each address met is in `kept` (an equal part's, for `alike`).
+    at: Map<usize, usize>,
+}
 
 impl<K, V> Memo<'_, K, V> {
     fn new() -> Self {
-        Memo(Vec::new())
+        Memo {
+            kept: Vec::new(),
+            at: Map::default(),
+        }
     }
 }
 
 impl<'a, K: PartialEq, V: Clone> Memo<'a, K, V> {
     /// What was kept for this very part.
     fn same(&self, k: &K) -> Option<V> {
-        self.0
-            .iter()
-            .find(|(e, _)| std::ptr::eq(*e, k))
-            .map(|(_, v)| v.clone())
+        let i = *self.at.get(&(k as *const K as usize))?;
+        let (e, v) = &self.kept[i];
+        std::ptr::eq(*e, k).then(|| v.clone())
     }
 
-    /// What was kept for this part or one equal to it.
-    fn alike(&self, k: &K) -> Option<V> {
-        self.0
-            .iter()
-            .find(|(e, _)| std::ptr::eq(*e, k) || *e == k)
-            .map(|(_, v)| v.clone())
+    /// What was kept for this part or one equal to it; an equal part found is
+    /// indexed by this address too.
+    fn alike(&mut self, k: &'a K) -> Option<V> {
+        let addr = k as *const K as usize;
+        if let Some(&i) = self.at.get(&addr) {
+            return Some(self.kept[i].1.clone());
+        }
+        let i = self.kept.iter().position(|(e, _)| *e == k)?;
+        self.at.insert(addr, i);
+        Some(self.kept[i].1.clone())
     }
 
     fn keep(&mut self, k: &'a K, v: V) -> V {
-        self.0.push((k, v.clone()));
+        self.at.insert(k as *const K as usize, self.kept.len());
+        self.kept.push((k, v.clone()));
         v
     }
 }
@@ -182,10 +202,15 @@ pub(super) struct Budget<'a, W> {
     /// Each pool variable read only by sums and counts: the values of its reads, with
     /// their ways (as `outcomes`, a list of each read's value in place of the dice).
     tallies: Memo<'a, PoolSpec, std::rc::Rc<pools::Outcomes<W>>>,
+    /// Each rolled count's pools mixed, by the count's address and law: the few laws a
+    /// count takes come again and again below a pool variable's outcomes.
+    counted: Map<usize, Vec<Mixed<W>>>,
     /// Whether each node met is [`arithmetic`], by address.
     arithmetic: Map<usize, bool>,
     /// Whether a part below each node met starts chains, by address.
     chained: Map<usize, bool>,
+    /// Whether each rolled count met starts chains itself, by address.
+    here: Map<usize, bool>,
     /// Whether a limit below each node met (or the node's own) may stop something, by
     /// address: [`Budget::within`].
     limited: Map<usize, bool>,
@@ -229,8 +254,10 @@ impl<'a, W> Budget<'a, W> {
             held: Vec::new(),
             outcomes: Memo::new(),
             tallies: Memo::new(),
+            counted: Map::default(),
             arithmetic: Map::default(),
             chained: Map::default(),
+            here: Map::default(),
             limited: Map::default(),
             long: false,
             stopped: false,
@@ -344,6 +371,18 @@ impl<W: Weight> Law<W> {
     fn add(&self, o: &Self, b: &mut Budget<W>) -> Result<Self, NoLaw> {
         if !self.sums_fit(o) {
             return self.combine(o, b, i64::saturating_add);
+        }
+        // A number plus a law (a count read of a pool held, plus the dice it leads to):
+        // the law moved, for each of hundreds of outcomes.
+        for (x, y) in [(self, o), (o, self)] {
+            if x.n.len() == 1 && x.n[0] == x.den {
+                b.spend(y.n.len() as u64 + 1)?;
+                return Ok(Law {
+                    lo: x.lo + y.lo,
+                    n: y.n.clone(),
+                    den: y.den.clone(),
+                });
+            }
         }
         let den = self.den.mul(&o.den)?;
         // Values far apart (a digit of a record, `x * 1000`) leave most of a law's span
@@ -581,9 +620,11 @@ impl<W: Weight> Mixer<W> {
         if self.parts.len() == 1 && self.parts[0].0 == *over {
             return Ok(self.parts.swap_remove(0).1);
         }
+        // Parts over one denominator are the usual case (a pool variable's outcomes
+        // each leading to the same dice): a comparison, not a division, each.
         let mut common = W::one();
         for (_, part) in &self.parts {
-            if !common.multiple_of(&part.den) {
+            if part.den != common && !common.multiple_of(&part.den) {
                 common = common.lcm(&part.den)?;
             }
         }
@@ -596,7 +637,11 @@ impl<W: Weight> Mixer<W> {
             .unwrap_or(0);
         let mut n = vec![W::default(); span(lo, hi)?];
         for (w, part) in &self.parts {
-            let scale = w.mul(&common.div(&part.den))?;
+            let scale = if part.den == common {
+                w.clone()
+            } else {
+                w.mul(&common.div(&part.den))?
+            };
             let at = (part.lo - lo) as usize;
             for (dst, x) in n[at..].iter_mut().zip(&part.n) {
                 if !x.is_zero() {
@@ -844,6 +889,37 @@ impl<'a, W> Budget<'a, W> {
         *self.arithmetic.entry(at).or_insert_with(|| arithmetic(n))
     }
 
+    /// Whether nothing below `n` (or `n` itself) stops at a limit: what it gives is
+    /// the same however it is reached.
+    fn stops_nothing(&mut self, n: &Node) -> bool {
+        let at = n as *const Node as usize;
+        !*self.limited.entry(at).or_insert_with(|| !stops_nothing(n))
+    }
+
+    /// The law a rolled count's pools gave before for the count's law `d`.
+    fn counted_before(&self, n: &Node, d: &Law<W>) -> Option<Law<W>>
+    where
+        W: Weight,
+    {
+        let at = n as *const Node as usize;
+        let laws = self.counted.get(&at)?;
+        laws.iter()
+            .find(|(k, _)| k == d)
+            .map(|(_, law)| law.clone())
+    }
+
+    /// [`Budget::counted_before`]'s law kept, up to [`COUNTED_KEPT`] per count (a
+    /// count of many laws, each met once, is not searched through each time).
+    fn keep_counted(&mut self, n: &Node, d: Law<W>, law: &Law<W>)
+    where
+        W: Weight,
+    {
+        let laws = self.counted.entry(n as *const Node as usize).or_default();
+        if laws.len() < COUNTED_KEPT {
+            laws.push((d, law.clone()));
+        }
+    }
+
     /// `f` for the part `n` reached `w` ways of `den` from here ([`Budget::reach`]).
     /// Where no limit below `n` stops anything, its chance
     /// is never read, so not worked out (a ratio of big counts, for each value of a
@@ -852,8 +928,7 @@ impl<'a, W> Budget<'a, W> {
     where
         W: Weight,
     {
-        let at = n as *const Node as usize;
-        if !*self.limited.entry(at).or_insert_with(|| !stops_nothing(n)) {
+        if self.stops_nothing(n) {
             return f(self);
         }
         let reach = self.reach;
@@ -910,6 +985,16 @@ impl<'a, W> Budget<'a, W> {
         if most >= made as i64 {
             self.past = self.past.max(most);
         }
+    }
+
+    /// [`first::chains_here`], by address for a rolled count (whose pools of every
+    /// count are looked through, for each of hundreds of outcomes above it).
+    fn chains_here(&mut self, n: &Node) -> bool {
+        if !matches!(n, Node::Counted(..)) {
+            return first::chains_here(n);
+        }
+        let at = n as *const Node as usize;
+        *self.here.entry(at).or_insert_with(|| first::chains_here(n))
     }
 
     /// Whether a part below `n` (not `n` itself) starts chains, by address.
@@ -999,7 +1084,7 @@ fn open<'a, W: Weight>(
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
 ) -> Result<Law<W>, NoLaw> {
-    if first::chains_here(n) {
+    if b.chains_here(n) {
         // Its chains, rolled once here: each die's, by the chance of rolling here (a
         // rolled count's, by each count's chance, as it picks its pool).
         let rolled = |p: &PoolSpec| first::pool_capped(p).unwrap_or(f64::NAN);
@@ -1110,11 +1195,23 @@ fn open_weighed<'a, W: Weight>(
         Node::If(c, yes, no) => if_else(c, yes, no, env, b)?,
         Node::Pool(p) => remembered(p, b)?,
         Node::Counted(c, pools) => {
+            let d = eval(c, env, b)?;
+            // Pools that read no variable: their mix is the same for the same law of
+            // the count (`((hits)d6 count >= 3)d6 count <= 3` for each of a pool's
+            // outcomes, where the hits take 13 values).
+            let again = b.stops_nothing(n);
+            if again {
+                if let Some(law) = b.counted_before(n, &d) {
+                    b.passed(d.highest(), pools.len());
+                    b.spend(law.n.len() as u64)?;
+                    return Ok(law);
+                }
+            }
             // Sums of one kind of die, count by count rising: each from the one before
             // with the dice between added (`(hits)d6` over the 301 counts of 300 shots'
             // hits), not each made afresh.
             let mut last: Option<(u32, &DieSpec, Law<W>)> = None;
-            by_count((n, c, pools.len()), env, b, |k, _, b| {
+            let law = by_count((n, &d, pools.len()), env, b, |k, _, b| {
                 let pool = counted(pools, k);
                 b.rolls(pool, || 1.0);
                 let Some((count, d)) = one_kind_sum(pool) else {
@@ -1133,11 +1230,18 @@ fn open_weighed<'a, W: Weight>(
                 };
                 last = Some((count, d, law.clone()));
                 Ok(law)
+            })?;
+            if again {
+                b.keep_counted(n, d, &law);
+            }
+            law
+        }
+        Node::CountedVar(c, bodies) => {
+            let d = eval(c, env, b)?;
+            by_count((n, &d, bodies.len()), env, b, |k, env, b| {
+                eval(counted(bodies, k), env, b)
             })?
         }
-        Node::CountedVar(c, bodies) => by_count((n, c, bodies.len()), env, b, |k, env, b| {
-            eval(counted(bodies, k), env, b)
-        })?,
         Node::Repeat(r) => repeat::repeat(r, env, b)?,
         Node::Template(t) => pools::template(t, env, b)?,
         Node::Card(c) => card(c, env, b)?,
@@ -1252,15 +1356,14 @@ fn if_else<'a, W: Weight>(
     mix.done(&d.den)
 }
 
-/// What each value of a dice count picks (its pool, or a pool variable's body of that
-/// many dice, `made` of them from none), mixed by the count's ways.
+/// What each value of a dice count (its law `d`) picks (its pool, or a pool variable's
+/// body of that many dice, `made` of them from none), mixed by the count's ways.
 fn by_count<'a, W: Weight>(
-    (n, c, made): (&'a Node, &'a Node, usize),
+    (n, d, made): (&'a Node, &Law<W>, usize),
     env: &mut Vec<i64>,
     b: &mut Budget<'a, W>,
     mut part: impl FnMut(i64, &mut Vec<i64>, &mut Budget<'a, W>) -> Result<Law<W>, NoLaw>,
 ) -> Result<Law<W>, NoLaw> {
-    let d = eval(c, env, b)?;
     b.passed(d.highest(), made);
     let mut mix = Mixer::new();
     for (k, w) in d.iter() {

@@ -8,11 +8,13 @@ use super::{parse, visit, End, Expr, ModOf};
 /// numbers and no `again` adds dice. Empty for a roll that does not parse: its error
 /// says what there is to say.
 pub fn surprises(text: &str) -> Vec<String> {
-    let Ok(e) = parse(text) else {
-        return Vec::new();
-    };
+    parse(text).map_or_else(|_| Vec::new(), |e| surprises_in(&e))
+}
+
+/// [`surprises`] of a roll parsed already (a scenario's roll is parsed once).
+pub fn surprises_in(e: &Expr) -> Vec<String> {
     let mut said = Vec::new();
-    visit(&e, &mut |x| {
+    visit(e, &mut |x| {
         let Expr::Pool { groups, mods, .. } = x else {
             return;
         };

@@ -54,22 +54,30 @@ pub fn parse_result_counted(
     names: Names,
     values: &dyn Fn(&Node) -> Option<Vec<i64>>,
 ) -> Result<(Node, Option<Vec<Field>>), lang::SyntaxError> {
-    let e = lang::parse(text)?;
+    result_counted(&lang::parse(text)?, names, values)
+}
+
+/// [`parse_result_counted`] of a result parsed already.
+pub fn result_counted(
+    e: &lang::Expr,
+    names: Names,
+    values: &dyn Fn(&Node) -> Option<Vec<i64>>,
+) -> Result<(Node, Option<Vec<Field>>), lang::SyntaxError> {
     let at = |e: CompileError| lang::SyntaxError {
         col: e.col,
         message: e.message,
     };
-    let n = Compiler::compiling(&e, names, true)
-        .and_then(|mut ctx| ctx.node(&e))
+    let n = Compiler::compiling(e, names, true)
+        .and_then(|mut ctx| ctx.node(e))
         .map_err(at)?;
-    let col = record_col(&e);
+    let col = record_col(e);
     let said = |message: String| lang::SyntaxError { col, message };
     let mut fields = None;
     let n = match packed(n.clone(), &mut Vec::new(), &mut fields, None) {
         Ok(p) => p,
         Err(m) => {
             // Each field's values counted, where every one can be.
-            let counted = (0..record_names(&e).len())
+            let counted = (0..record_names(e).len())
                 .map(|i| values(&only_field(n.clone(), i)).and_then(|v| Digit::of_values(&v)))
                 .collect::<Option<Vec<Digit>>>()
                 .ok_or_else(|| said(m))?;
@@ -77,7 +85,7 @@ pub fn parse_result_counted(
         }
     };
     let named = fields.map(|f: Vec<(Digit, i64)>| {
-        record_names(&e)
+        record_names(e)
             .into_iter()
             .zip(f)
             .map(|(name, (d, stride))| Field {

@@ -8,6 +8,7 @@
 use crate::dice_lang::compile;
 use crate::first_written::{binomial, exact, exact_of, holds, ordered_deals, put, Law, Q};
 use crate::util::assert_agrees;
+use std::collections::BTreeMap;
 
 /// A die where every face rolls again, with its depth written, is bounded by that
 /// depth: `d{5} explode depth 2` is 15 every time, and a d6 exploding on `>= 1` with
@@ -80,6 +81,58 @@ fn values_far_apart_get_a_row_each_not_a_refusal_from_their_range() {
         refused.contains("to past the largest whole number a roll holds"),
         "{refused}"
     );
+}
+
+/// Values so far apart that their exact distribution spans more numbers than a law
+/// holds (2^20) get no exact distribution, and were refused outright before ("the
+/// result can range from 1000000 to 6000000: more than 65536 values"): Monte Carlo's
+/// table lists the values each part takes, and the roll is rolled. Every value within
+/// 4.5 standard errors of its chance worked out here, and none missing.
+#[test]
+fn values_spread_past_a_law_are_rolled_in_monte_carlo() {
+    let n = 60_000;
+    let mut tens: BTreeMap<i64, f64> = BTreeMap::new();
+    for a in 1..=6 {
+        for b in 1..=6 {
+            for c in 1..=6 {
+                *tens.entry((a + b) * 1_000_000 + c).or_default() += 1.0 / 216.0;
+            }
+        }
+    }
+    let mut apart: BTreeMap<i64, f64> = BTreeMap::new();
+    for a in 1..=6 {
+        for b in 1..=3 {
+            *apart.entry((a - b) * 1_000_000).or_default() += 1.0 / 18.0;
+        }
+    }
+    for (roll, vs, want) in [
+        ("2d6 * 1000000 + d6", None, &tens),
+        ("d6 * 1000000", Some("d3 * 1000000"), &apart),
+    ] {
+        let c = compile(roll, vs);
+        assert!(c.exact.is_none(), "{roll}");
+        let h = crate::util::simulate(&c, n, 5, 2);
+        let r = rollsim::report::summarize(&c, &h, 5, "t", "t");
+        let rows = &r.metrics[0].rows;
+        let seen: BTreeMap<i64, f64> = rows
+            .iter()
+            .filter(|row| row.probability > 0.0)
+            .map(|row| (row.label.parse().expect("a number"), row.probability))
+            .collect();
+        assert_eq!(
+            seen.keys().collect::<Vec<_>>(),
+            want.keys().collect::<Vec<_>>(),
+            "{roll}"
+        );
+        for (v, p) in want {
+            let se = (p * (1.0 - p) / n as f64).sqrt();
+            assert!(
+                (seen[v] - p).abs() < 4.5 * se,
+                "{roll}: {v}: {} vs {p}",
+                seen[v]
+            );
+        }
+    }
 }
 
 /// Perudo's bid with aces wild: the dice showing 1 or the face bid (4), counted by

@@ -695,7 +695,8 @@ pub enum Span {
 /// are wider (`x - 8 * (x / 8)` of a wide `x` is bounded by about twice `x`'s range,
 /// though it takes 8 values), the support of its exact distribution, or where that is
 /// wider too, the values it takes. Only then is the exact distribution worked out here,
-/// within its usual budget: what a roll takes decides, never its bounds alone.
+/// within its usual budget: what a roll takes decides, never its bounds alone. Where
+/// there is no exact distribution, the values each part takes ([`program::values`]).
 /// A record's results (`fields`) are packed into one number: what it takes is counted
 /// as their combinations.
 pub fn result_span(
@@ -736,13 +737,23 @@ pub fn result_span(
                 ))
             }
         }
-        Err(why) => Err(format!(
-            "the result can range from {} to {}: more than {} values (its exact \
-             distribution, which could show it takes fewer, was not worked out: {why})",
-            shown_bound(lo),
-            shown_bound(hi),
-            most
-        )),
+        // The values each part takes, where the law was not made (a value spanning
+        // more numbers than a law holds: `d6 * 1000000`).
+        Err(why) => match (fields, vs) {
+            (None, None) => program::values(roll, most),
+            (None, Some(vs)) => program::values_less(roll, vs, most),
+            (Some(_), _) => None,
+        }
+        .map(|values| Span::Listed(values.into()))
+        .ok_or_else(|| {
+            format!(
+                "the result can range from {} to {}: more than {} values (its exact \
+                 distribution, which could show it takes fewer, was not worked out: {why})",
+                shown_bound(lo),
+                shown_bound(hi),
+                most
+            )
+        }),
     }
 }
 

@@ -12,6 +12,7 @@ mod pool;
 mod record;
 mod sample;
 mod spec;
+mod values;
 mod walk;
 
 pub use bounds::*;
@@ -21,6 +22,7 @@ pub use pool::*;
 pub use record::*;
 pub use sample::*;
 pub use spec::*;
+pub use values::{values, values_less};
 pub use walk::*;
 
 use super::lang::{

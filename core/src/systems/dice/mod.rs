@@ -737,13 +737,19 @@ fn read_metric(
     // Only where the exact distribution says so: Monte Carlo alone knows
     // nothing of what cannot happen.
     let step = match exact {
-        Some(_) => possible.iter().fold(0, |g, v| gcd(g, v - flo)).max(1),
+        // In magnitudes: a doubling saturated at the largest whole number lies more
+        // than i64 can hold above -1.
+        Some(_) => possible
+            .iter()
+            .fold(0u64, |g, v| num_integer::gcd(g, v.abs_diff(flo)))
+            .clamp(1, i64::MAX as u64) as i64,
         None => 1,
     };
     // Values that lie unevenly over more numbers than a table holds (a stress die's
     // doublings) are listed: the values the states stand for (which the exact
     // distribution said they are, unless it was stopped since).
-    let listed: Option<Arc<[i64]>> = ((fhi - flo) / step >= MAX_STATES as i64).then(|| {
+    let steps = (i128::from(fhi) - i128::from(flo)) / i128::from(step);
+    let listed: Option<Arc<[i64]>> = (steps >= MAX_STATES as i128).then(|| {
         let mut v = possible;
         v.sort_unstable();
         v.dedup();

@@ -6,7 +6,8 @@
 //! by the same arithmetic the sampler does, and from the bounds of a part it does not
 //! look into.
 
-use super::{bounds, divide, Node};
+use super::{bounds, counted, divide, Node, Repeat};
+use std::cell::Cell;
 
 /// A variable in scope: its bounds, and the values it takes where those are known.
 #[derive(Clone)]
@@ -16,29 +17,53 @@ struct Var {
     set: Option<std::rc::Rc<[i64]>>,
 }
 
+impl Var {
+    /// A variable taking the values `set` (ascending, not empty).
+    fn of(set: &[i64]) -> Var {
+        Var {
+            lo: set[0],
+            hi: set[set.len() - 1],
+            set: Some(set.into()),
+        }
+    }
+}
+
 /// The most pairs of values two parts are met in (a few tens of milliseconds).
-const PAIRS: usize = 1 << 22;
+const PAIRS: usize = 1 << 21;
+
+/// The most pairs of values met in all.
+const WORK: usize = 1 << 22;
 
 /// The values `n` (with no variable in scope) can take, ascending, where there are at
 /// most `most` of them and no two parts meet in more than [`PAIRS`] pairs; None where
 /// they cannot be told.
 pub fn values(n: &Node, most: usize) -> Option<Vec<i64>> {
-    Values { most }.of(n, &mut Vec::new())
+    Values::new(most).of(n, &mut Vec::new())
 }
 
 /// The values of the result less the opposing roll's: [`values`] of each, every
 /// difference.
 pub fn values_less(roll: &Node, vs: &Node, most: usize) -> Option<Vec<i64>> {
-    let v = Values { most };
+    let v = Values::new(most);
     let (a, b) = (values(roll, most)?, values(vs, most)?);
     v.pairs(&a, &b, i64::saturating_sub)
 }
 
 struct Values {
     most: usize,
+    /// The pairs of values still to be met, in all (a `repeat`'s rounds meet theirs
+    /// again and again).
+    left: Cell<usize>,
 }
 
 impl Values {
+    fn new(most: usize) -> Values {
+        Values {
+            most,
+            left: Cell::new(WORK),
+        }
+    }
+
     fn of(&self, n: &Node, vars: &mut Vec<Var>) -> Option<Vec<i64>> {
         let two = |x: &Node, y: &Node, vars: &mut Vec<Var>, f: fn(i64, i64) -> i64| {
             let (a, b) = (self.of(x, vars)?, self.of(y, vars)?);
@@ -102,11 +127,110 @@ impl Values {
                 vars.pop();
                 out
             }
+            Node::Repeat(r) => self.repeat(r, vars),
             // Any other part by its bounds.
             n => {
                 let (lo, hi) = bounds(n, &mut self.spans(vars));
                 self.range(lo, hi)
             }
+        }
+    }
+
+    /// Each state variable's values after any number of rounds up to the limit (each
+    /// round from every value of every variable, as the bounds go round by round),
+    /// then the body's from those.
+    fn repeat(&self, r: &Repeat, vars: &mut Vec<Var>) -> Option<Vec<i64>> {
+        let base = vars.len();
+        let mut state = r
+            .init
+            .iter()
+            .map(|n| self.of(n, vars))
+            .collect::<Option<Vec<_>>>()?;
+        let rounds = Var {
+            lo: 0,
+            hi: i64::from(r.limit),
+            set: None,
+        };
+        for _ in 0..r.limit {
+            vars.extend(state.iter().map(|s| Var::of(s)));
+            vars.push(rounds.clone());
+            let next = self.step(&r.step, vars);
+            vars.truncate(base);
+            let next = next?;
+            if next.len() != state.len() {
+                // A round made for no state the rounds reach: nothing is known.
+                return None;
+            }
+            let joined = state
+                .iter()
+                .zip(next)
+                .map(|(a, b)| self.set([a.as_slice(), &b].concat()))
+                .collect::<Option<Vec<_>>>()?;
+            if joined == state {
+                break;
+            }
+            state = joined;
+        }
+        vars.extend(state.iter().map(|s| Var::of(s)));
+        vars.push(rounds);
+        let out = self.of(&r.body, vars);
+        vars.truncate(base);
+        out
+    }
+
+    /// The values a round's `let`s and updates give each state variable; empty for a
+    /// count with no round made for it.
+    fn step(&self, n: &Node, vars: &mut Vec<Var>) -> Option<Vec<Vec<i64>>> {
+        match n {
+            Node::Let(bound, body) => {
+                let set = self.of(bound, vars);
+                let var = match &set {
+                    Some(s) => Var::of(s),
+                    None => {
+                        let (lo, hi) = bounds(bound, &mut self.spans(vars));
+                        Var { lo, hi, set: None }
+                    }
+                };
+                vars.push(var);
+                let r = self.step(body, vars);
+                vars.pop();
+                r
+            }
+            Node::LetPool { body, .. } => {
+                // The pool's reads carry their own bounds; its slot is a placeholder.
+                vars.push(Var::of(&[0]));
+                let r = self.step(body, vars);
+                vars.pop();
+                r
+            }
+            Node::Emit(v) => v.iter().map(|n| self.of(n, vars)).collect(),
+            Node::CountedVar(c, bodies) => {
+                let last = bodies.len() as i64 - 1;
+                let mut counts: Vec<i64> = self
+                    .of(c, vars)?
+                    .iter()
+                    .map(|&k| k.clamp(0, last))
+                    .collect();
+                counts.dedup();
+                let mut out: Option<Vec<Vec<i64>>> = None;
+                for k in counts {
+                    let b = self.step(counted(bodies, k), vars)?;
+                    if b.is_empty() {
+                        continue;
+                    }
+                    out = Some(match out {
+                        None => b,
+                        Some(a) if a.len() == b.len() => a
+                            .iter()
+                            .zip(&b)
+                            .map(|(x, y)| self.set([x.as_slice(), y].concat()))
+                            .collect::<Option<_>>()?,
+                        Some(_) => return None,
+                    });
+                }
+                Some(out.unwrap_or_default())
+            }
+            _ => Some(Vec::new()),
         }
     }
 
@@ -123,9 +247,11 @@ impl Values {
 
     /// `f` of every pair of a value of each, where the pairs are at most [`PAIRS`].
     fn pairs(&self, a: &[i64], b: &[i64], f: impl Fn(i64, i64) -> i64) -> Option<Vec<i64>> {
-        if a.len().saturating_mul(b.len()) > PAIRS {
+        let pairs = a.len().saturating_mul(b.len());
+        if pairs > PAIRS || pairs > self.left.get() {
             return None;
         }
+        self.left.set(self.left.get() - pairs);
         self.set(
             a.iter()
                 .flat_map(|&x| b.iter().map(move |&y| (x, y)))
@@ -171,6 +297,20 @@ mod tests {
             of("-(d3 * 1000000)"),
             Some(vec![-3_000_000, -2_000_000, -1_000_000])
         );
+        // A stress die that doubles on every 1, for up to 100 rounds: each doubling up
+        // to the largest whole number (where it stays), times each face.
+        let stress = of("repeat m = 1, r = -1 until r >= 0 do let x = d10 in \
+                         r = if x == 1 then -1 else m * x, m = 2 * m then r")
+        .unwrap();
+        let mut want: Vec<i64> = (0..=63)
+            .map(|k| if k == 63 { i64::MAX } else { 1i64 << k })
+            .flat_map(|m| (2..=10).map(move |x| m.saturating_mul(x)))
+            // The `else` is taken as if `x` could still be 1 there (a superset): `m`.
+            .chain([-1, 1])
+            .collect();
+        want.sort_unstable();
+        want.dedup();
+        assert_eq!(stress, want);
         assert_eq!(of("100000d6"), None);
         assert_eq!(of("d1000 * 1000 + d1000"), None);
     }

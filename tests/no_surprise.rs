@@ -280,6 +280,11 @@ fn a_roll_without_an_exact_distribution_names_the_limit_it_passed() {
             "100d1000 keep highest 50",
             "working it out exactly takes more than 15,000,000 operations counted in whole numbers and 100,000,000 in floats",
         ),
+        // Values too far apart for one law, rolled (its two values a row each).
+        (
+            "if d2 == 1 then 0 else 1000000 * 3",
+            "a value spans more than 1,048,576 numbers",
+        ),
     ] {
         let c = crate::dice_lang::compile(roll, None);
         assert!(c.exact.is_none(), "{roll}");
@@ -290,8 +295,9 @@ fn a_roll_without_an_exact_distribution_names_the_limit_it_passed() {
             c.description
         );
     }
-    // A span the table cannot hold, read off a law that spans too many numbers.
-    let e = crate::dice_lang::load_err("if d2 == 1 then 0 else 1000000 * 3");
+    // A span the table cannot hold either (100,000 values), after a law that spans too
+    // many numbers.
+    let e = crate::dice_lang::load_err("if d2 == 1 then 0 else 1000000 * 3 + d1000 * 100 + d100");
     assert!(
         e.contains("was not worked out: a value spans more than 1,048,576 numbers"),
         "{e}"

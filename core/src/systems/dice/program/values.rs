@@ -41,11 +41,11 @@ pub fn values(n: &Node, most: usize) -> Option<Vec<i64>> {
     Values::new(most).of(n, &mut Vec::new())
 }
 
-/// The values of the result less the opposing roll's: [`values`] of each, every
-/// difference.
+/// The values of the result less the opposing roll's: [`values`] of each (within one
+/// count of pairs met), every difference.
 pub fn values_less(roll: &Node, vs: &Node, most: usize) -> Option<Vec<i64>> {
     let v = Values::new(most);
-    let (a, b) = (values(roll, most)?, values(vs, most)?);
+    let (a, b) = (v.of(roll, &mut Vec::new())?, v.of(vs, &mut Vec::new())?);
     v.pairs(&a, &b, i64::saturating_sub)
 }
 

@@ -12,7 +12,7 @@ use std::path::Path;
 fn cfg(sets: &[&str]) -> config::AnalysisConfig {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/descent.toml");
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    config::load(&path, &sets).expect("shipped config")
+    config::load(&path, &sets, &rollsim::Cancel::new()).expect("shipped config")
 }
 
 fn monte_carlo(c: &mut Criterion) {

@@ -120,7 +120,7 @@ fn shipped(file: &str, scenario: &str) -> Compiled {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("configs")
         .join(file);
-    rollsim::config::load(&path, &[])
+    rollsim::config::load(&path, &[], &rollsim::Cancel::new())
         .expect("shipped config")
         .compile(scenario)
         .expect("scenario")

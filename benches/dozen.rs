@@ -84,7 +84,7 @@ fn monte_carlo(c: &mut Criterion) {
 
     // The shipped duels (about five activations each), one engine chunk at a time.
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/dozen.toml");
-    let shipped = config::load(&path, &[]).expect("shipped config");
+    let shipped = config::load(&path, &[], &rollsim::Cancel::new()).expect("shipped config");
     let mut g = c.benchmark_group("one_core_chunk");
     g.throughput(Throughput::Elements(rollsim::sim::CHUNK));
     for name in ["duel-fighter-vs-dwarf", "duel-thief-vs-dwarf"] {

@@ -13,7 +13,7 @@ fn load(file: &str, scenario: &str) -> rollsim::model::Compiled {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("configs")
         .join(file);
-    let cfg = config::load(&path, &[]).expect("shipped config");
+    let cfg = config::load(&path, &[], &rollsim::Cancel::new()).expect("shipped config");
     cfg.compile(scenario).expect("scenario")
 }
 

@@ -362,7 +362,7 @@ pub fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             cancel: cancel.clone(),
         }),
         Some(Command::Roll(a)) => app::roll(&roll_options(a, svg, cancel)),
-        Some(Command::Plan(a)) => plan(a),
+        Some(Command::Plan(a)) => plan(a, cancel),
         Some(Command::Merge(a)) => crate::app::merge::merge(
             &a.parts,
             // `-o` is required of `merge` (clap refuses the command without it).
@@ -439,7 +439,7 @@ const SHARDED: [&str; 6] = [
 
 /// `rollsim plan CONFIG [COMMAND...] --tasks N`: check the command as the shards will
 /// run it, then print the scripts.
-fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
+fn plan(a: cli::PlanArgs, cancel: &Cancel) -> Result<String, AppError> {
     let (tasks, scheduler, tail) = plan_flags(a.command, a.tasks, a.scheduler)?;
     let (name, options) = match tail.first() {
         Some(w) if !w.starts_with('-') => (w.clone(), tail[1..].to_vec()),
@@ -486,7 +486,7 @@ fn plan(a: cli::PlanArgs) -> Result<String, AppError> {
             "plan: -o - cannot be merged into; give the command a folder, e.g. -o out".into(),
         ));
     }
-    plan_check(&a.config.config, &parsed, &argv, (&name, tasks))?;
+    plan_check(&a.config.config, &parsed, &argv, (&name, tasks), cancel)?;
     let (parts, out) = plan_places(&a.config.config, &parsed, &name, out)?;
     let options = without_out(&options);
     // An -o inside a cluster of short flags (`-qo DIR`) is not taken out: refused.
@@ -623,6 +623,7 @@ fn plan_check(
     parsed: &Cli,
     argv: &[String],
     (name, tasks): (&str, u64),
+    cancel: &Cancel,
 ) -> Result<(), AppError> {
     let balance = parsed.command.as_ref().and_then(Command::balance);
     // The config must load, and a run needs a chunk per shard.
@@ -633,7 +634,8 @@ fn plan_check(
                 "plan: a sharded run has a fixed number of trials: drop --exact-only and --precision".into(),
             ));
         }
-        let cfg = crate::config::load_str(&text, &config.display().to_string(), &r.set.sets)?;
+        let cfg =
+            crate::config::load_until(&text, &config.display().to_string(), &r.set.sets, cancel)?;
         app::select(&cfg, &r.scenarios.names)?;
         let trials = r.trials.n.or(cfg.run.trials).unwrap_or(app::DEFAULT_TRIALS);
         let chunks = trials.div_ceil(crate::sim::CHUNK);
@@ -651,7 +653,7 @@ fn plan_check(
                 .command
                 .ok_or_else(|| AppError::BadOption(format!("plan: `{name}` has no command")))?,
             false,
-            &Cancel::new(),
+            cancel,
         )?;
         check.checking();
         check.run()?;

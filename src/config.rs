@@ -3,8 +3,9 @@
 
 pub use rollsim_core::config::*;
 pub use rollsim_core::document::{
-    load_str, load_table, one_liner, parse, AnalysisConfig, CompileError, MAX_SCENARIOS,
+    load_str, load_table, load_until, one_liner, parse, AnalysisConfig, CompileError, MAX_SCENARIOS,
 };
+use rollsim_core::Cancel;
 use std::path::Path;
 
 /// The largest config rollsim reads: far above any designer's file (the shipped ones
@@ -41,7 +42,12 @@ pub fn read(path: &Path) -> Result<String, ConfigError> {
     rollsim_core::document::text_of(bytes, &path.display().to_string())
 }
 
-/// Load and validate a config file, applying `--set KEY=VALUE` overrides.
-pub fn load(path: &Path, sets: &[String]) -> Result<AnalysisConfig, ConfigError> {
-    load_str(&read(path)?, &path.display().to_string(), sets)
+/// Load and validate a config file, applying `--set KEY=VALUE` overrides; Ctrl-C
+/// (`cancel`) stops its checks ([`rollsim_core::Error::Interrupted`]).
+pub fn load(
+    path: &Path,
+    sets: &[String],
+    cancel: &Cancel,
+) -> Result<AnalysisConfig, rollsim_core::Error> {
+    load_until(&read(path)?, &path.display().to_string(), sets, cancel)
 }

@@ -22,6 +22,7 @@ fn pair(sc: &str, attacker: &str, defender: &str) -> rollsim::model::Compiled {
             format!("scenarios.{sc}.attacker={attacker}"),
             format!("scenarios.{sc}.defender={defender}"),
         ],
+        &rollsim::Cancel::new(),
     )
     .unwrap()
     .compile(sc)
@@ -142,6 +143,7 @@ fn sweep_points_match_their_exact_values() {
         let cfg = rollsim::config::load(
             &shipped("rush.toml"),
             &[format!("units.orc.strength={}", 2 + k)],
+            &rollsim::Cancel::new(),
         )
         .unwrap();
         let direct =

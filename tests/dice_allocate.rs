@@ -152,7 +152,12 @@ fn the_shipped_warhammer_attack() {
     // gets through with 2/3 * 1/2 * 1/2 = 1/6, so the hits are a binomial(10, 1/6),
     // each of d3 damage against five models of 2 wounds; then four bolter hits (damage
     // 1, all through) in order.
-    let cfg = rollsim::config::load(&crate::util::shipped("dice-examples.toml"), &[]).unwrap();
+    let cfg = rollsim::config::load(
+        &crate::util::shipped("dice-examples.toml"),
+        &[],
+        &rollsim::Cancel::new(),
+    )
+    .unwrap();
     let c = cfg.compile("warhammer-allocate").unwrap();
     let choose =
         |n: u64, k: u64| -> f64 { (0..k).fold(1.0, |a, i| a * (n - i) as f64 / (i + 1) as f64) };

@@ -212,7 +212,12 @@ fn narrative_dice_counted_by_symbol_against_every_roll() {
         *want.entry((c[0] - c[3], c[1] - c[4])).or_insert(0.0) += p;
         *want_t.entry((c[0] - c[3], c[2])).or_insert(0.0) += p;
     }
-    let cfg = rollsim::config::load(&crate::util::shipped("dice-examples.toml"), &[]).unwrap();
+    let cfg = rollsim::config::load(
+        &crate::util::shipped("dice-examples.toml"),
+        &[],
+        &rollsim::Cancel::new(),
+    )
+    .unwrap();
     let c = cfg.compile("genesys-check").unwrap();
     let names: Vec<&str> = c.metrics.iter().map(|m| m.name.as_str()).collect();
     assert_eq!(names, ["successes", "advantages", "triumphs"]);
@@ -242,7 +247,7 @@ fn narrative_dice_counted_by_symbol_against_every_roll() {
         ("(p count advantage) * (p count threat)", |c| c[1] * c[4]),
     ] {
         let text = format!("let p = {dice} in {body}");
-        let c = rollsim::config::one_liner(&text, None, "t")
+        let c = rollsim::config::one_liner(&text, None, "t", &rollsim::Cancel::new())
             .unwrap()
             .unwrap()
             .compile("roll")

@@ -57,7 +57,7 @@ fn every_integer_of_every_config_at_the_edges_is_refused_or_right() {
         for key in &keys {
             for edge in EDGES {
                 let set = format!("{key}={edge}");
-                match load(&path, std::slice::from_ref(&set)) {
+                match load(&path, std::slice::from_ref(&set), &rollsim::Cancel::new()) {
                     Err(e) => {
                         let e = e.to_string();
                         // The message names the key it refuses (or the --set).
@@ -538,4 +538,55 @@ fn first_warning(
     let status = child.wait().unwrap();
     reader.join().unwrap();
     (line, status)
+}
+
+/// Ctrl-C while a config loads: checking a roll may work out its exact distribution
+/// (here a wide one, refused after about a second of work), and that work stopped at
+/// the token of the command, not at one of its own. Before, each command went on to the
+/// refusal (exit 2) however early the signal came; now it stops, says so, exits 130.
+/// Every command that loads a config, and `roll` that loads an expression.
+#[test]
+fn ctrl_c_while_a_config_loads_stops_the_command() {
+    let roll = "repeat m = 1, r = -1 until r >= 0 do let x = d1000 + d1000 in r = if x == 2 then -1 else m * x, m = 2 * m then r";
+    let d = tempfile::tempdir().unwrap();
+    let config = d.path().join("wide.toml");
+    std::fs::write(
+        &config,
+        format!("system = \"dice\"\n[scenarios.stress]\nroll = \"{roll}\"\n"),
+    )
+    .unwrap();
+    let c = config.to_str().unwrap();
+    let out = d.path().join("out");
+    let o = out.to_str().unwrap();
+    let overlay = format!("{c}:stress");
+    // Not stopped, the load refuses the roll: the signal below is sent well before.
+    let whole = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollsim"))
+        .args(["check", c])
+        .output()
+        .unwrap();
+    assert_eq!(whole.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&whole.stderr).contains("more than 65536 values"));
+    let commands: [Vec<&str>; 6] = [
+        vec!["check", c],
+        vec!["list", c],
+        vec!["run", c, "-o", o],
+        vec!["sensitivity", c, "--scenario", "stress", "-o", o],
+        vec!["overlay", &overlay, &overlay, "-o", o],
+        vec!["roll", roll],
+    ];
+    for args in commands {
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollsim"))
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let got = child.wait_with_output().unwrap();
+        let said = String::from_utf8_lossy(&got.stderr);
+        assert_eq!(got.status.code(), Some(130), "{args:?}: {said}");
+        assert!(said.contains("interrupted"), "{args:?}: {said}");
+        assert!(!out.exists(), "{args:?} wrote nothing");
+    }
 }

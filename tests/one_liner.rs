@@ -25,7 +25,8 @@ fn through_text(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
 }
 
 fn direct(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
-    let cfg = one_liner(roll, vs, "rollsim roll").expect("dice reads expressions")?;
+    let cfg = one_liner(roll, vs, "rollsim roll", &rollsim::Cancel::new())
+        .expect("dice reads expressions")?;
     assert_eq!(cfg.scenario_names(), ["roll"]);
     Ok(dice_of(&cfg))
 }

@@ -18,7 +18,7 @@ fn source(path: &Path, sets: &[String]) -> Source {
 
 /// What `rollsim run PATH -s SCENARIO --exact-only --set ...` reports as the headline.
 fn single(path: &Path, scenario: &str, sets: &[String]) -> f64 {
-    let cfg = rollsim::config::load(path, sets).unwrap();
+    let cfg = rollsim::config::load(path, sets, &rollsim::Cancel::new()).unwrap();
     let c = cfg.compile(scenario).unwrap();
     exact_value(&c, &Pick::Headline).unwrap()
 }

@@ -14,13 +14,13 @@ pub fn shipped(name: &str) -> PathBuf {
 }
 
 pub fn load(name: &str) -> AnalysisConfig {
-    config::load(&shipped(name), &[]).expect("shipped config loads")
+    config::load(&shipped(name), &[], &rollsim::Cancel::new()).expect("shipped config loads")
 }
 
 /// A shipped config with `--set` overrides.
 pub fn load_with(name: &str, sets: &[&str]) -> AnalysisConfig {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    config::load(&shipped(name), &sets).expect("shipped config loads")
+    config::load(&shipped(name), &sets, &rollsim::Cancel::new()).expect("shipped config loads")
 }
 
 /// A config from text, with the boilerplate units every rush test uses.

@@ -8,6 +8,7 @@
 //! are applied to the table before validation; an error in an overridden value is
 //! reported against the `--set` that introduced it, not against the file.
 
+use crate::cancel::Cancel;
 use crate::config::reader::{self, nearest_hint, Reader};
 use crate::config::{
     apply_set, key_on_line, line_col, locate, ConfigError, Origin, Problem, RunDefaults,
@@ -238,12 +239,37 @@ pub fn apply_sets(table: &mut Table, sets: &[String]) -> Result<Overridden, Conf
 }
 
 /// Load and validate a config from its text (`file` names it in messages), applying
-/// `--set KEY=VALUE` overrides.
+/// `--set KEY=VALUE` overrides: where nothing asks it to stop (a test, a benchmark, the
+/// live page's list of configs).
 pub fn load_str(text: &str, file: &str, sets: &[String]) -> Result<AnalysisConfig, ConfigError> {
+    load_located(text, file, sets, &Cancel::new())
+}
+
+/// [`load_str`] for a command Ctrl-C may stop: checking a roll can work out its exact
+/// distribution (seconds, for a wide one), and that work stops at `cancel`, the load then
+/// returning [`crate::Error::Interrupted`].
+pub fn load_until(
+    text: &str,
+    file: &str,
+    sets: &[String],
+    cancel: &Cancel,
+) -> Result<AnalysisConfig, crate::Error> {
+    let loaded = load_located(text, file, sets, cancel);
+    // A check cut short may have refused (or passed) what it did not finish.
+    cancel.check()?;
+    Ok(loaded?)
+}
+
+fn load_located(
+    text: &str,
+    file: &str,
+    sets: &[String],
+    cancel: &Cancel,
+) -> Result<AnalysisConfig, ConfigError> {
     let mut table = parse(text, file)?;
     let as_written = (!sets.is_empty()).then(|| table.clone());
     let overridden = apply_sets(&mut table, sets)?;
-    let cfg = validate_located(&table, file, Some(text), &overridden)?;
+    let cfg = validate_located(&table, file, Some(text), &overridden, cancel)?;
     if let Some(t) = as_written {
         refuse_unread(&t, &overridden, &cfg, file)?;
     }
@@ -288,14 +314,16 @@ pub fn refuse_unread(
 /// The config of `rollsim roll EXPR [--vs EXPR]`, from the first system with a language
 /// of its own ([`crate::systems::System::one_liner_loaded`]), named `file` in messages
 /// and reports. `None` when no system reads expressions; `Err` says what is wrong with
-/// which expression.
+/// which expression. Checking the expressions stops at `cancel`: the caller checks the
+/// token before using what came back.
 pub fn one_liner(
     roll: &str,
     vs: Option<&str>,
     file: &str,
+    cancel: &Cancel,
 ) -> Option<Result<AnalysisConfig, String>> {
     systems::REGISTRY.iter().find_map(|&system| {
-        let loaded = system.one_liner_loaded(roll, vs)?;
+        let loaded = system.one_liner_loaded(roll, vs, cancel)?;
         Some(loaded.map(|loaded| {
             let loaded: Arc<dyn Loaded> = Arc::from(loaded);
             let names = loaded.scenarios().into_iter().map(|s| s.name).collect();
@@ -314,14 +342,16 @@ pub fn one_liner(
 
 /// Validate a parsed (and possibly edited) table. A problem is placed at the `--set`
 /// that overrode its key, else at its line in `text` where there is one, else it is
-/// said to be in the config "as changed" (a balance variant).
+/// said to be in the config "as changed" (a balance variant). Its checks stop at
+/// `cancel`; what comes back then is not to be used.
 pub fn validate_located(
     table: &Table,
     file: &str,
     text: Option<&str>,
     overridden: &[(Vec<String>, String)],
+    cancel: &Cancel,
 ) -> Result<AnalysisConfig, ConfigError> {
-    validate(table, file).map_err(|p| {
+    validate(table, file, cancel).map_err(|p| {
         let origin = overridden
             .iter()
             .rev()
@@ -346,10 +376,10 @@ pub fn validate_located(
 /// Validate an already parsed (and possibly edited) table, e.g. a balance variant.
 /// Errors carry the key path; there is no text to give a line.
 pub fn load_table(table: &Table, file: &str) -> Result<AnalysisConfig, ConfigError> {
-    validate_located(table, file, None, &[])
+    validate_located(table, file, None, &[], &Cancel::new())
 }
 
-fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
+fn validate(table: &Table, file: &str, cancel: &Cancel) -> Result<AnalysisConfig, Problem> {
     let root = Reader::root(table);
     // A new (or empty) file is told what it may name.
     if table.get("system").is_none() {
@@ -384,7 +414,7 @@ fn validate(table: &Table, file: &str) -> Result<AnalysisConfig, Problem> {
             ),
         )
     })?;
-    let loaded: Arc<dyn Loaded> = Arc::from(system.load(&root)?);
+    let loaded: Arc<dyn Loaded> = Arc::from(system.load(&root, cancel)?);
     let stat_bounds = read_stat_bounds(&root, loaded.knobs().unwrap_or_else(|| system.knobs()))?;
     let infos = loaded.scenarios();
     if infos.len() > MAX_SCENARIOS {

@@ -109,7 +109,7 @@ impl Options {
             Sharing::Check => (config::read(&self.config)?, Share::part(u64::MAX, u64::MAX)),
         };
         let check = matches!(self.sharing, Sharing::Check);
-        let source = Source::parse(&text, &self.config, &self.sets)?;
+        let source = Source::parse_until(&text, &self.config, &self.sets, &self.cancel)?;
         let target = source.target(&self.scenario)?;
         let (seed, mut trials) = budget(&source, self.seed, self.trials, self.exact_only);
         if check {
@@ -930,7 +930,7 @@ fn overlay_rows(
                 path.display()
             ))
         })?;
-        Source::parse(text, path, &[])
+        Source::parse_until(text, path, &[], &o.cancel)
     };
     let hidden = rollsim_core::sim::Hidden;
     let ctx = Hooks::new(&o.cancel, &hidden);

@@ -199,7 +199,7 @@ pub struct RunOutput {
 
 /// Load, validate and simulate; writes nothing.
 pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
-    let cfg = config::load(&opts.config, &opts.sets)?;
+    let cfg = config::load(&opts.config, &opts.sets, &opts.cancel)?;
     compute_config(&cfg, opts, None)
 }
 
@@ -477,7 +477,7 @@ pub fn write_reports(
 /// The results `run` writes, computed without writing anything (the Python package's
 /// tables).
 pub fn run_results(opts: &RunOptions) -> Result<Vec<ScenarioResult>, AppError> {
-    let cfg = config::load(&opts.config, &opts.sets)?;
+    let cfg = config::load(&opts.config, &opts.sets, &opts.cancel)?;
     select(&cfg, &opts.scenarios)?;
     Ok(compute_config(&cfg, opts, None)?.results)
 }
@@ -489,7 +489,7 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     let target = opts.target();
     // Check the config and the names first: bad input must not touch (or lock) the
     // output folder, and is reported as what it is.
-    let cfg = config::load(&opts.config, &opts.sets)?;
+    let cfg = config::load(&opts.config, &opts.sets, &opts.cancel)?;
     select(&cfg, &opts.scenarios)?;
     let stage = Staging::begin(&target, Keep::Report)?.stopped_by(&opts.cancel);
     // The config loaded and checked above, not loaded again.
@@ -595,7 +595,7 @@ fn stream(out: &RunOutput, formats: &[Format]) -> Result<String, AppError> {
 /// `rollsim list`: one scenario per line, its name first, then a tab and what it is.
 pub fn list(config: &Path, sets: &[String], cancel: &Cancel) -> Result<String, AppError> {
     cancel.check()?;
-    let cfg = config::load(config, sets)?;
+    let cfg = config::load(config, sets, cancel)?;
     Ok(cfg
         .scenarios()
         .into_iter()
@@ -626,7 +626,7 @@ pub fn one_line(text: &str) -> String {
 
 /// `rollsim check`: validate and compile every scenario (exact distributions included).
 pub fn check(config: &Path, sets: &[String], cancel: &Cancel) -> Result<String, AppError> {
-    let cfg = config::load(config, sets)?;
+    let cfg = config::load(config, sets, cancel)?;
     let names = cfg.scenario_names();
     let (mut exact, mut warned) = (0, 0u64);
     for n in &names {
@@ -711,7 +711,7 @@ fn gallery_matrix(
     memo: &crate::sim::Memo,
 ) -> Result<Option<crate::report::analysis::Matrix>, AppError> {
     use crate::balance::{compare, Pick, Source};
-    let source = Source::parse(&config.text, &config.path, &[])?;
+    let source = Source::parse_until(&config.text, &config.path, &[], cancel)?;
     let chosen = source.base.run.matrix.clone();
     let Some(scenario) = chosen.or_else(|| {
         source.base.scenarios().into_iter().find_map(|i| {
@@ -765,7 +765,7 @@ pub fn run_all(
         // Outside the repository: say what is about to be written, and where from.
         eprintln!("{}", built_in_notice(&configs));
     }
-    let (configs, loaded) = fewest_last(configs)?;
+    let (configs, loaded) = fewest_last(configs, cancel)?;
     // `reports/` is replaced as a whole, in one step, at the end: every config folder it
     // will replace is checked and every lock taken now, before any work.
     let reports = Path::new("reports");
@@ -878,10 +878,13 @@ fn gallery_section(
 /// The shipped configs loaded, the one of fewest scenarios last: the run ends once the
 /// last config's tables and charts are written, after it computes, so the last should
 /// have the fewest. (Reported in the configs' own order all the same.)
-fn fewest_last(configs: Vec<Shipped>) -> Result<(Vec<Shipped>, Vec<AnalysisConfig>), AppError> {
+fn fewest_last(
+    configs: Vec<Shipped>,
+    cancel: &Cancel,
+) -> Result<(Vec<Shipped>, Vec<AnalysisConfig>), AppError> {
     let loaded = configs
         .iter()
-        .map(|c| config::load_str(&c.text, &c.path.display().to_string(), &[]))
+        .map(|c| config::load_until(&c.text, &c.path.display().to_string(), &[], cancel))
         .collect::<Result<Vec<_>, _>>()?;
     let mut both: Vec<_> = configs.into_iter().zip(loaded).collect();
     if let Some(k) = (0..both.len()).min_by_key(|&k| (both[k].1.scenario_names().len(), k)) {

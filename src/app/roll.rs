@@ -52,9 +52,11 @@ fn compiled(
 ) -> Result<(config::AnalysisConfig, rollsim_core::model::Compiled), AppError> {
     // The config is ours, not the user's: a problem with it is a problem with one of
     // the expressions, said in their words, not at a line of a file they never wrote.
-    let cfg = config::one_liner(&o.roll, o.vs.as_deref(), "rollsim roll")
-        .ok_or_else(|| AppError::BadOption("no system reads expressions".into()))?
-        .map_err(AppError::BadOption)?;
+    let cfg = config::one_liner(&o.roll, o.vs.as_deref(), "rollsim roll", &o.cancel)
+        .ok_or_else(|| AppError::BadOption("no system reads expressions".into()))?;
+    // Ctrl-C during the expressions' checks: what they said is not theirs to say.
+    o.cancel.check()?;
+    let cfg = cfg.map_err(AppError::BadOption)?;
     let c = crate::balance::compile(&cfg, "roll", &o.cancel)?;
     if o.exact_only && c.exact.is_none() {
         return Err(AppError::BadOption(format!(

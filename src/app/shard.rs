@@ -104,7 +104,7 @@ pub fn run(opts: &RunOptions, found: &Found) -> Result<String, AppError> {
     }
     let text = config::read(&opts.config)?;
     let file = opts.config.display().to_string();
-    let cfg = config::load_str(&text, &file, &opts.sets)?;
+    let cfg = config::load_until(&text, &file, &opts.sets, &opts.cancel)?;
     let names = app::select(&cfg, &opts.scenarios)?;
     let trials = opts
         .trials
@@ -186,7 +186,7 @@ pub fn merge(
     cancel: &Cancel,
 ) -> Result<String, AppError> {
     let first = &loaded[0].1;
-    let cfg = config::load_str(&first.config_text, &first.config_file, &first.sets)?;
+    let cfg = config::load_until(&first.config_text, &first.config_file, &first.sets, cancel)?;
     let stem = Path::new(&first.config_file)
         .file_stem()
         .and_then(|s| s.to_str())

@@ -119,8 +119,9 @@ pub struct At {
     pub sets: Vec<String>,
 }
 
-/// The config as the page's state has it, and the scenario or group it shows.
-fn load(app: &App, at: &At) -> Result<(Source, Target), Refusal> {
+/// The config as the page's state has it, and the scenario or group it shows; its
+/// checks stop at `cancel` (the request's, or the process's).
+fn load(app: &App, at: &At, cancel: &Cancel) -> Result<(Source, Target), Refusal> {
     if at.sets.len() > MAX_SETS || at.sets.iter().any(|s| s.len() > MAX_SET) {
         return Err(Refusal::new(
             StatusCode::BAD_REQUEST,
@@ -134,7 +135,7 @@ fn load(app: &App, at: &At) -> Result<(Source, Target), Refusal> {
         ));
     }
     let text = app.files.read(&at.file).map_err(file_error)?;
-    let source = Source::parse(&text, Path::new(&at.file), &at.sets)?;
+    let source = Source::parse_until(&text, Path::new(&at.file), &at.sets, cancel)?;
     let name = match &at.scenario {
         Some(s) => s.clone(),
         None => source
@@ -152,7 +153,7 @@ fn load(app: &App, at: &At) -> Result<(Source, Target), Refusal> {
 /// hold the threads that send progress lines and notice Ctrl-C.
 async fn load_off(app: &Arc<App>, at: At) -> Result<(Source, Target), Refusal> {
     let a = app.clone();
-    tokio::task::spawn_blocking(move || load(&a, &at))
+    tokio::task::spawn_blocking(move || load(&a, &at, &a.cancel))
         .await
         .unwrap_or_else(|e| {
             Err(Refusal::new(
@@ -331,7 +332,7 @@ pub async fn view(State(app): State<Arc<App>>, b: Result<Json<At>, JsonRejection
         Err(r) => return r.into_response(),
     };
     blocking(app, move |app, cancel| {
-        let answer = match load(app, &at) {
+        let answer = match load(app, &at, cancel) {
             Ok((source, target)) => {
                 match view_of(&source, &target, &at, &app.files.shown(&at.file), cancel) {
                     Ok(v) => Json(v).into_response(),
@@ -433,7 +434,7 @@ pub async fn simulate(
     // Refuse what cannot load before streaming, so a bad state is a 4xx.
     let mut ticket = None;
     let (source, target) = match (&r.expr, &r.file) {
-        (Some(expr), None) => match one_liner(expr) {
+        (Some(expr), None) => match one_liner(expr, &app.cancel) {
             Ok(s) => s,
             Err(e) => return e.into_response(),
         },
@@ -488,8 +489,9 @@ pub async fn simulate(
     })
 }
 
-/// The dice box's expression as a one-scenario config, or its error at its column.
-fn one_liner(expr: &str) -> Result<(Source, Target), Refusal> {
+/// The dice box's expression as a one-scenario config, or its error at its column; its
+/// checks stop at `cancel`.
+fn one_liner(expr: &str, cancel: &Cancel) -> Result<(Source, Target), Refusal> {
     if expr.chars().count() > MAX_EXPR {
         return Err(Refusal::new(
             StatusCode::BAD_REQUEST,
@@ -510,7 +512,7 @@ fn one_liner(expr: &str) -> Result<(Source, Target), Refusal> {
         .find_map(|s| s.one_liner(expr, None))
         .unwrap_or_else(|| Err("no system reads expressions".into()))
         .map_err(|e| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, &e))?;
-    let source = Source::parse(&text, Path::new("rollsim roll"), &[])
+    let source = Source::parse_until(&text, Path::new("rollsim roll"), &[], cancel)
         .map_err(|e| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, &e.to_string()))?;
     let target = source.target("roll")?;
     Ok((source, target))
@@ -533,7 +535,7 @@ pub async fn roll(
         Err(e) => return e.into_response(),
     };
     blocking(app, move |_, cancel| {
-        let (source, _) = match one_liner(&r.expr) {
+        let (source, _) = match one_liner(&r.expr, cancel) {
             Ok(x) => x,
             Err(e) => return e.into_response(),
         };
@@ -774,10 +776,10 @@ pub async fn save(
         Ok(t) => t,
         Err(e) => return e.into_response(),
     };
-    blocking(app, move |app, _| {
+    blocking(app, move |app, cancel| {
         let _ticket = ticket;
         let at = r.at.at();
-        let (source, _) = match load(app, &at) {
+        let (source, _) = match load(app, &at, cancel) {
             Ok(x) => x,
             Err(e) => return e.into_response(),
         };

@@ -434,6 +434,8 @@ pub struct Source {
     pub sets: Vec<String>,
     overridden: Overridden,
     knobs: Knobs,
+    /// The command's stop: a variant's checks ([`Source::apply`]) stop at it too.
+    cancel: Cancel,
 }
 
 impl std::fmt::Debug for Source {
@@ -446,14 +448,28 @@ impl std::fmt::Debug for Source {
 }
 
 impl Source {
-    /// Parse and validate a config's text once, with `--set KEY=VALUE` overrides.
+    /// Parse and validate a config's text once, with `--set KEY=VALUE` overrides, where
+    /// nothing asks it to stop (a test, a benchmark).
     pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<Source, Error> {
+        Self::parse_until(text, path, sets, &Cancel::new())
+    }
+
+    /// [`Source::parse`] for a command Ctrl-C may stop: its checks (a roll's exact
+    /// distribution) stop at `cancel`, the parse then returning [`Error::Interrupted`].
+    pub fn parse_until(
+        text: &str,
+        path: &Path,
+        sets: &[String],
+        cancel: &Cancel,
+    ) -> Result<Source, Error> {
         let file = path.display().to_string();
         let mut table = document::parse(text, &file)?;
         // The file's own keys, kept only while there are changes to check against them.
         let as_written = (!sets.is_empty()).then(|| table.clone());
         let overridden = document::apply_sets(&mut table, sets)?;
-        let base = document::validate_located(&table, &file, Some(text), &overridden)?;
+        let base = document::validate_located(&table, &file, Some(text), &overridden, cancel);
+        cancel.check()?;
+        let base = base?;
         if let Some(t) = as_written {
             document::refuse_unread(&t, &overridden, &base, &file)?;
         }
@@ -466,6 +482,7 @@ impl Source {
             sets: sets.to_vec(),
             overridden,
             knobs,
+            cancel: cancel.clone(),
         })
     }
 
@@ -515,19 +532,17 @@ impl Source {
 
     /// The config with these edits on top of the command line's `--set`s: the table
     /// parsed once, edited, validated. A value the rules refuse is reported against the
-    /// `--set` that wrote it, else as a change to the config.
+    /// `--set` that wrote it, else as a change to the config. Its checks stop at the
+    /// token the source was parsed with ([`Error::Interrupted`]).
     pub fn apply(&self, edits: &[Edit]) -> Result<AnalysisConfig, Error> {
         if edits.is_empty() {
             return Ok(self.base.clone());
         }
         let t = edit::applied(&self.table, edits, &self.role_keys())
             .map_err(|e| Error::BadOption(e.to_string()))?;
-        Ok(document::validate_located(
-            &t,
-            &self.file,
-            None,
-            &self.overridden,
-        )?)
+        let cfg = document::validate_located(&t, &self.file, None, &self.overridden, &self.cancel);
+        self.cancel.check()?;
+        Ok(cfg?)
     }
 
     /// An integer setting of an entry: `4` or a target string `"4+"`.

@@ -40,6 +40,7 @@ pub mod skirmish;
 /// front end's dice box to refuse before a system parses it.
 pub use dice::lang::MAX_EXPRESSION_CHARS;
 
+use crate::cancel::Cancel;
 use crate::config::{reader::Reader, Problem};
 use crate::model::Compiled;
 use std::any::Any;
@@ -70,7 +71,9 @@ pub trait System: Sync {
     /// The name a config gives in `system = "..."`.
     fn name(&self) -> &'static str;
     /// Read and validate the config's tables (everything but `system`, `title`, `run`).
-    fn load(&self, root: &Reader) -> Result<Box<dyn Loaded>, Problem>;
+    /// Work a check needs (a roll's exact distribution) stops at `cancel`; what is
+    /// returned then is not to be used.
+    fn load(&self, root: &Reader, cancel: &Cancel) -> Result<Box<dyn Loaded>, Problem>;
     /// What the balance commands may turn.
     fn knobs(&self) -> Knobs;
     /// A whole config for `rollsim roll EXPR [--vs EXPR]`: its one scenario is named
@@ -86,6 +89,7 @@ pub trait System: Sync {
         &self,
         _roll: &str,
         _vs: Option<&str>,
+        _cancel: &Cancel,
     ) -> Option<Result<Box<dyn Loaded>, String>> {
         None
     }

@@ -9,6 +9,7 @@ use super::{
     DiceKnob, Knobs, Loaded, Reading, ReadingKind, ResponseKnob, RoleKnob, ScenarioInfo, Shown,
     StatKnob,
 };
+use crate::cancel::Cancel;
 use crate::config::{reader::Reader, Problem};
 use config::{DescentConfig, MAX_ARMOUR, MAX_PIERCE, MAX_POWER_DICE, MAX_WOUNDS};
 
@@ -84,7 +85,7 @@ impl super::System for Descent {
         "descent"
     }
 
-    fn load(&self, root: &Reader) -> Result<Box<dyn Loaded>, Problem> {
+    fn load(&self, root: &Reader, _cancel: &Cancel) -> Result<Box<dyn Loaded>, Problem> {
         Ok(Box::new(config::read(root)?))
     }
 

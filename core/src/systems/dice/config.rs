@@ -174,7 +174,11 @@ const SCENARIO_KEYS: &[&str] = &[
 ];
 
 /// Read and check a whole `dice` config.
-pub fn read(root: &Reader) -> Result<DiceConfig, Problem> {
+/// Read and check a dice config's tables. Checking a roll may work out its exact
+/// distribution (what a dice count reaches, what values a result's table holds): that
+/// work stops at `cancel`, and what it returned then is not to be used (the caller checks
+/// the token).
+pub fn read(root: &Reader, cancel: &Cancel) -> Result<DiceConfig, Problem> {
     root.only_at_root(&["lower_is_better", "units", "scenarios"])?;
     let lower: Vec<String> = match root.table.get("lower_is_better") {
         None => Vec::new(),
@@ -195,7 +199,7 @@ pub fn read(root: &Reader) -> Result<DiceConfig, Problem> {
             crate::config::entries(root, "units", "unit", "ID", |_, id, r| read_unit(id, &r))?
         }
     };
-    let scenarios = crate::config::scenarios(root, |r| read_scenario(r, &units))?;
+    let scenarios = crate::config::scenarios(root, |r| read_scenario(r, &units, cancel))?;
     // Every stat once, in the order units first name them; a set keeps this linear in
     // the number of stats (a unit of 100,000 stats took 12 s when each was searched for).
     let mut stats: Vec<(String, bool)> = Vec::new();
@@ -296,7 +300,7 @@ fn expression(r: &Reader, key: &str, text: &str, names: &[(String, i64)]) -> Res
         .map_err(|e| r.problem(key, format!("{}: {}", e.place(text), e.render(text))))
 }
 
-fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
+fn read_scenario(r: &Reader, units: &[Unit], cancel: &Cancel) -> Result<Scenario, Problem> {
     r.only(SCENARIO_KEYS)?;
     let unit = |key: &str| -> Result<Option<&Unit>, Problem> {
         let Some(id) = r.string_opt(key)? else {
@@ -337,7 +341,7 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
             "missing key: the roll, e.g. roll = \"4d6 drop lowest\"",
         )
     })?;
-    let (roll_node, fields, said) = parse_said(&roll, &names(me, them))
+    let (roll_node, fields, said) = parse_said(&roll, &names(me, them), cancel)
         .map_err(|e| r.problem("roll", format!("{}: {}", e.place(&roll), e.render(&roll))))?;
     let vs = match r.string_opt("vs")? {
         None => None,
@@ -368,8 +372,13 @@ fn read_scenario(r: &Reader, units: &[Unit]) -> Result<Scenario, Problem> {
     }
     let tiers = read_tiers(r)?;
     let at_least = r.int_in("at_least", -1_000_000, 1_000_000)?;
-    let span = bounded(&roll_node, vs.as_ref().map(|v| &v.1), fields.as_deref())
-        .map_err(|(k, why)| r.problem(k, why))?;
+    let span = bounded(
+        &roll_node,
+        vs.as_ref().map(|v| &v.1),
+        fields.as_deref(),
+        cancel,
+    )
+    .map_err(|(k, why)| r.problem(k, why))?;
     let mixup = match (&vs, me, them) {
         (Some((text, _)), Some(me), Some(them)) => their_mixup(&roll, text, me, them, &values),
         _ => None,
@@ -466,21 +475,23 @@ fn bounded(
     roll: &Node,
     vs: Option<&Node>,
     fields: Option<&[program::Field]>,
+    cancel: &Cancel,
 ) -> Result<Span, (&'static str, String)> {
     for (key, node) in std::iter::once(("roll", roll)).chain(vs.map(|v| ("vs", v))) {
         if let Some(most) = program::rolled_count_past_limit(node, &mut Vec::new()) {
-            reached_count(node, most).map_err(|why| (key, why))?;
+            reached_count(node, most, cancel).map_err(|why| (key, why))?;
         }
     }
     // The states Monte Carlo needs must stay a table.
-    result_span(roll, vs, fields).map_err(|why| (if vs.is_some() { "vs" } else { "roll" }, why))
+    result_span(roll, vs, fields, cancel)
+        .map_err(|why| (if vs.is_some() { "vs" } else { "roll" }, why))
 }
 
 /// A rolled dice count whose bounds (`estimate`, from intervals) pass what a pool rolls:
 /// the count's real reach, from the exact distribution of every count the program rolls
 /// (`(w - w / 100 * 100)d6` takes at most 99 dice, though its bounds say 2,000). Only
 /// where that cannot be worked out within its budget does the estimate stand.
-fn reached_count(node: &Node, estimate: i64) -> Result<(), String> {
+fn reached_count(node: &Node, estimate: i64, cancel: &Cancel) -> Result<(), String> {
     let m = program::MAX_ROLLED_DICE;
     let wide = program::MAX_COUNTED_DICE;
     let split = format!(
@@ -489,7 +500,7 @@ fn reached_count(node: &Node, estimate: i64) -> Result<(), String> {
     );
     // The law (in integers, then in floats), which knows each count's pools: the count
     // past them, if any.
-    let most = super::exact::any_law(node, None, &Cancel::default()).map(|first| first.past);
+    let most = super::exact::any_law(node, None, cancel).map(|first| first.past);
     match most {
         Ok(0) => Ok(()),
         Ok(most) => Err(format!(
@@ -504,19 +515,21 @@ fn reached_count(node: &Node, estimate: i64) -> Result<(), String> {
 /// The config `rollsim roll EXPR [--vs EXPR]` stands for, its one scenario `roll`,
 /// built from the expressions parsed once: what a config of the two keys `roll` and
 /// `vs` reads to (a test holds the two equal), without writing that config and reading
-/// it back. Errors name the expression (`roll` or `--vs`) and where in it.
-pub fn one_liner(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
+/// it back. Errors name the expression (`roll` or `--vs`) and where in it. The work
+/// stops at `cancel`, as [`read`]'s does.
+pub fn one_liner(roll: &str, vs: Option<&str>, cancel: &Cancel) -> Result<DiceConfig, String> {
     let placed = |what: &str, text: &str, e: super::lang::SyntaxError| {
         format!("{what}, {}: {}", e.place(text), e.render(text))
     };
     let (roll_node, fields, surprises) =
-        parse_said(roll, &[]).map_err(|e| placed("roll", roll, e))?;
+        parse_said(roll, &[], cancel).map_err(|e| placed("roll", roll, e))?;
     let vs = match vs {
         None => None,
         Some(text) => {
             // Read as a result first, as `roll` is, for the same message at the same
             // place; then as the plain expression `vs` must be.
-            parse_result(text, &[]).map_err(|e| placed("--vs", text, e))?;
+            program::parse_result_counted(text, &[], &taken(cancel))
+                .map_err(|e| placed("--vs", text, e))?;
             let node = program::parse_compiled(text, &[]).map_err(|e| {
                 format!(
                     "--vs `{}`: {}: {}",
@@ -541,8 +554,13 @@ pub fn one_liner(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
             "a roll with named results (a record) is not opposed: read both sides in it, e.g. { me = ..., them = ... }".into(),
         ));
     }
-    let span = bounded(&roll_node, vs.as_ref().map(|v| &v.1), fields.as_deref())
-        .map_err(|(k, why)| said(k, why))?;
+    let span = bounded(
+        &roll_node,
+        vs.as_ref().map(|v| &v.1),
+        fields.as_deref(),
+        cancel,
+    )
+    .map_err(|(k, why)| said(k, why))?;
     let warning = with_surprises(None, surprises, vs.as_ref().map(|v| v.0.as_str()));
     Ok(DiceConfig {
         units: Vec::new(),
@@ -658,7 +676,7 @@ pub fn parse_result(
     text: &str,
     names: program::Names,
 ) -> Result<(Node, Option<Vec<program::Field>>), super::lang::SyntaxError> {
-    program::parse_result_counted(text, names, &taken)
+    program::parse_result_counted(text, names, &taken(&Cancel::default()))
 }
 
 /// A result compiled, its record's fields, and what it does that its writer may not
@@ -667,16 +685,23 @@ type Said = (Node, Option<Vec<program::Field>>, Vec<String>);
 
 /// [`parse_result`], with what the roll does that its writer may not mean
 /// ([`super::lang::surprises`]) read off the same parse.
-fn parse_said(text: &str, names: program::Names) -> Result<Said, super::lang::SyntaxError> {
+fn parse_said(
+    text: &str,
+    names: program::Names,
+    cancel: &Cancel,
+) -> Result<Said, super::lang::SyntaxError> {
     let e = super::lang::parse(text)?;
-    let (n, fields) = program::result_counted(&e, names, &taken)?;
+    let (n, fields) = program::result_counted(&e, names, &taken(cancel))?;
     Ok((n, fields, super::lang::surprises_in(&e)))
 }
 
-/// The values a result takes, by its exact distribution (within its usual budget).
-fn taken(n: &Node) -> Option<Vec<i64>> {
-    let law = super::exact::any_law(n, None, &Cancel::default()).ok()?;
-    Some(law.law.possible())
+/// The values a result takes, by its exact distribution (within its usual budget, and
+/// until `cancel`).
+fn taken(cancel: &Cancel) -> impl Fn(&Node) -> Option<Vec<i64>> + '_ {
+    move |n| {
+        let law = super::exact::any_law(n, None, cancel).ok()?;
+        Some(law.law.possible())
+    }
 }
 
 /// The values a result's Monte Carlo table holds: every number from its lowest to its
@@ -703,6 +728,7 @@ pub fn result_span(
     roll: &Node,
     vs: Option<&Node>,
     fields: Option<&[program::Field]>,
+    cancel: &Cancel,
 ) -> Result<Span, String> {
     let (lo, hi) = span(roll, vs);
     let most = super::MAX_STATES;
@@ -710,7 +736,7 @@ pub fn result_span(
     if fits(lo, hi) {
         return Ok(Span::Range(lo, hi));
     }
-    let law = super::exact::any_law(roll, vs, &Cancel::default()).map(|f| f.law);
+    let law = super::exact::any_law(roll, vs, cancel).map(|f| f.law);
     match law {
         Ok(law) => {
             let (a, b) = law.support();

@@ -48,8 +48,8 @@ impl super::System for Dice {
         "dice"
     }
 
-    fn load(&self, root: &Reader) -> Result<Box<dyn Loaded>, Problem> {
-        Ok(Box::new(config::read(root)?))
+    fn load(&self, root: &Reader, cancel: &Cancel) -> Result<Box<dyn Loaded>, Problem> {
+        Ok(Box::new(config::read(root, cancel)?))
     }
 
     fn knobs(&self) -> Knobs {
@@ -94,8 +94,9 @@ impl super::System for Dice {
         &self,
         roll: &str,
         vs: Option<&str>,
+        cancel: &Cancel,
     ) -> Option<Result<Box<dyn Loaded>, String>> {
-        Some(config::one_liner(roll, vs).map(|c| Box::new(c) as Box<dyn Loaded>))
+        Some(config::one_liner(roll, vs, cancel).map(|c| Box::new(c) as Box<dyn Loaded>))
     }
 }
 

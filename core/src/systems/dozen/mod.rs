@@ -6,6 +6,7 @@ pub mod d12;
 pub mod rules;
 
 use super::{DiceKnob, Knobs, Loaded, Reading, RoleKnob, Shown, StatKnob};
+use crate::cancel::Cancel;
 use crate::config::{reader::Reader, Problem};
 use config::{DozenConfig, MAX_SCORE};
 use d12::MAX_POOL;
@@ -94,7 +95,7 @@ impl super::System for Dozen {
         "dozen"
     }
 
-    fn load(&self, root: &Reader) -> Result<Box<dyn Loaded>, Problem> {
+    fn load(&self, root: &Reader, _cancel: &Cancel) -> Result<Box<dyn Loaded>, Problem> {
         Ok(Box::new(config::read(root)?))
     }
 

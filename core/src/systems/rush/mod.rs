@@ -5,6 +5,7 @@ pub mod config;
 pub mod rules;
 
 use super::{DiceKnob, Knobs, Loaded, Reading, ResponseKnob, RoleKnob, Shown, StatKnob};
+use crate::cancel::Cancel;
 use crate::config::{reader::Reader, Problem};
 use config::{RushConfig, MAX_DICE, STAT_HI, STAT_LO};
 
@@ -84,7 +85,7 @@ impl super::System for Rush {
         "rush"
     }
 
-    fn load(&self, root: &Reader) -> Result<Box<dyn Loaded>, Problem> {
+    fn load(&self, root: &Reader, _cancel: &Cancel) -> Result<Box<dyn Loaded>, Problem> {
         Ok(Box::new(config::read(root)?))
     }
 

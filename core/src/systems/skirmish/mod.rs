@@ -5,6 +5,7 @@ pub mod config;
 pub mod rules;
 
 use super::{Knobs, Loaded, Reading, ResponseKnob, RoleKnob, Shown, StatKnob};
+use crate::cancel::Cancel;
 use crate::config::{reader::Reader, Problem};
 use config::{SkirmishConfig, ATTACK_DICE, MODELS, SKILL, TARGET_VALUE};
 
@@ -79,7 +80,7 @@ impl super::System for Skirmish {
         "skirmish"
     }
 
-    fn load(&self, root: &Reader) -> Result<Box<dyn Loaded>, Problem> {
+    fn load(&self, root: &Reader, _cancel: &Cancel) -> Result<Box<dyn Loaded>, Problem> {
         Ok(Box::new(config::read(root)?))
     }
 

@@ -88,15 +88,9 @@ pub(in crate::systems::dice::exact) struct Budget<'a, W> {
     /// Each rolled count's pools mixed, by the count's address and law: the few laws a
     /// count takes come again and again below a pool variable's outcomes.
     pub(super) counted: Map<usize, Vec<Mixed<W>>>,
-    /// Whether each node met is [`arithmetic`], by address.
-    pub(super) arithmetic: Map<usize, bool>,
-    /// Whether a part below each node met starts chains, by address.
-    pub(super) chained: Map<usize, bool>,
-    /// Whether each rolled count met starts chains itself, by address.
-    pub(super) here: Map<usize, bool>,
-    /// Whether a limit below each node met (or the node's own) may stop something, by
-    /// address: [`Budget::within`].
-    pub(super) limited: Map<usize, bool>,
+    /// What is known of the shape of each node met, by address: each asked of a
+    /// node once, for a body met once per outcome of the pools and `let`s above it.
+    shapes: Map<usize, Shape>,
     /// Whether it convolved long laws value by value, which big integers do by one big
     /// multiply ([`Weight::kronecker`]): only then is a budget spent in machine words
     /// worth spending again in big integers ([`NoLaw::Spent`]).
@@ -138,10 +132,7 @@ impl<'a, W> Budget<'a, W> {
             outcomes: Memo::new(),
             tallies: Memo::new(),
             counted: Map::default(),
-            arithmetic: Map::default(),
-            chained: Map::default(),
-            here: Map::default(),
-            limited: Map::default(),
+            shapes: Map::default(),
             long: false,
             stopped: false,
             reach: 1.0,
@@ -164,19 +155,40 @@ impl<'a, W> Budget<'a, W> {
     }
 }
 
+/// What the walks of a node's parts said of it, each worked out when first asked.
+#[derive(Default)]
+struct Shape {
+    /// [`arithmetic`].
+    arithmetic: Option<bool>,
+    /// Whether a part below it starts chains ([`Budget::chains_below`]).
+    chained: Option<bool>,
+    /// Whether it (a rolled count) starts chains itself ([`Budget::chains_here`]).
+    here: Option<bool>,
+    /// Whether nothing below it (or its own limit) stops at a limit.
+    stops_nothing: Option<bool>,
+}
+
 impl<'a, W> Budget<'a, W> {
-    /// [`arithmetic`], worked out once per node: a body is met once per outcome of the
-    /// pools and `let`s above it.
-    pub(super) fn arithmetic(&mut self, n: &Node) -> bool {
+    /// `walk(n)`, the answer kept in the field `of` of `n`'s [`Shape`].
+    fn shape(
+        &mut self,
+        n: &Node,
+        of: fn(&mut Shape) -> &mut Option<bool>,
+        walk: fn(&Node) -> bool,
+    ) -> bool {
         let at = n as *const Node as usize;
-        *self.arithmetic.entry(at).or_insert_with(|| arithmetic(n))
+        *of(self.shapes.entry(at).or_default()).get_or_insert_with(|| walk(n))
+    }
+
+    /// [`arithmetic`], worked out once per node.
+    pub(super) fn arithmetic(&mut self, n: &Node) -> bool {
+        self.shape(n, |s| &mut s.arithmetic, arithmetic)
     }
 
     /// Whether nothing below `n` (or `n` itself) stops at a limit: what it gives is
     /// the same however it is reached.
     pub(super) fn stops_nothing(&mut self, n: &Node) -> bool {
-        let at = n as *const Node as usize;
-        !*self.limited.entry(at).or_insert_with(|| !stops_nothing(n))
+        self.shape(n, |s| &mut s.stops_nothing, stops_nothing)
     }
 
     /// The law a rolled count's pools gave before for the count's law `d`.
@@ -282,8 +294,7 @@ impl<'a, W> Budget<'a, W> {
         if !matches!(n, Node::Counted(..)) {
             return first::chains_here(n);
         }
-        let at = n as *const Node as usize;
-        *self.here.entry(at).or_insert_with(|| first::chains_here(n))
+        self.shape(n, |s| &mut s.here, first::chains_here)
     }
 
     /// Whether a part below `n` (not `n` itself) starts chains, by address.
@@ -295,7 +306,6 @@ impl<'a, W> Budget<'a, W> {
             });
             found
         }
-        let at = n as *const Node as usize;
-        *self.chained.entry(at).or_insert_with(|| any(n))
+        self.shape(n, |s| &mut s.chained, any)
     }
 }

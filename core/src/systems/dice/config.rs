@@ -294,10 +294,33 @@ fn read_unit(id: &str, r: &Reader) -> Result<Unit, Problem> {
     })
 }
 
-/// Parse and compile one expression key, its errors at the key with a caret.
-fn expression(r: &Reader, key: &str, text: &str, names: &[(String, i64)]) -> Result<Node, Problem> {
-    program::parse_compiled(text, names)
-        .map_err(|e| r.problem(key, format!("{}: {}", e.place(text), e.render(text))))
+/// A `vs` compiled, and what it does that its writer may not mean.
+type SaidVs = (Node, Vec<String>);
+
+/// The values a part of a result takes ([`taken`]), for a record's packing.
+type Taken<'a> = &'a dyn Fn(&Node) -> Option<Vec<i64>>;
+
+/// A `vs` parsed once: compiled as the plain expression it must be, and what it does
+/// that its writer may not mean ([`super::lang::surprises_in`]). `result` first reads it
+/// as a result is read (a one-liner's `--vs`, for the message `roll` would get), then
+/// `plain` says what is wrong with it as a plain expression.
+fn parse_vs(
+    text: &str,
+    names: program::Names,
+    result: Option<Taken>,
+) -> Result<SaidVs, (bool, super::lang::SyntaxError)> {
+    let e = super::lang::parse(text).map_err(|e| (false, e))?;
+    if let Some(taken) = result {
+        program::result_counted(&e, names, taken).map_err(|e| (false, e))?;
+    }
+    let n = program::compile(&e, names).map_err(|e| {
+        let plain = super::lang::SyntaxError {
+            col: e.col,
+            message: e.message,
+        };
+        (true, plain)
+    })?;
+    Ok((n, super::lang::surprises_in(&e)))
 }
 
 fn read_scenario(r: &Reader, units: &[Unit], cancel: &Cancel) -> Result<Scenario, Problem> {
@@ -343,16 +366,14 @@ fn read_scenario(r: &Reader, units: &[Unit], cancel: &Cancel) -> Result<Scenario
     })?;
     let (roll_node, fields, said) = parse_said(&roll, &names(me, them), cancel)
         .map_err(|e| r.problem("roll", format!("{}: {}", e.place(&roll), e.render(&roll))))?;
-    let vs = match r.string_opt("vs")? {
-        None => None,
+    let (vs, vs_said) = match r.string_opt("vs")? {
+        None => (None, Vec::new()),
         Some(text) => {
-            let n = expression(
-                r,
-                "vs",
-                &text,
-                &names(them.or(me), if them.is_some() { me } else { None }),
-            )?;
-            Some((text, n))
+            let names = names(them.or(me), if them.is_some() { me } else { None });
+            let (n, said) = parse_vs(&text, &names, None).map_err(|(_, e)| {
+                r.problem("vs", format!("{}: {}", e.place(&text), e.render(&text)))
+            })?;
+            (Some((text, n)), said)
         }
     };
     if fields.is_some() && vs.is_some() {
@@ -383,7 +404,7 @@ fn read_scenario(r: &Reader, units: &[Unit], cancel: &Cancel) -> Result<Scenario
         (Some((text, _)), Some(me), Some(them)) => their_mixup(&roll, text, me, them, &values),
         _ => None,
     };
-    let warning = with_surprises(mixup, said, vs.as_ref().map(|v| v.0.as_str()));
+    let warning = with_surprises(mixup, said, &vs_said);
     Ok(Scenario {
         roll,
         roll_node,
@@ -523,22 +544,22 @@ pub fn one_liner(roll: &str, vs: Option<&str>, cancel: &Cancel) -> Result<DiceCo
     };
     let (roll_node, fields, surprises) =
         parse_said(roll, &[], cancel).map_err(|e| placed("roll", roll, e))?;
-    let vs = match vs {
-        None => None,
+    let (vs, vs_said) = match vs {
+        None => (None, Vec::new()),
         Some(text) => {
             // Read as a result first, as `roll` is, for the same message at the same
             // place; then as the plain expression `vs` must be.
-            program::parse_result_counted(text, &[], &taken(cancel))
-                .map_err(|e| placed("--vs", text, e))?;
-            let node = program::parse_compiled(text, &[]).map_err(|e| {
-                format!(
-                    "--vs `{}`: {}: {}",
-                    text.escape_debug(),
-                    e.place(text),
-                    e.render(text)
-                )
-            })?;
-            Some((text.to_string(), node))
+            let (node, said) =
+                parse_vs(text, &[], Some(&taken(cancel))).map_err(|(plain, e)| match plain {
+                    false => placed("--vs", text, e),
+                    true => format!(
+                        "--vs `{}`: {}: {}",
+                        text.escape_debug(),
+                        e.place(text),
+                        e.render(text)
+                    ),
+                })?;
+            (Some((text.to_string(), node)), said)
         }
     };
     let said = |key: &str, why: String| {
@@ -561,7 +582,7 @@ pub fn one_liner(roll: &str, vs: Option<&str>, cancel: &Cancel) -> Result<DiceCo
         cancel,
     )
     .map_err(|(k, why)| said(k, why))?;
-    let warning = with_surprises(None, surprises, vs.as_ref().map(|v| v.0.as_str()));
+    let warning = with_surprises(None, surprises, &vs_said);
     Ok(DiceConfig {
         units: Vec::new(),
         scenarios: vec![Named {
@@ -589,16 +610,10 @@ pub fn one_liner(roll: &str, vs: Option<&str>, cancel: &Cancel) -> Result<DiceCo
 /// `warning` with what the roll (`roll`, said already) and its `vs` do that their
 /// writer may not mean ([`super::lang::surprises`]), each side named where there are
 /// two.
-fn with_surprises(warning: Option<String>, roll: Vec<String>, vs: Option<&str>) -> Option<String> {
+fn with_surprises(warning: Option<String>, roll: Vec<String>, vs: &[String]) -> Option<String> {
     let mut said: Vec<String> = warning.into_iter().collect();
     said.extend(roll);
-    if let Some(vs) = vs {
-        said.extend(
-            super::lang::surprises(vs)
-                .into_iter()
-                .map(|s| format!("in `vs`, {s}")),
-        );
-    }
+    said.extend(vs.iter().map(|s| format!("in `vs`, {s}")));
     (!said.is_empty()).then(|| said.join("; "))
 }
 

@@ -26,6 +26,19 @@ fn count(text: &str) -> Result<u64, String> {
     Ok(n)
 }
 
+/// A seed as a designer writes it (`2026`, `1_000_000`): any whole number a seed holds.
+/// A negative one is read as a value and refused as one (clap alone took `--seed -1`
+/// for another flag, and `--seed=-1` for "invalid digit").
+fn seed(text: &str) -> Result<u64, String> {
+    let t: String = text.chars().filter(|c| *c != '_').collect();
+    t.parse::<u64>().map_err(|_| {
+        format!(
+            "expected a whole number from 0 to {}; found `{text}`",
+            u64::MAX
+        )
+    })
+}
+
 /// Monte Carlo and exact probabilities for tabletop dice games.
 ///
 /// Without a command, runs every shipped config (./configs/*.toml; where there is no
@@ -88,7 +101,7 @@ pub struct Trials {
 #[derive(Args, Clone, Copy, Debug, Default)]
 pub struct Seed {
     /// Master seed: same seed, same numbers, for any thread count
-    #[arg(id = "seed", long = "seed", value_name = "SEED")]
+    #[arg(id = "seed", long = "seed", value_name = "SEED", value_parser = seed, allow_negative_numbers = true)]
     pub value: Option<u64>,
 }
 

@@ -234,6 +234,22 @@ fn zero_or_negative_trials() {
     refuses(Some(&t), &[], &["key `run.trials`", "non-negative"]);
 }
 
+/// A negative seed is a value refused as one, in every spelling: clap alone took
+/// `--seed -1` for another flag (with a tip to write `-- -1`, which passes `-1` as a
+/// positional argument) and said "invalid digit found in string" of `--seed=-1`.
+#[test]
+fn a_negative_seed_is_refused_as_a_seed() {
+    let said = "invalid value '-1' for '--seed <SEED>': expected a whole number from 0 to 18446744073709551615; found `-1`";
+    refuses(None, &["--seed", "-1"], &[said]);
+    refuses(None, &["--seed=-1"], &[said]);
+    let a = rollsim()
+        .args(["roll", "d6", "-q", "--seed", "-1"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(err.contains(said) && !err.contains("-- -1"), "{err}");
+}
+
 #[test]
 fn unreadable_file() {
     let dir = tempdir();

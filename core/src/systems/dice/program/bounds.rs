@@ -265,32 +265,54 @@ pub fn repeat_past_limit(r: &Repeat, vars: &mut Vec<(i64, i64)>) -> Option<i64> 
 /// the state's bounds after 0, 1, 2, ... rounds, joined, until they settle or the limit
 /// is reached.
 pub(super) fn repeat_bounds(r: &Repeat, vars: &mut Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    let mut state: Vec<(i64, i64)> = r.init.iter().map(|n| bounds(n, vars)).collect();
+    let init: Vec<(i64, i64)> = r.init.iter().map(|n| bounds(n, vars)).collect();
+    let n = init.len();
     let base = vars.len();
-    for _ in 0..r.limit {
-        vars.extend_from_slice(&state);
+    let round = |state: &[(i64, i64)]| {
+        vars.extend_from_slice(state);
         vars.push((0, r.limit as i64));
         let next = step_bounds(&r.step, vars);
         vars.truncate(base);
+        Some(next)
+    };
+    let join = |a: &(i64, i64), b: (i64, i64)| Some((a.0.min(b.0), a.1.max(b.1)));
+    // A round made for a state the bounds have passed (a guess,
+    // `Compiler::repeat_guessed`): a count with no round made for it. Nothing is known
+    // of the state.
+    let mut state = rounds(init, r.limit, round, join).unwrap_or(vec![(i64::MIN, i64::MAX); n]);
+    state.push((0, r.limit as i64));
+    state
+}
+
+/// A `repeat`'s state after any number of its rounds up to its `limit`, each variable
+/// apart: `init`, joined round by round with what `round` gives from the state so far,
+/// until a round adds nothing. One walk for each way of telling what a state holds
+/// (intervals for [`bounds`], the values themselves for [`super::values`]). `None`
+/// where `round` or `join` cannot tell, or a round gives a state of another length (a
+/// count with no round made for it).
+pub(super) fn rounds<S: PartialEq>(
+    init: Vec<S>,
+    limit: u32,
+    mut round: impl FnMut(&[S]) -> Option<Vec<S>>,
+    join: impl Fn(&S, S) -> Option<S>,
+) -> Option<Vec<S>> {
+    let mut state = init;
+    for _ in 0..limit {
+        let next = round(&state)?;
         if next.len() != state.len() {
-            // Rounds made for a state the bounds have passed (a guess,
-            // `Compiler::repeat_guessed`): a count with no round made for it. Nothing
-            // is known of the state.
-            state = vec![(i64::MIN, i64::MAX); state.len()];
-            break;
+            return None;
         }
-        let joined: Vec<(i64, i64)> = state
+        let joined = state
             .iter()
-            .zip(&next)
-            .map(|(a, b)| (a.0.min(b.0), a.1.max(b.1)))
-            .collect();
+            .zip(next)
+            .map(|(a, b)| join(a, b))
+            .collect::<Option<Vec<S>>>()?;
         if joined == state {
             break;
         }
         state = joined;
     }
-    state.push((0, r.limit as i64));
-    state
+    Some(state)
 }
 
 /// The smallest and largest value a pool can read.

@@ -6,7 +6,7 @@
 //! by the same arithmetic the sampler does, and from the bounds of a part it does not
 //! look into.
 
-use super::{bounds, counted, divide, Node, Repeat};
+use super::{bounds, counted, divide, rounds, Node, Repeat};
 use std::cell::Cell;
 
 /// A variable in scope: its bounds, and the values it takes where those are known.
@@ -141,38 +141,27 @@ impl Values {
     /// then the body's from those.
     fn repeat(&self, r: &Repeat, vars: &mut Vec<Var>) -> Option<Vec<i64>> {
         let base = vars.len();
-        let mut state = r
+        let init = r
             .init
             .iter()
             .map(|n| self.of(n, vars))
             .collect::<Option<Vec<_>>>()?;
-        let rounds = Var {
+        let played = Var {
             lo: 0,
             hi: i64::from(r.limit),
             set: None,
         };
-        for _ in 0..r.limit {
+        let round = |state: &[Vec<i64>]| {
             vars.extend(state.iter().map(|s| Var::of(s)));
-            vars.push(rounds.clone());
+            vars.push(played.clone());
             let next = self.step(&r.step, vars);
             vars.truncate(base);
-            let next = next?;
-            if next.len() != state.len() {
-                // A round made for no state the rounds reach: nothing is known.
-                return None;
-            }
-            let joined = state
-                .iter()
-                .zip(next)
-                .map(|(a, b)| self.set([a.as_slice(), &b].concat()))
-                .collect::<Option<Vec<_>>>()?;
-            if joined == state {
-                break;
-            }
-            state = joined;
-        }
+            next
+        };
+        let join = |a: &Vec<i64>, b: Vec<i64>| self.set([a.as_slice(), &b].concat());
+        let state = rounds(init, r.limit, round, join)?;
         vars.extend(state.iter().map(|s| Var::of(s)));
-        vars.push(rounds);
+        vars.push(played);
         let out = self.of(&r.body, vars);
         vars.truncate(base);
         out

@@ -862,6 +862,45 @@ fn ctrl_c_stops_the_server_promptly_even_while_it_simulates() {
     assert!(status.success(), "{status:?}");
 }
 
+/// Ctrl-C while the configs list loads a config whose check takes seconds (a wide
+/// roll's exact distribution, refused after about a second of work): the load stops at
+/// the server's token, the list says so of that file, and the server exits cleanly.
+/// Before, the load ran on to its refusal with a token of its own.
+#[test]
+fn ctrl_c_stops_a_configs_list_that_is_loading() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("wide.toml"),
+        "system = \"dice\"\n[scenarios.stress]\nroll = \"repeat m = 1, r = -1 until r >= 0 do let x = d1000 + d1000 in r = if x == 2 then -1 else m * x, m = 2 * m then r\"\n",
+    )
+    .unwrap();
+    let mut s = Server::start(dir.path());
+    let addr = s.addr.clone();
+    let listing = std::thread::spawn(move || {
+        let mut sock = TcpStream::connect(&addr).unwrap();
+        let ask = format!("GET /api/configs HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        sock.write_all(ask.as_bytes()).unwrap();
+        let mut b = Vec::new();
+        let _ = sock.read_to_end(&mut b);
+        String::from_utf8_lossy(&b).into_owned()
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    unsafe { libc::kill(s.pid(), libc::SIGINT) };
+    let status = (0..3000)
+        .find_map(|_| {
+            let st = s.child.try_wait().unwrap();
+            if st.is_none() {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            st
+        })
+        .expect("still serving after Ctrl-C");
+    assert!(status.success(), "{status:?}");
+    let answer = listing.join().unwrap();
+    assert!(answer.contains("the server is stopping"), "{answer}");
+    assert!(!answer.contains("65536 values"), "{answer}");
+}
+
 // ---- The controls in the core: every knob a balance command turns, and the rules ----
 
 fn source(name: &str, sets: &[String]) -> Source {

@@ -208,7 +208,7 @@ where
 /// waits for memory must never hold a turn that a request holding memory waits for.
 pub async fn configs(State(app): State<Arc<App>>) -> Response {
     tokio::task::spawn_blocking(move || {
-        let (list, left_out) = app.listing.entries(&app.files, &app.memory);
+        let (list, left_out) = app.listing.entries(&app.files, &app.memory, &app.cancel);
         Json(json!({ "configs": list, "left_out": left_out })).into_response()
     })
     .await

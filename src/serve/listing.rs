@@ -7,7 +7,7 @@
 
 use super::files::Folder;
 use super::memory::Budget;
-use rollsim_core::document;
+use rollsim_core::{document, Cancel};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -27,13 +27,15 @@ pub struct Listing {
 
 impl Listing {
     /// The entries for the folder as it is now, and how many configs were left out.
-    pub fn entries(&self, files: &Folder, memory: &Budget) -> (Vec<Value>, usize) {
+    /// A load's checks (a wide roll's exact distribution: seconds) stop at `stop`, the
+    /// server's: its Ctrl-C is not kept waiting by a list nobody will see.
+    pub fn entries(&self, files: &Folder, memory: &Budget, stop: &Cancel) -> (Vec<Value>, usize) {
         let names = files.configs();
         let left_out = names.len().saturating_sub(MAX_CONFIGS);
         let mut out = Vec::with_capacity(names.len().min(MAX_CONFIGS));
         let mut now = HashMap::new();
         for name in names.into_iter().take(MAX_CONFIGS) {
-            let (stamp, entry) = self.entry(files, memory, &name);
+            let (stamp, entry) = self.entry(files, memory, &name, stop);
             if let Some(st) = stamp {
                 now.insert(name, (st, entry.clone()));
             }
@@ -46,7 +48,13 @@ impl Listing {
 
     /// One config's entry and its content's digest (None: unreadable), read within the
     /// memory budget and loaded only when its content is not the one remembered.
-    fn entry(&self, files: &Folder, memory: &Budget, name: &str) -> (Option<Stamp>, Value) {
+    fn entry(
+        &self,
+        files: &Folder,
+        memory: &Budget,
+        name: &str,
+        stop: &Cancel,
+    ) -> (Option<Stamp>, Value) {
         let len = files
             .path(name)
             .ok()
@@ -69,10 +77,20 @@ impl Listing {
                 .filter(|(s, _)| *s == stamp)
                 .map(|(_, v)| v.clone())
         };
-        let v = remembered.unwrap_or_else(|| match document::load_str(&text, name, &[]) {
-            Ok(c) => json!({ "file": name, "title": c.title, "system": c.system_name() }),
-            Err(e) => json!({ "file": name, "error": e.to_string() }),
-        });
+        let v = match remembered {
+            Some(v) => v,
+            None => match document::load_until(&text, name, &[], stop) {
+                Ok(c) => json!({ "file": name, "title": c.title, "system": c.system_name() }),
+                // Not remembered: the file did not fail to load, the server stopped.
+                Err(rollsim_core::Error::Interrupted) => {
+                    return (
+                        None,
+                        json!({ "file": name, "error": "the server is stopping" }),
+                    )
+                }
+                Err(e) => json!({ "file": name, "error": e.to_string() }),
+            },
+        };
         drop(ticket);
         (Some(stamp), v)
     }

@@ -751,6 +751,15 @@ pub fn result_span(
     if fits(lo, hi) {
         return Ok(Span::Range(lo, hi));
     }
+    // Shown to take every number of a range too wide: no law can list fewer.
+    if let (None, None, Some((a, b))) = (vs, fields, program::every_value(roll)) {
+        if !fits(a, b) {
+            return Err(format!(
+                "the result takes {} values, from {a} to {b}: more than {most} values",
+                crate::text::thousands((i128::from(b) - i128::from(a) + 1) as u64),
+            ));
+        }
+    }
     let law = super::exact::any_law(roll, vs, cancel).map(|f| f.law);
     match law {
         Ok(law) => {

@@ -22,7 +22,7 @@ pub use pool::*;
 pub use record::*;
 pub use sample::*;
 pub use spec::*;
-pub use values::{values, values_less};
+pub use values::{every_value, values, values_less};
 pub use walk::*;
 
 use super::lang::{

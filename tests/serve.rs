@@ -820,6 +820,20 @@ fn until_quiet(pid: i32) -> f64 {
     panic!("the server still works after 100 readings 300 ms apart once its requests were dropped")
 }
 
+/// The server's exit status once it has stopped: at most 3,000 looks 10 ms apart, so
+/// a server that never stops fails the test rather than hanging it.
+fn exit_after_ctrl_c(s: &mut Server) -> std::process::ExitStatus {
+    (0..3000)
+        .find_map(|_| {
+            let st = s.child.try_wait().unwrap();
+            if st.is_none() {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            st
+        })
+        .expect("still serving after Ctrl-C")
+}
+
 #[test]
 fn ctrl_c_stops_the_server_promptly_even_while_it_simulates() {
     let dir = folder(&["rush.toml"]);
@@ -844,17 +858,7 @@ fn ctrl_c_stops_the_server_promptly_even_while_it_simulates() {
     let mut s = s;
     let t = Instant::now();
     unsafe { libc::kill(s.pid(), libc::SIGINT) };
-    // At most 3,000 looks 10 ms apart: a server that never stops fails the test rather
-    // than hanging it.
-    let status = (0..3000)
-        .find_map(|_| {
-            let st = s.child.try_wait().unwrap();
-            if st.is_none() {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            st
-        })
-        .expect("still serving after Ctrl-C");
+    let status = exit_after_ctrl_c(&mut s);
     eprintln!("Ctrl-C to exit: {:?}", t.elapsed());
     busy.join().unwrap();
     // It stopped, cleanly, while a simulation ran. Half a second is the promise,
@@ -886,15 +890,7 @@ fn ctrl_c_stops_a_configs_list_that_is_loading() {
     });
     std::thread::sleep(Duration::from_millis(300));
     unsafe { libc::kill(s.pid(), libc::SIGINT) };
-    let status = (0..3000)
-        .find_map(|_| {
-            let st = s.child.try_wait().unwrap();
-            if st.is_none() {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            st
-        })
-        .expect("still serving after Ctrl-C");
+    let status = exit_after_ctrl_c(&mut s);
     assert!(status.success(), "{status:?}");
     let answer = listing.join().unwrap();
     assert!(answer.contains("the server is stopping"), "{answer}");

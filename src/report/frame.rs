@@ -348,28 +348,33 @@ pub struct MatrixCells {
     pub note: Grid<String>,
 }
 
-/// `values` of the long table as a grid: its pivot, read back row by row.
-fn grid(long: &Frame, m: &Matrix, values: &str) -> Result<Vec<Cells>, FrameError> {
-    let wide = long.pivot("attacker", "defender", &column_ids(m), values)?;
+/// Each of `values` of the long table as a grid (one pivot of them all), read back row
+/// by row.
+fn grids(long: &Frame, m: &Matrix, values: &[&str]) -> Result<Vec<Vec<Cells>>, FrameError> {
     let ids = column_ids(m);
-    let by_column = ids
-        .iter()
-        .map(|id| {
-            wide.column(id).ok_or_else(|| FrameError::Ragged {
-                column: id.clone(),
-                len: 0,
-                height: wide.height(),
-            })
+    long.pivots("attacker", "defender", &ids, values)?
+        .into_iter()
+        .map(|wide| {
+            let by_column = ids
+                .iter()
+                .map(|id| {
+                    wide.column(id).ok_or_else(|| FrameError::Ragged {
+                        column: id.clone(),
+                        len: 0,
+                        height: wide.height(),
+                    })
+                })
+                .collect::<Result<Vec<Cells>, FrameError>>()?;
+            if wide.height() != m.rows.entries.len() {
+                return Err(FrameError::Ragged {
+                    column: "attacker".into(),
+                    len: wide.height(),
+                    height: m.rows.entries.len(),
+                });
+            }
+            Ok(by_column)
         })
-        .collect::<Result<Vec<Cells>, FrameError>>()?;
-    if wide.height() != m.rows.entries.len() {
-        return Err(FrameError::Ragged {
-            column: "attacker".into(),
-            len: wide.height(),
-            height: m.rows.entries.len(),
-        });
-    }
-    Ok(by_column)
+        .collect()
 }
 
 /// A grid from columns of cells: row `i` takes each column's `i`-th cell through `cell`
@@ -399,13 +404,20 @@ fn texts(columns: Vec<Cells>, n: usize) -> Grid<String> {
 /// The cells of `m` as its long table (`matrix_long(m)`) has them.
 pub fn matrix_cells(long: &Frame, m: &Matrix) -> Result<MatrixCells, FrameError> {
     let rows = m.rows.entries.len();
+    let [value, ci_low, ci_high, exact, response, note]: [Vec<Cells>; 6] = grids(
+        &shown(long)?,
+        m,
+        &["value", "ci_low", "ci_high", "exact", "response", "note"],
+    )?
+    .try_into()
+    .expect("one grid per column asked for");
     Ok(MatrixCells {
-        value: floats(grid(&shown(long)?, m, "value")?, rows),
-        ci_low: floats(grid(long, m, "ci_low")?, rows),
-        ci_high: floats(grid(long, m, "ci_high")?, rows),
-        exact: floats(grid(long, m, "exact")?, rows),
-        response: texts(grid(long, m, "response")?, rows),
-        note: texts(grid(long, m, "note")?, rows),
+        value: floats(value, rows),
+        ci_low: floats(ci_low, rows),
+        ci_high: floats(ci_high, rows),
+        exact: floats(exact, rows),
+        response: texts(response, rows),
+        note: texts(note, rows),
     })
 }
 

@@ -238,10 +238,11 @@ impl Frame {
         values: &[&str],
         pick: &[(&str, String, String)],
     ) -> Result<Frame, FrameError> {
-        let wide = values
+        let wide: Vec<(&str, Frame)> = values
             .iter()
-            .map(|v| Ok((*v, self.pivot(index, on, order, v)?)))
-            .collect::<Result<Vec<_>, FrameError>>()?;
+            .copied()
+            .zip(self.pivots(index, on, order, values)?)
+            .collect();
         let mut cols = Vec::with_capacity(pick.len() + 1);
         let first = wide.first().map(|(_, w)| w.0.column(index)).transpose()?;
         cols.extend(first.cloned());
@@ -331,6 +332,19 @@ impl Frame {
         order: &[String],
         values: &str,
     ) -> Result<Frame, FrameError> {
+        let mut wide = self.pivots(index, on, order, &[values])?;
+        Ok(wide.remove(0))
+    }
+
+    /// [`Frame::pivot`] of each of `values`, in that order, from one plan: a matrix's
+    /// six grids were six plans, and planning is most of a small pivot's time.
+    pub fn pivots(
+        &self,
+        index: &str,
+        on: &str,
+        order: &[String],
+        values: &[&str],
+    ) -> Result<Vec<Frame>, FrameError> {
         if let Some(twice) = order
             .iter()
             .enumerate()
@@ -342,6 +356,9 @@ impl Frame {
             order.len(),
             vec![Column::new(PlSmallStr::from(on), order.to_vec())],
         )?;
+        // Each wide column is headed `value SEP entry`; a control character no value
+        // column's name or entry of ours holds keeps two pairs from one heading.
+        const SEP: &str = "\u{1f}";
         let wide = self
             .0
             .clone()
@@ -350,14 +367,27 @@ impl Frame {
                 names(&[on]),
                 Arc::new(on_columns),
                 names(&[index]),
-                names(&[values]),
+                names(values),
                 Expr::Element.first(),
                 true,
-                PlSmallStr::from("_"),
-                polars::frame::PivotColumnNaming::Auto,
+                PlSmallStr::from(SEP),
+                polars::frame::PivotColumnNaming::Combine,
             )
             .collect()?;
-        Ok(Frame(wide))
+        let key = wide.column(index)?;
+        values
+            .iter()
+            .map(|v| {
+                let mut cols = Vec::with_capacity(order.len() + 1);
+                cols.push(key.clone());
+                for entry in order {
+                    let mut c = wide.column(&format!("{v}{SEP}{entry}"))?.clone();
+                    c.rename(PlSmallStr::from(entry.as_str()));
+                    cols.push(c);
+                }
+                Ok(Frame(DataFrame::new(wide.height(), cols)?))
+            })
+            .collect()
     }
 }
 
@@ -426,6 +456,43 @@ mod tests {
         assert_eq!(
             both.column("v"),
             Some(Cells::F64(vec![Some(0.25), None, Some(0.75)]))
+        );
+    }
+
+    #[test]
+    fn several_columns_pivoted_in_one_plan_are_each_what_its_own_pivot_gives() {
+        // A number and a text column, an entry whose name holds the other column's
+        // name and an underscore (`note_x`), an absent pair: each wide table is the
+        // one-column pivot's, cell for cell and heading for heading.
+        let long = frame!(
+            "attacker" => vec!["orc".to_string(), "orc".into(), "elf".into()],
+            "defender" => vec!["elf".to_string(), "note_x".into(), "note_x".into()],
+            "estimate" => vec![Some(0.25), None, Some(0.75)],
+            "note" => vec![Some("a".to_string()), Some("b".into()), None],
+        )
+        .unwrap();
+        let order: Vec<String> = vec!["note_x".into(), "elf".into()];
+        let both = long
+            .pivots("attacker", "defender", &order, &["estimate", "note"])
+            .unwrap();
+        assert_eq!(both.len(), 2);
+        for (wide, value) in both.iter().zip(["estimate", "note"]) {
+            let alone = long.pivot("attacker", "defender", &order, value).unwrap();
+            assert_eq!(wide.to_columns().unwrap(), alone.to_columns().unwrap());
+        }
+        assert_eq!(
+            both[1].to_columns().unwrap(),
+            vec![
+                (
+                    "attacker".to_string(),
+                    Cells::Str(vec![Some("orc".into()), Some("elf".into())])
+                ),
+                (
+                    "note_x".to_string(),
+                    Cells::Str(vec![Some("b".into()), None])
+                ),
+                ("elf".to_string(), Cells::Str(vec![Some("a".into()), None])),
+            ]
         );
     }
 }

@@ -10,7 +10,9 @@ use rollsim::systems::dice::config::DiceConfig;
 /// What the route through the config's text gives: the config, or the message.
 fn through_text(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
     let dice = rollsim::systems::find("dice").expect("the dice system");
-    let text = dice.one_liner(roll, vs).expect("dice reads expressions")?;
+    let text = dice
+        .one_liner(roll, vs, &rollsim::Cancel::new())
+        .expect("dice reads expressions")?;
     match load_str(&text, "rollsim roll", &[]) {
         Ok(cfg) => Ok(dice_of(&cfg)),
         Err(ConfigError::Invalid { key, message, .. }) => {

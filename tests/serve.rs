@@ -897,6 +897,34 @@ fn ctrl_c_stops_a_configs_list_that_is_loading() {
     assert!(!answer.contains("65536 values"), "{answer}");
 }
 
+/// The dice box's expression is checked before it loads (its caret's column), and the
+/// check can work out how far a rolled dice count reaches: here about 1.5 s of work
+/// before a refusal. That check stops at the request's token: Ctrl-C 300 ms in answers
+/// "the server is stopping", not the refusal the check would have reached.
+#[test]
+fn ctrl_c_stops_the_dice_box_while_its_expression_is_checked() {
+    let expr = "(repeat m = 1, r = -1 until r >= 0 do let x = d1000 + d1000 in r = if x == 2 then -1 else m * x, m = 2 * m then r)d6";
+    let dir = folder(&["rush.toml"]);
+    let mut s = Server::start(dir.path());
+    let addr = s.addr.clone();
+    let rolled = std::thread::spawn(move || {
+        let mut sock = TcpStream::connect(&addr).unwrap();
+        let body = json!({ "expr": expr }).to_string();
+        sock.write_all(post_request(&addr, &addr, "/api/roll", &body).as_bytes())
+            .unwrap();
+        let mut b = Vec::new();
+        let _ = sock.read_to_end(&mut b);
+        String::from_utf8_lossy(&b).into_owned()
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    unsafe { libc::kill(s.pid(), libc::SIGINT) };
+    let status = exit_after_ctrl_c(&mut s);
+    assert!(status.success(), "{status:?}");
+    let answer = rolled.join().unwrap();
+    assert!(answer.contains("the server is stopping"), "{answer}");
+    assert!(!answer.contains("dice count"), "{answer}");
+}
+
 // ---- The controls in the core: every knob a balance command turns, and the rules ----
 
 fn source(name: &str, sets: &[String]) -> Source {

@@ -498,9 +498,14 @@ fn one_liner(expr: &str, cancel: &Cancel) -> Result<(Source, Target), Refusal> {
             &format!("the expression is longer than {MAX_EXPR} characters"),
         ));
     }
+    // A check cut short is no verdict on the expression.
+    let stopping = || Refusal::new(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping");
     let checked = rollsim_core::systems::REGISTRY
         .iter()
-        .find_map(|s| s.check_expression(expr));
+        .find_map(|s| s.check_expression(expr, cancel));
+    if cancel.is_cancelled() {
+        return Err(stopping());
+    }
     if let Some(Err(e)) = checked {
         return Err(Refusal {
             status: StatusCode::UNPROCESSABLE_ENTITY,
@@ -509,11 +514,15 @@ fn one_liner(expr: &str, cancel: &Cancel) -> Result<(Source, Target), Refusal> {
     }
     let text = rollsim_core::systems::REGISTRY
         .iter()
-        .find_map(|s| s.one_liner(expr, None))
-        .unwrap_or_else(|| Err("no system reads expressions".into()))
-        .map_err(|e| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, &e))?;
+        .find_map(|s| s.one_liner(expr, None, cancel))
+        .unwrap_or_else(|| Err("no system reads expressions".into()));
+    let refused = |e: &str| match cancel.is_cancelled() {
+        true => stopping(),
+        false => Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, e),
+    };
+    let text = text.map_err(|e| refused(&e))?;
     let source = Source::parse_until(&text, Path::new("rollsim roll"), &[], cancel)
-        .map_err(|e| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, &e.to_string()))?;
+        .map_err(|e| refused(&e.to_string()))?;
     let target = source.target("roll")?;
     Ok((source, target))
 }

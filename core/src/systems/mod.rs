@@ -79,7 +79,13 @@ pub trait System: Sync {
     /// A whole config for `rollsim roll EXPR [--vs EXPR]`: its one scenario is named
     /// `roll`. `None` for systems without a language of their own; `Err` says what is
     /// wrong with the expression.
-    fn one_liner(&self, _roll: &str, _vs: Option<&str>) -> Option<Result<String, String>> {
+    /// Its checks (how far a rolled dice count reaches) stop at `cancel`.
+    fn one_liner(
+        &self,
+        _roll: &str,
+        _vs: Option<&str>,
+        _cancel: &Cancel,
+    ) -> Option<Result<String, String>> {
         None
     }
     /// The config [`System::one_liner`] writes, read already: what `rollsim roll` and a
@@ -95,7 +101,12 @@ pub trait System: Sync {
     }
     /// Whether an expression of the system's language reads, and if not where it goes
     /// wrong (the live page draws a caret there). `None` for systems without a language.
-    fn check_expression(&self, _text: &str) -> Option<Result<(), ExpressionError>> {
+    /// Its checks stop at `cancel`, as [`System::one_liner`]'s do.
+    fn check_expression(
+        &self,
+        _text: &str,
+        _cancel: &Cancel,
+    ) -> Option<Result<(), ExpressionError>> {
         None
     }
 }

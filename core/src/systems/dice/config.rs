@@ -690,8 +690,9 @@ pub fn their_mixup(
 pub fn parse_result(
     text: &str,
     names: program::Names,
+    cancel: &Cancel,
 ) -> Result<(Node, Option<Vec<program::Field>>), super::lang::SyntaxError> {
-    program::parse_result_counted(text, names, &taken(&Cancel::default()))
+    program::parse_result_counted(text, names, &taken(cancel))
 }
 
 /// A result compiled, its record's fields, and what it does that its writer may not

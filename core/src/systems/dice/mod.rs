@@ -56,22 +56,35 @@ impl super::System for Dice {
         KNOBS.clone()
     }
 
-    fn check_expression(&self, text: &str) -> Option<Result<(), super::ExpressionError>> {
-        Some(config::parse_result(text, &[]).map(|_| ()).map_err(|e| {
-            super::ExpressionError {
-                // The parser counts bytes; a caret counts characters.
-                column: text.char_indices().take_while(|(i, _)| *i < e.col).count(),
-                message: e.message,
-            }
-        }))
+    fn check_expression(
+        &self,
+        text: &str,
+        cancel: &Cancel,
+    ) -> Option<Result<(), super::ExpressionError>> {
+        Some(
+            config::parse_result(text, &[], cancel)
+                .map(|_| ())
+                .map_err(|e| {
+                    super::ExpressionError {
+                        // The parser counts bytes; a caret counts characters.
+                        column: text.char_indices().take_while(|(i, _)| *i < e.col).count(),
+                        message: e.message,
+                    }
+                }),
+        )
     }
 
-    fn one_liner(&self, roll: &str, vs: Option<&str>) -> Option<Result<String, String>> {
+    fn one_liner(
+        &self,
+        roll: &str,
+        vs: Option<&str>,
+        cancel: &Cancel,
+    ) -> Option<Result<String, String>> {
         // Check each expression here, so that an error names the expression and its
         // column, not a line of a config nobody wrote.
         for (what, text) in [("roll", Some(roll)), ("--vs", vs)] {
             let Some(text) = text else { continue };
-            if let Err(e) = config::parse_result(text, &[]) {
+            if let Err(e) = config::parse_result(text, &[], cancel) {
                 return Some(Err(format!(
                     "{what}, {}: {}",
                     e.place(text),

@@ -512,17 +512,22 @@ fn one_liner(expr: &str, cancel: &Cancel) -> Result<(Source, Target), Refusal> {
             body: json!({ "error": e.message, "column": e.column }),
         });
     }
+    // Checked above: the config's text alone, not a second check.
     let text = rollsim_core::systems::REGISTRY
         .iter()
-        .find_map(|s| s.one_liner(expr, None, cancel))
-        .unwrap_or_else(|| Err("no system reads expressions".into()));
-    let refused = |e: &str| match cancel.is_cancelled() {
-        true => stopping(),
-        false => Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, e),
-    };
-    let text = text.map_err(|e| refused(&e))?;
-    let source = Source::parse_until(&text, Path::new("rollsim roll"), &[], cancel)
-        .map_err(|e| refused(&e.to_string()))?;
+        .find_map(|s| s.config_text(expr, None))
+        .ok_or_else(|| {
+            Refusal::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "no system reads expressions",
+            )
+        })?;
+    let source = Source::parse_until(&text, Path::new("rollsim roll"), &[], cancel).map_err(
+        |e| match cancel.is_cancelled() {
+            true => stopping(),
+            false => Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, &e.to_string()),
+        },
+    )?;
     let target = source.target("roll")?;
     Ok((source, target))
 }

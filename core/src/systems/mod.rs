@@ -88,6 +88,12 @@ pub trait System: Sync {
     ) -> Option<Result<String, String>> {
         None
     }
+    /// The text of [`System::one_liner`]'s config, its expressions not checked: for a
+    /// caller that checked them already ([`System::check_expression`]), since a check
+    /// can work out how far a rolled dice count reaches, for seconds.
+    fn config_text(&self, _roll: &str, _vs: Option<&str>) -> Option<String> {
+        None
+    }
     /// The config [`System::one_liner`] writes, read already: what `rollsim roll` and a
     /// notebook's `roll` run, without writing the text and parsing it back. `Err` says
     /// what is wrong with which expression, as the command line prints it.

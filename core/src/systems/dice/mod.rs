@@ -92,6 +92,10 @@ impl super::System for Dice {
                 )));
             }
         }
+        self.config_text(roll, vs).map(Ok)
+    }
+
+    fn config_text(&self, roll: &str, vs: Option<&str>) -> Option<String> {
         let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
         let mut text = format!(
             "system = \"dice\"\ntitle = \"rollsim roll\"\n[scenarios.roll]\nroll = {}\n",
@@ -100,7 +104,7 @@ impl super::System for Dice {
         if let Some(v) = vs {
             text.push_str(&format!("vs = {}\n", quote(v)));
         }
-        Some(Ok(text))
+        Some(text)
     }
 
     fn one_liner_loaded(

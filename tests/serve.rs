@@ -878,21 +878,11 @@ fn ctrl_c_stops_a_configs_list_that_is_loading() {
         "system = \"dice\"\n[scenarios.stress]\nroll = \"repeat m = 1, r = -1 until r >= 0 do let x = d1000 + d1000 in r = if x == 2 then -1 else m * x, m = 2 * m then r\"\n",
     )
     .unwrap();
-    let answer = answer_after_ctrl_c(dir.path(), |addr| {
-        format!("GET /api/configs HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
-    });
-    assert!(answer.contains("the server is stopping"), "{answer}");
-    assert!(!answer.contains("65536 values"), "{answer}");
-}
-
-/// The answer to the request `ask(address)` makes, sent to a server of `dir` that gets
-/// Ctrl-C 300 ms later; the server must exit 0 soon after.
-fn answer_after_ctrl_c(dir: &Path, ask: impl FnOnce(&str) -> String) -> String {
-    let mut s = Server::start(dir);
+    let mut s = Server::start(dir.path());
     let addr = s.addr.clone();
-    let ask = ask(&addr);
-    let asked = std::thread::spawn(move || {
+    let listing = std::thread::spawn(move || {
         let mut sock = TcpStream::connect(&addr).unwrap();
+        let ask = format!("GET /api/configs HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
         sock.write_all(ask.as_bytes()).unwrap();
         let mut b = Vec::new();
         let _ = sock.read_to_end(&mut b);
@@ -902,7 +892,9 @@ fn answer_after_ctrl_c(dir: &Path, ask: impl FnOnce(&str) -> String) -> String {
     unsafe { libc::kill(s.pid(), libc::SIGINT) };
     let status = exit_after_ctrl_c(&mut s);
     assert!(status.success(), "{status:?}");
-    asked.join().unwrap()
+    let answer = listing.join().unwrap();
+    assert!(answer.contains("the server is stopping"), "{answer}");
+    assert!(!answer.contains("65536 values"), "{answer}");
 }
 
 /// The dice box's expression is checked before it loads (its caret's column), and the
@@ -913,10 +905,22 @@ fn answer_after_ctrl_c(dir: &Path, ask: impl FnOnce(&str) -> String) -> String {
 fn ctrl_c_stops_the_dice_box_while_its_expression_is_checked() {
     let expr = "(repeat m = 1, r = -1 until r >= 0 do let x = d1000 + d1000 in r = if x == 2 then -1 else m * x, m = 2 * m then r)d6";
     let dir = folder(&["rush.toml"]);
-    let body = json!({ "expr": expr }).to_string();
-    let answer = answer_after_ctrl_c(dir.path(), |addr| {
-        post_request(addr, addr, "/api/roll", &body)
+    let mut s = Server::start(dir.path());
+    let addr = s.addr.clone();
+    let rolled = std::thread::spawn(move || {
+        let mut sock = TcpStream::connect(&addr).unwrap();
+        let body = json!({ "expr": expr }).to_string();
+        sock.write_all(post_request(&addr, &addr, "/api/roll", &body).as_bytes())
+            .unwrap();
+        let mut b = Vec::new();
+        let _ = sock.read_to_end(&mut b);
+        String::from_utf8_lossy(&b).into_owned()
     });
+    std::thread::sleep(Duration::from_millis(300));
+    unsafe { libc::kill(s.pid(), libc::SIGINT) };
+    let status = exit_after_ctrl_c(&mut s);
+    assert!(status.success(), "{status:?}");
+    let answer = rolled.join().unwrap();
     assert!(answer.contains("the server is stopping"), "{answer}");
     assert!(!answer.contains("dice count"), "{answer}");
 }

@@ -853,6 +853,7 @@ fn ctrl_c_stops_the_server_promptly_even_while_it_simulates() {
         .unwrap();
         let mut b = Vec::new();
         let _ = sock.read_to_end(&mut b);
+        String::from_utf8_lossy(&b).into_owned()
     });
     std::thread::sleep(Duration::from_millis(400));
     let mut s = s;
@@ -860,16 +861,25 @@ fn ctrl_c_stops_the_server_promptly_even_while_it_simulates() {
     unsafe { libc::kill(s.pid(), libc::SIGINT) };
     let status = exit_after_ctrl_c(&mut s);
     eprintln!("Ctrl-C to exit: {:?}", t.elapsed());
-    busy.join().unwrap();
+    let answer = busy.join().unwrap();
     // It stopped, cleanly, while a simulation ran. Half a second is the promise,
     // measured on an idle machine by `cargo bench --bench promises`.
     assert!(status.success(), "{status:?}");
+    // The page was told why its stream ended, in the stream's last line.
+    assert!(answer.contains("{\"progress\":"), "{answer}");
+    assert!(
+        answer.contains("{\"error\":\"the server is stopping\"}\n"),
+        "{answer}"
+    );
+    assert!(!answer.contains("\"result\""), "{answer}");
 }
 
 /// Ctrl-C while the configs list loads a config whose check takes seconds (a wide
-/// roll's exact distribution, refused after about a second of work): the load stops at
-/// the server's token, the list says so of that file, and the server exits cleanly.
-/// Before, the load ran on to its refusal with a token of its own.
+/// roll's exact distribution, refused after about a second of work): the request is
+/// answered 503 "the server is stopping" at once, the load stops at the server's token,
+/// and the server exits cleanly. Before, the load ran on to its refusal with a token of
+/// its own; and the answer waited for the load to unwind (0.15 s of freeing big
+/// integers), past the server's wait for open answers on a loaded machine.
 #[test]
 fn ctrl_c_stops_a_configs_list_that_is_loading() {
     let dir = tempfile::tempdir().unwrap();
@@ -893,6 +903,7 @@ fn ctrl_c_stops_a_configs_list_that_is_loading() {
     let status = exit_after_ctrl_c(&mut s);
     assert!(status.success(), "{status:?}");
     let answer = listing.join().unwrap();
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
     assert!(answer.contains("the server is stopping"), "{answer}");
     assert!(!answer.contains("65536 values"), "{answer}");
 }

@@ -121,7 +121,19 @@ where
     };
     let stream = futures_util::stream::unfold(state, |mut st| async move {
         let rx = st.rx.as_mut()?;
-        let line = match tokio::time::timeout(Duration::from_millis(250), rx).await {
+        // At Ctrl-C the last line says so at once: the computation stops at its next
+        // step, but may take longer to unwind than the server waits for open answers.
+        let waited = tokio::select! {
+            biased;
+            r = tokio::time::timeout(Duration::from_millis(250), rx) => Some(r),
+            _ = super::stopped(&st.meter.process) => None,
+        };
+        let Some(waited) = waited else {
+            st.rx = None;
+            let line = json!({ "error": "the server is stopping" });
+            return Some((Ok(format!("{line}\n")), st));
+        };
+        let line = match waited {
             Err(_) => json!({ "progress": st.meter.fraction() }),
             Ok(Ok(Ok(v))) => {
                 st.rx = None;

@@ -936,6 +936,43 @@ fn ctrl_c_stops_the_dice_box_while_its_expression_is_checked() {
     assert!(!answer.contains("dice count"), "{answer}");
 }
 
+/// A dice-box simulation whose expression takes seconds to check (how far a rolled dice
+/// count reaches) is checked off the server's two threads: with two such requests in,
+/// the page itself is still served, before either is answered. Before, both threads
+/// waited for the checks, and the page after them.
+#[test]
+fn dice_box_simulations_being_checked_hold_none_of_the_servers_threads() {
+    let expr = "(repeat m = 1, r = -1 until r >= 0 do let x = d1000 + d1000 in r = if x == 2 then -1 else m * x, m = 2 * m then r)d6";
+    let dir = folder(&["rush.toml"]);
+    let s = Server::start(dir.path());
+    let slow: Vec<_> = (0..2)
+        .map(|_| {
+            let addr = s.addr.clone();
+            std::thread::spawn(move || {
+                let mut sock = TcpStream::connect(&addr).unwrap();
+                let body = json!({ "expr": expr }).to_string();
+                sock.write_all(post_request(&addr, &addr, "/api/simulate", &body).as_bytes())
+                    .unwrap();
+                let answer = read_answer(&mut sock);
+                (answer, Instant::now())
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, page) = s.get("/");
+    let page_at = Instant::now();
+    assert_eq!(status, 200, "{page}");
+    for t in slow {
+        let ((status, body), at) = t.join().unwrap();
+        assert_eq!(status, 422, "{body}");
+        assert!(body.contains("dice count"), "{body}");
+        assert!(
+            page_at < at,
+            "the page was served after a simulation's check ended"
+        );
+    }
+}
+
 // ---- The controls in the core: every knob a balance command turns, and the rules ----
 
 fn source(name: &str, sets: &[String]) -> Source {

@@ -442,10 +442,17 @@ pub async fn simulate(
     // Refuse what cannot load before streaming, so a bad state is a 4xx.
     let mut ticket = None;
     let (source, target) = match (&r.expr, &r.file) {
-        (Some(expr), None) => match one_liner(expr, &app.cancel) {
-            Ok(s) => s,
-            Err(e) => return e.into_response(),
-        },
+        (Some(expr), None) => {
+            // Off the server's two threads (the check can take seconds: how far a
+            // rolled dice count reaches), and stopped when the page walks away.
+            let cancel = app.token();
+            let _abandon = stream::Abandon(cancel.clone());
+            let expr = expr.clone();
+            match off_thread(&app, move || one_liner(&expr, &cancel)).await {
+                Ok(Ok(s)) => s,
+                Ok(Err(e)) | Err(e) => return e.into_response(),
+            }
+        }
         (None, Some(file)) => {
             let at = At {
                 file: file.clone(),

@@ -1166,3 +1166,23 @@ fn an_again_pool_variable_read_several_ways_against_every_chain() {
         assert!(e.contains(&format!("column {}", col + 1)), "{roll}: {e}");
     }
 }
+
+/// `middle` as a designer reaches for it: a misspelling is pointed to it, a second keep
+/// is refused as any is (it is `keep middle 1`), and a name may still be `middle`.
+#[test]
+fn middle_is_suggested_refused_after_a_keep_and_free_as_a_name() {
+    let e = load_err("3d20 midle");
+    assert!(e.contains("(did you mean `middle`?)"), "{e}");
+    assert!(e.contains("column 6"), "{e}");
+    let e = load_err("4d6 keep highest 3 middle");
+    assert!(
+        e.contains("one `keep` or `drop` per pool, and `middle` is `keep middle 1`"),
+        "{e}"
+    );
+    assert!(e.contains("column 20"), "{e}");
+    let c = compile("let middle = d4 in middle * 2", None);
+    same(
+        &c,
+        &BTreeMap::from([(2, 0.25), (4, 0.25), (6, 0.25), (8, 0.25)]),
+    );
+}

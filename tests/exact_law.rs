@@ -278,6 +278,34 @@ fn keep_middle_against_every_sorted_roll() {
     );
 }
 
+/// `middle`, written as `highest` and `lowest` are (`3d20 middle`: "roll three, take
+/// the middle one"): the middle die of an odd pool, the lower of the two middle ones of
+/// an even pool, a pool variable's too, against every sorted roll and Monte Carlo.
+#[test]
+fn middle_is_the_middle_die_against_every_sorted_roll() {
+    let by = |rolls: &[(Vec<i64>, f64)], f: &dyn Fn(&[i64]) -> i64| {
+        let mut m = BTreeMap::new();
+        for (r, p) in rolls {
+            *m.entry(f(r)).or_insert(0.0) += p;
+        }
+        m
+    };
+    let three = sorted_rolls(3, 20);
+    let c = compile("3d20 middle", None);
+    same(&c, &by(&three, &|r| r[1]));
+    assert_agrees(&c, &["value"], 200_000, 15);
+    // P(middle of 3d20 = 10): 1/20 (all three 10) + 3 * (1/20) * ... by hand: the
+    // middle is 10 when one die is 10, one below and one above (6 orders * 9 * 10), two
+    // are 10 and the third anything else (3 * 19), or all three (1): 598 of 8000.
+    let ten = by(&three, &|r| r[1])[&10];
+    assert!((ten - 598.0 / 8000.0).abs() < 1e-15, "{ten}");
+    let four = sorted_rolls(4, 6);
+    same(&compile("4d6 middle", None), &by(&four, &|r| r[1]));
+    let c = compile("let p = 4d6 in p middle * 10 + p highest", None);
+    same(&c, &by(&four, &|r| r[1] * 10 + r[3]));
+    assert_agrees(&c, &["value"], 200_000, 16);
+}
+
 /// The two reads added as units of the reader table (`runs`, `sets N`), each against
 /// every roll: a plain pool, a mixed pool with a keep, a pool variable read with others,
 /// and Monte Carlo within 4.5 standard errors.

@@ -98,6 +98,7 @@ fn pool(g: &mut Gen, depth: u32) -> String {
     } else {
         dice(g, depth)
     };
+    let mut kept = false;
     for _ in 0..g.below(3) {
         let m = match g.below(5) {
             0 => format!("explode {}", cond(g)),
@@ -111,12 +112,15 @@ fn pool(g: &mut Gen, depth: u32) -> String {
                 g.below(5)
             ),
         };
+        kept |= m.starts_with("keep") || m.starts_with("drop");
         s = format!("{s} {m}");
     }
     if g.chance(50) {
         let a = match g.below(5) {
             0 => format!("count {}", cond(g)),
             1 => "highest".into(),
+            // `middle` is `keep middle 1`: one keep per read.
+            2 if !kept && g.chance(30) => "middle".into(),
             2 => "lowest".into(),
             3 => g
                 .pick(&["maxset", "runs", "sets 2", "straight", "mode"])

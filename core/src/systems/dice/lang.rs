@@ -31,6 +31,7 @@
 //!           | ("keep" | "drop") ("highest" | "lowest") number? | "depth" number
 //! number   := INT | NAME | "(" expr ")"       any value known before the pool is rolled
 //! aggregate:= "sum" | "count" cond | "count" NAME | "highest" | "lowest" | "maxset"
+//!           | "middle"              the middle die: `keep middle 1` read by its sum
 //!           | "straight"            the longest run of consecutive faces
 //!                                   `count NAME`: a symbol of named faces, by name
 //! versus   := ("pairs" | "beats") "(" side "," side ("," "ties")? ")" aggregate?

@@ -191,9 +191,12 @@ impl Parser {
             Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
                 // The reads of the shape table are words of the language too (`mod`:
                 // `mode`, not `max`).
+                // So is `middle`, a read that is not reserved (a name may be `middle`).
                 let shapes = crate::systems::dice::shapes::SHAPES
                     .iter()
-                    .map(|s| s.word());
+                    .map(|s| s.word())
+                    .chain(["middle"])
+                    .filter(|c| c != w);
                 crate::config::reader::nearest_hint(w, KEYWORDS.iter().copied().chain(shapes))
             }
             // Where a name goes, a word of the language cannot be one: say so, rather
@@ -1040,7 +1043,25 @@ impl Parser {
             self.next();
             return Ok(Expr::Sides(name.clone(), *c));
         }
-        let agg = self.read_of_dice()?;
+        // `3d20 middle`: the middle die, as `highest` and `lowest` read the ends: `keep
+        // middle 1`, read by its sum (of an even number of dice, the lower of the two).
+        let kept = mods
+            .iter()
+            .any(|m| matches!(m, ModOf::Keep(..) | ModOf::Drop(..) | ModOf::Middle(_)));
+        let agg = if self.is_word("middle") {
+            if kept {
+                return Err(SyntaxError {
+                    col: self.col(),
+                    message: "one `keep` or `drop` per pool, and `middle` is `keep middle 1`"
+                        .into(),
+                });
+            }
+            self.next();
+            mods.push(ModOf::Middle(Box::new(Expr::Num(1))));
+            Some(AggOf::Sum)
+        } else {
+            self.read_of_dice()?
+        };
         match atom {
             Some(Expr::Name(name, c)) if agg.is_some() || !mods.is_empty() => {
                 if mods.len() > 1 {

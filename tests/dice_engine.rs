@@ -41,7 +41,7 @@ fn brute2(
 }
 
 /// The distribution of `f` over every roll of `n` dice of `faces`, counted.
-fn brute(n: usize, faces: &[i64], f: impl Fn(&[i64]) -> i64) -> BTreeMap<i64, f64> {
+pub(crate) fn brute(n: usize, faces: &[i64], f: impl Fn(&[i64]) -> i64) -> BTreeMap<i64, f64> {
     brute2((n, faces), (0, &[]), |a, _| f(a))
 }
 

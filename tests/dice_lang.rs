@@ -1186,3 +1186,45 @@ fn middle_is_suggested_refused_after_a_keep_and_free_as_a_name() {
         &BTreeMap::from([(2, 0.25), (4, 0.25), (6, 0.25), (8, 0.25)]),
     );
 }
+
+/// `highest K`, `lowest K` and `middle K`, as designers write "the two highest": the
+/// K dice kept and summed, against every roll; a second keep and a list of faces
+/// without `on` are refused with how to write them.
+#[test]
+fn highest_lowest_and_middle_with_a_count_sum_that_many_dice() {
+    let sorted = |r: &[i64]| {
+        let mut v = r.to_vec();
+        v.sort();
+        v
+    };
+    same(
+        &compile("3d6 highest 2", None),
+        &crate::dice_engine::brute(3, &D6, |r| sorted(r)[1..].iter().sum()),
+    );
+    same(
+        &compile("4d6 lowest 2", None),
+        &crate::dice_engine::brute(4, &D6, |r| sorted(r)[..2].iter().sum()),
+    );
+    same(
+        &compile("5d6 middle 3", None),
+        &crate::dice_engine::brute(5, &D6, |r| sorted(r)[1..4].iter().sum()),
+    );
+    let c = compile("let p = 4d6 in p highest 3 * 10 + p lowest", None);
+    same(
+        &c,
+        &crate::dice_engine::brute(4, &D6, |r| {
+            let v = sorted(r);
+            v[1..].iter().sum::<i64>() * 10 + v[0]
+        }),
+    );
+    assert_agrees(&c, &["value"], 200_000, 17);
+    let e = load_err("3d6 keep lowest 1 highest 2");
+    assert!(e.contains("one `keep` or `drop` per pool: a count after `highest` or `lowest` keeps that many dice"), "{e}");
+    assert!(e.contains("column 27"), "{e}");
+    let e = load_err("2d6 reroll 1, 2");
+    assert!(
+        e.contains("(faces named one by one follow `on`: `reroll on 1, ...`)"),
+        "{e}"
+    );
+    assert!(e.contains("column 13"), "{e}");
+}

@@ -32,6 +32,7 @@
 //! number   := INT | NAME | "(" expr ")"       any value known before the pool is rolled
 //! aggregate:= "sum" | "count" cond | "count" NAME | "highest" | "lowest" | "maxset"
 //!           | "middle"              the middle die: `keep middle 1` read by its sum
+//!           | ("highest" | "lowest" | "middle") INT   that many dice summed: `keep ... INT`
 //!           | "straight"            the longest run of consecutive faces
 //!                                   `count NAME`: a symbol of named faces, by name
 //! versus   := ("pairs" | "beats") "(" side "," side ("," "ties")? ")" aggregate?

@@ -142,7 +142,11 @@ pub fn parse(text: &str) -> Result<Expr, SyntaxError> {
     let e = p.expr(0)?;
     match p.peek() {
         Tok::End => Ok(e),
-        _ => Err(p.unexpected("an operator (+ - * / >= ...), a modifier or the end")),
+        _ => {
+            let mut e = p.unexpected("an operator (+ - * / >= ...), a modifier or the end");
+            e.message.push_str(&p.faces_without_on());
+            Err(e)
+        }
     }
 }
 
@@ -182,6 +186,21 @@ impl Parser {
             Tok::Dice(d) => format!("`{d}`"),
             Tok::Sym(s) => format!("`{s}`"),
             Tok::End => "the end".into(),
+        }
+    }
+
+    /// Where a face after `reroll`, `explode`, `again` or `count` is followed by a
+    /// comma (`2d6 reroll 1, 2`): how faces are named one by one. A comma alone cannot
+    /// say it, as `max(d6 reroll 1, 2)` has two arguments.
+    fn faces_without_on(&self) -> String {
+        let back = |k: usize| self.at.checked_sub(k).and_then(|i| self.toks.get(i));
+        match (self.peek(), back(1), back(2)) {
+            (Tok::Sym(","), Some((Tok::Int(n), _)), Some((Tok::Word(w), _)))
+                if ["reroll", "explode", "again", "count"].contains(&w.as_str()) =>
+            {
+                format!(" (faces named one by one follow `on`: `{w} on {n}, ...`)")
+            }
+            _ => String::new(),
         }
     }
 
@@ -1057,10 +1076,32 @@ impl Parser {
                 });
             }
             self.next();
-            mods.push(ModOf::Middle(Box::new(Expr::Num(1))));
+            let k = self.count_after_read().unwrap_or(1);
+            mods.push(ModOf::Middle(Box::new(Expr::Num(k))));
             Some(AggOf::Sum)
         } else {
-            self.read_of_dice()?
+            let read = self.read_of_dice()?;
+            // `3d6 highest 2`: the two highest dice summed, `keep highest 2` as written
+            // the way `highest` reads one.
+            let end = match read {
+                Some(AggOf::Highest) => Some(End::Highest),
+                Some(AggOf::Lowest) => Some(End::Lowest),
+                _ => None,
+            };
+            match (end, self.count_after_read()) {
+                (Some(end), Some(k)) => {
+                    if kept {
+                        self.at -= 1;
+                        return Err(SyntaxError {
+                            col: self.col(),
+                            message: "one `keep` or `drop` per pool: a count after `highest` or `lowest` keeps that many dice".into(),
+                        });
+                    }
+                    mods.push(ModOf::Keep(end, Box::new(Expr::Num(k))));
+                    Some(AggOf::Sum)
+                }
+                _ => read,
+            }
         };
         match atom {
             Some(Expr::Name(name, c)) if agg.is_some() || !mods.is_empty() => {
@@ -1112,6 +1153,18 @@ impl Parser {
             return Ok(None);
         }
         self.cond(false)
+    }
+
+    /// A whole number right after `highest`, `lowest` or `middle`: how many dice the
+    /// read keeps and sums.
+    fn count_after_read(&mut self) -> Option<i64> {
+        match *self.peek() {
+            Tok::Int(k) => {
+                self.next();
+                Some(k)
+            }
+            _ => None,
+        }
     }
 
     /// A read of dice (`sum`, `count ...`, `highest`, `lowest`, `maxset`), if one is written.

@@ -1221,6 +1221,14 @@ fn highest_lowest_and_middle_with_a_count_sum_that_many_dice() {
     let e = load_err("3d6 keep lowest 1 highest 2");
     assert!(e.contains("one `keep` or `drop` per pool: a count after `highest` or `lowest` keeps that many dice"), "{e}");
     assert!(e.contains("column 27"), "{e}");
+    let e = load_err("(d20 >= 11) + d20 >= 11 + d20 >= 11");
+    assert!(
+        e.contains("found `>=` (comparisons do not chain: put each in parentheses, e.g. `(d20 >= 11) + (d20 >= 11)`)"),
+        "{e}"
+    );
+    assert!(e.contains("column 31"), "{e}");
+    let e = load_err("5d6 count >= >= 3");
+    assert!(!e.contains("chain"), "{e}");
     let e = load_err("2d6 reroll 1, 2");
     assert!(
         e.contains("(faces named one by one follow `on`: `reroll on 1, ...`)"),

@@ -142,11 +142,7 @@ pub fn parse(text: &str) -> Result<Expr, SyntaxError> {
     let e = p.expr(0)?;
     match p.peek() {
         Tok::End => Ok(e),
-        _ => {
-            let mut e = p.unexpected("an operator (+ - * / >= ...), a modifier or the end");
-            e.message.push_str(&p.faces_without_on());
-            Err(e)
-        }
+        _ => Err(p.unexpected("an operator (+ - * / >= ...), a modifier or the end")),
     }
 }
 
@@ -204,6 +200,13 @@ impl Parser {
         }
     }
 
+    /// Whether the token before this one is a symbol other than a closing bracket
+    /// (`>= >=`: not a chain of two comparisons, a face left out).
+    fn after_a_symbol(&self) -> bool {
+        let before = self.at.checked_sub(1).and_then(|i| self.toks.get(i));
+        matches!(before, Some((Tok::Sym(s), _)) if ![")", "]", "}"].contains(s))
+    }
+
     fn unexpected(&self, expected: &str) -> SyntaxError {
         // A misspelt word of the language gets its nearest spelling.
         let hint = match self.peek() {
@@ -223,6 +226,12 @@ impl Parser {
             Tok::Word(w) if expected.contains("name") && !expected.contains("a number") => {
                 format!(" (a word of the language, so not a name: write another, e.g. `my_{w}`)")
             }
+            // A comparison is taken wherever one can go: one met here follows another
+            // (`d20 >= 11 + d20 >= 11` is `d20 >= (11 + d20)`, then `>= 11`).
+            Tok::Sym(_) if self.comparison().is_some() && !self.after_a_symbol() => {
+                " (comparisons do not chain: put each in parentheses, e.g. `(d20 >= 11) + (d20 >= 11)`)".into()
+            }
+            Tok::Sym(",") => self.faces_without_on(),
             _ => String::new(),
         };
         SyntaxError {

@@ -88,7 +88,7 @@ impl Cmp {
         }
     }
 
-    fn text(self) -> &'static str {
+    pub(crate) fn text(self) -> &'static str {
         match self {
             Cmp::Le => "<=",
             Cmp::Ge => ">=",

@@ -1,7 +1,7 @@
 //! What a roll does that its writer may not mean: said beside the numbers, never
 //! refused, as the rules allow it (`4d6 keep highest 5` keeps all four dice).
 
-use super::{parse, visit, End, Expr, ModOf};
+use super::{parse, visit, AggOf, End, Expr, ModOf, Op};
 
 /// A keep of more dice than the pool has (every die is kept) and a drop of as many as
 /// it has or more (none is left), where the pool's dice and the count are written as
@@ -15,6 +15,9 @@ pub fn surprises(text: &str) -> Vec<String> {
 pub fn surprises_in(e: &Expr) -> Vec<String> {
     let mut said = Vec::new();
     visit(e, &mut |x| {
+        if let Some(s) = constant_comparison(x) {
+            said.push(s);
+        }
         let Expr::Pool { groups, mods, .. } = x else {
             return;
         };
@@ -70,6 +73,58 @@ pub fn surprises_in(e: &Expr) -> Vec<String> {
     said
 }
 
+/// A pool's sum compared with a number it can never pass, or always passes (`10d6 >= 5`,
+/// read by a tool where that counts the dice): said, with how to count the dice. Only
+/// a pool of one kind of die, its count and faces written as numbers, read as its sum.
+fn constant_comparison(x: &Expr) -> Option<String> {
+    let Expr::Bin(Op::Cmp(c), a, b) = x else {
+        return None;
+    };
+    let (
+        Expr::Pool {
+            groups, mods, agg, ..
+        },
+        Expr::Num(k),
+    ) = (&**a, &**b)
+    else {
+        return None;
+    };
+    let plain = mods.is_empty() && matches!(agg, None | Some(AggOf::Sum));
+    let [g] = groups.as_slice() else {
+        return None;
+    };
+    let Expr::Num(n) = g.count else {
+        return None;
+    };
+    let (lo, hi) = (g.die.faces.iter().min()?, g.die.faces.iter().max()?);
+    if !plain || g.deck || g.die.sides.is_some() || n < 1 {
+        return None;
+    }
+    let (sum_lo, sum_hi) = (n.checked_mul(*lo)?, n.checked_mul(*hi)?);
+    if sum_hi - sum_lo > 1_000_000 {
+        return None;
+    }
+    let first = c.holds(sum_lo, *k);
+    if (sum_lo..=sum_hi).any(|v| c.holds(v, *k) != first) {
+        return None;
+    }
+    let (op, holds) = (c.text(), if first { "always" } else { "never" });
+    let (pool, sum) = match n {
+        1 => (g.die.text.clone(), g.die.text.clone()),
+        n => (
+            format!("{n}{}", g.die.text),
+            format!("the sum of {n}{}", g.die.text),
+        ),
+    };
+    let count = match n > 1 && (lo..=hi).contains(&k) {
+        true => format!(" (to count the dice, write `{pool} count {op} {k}`)"),
+        false => String::new(),
+    };
+    Some(format!(
+        "`{pool} {op} {k}` {holds} holds: {sum} is {sum_lo} to {sum_hi}{count}"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::surprises;
@@ -96,6 +151,19 @@ mod tests {
             surprises("5d6 keep highest 3 drop lowest 3"),
             ["`drop lowest 3` of 3 dice: no die is left"]
         );
+        // A sum compared where it cannot differ.
+        assert_eq!(
+            surprises("10d6 >= 5"),
+            ["`10d6 >= 5` always holds: the sum of 10d6 is 10 to 60 (to count the dice, write `10d6 count >= 5`)"]
+        );
+        assert_eq!(
+            surprises("let x = 2d6 > 12 in x"),
+            ["`2d6 > 12` never holds: the sum of 2d6 is 2 to 12"]
+        );
+        assert_eq!(
+            surprises("d6 >= 7"),
+            ["`d6 >= 7` never holds: d6 is 1 to 6"]
+        );
         // Nothing to say: a keep within the pool, a count not written as a number, a
         // pool that `again` grows, a roll that does not parse.
         for quiet in [
@@ -105,6 +173,10 @@ mod tests {
             "let k = 5 in 4d6 keep highest k",
             "3d10 again 10 keep highest 4",
             "4d6 keep highest",
+            "3d6 >= 10",
+            "10d6 count >= 5",
+            "2d6 >= 2 + 1",
+            "(d4)d6 >= 1",
         ] {
             assert!(
                 surprises(quiet).is_empty(),

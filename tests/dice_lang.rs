@@ -1236,3 +1236,46 @@ fn highest_lowest_and_middle_with_a_count_sum_that_many_dice() {
     );
     assert!(e.contains("column 13"), "{e}");
 }
+
+/// Other tools' short notation and a keep without its end, as designers first write
+/// them: refused (this language spells modifiers out) with the spelling in the message.
+#[test]
+fn short_dice_notation_is_answered_with_its_spelling() {
+    for (roll, col, says) in [
+        (
+            "4d6kh3",
+            2,
+            "found `d6kh3` (written out here: `keep highest 3`)",
+        ),
+        (
+            "4d6 k3",
+            5,
+            "found `k3` (written out here: `keep highest 3`)",
+        ),
+        ("2d20kl1", 2, "(written out here: `keep lowest 1`)"),
+        ("4d6dl1", 2, "(written out here: `drop lowest 1`)"),
+        ("2d6r1", 2, "(written out here: `reroll 1`)"),
+        (
+            "d6!",
+            3,
+            "unexpected `!` (an exploding die is written `d6 explode`)",
+        ),
+        (
+            "4d6 keep 3",
+            10,
+            "found `3` (which dice: e.g. `keep highest 3`)",
+        ),
+        (
+            "4d6 drop 1",
+            10,
+            "found `1` (which dice: e.g. `drop lowest 1`)",
+        ),
+    ] {
+        let e = load_err(roll);
+        assert!(e.contains(says), "{roll}: {e}");
+        assert!(e.contains(&format!("column {col}")), "{roll}: {e}");
+    }
+    // A plain misspelling is still pointed to its word.
+    let e = load_err("3d6 hihgest");
+    assert!(e.contains("(did you mean `highest`?)"), "{e}");
+}

@@ -81,15 +81,47 @@ pub(super) fn lex(text: &str) -> Result<Vec<(Tok, Col)>, SyntaxError> {
                 out.push((Tok::Sym(s), start));
             }
             None => {
+                // `d6!`, as other dice notations write an exploding die.
+                let after_a_die = matches!(out.last(), Some((Tok::Dice(_), _)));
+                let hint = match (c, after_a_die) {
+                    ('!', true) => " (an exploding die is written `d6 explode`)",
+                    _ => "",
+                };
                 return Err(SyntaxError {
                     col: start,
-                    message: format!("unexpected `{c}`"),
-                })
+                    message: format!("unexpected `{c}`{hint}"),
+                });
             }
         }
     }
     out.push((Tok::End, chars.len()));
     Ok(out)
+}
+
+/// Other tools' short dice notation met as a word (`4d6kh3` lexes as `4` and
+/// `d6kh3`; `4d6 k3`): how this language spells it.
+fn notation(w: &str) -> Option<String> {
+    let rest = match w.strip_prefix('d') {
+        Some(r) => r.trim_start_matches(|c: char| c.is_ascii_digit() || c == '%' || c == 'F'),
+        None => w,
+    };
+    let split = rest
+        .find(|c: char| c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let (code, n) = rest.split_at(split);
+    if !n.chars().all(|c| c.is_ascii_digit()) || (code.len() == w.len() && n.is_empty()) {
+        return None;
+    }
+    let n = if n.is_empty() { "1" } else { n };
+    let spelt = match code {
+        "kh" | "k" => "keep highest",
+        "kl" => "keep lowest",
+        "dh" => "drop highest",
+        "dl" | "d" if rest.len() < w.len() || code == "dl" => "drop lowest",
+        "r" => "reroll",
+        _ => return None,
+    };
+    Some(format!(" (written out here: `{spelt} {n}`)"))
 }
 
 /// How an operator joins its two sides into one expression.
@@ -210,6 +242,7 @@ impl Parser {
     fn unexpected(&self, expected: &str) -> SyntaxError {
         // A misspelt word of the language gets its nearest spelling.
         let hint = match self.peek() {
+            Tok::Word(w) if notation(w).is_some() => notation(w).unwrap_or_default(),
             Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
                 // The reads of the shape table are words of the language too (`mod`:
                 // `mode`, not `max`).
@@ -1034,11 +1067,22 @@ impl Parser {
                     } else if self.is_word("lowest") {
                         End::Lowest
                     } else {
-                        return Err(self.unexpected(if keep {
+                        let mut e = self.unexpected(if keep {
                             "`highest`, `lowest` or `middle`"
                         } else {
                             "`highest` or `lowest`"
-                        }));
+                        });
+                        // `4d6 keep 3`: which end is not guessed, but shown.
+                        if let Tok::Int(n) = self.peek() {
+                            let (word, end) = if keep {
+                                ("keep", "highest")
+                            } else {
+                                ("drop", "lowest")
+                            };
+                            e.message
+                                .push_str(&format!(" (which dice: e.g. `{word} {end} {n}`)"));
+                        }
+                        return Err(e);
                     };
                     self.next();
                     let n = Box::new(self.number(depth)?.unwrap_or(Expr::Num(1)));

@@ -3,6 +3,8 @@
 
 use super::*;
 
+mod hint;
+
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Tok {
     Int(i64),
@@ -98,32 +100,6 @@ pub(super) fn lex(text: &str) -> Result<Vec<(Tok, Col)>, SyntaxError> {
     Ok(out)
 }
 
-/// Other tools' short dice notation met as a word (`4d6kh3` lexes as `4` and
-/// `d6kh3`; `4d6 k3`): how this language spells it.
-fn notation(w: &str) -> Option<String> {
-    let rest = match w.strip_prefix('d') {
-        Some(r) => r.trim_start_matches(|c: char| c.is_ascii_digit() || c == '%' || c == 'F'),
-        None => w,
-    };
-    let split = rest
-        .find(|c: char| c.is_ascii_digit())
-        .unwrap_or(rest.len());
-    let (code, n) = rest.split_at(split);
-    if !n.chars().all(|c| c.is_ascii_digit()) || (code.len() == w.len() && n.is_empty()) {
-        return None;
-    }
-    let n = if n.is_empty() { "1" } else { n };
-    let spelt = match code {
-        "kh" | "k" => "keep highest",
-        "kl" => "keep lowest",
-        "dh" => "drop highest",
-        "dl" | "d" if rest.len() < w.len() || code == "dl" => "drop lowest",
-        "r" => "reroll",
-        _ => return None,
-    };
-    Some(format!(" (written out here: `{spelt} {n}`)"))
-}
-
 /// How an operator joins its two sides into one expression.
 type Join = fn(Box<Expr>, Box<Expr>) -> Expr;
 
@@ -217,56 +193,8 @@ impl Parser {
         }
     }
 
-    /// Where a face after `reroll`, `explode`, `again` or `count` is followed by a
-    /// comma (`2d6 reroll 1, 2`): how faces are named one by one. A comma alone cannot
-    /// say it, as `max(d6 reroll 1, 2)` has two arguments.
-    fn faces_without_on(&self) -> String {
-        let back = |k: usize| self.at.checked_sub(k).and_then(|i| self.toks.get(i));
-        match (self.peek(), back(1), back(2)) {
-            (Tok::Sym(","), Some((Tok::Int(n), _)), Some((Tok::Word(w), _)))
-                if ["reroll", "explode", "again", "count"].contains(&w.as_str()) =>
-            {
-                format!(" (faces named one by one follow `on`: `{w} on {n}, ...`)")
-            }
-            _ => String::new(),
-        }
-    }
-
-    /// Whether the token before this one is a symbol other than a closing bracket
-    /// (`>= >=`: not a chain of two comparisons, a face left out).
-    fn after_a_symbol(&self) -> bool {
-        let before = self.at.checked_sub(1).and_then(|i| self.toks.get(i));
-        matches!(before, Some((Tok::Sym(s), _)) if ![")", "]", "}"].contains(s))
-    }
-
     fn unexpected(&self, expected: &str) -> SyntaxError {
-        // A misspelt word of the language gets its nearest spelling.
-        let hint = match self.peek() {
-            Tok::Word(w) if notation(w).is_some() => notation(w).unwrap_or_default(),
-            Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
-                // The reads of the shape table are words of the language too (`mod`:
-                // `mode`, not `max`).
-                // So is `middle`, a read that is not reserved (a name may be `middle`).
-                let shapes = crate::systems::dice::shapes::SHAPES
-                    .iter()
-                    .map(|s| s.word())
-                    .chain(["middle"])
-                    .filter(|c| c != w);
-                crate::config::reader::nearest_hint(w, KEYWORDS.iter().copied().chain(shapes))
-            }
-            // Where a name goes, a word of the language cannot be one: say so, rather
-            // than leave a designer to guess why `highest` is not a name.
-            Tok::Word(w) if expected.contains("name") && !expected.contains("a number") => {
-                format!(" (a word of the language, so not a name: write another, e.g. `my_{w}`)")
-            }
-            // A comparison is taken wherever one can go: one met here follows another
-            // (`d20 >= 11 + d20 >= 11` is `d20 >= (11 + d20)`, then `>= 11`).
-            Tok::Sym(_) if self.comparison().is_some() && !self.after_a_symbol() => {
-                " (comparisons do not chain: put each in parentheses, e.g. `(d20 >= 11) + (d20 >= 11)`)".into()
-            }
-            Tok::Sym(",") => self.faces_without_on(),
-            _ => String::new(),
-        };
+        let hint = self.hint(expected);
         SyntaxError {
             col: self.col(),
             message: format!("expected {expected}, found {}{hint}", self.found()),
@@ -1067,22 +995,7 @@ impl Parser {
                     } else if self.is_word("lowest") {
                         End::Lowest
                     } else {
-                        let mut e = self.unexpected(if keep {
-                            "`highest`, `lowest` or `middle`"
-                        } else {
-                            "`highest` or `lowest`"
-                        });
-                        // `4d6 keep 3`: which end is not guessed, but shown.
-                        if let Tok::Int(n) = self.peek() {
-                            let (word, end) = if keep {
-                                ("keep", "highest")
-                            } else {
-                                ("drop", "lowest")
-                            };
-                            e.message
-                                .push_str(&format!(" (which dice: e.g. `{word} {end} {n}`)"));
-                        }
-                        return Err(e);
+                        return Err(self.no_end(keep));
                     };
                     self.next();
                     let n = Box::new(self.number(depth)?.unwrap_or(Expr::Num(1)));
@@ -1115,47 +1028,7 @@ impl Parser {
             self.next();
             return Ok(Expr::Sides(name.clone(), *c));
         }
-        // `3d20 middle`: the middle die, as `highest` and `lowest` read the ends: `keep
-        // middle 1`, read by its sum (of an even number of dice, the lower of the two).
-        let kept = mods
-            .iter()
-            .any(|m| matches!(m, ModOf::Keep(..) | ModOf::Drop(..) | ModOf::Middle(_)));
-        let agg = if self.is_word("middle") {
-            if kept {
-                return Err(SyntaxError {
-                    col: self.col(),
-                    message: "one `keep` or `drop` per pool, and `middle` is `keep middle 1`"
-                        .into(),
-                });
-            }
-            self.next();
-            let k = self.count_after_read().unwrap_or(1);
-            mods.push(ModOf::Middle(Box::new(Expr::Num(k))));
-            Some(AggOf::Sum)
-        } else {
-            let read = self.read_of_dice()?;
-            // `3d6 highest 2`: the two highest dice summed, `keep highest 2` as written
-            // the way `highest` reads one.
-            let end = match read {
-                Some(AggOf::Highest) => Some(End::Highest),
-                Some(AggOf::Lowest) => Some(End::Lowest),
-                _ => None,
-            };
-            match (end, self.count_after_read()) {
-                (Some(end), Some(k)) => {
-                    if kept {
-                        self.at -= 1;
-                        return Err(SyntaxError {
-                            col: self.col(),
-                            message: "one `keep` or `drop` per pool: a count after `highest` or `lowest` keeps that many dice".into(),
-                        });
-                    }
-                    mods.push(ModOf::Keep(end, Box::new(Expr::Num(k))));
-                    Some(AggOf::Sum)
-                }
-                _ => read,
-            }
-        };
+        let agg = self.read_after(&mut mods)?;
         match atom {
             Some(Expr::Name(name, c)) if agg.is_some() || !mods.is_empty() => {
                 if mods.len() > 1 {
@@ -1206,6 +1079,53 @@ impl Parser {
             return Ok(None);
         }
         self.cond(false)
+    }
+
+    /// The read after a pool's modifiers: `sum`, `count ...` and the rest, or `middle`,
+    /// `highest K`, `lowest K` and `middle K`, which keep that many dice (pushed onto
+    /// `mods`) and read their sum.
+    fn read_after(&mut self, mods: &mut Vec<ModAst>) -> Result<Option<AggAst>, SyntaxError> {
+        // `3d20 middle`: the middle die, as `highest` and `lowest` read the ends: `keep
+        // middle 1`, read by its sum (of an even number of dice, the lower of the two).
+        let kept = mods
+            .iter()
+            .any(|m| matches!(m, ModOf::Keep(..) | ModOf::Drop(..) | ModOf::Middle(_)));
+        Ok(if self.is_word("middle") {
+            if kept {
+                return Err(SyntaxError {
+                    col: self.col(),
+                    message: "one `keep` or `drop` per pool, and `middle` is `keep middle 1`"
+                        .into(),
+                });
+            }
+            self.next();
+            let k = self.count_after_read().unwrap_or(1);
+            mods.push(ModOf::Middle(Box::new(Expr::Num(k))));
+            Some(AggOf::Sum)
+        } else {
+            let read = self.read_of_dice()?;
+            // `3d6 highest 2`: the two highest dice summed, `keep highest 2` as written
+            // the way `highest` reads one.
+            let end = match read {
+                Some(AggOf::Highest) => Some(End::Highest),
+                Some(AggOf::Lowest) => Some(End::Lowest),
+                _ => None,
+            };
+            match end.and_then(|e| Some((e, self.count_after_read()?))) {
+                Some((end, k)) => {
+                    if kept {
+                        self.at -= 1;
+                        return Err(SyntaxError {
+                            col: self.col(),
+                            message: "one `keep` or `drop` per pool: a count after `highest` or `lowest` keeps that many dice".into(),
+                        });
+                    }
+                    mods.push(ModOf::Keep(end, Box::new(Expr::Num(k))));
+                    Some(AggOf::Sum)
+                }
+                _ => read,
+            }
+        })
     }
 
     /// A whole number right after `highest`, `lowest` or `middle`: how many dice the

@@ -1,0 +1,106 @@
+//! What a syntax error adds to "expected X, found Y": the nearest word of the language,
+//! how this language spells other tools' notation, why a comparison or a comma is not
+//! taken where it stands.
+
+use super::*;
+
+impl Parser {
+    /// The hint after an error's "found ..." for the token here: empty where there is
+    /// none to give.
+    pub(super) fn hint(&self, expected: &str) -> String {
+        // A misspelt word of the language gets its nearest spelling.
+        match self.peek() {
+                Tok::Word(w) if notation(w).is_some() => notation(w).unwrap_or_default(),
+                Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
+                    // The reads of the shape table are words of the language too (`mod`:
+                    // `mode`, not `max`).
+                    // So is `middle`, a read that is not reserved (a name may be `middle`).
+                    let shapes = crate::systems::dice::shapes::SHAPES
+                        .iter()
+                        .map(|s| s.word())
+                        .chain(["middle"])
+                        .filter(|c| c != w);
+                    crate::config::reader::nearest_hint(w, KEYWORDS.iter().copied().chain(shapes))
+                }
+                // Where a name goes, a word of the language cannot be one: say so, rather
+                // than leave a designer to guess why `highest` is not a name.
+                Tok::Word(w) if expected.contains("name") && !expected.contains("a number") => {
+                    format!(" (a word of the language, so not a name: write another, e.g. `my_{w}`)")
+                }
+                // A comparison is taken wherever one can go: one met here follows another
+                // (`d20 >= 11 + d20 >= 11` is `d20 >= (11 + d20)`, then `>= 11`).
+                Tok::Sym(_) if self.comparison().is_some() && !self.after_a_symbol() => {
+                    " (comparisons do not chain: put each in parentheses, e.g. `(d20 >= 11) + (d20 >= 11)`)".into()
+                }
+                Tok::Sym(",") => self.faces_without_on(),
+                _ => String::new(),
+            }
+    }
+
+    /// A `keep` or `drop` with no end: which end `4d6 keep 3` keeps is not guessed,
+    /// but the spelling is shown.
+    pub(super) fn no_end(&self, keep: bool) -> SyntaxError {
+        let mut e = self.unexpected(if keep {
+            "`highest`, `lowest` or `middle`"
+        } else {
+            "`highest` or `lowest`"
+        });
+        if let Tok::Int(n) = self.peek() {
+            let (word, end) = match keep {
+                true => ("keep", "highest"),
+                false => ("drop", "lowest"),
+            };
+            e.message
+                .push_str(&format!(" (which dice: e.g. `{word} {end} {n}`)"));
+        }
+        e
+    }
+
+    /// Where a face after `reroll`, `explode`, `again` or `count` is followed by a
+    /// comma (`2d6 reroll 1, 2`): how faces are named one by one. A comma alone cannot
+    /// say it, as `max(d6 reroll 1, 2)` has two arguments.
+    fn faces_without_on(&self) -> String {
+        let back = |k: usize| self.at.checked_sub(k).and_then(|i| self.toks.get(i));
+        match (self.peek(), back(1), back(2)) {
+            (Tok::Sym(","), Some((Tok::Int(n), _)), Some((Tok::Word(w), _)))
+                if ["reroll", "explode", "again", "count"].contains(&w.as_str()) =>
+            {
+                format!(" (faces named one by one follow `on`: `{w} on {n}, ...`)")
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// Whether the token before this one is a symbol other than a closing bracket
+    /// (`>= >=`: not a chain of two comparisons, a face left out).
+    fn after_a_symbol(&self) -> bool {
+        let before = self.at.checked_sub(1).and_then(|i| self.toks.get(i));
+        matches!(before, Some((Tok::Sym(s), _)) if ![")", "]", "}"].contains(s))
+    }
+}
+
+/// Other tools' short dice notation met as a word (`4d6kh3` lexes as `4` and
+/// `d6kh3`; `4d6 k3`): how this language spells it.
+fn notation(w: &str) -> Option<String> {
+    let rest = match w.strip_prefix('d') {
+        Some(r) => r.trim_start_matches(|c: char| c.is_ascii_digit() || c == '%' || c == 'F'),
+        None => w,
+    };
+    let split = rest
+        .find(|c: char| c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let (code, n) = rest.split_at(split);
+    if !n.chars().all(|c| c.is_ascii_digit()) || (code.len() == w.len() && n.is_empty()) {
+        return None;
+    }
+    let n = if n.is_empty() { "1" } else { n };
+    let spelt = match code {
+        "kh" | "k" => "keep highest",
+        "kl" => "keep lowest",
+        "dh" => "drop highest",
+        "dl" | "d" if rest.len() < w.len() || code == "dl" => "drop lowest",
+        "r" => "reroll",
+        _ => return None,
+    };
+    Some(format!(" (written out here: `{spelt} {n}`)"))
+}

@@ -384,6 +384,11 @@ impl Law<UBig> {
             Some(_) => None,
             None => super::weight::small_factors(&self.den),
         };
+        let ladders: Vec<Vec<(UBig, u32)>> = factors
+            .iter()
+            .flatten()
+            .map(|&(p, _)| super::weight::ladder(p, &self.den))
+            .collect();
         let small_den = self.den.to_u128();
         ways.into_iter()
             .map(|w| match (&factors, small_den) {
@@ -403,8 +408,8 @@ impl Law<UBig> {
                     let mut numer = w;
                     let mut shared = Some(1u64);
                     let mut powers = Vec::with_capacity(factors.len());
-                    for &(p, e) in factors {
-                        let (v, rest) = super::weight::divided_out(&numer, p, e);
+                    for (&(p, e), rungs) in factors.iter().zip(&ladders) {
+                        let (v, rest) = super::weight::divided_out_by(&numer, p, e, rungs);
                         numer = rest;
                         shared = shared.and_then(|s| s.checked_mul(u64::from(p).checked_pow(v)?));
                         powers.push((p, e - v));

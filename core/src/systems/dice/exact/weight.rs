@@ -7,7 +7,7 @@
 //! that would overflow stops it ([`NoLaw::Wide`]) and it runs again in [`UBig`]. The
 //! two give the same fractions, as the law's tests check value by value.
 
-use dashu_int::ops::{BitTest, Gcd};
+use dashu_int::ops::{BitTest, DivRem, Gcd};
 use dashu_int::{UBig, Word};
 use ethnum::U256;
 
@@ -576,6 +576,66 @@ pub(super) fn divided_out(x: &UBig, p: u32, cap: u32) -> (u32, UBig) {
     (v, x)
 }
 
+/// Powers of `p` whose exponents double from a word's (`p^k`, `p^2k`, `p^4k`, ...), each
+/// none longer than `longest` (a denominator): made once for the denominator's prime and
+/// shared by every value's fraction, so that a large power is divided out in a few long
+/// divisions.
+pub(super) fn ladder(p: u32, longest: &UBig) -> Vec<(UBig, u32)> {
+    if p == 2 {
+        // A power of 2 is found from the trailing zeros.
+        return Vec::new();
+    }
+    let bits = longest.bit_len();
+    let (k, pk) = word_power(p);
+    let mut rungs = vec![(UBig::from(pk), k)];
+    loop {
+        let (top, e) = rungs.last().expect("one rung");
+        if top.bit_len() * 2 > bits + 1 || e.checked_mul(2).is_none() {
+            return rungs;
+        }
+        let next = (top.sqr(), e * 2);
+        rungs.push(next);
+    }
+}
+
+/// [`divided_out`] with the rungs of [`ladder`] (for a number no longer than the ladder
+/// was made for): up the rungs while they divide, then down, each rung at most once, so
+/// the power found takes about twice as many long divisions as its exponent has bits,
+/// and a number with no power of p one word's remainder. A value's fraction over 1,000
+/// rounds of 68 dF shares up to 3^68000 with the denominator: a word's power at a time,
+/// 1,700 passes over 1,900 words for each of 1,000 values took 12 s.
+pub(super) fn divided_out_by(x: &UBig, p: u32, cap: u32, rungs: &[(UBig, u32)]) -> (u32, UBig) {
+    let mut top = None;
+    for (i, (power, e)) in rungs.iter().enumerate() {
+        if *e > cap || power.bit_len() > x.bit_len() {
+            break;
+        }
+        let (q, r) = x.div_rem(power);
+        if !r.is_zero() {
+            break;
+        }
+        top = Some((i, q));
+    }
+    let Some((top, q)) = top else {
+        return divided_out(x, p, cap);
+    };
+    // What is left to find is under the rung that did not divide, twice the one that
+    // did: each rung below is needed at most once.
+    let (mut x, mut v) = (q, rungs[top].1);
+    for (power, e) in rungs[..top].iter().rev() {
+        if v + e > cap || power.bit_len() > x.bit_len() {
+            continue;
+        }
+        let (q, r) = (&x).div_rem(power);
+        if r.is_zero() {
+            x = q;
+            v += e;
+        }
+    }
+    let (more, x) = divided_out(&x, p, cap - v);
+    (v + more, x)
+}
+
 /// How many times `p` divides `x`, at most `cap` (0 is divided any number of times).
 fn valuation(x: &UBig, p: u32, cap: u32) -> u32 {
     if p == 2 {
@@ -649,6 +709,32 @@ mod tests {
             }
         }
         assert_eq!(divided_out(&UBig::ZERO, 5, 9), (9, UBig::ZERO));
+    }
+
+    /// The ladder's long divisions find what dividing a word's power at a time finds:
+    /// powers from none to thousands, capped anywhere, on numbers as long as the ladder.
+    #[test]
+    fn the_ladder_divides_out_what_a_word_at_a_time_does() {
+        for p in [2u32, 3, 5, 7, 1999] {
+            let top = UBig::from(p).pow(5000);
+            let rungs = ladder(p, &top);
+            assert!(p == 2 || rungs.len() > 4, "{p}: {} rungs", rungs.len());
+            for e in [0usize, 1, 27, 39, 40, 41, 81, 700, 2047, 2048, 4999, 5000] {
+                let x = UBig::from(77u8) * UBig::from(p).pow(e);
+                let x = if x.bit_len() > top.bit_len() {
+                    UBig::from(p).pow(e)
+                } else {
+                    x
+                };
+                for cap in [0u32, 1, 40, 700, 2100, 4999, u32::MAX] {
+                    assert_eq!(
+                        divided_out_by(&x, p, cap, &rungs),
+                        divided_out(&x, p, cap),
+                        "{p}^{e}, cap {cap}"
+                    );
+                }
+            }
+        }
     }
 
     /// The least power of p among counts, against each count's own power: counts with

@@ -58,11 +58,31 @@ fn safe(df: &DataFrame) -> PolarsResult<DataFrame> {
 /// empty cell is empty, an empty text `""`, a float its shortest text that reads back as
 /// the same float (`0.5`, `1.0`, `4.2e-6`).
 fn encode(df: &Frame) -> PolarsResult<Vec<u8>> {
-    let mut out = Vec::new();
+    let mut out = header(df.df());
     CsvWriter::new(&mut out)
-        .include_header(true)
+        .include_header(false)
         .finish(&mut safe(df.df())?)?;
     Ok(out)
+}
+
+/// The header row as polars' writer writes it (a name quoted where it is empty or holds
+/// a comma, a quote or a line break, its quotes doubled). Written here because polars' own header
+/// makes a null array, whose first use zeroes 8 MiB of memory once a process: two
+/// thousand page faults, 4 ms of a 5 ms command writing a small table.
+fn header(df: &DataFrame) -> Vec<u8> {
+    let names: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .map(|n| {
+            let n = n.as_str();
+            if n.is_empty() || n.contains([',', '"', '\n', '\r']) {
+                format!("\"{}\"", n.replace('"', "\"\""))
+            } else {
+                n.to_string()
+            }
+        })
+        .collect();
+    format!("{}\n", names.join(",")).into_bytes()
 }
 
 /// CSV with a header row, text cells defused.
@@ -118,6 +138,36 @@ mod tests {
             String::from_utf8(encode(&df).unwrap()).unwrap(),
             "\"name, quoted\",n,x\n\"a,b\",1,0.5\n\"\",,1.0\n,3,4.186840315812751e-6\n\"say \"\"hi\"\"\",4,-0.0\n\"two\nlines\",5,0.30000000000000004\n"
         );
+    }
+
+    /// The header written here is polars' own, name for name: plain, with a comma, a
+    /// quote, a line break, a space, non-ASCII.
+    #[test]
+    fn the_header_is_the_one_polars_writes() {
+        for name in [
+            "p",
+            "a,b",
+            "say \"hi\"",
+            "two\nlines",
+            "cr\rhere",
+            "x y",
+            "värde",
+            "",
+        ] {
+            let mut df = DataFrame::new(1, vec![Column::new(name.into(), [1i64])]).unwrap();
+            let mut theirs = Vec::new();
+            CsvWriter::new(&mut theirs)
+                .include_header(true)
+                .finish(&mut df)
+                .unwrap();
+            let ours = header(&df);
+            assert!(
+                theirs.starts_with(&ours),
+                "{name:?}: {:?}",
+                String::from_utf8_lossy(&theirs)
+            );
+            assert_eq!(&theirs[ours.len()..], b"1\n", "{name:?}");
+        }
     }
 
     #[test]

@@ -41,6 +41,9 @@ fn exact(c: &mut Criterion) {
         // Past them: big integers.
         "1000d6 sum",
         "repeat me = 20, foe = 20 until me <= 0 or foe <= 0 do let a = 3d6 in let b = 3d6 in me = me - (b > a) * (b - a), foe = foe - (a > b) * (a - b) then me > 0",
+        // A chain that seldom ends: each value's fraction shares up to 3^20400 with
+        // the denominator, divided out by a ladder of powers.
+        "repeat hp = 6 until hp <= 0 do hp = hp - ((5d10) <= (68dF)) limit 300 then rounds",
     ] {
         g.bench_function(q, |b| b.iter(|| black_box(compile(q, None))));
     }

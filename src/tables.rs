@@ -243,8 +243,10 @@ impl Held {
             }
             if r.capped_mass > 0.0 {
                 notes.push(format!(
-                    "{}: {}: {:.3e}",
-                    r.name, r.capped_note, r.capped_mass
+                    "{}: {}: {}",
+                    r.name,
+                    r.capped_note,
+                    rollsim_core::text::sci(r.capped_mass, 3)
                 ));
             }
         }

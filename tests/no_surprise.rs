@@ -266,6 +266,40 @@ fn the_chains_a_depth_cuts_are_a_number_per_roll_not_a_probability() {
     );
 }
 
+/// A chance that a limit cut a roll, near certain but not certain, is not printed as 1:
+/// a turn ends when six d6 all show 6, at most two rounds, so it is cut with chance
+/// (46655/46656)^2 = 0.999957..., which three decimals would round to `1.000e0` (and
+/// the Markdown report's one to `1.0e0`); a limit that always cuts still reads 1.
+#[test]
+fn a_near_certain_cut_is_not_printed_as_certain() {
+    let a = rollsim()
+        .args([
+            "roll",
+            "repeat t = 0 until t >= 1 do t = t + (6d6 == 36) limit 2 then rounds",
+        ])
+        .args(["--exact-only", "--format", "md"])
+        .assert()
+        .success();
+    let out = text(&a.get_output().stdout);
+    let note = "reached its limit of rounds unfinished (a roll of the dice stops there too)";
+    let want = (46655.0f64 / 46656.0).powi(2);
+    assert!((want - 0.99995713).abs() < 1e-8, "{want}");
+    // The summary's line, then the Markdown report's.
+    assert!(out.contains(&format!("{note}: 9.9996e-1")), "{out}");
+    assert!(out.contains(&format!("{note} 9.9996e-1")), "{out}");
+    assert!(!out.contains("1.000e0") && !out.contains("1.0e0"), "{out}");
+    let a = rollsim()
+        .args([
+            "roll",
+            "repeat t = 0 until t >= 1000 do t = t + d2 then rounds",
+            "--exact-only",
+        ])
+        .assert()
+        .success();
+    let out = text(&a.get_output().stdout);
+    assert!(out.contains(&format!("{note}: 1.000e0")), "{out}");
+}
+
 /// A roll with no exact distribution says which limit it passed, in its own words: the
 /// span of a value, the outcomes of a pool no pass reads, the work of counting and of
 /// floats (each past its number, as the docs' Limits table states them).

@@ -67,6 +67,19 @@ pub fn percent(p: f64, d: usize) -> String {
     }
 }
 
+/// `v` in scientific notation with `d` decimals, more where `d` would show a number
+/// below 1 as 1 (`0.999989` is `9.9999e-1`, not `1.000e0`): an exact chance that a
+/// limit cut a roll, near certain, does not read as certain.
+pub fn sci(v: f64, d: usize) -> String {
+    let mut shown = format!("{v:.d$e}");
+    let mut more = d;
+    while v < 1.0 && more < 17 && shown.parse::<f64>().is_ok_and(|s| s >= 1.0) {
+        more += 1;
+        shown = format!("{v:.more$e}");
+    }
+    shown
+}
+
 /// `v` with its sign (`+0.25`, `-1.50`) and `d` decimals; zero has none (`0.00`).
 pub fn signed(v: f64, d: usize) -> String {
     let s = format!("{v:+.d$}");
@@ -168,6 +181,23 @@ mod tests {
             (0.5, 0, "50%"),
         ] {
             assert_eq!(percent(p, d), shown, "{p} to {d} decimals");
+        }
+    }
+
+    #[test]
+    fn a_chance_below_one_is_not_shown_as_one() {
+        for (v, d, shown) in [
+            (0.999989, 3, "9.9999e-1"),
+            (0.99996, 3, "9.9996e-1"),
+            (0.99996, 1, "9.9996e-1"),
+            (0.9996, 3, "9.996e-1"),
+            (1.0, 3, "1.000e0"),
+            (4.0 / 3.0, 3, "1.333e0"),
+            (1e-21, 3, "1.000e-21"),
+            (9.9996e-22, 3, "1.000e-21"),
+            (1.0 - f64::EPSILON, 3, "9.999999999999998e-1"),
+        ] {
+            assert_eq!(sci(v, d), shown, "{v} to {d} decimals");
         }
     }
 

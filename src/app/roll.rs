@@ -205,7 +205,12 @@ fn table(description: &str, exact: bool, r: &ScenarioResult, mc: bool) -> String
         (false, None) => {}
     }
     if r.capped_mass > 0.0 {
-        let _ = write!(s, "\n{}: {:.3e}", r.capped_note, r.capped_mass);
+        let _ = write!(
+            s,
+            "\n{}: {}",
+            r.capped_note,
+            rollsim_core::text::sci(r.capped_mass, 3)
+        );
     }
     if let Some(p) = &r.policy {
         let _ = write!(

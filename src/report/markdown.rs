@@ -211,7 +211,7 @@ pub fn full(results: &[ScenarioResult]) -> String {
                 format!("{} trials, seed {}", thousands(r.trials), r.seed)
             },
             if r.capped_mass > 0.0 {
-                format!(", {} {:.1e}", r.capped_note, r.capped_mass)
+                format!(", {} {}", r.capped_note, crate::text::sci(r.capped_mass, 1))
             } else {
                 String::new()
             }

@@ -1237,6 +1237,76 @@ fn highest_lowest_and_middle_with_a_count_sum_that_many_dice() {
     assert!(e.contains("column 13"), "{e}");
 }
 
+/// `count even` and `count odd` as designers write "count the even dice", and `reroll`,
+/// `explode` and `again` on a parity, against every roll or by hand; a negative face's
+/// parity too (dF: -1 odd, 0 even).
+#[test]
+fn even_and_odd_faces_are_counted_rerolled_and_exploded() {
+    let parity = |r: &[i64], even: bool| {
+        r.iter()
+            .filter(|&&v| (v.rem_euclid(2) == 0) == even)
+            .count() as i64
+    };
+    same(
+        &compile("5d6 count even", None),
+        &crate::dice_engine::brute(5, &D6, |r| parity(r, true)),
+    );
+    same(
+        &compile("4dF count odd", None),
+        &crate::dice_engine::brute(4, &[-1, 0, 1], |r| parity(r, false)),
+    );
+    let c = compile("let p = 4d6 in p count even * 10 + p count odd", None);
+    same(
+        &c,
+        &crate::dice_engine::brute(4, &D6, |r| parity(r, true) * 10 + parity(r, false)),
+    );
+    assert_agrees(&c, &["value"], 200_000, 23);
+    // Rerolled once on an odd face: an odd face stands only from the second roll, 1/2 ·
+    // 1/6 = 1/12; an even one 1/6 + 1/12 = 1/4.
+    let c = compile("d6 reroll odd", None);
+    let (odd, even) = (1.0 / 12.0, 0.25);
+    same(
+        &c,
+        &BTreeMap::from([
+            (1, odd),
+            (2, even),
+            (3, odd),
+            (4, even),
+            (5, odd),
+            (6, even),
+        ]),
+    );
+    assert_eq!(
+        c.exact_fractions
+            .as_ref()
+            .map(|f| f.iter().map(|f| f.to_string()).collect::<Vec<_>>()),
+        Some(
+            ["1/12", "1/4", "1/12", "1/4", "1/12", "1/4"]
+                .map(String::from)
+                .to_vec()
+        )
+    );
+    // Exploding once on an even face: 3 is a 3 (1/6) or a 2 then a 1 (1/36).
+    let c = compile("d6 explode even depth 1", None);
+    let got = |v: &str| exact_of(&c, "value", v);
+    assert!((got("3") - 7.0 / 36.0).abs() < 1e-15, "{}", got("3"));
+    assert!((got("1") - 1.0 / 6.0).abs() < 1e-15, "{}", got("1"));
+    assert_agrees(&c, &["value"], 200_000, 29);
+    // Each die rolls again on an odd face: each of six chains ends on an even face unless
+    // its 21 rolls are all odd, so the count of even faces is 6 but for 6 · 2^-21.
+    let c = compile("6d6 again odd count even", None);
+    assert!((got_mean(&c) - (6.0 - 6.0 * 0.5f64.powi(21))).abs() < 1e-12);
+    // `even` and `odd` are still names where a value is read.
+    same(
+        &compile("let odd = d4 in odd * 2", None),
+        &BTreeMap::from([(2, 0.25), (4, 0.25), (6, 0.25), (8, 0.25)]),
+    );
+}
+
+fn got_mean(c: &Compiled) -> f64 {
+    dist(c).iter().map(|(v, p)| *v as f64 * p).sum()
+}
+
 /// Other tools' short notation and a keep without its end, as designers first write
 /// them: refused (this language spells modifiers out) with the spelling in the message.
 #[test]

@@ -50,6 +50,7 @@ fn cond(g: &mut Gen) -> String {
     match g.below(7) {
         0 => "max".into(),
         1 => "min".into(),
+        3 if g.chance(30) => g.pick(&["even", "odd"]).to_string(),
         // Faces named one by one, bare or in braces.
         2 => {
             let faces: Vec<String> = (0..1 + g.below(3))

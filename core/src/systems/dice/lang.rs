@@ -113,6 +113,10 @@ pub enum CondOf<V> {
     Min,
     /// `on 10, 20`: the faces named, one by one.
     On(Faces),
+    /// `even`: a face divisible by 2 (`count even`, `reroll odd`).
+    Even,
+    /// `odd`: a face that is not.
+    Odd,
 }
 
 /// Faces named one by one in a condition (`explode on 10, 20`), at most
@@ -158,6 +162,8 @@ impl Cond {
             Cond::Max => v == hi,
             Cond::Min => v == lo,
             Cond::On(faces) => faces.as_slice().contains(&v),
+            Cond::Even => v.rem_euclid(2) == 0,
+            Cond::Odd => v.rem_euclid(2) == 1,
         }
     }
 }
@@ -175,6 +181,8 @@ impl fmt::Display for Cond {
                 }
                 Ok(())
             }
+            Cond::Even => write!(f, "even"),
+            Cond::Odd => write!(f, "odd"),
         }
     }
 }

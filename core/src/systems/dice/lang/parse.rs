@@ -834,6 +834,12 @@ impl Parser {
         if cmp.is_none() && self.eat_word("on") {
             return self.faces_named().map(Some);
         }
+        if cmp.is_none() && self.eat_word("even") {
+            return Ok(Some(CondOf::Even));
+        }
+        if cmp.is_none() && self.eat_word("odd") {
+            return Ok(Some(CondOf::Odd));
+        }
         // A bare `-` after a word whose condition may be left out is the minus of the
         // expression: `d6 explode - 1` is an exploding d6 less 1, not a d6 that explodes
         // on -1 (which is `explode == -1`).
@@ -1157,6 +1163,10 @@ impl Parser {
             };
             match self.peek().clone() {
                 Tok::Word(w) if w == "on" && faces_follow => {
+                    Some(AggOf::Count(self.cond(false)?.unwrap_or(CondOf::Max)))
+                }
+                // `count even`, `count odd`: the faces by their parity (not symbols).
+                Tok::Word(w) if w == "even" || w == "odd" => {
                     Some(AggOf::Count(self.cond(false)?.unwrap_or(CondOf::Max)))
                 }
                 // `count success`: a symbol of named faces (a bare name; `count >= w`

@@ -639,6 +639,8 @@ impl<'a> Compiler<'a> {
             Some(AggOf::Count(CondOf::Max)) => AggOf::Count(CondOf::Max),
             Some(AggOf::Count(CondOf::Min)) => AggOf::Count(CondOf::Min),
             Some(AggOf::Count(CondOf::On(f))) => AggOf::Count(CondOf::On(*f)),
+            Some(AggOf::Count(CondOf::Even)) => AggOf::Count(CondOf::Even),
+            Some(AggOf::Count(CondOf::Odd)) => AggOf::Count(CondOf::Odd),
             Some(AggOf::Highest) => AggOf::Highest,
             Some(AggOf::Lowest) => AggOf::Lowest,
             Some(AggOf::MaxSet) => AggOf::MaxSet,
@@ -701,6 +703,8 @@ impl<'a> Compiler<'a> {
                 Some(CondOf::Max) => Some(CondOf::Max),
                 Some(CondOf::Min) => Some(CondOf::Min),
                 Some(CondOf::On(f)) => Some(CondOf::On(*f)),
+                Some(CondOf::Even) => Some(CondOf::Even),
+                Some(CondOf::Odd) => Some(CondOf::Odd),
                 Some(CondOf::Cmp(op, e)) => {
                     let n = self.node(e)?;
                     Some(CondOf::Cmp(
@@ -999,6 +1003,8 @@ impl<'a> Compiler<'a> {
             Some(CondOf::Max) => Some(CondOf::Max),
             Some(CondOf::Min) => Some(CondOf::Min),
             Some(CondOf::On(f)) => Some(CondOf::On(*f)),
+            Some(CondOf::Even) => Some(CondOf::Even),
+            Some(CondOf::Odd) => Some(CondOf::Odd),
             Some(CondOf::Cmp(op, e)) => {
                 let v = self.node(e)?;
                 Some(CondOf::Cmp(

@@ -127,6 +127,8 @@ impl Numbers<'_> {
             CondOf::Max => (CondOf::Max, true),
             CondOf::Min => (CondOf::Min, true),
             CondOf::On(faces) => (CondOf::On(*faces), true),
+            CondOf::Even => (CondOf::Even, true),
+            CondOf::Odd => (CondOf::Odd, true),
             CondOf::Cmp(op, _) => {
                 let v = self.take();
                 (CondOf::Cmp(*op, v.value), v.fixed)

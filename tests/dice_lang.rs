@@ -1340,12 +1340,47 @@ fn short_dice_notation_is_answered_with_its_spelling() {
             10,
             "found `1` (which dice: e.g. `drop lowest 1`)",
         ),
+        // Other tools' and rulebooks' words.
+        (
+            "d20 adv + 5",
+            5,
+            "found `adv` (advantage, the higher of two d20, is `2d20 highest`",
+        ),
+        ("d20 disadvantage", 5, "disadvantage `2d20 lowest`)"),
+        (
+            "5d10 successes >= 7",
+            6,
+            "(dice that meet a number are counted with `count`: `5d10 count >= 7`)",
+        ),
+        ("d20 vs d20", 5, "`--vs` on the command line; or their difference, `d20 - d20`)"),
+        (
+            "3d6 roll under 10",
+            5,
+            "found `roll` (a roll under a number is a comparison: `3d6 <= 10`",
+        ),
+        ("sum(3d6)", 1, "found `sum` (dice are summed as they are: `3d6`, or `3d6 sum`)"),
+        (
+            "avg(3d6)",
+            4,
+            "found `(` (`avg` is not a function: the functions are `max`, `min`, `pairs`, `beats` and `cancel`; every roll shows its mean)",
+        ),
     ] {
         let e = load_err(roll);
         assert!(e.contains(says), "{roll}: {e}");
         assert!(e.contains(&format!("column {col}")), "{roll}: {e}");
     }
-    // A plain misspelling is still pointed to its word.
+    // A plain misspelling is still pointed to its word, and a `roll` not before
+    // `under` to `reroll`.
     let e = load_err("3d6 hihgest");
     assert!(e.contains("(did you mean `highest`?)"), "{e}");
+    let e = load_err("d6 roll 1");
+    assert!(e.contains("(did you mean `reroll`?)"), "{e}");
+    // These words stay free as names.
+    for ok in [
+        "let adv = 2d20 highest in adv + 5",
+        "let vs = d6 in vs * 2",
+        "let under = 3 in d6 <= under",
+    ] {
+        compile(ok, None);
+    }
 }

@@ -1,6 +1,6 @@
 //! What a syntax error adds to "expected X, found Y": the nearest word of the language,
-//! how this language spells other tools' notation, why a comparison or a comma is not
-//! taken where it stands.
+//! how this language spells other tools' notation and words, why a comparison, a comma
+//! or a bracket is not taken where it stands.
 
 use super::*;
 
@@ -11,6 +11,9 @@ impl Parser {
         // A misspelt word of the language gets its nearest spelling.
         match self.peek() {
                 Tok::Word(w) if notation(w).is_some() => notation(w).unwrap_or_default(),
+                Tok::Word(w) if self.said_otherwise(w).is_some() => {
+                    self.said_otherwise(w).unwrap_or_default()
+                }
                 Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
                     // The reads of the shape table are words of the language too (`mod`:
                     // `mode`, not `max`).
@@ -33,8 +36,47 @@ impl Parser {
                     " (comparisons do not chain: put each in parentheses, e.g. `(d20 >= 11) + (d20 >= 11)`)".into()
                 }
                 Tok::Sym(",") => self.faces_without_on(),
+                Tok::Sym("(") => self.not_a_function(),
                 _ => String::new(),
             }
+    }
+
+    /// Words other tools and rulebooks use for what this language writes otherwise
+    /// (`d20 adv`, `3d6 roll under 10`, `sum(3d6)`): how it is written here.
+    fn said_otherwise(&self, w: &str) -> Option<String> {
+        let next = match self.toks.get(self.at + 1) {
+            Some((Tok::Word(n), _)) => n.as_str(),
+            Some((Tok::Sym(s), _)) => s,
+            _ => "",
+        };
+        Some(match (w, next) {
+            ("adv" | "advantage" | "dis" | "disadvantage", _) => {
+                " (advantage, the higher of two d20, is `2d20 highest`; disadvantage `2d20 lowest`)"
+            }
+            ("successes" | "success", _) => {
+                " (dice that meet a number are counted with `count`: `5d10 count >= 7`)"
+            }
+            ("vs" | "versus", _) => {
+                " (a roll against another is written apart: `vs` in a scenario, `--vs` on the command line; or their difference, `d20 - d20`)"
+            }
+            ("roll", "under" | "over") | ("under" | "over", _) => {
+                " (a roll under a number is a comparison: `3d6 <= 10`; over it, `3d6 >= 10`)"
+            }
+            ("sum", "(") => " (dice are summed as they are: `3d6`, or `3d6 sum`)",
+            _ => return None,
+        }
+        .to_string())
+    }
+
+    /// A name followed by `(` (`avg(3d6)`): the functions there are, and that a roll's
+    /// mean comes with it.
+    fn not_a_function(&self) -> String {
+        match self.at.checked_sub(1).and_then(|i| self.toks.get(i)) {
+            Some((Tok::Word(w), _)) if !KEYWORDS.contains(&w.as_str()) => format!(
+                " (`{w}` is not a function: the functions are `max`, `min`, `pairs`, `beats` and `cancel`; every roll shows its mean)"
+            ),
+            _ => String::new(),
+        }
     }
 
     /// A `keep` or `drop` with no end: which end `4d6 keep 3` keeps is not guessed,

@@ -1375,6 +1375,17 @@ fn short_dice_notation_is_answered_with_its_spelling() {
     assert!(e.contains("(did you mean `highest`?)"), "{e}");
     let e = load_err("d6 roll 1");
     assert!(e.contains("(did you mean `reroll`?)"), "{e}");
+    // A keeping read after the dice `cancel` leaves says which reads there are.
+    let e = load_err("cancel(3d6, 2d6) middle");
+    assert!(
+        e.contains("the dice `pairs`, `beats` or `cancel` leave are read by one word after it"),
+        "{e}"
+    );
+    let e = load_err("(3d6) count 6 + 2");
+    assert!(
+        e.contains("parentheses make a number of the dice inside"),
+        "{e}"
+    );
     // These words stay free as names.
     for ok in [
         "let adv = 2d20 highest in adv + 5",

@@ -1058,10 +1058,13 @@ impl Parser {
                         .toks
                         .iter()
                         .any(|(t, c)| *c == col && *t == Tok::Sym("("));
-                    let message = if parenthesised {
+                    let message = if matches!(a, Expr::Versus { .. }) {
+                        // `cancel(3d6, 2d6) middle`: a read that keeps dice.
+                        "the dice `pairs`, `beats` or `cancel` leave are read by one word after it (`sum`, `count ...`, `highest`, `lowest`, `maxset`, `straight`, a shape), e.g. `cancel(9d10, 8d10) highest` (`middle`, and a count after `highest` or `lowest`, keep some of them first, which is not done to the dice left)"
+                    } else if parenthesised {
                         "a read (`sum`, `count`, `highest`, ...) needs dice, and parentheses make a number of the dice inside: leave them out (`20d6 reroll 1 count >= 5`) or name the dice first (`let p = 20d6 reroll 1 in p count >= 5`)"
                     } else {
-                        "`sum`, `count`, `highest`, `lowest` and `maxset` read dice, e.g. `5d10 count >= 7`"
+                        "a read (`sum`, `count`, `highest`, `lowest`, `middle`, `maxset`, ...) reads dice, e.g. `5d10 count >= 7`"
                     };
                     return Err(SyntaxError {
                         col,

@@ -241,13 +241,8 @@ impl Held {
             if let Some(note) = &r.note {
                 notes.push(format!("{}: {note}", r.name));
             }
-            if r.capped_mass > 0.0 {
-                notes.push(format!(
-                    "{}: {}: {}",
-                    r.name,
-                    r.capped_note,
-                    rollsim_core::text::sci(r.capped_mass, 3)
-                ));
+            if let Some(cut) = r.capped_said() {
+                notes.push(format!("{}: {cut}", r.name));
             }
         }
         notes

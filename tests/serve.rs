@@ -730,6 +730,21 @@ fn the_dice_box_falls_back_to_a_streamed_monte_carlo() {
     let b = v["exact"]["fractions"][1].as_array().unwrap();
     assert_eq!(b.len(), 20, "{v}");
     assert!(b.iter().all(|f| f == "1/20"), "{v}");
+    // What a limit cut comes in the command line's words: a turn ended by six 6s, at
+    // most two rounds, is cut with chance (46655/46656)^2, not 1; a roll no limit cuts
+    // has none.
+    let (status, v) = s.post_json(
+        "/api/roll",
+        &json!({ "expr": "repeat t = 0 until t >= 1 do t = t + (6d6 == 36) limit 2 then rounds" }),
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        v["exact"]["capped"],
+        "exact probability that a `repeat` reached its limit of rounds unfinished (a roll of the dice stops there too): 9.9996e-1",
+        "{v}"
+    );
+    let (_, v) = s.post_json("/api/roll", &json!({ "expr": "2d6" }));
+    assert!(v["exact"]["capped"].is_null(), "{v}");
     let (status, v) = s.post_json("/api/roll", &json!({ "expr": "pairs(100d100, 100d100)" }));
     assert_eq!(status, 200);
     assert!(v["exact"].is_null(), "{v}");

@@ -204,13 +204,8 @@ fn table(description: &str, exact: bool, r: &ScenarioResult, mc: bool) -> String
         }
         (false, None) => {}
     }
-    if r.capped_mass > 0.0 {
-        let _ = write!(
-            s,
-            "\n{}: {}",
-            r.capped_note,
-            rollsim_core::text::sci(r.capped_mass, 3)
-        );
+    if let Some(cut) = r.capped_said() {
+        let _ = write!(s, "\n{cut}");
     }
     if let Some(p) = &r.policy {
         let _ = write!(

@@ -237,6 +237,9 @@ struct Exact {
     /// Per metric, per value: `"227/1296"` or null.
     fractions: Vec<Vec<Option<String>>>,
     headline_fraction: Option<String>,
+    /// What a limit cut (an explosion's depth, a `repeat`'s rounds) and how much, in
+    /// the command line's words, or null.
+    capped: Option<String>,
 }
 
 fn exact(c: &Compiled, seed: u64, file: &str, system: &str) -> Option<Exact> {
@@ -259,10 +262,12 @@ fn exact(c: &Compiled, seed: u64, file: &str, system: &str) -> Option<Exact> {
         .exact_fraction
         .as_ref()
         .map(|f| f.to_string());
+    let capped = result.capped_said();
     Some(Exact {
         result,
         fractions,
         headline_fraction,
+        capped,
     })
 }
 

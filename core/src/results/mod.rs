@@ -372,6 +372,20 @@ fn summarize_with(
     }
 }
 
+impl ScenarioResult {
+    /// What a limit cut and how much (`...: 9.9996e-1`), where it cut any: the words
+    /// the command line's summary, the notes and the live page give it.
+    pub fn capped_said(&self) -> Option<String> {
+        (self.capped_mass > 0.0).then(|| {
+            format!(
+                "{}: {}",
+                self.capped_note,
+                crate::text::sci(self.capped_mass, 3)
+            )
+        })
+    }
+}
+
 /// One metric's rows (Monte Carlo with its Wilson interval beside the exact value and
 /// its fraction), its mean where it is numeric, and its largest |z|.
 fn metric_result(

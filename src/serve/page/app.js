@@ -529,6 +529,8 @@ function renderDist() {
     box.append(hl);
     // What the designer should look at though it loads (a `vs` reading one unit's stat on both sides).
     if (base.note) box.append(el('p', { class: 'warning', role: 'alert', text: '⚠ ' + base.note }));
+    // What a limit cut (a `repeat`'s rounds, an explosion's depth), in the command line's words.
+    if (ex && ex.capped) box.append(el('p', { class: 'note capped', text: ex.capped }));
     base.metrics.forEach((m, i) => {
       const mm = ex ? m : Object.assign({}, m, { exact_missing: true });
       box.append(metricBlock(mem.name, mm, ex ? ex.fractions[i] : null, mc ? mc.metrics[i] : null));

@@ -120,6 +120,14 @@ fn strings(v: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Dice-box expressions whose answer has words beside the numbers: what a limit cut, a
+/// warning, neither.
+const SAID: [&str; 3] = [
+    "repeat t = 0 until t >= 1 do t = t + (6d6 == 36) limit 2 then rounds",
+    "10d6 >= 5",
+    "2d6",
+];
+
 #[test]
 fn sliders_in_a_real_browser_show_what_run_exact_only_prints() {
     let configs = root().join("configs");
@@ -145,7 +153,7 @@ fn sliders_in_a_real_browser_show_what_run_exact_only_prints() {
     let _ = std::fs::remove_file(&shot);
     let seen = drive(
         &configs,
-        &json!({ "steps": steps, "expr": "3d6 keep highst 2",
+        &json!({ "steps": steps, "expr": "3d6 keep highst 2", "said": SAID,
                  "tabs": { "config": "rush.toml", "scenario": slam } }),
         &shot,
     );
@@ -192,6 +200,24 @@ fn sliders_in_a_real_browser_show_what_run_exact_only_prints() {
         }
         assert_eq!(step["command"], command, "{name}");
     }
+    // What the command line says beside the numbers, the page says too: a warning, and
+    // what a limit cut (a turn ended by six 6s, at most two rounds: cut with chance
+    // (46655/46656)^2, 9.9996e-1); a plain roll says neither.
+    let said = seen["said"].as_array().unwrap();
+    assert_eq!(said.len(), SAID.len(), "{said:?}");
+    assert_eq!(
+        said[0]["capped"],
+        json!(["exact probability that a `repeat` reached its limit of rounds unfinished (a roll of the dice stops there too): 9.9996e-1"]),
+        "{said:?}"
+    );
+    assert_eq!(said[0]["warning"], json!([]), "{said:?}");
+    let warning = said[1]["warning"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.starts_with("⚠ ") && warning.contains("`10d6 >= 5` always holds"),
+        "{said:?}"
+    );
+    assert_eq!(said[2]["warning"], json!([]), "{said:?}");
+    assert_eq!(said[2]["capped"], json!([]), "{said:?}");
     // The broken expression, with its caret under the column the CLI names (10).
     let dice = &seen["dice"];
     assert_eq!(dice["column"], "10", "{dice}");

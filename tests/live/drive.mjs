@@ -6,7 +6,8 @@
 //   node drive.mjs BASE_URL PLAN.json SCREENSHOT.png
 //
 // PLAN: {"steps": [{"name", "config", "scenario", "actions": [{"key", "press"} |
-//        {"key", "select"}]}], "expr": "broken expression", "latency": [...]}
+//        {"key", "select"}]}], "expr": "broken expression", "said": ["expression", ...],
+//        "latency": [...]}
 import puppeteer from 'puppeteer-core';
 import { readFileSync } from 'node:fs';
 
@@ -96,6 +97,24 @@ try {
       const e = document.getElementById('expr-error');
       return { text: e.textContent, column: e.dataset.column };
     });
+  }
+
+  // Expressions whose answer comes with words beside the numbers (a warning, what a
+  // limit cut): each set in the box at once (no prefix answered), then what it says.
+  out.said = [];
+  for (const expr of plan.said || []) {
+    await page.evaluate((x) => {
+      const box = document.getElementById('expr');
+      box.value = x;
+      box.dispatchEvent(new Event('input'));
+    }, expr);
+    await new Promise((r) => setTimeout(r, 300));
+    await page.waitForFunction(() => document.body.dataset.dice === 'ready'
+      && document.querySelector('#expr-result p.headline'), { timeout: 20000 });
+    out.said.push(await page.evaluate((x) => {
+      const text = (sel) => [...document.querySelectorAll(`#expr-result ${sel}`)].map((p) => p.textContent);
+      return { expr: x, warning: text('p.warning'), capped: text('p.capped') };
+    }, expr));
   }
 
   // A wide distribution: its tails hidden in the table and folded in the chart, then

@@ -732,6 +732,10 @@ async function roll() {
       }
       const base = result || mc;
       const kids = [el('p', { class: 'headline' }, `${base.headline.label} = `, el('b', { text: pct(result ? base.headline.exact : base.headline.probability) }))];
+      // What the command line says beside the numbers: a warning (`10d6 >= 5` always
+      // holds), and what a limit cut.
+      if (base.note) kids.push(el('p', { class: 'warning', role: 'alert', text: '⚠ ' + base.note }));
+      if (result && result.capped) kids.push(el('p', { class: 'note capped', text: result.capped }));
       base.metrics.forEach((m, i) => kids.push(metricBlock('roll', result ? m : Object.assign({}, m, { exact_missing: true }), result ? result.fractions[i] : null, mc ? mc.metrics[i] : null)));
       out.replaceChildren(...kids);
     }

@@ -5,6 +5,8 @@ use super::*;
 
 mod hint;
 
+use hint::{ABSOLUTE, POWER, REMAINDER};
+
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Tok {
     Int(i64),
@@ -87,6 +89,10 @@ pub(super) fn lex(text: &str) -> Result<Vec<(Tok, Col)>, SyntaxError> {
                 let after_a_die = matches!(out.last(), Some((Tok::Dice(_), _)));
                 let hint = match (c, after_a_die) {
                     ('!', true) => " (an exploding die is written `d6 explode`)",
+                    // Other languages' operators, and how this one writes them.
+                    ('%', _) => REMAINDER,
+                    ('^', _) => POWER,
+                    ('|', _) => ABSOLUTE,
                     _ => "",
                 };
                 return Err(SyntaxError {

@@ -4,6 +4,19 @@
 
 use super::*;
 
+/// How a remainder (`%`, `mod`) is written here: from a `let`, so the dice roll once.
+pub(super) const REMAINDER: &str =
+    " (a remainder is written from a `let`: `let x = 3d6 in x - 2 * (x / 2)`; `/` rounds down; the parity of each die: `count even`)";
+/// How a power (`^`, `**`) is written here.
+pub(super) const POWER: &str =
+    " (a power is written as a product from a `let`: `let x = d6 in x * x`; `d6 * d6` rolls two dice)";
+/// How an absolute value (`abs(...)`, `|...|`) is written here.
+pub(super) const ABSOLUTE: &str =
+    " (an absolute value is written from a `let`: `let d = d6 - d6 in max(d, -d)`)";
+/// How rounding (`floor`, `ceil`, `round`) is written here.
+const ROUNDING: &str =
+    " (`/` rounds down: `3d6 / 3`; up, `(3d6 + 2) / 3`; to the nearest, `(3d6 * 2 + 3) / 6`)";
+
 impl Parser {
     /// The hint after an error's "found ..." for the token here: empty where there is
     /// none to give.
@@ -36,6 +49,15 @@ impl Parser {
                     " (comparisons do not chain: put each in parentheses, e.g. `(d20 >= 11) + (d20 >= 11)`)".into()
                 }
                 Tok::Sym(",") => self.faces_without_on(),
+                // `d6 ** 2`.
+                Tok::Sym("*")
+                    if matches!(
+                        self.at.checked_sub(1).and_then(|i| self.toks.get(i)),
+                        Some((Tok::Sym("*"), _))
+                    ) =>
+                {
+                    POWER.into()
+                }
                 Tok::Sym("(") => self.not_a_function(),
                 _ => String::new(),
             }
@@ -63,6 +85,11 @@ impl Parser {
                 " (a roll under a number is a comparison: `3d6 <= 10`; over it, `3d6 >= 10`)"
             }
             ("sum", "(") => " (dice are summed as they are: `3d6`, or `3d6 sum`)",
+            ("mod", _) => REMAINDER,
+            // `6d6 pairs`: the number of pairs in one pool.
+            ("pairs", t) if t != "(" => {
+                " (`pairs(a, b)` sets two pools against each other; the pairs within one pool are `sets 2`, e.g. `6d6 sets 2`)"
+            }
             _ => return None,
         }
         .to_string())
@@ -72,6 +99,10 @@ impl Parser {
     /// mean comes with it.
     fn not_a_function(&self) -> String {
         match self.at.checked_sub(1).and_then(|i| self.toks.get(i)) {
+            Some((Tok::Word(w), _)) if w == "abs" => ABSOLUTE.into(),
+            Some((Tok::Word(w), _)) if ["floor", "ceil", "round"].contains(&w.as_str()) => {
+                ROUNDING.into()
+            }
             Some((Tok::Word(w), _)) if !KEYWORDS.contains(&w.as_str()) => format!(
                 " (`{w}` is not a function: the functions are `max`, `min`, `pairs`, `beats` and `cancel`; every roll shows its mean)"
             ),

@@ -69,6 +69,7 @@ impl Parser {
         let next = match self.toks.get(self.at + 1) {
             Some((Tok::Word(n), _)) => n.as_str(),
             Some((Tok::Sym(s), _)) => s,
+            Some((Tok::Int(_), _)) => "a number",
             _ => "",
         };
         Some(match (w, next) {
@@ -85,7 +86,8 @@ impl Parser {
                 " (a roll under a number is a comparison: `3d6 <= 10`; over it, `3d6 >= 10`)"
             }
             ("sum", "(") => " (dice are summed as they are: `3d6`, or `3d6 sum`)",
-            ("mod", _) => REMAINDER,
+            // `3d6 mod 2`; `7d10 mod` alone is `mode` misspelt.
+            ("mod", "a number" | "(") => REMAINDER,
             // `6d6 pairs`: the number of pairs in one pool.
             ("pairs", t) if t != "(" => {
                 " (`pairs(a, b)` sets two pools against each other; the pairs within one pool are `sets 2`, e.g. `6d6 sets 2`)"

@@ -58,9 +58,11 @@ pub fn fixed(v: f64, d: usize) -> String {
 pub fn percent(p: f64, d: usize) -> String {
     let shown = fixed(p * 100.0, d);
     let step = 10f64.powi(-(d as i32));
-    if p < 1.0 && shown == fixed(100.0, d) {
+    // Below 1, the only text that starts `100` is 100 rounded up; the ends compared as
+    // text, not formatted again for every value of a table.
+    if p < 1.0 && shown.starts_with("100") {
         format!(">{}%", fixed(100.0 - step, d))
-    } else if p > 0.0 && shown == fixed(0.0, d) {
+    } else if p > 0.0 && rounds_to_zero(&shown) {
         format!("<{}%", fixed(step, d))
     } else {
         format!("{shown}%")

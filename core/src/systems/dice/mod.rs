@@ -309,7 +309,7 @@ fn exact_of(sc: &Scenario, cancel: &Cancel) -> (Result<Exact, String>, f64, f64)
     let vs = sc.vs.as_ref().map(|(_, v)| v);
     match exact::any_law(&sc.roll_node, vs, cancel) {
         Ok(first) => (
-            Ok(Exact::of_law(&first.law, &sc.span)),
+            Ok(Exact::of_law(&first.law, &sc.span, cancel)),
             first.capped,
             first.unfinished,
         ),
@@ -328,12 +328,12 @@ struct Exact {
 impl Exact {
     /// The law's chances over the span, on the values that can come up, and their
     /// fractions where its ways were counted.
-    fn of_law(law: &exact::Weights, span: &Span) -> Exact {
+    fn of_law(law: &exact::Weights, span: &Span, cancel: &Cancel) -> Exact {
         let (lo, hi) = match span {
             Span::Range(lo, hi) => (*lo, *hi),
             Span::Listed(values) => (values[0], values[values.len() - 1]),
         };
-        let (p, fractions) = law.chances(lo, (hi - lo + 1) as usize);
+        let (p, fractions) = law.chances(lo, (hi - lo + 1) as usize, cancel);
         if let Span::Listed(values) = span {
             // A law spans at most `exact::MAX_SPAN` numbers: its dense chances do too.
             let pick = |i: &i64| (i - lo) as usize;

@@ -83,11 +83,19 @@ impl Weights {
     }
 
     /// Each value's chance over `lo..lo + states` (a value outside joins the end it
-    /// passes), and its fraction where the ways were counted.
-    pub fn chances(&self, lo: i64, states: usize) -> (Vec<f64>, Option<Vec<Fraction>>) {
+    /// passes), and its fraction where the ways were counted. Where `cancel` is set while the fractions are worked out, the chances come from
+    /// the counts' floats and there are no fractions (the run is being stopped).
+    pub fn chances(
+        &self,
+        lo: i64,
+        states: usize,
+        cancel: &Cancel,
+    ) -> (Vec<f64>, Option<Vec<Fraction>>) {
         match self {
             Weights::Counted(l) => {
-                let f = l.fractions(lo, states);
+                let Some(f) = l.fractions_until(lo, states, cancel) else {
+                    return (l.floats(lo, states), None);
+                };
                 let p = f
                     .iter()
                     .map(|f| if f.is_zero() { 0.0 } else { f.to_f64() })
@@ -374,6 +382,14 @@ impl Law<UBig> {
     /// Each value's fraction over `lo..lo + states` (a value outside it joins the end
     /// it passes, as the float's distribution does).
     pub fn fractions(&self, lo: i64, states: usize) -> Vec<Fraction> {
+        self.fractions_until(lo, states, &Cancel::new())
+            .unwrap_or_default()
+    }
+
+    /// [`Law::fractions`], or None once `cancel` is set: a value's fraction over a long
+    /// chain's denominator (35,000 digits) is a few milliseconds, a thousand of them
+    /// seconds that Ctrl-C does not wait for.
+    fn fractions_until(&self, lo: i64, states: usize, cancel: &Cancel) -> Option<Vec<Fraction>> {
         let mut ways = vec![UBig::ZERO; states];
         for (v, w) in self.iter() {
             ways[((v - lo).max(0) as usize).min(states - 1)] += w;
@@ -392,14 +408,15 @@ impl Law<UBig> {
         let small_den = self.den.to_u128();
         ways.into_iter()
             .map(|w| match (&factors, small_den) {
+                _ if cancel.is_cancelled() => None,
                 // A value no roll gives (most of a wide table's, Farkle's 3,001 values
                 // from 0 to 3,000 of which 31 come).
-                _ if w.is_zero() => Fraction::zero(),
+                _ if w.is_zero() => Some(Fraction::zero()),
                 (None, Some(den)) => {
                     // Every count is at most the denominator, so fits as well.
                     let w = w.to_u128().unwrap_or(0);
                     let g = num_integer::Integer::gcd(&den, &w);
-                    Fraction::lowest(UBig::from(w / g), UBig::from(den / g))
+                    Some(Fraction::lowest(UBig::from(w / g), UBig::from(den / g)))
                 }
                 (Some(factors), _) => {
                     // What the value's ways share with the denominator: the
@@ -420,11 +437,14 @@ impl Law<UBig> {
                             .into_iter()
                             .fold(UBig::ONE, |d, (p, k)| d * UBig::from(p).pow(k as usize)),
                     };
-                    Fraction::lowest(numer, denom)
+                    Some(Fraction::lowest(numer, denom))
                 }
                 (None, None) => {
                     let g = UBig::common_factor(&self.den, std::slice::from_ref(&w));
-                    Fraction::lowest(w.div(&g).to_big(), self.den.div(&g).to_big())
+                    Some(Fraction::lowest(
+                        w.div(&g).to_big(),
+                        self.den.div(&g).to_big(),
+                    ))
                 }
             })
             .collect()

@@ -843,6 +843,16 @@ fn fractions_are_reduced_by_what_the_ways_share_in_and_past_a_word() {
     for (got, want) in f.iter().zip(want) {
         assert_eq!(*got, want.unwrap());
     }
+    // Stopped (Ctrl-C while a long chain's fractions are worked out): no fractions, the
+    // chances from the counts as they are.
+    let stop = Cancel::new();
+    stop.cancel();
+    assert_eq!(law.fractions_until(0, 3, &stop), None);
+    let (p, none) = Weights::Counted(law.clone()).chances(0, 3, &stop);
+    assert!(none.is_none());
+    assert_eq!(p[0], 96.0 / (2f64.powi(200) * 3f64.powi(100)));
+    let (_, some) = Weights::Counted(law).chances(0, 3, &Cancel::new());
+    assert_eq!(some.map(|f| f.len()), Some(3));
 }
 
 /// The law in floats keeps each value's precision, to the far tail: 15d12's top value
@@ -860,14 +870,14 @@ fn the_law_in_floats_keeps_the_tails_of_a_sum() {
         let counted = law(&n, None, &Cancel::default()).expect(text);
         let (lo, hi) = counted.support();
         let states = (hi - lo + 1) as usize;
-        let (p, _) = Weights::Real(real).chances(lo, states);
-        let (want, _) = Weights::Counted(counted).chances(lo, states);
+        let (p, _) = Weights::Real(real).chances(lo, states, &Cancel::new());
+        let (want, _) = Weights::Counted(counted).chances(lo, states, &Cancel::new());
         for (v, (a, b)) in p.iter().zip(&want).enumerate() {
             assert!((a - b).abs() <= 1e-12 * b, "{text}: {v}: {a} against {b}");
         }
         // In plain floats, the same where they hold every value.
         let (float, _) = law_in::<f64>(&n, None, &Cancel::default(), REAL_WORK).expect(text);
-        let (p, _) = Weights::Float(float).chances(lo, states);
+        let (p, _) = Weights::Float(float).chances(lo, states, &Cancel::new());
         for (v, (a, b)) in p.iter().zip(&want).enumerate() {
             assert!(
                 (a - b).abs() <= 1e-12 * b,
@@ -877,7 +887,7 @@ fn the_law_in_floats_keeps_the_tails_of_a_sum() {
     }
     let (n, _) = parse_result("15d12", &[]).unwrap();
     let (real, _) = law_in::<Real>(&n, None, &Cancel::default(), REAL_WORK).unwrap();
-    let (p, _) = Weights::Real(real).chances(15, 166);
+    let (p, _) = Weights::Real(real).chances(15, 166, &Cancel::new());
     assert!(
         (p[165] - 12f64.powi(-15)).abs() < 1e-12 * 12f64.powi(-15),
         "{}",

@@ -447,7 +447,7 @@ fn joint_round<'a, W: Weight>(
             }
         }
     }
-    let mut next: States<W> = Map::default();
+    let mut next: States<W> = sized(plays.len());
     for (w, goes_on, p) in &plays {
         let Some((to, sd)) = &p.step else { continue };
         if goes_on.is_zero() {
@@ -460,6 +460,12 @@ fn joint_round<'a, W: Weight>(
         }
     }
     Ok((next, at.den.mul(&common)?))
+}
+
+/// A map of states with room for `n` of them: a round's states are made afresh each
+/// round, and growing the map as they come was a twentieth of a long chain's time.
+fn sized<W>(n: usize) -> States<W> {
+    States::with_capacity_and_hasher(n, Default::default())
 }
 
 /// `q · scale` more ways of state `t`; a state already met takes them without its key
@@ -535,7 +541,7 @@ fn apart_round<'a, W: Weight>(
         }
         going.push((s, w.mul(&on)?, until_den));
     }
-    let mut cur: States<W> = Map::default();
+    let mut cur: States<W> = sized(going.len());
     for (s, w, until_den) in going {
         cur.insert(s, w.mul(&common.div(&until_den))?);
     }
@@ -546,7 +552,7 @@ fn apart_round<'a, W: Weight>(
         // An update that does not read its own variable's value (Craps' `r = 2d6`, the
         // roll before forgotten): states that differ only there go on as one.
         if !mentions(u, env.len() + k + i) {
-            let mut merged: States<W> = Map::default();
+            let mut merged: States<W> = sized(cur.len());
             b.spend(cur.len() as u64 * at.words)?;
             for (mut s, w) in cur {
                 s[k + i] = 0;
@@ -579,7 +585,7 @@ fn apart_round<'a, W: Weight>(
         let over = den.clone();
         den = den.mul(&common)?;
         let words = cost(&den);
-        let mut next: States<W> = Map::default();
+        let mut next: States<W> = sized(cur.len() * 2);
         for (s, w) in cur {
             let (law, mass) = &kernels[&key(&s)];
             b.add_stopped(*mass, || at.reach * ratio(&w, &over));

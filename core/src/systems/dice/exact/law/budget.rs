@@ -85,6 +85,9 @@ pub(in crate::systems::dice::exact) struct Budget<'a, W> {
     /// Each pool variable read only by sums and counts: the values of its reads, with
     /// their ways (as `outcomes`, a list of each read's value in place of the dice).
     pub(super) tallies: Memo<'a, PoolSpec, std::rc::Rc<pools::Outcomes<W>>>,
+    /// As `outcomes`, for a pool variable a choice rerolls: the dice it ends with, by
+    /// the very pool (an equal pool without the choice ends otherwise).
+    pub(super) chosen: Memo<'a, PoolSpec, std::rc::Rc<pools::Outcomes<W>>>,
     /// Each rolled count's pools mixed, by the count's address and law: the few laws a
     /// count takes come again and again below a pool variable's outcomes.
     pub(super) counted: Map<usize, Vec<Mixed<W>>>,
@@ -131,6 +134,7 @@ impl<'a, W> Budget<'a, W> {
             held: Vec::new(),
             outcomes: Memo::new(),
             tallies: Memo::new(),
+            chosen: Memo::new(),
             counted: Map::default(),
             shapes: Map::default(),
             long: false,

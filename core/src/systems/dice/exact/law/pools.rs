@@ -24,23 +24,22 @@ pub(super) fn held_outcomes<'a, W: Weight>(
     choice: Option<&'a Choice>,
     b: &mut Budget<'a, W>,
 ) -> Result<(std::rc::Rc<Outcomes<W>>, Holding<'a>), NoLaw> {
-    // By the very pool: what is kept is read as its own body reads it.
-    let (taken, reads) = match (b.outcomes.same(spec), b.tallies.same(spec)) {
-        (Some(o), _) => (o, false),
-        (_, Some(o)) => (o, true),
-        (None, None) => {
+    // By the pool, or an equal one (its reads are part of it: two players' 6d10 read
+    // by `maxset` and `mode` are walked once); a choice's by the very pool.
+    let found = match choice {
+        Some(_) => b.chosen.same(spec).map(|o| (o, false)),
+        None => (b.outcomes.alike(spec).map(|o| (o, false)))
+            .or_else(|| b.tallies.alike(spec).map(|o| (o, true))),
+    };
+    let (taken, reads) = match found {
+        Some(found) => found,
+        None => {
             let (lo, hi) = face_span(spec);
-            let mut key = |sorted: &[i64]| {
-                let kept = spec.keep_of(sorted);
-                let key = if spec.ways.is_empty() {
-                    kept.to_vec()
-                } else {
-                    spec.ways
-                        .iter()
-                        .map(|(keep, agg)| read_sorted(kept, *keep, *agg, lo, hi))
-                        .collect()
-                };
-                (key, kept.to_vec())
+            let reading = Reading {
+                spec,
+                by: By::Reads,
+                lo,
+                hi,
             };
             let tallies = match choice {
                 Some(_) => None,
@@ -48,16 +47,16 @@ pub(super) fn held_outcomes<'a, W: Weight>(
             };
             let reads = tallies.is_some();
             let (each, den) = match (choice, tallies) {
-                (Some(c), _) => chosen(c, b, &mut key)?,
+                (Some(c), _) => chosen(c, b, &reading)?,
                 (None, Some(each)) => each,
-                (None, None) => outcomes(spec, b, &mut key)?,
+                (None, None) => outcomes(spec, b, &reading)?,
             };
             let each = each.into_iter().map(|(d, w)| (d.into(), w)).collect();
             let o = std::rc::Rc::new((each, den));
-            let memo = if reads {
-                &mut b.tallies
-            } else {
-                &mut b.outcomes
+            let memo = match (reads, choice) {
+                (true, _) => &mut b.tallies,
+                (false, Some(_)) => &mut b.chosen,
+                (false, None) => &mut b.outcomes,
             };
             (memo.keep(spec, o), reads)
         }
@@ -451,10 +450,14 @@ pub(super) fn kept<'a, W: Weight>(
     if let Some(o) = b.outcomes.same(spec) {
         return Ok(o);
     }
-    let (each, den) = outcomes(spec, b, &mut |sorted| {
-        let k = spec.keep_of(sorted).to_vec();
-        (k.clone(), k)
-    })?;
+    let (lo, hi) = face_span(spec);
+    let reading = Reading {
+        spec,
+        by: By::Kept,
+        lo,
+        hi,
+    };
+    let (each, den) = outcomes(spec, b, &reading)?;
     let each = each.into_iter().map(|(d, w)| (d.into(), w)).collect();
     Ok(b.outcomes.keep(spec, std::rc::Rc::new((each, den))))
 }
@@ -486,10 +489,13 @@ pub(super) fn read_whole<'a, W: Weight>(
         }
     }
     let (lo, hi) = face_span(spec);
-    let (outcomes, den) = outcomes(spec, b, &mut |sorted| {
-        let v = read_sorted(sorted, spec.keep, spec.agg, lo, hi);
-        (vec![v], vec![v])
-    })?;
+    let reading = Reading {
+        spec,
+        by: By::Whole,
+        lo,
+        hi,
+    };
+    let (outcomes, den) = outcomes(spec, b, &reading)?;
     let mut m: Map<i64, W> = Map::default();
     for (v, w) in outcomes {
         m.entry(v[0]).or_default().add_to(&w)?;
@@ -497,38 +503,29 @@ pub(super) fn read_whole<'a, W: Weight>(
     Ok(Law::from_map(m, den)?.reduced())
 }
 
-/// Every multiset of `spec`'s dice (or hand of its deck), sorted, taken by `key` to
-/// (what tells outcomes apart, what the outcome holds): the outcomes with their ways,
-/// in the order first met, and the denominator of them all.
-#[allow(clippy::type_complexity)]
+/// Every multiset of `spec`'s dice (or hand of its deck), sorted, gathered by what
+/// `reading` tells apart: the outcomes with their ways, in the order first met, and the
+/// denominator of them all.
 fn outcomes<'a, W: Weight>(
     spec: &'a PoolSpec,
     b: &mut Budget<'a, W>,
-    key: &mut dyn FnMut(&[i64]) -> (Vec<i64>, Vec<i64>),
-) -> Result<(Vec<(Vec<i64>, W)>, W), NoLaw> {
+    reading: &Reading,
+) -> Result<Gathered<W>, NoLaw> {
     // An `again` pool's dice count varies: no multiset of a fixed count holds it.
     if spec.again.is_some() {
         return Err(NoLaw::Refused(Why::Part));
     }
-    let mut index: Map<Vec<i64>, usize> = Map::default();
-    let mut outcomes: Vec<(Vec<i64>, W)> = Vec::new();
+    let mut gather = Gather::new();
+    let mut sorted = Vec::new();
     let mut failed = None;
     let mut visit = |dice: &[i64], w: W| {
         if failed.is_some() {
             return;
         }
-        let mut sorted = dice.to_vec();
+        sorted.clear();
+        sorted.extend_from_slice(dice);
         sorted.sort_unstable();
-        let (k, held) = key(&sorted);
-        let r = match index.get(&k) {
-            Some(&i) => outcomes[i].1.add_to(&w),
-            None => {
-                index.insert(k, outcomes.len());
-                outcomes.push((held, w));
-                Ok(())
-            }
-        };
-        if let Err(e) = r {
+        if let Err(e) = gather.add(reading, &sorted, w) {
             failed = Some(e);
         }
     };
@@ -538,35 +535,107 @@ fn outcomes<'a, W: Weight>(
     };
     match failed {
         Some(e) => Err(e),
-        None => Ok((outcomes, den)),
+        None => Ok((gather.outcomes, den)),
+    }
+}
+
+/// What tells a pool's rolls apart, two rolls with one key being one outcome, and
+/// what the outcome holds.
+struct Reading<'s> {
+    spec: &'s PoolSpec,
+    by: By,
+    lo: i64,
+    hi: i64,
+}
+
+/// The key of a [`Reading`].
+enum By {
+    /// A pool variable's: the values of its body's fixed reads (the dice kept where it
+    /// has none); the outcome holds the dice kept.
+    Reads,
+    /// The dice kept, held.
+    Kept,
+    /// The pool's own read, held as its value.
+    Whole,
+}
+
+impl Reading<'_> {
+    /// The key of the sorted dice `sorted`, written into `out`.
+    fn key(&self, sorted: &[i64], out: &mut Vec<i64>) {
+        out.clear();
+        let spec = self.spec;
+        let kept = spec.keep_of(sorted);
+        match self.by {
+            By::Reads if !spec.ways.is_empty() => {
+                let read = |(keep, agg): &Way| read_sorted(kept, *keep, *agg, self.lo, self.hi);
+                out.extend(spec.ways.iter().map(read));
+            }
+            By::Reads | By::Kept => out.extend_from_slice(kept),
+            By::Whole => out.push(read_sorted(sorted, spec.keep, spec.agg, self.lo, self.hi)),
+        }
+    }
+
+    /// What the outcome of the sorted dice `sorted`, of key `key`, holds.
+    fn held(&self, sorted: &[i64], key: &[i64]) -> Vec<i64> {
+        match self.by {
+            By::Whole => key.to_vec(),
+            By::Reads | By::Kept => self.spec.keep_of(sorted).to_vec(),
+        }
+    }
+}
+
+/// Outcomes as gathered, each with the dice (or values) it holds and its ways, and the
+/// denominator of them all.
+pub(super) type Gathered<W> = (Vec<(Vec<i64>, W)>, W);
+
+/// Rolls gathered into outcomes by their key, each outcome holding the dice kept of
+/// the first roll with it. A key is written into one buffer and copied only when it
+/// is new: thousands of multisets fall into a few dozen outcomes (6d10 read by
+/// `maxset` and `mode`: 5,005 into 51), and three lists made for each were a fifth of
+/// a contest of two such pools.
+struct Gather<W> {
+    index: Map<Vec<i64>, usize>,
+    outcomes: Vec<(Vec<i64>, W)>,
+    key: Vec<i64>,
+}
+
+impl<W: Weight> Gather<W> {
+    fn new() -> Self {
+        Gather {
+            index: Map::default(),
+            outcomes: Vec::new(),
+            key: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, reading: &Reading, sorted: &[i64], w: W) -> Result<(), NoLaw> {
+        reading.key(sorted, &mut self.key);
+        match self.index.get(self.key.as_slice()) {
+            Some(&i) => self.outcomes[i].1.add_to(&w),
+            None => {
+                self.index.insert(self.key.clone(), self.outcomes.len());
+                self.outcomes.push((reading.held(sorted, &self.key), w));
+                Ok(())
+            }
+        }
     }
 }
 
 /// The dice a choice ends with (`reroll p = 5d6 to maximise ...`), every way counted
-/// through the choices its plan made, taken by `key` as [`outcomes`] takes a roll's.
-#[allow(clippy::type_complexity)]
+/// through the choices its plan made, gathered as [`outcomes`] gathers a roll's.
 fn chosen<W: Weight>(
     choice: &Choice,
     b: &mut Budget<W>,
-    key: &mut dyn FnMut(&[i64]) -> (Vec<i64>, Vec<i64>),
-) -> Result<(Vec<(Vec<i64>, W)>, W), NoLaw> {
+    reading: &Reading,
+) -> Result<Gathered<W>, NoLaw> {
     // The plan went through every kept set and its rerolls once already, in floats.
     let (ends, den) = choice.end_ways();
     b.spend(ends.len() as u64)?;
-    let mut index: Map<Vec<i64>, usize> = Map::default();
-    let mut outcomes: Vec<(Vec<i64>, W)> = Vec::new();
+    let mut gather = Gather::new();
     for (dice, w) in ends {
-        let w = W::from_big(&w)?;
-        let (k, held) = key(&dice);
-        match index.get(&k) {
-            Some(&i) => outcomes[i].1.add_to(&w)?,
-            None => {
-                index.insert(k, outcomes.len());
-                outcomes.push((held, w));
-            }
-        }
+        gather.add(reading, &dice, W::from_big(&w)?)?;
     }
-    Ok((outcomes, W::from_big(&den)?))
+    Ok((gather.outcomes, W::from_big(&den)?))
 }
 
 /// As many outcomes as a walk goes through, at most ([`MAX_OUTCOMES`]): `C(n + s - 1, s - 1)` of

@@ -5,6 +5,7 @@ use super::super::sink::tests::{expr, Gen};
 use super::*;
 use crate::kernels::Rng;
 use crate::systems::dice::program::{parse_result, sample, Scratch, MAX_ROLLED_DICE};
+use dashu_int::IBig;
 use std::collections::BTreeMap;
 
 /// Trials each program is rolled for, against its law.
@@ -958,4 +959,48 @@ fn dice_named_and_not_read_are_not_rolled_through() {
         "{}",
         first.capped
     );
+}
+
+/// Two equal pools read the same ways share their outcomes (two players' dice in a
+/// contest: as likely won as lost), and a pool a choice rerolls beside a plain pool of
+/// the same dice read the same ways keeps its own law, whichever is met first.
+#[test]
+fn equal_pools_share_their_outcomes_and_a_choice_keeps_its_own() {
+    let of = |text: &str| {
+        let (n, _) = parse_result(text, &[]).expect(text);
+        let law = law(&n, None, &Cancel::default()).expect(text);
+        let f = law.fractions(law.lo, law.n.len());
+        (law.lo..).zip(f).collect::<BTreeMap<i64, Fraction>>()
+    };
+    // A contest of two alike pools: as likely won as lost, exactly.
+    let contest = "let a = 5d6 in let b = 5d6 in \
+                   if a maxset > b maxset then 1 else if b maxset > a maxset then -1 else 0";
+    let law = of(contest);
+    assert_eq!(law[&1], law[&-1], "{contest}");
+    assert!(agrees(contest));
+    let chosen = of("reroll p = 3d6 to maximise p maxset in p maxset * 10 + p highest");
+    let plain = of("let q = 3d6 in q maxset * 10 + q highest");
+    // The choice makes a set likelier: the two laws differ.
+    assert_ne!(chosen, plain);
+    for text in [
+        "(reroll p = 3d6 to maximise p maxset in p maxset * 10 + p highest) * 100 \
+         + (let q = 3d6 in q maxset * 10 + q highest)",
+        "(let q = 3d6 in q maxset * 10 + q highest) \
+         + (reroll p = 3d6 to maximise p maxset in p maxset * 10 + p highest) * 100",
+    ] {
+        let both = of(text);
+        for (a, x) in &chosen {
+            for (b, y) in &plain {
+                let z = both
+                    .get(&(100 * a + b))
+                    .cloned()
+                    .unwrap_or_else(Fraction::zero);
+                // z = x · y, cross-multiplied.
+                let left =
+                    z.numer() * IBig::from(x.denom().clone()) * IBig::from(y.denom().clone());
+                let right = x.numer() * y.numer() * IBig::from(z.denom().clone());
+                assert_eq!(left, right, "{text}: at {a}, {b}");
+            }
+        }
+    }
 }

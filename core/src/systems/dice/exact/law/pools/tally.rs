@@ -12,11 +12,10 @@ use super::*;
 /// die met each of the 200 dice (four million steps, past the budget: no fraction).
 /// The body reads the values (the pool is held as [`Held::Reads`]), no dice. None
 /// where some read is not such a one.
-#[allow(clippy::type_complexity)]
 pub(super) fn tallied<'a, W: Weight>(
     spec: &'a PoolSpec,
     b: &mut Budget<'a, W>,
-) -> Result<Option<(Vec<(Vec<i64>, W)>, W)>, NoLaw> {
+) -> Result<Option<Gathered<W>>, NoLaw> {
     if spec.deck().is_some()
         || spec.keep.is_some()
         || spec.ways.is_empty()

@@ -34,13 +34,7 @@ pub(super) fn held_outcomes<'a, W: Weight>(
     let (taken, reads) = match found {
         Some(found) => found,
         None => {
-            let (lo, hi) = face_span(spec);
-            let reading = Reading {
-                spec,
-                by: By::Reads,
-                lo,
-                hi,
-            };
+            let reading = Reading::new(spec, By::Reads);
             let tallies = match choice {
                 Some(_) => None,
                 None => tallied(spec, b)?,
@@ -49,7 +43,7 @@ pub(super) fn held_outcomes<'a, W: Weight>(
             let (each, den) = match (choice, tallies) {
                 (Some(c), _) => chosen(c, b, &reading)?,
                 (None, Some(each)) => each,
-                (None, None) => outcomes(spec, b, &reading)?,
+                (None, None) => outcomes(&reading, b)?,
             };
             let each = each.into_iter().map(|(d, w)| (d.into(), w)).collect();
             let o = std::rc::Rc::new((each, den));
@@ -450,14 +444,8 @@ pub(super) fn kept<'a, W: Weight>(
     if let Some(o) = b.outcomes.same(spec) {
         return Ok(o);
     }
-    let (lo, hi) = face_span(spec);
-    let reading = Reading {
-        spec,
-        by: By::Kept,
-        lo,
-        hi,
-    };
-    let (each, den) = outcomes(spec, b, &reading)?;
+    let reading = Reading::new(spec, By::Kept);
+    let (each, den) = outcomes(&reading, b)?;
     let each = each.into_iter().map(|(d, w)| (d.into(), w)).collect();
     Ok(b.outcomes.keep(spec, std::rc::Rc::new((each, den))))
 }
@@ -488,14 +476,8 @@ pub(super) fn read_whole<'a, W: Weight>(
             }
         }
     }
-    let (lo, hi) = face_span(spec);
-    let reading = Reading {
-        spec,
-        by: By::Whole,
-        lo,
-        hi,
-    };
-    let (outcomes, den) = outcomes(spec, b, &reading)?;
+    let reading = Reading::new(spec, By::Whole);
+    let (outcomes, den) = outcomes(&reading, b)?;
     let mut m: Map<i64, W> = Map::default();
     for (v, w) in outcomes {
         m.entry(v[0]).or_default().add_to(&w)?;
@@ -503,14 +485,14 @@ pub(super) fn read_whole<'a, W: Weight>(
     Ok(Law::from_map(m, den)?.reduced())
 }
 
-/// Every multiset of `spec`'s dice (or hand of its deck), sorted, gathered by what
+/// Every multiset of a pool's dice (or hand of its deck), sorted, gathered by what
 /// `reading` tells apart: the outcomes with their ways, in the order first met, and the
 /// denominator of them all.
 fn outcomes<'a, W: Weight>(
-    spec: &'a PoolSpec,
+    reading: &Reading<'a>,
     b: &mut Budget<'a, W>,
-    reading: &Reading,
 ) -> Result<Gathered<W>, NoLaw> {
+    let spec = reading.spec;
     // An `again` pool's dice count varies: no multiset of a fixed count holds it.
     if spec.again.is_some() {
         return Err(NoLaw::Refused(Why::Part));
@@ -559,7 +541,12 @@ enum By {
     Whole,
 }
 
-impl Reading<'_> {
+impl<'s> Reading<'s> {
+    fn new(spec: &'s PoolSpec, by: By) -> Self {
+        let (lo, hi) = face_span(spec);
+        Reading { spec, by, lo, hi }
+    }
+
     /// The key of the sorted dice `sorted`, written into `out`.
     fn key(&self, sorted: &[i64], out: &mut Vec<i64>) {
         out.clear();

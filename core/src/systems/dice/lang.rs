@@ -119,6 +119,21 @@ pub enum CondOf<V> {
     Odd,
 }
 
+impl<V> CondOf<V> {
+    /// The same condition with its value made another kind (written, an expression;
+    /// compiled, the number it is fixed to): one place that knows every condition.
+    pub fn try_map<T, E>(&self, f: impl FnOnce(&V) -> Result<T, E>) -> Result<CondOf<T>, E> {
+        Ok(match self {
+            CondOf::Cmp(op, v) => CondOf::Cmp(*op, f(v)?),
+            CondOf::Max => CondOf::Max,
+            CondOf::Min => CondOf::Min,
+            CondOf::On(faces) => CondOf::On(*faces),
+            CondOf::Even => CondOf::Even,
+            CondOf::Odd => CondOf::Odd,
+        })
+    }
+}
+
 /// Faces named one by one in a condition (`explode on 10, 20`), at most
 /// [`Faces::MOST`]: held inline, so that a condition stays a value a die copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -686,6 +686,17 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// An `only` condition (or a count's, beside it): its face fixed before the roll.
+    fn only(&mut self, c: &CondAst, col: Col) -> Result<Cond, CompileError> {
+        c.try_map(|e| {
+            let n = self.node(e)?;
+            constant(&n).ok_or_else(|| CompileError {
+                col,
+                message: "`only` takes a face fixed before the roll: a number or stats".into(),
+            })
+        })
+    }
+
     /// Two sides set against each other (`pairs`, `beats`, `cancel`).
     fn versus(
         &mut self,
@@ -698,25 +709,7 @@ impl<'a> Compiler<'a> {
         let (x, y) = (self.meeting_side(a, *col)?, self.meeting_side(b, *col)?);
         let named_a = x.spec().named.clone();
         let mut cond = |c: &Option<CondAst>| -> Result<Option<Cond>, CompileError> {
-            Ok(match c {
-                None => None,
-                Some(CondOf::Max) => Some(CondOf::Max),
-                Some(CondOf::Min) => Some(CondOf::Min),
-                Some(CondOf::On(f)) => Some(CondOf::On(*f)),
-                Some(CondOf::Even) => Some(CondOf::Even),
-                Some(CondOf::Odd) => Some(CondOf::Odd),
-                Some(CondOf::Cmp(op, e)) => {
-                    let n = self.node(e)?;
-                    Some(CondOf::Cmp(
-                        *op,
-                        constant(&n).ok_or_else(|| CompileError {
-                            col: *col,
-                            message: "`only` takes a face fixed before the roll: a number or stats"
-                                .into(),
-                        })?,
-                    ))
-                }
-            })
+            c.as_ref().map(|c| self.only(c, *col)).transpose()
         };
         let only = [cond(&only[0])?, cond(&only[1])?];
         let read = match read {
@@ -998,25 +991,7 @@ impl<'a> Compiler<'a> {
                 pick::MAX_WAYS
             )));
         }
-        let only = match &p.only {
-            None => None,
-            Some(CondOf::Max) => Some(CondOf::Max),
-            Some(CondOf::Min) => Some(CondOf::Min),
-            Some(CondOf::On(f)) => Some(CondOf::On(*f)),
-            Some(CondOf::Even) => Some(CondOf::Even),
-            Some(CondOf::Odd) => Some(CondOf::Odd),
-            Some(CondOf::Cmp(op, e)) => {
-                let v = self.node(e)?;
-                Some(CondOf::Cmp(
-                    *op,
-                    constant(&v).ok_or_else(|| {
-                        refuse(
-                            "`only` takes a face fixed before the roll: a number or stats".into(),
-                        )
-                    })?,
-                ))
-            }
-        };
+        let only = p.only.as_ref().map(|c| self.only(c, p.col)).transpose()?;
         let depth = self.scope.len();
         if depth + p.roles.len() > VARS {
             return Err(refuse(format!("more than {VARS} names in scope at once")));

@@ -3,7 +3,7 @@ language (docs/dice-language.md, as a new user writes it) and in icepool's own t
 (icepool 2.1), timed in fresh processes and checked equal value by value.
 
 Every row gives one integer per roll. For each row, three fresh Python processes per
-tool, the median taken, the import excluded:
+tool, the median taken, the import excluded, every process on one core (`one_core`):
 
 - rollsim: `import rollsim`, then timed: `rollsim.roll(EXPR, exact_only=True).distribution`
   (a polars DataFrame; the nonzero `exact` column is the distribution);
@@ -116,6 +116,21 @@ def run(args):
     return json.loads(out.stdout)
 
 
+def one_core():
+    """Every timed process on one core: the first this one may use, or
+    `ROLLSIM_BENCH_CPU`. On a machine whose cores differ (this one's second core runs
+    about half as fast as its first) the scheduler put a fresh process on either, and
+    a row's median of three fell on the slow core or not from run to run (the Star
+    Wars: X-Wing row 0.11 ms on the first core, 0.23 ms on the second). Both tools run
+    on the same core, so a ratio compares like with like. The core, or None where the
+    system cannot pin."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    cpu = int(os.environ.get("ROLLSIM_BENCH_CPU", min(os.sched_getaffinity(0))))
+    os.sched_setaffinity(0, {cpu})
+    return cpu
+
+
 def timed(args):
     runs = [run(args) for _ in range(3)]
     return statistics.median(r["took"] for r in runs), runs[0]
@@ -225,6 +240,8 @@ def main():
     if "--check" in argv:
         sys.exit(1 if check(rows) else 0)
 
+    cpu = one_core()
+    print(f"timed on CPU {cpu}" if cpu is not None else "timed on any CPU", file=sys.stderr)
     lines, loud = [HEADER], []
     print(HEADER, flush=True)
     for r in rows:

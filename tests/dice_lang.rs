@@ -1372,6 +1372,19 @@ fn short_dice_notation_is_answered_with_its_spelling() {
             4,
             "found `(` (`avg` is not a function: the functions are `max`, `min`, `pairs`, `beats` and `cancel`; every roll shows its mean)",
         ),
+        // A number, a bracket or a name bound above before `(`: a product.
+        ("2 (3d6)", 3, "found `(` (a product is written with `*`: `2 * (...)`)"),
+        ("(d6)(d6)", 5, "found `(` (a product is written with `*`: `(...) * (...)`)"),
+        (
+            "let p = 3d6 in p (2)",
+            18,
+            "found `(` (a product is written with `*`: `p * (...)`)",
+        ),
+        (
+            "repeat hp = 10 until hp <= 0 do hp = hp - 2 (d6) then rounds",
+            45,
+            "found `(` (a product is written with `*`: `2 * (...)`)",
+        ),
     ] {
         let e = load_err(roll);
         assert!(e.contains(says), "{roll}: {e}");

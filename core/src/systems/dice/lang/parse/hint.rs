@@ -98,18 +98,33 @@ impl Parser {
     }
 
     /// A name followed by `(` (`avg(3d6)`): the functions there are, and that a roll's
-    /// mean comes with it.
+    /// mean comes with it. A number, a bracket or a name bound above followed by `(`
+    /// (`2 (3d6)`, `let p = 3d6 in p (2)`): a product, written with `*` here.
     fn not_a_function(&self) -> String {
+        let product = |what: &str| format!(" (a product is written with `*`: `{what} * (...)`)");
         match self.at.checked_sub(1).and_then(|i| self.toks.get(i)) {
             Some((Tok::Word(w), _)) if w == "abs" => ABSOLUTE.into(),
             Some((Tok::Word(w), _)) if ["floor", "ceil", "round"].contains(&w.as_str()) => {
                 ROUNDING.into()
             }
+            Some((Tok::Word(w), _)) if self.bound_before(w) => product(w),
             Some((Tok::Word(w), _)) if !KEYWORDS.contains(&w.as_str()) => format!(
                 " (`{w}` is not a function: the functions are `max`, `min`, `pairs`, `beats` and `cancel`; every roll shows its mean)"
             ),
+            Some((Tok::Int(n), _)) => product(&n.to_string()),
+            Some((Tok::Sym(")"), _)) => product("(...)"),
             _ => String::new(),
         }
+    }
+
+    /// Whether `w` is given a value before the token before this one: a `let`'s or a
+    /// `repeat`'s name (`let p = `, `let a, b = `, `repeat hp = `, `hp = hp - 1`).
+    fn bound_before(&self, w: &str) -> bool {
+        let upto = self.at.saturating_sub(1);
+        self.toks[..upto].windows(2).any(|pair| {
+            matches!(&pair[0].0, Tok::Word(x) if x == w)
+                && matches!(pair[1].0, Tok::Sym("=") | Tok::Sym(","))
+        })
     }
 
     /// A `keep` or `drop` with no end: which end `4d6 keep 3` keeps is not guessed,

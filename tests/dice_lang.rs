@@ -1372,6 +1372,14 @@ fn short_dice_notation_is_answered_with_its_spelling() {
             4,
             "found `(` (`avg` is not a function: the functions are `max`, `min`, `pairs`, `beats` and `cancel`; every roll shows its mean)",
         ),
+        // Other languages' punctuation.
+        ("3d6 >= 10 ? 1 : 0", 11, "unexpected `?` (a choice is written `if ... then ... else ...`"),
+        ("let x = d6; x * 2", 11, "unexpected `;` (a `let` goes on with `in`: `let x = d6 in x * 2`)"),
+        ("let s = 3d6 in s.count(6)", 17, "unexpected `.` (a read follows with a space: `p count 6`"),
+        ("3d6 * 1.5", 8, "unexpected `.` (numbers are whole: a half is written with `/`"),
+        ("d6 > 3 && d6 > 4", 8, "unexpected `&` (both is written `and`)"),
+        ("d6 > 3 || d6 > 4", 8, "unexpected `|` (either is written `or`)"),
+        ("!(d6 > 3)", 1, "unexpected `!` (`not`, or `!=` for unequal)"),
         // A number, a bracket or a name bound above before `(`: a product.
         ("2 (3d6)", 3, "found `(` (a product is written with `*`: `2 * (...)`)"),
         ("(d6)(d6)", 5, "found `(` (a product is written with `*`: `(...) * (...)`)"),

@@ -5,8 +5,6 @@ use super::*;
 
 mod hint;
 
-use hint::{ABSOLUTE, POWER, REMAINDER};
-
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Tok {
     Int(i64),
@@ -85,30 +83,7 @@ pub(super) fn lex(text: &str) -> Result<Vec<(Tok, Col)>, SyntaxError> {
                 out.push((Tok::Sym(s), start));
             }
             None => {
-                // `d6!`, as other dice notations write an exploding die.
-                let after_a_die = matches!(out.last(), Some((Tok::Dice(_), _)));
-                let next = chars.get(i + 1).copied();
-                let hint = match (c, after_a_die) {
-                    ('!', true) => " (an exploding die is written `d6 explode`)",
-                    // Other languages' operators, and how this one writes them.
-                    ('%', _) => REMAINDER,
-                    ('^', _) => POWER,
-                    ('|', _) if next == Some('|') => " (either is written `or`)",
-                    ('|', _) => ABSOLUTE,
-                    ('&', _) => " (both is written `and`)",
-                    ('!', _) => " (`not`, or `!=` for unequal)",
-                    ('?', _) => {
-                        " (a choice is written `if ... then ... else ...`: `if 3d6 >= 10 then 1 else 0`)"
-                    }
-                    (';', _) => " (a `let` goes on with `in`: `let x = d6 in x * 2`)",
-                    ('.', _) => match out.last() {
-                        Some((Tok::Int(_), _)) => {
-                            " (numbers are whole: a half is written with `/`, `3d6 / 2`, which rounds down)"
-                        }
-                        _ => " (a read follows with a space: `p count 6`, `p highest`)",
-                    },
-                    _ => "",
-                };
+                let hint = hint::unexpected(c, chars.get(i + 1).copied(), out.last());
                 return Err(SyntaxError {
                     col: start,
                     message: format!("unexpected `{c}`{hint}"),

@@ -5,13 +5,13 @@
 use super::*;
 
 /// How a remainder (`%`, `mod`) is written here: from a `let`, so the dice roll once.
-pub(super) const REMAINDER: &str =
+const REMAINDER: &str =
     " (a remainder is written from a `let`: `let x = 3d6 in x - 2 * (x / 2)`; `/` rounds down; the parity of each die: `count even`)";
 /// How a power (`^`, `**`) is written here.
-pub(super) const POWER: &str =
+const POWER: &str =
     " (a power is written as a product from a `let`: `let x = d6 in x * x`; `d6 * d6` rolls two dice)";
 /// How an absolute value (`abs(...)`, `|...|`) is written here.
-pub(super) const ABSOLUTE: &str =
+const ABSOLUTE: &str =
     " (an absolute value is written from a `let`: `let d = d6 - d6 in max(d, -d)`)";
 /// How rounding (`floor`, `ceil`, `round`) is written here.
 const ROUNDING: &str =
@@ -193,4 +193,32 @@ fn notation(w: &str) -> Option<String> {
         _ => return None,
     };
     Some(format!(" (written out here: `{spelt} {n}`)"))
+}
+
+/// A character the language does not use, after the token `last` and before `next`:
+/// how this language writes what it means elsewhere (`d6!`, `%`, `? :`, `&&`, `;`, ...).
+pub(super) fn unexpected(c: char, next: Option<char>, last: Option<&(Tok, Col)>) -> &'static str {
+    // `d6!`, as other dice notations write an exploding die.
+    let after_a_die = matches!(last, Some((Tok::Dice(_), _)));
+    match (c, after_a_die) {
+        ('!', true) => " (an exploding die is written `d6 explode`)",
+        // Other languages' operators, and how this one writes them.
+        ('%', _) => REMAINDER,
+        ('^', _) => POWER,
+        ('|', _) if next == Some('|') => " (either is written `or`)",
+        ('|', _) => ABSOLUTE,
+        ('&', _) => " (both is written `and`)",
+        ('!', _) => " (`not`, or `!=` for unequal)",
+        ('?', _) => {
+            " (a choice is written `if ... then ... else ...`: `if 3d6 >= 10 then 1 else 0`)"
+        }
+        (';', _) => " (a `let` goes on with `in`: `let x = d6 in x * 2`)",
+        ('.', _) => match last {
+            Some((Tok::Int(_), _)) => {
+                " (numbers are whole: a half is written with `/`, `3d6 / 2`, which rounds down)"
+            }
+            _ => " (a read follows with a space: `p count 6`, `p highest`)",
+        },
+        _ => "",
+    }
 }

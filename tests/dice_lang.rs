@@ -1372,6 +1372,8 @@ fn short_dice_notation_is_answered_with_its_spelling() {
             4,
             "found `(` (`avg` is not a function: the functions are `max`, `min`, `pairs`, `beats` and `cancel`; every roll shows its mean)",
         ),
+        // A condition in brackets of its own.
+        ("6d6 count (>= 5)", 12, "found `>=` (a condition follows its word without brackets: `count >= 5`"),
         // Other languages' punctuation.
         ("3d6 >= 10 ? 1 : 0", 11, "unexpected `?` (a choice is written `if ... then ... else ...`"),
         ("let x = d6; x * 2", 11, "unexpected `;` (a `let` goes on with `in`: `let x = d6 in x * 2`)"),

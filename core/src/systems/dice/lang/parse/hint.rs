@@ -48,6 +48,10 @@ impl Parser {
                 Tok::Sym(_) if self.comparison().is_some() && !self.after_a_symbol() => {
                     " (comparisons do not chain: put each in parentheses, e.g. `(d20 >= 11) + (d20 >= 11)`)".into()
                 }
+                // `6d6 count (>= 5)`: the condition in brackets of its own.
+                Tok::Sym(_) if self.comparison().is_some() && self.bracketed_condition() => {
+                    " (a condition follows its word without brackets: `count >= 5`, `reroll <= 2`)".into()
+                }
                 Tok::Sym(",") => self.faces_without_on(),
                 // `d6 ** 2`.
                 Tok::Sym("*")
@@ -115,6 +119,15 @@ impl Parser {
             Some((Tok::Sym(")"), _)) => product("(...)"),
             _ => String::new(),
         }
+    }
+
+    /// Whether the token before is `(` right after a word that takes a condition
+    /// (`count`, `reroll`, `explode`, `again`, `only`).
+    fn bracketed_condition(&self) -> bool {
+        let before = |k: usize| self.at.checked_sub(k).and_then(|i| self.toks.get(i));
+        matches!(before(1), Some((Tok::Sym("("), _)))
+            && matches!(before(2), Some((Tok::Word(w), _))
+                if ["count", "reroll", "explode", "again", "only"].contains(&w.as_str()))
     }
 
     /// Whether `w` is given a value before the token before this one: a `let`'s or a

@@ -178,6 +178,7 @@ fn expr(g: &mut Gen, depth: u32) -> String {
             expr(g, d),
             g.pick(&[1, 5, 30, 1000, 0])
         ),
+        5 if g.chance(30) => format!("abs({})", expr(g, d)),
         5 => format!("-({})", expr(g, d)),
         6 => format!("({} {} {})", expr(g, d), g.pick(&["and", "or"]), expr(g, d)),
         7 => format!("not ({})", expr(g, d)),

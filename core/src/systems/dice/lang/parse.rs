@@ -5,6 +5,9 @@ use super::*;
 
 mod hint;
 
+/// The name `abs(x)` binds its value to: one no expression can write (it has a space).
+const ABS_VALUE: &str = "abs value";
+
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Tok {
     Int(i64),
@@ -1395,6 +1398,18 @@ impl Parser {
         }
         if self.is_word("allocate") {
             return self.allocate(depth);
+        }
+        // `abs(x)`: x rolled once, read as its size (`let` and `max(x, -x)`, so both
+        // engines take it as they take those).
+        if self.is_word("abs") && matches!(self.toks.get(self.at + 1), Some((Tok::Sym("("), _))) {
+            let col = self.col();
+            self.next();
+            self.next();
+            let x = self.expr(depth + 1)?;
+            self.expect_sym(")")?;
+            let v = || Box::new(Expr::Name(ABS_VALUE.into(), col));
+            let size = Expr::Bin(Op::Max, v(), Box::new(Expr::Neg(v())));
+            return Ok(Expr::Let(ABS_VALUE.into(), Box::new(x), Box::new(size)));
         }
         // `max(a, b, ...)`, `min(a, b, ...)`: a function here (a bare `max` is a die's top
         // face in a condition).

@@ -10,9 +10,8 @@ const REMAINDER: &str =
 /// How a power (`^`, `**`) is written here.
 const POWER: &str =
     " (a power is written as a product from a `let`: `let x = d6 in x * x`; `d6 * d6` rolls two dice)";
-/// How an absolute value (`abs(...)`, `|...|`) is written here.
-const ABSOLUTE: &str =
-    " (an absolute value is written from a `let`: `let d = d6 - d6 in max(d, -d)`)";
+/// How an absolute value (`|...|`) is written here.
+const ABSOLUTE: &str = " (an absolute value is written `abs(...)`: `abs(d6 - d6)`)";
 /// How rounding (`floor`, `ceil`, `round`) is written here.
 const ROUNDING: &str =
     " (`/` rounds down: `3d6 / 3`; up, `(3d6 + 2) / 3`; to the nearest, `(3d6 * 2 + 3) / 6`)";
@@ -107,13 +106,12 @@ impl Parser {
     fn not_a_function(&self) -> String {
         let product = |what: &str| format!(" (a product is written with `*`: `{what} * (...)`)");
         match self.at.checked_sub(1).and_then(|i| self.toks.get(i)) {
-            Some((Tok::Word(w), _)) if w == "abs" => ABSOLUTE.into(),
             Some((Tok::Word(w), _)) if ["floor", "ceil", "round"].contains(&w.as_str()) => {
                 ROUNDING.into()
             }
             Some((Tok::Word(w), _)) if self.bound_before(w) => product(w),
             Some((Tok::Word(w), _)) if !KEYWORDS.contains(&w.as_str()) => format!(
-                " (`{w}` is not a function: the functions are `max`, `min`, `pairs`, `beats` and `cancel`; every roll shows its mean)"
+                " (`{w}` is not a function: the functions are `max`, `min`, `abs`, `pairs`, `beats` and `cancel`; every roll shows its mean)"
             ),
             Some((Tok::Int(n), _)) => product(&n.to_string()),
             Some((Tok::Sym(")"), _)) => product("(...)"),

@@ -1359,8 +1359,8 @@ fn short_dice_notation_is_answered_with_its_spelling() {
             "found `roll` (a roll under a number is a comparison: `3d6 <= 10`",
         ),
         ("sum(3d6)", 1, "found `sum` (dice are summed as they are: `3d6`, or `3d6 sum`)"),
-        ("3d6 % 2", 5, "unexpected `%` (a remainder is written from a `let`: `let x = 3d6 in x - 2 * (x / 2)`"),
-        ("3d6 mod 2", 5, "found `mod` (a remainder is written from a `let`"),
+        ("3d6 mod 2", 5, "found `mod` (a remainder is written `%`: `3d6 % 2`"),
+        ("3d6 % 0", 7, "remainder by 0: this divisor is always 0"),
         ("d6 ^ 2", 4, "unexpected `^` (a power is written as a product from a `let`: `let x = d6 in x * x`"),
         ("d6 ** 2", 5, "found `*` (a power is written as a product"),
         ("|d6 - d6|", 1, "unexpected `|` (an absolute value is written `abs(...)`: `abs(d6 - d6)`)"),
@@ -1424,49 +1424,4 @@ fn short_dice_notation_is_answered_with_its_spelling() {
     ] {
         compile(ok, None);
     }
-}
-
-/// `abs(x)`: x rolled once, read as its size, as rulebooks write a difference of two
-/// dice; against every roll, its fractions, and the sampler.
-#[test]
-fn abs_reads_a_value_rolled_once_as_its_size() {
-    let c = compile("abs(d6 - d6)", None);
-    same(&c, &brute(2, &D6, |r| (r[0] - r[1]).abs()));
-    // 0 on a double (6 of 36), k apart 2 (6 - k) ways of 36.
-    assert_eq!(
-        c.exact_fractions
-            .as_ref()
-            .map(|f| f.iter().map(|f| f.to_string()).collect::<Vec<_>>()),
-        Some(
-            ["1/6", "5/18", "2/9", "1/6", "1/9", "1/18"]
-                .map(String::from)
-                .to_vec()
-        ),
-        "{}",
-        c.description
-    );
-    assert_agrees(&c, &["value"], 200_000, 31);
-    // A pool rolled inside: its sum once, not a die per reading; nested, and beside
-    // other dice.
-    same(
-        &compile("abs(3d6 - 10) * 2 + abs(-2)", None),
-        &brute(3, &D6, |r| (r.iter().sum::<i64>() - 10).abs() * 2 + 2),
-    );
-    same(
-        &compile("abs(abs(d6 - 4) - d6)", None),
-        &brute(2, &D6, |r| ((r[0] - 4).abs() - r[1]).abs()),
-    );
-    let c = compile("let p = 4d6 in abs(p count 6 - p count 1)", None);
-    same(
-        &c,
-        &brute(4, &D6, |r| {
-            let n = |f: i64| r.iter().filter(|&&v| v == f).count() as i64;
-            (n(6) - n(1)).abs()
-        }),
-    );
-    // Still a name where no `(` follows.
-    same(
-        &compile("let abs = d4 in abs * 2", None),
-        &brute(1, &[1, 2, 3, 4], |r| r[0] * 2),
-    );
 }

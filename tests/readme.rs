@@ -757,7 +757,7 @@ fn every_dice_language_example_gives_the_quoted_result() {
     }
     assert!(checked >= 18, "{checked} examples checked");
     // Every example with a number of its own is worked out by `example_derived`.
-    assert_eq!(derivations, 49, "examples derived");
+    assert_eq!(derivations, 50, "examples derived");
 }
 
 /// The mean of `f` over every roll of `n` dice of faces 1..=`sides`.
@@ -869,6 +869,7 @@ fn example_derived(example: &str) -> Option<(Option<f64>, Option<f64>)> {
         "let t = d6 in 3d6 count >= (4 + (t > 3))" => mean(3.0 * (0.5 * 0.5 + 0.5 / 3.0)),
         "2d20 highest" => mean(avg(2, 20, |r| r[0].max(r[1]) as f64)),
         "abs(d6 - d6)" => mean(avg(2, 6, |r| r[0].abs_diff(r[1]) as f64)),
+        "3d6 % 4" => mean(avg(3, 6, |r| (r.iter().sum::<usize>() % 4) as f64)),
         "5d6 count even" => mean(avg(5, 6, |r| {
             r.iter().filter(|&&v| v % 2 == 0).count() as f64
         })),

@@ -20,6 +20,7 @@ mod dice_face;
 mod dice_lang;
 mod dice_mends;
 mod dice_numbers;
+mod dice_operators;
 mod dice_records;
 mod doc_blocks;
 mod docs;

@@ -4,9 +4,9 @@
 use super::*;
 
 mod hint;
+mod sugar;
 
-/// The name `abs(x)` binds its value to: one no expression can write (it has a space).
-const ABS_VALUE: &str = "abs value";
+use sugar::remainder;
 
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Tok {
@@ -75,7 +75,7 @@ pub(super) fn lex(text: &str) -> Result<Vec<(Tok, Col)>, SyntaxError> {
             .find(|s| *s == two)
             .or_else(|| {
                 [
-                    "+", "-", "*", "/", "(", ")", "[", "]", "{", "}", ",", "=", "<", ">",
+                    "+", "-", "*", "/", "%", "(", ")", "[", "]", "{", "}", ",", "=", "<", ">",
                 ]
                 .into_iter()
                 .find(|s| s.starts_with(c))
@@ -287,6 +287,12 @@ impl Parser {
             // `d20 / 0` has no value: refused here, under the divisor, rather than given
             // one without a word. (A divisor that is 0 only on some rolls counts as 0 on
             // those rolls, as docs/dice-language.md says.)
+            if *sym == "%" && constant(&b) == Some(0) {
+                return Err(SyntaxError {
+                    col,
+                    message: "remainder by 0: this divisor is always 0; take the remainder by a number that is not 0".into(),
+                });
+            }
             if *sym == "/" && constant(&b) == Some(0) {
                 return Err(SyntaxError {
                     col,
@@ -609,6 +615,7 @@ impl Parser {
             &[
                 ("*", |a, b| Expr::Bin(Op::Mul, a, b)),
                 ("/", |a, b| Expr::Bin(Op::Div, a, b)),
+                ("%", remainder),
             ],
         )
     }
@@ -1399,17 +1406,9 @@ impl Parser {
         if self.is_word("allocate") {
             return self.allocate(depth);
         }
-        // `abs(x)`: x rolled once, read as its size (`let` and `max(x, -x)`, so both
-        // engines take it as they take those).
+        // `abs(x)`: x rolled once, read as its size.
         if self.is_word("abs") && matches!(self.toks.get(self.at + 1), Some((Tok::Sym("("), _))) {
-            let col = self.col();
-            self.next();
-            self.next();
-            let x = self.expr(depth + 1)?;
-            self.expect_sym(")")?;
-            let v = || Box::new(Expr::Name(ABS_VALUE.into(), col));
-            let size = Expr::Bin(Op::Max, v(), Box::new(Expr::Neg(v())));
-            return Ok(Expr::Let(ABS_VALUE.into(), Box::new(x), Box::new(size)));
+            return self.abs(depth);
         }
         // `max(a, b, ...)`, `min(a, b, ...)`: a function here (a bare `max` is a die's top
         // face in a condition).

@@ -4,9 +4,9 @@
 
 use super::*;
 
-/// How a remainder (`%`, `mod`) is written here: from a `let`, so the dice roll once.
+/// How a remainder (`mod`) is written here.
 const REMAINDER: &str =
-    " (a remainder is written from a `let`: `let x = 3d6 in x - 2 * (x / 2)`; `/` rounds down; the parity of each die: `count even`)";
+    " (a remainder is written `%`: `3d6 % 2`, from 0 up to the divisor; the parity of each die: `count even`)";
 /// How a power (`^`, `**`) is written here.
 const POWER: &str =
     " (a power is written as a product from a `let`: `let x = d6 in x * x`; `d6 * d6` rolls two dice)";
@@ -214,7 +214,6 @@ pub(super) fn unexpected(c: char, next: Option<char>, last: Option<&(Tok, Col)>)
     match (c, after_a_die) {
         ('!', true) => " (an exploding die is written `d6 explode`)",
         // Other languages' operators, and how this one writes them.
-        ('%', _) => REMAINDER,
         ('^', _) => POWER,
         ('|', _) if next == Some('|') => " (either is written `or`)",
         ('|', _) => ABSOLUTE,

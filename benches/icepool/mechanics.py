@@ -3,7 +3,7 @@ language (docs/dice-language.md, as a new user writes it) and in icepool's own t
 (icepool 2.1), timed in fresh processes and checked equal value by value.
 
 Every row gives one integer per roll. For each row, three fresh Python processes per
-tool, the median taken, the import excluded, every process on one core (`one_core`):
+tool, the median taken, the import excluded, every process on one core (`pinning.one_core`):
 
 - rollsim: `import rollsim`, then timed: `rollsim.roll(EXPR, exact_only=True).distribution`
   (a polars DataFrame; the nonzero `exact` column is the distribution);
@@ -66,6 +66,7 @@ import time
 from collections import Counter
 
 from rowbook import *  # noqa: F401,F403 -- the rows, categories and lists
+from pinning import one_core  # noqa: E402
 import rows_published  # noqa: F401,E402 -- fills ROWS
 import rows_classes  # noqa: F401,E402 -- fills ROWS
 
@@ -114,21 +115,6 @@ def run(args):
         raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else
                            f"exit {out.returncode}")
     return json.loads(out.stdout)
-
-
-def one_core():
-    """Every timed process on one core: the first this one may use, or
-    `ROLLSIM_BENCH_CPU`. On a machine whose cores differ (this one's second core runs
-    about half as fast as its first) the scheduler put a fresh process on either, and
-    a row's median of three fell on the slow core or not from run to run (the Star
-    Wars: X-Wing row 0.11 ms on the first core, 0.23 ms on the second). Both tools run
-    on the same core, so a ratio compares like with like. The core, or None where the
-    system cannot pin."""
-    if not hasattr(os, "sched_setaffinity"):
-        return None
-    cpu = int(os.environ.get("ROLLSIM_BENCH_CPU", min(os.sched_getaffinity(0))))
-    os.sched_setaffinity(0, {cpu})
-    return cpu
 
 
 def timed(args):

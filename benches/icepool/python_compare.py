@@ -20,6 +20,7 @@ def ms(t):
     return f"{t * 1000:.2f} ms" if t < 0.001 else f"{t * 1000:.1f} ms" if t < 0.01 else f"{t * 1000:.0f} ms"
 
 from compare import QUERIES as WHOLE  # noqa: E402
+from pinning import one_core  # noqa: E402
 
 # Every query of compare.py with one value per roll (the record of three reads is a
 # joint distribution, not one), and rolls of published games besides.
@@ -80,6 +81,8 @@ def same(name, dist):
 
 
 def main():
+    cpu = one_core()
+    print(f"timed on CPU {cpu}" if cpu is not None else "timed on any CPU", file=sys.stderr)
     print("| query | `rollsim.roll(..., exact_only=True)` | icepool 2.1 | ratio | largest difference |")
     print("|---|---:|---:|---:|---:|")
     only = sys.argv[1:]

@@ -5,14 +5,20 @@
 //! put in the command line's words as the roll command said them before.
 
 use rollsim::config::{load_str, one_liner, AnalysisConfig, ConfigError};
-use rollsim::systems::dice::config::DiceConfig;
+use rollsim::systems::dice::config::{parse_result, DiceConfig};
 
 /// What the route through the config's text gives: the config, or the message.
 fn through_text(roll: &str, vs: Option<&str>) -> Result<DiceConfig, String> {
     let dice = rollsim::systems::find("dice").expect("the dice system");
-    let text = dice
-        .one_liner(roll, vs, &rollsim::Cancel::new())
-        .expect("dice reads expressions")?;
+    // Each expression checked by the language's own parser first, so that an error
+    // names the expression and its column, as the command line says it.
+    for (what, text) in [("roll", Some(roll)), ("--vs", vs)] {
+        let Some(text) = text else { continue };
+        if let Err(e) = parse_result(text, &[], &rollsim::Cancel::new()) {
+            return Err(format!("{what}, {}: {}", e.place(text), e.render(text)));
+        }
+    }
+    let text = dice.config_text(roll, vs).expect("dice reads expressions");
     match load_str(&text, "rollsim roll", &[]) {
         Ok(cfg) => Ok(dice_of(&cfg)),
         Err(ConfigError::Invalid { key, message, .. }) => {

@@ -776,8 +776,8 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
                     "change in the mean"
                 };
                 plot::sensitivity::draw(
-                    &plot::headed(
-                        &plot::lead(
+                    &plot::title::headed(
+                        &plot::title::lead(
                             member,
                             r.descriptions
                                 .iter()
@@ -1006,8 +1006,8 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
                 hm.what = format!("P(row wins), both seats, {words}");
                 // The designer's words lead the title; which pricing it is goes with
                 // what the cells are.
-                if plot::lead(&r.matrix.scenario, &r.matrix.description)
-                    != plot::words(&r.matrix.scenario)
+                if plot::title::lead(&r.matrix.scenario, &r.matrix.description)
+                    != plot::title::words(&r.matrix.scenario)
                 {
                     hm.what = format!("{}, {}", hm.what, tag.replace('-', " "));
                 }
@@ -1036,8 +1036,8 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
                 .map_or(k.reference.as_str(), |x| x.name.as_str());
             plot::exchange::draw(
                 k,
-                &plot::headed(
-                    &plot::lead(&r.matrix.scenario, &r.matrix.description),
+                &plot::title::headed(
+                    &plot::title::lead(&r.matrix.scenario, &r.matrix.description),
                     &format!("what each unit is worth in {reference}s"),
                 ),
                 &format!(

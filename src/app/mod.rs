@@ -2,12 +2,14 @@
 //! onto these option structs, tests call the same functions.
 
 pub mod balance;
+pub mod folder;
 pub mod merge;
 pub mod part;
 pub mod plan;
 pub mod roll;
 pub mod scheduler;
 pub mod shard;
+pub mod streamed;
 
 use crate::config::{self, reader::nearest_hint, AnalysisConfig};
 use crate::progress::Bars;
@@ -15,6 +17,7 @@ use crate::report::export::Exporter;
 use crate::report::stage::{self, Keep, Staging};
 use crate::report::{self, frame, markdown, plot, write::WriteError, ScenarioResult};
 use crate::sim::Budget;
+pub use folder::{charts, write_reports};
 use rayon::prelude::*;
 pub use roll::{roll, RollOptions};
 use rollsim_core::run::{self, Hooks};
@@ -232,6 +235,7 @@ pub fn compute_given(
     } else {
         Some(thread_pool(opts.threads)?)
     };
+    let out = opts.target();
     let stem = opts
         .config
         .file_stem()
@@ -291,8 +295,15 @@ pub fn compute_given(
         }
         let hist = run::simulate(&c, seed, budget, ctx)?;
         let mut r = report::summarize(&c, &hist, seed, &stem, cfg.system_name());
+        // A scenario that stopped at `--max-trials` short of `--precision`: said in its
+        // note (and on stderr unless quiet).
         if let Budget::Precision { eps, max_trials } = budget {
-            note_precision(&mut r, &c, &hist, eps, max_trials, opts.quiet);
+            if let Some(note) = report::precision_missed(&c, &hist, eps, max_trials) {
+                if !opts.quiet {
+                    eprintln!("warning: {}: {note}", c.name);
+                }
+                r.add_note(note);
+            }
         }
         Ok(r)
     };
@@ -307,7 +318,7 @@ pub fn compute_given(
     Ok(RunOutput {
         title: cfg.title.clone(),
         results,
-        out: opts.target(),
+        out,
     })
 }
 
@@ -348,130 +359,6 @@ fn budget(cfg: &AnalysisConfig, opts: &RunOptions) -> Result<Budget, AppError> {
     Ok(budget)
 }
 
-/// A scenario that stopped at `--max-trials` short of `--precision`: said in its note
-/// (and on stderr unless quiet).
-fn note_precision(
-    r: &mut ScenarioResult,
-    c: &crate::model::Compiled,
-    hist: &rollsim_core::sim::Histogram,
-    eps: f64,
-    max_trials: u64,
-    quiet: bool,
-) {
-    let widest = report::widest_half_width(c, hist);
-    if widest > eps {
-        let note = format!(
-            "precision {eps} not reached: stopped at the cap of {} trials (--max-trials), where the widest 95% CI half-width is {widest:.2e}",
-            markdown::thousands(max_trials.min(hist.trials))
-        );
-        if !quiet {
-            eprintln!("warning: {}: {note}", c.name);
-        }
-        r.note = Some(match r.note.take() {
-            Some(w) => format!("{w}; {note}"),
-            None => note,
-        });
-    }
-}
-
-/// The charts to draw: none, or PNGs (and SVGs with `svg`).
-pub fn charts(plots: bool, svg: bool, stop: &Cancel) -> Option<plot::Charts<'_>> {
-    plots.then_some(plot::Charts {
-        svg,
-        stop: Some(stop),
-        text: None,
-    })
-}
-
-/// Write tables and charts (where `charts` says) of `results` into `dir`; returns the
-/// files written. Stops between files once `cancel` is cancelled.
-pub fn write_reports(
-    results: &[ScenarioResult],
-    dir: &Path,
-    formats: &[Format],
-    charts: Option<plot::Charts>,
-    cancel: &Cancel,
-) -> Result<Vec<PathBuf>, AppError> {
-    std::fs::create_dir_all(dir).map_err(|e| WriteError::io(dir, e))?;
-    let mut written = Vec::new();
-    let tables = frame::report_tables(results)?;
-    let decisions = report::decision_rows(results);
-    let check = || cancel.check();
-    check()?;
-    // Every (format, table) file on its own core: a config of long exact chains
-    // writes megabytes of fractions, and compressing them one file after another
-    // left the second core idle. `written` keeps the order of the loop it replaces.
-    let files: Vec<_> = formats
-        .iter()
-        .filter_map(|f| f.exporter())
-        .flat_map(|exporter| tables.iter().map(move |(stem, df)| (exporter, stem, df)))
-        .collect();
-    let tables_written: Result<Vec<PathBuf>, AppError> = files
-        .par_iter()
-        .map(|(exporter, stem, df)| {
-            // Checked before every file: a large table takes a while to write.
-            check()?;
-            let p = dir.join(format!("{stem}.{}", exporter.ext()));
-            exporter.write(df, &p)?;
-            Ok(p)
-        })
-        .collect();
-    written.extend(tables_written?);
-    // A scenario that chooses (`reroll ... to maximise`): its choices beside its charts.
-    for r in results {
-        if let Some(policy) = &r.policy {
-            check()?;
-            let sub = dir.join(&r.name);
-            std::fs::create_dir_all(&sub).map_err(|e| WriteError::io(&sub, e))?;
-            let p = sub.join("choice.md");
-            let text = format!(
-                "# {}: the choice\n\n{}\n\nWhich dice each roll keeps; the rest are rerolled.\n\n{policy}",
-                r.name, r.description
-            );
-            std::fs::write(&p, text).map_err(|e| WriteError::io(&p, e))?;
-            written.push(p);
-        }
-    }
-    if let Some(kinds) = charts {
-        check()?;
-        // Checked before each scenario's charts, so a stop waits for one chart at most
-        // per core, not for the whole batch.
-        let charts: Result<Vec<Vec<PathBuf>>, AppError> = results
-            .par_iter()
-            .map(|r| {
-                check()?;
-                Ok(plot::scenario_charts(r, dir, kinds)?)
-            })
-            .collect();
-        written.extend(charts?.into_iter().flatten());
-        let charts: Result<Vec<Vec<PathBuf>>, AppError> = report::profiles(results)
-            .par_iter()
-            .map(|(name, members)| {
-                check()?;
-                Ok(plot::profile::draw(name, members, dir, kinds)?)
-            })
-            .collect();
-        written.extend(charts?.into_iter().flatten());
-        for (name, members) in report::groups(results) {
-            let Some(g) = members[0].group.as_ref().filter(|g| g.choice) else {
-                continue;
-            };
-            check()?;
-            let rows: Vec<&report::DecisionRow> =
-                decisions.iter().filter(|r| r.decision == name).collect();
-            written.extend(plot::decision::draw(
-                &name,
-                &g.label,
-                members[0].seed,
-                &rows,
-                dir,
-                kinds,
-            )?);
-        }
-    }
-    Ok(written)
-}
-
 /// `rollsim run`: returns the Markdown printed to stdout (empty without `md`). The
 /// output folder is locked for the whole run and replaced as a whole at the end.
 /// The results `run` writes, computed without writing anything (the Python package's
@@ -494,8 +381,10 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     let stage = Staging::begin(&target, Keep::Report)?.stopped_by(&opts.cancel);
     // The config loaded and checked above, not loaded again.
     let out = compute_config(&cfg, opts, None)?;
+    let tables = frame::report_tables(&out.results)?;
     let written = write_reports(
         &out.results,
+        &tables,
         stage.dir(),
         &report_formats(&opts.config, &target, &opts.formats),
         charts(opts.plots, opts.svg, &opts.cancel),
@@ -512,24 +401,10 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
         );
     }
     Ok(if opts.formats.contains(&Format::Md) {
-        markdown_report(&out)
+        streamed::markdown_report(&out)
     } else {
         String::new()
     })
-}
-
-/// What `run` prints as Markdown: every scenario's tables, one compact table per
-/// profile and per decision.
-fn markdown_report(out: &RunOutput) -> String {
-    let title = if out.title.is_empty() {
-        String::new()
-    } else {
-        format!("## {}\n\n", out.title)
-    };
-    title
-        + &markdown::full(&out.results)
-        + &markdown::profiles(&out.results)
-        + &markdown::decisions(&report::decision_rows(&out.results))
 }
 
 /// The one line a run ends with: how many tables and charts, and where.
@@ -549,47 +424,9 @@ pub fn wrote_line(written: &[PathBuf], dir: &Path) -> String {
 
 /// `run -o -`: the distribution table on standard output; no files, no charts.
 fn run_to_stdout(opts: &RunOptions) -> Result<String, AppError> {
-    stream(&compute(opts)?, &opts.formats)
-}
-
-/// `-o -` of a computed run (`run` and `roll` alike): the distribution table in the
-/// first table format of `formats`, or the Markdown report for `md` alone.
-fn stream(out: &RunOutput, formats: &[Format]) -> Result<String, AppError> {
-    let format = formats
-        .iter()
-        .copied()
-        .find(|f| *f != Format::Md)
-        .unwrap_or(Format::Md);
-    let text = match (format, format.exporter()) {
-        (Format::Parquet, _) => {
-            return Err(AppError::BadOption(
-                "-o - streams text: parquet is binary, write it to a folder (-o DIR) or choose --format csv or json".into(),
-            ))
-        }
-        (_, None) => markdown_report(out),
-        (_, Some(exporter)) => {
-            // Only the distribution table streams, straight from the exporter.
-            let bytes = exporter
-                .to_bytes(&frame::distribution(&out.results)?)
-                .map_err(|e| WriteError::Encode {
-                    path: "standard output".into(),
-                    message: e,
-                })?;
-            String::from_utf8(bytes).map_err(|e| WriteError::Encode {
-                path: "standard output".into(),
-                message: e.to_string(),
-            })?
-        }
-    };
-    eprintln!(
-        "wrote the {} to standard output",
-        match format {
-            Format::Md => "Markdown report",
-            Format::Json => "distribution table (JSON)",
-            _ => "distribution table (CSV)",
-        }
-    );
-    Ok(text)
+    let out = compute(opts)?;
+    let tables = frame::report_tables(&out.results)?;
+    streamed::stream(&out, &tables, &opts.formats)
 }
 
 /// `rollsim list`: one scenario per line, its name first, then a tab and what it is.
@@ -840,7 +677,7 @@ pub fn run_all(
         sections.push(gallery_section(cfg, out, folder(out), matrix, roster));
     }
     cancel.check()?;
-    let gallery = report::gallery::write(&root, &sections)?;
+    let gallery = report::gallery::write_index(&root, &sections)?;
     dirs.push(stage.final_path(&gallery[0]).display().to_string());
     cancel.check()?;
     stage.commit()?;
@@ -958,6 +795,7 @@ fn stage_config<'a>(
     stage::mark(dir)?;
     write_reports(
         &out.results,
+        &frame::report_tables(&out.results)?,
         dir,
         &[Format::Csv, Format::Parquet],
         kinds(),

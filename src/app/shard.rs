@@ -234,7 +234,8 @@ pub fn merge(
     cancel.check()?;
     let stage = Staging::begin(out, Keep::Report)?;
     let written = app::report_formats(Path::new(&first.config_file), out, formats);
-    app::write_reports(&results, stage.dir(), &written, charts, cancel)?;
+    let tables = crate::report::frame::report_tables(&results)?;
+    app::write_reports(&results, &tables, stage.dir(), &written, charts, cancel)?;
     cancel.check()?;
     stage.commit()?;
     Ok(if formats.contains(&Format::Md) {
@@ -245,7 +246,7 @@ pub fn merge(
         };
         title
             + &markdown::full(&results)
-            + &markdown::profiles(&results)
+            + &markdown::profile_tables(&results)
             + &markdown::decisions(&report::decision_rows(&results))
     } else {
         String::new()

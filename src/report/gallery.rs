@@ -193,8 +193,8 @@ fn entries<'a>(sec: &'a Section) -> Vec<Entry<'a>> {
                 .cloned()
         };
         let (title, description) = match &r.group {
-            Some(g) => (super::plot::words(&g.name), g.label.clone()),
-            None => (super::plot::words(&r.name), r.description.clone()),
+            Some(g) => (super::plot::title::words(&g.name), g.label.clone()),
+            None => (super::plot::title::words(&r.name), r.description.clone()),
         };
         out.push(Entry {
             folder,
@@ -436,7 +436,7 @@ fn html_section(s: &mut String, root: &Path, sec: &Section, es: &[Entry]) {
         let _ = write!(
             s,
             "<div class=\"card\"><h3>Matchup matrix: {}</h3><p class=\"desc\">{}, every attacker against every defender</p>",
-            escape(&super::plot::words(&m.scenario)),
+            escape(&super::plot::title::words(&m.scenario)),
             escape(&m.what)
         );
         html_files(s, root, files, "matchup matrix");
@@ -445,7 +445,7 @@ fn html_section(s: &mut String, root: &Path, sec: &Section, es: &[Entry]) {
         let _ = write!(
             s,
             "<div class=\"card\"><h3>Roster: {}</h3><p class=\"desc\">{}</p>",
-            escape(&super::plot::words(&r.matrix.scenario)),
+            escape(&super::plot::title::words(&r.matrix.scenario)),
             escape(&roster_line(r))
         );
         html_files(s, root, files, "roster");
@@ -494,7 +494,7 @@ fn html_card(s: &mut String, root: &Path, sec: &Section, e: &Entry) {
 }
 
 /// Write `index.md` and `index.html` into `root`.
-pub fn write(root: &Path, sections: &[Section]) -> Result<Vec<PathBuf>, WriteError> {
+pub fn write_index(root: &Path, sections: &[Section]) -> Result<Vec<PathBuf>, WriteError> {
     let md = root.join("index.md");
     let text = markdown(root, sections);
     atomic(&md, |w| {

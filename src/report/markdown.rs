@@ -141,7 +141,7 @@ const FOLD_BELOW: f64 = 5e-4;
 
 /// Each profile as one compact table: a row per point, a column per series (Monte
 /// Carlo, then exact in brackets) of the members' headline.
-pub fn profiles(results: &[ScenarioResult]) -> String {
+pub fn profile_tables(results: &[ScenarioResult]) -> String {
     let mut s = String::new();
     for (name, members) in super::profiles(results) {
         let (xs, series) = super::profile_axes(&members);

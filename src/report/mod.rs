@@ -2,6 +2,7 @@
 //! tables ([`table::Frame`]); each exporter and each chart kind has its own file. The result model
 //! itself (summaries, matrices, sweeps) is the core's ([`rollsim_core::results`]).
 
+pub mod answer;
 pub mod arrow;
 pub mod csv;
 pub mod export;

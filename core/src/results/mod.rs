@@ -182,6 +182,14 @@ pub struct ScenarioResult {
 }
 
 impl ScenarioResult {
+    /// One more thing the reader must know of this run, after what its note says.
+    pub fn add_note(&mut self, note: String) {
+        self.note = Some(match self.note.take() {
+            Some(w) => format!("{w}; {note}"),
+            None => note,
+        });
+    }
+
     /// The largest |z| over all metrics (None without an exact distribution).
     pub fn max_abs_z(&self) -> Option<f64> {
         self.metrics
@@ -659,6 +667,23 @@ pub fn decision_rows(results: &[ScenarioResult]) -> Vec<DecisionRow> {
         }
     }
     out
+}
+
+/// What a run stopped at `max_trials` short of the 95% half-width `eps` says of it, for
+/// its note and a warning; `None` where every probability it reports reached `eps`.
+pub fn precision_missed(
+    c: &Compiled,
+    hist: &Histogram,
+    eps: f64,
+    max_trials: u64,
+) -> Option<String> {
+    let widest = widest_half_width(c, hist);
+    (widest > eps).then(|| {
+        format!(
+            "precision {eps} not reached: stopped at the cap of {} trials (--max-trials), where the widest 95% CI half-width is {widest:.2e}",
+            crate::text::thousands(max_trials.min(hist.trials))
+        )
+    })
 }
 
 /// The widest 95% half-width over every probability a scenario reports.

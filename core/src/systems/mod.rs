@@ -76,25 +76,14 @@ pub trait System: Sync {
     fn load(&self, root: &Reader, cancel: &Cancel) -> Result<Box<dyn Loaded>, Problem>;
     /// What the balance commands may turn.
     fn knobs(&self) -> Knobs;
-    /// A whole config for `rollsim roll EXPR [--vs EXPR]`: its one scenario is named
-    /// `roll`. `None` for systems without a language of their own; `Err` says what is
-    /// wrong with the expression.
-    /// Its checks (how far a rolled dice count reaches) stop at `cancel`.
-    fn one_liner(
-        &self,
-        _roll: &str,
-        _vs: Option<&str>,
-        _cancel: &Cancel,
-    ) -> Option<Result<String, String>> {
-        None
-    }
-    /// The text of [`System::one_liner`]'s config, its expressions not checked: for a
-    /// caller that checked them already ([`System::check_expression`]), since a check
-    /// can work out how far a rolled dice count reaches, for seconds.
+    /// A whole config for `rollsim roll EXPR [--vs EXPR]` as text, its one scenario
+    /// named `roll`, its expressions not checked: for a caller that checked them already
+    /// ([`System::check_expression`]), since a check can work out how far a rolled dice
+    /// count reaches, for seconds. `None` for systems without a language of their own.
     fn config_text(&self, _roll: &str, _vs: Option<&str>) -> Option<String> {
         None
     }
-    /// The config [`System::one_liner`] writes, read already: what `rollsim roll` and a
+    /// The config [`System::config_text`] writes, read already: what `rollsim roll` and a
     /// notebook's `roll` run, without writing the text and parsing it back. `Err` says
     /// what is wrong with which expression, as the command line prints it.
     fn one_liner_loaded(
@@ -107,7 +96,7 @@ pub trait System: Sync {
     }
     /// Whether an expression of the system's language reads, and if not where it goes
     /// wrong (the live page draws a caret there). `None` for systems without a language.
-    /// Its checks stop at `cancel`, as [`System::one_liner`]'s do.
+    /// Its checks stop at `cancel`, as [`System::one_liner_loaded`]'s do.
     fn check_expression(
         &self,
         _text: &str,

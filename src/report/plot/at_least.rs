@@ -7,9 +7,9 @@ use crate::report::{MetricResult, ScenarioResult};
 /// The bars of `m`'s "k or more" chart in scenario `r`.
 pub fn bars(r: &ScenarioResult, m: &MetricResult) -> Bars {
     let tail = m.at_least(r.trials);
-    let (title, subtitle) = super::titles(&r.name, &r.description, r.seed);
+    let (title, subtitle) = super::title::titles(&r.name, &r.description, r.seed);
     Bars {
-        title: super::headed(&title, &format!("{}, k or more", m.name.replace('_', " "))),
+        title: super::title::headed(&title, &format!("{}, k or more", m.name.replace('_', " "))),
         subtitle,
         x_desc: format!("k ({})", m.name.replace('_', " ")),
         y_desc: "probability of k or more",

@@ -69,10 +69,10 @@ where
             .find(|r| r.quantity == q)
             .map_or(q.replace('_', " "), |r| r.label.clone())
     };
-    let (lead, subtitle) = super::titles(name, label, seed);
+    let (lead, subtitle) = super::title::titles(name, label, seed);
     let (head, body, y) = header(
         &root,
-        &super::headed(
+        &super::title::headed(
             &lead,
             if probabilities {
                 "morale of each choice"
@@ -152,7 +152,7 @@ where
             )?;
             ch.draw_series(std::iter::once(Text::new(
                 if probabilities {
-                    super::percent(r.estimate)
+                    super::title::percent(r.estimate)
                 } else {
                     format!("{:.2}", r.estimate)
                 },

@@ -22,9 +22,9 @@ pub fn bars(r: &ScenarioResult, m: &MetricResult) -> Bars {
     } else {
         "outcome".to_string()
     };
-    let (title, subtitle) = super::titles(&r.name, &r.description, r.seed);
+    let (title, subtitle) = super::title::titles(&r.name, &r.description, r.seed);
     Bars {
-        title: super::headed(&title, &m.name.replace('_', " ")),
+        title: super::title::headed(&title, &m.name.replace('_', " ")),
         subtitle,
         x_desc,
         y_desc: "probability",

@@ -246,7 +246,7 @@ pub fn range(values: &[Vec<Option<f64>>], percent: bool) -> (f64, f64) {
 /// A cell's text: the value, and the defender's choice when it chose.
 fn cell_text(v: Option<f64>, percent: bool, note: Option<&str>) -> String {
     let mut s = match v {
-        Some(v) if percent => super::percent(v),
+        Some(v) if percent => super::title::percent(v),
         Some(v) => crate::text::fixed(v, 2),
         None => "n/a".into(),
     };
@@ -285,8 +285,8 @@ pub fn matrix(
         })
         .collect();
     let heat = Heat {
-        title: super::headed(
-            &super::lead(&m.scenario, &m.description),
+        title: super::title::headed(
+            &super::title::lead(&m.scenario, &m.description),
             &format!("{} by matchup", m.what),
         ),
         subtitle: format!(

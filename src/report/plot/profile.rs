@@ -82,8 +82,8 @@ pub fn draw(
             })
             .collect();
         let p = sub.join(format!("{metric}_vs_{}.png", x_desc.replace(' ', "_")));
-        let (lead, rest) = super::titles(name, &desc, first.seed);
-        let title = super::headed(&lead, &format!("expected {metric} against {x_desc}"));
+        let (lead, rest) = super::title::titles(name, &desc, first.seed);
+        let title = super::title::headed(&lead, &format!("expected {metric} against {x_desc}"));
         let subtitle = format!("{}; {rest}", note(first.trials));
         write(
             &p,
@@ -98,8 +98,9 @@ pub fn draw(
     let (lines, named) = probability_lines(first, &ser);
     if !lines.is_empty() {
         let p = sub.join(format!("probabilities_vs_{}.png", x_desc.replace(' ', "_")));
-        let (lead, rest) = super::titles(name, &desc, first.seed);
-        let title = super::headed(&lead, &format!("{} against {x_desc}", named.join(" and ")));
+        let (lead, rest) = super::title::titles(name, &desc, first.seed);
+        let title =
+            super::title::headed(&lead, &format!("{} against {x_desc}", named.join(" and ")));
         let subtitle = format!("{}; {rest}", note(first.trials));
         write(
             &p,

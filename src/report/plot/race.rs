@@ -86,8 +86,8 @@ where
         .max(3)
         .min(longest);
 
-    let (lead, subtitle) = super::titles(&r.name, &r.description, r.seed);
-    let (head, body, y) = header(&root, &super::headed(&lead, title), &subtitle)?;
+    let (lead, subtitle) = super::title::titles(&r.name, &r.description, r.seed);
+    let (head, body, y) = header(&root, &super::title::headed(&lead, title), &subtitle)?;
     let colours = [SERIES[0], SERIES[1]];
     // Without trials (`--exact-only`) the bands are the exact values themselves.
     let simulated = r.trials > 0;
@@ -120,7 +120,7 @@ where
         let end = s.mc[steps];
         if end > 0.03 {
             ch.draw_series(std::iter::once(Text::new(
-                format!("{} {}", s.label, super::percent(s.mc[longest])),
+                format!("{} {}", s.label, super::title::percent(s.mc[longest])),
                 (steps as f64 * 0.98, below[steps] + end / 2.0),
                 TextStyle::from((FONT, 17).into_font().style(FontStyle::Bold))
                     .color(&WHITE)

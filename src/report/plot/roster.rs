@@ -15,7 +15,7 @@ pub fn draw(
     charts: super::Charts,
 ) -> Result<Vec<PathBuf>, WriteError> {
     let method = r.matrix.how();
-    let scenario = super::lead(&r.matrix.scenario, &r.matrix.description);
+    let scenario = super::title::lead(&r.matrix.scenario, &r.matrix.description);
     let strongest = r.by_strength();
     // The Nash weights, in percent, on a 0 to 100 axis.
     let weights: Vec<Bar> = strongest
@@ -39,7 +39,10 @@ pub fn draw(
         (
             "nash",
             HBars {
-                title: &super::headed(&scenario, "how often a perfect player picks each unit"),
+                title: &super::title::headed(
+                    &scenario,
+                    "how often a perfect player picks each unit",
+                ),
                 subtitle: &format!(
                     "the Nash mix of \"each player picks a unit\", both seats ({method})"
                 ),
@@ -53,7 +56,7 @@ pub fn draw(
         (
             "ratings",
             HBars {
-                title: &super::headed(&scenario, "each unit's strength"),
+                title: &super::title::headed(&scenario, "each unit's strength"),
                 subtitle: &format!("Bradley-Terry rating from both seats ({method})"),
                 x_desc: "rating (Elo points, mean 0; 400 points = 10:1 odds)",
                 bars: &ratings,

@@ -40,16 +40,16 @@ pub fn draw(
             let (file, name) = if s.series.len() == 1 {
                 (
                     format!("{stem}.png"),
-                    super::lead(&s.scenario, &s.description),
+                    super::title::lead(&s.scenario, &s.description),
                 )
             } else {
                 (
                     format!("{stem}-{}.png", ser.label),
-                    super::words(&ser.label),
+                    super::title::words(&ser.label),
                 )
             };
             let heat = Heat {
-                title: super::headed(&name, &format!("{} against {keys}", s.what)),
+                title: super::title::headed(&name, &format!("{} against {keys}", s.what)),
                 subtitle: format!("{how}; rows {}, columns {}", s.keys[0].label, k2.label),
                 rows: s.keys[0].values.iter().map(|v| v.to_string()).collect(),
                 cols: k2.values.iter().map(|v| v.to_string()).collect(),
@@ -68,8 +68,8 @@ pub fn draw(
     }
     fonts();
     let path = dir.join(format!("{stem}.png"));
-    let title = super::headed(
-        &super::lead(&s.scenario, &s.description),
+    let title = super::title::headed(
+        &super::title::lead(&s.scenario, &s.description),
         &format!("{} against {keys}", s.what),
     );
     super::frame::save_chart!(&path, (WIDTH, HEIGHT), charts, |root| {

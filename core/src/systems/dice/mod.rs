@@ -74,27 +74,6 @@ impl super::System for Dice {
         )
     }
 
-    fn one_liner(
-        &self,
-        roll: &str,
-        vs: Option<&str>,
-        cancel: &Cancel,
-    ) -> Option<Result<String, String>> {
-        // Check each expression here, so that an error names the expression and its
-        // column, not a line of a config nobody wrote.
-        for (what, text) in [("roll", Some(roll)), ("--vs", vs)] {
-            let Some(text) = text else { continue };
-            if let Err(e) = config::parse_result(text, &[], cancel) {
-                return Some(Err(format!(
-                    "{what}, {}: {}",
-                    e.place(text),
-                    e.render(text)
-                )));
-            }
-        }
-        self.config_text(roll, vs).map(Ok)
-    }
-
     fn config_text(&self, roll: &str, vs: Option<&str>) -> Option<String> {
         let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
         let mut text = format!(

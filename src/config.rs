@@ -49,5 +49,6 @@ pub fn load(
     sets: &[String],
     cancel: &Cancel,
 ) -> Result<AnalysisConfig, rollsim_core::Error> {
-    load_until(&read(path)?, &path.display().to_string(), sets, cancel)
+    let text = read(path)?;
+    load_until(&text, &path.display().to_string(), sets, cancel)
 }

@@ -10,13 +10,11 @@
 
 use crate::cancel::Cancel;
 use crate::config::reader::{self, nearest_hint, Reader};
-use crate::config::{
-    apply_set, key_on_line, line_col, locate, ConfigError, Origin, Problem, RunDefaults,
-};
+use crate::config::{line_col, ConfigError, Origin, Problem, RunDefaults};
 use crate::systems::{self, Loaded, ScenarioInfo, System};
 use std::path::PathBuf;
 use std::sync::Arc;
-use toml::Table;
+use toml::{Table, Value};
 
 /// A validated config, ready to compile scenarios from.
 #[derive(Clone, Debug)]
@@ -238,6 +236,100 @@ pub fn apply_sets(table: &mut Table, sets: &[String]) -> Result<Overridden, Conf
     Ok(overridden)
 }
 
+/// Apply one `KEY=VALUE`; returns the key path. Every table on the way must exist
+/// (a misspelt unit or scenario is an error with the nearest name), except the optional
+/// sections `[run]` and `[rules]`; the last key may be new, and validation judges it.
+pub fn apply_set(table: &mut Table, arg: &str) -> Result<Vec<String>, ConfigError> {
+    if let Some((at, c)) = arg.chars().enumerate().find(|(_, c)| c.is_control()) {
+        // What follows a line break was dropped without a word: refused, as the live
+        // page's server refuses it.
+        let what = match c {
+            '\n' => "a line break",
+            '\r' => "a carriage return",
+            '\t' => "a tab",
+            _ => "a control character",
+        };
+        return Err(ConfigError::BadSet {
+            arg: arg.escape_debug().to_string(),
+            message: format!(
+                "character {} is {what} (U+{:04X}): a --set is one KEY=VALUE on one line; give each change a --set of its own",
+                at + 1,
+                c as u32
+            ),
+        });
+    }
+    let bad = |message: String| ConfigError::BadSet {
+        arg: arg.into(),
+        message,
+    };
+    let (key, raw) = arg
+        .split_once('=')
+        .ok_or_else(|| bad("expected KEY=VALUE, e.g. `units.orc.strength=2`".into()))?;
+    let path: Vec<String> = key
+        .trim()
+        .split('.')
+        .map(|s| s.trim().to_string())
+        .collect();
+    if path.iter().any(|s| s.is_empty()) {
+        return Err(bad(format!(
+            "`{key}` is not a key path like `units.orc.strength`"
+        )));
+    }
+    if path.len() == 1 && path[0] == "system" {
+        return Err(bad(
+            "the game system belongs to the config file: it cannot be changed with --set; write a config of that system".into(),
+        ));
+    }
+    let value = parse_value(raw.trim());
+    let mut here = table;
+    for (depth, seg) in path[..path.len() - 1].iter().enumerate() {
+        if depth == 0 && !here.contains_key(seg) && (seg == "rules" || seg == "run") {
+            here.insert(seg.clone(), Value::Table(Table::new()));
+        }
+        let names: Vec<String> = here.keys().cloned().collect();
+        match here.get_mut(seg) {
+            Some(Value::Table(t)) => here = t,
+            Some(_) => {
+                return Err(bad(format!(
+                    "`{}` is not a table",
+                    path[..=depth].join(".")
+                )))
+            }
+            None => {
+                let at = if depth == 0 {
+                    "at the top level".to_string()
+                } else {
+                    format!("in `{}`", path[..depth].join("."))
+                };
+                return Err(bad(format!(
+                    "there is no `{seg}` {at}{}",
+                    nearest_hint(seg, names.iter().map(String::as_str))
+                )));
+            }
+        }
+    }
+    here.insert(path[path.len() - 1].clone(), value);
+    Ok(path)
+}
+
+/// A `--set` value: TOML if it parses (`2`, `true`, `"x"`), else a bare string (`guard`).
+pub fn parse_value(raw: &str) -> Value {
+    format!("v = {raw}")
+        .parse::<Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| Value::String(raw.to_string()))
+}
+
+/// The key a `key = value` line sets (a duplicate key, a number too large), for messages
+/// about TOML the parser refused.
+pub fn key_on_line(text: &str, line: usize) -> Option<String> {
+    let l = text.lines().nth(line.checked_sub(1)?)?;
+    let (k, _) = l.split_once('=')?;
+    let k = k.trim().trim_matches('"');
+    (!k.is_empty() && !k.starts_with('[') && !k.starts_with('#')).then(|| k.to_string())
+}
+
 /// Load and validate a config from its text (`file` names it in messages), applying
 /// `--set KEY=VALUE` overrides: where nothing asks it to stop (a test, a benchmark, the
 /// live page's list of configs).
@@ -373,6 +465,31 @@ pub fn validate_located(
     })
 }
 
+/// The position of the deepest part of `path` present in the file: the key itself if
+/// it is there, else the table that should have held it.
+pub fn locate(text: &str, path: &[String]) -> (usize, usize) {
+    use toml::de::{DeTable, DeValue};
+    let Ok(doc) = DeTable::parse(text) else {
+        return (1, 1);
+    };
+    let mut best = 0usize;
+    let mut table = doc.get_ref();
+    for seg in path {
+        let Some((k, v)) = table
+            .iter()
+            .find(|(k, _)| k.get_ref().as_ref() == seg.as_str())
+        else {
+            break;
+        };
+        best = k.span().start;
+        match v.get_ref() {
+            DeValue::Table(t) => table = t,
+            _ => break,
+        }
+    }
+    line_col(text, best)
+}
+
 /// Validate an already parsed (and possibly edited) table, e.g. a balance variant.
 /// Errors carry the key path; there is no text to give a line.
 pub fn load_table(table: &Table, file: &str) -> Result<AnalysisConfig, ConfigError> {
@@ -499,3 +616,16 @@ fn read_stat_bounds(
 /// Most scenarios one config may hold (after expansion): bounds the work of every
 /// command before it starts.
 pub const MAX_SCENARIOS: usize = 100_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_values_parse_as_toml_or_bare_strings() {
+        assert_eq!(parse_value("2"), Value::Integer(2));
+        assert_eq!(parse_value("true"), Value::Boolean(true));
+        assert_eq!(parse_value("guard"), Value::String("guard".into()));
+        assert_eq!(parse_value("\"4+\""), Value::String("4+".into()));
+    }
+}

@@ -106,3 +106,18 @@ pub fn write_reports(
     }
     Ok(written)
 }
+
+/// The one line a run ends with: how many tables and charts, and where.
+pub fn wrote_line(written: &[PathBuf], dir: &Path) -> String {
+    let charts = written
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "png" || e == "svg"))
+        .count();
+    let tables = written.len() - charts;
+    format!(
+        "wrote {} and {} to {}",
+        crate::text::plural(tables as u64, "table", "tables"),
+        crate::text::plural(charts as u64, "chart", "charts"),
+        dir.display()
+    )
+}

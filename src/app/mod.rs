@@ -128,6 +128,12 @@ impl RunOptions {
         }
     }
 
+    /// The config's name in the results: its file's stem.
+    fn stem(&self) -> String {
+        let stem = self.config.file_stem().and_then(|s| s.to_str());
+        stem.unwrap_or("config").to_string()
+    }
+
     /// The folder the run writes: `-o`, else [`run_out`].
     pub fn target(&self) -> PathBuf {
         self.out
@@ -200,12 +206,6 @@ pub struct RunOutput {
     pub out: PathBuf,
 }
 
-/// Load, validate and simulate; writes nothing.
-pub fn compute(opts: &RunOptions) -> Result<RunOutput, AppError> {
-    let cfg = config::load(&opts.config, &opts.sets, &opts.cancel)?;
-    compute_config(&cfg, opts, None)
-}
-
 /// Validate the options against a loaded config and simulate; writes nothing. `bars`:
 /// the progress bars of a run of many configs (None: this run's own).
 pub fn compute_config(
@@ -236,12 +236,7 @@ pub fn compute_given(
         Some(thread_pool(opts.threads)?)
     };
     let out = opts.target();
-    let stem = opts
-        .config
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("config")
-        .to_string();
+    let stem = opts.stem();
     let mut results = Vec::new();
     let own;
     let bars = match bars {
@@ -359,8 +354,6 @@ fn budget(cfg: &AnalysisConfig, opts: &RunOptions) -> Result<Budget, AppError> {
     Ok(budget)
 }
 
-/// `rollsim run`: returns the Markdown printed to stdout (empty without `md`). The
-/// output folder is locked for the whole run and replaced as a whole at the end.
 /// The results `run` writes, computed without writing anything (the Python package's
 /// tables).
 pub fn run_results(opts: &RunOptions) -> Result<Vec<ScenarioResult>, AppError> {
@@ -369,31 +362,39 @@ pub fn run_results(opts: &RunOptions) -> Result<Vec<ScenarioResult>, AppError> {
     Ok(compute_config(&cfg, opts, None)?.results)
 }
 
+/// `rollsim run`: the config loaded and checked once, then the run computed, then its
+/// tables made once, then written (to standard output, or into the output folder,
+/// locked for the whole run and replaced as a whole at the end). Returns the Markdown
+/// printed to stdout (empty without `md`).
 pub fn run(opts: &RunOptions) -> Result<String, AppError> {
-    if to_stdout(&opts.out) {
-        return run_to_stdout(opts);
-    }
-    let target = opts.target();
+    let (target, gallery) = (opts.target(), default_out(&opts.config));
+    let formats = report_formats(&opts.config, &target, &opts.formats);
     // Check the config and the names first: bad input must not touch (or lock) the
     // output folder, and is reported as what it is.
     let cfg = config::load(&opts.config, &opts.sets, &opts.cancel)?;
     select(&cfg, &opts.scenarios)?;
-    let stage = Staging::begin(&target, Keep::Report)?.stopped_by(&opts.cancel);
-    // The config loaded and checked above, not loaded again.
+    let stage = match to_stdout(&opts.out) {
+        true => None,
+        false => Some(Staging::begin(&target, Keep::Report)?.stopped_by(&opts.cancel)),
+    };
     let out = compute_config(&cfg, opts, None)?;
     let tables = frame::report_tables(&out.results)?;
-    let written = write_reports(
+    // `-o -`: the distribution table on standard output; no files, no charts.
+    let Some(stage) = stage else {
+        return streamed::stream(&out, &tables, &opts.formats);
+    };
+    let charts = folder::charts(opts.plots, opts.svg, &opts.cancel);
+    let written = folder::write_reports(
         &out.results,
         &tables,
         stage.dir(),
-        &report_formats(&opts.config, &target, &opts.formats),
-        charts(opts.plots, opts.svg, &opts.cancel),
+        &formats,
+        charts,
         &opts.cancel,
     )?;
     opts.cancel.check()?;
     stage.commit()?;
-    eprintln!("{}", wrote_line(&written, &target));
-    let gallery = default_out(&opts.config);
+    eprintln!("{}", folder::wrote_line(&written, &target));
     if opts.out.is_none() && target != gallery {
         eprintln!(
             "(a partial report: {} is left whole for the gallery; -o DIR writes elsewhere)",
@@ -405,28 +406,6 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     } else {
         String::new()
     })
-}
-
-/// The one line a run ends with: how many tables and charts, and where.
-pub fn wrote_line(written: &[PathBuf], dir: &Path) -> String {
-    let charts = written
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "png" || e == "svg"))
-        .count();
-    let tables = written.len() - charts;
-    format!(
-        "wrote {} and {} to {}",
-        crate::text::plural(tables as u64, "table", "tables"),
-        crate::text::plural(charts as u64, "chart", "charts"),
-        dir.display()
-    )
-}
-
-/// `run -o -`: the distribution table on standard output; no files, no charts.
-fn run_to_stdout(opts: &RunOptions) -> Result<String, AppError> {
-    let out = compute(opts)?;
-    let tables = frame::report_tables(&out.results)?;
-    streamed::stream(&out, &tables, &opts.formats)
 }
 
 /// `rollsim list`: one scenario per line, its name first, then a tab and what it is.

@@ -86,7 +86,7 @@ fn changes(source: &Source, table: &str, sets: &[String]) -> Result<Vec<Edit>, E
                 };
                 edits.push(Edit::Path {
                     path,
-                    value: crate::config::parse_value(val.trim()),
+                    value: crate::document::parse_value(val.trim()),
                 });
             }
         }

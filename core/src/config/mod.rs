@@ -1,17 +1,13 @@
-//! TOML -> validated, typed configuration.
-//!
-//! The file is parsed once into a table (kept in file order) and once into a spanned
-//! tree used only to turn a key path into `line:column` for error messages. `--set`
-//! overrides are applied to the table before validation; an error in an overridden
-//! value is reported against the `--set` that introduced it, not against the file.
-//! Validation reads the table by hand rather than through serde so that every error
-//! knows its full key path and the valid names at that place.
+//! The toolkit every system reads its tables with: a [`Reader`] over a table, named
+//! entries, kinds, costs, and the errors they give ([`Problem`], placed in the file by
+//! [`crate::document`], the loader above the systems, which also parses the text and
+//! applies `--set`). Validation reads the table by hand rather than through serde so
+//! that every error knows its full key path and the valid names at that place.
 
 pub mod reader;
 
 use reader::{nearest_hint, Reader};
 use std::fmt;
-use toml::{Table, Value};
 
 /// Where a bad value came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -329,100 +325,6 @@ fn check_kind_keys(r: &Reader, kind: &str, keys: &[&str]) -> Result<(), Problem>
     Ok(())
 }
 
-/// Apply one `KEY=VALUE`; returns the key path. Every table on the way must exist
-/// (a misspelt unit or scenario is an error with the nearest name), except the optional
-/// sections `[run]` and `[rules]`; the last key may be new, and validation judges it.
-pub fn apply_set(table: &mut Table, arg: &str) -> Result<Vec<String>, ConfigError> {
-    if let Some((at, c)) = arg.chars().enumerate().find(|(_, c)| c.is_control()) {
-        // What follows a line break was dropped without a word: refused, as the live
-        // page's server refuses it.
-        let what = match c {
-            '\n' => "a line break",
-            '\r' => "a carriage return",
-            '\t' => "a tab",
-            _ => "a control character",
-        };
-        return Err(ConfigError::BadSet {
-            arg: arg.escape_debug().to_string(),
-            message: format!(
-                "character {} is {what} (U+{:04X}): a --set is one KEY=VALUE on one line; give each change a --set of its own",
-                at + 1,
-                c as u32
-            ),
-        });
-    }
-    let bad = |message: String| ConfigError::BadSet {
-        arg: arg.into(),
-        message,
-    };
-    let (key, raw) = arg
-        .split_once('=')
-        .ok_or_else(|| bad("expected KEY=VALUE, e.g. `units.orc.strength=2`".into()))?;
-    let path: Vec<String> = key
-        .trim()
-        .split('.')
-        .map(|s| s.trim().to_string())
-        .collect();
-    if path.iter().any(|s| s.is_empty()) {
-        return Err(bad(format!(
-            "`{key}` is not a key path like `units.orc.strength`"
-        )));
-    }
-    if path.len() == 1 && path[0] == "system" {
-        return Err(bad(
-            "the game system belongs to the config file: it cannot be changed with --set; write a config of that system".into(),
-        ));
-    }
-    let value = parse_value(raw.trim());
-    let mut here = table;
-    for (depth, seg) in path[..path.len() - 1].iter().enumerate() {
-        if depth == 0 && !here.contains_key(seg) && (seg == "rules" || seg == "run") {
-            here.insert(seg.clone(), Value::Table(Table::new()));
-        }
-        let names: Vec<String> = here.keys().cloned().collect();
-        match here.get_mut(seg) {
-            Some(Value::Table(t)) => here = t,
-            Some(_) => {
-                return Err(bad(format!(
-                    "`{}` is not a table",
-                    path[..=depth].join(".")
-                )))
-            }
-            None => {
-                let at = if depth == 0 {
-                    "at the top level".to_string()
-                } else {
-                    format!("in `{}`", path[..depth].join("."))
-                };
-                return Err(bad(format!(
-                    "there is no `{seg}` {at}{}",
-                    nearest_hint(seg, names.iter().map(String::as_str))
-                )));
-            }
-        }
-    }
-    here.insert(path[path.len() - 1].clone(), value);
-    Ok(path)
-}
-
-/// A `--set` value: TOML if it parses (`2`, `true`, `"x"`), else a bare string (`guard`).
-pub fn parse_value(raw: &str) -> Value {
-    format!("v = {raw}")
-        .parse::<Table>()
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| Value::String(raw.to_string()))
-}
-
-/// The key a `key = value` line sets (a duplicate key, a number too large), for messages
-/// about TOML the parser refused.
-pub fn key_on_line(text: &str, line: usize) -> Option<String> {
-    let l = text.lines().nth(line.checked_sub(1)?)?;
-    let (k, _) = l.split_once('=')?;
-    let k = k.trim().trim_matches('"');
-    (!k.is_empty() && !k.starts_with('[') && !k.starts_with('#')).then(|| k.to_string())
-}
-
 /// 1-based line and column (in characters) of byte offset `at`.
 pub fn line_col(text: &str, at: usize) -> (usize, usize) {
     let at = at.min(text.len());
@@ -430,31 +332,6 @@ pub fn line_col(text: &str, at: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, col)
-}
-
-/// The position of the deepest part of `path` present in the file: the key itself if
-/// it is there, else the table that should have held it.
-pub fn locate(text: &str, path: &[String]) -> (usize, usize) {
-    use toml::de::{DeTable, DeValue};
-    let Ok(doc) = DeTable::parse(text) else {
-        return (1, 1);
-    };
-    let mut best = 0usize;
-    let mut table = doc.get_ref();
-    for seg in path {
-        let Some((k, v)) = table
-            .iter()
-            .find(|(k, _)| k.get_ref().as_ref() == seg.as_str())
-        else {
-            break;
-        };
-        best = k.span().start;
-        match v.get_ref() {
-            DeValue::Table(t) => table = t,
-            _ => break,
-        }
-    }
-    line_col(text, best)
 }
 
 impl fmt::Display for Problem {
@@ -471,13 +348,5 @@ mod tests {
     fn line_col_counts_from_one() {
         assert_eq!(line_col("a\nbc\n", 3), (2, 2));
         assert_eq!(line_col("abc", 0), (1, 1));
-    }
-
-    #[test]
-    fn set_values_parse_as_toml_or_bare_strings() {
-        assert_eq!(parse_value("2"), Value::Integer(2));
-        assert_eq!(parse_value("true"), Value::Boolean(true));
-        assert_eq!(parse_value("guard"), Value::String("guard".into()));
-        assert_eq!(parse_value("\"4+\""), Value::String("4+".into()));
     }
 }

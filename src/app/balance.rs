@@ -97,16 +97,18 @@ impl Options {
     /// Load the config once, resolve the scenario or group, settle seed and trials,
     /// build the pool.
     pub fn prepare(&self) -> Result<Prepared, AppError> {
-        let (text, share) = match &self.sharing {
-            Sharing::Merge { text, parts } => (
-                text.clone(),
-                Share::merged(parts.clone())
-                    .map_err(|e| AppError::BadOption(format!("the parts do not add up: {e}")))?,
-            ),
-            Sharing::Shard(f) => (config::read(&self.config)?, Share::part(f.k, f.n)),
-            Sharing::Whole => (config::read(&self.config)?, Share::All),
+        // A merge holds the text its parts were computed from; the rest read the file.
+        let text = match &self.sharing {
+            Sharing::Merge { text, .. } => text.clone(),
+            _ => config::read(&self.config)?,
+        };
+        let share = match &self.sharing {
+            Sharing::Merge { parts, .. } => Share::merged(parts.clone())
+                .map_err(|e| AppError::BadOption(format!("the parts do not add up: {e}")))?,
+            Sharing::Shard(f) => Share::part(f.k, f.n),
+            Sharing::Whole => Share::All,
             // Shard N of N owns item N - 1 of the command: none at this N.
-            Sharing::Check => (config::read(&self.config)?, Share::part(u64::MAX, u64::MAX)),
+            Sharing::Check => Share::part(u64::MAX, u64::MAX),
         };
         let check = matches!(self.sharing, Sharing::Check);
         let source = Source::parse_until(&text, &self.config, &self.sets, &self.cancel)?;
@@ -593,9 +595,11 @@ fn commit(stage: Staging, files: &[PathBuf], cancel: &Cancel) -> Result<String, 
     Ok(wrote(&files))
 }
 
-/// Write a matrix's `STEM.csv` (long), `STEM-wide.csv` and `STEM.png` into `dir`.
+/// Write a matrix's `STEM.csv` (long), `STEM-wide.csv` and `STEM.png` into `dir`, from
+/// its `tables` ([`frame::matrix_tables`]).
 pub fn write_matrix(
     m: &crate::report::analysis::Matrix,
+    tables: &frame::MatrixTables,
     dir: &Path,
     charts: Option<plot::Charts>,
 ) -> Result<Vec<PathBuf>, AppError> {
@@ -603,16 +607,15 @@ pub fn write_matrix(
     let stem = m.stem();
     let mut out = Vec::new();
     // One long table; the wide CSV and the heatmap's cells are pivots of it.
-    let table = frame::matrix_long(m)?;
     let long = dir.join(format!("{stem}.csv"));
-    csv::write(&table, &long)?;
+    csv::write(&tables.long, &long)?;
     out.push(long);
     let wide = dir.join(format!("{stem}-wide.csv"));
-    csv::write(&frame::matrix_wide(&table, m)?, &wide)?;
+    csv::write(&frame::matrix_wide(&tables.long, m)?, &wide)?;
     out.push(wide);
     if let Some(charts) = charts {
         let png = dir.join(format!("{stem}.png"));
-        plot::heatmap::matrix(m, &frame::matrix_cells(&table, m)?, &png, charts)?;
+        plot::heatmap::matrix(m, &tables.cells, &png, charts)?;
         out.push(png);
     }
     Ok(out)
@@ -627,21 +630,20 @@ pub fn compare(o: &CompareOptions) -> Result<String, AppError> {
     })? {
         return Ok(done);
     }
+    let charts = super::charts(c.plots, c.svg, &c.cancel);
     let stage = Staging::begin(&out_dir(&p.source, &c.out, "compare"), Keep::Everything)?;
     let ms = p.run(|job| compare::matrices(job, (&o.attackers, &o.defenders), o.best_response))?;
     p.say_draws()?;
+    // Each matrix's tables made once; the Markdown and the files read them.
+    let tables = ms
+        .iter()
+        .map(frame::matrix_tables)
+        .collect::<Result<Vec<_>, _>>()?;
     let mut md = String::new();
     let mut files = Vec::new();
-    for m in &ms {
-        md.push_str(&markdown::matrix(
-            m,
-            &frame::matrix_cells(&frame::matrix_long(m)?, m)?,
-        ));
-        files.extend(write_matrix(
-            m,
-            stage.dir(),
-            super::charts(c.plots, c.svg, &c.cancel),
-        )?);
+    for (m, t) in ms.iter().zip(&tables) {
+        md.push_str(&markdown::matrix(m, &t.cells));
+        files.extend(write_matrix(m, t, stage.dir(), charts)?);
     }
     Ok(md + &commit(stage, &files, &c.cancel)?)
 }
@@ -982,7 +984,9 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
     let dir = stage.dir().to_path_buf();
     let (r, priced) = p.run(|job| roster::priced(job, &o.units, o.best_response, count))?;
     p.say_draws()?;
-    let mut files = write_matrix(&r.matrix, &dir, super::charts(c.plots, c.svg, &c.cancel))?;
+    let tables = frame::matrix_tables(&r.matrix)?;
+    let charts = super::charts(c.plots, c.svg, &c.cancel);
+    let mut files = write_matrix(&r.matrix, &tables, &dir, charts)?;
     files.extend(write_roster(
         &r,
         &dir,

@@ -782,7 +782,8 @@ fn stage_config<'a>(
     )?;
     let matrix = match matrix {
         Some(m) => {
-            let files = balance::write_matrix(&m, &dir.join("compare"), kinds())?;
+            let tables = frame::matrix_tables(&m)?;
+            let files = balance::write_matrix(&m, &tables, &dir.join("compare"), kinds())?;
             Some((m, files))
         }
         None => None,

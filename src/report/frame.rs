@@ -401,6 +401,21 @@ fn texts(columns: Vec<Cells>, n: usize) -> Grid<String> {
     })
 }
 
+/// A matrix's tables, made once for every writer: its long table (`STEM.csv`, whose
+/// pivot is the wide one) and its cells as that table has them (the Markdown table,
+/// the heatmap).
+pub struct MatrixTables {
+    pub long: Frame,
+    pub cells: MatrixCells,
+}
+
+/// [`MatrixTables`] of `m`.
+pub fn matrix_tables(m: &Matrix) -> Result<MatrixTables, FrameError> {
+    let long = matrix_long(m)?;
+    let cells = matrix_cells(&long, m)?;
+    Ok(MatrixTables { long, cells })
+}
+
 /// The cells of `m` as its long table (`matrix_long(m)`) has them.
 pub fn matrix_cells(long: &Frame, m: &Matrix) -> Result<MatrixCells, FrameError> {
     let rows = m.rows.entries.len();

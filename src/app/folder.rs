@@ -18,8 +18,9 @@ pub fn charts(plots: bool, svg: bool, stop: &Cancel) -> Option<plot::Charts<'_>>
     })
 }
 
-/// Write the `tables` ([`crate::report::frame::report_tables`]) and charts (where `charts` says) of
-/// `results` into `dir`; returns the files written. Stops between files once `cancel` is cancelled.
+/// Write the `tables` ([`crate::report::frame::report_tables`]) and the charts (where
+/// `charts` says) of `results` into `dir`; returns the files written. Stops between
+/// files once `cancel` is cancelled.
 pub fn write_reports(
     results: &[ScenarioResult],
     tables: &[(String, Frame)],

@@ -373,9 +373,10 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     // output folder, and is reported as what it is.
     let cfg = config::load(&opts.config, &opts.sets, &opts.cancel)?;
     select(&cfg, &opts.scenarios)?;
-    let stage = match to_stdout(&opts.out) {
-        true => None,
-        false => Some(Staging::begin(&target, Keep::Report)?.stopped_by(&opts.cancel)),
+    let stage = if to_stdout(&opts.out) {
+        None
+    } else {
+        Some(Staging::begin(&target, Keep::Report)?.stopped_by(&opts.cancel))
     };
     let out = compute_config(&cfg, opts, None)?;
     let tables = frame::report_tables(&out.results)?;

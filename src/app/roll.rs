@@ -83,9 +83,10 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
     };
     let out = compute_given(&cfg, &ro, None, vec![c])?;
     // The tables of what is written (to standard output or into the folder), made once.
-    let tables = match stage.is_some() || to_stdout(&o.out) {
-        true => frame::report_tables(&out.results)?,
-        false => Vec::new(),
+    let tables = if stage.is_some() || to_stdout(&o.out) {
+        frame::report_tables(&out.results)?
+    } else {
+        Vec::new()
     };
     if to_stdout(&o.out) {
         return streamed::stream(&out, &tables, &ro.formats);

@@ -21,8 +21,8 @@ pub fn markdown_report(out: &RunOutput) -> String {
 }
 
 /// `-o -` of a computed run (`run` and `roll` alike): the distribution table of its
-/// `tables` ([`crate::report::frame::report_tables`]) in the first table format of `formats`, or the
-/// Markdown report for `md` alone.
+/// `tables` ([`crate::report::frame::report_tables`]) in the first table format of
+/// `formats`, or the Markdown report for `md` alone.
 pub fn stream(
     out: &RunOutput,
     tables: &[(String, Frame)],

@@ -18,9 +18,9 @@ fn with_fraction(shown: String, f: Option<&super::Fraction>) -> String {
     }
 }
 
-/// `rollsim roll`'s answer: every metric of the roll (the result, and with `--vs` who wins): each value's exact
-/// probability and fraction, P(at least it) for numbers, and the Monte Carlo estimate
-/// with its 95% CI when `mc`; then the means and the headline.
+/// `rollsim roll`'s answer: every metric of the roll (the result, and with `--vs` who
+/// wins): each value's exact probability and fraction, P(at least it) for numbers, and
+/// the Monte Carlo estimate with its 95% CI when `mc`; then the means and the headline.
 pub fn answer(description: &str, exact: bool, r: &ScenarioResult, mc: bool) -> String {
     let mut s = format!("{description}\n\n");
     // The roll's own value needs no heading; several results (a record, a `--vs`)

@@ -367,7 +367,7 @@ pub struct ServeArgs {
 #[command(mut_arg("seed", |a| a.help("Master seed: same seed, same numbers, for any thread count [default: 2026]")))]
 #[command(mut_arg("max_trials", |a| a.help("Cap on trials under --precision")))]
 #[command(mut_arg("exact_only", |a| a.help("Only the exact distribution, no Monte Carlo; files only where -o says")))]
-#[command(mut_arg("out", |a| a.help("Output directory; `-` writes the distribution table (in the first --format) to standard output instead, no files [default: reports/roll; none with --exact-only]")))]
+#[command(mut_arg("out", |a| a.help("Output directory; `-` writes the distribution table (in its one --format: csv or json) to standard output instead, no files [default: reports/roll; none with --exact-only]")))]
 #[command(mut_arg("format", |a| a.default_value("csv").help("Table formats (comma-separated); md prints the Markdown report of `run` after the roll's table")))]
 pub struct RollArgs {
     /// The expression, e.g. "4d6 drop lowest", "2d20 highest + 5", "5d10 again 10 count >= 7" (one starting with a minus, "-d6 + 3", is an expression too)
@@ -553,7 +553,7 @@ pub struct ConfigArgs {
 #[command(mut_arg("trials", |a| a.help("Trials per scenario [default: the config's [run] trials, else 10000000]")))]
 #[command(mut_arg("seed", |a| a.help("Master seed: same seed, same numbers, for any thread count [default: the config's, else 2026]")))]
 #[command(mut_arg("exact_only", |a| a.help("Exact distributions only, no Monte Carlo (every probability is the exact one; fast)").conflicts_with_all(["shard", "shards"])))]
-#[command(mut_arg("out", |a| a.help("Output directory; `-` writes the distribution table (in the first --format) to standard output instead, no files [default: reports/<config name>]")))]
+#[command(mut_arg("out", |a| a.help("Output directory; `-` writes the distribution table (in its one --format: csv or json) to standard output instead, no files [default: reports/<config name>]")))]
 pub struct RunArgs {
     #[command(flatten)]
     pub config: Config,

@@ -286,6 +286,13 @@ fn issue26_item8_roll_writes_what_out_format_and_exact_only_ask_for() {
         .assert()
         .code(2);
     assert!(text(&a.get_output().stderr).contains("parquet is binary"));
+    // Before the expression is read (or rolled): an expression that does not read is
+    // not what is said.
+    let a = rollsim()
+        .args(["roll", "d6 +", "-o", "-", "--format", "parquet"])
+        .assert()
+        .code(2);
+    assert!(text(&a.get_output().stderr).contains("parquet is binary"));
     // --format md: the report `run` prints, after the roll's own table.
     let a = rollsim()
         .args(["roll", "3d6", "--exact-only", "--format", "md"])

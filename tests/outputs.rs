@@ -78,6 +78,54 @@ fn dash_o_dash_streams_the_table_and_writes_no_folder() {
             .code(2),
         "parquet is binary",
     );
+    // Refused before the config is read (here: one that is not there), so that no run
+    // is made only to be refused at its end.
+    says(
+        rollsim()
+            .args([
+                "run",
+                "no-such-config.toml",
+                "-o",
+                "-",
+                "--format",
+                "parquet",
+            ])
+            .assert()
+            .code(2),
+        "parquet is binary",
+    );
+    // What standard output cannot hold is refused, not dropped: a second table format,
+    // SVG charts. The default `csv,md` streams its one table.
+    let run_to_stdout = |extra: &[&str]| {
+        rollsim()
+            .args(["run", shipped("rush.toml").to_str().unwrap()])
+            .args(["-s", "slam-orc-vs-human-guard", "-n", "1000", "-o", "-"])
+            .args(extra)
+            .assert()
+    };
+    says(
+        run_to_stdout(&["--format", "csv,json"]).code(2),
+        "-o - streams one table: --format names csv and json",
+    );
+    says(
+        run_to_stdout(&["--charts", "png,svg"]).code(2),
+        "--charts svg has nowhere to go",
+    );
+    let a = run_to_stdout(&[]).success();
+    assert!(text(&a.get_output().stdout).starts_with("scenario,metric,value,"));
+    let a = rollsim()
+        .args([
+            "roll",
+            "d6",
+            "-o",
+            "-",
+            "--format",
+            "json,csv",
+            "--exact-only",
+        ])
+        .assert()
+        .code(2);
+    assert!(text(&a.get_output().stderr).contains("--format names json and csv"));
 }
 
 /// Files ending in `.ext` under `dir`, at any depth.

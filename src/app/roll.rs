@@ -3,7 +3,7 @@
 //! (`config::one_liner`); the run is an ordinary one.
 
 use super::Format;
-use super::{compute_given, folder, streamed, to_stdout, RunOptions};
+use super::{compute_given, folder, streamed, streamed_as, to_stdout, Destination, RunOptions};
 use crate::config;
 use crate::error::AppError;
 use crate::report::stage::{Keep, Staging};
@@ -73,36 +73,40 @@ fn compiled(
 pub fn roll(o: &RollOptions) -> Result<String, AppError> {
     let ro = run_options(o);
     let target = target(o);
+    let streamed = streamed_as(&o.out, &o.formats, o.svg)?;
     let (cfg, c) = compiled(o)?;
     let (description, exact) = (c.description.clone(), c.exact.is_some());
     // The folder is taken before the run: one that is not ours is refused before the
-    // dice are rolled.
-    let stage = match &target {
-        Some(t) => Some(Staging::begin(t, Keep::Report)?.stopped_by(&ro.cancel)),
-        None => None,
+    // dice are rolled. An exact answer without `-o` goes nowhere but the terminal.
+    let to = match (streamed, &target) {
+        (Some(format), _) => Some(Destination::Stdout(format)),
+        (None, Some(t)) => Some(Destination::Folder(
+            Staging::begin(t, Keep::Report)?.stopped_by(&ro.cancel),
+        )),
+        (None, None) => None,
     };
     let out = compute_given(&cfg, &ro, None, vec![c])?;
     // The tables of what is written (to standard output or into the folder), made once.
-    let tables = if stage.is_some() || to_stdout(&o.out) {
-        frame::report_tables(&out.results)?
-    } else {
-        Vec::new()
+    let tables = match &to {
+        Some(_) => frame::report_tables(&out.results)?,
+        None => Vec::new(),
     };
-    if to_stdout(&o.out) {
-        return streamed::stream(&out, &tables, &ro.formats);
-    }
-    if let Some(stage) = stage {
-        let charts = folder::charts(ro.plots, o.svg, &ro.cancel);
-        folder::write_reports(
-            &out.results,
-            &tables,
-            stage.dir(),
-            &ro.formats,
-            charts,
-            &ro.cancel,
-        )?;
-        ro.cancel.check()?;
-        stage.commit()?;
+    match to {
+        Some(Destination::Stdout(format)) => return streamed::stream(&out, &tables, format),
+        Some(Destination::Folder(stage)) => {
+            let charts = folder::charts(ro.plots, o.svg, &ro.cancel);
+            folder::write_reports(
+                &out.results,
+                &tables,
+                stage.dir(),
+                &ro.formats,
+                charts,
+                &ro.cancel,
+            )?;
+            ro.cancel.check()?;
+            stage.commit()?;
+        }
+        None => {}
     }
     let r = out
         .results

@@ -20,27 +20,53 @@ pub fn markdown_report(out: &RunOutput) -> String {
         + &markdown::decisions(&report::decision_rows(&out.results))
 }
 
-/// `-o -` of a computed run (`run` and `roll` alike): the distribution table of its
-/// `tables` ([`crate::report::frame::report_tables`]) in the first table format of
-/// `formats`, or the Markdown report for `md` alone.
+/// The one format `-o -` writes: its one table format (`csv` or `json`; `md` beside it
+/// is the default's and is left out), or Markdown for `md` alone. What it cannot write is
+/// refused, not dropped: Parquet (binary), two table formats, SVG charts (no files).
+/// Checked before anything is loaded or computed, so that no long run is made only to be
+/// refused.
+pub fn format(formats: &[Format], svg: bool) -> Result<Format, AppError> {
+    if svg {
+        return Err(AppError::BadOption(
+            "-o - writes no files, so no charts: --charts svg has nowhere to go; give a folder with -o DIR".into(),
+        ));
+    }
+    let tables: Vec<Format> = formats
+        .iter()
+        .copied()
+        .filter(|f| *f != Format::Md)
+        .collect();
+    match tables[..] {
+        [] => Ok(Format::Md),
+        [Format::Parquet] => Err(AppError::BadOption(
+            "-o - streams text: parquet is binary, write it to a folder (-o DIR) or choose --format csv or json".into(),
+        )),
+        [f] => Ok(f),
+        _ => {
+            let named: Vec<&str> = tables
+                .iter()
+                .filter_map(|f| f.exporter())
+                .map(|e| e.ext())
+                .collect();
+            Err(AppError::BadOption(format!(
+                "-o - streams one table: --format names {}; give one of them, or a folder with -o DIR for each",
+                named.join(" and ")
+            )))
+        }
+    }
+}
+
+/// `-o -` of a computed run (`run` and `roll` alike) in its [`format`]: the
+/// distribution table of its `tables` ([`crate::report::frame::report_tables`]), or the
+/// Markdown report.
 pub fn stream(
     out: &RunOutput,
     tables: &[(String, Frame)],
-    formats: &[Format],
+    format: Format,
 ) -> Result<String, AppError> {
-    let format = formats
-        .iter()
-        .copied()
-        .find(|f| *f != Format::Md)
-        .unwrap_or(Format::Md);
-    let text = match (format, format.exporter()) {
-        (Format::Parquet, _) => {
-            return Err(AppError::BadOption(
-                "-o - streams text: parquet is binary, write it to a folder (-o DIR) or choose --format csv or json".into(),
-            ))
-        }
-        (_, None) => markdown_report(out),
-        (_, Some(exporter)) => {
+    let text = match format.exporter() {
+        None => markdown_report(out),
+        Some(exporter) => {
             // Only the distribution table streams, straight from the exporter.
             let distribution = tables
                 .iter()

@@ -325,6 +325,24 @@ impl Command {
         }
     }
 
+    /// Whether `--exact-only` is given, where the command takes it.
+    pub fn exact_only(&self) -> bool {
+        match self {
+            Command::Run(a) => a.exact_only.on,
+            Command::Roll(a) => a.exact_only.on,
+            c => c.balance().is_some_and(|b| b.exact_only.on),
+        }
+    }
+
+    /// Whether `--precision` is given, where the command takes it.
+    pub fn precision(&self) -> bool {
+        match self {
+            Command::Run(a) => a.precision.precision.is_some(),
+            Command::Roll(a) => a.precision.precision.is_some(),
+            _ => false,
+        }
+    }
+
     /// `-n`, where the command rolls trials (the same commands as [`Command::rolling_mut`]).
     pub fn trials(&self) -> Option<u64> {
         match self {

@@ -110,6 +110,7 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let cli = before_command(parse(args)?)?;
+    unused_together(&cli)?;
     check_trial_cap(&cli)?;
     match cli.command {
         Some(c) => results_of(c, cancel),
@@ -273,6 +274,40 @@ fn before_command(mut cli: Cli) -> Result<Cli, AppError> {
     Ok(cli)
 }
 
+/// Flags that would do nothing together, refused rather than dropped: `-n` where no
+/// trial is rolled (`--exact-only`) or where trials run until precise (`--precision`;
+/// clap refuses the pair within a command, not a `-n` written before the command's
+/// name), and `--charts svg` where no chart is drawn (`--no-plots`).
+pub(crate) fn unused_together(cli: &Cli) -> Result<(), AppError> {
+    let Some(c) = &cli.command else {
+        return Ok(());
+    };
+    let refuse = |what: String, why: &str| {
+        Err(AppError::BadOption(format!(
+            "{what}: {why}; leave out one of the two"
+        )))
+    };
+    if let Some(n) = c.trials() {
+        if c.exact_only() {
+            return refuse(
+                format!("-n {n} with --exact-only"),
+                "an exact answer rolls no trials",
+            );
+        }
+        if c.precision() {
+            return refuse(
+                format!("-n {n} with --precision"),
+                "the trials run until every probability is that precise (--max-trials caps them)",
+            );
+        }
+    }
+    let svg = cli.charts.contains(&cli::ChartArg::Svg);
+    if svg && c.plots().is_some_and(|p| p.no_plots) {
+        return refuse("--charts svg with --no-plots".into(), "no chart is drawn");
+    }
+    Ok(())
+}
+
 /// `-n n` refused past [`TRIAL_CAP`] (the caller knows no `--no-trial-cap` was given).
 pub(crate) fn trial_cap(n: u64) -> Result<(), AppError> {
     if n <= TRIAL_CAP {
@@ -330,6 +365,7 @@ pub fn run(cli: Cli, cancel: &Cancel) -> Result<String, AppError> {
             "-o -: only `rollsim run` (without --shard) and `rollsim roll` write their table to standard output; give this command a folder, e.g. -o out".into(),
         ));
     }
+    unused_together(&cli)?;
     check_trial_cap(&cli)?;
     match cli.command {
         None => app::run_all(cli.quiet.on, cli.trials.n, cli.threads.get(), svg, cancel),
@@ -467,6 +503,8 @@ fn plan(a: cli::PlanArgs, cancel: &Cancel) -> Result<String, AppError> {
             e.render().to_string().trim()
         ))
     })?;
+    // What a shard would refuse is refused here, before any script is written.
+    unused_together(&parsed).map_err(|e| AppError::BadOption(format!("plan: {e}")))?;
     let command = parsed.command.as_ref();
     let (Some(out), Some(shard)) = (
         command.and_then(Command::out).map(|o| o.dir.clone()),

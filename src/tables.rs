@@ -96,6 +96,7 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let cli: Cli = crate::command::parse(args)?;
+    crate::command::unused_together(&cli)?;
     crate::command::check_trial_cap(&cli)?;
     let named = match cli.command {
         Some(c @ (Command::Run(_) | Command::Roll(_))) => {

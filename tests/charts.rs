@@ -429,9 +429,15 @@ fn each_chart_kind_titles_labels_and_legends() {
     }
     // The balance charts: a matrix, a sweep, sensitivity, an overlay.
     let balance = |args: &[&str], o: &Path| {
+        // An exact command rolls no trials (`-n` beside it is refused).
+        let trials: &[&str] = match args.contains(&"--exact-only") {
+            true => &[],
+            false => &["-n", "20000"],
+        };
         rollsim()
             .args(args)
-            .args(["--charts", "svg", "-n", "20000", "-o"])
+            .args(trials)
+            .args(["--charts", "svg", "-o"])
             .arg(o)
             .assert()
             .success();

@@ -55,6 +55,81 @@ fn a_flag_before_the_command_applies_to_it_or_is_refused() {
     }
 }
 
+/// Flags that would do nothing together are refused, not dropped, and nothing is run or
+/// written: `-n` beside `--exact-only` (no trial is rolled) or, written before the
+/// command's name, beside `--precision` (trials run until precise), in every command that
+/// takes them; `--charts svg` beside `--no-plots` (no chart is drawn). Each alone runs.
+#[test]
+fn flags_that_do_nothing_together_are_refused_not_dropped() {
+    let config = crate::util::shipped("rush.toml");
+    let config = config.to_str().unwrap();
+    let slam = "slam-orc-vs-human-guard";
+    let dir = crate::util::tempdir();
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["roll", "d6", "--exact-only", "-n", "5000"],
+            "-n 5000 with --exact-only",
+        ),
+        (
+            &["-n", "5000", "roll", "d6", "--exact-only"],
+            "-n 5000 with --exact-only",
+        ),
+        (
+            &["-n", "5000", "roll", "d6", "--precision", "0.01"],
+            "-n 5000 with --precision",
+        ),
+        (
+            &["run", config, "-s", slam, "--exact-only", "-n", "1000"],
+            "-n 1000 with --exact-only",
+        ),
+        (
+            &["compare", config, "-s", slam, "--exact-only", "-n", "100"],
+            "-n 100 with --exact-only",
+        ),
+        (
+            &["roll", "d6", "-n", "1000", "--no-plots", "--charts", "svg"],
+            "--charts svg with --no-plots",
+        ),
+        (
+            &["--charts", "svg", "run", config, "-s", slam, "--no-plots"],
+            "--charts svg with --no-plots",
+        ),
+        // A cluster plan refuses what each of its shards would.
+        (
+            &[
+                "plan",
+                config,
+                "run",
+                "-s",
+                slam,
+                "--exact-only",
+                "-n",
+                "1000",
+                "--tasks",
+                "2",
+            ],
+            "plan: -n 1000 with --exact-only",
+        ),
+    ];
+    for (args, said) in cases {
+        let a = rollsim().args(*args).args(["-o", out]).assert().code(2);
+        let err = text(&a.get_output().stderr);
+        assert!(err.contains(said), "{args:?}: {err}");
+        assert!(err.contains("leave out one of the two"), "{args:?}: {err}");
+        assert!(!dir.path().join("out").exists(), "{args:?}: wrote anyway");
+    }
+    // Each flag alone, or the pair that does work together, runs.
+    for args in [
+        &["roll", "d6", "--exact-only"][..],
+        &["roll", "d6", "-n", "1000", "--no-plots"],
+        &["roll", "d6", "-n", "1000", "--charts", "svg"],
+    ] {
+        rollsim().args(args).args(["-o", out]).assert().success();
+    }
+}
+
 /// `rollsim roll "-d6 + 3"` is the roll 3 - d6 (-3 to 2, each 1/6), not an unknown
 /// option `-d`; so is an opposing roll that starts with a minus.
 #[test]

@@ -277,7 +277,8 @@ fn before_command(mut cli: Cli) -> Result<Cli, AppError> {
 /// Flags that would do nothing together, refused rather than dropped: `-n` where no
 /// trial is rolled (`--exact-only`) or where trials run until precise (`--precision`;
 /// clap refuses the pair within a command, not a `-n` written before the command's
-/// name), and `--charts svg` where no chart is drawn (`--no-plots`).
+/// name), `--charts svg` where no chart is drawn (`--no-plots`), and with `-o -` what
+/// standard output cannot hold ([`app::streamed::format`]).
 pub(crate) fn unused_together(cli: &Cli) -> Result<(), AppError> {
     let Some(c) = &cli.command else {
         return Ok(());
@@ -304,6 +305,17 @@ pub(crate) fn unused_together(cli: &Cli) -> Result<(), AppError> {
     let svg = cli.charts.contains(&cli::ChartArg::Svg);
     if svg && c.plots().is_some_and(|p| p.no_plots) {
         return refuse("--charts svg with --no-plots".into(), "no chart is drawn");
+    }
+    // `-o -`: what standard output cannot hold (Parquet, a second table, SVG charts),
+    // refused before the work, in the words of the writer that would refuse it.
+    let streamed = match c {
+        Command::Run(a) => Some((&a.out, &a.output.format)),
+        Command::Roll(a) => Some((&a.out, &a.output.format)),
+        _ => None,
+    };
+    if let Some((_, formats)) = streamed.filter(|(out, _)| app::to_stdout(&out.dir)) {
+        let formats: Vec<Format> = formats.iter().map(|f| format(*f)).collect();
+        app::streamed::format(&formats, svg)?;
     }
     Ok(())
 }

@@ -162,24 +162,10 @@ pub fn to_stdout(out: &Option<PathBuf>) -> bool {
     out.as_deref() == Some(Path::new("-"))
 }
 
-/// The format `-o -` streams in ([`streamed::format`]), `None` without `-o -`: checked
-/// before a config is read, so a format that cannot stream is refused at once.
-pub fn streamed_as(
-    out: &Option<PathBuf>,
-    formats: &[Format],
-    svg: bool,
-) -> Result<Option<Format>, AppError> {
-    if to_stdout(out) {
-        Ok(Some(streamed::format(formats, svg)?))
-    } else {
-        Ok(None)
-    }
-}
-
-/// Where a run's output goes: standard output in one format (`-o -`), or a folder taken
-/// for the whole run and replaced at its end.
+/// Where a run's output goes: standard output (`-o -`, in [`streamed::format`]), or a
+/// folder taken for the whole run and replaced at its end.
 pub enum Destination {
-    Stdout(Format),
+    Stdout,
     Folder(Staging),
 }
 
@@ -390,22 +376,20 @@ pub fn run_results(opts: &RunOptions) -> Result<Vec<ScenarioResult>, AppError> {
 pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     let (target, gallery) = (opts.target(), default_out(&opts.config));
     let formats = report_formats(&opts.config, &target, &opts.formats);
-    let streamed = streamed_as(&opts.out, &opts.formats, opts.svg)?;
     // Check the config and the names first: bad input must not touch (or lock) the
     // output folder, and is reported as what it is.
     let cfg = config::load(&opts.config, &opts.sets, &opts.cancel)?;
     select(&cfg, &opts.scenarios)?;
-    let to = match streamed {
-        Some(format) => Destination::Stdout(format),
-        None => {
-            Destination::Folder(Staging::begin(&target, Keep::Report)?.stopped_by(&opts.cancel))
-        }
+    let to = if to_stdout(&opts.out) {
+        Destination::Stdout
+    } else {
+        Destination::Folder(Staging::begin(&target, Keep::Report)?.stopped_by(&opts.cancel))
     };
     let out = compute_config(&cfg, opts, None)?;
     let tables = frame::report_tables(&out.results)?;
     let stage = match to {
         // `-o -`: one table (or the Markdown) on standard output; no files, no charts.
-        Destination::Stdout(format) => return streamed::stream(&out, &tables, format),
+        Destination::Stdout => return streamed::stream(&out, &tables, &opts.formats, opts.svg),
         Destination::Folder(stage) => stage,
     };
     let charts = folder::charts(opts.plots, opts.svg, &opts.cancel);

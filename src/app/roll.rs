@@ -3,7 +3,7 @@
 //! (`config::one_liner`); the run is an ordinary one.
 
 use super::Format;
-use super::{compute_given, folder, streamed, streamed_as, to_stdout, Destination, RunOptions};
+use super::{compute_given, folder, streamed, to_stdout, Destination, RunOptions};
 use crate::config;
 use crate::error::AppError;
 use crate::report::stage::{Keep, Staging};
@@ -73,17 +73,16 @@ fn compiled(
 pub fn roll(o: &RollOptions) -> Result<String, AppError> {
     let ro = run_options(o);
     let target = target(o);
-    let streamed = streamed_as(&o.out, &o.formats, o.svg)?;
     let (cfg, c) = compiled(o)?;
     let (description, exact) = (c.description.clone(), c.exact.is_some());
     // The folder is taken before the run: one that is not ours is refused before the
     // dice are rolled. An exact answer without `-o` goes nowhere but the terminal.
-    let to = match (streamed, &target) {
-        (Some(format), _) => Some(Destination::Stdout(format)),
-        (None, Some(t)) => Some(Destination::Folder(
+    let to = match (to_stdout(&o.out), &target) {
+        (true, _) => Some(Destination::Stdout),
+        (false, Some(t)) => Some(Destination::Folder(
             Staging::begin(t, Keep::Report)?.stopped_by(&ro.cancel),
         )),
-        (None, None) => None,
+        (false, None) => None,
     };
     let out = compute_given(&cfg, &ro, None, vec![c])?;
     // The tables of what is written (to standard output or into the folder), made once.
@@ -92,7 +91,7 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
         None => Vec::new(),
     };
     match to {
-        Some(Destination::Stdout(format)) => return streamed::stream(&out, &tables, format),
+        Some(Destination::Stdout) => return streamed::stream(&out, &tables, &ro.formats, o.svg),
         Some(Destination::Folder(stage)) => {
             let charts = folder::charts(ro.plots, o.svg, &ro.cancel);
             folder::write_reports(

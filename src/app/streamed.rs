@@ -23,8 +23,8 @@ pub fn markdown_report(out: &RunOutput) -> String {
 /// The one format `-o -` writes: its one table format (`csv` or `json`; `md` beside it
 /// is the default's and is left out), or Markdown for `md` alone. What it cannot write is
 /// refused, not dropped: Parquet (binary), two table formats, SVG charts (no files).
-/// Checked before anything is loaded or computed, so that no long run is made only to be
-/// refused.
+/// The command line checks it before anything is loaded or computed
+/// (`command::unused_together`), so that no long run is made only to be refused.
 pub fn format(formats: &[Format], svg: bool) -> Result<Format, AppError> {
     if svg {
         return Err(AppError::BadOption(
@@ -62,8 +62,10 @@ pub fn format(formats: &[Format], svg: bool) -> Result<Format, AppError> {
 pub fn stream(
     out: &RunOutput,
     tables: &[(String, Frame)],
-    format: Format,
+    formats: &[Format],
+    svg: bool,
 ) -> Result<String, AppError> {
+    let format = format(formats, svg)?;
     let text = match format.exporter() {
         None => markdown_report(out),
         Some(exporter) => {

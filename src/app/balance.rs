@@ -1028,7 +1028,7 @@ pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
                 }
                 hm.response = None;
                 let png = dir.join(format!("{}.png", hm.stem()));
-                let cells = frame::matrix_cells(&frame::matrix_long(&hm)?, &hm)?;
+                let cells = frame::matrix_tables(&hm)?.cells;
                 plot::heatmap::matrix(&hm, &cells, &png, charts)?;
                 files.push(png);
             }

@@ -757,7 +757,7 @@ fn balance_view(
 /// command line's CSVs, Markdown and heatmap are.
 fn matrix_json(m: &rollsim_core::results::analysis::Matrix) -> Result<Value, AppError> {
     use crate::report::frame;
-    let c = frame::matrix_cells(&frame::matrix_long(m)?, m)?;
+    let c = frame::matrix_tables(m)?.cells;
     let cells = (0..m.rows.entries.len())
         .map(|i| {
             (0..m.cols.entries.len())

@@ -167,42 +167,45 @@ fn a_connection_that_sends_a_byte_a_second_is_closed_within_the_header_timeout()
     let dir = folder(&["rush.toml"]);
     let s = Server::start(dir.path());
     let header = 10; // HEADER_TIMEOUT, as the live page's documentation says it.
-    let slow_head = format!(
-        "GET /api/configs HTTP/1.1\r\nHost: {}\r\nX-Pad: {}",
-        s.addr,
-        "a".repeat(40)
-    );
-    let took = trickle(&s.addr, slow_head.as_bytes()).expect("never closed");
-    assert!(took < Duration::from_secs(header + 30), "{took:?}");
-    assert!(took >= Duration::from_secs(header - 1), "{took:?}");
-    // A body that trickles in is answered 408 within the body timeout.
-    let mut sock = TcpStream::connect(&s.addr).unwrap();
-    write!(
-        sock,
-        "POST /api/view HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{{",
-        s.addr
-    )
-    .unwrap();
-    let took = trickle_on(&mut sock, &[b' '; 40]).expect("never closed");
-    assert!(took < Duration::from_secs(header + 30), "{took:?}");
-    // An idle keep-alive connection is closed as well, after its answer.
-    let mut sock = TcpStream::connect(&s.addr).unwrap();
-    write!(
-        sock,
-        "GET /api/configs HTTP/1.1\r\nHost: {}\r\n\r\n",
-        s.addr
-    )
-    .unwrap();
-    sock.set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    let mut buf = vec![0u8; 1 << 16];
-    let n = sock.read(&mut buf).unwrap();
-    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
-    let t = Instant::now();
-    let mut rest = Vec::new();
-    let _ = sock.read_to_end(&mut rest);
-    let idle = t.elapsed();
-    assert!(idle < Duration::from_secs(header + 30), "{idle:?}");
+    let addr = s.addr.as_str();
+    // The three slow connections at once: each waits out a 10 s timeout.
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let slow_head = format!(
+                "GET /api/configs HTTP/1.1\r\nHost: {addr}\r\nX-Pad: {}",
+                "a".repeat(40)
+            );
+            let took = trickle(addr, slow_head.as_bytes()).expect("never closed");
+            assert!(took < Duration::from_secs(header + 30), "{took:?}");
+            assert!(took >= Duration::from_secs(header - 1), "{took:?}");
+        });
+        // A body that trickles in is answered 408 within the body timeout.
+        scope.spawn(|| {
+            let mut sock = TcpStream::connect(addr).unwrap();
+            write!(
+                sock,
+                "POST /api/view HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{{"
+            )
+            .unwrap();
+            let took = trickle_on(&mut sock, &[b' '; 40]).expect("never closed");
+            assert!(took < Duration::from_secs(header + 30), "{took:?}");
+        });
+        // An idle keep-alive connection is closed as well, after its answer.
+        scope.spawn(|| {
+            let mut sock = TcpStream::connect(addr).unwrap();
+            write!(sock, "GET /api/configs HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+            sock.set_read_timeout(Some(Duration::from_secs(30)))
+                .unwrap();
+            let mut buf = vec![0u8; 1 << 16];
+            let n = sock.read(&mut buf).unwrap();
+            assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+            let t = Instant::now();
+            let mut rest = Vec::new();
+            let _ = sock.read_to_end(&mut rest);
+            let idle = t.elapsed();
+            assert!(idle < Duration::from_secs(header + 30), "{idle:?}");
+        });
+    });
     s.serves();
 }
 

@@ -2,10 +2,10 @@
 //! folder of four configs) is stopped at 34 moments: 24 spread over the whole run
 //! (SIGKILL, SIGINT and SIGTERM in turn) and 10 at its slowest points, each with all
 //! three signals: while charts are encoded, while the gallery is written, and around the
-//! commit (issue #39: no SIGINT or SIGTERM takes a second to stop it). After every one of the 54 stops `reports/` is, file for file,
-//! either the report the job replaces or the one it writes, with the designer's own
-//! files and balance outputs inside it in both. A stop that is reported as "no output
-//! was written" left the old report.
+//! commit (issue #39: no SIGINT or SIGTERM takes a second to stop it). After every one
+//! of the 54 stops `reports/` is, file for file, either the report the job replaces or
+//! the one it writes, with the designer's own files and balance outputs inside it in
+//! both. A stop that is reported as "no output was written" left the old report.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;

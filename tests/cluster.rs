@@ -275,8 +275,7 @@ fn parts_of_two_commands_or_a_missing_shard_are_refused() {
 #[test]
 fn a_run_after_a_balance_shard_keeps_its_part_and_an_odd_target_is_refused() {
     let d = tempdir();
-    std::fs::create_dir_all(d.path().join("configs")).unwrap();
-    std::fs::copy(shipped("rush.toml"), d.path().join("configs/rush.toml")).unwrap();
+    crate::util::project(d.path(), &["rush.toml"]);
     let at = |args: &[&str]| clean().current_dir(d.path()).args(args).assert();
     at(&[
         "compare",
@@ -516,8 +515,7 @@ fn the_readme_s_slurm_script_runs_on_a_real_slurm_and_merges_into_the_single_run
     assert!(text(&up.stdout).contains(&format!("SLURM_CONF={}", conf.display())));
     // The README's command, in a folder of the user's own with the config.
     let work = d.path().join("work");
-    std::fs::create_dir_all(work.join("configs")).unwrap();
-    std::fs::copy(shipped("rush.toml"), work.join("configs/rush.toml")).unwrap();
+    crate::util::project(&work, &["rush.toml"]);
     let bin = assert_cmd::cargo::cargo_bin("rollsim");
     let path = format!(
         "{}:{}",

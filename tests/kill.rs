@@ -171,15 +171,15 @@ fn the_main_job_stopped_at_any_moment_leaves_reports_wholly_old_or_wholly_new() 
     // configs of four systems, each staged, charted and committed with the others. All
     // seven shipped ones took 56 runs of 2.5 s each; which configs it runs does not
     // change how it stages and commits them.
-    std::fs::create_dir_all(work.join("configs")).unwrap();
-    for file in [
-        "rush.toml",
-        "descent.toml",
-        "skirmish.toml",
-        "dice-examples.toml",
-    ] {
-        std::fs::copy(crate::util::shipped(file), work.join("configs").join(file)).unwrap();
-    }
+    crate::util::project(
+        &work,
+        &[
+            "rush.toml",
+            "descent.toml",
+            "skirmish.toml",
+            "dice-examples.toml",
+        ],
+    );
     // The old report, with what a designer keeps inside reports/: notes, a balance
     // command's output inside a config's report, another command's parts.
     assert!(main_job(&work, "1000").status().unwrap().success());

@@ -13,6 +13,14 @@ pub fn shipped(name: &str) -> PathBuf {
     root().join("configs").join(name)
 }
 
+/// A designer's project in `dir`: a `configs/` folder holding these shipped configs.
+pub fn project(dir: &Path, names: &[&str]) {
+    std::fs::create_dir_all(dir.join("configs")).unwrap();
+    for n in names {
+        std::fs::copy(shipped(n), dir.join("configs").join(n)).unwrap();
+    }
+}
+
 pub fn load(name: &str) -> AnalysisConfig {
     config::load(&shipped(name), &[], &rollsim::Cancel::new()).expect("shipped config loads")
 }

@@ -386,12 +386,14 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
         Destination::Folder(Staging::begin(&target, Keep::Report)?.stopped_by(&opts.cancel))
     };
     let out = compute_config(&cfg, opts, None)?;
-    let tables = frame::report_tables(&out.results)?;
     let stage = match to {
         // `-o -`: one table (or the Markdown) on standard output; no files, no charts.
-        Destination::Stdout => return streamed::stream(&out, &tables, &opts.formats, opts.svg),
+        Destination::Stdout => {
+            return streamed::stream(&out.title, &out.results, &opts.formats, opts.svg)
+        }
         Destination::Folder(stage) => stage,
     };
+    let tables = frame::report_tables(&out.results)?;
     let charts = folder::charts(opts.plots, opts.svg, &opts.cancel);
     let written = folder::write_reports(
         &out.results,
@@ -411,7 +413,7 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
         );
     }
     Ok(if opts.formats.contains(&Format::Md) {
-        streamed::markdown_report(&out)
+        streamed::markdown_report(&out.title, &out.results)
     } else {
         String::new()
     })

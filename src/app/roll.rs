@@ -85,18 +85,16 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
         (false, None) => None,
     };
     let out = compute_given(&cfg, &ro, None, vec![c])?;
-    // The tables of what is written (to standard output or into the folder), made once.
-    let tables = match &to {
-        Some(_) => frame::report_tables(&out.results)?,
-        None => Vec::new(),
-    };
     match to {
-        Some(Destination::Stdout) => return streamed::stream(&out, &tables, &ro.formats, o.svg),
+        Some(Destination::Stdout) => {
+            return streamed::stream(&out.title, &out.results, &ro.formats, o.svg)
+        }
         Some(Destination::Folder(stage)) => {
+            // The tables of what the folder holds, made once for every writer.
             let charts = folder::charts(ro.plots, o.svg, &ro.cancel);
             folder::write_reports(
                 &out.results,
-                &tables,
+                &frame::report_tables(&out.results)?,
                 stage.dir(),
                 &ro.formats,
                 charts,

@@ -9,8 +9,8 @@ use super::scheduler::{self, Found};
 use crate::app::{self, AppError, Format, RunOptions};
 use crate::config;
 use crate::progress::Bars;
+use crate::report;
 use crate::report::stage::{Keep, Staging};
-use crate::report::{self, markdown};
 use crate::sim::{self, Histogram, Reporter, CHUNK};
 use rollsim_core::Cancel;
 use std::path::{Path, PathBuf};
@@ -239,15 +239,7 @@ pub fn merge(
     cancel.check()?;
     stage.commit()?;
     Ok(if formats.contains(&Format::Md) {
-        let title = if cfg.title.is_empty() {
-            String::new()
-        } else {
-            format!("## {}\n\n", cfg.title)
-        };
-        title
-            + &markdown::full(&results)
-            + &markdown::profile_tables(&results)
-            + &markdown::decisions(&report::decision_rows(&results))
+        super::streamed::markdown_report(&cfg.title, &results)
     } else {
         String::new()
     })

@@ -1,23 +1,22 @@
 //! `-o -`: a computed run on standard output, as one table or as Markdown (`run` and
 //! `roll` alike); a writer over the run's tables, as the folder's writer is.
 
-use super::{Format, RunOutput};
+use super::Format;
 use crate::error::AppError;
-use crate::report::table::Frame;
-use crate::report::{self, markdown, write::WriteError};
+use crate::report::{self, frame, markdown, write::WriteError, ScenarioResult};
 
-/// What `run` prints as Markdown: every scenario's tables, one compact table per
-/// profile and per decision.
-pub fn markdown_report(out: &RunOutput) -> String {
-    let title = if out.title.is_empty() {
+/// What `run` prints as Markdown (a whole run, or the merge of its shards): the config's
+/// title, every scenario's tables, one compact table per profile and per decision.
+pub fn markdown_report(title: &str, results: &[ScenarioResult]) -> String {
+    let title = if title.is_empty() {
         String::new()
     } else {
-        format!("## {}\n\n", out.title)
+        format!("## {title}\n\n")
     };
     title
-        + &markdown::full(&out.results)
-        + &markdown::profile_tables(&out.results)
-        + &markdown::decisions(&report::decision_rows(&out.results))
+        + &markdown::full(results)
+        + &markdown::profile_tables(results)
+        + &markdown::decisions(&report::decision_rows(results))
 }
 
 /// The one format `-o -` writes: its one table format (`csv` or `json`; `md` beside it
@@ -56,27 +55,21 @@ pub fn format(formats: &[Format], svg: bool) -> Result<Format, AppError> {
     }
 }
 
-/// `-o -` of a computed run (`run` and `roll` alike) in its [`format`]: the
-/// distribution table of its `tables` ([`crate::report::frame::report_tables`]), or the
-/// Markdown report.
+/// `-o -` of a computed run (`run` and `roll` alike) in its [`format`]: its
+/// distribution table, the only table made (the folder's other tables and the charts
+/// have nowhere to go), or the Markdown report, for which no table is made.
 pub fn stream(
-    out: &RunOutput,
-    tables: &[(String, Frame)],
+    title: &str,
+    results: &[ScenarioResult],
     formats: &[Format],
     svg: bool,
 ) -> Result<String, AppError> {
     let format = format(formats, svg)?;
     let text = match format.exporter() {
-        None => markdown_report(out),
+        None => markdown_report(title, results),
         Some(exporter) => {
-            // Only the distribution table streams, straight from the exporter.
-            let distribution = tables
-                .iter()
-                .find(|(stem, _)| stem == "distribution")
-                .map(|(_, df)| df)
-                .ok_or_else(|| AppError::BadOption("the run made no distribution table".into()))?;
             let bytes = exporter
-                .to_bytes(distribution)
+                .to_bytes(&frame::distribution(results)?)
                 .map_err(|e| WriteError::Encode {
                     path: "standard output".into(),
                     message: e,

@@ -266,7 +266,7 @@ fn the_main_job_stopped_at_any_moment_leaves_reports_wholly_old_or_wholly_new() 
                         assert!(err.contains("no output was written"), "{what}");
                         assert!(is_old, "{what}");
                         // What it staged is removed, unless that would have taken the
-                        // stop past 0.2 s (`stage::CLEANUP`): then the next run removes it.
+                        // stop past 0.2 s (`write::CLEANUP`): then the next run removes it.
                         let left: Vec<_> = std::fs::read_dir(&work)
                             .unwrap()
                             .flatten()

@@ -10,7 +10,7 @@ use crate::balance::{
 };
 use crate::config;
 use crate::report::analysis::how;
-use crate::report::stage::{Keep, Staging};
+use crate::report::write::{Keep, Staging};
 use crate::report::{csv, frame, markdown, plot, write::WriteError};
 use rollsim_core::balance::share::Recorded;
 use rollsim_core::run::Hooks;

@@ -14,7 +14,7 @@ pub mod streamed;
 use crate::config::{self, reader::nearest_hint, AnalysisConfig};
 use crate::progress::Bars;
 use crate::report::export::Exporter;
-use crate::report::stage::{self, Keep, Staging};
+use crate::report::write::{self, Keep, Staging};
 use crate::report::{self, frame, markdown, plot, write::WriteError, ScenarioResult};
 use crate::sim::Budget;
 pub use folder::{charts, write_reports};
@@ -598,7 +598,7 @@ pub fn run_all(
     let reports = Path::new("reports");
     for c in &configs {
         let dir = default_out(&c.path);
-        if dir.is_dir() && !stage::replaceable(&dir) {
+        if dir.is_dir() && !write::replaceable(&dir) {
             return Err(WriteError::NotOurs {
                 path: dir.display().to_string(),
             }
@@ -782,7 +782,7 @@ fn stage_config<'a>(
     ),
     AppError,
 > {
-    stage::mark(dir)?;
+    write::mark(dir)?;
     write_reports(
         &out.results,
         &frame::report_tables(&out.results)?,

@@ -6,7 +6,7 @@ use super::Format;
 use super::{compute_given, folder, streamed, to_stdout, Destination, RunOptions};
 use crate::config;
 use crate::error::AppError;
-use crate::report::stage::{Keep, Staging};
+use crate::report::write::{Keep, Staging};
 use crate::report::ScenarioResult;
 use crate::report::{answer, frame, markdown};
 use rollsim_core::Cancel;

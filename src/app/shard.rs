@@ -10,7 +10,7 @@ use crate::app::{self, AppError, Format, RunOptions};
 use crate::config;
 use crate::progress::Bars;
 use crate::report;
-use crate::report::stage::{Keep, Staging};
+use crate::report::write::{Keep, Staging};
 use crate::sim::{self, Histogram, Reporter, CHUNK};
 use rollsim_core::Cancel;
 use std::path::{Path, PathBuf};

@@ -12,7 +12,6 @@ pub mod json;
 pub mod markdown;
 pub mod parquet;
 pub mod plot;
-pub mod stage;
 pub mod table;
 pub mod write;
 

@@ -14,8 +14,9 @@ pub mod streamed;
 use crate::config::{self, reader::nearest_hint, AnalysisConfig};
 use crate::progress::Bars;
 use crate::report::export::Exporter;
+use crate::report::frame::{self, Wanted};
 use crate::report::write::{self, Keep, Staging};
-use crate::report::{self, frame, markdown, plot, write::WriteError, ScenarioResult};
+use crate::report::{self, markdown, plot, write::WriteError, ScenarioResult};
 use crate::sim::Budget;
 pub use folder::{charts, write_reports};
 use rayon::prelude::*;
@@ -386,14 +387,25 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
         Destination::Folder(Staging::begin(&target, Keep::Report)?.stopped_by(&opts.cancel))
     };
     let out = compute_config(&cfg, opts, None)?;
+    // The tables of what is written, made once: standard output streams one table, or
+    // Markdown alone (which reads the results).
+    let tables = frame::tables(
+        &out.results,
+        match &to {
+            Destination::Folder(_) => Wanted::Every,
+            Destination::Stdout if opts.formats.iter().any(|f| *f != Format::Md) => {
+                Wanted::Distribution
+            }
+            Destination::Stdout => Wanted::Nothing,
+        },
+    )?;
     let stage = match to {
         // `-o -`: one table (or the Markdown) on standard output; no files, no charts.
         Destination::Stdout => {
-            return streamed::stream(&out.title, &out.results, &opts.formats, opts.svg)
+            return streamed::stream(&out.title, &out.results, &tables, &opts.formats, opts.svg)
         }
         Destination::Folder(stage) => stage,
     };
-    let tables = frame::report_tables(&out.results)?;
     let charts = folder::charts(opts.plots, opts.svg, &opts.cancel);
     let written = folder::write_reports(
         &out.results,

@@ -6,9 +6,10 @@ use super::Format;
 use super::{compute_given, folder, streamed, to_stdout, Destination, RunOptions};
 use crate::config;
 use crate::error::AppError;
+use crate::report::frame::{self, Wanted};
 use crate::report::write::{Keep, Staging};
 use crate::report::ScenarioResult;
-use crate::report::{answer, frame, markdown};
+use crate::report::{answer, markdown};
 use rollsim_core::Cancel;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -85,16 +86,27 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
         (false, None) => None,
     };
     let out = compute_given(&cfg, &ro, None, vec![c])?;
+    // The tables of what is written, made once: standard output streams one table, or
+    // Markdown alone (which reads the results).
+    let tables = frame::tables(
+        &out.results,
+        match &to {
+            Some(Destination::Folder(_)) => Wanted::Every,
+            Some(Destination::Stdout) if ro.formats.iter().any(|f| *f != Format::Md) => {
+                Wanted::Distribution
+            }
+            _ => Wanted::Nothing,
+        },
+    )?;
     match to {
         Some(Destination::Stdout) => {
-            return streamed::stream(&out.title, &out.results, &ro.formats, o.svg)
+            return streamed::stream(&out.title, &out.results, &tables, &ro.formats, o.svg)
         }
         Some(Destination::Folder(stage)) => {
-            // The tables of what the folder holds, made once for every writer.
             let charts = folder::charts(ro.plots, o.svg, &ro.cancel);
             folder::write_reports(
                 &out.results,
-                &frame::report_tables(&out.results)?,
+                &tables,
                 stage.dir(),
                 &ro.formats,
                 charts,

@@ -3,7 +3,8 @@
 
 use super::Format;
 use crate::error::AppError;
-use crate::report::{self, frame, markdown, write::WriteError, ScenarioResult};
+use crate::report::table::Frame;
+use crate::report::{self, markdown, write::WriteError, ScenarioResult};
 
 /// What `run` prints as Markdown (a whole run, or the merge of its shards): the config's
 /// title, every scenario's tables, one compact table per profile and per decision.
@@ -55,12 +56,13 @@ pub fn format(formats: &[Format], svg: bool) -> Result<Format, AppError> {
     }
 }
 
-/// `-o -` of a computed run (`run` and `roll` alike) in its [`format`]: its
-/// distribution table, the only table made (the folder's other tables and the charts
-/// have nowhere to go), or the Markdown report, for which no table is made.
+/// `-o -` of a computed run (`run` and `roll` alike) in its [`format`]: the
+/// distribution table of its `tables` (the only one made for it:
+/// [`crate::report::frame::Wanted`]), or the Markdown report, which reads the results.
 pub fn stream(
     title: &str,
     results: &[ScenarioResult],
+    tables: &[(String, Frame)],
     formats: &[Format],
     svg: bool,
 ) -> Result<String, AppError> {
@@ -68,8 +70,13 @@ pub fn stream(
     let text = match format.exporter() {
         None => markdown_report(title, results),
         Some(exporter) => {
+            let distribution = tables
+                .iter()
+                .find(|(stem, _)| stem == "distribution")
+                .map(|(_, df)| df)
+                .ok_or_else(|| AppError::BadOption("the run made no distribution table".into()))?;
             let bytes = exporter
-                .to_bytes(&frame::distribution(results)?)
+                .to_bytes(distribution)
                 .map_err(|e| WriteError::Encode {
                     path: "standard output".into(),
                     message: e,

@@ -586,6 +586,29 @@ pub fn run_tables(results: &[ScenarioResult]) -> Result<Vec<(&'static str, Colum
     ])
 }
 
+/// Which of a run's tables its writers read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wanted {
+    /// A folder: every table ([`report_tables`]).
+    Every,
+    /// Standard output streaming a table (`-o - --format csv`): the distribution alone.
+    Distribution,
+    /// Nothing written, or Markdown on standard output: no table.
+    Nothing,
+}
+
+/// The tables a run's writers read ([`Wanted`]), made once before any is written.
+pub fn tables(
+    results: &[ScenarioResult],
+    wanted: Wanted,
+) -> Result<Vec<(String, Frame)>, FrameError> {
+    match wanted {
+        Wanted::Every => report_tables(results),
+        Wanted::Distribution => Ok(vec![("distribution".to_string(), distribution(results)?)]),
+        Wanted::Nothing => Ok(Vec::new()),
+    }
+}
+
 /// Every table a run writes, by file stem, in the order they are written:
 /// `distribution`, `summary`, `headline`, then `decisions` (where a scenario chooses),
 /// `profile-NAME` per profile and `decision-NAME` per decision.

@@ -48,21 +48,12 @@ where
     DB: DrawingBackend,
     DB::ErrorType: 'static,
 {
-    let mut choices: Vec<&str> = Vec::new();
-    let mut quantities: Vec<&str> = Vec::new();
     let rows: Vec<&DecisionRow> = rows
         .iter()
         .copied()
         .filter(|r| r.expected != probabilities)
         .collect();
-    for r in &rows {
-        if !choices.contains(&r.choice.as_str()) {
-            choices.push(&r.choice);
-        }
-        if !quantities.contains(&r.quantity.as_str()) {
-            quantities.push(&r.quantity);
-        }
-    }
+    let (choices, quantities) = choices_and_quantities(&rows);
     // Each quantity in the units' own words.
     let label_of = |q: &str| {
         rows.iter()
@@ -82,33 +73,10 @@ where
         ),
         &subtitle,
     )?;
-    let legend = (FONT, 15).into_font().color(&BLACK);
-    let mut x = 26;
-    for (i, q) in quantities.iter().enumerate() {
-        head.draw(&Rectangle::new(
-            [(x, y + 1), (x + 16, y + 15)],
-            SERIES[i % SERIES.len()].filled(),
-        ))?;
-        let text = label_of(q);
-        head.draw(&Text::new(text.clone(), (x + 22, y), legend.clone()))?;
-        x += 22 + 8 * text.chars().count() as i32 + 24;
-    }
     // Without trials (`--exact-only`) the bars are the exact values: no whisker, no
     // diamond.
     let simulated = rows.iter().any(|r| r.trials > 0);
-    if simulated {
-        head.draw(&Polygon::new(
-            vec![(x + 7, y + 1), (x + 14, y + 8), (x + 7, y + 15), (x, y + 8)],
-            EXACT.filled(),
-        ))?;
-        head.draw(&Text::new(
-            "exact; whiskers: 95% CI".to_string(),
-            (x + 20, y),
-            legend,
-        ))?;
-    } else {
-        head.draw(&Text::new("(exact)".to_string(), (x, y), legend))?;
-    }
+    key(&head, y, &quantities, label_of, simulated)?;
 
     let top = rows
         .iter()
@@ -151,11 +119,7 @@ where
                 7,
             )?;
             ch.draw_series(std::iter::once(Text::new(
-                if probabilities {
-                    super::title::percent(r.estimate)
-                } else {
-                    format!("{:.2}", r.estimate)
-                },
+                value_text(r.estimate, probabilities),
                 (mid, r.ci_high + top * 0.02),
                 TextStyle::from((FONT, 14).into_font()).pos(
                     plotters::style::text_anchor::Pos::new(
@@ -167,5 +131,71 @@ where
         }
     }
     root.present()?;
+    Ok(())
+}
+
+/// The choices (the bars' groups) and the quantities (a group's bars), each once, in
+/// the order the rows first give them.
+fn choices_and_quantities<'a>(rows: &[&'a DecisionRow]) -> (Vec<&'a str>, Vec<&'a str>) {
+    let mut choices: Vec<&str> = Vec::new();
+    let mut quantities: Vec<&str> = Vec::new();
+    for r in rows {
+        if !choices.contains(&r.choice.as_str()) {
+            choices.push(&r.choice);
+        }
+        if !quantities.contains(&r.quantity.as_str()) {
+            quantities.push(&r.quantity);
+        }
+    }
+    (choices, quantities)
+}
+
+/// A bar's value as its label prints it: a percentage, or models lost to two places.
+fn value_text(v: f64, probability: bool) -> String {
+    if probability {
+        super::title::percent(v)
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The key under the title: each quantity's colour in the units' own words, then what
+/// the diamond and whiskers are.
+fn key<DB>(
+    head: &Area<DB>,
+    y: i32,
+    quantities: &[&str],
+    label_of: impl Fn(&str) -> String,
+    simulated: bool,
+) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
+    let legend = (FONT, 15).into_font().color(&BLACK);
+    let mut x = 26;
+    for (i, q) in quantities.iter().enumerate() {
+        head.draw(&Rectangle::new(
+            [(x, y + 1), (x + 16, y + 15)],
+            SERIES[i % SERIES.len()].filled(),
+        ))?;
+        let text = label_of(q);
+        head.draw(&Text::new(text.clone(), (x + 22, y), legend.clone()))?;
+        x += 22 + 8 * text.chars().count() as i32 + 24;
+    }
+    if simulated {
+        head.draw(&Polygon::new(
+            vec![(x + 7, y + 1), (x + 14, y + 8), (x + 7, y + 15), (x, y + 8)],
+            EXACT.filled(),
+        ))?;
+        head.draw(&Text::new(
+            "exact; whiskers: 95% CI".to_string(),
+            (x + 20, y),
+            legend,
+        ))?;
+    } else {
+        head.draw(&Text::new("(exact)".to_string(), (x, y), legend))?;
+    }
+
     Ok(())
 }

@@ -6,6 +6,7 @@ use super::Area;
 use super::{fonts, header, DrawResult, FONT, HEIGHT, WIDTH};
 use crate::report::analysis::Matrix;
 use crate::report::write::WriteError;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -131,8 +132,29 @@ where
             }
         }
     }
+    cells(&mut ch, h)?;
+    colour_bar(&bar, h)?;
+    root.present()?;
+    Ok(())
+}
+
+/// The (low, span) of the colour scale: a flat range is one unit wide.
+fn scale(h: &Heat) -> (f64, f64) {
     let (lo, hi) = h.range;
-    let span = if hi > lo { hi - lo } else { 1.0 };
+    (lo, if hi > lo { hi - lo } else { 1.0 })
+}
+
+/// Each cell: its colour on the scale (grey where there is no value) and its text.
+fn cells<DB>(
+    ch: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    h: &Heat,
+) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
+    let (lo, span) = scale(h);
+    let (nr, nc) = (h.rows.len().max(1), h.cols.len().max(1));
     for (r, row) in h.values.iter().enumerate() {
         let y = (nr - 1 - r) as f64;
         for (c, &v) in row.iter().enumerate() {
@@ -160,7 +182,16 @@ where
             )))?;
         }
     }
-    // The colour bar.
+    Ok(())
+}
+
+/// The colour bar beside the grid, labelled in the values' own terms.
+fn colour_bar<DB>(bar: &Area<DB>, h: &Heat) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
+    let (lo, span) = scale(h);
     let mut cb = ChartBuilder::on(&bar)
         .margin_top(20)
         .margin_bottom(80)
@@ -190,7 +221,6 @@ where
             colour(i as f64 / (steps - 1) as f64).filled(),
         )))?;
     }
-    root.present()?;
     Ok(())
 }
 

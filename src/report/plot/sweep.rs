@@ -84,7 +84,6 @@ where
     DB::ErrorType: 'static,
 {
     let (head, body, y) = header(&root, title, how)?;
-    let legend = (FONT, 15).into_font().color(&BLACK);
     let one = s.series.len() == 1;
     let colour = |i: usize| {
         if one {
@@ -101,35 +100,7 @@ where
     // Without trials (`--exact-only`) there is no band and no point: the legend says
     // only "exact".
     let simulated = s.trials.is_some();
-    if one && simulated {
-        head.draw(&Rectangle::new(
-            [(26, y + 1), (50, y + 15)],
-            BAR.mix(0.25).filled(),
-        ))?;
-        head.draw(&Text::new(
-            "Monte Carlo with its 95% band".to_string(),
-            (58, y),
-            legend.clone(),
-        ))?;
-        head.draw(&PathElement::new(
-            vec![(330, y + 8), (360, y + 8)],
-            EXACT.stroke_width(3),
-        ))?;
-        head.draw(&Text::new("exact".to_string(), (368, y), legend))?;
-    } else if one {
-        head.draw(&PathElement::new(
-            vec![(26, y + 8), (56, y + 8)],
-            EXACT.stroke_width(3),
-        ))?;
-        head.draw(&Text::new("exact".to_string(), (64, y), legend))?;
-    } else {
-        let text = if simulated {
-            "one line per member: lines exact, points Monte Carlo (95% CIs in the CSV)"
-        } else {
-            "one line per member, exact"
-        };
-        head.draw(&Text::new(text.to_string(), (26, y), legend))?;
-    }
+    key(&head, y, one, simulated)?;
     let xs: Vec<f64> = s.keys[0].values.iter().map(|&v| v as f64).collect();
     let series: Vec<Vec<(f64, &Cell)>> = s
         .series
@@ -142,22 +113,7 @@ where
                 .collect()
         })
         .collect();
-    let top = series
-        .iter()
-        .flatten()
-        .map(|(_, c)| {
-            if simulated {
-                c.ci.1.max(c.exact.unwrap_or(0.0))
-            } else {
-                c.exact.unwrap_or(c.estimate)
-            }
-        })
-        .fold(0.0f64, f64::max);
-    let ymax = if s.probability {
-        (top * 1.1).clamp(0.05, 1.0)
-    } else {
-        (top * 1.15).max(0.1)
-    };
+    let ymax = y_max(&series, simulated, s.probability);
     let (x0, x1) = (xs[0], *xs.last().unwrap_or(&xs[0]));
     let pad = ((x1 - x0) * 0.03).max(0.5);
     let mut ch = plane(&body, (x0 - pad)..(x1 + pad), 0f64..ymax)?;
@@ -214,5 +170,65 @@ where
         series_legend(&mut ch, SeriesLabelPosition::UpperRight)?;
     }
     root.present()?;
+    Ok(())
+}
+
+/// The top of the value axis: above every point drawn (a band's top, else the exact
+/// value), with room for the labels; a probability stops at 1.
+fn y_max(series: &[Vec<(f64, &Cell)>], simulated: bool, probability: bool) -> f64 {
+    let top = series
+        .iter()
+        .flatten()
+        .map(|(_, c)| {
+            if simulated {
+                c.ci.1.max(c.exact.unwrap_or(0.0))
+            } else {
+                c.exact.unwrap_or(c.estimate)
+            }
+        })
+        .fold(0.0f64, f64::max);
+    if probability {
+        (top * 1.1).clamp(0.05, 1.0)
+    } else {
+        (top * 1.15).max(0.1)
+    }
+}
+
+/// The key under the title: what the band, the line and the points are.
+fn key<DB>(head: &Area<DB>, y: i32, one: bool, simulated: bool) -> DrawResult<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+{
+    let legend = (FONT, 15).into_font().color(&BLACK);
+    if one && simulated {
+        head.draw(&Rectangle::new(
+            [(26, y + 1), (50, y + 15)],
+            BAR.mix(0.25).filled(),
+        ))?;
+        head.draw(&Text::new(
+            "Monte Carlo with its 95% band".to_string(),
+            (58, y),
+            legend.clone(),
+        ))?;
+        head.draw(&PathElement::new(
+            vec![(330, y + 8), (360, y + 8)],
+            EXACT.stroke_width(3),
+        ))?;
+        head.draw(&Text::new("exact".to_string(), (368, y), legend))?;
+    } else if one {
+        head.draw(&PathElement::new(
+            vec![(26, y + 8), (56, y + 8)],
+            EXACT.stroke_width(3),
+        ))?;
+        head.draw(&Text::new("exact".to_string(), (64, y), legend))?;
+    } else {
+        let text = if simulated {
+            "one line per member: lines exact, points Monte Carlo (95% CIs in the CSV)"
+        } else {
+            "one line per member, exact"
+        };
+        head.draw(&Text::new(text.to_string(), (26, y), legend))?;
+    }
     Ok(())
 }

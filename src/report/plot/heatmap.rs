@@ -192,7 +192,7 @@ where
     DB::ErrorType: 'static,
 {
     let (lo, span) = scale(h);
-    let mut cb = ChartBuilder::on(&bar)
+    let mut cb = ChartBuilder::on(bar)
         .margin_top(20)
         .margin_bottom(80)
         .margin_right(20)

@@ -252,15 +252,17 @@ impl Held {
     /// The first charted metric's chart of the first scenario that has one, as the
     /// command line draws it (the PNG's bytes, equal to its file's).
     pub fn png(&self, chart: Chart) -> Result<Vec<u8>, AppError> {
-        use crate::report::plot::{at_least, bars_png, distribution};
-        let found = self.0.iter().filter(|r| r.group.is_none()).find_map(|r| {
-            r.metrics
-                .iter()
-                .filter(|m| m.chart)
-                .find(|m| chart == Chart::Distribution || (m.numeric && m.rows.len() > 2))
-                .map(|m| (r, m))
+        use crate::report::plot::{bars_png, scenario::drawings, scenario::Drawing};
+        let found = self.0.iter().find_map(|r| {
+            drawings(r)
+                .into_iter()
+                .find_map(|(_, drawing)| match (chart, drawing) {
+                    (Chart::Distribution, Drawing::Distribution(bars))
+                    | (Chart::AtLeast, Drawing::AtLeast(bars)) => Some(bars),
+                    _ => None,
+                })
         });
-        let Some((r, m)) = found else {
+        let Some(bars) = found else {
             return Err(AppError::BadOption(format!(
                 "no {} chart: no scenario here has a metric drawn that way",
                 match chart {
@@ -268,10 +270,6 @@ impl Held {
                     Chart::AtLeast => "P(at least k)",
                 }
             )));
-        };
-        let bars = match chart {
-            Chart::Distribution => distribution::bars(r, m),
-            Chart::AtLeast => at_least::bars(r, m),
         };
         Ok(bars_png(&bars)?)
     }

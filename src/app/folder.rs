@@ -76,7 +76,7 @@ pub fn write_reports(
             .par_iter()
             .map(|r| {
                 check()?;
-                Ok(plot::scenario_charts(r, dir, kinds)?)
+                Ok(plot::scenario::scenario_charts(r, dir, kinds)?)
             })
             .collect();
         written.extend(charts?.into_iter().flatten());

@@ -163,11 +163,33 @@ pub fn to_stdout(out: &Option<PathBuf>) -> bool {
     out.as_deref() == Some(Path::new("-"))
 }
 
-/// Where a run's output goes: standard output (`-o -`, in [`streamed::format`]), or a
-/// folder taken for the whole run and replaced at its end.
-pub enum Destination {
+/// Where a run's output goes, decided from the command line before anything is read or
+/// taken: standard output (`-o -`, in [`streamed::format`]), a folder (taken for the
+/// whole run and replaced at its end), or nowhere but the terminal (a roll's exact
+/// answer without `-o`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sink {
     Stdout,
-    Folder(Staging),
+    Folder,
+    Terminal,
+}
+
+impl Sink {
+    /// What the writers read there, made once before any of them writes: which tables,
+    /// and whether the Markdown report. Standard output streams one table, or the
+    /// Markdown when no table format is named (`md` beside one is the default's:
+    /// [`streamed::format`]).
+    pub fn wanted(self, formats: &[Format]) -> (Wanted, bool) {
+        let markdown = formats.contains(&Format::Md);
+        match self {
+            Sink::Folder => (Wanted::Every, markdown),
+            Sink::Stdout if formats.iter().any(|f| *f != Format::Md) => {
+                (Wanted::Distribution, false)
+            }
+            Sink::Stdout => (Wanted::Nothing, true),
+            Sink::Terminal => (Wanted::Nothing, markdown),
+        }
+    }
 }
 
 /// Check the scenario selection against the config; empty = all, in file order. A
@@ -377,34 +399,31 @@ pub fn run_results(opts: &RunOptions) -> Result<Vec<ScenarioResult>, AppError> {
 pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     let (target, gallery) = (opts.target(), default_out(&opts.config));
     let formats = report_formats(&opts.config, &target, &opts.formats);
+    let sink = if to_stdout(&opts.out) {
+        Sink::Stdout
+    } else {
+        Sink::Folder
+    };
+    let (tables, md) = sink.wanted(&opts.formats);
     // Check the config and the names first: bad input must not touch (or lock) the
     // output folder, and is reported as what it is.
     let cfg = config::load(&opts.config, &opts.sets, &opts.cancel)?;
     select(&cfg, &opts.scenarios)?;
-    let to = if to_stdout(&opts.out) {
-        Destination::Stdout
-    } else {
-        Destination::Folder(Staging::begin(&target, Keep::Report)?.stopped_by(&opts.cancel))
+    let stage = match sink {
+        Sink::Folder => Some(Staging::begin(&target, Keep::Report)?.stopped_by(&opts.cancel)),
+        Sink::Stdout | Sink::Terminal => None,
     };
     let out = compute_config(&cfg, opts, None)?;
-    // The tables of what is written, made once: standard output streams one table, or
-    // Markdown alone (which reads the results).
-    let tables = frame::tables(
-        &out.results,
-        match &to {
-            Destination::Folder(_) => Wanted::Every,
-            Destination::Stdout if opts.formats.iter().any(|f| *f != Format::Md) => {
-                Wanted::Distribution
-            }
-            Destination::Stdout => Wanted::Nothing,
-        },
-    )?;
-    let stage = match to {
-        // `-o -`: one table (or the Markdown) on standard output; no files, no charts.
-        Destination::Stdout => {
-            return streamed::stream(&out.title, &out.results, &tables, &opts.formats, opts.svg)
-        }
-        Destination::Folder(stage) => stage,
+    // What is written, made once: the tables its writers read, and the Markdown.
+    let tables = frame::tables(&out.results, tables)?;
+    let markdown = if md {
+        Some(markdown::Report::new(&out.title, &out.results))
+    } else {
+        None
+    };
+    // `-o -`: one table (or the Markdown) on standard output; no files, no charts.
+    let Some(stage) = stage else {
+        return streamed::stream(markdown.as_ref(), &tables, &opts.formats, opts.svg);
     };
     let charts = folder::charts(opts.plots, opts.svg, &opts.cancel);
     let written = folder::write_reports(
@@ -424,11 +443,7 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
             gallery.display()
         );
     }
-    Ok(if opts.formats.contains(&Format::Md) {
-        streamed::markdown_report(&out.title, &out.results)
-    } else {
-        String::new()
-    })
+    Ok(markdown.map(|m| m.text()).unwrap_or_default())
 }
 
 /// `rollsim list`: one scenario per line, its name first, then a tab and what it is.

@@ -3,10 +3,10 @@
 //! (`config::one_liner`); the run is an ordinary one.
 
 use super::Format;
-use super::{compute_given, folder, streamed, to_stdout, Destination, RunOptions};
+use super::{compute_given, folder, streamed, to_stdout, RunOptions, Sink};
 use crate::config;
 use crate::error::AppError;
-use crate::report::frame::{self, Wanted};
+use crate::report::frame;
 use crate::report::write::{Keep, Staging};
 use crate::report::ScenarioResult;
 use crate::report::{answer, markdown};
@@ -78,53 +78,48 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
     let (description, exact) = (c.description.clone(), c.exact.is_some());
     // The folder is taken before the run: one that is not ours is refused before the
     // dice are rolled. An exact answer without `-o` goes nowhere but the terminal.
-    let to = match (to_stdout(&o.out), &target) {
-        (true, _) => Some(Destination::Stdout),
-        (false, Some(t)) => Some(Destination::Folder(
-            Staging::begin(t, Keep::Report)?.stopped_by(&ro.cancel),
-        )),
-        (false, None) => None,
+    let stage = match &target {
+        Some(t) => Some(Staging::begin(t, Keep::Report)?.stopped_by(&ro.cancel)),
+        None => None,
     };
+    let sink = match (to_stdout(&o.out), &target) {
+        (true, _) => Sink::Stdout,
+        (false, Some(_)) => Sink::Folder,
+        (false, None) => Sink::Terminal,
+    };
+    let (tables, md) = sink.wanted(&ro.formats);
     let out = compute_given(&cfg, &ro, None, vec![c])?;
-    // The tables of what is written, made once: standard output streams one table, or
-    // Markdown alone (which reads the results).
-    let tables = frame::tables(
-        &out.results,
-        match &to {
-            Some(Destination::Folder(_)) => Wanted::Every,
-            Some(Destination::Stdout) if ro.formats.iter().any(|f| *f != Format::Md) => {
-                Wanted::Distribution
-            }
-            _ => Wanted::Nothing,
-        },
-    )?;
-    match to {
-        Some(Destination::Stdout) => {
-            return streamed::stream(&out.title, &out.results, &tables, &ro.formats, o.svg)
-        }
-        Some(Destination::Folder(stage)) => {
-            let charts = folder::charts(ro.plots, o.svg, &ro.cancel);
-            folder::write_reports(
-                &out.results,
-                &tables,
-                stage.dir(),
-                &ro.formats,
-                charts,
-                &ro.cancel,
-            )?;
-            ro.cancel.check()?;
-            stage.commit()?;
-        }
-        None => {}
+    // What is written, made once: the tables its writers read, and the Markdown.
+    let tables = frame::tables(&out.results, tables)?;
+    let markdown = if md {
+        Some(markdown::Report::new(&out.title, &out.results))
+    } else {
+        None
+    };
+    if sink == Sink::Stdout {
+        return streamed::stream(markdown.as_ref(), &tables, &ro.formats, o.svg);
+    }
+    if let Some(stage) = stage {
+        let charts = folder::charts(ro.plots, o.svg, &ro.cancel);
+        folder::write_reports(
+            &out.results,
+            &tables,
+            stage.dir(),
+            &ro.formats,
+            charts,
+            &ro.cancel,
+        )?;
+        ro.cancel.check()?;
+        stage.commit()?;
     }
     let r = out
         .results
         .first()
         .ok_or_else(|| AppError::BadOption("the roll gave no result".into()))?;
     let mut s = answer::answer(&description, exact, r, !o.exact_only);
-    if o.formats.contains(&Format::Md) {
+    if let Some(markdown) = markdown {
         s.push('\n');
-        s.push_str(&markdown::full(&out.results));
+        s.push_str(&markdown.body);
     }
     if let Some(target) = target {
         let _ = write!(s, "\nTables and charts: {}\n", target.display());

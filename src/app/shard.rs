@@ -239,7 +239,7 @@ pub fn merge(
     cancel.check()?;
     stage.commit()?;
     Ok(if formats.contains(&Format::Md) {
-        super::streamed::markdown_report(&cfg.title, &results)
+        crate::report::markdown::Report::new(&cfg.title, &results).text()
     } else {
         String::new()
     })

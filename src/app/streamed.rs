@@ -4,21 +4,7 @@
 use super::Format;
 use crate::error::AppError;
 use crate::report::table::Frame;
-use crate::report::{self, markdown, write::WriteError, ScenarioResult};
-
-/// What `run` prints as Markdown (a whole run, or the merge of its shards): the config's
-/// title, every scenario's tables, one compact table per profile and per decision.
-pub fn markdown_report(title: &str, results: &[ScenarioResult]) -> String {
-    let title = if title.is_empty() {
-        String::new()
-    } else {
-        format!("## {title}\n\n")
-    };
-    title
-        + &markdown::full(results)
-        + &markdown::profile_tables(results)
-        + &markdown::decisions(&report::decision_rows(results))
-}
+use crate::report::{markdown, write::WriteError};
 
 /// The one format `-o -` writes: its one table format (`csv` or `json`; `md` beside it
 /// is the default's and is left out), or Markdown for `md` alone. What it cannot write is
@@ -57,18 +43,19 @@ pub fn format(formats: &[Format], svg: bool) -> Result<Format, AppError> {
 }
 
 /// `-o -` of a computed run (`run` and `roll` alike) in its [`format`]: the
-/// distribution table of its `tables` (the only one made for it:
-/// [`crate::report::frame::Wanted`]), or the Markdown report, which reads the results.
+/// distribution table of its `tables` or its `markdown`, the only one made for it
+/// ([`super::wanted`]).
 pub fn stream(
-    title: &str,
-    results: &[ScenarioResult],
+    markdown: Option<&markdown::Report>,
     tables: &[(String, Frame)],
     formats: &[Format],
     svg: bool,
 ) -> Result<String, AppError> {
     let format = format(formats, svg)?;
     let text = match format.exporter() {
-        None => markdown_report(title, results),
+        None => markdown
+            .ok_or_else(|| AppError::BadOption("the run made no Markdown report".into()))?
+            .text(),
         Some(exporter) => {
             let distribution = tables
                 .iter()

@@ -139,6 +139,33 @@ pub fn headlines(results: &[ScenarioResult]) -> String {
 /// In a long table, values below this probability (Monte Carlo and exact) are folded.
 const FOLD_BELOW: f64 = 5e-4;
 
+/// A run's Markdown report, made once before it is written wherever it goes (standard
+/// output, or below a roll's answer): the config's title as its heading over the
+/// [`body`](Report::body).
+pub struct Report {
+    heading: String,
+    /// Every scenario's tables, one compact table per profile and per decision.
+    pub body: String,
+}
+
+impl Report {
+    pub fn new(title: &str, results: &[ScenarioResult]) -> Self {
+        let heading = if title.is_empty() {
+            String::new()
+        } else {
+            format!("## {title}\n\n")
+        };
+        let body =
+            full(results) + &profile_tables(results) + &decisions(&super::decision_rows(results));
+        Report { heading, body }
+    }
+
+    /// The whole report, its heading first.
+    pub fn text(&self) -> String {
+        self.heading.clone() + &self.body
+    }
+}
+
 /// Each profile as one compact table: a row per point, a column per series (Monte
 /// Carlo, then exact in brackets) of the members' headline.
 pub fn profile_tables(results: &[ScenarioResult]) -> String {

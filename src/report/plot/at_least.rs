@@ -4,12 +4,11 @@
 use super::Bars;
 use crate::report::{MetricResult, ScenarioResult};
 
-/// The bars of `m`'s "k or more" chart in scenario `r`.
-pub fn bars(r: &ScenarioResult, m: &MetricResult) -> Bars {
+/// The bars of `m`'s "k or more" chart in scenario `r`, under `title` and `subtitle`.
+pub fn bars(r: &ScenarioResult, m: &MetricResult, title: String, subtitle: String) -> Bars {
     let tail = m.at_least(r.trials);
-    let (title, subtitle) = super::title::titles(&r.name, &r.description, r.seed);
     Bars {
-        title: super::title::headed(&title, &format!("{}, k or more", m.name.replace('_', " "))),
+        title,
         subtitle,
         x_desc: format!("k ({})", m.name.replace('_', " ")),
         y_desc: "probability of k or more",

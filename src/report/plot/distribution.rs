@@ -3,8 +3,8 @@
 use super::Bars;
 use crate::report::{MetricResult, ScenarioResult};
 
-/// The bars of `m`'s chart in scenario `r`.
-pub fn bars(r: &ScenarioResult, m: &MetricResult) -> Bars {
+/// The bars of `m`'s chart in scenario `r`, under `title` and `subtitle`.
+pub fn bars(r: &ScenarioResult, m: &MetricResult, title: String, subtitle: String) -> Bars {
     // Leading values that cannot happen (exactly 0, such as a duel over in 0
     // activations) are left off a numeric chart; its axis labels say where it starts.
     let skip = if m.numeric {
@@ -22,9 +22,8 @@ pub fn bars(r: &ScenarioResult, m: &MetricResult) -> Bars {
     } else {
         "outcome".to_string()
     };
-    let (title, subtitle) = super::title::titles(&r.name, &r.description, r.seed);
     Bars {
-        title: super::title::headed(&title, &m.name.replace('_', " ")),
+        title,
         subtitle,
         x_desc,
         y_desc: "probability",

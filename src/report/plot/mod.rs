@@ -13,17 +13,17 @@ pub mod overlay;
 pub mod profile;
 pub mod race;
 pub mod roster;
+pub mod scenario;
 pub mod sensitivity;
 pub mod sweep;
 pub mod text;
 pub mod title;
 
 use super::write::{finish, temp_path, WriteError};
-use super::ScenarioResult;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use rollsim_core::Cancel;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Once;
 
 static FONT_REGULAR: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
@@ -837,45 +837,6 @@ where
         ))?;
     }
     Ok(())
-}
-
-/// File name for a metric's chart: `DIR/SCENARIO/METRIC[suffix].png`.
-pub fn chart_path(dir: &Path, scenario: &str, metric: &str, suffix: &str) -> PathBuf {
-    dir.join(scenario).join(format!("{metric}{suffix}.png"))
-}
-
-/// Every chart of one scenario; returns the files written.
-pub fn scenario_charts(
-    r: &ScenarioResult,
-    dir: &Path,
-    charts: Charts,
-) -> Result<Vec<PathBuf>, WriteError> {
-    // A profile's points are drawn together (see `profile`), not one by one.
-    if r.group.is_some() {
-        return Ok(Vec::new());
-    }
-    frame::folder(dir, &r.name)?;
-    let mut out = Vec::new();
-    for m in r.metrics.iter().filter(|m| m.chart) {
-        let p = chart_path(dir, &r.name, &m.name, "");
-        draw_bars(&distribution::bars(r, m), &p, charts)?;
-        out.push(p);
-        if m.numeric && m.rows.len() > 2 {
-            let p = chart_path(dir, &r.name, &m.name, "_at_least");
-            draw_bars(&at_least::bars(r, m), &p, charts)?;
-            out.push(p);
-        }
-    }
-    for c in &r.charts {
-        match c {
-            crate::model::Chart::Race { file, .. } => {
-                let p = chart_path(dir, &r.name, file, "");
-                race::draw(r, c, &p, charts)?;
-                out.push(p);
-            }
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -40,29 +40,31 @@ fn cumulative(r: &ScenarioResult, label: &str, metric: usize, steps: usize) -> S
     }
 }
 
+/// The race `chart` of scenario `r` under its `(title, subtitle)`, into a PNG at `path`.
 pub fn draw(
     r: &ScenarioResult,
     chart: &Chart,
+    words: (&str, &str),
     path: &Path,
     charts: super::Charts,
 ) -> Result<(), WriteError> {
     fonts();
     super::frame::save_chart!(path, (WIDTH, HEIGHT), charts, |root| draw_into(
-        r, chart, root
+        r, chart, words, root
     ))
 }
 
-fn draw_into<DB>(r: &ScenarioResult, chart: &Chart, root: Area<DB>) -> DrawResult<()>
+fn draw_into<DB>(
+    r: &ScenarioResult,
+    chart: &Chart,
+    (title, subtitle): (&str, &str),
+    root: Area<DB>,
+) -> DrawResult<()>
 where
     DB: DrawingBackend,
     DB::ErrorType: 'static,
 {
-    let Chart::Race {
-        title,
-        x_desc,
-        sides,
-        ..
-    } = chart;
+    let Chart::Race { x_desc, sides, .. } = chart;
     let longest = sides
         .iter()
         .map(|(_, i)| r.metrics[*i].rows.len().saturating_sub(1))
@@ -86,8 +88,7 @@ where
         .max(3)
         .min(longest);
 
-    let (lead, subtitle) = super::title::titles(&r.name, &r.description, r.seed);
-    let (head, body, y) = header(&root, &super::title::headed(&lead, title), &subtitle)?;
+    let (head, body, y) = header(&root, title, subtitle)?;
     let colours = [SERIES[0], SERIES[1]];
     // Without trials (`--exact-only`) the bands are the exact values themselves.
     let simulated = r.trials > 0;

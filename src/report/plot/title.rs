@@ -65,6 +65,18 @@ pub fn headed(lead: &str, what: &str) -> String {
     }
 }
 
+/// The titles of charts of one scenario, each `lead: what` ([`headed`]) for each of
+/// `whats`, and the one subtitle they share ([`titles`]).
+pub fn headings(
+    name: &str,
+    description: &str,
+    seed: u64,
+    whats: impl Iterator<Item = String>,
+) -> (Vec<String>, String) {
+    let (lead, subtitle) = titles(name, description, seed);
+    (whats.map(|what| headed(&lead, &what)).collect(), subtitle)
+}
+
 /// The description at its first `: ` outside brackets: `Broadsword (melee: 2 dice)
 /// at 3: no re-roll` splits after `at 3`.
 fn split_lead(d: &str) -> Option<(&str, &str)> {

@@ -94,9 +94,10 @@ impl Options {
         }
     }
 
-    /// Load the config once, resolve the scenario or group, settle seed and trials,
-    /// build the pool.
-    pub fn prepare(&self) -> Result<Prepared, AppError> {
+    /// Load the config once, settle seed and trials, resolve the scenario or group,
+    /// build the pool, and say where the command (`what`) writes: `--out`, else
+    /// `reports/<config>/<what>`.
+    pub fn prepare(&self, what: &str) -> Result<Prepared, AppError> {
         // A merge holds the text its parts were computed from; the rest read the file.
         let text = match &self.sharing {
             Sharing::Merge { text, .. } => text.clone(),
@@ -112,15 +113,20 @@ impl Options {
         };
         let check = matches!(self.sharing, Sharing::Check);
         let source = Source::parse_until(&text, &self.config, &self.sets, &self.cancel)?;
-        let target = source.target(&self.scenario)?;
         let (seed, mut trials) = budget(&source, self.seed, self.trials, self.exact_only);
+        let pick = Pick::parse(self.metric.as_deref());
+        let target = source.target(&self.scenario)?;
         if check {
             trials = trials.map(|_| 1_000);
         }
         Ok(Prepared {
             check,
-            pick: Pick::parse(self.metric.as_deref()),
+            pick,
             pool: thread_pool(self.threads)?,
+            folder: self
+                .out
+                .clone()
+                .unwrap_or_else(|| super::default_out(&source.path).join(what)),
             source,
             target,
             seed,
@@ -152,6 +158,8 @@ pub struct Prepared {
     /// None: exact only.
     pub trials: Option<u64>,
     pub pool: rayon::ThreadPool,
+    /// Where the command writes its report.
+    pub folder: PathBuf,
     pub cancel: Cancel,
     pub share: Share,
     /// `plan`'s check ([`Sharing::Check`]).
@@ -466,7 +474,7 @@ impl Command {
         let mut out = Vec::new();
         match self {
             Command::Compare(o) => {
-                let p = o.common.prepare()?;
+                let p = o.common.prepare("compare")?;
                 let ms = p.run(|job| {
                     compare::matrices(job, (&o.attackers, &o.defenders), o.best_response)
                 })?;
@@ -479,13 +487,13 @@ impl Command {
             }
             Command::Sweep(o) => {
                 vary_count(o)?;
-                let p = o.common.prepare()?;
+                let p = o.common.prepare("sweep")?;
                 let keys = sweep_keys(o, &p)?;
                 let s = p.run(|job| sweep::sweep(job, keys))?;
                 out.push((sweep_stem(&s), frame::sweep(&s)?));
             }
             Command::Sensitivity(o) => {
-                let p = o.prepare()?;
+                let p = o.prepare("sensitivity")?;
                 let r = p.run(sensitivity::rows)?;
                 if r.rows.is_empty() && r.refused.is_empty() {
                     return Err(nothing_to_change("sensitivity", &p.target.name));
@@ -494,7 +502,7 @@ impl Command {
                 out.push((name, frame::sensitivity(&r.rows)?));
             }
             Command::Equalize(o) => {
-                let p = o.common.prepare()?;
+                let p = o.common.prepare("equalize")?;
                 let all = p.run(|job| equalize::equalize(job, o.target, o.pairs))?;
                 if all.iter().all(|e| e.candidates.is_empty() && !e.even) {
                     return Err(nothing_to_change("equalize", &p.target.name));
@@ -503,7 +511,7 @@ impl Command {
                 out.push((name, frame::equalize(&all)?));
             }
             Command::Roster(o) => {
-                let p = o.common.prepare()?;
+                let p = o.common.prepare("roster")?;
                 let count = o.count.as_deref().map(|n| (n, o.reference.as_deref()));
                 let (r, priced) =
                     p.run(|job| roster::priced(job, &o.units, o.best_response, count))?;
@@ -563,12 +571,6 @@ pub fn merge(
     command.run()
 }
 
-/// Where a balance command writes: `--out`, else `reports/<config>/<what>`.
-pub fn out_dir(source: &Source, out: &Option<PathBuf>, what: &str) -> PathBuf {
-    out.clone()
-        .unwrap_or_else(|| super::default_out(&source.path).join(what))
-}
-
 /// "wrote a, b" for a command's stdout.
 pub fn wrote(files: &[PathBuf]) -> String {
     format!(
@@ -624,14 +626,14 @@ pub fn write_matrix(
 /// `rollsim compare`.
 pub fn compare(o: &CompareOptions) -> Result<String, AppError> {
     let c = &o.common;
-    let p = c.prepare()?;
+    let p = c.prepare("compare")?;
     if let Some(done) = p.part(&Command::Compare(o.clone()), |job| {
         compare::matrices(job, (&o.attackers, &o.defenders), o.best_response).map(drop)
     })? {
         return Ok(done);
     }
     let charts = super::charts(c.plots, c.svg, &c.cancel);
-    let stage = Staging::begin(&out_dir(&p.source, &c.out, "compare"), Keep::Everything)?;
+    let stage = Staging::begin(&p.folder, Keep::Everything)?;
     let ms = p.run(|job| compare::matrices(job, (&o.attackers, &o.defenders), o.best_response))?;
     p.say_draws()?;
     // Each matrix's tables made once; the Markdown and the files read them.
@@ -697,14 +699,14 @@ fn sweep_stem(s: &crate::report::analysis::Sweep) -> String {
 pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
     let c = &o.common;
     vary_count(o)?;
-    let p = c.prepare()?;
+    let p = c.prepare("sweep")?;
     let keys = sweep_keys(o, &p)?;
     if let Some(done) = p.part(&Command::Sweep(o.clone()), |job| {
         sweep::sweep(job, keys.clone()).map(drop)
     })? {
         return Ok(done);
     }
-    let stage = Staging::begin(&out_dir(&p.source, &c.out, "sweep"), Keep::Everything)?;
+    let stage = Staging::begin(&p.folder, Keep::Everything)?;
     let dir = stage.dir().to_path_buf();
     let s = p.run(|job| sweep::sweep(job, keys))?;
     p.say_draws()?;
@@ -726,13 +728,13 @@ pub fn sweep(o: &SweepOptions) -> Result<String, AppError> {
 
 /// `rollsim sensitivity`.
 pub fn sensitivity(o: &Options) -> Result<String, AppError> {
-    let p = o.prepare()?;
+    let p = o.prepare("sensitivity")?;
     if let Some(done) = p.part(&Command::Sensitivity(o.clone()), |job| {
         sensitivity::rows(job).map(drop)
     })? {
         return Ok(done);
     }
-    let stage = Staging::begin(&out_dir(&p.source, &o.out, "sensitivity"), Keep::Everything)?;
+    let stage = Staging::begin(&p.folder, Keep::Everything)?;
     let dir = stage.dir().to_path_buf();
     let r = p.run(sensitivity::rows)?;
     p.say_draws()?;
@@ -807,13 +809,13 @@ pub fn sensitivity(o: &Options) -> Result<String, AppError> {
 /// `rollsim equalize`.
 pub fn equalize(o: &EqualizeOptions) -> Result<String, AppError> {
     let c = &o.common;
-    let p = c.prepare()?;
+    let p = c.prepare("equalize")?;
     if let Some(done) = p.part(&Command::Equalize(o.clone()), |job| {
         equalize::equalize(job, o.target, o.pairs).map(drop)
     })? {
         return Ok(done);
     }
-    let stage = Staging::begin(&out_dir(&p.source, &c.out, "equalize"), Keep::Everything)?;
+    let stage = Staging::begin(&p.folder, Keep::Everything)?;
     let all = p.run(|job| equalize::equalize(job, o.target, o.pairs))?;
     if all.iter().all(|e| e.candidates.is_empty() && !e.even) {
         return Err(nothing_to_change("equalize", &p.target.name));
@@ -973,14 +975,14 @@ fn overlay_values(rows: &[overlay::Shown]) -> Vec<String> {
 /// bar charts: the Nash weights and the ratings.
 pub fn roster(o: &RosterOptions) -> Result<String, AppError> {
     let c = &o.common;
-    let p = c.prepare()?;
+    let p = c.prepare("roster")?;
     let count = o.count.as_deref().map(|n| (n, o.reference.as_deref()));
     if let Some(done) = p.part(&Command::Roster(o.clone()), |job| {
         roster::priced(job, &o.units, o.best_response, count).map(drop)
     })? {
         return Ok(done);
     }
-    let stage = Staging::begin(&out_dir(&p.source, &c.out, "roster"), Keep::Everything)?;
+    let stage = Staging::begin(&p.folder, Keep::Everything)?;
     let dir = stage.dir().to_path_buf();
     let (r, priced) = p.run(|job| roster::priced(job, &o.units, o.best_response, count))?;
     p.say_draws()?;

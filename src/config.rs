@@ -31,15 +31,21 @@ pub fn check_readable(path: &Path, cap: u64, what: &str) -> Result<(), std::io::
     Ok(())
 }
 
-/// Read a config file, as text.
-pub fn read(path: &Path) -> Result<String, ConfigError> {
+/// Read a config file's bytes, refused where the file is missing, unreadable or larger
+/// than a config may be; whether they are text is the parse's to say
+/// ([`rollsim_core::document::text_of`]).
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, ConfigError> {
     let fail = |source| ConfigError::Read {
         file: path.display().to_string(),
         source,
     };
     check_readable(path, MAX_CONFIG_BYTES, "config file").map_err(fail)?;
-    let bytes = std::fs::read(path).map_err(fail)?;
-    rollsim_core::document::text_of(bytes, &path.display().to_string())
+    std::fs::read(path).map_err(fail)
+}
+
+/// Read a config file, as text.
+pub fn read(path: &Path) -> Result<String, ConfigError> {
+    rollsim_core::document::text_of(read_bytes(path)?, &path.display().to_string())
 }
 
 /// Load and validate a config file, applying `--set KEY=VALUE` overrides; Ctrl-C

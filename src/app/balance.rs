@@ -99,9 +99,9 @@ impl Options {
     /// `reports/<config>/<what>`.
     pub fn prepare(&self, what: &str) -> Result<Prepared, AppError> {
         // A merge holds the text its parts were computed from; the rest read the file.
-        let text = match &self.sharing {
-            Sharing::Merge { text, .. } => text.clone(),
-            _ => config::read(&self.config)?,
+        let bytes = match &self.sharing {
+            Sharing::Merge { text, .. } => text.clone().into_bytes(),
+            _ => config::read_bytes(&self.config)?,
         };
         let share = match &self.sharing {
             Sharing::Merge { parts, .. } => Share::merged(parts.clone())
@@ -112,7 +112,7 @@ impl Options {
             Sharing::Check => Share::part(u64::MAX, u64::MAX),
         };
         let check = matches!(self.sharing, Sharing::Check);
-        let source = Source::parse_until(&text, &self.config, &self.sets, &self.cancel)?;
+        let (source, text) = Source::read_until(bytes, &self.config, &self.sets, &self.cancel)?;
         let (seed, mut trials) = budget(&source, self.seed, self.trials, self.exact_only);
         let pick = Pick::parse(self.metric.as_deref());
         let target = source.target(&self.scenario)?;

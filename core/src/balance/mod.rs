@@ -462,19 +462,32 @@ impl Source {
         sets: &[String],
         cancel: &Cancel,
     ) -> Result<Source, Error> {
+        Self::read_until(text.as_bytes().to_vec(), path, sets, cancel).map(|(source, _)| source)
+    }
+
+    /// [`Source::parse_until`] of a config file's bytes as read, decoded, parsed and
+    /// checked in one go (bytes that are not UTF-8 are refused at their line and
+    /// column); with the text they are, which a shard's part carries.
+    pub fn read_until(
+        bytes: Vec<u8>,
+        path: &Path,
+        sets: &[String],
+        cancel: &Cancel,
+    ) -> Result<(Source, String), Error> {
         let file = path.display().to_string();
-        let mut table = document::parse(text, &file)?;
+        let text = document::text_of(bytes, &file)?;
+        let mut table = document::parse(&text, &file)?;
         // The file's own keys, kept only while there are changes to check against them.
         let as_written = (!sets.is_empty()).then(|| table.clone());
         let overridden = document::apply_sets(&mut table, sets)?;
-        let base = document::validate_located(&table, &file, Some(text), &overridden, cancel);
+        let base = document::validate_located(&table, &file, Some(&text), &overridden, cancel);
         cancel.check()?;
         let base = base?;
         if let Some(t) = as_written {
             document::refuse_unread(&t, &overridden, &base, &file)?;
         }
         let knobs = base.knobs();
-        Ok(Source {
+        let source = Source {
             path: path.to_path_buf(),
             file,
             table,
@@ -483,7 +496,8 @@ impl Source {
             overridden,
             knobs,
             cancel: cancel.clone(),
-        })
+        };
+        Ok((source, text))
     }
 
     /// The config's knobs: its own when it declares them, else its system's.

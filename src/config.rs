@@ -45,7 +45,8 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, ConfigError> {
 
 /// Read a config file, as text.
 pub fn read(path: &Path) -> Result<String, ConfigError> {
-    rollsim_core::document::text_of(read_bytes(path)?, &path.display().to_string())
+    let bytes = read_bytes(path)?;
+    rollsim_core::document::text_of(bytes, &path.display().to_string())
 }
 
 /// Load and validate a config file, applying `--set KEY=VALUE` overrides; Ctrl-C

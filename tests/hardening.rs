@@ -304,9 +304,18 @@ fn the_server_gives_memory_back_after_ten_thousand_requests_at_concurrency_fifty
         w.join().unwrap();
     }
     let busy = rss_kib(s.pid());
-    std::thread::sleep(std::time::Duration::from_secs(10));
-    let idle = rss_kib(s.pid());
-    eprintln!("resident: fresh {fresh} KiB, after the load {busy} KiB, 10 s later {idle} KiB");
+    // Read until it is under the bound, for 10 s at most: the memory must be given back
+    // within them, and waiting out all ten once it is proves nothing more.
+    let since = std::time::Instant::now();
+    let mut idle = rss_kib(s.pid());
+    while idle >= 16 * 1024 && since.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        idle = rss_kib(s.pid());
+    }
+    eprintln!(
+        "resident: fresh {fresh} KiB, after the load {busy} KiB, {:.1} s later {idle} KiB",
+        since.elapsed().as_secs_f64()
+    );
     // The issue asks under 60 MB. Measured here (2 cores), all resident: 29 to 31 MB idle
     // before the arenas were bounded, 17 MB after, of which about 6 MB were the binary's
     // code. Anonymous memory alone: 8 MB idle with the table layer's pivots in the load;

@@ -89,9 +89,15 @@ fn forty_eight_views_of_a_100000_scenario_config_stay_under_300_mb_and_give_it_b
     let peak = peak.load(std::sync::atomic::Ordering::Relaxed);
     eprintln!("48 views of 100,000 scenarios: peak {peak} MB resident");
     assert!(peak < 300, "{peak} MB");
-    std::thread::sleep(Duration::from_secs(10));
-    let after = resident_mb(pid);
-    eprintln!("10 s after: {after} MB");
+    // Read until it is under the bound, for 10 s at most: the memory must be given back
+    // within them, and waiting out all ten once it is proves nothing more.
+    let since = std::time::Instant::now();
+    let mut after = resident_mb(pid);
+    while after >= 150 && since.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+        after = resident_mb(pid);
+    }
+    eprintln!("{:.1} s after: {after} MB", since.elapsed().as_secs_f64());
     assert!(after < 150, "{after} MB");
     s.serves();
 }

@@ -474,7 +474,7 @@ impl Command {
         let mut out = Vec::new();
         match self {
             Command::Compare(o) => {
-                let p = o.common.prepare("compare")?;
+                let p = o.common.prepare(self.name())?;
                 let ms = p.run(|job| {
                     compare::matrices(job, (&o.attackers, &o.defenders), o.best_response)
                 })?;
@@ -487,13 +487,13 @@ impl Command {
             }
             Command::Sweep(o) => {
                 vary_count(o)?;
-                let p = o.common.prepare("sweep")?;
+                let p = o.common.prepare(self.name())?;
                 let keys = sweep_keys(o, &p)?;
                 let s = p.run(|job| sweep::sweep(job, keys))?;
                 out.push((sweep_stem(&s), frame::sweep(&s)?));
             }
             Command::Sensitivity(o) => {
-                let p = o.prepare("sensitivity")?;
+                let p = o.prepare(self.name())?;
                 let r = p.run(sensitivity::rows)?;
                 if r.rows.is_empty() && r.refused.is_empty() {
                     return Err(nothing_to_change("sensitivity", &p.target.name));
@@ -502,7 +502,7 @@ impl Command {
                 out.push((name, frame::sensitivity(&r.rows)?));
             }
             Command::Equalize(o) => {
-                let p = o.common.prepare("equalize")?;
+                let p = o.common.prepare(self.name())?;
                 let all = p.run(|job| equalize::equalize(job, o.target, o.pairs))?;
                 if all.iter().all(|e| e.candidates.is_empty() && !e.even) {
                     return Err(nothing_to_change("equalize", &p.target.name));
@@ -511,7 +511,7 @@ impl Command {
                 out.push((name, frame::equalize(&all)?));
             }
             Command::Roster(o) => {
-                let p = o.common.prepare("roster")?;
+                let p = o.common.prepare(self.name())?;
                 let count = o.count.as_deref().map(|n| (n, o.reference.as_deref()));
                 let (r, priced) =
                     p.run(|job| roster::priced(job, &o.units, o.best_response, count))?;

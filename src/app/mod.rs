@@ -176,17 +176,17 @@ pub enum Sink {
 
 impl Sink {
     /// What the writers read there, made once before any of them writes: which tables,
-    /// and whether the Markdown report. Standard output streams one table, or the
-    /// Markdown when no table format is named (`md` beside one is the default's:
-    /// [`streamed::format`]).
+    /// and whether the Markdown report. Standard output writes the one format
+    /// [`streamed::format`] picks (what it refuses is refused there, before anything
+    /// is computed: `command::unused_together`).
     pub fn wanted(self, formats: &[Format]) -> (Wanted, bool) {
         let markdown = formats.contains(&Format::Md);
         match self {
             Sink::Folder => (Wanted::Every, markdown),
-            Sink::Stdout if formats.iter().any(|f| *f != Format::Md) => {
-                (Wanted::Distribution, false)
-            }
-            Sink::Stdout => (Wanted::Nothing, true),
+            Sink::Stdout => match streamed::format(formats, false) {
+                Ok(Format::Md) => (Wanted::Nothing, true),
+                _ => (Wanted::Distribution, false),
+            },
             Sink::Terminal => (Wanted::Nothing, markdown),
         }
     }
@@ -423,7 +423,7 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
     };
     // `-o -`: one table (or the Markdown) on standard output; no files, no charts.
     let Some(stage) = stage else {
-        return streamed::stream(markdown.as_ref(), &tables, &opts.formats, opts.svg);
+        return streamed::stream(markdown, &tables, &opts.formats, opts.svg);
     };
     let charts = folder::charts(opts.plots, opts.svg, &opts.cancel);
     let written = folder::write_reports(
@@ -443,7 +443,9 @@ pub fn run(opts: &RunOptions) -> Result<String, AppError> {
             gallery.display()
         );
     }
-    Ok(markdown.map(|m| m.text()).unwrap_or_default())
+    Ok(markdown
+        .map(markdown::Report::into_text)
+        .unwrap_or_default())
 }
 
 /// `rollsim list`: one scenario per line, its name first, then a tab and what it is.

@@ -97,7 +97,7 @@ pub fn roll(o: &RollOptions) -> Result<String, AppError> {
         None
     };
     if sink == Sink::Stdout {
-        return streamed::stream(markdown.as_ref(), &tables, &ro.formats, o.svg);
+        return streamed::stream(markdown, &tables, &ro.formats, o.svg);
     }
     if let Some(stage) = stage {
         let charts = folder::charts(ro.plots, o.svg, &ro.cancel);

@@ -239,7 +239,7 @@ pub fn merge(
     cancel.check()?;
     stage.commit()?;
     Ok(if formats.contains(&Format::Md) {
-        crate::report::markdown::Report::new(&cfg.title, &results).text()
+        crate::report::markdown::Report::new(&cfg.title, &results).into_text()
     } else {
         String::new()
     })

@@ -44,9 +44,9 @@ pub fn format(formats: &[Format], svg: bool) -> Result<Format, AppError> {
 
 /// `-o -` of a computed run (`run` and `roll` alike) in its [`format`]: the
 /// distribution table of its `tables` or its `markdown`, the only one made for it
-/// ([`super::wanted`]).
+/// ([`super::Sink::wanted`]).
 pub fn stream(
-    markdown: Option<&markdown::Report>,
+    markdown: Option<markdown::Report>,
     tables: &[(String, Frame)],
     formats: &[Format],
     svg: bool,
@@ -55,7 +55,7 @@ pub fn stream(
     let text = match format.exporter() {
         None => markdown
             .ok_or_else(|| AppError::BadOption("the run made no Markdown report".into()))?
-            .text(),
+            .into_text(),
         Some(exporter) => {
             let distribution = tables
                 .iter()

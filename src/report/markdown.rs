@@ -161,8 +161,8 @@ impl Report {
     }
 
     /// The whole report, its heading first.
-    pub fn text(&self) -> String {
-        self.heading.clone() + &self.body
+    pub fn into_text(self) -> String {
+        self.heading + &self.body
     }
 }
 

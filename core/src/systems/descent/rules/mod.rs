@@ -678,25 +678,91 @@ pub struct AttackTrial {
     faces: Vec<u64>,
     sides: u64,
     dice: usize,
-    /// Re-roll mask per initial roll (index: faces as base-`sides` digits, first die
-    /// most significant); empty when nothing is re-rolled.
-    policy: Vec<u16>,
+    /// What each initial roll re-rolls, as the policy chose it.
+    rerolls: policy::Rerolls,
     resolver: Resolver,
     /// `sides^i` (wrapping) for each die `i`: what brings its re-roll digit to the top.
     scales: [u64; MAX_ATTACK_DICE],
     /// 2^64 mod sides^(2 * dice): one word gives the roll and any re-rolls.
     reject: u64,
     pow: u64,
-    /// `sides^dice`, and per initial roll (numbered as for `policy`) the packed sum of
-    /// the dice the policy keeps, when there are at most 6^5 rolls: one lookup instead
-    /// of a die-by-die sum.
+    /// `sides^dice`: the initial rolls.
     rolls: u64,
-    kept: Vec<u64>,
-    /// Without a re-roll, each initial roll's state itself (the resolver read once per
-    /// roll at compile, not once per trial); else empty.
-    settled: Vec<u32>,
+    /// The tables per initial roll, made from the fields above at the first trial.
+    lookups: Lazy<Lookups>,
     /// The target's defence dice, rolled after a hit.
     defence: Option<Defence>,
+}
+
+/// A value made on first use from what beside it is hashed already: it adds nothing
+/// to a trial's key, and an exact-only run, which never samples, never makes it.
+struct Lazy<T>(std::sync::OnceLock<T>);
+
+impl<T> Default for Lazy<T> {
+    fn default() -> Self {
+        Lazy(std::sync::OnceLock::new())
+    }
+}
+
+impl<T> std::hash::Hash for Lazy<T> {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
+/// An attack's tables per initial roll (numbered as faces in base `sides`, first die
+/// most significant).
+struct Lookups {
+    /// The re-roll mask of each roll (bit `i`: die `i` re-rolled); empty when nothing
+    /// is re-rolled.
+    policy: Vec<u16>,
+    /// The packed sum of the dice the policy keeps, when there are at most 6^5 rolls:
+    /// one lookup instead of a die-by-die sum; else empty.
+    kept: Vec<u64>,
+    /// Without a re-roll, each roll's state itself (the resolver read once per roll,
+    /// not once per trial); else empty.
+    settled: Vec<u32>,
+}
+
+impl AttackTrial {
+    /// The tables, made at the first trial (every thread waits for the one making them).
+    #[inline(always)]
+    fn lookups(&self) -> &Lookups {
+        self.lookups.0.get_or_init(|| {
+            let policy = self.rerolls.masks();
+            let n = self.sides as usize;
+            let kept: Vec<u64> = if self.rolls <= 7776 {
+                (0..self.rolls as usize)
+                    .map(|idx| {
+                        let mask = policy.get(idx).copied().unwrap_or(0);
+                        let mut sum = 0u64;
+                        let mut x = idx;
+                        // The last die is the least significant digit.
+                        for i in (0..self.dice).rev() {
+                            let s = x % n;
+                            x /= n;
+                            if mask >> i & 1 == 0 {
+                                sum += self.faces[i * n + s];
+                            }
+                        }
+                        sum
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let settled = if policy.is_empty() {
+                kept.iter()
+                    .map(|&sum| self.resolver.state(sum) as u32)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            Lookups {
+                policy,
+                kept,
+                settled,
+            }
+        })
+    }
 }
 
 impl Trial for AttackTrial {
@@ -706,10 +772,34 @@ impl Trial for AttackTrial {
     fn key(&self) -> Option<Vec<u8>> {
         Some(crate::model::key_of::<Self, _>(self))
     }
+    #[inline(always)]
+    fn sample(&self, rng: &mut Rng) -> usize {
+        self.sample_in(self.lookups(), rng)
+    }
+    /// The default loop, with the tables looked up once a chunk rather than once a
+    /// trial (their first-use check is an atomic read the compiler cannot hoist).
+    #[inline(always)]
+    fn run_chunk(
+        &self,
+        rng: &mut Rng,
+        trials: u64,
+        hist: &mut [u64],
+        _stop: &crate::cancel::Cancel,
+    ) {
+        let t = self.lookups();
+        let mut local = rng.clone();
+        for _ in 0..trials {
+            hist[self.sample_in(t, &mut local)] += 1;
+        }
+        *rng = local;
+    }
+}
+
+impl AttackTrial {
     // Inlined into the engine's chunk loop, so that the generator's state stays in
     // registers across trials instead of going through memory on every call.
     #[inline(always)]
-    fn sample(&self, rng: &mut Rng) -> usize {
+    fn sample_in(&self, t: &Lookups, rng: &mut Rng) -> usize {
         let mut r = loop {
             let r = rng.next_u64();
             if r.wrapping_mul(self.pow) >= self.reject {
@@ -722,21 +812,21 @@ impl Trial for AttackTrial {
             (m >> 64) as usize
         };
         let n = self.sides as usize;
-        if !self.kept.is_empty() {
+        if !t.kept.is_empty() {
             // The whole first roll as one number, its kept dice summed by a lookup;
             // then every die a re-roll digit, counted where the policy re-rolls it
             // (the packed sums are exact modulo 2^64).
             let m = r as u128 * self.rolls as u128;
             r = m as u64;
             let idx = (m >> 64) as usize;
-            if let Some(&state) = self.settled.get(idx) {
+            if let Some(&state) = t.settled.get(idx) {
                 return self.defend(state as usize, rng);
             }
-            let mut sum = self.kept[idx];
-            if !self.policy.is_empty() {
+            let mut sum = t.kept[idx];
+            if !t.policy.is_empty() {
                 // Re-roll digit `i` is the top digit of `r * sides^i`: each die read on
                 // its own, none waiting on the multiplication of the one before.
-                let mask = self.policy[idx];
+                let mask = t.policy[idx];
                 for (i, &scale) in self.scales[..self.dice].iter().enumerate() {
                     let d = (r.wrapping_mul(scale) as u128 * self.sides as u128) >> 64;
                     let keep = ((mask >> i & 1) as u64).wrapping_neg();
@@ -753,12 +843,12 @@ impl Trial for AttackTrial {
             idx = idx * n + *s;
             sum += self.faces[i * n + *s];
         }
-        if !self.policy.is_empty() {
+        if !t.policy.is_empty() {
             // Every die gets a re-roll digit and the policy's mask picks which count, so
             // nothing branches on the dice. The word holds 2 * dice digits; a re-roll
             // not taken is never read into the sum. The packed sums are exact modulo
             // 2^64, so taking a face off and putting one on wraps back to the true sum.
-            let mask = self.policy[idx];
+            let mask = t.policy[idx];
             for (i, &s) in shown.iter().enumerate().take(self.dice) {
                 let change = self.faces[i * n + digit()].wrapping_sub(self.faces[i * n + s]);
                 let keep = ((mask >> i & 1) as u64).wrapping_neg();
@@ -844,50 +934,22 @@ fn sampler(a: &Attack) -> (AttackTrial, Vec<f64>, Chances) {
     let pow = sides.pow(2 * dice.len() as u32);
     let faces: Vec<u64> = dice.iter().flat_map(|d| d.faces.iter().map(pack)).collect();
     let exact = defended(&resolver, &plan.exact, &a.target.blocks());
-    let chances = plan.chances;
-    let rolls = sides.pow(dice.len() as u32);
-    let kept = if rolls <= 7776 {
-        (0..rolls as usize)
-            .map(|idx| {
-                let mask = plan.masks.get(idx).copied().unwrap_or(0);
-                let mut sum = 0u64;
-                let mut x = idx;
-                // The last die is the least significant digit.
-                for i in (0..dice.len()).rev() {
-                    let s = x % sides as usize;
-                    x /= sides as usize;
-                    if mask >> i & 1 == 0 {
-                        sum += faces[i * sides as usize + s];
-                    }
-                }
-                sum
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let settled = if plan.masks.is_empty() {
-        kept.iter().map(|&sum| resolver.state(sum) as u32).collect()
-    } else {
-        Vec::new()
-    };
     (
         AttackTrial {
             faces,
             sides,
             dice: dice.len(),
-            policy: plan.masks,
-            settled,
+            rerolls: plan.rerolls,
             resolver,
             scales: std::array::from_fn(|i| sides.wrapping_pow(i as u32)),
             reject: pow.wrapping_neg() % pow,
             pow,
-            rolls,
-            kept,
+            rolls: sides.pow(dice.len() as u32),
+            lookups: Lazy::default(),
             defence: Defence::new(&a.target),
         },
         exact,
-        chances,
+        plan.chances,
     )
 }
 

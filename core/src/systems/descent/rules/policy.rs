@@ -16,12 +16,12 @@ use crate::pmf::Prob;
 /// hash (results never depend on a map's order: `add` sorts what it collects).
 type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 
-/// What the sampler and the reports need: a re-roll mask per initial roll (empty if
-/// nothing is ever re-rolled) and the exact distribution over states.
+/// What the sampler and the reports need: which dice each initial roll re-rolls and
+/// the exact distribution over states.
 pub struct Plan {
-    /// Per initial roll (faces as base-`sides` digits, first die most significant), bit
-    /// `i` set when die `i` is re-rolled; empty when no roll re-rolls anything.
-    pub masks: Vec<u16>,
+    /// The re-roll of every roll that re-rolls something, made into one mask per
+    /// initial roll when the sampler first rolls ([`Rerolls::masks`]).
+    pub rerolls: Rerolls,
     /// Per outcome state of the [`Resolver`], its probability after the re-roll and
     /// before any defence dice.
     pub exact: Vec<f64>,
@@ -253,7 +253,7 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
     };
     let reroll = a.reroll();
     let mut takes = Vec::new();
-    let mut decisions: HashMap<Vec<u8>, Vec<u8>> = HashMap::default();
+    let mut decisions: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
     for roll in canonical_rolls(&per_kind, &s.kinds) {
         let mut prob = 1.0;
         for (k, counts) in roll.iter().enumerate() {
@@ -276,7 +276,7 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
         let counts: Vec<u8> = take.iter().map(|o| o.iter().sum()).collect();
         // The take has the roll's shape: it re-rolls something where a count is not 0.
         if counts.iter().any(|&c| c != 0) {
-            decisions.insert(roll.concat(), take.concat());
+            decisions.push((roll.concat(), take.concat()));
         }
         takes.push((roll, counts, kept));
     }
@@ -292,15 +292,7 @@ pub fn plan(a: &Attack, res: &Resolver) -> Plan {
     let exact = chances.exact_in::<f64>(res, &mut s.cache);
     debug_assert!(exact[MISS] >= 0.0);
     Plan {
-        masks: if decisions.is_empty() {
-            Vec::new()
-        } else {
-            masks(
-                &dice.iter().map(|d| d.faces.len()).collect::<Vec<_>>(),
-                &s,
-                &decisions,
-            )
-        },
+        rerolls: Rerolls::new(&dice, &s, decisions),
         exact,
         chances,
     }
@@ -476,54 +468,138 @@ fn best_take(s: &mut Setup, roll: &[Vec<u8>], aim: bool) -> Option<Vec<Vec<u8>>>
     }
 }
 
-/// The re-roll mask of every initial roll (faces as digits, first die most significant).
-fn masks(sides: &[usize], s: &Setup, decisions: &HashMap<Vec<u8>, Vec<u8>>) -> Vec<u16> {
-    let n = sides.len();
-    let total: usize = sides.iter().product();
-    let offsets: Vec<usize> = s
-        .kinds
-        .iter()
-        .scan(0, |acc, k| {
-            let o = *acc;
-            *acc += k.values.len();
-            Some(o)
-        })
-        .collect();
-    let width: usize = s.kinds.iter().map(|k| k.values.len()).sum();
-    let mut out = vec![0u16; total];
-    let value_slot =
-        |i: usize, face: usize| offsets[s.die_kind[i]] + s.kinds[s.die_kind[i]].face_value[face];
-    // The initial rolls in order (the last die turning fastest), each die's value
-    // counted into `key` as its face turns: no division and no recount per roll.
-    let mut faces = vec![0usize; n];
-    let mut key = vec![0u8; width];
-    for i in 0..n {
-        key[value_slot(i, 0)] += 1;
+/// Which dice each initial roll re-rolls, kept as the choices per canonical roll: the
+/// mask of every initial roll (6^8 of them for 8 dice) is made only when the sampler
+/// first rolls, for an exact-only run never does (the masks were two thirds of an exact
+/// `compare` of Aim against power dice). Hashed as these choices, which are all a
+/// mask table is made from.
+#[derive(Clone, Debug, Hash)]
+pub struct Rerolls {
+    /// Faces of each die, in roll order.
+    sides: Vec<usize>,
+    /// Die `i` showing face `f`: its value slot (a kind's values numbered after the
+    /// kinds' before it), at `i * stride + f`.
+    slot: Vec<usize>,
+    stride: usize,
+    /// Value slots in all.
+    width: usize,
+    /// Per canonical roll that re-rolls something (its dice per value slot), how many
+    /// dice of each slot it re-rolls; in the order the rolls were weighed.
+    choices: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+impl Rerolls {
+    fn new(dice: &[Die], s: &Setup, choices: Vec<(Vec<u8>, Vec<u8>)>) -> Rerolls {
+        let mut offset = Vec::with_capacity(s.kinds.len());
+        let mut width = 0;
+        for k in &s.kinds {
+            offset.push(width);
+            width += k.values.len();
+        }
+        let stride = dice.iter().map(|d| d.faces.len()).max().unwrap_or(0);
+        let mut slot = vec![0; dice.len() * stride];
+        for (i, &k) in s.die_kind.iter().enumerate() {
+            for (f, &v) in s.kinds[k].face_value.iter().enumerate() {
+                slot[i * stride + f] = offset[k] + v;
+            }
+        }
+        Rerolls {
+            sides: dice.iter().map(|d| d.faces.len()).collect(),
+            slot,
+            stride,
+            width,
+            choices,
+        }
     }
-    let mut left = Vec::with_capacity(width);
-    for slot in out.iter_mut() {
-        if let Some(take) = decisions.get(&key[..]) {
-            // Re-roll the first dice (in roll order) showing each value to re-roll.
-            left.clear();
-            left.extend_from_slice(take);
-            let mut mask = 0u16;
-            for (i, &face) in faces.iter().enumerate() {
-                let v = value_slot(i, face);
-                if left[v] > 0 {
-                    left[v] -= 1;
-                    mask |= 1 << i;
+
+    /// No roll re-rolls anything.
+    pub fn is_empty(&self) -> bool {
+        self.choices.is_empty()
+    }
+
+    /// The re-roll mask of every initial roll (faces as base-`sides` digits, first die
+    /// most significant; bit `i` set when die `i` is re-rolled); empty when no roll
+    /// re-rolls anything. The rolls are walked in order, the last die turning fastest,
+    /// each die's value slot counted in and out as its face turns, and the counts'
+    /// Zobrist hash with them: a roll's choice is found by one word, not by hashing its
+    /// counts again (the lookup was most of the time).
+    pub fn masks(&self) -> Vec<u16> {
+        if self.choices.is_empty() {
+            return Vec::new();
+        }
+        let n = self.sides.len();
+        // Every (slot, count) its random word; a roll's hash is the XOR of its slots'.
+        let words: Vec<u64> = (0..self.width * (n + 1))
+            .map(|i| crate::kernels::mix64(i as u64))
+            .collect();
+        let word = |slot: usize, count: u8| words[slot * (n + 1) + count as usize];
+        let hash = |counts: &[u8]| {
+            counts
+                .iter()
+                .enumerate()
+                .fold(0u64, |h, (slot, &c)| h ^ word(slot, c))
+        };
+        // Two choices whose hashes meet share a bucket; each is checked against the roll.
+        let mut find: HashMap<u64, Vec<usize>> = HashMap::default();
+        for (i, (counts, _)) in self.choices.iter().enumerate() {
+            find.entry(hash(counts)).or_default().push(i);
+        }
+        let total: usize = self.sides.iter().product();
+        let mut out = vec![0u16; total];
+        let mut faces = vec![0usize; n];
+        let mut counts = vec![0u8; self.width];
+        let mut h = hash(&counts);
+        let turn = |counts: &mut [u8], h: &mut u64, slot: usize, up: bool| {
+            *h ^= word(slot, counts[slot]);
+            counts[slot] = if up {
+                counts[slot] + 1
+            } else {
+                counts[slot] - 1
+            };
+            *h ^= word(slot, counts[slot]);
+        };
+        for i in 0..n {
+            turn(&mut counts, &mut h, self.slot[i * self.stride], true);
+        }
+        let mut left = Vec::with_capacity(self.width);
+        for mask in out.iter_mut() {
+            let take = find.get(&h).and_then(|bucket| {
+                bucket
+                    .iter()
+                    .map(|&c| &self.choices[c])
+                    .find(|(of, _)| *of == counts)
+            });
+            if let Some((_, take)) = take {
+                // Re-roll the first dice (in roll order) showing each value to re-roll.
+                left.clear();
+                left.extend_from_slice(take);
+                for (i, &face) in faces.iter().enumerate() {
+                    let v = self.slot[i * self.stride + face];
+                    if left[v] > 0 {
+                        left[v] -= 1;
+                        *mask |= 1 << i;
+                    }
                 }
             }
-            *slot = mask;
-        }
-        for i in (0..n).rev() {
-            key[value_slot(i, faces[i])] -= 1;
-            faces[i] = (faces[i] + 1) % sides[i];
-            key[value_slot(i, faces[i])] += 1;
-            if faces[i] != 0 {
-                break;
+            for i in (0..n).rev() {
+                turn(
+                    &mut counts,
+                    &mut h,
+                    self.slot[i * self.stride + faces[i]],
+                    false,
+                );
+                faces[i] = (faces[i] + 1) % self.sides[i];
+                turn(
+                    &mut counts,
+                    &mut h,
+                    self.slot[i * self.stride + faces[i]],
+                    true,
+                );
+                if faces[i] != 0 {
+                    break;
+                }
             }
         }
+        out
     }
-    out
 }

@@ -22,8 +22,8 @@ struct Runs {
 pub(super) type Range = (u64, u64, u64);
 
 /// Bytes of keys and counts one [`Memo`] keeps; past them it keeps no more runs (the
-/// command goes on unshared). A key holds its trial's tables (half a megabyte for an
-/// attack of five dice with a re-roll policy): the main job keeps about 15 MB.
+/// command goes on unshared). A key holds what its trial is made from (a descent
+/// attack's re-roll choices, not the mask table made from them at its first trial).
 const MEMO_BYTES: usize = 64 << 20;
 
 impl Memo {

@@ -104,7 +104,8 @@ impl Loaded for DescentConfig {
         Some(s.compile())
     }
 
-    /// Without compiling: an attack's policy table is the costly part of a compile.
+    /// Without compiling: working out an attack's re-roll policy is the costly part of a
+    /// compile.
     fn describe(&self, i: usize) -> Option<String> {
         let s = self.scenarios.get(i)?;
         let generated = match &s.scenario {

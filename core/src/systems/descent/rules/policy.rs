@@ -512,11 +512,6 @@ impl Rerolls {
         }
     }
 
-    /// No roll re-rolls anything.
-    pub fn is_empty(&self) -> bool {
-        self.choices.is_empty()
-    }
-
     /// The re-roll mask of every initial roll (faces as base-`sides` digits, first die
     /// most significant; bit `i` set when die `i` is re-rolled); empty when no roll
     /// re-rolls anything. The rolls are walked in order, the last die turning fastest,

@@ -22,8 +22,8 @@ struct Runs {
 pub(super) type Range = (u64, u64, u64);
 
 /// Bytes of keys and counts one [`Memo`] keeps; past them it keeps no more runs (the
-/// command goes on unshared). A key holds what its trial is made from (a descent
-/// attack's re-roll choices, not the mask table made from them at its first trial).
+/// command goes on unshared). A key holds what its trial is made from (a re-roll
+/// policy's choices, say, not the tables a trial makes from them when first run).
 const MEMO_BYTES: usize = 64 << 20;
 
 impl Memo {

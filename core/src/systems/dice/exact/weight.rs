@@ -135,6 +135,13 @@ pub trait Weight: Clone + PartialEq + Default + std::fmt::Debug {
         1
     }
 
+    /// What putting one state into a map past the caches costs, in this weight's
+    /// operations: a cache miss or two (about 150 ns here), the cost of a few
+    /// operations on integers ([`LAW_WORK`](super::LAW_WORK) spends about 33 ns each)
+    /// but of dozens on floats ([`REAL_WORK`] about 5 ns each). Unpriced, a walk of a
+    /// million states spent the floats' half second ten times over before it gave up.
+    const FAR_STATE: u64 = 4;
+
     /// The most bits a count may take (none for big integers): past them, [`NoLaw::Wide`].
     const CAPACITY: Option<u32> = None;
 

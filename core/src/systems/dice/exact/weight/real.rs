@@ -133,7 +133,7 @@ impl PartialEq for Real {
 }
 
 impl Weight for Real {
-    const FAR_STATE: u64 = 40;
+    const FAR_STATE: u64 = 12;
     fn from_u128(v: u128) -> Self {
         Real::settled(v as f64, 0)
     }
@@ -265,7 +265,7 @@ impl Weight for Real {
 /// first product past it says so ([`NoLaw::Wide`]) and the law runs again in [`Real`].
 /// A value below 1e-308 is lost, as in any float sum.
 impl Weight for f64 {
-    const FAR_STATE: u64 = 40;
+    const FAR_STATE: u64 = 12;
     fn from_u128(v: u128) -> Self {
         v as f64
     }

@@ -585,19 +585,10 @@ fn the_core_reads_no_file_clock_environment_or_global() {
             if banned == "Mutex" && f.ends_with("balance/share.rs") {
                 continue;
             }
-            // A compiled roll's Monte Carlo tables, made at its first trial: a cell of
-            // that value (`DiceTrial::prepared`), not a global.
-            if banned == "OnceLock" && f.ends_with("systems/dice/mod.rs") {
-                continue;
-            }
-            // An attack's re-roll masks, made at its first trial: a cell of that value
-            // (`AttackTrial::lookups`), not a global.
-            if banned == "OnceLock" && f.ends_with("systems/descent/rules/mod.rs") {
-                continue;
-            }
-            // A scenario's fractions, counted in whole numbers at a table's first asking:
-            // a cell of that value (`Compiled::metric_fractions`), not a global.
-            if banned == "OnceLock" && f.ends_with("core/src/model.rs") {
+            // A value made on first use, a cell of the value that needs it (a compiled
+            // roll's Monte Carlo tables, an attack's re-roll masks, a scenario's whole-
+            // number fractions), not a global: the one `Lazy` every such value holds.
+            if banned == "OnceLock" && f.ends_with("core/src/lazy.rs") {
                 continue;
             }
             // Likewise a command's memo of the runs it made (a `Memo` in its `Hooks`).

@@ -24,6 +24,7 @@ pub mod edit;
 pub mod error;
 pub mod fraction;
 pub mod kernels;
+mod lazy;
 pub mod model;
 pub mod pmf;
 pub mod results;

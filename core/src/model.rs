@@ -360,7 +360,7 @@ pub struct Compiled {
     later_fractions: Option<LaterFractions>,
     /// `later_fractions`' answer, once made: the states' chances, not yet in lowest
     /// terms (a metric's values are summed first, then reduced once each).
-    made_fractions: std::sync::OnceLock<Option<Vec<crate::pmf::Ratio>>>,
+    made_fractions: crate::lazy::Lazy<Option<Vec<crate::pmf::Ratio>>>,
     /// Exact probability of states that sit in a saturated top bucket (exploding pools
     /// capped for a fixed-size histogram), reported instead of dropped.
     pub capped_mass: f64,
@@ -414,7 +414,7 @@ impl Compiled {
             exact: None,
             exact_fractions: None,
             later_fractions: None,
-            made_fractions: std::sync::OnceLock::new(),
+            made_fractions: crate::lazy::Lazy::new(),
             capped_mass: 0.0,
             capped_note: None,
             charts: Vec::new(),

@@ -104,7 +104,7 @@ struct DiceTrial {
     states: States,
     /// What only Monte Carlo reads, made when a first trial is rolled: an exact answer
     /// (`--exact-only`, a notebook's `exact_only=True`) never pays for it.
-    prepared: std::sync::OnceLock<Prepared>,
+    prepared: crate::lazy::Lazy<Prepared>,
 }
 
 /// The roll made ready to sample: its pools' tables, its `let`s folded into a table, its
@@ -638,7 +638,7 @@ pub fn compile(name: &str, sc: &Scenario, cancel: &Cancel) -> Compiled {
             roll: sc.roll_node.clone(),
             vs: sc.vs.as_ref().map(|v| v.1.clone()),
             states,
-            prepared: std::sync::OnceLock::new(),
+            prepared: crate::lazy::Lazy::new(),
         }),
         metrics,
         headline,

@@ -14,6 +14,7 @@
 pub mod policy;
 
 use crate::kernels::Rng;
+use crate::lazy::Lazy;
 use crate::model::{Compiled, Group, Headline, Metric, Trial};
 use crate::pmf::{Pmf, Prob, Ratio};
 use policy::Chances;
@@ -694,20 +695,6 @@ pub struct AttackTrial {
     defence: Option<Defence>,
 }
 
-/// A value made on first use from what beside it is hashed already: it adds nothing
-/// to a trial's key, and an exact-only run, which never samples, never makes it.
-struct Lazy<T>(std::sync::OnceLock<T>);
-
-impl<T> Default for Lazy<T> {
-    fn default() -> Self {
-        Lazy(std::sync::OnceLock::new())
-    }
-}
-
-impl<T> std::hash::Hash for Lazy<T> {
-    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
-}
-
 /// An attack's tables per initial roll (numbered as faces in base `sides`, first die
 /// most significant).
 struct Lookups {
@@ -726,7 +713,7 @@ impl AttackTrial {
     /// The tables, made at the first trial (every thread waits for the one making them).
     #[inline(always)]
     fn lookups(&self) -> &Lookups {
-        self.lookups.0.get_or_init(|| {
+        self.lookups.get_or_init(|| {
             let policy = self.rerolls.masks();
             let n = self.sides as usize;
             let kept: Vec<u64> = if self.rolls <= 7776 {

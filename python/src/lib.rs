@@ -20,6 +20,15 @@ use std::ffi::CString;
 use std::sync::mpsc;
 use std::time::Duration;
 
+/// Every allocation of the extension goes through mimalloc, not the interpreter's
+/// process-wide malloc: a short exact roll makes and drops thousands of small laws and
+/// maps, and glibc's malloc, free and consolidation were about a fifth of its time
+/// (Farkle's throw through `roll(...).distribution` in a fresh process, one core: 1.05 ms
+/// to 0.69 ms; a 6d6 fireball against a basic save 0.28 ms to 0.22 ms). The command
+/// line keeps glibc's: the live page's server trims its arenas (`serve/memory.rs`).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[cfg(target_os = "linux")]
 mod signals;
 /// Elsewhere every call goes to a worker, which polls for Ctrl-C.

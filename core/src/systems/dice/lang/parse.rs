@@ -33,15 +33,18 @@ pub(super) fn lex(text: &str) -> Result<Vec<(Tok, Col)>, SyntaxError> {
             while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '_') {
                 i += 1;
             }
-            let s: String = chars[start..i].iter().filter(|c| **c != '_').collect();
-            let n = s
-                .parse::<i64>()
-                .ok()
-                .filter(|n| *n <= 1_000_000)
-                .ok_or(SyntaxError {
+            // Digits added up as read, not gathered into a string first: a long
+            // mechanic is lexed on every roll of it.
+            let mut n: i64 = 0;
+            for d in chars[start..i].iter().filter_map(|c| c.to_digit(10)) {
+                n = n.saturating_mul(10).saturating_add(i64::from(d));
+            }
+            if n > 1_000_000 {
+                return Err(SyntaxError {
                     col: start,
                     message: "a number from 0 to 1,000,000".into(),
-                })?;
+                });
+            }
             out.push((Tok::Int(n), start));
             continue;
         }
@@ -69,10 +72,10 @@ pub(super) fn lex(text: &str) -> Result<Vec<(Tok, Col)>, SyntaxError> {
             }
             continue;
         }
-        let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
+        let next = chars.get(i + 1).copied();
         let sym = ["<=", ">=", "==", "!="]
             .into_iter()
-            .find(|s| *s == two)
+            .find(|s| s.starts_with(c) && s.ends_with(next.unwrap_or(' ')))
             .or_else(|| {
                 [
                     "+", "-", "*", "/", "%", "(", ")", "[", "]", "{", "}", ",", "=", "<", ">",

@@ -70,6 +70,10 @@ pub fn result_counted(
     let n = Compiler::compiling(e, names, true)
         .and_then(|mut ctx| ctx.node(e))
         .map_err(at)?;
+    // No record: nothing to pack, and no copy of the tree made to try.
+    if record_of(e).is_none() {
+        return Ok((n, None));
+    }
     let col = record_col(e);
     let said = |message: String| lang::SyntaxError { col, message };
     let mut fields = None;

@@ -202,65 +202,57 @@ pub fn mentions(n: &Node, i: usize) -> bool {
 }
 
 /// Turn reads of the pool variable at depth `i` into reads of a number variable.
-pub(super) fn to_var(n: Node, i: usize) -> Node {
-    let b = |x: Box<Node>| Box::new(to_var(*x, i));
+pub(super) fn to_var(mut n: Node, i: usize) -> Node {
+    to_var_in(&mut n, i);
+    n
+}
+
+/// [`to_var`] in place: the tree's boxes kept, not each moved out and made again.
+fn to_var_in(n: &mut Node, i: usize) {
     match n {
-        Node::PoolVar(r) if r.i == i => Node::Var(i),
-        Node::Neg(a) => Node::Neg(b(a)),
-        Node::Add(x, y) => Node::Add(b(x), b(y)),
-        Node::Sub(x, y) => Node::Sub(b(x), b(y)),
-        Node::Mul(x, y) => Node::Mul(b(x), b(y)),
-        Node::Div(x, y) => Node::Div(b(x), b(y)),
-        Node::Max(x, y) => Node::Max(b(x), b(y)),
-        Node::Min(x, y) => Node::Min(b(x), b(y)),
-        Node::Cmp(c, x, y) => Node::Cmp(c, b(x), b(y)),
-        Node::Let(x, y) => Node::Let(b(x), b(y)),
-        Node::LetPool {
-            spec,
-            offset,
-            body,
-            choice,
-        } => Node::LetPool {
-            spec,
-            offset,
-            body: b(body),
-            choice,
-        },
-        Node::If(c, x, y) => Node::If(b(c), b(x), b(y)),
-        Node::Pick(mut p) => {
-            p.body = to_var(p.body, i);
-            Node::Pick(p)
+        Node::PoolVar(r) if r.i == i => *n = Node::Var(i),
+        Node::Neg(a) => to_var_in(a, i),
+        Node::Add(x, y)
+        | Node::Sub(x, y)
+        | Node::Mul(x, y)
+        | Node::Div(x, y)
+        | Node::Max(x, y)
+        | Node::Min(x, y)
+        | Node::Cmp(_, x, y)
+        | Node::Let(x, y) => {
+            to_var_in(x, i);
+            to_var_in(y, i);
         }
-        Node::Repeat(mut r) => {
-            let mut each = |n: &mut Node| *n = to_var(std::mem::replace(n, Node::Num(0)), i);
-            r.init.iter_mut().for_each(&mut each);
-            each(&mut r.until);
-            each(&mut r.step);
-            each(&mut r.body);
-            Node::Repeat(r)
+        Node::LetPool { body, .. } => to_var_in(body, i),
+        Node::If(c, x, y) => {
+            to_var_in(c, i);
+            to_var_in(x, i);
+            to_var_in(y, i);
         }
-        Node::Emit(v) => Node::Emit(v.into_iter().map(|n| to_var(n, i)).collect()),
-        Node::Record(v) => Node::Record(v.into_iter().map(|n| to_var(n, i)).collect()),
-        Node::Counted(c, pools) => Node::Counted(b(c), pools),
+        Node::Pick(p) => to_var_in(&mut p.body, i),
+        Node::Repeat(r) => {
+            r.init.iter_mut().for_each(|n| to_var_in(n, i));
+            to_var_in(&mut r.until, i);
+            to_var_in(&mut r.step, i);
+            to_var_in(&mut r.body, i);
+        }
+        Node::Emit(v) | Node::Record(v) => v.iter_mut().for_each(|n| to_var_in(n, i)),
+        Node::Counted(c, _) => to_var_in(c, i),
         Node::CountedVar(c, bodies) => {
-            Node::CountedVar(b(c), bodies.into_iter().map(|n| to_var(n, i)).collect())
+            to_var_in(c, i);
+            bodies.iter_mut().for_each(|n| to_var_in(n, i));
         }
-        Node::Template(mut t) => {
-            t.params = std::mem::take(&mut t.params)
-                .into_iter()
-                .map(|n| to_var(n, i))
-                .collect();
-            Node::Template(t)
-        }
-        Node::PoolVar(mut r) => {
+        Node::Template(t) => t.params.iter_mut().for_each(|n| to_var_in(n, i)),
+        Node::PoolVar(r) => {
             if let Some(p) = r.rolled.as_mut() {
-                if let Some((d, e, k)) = p.keep.take() {
-                    p.keep = Some((d, e, to_var(k, i)));
+                if let Some((_, _, k)) = p.keep.as_mut() {
+                    to_var_in(k, i);
                 }
-                p.face = p.face.take().map(|v| to_var(v, i));
+                if let Some(v) = p.face.as_mut() {
+                    to_var_in(v, i);
+                }
             }
-            Node::PoolVar(r)
         }
-        other => other,
+        _ => {}
     }
 }

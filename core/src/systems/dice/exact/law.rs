@@ -390,35 +390,45 @@ impl Law<UBig> {
     /// chain's denominator (35,000 digits) is a few milliseconds, a thousand of them
     /// seconds that Ctrl-C does not wait for.
     fn fractions_until(&self, lo: i64, states: usize, cancel: &Cancel) -> Option<Vec<Fraction>> {
+        let at = |v: i64| ((v - lo).max(0) as usize).min(states - 1);
+        if let Some(den) = self.den.to_u128() {
+            // Every value's ways in a word (they add up to the denominator, which fits
+            // one): no big integer made for each of a wide table's values, most of
+            // which no roll gives (Farkle's 3,001 from 0 to 3,000, of which 31 come).
+            let mut ways = vec![0u128; states];
+            for (v, w) in self.iter() {
+                ways[at(v)] += w.to_u128().unwrap_or(0);
+            }
+            return ways
+                .into_iter()
+                .map(|w| match w {
+                    _ if cancel.is_cancelled() => None,
+                    0 => Some(Fraction::zero()),
+                    w => {
+                        let g = num_integer::Integer::gcd(&den, &w);
+                        Some(Fraction::lowest(UBig::from(w / g), UBig::from(den / g)))
+                    }
+                })
+                .collect();
+        }
         let mut ways = vec![UBig::ZERO; states];
         for (v, w) in self.iter() {
-            ways[((v - lo).max(0) as usize).min(states - 1)] += w;
+            ways[at(v)] += w;
         }
         // The denominator's primes found once for every value (1000d6's 5,001 values
         // each finding them again took 0.2 s).
-        let factors = match self.den.to_u128() {
-            Some(_) => None,
-            None => super::weight::small_factors(&self.den),
-        };
+        let factors = super::weight::small_factors(&self.den);
         let ladders: Vec<Vec<(UBig, u32)>> = factors
             .iter()
             .flatten()
             .map(|&(p, _)| super::weight::ladder(p, &self.den))
             .collect();
-        let small_den = self.den.to_u128();
         ways.into_iter()
-            .map(|w| match (&factors, small_den) {
+            .map(|w| match &factors {
                 _ if cancel.is_cancelled() => None,
-                // A value no roll gives (most of a wide table's, Farkle's 3,001 values
-                // from 0 to 3,000 of which 31 come).
+                // A value no roll gives.
                 _ if w.is_zero() => Some(Fraction::zero()),
-                (None, Some(den)) => {
-                    // Every count is at most the denominator, so fits as well.
-                    let w = w.to_u128().unwrap_or(0);
-                    let g = num_integer::Integer::gcd(&den, &w);
-                    Some(Fraction::lowest(UBig::from(w / g), UBig::from(den / g)))
-                }
-                (Some(factors), _) => {
+                Some(factors) => {
                     // What the value's ways share with the denominator: the
                     // denominator is divided by it (a word where it fits), not built
                     // again from powers of its primes for every value.
@@ -439,7 +449,7 @@ impl Law<UBig> {
                     };
                     Some(Fraction::lowest(numer, denom))
                 }
-                (None, None) => {
+                None => {
                     let g = UBig::common_factor(&self.den, std::slice::from_ref(&w));
                     Some(Fraction::lowest(
                         w.div(&g).to_big(),
@@ -694,9 +704,11 @@ fn arithmetic(n: &Node) -> bool {
 }
 
 /// A read of a pool variable's dice that needs nothing but the dice held (an `again`
-/// pool's tally is held as its reads' values).
+/// pool's tally is held as its reads' values), and the numbers its face or keep count
+/// are (`p count == dragon`: those are its children, arithmetic in turn). Read from
+/// tallies (which hold no dice) it has no number, as [`pools::read`] has no law.
 fn plain_read(n: &Node) -> bool {
-    matches!(n, Node::PoolVar(r) if r.rolled.is_none())
+    matches!(n, Node::PoolVar(r) if r.rolled.is_none() || r.tally.is_none())
 }
 
 /// Two pool variables' dice set against each other (`beats(a, b)`, `pairs`, `cancel`):
@@ -756,7 +768,23 @@ fn number(n: &Node, env: &mut Vec<i64>, held: &[(usize, Held)]) -> Option<i64> {
         Node::Var(i) => *env.get(*i)?,
         Node::PoolVar(r) if plain_read(n) => {
             let (_, h) = held.iter().rev().find(|(at, _)| *at == r.i)?;
-            h.value(r)?
+            match &r.rolled {
+                None => h.value(r)?,
+                // The face or keep count worked out first, then the dice read with it,
+                // as [`pools::read`] does for each of their values.
+                Some(rolled) => {
+                    let keep = match &rolled.keep {
+                        Some((_, _, k)) => Some(number(k, env, held)?),
+                        None => None,
+                    };
+                    let face = match &rolled.face {
+                        Some(f) => Some(number(f, env, held)?),
+                        None => None,
+                    };
+                    let (keep, agg) = r.with(keep, face);
+                    super::super::program::read_sorted(h.dice()?, keep, agg, r.lo, r.hi)
+                }
+            }
         }
         Node::Meeting(m) if held_meeting(n) => {
             let dice = |s: &Side| match s {

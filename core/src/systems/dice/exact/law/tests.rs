@@ -227,6 +227,45 @@ fn every_read_agrees_with_the_dice_rolled() {
     }
 }
 
+/// A pool variable's read whose face or keep count is a number in scope is a number of
+/// the dice held, worked out as arithmetic (not a law per outcome): the values against
+/// the sampler and against counts by hand.
+#[test]
+fn a_read_by_a_number_in_scope_is_arithmetic_on_the_dice() {
+    for text in [
+        "let p = 2d6 in let dragon = d6 in if p maxset >= 2 or p count == dragon >= 1 then dragon else 0",
+        "let p = 4d6 in let k = d3 in p keep highest k + p count >= k",
+        "let p = 3d6 in let k = d4 in p drop lowest k",
+    ] {
+        assert!(agrees(text), "{text}: the law refused it");
+    }
+    let fractions = |text: &str| {
+        let (n, _) = parse_result(text, &[]).unwrap();
+        let law = law(&n, None, &Cancel::default()).unwrap();
+        law.fractions(law.lo, law.n.len())
+            .iter()
+            .map(|f| f.to_string())
+            .collect::<Vec<_>>()
+    };
+    // Neither doubles nor a match: 30 of the 36 pairs are not doubles, and for each the
+    // dragon die misses both in 4 of 6, so 1 - 30/36 * 4/6 = 4/9 give the dragon's
+    // value, the same for each of its six faces (2/27 each); 0 otherwise.
+    let dragon = "let p = 2d6 in let dragon = d6 in if p maxset >= 2 or p count == dragon >= 1 then dragon else 0";
+    assert_eq!(
+        fractions(dragon),
+        ["5/9", "2/27", "2/27", "2/27", "2/27", "2/27", "2/27"]
+    );
+    // The highest of two d4 when the keep count is 1, both when 2: every pair of 16.
+    // One die kept: 1, 3, 5, 7 ways of 1 to 4; both: 1 to 7 as 2d4's sum.
+    let keep = "let p = 2d4 in let k = d2 in p keep highest k";
+    let by_hand = [1u32, 3 + 1, 5 + 2, 7 + 3, 4, 3, 2, 1];
+    let expected: Vec<String> = by_hand
+        .iter()
+        .map(|w| Fraction::new(i64::from(*w), 32).unwrap().to_string())
+        .collect();
+    assert_eq!(fractions(keep), expected, "{keep}");
+}
+
 /// A rolled count's pools are made up to the most its count can be: in a thousand
 /// random programs whose counts come from `let`s, branches and `repeat`s, no count
 /// passes them (the law says so where one would), and some are cut short.

@@ -131,7 +131,7 @@ fn shipped(file: &str, scenario: &str) -> Compiled {
 
 /// Issue #55: programs whose `let`s are read by parts, each's exact law (its `let`s
 /// moved down to the parts that read them, what a compile does), counted with its
-/// fractions.
+/// fractions; and each's parse into the tree the law reads, paid on every roll of it.
 fn law(c: &mut Criterion) {
     use rollsim::systems::dice::{exact, program};
     let mut g = c.benchmark_group("dice_law");
@@ -140,9 +140,22 @@ fn law(c: &mut Criterion) {
         ("penetrating", "let a = d10 explode depth 6 in let b = d10 explode depth 6 in let c = d8 explode depth 6 in (a - a / 10) + (b - b / 10) + (c - c / 8)"),
         ("chain", "let hits = 20d6 count >= 3 in let wounds = (hits)d6 count >= 4 in let saves = (wounds)d6 count >= 5 in wounds - saves"),
         ("doubles", "let a = d6 in let b = d6 in if a == b then a + b + (repeat t = 0, go = 1 until go == 0 do t = t + d6, go = d6 == 6 limit 8 then t) else a + b"),
+        // Short rows of the mechanics table, where a fresh process's 0.2 ms bar is
+        // the law's and the tables' together.
+        ("lethal_hits", "let p = 20d6 in let w = p count 6 + (p count >= 3 - p count 6)d6 count >= 4 in (w)d6 count <= 2"),
+        ("mortal_wounds", "let p = 12d6 in p count 6 + ((p count >= 3 - p count 6)d6 count >= 3)d6 count <= 3"),
+        ("basic_save", "let dmg = 6d6 in let r = d20 in let t = r + 8 in let deg = (t >= 31) + (t >= 21) + (t > 11) + (r == 20) - (r == 1) in if deg >= 3 then 0 else if deg == 2 then dmg / 2 else if deg == 1 then dmg else 2 * dmg"),
+        ("scorching_ray", "let r = 3d20 in (2 * r count >= 8 + 2 * r count 20)d6"),
+        ("torg", "let t = d20 explode on 10, 20 in if t == 1 then -12 else if t == 2 then -10 else if t <= 4 then -8 else if t <= 6 then -5 else if t <= 8 then -2 else if t <= 10 then -1 else if t <= 12 then 0 else if t <= 14 then 1 else if t <= 20 then t - 13 else 8 + (t - 21) / 5"),
+        ("farkle", "let p = 6d6 in let c1 = p count 1 in let c5 = p count 5 in let m = p maxset in if m == 6 then 3000 else if p sets 3 == 2 then 2500 else if p straight == 6 or p sets 2 == 3 or (m == 4 and p sets 2 == 2) then 1500 else (if m == 5 then 2000 else if m == 4 then 1000 else 1000 * (c1 == 3) + 200 * (p count 2 == 3) + 300 * (p count 3 == 3) + 400 * (p count 4 == 3) + 500 * (c5 == 3) + 600 * (p count 6 == 3)) + 100 * c1 * (c1 < 3) + 50 * c5 * (c5 < 3)"),
+        ("reign", "let p = 7d10 in let w = p maxset in if w < 2 then 0 else 100 * w + p mode"),
+        ("dragon_die", "let p = 2d6 in let dragon = d6 in if p maxset >= 2 or p count == dragon >= 1 then dragon else 0"),
         ("three_players", "let sa = (let a = 6d6 in a count 6 * 49 + a count 5 * 7 + a count 4) in let sb = (let b = 6d6 in b count 6 * 49 + b count 5 * 7 + b count 4) in let sc = (let c = 6d6 in c count 6 * 49 + c count 5 * 7 + c count 4) in if sa > max(sb, sc) then 1 else if sb > max(sa, sc) then 2 else if sc > max(sa, sb) then 3 else 0"),
     ] {
         let (n, _) = program::parse_result(q, &[]).expect("a valid expression");
+        g.bench_function(format!("{name}/parse"), |b| {
+            b.iter(|| black_box(program::parse_result(q, &[]).is_ok()))
+        });
         g.bench_function(format!("{name}/law"), |b| {
             b.iter(|| black_box(exact::first_law(&n, None, &Default::default()).is_ok()))
         });

@@ -390,45 +390,35 @@ impl Law<UBig> {
     /// chain's denominator (35,000 digits) is a few milliseconds, a thousand of them
     /// seconds that Ctrl-C does not wait for.
     fn fractions_until(&self, lo: i64, states: usize, cancel: &Cancel) -> Option<Vec<Fraction>> {
-        let at = |v: i64| ((v - lo).max(0) as usize).min(states - 1);
-        if let Some(den) = self.den.to_u128() {
-            // Every value's ways in a word (they add up to the denominator, which fits
-            // one): no big integer made for each of a wide table's values, most of
-            // which no roll gives (Farkle's 3,001 from 0 to 3,000, of which 31 come).
-            let mut ways = vec![0u128; states];
-            for (v, w) in self.iter() {
-                ways[at(v)] += w.to_u128().unwrap_or(0);
-            }
-            return ways
-                .into_iter()
-                .map(|w| match w {
-                    _ if cancel.is_cancelled() => None,
-                    0 => Some(Fraction::zero()),
-                    w => {
-                        let g = num_integer::Integer::gcd(&den, &w);
-                        Some(Fraction::lowest(UBig::from(w / g), UBig::from(den / g)))
-                    }
-                })
-                .collect();
-        }
         let mut ways = vec![UBig::ZERO; states];
         for (v, w) in self.iter() {
-            ways[at(v)] += w;
+            ways[((v - lo).max(0) as usize).min(states - 1)] += w;
         }
         // The denominator's primes found once for every value (1000d6's 5,001 values
         // each finding them again took 0.2 s).
-        let factors = super::weight::small_factors(&self.den);
+        let factors = match self.den.to_u128() {
+            Some(_) => None,
+            None => super::weight::small_factors(&self.den),
+        };
         let ladders: Vec<Vec<(UBig, u32)>> = factors
             .iter()
             .flatten()
             .map(|&(p, _)| super::weight::ladder(p, &self.den))
             .collect();
+        let small_den = self.den.to_u128();
         ways.into_iter()
-            .map(|w| match &factors {
+            .map(|w| match (&factors, small_den) {
                 _ if cancel.is_cancelled() => None,
-                // A value no roll gives.
+                // A value no roll gives (most of a wide table's, Farkle's 3,001 values
+                // from 0 to 3,000 of which 31 come).
                 _ if w.is_zero() => Some(Fraction::zero()),
-                Some(factors) => {
+                (None, Some(den)) => {
+                    // Every count is at most the denominator, so fits as well.
+                    let w = w.to_u128().unwrap_or(0);
+                    let g = num_integer::Integer::gcd(&den, &w);
+                    Some(Fraction::lowest(UBig::from(w / g), UBig::from(den / g)))
+                }
+                (Some(factors), _) => {
                     // What the value's ways share with the denominator: the
                     // denominator is divided by it (a word where it fits), not built
                     // again from powers of its primes for every value.
@@ -449,7 +439,7 @@ impl Law<UBig> {
                     };
                     Some(Fraction::lowest(numer, denom))
                 }
-                None => {
+                (None, None) => {
                     let g = UBig::common_factor(&self.den, std::slice::from_ref(&w));
                     Some(Fraction::lowest(
                         w.div(&g).to_big(),

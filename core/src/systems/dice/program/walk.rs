@@ -207,52 +207,13 @@ pub(super) fn to_var(mut n: Node, i: usize) -> Node {
     n
 }
 
-/// [`to_var`] in place: the tree's boxes kept, not each moved out and made again.
+/// [`to_var`] in place: the tree's boxes kept, not each moved out and made again. Every
+/// child of [`each_child`] is turned, the same children [`reads`] found the reads in
+/// (a `choose`'s objective among them).
 fn to_var_in(n: &mut Node, i: usize) {
-    match n {
-        Node::PoolVar(r) if r.i == i => *n = Node::Var(i),
-        Node::Neg(a) => to_var_in(a, i),
-        Node::Add(x, y)
-        | Node::Sub(x, y)
-        | Node::Mul(x, y)
-        | Node::Div(x, y)
-        | Node::Max(x, y)
-        | Node::Min(x, y)
-        | Node::Cmp(_, x, y)
-        | Node::Let(x, y) => {
-            to_var_in(x, i);
-            to_var_in(y, i);
-        }
-        Node::LetPool { body, .. } => to_var_in(body, i),
-        Node::If(c, x, y) => {
-            to_var_in(c, i);
-            to_var_in(x, i);
-            to_var_in(y, i);
-        }
-        Node::Pick(p) => to_var_in(&mut p.body, i),
-        Node::Repeat(r) => {
-            r.init.iter_mut().for_each(|n| to_var_in(n, i));
-            to_var_in(&mut r.until, i);
-            to_var_in(&mut r.step, i);
-            to_var_in(&mut r.body, i);
-        }
-        Node::Emit(v) | Node::Record(v) => v.iter_mut().for_each(|n| to_var_in(n, i)),
-        Node::Counted(c, _) => to_var_in(c, i),
-        Node::CountedVar(c, bodies) => {
-            to_var_in(c, i);
-            bodies.iter_mut().for_each(|n| to_var_in(n, i));
-        }
-        Node::Template(t) => t.params.iter_mut().for_each(|n| to_var_in(n, i)),
-        Node::PoolVar(r) => {
-            if let Some(p) = r.rolled.as_mut() {
-                if let Some((_, _, k)) = p.keep.as_mut() {
-                    to_var_in(k, i);
-                }
-                if let Some(v) = p.face.as_mut() {
-                    to_var_in(v, i);
-                }
-            }
-        }
-        _ => {}
+    if matches!(n, Node::PoolVar(r) if r.i == i) {
+        *n = Node::Var(i);
+        return;
     }
+    each_child_mut(n, &mut |c| to_var_in(c, i));
 }

@@ -150,6 +150,11 @@ fn law(c: &mut Criterion) {
         ("farkle", "let p = 6d6 in let c1 = p count 1 in let c5 = p count 5 in let m = p maxset in if m == 6 then 3000 else if p sets 3 == 2 then 2500 else if p straight == 6 or p sets 2 == 3 or (m == 4 and p sets 2 == 2) then 1500 else (if m == 5 then 2000 else if m == 4 then 1000 else 1000 * (c1 == 3) + 200 * (p count 2 == 3) + 300 * (p count 3 == 3) + 400 * (p count 4 == 3) + 500 * (c5 == 3) + 600 * (p count 6 == 3)) + 100 * c1 * (c1 < 3) + 50 * c5 * (c5 < 3)"),
         ("reign", "let p = 7d10 in let w = p maxset in if w < 2 then 0 else 100 * w + p mode"),
         ("dragon_die", "let p = 2d6 in let dragon = d6 in if p maxset >= 2 or p count == dragon >= 1 then dragon else 0"),
+        ("edge", "12d6 again 6 count >= 5"),
+        ("nine_again", "8d10 again >= 9 count >= 8"),
+        ("eight_again", "7d10 again >= 8 count >= 8"),
+        ("risus", "repeat a = 4, b = 3 until a == 0 or b == 0 do let x = (a)d6 in let y = (b)d6 in a = a - (x < y), b = b - (y < x) then a - b"),
+        ("space_cannon", "let shots = 2d10 count >= 6 in repeat c = 3 - shots, d = 2 until c <= 0 or d <= 0 do let hc = (c)d10 count >= 7 in let hd = (d)d10 count >= 9 in c = max(0, c - hd), d = max(0, d - hc) then c - d"),
         ("three_players", "let sa = (let a = 6d6 in a count 6 * 49 + a count 5 * 7 + a count 4) in let sb = (let b = 6d6 in b count 6 * 49 + b count 5 * 7 + b count 4) in let sc = (let c = 6d6 in c count 6 * 49 + c count 5 * 7 + c count 4) in if sa > max(sb, sc) then 1 else if sb > max(sa, sc) then 2 else if sc > max(sa, sb) then 3 else 0"),
     ] {
         let (n, _) = program::parse_result(q, &[]).expect("a valid expression");

@@ -331,23 +331,24 @@ impl<W: Weight> Law<W> {
     /// the counts stay small), by repeated squaring in big integers, where each
     /// squaring of a long law is one big multiply (200d6: 7.5 ms die by die).
     fn times(&self, n: u32, b: &mut Budget<W>) -> Result<Self, NoLaw> {
-        let mut out = Law::point(0);
         let long = n as usize >= KRONECKER || (n >= 3 && self.n.len() >= KRONECKER);
-        if !W::SQUARES || !long {
+        if n == 0 || !W::SQUARES || !long {
             b.long |= long;
+            let mut out = Law::point(0);
             for _ in 0..n {
                 out = out.add_die(self, b)?;
             }
             return Ok(out);
         }
-        let (mut base, mut k) = (self.clone(), n);
-        while k > 0 {
-            if k & 1 == 1 {
-                out = out.add(&base, b)?;
-            }
-            k >>= 1;
-            if k > 0 {
-                base = base.add(&base, b)?;
+        // From the highest bit of `n` down: square, and add one draw where the bit is
+        // set. Every product is a square or one draw added, never two long laws of
+        // different lengths multiplied (12 draws of a 21-deep `again` chain, 6 and 6
+        // squared rather than 8 times 4: 0.55 -> 0.38 ms).
+        let mut out = self.clone();
+        for bit in (0..n.ilog2()).rev() {
+            out = out.add(&out, b)?;
+            if n >> bit & 1 == 1 {
+                out = out.add(self, b)?;
             }
         }
         Ok(out)

@@ -177,6 +177,50 @@ impl Fraction {
     }
 }
 
+/// A distribution's ways over one denominator, before any is reduced: what a sum over
+/// its values (a mean, the chance of a headline's values) is summed from, each value a
+/// product of a word and reduced once. The same sum over the values' fractions in
+/// lowest terms brings each back to a common denominator by a long division (two such
+/// sums were a tenth of a 20-deep `again` pool's roll read from Python).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ways {
+    /// Each state's ways.
+    pub n: Vec<UBig>,
+    /// The ways of every state together.
+    pub den: UBig,
+}
+
+impl Ways {
+    /// `sum k(s) * n[s] / den` over the states, in lowest terms.
+    pub fn sum(&self, k: impl Fn(usize) -> i64) -> Fraction {
+        let (mut up, mut down) = (UBig::ZERO, UBig::ZERO);
+        for (s, w) in self.n.iter().enumerate() {
+            let k = k(s);
+            if k == 0 || w.is_zero() {
+                continue;
+            }
+            let side = if k > 0 { &mut up } else { &mut down };
+            match k.unsigned_abs() {
+                1 => *side += w,
+                m => *side += w * m,
+            }
+        }
+        Fraction::new(
+            IBig::from(up) - IBig::from(down),
+            IBig::from(self.den.clone()),
+        )
+        .unwrap_or_else(Fraction::zero)
+    }
+
+    /// The states at `picks`, in that order.
+    pub fn pick(&self, picks: impl IntoIterator<Item = usize>) -> Ways {
+        Ways {
+            n: picks.into_iter().map(|i| self.n[i].clone()).collect(),
+            den: self.den.clone(),
+        }
+    }
+}
+
 /// The greatest common divisor: in machine words where both fit, else Lehmer's (a
 /// binary gcd going bit by bit took most of a duel's table of thousands of digits).
 fn gcd(a: &UBig, b: &UBig) -> UBig {

@@ -7,7 +7,7 @@
 //! produce a PMF over the same states so both paths go through the same metric maps.
 
 use crate::cancel::Cancel;
-use crate::fraction::Fraction;
+use crate::fraction::{Fraction, Ways};
 use crate::kernels::Rng;
 use crate::pmf::Prob as _;
 
@@ -354,6 +354,9 @@ pub struct Compiled {
     /// `exact` as fractions, where an exact computation with integer weights made them
     /// at once (the dice language's law); a rules module makes its own later.
     pub exact_fractions: Option<Vec<Fraction>>,
+    /// `exact_fractions`' ways of one denominator, where the exact computation kept
+    /// them: a sum over values is summed from these ([`Compiled::metric_sum`]).
+    exact_ways: Option<Ways>,
     /// `exact` as fractions, made when a table first asks for them: a rules module's
     /// exact code run again in whole numbers ([`crate::pmf::Ratio`]), which costs more
     /// than its floats and is not wanted by a sweep that reads only the floats.
@@ -413,6 +416,7 @@ impl Compiled {
             headline,
             exact: None,
             exact_fractions: None,
+            exact_ways: None,
             later_fractions: None,
             made_fractions: crate::lazy::Lazy::new(),
             capped_mass: 0.0,
@@ -448,6 +452,20 @@ impl Compiled {
     pub fn exact_fractions(mut self, fractions: Option<Vec<Fraction>>) -> Self {
         self.exact_fractions = fractions;
         self
+    }
+
+    /// Replaces the default `None`: the ways `exact_fractions` are of one denominator.
+    pub fn exact_ways(mut self, ways: Option<Ways>) -> Self {
+        self.exact_ways = ways;
+        self
+    }
+
+    /// `sum k(v) P(v)` over a metric's values `v`, exactly, where the states' ways were
+    /// kept: one reduction, not one long division per value ([`Ways`]); None without
+    /// them (the caller sums the values' fractions).
+    pub fn metric_sum(&self, m: &Metric, k: impl Fn(usize) -> i64) -> Option<Fraction> {
+        let ways = self.exact_ways.as_ref()?;
+        (ways.n.len() == m.map.len()).then(|| ways.sum(|s| k(m.map[s] as usize)))
     }
 
     /// The PMF over the states as exact fractions, made by `make` (the rules module's

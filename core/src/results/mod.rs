@@ -334,12 +334,14 @@ fn summarize_with(
             };
             if mi == c.headline.metric {
                 headline_fraction = Some(fractions.as_ref().and_then(|f| {
-                    c.headline
-                        .values
-                        .iter()
-                        .map(|&v| Some((f.get(v)?, 1)))
-                        .collect::<Option<Vec<_>>>()
-                        .map(Fraction::sum)
+                    let values = &c.headline.values;
+                    if values.iter().any(|&v| v >= f.len()) {
+                        return None;
+                    }
+                    let mut on = vec![false; f.len()];
+                    values.iter().for_each(|&v| on[v] = true);
+                    c.metric_sum(m, |v| on[v] as i64)
+                        .or_else(|| Some(Fraction::sum(values.iter().map(|&v| (&f[v], 1)))))
                 }));
             }
             metric_result(c, m, hist, fractions)
@@ -467,10 +469,10 @@ fn metric_result(
     } else {
         (None, None, None, None)
     };
-    let exact_mean_fraction = fractions
-        .as_deref()
-        .filter(|_| m.numeric)
-        .map(|f| mean_fraction(f, &m.scale));
+    let exact_mean_fraction = fractions.as_deref().filter(|_| m.numeric).map(|f| {
+        c.metric_sum(m, |v| m.scale.at(v))
+            .unwrap_or_else(|| mean_fraction(f, &m.scale))
+    });
     MetricResult {
         name: m.name.clone(),
         description: m.description.clone(),

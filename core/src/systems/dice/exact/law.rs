@@ -30,7 +30,7 @@ pub use super::weight::{NoLaw, Why};
 pub use super::weight::{Real, REAL_WORK};
 use super::Map;
 use crate::cancel::Cancel;
-use crate::fraction::Fraction;
+use crate::fraction::{Fraction, Ways};
 use dashu_int::UBig;
 use ethnum::U256;
 
@@ -91,16 +91,27 @@ impl Weights {
         states: usize,
         cancel: &Cancel,
     ) -> (Vec<f64>, Option<Vec<Fraction>>) {
+        let (p, counted) = self.counted_chances(lo, states, cancel);
+        (p, counted.map(|(f, _)| f))
+    }
+
+    /// [`Weights::chances`], with the fractions the ways they are of one denominator.
+    pub fn counted_chances(
+        &self,
+        lo: i64,
+        states: usize,
+        cancel: &Cancel,
+    ) -> (Vec<f64>, Option<(Vec<Fraction>, Ways)>) {
         match self {
             Weights::Counted(l) => {
-                let Some(f) = l.fractions_until(lo, states, cancel) else {
+                let Some((f, ways)) = l.fractions_until(lo, states, cancel) else {
                     return (l.floats(lo, states), None);
                 };
                 let p = f
                     .iter()
                     .map(|f| if f.is_zero() { 0.0 } else { f.to_f64() })
                     .collect();
-                (p, Some(f))
+                (p, Some((f, ways)))
             }
             Weights::Real(l) => (l.floats(lo, states), None),
             Weights::Float(l) => (l.floats(lo, states), None),
@@ -384,13 +395,20 @@ impl Law<UBig> {
     /// it passes, as the float's distribution does).
     pub fn fractions(&self, lo: i64, states: usize) -> Vec<Fraction> {
         self.fractions_until(lo, states, &Cancel::new())
+            .map(|(f, _)| f)
             .unwrap_or_default()
     }
 
-    /// [`Law::fractions`], or None once `cancel` is set: a value's fraction over a long
-    /// chain's denominator (35,000 digits) is a few milliseconds, a thousand of them
-    /// seconds that Ctrl-C does not wait for.
-    fn fractions_until(&self, lo: i64, states: usize, cancel: &Cancel) -> Option<Vec<Fraction>> {
+    /// [`Law::fractions`] and the ways they are of the law's denominator, or None once
+    /// `cancel` is set: a value's fraction over a long chain's denominator (35,000
+    /// digits) is a few milliseconds, a thousand of them seconds that Ctrl-C does not
+    /// wait for.
+    fn fractions_until(
+        &self,
+        lo: i64,
+        states: usize,
+        cancel: &Cancel,
+    ) -> Option<(Vec<Fraction>, Ways)> {
         let mut ways = vec![UBig::ZERO; states];
         for (v, w) in self.iter() {
             ways[((v - lo).max(0) as usize).min(states - 1)] += w;
@@ -407,7 +425,8 @@ impl Law<UBig> {
             .map(|&(p, _)| super::weight::ladder(p, &self.den))
             .collect();
         let small_den = self.den.to_u128();
-        ways.into_iter()
+        let fractions = ways
+            .iter()
             .map(|w| match (&factors, small_den) {
                 _ if cancel.is_cancelled() => None,
                 // A value no roll gives (most of a wide table's, Farkle's 3,001 values
@@ -423,12 +442,13 @@ impl Law<UBig> {
                     // What the value's ways share with the denominator: the
                     // denominator is divided by it (a word where it fits), not built
                     // again from powers of its primes for every value.
-                    let mut numer = w;
+                    let mut numer: Option<UBig> = None;
                     let mut shared = Some(1u64);
                     let mut powers = Vec::with_capacity(factors.len());
                     for (&(p, e), rungs) in factors.iter().zip(&ladders) {
-                        let (v, rest) = super::weight::divided_out_by(&numer, p, e, rungs);
-                        numer = rest;
+                        let from = numer.as_ref().unwrap_or(w);
+                        let (v, rest) = super::weight::divided_out_by(from, p, e, rungs);
+                        numer = Some(rest);
                         shared = shared.and_then(|s| s.checked_mul(u64::from(p).checked_pow(v)?));
                         powers.push((p, e - v));
                     }
@@ -438,17 +458,19 @@ impl Law<UBig> {
                             .into_iter()
                             .fold(UBig::ONE, |d, (p, k)| d * UBig::from(p).pow(k as usize)),
                     };
-                    Some(Fraction::lowest(numer, denom))
+                    Some(Fraction::lowest(numer.unwrap_or_else(|| w.clone()), denom))
                 }
                 (None, None) => {
-                    let g = UBig::common_factor(&self.den, std::slice::from_ref(&w));
+                    let g = UBig::common_factor(&self.den, std::slice::from_ref(w));
                     Some(Fraction::lowest(
                         w.div(&g).to_big(),
                         self.den.div(&g).to_big(),
                     ))
                 }
             })
-            .collect()
+            .collect::<Option<Vec<Fraction>>>()?;
+        let den = self.den.clone();
+        Some((fractions, Ways { n: ways, den }))
     }
 }
 

@@ -43,31 +43,47 @@ struct Sum<W> {
     /// The body's law from each state that stopped, where it does not read `rounds`,
     /// with what its limits stopped per unit of its reach.
     bodies: Map<State, (Rc<Law<W>>, [f64; 2])>,
+    /// The last denominator added over that was not `den`, and `den` over it: the
+    /// states' denominator, once a round's common factor was divided out, is a divisor
+    /// of `den` that every state stopping in a round comes over (a long division each
+    /// was a third of a fleet's fight to the end).
+    last: Option<(W, W)>,
 }
 
 impl<W: Weight> Sum<W> {
     /// Adds `w / over` of `part`.
-    fn add(&mut self, w: &W, over: &W, part: &Law<W>, b: &mut Budget<W>) -> Result<(), NoLaw> {
+    fn add(&mut self, w: &W, over: W, part: &Law<W>, b: &mut Budget<W>) -> Result<(), NoLaw> {
         b.spend(2 * part.n.len() as u64 + 8)?;
-        let den = over.mul(&part.den)?;
+        let den = match part.den.is_one() {
+            true => over,
+            false => over.mul(&part.den)?,
+        };
         // Every state that stops in a round comes over that round's denominator, met by
         // the first of them: the rest take their ways as they are, with no division.
         let scale = if den == self.den {
             w.clone()
         } else {
-            if !self.den.multiple_of(&den) {
-                // Rounds' denominators grow by multiples, seldom by less.
-                let common = match den.multiple_of(&self.den) {
-                    true => den.clone(),
-                    false => self.den.lcm(&den)?,
-                };
-                let up = common.div(&self.den);
-                for v in self.ways.values_mut() {
-                    *v = v.mul(&up)?;
+            let up = match &self.last {
+                Some((d, up)) if *d == den => up.clone(),
+                _ => {
+                    if !self.den.multiple_of(&den) {
+                        // Rounds' denominators grow by multiples, seldom by less.
+                        let common = match den.multiple_of(&self.den) {
+                            true => den.clone(),
+                            false => self.den.lcm(&den)?,
+                        };
+                        let up = common.div(&self.den);
+                        for v in self.ways.values_mut() {
+                            *v = v.mul(&up)?;
+                        }
+                        self.den = common;
+                    }
+                    let up = self.den.div(&den);
+                    self.last = Some((den, up.clone()));
+                    up
                 }
-                self.den = common;
-            }
-            w.mul(&self.den.div(&den))?
+            };
+            w.mul(&up)?
         };
         for (v, x) in part.iter() {
             self.ways.entry(v).or_default().add_product(x, &scale)?;
@@ -243,6 +259,7 @@ fn rounds_from<'a, W: Weight>(
         ways: Map::default(),
         den: W::one(),
         bodies: Map::default(),
+        last: None,
     };
     let start_bits = den.bits();
     let mut primes = None;
@@ -398,7 +415,10 @@ fn stop<'a, W: Weight>(
             }
         };
         b.add_stopped(mass, || at.reach(w, Some((stops, until_den))));
-        out.add(&w.mul(stops)?, &at.den.mul(until_den)?, &body, b)?;
+        // A condition that holds or not (a fight's `until`) stops all of a state's ways
+        // of one: no product of a long count with 1 made, twice for each state.
+        let times = |a: &W, b: &W| if b.is_one() { Ok(a.clone()) } else { a.mul(b) };
+        out.add(&times(w, stops)?, times(at.den, until_den)?, &body, b)?;
     }
     let mut on = until_den.clone();
     on.sub_from(stops)?;
@@ -453,7 +473,8 @@ fn joint_round<'a, W: Weight>(
         if goes_on.is_zero() {
             continue;
         }
-        let scale = w.mul(goes_on)?.mul(&common.div(&p.until_den.mul(sd)?))?;
+        // The small factors first, then one product with the long count.
+        let scale = w.mul(&goes_on.mul(&common.div(&p.until_den.mul(sd)?))?)?;
         b.spend(to.len() as u64 * at.words)?;
         for (t, q) in to {
             into(&mut next, t, q, &scale)?;

@@ -826,6 +826,40 @@ fn into_one<W: Weight>(next: &mut States<W>, t: &State, w: &W) -> Result<(), NoL
     }
 }
 
+/// A round's updates, numbers given each value of its last `let` (`a = a - (x < y)`
+/// over the values of `y`): each value's next state, the ways of values in a row that
+/// lead to one state added up before it is looked up (Risus's 16 totals of the
+/// opposing dice lead to three states from each of its own).
+fn emit_each<W: Weight>(
+    updates: &[Node],
+    d: &Law<W>,
+    (ways, den): (&W, &W),
+    env: &mut Vec<i64>,
+    b: &mut Budget<W>,
+    joint: &mut Joint<W>,
+) -> Result<(), NoLaw> {
+    let mut run: Option<(State, W)> = None;
+    for (x, w) in d.iter() {
+        b.spend(REPEAT_COST)?;
+        env.push(x);
+        let t: Option<State> = updates.iter().map(|u| number(u, env, &b.held)).collect();
+        env.pop();
+        let t = t.ok_or(NoLaw::Refused(Why::Part))?;
+        match &mut run {
+            Some((s, acc)) if *s == t => acc.add_to(w)?,
+            _ => {
+                if let Some((s, acc)) = run.replace((t, w.clone())) {
+                    joint.add(&s, &acc.mul(ways)?, den)?;
+                }
+            }
+        }
+    }
+    match run {
+        Some((s, acc)) => joint.add(&s, &acc.mul(ways)?, den),
+        None => Ok(()),
+    }
+}
+
 /// [`step`] below `let`s already taken, `(ways, den)` their values' chance: each value
 /// of every `let` in turn, then the updates. Updates that roll nothing more are numbers
 /// given the `let`s, one next state each, straight into `joint` (Risus's two rolled
@@ -841,6 +875,11 @@ fn step_into<'a, W: Weight>(
         Node::Let(bound, body) => {
             let d = eval(bound, env, b)?;
             let den = den.mul(&d.den)?;
+            if let Node::Emit(v) = &**body {
+                if v.iter().all(|u| b.arithmetic(u)) {
+                    return emit_each(v, &d, (ways, &den), env, b, joint);
+                }
+            }
             for (v, w) in d.iter() {
                 env.push(v);
                 let went = b.within(body, w, &d.den, |b| {

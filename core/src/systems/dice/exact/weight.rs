@@ -371,7 +371,9 @@ impl Weight for UBig {
         Ok(())
     }
     fn mul(&self, o: &Self) -> Result<Self, NoLaw> {
-        Ok(self * o)
+        // A condition that holds or not stops a state's ways of one: a long count
+        // times 1 is copied, not multiplied (twice for each state stopping in a round).
+        Ok(if o.is_one() { self.clone() } else { self * o })
     }
     fn mul_small(&self, k: u64) -> Result<Self, NoLaw> {
         Ok(self * k)

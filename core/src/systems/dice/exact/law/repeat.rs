@@ -421,10 +421,7 @@ fn stop<'a, W: Weight>(
             }
         };
         b.add_stopped(mass, || at.reach(w, Some((stops, until_den))));
-        // A condition that holds or not (a fight's `until`) stops all of a state's ways
-        // of one: no product of a long count with 1 made, twice for each state.
-        let times = |a: &W, b: &W| if b.is_one() { Ok(a.clone()) } else { a.mul(b) };
-        out.add(&times(w, stops)?, times(at.den, until_den)?, &body, b)?;
+        out.add(&w.mul(stops)?, at.den.mul(until_den)?, &body, b)?;
     }
     let mut on = until_den.clone();
     on.sub_from(stops)?;
@@ -832,6 +829,16 @@ fn into_one<W: Weight>(next: &mut States<W>, t: &State, w: &W) -> Result<(), NoL
     }
 }
 
+/// The state a round's updates lead to, each a number given `env`.
+fn next_state<W: Weight>(
+    updates: &[Node],
+    env: &mut Vec<i64>,
+    b: &Budget<W>,
+) -> Result<State, NoLaw> {
+    let t: Option<State> = updates.iter().map(|u| number(u, env, &b.held)).collect();
+    t.ok_or(NoLaw::Refused(Why::Part))
+}
+
 /// A round's updates, numbers given each value of its last `let` (`a = a - (x < y)`
 /// over the values of `y`): each value's next state, the ways of values in a row that
 /// lead to one state added up before it is looked up (Risus's 16 totals of the
@@ -848,9 +855,9 @@ fn emit_each<W: Weight>(
     for (x, w) in d.iter() {
         b.spend(REPEAT_COST)?;
         env.push(x);
-        let t: Option<State> = updates.iter().map(|u| number(u, env, &b.held)).collect();
+        let t = next_state(updates, env, b);
         env.pop();
-        let t = t.ok_or(NoLaw::Refused(Why::Part))?;
+        let t = t?;
         match &mut run {
             Some((s, acc)) if *s == t => acc.add_to(w)?,
             _ => {
@@ -938,8 +945,7 @@ fn step_into<'a, W: Weight>(
         Node::Emit(v) => {
             b.spend(REPEAT_COST)?;
             if v.iter().all(|u| b.arithmetic(u)) {
-                let t: Option<State> = v.iter().map(|u| number(u, env, &b.held)).collect();
-                return joint.add(&t.ok_or(NoLaw::Refused(Why::Part))?, ways, den);
+                return joint.add(&next_state(v, env, b)?, ways, den);
             }
             let laws = v
                 .iter()

@@ -479,6 +479,86 @@ fn a_count_rolled_from_a_count_read_off_a_pool_held() {
     holds(roll, &want);
 }
 
+/// A pool's reads leading to dice rolled after it, in the forms a rule takes: the
+/// 6s beside the dice the other hits roll, each wound then saved (Warhammer's Lethal
+/// Hits); dice rolled less a read (on the read's right); a read against the count of
+/// another roll; a pool's best die beside dice of a count clamped at 0; and the dice
+/// of a count of two reads alone. The dice after depend on the pool only through
+/// numbers worked out of its reads: each is counted once per such number, not per
+/// throw of the pool. Every count of each face of the pool, then binomials.
+#[test]
+fn a_pool_read_into_the_dice_rolled_after_it() {
+    let den = BigUint::from(6u8).pow(8);
+    // c[f - 1]: how many of the eight dice show f; each form's law given the counts.
+    type Form = (&'static str, fn(&[u64]) -> Law);
+    let forms: [Form; 5] = [
+        (
+            "let p = 8d6 in let w = p count 6 + (p count >= 3 - p count 6)d6 count >= 4 in \
+             (w)d6 count <= 2",
+            |c| {
+                let mut out = Law::new();
+                for (k, pk) in binomial(c[2] + c[3] + c[4], 3, 6) {
+                    for (u, pu) in binomial(c[5] + k as u64, 2, 6) {
+                        put(&mut out, u, &pk.mul(&pu));
+                    }
+                }
+                out
+            },
+        ),
+        (
+            "let p = 8d6 in ((p count >= 5)d6 count >= 4) - p count 1",
+            |c| {
+                binomial(c[4] + c[5], 3, 6)
+                    .into_iter()
+                    .map(|(k, q)| (k - c[0] as i64, q))
+                    .collect()
+            },
+        ),
+        (
+            "let p = 8d6 in p count 6 >= ((p count 1)d6 count >= 5)",
+            |c| {
+                let mut out = Law::new();
+                for (k, q) in binomial(c[0], 2, 6) {
+                    put(&mut out, i64::from(c[5] as i64 >= k), &q);
+                }
+                out
+            },
+        ),
+        (
+            "let p = 8d6 in p highest + (max(0, p count >= 4 - 2))d4",
+            |c| {
+                let best = (0..6).rev().find(|&f| c[f] > 0).map_or(0, |f| f as i64 + 1);
+                // The sums of n d4, every roll walked.
+                let n = (c[3] + c[4] + c[5]).saturating_sub(2);
+                let mut out = Law::from([(best, Q::new(1u8, 1u8))]);
+                for _ in 0..n {
+                    let mut next = Law::new();
+                    for (v, q) in &out {
+                        for f in 1..=4 {
+                            put(&mut next, v + f, &q.mul(&Q::new(1u8, 4u8)));
+                        }
+                    }
+                    out = next;
+                }
+                out
+            },
+        ),
+        ("let p = 8d6 in (p count 6 + p count 1)d6 count >= 5", |c| {
+            binomial(c[0] + c[5], 2, 6)
+        }),
+    ];
+    for (roll, given) in forms {
+        let mut want = Law::new();
+        for (c, ways) in compositions(8, 6) {
+            let throw = Q::new(ways, den.clone());
+            for (v, q) in given(&c) {
+                put(&mut want, v, &throw.mul(&q));
+            }
+        }
+        holds(roll, &want);
+    }
+}
+
 /// A d20 that rolls again and adds on a 10 and on a 20 (at most 3 extra rolls), every
 /// chain walked.
 #[test]

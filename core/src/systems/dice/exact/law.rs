@@ -161,6 +161,34 @@ impl<W: Weight> Law<W> {
         Ok(Law { lo, n, den }.trim())
     }
 
+    /// [`Law::from_map`] of values given one by one, a value met again adding up.
+    fn from_values<'w>(
+        values: impl Iterator<Item = (i64, &'w W)> + Clone,
+        den: &W,
+    ) -> Result<Self, NoLaw>
+    where
+        W: 'w,
+    {
+        let (lo, hi) = values
+            .clone()
+            .fold((i64::MAX, i64::MIN), |(lo, hi), (v, _)| {
+                (lo.min(v), hi.max(v))
+            });
+        if lo > hi {
+            return Ok(Law::point(0));
+        }
+        let mut n = vec![W::default(); span(lo, hi)?];
+        for (v, w) in values {
+            n[(v - lo) as usize].add_to(w)?;
+        }
+        Ok(Law {
+            lo,
+            n,
+            den: den.clone(),
+        }
+        .trim())
+    }
+
     fn trim(mut self) -> Self {
         let first = self.n.iter().position(|w| !w.is_zero()).unwrap_or(0);
         let last = self.n.iter().rposition(|w| !w.is_zero()).unwrap_or(0);
@@ -938,33 +966,15 @@ fn open_weighed<'a, W: Weight>(
         Node::Num(v) => Law::point(*v),
         Node::Var(i) => Law::point(*env.get(*i).ok_or(NoLaw::Refused(Why::Part))?),
         Node::Neg(a) => eval(a, env, b)?.map(|x| x.saturating_neg())?,
-        Node::Add(x, y) => {
+        Node::Add(x, y)
+        | Node::Sub(x, y)
+        | Node::Mul(x, y)
+        | Node::Div(x, y)
+        | Node::Max(x, y)
+        | Node::Min(x, y)
+        | Node::Cmp(_, x, y) => {
             let (x, y) = two(x, y, env, b)?;
-            x.add(&y, b)?
-        }
-        Node::Sub(x, y) => {
-            let (x, y) = two(x, y, env, b)?;
-            x.add(&y.map(|v| v.saturating_neg())?, b)?
-        }
-        Node::Mul(x, y) => {
-            let (x, y) = two(x, y, env, b)?;
-            x.combine(&y, b, |x, y| x.saturating_mul(y))?
-        }
-        Node::Div(x, y) => {
-            let (x, y) = two(x, y, env, b)?;
-            x.combine(&y, b, divide)?
-        }
-        Node::Max(x, y) => {
-            let (x, y) = two(x, y, env, b)?;
-            x.combine(&y, b, i64::max)?
-        }
-        Node::Min(x, y) => {
-            let (x, y) = two(x, y, env, b)?;
-            x.combine(&y, b, i64::min)?
-        }
-        Node::Cmp(c, x, y) => {
-            let (x, y) = two(x, y, env, b)?;
-            x.combine(&y, b, |x, y| c.holds(x, y) as i64)?
+            binary(n, &x, &y, b)?
         }
         Node::Let(..) | Node::LetPool { .. } if repeat::led_to(n, env.len()).is_some() => {
             repeat::after_bindings(n, env, b)?
@@ -1055,6 +1065,21 @@ fn open_weighed<'a, W: Weight>(
         }
         _ => return Err(NoLaw::Refused(Why::Part)),
     })
+}
+
+/// The law of the binary operator `n` (`+`, `-`, `*`, `/`, `max`, `min`, a comparison)
+/// on one draw of `x` and one of `y`.
+fn binary<W: Weight>(n: &Node, x: &Law<W>, y: &Law<W>, b: &mut Budget<W>) -> Result<Law<W>, NoLaw> {
+    match n {
+        Node::Add(..) => x.add(y, b),
+        Node::Sub(..) => x.add(&y.map(|v| v.saturating_neg())?, b),
+        Node::Mul(..) => x.combine(y, b, |x, y| x.saturating_mul(y)),
+        Node::Div(..) => x.combine(y, b, divide),
+        Node::Max(..) => x.combine(y, b, i64::max),
+        Node::Min(..) => x.combine(y, b, i64::min),
+        Node::Cmp(c, ..) => x.combine(y, b, |x, y| c.holds(x, y) as i64),
+        _ => Err(NoLaw::Refused(Why::Part)),
+    }
 }
 
 /// `let` bound `in` body: the body for each bound value, mixed by its ways, each

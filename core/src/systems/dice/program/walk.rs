@@ -76,7 +76,7 @@ macro_rules! children {
 }
 
 /// Every expression directly inside `n`, in order.
-pub(crate) fn each_child(n: &Node, f: &mut dyn FnMut(&Node)) {
+pub(crate) fn each_child<'n>(n: &'n Node, f: &mut dyn FnMut(&'n Node)) {
     children!(n, f)
 }
 

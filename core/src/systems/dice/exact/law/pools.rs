@@ -185,6 +185,9 @@ pub(super) fn let_pool<'a, W: Weight>(
         }
         return Law::from_map(m, den.clone());
     }
+    if let Some(law) = by_key(body, outcomes, den, held, env, b)? {
+        return Ok(law);
+    }
     let mut mix = Mixer::new();
     for (dice, w) in outcomes {
         b.spend(1)?;
@@ -212,6 +215,26 @@ fn by_columns<W: Weight>(
     holding: Holding,
     env: &[i64],
 ) -> Result<Option<Law<W>>, NoLaw> {
+    let Some(mut columns) = columns_of(&[body], outcomes, holding, env) else {
+        return Ok(None);
+    };
+    let values = columns.swap_remove(0);
+    let mut m: Map<i64, W> = Map::default();
+    for (v, (_, w)) in values.into_iter().zip(outcomes) {
+        m.entry(v).or_default().add_to(w)?;
+    }
+    Law::from_map(m, den.clone()).map(Some)
+}
+
+/// Each of `roots` (arithmetic on the pool variable's fixed reads and the numbers in
+/// scope, evaluated where the pool's body is) over every outcome: a column each, one
+/// value per outcome. None as [`by_columns`].
+fn columns_of<W>(
+    roots: &[&Node],
+    outcomes: &[(std::rc::Rc<[i64]>, W)],
+    holding: Holding,
+    env: &[i64],
+) -> Option<Vec<Vec<i64>>> {
     /// A fixed read of the pool, by its node's address, with what reading it takes.
     type Read = (*const Node, Way, (i64, i64));
     fn collect(n: &Node, at: usize, found: &mut Option<Vec<Read>>) {
@@ -232,18 +255,15 @@ fn by_columns<W: Weight>(
     }
     let at = env.len();
     let mut found = Some(Vec::new());
-    collect(body, at, &mut found);
-    let Some(reads) = found else {
-        return Ok(None);
-    };
+    for root in roots {
+        collect(root, at, &mut found);
+    }
+    let reads = found?;
     // Held as its reads' values: where each read stands among them.
     let stands = match holding.0 {
         Some(ways) => {
             let at = |(_, way, _): &Read| ways.iter().position(|w| w == way);
-            match reads.iter().map(at).collect::<Option<Vec<usize>>>() {
-                Some(s) => Some(s),
-                None => return Ok(None),
-            }
+            Some(reads.iter().map(at).collect::<Option<Vec<usize>>>()?)
         }
         None => None,
     };
@@ -268,14 +288,142 @@ fn by_columns<W: Weight>(
         lists: &lists,
         scope: &scope,
     };
-    let Some(values) = super::super::columns::values(body, &rows) else {
+    roots
+        .iter()
+        .map(|root| super::super::columns::values(root, &rows))
+        .collect()
+}
+
+/// [`let_pool`]'s body `A op B` (or `B` alone) where `A` is arithmetic and `B` rolls
+/// dice of its own but reads the pool only through arithmetic parts: `p count 6 + (p
+/// count >= 3 - p count 6)d6 count >= 4`, a count of dice worked out from the reads.
+/// Given the values of those parts (the outcome's key), `B` is the same law whatever
+/// else the outcome holds, and independent of `A` (its dice are its own); so `B` is
+/// evaluated once per key, with any outcome of that key held, and set against the law
+/// of `A` over that key's outcomes: Lethal Hits' 231 outcomes of 20d6 lead to 21 counts
+/// of wound dice, where each outcome was a law made, moved and mixed. None where `B`
+/// reads the pool otherwise, or each outcome is a key of its own.
+fn by_key<'a, W: Weight>(
+    body: &'a Node,
+    outcomes: &[(std::rc::Rc<[i64]>, W)],
+    den: &W,
+    holding: Holding<'a>,
+    env: &mut Vec<i64>,
+    b: &mut Budget<'a, W>,
+) -> Result<Option<Law<W>>, NoLaw> {
+    let at = env.len();
+    let operands = match body {
+        Node::Add(x, y)
+        | Node::Sub(x, y)
+        | Node::Mul(x, y)
+        | Node::Div(x, y)
+        | Node::Max(x, y)
+        | Node::Min(x, y)
+        | Node::Cmp(_, x, y) => Some((&**x, &**y)),
+        _ => None,
+    };
+    // The arithmetic side, whether it is the left one, and the side that rolls.
+    let (plain, left, rolls) = match operands {
+        Some((x, y)) if b.arithmetic(x) && !b.arithmetic(y) => (Some(x), true, y),
+        Some((x, y)) if !b.arithmetic(x) && b.arithmetic(y) => (Some(y), false, x),
+        _ => (None, true, body),
+    };
+    let mut keys = Vec::new();
+    if !keyed_reads(rolls, at, b, &mut keys) || keys.is_empty() {
+        return Ok(None);
+    }
+    let roots: Vec<&Node> = plain.into_iter().chain(keys).collect();
+    let Some(columns) = columns_of(&roots, outcomes, holding, env) else {
         return Ok(None);
     };
-    let mut m: Map<i64, W> = Map::default();
-    for (v, (_, w)) in values.into_iter().zip(outcomes) {
-        m.entry(v).or_default().add_to(w)?;
+    b.spend(outcomes.len() as u64 * roots.len() as u64)?;
+    let (plain_values, key_values) = match plain {
+        Some(_) => (Some(&columns[0]), &columns[1..]),
+        None => (None, &columns[..]),
+    };
+    // Each key, in the order first met: an outcome holding it, and each of its outcomes
+    // with the value of the arithmetic side there.
+    let width = key_values.len();
+    let flat: Vec<i64> = (0..outcomes.len())
+        .flat_map(|o| key_values.iter().map(move |c| c[o]))
+        .collect();
+    let mut index: Map<&[i64], usize> = Map::default();
+    index.reserve(outcomes.len());
+    let mut groups: Vec<Vec<(i64, usize)>> = Vec::new();
+    for (o, key) in flat.chunks_exact(width).enumerate() {
+        let g = *index.entry(key).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push((plain_values.map_or(0, |c| c[o]), o));
     }
-    Law::from_map(m, den.clone()).map(Some)
+    if groups.len() == outcomes.len() {
+        return Ok(None);
+    }
+    // Each key's part is its share of the whole (the ways of its outcomes over all the
+    // outcomes'), so the parts add up as they are: denominators stay the outcomes' times
+    // the rolled side's, not grown by every key's own total.
+    let one = W::one();
+    let mut mix = Mixer::new();
+    for group in groups {
+        let share = Law::from_values(group.iter().map(|&(v, o)| (v, &outcomes[o].1)), den)?;
+        let mut reached = W::default();
+        for w in &share.n {
+            reached.add_to(w)?;
+        }
+        let first = group[0].1;
+        env.push(0);
+        b.held.push((at, holding.held(&outcomes[first].0)));
+        let rolled = b.within(rolls, &reached, den, |b| eval(rolls, env, b));
+        b.held.pop();
+        env.pop();
+        let rolled = rolled?;
+        match (plain, left) {
+            // The rolled side alone: by the key's ways.
+            (None, _) => mix.add(&reached, rolled, b)?,
+            (Some(_), true) => mix.add(&W::one(), super::binary(body, &share, &rolled, b)?, b)?,
+            (Some(_), false) => mix.add(&W::one(), super::binary(body, &rolled, &share, b)?, b)?,
+        }
+    }
+    mix.done(if plain.is_some() { &one } else { den }).map(Some)
+}
+
+/// Whether every read of the pool variable at depth `at` in `n` lies within a part that
+/// is arithmetic on the pool's reads and the numbers in scope above it (no `let` of its
+/// own, no variable bound below the pool's): those parts pushed to `keys`.
+fn keyed_reads<'n, W>(
+    n: &'n Node,
+    at: usize,
+    b: &mut Budget<'_, W>,
+    keys: &mut Vec<&'n Node>,
+) -> bool {
+    if !crate::systems::dice::program::mentions(n, at) {
+        return true;
+    }
+    if b.arithmetic(n) && outer_only(n, at) {
+        keys.push(n);
+        return true;
+    }
+    if matches!(n, Node::PoolVar(_) | Node::Meeting(_)) {
+        return false;
+    }
+    let mut all = true;
+    crate::systems::dice::program::each_child(n, &mut |c| all = all && keyed_reads(c, at, b, keys));
+    all
+}
+
+/// Whether `n` binds nothing and reads no variable deeper than `at`: its value is the
+/// same wherever it stands below the pool variable at `at`.
+fn outer_only(n: &Node, at: usize) -> bool {
+    let here = match n {
+        Node::Let(..) => false,
+        Node::Var(j) => *j <= at,
+        Node::PoolVar(r) => r.i <= at,
+        _ => true,
+    };
+    let mut all = here;
+    crate::systems::dice::program::each_child(n, &mut |c| all = all && outer_only(c, at));
+    all
 }
 
 /// The combinations of outcomes of the pool variables bound one inside another from

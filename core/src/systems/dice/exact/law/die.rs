@@ -112,8 +112,15 @@ pub(super) fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>,
                 b.spend((booms.len() * acc.len()) as u64)?;
                 for &(e, q) in &booms {
                     let at = (lo + e - new_lo) as usize;
-                    for (dst, w) in next[at..].iter_mut().zip(&acc) {
-                        if !w.is_zero() {
+                    let next = next[at..].iter_mut().zip(&acc);
+                    // A face of one way (every face of a plain die): added, with no
+                    // multiply (two words' checked multiply was most of Torg's chain).
+                    if q.is_one() {
+                        for (dst, w) in next {
+                            dst.add_to(w)?;
+                        }
+                    } else {
+                        for (dst, w) in next.filter(|(_, w)| !w.is_zero()) {
                             dst.add_product(q, w)?;
                         }
                     }

@@ -13,18 +13,18 @@ use crate::systems::dice::program::{divide, Node};
 
 /// What the columns are of: the chain's reads by address (`reads[i]` is the
 /// `of[i]`th value of a list), the lists, and the `let` values in scope.
-pub(super) struct Rows<'a, P = f64> {
+pub(super) struct Rows<'a, P = f64, L = Vec<i64>> {
     pub reads: &'a [*const Node],
     pub of: &'a [usize],
     /// Each list of values with its weight (a probability, or ways): the weight is not
     /// read here.
-    pub lists: &'a [(Vec<i64>, P)],
+    pub lists: &'a [(L, P)],
     pub scope: &'a [i64],
 }
 
 /// `body`'s value at every list of `rows`, in order; None where it holds a node that is
 /// not plain arithmetic on `let` values and the chain's reads.
-pub(super) fn values<P>(body: &Node, rows: &Rows<'_, P>) -> Option<Vec<i64>> {
+pub(super) fn values<P, L: AsRef<[i64]>>(body: &Node, rows: &Rows<'_, P, L>) -> Option<Vec<i64>> {
     column(body, rows, &mut Vec::new())
 }
 
@@ -46,11 +46,11 @@ pub(super) fn values_of_let(body: &Node, scope: &[i64], bound: Vec<i64>) -> Opti
 /// `f` of `a` and `b`, list by list: `f` a type of its own for each operator, so that
 /// the loop is made for it (through a `dyn Fn`, every value was a call, a third of
 /// Torg's chart over its 400 sums).
-fn pair<P, F: Fn(i64, i64) -> i64>(
+fn pair<P, L: AsRef<[i64]>, F: Fn(i64, i64) -> i64>(
     a: &Node,
     b: &Node,
     f: F,
-    rows: &Rows<'_, P>,
+    rows: &Rows<'_, P, L>,
     lets: &mut Vec<Vec<i64>>,
 ) -> Option<Vec<i64>> {
     let mut x = column(a, rows, lets)?;
@@ -67,7 +67,11 @@ fn pair<P, F: Fn(i64, i64) -> i64>(
 }
 
 /// `n` over every list; `lets` the columns of the `let`s inside the body, innermost last.
-fn column<P>(n: &Node, rows: &Rows<'_, P>, lets: &mut Vec<Vec<i64>>) -> Option<Vec<i64>> {
+fn column<P, L: AsRef<[i64]>>(
+    n: &Node,
+    rows: &Rows<'_, P, L>,
+    lets: &mut Vec<Vec<i64>>,
+) -> Option<Vec<i64>> {
     let len = rows.lists.len();
     Some(match n {
         Node::Num(v) => vec![*v; len],
@@ -121,7 +125,7 @@ fn column<P>(n: &Node, rows: &Rows<'_, P>, lets: &mut Vec<Vec<i64>>) -> Option<V
             let at = *rows.of.get(i)?;
             rows.lists
                 .iter()
-                .map(|(vals, _)| vals.get(at).copied().unwrap_or(0))
+                .map(|(vals, _)| vals.as_ref().get(at).copied().unwrap_or(0))
                 .collect()
         }
     })

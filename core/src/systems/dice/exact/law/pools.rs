@@ -40,13 +40,15 @@ pub(super) fn held_outcomes<'a, W: Weight>(
                 None => tallied(spec, b)?,
             };
             let reads = tallies.is_some();
-            let (each, den) = match (choice, tallies) {
-                (Some(c), _) => chosen(c, b, &reading)?,
-                (None, Some(each)) => each,
-                (None, None) => outcomes(&reading, b)?,
+            // Each outcome's dice shared (an `Rc`), as the body's reads hold them.
+            let shared = |(each, den): Gathered<W>| -> Outcomes<W> {
+                (each.into_iter().map(|(d, w)| (d.into(), w)).collect(), den)
             };
-            let each = each.into_iter().map(|(d, w)| (d.into(), w)).collect();
-            let o = std::rc::Rc::new((each, den));
+            let o = std::rc::Rc::new(match (choice, tallies) {
+                (Some(c), _) => shared(chosen(c, b, &reading)?),
+                (None, Some(each)) => each,
+                (None, None) => shared(outcomes(&reading, b)?),
+            });
             let memo = match (reads, choice) {
                 (true, _) => &mut b.tallies,
                 (false, Some(_)) => &mut b.chosen,
@@ -259,39 +261,56 @@ fn columns_of<W>(
         collect(root, at, &mut found);
     }
     let reads = found?;
-    // Held as its reads' values: where each read stands among them.
-    let stands = match holding.0 {
-        Some(ways) => {
-            let at = |(_, way, _): &Read| ways.iter().position(|w| w == way);
-            Some(reads.iter().map(at).collect::<Option<Vec<usize>>>()?)
-        }
-        None => None,
-    };
-    let mut lists = Vec::with_capacity(outcomes.len());
-    for (held, _) in outcomes {
-        let values = match &stands {
-            Some(s) => s.iter().map(|&i| held[i]).collect(),
-            None => reads
-                .iter()
-                .map(|(_, (keep, agg), (lo, hi))| read_sorted(held, *keep, *agg, *lo, *hi))
-                .collect(),
-        };
-        lists.push((values, ()));
-    }
     let nodes: Vec<*const Node> = reads.iter().map(|(n, ..)| *n).collect();
-    let of: Vec<usize> = (0..nodes.len()).collect();
     // The pool's own slot holds no number: a placeholder, as in a chain's pass.
     let scope: Vec<i64> = env.iter().copied().chain([0]).collect();
-    let rows = super::super::columns::Rows {
-        reads: &nodes,
-        of: &of,
-        lists: &lists,
-        scope: &scope,
-    };
-    roots
-        .iter()
-        .map(|root| super::super::columns::values(root, &rows))
-        .collect()
+    fn each<P, L: AsRef<[i64]>>(
+        roots: &[&Node],
+        rows: &super::super::columns::Rows<'_, P, L>,
+    ) -> Option<Vec<Vec<i64>>> {
+        roots
+            .iter()
+            .map(|root| super::super::columns::values(root, rows))
+            .collect()
+    }
+    match holding.0 {
+        // Held as its reads' values: each read is where it stands among them, read off
+        // the outcomes as they are.
+        Some(ways) => {
+            let at = |(_, way, _): &Read| ways.iter().position(|w| w == way);
+            let of = reads.iter().map(at).collect::<Option<Vec<usize>>>()?;
+            each(
+                roots,
+                &super::super::columns::Rows {
+                    reads: &nodes,
+                    of: &of,
+                    lists: outcomes,
+                    scope: &scope,
+                },
+            )
+        }
+        None => {
+            let lists: Vec<(Vec<i64>, ())> = outcomes
+                .iter()
+                .map(|(held, _)| {
+                    let values = reads
+                        .iter()
+                        .map(|(_, (keep, agg), (lo, hi))| read_sorted(held, *keep, *agg, *lo, *hi));
+                    (values.collect(), ())
+                })
+                .collect();
+            let of: Vec<usize> = (0..nodes.len()).collect();
+            each(
+                roots,
+                &super::super::columns::Rows {
+                    reads: &nodes,
+                    of: &of,
+                    lists: &lists,
+                    scope: &scope,
+                },
+            )
+        }
+    }
 }
 
 /// [`let_pool`]'s body `A op B` (or `B` alone) where `A` is arithmetic and `B` rolls

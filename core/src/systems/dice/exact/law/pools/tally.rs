@@ -15,7 +15,7 @@ use super::*;
 pub(super) fn tallied<'a, W: Weight>(
     spec: &'a PoolSpec,
     b: &mut Budget<'a, W>,
-) -> Result<Option<Gathered<W>>, NoLaw> {
+) -> Result<Option<Outcomes<W>>, NoLaw> {
     if spec.deck().is_some()
         || spec.keep.is_some()
         || spec.ways.is_empty()
@@ -78,8 +78,14 @@ pub(super) fn tallied<'a, W: Weight>(
             let last = i + 1 == kinds.len();
             let step = packing.step(adds);
             let mut rows = Splits::new(x, n, b, words)?;
+            // Room for every split at once (a map grown split by split rehashed its
+            // states again and again).
+            let splits: usize = match last {
+                true => states.len(),
+                false => states.keys().map(|(_, r)| *r as usize + 1).sum(),
+            };
             let mut next: States<W> = Map::default();
-            next.reserve(states.len());
+            next.reserve(splits);
             for ((reads, r), w) in states {
                 let first = if last { r } else { 0 };
                 b.spend(u64::from(r - first + 1).saturating_mul(words + 1))?;
@@ -159,7 +165,8 @@ impl Packing {
         })
     }
 
-    fn unpack(&self, mut key: u128) -> Vec<i64> {
+    /// The reads of a key, as an outcome holds them (made at their length at once).
+    fn unpack(&self, mut key: u128) -> std::rc::Rc<[i64]> {
         self.strides
             .iter()
             .zip(&self.lo)
@@ -228,7 +235,8 @@ fn die_by_die<W: Weight>(
     b: &mut Budget<W>,
 ) -> Result<States<W>, NoLaw> {
     let each = words + 1;
-    let unpacked: Vec<Vec<i64>> = states.keys().map(|(k, _)| packing.unpack(*k)).collect();
+    let unpacked: Vec<std::rc::Rc<[i64]>> =
+        states.keys().map(|(k, _)| packing.unpack(*k)).collect();
     if let Some(grid) = Grid::of(&unpacked, n, kinds) {
         let mut cells = vec![W::default(); grid.cells];
         for (r, (_, w)) in unpacked.iter().zip(states) {
@@ -288,7 +296,7 @@ impl Grid {
     /// Cells past which a map's states are fewer than a grid's to walk.
     const MOST: f64 = (1 << 20) as f64;
 
-    fn of<W>(states: &[Vec<i64>], n: u32, kinds: &[(Vec<i64>, W)]) -> Option<Grid> {
+    fn of<W>(states: &[std::rc::Rc<[i64]>], n: u32, kinds: &[(Vec<i64>, W)]) -> Option<Grid> {
         let reads = kinds.first()?.0.len();
         let mut lo = Vec::with_capacity(reads);
         let mut strides = vec![0; reads];
@@ -434,7 +442,7 @@ mod tests {
                 for c in 0..=5 {
                     let key = p.pack(&[a, b, c]);
                     assert!(seen.insert(key), "{a} {b} {c} packed apart");
-                    assert_eq!(p.unpack(key), vec![a, b, c]);
+                    assert_eq!(p.unpack(key)[..], [a, b, c]);
                 }
             }
         }
@@ -443,7 +451,7 @@ mod tests {
             for c in 0..=3u128 {
                 let want: Vec<i64> = adds.iter().map(|x| x * c as i64).collect();
                 let moved = start.wrapping_add(p.step(adds).wrapping_mul(c));
-                assert_eq!(p.unpack(moved), want, "{adds:?} taken {c} times");
+                assert_eq!(p.unpack(moved)[..], want[..], "{adds:?} taken {c} times");
             }
         }
         // Reads whose values together pass 128 bits are not packed.

@@ -482,8 +482,8 @@ fn a_count_rolled_from_a_count_read_off_a_pool_held() {
 /// A pool's reads leading to dice rolled after it, in the forms a rule takes: the
 /// 6s beside the dice the other hits roll, each wound then saved (Warhammer's Lethal
 /// Hits); dice rolled less a read (on the read's right); a read against the count of
-/// another roll; a pool's best die beside dice of a count clamped at 0; and the dice
-/// of a count of two reads alone. The dice after depend on the pool only through
+/// another roll; a pool's best die beside dice of a count clamped at 0; the dice of a
+/// count of two reads alone, of rerolled dice, and of a count that can fall below 0. The dice after depend on the pool only through
 /// numbers worked out of its reads: each is counted once per such number, not per
 /// throw of the pool. Every count of each face of the pool, then binomials.
 #[test]
@@ -491,7 +491,7 @@ fn a_pool_read_into_the_dice_rolled_after_it() {
     let den = BigUint::from(6u8).pow(8);
     // c[f - 1]: how many of the eight dice show f; each form's law given the counts.
     type Form = (&'static str, fn(&[u64]) -> Law);
-    let forms: [Form; 5] = [
+    let forms: [Form; 7] = [
         (
             "let p = 8d6 in let w = p count 6 + (p count >= 3 - p count 6)d6 count >= 4 in \
              (w)d6 count <= 2",
@@ -545,6 +545,15 @@ fn a_pool_read_into_the_dice_rolled_after_it() {
         ),
         ("let p = 8d6 in (p count 6 + p count 1)d6 count >= 5", |c| {
             binomial(c[0] + c[5], 2, 6)
+        }),
+        // A die rerolled once on a 1 meets 4+ in 3 of 6, or after a 1 in 3 of 6 again:
+        // 21 of 36, 7 of 12.
+        ("let p = 8d6 in (p count >= 5)d6 reroll 1 count >= 4", |c| {
+            binomial(c[4] + c[5], 7, 12)
+        }),
+        // A count below 0 rolls no dice.
+        ("let p = 8d6 in (p count 6 - 2)d6 count >= 4", |c| {
+            binomial(c[5].saturating_sub(2), 3, 6)
         }),
     ];
     for (roll, given) in forms {

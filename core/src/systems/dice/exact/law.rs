@@ -995,6 +995,14 @@ fn open_weighed<'a, W: Weight>(
                     return Ok(law);
                 }
             }
+            // Counts of one die and condition, by the count's whole law at once.
+            if let (true, true, Some((spec, c))) = (again, d.n.len() > 1, one_coin(pools)) {
+                b.passed(d.highest(), pools.len());
+                let one = die(spec, b)?;
+                let law = thinned(&d, pools.len() - 1, &coin(&one, c, spec)?, b)?;
+                b.keep_counted(n, d, &law);
+                return Ok(law);
+            }
             // Sums of one kind of die, count by count rising: each from the one before
             // with the dice between added (`(hits)d6` over the 301 counts of 300 shots'
             // hits), not each made afresh.
@@ -1305,15 +1313,7 @@ fn pool<'a, W: Weight>(p: &'a PoolSpec, b: &mut Budget<'a, W>) -> Result<Law<W>,
         (None, Agg::Count(c)) => {
             let mut out = Law::point(0);
             for ((n, d), (_, spec)) in dies.iter().zip(&p.groups) {
-                let mut hit = W::default();
-                for (_, w) in d.iter().filter(|(v, _)| c.holds(*v, spec.lo(), spec.hi())) {
-                    hit.add_to(w)?;
-                }
-                let mut miss = d.den.clone();
-                miss.sub_from(&hit)?;
-                // In lowest terms first (3 of 6 is 1 of 2): the powers stay small.
-                let g = hit.gcd(&miss).gcd(&d.den);
-                let (hit, miss, coin_den) = (hit.div(&g), miss.div(&g), d.den.div(&g));
+                let (hit, miss, coin_den) = coin(d, c, spec)?;
                 out = out.add(&counts(*n as usize, &hit, &miss, &coin_den, b)?, b)?;
             }
             Ok(out.reduced())
@@ -1324,6 +1324,88 @@ fn pool<'a, W: Weight>(p: &'a PoolSpec, b: &mut Budget<'a, W>) -> Result<Law<W>,
             keep::pass(&dies, &p.groups, end, k.min(total), agg, b)
         }
     }
+}
+
+/// One die counted by the condition `c`: its ways to meet it and not, over its ways,
+/// in lowest terms (3 of 6 is 1 of 2: the powers of a pool of them stay small).
+fn coin<W: Weight>(d: &Law<W>, c: Cond, spec: &DieSpec) -> Result<(W, W, W), NoLaw> {
+    let mut hit = W::default();
+    for (_, w) in d.iter().filter(|(v, _)| c.holds(*v, spec.lo(), spec.hi())) {
+        hit.add_to(w)?;
+    }
+    let mut miss = d.den.clone();
+    miss.sub_from(&hit)?;
+    let g = hit.gcd(&miss).gcd(&d.den);
+    Ok((hit.div(&g), miss.div(&g), d.den.div(&g)))
+}
+
+/// The die and condition of a rolled count's pools where each is that many of one die
+/// read by one count (`(hits)d6 count >= 4`, its pools of 0, 1, 2, ... dice): each die
+/// then a coin, and the pools a binomial each.
+fn one_coin(pools: &[PoolSpec]) -> Option<(&DieSpec, Cond)> {
+    let last = pools.last()?;
+    let ([(_, die)], Agg::Count(c)) = (last.groups.as_slice(), last.agg) else {
+        return None;
+    };
+    let plain = |p: &PoolSpec| p.keep.is_none() && p.again.is_none() && !die.deck;
+    pools
+        .iter()
+        .enumerate()
+        .all(|(k, p)| {
+            matches!(p.groups.as_slice(), [(n, d)] if *n as usize == k && d == die)
+                && p.agg == last.agg
+                && plain(p)
+        })
+        .then_some((die, c))
+}
+
+/// A rolled count (its law `d`) of coins tossed, the coins landed counted: `Σ_j d_j
+/// (miss + hit·z)^j / coin^j` by Horner's rule, over the one denominator `d`'s times
+/// `coin^K` (`K` its most coins), each step one multiply by a coin. Where before each
+/// count's binomial was made (or found again), then all of them mixed: the hits of
+/// every rolled count of a wound chain, the 13 counts of a pool of hits each read on.
+/// A count past the pools made is as many as the last (as [`counted`] picks).
+fn thinned<W: Weight>(
+    d: &Law<W>,
+    most: usize,
+    (hit, miss, coin): &(W, W, W),
+    b: &mut Budget<W>,
+) -> Result<Law<W>, NoLaw> {
+    let top = usize::try_from(d.highest().max(0))
+        .unwrap_or(usize::MAX)
+        .min(most);
+    let mut by_count = vec![W::default(); top + 1];
+    for (k, w) in d.iter() {
+        let k = usize::try_from(k.max(0)).unwrap_or(usize::MAX).min(top);
+        by_count[k].add_to(w)?;
+    }
+    let words = (top as u64 * u64::from(coin.bits() + 1) + u64::from(d.den.bits()))
+        .div_ceil(64)
+        .max(1);
+    b.spend(((top * top) as u64 / 2 + top as u64 + 1).saturating_mul(2 * words))?;
+    let mut r = Vec::with_capacity(top + 1);
+    r.push(by_count[top].clone());
+    let mut next: Vec<W> = Vec::with_capacity(top + 1);
+    let mut scale = W::one();
+    for j in (0..top).rev() {
+        // r · (miss + hit·z), then the counts of j coins.
+        next.clear();
+        next.resize(r.len() + 1, W::default());
+        for (i, w) in r.iter().enumerate().filter(|(_, w)| !w.is_zero()) {
+            next[i].add_product(w, miss)?;
+            next[i + 1].add_product(w, hit)?;
+        }
+        scale = scale.mul(coin)?;
+        next[0].add_product(&by_count[j], &scale)?;
+        std::mem::swap(&mut r, &mut next);
+    }
+    Ok(Law {
+        lo: 0,
+        n: r,
+        den: d.den.mul(&scale)?,
+    }
+    .trim()
+    .reduced())
 }
 
 /// The law of how many of `n` coins land, each `hit` ways of `coin_den` (`miss` the

@@ -12,8 +12,8 @@
 //! distributions:
 //!
 //! - `let v = X in A op B`, B not reading v: `(let v = X in A) op B` (`op` any binary
-//!   operator; `-A` and the branches and condition of an `if` likewise, when only one
-//!   of them reads v);
+//!   operator; `-A`, a rolled count of dice and the branches and condition of an `if`
+//!   likewise, when only one of them reads v);
 //! - `let v = X in let w = Y(v) in B`, B not reading v: `let w = (let v = X in Y(v)) in
 //!   B`: a chain mixes over the value that feeds the next roll, not over its paths
 //!   (hits to wounds to saves costs the sum of the steps, not their product);
@@ -168,6 +168,9 @@ fn bind(d: usize, binder: Binder, body: Node) -> Node {
     }
     match body {
         Node::Neg(a) => Node::Neg(Box::new(bind(d, binder, *a))),
+        // A rolled count's pools read no variable: the value goes into the count
+        // (`let w = ... in (w)d6 count <= 2` is the pools mixed by w's law at once).
+        Node::Counted(c, pools) => Node::Counted(Box::new(bind(d, binder, *c)), pools),
         Node::Add(a, b) => binary!(Node::Add, a, b),
         Node::Sub(a, b) => binary!(Node::Sub, a, b),
         Node::Mul(a, b) => binary!(Node::Mul, a, b),

@@ -996,7 +996,12 @@ fn open_weighed<'a, W: Weight>(
                 }
             }
             // Counts of one die and condition, by the count's whole law at once.
-            if let (true, true, Some((spec, c))) = (again, d.n.len() > 1, one_coin(pools)) {
+            // (Looked for only there: a single count's pool is found again cheaper.)
+            let coined = match again && d.n.len() > 1 {
+                true => one_coin(pools),
+                false => None,
+            };
+            if let Some((spec, c)) = coined {
                 b.passed(d.highest(), pools.len());
                 let one = die(spec, b)?;
                 let law = thinned(&d, pools.len() - 1, &coin(&one, c, spec)?, b)?;

@@ -962,20 +962,14 @@ fn open_weighed<'a, W: Weight>(
     ) -> Two<W> {
         Ok((eval(x, env, b)?, eval(y, env, b)?))
     }
+    if let Some((x, y)) = n.operands() {
+        let (x, y) = two(x, y, env, b)?;
+        return binary(n, &x, &y, b);
+    }
     Ok(match n {
         Node::Num(v) => Law::point(*v),
         Node::Var(i) => Law::point(*env.get(*i).ok_or(NoLaw::Refused(Why::Part))?),
         Node::Neg(a) => eval(a, env, b)?.map(|x| x.saturating_neg())?,
-        Node::Add(x, y)
-        | Node::Sub(x, y)
-        | Node::Mul(x, y)
-        | Node::Div(x, y)
-        | Node::Max(x, y)
-        | Node::Min(x, y)
-        | Node::Cmp(_, x, y) => {
-            let (x, y) = two(x, y, env, b)?;
-            binary(n, &x, &y, b)?
-        }
         Node::Let(..) | Node::LetPool { .. } if repeat::led_to(n, env.len()).is_some() => {
             repeat::after_bindings(n, env, b)?
         }

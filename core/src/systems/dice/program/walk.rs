@@ -75,6 +75,23 @@ macro_rules! children {
     };
 }
 
+impl Node {
+    /// The two sides of a binary operator (`+`, `-`, `*`, `/`, `max`, `min`, a
+    /// comparison); None for any other node.
+    pub fn operands(&self) -> Option<(&Node, &Node)> {
+        match self {
+            Node::Add(x, y)
+            | Node::Sub(x, y)
+            | Node::Mul(x, y)
+            | Node::Div(x, y)
+            | Node::Max(x, y)
+            | Node::Min(x, y)
+            | Node::Cmp(_, x, y) => Some((x, y)),
+            _ => None,
+        }
+    }
+}
+
 /// Every expression directly inside `n`, in order.
 pub(crate) fn each_child<'n>(n: &'n Node, f: &mut dyn FnMut(&'n Node)) {
     children!(n, f)

@@ -331,18 +331,8 @@ fn by_key<'a, W: Weight>(
     b: &mut Budget<'a, W>,
 ) -> Result<Option<Law<W>>, NoLaw> {
     let at = env.len();
-    let operands = match body {
-        Node::Add(x, y)
-        | Node::Sub(x, y)
-        | Node::Mul(x, y)
-        | Node::Div(x, y)
-        | Node::Max(x, y)
-        | Node::Min(x, y)
-        | Node::Cmp(_, x, y) => Some((&**x, &**y)),
-        _ => None,
-    };
     // The arithmetic side, whether it is the left one, and the side that rolls.
-    let (plain, left, rolls) = match operands {
+    let (plain, left, rolls) = match body.operands() {
         Some((x, y)) if b.arithmetic(x) && !b.arithmetic(y) => (Some(x), true, y),
         Some((x, y)) if !b.arithmetic(x) && b.arithmetic(y) => (Some(y), false, x),
         _ => (None, true, body),

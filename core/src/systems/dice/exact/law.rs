@@ -1346,16 +1346,13 @@ fn one_coin(pools: &[PoolSpec]) -> Option<(&DieSpec, Cond)> {
     let ([(_, die)], Agg::Count(c)) = (last.groups.as_slice(), last.agg) else {
         return None;
     };
-    let plain = |p: &PoolSpec| p.keep.is_none() && p.again.is_none() && !die.deck;
-    pools
-        .iter()
-        .enumerate()
-        .all(|(k, p)| {
-            matches!(p.groups.as_slice(), [(n, d)] if *n as usize == k && d == die)
-                && p.agg == last.agg
-                && plain(p)
-        })
-        .then_some((die, c))
+    let alike = |(k, p): (usize, &PoolSpec)| {
+        matches!(p.groups.as_slice(), [(n, d)] if *n as usize == k && d == die)
+            && p.agg == last.agg
+            && p.keep.is_none()
+            && p.again.is_none()
+    };
+    (!die.deck && pools.iter().enumerate().all(alike)).then_some((die, c))
 }
 
 /// A rolled count (its law `d`) of coins tossed, the coins landed counted: `Σ_j d_j

@@ -387,11 +387,17 @@ fn by_key<'a, W: Weight>(
         b.held.pop();
         env.pop();
         let rolled = rolled?;
-        match (plain, left) {
+        match plain {
             // The rolled side alone: by the key's ways.
-            (None, _) => mix.add(&reached, rolled, b)?,
-            (Some(_), true) => mix.add(&W::one(), super::binary(body, &share, &rolled, b)?, b)?,
-            (Some(_), false) => mix.add(&W::one(), super::binary(body, &rolled, &share, b)?, b)?,
+            None => mix.add(&reached, rolled, b)?,
+            Some(_) => {
+                let (x, y) = if left {
+                    (&share, &rolled)
+                } else {
+                    (&rolled, &share)
+                };
+                mix.add(&one, super::binary(body, x, y, b)?, b)?
+            }
         }
     }
     mix.done(if plain.is_some() { &one } else { den }).map(Some)

@@ -11,9 +11,11 @@ use crate::systems::dice::program::pick::{self, Picker};
 use crate::systems::dice::program::{
     face_span, read_sorted, DieSpec, PoolRead, Scratch, Template, MAX_COUNTED_DICE,
 };
+use linear::linear_pool;
 use std::collections::BTreeMap;
 use tally::tallied;
 
+mod linear;
 mod tally;
 
 /// A pool variable's outcomes, every way its body reads alike counted as one, and how
@@ -314,14 +316,15 @@ fn columns_of<W>(
 }
 
 /// [`let_pool`]'s body `A op B` (or `B` alone) where `A` is arithmetic and `B` rolls
-/// dice of its own but reads the pool only through arithmetic parts: `p count 6 + (p
-/// count >= 3 - p count 6)d6 count >= 4`, a count of dice worked out from the reads.
-/// Given the values of those parts (the outcome's key), `B` is the same law whatever
-/// else the outcome holds, and independent of `A` (its dice are its own); so `B` is
-/// evaluated once per key, with any outcome of that key held, and set against the law
-/// of `A` over that key's outcomes: Lethal Hits' 231 outcomes of 20d6 lead to 21 counts
-/// of wound dice, where each outcome was a law made, moved and mixed. None where `B`
-/// reads the pool otherwise, or each outcome is a key of its own.
+/// dice of its own but reads the pool only through arithmetic parts: `max(1, p count 6)
+/// + (p count >= 3 - p count 6)d6 count >= 4`, a count of dice worked out from the
+/// reads. Given the values of those parts (the outcome's key), `B` is the same law
+/// whatever else the outcome holds, and independent of `A` (its dice are its own); so
+/// `B` is evaluated once per key, with any outcome of that key held, and set against the
+/// law of `A` over that key's outcomes: 231 outcomes of 20d6 lead to 21 counts of wound
+/// dice, where each outcome was a law made, moved and mixed. (Without the `max`, the
+/// body adds up die by die: [`linear_pool`] is quicker still.) None where `B` reads the
+/// pool otherwise, or each outcome is a key of its own.
 fn by_key<'a, W: Weight>(
     body: &'a Node,
     outcomes: &[(std::rc::Rc<[i64]>, W)],
@@ -1125,140 +1128,6 @@ fn walk<W: Weight>(
         &mut Vec::new(),
         visit,
     )
-}
-
-/// A pool variable whose body only adds its reads, each a sum over its dice (`sum`,
-/// `count`, a symbol's count) times a whole number (`p count >= 11 + p count 20`): the
-/// body is then one number per die added over the dice, so the pool is that number's
-/// die rolled as many times, not every multiset of its dice held apart by the reads
-/// (200d20 read two ways were 20,301 pairs of counts; the sum is 401 values). None
-/// where the body does anything else, or the pool is a deck's cards.
-pub(super) fn linear_pool<'a, W: Weight>(
-    n: &'a Node,
-    spec: &'a PoolSpec,
-    body: &Node,
-    at: usize,
-    b: &mut Budget<'a, W>,
-) -> Result<Option<Law<W>>, NoLaw> {
-    // Cards are dealt, not rolled: no card is independent of the others.
-    if spec.keep.is_some() || spec.groups.is_empty() || spec.groups.iter().any(|(_, d)| d.deck) {
-        return Ok(None);
-    }
-    let mut terms = Vec::new();
-    let mut constant = 0i128;
-    if !linear_terms(body, at, 1, &mut terms, &mut constant) || terms.is_empty() {
-        return Ok(None);
-    }
-    // It reads no other variable: worked out once however often it is met (a round's
-    // pool, from every state).
-    if let Some(law) = b.closed.alike(n) {
-        b.spend(law.n.len() as u64)?;
-        return Ok(Some(law));
-    }
-    let (lo, hi) = face_span(spec);
-    // Each term apart, as the sampler multiplies each read before it adds them.
-    let parts = |v: i64| {
-        terms
-            .iter()
-            .map(move |&(agg, k)| k * i128::from(read_sorted(&[v], None, agg, lo, hi)))
-    };
-    let per_die = |v: i64| -> i128 { parts(v).sum() };
-    // The values each group's dice take: an exploding die's totals past its faces; an
-    // `again` chain's rolls, each a face of the die as it falls.
-    let mut laws = Vec::with_capacity(spec.groups.len());
-    for (n, die) in &spec.groups {
-        let law = match spec.again {
-            Some(_) => die_law(
-                &DieSpec {
-                    explode: None,
-                    ..die.clone()
-                },
-                b.cancel,
-            )?,
-            None => super::die(die, b)?,
-        };
-        b.spend(law.n.len() as u64)?;
-        laws.push((*n, die, law));
-    }
-    let values = || {
-        laws.iter()
-            .flat_map(|(_, _, law)| law.iter().map(|(v, _)| v))
-    };
-    // Every term of a die, and the most dice a roll holds, far inside a word: nothing
-    // the sampler multiplies or adds can then saturate, and the sum is the body's value
-    // on every roll.
-    let dice: i128 = spec
-        .groups
-        .iter()
-        .map(|(n, d)| i128::from(*n) * (i128::from(d.depth) + 1))
-        .sum();
-    let most = values()
-        .map(|v| parts(v).map(i128::abs).sum::<i128>())
-        .max()
-        .unwrap_or(0);
-    if dice.saturating_mul(most).saturating_add(constant.abs()) >= 1 << 60 {
-        return Ok(None);
-    }
-    // The numbers' common step taken out while the dice are added (`5 * p count <= 4 +
-    // 10 * p count <= 2` adds multiples of 5: a fifth of the places), put back at the end.
-    let step = values().fold(0i64, |s, v| {
-        num_integer::Integer::gcd(&s, &(per_die(v) as i64))
-    });
-    let step = step.max(1);
-    let g = |v: i64| per_die(v) as i64 / step;
-    let mut out = Law::point(0);
-    for (n, die, law) in &laws {
-        let one = match spec.again {
-            Some(c) => {
-                let (chain, den) = again_chain(die, c, 0, |acc: &i64, v| acc + g(v), b)?;
-                Law::from_map(chain, den)?
-            }
-            None => law.map(g)?,
-        };
-        out = out.add(&one.reduced().times(*n, b)?, b)?;
-    }
-    let constant = constant as i64;
-    let law = out.map(|v| v * step + constant)?.reduced();
-    Ok(Some(b.closed.keep(n, law)))
-}
-
-/// `body` as a whole number plus reads of the pool variable at depth `at`, each times
-/// a whole number (`k` the factor `body` itself is taken at), every read one that adds
-/// up over the dice; false where it is anything else.
-fn linear_terms(
-    body: &Node,
-    at: usize,
-    k: i128,
-    terms: &mut Vec<(Agg, i128)>,
-    c: &mut i128,
-) -> bool {
-    const FAR: i128 = 1 << 40;
-    if k.abs() >= FAR {
-        return false;
-    }
-    match body {
-        Node::Num(v) => {
-            *c += k * i128::from(*v);
-            c.abs() < FAR
-        }
-        Node::Neg(x) => linear_terms(x, at, -k, terms, c),
-        Node::Add(x, y) => linear_terms(x, at, k, terms, c) && linear_terms(y, at, k, terms, c),
-        Node::Sub(x, y) => linear_terms(x, at, k, terms, c) && linear_terms(y, at, -k, terms, c),
-        Node::Mul(x, y) => match (&**x, &**y) {
-            (Node::Num(m), e) | (e, Node::Num(m)) => {
-                linear_terms(e, at, k * i128::from(*m), terms, c)
-            }
-            _ => false,
-        },
-        Node::PoolVar(r) => {
-            let adds = r.i == at && adds_up(&(r.keep, r.agg)) && r.rolled.is_none() && !r.sized;
-            if adds {
-                terms.push((r.agg, k));
-            }
-            adds
-        }
-        _ => false,
-    }
 }
 
 /// A pool with `again` read at once (`sum`, or `count` of a face): each die starts a

@@ -22,10 +22,22 @@ pub struct Fraction {
 /// significant bits first, where a ratio of two floats of thousands of bits would be
 /// inf/inf (0 below the smallest float).
 pub fn ratio(n: &UBig, d: &UBig) -> f64 {
+    if let (Ok(n), Ok(d)) = (u128::try_from(n), u128::try_from(d)) {
+        return ratio_words(n, d);
+    }
     let shift = |x: &UBig| x.bit_len().saturating_sub(64);
     let (sn, sd) = (shift(n), shift(d));
     let f = (n >> sn).to_f64().value() / (d >> sd).to_f64().value();
     f * 2f64.powi((sn as i64 - sd as i64).clamp(-2000, 2000) as i32)
+}
+
+/// [`ratio`] of two words, the same steps in machine integers (a table's every value
+/// went through big integers for it).
+fn ratio_words(n: u128, d: u128) -> f64 {
+    let shift = |x: u128| (128 - x.leading_zeros()).saturating_sub(64);
+    let (sn, sd) = (shift(n), shift(d));
+    let f = ((n >> sn) as u64 as f64) / ((d >> sd) as u64 as f64);
+    f * 2f64.powi((i64::from(sn) - i64::from(sd)).clamp(-2000, 2000) as i32)
 }
 
 impl Fraction {
@@ -193,6 +205,9 @@ pub struct Ways {
 impl Ways {
     /// `sum k(s) * n[s] / den` over the states, in lowest terms.
     pub fn sum(&self, k: impl Fn(usize) -> i64) -> Fraction {
+        if let Some(f) = self.sum_in_words(&k) {
+            return f;
+        }
         let (mut up, mut down) = (UBig::ZERO, UBig::ZERO);
         for (s, w) in self.n.iter().enumerate() {
             let k = k(s);
@@ -210,6 +225,29 @@ impl Ways {
             IBig::from(self.den.clone()),
         )
         .unwrap_or_else(Fraction::zero)
+    }
+
+    /// [`Ways::sum`] in machine words, where every product and sum fits in two (a
+    /// table's mean, each value's ways one big multiply and add): None past them.
+    fn sum_in_words(&self, k: &impl Fn(usize) -> i64) -> Option<Fraction> {
+        let den = u128::try_from(&self.den).ok()?;
+        let (mut up, mut down) = (0u128, 0u128);
+        for (s, w) in self.n.iter().enumerate() {
+            let k = k(s);
+            if k == 0 || w.is_zero() {
+                continue;
+            }
+            let side = if k > 0 { &mut up } else { &mut down };
+            let w = u128::try_from(w).ok()?;
+            *side = side.checked_add(w.checked_mul(u128::from(k.unsigned_abs()))?)?;
+        }
+        let (n, d) = (i128::try_from(up).ok()? - i128::try_from(down).ok()?, den);
+        let g = num_integer::gcd(n.unsigned_abs(), d);
+        if d == 0 || g == 0 {
+            return Some(Fraction::zero());
+        }
+        let n = n / g as i128;
+        Some(Fraction::lowest_signed(n, d / g))
     }
 
     /// The states at `picks`, in that order.
@@ -279,5 +317,83 @@ impl std::fmt::Display for Fraction {
 impl Serialize for Fraction {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The big-integer steps of [`ratio`], kept here as they were before its word path.
+    fn ratio_big(n: &UBig, d: &UBig) -> f64 {
+        let shift = |x: &UBig| x.bit_len().saturating_sub(64);
+        let (sn, sd) = (shift(n), shift(d));
+        let f = (n >> sn).to_f64().value() / (d >> sd).to_f64().value();
+        f * 2f64.powi((sn as i64 - sd as i64).clamp(-2000, 2000) as i32)
+    }
+
+    /// A sum of ways times whole numbers in machine words is the sum in big integers:
+    /// signs either way, a zero sum, counts up to two words.
+    #[test]
+    fn a_sum_of_ways_in_words_is_the_sum_in_big_integers() {
+        let mut x: u128 = 0x2545_f491_4f6c_dd1d_9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for i in 0..3_000u32 {
+            let bits = 8 + i % 100;
+            let n: Vec<UBig> = (0..20)
+                .map(|_| UBig::from(next() >> (128 - bits)))
+                .collect();
+            let den = UBig::from((next() >> (128 - bits)) | 1) * UBig::from(3u8);
+            let ways = Ways { n, den };
+            let shift = i64::from(i % 30) - 10;
+            let k = |s: usize| s as i64 - shift;
+            let (mut up, mut down) = (IBig::ZERO, IBig::ZERO);
+            for (s, w) in ways.n.iter().enumerate() {
+                let t = IBig::from(w.clone()) * IBig::from(k(s).unsigned_abs());
+                if k(s) > 0 {
+                    up += t;
+                } else {
+                    down += t;
+                }
+            }
+            let want = Fraction::new(up - down, IBig::from(ways.den.clone())).expect("den");
+            assert_eq!(ways.sum(k), want, "{i}");
+        }
+        let zero = Ways {
+            n: vec![UBig::from(3u8), UBig::from(3u8)],
+            den: UBig::from(6u8),
+        };
+        assert_eq!(zero.sum(|s| if s == 0 { 1 } else { -1 }), Fraction::zero());
+    }
+
+    /// Two words' ratio by machine integers is the big integers' bit for bit: numbers
+    /// of every length to 128 bits, halves of a float's last place among them.
+    #[test]
+    fn a_ratio_of_two_words_is_the_big_integers_ratio() {
+        let mut x: u128 = 0x9e37_79b9_7f4a_7c15_2545_f491_4f6c_dd1d;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for i in 0..200_000u32 {
+            let (a, b) = (next() >> (i % 128), next() >> ((i / 128) % 128));
+            // A 54-bit odd number: halfway between two doubles where it is exact.
+            let half = ((next() >> 74) | 1) << (i % 70);
+            for (n, d) in [(a, b.max(1)), (half, b.max(1)), (a.min(b), a.max(b).max(1))] {
+                let want = ratio_big(&UBig::from(n), &UBig::from(d));
+                assert_eq!(
+                    ratio(&UBig::from(n), &UBig::from(d)).to_bits(),
+                    want.to_bits(),
+                    "{n}/{d}"
+                );
+            }
+        }
     }
 }

@@ -222,60 +222,112 @@ const TENS: [f64; 23] = [
 
 /// [`tidy`] by arithmetic, where it is sure to give what writing the digits and reading
 /// them back gives (a table tidies every value; writing each was most of a long
-/// table's summary). `x` times a power of ten `10^k` lands in [10^12, 10^13) within
-/// half its last place (2^-10 there: the power is exact, the product rounded once);
-/// away from a half, that rounds to the 13 digits written, and those digits over the
-/// exact `10^k` is one division rounded once, the double nearest them, as reading
-/// them is. None near a half, or past the exact powers (below 10^-10 or above 10^35).
+/// table's summary). `x` times `10^k` lands in [10^12, 10^13): by one exact power, the
+/// product rounded once (within 2^-10 there); past 10^22, by several, each product
+/// rounded once (within `c` times 2^-10 for `c` of them, a hundredth at most). Away from
+/// a half by more than that, it rounds to the 13 digits written. Those digits over an
+/// exact `10^k` are one division rounded once, the double nearest them, as reading them
+/// is; over a larger power they are read as written (`{digits}e{-k}`), which is quick
+/// for 13 digits. None near a half, or for a number below the normal doubles.
 fn thirteen_digits(x: f64) -> Option<f64> {
     let a = x.abs();
+    if a < f64::MIN_POSITIVE {
+        return None;
+    }
     let mut k = 12 - a.log10().floor() as i32;
     for _ in 0..3 {
-        let ten = *TENS.get(k.unsigned_abs() as usize)?;
-        let m = if k >= 0 { a * ten } else { a / ten };
+        // 10^k as exact powers, the largest first.
+        let (mut m, mut left, mut steps) = (a, k.unsigned_abs() as usize, 0u32);
+        while left > 0 {
+            let ten = TENS[left.min(22)];
+            m = if k >= 0 { m * ten } else { m / ten };
+            left -= left.min(22);
+            steps += 1;
+        }
         if m >= 1e13 {
             k -= 1;
         } else if m < 1e12 {
             k += 1;
         } else {
-            if (m - m.floor() - 0.5).abs() < 0.01 {
+            if (m - m.floor() - 0.5).abs() < 0.01 * f64::from(steps.max(1)) {
                 return None;
             }
             let n = m.round();
-            let back = if k >= 0 { n / ten } else { n * ten };
+            let back = match TENS.get(k.unsigned_abs() as usize) {
+                Some(ten) if k >= 0 => n / ten,
+                Some(ten) => n * ten,
+                None => read_back(n as u64, -k)?,
+            };
             return Some(back.copysign(x));
         }
     }
     None
 }
 
-/// [`tidy`] as the digits are written (`{:.12e}`) and read back.
-fn tidy_written(x: f64) -> f64 {
-    // Written into a buffer on the stack: a table tidies every value, and a `String`
-    // each was an allocation and a free per value.
-    struct Buf {
-        b: [u8; 40],
-        n: usize,
-    }
-    impl std::fmt::Write for Buf {
-        fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            let end = self.n + s.len();
-            self.b
-                .get_mut(self.n..end)
-                .ok_or(std::fmt::Error)?
-                .copy_from_slice(s.as_bytes());
-            self.n = end;
-            Ok(())
+/// The double nearest `n · 10^e`, read as written (`{n}e{e}`, its digits put down one by
+/// one: the formatter's machinery was most of the time of a value this small).
+fn read_back(n: u64, e: i32) -> Option<f64> {
+    // From the last character back.
+    fn put(mut v: u64, b: &mut [u8; 32], at: &mut usize) {
+        loop {
+            *at -= 1;
+            b[*at] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                return;
+            }
         }
     }
-    let mut buf = Buf { b: [0; 40], n: 0 };
+    let (mut b, mut at) = ([0u8; 32], 32);
+    put(u64::from(e.unsigned_abs()), &mut b, &mut at);
+    if e < 0 {
+        at -= 1;
+        b[at] = b'-';
+    }
+    at -= 1;
+    b[at] = b'e';
+    put(n, &mut b, &mut at);
+    std::str::from_utf8(&b[at..]).ok()?.parse().ok()
+}
+
+/// Text written into a buffer on the stack: a table tidies every value, and a `String`
+/// each was an allocation and a free per value.
+struct Buf {
+    b: [u8; 40],
+    n: usize,
+}
+
+impl Default for Buf {
+    fn default() -> Self {
+        Buf { b: [0; 40], n: 0 }
+    }
+}
+
+impl Buf {
+    fn text(&self) -> Option<&str> {
+        std::str::from_utf8(&self.b[..self.n]).ok()
+    }
+}
+
+impl std::fmt::Write for Buf {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.n + s.len();
+        self.b
+            .get_mut(self.n..end)
+            .ok_or(std::fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.n = end;
+        Ok(())
+    }
+}
+
+/// [`tidy`] as the digits are written (`{:.12e}`) and read back.
+fn tidy_written(x: f64) -> f64 {
+    let mut buf = Buf::default();
     if std::fmt::Write::write_fmt(&mut buf, format_args!("{x:.12e}")).is_err() {
         return x;
     }
-    std::str::from_utf8(&buf.b[..buf.n])
-        .ok()
-        .and_then(|t| t.parse().ok())
-        .unwrap_or(x)
+    buf.text().and_then(|t| t.parse().ok()).unwrap_or(x)
 }
 
 /// The mean of a numeric metric whose value `v` is `scale.at(v)`, summed exactly from
@@ -794,6 +846,18 @@ mod tests {
                 check(f64::from_bits(v.to_bits() - 1));
             }
         }
+        // Far from 1: every scale of ten, a long table's tail of chains (1e-27) to the
+        // smallest normal doubles and the largest.
+        for _ in 0..100_000 {
+            let r = next();
+            let e = (r % 615) as i32 - 307;
+            let m = 1.0 + (r >> 12) as f64 / (1u64 << 52) as f64 * 9.0;
+            let v = m * 10f64.powi(e);
+            check(v);
+            check(f64::from_bits(v.to_bits() + 1));
+            let half = ((r % 9_000_000_000_000) + 1_000_000_000_000) as f64 + 0.5;
+            check(half * 10f64.powi(e.clamp(-300, 290) - 12));
+        }
         for k in 0..23 {
             for t in [super::TENS[k], 1.0 / super::TENS[k]] {
                 for d in -3i64..=3 {
@@ -801,7 +865,7 @@ mod tests {
                 }
             }
         }
-        assert!(checked > 300_000, "{checked} checked");
+        assert!(checked > 800_000, "{checked} checked");
     }
 
     use super::{mean_fraction, Fraction, Scale};

@@ -453,6 +453,11 @@ impl Law<UBig> {
             .map(|&(p, _)| super::weight::ladder(p, &self.den))
             .collect();
         let small_den = self.den.to_u128();
+        // Many values over one denominator of small primes: each reduced by them.
+        let word_factors = match small_den {
+            Some(den) if ways.len() >= 8 => super::weight::WordFactors::of(den),
+            _ => None,
+        };
         let fractions = ways
             .iter()
             .map(|w| match (&factors, small_den) {
@@ -463,8 +468,14 @@ impl Law<UBig> {
                 (None, Some(den)) => {
                     // Every count is at most the denominator, so fits as well.
                     let w = w.to_u128().unwrap_or(0);
-                    let g = num_integer::Integer::gcd(&den, &w);
-                    Some(Fraction::lowest(UBig::from(w / g), UBig::from(den / g)))
+                    let (n, d) = match &word_factors {
+                        Some(f) => f.lowest(w),
+                        None => {
+                            let g = num_integer::Integer::gcd(&den, &w);
+                            (w / g, den / g)
+                        }
+                    };
+                    Some(Fraction::lowest(UBig::from(n), UBig::from(d)))
                 }
                 (Some(factors), _) => {
                     // What the value's ways share with the denominator: the

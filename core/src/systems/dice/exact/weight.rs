@@ -202,6 +202,82 @@ fn gcd_words(a: u128, b: u128) -> u128 {
     }
 }
 
+/// A denominator of two words whose primes are all small (a die's sides to a power:
+/// 20^21 is 2^42 · 5^21), each odd prime with its inverse modulo 2^128: the part a count
+/// shares with it is then found by multiplications, `x · p⁻¹` being `x / p` exactly
+/// where `p` divides `x`, and at most `(2^128 - 1) / p` exactly then (Granlund and
+/// Montgomery, "Division by invariant integers using multiplication", 1994, section 9).
+/// A gcd of two words goes bit by bit over ninety-odd bits, for each value of a table.
+pub(super) struct WordFactors {
+    den: u128,
+    twos: u32,
+    /// Each odd prime's exponent, inverse and `(2^128 - 1) / p`.
+    odd: Vec<(u32, u128, u128)>,
+}
+
+impl WordFactors {
+    /// Primes below this are looked for; a denominator with a larger one has none.
+    const PRIMES_BELOW: u32 = 2000;
+
+    pub(super) fn of(den: u128) -> Option<WordFactors> {
+        if den == 0 {
+            return None;
+        }
+        let twos = den.trailing_zeros();
+        let mut rest = den >> twos;
+        let mut odd = Vec::new();
+        // A composite p never divides what its primes have left.
+        let mut p = 3u32;
+        while rest > 1 {
+            if p >= Self::PRIMES_BELOW {
+                return None;
+            }
+            let (inv, limit) = (inverse(p), u128::MAX / u128::from(p));
+            let mut e = 0;
+            while rest.wrapping_mul(inv) <= limit {
+                rest = rest.wrapping_mul(inv);
+                e += 1;
+            }
+            if e > 0 {
+                odd.push((e, inv, limit));
+            }
+            p += 2;
+        }
+        Some(WordFactors { den, twos, odd })
+    }
+
+    /// `w / g` and the denominator over `g`, `g` their greatest common divisor.
+    pub(super) fn lowest(&self, w: u128) -> (u128, u128) {
+        if w == 0 {
+            return (0, 1);
+        }
+        let t = w.trailing_zeros().min(self.twos);
+        let (mut n, mut d) = (w >> t, self.den >> t);
+        for &(e, inv, limit) in &self.odd {
+            for _ in 0..e {
+                let q = n.wrapping_mul(inv);
+                if q > limit {
+                    break;
+                }
+                n = q;
+                d = d.wrapping_mul(inv);
+            }
+        }
+        (n, d)
+    }
+}
+
+/// The inverse of an odd `p` modulo 2^128, by Newton's iteration (each step doubles the
+/// bits that are right; `p` is its own inverse modulo 8).
+fn inverse(p: u32) -> u128 {
+    let p = u128::from(p);
+    let mut x = p;
+    for _ in 0..6 {
+        x = x.wrapping_mul(2u128.wrapping_sub(p.wrapping_mul(x)));
+    }
+    x
+}
+
 /// The operations of a count in machine words (`u128`, `U256`): each checked, an
 /// overflow saying the law must run again wider.
 macro_rules! checked_words {
@@ -689,6 +765,42 @@ pub(super) fn small_factors(den: &UBig) -> Option<Vec<(u32, u32)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each count over a denominator of small primes in lowest terms by multiplications,
+    /// against the gcd: powers of 2, of 3, of 20, a product of primes up to 1999, a
+    /// prime past the primes looked for (none), and counts sharing none, some or all.
+    #[test]
+    fn a_count_over_a_denominator_of_small_primes_is_in_lowest_terms() {
+        let dens: [u128; 7] = [
+            1,
+            1 << 127,
+            3u128.pow(80),
+            20u128.pow(21),
+            6u128.pow(40),
+            7 * 1999 * 1999 * 11u128.pow(20),
+            (1u128 << 100) * 5 * 7 * 13,
+        ];
+        let mut x: u128 = 0x2545_f491_4f6c_dd1d_9e37_79b9_7f4a_7c15;
+        for den in dens {
+            let f = WordFactors::of(den).expect("small primes");
+            for i in 0..3000u32 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let w = match i % 3 {
+                    0 => x % den,
+                    1 => (x % 97 + 1).min(den) * (den / (x % 97 + 1).min(den)),
+                    _ => den / (u128::from(i) % 7 + 1).min(den),
+                };
+                let g = num_integer::Integer::gcd(&den, &w).max(1);
+                let want = if w == 0 { (0, 1) } else { (w / g, den / g) };
+                assert_eq!(f.lowest(w), want, "{w} over {den}");
+            }
+        }
+        // 2003 is prime, past the primes looked for.
+        assert!(WordFactors::of(2003 * 8).is_none());
+        assert!(WordFactors::of(0).is_none());
+    }
 
     /// A gcd of a word and two words by one division first, against the gcd bit by bit:
     /// numbers sharing a factor, either one past a word, one of them 0.

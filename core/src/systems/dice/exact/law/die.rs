@@ -82,6 +82,9 @@ pub(super) fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>,
     let stops: Vec<(i64, &W)> = stop.iter().collect();
     let (boom_lo, boom_hi) = (booms[0].0, booms[booms.len() - 1].0);
     let (mut lo, mut acc) = (base.lo, base.n.clone());
+    // Two rows kept for every depth, each made again in place (a row allocated and
+    // zeroed per depth was a third of Torg's chain).
+    let mut next: Vec<W> = Vec::new();
     let mut scale = base.den.clone();
     let mut b: Budget<W> = Budget::new(cancel);
     // Many exploding faces (`d300 explode >= 2`): each depth one convolution as two
@@ -94,12 +97,25 @@ pub(super) fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>,
         let hi = lo + acc.len() as i64 - 1;
         let new_lo = (lo + boom_lo).min(stop.lo);
         let new_hi = (hi + boom_hi).max(stop.lo + stop.n.len() as i64 - 1);
-        let mut next = vec![W::default(); span(new_lo, new_hi)?];
+        let width = span(new_lo, new_hi)?;
+        next.clear();
+        // The first exploding face of one way lands on zeros: the row so far copied
+        // there, zeros either side (each cell written once).
+        let copied = match booms[0] {
+            (e, q) if many.is_none() && q.is_one() => {
+                let at = (lo + e - new_lo) as usize;
+                next.resize(at, W::default());
+                next.extend_from_slice(&acc);
+                true
+            }
+            _ => false,
+        };
+        next.resize(width, W::default());
         match &many {
             Some(faces) => {
                 let here = Law {
                     lo,
-                    n: acc,
+                    n: std::mem::take(&mut acc),
                     den: W::one(),
                 };
                 let on = faces.add(&here, &mut b)?;
@@ -110,7 +126,7 @@ pub(super) fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>,
             }
             None => {
                 b.spend((booms.len() * acc.len()) as u64)?;
-                for &(e, q) in &booms {
+                for &(e, q) in &booms[usize::from(copied)..] {
                     let at = (lo + e - new_lo) as usize;
                     let next = next[at..].iter_mut().zip(&acc);
                     // A face of one way (every face of a plain die): added, with no
@@ -132,7 +148,8 @@ pub(super) fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>,
             next[(v - new_lo) as usize].add_product(w, &scale)?;
         }
         scale = scale.mul(&base.den)?;
-        (lo, acc) = (new_lo, next);
+        lo = new_lo;
+        std::mem::swap(&mut acc, &mut next);
     }
     Ok(Law {
         lo,

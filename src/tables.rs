@@ -211,7 +211,7 @@ impl Held {
     /// notebook that reads one table pays for that one.
     pub fn table(&self, name: &str) -> Result<Option<DataFrame>, AppError> {
         let made = match name {
-            "distribution" => frame::distribution(&self.0)?,
+            "distribution" => frame::distribution_numbers(&self.0)?,
             "summary" => frame::summary(&self.0)?,
             "headline" => frame::headline(&self.0)?,
             _ => return Ok(None),

@@ -195,3 +195,39 @@ fn every_option_of_every_command_is_listed_for_the_python_keywords() {
     has("equalize", ("no-trial-cap", false, false));
     assert!(rollsim::command::options("rol").is_err());
 }
+
+/// The distribution a roll hands to Python one table at a time (`Held::table`, its
+/// values put down as numbers where every label is one) is the whole tables' (their
+/// labels written as text and read back as numbers), cell for cell and type for type:
+/// sums, a tail folded into "or more", a contest's words, a roll below zero, and two
+/// scenarios side by side.
+#[test]
+fn a_held_distribution_is_the_tables_distribution_with_its_numbers() {
+    let cases: [&[&str]; 5] = [
+        &["roll", "3d6 - 12", "--exact-only"],
+        &["roll", "d6 explode depth 3", "--trials", "2000"],
+        &["roll", "2d6", "--vs", "2d6 + 1", "--exact-only"],
+        &[
+            "roll",
+            "let p = 4d6 in p count 6 - p count 1",
+            "--exact-only",
+        ],
+        &[
+            "roll", "d20", "--vs", "d20", "--trials", "3000", "--seed", "4",
+        ],
+    ];
+    let mut numeric = 0;
+    for args in cases {
+        let cancel = rollsim::Cancel::new();
+        let whole = rollsim::tables::of(args.iter().copied(), &cancel)
+            .unwrap()
+            .with_numeric_values();
+        let want = whole.get("distribution").unwrap();
+        let held = rollsim::tables::held(args.iter().copied(), &cancel).unwrap();
+        let got = held.table("distribution").unwrap().unwrap();
+        assert_eq!(&got, want, "{args:?}");
+        numeric += usize::from(got.column("value").unwrap().dtype() == &DataType::Int64);
+    }
+    // Words stay text: not every case is numbers.
+    assert!((1..5).contains(&numeric), "{numeric} of 5 numeric");
+}

@@ -299,6 +299,56 @@ fn small_sum(parts: &[(&Fraction, i64)]) -> Option<Fraction> {
 
 /// `n/d`, always with the slash (`0/1`, `1/1`, `21/2`), so that a reader of a table
 /// splits every cell the same way.
+impl Fraction {
+    /// As [`Display`](std::fmt::Display) writes it (`-27/216` reduced), its digits put
+    /// down one by one where both numbers fit two words: a table writes one per value,
+    /// and the formatter's machinery was most of a long table's handing over.
+    pub fn text(&self) -> String {
+        match (i128::try_from(&self.numer), u128::try_from(&self.denom)) {
+            (Ok(n), Ok(d)) => {
+                let mut b = Vec::with_capacity(80);
+                if n < 0 {
+                    b.push(b'-');
+                }
+                push_digits(&mut b, n.unsigned_abs());
+                b.push(b'/');
+                push_digits(&mut b, d);
+                String::from_utf8(b).unwrap_or_default()
+            }
+            _ => self.to_string(),
+        }
+    }
+}
+
+/// `v` in decimal digits onto `b`: by words of 19 digits, each written from its end.
+fn push_digits(b: &mut Vec<u8>, v: u128) {
+    const WORD: u128 = 10_000_000_000_000_000_000;
+    let mut words = [0u64; 3];
+    let (mut n, mut v) = (0, v);
+    loop {
+        words[n] = (v % WORD) as u64;
+        n += 1;
+        v /= WORD;
+        if v == 0 {
+            break;
+        }
+    }
+    for (i, &w) in words[..n].iter().rev().enumerate() {
+        let mut d = [b'0'; 19];
+        let (mut at, mut w) = (19, w);
+        loop {
+            at -= 1;
+            d[at] = b'0' + (w % 10) as u8;
+            w /= 10;
+            if w == 0 {
+                break;
+            }
+        }
+        // The first word as it is; the others padded to 19 digits.
+        b.extend_from_slice(if i == 0 { &d[at..] } else { &d });
+    }
+}
+
 impl std::fmt::Display for Fraction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // In machine words where they fit: a table writes one per value, and a big
@@ -369,6 +419,38 @@ mod tests {
             den: UBig::from(6u8),
         };
         assert_eq!(zero.sum(|s| if s == 0 { 1 } else { -1 }), Fraction::zero());
+    }
+
+    /// A fraction's text by its digits is what it displays: signs, zero, one word, two
+    /// words, a word's edges, and numbers past two words.
+    #[test]
+    fn a_fraction_s_text_is_what_it_displays() {
+        let mut x: u128 = 0x9e37_79b9_7f4a_7c15_2545_f491_4f6c_dd1d;
+        for i in 0..20_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = IBig::from(x >> (i % 128)) * if i % 3 == 0 { -1 } else { 1 };
+            let d = UBig::from((x.rotate_left(i) >> (i % 127)) | 1);
+            let f = Fraction::new(n, IBig::from(d)).expect("den");
+            assert_eq!(f.text(), f.to_string());
+        }
+        for v in [
+            0u128,
+            1,
+            9,
+            10,
+            10u128.pow(19) - 1,
+            10u128.pow(19),
+            10u128.pow(38),
+            u128::MAX,
+        ] {
+            let f = Fraction::lowest(UBig::from(v), UBig::from(u128::MAX));
+            assert_eq!(f.text(), f.to_string());
+        }
+        let wide =
+            Fraction::new(IBig::from(7u8), IBig::from(UBig::from(3u8).pow(200))).expect("den");
+        assert_eq!(wide.text(), wide.to_string());
     }
 
     /// Two words' ratio by machine integers is the big integers' bit for bit: numbers

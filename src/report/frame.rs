@@ -25,6 +25,35 @@ fn mc<T>(trials: u64, v: T) -> Option<T> {
 /// scores are multiples of 50: not 3,001 rows from 0 to 3,000, most of them 0); every
 /// value of any chance stays.
 pub fn distribution(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
+    distribution_with(results, false)
+}
+
+/// [`distribution`] with its `value` as whole numbers where every row's label is the text
+/// of its value (a sum, a count), as [`crate::tables`] hands it to Python: the numbers
+/// put down as they are, not written as text and read back.
+pub fn distribution_numbers(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
+    distribution_with(results, true)
+}
+
+/// Whether `label` is `v` written in digits (`-12`).
+fn is_text_of(label: &str, v: i64) -> bool {
+    let (mut digits, mut at, mut u) = ([0u8; 20], 20, v.unsigned_abs());
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (u % 10) as u8;
+        u /= 10;
+        if u == 0 {
+            break;
+        }
+    }
+    match label.as_bytes().split_first() {
+        Some((b'-', rest)) if v < 0 => rest == &digits[at..],
+        _ => v >= 0 && label.as_bytes() == &digits[at..],
+    }
+}
+
+fn distribution_with(results: &[ScenarioResult], numbers: bool) -> Result<Frame, FrameError> {
+    let numbers = numbers.then(|| numbers_of(results)).flatten();
     let mut scenario = Vec::new();
     let mut metric = Vec::new();
     let mut value = Vec::new();
@@ -40,7 +69,9 @@ pub fn distribution(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
             for row in m.listed() {
                 scenario.push(r.name.clone());
                 metric.push(m.name.clone());
-                value.push(row.label.clone());
+                if numbers.is_none() {
+                    value.push(row.label.clone());
+                }
                 count.push(mc(r.trials, row.count));
                 trials.push(mc(r.trials, r.trials));
                 probability.push(mc(r.trials, row.probability));
@@ -56,11 +87,15 @@ pub fn distribution(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
     // here, where waking the pool's threads took longer than the digits (a tenth of a
     // small roll read from Python).
     let bits: usize = fractions.iter().flatten().map(|f| f.bits()).sum();
-    let text = |f: &Option<&rollsim_core::fraction::Fraction>| f.map(ToString::to_string);
+    let text = |f: &Option<&rollsim_core::fraction::Fraction>| f.map(|f| f.text());
     let exact_fraction: Vec<Option<String>> = if bits < 1 << 20 {
         fractions.iter().map(text).collect()
     } else {
         fractions.par_iter().map(text).collect()
+    };
+    let value: Cells = match numbers {
+        Some(v) => v.into(),
+        None => value.into(),
     };
     frame!(
         "scenario" => scenario,
@@ -74,6 +109,16 @@ pub fn distribution(results: &[ScenarioResult]) -> Result<Frame, FrameError> {
         "exact" => exact,
         "exact_fraction" => exact_fraction,
     )
+}
+
+/// Every listed row's value, where each row's label is its value's text.
+fn numbers_of(results: &[ScenarioResult]) -> Option<Vec<i64>> {
+    let rows = results
+        .iter()
+        .flat_map(|r| &r.metrics)
+        .flat_map(|m| m.listed());
+    rows.map(|row| row.value.filter(|&v| is_text_of(&row.label, v)))
+        .collect()
 }
 
 /// `scenario,metric,mean,mean_ci_low,mean_ci_high,exact_mean,trials,seed,outcomes,

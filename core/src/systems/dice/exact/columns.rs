@@ -102,6 +102,19 @@ fn column<P, L: AsRef<[i64]>>(
             }
             each!(Le, Ge, Lt, Gt, Eq, Ne)
         }
+        // A number where it holds (a chart's `if t <= 4 then -8 else ...`): the other
+        // side's column with the number put in, no column of the number made.
+        Node::If(c, a, b) if matches!(**a, Node::Num(_)) => {
+            let Node::Num(k) = **a else { return None };
+            let test = column(c, rows, lets)?;
+            let mut no = column(b, rows, lets)?;
+            for (n, t) in no.iter_mut().zip(&test) {
+                if *t != 0 {
+                    *n = k;
+                }
+            }
+            no
+        }
         Node::If(c, a, b) => {
             let test = column(c, rows, lets)?;
             let mut yes = column(a, rows, lets)?;

@@ -178,10 +178,15 @@ impl Parser {
 
     fn next(&mut self) -> (Tok, Col) {
         let t = self.toks[self.at].clone();
+        self.advance();
+        t
+    }
+
+    /// Past the next token, not copied (a word met is a `String`).
+    fn advance(&mut self) {
         if self.at + 1 < self.toks.len() {
             self.at += 1;
         }
-        t
     }
 
     fn found(&self) -> String {
@@ -214,7 +219,7 @@ impl Parser {
     fn eat_sym(&mut self, s: &str) -> bool {
         let here = self.is_sym(s);
         if here {
-            self.next();
+            self.advance();
         }
         here
     }
@@ -223,7 +228,7 @@ impl Parser {
     fn eat_word(&mut self, w: &str) -> bool {
         let here = self.is_word(w);
         if here {
-            self.next();
+            self.advance();
         }
         here
     }
@@ -284,7 +289,7 @@ impl Parser {
     ) -> Result<Expr, SyntaxError> {
         let mut a = operand(self, depth)?;
         while let Some((sym, join)) = ops.iter().find(|(s, _)| self.is_sym(s) || self.is_word(s)) {
-            self.next();
+            self.advance();
             let col = self.col();
             let b = operand(self, depth)?;
             // `d20 / 0` has no value: refused here, under the divisor, rather than given
@@ -417,7 +422,7 @@ impl Parser {
                 ))
             }
         };
-        self.next();
+        self.advance();
         let objective = self.expr(depth + 1)?;
         let body = if self.eat_word("in") {
             Some(self.expr(depth + 1)?)
@@ -430,7 +435,7 @@ impl Parser {
     /// `choose NAME = K, ... from DICE (only COND)? to maximise|minimise OBJ (in BODY)?`
     fn pick(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         let col = self.col();
-        self.next();
+        self.advance();
         let mut roles = Vec::new();
         loop {
             let at = self.col();
@@ -441,7 +446,7 @@ impl Parser {
                 Tok::Int(k) if (1..=12).contains(k) => *k as u32,
                 _ => return Err(self.unexpected("how many dice it takes, 1 to 12")),
             };
-            self.next();
+            self.advance();
             if roles
                 .iter()
                 .any(|(n, _, _): &(String, u32, Col)| *n == name)
@@ -480,7 +485,7 @@ impl Parser {
     /// `reroll NAME = DICE (twice | N times)? to maximise|minimise OBJECTIVE (in BODY)?`
     fn choose(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         let col = self.col();
-        self.next();
+        self.advance();
         let name = self.name("a name for the dice (`reroll p = 5d6 to maximise ...`)")?;
         self.expect_sym("=")?;
         let pool = self.expr(depth + 1)?;
@@ -489,7 +494,7 @@ impl Parser {
         } else if let Tok::Int(n) = self.peek() {
             let n = *n;
             let at = self.col();
-            self.next();
+            self.advance();
             self.expect_word("times")?;
             if !(1..=MAX_REROLLS as i64).contains(&n) {
                 return Err(SyntaxError {
@@ -539,7 +544,7 @@ impl Parser {
 
     fn repeat(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         let col = self.col();
-        self.next();
+        self.advance();
         let mut state = vec![self.assignment(depth)?];
         while self.eat_sym(",") {
             state.push(self.assignment(depth)?);
@@ -592,7 +597,7 @@ impl Parser {
         let a = self.sum(depth)?;
         match self.comparison() {
             Some(c) => {
-                self.next();
+                self.advance();
                 let b = self.sum(depth)?;
                 Ok(Expr::Bin(Op::Cmp(c), Box::new(a), Box::new(b)))
             }
@@ -766,7 +771,7 @@ impl Parser {
         let start = self.at;
         let (count, paren) = match self.peek().clone() {
             Tok::Dice(d) if d.starts_with('d') => {
-                self.next();
+                self.advance();
                 let die = self.die(&d)?;
                 return Ok(Lead::Group(Group {
                     count: Expr::Num(1),
@@ -776,7 +781,7 @@ impl Parser {
             }
             Tok::Word(w) if w == "deck" => {
                 // `deck{faces} draw N`: N cards dealt from the deck.
-                self.next();
+                self.advance();
                 if !self.is_sym("{") {
                     return Err(
                         self.unexpected("the deck's cards, e.g. `deck{0*6, 1*5, -1*5, 2, -2}`")
@@ -795,11 +800,11 @@ impl Parser {
                 }));
             }
             Tok::Int(n) => {
-                self.next();
+                self.advance();
                 (Expr::Num(n), false)
             }
             Tok::Sym("(") => {
-                self.next();
+                self.advance();
                 let e = self.expr(depth + 1)?;
                 self.expect_sym(")")?;
                 (e, true)
@@ -810,7 +815,7 @@ impl Parser {
         // word starting with a digit, handled by the lexer as Int + Dice.
         match self.peek().clone() {
             Tok::Dice(d) => {
-                self.next();
+                self.advance();
                 let die = self.die(&d)?;
                 Ok(Lead::Group(Group {
                     count,
@@ -831,7 +836,7 @@ impl Parser {
     fn cond(&mut self, optional: bool) -> Result<Option<CondAst>, SyntaxError> {
         let cmp = self.comparison();
         if cmp.is_some() {
-            self.next();
+            self.advance();
         }
         if self.eat_word("max") {
             return Ok(Some(CondOf::Max));
@@ -854,18 +859,18 @@ impl Parser {
         let neg = (cmp.is_some() || !optional) && self.eat_sym("-");
         let value = match self.peek().clone() {
             Tok::Int(n) => {
-                self.next();
+                self.advance();
                 Expr::Num(n)
             }
             // A name only after a comparison: `count >= target` (bare, `count target`
             // would read as the next word of the expression).
             Tok::Word(w) if cmp.is_some() && !KEYWORDS.contains(&w.as_str()) => {
                 let col = self.col();
-                self.next();
+                self.advance();
                 Expr::Name(w, col)
             }
             Tok::Sym("(") => {
-                self.next();
+                self.advance();
                 let e = self.expr(1)?;
                 self.expect_sym(")")?;
                 e
@@ -893,7 +898,7 @@ impl Parser {
             let neg = self.eat_sym("-");
             match *self.peek() {
                 Tok::Int(n) => {
-                    self.next();
+                    self.advance();
                     faces.push(if neg { -n } else { n });
                 }
                 _ => return Err(self.unexpected("a face, e.g. `explode on 10, 20`")),
@@ -906,7 +911,7 @@ impl Parser {
                     (Some((Tok::Sym("-"), _)), Some((Tok::Int(_), _)))
                 );
             if matches!(self.peek(), Tok::Sym(",")) && (braced || more) {
-                self.next();
+                self.advance();
                 continue;
             }
             break;
@@ -927,16 +932,16 @@ impl Parser {
     fn number(&mut self, depth: usize) -> Result<Option<Expr>, SyntaxError> {
         Ok(match self.peek().clone() {
             Tok::Int(n) => {
-                self.next();
+                self.advance();
                 Some(Expr::Num(n))
             }
             Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
                 let col = self.col();
-                self.next();
+                self.advance();
                 Some(Expr::Name(w, col))
             }
             Tok::Sym("(") => {
-                self.next();
+                self.advance();
                 self.depth_check(depth + 1)?;
                 let e = self.expr(depth + 1)?;
                 self.expect_sym(")")?;
@@ -999,7 +1004,7 @@ impl Parser {
                 ModOf::Reroll(c, always)
             } else if self.is_word("keep") || self.is_word("drop") {
                 let keep = self.is_word("keep");
-                self.next();
+                self.advance();
                 if keep && self.eat_word("middle") {
                     let n = Box::new(self.number(depth)?.unwrap_or(Expr::Num(1)));
                     ModOf::Middle(n)
@@ -1011,7 +1016,7 @@ impl Parser {
                     } else {
                         return Err(self.no_end(keep));
                     };
-                    self.next();
+                    self.advance();
                     let n = Box::new(self.number(depth)?.unwrap_or(Expr::Num(1)));
                     if keep {
                         ModOf::Keep(end, n)
@@ -1039,7 +1044,7 @@ impl Parser {
         if let (Some(Expr::Name(name, c)), true, true) =
             (&atom, mods.is_empty(), self.is_word("sides"))
         {
-            self.next();
+            self.advance();
             return Ok(Expr::Sides(name.clone(), *c));
         }
         let agg = self.read_after(&mut mods)?;
@@ -1115,7 +1120,7 @@ impl Parser {
                         .into(),
                 });
             }
-            self.next();
+            self.advance();
             let k = self.count_after_read().unwrap_or(1);
             mods.push(ModOf::Middle(Box::new(Expr::Num(k))));
             Some(AggOf::Sum)
@@ -1150,7 +1155,7 @@ impl Parser {
     fn count_after_read(&mut self) -> Option<i64> {
         match *self.peek() {
             Tok::Int(k) => {
-                self.next();
+                self.advance();
                 Some(k)
             }
             _ => None,
@@ -1184,7 +1189,7 @@ impl Parser {
                 // compares with a value).
                 Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
                     let col = self.col();
-                    self.next();
+                    self.advance();
                     Some(AggOf::Tally(Box::new(Expr::Name(w, col))))
                 }
                 _ => Some(AggOf::Count(self.cond(false)?.unwrap_or(CondOf::Max))),
@@ -1202,12 +1207,12 @@ impl Parser {
             _ => None,
         } {
             let shape = super::super::shapes::SHAPES[id as usize];
-            self.next();
+            self.advance();
             let k = match shape.number() {
                 None => 0,
                 Some(least) => match self.peek().clone() {
                     Tok::Int(k) if k >= least => {
-                        self.next();
+                        self.advance();
                         k
                     }
                     _ => {
@@ -1234,7 +1239,7 @@ impl Parser {
     /// and `lost` (default: `killed`).
     fn allocate(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         let col = self.col();
-        self.next();
+        self.advance();
         self.expect_sym("(")?;
         let (mut models, mut wounds, mut spill) = (None, None, false);
         let mut weapons: Vec<(Expr, Option<Expr>)> = Vec::new();
@@ -1310,7 +1315,7 @@ impl Parser {
     /// `{ NAME = EXPR, ... }`: named results.
     fn record(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         let col = self.col();
-        self.next();
+        self.advance();
         let mut fields: Vec<(String, Expr, Col)> = Vec::new();
         loop {
             let at = self.col();
@@ -1366,7 +1371,7 @@ impl Parser {
             } else {
                 Versus::Cancel
             };
-            self.next();
+            self.advance();
             self.expect_sym("(")?;
             let a = self.pool(depth + 1)?;
             let only_a = self.only()?;
@@ -1423,8 +1428,8 @@ impl Parser {
             } else {
                 Op::Min
             };
-            self.next();
-            self.next();
+            self.advance();
+            self.advance();
             let mut e = self.expr(depth + 1)?;
             self.expect_sym(",")?;
             loop {

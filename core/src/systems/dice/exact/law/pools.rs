@@ -316,8 +316,8 @@ fn columns_of<W>(
 }
 
 /// [`let_pool`]'s body `A op B` (or `B` alone) where `A` is arithmetic and `B` rolls
-/// dice of its own but reads the pool only through arithmetic parts: `max(1, p count 6)
-/// + (p count >= 3 - p count 6)d6 count >= 4`, a count of dice worked out from the
+/// dice of its own but reads the pool only through arithmetic parts: `max(1, p count
+/// 6) + (p count >= 3 - p count 6)d6 count >= 4`, a count of dice worked out from the
 /// reads. Given the values of those parts (the outcome's key), `B` is the same law
 /// whatever else the outcome holds, and independent of `A` (its dice are its own); so
 /// `B` is evaluated once per key, with any outcome of that key held, and set against the

@@ -66,9 +66,8 @@ fn distribution_with(results: &[ScenarioResult], numbers: bool) -> Result<Frame,
     let mut fractions = Vec::new();
     for r in results {
         for m in &r.metrics {
+            let before = count.len();
             for row in m.listed() {
-                scenario.push(r.name.clone());
-                metric.push(m.name.clone());
                 if numbers.is_none() {
                     value.push(row.label.clone());
                 }
@@ -80,6 +79,9 @@ fn distribution_with(results: &[ScenarioResult], numbers: bool) -> Result<Frame,
                 exact.push(row.exact);
                 fractions.push(row.exact_fraction.as_ref());
             }
+            let rows = count.len() - before;
+            scenario.push((r.name.clone(), rows));
+            metric.push((m.name.clone(), rows));
         }
     }
     // A long chain's fractions run to thousands of digits, and their decimal digits
@@ -98,8 +100,8 @@ fn distribution_with(results: &[ScenarioResult], numbers: bool) -> Result<Frame,
         None => value.into(),
     };
     frame!(
-        "scenario" => scenario,
-        "metric" => metric,
+        "scenario" => Cells::Runs(scenario),
+        "metric" => Cells::Runs(metric),
         "value" => value,
         "count" => count,
         "trials" => trials,

@@ -13,6 +13,9 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cells {
     Str(Vec<Option<String>>),
+    /// Text repeated row after row, each text with its rows (a distribution's scenario
+    /// and metric, the same for every value): made without a copy of it per row.
+    Runs(Vec<(String, usize)>),
     U64(Vec<Option<u64>>),
     I64(Vec<Option<i64>>),
     F64(Vec<Option<f64>>),
@@ -23,6 +26,7 @@ impl Cells {
     pub fn len(&self) -> usize {
         match self {
             Cells::Str(v) => v.len(),
+            Cells::Runs(v) => v.iter().map(|(_, n)| n).sum(),
             Cells::U64(v) => v.len(),
             Cells::I64(v) => v.len(),
             Cells::F64(v) => v.len(),
@@ -97,6 +101,13 @@ impl Cells {
         let name = PlSmallStr::from(name);
         match self {
             Cells::Str(v) => Column::new(name, v),
+            Cells::Runs(v) => {
+                let rows: Vec<&str> = v
+                    .iter()
+                    .flat_map(|(s, n)| std::iter::repeat_n(s.as_str(), *n))
+                    .collect();
+                Column::new(name, rows)
+            }
             Cells::U64(v) => Column::new(name, v),
             Cells::I64(v) => Column::new(name, v),
             Cells::F64(v) => Column::new(name, v),
@@ -195,6 +206,10 @@ impl Frame {
         for (name, cells) in columns {
             let cells: Vec<serde_json::Value> = match cells {
                 Cells::Str(v) => v.into_iter().map(serde_json::Value::from).collect(),
+                Cells::Runs(v) => v
+                    .into_iter()
+                    .flat_map(|(s, n)| std::iter::repeat_n(serde_json::Value::from(s), n))
+                    .collect(),
                 Cells::U64(v) => v.into_iter().map(serde_json::Value::from).collect(),
                 Cells::I64(v) => v.into_iter().map(serde_json::Value::from).collect(),
                 Cells::F64(v) => v.into_iter().map(serde_json::Value::from).collect(),

@@ -1114,16 +1114,16 @@ fn let_in<'a, W: Weight>(
         // go straight to that number (Savage Worlds' two exploding dice: 19,200
         // bodies, once a law each).
         b.spend(d.n.len() as u64)?;
-        let mut m: Map<i64, W> = Map::default();
-        // One column for every value where the body is plain arithmetic; else (a read
-        // of a pool held) value by value.
-        let vals: Vec<i64> = d.iter().map(|(v, _)| v).collect();
+        // One column for every value where the body is plain arithmetic (its ways put
+        // straight into the law's places, not through a map); else (a read of a pool
+        // held) value by value.
+        let taken: Vec<(i64, &W)> = d.iter().collect();
+        let vals: Vec<i64> = taken.iter().map(|(v, _)| *v).collect();
         if let Some(at) = super::columns::values_of_let(body, env, vals) {
-            for (at, (_, w)) in at.into_iter().zip(d.iter()) {
-                m.entry(at).or_default().add_to(w)?;
-            }
-            return Law::from_map(m, d.den.clone());
+            let ways = at.iter().copied().zip(taken.iter().map(|(_, w)| *w));
+            return Law::from_values(ways, &d.den);
         }
+        let mut m: Map<i64, W> = Map::default();
         for (v, w) in d.iter() {
             env.push(v);
             let at = number(body, env, &b.held);

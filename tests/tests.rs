@@ -22,6 +22,7 @@ mod dice_mends;
 mod dice_numbers;
 mod dice_operators;
 mod dice_records;
+mod die_by_die;
 mod doc_blocks;
 mod docs;
 mod dozen_rules;

@@ -71,10 +71,22 @@ pub(super) fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>,
         return Ok(base.reduced());
     };
     let (boom, stop) = (split(&base, c, true), split(&base, c, false));
-    let booms: Vec<(i64, &W)> = boom.iter().collect();
-    if booms.is_empty() || d.depth == 0 {
+    if boom.iter().next().is_none() || d.depth == 0 {
         return Ok(base.reduced());
     }
+    exploded(&base, &boom, &stop, d.depth, cancel)
+}
+
+/// The chains of a die whose `boom` faces roll on (`stop` the others; `base` all of
+/// them) to `depth` more rolls.
+fn exploded<W: Weight>(
+    base: &Law<W>,
+    boom: &Law<W>,
+    stop: &Law<W>,
+    depth: u32,
+    cancel: &Cancel,
+) -> Result<Law<W>, NoLaw> {
+    let booms: Vec<(i64, &W)> = boom.iter().collect();
     // From the last roll back to the first (Horner's rule): the chains from depth `k`
     // on are the faces that stop there, or an exploding face and the chains from
     // `k + 1`, each over one roll more. At the depth limit an exploding face stands
@@ -93,7 +105,7 @@ pub(super) fn die_law<W: Weight>(d: &DieSpec, cancel: &Cancel) -> Result<Law<W>,
         den: W::one(),
         ..boom.clone().trim()
     });
-    for _ in 0..d.depth {
+    for _ in 0..depth {
         let hi = lo + acc.len() as i64 - 1;
         let new_lo = (lo + boom_lo).min(stop.lo);
         let new_hi = (hi + boom_hi).max(stop.lo + stop.n.len() as i64 - 1);

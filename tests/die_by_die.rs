@@ -4,7 +4,7 @@
 //! walked in the test (no code shared with the library) and Monte Carlo within 4.5
 //! standard errors.
 
-use crate::first_written::{binomial, holds, put, Law, Q};
+use crate::first_written::{binomial, d4_sums, holds, put, Law, Q};
 
 /// A pool whose dice each roll dice of their own for it (each die's share of a rolled
 /// count at least 0: `(p count >= 5)d6`, a count of a count, a sum of d4s), every roll of
@@ -27,20 +27,6 @@ fn a_pool_whose_dice_each_roll_their_share() {
     }
     let each = Q::new(1u8, rolls.len() as u64);
     let count = |r: &[i64], hit: fn(i64) -> bool| r.iter().filter(|&&f| hit(f)).count() as u64;
-    // The sums of `n` d4, every roll of them walked.
-    let d4_sums = |n: u64| -> Law {
-        let mut out = Law::from([(0, Q::new(1u8, 1u8))]);
-        for _ in 0..n {
-            let mut next = Law::new();
-            for (v, q) in &out {
-                for f in 1..=4 {
-                    put(&mut next, v + f, &q.mul(&Q::new(1u8, 4u8)));
-                }
-            }
-            out = next;
-        }
-        out
-    };
     type Form<'f> = (&'static str, Box<dyn Fn(&[i64]) -> Law + 'f>);
     let forms: [Form; 3] = [
         (

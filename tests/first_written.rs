@@ -50,6 +50,21 @@ pub(crate) fn put(m: &mut Law, v: i64, q: &Q) {
     *e = e.add(q);
 }
 
+/// The sums of `n` d4, every roll of them walked.
+pub(crate) fn d4_sums(n: u64) -> Law {
+    let mut out = Law::from([(0, Q::new(1u8, 1u8))]);
+    for _ in 0..n {
+        let mut next = Law::new();
+        for (v, q) in &out {
+            for f in 1..=4 {
+                put(&mut next, v + f, &q.mul(&Q::new(1u8, 4u8)));
+            }
+        }
+        out = next;
+    }
+    out
+}
+
 /// `n` choose `k`.
 fn choose(n: u64, k: u64) -> BigUint {
     (0..k).fold(BigUint::from(1u8), |acc, i| acc * (n - i) / (i + 1))
@@ -528,19 +543,8 @@ fn a_pool_read_into_the_dice_rolled_after_it() {
             "let p = 8d6 in p highest + (max(0, p count >= 4 - 2))d4",
             |c| {
                 let best = (0..6).rev().find(|&f| c[f] > 0).map_or(0, |f| f as i64 + 1);
-                // The sums of n d4, every roll walked.
                 let n = (c[3] + c[4] + c[5]).saturating_sub(2);
-                let mut out = Law::from([(best, Q::new(1u8, 1u8))]);
-                for _ in 0..n {
-                    let mut next = Law::new();
-                    for (v, q) in &out {
-                        for f in 1..=4 {
-                            put(&mut next, v + f, &q.mul(&Q::new(1u8, 4u8)));
-                        }
-                    }
-                    out = next;
-                }
-                out
+                d4_sums(n).into_iter().map(|(s, q)| (best + s, q)).collect()
             },
         ),
         ("let p = 8d6 in (p count 6 + p count 1)d6 count >= 5", |c| {

@@ -1349,12 +1349,12 @@ fn coin<W: Weight>(d: &Law<W>, c: Cond, spec: &DieSpec) -> Result<(W, W, W), NoL
     Ok((hit.div(&g), miss.div(&g), d.den.div(&g)))
 }
 
-/// The die and condition of a rolled count's pools where each is that many of one die
-/// read by one count (`(hits)d6 count >= 4`, its pools of 0, 1, 2, ... dice): each die
-/// then a coin, and the pools a binomial each.
-fn one_coin(pools: &[PoolSpec]) -> Option<(&DieSpec, Cond)> {
+/// The die and read of a rolled count's pools where each is that many of one die read
+/// one way (`(hits)d6 count >= 4`, its pools of 0, 1, 2, ... dice), none kept or rolled
+/// `again`, not a deck's cards.
+fn one_kind(pools: &[PoolSpec]) -> Option<(&DieSpec, Agg)> {
     let last = pools.last()?;
-    let ([(_, die)], Agg::Count(c)) = (last.groups.as_slice(), last.agg) else {
+    let [(_, die)] = last.groups.as_slice() else {
         return None;
     };
     let alike = |(k, p): (usize, &PoolSpec)| {
@@ -1363,7 +1363,15 @@ fn one_coin(pools: &[PoolSpec]) -> Option<(&DieSpec, Cond)> {
             && p.keep.is_none()
             && p.again.is_none()
     };
-    (!die.deck && pools.iter().enumerate().all(alike)).then_some((die, c))
+    (!die.deck && pools.iter().enumerate().all(alike)).then_some((die, last.agg))
+}
+
+/// [`one_kind`] read by one count: each die then a coin, and the pools a binomial each.
+fn one_coin(pools: &[PoolSpec]) -> Option<(&DieSpec, Cond)> {
+    match one_kind(pools)? {
+        (die, Agg::Count(c)) => Some((die, c)),
+        _ => None,
+    }
 }
 
 /// A rolled count (its law `d`) of coins tossed, the coins landed counted: `Σ_j d_j

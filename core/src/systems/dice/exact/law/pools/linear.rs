@@ -100,28 +100,11 @@ impl<'a> Linear<'a> {
     }
 }
 
-/// The die and read of a rolled count's pools where each is that many of one die read
-/// one way that adds up: no keep, no `again`, no explosion (its chains stopped at their
-/// depth are counted where a pool is rolled), not a deck's cards.
+/// [`one_kind`](super::super::one_kind) that adds up die by die, with no explosion
+/// (its chains stopped at their depth are counted where a pool is rolled).
 fn one_kind(pools: &[PoolSpec]) -> Option<(&DieSpec, Agg)> {
-    let last = pools.last()?;
-    let [(_, die)] = last.groups.as_slice() else {
-        return None;
-    };
-    if die.deck || die.explode.is_some() || !adds_up(&(None, last.agg)) {
-        return None;
-    }
-    let alike = |(k, p): (usize, &PoolSpec)| {
-        matches!(p.groups.as_slice(), [(n, d)] if *n as usize == k && d == die)
-            && p.agg == last.agg
-            && p.keep.is_none()
-            && p.again.is_none()
-    };
-    pools
-        .iter()
-        .enumerate()
-        .all(alike)
-        .then_some((die, last.agg))
+    let (die, agg) = super::super::one_kind(pools)?;
+    (die.explode.is_none() && adds_up(&(None, agg))).then_some((die, agg))
 }
 
 /// A pool variable whose body adds up over its dice ([`Linear`]: `p count >= 11 + p
@@ -325,8 +308,10 @@ fn one_die<'a, W: Weight>(
         let Some((count, big)) = one_die(&r.count, v, (lo, hi), tops, b)? else {
             return Ok(None);
         };
+        // Below 0, or past the pools made (a count there is clamped by the roll): not a
+        // sum over the dice, and no die's dice rolled for it.
         let (least, most) = count.support();
-        if least < 0 {
+        if least < 0 || most > r.most {
             return Ok(None);
         }
         tops[at] = most;

@@ -320,7 +320,7 @@ impl Fraction {
     }
 }
 
-/// `v` in decimal digits onto `b`: by words of 19 digits, each written from its end.
+/// `v` in decimal digits onto `b`: by words of 19 digits.
 fn push_digits(b: &mut Vec<u8>, v: u128) {
     const WORD: u128 = 10_000_000_000_000_000_000;
     let mut words = [0u64; 3];
@@ -334,18 +334,13 @@ fn push_digits(b: &mut Vec<u8>, v: u128) {
         }
     }
     for (i, &w) in words[..n].iter().rev().enumerate() {
-        let mut d = [b'0'; 19];
-        let (mut at, mut w) = (19, w);
-        loop {
-            at -= 1;
-            d[at] = b'0' + (w % 10) as u8;
-            w /= 10;
-            if w == 0 {
-                break;
-            }
-        }
+        let mut buf = [0u8; 20];
+        let d = crate::text::digits(w, &mut buf);
         // The first word as it is; the others padded to 19 digits.
-        b.extend_from_slice(if i == 0 { &d[at..] } else { &d });
+        if i > 0 {
+            b.resize(b.len() + 19 - d.len(), b'0');
+        }
+        b.extend_from_slice(d);
     }
 }
 

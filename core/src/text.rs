@@ -98,6 +98,20 @@ fn rounds_to_zero(s: &str) -> bool {
         .all(|c| c == '0' || c == '.')
 }
 
+/// `v`'s decimal digits, written from the end of `buf` (the part returned): a table's
+/// numbers put down one by one, without the formatter's machinery.
+pub fn digits(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            return &buf[at..];
+        }
+    }
+}
+
 /// Thousands separators, for trial counts.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();

@@ -37,18 +37,11 @@ pub fn distribution_numbers(results: &[ScenarioResult]) -> Result<Frame, FrameEr
 
 /// Whether `label` is `v` written in digits (`-12`).
 fn is_text_of(label: &str, v: i64) -> bool {
-    let (mut digits, mut at, mut u) = ([0u8; 20], 20, v.unsigned_abs());
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (u % 10) as u8;
-        u /= 10;
-        if u == 0 {
-            break;
-        }
-    }
+    let mut buf = [0u8; 20];
+    let digits = rollsim_core::text::digits(v.unsigned_abs(), &mut buf);
     match label.as_bytes().split_first() {
-        Some((b'-', rest)) if v < 0 => rest == &digits[at..],
-        _ => v >= 0 && label.as_bytes() == &digits[at..],
+        Some((b'-', rest)) if v < 0 => rest == digits,
+        _ => v >= 0 && label.as_bytes() == digits,
     }
 }
 

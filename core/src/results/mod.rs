@@ -267,27 +267,15 @@ fn thirteen_digits(x: f64) -> Option<f64> {
 /// The double nearest `n · 10^e`, read as written (`{n}e{e}`, its digits put down one by
 /// one: the formatter's machinery was most of the time of a value this small).
 fn read_back(n: u64, e: i32) -> Option<f64> {
-    // From the last character back.
-    fn put(mut v: u64, b: &mut [u8; 32], at: &mut usize) {
-        loop {
-            *at -= 1;
-            b[*at] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                return;
-            }
-        }
+    let (mut b, mut mantissa, mut exponent) = ([0u8; 44], [0u8; 20], [0u8; 20]);
+    let mantissa = crate::text::digits(n, &mut mantissa);
+    let exponent = crate::text::digits(u64::from(e.unsigned_abs()), &mut exponent);
+    let mut at = 0;
+    for part in [mantissa, b"e", if e < 0 { b"-" } else { b"" }, exponent] {
+        b[at..at + part.len()].copy_from_slice(part);
+        at += part.len();
     }
-    let (mut b, mut at) = ([0u8; 32], 32);
-    put(u64::from(e.unsigned_abs()), &mut b, &mut at);
-    if e < 0 {
-        at -= 1;
-        b[at] = b'-';
-    }
-    at -= 1;
-    b[at] = b'e';
-    put(n, &mut b, &mut at);
-    std::str::from_utf8(&b[at..]).ok()?.parse().ok()
+    std::str::from_utf8(&b[..at]).ok()?.parse().ok()
 }
 
 /// Text written into a buffer on the stack: a table tidies every value, and a `String`

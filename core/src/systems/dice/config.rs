@@ -36,7 +36,7 @@ pub struct Scenario {
     /// The roll as written.
     pub roll: String,
     /// The roll, parsed.
-    pub roll_node: Node,
+    pub roll_node: std::sync::Arc<Node>,
     /// A record's named results, packed into `roll_node`'s value (None: one value).
     pub fields: Option<Vec<program::Field>>,
     /// The opposing roll as written and parsed, if any.
@@ -407,7 +407,7 @@ fn read_scenario(r: &Reader, units: &[Unit], cancel: &Cancel) -> Result<Scenario
     let warning = with_surprises(mixup, said, &vs_said);
     Ok(Scenario {
         roll,
-        roll_node,
+        roll_node: roll_node.into(),
         fields,
         vs,
         ties,
@@ -591,7 +591,7 @@ pub fn one_liner(roll: &str, vs: Option<&str>, cancel: &Cancel) -> Result<DiceCo
             description: None,
             scenario: Scenario {
                 roll: roll.to_string(),
-                roll_node,
+                roll_node: roll_node.into(),
                 fields,
                 vs,
                 ties: Ties::Tie,

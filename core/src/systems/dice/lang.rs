@@ -360,7 +360,9 @@ pub enum Expr {
         /// Where the meeting is written.
         col: Col,
         /// Each side's dice that take part (`only <= 13`: the successes); None: all.
-        only: [Option<CondAst>; 2],
+        /// Boxed: every expression is as large as its largest kind, and is moved at
+        /// each level of the parse.
+        only: Box<[Option<CondAst>; 2]>,
         /// How the first side's dice that are left are read (`cancel(A, B) highest`);
         /// None: counted.
         read: Option<AggAst>,
@@ -369,8 +371,8 @@ pub enum Expr {
     Read {
         /// The pool variable's name.
         name: String,
-        /// A `keep` or `drop` of its dice before the read.
-        keep: Option<ModAst>,
+        /// A `keep` or `drop` of its dice before the read (boxed, as `Versus`'s `only`).
+        keep: Option<Box<ModAst>>,
         /// The read; None: the kept dice summed.
         agg: Option<AggAst>,
         /// Where the name is written.

@@ -98,7 +98,9 @@ impl super::System for Dice {
 
 /// Roll the scenario as written: the roll, less the opposing roll.
 struct DiceTrial {
-    roll: Node,
+    /// The scenario's roll, shared with it (a roll of many `if`s is a tree of many
+    /// nodes, copied for nothing).
+    roll: std::sync::Arc<Node>,
     vs: Option<Node>,
     /// The value each state stands for.
     states: States,

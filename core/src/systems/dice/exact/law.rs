@@ -458,56 +458,59 @@ impl Law<UBig> {
             Some(den) if ways.len() >= 8 => super::weight::WordFactors::of(den),
             _ => None,
         };
-        let fractions = ways
-            .iter()
-            .map(|w| match (&factors, small_den) {
-                _ if cancel.is_cancelled() => None,
-                // A value no roll gives (most of a wide table's, Farkle's 3,001 values
-                // from 0 to 3,000 of which 31 come).
-                _ if w.is_zero() => Some(Fraction::zero()),
-                (None, Some(den)) => {
-                    // Every count is at most the denominator, so fits as well.
-                    let w = w.to_u128().unwrap_or(0);
-                    let (n, d) = match &word_factors {
-                        Some(f) => f.lowest(w),
-                        None => {
-                            let g = num_integer::Integer::gcd(&den, &w);
-                            (w / g, den / g)
-                        }
-                    };
-                    Some(Fraction::lowest(UBig::from(n), UBig::from(d)))
-                }
-                (Some(factors), _) => {
-                    // What the value's ways share with the denominator: the
-                    // denominator is divided by it (a word where it fits), not built
-                    // again from powers of its primes for every value.
-                    let mut numer: Option<UBig> = None;
-                    let mut shared = Some(1u64);
-                    let mut powers = Vec::with_capacity(factors.len());
-                    for (&(p, e), rungs) in factors.iter().zip(&ladders) {
-                        let from = numer.as_ref().unwrap_or(w);
-                        let (v, rest) = super::weight::divided_out_by(from, p, e, rungs);
-                        numer = Some(rest);
-                        shared = shared.and_then(|s| s.checked_mul(u64::from(p).checked_pow(v)?));
-                        powers.push((p, e - v));
+        let one = |w: &UBig| match (&factors, small_den) {
+            _ if cancel.is_cancelled() => None,
+            // A value no roll gives (most of a wide table's, Farkle's 3,001 values
+            // from 0 to 3,000 of which 31 come).
+            _ if w.is_zero() => Some(Fraction::zero()),
+            (None, Some(den)) => {
+                // Every count is at most the denominator, so fits as well.
+                let w = w.to_u128().unwrap_or(0);
+                let (n, d) = match &word_factors {
+                    Some(f) => f.lowest(w),
+                    None => {
+                        let g = num_integer::Integer::gcd(&den, &w);
+                        (w / g, den / g)
                     }
-                    let denom = match shared {
-                        Some(s) => &self.den / s,
-                        None => powers
-                            .into_iter()
-                            .fold(UBig::ONE, |d, (p, k)| d * UBig::from(p).pow(k as usize)),
-                    };
-                    Some(Fraction::lowest(numer.unwrap_or_else(|| w.clone()), denom))
+                };
+                Some(Fraction::lowest(UBig::from(n), UBig::from(d)))
+            }
+            (Some(factors), _) => {
+                // What the value's ways share with the denominator: the
+                // denominator is divided by it (a word where it fits), not built
+                // again from powers of its primes for every value.
+                let mut numer: Option<UBig> = None;
+                let mut shared = Some(1u64);
+                let mut powers = Vec::with_capacity(factors.len());
+                for (&(p, e), rungs) in factors.iter().zip(&ladders) {
+                    let from = numer.as_ref().unwrap_or(w);
+                    let (v, rest) = super::weight::divided_out_by(from, p, e, rungs);
+                    numer = Some(rest);
+                    shared = shared.and_then(|s| s.checked_mul(u64::from(p).checked_pow(v)?));
+                    powers.push((p, e - v));
                 }
-                (None, None) => {
-                    let g = UBig::common_factor(&self.den, std::slice::from_ref(w));
-                    Some(Fraction::lowest(
-                        w.div(&g).to_big(),
-                        self.den.div(&g).to_big(),
-                    ))
-                }
-            })
-            .collect::<Option<Vec<Fraction>>>()?;
+                let denom = match shared {
+                    Some(s) => &self.den / s,
+                    None => powers
+                        .into_iter()
+                        .fold(UBig::ONE, |d, (p, k)| d * UBig::from(p).pow(k as usize)),
+                };
+                Some(Fraction::lowest(numer.unwrap_or_else(|| w.clone()), denom))
+            }
+            (None, None) => {
+                let g = UBig::common_factor(&self.den, std::slice::from_ref(w));
+                Some(Fraction::lowest(
+                    w.div(&g).to_big(),
+                    self.den.div(&g).to_big(),
+                ))
+            }
+        };
+        // Written into its place (a collect through `Option` grows its vector step by
+        // step, copying it at each).
+        let mut fractions = Vec::with_capacity(ways.len());
+        for w in &ways {
+            fractions.push(one(w)?);
+        }
         let den = self.den.clone();
         Some((fractions, Ways { n: ways, den }))
     }

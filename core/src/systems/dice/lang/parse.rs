@@ -20,7 +20,8 @@ pub(super) enum Tok {
 
 pub(super) fn lex(text: &str) -> Result<Vec<(Tok, Col)>, SyntaxError> {
     let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
+    // About one token per two characters of a long mechanic: room made once.
+    let mut out = Vec::with_capacity(chars.len() / 2 + 2);
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -52,7 +53,8 @@ pub(super) fn lex(text: &str) -> Result<Vec<(Tok, Col)>, SyntaxError> {
             while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
                 i += 1;
             }
-            let w: String = chars[start..i].iter().collect();
+            let mut w = String::with_capacity(i - start);
+            w.extend(&chars[start..i]);
             // `d6`, `dF`, `d%`, `d{`: a die, not a name.
             let is_dice = (w == "d"
                 && i < chars.len()
@@ -1058,7 +1060,7 @@ impl Parser {
                 }
                 Ok(Expr::Read {
                     name,
-                    keep: mods.pop(),
+                    keep: mods.pop().map(Box::new),
                     agg,
                     col: c,
                 })
@@ -1404,7 +1406,7 @@ impl Parser {
                 b: Box::new(b),
                 ties,
                 col,
-                only: [only_a, only_b],
+                only: Box::new([only_a, only_b]),
                 read,
             });
         }

@@ -402,16 +402,13 @@ impl<'a> Compiler<'a> {
             Expr::Name(n, col) => self.name_node(n, col)?,
             Expr::Read {
                 name,
-                keep: Some(ModOf::Middle(k)),
-                agg,
-                col,
-            } => self.middle_var(name, k, agg, col)?,
-            Expr::Read {
-                name,
                 keep,
                 agg,
                 col,
-            } => self.read_var(name, keep, agg, col)?,
+            } => match keep.as_deref() {
+                Some(ModOf::Middle(k)) => self.middle_var(name, k, agg, col)?,
+                keep => self.read_var(name, keep, agg, col)?,
+            },
             Expr::Neg(a) => Node::Neg(Box::new(self.node(a)?)),
             Expr::Bin(op, a, b) => {
                 let (a, b) = bin(self, a, b)?;
@@ -588,7 +585,7 @@ impl<'a> Compiler<'a> {
     fn read_var(
         &mut self,
         name: &str,
-        keep: &Option<ModAst>,
+        keep: Option<&ModAst>,
         agg: &Option<AggAst>,
         col: &Col,
     ) -> Result<Node, CompileError> {
@@ -1102,7 +1099,7 @@ impl<'a> Compiler<'a> {
         if groups.iter().any(|g| !matches!(g.count, Expr::Num(_))) {
             let read = Expr::Read {
                 name: MIDDLE.into(),
-                keep: Some(ModOf::Middle(k.clone())),
+                keep: Some(Box::new(ModOf::Middle(k.clone()))),
                 agg: agg.clone(),
                 col,
             };
@@ -1183,7 +1180,7 @@ impl<'a> Compiler<'a> {
         let read = |end: End, n: Box<Expr>| {
             Box::new(Expr::Read {
                 name: name.to_string(),
-                keep: Some(ModOf::Keep(end, n)),
+                keep: Some(Box::new(ModOf::Keep(end, n))),
                 agg: agg.clone(),
                 col,
             })

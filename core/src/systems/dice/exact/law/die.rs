@@ -93,10 +93,16 @@ fn exploded<W: Weight>(
     // as it is. Dense rows, no map of the chains ended so far scaled round by round.
     let stops: Vec<(i64, &W)> = stop.iter().collect();
     let (boom_lo, boom_hi) = (booms[0].0, booms[booms.len() - 1].0);
-    let (mut lo, mut acc) = (base.lo, base.n.clone());
     // Two rows kept for every depth, each made again in place (a row allocated and
-    // zeroed per depth was a third of Torg's chain).
-    let mut next: Vec<W> = Vec::new();
+    // zeroed per depth was a third of Torg's chain), each as long as the last depth's
+    // from the start (grown depth by depth, each was copied a dozen times).
+    let widest = (base.n.len() + stop.n.len())
+        .saturating_add((depth as usize).saturating_mul((boom_hi - boom_lo + 1) as usize))
+        .min(super::super::MAX_SPAN);
+    let mut acc = Vec::with_capacity(widest);
+    acc.extend_from_slice(&base.n);
+    let mut lo = base.lo;
+    let mut next: Vec<W> = Vec::with_capacity(widest);
     let mut scale = base.den.clone();
     let mut b: Budget<W> = Budget::new(cancel);
     // Many exploding faces (`d300 explode >= 2`): each depth one convolution as two

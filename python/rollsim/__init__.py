@@ -26,7 +26,7 @@ from typing import Any, Iterable, Mapping, Optional
 
 import polars as pl
 
-from ._rollsim import RollsimError, VERSION as __version__, held as _held, options as _options_of, roll_held as _roll_held, run_cli as _run_cli, tables as _tables_of
+from ._rollsim import RollsimError, VERSION as __version__, held as _held, options as _options_of, roll_held as _roll_held, run_cli as _run_cli, tables as _tables_of, touch_heap as _touch_heap
 
 __all__ = ["roll", "load", "overlay", "Result", "Config", "Png", "Tables", "Frame", "RollsimError", "run_cli", "__version__"]
 
@@ -454,19 +454,34 @@ _WARM = (
     # A throw scored by its faces (sets, runs, the face most dice show): the pass that
     # reads one pool many ways at once, and a score in steps of 50.
     "let p = 5d6 in if p maxset >= 3 then 500 * p mode else 100 * p sets 2 + 50 * p straight",
+    # Two pools of named faces read face by face against each other (an attack's
+    # criticals and hits against a defence's): the pass over both pools' outcomes.
+    "let a = 3d{hit*2, crit, miss} in let b = 2d{block, crit, miss*2} in if a count crit != b count crit then (if a count crit > b count crit then 2 else -2) else a count hit - b count block",
+    # A die rolled again on two faces and read on a chart of ranges: the chains'
+    # rows, a long `if` over every total, fractions of deep denominators.
+    "let t = d10 explode on 1, 10 in if t <= 3 then 0 else if t <= 12 then t / 3 else 4 + (t - 12) / 5",
+    # Cards drawn in order from one deck, and a count rolled before a `repeat`.
+    "let a, b = deck{1, 2, 3, 4, 5} draw 2 in a * 10 + b",
+    "let h = 2d6 count >= 5 in repeat n = 3 - h until n <= 0 do n = n - (d6 >= 4) then rounds",
 )
 # Rounds of it: one round leaves a first roll twice as slow as its next (what a call
 # runs is read once, not yet warm: caches, branch predictors, the interpreter's
 # specialised code); three bring it to the next's (0.11 ms for a small roll with its
 # DataFrame, where one round left 0.16 to 0.23).
 _WARM_ROUNDS = 3
+# The allocator's memory written before them, in MiB: enough for the rolls after the
+# import to find their pages cleared (Farkle's scored throw took 0.76 ms with 8 MiB, 0.54
+# with 16); given back to the system about a second after (`touch_heap` says why).
+_TOUCHED_MIB = 16
 
 
 def _start() -> None:
     """Start at import what the first call would otherwise start: the code a roll runs,
     `roll`'s keywords (read from the command line's parser, 0.35 ms) and polars' reading
-    of an Arrow stream (its modules load on first use). About 7 ms, beside the 150
-    polars' own import takes; a notebook's first roll is then as quick as its next."""
+    of an Arrow stream (its modules load on first use), and the allocator's first pages
+    (`touch_heap`). About 10 ms, beside the 150 polars' own import takes; a notebook's
+    first roll is then as quick as its next."""
+    _touch_heap(_TOUCHED_MIB)
     for _ in range(_WARM_ROUNDS):
         for expr in _WARM:
             roll(expr, exact_only=True).distribution

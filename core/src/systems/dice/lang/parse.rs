@@ -1,106 +1,21 @@
-//! The lexer and the recursive-descent parser: text to [`Expr`], or a [`SyntaxError`]
-//! at a column.
+//! The recursive-descent parser: text to [`Expr`], or a [`SyntaxError`] at a column
+//! (the tokens from [`lex`]).
 
 use super::*;
 
 mod hint;
+mod lex;
 mod sugar;
 
+use lex::{lex, Tok};
 use sugar::remainder;
 
-#[derive(Clone, Debug, PartialEq)]
-pub(super) enum Tok {
-    Int(i64),
-    Word(String),
-    /// `d` with what follows it: `d6`, `dF`, `d%`, or `d` before `{`.
-    Dice(String),
-    Sym(&'static str),
-    End,
-}
-
-pub(super) fn lex(text: &str) -> Result<Vec<(Tok, Col)>, SyntaxError> {
-    let chars: Vec<char> = text.chars().collect();
-    // About one token per two characters of a long mechanic: room made once.
-    let mut out = Vec::with_capacity(chars.len() / 2 + 2);
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_whitespace() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        if c.is_ascii_digit() {
-            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '_') {
-                i += 1;
-            }
-            // Digits added up as read, not gathered into a string first: a long
-            // mechanic is lexed on every roll of it.
-            let mut n: i64 = 0;
-            for d in chars[start..i].iter().filter_map(|c| c.to_digit(10)) {
-                n = n.saturating_mul(10).saturating_add(i64::from(d));
-            }
-            if n > 1_000_000 {
-                return Err(SyntaxError {
-                    col: start,
-                    message: "a number from 0 to 1,000,000".into(),
-                });
-            }
-            out.push((Tok::Int(n), start));
-            continue;
-        }
-        if c.is_ascii_alphabetic() || c == '_' {
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
-                i += 1;
-            }
-            let mut w = String::with_capacity(i - start);
-            w.extend(&chars[start..i]);
-            // `d6`, `dF`, `d%`, `d{`: a die, not a name.
-            let is_dice = (w == "d"
-                && i < chars.len()
-                && (chars[i] == '{' || chars[i] == '%' || chars[i] == '('))
-                || (w.len() > 1
-                    && w.starts_with('d')
-                    && (w[1..].chars().all(|c| c.is_ascii_digit()) || &w[1..] == "F"));
-            if is_dice {
-                let mut d = w.clone();
-                if i < chars.len() && chars[i] == '%' {
-                    d.push('%');
-                    i += 1;
-                }
-                out.push((Tok::Dice(d), start));
-            } else {
-                out.push((Tok::Word(w), start));
-            }
-            continue;
-        }
-        let next = chars.get(i + 1).copied();
-        let sym = ["<=", ">=", "==", "!="]
-            .into_iter()
-            .find(|s| s.starts_with(c) && s.ends_with(next.unwrap_or(' ')))
-            .or_else(|| {
-                [
-                    "+", "-", "*", "/", "%", "(", ")", "[", "]", "{", "}", ",", "=", "<", ">",
-                ]
-                .into_iter()
-                .find(|s| s.starts_with(c))
-            });
-        match sym {
-            Some(s) => {
-                i += s.len();
-                out.push((Tok::Sym(s), start));
-            }
-            None => {
-                let hint = hint::unexpected(c, chars.get(i + 1).copied(), out.last());
-                return Err(SyntaxError {
-                    col: start,
-                    message: format!("unexpected `{c}`{hint}"),
-                });
-            }
-        }
-    }
-    out.push((Tok::End, chars.len()));
-    Ok(out)
+/// Whether two short texts (a keyword, a symbol) are the same, compared in place: every
+/// level of the parse asks whether its operators come next, and a call to compare memory
+/// for each was a twentieth of a long mechanic's parse.
+#[inline]
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 /// How an operator joins its two sides into one expression.
@@ -210,11 +125,11 @@ impl Parser {
     }
 
     fn is_word(&self, w: &str) -> bool {
-        matches!(self.peek(), Tok::Word(x) if x == w)
+        matches!(self.peek(), Tok::Word(x) if same(x, w))
     }
 
     fn is_sym(&self, s: &str) -> bool {
-        matches!(self.peek(), Tok::Sym(x) if *x == s)
+        matches!(self.peek(), Tok::Sym(x) if same(x, s))
     }
 
     /// Take `s` if it comes next.

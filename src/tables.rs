@@ -218,6 +218,8 @@ impl Held {
         };
         let mut df = made.into_df();
         if name == "distribution" {
+            // Where `distribution_numbers` kept the labels (one is not its value's
+            // text), they are cast as `tables` casts them: the same column either way.
             numeric_values(&mut df);
         }
         Ok(Some(df))

@@ -22,9 +22,14 @@ pub struct Fraction {
 /// significant bits first, where a ratio of two floats of thousands of bits would be
 /// inf/inf (0 below the smallest float).
 pub fn ratio(n: &UBig, d: &UBig) -> f64 {
-    if let (Ok(n), Ok(d)) = (u128::try_from(n), u128::try_from(d)) {
-        return ratio_words(n, d);
+    match (u128::try_from(n), u128::try_from(d)) {
+        (Ok(n), Ok(d)) => ratio_words(n, d),
+        _ => ratio_big(n, d),
     }
+}
+
+/// [`ratio`] of integers of any size.
+fn ratio_big(n: &UBig, d: &UBig) -> f64 {
     let shift = |x: &UBig| x.bit_len().saturating_sub(64);
     let (sn, sd) = (shift(n), shift(d));
     let f = (n >> sn).to_f64().value() / (d >> sd).to_f64().value();
@@ -241,13 +246,8 @@ impl Ways {
             let w = u128::try_from(w).ok()?;
             *side = side.checked_add(w.checked_mul(u128::from(k.unsigned_abs()))?)?;
         }
-        let (n, d) = (i128::try_from(up).ok()? - i128::try_from(down).ok()?, den);
-        let g = num_integer::gcd(n.unsigned_abs(), d);
-        if d == 0 || g == 0 {
-            return Some(Fraction::zero());
-        }
-        let n = n / g as i128;
-        Some(Fraction::lowest_signed(n, d / g))
+        let n = i128::try_from(up).ok()? - i128::try_from(down).ok()?;
+        lowest_words(n, den)
     }
 
     /// The states at `picks`, in that order.
@@ -285,20 +285,19 @@ fn small_sum(parts: &[(&Fraction, i64)]) -> Option<Fraction> {
         }
         numer = numer.checked_add(n.checked_mul(common / d)?.checked_mul(i128::from(*k))?)?;
     }
-    let g = i128::try_from(num_integer::gcd(
-        numer.unsigned_abs(),
-        common.unsigned_abs(),
-    ))
-    .ok()?
-    .max(1);
-    Some(Fraction::lowest_signed(
-        numer / g,
-        (common / g).unsigned_abs(),
-    ))
+    lowest_words(numer, common.unsigned_abs())
 }
 
-/// `n/d`, always with the slash (`0/1`, `1/1`, `21/2`), so that a reader of a table
-/// splits every cell the same way.
+/// `n / d` in lowest terms, both in machine words (0 for a zero denominator); None where
+/// their divisor passes an i128 (the big integers' path then).
+fn lowest_words(n: i128, d: u128) -> Option<Fraction> {
+    let g = num_integer::gcd(n.unsigned_abs(), d);
+    if d == 0 || g == 0 {
+        return Some(Fraction::zero());
+    }
+    Some(Fraction::lowest_signed(n / i128::try_from(g).ok()?, d / g))
+}
+
 impl Fraction {
     /// As [`Display`](std::fmt::Display) writes it (`-27/216` reduced), its digits put
     /// down one by one where both numbers fit two words: a table writes one per value,
@@ -344,6 +343,8 @@ fn push_digits(b: &mut Vec<u8>, v: u128) {
     }
 }
 
+/// `n/d`, always with the slash (`0/1`, `1/1`, `21/2`), so that a reader of a table
+/// splits every cell the same way.
 impl std::fmt::Display for Fraction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // In machine words where they fit: a table writes one per value, and a big
@@ -369,25 +370,21 @@ impl Serialize for Fraction {
 mod tests {
     use super::*;
 
-    /// The big-integer steps of [`ratio`], kept here as they were before its word path.
-    fn ratio_big(n: &UBig, d: &UBig) -> f64 {
-        let shift = |x: &UBig| x.bit_len().saturating_sub(64);
-        let (sn, sd) = (shift(n), shift(d));
-        let f = (n >> sn).to_f64().value() / (d >> sd).to_f64().value();
-        f * 2f64.powi((sn as i64 - sd as i64).clamp(-2000, 2000) as i32)
+    /// Two-word numbers from `seed`, by xorshift: the same every run.
+    fn words(mut x: u128) -> impl FnMut() -> u128 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
     }
 
     /// A sum of ways times whole numbers in machine words is the sum in big integers:
     /// signs either way, a zero sum, counts up to two words.
     #[test]
     fn a_sum_of_ways_in_words_is_the_sum_in_big_integers() {
-        let mut x: u128 = 0x2545_f491_4f6c_dd1d_9e37_79b9_7f4a_7c15;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = words(0x2545_f491_4f6c_dd1d_9e37_79b9_7f4a_7c15);
         for i in 0..3_000u32 {
             let bits = 8 + i % 100;
             let n: Vec<UBig> = (0..20)
@@ -420,11 +417,9 @@ mod tests {
     /// words, a word's edges, and numbers past two words.
     #[test]
     fn a_fraction_s_text_is_what_it_displays() {
-        let mut x: u128 = 0x9e37_79b9_7f4a_7c15_2545_f491_4f6c_dd1d;
+        let mut next = words(0x9e37_79b9_7f4a_7c15_2545_f491_4f6c_dd1d);
         for i in 0..20_000u32 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = next();
             let n = IBig::from(x >> (i % 128)) * if i % 3 == 0 { -1 } else { 1 };
             let d = UBig::from((x.rotate_left(i) >> (i % 127)) | 1);
             let f = Fraction::new(n, IBig::from(d)).expect("den");
@@ -452,13 +447,7 @@ mod tests {
     /// of every length to 128 bits, halves of a float's last place among them.
     #[test]
     fn a_ratio_of_two_words_is_the_big_integers_ratio() {
-        let mut x: u128 = 0x9e37_79b9_7f4a_7c15_2545_f491_4f6c_dd1d;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = words(0x9e37_79b9_7f4a_7c15_2545_f491_4f6c_dd1d);
         for i in 0..200_000u32 {
             let (a, b) = (next() >> (i % 128), next() >> ((i / 128) % 128));
             // A 54-bit odd number: halfway between two doubles where it is exact.

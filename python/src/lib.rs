@@ -298,8 +298,11 @@ fn for_python(t: rollsim::tables::Tables) -> Vec<(String, Table)> {
 /// made soon after the import (a script's), and costs no memory for long.
 #[pyfunction]
 fn touch_heap(mib: usize) {
+    // Ones, not zeros: a zeroed block is asked of the allocator as one, which may hand
+    // back fresh pages without writing them. Kept in sight of the compiler until here, so
+    // that the blocks are made and written.
     let held: Vec<Vec<u8>> = (0..mib).map(|_| vec![1u8; 1 << 20]).collect();
-    drop(held);
+    std::hint::black_box(&held);
 }
 
 /// The options of `command` as the command line takes them: `[(long name, takes a

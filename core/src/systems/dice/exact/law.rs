@@ -505,8 +505,8 @@ impl Law<UBig> {
                 ))
             }
         };
-        // Written into its place (a collect through `Option` grows its vector step by
-        // step, copying it at each).
+        // Written into a vector of its size (a collect through `Option` knows no size
+        // and grows it by doubling, copying the fractions so far each time).
         let mut fractions = Vec::with_capacity(ways.len());
         for w in &ways {
             fractions.push(one(w)?);

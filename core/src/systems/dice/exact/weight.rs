@@ -216,34 +216,21 @@ pub(super) struct WordFactors {
 }
 
 impl WordFactors {
-    /// Primes below this are looked for; a denominator with a larger one has none.
-    const PRIMES_BELOW: u32 = 2000;
-
+    /// None where `den` has a prime of 2,000 or more ([`small_factors`]).
     pub(super) fn of(den: u128) -> Option<WordFactors> {
         if den == 0 {
             return None;
         }
-        let twos = den.trailing_zeros();
-        let mut rest = den >> twos;
-        let mut odd = Vec::new();
-        // A composite p never divides what its primes have left.
-        let mut p = 3u32;
-        while rest > 1 {
-            if p >= Self::PRIMES_BELOW {
-                return None;
-            }
-            let (inv, limit) = (inverse(p), u128::MAX / u128::from(p));
-            let mut e = 0;
-            while rest.wrapping_mul(inv) <= limit {
-                rest = rest.wrapping_mul(inv);
-                e += 1;
-            }
-            if e > 0 {
-                odd.push((e, inv, limit));
-            }
-            p += 2;
-        }
-        Some(WordFactors { den, twos, odd })
+        let odd = small_factors(&UBig::from(den))?
+            .into_iter()
+            .filter(|&(p, _)| p != 2)
+            .map(|(p, e)| (e, inverse(p), u128::MAX / u128::from(p)))
+            .collect();
+        Some(WordFactors {
+            den,
+            twos: den.trailing_zeros(),
+            odd,
+        })
     }
 
     /// `w / g` and the denominator over `g`, `g` their greatest common divisor.

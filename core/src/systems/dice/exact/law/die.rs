@@ -93,12 +93,17 @@ fn exploded<W: Weight>(
     // as it is. Dense rows, no map of the chains ended so far scaled round by round.
     let stops: Vec<(i64, &W)> = stop.iter().collect();
     let (boom_lo, boom_hi) = (booms[0].0, booms[booms.len() - 1].0);
+    let stop_hi = stop.lo + stop.n.len() as i64 - 1;
     // Two rows kept for every depth, each made again in place (a row allocated and
     // zeroed per depth was a third of Torg's chain), each as long as the last depth's
-    // from the start (grown depth by depth, each was copied a dozen times).
-    let widest = (base.n.len() + stop.n.len())
-        .saturating_add((depth as usize).saturating_mul((boom_hi - boom_lo + 1) as usize))
-        .min(super::super::MAX_SPAN);
+    // from the start (grown depth by depth, each was copied a dozen times). The ends
+    // move as the loop below moves them; past the span a law may have, the loop
+    // refuses at its depth, and no room is made for it here.
+    let (mut l, mut h) = (base.lo, base.lo + base.n.len() as i64 - 1);
+    for _ in 0..depth {
+        (l, h) = ((l + boom_lo).min(stop.lo), (h + boom_hi).max(stop_hi));
+    }
+    let widest = span(l, h).unwrap_or(0);
     let mut acc = Vec::with_capacity(widest);
     acc.extend_from_slice(&base.n);
     let mut lo = base.lo;
@@ -114,7 +119,7 @@ fn exploded<W: Weight>(
     for _ in 0..depth {
         let hi = lo + acc.len() as i64 - 1;
         let new_lo = (lo + boom_lo).min(stop.lo);
-        let new_hi = (hi + boom_hi).max(stop.lo + stop.n.len() as i64 - 1);
+        let new_hi = (hi + boom_hi).max(stop_hi);
         let width = span(new_lo, new_hi)?;
         next.clear();
         // The first exploding face of one way lands on zeros: the row so far copied
@@ -137,6 +142,8 @@ fn exploded<W: Weight>(
                     den: W::one(),
                 };
                 let on = faces.add(&here, &mut b)?;
+                // The row back in its place: its room is the next depth's.
+                acc = here.n;
                 let at = (on.lo - new_lo) as usize;
                 for (dst, w) in next[at..].iter_mut().zip(on.n) {
                     *dst = w;

@@ -28,8 +28,9 @@ impl Parser {
     /// in max(v, -v)`.
     pub(super) fn abs(&mut self, depth: usize) -> Result<Expr, SyntaxError> {
         let col = self.col();
-        self.next();
-        self.next();
+        // Past `abs` and `(`.
+        self.advance();
+        self.advance();
         let x = self.expr(depth + 1)?;
         self.expect_sym(")")?;
         let v = || Box::new(Expr::Name(ABS_VALUE.into(), col));

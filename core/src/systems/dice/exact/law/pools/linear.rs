@@ -288,7 +288,8 @@ fn with_rolled<'a, W: Weight>(
 
 /// What one die showing `v` adds to `lin` (its whole number apart), and the largest any
 /// part of that can be in absolute value; `tops` gets the most dice each rolled count
-/// in it (depth first) rolls for this die. None where a count's share can be below 0.
+/// in it (depth first) rolls for this die. None where a count's share can be below 0,
+/// or rolls more dice than the pools made hold (the path that goes by key then).
 fn one_die<'a, W: Weight>(
     lin: &Linear<'a>,
     v: i64,
